@@ -1,0 +1,55 @@
+// Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
+
+import { Command, CommanderError } from "commander";
+import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import type { CliIo } from "./io.js";
+
+export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
+
+// One entry per command; each lives in commands/<name>.ts.
+const registrars: CommandRegistrar[] = [
+  // (commands are added here)
+];
+
+export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
+  const program = new Command();
+  program
+    .name("pcsync")
+    .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  for (const register of registrars) register(program, io, setExit);
+  return program;
+}
+
+/** Runs the CLI with the given arguments and returns the exit code; never throws. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  let exitCode: ExitCode = 0;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIo): ExitCode {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (help, version, unknown option...).
+    return error.exitCode === 0 ? 0 : EXIT_ERROR;
+  }
+  if (error instanceof PcsyncError) {
+    io.stderr.write(`pcsync: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
+  return EXIT_ERROR;
+}

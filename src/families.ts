@@ -1,0 +1,43 @@
+// The two families of the service as data: every family-specific difference lives here, so no
+// code is copied per family.
+
+export interface FamilyInfo {
+  /** The name used in manifests, plans and on the command line. */
+  readonly name: string;
+  /** The path segment under /api/projects/{project_id}/. */
+  readonly pathSegment: string;
+  /** Whether the family publishes a logs endpoint. */
+  readonly hasLogs: boolean;
+}
+
+export const FAMILIES = [
+  { name: "plugin_configs", pathSegment: "plugin_configs", hasLogs: true },
+  { name: "pipeline_frontend_apps_configs", pathSegment: "pipeline_frontend_apps_configs", hasLogs: false },
+] as const satisfies readonly FamilyInfo[];
+
+export type FamilyName = (typeof FAMILIES)[number]["name"];
+
+export const FAMILY_NAMES: readonly FamilyName[] = FAMILIES.map((family) => family.name);
+
+export function isFamilyName(value: string): value is FamilyName {
+  return (FAMILY_NAMES as readonly string[]).includes(value);
+}
+
+export function getFamily(name: FamilyName): FamilyInfo {
+  const family = FAMILIES.find((candidate) => candidate.name === name);
+  if (!family) throw new Error(`unknown family ${name}`);
+  return family;
+}
+
+/** The record fields a client may write; the only ones a reconciler compares. */
+export const WRITABLE_FIELDS = [
+  "plugin",
+  "enabled",
+  "order",
+  "name",
+  "description",
+  "deleted",
+  "match_action",
+] as const;
+
+export type WritableField = (typeof WRITABLE_FIELDS)[number];
