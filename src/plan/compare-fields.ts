@@ -1,0 +1,63 @@
+// Field comparison between a desired config and a remote record, including the server's habit
+// (posthog-2024) of showing the plugin's own name/description where the record's is null.
+
+import type { PluginConfigRecord } from "../api/types.js";
+import type { DesiredFields } from "../manifest/types.js";
+import type { FieldChanges, FieldValue } from "./types.js";
+
+/** Fields compared as updates; `order` is handled by the reorder. */
+const UPDATE_FIELDS = ["plugin", "name", "enabled", "description", "match_action"] as const;
+
+/** The plugin's own name and description, when the record's `plugin_info` carries them. */
+export function pluginDefaults(record: PluginConfigRecord): { name?: string; description?: string } {
+  let info: unknown = record.plugin_info;
+  if (typeof info === "string") {
+    try {
+      info = JSON.parse(info);
+    } catch {
+      return {};
+    }
+  }
+  if (typeof info !== "object" || info === null) return {};
+  const { name, description } = info as { name?: unknown; description?: unknown };
+  return {
+    ...(typeof name === "string" ? { name } : {}),
+    ...(typeof description === "string" ? { description } : {}),
+  };
+}
+
+function sameValue(
+  field: (typeof UPDATE_FIELDS)[number],
+  desired: FieldValue,
+  record: PluginConfigRecord,
+): boolean {
+  const remote = record[field] ?? null;
+  if (remote === desired) return true;
+  // A null name/description may come back as the plugin's own: that is the null we asked for.
+  if (desired === null && (field === "name" || field === "description")) {
+    return remote === pluginDefaults(record)[field];
+  }
+  return false;
+}
+
+/** The fields the manifest sets that differ on the record (order excluded). */
+export function diffFields(desired: DesiredFields, record: PluginConfigRecord): FieldChanges {
+  const changes: FieldChanges = {};
+  for (const field of UPDATE_FIELDS) {
+    const value = desired[field];
+    if (value === undefined) continue;
+    if (!sameValue(field, value, record)) changes[field] = { from: record[field] ?? null, to: value };
+  }
+  return changes;
+}
+
+/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
+export function createFields(desired: DesiredFields): FieldChanges {
+  const changes: FieldChanges = {};
+  const ordered = ["plugin", "name", "enabled", "description", "match_action", "order"] as const;
+  for (const field of ordered) {
+    const value = desired[field];
+    if (value !== undefined) changes[field] = { from: undefined, to: value };
+  }
+  return changes;
+}

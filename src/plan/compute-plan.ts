@@ -1,0 +1,350 @@
+// The planner: a pure function from desired state and current state to a plan. No I/O, no clock;
+// the same inputs always give the same plan.
+
+import type { PluginConfigRecord } from "../api/types.js";
+import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
+import { createFields, diffFields } from "./compare-fields.js";
+import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
+import type {
+  CurrentFamily,
+  CurrentState,
+  FamilyReport,
+  GuardViolation,
+  OrderMove,
+  Plan,
+  PlannedChange,
+  PlannedReorder,
+} from "./types.js";
+
+export interface PlanOptions {
+  /** Refuse to delete more than this share of a family of 10 or more records (default 30). */
+  maxDeletePercent?: number;
+}
+
+export interface PlanDiagnostic {
+  project: string;
+  family: FamilyName;
+  message: string;
+  source: string;
+}
+
+export interface PlanResult {
+  plan: Plan | undefined;
+  errors: PlanDiagnostic[];
+}
+
+const DEFAULT_MAX_DELETE_PERCENT = 30;
+const FRONTEND_FAMILY: FamilyName = "pipeline_frontend_apps_configs";
+
+export function formatSource(source: SourceLocation): string {
+  return `${source.file}:${source.line}`;
+}
+
+/** Records claimed by manifest configs, per project, shared across the project's families. */
+interface Claim {
+  family: FamilyName;
+  config: DesiredConfig;
+  record: PluginConfigRecord;
+}
+
+interface Claims {
+  byRecord: Map<number, Claim>;
+  byConfig: Map<DesiredConfig, Claim>;
+}
+
+interface ProjectInput {
+  project: string;
+  desired: Map<FamilyName, DesiredFamily>;
+  current: Map<FamilyName, CurrentFamily>;
+}
+
+export function computePlan(
+  desired: DesiredState,
+  current: CurrentState,
+  options: PlanOptions = {},
+): PlanResult {
+  const maxDeletePercent = options.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT;
+  const errors: PlanDiagnostic[] = [];
+  const changes: PlannedChange[] = [];
+  const reorders: PlannedReorder[] = [];
+  const reports: FamilyReport[] = [];
+  const fingerprints: Record<string, string> = {};
+  const guards: GuardViolation[] = [];
+
+  for (const input of groupByProject(desired, current)) {
+    const claims = claimRecords(input, errors);
+    for (const family of FAMILY_NAMES) {
+      const desiredFamily = input.desired.get(family);
+      if (!desiredFamily) continue;
+      const records = input.current.get(family)?.records ?? [];
+      const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
+      changes.push(...familyPlan.changes);
+      if (familyPlan.reorder) reorders.push(familyPlan.reorder);
+      reports.push(familyPlan.report);
+      guards.push(...familyPlan.guards);
+      const byId = new Map(records.map((record) => [record.id, record]));
+      for (const id of familyPlan.touchedIds) {
+        const record = byId.get(id);
+        if (record) fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
+      }
+    }
+  }
+
+  if (errors.length > 0) return { plan: undefined, errors };
+  const plan: Plan = {
+    format: "pcsync-plan",
+    version: 1,
+    summary: {
+      create: changes.filter((change) => change.action === "create").length,
+      update: changes.filter((change) => change.action === "update").length,
+      delete: changes.filter((change) => change.action === "delete").length,
+      reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+    },
+    changes,
+    reorders,
+    families: reports,
+    fingerprints,
+    guards,
+  };
+  return { plan, errors };
+}
+
+function groupByProject(desired: DesiredState, current: CurrentState): ProjectInput[] {
+  const projects = new Map<string, ProjectInput>();
+  const inputFor = (project: string): ProjectInput => {
+    let input = projects.get(project);
+    if (!input) {
+      input = { project, desired: new Map(), current: new Map() };
+      projects.set(project, input);
+    }
+    return input;
+  };
+  for (const family of desired.families) inputFor(family.project).desired.set(family.family, family);
+  for (const family of current.families) {
+    if (projects.has(family.project)) inputFor(family.project).current.set(family.family, family);
+  }
+  return [...projects.values()];
+}
+
+/**
+ * Matches every config of a project to at most one remote record: by pinned id, else by name.
+ * The frontend family claims first: on servers where plugin_configs also lists frontend apps
+ * (posthog-2024), a record the manifest keeps as a frontend app is never claimed, reordered or
+ * pruned through plugin_configs.
+ */
+function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
+  const claims = new Map<number, Claim>();
+  const byConfig = new Map<DesiredConfig, Claim>();
+  const claim = (value: Claim) => {
+    claims.set(value.record.id, value);
+    byConfig.set(value.config, value);
+  };
+  const families = [...FAMILY_NAMES].sort((a, b) =>
+    a === FRONTEND_FAMILY ? -1 : b === FRONTEND_FAMILY ? 1 : 0,
+  );
+  const report = (family: FamilyName, config: DesiredConfig, message: string) =>
+    errors.push({ project: input.project, family, message, source: formatSource(config.source) });
+  const describeClaim = (claim: Claim) =>
+    `${formatSource(claim.config.source)} (${claim.family}, ${claim.config.id !== undefined ? `id: ${claim.config.id}` : `name "${claim.config.fields.name}"`})`;
+
+  for (const family of families) {
+    const desiredFamily = input.desired.get(family);
+    if (!desiredFamily) continue;
+    const records = input.current.get(family)?.records ?? [];
+    const byId = new Map(records.map((record) => [record.id, record]));
+    const byName = new Map<string | null, PluginConfigRecord[]>();
+    for (const record of records) {
+      const named = byName.get(record.name);
+      if (named) named.push(record);
+      else byName.set(record.name, [record]);
+    }
+    const where = `project ${input.project} ${family}`;
+
+    // Pinned ids first, so that a name match never steals a record someone pinned.
+    for (const config of desiredFamily.configs) {
+      if (config.id === undefined) continue;
+      const record = byId.get(config.id);
+      if (!record) {
+        report(
+          family,
+          config,
+          `id ${config.id} ("${config.fields.name}") is not in ${where}: it does not exist, is deleted, or belongs to the other family. Remove "id:" to create a new record, or fix the id.`,
+        );
+        continue;
+      }
+      const previous = claims.get(record.id);
+      if (previous) {
+        report(
+          family,
+          config,
+          `record ${record.id} is claimed twice: by ${describeClaim(previous)} and by this config. Keep one of them.`,
+        );
+        continue;
+      }
+      claims.set(record.id, { family, config, record });
+    }
+
+    for (const config of desiredFamily.configs) {
+      if (config.id !== undefined) continue;
+      const named = byName.get(config.fields.name) ?? [];
+      const free = named.filter((record) => !claims.has(record.id));
+      if (free.length > 1) {
+        report(
+          family,
+          config,
+          `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`,
+        );
+        continue;
+      }
+      const record = free[0];
+      if (record) {
+        claim({ family, config, record });
+        continue;
+      }
+      const taken = named.map((candidate) => claims.get(candidate.id)).find((claim) => claim !== undefined);
+      if (taken && taken.config !== config) {
+        report(
+          family,
+          config,
+          `record ${taken.record.id} ("${config.fields.name}") is claimed twice: by ${describeClaim(taken)} and by this config's name. Rename one of them, or pin this one with "id:" to another record.`,
+        );
+      }
+    }
+  }
+  return { byRecord: claims, byConfig };
+}
+
+interface FamilyPlan {
+  changes: PlannedChange[];
+  reorder: PlannedReorder | undefined;
+  report: FamilyReport;
+  guards: GuardViolation[];
+  touchedIds: number[];
+}
+
+function planFamily(
+  input: ProjectInput,
+  desiredFamily: DesiredFamily,
+  listed: readonly PluginConfigRecord[],
+  claims: Claims,
+  maxDeletePercent: number,
+): FamilyPlan {
+  const { project, family } = desiredFamily;
+  const familySource = formatSource(desiredFamily.source);
+  // Records another family's list also shows belong to that family (posthog-2024 overlap).
+  const otherIds = new Set<number>();
+  for (const [name, other] of input.current) {
+    if (name === family || family !== "plugin_configs") continue;
+    for (const record of other.records) otherIds.add(record.id);
+  }
+  const owned = listed.filter((record) => {
+    const claim = claims.byRecord.get(record.id);
+    if (claim) return claim.family === family;
+    return !otherIds.has(record.id);
+  });
+
+  const changes: PlannedChange[] = [];
+  const moves: OrderMove[] = [];
+  const touchedIds: number[] = [];
+
+  for (const config of desiredFamily.configs) {
+    const claim = claims.byConfig.get(config);
+    const source = formatSource(config.source);
+    if (!claim) {
+      changes.push({
+        action: "create",
+        project,
+        family,
+        name: config.fields.name,
+        id: null,
+        fields: createFields(config.fields),
+        source,
+      });
+      continue;
+    }
+    const { record } = claim;
+    const fields = diffFields(config.fields, record);
+    if (Object.keys(fields).length > 0) {
+      changes.push({
+        action: "update",
+        project,
+        family,
+        name: config.fields.name,
+        id: record.id,
+        fields,
+        source,
+      });
+      touchedIds.push(record.id);
+    }
+    if (record.order !== config.fields.order) {
+      moves.push({
+        id: record.id,
+        name: config.fields.name,
+        plugin: record.plugin,
+        from: record.order,
+        to: config.fields.order,
+      });
+      touchedIds.push(record.id);
+    }
+  }
+
+  const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
+  const deletes: PlannedChange[] = desiredFamily.prune
+    ? unclaimed.map((record) => ({
+        action: "delete" as const,
+        project,
+        family,
+        name: record.name,
+        id: record.id,
+        fields: {},
+        source: familySource,
+      }))
+    : [];
+  for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
+  changes.push(...deletes);
+
+  const guards: GuardViolation[] = [];
+  const where = `project ${project} ${family}`;
+  if (deletes.length > 0) {
+    const creates = changes.filter((change) => change.action === "create").length;
+    if (owned.length > 0 && owned.length - deletes.length + creates === 0) {
+      guards.push({
+        project,
+        family,
+        rule: "prune_to_empty",
+        message: `${where}: prune would delete all ${owned.length} records and leave the family empty (${familySource}). Use --force if that is really intended.`,
+      });
+    } else if (owned.length >= 10 && (deletes.length * 100) / owned.length > maxDeletePercent) {
+      guards.push({
+        project,
+        family,
+        rule: "max_delete_percent",
+        message: `${where}: prune would delete ${deletes.length} of ${owned.length} records (${Math.round((deletes.length * 100) / owned.length)}%, more than ${maxDeletePercent}%) (${familySource}). Raise --max-delete-percent or use --force if that is intended.`,
+      });
+    }
+  }
+
+  return {
+    changes,
+    reorder: moves.length > 0 ? { project, family, moves, source: familySource } : undefined,
+    report: {
+      project,
+      family,
+      prune: desiredFamily.prune,
+      recordCount: owned.length,
+      membership: fingerprintMembership(listed),
+      unmanaged: desiredFamily.prune
+        ? []
+        : unclaimed.map((record) => ({
+            id: record.id,
+            name: record.name,
+            plugin: record.plugin,
+            order: record.order,
+            enabled: record.enabled,
+          })),
+    },
+    guards,
+    touchedIds,
+  };
+}

@@ -1,0 +1,102 @@
+// The plan model: what `plan` computes and prints, what `plan --out` saves, and what `apply`
+// executes. Mirrors schemas/plan.schema.json (a test checks they agree).
+
+import type { PluginConfigRecord } from "../api/types.js";
+import type { FamilyName, WritableField } from "../families.js";
+
+export type FieldValue = string | number | boolean | null;
+
+export interface FieldChange {
+  from: FieldValue | undefined;
+  to: FieldValue;
+}
+
+export type FieldChanges = Partial<Record<WritableField, FieldChange>>;
+
+export interface PlannedChange {
+  action: "create" | "update" | "delete";
+  project: string;
+  family: FamilyName;
+  /** Record name: the desired name for create/update, the remote one for delete. */
+  name: string | null;
+  /** Record id; null for a create. */
+  id: number | null;
+  /** Create: every field sent (from undefined). Update: only the fields that differ. Delete: empty. */
+  fields: FieldChanges;
+  /** `file:line` of the manifest config; for a prune delete, of the family block. */
+  source: string;
+}
+
+export interface OrderMove {
+  id: number;
+  name: string | null;
+  plugin: number;
+  from: number;
+  to: number;
+}
+
+export interface PlannedReorder {
+  project: string;
+  family: FamilyName;
+  /** Existing records whose order changes. Created records are sent with their order. */
+  moves: OrderMove[];
+  source: string;
+}
+
+export interface UnmanagedRecord {
+  id: number;
+  name: string | null;
+  plugin: number;
+  order: number;
+  enabled: boolean;
+}
+
+/** What the plan read of one family, for stale-plan detection and reporting. */
+export interface FamilyReport {
+  project: string;
+  family: FamilyName;
+  prune: boolean;
+  /** Number of records in the family's list when read. */
+  recordCount: number;
+  /** Hash of the sorted ids of the family's list (membership). */
+  membership: string;
+  /** Records in the list that no manifest config claims and that are not deleted. */
+  unmanaged: UnmanagedRecord[];
+}
+
+export interface GuardViolation {
+  project: string;
+  family: FamilyName;
+  rule: "max_delete_percent" | "prune_to_empty";
+  message: string;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  reorder: number;
+}
+
+export interface Plan {
+  format: "pcsync-plan";
+  version: 1;
+  summary: PlanSummary;
+  changes: PlannedChange[];
+  reorders: PlannedReorder[];
+  families: FamilyReport[];
+  /** Fingerprint (hash of the writable fields) of every record a change or move touches, by "project/family/id". */
+  fingerprints: Record<string, string>;
+  guards: GuardViolation[];
+}
+
+/** Current state as read through the list endpoints. */
+export interface CurrentFamily {
+  project: string;
+  family: FamilyName;
+  records: PluginConfigRecord[];
+}
+
+export interface CurrentState {
+  families: CurrentFamily[];
+}
