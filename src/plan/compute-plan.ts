@@ -182,7 +182,7 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
         );
         continue;
       }
-      claims.set(record.id, { family, config, record });
+      claim({ family, config, record });
     }
 
     for (const config of desiredFamily.configs) {
