@@ -2,12 +2,14 @@
 
 import { Command, CommanderError } from "commander";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
 
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
 
 // One entry per command; each lives in commands/<name>.ts.
 const registrars: CommandRegistrar[] = [
+  registerValidateCommand,
   // (commands are added here)
 ];
 

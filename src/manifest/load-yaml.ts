@@ -1,0 +1,321 @@
+// Parses one manifest's YAML text into a tree that remembers where every key and value is, so
+// later stages can point at the offending spot. Refuses what a manifest never needs and an
+// attacker would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
+
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type Scalar,
+} from "yaml";
+import type { Position } from "./diagnostics.js";
+
+/** Where a scalar (value or key) was written: its start, and its source text to point inside it. */
+export interface SourceSpan {
+  position: Position;
+  offset: number;
+  text: string;
+}
+
+export type ScalarValue = string | number | boolean | null;
+
+export interface ScalarNode {
+  kind: "scalar";
+  value: ScalarValue;
+  span: SourceSpan;
+  /** Set once `${...}` was replaced, so the value is typed by the schema rather than by YAML. */
+  interpolated?: boolean;
+}
+
+export interface MapEntry {
+  key: string;
+  keySpan: SourceSpan;
+  value: ValueNode;
+}
+
+export interface MapNode {
+  kind: "map";
+  position: Position;
+  entries: MapEntry[];
+}
+
+export interface SeqNode {
+  kind: "seq";
+  position: Position;
+  items: ValueNode[];
+}
+
+export type ValueNode = ScalarNode | MapNode | SeqNode;
+
+export interface YamlProblem {
+  position: Position;
+  message: string;
+}
+
+export interface ParsedYaml {
+  /** The document's content; undefined for an empty document (or only comments). */
+  root: ValueNode | undefined;
+  errors: YamlProblem[];
+  warnings: YamlProblem[];
+  /** Maps a character offset of the text to its line and column. */
+  positionAt: (offset: number) => Position;
+}
+
+export interface YamlLimits {
+  /** Deepest nesting of maps and lists (a manifest needs 6). */
+  maxDepth: number;
+  /** Nodes that aliases may expand to in all; an alias bomb needs millions. */
+  maxAliasExpansion: number;
+}
+
+export const DEFAULT_YAML_LIMITS = { maxDepth: 32, maxAliasExpansion: 10_000 } as const satisfies YamlLimits;
+
+// yaml's error codes, reworded to say what to do.
+const PARSER_HINTS: Partial<Record<string, string>> = {
+  TAB_AS_INDENT: "indent with spaces; YAML does not allow tabs for indentation",
+  MULTIPLE_DOCS: "a manifest file holds one YAML document; remove the `---` or split the file in two",
+  BAD_INDENT: "check the indentation: items of one block must line up",
+  MULTILINE_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
+  BLOCK_AS_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
+  MISSING_CHAR: "a closing quote or bracket is missing",
+  UNEXPECTED_TOKEN:
+    "check the syntax here; quote the value if it contains `: `, `#` or starts with a special character",
+  BAD_SCALAR_START: "quote this value: it starts with a character YAML reserves",
+  BAD_DQ_ESCAPE: "invalid escape in a double-quoted string; use single quotes or write `\\\\`",
+  KEY_OVER_1024_CHARS: "keys are limited to 1024 characters",
+  DUPLICATE_KEY: "remove one of the duplicate keys",
+};
+
+export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const positionAt = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
+    return { line, col };
+  };
+  const errors: YamlProblem[] = [];
+  const warnings: YamlProblem[] = [];
+  // Duplicate keys are found below, with both positions; yaml's own check would only name one.
+  const document = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: false,
+    version: "1.2",
+  });
+
+  for (const error of document.errors) {
+    errors.push({
+      position: positionAt(error.pos[0]),
+      message: describeParserError(error.code, error.message),
+    });
+  }
+  for (const warning of document.warnings) {
+    const message =
+      warning.code === "TAG_RESOLVE_FAILED"
+        ? `${warning.message}; the tag is ignored and the value read as a string (remove the tag)`
+        : warning.message;
+    warnings.push({ position: positionAt(warning.pos[0]), message });
+  }
+  // A document that does not parse would produce a misleading tree of fragments.
+  if (errors.length > 0) return { root: undefined, errors, warnings, positionAt };
+
+  const converter = new TreeConverter(document, text, positionAt, limits, errors);
+  const contents = document.contents;
+  const root = contents === null ? undefined : converter.convert(contents, 0);
+  const isEmptyScalar = root?.kind === "scalar" && root.value === null && root.span.text.trim() === "";
+  return { root: isEmptyScalar ? undefined : root, errors, warnings, positionAt };
+}
+
+function describeParserError(code: string, message: string): string {
+  if (/call stack/i.test(message)) {
+    return "nesting is too deep to read; a manifest needs only a few levels";
+  }
+  const hint = PARSER_HINTS[code];
+  const cleaned = message.replace(/\.$/, "");
+  return hint === undefined ? cleaned : `${cleaned}; ${hint}`;
+}
+
+type ParsedDocument = ReturnType<typeof parseDocument>;
+
+class TreeConverter {
+  private aliasExpansion = 0;
+  private aliasBudgetReported = false;
+  private depthReported = false;
+  /** Nodes being converted, to refuse an alias to one of its own ancestors. */
+  private readonly ancestors = new Set<Node>();
+
+  constructor(
+    private readonly document: ParsedDocument,
+    private readonly text: string,
+    private readonly positionAt: (offset: number) => Position,
+    private readonly limits: YamlLimits,
+    private readonly errors: YamlProblem[],
+  ) {}
+
+  convert(node: unknown, depth: number, viaAlias = false): ValueNode {
+    const start = rangeStart(node);
+    const position = this.positionAt(start);
+    if (viaAlias && ++this.aliasExpansion > this.limits.maxAliasExpansion) {
+      if (!this.aliasBudgetReported) {
+        this.aliasBudgetReported = true;
+        this.errors.push({
+          position,
+          message: `aliases expand to more than ${this.limits.maxAliasExpansion} values (an alias bomb?); write the data out or use fewer aliases`,
+        });
+      }
+      return this.emptyScalar(start);
+    }
+    if (depth > this.limits.maxDepth) {
+      if (!this.depthReported) {
+        this.depthReported = true;
+        this.errors.push({
+          position,
+          message: `nesting is deeper than ${this.limits.maxDepth} levels; a manifest needs only a few`,
+        });
+      }
+      return this.emptyScalar(start);
+    }
+
+    if (isAlias(node)) {
+      const target = node.resolve(this.document);
+      if (target === undefined) {
+        this.errors.push({
+          position,
+          message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``,
+        });
+        return this.emptyScalar(start);
+      }
+      if (this.ancestors.has(target)) {
+        this.errors.push({
+          position,
+          message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`,
+        });
+        return this.emptyScalar(start);
+      }
+      return this.convert(target, depth, true);
+    }
+    if (isMap(node))
+      return this.withAncestor(node, () => this.convertMap(node.items, position, depth, viaAlias));
+    if (isSeq(node)) {
+      return this.withAncestor(node, () => ({
+        kind: "seq" as const,
+        position,
+        items: node.items.map((item) => this.convert(item, depth + 1, viaAlias)),
+      }));
+    }
+    if (isScalar(node)) return this.convertScalar(node);
+    return this.emptyScalar(start);
+  }
+
+  private convertMap(
+    items: readonly unknown[],
+    position: Position,
+    depth: number,
+    viaAlias: boolean,
+  ): MapNode {
+    const entries: MapEntry[] = [];
+    const seen = new Map<string, Position>();
+    for (const pair of items) {
+      if (!isPair(pair)) continue;
+      const keyNode = pair.key;
+      // `: value` without a key has no range of its own: point at the value.
+      const keyStart =
+        keyNode === null || keyNode === undefined ? rangeStart(pair.value) : rangeStart(keyNode);
+      const keySpan = this.spanOf(keyNode, keyStart);
+      const key = this.keyText(keyNode, keySpan);
+      const valueNode = pair.value;
+      // `key:` with nothing after it: a null value, placed right after the key.
+      const value =
+        valueNode === null || valueNode === undefined
+          ? this.emptyScalar(rangeEnd(keyNode))
+          : this.convert(valueNode, depth + 1, viaAlias);
+      if (key === undefined) continue;
+      if (key === "<<" && isScalar(keyNode) && keyNode.type === "PLAIN") {
+        this.errors.push({
+          position: keySpan.position,
+          message:
+            "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead",
+        });
+        continue;
+      }
+      const first = seen.get(key);
+      if (first !== undefined) {
+        this.errors.push({
+          position: keySpan.position,
+          message: `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`,
+        });
+        continue;
+      }
+      seen.set(key, keySpan.position);
+      entries.push({ key, keySpan, value });
+    }
+    return { kind: "map", position, entries };
+  }
+
+  private keyText(keyNode: unknown, span: SourceSpan): string | undefined {
+    if (isScalar(keyNode)) {
+      const value = keyNode.value;
+      if (typeof value === "string") return value;
+      // An unquoted `1:` is a number to YAML but a project id to us: keep what was written.
+      if (typeof value === "number" || typeof value === "boolean" || value === null) {
+        return typeof keyNode.source === "string" ? keyNode.source : String(value);
+      }
+    }
+    this.errors.push({
+      position: span.position,
+      message: "keys must be plain text; write the key as a string",
+    });
+    return undefined;
+  }
+
+  private convertScalar(node: Scalar): ScalarNode {
+    const start = rangeStart(node);
+    const raw: unknown = node.value;
+    let value: ScalarValue;
+    if (raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number")
+      value = raw;
+    else if (typeof raw === "bigint") value = String(raw);
+    else value = String(raw);
+    return { kind: "scalar", value, span: this.spanOf(node, start) };
+  }
+
+  private spanOf(node: unknown, start: number): SourceSpan {
+    const end = rangeEnd(node);
+    return {
+      position: this.positionAt(start),
+      offset: start,
+      text: this.text.slice(start, Math.max(start, end)),
+    };
+  }
+
+  private emptyScalar(offset: number): ScalarNode {
+    return { kind: "scalar", value: null, span: { position: this.positionAt(offset), offset, text: "" } };
+  }
+
+  private withAncestor<T>(node: Node, convert: () => T): T {
+    this.ancestors.add(node);
+    try {
+      return convert();
+    } finally {
+      this.ancestors.delete(node);
+    }
+  }
+}
+
+function rangeOf(node: unknown): readonly number[] | undefined {
+  if (typeof node !== "object" || node === null || !("range" in node)) return undefined;
+  const range: unknown = node.range;
+  return Array.isArray(range) ? (range as number[]) : undefined;
+}
+
+function rangeStart(node: unknown): number {
+  return rangeOf(node)?.[0] ?? 0;
+}
+
+function rangeEnd(node: unknown): number {
+  return rangeOf(node)?.[1] ?? rangeStart(node);
+}

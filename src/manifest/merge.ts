@@ -1,0 +1,122 @@
+// Merges the desired families of several manifest files into one DesiredState, and checks what
+// only shows across files: a project + family defined twice, one record id claimed twice,
+// conflicting server URLs. The result does not depend on the order the files were given in.
+
+import { FAMILY_NAMES } from "../families.js";
+import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
+import type { ManifestFacts } from "./semantic-checks.js";
+import type { DesiredFamily, DesiredState } from "./types.js";
+
+export interface LoadedManifestFile {
+  file: string;
+  /** Undefined when the file has errors of its own. */
+  families: DesiredFamily[] | undefined;
+  facts: ManifestFacts;
+}
+
+interface Placed {
+  file: string;
+  position: Position;
+}
+
+export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
+  state: DesiredState | undefined;
+  errors: ManifestDiagnostic[];
+} {
+  const errors: ManifestDiagnostic[] = [];
+  const place = (placed: Placed): string => `${placed.file}:${placed.position.line}:${placed.position.col}`;
+
+  // Same project + family in two files.
+  const blocks = files.flatMap(({ file, facts }) =>
+    facts.familyBlocks.map((block) => ({ ...block, file, key: `${block.project}\u0000${block.family}` })),
+  );
+  for (const group of groupBy(blocks, (block) => block.key)) {
+    const [first, ...others] = group.sort(comparePlaced);
+    if (first === undefined) continue;
+    for (const other of others) {
+      errors.push(
+        makeError(
+          other.file,
+          other.position,
+          `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
+        ),
+      );
+    }
+  }
+
+  // One record claimed by two configs.
+  const claims = files.flatMap(({ file, facts }) => facts.idClaims.map((claim) => ({ ...claim, file })));
+  for (const group of groupBy(claims, (claim) => String(claim.id))) {
+    const [first, ...others] = group.sort(comparePlaced);
+    if (first === undefined) continue;
+    for (const other of others) {
+      const owner = first.name === undefined ? "another config" : `"${first.name}"`;
+      errors.push(
+        makeError(
+          other.file,
+          other.position,
+          `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
+        ),
+      );
+    }
+  }
+
+  // server.base_url set differently in two files.
+  const baseUrls = files
+    .flatMap(({ file, facts }) => (facts.baseUrl === undefined ? [] : [{ ...facts.baseUrl, file }]))
+    .sort(comparePlaced);
+  const firstBaseUrl = baseUrls[0];
+  for (const other of baseUrls.slice(1)) {
+    if (firstBaseUrl !== undefined && other.value !== firstBaseUrl.value) {
+      errors.push(
+        makeError(
+          other.file,
+          other.position,
+          `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(firstBaseUrl.value)} at ${place(firstBaseUrl)}; set it in one file`,
+        ),
+      );
+    }
+  }
+
+  if (errors.length > 0 || files.some((file) => file.families === undefined))
+    return { state: undefined, errors };
+  const families = files.flatMap((file) => file.families ?? []).sort(compareFamilies);
+  const state: DesiredState = { families };
+  if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
+  return { state, errors };
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return [...groups.values()].filter((group) => group.length > 1);
+}
+
+// Code-unit comparison, not localeCompare: the order must not depend on the machine's locale.
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function comparePlaced(a: Placed, b: Placed): number {
+  return compareText(a.file, b.file) || a.position.line - b.position.line || a.position.col - b.position.col;
+}
+
+/** Decimal project ids numerically (so 2 before 10), then the others (`@current`) as text. */
+export function compareProjects(a: string, b: string): number {
+  const aNumeric = /^\d+$/.test(a);
+  const bNumeric = /^\d+$/.test(b);
+  if (aNumeric && bNumeric) return a.length - b.length || compareText(a, b);
+  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
+  return compareText(a, b);
+}
+
+function compareFamilies(a: DesiredFamily, b: DesiredFamily): number {
+  return (
+    compareProjects(a.project, b.project) || FAMILY_NAMES.indexOf(a.family) - FAMILY_NAMES.indexOf(b.family)
+  );
+}

@@ -1,0 +1,149 @@
+// Finds and reads the manifest files the user named (files, or directories of *.yaml/*.yml),
+// refusing what is not a manifest before parsing it: huge files, devices, binary data, non-UTF-8.
+
+import { readdir, readFile, stat } from "node:fs/promises";
+import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
+
+export interface ManifestSource {
+  /** The file as the user named it, for messages. */
+  file: string;
+  text: string;
+}
+
+export interface ReadLimits {
+  /** Largest manifest file read; a real manifest is far smaller. */
+  maxFileBytes: number;
+  /** Most files read from the directories given. */
+  maxFiles: number;
+}
+
+export const DEFAULT_READ_LIMITS = {
+  maxFileBytes: 2 * 1024 * 1024,
+  maxFiles: 1000,
+} as const satisfies ReadLimits;
+
+export const DEFAULT_MANIFEST_PATH = "pcsync.yaml";
+
+const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml"]);
+
+export async function readManifestSources(
+  paths: readonly string[],
+  cwd: string,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): Promise<{ sources: ManifestSource[]; errors: ManifestDiagnostic[]; warnings: ManifestDiagnostic[] }> {
+  const sources: ManifestSource[] = [];
+  const errors: ManifestDiagnostic[] = [];
+  const warnings: ManifestDiagnostic[] = [];
+  const seen = new Map<string, string>();
+  const usingDefault = paths.length === 0;
+  const given = usingDefault ? [DEFAULT_MANIFEST_PATH] : paths;
+
+  const files: { display: string; absolute: string }[] = [];
+  for (const path of given) {
+    const absolute = resolve(cwd, path);
+    const display = displayPath(path, cwd);
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) {
+      const hint = usingDefault
+        ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH"
+        : "; check the path given to -f";
+      errors.push(makeError(display, WHOLE_FILE, `no such file or directory${hint}`));
+      continue;
+    }
+    if (info.isDirectory()) {
+      const entries = await readdir(absolute, { withFileTypes: true }).catch(() => undefined);
+      if (entries === undefined) {
+        errors.push(makeError(display, WHOLE_FILE, "cannot list this directory; check its permissions"));
+        continue;
+      }
+      // Sorted so that the order of files (and of their messages) is the same on every machine.
+      const names = entries
+        .filter(
+          (entry) =>
+            (entry.isFile() || entry.isSymbolicLink()) && MANIFEST_EXTENSIONS.has(extname(entry.name)),
+        )
+        .map((entry) => entry.name)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (names.length === 0) {
+        errors.push(
+          makeError(
+            display,
+            WHOLE_FILE,
+            "directory has no *.yaml or *.yml files; add a manifest or name one with -f",
+          ),
+        );
+        continue;
+      }
+      for (const name of names) files.push({ display: join(display, name), absolute: join(absolute, name) });
+      continue;
+    }
+    files.push({ display, absolute });
+  }
+
+  if (files.length > limits.maxFiles) {
+    const first = files[0];
+    errors.push(
+      makeError(
+        first?.display ?? ".",
+        WHOLE_FILE,
+        `${files.length} manifest files given; at most ${limits.maxFiles} are read`,
+      ),
+    );
+    return { sources, errors, warnings };
+  }
+
+  for (const { display, absolute } of files) {
+    const earlier = seen.get(absolute);
+    if (earlier !== undefined) {
+      warnings.push(makeWarning(display, WHOLE_FILE, `same file as ${earlier}; read once`));
+      continue;
+    }
+    seen.set(absolute, display);
+    const result = await readManifestFile(absolute, limits);
+    if (typeof result === "string") sources.push({ file: display, text: result });
+    else errors.push(makeError(display, WHOLE_FILE, result.problem));
+  }
+  return { sources, errors, warnings };
+}
+
+async function readManifestFile(absolute: string, limits: ReadLimits): Promise<string | { problem: string }> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined) return { problem: "no such file (a broken link?)" };
+  // A device or pipe could be endless: only regular files are read.
+  if (!info.isFile())
+    return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
+  if (info.size > limits.maxFileBytes) {
+    return {
+      problem: `file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit for a manifest; split it into several files`,
+    };
+  }
+  const bytes = await readFile(absolute).catch((error: unknown) => error);
+  if (!(bytes instanceof Buffer)) return { problem: "cannot read the file; check its permissions" };
+  if (bytes.length > limits.maxFileBytes)
+    return { problem: `file is over the ${limits.maxFileBytes}-byte limit` };
+  return decodeManifestText(bytes);
+}
+
+/** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */
+export function decodeManifestText(bytes: Uint8Array): string | { problem: string } {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return { problem: "file is UTF-16 text; save it as UTF-8" };
+  }
+  if (bytes.includes(0)) return { problem: "file is binary (it contains NUL bytes), not YAML text" };
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return { problem: "file is not valid UTF-8 text; save it as UTF-8" };
+  }
+  return text;
+}
+
+/** A path for messages: as given, or relative to the working directory when under it. */
+export function displayPath(path: string, cwd: string): string {
+  if (!isAbsolute(path)) return normalize(path);
+  const fromCwd = relative(cwd, path);
+  if (fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd)) return fromCwd;
+  return normalize(path);
+}

@@ -1,0 +1,403 @@
+// Checks a manifest against schemas/manifest.schema.json with ajv and turns each ajv error into
+// a message at the offending key or value, saying how to fix it. Also types interpolated values
+// by what the schema expects there, so `plugin: ${PLUGIN_ID}` becomes an integer.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { Position } from "./diagnostics.js";
+import type { ValueNode, YamlProblem } from "./load-yaml.js";
+import type { Manifest } from "./manifest-schema-types.js";
+import { didYouMean } from "./suggest.js";
+
+/** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
+export interface NodeLocation {
+  /** The key naming this value, when it is a map entry. */
+  key?: Position;
+  /** The value itself (for a map or list, where it starts). */
+  value: Position;
+}
+
+export type LocationIndex = Map<string, NodeLocation>;
+
+export interface PlainManifest {
+  /** The manifest as plain data, interpolated values typed; not yet validated. */
+  value: unknown;
+  locations: LocationIndex;
+}
+
+type JsonSchema = { [keyword: string]: unknown };
+
+const SCHEMA_FILE = join("schemas", "manifest.schema.json");
+
+let schemaCache: JsonSchema | undefined;
+let validatorCache: ValidateFunction<Manifest> | undefined;
+
+/** The manifest schema, found by walking up from this module (it ships at the package root). */
+export function loadManifestSchema(): JsonSchema {
+  if (schemaCache !== undefined) return schemaCache;
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(directory, SCHEMA_FILE);
+    if (existsSync(candidate)) {
+      schemaCache = JSON.parse(readFileSync(candidate, "utf8")) as JsonSchema;
+      return schemaCache;
+    }
+    const parent = dirname(directory);
+    if (parent === directory)
+      throw new Error(`cannot find ${SCHEMA_FILE} above ${fileURLToPath(import.meta.url)}`);
+    directory = parent;
+  }
+}
+
+function getValidator(): ValidateFunction<Manifest> {
+  if (validatorCache !== undefined) return validatorCache;
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormatsModule.default(ajv, ["uri"]);
+  validatorCache = ajv.compile<Manifest>(loadManifestSchema());
+  return validatorCache;
+}
+
+export function escapePointerSegment(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function pointerOf(path: readonly (string | number)[]): string {
+  return path.map((segment) => `/${escapePointerSegment(String(segment))}`).join("");
+}
+
+/** Builds the plain value ajv checks, and the index from JSON pointer to source position. */
+export function toPlainManifest(root: ValueNode): PlainManifest {
+  const schema = loadManifestSchema();
+  const locations: LocationIndex = new Map();
+
+  const visit = (node: ValueNode, path: (string | number)[], keyPosition: Position | undefined): unknown => {
+    const pointer = pointerOf(path);
+    if (node.kind === "scalar") {
+      locations.set(pointer, withKey({ value: node.span.position }, keyPosition));
+      return node.interpolated === true
+        ? coerceInterpolated(node.value, schemaTypesAt(schema, path))
+        : node.value;
+    }
+    if (node.kind === "seq") {
+      locations.set(pointer, withKey({ value: node.position }, keyPosition));
+      return node.items.map((item, index) => visit(item, [...path, index], undefined));
+    }
+    locations.set(pointer, withKey({ value: node.position }, keyPosition));
+    const object: Record<string, unknown> = {};
+    for (const entry of node.entries) {
+      // defineProperty: a key named "__proto__" must stay a key, not replace the prototype.
+      Object.defineProperty(object, entry.key, {
+        value: visit(entry.value, [...path, entry.key], entry.keySpan.position),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return object;
+  };
+
+  return { value: visit(root, [], undefined), locations };
+}
+
+function withKey(location: NodeLocation, key: Position | undefined): NodeLocation {
+  return key === undefined ? location : { ...location, key };
+}
+
+/** Validates the plain manifest; problems point at the key or value concerned. */
+export function validateManifestSchema(plain: PlainManifest): {
+  manifest: Manifest | undefined;
+  errors: YamlProblem[];
+} {
+  const validate = getValidator();
+  if (validate(plain.value)) return { manifest: plain.value, errors: [] };
+  const errors: YamlProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of validate.errors ?? []) {
+    // Project ids are checked, with better messages, by the semantic checks.
+    if (error.propertyName !== undefined || error.keyword === "propertyNames") continue;
+    const problem = describeAjvError(error, plain);
+    if (problem === undefined) continue;
+    // One message per value is enough (a URL that fails both `pattern` and `format`, say); keys and
+    // missing keys each get their own.
+    const perKey = error.keyword === "additionalProperties" || error.keyword === "required";
+    const identity = perKey
+      ? `${problem.position.line}:${problem.position.col}:${problem.message}`
+      : error.instancePath;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    errors.push(problem);
+  }
+  return { manifest: undefined, errors };
+}
+
+// ---- ajv error -> message -------------------------------------------------------------------
+
+const FIELD_HINTS: Partial<Record<string, string>> = {
+  version: "add `version: 1`",
+  name: "add `name: ...`, unique within the family",
+  plugin: "add `plugin: <id>` with the id of the plugin to run",
+  configs: "add `configs:` with the list of configs (`configs: []` for none)",
+};
+
+function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem | undefined {
+  const path = parsePointer(error.instancePath);
+  const location = plain.locations.get(error.instancePath) ?? nearestLocation(plain.locations, path);
+  const field = path.at(-1);
+  const label = describeField(path, plain.value);
+  const actual = valueAt(plain.value, path);
+  const params = error.params as Record<string, unknown>;
+
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const key = String(params.additionalProperty);
+      const keyLocation = plain.locations.get(`${error.instancePath}/${escapePointerSegment(key)}`);
+      const allowed = allowedKeysAt(path);
+      return {
+        position: keyLocation?.key ?? location.value,
+        message: describeUnknownKey(key, path, allowed),
+      };
+    }
+    case "required": {
+      const missing = String(params.missingProperty);
+      const hint = FIELD_HINTS[missing];
+      const where = path.length === 0 ? "at the top of the manifest" : `in ${label}`;
+      return {
+        position: location.value,
+        message: `missing required key "${missing}" ${where}${hint === undefined ? "" : `; ${hint}`}`,
+      };
+    }
+    case "type":
+      return { position: location.value, message: describeTypeError(label, String(params.type), actual) };
+    case "const":
+      return {
+        position: location.value,
+        message: `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`,
+      };
+    case "minimum":
+      return {
+        position: location.value,
+        message: `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`,
+      };
+    case "maximum":
+      return {
+        position: location.value,
+        message: `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`,
+      };
+    case "maxLength":
+      return {
+        position: location.value,
+        message: `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`,
+      };
+    case "minLength":
+      return { position: location.value, message: `${label} must not be empty` };
+    case "pattern":
+      return { position: location.value, message: describePatternError(label, field, actual) };
+    case "format":
+      return {
+        position: location.value,
+        message: `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`,
+      };
+    default:
+      return { position: location.value, message: `${label} ${error.message ?? "is invalid"}` };
+  }
+}
+
+function describeUnknownKey(
+  key: string,
+  path: readonly (string | number)[],
+  allowed: readonly string[],
+): string {
+  const parent = path.at(-1);
+  const isConfig = typeof parent === "number";
+  if (isConfig && key === "deleted") {
+    return `"deleted" is not accepted in a manifest; to delete a record, remove its config and set \`prune: true\` on the family`;
+  }
+  const isProject = path.length === 2 && path[0] === "projects";
+  const noun = isProject ? "family" : "key";
+  const suggestion = didYouMean(key, allowed);
+  if (suggestion !== "") return `unknown ${noun} "${key}"${suggestion}`;
+  const list = allowed.map((name) => `"${name}"`).join(", ");
+  return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
+}
+
+function describeTypeError(label: string, expected: string, actual: unknown): string {
+  const wanted = expected
+    .split(",")
+    .map((type) => TYPE_WORDS[type] ?? type)
+    .join(" or ");
+  let hint = "";
+  if (expected.includes("boolean") && typeof actual === "string" && /^(yes|no|on|off|y|n)$/i.test(actual)) {
+    hint = "; YAML 1.2 reads this as text: write true or false";
+  } else if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) {
+    hint = "; remove the quotes";
+  } else if (expected.includes("integer") && typeof actual === "number") {
+    hint = "; ids and orders are whole numbers";
+  } else if (expected === "object" && actual === null) {
+    hint = "; it is empty: give its keys, indented below it";
+  }
+  return `${label} must be ${wanted}, got ${describeValue(actual)}${hint}`;
+}
+
+const TYPE_WORDS: Partial<Record<string, string>> = {
+  integer: "a whole number",
+  number: "a number",
+  boolean: "true or false",
+  string: "text",
+  null: "null",
+  object: "a mapping of keys to values",
+  array: "a list (`- item` lines)",
+};
+
+function describePatternError(label: string, field: string | number | undefined, actual: unknown): string {
+  if (field === "name" && typeof actual === "string") {
+    const characters = [...actual];
+    const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+    const code = (characters[index] ?? "").codePointAt(0) ?? 0;
+    const hex = code.toString(16).toUpperCase().padStart(4, "0");
+    return `${label} contains a control character (U+${hex} at character ${index + 1}); names are one line of printable text`;
+  }
+  if (field === "base_url")
+    return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
+  return `${label} has an invalid format: ${describeValue(actual)}`;
+}
+
+function isControlCharacter(code: number): boolean {
+  return code < 0x20 || code === 0x7f;
+}
+
+function describeField(path: readonly (string | number)[], root: unknown): string {
+  const last = path.at(-1);
+  if (last === undefined) return "the manifest";
+  if (typeof last === "number") {
+    const name = valueAt(root, [...path, "name"]);
+    return typeof name === "string" ? `config "${name}"` : `config #${last + 1} of ${String(path.at(-3))}`;
+  }
+  if (path.length === 2 && path[0] === "projects") return `project "${last}"`;
+  return `"${last}"`;
+}
+
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "nothing (null)";
+  if (typeof value === "string") {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return `text ${JSON.stringify(shown)}`;
+  }
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return String(value);
+}
+
+function parsePointer(pointer: string): (string | number)[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((segment, index, all) =>
+      /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment,
+    );
+}
+
+function nearestLocation(locations: LocationIndex, path: readonly (string | number)[]): NodeLocation {
+  for (let length = path.length; length >= 0; length--) {
+    const found = locations.get(pointerOf(path.slice(0, length)));
+    if (found !== undefined) return found;
+  }
+  return { value: { line: 1, col: 1 } };
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = Object.getOwnPropertyDescriptor(current, String(segment))?.value;
+  }
+  return current;
+}
+
+// ---- what the schema expects at a path ------------------------------------------------------
+
+/** The schemas that apply at a path, following $ref and allOf. */
+function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema[] {
+  let current = expand(schema, schema);
+  for (const segment of path) {
+    const next: JsonSchema[] = [];
+    for (const candidate of current) {
+      const properties = asSchema(candidate.properties);
+      const property =
+        typeof segment === "string" && properties !== undefined ? asSchema(properties[segment]) : undefined;
+      if (property !== undefined) next.push(property);
+      else if (typeof segment === "string" && asSchema(candidate.additionalProperties) !== undefined) {
+        next.push(asSchema(candidate.additionalProperties) as JsonSchema);
+      } else if (typeof segment === "number" && asSchema(candidate.items) !== undefined) {
+        next.push(asSchema(candidate.items) as JsonSchema);
+      }
+    }
+    current = next.flatMap((candidate) => expand(schema, candidate));
+  }
+  return current;
+}
+
+function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
+  const result = [schema];
+  const reference = schema.$ref;
+  if (typeof reference === "string" && reference.startsWith("#/definitions/")) {
+    const definitions = asSchema(root.definitions);
+    const target =
+      definitions === undefined ? undefined : asSchema(definitions[reference.slice("#/definitions/".length)]);
+    if (target !== undefined) result.push(...expand(root, target));
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (const part of schema.allOf) {
+      const partSchema = asSchema(part);
+      if (partSchema !== undefined) result.push(...expand(root, partSchema));
+    }
+  }
+  return result;
+}
+
+function asSchema(value: unknown): JsonSchema | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as JsonSchema)
+    : undefined;
+}
+
+function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): Set<string> {
+  const types = new Set<string>();
+  for (const candidate of schemasAt(schema, path)) {
+    const type = candidate.type;
+    if (typeof type === "string") types.add(type);
+    if (Array.isArray(type)) for (const each of type) if (typeof each === "string") types.add(each);
+    if (typeof candidate.const === "number") types.add("integer");
+  }
+  return types;
+}
+
+/** The keys the schema allows in the mapping at `path`. */
+function allowedKeysAt(path: readonly (string | number)[]): string[] {
+  const schema = loadManifestSchema();
+  const keys = new Set<string>();
+  for (const candidate of schemasAt(schema, path)) {
+    const properties = asSchema(candidate.properties);
+    if (properties !== undefined) for (const key of Object.keys(properties)) keys.add(key);
+  }
+  return [...keys];
+}
+
+/** Gives an interpolated string the type the schema wants here; text stays text where text is allowed. */
+function coerceInterpolated(value: unknown, types: ReadonlySet<string>): unknown {
+  if (typeof value !== "string" || types.size === 0 || types.has("string")) return value;
+  const trimmed = value.trim();
+  if ((types.has("integer") || types.has("number")) && /^[+-]?\d+$/.test(trimmed)) {
+    const number = Number(trimmed);
+    if (Number.isSafeInteger(number)) return number;
+  }
+  if (types.has("number") && trimmed !== "" && Number.isFinite(Number(trimmed))) return Number(trimmed);
+  if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+  if (types.has("null") && (trimmed === "" || trimmed === "null" || trimmed === "~")) return null;
+  return value;
+}

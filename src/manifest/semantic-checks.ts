@@ -1,0 +1,175 @@
+// Checks the schema cannot express: project ids, unique names, all-or-none `order`. Reads the
+// plain manifest defensively, so these run even when the schema found errors, and all problems of
+// a file come out in one run. Also collects what the cross-file checks of merge.ts need.
+
+import { isFamilyName } from "../families.js";
+import type { Position } from "./diagnostics.js";
+import type { YamlProblem } from "./load-yaml.js";
+import { type LocationIndex, type PlainManifest, pointerOf } from "./schema-validate.js";
+
+/** A family block of one file, for the "same project + family in two files" check. */
+export interface FamilyBlockFact {
+  project: string;
+  family: string;
+  position: Position;
+}
+
+/** A pinned record id, for the "one id claimed twice" check across all files. */
+export interface IdClaimFact {
+  id: number;
+  project: string;
+  family: string;
+  name: string | undefined;
+  position: Position;
+}
+
+export interface ManifestFacts {
+  baseUrl?: { value: string; position: Position };
+  familyBlocks: FamilyBlockFact[];
+  idClaims: IdClaimFact[];
+}
+
+export interface SemanticResult {
+  errors: YamlProblem[];
+  warnings: YamlProblem[];
+  facts: ManifestFacts;
+}
+
+const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
+
+export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
+  const errors: YamlProblem[] = [];
+  const warnings: YamlProblem[] = [];
+  const facts: ManifestFacts = { familyBlocks: [], idClaims: [] };
+  const { locations } = plain;
+  const root = asRecord(plain.value);
+  if (root === undefined) return { errors, warnings, facts };
+
+  const server = asRecord(root.server);
+  if (server !== undefined && typeof server.base_url === "string") {
+    facts.baseUrl = { value: server.base_url, position: valuePosition(locations, ["server", "base_url"]) };
+  }
+
+  const projects = asRecord(root.projects);
+  if (projects === undefined) return { errors, warnings, facts };
+  for (const [project, projectValue] of Object.entries(projects)) {
+    const projectPosition = keyPosition(locations, ["projects", project]);
+    const projectProblem = checkProjectId(project);
+    if (projectProblem !== undefined) errors.push({ position: projectPosition, message: projectProblem });
+    const families = asRecord(projectValue);
+    if (families === undefined) continue;
+    for (const [family, familyValue] of Object.entries(families)) {
+      // Unknown families are the schema's to report (with a suggestion).
+      if (!isFamilyName(family)) continue;
+      const familyPath = ["projects", project, family];
+      facts.familyBlocks.push({ project, family, position: keyPosition(locations, familyPath) });
+      const configs = asRecord(familyValue)?.configs;
+      if (!Array.isArray(configs)) continue;
+      checkFamilyConfigs(
+        configs,
+        [...familyPath, "configs"],
+        { project, family },
+        locations,
+        errors,
+        warnings,
+        facts,
+      );
+    }
+  }
+  return { errors, warnings, facts };
+}
+
+function checkProjectId(project: string): string | undefined {
+  if (project.trim() === "") return 'project id is empty; write a project id such as "1", or "@current"';
+  if (PROJECT_ID.test(project)) return undefined;
+  if (/^0[0-9]+$/.test(project)) {
+    return `project id "${project}" has leading zeros; write "${project.replace(/^0+/, "")}"`;
+  }
+  const shown = JSON.stringify(project.length > 60 ? `${project.slice(0, 57)}...` : project);
+  return `project id ${shown} must be a decimal project id (such as "1") or "@current"`;
+}
+
+function checkFamilyConfigs(
+  configs: readonly unknown[],
+  configsPath: readonly (string | number)[],
+  where: { project: string; family: string },
+  locations: LocationIndex,
+  errors: YamlProblem[],
+  warnings: YamlProblem[],
+  facts: ManifestFacts,
+): void {
+  const names = new Map<string, Position>();
+  const orders = new Map<number, { name: string; position: Position }>();
+  let firstWithOrder: { label: string; position: Position } | undefined;
+  let firstWithoutOrder: { label: string; position: Position } | undefined;
+  const familyLabel = `${where.family} of project "${where.project}"`;
+
+  configs.forEach((configValue, index) => {
+    const config = asRecord(configValue);
+    if (config === undefined) return;
+    const path = [...configsPath, index];
+    const name = typeof config.name === "string" ? config.name : undefined;
+    const label = name === undefined ? `config #${index + 1}` : `"${name}"`;
+
+    if (name !== undefined) {
+      const namePosition = valuePosition(locations, [...path, "name"]);
+      const first = names.get(name);
+      if (first === undefined) names.set(name, namePosition);
+      else {
+        errors.push({
+          position: namePosition,
+          message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}); a name identifies one config, rename one of them`,
+        });
+      }
+    }
+
+    if ("order" in config) {
+      const position = valuePosition(locations, [...path, "order"]);
+      firstWithOrder ??= { label, position };
+      if (typeof config.order === "number" && Number.isInteger(config.order)) {
+        const other = orders.get(config.order);
+        if (other === undefined) orders.set(config.order, { name: label, position });
+        else {
+          warnings.push({
+            position,
+            message: `order ${config.order} is also given to ${other.name} (line ${other.position.line}); the service breaks the tie by plugin id, give distinct orders`,
+          });
+        }
+      }
+    } else {
+      firstWithoutOrder ??= { label, position: valuePosition(locations, path) };
+    }
+
+    if (typeof config.id === "number" && Number.isSafeInteger(config.id) && config.id >= 1) {
+      facts.idClaims.push({
+        id: config.id,
+        project: where.project,
+        family: where.family,
+        name,
+        position: valuePosition(locations, [...path, "id"]),
+      });
+    }
+  });
+
+  if (firstWithOrder !== undefined && firstWithoutOrder !== undefined) {
+    errors.push({
+      position: firstWithoutOrder.position,
+      message: `${firstWithoutOrder.label} has no order, but ${firstWithOrder.label} has one (line ${firstWithOrder.position.line}); in ${familyLabel} give every config an order, or none (then list position is the order)`,
+    });
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function keyPosition(locations: LocationIndex, path: readonly (string | number)[]): Position {
+  const location = locations.get(pointerOf(path));
+  return location?.key ?? location?.value ?? { line: 1, col: 1 };
+}
+
+function valuePosition(locations: LocationIndex, path: readonly (string | number)[]): Position {
+  return locations.get(pointerOf(path))?.value ?? { line: 1, col: 1 };
+}
