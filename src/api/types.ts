@@ -12,11 +12,11 @@ export interface PluginConfigRecord {
   match_action: number | null;
   config?: unknown;
   error?: unknown;
-  team_id?: number | null;
+  team_id?: unknown;
   plugin_info?: unknown;
   delivery_rate_24h?: unknown;
-  created_at?: string | null;
-  updated_at?: string | null;
+  created_at?: unknown;
+  updated_at?: unknown;
 }
 
 /** The writable fields of a record; the body of create and update. */
@@ -30,6 +30,15 @@ export interface PluginConfigInput {
   match_action?: number | null;
 }
 
+/** The body of a job request: `{"job": {"type": ..., "payload": ...}}`. */
+export interface JobInput {
+  type: string;
+  payload?: Readonly<Record<string, unknown>>;
+}
+
+/** The body of rearrange: config id (seed) or plugin id (posthog-2024) -> new order. */
+export type RearrangeOrders = Readonly<Record<string, number>>;
+
 export interface LogEntry {
   id: string;
   team_id: number;
@@ -39,12 +48,24 @@ export interface LogEntry {
   source: string;
   type: string;
   message: string;
-  instance_id: string;
+  instance_id: string | null;
+}
+
+/** The filters of the logs endpoint; `typeFilter` becomes repeated `type_filter` parameters. */
+export interface LogQuery {
+  limit?: number;
+  offset?: number;
+  typeFilter?: readonly string[];
+  search?: string;
+  /** ISO-8601 time, or a Date. */
+  after?: string | Date;
+  before?: string | Date;
 }
 
 export interface Project {
-  id: number;
-  name: string;
+  /** Numeric on the real service; kept as the service sent it. Use `String(id)` in paths. */
+  id: number | string;
+  name: string | null;
   [key: string]: unknown;
 }
 

@@ -1,0 +1,435 @@
+// The HTTP client of the Plugin Configuration Service: owns the connection pool, the key, the
+// shared rate limiter and the retry loop. Endpoint functions (endpoints.ts) build on `request`.
+
+import type { IncomingHttpHeaders } from "node:http";
+import { type Dispatcher, Pool } from "undici";
+import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
+import { checkApiKey } from "./credentials.js";
+import {
+  ApiError,
+  type FailedRequest,
+  InvalidRequestError,
+  MalformedResponseError,
+  NetworkError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from "./errors.js";
+import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
+import { createRedactor, type Redactor } from "./redact.js";
+import {
+  backoffDelayMs,
+  isRetryableStatus,
+  mayHaveBeenProcessed,
+  parseRetryAfter,
+  parseThrottleDetail,
+  RETRY_DEFAULTS,
+  type RetryOptions,
+} from "./retry.js";
+import { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
+import type { ServiceErrorBody } from "./types.js";
+import { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";
+
+export interface ApiClientOptions {
+  /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
+  baseUrl: string;
+  apiKey: string;
+  /** Allow plain http to hosts other than this machine. */
+  allowInsecureHttp?: boolean | undefined;
+  /** Requests in flight at most. */
+  concurrency?: number | undefined;
+  /** Requests per second at most (client side); none by default. */
+  maxRps?: number | undefined;
+  /** `limit` asked of list endpoints; a family up to this size is read in one request. */
+  pageSize?: number | undefined;
+  /** Time allowed until the response headers arrive (also the connect timeout). */
+  requestTimeoutMs?: number | undefined;
+  /** Time allowed to receive the whole response body. */
+  bodyTimeoutMs?: number | undefined;
+  /** Responses larger than this fail instead of filling memory. */
+  maxResponseBytes?: number | undefined;
+  retry?: Partial<RetryOptions> | undefined;
+  /** Receives one line per request attempt (method, URL, status, time, size); never the key. */
+  trace?: ((line: string) => void) | undefined;
+  /** Tuning of the adaptive rate limiter beyond concurrency and maxRps. */
+  rateLimit?:
+    | Pick<RateLimiterOptions, "burstSeconds" | "minRps" | "decreaseFactor" | "increaseRpsPerSecond">
+    | undefined;
+  /** Injected for tests: jitter source, clock and sleep. */
+  random?: (() => number) | undefined;
+  now?: (() => number) | undefined;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
+  dispatcher?: Dispatcher | undefined;
+}
+
+export const CLIENT_DEFAULTS = {
+  allowInsecureHttp: false,
+  concurrency: 8,
+  pageSize: 1000,
+  requestTimeoutMs: 30_000,
+  bodyTimeoutMs: 60_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  retry: RETRY_DEFAULTS,
+} as const satisfies Partial<ApiClientOptions>;
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+/**
+ * `idempotent`: repeated on 429, 502-504 and connection failures. `unsafe` (POST): repeated only
+ * when the service cannot have processed it (429, connection refused); otherwise the failure is
+ * thrown with `outcomeUnknown` so the caller decides (createConfig re-reads the family).
+ */
+export type RetrySafety = "idempotent" | "unsafe";
+
+export interface RequestSpec {
+  method: HttpMethod;
+  /** Absolute URL under the base URL (from `client.url()` or a checked `next` link). */
+  url: URL;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Default: `unsafe` for POST, `idempotent` otherwise. */
+  safety?: RetrySafety;
+  /** DELETE: a 404 after an attempt whose outcome is unknown means that attempt did the job. */
+  notFoundMeansDone?: boolean;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  attempts: number;
+}
+
+/** Counters for the verbose summary and the benchmark. */
+export interface ApiStats {
+  /** Attempts sent, retries included. */
+  requests: number;
+  responsesByStatus: Record<number, number>;
+  /** Attempts that got no response (refused, reset, timed out, too large). */
+  transportFailures: number;
+  retries: number;
+  /** 429 responses. */
+  throttled: number;
+  bytesSent: number;
+  bytesReceived: number;
+}
+
+export class ApiClient {
+  readonly base: BaseUrl;
+  readonly pageSize: number;
+  readonly retryOptions: RetryOptions;
+  readonly limiter: RateLimiter;
+  readonly stats: ApiStats = {
+    requests: 0,
+    responsesByStatus: {},
+    transportFailures: 0,
+    retries: 0,
+    throttled: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
+  };
+
+  // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
+  readonly #authorization: string;
+  readonly #redact: Redactor;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #requestTimeoutMs: number;
+  readonly #bodyTimeoutMs: number;
+  readonly #maxResponseBytes: number;
+  readonly #trace: ((line: string) => void) | undefined;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  #closed = false;
+
+  constructor(options: ApiClientOptions) {
+    const apiKey = checkApiKey(options.apiKey, "the client options");
+    this.#redact = createRedactor([apiKey]);
+    this.#authorization = `Bearer ${apiKey}`;
+    this.base = parseBaseUrl(options.baseUrl, {
+      allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
+    });
+    const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
+    this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
+    this.#requestTimeoutMs = positiveInteger(
+      options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs,
+      "requestTimeoutMs",
+    );
+    this.#bodyTimeoutMs = positiveInteger(
+      options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs,
+      "bodyTimeoutMs",
+    );
+    this.#maxResponseBytes = positiveInteger(
+      options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
+      "maxResponseBytes",
+    );
+    this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    this.#trace = options.trace;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.limiter = new RateLimiter({
+      ...definedEntries(options.rateLimit ?? {}),
+      concurrency,
+      maxRps: options.maxRps,
+      now: this.#now,
+      sleep: this.#sleep,
+    });
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Pool(this.base.origin, {
+        connections: concurrency,
+        keepAliveTimeout: 10_000,
+        connect: { timeout: this.#requestTimeoutMs },
+      });
+  }
+
+  /** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
+  url(path: string, query?: QueryParams): URL {
+    return buildUrl(this.base, path, query);
+  }
+
+  /** Whether the key may be sent to this URL. */
+  isUnderBase(url: URL): boolean {
+    return isUnderBase(this.base, url);
+  }
+
+  /** Removes the key from text meant for a user. */
+  redact(text: string): string {
+    return this.#redact(text);
+  }
+
+  /** What errors about a request need; every string they keep passes through the redactor. */
+  describeRequest(method: string, url: URL): FailedRequest {
+    return { method, path: url.pathname, redact: this.#redact };
+  }
+
+  traceLine(line: string): void {
+    this.#trace?.(this.#redact(line));
+  }
+
+  /** Waits the backoff before retry number `retryNumber` (from 1). */
+  async backoff(retryNumber: number): Promise<void> {
+    await this.#sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
+  }
+
+  /**
+   * Sends a request with retries; resolves with a 2xx response (or the 404 of a DELETE that an
+   * earlier attempt already did) and throws a PcsyncError subclass otherwise.
+   */
+  async request(spec: RequestSpec): Promise<ApiResponse> {
+    if (this.#closed) throw new InvalidRequestError("The API client is closed.");
+    const { method, url } = spec;
+    const described = this.describeRequest(method, url);
+    if (!this.isUnderBase(url)) {
+      throw new InvalidRequestError(
+        this.#redact(
+          `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
+        ),
+      );
+    }
+    const safety = spec.safety ?? (method === "POST" ? "unsafe" : "idempotent");
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers: Record<string, string> = {
+      authorization: this.#authorization,
+      accept: "application/json",
+      "user-agent": "pcsync",
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const shownUrl = `${url.pathname}${url.search}`;
+    const { retries, maxRetryAfterMs } = this.retryOptions;
+
+    let attempts = 0;
+    let faultRetries = 0;
+    let throttleRetries = 0;
+    let earlierOutcomeUnknown = false;
+    for (;;) {
+      attempts += 1;
+      let response: AttemptResponse;
+      const release = await this.limiter.acquire();
+      const startedAt = this.#now();
+      this.stats.requests += 1;
+      if (body !== undefined) this.stats.bytesSent += Buffer.byteLength(body);
+      try {
+        response = await sendAttempt(this.#dispatcher, {
+          method,
+          url,
+          headers,
+          body,
+          headersTimeoutMs: this.#requestTimeoutMs,
+          bodyTimeoutMs: this.#bodyTimeoutMs,
+          maxResponseBytes: this.#maxResponseBytes,
+        });
+      } catch (error) {
+        if (!(error instanceof TransportFailure)) throw error;
+        this.stats.transportFailures += 1;
+        this.traceLine(`${method} ${shownUrl} -> ${error.message} (${this.#now() - startedAt} ms)`);
+        const canRepeat = safety === "idempotent" || !error.sent;
+        if (!error.retryable || !canRepeat || faultRetries >= retries) {
+          throw this.#transportError(described, error, attempts, earlierOutcomeUnknown);
+        }
+        earlierOutcomeUnknown ||= error.sent;
+        faultRetries += 1;
+        this.stats.retries += 1;
+        this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${error.reason}`);
+        await this.backoff(faultRetries);
+        continue;
+      } finally {
+        release();
+      }
+
+      const { status } = response;
+      this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
+      this.stats.bytesReceived += response.body.length;
+      this.traceLine(
+        `${method} ${shownUrl} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`,
+      );
+      if (status >= 200 && status < 300) return { ...response, attempts };
+      if (status === 404 && spec.notFoundMeansDone && earlierOutcomeUnknown) {
+        this.traceLine(`${method} ${shownUrl}: 404 after an attempt with unknown outcome; it was done then`);
+        return { ...response, attempts };
+      }
+
+      const serviceError = parseServiceError(response.body);
+      if (status === 429) {
+        this.stats.throttled += 1;
+        const serverWaitMs =
+          parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()) ??
+          parseThrottleDetail(serviceError?.detail);
+        const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, this.retryOptions, this.#random);
+        // Every request waits, not just this one: the limiter holds them all until then.
+        this.limiter.noteThrottled(waitMs);
+        if (throttleRetries < retries && waitMs <= maxRetryAfterMs) {
+          throttleRetries += 1;
+          this.stats.retries += 1;
+          this.traceLine(
+            `${method} ${shownUrl}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === undefined ? " (backoff)" : ""}`,
+          );
+          continue;
+        }
+      } else if (isRetryableStatus(status) && safety === "idempotent" && faultRetries < retries) {
+        earlierOutcomeUnknown = true;
+        faultRetries += 1;
+        this.stats.retries += 1;
+        this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${status}`);
+        await this.backoff(faultRetries);
+        continue;
+      }
+      throw new ApiError(described, {
+        status,
+        serviceError,
+        fallbackDetail: fallbackDetail(response),
+        attempts,
+        outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
+      });
+    }
+  }
+
+  /** A request whose 2xx body must be JSON of the given shape. */
+  async requestJson<S extends ResponseShape>(spec: RequestSpec, shape: S): Promise<ResponseShapes[S]> {
+    const response = await this.request(spec);
+    return this.parseJson(spec, response.body, shape);
+  }
+
+  /** Like requestJson, but an empty 2xx body is `null` (posthog-2024's job endpoint answers so). */
+  async requestOptionalJson<S extends ResponseShape>(
+    spec: RequestSpec,
+    shape: S,
+  ): Promise<ResponseShapes[S] | null> {
+    const response = await this.request(spec);
+    if (response.body.toString("utf8").trim() === "") return null;
+    return this.parseJson(spec, response.body, shape);
+  }
+
+  /** A request whose 2xx body is text (the frontend module). */
+  async requestText(spec: RequestSpec): Promise<string> {
+    const response = await this.request(spec);
+    return response.body.toString("utf8");
+  }
+
+  parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
+    const described = this.describeRequest(spec.method, spec.url);
+    const text = body.toString("utf8");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      const start = text.trimStart().slice(0, 40).replace(/\s+/g, " ");
+      throw new MalformedResponseError(
+        described,
+        text.trim() === ""
+          ? "empty body where JSON was expected"
+          : `not JSON (it starts with ${JSON.stringify(start)})`,
+      );
+    }
+    const result = validateResponse(shape, value);
+    if (!result.ok) throw new MalformedResponseError(described, result.problem);
+    return result.value;
+  }
+
+  /** Closes the client's own connection pool; requests in flight finish first. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #transportError(
+    described: FailedRequest,
+    failure: TransportFailure,
+    attempts: number,
+    earlierOutcomeUnknown: boolean,
+  ): Error {
+    const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
+    if (failure.kind === "too_large") return new ResponseTooLargeError(described, this.#maxResponseBytes);
+    if (failure.kind === "timeout") {
+      const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
+      return new TimeoutError(described, { phase: failure.phase, timeoutMs, attempts, outcomeUnknown });
+    }
+    return new NetworkError(described, {
+      origin: this.base.origin,
+      reason: failure.reason,
+      description: failure.message,
+      attempts,
+      outcomeUnknown,
+    });
+  }
+}
+
+function parseServiceError(body: Buffer): ServiceErrorBody | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const result = validateResponse("errorBody", value);
+  return result.ok ? result.value : undefined;
+}
+
+/** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
+function fallbackDetail(response: AttemptResponse): string | undefined {
+  const contentType = headerValue(response.headers["content-type"]) ?? "";
+  if (contentType.includes("html")) return undefined;
+  const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
+  if (text === "") return undefined;
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+
+/** Drops keys whose value is undefined, so they do not override defaults. */
+function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,66 @@
+// Where the API key comes from: the PCSYNC_API_KEY environment variable or a key file, never a
+// command-line value. Errors name the source but never show what it holds.
+
+import { readFile } from "node:fs/promises";
+import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
+
+export const API_KEY_ENV = "PCSYNC_API_KEY";
+
+export interface ApiKeySources {
+  env: Readonly<Record<string, string | undefined>>;
+  /** A file holding the key (surrounding whitespace ignored). Wins over the environment: it was asked for explicitly. */
+  keyFile?: string | undefined;
+}
+
+export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
+  if (sources.keyFile !== undefined)
+    return checkApiKey(await readKeyFile(sources.keyFile), `file ${sources.keyFile}`);
+  const fromEnv = sources.env[API_KEY_ENV];
+  if (fromEnv === undefined) throw new ApiKeyMissingError();
+  const key = fromEnv.trim();
+  if (key === "") {
+    throw new InvalidApiKeyError(
+      API_KEY_ENV,
+      "is empty; set it to the key, or unset it and use --api-key-file",
+    );
+  }
+  return checkApiKey(key, API_KEY_ENV);
+}
+
+async function readKeyFile(file: string): Promise<string> {
+  let content: string;
+  try {
+    content = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ApiKeyFileError(file, describeReadFailure(error));
+  }
+  const key = content.trim();
+  if (key === "") throw new ApiKeyFileError(file, "is empty; write the API key into it");
+  return key;
+}
+
+/** The key goes into an HTTP header: anything but visible ASCII would corrupt or split it. */
+export function checkApiKey(key: string, source: string): string {
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new InvalidApiKeyError(
+      source,
+      "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
+    );
+  }
+  return key;
+}
+
+function describeReadFailure(error: unknown): string {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  switch (code) {
+    case "ENOENT":
+      return "does not exist; check the path given to --api-key-file";
+    case "EACCES":
+    case "EPERM":
+      return "cannot be read (permission denied)";
+    case "EISDIR":
+      return "is a directory, not a file holding the key";
+    default:
+      return `cannot be read (${code || "unknown error"})`;
+  }
+}

@@ -1,0 +1,338 @@
+// The errors the API client throws: one class per way a request can fail, each with a stable
+// `code`. Every string that could carry the API key goes through the request's redactor first,
+// and no error keeps request headers, so neither messages nor `util.inspect` can leak the key.
+
+import { STATUS_CODES } from "node:http";
+import { PcsyncError } from "../errors.js";
+import type { Redactor } from "./redact.js";
+import type { ServiceErrorBody } from "./types.js";
+
+/** What an error needs to know about the request that failed. */
+export interface FailedRequest {
+  method: string;
+  /** The URL path (without query string) as sent. */
+  path: string;
+  redact: Redactor;
+}
+
+/** A request that was sent (or tried) and failed; the base of the HTTP, network and timeout errors. */
+export abstract class RequestFailedError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  /** How many times the request was sent before giving up. */
+  readonly attempts: number;
+  /**
+   * True when the last attempt may have been processed by the service (the connection dropped after
+   * sending, a timeout, a 502/503/504): a write may have happened although it failed.
+   */
+  readonly outcomeUnknown: boolean;
+
+  protected constructor(
+    code: string,
+    request: FailedRequest,
+    message: string,
+    details: { attempts: number; outcomeUnknown: boolean },
+  ) {
+    super(code, request.redact(message));
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.attempts = details.attempts;
+    this.outcomeUnknown = details.outcomeUnknown;
+  }
+}
+
+/** Any non-2xx answer of the service. */
+export class ApiError extends RequestFailedError {
+  readonly status: number;
+  /** The service's `{type, code, detail, attr}` body, when it sent one. */
+  readonly serviceError: ServiceErrorBody | undefined;
+
+  constructor(
+    request: FailedRequest,
+    details: {
+      status: number;
+      serviceError?: ServiceErrorBody | undefined;
+      /** Used when the body is not the service's error shape (a proxy's HTML page, an empty body). */
+      fallbackDetail?: string | undefined;
+      attempts: number;
+      outcomeUnknown?: boolean;
+    },
+  ) {
+    const serviceError = details.serviceError && {
+      type: request.redact(details.serviceError.type),
+      code: request.redact(details.serviceError.code),
+      detail: request.redact(details.serviceError.detail),
+      attr: details.serviceError.attr === null ? null : request.redact(details.serviceError.attr),
+    };
+    const detail = serviceError
+      ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}`
+      : details.fallbackDetail || STATUS_CODES[details.status] || "unexpected status";
+    const retried = details.attempts > 1 ? ` (gave up after ${details.attempts} attempts)` : "";
+    super("api_error", request, `${details.status} ${request.method} ${request.path}: ${detail}${retried}`, {
+      attempts: details.attempts,
+      outcomeUnknown: details.outcomeUnknown ?? false,
+    });
+    this.status = details.status;
+    this.serviceError = serviceError;
+  }
+
+  /** What a user can do about it, for the CLI to print under the message. */
+  get hint(): string | undefined {
+    switch (this.status) {
+      case 401:
+        return "Check the API key (PCSYNC_API_KEY or --api-key-file).";
+      case 403:
+        return "The API key lacks the scope or the project access named above; use a key that has it.";
+      case 429:
+        return "The service is throttling this key; wait a little and try again.";
+      default:
+        return undefined;
+    }
+  }
+}
+
+/** The connection failed (refused, reset, DNS, TLS), after the retries allowed. */
+export class NetworkError extends RequestFailedError {
+  /** The system or undici error code, e.g. `ECONNREFUSED`. */
+  readonly reason: string;
+
+  constructor(
+    request: FailedRequest,
+    details: {
+      origin: string;
+      reason: string;
+      description: string;
+      attempts: number;
+      outcomeUnknown: boolean;
+    },
+  ) {
+    const after = `after ${plural(details.attempts, "attempt")}`;
+    const message = details.outcomeUnknown
+      ? `${request.method} ${request.path}: connection to ${details.origin} lost (${details.description}) ${after}; the request may or may not have been processed`
+      : `${request.method} ${request.path}: could not reach ${details.origin} (${details.description}) ${after}; check the base URL and that the service is reachable`;
+    super("network_error", request, message, details);
+    this.reason = request.redact(details.reason);
+  }
+}
+
+/** No response, or no complete body, within the configured time. */
+export class TimeoutError extends RequestFailedError {
+  readonly timeoutMs: number;
+  readonly phase: "connect" | "headers" | "body";
+
+  constructor(
+    request: FailedRequest,
+    details: {
+      phase: "connect" | "headers" | "body";
+      timeoutMs: number;
+      attempts: number;
+      outcomeUnknown: boolean;
+    },
+  ) {
+    const what = {
+      connect: "could not connect",
+      headers: "no response",
+      body: "response body not complete",
+    }[details.phase];
+    super(
+      "timeout",
+      request,
+      `${request.method} ${request.path}: ${what} within ${details.timeoutMs} ms, after ${plural(details.attempts, "attempt")}`,
+      details,
+    );
+    this.timeoutMs = details.timeoutMs;
+    this.phase = details.phase;
+  }
+}
+
+/** The response exceeded the client's memory bound; it is never retried. */
+export class ResponseTooLargeError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  readonly limitBytes: number;
+
+  constructor(request: FailedRequest, limitBytes: number) {
+    super(
+      "response_too_large",
+      request.redact(
+        `${request.method} ${request.path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** A 2xx response that is not JSON, or does not have the shape the client relies on. */
+export class MalformedResponseError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  /** The first problem, e.g. `results[3].enabled: must be boolean`. */
+  readonly problem: string;
+
+  constructor(request: FailedRequest, problem: string) {
+    const redactedProblem = request.redact(problem);
+    super(
+      "malformed_response",
+      request.redact(
+        `${request.method} ${request.path}: malformed response: ${redactedProblem}; is the base URL that of the Plugin Configuration Service?`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.problem = redactedProblem;
+  }
+}
+
+/** A `next` link off the base URL's origin or path prefix; the key is never sent there. */
+export class ForeignNextLinkError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  /** Origin and path of the refused link (its query string is not kept). */
+  readonly link: string;
+
+  constructor(request: FailedRequest, link: string, base: string) {
+    const shownLink = request.redact(link);
+    super(
+      "foreign_next_link",
+      request.redact(
+        `${request.method} ${request.path}: the next-page link points to ${shownLink}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.link = shownLink;
+  }
+}
+
+/** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
+export class PaginationLoopError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+
+  constructor(request: FailedRequest, reason: string) {
+    super(
+      "pagination_loop",
+      request.redact(
+        `${request.method} ${request.path}: pagination does not end (${reason}); refusing to read further`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+  }
+}
+
+/** Plain http to a host that is not this machine would expose the key. */
+export class InsecureHttpError extends PcsyncError {
+  constructor(host: string) {
+    super(
+      "insecure_http",
+      `Refusing to send the API key over plain http to ${host}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
+    );
+  }
+}
+
+export class InvalidBaseUrlError extends PcsyncError {
+  constructor(shown: string, reason: string) {
+    super("invalid_base_url", `Invalid base URL ${shown}: ${reason}.`);
+  }
+}
+
+/** A project id that could be turned into another path; refused before any request. */
+export class InvalidProjectIdError extends PcsyncError {
+  constructor(projectId: string, reason: string) {
+    super("invalid_project_id", `Invalid project id ${JSON.stringify(projectId)}: ${reason}.`);
+  }
+}
+
+export class InvalidConfigIdError extends PcsyncError {
+  constructor(configId: unknown) {
+    super("invalid_config_id", `Invalid config id ${String(configId)}: it must be a non-negative integer.`);
+  }
+}
+
+/** An argument the service would reject or misread, refused before any request. */
+export class InvalidRequestError extends PcsyncError {
+  constructor(message: string) {
+    super("invalid_request", message);
+  }
+}
+
+/** Logs exist for plugin_configs only. */
+export class LogsNotSupportedError extends PcsyncError {
+  constructor(family: string) {
+    super(
+      "logs_not_supported",
+      `The ${family} family has no logs endpoint; logs exist for plugin_configs only.`,
+    );
+  }
+}
+
+/** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
+export class JobOutcomeUnknownError extends PcsyncError {
+  readonly method = "POST";
+  readonly path: string;
+
+  constructor(request: FailedRequest, cause: RequestFailedError) {
+    super(
+      "job_outcome_unknown",
+      request.redact(
+        `${cause.message}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
+      ),
+    );
+    this.path = request.redact(request.path);
+  }
+}
+
+/** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
+export class CreateOutcomeUnknownError extends PcsyncError {
+  readonly method = "POST";
+  readonly path: string;
+
+  constructor(request: FailedRequest, createFailure: string, rereadFailure: string) {
+    super(
+      "create_outcome_unknown",
+      request.redact(
+        `${createFailure}. The record may or may not have been created, and re-reading the family to check failed (${rereadFailure}). Run plan again once the service answers.`,
+      ),
+    );
+    this.path = request.redact(request.path);
+  }
+}
+
+export class ApiKeyMissingError extends PcsyncError {
+  constructor() {
+    super(
+      "api_key_missing",
+      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
+    );
+  }
+}
+
+/** The key file is missing, unreadable or empty; its content is never shown. */
+export class ApiKeyFileError extends PcsyncError {
+  readonly file: string;
+
+  constructor(file: string, reason: string) {
+    super("api_key_file", `API key file ${file}: ${reason}.`);
+    this.file = file;
+  }
+}
+
+/** A key that cannot go into an Authorization header as is; its value is never shown. */
+export class InvalidApiKeyError extends PcsyncError {
+  constructor(source: string, reason: string) {
+    super("api_key_invalid", `The API key from ${source} ${reason}.`);
+  }
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,72 @@
+// The public surface of the API client: what plan, apply and the CLI import.
+
+export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
+export {
+  ApiClient,
+  type ApiClientOptions,
+  type ApiResponse,
+  type ApiStats,
+  CLIENT_DEFAULTS,
+  type HttpMethod,
+  type RequestSpec,
+  type RetrySafety,
+} from "./client.js";
+export { type CreateConfigOptions, createConfig, findCreatedRecord } from "./create-config.js";
+export { API_KEY_ENV, type ApiKeySources, resolveApiKey } from "./credentials.js";
+export {
+  createJob,
+  deleteConfig,
+  getConfig,
+  getFrontend,
+  iterateLogs,
+  listAllConfigs,
+  listConfigs,
+  listLogs,
+  listProjects,
+  rearrange,
+  updateConfig,
+} from "./endpoints.js";
+export {
+  ApiError,
+  ApiKeyFileError,
+  ApiKeyMissingError,
+  CreateOutcomeUnknownError,
+  type FailedRequest,
+  ForeignNextLinkError,
+  InsecureHttpError,
+  InvalidApiKeyError,
+  InvalidBaseUrlError,
+  InvalidConfigIdError,
+  InvalidProjectIdError,
+  InvalidRequestError,
+  JobOutcomeUnknownError,
+  LogsNotSupportedError,
+  MalformedResponseError,
+  NetworkError,
+  PaginationLoopError,
+  RequestFailedError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from "./errors.js";
+export { paginate } from "./paginate.js";
+export { encodeProjectId } from "./paths.js";
+export {
+  RATE_LIMITER_DEFAULTS,
+  RateLimiter,
+  type RateLimiterOptions,
+  type RateLimiterState,
+} from "./rate-limiter.js";
+export { createRedactor, REDACTED, type Redactor, redact } from "./redact.js";
+export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
+export type {
+  JobInput,
+  LogEntry,
+  LogQuery,
+  Page,
+  PluginConfigInput,
+  PluginConfigRecord,
+  Project,
+  RearrangeOrders,
+  ServiceErrorBody,
+} from "./types.js";
+export { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";

@@ -1,0 +1,209 @@
+// Sends one HTTP request through undici and reads its body within the time and size bounds. Every
+// transport failure becomes a TransportFailure saying whether a retry can help and whether the
+// request may have reached the service (what decides if a POST can be sent again).
+
+import type { IncomingHttpHeaders } from "node:http";
+import type { Dispatcher } from "undici";
+
+export interface AttemptRequest {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  url: URL;
+  headers: Record<string, string>;
+  body?: string | undefined;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export interface AttemptResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export type TransportFailureKind = "unreachable" | "connection" | "timeout" | "too_large" | "other";
+
+export class TransportFailure extends Error {
+  readonly kind: TransportFailureKind;
+  /** The system or undici code, e.g. `ECONNRESET`; `timeout` or `too_large` for our own bounds. */
+  readonly reason: string;
+  /** Whether the service may have received (and processed) the request. */
+  readonly sent: boolean;
+  readonly retryable: boolean;
+  readonly phase: "connect" | "headers" | "body";
+
+  constructor(details: {
+    kind: TransportFailureKind;
+    reason: string;
+    description: string;
+    sent: boolean;
+    retryable: boolean;
+    phase: "connect" | "headers" | "body";
+  }) {
+    super(details.description);
+    this.kind = details.kind;
+    this.reason = details.reason;
+    this.sent = details.sent;
+    this.retryable = details.retryable;
+    this.phase = details.phase;
+  }
+}
+
+// Failures before a connection exists: the request never left, so even a POST may be repeated.
+const UNREACHABLE = new Set(["ECONNREFUSED", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+// Failures on an open connection: the request may have been processed.
+const CONNECTION_LOST = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+]);
+
+/** Sends the request once. Resolves with any HTTP status; rejects only with a TransportFailure. */
+export async function sendAttempt(dispatcher: Dispatcher, request: AttemptRequest): Promise<AttemptResponse> {
+  const controller = new AbortController();
+  let bodyDeadlinePassed = false;
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await dispatcher.request({
+      origin: request.url.origin,
+      path: `${request.url.pathname}${request.url.search}`,
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      headersTimeout: request.headersTimeoutMs,
+      // undici's body timeout is an idle timeout between chunks; the deadline below bounds the whole body.
+      bodyTimeout: request.bodyTimeoutMs,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    throw classifyFailure(error, "headers", request);
+  }
+
+  const deadline = setTimeout(() => {
+    bodyDeadlinePassed = true;
+    controller.abort();
+  }, request.bodyTimeoutMs);
+  try {
+    const declaredLength = Number(response.headers["content-length"]);
+    if (Number.isFinite(declaredLength) && declaredLength > request.maxResponseBytes) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    for await (const chunk of response.body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      received += buffer.length;
+      if (received > request.maxResponseBytes) {
+        response.body.destroy();
+        throw tooLarge();
+      }
+      chunks.push(buffer);
+    }
+    return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) };
+  } catch (error) {
+    if (error instanceof TransportFailure) throw error;
+    if (bodyDeadlinePassed) {
+      throw new TransportFailure({
+        kind: "timeout",
+        reason: "timeout",
+        description: `response body not complete within ${request.bodyTimeoutMs} ms`,
+        sent: true,
+        retryable: true,
+        phase: "body",
+      });
+    }
+    throw classifyFailure(error, "body", request);
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+function tooLarge(): TransportFailure {
+  return new TransportFailure({
+    kind: "too_large",
+    reason: "too_large",
+    description: "response too large",
+    sent: true,
+    retryable: false,
+    phase: "body",
+  });
+}
+
+function classifyFailure(
+  error: unknown,
+  phase: "headers" | "body",
+  request: AttemptRequest,
+): TransportFailure {
+  const code = errorCode(error);
+  const description = describe(error, code);
+  const base = { reason: code || "unknown", description };
+  if (code === "UND_ERR_CONNECT_TIMEOUT") {
+    return new TransportFailure({ ...base, kind: "timeout", sent: false, retryable: true, phase: "connect" });
+  }
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
+    const timeoutPhase = code === "UND_ERR_HEADERS_TIMEOUT" ? "headers" : phase;
+    return new TransportFailure({
+      ...base,
+      description: `${description} (limit ${timeoutPhase === "headers" ? request.headersTimeoutMs : request.bodyTimeoutMs} ms)`,
+      kind: "timeout",
+      sent: true,
+      retryable: true,
+      phase: timeoutPhase,
+    });
+  }
+  if (UNREACHABLE.has(code)) {
+    return new TransportFailure({
+      ...base,
+      kind: "unreachable",
+      sent: false,
+      retryable: true,
+      phase: "connect",
+    });
+  }
+  if (code === "ENOTFOUND" || isTlsFailure(code)) {
+    // A host name that does not resolve, or a certificate that does not verify, will not get better.
+    return new TransportFailure({
+      ...base,
+      kind: "unreachable",
+      sent: false,
+      retryable: false,
+      phase: "connect",
+    });
+  }
+  if (CONNECTION_LOST.has(code) || code.startsWith("HPE_")) {
+    return new TransportFailure({ ...base, kind: "connection", sent: true, retryable: true, phase });
+  }
+  if (code === "UND_ERR_INVALID_ARG") {
+    return new TransportFailure({ ...base, kind: "other", sent: false, retryable: false, phase: "connect" });
+  }
+  return new TransportFailure({ ...base, kind: "other", sent: true, retryable: false, phase });
+}
+
+function isTlsFailure(code: string): boolean {
+  return (
+    code.startsWith("ERR_TLS") ||
+    code.startsWith("ERR_SSL") ||
+    code.startsWith("CERT_") ||
+    code.includes("SELF_SIGNED") ||
+    code.startsWith("UNABLE_TO_") ||
+    code === "EPROTO"
+  );
+}
+
+function errorCode(error: unknown): string {
+  for (let current = error, depth = 0; current && depth < 4; depth += 1) {
+    if (typeof current !== "object") break;
+    if ("code" in current && typeof current.code === "string") return current.code;
+    current = "cause" in current ? current.cause : undefined;
+  }
+  return "";
+}
+
+function describe(error: unknown, code: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "" || message.includes(code)) return message || code || "unknown error";
+  return `${code}: ${message}`;
+}

@@ -1,0 +1,121 @@
+// Checks response bodies against schemas/api/*.schema.json before anything trusts them, and names
+// the first bad field (`results[3].enabled: must be boolean`). Validators are compiled once.
+
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "./types.js";
+
+/** Each response shape the client reads, by the name of its schema. */
+export interface ResponseShapes {
+  record: PluginConfigRecord;
+  recordList: PluginConfigRecord[];
+  recordPage: Page<PluginConfigRecord>;
+  logPage: Page<LogEntry>;
+  projectPage: Page<Project>;
+  errorBody: ServiceErrorBody;
+}
+
+export type ResponseShape = keyof ResponseShapes;
+
+export type PageShape = "recordPage" | "logPage" | "projectPage";
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const SCHEMA_FILES: Record<ResponseShape, string> = {
+  record: "record.schema.json",
+  recordList: "record-list.schema.json",
+  recordPage: "record-page.schema.json",
+  logPage: "log-page.schema.json",
+  projectPage: "project-page.schema.json",
+  errorBody: "error-body.schema.json",
+};
+
+// Referenced by the schemas above but never validated against on their own.
+const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
+
+let validators: Record<ResponseShape, ValidateFunction> | undefined;
+
+export function validateResponse<S extends ResponseShape>(
+  shape: S,
+  value: unknown,
+): ValidationResult<ResponseShapes[S]> {
+  const validate = compiledValidators()[shape];
+  if (!validate(value)) return { ok: false, problem: describeFirstError(validate.errors ?? []) };
+  return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
+}
+
+/** Fills what the schemas let the service leave out, so callers see one shape. */
+function normalize(shape: ResponseShape, value: unknown): unknown {
+  const object = value as Record<string, unknown>;
+  if (shape === "errorBody") {
+    return {
+      type: typeof object.type === "string" ? object.type : "",
+      code: typeof object.code === "string" ? object.code : "",
+      detail: object.detail,
+      attr: typeof object.attr === "string" ? object.attr : null,
+    };
+  }
+  if (shape.endsWith("Page")) {
+    return { ...object, next: object.next ?? null, previous: object.previous ?? null };
+  }
+  return value;
+}
+
+function compiledValidators(): Record<ResponseShape, ValidateFunction> {
+  if (validators) return validators;
+  const directory = schemaDirectory();
+  const ajv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: true });
+  const load = (file: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(new URL(file, directory), "utf8")) as Record<string, unknown>;
+  for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));
+  const compiled: Partial<Record<ResponseShape, ValidateFunction>> = {};
+  for (const [shape, file] of Object.entries(SCHEMA_FILES) as [ResponseShape, string][]) {
+    const validate = ajv.getSchema(file);
+    if (!validate) throw new Error(`schema ${file} did not compile`);
+    compiled[shape] = validate;
+  }
+  validators = compiled as Record<ResponseShape, ValidateFunction>;
+  return validators;
+}
+
+/**
+ * The schemas live in the package's top-level schemas/api/, which is two directories above this
+ * file when run from source and three when run from the build output (dist/src/api/).
+ */
+function schemaDirectory(): URL {
+  const candidates = [
+    new URL("../../schemas/api/", import.meta.url),
+    new URL("../../../schemas/api/", import.meta.url),
+  ];
+  const found = candidates.find((candidate) =>
+    existsSync(fileURLToPath(new URL(SCHEMA_FILES.record, candidate))),
+  );
+  if (!found) throw new Error("pcsync is incomplete: its schemas/api directory is missing");
+  return found;
+}
+
+function describeFirstError(errors: readonly ErrorObject[]): string {
+  const error = errors[0];
+  if (!error) return "does not match its schema";
+  const path = formatInstancePath(error.instancePath);
+  if (error.keyword === "required" && typeof error.params.missingProperty === "string") {
+    return `${appendProperty(path, error.params.missingProperty)}: is missing`;
+  }
+  return `${path || "response"}: ${error.message ?? "is invalid"}`;
+}
+
+/** `/results/3/enabled` -> `results[3].enabled` */
+function formatInstancePath(pointer: string): string {
+  let path = "";
+  for (const raw of pointer.split("/").slice(1)) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : appendProperty(path, segment);
+  }
+  return path;
+}
+
+function appendProperty(path: string, property: string): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(property)) return `${path}[${JSON.stringify(property)}]`;
+  return path === "" ? property : `${path}.${property}`;
+}
