@@ -278,7 +278,10 @@ describe("retries", () => {
     server.setHandler((_request, response) => {
       calls += 1;
       if (calls === 1) return sendJson(response, 503, { detail: "busy" });
-      if (calls === 2) return response.socket?.destroy();
+      if (calls === 2) {
+        response.socket?.destroy();
+        return;
+      }
       if (calls === 3) return sendJson(response, 504, {});
       sendJson(response, 200, record(1));
     });
@@ -372,7 +375,10 @@ describe("retries", () => {
     let calls = 0;
     server.setHandler((_request, response) => {
       calls += 1;
-      if (calls === 1) return response.socket?.destroy();
+      if (calls === 1) {
+        response.socket?.destroy();
+        return;
+      }
       sendJson(response, 404, {
         type: "invalid_request",
         code: "not_found",
@@ -409,7 +415,8 @@ describe("creates that may have happened", () => {
       const created = record(100 + posts, JSON.parse(request.body));
       if (posts <= dropFirst) {
         if (commitDropped) stored.push(created);
-        return response.socket?.destroy();
+        response.socket?.destroy();
+        return;
       }
       stored.push(created);
       sendJson(response, 201, created);
@@ -465,7 +472,9 @@ describe("creates that may have happened", () => {
   });
 
   it("never repeats a job whose POST may have run", async () => {
-    server.setHandler((_request, response) => response.socket?.destroy());
+    server.setHandler((_request, response) => {
+      response.socket?.destroy();
+    });
     const { client } = makeClient();
     const error = await createJob(client, "1", "plugin_configs", 3, { type: "Export" }).catch(
       (caught: unknown) => caught,

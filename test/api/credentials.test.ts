@@ -1,0 +1,78 @@
+// Where the key comes from, and that a bad source never shows what it holds.
+
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ApiKeyFileError,
+  ApiKeyMissingError,
+  InvalidApiKeyError,
+  resolveApiKey,
+} from "../../src/api/index.js";
+
+let directory: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), "pcsync-credentials-"));
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error as Error,
+  );
+}
+
+describe("resolveApiKey", () => {
+  it("takes PCSYNC_API_KEY, trimmed", async () => {
+    expect(await resolveApiKey({ env: { PCSYNC_API_KEY: " phx_abc\n" } })).toBe("phx_abc");
+  });
+
+  it("takes the key file, trimmed, over the environment", async () => {
+    const file = join(directory, "key");
+    await writeFile(file, "phx_from_file\n");
+    expect(await resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file })).toBe("phx_from_file");
+  });
+
+  it("says how to provide a key when there is none", async () => {
+    const error = await rejection(resolveApiKey({ env: {} }));
+    expect(error).toBeInstanceOf(ApiKeyMissingError);
+    expect(error.message).toMatch(/PCSYNC_API_KEY.*--api-key-file/);
+  });
+
+  it("names the problem with the file without echoing it", async () => {
+    const empty = join(directory, "empty");
+    await writeFile(empty, "  \n");
+    const spaced = join(directory, "spaced");
+    await writeFile(spaced, "phx_secret_part another_secret_part\n");
+    const unreadable = join(directory, "unreadable");
+    await writeFile(unreadable, "phx_unreadable_secret");
+    await chmod(unreadable, 0o000);
+
+    const cases: Array<[string, RegExp, new (...args: never[]) => Error]> = [
+      [join(directory, "missing"), /does not exist/, ApiKeyFileError],
+      [empty, /is empty/, ApiKeyFileError],
+      [directory, /is a directory/, ApiKeyFileError],
+      [spaced, /contains spaces/, InvalidApiKeyError],
+    ];
+    // Root reads anything; only check permissions where they apply.
+    if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, ApiKeyFileError]);
+    for (const [file, message, type] of cases) {
+      const error = await rejection(resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }));
+      expect(error).toBeInstanceOf(type);
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toMatch(/secret_part|unreadable_secret/);
+    }
+  });
+
+  it("refuses an empty PCSYNC_API_KEY", async () => {
+    await expect(resolveApiKey({ env: { PCSYNC_API_KEY: "  " } })).rejects.toBeInstanceOf(InvalidApiKeyError);
+  });
+});
