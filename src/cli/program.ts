@@ -2,6 +2,7 @@
 
 import { Command, CommanderError } from "commander";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
 
@@ -11,6 +12,7 @@ export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: Exi
 const registrars: CommandRegistrar[] = [
   registerValidateCommand,
   // (commands are added here)
+  registerServeCommand,
 ];
 
 export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {

@@ -1,0 +1,255 @@
+// `pcsync serve`: runs the service emulator until SIGINT/SIGTERM, for trying pcsync without a real
+// service and for end-to-end tests.
+
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import {
+  type ApiKeySpec,
+  DataFileError,
+  type EmulatorOptions,
+  type FaultOptions,
+  PROFILE_NAMES,
+  type ProfileName,
+  startEmulator,
+} from "../../emulator/index.js";
+import { EXIT_OK, PcsyncError, UsageError } from "../../errors.js";
+import type { CliIo } from "../io.js";
+import type { CommandRegistrar } from "../program.js";
+
+/** The option values as commander hands them over: strings, unchecked. */
+export interface RawServeOptions {
+  port?: string;
+  host?: string;
+  data?: string;
+  profile?: string;
+  latency?: string;
+  fail503?: string;
+  fail429?: string;
+  dropWrites?: string;
+  rateLimit?: string;
+  key?: string[];
+  seed?: string;
+  quiet?: boolean;
+}
+
+export interface ServeSettings {
+  emulator: EmulatorOptions;
+  quiet: boolean;
+}
+
+const DEFAULT_PORT = 8000;
+const SCOPE_PATTERN = /^(\*|[a-z_]+:(read|write))$/;
+
+function parseInteger(flag: string, raw: string, min: number, max: number, what: string): number {
+  const value = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseRate(flag: string, raw: string): number {
+  const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 0 && value <= 1)) {
+    throw new UsageError(
+      `${flag} must be a fraction from 0 to 1 (e.g. 0.1 for 10% of requests), got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+const PROJECTS_PATTERN = /^(\*|[0-9]+(,[0-9]+)*)$/;
+
+function parseScopes(raw: string, spec: string): string[] | null {
+  if (raw === "unscoped") return null;
+  const scopes = raw.split(",").map((scope) => scope.trim());
+  const bad = scopes.find((scope) => !SCOPE_PATTERN.test(scope));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `--key "${spec}": "${bad}" is not a scope; use e.g. plugin:read,plugin:write, * or unscoped`,
+    );
+  }
+  return scopes;
+}
+
+/**
+ * Parses `KEY[:scopes[:projects]]`. Scopes contain colons themselves (`plugin:read`), so the
+ * projects part is only what follows the last colon, and only when it looks like project ids.
+ */
+export function parseKeySpec(spec: string): ApiKeySpec {
+  const firstColon = spec.indexOf(":");
+  const key = firstColon === -1 ? spec : spec.slice(0, firstColon);
+  if (key === "" || /\s/.test(key)) {
+    throw new UsageError(`--key "${spec}": the key must be a non-empty string without spaces`);
+  }
+  if (firstColon === -1) return { key, scopes: ["*"], projects: "*" };
+  const rest = spec.slice(firstColon + 1);
+  const lastColon = rest.lastIndexOf(":");
+  let scopesPart = rest;
+  let projectsPart = "*";
+  if (lastColon > 0 && PROJECTS_PATTERN.test(rest.slice(lastColon + 1))) {
+    scopesPart = rest.slice(0, lastColon);
+    projectsPart = rest.slice(lastColon + 1);
+  }
+  const projects =
+    projectsPart === "*" ? ("*" as const) : projectsPart.split(",").map((id) => Number.parseInt(id, 10));
+  return { key, scopes: parseScopes(scopesPart, spec), projects };
+}
+
+export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSettings {
+  const faults: FaultOptions = {};
+  if (raw.latency !== undefined) {
+    faults.latencyMs = parseInteger("--latency", raw.latency, 0, 600_000, "a whole number of milliseconds");
+  }
+  if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
+  if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
+  if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
+  if (raw.rateLimit !== undefined) {
+    const perMinute = parseInteger(
+      "--rate-limit",
+      raw.rateLimit,
+      1,
+      1_000_000,
+      "a positive number of requests per minute",
+    );
+    faults.rateLimit = { perMinute };
+  }
+  if (raw.seed !== undefined) {
+    faults.seed = parseInteger("--seed", raw.seed, 0, 2 ** 32 - 1, "a whole number from 0 to 4294967295");
+  }
+
+  let profile: ProfileName = "seed";
+  if (raw.profile !== undefined) {
+    if (!(PROFILE_NAMES as readonly string[]).includes(raw.profile)) {
+      throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw.profile}"`);
+    }
+    profile = raw.profile as ProfileName;
+  }
+  const host = raw.host ?? "127.0.0.1";
+  if (host.trim() === "")
+    throw new UsageError("--host must not be empty (e.g. --host 0.0.0.0 to listen everywhere)");
+
+  const emulator: EmulatorOptions = {
+    port:
+      raw.port === undefined
+        ? DEFAULT_PORT
+        : parseInteger("--port", raw.port, 0, 65_535, "a port number from 0 to 65535"),
+    host,
+    profile,
+    faults,
+  };
+  if (raw.data !== undefined) {
+    if (raw.data.trim() === "") throw new UsageError("--data must name a file (it is created if missing)");
+    emulator.dataFile = resolve(cwd, raw.data);
+  }
+  if (raw.key !== undefined && raw.key.length > 0) emulator.keys = raw.key.map(parseKeySpec);
+  return { emulator, quiet: raw.quiet === true };
+}
+
+/** Starts the emulator, prints how to reach it, and stops it (flushing the data file) once `stop` settles. */
+export async function runServe(settings: ServeSettings, io: CliIo, stop: Promise<unknown>): Promise<void> {
+  const options: EmulatorOptions = { ...settings.emulator };
+  if (!settings.quiet) options.log = (line) => io.stderr.write(`${line}\n`);
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emulator = await startEmulator(options);
+  } catch (error) {
+    throw describeStartFailure(error, options);
+  }
+  io.stdout.write(`pcsync serve: listening on ${emulator.url} (profile ${emulator.profile})\n`);
+  if (emulator.devKey !== undefined) {
+    io.stdout.write(`development API key: ${emulator.devKey}\n`);
+    io.stdout.write(`export PCSYNC_BASE_URL=${emulator.url} PCSYNC_API_KEY=${emulator.devKey}\n`);
+  }
+  await stop;
+  await emulator.close();
+  io.stderr.write("pcsync serve: stopped\n");
+}
+
+function describeStartFailure(error: unknown, options: EmulatorOptions): unknown {
+  if (error instanceof DataFileError) {
+    return new PcsyncError(
+      "emulator_data_invalid",
+      `${error.message}; fix the file or remove it to start from the example data`,
+    );
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
+  if (code === "EADDRINUSE") {
+    return new PcsyncError(
+      "serve_listen_failed",
+      `cannot listen on ${address}: the port is in use; pick another with --port`,
+    );
+  }
+  if (code === "EACCES" || code === "EADDRNOTAVAIL") {
+    return new PcsyncError(
+      "serve_listen_failed",
+      `cannot listen on ${address} (${code}); check --host and --port`,
+    );
+  }
+  return error;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolveStop) => {
+    onSignal = resolveStop;
+  });
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    stopped,
+    dispose: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo, setExit) => {
+  program
+    .command("serve")
+    .description("Run the Plugin Configuration Service emulator (in memory, or persisted with --data).")
+    .option("--port <n>", `port to listen on, 0 for any free port (default ${DEFAULT_PORT})`)
+    .option("--host <host>", "address to listen on (default 127.0.0.1)")
+    .option("--data <file>", "persist state in this JSON file: created if missing, reloaded on start")
+    .option("--profile <name>", `behaviour to emulate: ${PROFILE_NAMES.join(" or ")} (default seed)`)
+    .option("--latency <ms>", "add this many milliseconds to every response")
+    .option("--fail-503 <rate>", "answer this fraction (0..1) of requests with 503")
+    .option("--fail-429 <rate>", "answer this fraction (0..1) of requests with 429")
+    .option(
+      "--drop-writes <rate>",
+      "commit this fraction (0..1) of writes, then drop the connection unanswered",
+    )
+    .option("--rate-limit <n>", "throttle each key to n requests per minute (429)")
+    .option("--key <spec>", "accept an API key KEY[:scopes[:projects]] (repeatable; see below)", collect)
+    .option("--seed <n>", "seed the random faults, for reproducible runs")
+    .option("--quiet", "do not log requests to stderr")
+    .addHelpText(
+      "after",
+      `
+Keys: KEY alone has every scope on every project. Scopes are comma-separated
+(e.g. plugin:read,plugin:write or *), or "unscoped" for a legacy key; projects are
+comma-separated ids or *. Without --key and without keys in the data file, a
+development key is generated and printed.
+
+Example:
+  $ pcsync serve --port 8000 --data state.json --profile posthog-2024 \\
+      --key ci-key:plugin:read,plugin:write:1,2 --fail-503 0.05 --seed 7
+`,
+    )
+    .action(async (raw: RawServeOptions) => {
+      const settings = parseServeOptions(raw, io.cwd);
+      const signal = waitForSignal();
+      try {
+        await runServe(settings, io, signal.stopped);
+      } finally {
+        signal.dispose();
+      }
+      setExit(EXIT_OK);
+    });
+};

@@ -1,0 +1,146 @@
+// The emulator's default data set. The demo and the docs refer to these exact ids, so change them
+// only together with those.
+
+import type { EmulatorData, PluginData, StoredLogEntry, StoredRecord } from "./types.js";
+
+// Timestamps hang off a fixed date, not the clock, so the example data is the same on every run.
+const REFERENCE_TIME = Date.parse("2024-06-01T12:00:00.000Z");
+
+function hoursBefore(hours: number): string {
+  return new Date(REFERENCE_TIME - hours * 3_600_000).toISOString();
+}
+
+function serverPlugin(id: number, name: string, description: string, methods: string[]): PluginData {
+  return {
+    id,
+    name,
+    description,
+    capabilities: { methods, scheduled_tasks: ["runEveryMinute"] },
+    frontendApp: false,
+  };
+}
+
+function frontendPlugin(id: number, name: string, description: string): PluginData {
+  return { id, name, description, capabilities: { methods: [], scheduled_tasks: [] }, frontendApp: true };
+}
+
+function exampleRecord(
+  fields: Pick<StoredRecord, "id" | "family" | "project" | "plugin" | "enabled" | "order" | "name">,
+  deliveryRate: string | null,
+): StoredRecord {
+  return {
+    ...fields,
+    description: null,
+    deleted: false,
+    match_action: null,
+    config: "{}",
+    error: null,
+    delivery_rate_24h: deliveryRate,
+    created_at: hoursBefore(24 * 30 - fields.id),
+    updated_at: hoursBefore(24 * 7 - fields.id),
+  };
+}
+
+function geoipLog(
+  index: number,
+  hoursAgo: number,
+  type: string,
+  source: string,
+  message: string,
+): StoredLogEntry {
+  const suffix = index.toString(16).padStart(12, "0");
+  return {
+    id: `018fd5a0-0000-7000-8000-${suffix}`,
+    team_id: 1,
+    plugin_id: 1,
+    plugin_config_id: 1,
+    timestamp: hoursBefore(hoursAgo),
+    source,
+    type,
+    message,
+    instance_id: "018fd5a0-1111-7000-8000-000000000001",
+  };
+}
+
+export function exampleData(): EmulatorData {
+  return {
+    version: 1,
+    plugins: [
+      serverPlugin(1, "GeoIP", "Enrich events with the location of their IP address.", ["processEvent"]),
+      serverPlugin(2, "Property Filter", "Remove chosen properties from every event.", ["processEvent"]),
+      serverPlugin(3, "Taxonomy Standardizer", "Rename events to one naming convention.", ["processEvent"]),
+      serverPlugin(4, "Customer.io Export", "Send events and identities to Customer.io.", ["onEvent"]),
+      serverPlugin(5, "S3 Export", "Export events to an Amazon S3 bucket in batches.", ["onEvent"]),
+      serverPlugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
+      serverPlugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", [
+        "processEvent",
+      ]),
+      serverPlugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
+      frontendPlugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
+      frontendPlugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
+      frontendPlugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),
+      frontendPlugin(43, "Early Access Features", "Let visitors opt in to early access features."),
+    ],
+    projects: [
+      { id: 1, name: "Web" },
+      { id: 2, name: "Mobile" },
+      { id: 3, name: "Staging" },
+    ],
+    keys: [],
+    records: [
+      exampleRecord(
+        { id: 1, family: "plugin_configs", project: 1, plugin: 1, enabled: true, order: 1, name: "GeoIP" },
+        "0.9987",
+      ),
+      exampleRecord(
+        {
+          id: 2,
+          family: "plugin_configs",
+          project: 1,
+          plugin: 2,
+          enabled: false,
+          order: 2,
+          name: "Property Filter",
+        },
+        null,
+      ),
+      exampleRecord(
+        {
+          id: 3,
+          family: "plugin_configs",
+          project: 1,
+          plugin: 5,
+          enabled: true,
+          order: 3,
+          name: "Legacy S3",
+        },
+        "0.9521",
+      ),
+      exampleRecord(
+        {
+          id: 4,
+          family: "pipeline_frontend_apps_configs",
+          project: 1,
+          plugin: 40,
+          enabled: true,
+          order: 1,
+          name: "Notification Bar",
+        },
+        null,
+      ),
+      exampleRecord(
+        { id: 5, family: "plugin_configs", project: 2, plugin: 1, enabled: true, order: 1, name: "GeoIP" },
+        "1.0",
+      ),
+    ],
+    logEntries: [
+      geoipLog(1, 23.5, "INFO", "SYSTEM", "Plugin loaded (instance 018fd5a0)."),
+      geoipLog(2, 20, "DEBUG", "CONSOLE", "Looking up 203.0.113.7"),
+      geoipLog(3, 14.25, "LOG", "CONSOLE", "Resolved 203.0.113.7 to Amsterdam, NL"),
+      geoipLog(4, 9, "WARN", "PLUGIN", "GeoIP database is 31 days old; results may be stale."),
+      geoipLog(5, 4.5, "ERROR", "PLUGIN", "Lookup failed for 198.51.100.300: invalid IP address"),
+      geoipLog(6, 1, "INFO", "SYSTEM", "Plugin reloaded after config change."),
+    ],
+    nextIds: { record: 6 },
+  };
+}

@@ -1,0 +1,77 @@
+// Decides which requests fail and how: injected latency, random 503/429, dropped writes, and
+// per-key rate limits. One seeded PRNG drives every random decision, so a seed replays the faults.
+
+import { createRandom, type Random } from "./prng.js";
+import { SlidingWindowLimiter } from "./rate-limiter.js";
+import type { FaultOptions } from "./types.js";
+
+const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+
+/** Throws a RangeError naming the first option out of range; the CLI checks flags before this. */
+export function checkFaultOptions(faults: FaultOptions): void {
+  const rates = [
+    ["fail503Rate", faults.fail503Rate],
+    ["fail429Rate", faults.fail429Rate],
+    ["dropWriteRate", faults.dropWriteRate],
+  ] as const;
+  for (const [name, rate] of rates) {
+    if (rate !== undefined && !(rate >= 0 && rate <= 1)) {
+      throw new RangeError(`faults.${name} must be between 0 and 1, got ${rate}`);
+    }
+  }
+  const counts = [
+    ["latencyMs", faults.latencyMs],
+    ["rateLimit.perMinute", faults.rateLimit?.perMinute],
+    ["rateLimit.perHour", faults.rateLimit?.perHour],
+  ] as const;
+  for (const [name, count] of counts) {
+    if (count !== undefined && !(Number.isFinite(count) && count >= 0)) {
+      throw new RangeError(`faults.${name} must be a non-negative number, got ${count}`);
+    }
+  }
+}
+
+export class FaultInjector {
+  private faults: FaultOptions = {};
+  private random: Random = Math.random;
+  private limiter = new SlidingWindowLimiter({});
+
+  constructor(faults: FaultOptions = {}) {
+    this.configure(faults);
+  }
+
+  /** Replaces every fault setting; a new seed restarts the random sequence, and limits start afresh. */
+  configure(faults: FaultOptions): void {
+    checkFaultOptions(faults);
+    this.faults = structuredClone(faults);
+    this.random = createRandom(faults.seed ?? Math.floor(Math.random() * 2 ** 32));
+    this.limiter = new SlidingWindowLimiter(faults.rateLimit ?? {});
+  }
+
+  get latencyMs(): number {
+    return this.faults.latencyMs ?? 0;
+  }
+
+  private roll(rate: number | undefined): boolean {
+    // No draw at rate 0, so enabling one fault does not shift another's sequence.
+    if (rate === undefined || rate <= 0) return false;
+    return this.random() < rate;
+  }
+
+  shouldFail503(): boolean {
+    return this.roll(this.faults.fail503Rate);
+  }
+
+  shouldFail429(): boolean {
+    return this.roll(this.faults.fail429Rate);
+  }
+
+  shouldDropWrite(method: string): boolean {
+    return WRITE_METHODS.has(method) && this.roll(this.faults.dropWriteRate);
+  }
+
+  /** Seconds the key must wait, or undefined when the request is within its limits. */
+  throttle(key: string, nowMs: number): number | undefined {
+    return this.limiter.take(key, nowMs);
+  }
+}

@@ -1,0 +1,55 @@
+// limit/offset pagination as the real service does it: default 100, no maximum, absolute
+// next/previous links built from the request's own URL, null at the ends.
+
+import type { Page } from "../api/types.js";
+import { validationError } from "./http-error.js";
+
+export const DEFAULT_PAGE_SIZE = 100;
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+function parseIntegerParam(query: URLSearchParams, name: string, minimum: number, fallback: number) {
+  const raw = query.get(name);
+  if (raw === null) return fallback;
+  if (!/^-?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw validationError("invalid_input", "A valid integer is required.", name);
+  }
+  const value = Number(raw);
+  if (value < minimum) {
+    throw validationError("min_value", `Ensure this value is greater than or equal to ${minimum}.`, name);
+  }
+  return value;
+}
+
+/** Throws 400 for a limit that is not a positive integer or an offset that is not a non-negative one. */
+export function parsePageRequest(query: URLSearchParams): PageRequest {
+  return {
+    limit: parseIntegerParam(query, "limit", 1, DEFAULT_PAGE_SIZE),
+    offset: parseIntegerParam(query, "offset", 0, 0),
+  };
+}
+
+function linkTo(requestUrl: URL, limit: number, offset: number | undefined): string {
+  const url = new URL(requestUrl.href);
+  url.searchParams.set("limit", String(limit));
+  if (offset === undefined) url.searchParams.delete("offset");
+  else url.searchParams.set("offset", String(offset));
+  return url.href;
+}
+
+/** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
+export function paginate<T>(items: readonly T[], page: PageRequest, requestUrl: URL): Page<T> {
+  const { limit, offset } = page;
+  const count = items.length;
+  const next = offset + limit >= count ? null : linkTo(requestUrl, limit, offset + limit);
+  let previous: string | null = null;
+  if (offset > 0) {
+    // Like the real service, the first page is linked without an offset at all.
+    previous =
+      offset - limit <= 0 ? linkTo(requestUrl, limit, undefined) : linkTo(requestUrl, limit, offset - limit);
+  }
+  return { count, next, previous, results: items.slice(offset, offset + limit) };
+}

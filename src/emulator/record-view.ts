@@ -1,0 +1,35 @@
+// How a stored record is written on the wire: the interface's field order, the computed fields,
+// and the posthog-2024 fallback of name/description to the plugin's own.
+
+import type { PluginConfigRecord } from "../api/types.js";
+import type { ProfileBehaviour } from "./profiles.js";
+import type { PluginData, StoredRecord } from "./types.js";
+
+export function renderRecord(
+  record: StoredRecord,
+  plugin: PluginData | undefined,
+  profile: ProfileBehaviour,
+): PluginConfigRecord {
+  const fallback = profile.fallsBackToPluginText && plugin !== undefined;
+  return {
+    id: record.id,
+    plugin: record.plugin,
+    enabled: record.enabled,
+    order: record.order,
+    config: record.config,
+    error: record.error,
+    team_id: record.project,
+    plugin_info: JSON.stringify({
+      id: record.plugin,
+      name: plugin?.name ?? null,
+      description: plugin?.description ?? null,
+    }),
+    delivery_rate_24h: record.delivery_rate_24h,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    name: record.name ?? (fallback ? plugin.name : null),
+    description: record.description ?? (fallback ? plugin.description : null),
+    deleted: record.deleted,
+    match_action: record.match_action,
+  };
+}

@@ -1,0 +1,63 @@
+// Reads and parses a request body: bounded in size, JSON only. An empty body parses to undefined,
+// which handlers treat as `{}`.
+
+import type { IncomingMessage } from "node:http";
+import { parseError, payloadTooLarge, unsupportedMediaType } from "./http-error.js";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+// Beyond this much, an oversized upload is cut off instead of drained.
+const DRAIN_LIMIT_FACTOR = 64;
+
+/**
+ * Collects the raw body; an oversized one is a 413. The rest of an oversized upload is read and
+ * discarded before answering (up to a bound), because a client still sending gets a connection
+ * reset instead of the 413 if the server answers and closes early.
+ */
+export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) {
+      reject(payloadTooLarge(limitBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) chunks.push(chunk);
+      else if (size > limitBytes * DRAIN_LIMIT_FACTOR && !settled) {
+        settled = true;
+        reject(payloadTooLarge(limitBytes));
+      }
+    });
+    request.on("end", () => {
+      if (settled) return;
+      settled = true;
+      if (size > limitBytes) reject(payloadTooLarge(limitBytes));
+      else resolve(Buffer.concat(chunks));
+    });
+    request.on("error", (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
+
+/** Parses a JSON body; a body without a content type is read as JSON, as clients often omit it. */
+export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
+  if (raw.length === 0) return undefined;
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== undefined && mediaType !== "" && mediaType !== "application/json") {
+    throw unsupportedMediaType(mediaType);
+  }
+  const text = raw.toString("utf8");
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw parseError(`JSON parse error - ${(error as Error).message}`);
+  }
+}

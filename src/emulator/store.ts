@@ -1,0 +1,182 @@
+// The emulator's state and every change to it. All changes are synchronous, so concurrent requests
+// (interleaved only at await points in the server) can never see or leave a half-made change.
+
+import { randomUUID } from "node:crypto";
+import type { FamilyName } from "../families.js";
+import { isInFamily, type ProfileBehaviour } from "./profiles.js";
+import type {
+  ApiKeySpec,
+  EmulatorData,
+  PluginData,
+  ProjectData,
+  StoredLogEntry,
+  StoredRecord,
+} from "./types.js";
+import type { RecordInput } from "./validation.js";
+
+export type RecordChanges = RecordInput;
+
+export function compareRecords(a: StoredRecord, b: StoredRecord): number {
+  return a.order - b.order || a.plugin - b.plugin || a.id - b.id;
+}
+
+export class EmulatorStore {
+  private readonly data: EmulatorData;
+  private readonly recordsById = new Map<number, StoredRecord>();
+  private readonly pluginsById = new Map<number, PluginData>();
+  private lastWriteMs = 0;
+  private changeCounter = 0;
+
+  constructor(data: EmulatorData) {
+    this.data = data;
+    for (const record of data.records) this.recordsById.set(record.id, record);
+    for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
+  }
+
+  /** Increases on every change; the server compares it around a request to know whether to persist. */
+  get changeCount(): number {
+    return this.changeCounter;
+  }
+
+  get keys(): readonly ApiKeySpec[] {
+    return this.data.keys;
+  }
+
+  get projects(): readonly ProjectData[] {
+    return this.data.projects;
+  }
+
+  /** A deep copy, safe to hand out or serialise while the state keeps changing. */
+  snapshot(): EmulatorData {
+    return structuredClone(this.data);
+  }
+
+  /** The state as data-file JSON, straight from the live objects (no intermediate copy). */
+  toJson(): string {
+    return `${JSON.stringify(this.data, null, 2)}\n`;
+  }
+
+  plugin(id: number): PluginData | undefined {
+    return this.pluginsById.get(id);
+  }
+
+  isFrontendApp(pluginId: number): boolean {
+    return this.pluginsById.get(pluginId)?.frontendApp === true;
+  }
+
+  private belongsTo(record: StoredRecord, family: FamilyName, profile: ProfileBehaviour): boolean {
+    return isInFamily(profile, record, family, this.isFrontendApp(record.plugin));
+  }
+
+  /** A record of the project reachable through the family, soft-deleted ones included. */
+  findInFamily(
+    projectId: number,
+    family: FamilyName,
+    id: number,
+    profile: ProfileBehaviour,
+  ): StoredRecord | undefined {
+    const record = this.recordsById.get(id);
+    if (!record || record.project !== projectId || !this.belongsTo(record, family, profile)) return undefined;
+    return record;
+  }
+
+  /** What a list shows: the family's records that are not deleted, in service order. */
+  listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): StoredRecord[] {
+    return this.data.records
+      .filter((record) => record.project === projectId && !record.deleted)
+      .filter((record) => this.belongsTo(record, family, profile))
+      .sort(compareRecords);
+  }
+
+  /** The project's enabled records of every family, in service order. */
+  listEnabled(projectId: number): StoredRecord[] {
+    return this.data.records
+      .filter((record) => record.project === projectId && record.enabled)
+      .sort(compareRecords);
+  }
+
+  // Every write gets a strictly later updated_at, even within one millisecond, so a client can
+  // always tell that a record changed.
+  private writeTimestamp(previous?: string): string {
+    const previousMs = previous === undefined ? 0 : Date.parse(previous);
+    const ms = Math.max(Date.now(), this.lastWriteMs + 1, Number.isNaN(previousMs) ? 0 : previousMs + 1);
+    this.lastWriteMs = ms;
+    return new Date(ms).toISOString();
+  }
+
+  private changed(): void {
+    this.changeCounter += 1;
+  }
+
+  createRecord(
+    family: FamilyName,
+    projectId: number,
+    input: RecordInput & { plugin: number; order: number },
+  ): StoredRecord {
+    const timestamp = this.writeTimestamp();
+    const deleted = input.deleted ?? false;
+    const record: StoredRecord = {
+      id: this.data.nextIds.record,
+      family,
+      project: projectId,
+      plugin: input.plugin,
+      enabled: deleted ? false : (input.enabled ?? false),
+      order: input.order,
+      name: input.name ?? null,
+      description: input.description ?? null,
+      deleted,
+      match_action: input.match_action ?? null,
+      config: "{}",
+      error: null,
+      delivery_rate_24h: null,
+      created_at: timestamp,
+      updated_at: timestamp,
+    };
+    this.data.nextIds.record += 1;
+    this.data.records.push(record);
+    this.recordsById.set(record.id, record);
+    this.changed();
+    return record;
+  }
+
+  /** Applies the changes; a record marked deleted is always disabled too. */
+  updateRecord(record: StoredRecord, changes: RecordChanges): void {
+    if (changes.plugin !== undefined) record.plugin = changes.plugin;
+    if (changes.enabled !== undefined) record.enabled = changes.enabled;
+    if (changes.order !== undefined) record.order = changes.order;
+    if (changes.name !== undefined) record.name = changes.name;
+    if (changes.description !== undefined) record.description = changes.description;
+    if (changes.deleted !== undefined) record.deleted = changes.deleted;
+    if (changes.match_action !== undefined) record.match_action = changes.match_action;
+    if (record.deleted) record.enabled = false;
+    record.updated_at = this.writeTimestamp(record.updated_at);
+    this.changed();
+  }
+
+  appendLog(
+    record: StoredRecord,
+    entry: Pick<StoredLogEntry, "source" | "type" | "message">,
+  ): StoredLogEntry {
+    const logEntry: StoredLogEntry = {
+      id: randomUUID(),
+      team_id: record.project,
+      plugin_id: record.plugin,
+      plugin_config_id: record.id,
+      timestamp: this.writeTimestamp(),
+      source: entry.source,
+      type: entry.type,
+      message: entry.message,
+      instance_id: randomUUID(),
+    };
+    this.data.logEntries.push(logEntry);
+    this.changed();
+    return logEntry;
+  }
+
+  /** The log entries of one config of the project, newest first. */
+  logsOf(projectId: number, configId: number): StoredLogEntry[] {
+    return this.data.logEntries
+      .filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId)
+      .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id));
+  }
+}

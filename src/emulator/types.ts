@@ -1,0 +1,120 @@
+// Types of the emulator: its options, its running handle, and EmulatorData — the in-memory state
+// that is also, as JSON, the format of the data file.
+
+import type { FamilyName } from "../families.js";
+
+export type ProfileName = "seed" | "posthog-2024";
+
+export const PROFILE_NAMES = ["seed", "posthog-2024"] as const satisfies readonly ProfileName[];
+
+export interface ApiKeySpec {
+  key: string;
+  /** `null` is an unscoped legacy key: full access. */
+  scopes: string[] | null;
+  projects: number[] | "*";
+  label?: string;
+}
+
+export interface PluginData {
+  id: number;
+  name: string;
+  description: string;
+  /** What the plugin can do server-side; frontend apps have neither. */
+  capabilities: { methods: string[]; scheduled_tasks: string[] };
+  /** A site/frontend app: what `pipeline_frontend_apps_configs` shows in the posthog-2024 profile. */
+  frontendApp: boolean;
+}
+
+export interface ProjectData {
+  id: number;
+  name: string;
+}
+
+/** A plugin config as stored: every record field plus the family it was created through. */
+export interface StoredRecord {
+  id: number;
+  family: FamilyName;
+  /** The project id (the record's `team_id`). */
+  project: number;
+  plugin: number;
+  enabled: boolean;
+  order: number;
+  name: string | null;
+  description: string | null;
+  deleted: boolean;
+  match_action: number | null;
+  config: string;
+  error: string | null;
+  delivery_rate_24h: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoredLogEntry {
+  id: string;
+  team_id: number;
+  plugin_id: number;
+  plugin_config_id: number;
+  timestamp: string;
+  source: string;
+  type: string;
+  message: string;
+  instance_id: string;
+}
+
+export interface EmulatorData {
+  version: 1;
+  plugins: PluginData[];
+  projects: ProjectData[];
+  keys: ApiKeySpec[];
+  records: StoredRecord[];
+  logEntries: StoredLogEntry[];
+  nextIds: { record: number };
+}
+
+export interface FaultOptions {
+  /** Added to every response. */
+  latencyMs?: number;
+  /** 0..1 fraction of requests answered 503 before any processing. */
+  fail503Rate?: number;
+  /** 0..1 fraction of requests answered 429 before any processing. */
+  fail429Rate?: number;
+  /** 0..1 fraction of writes whose change is committed, then the connection is destroyed unanswered. */
+  dropWriteRate?: number;
+  /** Per-key sliding-window throttling. */
+  rateLimit?: { perMinute?: number; perHour?: number };
+  /** Seeds the PRNG deciding faults. */
+  seed?: number;
+}
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  profile?: ProfileName;
+  dataFile?: string;
+  data?: EmulatorData;
+  keys?: ApiKeySpec[];
+  faults?: FaultOptions;
+  log?: (line: string) => void;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** The request target as sent: path and query string. */
+  path: string;
+  /** 0 when the connection was dropped without a response. */
+  status: number;
+  hadAuth: boolean;
+}
+
+export interface RunningEmulator {
+  url: string;
+  port: number;
+  profile: ProfileName;
+  devKey: string | undefined;
+  setFaults(faults: FaultOptions): void;
+  snapshot(): EmulatorData;
+  requestLog: ReadonlyArray<RequestLogEntry>;
+  resetRequestLog(): void;
+  close(): Promise<void>;
+}
