@@ -1,0 +1,161 @@
+// Turns a Plan into what every human-readable renderer shows: one section per project and family
+// holding its items (creates, updates, deletes, then moves) as lines of styled spans.
+
+import type { FamilyName } from "../families.js";
+import type {
+  GuardViolation,
+  OrderMove,
+  Plan,
+  PlannedChange,
+  PlanSummary,
+  UnmanagedRecord,
+} from "../plan/types.js";
+import {
+  escapeControl,
+  formatFieldChange,
+  formatName,
+  formatValue,
+  type Span,
+  type ValueOptions,
+} from "./format-value.js";
+
+export type ItemKind = "create" | "update" | "delete" | "reorder";
+
+export interface PlanItem {
+  kind: ItemKind;
+  /** The item's first line without its marker, e.g. `create "GeoIP"`. */
+  head: string;
+  /** `file:line` the item comes from, control characters escaped. */
+  source: string;
+  /** Field lines shown under the head. */
+  fields: Span[][];
+}
+
+export interface FamilySection {
+  project: string;
+  family: FamilyName;
+  counts: PlanSummary;
+  items: PlanItem[];
+  unmanaged: UnmanagedRecord[];
+  guards: GuardViolation[];
+}
+
+export const MARKERS: Record<ItemKind, string> = {
+  create: "+",
+  update: "~",
+  delete: "-",
+  reorder: "↕",
+};
+
+const ACTION_ORDER: Record<PlannedChange["action"], number> = { create: 0, update: 1, delete: 2 };
+
+/** Unmanaged records named in a note before the rest are only counted. */
+const UNMANAGED_NAMED = 5;
+
+/**
+ * Groups the plan by project and family, in the order the plan read the families, then any family
+ * only the changes mention (a hand-made plan). Families with nothing to show are left out.
+ */
+export function describePlan(plan: Plan, options: ValueOptions): FamilySection[] {
+  const sections = new Map<string, FamilySection>();
+  const sectionFor = (project: string, family: FamilyName): FamilySection => {
+    const key = `${project}\u0000${family}`;
+    let section = sections.get(key);
+    if (!section) {
+      section = {
+        project,
+        family,
+        counts: { create: 0, update: 0, delete: 0, reorder: 0 },
+        items: [],
+        unmanaged: [],
+        guards: [],
+      };
+      sections.set(key, section);
+    }
+    return section;
+  };
+
+  for (const report of plan.families)
+    sectionFor(report.project, report.family).unmanaged.push(...report.unmanaged);
+  // Creates, updates, deletes, then moves: the order in which apply performs them.
+  const changes = plan.changes
+    .map((change, index) => ({ change, index }))
+    .sort((a, b) => ACTION_ORDER[a.change.action] - ACTION_ORDER[b.change.action] || a.index - b.index);
+  for (const { change } of changes) {
+    const section = sectionFor(change.project, change.family);
+    section.counts[change.action] += 1;
+    section.items.push(describeChange(change, options));
+  }
+  for (const reorder of plan.reorders) {
+    const section = sectionFor(reorder.project, reorder.family);
+    section.counts.reorder += reorder.moves.length;
+    for (const move of reorder.moves) section.items.push(describeMove(move, reorder.source, options));
+  }
+  for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
+
+  return [...sections.values()].filter(
+    (section) => section.items.length > 0 || section.unmanaged.length > 0 || section.guards.length > 0,
+  );
+}
+
+function describeChange(change: PlannedChange, options: ValueOptions): PlanItem {
+  const name = formatName(change.name, options);
+  const id = change.id === null ? "" : ` (id ${change.id})`;
+  return {
+    kind: change.action,
+    head: `${change.action} ${name}${id}`,
+    source: escapeControl(change.source),
+    fields: describeFields(change, options),
+  };
+}
+
+function describeFields(change: PlannedChange, options: ValueOptions): Span[][] {
+  const lines: Span[][] = [];
+  // The plan's field order is meaningful (a create lists plugin first, order last): keep it.
+  for (const [field, fieldChange] of Object.entries(change.fields)) {
+    if (change.action === "create") {
+      // The head already shows the name a create gives.
+      if (field === "name" && fieldChange.to === change.name) continue;
+      lines.push([{ text: `${field}: ${formatValue(fieldChange.to, options)}` }]);
+    } else {
+      lines.push(formatFieldChange(field, fieldChange, options));
+    }
+  }
+  return lines;
+}
+
+function describeMove(move: OrderMove, source: string, options: ValueOptions): PlanItem {
+  return {
+    kind: "reorder",
+    head: `reorder: ${formatName(move.name, options)} (id ${move.id}) ${move.from} → ${move.to}`,
+    source: escapeControl(source),
+    fields: [],
+  };
+}
+
+/** `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9)`, naming only the first few. */
+export function describeUnmanaged(
+  records: readonly UnmanagedRecord[],
+  options: ValueOptions,
+): string | undefined {
+  if (records.length === 0) return undefined;
+  const count = records.length === 1 ? "1 record" : `${records.length} records`;
+  const named = records
+    .slice(0, UNMANAGED_NAMED)
+    .map((record) => `${formatName(record.name, options)} (id ${record.id})`)
+    .join(", ");
+  const rest = records.length > UNMANAGED_NAMED ? ` and ${records.length - UNMANAGED_NAMED} more` : "";
+  return `unmanaged: ${count} left alone: ${named}${rest}`;
+}
+
+/** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */
+export function describeSummary(summary: PlanSummary): string {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.reorder} to reorder.`;
+}
+
+export const NO_CHANGES = "No changes. The remote state matches the manifest.";
+
+export function hasPlannedChanges(plan: Plan): boolean {
+  const { create, update, delete: deletes, reorder } = plan.summary;
+  return create + update + deletes + reorder > 0 || plan.changes.length > 0 || plan.reorders.length > 0;
+}

@@ -1,0 +1,163 @@
+// How values look in a rendered plan: field values, record names, `old → new`, and a compact word
+// diff for long strings, as styled spans so each renderer decides how to show them.
+
+import { diffWordsWithSpace } from "diff";
+import type { FieldChange, FieldValue } from "../plan/types.js";
+
+export type SpanStyle = "added" | "removed";
+
+export interface Span {
+  text: string;
+  style?: SpanStyle;
+}
+
+export interface ValueOptions {
+  /** Longest string value shown in full; longer ones are cut with their length noted. */
+  maxValueChars: number;
+}
+
+/** Strings longer than this are shown as a word diff instead of two full values. */
+const LONG_STRING = 60;
+/** Words of unchanged text kept on each side of a change in a word diff. */
+const CONTEXT_WORDS = 3;
+/** Longest unchanged context kept on one side, for "words" without spaces. */
+const CONTEXT_CHARS = 40;
+/** Beyond this many edited tokens a word diff stops being compact; the values are shown instead. */
+const MAX_EDIT_LENGTH = 200;
+/** Strings longer than this are never word-diffed: the diff would cost more than it shows. */
+const MAX_DIFF_INPUT = 20_000;
+
+/** Control characters escaped so a remote name cannot move the cursor or recolour a terminal. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Escapes control characters in text that is shown raw (project ids, sources, messages). */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => {
+    if (character === "\n") return "\\n";
+    if (character === "\t") return "\\t";
+    return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** The first `count` code points of a string, never splitting a surrogate pair. */
+export function truncateCodePoints(text: string, count: number): string {
+  if (text.length <= count) return text;
+  return Array.from(text).slice(0, count).join("");
+}
+
+/** A string as a JSON literal: quoted, with escapes, so spaces and odd characters stay visible. */
+export function quoteString(text: string, options: ValueOptions): string {
+  if (text.length <= options.maxValueChars) return JSON.stringify(text);
+  const cut = truncateCodePoints(text, options.maxValueChars);
+  return `${JSON.stringify(cut).slice(0, -1)}…" (${text.length} chars)`;
+}
+
+export function formatValue(value: FieldValue | undefined, options: ValueOptions): string {
+  if (value === undefined) return "(unset)";
+  if (typeof value === "string") return quoteString(value, options);
+  return String(value);
+}
+
+export function formatName(name: string | null, options: ValueOptions): string {
+  return name === null ? "(unnamed)" : quoteString(name, options);
+}
+
+/** `field: old → new`, or for long strings `field: "…unchanged [-old-]{+new+} words…" (word diff)`. */
+export function formatFieldChange(field: string, change: FieldChange, options: ValueOptions): Span[] {
+  const { from, to } = change;
+  if (
+    typeof from === "string" &&
+    typeof to === "string" &&
+    (from.length > LONG_STRING || to.length > LONG_STRING)
+  ) {
+    const spans = describeWordDiff(from, to, options);
+    if (spans) return [{ text: `${field}: ` }, ...spans, { text: " (word diff)" }];
+  }
+  return [{ text: `${field}: ${formatValue(from, options)} → ${formatValue(to, options)}` }];
+}
+
+/** The inside of a JSON string literal: the escapes without the quotes. */
+function escapeInner(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+function describeWordDiff(from: string, to: string, options: ValueOptions): Span[] | undefined {
+  if (from.length > MAX_DIFF_INPUT || to.length > MAX_DIFF_INPUT) return undefined;
+  const parts = diffWordsWithSpace(from, to, { maxEditLength: MAX_EDIT_LENGTH });
+  if (!parts) return undefined;
+  const spans: Span[] = [{ text: '"' }];
+  parts.forEach((part, index) => {
+    if (part.added || part.removed) {
+      const inner = escapeInner(truncateCodePoints(part.value, options.maxValueChars));
+      const cut = part.value.length > options.maxValueChars ? "…" : "";
+      spans.push(
+        part.added
+          ? { text: `{+${inner}${cut}+}`, style: "added" }
+          : { text: `[-${inner}${cut}-]`, style: "removed" },
+      );
+      return;
+    }
+    const isFirst = index === 0;
+    const isLast = index === parts.length - 1;
+    spans.push({ text: escapeInner(compactContext(part.value, isFirst, isLast)) });
+  });
+  spans.push({ text: '"' });
+  return spans;
+}
+
+/** Keeps a few words of unchanged text next to the changes around it, eliding the rest with `…`. */
+function compactContext(text: string, isFirst: boolean, isLast: boolean): string {
+  if (isFirst && isLast) return text;
+  const tokens = text.match(/\s+|\S+/g) ?? [];
+  const words = tokens.filter(isWord).length;
+  const sides = isFirst || isLast ? 1 : 2;
+  if (words <= CONTEXT_WORDS * sides && text.length <= CONTEXT_CHARS * sides) return text;
+  const head = clipEnd(firstWords(tokens, CONTEXT_WORDS).trimEnd());
+  const tail = clipStart(lastWords(tokens, CONTEXT_WORDS).trimStart());
+  if (isFirst) return `…${tail}`;
+  if (isLast) return `${head}…`;
+  return `${head}…${tail}`;
+}
+
+function isWord(token: string): boolean {
+  return /\S/.test(token);
+}
+
+/** The text of the leading tokens holding `count` words. */
+function firstWords(tokens: readonly string[], count: number): string {
+  let words = 0;
+  let text = "";
+  for (const token of tokens) {
+    if (isWord(token)) {
+      if (words === count) break;
+      words += 1;
+    }
+    text += token;
+  }
+  return text;
+}
+
+/** The text of the trailing tokens holding `count` words. */
+function lastWords(tokens: readonly string[], count: number): string {
+  let words = 0;
+  const kept: string[] = [];
+  for (let index = tokens.length - 1; index >= 0; index -= 1) {
+    const token = tokens[index] ?? "";
+    if (isWord(token)) {
+      if (words === count) break;
+      words += 1;
+    }
+    kept.push(token);
+  }
+  return kept.reverse().join("");
+}
+
+function clipEnd(text: string): string {
+  return text.length > CONTEXT_CHARS ? truncateCodePoints(text, CONTEXT_CHARS) : text;
+}
+
+function clipStart(text: string): string {
+  if (text.length <= CONTEXT_CHARS) return text;
+  return Array.from(text).slice(-CONTEXT_CHARS).join("");
+}

@@ -1,0 +1,42 @@
+// The renderers of a plan, and `renderPlan` to write one in the format the user chose.
+
+import type { Writable } from "node:stream";
+import type { Plan } from "../plan/types.js";
+import { renderJson } from "./json.js";
+import { renderMarkdown } from "./markdown.js";
+import { renderText } from "./text.js";
+
+export { renderJson } from "./json.js";
+export { type MarkdownOptions, PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
+export {
+  PLAN_FORMAT,
+  PLAN_VERSION,
+  PlanFileError,
+  parsePlanFile,
+  readPlanSchema,
+  serializePlan,
+} from "./plan-file.js";
+export { renderText, type TextOptions } from "./text.js";
+
+export type PlanFormat = "text" | "json" | "markdown";
+
+export interface RenderOptions {
+  /** ANSI colours in text output; ignored by json and markdown. */
+  colour: boolean;
+  /** Markdown heading. */
+  title?: string;
+}
+
+export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
+  switch (format) {
+    case "text":
+      renderText(plan, out, { colour: options.colour });
+      return;
+    case "json":
+      out.write(renderJson(plan));
+      return;
+    case "markdown":
+      out.write(renderMarkdown(plan, options.title === undefined ? {} : { title: options.title }));
+      return;
+  }
+}

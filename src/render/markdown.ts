@@ -1,0 +1,271 @@
+// Renders a plan as GitHub markdown for a PR comment or a job summary: a summary table and one
+// collapsed diff per project and family, always shorter than the comment size limit.
+
+import type { Plan, PlanSummary } from "../plan/types.js";
+import {
+  describePlan,
+  describeSummary,
+  describeUnmanaged,
+  type FamilySection,
+  hasPlannedChanges,
+  MARKERS,
+  NO_CHANGES,
+  type PlanItem,
+} from "./describe-plan.js";
+import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
+
+export interface MarkdownOptions {
+  /** Heading of the comment (default "pcsync plan"). */
+  title?: string;
+  /** The result is always shorter than this (default 60,000, under GitHub's 65,536 comment limit). */
+  maxChars?: number;
+}
+
+/** Hidden first line by which a CI job finds its previous comment and updates it. */
+export const PLAN_COMMENT_MARKER = "<!-- pcsync-plan -->";
+
+const DEFAULT_TITLE = "pcsync plan";
+const DEFAULT_MAX_CHARS = 60_000;
+/** Below this, not even the heading, summary and notes are sure to fit. */
+const MIN_MAX_CHARS = 2_000;
+const FULL_PLAN_HINT = "run `pcsync plan` locally for the full plan";
+
+/** A comment is read, not searched: long values are cut, and no line runs on forever. */
+const MARKDOWN_VALUES: ValueOptions = { maxValueChars: 200 };
+const MAX_LINE_CHARS = 600;
+const MAX_TITLE_CHARS = 100;
+const MAX_CELL_CHARS = 60;
+const MAX_GUARD_CHARS = 400;
+
+/** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
+const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]/g;
+
+export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  if (!(maxChars >= MIN_MAX_CHARS)) throw new RangeError(`maxChars must be at least ${MIN_MAX_CHARS}`);
+  const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS))}`;
+  const changed = hasPlannedChanges(plan);
+  const summary = `**${changed ? describeSummary(plan.summary) : NO_CHANGES}**`;
+  const sections = describePlan(plan, MARKDOWN_VALUES);
+
+  const top = [PLAN_COMMENT_MARKER, title, summary];
+  const guards = renderGuards(plan, Math.floor(maxChars / 10));
+  if (guards) top.push(guards);
+  if (changed) top.push(renderTable(sections, Math.floor(maxChars / 4)));
+  const head = `${top.join("\n\n")}\n\n`;
+
+  const blocks = sections
+    .filter((section) => section.items.length > 0 || section.unmanaged.length > 0)
+    .map(buildBlock);
+  const reserve = renderOmittedNote(9_999_999, 9_999_999).length;
+  const fitted = fitBlocks(blocks, maxChars - 1 - head.length - reserve);
+  const omitted = blocks.filter((_, index) => fitted[index] === undefined);
+  const changesOmitted = omitted.reduce((total, block) => total + block.changeCount, 0);
+  const note = omitted.length > 0 ? renderOmittedNote(omitted.length, changesOmitted) : "";
+  const markdown = `${head}${fitted.filter((text) => text !== undefined).join("")}${note}`.trimEnd();
+  if (markdown.length < maxChars) return `${markdown}\n`;
+  // Unreachable by construction; kept so the limit holds even if the arithmetic above is wrong.
+  return `${[PLAN_COMMENT_MARKER, title, summary, `_Details not shown; ${FULL_PLAN_HINT}._`].join("\n\n")}\n`;
+}
+
+/** Text outside code blocks: control characters escaped, markdown and HTML syntax neutralised. */
+export function escapeText(text: string): string {
+  return escapeControl(text).replace(TEXT_SPECIALS, (character) =>
+    character === "@" ? "@&#8203;" : `&#${character.charCodeAt(0)};`,
+  );
+}
+
+/**
+ * A line inside a fenced code block. Values are JSON literals, where `\u0060` and `\u003c` mean
+ * the same string: so a name can neither close the fence nor open an HTML tag.
+ */
+function escapeCodeLine(line: string): string {
+  const cut = line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line;
+  return cut.replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
+}
+
+function renderGuards(plan: Plan, budget: number): string | undefined {
+  if (plan.guards.length === 0) return undefined;
+  const lines = ["> [!WARNING]", "> Safety guards: apply will refuse this plan unless `--force`."];
+  let length = lines.join("\n").length;
+  let shown = 0;
+  for (const guard of plan.guards) {
+    const line = `> - ${escapeText(truncateCodePoints(guard.message, MAX_GUARD_CHARS))}`;
+    if (length + line.length + 1 > budget) break;
+    lines.push(line);
+    length += line.length + 1;
+    shown += 1;
+  }
+  if (shown < plan.guards.length) lines.push(`> - … and ${plan.guards.length - shown} more`);
+  return lines.join("\n");
+}
+
+function renderTable(sections: readonly FamilySection[], budget: number): string {
+  const lines = [
+    "| Project | Family | Create | Update | Delete | Reorder |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
+  ];
+  const counted = sections.filter((section) => countChanges(section.counts) > 0);
+  const total = sumCounts(counted.map((section) => section.counts));
+  let length = lines.join("\n").length;
+  let shown = 0;
+  for (const section of counted) {
+    const row = renderRow(
+      escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS)),
+      section.family,
+      section.counts,
+    );
+    if (length + row.length + 1 > budget) break;
+    lines.push(row);
+    length += row.length + 1;
+    shown += 1;
+  }
+  if (shown < counted.length) {
+    const rest = sumCounts(counted.slice(shown).map((section) => section.counts));
+    const { create, update, delete: deletes, reorder } = rest;
+    lines.push(`| … ${counted.length - shown} more | | ${create} | ${update} | ${deletes} | ${reorder} |`);
+  }
+  const { create, update, delete: deletes, reorder } = total;
+  lines.push(`| **Total** | | **${create}** | **${update}** | **${deletes}** | **${reorder}** |`);
+  return lines.join("\n");
+}
+
+function renderRow(project: string, family: string, counts: PlanSummary): string {
+  return `| ${project} | ${family} | ${counts.create} | ${counts.update} | ${counts.delete} | ${counts.reorder} |`;
+}
+
+function countChanges(counts: PlanSummary): number {
+  return counts.create + counts.update + counts.delete + counts.reorder;
+}
+
+function sumCounts(all: readonly PlanSummary[]): PlanSummary {
+  const total: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
+  for (const counts of all) {
+    total.create += counts.create;
+    total.update += counts.update;
+    total.delete += counts.delete;
+    total.reorder += counts.reorder;
+  }
+  return total;
+}
+
+/** One family's collapsed diff, kept as separate items so it can be cut between items only. */
+interface Block {
+  open: string;
+  /** Each item's lines, escaped and joined: a change with its fields, a move, or the unmanaged note. */
+  items: string[];
+  /** Whether each item is a change or move (counted in "N more changes"), not a note. */
+  isChange: boolean[];
+  changeCount: number;
+  full: string;
+}
+
+function buildBlock(section: FamilySection): Block {
+  const items = section.items.map(renderItem);
+  const isChange = items.map(() => true);
+  const unmanaged = describeUnmanaged(section.unmanaged, MARKDOWN_VALUES);
+  if (unmanaged) {
+    items.push(escapeCodeLine(`  ${unmanaged}`));
+    isChange.push(false);
+  }
+  const open = `<details><summary>${describeSection(section)}</summary>\n\n`;
+  const block = { open, items, isChange, changeCount: section.items.length, full: "" };
+  block.full = renderBlock(block, items.length);
+  return block;
+}
+
+function describeSection(section: FamilySection): string {
+  const { counts } = section;
+  const parts = [
+    counts.create > 0 ? `${counts.create} to create` : "",
+    counts.update > 0 ? `${counts.update} to update` : "",
+    counts.delete > 0 ? `${counts.delete} to delete` : "",
+    counts.reorder > 0 ? `${counts.reorder} to reorder` : "",
+    section.unmanaged.length > 0 ? `${section.unmanaged.length} unmanaged` : "",
+  ].filter((part) => part !== "");
+  const project = escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS));
+  return `project ${project} / ${section.family}: ${parts.length > 0 ? parts.join(", ") : "no changes"}`;
+}
+
+function renderItem(item: PlanItem): string {
+  const marker = MARKERS[item.kind];
+  const lines = [`${marker} ${item.head}  # ${item.source}`];
+  for (const field of item.fields) lines.push(`${marker}     ${joinSpans(field)}`);
+  return lines.map(escapeCodeLine).join("\n");
+}
+
+function joinSpans(spans: readonly Span[]): string {
+  return spans.map((span) => span.text).join("");
+}
+
+/** The block with its first `shown` items; the rest are counted in a note after the code. */
+function renderBlock(block: Block, shown: number): string {
+  const body = `\`\`\`diff\n${block.items.slice(0, shown).join("\n")}\n\`\`\`\n\n`;
+  return `${block.open}${body}${renderCutNote(block, shown)}</details>\n\n`;
+}
+
+function renderCutNote(block: Block, shown: number): string {
+  if (shown >= block.items.length) return "";
+  const hidden = block.isChange.slice(shown).filter(Boolean).length;
+  const what =
+    hidden === 0
+      ? "The unmanaged records are"
+      : hidden === 1
+        ? "1 more change is"
+        : `${hidden} more changes are`;
+  return `_… ${what} not shown; ${FULL_PLAN_HINT}._\n\n`;
+}
+
+function renderOmittedNote(sections: number, changes: number): string {
+  const what = sections === 1 ? "1 more project/family is" : `${sections} more projects/families are`;
+  return `_… ${what} not shown (${changes} ${changes === 1 ? "change" : "changes"}); ${FULL_PLAN_HINT}._\n`;
+}
+
+/**
+ * Fits blocks into `budget` characters, dropping the largest families first: the smallest blocks
+ * that fit with one item each are chosen, then each gets its one item plus an equal share of what
+ * is left, smallest first, so small families show whole and the largest are cut. Returns the text
+ * per block, in order; undefined for a block left out.
+ */
+function fitBlocks(blocks: readonly Block[], budget: number): Array<string | undefined> {
+  const total = blocks.reduce((sum, block) => sum + block.full.length, 0);
+  if (total <= budget) return blocks.map((block) => block.full);
+  const fitted: Array<string | undefined> = blocks.map(() => undefined);
+  const minimums = blocks.map((block) => renderBlock(block, 1).length);
+  const bySize = blocks
+    .map((block, index) => ({ block, index, minimum: minimums[index] ?? 0 }))
+    .sort((a, b) => a.block.full.length - b.block.full.length || a.index - b.index);
+  const chosen: typeof bySize = [];
+  let used = 0;
+  for (const entry of bySize) {
+    if (used + entry.minimum > budget) break;
+    used += entry.minimum;
+    chosen.push(entry);
+  }
+  let extra = budget - used;
+  let left = chosen.length;
+  for (const { block, index, minimum } of chosen) {
+    const share = minimum + Math.floor(extra / left);
+    left -= 1;
+    const text = block.full.length <= share ? block.full : cutBlock(block, share);
+    if (text === undefined) continue;
+    fitted[index] = text;
+    extra -= text.length - minimum;
+  }
+  return fitted;
+}
+
+/** The block with as many leading items as fit in `share` characters, or undefined if none do. */
+function cutBlock(block: Block, share: number): string | undefined {
+  let low = 0;
+  let high = block.items.length - 1;
+  // The longest prefix that fits; lengths grow with the prefix, so search it.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (renderBlock(block, middle).length <= share) low = middle;
+    else high = middle - 1;
+  }
+  if (low === 0) return undefined;
+  const text = renderBlock(block, low);
+  return text.length <= share ? text : undefined;
+}

@@ -1,0 +1,180 @@
+// The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
+// `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { PcsyncError } from "../errors.js";
+import type { Plan } from "../plan/types.js";
+
+export const PLAN_FORMAT = "pcsync-plan";
+export const PLAN_VERSION = 1;
+
+const SCHEMA_FILE = join("schemas", "plan.schema.json");
+
+/** A plan file that cannot be used: not JSON, not a plan, another version, or invalid. */
+export class PlanFileError extends PcsyncError {
+  constructor(message: string) {
+    super("plan_file_invalid", message);
+  }
+}
+
+/** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
+export function serializePlan(plan: Plan): string {
+  return `${JSON.stringify(plan, null, 2)}\n`;
+}
+
+/** Reads a plan document, validated against schemas/plan.schema.json; `fileName` names it in errors. */
+export function parsePlanFile(text: string, fileName: string): Plan {
+  const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PlanFileError(`${fileName} is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`);
+  }
+  if (!isObject(data) || data.format !== PLAN_FORMAT) {
+    throw new PlanFileError(
+      `${fileName} is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`,
+    );
+  }
+  if (data.version !== PLAN_VERSION) {
+    throw new PlanFileError(
+      `${fileName} is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
+    );
+  }
+  const validate = compilePlanSchema();
+  if (!validate(data)) {
+    const problem = describeSchemaErrors(validate.errors ?? []);
+    throw new PlanFileError(`${fileName} is not a valid pcsync plan: ${problem}. ${redo}`);
+  }
+  checkSummary(data, fileName, redo);
+  restoreAbsentFrom(data);
+  return data;
+}
+
+let compiled: ValidateFunction<Plan> | undefined;
+
+function compilePlanSchema(): ValidateFunction<Plan> {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+    compiled = ajv.compile<Plan>(readPlanSchema());
+  }
+  return compiled;
+}
+
+/** The plan schema, as parsed JSON. */
+export function readPlanSchema(): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
+  if (!isObject(parsed)) throw new Error(`${SCHEMA_FILE} is not a JSON object`);
+  return parsed;
+}
+
+/**
+ * The schema ships beside the code, not inside it: from src/render (tests) and from
+ * dist/src/render (the built CLI) it sits at a different depth, so look upwards for it.
+ */
+function findPackageFile(relative: string): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(directory, relative);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(directory);
+    if (parent === directory)
+      throw new Error(`cannot find ${relative} above ${fileURLToPath(import.meta.url)}`);
+    directory = parent;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */
+function checkSummary(plan: Plan, fileName: string, redo: string): void {
+  const counted = {
+    create: plan.changes.filter((change) => change.action === "create").length,
+    update: plan.changes.filter((change) => change.action === "update").length,
+    delete: plan.changes.filter((change) => change.action === "delete").length,
+    reorder: plan.reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+  };
+  for (const key of ["create", "update", "delete", "reorder"] as const) {
+    if (plan.summary[key] !== counted[key]) {
+      throw new PlanFileError(
+        `${fileName} is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
+      );
+    }
+  }
+}
+
+/** JSON drops `from: undefined`; put the key back so the result is the Plan that was saved. */
+function restoreAbsentFrom(plan: Plan): void {
+  for (const change of plan.changes) {
+    for (const fieldChange of Object.values(change.fields)) {
+      if (!Object.hasOwn(fieldChange, "from")) fieldChange.from = undefined;
+    }
+  }
+}
+
+/**
+ * The first schema error in words, at a path a user can find in the file
+ * (`changes[3].fields.plugin.to`). The alternatives of a union (`integer or null`) are merged.
+ */
+function describeSchemaErrors(errors: readonly ErrorObject[]): string {
+  const [first] = errors;
+  if (!first) return "it does not match the plan schema";
+  const path = formatPath(first.instancePath);
+  if (first.keyword === "type") {
+    const types = errors
+      .filter((error) => error.keyword === "type" && error.instancePath === first.instancePath)
+      .flatMap((error) => String(error.params.type).split(","));
+    return `${path} must be ${[...new Set(types)].join(" or ")}`;
+  }
+  return describeSchemaError(first, path);
+}
+
+function describeSchemaError(error: ErrorObject, path: string): string {
+  const params: Record<string, unknown> = error.params;
+  if (error.propertyName !== undefined)
+    return `${path} has an unknown key ${JSON.stringify(error.propertyName)}`;
+  switch (error.keyword) {
+    case "required":
+      return `${path} lacks the required property ${JSON.stringify(params.missingProperty)}`;
+    case "additionalProperties":
+      return `${path} has an unknown property ${JSON.stringify(params.additionalProperty)}`;
+    case "enum":
+      return `${path} must be one of ${(Array.isArray(params.allowedValues) ? params.allowedValues : []).map((value) => JSON.stringify(value)).join(", ")}`;
+    case "const":
+      return `${path} must be ${JSON.stringify(params.allowedValue)}`;
+    case "false schema":
+      return `${path} is not allowed here`;
+    case "maxProperties":
+      return params.limit === 0 ? `${path} must be empty` : `${path} ${error.message ?? "is invalid"}`;
+    case "minProperties":
+      return params.limit === 1 ? `${path} must not be empty` : `${path} ${error.message ?? "is invalid"}`;
+    default: {
+      // With `verbose`, the failing schema's description says in words what the keyword checks.
+      const schema: unknown = error.parentSchema;
+      const description =
+        isObject(schema) && typeof schema.description === "string"
+          ? ` (${schema.description.replace(/\.$/, "")})`
+          : "";
+      return `${path} ${error.message ?? "is invalid"}${description}`;
+    }
+  }
+}
+
+function formatPath(pointer: string): string {
+  if (pointer === "") return "the plan";
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((path, segment, index) => {
+      if (/^[0-9]+$/.test(segment)) return `${path}[${segment}]`;
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return index === 0 ? segment : `${path}.${segment}`;
+      return `${path}[${JSON.stringify(segment)}]`;
+    }, "");
+}

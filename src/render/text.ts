@@ -1,0 +1,95 @@
+// Renders a plan as text for a terminal or a log: per project and family, `+ create`, `~ update`,
+// `- delete` and `↕ reorder` lines with their manifest source, then a one-line summary.
+
+import type { Writable } from "node:stream";
+import type { Plan } from "../plan/types.js";
+import {
+  describePlan,
+  describeSummary,
+  describeUnmanaged,
+  type FamilySection,
+  hasPlannedChanges,
+  type ItemKind,
+  MARKERS,
+  NO_CHANGES,
+} from "./describe-plan.js";
+import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
+
+export interface TextOptions {
+  /** Emit ANSI colours (decide with `useColour` of the CLI). */
+  colour: boolean;
+}
+
+type Style = "bold" | "dim" | "red" | "green" | "yellow" | "cyan";
+
+/** ANSI open and close codes; each closes only its own attribute so styles can nest. */
+const ANSI: Record<Style, readonly [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+};
+
+const KIND_STYLE: Record<ItemKind, Style> = {
+  create: "green",
+  update: "yellow",
+  delete: "red",
+  reorder: "cyan",
+};
+
+/** A terminal shows whole values: a long string is word-diffed, never cut. */
+const TEXT_VALUES: ValueOptions = { maxValueChars: Number.POSITIVE_INFINITY };
+
+export function renderText(plan: Plan, out: Writable, options: TextOptions): void {
+  const paint = (style: Style, text: string): string => {
+    if (!options.colour || text === "") return text;
+    const [open, close] = ANSI[style];
+    return `\u001b[${open}m${text}\u001b[${close}m`;
+  };
+  const paintSpans = (spans: readonly Span[], base: Style): string => {
+    // Runs of one style are painted once, so the output carries no redundant codes.
+    const runs: { style: Style; text: string }[] = [];
+    for (const span of spans) {
+      const style = span.style === "added" ? "green" : span.style === "removed" ? "red" : base;
+      const last = runs[runs.length - 1];
+      if (last && last.style === style) last.text += span.text;
+      else runs.push({ style, text: span.text });
+    }
+    return runs.map((run) => paint(run.style, run.text)).join("");
+  };
+
+  for (const section of describePlan(plan, TEXT_VALUES)) {
+    out.write(`${renderSection(section, paint, paintSpans).join("\n")}\n\n`);
+  }
+
+  out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+  if (plan.guards.length > 0) {
+    const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
+    out.write(
+      `${paint("yellow", `Warning: ${guards} above: apply will refuse this plan unless --force.`)}\n`,
+    );
+  }
+}
+
+function renderSection(
+  section: FamilySection,
+  paint: (style: Style, text: string) => string,
+  paintSpans: (spans: readonly Span[], base: Style) => string,
+): string[] {
+  const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];
+  for (const item of section.items) {
+    const style = KIND_STYLE[item.kind];
+    lines.push(
+      `  ${paint(style, `${MARKERS[item.kind]} ${item.head}`)}  ${paint("dim", `# ${item.source}`)}`,
+    );
+    for (const field of item.fields) lines.push(`      ${paintSpans(field, style)}`);
+  }
+  const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES);
+  if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
+  for (const guard of section.guards) {
+    lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
+  }
+  return lines;
+}
