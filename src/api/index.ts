@@ -24,6 +24,8 @@ export {
   listLogs,
   listProjects,
   rearrange,
+  // The same function under the name that matches listConfigs/createConfig/updateConfig.
+  rearrange as rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
 export {
