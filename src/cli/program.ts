@@ -2,6 +2,10 @@
 
 import { Command, CommanderError } from "commander";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { registerApplyCommand } from "./commands/apply.js";
+import { registerDemoCommand } from "./commands/demo.js";
+import { registerExportCommand } from "./commands/export.js";
+import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
@@ -11,7 +15,10 @@ export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: Exi
 // One entry per command; each lives in commands/<name>.ts.
 const registrars: CommandRegistrar[] = [
   registerValidateCommand,
-  // (commands are added here)
+  registerPlanCommand,
+  registerApplyCommand,
+  registerExportCommand,
+  registerDemoCommand,
   registerServeCommand,
 ];
 
@@ -27,6 +34,8 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
       writeErr: (text) => io.stderr.write(text),
     });
   for (const register of registrars) register(program, io, setExit);
+  // Subcommands built with `new Command()` do not inherit these settings on their own.
+  for (const command of program.commands) command.copyInheritedSettings(program);
   return program;
 }
 

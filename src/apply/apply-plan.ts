@@ -1,0 +1,344 @@
+// Executes a plan through the API: per family, creates and updates, then deletes, then one
+// reorder; families run concurrently (bounded). Every write is verified from its response, and
+// the report says exactly what was done, what failed and why, and what was skipped.
+
+import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { ApiError, createConfig, rearrangeConfigs, updateConfig } from "../api/index.js";
+import type { FamilyName, WritableField } from "../families.js";
+import { pluginDefaults } from "../plan/compare-fields.js";
+import type {
+  CurrentState,
+  FieldChanges,
+  FieldValue,
+  Plan,
+  PlannedChange,
+  PlannedReorder,
+} from "../plan/types.js";
+import { mapConcurrent } from "./map-concurrent.js";
+
+export type OutcomeStatus = "done" | "failed" | "skipped";
+
+export interface ApplyOutcome {
+  action: "create" | "update" | "delete" | "reorder";
+  project: string;
+  family: FamilyName;
+  name: string | null;
+  id: number | null;
+  source: string;
+  status: OutcomeStatus;
+  /** Why it failed or was skipped; for a reorder, how it was done. */
+  message?: string;
+}
+
+export interface ApplyReport {
+  outcomes: ApplyOutcome[];
+  done: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface ApplyOptions {
+  /** Families applied at once; the client bounds requests in flight on its own. */
+  concurrency: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** What apply learns of the server as it goes, shared by all families of one run. */
+interface ServerTraits {
+  /** Rearrange is refused, or keyed by something other than config ids (posthog-2024). */
+  rearrangeUnusable: boolean;
+}
+
+interface FamilyWork {
+  project: string;
+  family: FamilyName;
+  changes: PlannedChange[];
+  reorder: PlannedReorder | undefined;
+}
+
+export async function applyPlan(
+  client: ApiClient,
+  plan: Plan,
+  current: CurrentState,
+  options: ApplyOptions,
+): Promise<ApplyReport> {
+  const traits: ServerTraits = { rearrangeUnusable: false };
+  const work = groupWork(plan);
+  const total = plan.changes.length + plan.reorders.length;
+  let finished = 0;
+  const progress = () => options.onProgress?.(++finished, total);
+
+  const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
+    applyFamily(client, item, plan, current, traits, progress),
+  );
+  const outcomes = perFamily.flat();
+  return {
+    outcomes,
+    done: outcomes.filter((outcome) => outcome.status === "done").length,
+    failed: outcomes.filter((outcome) => outcome.status === "failed").length,
+    skipped: outcomes.filter((outcome) => outcome.status === "skipped").length,
+  };
+}
+
+function groupWork(plan: Plan): FamilyWork[] {
+  const groups = new Map<string, FamilyWork>();
+  const groupFor = (project: string, family: FamilyName) => {
+    const key = `${project}\u0000${family}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { project, family, changes: [], reorder: undefined };
+      groups.set(key, group);
+    }
+    return group;
+  };
+  for (const change of plan.changes) groupFor(change.project, change.family).changes.push(change);
+  for (const reorder of plan.reorders) groupFor(reorder.project, reorder.family).reorder = reorder;
+  return [...groups.values()];
+}
+
+function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?: string): ApplyOutcome {
+  return {
+    action: change.action,
+    project: change.project,
+    family: change.family,
+    name: change.name,
+    id: change.id,
+    source: change.source,
+    status,
+    ...(message === undefined ? {} : { message }),
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function applyFamily(
+  client: ApiClient,
+  work: FamilyWork,
+  plan: Plan,
+  current: CurrentState,
+  traits: ServerTraits,
+  progress: () => void,
+): Promise<ApplyOutcome[]> {
+  const { project, family } = work;
+  const listed =
+    current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
+  const knownIds = new Set(listed.map((record) => record.id));
+
+  const writes = work.changes.filter((change) => change.action !== "delete");
+  const deletes = work.changes.filter((change) => change.action === "delete");
+  const outcomes: ApplyOutcome[] = [];
+
+  const writeOutcomes = await Promise.all(
+    writes.map(async (change) => {
+      const outcome = await (change.action === "create"
+        ? applyCreate(client, change, knownIds)
+        : applyUpdate(client, change));
+      progress();
+      return outcome;
+    }),
+  );
+  outcomes.push(...writeOutcomes);
+
+  const deleteOutcomes = await Promise.all(
+    deletes.map(async (change) => {
+      const outcome = await applyDelete(client, change);
+      progress();
+      return outcome;
+    }),
+  );
+  outcomes.push(...deleteOutcomes);
+
+  if (work.reorder) {
+    const failedCreates = writeOutcomes.filter(
+      (outcome) => outcome.action === "create" && outcome.status === "failed",
+    );
+    const reorder = work.reorder;
+    const base = {
+      action: "reorder" as const,
+      project,
+      family,
+      name: null,
+      id: null,
+      source: reorder.source,
+    };
+    if (failedCreates.length > 0) {
+      outcomes.push({
+        ...base,
+        status: "skipped",
+        message: `${failedCreates.length} create(s) in this family failed, so the final order cannot be reached; run apply again once they succeed`,
+      });
+    } else {
+      outcomes.push({ ...base, ...(await applyReorder(client, reorder, plan, current, traits)) });
+    }
+    progress();
+  }
+  return outcomes;
+}
+
+function bodyOf(fields: FieldChanges): PluginConfigInput {
+  const body: Record<string, FieldValue> = {};
+  for (const [field, change] of Object.entries(fields)) {
+    if (change) body[field] = change.to;
+  }
+  return body as PluginConfigInput;
+}
+
+/** Fields whose value in the server's response is not what was written. */
+function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): WritableField[] {
+  const wrong: WritableField[] = [];
+  for (const [field, change] of Object.entries(fields) as [WritableField, FieldChanges[WritableField]][]) {
+    if (!change) continue;
+    const value = record[field] ?? null;
+    if (value === change.to) continue;
+    if (change.to === null && (field === "name" || field === "description")) {
+      if (value === pluginDefaults(record)[field]) continue;
+    }
+    wrong.push(field);
+  }
+  return wrong;
+}
+
+function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
+  const details = wrong
+    .map(
+      (field) =>
+        `${field} is ${JSON.stringify(record[field] ?? null)}, not ${JSON.stringify(change.fields[field]?.to)}`,
+    )
+    .join("; ");
+  const hint = wrong.includes("plugin")
+    ? " (this server does not let a config change its plugin: remove the config's id: pin or delete the record so that pcsync creates a new one)"
+    : "";
+  return `the server accepted the write but did not apply it: ${details}${hint}`;
+}
+
+async function applyCreate(
+  client: ApiClient,
+  change: PlannedChange,
+  knownIds: ReadonlySet<number>,
+): Promise<ApplyOutcome> {
+  try {
+    const record = await createConfig(client, change.project, change.family, bodyOf(change.fields), {
+      knownIds,
+    });
+    const wrong = mismatchedFields(change.fields, record);
+    if (wrong.length > 0)
+      return outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong));
+    return outcomeOf({ ...change, id: record.id }, "done");
+  } catch (error) {
+    return outcomeOf(change, "failed", describeError(error));
+  }
+}
+
+async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+  if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
+  try {
+    const record = await updateConfig(
+      client,
+      change.project,
+      change.family,
+      change.id,
+      bodyOf(change.fields),
+    );
+    const wrong = mismatchedFields(change.fields, record);
+    if (wrong.length > 0) return outcomeOf(change, "failed", mismatchMessage(change, record, wrong));
+    return outcomeOf(change, "done");
+  } catch (error) {
+    return outcomeOf(change, "failed", describeError(error));
+  }
+}
+
+/**
+ * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
+ * list, where DELETE on posthog-2024 servers only disables it.
+ */
+async function applyDelete(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+  if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
+  try {
+    const record = await updateConfig(client, change.project, change.family, change.id, { deleted: true });
+    if (record.deleted !== true) {
+      return outcomeOf(
+        change,
+        "failed",
+        "the server answered the delete but the record is not marked deleted",
+      );
+    }
+    return outcomeOf(change, "done");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      return outcomeOf(change, "done", "already gone");
+    }
+    return outcomeOf(change, "failed", describeError(error));
+  }
+}
+
+/**
+ * Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
+ * the keys as plugin ids, so it is used only when no key can name a plugin of the project's
+ * records (which requires having read the project's plugin_configs list, which lists them all).
+ */
+function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentState): boolean {
+  const lists = current.families.filter((item) => item.project === reorder.project);
+  if (!lists.some((item) => item.family === "plugin_configs")) return false;
+  const pluginIds = new Set<number>();
+  for (const list of lists) for (const record of list.records) pluginIds.add(record.plugin);
+  for (const change of plan.changes) {
+    const plugin = change.fields.plugin?.to;
+    if (change.project === reorder.project && typeof plugin === "number") pluginIds.add(plugin);
+  }
+  return reorder.moves.every((move) => !pluginIds.has(move.id));
+}
+
+async function applyReorder(
+  client: ApiClient,
+  reorder: PlannedReorder,
+  plan: Plan,
+  current: CurrentState,
+  traits: ServerTraits,
+): Promise<{ status: OutcomeStatus; message: string }> {
+  const { project, family } = reorder;
+  let pending = reorder.moves;
+  let method = "PATCH order per record";
+  if (!traits.rearrangeUnusable && rearrangeIsSafe(reorder, plan, current)) {
+    try {
+      const orders: Record<string, number> = {};
+      for (const move of reorder.moves) orders[String(move.id)] = move.to;
+      const records = await rearrangeConfigs(client, project, family, orders);
+      const byId = new Map(records.map((record) => [record.id, record]));
+      pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
+      if (pending.length === 0)
+        return { status: "done", message: `${reorder.moves.length} moved by rearrange` };
+      // Rearrange answered but did not move our records: it is keyed otherwise on this server.
+      traits.rearrangeUnusable = true;
+      method = "rearrange, then PATCH order for the records it did not move";
+    } catch (error) {
+      if (
+        !(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))
+      ) {
+        return { status: "failed", message: `rearrange failed: ${describeError(error)}` };
+      }
+      traits.rearrangeUnusable = true;
+      method = `PATCH order per record (rearrange refused: ${error.status})`;
+    }
+  }
+  const failures: string[] = [];
+  await Promise.all(
+    pending.map(async (move) => {
+      try {
+        const record = await updateConfig(client, project, family, move.id, { order: move.to });
+        if (record.order !== move.to)
+          failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
+      } catch (error) {
+        failures.push(`id ${move.id}: ${describeError(error)}`);
+      }
+    }),
+  );
+  if (failures.length > 0) {
+    return {
+      status: "failed",
+      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}`,
+    };
+  }
+  return { status: "done", message: `${reorder.moves.length} moved by ${method}` };
+}

@@ -1,0 +1,163 @@
+// `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
+// with a report of exactly what was done.
+
+import { readFile } from "node:fs/promises";
+import { Command, Option } from "commander";
+import type { ApiClient } from "../../api/index.js";
+import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
+import { readCurrentState } from "../../apply/read-current-state.js";
+import { EXIT_ERROR, EXIT_REFUSED, PcsyncError } from "../../errors.js";
+import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
+import type { CurrentState, Plan } from "../../plan/types.js";
+import { renderApplyReport } from "../../render/apply-report.js";
+import { parsePlanFile } from "../../render/index.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  concurrencyOf,
+  createClientFromFlags,
+} from "../connection.js";
+import { type CliIo, useColour } from "../io.js";
+import {
+  appendStepSummary,
+  formatOption,
+  hasChanges,
+  parseFormat,
+  printPlan,
+  warnGuards,
+} from "../output.js";
+import type { CommandRegistrar } from "../program.js";
+import { createProgress } from "../progress.js";
+import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
+import { addManifestOption, loadManifestsOrThrow } from "./validate.js";
+
+interface ApplyFlags extends ConnectionFlags, ScopeFlags {
+  file: string[];
+  plan?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  format?: string;
+}
+
+export class SafetyGuardError extends PcsyncError {
+  constructor(messages: string[]) {
+    super(
+      "safety_guard",
+      `refusing to apply:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+export class StalePlanError extends PcsyncError {
+  constructor(file: string, reasons: string[]) {
+    super(
+      "stale_plan",
+      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run \`pcsync plan --out ${file}\` again and review it.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+export class PartialApplyError extends PcsyncError {
+  constructor(report: ApplyReport) {
+    super(
+      "apply_incomplete",
+      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${report.done} done. Fix the errors above and run apply again; it continues from where this run stopped.`,
+      { exitCode: EXIT_ERROR },
+    );
+  }
+}
+
+async function loadSavedPlan(
+  path: string,
+  client: ApiClient,
+  flags: ApplyFlags,
+  io: CliIo,
+): Promise<{ plan: Plan; current: CurrentState }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new PcsyncError(
+      "plan_file_unreadable",
+      `cannot read the plan file ${path}: ${(error as Error).message}`,
+    );
+  }
+  const plan = parsePlanFile(text, path);
+  const refs = familiesTouchedBy(plan);
+  // The project's plugin_configs list tells apply whether a rearrange is safe (see apply-plan).
+  for (const reorder of plan.reorders) {
+    if (!refs.some((ref) => ref.project === reorder.project && ref.family === "plugin_configs")) {
+      refs.push({ project: reorder.project, family: "plugin_configs" });
+    }
+  }
+  const progress = createProgress(io);
+  const current = await readCurrentState(client, refs, {
+    concurrency: concurrencyOf(flags),
+    onProgress: (done, total) => progress.update("re-reading", done, total),
+  });
+  progress.finish();
+  const reasons = findStaleness(plan, current);
+  if (reasons.length > 0) throw new StalePlanError(path, reasons);
+  return { plan, current };
+}
+
+export const registerApplyCommand: CommandRegistrar = (program, io) => {
+  const command = new Command("apply")
+    .description("Make the remote state equal to the manifest, or carry out a saved plan.")
+    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan --out`); refused if stale"))
+    .addOption(new Option("--dry-run", "print the plan only; change nothing"))
+    .addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)"))
+    .addOption(formatOption());
+  addManifestOption(command);
+  addScopeOptions(command);
+  addConnectionOptions(command);
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync apply -f pcsync.yaml
+  $ pcsync plan --out plan.json && pcsync apply --plan plan.json
+  $ pcsync apply --dry-run --project 1`,
+  );
+  command.action(async (flags: ApplyFlags) => {
+    const format = parseFormat(flags.format);
+    const desired = flags.plan
+      ? undefined
+      : narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
+    const client = await createClientFromFlags(flags, io, desired?.baseUrl);
+    try {
+      const { plan, current } =
+        flags.plan !== undefined
+          ? await loadSavedPlan(flags.plan, client, flags, io)
+          : await readAndPlan(client, desired ?? { families: [] }, flags, io);
+      if (format !== "json") printPlan(plan, format, io);
+      warnGuards(plan, io, flags.force === true);
+      if (flags.dryRun) {
+        if (format === "json") printPlan(plan, format, io);
+        return;
+      }
+      if (plan.guards.length > 0 && !flags.force) {
+        throw new SafetyGuardError(plan.guards.map((guard) => guard.message));
+      }
+      if (!hasChanges(plan)) {
+        if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: null }, null, 2)}\n`);
+        return;
+      }
+      const progress = createProgress(io);
+      const report = await applyPlan(client, plan, current, {
+        concurrency: concurrencyOf(flags),
+        onProgress: (done, total) => progress.update("applying", done, total),
+      });
+      progress.finish();
+      if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: report }, null, 2)}\n`);
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      await appendStepSummary(plan, io, report.failed > 0 ? "pcsync apply (incomplete)" : "pcsync apply");
+      if (report.failed > 0 || report.skipped > 0) throw new PartialApplyError(report);
+    } finally {
+      await client.close();
+    }
+  });
+  program.addCommand(command);
+};

@@ -1,0 +1,62 @@
+// `pcsync export`: write a manifest of a project's current state; planning it back shows no changes.
+
+import { Command, Option } from "commander";
+import { listAllConfigs } from "../../api/index.js";
+import { mapConcurrent } from "../../apply/map-concurrent.js";
+import { UsageError } from "../../errors.js";
+import { buildManifest } from "../../export/build-manifest.js";
+import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../../families.js";
+import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { writeFileAtomic } from "../output.js";
+import type { CommandRegistrar } from "../program.js";
+import { collect } from "../reconcile.js";
+
+interface ExportFlags extends ConnectionFlags {
+  project: string;
+  family?: string[];
+  output?: string;
+}
+
+export const registerExportCommand: CommandRegistrar = (program, io) => {
+  const command = new Command("export")
+    .description("Write a manifest of a project's current state (both families, in order).")
+    .requiredOption("--project <id>", "the project to export")
+    .addOption(new Option("--family <name>", "only this family (repeatable)").argParser(collect))
+    .addOption(new Option("-o, --output <file>", "write to this file instead of stdout"));
+  addConnectionOptions(command);
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync export --project 1 -o pcsync.yaml
+  $ pcsync export --project 2 --family plugin_configs`,
+  );
+  command.action(async (flags: ExportFlags) => {
+    const families: FamilyName[] = [];
+    for (const family of flags.family ?? FAMILY_NAMES) {
+      if (!isFamilyName(family))
+        throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
+      families.push(family);
+    }
+    const client = await createClientFromFlags(flags, io);
+    try {
+      const read = await mapConcurrent(families, 2, async (family) => ({
+        family,
+        records: await listAllConfigs(client, flags.project, family),
+      }));
+      const result = buildManifest({ project: flags.project, families: read });
+      for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+      if (flags.output) {
+        await writeFileAtomic(flags.output, result.yaml);
+        io.stderr.write(
+          `Wrote ${result.configCount} configs of project ${flags.project} to ${flags.output}\n`,
+        );
+      } else {
+        io.stdout.write(result.yaml);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+  program.addCommand(command);
+};

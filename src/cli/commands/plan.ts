@@ -1,0 +1,64 @@
+// `pcsync plan`: read the current state and print what apply would change.
+
+import { Command, Option } from "commander";
+import { EXIT_CHANGES } from "../../errors.js";
+import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import {
+  appendStepSummary,
+  formatOption,
+  hasChanges,
+  parseFormat,
+  printPlan,
+  savePlan,
+  warnGuards,
+} from "../output.js";
+import type { CommandRegistrar } from "../program.js";
+import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
+import { addManifestOption, loadManifestsOrThrow } from "./validate.js";
+
+interface PlanFlags extends ConnectionFlags, ScopeFlags {
+  file: string[];
+  format?: string;
+  out?: string;
+  detailedExitcode?: boolean;
+}
+
+export const registerPlanCommand: CommandRegistrar = (program, io, setExit) => {
+  const command = new Command("plan")
+    .description("Read the current state and show what apply would change (a dry run).")
+    .addOption(formatOption())
+    .addOption(new Option("--out <file>", "also save the plan as JSON, for `apply --plan`"))
+    .addOption(
+      new Option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error"),
+    );
+  addManifestOption(command);
+  addScopeOptions(command);
+  addConnectionOptions(command);
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync plan -f pcsync.yaml
+  $ pcsync plan --project 1 --format markdown --out plan.json
+  $ pcsync plan --detailed-exitcode   # in cron: exit 2 means drift`,
+  );
+  command.action(async (flags: PlanFlags) => {
+    const format = parseFormat(flags.format);
+    const desired = narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
+    const client = await createClientFromFlags(flags, io, desired.baseUrl);
+    try {
+      const { plan } = await readAndPlan(client, desired, flags, io);
+      printPlan(plan, format, io);
+      warnGuards(plan, io, false);
+      if (flags.out) {
+        await savePlan(plan, flags.out);
+        io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
+      }
+      await appendStepSummary(plan, io, "pcsync plan");
+      if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
+    } finally {
+      await client.close();
+    }
+  });
+  program.addCommand(command);
+};

@@ -1,0 +1,86 @@
+// Connection flags shared by every command that talks to the service, and the one place that
+// turns them (plus the environment and the manifest's server.base_url) into an API client.
+
+import { type Command, Option } from "commander";
+import { ApiClient, resolveApiKey } from "../api/index.js";
+import { UsageError } from "../errors.js";
+import type { CliIo } from "./io.js";
+
+export interface ConnectionFlags {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  insecureHttp?: boolean;
+  concurrency?: string;
+  maxRps?: string;
+  timeout?: string;
+  verbose?: boolean;
+}
+
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        "--base-url <url>",
+        "service base URL (default: $PCSYNC_BASE_URL, then the manifest's server.base_url)",
+      ),
+    )
+    .addOption(
+      new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)"),
+    )
+    .addOption(new Option("--insecure-http", "allow plain http:// to a non-loopback host"))
+    .addOption(new Option("--concurrency <n>", "requests in flight at most").default("8"))
+    .addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)"))
+    .addOption(new Option("--timeout <seconds>", "per-request timeout").default("30"))
+    .addOption(new Option("-v, --verbose", "trace every request on stderr (the API key is never shown)"));
+}
+
+export function parsePositiveInt(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${flag} must be a whole number ≥ 1, not "${value}"`);
+  return Number(value);
+}
+
+export function parsePositiveNumber(value: string, flag: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
+    throw new UsageError(`${flag} must be a number > 0, not "${value}"`);
+  }
+  return number;
+}
+
+export function resolveBaseUrl(flags: ConnectionFlags, io: CliIo, manifestBaseUrl?: string): string {
+  const baseUrl = flags.baseUrl ?? io.env.PCSYNC_BASE_URL ?? manifestBaseUrl;
+  if (baseUrl === undefined || baseUrl === "") {
+    throw new UsageError(
+      "no server given: pass --base-url URL, set PCSYNC_BASE_URL, or set server.base_url in the manifest",
+    );
+  }
+  return baseUrl;
+}
+
+export function concurrencyOf(flags: ConnectionFlags): number {
+  return parsePositiveInt(flags.concurrency ?? "8", "--concurrency");
+}
+
+export async function createClientFromFlags(
+  flags: ConnectionFlags,
+  io: CliIo,
+  manifestBaseUrl?: string,
+): Promise<ApiClient> {
+  const baseUrl = resolveBaseUrl(flags, io, manifestBaseUrl);
+  const apiKey = await resolveApiKey({
+    env: io.env,
+    ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
+  });
+  const timeoutMs = parsePositiveNumber(flags.timeout ?? "30", "--timeout") * 1000;
+  return new ApiClient({
+    baseUrl,
+    apiKey,
+    allowInsecureHttp: flags.insecureHttp === true,
+    concurrency: concurrencyOf(flags),
+    ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
+    requestTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+    ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
+  });
+}

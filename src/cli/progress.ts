@@ -1,0 +1,28 @@
+// Progress on stderr, only when stderr is a terminal: one line rewritten in place.
+
+import type { CliIo } from "./io.js";
+
+export interface Progress {
+  update(label: string, done: number, total: number): void;
+  finish(): void;
+}
+
+export function createProgress(io: CliIo): Progress {
+  const enabled = io.stderr.isTTY === true && io.env.CI === undefined;
+  let shown = false;
+  let lastWrite = 0;
+  return {
+    update(label, done, total) {
+      if (!enabled) return;
+      const now = Date.now();
+      if (done < total && now - lastWrite < 80) return;
+      lastWrite = now;
+      io.stderr.write(`\r\u001b[2K${label} ${done}/${total}`);
+      shown = true;
+    },
+    finish() {
+      if (shown) io.stderr.write("\r\u001b[2K");
+      shown = false;
+    },
+  };
+}

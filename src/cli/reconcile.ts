@@ -1,0 +1,96 @@
+// The shared first half of plan and apply: load the manifest, narrow it to --project/--family,
+// read the current state, and compute the plan.
+
+import type { Command } from "commander";
+import { Option } from "commander";
+import type { ApiClient } from "../api/index.js";
+import { familiesToRead, readCurrentState } from "../apply/read-current-state.js";
+import { PcsyncError, UsageError } from "../errors.js";
+import { FAMILY_NAMES, isFamilyName } from "../families.js";
+import type { DesiredState } from "../manifest/types.js";
+import { computePlan } from "../plan/compute-plan.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
+import type { CliIo } from "./io.js";
+import { createProgress } from "./progress.js";
+
+export interface ScopeFlags {
+  project?: string[];
+  family?: string[];
+  maxDeletePercent?: string;
+}
+
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function addScopeOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect))
+    .addOption(
+      new Option("--family <name>", `only this family (repeatable): ${FAMILY_NAMES.join(", ")}`).argParser(
+        collect,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--max-delete-percent <n>",
+        "refuse to prune more than this share of a family of 10+ records",
+      ).default("30"),
+    );
+}
+
+/** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
+export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): DesiredState {
+  for (const family of flags.family ?? []) {
+    if (!isFamilyName(family))
+      throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
+  }
+  const projects = flags.project;
+  const families = flags.family;
+  if (projects) {
+    const known = new Set(desired.families.map((family) => family.project));
+    const missing = projects.filter((project) => !known.has(project));
+    if (missing.length > 0) {
+      throw new UsageError(
+        `--project ${missing.join(", ")}: not in the manifest (it has ${[...known].join(", ") || "no projects"})`,
+      );
+    }
+  }
+  return {
+    ...desired,
+    families: desired.families.filter(
+      (family) =>
+        (projects === undefined || projects.includes(family.project)) &&
+        (families === undefined || families.includes(family.family)),
+    ),
+  };
+}
+
+export class PlanError extends PcsyncError {
+  constructor(readonly problems: string[]) {
+    super(
+      "plan_invalid",
+      `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}`,
+    );
+  }
+}
+
+export async function readAndPlan(
+  client: ApiClient,
+  desired: DesiredState,
+  flags: ScopeFlags & ConnectionFlags,
+  io: CliIo,
+): Promise<{ plan: Plan; current: CurrentState }> {
+  const progress = createProgress(io);
+  const refs = familiesToRead(desired);
+  const current = await readCurrentState(client, refs, {
+    concurrency: concurrencyOf(flags),
+    onProgress: (done, total) => progress.update("reading", done, total),
+  });
+  progress.finish();
+  const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
+  const { plan, errors } = computePlan(desired, current, { maxDeletePercent });
+  if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
+  return { plan, current };
+}

@@ -1,0 +1,77 @@
+// Decides whether a saved plan still describes the world: pure, from the plan and what apply
+// re-read. Any record the plan touches, or the membership of a family it prunes or reorders,
+// must be as it was when the plan was made.
+
+import type { FamilyName } from "../families.js";
+import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
+import type { CurrentState, Plan } from "./types.js";
+
+export interface FamilyRef {
+  project: string;
+  family: FamilyName;
+}
+
+/** The families `apply --plan` must re-read: those with a change or a reorder. */
+export function familiesTouchedBy(plan: Plan): FamilyRef[] {
+  const refs = new Map<string, FamilyRef>();
+  for (const item of [...plan.changes, ...plan.reorders]) {
+    refs.set(`${item.project}\u0000${item.family}`, { project: item.project, family: item.family });
+  }
+  return [...refs.values()];
+}
+
+/** Human-readable reasons the plan is stale; empty when it is not. */
+export function findStaleness(plan: Plan, current: CurrentState): string[] {
+  const reasons: string[] = [];
+  const listOf = (project: string, family: string) =>
+    current.families.find((item) => item.project === project && item.family === family)?.records;
+
+  const checkRecord = (project: string, family: FamilyName, id: number, name: string | null) => {
+    const records = listOf(project, family);
+    if (!records) return;
+    const label = `record ${id}${name === null ? "" : ` ("${name}")`} in project ${project} ${family}`;
+    const record = records.find((candidate) => candidate.id === id);
+    if (!record) {
+      reasons.push(`${label} is gone`);
+      return;
+    }
+    const expected = plan.fingerprints[recordKey(project, family, id)];
+    if (expected !== undefined && fingerprintRecord(record) !== expected)
+      reasons.push(`${label} was changed`);
+  };
+
+  const membershipChecked = new Set<string>();
+  const checkMembership = (project: string, family: FamilyName) => {
+    const key = `${project}\u0000${family}`;
+    if (membershipChecked.has(key)) return;
+    membershipChecked.add(key);
+    const records = listOf(project, family);
+    const report = plan.families.find((item) => item.project === project && item.family === family);
+    if (!records || !report) return;
+    if (fingerprintMembership(records) !== report.membership) {
+      reasons.push(
+        `the set of records in project ${project} ${family} changed (records were added or removed)`,
+      );
+    }
+  };
+
+  for (const change of plan.changes) {
+    if (change.action === "create") {
+      const records = listOf(change.project, change.family) ?? [];
+      const existing = records.find((record) => record.name === change.name);
+      if (existing) {
+        reasons.push(
+          `a record named "${change.name}" (id ${existing.id}) now exists in project ${change.project} ${change.family}; the plan would create a second one`,
+        );
+      }
+      continue;
+    }
+    if (change.id !== null) checkRecord(change.project, change.family, change.id, change.name);
+    if (change.action === "delete") checkMembership(change.project, change.family);
+  }
+  for (const reorder of plan.reorders) {
+    for (const move of reorder.moves) checkRecord(reorder.project, reorder.family, move.id, move.name);
+    checkMembership(reorder.project, reorder.family);
+  }
+  return reasons;
+}

@@ -1,0 +1,33 @@
+// Renders what an apply did: one line per failure or skip, then a one-line summary.
+
+import type { Writable } from "node:stream";
+import type { ApplyOutcome, ApplyReport } from "../apply/apply-plan.js";
+
+const paint = (colour: boolean, code: string, text: string) =>
+  colour ? `\u001b[${code}m${text}\u001b[0m` : text;
+
+function describe(outcome: ApplyOutcome): string {
+  const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${JSON.stringify(outcome.name)}`;
+  const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
+  return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
+}
+
+export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
+  const { colour } = options;
+  for (const outcome of report.outcomes) {
+    if (outcome.status === "failed")
+      out.write(`${paint(colour, "31", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
+    if (outcome.status === "skipped")
+      out.write(`${paint(colour, "33", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
+  }
+  const count = (action: ApplyOutcome["action"]) =>
+    report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${count("reorder")} reordered`;
+  if (report.failed === 0 && report.skipped === 0) {
+    out.write(`${paint(colour, "32", "Apply complete")}: ${done}.\n`);
+  } else {
+    out.write(
+      `${paint(colour, "31", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped.\n`,
+    );
+  }
+}
