@@ -90,8 +90,7 @@ function loadOneManifest(
 
   const parsed = parseYamlWithPositions(source.text);
   const warnings = toWarnings(parsed.warnings);
-  if (parsed.errors.length > 0)
-    return { errors: capErrors(file, toErrors(parsed.errors)), warnings, loaded: undefined };
+  if (parsed.fatal) return { errors: capErrors(file, toErrors(parsed.errors)), warnings, loaded: undefined };
   if (parsed.root === undefined) {
     const error = makeError(file, { line: 1, col: 1 }, "file is empty; a manifest starts with `version: 1`");
     return { errors: [error], warnings, loaded: undefined };
@@ -103,12 +102,14 @@ function loadOneManifest(
   const semantics = checkManifestSemantics(plain);
   warnings.push(...toWarnings(semantics.warnings));
 
-  // A value whose variable is unset fails the schema too; that second error would only repeat the first.
-  const interpolationLines = new Set(interpolated.errors.map((problem) => problem.position.line));
+  // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
+  // error, on the same line, would only repeat the first.
+  const earlyErrors = [...parsed.errors, ...interpolated.errors];
+  const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
   const consequences = [...schema.errors, ...semantics.errors].filter(
-    (problem) => !interpolationLines.has(problem.position.line),
+    (problem) => !earlyLines.has(problem.position.line),
   );
-  const errors = capErrors(file, toErrors([...interpolated.errors, ...consequences]));
+  const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
   const families =
     errors.length === 0 && schema.manifest !== undefined
       ? buildDesiredFamilies(file, schema.manifest, plain.locations)
@@ -116,7 +117,7 @@ function loadOneManifest(
   return { errors, warnings, loaded: { file, families, facts: semantics.facts } };
 }
 
-function capErrors(file: string, errors: ManifestDiagnostic[]): ManifestDiagnostic[] {
+function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {
   if (errors.length <= MAX_ERRORS_PER_FILE) return errors;
   const sorted = sortDiagnostics(errors, [file]);
   const shown = sorted.slice(0, MAX_ERRORS_PER_FILE);
@@ -125,7 +126,7 @@ function capErrors(file: string, errors: ManifestDiagnostic[]): ManifestDiagnost
     makeError(
       file,
       { line: last?.line ?? 1, col: last?.col ?? 1 },
-      `${errors.length - MAX_ERRORS_PER_FILE} more errors not shown; fix the ones above first`,
+      `${errors.length - MAX_ERRORS_PER_FILE + omitted} more errors not shown; fix the ones above first`,
     ),
   );
   return shown;

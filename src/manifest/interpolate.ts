@@ -40,7 +40,6 @@ export function interpolateText(text: string, env: NodeJS.ProcessEnv): Interpola
       const token = text.slice(dollar, dollar + 40);
       problems.push({
         token,
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the ${NAME} syntax.
         message: "unclosed `${`: write ${NAME} or ${NAME:-default}, or `$${` for a literal `${`",
       });
       value += text.slice(dollar);

@@ -62,6 +62,11 @@ export interface ParsedYaml {
   root: ValueNode | undefined;
   errors: YamlProblem[];
   warnings: YamlProblem[];
+  /**
+   * Whether the tree is unusable (a syntax error, an alias bomb, too deep): later stages would only
+   * report the damage. Other errors (a duplicate key, say) leave a tree worth checking further.
+   */
+  fatal: boolean;
   /** Maps a character offset of the text to its line and column. */
   positionAt: (offset: number) => Position;
 }
@@ -73,6 +78,9 @@ export interface YamlLimits {
   maxAliasExpansion: number;
 }
 
+/** Most parser errors (and warnings) converted; the loader reports fewer still. */
+const MAX_PROBLEMS = 200;
+
 export const DEFAULT_YAML_LIMITS = { maxDepth: 32, maxAliasExpansion: 10_000 } as const satisfies YamlLimits;
 
 // yaml's error codes, reworded to say what to do.
@@ -82,7 +90,7 @@ const PARSER_HINTS: Partial<Record<string, string>> = {
   BAD_INDENT: "check the indentation: items of one block must line up",
   MULTILINE_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
   BLOCK_AS_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
-  MISSING_CHAR: "a closing quote or bracket is missing",
+  MISSING_CHAR: "close the quote or bracket opened before this point",
   UNEXPECTED_TOKEN:
     "check the syntax here; quote the value if it contains `: `, `#` or starts with a special character",
   BAD_SCALAR_START: "quote this value: it starts with a character YAML reserves",
@@ -107,13 +115,14 @@ export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAUL
     version: "1.2",
   });
 
-  for (const error of document.errors) {
+  // Garbage can yield an error per character; the first ones are all a person reads.
+  for (const error of document.errors.slice(0, MAX_PROBLEMS)) {
     errors.push({
       position: positionAt(error.pos[0]),
       message: describeParserError(error.code, error.message),
     });
   }
-  for (const warning of document.warnings) {
+  for (const warning of document.warnings.slice(0, MAX_PROBLEMS)) {
     const message =
       warning.code === "TAG_RESOLVE_FAILED"
         ? `${warning.message}; the tag is ignored and the value read as a string (remove the tag)`
@@ -121,13 +130,13 @@ export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAUL
     warnings.push({ position: positionAt(warning.pos[0]), message });
   }
   // A document that does not parse would produce a misleading tree of fragments.
-  if (errors.length > 0) return { root: undefined, errors, warnings, positionAt };
+  if (errors.length > 0) return { root: undefined, errors, warnings, fatal: true, positionAt };
 
   const converter = new TreeConverter(document, text, positionAt, limits, errors);
   const contents = document.contents;
   const root = contents === null ? undefined : converter.convert(contents, 0);
   const isEmptyScalar = root?.kind === "scalar" && root.value === null && root.span.text.trim() === "";
-  return { root: isEmptyScalar ? undefined : root, errors, warnings, positionAt };
+  return { root: isEmptyScalar ? undefined : root, errors, warnings, fatal: converter.truncated, positionAt };
 }
 
 function describeParserError(code: string, message: string): string {
@@ -142,6 +151,8 @@ function describeParserError(code: string, message: string): string {
 type ParsedDocument = ReturnType<typeof parseDocument>;
 
 class TreeConverter {
+  /** Set when a limit cut the tree short. */
+  truncated = false;
   private aliasExpansion = 0;
   private aliasBudgetReported = false;
   private depthReported = false;
@@ -160,6 +171,7 @@ class TreeConverter {
     const start = rangeStart(node);
     const position = this.positionAt(start);
     if (viaAlias && ++this.aliasExpansion > this.limits.maxAliasExpansion) {
+      this.truncated = true;
       if (!this.aliasBudgetReported) {
         this.aliasBudgetReported = true;
         this.errors.push({
@@ -170,6 +182,7 @@ class TreeConverter {
       return this.emptyScalar(start);
     }
     if (depth > this.limits.maxDepth) {
+      this.truncated = true;
       if (!this.depthReported) {
         this.depthReported = true;
         this.errors.push({

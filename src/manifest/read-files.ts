@@ -19,7 +19,7 @@ export interface ReadLimits {
 }
 
 export const DEFAULT_READ_LIMITS = {
-  maxFileBytes: 2 * 1024 * 1024,
+  maxFileBytes: 1024 * 1024,
   maxFiles: 1000,
 } as const satisfies ReadLimits;
 

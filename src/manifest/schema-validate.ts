@@ -30,6 +30,8 @@ export interface PlainManifest {
 
 type JsonSchema = { [keyword: string]: unknown };
 
+const MAX_SCHEMA_ERRORS = 500;
+
 const SCHEMA_FILE = join("schemas", "manifest.schema.json");
 
 let schemaCache: JsonSchema | undefined;
@@ -110,12 +112,15 @@ function withKey(location: NodeLocation, key: Position | undefined): NodeLocatio
 export function validateManifestSchema(plain: PlainManifest): {
   manifest: Manifest | undefined;
   errors: YamlProblem[];
+  /** Errors left undescribed past the limit. */
+  omitted: number;
 } {
   const validate = getValidator();
-  if (validate(plain.value)) return { manifest: plain.value, errors: [] };
+  if (validate(plain.value)) return { manifest: plain.value, errors: [], omitted: 0 };
   const errors: YamlProblem[] = [];
   const seen = new Set<string>();
-  for (const error of validate.errors ?? []) {
+  // Describing is cheap, but not for a file of 50,000 unknown keys: the first errors are what a person reads.
+  for (const error of (validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS)) {
     // Project ids are checked, with better messages, by the semantic checks.
     if (error.propertyName !== undefined || error.keyword === "propertyNames") continue;
     const problem = describeAjvError(error, plain);
@@ -130,7 +135,11 @@ export function validateManifestSchema(plain: PlainManifest): {
     seen.add(identity);
     errors.push(problem);
   }
-  return { manifest: undefined, errors };
+  return {
+    manifest: undefined,
+    errors,
+    omitted: Math.max(0, (validate.errors?.length ?? 0) - MAX_SCHEMA_ERRORS),
+  };
 }
 
 // ---- ajv error -> message -------------------------------------------------------------------

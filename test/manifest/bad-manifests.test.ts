@@ -1,0 +1,309 @@
+// A table of broken manifests: each must be refused with the position and message a user would
+// need to fix it, and nothing else.
+
+import { describe, expect, it } from "vitest";
+import { formatDiagnostic, loadManifestSources } from "../../src/manifest/index.js";
+
+interface BadCase {
+  name: string;
+  yaml: string;
+  env?: Record<string, string>;
+  /** Every error expected, formatted, in order; a string must match exactly, a RegExp the whole line. */
+  errors: (string | RegExp)[];
+}
+
+const HEAD = 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n';
+
+const cases: BadCase[] = [
+  {
+    name: "misspelt config key, with a suggestion",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          enabeld: true\n`,
+    errors: ['bad.yaml:8:11: unknown key "enabeld"; did you mean "enabled"?'],
+  },
+  {
+    name: "unknown key without a close match lists the allowed keys",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          colour: red\n`,
+    errors: [
+      'bad.yaml:8:11: unknown key "colour"; allowed here: "name", "plugin", "enabled", "description", "match_action", "order", "id"',
+    ],
+  },
+  {
+    name: "unknown family name",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_config:\n      configs: []\n',
+    errors: ['bad.yaml:4:5: unknown family "plugin_config"; did you mean "plugin_configs"?'],
+  },
+  {
+    name: "unknown family name without a close match",
+    yaml: 'version: 1\nprojects:\n  "1":\n    apps:\n      configs: []\n',
+    errors: [
+      'bad.yaml:4:5: unknown family "apps"; the families are: "plugin_configs", "pipeline_frontend_apps_configs"',
+    ],
+  },
+  {
+    name: "unknown top-level key",
+    yaml: "version: 1\nproject: {}\n",
+    errors: ['bad.yaml:2:1: unknown key "project"; did you mean "projects"?'],
+  },
+  {
+    name: "missing version",
+    yaml: "projects: {}\n",
+    errors: ['bad.yaml:1:1: missing required key "version" at the top of the manifest; add `version: 1`'],
+  },
+  {
+    name: "wrong version",
+    yaml: "version: 2\n",
+    errors: ['bad.yaml:1:10: "version" must be 1, got 2; this pcsync reads manifest version 1'],
+  },
+  {
+    name: "missing plugin",
+    yaml: `${HEAD}        - name: GeoIP\n          enabled: true\n`,
+    errors: [
+      'bad.yaml:6:11: missing required key "plugin" in config "GeoIP"; add `plugin: <id>` with the id of the plugin to run',
+    ],
+  },
+  {
+    name: "missing name",
+    yaml: `${HEAD}        - plugin: 1\n`,
+    errors: [
+      'bad.yaml:6:11: missing required key "name" in config #1 of plugin_configs; add `name: ...`, unique within the family',
+    ],
+  },
+  {
+    name: "missing configs",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      prune: true\n',
+    errors: [
+      'bad.yaml:5:7: missing required key "configs" in "plugin_configs"; add `configs:` with the list of configs (`configs: []` for none)',
+    ],
+  },
+  {
+    name: "a family left empty",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n',
+    errors: [
+      'bad.yaml:4:20: "plugin_configs" must be a mapping of keys to values, got nothing (null); it is empty: give its keys, indented below it',
+    ],
+  },
+  {
+    name: "plugin given as quoted text",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: "1"\n`,
+    errors: ['bad.yaml:7:19: "plugin" must be a whole number, got text "1"; remove the quotes'],
+  },
+  {
+    name: "plugin below 1",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 0\n`,
+    errors: ['bad.yaml:7:19: "plugin" must be 1 or more, got 0'],
+  },
+  {
+    name: "negative id",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          id: -4\n`,
+    errors: ['bad.yaml:8:15: "id" must be 1 or more, got -4 (record ids start at 1)'],
+  },
+  {
+    name: "non-integer id",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          id: 1.5\n`,
+    errors: ['bad.yaml:8:15: "id" must be a whole number, got 1.5; ids and orders are whole numbers'],
+  },
+  {
+    name: "negative order",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          order: -1\n`,
+    errors: ['bad.yaml:8:18: "order" must be 0 or more, got -1'],
+  },
+  {
+    name: "yes is not a boolean in YAML 1.2",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          enabled: yes\n`,
+    errors: [
+      'bad.yaml:8:20: "enabled" must be true or false, got text "yes"; YAML 1.2 reads this as text: write true or false',
+    ],
+  },
+  {
+    name: "deleted is not accepted",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          deleted: true\n`,
+    errors: [
+      'bad.yaml:8:11: "deleted" is not accepted in a manifest; to delete a record, remove its config and set `prune: true` on the family',
+    ],
+  },
+  {
+    name: "name with a control character",
+    yaml: `${HEAD}        - name: "Geo\\u0007IP"\n          plugin: 1\n`,
+    errors: [
+      'bad.yaml:6:17: "name" contains a control character (U+0007 at character 4); names are one line of printable text',
+    ],
+  },
+  {
+    name: "name over 400 characters",
+    yaml: `${HEAD}        - name: ${"n".repeat(401)}\n          plugin: 1\n`,
+    errors: ['bad.yaml:6:17: "name" is 401 characters long; the service accepts at most 400, shorten it'],
+  },
+  {
+    name: "description over 1000 characters",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          description: ${"d".repeat(1001)}\n`,
+    errors: [
+      'bad.yaml:8:24: "description" is 1001 characters long; the service accepts at most 1000, shorten it',
+    ],
+  },
+  {
+    name: "empty name",
+    yaml: `${HEAD}        - name: ""\n          plugin: 1\n`,
+    errors: ['bad.yaml:6:17: "name" must not be empty'],
+  },
+  {
+    name: "duplicate name in a family",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n        - name: GeoIP\n          plugin: 2\n`,
+    errors: [
+      'bad.yaml:8:17: duplicate name "GeoIP" in plugin_configs of project "1" (first at line 6, column 17); a name identifies one config, rename one of them',
+    ],
+  },
+  {
+    name: "duplicate id in a file",
+    yaml: `${HEAD}        - name: A\n          plugin: 1\n          id: 7\n        - name: B\n          plugin: 2\n          id: 7\n`,
+    errors: [
+      'bad.yaml:11:15: id 7 is already pinned by "A" (plugin_configs of project "1") at bad.yaml:8:15; a record can be managed by one config only',
+    ],
+  },
+  {
+    name: "mix of explicit and positional order",
+    yaml: `${HEAD}        - name: A\n          plugin: 1\n          order: 1\n        - name: B\n          plugin: 2\n`,
+    errors: [
+      'bad.yaml:9:11: "B" has no order, but "A" has one (line 8); in plugin_configs of project "1" give every config an order, or none (then list position is the order)',
+    ],
+  },
+  {
+    name: "empty project key",
+    yaml: 'version: 1\nprojects:\n  "":\n    plugin_configs:\n      configs: []\n',
+    errors: ['bad.yaml:3:3: project id is empty; write a project id such as "1", or "@current"'],
+  },
+  {
+    name: "project key that is not an id",
+    yaml: "version: 1\nprojects:\n  web:\n    plugin_configs:\n      configs: []\n",
+    errors: ['bad.yaml:3:3: project id "web" must be a decimal project id (such as "1") or "@current"'],
+  },
+  {
+    name: "project key that interpolates to a path",
+    yaml: 'version: 1\nprojects:\n  "${P}":\n    plugin_configs:\n      configs: []\n',
+    env: { P: "../2" },
+    errors: ['bad.yaml:3:3: project id "../2" must be a decimal project id (such as "1") or "@current"'],
+  },
+  {
+    name: "project key that interpolates to nothing",
+    yaml: 'version: 1\nprojects:\n  "${P:-}":\n    plugin_configs:\n      configs: []\n',
+    errors: ['bad.yaml:3:3: project id is empty; write a project id such as "1", or "@current"'],
+  },
+  {
+    name: "two project keys equal after interpolation",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs: []\n  "${P}":\n    pipeline_frontend_apps_configs:\n      configs: []\n',
+    env: { P: "1" },
+    errors: [
+      'bad.yaml:6:3: project "1" is also defined at line 3, column 3 (after interpolation); merge the two blocks',
+    ],
+  },
+  {
+    name: "unset variable without default, at the reference",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n          description: "from \${WHO}"\n`,
+    env: { PLUGIN_ID: "3" },
+    errors: ["bad.yaml:8:30: environment variable WHO is not set; set it, or give a default: ${WHO:-value}"],
+  },
+  {
+    name: "unset variable for a typed field reports only the variable",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n`,
+    errors: [
+      "bad.yaml:7:19: environment variable PLUGIN_ID is not set; set it, or give a default: ${PLUGIN_ID:-value}",
+    ],
+  },
+  {
+    name: "interpolated value of the wrong type",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n`,
+    env: { PLUGIN_ID: "geoip" },
+    errors: ['bad.yaml:7:19: "plugin" must be a whole number, got text "geoip"'],
+  },
+  {
+    name: "malformed references",
+    yaml: `${HEAD}        - name: "\${1X} and \${A:b}"\n          plugin: 1\n          description: "\${OPEN"\n`,
+    errors: [
+      /^bad\.yaml:6:18: invalid reference "\$\{1X\}"; write \$\{NAME\} or \$\{NAME:-default\}/,
+      'bad.yaml:6:28: invalid reference "${A:b}"; for a default write ${A:-value}',
+      /^bad\.yaml:8:25: unclosed `\$\{`/,
+    ],
+  },
+  {
+    name: "duplicate YAML key, both positions named",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          plugin: 2\n`,
+    errors: ['bad.yaml:8:11: duplicate key "plugin" (first at line 7, column 11); remove one of them'],
+  },
+  {
+    name: "tab indentation",
+    yaml: "version: 1\nprojects:\n\t'1': {}\n",
+    errors: [/^bad\.yaml:3:1: .*indent with spaces/],
+  },
+  {
+    name: "unclosed quote",
+    yaml: 'version: 1\nprojects:\n  "1:\n',
+    errors: ['bad.yaml:4:1: Missing closing "quote; close the quote or bracket opened before this point'],
+  },
+  {
+    name: "two documents",
+    yaml: "version: 1\n---\nversion: 1\n",
+    errors: [/^bad\.yaml:2:1: .*a manifest file holds one YAML document/],
+  },
+  {
+    name: "empty file",
+    yaml: "# only a comment\n",
+    errors: ["bad.yaml:1:1: file is empty; a manifest starts with `version: 1`"],
+  },
+  {
+    name: "a list at the top",
+    yaml: "- version: 1\n",
+    errors: ["bad.yaml:1:1: the manifest must be a mapping of keys to values, got a list"],
+  },
+  {
+    name: "configs given as a mapping",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n        name: GeoIP\n',
+    errors: ['bad.yaml:6:9: "configs" must be a list (`- item` lines), got a mapping'],
+  },
+  {
+    name: "base_url that is not http(s)",
+    yaml: "version: 1\nserver:\n  base_url: ftp://example.com\n",
+    errors: ['bad.yaml:3:13: "base_url" must start with http:// or https://, got text "ftp://example.com"'],
+  },
+  {
+    name: "unknown anchor",
+    yaml: "version: 1\nprojects: *nothing\n",
+    errors: [/^bad\.yaml:2:11: .*nothing/],
+  },
+  {
+    name: "merge keys are refused",
+    yaml: `version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n        - <<: {plugin: 1}\n          name: A\n`,
+    errors: [
+      // The missing plugin on the same spot is a consequence, not reported twice.
+      "bad.yaml:6:11: YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead",
+    ],
+  },
+  {
+    name: "a duplicate key does not hide the other errors of the file",
+    yaml: `${HEAD}        - name: GeoIP\n          name: Other\n          plugin: -1\n`,
+    errors: [
+      'bad.yaml:7:11: duplicate key "name" (first at line 6, column 11); remove one of them',
+      'bad.yaml:8:19: "plugin" must be 1 or more, got -1',
+    ],
+  },
+  {
+    name: "several errors of a file in one run",
+    yaml: `${HEAD}        - name: A\n          plugin: x\n        - name: A\n          plugin: 2\n          enabld: true\n`,
+    errors: [
+      'bad.yaml:7:19: "plugin" must be a whole number, got text "x"',
+      'bad.yaml:8:17: duplicate name "A" in plugin_configs of project "1" (first at line 6, column 17); a name identifies one config, rename one of them',
+      'bad.yaml:10:11: unknown key "enabld"; did you mean "enabled"?',
+    ],
+  },
+];
+
+describe("bad manifests", () => {
+  it.each(cases)("$name", ({ yaml, env, errors }) => {
+    const result = loadManifestSources([{ file: "bad.yaml", text: yaml }], env ?? {});
+    const printed = result.errors.map(formatDiagnostic);
+    expect(result.value).toBeUndefined();
+    expect(printed).toHaveLength(errors.length);
+    errors.forEach((expected, index) => {
+      if (typeof expected === "string") expect(printed[index]).toBe(expected);
+      else expect(printed[index]).toMatch(expected);
+    });
+  });
+});
