@@ -27,12 +27,9 @@ function collect(value: string, previous: string[]): string[] {
 /** Adds `-f, --file PATH` (repeatable; none means pcsync.yaml); the action gets `flags.file: string[]`. */
 export function addManifestOption(command: Command): Command {
   return command.addOption(
-    new Option(
-      "-f, --file <path>",
-      "manifest file, or directory of *.yaml/*.yml files; repeatable (default: pcsync.yaml)",
-    )
+    new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable")
       .argParser(collect)
-      .default([]),
+      .default([], "pcsync.yaml"),
   );
 }
 
