@@ -92,5 +92,5 @@ export async function readAndPlan(
   const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
   const { plan, errors } = computePlan(desired, current, { maxDeletePercent });
   if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
-  return { plan, current };
+  return { plan: { ...plan, server: client.base.display }, current };
 }

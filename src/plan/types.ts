@@ -81,6 +81,8 @@ export interface PlanSummary {
 export interface Plan {
   format: "pcsync-plan";
   version: 1;
+  /** The service the plan was read from (base URL, no credentials); set by the CLI, not the planner. */
+  server?: string;
   summary: PlanSummary;
   changes: PlannedChange[];
   reorders: PlannedReorder[];

@@ -94,11 +94,12 @@ const FULL_PLAN: Plan = {
 
 // The keys of each type of src/plan/types.ts, checked by the compiler in both directions:
 // a key added to or removed from a type breaks these lines until the list (and the schema) follow.
-type Presence = "required" | "absent on create";
+type Presence = "required" | "absent on create" | "optional";
 const KEYS = {
   "": {
     format: "required",
     version: "required",
+    server: "optional",
     summary: "required",
     changes: "required",
     reorders: "required",

@@ -85,6 +85,13 @@ async function loadSavedPlan(
     );
   }
   const plan = parsePlanFile(text, path);
+  if (plan.server !== undefined && plan.server !== client.base.display) {
+    throw new PcsyncError(
+      "plan_server_mismatch",
+      `the saved plan ${path} was made against ${plan.server}, not ${client.base.display}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
   const refs = familiesTouchedBy(plan);
   // The project's plugin_configs list tells apply whether a rearrange is safe (see apply-plan).
   for (const reorder of plan.reorders) {
