@@ -288,11 +288,11 @@ class TreeConverter {
   private convertScalar(node: Scalar): ScalarNode {
     const start = rangeStart(node);
     const raw: unknown = node.value;
-    let value: ScalarValue;
-    if (raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number")
-      value = raw;
-    else if (typeof raw === "bigint") value = String(raw);
-    else value = String(raw);
+    // The core schema only yields these; anything else (a custom tag's object) is read as text.
+    const value: ScalarValue =
+      raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number"
+        ? raw
+        : String(raw);
     return { kind: "scalar", value, span: this.spanOf(node, start) };
   }
 

@@ -2,11 +2,12 @@
 // valid manifests that point editors at it.
 
 import { readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { formatDiagnostic, loadManifests } from "../../src/manifest/index.js";
 
 const root = new URL("../../", import.meta.url);
-const cwd = root.pathname;
+const cwd = fileURLToPath(root);
 
 type Schema = { [keyword: string]: unknown };
 
