@@ -1,0 +1,101 @@
+// Runs every shell command of README.md, in order, as a user would: so the README cannot rot.
+// `npm ci` and `npm test` are what got this test running, so they are the only lines skipped.
+
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { CLI_PATH } from "./support/cli.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SKIPPED = new Set(["npm ci", "npm test"]);
+
+/** The command lines of the README's ```sh blocks, with their line numbers. */
+export function extractShellCommands(markdown: string): { line: number; command: string }[] {
+  const commands: { line: number; command: string }[] = [];
+  let inShell = false;
+  markdown.split("\n").forEach((text, index) => {
+    if (text.startsWith("```")) {
+      inShell = !inShell && text.trim() === "```sh";
+      return;
+    }
+    if (inShell && text.trim() !== "" && !text.trim().startsWith("#"))
+      commands.push({ line: index + 1, command: text.trim() });
+  });
+  return commands;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Turns the README's commands into one bash script that checks each command's exit code. */
+function buildScript(commands: { line: number; command: string }[], port: number): string {
+  const lines = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null' EXIT"];
+  for (const { line, command } of commands) {
+    if (SKIPPED.has(command)) continue;
+    let run = command.replaceAll(":8000", `:${port}`).replaceAll("--port 8000", `--port ${port}`);
+    if (/^pcsync serve .*&$/.test(run)) {
+      // The README starts the emulator in the background; wait until it prints its key.
+      lines.push(`${run.slice(0, -1)} > serve.out 2>&1 &`);
+      lines.push(
+        "for i in $(seq 1 100); do grep -q 'development API key' serve.out 2>/dev/null && break; sleep 0.1; done",
+      );
+      continue;
+    }
+    run = run.replace("phx_your_key_here", "$(grep -o 'phx_dev_[0-9a-f]*' serve.out | head -n 1)");
+    lines.push(`echo "+ ${run.replaceAll('"', '\\"').replaceAll("$", "\\$")}"`);
+    lines.push(run);
+    lines.push(
+      `rc=$?; if [ $rc -ne 0 ]; then echo "README.md:${line}: exit $rc: ${command.replaceAll('"', "'").replaceAll("$", "\\$")}" >&2; exit 1; fi`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+describe("README.md", () => {
+  const workdir = mkdtempSync(join(tmpdir(), "pcsync-readme-"));
+  afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+  it("has shell commands, and every one of them runs", async () => {
+    const commands = extractShellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
+    expect(commands.map((entry) => entry.command)).toEqual(
+      expect.arrayContaining(["npm ci", "npm run demo", "npm test", "pcsync plan -f examples/pcsync.yaml"]),
+    );
+    // A user's checkout: the examples and schemas next to them, `pcsync` on the PATH.
+    cpSync(join(ROOT, "examples"), join(workdir, "examples"), { recursive: true });
+    cpSync(join(ROOT, "schemas"), join(workdir, "schemas"), { recursive: true });
+    mkdirSync(join(workdir, "bin"));
+    writeFileSync(
+      join(workdir, "bin", "pcsync"),
+      `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`,
+    );
+    chmodSync(join(workdir, "bin", "pcsync"), 0o755);
+    // `npm run demo` is the package's script: run it where package.json is.
+    const script = buildScript(commands, await freePort()).replace(
+      "\nnpm run demo\n",
+      `\n(cd "${ROOT}" && npm run --silent demo)\n`,
+    );
+    writeFileSync(join(workdir, "readme.sh"), script);
+    const result = spawnSync("bash", ["readme.sh"], {
+      cwd: workdir,
+      encoding: "utf8",
+      timeout: 90_000,
+      env: { PATH: `${join(workdir, "bin")}:${process.env.PATH ?? ""}`, HOME: workdir, NO_COLOR: "1" },
+    });
+    expect(result.stderr).not.toMatch(/README\.md:\d+: exit/);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain("Done: the second plan shows no changes.");
+    expect(result.stdout).toContain("No changes.");
+  }, 120_000);
+});
