@@ -21,6 +21,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
   }
   const counts = [
     ["latencyMs", faults.latencyMs],
+    ["fail429WaitSeconds", faults.fail429WaitSeconds],
     ["rateLimit.perMinute", faults.rateLimit?.perMinute],
     ["rateLimit.perHour", faults.rateLimit?.perHour],
   ] as const;
@@ -60,6 +61,11 @@ export class FaultInjector {
 
   shouldFail503(): boolean {
     return this.roll(this.faults.fail503Rate);
+  }
+
+  /** Seconds an injected 429 asks the client to wait. */
+  get fail429WaitSeconds(): number {
+    return this.faults.fail429WaitSeconds ?? 1;
   }
 
   shouldFail429(): boolean {

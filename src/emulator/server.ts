@@ -53,7 +53,7 @@ async function processRequest(
   const { store, profile, faults } = deps;
   if (faults.latencyMs > 0) await sleep(faults.latencyMs);
   if (faults.shouldFail503()) throw serviceUnavailable();
-  if (faults.shouldFail429()) throw throttled(1, profile.retryAfterHeader);
+  if (faults.shouldFail429()) throw throttled(faults.fail429WaitSeconds, profile.retryAfterHeader);
   const rawBody = await readBody(request);
 
   const route = matchRoute(method, target);

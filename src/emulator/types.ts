@@ -79,6 +79,8 @@ export interface FaultOptions {
   fail503Rate?: number;
   /** 0..1 fraction of requests answered 429 before any processing. */
   fail429Rate?: number;
+  /** The wait in seconds that injected 429s announce; default 1. 0 lets fast tests retry at once. */
+  fail429WaitSeconds?: number;
   /** 0..1 fraction of writes whose change is committed, then the connection is destroyed unanswered. */
   dropWriteRate?: number;
   /** Per-key sliding-window throttling. */

@@ -51,6 +51,14 @@ describe("random failures", () => {
     );
   });
 
+  it("announces the configured wait on injected 429s, so fast tests need not sleep", async () => {
+    const client = await startTestEmulator({ faults: { fail429Rate: 1, fail429WaitSeconds: 0 } });
+    const reply = await client.get(CONFIGS);
+    expect(reply.headers.get("retry-after")).toBe("0");
+    expect(obj(reply.body).detail).toBe("Request was throttled. Expected available in 0 seconds.");
+    expect(() => client.emulator.setFaults({ fail429WaitSeconds: -1 })).toThrow(RangeError);
+  });
+
   it("answers 429 without Retry-After in the posthog-2024 profile", async () => {
     const client = await startTestEmulator({ profile: "posthog-2024", faults: { fail429Rate: 1 } });
     const reply = await client.get(CONFIGS);
