@@ -9,6 +9,7 @@ import { PcsyncError, UsageError } from "../errors.js";
 import { FAMILY_NAMES, isFamilyName } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
 import { computePlan } from "../plan/compute-plan.js";
+import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
@@ -18,6 +19,7 @@ export interface ScopeFlags {
   project?: string[];
   family?: string[];
   maxDeletePercent?: string;
+  shard?: string;
 }
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -30,6 +32,12 @@ export function addScopeOptions(command: Command): Command {
     .addOption(
       new Option("--family <name>", `only this family (repeatable): ${FAMILY_NAMES.join(", ")}`).argParser(
         collect,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--shard <K/N>",
+        "only the projects of worker K of N (stable hash of the project id), for CI matrices",
       ),
     )
     .addOption(
@@ -57,13 +65,15 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
       );
     }
   }
+  const selected = desired.families.filter(
+    (family) =>
+      (projects === undefined || projects.includes(family.project)) &&
+      (families === undefined || families.includes(family.family)),
+  );
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   return {
     ...desired,
-    families: desired.families.filter(
-      (family) =>
-        (projects === undefined || projects.includes(family.project)) &&
-        (families === undefined || families.includes(family.family)),
-    ),
+    families: shard ? selectShard(selected, shard, (family) => family.project) : selected,
   };
 }
 
