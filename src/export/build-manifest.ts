@@ -1,6 +1,6 @@
-// Turns the current state of one project into a manifest that plans back to no changes: pure.
+// Turns the current state of one project into manifest data that plans back to no changes: pure.
+// Rendering it as a new file, or merging it into an existing one, is update-manifest.ts's job.
 
-import { Document } from "yaml";
 import type { PluginConfigRecord } from "../api/types.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
@@ -10,8 +10,25 @@ export interface ExportInput {
   families: { family: FamilyName; records: PluginConfigRecord[] }[];
 }
 
+/** One config as a manifest writes it; key order is the order written. */
+export interface ExportedConfig {
+  name: string;
+  id?: number;
+  plugin: number;
+  enabled: boolean;
+  description?: string;
+  match_action?: number;
+  order?: number;
+}
+
+export interface ExportedFamily {
+  family: FamilyName;
+  configs: ExportedConfig[];
+}
+
 export interface ExportResult {
-  yaml: string;
+  project: string;
+  families: ExportedFamily[];
   warnings: string[];
   configCount: number;
 }
@@ -27,8 +44,7 @@ export function buildManifest(input: ExportInput): ExportResult {
       .filter((item) => item.family === "pipeline_frontend_apps_configs")
       .flatMap((item) => item.records.map((record) => record.id)),
   );
-  const projectBlock: Record<string, unknown> = {};
-  let configCount = 0;
+  const families: ExportedFamily[] = [];
 
   for (const family of FAMILY_NAMES) {
     const entry = input.families.find((item) => item.family === family);
@@ -41,12 +57,12 @@ export function buildManifest(input: ExportInput): ExportResult {
         : entry.records,
     );
     const positional = records.every((record, index) => record.order === index + 1);
-    const nameCounts = new Map<string, number>();
     const nameOf = (record: PluginConfigRecord): string =>
       record.name ?? pluginDefaults(record).name ?? `plugin ${record.plugin} config ${record.id}`;
+    const nameCounts = new Map<string, number>();
     for (const record of records) nameCounts.set(nameOf(record), (nameCounts.get(nameOf(record)) ?? 0) + 1);
 
-    const configs = records.map((record) => {
+    const configs = records.map((record): ExportedConfig => {
       const name = nameOf(record);
       const pin = record.name === null || (nameCounts.get(name) ?? 0) > 1;
       if (record.name === null) {
@@ -58,21 +74,23 @@ export function buildManifest(input: ExportInput): ExportResult {
           `${nameCounts.get(name)} records in ${family} are named "${name}"; each is pinned by id`,
         );
       }
-      const config: Record<string, unknown> = { name };
-      if (pin) config.id = record.id;
-      config.plugin = record.plugin;
-      config.enabled = record.enabled;
-      if (record.description !== null) config.description = record.description;
-      if (record.match_action !== null) config.match_action = record.match_action;
-      if (!positional) config.order = record.order;
-      return config;
+      return {
+        name,
+        ...(pin ? { id: record.id } : {}),
+        plugin: record.plugin,
+        enabled: record.enabled,
+        ...(record.description === null ? {} : { description: record.description }),
+        ...(record.match_action === null ? {} : { match_action: record.match_action }),
+        ...(positional ? {} : { order: record.order }),
+      };
     });
-    configCount += configs.length;
-    projectBlock[family] = { prune: false, configs };
+    families.push({ family, configs });
   }
 
-  const document = new Document({ version: 1, projects: { [input.project]: projectBlock } });
-  document.commentBefore = ` Exported by pcsync export --project ${input.project}. prune is false: records added
- remotely are left alone until you set prune: true.`;
-  return { yaml: document.toString({ lineWidth: 0 }), warnings: [...new Set(warnings)], configCount };
+  return {
+    project: input.project,
+    families,
+    warnings: [...new Set(warnings)],
+    configCount: families.reduce((total, family) => total + family.configs.length, 0),
+  };
 }

@@ -1,10 +1,12 @@
 // `pcsync export`: write a manifest of a project's current state; planning it back shows no changes.
 
+import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { listAllConfigs } from "../../api/index.js";
 import { mapConcurrent } from "../../apply/map-concurrent.js";
 import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
+import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../../families.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { writeFileAtomic } from "../output.js";
@@ -22,7 +24,12 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
     .description("Write a manifest of a project's current state (both families, in order).")
     .requiredOption("--project <id>", "the project to export")
     .addOption(new Option("--family <name>", "only this family (repeatable)").argParser(collect))
-    .addOption(new Option("-o, --output <file>", "write to this file instead of stdout"));
+    .addOption(
+      new Option(
+        "-o, --output <file>",
+        "write to this file instead of stdout; an existing manifest is updated in place, keeping its comments",
+      ),
+    );
   addConnectionOptions(command);
   command.addHelpText(
     "after",
@@ -47,12 +54,18 @@ Examples:
       const result = buildManifest({ project: flags.project, families: read });
       for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       if (flags.output) {
-        await writeFileAtomic(flags.output, result.yaml);
+        const existing = await readFile(flags.output, "utf8").catch(() => undefined);
+        // An existing manifest is updated in place: its comments, layout and other projects stay.
+        const text =
+          existing === undefined
+            ? renderNewManifest(result)
+            : updateManifestText(existing, result, flags.output);
+        await writeFileAtomic(flags.output, text);
         io.stderr.write(
-          `Wrote ${result.configCount} configs of project ${flags.project} to ${flags.output}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${flags.project} in ${flags.output}\n`,
         );
       } else {
-        io.stdout.write(result.yaml);
+        io.stdout.write(renderNewManifest(result));
       }
     } finally {
       await client.close();
