@@ -14,6 +14,7 @@ import type {
   PlannedChange,
   PlannedReorder,
 } from "../plan/types.js";
+import { dedupeCreates } from "./dedupe-creates.js";
 import { mapConcurrent } from "./map-concurrent.js";
 
 export type OutcomeStatus = "done" | "failed" | "skipped";
@@ -47,6 +48,8 @@ export interface ApplyOptions {
 interface ServerTraits {
   /** Rearrange is refused, or keyed by something other than config ids (posthog-2024). */
   rearrangeUnusable: boolean;
+  /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
+  createdIds: Set<number>;
 }
 
 interface FamilyWork {
@@ -62,7 +65,7 @@ export async function applyPlan(
   current: CurrentState,
   options: ApplyOptions,
 ): Promise<ApplyReport> {
-  const traits: ServerTraits = { rearrangeUnusable: false };
+  const traits: ServerTraits = { rearrangeUnusable: false, createdIds: new Set() };
   const work = groupWork(plan);
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
@@ -130,15 +133,24 @@ async function applyFamily(
   const deletes = work.changes.filter((change) => change.action === "delete");
   const outcomes: ApplyOutcome[] = [];
 
-  const writeOutcomes = await Promise.all(
+  const appliedWrites = await Promise.all(
     writes.map(async (change) => {
       const outcome = await (change.action === "create"
-        ? applyCreate(client, change, knownIds)
+        ? applyCreate(client, change, knownIds, traits.createdIds)
         : applyUpdate(client, change));
       progress();
       return outcome;
     }),
   );
+  // A concurrent run may have made the same creates: one read of the family settles who keeps which.
+  const writeOutcomes = await dedupeCreates(client, {
+    project,
+    family,
+    knownIds,
+    createdByRun: traits.createdIds,
+    changes: writes,
+    outcomes: appliedWrites,
+  });
   outcomes.push(...writeOutcomes);
 
   const deleteOutcomes = await Promise.all(
@@ -217,11 +229,13 @@ async function applyCreate(
   client: ApiClient,
   change: PlannedChange,
   knownIds: ReadonlySet<number>,
+  createdIds: Set<number>,
 ): Promise<ApplyOutcome> {
   try {
     const record = await createConfig(client, change.project, change.family, bodyOf(change.fields), {
       knownIds,
     });
+    createdIds.add(record.id);
     const wrong = mismatchedFields(change.fields, record);
     if (wrong.length > 0)
       return outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong));
