@@ -6,7 +6,12 @@ import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { applyPlan } from "../../src/apply/apply-plan.js";
 import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
-import { type EmulatorData, exampleData, type StoredRecord, startEmulator } from "../../src/emulator/index.js";
+import {
+  type EmulatorData,
+  exampleData,
+  type StoredRecord,
+  startEmulator,
+} from "../../src/emulator/index.js";
 import type { FamilyName } from "../../src/families.js";
 import type { DesiredFamily, DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
@@ -36,7 +41,10 @@ interface RemoteSpec {
 const remoteFamily = (names: string[]) =>
   fc.uniqueArray(
     fc.record({
-      name: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constant(null) }),
+      name: fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...names) },
+        { weight: 1, arbitrary: fc.constant(null) },
+      ),
       enabled: fc.boolean(),
       order: fc.integer({ min: 0, max: 12 }),
       description: fc.option(fc.constantFrom("d1", "d2"), { nil: null }),
@@ -119,7 +127,9 @@ function buildDesired(input: Scenario): DesiredState {
         ...(config.match_action === undefined ? {} : { match_action: config.match_action }),
       }),
     );
-    families.push(desiredFamily("1", family, configs, { prune: want.prune, explicitOrder: want.explicitOrder }));
+    families.push(
+      desiredFamily("1", family, configs, { prune: want.prune, explicitOrder: want.explicitOrder }),
+    );
   };
   add(PC, input.wantPc);
   add(FE, input.wantFe);
@@ -127,7 +137,11 @@ function buildDesired(input: Scenario): DesiredState {
 }
 
 /** The ids a run may touch: claimed records, and unclaimed ones of pruned families. */
-function recordsOutsideScope(before: StoredRecord[], desired: DesiredState, claimedIds: Set<number>): StoredRecord[] {
+function recordsOutsideScope(
+  before: StoredRecord[],
+  desired: DesiredState,
+  claimedIds: Set<number>,
+): StoredRecord[] {
   const pruned = new Set(desired.families.filter((family) => family.prune).map((family) => family.family));
   return before.filter((record) => {
     if (record.project !== 1) return true;
@@ -162,7 +176,9 @@ for (const profile of ["seed", "posthog-2024"] as const) {
 
             const after = new Map(emulator.snapshot().records.map((record) => [record.id, record]));
             const claimed = new Set(
-              first.plan.changes.flatMap((change) => (change.action === "update" && change.id !== null ? [change.id] : [])),
+              first.plan.changes.flatMap((change) =>
+                change.action === "update" && change.id !== null ? [change.id] : [],
+              ),
             );
             for (const reorder of first.plan.reorders) for (const move of reorder.moves) claimed.add(move.id);
             for (const record of recordsOutsideScope(before, desired, claimed)) {
