@@ -3,8 +3,12 @@
 import { Command, CommanderError } from "commander";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
 import { registerApplyCommand } from "./commands/apply.js";
+import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerExportCommand } from "./commands/export.js";
+import { registerFrontendCommand } from "./commands/frontend.js";
+import { registerJobCommand } from "./commands/job.js";
+import { registerLogsCommand } from "./commands/logs.js";
 import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
@@ -20,6 +24,10 @@ const registrars: CommandRegistrar[] = [
   registerExportCommand,
   registerDemoCommand,
   registerServeCommand,
+  registerLogsCommand,
+  registerJobCommand,
+  registerFrontendCommand,
+  registerCompletionCommand,
 ];
 
 export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {

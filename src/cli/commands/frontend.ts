@@ -1,0 +1,45 @@
+// `pcsync frontend`: print the JavaScript module a site loads for a config's frontend app.
+
+import { Command } from "commander";
+import { getFrontend } from "../../api/index.js";
+import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import type { CommandRegistrar } from "../program.js";
+import {
+  addTargetOptions,
+  explainRefusal,
+  readTarget,
+  resolveConfig,
+  type TargetFlags,
+} from "../resolve-config.js";
+
+export const registerFrontendCommand: CommandRegistrar = (program, io) => {
+  const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");
+  addTargetOptions(command);
+  addConnectionOptions(command);
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync frontend --project 1 --family pipeline_frontend_apps_configs --config "Notification Bar"
+  $ pcsync frontend --project 1 --config 4 > frontend.js`,
+  );
+  command.action(async (flags: TargetFlags & ConnectionFlags) => {
+    const target = readTarget(flags);
+    const client = await createClientFromFlags(flags, io);
+    try {
+      const record = await resolveConfig(client, target);
+      let source: string;
+      try {
+        source = await getFrontend(client, target.project, target.family, record.id);
+      } catch (error) {
+        throw explainRefusal(error, "frontend modules");
+      }
+      // Byte for byte when redirected to a file; a terminal gets a final newline for its prompt.
+      io.stdout.write(source);
+      if (io.stdout.isTTY === true && !source.endsWith("\n")) io.stdout.write("\n");
+    } finally {
+      await client.close();
+    }
+  });
+  program.addCommand(command);
+};

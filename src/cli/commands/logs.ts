@@ -1,0 +1,238 @@
+// `pcsync logs`: the log entries of a plugin config, filtered, newest first; `--follow` keeps polling
+// and prints new entries as they arrive, like `tail -f`.
+
+import { setTimeout as sleep } from "node:timers/promises";
+import { Command, Option } from "commander";
+import {
+  type ApiClient,
+  ApiError,
+  iterateLogs,
+  type LogEntry,
+  type LogQuery,
+  NetworkError,
+  TimeoutError,
+} from "../../api/index.js";
+import { UsageError } from "../../errors.js";
+import { type FamilyName, getFamily } from "../../families.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  createClientFromFlags,
+  parsePositiveInt,
+  parsePositiveNumber,
+} from "../connection.js";
+import { parseTimeFlag } from "../duration.js";
+import { type CliIo, useColour } from "../io.js";
+import { LogFollowCursor } from "../log-follow.js";
+import { formatLogEntry, LOG_FORMATS, LOG_TYPES, type LogFormat, parseLogTypes } from "../log-format.js";
+import type { CommandRegistrar } from "../program.js";
+import { collect } from "../reconcile.js";
+import {
+  addTargetOptions,
+  describeRecord,
+  readTarget,
+  resolveConfig,
+  type Target,
+  type TargetFlags,
+} from "../resolve-config.js";
+
+interface LogsFlags extends ConnectionFlags, TargetFlags {
+  type?: string[];
+  search?: string;
+  since?: string;
+  until?: string;
+  limit: string;
+  follow?: boolean;
+  interval: string;
+  format: string;
+}
+
+interface LogsSettings {
+  target: Target;
+  query: LogQuery;
+  since: Date | undefined;
+  limit: number;
+  follow: boolean;
+  intervalMs: number;
+  format: LogFormat;
+}
+
+const DEFAULT_LIMIT = "100";
+const DEFAULT_INTERVAL = "2";
+
+/** Checks every flag before any request, so a typo costs no network round trip. */
+export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
+  const target = readTarget(flags);
+  const { family } = target;
+  if (!getFamily(family).hasLogs) {
+    throw new UsageError(
+      `the ${family} family has no logs: logs exist only for plugin_configs (on posthog-2024 servers, frontend apps are listed there too: try --family plugin_configs)`,
+    );
+  }
+  const since = flags.since === undefined ? undefined : parseTimeFlag(flags.since, "--since", now);
+  const until = flags.until === undefined ? undefined : parseTimeFlag(flags.until, "--until", now);
+  if (since && until && since.getTime() >= until.getTime()) {
+    throw new UsageError(`--since (${since.toISOString()}) must be before --until (${until.toISOString()})`);
+  }
+  if (flags.follow && until) {
+    throw new UsageError("--follow waits for new entries, so it cannot be combined with --until");
+  }
+  const types = parseLogTypes(flags.type ?? []);
+  const query: LogQuery = {
+    ...(types.length > 0 ? { typeFilter: types } : {}),
+    ...(flags.search === undefined || flags.search === "" ? {} : { search: flags.search }),
+    ...(since ? { after: since } : {}),
+    ...(until ? { before: until } : {}),
+  };
+  if (!(LOG_FORMATS as readonly string[]).includes(flags.format)) {
+    throw new UsageError(`--format must be one of ${LOG_FORMATS.join(", ")}, not "${flags.format}"`);
+  }
+  return {
+    target,
+    query,
+    since,
+    limit: parsePositiveInt(flags.limit, "--limit"),
+    follow: flags.follow === true,
+    intervalMs: parsePositiveNumber(flags.interval, "--interval") * 1000,
+    format: flags.format as LogFormat,
+  };
+}
+
+export const registerLogsCommand: CommandRegistrar = (program, io) => {
+  const command = new Command("logs").description(
+    "Show the log entries of a plugin config, newest first (with --follow, oldest first as they arrive).",
+  );
+  addTargetOptions(command);
+  command
+    .addOption(
+      new Option("--type <type>", "only entries of this type, any case (repeatable, or comma-separated)")
+        .choices(LOG_TYPES)
+        // Keep the choices for help and completion, but accept any case and "warn,error".
+        .argParser(collect),
+    )
+    .addOption(new Option("--search <text>", "only entries whose message contains this text"))
+    .addOption(
+      new Option("--since <time>", "only entries after this time: ISO-8601, or a duration ago (15m, 2h, 1d)"),
+    )
+    .addOption(new Option("--until <time>", "only entries before this time: ISO-8601, or a duration ago"))
+    .addOption(
+      new Option("--limit <n>", "show at most this many entries (the newest)").default(DEFAULT_LIMIT),
+    )
+    .addOption(new Option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C"))
+    .addOption(
+      new Option("--interval <seconds>", "with --follow: seconds between polls").default(DEFAULT_INTERVAL),
+    )
+    .addOption(
+      new Option("--format <format>", "text, or json: one JSON object per line")
+        .choices(LOG_FORMATS)
+        .default("text"),
+    );
+  addConnectionOptions(command);
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync logs --project 1 --config GeoIP --type warn --type error --since 2h
+  $ pcsync logs --project 1 --config 12 --search timeout --format json | jq .message
+  $ pcsync logs --project 1 --config GeoIP --follow --interval 5`,
+  );
+  command.action(async (flags: LogsFlags) => {
+    const settings = parseLogsFlags(flags, Date.now());
+    const client = await createClientFromFlags(flags, io);
+    try {
+      const { target } = settings;
+      const record = await resolveConfig(client, target);
+      const read = (query: LogQuery, max?: number) =>
+        readLogs(client, target.project, target.family, record.id, query, max);
+      const print = createPrinter(io, settings.format);
+      // One more than asked tells whether older entries were left out.
+      const backlog = await read(settings.query, settings.limit + 1);
+      const complete = backlog.length <= settings.limit;
+      const shown = backlog.slice(0, settings.limit);
+      if (!settings.follow) {
+        for (const entry of shown) print(entry);
+        if (!complete) {
+          io.stderr.write(
+            `(showing the newest ${settings.limit} entries of ${describeRecord(record)}; use --limit or --since to see others)\n`,
+          );
+        } else if (shown.length === 0) {
+          io.stderr.write(`(no log entries of ${describeRecord(record)} match)\n`);
+        }
+        return;
+      }
+      // Following reads like a terminal log: oldest at the top, the newest arriving at the bottom.
+      for (const entry of [...shown].reverse()) print(entry);
+      const cursor = new LogFollowCursor(shown, { complete, since: settings.since });
+      await pollUntilStopped(io, settings.intervalMs, async () => {
+        const after = cursor.nextAfter();
+        const polled = await read({ ...settings.query, ...(after ? { after } : {}) });
+        for (const entry of cursor.accept(polled)) print(entry);
+      });
+    } finally {
+      await client.close();
+    }
+  });
+  program.addCommand(command);
+};
+
+async function readLogs(
+  client: ApiClient,
+  projectId: string,
+  family: FamilyName,
+  configId: number,
+  query: LogQuery,
+  max?: number,
+): Promise<LogEntry[]> {
+  const entries: LogEntry[] = [];
+  const limited = max === undefined ? query : { ...query, limit: Math.min(max, client.pageSize) };
+  for await (const entry of iterateLogs(client, projectId, family, configId, limited, max))
+    entries.push(entry);
+  return entries;
+}
+
+function createPrinter(io: CliIo, format: LogFormat): (entry: LogEntry) => void {
+  const colour = format === "text" && useColour(io.stdout, io.env);
+  return (entry) => {
+    io.stdout.write(formatLogEntry(entry, format, colour));
+  };
+}
+
+/**
+ * Runs `poll` every `intervalMs` until SIGINT/SIGTERM or a closed stdout (`| head`). A poll in flight
+ * finishes first, so nothing is half printed; a second Ctrl-C kills the process as usual.
+ */
+async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promise<void>): Promise<void> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") stop.abort();
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  io.stdout.on("error", onStdoutError);
+  try {
+    while (!stop.signal.aborted) {
+      try {
+        await sleep(intervalMs, undefined, { signal: stop.signal });
+      } catch {
+        break;
+      }
+      try {
+        await poll();
+      } catch (error) {
+        // The client has already retried; a tail left running should outlast a service hiccup.
+        if (!isTransient(error)) throw error;
+        io.stderr.write(`warning: ${(error as Error).message}; still following\n`);
+      }
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    io.stdout.off("error", onStdoutError);
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof TimeoutError) return true;
+  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+}

@@ -1,0 +1,78 @@
+// The memory of `pcsync logs --follow`: which entries were printed, and from when to ask for more, so
+// that polling never prints an entry twice and tolerates entries that arrive a little late.
+
+import type { LogEntry } from "../api/index.js";
+
+/** How far before the newest printed entry each poll looks again, for entries stored late. */
+export const FOLLOW_OVERLAP_MS = 10_000;
+
+export class LogFollowCursor {
+  /** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
+  readonly #floorMs: number | undefined;
+  #newestMs: number | undefined;
+  /** Printed entries that a later poll may return again: id -> timestamp. */
+  readonly #seen = new Map<string, number>();
+  readonly #overlapMs: number;
+
+  /**
+   * @param backlog the entries already printed (any order)
+   * @param complete whether the backlog holds every matching entry (not cut by `--limit`)
+   * @param since the `--since` bound of the backlog, if any
+   */
+  constructor(
+    backlog: readonly LogEntry[],
+    options: { complete: boolean; since?: Date | undefined; overlapMs?: number },
+  ) {
+    this.#overlapMs = options.overlapMs ?? FOLLOW_OVERLAP_MS;
+    for (const entry of backlog) this.#remember(entry);
+    if (!options.complete && this.#newestMs !== undefined) {
+      // Older entries left out by --limit must not reappear as if they were new.
+      this.#floorMs = this.#newestMs;
+    } else if (options.since !== undefined) {
+      // The service's `after` is exclusive; keep it so when polls look earlier.
+      this.#floorMs = options.since.getTime() + 1;
+    }
+  }
+
+  /** The `after` filter of the next poll (exclusive, as the service reads it). */
+  nextAfter(): Date | undefined {
+    const candidates = [
+      this.#floorMs,
+      this.#newestMs === undefined ? undefined : this.#newestMs - this.#overlapMs,
+    ];
+    const bounds = candidates.filter((value): value is number => value !== undefined);
+    if (bounds.length === 0) return undefined;
+    return new Date(Math.max(...bounds) - 1);
+  }
+
+  /** The entries of a poll (newest first, as listed) not printed yet, oldest first; remembers them. */
+  accept(polled: readonly LogEntry[]): LogEntry[] {
+    const fresh: { entry: LogEntry; ms: number }[] = [];
+    // Reversing first keeps the service's order among entries of the same millisecond.
+    for (const entry of [...polled].reverse()) {
+      if (this.#seen.has(entry.id)) continue;
+      const ms = Date.parse(entry.timestamp);
+      if (this.#floorMs !== undefined && ms < this.#floorMs) continue;
+      fresh.push({ entry, ms });
+    }
+    fresh.sort((a, b) => (Number.isNaN(a.ms) || Number.isNaN(b.ms) ? 0 : a.ms - b.ms));
+    for (const { entry } of fresh) this.#remember(entry);
+    this.#forgetUnreachable();
+    return fresh.map(({ entry }) => entry);
+  }
+
+  #remember(entry: LogEntry): void {
+    const parsed = Date.parse(entry.timestamp);
+    // An unparsable time cannot move the cursor; it is kept as long as the newest entry is.
+    const ms = Number.isNaN(parsed) ? (this.#newestMs ?? 0) : parsed;
+    if (!Number.isNaN(parsed) && (this.#newestMs === undefined || ms > this.#newestMs)) this.#newestMs = ms;
+    this.#seen.set(entry.id, ms);
+  }
+
+  /** Forgets entries older than the next poll asks for, so memory stays bounded however long it runs. */
+  #forgetUnreachable(): void {
+    const after = this.nextAfter();
+    if (after === undefined) return;
+    for (const [id, ms] of this.#seen) if (ms < after.getTime()) this.#seen.delete(id);
+  }
+}

@@ -1,0 +1,49 @@
+// How `pcsync logs` prints an entry: a text line coloured by type, or one JSON object per line.
+
+import type { LogEntry } from "../api/index.js";
+import { UsageError } from "../errors.js";
+
+export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+
+export const LOG_FORMATS = ["text", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** `--type` values, case-insensitive and comma-separable (`--type warn,error`), deduplicated. */
+export function parseLogTypes(values: readonly string[]): LogType[] {
+  const types = new Set<LogType>();
+  for (const value of values.flatMap((item) => item.split(","))) {
+    const type = value.trim().toUpperCase();
+    if (!(LOG_TYPES as readonly string[]).includes(type)) {
+      throw new UsageError(`--type must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`);
+    }
+    types.add(type as LogType);
+  }
+  return [...types];
+}
+
+const SGR: Readonly<Record<string, string>> = {
+  DEBUG: "\u001b[2m",
+  INFO: "\u001b[36m",
+  WARN: "\u001b[33m",
+  ERROR: "\u001b[31m",
+};
+const RESET = "\u001b[0m";
+const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
+// The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
+const SOURCE_WIDTH = 7;
+// Messages come from plugins: control characters (escape sequences above all) must not reach the
+// terminal, where they could rewrite earlier lines or the title.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+export function formatLogEntry(entry: LogEntry, format: LogFormat, colour: boolean): string {
+  if (format === "json") return `${JSON.stringify(entry)}\n`;
+  const type = entry.type.replace(CONTROL, "?");
+  const shownType = type.padEnd(TYPE_WIDTH);
+  const coloured = colour && SGR[type] !== undefined ? `${SGR[type]}${shownType}${RESET}` : shownType;
+  // Continuation lines are indented so that every printed line starting at column 0 is an entry.
+  const message = entry.message.replace(/\r\n?/g, "\n").replace(CONTROL, "?").replaceAll("\n", "\n    ");
+  const source = entry.source.replace(CONTROL, "?").padEnd(SOURCE_WIDTH);
+  return `${entry.timestamp.replace(CONTROL, "?")} ${coloured} ${source} ${message}\n`;
+}

@@ -1,0 +1,73 @@
+// Every command's --help ends with examples, and typos get the closest name with exit 1.
+
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/io.js";
+import { buildProgram, runCli } from "../../src/cli/program.js";
+
+function captureIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  err.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return {
+    io: { stdout: out, stderr: err, env: {}, cwd: process.cwd() },
+    stdout: () => stdout,
+    stderr: () => stderr,
+  };
+}
+
+async function run(args: string[]) {
+  const capture = captureIo();
+  const code = await runCli(args, capture.io);
+  return { code, stdout: capture.stdout(), stderr: capture.stderr() };
+}
+
+const commandNames = buildProgram(captureIo().io, () => undefined).commands.map((command) => command.name());
+
+describe("help", () => {
+  it.each(commandNames)("pcsync %s --help shows an example", async (name) => {
+    const result = await run([name, "--help"]);
+    expect(result.code).toBe(0);
+    const examples = result.stdout.split(/\nExamples?:\n/)[1] ?? "";
+    expect(examples).toMatch(/^ {2}\$ /);
+    expect(examples).toContain(`pcsync ${name}`);
+  });
+});
+
+describe("typos", () => {
+  it("suggests the closest command", async () => {
+    const result = await run(["lgos"]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe("error: unknown command 'lgos'\n(Did you mean logs?)\n");
+  });
+
+  it.each([
+    [["logs", "--projcet", "1", "--config", "GeoIP"], "--projcet", "--project"],
+    [["job", "--project", "1", "--config", "x", "--paylod", "{}"], "--paylod", "--payload"],
+    [["frontend", "--famly", "plugin_configs"], "--famly", "--family"],
+    [["logs", "--folow"], "--folow", "--follow"],
+  ])("suggests the closest option of a subcommand: %j", async (args, typo, suggestion) => {
+    const result = await run(args);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe(`error: unknown option '${typo}'\n(Did you mean ${suggestion}?)\n`);
+  });
+
+  it("names a missing required flag with an example once the flags are spelt right", async () => {
+    const result = await run(["job", "--project", "1", "--config", "GeoIP"]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe('pcsync: --type <job> is required (e.g. --type "Export historical events")\n');
+  });
+
+  it("refuses an invalid choice, listing the allowed ones", async () => {
+    const result = await run(["logs", "--format", "yaml"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Allowed choices are text, json.");
+  });
+});

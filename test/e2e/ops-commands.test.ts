@@ -1,0 +1,406 @@
+// End to end: the built `pcsync logs`, `job`, `frontend` and `completion` as a user runs them,
+// against an in-process emulator on both profiles (needs `npm run build` first, as `npm test` does).
+
+import { execFileSync, spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type EmulatorData,
+  exampleData,
+  PROFILE_NAMES,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator/index.js";
+import { CLI_PATH, runBuiltCli } from "../support/cli.js";
+
+const FULL_KEY = "ops-key-full";
+const SCOPED_KEY = "ops-key-scoped";
+
+/** The example data plus two records of one name, to show how an ambiguous --config is reported. */
+function dataWithTwins(): EmulatorData {
+  const data = exampleData();
+  const [template] = data.records;
+  if (!template) throw new Error("the example data has no records");
+  for (const id of [10, 11]) {
+    data.records.push({ ...template, id, plugin: 7, order: id, name: "Twin", enabled: false });
+  }
+  data.nextIds.record = 12;
+  return data;
+}
+
+const GEOIP_MESSAGES_NEWEST_FIRST = [
+  "Plugin reloaded after config change.",
+  "Lookup failed for 198.51.100.300: invalid IP address",
+  "GeoIP database is 31 days old; results may be stale.",
+  "Resolved 203.0.113.7 to Amsterdam, NL",
+  "Looking up 203.0.113.7",
+  "Plugin loaded (instance 018fd5a0).",
+];
+
+/** The message of a text line: after the time (24), type (5) and source (7) columns. */
+function messageOf(line: string): string {
+  return line.slice(39);
+}
+
+/** Triggers a job the way another client would, without the cost of spawning the CLI. */
+async function runJobThroughApi(emulator: RunningEmulator, project: number, config: number, type: string) {
+  const response = await fetch(`${emulator.url}/api/projects/${project}/plugin_configs/${config}/job/`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${FULL_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ job: { type } }),
+  });
+  expect(response.status).toBe(200);
+}
+
+function lines(text: string): string[] {
+  return text.split("\n").filter((line) => line !== "");
+}
+
+// Tests are independent (each owns the configs it writes to), so they run concurrently.
+describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (profile) => {
+  let emulator: RunningEmulator;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      profile,
+      data: dataWithTwins(),
+      keys: [
+        { key: FULL_KEY, scopes: ["*"], projects: "*" },
+        { key: SCOPED_KEY, scopes: ["plugin:read", "plugin:write"], projects: "*" },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  const run = (args: string[], key = FULL_KEY) =>
+    runBuiltCli(args, { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: key } });
+
+  // These read the GeoIP config of project 1, whose entries no test adds to.
+  describe("logs", () => {
+    it("prints the entries newest first, in aligned columns", async () => {
+      const result = await run(["logs", "--project", "1", "--config", "GeoIP"]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      const printed = lines(result.stdout);
+      expect(printed.map((line) => messageOf(line))).toEqual(GEOIP_MESSAGES_NEWEST_FIRST);
+      expect(printed[0]).toBe("2024-06-01T11:00:00.000Z INFO  SYSTEM  Plugin reloaded after config change.");
+    });
+
+    it("filters by type (any case, repeated), search text and time", async () => {
+      const byType = await run([
+        "logs",
+        "--project",
+        "1",
+        "--config",
+        "1",
+        "--type",
+        "warn",
+        "--type",
+        "ERROR",
+      ]);
+      expect(byType.code).toBe(0);
+      expect(lines(byType.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["ERROR", "WARN"]);
+
+      const bySearch = await run(["logs", "--project", "1", "--config", "GeoIP", "--search", "amsterdam"]);
+      expect(lines(bySearch.stdout).map((line) => messageOf(line))).toEqual([
+        "Resolved 203.0.113.7 to Amsterdam, NL",
+      ]);
+
+      const byTime = await run([
+        "logs",
+        "--project",
+        "1",
+        "--config",
+        "GeoIP",
+        "--since",
+        "2024-06-01T00:00:00Z",
+        "--until",
+        "2024-06-01T10:00:00Z",
+      ]);
+      expect(lines(byTime.stdout).map((line) => messageOf(line))).toEqual(
+        GEOIP_MESSAGES_NEWEST_FIRST.slice(1, 3),
+      );
+
+      // A relative --since: the example entries are long past, so nothing matches, and stderr says so.
+      const recent = await run(["logs", "--project", "1", "--config", "GeoIP", "--since", "15m"]);
+      expect(recent).toMatchObject({
+        code: 0,
+        stdout: "",
+        stderr: '(no log entries of "GeoIP" (id 1) match)\n',
+      });
+    });
+
+    it("shows the newest --limit entries and says that others were left out", async () => {
+      const result = await run(["logs", "--project", "1", "--config", "GeoIP", "--limit", "2"]);
+      expect(result.code).toBe(0);
+      expect(lines(result.stdout).map((line) => messageOf(line))).toEqual(
+        GEOIP_MESSAGES_NEWEST_FIRST.slice(0, 2),
+      );
+      expect(result.stderr).toContain("showing the newest 2 entries");
+    });
+
+    it("prints one JSON object per line with --format json", async () => {
+      const result = await run([
+        "logs",
+        "--project",
+        "1",
+        "--config",
+        "GeoIP",
+        "--format",
+        "json",
+        "--type",
+        "info",
+      ]);
+      expect(result.code).toBe(0);
+      const entries = lines(result.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(entries).toHaveLength(2);
+      expect(entries[0]).toMatchObject({
+        id: "018fd5a0-0000-7000-8000-000000000006",
+        type: "INFO",
+        source: "SYSTEM",
+        plugin_config_id: 1,
+        timestamp: "2024-06-01T11:00:00.000Z",
+      });
+    });
+
+    it("follows: prints what arrives, once, oldest first, and stops cleanly on SIGINT", async () => {
+      // Project 2's GeoIP gets its entries from jobs only, so this test owns them.
+      await runJobThroughApi(emulator, 2, 5, "first");
+      const follower = spawn(
+        process.execPath,
+        [CLI_PATH, "logs", "--project", "2", "--config", "GeoIP", "--follow", "--interval", "0.1"],
+        {
+          env: {
+            PATH: process.env.PATH ?? "",
+            NO_COLOR: "1",
+            PCSYNC_BASE_URL: emulator.url,
+            PCSYNC_API_KEY: FULL_KEY,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      follower.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      follower.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+        follower.on("close", (code, signal) => resolve({ code, signal }));
+      });
+      const waitFor = async (text: string) => {
+        const deadline = Date.now() + 8000;
+        while (!stdout.includes(text)) {
+          if (Date.now() > deadline)
+            throw new Error(`"${text}" did not appear; stdout: ${stdout}; stderr: ${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      };
+      try {
+        await waitFor("Job first queued");
+        await runJobThroughApi(emulator, 2, 5, "second");
+        await waitFor("Job second queued");
+        // Several more polls see both entries again; neither may be printed twice.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+      } finally {
+        follower.kill("SIGINT");
+      }
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(stderr).toBe("");
+      expect(lines(stdout).map((line) => messageOf(line))).toEqual(["Job first queued", "Job second queued"]);
+    });
+  });
+
+  describe("job", () => {
+    it("runs a job on a plugin config, and the config's logs show it", async () => {
+      const result = await run([
+        "job",
+        "--project",
+        "1",
+        "--config",
+        "Legacy S3",
+        "--type",
+        "Export historical events",
+        "--payload",
+        '{"dateFrom": "2024-06-01"}',
+      ]);
+      expect(result).toMatchObject({
+        code: 0,
+        stdout:
+          'job "Export historical events" queued for "Legacy S3" (id 3) in plugin_configs of project 1\n',
+      });
+      expect(result.stderr).toContain("pcsync logs --project 1 --config 3 --follow");
+      const logged = emulator.snapshot().logEntries.filter((entry) => entry.plugin_config_id === 3);
+      expect(logged.map((entry) => entry.message)).toContain("Job Export historical events queued");
+    });
+
+    it("runs a job on a frontend app config", async () => {
+      const result = await run([
+        "job",
+        "--project",
+        "1",
+        "--family",
+        "pipeline_frontend_apps_configs",
+        "--config",
+        "Notification Bar",
+        "--type",
+        "refresh",
+      ]);
+      expect(result).toMatchObject({
+        code: 0,
+        stdout:
+          'job "refresh" queued for "Notification Bar" (id 4) in pipeline_frontend_apps_configs of project 1\n',
+        stderr: "",
+      });
+    });
+
+    if (profile === "posthog-2024") {
+      it("explains that a scoped key is refused, without printing the key", async () => {
+        const result = await run(["job", "--project", "1", "--config", "3", "--type", "x"], SCOPED_KEY);
+        expect(result).toMatchObject({ code: 1, stdout: "" });
+        expect(result.stderr).toContain(
+          "403 POST /api/projects/1/plugin_configs/3/job/: This action does not support Personal API Key access",
+        );
+        expect(result.stderr).toContain('use an unscoped (legacy) key or a key with the "*" scope');
+        expect(result.stderr).not.toContain(SCOPED_KEY);
+      });
+    } else {
+      it("accepts a scoped key with plugin:write", async () => {
+        const result = await run(["job", "--project", "1", "--config", "3", "--type", "x"], SCOPED_KEY);
+        expect(result.code).toBe(0);
+      });
+    }
+  });
+
+  describe("frontend", () => {
+    it("prints the module of a frontend app config", async () => {
+      const result = await run([
+        "frontend",
+        "--project",
+        "1",
+        "--family",
+        "pipeline_frontend_apps_configs",
+        "--config",
+        "Notification Bar",
+      ]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toContain("export function getFrontendApp(");
+      expect(result.stdout).toContain('"pluginConfigId":4');
+    });
+
+    it("prints the module of a plugin config named by id", async () => {
+      const result = await run(["frontend", "--project", "1", "--config", "1"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('"pluginConfigId":1');
+    });
+
+    it(
+      profile === "posthog-2024" ? "refuses a scoped key, with the hint" : "serves a scoped key",
+      async () => {
+        const result = await run(["frontend", "--project", "1", "--config", "1"], SCOPED_KEY);
+        if (profile === "posthog-2024") {
+          expect(result).toMatchObject({ code: 1, stdout: "" });
+          expect(result.stderr).toContain("refuses scoped personal API keys for frontend modules");
+        } else {
+          expect(result.code).toBe(0);
+        }
+      },
+    );
+  });
+
+  describe("--config resolution", () => {
+    it("names the ids when a name matches several records", async () => {
+      const result = await run(["frontend", "--project", "1", "--config", "Twin"]);
+      expect(result).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr:
+          'pcsync: 2 configs in plugin_configs of project 1 are named "Twin" (ids 10, 11); pass one id with --config\n',
+      });
+    });
+
+    it("lists the names a family has when none matches", async () => {
+      const result = await run(["logs", "--project", "1", "--config", "GeoLP"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^pcsync: no config named "GeoLP" in plugin_configs of project 1; it has: GeoIP \(1\), /,
+      );
+    });
+
+    it("reports an unknown id", async () => {
+      const result = await run(["job", "--project", "1", "--config", "99", "--type", "x"]);
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(
+        "pcsync: no config with id 99 in plugin_configs of project 1; list them with: pcsync export --project 1 --family plugin_configs\n",
+      );
+    });
+  });
+});
+
+describe.concurrent("flags refused before any request", () => {
+  // Nothing listens here: reaching the network would fail differently from the expected message.
+  const run = (args: string[]) =>
+    runBuiltCli(args, { env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: FULL_KEY } });
+
+  it("logs: the frontend family has no logs", async () => {
+    const result = await run([
+      "logs",
+      "--project",
+      "1",
+      "--family",
+      "pipeline_frontend_apps_configs",
+      "--config",
+      "Notification Bar",
+    ]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      /^pcsync: the pipeline_frontend_apps_configs family has no logs: logs exist only for plugin_configs/,
+    );
+  });
+
+  it("logs: an unknown --type or --since says what to use instead", async () => {
+    const badType = await run(["logs", "--project", "1", "--config", "GeoIP", "--type", "fatal"]);
+    expect(badType).toMatchObject({ code: 1, stdout: "" });
+    expect(badType.stderr).toContain("--type must be one of DEBUG, LOG, INFO, WARN, ERROR");
+    const badSince = await run(["logs", "--project", "1", "--config", "GeoIP", "--since", "yesterday"]);
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toContain("or a duration ago (e.g. 30s, 15m, 2h, 1d");
+  });
+
+  it("job: a --payload that is not JSON, quoting the parse error", async () => {
+    const result = await run([
+      "job",
+      "--project",
+      "1",
+      "--config",
+      "3",
+      "--type",
+      "x",
+      "--payload",
+      "{dateFrom: 1}",
+    ]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      /^pcsync: --payload is not valid JSON \(.+position 1.*\); quote it for the shell/,
+    );
+  });
+});
+
+describe("pcsync completion (built CLI)", () => {
+  it("registers a bash completion for pcsync once sourced", () => {
+    const output = execFileSync(
+      "bash",
+      ["-c", 'source <("$0" "$1" completion bash) && complete -p pcsync', process.execPath, CLI_PATH],
+      { encoding: "utf8" },
+    );
+    expect(output.trim()).toBe("complete -F _pcsync_completion pcsync");
+  });
+
+  it("rejects an unknown shell with the choices", async () => {
+    const result = await runBuiltCli(["completion", "powershell"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Allowed choices are bash, zsh, fish.");
+  });
+});
