@@ -1,7 +1,7 @@
 // Completion scripts come from the program tree: every command and option is offered in each shell,
 // and the bash script completes as a user would see it.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
@@ -24,6 +24,11 @@ function completeInBash(script: string, words: string[]): string[] {
   ].join("\n");
   const output = execFileSync("bash", ["-c", program, "bash", ...words], { encoding: "utf8" });
   return output.split("\n").filter((line) => line !== "");
+}
+
+/** Whether a shell is installed; zsh and fish are optional on developer machines and CI. */
+function hasShell(shell: string): boolean {
+  return spawnSync(shell, ["-c", "exit 0"]).status === 0;
 }
 
 describe("completion scripts", () => {
@@ -97,5 +102,35 @@ describe("completion scripts", () => {
     const described = describeProgram(small);
     expect(renderCompletion(described, "zsh")).toContain(`'--y[it'\\''s \\[a\\]\\: b\\\\c]:v: '`);
     expect(renderCompletion(described, "fish")).toContain(`-l y -d 'it\\'s [a]: b\\\\c' -x`);
+  });
+
+  it.skipIf(!hasShell("zsh"))("parse in zsh and register the completion function", () => {
+    const script = renderCompletion(describeProgram(program), "zsh");
+    const output = execFileSync(
+      "zsh",
+      [
+        "-f",
+        "-c",
+        'autoload -Uz compinit && compinit -u -D && eval "$1" && print -r -- $_comps[pcsync]',
+        "zsh",
+        script,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(output.trim()).toBe("_pcsync");
+  });
+
+  it.skipIf(!hasShell("fish"))("complete commands and option values in fish", () => {
+    const script = renderCompletion(describeProgram(program), "fish");
+    const complete = (line: string) =>
+      execFileSync("fish", ["--no-config", "-c", "eval $argv[1]; complete -C $argv[2]", script, line], {
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter((entry) => entry !== "")
+        .map((entry) => entry.split("\t")[0]);
+    expect(complete("pcsync lo")).toEqual(["logs"]);
+    expect(complete("pcsync logs --type W")).toEqual(["WARN"]);
+    expect(complete("pcsync completion ")).toEqual(["bash", "fish", "zsh"]);
   });
 });

@@ -139,12 +139,13 @@ Examples:
   command.action(async (flags: LogsFlags) => {
     const settings = parseLogsFlags(flags, Date.now());
     const client = await createClientFromFlags(flags, io);
+    const stdout = watchStdout(io);
     try {
       const { target } = settings;
       const record = await resolveConfig(client, target);
       const read = (query: LogQuery, max?: number) =>
         readLogs(client, target.project, target.family, record.id, query, max);
-      const print = createPrinter(io, settings.format);
+      const print = createPrinter(io, settings.format, stdout.closed);
       // One more than asked tells whether older entries were left out.
       const backlog = await read(settings.query, settings.limit + 1);
       const complete = backlog.length <= settings.limit;
@@ -163,12 +164,13 @@ Examples:
       // Following reads like a terminal log: oldest at the top, the newest arriving at the bottom.
       for (const entry of [...shown].reverse()) print(entry);
       const cursor = new LogFollowCursor(shown, { complete, since: settings.since });
-      await pollUntilStopped(io, settings.intervalMs, async () => {
+      await pollUntilStopped(io, settings.intervalMs, stdout.closed, async () => {
         const after = cursor.nextAfter();
         const polled = await read({ ...settings.query, ...(after ? { after } : {}) });
         for (const entry of cursor.accept(polled)) print(entry);
       });
     } finally {
+      stdout.dispose();
       await client.close();
     }
   });
@@ -190,30 +192,46 @@ async function readLogs(
   return entries;
 }
 
-function createPrinter(io: CliIo, format: LogFormat): (entry: LogEntry) => void {
+function createPrinter(io: CliIo, format: LogFormat, closed: AbortSignal): (entry: LogEntry) => void {
   const colour = format === "text" && useColour(io.stdout, io.env);
   return (entry) => {
-    io.stdout.write(formatLogEntry(entry, format, colour));
+    if (!closed.aborted) io.stdout.write(formatLogEntry(entry, format, colour));
   };
 }
 
 /**
- * Runs `poll` every `intervalMs` until SIGINT/SIGTERM or a closed stdout (`| head`). A poll in flight
- * finishes first, so nothing is half printed; a second Ctrl-C kills the process as usual.
+ * Notices when the reader of stdout goes away (`pcsync logs | head`): there is nothing left to
+ * print to, which is not an error, and must not end in an unhandled EPIPE.
  */
-async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promise<void>): Promise<void> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") stop.abort();
+function watchStdout(io: CliIo): { closed: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") io.stderr.write(`pcsync: cannot write the output: ${error.message}\n`);
+    controller.abort();
   };
+  io.stdout.on("error", onError);
+  return { closed: controller.signal, dispose: () => io.stdout.off("error", onError) };
+}
+
+/**
+ * Runs `poll` every `intervalMs` until SIGINT/SIGTERM or `closed`. A poll in flight finishes first,
+ * so nothing is half printed; a second Ctrl-C kills the process as usual.
+ */
+async function pollUntilStopped(
+  io: CliIo,
+  intervalMs: number,
+  closed: AbortSignal,
+  poll: () => Promise<void>,
+): Promise<void> {
+  const interrupted = new AbortController();
+  const onSignal = () => interrupted.abort();
+  const stop = AbortSignal.any([interrupted.signal, closed]);
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  io.stdout.on("error", onStdoutError);
   try {
-    while (!stop.signal.aborted) {
+    while (!stop.aborted) {
       try {
-        await sleep(intervalMs, undefined, { signal: stop.signal });
+        await sleep(intervalMs, undefined, { signal: stop });
       } catch {
         break;
       }
@@ -228,7 +246,6 @@ async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promi
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    io.stdout.off("error", onStdoutError);
   }
 }
 
