@@ -28,15 +28,12 @@ Examples:
     const client = await createClientFromFlags(flags, io);
     try {
       const record = await resolveConfig(client, target);
-      let source: string;
-      try {
-        source = await getFrontend(client, target.project, target.family, record.id);
-      } catch (error) {
-        throw explainRefusal(error, "frontend modules");
-      }
+      const source = await getFrontend(client, target.project, target.family, record.id);
       // Byte for byte when redirected to a file; a terminal gets a final newline for its prompt.
       io.stdout.write(source);
       if (io.stdout.isTTY === true && !source.endsWith("\n")) io.stdout.write("\n");
+    } catch (error) {
+      throw explainRefusal(error, "frontend modules");
     } finally {
       await client.close();
     }

@@ -63,11 +63,7 @@ Examples:
     const client = await createClientFromFlags(flags, io);
     try {
       const record = await resolveConfig(client, target);
-      try {
-        await createJob(client, project, family, record.id, { type, payload });
-      } catch (error) {
-        throw explainRefusal(error, "jobs");
-      }
+      await createJob(client, project, family, record.id, { type, payload });
       // Both profiles only queue the job (one returns the record, the other an empty body); its
       // outcome shows up in the config's logs.
       io.stdout.write(
@@ -76,6 +72,8 @@ Examples:
       if (getFamily(family).hasLogs) {
         io.stderr.write(`follow it with: pcsync logs --project ${project} --config ${record.id} --follow\n`);
       }
+    } catch (error) {
+      throw explainRefusal(error, "jobs");
     } finally {
       await client.close();
     }

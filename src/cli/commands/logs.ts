@@ -30,6 +30,7 @@ import { collect } from "../reconcile.js";
 import {
   addTargetOptions,
   describeRecord,
+  explainRefusal,
   readTarget,
   resolveConfig,
   type Target,
@@ -169,6 +170,8 @@ Examples:
         const polled = await read({ ...settings.query, ...(after ? { after } : {}) });
         for (const entry of cursor.accept(polled)) print(entry);
       });
+    } catch (error) {
+      throw explainRefusal(error, "logs");
     } finally {
       stdout.dispose();
       await client.close();
