@@ -16,6 +16,12 @@ const DRAIN_LIMIT_FACTOR = 64;
  */
 export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A client that went away before its body was read (killed mid-request, while the emulator
+    // waited out its latency) sends no more events: settle now rather than hang close().
+    if (request.destroyed) {
+      reject(parseError("the request ended before its body was complete"));
+      return;
+    }
     const declared = Number(request.headers["content-length"]);
     if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) {
       reject(payloadTooLarge(limitBytes));
@@ -38,11 +44,14 @@ export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES):
       if (size > limitBytes) reject(payloadTooLarge(limitBytes));
       else resolve(Buffer.concat(chunks));
     });
-    request.on("error", (error) => {
+    // The client aborted (or was killed) mid-body: its request, not an emulator fault.
+    const ended = () => {
       if (settled) return;
       settled = true;
-      reject(error);
-    });
+      reject(parseError("the request ended before its body was complete"));
+    };
+    request.on("error", ended);
+    request.on("close", ended);
   });
 }
 
