@@ -1,6 +1,7 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError } from "commander";
+import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
 import { registerApplyCommand } from "./commands/apply.js";
 import { registerCompletionCommand } from "./commands/completion.js";
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
     .showSuggestionAfterError(true)
+    .showHelpAfterError("(run 'pcsync <command> --help' for usage)")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -68,6 +70,9 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   }
   if (error instanceof PcsyncError) {
     io.stderr.write(`pcsync: ${error.message}\n`);
+    if (error instanceof ApiError && error.hint !== undefined && !error.message.includes("hint:")) {
+      io.stderr.write(`hint: ${error.hint}\n`);
+    }
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

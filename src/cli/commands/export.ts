@@ -12,9 +12,10 @@ import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } fro
 import { writeFileAtomic } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { collect } from "../reconcile.js";
+import { requireFlag } from "../resolve-config.js";
 
 interface ExportFlags extends ConnectionFlags {
-  project: string;
+  project?: string;
   family?: string[];
   output?: string;
 }
@@ -22,7 +23,8 @@ interface ExportFlags extends ConnectionFlags {
 export const registerExportCommand: CommandRegistrar = (program, io) => {
   const command = new Command("export")
     .description("Write a manifest of a project's current state (both families, in order).")
-    .requiredOption("--project <id>", "the project to export")
+    // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
+    .option("--project <id>", "the project to export (required)")
     .addOption(new Option("--family <name>", "only this family (repeatable)").argParser(collect))
     .addOption(
       new Option(
@@ -39,6 +41,7 @@ Examples:
   $ pcsync export --project 2 --family plugin_configs`,
   );
   command.action(async (flags: ExportFlags) => {
+    const project = requireFlag(flags.project, "--project <id>", "--project 1");
     const families: FamilyName[] = [];
     for (const family of flags.family ?? FAMILY_NAMES) {
       if (!isFamilyName(family))
@@ -49,9 +52,9 @@ Examples:
     try {
       const read = await mapConcurrent(families, 2, async (family) => ({
         family,
-        records: await listAllConfigs(client, flags.project, family),
+        records: await listAllConfigs(client, project, family),
       }));
-      const result = buildManifest({ project: flags.project, families: read });
+      const result = buildManifest({ project, families: read });
       for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       if (flags.output) {
         const existing = await readFile(flags.output, "utf8").catch(() => undefined);
@@ -62,7 +65,7 @@ Examples:
             : updateManifestText(existing, result, flags.output);
         await writeFileAtomic(flags.output, text);
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${flags.project} in ${flags.output}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.output}\n`,
         );
       } else {
         io.stdout.write(renderNewManifest(result));
