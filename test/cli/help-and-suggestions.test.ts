@@ -45,7 +45,9 @@ describe("typos", () => {
   it("suggests the closest command", async () => {
     const result = await run(["lgos"]);
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toBe("error: unknown command 'lgos'\n(Did you mean logs?)\n");
+    expect(result.stderr).toBe(
+      "error: unknown command 'lgos'\n(Did you mean logs?)\n(run 'pcsync <command> --help' for usage)\n",
+    );
   });
 
   it.each([
@@ -56,7 +58,9 @@ describe("typos", () => {
   ])("suggests the closest option of a subcommand: %j", async (args, typo, suggestion) => {
     const result = await run(args);
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toBe(`error: unknown option '${typo}'\n(Did you mean ${suggestion}?)\n`);
+    expect(result.stderr).toBe(
+      `error: unknown option '${typo}'\n(Did you mean ${suggestion}?)\n(run 'pcsync <command> --help' for usage)\n`,
+    );
   });
 
   it("names a missing required flag with an example once the flags are spelt right", async () => {
