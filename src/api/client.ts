@@ -52,7 +52,15 @@ export interface ApiClientOptions {
   trace?: ((line: string) => void) | undefined;
   /** Tuning of the adaptive rate limiter beyond concurrency and maxRps. */
   rateLimit?:
-    | Pick<RateLimiterOptions, "burstSeconds" | "minRps" | "decreaseFactor" | "increaseRpsPerSecond">
+    | Pick<
+        RateLimiterOptions,
+        | "burstSeconds"
+        | "minRps"
+        | "targetShare"
+        | "recoveryShare"
+        | "decreaseFactor"
+        | "increaseRpsPerSecond"
+      >
     | undefined;
   /** Injected for tests: jitter source, clock and sleep. */
   random?: (() => number) | undefined;
@@ -299,8 +307,9 @@ export class ApiClient {
           parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()) ??
           parseThrottleDetail(serviceError?.detail);
         const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, this.retryOptions, this.#random);
-        // Every request waits, not just this one: the limiter holds them all until then.
-        this.limiter.noteThrottled(waitMs);
+        // Every request waits, not just this one: the limiter holds them all until then. A wait
+        // the service stated also tells the limiter the service's limit.
+        this.limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
         if (throttleRetries < retries && waitMs <= maxRetryAfterMs) {
           throttleRetries += 1;
           this.stats.retries += 1;

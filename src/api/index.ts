@@ -53,6 +53,7 @@ export {
 export { paginate } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";
 export {
+  type LearnedLimit,
   RATE_LIMITER_DEFAULTS,
   RateLimiter,
   type RateLimiterOptions,
