@@ -7,7 +7,13 @@ import { pluginDefaults } from "../plan/compare-fields.js";
 
 export interface ExportInput {
   project: string;
+  /** The families to export. */
   families: { family: FamilyName; records: PluginConfigRecord[] }[];
+  /**
+   * Ids of the project's frontend app configs, when plugin_configs is exported without its
+   * frontend family; otherwise they are taken from the exported frontend family.
+   */
+  frontendIds?: ReadonlySet<number>;
 }
 
 /** One config as a manifest writes it; key order is the order written. */
@@ -39,11 +45,13 @@ function sortByOrder(records: readonly PluginConfigRecord[]): PluginConfigRecord
 
 export function buildManifest(input: ExportInput): ExportResult {
   const warnings: string[] = [];
-  const frontendIds = new Set(
-    input.families
-      .filter((item) => item.family === "pipeline_frontend_apps_configs")
-      .flatMap((item) => item.records.map((record) => record.id)),
-  );
+  const frontendIds =
+    input.frontendIds ??
+    new Set(
+      input.families
+        .filter((item) => item.family === "pipeline_frontend_apps_configs")
+        .flatMap((item) => item.records.map((record) => record.id)),
+    );
   const families: ExportedFamily[] = [];
 
   for (const family of FAMILY_NAMES) {

@@ -6,7 +6,7 @@ import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
 import { readCurrentState } from "../../apply/read-current-state.js";
-import { EXIT_ERROR, EXIT_REFUSED, PcsyncError } from "../../errors.js";
+import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
 import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { renderApplyReport } from "../../render/apply-report.js";
@@ -53,7 +53,7 @@ export class StalePlanError extends PcsyncError {
   constructor(file: string, reasons: string[]) {
     super(
       "stale_plan",
-      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run \`pcsync plan --out ${file}\` again and review it.`,
+      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
       { exitCode: EXIT_REFUSED },
     );
   }
@@ -69,22 +69,28 @@ export class PartialApplyError extends PcsyncError {
   }
 }
 
-async function loadSavedPlan(
+async function readSavedPlan(path: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
+        : (error as Error).message;
+    throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
+  }
+  return parsePlanFile(text, path);
+}
+
+/** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
+async function checkSavedPlan(
+  plan: Plan,
   path: string,
   client: ApiClient,
   flags: ApplyFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new PcsyncError(
-      "plan_file_unreadable",
-      `cannot read the plan file ${path}: ${(error as Error).message}`,
-    );
-  }
-  const plan = parsePlanFile(text, path);
   if (plan.server !== undefined && plan.server !== client.base.display) {
     throw new PcsyncError(
       "plan_server_mismatch",
@@ -110,6 +116,26 @@ async function loadSavedPlan(
   return { plan, current };
 }
 
+// These shaped the saved plan when it was made; accepting them beside --plan would silently
+// ignore them, so that a user who thinks they narrowed the apply would apply everything.
+const PLAN_SHAPING_OPTIONS = [
+  ["file", "-f/--file"],
+  ["project", "--project"],
+  ["family", "--family"],
+  ["maxDeletePercent", "--max-delete-percent"],
+] as const;
+
+function refuseOptionsBesidePlan(command: Command): void {
+  const given = PLAN_SHAPING_OPTIONS.filter(([key]) => command.getOptionValueSource(key) === "cli").map(
+    ([, flag]) => flag,
+  );
+  if (given.length > 0) {
+    throw new UsageError(
+      `${given.join(", ")} cannot be combined with --plan: a saved plan is applied exactly as it was made. Give them to \`pcsync plan ... --out FILE\` instead, then apply that plan.`,
+    );
+  }
+}
+
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
@@ -128,19 +154,22 @@ Examples:
   $ pcsync plan --out plan.json && pcsync apply --plan plan.json
   $ pcsync apply --dry-run --project 1`,
   );
-  command.action(async (flags: ApplyFlags) => {
+  command.action(async (flags: ApplyFlags, self: Command) => {
     const format = parseFormat(flags.format);
-    const desired = flags.plan
-      ? undefined
-      : narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
-    const client = await createClientFromFlags(flags, io, desired?.baseUrl);
+    if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
+    const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan);
+    const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
+    // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
+    // (the manifest's server.base_url that the plan was made with is not at hand here).
+    const client = await createClientFromFlags(flags, io, saved ? saved.server : desired?.baseUrl);
     try {
       const { plan, current } =
-        flags.plan !== undefined
-          ? await loadSavedPlan(flags.plan, client, flags, io)
+        saved !== undefined && flags.plan !== undefined
+          ? await checkSavedPlan(saved, flags.plan, client, flags, io)
           : await readAndPlan(client, desired ?? { families: [] }, flags, io);
       if (format !== "json") printPlan(plan, format, io);
-      warnGuards(plan, io, flags.force === true);
+      // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
+      if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
       if (flags.dryRun) {
         if (format === "json") printPlan(plan, format, io);
         return;

@@ -50,11 +50,25 @@ Examples:
     }
     const client = await createClientFromFlags(flags, io);
     try {
-      const read = await mapConcurrent(families, 2, async (family) => ({
+      // Where plugin_configs also lists the frontend apps (posthog-2024), exporting it alone still
+      // needs the frontend list: those records belong to the other family, not to this manifest.
+      const excludeFrontend =
+        families.includes("plugin_configs") && !families.includes("pipeline_frontend_apps_configs");
+      const toRead: FamilyName[] = excludeFrontend
+        ? [...families, "pipeline_frontend_apps_configs"]
+        : families;
+      const read = await mapConcurrent(toRead, 2, async (family) => ({
         family,
         records: await listAllConfigs(client, project, family),
       }));
-      const result = buildManifest({ project, families: read });
+      const frontend = read.find((item) => item.family === "pipeline_frontend_apps_configs");
+      const result = buildManifest({
+        project,
+        families: read.filter((item) => families.includes(item.family)),
+        ...(excludeFrontend && frontend
+          ? { frontendIds: new Set(frontend.records.map((record) => record.id)) }
+          : {}),
+      });
       for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       if (flags.output) {
         const existing = await readFile(flags.output, "utf8").catch(() => undefined);

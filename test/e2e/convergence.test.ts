@@ -1,0 +1,267 @@
+// End to end on both server profiles: apply then plan shows no changes (also through injected
+// faults), deletes leave the list, the posthog-2024 family overlap is respected, and a partly
+// failed apply says what it did and finishes on the next run.
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ProfileName } from "../../src/emulator/index.js";
+import {
+  dataWith,
+  EXAMPLES,
+  FE,
+  hasStackTrace,
+  makeWorkDir,
+  manifest,
+  PC,
+  startServer,
+  type TestServer,
+  type WriteFile,
+} from "./helpers.js";
+
+const PROFILES: ProfileName[] = ["seed", "posthog-2024"];
+
+let write: WriteFile;
+let removeWorkDir: () => Promise<void>;
+beforeAll(async () => {
+  ({ write, remove: removeWorkDir } = await makeWorkDir());
+});
+afterAll(() => removeWorkDir());
+
+let server: TestServer;
+afterEach(() => server.close());
+
+// Project 1 gets a crowded plugin_configs (enabled and disabled records, one unnamed) so that a
+// reversed explicit order, renames and prunes all have something to do.
+const crowded = () =>
+  dataWith([
+    { id: 20, project: 1, family: PC, plugin: 6, order: 4, name: "BigQuery Export", enabled: false },
+    { id: 21, project: 1, family: PC, plugin: 7, order: 5, name: "First Time Event Tracker" },
+    { id: 22, project: 1, family: PC, plugin: 8, order: 6, name: null },
+    { id: 23, project: 1, family: PC, plugin: 4, order: 7, name: "Customer.io Export" },
+    { id: 24, project: 1, family: FE, plugin: 41, order: 2, name: "Pineapple Mode" },
+  ]);
+
+const reorderAndPrune = () =>
+  write(
+    "reorder-and-prune.yaml",
+    manifest(
+      "version: 1",
+      "projects:",
+      '  "1":',
+      "    plugin_configs:",
+      "      prune: true",
+      "      configs:",
+      "        - { name: Customer.io Export, plugin: 4, enabled: false, order: 1 }",
+      "        - { name: Tracker, id: 21, plugin: 7, order: 2 }",
+      "        - { name: BigQuery Export, plugin: 6, enabled: true, order: 3 }",
+      "        - { name: Property Filter, plugin: 2, enabled: true, order: 5 }",
+      "        - { name: GeoIP, plugin: 1, description: Country and city, order: 8 }",
+      "        - { name: Taxonomy Standardizer, plugin: 3, enabled: true, order: 9 }",
+      "    pipeline_frontend_apps_configs:",
+      "      configs:",
+      "        - { name: Pineapple Mode, plugin: 41 }",
+      "        - { name: Notification Bar, plugin: 40, enabled: false }",
+    ),
+  );
+
+async function expectConverged(target: TestServer, files: string[], extra: string[] = []): Promise<void> {
+  const args = files.flatMap((file) => ["-f", file]);
+  const again = await target.run(["plan", ...args, ...extra, "--detailed-exitcode"]);
+  expect(again.stdout).toContain("No changes.");
+  expect(again.code).toBe(0);
+}
+
+describe.each(PROFILES)("on %s", (profile) => {
+  it("apply examples/, then plan shows no changes", async () => {
+    server = await startServer(profile);
+    const applied = await server.run(["apply", "-f", EXAMPLES]);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    await expectConverged(server, [EXAMPLES]);
+  });
+
+  it("applies reorders, renames by id and prunes, then plan shows no changes", async () => {
+    server = await startServer(profile, { data: crowded() });
+    const file = await reorderAndPrune();
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 2 reordered\./);
+    await expectConverged(server, [file]);
+    const names = (await server.list(1, PC))
+      .filter((record) => record.plugin < 40)
+      .map((record) => [record.name, record.order]);
+    expect(names).toEqual([
+      ["Customer.io Export", 1],
+      ["Tracker", 2],
+      ["BigQuery Export", 3],
+      ["Property Filter", 5],
+      ["GeoIP", 8],
+      ["Taxonomy Standardizer", 9],
+    ]);
+  });
+
+  it("deletes take the record out of the family's list (by PATCH deleted, not DELETE)", async () => {
+    server = await startServer(profile, { data: crowded() });
+    const applied = await server.run(["apply", "-f", await reorderAndPrune()]);
+    expect(applied.code).toBe(0);
+    const ids = (await server.list(1, PC)).map((record) => record.id);
+    expect(ids).not.toContain(3);
+    expect(ids).not.toContain(22);
+    const legacy = await server.call("GET", "/api/projects/1/plugin_configs/3/");
+    expect(legacy.body).toMatchObject({ deleted: true, enabled: false });
+    expect(server.emulator.requestLog.filter((entry) => entry.method === "DELETE")).toEqual([]);
+  });
+
+  // Small on purpose: random 429s make the client pace itself (as it must against real throttling),
+  // so a big apply under faults takes many seconds. The seeds are ones whose faults the client's
+  // retries absorb; should an interleaving still exhaust them, apply must say so (exit 1) and the
+  // next apply must finish the job, which is what a user would do.
+  it("converges through injected 503s, 429s and dropped writes, creating nothing twice", async () => {
+    server = await startServer(profile, {
+      faults: { fail503Rate: 0.2, fail429Rate: 0.1, dropWriteRate: 0.1, seed: profile === "seed" ? 7 : 11 },
+    });
+    const scope = ["-f", EXAMPLES, "--project", "1"];
+    let applied = await server.run(["apply", ...scope]);
+    for (let attempt = 1; applied.code === 1 && attempt < 3; attempt++) {
+      expect(applied.stderr).toMatch(/^pcsync: (apply incomplete|\d{3} |.*connection)/m);
+      expect(hasStackTrace(applied.stderr)).toBe(false);
+      applied = await server.run(["apply", ...scope]);
+    }
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(server.emulator.requestLog.some((entry) => entry.status !== 200 && entry.status !== 201)).toBe(
+      true,
+    );
+    server.emulator.setFaults({});
+    await expectConverged(server, [EXAMPLES], ["--project", "1"]);
+    for (const family of [PC, FE]) {
+      const names = (await server.list(1, family)).map((record) => record.name);
+      expect(new Set(names).size).toBe(names.length);
+    }
+  });
+
+  it("a failed create fails only itself: the rest is done, the reorder skipped, the next apply finishes", async () => {
+    server = await startServer(profile, { data: crowded() });
+    const broken = (plugin: number) =>
+      write(
+        `partial-${plugin}.yaml`,
+        manifest(
+          "version: 1",
+          "projects:",
+          '  "1":',
+          "    plugin_configs:",
+          "      prune: true",
+          "      configs:",
+          "        - { name: GeoIP, plugin: 1, enabled: false }",
+          `        - { name: Session Recorder, plugin: ${plugin}, enabled: true }`,
+          "        - { name: Property Filter, plugin: 2, enabled: true }",
+          "        - { name: BigQuery Export, plugin: 6 }",
+          "        - { name: First Time Event Tracker, plugin: 7 }",
+          "        - { name: Customer.io Export, plugin: 4 }",
+          "    pipeline_frontend_apps_configs:",
+          "      configs:",
+          "        - { name: Pineapple Mode, plugin: 41, description: Fruit }",
+        ),
+      );
+    const file = await broken(999);
+    const first = await server.run(["apply", "-f", file]);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain(
+      `✗ failed: create "Session Recorder" in project 1 plugin_configs (${file}:8): 400 POST /api/projects/1/plugin_configs/: plugin: Invalid pk "999" - object does not exist.`,
+    );
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `… skipped: reorder in project 1 plugin_configs \\(${file}:4\\): 1 create\\(s\\) in this family failed`,
+      ),
+    );
+    expect(first.stdout).toContain(
+      "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 reordered; 1 failed, 1 skipped.",
+    );
+    expect(first.stderr).toContain("pcsync: apply incomplete: 1 failed, 1 skipped, 6 done.");
+    // What was reported done is done.
+    const afterFirst = await server.list(1, PC);
+    expect(afterFirst.find((record) => record.name === "GeoIP")?.enabled).toBe(false);
+    expect(afterFirst.find((record) => record.name === "Property Filter")?.enabled).toBe(true);
+    expect(afterFirst.map((record) => record.id)).not.toContain(3);
+    expect(afterFirst.map((record) => record.name)).not.toContain("Session Recorder");
+    expect((await server.list(1, FE)).find((record) => record.name === "Pineapple Mode")?.description).toBe(
+      "Fruit",
+    );
+
+    const fixed = await broken(5);
+    const second = await server.run(["apply", "-f", fixed]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 1 reordered.");
+    await expectConverged(server, [fixed]);
+  });
+});
+
+describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
+  it("pruning plugin_configs keeps the records the manifest keeps as frontend apps", async () => {
+    server = await startServer("posthog-2024", { data: crowded() });
+    const file = await write(
+      "overlap.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1 }",
+        "    pipeline_frontend_apps_configs:",
+        "      configs:",
+        "        - { name: Notification Bar, plugin: 40 }",
+      ),
+    );
+    const plan = await server.run(["plan", "-f", file, "--format", "json"]);
+    const deleted = (JSON.parse(plan.stdout) as { changes: { action: string; name: string }[] }).changes
+      .filter((change) => change.action === "delete")
+      .map((change) => change.name);
+    expect(deleted.sort()).toEqual(
+      [
+        "BigQuery Export",
+        "Customer.io Export",
+        "First Time Event Tracker",
+        "Legacy S3",
+        "Property Filter",
+        "Unduplicator",
+      ].sort(),
+    );
+
+    const applied = await server.run(["apply", "-f", file, "--force"]);
+    expect(applied.code).toBe(0);
+    expect((await server.list(1, FE)).map((record) => [record.name, record.enabled])).toEqual([
+      ["Notification Bar", true],
+      ["Pineapple Mode", true],
+    ]);
+    expect((await server.list(1, PC)).map((record) => record.name).sort()).toEqual([
+      "GeoIP",
+      "Notification Bar",
+      "Pineapple Mode",
+    ]);
+    await expectConverged(server, [file]);
+  });
+
+  it("pruning plugin_configs of a manifest without frontend apps leaves them alone", async () => {
+    server = await startServer("posthog-2024");
+    const file = await write(
+      "no-frontend.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1 }",
+        "        - { name: Property Filter, plugin: 2 }",
+      ),
+    );
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('- delete "Legacy S3" (id 3)');
+    expect(applied.stdout).not.toContain("Notification Bar");
+    expect((await server.list(1, FE)).map((record) => [record.id, record.enabled])).toEqual([[4, true]]);
+    await expectConverged(server, [file]);
+  });
+});

@@ -1,0 +1,252 @@
+// End to end: `plan --out FILE` then `apply --plan FILE`, and the refusal (exit 3) of a plan the
+// world has moved away from since it was saved.
+
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Ajv } from "ajv";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  API_KEY,
+  EXAMPLES,
+  expectNoSecret,
+  makeWorkDir,
+  manifest,
+  PC,
+  REPOSITORY,
+  startServer,
+  type TestServer,
+  type WriteFile,
+} from "./helpers.js";
+
+let dir: string;
+let write: WriteFile;
+let removeWorkDir: () => Promise<void>;
+let validatePlan: (data: unknown) => boolean;
+let manifestFile: string;
+beforeAll(async () => {
+  ({ dir, write, remove: removeWorkDir } = await makeWorkDir());
+  const schema = JSON.parse(await readFile(join(REPOSITORY, "schemas/plan.schema.json"), "utf8")) as object;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const compiled = ajv.compile(schema);
+  validatePlan = (data) => {
+    const valid = compiled(data);
+    if (!valid) throw new Error(`plan does not match the schema: ${ajv.errorsText(compiled.errors)}`);
+    return valid;
+  };
+  // Creates "Taxonomy Standardizer", updates "Property Filter", prunes "Legacy S3", reorders.
+  manifestFile = await write(
+    "pcsync.yaml",
+    manifest(
+      "version: 1",
+      "projects:",
+      '  "1":',
+      "    plugin_configs:",
+      "      prune: true",
+      "      configs:",
+      "        - name: Property Filter",
+      "          plugin: 2",
+      "          enabled: true",
+      "        - name: GeoIP",
+      "          plugin: 1",
+      "        - name: Taxonomy Standardizer",
+      "          plugin: 3",
+      "          enabled: true",
+    ),
+  );
+});
+afterAll(() => removeWorkDir());
+
+let server: TestServer;
+afterEach(() => server.close());
+
+async function savePlan(name: string): Promise<{ path: string; text: string }> {
+  const path = join(dir, name);
+  const result = await server.run(["plan", "-f", manifestFile, "--out", path]);
+  expect(result.stderr).toContain(`Saved the plan to ${path}`);
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain(`Saved the plan to ${path}`);
+  return { path, text: await readFile(path, "utf8") };
+}
+
+describe("saved plans", () => {
+  it("plan --out writes a schema-valid JSON plan without the API key; apply --plan carries it out", async () => {
+    server = await startServer("seed");
+    const { path, text } = await savePlan("plan.json");
+    expect(text).not.toContain(API_KEY);
+    const plan = JSON.parse(text) as {
+      summary: Record<string, number>;
+      changes: { action: string; name: string; source: string; fields: Record<string, unknown> }[];
+    };
+    expect(validatePlan(plan)).toBe(true);
+    expect(plan.summary).toEqual({ create: 1, update: 1, delete: 1, reorder: 2 });
+    expect(plan.changes).toContainEqual(
+      expect.objectContaining({
+        action: "update",
+        name: "Property Filter",
+        source: `${manifestFile}:7`,
+        fields: { enabled: { from: false, to: true } },
+      }),
+    );
+    // Applying the saved plan needs no manifest at all.
+    const applied = await server.run(["apply", "--plan", path], { cwd: dir });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 1 reordered.");
+    expectNoSecret(applied);
+    expect((await server.list(1, PC)).map((record) => [record.name, record.order])).toEqual([
+      ["Property Filter", 1],
+      ["GeoIP", 2],
+      ["Taxonomy Standardizer", 3],
+    ]);
+    const again = await server.run(["plan", "-f", manifestFile, "--detailed-exitcode"]);
+    expect(again.code).toBe(0);
+  });
+
+  it("refuses (exit 3) when a record the plan touches was changed since, naming it, and changes nothing", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("changed.json");
+    const patched = await server.call("PATCH", "/api/projects/1/plugin_configs/2/", {
+      description: "hand-edited",
+    });
+    expect(patched.status).toBe(200);
+    const before = server.emulator.snapshot().records;
+    server.emulator.resetRequestLog();
+
+    const result = await server.run(["apply", "--plan", path]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`the saved plan ${path} is stale`);
+    expect(result.stderr).toContain('record 2 ("Property Filter") in project 1 plugin_configs was changed');
+    expect(result.stderr).toContain("Nothing was changed.");
+    expect(server.emulator.snapshot().records).toEqual(before);
+    expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
+  });
+
+  it("refuses a plan whose create was made by someone else in the meantime", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("created.json");
+    const created = await server.call("POST", "/api/projects/1/plugin_configs/", {
+      name: "Taxonomy Standardizer",
+      plugin: 3,
+      order: 7,
+    });
+    expect(created.status).toBe(201);
+    const result = await server.run(["apply", "--plan", path]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /a record named "Taxonomy Standardizer" \(id \d+\) now exists in project 1 plugin_configs/,
+    );
+    expect(
+      (await server.list(1, PC)).filter((record) => record.name === "Taxonomy Standardizer"),
+    ).toHaveLength(1);
+  });
+
+  it("refuses a plan when a record was added to a family it prunes", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("membership.json");
+    const created = await server.call("POST", "/api/projects/1/plugin_configs/", {
+      name: "Newcomer",
+      plugin: 8,
+      order: 9,
+    });
+    expect(created.status).toBe(201);
+    const result = await server.run(["apply", "--plan", path]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("the set of records in project 1 plugin_configs changed");
+  });
+
+  it("refuses a plan when a record it deletes is already gone", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("gone.json");
+    expect((await server.call("PATCH", "/api/projects/1/plugin_configs/3/", { deleted: true })).status).toBe(
+      200,
+    );
+    const result = await server.run(["apply", "--plan", path]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('record 3 ("Legacy S3") in project 1 plugin_configs is gone');
+  });
+
+  it("refuses (exit 3) a plan made against another server", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("elsewhere.json");
+    const other = await startServer("seed");
+    try {
+      const result = await other.run(["apply", "--plan", path]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`was made against ${server.emulator.url}`);
+      expect(other.emulator.requestLog).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("applies a saved plan that trips a safety guard only with --force", async () => {
+    server = await startServer("seed");
+    const empty = await write(
+      "empty.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs: []",
+      ),
+    );
+    const path = join(dir, "guarded.json");
+    expect((await server.run(["plan", "-f", empty, "--out", path])).code).toBe(0);
+    const refused = await server.run(["apply", "--plan", path]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("prune would delete all 1 records");
+    const forced = await server.run(["apply", "--plan", path, "--force"]);
+    expect(forced.code).toBe(0);
+    expect(await server.list(2, PC)).toEqual([]);
+  });
+
+  it("apply --plan goes to the plan's server when no --base-url or PCSYNC_BASE_URL is given", async () => {
+    server = await startServer("seed");
+    const withServer = await write(
+      "with-server.yaml",
+      (await readFile(manifestFile, "utf8")).replace(
+        "version: 1\n",
+        `version: 1\nserver:\n  base_url: ${server.emulator.url}\n`,
+      ),
+    );
+    const path = join(dir, "with-server.json");
+    const noUrl = { PCSYNC_BASE_URL: undefined };
+    expect((await server.run(["plan", "-f", withServer, "--out", path], { env: noUrl })).code).toBe(0);
+    const applied = await server.run(["apply", "--plan", path], { env: noUrl });
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect((await server.run(["plan", "-f", withServer, "--detailed-exitcode"], { env: noUrl })).code).toBe(
+      0,
+    );
+  });
+
+  it("a damaged or missing plan file is an error (exit 1) that says how to get a good one", async () => {
+    server = await startServer("seed");
+    const damaged = await write("damaged.json", '{"format": "pcsync-plan", "version": 1, "changes": [');
+    const result = await server.run(["apply", "--plan", damaged]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${damaged} is not a pcsync plan: it is not valid JSON`);
+    expect(result.stderr).toContain("pcsync plan");
+    const missing = await server.run(["apply", "--plan", join(dir, "missing.json")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`cannot read the plan file ${join(dir, "missing.json")}`);
+    expect(server.emulator.requestLog).toEqual([]);
+  });
+
+  it("apply --plan refuses manifest and scope options it would otherwise ignore", async () => {
+    server = await startServer("seed");
+    const { path } = await savePlan("scoped.json");
+    for (const extra of [
+      ["-f", EXAMPLES],
+      ["--project", "1"],
+      ["--family", PC],
+    ]) {
+      const result = await server.run(["apply", "--plan", path, ...extra]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("--plan");
+      expect(result.stderr).toContain(extra[0]);
+    }
+    expect(server.emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
+  });
+});
