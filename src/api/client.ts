@@ -355,12 +355,14 @@ export class ApiClient {
   /** A request whose 2xx body is text (the frontend module). */
   async requestText(spec: RequestSpec): Promise<string> {
     const response = await this.request(spec);
-    return response.body.toString("utf8");
+    return this.#redact(response.body.toString("utf8"));
   }
 
   parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
     const described = this.describeRequest(spec.method, spec.url);
-    const text = body.toString("utf8");
+    // A server that reflects the key into its data (a record's name, a log message) must not get
+    // it printed or written to a file: nothing read from a response carries the key past here.
+    const text = this.#redact(body.toString("utf8"));
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -1,0 +1,310 @@
+// The API key is never handed to anyone: every command, every output format, --verbose traces,
+// error paths (401, 403, 404, 500, refused connection, a server that echoes the key back) and
+// every file pcsync writes are searched for the key, also URL-encoded, hex and base64-encoded.
+// Most runs are in-process (runCli with captured streams, fast); a few spawn the built CLI.
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/io.js";
+import { runCli } from "../../src/cli/program.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { page, type RecordedRequest, record, sendJson, startScriptedServer } from "../api/scripted-server.js";
+import { runBuiltCli } from "../support/cli.js";
+import {
+  KEY,
+  MANIFEST_A,
+  MANIFEST_B,
+  reliabilityData,
+  temporaryDirectory,
+  writeManifest,
+} from "./support.js";
+
+/** Every way the key could show up: whole or in part, as is, URL-encoded, hex, base64 at any alignment. */
+function leakForms(key: string): string[] {
+  const forms = new Set<string>();
+  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
+  forms.add(encodeURIComponent(key));
+  forms.add(Buffer.from(key).toString("hex"));
+  for (let offset = 0; offset < 3; offset += 1) {
+    const bytes = Buffer.from(key.slice(offset));
+    const wholeGroups = Math.floor(bytes.length / 3) * 4;
+    forms.add(bytes.toString("base64").slice(0, wholeGroups));
+    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
+  }
+  return [...forms];
+}
+
+const LEAK_FORMS = leakForms(KEY);
+
+interface Output {
+  label: string;
+  text: string;
+}
+
+const outputs: Output[] = [];
+let directory: string;
+let removeDirectory: () => Promise<void>;
+const stops: Array<() => Promise<void>> = [];
+
+/** Runs the CLI in-process with the key in the environment (unless `env` says otherwise). */
+async function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const io: CliIo = {
+    stdout,
+    stderr,
+    env: {
+      PCSYNC_API_KEY: KEY,
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: join(directory, "step-summary.md"),
+      NO_COLOR: "1",
+      ...env,
+    },
+    cwd: directory,
+  };
+  const code = await runCli(args, io);
+  const label = `pcsync ${args.join(" ")}`;
+  outputs.push({ label: `${label} (stdout)`, text: out }, { label: `${label} (stderr)`, text: err });
+  return { code, stdout: out, stderr: err };
+}
+
+async function emulatorWith(options: EmulatorOptions): Promise<RunningEmulator> {
+  const emulator = await startEmulator({ data: reliabilityData(), ...options });
+  stops.push(() => emulator.close());
+  return emulator;
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address !== null ? address.port : 9;
+}
+
+/** A server that puts the Authorization header it receives everywhere it can; which way, the project id says. */
+function echoingServer() {
+  return (request: RecordedRequest, response: ServerResponse) => {
+    const authorization = String(request.headers.authorization ?? "");
+    const key = authorization.replace(/^Bearer /, "");
+    const project = /^\/api\/projects\/(\d+)\//.exec(request.url)?.[1];
+    const error = (status: number, detail: string) =>
+      sendJson(response, status, { type: "server_error", code: "error", detail, attr: null });
+    switch (project) {
+      case "11":
+        return error(500, `Internal error while checking ${authorization}`);
+      case "12":
+        response.writeHead(502, { "content-type": "text/plain" });
+        return response.end(
+          `upstream rejected Authorization: ${authorization} (key=${encodeURIComponent(key)})`,
+        );
+      case "13":
+        return sendJson(
+          response,
+          200,
+          page(
+            [record(1)],
+            `http://127.0.0.2:1/api/projects/13/plugin_configs/?token=${encodeURIComponent(key)}`,
+            2,
+          ),
+        );
+      case "14":
+        return error(401, `Personal API key ${key} is invalid.`);
+      case "15":
+        return sendJson(
+          response,
+          429,
+          { type: "throttled_error", code: "throttled", detail: `Key ${key} was throttled.`, attr: null },
+          { "retry-after": "600" },
+        );
+      case "16":
+        return sendJson(response, 200, page([record(1, { enabled: key })]));
+      case "18":
+        return sendJson(response, 200, page([record(1, { name: key, description: authorization })]));
+      default:
+        return error(403, `API key ${key} does not have access to the requested project`);
+    }
+  };
+}
+
+beforeAll(async () => {
+  const temporary = await temporaryDirectory();
+  directory = temporary.path;
+  removeDirectory = temporary.remove;
+});
+
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop();
+  await removeDirectory();
+});
+
+describe("the API key never appears in output or written files", () => {
+  it("through every command, output format and --verbose, on success", async () => {
+    const emulator = await emulatorWith({});
+    const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
+    const manifestB = await writeManifest(directory, MANIFEST_B, "b.yaml");
+    const connection = ["--base-url", emulator.url, "--verbose"];
+    const runs: Array<[string[], number]> = [
+      [["validate", "-f", manifestA], 0],
+      [["plan", "-f", manifestA, ...connection], 0],
+      [
+        ["plan", "-f", manifestA, ...connection, "--format", "json", "--out", join(directory, "plan-a.json")],
+        0,
+      ],
+      [["plan", "-f", manifestA, ...connection, "--format", "markdown", "--detailed-exitcode"], 2],
+      [["apply", "-f", manifestA, ...connection, "--dry-run", "--format", "json"], 0],
+      [["apply", "-f", manifestA, ...connection], 0],
+      [["plan", "-f", manifestB, ...connection, "--out", join(directory, "plan-b.json")], 0],
+      [["apply", "--plan", join(directory, "plan-b.json"), ...connection, "--format", "markdown"], 0],
+      [["apply", "-f", manifestB, ...connection, "--format", "json"], 0],
+      [["export", "--project", "1", ...connection], 0],
+      [["export", "--project", "1", ...connection, "-o", join(directory, "exported.yaml")], 0],
+      [["logs", "--project", "1", "--config", "GeoIP", ...connection], 0],
+      [["logs", "--project", "1", "--config", "GeoIP", ...connection, "--format", "json"], 0],
+      [["job", "--project", "1", "--config", "GeoIP", "--type", "sync", ...connection], 0],
+      [
+        [
+          "frontend",
+          "--project",
+          "1",
+          "--family",
+          "pipeline_frontend_apps_configs",
+          "--config",
+          "Notification Bar",
+          ...connection,
+        ],
+        0,
+      ],
+      [["serve", "--help"], 0],
+      [["completion", "bash"], 0],
+      [["completion", "zsh"], 0],
+      [["completion", "fish"], 0],
+      [["--help"], 0],
+    ];
+    for (const [args, expected] of runs) {
+      const result = await run(args);
+      expect(result.code, `pcsync ${args.join(" ")}\n${result.stderr}`).toBe(expected);
+    }
+    // --verbose did trace requests, so the traces were searched too.
+    expect(outputs.some((output) => /GET \/api\/projects\/1\/plugin_configs\//.test(output.text))).toBe(true);
+  });
+
+  it("on error paths: 401, 403, 404, stale plan, refused connection, bad key files", async () => {
+    const wrongKey = await emulatorWith({
+      keys: [{ key: "phx_some_other_key_entirely", scopes: ["*"], projects: "*" }],
+    });
+    const readOnly = await emulatorWith({ keys: [{ key: KEY, scopes: ["plugin:read"], projects: "*" }] });
+    const otherProject = await emulatorWith({ keys: [{ key: KEY, scopes: ["*"], projects: [2] }] });
+    const fine = await emulatorWith({});
+    const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
+    const keyFile = join(directory, "key.txt");
+    await writeFile(keyFile, `${KEY}\n`, { mode: 0o600 });
+    const refused = `http://127.0.0.1:${await closedPort()}`;
+    const verbose = ["--verbose"];
+    const runs: Array<[string[], number, NodeJS.ProcessEnv?]> = [
+      [["plan", "-f", manifestA, "--base-url", wrongKey.url, ...verbose], 1],
+      [["export", "--project", "1", "--base-url", wrongKey.url, ...verbose], 1],
+      [["apply", "-f", manifestA, "--base-url", readOnly.url, ...verbose], 1],
+      [
+        [
+          "job",
+          "--project",
+          "1",
+          "--config",
+          "GeoIP",
+          "--type",
+          "sync",
+          "--base-url",
+          readOnly.url,
+          ...verbose,
+        ],
+        1,
+      ],
+      [["export", "--project", "1", "--base-url", otherProject.url, ...verbose], 1],
+      [["export", "--project", "99", "--base-url", fine.url, ...verbose], 1],
+      [["frontend", "--project", "1", "--config", "9999", "--base-url", fine.url, ...verbose], 1],
+      [["plan", "-f", manifestA, "--base-url", fine.url, "--out", join(directory, "stale.json")], 0],
+      [["apply", "-f", manifestA, "--base-url", fine.url], 0],
+      [["apply", "--plan", join(directory, "stale.json"), "--base-url", fine.url, ...verbose], 3],
+      [["plan", "-f", manifestA, "--base-url", refused, ...verbose], 1],
+      [
+        ["plan", "-f", manifestA, "--base-url", fine.url, "--api-key-file", keyFile, ...verbose],
+        0,
+        { PCSYNC_API_KEY: undefined },
+      ],
+      [["plan", "-f", manifestA, "--base-url", fine.url], 1, { PCSYNC_API_KEY: `${KEY} ${KEY}` }],
+      [["plan", "-f", manifestA, "--base-url", "http://example.com"], 1],
+    ];
+    for (const [args, expected, env] of runs) {
+      const result = await run(args, env);
+      expect(result.code, `pcsync ${args.join(" ")}\n${result.stderr}`).toBe(expected);
+    }
+  }, 60_000);
+
+  it("from a server that echoes the key in errors, non-JSON bodies, next links and records", async () => {
+    const server = await startScriptedServer(echoingServer());
+    stops.push(() => server.close());
+    const connection = ["--base-url", server.url, "--verbose", "--timeout", "2"];
+    for (const project of ["11", "12", "13", "14", "15", "16", "17"]) {
+      const result = await run(["export", "--project", project, ...connection]);
+      expect(result.code, `project ${project}: ${result.stderr}`).toBe(1);
+    }
+    // Reflected into the data itself, the key is redacted as it is read, so the export works.
+    const reflected = await run(["export", "--project", "18", ...connection]);
+    expect(reflected.code, reflected.stderr).toBe(0);
+    expect(reflected.stdout).toContain("[REDACTED]");
+    // The echo really happened: the key was in what the server sent back.
+    expect(server.requests.length).toBeGreaterThan(6);
+  }, 60_000);
+
+  it("from the built CLI, whose process writes its own streams", async () => {
+    const emulator = await emulatorWith({});
+    const server = await startScriptedServer(echoingServer());
+    stops.push(() => server.close());
+    const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
+    const env = { PCSYNC_API_KEY: KEY };
+    const spawned = [
+      ["apply", "-f", manifestA, "--base-url", emulator.url, "--verbose"],
+      ["export", "--project", "11", "--base-url", server.url, "--verbose"],
+      ["export", "--project", "12", "--base-url", server.url, "--verbose"],
+    ];
+    for (const args of spawned) {
+      const result = await runBuiltCli(args, { env, cwd: directory });
+      outputs.push(
+        { label: `built pcsync ${args.join(" ")} (stdout)`, text: result.stdout },
+        { label: `built pcsync ${args.join(" ")} (stderr)`, text: result.stderr },
+      );
+    }
+  });
+
+  it("in any of the outputs above, or any file written", async () => {
+    const files = (await readdir(directory)).filter((name) => name !== "key.txt");
+    expect(files).toEqual(
+      expect.arrayContaining(["plan-a.json", "plan-b.json", "exported.yaml", "step-summary.md"]),
+    );
+    for (const name of files)
+      outputs.push({ label: `file ${name}`, text: await readFile(join(directory, name), "utf8") });
+    expect(outputs.length).toBeGreaterThan(90);
+    const leaks = outputs.flatMap(({ label, text }) =>
+      LEAK_FORMS.filter((form) => text.includes(form)).map(
+        (form) => `${label} contains ${JSON.stringify(form)}`,
+      ),
+    );
+    expect(leaks).toEqual([]);
+  });
+});
