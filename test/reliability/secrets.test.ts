@@ -110,9 +110,8 @@ function echoingServer() {
         return error(500, `Internal error while checking ${authorization}`);
       case "12":
         response.writeHead(502, { "content-type": "text/plain" });
-        return response.end(
-          `upstream rejected Authorization: ${authorization} (key=${encodeURIComponent(key)})`,
-        );
+        response.end(`upstream rejected Authorization: ${authorization} (key=${encodeURIComponent(key)})`);
+        return;
       case "13":
         return sendJson(
           response,
