@@ -43,6 +43,62 @@ function sortByOrder(records: readonly PluginConfigRecord[]): PluginConfigRecord
   return [...records].sort((a, b) => a.order - b.order || a.plugin - b.plugin || a.id - b.id);
 }
 
+interface Exportable {
+  record: PluginConfigRecord;
+  name: string;
+  /** Written with `id:` because its name alone would not find it. */
+  pin: boolean;
+}
+
+/**
+ * The records of one family that a manifest can hold, each under a name unique in the family (the
+ * manifest requires it). Of records sharing a name only the lowest id is exported, pinned: giving
+ * the others new names would make the exported manifest plan renames. An unnamed record gets a
+ * name made from its plugin and id, pinned.
+ */
+function selectExportable(
+  records: readonly PluginConfigRecord[],
+  family: FamilyName,
+  warnings: string[],
+): Exportable[] {
+  const idsByName = new Map<string, number[]>();
+  for (const record of records) {
+    if (record.name === null) continue;
+    idsByName.set(record.name, [...(idsByName.get(record.name) ?? []), record.id]);
+  }
+  const used = new Set(idsByName.keys());
+  const selected: Exportable[] = [];
+  for (const record of records) {
+    if (record.name === null) {
+      const name = `${pluginDefaults(record).name ?? `plugin ${record.plugin}`} (config ${record.id})`;
+      if (used.has(name)) {
+        warnings.push(
+          `record ${record.id} in ${family} has no name and was left out; give it a name and export again`,
+        );
+        continue;
+      }
+      used.add(name);
+      warnings.push(
+        `record ${record.id} in ${family} has no name; exported as "${name}" pinned by id (planning it will set that name)`,
+      );
+      selected.push({ record, name, pin: true });
+      continue;
+    }
+    const ids = idsByName.get(record.name) ?? [];
+    if (ids.length === 1) {
+      selected.push({ record, name: record.name, pin: false });
+      continue;
+    }
+    const kept = Math.min(...ids);
+    if (record.id !== kept) continue;
+    warnings.push(
+      `${ids.length} records in ${family} are named "${record.name}" (ids ${ids.sort((a, b) => a - b).join(", ")}): a name identifies one config, so only id ${kept} is exported, pinned by id; the others are left alone. To manage them, add them with new names and their "id:" (apply renames them).`,
+    );
+    selected.push({ record, name: record.name, pin: true });
+  }
+  return selected;
+}
+
 export function buildManifest(input: ExportInput): ExportResult {
   const warnings: string[] = [];
   const frontendIds =
@@ -59,30 +115,16 @@ export function buildManifest(input: ExportInput): ExportResult {
     if (!entry) continue;
     // Where plugin_configs also lists the frontend apps (posthog-2024), they are exported once,
     // under the frontend family.
-    const records = sortByOrder(
+    const listed = sortByOrder(
       family === "plugin_configs"
         ? entry.records.filter((record) => !frontendIds.has(record.id))
         : entry.records,
     );
-    const positional = records.every((record, index) => record.order === index + 1);
-    const nameOf = (record: PluginConfigRecord): string =>
-      record.name ?? pluginDefaults(record).name ?? `plugin ${record.plugin} config ${record.id}`;
-    const nameCounts = new Map<string, number>();
-    for (const record of records) nameCounts.set(nameOf(record), (nameCounts.get(nameOf(record)) ?? 0) + 1);
+    const records = selectExportable(listed, family, warnings);
+    const positional = records.every(({ record }, index) => record.order === index + 1);
 
-    const configs = records.map((record): ExportedConfig => {
-      const name = nameOf(record);
-      const pin = record.name === null || (nameCounts.get(name) ?? 0) > 1;
-      if (record.name === null) {
-        warnings.push(
-          `record ${record.id} in ${family} has no name; exported as "${name}" pinned by id (planning it will set that name)`,
-        );
-      } else if (pin) {
-        warnings.push(
-          `${nameCounts.get(name)} records in ${family} are named "${name}"; each is pinned by id`,
-        );
-      }
-      return {
+    const configs = records.map(
+      ({ record, name, pin }): ExportedConfig => ({
         name,
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
@@ -90,8 +132,8 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(record.description === null ? {} : { description: record.description }),
         ...(record.match_action === null ? {} : { match_action: record.match_action }),
         ...(positional ? {} : { order: record.order }),
-      };
-    });
+      }),
+    );
     families.push({ family, configs });
   }
 

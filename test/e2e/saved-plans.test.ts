@@ -241,6 +241,7 @@ describe("saved plans", () => {
       ["-f", EXAMPLES],
       ["--project", "1"],
       ["--family", PC],
+      ["--shard", "1/2"],
     ]) {
       const result = await server.run(["apply", "--plan", path, ...extra]);
       expect(result.code).toBe(1);

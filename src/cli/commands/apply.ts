@@ -122,6 +122,7 @@ const PLAN_SHAPING_OPTIONS = [
   ["file", "-f/--file"],
   ["project", "--project"],
   ["family", "--family"],
+  ["shard", "--shard"],
   ["maxDeletePercent", "--max-delete-percent"],
 ] as const;
 
