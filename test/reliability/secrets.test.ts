@@ -109,7 +109,7 @@ function echoingServer() {
       case "11":
         return error(500, `Internal error while checking ${authorization}`);
       case "12":
-        response.writeHead(502, { "content-type": "text/plain" });
+        response.writeHead(500, { "content-type": "text/plain" });
         response.end(`upstream rejected Authorization: ${authorization} (key=${encodeURIComponent(key)})`);
         return;
       case "13":
