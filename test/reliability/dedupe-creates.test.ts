@@ -1,0 +1,173 @@
+// The rule two racing applies follow after their creates (src/apply/dedupe-creates.ts), case by
+// case against the emulator: who keeps which copy, what is never taken for a copy, and a failed
+// check is reported rather than passed over.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient, createConfig } from "../../src/api/index.js";
+import type { ApplyOutcome } from "../../src/apply/apply-plan.js";
+import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import type { PlannedChange } from "../../src/plan/types.js";
+import { KEY, reliabilityData } from "./support.js";
+
+let emulator: RunningEmulator | undefined;
+let client: ApiClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await emulator?.close();
+  client = undefined;
+  emulator = undefined;
+});
+
+async function setUp(profile: "seed" | "posthog-2024" = "seed") {
+  emulator = await startEmulator({ profile, data: reliabilityData() });
+  client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY, retry: { retries: 0 } });
+  return { emulator, client };
+}
+
+function createChange(
+  name: string,
+  plugin: number,
+  family: PlannedChange["family"] = "plugin_configs",
+): PlannedChange {
+  return {
+    action: "create",
+    project: "1",
+    family,
+    name,
+    id: null,
+    fields: {
+      plugin: { from: undefined, to: plugin },
+      name: { from: undefined, to: name },
+      enabled: { from: undefined, to: true },
+      order: { from: undefined, to: 7 },
+    },
+    source: "pcsync.yaml:7",
+  };
+}
+
+function doneOutcome(change: PlannedChange, id: number): ApplyOutcome {
+  return {
+    action: "create",
+    project: "1",
+    family: change.family,
+    name: change.name,
+    id,
+    source: change.source,
+    status: "done",
+  };
+}
+
+const KNOWN = new Set([1, 2, 3, 4, 5, 6]);
+
+describe("after its creates, a run", () => {
+  it("deletes its copy when another run's copy has the lower id, and fixes the survivor's fields", async () => {
+    const { client, emulator } = await setUp();
+    const change = createChange("Twin", 3);
+    // The other run got there first, with another order.
+    const theirs = await createConfig(client, "1", "plugin_configs", {
+      plugin: 3,
+      name: "Twin",
+      enabled: true,
+      order: 9,
+    });
+    const ours = await createConfig(client, "1", "plugin_configs", {
+      plugin: 3,
+      name: "Twin",
+      enabled: true,
+      order: 7,
+    });
+    const [outcome] = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun: new Set([ours.id]),
+      changes: [change],
+      outcomes: [doneOutcome(change, ours.id)],
+    });
+    expect(outcome).toMatchObject({ status: "done", id: theirs.id });
+    expect(outcome?.message).toContain(
+      `this run's copy (id ${ours.id}) was deleted and the survivor's order set`,
+    );
+    const records = emulator.snapshot().records;
+    expect(records.find((record) => record.id === ours.id)?.deleted).toBe(true);
+    expect(records.find((record) => record.id === theirs.id)).toMatchObject({ deleted: false, order: 7 });
+  });
+
+  it("keeps its copy when the other run's copy has the higher id (that run deletes it)", async () => {
+    const { client, emulator } = await setUp();
+    const change = createChange("Twin", 3);
+    const ours = await createConfig(client, "1", "plugin_configs", {
+      plugin: 3,
+      name: "Twin",
+      enabled: true,
+      order: 7,
+    });
+    await createConfig(client, "1", "plugin_configs", { plugin: 3, name: "Twin", enabled: true, order: 7 });
+    const before = emulator.snapshot().records;
+    const outcomes = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun: new Set([ours.id]),
+      changes: [change],
+      outcomes: [doneOutcome(change, ours.id)],
+    });
+    expect(outcomes).toEqual([doneOutcome(change, ours.id)]);
+    expect(emulator.snapshot().records).toEqual(before);
+  });
+
+  it("never takes a record that existed before, one it made itself, or another plugin's config for a copy", async () => {
+    // posthog-2024 lists frontend apps in plugin_configs too: a same-named app is another config.
+    const { client, emulator } = await setUp("posthog-2024");
+    const twin = { name: "Twin", enabled: true, order: 7 };
+    const existing = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    const app = await createConfig(client, "1", "pipeline_frontend_apps_configs", { plugin: 41, ...twin });
+    const ownOther = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    const ours = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    expect([existing.id, app.id, ownOther.id].every((id) => id < ours.id)).toBe(true);
+    const change = createChange("Twin", 3);
+    const before = emulator.snapshot().records;
+    const outcomes = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: new Set([...KNOWN, existing.id]),
+      createdByRun: new Set([ownOther.id, ours.id]),
+      changes: [change],
+      outcomes: [doneOutcome(change, ours.id)],
+    });
+    expect(outcomes).toEqual([doneOutcome(change, ours.id)]);
+    expect(emulator.snapshot().records).toEqual(before);
+  });
+
+  it("reports its create as failed when the check cannot read the family, and reads nothing without creates", async () => {
+    const { client, emulator } = await setUp();
+    const change = createChange("Twin", 3);
+    const update: PlannedChange = { ...change, action: "update", id: 1 };
+    emulator.resetRequestLog();
+    const unchanged = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun: new Set(),
+      changes: [update],
+      outcomes: [{ ...doneOutcome(update, 1), action: "update" }],
+    });
+    expect(unchanged[0]?.status).toBe("done");
+    expect(emulator.requestLog).toEqual([]);
+
+    emulator.setFaults({ fail503Rate: 1 });
+    const [outcome] = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun: new Set([40]),
+      changes: [change],
+      outcomes: [doneOutcome(change, 40)],
+    });
+    expect(outcome?.status).toBe("failed");
+    expect(outcome?.message).toMatch(
+      /^created as id 40, but re-reading the family to check for a copy made by a concurrent run failed \(503 GET .*\); run plan to check$/,
+    );
+  });
+});
