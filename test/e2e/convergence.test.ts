@@ -177,6 +177,18 @@ describe.each(PROFILES)("on %s", (profile) => {
       "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 reordered; 1 failed, 1 skipped.",
     );
     expect(first.stderr).toContain("pcsync: apply incomplete: 1 failed, 1 skipped, 6 done.");
+    const alreadyDone = first.stderr.slice(first.stderr.indexOf("Already done:\n")).split("\n").slice(1, -1);
+    expect(alreadyDone.sort()).toEqual(
+      [
+        '  update "GeoIP" (id 1) in project 1 plugin_configs',
+        '  update "Property Filter" (id 2) in project 1 plugin_configs',
+        '  update "Pineapple Mode" (id 24) in project 1 pipeline_frontend_apps_configs',
+        '  delete "Legacy S3" (id 3) in project 1 plugin_configs',
+        // posthog-2024 shows the plugin's name where the record has none.
+        `  delete ${profile === "seed" ? "(unnamed)" : '"Unduplicator"'} (id 22) in project 1 plugin_configs`,
+        "  reorder in project 1 pipeline_frontend_apps_configs",
+      ].sort(),
+    );
     // What was reported done is done.
     const afterFirst = await server.list(1, PC);
     expect(afterFirst.find((record) => record.name === "GeoIP")?.enabled).toBe(false);
@@ -192,6 +204,45 @@ describe.each(PROFILES)("on %s", (profile) => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 1 reordered.");
     await expectConverged(server, [fixed]);
+  });
+});
+
+describe.each(PROFILES)("unmanaged records on %s", (profile) => {
+  it("a reorder never moves an unmanaged record, not even one of the same plugin", async () => {
+    // posthog-2024's rearrange is keyed by plugin id: "GeoIP EU" shares GeoIP's plugin.
+    server = await startServer(profile, {
+      data: dataWith([{ id: 40, project: 1, family: PC, plugin: 1, order: 5, name: "GeoIP EU" }]),
+    });
+    const file = await write(
+      `unmanaged-${profile}.yaml`,
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: Property Filter, plugin: 2 }",
+        "        - { name: GeoIP, plugin: 1 }",
+      ),
+    );
+    const unmanagedBefore = await Promise.all(
+      [3, 40].map(async (id) => (await server.call("GET", `/api/projects/1/plugin_configs/${id}/`)).body),
+    );
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('"Legacy S3" (id 3), "GeoIP EU" (id 40)');
+    const unmanagedAfter = await Promise.all(
+      [3, 40].map(async (id) => (await server.call("GET", `/api/projects/1/plugin_configs/${id}/`)).body),
+    );
+    expect(unmanagedAfter).toEqual(unmanagedBefore);
+    const ordered = (await server.list(1, PC)).filter((record) => record.plugin < 40);
+    expect(ordered.map((record) => [record.id, record.order])).toEqual([
+      [2, 1],
+      [1, 2],
+      [3, 3],
+      [40, 5],
+    ]);
+    await expectConverged(server, [file]);
   });
 });
 
