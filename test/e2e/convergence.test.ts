@@ -177,16 +177,16 @@ describe.each(PROFILES)("on %s", (profile) => {
       "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 reordered; 1 failed, 1 skipped.",
     );
     expect(first.stderr).toContain("pcsync: apply incomplete: 1 failed, 1 skipped, 6 done.");
-    const alreadyDone = first.stderr.slice(first.stderr.indexOf("Already done:\n")).split("\n").slice(1, -1);
-    expect(alreadyDone.sort()).toEqual(
+    const done = first.stdout.split("\n").filter((line) => line.startsWith("✓ done: "));
+    expect(done.sort()).toEqual(
       [
-        '  update "GeoIP" (id 1) in project 1 plugin_configs',
-        '  update "Property Filter" (id 2) in project 1 plugin_configs',
-        '  update "Pineapple Mode" (id 24) in project 1 pipeline_frontend_apps_configs',
-        '  delete "Legacy S3" (id 3) in project 1 plugin_configs',
+        `✓ done: update "GeoIP" (id 1) in project 1 plugin_configs (${file}:7)`,
+        `✓ done: update "Property Filter" (id 2) in project 1 plugin_configs (${file}:9)`,
+        `✓ done: update "Pineapple Mode" (id 24) in project 1 pipeline_frontend_apps_configs (${file}:15)`,
+        `✓ done: delete "Legacy S3" (id 3) in project 1 plugin_configs (${file}:4)`,
         // posthog-2024 shows the plugin's name where the record has none.
-        `  delete ${profile === "seed" ? "(unnamed)" : '"Unduplicator"'} (id 22) in project 1 plugin_configs`,
-        "  reorder in project 1 pipeline_frontend_apps_configs",
+        `✓ done: delete ${profile === "seed" ? "(unnamed)" : '"Unduplicator"'} (id 22) in project 1 plugin_configs (${file}:4)`,
+        `✓ done: reorder in project 1 pipeline_frontend_apps_configs (${file}:13)`,
       ].sort(),
     );
     // What was reported done is done.

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { type ApplyOutcome, type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
+import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
 import { readCurrentState } from "../../apply/read-current-state.js";
 import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
 import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
@@ -59,26 +59,30 @@ export class StalePlanError extends PcsyncError {
   }
 }
 
-// Enough to read in a CI log; the JSON report (--format json) lists every outcome.
-const MAX_DONE_LISTED = 20;
-
-function describeDone(outcome: ApplyOutcome): string {
-  const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
-  const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
-  const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
-  return `  ${what}${id} in project ${outcome.project} ${outcome.family}\n`;
-}
-
 export class PartialApplyError extends PcsyncError {
   constructor(report: ApplyReport) {
-    // After a partial apply the user must know exactly what already changed, not only how much.
-    const done = report.outcomes.filter((outcome) => outcome.status === "done");
-    const listed = done.slice(0, MAX_DONE_LISTED).map(describeDone);
-    if (done.length > MAX_DONE_LISTED) listed.push(`  ... and ${done.length - MAX_DONE_LISTED} more\n`);
     super(
       "apply_incomplete",
-      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${report.done} done. Fix the errors above and run apply again; it continues from where this run stopped.${listed.length > 0 ? `\nAlready done:\n${listed.join("").trimEnd()}` : ""}`,
+      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${report.done} done. Fix the errors above and run apply again; it continues from where this run stopped.`,
       { exitCode: EXIT_ERROR },
+    );
+  }
+}
+
+/**
+ * After a partial apply the user must know exactly what already changed, not only how much: the
+ * changes done are listed before the failures (a complete apply is the plan, so needs no list).
+ */
+function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
+  if (report.failed === 0 && report.skipped === 0) return;
+  const tick = useColour(io.stdout, io.env) ? "\u001b[32m✓ done\u001b[0m" : "✓ done";
+  for (const outcome of report.outcomes) {
+    if (outcome.status !== "done") continue;
+    const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+    const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
+    const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
+    io.stdout.write(
+      `${tick}: ${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})\n`,
     );
   }
 }
@@ -203,7 +207,10 @@ Examples:
       });
       progress.finish();
       if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: report }, null, 2)}\n`);
-      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      else {
+        writeDoneOutcomes(report, io);
+        renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      }
       await appendStepSummary(plan, io, report.failed > 0 ? "pcsync apply (incomplete)" : "pcsync apply");
       if (report.failed > 0 || report.skipped > 0) throw new PartialApplyError(report);
     } finally {
