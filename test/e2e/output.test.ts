@@ -118,6 +118,28 @@ describe("plan output (read-only, one server)", () => {
     expect(await readFile(summary, "utf8")).toBe(written);
   });
 
+  it("a step summary that cannot be written is a warning: the plan and its exit code stand", async () => {
+    const summary = join(dir, "missing-directory", "summary.md");
+    const env = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary };
+    const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summary}): the directory ${join(dir, "missing-directory")} does not exist; create it or choose another path\n`,
+    );
+  });
+
+  it("plan --out and export -o into a missing directory fail with one line naming the path", async () => {
+    const target = join(dir, "missing-directory", "plan.json");
+    const plan = await server.run(["plan", "-f", EXAMPLES, "--out", target]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toBe(
+      `pcsync: cannot write ${target}: the directory ${join(dir, "missing-directory")} does not exist; create it or choose another path\n`,
+    );
+    const exported = await server.run(["export", "--project", "1", "-o", dir]);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toBe(`pcsync: cannot write ${dir}: it is a directory; give a file name\n`);
+  });
+
   it("with GITHUB_ACTIONS=true, manifest errors are also ::error annotations", async () => {
     const file = await write(
       "annotated.yaml",
