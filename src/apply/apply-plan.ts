@@ -220,7 +220,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
     )
     .join("; ");
   const hint = wrong.includes("plugin")
-    ? " (this server does not let a config change its plugin: remove the config's id: pin or delete the record so that pcsync creates a new one)"
+    ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}`
     : "";
   return `the server accepted the write but did not apply it: ${details}${hint}`;
 }

@@ -293,6 +293,28 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
     await expectConverged(server, [file]);
   });
 
+  it("a config's plugin cannot change there: apply says so and how to switch plugins", async () => {
+    server = await startServer("posthog-2024");
+    const file = await write(
+      "switch-plugin.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 8 }",
+      ),
+    );
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toContain(
+      `✗ failed: update "GeoIP" (id 5) in project 2 plugin_configs (${file}:6): the server accepted the write but did not apply it: plugin is 1, not 8.`,
+    );
+    expect(applied.stdout).toContain("give the config a new name");
+    expect((await server.list(2, PC)).map((record) => record.plugin)).toEqual([1]);
+  });
+
   it("pruning plugin_configs of a manifest without frontend apps leaves them alone", async () => {
     server = await startServer("posthog-2024");
     const file = await write(
