@@ -246,6 +246,51 @@ describe.each(PROFILES)("unmanaged records on %s", (profile) => {
   });
 });
 
+describe("posthog-2024: rearrange refused or keyed by plugin", () => {
+  // Config ids 100+ cannot be mistaken for plugin ids, so apply may try rearrange first.
+  const shuffled = () =>
+    dataWith([
+      { id: 100, project: 3, family: PC, plugin: 1, order: 1, name: "A" },
+      { id: 101, project: 3, family: PC, plugin: 2, order: 2, name: "B" },
+      { id: 102, project: 3, family: PC, plugin: 3, order: 3, name: "C", enabled: false },
+    ]);
+  const reversed = () =>
+    write(
+      "reversed.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "3":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: C, plugin: 3 }",
+        "        - { name: B, plugin: 2 }",
+        "        - { name: A, plugin: 1 }",
+      ),
+    );
+
+  it.each([
+    [
+      "a scoped key (rearrange answers 403)",
+      { scopes: ["plugin:read", "plugin:write"], projects: "*" as const },
+    ],
+    ["an unscoped key (rearrange ignores config ids)", { scopes: null, projects: "*" as const }],
+  ])("reorders converge with %s", async (_label, key) => {
+    server = await startServer("posthog-2024", { data: shuffled(), key });
+    const file = await reversed();
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(0);
+    const rearranges = server.emulator.requestLog.filter((entry) => entry.path.includes("rearrange"));
+    expect(rearranges.map((entry) => entry.status)).toEqual([key.scopes === null ? 200 : 403]);
+    expect((await server.list(3, PC)).map((record) => [record.name, record.order])).toEqual([
+      ["C", 1],
+      ["B", 2],
+      ["A", 3],
+    ]);
+    await expectConverged(server, [file]);
+  });
+});
+
 describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
   it("pruning plugin_configs keeps the records the manifest keeps as frontend apps", async () => {
     server = await startServer("posthog-2024", { data: crowded() });

@@ -118,6 +118,16 @@ describe("plan --detailed-exitcode", () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
+  it("exits 1 when the key may not see a project, naming it and what to do", async () => {
+    const server = await freshServer("seed", { key: { scopes: ["plugin:read"], projects: [1] } });
+    const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("403");
+    expect(result.stderr).toMatch(/API key does not have access to the requested project '[23]'/);
+    expect(result.stderr).toContain("use a key that has it");
+    expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+
   it("exits 1 when no API key is given, saying how to give one", async () => {
     const server = await freshServer("seed");
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`], { env: { PCSYNC_API_KEY: "" } });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  type ApiKeySpec,
   type EmulatorData,
   exampleData,
   type FaultOptions,
@@ -51,11 +52,11 @@ export interface TestServer {
 
 export async function startServer(
   profile: ProfileName,
-  options: { data?: EmulatorData; faults?: FaultOptions } = {},
+  options: { data?: EmulatorData; faults?: FaultOptions; key?: Omit<ApiKeySpec, "key"> } = {},
 ): Promise<TestServer> {
   const emulator = await startEmulator({
     profile,
-    keys: [{ key: API_KEY, scopes: null, projects: "*" }],
+    keys: [{ key: API_KEY, ...(options.key ?? { scopes: null, projects: "*" }) }],
     ...(options.data === undefined ? {} : { data: options.data }),
     ...(options.faults === undefined ? {} : { faults: options.faults }),
   });
