@@ -84,7 +84,7 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
     let kills = 0;
 
     const killedApply = async (manifest: string): Promise<void> => {
-      const writesBeforeKill = 1 + Math.floor(random() * 8);
+      const writesBeforeKill = 1 + Math.floor(random() * 6);
       const extraDelayMs = Math.floor(random() * 15);
       let writes = 0;
       const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], env);
