@@ -3,7 +3,14 @@
 // the report says exactly what was done, what failed and why, and what was skipped.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, createConfig, rearrangeConfigs, updateConfig } from "../api/index.js";
+import {
+  ApiError,
+  createConfig,
+  MalformedResponseError,
+  ResponseTooLargeError,
+  rearrangeConfigs,
+  updateConfig,
+} from "../api/index.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type {
@@ -241,7 +248,12 @@ async function applyCreate(
       return outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong));
     return outcomeOf({ ...change, id: record.id }, "done");
   } catch (error) {
-    return outcomeOf(change, "failed", describeError(error));
+    // An answer that could not be read (not JSON, wrong shape, too large) may well be a 201.
+    const unreadable = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
+    const maybeDone = unreadable
+      ? "; the service's answer could not be read, so the record may have been created: run plan to see"
+      : "";
+    return outcomeOf(change, "failed", `${describeError(error)}${maybeDone}`);
   }
 }
 

@@ -238,7 +238,7 @@ describe("apply against a hostile server", () => {
     }, "apply");
     expectPartial(
       run,
-      /✗ failed: create "New" in project 1 plugin_configs .*malformed response: not JSON/,
+      /✗ failed: create "New" in project 1 plugin_configs .*malformed response: not JSON.*; the service's answer could not be read, so the record may have been created: run plan to see$/m,
       "0 created, 1 updated, 1 deleted, 0 reordered",
     );
   });
@@ -251,7 +251,7 @@ describe("apply against a hostile server", () => {
     }, "apply");
     expectPartial(
       run,
-      /✗ failed: create "New" .*malformed response: plugin: must be integer/,
+      /✗ failed: create "New" .*malformed response: plugin: must be integer.*so the record may have been created/,
       "0 created, 1 updated, 1 deleted, 0 reordered",
     );
   });
@@ -265,7 +265,7 @@ describe("apply against a hostile server", () => {
     }, "apply");
     expectPartial(
       run,
-      /✗ failed: create "New" .*larger than the 64 MiB limit/,
+      /✗ failed: create "New" .*larger than the 64 MiB limit.*so the record may have been created/,
       "0 created, 1 updated, 1 deleted, 0 reordered",
     );
     expect(sent.bytes).toBeLessThan(256 * 1024 ** 2);
