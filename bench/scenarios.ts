@@ -1,0 +1,557 @@
+// The benchmark's scenarios: each starts the emulator in-process with added latency, runs plan
+// (and apply) through the same functions the CLI uses, and returns its figures as table rows.
+
+import { ApiClient } from "../src/api/index.js";
+import { applyPlan } from "../src/apply/apply-plan.js";
+import { familiesToRead, readCurrentState } from "../src/apply/read-current-state.js";
+import type { FaultOptions, ProfileName, RequestLogEntry } from "../src/emulator/index.js";
+import { computePlan } from "../src/plan/compute-plan.js";
+import type { Plan } from "../src/plan/types.js";
+import {
+  BENCH_API_KEY,
+  buildFleet,
+  type ChangeMix,
+  type Fleet,
+  type FleetShape,
+  takeData,
+} from "./dataset.js";
+import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
+
+export interface BenchSettings {
+  latencyMs: number;
+  concurrency: number;
+}
+
+export interface Row {
+  metric: string;
+  value: string;
+  target?: string;
+  /** Whether the target is met; absent when the row has no target. */
+  pass?: boolean;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  rows: Row[];
+}
+
+export interface Scenario {
+  id: string;
+  /** One line for --help and the table title. */
+  title: string;
+  /** Run by `npm run bench` without --scenario. */
+  default: boolean;
+  run(settings: BenchSettings): Promise<ScenarioResult>;
+}
+
+// One list request reads a family of up to this many records (the client's page size).
+const RECORDS_PER_LIST_REQUEST = 1000;
+
+const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+const count = (value: number) => value.toLocaleString("en-US");
+const ratio = (value: number) => value.toFixed(2);
+const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
+
+/** Peak resident set size of this process so far (each scenario runs in a process of its own). */
+function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** Rounds of `concurrency` round trips of `latencyMs` each: the wall time if only latency counted. */
+function idealWallMs(requests: number, settings: BenchSettings): number {
+  return Math.ceil(requests / settings.concurrency) * settings.latencyMs;
+}
+
+/** One response as the client saw it: when, which status, and how long the attempt took. */
+interface ResponseTime {
+  at: number;
+  status: number;
+  ms: number;
+}
+
+interface Harness {
+  emulator: EmulatorThread;
+  client: ApiClient;
+  /** Every response so far, in arrival order. */
+  responses: ResponseTime[];
+  /** Requests the emulator served before the scenario began (its warm-up). */
+  servedBefore: number;
+}
+
+/**
+ * Lists every family once with plain `fetch` before the measured run, without latency: a real
+ * service is warm, and the emulator's JIT warm-up would otherwise be counted as the client's time.
+ * The client under test stays cold.
+ */
+async function warmUpEmulator(url: string, projects: number): Promise<void> {
+  let next = 0;
+  const requests = Math.min(2_000, projects * 2);
+  const worker = async () => {
+    while (next < requests) {
+      const index = next++;
+      const family = index % 2 === 0 ? "plugin_configs" : "pipeline_frontend_apps_configs";
+      const project = Math.floor(index / 2) + 1;
+      const response = await fetch(`${url}/api/projects/${project}/${family}/?limit=1000`, {
+        headers: { authorization: `Bearer ${BENCH_API_KEY}` },
+      });
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+async function withFleet<T>(
+  fleet: Fleet,
+  options: {
+    profile: ProfileName;
+    settings: BenchSettings;
+    perMinute?: number;
+    warmUp?: boolean;
+    client?: Partial<ConstructorParameters<typeof ApiClient>[0]>;
+  },
+  body: (harness: Harness) => Promise<T>,
+): Promise<T> {
+  const faults: FaultOptions = {
+    latencyMs: options.settings.latencyMs,
+    // The real service's hourly limit is ten times its per-minute one.
+    ...(options.perMinute === undefined
+      ? {}
+      : { rateLimit: { perMinute: options.perMinute, perHour: options.perMinute * 10 } }),
+  };
+  const projects = fleet.shape.projects;
+  const emulator = await startEmulatorThread({
+    profile: options.profile,
+    data: takeData(fleet),
+    faults: options.warmUp ? {} : faults,
+  });
+  if (options.warmUp) {
+    await warmUpEmulator(emulator.url, projects);
+    await emulator.setFaults(faults);
+  }
+  const servedBefore = (await emulator.requestLog()).length;
+  // Set-up garbage (the fleet handed over, the warm-up) is not the client's memory.
+  (globalThis as { gc?: () => void }).gc?.();
+  const responses: ResponseTime[] = [];
+  // The trace is the client's one line per attempt: "GET /path -> 200 (23 ms, 512 bytes)".
+  const trace = (line: string) => {
+    const match = / -> (\d{3}) \((\d+) ms/.exec(line);
+    if (match) responses.push({ at: performance.now(), status: Number(match[1]), ms: Number(match[2]) });
+  };
+  const client = new ApiClient({
+    baseUrl: emulator.url,
+    apiKey: BENCH_API_KEY,
+    concurrency: options.settings.concurrency,
+    trace,
+    ...options.client,
+  });
+  try {
+    return await body({ emulator, client, responses, servedBefore });
+  } finally {
+    await client.close();
+    await emulator.close();
+  }
+}
+
+/** Samples this process's RSS and the main thread's heap while a phase runs. */
+function trackMemory(): { stop(): { rssMb: number; heapMb: number } } {
+  let rss = 0;
+  let heap = 0;
+  const sample = () => {
+    const usage = process.memoryUsage();
+    rss = Math.max(rss, usage.rss);
+    heap = Math.max(heap, usage.heapUsed);
+  };
+  sample();
+  const timer = setInterval(sample, 10);
+  return {
+    stop() {
+      sample();
+      clearInterval(timer);
+      return { rssMb: rss / 2 ** 20, heapMb: heap / 2 ** 20 };
+    },
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+}
+
+interface PlanRun {
+  plan: Plan;
+  current: Awaited<ReturnType<typeof readCurrentState>>;
+  readMs: number;
+  computeCpuMs: number;
+  computeWallMs: number;
+}
+
+async function readAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSettings): Promise<PlanRun> {
+  const started = performance.now();
+  const current = await readCurrentState(client, familiesToRead(fleet.desired), {
+    concurrency: settings.concurrency,
+  });
+  const readMs = performance.now() - started;
+  const cpuBefore = process.cpuUsage();
+  const computeStarted = performance.now();
+  const { plan, errors } = computePlan(fleet.desired, current);
+  const computeWallMs = performance.now() - computeStarted;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (!plan) throw new Error(`the benchmark's plan failed: ${errors[0]?.message ?? "?"}`);
+  return { plan, current, readMs, computeCpuMs: (cpu.user + cpu.system) / 1000, computeWallMs };
+}
+
+function planScenario(shape: FleetShape, isDefault = true): Scenario {
+  const records = shape.projects * 2 * shape.recordsPerFamily;
+  const id = `plan-${shape.projects}x${shape.recordsPerFamily}`;
+  return {
+    id,
+    title: `plan: ${count(shape.projects)} projects x 2 families x ${count(shape.recordsPerFamily)} records (${count(records)} records)`,
+    default: isDefault,
+    async run(settings) {
+      // A few records differ, so that the planner produces a plan and not only matches.
+      const fleet = buildFleet(shape, {
+        updates: Math.max(1, Math.floor(shape.recordsPerFamily / 20)),
+        deletes: 0,
+        creates: 0,
+        createsAt: "end",
+      });
+      const minimum = fleet.familySizes.reduce(
+        (total, size) => total + Math.max(1, Math.ceil(size / RECORDS_PER_LIST_REQUEST)),
+        0,
+      );
+      const harness = { profile: "seed", settings, warmUp: true } as const;
+      return withFleet(fleet, harness, async ({ emulator, client, responses, servedBefore }) => {
+        // The first plan is what a user's `pcsync plan` costs (a fresh client: cold caches, no
+        // JIT); the second one shows the same work warm.
+        const memory = trackMemory();
+        const serverBefore = await emulator.utilization();
+        const clientBefore = performance.eventLoopUtilization();
+        const cold = await readAndPlan(client, fleet, settings);
+        const clientBusy = performance.eventLoopUtilization(clientBefore).utilization;
+        const serverBusy = performance.eventLoopUtilization(
+          await emulator.utilization(),
+          serverBefore,
+        ).utilization;
+        const planMemory = memory.stop();
+        const requests = client.stats.requests;
+        const served = (await emulator.requestLog(servedBefore)).length;
+        const roundTrip = median(responses.map((response) => response.ms));
+        // Time in round trips over wall time: the concurrency the client actually kept up.
+        const inFlight = responses.reduce((total, response) => total + response.ms, 0) / cold.readMs;
+        const warm = await readAndPlan(client, fleet, settings);
+        const ideal = idealWallMs(requests, settings);
+        const coldWall = cold.readMs + cold.computeWallMs;
+        const warmWall = warm.readMs + warm.computeWallMs;
+        // Two round trips carrying 1,000 records each: the ideal (latency only) ignores moving
+        // and checking the records, which is most of the time there.
+        const latencyBound = requests >= 10 * settings.concurrency;
+        const processRss = peakRssMb();
+        return {
+          id,
+          title: this.title,
+          rows: [
+            { metric: "changes planned", value: count(cold.plan.changes.length) },
+            {
+              metric: "requests made (client / served)",
+              value: `${count(requests)} / ${count(served)}`,
+            },
+            { metric: "minimum the interface allows", value: count(minimum) },
+            {
+              metric: "requests / minimum",
+              value: ratio(requests / minimum),
+              target: "1.00",
+              pass: requests === minimum,
+            },
+            {
+              metric: `ideal wall time (${count(requests)} round trips of ${settings.latencyMs} ms, ${settings.concurrency} at once)`,
+              value: ms(ideal),
+            },
+            { metric: "plan wall time, cold (read + plan step)", value: ms(coldWall) },
+            {
+              metric: "plan wall time, cold / ideal",
+              value: ratio(coldWall / ideal),
+              ...(latencyBound
+                ? { target: "≤ 1.5", pass: coldWall / ideal <= 1.5 }
+                : { target: "(payload-bound)" }),
+            },
+            { metric: "plan wall time, warm (same plan again)", value: ms(warmWall) },
+            { metric: "plan wall time, warm / ideal", value: ratio(warmWall / ideal) },
+            { metric: "median round trip seen by the client", value: ms(roundTrip) },
+            {
+              metric: `requests in flight on average while reading (of ${settings.concurrency})`,
+              value: inFlight.toFixed(1),
+            },
+            {
+              metric: "busy share of the event loop during the cold plan: client / emulator",
+              value: `${percent(clientBusy)} / ${percent(serverBusy)}`,
+            },
+            {
+              metric: "plan step (computePlan) CPU time, cold / warm",
+              value: `${ms(cold.computeCpuMs)} / ${ms(warm.computeCpuMs)}`,
+              ...(records >= 40_000 ? { target: "< 1,000 ms", pass: cold.computeCpuMs < 1000 } : {}),
+            },
+            {
+              metric: "peak RSS during the plan (process, emulator thread included)",
+              value: `${planMemory.rssMb.toFixed(0)} MB`,
+              target: "< 300 MB",
+              pass: planMemory.rssMb < 300,
+            },
+            { metric: "  peak JS heap of the client's thread", value: `${planMemory.heapMb.toFixed(0)} MB` },
+            {
+              metric: "  process peak RSS overall (also building the fleet, starting the emulator)",
+              value: `${processRss.toFixed(0)} MB`,
+            },
+          ],
+        };
+      });
+    },
+  };
+}
+
+interface WriteCounts {
+  writes: number;
+  rearranges: number;
+  reads: number;
+  throttled: number;
+}
+
+function countServed(entries: readonly RequestLogEntry[]): WriteCounts {
+  const counts: WriteCounts = { writes: 0, rearranges: 0, reads: 0, throttled: 0 };
+  for (const entry of entries) {
+    if (entry.status === 429) counts.throttled += 1;
+    else if (entry.method === "GET") counts.reads += 1;
+    else {
+      counts.writes += 1;
+      if (entry.path.includes("/rearrange")) counts.rearranges += 1;
+    }
+  }
+  return counts;
+}
+
+function applyScenario(): Scenario {
+  const shape = { projects: 100, recordsPerFamily: 50 };
+  const mix: ChangeMix = { updates: 30, deletes: 10, creates: 10, createsAt: "start" };
+  const id = "apply-10000";
+  return {
+    id,
+    title:
+      "apply: 10,000 changes (100 projects x 2 families: 30 updates, 10 deletes, 10 creates, 1 reorder each)",
+    default: true,
+    async run(settings) {
+      const fleet = buildFleet(shape, mix);
+      const harness = { profile: "seed", settings, warmUp: true } as const;
+      return withFleet(fleet, harness, async ({ emulator, client }) => {
+        const memory = trackMemory();
+        const planned = await readAndPlan(client, fleet, settings);
+        const { plan } = planned;
+        const changes = plan.changes.length;
+        const familiesWithMoves = plan.reorders.length;
+        const families = plan.families.length;
+        const servedBefore = (await emulator.requestLog()).length;
+        const clientBefore = client.stats.requests;
+        const started = performance.now();
+        const report = await applyPlan(client, plan, planned.current, { concurrency: settings.concurrency });
+        const applyMs = performance.now() - started;
+        const served = countServed(await emulator.requestLog(servedBefore));
+        const clientRequests = client.stats.requests - clientBefore;
+        const minimumWrites = changes + familiesWithMoves;
+        const ideal = idealWallMs(minimumWrites, settings);
+
+        const applyMemory = memory.stop();
+        const again = await readAndPlan(client, fleet, settings);
+        const left = again.plan.changes.length + again.plan.reorders.length;
+        return {
+          id,
+          title: this.title,
+          rows: [
+            {
+              metric: "changes planned (create / update / delete)",
+              value: `${count(changes)} (${count(plan.summary.create)} / ${count(plan.summary.update)} / ${count(plan.summary.delete)})`,
+              target: count(fleet.expected.changes),
+              pass: changes === fleet.expected.changes,
+            },
+            { metric: "families reordered", value: count(familiesWithMoves) },
+            { metric: "plan read requests", value: count(planned.current.families.length) },
+            { metric: "apply requests (client)", value: count(clientRequests) },
+            {
+              metric: "writes made (of them rearranges)",
+              value: `${count(served.writes)} (${count(served.rearranges)})`,
+            },
+            {
+              metric: "minimum writes (changes + 1 rearrange per reordered family)",
+              value: count(minimumWrites),
+            },
+            {
+              metric: "writes / minimum",
+              value: ratio(served.writes / minimumWrites),
+              target: "1.00",
+              pass: served.writes === minimumWrites,
+            },
+            {
+              metric: "reads during apply (verification)",
+              value: count(served.reads),
+              target: `≤ ${count(families)} (1 per family)`,
+              pass: served.reads <= families,
+            },
+            {
+              metric: "outcomes done / failed / skipped",
+              value: `${report.done} / ${report.failed} / ${report.skipped}`,
+              target: "no failures",
+              pass: report.failed === 0 && report.skipped === 0,
+            },
+            { metric: "apply wall time", value: ms(applyMs) },
+            {
+              metric: `ideal (${count(minimumWrites)} round trips of ${settings.latencyMs} ms, ${settings.concurrency} at once)`,
+              value: ms(ideal),
+            },
+            { metric: "apply wall time / ideal", value: ratio(applyMs / ideal) },
+            {
+              metric: "changes left by a fresh plan after apply",
+              value: count(left),
+              target: "0",
+              pass: left === 0,
+            },
+            {
+              metric: "peak RSS during plan + apply (process, emulator thread included)",
+              value: `${applyMemory.rssMb.toFixed(0)} MB`,
+              target: "< 300 MB",
+              pass: applyMemory.rssMb < 300,
+            },
+            { metric: "  peak JS heap of the client's thread", value: `${applyMemory.heapMb.toFixed(0)} MB` },
+          ],
+        };
+      });
+    },
+  };
+}
+
+function throttledScenario(options: {
+  id: string;
+  perMinute: number;
+  shape: FleetShape;
+  isDefault: boolean;
+}): Scenario {
+  const { id, perMinute, shape } = options;
+  // Every family: 30 updates, 10 deletes, 10 creates appended (no reorders: rearrange on these
+  // servers is keyed by plugin, and the point here is the pace of plain writes).
+  const perFamily = shape.recordsPerFamily;
+  const mix: ChangeMix = {
+    updates: Math.round(perFamily * 0.6),
+    deletes: Math.round(perFamily * 0.2),
+    creates: Math.round(perFamily * 0.2),
+    createsAt: "end",
+  };
+  const changes = shape.projects * 2 * (mix.updates + mix.deletes + mix.creates);
+  const allowedRps = perMinute / 60;
+  return {
+    id,
+    title: `throttled apply: ${count(changes)} changes against posthog-2024 throttling at ${count(perMinute)}/minute (429 without Retry-After)`,
+    default: options.isDefault,
+    async run(settings) {
+      const fleet = buildFleet(shape, mix);
+      return withFleet(
+        fleet,
+        { profile: "posthog-2024", settings, perMinute },
+        async ({ emulator, client, responses }) => {
+          const started = performance.now();
+          const planned = await readAndPlan(client, fleet, settings);
+          const report = await applyPlan(client, planned.plan, planned.current, {
+            concurrency: settings.concurrency,
+            onProgress: (done, total) => {
+              if (done % 250 === 0 || done === total) process.stderr.write(`  ${id}: ${done}/${total}\n`);
+            },
+          });
+          const wallMs = performance.now() - started;
+          const served = countServed(await emulator.requestLog());
+          const total = served.reads + served.writes + served.throttled;
+          const accepted = total - served.throttled;
+          const achievedRps = accepted / (wallMs / 1000);
+          // After the first 429's wait: the pace the limiter keeps once it has learned the limit.
+          // (Requests in flight when the first 429 came have answered within a second.)
+          const firstThrottle = responses.find((response) => response.status === 429);
+          const resumed =
+            firstThrottle === undefined
+              ? -1
+              : responses.findIndex(
+                  (response) => response.at > firstThrottle.at + 1000 && response.status !== 429,
+                );
+          const tail = resumed >= 0 ? responses.slice(resumed) : [];
+          const tailAccepted = tail.filter((response) => response.status !== 429).length;
+          const tailSeconds =
+            tail.length > 1 ? ((tail.at(-1)?.at ?? 0) - (tail[0]?.at ?? 0)) / 1000 : Number.NaN;
+          const pacedRps = tail.length > 1 ? (tailAccepted - 1) / tailSeconds : Number.NaN;
+          const share = served.throttled / total;
+          const { learned } = client.limiter.state;
+          return {
+            id,
+            title: this.title,
+            rows: [
+              {
+                metric: "changes planned",
+                value: count(planned.plan.changes.length),
+                target: count(changes),
+                pass: planned.plan.changes.length === changes,
+              },
+              {
+                metric: "requests (reads + writes + 429s)",
+                value: `${count(total)} (${count(served.reads)} + ${count(served.writes)} + ${count(served.throttled)})`,
+              },
+              { metric: "429 share", value: percent(share), target: "< 5 %", pass: share < 0.05 },
+              { metric: "wall time (read, plan, apply)", value: ms(wallMs) },
+              { metric: "allowed rate", value: `${allowedRps.toFixed(2)} req/s` },
+              {
+                metric: "achieved rate (accepted requests / wall time)",
+                value: `${achievedRps.toFixed(2)} req/s`,
+              },
+              {
+                metric: "achieved rate / allowed rate",
+                value: ratio(achievedRps / allowedRps),
+                target: "≥ 0.90",
+                pass: achievedRps / allowedRps >= 0.9,
+              },
+              {
+                metric: "paced rate after the first throttle / allowed rate",
+                value: Number.isNaN(pacedRps) ? "no throttling" : ratio(pacedRps / allowedRps),
+              },
+              {
+                metric: "limit learned from the 429s (window)",
+                value: learned
+                  ? `${learned.rps.toFixed(2)} req/s (${(learned.windowMs / 1000).toFixed(1)} s)`
+                  : "none",
+              },
+              { metric: "limiter's rate at the end", value: `${client.limiter.state.rps.toFixed(2)} req/s` },
+              {
+                metric: "outcomes done / failed / skipped",
+                value: `${report.done} / ${report.failed} / ${report.skipped}`,
+                target: "no failures",
+                pass: report.failed === 0 && report.skipped === 0,
+              },
+            ],
+          };
+        },
+      );
+    },
+  };
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  planScenario({ projects: 1, recordsPerFamily: 1000 }),
+  planScenario({ projects: 100, recordsPerFamily: 50 }),
+  planScenario({ projects: 1000, recordsPerFamily: 20 }),
+  applyScenario(),
+  // 6,000 changes at 4,800/minute: one throttling episode in about a minute and a half.
+  throttledScenario({
+    id: "throttled-quick",
+    perMinute: 4800,
+    shape: { projects: 60, recordsPerFamily: 50 },
+    isDefault: true,
+  }),
+  // The real service's limit: 2,000 changes at 480/minute take over four minutes.
+  throttledScenario({
+    id: "throttled",
+    perMinute: 480,
+    shape: { projects: 20, recordsPerFamily: 50 },
+    isDefault: false,
+  }),
+];
