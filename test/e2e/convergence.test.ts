@@ -320,7 +320,7 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
       ].sort(),
     );
 
-    const applied = await server.run(["apply", "-f", file, "--force"]);
+    const applied = await server.run(["apply", "-f", file]);
     expect(applied.code).toBe(0);
     expect((await server.list(1, FE)).map((record) => [record.name, record.enabled])).toEqual([
       ["Notification Bar", true],
@@ -331,6 +331,28 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
       "Notification Bar",
       "Pineapple Mode",
     ]);
+    await expectConverged(server, [file]);
+  });
+
+  it("pruning the frontend family takes the record out of both lists", async () => {
+    server = await startServer("posthog-2024", { data: crowded() });
+    const file = await write(
+      "prune-frontend.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    pipeline_frontend_apps_configs:",
+        "      prune: true",
+        "      configs:",
+        "        - { name: Notification Bar, plugin: 40 }",
+      ),
+    );
+    const applied = await server.run(["apply", "-f", file]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('- delete "Pineapple Mode" (id 24)');
+    expect((await server.list(1, FE)).map((record) => record.id)).toEqual([4]);
+    expect((await server.list(1, PC)).map((record) => record.id)).not.toContain(24);
     await expectConverged(server, [file]);
   });
 
