@@ -4,7 +4,7 @@
 // for another origin.
 
 import type { ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   page,
   type RecordedRequest,
@@ -109,19 +109,20 @@ function dripForever(response: ServerResponse): void {
   response.on("close", () => clearInterval(timer));
 }
 
+// The cases run concurrently (most of their time is spent waiting out timeouts), so everything
+// they start is stopped once at the end.
 const servers: ScriptedServer[] = [];
-let removeDirectory: (() => Promise<void>) | undefined;
-afterEach(async () => {
+const directories: Array<() => Promise<void>> = [];
+afterAll(async () => {
   for (const server of servers.splice(0)) await server.close();
-  await removeDirectory?.();
-  removeDirectory = undefined;
+  for (const remove of directories.splice(0)) await remove();
 });
 
 async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string[] = []) {
   const server = await startScriptedServer(serviceWith(fault));
   servers.push(server);
   const directory = await temporaryDirectory();
-  removeDirectory = directory.remove;
+  directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, MANIFEST);
   const run = await runBuiltCli([command, "-f", manifest, "--base-url", server.url, ...extra], {
     env: { PCSYNC_API_KEY: KEY },
@@ -143,7 +144,7 @@ function expectCleanFailure(run: CliRun, message: RegExp): void {
 
 const writesOf = (server: ScriptedServer) => server.requests.filter((request) => request.method !== "GET");
 
-describe("plan against a hostile server", () => {
+describe.concurrent("plan against a hostile server", () => {
   it("refuses a next link to another origin, and the key never goes there", async () => {
     const elsewhere = await startScriptedServer((_request, response) => sendJson(response, 200, page([])));
     servers.push(elsewhere);
@@ -219,7 +220,7 @@ describe("plan against a hostile server", () => {
   });
 });
 
-describe("apply against a hostile server", () => {
+describe.concurrent("apply against a hostile server", () => {
   /** What apply reports: the failed change, and the others done. */
   function expectPartial(run: CliRun, failed: RegExp, done: string): void {
     expectCleanFailure(
