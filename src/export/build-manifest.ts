@@ -129,7 +129,11 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        ...(record.description === null ? {} : { description: record.description }),
+        // posthog-2024 shows the plugin's own description where the record has none: writing it
+        // would manage a text nobody set. Left out, the field is unmanaged and plans back the same.
+        ...(record.description === null || record.description === pluginDefaults(record).description
+          ? {}
+          : { description: record.description }),
         ...(record.match_action === null ? {} : { match_action: record.match_action }),
         ...(positional ? {} : { order: record.order }),
       }),

@@ -316,6 +316,9 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("export on %s", (profile) =
     const written = await readFile(file, "utf8");
     expect(written).toContain('"1":');
     expect(written).toContain("name: Pineapple Mode");
+    // A description someone set is kept; the plugin's own (shown by posthog-2024 for none) is not.
+    expect(written).toContain("description: CRM");
+    expect(written).not.toContain("Enrich events with the location of their IP address.");
     expect((await server.run(["plan", "-f", file, "--detailed-exitcode"])).code).toBe(0);
   });
 
