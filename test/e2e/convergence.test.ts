@@ -2,7 +2,7 @@
 // faults), deletes leave the list, the posthog-2024 family overlap is respected, and a partly
 // failed apply says what it did and finishes on the next run.
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
 import {
   dataWith,
@@ -11,8 +11,8 @@ import {
   hasStackTrace,
   makeWorkDir,
   manifest,
+  openServer,
   PC,
-  startServer,
   type TestServer,
   type WriteFile,
 } from "./helpers.js";
@@ -25,9 +25,6 @@ beforeAll(async () => {
   ({ write, remove: removeWorkDir } = await makeWorkDir());
 });
 afterAll(() => removeWorkDir());
-
-let server: TestServer;
-afterEach(() => server.close());
 
 // Project 1 gets a crowded plugin_configs (enabled and disabled records, one unnamed) so that a
 // reversed explicit order, renames and prunes all have something to do.
@@ -70,17 +67,19 @@ async function expectConverged(target: TestServer, files: string[], extra: strin
   expect(again.code).toBe(0);
 }
 
-describe.each(PROFILES)("on %s", (profile) => {
-  it("apply examples/, then plan shows no changes", async () => {
-    server = await startServer(profile);
+describe.concurrent.each(PROFILES)("on %s", (profile) => {
+  it("apply examples/, then plan shows no changes", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, profile);
     const applied = await server.run(["apply", "-f", EXAMPLES]);
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
     await expectConverged(server, [EXAMPLES]);
   });
 
-  it("applies reorders, renames by id and prunes (deletes leave the list), then plan shows no changes", async () => {
-    server = await startServer(profile, { data: crowded() });
+  it("applies reorders, renames by id and prunes (deletes leave the list), then plan shows no changes", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile, { data: crowded() });
     const file = await reorderAndPrune();
     const applied = await server.run(["apply", "-f", file]);
     expect(applied.code).toBe(0);
@@ -111,8 +110,10 @@ describe.each(PROFILES)("on %s", (profile) => {
   // so a big apply under faults takes many seconds. The seeds are ones whose faults the client's
   // retries absorb; should an interleaving still exhaust them, apply must say so (exit 1) and the
   // next apply must finish the job, which is what a user would do.
-  it("converges through injected 503s, 429s and dropped writes, creating nothing twice", async () => {
-    server = await startServer(profile, {
+  it("converges through injected 503s, 429s and dropped writes, creating nothing twice", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile, {
       faults: { fail503Rate: 0.2, fail429Rate: 0.1, dropWriteRate: 0.1, seed: profile === "seed" ? 7 : 11 },
     });
     const scope = ["-f", EXAMPLES, "--project", "1"];
@@ -135,8 +136,10 @@ describe.each(PROFILES)("on %s", (profile) => {
     }
   });
 
-  it("a failed create fails only itself: the rest is done, the reorder skipped, the next apply finishes", async () => {
-    server = await startServer(profile, { data: crowded() });
+  it("a failed create fails only itself: the rest is done, the reorder skipped, the next apply finishes", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile, { data: crowded() });
     const broken = (plugin: number) =>
       write(
         `partial-${plugin}.yaml`,
@@ -203,10 +206,12 @@ describe.each(PROFILES)("on %s", (profile) => {
   });
 });
 
-describe.each(PROFILES)("unmanaged records on %s", (profile) => {
-  it("a reorder never moves an unmanaged record, not even one of the same plugin", async () => {
+describe.concurrent.each(PROFILES)("unmanaged records on %s", (profile) => {
+  it("a reorder never moves an unmanaged record, not even one of the same plugin", async ({
+    onTestFinished,
+  }) => {
     // posthog-2024's rearrange is keyed by plugin id: "GeoIP EU" shares GeoIP's plugin.
-    server = await startServer(profile, {
+    const server = await openServer(onTestFinished, profile, {
       data: dataWith([{ id: 40, project: 1, family: PC, plugin: 1, order: 5, name: "GeoIP EU" }]),
     });
     const file = await write(
@@ -242,7 +247,7 @@ describe.each(PROFILES)("unmanaged records on %s", (profile) => {
   });
 });
 
-describe("posthog-2024: rearrange refused or keyed by plugin", () => {
+describe.concurrent("posthog-2024: rearrange refused or keyed by plugin", () => {
   // Config ids 100+ cannot be mistaken for plugin ids, so apply may try rearrange first.
   const shuffled = () =>
     dataWith([
@@ -265,14 +270,17 @@ describe("posthog-2024: rearrange refused or keyed by plugin", () => {
       ),
     );
 
-  it.each([
+  it.for([
     [
       "a scoped key (rearrange answers 403)",
       { scopes: ["plugin:read", "plugin:write"], projects: "*" as const },
     ],
     ["an unscoped key (rearrange ignores config ids)", { scopes: null, projects: "*" as const }],
-  ])("reorders converge with %s", async (_label, key) => {
-    server = await startServer("posthog-2024", { data: shuffled(), key });
+  ] as const)("reorders converge with %s", async ([, key], { onTestFinished }) => {
+    const server = await openServer(onTestFinished, "posthog-2024", {
+      data: shuffled(),
+      key: { ...key, scopes: key.scopes === null ? null : [...key.scopes] },
+    });
     const file = await reversed();
     const applied = await server.run(["apply", "-f", file]);
     expect(applied.code).toBe(0);
@@ -287,9 +295,11 @@ describe("posthog-2024: rearrange refused or keyed by plugin", () => {
   });
 });
 
-describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
-  it("pruning plugin_configs keeps the records the manifest keeps as frontend apps", async () => {
-    server = await startServer("posthog-2024", { data: crowded() });
+describe.concurrent("posthog-2024: plugin_configs also lists the frontend apps", () => {
+  it("pruning plugin_configs keeps the records the manifest keeps as frontend apps", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "posthog-2024", { data: crowded() });
     const file = await write(
       "overlap.yaml",
       manifest(
@@ -334,8 +344,8 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
     await expectConverged(server, [file]);
   });
 
-  it("pruning the frontend family takes the record out of both lists", async () => {
-    server = await startServer("posthog-2024", { data: crowded() });
+  it("pruning the frontend family takes the record out of both lists", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "posthog-2024", { data: crowded() });
     const file = await write(
       "prune-frontend.yaml",
       manifest(
@@ -356,8 +366,10 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
     await expectConverged(server, [file]);
   });
 
-  it("a config's plugin cannot change there: apply says so and how to switch plugins", async () => {
-    server = await startServer("posthog-2024");
+  it("a config's plugin cannot change there: apply says so and how to switch plugins", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "posthog-2024");
     const file = await write(
       "switch-plugin.yaml",
       manifest(
@@ -378,8 +390,10 @@ describe("posthog-2024: plugin_configs also lists the frontend apps", () => {
     expect((await server.list(2, PC)).map((record) => record.plugin)).toEqual([1]);
   });
 
-  it("pruning plugin_configs of a manifest without frontend apps leaves them alone", async () => {
-    server = await startServer("posthog-2024");
+  it("pruning plugin_configs of a manifest without frontend apps leaves them alone", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "posthog-2024");
     const file = await write(
       "no-frontend.yaml",
       manifest(

@@ -2,7 +2,7 @@
 // run with --project/--family, through the built CLI against the in-process emulator.
 
 import { createServer } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   dataWith,
   EXAMPLES,
@@ -11,6 +11,7 @@ import {
   hasStackTrace,
   makeWorkDir,
   manifest,
+  openServer,
   PC,
   startServer,
   type TestServer,
@@ -24,17 +25,6 @@ beforeAll(async () => {
 });
 afterAll(() => removeWorkDir());
 
-// Scenarios that change the remote state get their own emulator; starting one costs milliseconds.
-const servers: TestServer[] = [];
-async function freshServer(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const server = await startServer(...args);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,17 +34,17 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-describe("plan --detailed-exitcode", () => {
-  it("exits 0 when the remote state already matches", async () => {
-    const server = await freshServer("seed");
+describe.concurrent("plan --detailed-exitcode", () => {
+  it("exits 0 when the remote state already matches", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("No changes.");
   });
 
-  it("exits 2 when changes are pending, and changes nothing", async () => {
-    const server = await freshServer("seed");
+  it("exits 2 when changes are pending, and changes nothing", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const before = server.emulator.snapshot().records;
     const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(result.code).toBe(2);
@@ -63,15 +53,17 @@ describe("plan --detailed-exitcode", () => {
     expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
   });
 
-  it("without the flag, exits 0 even when changes are pending", async () => {
-    const server = await freshServer("seed");
+  it("without the flag, exits 0 even when changes are pending", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["plan", "-f", EXAMPLES]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("to create");
   });
 
-  it("exits 1 on an invalid manifest, naming file:line:col, without calling the server", async () => {
-    const server = await freshServer("seed");
+  it("exits 1 on an invalid manifest, naming file:line:col, without calling the server", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const file = await write(
       "invalid.yaml",
       manifest(
@@ -92,8 +84,10 @@ describe("plan --detailed-exitcode", () => {
     expect(server.emulator.requestLog).toEqual([]);
   });
 
-  it("exits 1 when the server cannot be reached, saying which URL and what to check", async () => {
-    const server = await freshServer("seed");
+  it("exits 1 when the server cannot be reached, saying which URL and what to check", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const url = `http://127.0.0.1:${await closedPort()}`;
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"], {
       env: { PCSYNC_BASE_URL: url },
@@ -105,8 +99,10 @@ describe("plan --detailed-exitcode", () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
-  it("exits 1 on a wrong API key (401), saying what the server answered, never printing a key", async () => {
-    const server = await freshServer("seed");
+  it("exits 1 on a wrong API key (401), saying what the server answered, never printing a key", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"], {
       env: { PCSYNC_API_KEY: "phx_not_a_valid_key_000000000000" },
     });
@@ -118,8 +114,10 @@ describe("plan --detailed-exitcode", () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
-  it("exits 1 when the key may not see a project, naming it and what to do", async () => {
-    const server = await freshServer("seed", { key: { scopes: ["plugin:read"], projects: [1] } });
+  it("exits 1 when the key may not see a project, naming it and what to do", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed", {
+      key: { scopes: ["plugin:read"], projects: [1] },
+    });
     const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("403");
@@ -128,8 +126,8 @@ describe("plan --detailed-exitcode", () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
-  it("exits 1 when no API key is given, saying how to give one", async () => {
-    const server = await freshServer("seed");
+  it("exits 1 when no API key is given, saying how to give one", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`], { env: { PCSYNC_API_KEY: "" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PCSYNC_API_KEY/);
@@ -137,8 +135,10 @@ describe("plan --detailed-exitcode", () => {
     expect(server.emulator.requestLog).toEqual([]);
   });
 
-  it("exits 1 when two remote records share a name the manifest uses, naming both ids", async () => {
-    const server = await freshServer("seed", {
+  it("exits 1 when two remote records share a name the manifest uses, naming both ids", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed", {
       data: dataWith([{ id: 50, project: 2, family: PC, plugin: 1, order: 2, name: "GeoIP" }]),
     });
     const file = await write(
@@ -161,9 +161,9 @@ describe("plan --detailed-exitcode", () => {
   });
 });
 
-describe("apply", () => {
-  it("exits 0 once everything is applied, and a fresh plan then exits 0", async () => {
-    const server = await freshServer("seed");
+describe.concurrent("apply", () => {
+  it("exits 0 once everything is applied, and a fresh plan then exits 0", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const applied = await server.run(["apply", "-f", EXAMPLES]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 1 reordered.");
@@ -171,8 +171,8 @@ describe("apply", () => {
     expect(again.code).toBe(0);
   });
 
-  it("--dry-run prints the plan, exits 0 and changes nothing", async () => {
-    const server = await freshServer("seed");
+  it("--dry-run prints the plan, exits 0 and changes nothing", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["apply", "-f", EXAMPLES, "--dry-run"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Plan: 8 to create");
@@ -180,8 +180,8 @@ describe("apply", () => {
     expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
   });
 
-  it("leaves unmanaged records alone and reports them", async () => {
-    const server = await freshServer("seed");
+  it("leaves unmanaged records alone and reports them", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const before = await server.list(1, PC);
     const result = await server.run(["apply", "-f", `${EXAMPLES}/small`]);
     expect(result.code).toBe(0);
@@ -192,7 +192,7 @@ describe("apply", () => {
   });
 });
 
-describe("safety guards (exit 3)", () => {
+describe.concurrent("safety guards (exit 3)", () => {
   // Project 1's plugin_configs holds 3 example records; 7 more make a family of 10.
   const tenRecords = () =>
     dataWith(
@@ -222,8 +222,10 @@ describe("safety guards (exit 3)", () => {
       ),
     );
 
-  it("refuses to prune more than 30% of a family of 10 or more, and changes nothing", async () => {
-    const server = await freshServer("seed", { data: tenRecords() });
+  it("refuses to prune more than 30% of a family of 10 or more, and changes nothing", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const file = await keep(3); // deletes 4 of 10
     const before = server.emulator.snapshot().records;
     const result = await server.run(["apply", "-f", file]);
@@ -236,22 +238,22 @@ describe("safety guards (exit 3)", () => {
     expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
   });
 
-  it("allows exactly 30%", async () => {
-    const server = await freshServer("seed", { data: tenRecords() });
+  it("allows exactly 30%", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const result = await server.run(["apply", "-f", await keep(4)]); // deletes 3 of 10
     expect(result.code).toBe(0);
     expect(await server.list(1, PC)).toHaveLength(7);
   });
 
-  it("--max-delete-percent raises the limit", async () => {
-    const server = await freshServer("seed", { data: tenRecords() });
+  it("--max-delete-percent raises the limit", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const result = await server.run(["apply", "-f", await keep(3), "--max-delete-percent", "40"]);
     expect(result.code).toBe(0);
     expect(await server.list(1, PC)).toHaveLength(6);
   });
 
-  it("--force overrides it", async () => {
-    const server = await freshServer("seed", { data: tenRecords() });
+  it("--force overrides it", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const result = await server.run(["apply", "-f", await keep(0), "--force"]); // deletes 7 of 10
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("--force overrides");
@@ -262,15 +264,15 @@ describe("safety guards (exit 3)", () => {
     ]);
   });
 
-  it("plan shows the guard as a warning and still exits 2", async () => {
-    const server = await freshServer("seed", { data: tenRecords() });
+  it("plan shows the guard as a warning and still exits 2", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const result = await server.run(["plan", "-f", await keep(3), "--detailed-exitcode"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("apply will refuse");
   });
 
-  it("refuses to prune a non-empty family to nothing; --force overrides", async () => {
-    const server = await freshServer("seed");
+  it("refuses to prune a non-empty family to nothing; --force overrides", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const file = await write(
       "empty.yaml",
       manifest(
@@ -293,15 +295,16 @@ describe("safety guards (exit 3)", () => {
   });
 });
 
-describe("--project and --family", () => {
+describe.concurrent("--project and --family", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer("seed");
   });
   afterAll(() => server.close());
 
-  it("--project plans only that project, and reads only its lists", async () => {
-    server.emulator.resetRequestLog();
+  it("--project plans only that project, and reads only its lists", async ({ onTestFinished }) => {
+    // A server of its own: its request log must hold this run's requests only.
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["plan", "-f", EXAMPLES, "--project", "2"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("project 2 / plugin_configs");
@@ -329,8 +332,8 @@ describe("--project and --family", () => {
     expect(result.stdout).not.toContain("project 2");
   });
 
-  it("apply --project touches nothing outside the project", async () => {
-    const fresh = await freshServer("seed");
+  it("apply --project touches nothing outside the project", async ({ onTestFinished }) => {
+    const fresh = await openServer(onTestFinished, "seed");
     const project1 = await fresh.list(1, PC);
     const result = await fresh.run(["apply", "-f", EXAMPLES, "--project", "2"]);
     expect(result.code).toBe(0);

@@ -95,13 +95,28 @@ export async function startServer(
   };
 }
 
+/** How a test registers cleanup: the test context's `onTestFinished` (safe in concurrent tests). */
+export type OnFinished = (handler: () => Promise<void>) => void;
+
+/** A server of its own for one test, closed when the test ends. */
+export async function openServer(
+  onFinished: OnFinished,
+  ...args: Parameters<typeof startServer>
+): Promise<TestServer> {
+  const server = await startServer(...args);
+  onFinished(() => server.close());
+  return server;
+}
+
 /** A temporary directory for manifests and plan files, removed by the returned function. */
 export async function makeWorkDir(): Promise<{ dir: string; write: WriteFile; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "pcsync-e2e-"));
+  let written = 0;
   return {
     dir,
     write: async (name, content) => {
-      const path = join(dir, name);
+      // Tests run concurrently: a name of their own keeps one from reading another's half-written file.
+      const path = join(dir, `${++written}-${name}`);
       await writeFile(path, content);
       return path;
     },

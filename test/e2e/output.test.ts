@@ -3,7 +3,7 @@
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
 import {
@@ -14,6 +14,7 @@ import {
   FE,
   makeWorkDir,
   manifest,
+  openServer,
   PC,
   startServer,
   type TestServer,
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => removeWorkDir());
 
-describe("plan output (read-only, one server)", () => {
+describe.concurrent("plan output (read-only, one server)", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer("seed");
@@ -181,12 +182,9 @@ describe("plan output (read-only, one server)", () => {
   });
 });
 
-describe("apply output", () => {
-  let server: TestServer;
-  afterEach(() => server.close());
-
-  it("--format json prints one JSON document: the plan and what was done", async () => {
-    server = await startServer("seed");
+describe.concurrent("apply output", () => {
+  it("--format json prints one JSON document: the plan and what was done", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const result = await server.run(["apply", "-f", EXAMPLES, "--format", "json"]);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as {
@@ -198,8 +196,10 @@ describe("apply output", () => {
     expect(document.result.outcomes.every((outcome) => outcome.status === "done")).toBe(true);
   });
 
-  it("--format json on a partial failure is still one document, with the failure and its reason", async () => {
-    server = await startServer("seed");
+  it("--format json on a partial failure is still one document, with the failure and its reason", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const file = await write(
       "bad-plugin.yaml",
       manifest(
@@ -230,8 +230,8 @@ describe("apply output", () => {
     expect(result.stderr).toContain("apply incomplete");
   });
 
-  it("--format markdown and the step summary report an apply", async () => {
-    server = await startServer("seed");
+  it("--format markdown and the step summary report an apply", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const summary = join(dir, "apply-summary.md");
     const result = await server.run(["apply", "-f", EXAMPLES, "--project", "2", "--format", "markdown"], {
       env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
@@ -242,7 +242,7 @@ describe("apply output", () => {
   });
 });
 
-describe.each<ProfileName>(["seed", "posthog-2024"])("export on %s", (profile) => {
+describe.concurrent.each<ProfileName>(["seed", "posthog-2024"])("export on %s", (profile) => {
   let server: TestServer;
   beforeAll(async () => {
     const data = dataWith([
@@ -333,7 +333,7 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("export on %s", (profile) =
   });
 });
 
-describe("export usage", () => {
+describe.concurrent("export usage", () => {
   it("an unknown family is a usage error (exit 1)", async () => {
     const result = await runBuiltCli(["export", "--project", "1", "--family", "frontend"], {
       env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: API_KEY },

@@ -4,16 +4,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Ajv } from "ajv";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   API_KEY,
   EXAMPLES,
   expectNoSecret,
   makeWorkDir,
   manifest,
+  openServer,
   PC,
   REPOSITORY,
-  startServer,
   type TestServer,
   type WriteFile,
 } from "./helpers.js";
@@ -56,10 +56,7 @@ beforeAll(async () => {
 });
 afterAll(() => removeWorkDir());
 
-let server: TestServer;
-afterEach(() => server.close());
-
-async function savePlan(name: string): Promise<{ path: string; text: string }> {
+async function savePlan(server: TestServer, name: string): Promise<{ path: string; text: string }> {
   const path = join(dir, name);
   const result = await server.run(["plan", "-f", manifestFile, "--out", path]);
   expect(result.stderr).toContain(`Saved the plan to ${path}`);
@@ -68,10 +65,12 @@ async function savePlan(name: string): Promise<{ path: string; text: string }> {
   return { path, text: await readFile(path, "utf8") };
 }
 
-describe("saved plans", () => {
-  it("plan --out writes a schema-valid JSON plan without the API key; apply --plan carries it out", async () => {
-    server = await startServer("seed");
-    const { path, text } = await savePlan("plan.json");
+describe.concurrent("saved plans", () => {
+  it("plan --out writes a schema-valid JSON plan without the API key; apply --plan carries it out", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path, text } = await savePlan(server, "plan.json");
     expect(text).not.toContain(API_KEY);
     const plan = JSON.parse(text) as {
       summary: Record<string, number>;
@@ -101,9 +100,11 @@ describe("saved plans", () => {
     expect(again.code).toBe(0);
   });
 
-  it("refuses (exit 3) when a record the plan touches was changed since, naming it, and changes nothing", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("changed.json");
+  it("refuses (exit 3) when a record the plan touches was changed since, naming it, and changes nothing", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "changed.json");
     const patched = await server.call("PATCH", "/api/projects/1/plugin_configs/2/", {
       description: "hand-edited",
     });
@@ -120,9 +121,9 @@ describe("saved plans", () => {
     expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
   });
 
-  it("refuses a plan whose create was made by someone else in the meantime", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("created.json");
+  it("refuses a plan whose create was made by someone else in the meantime", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "created.json");
     const created = await server.call("POST", "/api/projects/1/plugin_configs/", {
       name: "Taxonomy Standardizer",
       plugin: 3,
@@ -139,9 +140,9 @@ describe("saved plans", () => {
     ).toHaveLength(1);
   });
 
-  it("refuses a plan when a record was added to a family it prunes", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("membership.json");
+  it("refuses a plan when a record was added to a family it prunes", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "membership.json");
     const created = await server.call("POST", "/api/projects/1/plugin_configs/", {
       name: "Newcomer",
       plugin: 8,
@@ -153,9 +154,9 @@ describe("saved plans", () => {
     expect(result.stderr).toContain("the set of records in project 1 plugin_configs changed");
   });
 
-  it("refuses a plan when a record it deletes is already gone", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("gone.json");
+  it("refuses a plan when a record it deletes is already gone", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "gone.json");
     expect((await server.call("PATCH", "/api/projects/1/plugin_configs/3/", { deleted: true })).status).toBe(
       200,
     );
@@ -164,22 +165,18 @@ describe("saved plans", () => {
     expect(result.stderr).toContain('record 3 ("Legacy S3") in project 1 plugin_configs is gone');
   });
 
-  it("refuses (exit 3) a plan made against another server", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("elsewhere.json");
-    const other = await startServer("seed");
-    try {
-      const result = await other.run(["apply", "--plan", path]);
-      expect(result.code).toBe(3);
-      expect(result.stderr).toContain(`was made against ${server.emulator.url}`);
-      expect(other.emulator.requestLog).toEqual([]);
-    } finally {
-      await other.close();
-    }
+  it("refuses (exit 3) a plan made against another server", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "elsewhere.json");
+    const other = await openServer(onTestFinished, "seed");
+    const result = await other.run(["apply", "--plan", path]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`was made against ${server.emulator.url}`);
+    expect(other.emulator.requestLog).toEqual([]);
   });
 
-  it("applies a saved plan that trips a safety guard only with --force", async () => {
-    server = await startServer("seed");
+  it("applies a saved plan that trips a safety guard only with --force", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
     const empty = await write(
       "empty.yaml",
       manifest(
@@ -201,8 +198,10 @@ describe("saved plans", () => {
     expect(await server.list(2, PC)).toEqual([]);
   });
 
-  it("apply --plan goes to the plan's server when no --base-url or PCSYNC_BASE_URL is given", async () => {
-    server = await startServer("seed");
+  it("apply --plan goes to the plan's server when no --base-url or PCSYNC_BASE_URL is given", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const withServer = await write(
       "with-server.yaml",
       (await readFile(manifestFile, "utf8")).replace(
@@ -221,8 +220,10 @@ describe("saved plans", () => {
     );
   });
 
-  it("a damaged or missing plan file is an error (exit 1) that says how to get a good one", async () => {
-    server = await startServer("seed");
+  it("a damaged or missing plan file is an error (exit 1) that says how to get a good one", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
     const damaged = await write("damaged.json", '{"format": "pcsync-plan", "version": 1, "changes": [');
     const result = await server.run(["apply", "--plan", damaged]);
     expect(result.code).toBe(1);
@@ -234,9 +235,11 @@ describe("saved plans", () => {
     expect(server.emulator.requestLog).toEqual([]);
   });
 
-  it("apply --plan refuses manifest and scope options it would otherwise ignore", async () => {
-    server = await startServer("seed");
-    const { path } = await savePlan("scoped.json");
+  it("apply --plan refuses manifest and scope options it would otherwise ignore", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path } = await savePlan(server, "scoped.json");
     for (const extra of [
       ["-f", EXAMPLES],
       ["--project", "1"],
