@@ -1,6 +1,4 @@
-// End to end on both server profiles: apply then plan shows no changes (also through injected
-// faults), deletes leave the list, the posthog-2024 family overlap is respected, and a partly
-// failed apply says what it did and finishes on the next run.
+// E2E on both profiles: apply then plan is empty (also under faults), overlap, deletes, partial applies.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";

@@ -1,5 +1,4 @@
-// End to end: the exit codes users script against (0, 1, 2, 3), the safety guards, and narrowing a
-// run with --project/--family, through the built CLI against the in-process emulator.
+// E2E: the exit codes users script against (0, 1, 2, 3), the safety guards, and --project/--family.
 
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,4 @@
-// Shared by the end-to-end tests: an in-process emulator per scenario, the built CLI pointed at it,
-// manifests in a temporary directory, and direct API calls that play "someone else".
+// E2E helpers: an in-process emulator per test, the built CLI aimed at it, temp manifests, direct API calls.
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

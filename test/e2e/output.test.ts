@@ -1,5 +1,4 @@
-// End to end: what plan and apply print — text, JSON and markdown plans, the GitHub step summary,
-// colour switches, stdout kept for results only — and `export` planning back to no changes.
+// E2E: what plan, apply and export print (text, JSON, markdown, step summary, colour) and write.
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,5 +1,4 @@
-// End to end: `plan --out FILE` then `apply --plan FILE`, and the refusal (exit 3) of a plan the
-// world has moved away from since it was saved.
+// E2E: `plan --out` then `apply --plan`, and the refusal (exit 3) of a plan the world moved away from.
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
