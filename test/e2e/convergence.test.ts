@@ -245,7 +245,7 @@ describe.concurrent.each(PROFILES)("unmanaged records on %s", (profile) => {
   });
 });
 
-describe.concurrent("posthog-2024: rearrange refused or keyed by plugin", () => {
+describe.concurrent("reorders by rearrange where the server allows it", () => {
   // Config ids 100+ cannot be mistaken for plugin ids, so apply may try rearrange first.
   const shuffled = () =>
     dataWith([
@@ -268,22 +268,51 @@ describe.concurrent("posthog-2024: rearrange refused or keyed by plugin", () => 
       ),
     );
 
-  it.for([
+  interface RearrangeCase {
+    profile: ProfileName;
+    scopes: string[] | null;
+    /** What the one rearrange apply tries first answers. */
+    status: number;
+    /** Whether rearrange alone moved the records, or PATCH order had to follow. */
+    method: string;
+  }
+  it.for<[string, RearrangeCase]>([
     [
-      "a scoped key (rearrange answers 403)",
-      { scopes: ["plugin:read", "plugin:write"], projects: "*" as const },
+      "seed: rearrange by config id",
+      { profile: "seed", scopes: null, status: 200, method: "2 moved by rearrange" },
     ],
-    ["an unscoped key (rearrange ignores config ids)", { scopes: null, projects: "*" as const }],
-  ] as const)("reorders converge with %s", async ([, key], { onTestFinished }) => {
-    const server = await openServer(onTestFinished, "posthog-2024", {
+    [
+      "posthog-2024, scoped key: rearrange refused (403)",
+      {
+        profile: "posthog-2024",
+        scopes: ["plugin:read", "plugin:write"],
+        status: 403,
+        method: "2 moved by PATCH order per record (rearrange refused: 403)",
+      },
+    ],
+    [
+      "posthog-2024, unscoped key: rearrange reads the ids as plugin ids",
+      {
+        profile: "posthog-2024",
+        scopes: null,
+        status: 200,
+        method: "2 moved by rearrange, then PATCH order for the records it did not move",
+      },
+    ],
+  ])("reorders converge (%s)", async ([, { profile, scopes, status, method }], { onTestFinished }) => {
+    const server = await openServer(onTestFinished, profile, {
       data: shuffled(),
-      key: { ...key, scopes: key.scopes === null ? null : [...key.scopes] },
+      key: { scopes, projects: "*" },
     });
     const file = await reversed();
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "-f", file, "--format", "json"]);
     expect(applied.code).toBe(0);
+    const { result } = JSON.parse(applied.stdout) as {
+      result: { outcomes: { action: string; message?: string }[] };
+    };
+    expect(result.outcomes.find((outcome) => outcome.action === "reorder")?.message).toBe(method);
     const rearranges = server.emulator.requestLog.filter((entry) => entry.path.includes("rearrange"));
-    expect(rearranges.map((entry) => entry.status)).toEqual([key.scopes === null ? 200 : 403]);
+    expect(rearranges.map((entry) => entry.status)).toEqual([status]);
     expect((await server.list(3, PC)).map((record) => [record.name, record.order])).toEqual([
       ["C", 1],
       ["B", 2],
