@@ -70,6 +70,16 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
       (projects === undefined || projects.includes(family.project)) &&
       (families === undefined || families.includes(family.family)),
   );
+  if (families && selected.length === 0 && desired.families.length > 0) {
+    // Planning nothing would print "No changes" and exit 0: a drift check that checks nothing.
+    const scope = desired.families.filter(
+      (family) => projects === undefined || projects.includes(family.project),
+    );
+    const present = [...new Set(scope.map((family) => family.family))];
+    throw new UsageError(
+      `--family ${families.join(", ")} selects nothing: the manifest${projects ? ` (project ${projects.join(", ")})` : ""} manages only ${present.join(", ")}`,
+    );
+  }
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   return {
     ...desired,

@@ -350,6 +350,20 @@ describe.concurrent("--project and --family", () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
+  it("a --family the manifest does not manage is a usage error, not a silent 'No changes'", async () => {
+    const result = await server.run([
+      "plan",
+      "-f",
+      `${EXAMPLES}/small`,
+      "--family",
+      FE,
+      "--detailed-exitcode",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`--family ${FE} selects nothing: the manifest manages only ${PC}`);
+  });
+
   it("a project not in the manifest is a usage error (exit 1) naming the ones it has", async () => {
     const result = await server.run(["apply", "-f", EXAMPLES, "--project", "9"]);
     expect(result.code).toBe(1);
