@@ -2,7 +2,6 @@
 // counts in the peak RSS), but its CPU no longer queues behind the client's on one event loop, as
 // a real service's would not.
 
-import type { EventLoopUtilization } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { EmulatorOptions, FaultOptions, RequestLogEntry } from "../src/emulator/index.js";
 
@@ -10,13 +9,11 @@ export type ThreadRequest =
   | { type: "start"; options: EmulatorOptions }
   | { type: "log"; from: number }
   | { type: "faults"; faults: FaultOptions }
-  | { type: "utilization" }
   | { type: "close" };
 export type ThreadReply =
   | { type: "ready"; url: string }
   | { type: "log"; entries: RequestLogEntry[] }
   | { type: "faults" }
-  | { type: "utilization"; utilization: EventLoopUtilization }
   | { type: "closed" };
 
 export interface EmulatorThread {
@@ -24,8 +21,6 @@ export interface EmulatorThread {
   /** The requests served since entry `from` (0: all). */
   requestLog(from?: number): Promise<RequestLogEntry[]>;
   setFaults(faults: FaultOptions): Promise<void>;
-  /** The emulator thread's event-loop utilization so far (busy time / elapsed time). */
-  utilization(): Promise<EventLoopUtilization>;
   close(): Promise<void>;
 }
 
@@ -66,11 +61,6 @@ export async function startEmulatorThread(options: EmulatorOptions): Promise<Emu
     },
     async setFaults(faults) {
       await ask({ type: "faults", faults });
-    },
-    async utilization() {
-      const reply = await ask({ type: "utilization" });
-      if (reply.type !== "utilization") throw failure ?? new Error("emulator thread: no utilization");
-      return reply.utilization;
     },
     async close() {
       await ask({ type: "close" });

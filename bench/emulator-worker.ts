@@ -26,8 +26,6 @@ port.on("message", async (message: ThreadRequest) => {
   } else if (message.type === "faults") {
     emulator?.setFaults(message.faults);
     reply({ type: "faults" });
-  } else if (message.type === "utilization") {
-    reply({ type: "utilization", utilization: performance.eventLoopUtilization() });
   } else if (message.type === "log") {
     reply({ type: "log", entries: emulator?.requestLog.slice(message.from) ?? [] });
   } else {

@@ -14,11 +14,16 @@ ${SCENARIOS.map((scenario) => `  ${scenario.default ? "*" : " "} ${scenario.id.p
 --latency MS      latency the emulator adds to every response (default 20)
 --concurrency N   requests in flight at most (default 8, the CLI's default)`;
 
+/** A bad command line: reported without a stack trace. */
+class BenchUsageError extends Error {}
+
 function parseSettings(values: { latency?: string; concurrency?: string }): BenchSettings {
   const latencyMs = Number(values.latency ?? "20");
   const concurrency = Number(values.concurrency ?? "8");
-  if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new Error("--latency must be a number of ms ≥ 0");
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("--concurrency must be ≥ 1");
+  if (!Number.isFinite(latencyMs) || latencyMs < 0)
+    throw new BenchUsageError("--latency must be a number of ms ≥ 0");
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new BenchUsageError("--concurrency must be ≥ 1");
   return { latencyMs, concurrency };
 }
 
@@ -27,7 +32,7 @@ function selectScenarios(names: string | undefined): Scenario[] {
   if (names === "all") return [...SCENARIOS];
   return names.split(",").map((name) => {
     const scenario = SCENARIOS.find((candidate) => candidate.id === name.trim());
-    if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
+    if (!scenario) throw new BenchUsageError(`unknown scenario "${name}"\n\n${USAGE}`);
     return scenario;
   });
 }
@@ -142,6 +147,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const shown =
+    error instanceof BenchUsageError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`${shown}\n`);
   process.exitCode = 1;
 });

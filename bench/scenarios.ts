@@ -225,14 +225,10 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
         // The first plan is what a user's `pcsync plan` costs (a fresh client: cold caches, no
         // JIT); the second one shows the same work warm.
         const memory = trackMemory();
-        const serverBefore = await emulator.utilization();
-        const clientBefore = performance.eventLoopUtilization();
+        const cpuBefore = process.cpuUsage();
         const cold = await readAndPlan(client, fleet, settings);
-        const clientBusy = performance.eventLoopUtilization(clientBefore).utilization;
-        const serverBusy = performance.eventLoopUtilization(
-          await emulator.utilization(),
-          serverBefore,
-        ).utilization;
+        const cpu = process.cpuUsage(cpuBefore);
+        const processCpuMs = (cpu.user + cpu.system) / 1000;
         const planMemory = memory.stop();
         const requests = client.stats.requests;
         const served = (await emulator.requestLog(servedBefore)).length;
@@ -283,8 +279,8 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
               value: inFlight.toFixed(1),
             },
             {
-              metric: "busy share of the event loop during the cold plan: client / emulator",
-              value: `${percent(clientBusy)} / ${percent(serverBusy)}`,
+              metric: "CPU time of the process during the cold plan (client and emulator)",
+              value: ms(processCpuMs),
             },
             {
               metric: "plan step (computePlan) CPU time, cold / warm",
