@@ -55,6 +55,11 @@ export interface ApplyOptions {
 interface ServerTraits {
   /** Rearrange is refused, or keyed by something other than config ids (posthog-2024). */
   rearrangeUnusable: boolean;
+  /**
+   * Settles when the run's first rearrange has answered. Families wait for it before their own, so
+   * that on a server where rearrange does nothing for us only one request learns that.
+   */
+  firstRearrange?: Promise<void>;
   /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
   createdIds: Set<number>;
 }
@@ -326,7 +331,16 @@ async function applyReorder(
   const { project, family } = reorder;
   let pending = reorder.moves;
   let method = "PATCH order per record";
-  if (!traits.rearrangeUnusable && rearrangeIsSafe(reorder, plan, current)) {
+  const safe = rearrangeIsSafe(reorder, plan, current);
+  let settleFirst: (() => void) | undefined;
+  if (safe && !traits.rearrangeUnusable) {
+    if (traits.firstRearrange) await traits.firstRearrange;
+    else
+      traits.firstRearrange = new Promise((resolve) => {
+        settleFirst = resolve;
+      });
+  }
+  if (safe && !traits.rearrangeUnusable) {
     try {
       const orders: Record<string, number> = {};
       for (const move of reorder.moves) orders[String(move.id)] = move.to;
@@ -346,6 +360,8 @@ async function applyReorder(
       }
       traits.rearrangeUnusable = true;
       method = `PATCH order per record (rearrange refused: ${error.status})`;
+    } finally {
+      settleFirst?.();
     }
   }
   const failures: string[] = [];
