@@ -23,14 +23,27 @@ export function compareRecords(a: StoredRecord, b: StoredRecord): number {
 export class EmulatorStore {
   private readonly data: EmulatorData;
   private readonly recordsById = new Map<number, StoredRecord>();
+  // A record never changes project: lists scan only their project's records, not all of them.
+  private readonly recordsByProject = new Map<number, StoredRecord[]>();
   private readonly pluginsById = new Map<number, PluginData>();
   private lastWriteMs = 0;
   private changeCounter = 0;
 
   constructor(data: EmulatorData) {
     this.data = data;
-    for (const record of data.records) this.recordsById.set(record.id, record);
+    for (const record of data.records) this.index(record);
     for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
+  }
+
+  private index(record: StoredRecord): void {
+    this.recordsById.set(record.id, record);
+    const projectRecords = this.recordsByProject.get(record.project);
+    if (projectRecords) projectRecords.push(record);
+    else this.recordsByProject.set(record.project, [record]);
+  }
+
+  private projectRecords(projectId: number): readonly StoredRecord[] {
+    return this.recordsByProject.get(projectId) ?? [];
   }
 
   /** Increases on every change; the server compares it around a request to know whether to persist. */
@@ -82,16 +95,16 @@ export class EmulatorStore {
 
   /** What a list shows: the family's records that are not deleted, in service order. */
   listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): StoredRecord[] {
-    return this.data.records
-      .filter((record) => record.project === projectId && !record.deleted)
+    return this.projectRecords(projectId)
+      .filter((record) => !record.deleted)
       .filter((record) => this.belongsTo(record, family, profile))
       .sort(compareRecords);
   }
 
   /** The project's enabled records of every family, in service order. */
   listEnabled(projectId: number): StoredRecord[] {
-    return this.data.records
-      .filter((record) => record.project === projectId && record.enabled)
+    return this.projectRecords(projectId)
+      .filter((record) => record.enabled)
       .sort(compareRecords);
   }
 
@@ -134,7 +147,7 @@ export class EmulatorStore {
     };
     this.data.nextIds.record += 1;
     this.data.records.push(record);
-    this.recordsById.set(record.id, record);
+    this.index(record);
     this.changed();
     return record;
   }
