@@ -82,6 +82,9 @@ const HISTORY_MS = 3_600_000;
 const OBSERVATION_WINDOW_MS = 5_000;
 // 429s of requests already in flight when the first one came belong to the same episode.
 const MIN_DECREASE_INTERVAL_MS = 1_000;
+// A rate limit refuses a client that has sent its allowance; a 429 after only a few requests is a
+// passing refusal (a fault, another client on the key) and teaches nothing about the rate.
+const MIN_STARTS_TO_LEARN = 30;
 
 export class RateLimiter {
   readonly #concurrency: number;
@@ -212,6 +215,8 @@ export class RateLimiter {
   #learnLimit(now: number, resumeAt: number): boolean {
     const first = this.#bucketTimes[0];
     if (first === undefined) return false;
+    // Handled by the pause alone: neither learned from nor cut blindly.
+    if (this.#learned === undefined && this.#startsSince(first) < MIN_STARTS_TO_LEARN) return true;
     const sinceFirstMs = resumeAt - first;
     let rps = (this.#startsSince(first) * 1000) / sinceFirstMs;
     let windowMs = this.#learned?.windowMs;
