@@ -36,6 +36,8 @@ export interface ApplyOutcome {
   status: OutcomeStatus;
   /** Why it failed or was skipped; for a reorder, how it was done. */
   message?: string;
+  /** For a reorder: how many records it moves. */
+  moves?: number;
 }
 
 export interface ApplyReport {
@@ -186,6 +188,7 @@ async function applyFamily(
       name: null,
       id: null,
       source: reorder.source,
+      moves: reorder.moves.length,
     };
     if (failedCreates.length > 0) {
       outcomes.push({

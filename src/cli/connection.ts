@@ -49,7 +49,9 @@ export function parsePositiveNumber(value: string, flag: string): number {
 }
 
 export function resolveBaseUrl(flags: ConnectionFlags, io: CliIo, manifestBaseUrl?: string): string {
-  const baseUrl = flags.baseUrl ?? io.env.PCSYNC_BASE_URL ?? manifestBaseUrl;
+  // An empty variable is an unset one (CI systems often define variables as empty strings).
+  const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
+  const baseUrl = flags.baseUrl ?? fromEnv ?? manifestBaseUrl;
   if (baseUrl === undefined || baseUrl === "") {
     throw new UsageError(
       "no server given: pass --base-url URL, set PCSYNC_BASE_URL, or set server.base_url in the manifest",

@@ -313,7 +313,7 @@ function planFamily(
         project,
         family,
         rule: "prune_to_empty",
-        message: `${where}: prune would delete all ${owned.length} records and leave the family empty (${familySource}). Use --force if that is really intended.`,
+        message: `${where}: prune would delete ${owned.length === 1 ? "the only record" : `all ${owned.length} records`} and leave the family empty (${familySource}). Use --force if that is really intended.`,
       });
     } else if (owned.length >= 10 && (deletes.length * 100) / owned.length > maxDeletePercent) {
       guards.push({

@@ -22,7 +22,11 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${count("reorder")} reordered`;
+  // Counted in records moved, as the plan counts "to reorder".
+  const moved = report.outcomes
+    .filter((outcome) => outcome.action === "reorder" && outcome.status === "done")
+    .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved`;
   if (report.failed === 0 && report.skipped === 0) {
     out.write(`${paint(colour, "32", "Apply complete")}: ${done}.\n`);
   } else {

@@ -81,7 +81,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     const file = await reorderAndPrune();
     const applied = await server.run(["apply", "-f", file]);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 2 reordered\./);
+    expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 7 moved\./);
     await expectConverged(server, [file]);
     const names = (await server.list(1, PC))
       .filter((record) => record.plugin < 40)
@@ -171,7 +171,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
       ),
     );
     expect(first.stdout).toContain(
-      "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 reordered; 1 failed, 1 skipped.",
+      "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 moved; 1 failed, 1 skipped.",
     );
     expect(first.stderr).toContain("pcsync: apply incomplete: 1 failed, 1 skipped, 6 done.");
     const done = first.stdout.split("\n").filter((line) => line.startsWith("✓ done: "));
@@ -199,7 +199,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     const fixed = await broken(5);
     const second = await server.run(["apply", "-f", fixed]);
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 1 reordered.");
+    expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 2 moved.");
     await expectConverged(server, [fixed]);
   });
 });

@@ -165,7 +165,7 @@ describe.concurrent("apply", () => {
     const server = await openServer(onTestFinished, "seed");
     const applied = await server.run(["apply", "-f", EXAMPLES]);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 1 reordered.");
+    expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 2 moved.");
     const again = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(again.code).toBe(0);
   });
@@ -285,7 +285,7 @@ describe.concurrent("safety guards (exit 3)", () => {
     );
     const refused = await server.run(["apply", "-f", file]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain("project 2 plugin_configs: prune would delete all 1 records");
+    expect(refused.stderr).toContain("project 2 plugin_configs: prune would delete the only record");
     expect(await server.list(2, PC)).toHaveLength(1);
 
     const forced = await server.run(["apply", "-f", file, "--force"]);

@@ -88,7 +88,7 @@ describe.concurrent("saved plans", () => {
     // Applying the saved plan needs no manifest at all.
     const applied = await server.run(["apply", "--plan", path], { cwd: dir });
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 1 reordered.");
+    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 moved.");
     expectNoSecret(applied);
     expect((await server.list(1, PC)).map((record) => [record.name, record.order])).toEqual([
       ["Property Filter", 1],
@@ -191,7 +191,7 @@ describe.concurrent("saved plans", () => {
     expect((await server.run(["plan", "-f", empty, "--out", path])).code).toBe(0);
     const refused = await server.run(["apply", "--plan", path]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain("prune would delete all 1 records");
+    expect(refused.stderr).toContain("prune would delete the only record");
     const forced = await server.run(["apply", "--plan", path, "--force"]);
     expect(forced.code).toBe(0);
     expect(await server.list(2, PC)).toEqual([]);

@@ -21,7 +21,9 @@ describe("computePlan", () => {
           {
             project: "1",
             family: PC,
-            records: [remoteRecord({ id: 10, name: "GeoIP", plugin: 1, order: 1, enabled: true, description: "x" })],
+            records: [
+              remoteRecord({ id: 10, name: "GeoIP", plugin: 1, order: 1, enabled: true, description: "x" }),
+            ],
           },
         ],
       },
@@ -38,10 +40,18 @@ describe("computePlan", () => {
 
   it("reports changed fields as updates and order changes as moves", () => {
     const { plan } = computePlan(
-      { families: [desiredFamily("1", PC, [desiredConfig({ name: "A", plugin: 1, order: 1, enabled: false })])] },
       {
         families: [
-          { project: "1", family: PC, records: [remoteRecord({ id: 5, name: "A", plugin: 1, order: 3, enabled: true })] },
+          desiredFamily("1", PC, [desiredConfig({ name: "A", plugin: 1, order: 1, enabled: false })]),
+        ],
+      },
+      {
+        families: [
+          {
+            project: "1",
+            family: PC,
+            records: [remoteRecord({ id: 5, name: "A", plugin: 1, order: 3, enabled: true })],
+          },
         ],
       },
     );
@@ -60,7 +70,10 @@ describe("computePlan", () => {
         {
           project: "1",
           family: PC,
-          records: [remoteRecord({ id: 1, name: "Keep", order: 1 }), remoteRecord({ id: 2, name: "Other", order: 2 })],
+          records: [
+            remoteRecord({ id: 1, name: "Keep", order: 1 }),
+            remoteRecord({ id: 2, name: "Other", order: 2 }),
+          ],
         },
       ],
     };
@@ -69,7 +82,9 @@ describe("computePlan", () => {
     expect(noPrune.plan?.changes).toEqual([]);
     expect(noPrune.plan?.families[0]?.unmanaged.map((record) => record.id)).toEqual([2]);
     const prune = computePlan({ families: [desiredFamily("1", PC, keep, { prune: true })] }, current);
-    expect(prune.plan?.changes).toEqual([expect.objectContaining({ action: "delete", id: 2, name: "Other" })]);
+    expect(prune.plan?.changes).toEqual([
+      expect.objectContaining({ action: "delete", id: 2, name: "Other" }),
+    ]);
   });
 
   it("matches a pinned id before names, allowing a rename", () => {
@@ -141,7 +156,9 @@ describe("computePlan", () => {
     );
     expect(errors).toEqual([]);
     expect(plan?.changes).toEqual([]);
-    expect(plan?.families.find((family) => family.family === FE)?.unmanaged.map((record) => record.id)).toEqual([21]);
+    expect(
+      plan?.families.find((family) => family.family === FE)?.unmanaged.map((record) => record.id),
+    ).toEqual([21]);
   });
 
   it("treats a null description shown as the plugin's own (posthog-2024 fallback) as unchanged", () => {
@@ -190,8 +207,12 @@ describe("computePlan", () => {
   });
 
   it("is deterministic", () => {
-    const desired = { families: [desiredFamily("1", PC, [desiredConfig({ name: "A", order: 2 })], { prune: true })] };
-    const current = { families: [{ project: "1", family: PC, records: [remoteRecord({ id: 1, name: "B" })] }] };
+    const desired = {
+      families: [desiredFamily("1", PC, [desiredConfig({ name: "A", order: 2 })], { prune: true })],
+    };
+    const current = {
+      families: [{ project: "1", family: PC, records: [remoteRecord({ id: 1, name: "B" })] }],
+    };
     expect(computePlan(desired, current)).toEqual(computePlan(desired, current));
   });
 });

@@ -240,7 +240,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: create "New" in project 1 plugin_configs .*malformed response: not JSON.*; the service's answer could not be read, so the record may have been created: run plan to see$/m,
-      "0 created, 1 updated, 1 deleted, 0 reordered",
+      "0 created, 1 updated, 1 deleted, 0 moved",
     );
   });
 
@@ -253,7 +253,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: create "New" .*malformed response: plugin: must be integer.*so the record may have been created/,
-      "0 created, 1 updated, 1 deleted, 0 reordered",
+      "0 created, 1 updated, 1 deleted, 0 moved",
     );
   });
 
@@ -267,7 +267,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: create "New" .*larger than the 64 MiB limit.*so the record may have been created/,
-      "0 created, 1 updated, 1 deleted, 0 reordered",
+      "0 created, 1 updated, 1 deleted, 0 moved",
     );
     expect(sent.bytes).toBeLessThan(256 * 1024 ** 2);
   });
@@ -282,11 +282,7 @@ describe.concurrent("apply against a hostile server", () => {
       "apply",
       ["--timeout", "0.3"],
     );
-    expectPartial(
-      run,
-      /✗ failed: create "New" .*within 300 ms/,
-      "0 created, 1 updated, 1 deleted, 0 reordered",
-    );
+    expectPartial(run, /✗ failed: create "New" .*within 300 ms/, "0 created, 1 updated, 1 deleted, 0 moved");
     const posts = server.requests.filter(isCreate);
     expect(posts.length).toBeGreaterThan(1);
     expect(posts.length).toBeLessThanOrEqual(5);
@@ -306,7 +302,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: delete "Old" \(id 2\) in project 1 plugin_configs .*500 PATCH \/api\/projects\/1\/plugin_configs\/2\/: A server error occurred\./,
-      "1 created, 1 updated, 0 deleted, 0 reordered",
+      "1 created, 1 updated, 0 deleted, 0 moved",
     );
     expect(writesOf(server).filter(isDelete)).toHaveLength(1);
   });
