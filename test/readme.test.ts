@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SKIPPED = new Set(["npm ci", "npm test"]);
 
 /** The command lines of the README's ```sh blocks, with their line numbers. */
-export function extractShellCommands(markdown: string): { line: number; command: string }[] {
+function extractShellCommands(markdown: string): { line: number; command: string }[] {
   const commands: { line: number; command: string }[] = [];
   let inShell = false;
   markdown.split("\n").forEach((text, index) => {

@@ -43,7 +43,7 @@ function childMap(parent: YAMLMap, key: string, document: Document, initial: obj
   return created as YAMLMap;
 }
 
-function childSeq(parent: YAMLMap, key: string, document: Document): YAMLSeq {
+function childSeq(parent: YAMLMap, key: string): YAMLSeq {
   const node = parent.get(key, true);
   if (isSeq(node)) return node;
   const created = new YAMLSeq();
@@ -71,7 +71,7 @@ export function updateManifestText(text: string, result: ExportResult, fileName:
 
   for (const family of result.families) {
     const blockMap = childMap(projectMap, family.family, document, { prune: false, configs: [] });
-    const seq = childSeq(blockMap, "configs", document);
+    const seq = childSeq(blockMap, "configs");
     const existing = seq.items.filter((item): item is YAMLMap => isMap(item));
     const used = new Set<YAMLMap>();
     const take = (config: ExportedConfig): YAMLMap | undefined => {
