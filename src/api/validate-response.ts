@@ -34,13 +34,14 @@ const SCHEMA_FILES: Record<ResponseShape, string> = {
 // Referenced by the schemas above but never validated against on their own.
 const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
 
-let validators: Record<ResponseShape, ValidateFunction> | undefined;
+let schemaRegistry: Ajv | undefined;
+const validators: Partial<Record<ResponseShape, ValidateFunction>> = {};
 
 export function validateResponse<S extends ResponseShape>(
   shape: S,
   value: unknown,
 ): ValidationResult<ResponseShapes[S]> {
-  const validate = compiledValidators()[shape];
+  const validate = validatorFor(shape);
   if (!validate(value)) return { ok: false, problem: describeFirstError(validate.errors ?? []) };
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
 }
@@ -62,21 +63,28 @@ function normalize(shape: ResponseShape, value: unknown): unknown {
   return value;
 }
 
-function compiledValidators(): Record<ResponseShape, ValidateFunction> {
-  if (validators) return validators;
+/**
+ * Each shape's validator is compiled the first time it is needed: a plan needs only record pages,
+ * and compiling every schema up front cost a cold run tens of milliseconds.
+ */
+function validatorFor(shape: ResponseShape): ValidateFunction {
+  const cached = validators[shape];
+  if (cached) return cached;
+  const validate = registry().getSchema(SCHEMA_FILES[shape]);
+  if (!validate) throw new Error(`schema ${SCHEMA_FILES[shape]} did not compile`);
+  validators[shape] = validate;
+  return validate;
+}
+
+function registry(): Ajv {
+  if (schemaRegistry) return schemaRegistry;
   const directory = schemaDirectory();
   const ajv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: true });
   const load = (file: string): Record<string, unknown> =>
     JSON.parse(readFileSync(new URL(file, directory), "utf8")) as Record<string, unknown>;
   for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));
-  const compiled: Partial<Record<ResponseShape, ValidateFunction>> = {};
-  for (const [shape, file] of Object.entries(SCHEMA_FILES) as [ResponseShape, string][]) {
-    const validate = ajv.getSchema(file);
-    if (!validate) throw new Error(`schema ${file} did not compile`);
-    compiled[shape] = validate;
-  }
-  validators = compiled as Record<ResponseShape, ValidateFunction>;
-  return validators;
+  schemaRegistry = ajv;
+  return ajv;
 }
 
 /**
