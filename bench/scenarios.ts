@@ -1,6 +1,7 @@
 // The benchmark's scenarios: each starts the emulator in-process with added latency, runs plan
 // (and apply) through the same functions the CLI uses, and returns its figures as table rows.
 
+import { Agent, request } from "undici";
 import { ApiClient } from "../src/api/index.js";
 import { applyPlan } from "../src/apply/apply-plan.js";
 import { familiesToRead, readCurrentState } from "../src/apply/read-current-state.js";
@@ -201,6 +202,34 @@ async function readAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSetti
   return { plan, current, readMs, computeCpuMs: (cpu.user + cpu.system) / 1000, computeWallMs };
 }
 
+/**
+ * The same list requests made by a bare undici loop at the same concurrency (no validation, no
+ * limiter, no planning): the floor this harness allows, beside which the client's ratio reads.
+ */
+async function bareLoopMs(baseUrl: string, fleet: Fleet, concurrency: number): Promise<number> {
+  const paths = familiesToRead(fleet.desired).map(
+    (ref) =>
+      `/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/?limit=${RECORDS_PER_LIST_REQUEST}`,
+  );
+  const agent = new Agent({ connections: concurrency });
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      const path = paths[next++] as string;
+      const response = await request(`${baseUrl}${path}`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${BENCH_API_KEY}` },
+      });
+      JSON.parse(await response.body.text());
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = performance.now() - started;
+  await agent.close();
+  return elapsed;
+}
+
 function planScenario(shape: FleetShape, isDefault = true): Scenario {
   const records = shape.projects * 2 * shape.recordsPerFamily;
   const id = `plan-${shape.projects}x${shape.recordsPerFamily}`;
@@ -236,6 +265,7 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
         // Time in round trips over wall time: the concurrency the client actually kept up.
         const inFlight = responses.reduce((total, response) => total + response.ms, 0) / cold.readMs;
         const warm = await readAndPlan(client, fleet, settings);
+        const bareMs = await bareLoopMs(emulator.url, fleet, settings.concurrency);
         const ideal = idealWallMs(requests, settings);
         const coldWall = cold.readMs + cold.computeWallMs;
         const warmWall = warm.readMs + warm.computeWallMs;
@@ -273,6 +303,10 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
             },
             { metric: "plan wall time, warm (same plan again)", value: ms(warmWall) },
             { metric: "plan wall time, warm / ideal", value: ratio(warmWall / ideal) },
+            {
+              metric: "harness floor: the same requests by a bare undici loop / ideal",
+              value: ratio(bareMs / ideal),
+            },
             { metric: "median round trip seen by the client", value: ms(roundTrip) },
             {
               metric: `requests in flight on average while reading (of ${settings.concurrency})`,
