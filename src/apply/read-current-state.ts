@@ -27,8 +27,10 @@ export function familiesToRead(desired: DesiredState): FamilyRef[] {
     seen.add(key);
     refs.push({ project, family });
   };
-  for (const family of desired.families) add(family.project, family.family);
+  // Desired families come sorted by project, so a project's lists stay side by side: it can be
+  // planned as soon as they are read.
   for (const family of desired.families) {
+    add(family.project, family.family);
     if (family.family === "plugin_configs" && family.prune)
       add(family.project, "pipeline_frontend_apps_configs");
   }

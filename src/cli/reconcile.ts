@@ -4,11 +4,10 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { ApiClient } from "../api/index.js";
-import { familiesToRead, readCurrentState } from "../apply/read-current-state.js";
+import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { FAMILY_NAMES, isFamilyName } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
-import { computePlan } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
@@ -102,15 +101,14 @@ export async function readAndPlan(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
+  const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
   const progress = createProgress(io);
-  const refs = familiesToRead(desired);
-  const current = await readCurrentState(client, refs, {
+  const { plan, errors, current } = await readAndPlanProjects(client, desired, {
     concurrency: concurrencyOf(flags),
+    plan: { maxDeletePercent },
     onProgress: (done, total) => progress.update("reading", done, total),
   });
   progress.finish();
-  const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
-  const { plan, errors } = computePlan(desired, current, { maxDeletePercent });
   if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
   return { plan: { ...plan, server: client.base.display }, current };
 }

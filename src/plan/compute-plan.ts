@@ -59,39 +59,47 @@ interface ProjectInput {
   current: Map<FamilyName, CurrentFamily>;
 }
 
+/** One project's part of a plan: projects are planned independently of each other. */
+export interface ProjectPlan {
+  project: string;
+  changes: PlannedChange[];
+  reorders: PlannedReorder[];
+  families: FamilyReport[];
+  fingerprints: Record<string, string>;
+  guards: GuardViolation[];
+  errors: PlanDiagnostic[];
+}
+
 export function computePlan(
   desired: DesiredState,
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
-  const maxDeletePercent = options.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT;
-  const errors: PlanDiagnostic[] = [];
-  const changes: PlannedChange[] = [];
-  const reorders: PlannedReorder[] = [];
-  const reports: FamilyReport[] = [];
-  const fingerprints: Record<string, string> = {};
-  const guards: GuardViolation[] = [];
+  return assemblePlan(groupByProject(desired, current).map((input) => planProjectInput(input, options)));
+}
 
-  for (const input of groupByProject(desired, current)) {
-    const claims = claimRecords(input, errors);
-    for (const family of FAMILY_NAMES) {
-      const desiredFamily = input.desired.get(family);
-      if (!desiredFamily) continue;
-      const records = input.current.get(family)?.records ?? [];
-      const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
-      changes.push(...familyPlan.changes);
-      if (familyPlan.reorder) reorders.push(familyPlan.reorder);
-      reports.push(familyPlan.report);
-      guards.push(...familyPlan.guards);
-      const byId = new Map(records.map((record) => [record.id, record]));
-      for (const id of familyPlan.touchedIds) {
-        const record = byId.get(id);
-        if (record) fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
-      }
-    }
-  }
+/**
+ * Plans one project from its desired families and the lists read for it. A caller that reads
+ * project by project can plan each as soon as its lists are in, while others are still read.
+ */
+export function planProject(
+  project: string,
+  desired: readonly DesiredFamily[],
+  current: readonly CurrentFamily[],
+  options: PlanOptions = {},
+): ProjectPlan {
+  const input: ProjectInput = { project, desired: new Map(), current: new Map() };
+  for (const family of desired) if (family.project === project) input.desired.set(family.family, family);
+  for (const family of current) if (family.project === project) input.current.set(family.family, family);
+  return planProjectInput(input, options);
+}
 
+/** Joins the parts of a plan, in the order given: the same parts always make the same plan. */
+export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
+  const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
+  const changes = parts.flatMap((part) => part.changes);
+  const reorders = parts.flatMap((part) => part.reorders);
   const plan: Plan = {
     format: "pcsync-plan",
     version: 1,
@@ -103,11 +111,41 @@ export function computePlan(
     },
     changes,
     reorders,
-    families: reports,
-    fingerprints,
-    guards,
+    families: parts.flatMap((part) => part.families),
+    fingerprints: Object.assign({}, ...parts.map((part) => part.fingerprints)),
+    guards: parts.flatMap((part) => part.guards),
   };
   return { plan, errors };
+}
+
+function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
+  const maxDeletePercent = options.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT;
+  const part: ProjectPlan = {
+    project: input.project,
+    changes: [],
+    reorders: [],
+    families: [],
+    fingerprints: {},
+    guards: [],
+    errors: [],
+  };
+  const claims = claimRecords(input, part.errors);
+  for (const family of FAMILY_NAMES) {
+    const desiredFamily = input.desired.get(family);
+    if (!desiredFamily) continue;
+    const records = input.current.get(family)?.records ?? [];
+    const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
+    part.changes.push(...familyPlan.changes);
+    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
+    part.families.push(familyPlan.report);
+    part.guards.push(...familyPlan.guards);
+    const byId = new Map(records.map((record) => [record.id, record]));
+    for (const id of familyPlan.touchedIds) {
+      const record = byId.get(id);
+      if (record) part.fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
+    }
+  }
+  return part;
 }
 
 function groupByProject(desired: DesiredState, current: CurrentState): ProjectInput[] {
