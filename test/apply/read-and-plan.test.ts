@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/api/index.js";
+import { readAndPlan } from "../../src/apply/read-and-plan.js";
+import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { loadManifests } from "../../src/manifest/index.js";
+import { computePlan } from "../../src/plan/compute-plan.js";
+
+const KEY = "phx_read_and_plan_test_key";
+
+describe("readAndPlan (projects planned as their lists arrive)", () => {
+  let emulator: RunningEmulator;
+  let client: ApiClient;
+  beforeAll(async () => {
+    emulator = await startEmulator({ keys: [{ key: KEY, scopes: null, projects: "*" }] });
+    client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
+  });
+  afterAll(async () => {
+    await client.close();
+    await emulator.close();
+  });
+
+  it("makes exactly the plan that computePlan makes of the same lists, reading each list once", async () => {
+    const loaded = await loadManifests(["examples"], { env: {}, cwd: process.cwd() });
+    const desired = loaded.value;
+    if (!desired) throw new Error(JSON.stringify(loaded.errors));
+    emulator.resetRequestLog();
+    const pipelined = await readAndPlan(client, desired, { concurrency: 3 });
+    const lists = emulator.requestLog.length;
+    expect(lists).toBe(familiesToRead(desired).length);
+    const current = await readCurrentState(client, familiesToRead(desired), { concurrency: 3 });
+    expect(pipelined.current).toEqual(current);
+    expect(pipelined.plan).toEqual(computePlan(desired, current).plan);
+    expect(pipelined.plan?.summary.create).toBeGreaterThan(0);
+  });
+});
