@@ -2,18 +2,12 @@
 // the first error wins, unknown fields are ignored. Types are strict JSON types, so a client sending
 // `"5"` for an integer finds out here rather than in production.
 
+import type { PluginConfigInput } from "../api/types.js";
 import type { WritableField } from "../families.js";
 import { requiredField, validationError } from "./http-error.js";
 
-export interface RecordInput {
-  plugin?: number;
-  enabled?: boolean;
-  order?: number;
-  name?: string | null;
-  description?: string | null;
-  deleted?: boolean;
-  match_action?: number | null;
-}
+/** The writable fields of a request body: the same wire shape the client sends. */
+export type RecordInput = PluginConfigInput;
 
 type FieldRule =
   | { kind: "integer"; nullable: boolean; bounded: boolean }
