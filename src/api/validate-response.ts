@@ -1,5 +1,6 @@
 // Checks response bodies against schemas/api/*.schema.json before anything trusts them, and names
-// the first bad field (`results[3].enabled: must be boolean`). Validators are compiled once.
+// the first bad field (`results[3].enabled: must be boolean`). The build precompiles the validators
+// (scripts/build-validators.mjs) so a cold run compiles nothing; from source they are compiled once.
 
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -22,7 +23,7 @@ export type PageShape = "recordPage" | "logPage" | "projectPage";
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-const SCHEMA_FILES: Record<ResponseShape, string> = {
+export const SCHEMA_FILES: Record<ResponseShape, string> = {
   record: "record.schema.json",
   recordList: "record-list.schema.json",
   recordPage: "record-page.schema.json",
@@ -32,7 +33,20 @@ const SCHEMA_FILES: Record<ResponseShape, string> = {
 };
 
 // Referenced by the schemas above but never validated against on their own.
-const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
+export const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
+
+/** The options every validator is compiled with, at build time and at run time alike. */
+export const AJV_OPTIONS = { allErrors: false, allowUnionTypes: true, strict: true } as const;
+
+/** Written next to this module's build output by scripts/build-validators.mjs. */
+const PRECOMPILED_MODULE = "./validators.generated.js";
+
+// Precompiled validators when running from the build; undefined from source (or a broken build),
+// where they are compiled at first use instead.
+const precompiled = await import(PRECOMPILED_MODULE).then(
+  (module: Record<string, unknown>) => module,
+  () => undefined,
+);
 
 let schemaRegistry: Ajv | undefined;
 const validators: Partial<Record<ResponseShape, ValidateFunction>> = {};
@@ -64,12 +78,17 @@ function normalize(shape: ResponseShape, value: unknown): unknown {
 }
 
 /**
- * Each shape's validator is compiled the first time it is needed: a plan needs only record pages,
- * and compiling every schema up front cost a cold run tens of milliseconds.
+ * Each shape's validator: precompiled by the build, else compiled the first time it is needed (a
+ * plan needs only record pages; compiling every schema up front cost a cold run tens of ms).
  */
 function validatorFor(shape: ResponseShape): ValidateFunction {
   const cached = validators[shape];
   if (cached) return cached;
+  const built = precompiled?.[shape];
+  if (typeof built === "function") {
+    validators[shape] = built as ValidateFunction;
+    return built as ValidateFunction;
+  }
   const validate = registry().getSchema(SCHEMA_FILES[shape]);
   if (!validate) throw new Error(`schema ${SCHEMA_FILES[shape]} did not compile`);
   validators[shape] = validate;
@@ -79,7 +98,7 @@ function validatorFor(shape: ResponseShape): ValidateFunction {
 function registry(): Ajv {
   if (schemaRegistry) return schemaRegistry;
   const directory = schemaDirectory();
-  const ajv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: true });
+  const ajv = new Ajv(AJV_OPTIONS);
   const load = (file: string): Record<string, unknown> =>
     JSON.parse(readFileSync(new URL(file, directory), "utf8")) as Record<string, unknown>;
   for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));

@@ -1,0 +1,69 @@
+// The build ships precompiled response validators (scripts/build-validators.mjs); they must judge
+// every response exactly as the validators compiled from schemas/api at run time do.
+
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ValidateFunction } from "ajv";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../../src/api/validate-response.js";
+
+const GENERATED = new URL("../../dist/src/api/validators.generated.js", import.meta.url);
+
+function runtimeValidators(): Record<string, ValidateFunction> {
+  const ajv = new Ajv(AJV_OPTIONS);
+  const directory = new URL("../../schemas/api/", import.meta.url);
+  for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) {
+    ajv.addSchema(JSON.parse(readFileSync(new URL(file, directory), "utf8")) as object);
+  }
+  return Object.fromEntries(
+    Object.entries(SCHEMA_FILES).map(([shape, file]) => [shape, ajv.getSchema(file) as ValidateFunction]),
+  );
+}
+
+const recordArb = fc.record(
+  {
+    id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+    plugin: fc.oneof(fc.integer({ min: 1 }), fc.boolean()),
+    enabled: fc.oneof(fc.boolean(), fc.constant("yes")),
+    order: fc.integer(),
+    name: fc.oneof(fc.string(), fc.constant(null), fc.integer()),
+    description: fc.option(fc.string(), { nil: null }),
+    deleted: fc.boolean(),
+    match_action: fc.option(fc.integer(), { nil: null }),
+    config: fc.anything(),
+  },
+  { requiredKeys: ["id", "plugin", "enabled", "order", "deleted"] },
+);
+
+const responseArb = fc.oneof(
+  recordArb,
+  fc.array(recordArb, { maxLength: 3 }),
+  fc.record({
+    count: fc.oneof(fc.nat(), fc.string()),
+    next: fc.option(fc.webUrl(), { nil: null }),
+    previous: fc.option(fc.webUrl(), { nil: null }),
+    results: fc.array(recordArb, { maxLength: 3 }),
+  }),
+  fc.record({ type: fc.string(), code: fc.string(), detail: fc.anything(), attr: fc.option(fc.string()) }),
+  fc.anything(),
+);
+
+describe.skipIf(!existsSync(fileURLToPath(GENERATED)))("precompiled response validators", () => {
+  it("exist for every response shape and agree with the schemas compiled at run time", async () => {
+    const generated = (await import(GENERATED.href)) as Record<string, ValidateFunction>;
+    const runtime = runtimeValidators();
+    for (const shape of Object.keys(SCHEMA_FILES)) expect(typeof generated[shape]).toBe("function");
+    fc.assert(
+      fc.property(responseArb, (value) => {
+        for (const shape of Object.keys(SCHEMA_FILES)) {
+          const built = generated[shape] as ValidateFunction;
+          const compiled = runtime[shape] as ValidateFunction;
+          expect(built(value)).toBe(compiled(value));
+          expect(built.errors ?? null).toEqual(compiled.errors ?? null);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
