@@ -52,7 +52,13 @@ export async function createConfig(
       client.traceLine(`POST ${url.pathname}: record ${created.id} was created by the attempt that failed`);
       return created;
     }
-    if (attempt >= maxAttempts) throw failure;
+    if (attempt >= maxAttempts) {
+      // The inner error counts one POST; say how often it was really sent, and that none stuck.
+      if (attempt > 1) {
+        failure.message = `${failure.message}; the create was sent ${attempt} times, and re-reading the family after each found no record made by it`;
+      }
+      throw failure;
+    }
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
     await client.backoff(attempt);
   }
