@@ -182,10 +182,16 @@ Examples:
     // (the manifest's server.base_url that the plan was made with is not at hand here).
     const client = await createClientFromFlags(flags, io, saved ? saved.server : desired?.baseUrl);
     try {
-      const { plan, current } =
-        saved !== undefined && flags.plan !== undefined
-          ? await checkSavedPlan(saved, flags.plan, client, flags, io)
-          : await readAndPlan(client, desired ?? { families: [] }, flags, io);
+      const { plan, current } = await (saved !== undefined && flags.plan !== undefined
+        ? checkSavedPlan(saved, flags.plan, client, flags, io)
+        : readAndPlan(client, desired ?? { families: [] }, flags, io)
+      ).catch((error: unknown) => {
+        // Nothing is written before the plan stands: say so, for a user wondering what happened.
+        if (error instanceof PcsyncError && !error.message.includes("Nothing was changed")) {
+          error.message = `${error.message} Nothing was changed.`;
+        }
+        throw error;
+      });
       if (format !== "json") printPlan(plan, format, io);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
