@@ -3,6 +3,7 @@
 
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
+import { packageVersion } from "../package-files.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { checkApiKey } from "./credentials.js";
 import {
@@ -243,7 +244,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: this.#authorization,
       accept: "application/json",
-      "user-agent": "pcsync",
+      "user-agent": `pcsync/${packageVersion()}`,
     };
     if (body !== undefined) headers["content-type"] = "application/json";
     const shownUrl = `${url.pathname}${url.search}`;

@@ -2,9 +2,10 @@
 // the first bad field (`results[3].enabled: must be boolean`). The build precompiles the validators
 // (scripts/build-validators.mjs) so a cold run compiles nothing; from source they are compiled once.
 
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { findPackageFile } from "../package-files.js";
 import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "./types.js";
 
 /** Each response shape the client reads, by the name of its schema. */
@@ -97,29 +98,15 @@ function validatorFor(shape: ResponseShape): ValidateFunction {
 
 function registry(): Ajv {
   if (schemaRegistry) return schemaRegistry;
-  const directory = schemaDirectory();
   const ajv = new Ajv(AJV_OPTIONS);
   const load = (file: string): Record<string, unknown> =>
-    JSON.parse(readFileSync(new URL(file, directory), "utf8")) as Record<string, unknown>;
+    JSON.parse(readFileSync(findPackageFile(join("schemas", "api", file)), "utf8")) as Record<
+      string,
+      unknown
+    >;
   for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));
   schemaRegistry = ajv;
   return ajv;
-}
-
-/**
- * The schemas live in the package's top-level schemas/api/, which is two directories above this
- * file when run from source and three when run from the build output (dist/src/api/).
- */
-function schemaDirectory(): URL {
-  const candidates = [
-    new URL("../../schemas/api/", import.meta.url),
-    new URL("../../../schemas/api/", import.meta.url),
-  ];
-  const found = candidates.find((candidate) =>
-    existsSync(fileURLToPath(new URL(SCHEMA_FILES.record, candidate))),
-  );
-  if (!found) throw new Error("pcsync is incomplete: its schemas/api directory is missing");
-  return found;
 }
 
 function describeFirstError(errors: readonly ErrorObject[]): string {

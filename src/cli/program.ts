@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { packageVersion } from "../package-files.js";
 import { registerApplyCommand } from "./commands/apply.js";
 import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
   program
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
+    .version(packageVersion(), "-V, --version", "print pcsync's version")
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run 'pcsync <command> --help' for usage)")
     .exitOverride()

@@ -2,11 +2,11 @@
 // a message at the offending key or value, saying how to fix it. Also types interpolated values
 // by what the schema expects there, so `plugin: ${PLUGIN_ID}` becomes an integer.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { findPackageFile } from "../package-files.js";
 import type { Position } from "./diagnostics.js";
 import type { ValueNode, YamlProblem } from "./load-yaml.js";
 import type { Manifest } from "./manifest-schema-types.js";
@@ -40,18 +40,8 @@ let validatorCache: ValidateFunction<Manifest> | undefined;
 /** The manifest schema, found by walking up from this module (it ships at the package root). */
 export function loadManifestSchema(): JsonSchema {
   if (schemaCache !== undefined) return schemaCache;
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(directory, SCHEMA_FILE);
-    if (existsSync(candidate)) {
-      schemaCache = JSON.parse(readFileSync(candidate, "utf8")) as JsonSchema;
-      return schemaCache;
-    }
-    const parent = dirname(directory);
-    if (parent === directory)
-      throw new Error(`cannot find ${SCHEMA_FILE} above ${fileURLToPath(import.meta.url)}`);
-    directory = parent;
-  }
+  schemaCache = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8")) as JsonSchema;
+  return schemaCache;
 }
 
 function getValidator(): ValidateFunction<Manifest> {

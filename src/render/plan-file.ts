@@ -1,11 +1,11 @@
 // The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { PcsyncError } from "../errors.js";
+import { findPackageFile } from "../package-files.js";
 import type { Plan } from "../plan/types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
@@ -70,22 +70,6 @@ export function readPlanSchema(): Record<string, unknown> {
   const parsed: unknown = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
   if (!isObject(parsed)) throw new Error(`${SCHEMA_FILE} is not a JSON object`);
   return parsed;
-}
-
-/**
- * The schema ships beside the code, not inside it: from src/render (tests) and from
- * dist/src/render (the built CLI) it sits at a different depth, so look upwards for it.
- */
-function findPackageFile(relative: string): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(directory, relative);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(directory);
-    if (parent === directory)
-      throw new Error(`cannot find ${relative} above ${fileURLToPath(import.meta.url)}`);
-    directory = parent;
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 // Every command's --help ends with examples, and typos get the closest name with exit 1.
 
+import { readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
@@ -38,6 +39,17 @@ describe("help", () => {
     const examples = result.stdout.split(/\nExamples?:\n/)[1] ?? "";
     expect(examples).toMatch(/^ {2}\$ /);
     expect(examples).toContain(`pcsync ${name}`);
+  });
+});
+
+describe("version", () => {
+  it.each(["--version", "-V"])("pcsync %s prints the package's version", async (flag) => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    const result = await run([flag]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
   });
 });
 
