@@ -101,6 +101,15 @@ describe("serve flags", () => {
   });
 
   it.each([
+    ["480", { perMinute: 480 }],
+    ["480/minute", { perMinute: 480 }],
+    ["4800/hour", { perHour: 4800 }],
+    ["480/min, 4800/h", { perMinute: 480, perHour: 4800 }],
+  ])("reads --rate-limit %s", (spec, expected) => {
+    expect(parseServeOptions({ rateLimit: spec }, "/").emulator.faults).toEqual({ rateLimit: expected });
+  });
+
+  it.each([
     ["k", { key: "k", scopes: ["*"], projects: "*" }],
     ["k:*", { key: "k", scopes: ["*"], projects: "*" }],
     ["k:*:3", { key: "k", scopes: ["*"], projects: [3] }],
@@ -119,7 +128,10 @@ describe("serve flags", () => {
     [{ fail429: "-0.1" }, /--fail-429 must be a fraction/],
     [{ dropWrites: "lots" }, /--drop-writes must be a fraction/],
     [{ latency: "1.5" }, /--latency must be a whole number of milliseconds/],
-    [{ rateLimit: "0" }, /--rate-limit must be a positive number of requests per minute/],
+    [{ rateLimit: "0" }, /--rate-limit must be a positive number of requests/],
+    [{ rateLimit: "480/fortnight" }, /--rate-limit must be requests per minute, or windows like/],
+    [{ rateLimit: "480/minute,500/min" }, /--rate-limit must be requests per minute, or windows like/],
+    [{ rateLimit: "4800/hour/2" }, /--rate-limit must be requests per minute, or windows like/],
     [{ seed: "x" }, /--seed must be a whole number/],
     [{ key: [""] }, /--key "": the key must be a non-empty string/],
     [{ key: ["k:1,2"] }, /--key "k:1,2": "1" is not a scope/],

@@ -96,6 +96,33 @@ export function parseKeySpec(spec: string): ApiKeySpec {
   return { key, scopes: parseScopes(scopesPart, spec), projects };
 }
 
+const RATE_WINDOWS = { min: "perMinute", minute: "perMinute", h: "perHour", hour: "perHour" } as const;
+
+/**
+ * Parses `--rate-limit`: `N` (per minute), or windows such as `480/minute,4800/hour`, the real
+ * service's limits.
+ */
+export function parseRateLimit(spec: string): { perMinute?: number; perHour?: number } {
+  const limits: { perMinute?: number; perHour?: number } = {};
+  for (const part of spec.split(",")) {
+    const [count = "", unit = "minute", ...extra] = part.trim().split("/");
+    const window = (RATE_WINDOWS as Record<string, "perMinute" | "perHour" | undefined>)[unit.trim()];
+    if (window === undefined || extra.length > 0 || limits[window] !== undefined) {
+      throw new UsageError(
+        `--rate-limit must be requests per minute, or windows like 480/minute,4800/hour; got "${spec}"`,
+      );
+    }
+    limits[window] = parseInteger(
+      "--rate-limit",
+      count.trim(),
+      1,
+      1_000_000,
+      "a positive number of requests",
+    );
+  }
+  return limits;
+}
+
 export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSettings {
   const faults: FaultOptions = {};
   if (raw.latency !== undefined) {
@@ -104,16 +131,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
   if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
-  if (raw.rateLimit !== undefined) {
-    const perMinute = parseInteger(
-      "--rate-limit",
-      raw.rateLimit,
-      1,
-      1_000_000,
-      "a positive number of requests per minute",
-    );
-    faults.rateLimit = { perMinute };
-  }
+  if (raw.rateLimit !== undefined) faults.rateLimit = parseRateLimit(raw.rateLimit);
   if (raw.seed !== undefined) {
     faults.seed = parseInteger("--seed", raw.seed, 0, 2 ** 32 - 1, "a whole number from 0 to 4294967295");
   }
@@ -225,7 +243,10 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
       "--drop-writes <rate>",
       "commit this fraction (0..1) of writes, then drop the connection unanswered",
     )
-    .option("--rate-limit <n>", "throttle each key to n requests per minute (429)")
+    .option(
+      "--rate-limit <n>",
+      "throttle each key to n requests per minute (429); or windows, e.g. 480/minute,4800/hour",
+    )
     .option("--key <spec>", "accept an API key KEY[:scopes[:projects]] (repeatable; see below)", collect)
     .option("--seed <n>", "seed the random faults, for reproducible runs")
     .option("--quiet", "do not log requests to stderr")
