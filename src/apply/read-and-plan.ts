@@ -15,10 +15,18 @@ import type { CurrentFamily, CurrentState } from "../plan/types.js";
 import { mapConcurrent } from "./map-concurrent.js";
 import { familiesToRead } from "./read-current-state.js";
 
+/** How far the read has come: lists read, and projects whose every list is read (and planned). */
+export interface ReadProgressCounts {
+  listsDone: number;
+  lists: number;
+  projectsDone: number;
+  projects: number;
+}
+
 export interface ReadAndPlanOptions {
   concurrency: number;
   plan?: PlanOptions;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (counts: ReadProgressCounts) => void;
 }
 
 export interface ReadAndPlanResult extends PlanResult {
@@ -38,12 +46,12 @@ export async function readAndPlan(
   const lists = new Map<string, CurrentFamily[]>();
   const parts = new Map<string, ProjectPlan>();
   let planningMs = 0;
-  let done = 0;
+  let listsDone = 0;
+  let projectsDone = 0;
 
   const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
     const family: CurrentFamily = { ...ref, records: await listAllConfigs(client, ref.project, ref.family) };
-    done += 1;
-    options.onProgress?.(done, refs.length);
+    listsDone += 1;
     const projectLists = lists.get(ref.project) ?? [];
     projectLists.push(family);
     lists.set(ref.project, projectLists);
@@ -53,7 +61,9 @@ export async function readAndPlan(
       const started = performance.now();
       parts.set(ref.project, planProject(ref.project, desired.families, projectLists, options.plan));
       planningMs += performance.now() - started;
+      projectsDone += 1;
     }
+    options.onProgress?.({ listsDone, lists: refs.length, projectsDone, projects: outstanding.size });
     return family;
   });
 

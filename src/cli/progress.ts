@@ -3,7 +3,8 @@
 import type { CliIo } from "./io.js";
 
 export interface Progress {
-  update(label: string, done: number, total: number): void;
+  /** Shows `label done/total`, then `detail` if given (e.g. `projects (3/8 lists)`). */
+  update(label: string, done: number, total: number, detail?: string): void;
   finish(): void;
 }
 
@@ -12,12 +13,12 @@ export function createProgress(io: CliIo): Progress {
   let shown = false;
   let lastWrite = 0;
   return {
-    update(label, done, total) {
+    update(label, done, total, detail) {
       if (!enabled) return;
       const now = Date.now();
       if (done < total && now - lastWrite < 80) return;
       lastWrite = now;
-      io.stderr.write(`\r\u001b[2K${label} ${done}/${total}`);
+      io.stderr.write(`\r\u001b[2K${label} ${done}/${total}${detail === undefined ? "" : ` ${detail}`}`);
       shown = true;
     },
     finish() {

@@ -106,7 +106,13 @@ export async function readAndPlan(
   const { plan, errors, current } = await readAndPlanProjects(client, desired, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent },
-    onProgress: (done, total) => progress.update("reading", done, total),
+    onProgress: (read) =>
+      progress.update(
+        "read",
+        read.projectsDone,
+        read.projects,
+        `projects (${read.listsDone}/${read.lists} lists)`,
+      ),
   });
   progress.finish();
   if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { readAndPlan } from "../../src/apply/read-and-plan.js";
+import { type ReadProgressCounts, readAndPlan } from "../../src/apply/read-and-plan.js";
 import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { loadManifests } from "../../src/manifest/index.js";
@@ -25,12 +25,23 @@ describe("readAndPlan (projects planned as their lists arrive)", () => {
     const desired = loaded.value;
     if (!desired) throw new Error(JSON.stringify(loaded.errors));
     emulator.resetRequestLog();
-    const pipelined = await readAndPlan(client, desired, { concurrency: 3 });
+    const progress: ReadProgressCounts[] = [];
+    const pipelined = await readAndPlan(client, desired, {
+      concurrency: 3,
+      onProgress: (counts) => progress.push(counts),
+    });
     const lists = emulator.requestLog.length;
     expect(lists).toBe(familiesToRead(desired).length);
     const current = await readCurrentState(client, familiesToRead(desired), { concurrency: 3 });
     expect(pipelined.current).toEqual(current);
     expect(pipelined.plan).toEqual(computePlan(desired, current).plan);
     expect(pipelined.plan?.summary.create).toBeGreaterThan(0);
+
+    // Progress: one report per list read, counting up to every list and every project.
+    const projects = new Set(desired.families.map((family) => family.project)).size;
+    expect(progress.map((counts) => counts.listsDone)).toEqual(progress.map((_, index) => index + 1));
+    expect(progress.at(-1)).toEqual({ listsDone: lists, lists, projectsDone: projects, projects });
+    const projectCounts = progress.map((counts) => counts.projectsDone);
+    expect(projectCounts).toEqual([...projectCounts].sort((a, b) => a - b));
   });
 });

@@ -126,7 +126,7 @@ async function checkSavedPlan(
   const progress = createProgress(io);
   const current = await readCurrentState(client, refs, {
     concurrency: concurrencyOf(flags),
-    onProgress: (done, total) => progress.update("re-reading", done, total),
+    onProgress: (done, total) => progress.update("re-read", done, total, "lists"),
   });
   progress.finish();
   const reasons = findStaleness(plan, current);
@@ -209,7 +209,7 @@ Examples:
       const progress = createProgress(io);
       const report = await applyPlan(client, plan, current, {
         concurrency: concurrencyOf(flags),
-        onProgress: (done, total) => progress.update("applying", done, total),
+        onProgress: (done, total) => progress.update("applied", done, total, "changes"),
       });
       progress.finish();
       if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: report }, null, 2)}\n`);
