@@ -3,11 +3,11 @@
 
 import type { Command } from "commander";
 import { Option } from "commander";
-import type { ApiClient } from "../api/index.js";
+import { type ApiClient, listProjects } from "../api/index.js";
 import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { FAMILY_NAMES, isFamilyName } from "../families.js";
-import type { DesiredState } from "../manifest/types.js";
+import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
@@ -95,6 +95,27 @@ export class PlanError extends PcsyncError {
   }
 }
 
+const CURRENT_PROJECT = "@current";
+
+/**
+ * `@current` is the key's first project: if the manifest also names that project by its id, the
+ * two blocks would plan the same records twice (and one's prune could delete the other's
+ * configs). One extra request, made only when a manifest mixes `@current` with other projects.
+ */
+async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Promise<void> {
+  const alias = desired.families.find((family) => family.project === CURRENT_PROJECT);
+  if (!alias || desired.families.every((family) => family.project === CURRENT_PROJECT)) return;
+  const [first] = await listProjects(client);
+  if (!first) return;
+  const resolved = String(first.id);
+  const named = desired.families.find((family) => family.project === resolved);
+  if (!named) return;
+  const where = (location: SourceLocation) => `${location.file}:${location.line}`;
+  throw new PlanError([
+    `${where(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${where(named.source)}; keep one of the two`,
+  ]);
+}
+
 export async function readAndPlan(
   client: ApiClient,
   desired: DesiredState,
@@ -102,6 +123,7 @@ export async function readAndPlan(
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
+  await refuseCurrentAlias(client, desired);
   const progress = createProgress(io);
   const { plan, errors, current } = await readAndPlanProjects(client, desired, {
     concurrency: concurrencyOf(flags),

@@ -83,6 +83,40 @@ describe.concurrent("plan --detailed-exitcode", () => {
     expect(server.emulator.requestLog).toEqual([]);
   });
 
+  it("exits 1 when @current is a project the manifest also names by id, and accepts it alone", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const family = (project: string, name: string) => [
+      `  "${project}":`,
+      "    plugin_configs:",
+      "      prune: true",
+      "      configs:",
+      `        - name: ${name}`,
+      "          plugin: 1",
+    ];
+    const both = await write(
+      "current-twice.yaml",
+      manifest("version: 1", "projects:", ...family("@current", "GeoIP"), ...family("1", "Other")),
+    );
+    const twice = await server.run(["apply", "-f", both]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(
+      `${both}:4: project "@current" is project 1 for this API key, which the manifest also defines at ${both}:10; keep one of the two`,
+    );
+    expect(server.emulator.requestLog.every((entry) => entry.method === "GET")).toBe(true);
+
+    const alongside = await write(
+      "current-and-other.yaml",
+      manifest("version: 1", "projects:", ...family("@current", "GeoIP"), ...family("2", "Added")),
+    );
+    const planned = await server.run(["plan", "-f", alongside]);
+    expect(planned.stderr).toBe("");
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain("project @current / plugin_configs");
+    expect(planned.stdout).toContain("project 2 / plugin_configs");
+  });
+
   it("exits 1 when the server cannot be reached, saying which URL and what to check", async ({
     onTestFinished,
   }) => {
