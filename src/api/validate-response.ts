@@ -99,11 +99,10 @@ function validatorFor(shape: ResponseShape): ValidateFunction {
 function registry(): Ajv {
   if (schemaRegistry) return schemaRegistry;
   const ajv = new Ajv(AJV_OPTIONS);
-  const load = (file: string): Record<string, unknown> =>
-    JSON.parse(readFileSync(findPackageFile(join("schemas", "api", file)), "utf8")) as Record<
-      string,
-      unknown
-    >;
+  const load = (file: string): Record<string, unknown> => {
+    const path = findPackageFile(join("schemas", "api", file));
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  };
   for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));
   schemaRegistry = ajv;
   return ajv;
