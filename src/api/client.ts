@@ -1,7 +1,7 @@
 // The HTTP client of the Plugin Configuration Service: owns the connection pool, the key, the
 // shared rate limiter and the retry loop. Endpoint functions (endpoints.ts) build on `request`.
 
-import type { IncomingHttpHeaders } from "node:http";
+import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { packageVersion } from "../package-files.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
@@ -9,9 +9,12 @@ import { checkApiKey } from "./credentials.js";
 import {
   ApiError,
   type FailedRequest,
+  InflatedResponseTooLargeError,
   InvalidRequestError,
   MalformedResponseError,
   NetworkError,
+  RedirectNotFollowedError,
+  ResponseHeadersTooLargeError,
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
@@ -296,6 +299,14 @@ export class ApiClient {
         `${method} ${shownUrl} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`,
       );
       if (status >= 200 && status < 300) return { ...response, attempts };
+      if (status >= 300 && status < 400) {
+        throw new RedirectNotFollowedError(described, {
+          status,
+          location: describeLocation(headerValue(response.headers.location), url),
+          base: this.base.display,
+          attempts,
+        });
+      }
       if (status === 404 && spec.notFoundMeansDone && earlierOutcomeUnknown) {
         this.traceLine(`${method} ${shownUrl}: 404 after an attempt with unknown outcome; it was done then`);
         return { ...response, attempts };
@@ -395,7 +406,15 @@ export class ApiClient {
     earlierOutcomeUnknown: boolean,
   ): Error {
     const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
-    if (failure.kind === "too_large") return new ResponseTooLargeError(described, this.#maxResponseBytes);
+    if (failure.kind === "too_large") {
+      return failure.encoding === undefined
+        ? new ResponseTooLargeError(described, this.#maxResponseBytes)
+        : new InflatedResponseTooLargeError(described, this.#maxResponseBytes, failure.encoding);
+    }
+    if (failure.kind === "headers_too_large") {
+      return new ResponseHeadersTooLargeError(described, { limitBytes: maxHeaderSize, attempts });
+    }
+    if (failure.kind === "undecodable") return new MalformedResponseError(described, failure.message);
     if (failure.kind === "timeout") {
       const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
       return new TimeoutError(described, { phase: failure.phase, timeoutMs, attempts, outcomeUnknown });
@@ -428,6 +447,17 @@ function fallbackDetail(response: AttemptResponse): string | undefined {
   const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
   if (text === "") return undefined;
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+/** A redirect's target as origin and path: its query string may carry anything, even a token. */
+function describeLocation(location: string | undefined, from: URL): string | undefined {
+  if (location === undefined) return undefined;
+  try {
+    const target = new URL(location, from);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return JSON.stringify(location.slice(0, 80));
+  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

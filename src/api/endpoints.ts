@@ -10,7 +10,7 @@ import {
   LogsNotSupportedError,
   RequestFailedError,
 } from "./errors.js";
-import { paginate } from "./paginate.js";
+import { paginate, readWholeList } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 import type {
   JobInput,
@@ -23,33 +23,36 @@ import type {
   RearrangeOrders,
 } from "./types.js";
 
-/** The projects the key can see, all pages. */
+/** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
-  const projects: Project[] = [];
-  const firstUrl = client.url(projectsPath(), { limit: client.pageSize });
-  for await (const page of paginate(client, firstUrl, "projectPage")) projects.push(...page.results);
-  return projects;
+  return await readWholeList(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
 }
 
-/** The family's records as listed (seed: without soft-deleted ones), page by page. */
-export async function* listConfigs(
-  client: ApiClient,
-  projectId: string,
-  family: FamilyName,
-): AsyncGenerator<PluginConfigRecord, void, undefined> {
-  const firstUrl = client.url(collectionPath(projectId, family), { limit: client.pageSize });
-  for await (const page of paginate(client, firstUrl, "recordPage")) yield* page.results;
-}
-
-/** The whole family in an array: one request for a family of up to `pageSize` records. */
+/**
+ * The whole family as listed (seed: without soft-deleted ones): one request for a family of up
+ * to `pageSize` records. The pages are checked to add up to one state of the list, which is read
+ * again if it changed while it was paged (see readWholeList); a plan, a dedupe or a create's
+ * re-read never works from records of a half-changed list.
+ */
 export async function listAllConfigs(
   client: ApiClient,
   projectId: string,
   family: FamilyName,
 ): Promise<PluginConfigRecord[]> {
-  const records: PluginConfigRecord[] = [];
-  for await (const record of listConfigs(client, projectId, family)) records.push(record);
-  return records;
+  const firstUrl = client.url(collectionPath(projectId, family), { limit: client.pageSize });
+  return await readWholeList(client, firstUrl, "recordPage");
+}
+
+/**
+ * The family's records one by one, for callers that iterate. Yields only after the whole list is
+ * read and checked, so a record is never handed over from a read that is later thrown away.
+ */
+export async function* listConfigs(
+  client: ApiClient,
+  projectId: string,
+  family: FamilyName,
+): AsyncGenerator<PluginConfigRecord, void, undefined> {
+  yield* await listAllConfigs(client, projectId, family);
 }
 
 export async function getConfig(
@@ -161,7 +164,16 @@ export async function listLogs(
   );
 }
 
-/** Log entries across pages, newest first, up to `maxEntries` (default: all). */
+/**
+ * Log entries across pages, newest first, up to `maxEntries` (default: all), each entry once.
+ *
+ * Logs are a live stream, not a list to reconcile: entries arrive at the head while the pages are
+ * read, and `count` grows with them. An entry added between two pages shifts the older ones to
+ * later offsets, so the next page starts with entries already yielded: those are skipped by id.
+ * Entries only leave at the tail (retention), which shifts nothing before it. So the list-change
+ * refusal of readWholeList would refuse a busy plugin's logs for no gain, and is not applied;
+ * the next links are still held to this config's logs and these filters.
+ */
 export async function* iterateLogs(
   client: ApiClient,
   projectId: string,
@@ -171,14 +183,15 @@ export async function* iterateLogs(
   maxEntries = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<LogEntry, void, undefined> {
   const firstUrl = logsUrl(client, projectId, family, configId, { limit: client.pageSize, ...query });
-  let yielded = 0;
+  const yieldedIds = new Set<string>();
   for await (const page of paginate(client, firstUrl, "logPage")) {
     for (const entry of page.results) {
-      if (yielded >= maxEntries) return;
-      yielded += 1;
+      if (yieldedIds.size >= maxEntries) return;
+      if (yieldedIds.has(entry.id)) continue;
+      yieldedIds.add(entry.id);
       yield entry;
     }
-    if (yielded >= maxEntries) return;
+    if (yieldedIds.size >= maxEntries) return;
   }
 }
 

@@ -336,3 +336,105 @@ function formatBytes(bytes: number): string {
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
 }
+
+/**
+ * A `next` link on the base URL that is not the next page of the same list (another project,
+ * family or record, other filters): following it would read another list's records as this one's.
+ */
+export class NextLinkOffCollectionError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  /** Path and query of the refused link. */
+  readonly link: string;
+
+  constructor(request: FailedRequest, link: string, reason: string) {
+    const shownLink = request.redact(link);
+    super(
+      "next_link_off_collection",
+      request.redact(
+        `${request.method} ${request.path}: the next-page link ${shownLink} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.link = shownLink;
+  }
+}
+
+/**
+ * A list whose pages did not add up (count changed between pages, an id on two pages, fewer or
+ * more records than announced) on every read allowed: no consistent copy of it could be read.
+ */
+export class ListChangedDuringReadError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+  readonly reads: number;
+  /** What did not add up on the last read, e.g. `id 5049 is listed on pages 1 and 2`. */
+  readonly problem: string;
+
+  constructor(request: FailedRequest, reads: number, problem: string) {
+    super(
+      "list_changed_during_read",
+      request.redact(
+        `${request.method} ${request.path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
+      ),
+    );
+    this.method = request.method;
+    this.path = request.redact(request.path);
+    this.reads = reads;
+    this.problem = request.redact(problem);
+  }
+}
+
+/** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
+export class RedirectNotFollowedError extends RequestFailedError {
+  readonly status: number;
+  /** Origin and path of the Location header (no query string), or undefined without one. */
+  readonly location: string | undefined;
+
+  constructor(
+    request: FailedRequest,
+    details: { status: number; location: string | undefined; base: string; attempts: number },
+  ) {
+    const where =
+      details.location === undefined ? "without a Location" : `to ${request.redact(details.location)}`;
+    super(
+      "redirect_not_followed",
+      request,
+      `${details.status} ${request.method} ${request.path}: the service redirected ${where}; pcsync does not follow redirects (the API key is only sent to ${details.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`,
+      // A redirected write (a 303 after a POST) may have been processed before the redirect.
+      { attempts: details.attempts, outcomeUnknown: request.method !== "GET" },
+    );
+    this.status = details.status;
+    this.location = details.location === undefined ? undefined : request.redact(details.location);
+  }
+}
+
+/** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
+export class ResponseHeadersTooLargeError extends RequestFailedError {
+  readonly limitBytes: number;
+
+  constructor(request: FailedRequest, details: { limitBytes: number; attempts: number }) {
+    super(
+      "response_headers_too_large",
+      request,
+      `${request.method} ${request.path}: the response headers are larger than the ${formatBytes(details.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`,
+      // The service may have processed a write whose answer could not be read.
+      { attempts: details.attempts, outcomeUnknown: request.method !== "GET" },
+    );
+    this.limitBytes = details.limitBytes;
+  }
+}
+
+/** A compressed body that inflates beyond the memory bound (a compression bomb, or a huge answer). */
+export class InflatedResponseTooLargeError extends ResponseTooLargeError {
+  readonly encoding: string;
+
+  constructor(request: FailedRequest, limitBytes: number, encoding: string) {
+    super(request, limitBytes);
+    this.encoding = encoding;
+    this.message = request.redact(
+      `${request.method} ${request.path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
+    );
+  }
+}

@@ -35,6 +35,7 @@ export {
   CreateOutcomeUnknownError,
   type FailedRequest,
   ForeignNextLinkError,
+  InflatedResponseTooLargeError,
   InsecureHttpError,
   InvalidApiKeyError,
   InvalidBaseUrlError,
@@ -42,15 +43,19 @@ export {
   InvalidProjectIdError,
   InvalidRequestError,
   JobOutcomeUnknownError,
+  ListChangedDuringReadError,
   LogsNotSupportedError,
   MalformedResponseError,
   NetworkError,
+  NextLinkOffCollectionError,
   PaginationLoopError,
+  RedirectNotFollowedError,
   RequestFailedError,
+  ResponseHeadersTooLargeError,
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
-export { paginate } from "./paginate.js";
+export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";
 export {
   type LearnedLimit,

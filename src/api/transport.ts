@@ -1,8 +1,13 @@
 // Sends one HTTP request through undici and reads its body within the time and size bounds. Every
 // transport failure becomes a TransportFailure saying whether a retry can help and whether the
-// request may have reached the service (what decides if a POST can be sent again).
+// request may have reached the service (what decides if a POST can be sent again). A compressed
+// body is inflated as a stream and the memory bound counts inflated bytes, so a compression bomb
+// stops at the bound like any other oversized answer.
 
 import type { IncomingHttpHeaders } from "node:http";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 
 export interface AttemptRequest {
@@ -21,7 +26,14 @@ export interface AttemptResponse {
   body: Buffer;
 }
 
-export type TransportFailureKind = "unreachable" | "connection" | "timeout" | "too_large" | "other";
+export type TransportFailureKind =
+  | "unreachable"
+  | "connection"
+  | "timeout"
+  | "too_large"
+  | "headers_too_large"
+  | "undecodable"
+  | "other";
 
 export class TransportFailure extends Error {
   readonly kind: TransportFailureKind;
@@ -31,6 +43,8 @@ export class TransportFailure extends Error {
   readonly sent: boolean;
   readonly retryable: boolean;
   readonly phase: "connect" | "headers" | "body";
+  /** The Content-Encoding of a body that failed while being inflated (too large or corrupt). */
+  readonly encoding: string | undefined;
 
   constructor(details: {
     kind: TransportFailureKind;
@@ -39,6 +53,7 @@ export class TransportFailure extends Error {
     sent: boolean;
     retryable: boolean;
     phase: "connect" | "headers" | "body";
+    encoding?: string | undefined;
   }) {
     super(details.description);
     this.kind = details.kind;
@@ -46,6 +61,7 @@ export class TransportFailure extends Error {
     this.sent = details.sent;
     this.retryable = details.retryable;
     this.phase = details.phase;
+    this.encoding = details.encoding;
   }
 }
 
@@ -91,6 +107,14 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
       response.body.destroy();
       throw tooLarge();
     }
+    const codings = contentCodings(response.headers["content-encoding"]);
+    if (codings.length > 0) {
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: await inflate(response, codings, request),
+      };
+    }
     const chunks: Buffer[] = [];
     let received = 0;
     for await (const chunk of response.body) {
@@ -121,15 +145,98 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
   }
 }
 
-function tooLarge(): TransportFailure {
+function tooLarge(encoding?: string): TransportFailure {
   return new TransportFailure({
     kind: "too_large",
     reason: "too_large",
-    description: "response too large",
+    description: encoding === undefined ? "response too large" : `${encoding} response inflates too large`,
     sent: true,
     retryable: false,
     phase: "body",
+    encoding,
   });
+}
+
+const DECODERS = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+} as const;
+type Coding = keyof typeof DECODERS;
+
+// More layers than this is not a service's answer; each layer only multiplies the inflation.
+const MAX_CODINGS = 2;
+
+/** The codings of a Content-Encoding header, in the order they were applied; identity left out. */
+function contentCodings(header: string | string[] | undefined): string[] {
+  const value = Array.isArray(header) ? header.join(",") : (header ?? "");
+  return value
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+}
+
+function isCoding(coding: string): coding is Coding {
+  return Object.hasOwn(DECODERS, coding);
+}
+
+/**
+ * Inflates the body through one decoder per coding (last applied, first undone), counting the
+ * inflated bytes against the memory bound: the decoders stop as soon as it is passed.
+ */
+async function inflate(
+  response: Dispatcher.ResponseData,
+  codings: readonly string[],
+  request: AttemptRequest,
+): Promise<Buffer> {
+  const shown = codings.join(", ");
+  const unsupported = codings.find((coding) => !isCoding(coding));
+  if (unsupported !== undefined || codings.length > MAX_CODINGS) {
+    response.body.destroy();
+    throw new TransportFailure({
+      kind: "undecodable",
+      reason: "content_encoding",
+      description:
+        unsupported === undefined
+          ? `the body is encoded ${codings.length} times (${shown}), more than pcsync undoes`
+          : `the body is encoded with ${JSON.stringify(unsupported)}, which pcsync cannot decode`,
+      sent: true,
+      retryable: false,
+      phase: "body",
+    });
+  }
+  const decoders = [...codings].reverse().map((coding) => DECODERS[coding as Coding]());
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      if (received > request.maxResponseBytes) return callback(tooLarge(shown));
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  try {
+    await pipeline([response.body, ...decoders, sink]);
+  } catch (error) {
+    if (error instanceof TransportFailure) throw error;
+    const code = errorCode(error);
+    // zlib's own failures: the bytes arrived but are not what their encoding says.
+    if (code.startsWith("Z_") || code.startsWith("ERR__ERROR_")) {
+      throw new TransportFailure({
+        kind: "undecodable",
+        reason: code,
+        description: `the ${shown}-encoded body is corrupt (${error instanceof Error ? error.message : code})`,
+        sent: true,
+        retryable: false,
+        phase: "body",
+        encoding: shown,
+      });
+    }
+    throw error;
+  }
+  return Buffer.concat(chunks);
 }
 
 function classifyFailure(
@@ -175,6 +282,10 @@ function classifyFailure(
   }
   if (CONNECTION_LOST.has(code) || code.startsWith("HPE_")) {
     return new TransportFailure({ ...base, kind: "connection", sent: true, retryable: true, phase });
+  }
+  if (code === "UND_ERR_HEADERS_OVERFLOW") {
+    // The same server will send the same headers again: not worth a retry.
+    return new TransportFailure({ ...base, kind: "headers_too_large", sent: true, retryable: false, phase });
   }
   if (code === "UND_ERR_INVALID_ARG") {
     return new TransportFailure({ ...base, kind: "other", sent: false, retryable: false, phase: "connect" });

@@ -57,7 +57,7 @@ export function validateResponse<S extends ResponseShape>(
   value: unknown,
 ): ValidationResult<ResponseShapes[S]> {
   const validate = validatorFor(shape);
-  if (!validate(value)) return { ok: false, problem: describeFirstError(validate.errors ?? []) };
+  if (!validate(value)) return { ok: false, problem: describeFirstError(validate.errors ?? [], value) };
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
 }
 
@@ -108,14 +108,46 @@ function registry(): Ajv {
   return ajv;
 }
 
-function describeFirstError(errors: readonly ErrorObject[]): string {
+function describeFirstError(errors: readonly ErrorObject[], value: unknown): string {
   const error = errors[0];
   if (!error) return "does not match its schema";
   const path = formatInstancePath(error.instancePath);
   if (error.keyword === "required" && typeof error.params.missingProperty === "string") {
     return `${appendProperty(path, error.params.missingProperty)}: is missing`;
   }
+  const beyondSafe = describeUnsafeInteger(error, valueAt(value, error.instancePath));
+  if (beyondSafe !== undefined) return `${path || "response"}: ${beyondSafe}`;
   return `${path || "response"}: ${error.message ?? "is invalid"}`;
+}
+
+/**
+ * The bounds the schemas put on integers, said plainly. Ids are 1 to 2^53 - 1: past that,
+ * JSON.parse has already rounded the number (9007199254740993 arrives as 9007199254740992), so the
+ * value seen is not the one sent and is not shown.
+ */
+function describeUnsafeInteger(error: ErrorObject, seen: unknown): string | undefined {
+  const limit = error.params.limit;
+  if (error.keyword === "maximum" && limit === Number.MAX_SAFE_INTEGER) {
+    return `is larger than ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer a JSON number carries exactly; the service's value was rounded when read, so two records could show as one`;
+  }
+  if (error.keyword === "minimum" && limit === -Number.MAX_SAFE_INTEGER) {
+    return `is smaller than -${Number.MAX_SAFE_INTEGER} (-(2^53 - 1)), beyond what a JSON number carries exactly`;
+  }
+  if (error.keyword === "minimum" && limit === 1) {
+    return `must be a positive integer id, not ${String(seen)}`;
+  }
+  return undefined;
+}
+
+/** The value a JSON pointer (`/results/3/id`) names inside `root`. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let current = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    if (current === null || typeof current !== "object") return undefined;
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
 }
 
 /** `/results/3/enabled` -> `results[3].enabled` */

@@ -1,18 +1,31 @@
-// Pagination: following next links page by page, and only ever under the base URL.
+// Pagination: following next links page by page, only ever to the next page of the same list,
+// and handing over a whole list only when its pages add up.
 
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ForeignNextLinkError,
   iterateLogs,
+  ListChangedDuringReadError,
   listAllConfigs,
+  listConfigs,
   listProjects,
+  NextLinkOffCollectionError,
   PaginationLoopError,
 } from "../../src/api/index.js";
 import {
+  describeNextLinkMismatch,
+  findListInconsistency,
+  LIST_READ_ATTEMPTS,
+  type ListedPage,
+} from "../../src/api/paginate.js";
+import {
   page,
+  type RecordedRequest,
   record,
   type ScriptedServer,
   sendJson,
+  sendListPage,
   startScriptedServer,
   TEST_KEY,
   testClient,
@@ -186,5 +199,403 @@ describe("paginate", () => {
     expect(server.requests[1]?.url).toBe(
       "/api/projects/1/plugin_configs/3/logs/?limit=1000&type_filter=INFO",
     );
+  });
+});
+
+describe("describeNextLinkMismatch: only limit and offset may change", () => {
+  const FIRST = new URL("https://pcs.example/svc/api/projects/1/plugin_configs/?limit=1000");
+  const LOGS = new URL(
+    "https://pcs.example/api/projects/1/plugin_configs/7/logs/?limit=100&type_filter=INFO&type_filter=WARN&search=a+b&after=2024-06-01T00%3A00%3A00.000Z",
+  );
+  const at = (link: string, first = FIRST) => describeNextLinkMismatch(first, new URL(link, first));
+
+  it.each([
+    ["the next offset", "/svc/api/projects/1/plugin_configs/?limit=1000&offset=1000"],
+    ["a capped page size", "/svc/api/projects/1/plugin_configs/?limit=100&offset=100"],
+    ["no trailing slash", "/svc/api/projects/1/plugin_configs?limit=1000&offset=1000"],
+    ["parameters in another order", "/svc/api/projects/1/plugin_configs/?offset=1000&limit=1000"],
+    ["percent-encoding of the same path", "/svc/api/projects/%31/plugin%5Fconfigs/?offset=3"],
+    ["a dot segment that resolves to the same path", "/svc/api/projects/1/x/../plugin_configs/?offset=3"],
+  ])("accepts %s", (_name, link) => {
+    expect(at(link)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      "another project",
+      "/svc/api/projects/2/plugin_configs/?limit=1000&offset=1000",
+      /path is \/svc\/api\/projects\/2\//,
+    ],
+    ["the other family", "/svc/api/projects/1/pipeline_frontend_apps_configs/?offset=3", /path is/],
+    ["a record below the collection", "/svc/api/projects/1/plugin_configs/5/?offset=3", /path is/],
+    ["a rearrange path", "/svc/api/projects/1/plugin_configs/rearrange/", /path is/],
+    [
+      "a dot segment that resolves elsewhere",
+      "/svc/api/projects/1/plugin_configs/../../2/plugin_configs/?offset=3",
+      /projects\/2\//,
+    ],
+    [
+      "percent-encoded dot segments",
+      "/svc/api/projects/1/plugin_configs/%2e%2e/%2E%2e/2/plugin_configs/",
+      /projects\/2\//,
+    ],
+    ["an encoded slash", "/svc/api/projects/1%2F..%2F2/plugin_configs/?offset=3", /path is/],
+    ["a doubled trailing slash", "/svc/api/projects/1/plugin_configs//?offset=3", /path is/],
+    ["the collection's parent", "/svc/api/projects/1/?offset=3", /path is/],
+    [
+      "an extra query parameter",
+      "/svc/api/projects/1/plugin_configs/?limit=1000&offset=3&project=2",
+      /"project"/,
+    ],
+    ["a repeated offset", "/svc/api/projects/1/plugin_configs/?offset=3&offset=0", /offset 2 times/],
+    ["an offset that is not an integer", "/svc/api/projects/1/plugin_configs/?offset=-3", /offset "-3"/],
+    [
+      "a limit that is not an integer",
+      "/svc/api/projects/1/plugin_configs/?limit=1e3&offset=3",
+      /limit "1e3"/,
+    ],
+  ])("refuses %s", (_name, link, reason) => {
+    expect(at(link)).toMatch(reason);
+  });
+
+  it("holds log pages to the first request's filters, in any order", () => {
+    const same =
+      "/api/projects/1/plugin_configs/7/logs/?after=2024-06-01T00:00:00.000Z&type_filter=WARN&search=a%20b&type_filter=INFO&limit=100&offset=100";
+    expect(at(same, LOGS)).toBeUndefined();
+    const cases: Array<[string, RegExp]> = [
+      [
+        "/api/projects/1/plugin_configs/7/logs/?limit=100&offset=100&type_filter=INFO&search=a+b&after=2024-06-01T00:00:00.000Z",
+        /"type_filter"/,
+      ],
+      [
+        "/api/projects/1/plugin_configs/7/logs/?type_filter=INFO&type_filter=WARN&search=a+c&after=2024-06-01T00:00:00.000Z&offset=5",
+        /"search"/,
+      ],
+      [
+        "/api/projects/1/plugin_configs/7/logs/?type_filter=INFO&type_filter=WARN&search=a+b&offset=5",
+        /"after"/,
+      ],
+      [
+        "/api/projects/1/plugin_configs/8/logs/?type_filter=INFO&type_filter=WARN&search=a+b&after=2024-06-01T00:00:00.000Z",
+        /path is/,
+      ],
+    ];
+    for (const [link, reason] of cases) expect(at(link, LOGS), link).toMatch(reason);
+  });
+
+  const segment = fc.stringMatching(/^[A-Za-z0-9_@-]{1,12}$/);
+  const pathArb = fc.array(segment, { minLength: 1, maxLength: 5 });
+  const filtersArb = fc.array(fc.tuple(fc.constantFrom("type_filter", "search", "after"), segment), {
+    maxLength: 4,
+  });
+
+  it("accepts any page of the same list (property)", () => {
+    fc.assert(
+      fc.property(
+        pathArb,
+        filtersArb,
+        fc.nat({ max: 10_000 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.boolean(),
+        (path, filters, offset, limit, slash) => {
+          const first = new URL(`https://pcs.example/${path.join("/")}/`);
+          first.searchParams.set("limit", "1000");
+          for (const [name, value] of filters) first.searchParams.append(name, value);
+          const next = new URL(`https://pcs.example/${path.join("/")}${slash ? "/" : ""}`);
+          // The same filters, reversed, with a new page position.
+          for (const [name, value] of [...filters].reverse()) next.searchParams.append(name, value);
+          next.searchParams.set("offset", String(offset));
+          next.searchParams.set("limit", String(limit));
+          expect(describeNextLinkMismatch(first, next)).toBeUndefined();
+        },
+      ),
+    );
+  });
+
+  it("refuses any change of one path segment or one filter (property)", () => {
+    fc.assert(
+      fc.property(
+        pathArb,
+        filtersArb,
+        fc.nat(),
+        segment,
+        fc.boolean(),
+        (path, filters, pick, replacement, changeFilter) => {
+          const build = (segments: string[], query: Array<[string, string]>) => {
+            const url = new URL(`https://pcs.example/${segments.join("/")}/`);
+            for (const [name, value] of query) url.searchParams.append(name, value);
+            return url;
+          };
+          const first = build(path, filters);
+          if (changeFilter) {
+            const changed: Array<[string, string]> = [...filters];
+            const index = pick % (changed.length + 1);
+            const existing = changed[index];
+            if (existing && existing[1] === replacement) return;
+            if (existing) changed[index] = [existing[0], replacement];
+            else changed.push(["search", replacement]);
+            expect(describeNextLinkMismatch(first, build(path, changed))).toMatch(/query differs/);
+          } else {
+            const index = pick % path.length;
+            if (path[index] === replacement) return;
+            const changed = path.map((value, at) => (at === index ? replacement : value));
+            expect(describeNextLinkMismatch(first, build(changed, filters))).toMatch(/path is/);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe("findListInconsistency", () => {
+  const pages = (count: number, ...ids: Array<Array<number | string>>): ListedPage[] =>
+    ids.map((results) => ({ count, results: results.map((id) => ({ id })) }));
+
+  it("accepts pages that add up, and an empty list", () => {
+    expect(findListInconsistency(pages(5, [1, 2, 3], [4, 5]))).toBeUndefined();
+    expect(findListInconsistency(pages(0, []))).toBeUndefined();
+    expect(findListInconsistency([])).toBeUndefined();
+  });
+
+  it("names what does not add up", () => {
+    expect(findListInconsistency([...pages(7, [1, 2, 3]), ...pages(6, [5, 6, 7])])).toBe(
+      "the count went from 7 to 6 between pages 1 and 2",
+    );
+    expect(findListInconsistency(pages(6, [1, 2, 5049], [5049, 6, 7]))).toBe(
+      "id 5049 is listed on pages 1 and 2",
+    );
+    expect(findListInconsistency(pages(2, [3, 3]))).toBe("id 3 is listed twice on page 1");
+    expect(findListInconsistency(pages(7, [1, 2, 3], [5, 6, 7]))).toBe(
+      "6 records were listed for a count of 7",
+    );
+    expect(findListInconsistency(pages(0, [1]))).toBe("1 record was listed for a count of 0");
+    // Projects may list ids as numbers or strings: one project either way.
+    expect(findListInconsistency(pages(2, [7], ["7"]))).toBe("id 7 is listed on pages 1 and 2");
+  });
+
+  /** Reads `list` in pages of `size`, applying `change` to it after the page read first. */
+  function pagedRead(
+    list: number[],
+    size: number,
+    change?: { afterPage: number; apply: (items: number[]) => void },
+  ) {
+    const items = [...list];
+    const read: ListedPage[] = [];
+    for (let offset = 0, index = 0; ; offset += size, index += 1) {
+      read.push({ count: items.length, results: items.slice(offset, offset + size).map((id) => ({ id })) });
+      if (change?.afterPage === index) change.apply(items);
+      if (offset + size >= items.length) return read;
+    }
+  }
+
+  const listArb = fc.uniqueArray(fc.integer({ min: 1, max: 10_000 }), { minLength: 2, maxLength: 40 });
+
+  it("accepts every paged read of a list that held still (property)", () => {
+    fc.assert(
+      fc.property(listArb, fc.integer({ min: 1, max: 45 }), (list, size) => {
+        expect(findListInconsistency(pagedRead(list, size))).toBeUndefined();
+      }),
+    );
+  });
+
+  it("detects any one record deleted or inserted between two pages (property)", () => {
+    fc.assert(
+      fc.property(
+        listArb,
+        fc.integer({ min: 1, max: 39 }),
+        fc.nat(),
+        fc.boolean(),
+        (list, size, at, insert) => {
+          fc.pre(size < list.length);
+          const change = {
+            afterPage: 0,
+            apply: (items: number[]) => {
+              if (insert) items.splice(at % (items.length + 1), 0, 20_000);
+              else items.splice(at % items.length, 1);
+            },
+          };
+          expect(findListInconsistency(pagedRead(list, size, change))).toBeDefined();
+        },
+      ),
+    );
+  });
+});
+
+describe("reading a whole list", () => {
+  const LIST_PATH = "/api/projects/1/plugin_configs/";
+  const isFirstPage = (request: RecordedRequest) => !request.url.includes("offset=");
+
+  it("reads a list again from its first page when a record was deleted between pages", async () => {
+    const records = Array.from({ length: 7 }, (_, index) => record(index + 1));
+    let firstPages = 0;
+    server.setHandler((request, response) => {
+      if (isFirstPage(request)) firstPages += 1;
+      sendListPage(response, server.url, request.url, records);
+      // Record 2 goes once page 1 of the first read is out: the old offsets skip record 4.
+      if (firstPages === 1 && isFirstPage(request)) records.splice(1, 1);
+    });
+    const { client, sleeps, trace } = testClient(server.url, { pageSize: 3 });
+    clients.push(client);
+    const listed = await listAllConfigs(client, "1", "plugin_configs");
+    expect(listed.map((entry) => entry.id)).toEqual([1, 3, 4, 5, 6, 7]);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      `${LIST_PATH}?limit=3`,
+      // Page 2 says 6 now: the first read ends there, one record short, and is read again.
+      `${LIST_PATH}?limit=3&offset=3`,
+      `${LIST_PATH}?limit=3`,
+      `${LIST_PATH}?limit=3&offset=3`,
+    ]);
+    expect(sleeps).toHaveLength(1);
+    expect(trace.join("\n")).toMatch(
+      /the list changed while it was read \(the count went from 7 to 6 between pages 1 and 2\); reading it again \(2\/3\)/,
+    );
+  });
+
+  it("reads a list again when a record was inserted between pages (one record shown twice)", async () => {
+    const records = Array.from({ length: 6 }, (_, index) => record(index + 5044));
+    let firstPages = 0;
+    server.setHandler((request, response) => {
+      if (isFirstPage(request)) firstPages += 1;
+      sendListPage(response, server.url, request.url, records);
+      if (firstPages === 1 && isFirstPage(request)) records.unshift(record(5000));
+    });
+    const client = makeClient({ pageSize: 3 });
+    const listed = await listAllConfigs(client, "1", "plugin_configs");
+    expect(listed.map((entry) => entry.id)).toEqual([5000, 5044, 5045, 5046, 5047, 5048, 5049]);
+    expect(server.requests.filter(isFirstPage)).toHaveLength(2);
+  });
+
+  it("refuses a list that changes on every read, after a bounded number of reads", async () => {
+    const records = Array.from({ length: 5 }, (_, index) => record(index + 1));
+    let nextId = 100;
+    server.setHandler((request, response) => {
+      sendListPage(response, server.url, request.url, records);
+      if (isFirstPage(request)) records.unshift(record(nextId++));
+    });
+    const { client, sleeps } = testClient(server.url, { pageSize: 2 });
+    clients.push(client);
+    const yielded: number[] = [];
+    const error = await (async () => {
+      for await (const entry of listConfigs(client, "1", "plugin_configs")) yielded.push(entry.id);
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ListChangedDuringReadError);
+    expect((error as ListChangedDuringReadError).code).toBe("list_changed_during_read");
+    expect((error as Error).message).toMatch(
+      /^GET \/api\/projects\/1\/plugin_configs\/: the service's list changed while it was being read, on 3 reads in a row \(last: the count went from \d+ to \d+ between pages 1 and 2\), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records/,
+    );
+    // Nothing of a read that was thrown away reached the caller.
+    expect(yielded).toEqual([]);
+    expect(server.requests.filter(isFirstPage)).toHaveLength(LIST_READ_ATTEMPTS);
+    expect(sleeps).toHaveLength(LIST_READ_ATTEMPTS - 1);
+  });
+
+  it("refuses a single page whose count disagrees with its records, on every read", async () => {
+    server.setHandler((_request, response) => sendJson(response, 200, page([record(1), record(2)], null, 3)));
+    const error = await listAllConfigs(makeClient(), "1", "plugin_configs").catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ListChangedDuringReadError);
+    expect((error as Error).message).toContain("(last: 2 records were listed for a count of 3)");
+    expect(server.requests).toHaveLength(LIST_READ_ATTEMPTS);
+  });
+
+  it("refuses a next link to another project's list, and never asks for it", async () => {
+    server.setHandler((request, response) => {
+      if (request.url.startsWith("/api/projects/2/")) return sendJson(response, 200, page([record(9)]));
+      sendJson(
+        response,
+        200,
+        page([record(1)], `${server.url}/api/projects/2/plugin_configs/?limit=1&offset=1`, 2),
+      );
+    });
+    const error = await listAllConfigs(makeClient({ pageSize: 1 }), "1", "plugin_configs").catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(NextLinkOffCollectionError);
+    expect((error as NextLinkOffCollectionError).code).toBe("next_link_off_collection");
+    expect((error as Error).message).toBe(
+      "GET /api/projects/1/plugin_configs/: the next-page link /api/projects/2/plugin_configs/?limit=1&offset=1 is not the next page of this list (its path is /api/projects/2/plugin_configs/, not /api/projects/1/plugin_configs/); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it",
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("refuses a next link to another port of the same host as another origin", async () => {
+    const port = new URL(elsewhere.url).port;
+    server.setHandler((_request, response) =>
+      sendJson(
+        response,
+        200,
+        page([record(1)], `http://127.0.0.1:${port}/api/projects/1/plugin_configs/?offset=1`, 2),
+      ),
+    );
+    await expect(listAllConfigs(makeClient(), "1", "plugin_configs")).rejects.toBeInstanceOf(
+      ForeignNextLinkError,
+    );
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it("reads the project list again when it changed between pages", async () => {
+    const projects = [
+      { id: 1, name: "a" },
+      { id: 2, name: "b" },
+      { id: 3, name: "c" },
+    ];
+    let reads = 0;
+    server.setHandler((request, response) => {
+      if (isFirstPage(request)) reads += 1;
+      sendListPage(response, server.url, request.url, projects);
+      if (reads === 1 && isFirstPage(request)) projects.shift();
+    });
+    const client = makeClient({ pageSize: 2 });
+    expect((await listProjects(client)).map((project) => project.id)).toEqual([2, 3]);
+  });
+});
+
+describe("iterating logs", () => {
+  const entry = (index: number) => ({
+    id: `entry-${index}`,
+    team_id: 1,
+    plugin_id: 12,
+    plugin_config_id: 3,
+    timestamp: new Date(Date.UTC(2024, 5, 1, 0, 0, index)).toISOString(),
+    source: "PLUGIN",
+    type: "INFO",
+    message: `line ${index}`,
+    instance_id: null,
+  });
+
+  it("yields each entry once while new ones arrive at the head, without refusing", async () => {
+    // Newest first: entry 9 at the head.
+    const entries = Array.from({ length: 10 }, (_, index) => entry(9 - index));
+    let served = 0;
+    server.setHandler((request, response) => {
+      sendListPage(response, server.url, request.url, entries);
+      served += 1;
+      // Two new entries after every page: each later page starts with entries already seen.
+      entries.unshift(entry(100 + 2 * served), entry(99 + 2 * served));
+    });
+    const client = makeClient({ pageSize: 4 });
+    const messages: string[] = [];
+    for await (const logged of iterateLogs(client, "1", "plugin_configs", 3)) messages.push(logged.message);
+    expect(messages.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, index) => `line ${9 - index}`));
+    expect(new Set(messages).size).toBe(messages.length);
+  });
+
+  it("refuses a next link that drops the log filters", async () => {
+    server.setHandler((request, response) =>
+      sendJson(
+        response,
+        200,
+        page([entry(1)], `${server.url}${new URL(request.url, server.url).pathname}?limit=1&offset=1`, 3),
+      ),
+    );
+    const client = makeClient({ pageSize: 1 });
+    const read = async () => {
+      for await (const _ of iterateLogs(client, "1", "plugin_configs", 3, { typeFilter: ["ERROR"] })) {
+        // drain
+      }
+    };
+    await expect(read()).rejects.toThrow(/its query differs from the first request's in "type_filter"/);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -128,3 +128,25 @@ export function testClient(
   });
   return { client, sleeps, trace };
 }
+
+/**
+ * Answers a list request with limit/offset paging over `items` as the service does: `count` is
+ * the whole list's, `next` an absolute link to the following page (null on the last).
+ */
+export function sendListPage(
+  response: ServerResponse,
+  serverUrl: string,
+  requestUrl: string,
+  items: readonly unknown[],
+): void {
+  const url = new URL(requestUrl, serverUrl);
+  const limit = Number(url.searchParams.get("limit") ?? 100);
+  const offset = Number(url.searchParams.get("offset") ?? 0);
+  let next: string | null = null;
+  if (offset + limit < items.length) {
+    const link = new URL(url.href);
+    link.searchParams.set("offset", String(offset + limit));
+    next = link.href;
+  }
+  sendJson(response, 200, page(items.slice(offset, offset + limit), next, items.length));
+}
