@@ -21,30 +21,75 @@ function runtimeValidators(): Record<string, ValidateFunction> {
   );
 }
 
+// Integers at and around the bounds the schemas put on ids (1 to 2^53 - 1) and orders.
+const integerArb = fc.oneof(
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(
+    0,
+    -1,
+    1,
+    1.5,
+    Number.MAX_SAFE_INTEGER,
+    2 ** 53,
+    2 ** 53 + 2,
+    -Number.MAX_SAFE_INTEGER,
+    -(2 ** 53),
+    1e300,
+  ),
+);
+const idArb = fc.oneof(integerArb, fc.string(), fc.constant(null));
+
 const recordArb = fc.record(
   {
-    id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
-    plugin: fc.oneof(fc.integer({ min: 1 }), fc.boolean()),
+    id: idArb,
+    plugin: fc.oneof(integerArb, fc.boolean()),
     enabled: fc.oneof(fc.boolean(), fc.constant("yes")),
-    order: fc.integer(),
+    order: integerArb,
     name: fc.oneof(fc.string(), fc.constant(null), fc.integer()),
     description: fc.option(fc.string(), { nil: null }),
     deleted: fc.boolean(),
-    match_action: fc.option(fc.integer(), { nil: null }),
+    match_action: fc.option(integerArb, { nil: null }),
+    team_id: idArb,
     config: fc.anything(),
   },
   { requiredKeys: ["id", "plugin", "enabled", "order", "deleted"] },
 );
 
-const responseArb = fc.oneof(
-  recordArb,
-  fc.array(recordArb, { maxLength: 3 }),
+const logEntryArb = fc.record(
+  {
+    id: fc.oneof(fc.string(), fc.constantFrom("", " "), integerArb),
+    team_id: idArb,
+    plugin_id: idArb,
+    plugin_config_id: idArb,
+    timestamp: fc.constant("2024-06-01T00:00:00Z"),
+    source: fc.constant("PLUGIN"),
+    type: fc.constant("INFO"),
+    message: fc.string(),
+    instance_id: fc.option(fc.string(), { nil: null }),
+  },
+  { requiredKeys: ["id", "timestamp", "source", "type", "message"] },
+);
+
+const projectArb = fc.record(
+  { id: fc.oneof(idArb, fc.constantFrom("", " ", "7")), name: fc.option(fc.string(), { nil: null }) },
+  { requiredKeys: ["id"] },
+);
+
+const pageOf = (items: fc.Arbitrary<unknown>) =>
   fc.record({
     count: fc.oneof(fc.nat(), fc.string()),
     next: fc.option(fc.webUrl(), { nil: null }),
     previous: fc.option(fc.webUrl(), { nil: null }),
-    results: fc.array(recordArb, { maxLength: 3 }),
-  }),
+    results: fc.array(items, { maxLength: 3 }),
+  });
+
+const responseArb = fc.oneof(
+  recordArb,
+  fc.array(recordArb, { maxLength: 3 }),
+  pageOf(recordArb),
+  pageOf(logEntryArb),
+  pageOf(projectArb),
   fc.record({ type: fc.string(), code: fc.string(), detail: fc.anything(), attr: fc.option(fc.string()) }),
   fc.anything(),
 );
