@@ -104,7 +104,7 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
   try {
     const declaredLength = Number(response.headers["content-length"]);
     if (Number.isFinite(declaredLength) && declaredLength > request.maxResponseBytes) {
-      response.body.destroy();
+      discard(response.body);
       throw tooLarge();
     }
     const codings = contentCodings(response.headers["content-encoding"]);
@@ -143,6 +143,12 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
   } finally {
     clearTimeout(deadline);
   }
+}
+
+/** Drops a body nobody reads; destroying it unread emits an abort error that must not go unheard. */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => undefined);
+  body.destroy();
 }
 
 function tooLarge(encoding?: string): TransportFailure {
@@ -193,7 +199,7 @@ async function inflate(
   const shown = codings.join(", ");
   const unsupported = codings.find((coding) => !isCoding(coding));
   if (unsupported !== undefined || codings.length > MAX_CODINGS) {
-    response.body.destroy();
+    discard(response.body);
     throw new TransportFailure({
       kind: "undecodable",
       reason: "content_encoding",
