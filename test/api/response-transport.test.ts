@@ -74,6 +74,15 @@ describe("compressed answers", () => {
     expect(records.map((entry) => entry.id)).toEqual([1, 2]);
   });
 
+  it("reads an empty body as empty whatever its encoding says", async () => {
+    server.setHandler((_request, response) => sendEncoded(response, "gzip", Buffer.alloc(0)));
+    const answer = await makeClient().request({
+      method: "GET",
+      url: new URL(`${server.url}/api/projects/1/plugin_configs/5/frontend/`),
+    });
+    expect(answer.body.length).toBe(0);
+  });
+
   it("stops inflating a bomb at the memory bound", async () => {
     // 64 MiB of zeros from about 64 KiB on the wire; the bound is 1 MiB.
     const member = gzipSync(Buffer.alloc(1024 * 1024));
