@@ -154,8 +154,12 @@ export interface ListedPage {
  * Why the pages of one read of a list do not add up to one state of it, or undefined when they
  * do: `count` must be the same on every page, every id listed once, and the records read as many
  * as `count`. A record deleted between two pages shifts the offsets (one is skipped, `count`
- * drops); one inserted shows a record twice. `count` and the page's records come from two
- * queries of the service, so even a single page can disagree with itself while the list changes.
+ * drops); one inserted shows a record twice; a record moved across a page boundary (a reorder)
+ * is read twice or not at all, and with `count` steady a skip implies a repeat. `count` and the
+ * page's records come from two queries of the service, so even a single page can disagree with
+ * itself while the list changes. What the envelope cannot show: a record deleted behind the read
+ * and another inserted ahead of it between the same two pages (count, ids and total all agree);
+ * apply's dedupe after its creates is what catches a create planned from such a read.
  */
 export function findListInconsistency(pages: readonly ListedPage[]): string | undefined {
   const [first] = pages;
