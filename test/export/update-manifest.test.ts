@@ -56,7 +56,7 @@ describe("updateManifestText", () => {
 
   it("produces a manifest that loads to the exported state", () => {
     const text = updateManifestText(EXISTING, result, "pcsync.yaml");
-    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }], {});
+    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }]);
     expect(loaded.errors).toEqual([]);
     const family = loaded.value?.families.find((item) => item.project === "1");
     expect(
@@ -69,7 +69,7 @@ describe("updateManifestText", () => {
 
   it("adds a project that the file does not have yet, and writes new files from scratch", () => {
     const text = updateManifestText("version: 1\nprojects: {}\n", result, "new.yaml");
-    expect(loadManifestSources([{ file: "new.yaml", text }], {}).errors).toEqual([]);
+    expect(loadManifestSources([{ file: "new.yaml", text }]).errors).toEqual([]);
     expect(renderNewManifest(result)).toContain("prune: false");
   });
 
