@@ -91,7 +91,9 @@ describe("--var and --var-file", () => {
   });
 
   it("are refused beside apply --plan, which would ignore them", async () => {
-    const saved = await run(["plan", "--out", "plan.json"], {
+    // Absolute: --out and --plan are read relative to the process, not to the in-process cwd.
+    const planFile = join(directory, "plan.json");
+    const saved = await run(["plan", "--out", planFile], {
       PCSYNC_VAR_A: "a",
       PCSYNC_VAR_B: "b",
       PCSYNC_VAR_C: "c",
@@ -101,7 +103,7 @@ describe("--var and --var-file", () => {
       ["--var", "A=1"],
       ["--var-file", "one.yaml"],
     ]) {
-      const result = await run(["apply", "--plan", "plan.json", ...flags]);
+      const result = await run(["apply", "--plan", planFile, ...flags]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`${flags[0]} cannot be combined with --plan`);
     }
