@@ -1,8 +1,10 @@
 // `${NAME}`, `${NAME:-default}` and the `$${` escape on single strings: only variables handed to
 // pcsync are read, and the API key can never come out, whatever spells it.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { interpolateText } from "../../src/manifest/interpolate.js";
+import { containsSecret } from "../../src/manifest/secrets.js";
 import { resolveVariables, variablesFromEnvironment } from "../../src/manifest/variables.js";
 
 const KEY = "phx_Interp+Key/0123456789=abcdef";
@@ -174,5 +176,27 @@ describe("the API key is never interpolated", () => {
 
   it("leaves values alone when no key is known", () => {
     expect(interpolateText("${T}", variablesFromEnvironment({ PCSYNC_VAR_T: KEY })).value).toBe(KEY);
+  });
+
+  it("lets no text and no variables, however cut and joined, put the key into a value", () => {
+    const pieces = [KEY, KEY.slice(0, 9), KEY.slice(9, 21), KEY.slice(21), encodeURIComponent(KEY)];
+    const fragment = fc.oneof(
+      fc.constantFrom(...pieces, "${A}", "${B}", "${A:-x}", "${PCSYNC_API_KEY}", "$${", "-"),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fragment, { maxLength: 8 }),
+        fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 3 })), { maxLength: 3 }),
+        fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 3 })), { maxLength: 3 }),
+        (parts, a, b) => {
+          const variables = keyed({ PCSYNC_VAR_A: a.join(""), PCSYNC_VAR_B: b.join("") });
+          const result = interpolateText(parts.join(""), variables);
+          expect(containsSecret(result.value, [KEY])).toBe(false);
+          expect(containsSecret(JSON.stringify(result.problems), [KEY])).toBe(false);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
