@@ -22,6 +22,7 @@ import type { DesiredState } from "./types.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
+  type ResolvedVariables,
   resolveVariables,
   type VariableAssignment,
 } from "./variables.js";
@@ -30,6 +31,7 @@ export type { ManifestDiagnostic } from "./diagnostics.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
+export { resolveTextWith } from "./interpolate.js";
 export {
   API_KEY_VARIABLE,
   type ManifestVariables,
@@ -68,13 +70,7 @@ export const MAX_ERRORS_PER_FILE = 100;
 
 /** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
-  const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
-  const resolved = resolveVariables({
-    env: options.env,
-    varFiles: varFiles.sources,
-    assignments: options.assignments ?? [],
-    secrets: options.secrets ?? [],
-  });
+  const { resolved, varFiles } = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
   const loaded = loadManifestSources(read.sources, resolved.variables);
   const files = read.sources.map((source) => source.file);
@@ -102,6 +98,32 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     ),
     files,
   };
+}
+
+/**
+ * The variables alone, for a command that reads manifest text without loading it (export -o);
+ * var-file problems come back as diagnostics.
+ */
+export async function loadVariables(options: LoadOptions): Promise<ResolvedVariables> {
+  const { resolved, varFiles } = await readAndResolveVariables(options);
+  const secrets = resolved.variables.secrets ?? [];
+  const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
+  return {
+    variables: resolved.variables,
+    errors: redactDiagnostics(sortDiagnostics([...varFiles.errors, ...resolved.errors], order), secrets),
+    warnings: redactDiagnostics(sortDiagnostics(resolved.warnings, order), secrets),
+  };
+}
+
+async function readAndResolveVariables(options: LoadOptions) {
+  const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
+  const resolved = resolveVariables({
+    env: options.env,
+    varFiles: varFiles.sources,
+    assignments: options.assignments ?? [],
+    secrets: options.secrets ?? [],
+  });
+  return { resolved, varFiles };
 }
 
 /**

@@ -117,6 +117,14 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
   return { value, changed, problems };
 }
 
+/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
+export function resolveTextWith(variables: ManifestVariables): (text: string) => string | undefined {
+  return (text) => {
+    const result = interpolateText(text, variables);
+    return result.problems.length > 0 ? undefined : result.value;
+  };
+}
+
 function describeUnset(name: string, variables: ManifestVariables): string {
   const envName = `${VARIABLE_ENV_PREFIX}${name}`;
   const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;

@@ -1,8 +1,9 @@
 // --var and --var-file on the commands that load a manifest, in-process against an emulator on
 // port 0: precedence as documented, malformed flags refused without quoting them, apply --plan
-// refusing them (it would ignore them), demo passing them on without echoing values.
+// refusing them (it would ignore them), export -o matching an existing manifest's ${NAME} with
+// them, demo passing them on without echoing values.
 
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,8 +110,41 @@ describe("--var and --var-file", () => {
     }
   });
 
+  it("let export -o update the block whose key interpolates to the project", async () => {
+    const target = join(directory, "exported.yaml");
+    await writeFile(
+      target,
+      'version: 1\nprojects:\n  "${P}":\n    plugin_configs:\n      configs:\n        - name: GeoIP\n          plugin: ${PLUGIN}\n',
+    );
+    const result = await run(
+      ["export", "--project", "1", "--family", "plugin_configs", "-o", target, "--var", "P=1"],
+      {
+        PCSYNC_VAR_PLUGIN: "1",
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const plan = await run(["plan", "-f", target, "--var", "P=1", "--detailed-exitcode"], {
+      PCSYNC_VAR_PLUGIN: "1",
+    });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const text = await readFile(target, "utf8");
+    expect(text).toContain('  "${P}":\n');
+    expect(text).toContain("plugin: ${PLUGIN}\n");
+    expect(text).not.toContain('"1":');
+  });
+
+  it("end export before any request when a var file is missing", async () => {
+    emulator.resetRequestLog();
+    const result = await run(["export", "--project", "1", "--var-file", "missing.yaml"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split("\n")[0]).toBe(
+      "missing.yaml: no such file; check the path given to --var-file",
+    );
+    expect(emulator.requestLog).toEqual([]);
+  });
+
   it("are listed by --help on every command that loads a manifest", async () => {
-    for (const command of ["validate", "plan", "apply", "demo"]) {
+    for (const command of ["validate", "plan", "apply", "export", "demo"]) {
       const help = await run([command, "--help"]);
       expect(help.stdout, command).toContain("--var <NAME=VALUE>");
       expect(help.stdout, command).toContain("--var-file <file>");

@@ -10,9 +10,12 @@ import {
   type DesiredState,
   formatDiagnostic,
   formatGithubAnnotation,
+  type LoadOptions,
   type LoadResult,
   loadManifests,
+  loadVariables,
   ManifestError,
+  type ManifestVariables,
   parseVariableAssignment,
   summarizeErrors,
   type VariableAssignment,
@@ -85,19 +88,31 @@ function ordinal(n: number): string {
  * cannot be read is left for the connection to report.
  */
 export async function loadManifestsFromFlags(flags: ManifestFlags, io: CliIo): Promise<LoadResult> {
+  return loadManifests(flags.file, await variableOptions(flags, io));
+}
+
+async function variableOptions(flags: Omit<ManifestFlags, "file">, io: CliIo): Promise<LoadOptions> {
   const assignments = parseVariableFlags(flags.var);
   const secrets: string[] = [];
   if (flags.apiKeyFile !== undefined) {
     const key = await readFile(resolve(io.cwd, flags.apiKeyFile), "utf8").catch(() => undefined);
     if (key !== undefined && key.trim() !== "") secrets.push(key.trim());
   }
-  return loadManifests(flags.file, {
-    env: io.env,
-    cwd: io.cwd,
-    varFiles: flags.varFile ?? [],
-    assignments,
-    secrets,
-  });
+  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
+}
+
+/**
+ * The variables alone (export -o matches an existing manifest's `${NAME}` with them); var-file
+ * problems are printed like manifest ones and end the command.
+ */
+export async function loadVariablesOrThrow(
+  flags: Omit<ManifestFlags, "file">,
+  io: CliIo,
+): Promise<ManifestVariables> {
+  const result = await loadVariables(await variableOptions(flags, io));
+  printDiagnostics({ ...result, value: undefined, files: [] }, io);
+  if (result.errors.length > 0) throw new ManifestError(result.errors);
+  return result.variables;
 }
 
 /**
