@@ -154,8 +154,12 @@ export function updateManifestText(
       const match =
         (config.id === undefined
           ? undefined
-          : existing.find((item) => !used.has(item) && sameValue(item.get("id", true), config.id, resolveText))) ??
-        existing.find((item) => !used.has(item) && sameValue(item.get("name", true), config.name, resolveText));
+          : existing.find(
+              (item) => !used.has(item) && sameValue(item.get("id", true), config.id, resolveText),
+            )) ??
+        existing.find(
+          (item) => !used.has(item) && sameValue(item.get("name", true), config.name, resolveText),
+        );
       if (match) used.add(match);
       return match;
     };

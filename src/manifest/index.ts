@@ -28,10 +28,10 @@ import {
 } from "./variables.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
+export { resolveTextWith } from "./interpolate.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
-export { resolveTextWith } from "./interpolate.js";
 export {
   API_KEY_VARIABLE,
   type ManifestVariables,
