@@ -1,6 +1,6 @@
 // `pcsync validate`: checks the manifest offline (schema and semantic checks) and prints every
-// problem as file:line:col. Also the manifest plumbing plan, apply and demo share: the -f, --var
-// and --var-file options, and loading with diagnostics printed (and annotated on GitHub Actions).
+// problem as file:line:col. Also the manifest plumbing plan, apply, export and demo share: -f, --var
+// and --var-file, and loading with diagnostics printed (and annotated on GitHub Actions).
 
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
