@@ -87,7 +87,7 @@ function describeOption(
     flags,
     description: firstLine(option.description),
     takesValue,
-    valueName: valueName.replace(/[^\w|-]/g, "") || "value",
+    valueName: valueName.replace(/[^\w|=-]/g, "") || "value",
     choices: takesValue ? choices.filter((choice) => SAFE_TOKEN.test(choice)) : [],
     files: takesValue && FILE_VALUE.test(valueName),
     // Commander has no notion of "repeatable" for collecting parsers; help texts say it.

@@ -22,13 +22,44 @@ function scalarValue(node: unknown): unknown {
   return isScalar(node) ? node.value : undefined;
 }
 
+/**
+ * What a manifest text means after `${NAME}` interpolation, or undefined when it cannot be known
+ * (an unset variable). Export takes it from the same variables plan would use.
+ */
+export type ResolveText = (text: string) => string | undefined;
+
+/** Without variables, only text without references means itself. */
+const WITHOUT_VARIABLES: ResolveText = (text) => (text.includes("${") ? undefined : text);
+
+/**
+ * Whether an existing value already says `value`: as written, or once interpolated (then typed like
+ * `value`, as the loader would), so that `plugin: ${PLUGIN_ID}` survives an export that agrees with it.
+ */
+function sameValue(node: unknown, value: unknown, resolveText: ResolveText): boolean {
+  const current = scalarValue(node);
+  if (current === value) return true;
+  if (typeof current !== "string" || !current.includes("${")) return false;
+  const text = resolveText(current);
+  if (text === undefined) return false;
+  if (typeof value === "string") return text === value;
+  const trimmed = text.trim();
+  if (typeof value === "number") return /^[+-]?\d+$/.test(trimmed) && Number(trimmed) === value;
+  if (typeof value === "boolean") return trimmed === String(value);
+  return false;
+}
+
 /** Updates one existing config map in place: changed values replaced, stale managed keys removed. */
-function updateConfigNode(node: YAMLMap, config: ExportedConfig, document: Document): void {
+function updateConfigNode(
+  node: YAMLMap,
+  config: ExportedConfig,
+  document: Document,
+  resolveText: ResolveText,
+): void {
   for (const field of EXPORTED_FIELDS) {
     const value = config[field];
     if (value === undefined) {
       if (node.has(field)) node.delete(field);
-    } else if (scalarValue(node.get(field, true)) !== value) {
+    } else if (!sameValue(node.get(field, true), value, resolveText)) {
       node.set(field, document.createNode(value));
     }
   }
@@ -51,8 +82,47 @@ function childSeq(parent: YAMLMap, key: string): YAMLSeq {
   return created;
 }
 
+/**
+ * The block of `project` under `projects`: the key written as that id, or one that interpolates to
+ * it (`"${PROJECT_ID:-1}"`), which keeps its spelling. Keys that cannot be interpolated are reported.
+ */
+function projectMap(
+  projects: YAMLMap,
+  project: string,
+  document: Document,
+  resolveText: ResolveText,
+  warn: (message: string) => void,
+): YAMLMap {
+  for (const pair of projects.items) {
+    if (!isScalar(pair.key) || !isMap(pair.value)) continue;
+    const key = String(pair.key.value);
+    if (key === project) return pair.value;
+    if (!key.includes("${")) continue;
+    const resolved = resolveText(key);
+    if (resolved === project) return pair.value;
+    if (resolved === undefined) {
+      warn(
+        `project key "${key}" cannot be interpolated (a variable is not set), so it is not matched with project ${project}; pass the PCSYNC_VAR_*, --var or --var-file that plan uses`,
+      );
+    }
+  }
+  return childMap(projects, project, document);
+}
+
+export interface UpdateOptions {
+  /** Interpolates references in the existing manifest; without it, only literal text matches. */
+  resolveText?: ResolveText;
+  warn?: (message: string) => void;
+}
+
 /** Merges the export of one project into an existing manifest's text, keeping comments and layout. */
-export function updateManifestText(text: string, result: ExportResult, fileName: string): string {
+export function updateManifestText(
+  text: string,
+  result: ExportResult,
+  fileName: string,
+  options: UpdateOptions = {},
+): string {
+  const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
   const document = parseDocument(text, { keepSourceTokens: true });
   if (document.errors.length > 0) {
     throw new PcsyncError(
@@ -67,10 +137,16 @@ export function updateManifestText(text: string, result: ExportResult, fileName:
     );
   }
   if (!document.has("version")) document.set("version", 1);
-  const projectMap = childMap(childMap(document.contents, "projects", document), result.project, document);
+  const block = projectMap(
+    childMap(document.contents, "projects", document),
+    result.project,
+    document,
+    resolveText,
+    (message) => options.warn?.(`${fileName}: ${message}`),
+  );
 
   for (const family of result.families) {
-    const blockMap = childMap(projectMap, family.family, document, { prune: false, configs: [] });
+    const blockMap = childMap(block, family.family, document, { prune: false, configs: [] });
     const seq = childSeq(blockMap, "configs");
     const existing = seq.items.filter((item): item is YAMLMap => isMap(item));
     const used = new Set<YAMLMap>();
@@ -78,8 +154,12 @@ export function updateManifestText(text: string, result: ExportResult, fileName:
       const match =
         (config.id === undefined
           ? undefined
-          : existing.find((item) => !used.has(item) && scalarValue(item.get("id", true)) === config.id)) ??
-        existing.find((item) => !used.has(item) && scalarValue(item.get("name", true)) === config.name);
+          : existing.find(
+              (item) => !used.has(item) && sameValue(item.get("id", true), config.id, resolveText),
+            )) ??
+        existing.find(
+          (item) => !used.has(item) && sameValue(item.get("name", true), config.name, resolveText),
+        );
       if (match) used.add(match);
       return match;
     };
@@ -88,7 +168,7 @@ export function updateManifestText(text: string, result: ExportResult, fileName:
     seq.items = family.configs.map((config) => {
       const node = take(config);
       if (!node) return document.createNode(config);
-      updateConfigNode(node, config, document);
+      updateConfigNode(node, config, document, resolveText);
       return node;
     });
   }

@@ -1,5 +1,6 @@
-// Loads manifest files into the desired state: read, parse with positions, interpolate, validate
-// against the schema, check semantics, merge. Problems come back as diagnostics, never thrown.
+// Loads manifest files into the desired state: read, parse with positions, interpolate the
+// variables handed to pcsync, validate against the schema, check semantics, merge. Problems come
+// back as diagnostics, never thrown.
 
 import { buildDesiredFamilies } from "./desired-state.js";
 import {
@@ -13,15 +14,34 @@ import {
 import { interpolateTree } from "./interpolate.js";
 import { parseYamlWithPositions, type YamlProblem } from "./load-yaml.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
-import { type ManifestSource, readManifestSources } from "./read-files.js";
+import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { toPlainManifest, validateManifestSchema } from "./schema-validate.js";
+import { redactSecrets } from "./secrets.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
 import type { DesiredState } from "./types.js";
+import {
+  type ManifestVariables,
+  NO_VARIABLES,
+  type ResolvedVariables,
+  resolveVariables,
+  type VariableAssignment,
+} from "./variables.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
+export { resolveTextWith } from "./interpolate.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
+export {
+  API_KEY_VARIABLE,
+  type ManifestVariables,
+  NO_VARIABLES,
+  parseVariableAssignment,
+  resolveVariables,
+  VARIABLE_ENV_PREFIX,
+  type VariableAssignment,
+  variablesFromEnvironment,
+} from "./variables.js";
 export { formatDiagnostic, formatGithubAnnotation };
 
 export interface LoadResult {
@@ -34,8 +54,15 @@ export interface LoadResult {
 }
 
 export interface LoadOptions {
+  /** Read for PCSYNC_VAR_* (the variables) and PCSYNC_API_KEY (refused in any value), nothing else. */
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** `--var-file` paths, in the order given: each overrides the environment and the files before it. */
+  varFiles?: readonly string[];
+  /** `--var NAME=VALUE` assignments, in the order given: they override everything, the last one wins. */
+  assignments?: readonly VariableAssignment[];
+  /** Secrets besides the environment's PCSYNC_API_KEY that no value may contain (a key file's key). */
+  secrets?: readonly string[];
 }
 
 /** Most errors reported per file: past that, hostile or mangled input only adds noise. */
@@ -43,26 +70,75 @@ export const MAX_ERRORS_PER_FILE = 100;
 
 /** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
+  const { resolved, varFiles } = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
-  const loaded = loadManifestSources(read.sources, options.env);
+  const loaded = loadManifestSources(read.sources, resolved.variables);
   const files = read.sources.map((source) => source.file);
-  const order = [...new Set([...paths, ...files, ...read.errors.map((error) => error.file)])];
-  const errors = sortDiagnostics([...read.errors, ...loaded.errors], order);
+  // Var files first: a broken one explains the unset variables reported in the manifests.
+  const order = [
+    ...new Set([
+      ...varFiles.errors.map((error) => error.file),
+      ...varFiles.sources.map((source) => source.file),
+      ...paths,
+      ...files,
+      ...read.errors.map((error) => error.file),
+    ]),
+  ];
+  const secrets = resolved.variables.secrets ?? [];
+  const errors = redactDiagnostics(
+    sortDiagnostics([...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors], order),
+    secrets,
+  );
   return {
     value: errors.length > 0 ? undefined : loaded.value,
     errors,
-    warnings: sortDiagnostics([...read.warnings, ...loaded.warnings], order),
+    warnings: redactDiagnostics(
+      sortDiagnostics([...resolved.warnings, ...read.warnings, ...loaded.warnings], order),
+      secrets,
+    ),
     files,
   };
 }
 
-/** The pure part of loadManifests: manifest texts in, desired state or diagnostics out. */
-export function loadManifestSources(sources: readonly ManifestSource[], env: NodeJS.ProcessEnv): LoadResult {
+/**
+ * The variables alone, for a command that reads manifest text without loading it (export -o);
+ * var-file problems come back as diagnostics.
+ */
+export async function loadVariables(options: LoadOptions): Promise<ResolvedVariables> {
+  const { resolved, varFiles } = await readAndResolveVariables(options);
+  const secrets = resolved.variables.secrets ?? [];
+  const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
+  return {
+    variables: resolved.variables,
+    errors: redactDiagnostics(sortDiagnostics([...varFiles.errors, ...resolved.errors], order), secrets),
+    warnings: redactDiagnostics(sortDiagnostics(resolved.warnings, order), secrets),
+  };
+}
+
+async function readAndResolveVariables(options: LoadOptions) {
+  const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
+  const resolved = resolveVariables({
+    env: options.env,
+    varFiles: varFiles.sources,
+    assignments: options.assignments ?? [],
+    secrets: options.secrets ?? [],
+  });
+  return { resolved, varFiles };
+}
+
+/**
+ * The pure part of loadManifests: manifest texts in, desired state or diagnostics out. Without
+ * `variables`, any `${NAME}` without a default is an error.
+ */
+export function loadManifestSources(
+  sources: readonly ManifestSource[],
+  variables: ManifestVariables = NO_VARIABLES,
+): LoadResult {
   const errors: ManifestDiagnostic[] = [];
   const warnings: ManifestDiagnostic[] = [];
   const loadedFiles: LoadedManifestFile[] = [];
   for (const source of sources) {
-    const result = loadOneManifest(source, env);
+    const result = loadOneManifest(source, variables);
     errors.push(...result.errors);
     warnings.push(...result.warnings);
     if (result.loaded !== undefined) loadedFiles.push(result.loaded);
@@ -70,17 +146,33 @@ export function loadManifestSources(sources: readonly ManifestSource[], env: Nod
   const merged = mergeManifestFiles(loadedFiles);
   errors.push(...merged.errors);
   const files = sources.map((source) => source.file);
+  const secrets = variables.secrets ?? [];
   return {
     value: errors.length > 0 ? undefined : merged.state,
-    errors: sortDiagnostics(errors, files),
-    warnings: sortDiagnostics(warnings, files),
+    errors: redactDiagnostics(sortDiagnostics(errors, files), secrets),
+    warnings: redactDiagnostics(sortDiagnostics(warnings, files), secrets),
     files,
   };
 }
 
+/**
+ * The API key is refused where the loader finds it, and those messages never quote it; this is
+ * the last guard, for a message that quotes manifest text the loader had no reason to suspect.
+ */
+function redactDiagnostics(
+  diagnostics: ManifestDiagnostic[],
+  secrets: readonly string[],
+): ManifestDiagnostic[] {
+  if (secrets.length === 0) return diagnostics;
+  return diagnostics.map((diagnostic) => ({
+    ...diagnostic,
+    message: redactSecrets(diagnostic.message, secrets),
+  }));
+}
+
 function loadOneManifest(
   source: ManifestSource,
-  env: NodeJS.ProcessEnv,
+  variables: ManifestVariables,
 ): { errors: ManifestDiagnostic[]; warnings: ManifestDiagnostic[]; loaded: LoadedManifestFile | undefined } {
   const { file } = source;
   const toErrors = (problems: readonly YamlProblem[]) =>
@@ -96,7 +188,7 @@ function loadOneManifest(
     return { errors: [error], warnings, loaded: undefined };
   }
 
-  const interpolated = interpolateTree(parsed.root, env, parsed.positionAt);
+  const interpolated = interpolateTree(parsed.root, variables, parsed.positionAt);
   const plain = toPlainManifest(interpolated.root);
   const schema = validateManifestSchema(plain);
   const semantics = checkManifestSemantics(plain);

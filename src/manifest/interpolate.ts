@@ -1,20 +1,42 @@
-// `${VAR}` and `${VAR:-default}` in values and project keys, from the environment; `$${` writes a
-// literal `${`. One pass: a variable's value is never interpolated again, so it cannot inject more.
+// `${NAME}` and `${NAME:-default}` in values and project keys, from the variables handed to pcsync
+// (see variables.ts), never from the rest of the environment; `$${` writes a literal `${`. One pass:
+// a variable's value is never interpolated again, so it cannot inject more. No value may contain
+// the API key, written or interpolated: plans, pull-request comments and logs would show it.
 
 import type { Position } from "./diagnostics.js";
 import type { MapEntry, ScalarNode, SourceSpan, ValueNode, YamlProblem } from "./load-yaml.js";
+import { containsSecret } from "./secrets.js";
+import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
 
 export interface InterpolatedText {
+  /** The text with references replaced; empty when it held the API key. */
   value: string;
-  /** Whether anything was replaced (a reference or an escape). */
+  /** Whether anything was replaced (a reference or an escape), or the text was refused. */
   changed: boolean;
+  /** Problems name the `${...}` token they are about; "" for the text as a whole. */
   problems: { token: string; message: string }[];
 }
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
-/** Replaces the references in one string; problems name the `${...}` token they are about. */
-export function interpolateText(text: string, env: NodeJS.ProcessEnv): InterpolatedText {
+const KEY_NEVER_INTERPOLATED =
+  "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
+
+/** Replaces the references in one string. */
+export function interpolateText(text: string, variables: ManifestVariables = NO_VARIABLES): InterpolatedText {
+  const secrets = variables.secrets ?? [];
+  if (containsSecret(text, secrets)) {
+    return {
+      value: "",
+      changed: true,
+      problems: [
+        {
+          token: "",
+          message: `this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
+        },
+      ],
+    };
+  }
   if (!text.includes("${")) return { value: text, changed: false, problems: [] };
   const problems: InterpolatedText["problems"] = [];
   let value = "";
@@ -58,19 +80,63 @@ export function interpolateText(text: string, env: NodeJS.ProcessEnv): Interpola
       value += token;
       continue;
     }
-    const fromEnv = env[name];
-    // As in the shell, `:-` also replaces a variable that is set but empty.
-    if (fromEnv !== undefined && (fallback === undefined || fromEnv !== "")) value += fromEnv;
-    else if (fallback !== undefined) value += fallback;
-    else {
+    if (name === API_KEY_VARIABLE) {
       problems.push({
         token,
-        message: `environment variable ${name} is not set; set it, or give a default: \${${name}:-value}`,
+        message: `\${${name}} is refused: ${KEY_NEVER_INTERPOLATED}; pcsync reads the key only to authenticate`,
       });
+      continue;
     }
+    const variable = variables.values.get(name);
+    if (variable !== undefined && containsSecret(variable.value, secrets)) {
+      problems.push({
+        token,
+        message: `the value of ${name} (from ${variable.origin}) contains the API key; ${KEY_NEVER_INTERPOLATED}. Give ${name} another value`,
+      });
+      continue;
+    }
+    // As in the shell, `:-` also replaces a variable that is set but empty.
+    if (variable !== undefined && (fallback === undefined || variable.value !== "")) value += variable.value;
+    else if (fallback !== undefined) value += fallback;
+    else problems.push({ token, message: describeUnset(name, variables) });
   }
   value += text.slice(index);
+  // Each part may be harmless while the parts together spell the key.
+  if (problems.length === 0 && containsSecret(value, secrets)) {
+    return {
+      value: "",
+      changed: true,
+      problems: [
+        {
+          token: "",
+          message: `after interpolation this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Check the variables it uses`,
+        },
+      ],
+    };
+  }
   return { value, changed, problems };
+}
+
+/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
+export function resolveTextWith(variables: ManifestVariables): (text: string) => string | undefined {
+  return (text) => {
+    const result = interpolateText(text, variables);
+    return result.problems.length > 0 ? undefined : result.value;
+  };
+}
+
+function describeUnset(name: string, variables: ManifestVariables): string {
+  const envName = `${VARIABLE_ENV_PREFIX}${name}`;
+  const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
+  if (name.startsWith(VARIABLE_ENV_PREFIX) && name.length > VARIABLE_ENV_PREFIX.length) {
+    const short = name.slice(VARIABLE_ENV_PREFIX.length);
+    return `variable ${name} is not set; write \${${short}}: the ${VARIABLE_ENV_PREFIX} prefix belongs only on the environment variable (${name} sets \${${short}})`;
+  }
+  // An old manifest read plain environment variables: name the new spelling, never the value.
+  if (variables.unprefixedEnvironmentNames?.has(name)) {
+    return `variable ${name} is not set: pcsync no longer reads the environment variable ${name} (a manifest could read any secret that way); set ${envName} or pass --var ${name}=VALUE`;
+  }
+  return `variable ${name} is not set; ${ways}`;
 }
 
 function describeBadReference(inner: string): string {
@@ -82,16 +148,23 @@ function describeBadReference(inner: string): string {
   return `invalid reference "\${${inner}}"; write \${NAME} or \${NAME:-default} (letters, digits, _), or \`$\${\` for a literal \`\${\``;
 }
 
-/** Interpolates every string value, and the project ids (the keys of `projects`). */
+/**
+ * Interpolates every string value, and the project ids (the keys of `projects`). Any other key
+ * holding the API key is refused (and dropped, so that no later message quotes it).
+ */
 export function interpolateTree(
   root: ValueNode,
-  env: NodeJS.ProcessEnv,
+  variables: ManifestVariables,
   positionAt: (offset: number) => Position,
 ): { root: ValueNode; errors: YamlProblem[] } {
   const errors: YamlProblem[] = [];
+  const secrets = variables.secrets ?? [];
 
-  const interpolateSpan = (text: string, span: SourceSpan): { value: string; changed: boolean } => {
-    const result = interpolateText(text, env);
+  const interpolateSpan = (
+    text: string,
+    span: SourceSpan,
+  ): { value: string; changed: boolean; failed: boolean } => {
+    const result = interpolateText(text, variables);
     let searchFrom = 0;
     for (const problem of result.problems) {
       // Point at the reference itself when it appears verbatim in the source (it does unless escaped).
@@ -100,7 +173,7 @@ export function interpolateTree(
       const position = found >= 0 ? positionAt(span.offset + found) : span.position;
       errors.push({ position, message: problem.message });
     }
-    return { value: result.value, changed: result.changed };
+    return { value: result.value, changed: result.changed, failed: result.problems.length > 0 };
   };
 
   const visit = (node: ValueNode, isProjects: boolean, isRoot: boolean): ValueNode => {
@@ -113,7 +186,18 @@ export function interpolateTree(
     const entries: MapEntry[] = [];
     const seen = new Map<string, Position>();
     for (const entry of node.entries) {
-      const key = isProjects ? interpolateSpan(entry.key, entry.keySpan).value : entry.key;
+      if (!isProjects) {
+        if (containsSecret(entry.key, secrets)) {
+          errors.push({
+            position: entry.keySpan.position,
+            message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
+          });
+          continue;
+        }
+        entries.push({ ...entry, value: visit(entry.value, isRoot && entry.key === "projects", false) });
+        continue;
+      }
+      const { value: key, failed } = interpolateSpan(entry.key, entry.keySpan);
       const first = seen.get(key);
       if (first !== undefined) {
         // Only interpolation can make two keys equal: the parser already refused literal duplicates.
@@ -123,8 +207,9 @@ export function interpolateTree(
         });
         continue;
       }
-      seen.set(key, entry.keySpan.position);
-      entries.push({ ...entry, key, value: visit(entry.value, isRoot && entry.key === "projects", false) });
+      // A key that failed to interpolate is not a project id to compare with the others.
+      if (!failed) seen.set(key, entry.keySpan.position);
+      entries.push({ ...entry, key, value: visit(entry.value, false, false) });
     }
     return { ...node, entries };
   };

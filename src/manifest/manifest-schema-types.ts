@@ -2,7 +2,7 @@
 // Regenerate: PCSYNC_WRITE_GENERATED=1 npx vitest run test/manifest/schema-types.test.ts
 
 /**
- * A pcsync manifest: the plugin configs that projects should have. `${VAR}` and `${VAR:-default}` are replaced from the environment in values and project keys before validation (`$${` writes a literal `${`); an interpolated value takes the type its field expects, so `plugin: ${PLUGIN_ID}` is an integer.
+ * A pcsync manifest: the plugin configs that projects should have. `${NAME}` and `${NAME:-default}` are replaced in values and project keys before validation, NAME read only from what is handed to pcsync: PCSYNC_VAR_NAME in the environment, then --var-file FILE, then --var NAME=VALUE (no other environment variable; never the API key). `$${` writes a literal `${`; an interpolated value takes the type its field expects, so `plugin: ${PLUGIN_ID}` is an integer.
  */
 export interface Manifest {
   /**

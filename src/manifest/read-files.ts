@@ -1,6 +1,7 @@
-// Finds and reads the manifest files the user named (files, or directories of *.yaml/*.yml),
-// refusing what is not a manifest before parsing it: huge files, devices, binary data, non-UTF-8.
+// Finds and reads the manifest files the user named (files, or directories of *.yaml/*.yml) and the
+// var files, refusing what is not one before parsing it: huge files, devices, binary data, non-UTF-8.
 
+import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
@@ -123,6 +124,63 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   if (bytes.length > limits.maxFileBytes)
     return { problem: `file is over the ${limits.maxFileBytes}-byte limit` };
   return decodeManifestText(bytes);
+}
+
+/** Reads the `--var-file` files, in the order given; a missing one is an error, as the user named it. */
+export async function readVarFiles(
+  paths: readonly string[],
+  cwd: string,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): Promise<{ sources: ManifestSource[]; errors: ManifestDiagnostic[] }> {
+  const sources: ManifestSource[] = [];
+  const errors: ManifestDiagnostic[] = [];
+  for (const path of paths) {
+    const display = displayPath(path, cwd);
+    const absolute = resolve(cwd, path);
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) {
+      errors.push(makeError(display, WHOLE_FILE, "no such file; check the path given to --var-file"));
+      continue;
+    }
+    if (info.isDirectory()) {
+      errors.push(
+        makeError(display, WHOLE_FILE, "is a directory; --var-file takes a YAML file of `NAME: value` lines"),
+      );
+      continue;
+    }
+    const result = await readBounded(absolute, limits.maxFileBytes);
+    if (typeof result === "string") {
+      errors.push(makeError(display, WHOLE_FILE, result));
+      continue;
+    }
+    const text = decodeManifestText(result);
+    if (typeof text === "string") sources.push({ file: display, text });
+    else errors.push(makeError(display, WHOLE_FILE, text.problem));
+  }
+  return { sources, errors };
+}
+
+/**
+ * Reads at most `maxBytes` from a file, pipe or device: a var file may well be `<(command)`, and
+ * an endless device stops at the limit instead of filling memory. A string is the problem.
+ */
+async function readBounded(absolute: string, maxBytes: number): Promise<Uint8Array | string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of createReadStream(absolute, { highWaterMark: 64 * 1024 })) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > maxBytes) return `file is over the ${maxBytes}-byte limit for a var file`;
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EACCES" || code === "EPERM"
+      ? "cannot read the file; check its permissions"
+      : `cannot read the file (${code ?? "unknown error"})`;
+  }
+  return Buffer.concat(chunks);
 }
 
 /** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */

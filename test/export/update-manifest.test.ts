@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildManifest } from "../../src/export/build-manifest.js";
 import { renderNewManifest, updateManifestText } from "../../src/export/update-manifest.js";
-import { loadManifestSources } from "../../src/manifest/index.js";
+import { loadManifestSources, resolveTextWith, variablesFromEnvironment } from "../../src/manifest/index.js";
 import { remoteRecord } from "../support/builders.js";
 
 const EXISTING = `# Our plugin configs. Reviewed by the data team.
@@ -56,7 +56,7 @@ describe("updateManifestText", () => {
 
   it("produces a manifest that loads to the exported state", () => {
     const text = updateManifestText(EXISTING, result, "pcsync.yaml");
-    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }], {});
+    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }]);
     expect(loaded.errors).toEqual([]);
     const family = loaded.value?.families.find((item) => item.project === "1");
     expect(
@@ -69,12 +69,82 @@ describe("updateManifestText", () => {
 
   it("adds a project that the file does not have yet, and writes new files from scratch", () => {
     const text = updateManifestText("version: 1\nprojects: {}\n", result, "new.yaml");
-    expect(loadManifestSources([{ file: "new.yaml", text }], {}).errors).toEqual([]);
+    expect(loadManifestSources([{ file: "new.yaml", text }]).errors).toEqual([]);
     expect(renderNewManifest(result)).toContain("prune: false");
   });
 
   it("refuses a file that is not a manifest", () => {
     expect(() => updateManifestText("- a\n- b\n", result, "list.yaml")).toThrow(/not a pcsync manifest/);
     expect(() => updateManifestText("a: [\n", result, "broken.yaml")).toThrow(/not valid YAML/);
+  });
+});
+
+describe("updateManifestText on a manifest with ${NAME}", () => {
+  const WITH_VARIABLES = `version: 1
+projects:
+  "\${PROJECT_ID:-1}":
+    plugin_configs:
+      configs:
+        - name: "\${PREFIX}GeoIP"
+          plugin: \${PLUGIN_ID}
+          enabled: \${ENABLED:-false}
+          description: "\${DESC}"
+`;
+  const exported = buildManifest({
+    project: "1",
+    families: [
+      {
+        family: "plugin_configs",
+        records: [
+          remoteRecord({
+            id: 4,
+            name: "eu-GeoIP",
+            plugin: 7,
+            order: 1,
+            enabled: true,
+            description: "Country",
+          }),
+        ],
+      },
+    ],
+  });
+  const variables = variablesFromEnvironment({
+    PCSYNC_VAR_PREFIX: "eu-",
+    PCSYNC_VAR_PLUGIN_ID: "7",
+    PCSYNC_VAR_DESC: "Old text",
+  });
+
+  it("updates the block whose key interpolates to the project, keeping references that still agree", () => {
+    const text = updateManifestText(WITH_VARIABLES, exported, "pcsync.yaml", {
+      resolveText: resolveTextWith(variables),
+    });
+    expect(text).toContain('"${PROJECT_ID:-1}":');
+    expect(text).not.toMatch(/^ {2}"?1"?:/m);
+    expect(text).toContain('name: "${PREFIX}GeoIP"');
+    expect(text).toContain("plugin: ${PLUGIN_ID}");
+    // The remote differs from what these references give: the exported values replace them.
+    expect(text).toMatch(/enabled: true\n/);
+    expect(text).toContain("description: Country");
+    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }], variables);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.value?.families[0]?.configs[0]?.fields).toMatchObject({
+      name: "eu-GeoIP",
+      plugin: 7,
+      enabled: true,
+      description: "Country",
+    });
+  });
+
+  it("warns about a project key it cannot interpolate, and never reads other environment variables", () => {
+    const warnings: string[] = [];
+    const plain = variablesFromEnvironment({ PROJECT_ID: "1", PREFIX: "eu-" });
+    const text = updateManifestText(WITH_VARIABLES.replace(":-1", ""), exported, "pcsync.yaml", {
+      resolveText: resolveTextWith(plain),
+      warn: (message) => warnings.push(message),
+    });
+    expect(warnings).toEqual([
+      'pcsync.yaml: project key "${PROJECT_ID}" cannot be interpolated (a variable is not set), so it is not matched with project 1; pass the PCSYNC_VAR_*, --var or --var-file that plan uses',
+    ]);
+    expect(text).toMatch(/^ {2}"1":/m);
   });
 });

@@ -2,11 +2,12 @@
 // need to fix it, and nothing else.
 
 import { describe, expect, it } from "vitest";
-import { formatDiagnostic, loadManifestSources } from "../../src/manifest/index.js";
+import { formatDiagnostic, loadManifestSources, variablesFromEnvironment } from "../../src/manifest/index.js";
 
 interface BadCase {
   name: string;
   yaml: string;
+  /** The environment (only PCSYNC_VAR_* are variables). */
   env?: Record<string, string>;
   /** Every error expected, formatted, in order; a string must match exactly, a RegExp the whole line. */
   errors: (string | RegExp)[];
@@ -179,7 +180,7 @@ const cases: BadCase[] = [
   {
     name: "project key that interpolates to a path",
     yaml: 'version: 1\nprojects:\n  "${P}":\n    plugin_configs:\n      configs: []\n',
-    env: { P: "../2" },
+    env: { PCSYNC_VAR_P: "../2" },
     errors: ['bad.yaml:3:3: project id "../2" must be a decimal project id (such as "1") or "@current"'],
   },
   {
@@ -190,7 +191,7 @@ const cases: BadCase[] = [
   {
     name: "two project keys equal after interpolation",
     yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs: []\n  "${P}":\n    pipeline_frontend_apps_configs:\n      configs: []\n',
-    env: { P: "1" },
+    env: { PCSYNC_VAR_P: "1" },
     errors: [
       'bad.yaml:6:3: project "1" is also defined at line 3, column 3 (after interpolation); merge the two blocks',
     ],
@@ -198,20 +199,22 @@ const cases: BadCase[] = [
   {
     name: "unset variable without default, at the reference",
     yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n          description: "from \${WHO}"\n`,
-    env: { PLUGIN_ID: "3" },
-    errors: ["bad.yaml:8:30: environment variable WHO is not set; set it, or give a default: ${WHO:-value}"],
+    env: { PCSYNC_VAR_PLUGIN_ID: "3" },
+    errors: [
+      "bad.yaml:8:30: variable WHO is not set; set PCSYNC_VAR_WHO in the environment, pass --var WHO=VALUE or a --var-file, or give a default: ${WHO:-value}",
+    ],
   },
   {
     name: "unset variable for a typed field reports only the variable",
     yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n`,
     errors: [
-      "bad.yaml:7:19: environment variable PLUGIN_ID is not set; set it, or give a default: ${PLUGIN_ID:-value}",
+      "bad.yaml:7:19: variable PLUGIN_ID is not set; set PCSYNC_VAR_PLUGIN_ID in the environment, pass --var PLUGIN_ID=VALUE or a --var-file, or give a default: ${PLUGIN_ID:-value}",
     ],
   },
   {
     name: "interpolated value of the wrong type",
     yaml: `${HEAD}        - name: GeoIP\n          plugin: \${PLUGIN_ID}\n`,
-    env: { PLUGIN_ID: "geoip" },
+    env: { PCSYNC_VAR_PLUGIN_ID: "geoip" },
     errors: ['bad.yaml:7:19: "plugin" must be a whole number, got text "geoip"'],
   },
   {
@@ -297,7 +300,10 @@ const cases: BadCase[] = [
 
 describe("bad manifests", () => {
   it.each(cases)("$name", ({ yaml, env, errors }) => {
-    const result = loadManifestSources([{ file: "bad.yaml", text: yaml }], env ?? {});
+    const result = loadManifestSources(
+      [{ file: "bad.yaml", text: yaml }],
+      variablesFromEnvironment(env ?? {}),
+    );
     const printed = result.errors.map(formatDiagnostic);
     expect(result.value).toBeUndefined();
     expect(printed).toHaveLength(errors.length);

@@ -10,7 +10,7 @@ import { formatDiagnostic, loadManifestSources, loadManifests } from "../../src/
 
 function loadText(text: string) {
   const started = performance.now();
-  const result = loadManifestSources([{ file: "hostile.yaml", text }], {});
+  const result = loadManifestSources([{ file: "hostile.yaml", text }]);
   return { result, printed: result.errors.map(formatDiagnostic), elapsed: performance.now() - started };
 }
 

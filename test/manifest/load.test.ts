@@ -5,10 +5,19 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatDiagnostic, loadManifestSources, loadManifests } from "../../src/manifest/index.js";
+import {
+  formatDiagnostic,
+  loadManifestSources,
+  loadManifests,
+  variablesFromEnvironment,
+} from "../../src/manifest/index.js";
 
-function load(text: string, env: Record<string, string> = {}) {
-  const result = loadManifestSources([{ file: "m.yaml", text }], env);
+/** Loads one manifest text; `variables` are given to it as PCSYNC_VAR_NAME in the environment. */
+function load(text: string, variables: Record<string, string> = {}) {
+  const env = Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [`PCSYNC_VAR_${name}`, value]),
+  );
+  const result = loadManifestSources([{ file: "m.yaml", text }], variablesFromEnvironment(env));
   expect(result.errors.map(formatDiagnostic)).toEqual([]);
   if (result.value === undefined) throw new Error("no desired state");
   return result.value;

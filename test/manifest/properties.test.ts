@@ -5,13 +5,13 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type LoadResult, loadManifestSources } from "../../src/manifest/index.js";
+import { type LoadResult, loadManifestSources, variablesFromEnvironment } from "../../src/manifest/index.js";
 
 const validManifest = readFileSync(new URL("../../examples/pcsync.yaml", import.meta.url), "utf8");
-const env = { PROJECT_ID: "4", PLUGIN_ID: "9" };
+const variables = variablesFromEnvironment({ PCSYNC_VAR_PROJECT_ID: "4", PCSYNC_VAR_PLUGIN_ID: "9" });
 
 function loadSafely(text: string): LoadResult {
-  const result = loadManifestSources([{ file: "m.yaml", text }], env);
+  const result = loadManifestSources([{ file: "m.yaml", text }], variables);
   const lineCount = text.split(/\r\n|\r|\n/).length;
   for (const diagnostic of [...result.errors, ...result.warnings]) {
     expect(diagnostic.file).toBe("m.yaml");
@@ -217,9 +217,9 @@ describe("merging", () => {
         const shuffled = [...sources].sort(
           (a, b) => ((a.file.charCodeAt(1) * 31 + seed) % 7) - ((b.file.charCodeAt(1) * 31 + seed) % 7),
         );
-        const forward = loadManifestSources(sources, {});
-        const backward = loadManifestSources([...sources].reverse(), {});
-        const mixed = loadManifestSources(shuffled, {});
+        const forward = loadManifestSources(sources);
+        const backward = loadManifestSources([...sources].reverse());
+        const mixed = loadManifestSources(shuffled);
         for (const other of [backward, mixed]) {
           expect(other.value).toEqual(forward.value);
           expect(new Set(other.errors.map((error) => JSON.stringify(error)))).toEqual(

@@ -50,14 +50,19 @@ describe("pcsync validate (built CLI)", () => {
   });
 
   it("reports every error of the file with its position, then exits 1", async () => {
-    const result = await runBuiltCli(["validate"], { cwd: directory, env: { GITHUB_ACTIONS: "true" } });
+    // PROJECT_ID is set, but only PCSYNC_VAR_PROJECT_ID is a variable: the message says so, without the value.
+    const result = await runBuiltCli(["validate"], {
+      cwd: directory,
+      env: { GITHUB_ACTIONS: "true", PROJECT_ID: "424242" },
+    });
     expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain("424242");
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toEqual([
-      "pcsync.yaml:3:4: environment variable PROJECT_ID is not set; set it, or give a default: ${PROJECT_ID:-value}",
+      "pcsync.yaml:3:4: variable PROJECT_ID is not set: pcsync no longer reads the environment variable PROJECT_ID (a manifest could read any secret that way); set PCSYNC_VAR_PROJECT_ID or pass --var PROJECT_ID=VALUE",
       'pcsync.yaml:8:11: unknown key "enabeld"; did you mean "enabled"?',
       'pcsync.yaml:9:17: duplicate name "GeoIP" in plugin_configs of project "" (first at line 6, column 17); a name identifies one config, rename one of them',
-      "::error file=pcsync.yaml,line=3,col=4::environment variable PROJECT_ID is not set; set it, or give a default: ${PROJECT_ID:-value}",
+      "::error file=pcsync.yaml,line=3,col=4::variable PROJECT_ID is not set: pcsync no longer reads the environment variable PROJECT_ID (a manifest could read any secret that way); set PCSYNC_VAR_PROJECT_ID or pass --var PROJECT_ID=VALUE",
       '::error file=pcsync.yaml,line=8,col=11::unknown key "enabeld"; did you mean "enabled"?',
       '::error file=pcsync.yaml,line=9,col=17::duplicate name "GeoIP" in plugin_configs of project "" (first at line 6, column 17); a name identifies one config, rename one of them',
       "pcsync: manifest invalid: 3 errors in 1 file",

@@ -58,7 +58,7 @@ describe("hostile project ids", () => {
       directory,
       `version: 1\nprojects:\n${keys.map((key) => `  ${JSON.stringify(key)}:\n    plugin_configs:\n      configs: []\n`).join("")}`,
     );
-    const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY, HOSTILE_PROJECT: "../../1" };
+    const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY, PCSYNC_VAR_HOSTILE_PROJECT: "../../1" };
     for (const command of ["validate", "plan", "apply"]) {
       const result = await runBuiltCli([command, "-f", "pcsync.yaml"], { env, cwd: directory });
       expect(result.code, `${command}: ${result.stderr}`).toBe(1);

@@ -107,7 +107,7 @@ projects:
 export const MANIFESTS = [MANIFEST_A, MANIFEST_B, MANIFEST_C] as const;
 
 export function loadDesired(text: string): DesiredState {
-  const loaded = loadManifestSources([{ file: "pcsync.yaml", text }], {});
+  const loaded = loadManifestSources([{ file: "pcsync.yaml", text }]);
   if (!loaded.value) throw new Error(loaded.errors.map(formatDiagnostic).join("\n"));
   return loaded.value;
 }

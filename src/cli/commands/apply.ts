@@ -29,9 +29,9 @@ import {
 import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow } from "./validate.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
-interface ApplyFlags extends ConnectionFlags, ScopeFlags {
+interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];
   plan?: string;
   dryRun?: boolean;
@@ -138,6 +138,8 @@ async function checkSavedPlan(
 // ignore them, so that a user who thinks they narrowed the apply would apply everything.
 const PLAN_SHAPING_OPTIONS = [
   ["file", "-f/--file"],
+  ["var", "--var"],
+  ["varFile", "--var-file"],
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
@@ -171,13 +173,14 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
 Examples:
   $ pcsync apply -f pcsync.yaml
   $ pcsync plan --out plan.json && pcsync apply --plan plan.json
-  $ pcsync apply --dry-run --project 1`,
+  $ pcsync apply --dry-run --project 1
+  $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   command.action(async (flags: ApplyFlags, self: Command) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan);
-    const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
+    const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
     // (the manifest's server.base_url that the plan was made with is not at hand here).
     const client = await createClientFromFlags(flags, io, saved ? saved.server : desired?.baseUrl);

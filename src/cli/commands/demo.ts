@@ -10,8 +10,16 @@ import { EXIT_ERROR } from "../../errors.js";
 import type { CliIo } from "../io.js";
 import type { CommandRegistrar } from "../program.js";
 import { runCli } from "../program.js";
+import { addVariableOptions, parseVariableFlags } from "./validate.js";
 
 const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/", import.meta.url));
+
+interface DemoFlags {
+  profile: "seed" | "posthog-2024";
+  file: string;
+  var?: string[];
+  varFile?: string[];
+}
 
 export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
   const command = new Command("demo")
@@ -24,9 +32,19 @@ export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
         "",
       ),
     );
-  command.addHelpText("after", "\nExample:\n  $ pcsync demo --profile posthog-2024");
-  command.action(async (flags: { profile: "seed" | "posthog-2024"; file: string }) => {
+  addVariableOptions(command);
+  command.addHelpText(
+    "after",
+    "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml",
+  );
+  command.action(async (flags: DemoFlags) => {
     const manifest = flags.file || relative(io.cwd, EXAMPLES_DIR) || ".";
+    // Checked before the emulator starts; the steps get the same flags in the same order.
+    parseVariableFlags(flags.var);
+    const variableArgs = [
+      ...(flags.varFile ?? []).flatMap((file) => ["--var-file", file]),
+      ...(flags.var ?? []).flatMap((assignment) => ["--var", assignment]),
+    ];
     const apiKey = `phx_demo_${randomBytes(12).toString("hex")}`;
     const emulator = await startEmulator({
       profile: flags.profile,
@@ -37,17 +55,22 @@ export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
       env: { ...io.env, PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: apiKey },
     };
     const step = async (title: string, argv: string[]): Promise<number> => {
-      io.stdout.write(`\n\u2500\u2500 ${title}\n$ pcsync ${argv.join(" ")}\n\n`);
+      // A --var value may be meant to stay private: the echoed command shows only its name.
+      const shown = argv.map((arg, index) =>
+        argv[index - 1] === "--var" ? `${arg.slice(0, arg.indexOf("="))}=...` : arg,
+      );
+      io.stdout.write(`\n\u2500\u2500 ${title}\n$ pcsync ${shown.join(" ")}\n\n`);
       return runCli(argv, demoIo);
     };
     try {
       io.stdout.write(`Emulator (profile ${flags.profile}) running at ${emulator.url} with example data.\n`);
-      const first = await step("1. What would change?", ["plan", "-f", manifest]);
-      const applied = await step("2. Make it so.", ["apply", "-f", manifest]);
+      const first = await step("1. What would change?", ["plan", "-f", manifest, ...variableArgs]);
+      const applied = await step("2. Make it so.", ["apply", "-f", manifest, ...variableArgs]);
       const second = await step("3. Plan again: nothing left to do.", [
         "plan",
         "-f",
         manifest,
+        ...variableArgs,
         "--detailed-exitcode",
       ]);
       if (first !== 0 || applied !== 0 || second !== 0) {

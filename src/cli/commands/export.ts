@@ -8,16 +8,20 @@ import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../../families.js";
+import { resolveTextWith } from "../../manifest/index.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { writeFileAtomic } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { collect } from "../reconcile.js";
 import { requireFlag } from "../resolve-config.js";
+import { addVariableOptions, loadVariablesOrThrow } from "./validate.js";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string;
   family?: string[];
   output?: string;
+  var?: string[];
+  varFile?: string[];
 }
 
 export const registerExportCommand: CommandRegistrar = (program, io) => {
@@ -32,13 +36,16 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
         "write to this file instead of stdout; an existing manifest is updated in place, keeping its comments",
       ),
     );
+  // An existing manifest's ${NAME} (a project key, a value) is matched with what plan would read.
+  addVariableOptions(command);
   addConnectionOptions(command);
   command.addHelpText(
     "after",
     `
 Examples:
   $ pcsync export --project 1 -o pcsync.yaml
-  $ pcsync export --project 2 --family plugin_configs`,
+  $ pcsync export --project 2 --family plugin_configs
+  $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`,
   );
   command.action(async (flags: ExportFlags) => {
     const project = requireFlag(flags.project, "--project <id>", "--project 1");
@@ -48,6 +55,8 @@ Examples:
         throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
       families.push(family);
     }
+    // Before any request: a broken var file ends the command, as it does for plan.
+    const variables = await loadVariablesOrThrow(flags, io);
     const client = await createClientFromFlags(flags, io);
     try {
       // Where plugin_configs also lists the frontend apps (posthog-2024), exporting it alone still
@@ -76,7 +85,10 @@ Examples:
         const text =
           existing === undefined
             ? renderNewManifest(result)
-            : updateManifestText(existing, result, flags.output);
+            : updateManifestText(existing, result, flags.output, {
+                resolveText: resolveTextWith(variables),
+                warn: (message) => io.stderr.write(`warning: ${message}\n`),
+              });
         await writeFileAtomic(flags.output, text);
         io.stderr.write(
           `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.output}\n`,

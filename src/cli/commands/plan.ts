@@ -14,9 +14,9 @@ import {
 } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow } from "./validate.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
-interface PlanFlags extends ConnectionFlags, ScopeFlags {
+interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];
   format?: string;
   out?: string;
@@ -40,11 +40,12 @@ export const registerPlanCommand: CommandRegistrar = (program, io, setExit) => {
 Examples:
   $ pcsync plan -f pcsync.yaml
   $ pcsync plan --project 1 --format markdown --out plan.json
-  $ pcsync plan --detailed-exitcode   # in cron: exit 2 means drift`,
+  $ pcsync plan --detailed-exitcode   # in cron: exit 2 means drift
+  $ pcsync plan --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME} in the manifest`,
   );
   command.action(async (flags: PlanFlags) => {
     const format = parseFormat(flags.format);
-    const desired = narrowDesiredState(await loadManifestsOrThrow(flags.file, io), flags);
+    const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     const client = await createClientFromFlags(flags, io, desired.baseUrl);
     try {
       const { plan } = await readAndPlan(client, desired, flags, io);

@@ -1,36 +1,118 @@
 // `pcsync validate`: checks the manifest offline (schema and semantic checks) and prints every
-// problem as file:line:col. Also the manifest plumbing plan, apply and export share: the -f option
-// and loading with diagnostics printed (and annotated on GitHub Actions).
+// problem as file:line:col. Also the manifest plumbing plan, apply, export and demo share: -f, --var
+// and --var-file, and loading with diagnostics printed (and annotated on GitHub Actions).
 
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { EXIT_ERROR } from "../../errors.js";
+import { EXIT_ERROR, UsageError } from "../../errors.js";
 import {
   type DesiredState,
   formatDiagnostic,
   formatGithubAnnotation,
+  type LoadOptions,
   type LoadResult,
   loadManifests,
+  loadVariables,
   ManifestError,
+  type ManifestVariables,
+  parseVariableAssignment,
   summarizeErrors,
+  type VariableAssignment,
 } from "../../manifest/index.js";
 import type { CliIo } from "../io.js";
 import type { CommandRegistrar } from "../program.js";
 
-interface ValidateFlags {
+/** The options addManifestOption adds, plus the key file that plan and apply also take. */
+export interface ManifestFlags {
   file: string[];
+  var?: string[];
+  varFile?: string[];
+  apiKeyFile?: string;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
-/** Adds `-f, --file PATH` (repeatable; none means pcsync.yaml); the action gets `flags.file: string[]`. */
+/**
+ * Adds `-f, --file PATH` (repeatable; none means pcsync.yaml), `--var NAME=VALUE` and
+ * `--var-file FILE` (both repeatable); the action gets them as ManifestFlags.
+ */
 export function addManifestOption(command: Command): Command {
-  return command.addOption(
+  command.addOption(
     new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable")
       .argParser(collect)
       .default([], "pcsync.yaml"),
   );
+  return addVariableOptions(command);
+}
+
+/** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
+export function addVariableOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        "--var <NAME=VALUE>",
+        "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable",
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        "--var-file <file>",
+        "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable",
+      ).argParser(collect),
+    );
+}
+
+/** The `--var` arguments as assignments; a malformed one is a usage error that never quotes it. */
+export function parseVariableFlags(values: readonly string[] | undefined): VariableAssignment[] {
+  return (values ?? []).map((argument, index) => {
+    const parsed = parseVariableAssignment(argument);
+    if ("problem" in parsed) {
+      const which = values !== undefined && values.length > 1 ? ` (the ${ordinal(index + 1)} one)` : "";
+      throw new UsageError(`--var${which} ${parsed.problem}; write --var NAME=VALUE`);
+    }
+    return parsed;
+  });
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${suffix}`;
+}
+
+/**
+ * Loads the manifests with the variables the flags and PCSYNC_VAR_* give. The API key, from the
+ * environment or the key file, is handed over so that no value may contain it; a key file that
+ * cannot be read is left for the connection to report.
+ */
+export async function loadManifestsFromFlags(flags: ManifestFlags, io: CliIo): Promise<LoadResult> {
+  return loadManifests(flags.file, await variableOptions(flags, io));
+}
+
+async function variableOptions(flags: Omit<ManifestFlags, "file">, io: CliIo): Promise<LoadOptions> {
+  const assignments = parseVariableFlags(flags.var);
+  const secrets: string[] = [];
+  if (flags.apiKeyFile !== undefined) {
+    const key = await readFile(resolve(io.cwd, flags.apiKeyFile), "utf8").catch(() => undefined);
+    if (key !== undefined && key.trim() !== "") secrets.push(key.trim());
+  }
+  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
+}
+
+/**
+ * The variables alone (export -o matches an existing manifest's `${NAME}` with them); var-file
+ * problems are printed like manifest ones and end the command.
+ */
+export async function loadVariablesOrThrow(
+  flags: Omit<ManifestFlags, "file">,
+  io: CliIo,
+): Promise<ManifestVariables> {
+  const result = await loadVariables(await variableOptions(flags, io));
+  printDiagnostics({ ...result, value: undefined, files: [] }, io);
+  if (result.errors.length > 0) throw new ManifestError(result.errors);
+  return result.variables;
 }
 
 /**
@@ -38,8 +120,8 @@ export function addManifestOption(command: Command): Command {
  * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
  * top-level handler only adds a one-line summary.
  */
-export async function loadManifestsOrThrow(paths: readonly string[], io: CliIo): Promise<DesiredState> {
-  const result = await loadManifests(paths, { env: io.env, cwd: io.cwd });
+export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<DesiredState> {
+  const result = await loadManifestsFromFlags(flags, io);
   printDiagnostics(result, io);
   if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);
   return result.value;
@@ -67,10 +149,15 @@ Exit status: 0 when the manifest is valid, 1 when it is not.
 Examples:
   $ pcsync validate                           # reads pcsync.yaml
   $ pcsync validate -f examples/              # every *.yaml/*.yml in the directory, merged
-  $ pcsync validate -f base.yaml -f prod.yaml`,
+  $ pcsync validate -f base.yaml -f prod.yaml
+  $ pcsync validate --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME}
+
+Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, then each
+--var-file in order, then --var NAME=VALUE (the last one wins); no other environment variable.
+The API key is never interpolated.`,
   );
-  command.action(async (flags: ValidateFlags) => {
-    const result = await loadManifests(flags.file, { env: io.env, cwd: io.cwd });
+  command.action(async (flags: ManifestFlags) => {
+    const result = await loadManifestsFromFlags(flags, io);
     printDiagnostics(result, io);
     if (result.errors.length > 0 || result.value === undefined) {
       io.stderr.write(`pcsync: ${summarizeErrors(result.errors)}\n`);

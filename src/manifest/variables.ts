@@ -1,0 +1,208 @@
+// The variables a manifest's `${NAME}` may read: PCSYNC_VAR_NAME from the environment, then
+// --var-file FILE (in the order given), then --var NAME=VALUE (last wins), and nothing else, so a
+// manifest can read only what was handed to pcsync on purpose, never the API key or a CI token.
+
+import { type ManifestDiagnostic, makeError, makeWarning, type Position } from "./diagnostics.js";
+import { parseYamlWithPositions, type ValueNode } from "./load-yaml.js";
+import type { ManifestSource } from "./read-files.js";
+
+/** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
+export const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
+
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The API key's environment variable (api/credentials reads it). `${PCSYNC_API_KEY}` is refused
+ * whatever defines it, and no manifest value may contain the key it holds.
+ */
+export const API_KEY_VARIABLE = "PCSYNC_API_KEY";
+
+export interface ManifestVariable {
+  value: string;
+  /** Where it was set, for messages (never the value): `PCSYNC_VAR_X`, `--var X`, `vars.yaml:3:1`. */
+  origin: string;
+}
+
+/** What interpolation may read; build it with resolveVariables (or NO_VARIABLES). */
+export interface ManifestVariables {
+  values: ReadonlyMap<string, ManifestVariable>;
+  /**
+   * Names set in the environment without the prefix: an old manifest's `${NAME}` is told to use
+   * PCSYNC_VAR_NAME. Only the names; their values are never read.
+   */
+  unprefixedEnvironmentNames?: ReadonlySet<string>;
+  /** Texts no manifest value may contain, written or interpolated: the API key. */
+  secrets?: readonly string[];
+}
+
+/** No variables at all: every `${NAME}` without a default is an error. */
+export const NO_VARIABLES: ManifestVariables = { values: new Map() };
+
+export interface VariableAssignment {
+  name: string;
+  value: string;
+}
+
+export interface VariableInputs {
+  env: NodeJS.ProcessEnv;
+  /** Var files, already read, in the order given. */
+  varFiles?: readonly ManifestSource[];
+  /** `--var` assignments, in the order given. */
+  assignments?: readonly VariableAssignment[];
+  /** Secrets besides the environment's PCSYNC_API_KEY (the content of --api-key-file). */
+  secrets?: readonly string[];
+}
+
+export interface ResolvedVariables {
+  variables: ManifestVariables;
+  errors: ManifestDiagnostic[];
+  warnings: ManifestDiagnostic[];
+}
+
+/** Merges the sources by precedence: environment < var files (in order) < --var (last wins). */
+export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
+  const values = new Map<string, ManifestVariable>();
+  const unprefixed = new Set<string>();
+  for (const [key, value] of Object.entries(inputs.env)) {
+    if (value === undefined) continue;
+    if (!key.startsWith(VARIABLE_ENV_PREFIX)) {
+      unprefixed.add(key);
+      continue;
+    }
+    const name = key.slice(VARIABLE_ENV_PREFIX.length);
+    // Other names could never be written as ${NAME}; they are not ours to complain about.
+    if (VARIABLE_NAME.test(name)) values.set(name, { value, origin: key });
+  }
+  const errors: ManifestDiagnostic[] = [];
+  const warnings: ManifestDiagnostic[] = [];
+  for (const source of inputs.varFiles ?? []) {
+    const parsed = parseVarFile(source);
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    for (const entry of parsed.entries) values.set(entry.name, entry.variable);
+  }
+  for (const { name, value } of inputs.assignments ?? [])
+    values.set(name, { value, origin: `--var ${name}` });
+
+  const secrets = [...(inputs.secrets ?? [])];
+  const envKey = inputs.env[API_KEY_VARIABLE]?.trim();
+  if (envKey !== undefined && envKey !== "") secrets.push(envKey);
+  return {
+    variables: {
+      values,
+      unprefixedEnvironmentNames: unprefixed,
+      secrets: [...new Set(secrets.map((secret) => secret.trim()).filter((secret) => secret !== ""))],
+    },
+    errors,
+    warnings,
+  };
+}
+
+/** The variables of the environment alone (no var files, no --var). */
+export function variablesFromEnvironment(env: NodeJS.ProcessEnv): ManifestVariables {
+  return resolveVariables({ env }).variables;
+}
+
+/**
+ * Parses one `--var` argument. The problem never quotes the argument: it may be a secret given
+ * by mistake (`--var $TOKEN`), or a name and value split at the wrong `=`.
+ */
+export function parseVariableAssignment(argument: string): VariableAssignment | { problem: string } {
+  const equals = argument.indexOf("=");
+  if (equals < 0) return { problem: "expects NAME=VALUE, and this argument has no `=`" };
+  const name = argument.slice(0, equals);
+  if (!VARIABLE_NAME.test(name)) {
+    return {
+      problem:
+        "expects NAME=VALUE, and the text before the first `=` is not a name (letters, digits and _, not starting with a digit)",
+    };
+  }
+  return { name, value: argument.slice(equals + 1) };
+}
+
+interface VarFileEntry {
+  name: string;
+  variable: ManifestVariable;
+}
+
+const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
+
+/**
+ * Reads a var file: a YAML mapping of names to single values. A var file may hold secrets, so its
+ * messages name positions and keys, never values (nor the parser's own text, which can quote them).
+ */
+export function parseVarFile(source: ManifestSource): {
+  entries: VarFileEntry[];
+  errors: ManifestDiagnostic[];
+  warnings: ManifestDiagnostic[];
+} {
+  const { file } = source;
+  const parsed = parseYamlWithPositions(source.text);
+  const errors: ManifestDiagnostic[] = [];
+  const warnings = parsed.warnings.map((warning) =>
+    makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"),
+  );
+  if (parsed.fatal && parsed.root === undefined) {
+    const first = parsed.errors[0];
+    const position = first?.position ?? { line: 1, col: 1 };
+    // One error is enough: past the first syntax error the parser's positions are guesses.
+    errors.push(
+      makeError(
+        file,
+        position,
+        `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`,
+      ),
+    );
+    return { entries: [], errors, warnings };
+  }
+  // The other errors (duplicate keys, merge keys, aliases, nesting) name keys and anchors only.
+  for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
+  const root = parsed.root;
+  if (root === undefined || parsed.fatal) return { entries: [], errors, warnings };
+  if (root.kind !== "map") {
+    errors.push(makeError(file, positionOf(root), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``));
+    return { entries: [], errors, warnings };
+  }
+  const entries: VarFileEntry[] = [];
+  for (const entry of root.entries) {
+    if (!VARIABLE_NAME.test(entry.key)) {
+      errors.push(
+        makeError(
+          file,
+          entry.keySpan.position,
+          `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`,
+        ),
+      );
+      continue;
+    }
+    const value = variableText(entry.value);
+    if (value === undefined) {
+      errors.push(
+        makeError(
+          file,
+          positionOf(entry.value),
+          `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`,
+        ),
+      );
+      continue;
+    }
+    const { line, col } = entry.keySpan.position;
+    entries.push({ name: entry.key, variable: { value, origin: `${file}:${line}:${col}` } });
+  }
+  return { entries, errors, warnings };
+}
+
+/**
+ * A var file value as the text it stands for in `${NAME}`: quoted and block values as YAML reads
+ * them, unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
+ * `0x1F`, an empty value is empty), since the manifest types the text where it lands.
+ */
+function variableText(node: ValueNode): string | undefined {
+  if (node.kind !== "scalar") return undefined;
+  if (typeof node.value === "string") return node.value;
+  return node.span.text.trim();
+}
+
+function positionOf(node: ValueNode): Position {
+  return node.kind === "scalar" ? node.span.position : node.position;
+}

@@ -1,0 +1,266 @@
+// A manifest cannot read the API key: `${PCSYNC_API_KEY}` however written (alone, inside a longer
+// value, as a project id, with a default, even when a variable of that name is handed over), and
+// any variable whose value holds the key (from --var-file, --var or PCSYNC_VAR_*) is refused at its
+// file:line:col, before any request, by the built CLI (plan) and in-process (validate, apply);
+// the key appears in no output or file.
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { runBuiltCli } from "../support/cli.js";
+import { KEY, reliabilityData, temporaryDirectory } from "./support.js";
+
+/** Every way the key could show up: a 12-character piece, URL-encoded, hex, base64 at any alignment. */
+function leakForms(key: string): string[] {
+  const forms = new Set<string>();
+  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
+  forms.add(encodeURIComponent(key));
+  forms.add(Buffer.from(key).toString("hex"));
+  for (let offset = 0; offset < 3; offset += 1) {
+    const bytes = Buffer.from(key.slice(offset));
+    const wholeGroups = Math.floor(bytes.length / 3) * 4;
+    forms.add(bytes.toString("base64").slice(0, wholeGroups));
+    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
+  }
+  return [...forms];
+}
+
+const LEAK_FORMS = leakForms(KEY);
+
+const NEVER =
+  "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
+
+/** A manifest whose one config's description is `description` (a YAML double-quoted string, line 8). */
+function manifestWithDescription(description: string): string {
+  return `version: 1
+projects:
+  "1":
+    plugin_configs:
+      configs:
+        - name: GeoIP
+          plugin: 1
+          description: "${description}"
+`;
+}
+
+interface Attempt {
+  name: string;
+  manifest: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  files?: Record<string, string>;
+  /** The one diagnostic expected, as printed (`file:line:col: message`). */
+  error: string;
+  /** validate takes no --api-key-file: attempts that need it are run with plan and apply only. */
+  commands?: string[];
+}
+
+const reserved = `\${PCSYNC_API_KEY} is refused: ${NEVER}; pcsync reads the key only to authenticate`;
+const holdsKey = (name: string, origin: string) =>
+  `the value of ${name} (from ${origin}) contains the API key; ${NEVER}. Give ${name} another value`;
+
+const attempts: Attempt[] = [
+  {
+    name: "${PCSYNC_API_KEY} as a value",
+    manifest: manifestWithDescription("${PCSYNC_API_KEY}"),
+    error: `pcsync.yaml:8:25: ${reserved}`,
+  },
+  {
+    name: "${PCSYNC_API_KEY} inside a longer string",
+    manifest: manifestWithDescription("x-${PCSYNC_API_KEY}-y"),
+    error: `pcsync.yaml:8:27: ${reserved}`,
+  },
+  {
+    name: "${PCSYNC_API_KEY} as a project key",
+    manifest: 'version: 1\nprojects:\n  "${PCSYNC_API_KEY}":\n    plugin_configs:\n      configs: []\n',
+    error: `pcsync.yaml:3:4: ${reserved}`,
+  },
+  {
+    name: "${PCSYNC_API_KEY:-default}",
+    manifest: manifestWithDescription("${PCSYNC_API_KEY:-none}"),
+    error: `pcsync.yaml:8:25: ${reserved}`,
+  },
+  {
+    name: "${PCSYNC_API_KEY} with PCSYNC_VAR_PCSYNC_API_KEY and --var PCSYNC_API_KEY set to the key",
+    manifest: manifestWithDescription("${PCSYNC_API_KEY}"),
+    env: { PCSYNC_VAR_PCSYNC_API_KEY: KEY },
+    args: ["--var", `PCSYNC_API_KEY=${KEY}`],
+    error: `pcsync.yaml:8:25: ${reserved}`,
+  },
+  {
+    name: "a --var-file holding the key",
+    manifest: manifestWithDescription("${TOKEN}"),
+    files: { "vars.yaml": `# deploy values\nTOKEN: "${KEY}"\n` },
+    args: ["--var-file", "vars.yaml"],
+    error: `pcsync.yaml:8:25: ${holdsKey("TOKEN", "vars.yaml:2:1")}`,
+  },
+  {
+    name: "--var NAME=<key>",
+    manifest: manifestWithDescription("${TOKEN}"),
+    args: ["--var", `TOKEN=${KEY}`],
+    error: `pcsync.yaml:8:25: ${holdsKey("TOKEN", "--var TOKEN")}`,
+  },
+  {
+    name: "PCSYNC_VAR_X equal to the key",
+    manifest: manifestWithDescription("${X}"),
+    env: { PCSYNC_VAR_X: KEY },
+    error: `pcsync.yaml:8:25: ${holdsKey("X", "PCSYNC_VAR_X")}`,
+  },
+  {
+    name: "PCSYNC_VAR_X holding the key URL-encoded",
+    manifest: manifestWithDescription("see ${X}"),
+    env: { PCSYNC_VAR_X: `https://h/?k=${encodeURIComponent(KEY)}` },
+    error: `pcsync.yaml:8:29: ${holdsKey("X", "PCSYNC_VAR_X")}`,
+  },
+  {
+    name: "two variables that spell the key together",
+    manifest: manifestWithDescription("${A}${B}"),
+    env: { PCSYNC_VAR_A: KEY.slice(0, 18), PCSYNC_VAR_B: KEY.slice(18) },
+    error: `pcsync.yaml:8:24: after interpolation this text contains the API key; ${NEVER}. Check the variables it uses`,
+  },
+  {
+    name: "--var equal to the key read from --api-key-file",
+    manifest: manifestWithDescription("${TOKEN}"),
+    files: { "key.txt": `${KEY}\n` },
+    env: { PCSYNC_API_KEY: undefined },
+    args: ["--api-key-file", "key.txt", "--var", `TOKEN=${KEY}`],
+    error: `pcsync.yaml:8:25: ${holdsKey("TOKEN", "--var TOKEN")}`,
+    commands: ["plan", "apply"],
+  },
+];
+
+let emulator: RunningEmulator;
+let control: RunningEmulator;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ data: reliabilityData() });
+  control = await startEmulator({ data: reliabilityData() });
+});
+
+afterAll(async () => {
+  await emulator.close();
+  await control.close();
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function workspace(manifest: string, files: Record<string, string> = {}): Promise<string> {
+  const { path, remove } = await temporaryDirectory();
+  cleanups.push(remove);
+  await writeFile(join(path, "pcsync.yaml"), manifest);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(path, name), text);
+  return path;
+}
+
+/** The files a run may have written (plan, step summary), key files excepted. */
+async function writtenFiles(directory: string, given: Record<string, string>): Promise<string[]> {
+  const names = await readdir(directory);
+  return names.filter((name) => name !== "pcsync.yaml" && !(name in given));
+}
+
+async function runInProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
+  const code = await runCli(args, { stdout, stderr, env: { NO_COLOR: "1", ...defined }, cwd });
+  return { code, stdout: out, stderr: err };
+}
+
+function leaksIn(label: string, text: string): string[] {
+  return LEAK_FORMS.filter((form) => text.includes(form)).map(
+    (form) => `${label} contains ${JSON.stringify(form)}`,
+  );
+}
+
+describe("the API key cannot be interpolated", () => {
+  it.concurrent.each(attempts)("$name: refused at its position, the key shown nowhere", async (attempt) => {
+    const directory = await workspace(attempt.manifest, attempt.files);
+    const summary = join(directory, "step-summary.md");
+    const env: NodeJS.ProcessEnv = {
+      PCSYNC_BASE_URL: emulator.url,
+      PCSYNC_API_KEY: KEY,
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summary,
+      ...attempt.env,
+    };
+    const [, line, col, message] = /^pcsync\.yaml:(\d+):(\d+): (.*)$/.exec(attempt.error) ?? [];
+    const annotation = `::error file=pcsync.yaml,line=${line},col=${col}::${message}`;
+    const runs: Record<string, string[]> = {
+      validate: ["validate"],
+      plan: ["plan", "--format", "markdown", "--out", "plan.json", "--verbose"],
+      apply: ["apply", "--format", "json", "--verbose"],
+    };
+    const results = [];
+    // plan, the command whose output reaches pull requests, runs as the built CLI; validate and
+    // apply run in-process (the same code, without a process start each).
+    for (const command of attempt.commands ?? ["validate", "plan", "apply"]) {
+      const args = [...(runs[command] ?? []), ...(attempt.args ?? [])];
+      const run =
+        command === "plan" ? runBuiltCli(args, { env, cwd: directory }) : runInProcess(args, env, directory);
+      results.push({ label: `${attempt.name}: pcsync ${command}`, ...(await run) });
+    }
+    // The key first: shown anywhere is the failure that matters most.
+    const written = await writtenFiles(directory, attempt.files ?? {});
+    const leaks = results.flatMap((result) => [
+      ...leaksIn(`${result.label} stdout`, result.stdout),
+      ...leaksIn(`${result.label} stderr`, result.stderr),
+    ]);
+    for (const name of written)
+      leaks.push(...leaksIn(`file ${name}`, await readFile(join(directory, name), "utf8")));
+    expect(leaks).toEqual([]);
+    for (const result of results) {
+      expect(result.code, `${result.label}\n${result.stderr}`).toBe(1);
+      expect(result.stdout, result.label).toBe("");
+      expect(result.stderr.split("\n"), result.label).toEqual([
+        attempt.error,
+        annotation,
+        "pcsync: manifest invalid: 1 error in 1 file",
+        "",
+      ]);
+    }
+    // Refused while loading the manifest: no plan saved, no summary written.
+    expect(written).toEqual([]);
+  });
+
+  it("was tried against a server that saw no request", () => {
+    // Runs after the concurrent attempts above have finished (vitest awaits them first).
+    expect(emulator.requestLog).toEqual([]);
+  });
+
+  it("while a variable that does not hold the key is interpolated as usual", async () => {
+    const directory = await workspace(manifestWithDescription("x-${DESC}-y"), {
+      "vars.yaml": "DESC: from the var file\n",
+    });
+    const env = {
+      PCSYNC_BASE_URL: control.url,
+      PCSYNC_API_KEY: KEY,
+      PCSYNC_VAR_DESC: "from the environment",
+    };
+    const fromFile = await runBuiltCli(["plan", "--var-file", "vars.yaml"], { env, cwd: directory });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.stdout).toContain('"x-from the var file-y"');
+    const fromFlag = await runBuiltCli(["plan", "--var-file", "vars.yaml", "--var", "DESC=flag"], {
+      env,
+      cwd: directory,
+    });
+    expect(fromFlag.stdout).toContain('"x-flag-y"');
+    const summary = [fromFile.stdout, fromFile.stderr, fromFlag.stdout, fromFlag.stderr].join("\n");
+    expect(leaksIn("control", summary)).toEqual([]);
+    expect(await readFile(join(directory, "vars.yaml"), "utf8")).toBe("DESC: from the var file\n");
+  });
+});
