@@ -1,15 +1,31 @@
 // Recognises the API key inside manifest text, as written or in the encodings a value could carry
 // it in, so that the loader refuses it before a plan, comment or log could show it.
 
-/** Whether `text` holds any of `secrets`, as is, URL-encoded, JSON-escaped, hex or base64. */
+/**
+ * Keys shorter than this are matched only as a whole value, not inside longer text. A real API key
+ * is far longer; a short one (the emulator accepts any key) is also an ordinary word's part ("ro"
+ * in "Property Filter"), and refusing every value that holds it would keep such records from being
+ * managed at all. Whole-value matching still refuses `--var NAME=<key>` for any key.
+ */
+export const MIN_EMBEDDED_SECRET_LENGTH = 16;
+
+/**
+ * Whether `text` holds any of `secrets`, as is, URL-encoded, JSON-escaped, hex or base64: anywhere
+ * in it for a key of MIN_EMBEDDED_SECRET_LENGTH characters or more, as the whole text for a shorter one.
+ */
 export function containsSecret(text: string, secrets: readonly string[]): boolean {
   if (secrets.length === 0) return false;
   const lower = text.toLowerCase();
   for (const secret of secrets) {
     if (secret === "") continue;
+    const hex = Buffer.from(secret).toString("hex");
+    if (secret.length < MIN_EMBEDDED_SECRET_LENGTH) {
+      if (secretForms(secret).includes(text) || lower === hex) return true;
+      continue;
+    }
     for (const form of secretForms(secret)) if (text.includes(form)) return true;
     // Hex is case-free: both spellings decode to the key.
-    if (lower.includes(Buffer.from(secret).toString("hex"))) return true;
+    if (lower.includes(hex)) return true;
   }
   return false;
 }

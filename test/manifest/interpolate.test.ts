@@ -174,6 +174,21 @@ describe("the API key is never interpolated", () => {
     expect(interpolateText("${TOKEN}", variables).problems[0]?.message).toMatch(/contains the API key/);
   });
 
+  it("with a short key, refuses only a value that is the key, not words that contain it", () => {
+    // The emulator accepts any key: "ro" must not keep "Property Filter" from being managed.
+    const short = (env: NodeJS.ProcessEnv) => variablesFromEnvironment({ PCSYNC_API_KEY: "ro", ...env });
+    expect(interpolateText("Property Filter", short({}))).toEqual({
+      value: "Property Filter",
+      changed: false,
+      problems: [],
+    });
+    expect(interpolateText("${N}", short({ PCSYNC_VAR_N: "Property Filter" })).value).toBe("Property Filter");
+    expect(interpolateText("${N}", short({ PCSYNC_VAR_N: "ro" })).problems[0]?.message).toMatch(
+      /contains the API key/,
+    );
+    expect(interpolateText("${PCSYNC_API_KEY}", short({})).problems[0]?.message).toMatch(/is refused/);
+  });
+
   it("leaves values alone when no key is known", () => {
     expect(interpolateText("${T}", variablesFromEnvironment({ PCSYNC_VAR_T: KEY })).value).toBe(KEY);
   });
