@@ -1,8 +1,10 @@
 // Where the API key comes from: the PCSYNC_API_KEY environment variable or a key file, never a
-// command-line value. Errors name the source but never show what it holds.
+// command-line value. Errors name the source but never show what it holds, and a key once read is
+// registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
 import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
+import { secrets } from "./redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 
@@ -13,6 +15,12 @@ export interface ApiKeySources {
 }
 
 export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
+  const key = await readApiKey(sources);
+  secrets.register(key);
+  return key;
+}
+
+async function readApiKey(sources: ApiKeySources): Promise<string> {
   if (sources.keyFile !== undefined)
     return checkApiKey(await readKeyFile(sources.keyFile), `file ${sources.keyFile}`);
   const fromEnv = sources.env[API_KEY_ENV];

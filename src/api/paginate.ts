@@ -3,6 +3,7 @@
 
 import type { ApiClient } from "./client.js";
 import { ForeignNextLinkError, MalformedResponseError, PaginationLoopError } from "./errors.js";
+import { secrets } from "./redact.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
 /**
@@ -31,7 +32,7 @@ export async function* paginate<S extends PageShape>(
       } catch {
         throw new MalformedResponseError(
           described,
-          `next: not a URL (${JSON.stringify(page.next.slice(0, 80))})`,
+          `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
         );
       }
       if (!client.isUnderBase(next)) {

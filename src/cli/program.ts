@@ -15,6 +15,7 @@ import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
+import { withOutputEdge } from "./output-edge.js";
 
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
 
@@ -32,6 +33,9 @@ const registrars: CommandRegistrar[] = [
   registerCompletionCommand,
 ];
 
+/** Commands that change the service: when their output fails they still finish their writes. */
+const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "job"]);
+
 export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
   const program = new Command();
   program
@@ -45,14 +49,22 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
+  program.hook("preAction", (_program, command) => {
+    if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+  });
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
   for (const command of program.commands) command.copyInheritedSettings(program);
   return program;
 }
 
-/** Runs the CLI with the given arguments and returns the exit code; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+/**
+ * Runs the CLI with the given arguments and returns the exit code; never throws. Output goes
+ * through `given.edge` if it has one (the binary's, or an outer run's), else through a new output
+ * edge that is finished here.
+ */
+export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
+  const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   const program = buildProgram(io, (code) => {
     exitCode = code;
@@ -62,6 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return exitCode;
   } catch (error) {
     return reportError(error, io);
+  } finally {
+    if (given.edge === undefined) io.edge?.finish();
   }
 }
 
