@@ -1,6 +1,7 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError } from "commander";
+import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
 import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
@@ -64,6 +65,8 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
  * edge that is finished here.
  */
 export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
+  registerEnvironmentApiKey(given.env);
+  registerMistypedKeyFlags(argv);
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   const program = buildProgram(io, (code) => {
@@ -77,6 +80,19 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
   } finally {
     if (given.edge === undefined) io.edge?.finish();
   }
+}
+
+/**
+ * There is no key flag (a key in a command line lands in shell history and process lists), but a
+ * user may try `--api-key KEY`: the "unknown option" error that follows must not print the key.
+ */
+function registerMistypedKeyFlags(argv: readonly string[]): void {
+  argv.forEach((arg, index) => {
+    const match = /^--?(?:api[-_]?key|token)(?:=(.*))?$/i.exec(arg);
+    if (!match) return;
+    const value = match[1] ?? argv[index + 1];
+    if (value !== undefined && !value.startsWith("-")) registerSecretWords(value);
+  });
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {

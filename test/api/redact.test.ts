@@ -51,7 +51,10 @@ describe("encoded echoes of the key", () => {
     ["HEX", Buffer.from(KEY).toString("hex").toUpperCase()],
     ["URL-encoded", encodeURIComponent(KEY)],
     ["form-encoded", new URLSearchParams({ k: KEY }).toString().slice(2)],
-    ["URL-encoded, lower-case hex", encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())],
+    [
+      "URL-encoded, lower-case hex",
+      encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    ],
     ["JSON-escaped with \\/", JSON.stringify(KEY).slice(1, -1).replaceAll("/", "\\/")],
     ["base64 of the URL-encoded base64", encodeURIComponent(Buffer.from(KEY).toString("base64"))],
     ...[0, 1, 2].map((pad): [string, string] => [
@@ -72,7 +75,11 @@ describe("encoded echoes of the key", () => {
 
   it("a key at any alignment inside any longer encoded string, whatever the key", () => {
     // Printable ASCII, as an Authorization header holds it.
-    const keyArbitrary = fc.string({ minLength: 7, maxLength: 48, unit: fc.constantFrom(...printableAscii()) });
+    const keyArbitrary = fc.string({
+      minLength: 7,
+      maxLength: 48,
+      unit: fc.constantFrom(...printableAscii()),
+    });
     fc.assert(
       fc.property(
         keyArbitrary,

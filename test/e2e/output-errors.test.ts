@@ -15,7 +15,11 @@ interface Run {
 }
 
 /** Runs the built CLI with stdout on /dev/full, or on a pipe whose reader has already gone. */
-async function runWithDeadStdout(server: TestServer, args: string[], stdout: "full" | "closed-pipe"): Promise<Run> {
+async function runWithDeadStdout(
+  server: TestServer,
+  args: string[],
+  stdout: "full" | "closed-pipe",
+): Promise<Run> {
   const full = stdout === "full" ? await open("/dev/full", "w") : undefined;
   try {
     return await new Promise<Run>((resolve, reject) => {
@@ -60,13 +64,13 @@ describe.runIf(onLinux).concurrent("stdout on a full disk", () => {
 
   it("apply: makes every change, then says the output was lost, exit 1", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const run = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/small`], "full");
+    const run = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/pcsync.yaml`], "full");
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toBe(
       "pcsync: cannot write to stdout: no space left on the device (ENOSPC); the output is lost, but the apply itself ran to the end and succeeded\n",
     );
     expect(writesTo(server)).toBeGreaterThan(0);
-    const again = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
+    const again = await server.run(["plan", "-f", `${EXAMPLES}/pcsync.yaml`, "--detailed-exitcode"]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
   });
 });
@@ -80,10 +84,10 @@ describe.concurrent("a reader that went away (EPIPE)", () => {
 
   it("apply still makes every change, quietly", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const run = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/small`], "closed-pipe");
+    const run = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/pcsync.yaml`], "closed-pipe");
     expect(run).toEqual({ code: 0, stderr: "" });
     expect(writesTo(server)).toBeGreaterThan(0);
-    const again = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
+    const again = await server.run(["plan", "-f", `${EXAMPLES}/pcsync.yaml`, "--detailed-exitcode"]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
   });
 });

@@ -115,7 +115,7 @@ function echoingServer() {
   };
 }
 
-describe("a server that echoes the key encoded", () => {
+describe.concurrent("a server that echoes the key encoded", () => {
   it("gets it shown as [REDACTED], in errors and --verbose traces, in every form", async () => {
     const server = await startScriptedServer(echoingServer());
     stops.push(() => server.close());
@@ -158,6 +158,41 @@ describe("a server that echoes the key encoded", () => {
   });
 });
 
+describe("a key that is printed before pcsync reads it", () => {
+  it("in a manifest value an error quotes, or given to a flag that does not exist", async () => {
+    // Keys of their own: the registry is per process, and the tests above registered KEY.
+    const interpolated = "phx_interpolated_9f8e7d6c5b4a";
+    const typed = "phx_typed_on_the_command_line_1a2b3c";
+    const manifest = await writeManifest(
+      directory,
+      `version: 1
+projects:
+  "1":
+    plugin_configs:
+      configs:
+        - name: GeoIP
+          plugin: \${PCSYNC_API_KEY}
+`,
+      "interpolated.yaml",
+    );
+    const results = [
+      await run(["validate", "-f", manifest], { PCSYNC_API_KEY: interpolated }),
+      await run(["plan", "-f", manifest, "--base-url", "http://127.0.0.1:9"], {
+        PCSYNC_API_KEY: interpolated,
+      }),
+      await run(["plan", "-f", manifest, `--api-key=${typed}`]),
+      await run(["plan", "-f", manifest, "--api-key", typed]),
+    ];
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout + result.stderr).not.toContain(interpolated.slice(0, 12));
+      expect(result.stdout + result.stderr).not.toContain(typed.slice(0, 12));
+    }
+    // The first three quote the key (as a value, and in the unknown option), shown redacted.
+    for (const result of results.slice(0, 3)) expect(result.stderr).toContain("[REDACTED]");
+  });
+});
+
 /** The example data, answering to `key`, with `name` and `description` given to record 3 (Legacy S3). */
 function dataWith(key: string, record3: { name?: string; description?: string } = {}): EmulatorData {
   const data = key === KEY ? reliabilityData() : exampleData();
@@ -167,7 +202,7 @@ function dataWith(key: string, record3: { name?: string; description?: string } 
   return data;
 }
 
-describe("data that holds the key's text", () => {
+describe.concurrent("data that holds the key's text", () => {
   it("converges with a short key that is part of record names (built CLI)", async () => {
     // The emulator accepts this key; "ro" is in "Property", "from", "Error", "project"...
     const shortKey = "ro";
@@ -238,7 +273,8 @@ projects:
     const connection = ["--base-url", emulator.url];
     const savedPlan = join(directory, "reflected-plan.json");
     const exported = join(directory, "reflected-export.yaml");
-    const refusal = /^pcsync: refusing to write .*: the API key's text appears in it \(project 1 plugin_configs record 3 \(unmanaged\), field name\)/m;
+    const refusal =
+      /^pcsync: refusing to write .*: the API key's text appears in it \(project 1 plugin_configs record 3 \(unmanaged\), field name\)/m;
 
     const text = await run(["plan", "-f", manifest, ...connection]);
     expect(text.code, text.stderr).toBe(0);
@@ -266,7 +302,8 @@ projects:
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Apply complete: 0 created, 1 updated/);
 
-    const exportRecordRefusal = /^pcsync: refusing to write .*: the API key's text appears in it \(project 1 plugin_configs record 3, fields name, description\)/m;
+    const exportRecordRefusal =
+      /^pcsync: refusing to write .*: the API key's text appears in it \(project 1 plugin_configs record 3, fields name, description\)/m;
     const toStdout = await run(["export", "--project", "1", ...connection]);
     expect(toStdout.code, toStdout.stderr).toBe(1);
     expect(toStdout.stdout).toBe("");
@@ -282,6 +319,57 @@ projects:
     // The record itself was left as it was.
     const legacy = emulator.snapshot().records.find((record) => record.id === 3);
     expect(legacy?.name).toBe(`Legacy ${KEY}`);
+  });
+});
+
+describe("long values that hold the key", () => {
+  it("are cut and diffed for display without leaving a piece of the key", async () => {
+    // Markdown cuts values at 200 characters, right inside the key; a word diff would split it
+    // where only its first word differs.
+    const cutInside = `${"y".repeat(180)}${KEY}`;
+    const diffedFrom = `${"word ".repeat(15)}A${KEY}B`;
+    const diffedTo = `${"word ".repeat(15)}C${KEY}B`;
+    const data = reliabilityData();
+    for (const [id, description] of [
+      [1, cutInside],
+      [3, diffedFrom],
+    ] as const) {
+      const record = data.records.find((item) => item.id === id);
+      if (record) record.description = description;
+    }
+    const emulator = await startEmulator({ data });
+    stops.push(() => emulator.close());
+    const manifest = await writeManifest(
+      directory,
+      `version: 1
+projects:
+  "1":
+    plugin_configs:
+      configs:
+        - name: GeoIP
+          plugin: 1
+          description: null
+        - name: Legacy S3
+          plugin: 5
+          description: ${JSON.stringify(diffedTo)}
+`,
+      "long.yaml",
+    );
+    const summary = join(directory, "long-summary.md");
+    const env = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary };
+    const connection = ["--base-url", emulator.url];
+    const outputs = [
+      await run(["plan", "-f", manifest, ...connection], env),
+      await run(["plan", "-f", manifest, ...connection, "--format", "markdown"], env),
+    ];
+    for (const result of outputs) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("[REDACTED]");
+      expect(leaksIn(result.stdout + result.stderr)).toEqual([]);
+    }
+    const written = await readFile(summary, "utf8");
+    expect(written).toContain("[REDACTED]");
+    expect(leaksIn(written)).toEqual([]);
   });
 });
 
@@ -314,7 +402,10 @@ projects:
     const github = (file: string) => ({ GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: file });
 
     const runs = [
-      await run(["plan", "-f", manifest, ...connection, "--out", join(directory, "modes-plan.json")], github(summary)),
+      await run(
+        ["plan", "-f", manifest, ...connection, "--out", join(directory, "modes-plan.json")],
+        github(summary),
+      ),
       await run(["plan", "-f", manifest, ...connection], github(keptSummary)),
       await run(["export", "--project", "1", ...connection, "-o", join(directory, "modes-export.yaml")]),
       await run(["export", "--project", "1", ...connection, "-o", keptExport]),
