@@ -110,7 +110,7 @@ export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo
     text,
     "the JSON result of this apply",
     locate,
-    `The apply itself ran to the end; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`,
+    `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`,
   );
   io.stdout.write(text);
 }
