@@ -1,6 +1,9 @@
 // The base of every error pcsync reports to a user: a stable code, an exit code, and a message
 // that says what to do next. The CLI maps these to exit codes in one place.
 
+import { inspect } from "node:util";
+import { redactDeep, secrets } from "./api/redact.js";
+
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_CHANGES = 2;
@@ -19,6 +22,21 @@ export class PcsyncError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.exitCode = options.exitCode ?? EXIT_ERROR;
+  }
+
+  // An error may quote what a server sent, the API key included; it is shown where output leaves
+  // the process, redacted there. Inspecting it or turning it into JSON redacts too, so a log line
+  // or a crash report made of it never carries the key.
+  [inspect.custom](_depth: number, options: object): string {
+    const shown = new Error(this.message, this.cause === undefined ? undefined : { cause: this.cause });
+    Object.defineProperty(shown, "stack", { value: this.stack, enumerable: false });
+    Object.assign(shown, this);
+    return secrets.redact(inspect(shown, options)).text;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return redactDeep({ ...Object.fromEntries(Object.entries(this)), name: this.name, message: this.message })
+      .value;
   }
 }
 

@@ -19,7 +19,7 @@ import {
   TimeoutError,
 } from "./errors.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
-import { createRedactor, type Redactor } from "./redact.js";
+import { secrets } from "./redact.js";
 import {
   backoffDelayMs,
   isRetryableStatus,
@@ -52,7 +52,10 @@ export interface ApiClientOptions {
   /** Responses larger than this fail instead of filling memory. */
   maxResponseBytes?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
-  /** Receives one line per request attempt (method, URL, status, time, size); never the key. */
+  /**
+   * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
+   * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
+   */
   trace?: ((line: string) => void) | undefined;
   /** Tuning of the adaptive rate limiter beyond concurrency and maxRps. */
   rateLimit?:
@@ -143,7 +146,6 @@ export class ApiClient {
 
   // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
   readonly #authorization: string;
-  readonly #redact: Redactor;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #requestTimeoutMs: number;
@@ -157,7 +159,8 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
-    this.#redact = createRedactor([apiKey]);
+    // Whatever the client is used for, its key is a secret of this process from now on.
+    secrets.register(apiKey);
     this.#authorization = `Bearer ${apiKey}`;
     this.base = parseBaseUrl(options.baseUrl, {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
@@ -208,18 +211,13 @@ export class ApiClient {
     return isUnderBase(this.base, url);
   }
 
-  /** Removes the key from text meant for a user. */
-  redact(text: string): string {
-    return this.#redact(text);
-  }
-
-  /** What errors about a request need; every string they keep passes through the redactor. */
+  /** What errors about a request need: never its headers. */
   describeRequest(method: string, url: URL): FailedRequest {
-    return { method, path: url.pathname, redact: this.#redact };
+    return { method, path: url.pathname };
   }
 
   traceLine(line: string): void {
-    this.#trace?.(this.#redact(line));
+    this.#trace?.(line);
   }
 
   /** Waits the backoff before retry number `retryNumber` (from 1). */
@@ -237,9 +235,7 @@ export class ApiClient {
     const described = this.describeRequest(method, url);
     if (!this.isUnderBase(url)) {
       throw new InvalidRequestError(
-        this.#redact(
-          `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
-        ),
+        `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
       );
     }
     const safety = spec.safety ?? (method === "POST" ? "unsafe" : "idempotent");
@@ -367,19 +363,20 @@ export class ApiClient {
   /** A request whose 2xx body is text (the frontend module). */
   async requestText(spec: RequestSpec): Promise<string> {
     const response = await this.request(spec);
-    return this.#redact(response.body.toString("utf8"));
+    return response.body.toString("utf8");
   }
 
   parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
     const described = this.describeRequest(spec.method, spec.url);
-    // A server that reflects the key into its data (a record's name, a log message) must not get
-    // it printed or written to a file: nothing read from a response carries the key past here.
-    const text = this.#redact(body.toString("utf8"));
+    // The data stays as the server sent it: plan compares it and export writes it. A key the
+    // server reflected into it is redacted where output leaves the process, or the document refused.
+    const text = body.toString("utf8");
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      const start = text.trimStart().slice(0, 40).replace(/\s+/g, " ");
+      // Cut so that the redaction at the output still recognises a key the excerpt would hold.
+      const start = secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
       throw new MalformedResponseError(
         described,
         text.trim() === ""
@@ -446,7 +443,8 @@ function fallbackDetail(response: AttemptResponse): string | undefined {
   if (contentType.includes("html")) return undefined;
   const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
   if (text === "") return undefined;
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  const excerpt = secrets.excerpt(text, 200);
+  return excerpt.length < text.length ? `${excerpt}...` : text;
 }
 
 /** A redirect's target as origin and path: its query string may carry anything, even a token. */

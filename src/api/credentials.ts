@@ -1,8 +1,10 @@
 // Where the API key comes from: the PCSYNC_API_KEY environment variable or a key file, never a
-// command-line value. Errors name the source but never show what it holds.
+// command-line value. Errors name the source but never show what it holds, and a key once read is
+// registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
 import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
+import { secrets } from "./redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 
@@ -13,6 +15,12 @@ export interface ApiKeySources {
 }
 
 export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
+  const key = await readApiKey(sources);
+  secrets.register(key);
+  return key;
+}
+
+async function readApiKey(sources: ApiKeySources): Promise<string> {
   if (sources.keyFile !== undefined)
     return checkApiKey(await readKeyFile(sources.keyFile), `file ${sources.keyFile}`);
   const fromEnv = sources.env[API_KEY_ENV];
@@ -39,9 +47,31 @@ async function readKeyFile(file: string): Promise<string> {
   return key;
 }
 
+/**
+ * Registers the key in the environment as a secret before any command runs, whether or not the
+ * command uses it: a manifest may interpolate it (`${PCSYNC_API_KEY}`) into a value that an error
+ * quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)
+ * has each of its words of 8 or more characters registered instead.
+ */
+export function registerEnvironmentApiKey(env: Readonly<Record<string, string | undefined>>): void {
+  registerSecretWords(env[API_KEY_ENV] ?? "");
+}
+
+/** Registers `text` as a secret if it is a valid key, else each of its long enough words. */
+export function registerSecretWords(text: string): void {
+  const key = text.trim();
+  if (VALID_KEY.test(key)) {
+    secrets.register(key);
+    return;
+  }
+  for (const word of key.split(/\s+/)) if (word.length >= 8) secrets.register(word);
+}
+
+const VALID_KEY = /^[\x21-\x7e]+$/;
+
 /** The key goes into an HTTP header: anything but visible ASCII would corrupt or split it. */
 export function checkApiKey(key: string, source: string): string {
-  if (!/^[\x21-\x7e]+$/.test(key)) {
+  if (!VALID_KEY.test(key)) {
     throw new InvalidApiKeyError(
       source,
       "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",

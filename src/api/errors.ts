@@ -1,10 +1,10 @@
 // The errors the API client throws: one class per way a request can fail, each with a stable
-// `code`. Every string that could carry the API key goes through the request's redactor first,
-// and no error keeps request headers, so neither messages nor `util.inspect` can leak the key.
+// `code`. No error keeps request headers. What the server sent (which may quote the key) is kept
+// as sent, since code compares it; it is redacted where output leaves the process, and
+// PcsyncError redacts `util.inspect` and JSON of errors.
 
 import { STATUS_CODES } from "node:http";
 import { PcsyncError } from "../errors.js";
-import type { Redactor } from "./redact.js";
 import type { ServiceErrorBody } from "./types.js";
 
 /** What an error needs to know about the request that failed. */
@@ -12,7 +12,6 @@ export interface FailedRequest {
   method: string;
   /** The URL path (without query string) as sent. */
   path: string;
-  redact: Redactor;
 }
 
 /** A request that was sent (or tried) and failed; the base of the HTTP, network and timeout errors. */
@@ -33,9 +32,9 @@ export abstract class RequestFailedError extends PcsyncError {
     message: string,
     details: { attempts: number; outcomeUnknown: boolean },
   ) {
-    super(code, request.redact(message));
+    super(code, message);
     this.method = request.method;
-    this.path = request.redact(request.path);
+    this.path = request.path;
     this.attempts = details.attempts;
     this.outcomeUnknown = details.outcomeUnknown;
   }
@@ -58,12 +57,7 @@ export class ApiError extends RequestFailedError {
       outcomeUnknown?: boolean;
     },
   ) {
-    const serviceError = details.serviceError && {
-      type: request.redact(details.serviceError.type),
-      code: request.redact(details.serviceError.code),
-      detail: request.redact(details.serviceError.detail),
-      attr: details.serviceError.attr === null ? null : request.redact(details.serviceError.attr),
-    };
+    const serviceError = details.serviceError && { ...details.serviceError };
     const detail = serviceError
       ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}`
       : details.fallbackDetail || STATUS_CODES[details.status] || "unexpected status";
@@ -111,7 +105,7 @@ export class NetworkError extends RequestFailedError {
       ? `${request.method} ${request.path}: connection to ${details.origin} lost (${details.description}) ${after}; the request may or may not have been processed`
       : `${request.method} ${request.path}: could not reach ${details.origin} (${details.description}) ${after}; check the base URL and that the service is reachable`;
     super("network_error", request, message, details);
-    this.reason = request.redact(details.reason);
+    this.reason = details.reason;
   }
 }
 
@@ -154,12 +148,10 @@ export class ResponseTooLargeError extends PcsyncError {
   constructor(request: FailedRequest, limitBytes: number) {
     super(
       "response_too_large",
-      request.redact(
-        `${request.method} ${request.path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`,
-      ),
+      `${request.method} ${request.path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
+    this.path = request.path;
     this.limitBytes = limitBytes;
   }
 }
@@ -172,16 +164,13 @@ export class MalformedResponseError extends PcsyncError {
   readonly problem: string;
 
   constructor(request: FailedRequest, problem: string) {
-    const redactedProblem = request.redact(problem);
     super(
       "malformed_response",
-      request.redact(
-        `${request.method} ${request.path}: malformed response: ${redactedProblem}; is the base URL that of the Plugin Configuration Service?`,
-      ),
+      `${request.method} ${request.path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
-    this.problem = redactedProblem;
+    this.path = request.path;
+    this.problem = problem;
   }
 }
 
@@ -193,16 +182,13 @@ export class ForeignNextLinkError extends PcsyncError {
   readonly link: string;
 
   constructor(request: FailedRequest, link: string, base: string) {
-    const shownLink = request.redact(link);
     super(
       "foreign_next_link",
-      request.redact(
-        `${request.method} ${request.path}: the next-page link points to ${shownLink}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
-      ),
+      `${request.method} ${request.path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
-    this.link = shownLink;
+    this.path = request.path;
+    this.link = link;
   }
 }
 
@@ -214,12 +200,10 @@ export class PaginationLoopError extends PcsyncError {
   constructor(request: FailedRequest, reason: string) {
     super(
       "pagination_loop",
-      request.redact(
-        `${request.method} ${request.path}: pagination does not end (${reason}); refusing to read further`,
-      ),
+      `${request.method} ${request.path}: pagination does not end (${reason}); refusing to read further`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
+    this.path = request.path;
   }
 }
 
@@ -277,11 +261,9 @@ export class JobOutcomeUnknownError extends PcsyncError {
   constructor(request: FailedRequest, cause: RequestFailedError) {
     super(
       "job_outcome_unknown",
-      request.redact(
-        `${cause.message}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
-      ),
+      `${cause.message}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
     );
-    this.path = request.redact(request.path);
+    this.path = request.path;
   }
 }
 
@@ -293,11 +275,9 @@ export class CreateOutcomeUnknownError extends PcsyncError {
   constructor(request: FailedRequest, createFailure: string, rereadFailure: string) {
     super(
       "create_outcome_unknown",
-      request.redact(
-        `${createFailure}. The record may or may not have been created, and re-reading the family to check failed (${rereadFailure}). Run plan again once the service answers.`,
-      ),
+      `${createFailure}. The record may or may not have been created, and re-reading the family to check failed (${rereadFailure}). Run plan again once the service answers.`,
     );
-    this.path = request.redact(request.path);
+    this.path = request.path;
   }
 }
 
@@ -348,15 +328,13 @@ export class NextLinkOffCollectionError extends PcsyncError {
   readonly link: string;
 
   constructor(request: FailedRequest, link: string, reason: string) {
-    const shownLink = request.redact(link);
+    const shownLink = link;
     super(
       "next_link_off_collection",
-      request.redact(
-        `${request.method} ${request.path}: the next-page link ${shownLink} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
-      ),
+      `${request.method} ${request.path}: the next-page link ${shownLink} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
+    this.path = request.path;
     this.link = shownLink;
   }
 }
@@ -375,14 +353,12 @@ export class ListChangedDuringReadError extends PcsyncError {
   constructor(request: FailedRequest, reads: number, problem: string) {
     super(
       "list_changed_during_read",
-      request.redact(
-        `${request.method} ${request.path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
-      ),
+      `${request.method} ${request.path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
     );
     this.method = request.method;
-    this.path = request.redact(request.path);
+    this.path = request.path;
     this.reads = reads;
-    this.problem = request.redact(problem);
+    this.problem = problem;
   }
 }
 
@@ -396,8 +372,7 @@ export class RedirectNotFollowedError extends RequestFailedError {
     request: FailedRequest,
     details: { status: number; location: string | undefined; base: string; attempts: number },
   ) {
-    const where =
-      details.location === undefined ? "without a Location" : `to ${request.redact(details.location)}`;
+    const where = details.location === undefined ? "without a Location" : `to ${details.location}`;
     super(
       "redirect_not_followed",
       request,
@@ -406,7 +381,7 @@ export class RedirectNotFollowedError extends RequestFailedError {
       { attempts: details.attempts, outcomeUnknown: request.method !== "GET" },
     );
     this.status = details.status;
-    this.location = details.location === undefined ? undefined : request.redact(details.location);
+    this.location = details.location === undefined ? undefined : details.location;
   }
 }
 
@@ -433,8 +408,6 @@ export class InflatedResponseTooLargeError extends ResponseTooLargeError {
   constructor(request: FailedRequest, limitBytes: number, encoding: string) {
     super(request, limitBytes);
     this.encoding = encoding;
-    this.message = request.redact(
-      `${request.method} ${request.path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
-    );
+    this.message = `${request.method} ${request.path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`;
   }
 }

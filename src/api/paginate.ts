@@ -11,6 +11,7 @@ import {
   NextLinkOffCollectionError,
   PaginationLoopError,
 } from "./errors.js";
+import { secrets } from "./redact.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
@@ -111,7 +112,7 @@ export async function* paginate<S extends PageShape>(
       } catch {
         throw new MalformedResponseError(
           described,
-          `next: not a URL (${JSON.stringify(page.next.slice(0, 80))})`,
+          `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
         );
       }
       next.hash = "";

@@ -1,32 +1,269 @@
-// Removes secrets (the API key) from any text before it can reach an error, a trace line or a log:
-// the one place that decides what a leaked key looks like.
+// What a leaked secret (the API key) looks like, and a process-wide registry of the secrets in use.
+// Output is redacted with it where bytes leave the process; data documents are checked with it.
 
 export const REDACTED = "[REDACTED]";
 
-/** Turns text into text without the secrets it was built for. */
-export type Redactor = (text: string) => string;
+/**
+ * Base64 and hex forms shorter than this are left alone: a few characters of base64 occur in any
+ * hash or id, so a short key would turn output into confetti. The raw key is always replaced.
+ */
+export const MIN_ENCODED_FORM_LENGTH = 8;
+
+type CharEncoder = (char: string) => string;
+
+const hexOf = (char: string, upper: boolean): string => {
+  const hex = char.charCodeAt(0).toString(16).padStart(2, "0");
+  return upper ? hex.toUpperCase() : hex;
+};
+const percent =
+  (upper: boolean): CharEncoder =>
+  (char) =>
+    `%${hexOf(char, upper)}`;
+const unicodeEscape = (char: string, upper: boolean): string => `\\u00${hexOf(char, upper)}`;
+const jsonEscape: CharEncoder = (char) => JSON.stringify(char).slice(1, -1);
 
 /**
- * Replaces every occurrence of each secret in `text`, also in its URL-encoded and JSON-escaped
- * forms, since a server may echo a header back inside a URL or a JSON string.
+ * How servers, proxies and libraries write a string into a URL or a JSON string: each scheme is
+ * applied to every character. The secret is visible ASCII (checkApiKey), so one byte per character.
  */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret === "") continue;
-    for (const form of secretForms(secret)) result = result.split(form).join(REDACTED);
-  }
+const TEXT_SCHEMES: readonly CharEncoder[] = [
+  (char) => char,
+  // encodeURIComponent, with upper- and lower-case hex digits.
+  (char) => encodeURIComponent(char),
+  (char) => (char === encodeURIComponent(char) ? char : percent(false)(char)),
+  // RFC 3986 strict (also !'()*), and HTML form encoding (URLSearchParams, also ~).
+  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(true)(char)),
+  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(false)(char)),
+  (char) => (/[A-Za-z0-9\-._*]/.test(char) ? char : percent(true)(char)),
+  // JSON: plain, with "\/" (PHP), and HTML-safe (Go: <>& as lower-case \u; .NET: more, upper-case).
+  jsonEscape,
+  (char) => (char === "/" ? "\\/" : jsonEscape(char)),
+  (char) => ("<>&".includes(char) ? unicodeEscape(char, false) : jsonEscape(char)),
+  (char) => ("<>&'+`\"".includes(char) ? unicodeEscape(char, true) : jsonEscape(char)),
+];
+
+/** How an encoded form itself may be written into a URL or JSON (base64 has `+`, `/` and `=`). */
+const ENCODED_SCHEMES: readonly CharEncoder[] = [
+  (char) => char,
+  (char) => encodeURIComponent(char),
+  (char) => (char === encodeURIComponent(char) ? char : percent(false)(char)),
+  (char) => (char === "/" ? "\\/" : char),
+];
+
+function applyScheme(text: string, scheme: CharEncoder): string {
+  let result = "";
+  for (const char of text) result += scheme(char);
   return result;
 }
 
-/** A redactor bound to the given secrets. */
-export function createRedactor(secrets: readonly string[]): Redactor {
-  const kept = secrets.filter((secret) => secret !== "");
-  return (text) => redact(text, kept);
+/**
+ * The base64 characters that depend only on the secret's bytes when it sits `offset` bytes into a
+ * 3-byte group of a longer encoded string (`Bearer <key>` encoded whole): each offset gives other
+ * characters, and the ones at the edges mix in the neighbouring bytes, so they are left out.
+ */
+function base64Core(bytes: Buffer, offset: 0 | 1 | 2): string {
+  const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+  const start = Math.ceil((8 * offset) / 6);
+  const end = Math.floor((8 * (offset + bytes.length)) / 6);
+  return encoded.slice(start, end);
 }
 
-function secretForms(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
-  // Longest first, so a longer form is not left half-replaced by a shorter one inside it.
-  return [...forms].sort((a, b) => b.length - a.length);
+/**
+ * Every form in which `secret` may appear in text: as is, URL-encoded and JSON-escaped (as the
+ * usual libraries do it), and hex (both cases), base64 and base64url encoded, alone or inside a
+ * longer encoded string at any byte alignment. Longest first, so that a longer form is replaced
+ * whole rather than a shorter one inside it.
+ */
+export function secretForms(secret: string): string[] {
+  if (secret === "") return [];
+  const forms = new Set<string>();
+  for (const scheme of TEXT_SCHEMES) forms.add(applyScheme(secret, scheme));
+  const bytes = Buffer.from(secret, "utf8");
+  const encoded = new Set<string>([bytes.toString("hex"), bytes.toString("hex").toUpperCase()]);
+  const padded = bytes.toString("base64");
+  encoded.add(padded).add(padded.replace(/=+$/, "")).add(bytes.toString("base64url"));
+  for (const offset of [0, 1, 2] as const) {
+    const core = base64Core(bytes, offset);
+    encoded.add(core).add(core.replaceAll("+", "-").replaceAll("/", "_"));
+  }
+  for (const form of encoded) {
+    if (form.length < MIN_ENCODED_FORM_LENGTH) continue;
+    for (const scheme of ENCODED_SCHEMES) forms.add(applyScheme(form, scheme));
+  }
+  return [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** One occurrence of a secret form in a text: [start, end). */
+export interface SecretMatch {
+  start: number;
+  end: number;
+}
+
+/**
+ * The secrets this process must never write out. The API key is registered as soon as it is
+ * read; every writer that sends bytes out of the process asks the registry at write time.
+ */
+export class SecretRegistry {
+  readonly #secrets = new Set<string>();
+  #forms: readonly string[] = [];
+  #pattern: RegExp | undefined;
+  #firstChars = new Set<string>();
+
+  /** Adds a secret (idempotent); its forms take effect for every later write. */
+  register(secret: string): void {
+    // incompleteSuffixStart relies on a form never holding white space; the key never does.
+    if (/\s/.test(secret)) throw new RangeError("a secret must not contain white space");
+    if (secret === "" || this.#secrets.has(secret)) return;
+    this.#secrets.add(secret);
+    const forms = new Set<string>();
+    for (const known of this.#secrets) for (const form of secretForms(known)) forms.add(form);
+    this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.#pattern = new RegExp(this.#forms.map(escapeRegExp).join("|"), "g");
+    this.#firstChars = new Set(this.#forms.map((form) => form.charAt(0)));
+  }
+
+  /** Whether any secret is registered. */
+  get active(): boolean {
+    return this.#pattern !== undefined;
+  }
+
+  /** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
+  get shortestSecretLength(): number {
+    return this.#secrets.size === 0 ? 0 : Math.min(...[...this.#secrets].map((secret) => secret.length));
+  }
+
+  /** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
+  matches(text: string): SecretMatch[] {
+    const pattern = this.#pattern;
+    if (pattern === undefined) return [];
+    const found: SecretMatch[] = [];
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      found.push({ start: match.index, end: match.index + match[0].length });
+    }
+    return found;
+  }
+
+  contains(text: string): boolean {
+    return this.matches(text).length > 0;
+  }
+
+  /** `text` with every secret form replaced by [REDACTED], and how many were replaced. */
+  redact(text: string): { text: string; count: number } {
+    const pattern = this.#pattern;
+    if (pattern === undefined) return { text, count: 0 };
+    let count = 0;
+    const redacted = text.replace(pattern, () => {
+      count += 1;
+      return REDACTED;
+    });
+    return { text: redacted, count };
+  }
+
+  /**
+   * Where, in the last characters of `text`, a secret form may begin that the next characters
+   * would complete: the index of the earliest such suffix, or `text.length` if none. A form never
+   * holds white space, so only the characters after the last white space can be one.
+   */
+  incompleteSuffixStart(text: string): number {
+    let earliest = text.length;
+    const longest = this.#forms[0]?.length ?? 0;
+    const from = Math.max(0, text.length - longest + 1);
+    for (let index = text.length - 1; index >= from; index -= 1) {
+      const char = text.charAt(index);
+      if (/\s/.test(char)) break;
+      if (!this.#firstChars.has(char)) continue;
+      const suffix = text.slice(index);
+      if (this.#forms.some((form) => form.length > suffix.length && form.startsWith(suffix)))
+        earliest = index;
+    }
+    return earliest;
+  }
+
+  /**
+   * At most `max` characters of `text`, for an excerpt in a message: a cut that would leave part
+   * of a secret form (which redaction would then not recognise) is moved past the whole form.
+   */
+  excerpt(text: string, max: number): string {
+    if (text.length <= max) return text;
+    let cut = max;
+    for (const match of this.matches(text)) {
+      if (match.start < cut && match.end > cut) cut = match.end;
+    }
+    return text.slice(0, cut);
+  }
+}
+
+/** The registry of this process: the CLI's writers and the errors' inspect/JSON use it. */
+export const secrets = new SecretRegistry();
+
+/** `text` with the given secrets replaced in every form (for callers that hold their own secrets). */
+export function redact(text: string, secretList: readonly string[]): string {
+  const registry = new SecretRegistry();
+  for (const secret of secretList) registry.register(secret);
+  return registry.redact(text).text;
+}
+
+/** A JSON-like value's location: object keys and array indexes from the root. */
+export type ValuePath = ReadonlyArray<string | number>;
+
+/**
+ * A copy of `value` with the registered secrets replaced in every string value, for showing data
+ * to a person: renderers cut and diff strings, and a cut or diffed key would no longer be
+ * recognised at the output edge. Object keys are structure (`from`, `to`), not text, and stay;
+ * `undefined` members are kept as they are.
+ */
+export function redactDeep<T>(value: T, registry: SecretRegistry = secrets): { value: T; count: number } {
+  let count = 0;
+  const visit = (item: unknown): unknown => {
+    if (typeof item === "string") {
+      const result = registry.redact(item);
+      count += result.count;
+      return result.text;
+    }
+    if (Array.isArray(item)) return item.map(visit);
+    if (typeof item === "object" && item !== null && !(item instanceof Date)) {
+      return Object.fromEntries(Object.entries(item).map(([key, member]) => [key, visit(member)]));
+    }
+    return item;
+  };
+  if (!registry.active) return { value, count: 0 };
+  const copy = visit(value) as T;
+  return { value: copy, count };
+}
+
+/**
+ * The places in a JSON-like value whose text holds a secret form: string and number values, and
+ * object keys (the path then ends with that key). Also as the value would be written in JSON, whose
+ * escaping could complete a form.
+ */
+export function locateSecrets(value: unknown, registry: SecretRegistry = secrets): ValuePath[] {
+  const found: ValuePath[] = [];
+  if (!registry.active) return found;
+  const holdsSecret = (text: string) =>
+    registry.contains(text) || registry.contains(JSON.stringify(text).slice(1, -1));
+  const visit = (item: unknown, path: Array<string | number>): void => {
+    if (typeof item === "string" || typeof item === "number") {
+      if (holdsSecret(String(item))) found.push(path);
+      return;
+    }
+    if (Array.isArray(item)) {
+      item.forEach((member, index) => {
+        visit(member, [...path, index]);
+      });
+      return;
+    }
+    if (typeof item === "object" && item !== null) {
+      for (const [key, member] of Object.entries(item)) {
+        if (holdsSecret(key)) found.push([...path, key]);
+        visit(member, [...path, key]);
+      }
+    }
+  };
+  visit(value, []);
+  return found;
 }

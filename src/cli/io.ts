@@ -1,12 +1,18 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
 import type { Writable } from "node:stream";
+import type { OutputEdge } from "./output-edge.js";
 
 export interface CliIo {
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * The redacting edge that `stdout` and `stderr` belong to. runCli puts streams behind one when
+   * it is not given one; the human-readable files and renderers count their redactions here.
+   */
+  edge?: OutputEdge;
 }
 
 export function processIo(): CliIo {

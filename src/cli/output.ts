@@ -1,12 +1,16 @@
 // Writing results: the plan in the chosen format, saved plan files (atomically), and the GitHub
-// step summary.
+// step summary. Human-readable output shows the API key as [REDACTED]; documents that are read
+// back (saved plans, JSON plans, exports) are written exactly, or refused if they hold the key.
 
-import { appendFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Option } from "commander";
+import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../api/redact.js";
+import type { ApplyReport } from "../apply/apply-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
+import { locateSecretsInPlan } from "../render/plan-file.js";
 import { type CliIo, useColour } from "./io.js";
 
 export const FORMATS = ["text", "json", "markdown"] as const;
@@ -24,8 +28,91 @@ export function parseFormat(value: string | undefined): OutputFormat {
   return format as OutputFormat;
 }
 
+/** A copy of `value` with the API key redacted, for a renderer that cuts or diffs long strings. */
+function forDisplay<T>(value: T, io: CliIo): T {
+  return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
+}
+
 export function printPlan(plan: Plan, format: OutputFormat, io: CliIo): void {
-  renderPlan(plan, format, io.stdout, { colour: useColour(io.stdout, io.env) });
+  if (format === "json") {
+    io.stdout.write(planDocument(plan, "the JSON plan"));
+    return;
+  }
+  renderPlan(forDisplay(plan, io), format, io.stdout, { colour: useColour(io.stdout, io.env) });
+}
+
+const PLAN_REMEDY =
+  "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
+
+/** Output that must be written exactly (a saved plan, a JSON plan, an export) holds the API key. */
+export class SecretInOutputError extends PcsyncError {
+  constructor(what: string, places: readonly string[], remedy: string) {
+    const shown = places.length > 0 ? places : ["its fixed text (field names)"];
+    const listed =
+      shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
+    const shortest = secrets.shortestSecretLength;
+    const shortKey =
+      shortest > 0 && shortest < MIN_ENCODED_FORM_LENGTH
+        ? ` The API key is only ${shortest} characters long, so ordinary text contains it: use a real key.`
+        : "";
+    super(
+      "secret_in_output",
+      `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`,
+    );
+  }
+}
+
+/** Throws SecretInOutputError if `text`, a document written exactly, holds the API key in any form. */
+export function refuseSecretIn(
+  text: string,
+  what: string,
+  locate: () => readonly string[],
+  remedy: string,
+): void {
+  if (secrets.contains(text)) throw new SecretInOutputError(what, locate(), remedy);
+}
+
+export const EXPORT_REMEDY =
+  "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
+
+/** The plan as a JSON document, refused if it would hold the API key. */
+function planDocument(plan: Plan, what: string): string {
+  const text = serializePlan(plan);
+  refuseSecretIn(text, what, () => locateSecretsInPlan(plan), PLAN_REMEDY);
+  return text;
+}
+
+/** Refuses, before anything is changed, a plan that `--format json` could not print. */
+export function checkPlanPrintableAsJson(plan: Plan): void {
+  refuseSecretIn(
+    serializePlan(plan),
+    "the JSON output",
+    () => locateSecretsInPlan(plan),
+    `${PLAN_REMEDY} Nothing was changed.`,
+  );
+}
+
+/** `apply --format json`: the plan and what became of it, as one document, never altered. */
+export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo): void {
+  const text = `${JSON.stringify({ plan, result }, null, 2)}\n`;
+  const locate = () => {
+    const places = locateSecrets(result).map((path) => {
+      const outcome =
+        path[0] === "outcomes" && typeof path[1] === "number" ? result?.outcomes[path[1]] : undefined;
+      if (outcome === undefined) return "the apply result";
+      const record =
+        outcome.id === null ? `the ${outcome.action} from ${outcome.source}` : `record ${outcome.id}`;
+      return `the outcome of project ${outcome.project} ${outcome.family} ${record}, field ${String(path[2])}`;
+    });
+    return [...new Set([...locateSecretsInPlan(plan), ...places])];
+  };
+  refuseSecretIn(
+    text,
+    "the JSON result of this apply",
+    locate,
+    `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`,
+  );
+  io.stdout.write(text);
 }
 
 /** A file pcsync was asked to write (--out, -o) could not be written. */
@@ -54,11 +141,35 @@ function describeFileError(error: unknown, path: string): string {
   }
 }
 
-/** Writes a file so that a reader never sees half of it: a temporary file, then a rename. */
+/** Files pcsync creates may hold remote data: only their owner may read them. */
+export const NEW_FILE_MODE = 0o600;
+
+/** The permission bits of an existing file, or undefined if there is none. */
+async function existingMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes a file so that a reader never sees half of it: a temporary file, then a rename. A new
+ * file is NEW_FILE_MODE; a file replaced keeps its mode. The temporary file is created afresh
+ * (never opened through a leftover file or link) and is NEW_FILE_MODE until it is complete.
+ */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
-    await writeFile(temporary, content, { mode: 0o600 });
+    const mode = (await existingMode(path)) ?? NEW_FILE_MODE;
+    await rm(temporary, { force: true });
+    const handle = await open(temporary, "wx", NEW_FILE_MODE);
+    try {
+      await handle.writeFile(content, "utf8");
+      if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
@@ -67,15 +178,21 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
 }
 
 export async function savePlan(plan: Plan, path: string): Promise<void> {
-  await writeFileAtomic(path, serializePlan(plan));
+  await writeFileAtomic(path, planDocument(plan, `the plan file ${path}`));
 }
 
-/** With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary. */
+/**
+ * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary: text for people,
+ * so the API key is shown as [REDACTED]. A summary file pcsync creates is NEW_FILE_MODE; one the
+ * runner made keeps its mode.
+ */
 export async function appendStepSummary(plan: Plan, io: CliIo, title: string): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
+  const markdown = `${renderMarkdown(forDisplay(plan, io), { title })}\n`;
+  const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
-    await appendFile(summaryFile, `${renderMarkdown(plan, { title })}\n`);
+    await appendFile(summaryFile, text, { mode: NEW_FILE_MODE });
   } catch (error) {
     // The summary is a copy for the job page: failing it must not turn a good plan or a finished
     // apply into an error, nor change --detailed-exitcode.

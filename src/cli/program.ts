@@ -1,6 +1,7 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError } from "commander";
+import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
 import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
@@ -15,6 +16,7 @@ import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
+import { withOutputEdge } from "./output-edge.js";
 
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
 
@@ -32,6 +34,9 @@ const registrars: CommandRegistrar[] = [
   registerCompletionCommand,
 ];
 
+/** Commands that change the service: when their output fails they still finish their writes. */
+const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "job"]);
+
 export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
   const program = new Command();
   program
@@ -45,14 +50,24 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
+  program.hook("preAction", (_program, command) => {
+    if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+  });
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
   for (const command of program.commands) command.copyInheritedSettings(program);
   return program;
 }
 
-/** Runs the CLI with the given arguments and returns the exit code; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+/**
+ * Runs the CLI with the given arguments and returns the exit code; never throws. Output goes
+ * through `given.edge` if it has one (the binary's, or an outer run's), else through a new output
+ * edge that is finished here.
+ */
+export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
+  registerEnvironmentApiKey(given.env);
+  registerMistypedKeyFlags(argv);
+  const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   const program = buildProgram(io, (code) => {
     exitCode = code;
@@ -62,7 +77,22 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return exitCode;
   } catch (error) {
     return reportError(error, io);
+  } finally {
+    if (given.edge === undefined) io.edge?.finish();
   }
+}
+
+/**
+ * There is no key flag (a key in a command line lands in shell history and process lists), but a
+ * user may try `--api-key KEY`: the "unknown option" error that follows must not print the key.
+ */
+function registerMistypedKeyFlags(argv: readonly string[]): void {
+  argv.forEach((arg, index) => {
+    const match = /^--?(?:api[-_]?key|token)(?:=(.*))?$/i.exec(arg);
+    if (!match) return;
+    const value = match[1] ?? argv[index + 1];
+    if (value !== undefined && !value.startsWith("-")) registerSecretWords(value);
+  });
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {

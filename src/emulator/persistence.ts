@@ -1,9 +1,10 @@
 // The data file: loaded on start, and rewritten after changes. Every write goes to a temporary
 // file that is fsynced and renamed over the data file, so a crash (even SIGKILL) leaves either the
 // old or the new file, never a torn one. Writes are serialized, and changes that arrive during a
-// write are coalesced into the single write after it.
+// write are coalesced into the single write after it. The file holds API keys and records: a new
+// one is readable by its owner only (0600), and a file that exists keeps its mode.
 
-import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { DataFileError, parseEmulatorData } from "./data-file.js";
 import type { EmulatorData } from "./types.js";
@@ -52,11 +53,25 @@ export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   );
 }
 
+const NEW_FILE_MODE = 0o600;
+
+async function existingMode(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}
+
 async function writeAtomically(file: string, text: string, sequence: number): Promise<void> {
   const temporary = join(dirname(file), `${temporaryPrefix(file)}${process.pid}.${sequence}.tmp`);
-  const handle = await open(temporary, "w", 0o600);
+  const mode = (await existingMode(file)) ?? NEW_FILE_MODE;
+  // Created afresh ("wx"): a leftover file or link of that name must not lend it its mode or target.
+  await unlink(temporary).catch(() => undefined);
+  const handle = await open(temporary, "wx", NEW_FILE_MODE);
   try {
     await handle.writeFile(text, "utf8");
+    if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
     await handle.sync();
   } finally {
     await handle.close();

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { locateSecrets, type ValuePath } from "../api/redact.js";
 import { PcsyncError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
 import type { Plan } from "../plan/types.js";
@@ -23,6 +24,58 @@ export class PlanFileError extends PcsyncError {
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 export function serializePlan(plan: Plan): string {
   return `${JSON.stringify(plan, null, 2)}\n`;
+}
+
+/**
+ * Where a plan holds the text of a registered secret (the API key), in words a user can find the
+ * record by (project, family, record id, field), never showing the value itself: a plan document
+ * must round-trip, so it is refused rather than redacted.
+ */
+export function locateSecretsInPlan(plan: Plan): string[] {
+  const fieldsByPlace = new Map<string, Set<string>>();
+  for (const path of locateSecrets(plan)) {
+    const [place, field] = describePlanPath(plan, path);
+    fieldsByPlace.set(place, (fieldsByPlace.get(place) ?? new Set()).add(field));
+  }
+  return [...fieldsByPlace].map(([place, fields]) =>
+    fields.has("") ? place : `${place}, ${fields.size === 1 ? "field" : "fields"} ${[...fields].join(", ")}`,
+  );
+}
+
+/** The record (or part of the plan) a path is in, and the field; "" when there is no field. */
+function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
+  const [section, index, ...rest] = path;
+  if (section === "changes" && typeof index === "number") {
+    const change = plan.changes[index];
+    if (change) {
+      const record = change.id === null ? `the config to create (${change.source})` : `record ${change.id}`;
+      const field =
+        rest[0] === "fields" && typeof rest[1] === "string"
+          ? `${rest[1]} (${rest[2] === "from" ? "current" : "new"} value)`
+          : String(rest[0]);
+      return [`project ${change.project} ${change.family} ${record}`, field];
+    }
+  }
+  if (section === "reorders" && typeof index === "number" && rest[0] === "moves") {
+    const reorder = plan.reorders[index];
+    const move = typeof rest[1] === "number" ? reorder?.moves[rest[1]] : undefined;
+    if (reorder && move)
+      return [`project ${reorder.project} ${reorder.family} record ${move.id}`, String(rest[2])];
+  }
+  if (section === "families" && typeof index === "number" && rest[0] === "unmanaged") {
+    const family = plan.families[index];
+    const record = typeof rest[1] === "number" ? family?.unmanaged[rest[1]] : undefined;
+    if (family && record) {
+      return [`project ${family.project} ${family.family} record ${record.id} (unmanaged)`, String(rest[2])];
+    }
+  }
+  if (section === "guards" && typeof index === "number") {
+    const guard = plan.guards[index];
+    if (guard) return [`project ${guard.project} ${guard.family}, a safety guard's message`, ""];
+  }
+  if (section === "server") return ["the server's base URL", ""];
+  const pointer = path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`);
+  return [`the plan's ${formatPath(pointer.join(""))}`, ""];
 }
 
 /** Reads a plan document, validated against schemas/plan.schema.json; `fileName` names it in errors. */

@@ -263,10 +263,14 @@ describe("the API key never appears in output or written files", () => {
       const result = await run(["export", "--project", project, ...connection]);
       expect(result.code, `project ${project}: ${result.stderr}`).toBe(1);
     }
-    // Reflected into the data itself, the key is redacted as it is read, so the export works.
+    // Reflected into the data itself, the key is kept as read (data is never altered), so the
+    // export, a manifest that must plan back to that data, is refused, naming where, not what.
     const reflected = await run(["export", "--project", "18", ...connection]);
-    expect(reflected.code, reflected.stderr).toBe(0);
-    expect(reflected.stdout).toContain("[REDACTED]");
+    expect(reflected.code, reflected.stderr).toBe(1);
+    expect(reflected.stdout).toBe("");
+    expect(reflected.stderr).toMatch(
+      /refusing to write the exported manifest: the API key's text appears in it \(project 18 pipeline_frontend_apps_configs record 1, fields name, description\)/,
+    );
     // The echo really happened: the key was in what the server sent back.
     expect(server.requests.length).toBeGreaterThan(6);
   }, 60_000);

@@ -20,9 +20,11 @@ import {
 import { type CliIo, useColour } from "../io.js";
 import {
   appendStepSummary,
+  checkPlanPrintableAsJson,
   formatOption,
   hasChanges,
   parseFormat,
+  printApplyJson,
   printPlan,
   warnGuards,
 } from "../output.js";
@@ -196,6 +198,7 @@ Examples:
         throw error;
       });
       if (format !== "json") printPlan(plan, format, io);
+      else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
       if (flags.dryRun) {
@@ -206,7 +209,7 @@ Examples:
         throw new SafetyGuardError(plan.guards.map((guard) => guard.message));
       }
       if (!hasChanges(plan)) {
-        if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: null }, null, 2)}\n`);
+        if (format === "json") printApplyJson(plan, null, io);
         return;
       }
       const progress = createProgress(io);
@@ -215,7 +218,7 @@ Examples:
         onProgress: (done, total) => progress.update("applied", done, total, "changes"),
       });
       progress.finish();
-      if (format === "json") io.stdout.write(`${JSON.stringify({ plan, result: report }, null, 2)}\n`);
+      if (format === "json") printApplyJson(plan, report, io);
       else {
         writeDoneOutcomes(report, io);
         renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });

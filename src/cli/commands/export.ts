@@ -6,11 +6,12 @@ import { listAllConfigs } from "../../api/index.js";
 import { mapConcurrent } from "../../apply/map-concurrent.js";
 import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
+import { locateSecretsInExport } from "../../export/locate-secrets.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../../families.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { writeFileAtomic } from "../output.js";
+import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { collect } from "../reconcile.js";
 import { requireFlag } from "../resolve-config.js";
@@ -79,6 +80,17 @@ Examples:
           : {}),
       });
       for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+      // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
+      const refuseSecret = (text: string, what: string, existing?: string) =>
+        refuseSecretIn(
+          text,
+          what,
+          () => {
+            const places = locateSecretsInExport(result, read);
+            return places.length === 0 && existing !== undefined ? [`the text already in ${what}`] : places;
+          },
+          EXPORT_REMEDY,
+        );
       if (flags.output) {
         const existing = await readFile(flags.output, "utf8").catch(() => undefined);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
@@ -89,12 +101,15 @@ Examples:
                 resolveText: resolveTextWith(variables),
                 warn: (message) => io.stderr.write(`warning: ${message}\n`),
               });
+        refuseSecret(text, flags.output, existing);
         await writeFileAtomic(flags.output, text);
         io.stderr.write(
           `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.output}\n`,
         );
       } else {
-        io.stdout.write(renderNewManifest(result));
+        const text = renderNewManifest(result);
+        refuseSecret(text, "the exported manifest");
+        io.stdout.write(text);
       }
     } finally {
       await client.close();

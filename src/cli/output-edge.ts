@@ -1,0 +1,247 @@
+// Where pcsync's output leaves the process. stdout and stderr become writers that show every
+// registered secret (the API key, in all its forms) as [REDACTED] at write time, also when a form
+// is split across two writes, and that notice a stream which fails (disk full, I/O error, a reader
+// gone) instead of crashing on it.
+
+import { Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { REDACTED, redactDeep, type SecretRegistry, secrets } from "../api/redact.js";
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
+import type { CliIo } from "./io.js";
+
+export type OutputStreamName = "stdout" | "stderr";
+
+/** A stream that failed: nothing more is written to it. */
+export interface OutputLoss {
+  stream: OutputStreamName;
+  error: NodeJS.ErrnoException;
+}
+
+type Target = Writable & { isTTY?: boolean };
+
+/**
+ * A Writable that redacts what it is given and passes it on to `target`. It keeps back only the
+ * end of a write that could be the start of a secret form, until the next write or `flush()`.
+ * Each write is handled at once (no buffering here), so stdout and stderr stay in order.
+ */
+export class RedactingWriter extends Writable {
+  readonly #target: Target;
+  readonly #registry: SecretRegistry;
+  readonly #onRedacted: (count: number) => void;
+  readonly #decoder = new StringDecoder("utf8");
+  #held = "";
+  #lost: NodeJS.ErrnoException | undefined;
+
+  constructor(
+    target: Target,
+    registry: SecretRegistry,
+    handlers: { onRedacted: (count: number) => void; onLost: (error: NodeJS.ErrnoException) => void },
+  ) {
+    super({ decodeStrings: false });
+    this.#target = target;
+    this.#registry = registry;
+    this.#onRedacted = handlers.onRedacted;
+    // Stays attached: a dead stream keeps failing every later write, and each failure is an
+    // 'error' event that would otherwise crash the process with a stack trace.
+    target.on("error", (error: NodeJS.ErrnoException) => {
+      if (this.#lost !== undefined) return;
+      this.#lost = error;
+      this.#held = "";
+      handlers.onLost(error);
+    });
+  }
+
+  get isTTY(): boolean {
+    return this.#target.isTTY === true;
+  }
+
+  /** The failure of the underlying stream, once it failed. */
+  get lost(): NodeJS.ErrnoException | undefined {
+    return this.#lost;
+  }
+
+  override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    const text = typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
+    this.#pass(this.#held + text, false);
+    callback();
+  }
+
+  override _final(callback: () => void): void {
+    this.flush();
+    callback();
+  }
+
+  /** Writes out what was kept back: at the end of the output, a partial form is no secret. */
+  flush(): void {
+    this.#pass(this.#held + this.#decoder.end(), true);
+  }
+
+  #pass(text: string, final: boolean): void {
+    const matches = this.#registry.matches(text);
+    let cut = final ? text.length : this.#registry.incompleteSuffixStart(text);
+    // A form that runs past the cut is kept back whole: the next write may make it longer.
+    for (const match of matches) if (match.start < cut && match.end > cut) cut = match.start;
+    let out = "";
+    let position = 0;
+    let count = 0;
+    for (const match of matches) {
+      if (match.end > cut) break;
+      out += `${text.slice(position, match.start)}${REDACTED}`;
+      position = match.end;
+      count += 1;
+    }
+    out += text.slice(position, cut);
+    this.#held = text.slice(cut);
+    if (count > 0) this.#onRedacted(count);
+    if (out !== "" && this.#lost === undefined) this.#target.write(out);
+  }
+}
+
+/**
+ * The process's output edge: the two redacting writers, a count of what they (and the files
+ * written through `redactText`) replaced, and the streams lost on the way.
+ */
+export class OutputEdge {
+  readonly stdout: RedactingWriter;
+  readonly stderr: RedactingWriter;
+  readonly registry: SecretRegistry;
+  #redactions = 0;
+  readonly #losses: OutputLoss[] = [];
+  #keepRunningFor: string | undefined;
+  readonly #onLoss: ((loss: OutputLoss) => void) | undefined;
+
+  constructor(
+    streams: { stdout: Target; stderr: Target },
+    options: { registry?: SecretRegistry; onLoss?: (loss: OutputLoss) => void } = {},
+  ) {
+    this.registry = options.registry ?? secrets;
+    this.#onLoss = options.onLoss;
+    const writer = (stream: OutputStreamName) =>
+      new RedactingWriter(streams[stream], this.registry, {
+        onRedacted: (count) => {
+          this.#redactions += count;
+        },
+        onLost: (error) => {
+          const loss = { stream, error };
+          this.#losses.push(loss);
+          this.#onLoss?.(loss);
+        },
+      });
+    this.stdout = writer("stdout");
+    this.stderr = writer("stderr");
+  }
+
+  /** Secret forms replaced so far, in the streams and in text passed through `redactText`. */
+  get redactions(): number {
+    return this.#redactions;
+  }
+
+  get losses(): readonly OutputLoss[] {
+    return this.#losses;
+  }
+
+  /**
+   * A command that changes the service (apply, job) must not be cut short, nor left half done,
+   * because nobody reads its output any more: its writes matter more than its report.
+   */
+  keepRunningWhenOutputLost(command: string): void {
+    this.#keepRunningFor = command;
+  }
+
+  /** The command that keeps running when its output is lost, if the current one does. */
+  get keepsRunningFor(): string | undefined {
+    return this.#keepRunningFor;
+  }
+
+  /** Text for a human-readable file (the step summary), redacted and counted like the streams. */
+  redactText(text: string): string {
+    const result = this.registry.redact(text);
+    this.#redactions += result.count;
+    return result.text;
+  }
+
+  /**
+   * A redacted copy of data about to be rendered for a person: renderers shorten and diff long
+   * strings, and a key cut in two would no longer be recognised by the writers.
+   */
+  redactForDisplay<T>(value: T): T {
+    const result = redactDeep(value, this.registry);
+    this.#redactions += result.count;
+    return result.value;
+  }
+
+  /** Writes out what the writers kept back, then says once that something was redacted. */
+  finish(): void {
+    this.stdout.flush();
+    this.stderr.flush();
+    if (this.#redactions > 0) {
+      const times = this.#redactions === 1 ? "once" : `${this.#redactions} times`;
+      this.stderr.write(
+        `note: the API key's text appeared ${times} in the output and is shown as ${REDACTED}\n`,
+      );
+      this.#redactions = 0;
+      this.stderr.flush();
+    }
+  }
+}
+
+/** `io` with its streams behind a new output edge (what runCli does unless given one). */
+export function withOutputEdge(
+  io: CliIo,
+  options: { onLoss?: (loss: OutputLoss) => void } = {},
+): CliIo & {
+  edge: OutputEdge;
+} {
+  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, options);
+  return { ...io, stdout: edge.stdout, stderr: edge.stderr, edge };
+}
+
+const ERRNO_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the device",
+  EIO: "input/output error",
+  EPIPE: "the reader went away",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "the file is too large",
+  EBADF: "the stream is closed",
+};
+
+function describeFailure(error: NodeJS.ErrnoException): string {
+  const words = error.code === undefined ? undefined : ERRNO_WORDS[error.code];
+  if (words !== undefined) return `${words} (${error.code})`;
+  return error.code === undefined ? error.message : `${error.message} (${error.code})`;
+}
+
+/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
+export function isQuietLoss(loss: OutputLoss): boolean {
+  return loss.error.code === "EPIPE";
+}
+
+/** The one line that says a stream failed and the run stopped there; undefined for a quiet loss. */
+export function describeStoppedByLoss(loss: OutputLoss): string | undefined {
+  if (isQuietLoss(loss)) return undefined;
+  return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; stopped, the output is lost\n`;
+}
+
+/**
+ * The one line for a command that went on to the end although its output failed, saying how the
+ * command itself ended; undefined when every loss was quiet.
+ */
+export function describeFinishedDespiteLoss(
+  losses: readonly OutputLoss[],
+  command: string,
+  exitCode: ExitCode,
+): string | undefined {
+  const loss = losses.find((item) => !isQuietLoss(item));
+  if (loss === undefined) return undefined;
+  const outcome = exitCode === EXIT_OK ? "succeeded" : `ended with exit code ${exitCode}`;
+  return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; the output is lost, but the ${command} itself ran to the end and ${outcome}\n`;
+}
+
+/**
+ * The exit code once the output failed: a run whose output was lost has not succeeded (0) nor
+ * reported changes (2) to anyone, so it exits 1; a failure or refusal keeps its own code.
+ */
+export function exitCodeAfterLoss(exitCode: ExitCode, losses: readonly OutputLoss[]): ExitCode {
+  if (!losses.some((loss) => !isQuietLoss(loss))) return exitCode;
+  return exitCode === EXIT_OK || exitCode === EXIT_CHANGES ? EXIT_ERROR : exitCode;
+}

@@ -1,0 +1,31 @@
+// Where an export holds the text of a registered secret (the API key). An exported manifest must
+// plan back to the state it was read from, so it is refused rather than redacted; these name the
+// record and field, never the value.
+
+import type { PluginConfigRecord } from "../api/index.js";
+import { locateSecrets } from "../api/redact.js";
+import type { FamilyName } from "../families.js";
+import type { ExportResult } from "./build-manifest.js";
+
+export function locateSecretsInExport(
+  result: ExportResult,
+  read: ReadonlyArray<{ family: FamilyName; records: readonly PluginConfigRecord[] }>,
+): string[] {
+  const places: string[] = [];
+  if (locateSecrets(result.project).length > 0) places.push("the project id");
+  for (const family of result.families) {
+    const records = read.find((item) => item.family === family.family)?.records ?? [];
+    for (const config of family.configs) {
+      const fields = locateSecrets(config).map((path) => String(path[0]));
+      if (fields.length === 0) continue;
+      // Exported names are unique in their family; a config without `id:` is found by its name.
+      const id = config.id ?? records.find((record) => record.name === config.name)?.id;
+      const record = id === undefined ? "a record" : `record ${id}`;
+      const named = [...new Set(fields)];
+      places.push(
+        `project ${result.project} ${family.family} ${record}, ${named.length === 1 ? "field" : "fields"} ${named.join(", ")}`,
+      );
+    }
+  }
+  return places;
+}
