@@ -357,7 +357,7 @@ export class RequestAbortedError extends RequestFailedError {
         ? "not sent"
         : `not sent again after ${plural(details.attempts, "attempt")}${details.outcomeUnknown ? " whose outcome is unknown" : ""}`;
     super(
-      "interrupted",
+      "request_aborted",
       request,
       `${request.method} ${request.path}: ${when}: the run was interrupted`,
       details,

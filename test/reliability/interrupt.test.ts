@@ -4,6 +4,7 @@
 // write: the run ends at once, and nothing was changed.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { sendJson } from "../api/scripted-server.js";
 import {
   createsManifest,
   type FamilyServer,
@@ -113,6 +114,28 @@ describe.concurrent("a signal while apply writes", () => {
     expect(run.stderr).toMatch(
       /^pcsync: apply interrupted by SIGTERM: 0 done, 4 not started, 0 failed, 2 unknown\./m,
     );
+  }, 30_000);
+
+  it("SIGINT while the rate limiter holds every request through a 429 pause: none waits it out", async () => {
+    // Throttled for 30 s: every create waits in the client's limiter, none in flight.
+    const server = await startFamilyServer({
+      onPost: (post) =>
+        sendJson(post.response, 429, { detail: "Request was throttled." }, { "retry-after": "30" }),
+    });
+    const { child, done } = await startApply(server, names("Throttled", 6));
+    await waitFor(() => posts(server).length === CONCURRENCY, "the throttled POSTs");
+    await sleep(200);
+    const signalledAt = Date.now();
+    child.kill("SIGINT");
+    const run = await done;
+
+    expect(run.code, run.stderr).toBe(130);
+    expect(Date.now() - signalledAt).toBeLessThan(3_000);
+    expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
+    expect(run.stdout).toContain(
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 6 not started, 0 skipped.",
+    );
+    expect(server.records).toEqual([]);
   }, 30_000);
 
   it("a second SIGINT exits at once, without waiting for the requests in flight", async () => {

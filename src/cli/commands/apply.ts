@@ -71,7 +71,7 @@ export class PartialApplyError extends PcsyncError {
     const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
     const settle =
       report.unknown > 0 || report.unchecked > 0
-        ? " Run `pcsync plan` first to see what the server holds where the outcome is unknown."
+        ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
         : "";
     super(
       "apply_incomplete",
