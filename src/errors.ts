@@ -8,8 +8,17 @@ export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_CHANGES = 2;
 export const EXIT_REFUSED = 3;
+/** Ended by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal's number, as shells report it. */
+export const EXIT_SIGINT = 130;
+export const EXIT_SIGTERM = 143;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_ERROR | typeof EXIT_CHANGES | typeof EXIT_REFUSED;
+export type ExitCode =
+  | typeof EXIT_OK
+  | typeof EXIT_ERROR
+  | typeof EXIT_CHANGES
+  | typeof EXIT_REFUSED
+  | typeof EXIT_SIGINT
+  | typeof EXIT_SIGTERM;
 
 export class PcsyncError extends Error {
   /** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */

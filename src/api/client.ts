@@ -1,9 +1,11 @@
 // The HTTP client of the Plugin Configuration Service: owns the connection pool, the key, the
 // shared rate limiter and the retry loop. Endpoint functions (endpoints.ts) build on `request`.
 
+import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { packageVersion } from "../package-files.js";
+import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { checkApiKey } from "./credentials.js";
 import {
@@ -14,6 +16,7 @@ import {
   MalformedResponseError,
   NetworkError,
   RedirectNotFollowedError,
+  RequestAbortedError,
   ResponseHeadersTooLargeError,
   ResponseTooLargeError,
   TimeoutError,
@@ -72,7 +75,12 @@ export interface ApiClientOptions {
   /** Injected for tests: jitter source, clock and sleep. */
   random?: (() => number) | undefined;
   now?: (() => number) | undefined;
-  sleep?: ((ms: number) => Promise<void>) | undefined;
+  sleep?: Sleep | undefined;
+  /**
+   * Once aborted, no request attempt starts: requests waiting for a slot, for the rate or for a
+   * retry reject with RequestAbortedError. Attempts already sent finish or time out.
+   */
+  signal?: AbortSignal | undefined;
   /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
   dispatcher?: Dispatcher | undefined;
 }
@@ -154,7 +162,8 @@ export class ApiClient {
   readonly #trace: ((line: string) => void) | undefined;
   readonly #random: () => number;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: Sleep;
+  readonly #signal: AbortSignal | undefined;
   #closed = false;
 
   constructor(options: ApiClientOptions) {
@@ -183,7 +192,10 @@ export class ApiClient {
     this.#trace = options.trace;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#sleep = options.sleep ?? realSleep;
+    this.#signal = options.signal;
+    // Every request waiting for a slot listens for the abort: hundreds may wait at once.
+    if (options.signal) setMaxListeners(0, options.signal);
     this.limiter = new RateLimiter({
       ...definedEntries(options.rateLimit ?? {}),
       concurrency,
@@ -220,9 +232,29 @@ export class ApiClient {
     this.#trace?.(line);
   }
 
-  /** Waits the backoff before retry number `retryNumber` (from 1). */
+  /** Waits the backoff before retry number `retryNumber` (from 1); rejects once the signal aborts. */
   async backoff(retryNumber: number): Promise<void> {
-    await this.#sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
+    await this.sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
+  }
+
+  /** The time allowed for a response's headers: how long a request may be pending unanswered. */
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
+  }
+
+  /** The client's clock (injectable for tests). */
+  now(): number {
+    return this.#now();
+  }
+
+  /** The client's sleep; rejects with the signal's reason once the client's signal aborts. */
+  sleep(ms: number): Promise<void> {
+    return sleepUnlessAborted(this.#sleep, ms, this.#signal);
+  }
+
+  /** The client's abort signal, if it was given one. */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
   }
 
   /**
@@ -253,10 +285,23 @@ export class ApiClient {
     let faultRetries = 0;
     let throttleRetries = 0;
     let earlierOutcomeUnknown = false;
+    // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
+    const aborted = () =>
+      new RequestAbortedError(described, {
+        attempts,
+        outcomeUnknown: method !== "GET" && earlierOutcomeUnknown,
+      });
     for (;;) {
-      attempts += 1;
       let response: AttemptResponse;
-      const release = await this.limiter.acquire();
+      let release: () => void;
+      try {
+        this.#signal?.throwIfAborted();
+        release = await this.limiter.acquire(this.#signal);
+      } catch (error) {
+        if (this.#signal?.aborted) throw aborted();
+        throw error;
+      }
+      attempts += 1;
       const startedAt = this.#now();
       this.stats.requests += 1;
       if (body !== undefined) this.stats.bytesSent += Buffer.byteLength(body);
@@ -282,7 +327,11 @@ export class ApiClient {
         faultRetries += 1;
         this.stats.retries += 1;
         this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${error.reason}`);
-        await this.backoff(faultRetries);
+        // The slot is not held through the backoff: others may use it meanwhile.
+        release();
+        await this.backoff(faultRetries).catch((sleepError: unknown) => {
+          throw this.#signal?.aborted ? aborted() : sleepError;
+        });
         continue;
       } finally {
         release();
@@ -331,7 +380,9 @@ export class ApiClient {
         faultRetries += 1;
         this.stats.retries += 1;
         this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${status}`);
-        await this.backoff(faultRetries);
+        await this.backoff(faultRetries).catch((sleepError: unknown) => {
+          throw this.#signal?.aborted ? aborted() : sleepError;
+        });
         continue;
       }
       throw new ApiError(described, {

@@ -1,13 +1,44 @@
-// Creating a record without ever creating it twice. A POST that may have been processed (the
-// connection dropped after sending, a timeout, a 502/503/504) is not repeated blindly: the family
-// is re-read for the record, and the POST is sent again only if it is not there.
+// Creating a record without ever creating it twice: a POST whose outcome is unknown is settled by
+// re-reading the family over a window longer than it could still commit in, before any resend.
+//
+// The rule. A POST's outcome is unknown when it was sent but got no definitive answer: a timeout,
+// the connection lost after sending, 502/503/504, anything the client marks `outcomeUnknown`.
+// Such a POST may still commit after the client gave up (it can wait in a load balancer's queue
+// for a whole timeout, then take the service as long again), so it is never sent again while it
+// might still commit:
+//   1. The family is re-read at once (a dropped answer is the common case), then with backoff,
+//      over a settle window that starts when the failed attempt gave up and lasts twice the
+//      request timeout, and never less than MIN_SETTLE_WINDOW_MS.
+//   2. Any re-read that shows the record (new since the plan, the fields as sent) settles it: the
+//      record is adopted and the create is done.
+//   3. Only a re-read that started after the window closed, and does not show the record, proves
+//      the POST did not commit. Only then is the POST sent again (retries + 1 POSTs at most).
+//   4. When no such re-read can be made (the service is gone, the run is interrupted), the outcome
+//      is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
+// The window is measured from the give-up, not from the send: how long the request already sat
+// unanswered says nothing about when the service will get to it, and from the send the window
+// would shrink by the timeout it already spent. The floor matters when --timeout is tiny: twice
+// 0.1 s is shorter than a healthy service may take to process a request it has received.
+// A copy that lands later still (beyond these bounds) is caught by the check after the family's
+// creates (src/apply/dedupe-creates.ts), which keeps the lowest id.
 
+import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
-import { CreateOutcomeUnknownError, RequestFailedError } from "./errors.js";
+import { CreateOutcomeUnknownError, RequestAbortedError, RequestFailedError } from "./errors.js";
 import { collectionPath } from "./paths.js";
 import type { PluginConfigInput, PluginConfigRecord } from "./types.js";
+
+/** The settle window as a multiple of the request timeout. */
+export const SETTLE_TIMEOUT_FACTOR = 2;
+/** The shortest settle window, whatever the request timeout. */
+export const MIN_SETTLE_WINDOW_MS = 1_000;
+
+/** How long after a POST with unknown outcome gave up it may still commit, by the rule above. */
+export function settleWindowMs(requestTimeoutMs: number): number {
+  return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, MIN_SETTLE_WINDOW_MS);
+}
 
 export interface CreateConfigOptions {
   /**
@@ -15,8 +46,29 @@ export interface CreateConfigOptions {
    * absent, the family is read first, which costs one request.
    */
   knownIds?: ReadonlySet<number> | undefined;
+  /** Re-reads shared with other creates of the family (apply passes one per family). */
+  reader?: FamilyReader | undefined;
+  /**
+   * The settle window, instead of `settleWindowMs(client.requestTimeoutMs)`: only for a service
+   * known never to commit a request after answering it (an in-process emulator in tests).
+   */
+  settleWindowMs?: number | undefined;
 }
 
+export interface CreateResult {
+  record: PluginConfigRecord;
+  /** How many times the POST was sent (throttled attempts the client repeated count once). */
+  posts: number;
+  /**
+   * Some POST's outcome was unknown at first: beyond the rule's bounds, a late copy of it may still
+   * land, so the check after the family's creates also looks for one.
+   */
+  uncertain: boolean;
+  /** The record came from a re-read, not from the service's answer. */
+  adopted: boolean;
+}
+
+/** Creates the record and returns it; see `createConfigDetailed`. */
 export async function createConfig(
   client: ApiClient,
   projectId: string,
@@ -24,44 +76,169 @@ export async function createConfig(
   body: PluginConfigInput,
   options: CreateConfigOptions = {},
 ): Promise<PluginConfigRecord> {
+  return (await createConfigDetailed(client, projectId, family, body, options)).record;
+}
+
+/**
+ * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
+ * the outcome could not be settled; any other error means the record was not created (the last
+ * POST's failure, once every POST was shown not to have created it).
+ */
+export async function createConfigDetailed(
+  client: ApiClient,
+  projectId: string,
+  family: FamilyName,
+  body: PluginConfigInput,
+  options: CreateConfigOptions = {},
+): Promise<CreateResult> {
   const url = client.url(collectionPath(projectId, family));
+  const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
-    options.knownIds ?? new Set((await listAllConfigs(client, projectId, family)).map((record) => record.id));
-  const maxAttempts = client.retryOptions.retries + 1;
-  for (let attempt = 1; ; attempt += 1) {
+    options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
+  const windowMs = options.settleWindowMs ?? settleWindowMs(client.requestTimeoutMs);
+  const maxPosts = client.retryOptions.retries + 1;
+  for (let posts = 1; ; posts += 1) {
     let failure: RequestFailedError;
     try {
-      return await client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
+      const record = await client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
+      return { record, posts, uncertain: posts > 1, adopted: false };
     } catch (error) {
+      if (error instanceof RequestAbortedError && posts > 1) {
+        error.message = `${error.message}; the earlier POST did not create it (the family was re-read after its settle window)`;
+      }
       if (!(error instanceof RequestFailedError) || !error.outcomeUnknown) throw error;
       failure = error;
     }
 
-    let records: PluginConfigRecord[];
-    try {
-      records = await listAllConfigs(client, projectId, family);
-    } catch (rereadError) {
+    const giveUpAt = client.now();
+    client.traceLine(
+      `POST ${url.pathname}: outcome unknown; re-reading the family for ${windowMs} ms before deciding`,
+    );
+    const settled = await settle(client, reader, body, knownIds, giveUpAt, windowMs);
+    if (settled.kind === "found") {
+      client.traceLine(
+        `POST ${url.pathname}: record ${settled.record.id} was created by the attempt that failed`,
+      );
+      return { record: settled.record, posts, uncertain: true, adopted: true };
+    }
+    if (settled.kind === "unknown") {
       throw new CreateOutcomeUnknownError(
         client.describeRequest("POST", url),
         failure.message,
-        rereadError instanceof Error ? rereadError.message : String(rereadError),
+        settled.why,
+        giveUpAt + windowMs,
       );
     }
-    const created = findCreatedRecord(records, body, knownIds);
-    if (created) {
-      client.traceLine(`POST ${url.pathname}: record ${created.id} was created by the attempt that failed`);
-      return created;
-    }
-    if (attempt >= maxAttempts) {
+    if (posts >= maxPosts) {
       // The inner error counts one POST; say how often it was really sent, and that none stuck.
-      if (attempt > 1) {
-        failure.message = `${failure.message}; the create was sent ${attempt} times, and re-reading the family after each found no record made by it`;
-      }
+      failure.message =
+        posts > 1
+          ? `${failure.message}; the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it`
+          : `${failure.message}; re-reading the family after the settle window found no record made by it`;
       throw failure;
     }
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
-    await client.backoff(attempt);
   }
+}
+
+type Settlement =
+  | { kind: "found"; record: PluginConfigRecord }
+  | { kind: "absent" }
+  | { kind: "unknown"; why: string };
+
+/**
+ * Re-reads the family from the give-up until a read that started after the window closed: the
+ * record found, or proven absent, or unknown when that last read cannot be made.
+ */
+async function settle(
+  client: ApiClient,
+  reader: FamilyReader,
+  body: PluginConfigInput,
+  knownIds: ReadonlySet<number>,
+  giveUpAt: number,
+  windowMs: number,
+): Promise<Settlement> {
+  const interrupted: Settlement = {
+    kind: "unknown",
+    why: "the run was interrupted before re-reading the family could settle it",
+  };
+  // Time waited is the larger of the clock and the sleeps asked for: a real sleep never ends
+  // early, and an injected one (tests) that returns at once still ends the window.
+  let slept = 0;
+  const elapsed = () => Math.max(client.now() - giveUpAt, slept);
+  let delay = Math.max(1, client.retryOptions.baseDelayMs);
+  for (;;) {
+    if (client.signal?.aborted) return interrupted;
+    const final = elapsed() >= windowMs;
+    try {
+      // Any read since the give-up can show the record; only one started after the window can
+      // show its absence.
+      const { records } = await reader.read(final ? giveUpAt + windowMs : giveUpAt);
+      const record = findCreatedRecord(records, body, knownIds);
+      if (record) return { kind: "found", record };
+      if (final) return { kind: "absent" };
+    } catch (error) {
+      if (error instanceof RequestAbortedError || client.signal?.aborted) return interrupted;
+      if (!(error instanceof PcsyncError)) throw error;
+      // A read inside the window may fail: the next one can still settle it.
+      if (final) return { kind: "unknown", why: `re-reading the family to check failed (${error.message})` };
+    }
+    const wait = Math.min(delay, Math.max(0, windowMs - elapsed()));
+    delay = Math.min(delay * 2, Math.max(1, client.retryOptions.maxDelayMs));
+    if (wait > 0) {
+      try {
+        await client.sleep(wait);
+      } catch (error) {
+        if (client.signal?.aborted) return interrupted;
+        throw error;
+      }
+      slept += wait;
+    }
+  }
+}
+
+/**
+ * Reads of one family, shared by the creates that settle at the same time: a read already under
+ * way that started late enough is joined instead of sending another.
+ */
+export class FamilyReader {
+  readonly #client: ApiClient;
+  readonly #projectId: string;
+  readonly #family: FamilyName;
+  readonly #pending: Array<{ startedAt: number; result: Promise<FamilyRead> }> = [];
+
+  constructor(client: ApiClient, projectId: string, family: FamilyName) {
+    this.#client = client;
+    this.#projectId = projectId;
+    this.#family = family;
+  }
+
+  /** The family as listed by a read that started at or after `notBefore` (the client's clock). */
+  read(notBefore: number): Promise<FamilyRead> {
+    for (let index = this.#pending.length - 1; index >= 0; index -= 1) {
+      const pending = this.#pending[index];
+      if (pending && pending.startedAt >= notBefore) return pending.result;
+    }
+    const startedAt = this.#client.now();
+    const result = listAllConfigs(this.#client, this.#projectId, this.#family).then((records) => ({
+      startedAt,
+      records,
+    }));
+    const entry = { startedAt, result };
+    this.#pending.push(entry);
+    const forget = () => {
+      const index = this.#pending.indexOf(entry);
+      if (index >= 0) this.#pending.splice(index, 1);
+    };
+    result.then(forget, forget);
+    return result;
+  }
+}
+
+export interface FamilyRead {
+  /** When the read started (the client's clock): the service's answer is no older. */
+  startedAt: number;
+  records: PluginConfigRecord[];
 }
 
 /**

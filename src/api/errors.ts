@@ -272,12 +272,20 @@ export class CreateOutcomeUnknownError extends PcsyncError {
   readonly method = "POST";
   readonly path: string;
 
-  constructor(request: FailedRequest, createFailure: string, rereadFailure: string) {
+  /**
+   * A read of the family that starts at or after this time (the client's clock) and does not show
+   * the record proves it was not created; undefined when no such time is known.
+   */
+  readonly conclusiveAfter: number | undefined;
+
+  /** `why`: why the outcome could not be settled, e.g. "re-reading the family to check failed (...)". */
+  constructor(request: FailedRequest, createFailure: string, why: string, conclusiveAfter?: number) {
     super(
       "create_outcome_unknown",
-      `${createFailure}. The record may or may not have been created, and re-reading the family to check failed (${rereadFailure}). Run plan again once the service answers.`,
+      `${createFailure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
     );
     this.path = request.path;
+    this.conclusiveAfter = conclusiveAfter;
   }
 }
 
@@ -409,5 +417,25 @@ export class InflatedResponseTooLargeError extends ResponseTooLargeError {
     super(request, limitBytes);
     this.encoding = encoding;
     this.message = `${request.method} ${request.path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`;
+  }
+}
+
+/**
+ * The client's abort signal fired (apply was interrupted) before this request could be sent, or
+ * sent again: `attempts` counts the attempts that did go out, and `outcomeUnknown` says whether
+ * one of them may have been processed.
+ */
+export class RequestAbortedError extends RequestFailedError {
+  constructor(request: FailedRequest, details: { attempts: number; outcomeUnknown: boolean }) {
+    const when =
+      details.attempts === 0
+        ? "not sent"
+        : `not sent again after ${plural(details.attempts, "attempt")}${details.outcomeUnknown ? " whose outcome is unknown" : ""}`;
+    super(
+      "request_aborted",
+      request,
+      `${request.method} ${request.path}: ${when}: the run was interrupted`,
+      details,
+    );
   }
 }

@@ -11,7 +11,18 @@ export {
   type RequestSpec,
   type RetrySafety,
 } from "./client.js";
-export { type CreateConfigOptions, createConfig, findCreatedRecord } from "./create-config.js";
+export {
+  type CreateConfigOptions,
+  type CreateResult,
+  createConfig,
+  createConfigDetailed,
+  type FamilyRead,
+  FamilyReader,
+  findCreatedRecord,
+  MIN_SETTLE_WINDOW_MS,
+  SETTLE_TIMEOUT_FACTOR,
+  settleWindowMs,
+} from "./create-config.js";
 export { API_KEY_ENV, type ApiKeySources, resolveApiKey } from "./credentials.js";
 export {
   createJob,
@@ -50,6 +61,7 @@ export {
   NextLinkOffCollectionError,
   PaginationLoopError,
   RedirectNotFollowedError,
+  RequestAbortedError,
   RequestFailedError,
   ResponseHeadersTooLargeError,
   ResponseTooLargeError,

@@ -3,6 +3,8 @@
 // the server's time; when the server says how long, the limiter also learns its limit (requests
 // accepted over the window that wait implies) and paces just under it, then slowly probes upward.
 
+import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
+
 export interface RateLimiterOptions {
   /** Requests in flight at most. */
   concurrency: number;
@@ -27,7 +29,7 @@ export interface RateLimiterOptions {
   /** When the service does not say how long to wait: requests per second regained per second. */
   increaseRpsPerSecond?: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: Sleep;
 }
 
 export const RATE_LIMITER_DEFAULTS = {
@@ -96,7 +98,7 @@ export class RateLimiter {
   readonly #decreaseFactor: number;
   readonly #increaseRpsPerSecond: number;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: Sleep;
 
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
@@ -129,20 +131,26 @@ export class RateLimiter {
     this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
     this.#increaseRpsPerSecond = options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond;
     this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#sleep = options.sleep ?? realSleep;
   }
 
-  /** Waits for a slot and for the rate to allow a start; the caller must call the returned release. */
-  async acquire(): Promise<Release> {
-    await this.#takeSlot();
+  /**
+   * Waits for a slot and for the rate to allow a start; the caller must call the returned release.
+   * Once `signal` aborts, a request still waiting gives up its place and rejects with the signal's
+   * reason: it never starts.
+   */
+  async acquire(signal?: AbortSignal): Promise<Release> {
+    await this.#takeSlot(signal);
     try {
       for (;;) {
+        signal?.throwIfAborted();
         const generation = this.#pauseGeneration;
         const wait = this.#reserveStart();
-        if (wait > 0) await this.#sleep(wait);
+        if (wait > 0) await sleepUnlessAborted(this.#sleep, wait, signal);
         // A 429 while we slept moved everyone's start; take a new place.
         if (generation === this.#pauseGeneration) break;
       }
+      signal?.throwIfAborted();
     } catch (error) {
       this.#releaseSlot();
       throw error;
@@ -342,12 +350,25 @@ export class RateLimiter {
     }
   }
 
-  #takeSlot(): Promise<void> {
+  #takeSlot(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#inFlight < this.#concurrency) {
       this.#inFlight += 1;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#waiting.indexOf(take);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const take = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#waiting.push(take);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   #releaseSlot(): void {

@@ -1,12 +1,17 @@
 // Executes a plan through the API: per family, creates and updates, then deletes, then one
 // reorder; families run concurrently (bounded). Every write is verified from its response, and
-// the report says exactly what was done, what failed and why, and what was skipped.
+// the report says exactly what was done, what failed and why, what was skipped, and which writes
+// have an unknown outcome. Once the signal aborts, no new write starts.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import {
   ApiError,
-  createConfig,
+  CreateOutcomeUnknownError,
+  createConfigDetailed,
+  FamilyReader,
   MalformedResponseError,
+  RequestAbortedError,
+  RequestFailedError,
   ResponseTooLargeError,
   rearrangeConfigs,
   updateConfig,
@@ -21,10 +26,15 @@ import type {
   PlannedChange,
   PlannedReorder,
 } from "../plan/types.js";
-import { dedupeCreates } from "./dedupe-creates.js";
+import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
 import { mapConcurrent } from "./map-concurrent.js";
 
-export type OutcomeStatus = "done" | "failed" | "skipped";
+/**
+ * `unknown`: the write was sent and got no definitive answer, and could not be settled: the server
+ * may or may not hold it (`pcsync plan` shows which). `skipped`: not done, by decision or because
+ * the run was interrupted before it started.
+ */
+export type OutcomeStatus = "done" | "failed" | "skipped" | "unknown";
 
 export interface ApplyOutcome {
   action: "create" | "update" | "delete" | "reorder";
@@ -38,6 +48,10 @@ export interface ApplyOutcome {
   message?: string;
   /** For a reorder: how many records it moves. */
   moves?: number;
+  /** A create done, but the check for a copy of it after the family's creates could not run. */
+  unchecked?: boolean;
+  /** Skipped because the run was interrupted before it started. */
+  notStarted?: boolean;
 }
 
 export interface ApplyReport {
@@ -45,12 +59,33 @@ export interface ApplyReport {
   done: number;
   failed: number;
   skipped: number;
+  unknown: number;
+  /** Creates done whose check for copies could not run (see `ApplyOutcome.unchecked`). */
+  unchecked: number;
+  /** The signal aborted during the run: changes not started then are skipped. */
+  interrupted: boolean;
 }
 
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
   concurrency: number;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Once aborted, no new write starts: changes under way finish, the rest are skipped as not
+   * started. Give the client the same signal, so that requests queued in it do not start either.
+   */
+  signal?: AbortSignal | undefined;
+  /** See `CreateConfigOptions.settleWindowMs`: only for a service known never to commit late. */
+  settleWindowMs?: number | undefined;
+}
+
+const NOT_STARTED = "not started: the run was interrupted";
+
+function notStartedOutcome(change: PlannedChange, detail?: string): ApplyOutcome {
+  return {
+    ...outcomeOf(change, "skipped", detail === undefined ? NOT_STARTED : `${NOT_STARTED} (${detail})`),
+    notStarted: true,
+  };
 }
 
 /** What apply learns of the server as it goes, shared by all families of one run. */
@@ -73,6 +108,12 @@ interface FamilyWork {
   reorder: PlannedReorder | undefined;
 }
 
+/** A create's outcome and, for the check after the family's creates, how it was settled. */
+interface AppliedWrite {
+  outcome: ApplyOutcome;
+  settlement?: CreateSettlement | undefined;
+}
+
 export async function applyPlan(
   client: ApiClient,
   plan: Plan,
@@ -86,14 +127,18 @@ export async function applyPlan(
   const progress = () => options.onProgress?.(++finished, total);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(client, item, plan, current, traits, progress),
+    applyFamily(client, item, plan, current, traits, options, progress),
   );
   const outcomes = perFamily.flat();
+  const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;
   return {
     outcomes,
-    done: outcomes.filter((outcome) => outcome.status === "done").length,
-    failed: outcomes.filter((outcome) => outcome.status === "failed").length,
-    skipped: outcomes.filter((outcome) => outcome.status === "skipped").length,
+    done: counted("done"),
+    failed: counted("failed"),
+    skipped: counted("skipped"),
+    unknown: counted("unknown"),
+    unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
+    interrupted: options.signal?.aborted === true,
   };
 }
 
@@ -130,74 +175,115 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The outcome of a write that threw: unknown when it may have been applied, skipped when the run
+ * was interrupted before it was sent, failed otherwise.
+ */
+function outcomeOfError(change: PlannedChange, error: unknown): ApplyOutcome {
+  if (error instanceof RequestFailedError && error.outcomeUnknown) {
+    return outcomeOf(
+      change,
+      "unknown",
+      `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
+    );
+  }
+  if (error instanceof RequestAbortedError) return notStartedOutcome(change);
+  return outcomeOf(change, "failed", describeError(error));
+}
+
 async function applyFamily(
   client: ApiClient,
   work: FamilyWork,
   plan: Plan,
   current: CurrentState,
   traits: ServerTraits,
+  options: ApplyOptions,
   progress: () => void,
 ): Promise<ApplyOutcome[]> {
   const { project, family } = work;
+  const { signal } = options;
+  const reorderBase = work.reorder && {
+    action: "reorder" as const,
+    project,
+    family,
+    name: null,
+    id: null,
+    source: work.reorder.source,
+    moves: work.reorder.moves.length,
+  };
+  if (signal?.aborted) {
+    const outcomes = work.changes.map((change) => notStartedOutcome(change));
+    if (reorderBase)
+      outcomes.push({ ...reorderBase, status: "skipped", message: NOT_STARTED, notStarted: true });
+    for (const _ of outcomes) progress();
+    return outcomes;
+  }
   const listed =
     current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
   const knownIds = new Set(listed.map((record) => record.id));
+  // The creates' re-reads and the check after them share reads of the family.
+  const reader = new FamilyReader(client, project, family);
 
   const writes = work.changes.filter((change) => change.action !== "delete");
   const deletes = work.changes.filter((change) => change.action === "delete");
   const outcomes: ApplyOutcome[] = [];
 
   const appliedWrites = await Promise.all(
-    writes.map(async (change) => {
-      const outcome = await (change.action === "create"
-        ? applyCreate(client, change, knownIds, traits.createdIds)
-        : applyUpdate(client, change));
+    writes.map(async (change): Promise<AppliedWrite> => {
+      const applied =
+        change.action === "create"
+          ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options)
+          : { outcome: await applyUpdate(client, change) };
       progress();
-      return outcome;
+      return applied;
     }),
   );
-  // A concurrent run may have made the same creates: one read of the family settles who keeps which.
+  // A concurrent run may have made the same creates, and a POST whose answer was lost may have
+  // landed late: one read of the family settles which record of each config stays.
   const writeOutcomes = await dedupeCreates(client, {
     project,
     family,
     knownIds,
     createdByRun: traits.createdIds,
     changes: writes,
-    outcomes: appliedWrites,
+    outcomes: appliedWrites.map((applied) => applied.outcome),
+    settlements: appliedWrites.map((applied) => applied.settlement),
+    reader,
+    signal,
   });
   outcomes.push(...writeOutcomes);
 
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
-      const outcome = await applyDelete(client, change);
+      const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
       progress();
       return outcome;
     }),
   );
   outcomes.push(...deleteOutcomes);
 
-  if (work.reorder) {
-    const failedCreates = writeOutcomes.filter(
-      (outcome) => outcome.action === "create" && outcome.status === "failed",
+  if (work.reorder && reorderBase) {
+    const unsettledCreates = writeOutcomes.filter(
+      (outcome) =>
+        outcome.action === "create" && (outcome.status === "failed" || outcome.status === "unknown"),
     );
-    const reorder = work.reorder;
-    const base = {
-      action: "reorder" as const,
-      project,
-      family,
-      name: null,
-      id: null,
-      source: reorder.source,
-      moves: reorder.moves.length,
-    };
-    if (failedCreates.length > 0) {
+    const unknownCreates = unsettledCreates.filter((outcome) => outcome.status === "unknown").length;
+    if (signal?.aborted) {
+      outcomes.push({ ...reorderBase, status: "skipped", message: NOT_STARTED, notStarted: true });
+    } else if (unsettledCreates.length > 0) {
+      const what =
+        unknownCreates === 0
+          ? "failed"
+          : unknownCreates === unsettledCreates.length
+            ? "have an unknown outcome"
+            : "failed or have an unknown outcome";
       outcomes.push({
-        ...base,
+        ...reorderBase,
         status: "skipped",
-        message: `${failedCreates.length} create(s) in this family failed, so the final order cannot be reached; run apply again once they succeed`,
+        message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
       });
     } else {
-      outcomes.push({ ...base, ...(await applyReorder(client, reorder, plan, current, traits)) });
+      outcomes.push({ ...reorderBase, ...(await applyReorder(client, work.reorder, plan, current, traits)) });
     }
     progress();
   }
@@ -245,23 +331,42 @@ async function applyCreate(
   change: PlannedChange,
   knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
-): Promise<ApplyOutcome> {
+  reader: FamilyReader,
+  options: ApplyOptions,
+): Promise<AppliedWrite> {
   try {
-    const record = await createConfig(client, change.project, change.family, bodyOf(change.fields), {
+    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change.fields), {
       knownIds,
+      reader,
+      settleWindowMs: options.settleWindowMs,
     });
+    const { record } = created;
     createdIds.add(record.id);
+    const settlement = { uncertain: created.uncertain };
     const wrong = mismatchedFields(change.fields, record);
     if (wrong.length > 0)
-      return outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong));
-    return outcomeOf({ ...change, id: record.id }, "done");
+      return {
+        outcome: outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong)),
+        settlement,
+      };
+    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
   } catch (error) {
+    if (error instanceof CreateOutcomeUnknownError) {
+      return {
+        outcome: outcomeOf(change, "unknown", error.message),
+        settlement: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
+      };
+    }
+    if (error instanceof RequestAbortedError) {
+      return { outcome: notStartedOutcome(change, error.message) };
+    }
     // An answer that could not be read (not JSON, wrong shape, too large) may well be a 201.
     const unreadable = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
     const maybeDone = unreadable
       ? "; the service's answer could not be read, so the record may have been created: run plan to see"
       : "";
-    return outcomeOf(change, "failed", `${describeError(error)}${maybeDone}`);
+    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown.
+    return { outcome: outcomeOf(change, "failed", `${describeError(error)}${maybeDone}`) };
   }
 }
 
@@ -279,7 +384,7 @@ async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<Ap
     if (wrong.length > 0) return outcomeOf(change, "failed", mismatchMessage(change, record, wrong));
     return outcomeOf(change, "done");
   } catch (error) {
-    return outcomeOf(change, "failed", describeError(error));
+    return outcomeOfError(change, error);
   }
 }
 
@@ -303,7 +408,7 @@ async function applyDelete(client: ApiClient, change: PlannedChange): Promise<Ap
     if (error instanceof ApiError && error.status === 404) {
       return outcomeOf(change, "done", "already gone");
     }
-    return outcomeOf(change, "failed", describeError(error));
+    return outcomeOfError(change, error);
   }
 }
 
@@ -330,7 +435,7 @@ async function applyReorder(
   plan: Plan,
   current: CurrentState,
   traits: ServerTraits,
-): Promise<{ status: OutcomeStatus; message: string }> {
+): Promise<{ status: OutcomeStatus; message: string; notStarted?: boolean }> {
   const { project, family } = reorder;
   let pending = reorder.moves;
   let method = "PATCH order per record";
@@ -359,6 +464,14 @@ async function applyReorder(
       if (
         !(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))
       ) {
+        if (error instanceof RequestAbortedError)
+          return { status: "skipped", message: NOT_STARTED, notStarted: true };
+        if (error instanceof RequestFailedError && error.outcomeUnknown) {
+          return {
+            status: "unknown",
+            message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
+          };
+        }
         return { status: "failed", message: `rearrange failed: ${describeError(error)}` };
       }
       traits.rearrangeUnusable = true;
@@ -368,6 +481,8 @@ async function applyReorder(
     }
   }
   const failures: string[] = [];
+  let unknownMoves = 0;
+  let notStarted = 0;
   await Promise.all(
     pending.map(async (move) => {
       try {
@@ -375,14 +490,21 @@ async function applyReorder(
         if (record.order !== move.to)
           failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
       } catch (error) {
+        if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
+        else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
         failures.push(`id ${move.id}: ${describeError(error)}`);
       }
     }),
   );
   if (failures.length > 0) {
+    // Unknown when no move is known to have failed: some may have been applied.
+    const definite = failures.length - unknownMoves - notStarted;
+    const status: OutcomeStatus = definite > 0 ? "failed" : unknownMoves > 0 ? "unknown" : "skipped";
+    const settle = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
     return {
-      status: "failed",
-      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}`,
+      status,
+      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${settle}`,
+      ...(notStarted === failures.length ? { notStarted: true } : {}),
     };
   }
   return { status: "done", message: `${reorder.moves.length} moved by ${method}` };

@@ -1,114 +1,219 @@
-// Two runs of apply at once (two CI jobs, a retry racing the original) both plan the same creates
-// and both make them. After a family's creates, each run reads the family once and, wherever a
-// concurrent run made the same record with a lower id, deletes its own copy: every run follows
-// the same rule, so exactly one record per config survives, the one with the lowest id.
+// The check after a family's creates: one read of the family, and wherever a config has more than
+// one record made since the plan (same name and plugin), every copy but the lowest id is deleted.
+// Two runs of apply at once both make the record; a POST whose outcome was unknown may land late;
+// every run follows the same rule, so exactly one record per config survives: the lowest id.
+// Known limit: a create settled by finding its record (src/api/create-config.ts) may have found a
+// concurrent run's identical record while its own POST was still on its way; if that POST lands
+// after both runs' checks, a copy remains (a later plan names both ids). Closing that would mean
+// waiting out the settle window before every check that follows an adopted create.
 
-import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, listAllConfigs, updateConfig } from "../api/index.js";
+import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import type { ApplyOutcome } from "./apply-plan.js";
+
+/** How a create was settled, as far as the check needs to know. */
+export interface CreateSettlement {
+  /**
+   * Some POST of it had an unknown outcome: a late copy of it may land, which no other run would
+   * delete, so this run deletes every copy above the lowest id, not only its own.
+   */
+  uncertain: boolean;
+  /** For a create whose outcome is still unknown: a read started at or after this time proves absence. */
+  conclusiveAfter?: number | undefined;
+}
 
 export interface DedupeInput {
   project: string;
   family: FamilyName;
   /** Ids the family listed when the plan was read: those existed before this run and any rival. */
   knownIds: ReadonlySet<number>;
-  /** Ids this run created, in any family: never a rival's copy. */
-  createdByRun: ReadonlySet<number>;
+  /** Ids this run created or adopted, in any family: never another config's copy. Records adopted here are added. */
+  createdByRun: Set<number>;
   /** The family's creates and updates as applied, with their outcomes (same index). */
   changes: readonly PlannedChange[];
   outcomes: readonly ApplyOutcome[];
+  /** How each create was settled (same index); missing means certain: answered at the first POST. */
+  settlements?: readonly (CreateSettlement | undefined)[] | undefined;
+  /** Shares the read with the creates' own re-reads; a new read is made either way. */
+  reader?: FamilyReader | undefined;
+  /** Once aborted, the check does not start: its deletes would be new writes. */
+  signal?: AbortSignal | undefined;
+}
+
+interface Target {
+  index: number;
+  change: PlannedChange;
+  outcome: ApplyOutcome;
+  /** This run's record, or null when the create's outcome is unknown. */
+  ownId: number | null;
+  settlement: CreateSettlement | undefined;
 }
 
 /**
  * Returns the outcomes with each create's outcome revised: unchanged when this run's record is the
- * one that stays, else pointing at the surviving record once this run's copy is deleted. Reads the
- * family only when this run created something in it.
+ * one that stays and no copy is to be deleted; pointing at the surviving record once the copies are
+ * deleted; a create whose outcome was unknown becomes done when its record is found, failed when
+ * the read proves it absent. Reads the family only when this run created (or may have) something in it.
  */
 export async function dedupeCreates(client: ApiClient, input: DedupeInput): Promise<ApplyOutcome[]> {
-  const created = input.outcomes.flatMap((outcome, index) => {
+  const targets = input.outcomes.flatMap((outcome, index): Target[] => {
     const change = input.changes[index];
-    return change?.action === "create" && outcome.status === "done" && outcome.id !== null
-      ? [{ index, change, id: outcome.id }]
-      : [];
+    if (change?.action !== "create") return [];
+    const settlement = input.settlements?.[index];
+    if (outcome.status === "done" && outcome.id !== null)
+      return [{ index, change, outcome, ownId: outcome.id, settlement }];
+    if (outcome.status === "unknown") return [{ index, change, outcome, ownId: null, settlement }];
+    return [];
   });
   const outcomes = [...input.outcomes];
-  if (created.length === 0) return outcomes;
+  if (targets.length === 0) return outcomes;
 
-  let records: PluginConfigRecord[];
-  try {
-    records = await listAllConfigs(client, input.project, input.family);
-  } catch (error) {
-    // Without the read, a concurrent run's duplicate would go unnoticed: say so rather than pass.
-    for (const { index, id } of created) {
-      const outcome = outcomes[index];
-      if (!outcome) continue;
+  const notChecked = (why: string) => {
+    // Without the read, a copy would go unnoticed: the create stands, and the report says so.
+    for (const { index, outcome, ownId } of targets) {
+      if (ownId === null) continue;
       outcomes[index] = {
         ...outcome,
-        status: "failed",
-        message: `created as id ${id}, but re-reading the family to check for a copy made by a concurrent run failed (${describeError(error)}); run plan to check`,
+        unchecked: true,
+        message: `created as id ${ownId}, but the check for a copy of it (a concurrent run's, or a late commit of a POST whose answer was lost) could not run: ${why}; run \`pcsync plan\` to see whether there is one`,
       };
     }
     return outcomes;
+  };
+  if (input.signal?.aborted) return notChecked("the run was interrupted");
+
+  let read: FamilyRead;
+  try {
+    const reader = input.reader ?? new FamilyReader(client, input.project, input.family);
+    read = await reader.read(client.now());
+  } catch (error) {
+    return notChecked(`re-reading the family failed (${describeError(error)})`);
   }
 
   await Promise.all(
-    created.map(async ({ index, change, id }) => {
-      const outcome = outcomes[index];
-      if (!outcome) return;
-      const survivor = lowestRival(records, change, id, input);
-      if (!survivor) return;
-      outcomes[index] = await yieldToSurvivor(client, input, change, outcome, id, survivor);
+    targets.map(async (target) => {
+      outcomes[target.index] = await checkCopies(client, input, target, read);
     }),
   );
   return outcomes;
 }
 
-/** The record a concurrent run created for the same config with a lower id than ours, if any. */
-function lowestRival(
+async function checkCopies(
+  client: ApiClient,
+  input: DedupeInput,
+  target: Target,
+  read: FamilyRead,
+): Promise<ApplyOutcome> {
+  const { change, outcome, ownId, settlement } = target;
+  const copies = copiesOf(read.records, change, input, ownId).sort((a, b) => a.id - b.id);
+  const lowest = copies[0];
+
+  if (ownId === null) {
+    if (!lowest) {
+      const conclusiveAfter = settlement?.conclusiveAfter;
+      if (conclusiveAfter !== undefined && read.startedAt >= conclusiveAfter) {
+        return {
+          ...outcome,
+          status: "failed",
+          message: `${outcome.message ?? "the POST got no answer"}. A later read of the family, after the settle window, does not show the record: it was not created; run apply again`,
+        };
+      }
+      return outcome;
+    }
+    input.createdByRun.add(lowest.id);
+    const others = copies.slice(1).map((record) => record.id);
+    return await keepSurvivor(client, input, change, outcome, lowest, others, {
+      story: `its POST got no answer, and the check after the family's creates found the record (id ${lowest.id})`,
+      deleted: others.length > 0 ? `the later copies (ids ${others.join(", ")}) were deleted` : "",
+      deleteFailed: (id) => `but deleting the later copy (id ${id}) failed`,
+    });
+  }
+
+  const uncertain = settlement?.uncertain === true;
+  if (lowest === undefined || lowest.id >= ownId) {
+    // This run's record stays. Copies above it are other runs' (they delete their own) unless a POST
+    // of this create may have landed late: that copy is nobody else's to delete.
+    const later = uncertain ? copies.filter((record) => record.id > ownId).map((record) => record.id) : [];
+    if (later.length === 0) return outcome;
+    const own = read.records.find((record) => record.id === ownId);
+    if (!own) return outcome;
+    return await keepSurvivor(client, input, change, outcome, own, later, {
+      story: `created as id ${ownId}, and later copies of it were found (ids ${later.join(", ")}: a late commit of a POST whose answer was lost, or a concurrent run's)`,
+      deleted: "they were deleted, as the lowest id is kept",
+      deleteFailed: (id) => `but deleting the later copy (id ${id}) failed`,
+    });
+  }
+
+  // A lower id exists: this run's copy goes, and so do the others above the survivor if a late
+  // copy of ours may be among them.
+  const others = uncertain
+    ? copies.filter((record) => record.id !== lowest.id && record.id !== ownId).map((record) => record.id)
+    : [];
+  const story = uncertain
+    ? `another record of this config has a lower id (id ${lowest.id}, which is kept: a concurrent run's, or a late commit of a POST of this run whose answer was lost)`
+    : `a concurrent run created this record too (id ${lowest.id}, which is kept as the lower id)`;
+  return await keepSurvivor(client, input, change, outcome, lowest, [ownId, ...others], {
+    story,
+    deleted: `this run's copy (id ${ownId})${others.length > 0 ? ` and the later copies (ids ${others.join(", ")}) were` : " was"} deleted`,
+    deleteFailed: (id) =>
+      id === ownId
+        ? `but deleting this run's copy (id ${ownId}) failed`
+        : `but deleting the later copy (id ${id}) failed`,
+  });
+}
+
+/**
+ * Records made since the plan for the same config: same name and plugin, not listed at plan time,
+ * and not a record this run made for another config.
+ */
+function copiesOf(
   records: readonly PluginConfigRecord[],
   change: PlannedChange,
-  ownId: number,
   input: DedupeInput,
-): PluginConfigRecord | undefined {
+  ownId: number | null,
+): PluginConfigRecord[] {
   const plugin = change.fields.plugin?.to;
-  const rivals = records.filter(
+  return records.filter(
     (record) =>
-      record.id < ownId &&
       record.name === change.name &&
       // Same plugin too: on servers whose plugin_configs list shows the frontend apps, a frontend
       // app of the same name is another config, not a copy.
       (typeof plugin !== "number" || record.plugin === plugin) &&
       !input.knownIds.has(record.id) &&
-      !input.createdByRun.has(record.id),
+      (record.id === ownId || !input.createdByRun.has(record.id)),
   );
-  return rivals.sort((a, b) => a.id - b.id)[0];
 }
 
-async function yieldToSurvivor(
+/** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
+async function keepSurvivor(
   client: ApiClient,
   input: DedupeInput,
   change: PlannedChange,
   outcome: ApplyOutcome,
-  ownId: number,
   survivor: PluginConfigRecord,
+  copies: readonly number[],
+  words: { story: string; deleted: string; deleteFailed: (id: number) => string },
 ): Promise<ApplyOutcome> {
   const { project, family } = input;
-  const race = `a concurrent run created this record too (id ${survivor.id}, which is kept as the lower id)`;
-  try {
-    const removed = await updateConfig(client, project, family, ownId, { deleted: true });
-    if (removed.deleted !== true) throw new Error("the server answered but the record is not marked deleted");
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) {
+  for (const id of copies) {
+    try {
+      const removed = await updateConfig(client, project, family, id, { deleted: true });
+      if (removed.deleted !== true)
+        throw new Error("the server answered but the record is not marked deleted");
+    } catch (error) {
+      // Gone already: the other run that holds it deleted it first.
+      if (error instanceof ApiError && error.status === 404) continue;
       return {
         ...outcome,
         status: "failed",
-        message: `${race}, but deleting this run's copy (id ${ownId}) failed: ${describeError(error)}; run apply again, or delete one of them`,
+        message: `${words.story}, ${words.deleteFailed(id)}: ${describeError(error)}; run apply again, or delete one of them`,
       };
     }
   }
+  const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
   const differing = differingFields(change, survivor);
   if (differing.length > 0) {
     const body: Record<string, FieldValue> = {};
@@ -122,7 +227,7 @@ async function yieldToSurvivor(
         ...outcome,
         id: survivor.id,
         status: "failed",
-        message: `${race}; this run's copy (id ${ownId}) was deleted, but updating the survivor failed: ${describeError(error)}; run apply again`,
+        message: `${words.story}${deleted}, but updating the survivor failed: ${describeError(error)}; run apply again`,
       };
     }
   }
@@ -130,7 +235,7 @@ async function yieldToSurvivor(
     ...outcome,
     id: survivor.id,
     status: "done",
-    message: `${race}; this run's copy (id ${ownId}) was deleted${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
+    message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
   };
 }
 

@@ -68,6 +68,8 @@ export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
   manifestBaseUrl?: string,
+  /** Once aborted, the client starts no new request (apply interrupted). */
+  signal?: AbortSignal,
 ): Promise<ApiClient> {
   const baseUrl = resolveBaseUrl(flags, io, manifestBaseUrl);
   const apiKey = await resolveApiKey({
@@ -84,5 +86,6 @@ export async function createClientFromFlags(
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
+    ...(signal === undefined ? {} : { signal }),
   });
 }

@@ -140,7 +140,7 @@ describe("after its creates, a run", () => {
     expect(emulator.snapshot().records).toEqual(before);
   });
 
-  it("reports its create as failed when the check cannot read the family, and reads nothing without creates", async () => {
+  it("keeps its create as done but unchecked when the check cannot read the family, and reads nothing without creates", async () => {
     const { client, emulator } = await setUp();
     const change = createChange("Twin", 3);
     const update: PlannedChange = { ...change, action: "update", id: 1 };
@@ -165,9 +165,91 @@ describe("after its creates, a run", () => {
       changes: [change],
       outcomes: [doneOutcome(change, 40)],
     });
-    expect(outcome?.status).toBe("failed");
+    // The record was created (a 201 says so): the count must say so too, and the gap is named.
+    expect(outcome).toMatchObject({ status: "done", id: 40, unchecked: true });
     expect(outcome?.message).toMatch(
-      /^created as id 40, but re-reading the family to check for a copy made by a concurrent run failed \(503 GET .*\); run plan to check$/,
+      /^created as id 40, but the check for a copy of it \(a concurrent run's, or a late commit of a POST whose answer was lost\) could not run: re-reading the family failed \(503 GET .*\); run `pcsync plan` to see whether there is one$/,
     );
+  });
+});
+
+describe("after its creates, a run whose POSTs had unknown outcomes", () => {
+  const body = { plugin: 3, name: "Twin", enabled: true, order: 7 };
+  const unknownOutcome = (change: PlannedChange): ApplyOutcome => ({
+    ...doneOutcome(change, 0),
+    id: null,
+    status: "unknown",
+    message: "POST timed out. The record may or may not have been created",
+  });
+
+  it("deletes a late copy of its own POST above the record it kept, which no other run would delete", async () => {
+    const { client, emulator } = await setUp();
+    const change = createChange("Twin", 3);
+    const ours = await createConfig(client, "1", "plugin_configs", body);
+    // The POST whose answer was lost committed after the one that was answered.
+    const late = await createConfig(client, "1", "plugin_configs", body);
+    const [outcome] = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun: new Set([ours.id]),
+      changes: [change],
+      outcomes: [doneOutcome(change, ours.id)],
+      settlements: [{ uncertain: true }],
+    });
+    expect(outcome).toMatchObject({ status: "done", id: ours.id });
+    expect(outcome?.message).toBe(
+      `created as id ${ours.id}, and later copies of it were found (ids ${late.id}: a late commit of a POST whose answer was lost, or a concurrent run's); they were deleted, as the lowest id is kept`,
+    );
+    const live = emulator.snapshot().records.filter((record) => record.name === "Twin" && !record.deleted);
+    expect(live.map((record) => record.id)).toEqual([ours.id]);
+  });
+
+  it("settles a create of unknown outcome from the check: the lowest copy is kept, the rest deleted", async () => {
+    const { client, emulator } = await setUp();
+    const change = createChange("Twin", 3);
+    const first = await createConfig(client, "1", "plugin_configs", { ...body, order: 9 });
+    const second = await createConfig(client, "1", "plugin_configs", body);
+    const createdByRun = new Set<number>();
+    const [outcome] = await dedupeCreates(client, {
+      project: "1",
+      family: "plugin_configs",
+      knownIds: KNOWN,
+      createdByRun,
+      changes: [change],
+      outcomes: [unknownOutcome(change)],
+      settlements: [{ uncertain: true, conclusiveAfter: 0 }],
+    });
+    expect(outcome).toMatchObject({ status: "done", id: first.id });
+    expect(outcome?.message).toBe(
+      `its POST got no answer, and the check after the family's creates found the record (id ${first.id}); the later copies (ids ${second.id}) were deleted and the survivor's order set`,
+    );
+    expect(createdByRun.has(first.id)).toBe(true);
+    const live = emulator.snapshot().records.filter((record) => record.name === "Twin" && !record.deleted);
+    expect(live).toEqual([expect.objectContaining({ id: first.id, order: 7 })]);
+  });
+
+  it("reports a create of unknown outcome as failed once a read after its settle window shows no record", async () => {
+    const { client } = await setUp();
+    const change = createChange("Twin", 3);
+    const settled = (conclusiveAfter: number) =>
+      dedupeCreates(client, {
+        project: "1",
+        family: "plugin_configs",
+        knownIds: KNOWN,
+        createdByRun: new Set(),
+        changes: [change],
+        outcomes: [unknownOutcome(change)],
+        settlements: [{ uncertain: true, conclusiveAfter }],
+      });
+    // The window has closed: absence is proven.
+    const [closed] = await settled(Date.now() - 1);
+    expect(closed?.status).toBe("failed");
+    expect(closed?.message).toMatch(
+      /A later read of the family, after the settle window, does not show the record: it was not created; run apply again$/,
+    );
+    // Still open: a late commit may yet land, so the outcome stays unknown.
+    const [open] = await settled(Date.now() + 60_000);
+    expect(open).toEqual(unknownOutcome(change));
   });
 });

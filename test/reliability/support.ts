@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApiClient } from "../../src/api/index.js";
-import { type ApplyReport, applyPlan } from "../../src/apply/apply-plan.js";
+import { type ApplyOptions, type ApplyReport, applyPlan } from "../../src/apply/apply-plan.js";
 import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type EmulatorData, exampleData, type StoredRecord } from "../../src/emulator/index.js";
 import { type DesiredState, formatDiagnostic, loadManifestSources } from "../../src/manifest/index.js";
@@ -142,6 +142,7 @@ export function reliabilityData(): EmulatorData {
 export async function applyOnce(
   client: ApiClient,
   desired: DesiredState,
+  options: Partial<ApplyOptions> = {},
 ): Promise<{ plan: Plan; report: ApplyReport }> {
   const refs = familiesToRead(desired);
   const current = await readCurrentState(client, refs, { concurrency: 2 });
@@ -149,7 +150,7 @@ export async function applyOnce(
   if (!plan) throw new Error(`plan refused: ${errors.map((error) => error.message).join("; ")}`);
   if (plan.guards.length > 0)
     throw new Error(`guards: ${plan.guards.map((guard) => guard.message).join("; ")}`);
-  const report = await applyPlan(client, plan, current, { concurrency: 2 });
+  const report = await applyPlan(client, plan, current, { concurrency: 2, ...options });
   return { plan, report };
 }
 

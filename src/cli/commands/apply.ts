@@ -17,6 +17,12 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
+import {
+  type InterruptSignal,
+  type InterruptWatch,
+  SIGNAL_EXIT_CODES,
+  watchInterrupts,
+} from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
 import {
   appendStepSummary,
@@ -63,12 +69,41 @@ export class StalePlanError extends PcsyncError {
 
 export class PartialApplyError extends PcsyncError {
   constructor(report: ApplyReport) {
+    const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
+    const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
+    const settle =
+      report.unknown > 0 || report.unchecked > 0
+        ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
+        : "";
     super(
       "apply_incomplete",
-      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${report.done} done. Fix the errors above and run apply again; it continues from where this run stopped.`,
+      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and run apply again; it continues from where this run stopped.${settle}`,
       { exitCode: EXIT_ERROR },
     );
   }
+}
+
+/** Apply stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
+export class InterruptedApplyError extends PcsyncError {
+  constructor(report: ApplyReport, signal: InterruptSignal) {
+    const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
+    const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
+    super(
+      "interrupted",
+      `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`,
+      { exitCode: SIGNAL_EXIT_CODES[signal] },
+    );
+  }
+}
+
+function isComplete(report: ApplyReport): boolean {
+  return (
+    !report.interrupted &&
+    report.failed === 0 &&
+    report.skipped === 0 &&
+    report.unknown === 0 &&
+    report.unchecked === 0
+  );
 }
 
 /**
@@ -76,7 +111,7 @@ export class PartialApplyError extends PcsyncError {
  * changes done are listed before the failures (a complete apply is the plan, so needs no list).
  */
 function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
-  if (report.failed === 0 && report.skipped === 0) return;
+  if (isComplete(report)) return;
   const tick = useColour(io.stdout, io.env) ? "\u001b[32m✓ done\u001b[0m" : "✓ done";
   for (const outcome of report.outcomes) {
     if (outcome.status !== "done") continue;
@@ -178,14 +213,19 @@ Examples:
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
-  command.action(async (flags: ApplyFlags, self: Command) => {
+  const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan);
     const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
     // (the manifest's server.base_url that the plan was made with is not at hand here).
-    const client = await createClientFromFlags(flags, io, saved ? saved.server : desired?.baseUrl);
+    const client = await createClientFromFlags(
+      flags,
+      io,
+      saved ? saved.server : desired?.baseUrl,
+      interrupts.signal,
+    );
     try {
       const { plan, current } = await (saved !== undefined && flags.plan !== undefined
         ? checkSavedPlan(saved, flags.plan, client, flags, io)
@@ -213,9 +253,11 @@ Examples:
         return;
       }
       const progress = createProgress(io);
+      interrupts.beginWrites();
       const report = await applyPlan(client, plan, current, {
         concurrency: concurrencyOf(flags),
         onProgress: (done, total) => progress.update("applied", done, total, "changes"),
+        signal: interrupts.signal,
       });
       progress.finish();
       if (format === "json") printApplyJson(plan, report, io);
@@ -223,10 +265,25 @@ Examples:
         writeDoneOutcomes(report, io);
         renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       }
-      await appendStepSummary(plan, io, report.failed > 0 ? "pcsync apply (incomplete)" : "pcsync apply");
-      if (report.failed > 0 || report.skipped > 0) throw new PartialApplyError(report);
+      const title = report.interrupted
+        ? "pcsync apply (interrupted)"
+        : isComplete(report)
+          ? "pcsync apply"
+          : "pcsync apply (incomplete)";
+      await appendStepSummary(plan, io, title);
+      if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
+      if (!isComplete(report)) throw new PartialApplyError(report);
     } finally {
       await client.close();
+    }
+  };
+  command.action(async (flags: ApplyFlags, self: Command) => {
+    // Until the writes begin, a signal ends the run at once; after, it stops new writes only.
+    const interrupts = watchInterrupts({ stderr: io.stderr });
+    try {
+      await runApply(flags, self, interrupts);
+    } finally {
+      interrupts.dispose();
     }
   });
   program.addCommand(command);

@@ -1,0 +1,83 @@
+// Ctrl-C and SIGTERM (a cancelled CI job) during apply. Before any write, the run ends at once:
+// nothing was changed. Once writes have begun, the first signal stops new writes and lets those
+// in flight finish, so that the summary can say what the server now holds; a second signal exits
+// at once.
+
+import type { Writable } from "node:stream";
+import { EXIT_SIGINT, EXIT_SIGTERM } from "../errors.js";
+
+export type InterruptSignal = "SIGINT" | "SIGTERM";
+
+/** 128 + the signal's number, as a shell reports a process that the signal ended. */
+export const SIGNAL_EXIT_CODES = { SIGINT: EXIT_SIGINT, SIGTERM: EXIT_SIGTERM } as const satisfies Record<
+  InterruptSignal,
+  number
+>;
+
+export interface InterruptWatch {
+  /** Aborts on the first signal after `beginWrites()`. */
+  readonly signal: AbortSignal;
+  /** The signal that arrived during the writes, if one did. */
+  readonly received: InterruptSignal | undefined;
+  /** From now on a signal stops new writes instead of ending the process. */
+  beginWrites(): void;
+  /** Stops listening; the default handling of the signals returns. */
+  dispose(): void;
+}
+
+export interface InterruptOptions {
+  stderr: Writable;
+  /** Ends the process at once (injectable for tests). */
+  exit?: ((code: number) => void) | undefined;
+  /** Where the signals come from (injectable for tests). */
+  source?: Pick<NodeJS.EventEmitter, "on" | "off"> | undefined;
+}
+
+export function watchInterrupts(options: InterruptOptions): InterruptWatch {
+  const { stderr } = options;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const source = options.source ?? process;
+  const controller = new AbortController();
+  let writing = false;
+  let received: InterruptSignal | undefined;
+
+  const onSignal = (name: InterruptSignal) => {
+    const code = SIGNAL_EXIT_CODES[name];
+    if (!writing) {
+      stderr.write(`pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`);
+      exit(code);
+      return;
+    }
+    if (received !== undefined) {
+      stderr.write(
+        `pcsync: ${name} received again: exiting at once. Changes in flight may or may not have been made: run \`pcsync plan\` to see what the server holds.\n`,
+      );
+      exit(code);
+      return;
+    }
+    received = name;
+    const again = name === "SIGINT" ? "press Ctrl-C again" : "send SIGTERM again";
+    stderr.write(
+      `pcsync: ${name} received: no new change will start; waiting for the requests in flight to finish (${again} to exit at once).\n`,
+    );
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  source.on("SIGINT", onInt);
+  source.on("SIGTERM", onTerm);
+
+  return {
+    signal: controller.signal,
+    get received() {
+      return received;
+    },
+    beginWrites() {
+      writing = true;
+    },
+    dispose() {
+      source.off("SIGINT", onInt);
+      source.off("SIGTERM", onTerm);
+    },
+  };
+}

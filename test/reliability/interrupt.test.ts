@@ -1,0 +1,190 @@
+// Ctrl-C and SIGTERM (a cancelled CI job) against the built CLI. During the writes: no write
+// starts after the signal, those in flight finish or time out, the summary says what was done and
+// what was not started, and the exit code is 130 or 143; a second signal exits at once. Before any
+// write: the run ends at once, and nothing was changed.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { sendJson } from "../api/scripted-server.js";
+import {
+  createsManifest,
+  type FamilyServer,
+  LIST,
+  names,
+  type PostContext,
+  spawnCli,
+  startFamilyServer,
+  waitFor,
+} from "./family-server.js";
+import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+
+const servers: FamilyServer[] = [];
+const directories: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  for (const remove of directories.splice(0)) await remove();
+});
+
+const CONCURRENCY = 2;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startApply(server: FamilyServer, configs: readonly string[], extra: string[] = []) {
+  servers.push(server);
+  const directory = await temporaryDirectory();
+  directories.push(directory.remove);
+  const manifest = await writeManifest(directory.path, createsManifest(configs));
+  return spawnCli(
+    ["apply", "-f", manifest, "--base-url", server.url, "--concurrency", String(CONCURRENCY), ...extra],
+    { PCSYNC_API_KEY: KEY },
+  );
+}
+
+const posts = (server: FamilyServer) => server.arrivals.filter((arrival) => arrival.method === "POST");
+const writes = (server: FamilyServer) => server.arrivals.filter((arrival) => arrival.method !== "GET");
+
+/** Commits and answers each POST after `ms`: while it waits, its request holds one of the client's slots. */
+const answerAfter = (ms: number) => (post: PostContext) => {
+  void sleep(ms).then(() => post.answer(post.commit()));
+};
+
+describe.concurrent("a signal while apply writes", () => {
+  it("SIGINT: no write starts after it, those in flight finish, the summary is printed, exit 130", async () => {
+    const server = await startFamilyServer({ onPost: answerAfter(600) });
+    const configs = names("Interrupted", 12);
+    const { child, done } = await startApply(server, configs);
+    // Every slot is taken by a POST the server holds: the other creates wait in the client's queue.
+    await waitFor(() => posts(server).length === CONCURRENCY, "the first POSTs");
+    const signalledAt = Date.now();
+    child.kill("SIGINT");
+    const run = await done;
+
+    expect(run.signal).toBeNull();
+    expect(run.code, run.stderr).toBe(130);
+    expect(writes(server)).toHaveLength(CONCURRENCY);
+    for (const write of writes(server)) expect(write.at).toBeLessThanOrEqual(signalledAt);
+    // Nothing at all was sent after the signal, not even a read.
+    expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
+    expect(server.records).toHaveLength(CONCURRENCY);
+
+    expect(run.stderr).toContain(
+      "pcsync: SIGINT received: no new change will start; waiting for the requests in flight to finish (press Ctrl-C again to exit at once).",
+    );
+    expect(run.stdout).toContain(
+      "Apply interrupted: 2 created, 0 updated, 0 deleted, 0 moved; 0 failed, 10 not started, 0 skipped, 2 unchecked.",
+    );
+    for (const stored of server.records) {
+      expect(run.stdout).toContain(
+        `✓ done: create "${stored.name}" (id ${stored.id}) in project 1 plugin_configs`,
+      );
+    }
+    expect(
+      run.stdout.match(/^… skipped: create "Interrupted \d+" .*: not started: the run was interrupted/gm),
+    ).toHaveLength(10);
+    expect(run.stderr).toMatch(
+      /^pcsync: apply interrupted by SIGINT: 2 done, 10 not started, 0 failed\. Run `pcsync plan` to see what is left, then apply again to finish\.$/m,
+    );
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  }, 30_000);
+
+  it("SIGTERM: requests in flight time out, their creates are reported unknown, exit 143", async () => {
+    // Each POST commits on arrival and is never answered: its outcome can only be unknown.
+    const server = await startFamilyServer({ onPost: (post) => void post.commit() });
+    const { child, done } = await startApply(server, names("Terminated", 6), ["--timeout", "1"]);
+    await waitFor(() => posts(server).length === CONCURRENCY, "the first POSTs");
+    const signalledAt = Date.now();
+    child.kill("SIGTERM");
+    const run = await done;
+    const exitedAt = Date.now();
+
+    expect(run.code, run.stderr).toBe(143);
+    expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
+    // It waited for the requests in flight (until their 1 s timeout), but not for a settle window.
+    expect(exitedAt - signalledAt).toBeLessThan(4_000);
+    expect(run.stderr).toContain("pcsync: SIGTERM received: no new change will start");
+    expect(run.stdout).toContain(
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 4 not started, 0 skipped, 2 unknown.",
+    );
+    expect(
+      run.stdout.match(
+        /^\? unknown: create "Terminated \d+" .*may or may not have been created: the run was interrupted/gm,
+      ),
+    ).toHaveLength(2);
+    expect(run.stdout).toContain("Run `pcsync plan` to see what the server holds");
+    // The server holds the two unknown creates: the summary did not call them failed or absent.
+    expect(server.records).toHaveLength(2);
+    expect(run.stderr).toMatch(
+      /^pcsync: apply interrupted by SIGTERM: 0 done, 4 not started, 0 failed, 2 unknown\./m,
+    );
+  }, 30_000);
+
+  it("SIGINT while the rate limiter holds every request through a 429 pause: none waits it out", async () => {
+    // Throttled for 30 s: every create waits in the client's limiter, none in flight.
+    const server = await startFamilyServer({
+      onPost: (post) =>
+        sendJson(post.response, 429, { detail: "Request was throttled." }, { "retry-after": "30" }),
+    });
+    const { child, done } = await startApply(server, names("Throttled", 6));
+    await waitFor(() => posts(server).length === CONCURRENCY, "the throttled POSTs");
+    await sleep(200);
+    const signalledAt = Date.now();
+    child.kill("SIGINT");
+    const run = await done;
+
+    expect(run.code, run.stderr).toBe(130);
+    expect(Date.now() - signalledAt).toBeLessThan(3_000);
+    expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
+    expect(run.stdout).toContain(
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 6 not started, 0 skipped.",
+    );
+    expect(server.records).toEqual([]);
+  }, 30_000);
+
+  it("a second SIGINT exits at once, without waiting for the requests in flight", async () => {
+    const server = await startFamilyServer({ onPost: () => undefined });
+    const { child, done, stderrSoFar } = await startApply(server, names("Twice", 6), ["--timeout", "30"]);
+    await waitFor(() => posts(server).length === CONCURRENCY, "the first POSTs");
+    child.kill("SIGINT");
+    await waitFor(
+      () => stderrSoFar().includes("SIGINT received: no new change"),
+      "the first signal's notice",
+    );
+    const secondAt = Date.now();
+    child.kill("SIGINT");
+    const run = await done;
+
+    expect(run.code).toBe(130);
+    // The POSTs in flight would have taken 30 s to time out.
+    expect(Date.now() - secondAt).toBeLessThan(3_000);
+    expect(run.stderr).toContain(
+      "pcsync: SIGINT received again: exiting at once. Changes in flight may or may not have been made: run `pcsync plan` to see what the server holds.",
+    );
+    expect(writes(server)).toHaveLength(CONCURRENCY);
+  }, 30_000);
+});
+
+describe.concurrent("a signal while apply reads and plans", () => {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    it(`${signal} ends the run at once, and nothing was changed (exit ${code})`, async () => {
+      // The plan's read is never answered.
+      const server = await startFamilyServer({
+        intercept: (request) => request.method === "GET" && LIST.test(request.url),
+      });
+      const { child, done } = await startApply(server, names("Planned", 3), ["--timeout", "30"]);
+      await waitFor(() => server.arrivals.length > 0, "the plan's read");
+      const signalledAt = Date.now();
+      child.kill(signal);
+      const run = await done;
+
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(code);
+      expect(Date.now() - signalledAt).toBeLessThan(3_000);
+      expect(run.stderr).toBe(
+        `pcsync: ${signal} received before any change was made: stopped. Nothing was changed.\n`,
+      );
+      expect(run.stdout).toBe("");
+      expect(writes(server)).toEqual([]);
+    }, 30_000);
+  }
+});

@@ -1,0 +1,193 @@
+// Writes that land after the client stopped waiting, end to end against the built CLI: a POST that
+// commits up to twice --timeout after the client gave up, one that commits and is never answered,
+// and a service that goes away in the middle of many creates. Apply ends with one record per
+// config, and its summary counts what the server holds: what it cannot know is reported unknown.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { sendJson } from "../api/scripted-server.js";
+import {
+  countByName,
+  createsManifest,
+  type FamilyServer,
+  names,
+  spawnCli,
+  startFamilyServer,
+} from "./family-server.js";
+import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+
+const servers: FamilyServer[] = [];
+const directories: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  for (const remove of directories.splice(0)) await remove();
+});
+
+async function applyAgainst(server: FamilyServer, manifestText: string, extra: string[]) {
+  servers.push(server);
+  const directory = await temporaryDirectory();
+  directories.push(directory.remove);
+  const manifest = await writeManifest(directory.path, manifestText);
+  const { done } = spawnCli(
+    ["apply", "-f", manifest, "--base-url", server.url, ...extra],
+    { PCSYNC_API_KEY: KEY },
+    60_000,
+  );
+  return await done;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The client's request timeout in these tests (seconds); the settle window is twice that.
+const TIMEOUT_S = 1;
+
+describe.concurrent("a POST whose outcome is unknown", () => {
+  it("commits 1x to 1.8x --timeout after the client gave up: adopted, never sent again", async () => {
+    // Each POST waits for the client to hang up, commits that much later, then answers too late.
+    const lateness = [1, 1.5, 1.8];
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        const late = lateness[post.index] ?? 0;
+        void post.clientGone.then(async () => {
+          await sleep(late * TIMEOUT_S * 1000);
+          post.answer(post.commit());
+        });
+      },
+    });
+    const configs = names("Late", 3);
+    const run = await applyAgainst(server, createsManifest(configs), [
+      "--timeout",
+      String(TIMEOUT_S),
+      "--format",
+      "json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // One POST per config: none was sent again while the first could still commit.
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(3);
+    expect([...countByName(server.records)]).toEqual(configs.map((name) => [name, 1]));
+    const { result } = JSON.parse(run.stdout) as {
+      result: { done: number; failed: number; unknown: number; outcomes: { status: string; id: number }[] };
+    };
+    expect(result).toMatchObject({ done: 3, failed: 0, unknown: 0 });
+    expect(result.outcomes.map((outcome) => outcome.id).sort()).toEqual(
+      server.records.map((stored) => stored.id).sort(),
+    );
+  }, 30_000);
+
+  it("commits at once or after the client gave up, and is never answered: one record each, summary true", async () => {
+    // "Silent 1" commits on arrival; "Silent 2" 1.5x --timeout after the client hung up.
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        if (post.index === 0) {
+          post.commit();
+          return;
+        }
+        void post.clientGone.then(async () => {
+          await sleep(1.5 * TIMEOUT_S * 1000);
+          post.commit();
+        });
+      },
+    });
+    // One create at a time, so that "Silent 1" is the first POST the server sees.
+    const configs = names("Silent", 2);
+    const run = await applyAgainst(server, createsManifest(configs), [
+      "--timeout",
+      String(TIMEOUT_S),
+      "--concurrency",
+      "1",
+    ]);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect([...countByName(server.records)]).toEqual(configs.map((name) => [name, 1]));
+    expect(run.stdout).toContain("Apply complete: 2 created, 0 updated, 0 deleted, 0 moved.");
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
+  }, 30_000);
+});
+
+describe.concurrent("a service that goes away in the middle of many creates", () => {
+  it("counts as created exactly what it answered, and reports the rest unknown or failed, honestly", async () => {
+    const total = 100;
+    const answered = 30;
+    const lostAnswers = 5;
+    let dying = false;
+    let lost = 0;
+    const server: FamilyServer = await startFamilyServer({
+      // Dying: reads lose their connection.
+      intercept: (request, response) => {
+        if (!dying || request.method === "POST") return false;
+        response.socket?.destroy();
+        return true;
+      },
+      onPost: (post) => {
+        if (post.index < answered) {
+          post.answer(post.commit());
+          if (post.index === answered - 1) dying = true;
+          return;
+        }
+        // The next POSTs commit, but their answers are lost; then the service is gone.
+        post.commit();
+        post.response.socket?.destroy();
+        lost += 1;
+        if (lost === lostAnswers) void server.goAway();
+      },
+    });
+    const run = await applyAgainst(server, createsManifest(names("Bulk", total)), [
+      "--timeout",
+      "0.5",
+      "--concurrency",
+      "4",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).not.toMatch(/^\s+at /m);
+    const summary =
+      /Apply incomplete: (\d+) created, 0 updated, 0 deleted, 0 moved; (\d+) failed, 0 skipped(?:, (\d+) unknown)?(?:, (\d+) unchecked)?\./.exec(
+        run.stdout,
+      );
+    expect(summary, run.stdout.slice(-2000)).not.toBeNull();
+    const [, created, failed, unknown] = (summary ?? []).map((value) => Number(value ?? 0));
+    // Created is what the server answered 201 for: the client knows nothing more.
+    expect(created).toBe(answered);
+    expect(Number(created) + Number(failed) + Number(unknown)).toBe(total);
+    // Every record the server holds beyond those is reported unknown, never failed or created.
+    expect(server.committed).toHaveLength(answered + lostAnswers);
+    expect(lostAnswers).toBeLessThanOrEqual(Number(unknown));
+    // Failed means never sent: the service could not be reached.
+    const failedLines = run.stdout.split("\n").filter((line) => line.startsWith("✗ failed"));
+    expect(failedLines).toHaveLength(Number(failed));
+    for (const line of failedLines) expect(line).toMatch(/could not reach/);
+    const unknownLines = run.stdout.split("\n").filter((line) => line.startsWith("? unknown"));
+    expect(unknownLines).toHaveLength(Number(unknown));
+    for (const line of unknownLines) expect(line).toMatch(/may or may not have been created/);
+    expect(run.stdout).toContain("Run `pcsync plan` to see what the server holds");
+    expect(run.stderr).toMatch(/^pcsync: apply incomplete: \d+ failed, 0 skipped, \d+ unknown, 30 done/m);
+  }, 60_000);
+});
+
+describe.concurrent("the summary is true when only the check after the creates fails", () => {
+  it("counts a create answered 201 as created, and says the duplicate check could not run", async () => {
+    let gets = 0;
+    const server = await startFamilyServer({
+      intercept: (request, response) => {
+        if (request.method !== "GET") return false;
+        gets += 1;
+        // The plan's read works; every read after the creates fails.
+        if (gets === 1) return false;
+        sendJson(response, 500, {
+          type: "server_error",
+          code: "error",
+          detail: "A server error occurred.",
+          attr: null,
+        });
+        return true;
+      },
+    });
+    const run = await applyAgainst(server, createsManifest(["Checked"]), ["--timeout", String(TIMEOUT_S)]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(server.records).toHaveLength(1);
+    expect(run.stdout).toMatch(
+      /^! unchecked: create "Checked" \(id 100\) in project 1 plugin_configs .*: created as id 100, but the check for a copy of it .* could not run: re-reading the family failed \(500 GET .*\); run `pcsync plan` to see whether there is one$/m,
+    );
+    expect(run.stdout).toContain(
+      "Apply incomplete: 1 created, 0 updated, 0 deleted, 0 moved; 0 failed, 0 skipped, 1 unchecked.",
+    );
+    expect(run.stderr).toContain("Run `pcsync plan` first to see what the server holds");
+  }, 30_000);
+});
