@@ -2,7 +2,7 @@
 // that says what to do next. The CLI maps these to exit codes in one place.
 
 import { inspect } from "node:util";
-import { redactDeep, secrets } from "./api/redact.js";
+import { redactDeep, secrets } from "./redact.js";
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;

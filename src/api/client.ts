@@ -22,7 +22,7 @@ import {
   TimeoutError,
 } from "./errors.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
-import { secrets } from "./redact.js";
+import { secrets } from "../redact.js";
 import {
   backoffDelayMs,
   isRetryableStatus,

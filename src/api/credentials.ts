@@ -4,7 +4,7 @@
 
 import { readFile } from "node:fs/promises";
 import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
-import { secrets } from "./redact.js";
+import { secrets } from "../redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 

@@ -76,7 +76,7 @@ export {
   type RateLimiterOptions,
   type RateLimiterState,
 } from "./rate-limiter.js";
-export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "./redact.js";
+export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
 export type {
   JobInput,

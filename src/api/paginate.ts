@@ -11,7 +11,7 @@ import {
   NextLinkOffCollectionError,
   PaginationLoopError,
 } from "./errors.js";
-import { secrets } from "./redact.js";
+import { secrets } from "../redact.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */

@@ -3,7 +3,7 @@
 // record and field, never the value.
 
 import type { PluginConfigRecord } from "../api/index.js";
-import { locateSecrets } from "../api/redact.js";
+import { locateSecrets } from "../redact.js";
 import type { FamilyName } from "../families.js";
 import type { ExportResult } from "./build-manifest.js";
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { locateSecrets, type ValuePath } from "../api/redact.js";
+import { locateSecrets, type ValuePath } from "../redact.js";
 import { PcsyncError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
 import type { Plan } from "../plan/types.js";

@@ -15,7 +15,7 @@ import {
   ResponseHeadersTooLargeError,
   ResponseTooLargeError,
 } from "../../src/api/index.js";
-import { secrets } from "../../src/api/redact.js";
+import { secrets } from "../../src/redact.js";
 import {
   page,
   record,

@@ -3,7 +3,7 @@
 
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretRegistry } from "../../src/api/redact.js";
+import { REDACTED, SecretRegistry } from "../../src/redact.js";
 import { OutputEdge, type OutputLoss } from "../../src/cli/output-edge.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";

@@ -74,8 +74,10 @@ function base64Core(bytes: Buffer, offset: 0 | 1 | 2): string {
  * longer encoded string at any byte alignment. Longest first, so that a longer form is replaced
  * whole rather than a shorter one inside it.
  */
-export function secretForms(secret: string): string[] {
+export function secretForms(secret: string): readonly string[] {
   if (secret === "") return [];
+  const cached = formsBySecret.get(secret);
+  if (cached !== undefined) return cached;
   const forms = new Set<string>();
   for (const scheme of TEXT_SCHEMES) forms.add(applyScheme(secret, scheme));
   const bytes = Buffer.from(secret, "utf8");
@@ -90,8 +92,13 @@ export function secretForms(secret: string): string[] {
     if (form.length < MIN_ENCODED_FORM_LENGTH) continue;
     for (const scheme of ENCODED_SCHEMES) forms.add(applyScheme(form, scheme));
   }
-  return [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const sorted = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  formsBySecret.set(secret, sorted);
+  return sorted;
 }
+
+// The manifest loader asks for every string it interpolates; a run knows one or two secrets.
+const formsBySecret = new Map<string, string[]>();
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");

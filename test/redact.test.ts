@@ -5,7 +5,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretRegistry } from "../../src/api/redact.js";
+import { REDACTED, SecretRegistry } from "../src/redact.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
 
