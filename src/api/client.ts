@@ -5,6 +5,7 @@ import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { packageVersion } from "../package-files.js";
+import { secrets } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { checkApiKey } from "./credentials.js";
@@ -22,7 +23,6 @@ import {
   TimeoutError,
 } from "./errors.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
-import { secrets } from "../redact.js";
 import {
   backoffDelayMs,
   isRetryableStatus,

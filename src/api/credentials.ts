@@ -3,8 +3,8 @@
 // registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
-import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
 import { secrets } from "../redact.js";
+import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 

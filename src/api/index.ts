@@ -1,5 +1,6 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
+export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
   ApiClient,
@@ -76,7 +77,6 @@ export {
   type RateLimiterOptions,
   type RateLimiterState,
 } from "./rate-limiter.js";
-export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
 export type {
   JobInput,

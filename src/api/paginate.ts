@@ -3,6 +3,7 @@
 // whole list is only handed over once its pages add up: a list that changed while it was paged
 // is read again from its first page, and refused if it never holds still.
 
+import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
 import {
   ForeignNextLinkError,
@@ -11,7 +12,6 @@ import {
   NextLinkOffCollectionError,
   PaginationLoopError,
 } from "./errors.js";
-import { secrets } from "../redact.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */

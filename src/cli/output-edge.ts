@@ -5,8 +5,8 @@
 
 import { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { REDACTED, redactDeep, type SecretRegistry, secrets } from "../redact.js";
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
+import { REDACTED, redactDeep, type SecretRegistry, secrets } from "../redact.js";
 import type { CliIo } from "./io.js";
 
 export type OutputStreamName = "stdout" | "stderr";

@@ -5,10 +5,10 @@
 import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Option } from "commander";
-import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import type { ApplyReport } from "../apply/apply-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
+import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
 import { locateSecretsInPlan } from "../render/plan-file.js";
 import { type CliIo, useColour } from "./io.js";

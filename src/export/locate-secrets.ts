@@ -3,8 +3,8 @@
 // record and field, never the value.
 
 import type { PluginConfigRecord } from "../api/index.js";
-import { locateSecrets } from "../redact.js";
 import type { FamilyName } from "../families.js";
+import { locateSecrets } from "../redact.js";
 import type { ExportResult } from "./build-manifest.js";
 
 export function locateSecretsInExport(

@@ -3,8 +3,8 @@
 
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretRegistry } from "../../src/redact.js";
 import { OutputEdge, type OutputLoss } from "../../src/cli/output-edge.js";
+import { REDACTED, SecretRegistry } from "../../src/redact.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
 
