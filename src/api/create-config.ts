@@ -15,6 +15,9 @@
 //      the POST did not commit. Only then is the POST sent again (retries + 1 POSTs at most).
 //   4. When no such re-read can be made (the service is gone, the run is interrupted), the outcome
 //      is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
+//   5. An answer that cannot be read (not JSON, the wrong shape, too large) came after the service
+//      was done with the request: one re-read settles it, and without the record it stays unknown
+//      and is never resent (settleUnreadableAnswer).
 // The window is measured from the give-up, not from the send: how long the request already sat
 // unanswered says nothing about when the service will get to it, and from the send the window
 // would shrink by the timeout it already spent. The floor matters when --timeout is tiny: twice
@@ -26,7 +29,13 @@ import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
-import { CreateOutcomeUnknownError, RequestAbortedError, RequestFailedError } from "./errors.js";
+import {
+  CreateOutcomeUnknownError,
+  MalformedResponseError,
+  RequestAbortedError,
+  RequestFailedError,
+  ResponseTooLargeError,
+} from "./errors.js";
 import { collectionPath } from "./paths.js";
 import type { PluginConfigInput, PluginConfigRecord } from "./types.js";
 
@@ -106,6 +115,8 @@ export async function createConfigDetailed(
       if (error instanceof RequestAbortedError && posts > 1) {
         error.message = `${error.message}; the earlier POST did not create it (the family was re-read after its settle window)`;
       }
+      if (isUnreadableAnswer(error))
+        return await settleUnreadableAnswer(client, reader, body, knownIds, url, error, posts);
       if (!(error instanceof RequestFailedError) || !error.outcomeUnknown) throw error;
       failure = error;
     }
@@ -139,6 +150,52 @@ export async function createConfigDetailed(
     }
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
   }
+}
+
+/** The service answered, but what it said cannot be read: it may well have been a 201. */
+function isUnreadableAnswer(error: unknown): error is MalformedResponseError | ResponseTooLargeError {
+  return error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
+}
+
+/**
+ * A POST the service answered with something unreadable (not JSON, the wrong shape, too large).
+ * The service has finished with the request (it answered), so nothing can commit later and no
+ * window is needed: one re-read shows the record (adopted), or the outcome stays unknown, never
+ * resent, since a record the service made from it in some other form would be duplicated.
+ */
+async function settleUnreadableAnswer(
+  client: ApiClient,
+  reader: FamilyReader,
+  body: PluginConfigInput,
+  knownIds: ReadonlySet<number>,
+  url: URL,
+  error: MalformedResponseError | ResponseTooLargeError,
+  posts: number,
+): Promise<CreateResult> {
+  const described = client.describeRequest("POST", url);
+  let records: PluginConfigRecord[];
+  try {
+    ({ records } = await reader.read(client.now()));
+  } catch (rereadError) {
+    if (!(rereadError instanceof PcsyncError)) throw rereadError;
+    throw new CreateOutcomeUnknownError(
+      described,
+      error.message,
+      `the service's answer could not be read, and re-reading the family to check failed (${rereadError.message})`,
+    );
+  }
+  const record = findCreatedRecord(records, body, knownIds);
+  if (record === undefined) {
+    throw new CreateOutcomeUnknownError(
+      described,
+      error.message,
+      "the service's answer could not be read, and re-reading the family found no record made by it (the service may have stored it in another form)",
+    );
+  }
+  client.traceLine(
+    `POST ${url.pathname}: answer unreadable; record ${record.id} found by re-reading the family`,
+  );
+  return { record, posts, uncertain: true, adopted: true };
 }
 
 type Settlement =

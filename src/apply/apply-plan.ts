@@ -9,10 +9,8 @@ import {
   CreateOutcomeUnknownError,
   createConfigDetailed,
   FamilyReader,
-  MalformedResponseError,
   RequestAbortedError,
   RequestFailedError,
-  ResponseTooLargeError,
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
@@ -360,13 +358,9 @@ async function applyCreate(
     if (error instanceof RequestAbortedError) {
       return { outcome: notStartedOutcome(change, error.message) };
     }
-    // An answer that could not be read (not JSON, wrong shape, too large) may well be a 201.
-    const unreadable = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
-    const maybeDone = unreadable
-      ? "; the service's answer could not be read, so the record may have been created: run plan to see"
-      : "";
-    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown.
-    return { outcome: outcomeOf(change, "failed", `${describeError(error)}${maybeDone}`) };
+    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
+    // unreadable answers included.
+    return { outcome: outcomeOf(change, "failed", describeError(error)) };
   }
 }
 
