@@ -7,8 +7,9 @@
 // for a whole timeout, then take the service as long again), so it is never sent again while it
 // might still commit:
 //   1. The family is re-read at once (a dropped answer is the common case), then with backoff,
-//      over a settle window that starts when the failed attempt gave up and lasts twice the
-//      request timeout, and never less than MIN_SETTLE_WINDOW_MS.
+//      over a settle window that starts when the failed attempt gave up and lasts two and a half
+//      request timeouts (a commit up to twice the timeout late, and a margin), and never less than
+//      MIN_SETTLE_WINDOW_MS.
 //   2. Any re-read that shows the record (new since the plan, the fields as sent) settles it: the
 //      record is adopted and the create is done.
 //   3. Only a re-read that started after the window closed, and does not show the record, proves
@@ -39,8 +40,12 @@ import {
 import { collectionPath } from "./paths.js";
 import type { PluginConfigInput, PluginConfigRecord } from "./types.js";
 
-/** The settle window as a multiple of the request timeout. */
-export const SETTLE_TIMEOUT_FACTOR = 2;
+/**
+ * The settle window as a multiple of the request timeout: the rule covers a commit up to twice the
+ * timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
+ * the read that decides.
+ */
+export const SETTLE_TIMEOUT_FACTOR = 2.5;
 /** The shortest settle window, whatever the request timeout. */
 export const MIN_SETTLE_WINDOW_MS = 1_000;
 

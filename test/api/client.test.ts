@@ -457,8 +457,8 @@ describe("creates that may have happened", () => {
     expect(methods.slice(0, 2)).toEqual(["GET", "POST"]);
     expect(methods.slice(2, -1).every((method) => method === "GET")).toBe(true);
     expect(methods.at(-1)).toBe("POST");
-    // The window is twice the 2 s request timeout, waited out before the resend.
-    expect(sleeps.reduce((total, ms) => total + ms, 0)).toBe(4_000);
+    // The window is two and a half times the 2 s request timeout, waited out before the resend.
+    expect(sleeps.reduce((total, ms) => total + ms, 0)).toBe(5_000);
   });
 
   it("treats a 503 on POST as maybe-processed too", async () => {

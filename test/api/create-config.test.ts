@@ -1,6 +1,6 @@
 // The settle rule of createConfig (src/api/create-config.ts) on an injected clock: a POST whose
 // outcome is unknown is never sent again until a re-read that started after the settle window
-// (twice the request timeout, at least 1 s, from the give-up) shows it did not commit.
+// (two and a half request timeouts, at least 1 s, from the give-up) shows it did not commit.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -91,19 +91,19 @@ const create = (apiClient: ReturnType<typeof client>) =>
   createConfigDetailed(apiClient, "1", "plugin_configs", BODY, { knownIds: new Set() });
 
 describe("the settle window", () => {
-  it("is twice the request timeout, and never less than 1 s", () => {
-    expect(settleWindowMs(30_000)).toBe(60_000);
-    expect(settleWindowMs(2_000)).toBe(4_000);
+  it("is two and a half request timeouts, and never less than 1 s", () => {
+    expect(settleWindowMs(30_000)).toBe(75_000);
+    expect(settleWindowMs(2_000)).toBe(5_000);
     expect(settleWindowMs(100)).toBe(MIN_SETTLE_WINDOW_MS);
   });
 });
 
 describe("a POST whose outcome is unknown", () => {
-  it("that commits 1.9x the timeout after the give-up is found by a re-read and never sent again", async () => {
+  it("that commits 2x the timeout after the give-up is found by a re-read and never sent again", async () => {
     const clock = fakeClock();
     const { log } = script(clock, {
       post: (_index, commit) => {
-        commit(clock.now() + 1.9 * 2_000);
+        commit(clock.now() + 2 * 2_000);
         return { status: 504 };
       },
     });
@@ -113,7 +113,7 @@ describe("a POST whose outcome is unknown", () => {
     // Read at once, then with backoff, until one after the commit found it: the last one, at the
     // window's end, would have allowed a resend had it not.
     const reads = log.filter((entry) => entry.method === "GET").map((entry) => entry.at);
-    expect(reads).toEqual([0, 250, 750, 1_750, 3_750, 4_000]);
+    expect(reads).toEqual([0, 250, 750, 1_750, 3_750, 5_000]);
   });
 
   it("is sent again only after a read that started once the window, measured from the give-up, closed", async () => {
@@ -134,9 +134,9 @@ describe("a POST whose outcome is unknown", () => {
     const readsBefore = rest.slice(0, resend);
     expect(readsBefore.length).toBeGreaterThan(1);
     expect(readsBefore.every((entry) => entry.method === "GET")).toBe(true);
-    // Give-up at 3 s, window 4 s: the deciding read started at 7 s, not at 4 s after the send.
-    expect(readsBefore.at(-1)?.at).toBe(7_000);
-    expect(rest[resend]?.at).toBe(7_000);
+    // Give-up at 3 s, window 5 s: the deciding read started at 8 s, not at 5 s after the send.
+    expect(readsBefore.at(-1)?.at).toBe(8_000);
+    expect(rest[resend]?.at).toBe(8_000);
   });
 
   it("waits at least 1 s however small the timeout", async () => {
@@ -151,11 +151,11 @@ describe("a POST whose outcome is unknown", () => {
     const clock = fakeClock();
     const { log } = script(clock, {
       post: (index) => (index > 0 ? "created" : { status: 502 }),
-      failRead: (now) => (now < 4_000 ? 500 : undefined),
+      failRead: (now) => (now < 5_000 ? 500 : undefined),
     });
     const result = await create(client(clock));
     expect(result.posts).toBe(2);
-    expect(log.filter((entry) => entry.method === "POST").map((entry) => entry.at)).toEqual([0, 4_000]);
+    expect(log.filter((entry) => entry.method === "POST").map((entry) => entry.at)).toEqual([0, 5_000]);
   });
 
   it("is unknown, and never sent again, when no read after the window succeeds", async () => {
@@ -166,12 +166,12 @@ describe("a POST whose outcome is unknown", () => {
     });
     const error = await create(client(clock)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CreateOutcomeUnknownError);
-    expect((error as CreateOutcomeUnknownError).conclusiveAfter).toBe(4_000);
+    expect((error as CreateOutcomeUnknownError).conclusiveAfter).toBe(5_000);
     expect((error as Error).message).toMatch(
       /^503 POST \/api\/projects\/1\/plugin_configs\/: unavailable\. The record may or may not have been created: re-reading the family to check failed \(500 GET .*\)\. Run `pcsync plan` once the service answers to see whether it exists\.$/,
     );
     expect(log.filter((entry) => entry.method === "POST")).toHaveLength(1);
-    expect(log.at(-1)).toEqual({ method: "GET", at: 4_000 });
+    expect(log.at(-1)).toEqual({ method: "GET", at: 5_000 });
   });
 
   it("is unknown at once when the run is interrupted while it settles", async () => {
