@@ -5,35 +5,24 @@
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
-import { runCli } from "../../src/cli/program.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { KEY, reliabilityData, temporaryDirectory } from "../reliability/support.js";
+import { runCliInProcess } from "../support/in-process.js";
 
 let directory: string;
 let remove: () => Promise<void>;
 let emulator: RunningEmulator;
 
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const io: CliIo = {
-    stdout,
-    stderr,
-    env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url, NO_COLOR: "1", ...env },
+  const {
+    code,
+    stdout: out,
+    stderr: err,
+  } = await runCliInProcess(args, {
+    env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url, ...env },
     cwd: directory,
-  };
-  const code = await runCli(args, io);
+  });
   return { code, stdout: out, stderr: err };
 }
 

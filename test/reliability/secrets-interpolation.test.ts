@@ -11,22 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
+import { leakForms } from "../support/in-process.js";
 import { KEY, reliabilityData, temporaryDirectory } from "./support.js";
-
-/** Every way the key could show up: a 12-character piece, URL-encoded, hex, base64 at any alignment. */
-function leakForms(key: string): string[] {
-  const forms = new Set<string>();
-  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
-  forms.add(encodeURIComponent(key));
-  forms.add(Buffer.from(key).toString("hex"));
-  for (let offset = 0; offset < 3; offset += 1) {
-    const bytes = Buffer.from(key.slice(offset));
-    const wholeGroups = Math.floor(bytes.length / 3) * 4;
-    forms.add(bytes.toString("base64").slice(0, wholeGroups));
-    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
-  }
-  return [...forms];
-}
 
 const LEAK_FORMS = leakForms(KEY);
 

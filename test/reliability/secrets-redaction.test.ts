@@ -7,13 +7,11 @@
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
-import { runCli } from "../../src/cli/program.js";
 import { type EmulatorData, exampleData, startEmulator } from "../../src/emulator/index.js";
 import { type RecordedRequest, sendJson, startScriptedServer } from "../api/scripted-server.js";
 import { runBuiltCli } from "../support/cli.js";
+import { leakForms, runCliInProcess } from "../support/in-process.js";
 import { KEY, reliabilityData, temporaryDirectory, writeManifest } from "./support.js";
 
 /**
@@ -21,20 +19,6 @@ import { KEY, reliabilityData, temporaryDirectory, writeManifest } from "./suppo
  * pieces; hex in both cases; and for a key at any byte alignment inside a longer base64 or
  * base64url string, the whole 4-character groups that encode only the key's bytes.
  */
-function leakForms(key: string): string[] {
-  const forms = new Set<string>();
-  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
-  const hex = Buffer.from(key).toString("hex");
-  forms.add(hex).add(hex.toUpperCase());
-  forms.add(encodeURIComponent(key));
-  for (let offset = 0; offset < 3; offset += 1) {
-    const bytes = Buffer.from(key.slice(offset));
-    const wholeGroups = Math.floor(bytes.length / 3) * 4;
-    forms.add(bytes.toString("base64").slice(0, wholeGroups));
-    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
-  }
-  return [...forms];
-}
 
 const LEAK_FORMS = leakForms(KEY);
 
@@ -59,18 +43,14 @@ afterAll(async () => {
 
 /** Runs the CLI in-process, with the key in the environment. */
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
+  const {
+    code,
+    stdout: out,
+    stderr: err,
+  } = await runCliInProcess(args, {
+    env: { PCSYNC_API_KEY: KEY, ...env },
+    cwd: directory,
   });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const io: CliIo = { stdout, stderr, env: { PCSYNC_API_KEY: KEY, NO_COLOR: "1", ...env }, cwd: directory };
-  const code = await runCli(args, io);
   return { code, stdout: out, stderr: err };
 }
 

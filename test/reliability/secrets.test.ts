@@ -7,13 +7,11 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
-import { runCli } from "../../src/cli/program.js";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { page, type RecordedRequest, record, sendJson, startScriptedServer } from "../api/scripted-server.js";
 import { runBuiltCli } from "../support/cli.js";
+import { leakForms, runCliInProcess } from "../support/in-process.js";
 import {
   KEY,
   MANIFEST_A,
@@ -22,21 +20,6 @@ import {
   temporaryDirectory,
   writeManifest,
 } from "./support.js";
-
-/** Every way the key could show up: whole or in part, as is, URL-encoded, hex, base64 at any alignment. */
-function leakForms(key: string): string[] {
-  const forms = new Set<string>();
-  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
-  forms.add(encodeURIComponent(key));
-  forms.add(Buffer.from(key).toString("hex"));
-  for (let offset = 0; offset < 3; offset += 1) {
-    const bytes = Buffer.from(key.slice(offset));
-    const wholeGroups = Math.floor(bytes.length / 3) * 4;
-    forms.add(bytes.toString("base64").slice(0, wholeGroups));
-    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
-  }
-  return [...forms];
-}
 
 const LEAK_FORMS = leakForms(KEY);
 
@@ -55,29 +38,19 @@ async function run(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const io: CliIo = {
-    stdout,
-    stderr,
+  const {
+    code,
+    stdout: out,
+    stderr: err,
+  } = await runCliInProcess(args, {
     env: {
       PCSYNC_API_KEY: KEY,
       GITHUB_ACTIONS: "true",
       GITHUB_STEP_SUMMARY: join(directory, "step-summary.md"),
-      NO_COLOR: "1",
       ...env,
     },
     cwd: directory,
-  };
-  const code = await runCli(args, io);
+  });
   const label = `pcsync ${args.join(" ")}`;
   outputs.push({ label: `${label} (stdout)`, text: out }, { label: `${label} (stderr)`, text: err });
   return { code, stdout: out, stderr: err };
