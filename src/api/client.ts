@@ -410,6 +410,7 @@ export class ApiClient {
         status,
         serviceError,
         fallbackDetail: fallbackDetail(response),
+        hint: this.#hintFor(status, response),
         attempts,
         outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
       });
@@ -466,6 +467,19 @@ export class ApiClient {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  /** A hint that the answer's body gives beyond its status. */
+  #hintFor(status: number, response: AttemptResponse): string | undefined {
+    // nginx and others answer plain http sent to their TLS port with a 400 (or 497) saying so.
+    if (
+      (status === 400 || status === 497) &&
+      /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))
+    ) {
+      const host = new URL(this.base.origin).host;
+      return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
+    }
+    return undefined;
   }
 
   #transportError(

@@ -55,6 +55,8 @@ export class ApiError extends RequestFailedError {
       fallbackDetail?: string | undefined;
       attempts: number;
       outcomeUnknown?: boolean;
+      /** What to check, when the answer says more than its status (a TLS port answering plain http). */
+      hint?: string | undefined;
     },
   ) {
     const serviceError = details.serviceError && { ...details.serviceError };
@@ -68,10 +70,14 @@ export class ApiError extends RequestFailedError {
     });
     this.status = details.status;
     this.serviceError = serviceError;
+    this.#hint = details.hint;
   }
+
+  readonly #hint: string | undefined;
 
   /** What a user can do about it, for the CLI to print under the message. */
   get hint(): string | undefined {
+    if (this.#hint !== undefined) return this.#hint;
     switch (this.status) {
       case 401:
         return "Check the API key (PCSYNC_API_KEY or --api-key-file).";

@@ -37,7 +37,8 @@ export function explainFailure(
   const { reason, message: description } = failure;
   const host = new URL(base.origin).host;
   const through = proxy === undefined ? "" : ` (through the proxy ${proxy.display})`;
-  if (failure.kind === "proxy" && proxy !== undefined) return explainProxyFailure(failure, proxy, host, attempts);
+  if (failure.kind === "proxy" && proxy !== undefined)
+    return explainProxyFailure(failure, proxy, host, attempts);
   if (NOT_TLS_CODES.has(reason) || (reason === "EPROTO" && NOT_TLS_TEXT.test(description))) {
     const http = `http://${new URL(base.origin).host}${base.prefix}`;
     return {

@@ -127,7 +127,10 @@ export function matchNoProxy(hostname: string, port: number, noProxy: string): s
 function splitPort(entry: string): { name: string; entryPort: number | undefined } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
   if (bracketed) {
-    return { name: bracketed[1] ?? "", entryPort: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+    return {
+      name: bracketed[1] ?? "",
+      entryPort: bracketed[2] === undefined ? undefined : Number(bracketed[2]),
+    };
   }
   const withPort = /^([^:]+):(\d+)$/.exec(entry);
   if (withPort) return { name: withPort[1] ?? "", entryPort: Number(withPort[2]) };

@@ -13,7 +13,14 @@ import {
   resolveProxy,
 } from "../../src/api/index.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
-import { record, type ScriptedServer, sendJson, startScriptedServer, TEST_KEY, testClient } from "./scripted-server.js";
+import {
+  record,
+  type ScriptedServer,
+  sendJson,
+  startScriptedServer,
+  TEST_KEY,
+  testClient,
+} from "./scripted-server.js";
 
 describe("NO_PROXY", () => {
   it.each([
@@ -184,7 +191,9 @@ describe("requests through a proxy", () => {
   ] as const)("explains a proxy that answers CONNECT with %d", async (status, how, message, connects) => {
     const seen = await proxy(status === 407 ? { credentials: "me:right" } : { refuseWith: status });
     const userInfo = "user" in how ? `${how.user}@` : "";
-    const made = client(`http://service.test:${port()}`, { HTTP_PROXY: `http://${userInfo}127.0.0.1:${seen.port}` });
+    const made = client(`http://service.test:${port()}`, {
+      HTTP_PROXY: `http://${userInfo}127.0.0.1:${seen.port}`,
+    });
     // A POST: the refusal proves that nothing reached the service, so the outcome is known.
     const error = await createConfig(made, "1", "plugin_configs", { name: "x", plugin: 1 }).catch(
       (caught: unknown) => caught,
@@ -204,7 +213,9 @@ describe("requests through a proxy", () => {
       client(`http://service.test:${port()}`, { HTTP_PROXY: seen.url }, 300, 0),
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/could not reach the proxy .*: no answer within 300 ms, after 1 attempt;/);
+    expect((error as Error).message).toMatch(
+      /could not reach the proxy .*: no answer within 300 ms, after 1 attempt;/,
+    );
     // undici checks this bound about once a second.
     expect(Date.now() - started).toBeLessThan(3_000);
   });

@@ -5,6 +5,7 @@ import { createJob } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addDeprecatedAlias } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
@@ -17,7 +18,7 @@ import {
 } from "../resolve-config.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
-  type?: string;
+  job?: string;
   payload?: string;
 }
 
@@ -45,24 +46,29 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   const command = new Command("job").description("Run a job on a config (a task the plugin exports).");
   addTargetOptions(command);
   command
-    .addOption(new Option("--type <job>", "the name of the job to run (required)"))
+    .addOption(new Option("--job <name>", "the name of the job to run (required)"))
     .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"));
-  addConnectionOptions(command);
+  // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
+  addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
+  addConnectionOptions(command, "none");
   command.addHelpText(
     "after",
     `
 Examples:
-  $ pcsync job --project 1 --config "S3 Export" --type "Export historical events"
-  $ pcsync job --project 1 --config 12 --type sync --payload '{"dateFrom": "2024-06-01"}'`,
+  $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
+  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'`,
   );
   command.action(async (flags: JobFlags) => {
     const target = readTarget(flags);
-    const { project, family } = target;
-    const type = requireFlag(flags.type, "--type <job>", '--type "Export historical events"');
+    const { project } = target;
+    const type = requireFlag(flags.job, "--job <name>", '--job "Export historical events"');
     const payload = parsePayload(flags.payload);
     const client = await createClientFromFlags(flags, io);
     try {
-      const record = await resolveConfig(client, target);
+      const { record, family } = await resolveConfig(client, target, [
+        "plugin_configs",
+        "pipeline_frontend_apps_configs",
+      ]);
       await createJob(client, project, family, record.id, { type, payload });
       // Both profiles only queue the job (one returns the record, the other an empty body); its
       // outcome shows up in the config's logs.
