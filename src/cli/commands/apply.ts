@@ -2,6 +2,7 @@
 // with a report of exactly what was done.
 
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
@@ -126,10 +127,10 @@ function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
   }
 }
 
-async function readSavedPlan(path: string): Promise<Plan> {
+async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === "ENOENT"
@@ -286,7 +287,7 @@ Examples:
         "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
       );
     }
-    const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan);
+    const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
     // (the manifest's server.base_url that the plan was made with is not at hand here).

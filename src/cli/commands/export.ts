@@ -1,6 +1,7 @@
 // `pcsync export`: write a manifest of a project's current state; planning it back shows no changes.
 
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command } from "commander";
 import { listAllConfigs } from "../../api/index.js";
 import { mapConcurrent } from "../../apply/map-concurrent.js";
@@ -86,7 +87,9 @@ Examples:
           EXPORT_REMEDY,
         );
       if (flags.out) {
-        const existing = await readFile(flags.out, "utf8").catch(() => undefined);
+        // Relative to the command's working directory, as the manifest paths are.
+        const target = resolve(io.cwd, flags.out);
+        const existing = await readFile(target, "utf8").catch(() => undefined);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined
@@ -96,7 +99,7 @@ Examples:
                 warn: (message) => io.stderr.write(`warning: ${message}\n`),
               });
         refuseSecret(text, flags.out, existing);
-        await writeFileAtomic(flags.out, text);
+        await writeFileAtomic(target, text);
         io.stderr.write(
           `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.out}\n`,
         );

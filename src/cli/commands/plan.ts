@@ -1,5 +1,6 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
@@ -55,7 +56,8 @@ Examples:
       printPlan(plan, format, io);
       warnGuards(plan, io, false);
       if (flags.out) {
-        await savePlan(plan, flags.out);
+        // Relative to the command's working directory, as the manifest paths are.
+        await savePlan(plan, resolve(io.cwd, flags.out));
         io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
       }
       await appendStepSummary(plan, io, "pcsync plan");
