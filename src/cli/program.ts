@@ -42,7 +42,7 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
   program
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
-    .version(packageVersion(), "-V, --version", "print pcsync's version")
+    .version(packageVersion(), "-V, --version", "print pcsync's version (also: -v)")
     // `pcsync -v` prints the version too, as `node -v` and `npm -v` do. Options of the program are
     // read only before the command, so that `pcsync plan -v` stays the command's --verbose.
     .enablePositionalOptions()
@@ -54,6 +54,23 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
+  program.addHelpText(
+    "after",
+    `
+Environment:
+  PCSYNC_BASE_URL       the service's base URL (or --base-url)
+  PCSYNC_API_KEY        the API key (or --api-key-file); never a flag value
+  HTTPS_PROXY           proxy for https:// base URLs (HTTP_PROXY for http://); the key goes
+                        only through its CONNECT tunnel, to the service
+  NO_PROXY              hosts reached without the proxy: example.com (and its subdomains),
+                        10.0.0.0/8, host:port, *; this machine never goes through a proxy
+  NODE_EXTRA_CA_CERTS   a PEM file of extra CAs to trust: a private CA, or a proxy that inspects TLS
+
+Examples:
+  $ pcsync validate -f pcsync.yaml
+  $ pcsync plan -f pcsync.yaml -o plan.json
+  $ pcsync apply --plan plan.json`,
+  );
   program.on("option:v", () => {
     io.stdout.write(`${packageVersion()}\n`);
     throw new CommanderError(0, "commander.version", packageVersion());

@@ -253,6 +253,28 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
       expect(logged.map((entry) => entry.message)).toContain("Job Export historical events queued");
     });
 
+    it("prints the queued job as JSON with --format json", async () => {
+      const result = await run([
+        "job",
+        "--project",
+        "1",
+        "--config",
+        "3",
+        "--job",
+        "sync",
+        "--format",
+        "json",
+      ]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(result.stdout)).toEqual({
+        job: "sync",
+        status: "queued",
+        project: "1",
+        family: "plugin_configs",
+        config: { id: 3, name: "Legacy S3" },
+      });
+    });
+
     it("runs a job on a frontend app config", async () => {
       const result = await run([
         "job",

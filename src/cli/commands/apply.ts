@@ -252,7 +252,7 @@ function refuseOptionsBesidePlan(command: Command): void {
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
-    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan --out`); refused if stale"))
+    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
     .addOption(new Option("--dry-run", "print the plan only; change nothing"))
     .addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)"))
     .addOption(

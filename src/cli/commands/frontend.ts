@@ -22,7 +22,7 @@ export const registerFrontendCommand: CommandRegistrar = (program, io) => {
 Examples:
   $ pcsync frontend --project 1 --config "Notification Bar"
   $ pcsync frontend --project 1 --config 4 > frontend.js
-  $ pcsync frontend --project 1 --family plugin_configs --config Banner   # "Banner" is in both families`,
+  $ pcsync frontend --project 1 --family pipeline_frontend_apps_configs --config Banner   # a name in both families`,
   );
   command.action(async (flags: TargetFlags & ConnectionFlags) => {
     const target = readTarget(flags);

@@ -20,6 +20,7 @@ import {
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;
   payload?: string;
+  format: "text" | "json";
 }
 
 /** `--payload`: a JSON object, checked before anything is sent. */
@@ -47,7 +48,12 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   addTargetOptions(command);
   command
     .addOption(new Option("--job <name>", "the name of the job to run (required)"))
-    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"));
+    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"))
+    .addOption(
+      new Option("--format <format>", "text, or json: one object naming the job and the record")
+        .choices(["text", "json"])
+        .default("text"),
+    );
   // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
   addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
   addConnectionOptions(command, "none");
@@ -56,7 +62,8 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
     `
 Examples:
   $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
-  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'`,
+  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'
+  $ pcsync job --project 1 --config GeoIP --job sync --format json | jq .config.id`,
   );
   command.action(async (flags: JobFlags) => {
     const target = readTarget(flags);
@@ -72,6 +79,17 @@ Examples:
       await createJob(client, project, family, record.id, { type, payload });
       // Both profiles only queue the job (one returns the record, the other an empty body); its
       // outcome shows up in the config's logs.
+      if (flags.format === "json") {
+        const queued = {
+          job: type,
+          status: "queued",
+          project,
+          family,
+          config: { id: record.id, name: record.name },
+        };
+        io.stdout.write(`${JSON.stringify(queued)}\n`);
+        return;
+      }
       io.stdout.write(
         `job ${JSON.stringify(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`,
       );
