@@ -182,7 +182,7 @@ describe.sequential("apply that does not ask", () => {
     expect(await namesInProject3()).toContain("Auto");
   });
 
-  it("a stdin that is not a terminal is never read, and never blocks", async () => {
+  it("a stdin that is not a terminal is never read, and never blocks; a terminal is asked", async () => {
     const manifest = await manifestCreating("Piped");
     const pipe = endlessPipe();
     const result = await run(["apply", "-f", manifest], pipe);
@@ -190,6 +190,12 @@ describe.sequential("apply that does not ask", () => {
     expect(result.stderr).not.toContain("(yes/no)");
     expect(pipe.reads).toBe(0);
     expect(await namesInProject3()).toContain("Piped");
+    // The same kind of run on a terminal stops at the question.
+    const terminal = new FakeTerminal();
+    const asked = await run(["apply", "-f", await manifestCreating("Not piped")], terminal, () =>
+      terminal.end(),
+    );
+    expect(asked.stderr).toContain("Apply 1 change? (yes/no)");
   });
 
   it("a saved plan and --dry-run do not ask", async () => {

@@ -84,8 +84,9 @@ describe("--api-key and --token", () => {
   });
 
   it("leaves a value after -- alone", async () => {
-    const result = await run(["validate", "--", "--token"]);
-    expect(result.stderr).not.toContain("is not an option");
+    const result = await run(["validate", "--api-key", "phx_before_the_dashes_77", "--", "--token"]);
+    expect(result.stderr).toContain("--api-key is not an option");
+    expect(result.stderr).not.toContain("--token");
   });
 });
 
