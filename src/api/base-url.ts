@@ -11,20 +11,36 @@ export interface BaseUrl {
   readonly prefix: string;
   /** Origin plus prefix, for messages. */
   readonly display: string;
+  /** Set when the URL given was corrected (a trailing `/api`): says what was done, for a warning. */
+  readonly correction?: string | undefined;
 }
 
 /** Query parameters; an array repeats the parameter, `undefined` leaves it out. */
 export type QueryParams = Readonly<Record<string, string | number | readonly string[] | undefined>>;
 
+// Every API path starts with /api/: a base URL that ends with it would make them /api/api/...
+const API_SUFFIX = /\/api\/*$/;
+// A base URL that already holds an endpoint's path (pasted from a browser or the API docs).
+const ENDPOINT_PATH = /\/api\/(?:projects|plugin_configs|pipeline_frontend_apps_configs)(?:\/|$)/;
+
 export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolean }): BaseUrl {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
+    // `app.example.com` or `localhost:8000`: a URL parser reads the latter as scheme `localhost:`.
+    const host = value.trim().split(/[/?#]/)[0] ?? "";
+    const looksLikeHost = /^[\w.-]+(?::\d+)?$/.test(host) && !host.includes("@");
+    const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
+    throw new InvalidBaseUrlError(
+      looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given",
+      looksLikeHost
+        ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}`
+        : "not an absolute URL; use e.g. https://app.example.com",
+    );
+  }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidBaseUrlError(
-      JSON.stringify(value),
-      "not an absolute URL; use e.g. https://app.example.com",
-    );
+    throw new InvalidBaseUrlError("given", "not an absolute URL; use e.g. https://app.example.com");
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -40,8 +56,23 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
   if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new InsecureHttpError(url.host);
   }
-  const prefix = url.pathname.replace(/\/+$/, "");
-  return { origin: url.origin, prefix, display: `${url.origin}${prefix}` };
+  if (ENDPOINT_PATH.test(url.pathname)) {
+    throw new InvalidBaseUrlError(
+      shown,
+      `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
+    );
+  }
+  let prefix = url.pathname.replace(/\/+$/, "");
+  let correction: string | undefined;
+  if (API_SUFFIX.test(prefix)) {
+    const stripped = prefix.replace(API_SUFFIX, "");
+    // `.../api/api` says on purpose that the service is mounted under `.../api`.
+    if (!API_SUFFIX.test(stripped)) {
+      correction = `the base URL ${shown} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
+    }
+    prefix = stripped;
+  }
+  return { origin: url.origin, prefix, display: `${url.origin}${prefix}`, correction };
 }
 
 /** Hosts that never leave this machine, where plain http exposes nothing. */

@@ -3,12 +3,13 @@
 
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
-import { type Dispatcher, Pool } from "undici";
+import type { Dispatcher } from "undici";
 import { packageVersion } from "../package-files.js";
 import { secrets } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { checkApiKey } from "./credentials.js";
+import { createDispatcher } from "./dispatcher.js";
 import {
   ApiError,
   type FailedRequest,
@@ -22,6 +23,8 @@ import {
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
+import { explainFailure } from "./explain-failure.js";
+import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import {
   backoffDelayMs,
@@ -83,6 +86,11 @@ export interface ApiClientOptions {
   signal?: AbortSignal | undefined;
   /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms) are read from: the
+   * CLI passes its environment. Without it the client connects directly.
+   */
+  proxyEnvironment?: ProxyEnvironment | undefined;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -139,6 +147,8 @@ export interface ApiStats {
 
 export class ApiClient {
   readonly base: BaseUrl;
+  /** Whether requests go through a proxy, and why (for `--verbose`). */
+  readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
   readonly retryOptions: RetryOptions;
   readonly limiter: RateLimiter;
@@ -203,14 +213,25 @@ export class ApiClient {
       now: this.#now,
       sleep: this.#sleep,
     });
+    this.proxyDecision =
+      options.proxyEnvironment === undefined || options.dispatcher !== undefined
+        ? { route: undefined, note: undefined }
+        : resolveProxy(this.base.origin, options.proxyEnvironment);
+    if (this.proxyDecision.note !== undefined) this.traceLine(`proxy: ${this.proxyDecision.note}`);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
-      new Pool(this.base.origin, {
+      createDispatcher({
+        origin: this.base.origin,
         connections: concurrency,
-        keepAliveTimeout: 10_000,
-        connect: { timeout: this.#requestTimeoutMs },
+        connectTimeoutMs: this.#requestTimeoutMs,
+        proxy: this.proxyDecision.route,
       });
+  }
+
+  /** The proxy requests go through, if any. */
+  get proxy(): ProxyRoute | undefined {
+    return this.proxyDecision.route;
   }
 
   /** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
@@ -389,6 +410,7 @@ export class ApiClient {
         status,
         serviceError,
         fallbackDetail: fallbackDetail(response),
+        hint: this.#hintFor(status, response),
         attempts,
         outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
       });
@@ -447,6 +469,19 @@ export class ApiClient {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
+  /** A hint that the answer's body gives beyond its status. */
+  #hintFor(status: number, response: AttemptResponse): string | undefined {
+    // nginx and others answer plain http sent to their TLS port with a 400 (or 497) saying so.
+    if (
+      (status === 400 || status === 497) &&
+      /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))
+    ) {
+      const host = new URL(this.base.origin).host;
+      return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
+    }
+    return undefined;
+  }
+
   #transportError(
     described: FailedRequest,
     failure: TransportFailure,
@@ -473,6 +508,7 @@ export class ApiClient {
       description: failure.message,
       attempts,
       outcomeUnknown,
+      ...explainFailure(failure, { base: this.base, proxy: this.proxy, attempts }),
     });
   }
 }

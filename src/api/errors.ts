@@ -55,6 +55,8 @@ export class ApiError extends RequestFailedError {
       fallbackDetail?: string | undefined;
       attempts: number;
       outcomeUnknown?: boolean;
+      /** What to check, when the answer says more than its status (a TLS port answering plain http). */
+      hint?: string | undefined;
     },
   ) {
     const serviceError = details.serviceError && { ...details.serviceError };
@@ -68,10 +70,14 @@ export class ApiError extends RequestFailedError {
     });
     this.status = details.status;
     this.serviceError = serviceError;
+    this.#hint = details.hint;
   }
+
+  readonly #hint: string | undefined;
 
   /** What a user can do about it, for the CLI to print under the message. */
   get hint(): string | undefined {
+    if (this.#hint !== undefined) return this.#hint;
     switch (this.status) {
       case 401:
         return "Check the API key (PCSYNC_API_KEY or --api-key-file).";
@@ -85,10 +91,12 @@ export class ApiError extends RequestFailedError {
   }
 }
 
-/** The connection failed (refused, reset, DNS, TLS), after the retries allowed. */
+/** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
 export class NetworkError extends RequestFailedError {
-  /** The system or undici error code, e.g. `ECONNREFUSED`. */
+  /** The system or undici error code, e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
   readonly reason: string;
+  /** What the user may check, when the failure has a likely cause the message cannot be sure of. */
+  readonly hint: string | undefined;
 
   constructor(
     request: FailedRequest,
@@ -98,14 +106,21 @@ export class NetworkError extends RequestFailedError {
       description: string;
       attempts: number;
       outcomeUnknown: boolean;
+      /** Says what happened in the user's terms (a proxy, TLS, DNS), instead of the generic line. */
+      explanation?: string | undefined;
+      hint?: string | undefined;
     },
   ) {
     const after = `after ${plural(details.attempts, "attempt")}`;
-    const message = details.outcomeUnknown
-      ? `${request.method} ${request.path}: connection to ${details.origin} lost (${details.description}) ${after}; the request may or may not have been processed`
-      : `${request.method} ${request.path}: could not reach ${details.origin} (${details.description}) ${after}; check the base URL and that the service is reachable`;
+    const message =
+      details.explanation !== undefined
+        ? `${request.method} ${request.path}: ${details.explanation}`
+        : details.outcomeUnknown
+          ? `${request.method} ${request.path}: connection to ${details.origin} lost (${details.description}) ${after}; the request may or may not have been processed`
+          : `${request.method} ${request.path}: could not reach ${details.origin} (${details.description}) ${after}; check the base URL and that the service is reachable`;
     super("network_error", request, message, details);
     this.reason = details.reason;
+    this.hint = details.hint;
   }
 }
 
@@ -214,6 +229,16 @@ export class InsecureHttpError extends PcsyncError {
       "insecure_http",
       `Refusing to send the API key over plain http to ${host}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
     );
+  }
+}
+
+/** HTTPS_PROXY or HTTP_PROXY holds no usable proxy URL; its value may hold a password, so is not shown. */
+export class InvalidProxyError extends PcsyncError {
+  readonly variable: string;
+
+  constructor(variable: string, reason: string) {
+    super("invalid_proxy", `The proxy in ${variable} cannot be used: ${reason}.`);
+    this.variable = variable;
   }
 }
 

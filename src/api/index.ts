@@ -53,6 +53,7 @@ export {
   InvalidBaseUrlError,
   InvalidConfigIdError,
   InvalidProjectIdError,
+  InvalidProxyError,
   InvalidRequestError,
   JobOutcomeUnknownError,
   ListChangedDuringReadError,
@@ -70,6 +71,14 @@ export {
 } from "./errors.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";
+export {
+  matchNoProxy,
+  type ProxyDecision,
+  type ProxyEnvironment,
+  type ProxyRoute,
+  parseProxyUrl,
+  resolveProxy,
+} from "./proxy.js";
 export {
   type LearnedLimit,
   RATE_LIMITER_DEFAULTS,

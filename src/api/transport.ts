@@ -4,11 +4,12 @@
 // body is inflated as a stream and the memory bound counts inflated bytes, so a compression bomb
 // stops at the bound like any other oversized answer.
 
-import type { IncomingHttpHeaders } from "node:http";
+import { type IncomingHttpHeaders, STATUS_CODES } from "node:http";
 import { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
+import { PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
 
 export interface AttemptRequest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -33,6 +34,7 @@ export type TransportFailureKind =
   | "too_large"
   | "headers_too_large"
   | "undecodable"
+  | "proxy"
   | "other";
 
 export class TransportFailure extends Error {
@@ -45,6 +47,8 @@ export class TransportFailure extends Error {
   readonly phase: "connect" | "headers" | "body";
   /** The Content-Encoding of a body that failed while being inflated (too large or corrupt). */
   readonly encoding: string | undefined;
+  /** The status with which a proxy refused to open the tunnel (kind `proxy`). */
+  readonly proxyStatus: number | undefined;
 
   constructor(details: {
     kind: TransportFailureKind;
@@ -54,6 +58,7 @@ export class TransportFailure extends Error {
     retryable: boolean;
     phase: "connect" | "headers" | "body";
     encoding?: string | undefined;
+    proxyStatus?: number | undefined;
   }) {
     super(details.description);
     this.kind = details.kind;
@@ -62,6 +67,7 @@ export class TransportFailure extends Error {
     this.retryable = details.retryable;
     this.phase = details.phase;
     this.encoding = details.encoding;
+    this.proxyStatus = details.proxyStatus;
   }
 }
 
@@ -260,6 +266,7 @@ function classifyFailure(
   request: AttemptRequest,
 ): TransportFailure {
   const code = errorCode(error);
+  if (code === PROXY_TUNNEL_FAILURE) return classifyProxyFailure(error, request);
   const description = describe(error, code);
   const base = { reason: code || "unknown", description };
   if (code === "UND_ERR_CONNECT_TIMEOUT") {
@@ -308,6 +315,38 @@ function classifyFailure(
   return new TransportFailure({ ...base, kind: "other", sent: true, retryable: false, phase });
 }
 
+const PROXY_REFUSAL = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
+
+/**
+ * The tunnel through the proxy did not open: nothing reached the service, so even a POST may be
+ * sent again where a retry can help (the proxy unreachable or slow, its upstream failing).
+ */
+function classifyProxyFailure(error: unknown, request: AttemptRequest): TransportFailure {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = errorCode(cause);
+  const refusal = PROXY_REFUSAL.exec(cause instanceof Error ? cause.message : "");
+  const base = { kind: "proxy", sent: false, phase: "connect" } as const;
+  if (refusal) {
+    const status = Number(refusal[1]);
+    return new TransportFailure({
+      ...base,
+      reason: `proxy_${status}`,
+      description: `${status} ${STATUS_CODES[status] ?? ""}`.trim(),
+      retryable: status === 502 || status === 503 || status === 504,
+      proxyStatus: status,
+    });
+  }
+  const timedOut = code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT";
+  return new TransportFailure({
+    ...base,
+    reason: code || "unknown",
+    description: timedOut
+      ? `no answer within ${request.headersTimeoutMs} ms`
+      : describe(cause ?? error, code),
+    retryable: timedOut || UNREACHABLE.has(code) || CONNECTION_LOST.has(code),
+  });
+}
+
 function isTlsFailure(code: string): boolean {
   return (
     code.startsWith("ERR_TLS") ||
@@ -329,7 +368,18 @@ function errorCode(error: unknown): string {
 }
 
 function describe(error: unknown, code: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = oneLine(error instanceof Error ? error.message : String(error));
   if (code === "" || message.includes(code)) return message || code || "unknown error";
   return `${code}: ${message}`;
+}
+
+// OpenSSL's messages run over two lines and name its source files:
+// `80FC...:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/...:350:\n`.
+const OPENSSL_MESSAGE = /error:[0-9A-F]+:[^:]*routines:[^:]*:([^:]+):/;
+
+/** A message as one line: OpenSSL's reduced to its reason, anything else to its first line. */
+function oneLine(message: string): string {
+  const openssl = OPENSSL_MESSAGE.exec(message);
+  if (openssl?.[1] !== undefined) return openssl[1].trim();
+  return (message.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }

@@ -16,14 +16,19 @@ export interface ConnectionFlags {
   verbose?: boolean;
 }
 
-export function addConnectionOptions(command: Command): Command {
+/** Where a command finds the base URL when neither --base-url nor PCSYNC_BASE_URL gives one. */
+export type BaseUrlFallback = "manifest" | "plan-or-manifest" | "none";
+
+const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
+  manifest: "$PCSYNC_BASE_URL, then the manifest's server.base_url",
+  "plan-or-manifest":
+    "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, the server the plan was made against",
+  none: "$PCSYNC_BASE_URL",
+};
+
+export function addConnectionOptions(command: Command, fallback: BaseUrlFallback): Command {
   return command
-    .addOption(
-      new Option(
-        "--base-url <url>",
-        "service base URL (default: $PCSYNC_BASE_URL, then the manifest's server.base_url)",
-      ),
-    )
+    .addOption(new Option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`))
     .addOption(
       new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)"),
     )
@@ -31,7 +36,12 @@ export function addConnectionOptions(command: Command): Command {
     .addOption(new Option("--concurrency <n>", "requests in flight at most").default("8"))
     .addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)"))
     .addOption(new Option("--timeout <seconds>", "per-request timeout").default("30"))
-    .addOption(new Option("-v, --verbose", "trace every request on stderr (the API key is never shown)"));
+    .addOption(
+      new Option(
+        "-v, --verbose",
+        "trace every request, and the proxy used, on stderr (the API key is never shown)",
+      ),
+    );
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -48,13 +58,23 @@ export function parsePositiveNumber(value: string, flag: string): number {
   return number;
 }
 
-export function resolveBaseUrl(flags: ConnectionFlags, io: CliIo, manifestBaseUrl?: string): string {
+/**
+ * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url,
+ * or a saved plan's server) for the commands that have one.
+ */
+export function resolveBaseUrl(
+  flags: ConnectionFlags,
+  io: CliIo,
+  fallback?: { baseUrl: string | undefined; orElse: string },
+): string {
   // An empty variable is an unset one (CI systems often define variables as empty strings).
   const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
-  const baseUrl = flags.baseUrl ?? fromEnv ?? manifestBaseUrl;
+  const baseUrl = flags.baseUrl ?? fromEnv ?? fallback?.baseUrl;
   if (baseUrl === undefined || baseUrl === "") {
     throw new UsageError(
-      "no server given: pass --base-url URL, set PCSYNC_BASE_URL, or set server.base_url in the manifest",
+      fallback === undefined
+        ? "no server given: pass --base-url URL or set PCSYNC_BASE_URL"
+        : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,
     );
   }
   return baseUrl;
@@ -67,17 +87,21 @@ export function concurrencyOf(flags: ConnectionFlags): number {
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
-  manifestBaseUrl?: string,
-  /** Once aborted, the client starts no new request (apply interrupted). */
-  signal?: AbortSignal,
+  options: {
+    /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
+    fallback?: { baseUrl: string | undefined; orElse: string };
+    /** Once aborted, the client starts no new request (apply interrupted). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<ApiClient> {
-  const baseUrl = resolveBaseUrl(flags, io, manifestBaseUrl);
+  const { fallback, signal } = options;
+  const baseUrl = resolveBaseUrl(flags, io, fallback);
   const apiKey = await resolveApiKey({
     env: io.env,
     ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
   });
   const timeoutMs = parsePositiveNumber(flags.timeout ?? "30", "--timeout") * 1000;
-  return new ApiClient({
+  const client = new ApiClient({
     baseUrl,
     apiKey,
     allowInsecureHttp: flags.insecureHttp === true,
@@ -87,5 +111,9 @@ export async function createClientFromFlags(
     bodyTimeoutMs: timeoutMs,
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
+    // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
+    proxyEnvironment: io.env,
   });
+  if (client.base.correction !== undefined) io.stderr.write(`warning: ${client.base.correction}\n`);
+  return client;
 }

@@ -21,6 +21,11 @@ export interface InterruptWatch {
   readonly received: InterruptSignal | undefined;
   /** From now on a signal stops new writes instead of ending the process. */
   beginWrites(): void;
+  /**
+   * What a signal before the writes prints as it ends the run, newline included (`undefined`: the
+   * default line, which names the signal); the confirmation prompt says the apply was cancelled.
+   */
+  setStopMessage(message: string | undefined): void;
   /** Stops listening; the default handling of the signals returns. */
   dispose(): void;
 }
@@ -40,11 +45,14 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
   const controller = new AbortController();
   let writing = false;
   let received: InterruptSignal | undefined;
+  let stopMessage: string | undefined;
 
   const onSignal = (name: InterruptSignal) => {
     const code = SIGNAL_EXIT_CODES[name];
     if (!writing) {
-      stderr.write(`pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`);
+      stderr.write(
+        stopMessage ?? `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`,
+      );
       exit(code);
       return;
     }
@@ -74,6 +82,9 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
     },
     beginWrites() {
       writing = true;
+    },
+    setStopMessage(message) {
+      stopMessage = message;
     },
     dispose() {
       source.off("SIGINT", onInt);

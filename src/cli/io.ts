@@ -1,11 +1,16 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { OutputEdge } from "./output-edge.js";
 
 export interface CliIo {
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
+  /**
+   * Where `apply` reads its confirmation from, when it is a terminal. Absent, or not a terminal
+   * (CI, a pipe, /dev/null): nothing is ever read and nothing is asked.
+   */
+  stdin?: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
@@ -16,7 +21,13 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }
 
 /** Colour on a stream: NO_COLOR disables, FORCE_COLOR enables, else only on a TTY. */

@@ -9,13 +9,15 @@ export type LogType = (typeof LOG_TYPES)[number];
 export const LOG_FORMATS = ["text", "json"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** `--type` values, case-insensitive and comma-separable (`--type warn,error`), deduplicated. */
+/** `--level` values, case-insensitive and comma-separable (`--level warn,error`), deduplicated. */
 export function parseLogTypes(values: readonly string[]): LogType[] {
   const types = new Set<LogType>();
   for (const value of values.flatMap((item) => item.split(","))) {
     const type = value.trim().toUpperCase();
     if (!(LOG_TYPES as readonly string[]).includes(type)) {
-      throw new UsageError(`--type must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`);
+      throw new UsageError(
+        `--level must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`,
+      );
     }
     types.add(type as LogType);
   }

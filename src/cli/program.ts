@@ -1,9 +1,9 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
-import { ApiError } from "../api/index.js";
-import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { ApiError, NetworkError } from "../api/index.js";
+import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import { registerApplyCommand } from "./commands/apply.js";
 import { registerCompletionCommand } from "./commands/completion.js";
@@ -42,7 +42,11 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
   program
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
-    .version(packageVersion(), "-V, --version", "print pcsync's version")
+    .version(packageVersion(), "-V, --version", "print pcsync's version (also: -v)")
+    // `pcsync -v` prints the version too, as `node -v` and `npm -v` do. Options of the program are
+    // read only before the command, so that `pcsync plan -v` stays the command's --verbose.
+    .enablePositionalOptions()
+    .addOption(new Option("-v", "print pcsync's version").hideHelp())
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run 'pcsync <command> --help' for usage)")
     .exitOverride()
@@ -50,6 +54,27 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
+  program.addHelpText(
+    "after",
+    `
+Environment:
+  PCSYNC_BASE_URL       the service's base URL (or --base-url)
+  PCSYNC_API_KEY        the API key (or --api-key-file); never a flag value
+  HTTPS_PROXY           proxy for https:// base URLs (HTTP_PROXY for http://); the key goes
+                        only through its CONNECT tunnel, to the service
+  NO_PROXY              hosts reached without the proxy: example.com (and its subdomains),
+                        10.0.0.0/8, host:port, *; this machine never goes through a proxy
+  NODE_EXTRA_CA_CERTS   a PEM file of extra CAs to trust: a private CA, or a proxy that inspects TLS
+
+Examples:
+  $ pcsync validate -f pcsync.yaml
+  $ pcsync plan -f pcsync.yaml -o plan.json
+  $ pcsync apply --plan plan.json`,
+  );
+  program.on("option:v", () => {
+    io.stdout.write(`${packageVersion()}\n`);
+    throw new CommanderError(0, "commander.version", packageVersion());
+  });
   program.hook("preAction", (_program, command) => {
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
   });
@@ -66,13 +91,14 @@ export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Comm
  */
 export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
   registerEnvironmentApiKey(given.env);
-  registerMistypedKeyFlags(argv);
+  const keyFlag = registerMistypedKeyFlags(argv);
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
   try {
+    if (keyFlag !== undefined) throw new KeyOnCommandLineError(keyFlag);
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {
@@ -84,15 +110,29 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
 
 /**
  * There is no key flag (a key in a command line lands in shell history and process lists), but a
- * user may try `--api-key KEY`: the "unknown option" error that follows must not print the key.
+ * user may try `--api-key KEY`: its value is registered as a secret, so that nothing printed later
+ * shows it, and the first such flag (its name only) is returned for the error that answers it.
  */
-function registerMistypedKeyFlags(argv: readonly string[]): void {
-  argv.forEach((arg, index) => {
-    const match = /^--?(?:api[-_]?key|token)(?:=(.*))?$/i.exec(arg);
+function registerMistypedKeyFlags(argv: readonly string[]): string | undefined {
+  let first: string | undefined;
+  const end = argv.indexOf("--");
+  (end === -1 ? argv : argv.slice(0, end)).forEach((arg, index) => {
+    const match = /^(--?(?:api[-_]?key|token))(?:=(.*))?$/i.exec(arg);
     if (!match) return;
-    const value = match[1] ?? argv[index + 1];
+    first ??= match[1];
+    const value = match[2] ?? argv[index + 1];
     if (value !== undefined && !value.startsWith("-")) registerSecretWords(value);
   });
+  return first;
+}
+
+/** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
+export class KeyOnCommandLineError extends UsageError {
+  constructor(flag: string) {
+    super(
+      `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
+    );
+  }
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {
@@ -102,12 +142,17 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   }
   if (error instanceof PcsyncError) {
     io.stderr.write(`pcsync: ${error.message}\n`);
-    if (error instanceof ApiError && error.hint !== undefined && !error.message.includes("hint:")) {
-      io.stderr.write(`hint: ${error.hint}\n`);
-    }
+    const hint = hintOf(error);
+    if (hint !== undefined && !error.message.includes("hint:")) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
   return EXIT_ERROR;
+}
+
+/** What the user may check, for the errors that carry a hint (HTTP statuses, connection failures). */
+function hintOf(error: PcsyncError): string | undefined {
+  if (error instanceof ApiError || error instanceof NetworkError) return error.hint;
+  return undefined;
 }

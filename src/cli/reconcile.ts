@@ -6,17 +6,18 @@ import { Option } from "commander";
 import { type ApiClient, listProjects } from "../api/index.js";
 import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
-import { FAMILY_NAMES, isFamilyName } from "../families.js";
+import type { FamilyName } from "../families.js";
 import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
+import { familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
 
 export interface ScopeFlags {
   project?: string[];
-  family?: string[];
+  family?: FamilyName[];
   maxDeletePercent?: string;
   shard?: string;
 }
@@ -28,11 +29,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 export function addScopeOptions(command: Command): Command {
   return command
     .addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect))
-    .addOption(
-      new Option("--family <name>", `only this family (repeatable): ${FAMILY_NAMES.join(", ")}`).argParser(
-        collect,
-      ),
-    )
+    .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
     .addOption(
       new Option(
         "--shard <K/N>",
@@ -49,10 +46,8 @@ export function addScopeOptions(command: Command): Command {
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
 export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): DesiredState {
-  for (const family of flags.family ?? []) {
-    if (!isFamilyName(family))
-      throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
-  }
+  // Parsed by the option already; checked again for callers that build the flags themselves.
+  for (const family of flags.family ?? []) parseFamily(family);
   const projects = flags.project;
   const families = flags.family;
   if (projects) {

@@ -1,7 +1,8 @@
 // The record a command acts on (`--project`, `--family`, `--config NAME|ID`), shared by logs, job and
 // frontend, and the hints they add to service refusals.
 
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { Option } from "commander";
 import {
   type ApiClient,
   ApiError,
@@ -9,23 +10,30 @@ import {
   listAllConfigs,
   type PluginConfigRecord,
 } from "../api/index.js";
+import { mapConcurrent } from "../apply/map-concurrent.js";
 import { PcsyncError, UsageError } from "../errors.js";
-import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
+import type { FamilyName } from "../families.js";
+import { familyOption } from "./options.js";
 
 export interface TargetFlags {
   project?: string;
-  family?: string;
+  family?: FamilyName;
   config?: string;
 }
 
 /** The record a command acts on, as named on the command line. */
 export interface Target {
   project: string;
-  family: FamilyName;
+  /** The family given with --family; undefined: the command looks in its families. */
+  family: FamilyName | undefined;
   config: string;
 }
 
-export const DEFAULT_FAMILY: FamilyName = "plugin_configs";
+/** The record found, and the family it was found in. */
+export interface ResolvedConfig {
+  record: PluginConfigRecord;
+  family: FamilyName;
+}
 
 /**
  * Adds `--project`, `--config` and `--family`. They are checked by `readTarget` rather than made
@@ -36,7 +44,10 @@ export function addTargetOptions(command: Command): Command {
   return command
     .addOption(new Option("--project <id>", "the project holding the config (required)"))
     .addOption(
-      new Option("--family <name>", "the family of the config").choices(FAMILY_NAMES).default(DEFAULT_FAMILY),
+      familyOption(
+        "the family of the config (default: both are searched; needed only when a name is in both)",
+        { repeatable: false },
+      ),
     )
     .addOption(new Option("--config <name|id>", "the config: its name, or its numeric id (required)"));
 }
@@ -44,7 +55,7 @@ export function addTargetOptions(command: Command): Command {
 export function readTarget(flags: TargetFlags): Target {
   const project = requireFlag(flags.project, "--project <id>", "--project 1");
   const config = requireFlag(flags.config, "--config <name|id>", "--config GeoIP or --config 12");
-  return { project, family: parseFamilyFlag(flags.family), config };
+  return { project, family: flags.family, config };
 }
 
 /** A flag the command cannot run without; `example` shows the user what to add. */
@@ -55,61 +66,116 @@ export function requireFlag(value: string | undefined, flag: string, example: st
   return value;
 }
 
-export function parseFamilyFlag(value: string | undefined): FamilyName {
-  const family = value ?? DEFAULT_FAMILY;
-  if (!isFamilyName(family)) {
-    throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
-  }
-  return family;
-}
-
 const CONFIG_ID = /^\d{1,15}$/;
 // Enough to recognise a typo without flooding the terminal when a family is large.
 const NAMES_SHOWN = 20;
 
 /**
- * Finds the record: a numeric `--config` is an id (checked to exist in the family), anything else a
- * name that must match exactly one listed record.
+ * Finds the record: a numeric `--config` is an id (checked to exist), anything else a name that
+ * must match exactly one record. Without --family, every family in `searched` is looked in; where
+ * one record is listed in several (posthog-2024 servers list frontend apps in plugin_configs too;
+ * ids are the service's, unique across families), the first of `searched` is its family.
  */
-export async function resolveConfig(client: ApiClient, target: Target): Promise<PluginConfigRecord> {
-  const { project: projectId, family, config: nameOrId } = target;
-  const where = `${family} of project ${projectId}`;
-  if (CONFIG_ID.test(nameOrId.trim())) {
-    const id = Number(nameOrId.trim());
-    try {
-      return await getConfig(client, projectId, family, id);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        throw new PcsyncError(
-          "config_not_found",
-          `no config with id ${id} in ${where}; list them with: pcsync export --project ${projectId} --family ${family}`,
-        );
-      }
-      throw error;
-    }
-  }
-  const records = await listAllConfigs(client, projectId, family);
-  const matches = records.filter((record) => record.name === nameOrId);
-  const [only] = matches;
-  if (only !== undefined && matches.length === 1) return only;
-  if (matches.length > 1) {
-    const ids = matches.map((record) => record.id).join(", ");
+export async function resolveConfig(
+  client: ApiClient,
+  target: Target,
+  searched: readonly FamilyName[],
+): Promise<ResolvedConfig> {
+  const families = target.family === undefined ? searched : [target.family];
+  const nameOrId = target.config.trim();
+  const found = CONFIG_ID.test(nameOrId)
+    ? await findById(client, target.project, families, Number(nameOrId))
+    : await findByName(client, target.project, families, target.config);
+  const ids = [...new Set(found.matches.map((match) => match.record.id))].sort((a, b) => a - b);
+  const [first] = found.matches;
+  if (first !== undefined && ids.length === 1) return first;
+  const where = describeWhere(families, target.project);
+  if (first === undefined) {
+    const list = `list them with: pcsync export --project ${target.project}${families.length === 1 ? ` --family ${families[0]}` : ""}`;
     throw new PcsyncError(
-      "config_ambiguous",
-      `${matches.length} configs in ${where} are named "${nameOrId}" (ids ${ids}); pass one id with --config`,
+      "config_not_found",
+      CONFIG_ID.test(nameOrId)
+        ? `no config with id ${nameOrId} in ${where}; ${list}`
+        : `no config named "${target.config}" in ${where}; ${describeNames(found.lists)}`,
     );
   }
+  const inFamilies = [...new Set(found.matches.map((match) => match.family))];
+  const [onlyFamily] = inFamilies;
+  if (inFamilies.length === 1 && onlyFamily !== undefined) {
+    throw new PcsyncError(
+      "config_ambiguous",
+      `${ids.length} configs in ${onlyFamily} of project ${target.project} are named "${target.config}" (ids ${ids.join(", ")}); pass one id with --config`,
+    );
+  }
+  const each = ids
+    .map((id) => {
+      const where = found.matches.filter((match) => match.record.id === id).map((match) => match.family);
+      return `id ${id} in ${where.join(" and ")}`;
+    })
+    .join(", ");
   throw new PcsyncError(
-    "config_not_found",
-    `no config named "${nameOrId}" in ${where}; ${describeNames(records)}`,
+    "config_ambiguous",
+    `"${target.config}" names configs in both families of project ${target.project} (${each}); pass --family with the one you mean, or its id with --config`,
   );
 }
 
-function describeNames(records: readonly PluginConfigRecord[]): string {
-  if (records.length === 0) return "the family is empty";
-  const shown = records.slice(0, NAMES_SHOWN).map((record) => `${record.name ?? "(no name)"} (${record.id})`);
-  const more = records.length > NAMES_SHOWN ? `, and ${records.length - NAMES_SHOWN} more` : "";
-  return `it has: ${shown.join(", ")}${more}`;
+interface Found {
+  matches: ResolvedConfig[];
+  /** The families' records, when they were listed (for the names a failed lookup shows). */
+  lists: { family: FamilyName; records: PluginConfigRecord[] }[];
+}
+
+async function findById(
+  client: ApiClient,
+  project: string,
+  families: readonly FamilyName[],
+  id: number,
+): Promise<Found> {
+  const read = await mapConcurrent(families, 2, async (family) => {
+    try {
+      return { family, record: await getConfig(client, project, family, id) };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  });
+  return { matches: read.filter((item) => item !== undefined), lists: [] };
+}
+
+async function findByName(
+  client: ApiClient,
+  project: string,
+  families: readonly FamilyName[],
+  name: string,
+): Promise<Found> {
+  const lists = await mapConcurrent(families, 2, async (family) => ({
+    family,
+    records: await listAllConfigs(client, project, family),
+  }));
+  const matches = lists.flatMap(({ family, records }) =>
+    records.filter((record) => record.name === name).map((record) => ({ family, record })),
+  );
+  return { matches, lists };
+}
+
+function describeWhere(families: readonly FamilyName[], project: string): string {
+  return families.length === 1
+    ? `${families[0]} of project ${project}`
+    : `project ${project} (${families.join(" or ")})`;
+}
+
+function describeNames(lists: Found["lists"]): string {
+  return lists
+    .map(({ family, records }) => {
+      const prefix = lists.length > 1 ? `${family} ` : "";
+      if (records.length === 0) return `${prefix === "" ? "the family" : prefix.trim()} is empty`;
+      const shown = records
+        .slice(0, NAMES_SHOWN)
+        .map((record) => `${record.name ?? "(no name)"} (${record.id})`);
+      const more = records.length > NAMES_SHOWN ? `, and ${records.length - NAMES_SHOWN} more` : "";
+      return `${prefix === "" ? "it" : prefix.trim()} has: ${shown.join(", ")}${more}`;
+    })
+    .join("; ");
 }
 
 export function describeRecord(record: PluginConfigRecord): string {

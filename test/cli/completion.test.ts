@@ -49,6 +49,13 @@ describe("completion scripts", () => {
         expect(script, `${shell}: ${command.name()}`).toContain(commandMark(command.name()));
         for (const option of command.options) {
           const flag = shell === "fish" ? `-l ${option.long?.slice(2)}` : option.long;
+          // Deprecated spellings are hidden from help, and so from completion.
+          if (option.hidden) {
+            expect(script, `${shell}: ${command.name()} ${option.long}`).not.toMatch(
+              new RegExp(`${flag}(?![\\w-])`),
+            );
+            continue;
+          }
           expect(script, `${shell}: ${command.name()} ${option.long}`).toContain(flag);
         }
       }
@@ -79,7 +86,7 @@ describe("completion scripts", () => {
     const script = renderCompletion(describeProgram(program), "bash");
     expect(completeInBash(script, ["pcsync", "lo"])).toEqual(["logs"]);
     expect(completeInBash(script, ["pcsync", "logs", "--fo"])).toEqual(["--follow", "--format"]);
-    expect(completeInBash(script, ["pcsync", "logs", "--type", "W"])).toEqual(["WARN"]);
+    expect(completeInBash(script, ["pcsync", "logs", "--level", "W"])).toEqual(["WARN"]);
     expect(completeInBash(script, ["pcsync", "logs", "--format", "=", ""])).toEqual(["text", "json"]);
     expect(completeInBash(script, ["pcsync", "job", "--project", ""])).toEqual([]);
     expect(completeInBash(script, ["pcsync", "completion", "z"])).toEqual(["zsh"]);
@@ -130,7 +137,7 @@ describe("completion scripts", () => {
         .filter((entry) => entry !== "")
         .map((entry) => entry.split("\t")[0]);
     expect(complete("pcsync lo")).toEqual(["logs"]);
-    expect(complete("pcsync logs --type W")).toEqual(["WARN"]);
+    expect(complete("pcsync logs --level W")).toEqual(["WARN"]);
     expect(complete("pcsync completion ")).toEqual(["bash", "fish", "zsh"]);
   });
 });

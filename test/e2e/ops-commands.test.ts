@@ -23,7 +23,17 @@ function dataWithTwins(): EmulatorData {
   for (const id of [10, 11]) {
     data.records.push({ ...template, id, plugin: 7, order: id, name: "Twin", enabled: false });
   }
-  data.nextIds.record = 12;
+  // One name in both families: a plugin config and a frontend app.
+  data.records.push({ ...template, id: 12, plugin: 7, order: 12, name: "Shared" });
+  data.records.push({
+    ...template,
+    id: 13,
+    family: "pipeline_frontend_apps_configs",
+    plugin: 41,
+    order: 13,
+    name: "Shared",
+  });
+  data.nextIds.record = 14;
   return data;
 }
 
@@ -86,7 +96,11 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
       expect(printed[0]).toBe("2024-06-01T11:00:00.000Z INFO  SYSTEM  Plugin reloaded after config change.");
     });
 
-    it("filters by type (any case, repeated), search text and time", async () => {
+    it("filters by level (any case, repeated, old --type too), search text and time", async () => {
+      const byLevel = await run(["logs", "--project", "1", "--config", "1", "--level", "warn,info"]);
+      expect(byLevel).toMatchObject({ code: 0, stderr: "" });
+      expect(lines(byLevel.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["INFO", "WARN", "INFO"]);
+      // The deprecated spelling still works, joins --level, and says what to write instead, once.
       const byType = await run([
         "logs",
         "--project",
@@ -95,11 +109,14 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         "1",
         "--type",
         "warn",
-        "--type",
+        "--level",
         "ERROR",
       ]);
       expect(byType.code).toBe(0);
       expect(lines(byType.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["ERROR", "WARN"]);
+      expect(byType.stderr).toBe(
+        "warning: --type is deprecated and will be removed in the next minor version; use --level\n",
+      );
 
       const bySearch = await run(["logs", "--project", "1", "--config", "GeoIP", "--search", "amsterdam"]);
       expect(lines(bySearch.stdout).map((line) => messageOf(line))).toEqual([
@@ -148,7 +165,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         "GeoIP",
         "--format",
         "json",
-        "--type",
+        "--level",
         "info",
       ]);
       expect(result.code).toBe(0);
@@ -221,7 +238,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         "1",
         "--config",
         "Legacy S3",
-        "--type",
+        "--job",
         "Export historical events",
         "--payload",
         '{"dateFrom": "2024-06-01"}',
@@ -230,10 +247,32 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         code: 0,
         stdout:
           'job "Export historical events" queued for "Legacy S3" (id 3) in plugin_configs of project 1\n',
+        stderr: "follow it with: pcsync logs --project 1 --config 3 --follow\n",
       });
-      expect(result.stderr).toContain("pcsync logs --project 1 --config 3 --follow");
       const logged = emulator.snapshot().logEntries.filter((entry) => entry.plugin_config_id === 3);
       expect(logged.map((entry) => entry.message)).toContain("Job Export historical events queued");
+    });
+
+    it("prints the queued job as JSON with --format json", async () => {
+      const result = await run([
+        "job",
+        "--project",
+        "1",
+        "--config",
+        "3",
+        "--job",
+        "sync",
+        "--format",
+        "json",
+      ]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(result.stdout)).toEqual({
+        job: "sync",
+        status: "queued",
+        project: "1",
+        family: "plugin_configs",
+        config: { id: 3, name: "Legacy S3" },
+      });
     });
 
     it("runs a job on a frontend app config", async () => {
@@ -245,7 +284,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         "pipeline_frontend_apps_configs",
         "--config",
         "Notification Bar",
-        "--type",
+        "--job",
         "refresh",
       ]);
       expect(result).toMatchObject({
@@ -258,7 +297,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
 
     if (profile === "posthog-2024") {
       it("explains that a scoped key is refused, without printing the key", async () => {
-        const result = await run(["job", "--project", "1", "--config", "3", "--type", "x"], SCOPED_KEY);
+        const result = await run(["job", "--project", "1", "--config", "3", "--job", "x"], SCOPED_KEY);
         expect(result).toMatchObject({ code: 1, stdout: "" });
         expect(result.stderr).toContain(
           "403 POST /api/projects/1/plugin_configs/3/job/: This action does not support Personal API Key access",
@@ -268,7 +307,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
       });
     } else {
       it("accepts a scoped key with plugin:write", async () => {
-        const result = await run(["job", "--project", "1", "--config", "3", "--type", "x"], SCOPED_KEY);
+        const result = await run(["job", "--project", "1", "--config", "3", "--job", "x"], SCOPED_KEY);
         expect(result.code).toBe(0);
       });
     }
@@ -321,20 +360,75 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
       });
     });
 
-    it("lists the names a family has when none matches", async () => {
+    it("lists the names the families have when none matches", async () => {
       const result = await run(["logs", "--project", "1", "--config", "GeoLP"]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
+        /^pcsync: no config named "GeoLP" in project 1 \(plugin_configs or pipeline_frontend_apps_configs\); plugin_configs has: GeoIP \(1\), .*; pipeline_frontend_apps_configs has: Notification Bar \(4\)/,
+      );
+      const inOne = await run(["logs", "--project", "1", "--family", "plugin_configs", "--config", "GeoLP"]);
+      expect(inOne.stderr).toMatch(
         /^pcsync: no config named "GeoLP" in plugin_configs of project 1; it has: GeoIP \(1\), /,
       );
     });
 
     it("reports an unknown id", async () => {
-      const result = await run(["job", "--project", "1", "--config", "99", "--type", "x"]);
+      const result = await run(["job", "--project", "1", "--config", "99", "--job", "x"]);
       expect(result).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr).toBe(
-        "pcsync: no config with id 99 in plugin_configs of project 1; list them with: pcsync export --project 1 --family plugin_configs\n",
+        "pcsync: no config with id 99 in project 1 (plugin_configs or pipeline_frontend_apps_configs); list them with: pcsync export --project 1\n",
       );
+    });
+
+    it("finds a frontend app without --family, by id or name, and names both ids of a name in both families", async () => {
+      const [byId, byName, shared, sharedPinned] = await Promise.all([
+        run(["frontend", "--project", "1", "--config", "4"]),
+        run(["job", "--project", "1", "--config", "Notification Bar", "--job", "refresh"]),
+        run(["frontend", "--project", "1", "--config", "Shared"]),
+        run([
+          "frontend",
+          "--project",
+          "1",
+          "--family",
+          "pipeline_frontend_apps_configs",
+          "--config",
+          "Shared",
+        ]),
+      ]);
+      expect(byId).toMatchObject({ code: 0, stderr: "" });
+      expect(byId.stdout).toContain('"pluginConfigId":4');
+      // posthog-2024 lists frontend apps in plugin_configs too: one record, found in both.
+      const family = profile === "posthog-2024" ? "plugin_configs" : "pipeline_frontend_apps_configs";
+      expect(byName).toMatchObject({
+        code: 0,
+        stdout: `job "refresh" queued for "Notification Bar" (id 4) in ${family} of project 1\n`,
+      });
+      const sharedIn =
+        profile === "posthog-2024"
+          ? "id 12 in plugin_configs, id 13 in pipeline_frontend_apps_configs and plugin_configs"
+          : "id 12 in plugin_configs, id 13 in pipeline_frontend_apps_configs";
+      expect(shared).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `pcsync: "Shared" names configs in both families of project 1 (${sharedIn}); pass --family with the one you mean, or its id with --config\n`,
+      });
+      expect(sharedPinned.code).toBe(0);
+      expect(sharedPinned.stdout).toContain('"pluginConfigId":13');
+    });
+
+    it("says that a frontend app has no logs, found without --family", async () => {
+      const result = await run(["logs", "--project", "1", "--config", "Notification Bar"]);
+      if (profile === "posthog-2024") {
+        // Listed in plugin_configs too, where its logs are.
+        expect(result.code).toBe(0);
+      } else {
+        expect(result).toMatchObject({
+          code: 1,
+          stdout: "",
+          stderr:
+            'pcsync: "Notification Bar" (id 4) is a config of pipeline_frontend_apps_configs, which has no logs: logs exist only for plugin_configs\n',
+        });
+      }
     });
   });
 });
@@ -360,10 +454,10 @@ describe.concurrent("flags refused before any request", () => {
     );
   });
 
-  it("logs: an unknown --type or --since says what to use instead", async () => {
-    const badType = await run(["logs", "--project", "1", "--config", "GeoIP", "--type", "fatal"]);
+  it("logs: an unknown --level or --since says what to use instead", async () => {
+    const badType = await run(["logs", "--project", "1", "--config", "GeoIP", "--level", "fatal"]);
     expect(badType).toMatchObject({ code: 1, stdout: "" });
-    expect(badType.stderr).toContain("--type must be one of DEBUG, LOG, INFO, WARN, ERROR");
+    expect(badType.stderr).toContain("--level must be one of DEBUG, LOG, INFO, WARN, ERROR");
     const badSince = await run(["logs", "--project", "1", "--config", "GeoIP", "--since", "yesterday"]);
     expect(badSince.code).toBe(1);
     expect(badSince.stderr).toContain("or a duration ago (e.g. 30s, 15m, 2h, 1d");
@@ -376,7 +470,7 @@ describe.concurrent("flags refused before any request", () => {
       "1",
       "--config",
       "3",
-      "--type",
+      "--job",
       "x",
       "--payload",
       "{dateFrom: 1}",

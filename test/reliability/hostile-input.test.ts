@@ -81,7 +81,7 @@ describe("hostile project ids", () => {
     const commands: Array<[string, string[], string[]]> = [
       ["export", [], HOSTILE_IDS],
       ["logs", ["--config", "GeoIP"], ["1/../2"]],
-      ["job", ["--config", "GeoIP", "--type", "sync"], ["1%2F..%2F2"]],
+      ["job", ["--config", "GeoIP", "--job", "sync"], ["1%2F..%2F2"]],
       ["frontend", ["--config", "1", "--family", "pipeline_frontend_apps_configs"], [".."]],
     ];
     const runs = await inBatches(

@@ -2,6 +2,7 @@
 // with a report of exactly what was done.
 
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
@@ -11,6 +12,7 @@ import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { renderApplyReport } from "../../render/apply-report.js";
 import { parsePlanFile } from "../../render/index.js";
+import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -44,6 +46,7 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   plan?: string;
   dryRun?: boolean;
   force?: boolean;
+  autoApprove?: boolean;
   format?: string;
 }
 
@@ -124,10 +127,10 @@ function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
   }
 }
 
-async function readSavedPlan(path: string): Promise<Plan> {
+async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === "ENOENT"
@@ -136,6 +139,17 @@ async function readSavedPlan(path: string): Promise<Plan> {
     throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
   }
   return parsePlanFile(text, path);
+}
+
+/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
+export class ChangedWhileAskingError extends PcsyncError {
+  constructor(reasons: string[]) {
+    super(
+      "changed_while_asking",
+      `the remote state changed while apply waited for your answer:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run apply again to see the plan as it is now.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
 }
 
 /** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
@@ -153,6 +167,18 @@ async function checkSavedPlan(
       { exitCode: EXIT_REFUSED },
     );
   }
+  const { current, reasons } = await rereadForPlan(plan, client, flags, io);
+  if (reasons.length > 0) throw new StalePlanError(path, reasons);
+  return { plan, current };
+}
+
+/** Reads again what the plan touches: the state it will be applied to, and what changed since. */
+async function rereadForPlan(
+  plan: Plan,
+  client: ApiClient,
+  flags: ApplyFlags,
+  io: CliIo,
+): Promise<{ current: CurrentState; reasons: string[] }> {
   const refs = familiesTouchedBy(plan);
   // The project's plugin_configs list tells apply whether a rearrange is safe (see apply-plan).
   for (const reorder of plan.reorders) {
@@ -166,9 +192,38 @@ async function checkSavedPlan(
     onProgress: (done, total) => progress.update("re-read", done, total, "lists"),
   });
   progress.finish();
-  const reasons = findStaleness(plan, current);
-  if (reasons.length > 0) throw new StalePlanError(path, reasons);
-  return { plan, current };
+  return { current, reasons: findStaleness(plan, current) };
+}
+
+/**
+ * On a terminal, without --auto-approve: asks for `yes` after the plan was shown. A Ctrl-C at the
+ * question cancels like any other answer but "yes" (exit 130, as for a signal before any write).
+ * Then reads again what the plan touches: the answer may come minutes later, and the plan the
+ * user approved is applied only if it still describes the service.
+ */
+async function confirmPlan(
+  plan: Plan,
+  client: ApiClient,
+  flags: ApplyFlags,
+  io: CliIo & { stdin: NonNullable<CliIo["stdin"]> },
+  interrupts: InterruptWatch,
+): Promise<CurrentState> {
+  const { create, update, delete: deletes, reorder } = plan.summary;
+  interrupts.setStopMessage(`\npcsync: ${APPLY_CANCELLED}\n`);
+  let approved: boolean;
+  try {
+    approved = await askForYes(
+      io.stdin,
+      io.stderr,
+      applyQuestion(create + update + deletes + reorder, client.base.display),
+    );
+  } finally {
+    interrupts.setStopMessage(undefined);
+  }
+  if (!approved) throw new ApplyCancelledError();
+  const { current, reasons } = await rereadForPlan(plan, client, flags, io);
+  if (reasons.length > 0) throw new ChangedWhileAskingError(reasons);
+  return current;
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -197,35 +252,51 @@ function refuseOptionsBesidePlan(command: Command): void {
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
-    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan --out`); refused if stale"))
+    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
     .addOption(new Option("--dry-run", "print the plan only; change nothing"))
     .addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)"))
+    .addOption(
+      new Option(
+        "--auto-approve",
+        "do not ask for `yes` on a terminal (a saved plan, or stdin that is not a terminal, is never asked for)",
+      ),
+    )
     .addOption(formatOption());
   addManifestOption(command);
   addScopeOptions(command);
-  addConnectionOptions(command);
+  addConnectionOptions(command, "plan-or-manifest");
   command.addHelpText(
     "after",
     `
+On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
+anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
+
 Examples:
   $ pcsync apply -f pcsync.yaml
-  $ pcsync plan --out plan.json && pcsync apply --plan plan.json
+  $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
+  $ pcsync plan -o plan.json && pcsync apply --plan plan.json
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
-    const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan);
+    const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined && canAsk(io.stdin);
+    if (asks && format === "json") {
+      throw new UsageError(
+        "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
+      );
+    }
+    const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
     // (the manifest's server.base_url that the plan was made with is not at hand here).
-    const client = await createClientFromFlags(
-      flags,
-      io,
-      saved ? saved.server : desired?.baseUrl,
-      interrupts.signal,
-    );
+    const client = await createClientFromFlags(flags, io, {
+      fallback: saved
+        ? { baseUrl: saved.server, orElse: "make the plan again (this one names no server)" }
+        : { baseUrl: desired?.baseUrl, orElse: "set server.base_url in the manifest" },
+      signal: interrupts.signal,
+    });
     try {
       const { plan, current } = await (saved !== undefined && flags.plan !== undefined
         ? checkSavedPlan(saved, flags.plan, client, flags, io)
@@ -252,9 +323,14 @@ Examples:
         if (format === "json") printApplyJson(plan, null, io);
         return;
       }
+      const stdin = io.stdin;
+      const state =
+        asks && stdin !== undefined
+          ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
+          : current;
       const progress = createProgress(io);
       interrupts.beginWrites();
-      const report = await applyPlan(client, plan, current, {
+      const report = await applyPlan(client, plan, state, {
         concurrency: concurrencyOf(flags),
         onProgress: (done, total) => progress.update("applied", done, total, "changes"),
         signal: interrupts.signal,

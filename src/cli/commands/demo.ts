@@ -50,8 +50,10 @@ export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
       profile: flags.profile,
       keys: [{ key: apiKey, scopes: null, projects: "*", label: "demo" }],
     });
+    // No stdin: apply asks nothing of the demo, whose emulator is its own.
+    const { stdin: _unused, ...withoutStdin } = io;
     const demoIo: CliIo = {
-      ...io,
+      ...withoutStdin,
       env: { ...io.env, PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: apiKey },
     };
     const step = async (title: string, argv: string[]): Promise<number> => {

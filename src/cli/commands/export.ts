@@ -1,26 +1,26 @@
 // `pcsync export`: write a manifest of a project's current state; planning it back shows no changes.
 
 import { readFile } from "node:fs/promises";
-import { Command, Option } from "commander";
+import { resolve } from "node:path";
+import { Command } from "commander";
 import { listAllConfigs } from "../../api/index.js";
 import { mapConcurrent } from "../../apply/map-concurrent.js";
-import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
-import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../../families.js";
+import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
-import { collect } from "../reconcile.js";
 import { requireFlag } from "../resolve-config.js";
 import { addVariableOptions, loadVariablesOrThrow } from "./validate.js";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string;
-  family?: string[];
-  output?: string;
+  family?: FamilyName[];
+  out?: string;
   var?: string[];
   varFile?: string[];
 }
@@ -30,16 +30,16 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
     .description("Write a manifest of a project's current state (both families, in order).")
     // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
     .option("--project <id>", "the project to export (required)")
-    .addOption(new Option("--family <name>", "only this family (repeatable)").argParser(collect))
+    .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
     .addOption(
-      new Option(
-        "-o, --output <file>",
+      outOption(
         "write to this file instead of stdout; an existing manifest is updated in place, keeping its comments",
       ),
     );
+  addDeprecatedAlias(command, { flags: "--output <file>", replacement: "-o/--out", attribute: "out" }, io);
   // An existing manifest's ${NAME} (a project key, a value) is matched with what plan would read.
   addVariableOptions(command);
-  addConnectionOptions(command);
+  addConnectionOptions(command, "none");
   command.addHelpText(
     "after",
     `
@@ -50,12 +50,7 @@ Examples:
   );
   command.action(async (flags: ExportFlags) => {
     const project = requireFlag(flags.project, "--project <id>", "--project 1");
-    const families: FamilyName[] = [];
-    for (const family of flags.family ?? FAMILY_NAMES) {
-      if (!isFamilyName(family))
-        throw new UsageError(`unknown family "${family}": use one of ${FAMILY_NAMES.join(", ")}`);
-      families.push(family);
-    }
+    const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
     const client = await createClientFromFlags(flags, io);
@@ -64,7 +59,7 @@ Examples:
       // needs the frontend list: those records belong to the other family, not to this manifest.
       const excludeFrontend =
         families.includes("plugin_configs") && !families.includes("pipeline_frontend_apps_configs");
-      const toRead: FamilyName[] = excludeFrontend
+      const toRead: readonly FamilyName[] = excludeFrontend
         ? [...families, "pipeline_frontend_apps_configs"]
         : families;
       const read = await mapConcurrent(toRead, 2, async (family) => ({
@@ -91,20 +86,22 @@ Examples:
           },
           EXPORT_REMEDY,
         );
-      if (flags.output) {
-        const existing = await readFile(flags.output, "utf8").catch(() => undefined);
+      if (flags.out) {
+        // Relative to the command's working directory, as the manifest paths are.
+        const target = resolve(io.cwd, flags.out);
+        const existing = await readFile(target, "utf8").catch(() => undefined);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined
             ? renderNewManifest(result)
-            : updateManifestText(existing, result, flags.output, {
+            : updateManifestText(existing, result, flags.out, {
                 resolveText: resolveTextWith(variables),
                 warn: (message) => io.stderr.write(`warning: ${message}\n`),
               });
-        refuseSecret(text, flags.output, existing);
-        await writeFileAtomic(flags.output, text);
+        refuseSecret(text, flags.out, existing);
+        await writeFileAtomic(target, text);
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.output}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.out}\n`,
         );
       } else {
         const text = renderNewManifest(result);

@@ -5,6 +5,7 @@ import { createJob } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addDeprecatedAlias } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
@@ -17,8 +18,9 @@ import {
 } from "../resolve-config.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
-  type?: string;
+  job?: string;
   payload?: string;
+  format: "text" | "json";
 }
 
 /** `--payload`: a JSON object, checked before anything is sent. */
@@ -45,27 +47,49 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   const command = new Command("job").description("Run a job on a config (a task the plugin exports).");
   addTargetOptions(command);
   command
-    .addOption(new Option("--type <job>", "the name of the job to run (required)"))
-    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"));
-  addConnectionOptions(command);
+    .addOption(new Option("--job <name>", "the name of the job to run (required)"))
+    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"))
+    .addOption(
+      new Option("--format <format>", "text, or json: one object naming the job and the record")
+        .choices(["text", "json"])
+        .default("text"),
+    );
+  // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
+  addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
+  addConnectionOptions(command, "none");
   command.addHelpText(
     "after",
     `
 Examples:
-  $ pcsync job --project 1 --config "S3 Export" --type "Export historical events"
-  $ pcsync job --project 1 --config 12 --type sync --payload '{"dateFrom": "2024-06-01"}'`,
+  $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
+  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'
+  $ pcsync job --project 1 --config GeoIP --job sync --format json | jq .config.id`,
   );
   command.action(async (flags: JobFlags) => {
     const target = readTarget(flags);
-    const { project, family } = target;
-    const type = requireFlag(flags.type, "--type <job>", '--type "Export historical events"');
+    const { project } = target;
+    const type = requireFlag(flags.job, "--job <name>", '--job "Export historical events"');
     const payload = parsePayload(flags.payload);
     const client = await createClientFromFlags(flags, io);
     try {
-      const record = await resolveConfig(client, target);
+      const { record, family } = await resolveConfig(client, target, [
+        "plugin_configs",
+        "pipeline_frontend_apps_configs",
+      ]);
       await createJob(client, project, family, record.id, { type, payload });
       // Both profiles only queue the job (one returns the record, the other an empty body); its
       // outcome shows up in the config's logs.
+      if (flags.format === "json") {
+        const queued = {
+          job: type,
+          status: "queued",
+          project,
+          family,
+          config: { id: record.id, name: record.name },
+        };
+        io.stdout.write(`${JSON.stringify(queued)}\n`);
+        return;
+      }
       io.stdout.write(
         `job ${JSON.stringify(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`,
       );

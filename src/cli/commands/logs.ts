@@ -25,6 +25,7 @@ import { parseTimeFlag } from "../duration.js";
 import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
 import { formatLogEntry, LOG_FORMATS, LOG_TYPES, type LogFormat, parseLogTypes } from "../log-format.js";
+import { addDeprecatedAlias } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 import { collect } from "../reconcile.js";
 import {
@@ -38,7 +39,7 @@ import {
 } from "../resolve-config.js";
 
 interface LogsFlags extends ConnectionFlags, TargetFlags {
-  type?: string[];
+  level?: string[];
   search?: string;
   since?: string;
   until?: string;
@@ -65,7 +66,7 @@ const DEFAULT_INTERVAL = "2";
 export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
   const target = readTarget(flags);
   const { family } = target;
-  if (!getFamily(family).hasLogs) {
+  if (family !== undefined && !getFamily(family).hasLogs) {
     throw new UsageError(
       `the ${family} family has no logs: logs exist only for plugin_configs (on posthog-2024 servers, frontend apps are listed there too: try --family plugin_configs)`,
     );
@@ -78,7 +79,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
   if (flags.follow && until) {
     throw new UsageError("--follow waits for new entries, so it cannot be combined with --until");
   }
-  const types = parseLogTypes(flags.type ?? []);
+  const types = parseLogTypes(flags.level ?? []);
   const query: LogQuery = {
     ...(types.length > 0 ? { typeFilter: types } : {}),
     ...(flags.search === undefined || flags.search === "" ? {} : { search: flags.search }),
@@ -106,7 +107,7 @@ export const registerLogsCommand: CommandRegistrar = (program, io) => {
   addTargetOptions(command);
   command
     .addOption(
-      new Option("--type <type>", "only entries of this type, any case (repeatable, or comma-separated)")
+      new Option("--level <level>", "only entries of this level, any case (repeatable, or comma-separated)")
         .choices(LOG_TYPES)
         // Keep the choices for help and completion, but accept any case and "warn,error".
         .argParser(collect),
@@ -128,12 +129,23 @@ export const registerLogsCommand: CommandRegistrar = (program, io) => {
         .choices(LOG_FORMATS)
         .default("text"),
     );
-  addConnectionOptions(command);
+  // `--type` was the level until `job --type` (a job's name) made one word mean two things.
+  addDeprecatedAlias(
+    command,
+    {
+      flags: "--type <level>",
+      replacement: "--level",
+      attribute: "level",
+      merge: (value, previous) => collect(value, previous as string[] | undefined),
+    },
+    io,
+  );
+  addConnectionOptions(command, "none");
   command.addHelpText(
     "after",
     `
 Examples:
-  $ pcsync logs --project 1 --config GeoIP --type warn --type error --since 2h
+  $ pcsync logs --project 1 --config GeoIP --level warn --level error --since 2h
   $ pcsync logs --project 1 --config 12 --search timeout --format json | jq .message
   $ pcsync logs --project 1 --config GeoIP --follow --interval 5`,
   );
@@ -143,9 +155,18 @@ Examples:
     const stdout = watchStdout(io);
     try {
       const { target } = settings;
-      const record = await resolveConfig(client, target);
+      // Both families are searched so that a frontend app named here gets a clear answer.
+      const { record, family } = await resolveConfig(client, target, [
+        "plugin_configs",
+        "pipeline_frontend_apps_configs",
+      ]);
+      if (!getFamily(family).hasLogs) {
+        throw new UsageError(
+          `${describeRecord(record)} is a config of ${family}, which has no logs: logs exist only for plugin_configs`,
+        );
+      }
       const read = (query: LogQuery, max?: number) =>
-        readLogs(client, target.project, target.family, record.id, query, max);
+        readLogs(client, target.project, family, record.id, query, max);
       const print = createPrinter(io, settings.format, stdout.closed);
       // One more than asked tells whether older entries were left out.
       const backlog = await read(settings.query, settings.limit + 1);

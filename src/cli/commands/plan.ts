@@ -1,8 +1,10 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { outOption } from "../options.js";
 import {
   appendStepSummary,
   formatOption,
@@ -27,32 +29,35 @@ export const registerPlanCommand: CommandRegistrar = (program, io, setExit) => {
   const command = new Command("plan")
     .description("Read the current state and show what apply would change (a dry run).")
     .addOption(formatOption())
-    .addOption(new Option("--out <file>", "also save the plan as JSON, for `apply --plan`"))
+    .addOption(outOption("also save the plan as JSON to this file, for `apply --plan`"))
     .addOption(
       new Option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error"),
     );
   addManifestOption(command);
   addScopeOptions(command);
-  addConnectionOptions(command);
+  addConnectionOptions(command, "manifest");
   command.addHelpText(
     "after",
     `
 Examples:
   $ pcsync plan -f pcsync.yaml
-  $ pcsync plan --project 1 --format markdown --out plan.json
+  $ pcsync plan --project 1 --format markdown -o plan.json
   $ pcsync plan --detailed-exitcode   # in cron: exit 2 means drift
   $ pcsync plan --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME} in the manifest`,
   );
   command.action(async (flags: PlanFlags) => {
     const format = parseFormat(flags.format);
     const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
-    const client = await createClientFromFlags(flags, io, desired.baseUrl);
+    const client = await createClientFromFlags(flags, io, {
+      fallback: { baseUrl: desired.baseUrl, orElse: "set server.base_url in the manifest" },
+    });
     try {
       const { plan } = await readAndPlan(client, desired, flags, io);
       printPlan(plan, format, io);
       warnGuards(plan, io, false);
       if (flags.out) {
-        await savePlan(plan, flags.out);
+        // Relative to the command's working directory, as the manifest paths are.
+        await savePlan(plan, resolve(io.cwd, flags.out));
         io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
       }
       await appendStepSummary(plan, io, "pcsync plan");

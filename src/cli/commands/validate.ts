@@ -127,19 +127,65 @@ export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Pro
   return result.value;
 }
 
-function printDiagnostics(result: LoadResult, io: CliIo): void {
+function printDiagnostics(result: LoadResult, io: CliIo, options: { text: boolean } = { text: true }): void {
   const diagnostics = [...result.errors, ...result.warnings];
-  for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+  if (options.text)
+    for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
   if (io.env.GITHUB_ACTIONS === "true") {
     // The runner reads workflow commands from stderr too, which keeps stdout for results (a JSON plan).
     for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
   }
 }
 
+const VALIDATE_FORMATS = ["text", "json"] as const;
+
+/**
+ * `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:
+ * `{version, valid, files, summary: {projects, configs, errors, warnings}, diagnostics: [{file,
+ * line, col, severity, message}]}`; projects and configs are null when the manifest is invalid,
+ * line and col 0 for a problem of a whole file; errors come before warnings, each in file order.
+ */
+export function validationDocument(result: LoadResult): string {
+  const value = result.errors.length === 0 ? result.value : undefined;
+  const document = {
+    version: 1,
+    valid: value !== undefined,
+    files: result.files,
+    summary: {
+      projects: value === undefined ? null : countProjects(value),
+      configs: value === undefined ? null : countConfigs(value),
+      errors: result.errors.length,
+      warnings: result.warnings.length,
+    },
+    diagnostics: [...result.errors, ...result.warnings].map(({ file, line, col, severity, message }) => ({
+      file,
+      line,
+      col,
+      severity,
+      message,
+    })),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function countProjects(desired: DesiredState): number {
+  return new Set(desired.families.map((family) => family.project)).size;
+}
+
+function countConfigs(desired: DesiredState): number {
+  return desired.families.reduce((count, family) => count + family.configs.length, 0);
+}
+
 export const registerValidateCommand: CommandRegistrar = (program, io, setExit) => {
-  const command = new Command("validate").description(
-    "Check the manifest offline: schema and semantic checks; prints every problem as file:line:col.",
-  );
+  const command = new Command("validate")
+    .description(
+      "Check the manifest offline: schema and semantic checks; prints every problem as file:line:col.",
+    )
+    .addOption(
+      new Option("--format <format>", "text, or json: one document with every diagnostic, on stdout")
+        .choices(VALIDATE_FORMATS)
+        .default("text"),
+    );
   addManifestOption(command);
   command.addHelpText(
     "after",
@@ -151,21 +197,29 @@ Examples:
   $ pcsync validate -f examples/              # every *.yaml/*.yml in the directory, merged
   $ pcsync validate -f base.yaml -f prod.yaml
   $ pcsync validate --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME}
+  $ pcsync validate --format json | jq '.diagnostics[] | select(.severity == "error")'
 
 Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, then each
 --var-file in order, then --var NAME=VALUE (the last one wins); no other environment variable.
 The API key is never interpolated.`,
   );
-  command.action(async (flags: ManifestFlags) => {
+  command.action(async (flags: ManifestFlags & { format: (typeof VALIDATE_FORMATS)[number] }) => {
     const result = await loadManifestsFromFlags(flags, io);
+    const invalid = result.errors.length > 0 || result.value === undefined;
+    if (flags.format === "json") {
+      printDiagnostics(result, io, { text: false });
+      io.stdout.write(validationDocument(result));
+      if (invalid) setExit(EXIT_ERROR);
+      return;
+    }
     printDiagnostics(result, io);
-    if (result.errors.length > 0 || result.value === undefined) {
+    if (invalid || result.value === undefined) {
       io.stderr.write(`pcsync: ${summarizeErrors(result.errors)}\n`);
       setExit(EXIT_ERROR);
       return;
     }
-    const projects = new Set(result.value.families.map((family) => family.project)).size;
-    const configs = result.value.families.reduce((count, family) => count + family.configs.length, 0);
+    const projects = countProjects(result.value);
+    const configs = countConfigs(result.value);
     io.stdout.write(
       `ok: ${plural(projects, "project")}, ${plural(configs, "config")} (${plural(result.files.length, "file")})\n`,
     );

@@ -1,0 +1,111 @@
+// The connections of a client: a keep-alive pool to the base URL's origin, or the same pool
+// through a proxy's CONNECT tunnel. Both keep the client's connection limit and time bounds, and a
+// failure to reach or pass the proxy is told apart from a failure of the service.
+
+import { type buildConnector, type Dispatcher, Pool, ProxyAgent } from "undici";
+import type { ProxyRoute } from "./proxy.js";
+
+export interface DispatcherOptions {
+  origin: string;
+  connections: number;
+  /** Bounds connecting, and with a proxy also its answer to CONNECT. */
+  connectTimeoutMs: number;
+  proxy?: ProxyRoute | undefined;
+}
+
+const KEEP_ALIVE_MS = 10_000;
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { origin, connections, connectTimeoutMs, proxy } = options;
+  if (proxy === undefined) {
+    return new Pool(origin, {
+      connections,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      connect: { timeout: connectTimeoutMs },
+    });
+  }
+  return new ProxyAgent({
+    uri: proxy.url.href,
+    // Every request, plain http included, goes through a CONNECT tunnel: the proxy gets only
+    // `CONNECT host:port` (and the proxy's own credentials), never the request and its key as
+    // headers of its own, as a forwarding proxy would.
+    proxyTunnel: true,
+    proxyTls: { timeout: connectTimeoutMs },
+    requestTls: { timeout: connectTimeoutMs },
+    // The connection to the proxy: its errors are marked as the proxy's, and a proxy that never
+    // answers CONNECT runs into the same bound as a service that never answers.
+    clientFactory: (proxyOrigin, clientOptions) =>
+      new Pool(proxyOrigin, {
+        ...clientOptions,
+        headersTimeout: connectTimeoutMs,
+        connect: markErrors(connectorOf(clientOptions), markProxyLeg),
+      }),
+    // The pool to the service through tunnels: its connection limit, keep-alive, and failures of
+    // the tunnel (not of the service's TLS) reported as the proxy's.
+    factory: (serviceOrigin, poolOptions) =>
+      new Pool(serviceOrigin, {
+        ...poolOptions,
+        connections,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        connect: markErrors(connectorOf(poolOptions), wrapTunnelFailure),
+      }),
+  });
+}
+
+/** The code of an error that kept the tunnel from opening; its cause is what went wrong. */
+export const PROXY_TUNNEL_FAILURE = "PCSYNC_PROXY_TUNNEL";
+
+/** The tunnel through the proxy could not be opened: the request never reached the service. */
+export class ProxyTunnelFailure extends Error {
+  readonly code = PROXY_TUNNEL_FAILURE;
+
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+const PROXY_LEG = Symbol("failed on the way to the proxy");
+
+function markProxyLeg(error: Error): Error {
+  Object.defineProperty(error, PROXY_LEG, { value: true });
+  return error;
+}
+
+/**
+ * TLS errors with the service come through the tunnel's connector too, once the proxy has opened
+ * it: those stay as they are, so that they read as the service's. Anything else (the proxy
+ * unreachable, its refusal of CONNECT, its TLS) is the proxy's.
+ */
+function wrapTunnelFailure(error: Error): Error {
+  if ((error as { [PROXY_LEG]?: boolean })[PROXY_LEG] !== true && isServiceTlsError(error)) return error;
+  return new ProxyTunnelFailure(error);
+}
+
+function isServiceTlsError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    typeof code === "string" &&
+    (code.startsWith("ERR_TLS") ||
+      code.startsWith("ERR_SSL") ||
+      code.startsWith("CERT_") ||
+      code.startsWith("UNABLE_TO_") ||
+      code.includes("SELF_SIGNED") ||
+      code === "EPROTO")
+  );
+}
+
+type Connector = buildConnector.connector;
+
+function connectorOf(options: object): Connector {
+  const connect = (options as { connect?: unknown }).connect;
+  if (typeof connect !== "function") throw new TypeError("undici gave the pool no connector");
+  return connect as Connector;
+}
+
+function markErrors(connect: Connector, mark: (error: Error) => Error): Connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (error !== null) callback(mark(error), null);
+      else callback(null, socket);
+    });
+}

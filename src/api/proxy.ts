@@ -1,0 +1,158 @@
+// Which proxy, if any, carries the requests to the base URL: HTTPS_PROXY, HTTP_PROXY and NO_PROXY
+// (and their lower-case forms), read as curl and Go read them. A client talks to one origin, so the
+// choice is made once, when the client is made.
+
+import { BlockList, isIP } from "node:net";
+import { isLoopbackHost } from "./base-url.js";
+import { InvalidProxyError } from "./errors.js";
+
+/** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
+const PROXY_VARIABLES = {
+  "https:": ["https_proxy", "HTTPS_PROXY"],
+  "http:": ["http_proxy", "HTTP_PROXY"],
+} as const;
+const NO_PROXY_VARIABLES = ["no_proxy", "NO_PROXY"] as const;
+
+export type ProxyEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** A proxy the client tunnels through. */
+export interface ProxyRoute {
+  /** The proxy's URL with any user name and password: for the dispatcher only, never shown. */
+  readonly url: URL;
+  /** The proxy as messages show it: scheme, host and port, never its credentials. */
+  readonly display: string;
+  /** The variable it was read from, e.g. `HTTPS_PROXY`. */
+  readonly variable: string;
+}
+
+/** What resolveProxy decided, and why, for `--verbose`. */
+export type ProxyDecision =
+  | { readonly route: ProxyRoute; readonly note: string }
+  | { readonly route: undefined; readonly note: string | undefined };
+
+/**
+ * The proxy for requests to `origin` (the base URL's), or none: when no variable for its scheme is
+ * set, when the host is this machine (a proxy cannot reach our loopback, and plain http there
+ * never leaves the machine), or when NO_PROXY lists it. Throws InvalidProxyError for a variable
+ * that is not a usable proxy URL; its value is never quoted (it may hold a password).
+ */
+export function resolveProxy(origin: string, env: ProxyEnvironment): ProxyDecision {
+  const target = new URL(origin);
+  const scheme = target.protocol === "https:" ? "https:" : "http:";
+  const variable = PROXY_VARIABLES[scheme].find((name) => nonEmpty(env[name]) !== undefined);
+  if (variable === undefined) return { route: undefined, note: undefined };
+  const hostname = normaliseHost(target.hostname);
+  const port = Number(target.port) || (scheme === "https:" ? 443 : 80);
+  if (isLoopbackHost(hostname)) {
+    return { route: undefined, note: `${target.host} is this machine: not through the proxy` };
+  }
+  const noProxyVariable = NO_PROXY_VARIABLES.find((name) => nonEmpty(env[name]) !== undefined);
+  const entry =
+    noProxyVariable === undefined ? undefined : matchNoProxy(hostname, port, env[noProxyVariable] ?? "");
+  if (entry !== undefined) {
+    return {
+      route: undefined,
+      note: `${target.host} is in ${noProxyVariable} (${entry}): not through the proxy`,
+    };
+  }
+  const route = parseProxyUrl(env[variable] ?? "", variable);
+  return { route, note: `${target.host} through the proxy ${route.display} (from ${variable})` };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** A proxy URL; without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
+export function parseProxyUrl(value: string, variable: string): ProxyRoute {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    throw new InvalidProxyError(variable, "it is not a URL; write it as http://HOST:PORT");
+  }
+  const display = `${url.protocol}//${url.host}`;
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidProxyError(
+      variable,
+      `pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`,
+    );
+  }
+  if (url.hostname === "") {
+    throw new InvalidProxyError(variable, "it names no host; write it as http://HOST:PORT");
+  }
+  return { url, display, variable };
+}
+
+/** `[::1]` -> `::1`, `Example.COM.` -> `example.com`. */
+function normaliseHost(hostname: string): string {
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
+}
+
+/**
+ * The NO_PROXY entry that matches the host and port, if any. Entries are separated by commas or
+ * white space: `*` (everything); a domain, which also covers its subdomains (`example.com`,
+ * `.example.com` and `*.example.com` alike); an IP address or a CIDR range (for IP hosts); each
+ * optionally with `:PORT`, which then must match too (`[::1]:8443` for IPv6).
+ */
+export function matchNoProxy(hostname: string, port: number, noProxy: string): string | undefined {
+  const host = normaliseHost(hostname);
+  const hostIpVersion = isIP(host);
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === "") continue;
+    if (entry === "*") return raw;
+    const { name, entryPort } = splitPort(entry);
+    if (entryPort !== undefined && entryPort !== port) continue;
+    if (name.includes("/")) {
+      if (hostIpVersion !== 0 && inCidr(host, hostIpVersion, name)) return raw;
+      continue;
+    }
+    if (isIP(name) !== 0) {
+      if (hostIpVersion !== 0 && sameAddress(host, hostIpVersion, name)) return raw;
+      continue;
+    }
+    const domain = normaliseHost(name.replace(/^\*?\./, ""));
+    if (domain === "") continue;
+    if (host === domain || host.endsWith(`.${domain}`)) return raw;
+  }
+  return undefined;
+}
+
+/** `host:port`, `[v6]:port`, `[v6]`, a bare IPv6 address (which has colons but no port). */
+function splitPort(entry: string): { name: string; entryPort: number | undefined } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) {
+    return {
+      name: bracketed[1] ?? "",
+      entryPort: bracketed[2] === undefined ? undefined : Number(bracketed[2]),
+    };
+  }
+  const withPort = /^([^:]+):(\d+)$/.exec(entry);
+  if (withPort) return { name: withPort[1] ?? "", entryPort: Number(withPort[2]) };
+  return { name: entry, entryPort: undefined };
+}
+
+function ipType(version: number): "ipv4" | "ipv6" {
+  return version === 6 ? "ipv6" : "ipv4";
+}
+
+function sameAddress(host: string, version: number, address: string): boolean {
+  const list = new BlockList();
+  list.addAddress(address, ipType(isIP(address)));
+  return list.check(host, ipType(version));
+}
+
+function inCidr(host: string, version: number, cidr: string): boolean {
+  const [network = "", bits = ""] = cidr.split("/");
+  const networkVersion = isIP(network);
+  const prefix = Number(bits);
+  if (networkVersion === 0 || !/^\d+$/.test(bits) || prefix > (networkVersion === 6 ? 128 : 32)) return false;
+  const list = new BlockList();
+  list.addSubnet(network, prefix, ipType(networkVersion));
+  return list.check(host, ipType(version));
+}

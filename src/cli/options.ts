@@ -1,0 +1,87 @@
+// Options that several commands share, so that each is spelt, described and checked the same way
+// everywhere: `--family`, `-o/--out`, and old spellings kept for a while with a warning.
+
+import { type Command, Option } from "commander";
+import { UsageError } from "../errors.js";
+import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
+import { suggestClosest } from "../manifest/suggest.js";
+import type { CliIo } from "./io.js";
+
+/** The one error for a --family value that is not a family, whichever command it was given to. */
+export class UnknownFamilyError extends UsageError {
+  constructor(value: string) {
+    const suggestion = suggestFamily(value);
+    super(
+      `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`,
+    );
+  }
+}
+
+/** A typo of a family, or a part of exactly one family's name (`frontend`). */
+function suggestFamily(value: string): FamilyName | undefined {
+  const close = suggestClosest(value, FAMILY_NAMES);
+  if (close !== undefined) return close as FamilyName;
+  const word = value.trim().toLowerCase();
+  if (word.length < 3) return undefined;
+  const containing = FAMILY_NAMES.filter((name) => name.includes(word));
+  return containing.length === 1 ? containing[0] : undefined;
+}
+
+export function parseFamily(value: string): FamilyName {
+  if (!isFamilyName(value)) throw new UnknownFamilyError(value);
+  return value;
+}
+
+/**
+ * `--family NAME`: one of the two families, checked as it is parsed. `repeatable` collects several
+ * (plan, apply, export select families); otherwise the command acts on one record's family.
+ */
+export function familyOption(description: string, options: { repeatable: boolean }): Option {
+  const option = new Option("--family <name>", description).choices(FAMILY_NAMES);
+  // The choices stay for --help and completion; the parser gives the same error on every command.
+  return options.repeatable
+    ? option.argParser((value: string, previous: FamilyName[] | undefined) => [
+        ...(previous ?? []),
+        parseFamily(value),
+      ])
+    : option.argParser((value: string) => parseFamily(value));
+}
+
+/** `-o, --out FILE`: every command that writes a file names it so. */
+export function outOption(description: string): Option {
+  return new Option("-o, --out <file>", description);
+}
+
+export interface DeprecatedAlias {
+  /** The old spelling, e.g. `--output <file>`. */
+  flags: string;
+  /** The option that replaces it, as the user writes it, e.g. `-o/--out`. */
+  replacement: string;
+  /** The attribute of the replacing option, e.g. `out`. */
+  attribute: string;
+  /** How the value joins the replacing option's (repeatable options collect); default: replaces it. */
+  merge?: (value: string, previous: unknown) => unknown;
+}
+
+/**
+ * Keeps an old spelling working, hidden from --help, for one more minor version: its value goes to
+ * the option that replaces it, and stderr says what to write instead, once per run.
+ */
+export function addDeprecatedAlias(command: Command, alias: DeprecatedAlias, io: CliIo): void {
+  let warned = false;
+  const name = alias.flags.split(/[ ,]/)[0] ?? alias.flags;
+  command.addOption(
+    new Option(alias.flags).hideHelp().argParser((value: string) => {
+      if (!warned) {
+        warned = true;
+        io.stderr.write(
+          `warning: ${name} is deprecated and will be removed in the next minor version; use ${alias.replacement}\n`,
+        );
+      }
+      const previous = command.getOptionValue(alias.attribute);
+      const merged = alias.merge === undefined ? value : alias.merge(value, previous);
+      command.setOptionValueWithSource(alias.attribute, merged, "cli");
+      return undefined;
+    }),
+  );
+}
