@@ -44,7 +44,11 @@ describe("action.yml", () => {
     env: Record<string, string> = {},
   ): Promise<JobResult> {
     return runJob(
-      { on: "push", jobs: { test: { steps: [{ id: "pcsync", uses: "./", with: inputs, env }] } } },
+      {
+        on: "push",
+        permissions: {},
+        jobs: { test: { steps: [{ id: "pcsync", uses: "./", with: inputs, env }] } },
+      },
       "test",
       {
         workspace,

@@ -91,8 +91,8 @@ function looseEquals(left: ExpressionValue | undefined, right: ExpressionValue |
   const a = left ?? null;
   const b = right ?? null;
   if (typeof a === "string" && typeof b === "string") return a.toLowerCase() === b.toLowerCase();
-  if (a === null && b === null) return true;
-  if (typeof a === "object" || typeof b === "object") return a === b;
+  const isObject = (value: ExpressionValue): boolean => value !== null && typeof value === "object";
+  if (isObject(a) || isObject(b)) return a === b;
   return toNumber(a) === toNumber(b);
 }
 
@@ -323,6 +323,8 @@ export interface JobState {
   log: string;
   failed: boolean;
   environment: string | undefined;
+  /** The GITHUB_TOKEN's permissions: the job's, else the workflow's. */
+  permissions: Record<string, string>;
   contexts: Record<string, ExpressionValue | undefined>;
 }
 
@@ -521,6 +523,12 @@ export interface JobResult {
   environment: string | undefined;
 }
 
+function permissionsOf(declared: unknown): Record<string, string> {
+  if (declared === undefined) throw new Error("declare the token's permissions, in the job or the workflow");
+  if (typeof declared === "string") throw new Error(`permissions: ${declared} grants more than a job needs`);
+  return { ...(declared as Record<string, string>) };
+}
+
 /** Runs one job (one matrix combination) with the `needs` results given. */
 export async function runJob(
   workflow: Workflow,
@@ -568,6 +576,7 @@ export async function runJob(
     log: "",
     failed: false,
     environment: environmentName,
+    permissions: permissionsOf(job.permissions ?? workflow.permissions),
     contexts,
   };
   const jobEnv = { ...stringValues(workflow.env, scope), ...stringValues(job.env, scope) };
