@@ -116,13 +116,6 @@ describe("action.yml", () => {
     );
     expect(clean.result, clean.log).toBe("success");
     expect(outputsOf(clean)).toMatchObject({ "exit-code": "0", "has-changes": "false" });
-
-    // The saved plan was carried out; the same plan again is stale and refused.
-    const again = await useAction({ command: "apply", "plan-file": planFile }, server(WRITE_KEY));
-    expect(again.result).toBe("failure");
-    expect(outputsOf(again)).toMatchObject({ "exit-code": "3", "has-changes": "" });
-    expect(again.log).toContain("is stale");
-    expect(again.log).toContain("::error title=pcsync::pcsync apply was refused (exit code 3)");
   });
 
   it("fails the step on pending changes only with fail-on-changes, and keeps the outputs", async () => {
