@@ -197,6 +197,8 @@ describe("action.yml", () => {
       '::error title=pcsync::command must be validate, plan or apply, not "serve"',
     );
     expect(outputsOf(unknown)["exit-code"]).toBe("");
+    const nowhere = await useAction({ "working-directory": "no/such/dir" });
+    expect(nowhere.log).toContain("::error title=pcsync::working-directory no/such/dir: no such directory");
 
     const forged = await useAction(
       { "plan-file": "plan.json\nhas-changes=false\n::add-mask::x" },
