@@ -1,169 +1,414 @@
-// Runs the example GitHub Actions workflow's shell steps, as the runner would, against the
-// emulator: the sticky plan comment (with a stand-in for the `gh` CLI), apply on merge with a
-// saved plan, and the nightly drift check failing on exit code 2.
+// The example workflows (examples/github-actions/) and the action (action.yml): valid for GitHub
+// by a real validator, written safely (values reach scripts only through env, the write key only
+// in the protected environment), and run end to end as the runner would, against the emulator
+// and an in-memory GitHub: plan comments, apply of the reviewed plan on merge, the drift issue.
 
-import { spawn } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { validateAction, validateWorkflow } from "@action-validator/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
-import { CLI_PATH } from "./support/cli.js";
+import {
+  type ExpressionObject,
+  type JobResult,
+  loadYaml,
+  type RunnerSetup,
+  runWorkflow,
+  type Step,
+  type Workflow,
+} from "./support/actions-runner.js";
+import { runBuiltCli } from "./support/cli.js";
+import { BOT, FakeGitHub, type PullRequest } from "./support/fake-github.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const WORKFLOW = join(ROOT, "examples", "github-actions", "pcsync.yml");
-const KEY = "phx_actions_test_key_3f9a2c";
-const MARKER = "<!-- pcsync-plan -->";
+const EXAMPLES = join(ROOT, "examples", "github-actions");
+const WORKFLOW_FILES = readdirSync(EXAMPLES).filter((file) => file.endsWith(".yml"));
+const READ_KEY = "phx_workflows_read_key_5d0c7a13e9";
+const WRITE_KEY = "phx_workflows_write_key_b82f61c4a7";
+const PLAN_PATH = ".github/workflows/pcsync-plan.yml";
+const COMMENT_MARKER = "<!-- pcsync-plan-comment -->";
+const ISSUE_MARKER = "<!-- pcsync-drift-issue -->";
 
-interface Step {
-  name?: string;
-  run?: string;
-  env?: Record<string, string>;
-}
-interface Workflow {
-  env: Record<string, string>;
-  jobs: Record<string, { steps: Step[] }>;
+const workflow = (file: string): Workflow => loadYaml<Workflow>(join(EXAMPLES, file));
+
+/** Every step of a workflow or of the action, with where it is. */
+function stepsOf(file: string): { where: string; step: Step }[] {
+  if (file === "action.yml") {
+    const action = loadYaml<{ runs: { steps: Step[] } }>(join(ROOT, "action.yml"));
+    return action.runs.steps.map((step, index) => ({ where: `action.yml step ${index + 1}`, step }));
+  }
+  return Object.entries(workflow(file).jobs).flatMap(([jobId, job]) =>
+    job.steps.map((step, index) => ({ where: `${file} job ${jobId} step ${index + 1}`, step })),
+  );
 }
 
-// A stand-in for `gh api`: comments of one pull request in a JSON file, and the three calls the
-// workflow makes (list with the marker filter, create, update).
-const FAKE_GH = `
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
-const state = process.env.FAKE_GH_STATE;
-const comments = existsSync(state) ? JSON.parse(readFileSync(state, "utf8")) : [];
-const args = process.argv.slice(2);
-const method = args.includes("--method") ? args[args.indexOf("--method") + 1] : "GET";
-const bodyArg = args.find((arg) => arg.startsWith("body=@"));
-const body = bodyArg ? readFileSync(bodyArg.slice("body=@".length), "utf8") : undefined;
-if (method === "GET") {
-  for (const comment of comments) if (comment.body.startsWith("${MARKER}")) console.log(comment.id);
-} else if (method === "POST") {
-  comments.push({ id: 1000 + comments.length, body });
-} else if (method === "PATCH") {
-  const id = Number(args.find((arg) => arg.includes("/issues/comments/")).split("/").pop());
-  comments.find((comment) => comment.id === id).body = body;
-}
-writeFileSync(state, JSON.stringify(comments));
-`;
+describe("the action and the example workflows, statically", () => {
+  // The validator prints a warning for each `paths:` glob it does not check; keep the log clean.
+  const quietly = <T>(validate: () => T): T => {
+    const warn = console.warn;
+    const log = console.log;
+    console.warn = () => undefined;
+    console.log = () => undefined;
+    try {
+      return validate();
+    } finally {
+      console.warn = warn;
+      console.log = log;
+    }
+  };
 
-describe("examples/github-actions/pcsync.yml", () => {
-  const workdir = mkdtempSync(join(tmpdir(), "pcsync-actions-"));
-  const workflow = parse(readFileSync(WORKFLOW, "utf8")) as Workflow;
+  it("are valid for GitHub (action-validator), and a broken copy is not", () => {
+    expect(WORKFLOW_FILES.sort()).toEqual([
+      "pcsync-apply.yml",
+      "pcsync-drift-sharded.yml",
+      "pcsync-drift.yml",
+      "pcsync-plan.yml",
+    ]);
+    const action = readFileSync(join(ROOT, "action.yml"), "utf8");
+    expect(quietly(() => validateAction(action)).errors).toEqual([]);
+    for (const file of WORKFLOW_FILES) {
+      const text = readFileSync(join(EXAMPLES, file), "utf8");
+      expect(quietly(() => validateWorkflow(text)).errors, file).toEqual([]);
+    }
+    // The validator does look: a composite step without its shell, a misspelt key.
+    expect(quietly(() => validateAction(action.replace(/\n\s+shell: bash/, ""))).errors).not.toEqual([]);
+    const plan = readFileSync(join(EXAMPLES, "pcsync-plan.yml"), "utf8");
+    expect(quietly(() => validateWorkflow(plan.replace("runs-on:", "runs_on:"))).errors).not.toEqual([]);
+  });
+
+  it("hand values to scripts only through env, and install pcsync only through the action", () => {
+    for (const file of ["action.yml", ...WORKFLOW_FILES]) {
+      const text = readFileSync(file === "action.yml" ? join(ROOT, file) : join(EXAMPLES, file), "utf8");
+      expect(text, file).not.toMatch(/npm (install|i|ci)\b[^\n]*pcsync@/);
+      for (const { where, step } of stepsOf(file)) {
+        // An expression spliced into a script runs whatever text it holds (a branch name, a
+        // title, an input): scripts read such values from env.
+        expect(step.run ?? "", where).not.toContain("${{");
+        expect(String(step.with?.script ?? ""), where).not.toContain("${{");
+        if (step.uses?.includes("pcsync")) expect(step.uses, where).toBe("OWNER/pcsync@v0");
+      }
+    }
+  });
+
+  it("hold the write key only in jobs bound to the production environment", () => {
+    for (const file of WORKFLOW_FILES) {
+      const parsed = workflow(file);
+      expect(JSON.stringify(parsed.env ?? {}), `${file}: workflow-wide env`).not.toContain("secrets.");
+      for (const [jobId, job] of Object.entries(parsed.jobs)) {
+        const uses = JSON.stringify(job);
+        if (uses.includes("secrets.PCSYNC_API_KEY")) {
+          expect(job.environment, `${file} job ${jobId}`).toBe("production");
+          expect(JSON.stringify(job.env ?? {}), `${file} job ${jobId}: job-wide env`).not.toContain(
+            "secrets.",
+          );
+        }
+        expect(
+          job.permissions ?? parsed.permissions,
+          `${file} job ${jobId}: token permissions`,
+        ).toBeDefined();
+      }
+    }
+  });
+
+  it("run on changes to every file their commands read", () => {
+    for (const [file, event] of [
+      ["pcsync-plan.yml", "pull_request"],
+      ["pcsync-apply.yml", "push"],
+    ] as const) {
+      const parsed = workflow(file);
+      const paths = (parsed.on as Record<string, { paths?: string[] }>)[event]?.paths ?? [];
+      const read = stepsOf(file).flatMap(({ step }) => {
+        if (!step.uses?.includes("pcsync") || step.with?.["plan-file"] !== undefined) return [];
+        const manifests = String(step.with?.manifests ?? "pcsync.yaml").split("\n");
+        const varFiles = [...String(step.with?.args ?? "").matchAll(/--var-file\s+(\S+)/g)].map(
+          (match) => match[1],
+        );
+        return [...manifests, ...varFiles].filter(Boolean);
+      });
+      expect(read.length, file).toBeGreaterThan(0);
+      for (const path of read) expect(paths, `${file}: ${path}`).toContain(path);
+    }
+    const planPaths = (workflow("pcsync-plan.yml").on as Record<string, { paths: string[] }>).pull_request
+      ?.paths;
+    expect(planPaths).toContain(PLAN_PATH);
+  });
+});
+
+describe("the example workflows, run against the emulator", () => {
+  const workdir = mkdtempSync(join(tmpdir(), "pcsync-workflows-"));
+  const workspace = join(workdir, "repo");
+  const github = new FakeGitHub();
+  const example = readFileSync(join(ROOT, "examples", "pcsync.yaml"), "utf8");
   let emulator: RunningEmulator;
+  let mainManifest = example;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ keys: [{ key: KEY, scopes: ["*"], projects: "*" }] });
-    cpSync(join(ROOT, "examples", "pcsync.yaml"), join(workdir, "pcsync.yaml"));
-    const bin = join(workdir, "bin");
-    mkdirSync(bin);
-    writeFileSync(join(bin, "pcsync"), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
-    writeFileSync(join(workdir, "fake-gh.mjs"), FAKE_GH);
-    writeFileSync(
-      join(bin, "gh"),
-      `#!/bin/sh\nexec "${process.execPath}" "${join(workdir, "fake-gh.mjs")}" "$@"\n`,
-    );
-    chmodSync(join(bin, "pcsync"), 0o755);
-    chmodSync(join(bin, "gh"), 0o755);
+    emulator = await startEmulator({
+      keys: [
+        { key: READ_KEY, scopes: ["plugin:read"], projects: "*" },
+        { key: WRITE_KEY, scopes: ["*"], projects: "*" },
+      ],
+    });
+    mkdirSync(workspace);
   });
   afterAll(async () => {
     await emulator.close();
     rmSync(workdir, { recursive: true, force: true });
   });
 
-  /** Substitutes the `${{ ... }}` expressions the workflow uses with this test's values. */
-  function expand(value: string): string {
-    const values: Record<string, string> = {
-      "vars.PCSYNC_BASE_URL": emulator.url,
-      "secrets.PCSYNC_API_KEY": KEY,
-      "github.token": "fake-token",
-      "github.event.number": "7",
+  /** The runner for one run: the checkout holds `manifest`; secrets as GitHub would give them. */
+  function setup(githubContext: ExpressionObject, manifest: string, fromFork = false): RunnerSetup {
+    writeFileSync(join(workspace, "pcsync.yaml"), manifest);
+    return {
+      workspace,
+      github: {
+        repository: github.fullName,
+        token: "ghs_job_token",
+        server_url: "https://github.com",
+        ...githubContext,
+      },
+      vars: { PCSYNC_BASE_URL: emulator.url },
+      // Forks' pull requests get no secrets.
+      secrets: fromFork ? {} : { PCSYNC_READ_API_KEY: READ_KEY },
+      environmentSecrets: { production: { PCSYNC_API_KEY: WRITE_KEY } },
+      baseEnv: { PATH: process.env.PATH ?? "", HOME: workdir, NO_COLOR: "1" },
+      compositeActions: { "OWNER/pcsync": ROOT },
+      actions: {
+        "actions/checkout": async () => ({}),
+        "actions/setup-node": async () => ({}),
+        "actions/cache": async () => ({}),
+        ...github.handlers(),
+      },
     };
-    return value.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => values[expression] ?? "");
   }
 
-  /** Runs a job's `run:` steps in order, like the runner (bash -e -o pipefail); returns the first failure. */
-  // Asynchronous on purpose: the emulator answers from this process's event loop.
-  function runStep(
-    script: string,
-    env: NodeJS.ProcessEnv,
-  ): Promise<{ status: number | null; output: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
-        cwd: workdir,
-        env,
-      });
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.on("error", reject);
-      child.on("close", (status) => resolve({ status, output }));
+  async function planPullRequest(pull: PullRequest, manifest: string) {
+    const fromFork = pull.head.repo.full_name !== github.fullName;
+    const run = github.startRun("pull_request", PLAN_PATH, pull.head.sha, pull.head.repo.id);
+    const context = {
+      event_name: "pull_request",
+      event: {
+        pull_request: { number: pull.number, head: { sha: pull.head.sha, repo: pull.head.repo } },
+        repository: { id: github.repository.id },
+      },
+      sha: `merge-of-${pull.head.sha}`,
+      ref: `refs/pull/${pull.number}/merge`,
+      run_id: run.id,
+    };
+    return (await runWorkflow(workflow("pcsync-plan.yml"), setup(context, manifest, fromFork)))
+      .plan as JobResult;
+  }
+
+  async function runOnMain(file: string, event: string, sha: string) {
+    const run = github.startRun(event, `.github/workflows/${file}`, sha);
+    const context = {
+      event_name: event,
+      event: { repository: { id: github.repository.id } },
+      sha,
+      ref: "refs/heads/main",
+      run_id: run.id,
+    };
+    return runWorkflow(workflow(file), setup(context, mainManifest));
+  }
+
+  async function mergePullRequest(pull: PullRequest, manifest: string, mergeSha: string) {
+    github.merge(pull, mergeSha);
+    mainManifest = manifest;
+    return runOnMain("pcsync-apply.yml", "push", mergeSha);
+  }
+
+  /** A plan of the main manifest with the write key, as a person would check. */
+  async function planMain(): Promise<{ code: number | null; stdout: string }> {
+    const path = join(workdir, "main.yaml");
+    writeFileSync(path, mainManifest);
+    return runBuiltCli(["plan", "-f", path, "--detailed-exitcode"], {
+      env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: WRITE_KEY },
     });
   }
 
-  async function runJob(job: string): Promise<{ status: number; step?: string; output: string }> {
-    const summary = join(workdir, `summary-${job}.md`);
-    let output = "";
-    for (const step of workflow.jobs[job]?.steps ?? []) {
-      if (step.run === undefined || step.run.startsWith("npm install --global")) continue;
-      const env: NodeJS.ProcessEnv = {
-        PATH: `${join(workdir, "bin")}:${process.env.PATH ?? ""}`,
-        HOME: workdir,
-        GITHUB_ACTIONS: "true",
-        GITHUB_STEP_SUMMARY: summary,
-        GITHUB_REPOSITORY: "acme/plugin-configs",
-        FAKE_GH_STATE: join(workdir, "comments.json"),
-      };
-      for (const [name, value] of Object.entries({ ...workflow.env, ...step.env })) env[name] = expand(value);
-      const result = await runStep(step.run, env);
-      output += result.output;
-      if (result.status !== 0) return { status: result.status ?? -1, step: step.name ?? step.run, output };
-    }
-    return { status: 0, output };
-  }
-
-  const comments = (): { id: number; body: string }[] =>
-    JSON.parse(readFileSync(join(workdir, "comments.json"), "utf8")) as { id: number; body: string }[];
-
-  it("plans a pull request into one sticky comment, updated rather than duplicated", async () => {
-    expect(await runJob("plan")).toMatchObject({ status: 0 });
-    expect(comments()).toHaveLength(1);
-    expect(comments()[0]?.body).toContain(MARKER);
-    expect(comments()[0]?.body).toContain("to create");
-    expect(readFileSync(join(workdir, "summary-plan.md"), "utf8")).toContain(MARKER);
-
-    writeFileSync(
-      join(workdir, "pcsync.yaml"),
-      readFileSync(join(workdir, "pcsync.yaml"), "utf8").replace(
-        "Renames events to snake_case",
-        "Renames events",
-      ),
-    );
-    expect(await runJob("plan")).toMatchObject({ status: 0 });
-    expect(comments()).toHaveLength(1);
-    expect(comments()[0]?.body).toContain("Renames events");
-  });
-
-  it("applies the saved plan on merge, then the nightly drift check passes", async () => {
-    expect(await runJob("apply")).toMatchObject({ status: 0 });
-    expect(readFileSync(join(workdir, "plan.json"), "utf8")).not.toContain(KEY);
-    expect(await runJob("drift")).toMatchObject({ status: 0 });
-  });
-
-  it("fails the nightly drift check with exit code 2 when someone changed a record by hand", async () => {
-    const response = await fetch(`${emulator.url}/api/projects/1/plugin_configs/1/`, {
+  /** Changes a record by hand, as someone in the service's UI would. */
+  async function editByHand(project: string, name: string, fields: Record<string, unknown>): Promise<void> {
+    const headers = { authorization: `Bearer ${WRITE_KEY}`, "content-type": "application/json" };
+    const list = (await (
+      await fetch(`${emulator.url}/api/projects/${project}/plugin_configs/?limit=100`, { headers })
+    ).json()) as { results: { id: number; name: string }[] };
+    const record = list.results.find((candidate) => candidate.name === name);
+    if (record === undefined) throw new Error(`no record ${name} in project ${project}`);
+    const response = await fetch(`${emulator.url}/api/projects/${project}/plugin_configs/${record.id}/`, {
       method: "PATCH",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ enabled: false }),
+      headers,
+      body: JSON.stringify(fields),
     });
     expect(response.status).toBe(200);
-    const result = await runJob("drift");
-    expect(result).toMatchObject({ status: 2, step: "Drift check" });
-    expect(result.output).toContain("enabled: false → true");
+  }
+
+  const comments = (pull: PullRequest) => github.issue(pull.number).comments;
+  const secretFree = (result: JobResult | undefined) => {
+    const text = `${result?.log ?? ""}\n${result?.summary ?? ""}`;
+    expect(text).not.toContain(READ_KEY);
+    expect(text).not.toContain(WRITE_KEY);
+  };
+  const withTaxonomy = (description: string) =>
+    mainManifest.replace(/description: Renames events[^\n]*/, `description: ${description}`);
+
+  it("plans a pull request into one sticky comment, and uploads the plan of its head commit", async () => {
+    const pull = github.openPullRequest(7, "a1a1a1");
+    // Someone else's comment with the marker is not the one to update.
+    github.issue(7).comments.push({ id: 1, body: `${COMMENT_MARKER} fake plan`, user: { login: "mallory" } });
+
+    const first = await planPullRequest(pull, example);
+    expect(first.result, first.log).toBe("success");
+    secretFree(first);
+    const mine = comments(pull).filter((comment) => comment.user.login === BOT);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.body).toContain(COMMENT_MARKER);
+    expect(mine[0]?.body).toContain("<!-- pcsync-plan -->");
+    expect(mine[0]?.body).toContain("to create");
+    expect(mine[0]?.body).toContain("Plan of a1a1a1");
+    expect(comments(pull)[0]?.body).toBe(`${COMMENT_MARKER} fake plan`);
+    expect(first.summary).toContain("<!-- pcsync-plan -->");
+
+    // A second push: the same comment, updated; a plan for the new head commit.
+    const second = await planPullRequest(
+      { ...pull, head: { ...pull.head, sha: "b2b2b2" } },
+      withTaxonomy("Renames events"),
+    );
+    expect(second.result, second.log).toBe("success");
+    expect(comments(pull).filter((comment) => comment.user.login === BOT)).toHaveLength(1);
+    expect(mine[0]?.id).toBe(comments(pull)[1]?.id);
+    expect(comments(pull)[1]?.body).toContain("Plan of b2b2b2");
+    expect(comments(pull)[1]?.body).toContain("Renames events");
+    expect(github.artifacts.map((artifact) => artifact.name)).toEqual([
+      "pcsync-plan-a1a1a1",
+      "pcsync-plan-b2b2b2",
+    ]);
+    const saved = JSON.parse(github.artifacts[1]?.files["plan.json"] ?? "{}") as { format?: string };
+    expect(saved.format).toBe("pcsync-plan");
+
+    // A plan that fails replaces the old plan in the comment, so it is not taken for current.
+    const broken = await planPullRequest(
+      { ...pull, head: { ...pull.head, sha: "c3c3c3" } },
+      example.replace("enabled: true", "enabeld: true"),
+    );
+    expect(broken.result).toBe("failure");
+    expect(comments(pull)[1]?.body).toContain("pcsync plan failed");
+    expect(comments(pull)[1]?.body).not.toContain("to create");
+    expect(github.artifacts).toHaveLength(2);
+    pull.head.sha = "b2b2b2";
+  });
+
+  it("validates a fork's pull request only: no secrets, no plan, no comment", async () => {
+    const pull = github.openPullRequest(8, "f0f0f0", true);
+    const result = await planPullRequest(pull, example.replace("enabled: true", "enabeld: true"));
+    expect(result.result).toBe("failure");
+    expect(result.steps.plan?.outcome).toBe("skipped");
+    expect(result.log).toMatch(/::error file=pcsync\.yaml,line=\d+,col=\d+::/);
+    expect(result.log).not.toContain("No API key");
+    expect(comments(pull)).toEqual([]);
+    expect(github.artifacts.some((artifact) => artifact.name === "pcsync-plan-f0f0f0")).toBe(false);
+  });
+
+  it("applies exactly the reviewed plan on merge, and main is then fully applied", async () => {
+    const pull = github.pulls.find((candidate) => candidate.number === 7) as PullRequest;
+    const results = await mergePullRequest(pull, withTaxonomy("Renames events"), "m1m1m1");
+    expect(results["find-plan"]?.result, results["find-plan"]?.log).toBe("success");
+    expect(results["find-plan"]?.outputs).toMatchObject({
+      "pull-request": "7",
+      artifact: "pcsync-plan-b2b2b2",
+    });
+    const apply = results.apply;
+    expect(apply?.result, apply?.log).toBe("success");
+    expect(apply?.environment).toBe("production");
+    expect(apply?.log).toContain("Every change of the reviewed plan of pull request #7");
+    secretFree(apply);
+    expect((await planMain()).code).toBe(0);
+  });
+
+  it("refuses a plan that main's manifest does not ask for, and a stale plan; nothing is changed", async () => {
+    // A plan altered after review (by a workflow changed in the pull request, say).
+    const crafted = github.openPullRequest(9, "d4d4d4");
+    const manifest = withTaxonomy("Renames events, v2");
+    expect((await planPullRequest(crafted, manifest)).result).toBe("success");
+    const artifact = github.artifacts.find((candidate) => candidate.name === "pcsync-plan-d4d4d4");
+    if (artifact === undefined) throw new Error("no artifact");
+    artifact.files["plan.json"] = (artifact.files["plan.json"] ?? "").replace(
+      '"Renames events, v2"',
+      '"pwned"',
+    );
+    const refused = await mergePullRequest(crafted, manifest, "m2m2m2");
+    expect(refused.apply?.result).toBe("failure");
+    expect(refused.apply?.log).toContain(
+      "does what main's manifest does not ask for now. Nothing was applied.",
+    );
+    expect(refused.apply?.log).toContain('set description of "Taxonomy Standardizer"');
+
+    // A plan whose record was changed by hand after the plan: apply --plan refuses it (exit 3).
+    const stale = github.openPullRequest(10, "e5e5e5");
+    const next = withTaxonomy("Renames events, v3");
+    expect((await planPullRequest(stale, next)).result).toBe("success");
+    await editByHand("1", "Taxonomy Standardizer", { enabled: false });
+    const results = await mergePullRequest(stale, next, "m3m3m3");
+    expect(results.apply?.result).toBe("failure");
+    expect(results.apply?.log).toContain("is stale");
+    expect(results.apply?.log).toContain("pcsync apply was refused (exit code 3)");
+    const { stdout } = await planMain();
+    expect(stdout).toContain('description: "Renames events" → "Renames events, v3"');
+    expect(stdout).toContain("enabled: false → true");
+  });
+
+  it("applies nothing for a push without a merged pull request", async () => {
+    const results = await runOnMain("pcsync-apply.yml", "push", "d1r3c7");
+    expect(results["find-plan"]?.result).toBe("failure");
+    expect(results["find-plan"]?.log).toContain("without a merged pull request");
+    expect(results.apply?.result).toBe("skipped");
+  });
+
+  it("keeps one drift issue open while drift lasts, and closes it when the drift is gone", async () => {
+    // The refused applies above left project 1 drifted from main's manifest.
+    const drifted = await runOnMain("pcsync-drift.yml", "schedule", "m3m3m3");
+    expect(drifted.drift?.result).toBe("failure");
+    expect(drifted.drift?.log).toContain("the service differs from the manifest");
+    secretFree(drifted.drift);
+    const opened = github.issues.filter((issue) => issue.user.login === BOT);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]?.body).toContain(ISSUE_MARKER);
+    expect(opened[0]?.body).toContain("enabled: false → true");
+
+    // The same drift the next night: the same issue, untouched; more drift: updated, with a comment.
+    await runOnMain("pcsync-drift.yml", "schedule", "m3m3m3");
+    expect(github.issues.filter((issue) => issue.user.login === BOT)).toHaveLength(1);
+    expect(opened[0]?.comments).toEqual([]);
+    await editByHand("2", "Unduplicator", { enabled: false });
+    await runOnMain("pcsync-drift.yml", "workflow_dispatch", "m3m3m3");
+    expect(opened[0]?.comments).toHaveLength(1);
+    expect(opened[0]?.body).toContain("Unduplicator");
+
+    // The sharded check: each drifting project is in one failing shard; the clean shards pass.
+    const sharded = await runOnMain("pcsync-drift-sharded.yml", "schedule", "m3m3m3");
+    const shards = sharded.drift?.matrix ?? [];
+    expect(shards).toHaveLength(4);
+    const failing = shards.filter((shard) => shard.result === "failure");
+    expect(failing.length).toBeGreaterThan(0);
+    for (const name of ["Taxonomy Standardizer", "Unduplicator"]) {
+      expect(
+        failing.filter((shard) => shard.summary.includes(name)),
+        name,
+      ).toHaveLength(1);
+    }
+    for (const shard of shards.filter((candidate) => candidate.result === "success")) {
+      expect(shard.summary).not.toMatch(/Taxonomy Standardizer|Unduplicator/);
+    }
+
+    // By hand ("Run workflow"): main is planned with the read key, then that plan applied.
+    const dispatched = await runOnMain("pcsync-apply.yml", "workflow_dispatch", "m3m3m3");
+    expect(dispatched["find-plan"]?.result).toBe("skipped");
+    expect(dispatched.plan?.result, dispatched.plan?.log).toBe("success");
+    expect(dispatched.apply?.result, dispatched.apply?.log).toBe("success");
+    const gone = await runOnMain("pcsync-drift.yml", "schedule", "m3m3m3");
+    expect(gone.drift?.result, gone.drift?.log).toBe("success");
+    expect(opened[0]).toMatchObject({ state: "closed", state_reason: "completed" });
+    expect(opened[0]?.comments.at(-1)?.body).toContain("No drift any more");
   });
 });

@@ -1,0 +1,121 @@
+// Installing pcsync without the registry holding it: the tarball `npm pack` makes, installed
+// globally into a fresh prefix, runs from anywhere, with everything it needs in the package.
+
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { startEmulator } from "../src/emulator/index.js";
+import { runBuiltCli } from "./support/cli.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const KEY = "phx_pack_install_key_61b0d9e2f4";
+
+describe("npm pack, then npm install -g of the tarball", () => {
+  const workdir = mkdtempSync(join(tmpdir(), "pcsync-pack-"));
+  afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+
+  function npm(args: string[], cwd: string): string {
+    const result = spawnSync("npm", [...args, "--no-audit", "--no-fund"], {
+      cwd,
+      encoding: "utf8",
+      timeout: 90_000,
+      env: { ...process.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" },
+    });
+    expect(result.status, `npm ${args.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
+    return result.stdout;
+  }
+
+  it("installs a pcsync that runs from anywhere: --version, validate, and a plan against the emulator", async () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string })
+      .version;
+    // The suite built dist/ already: --ignore-scripts keeps `prepare` from building it again.
+    const packed = JSON.parse(
+      npm(["pack", "--json", "--pack-destination", workdir, "--ignore-scripts"], ROOT),
+    ) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    const files = packed[0]?.files.map((file) => file.path) ?? [];
+    // What the CLI loads at run time is in the package; sources, tests and maps are not.
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "dist/src/cli/main.js",
+        "dist/src/api/validators.generated.js",
+        "schemas/manifest.schema.json",
+        "schemas/plan.schema.json",
+        "examples/pcsync.yaml",
+        "README.md",
+        "package.json",
+      ]),
+    );
+    expect(files.filter((file) => /^(src|test|bench|dist\/bench)\/|\.map$/.test(file))).toEqual([]);
+
+    // As a user would: no build happens here (prepare runs for git and directory installs only).
+    const prefix = join(workdir, "prefix");
+    npm(
+      [
+        "install",
+        "--global",
+        "--prefix",
+        prefix,
+        "--prefer-offline",
+        join(workdir, packed[0]?.filename ?? ""),
+      ],
+      workdir,
+    );
+    const bin = join(prefix, "bin", "pcsync");
+    expect(existsSync(bin)).toBe(true);
+    const elsewhere = join(workdir, "elsewhere");
+    mkdirSync(elsewhere);
+    expect((await runInstalled(bin, ["--version"], elsewhere)).stdout.trim()).toBe(version);
+    const manifest = join(prefix, "lib", "node_modules", "pcsync", "examples", "pcsync.yaml");
+    const validated = await runInstalled(bin, ["validate", "-f", manifest], elsewhere);
+    expect(validated.code, validated.stderr).toBe(0);
+
+    const emulator = await startEmulator({ keys: [{ key: KEY, scopes: ["*"], projects: "*" }] });
+    try {
+      const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY };
+      const installed = await runInstalled(
+        bin,
+        ["plan", "-f", manifest, "--detailed-exitcode"],
+        elsewhere,
+        env,
+      );
+      expect(installed.code, installed.stderr).toBe(2);
+      expect(installed.stdout).toContain("to create");
+      // The same plan as the checkout's build makes.
+      const built = await runBuiltCli(["plan", "-f", manifest, "--detailed-exitcode"], {
+        env,
+        cwd: elsewhere,
+      });
+      expect(installed.stdout).toBe(built.stdout);
+    } finally {
+      await emulator.close();
+    }
+  }, 120_000);
+});
+
+/** Runs the installed command, from `cwd`, asynchronously (an in-process emulator may answer it). */
+function runInstalled(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
