@@ -59,7 +59,14 @@ export class ApiError extends RequestFailedError {
       hint?: string | undefined;
     },
   ) {
-    const serviceError = details.serviceError && { ...details.serviceError };
+    // The service's text is shown on one line: a line break in it could start a line that a CI
+    // runner reads as a command (`::error::`, `::add-mask::`) or that looks like pcsync's own.
+    const serviceError = details.serviceError && {
+      type: oneLine(details.serviceError.type),
+      code: oneLine(details.serviceError.code),
+      detail: oneLine(details.serviceError.detail),
+      attr: details.serviceError.attr === null ? null : oneLine(details.serviceError.attr),
+    };
     const detail = serviceError
       ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}`
       : details.fallbackDetail || STATUS_CODES[details.status] || "unexpected status";
@@ -463,4 +470,10 @@ export class RequestAbortedError extends RequestFailedError {
       details,
     );
   }
+}
+
+/** Text from the service with line breaks and other control characters shown as spaces. */
+function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, " ");
 }
