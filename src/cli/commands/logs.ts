@@ -152,7 +152,6 @@ Examples:
   command.action(async (flags: LogsFlags) => {
     const settings = parseLogsFlags(flags, Date.now());
     const client = await createClientFromFlags(flags, io);
-    const stdout = watchStdout(io);
     try {
       const { target } = settings;
       // Both families are searched so that a frontend app named here gets a clear answer.
@@ -167,7 +166,7 @@ Examples:
       }
       const read = (query: LogQuery, max?: number) =>
         readLogs(client, target.project, family, record.id, query, max);
-      const print = createPrinter(io, settings.format, stdout.closed);
+      const print = createPrinter(io, settings.format);
       // One more than asked tells whether older entries were left out.
       const backlog = await read(settings.query, settings.limit + 1);
       const complete = backlog.length <= settings.limit;
@@ -186,7 +185,7 @@ Examples:
       // Following reads like a terminal log: oldest at the top, the newest arriving at the bottom.
       for (const entry of [...shown].reverse()) print(entry);
       const cursor = new LogFollowCursor(shown, { complete, since: settings.since });
-      await pollUntilStopped(io, settings.intervalMs, stdout.closed, async () => {
+      await pollUntilStopped(io, settings.intervalMs, async () => {
         const after = cursor.nextAfter();
         const polled = await read({ ...settings.query, ...(after ? { after } : {}) });
         for (const entry of cursor.accept(polled)) print(entry);
@@ -194,7 +193,6 @@ Examples:
     } catch (error) {
       throw explainRefusal(error, "logs");
     } finally {
-      stdout.dispose();
       await client.close();
     }
   });
@@ -216,40 +214,23 @@ async function readLogs(
   return entries;
 }
 
-function createPrinter(io: CliIo, format: LogFormat, closed: AbortSignal): (entry: LogEntry) => void {
+// A reader that goes away (`pcsync logs --follow | head`) ends the run at the output edge
+// (src/cli/main.ts), so the printer and the poll loop need not watch stdout themselves.
+function createPrinter(io: CliIo, format: LogFormat): (entry: LogEntry) => void {
   const colour = format === "text" && useColour(io.stdout, io.env);
   return (entry) => {
-    if (!closed.aborted) io.stdout.write(formatLogEntry(entry, format, colour));
+    io.stdout.write(formatLogEntry(entry, format, colour));
   };
 }
 
 /**
- * Notices when the reader of stdout goes away (`pcsync logs | head`): there is nothing left to
- * print to, which is not an error, and must not end in an unhandled EPIPE.
- */
-function watchStdout(io: CliIo): { closed: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const onError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") io.stderr.write(`pcsync: cannot write the output: ${error.message}\n`);
-    controller.abort();
-  };
-  io.stdout.on("error", onError);
-  return { closed: controller.signal, dispose: () => io.stdout.off("error", onError) };
-}
-
-/**
- * Runs `poll` every `intervalMs` until SIGINT/SIGTERM or `closed`. A poll in flight finishes first,
+ * Runs `poll` every `intervalMs` until SIGINT/SIGTERM. A poll in flight finishes first,
  * so nothing is half printed; a second Ctrl-C kills the process as usual.
  */
-async function pollUntilStopped(
-  io: CliIo,
-  intervalMs: number,
-  closed: AbortSignal,
-  poll: () => Promise<void>,
-): Promise<void> {
+async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promise<void>): Promise<void> {
   const interrupted = new AbortController();
   const onSignal = () => interrupted.abort();
-  const stop = AbortSignal.any([interrupted.signal, closed]);
+  const stop = interrupted.signal;
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
