@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
 import { exampleData, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { captureStreams } from "../support/in-process.js";
 
 const KEY = "phx_confirm_test_key_0123456789";
 let emulator: RunningEmulator;
@@ -62,30 +63,23 @@ function endlessPipe(): Readable & { isTTY: boolean; reads: number } {
 }
 
 async function run(args: string[], stdin: CliIo["stdin"], onQuestion?: () => void) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString("utf8");
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
-    if (onQuestion !== undefined && err.includes("(yes/no) ")) {
+  const streams = captureStreams();
+  streams.stderr.on("data", () => {
+    if (onQuestion !== undefined && streams.text().stderr.includes("(yes/no) ")) {
       const answer = onQuestion;
       onQuestion = undefined;
       answer();
     }
   });
   const io: CliIo = {
-    stdout,
-    stderr,
+    stdout: streams.stdout,
+    stderr: streams.stderr,
     env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY },
     cwd: directory,
     ...(stdin === undefined ? {} : { stdin }),
   };
   const code = await runCli(args, io);
-  return { code, stdout: out, stderr: err };
+  return { code, ...streams.text() };
 }
 
 async function namesInProject3(): Promise<string[]> {

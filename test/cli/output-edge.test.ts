@@ -5,24 +5,19 @@ import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { OutputEdge, type OutputLoss } from "../../src/cli/output-edge.js";
 import { REDACTED, SecretRegistry } from "../../src/redact.js";
+import { captureStreams } from "../support/in-process.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
 
 function edgeFor(keys: string[], onLoss?: (loss: OutputLoss) => void) {
   const registry = new SecretRegistry();
   for (const key of keys) registry.register(key);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const edge = new OutputEdge({ stdout, stderr }, { registry, ...(onLoss ? { onLoss } : {}) });
-  return { edge, out: () => out, err: () => err };
+  const streams = captureStreams();
+  const edge = new OutputEdge(
+    { stdout: streams.stdout, stderr: streams.stderr },
+    { registry, ...(onLoss ? { onLoss } : {}) },
+  );
+  return { edge, out: () => streams.text().stdout, err: () => streams.text().stderr };
 }
 
 describe("redaction at write time", () => {

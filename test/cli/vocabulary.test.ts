@@ -6,12 +6,10 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
-import { runCli } from "../../src/cli/program.js";
 import { exampleData, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { packageVersion } from "../../src/package-files.js";
+import { runCliInProcess } from "../support/in-process.js";
 
 const KEY = "phx_vocabulary_test_key_0123456";
 let emulator: RunningEmulator;
@@ -39,19 +37,7 @@ afterAll(async () => {
 });
 
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString("utf8");
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
-  });
-  const io: CliIo = { stdout, stderr, env, cwd: directory };
-  const code = await runCli(args, io);
-  return { code, stdout: out, stderr: err };
+  return await runCliInProcess(args, { env, cwd: directory });
 }
 
 const withServer = () => ({ PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY });

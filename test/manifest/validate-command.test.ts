@@ -3,32 +3,23 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerValidateCommand } from "../../src/cli/commands/validate.js";
 import type { CliIo } from "../../src/cli/io.js";
 import type { ExitCode } from "../../src/errors.js";
+import { captureStreams } from "../support/in-process.js";
 
 async function runValidate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const io: CliIo = { stdout, stderr, env, cwd };
+  const streams = captureStreams();
+  const io: CliIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd };
   let exitCode: ExitCode = 0;
   const program = new Command().exitOverride();
   registerValidateCommand(program, io, (code) => {
     exitCode = code;
   });
   await program.parseAsync(["validate", ...args], { from: "user" });
-  return { code: exitCode, stdout: out, stderr: err };
+  return { code: exitCode, ...streams.text() };
 }
 
 describe("pcsync validate", () => {
