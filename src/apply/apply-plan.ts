@@ -79,6 +79,9 @@ export interface ApplyOptions {
 
 const NOT_STARTED = "not started: the run was interrupted";
 
+/** A reorder the interrupt came before: skipped, as not started. */
+const REORDER_NOT_STARTED = { status: "skipped", message: NOT_STARTED, notStarted: true } as const;
+
 function notStartedOutcome(change: PlannedChange, detail?: string): ApplyOutcome {
   return {
     ...outcomeOf(change, "skipped", detail === undefined ? NOT_STARTED : `${NOT_STARTED} (${detail})`),
@@ -211,8 +214,7 @@ async function applyFamily(
   };
   if (signal?.aborted) {
     const outcomes = work.changes.map((change) => notStartedOutcome(change));
-    if (reorderBase)
-      outcomes.push({ ...reorderBase, status: "skipped", message: NOT_STARTED, notStarted: true });
+    if (reorderBase) outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
     for (const _ of outcomes) progress();
     return outcomes;
   }
@@ -267,7 +269,7 @@ async function applyFamily(
     );
     const unknownCreates = unsettledCreates.filter((outcome) => outcome.status === "unknown").length;
     if (signal?.aborted) {
-      outcomes.push({ ...reorderBase, status: "skipped", message: NOT_STARTED, notStarted: true });
+      outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
     } else if (unsettledCreates.length > 0) {
       const what =
         unknownCreates === 0
@@ -458,8 +460,7 @@ async function applyReorder(
       if (
         !(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))
       ) {
-        if (error instanceof RequestAbortedError)
-          return { status: "skipped", message: NOT_STARTED, notStarted: true };
+        if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
         if (error instanceof RequestFailedError && error.outcomeUnknown) {
           return {
             status: "unknown",
