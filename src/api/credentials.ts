@@ -48,6 +48,15 @@ async function readKeyFile(file: string): Promise<string> {
 }
 
 /**
+ * The key in `file` as the connection will read it, or undefined when it cannot be read or is
+ * empty (the connection reports that when it reads the file itself). For the manifest loader,
+ * which refuses values holding the key before any connection is made.
+ */
+export async function peekApiKeyFile(file: string): Promise<string | undefined> {
+  return await readKeyFile(file).catch(() => undefined);
+}
+
+/**
  * Registers the key in the environment as a secret before any command runs, whether or not the
  * command uses it: a manifest may interpolate it (`${PCSYNC_API_KEY}`) into a value that an error
  * quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)

@@ -2,9 +2,9 @@
 // problem as file:line:col. Also the manifest plumbing plan, apply, export and demo share: -f, --var
 // and --var-file, and loading with diagnostics printed (and annotated on GitHub Actions).
 
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
+import { peekApiKeyFile } from "../../api/credentials.js";
 import { EXIT_ERROR, UsageError } from "../../errors.js";
 import {
   type DesiredState,
@@ -95,8 +95,8 @@ async function variableOptions(flags: Omit<ManifestFlags, "file">, io: CliIo): P
   const assignments = parseVariableFlags(flags.var);
   const secrets: string[] = [];
   if (flags.apiKeyFile !== undefined) {
-    const key = await readFile(resolve(io.cwd, flags.apiKeyFile), "utf8").catch(() => undefined);
-    if (key !== undefined && key.trim() !== "") secrets.push(key.trim());
+    const key = await peekApiKeyFile(resolve(io.cwd, flags.apiKeyFile));
+    if (key !== undefined) secrets.push(key);
   }
   return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
 }
