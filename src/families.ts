@@ -23,6 +23,17 @@ export function isFamilyName(value: string): value is FamilyName {
   return (FAMILY_NAMES as readonly string[]).includes(value);
 }
 
+/** One family of one project: what a list is read for, and what a plan groups by. */
+export interface FamilyRef {
+  project: string;
+  family: FamilyName;
+}
+
+/** The Map key of a family of a project; unambiguous, as no family name holds a NUL. */
+export function familyKey(project: string, family: string): string {
+  return `${project}\u0000${family}`;
+}
+
 export function getFamily(name: FamilyName): FamilyInfo {
   const family = FAMILIES.find((candidate) => candidate.name === name);
   if (!family) throw new Error(`unknown family ${name}`);

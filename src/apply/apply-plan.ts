@@ -14,7 +14,7 @@ import {
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
-import type { FamilyName, WritableField } from "../families.js";
+import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type {
   CurrentState,
@@ -146,7 +146,7 @@ export async function applyPlan(
 function groupWork(plan: Plan): FamilyWork[] {
   const groups = new Map<string, FamilyWork>();
   const groupFor = (project: string, family: FamilyName) => {
-    const key = `${project}\u0000${family}`;
+    const key = familyKey(project, family);
     let group = groups.get(key);
     if (!group) {
       group = { project, family, changes: [], reorder: undefined };

@@ -3,15 +3,10 @@
 
 import type { ApiClient } from "../api/index.js";
 import { listAllConfigs } from "../api/index.js";
-import type { FamilyName } from "../families.js";
+import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
 import { mapConcurrent } from "./map-concurrent.js";
-
-export interface FamilyRef {
-  project: string;
-  family: FamilyName;
-}
 
 /**
  * The lists a plan of `desired` must read. A project that prunes plugin_configs without managing
@@ -22,7 +17,7 @@ export function familiesToRead(desired: DesiredState): FamilyRef[] {
   const refs: FamilyRef[] = [];
   const seen = new Set<string>();
   const add = (project: string, family: FamilyName) => {
-    const key = `${project}\u0000${family}`;
+    const key = familyKey(project, family);
     if (seen.has(key)) return;
     seen.add(key);
     refs.push({ project, family });
