@@ -4,10 +4,10 @@
 import { Agent, request } from "undici";
 import { ApiClient } from "../src/api/index.js";
 import { applyPlan } from "../src/apply/apply-plan.js";
-import { readAndPlan as readAndPlanProjects } from "../src/apply/read-and-plan.js";
-import { familiesToRead } from "../src/apply/read-current-state.js";
 import type { FaultOptions, ProfileName, RequestLogEntry } from "../src/emulator/index.js";
 import type { CurrentState, Plan } from "../src/plan/types.js";
+import { readAndPlan as readAndPlanProjects } from "../src/read/read-and-plan.js";
+import { familiesToRead } from "../src/read/read-current-state.js";
 import {
   BENCH_API_KEY,
   buildFleet,

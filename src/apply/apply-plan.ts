@@ -15,6 +15,7 @@ import {
   updateConfig,
 } from "../api/index.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type {
   CurrentState,
@@ -25,7 +26,6 @@ import type {
   PlannedReorder,
 } from "../plan/types.js";
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
-import { mapConcurrent } from "./map-concurrent.js";
 
 /**
  * `unknown`: the write was sent and got no definitive answer, and could not be settled: the server

@@ -4,12 +4,12 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import { type ApiClient, listProjects } from "../api/index.js";
-import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { readAndPlan as readAndPlanProjects } from "../read/read-and-plan.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { familyOption, parseFamily } from "./options.js";

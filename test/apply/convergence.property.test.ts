@@ -5,7 +5,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { applyPlan } from "../../src/apply/apply-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import {
   type EmulatorData,
   exampleData,
@@ -15,6 +14,7 @@ import {
 import type { FamilyName } from "../../src/families.js";
 import type { DesiredFamily, DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
+import { familiesToRead, readCurrentState } from "../../src/read/read-current-state.js";
 import { desiredConfig, desiredFamily } from "../support/builders.js";
 
 const KEY = "phx_property_test_key_0123456789";

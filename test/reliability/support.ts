@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApiClient } from "../../src/api/index.js";
 import { type ApplyOptions, type ApplyReport, applyPlan } from "../../src/apply/apply-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type EmulatorData, exampleData, type StoredRecord } from "../../src/emulator/index.js";
 import { type DesiredState, formatDiagnostic, loadManifestSources } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { Plan } from "../../src/plan/types.js";
+import { familiesToRead, readCurrentState } from "../../src/read/read-current-state.js";
 
 /** The API key of every reliability test: `+`, `/` and `=` make its URL and base64 forms differ. */
 export const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { type ReadProgressCounts, readAndPlan } from "../../src/apply/read-and-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { loadManifests } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
+import { type ReadProgressCounts, readAndPlan } from "../../src/read/read-and-plan.js";
+import { familiesToRead, readCurrentState } from "../../src/read/read-current-state.js";
 
 const KEY = "phx_read_and_plan_test_key";
 

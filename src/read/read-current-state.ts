@@ -5,8 +5,8 @@ import type { ApiClient } from "../api/index.js";
 import { listAllConfigs } from "../api/index.js";
 import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
-import { mapConcurrent } from "./map-concurrent.js";
 
 /**
  * The lists a plan of `desired` must read. A project that prunes plugin_configs without managing

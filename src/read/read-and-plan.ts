@@ -4,6 +4,7 @@
 import type { ApiClient } from "../api/index.js";
 import { listAllConfigs } from "../api/index.js";
 import type { DesiredState } from "../manifest/types.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
   type PlanOptions,
@@ -12,7 +13,6 @@ import {
   planProject,
 } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
-import { mapConcurrent } from "./map-concurrent.js";
 import { familiesToRead } from "./read-current-state.js";
 
 /** How far the read has come: lists read, and projects whose every list is read (and planned). */
