@@ -8,11 +8,27 @@ export interface FamilyInfo {
   readonly pathSegment: string;
   /** Whether the family publishes a logs endpoint. */
   readonly hasLogs: boolean;
+  /**
+   * The families whose records this family's list also shows on some servers: such a record is
+   * the other family's (family-lists.ts reads and sorts the lists by this).
+   */
+  readonly listAlsoShows: readonly string[];
 }
 
 export const FAMILIES = [
-  { name: "plugin_configs", pathSegment: "plugin_configs", hasLogs: true },
-  { name: "pipeline_frontend_apps_configs", pathSegment: "pipeline_frontend_apps_configs", hasLogs: false },
+  {
+    name: "plugin_configs",
+    pathSegment: "plugin_configs",
+    hasLogs: true,
+    // posthog-2024 lists the frontend apps in plugin_configs as well.
+    listAlsoShows: ["pipeline_frontend_apps_configs"],
+  },
+  {
+    name: "pipeline_frontend_apps_configs",
+    pathSegment: "pipeline_frontend_apps_configs",
+    hasLogs: false,
+    listAlsoShows: [],
+  },
 ] as const satisfies readonly FamilyInfo[];
 
 export type FamilyName = (typeof FAMILIES)[number]["name"];

@@ -3,33 +3,21 @@
 
 import type { ApiClient } from "../api/index.js";
 import { listAllConfigs } from "../api/index.js";
-import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
+import type { FamilyRef } from "../families.js";
+import { listsToRead } from "../family-lists.js";
 import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
 
 /**
- * The lists a plan of `desired` must read. A project that prunes plugin_configs without managing
- * its frontend apps also has its frontend list read: on servers where plugin_configs lists the
- * frontend apps too (posthog-2024), that is how the planner knows not to prune them.
+ * The lists a plan of `desired` must read: a family it prunes must tell its own records from those
+ * of the families its list also shows (see family-lists.ts). Desired families come sorted by
+ * project, so a project's lists stay side by side: it can be planned as soon as they are read.
  */
 export function familiesToRead(desired: DesiredState): FamilyRef[] {
-  const refs: FamilyRef[] = [];
-  const seen = new Set<string>();
-  const add = (project: string, family: FamilyName) => {
-    const key = familyKey(project, family);
-    if (seen.has(key)) return;
-    seen.add(key);
-    refs.push({ project, family });
-  };
-  // Desired families come sorted by project, so a project's lists stay side by side: it can be
-  // planned as soon as they are read.
-  for (const family of desired.families) {
-    add(family.project, family.family);
-    if (family.family === "plugin_configs" && family.prune)
-      add(family.project, "pipeline_frontend_apps_configs");
-  }
-  return refs;
+  return listsToRead(
+    desired.families.map(({ project, family, prune }) => ({ project, family, wholeFamily: prune })),
+  );
 }
 
 export type ReadProgress = (done: number, total: number) => void;

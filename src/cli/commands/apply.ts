@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
 import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
+import { listsToRead } from "../../family-lists.js";
 import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { readCurrentState } from "../../read/read-current-state.js";
@@ -179,13 +180,11 @@ async function rereadForPlan(
   flags: ApplyFlags,
   io: CliIo,
 ): Promise<{ current: CurrentState; reasons: string[] }> {
-  const refs = familiesTouchedBy(plan);
-  // The project's plugin_configs list tells apply whether a rearrange is safe (see apply-plan).
-  for (const reorder of plan.reorders) {
-    if (!refs.some((ref) => ref.project === reorder.project && ref.family === "plugin_configs")) {
-      refs.push({ project: reorder.project, family: "plugin_configs" });
-    }
-  }
+  // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
+  const refs = listsToRead([
+    ...familiesTouchedBy(plan),
+    ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
+  ]);
   const progress = createProgress(io);
   const current = await readCurrentState(client, refs, {
     concurrency: concurrencyOf(flags),
