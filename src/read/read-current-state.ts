@@ -1,5 +1,5 @@
-// Reads the current state a plan needs: one paginated list per project and family of the
-// desired state, concurrently (bounded), and nothing else.
+// Reads the current state: the paginated lists of the families asked for, concurrently (bounded),
+// and nothing else. `listsToPlan` names the lists a plan of a desired state needs.
 
 import type { ApiClient } from "../api/index.js";
 import { listAllConfigs } from "../api/index.js";
@@ -14,7 +14,7 @@ import type { CurrentFamily, CurrentState } from "../plan/types.js";
  * of the families its list also shows (see family-lists.ts). Desired families come sorted by
  * project, so a project's lists stay side by side: it can be planned as soon as they are read.
  */
-export function familiesToRead(desired: DesiredState): FamilyRef[] {
+export function listsToPlan(desired: DesiredState): FamilyRef[] {
   return listsToRead(
     desired.families.map(({ project, family, prune }) => ({ project, family, wholeFamily: prune })),
   );

@@ -39,7 +39,7 @@ import {
 } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
-import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
+import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
@@ -299,7 +299,7 @@ Examples:
     try {
       const { plan, current } = await (saved !== undefined && flags.plan !== undefined
         ? checkSavedPlan(saved, flags.plan, client, flags, io)
-        : readAndPlan(client, desired ?? { families: [] }, flags, io)
+        : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, for a user wondering what happened.
         if (error instanceof PcsyncError && !error.message.includes("Nothing was changed")) {
