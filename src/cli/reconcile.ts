@@ -9,7 +9,6 @@ import type { FamilyName } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
-import { PlanError } from "../read/plan-error.js";
 import { readAndPlan } from "../read/read-and-plan.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
@@ -91,21 +90,18 @@ export async function planFromFlags(
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
   const progress = createProgress(io);
-  const planned = await readAndPlan(client, desired, {
+  return readAndPlan(client, desired, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent },
-    onProgress: (read) =>
+    onProgress: (read) => {
       progress.update(
         "read",
         read.projectsDone,
         read.projects,
         `projects (${read.listsDone}/${read.lists} lists)`,
-      ),
-  }).catch((error: unknown) => {
-    // A plan that cannot be made is found once the reads are done: its message gets a clean line.
-    if (error instanceof PlanError) progress.finish();
-    throw error;
+      );
+      // Gone once every list is in, before anything is said about what was read.
+      if (read.listsDone === read.lists) progress.finish();
+    },
   });
-  progress.finish();
-  return planned;
 }
