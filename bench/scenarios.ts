@@ -4,10 +4,10 @@
 import { Agent, request } from "undici";
 import { ApiClient } from "../src/api/index.js";
 import { applyPlan } from "../src/apply/apply-plan.js";
-import { readAndPlan as readAndPlanProjects } from "../src/apply/read-and-plan.js";
-import { familiesToRead } from "../src/apply/read-current-state.js";
 import type { FaultOptions, ProfileName, RequestLogEntry } from "../src/emulator/index.js";
 import type { CurrentState, Plan } from "../src/plan/types.js";
+import { readAndPlanProjects } from "../src/read/read-and-plan.js";
+import { listsToPlan } from "../src/read/read-current-state.js";
 import {
   BENCH_API_KEY,
   buildFleet,
@@ -188,7 +188,7 @@ interface PlanRun {
   planningMs: number;
 }
 
-async function readAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSettings): Promise<PlanRun> {
+async function timeReadAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSettings): Promise<PlanRun> {
   const started = performance.now();
   const { plan, errors, current, planningMs } = await readAndPlanProjects(client, fleet.desired, {
     concurrency: settings.concurrency,
@@ -203,7 +203,7 @@ async function readAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSetti
  * limiter, no planning): the floor this harness allows, beside which the client's ratio reads.
  */
 async function bareLoopMs(baseUrl: string, fleet: Fleet, concurrency: number): Promise<number> {
-  const paths = familiesToRead(fleet.desired).map(
+  const paths = listsToPlan(fleet.desired).map(
     (ref) =>
       `/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/?limit=${RECORDS_PER_LIST_REQUEST}`,
   );
@@ -251,7 +251,7 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
         // JIT); the second one shows the same work warm.
         const memory = trackMemory();
         const cpuBefore = process.cpuUsage();
-        const cold = await readAndPlan(client, fleet, settings);
+        const cold = await timeReadAndPlan(client, fleet, settings);
         const cpu = process.cpuUsage(cpuBefore);
         const processCpuMs = (cpu.user + cpu.system) / 1000;
         const planMemory = memory.stop();
@@ -260,7 +260,7 @@ function planScenario(shape: FleetShape, isDefault = true): Scenario {
         const roundTrip = median(responses.map((response) => response.ms));
         // Time in round trips over wall time: the concurrency the client actually kept up.
         const inFlight = responses.reduce((total, response) => total + response.ms, 0) / cold.wallMs;
-        const warm = await readAndPlan(client, fleet, settings);
+        const warm = await timeReadAndPlan(client, fleet, settings);
         const bareMs = await bareLoopMs(emulator.url, fleet, settings.concurrency);
         const ideal = idealWallMs(requests, settings);
         const coldWall = cold.wallMs;
@@ -369,7 +369,7 @@ function applyScenario(): Scenario {
       const harness = { profile: "seed", settings, warmUp: true } as const;
       return withFleet(fleet, harness, async ({ emulator, client }) => {
         const memory = trackMemory();
-        const planned = await readAndPlan(client, fleet, settings);
+        const planned = await timeReadAndPlan(client, fleet, settings);
         const { plan } = planned;
         const changes = plan.changes.length;
         const familiesWithMoves = plan.reorders.length;
@@ -385,7 +385,7 @@ function applyScenario(): Scenario {
         const ideal = idealWallMs(minimumWrites, settings);
 
         const applyMemory = memory.stop();
-        const again = await readAndPlan(client, fleet, settings);
+        const again = await timeReadAndPlan(client, fleet, settings);
         const left = again.plan.changes.length + again.plan.reorders.length;
         return {
           id,
@@ -481,7 +481,7 @@ function throttledScenario(options: {
         { profile: "posthog-2024", settings, perMinute },
         async ({ emulator, client, responses }) => {
           const started = performance.now();
-          const planned = await readAndPlan(client, fleet, settings);
+          const planned = await timeReadAndPlan(client, fleet, settings);
           const report = await applyPlan(client, planned.plan, planned.current, {
             concurrency: settings.concurrency,
             onProgress: (done, total) => {

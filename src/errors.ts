@@ -12,6 +12,14 @@ export const EXIT_REFUSED = 3;
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 
+export type InterruptSignal = "SIGINT" | "SIGTERM";
+
+/** 128 + the signal's number, as a shell reports a process that the signal ended. */
+export const SIGNAL_EXIT_CODES = { SIGINT: EXIT_SIGINT, SIGTERM: EXIT_SIGTERM } as const satisfies Record<
+  InterruptSignal,
+  number
+>;
+
 export type ExitCode =
   | typeof EXIT_OK
   | typeof EXIT_ERROR

@@ -8,11 +8,27 @@ export interface FamilyInfo {
   readonly pathSegment: string;
   /** Whether the family publishes a logs endpoint. */
   readonly hasLogs: boolean;
+  /**
+   * The families whose records this family's list also shows on some servers: such a record is
+   * the other family's (family-lists.ts reads and sorts the lists by this).
+   */
+  readonly listAlsoShows: readonly string[];
 }
 
 export const FAMILIES = [
-  { name: "plugin_configs", pathSegment: "plugin_configs", hasLogs: true },
-  { name: "pipeline_frontend_apps_configs", pathSegment: "pipeline_frontend_apps_configs", hasLogs: false },
+  {
+    name: "plugin_configs",
+    pathSegment: "plugin_configs",
+    hasLogs: true,
+    // posthog-2024 lists the frontend apps in plugin_configs as well.
+    listAlsoShows: ["pipeline_frontend_apps_configs"],
+  },
+  {
+    name: "pipeline_frontend_apps_configs",
+    pathSegment: "pipeline_frontend_apps_configs",
+    hasLogs: false,
+    listAlsoShows: [],
+  },
 ] as const satisfies readonly FamilyInfo[];
 
 export type FamilyName = (typeof FAMILIES)[number]["name"];
@@ -21,6 +37,17 @@ export const FAMILY_NAMES: readonly FamilyName[] = FAMILIES.map((family) => fami
 
 export function isFamilyName(value: string): value is FamilyName {
   return (FAMILY_NAMES as readonly string[]).includes(value);
+}
+
+/** One family of one project: what a list is read for, and what a plan groups by. */
+export interface FamilyRef {
+  project: string;
+  family: FamilyName;
+}
+
+/** The Map key of a family of a project; unambiguous, as no family name holds a NUL. */
+export function familyKey(project: string, family: string): string {
+  return `${project}\u0000${family}`;
 }
 
 export function getFamily(name: FamilyName): FamilyInfo {

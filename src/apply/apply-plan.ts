@@ -14,7 +14,9 @@ import {
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
-import type { FamilyName, WritableField } from "../families.js";
+import { type FamilyName, familyKey, type WritableField } from "../families.js";
+import { showsEveryRecord } from "../family-lists.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type {
   CurrentState,
@@ -25,7 +27,6 @@ import type {
   PlannedReorder,
 } from "../plan/types.js";
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
-import { mapConcurrent } from "./map-concurrent.js";
 
 /**
  * `unknown`: the write was sent and got no definitive answer, and could not be settled: the server
@@ -146,7 +147,7 @@ export async function applyPlan(
 function groupWork(plan: Plan): FamilyWork[] {
   const groups = new Map<string, FamilyWork>();
   const groupFor = (project: string, family: FamilyName) => {
-    const key = `${project}\u0000${family}`;
+    const key = familyKey(project, family);
     let group = groups.get(key);
     if (!group) {
       group = { project, family, changes: [], reorder: undefined };
@@ -411,11 +412,11 @@ async function applyDelete(client: ApiClient, change: PlannedChange): Promise<Ap
 /**
  * Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
  * the keys as plugin ids, so it is used only when no key can name a plugin of the project's
- * records (which requires having read the project's plugin_configs list, which lists them all).
+ * records (which requires having read lists that show them all).
  */
 function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentState): boolean {
   const lists = current.families.filter((item) => item.project === reorder.project);
-  if (!lists.some((item) => item.family === "plugin_configs")) return false;
+  if (!showsEveryRecord(lists.map((item) => item.family))) return false;
   const pluginIds = new Set<number>();
   for (const list of lists) for (const record of list.records) pluginIds.add(record.plugin);
   for (const change of plan.changes) {

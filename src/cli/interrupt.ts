@@ -4,15 +4,7 @@
 // at once.
 
 import type { Writable } from "node:stream";
-import { EXIT_SIGINT, EXIT_SIGTERM } from "../errors.js";
-
-export type InterruptSignal = "SIGINT" | "SIGTERM";
-
-/** 128 + the signal's number, as a shell reports a process that the signal ended. */
-export const SIGNAL_EXIT_CODES = { SIGINT: EXIT_SIGINT, SIGTERM: EXIT_SIGTERM } as const satisfies Record<
-  InterruptSignal,
-  number
->;
+import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 
 export interface InterruptWatch {
   /** Aborts on the first signal after `beginWrites()`. */

@@ -1,15 +1,15 @@
-// The shared first half of plan and apply: load the manifest, narrow it to --project/--family,
-// read the current state, and compute the plan.
+// The shared first half of plan and apply: the scope options, the manifest narrowed to them, and
+// the read stage run with the flags' settings and a progress line.
 
 import type { Command } from "commander";
 import { Option } from "commander";
-import { type ApiClient, listProjects } from "../api/index.js";
-import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
-import { PcsyncError, UsageError } from "../errors.js";
+import type { ApiClient } from "../api/index.js";
+import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
-import type { DesiredState, SourceLocation } from "../manifest/types.js";
+import type { DesiredState } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { readAndPlan } from "../read/read-and-plan.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { familyOption, parseFamily } from "./options.js";
@@ -81,57 +81,27 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
   };
 }
 
-export class PlanError extends PcsyncError {
-  constructor(readonly problems: string[]) {
-    super(
-      "plan_invalid",
-      `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}`,
-    );
-  }
-}
-
-const CURRENT_PROJECT = "@current";
-
-/**
- * `@current` is the key's first project: if the manifest also names that project by its id, the
- * two blocks would plan the same records twice (and one's prune could delete the other's
- * configs). One extra request, made only when a manifest mixes `@current` with other projects.
- */
-async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Promise<void> {
-  const alias = desired.families.find((family) => family.project === CURRENT_PROJECT);
-  if (!alias || desired.families.every((family) => family.project === CURRENT_PROJECT)) return;
-  const [first] = await listProjects(client);
-  if (!first) return;
-  const resolved = String(first.id);
-  const named = desired.families.find((family) => family.project === resolved);
-  if (!named) return;
-  const where = (location: SourceLocation) => `${location.file}:${location.line}`;
-  throw new PlanError([
-    `${where(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${where(named.source)}; keep one of the two`,
-  ]);
-}
-
-export async function readAndPlan(
+/** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
+export async function planFromFlags(
   client: ApiClient,
   desired: DesiredState,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
-  await refuseCurrentAlias(client, desired);
   const progress = createProgress(io);
-  const { plan, errors, current } = await readAndPlanProjects(client, desired, {
+  return readAndPlan(client, desired, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent },
-    onProgress: (read) =>
+    onProgress: (read) => {
       progress.update(
         "read",
         read.projectsDone,
         read.projects,
         `projects (${read.listsDone}/${read.lists} lists)`,
-      ),
+      );
+      // Gone once every list is in, before anything is said about what was read.
+      if (read.listsDone === read.lists) progress.finish();
+    },
   });
-  progress.finish();
-  if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
-  return { plan: { ...plan, server: client.base.display }, current };
 }

@@ -10,9 +10,9 @@ import {
   listAllConfigs,
   type PluginConfigRecord,
 } from "../api/index.js";
-import { mapConcurrent } from "../apply/map-concurrent.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import { familyOption } from "./options.js";
 
 export interface TargetFlags {

@@ -3,17 +3,23 @@
 
 import type { PluginConfigRecord } from "../api/types.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
+
+interface FamilyList {
+  family: FamilyName;
+  records: PluginConfigRecord[];
+}
 
 export interface ExportInput {
   project: string;
   /** The families to export. */
-  families: { family: FamilyName; records: PluginConfigRecord[] }[];
+  families: FamilyList[];
   /**
-   * Ids of the project's frontend app configs, when plugin_configs is exported without its
-   * frontend family; otherwise they are taken from the exported frontend family.
+   * Lists of other families, read only to leave their records out of the exported lists that
+   * also show them (see family-lists.ts).
    */
-  frontendIds?: ReadonlySet<number>;
+  otherLists?: FamilyList[];
 }
 
 /** One config as a manifest writes it; key order is the order written. */
@@ -101,25 +107,15 @@ function selectExportable(
 
 export function buildManifest(input: ExportInput): ExportResult {
   const warnings: string[] = [];
-  const frontendIds =
-    input.frontendIds ??
-    new Set(
-      input.families
-        .filter((item) => item.family === "pipeline_frontend_apps_configs")
-        .flatMap((item) => item.records.map((record) => record.id)),
-    );
+  const lists = [...input.families, ...(input.otherLists ?? [])];
   const families: ExportedFamily[] = [];
 
   for (const family of FAMILY_NAMES) {
     const entry = input.families.find((item) => item.family === family);
     if (!entry) continue;
-    // Where plugin_configs also lists the frontend apps (posthog-2024), they are exported once,
-    // under the frontend family.
-    const listed = sortByOrder(
-      family === "plugin_configs"
-        ? entry.records.filter((record) => !frontendIds.has(record.id))
-        : entry.records,
-    );
+    // A record that another family's list holds too is exported once, under its own family.
+    const otherIds = idsOfOtherFamilies(family, lists);
+    const listed = sortByOrder(entry.records.filter((record) => !otherIds.has(record.id)));
     const records = selectExportable(listed, family, warnings);
     const positional = records.every(({ record }, index) => record.order === index + 1);
 

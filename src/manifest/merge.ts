@@ -2,7 +2,7 @@
 // only shows across files: a project + family defined twice, one record id claimed twice,
 // conflicting server URLs. The result does not depend on the order the files were given in.
 
-import { FAMILY_NAMES } from "../families.js";
+import { FAMILY_NAMES, familyKey } from "../families.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 import type { DesiredFamily, DesiredState } from "./types.js";
@@ -28,7 +28,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 
   // Same project + family in two files.
   const blocks = files.flatMap(({ file, facts }) =>
-    facts.familyBlocks.map((block) => ({ ...block, file, key: `${block.project}\u0000${block.family}` })),
+    facts.familyBlocks.map((block) => ({ ...block, file, key: familyKey(block.project, block.family) })),
   );
   for (const group of groupBy(blocks, (block) => block.key)) {
     const [first, ...others] = group.sort(comparePlaced);

@@ -2,20 +2,15 @@
 // re-read. Any record the plan touches, or the membership of a family it prunes or reorders,
 // must be as it was when the plan was made.
 
-import type { FamilyName } from "../families.js";
+import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
-
-export interface FamilyRef {
-  project: string;
-  family: FamilyName;
-}
 
 /** The families `apply --plan` must re-read: those with a change or a reorder. */
 export function familiesTouchedBy(plan: Plan): FamilyRef[] {
   const refs = new Map<string, FamilyRef>();
   for (const item of [...plan.changes, ...plan.reorders]) {
-    refs.set(`${item.project}\u0000${item.family}`, { project: item.project, family: item.family });
+    refs.set(familyKey(item.project, item.family), { project: item.project, family: item.family });
   }
   return [...refs.values()];
 }
@@ -42,7 +37,7 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
 
   const membershipChecked = new Set<string>();
   const checkMembership = (project: string, family: FamilyName) => {
-    const key = `${project}\u0000${family}`;
+    const key = familyKey(project, family);
     if (membershipChecked.has(key)) return;
     membershipChecked.add(key);
     const records = listOf(project, family);

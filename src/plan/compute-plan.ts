@@ -3,6 +3,7 @@
 
 import type { PluginConfigRecord } from "../api/types.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
 import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
@@ -35,7 +36,6 @@ export interface PlanResult {
 }
 
 const DEFAULT_MAX_DELETE_PERCENT = 30;
-const FRONTEND_FAMILY: FamilyName = "pipeline_frontend_apps_configs";
 
 export function formatSource(source: SourceLocation): string {
   return `${source.file}:${source.line}`;
@@ -167,9 +167,9 @@ function groupByProject(desired: DesiredState, current: CurrentState): ProjectIn
 
 /**
  * Matches every config of a project to at most one remote record: by pinned id, else by name.
- * The frontend family claims first: on servers where plugin_configs also lists frontend apps
- * (posthog-2024), a record the manifest keeps as a frontend app is never claimed, reordered or
- * pruned through plugin_configs.
+ * Families claim in FAMILIES_IN_CLAIM_ORDER: where one family's list also shows another's records
+ * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
+ * family is never claimed, reordered or pruned through the other.
  */
 function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
   const claims = new Map<number, Claim>();
@@ -178,15 +178,12 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
     claims.set(value.record.id, value);
     byConfig.set(value.config, value);
   };
-  const families = [...FAMILY_NAMES].sort((a, b) =>
-    a === FRONTEND_FAMILY ? -1 : b === FRONTEND_FAMILY ? 1 : 0,
-  );
   const report = (family: FamilyName, config: DesiredConfig, message: string) =>
     errors.push({ project: input.project, family, message, source: formatSource(config.source) });
   const describeClaim = (claim: Claim) =>
     `${formatSource(claim.config.source)} (${claim.family}, ${claim.config.id !== undefined ? `id: ${claim.config.id}` : `name "${claim.config.fields.name}"`})`;
 
-  for (const family of families) {
+  for (const family of FAMILIES_IN_CLAIM_ORDER) {
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
@@ -270,12 +267,9 @@ function planFamily(
 ): FamilyPlan {
   const { project, family } = desiredFamily;
   const familySource = formatSource(desiredFamily.source);
-  // Records another family's list also shows belong to that family (posthog-2024 overlap).
-  const otherIds = new Set<number>();
-  for (const [name, other] of input.current) {
-    if (name === family || family !== "plugin_configs") continue;
-    for (const record of other.records) otherIds.add(record.id);
-  }
+  // A record of another family that this family's list also shows is that family's, unless a
+  // config of this family claims it.
+  const otherIds = idsOfOtherFamilies(family, input.current.values());
   const owned = listed.filter((record) => {
     const claim = claims.byRecord.get(record.id);
     if (claim) return claim.family === family;

@@ -1,7 +1,7 @@
 // Turns a Plan into what every human-readable renderer shows: one section per project and family
 // holding its items (creates, updates, deletes, then moves) as lines of styled spans.
 
-import type { FamilyName } from "../families.js";
+import { type FamilyName, familyKey } from "../families.js";
 import type {
   GuardViolation,
   OrderMove,
@@ -59,7 +59,7 @@ const UNMANAGED_NAMED = 5;
 export function describePlan(plan: Plan, options: ValueOptions): FamilySection[] {
   const sections = new Map<string, FamilySection>();
   const sectionFor = (project: string, family: FamilyName): FamilySection => {
-    const key = `${project}\u0000${family}`;
+    const key = familyKey(project, family);
     let section = sections.get(key);
     if (!section) {
       section = {

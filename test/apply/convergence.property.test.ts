@@ -5,7 +5,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { applyPlan } from "../../src/apply/apply-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import {
   type EmulatorData,
   exampleData,
@@ -15,6 +14,7 @@ import {
 import type { FamilyName } from "../../src/families.js";
 import type { DesiredFamily, DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
+import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
 import { desiredConfig, desiredFamily } from "../support/builders.js";
 
 const KEY = "phx_property_test_key_0123456789";
@@ -161,7 +161,7 @@ for (const profile of ["seed", "posthog-2024"] as const) {
           const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
           try {
             const before = emulator.snapshot().records;
-            const refs = familiesToRead(desired);
+            const refs = listsToPlan(desired);
             const current = await readCurrentState(client, refs, { concurrency: 4 });
             const first = computePlan(desired, current);
             if (!first.plan) return; // an ambiguous remote state: refused before any write

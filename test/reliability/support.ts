@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApiClient } from "../../src/api/index.js";
 import { type ApplyOptions, type ApplyReport, applyPlan } from "../../src/apply/apply-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type EmulatorData, exampleData, type StoredRecord } from "../../src/emulator/index.js";
 import { type DesiredState, formatDiagnostic, loadManifestSources } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { Plan } from "../../src/plan/types.js";
+import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
 
 /** The API key of every reliability test: `+`, `/` and `=` make its URL and base64 forms differ. */
 export const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
@@ -144,7 +144,7 @@ export async function applyOnce(
   desired: DesiredState,
   options: Partial<ApplyOptions> = {},
 ): Promise<{ plan: Plan; report: ApplyReport }> {
-  const refs = familiesToRead(desired);
+  const refs = listsToPlan(desired);
   const current = await readCurrentState(client, refs, { concurrency: 2 });
   const { plan, errors } = computePlan(desired, current);
   if (!plan) throw new Error(`plan refused: ${errors.map((error) => error.message).join("; ")}`);
@@ -156,7 +156,7 @@ export async function applyOnce(
 
 /** What a fresh plan would change: empty when the state has converged. */
 export async function pendingChanges(client: ApiClient, desired: DesiredState): Promise<string[]> {
-  const current = await readCurrentState(client, familiesToRead(desired), { concurrency: 2 });
+  const current = await readCurrentState(client, listsToPlan(desired), { concurrency: 2 });
   const { plan, errors } = computePlan(desired, current);
   if (!plan) return errors.map((error) => `plan error: ${error.message}`);
   return [

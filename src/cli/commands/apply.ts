@@ -1,17 +1,19 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
+import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
 import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
-import { readCurrentState } from "../../apply/read-current-state.js";
-import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
-import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
+import {
+  checkApprovedPlan,
+  checkSavedPlan,
+  type RereadOptions,
+  readSavedPlan,
+} from "../../apply/check-saved-plan.js";
+import { PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { renderApplyReport } from "../../render/apply-report.js";
-import { parsePlanFile } from "../../render/index.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -19,12 +21,7 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import {
-  type InterruptSignal,
-  type InterruptWatch,
-  SIGNAL_EXIT_CODES,
-  watchInterrupts,
-} from "../interrupt.js";
+import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
 import {
   appendStepSummary,
@@ -38,7 +35,7 @@ import {
 } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
-import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
+import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
@@ -48,55 +45,6 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   force?: boolean;
   autoApprove?: boolean;
   format?: string;
-}
-
-export class SafetyGuardError extends PcsyncError {
-  constructor(messages: string[]) {
-    super(
-      "safety_guard",
-      `refusing to apply:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-export class StalePlanError extends PcsyncError {
-  constructor(file: string, reasons: string[]) {
-    super(
-      "stale_plan",
-      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-export class PartialApplyError extends PcsyncError {
-  constructor(report: ApplyReport) {
-    const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
-    const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
-    const settle =
-      report.unknown > 0 || report.unchecked > 0
-        ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
-        : "";
-    super(
-      "apply_incomplete",
-      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and run apply again; it continues from where this run stopped.${settle}`,
-      { exitCode: EXIT_ERROR },
-    );
-  }
-}
-
-/** Apply stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
-export class InterruptedApplyError extends PcsyncError {
-  constructor(report: ApplyReport, signal: InterruptSignal) {
-    const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
-    const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
-    super(
-      "interrupted",
-      `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`,
-      { exitCode: SIGNAL_EXIT_CODES[signal] },
-    );
-  }
 }
 
 function isComplete(report: ApplyReport): boolean {
@@ -127,72 +75,17 @@ function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
   }
 }
 
-async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), "utf8");
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ENOENT"
-        ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
-        : (error as Error).message;
-    throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
-  }
-  return parsePlanFile(text, path);
-}
-
-/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
-export class ChangedWhileAskingError extends PcsyncError {
-  constructor(reasons: string[]) {
-    super(
-      "changed_while_asking",
-      `the remote state changed while apply waited for your answer:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run apply again to see the plan as it is now.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-/** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
-async function checkSavedPlan(
-  plan: Plan,
-  path: string,
-  client: ApiClient,
-  flags: ApplyFlags,
-  io: CliIo,
-): Promise<{ plan: Plan; current: CurrentState }> {
-  if (plan.server !== undefined && plan.server !== client.base.display) {
-    throw new PcsyncError(
-      "plan_server_mismatch",
-      `the saved plan ${path} was made against ${plan.server}, not ${client.base.display}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-  const { current, reasons } = await rereadForPlan(plan, client, flags, io);
-  if (reasons.length > 0) throw new StalePlanError(path, reasons);
-  return { plan, current };
-}
-
-/** Reads again what the plan touches: the state it will be applied to, and what changed since. */
-async function rereadForPlan(
-  plan: Plan,
-  client: ApiClient,
-  flags: ApplyFlags,
-  io: CliIo,
-): Promise<{ current: CurrentState; reasons: string[] }> {
-  const refs = familiesTouchedBy(plan);
-  // The project's plugin_configs list tells apply whether a rearrange is safe (see apply-plan).
-  for (const reorder of plan.reorders) {
-    if (!refs.some((ref) => ref.project === reorder.project && ref.family === "plugin_configs")) {
-      refs.push({ project: reorder.project, family: "plugin_configs" });
-    }
-  }
+/** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
+function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
   const progress = createProgress(io);
-  const current = await readCurrentState(client, refs, {
+  return {
     concurrency: concurrencyOf(flags),
-    onProgress: (done, total) => progress.update("re-read", done, total, "lists"),
-  });
-  progress.finish();
-  return { current, reasons: findStaleness(plan, current) };
+    onProgress: (done, total) => {
+      progress.update("re-read", done, total, "lists");
+      // Gone once every list is in, before anything is said about what was read.
+      if (done === total) progress.finish();
+    },
+  };
 }
 
 /**
@@ -221,9 +114,7 @@ async function confirmPlan(
     interrupts.setStopMessage(undefined);
   }
   if (!approved) throw new ApplyCancelledError();
-  const { current, reasons } = await rereadForPlan(plan, client, flags, io);
-  if (reasons.length > 0) throw new ChangedWhileAskingError(reasons);
-  return current;
+  return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -299,8 +190,8 @@ Examples:
     });
     try {
       const { plan, current } = await (saved !== undefined && flags.plan !== undefined
-        ? checkSavedPlan(saved, flags.plan, client, flags, io)
-        : readAndPlan(client, desired ?? { families: [] }, flags, io)
+        ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io))
+        : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, for a user wondering what happened.
         if (error instanceof PcsyncError && !error.message.includes("Nothing was changed")) {

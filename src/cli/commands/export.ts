@@ -3,13 +3,13 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { listAllConfigs } from "../../api/index.js";
-import { mapConcurrent } from "../../apply/map-concurrent.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
+import { listsToRead } from "../../family-lists.js";
 import { resolveTextWith } from "../../manifest/index.js";
+import { readCurrentState } from "../../read/read-current-state.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
@@ -55,24 +55,14 @@ Examples:
     const variables = await loadVariablesOrThrow(flags, io);
     const client = await createClientFromFlags(flags, io);
     try {
-      // Where plugin_configs also lists the frontend apps (posthog-2024), exporting it alone still
-      // needs the frontend list: those records belong to the other family, not to this manifest.
-      const excludeFrontend =
-        families.includes("plugin_configs") && !families.includes("pipeline_frontend_apps_configs");
-      const toRead: readonly FamilyName[] = excludeFrontend
-        ? [...families, "pipeline_frontend_apps_configs"]
-        : families;
-      const read = await mapConcurrent(toRead, 2, async (family) => ({
-        family,
-        records: await listAllConfigs(client, project, family),
-      }));
-      const frontend = read.find((item) => item.family === "pipeline_frontend_apps_configs");
+      // An export holds every record a family owns: the lists that also show other families'
+      // records are read with theirs, to leave those out (see family-lists.ts).
+      const toRead = listsToRead(families.map((family) => ({ project, family, wholeFamily: true })));
+      const read = (await readCurrentState(client, toRead, { concurrency: 2 })).families;
       const result = buildManifest({
         project,
         families: read.filter((item) => families.includes(item.family)),
-        ...(excludeFrontend && frontend
-          ? { frontendIds: new Set(frontend.records.map((record) => record.id)) }
-          : {}),
+        otherLists: read.filter((item) => !families.includes(item.family)),
       });
       for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.

@@ -15,7 +15,7 @@ import {
   warnGuards,
 } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
-import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
+import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
@@ -52,7 +52,7 @@ Examples:
       fallback: { baseUrl: desired.baseUrl, orElse: "set server.base_url in the manifest" },
     });
     try {
-      const { plan } = await readAndPlan(client, desired, flags, io);
+      const { plan } = await planFromFlags(client, desired, flags, io);
       printPlan(plan, format, io);
       warnGuards(plan, io, false);
       if (flags.out) {

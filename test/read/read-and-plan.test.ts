@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { type ReadProgressCounts, readAndPlan } from "../../src/apply/read-and-plan.js";
-import { familiesToRead, readCurrentState } from "../../src/apply/read-current-state.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { loadManifests } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
+import { type ReadProgressCounts, readAndPlanProjects } from "../../src/read/read-and-plan.js";
+import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
 
 const KEY = "phx_read_and_plan_test_key";
 
-describe("readAndPlan (projects planned as their lists arrive)", () => {
+describe("readAndPlanProjects (projects planned as their lists arrive)", () => {
   let emulator: RunningEmulator;
   let client: ApiClient;
   beforeAll(async () => {
@@ -26,13 +26,13 @@ describe("readAndPlan (projects planned as their lists arrive)", () => {
     if (!desired) throw new Error(JSON.stringify(loaded.errors));
     emulator.resetRequestLog();
     const progress: ReadProgressCounts[] = [];
-    const pipelined = await readAndPlan(client, desired, {
+    const pipelined = await readAndPlanProjects(client, desired, {
       concurrency: 3,
       onProgress: (counts) => progress.push(counts),
     });
     const lists = emulator.requestLog.length;
-    expect(lists).toBe(familiesToRead(desired).length);
-    const current = await readCurrentState(client, familiesToRead(desired), { concurrency: 3 });
+    expect(lists).toBe(listsToPlan(desired).length);
+    const current = await readCurrentState(client, listsToPlan(desired), { concurrency: 3 });
     expect(pipelined.current).toEqual(current);
     expect(pipelined.plan).toEqual(computePlan(desired, current).plan);
     expect(pipelined.plan?.summary.create).toBeGreaterThan(0);

@@ -2,8 +2,9 @@
 // plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight.
 
 import type { ApiClient } from "../api/index.js";
-import { listAllConfigs } from "../api/index.js";
-import type { DesiredState } from "../manifest/types.js";
+import { listAllConfigs, listProjects } from "../api/index.js";
+import type { DesiredState, SourceLocation } from "../manifest/types.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
   type PlanOptions,
@@ -11,9 +12,9 @@ import {
   type ProjectPlan,
   planProject,
 } from "../plan/compute-plan.js";
-import type { CurrentFamily, CurrentState } from "../plan/types.js";
-import { mapConcurrent } from "./map-concurrent.js";
-import { familiesToRead } from "./read-current-state.js";
+import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
+import { PlanError } from "./plan-error.js";
+import { listsToPlan } from "./read-current-state.js";
 
 /** How far the read has come: lists read, and projects whose every list is read (and planned). */
 export interface ReadProgressCounts {
@@ -35,12 +36,49 @@ export interface ReadAndPlanResult extends PlanResult {
   planningMs: number;
 }
 
+/**
+ * The plan of `desired` against the server, and the state it was made from; a PlanError when the
+ * manifest and the server's state contradict each other.
+ */
 export async function readAndPlan(
   client: ApiClient,
   desired: DesiredState,
   options: ReadAndPlanOptions,
+): Promise<{ plan: Plan; current: CurrentState }> {
+  await refuseCurrentAlias(client, desired);
+  const { plan, errors, current } = await readAndPlanProjects(client, desired, options);
+  if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
+  return { plan: { ...plan, server: client.base.display }, current };
+}
+
+const CURRENT_PROJECT = "@current";
+
+/**
+ * `@current` is the key's first project: if the manifest also names that project by its id, the
+ * two blocks would plan the same records twice (and one's prune could delete the other's
+ * configs). One extra request, made only when a manifest mixes `@current` with other projects.
+ */
+async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Promise<void> {
+  const alias = desired.families.find((family) => family.project === CURRENT_PROJECT);
+  if (!alias || desired.families.every((family) => family.project === CURRENT_PROJECT)) return;
+  const [first] = await listProjects(client);
+  if (!first) return;
+  const resolved = String(first.id);
+  const named = desired.families.find((family) => family.project === resolved);
+  if (!named) return;
+  const where = (location: SourceLocation) => `${location.file}:${location.line}`;
+  throw new PlanError([
+    `${where(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${where(named.source)}; keep one of the two`,
+  ]);
+}
+
+/** Reads and plans each project as its lists arrive; the plan's errors are returned, not thrown. */
+export async function readAndPlanProjects(
+  client: ApiClient,
+  desired: DesiredState,
+  options: ReadAndPlanOptions,
 ): Promise<ReadAndPlanResult> {
-  const refs = familiesToRead(desired);
+  const refs = listsToPlan(desired);
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
   const lists = new Map<string, CurrentFamily[]>();

@@ -1,0 +1,101 @@
+// Checks a plan against the state read again just before it is applied: a saved plan (`apply
+// --plan`) must still describe its server, and so must a plan the user took a while to approve.
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ApiClient } from "../api/index.js";
+import { EXIT_REFUSED, PcsyncError } from "../errors.js";
+import { listsToRead } from "../family-lists.js";
+import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
+import { parsePlanFile } from "../render/plan-file.js";
+
+export class StalePlanError extends PcsyncError {
+  constructor(file: string, reasons: string[]) {
+    super(
+      "stale_plan",
+      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
+export class ChangedWhileAskingError extends PcsyncError {
+  constructor(reasons: string[]) {
+    super(
+      "changed_while_asking",
+      `the remote state changed while apply waited for your answer:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run apply again to see the plan as it is now.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+export interface RereadOptions {
+  concurrency: number;
+  onProgress?: ReadProgress;
+}
+
+/** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
+export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), "utf8");
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
+        : (error as Error).message;
+    throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
+  }
+  return parsePlanFile(text, path);
+}
+
+/** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
+export async function checkSavedPlan(
+  plan: Plan,
+  path: string,
+  client: ApiClient,
+  options: RereadOptions,
+): Promise<{ plan: Plan; current: CurrentState }> {
+  if (plan.server !== undefined && plan.server !== client.base.display) {
+    throw new PcsyncError(
+      "plan_server_mismatch",
+      `the saved plan ${path} was made against ${plan.server}, not ${client.base.display}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+  const { current, reasons } = await rereadForPlan(plan, client, options);
+  if (reasons.length > 0) throw new StalePlanError(path, reasons);
+  return { plan, current };
+}
+
+/**
+ * Re-reads what an approved plan touches: the answer may come minutes after the plan was shown,
+ * and the plan is applied only if it still describes the service.
+ */
+export async function checkApprovedPlan(
+  plan: Plan,
+  client: ApiClient,
+  options: RereadOptions,
+): Promise<CurrentState> {
+  const { current, reasons } = await rereadForPlan(plan, client, options);
+  if (reasons.length > 0) throw new ChangedWhileAskingError(reasons);
+  return current;
+}
+
+/** Reads again what the plan touches: the state it will be applied to, and what changed since. */
+async function rereadForPlan(
+  plan: Plan,
+  client: ApiClient,
+  options: RereadOptions,
+): Promise<{ current: CurrentState; reasons: string[] }> {
+  // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
+  const refs = listsToRead([
+    ...familiesTouchedBy(plan),
+    ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
+  ]);
+  const current = await readCurrentState(client, refs, options);
+  return { current, reasons: findStaleness(plan, current) };
+}
