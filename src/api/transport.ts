@@ -27,6 +27,11 @@ export interface AttemptResponse {
   body: Buffer;
 }
 
+/** The first value of a response header (node gives some as arrays). */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export type TransportFailureKind =
   | "unreachable"
   | "connection"
