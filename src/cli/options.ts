@@ -1,5 +1,6 @@
 // Options that several commands share, so that each is spelt, described and checked the same way
-// everywhere: `--family`, `-o/--out`, and old spellings kept for a while with a warning.
+// everywhere: `--family`, `-o/--out`, repeatable options, and old spellings kept for a while with a
+// warning.
 
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
@@ -25,6 +26,11 @@ function suggestFamily(value: string): FamilyName | undefined {
   if (word.length < 3) return undefined;
   const containing = FAMILY_NAMES.filter((name) => name.includes(word));
   return containing.length === 1 ? containing[0] : undefined;
+}
+
+/** The parser of a repeatable option: each use adds its value to the list. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 export function parseFamily(value: string): FamilyName {

@@ -12,7 +12,7 @@ import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
-import { familyOption, parseFamily } from "./options.js";
+import { collect, familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
 
 export interface ScopeFlags {
@@ -20,10 +20,6 @@ export interface ScopeFlags {
   family?: FamilyName[];
   maxDeletePercent?: string;
   shard?: string;
-}
-
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 export function addScopeOptions(command: Command): Command {

@@ -25,9 +25,8 @@ import { parseTimeFlag } from "../duration.js";
 import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
 import { formatLogEntry, LOG_FORMATS, LOG_TYPES, type LogFormat, parseLogTypes } from "../log-format.js";
-import { addDeprecatedAlias } from "../options.js";
+import { addDeprecatedAlias, collect } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
-import { collect } from "../reconcile.js";
 import {
   addTargetOptions,
   describeRecord,

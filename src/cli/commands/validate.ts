@@ -21,6 +21,7 @@ import {
   type VariableAssignment,
 } from "../../manifest/index.js";
 import type { CliIo } from "../io.js";
+import { collect } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */
@@ -29,10 +30,6 @@ export interface ManifestFlags {
   var?: string[];
   varFile?: string[];
   apiKeyFile?: string;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 /**
