@@ -14,6 +14,7 @@ import {
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
+import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type {
@@ -170,10 +171,6 @@ function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?: strin
     status,
     ...(message === undefined ? {} : { message }),
   };
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

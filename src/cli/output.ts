@@ -6,7 +6,7 @@ import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Option } from "commander";
 import type { ApplyReport } from "../apply/apply-plan.js";
-import { PcsyncError, UsageError } from "../errors.js";
+import { describeError, PcsyncError, UsageError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
@@ -137,7 +137,7 @@ function describeFileError(error: unknown, path: string): string {
     case "ENOSPC":
       return "no space left on the device";
     default:
-      return error instanceof Error ? error.message : String(error);
+      return describeError(error);
   }
 }
 

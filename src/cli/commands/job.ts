@@ -2,7 +2,7 @@
 
 import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
-import { UsageError } from "../../errors.js";
+import { describeError, UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addDeprecatedAlias } from "../options.js";
@@ -30,7 +30,7 @@ export function parsePayload(text: string | undefined): Record<string, unknown> 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new UsageError(
       `--payload is not valid JSON (${reason}); quote it for the shell, e.g. --payload '{"key": "value"}'`,
     );
