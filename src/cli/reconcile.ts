@@ -8,6 +8,7 @@ import { readAndPlan as readAndPlanProjects } from "../apply/read-and-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import type { DesiredState, SourceLocation } from "../manifest/types.js";
+import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
@@ -36,7 +37,7 @@ export function addScopeOptions(command: Command): Command {
       new Option(
         "--max-delete-percent <n>",
         "refuse to prune more than this share of a family of 10+ records",
-      ).default("30"),
+      ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
     );
 }
 
@@ -113,7 +114,10 @@ export async function readAndPlan(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
+  const maxDeletePercent =
+    flags.maxDeletePercent === undefined
+      ? PLAN_DEFAULTS.maxDeletePercent
+      : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
   await refuseCurrentAlias(client, desired);
   const progress = createProgress(io);
   const { plan, errors, current } = await readAndPlanProjects(client, desired, {
