@@ -2,12 +2,10 @@
 
 import type { LogEntry } from "../api/index.js";
 import { UsageError } from "../errors.js";
+import type { TextOrJson } from "./options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];
-
-export const LOG_FORMATS = ["text", "json"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** `--level` values, case-insensitive and comma-separable (`--level warn,error`), deduplicated. */
 export function parseLogTypes(values: readonly string[]): LogType[] {
@@ -39,7 +37,7 @@ const SOURCE_WIDTH = 7;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-export function formatLogEntry(entry: LogEntry, format: LogFormat, colour: boolean): string {
+export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: boolean): string {
   if (format === "json") return `${JSON.stringify(entry)}\n`;
   const type = entry.type.replace(CONTROL, "?");
   const shownType = type.padEnd(TYPE_WIDTH);

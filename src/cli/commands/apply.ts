@@ -26,12 +26,11 @@ import {
   watchInterrupts,
 } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
+import { formatOption, parseFormat } from "../options.js";
 import {
   appendStepSummary,
   checkPlanPrintableAsJson,
-  formatOption,
   hasChanges,
-  parseFormat,
   printApplyJson,
   printPlan,
   warnGuards,
