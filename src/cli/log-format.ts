@@ -2,6 +2,7 @@
 
 import type { LogEntry } from "../api/index.js";
 import { UsageError } from "../errors.js";
+import { createPaint, type Style } from "../render/colour.js";
 import type { TextOrJson } from "./options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
@@ -22,13 +23,12 @@ export function parseLogTypes(values: readonly string[]): LogType[] {
   return [...types];
 }
 
-const SGR: Readonly<Record<string, string>> = {
-  DEBUG: "\u001b[2m",
-  INFO: "\u001b[36m",
-  WARN: "\u001b[33m",
-  ERROR: "\u001b[31m",
+const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
+  DEBUG: "dim",
+  INFO: "cyan",
+  WARN: "yellow",
+  ERROR: "red",
 };
-const RESET = "\u001b[0m";
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 // The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
 const SOURCE_WIDTH = 7;
@@ -41,7 +41,8 @@ export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: bool
   if (format === "json") return `${JSON.stringify(entry)}\n`;
   const type = entry.type.replace(CONTROL, "?");
   const shownType = type.padEnd(TYPE_WIDTH);
-  const coloured = colour && SGR[type] !== undefined ? `${SGR[type]}${shownType}${RESET}` : shownType;
+  const style = TYPE_STYLES[type];
+  const coloured = style === undefined ? shownType : createPaint(colour)(style, shownType);
   // Continuation lines are indented so that every printed line starting at column 0 is an entry.
   const message = entry.message.replace(/\r\n?/g, "\n").replace(CONTROL, "?").replaceAll("\n", "\n    ");
   const source = entry.source.replace(CONTROL, "?").padEnd(SOURCE_WIDTH);

@@ -3,9 +3,7 @@
 
 import type { Writable } from "node:stream";
 import type { ApplyOutcome, ApplyReport } from "../apply/apply-plan.js";
-
-const paint = (colour: boolean, code: string, text: string) =>
-  colour ? `\u001b[${code}m${text}\u001b[0m` : text;
+import { createPaint } from "./colour.js";
 
 function describe(outcome: ApplyOutcome): string {
   const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${JSON.stringify(outcome.name)}`;
@@ -14,16 +12,16 @@ function describe(outcome: ApplyOutcome): string {
 }
 
 export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
-  const { colour } = options;
+  const paint = createPaint(options.colour);
   for (const outcome of report.outcomes) {
     if (outcome.status === "failed")
-      out.write(`${paint(colour, "31", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "skipped")
-      out.write(`${paint(colour, "33", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "unknown")
-      out.write(`${paint(colour, "35", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "done" && outcome.unchecked)
-      out.write(`${paint(colour, "33", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
@@ -37,13 +35,13 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
   if (report.interrupted) {
     out.write(
-      `${paint(colour, "31", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
     );
   } else if (report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0) {
-    out.write(`${paint(colour, "32", "Apply complete")}: ${done}.\n`);
+    out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
   } else {
     out.write(
-      `${paint(colour, "31", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
     );
   }
   if (report.unknown > 0 || report.unchecked > 0) {
