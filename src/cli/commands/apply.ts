@@ -10,7 +10,7 @@ import { readCurrentState } from "../../apply/read-current-state.js";
 import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
 import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
-import { renderApplyReport } from "../../render/apply-report.js";
+import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { parsePlanFile } from "../../render/index.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
@@ -94,34 +94,6 @@ export class InterruptedApplyError extends PcsyncError {
       "interrupted",
       `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`,
       { exitCode: SIGNAL_EXIT_CODES[signal] },
-    );
-  }
-}
-
-function isComplete(report: ApplyReport): boolean {
-  return (
-    !report.interrupted &&
-    report.failed === 0 &&
-    report.skipped === 0 &&
-    report.unknown === 0 &&
-    report.unchecked === 0
-  );
-}
-
-/**
- * After a partial apply the user must know exactly what already changed, not only how much: the
- * changes done are listed before the failures (a complete apply is the plan, so needs no list).
- */
-function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
-  if (isComplete(report)) return;
-  const tick = useColour(io.stdout, io.env) ? "\u001b[32m✓ done\u001b[0m" : "✓ done";
-  for (const outcome of report.outcomes) {
-    if (outcome.status !== "done") continue;
-    const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
-    const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
-    const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
-    io.stdout.write(
-      `${tick}: ${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})\n`,
     );
   }
 }
@@ -336,18 +308,15 @@ Examples:
       });
       progress.finish();
       if (format === "json") printApplyJson(plan, report, io);
-      else {
-        writeDoneOutcomes(report, io);
-        renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-      }
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted
         ? "pcsync apply (interrupted)"
-        : isComplete(report)
+        : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
       await appendStepSummary(plan, io, title);
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
-      if (!isComplete(report)) throw new PartialApplyError(report);
+      if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {
       await client.close();
     }
