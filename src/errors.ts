@@ -57,6 +57,11 @@ export class PcsyncError extends Error {
   }
 }
 
+/** What an error says, for a message that quotes it: its message, or the thrown value as text. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A command-line usage error: bad flag values, missing required options. */
 export class UsageError extends PcsyncError {
   constructor(message: string) {

@@ -2,6 +2,7 @@
 // or checked against, so no request or followed link can leave its origin and path prefix.
 
 import { isIP } from "node:net";
+import { FAMILIES } from "../families.js";
 import { InsecureHttpError, InvalidBaseUrlError } from "./errors.js";
 
 export interface BaseUrl {
@@ -21,7 +22,9 @@ export type QueryParams = Readonly<Record<string, string | number | readonly str
 // Every API path starts with /api/: a base URL that ends with it would make them /api/api/...
 const API_SUFFIX = /\/api\/*$/;
 // A base URL that already holds an endpoint's path (pasted from a browser or the API docs).
-const ENDPOINT_PATH = /\/api\/(?:projects|plugin_configs|pipeline_frontend_apps_configs)(?:\/|$)/;
+const ENDPOINT_PATH = new RegExp(
+  `/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`,
+);
 
 export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolean }): BaseUrl {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {

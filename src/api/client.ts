@@ -1,5 +1,6 @@
-// The HTTP client of the Plugin Configuration Service: owns the connection pool, the key, the
-// shared rate limiter and the retry loop. Endpoint functions (endpoints.ts) build on `request`.
+// The HTTP client of the Plugin Configuration Service: owns the connection pool, the key and the
+// shared rate limiter, sends each attempt (counted and traced) and turns the last one into a
+// response or an error. The retry loop is request-with-retry.ts; endpoints.ts builds on `request`.
 
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
@@ -18,7 +19,6 @@ import {
   MalformedResponseError,
   NetworkError,
   RedirectNotFollowedError,
-  RequestAbortedError,
   ResponseHeadersTooLargeError,
   ResponseTooLargeError,
   TimeoutError,
@@ -26,18 +26,15 @@ import {
 import { explainFailure } from "./explain-failure.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
+import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
+import { backoffDelayMs, mayHaveBeenProcessed, RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
+import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
 import {
-  backoffDelayMs,
-  isRetryableStatus,
-  mayHaveBeenProcessed,
-  parseRetryAfter,
-  parseThrottleDetail,
-  RETRY_DEFAULTS,
-  type RetryOptions,
-} from "./retry.js";
-import { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
-import type { ServiceErrorBody } from "./types.js";
-import { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";
+  type ResponseShape,
+  type ResponseShapes,
+  readServiceError,
+  validateResponse,
+} from "./validate-response.js";
 
 export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
@@ -105,13 +102,6 @@ export const CLIENT_DEFAULTS = {
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
-/**
- * `idempotent`: repeated on 429, 502-504 and connection failures. `unsafe` (POST): repeated only
- * when the service cannot have processed it (429, connection refused); otherwise the failure is
- * thrown with `outcomeUnknown` so the caller decides (createConfig re-reads the family).
- */
-export type RetrySafety = "idempotent" | "unsafe";
-
 export interface RequestSpec {
   method: HttpMethod;
   /** Absolute URL under the base URL (from `client.url()` or a checked `next` link). */
@@ -174,6 +164,7 @@ export class ApiClient {
   readonly #now: () => number;
   readonly #sleep: Sleep;
   readonly #signal: AbortSignal | undefined;
+  readonly #retryContext: RetryContext;
   #closed = false;
 
   constructor(options: ApiClientOptions) {
@@ -227,6 +218,16 @@ export class ApiClient {
         connectTimeoutMs: this.#requestTimeoutMs,
         proxy: this.proxyDecision.route,
       });
+    this.#retryContext = {
+      limiter: this.limiter,
+      options: this.retryOptions,
+      signal: this.#signal,
+      stats: this.stats,
+      random: this.#random,
+      now: this.#now,
+      sleep: (ms) => this.sleep(ms),
+      trace: (line) => this.traceLine(line),
+    };
   }
 
   /** The proxy requests go through, if any. */
@@ -291,7 +292,6 @@ export class ApiClient {
         `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
       );
     }
-    const safety = spec.safety ?? (method === "POST" ? "unsafe" : "idempotent");
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
       authorization: this.#authorization,
@@ -299,122 +299,66 @@ export class ApiClient {
       "user-agent": `pcsync/${packageVersion()}`,
     };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const shownUrl = `${url.pathname}${url.search}`;
-    const { retries, maxRetryAfterMs } = this.retryOptions;
-
-    let attempts = 0;
-    let faultRetries = 0;
-    let throttleRetries = 0;
-    let earlierOutcomeUnknown = false;
-    // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
-    const aborted = () =>
-      new RequestAbortedError(described, {
-        attempts,
-        outcomeUnknown: method !== "GET" && earlierOutcomeUnknown,
-      });
-    for (;;) {
-      let response: AttemptResponse;
-      let release: () => void;
-      try {
-        this.#signal?.throwIfAborted();
-        release = await this.limiter.acquire(this.#signal);
-      } catch (error) {
-        if (this.#signal?.aborted) throw aborted();
-        throw error;
-      }
-      attempts += 1;
-      const startedAt = this.#now();
-      this.stats.requests += 1;
-      if (body !== undefined) this.stats.bytesSent += Buffer.byteLength(body);
-      try {
-        response = await sendAttempt(this.#dispatcher, {
-          method,
-          url,
-          headers,
-          body,
-          headersTimeoutMs: this.#requestTimeoutMs,
-          bodyTimeoutMs: this.#bodyTimeoutMs,
-          maxResponseBytes: this.#maxResponseBytes,
-        });
-      } catch (error) {
-        if (!(error instanceof TransportFailure)) throw error;
-        this.stats.transportFailures += 1;
-        this.traceLine(`${method} ${shownUrl} -> ${error.message} (${this.#now() - startedAt} ms)`);
-        const canRepeat = safety === "idempotent" || !error.sent;
-        if (!error.retryable || !canRepeat || faultRetries >= retries) {
-          throw this.#transportError(described, error, attempts, earlierOutcomeUnknown);
-        }
-        earlierOutcomeUnknown ||= error.sent;
-        faultRetries += 1;
-        this.stats.retries += 1;
-        this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${error.reason}`);
-        // The slot is not held through the backoff: others may use it meanwhile.
-        release();
-        await this.backoff(faultRetries).catch((sleepError: unknown) => {
-          throw this.#signal?.aborted ? aborted() : sleepError;
-        });
-        continue;
-      } finally {
-        release();
-      }
-
-      const { status } = response;
-      this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
-      this.stats.bytesReceived += response.body.length;
-      this.traceLine(
-        `${method} ${shownUrl} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`,
-      );
-      if (status >= 200 && status < 300) return { ...response, attempts };
-      if (status >= 300 && status < 400) {
-        throw new RedirectNotFollowedError(described, {
-          status,
-          location: describeLocation(headerValue(response.headers.location), url),
-          base: this.base.display,
-          attempts,
-        });
-      }
-      if (status === 404 && spec.notFoundMeansDone && earlierOutcomeUnknown) {
-        this.traceLine(`${method} ${shownUrl}: 404 after an attempt with unknown outcome; it was done then`);
-        return { ...response, attempts };
-      }
-
-      const serviceError = parseServiceError(response.body);
-      if (status === 429) {
-        this.stats.throttled += 1;
-        const serverWaitMs =
-          parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()) ??
-          parseThrottleDetail(serviceError?.detail);
-        const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, this.retryOptions, this.#random);
-        // Every request waits, not just this one: the limiter holds them all until then. A wait
-        // the service stated also tells the limiter the service's limit.
-        this.limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
-        if (throttleRetries < retries && waitMs <= maxRetryAfterMs) {
-          throttleRetries += 1;
-          this.stats.retries += 1;
-          this.traceLine(
-            `${method} ${shownUrl}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === undefined ? " (backoff)" : ""}`,
-          );
-          continue;
-        }
-      } else if (isRetryableStatus(status) && safety === "idempotent" && faultRetries < retries) {
-        earlierOutcomeUnknown = true;
-        faultRetries += 1;
-        this.stats.retries += 1;
-        this.traceLine(`${method} ${shownUrl}: retry ${faultRetries}/${retries} after ${status}`);
-        await this.backoff(faultRetries).catch((sleepError: unknown) => {
-          throw this.#signal?.aborted ? aborted() : sleepError;
-        });
-        continue;
-      }
-      throw new ApiError(described, {
+    const shown = `${method} ${url.pathname}${url.search}`;
+    const last = await requestWithRetry(this.#retryContext, {
+      described,
+      shown,
+      safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
+      notFoundMeansDone: spec.notFoundMeansDone === true,
+      send: () => this.#sendAttempt({ method, url, headers, body }, shown),
+    });
+    if (last.failure !== undefined) {
+      throw this.#transportError(described, last.failure, last.attempts, last.earlierOutcomeUnknown);
+    }
+    const { response, attempts } = last;
+    if (last.done) return { ...response, attempts };
+    const { status } = response;
+    if (status >= 300 && status < 400) {
+      throw new RedirectNotFollowedError(described, {
         status,
-        serviceError,
-        fallbackDetail: fallbackDetail(response),
-        hint: this.#hintFor(status, response),
+        location: describeLocation(headerValue(response.headers.location), url),
+        base: this.base.display,
         attempts,
-        outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
       });
     }
+    throw new ApiError(described, {
+      status,
+      serviceError: readServiceError(response.body),
+      fallbackDetail: fallbackDetail(response),
+      hint: this.#hintFor(status, response),
+      attempts,
+      outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || last.earlierOutcomeUnknown),
+    });
+  }
+
+  /** Sends one attempt; counts it in the stats and traces it with its time and size. */
+  async #sendAttempt(
+    request: { method: HttpMethod; url: URL; headers: Record<string, string>; body: string | undefined },
+    shown: string,
+  ): Promise<AttemptResponse> {
+    const startedAt = this.#now();
+    this.stats.requests += 1;
+    if (request.body !== undefined) this.stats.bytesSent += Buffer.byteLength(request.body);
+    let response: AttemptResponse;
+    try {
+      response = await sendAttempt(this.#dispatcher, {
+        ...request,
+        headersTimeoutMs: this.#requestTimeoutMs,
+        bodyTimeoutMs: this.#bodyTimeoutMs,
+        maxResponseBytes: this.#maxResponseBytes,
+      });
+    } catch (error) {
+      if (error instanceof TransportFailure) {
+        this.stats.transportFailures += 1;
+        this.traceLine(`${shown} -> ${error.message} (${this.#now() - startedAt} ms)`);
+      }
+      throw error;
+    }
+    const { status } = response;
+    this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
+    this.stats.bytesReceived += response.body.length;
+    this.traceLine(`${shown} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
+    return response;
   }
 
   /** A request whose 2xx body must be JSON of the given shape. */
@@ -513,17 +457,6 @@ export class ApiClient {
   }
 }
 
-function parseServiceError(body: Buffer): ServiceErrorBody | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const result = validateResponse("errorBody", value);
-  return result.ok ? result.value : undefined;
-}
-
 /** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
 function fallbackDetail(response: AttemptResponse): string | undefined {
   const contentType = headerValue(response.headers["content-type"]) ?? "";
@@ -543,10 +476,6 @@ function describeLocation(location: string | undefined, from: URL): string | und
   } catch {
     return JSON.stringify(location.slice(0, 80));
   }
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function positiveInteger(value: number, name: string): number {

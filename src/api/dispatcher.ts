@@ -3,6 +3,7 @@
 // failure to reach or pass the proxy is told apart from a failure of the service.
 
 import { type buildConnector, type Dispatcher, Pool, ProxyAgent } from "undici";
+import { describeError } from "../errors.js";
 import type { ProxyRoute } from "./proxy.js";
 
 export interface DispatcherOptions {
@@ -60,7 +61,7 @@ export class ProxyTunnelFailure extends Error {
   readonly code = PROXY_TUNNEL_FAILURE;
 
   constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(describeError(cause), { cause });
   }
 }
 

@@ -10,7 +10,6 @@ export {
   CLIENT_DEFAULTS,
   type HttpMethod,
   type RequestSpec,
-  type RetrySafety,
 } from "./client.js";
 export {
   type CreateConfigOptions,
@@ -86,6 +85,7 @@ export {
   type RateLimiterOptions,
   type RateLimiterState,
 } from "./rate-limiter.js";
+export type { RetrySafety } from "./request-with-retry.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
 export type {
   JobInput,

@@ -9,6 +9,7 @@ import { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
+import { describeError } from "../errors.js";
 import { PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
 
 export interface AttemptRequest {
@@ -25,6 +26,11 @@ export interface AttemptResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+}
+
+/** The first value of a response header (node gives some as arrays). */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export type TransportFailureKind =
@@ -368,7 +374,7 @@ function errorCode(error: unknown): string {
 }
 
 function describe(error: unknown, code: string): string {
-  const message = oneLine(error instanceof Error ? error.message : String(error));
+  const message = oneLine(describeError(error));
   if (code === "" || message.includes(code)) return message || code || "unknown error";
   return `${code}: ${message}`;
 }

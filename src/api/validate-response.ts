@@ -61,6 +61,18 @@ export function validateResponse<S extends ResponseShape>(
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
 }
 
+/** The service's error body in a non-2xx answer, if the body is one (a proxy may answer instead). */
+export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const result = validateResponse("errorBody", value);
+  return result.ok ? result.value : undefined;
+}
+
 /** Fills what the schemas let the service leave out, so callers see one shape. */
 function normalize(shape: ResponseShape, value: unknown): unknown {
   const object = value as Record<string, unknown>;

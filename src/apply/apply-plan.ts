@@ -14,6 +14,7 @@ import {
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
+import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
@@ -171,10 +172,6 @@ function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?: strin
     status,
     ...(message === undefined ? {} : { message }),
   };
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

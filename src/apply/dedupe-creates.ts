@@ -9,6 +9,7 @@
 
 import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
+import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
@@ -255,8 +256,4 @@ function differingFields(change: PlannedChange, record: PluginConfigRecord): Wri
     differing.push(field);
   }
   return differing;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,7 +2,7 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, resolveApiKey } from "../api/index.js";
+import { ApiClient, CLIENT_DEFAULTS, resolveApiKey } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { CliIo } from "./io.js";
 
@@ -33,9 +33,17 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
       new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)"),
     )
     .addOption(new Option("--insecure-http", "allow plain http:// to a non-loopback host"))
-    .addOption(new Option("--concurrency <n>", "requests in flight at most").default("8"))
+    .addOption(
+      new Option("--concurrency <n>", "requests in flight at most").default(
+        String(CLIENT_DEFAULTS.concurrency),
+      ),
+    )
     .addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)"))
-    .addOption(new Option("--timeout <seconds>", "per-request timeout").default("30"))
+    .addOption(
+      new Option("--timeout <seconds>", "per-request timeout").default(
+        String(CLIENT_DEFAULTS.requestTimeoutMs / 1000),
+      ),
+    )
     .addOption(
       new Option(
         "-v, --verbose",
@@ -81,7 +89,9 @@ export function resolveBaseUrl(
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
-  return parsePositiveInt(flags.concurrency ?? "8", "--concurrency");
+  return flags.concurrency === undefined
+    ? CLIENT_DEFAULTS.concurrency
+    : parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
 export async function createClientFromFlags(
@@ -100,7 +110,10 @@ export async function createClientFromFlags(
     env: io.env,
     ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
   });
-  const timeoutMs = parsePositiveNumber(flags.timeout ?? "30", "--timeout") * 1000;
+  const timeoutMs =
+    flags.timeout === undefined
+      ? CLIENT_DEFAULTS.requestTimeoutMs
+      : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
   const client = new ApiClient({
     baseUrl,
     apiKey,

@@ -2,12 +2,11 @@
 
 import type { LogEntry } from "../api/index.js";
 import { UsageError } from "../errors.js";
+import { createPaint, type Style } from "../render/colour.js";
+import type { TextOrJson } from "./options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];
-
-export const LOG_FORMATS = ["text", "json"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** `--level` values, case-insensitive and comma-separable (`--level warn,error`), deduplicated. */
 export function parseLogTypes(values: readonly string[]): LogType[] {
@@ -24,13 +23,12 @@ export function parseLogTypes(values: readonly string[]): LogType[] {
   return [...types];
 }
 
-const SGR: Readonly<Record<string, string>> = {
-  DEBUG: "\u001b[2m",
-  INFO: "\u001b[36m",
-  WARN: "\u001b[33m",
-  ERROR: "\u001b[31m",
+const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
+  DEBUG: "dim",
+  INFO: "cyan",
+  WARN: "yellow",
+  ERROR: "red",
 };
-const RESET = "\u001b[0m";
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 // The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
 const SOURCE_WIDTH = 7;
@@ -39,11 +37,12 @@ const SOURCE_WIDTH = 7;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-export function formatLogEntry(entry: LogEntry, format: LogFormat, colour: boolean): string {
+export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: boolean): string {
   if (format === "json") return `${JSON.stringify(entry)}\n`;
   const type = entry.type.replace(CONTROL, "?");
   const shownType = type.padEnd(TYPE_WIDTH);
-  const coloured = colour && SGR[type] !== undefined ? `${SGR[type]}${shownType}${RESET}` : shownType;
+  const style = TYPE_STYLES[type];
+  const coloured = style === undefined ? shownType : createPaint(colour)(style, shownType);
   // Continuation lines are indented so that every printed line starting at column 0 is an entry.
   const message = entry.message.replace(/\r\n?/g, "\n").replace(CONTROL, "?").replaceAll("\n", "\n    ");
   const source = entry.source.replace(CONTROL, "?").padEnd(SOURCE_WIDTH);

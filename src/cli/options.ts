@@ -1,5 +1,6 @@
 // Options that several commands share, so that each is spelt, described and checked the same way
-// everywhere: `--family`, `-o/--out`, and old spellings kept for a while with a warning.
+// everywhere: `--family`, `--format`, `-o/--out`, repeatable options, and old spellings kept for a
+// while with a warning.
 
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
@@ -27,6 +28,11 @@ function suggestFamily(value: string): FamilyName | undefined {
   return containing.length === 1 ? containing[0] : undefined;
 }
 
+/** The parser of a repeatable option: each use adds its value to the list. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 export function parseFamily(value: string): FamilyName {
   if (!isFamilyName(value)) throw new UnknownFamilyError(value);
   return value;
@@ -45,6 +51,36 @@ export function familyOption(description: string, options: { repeatable: boolean
         parseFamily(value),
       ])
     : option.argParser((value: string) => parseFamily(value));
+}
+
+/** Every format pcsync prints in; each command offers those it can print. */
+export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Markdown is for plans (a pull-request comment); logs, jobs and validation print text or JSON. */
+export const TEXT_OR_JSON = ["text", "json"] as const satisfies readonly OutputFormat[];
+export type TextOrJson = (typeof TEXT_OR_JSON)[number];
+
+/** `--format`: one of `formats`, text by default. */
+export function formatOption(
+  description = "output format",
+  formats: readonly OutputFormat[] = OUTPUT_FORMATS,
+): Option {
+  return new Option("--format <format>", description).choices(formats).default("text");
+}
+
+/** A --format value checked again, for callers that build the flags themselves. */
+export function parseFormat(value: string | undefined): OutputFormat;
+export function parseFormat<F extends OutputFormat>(value: string | undefined, formats: readonly F[]): F;
+export function parseFormat(
+  value: string | undefined,
+  formats: readonly OutputFormat[] = OUTPUT_FORMATS,
+): OutputFormat {
+  const format = value ?? "text";
+  if (!(formats as readonly string[]).includes(format)) {
+    throw new UsageError(`--format must be one of ${formats.join(", ")}, not "${format}"`);
+  }
+  return format as OutputFormat;
 }
 
 /** `-o, --out FILE`: every command that writes a file names it so. */

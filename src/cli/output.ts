@@ -4,29 +4,14 @@
 
 import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { Option } from "commander";
 import type { ApplyReport } from "../apply/apply-plan.js";
-import { PcsyncError, UsageError } from "../errors.js";
+import { describeError, PcsyncError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
 import { locateSecretsInPlan } from "../render/plan-file.js";
 import { type CliIo, useColour } from "./io.js";
-
-export const FORMATS = ["text", "json", "markdown"] as const;
-export type OutputFormat = (typeof FORMATS)[number];
-
-export function formatOption(): Option {
-  return new Option("--format <format>", "output format").choices(FORMATS).default("text");
-}
-
-export function parseFormat(value: string | undefined): OutputFormat {
-  const format = value ?? "text";
-  if (!(FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not "${format}"`);
-  }
-  return format as OutputFormat;
-}
+import type { OutputFormat } from "./options.js";
 
 /** A copy of `value` with the API key redacted, for a renderer that cuts or diffs long strings. */
 function forDisplay<T>(value: T, io: CliIo): T {
@@ -137,7 +122,7 @@ function describeFileError(error: unknown, path: string): string {
     case "ENOSPC":
       return "no space left on the device";
     default:
-      return error instanceof Error ? error.message : String(error);
+      return describeError(error);
   }
 }
 

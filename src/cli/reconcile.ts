@@ -7,12 +7,13 @@ import type { ApiClient } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import type { DesiredState } from "../manifest/types.js";
+import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { readAndPlan } from "../read/read-and-plan.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
-import { familyOption, parseFamily } from "./options.js";
+import { collect, familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
 
 export interface ScopeFlags {
@@ -20,10 +21,6 @@ export interface ScopeFlags {
   family?: FamilyName[];
   maxDeletePercent?: string;
   shard?: string;
-}
-
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 export function addScopeOptions(command: Command): Command {
@@ -40,7 +37,7 @@ export function addScopeOptions(command: Command): Command {
       new Option(
         "--max-delete-percent <n>",
         "refuse to prune more than this share of a family of 10+ records",
-      ).default("30"),
+      ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
     );
 }
 
@@ -88,7 +85,10 @@ export async function planFromFlags(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  const maxDeletePercent = parsePositiveNumber(flags.maxDeletePercent ?? "30", "--max-delete-percent");
+  const maxDeletePercent =
+    flags.maxDeletePercent === undefined
+      ? PLAN_DEFAULTS.maxDeletePercent
+      : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
   const progress = createProgress(io);
   return readAndPlan(client, desired, {
     concurrency: concurrencyOf(flags),

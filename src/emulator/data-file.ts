@@ -1,7 +1,7 @@
 // Reads EmulatorData from untrusted JSON (a data file a person may have edited): every field is
 // checked, and a problem is reported with its path so the file can be fixed.
 
-import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import type {
   ApiKeySpec,
   EmulatorData,
@@ -59,8 +59,8 @@ function strings(value: unknown, path: string): string[] {
 
 function family(value: unknown, path: string): FamilyName {
   const name = string(value, path);
-  if (!(FAMILY_NAMES as readonly string[]).includes(name)) fail(path, `one of ${FAMILY_NAMES.join(", ")}`);
-  return name as FamilyName;
+  if (!isFamilyName(name)) fail(path, `one of ${FAMILY_NAMES.join(", ")}`);
+  return name;
 }
 
 function readPlugin(value: unknown, path: string): PluginData {

@@ -4,7 +4,7 @@
 import { FAMILY_NAMES } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { Manifest, ManifestConfig } from "./manifest-schema-types.js";
-import { type LocationIndex, pointerOf } from "./schema-validate.js";
+import { type LocationIndex, pointerOf } from "./plain-manifest.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields, SourceLocation } from "./types.js";
 
 const SOURCED_FIELDS = ["name", "plugin", "enabled", "description", "match_action", "order", "id"] as const;

@@ -14,8 +14,9 @@ import {
 import { interpolateTree } from "./interpolate.js";
 import { parseYamlWithPositions, type YamlProblem } from "./load-yaml.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
+import { toPlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
-import { toPlainManifest, validateManifestSchema } from "./schema-validate.js";
+import { validateManifestSchema } from "./schema-checks.js";
 import { redactSecrets } from "./secrets.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
 import type { DesiredState } from "./types.js";

@@ -5,7 +5,7 @@
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { YamlProblem } from "./load-yaml.js";
-import { type LocationIndex, type PlainManifest, pointerOf } from "./schema-validate.js";
+import { type LocationIndex, type PlainManifest, pointerOf } from "./plain-manifest.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {

@@ -19,9 +19,11 @@ import type {
 } from "./types.js";
 
 export interface PlanOptions {
-  /** Refuse to delete more than this share of a family of 10 or more records (default 30). */
+  /** Refuse to delete more than this share of a family of 10 or more records. */
   maxDeletePercent?: number;
 }
+
+export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<PlanOptions>;
 
 export interface PlanDiagnostic {
   project: string;
@@ -34,8 +36,6 @@ export interface PlanResult {
   plan: Plan | undefined;
   errors: PlanDiagnostic[];
 }
-
-const DEFAULT_MAX_DELETE_PERCENT = 30;
 
 export function formatSource(source: SourceLocation): string {
   return `${source.file}:${source.line}`;
@@ -119,7 +119,7 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
 }
 
 function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
-  const maxDeletePercent = options.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT;
+  const maxDeletePercent = options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent;
   const part: ProjectPlan = {
     project: input.project,
     changes: [],

@@ -1,29 +1,38 @@
-// Renders what an apply did: one line per change that is not plainly done (failed, skipped,
-// unknown, or done but unchecked), then a one-line summary of what the server now holds.
+// Renders what an apply did: after a partial apply the changes done, then one line per change that
+// is not plainly done (failed, skipped, unknown, or done but unchecked), then a one-line summary of
+// what the server now holds.
 
 import type { Writable } from "node:stream";
 import type { ApplyOutcome, ApplyReport } from "../apply/apply-plan.js";
+import { createPaint } from "./colour.js";
 
-const paint = (colour: boolean, code: string, text: string) =>
-  colour ? `\u001b[${code}m${text}\u001b[0m` : text;
-
-function describe(outcome: ApplyOutcome): string {
-  const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${JSON.stringify(outcome.name)}`;
+/** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
+function describe(outcome: ApplyOutcome, name = JSON.stringify(outcome.name)): string {
+  const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
   const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
 
 export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
-  const { colour } = options;
+  const paint = createPaint(options.colour);
+  // After a partial apply the user must know exactly what already changed, not only how much: the
+  // changes done are listed before the failures (a complete apply is the plan, so needs no list).
+  if (!isApplyComplete(report)) {
+    for (const outcome of report.outcomes) {
+      if (outcome.status !== "done") continue;
+      const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+      out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
+    }
+  }
   for (const outcome of report.outcomes) {
     if (outcome.status === "failed")
-      out.write(`${paint(colour, "31", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "skipped")
-      out.write(`${paint(colour, "33", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "unknown")
-      out.write(`${paint(colour, "35", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "done" && outcome.unchecked)
-      out.write(`${paint(colour, "33", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
@@ -37,13 +46,13 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
   if (report.interrupted) {
     out.write(
-      `${paint(colour, "31", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
     );
-  } else if (report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0) {
-    out.write(`${paint(colour, "32", "Apply complete")}: ${done}.\n`);
+  } else if (isApplyComplete(report)) {
+    out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
   } else {
     out.write(
-      `${paint(colour, "31", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
     );
   }
   if (report.unknown > 0 || report.unchecked > 0) {
@@ -55,4 +64,15 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
       .join(", and ");
     out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
   }
+}
+
+/** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
+export function isApplyComplete(report: ApplyReport): boolean {
+  return (
+    !report.interrupted &&
+    report.failed === 0 &&
+    report.skipped === 0 &&
+    report.unknown === 0 &&
+    report.unchecked === 0
+  );
 }

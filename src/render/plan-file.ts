@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { PcsyncError } from "../errors.js";
+import { describeError, PcsyncError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
@@ -85,7 +85,7 @@ export function parsePlanFile(text: string, fileName: string): Plan {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new PlanFileError(`${fileName} is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`);
   }
   if (!isObject(data) || data.format !== PLAN_FORMAT) {

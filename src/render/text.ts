@@ -3,6 +3,7 @@
 
 import type { Writable } from "node:stream";
 import type { Plan } from "../plan/types.js";
+import { createPaint, type Paint, type Style } from "./colour.js";
 import {
   describePlan,
   describeSummary,
@@ -20,18 +21,6 @@ export interface TextOptions {
   colour: boolean;
 }
 
-type Style = "bold" | "dim" | "red" | "green" | "yellow" | "cyan";
-
-/** ANSI open and close codes; each closes only its own attribute so styles can nest. */
-const ANSI: Record<Style, readonly [number, number]> = {
-  bold: [1, 22],
-  dim: [2, 22],
-  red: [31, 39],
-  green: [32, 39],
-  yellow: [33, 39],
-  cyan: [36, 39],
-};
-
 const KIND_STYLE: Record<ItemKind, Style> = {
   create: "green",
   update: "yellow",
@@ -43,11 +32,7 @@ const KIND_STYLE: Record<ItemKind, Style> = {
 const TEXT_VALUES: ValueOptions = { maxValueChars: Number.POSITIVE_INFINITY };
 
 export function renderText(plan: Plan, out: Writable, options: TextOptions): void {
-  const paint = (style: Style, text: string): string => {
-    if (!options.colour || text === "") return text;
-    const [open, close] = ANSI[style];
-    return `\u001b[${open}m${text}\u001b[${close}m`;
-  };
+  const paint = createPaint(options.colour);
   const paintSpans = (spans: readonly Span[], base: Style): string => {
     // Runs of one style are painted once, so the output carries no redundant codes.
     const runs: { style: Style; text: string }[] = [];
@@ -75,7 +60,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
 
 function renderSection(
   section: FamilySection,
-  paint: (style: Style, text: string) => string,
+  paint: Paint,
   paintSpans: (spans: readonly Span[], base: Style) => string,
 ): string[] {
   const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];

@@ -45,7 +45,7 @@ describe("formatLogEntry", () => {
   });
 
   it("colours the type only when asked", () => {
-    expect(formatLogEntry(entry({ type: "ERROR" }), "text", true)).toContain("\u001b[31mERROR\u001b[0m");
+    expect(formatLogEntry(entry({ type: "ERROR" }), "text", true)).toContain("\u001b[31mERROR\u001b[39m");
     expect(formatLogEntry(entry({ type: "LOG" }), "text", true)).not.toContain("\u001b[");
   });
 

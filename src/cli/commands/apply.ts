@@ -4,7 +4,7 @@
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
-import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
+import { applyPlan } from "../../apply/apply-plan.js";
 import {
   checkApprovedPlan,
   checkSavedPlan,
@@ -13,7 +13,7 @@ import {
 } from "../../apply/check-saved-plan.js";
 import { PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
-import { renderApplyReport } from "../../render/apply-report.js";
+import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -23,12 +23,11 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
+import { formatOption, parseFormat } from "../options.js";
 import {
   appendStepSummary,
   checkPlanPrintableAsJson,
-  formatOption,
   hasChanges,
-  parseFormat,
   printApplyJson,
   printPlan,
   warnGuards,
@@ -45,34 +44,6 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   force?: boolean;
   autoApprove?: boolean;
   format?: string;
-}
-
-function isComplete(report: ApplyReport): boolean {
-  return (
-    !report.interrupted &&
-    report.failed === 0 &&
-    report.skipped === 0 &&
-    report.unknown === 0 &&
-    report.unchecked === 0
-  );
-}
-
-/**
- * After a partial apply the user must know exactly what already changed, not only how much: the
- * changes done are listed before the failures (a complete apply is the plan, so needs no list).
- */
-function writeDoneOutcomes(report: ApplyReport, io: CliIo): void {
-  if (isComplete(report)) return;
-  const tick = useColour(io.stdout, io.env) ? "\u001b[32m✓ done\u001b[0m" : "✓ done";
-  for (const outcome of report.outcomes) {
-    if (outcome.status !== "done") continue;
-    const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
-    const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
-    const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
-    io.stdout.write(
-      `${tick}: ${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})\n`,
-    );
-  }
 }
 
 /** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
@@ -228,18 +199,15 @@ Examples:
       });
       progress.finish();
       if (format === "json") printApplyJson(plan, report, io);
-      else {
-        writeDoneOutcomes(report, io);
-        renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-      }
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted
         ? "pcsync apply (interrupted)"
-        : isComplete(report)
+        : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
       await appendStepSummary(plan, io, title);
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
-      if (!isComplete(report)) throw new PartialApplyError(report);
+      if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {
       await client.close();
     }

@@ -2,10 +2,10 @@
 
 import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
-import { UsageError } from "../../errors.js";
+import { describeError, UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { addDeprecatedAlias } from "../options.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
@@ -20,7 +20,7 @@ import {
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;
   payload?: string;
-  format: "text" | "json";
+  format: TextOrJson;
 }
 
 /** `--payload`: a JSON object, checked before anything is sent. */
@@ -30,7 +30,7 @@ export function parsePayload(text: string | undefined): Record<string, unknown> 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new UsageError(
       `--payload is not valid JSON (${reason}); quote it for the shell, e.g. --payload '{"key": "value"}'`,
     );
@@ -49,11 +49,7 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   command
     .addOption(new Option("--job <name>", "the name of the job to run (required)"))
     .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"))
-    .addOption(
-      new Option("--format <format>", "text, or json: one object naming the job and the record")
-        .choices(["text", "json"])
-        .default("text"),
-    );
+    .addOption(formatOption("text, or json: one object naming the job and the record", TEXT_OR_JSON));
   // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
   addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
   addConnectionOptions(command, "none");

@@ -24,10 +24,16 @@ import {
 import { parseTimeFlag } from "../duration.js";
 import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
-import { formatLogEntry, LOG_FORMATS, LOG_TYPES, type LogFormat, parseLogTypes } from "../log-format.js";
-import { addDeprecatedAlias } from "../options.js";
+import { formatLogEntry, LOG_TYPES, parseLogTypes } from "../log-format.js";
+import {
+  addDeprecatedAlias,
+  collect,
+  formatOption,
+  parseFormat,
+  TEXT_OR_JSON,
+  type TextOrJson,
+} from "../options.js";
 import type { CommandRegistrar } from "../program.js";
-import { collect } from "../reconcile.js";
 import {
   addTargetOptions,
   describeRecord,
@@ -56,7 +62,7 @@ interface LogsSettings {
   limit: number;
   follow: boolean;
   intervalMs: number;
-  format: LogFormat;
+  format: TextOrJson;
 }
 
 const DEFAULT_LIMIT = "100";
@@ -86,9 +92,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
     ...(since ? { after: since } : {}),
     ...(until ? { before: until } : {}),
   };
-  if (!(LOG_FORMATS as readonly string[]).includes(flags.format)) {
-    throw new UsageError(`--format must be one of ${LOG_FORMATS.join(", ")}, not "${flags.format}"`);
-  }
+  const format = parseFormat(flags.format, TEXT_OR_JSON);
   return {
     target,
     query,
@@ -96,7 +100,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
     limit: parsePositiveInt(flags.limit, "--limit"),
     follow: flags.follow === true,
     intervalMs: parsePositiveNumber(flags.interval, "--interval") * 1000,
-    format: flags.format as LogFormat,
+    format,
   };
 }
 
@@ -124,11 +128,7 @@ export const registerLogsCommand: CommandRegistrar = (program, io) => {
     .addOption(
       new Option("--interval <seconds>", "with --follow: seconds between polls").default(DEFAULT_INTERVAL),
     )
-    .addOption(
-      new Option("--format <format>", "text, or json: one JSON object per line")
-        .choices(LOG_FORMATS)
-        .default("text"),
-    );
+    .addOption(formatOption("text, or json: one JSON object per line", TEXT_OR_JSON));
   // `--type` was the level until `job --type` (a job's name) made one word mean two things.
   addDeprecatedAlias(
     command,
@@ -216,7 +216,7 @@ async function readLogs(
 
 // A reader that goes away (`pcsync logs --follow | head`) ends the run at the output edge
 // (src/cli/main.ts), so the printer and the poll loop need not watch stdout themselves.
-function createPrinter(io: CliIo, format: LogFormat): (entry: LogEntry) => void {
+function createPrinter(io: CliIo, format: TextOrJson): (entry: LogEntry) => void {
   const colour = format === "text" && useColour(io.stdout, io.env);
   return (entry) => {
     io.stdout.write(formatLogEntry(entry, format, colour));

@@ -4,16 +4,8 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { outOption } from "../options.js";
-import {
-  appendStepSummary,
-  formatOption,
-  hasChanges,
-  parseFormat,
-  printPlan,
-  savePlan,
-  warnGuards,
-} from "../output.js";
+import { formatOption, outOption, parseFormat } from "../options.js";
+import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";

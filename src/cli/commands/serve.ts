@@ -14,6 +14,7 @@ import {
 } from "../../emulator/index.js";
 import { EXIT_OK, PcsyncError, UsageError } from "../../errors.js";
 import type { CliIo } from "../io.js";
+import { collect } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
@@ -206,10 +207,6 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
     );
   }
   return error;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {

@@ -21,6 +21,7 @@ import {
   type VariableAssignment,
 } from "../../manifest/index.js";
 import type { CliIo } from "../io.js";
+import { collect, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
 import type { CommandRegistrar } from "../program.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */
@@ -29,10 +30,6 @@ export interface ManifestFlags {
   var?: string[];
   varFile?: string[];
   apiKeyFile?: string;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 /**
@@ -137,8 +134,6 @@ function printDiagnostics(result: LoadResult, io: CliIo, options: { text: boolea
   }
 }
 
-const VALIDATE_FORMATS = ["text", "json"] as const;
-
 /**
  * `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:
  * `{version, valid, files, summary: {projects, configs, errors, warnings}, diagnostics: [{file,
@@ -181,11 +176,7 @@ export const registerValidateCommand: CommandRegistrar = (program, io, setExit) 
     .description(
       "Check the manifest offline: schema and semantic checks; prints every problem as file:line:col.",
     )
-    .addOption(
-      new Option("--format <format>", "text, or json: one document with every diagnostic, on stdout")
-        .choices(VALIDATE_FORMATS)
-        .default("text"),
-    );
+    .addOption(formatOption("text, or json: one document with every diagnostic, on stdout", TEXT_OR_JSON));
   addManifestOption(command);
   command.addHelpText(
     "after",
@@ -203,7 +194,7 @@ Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, 
 --var-file in order, then --var NAME=VALUE (the last one wins); no other environment variable.
 The API key is never interpolated.`,
   );
-  command.action(async (flags: ManifestFlags & { format: (typeof VALIDATE_FORMATS)[number] }) => {
+  command.action(async (flags: ManifestFlags & { format: TextOrJson }) => {
     const result = await loadManifestsFromFlags(flags, io);
     const invalid = result.errors.length > 0 || result.value === undefined;
     if (flags.format === "json") {
