@@ -49,7 +49,8 @@ const remoteFamily = (names: string[]) =>
       order: fc.integer({ min: 0, max: 12 }),
       description: fc.option(fc.constantFrom("d1", "d2"), { nil: null }),
     }),
-    { maxLength: 6, selector: (record) => record.name ?? `null-${Math.random()}` },
+    // Two records clash only by a name they share: any number of them may be unnamed.
+    { maxLength: 6, comparator: (a, b) => a.name !== null && a.name === b.name },
   );
 
 const desiredConfigs = (names: string[]) =>
