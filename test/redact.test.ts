@@ -3,9 +3,9 @@
 // redacted; short encoded forms are not, so that a short key does not shred ordinary output; and
 // excerpts of server text are never cut inside a form.
 
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REDACTED, SecretRegistry } from "../src/redact.js";
+import { fc } from "./support/fast-check.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
 

@@ -1,5 +1,5 @@
 // The manifest's TypeScript types, generated from schemas/manifest.schema.json; do not edit.
-// Regenerate: PCSYNC_WRITE_GENERATED=1 npx vitest run test/manifest/schema-types.test.ts
+// Regenerate after editing the schema: npm run generate
 
 /**
  * A pcsync manifest: the plugin configs that projects should have. `${NAME}` and `${NAME:-default}` are replaced in values and project keys before validation, NAME read only from what is handed to pcsync: PCSYNC_VAR_NAME in the environment, then --var-file FILE, then --var NAME=VALUE (no other environment variable; never the API key). `$${` writes a literal `${`; an interpolated value takes the type its field expects, so `plugin: ${PLUGIN_ID}` is an integer.

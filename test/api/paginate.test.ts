@@ -1,7 +1,6 @@
 // Pagination: following next links page by page, only ever to the next page of the same list,
 // and handing over a whole list only when its pages add up.
 
-import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ForeignNextLinkError,
@@ -19,6 +18,7 @@ import {
   LIST_READ_ATTEMPTS,
   type ListedPage,
 } from "../../src/api/paginate.js";
+import { fc } from "../support/fast-check.js";
 import {
   page,
   type RecordedRequest,

@@ -4,9 +4,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../../src/api/validate-response.js";
+import { fc } from "../support/fast-check.js";
 
 const GENERATED = new URL("../../dist/src/api/validators.generated.js", import.meta.url);
 

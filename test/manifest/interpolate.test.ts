@@ -1,11 +1,11 @@
 // `${NAME}`, `${NAME:-default}` and the `$${` escape on single strings: only variables handed to
 // pcsync are read, and the API key can never come out, whatever spells it.
 
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { interpolateText } from "../../src/manifest/interpolate.js";
 import { containsSecret } from "../../src/manifest/secrets.js";
 import { resolveVariables, variablesFromEnvironment } from "../../src/manifest/variables.js";
+import { fc } from "../support/fast-check.js";
 
 const KEY = "phx_Interp+Key/0123456789=abcdef";
 

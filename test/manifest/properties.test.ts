@@ -2,10 +2,10 @@
 // data), the loader returns diagnostics and never throws; merging does not depend on file order.
 
 import { readFileSync } from "node:fs";
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type LoadResult, loadManifestSources, variablesFromEnvironment } from "../../src/manifest/index.js";
+import { fc } from "../support/fast-check.js";
 
 const validManifest = readFileSync(new URL("../../examples/pcsync.yaml", import.meta.url), "utf8");
 const variables = variablesFromEnvironment({ PCSYNC_VAR_PROJECT_ID: "4", PCSYNC_VAR_PLUGIN_ID: "9" });

@@ -1,9 +1,9 @@
 // Sharding projects among workers: every project lands in exactly one shard, the assignment
 // never moves, and bad --shard values say how to write a good one.
 
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseShard, ShardSpecError, selectShard, shardOf } from "../../src/plan/shard.js";
+import { fc } from "../support/fast-check.js";
 
 const projectIds = fc.uniqueArray(
   fc.oneof(

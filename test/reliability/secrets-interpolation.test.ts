@@ -1,20 +1,17 @@
 // A manifest cannot read the API key: `${PCSYNC_API_KEY}` however written (alone, inside a longer
 // value, as a project id, with a default, even when a variable of that name is handed over), and
 // any variable whose value holds the key (from --var-file, --var or PCSYNC_VAR_*) is refused at its
-// file:line:col, before any request, by the built CLI (plan) and in-process (validate, apply);
-// the key appears in no output or file.
+// file:line:col, before any request, by validate, plan and apply; the key appears in no output or
+// file. The runs are in-process, on a CLI of the test's own (its own registry of secrets).
 
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/program.js";
-import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { runBuiltCli } from "../support/cli.js";
-import { leakForms } from "../support/in-process.js";
-import { KEY, reliabilityData, temporaryDirectory } from "./support.js";
-
-const LEAK_FORMS = leakForms(KEY);
+import { describe, expect, it, type TestContext } from "vitest";
+import { startEmulator } from "../../src/emulator/index.js";
+import { openIsolatedCli } from "../support/isolated-cli.js";
+import { findLeaks, type Shown } from "../support/leaks.js";
+import { openWorkspace } from "../support/workspace.js";
+import { KEY, reliabilityData } from "./support.js";
 
 const NEVER =
   "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
@@ -118,135 +115,104 @@ const attempts: Attempt[] = [
   },
 ];
 
-let emulator: RunningEmulator;
-let control: RunningEmulator;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  emulator = await startEmulator({ data: reliabilityData() });
-  control = await startEmulator({ data: reliabilityData() });
-});
-
-afterAll(async () => {
-  await emulator.close();
-  await control.close();
-  for (const cleanup of cleanups) await cleanup();
-});
-
-async function workspace(manifest: string, files: Record<string, string> = {}): Promise<string> {
-  const { path, remove } = await temporaryDirectory();
-  cleanups.push(remove);
-  await writeFile(join(path, "pcsync.yaml"), manifest);
-  for (const [name, text] of Object.entries(files)) await writeFile(join(path, name), text);
-  return path;
+/**
+ * A directory holding the manifest and `files`, an emulator and a CLI, all the test's own. The
+ * attempt's runs share the CLI as they share the environment: none registers a secret that the
+ * others would not register themselves.
+ */
+async function openAttempt(
+  onTestFinished: TestContext["onTestFinished"],
+  manifest: string,
+  files: Record<string, string> = {},
+) {
+  const { directory, defer } = await openWorkspace(onTestFinished);
+  const emulator = await startEmulator({ data: reliabilityData() });
+  defer(() => emulator.close());
+  await writeFile(join(directory, "pcsync.yaml"), manifest);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(directory, name), text);
+  return { directory, emulator, run: await openIsolatedCli() };
 }
 
-/** The files a run may have written (plan, step summary), key files excepted. */
+/** The files a run may have written (plan, step summary), the manifest and given files excepted. */
 async function writtenFiles(directory: string, given: Record<string, string>): Promise<string[]> {
   const names = await readdir(directory);
   return names.filter((name) => name !== "pcsync.yaml" && !(name in given));
 }
 
-async function runInProcess(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
-  const code = await runCli(args, { stdout, stderr, env: { NO_COLOR: "1", ...defined }, cwd });
-  return { code, stdout: out, stderr: err };
-}
-
-function leaksIn(label: string, text: string): string[] {
-  return LEAK_FORMS.filter((form) => text.includes(form)).map(
-    (form) => `${label} contains ${JSON.stringify(form)}`,
-  );
-}
-
 describe("the API key cannot be interpolated", () => {
-  it.concurrent.each(attempts)("$name: refused at its position, the key shown nowhere", async (attempt) => {
-    const directory = await workspace(attempt.manifest, attempt.files);
-    const summary = join(directory, "step-summary.md");
-    const env: NodeJS.ProcessEnv = {
-      PCSYNC_BASE_URL: emulator.url,
-      PCSYNC_API_KEY: KEY,
-      GITHUB_ACTIONS: "true",
-      GITHUB_STEP_SUMMARY: summary,
-      ...attempt.env,
-    };
-    const [, line, col, message] = /^pcsync\.yaml:(\d+):(\d+): (.*)$/.exec(attempt.error) ?? [];
-    const annotation = `::error file=pcsync.yaml,line=${line},col=${col}::${message}`;
-    const runs: Record<string, string[]> = {
-      validate: ["validate"],
-      plan: ["plan", "--format", "markdown", "--out", "plan.json", "--verbose"],
-      apply: ["apply", "--format", "json", "--verbose"],
-    };
-    const results = [];
-    // plan, the command whose output reaches pull requests, runs as the built CLI; validate and
-    // apply run in-process (the same code, without a process start each).
-    for (const command of attempt.commands ?? ["validate", "plan", "apply"]) {
-      const args = [...(runs[command] ?? []), ...(attempt.args ?? [])];
-      const run =
-        command === "plan" ? runBuiltCli(args, { env, cwd: directory }) : runInProcess(args, env, directory);
-      results.push({ label: `${attempt.name}: pcsync ${command}`, ...(await run) });
-    }
-    // The key first: shown anywhere is the failure that matters most.
-    const written = await writtenFiles(directory, attempt.files ?? {});
-    const leaks = results.flatMap((result) => [
-      ...leaksIn(`${result.label} stdout`, result.stdout),
-      ...leaksIn(`${result.label} stderr`, result.stderr),
-    ]);
-    for (const name of written)
-      leaks.push(...leaksIn(`file ${name}`, await readFile(join(directory, name), "utf8")));
-    expect(leaks).toEqual([]);
-    for (const result of results) {
-      expect(result.code, `${result.label}\n${result.stderr}`).toBe(1);
-      expect(result.stdout, result.label).toBe("");
-      expect(result.stderr.split("\n"), result.label).toEqual([
-        attempt.error,
-        annotation,
-        "pcsync: manifest invalid: 1 error in 1 file",
-        "",
+  it.concurrent.for(attempts)(
+    "$name: refused at its position, the key shown nowhere, no request made",
+    async (attempt, { onTestFinished }) => {
+      const { directory, emulator, run } = await openAttempt(onTestFinished, attempt.manifest, attempt.files);
+      const summary = join(directory, "step-summary.md");
+      const env: NodeJS.ProcessEnv = {
+        PCSYNC_BASE_URL: emulator.url,
+        PCSYNC_API_KEY: KEY,
+        GITHUB_ACTIONS: "true",
+        GITHUB_STEP_SUMMARY: summary,
+        ...attempt.env,
+      };
+      const [, line, col, message] = /^pcsync\.yaml:(\d+):(\d+): (.*)$/.exec(attempt.error) ?? [];
+      const annotation = `::error file=pcsync.yaml,line=${line},col=${col}::${message}`;
+      const runs: Record<string, string[]> = {
+        validate: ["validate"],
+        plan: ["plan", "--format", "markdown", "--out", "plan.json", "--verbose"],
+        apply: ["apply", "--format", "json", "--verbose"],
+      };
+      const results = [];
+      for (const command of attempt.commands ?? ["validate", "plan", "apply"]) {
+        const args = [...(runs[command] ?? []), ...(attempt.args ?? [])];
+        const result = await run(args, { env, cwd: directory });
+        results.push({ label: `${attempt.name}: pcsync ${command}`, ...result });
+      }
+      // The key first: shown anywhere is the failure that matters most.
+      const written = await writtenFiles(directory, attempt.files ?? {});
+      const shown: Shown[] = results.flatMap((result) => [
+        { label: `${result.label} stdout`, text: result.stdout },
+        { label: `${result.label} stderr`, text: result.stderr },
       ]);
-    }
-    // Refused while loading the manifest: no plan saved, no summary written.
-    expect(written).toEqual([]);
-  });
+      for (const name of written)
+        shown.push({ label: `file ${name}`, text: await readFile(join(directory, name), "utf8") });
+      expect(findLeaks(KEY, shown)).toEqual([]);
+      for (const result of results) {
+        expect(result.code, `${result.label}\n${result.stderr}`).toBe(1);
+        expect(result.stdout, result.label).toBe("");
+        expect(result.stderr.split("\n"), result.label).toEqual([
+          attempt.error,
+          annotation,
+          "pcsync: manifest invalid: 1 error in 1 file",
+          "",
+        ]);
+      }
+      // Refused while loading the manifest: no plan saved, no summary written, no request made.
+      expect(written).toEqual([]);
+      expect(emulator.requestLog).toEqual([]);
+    },
+  );
 
-  it("was tried against a server that saw no request", () => {
-    // Runs after the concurrent attempts above have finished (vitest awaits them first).
-    expect(emulator.requestLog).toEqual([]);
-  });
-
-  it("while a variable that does not hold the key is interpolated as usual", async () => {
-    const directory = await workspace(manifestWithDescription("x-${DESC}-y"), {
-      "vars.yaml": "DESC: from the var file\n",
-    });
+  it("while a variable that does not hold the key is interpolated as usual", async ({ onTestFinished }) => {
+    const { directory, emulator, run } = await openAttempt(
+      onTestFinished,
+      manifestWithDescription("x-${DESC}-y"),
+      {
+        "vars.yaml": "DESC: from the var file\n",
+      },
+    );
     const env = {
-      PCSYNC_BASE_URL: control.url,
+      PCSYNC_BASE_URL: emulator.url,
       PCSYNC_API_KEY: KEY,
       PCSYNC_VAR_DESC: "from the environment",
     };
-    const fromFile = await runBuiltCli(["plan", "--var-file", "vars.yaml"], { env, cwd: directory });
+    const fromFile = await run(["plan", "--var-file", "vars.yaml"], { env, cwd: directory });
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(fromFile.stdout).toContain('"x-from the var file-y"');
-    const fromFlag = await runBuiltCli(["plan", "--var-file", "vars.yaml", "--var", "DESC=flag"], {
+    const fromFlag = await run(["plan", "--var-file", "vars.yaml", "--var", "DESC=flag"], {
       env,
       cwd: directory,
     });
     expect(fromFlag.stdout).toContain('"x-flag-y"');
-    const summary = [fromFile.stdout, fromFile.stderr, fromFlag.stdout, fromFlag.stderr].join("\n");
-    expect(leaksIn("control", summary)).toEqual([]);
+    const shown = [fromFile.stdout, fromFile.stderr, fromFlag.stdout, fromFlag.stderr].join("\n");
+    expect(findLeaks(KEY, [{ label: "control", text: shown }])).toEqual([]);
     expect(await readFile(join(directory, "vars.yaml"), "utf8")).toBe("DESC: from the var file\n");
   });
 });

@@ -2,56 +2,33 @@
 // echoes the key hex-, base64- or URL-encoded gets it shown as [REDACTED]; a record holding the
 // key's text is planned, applied and verified as it is (a short key converges); documents that are
 // read back (saved plans, JSON plans, exports) are refused rather than altered, naming the record
-// but never the value; every file pcsync creates that holds remote data is 0600.
+// but never the value; every file pcsync creates that holds remote data is 0600. The runs are
+// in-process, on a CLI of the test's own (its own registry of secrets); one test spawns the built CLI.
 
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorData, exampleData, startEmulator } from "../../src/emulator/index.js";
 import { type RecordedRequest, sendJson, startScriptedServer } from "../api/scripted-server.js";
 import { runBuiltCli } from "../support/cli.js";
-import { leakForms, runCliInProcess } from "../support/in-process.js";
-import { KEY, reliabilityData, temporaryDirectory, writeManifest } from "./support.js";
+import { openIsolatedCli } from "../support/isolated-cli.js";
+import { findLeaks } from "../support/leaks.js";
+import { openWorkspace } from "../support/workspace.js";
+import { KEY, reliabilityData, writeManifest } from "./support.js";
 
-/**
- * What must not be left of `key` in any output, computed independently of pcsync: 12-character
- * pieces; hex in both cases; and for a key at any byte alignment inside a longer base64 or
- * base64url string, the whole 4-character groups that encode only the key's bytes.
- */
-
-const LEAK_FORMS = leakForms(KEY);
-
+/** Where the key shows in `text`, in any form: empty when nowhere. */
 function leaksIn(text: string): string[] {
-  return LEAK_FORMS.filter((form) => text.includes(form));
+  return findLeaks(KEY, [{ label: "output", text }]);
 }
 
-let directory: string;
-let removeDirectory: () => Promise<void>;
-const stops: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  const temporary = await temporaryDirectory();
-  directory = temporary.path;
-  removeDirectory = temporary.remove;
-});
-
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop();
-  await removeDirectory();
-});
-
-/** Runs the CLI in-process, with the key in the environment. */
-async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const {
-    code,
-    stdout: out,
-    stderr: err,
-  } = await runCliInProcess(args, {
-    env: { PCSYNC_API_KEY: KEY, ...env },
-    cwd: directory,
-  });
-  return { code, stdout: out, stderr: err };
+/** A directory and a CLI of the test's own; `run` runs it there with the key in the environment. */
+async function openScene(onTestFinished: TestContext["onTestFinished"]) {
+  const { directory, defer } = await openWorkspace(onTestFinished);
+  const cli = await openIsolatedCli();
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    cli(args, { env: { PCSYNC_API_KEY: KEY, ...env }, cwd: directory });
+  return { directory, defer, cli, run };
 }
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
@@ -96,9 +73,12 @@ function echoingServer() {
 }
 
 describe.concurrent("a server that echoes the key encoded", () => {
-  it("gets it shown as [REDACTED], in errors and --verbose traces, in every form", async () => {
+  it("gets it shown as [REDACTED], in errors and --verbose traces, in every form", async ({
+    onTestFinished,
+  }) => {
+    const { defer, run } = await openScene(onTestFinished);
     const server = await startScriptedServer(echoingServer());
-    stops.push(() => server.close());
+    defer(() => server.close());
     const projects = [...Object.keys(ECHOES), "31"];
     const runs = await Promise.all(
       projects.flatMap((project) =>
@@ -119,9 +99,12 @@ describe.concurrent("a server that echoes the key encoded", () => {
     expect(server.requests.length).toBeGreaterThanOrEqual(runs.length);
   });
 
-  it("from the built CLI too, whose process writes its own streams", async () => {
+  // The in-process runs write to streams they are given; the built CLI's main writes its own
+  // process's stdout and stderr, through the same redacting edge.
+  it("from the built CLI too, whose process writes its own streams", async ({ onTestFinished }) => {
+    const { defer } = await openWorkspace(onTestFinished);
     const server = await startScriptedServer(echoingServer());
-    stops.push(() => server.close());
+    defer(() => server.close());
     const results = await Promise.all(
       ["26", "31"].map((project) =>
         runBuiltCli(["export", "--project", project, "--base-url", server.url, "--verbose"], {
@@ -139,8 +122,10 @@ describe.concurrent("a server that echoes the key encoded", () => {
 });
 
 describe("a key that is printed before pcsync reads it", () => {
-  it("in a manifest value an error quotes, or given to a flag that does not exist", async () => {
-    // Keys of their own: the registry is per process, and the tests above registered KEY.
+  it("in a manifest value an error quotes, or given to a flag that does not exist", async ({
+    onTestFinished,
+  }) => {
+    const { directory, run } = await openScene(onTestFinished);
     const interpolated = "phx_interpolated_9f8e7d6c5b4a";
     const typed = "phx_typed_on_the_command_line_1a2b3c";
     const manifest = await writeManifest(
@@ -186,11 +171,12 @@ function dataWith(key: string, record3: { name?: string; description?: string } 
 }
 
 describe.concurrent("data that holds the key's text", () => {
-  it("converges with a short key that is part of record names (built CLI)", async () => {
+  it("converges with a short key that is part of record names", async ({ onTestFinished }) => {
+    const { directory, defer, cli: runCli } = await openScene(onTestFinished);
     // The emulator accepts this key; "ro" is in "Property", "from", "Error", "project"...
     const shortKey = "ro";
     const emulator = await startEmulator({ data: dataWith(shortKey) });
-    stops.push(() => emulator.close());
+    defer(() => emulator.close());
     const manifest = await writeManifest(
       directory,
       `version: 1
@@ -209,7 +195,7 @@ projects:
       "short-key.yaml",
     );
     const env = { PCSYNC_API_KEY: shortKey, PCSYNC_BASE_URL: emulator.url };
-    const cli = (args: string[]) => runBuiltCli(args, { env, cwd: directory });
+    const cli = (args: string[]) => runCli(args, { env, cwd: directory });
 
     const plan = await cli(["plan", "-f", manifest]);
     expect(plan.code, plan.stderr).toBe(0);
@@ -235,11 +221,14 @@ projects:
     expect(records.filter((record) => record.name === "Error Router")).toHaveLength(1);
   });
 
-  it("is planned and applied as it is, shown redacted, and refused in documents read back", async () => {
+  it("is planned and applied as it is, shown redacted, and refused in documents read back", async ({
+    onTestFinished,
+  }) => {
+    const { directory, defer, run } = await openScene(onTestFinished);
     const emulator = await startEmulator({
       data: dataWith(KEY, { name: `Legacy ${KEY}`, description: `token ${base64(`Bearer ${KEY}`)}` }),
     });
-    stops.push(() => emulator.close());
+    defer(() => emulator.close());
     const manifest = await writeManifest(
       directory,
       `version: 1
@@ -306,7 +295,8 @@ projects:
 });
 
 describe("long values that hold the key", () => {
-  it("are cut and diffed for display without leaving a piece of the key", async () => {
+  it("are cut and diffed for display without leaving a piece of the key", async ({ onTestFinished }) => {
+    const { directory, defer, run } = await openScene(onTestFinished);
     // Markdown cuts values at 200 characters, right inside the key; a word diff would split it
     // where only its first word differs. (The key comes from the server: a manifest holding it is
     // refused at load, see secrets-interpolation.test.ts.)
@@ -322,7 +312,7 @@ describe("long values that hold the key", () => {
       if (record) record.description = description;
     }
     const emulator = await startEmulator({ data });
-    stops.push(() => emulator.close());
+    defer(() => emulator.close());
     const manifest = await writeManifest(
       directory,
       `version: 1
@@ -358,10 +348,11 @@ projects:
 });
 
 describe("files pcsync writes", () => {
-  it("are created 0600; a file that exists keeps its mode", async () => {
+  it("are created 0600; a file that exists keeps its mode", async ({ onTestFinished }) => {
+    const { directory, defer, run } = await openScene(onTestFinished);
     const emulatorData = join(directory, "modes-emulator.json");
     const emulator = await startEmulator({ data: reliabilityData(), dataFile: emulatorData });
-    stops.push(() => emulator.close());
+    defer(() => emulator.close());
     const manifest = await writeManifest(
       directory,
       `version: 1

@@ -1,65 +1,79 @@
 // The API key is never handed to anyone: every command, every output format, --verbose traces,
 // error paths (401, 403, 404, 500, refused connection, a server that echoes the key back) and
 // every file pcsync writes are searched for the key, also URL-encoded, hex and base64-encoded.
-// Most runs are in-process (runCli with captured streams, fast); a few spawn the built CLI.
+// Each test searches the outputs and files of its own runs. The runs are in-process, on a CLI of
+// the test's own (its own registry of secrets); one test spawns the built CLI.
 
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { page, type RecordedRequest, record, sendJson, startScriptedServer } from "../api/scripted-server.js";
-import { runBuiltCli } from "../support/cli.js";
-import { leakForms, runCliInProcess } from "../support/in-process.js";
 import {
-  KEY,
-  MANIFEST_A,
-  MANIFEST_B,
-  reliabilityData,
-  temporaryDirectory,
-  writeManifest,
-} from "./support.js";
+  type Handler,
+  page,
+  type RecordedRequest,
+  record,
+  type ScriptedServer,
+  sendJson,
+  startScriptedServer,
+} from "../api/scripted-server.js";
+import { runBuiltCli } from "../support/cli.js";
+import { openIsolatedCli, type RunCli, runCliAlone } from "../support/isolated-cli.js";
+import { findLeaks, readFilesIn, type Shown } from "../support/leaks.js";
+import { openWorkspace } from "../support/workspace.js";
+import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData, writeManifest } from "./support.js";
 
-const LEAK_FORMS = leakForms(KEY);
+/** The key file a test writes holds the key by design: every other file is searched. */
+const KEY_FILE = "key.txt";
 
-interface Output {
-  label: string;
-  text: string;
-}
-
-const outputs: Output[] = [];
-let directory: string;
-let removeDirectory: () => Promise<void>;
-const stops: Array<() => Promise<void>> = [];
-
-/** Runs the CLI in-process with the key in the environment (unless `env` says otherwise). */
-async function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const {
-    code,
-    stdout: out,
-    stderr: err,
-  } = await runCliInProcess(args, {
-    env: {
-      PCSYNC_API_KEY: KEY,
-      GITHUB_ACTIONS: "true",
-      GITHUB_STEP_SUMMARY: join(directory, "step-summary.md"),
-      ...env,
+/** One test's directory and servers, and what its runs showed, searched by `expectNothingLeaked`. */
+async function openScene(onTestFinished: TestContext["onTestFinished"]) {
+  const workspace = await openWorkspace(onTestFinished);
+  const { directory } = workspace;
+  const shown: Shown[] = [];
+  const cli = await openIsolatedCli();
+  const note = (label: string, result: { stdout: string; stderr: string }) => {
+    shown.push(
+      { label: `${label} (stdout)`, text: result.stdout },
+      { label: `${label} (stderr)`, text: result.stderr },
+    );
+  };
+  return {
+    directory,
+    shown,
+    note,
+    async emulatorWith(options: EmulatorOptions): Promise<RunningEmulator> {
+      const emulator = await startEmulator({ data: reliabilityData(), ...options });
+      workspace.defer(() => emulator.close());
+      return emulator;
     },
-    cwd: directory,
-  });
-  const label = `pcsync ${args.join(" ")}`;
-  outputs.push({ label: `${label} (stdout)`, text: out }, { label: `${label} (stderr)`, text: err });
-  return { code, stdout: out, stderr: err };
-}
-
-async function emulatorWith(options: EmulatorOptions): Promise<RunningEmulator> {
-  const emulator = await startEmulator({ data: reliabilityData(), ...options });
-  stops.push(() => emulator.close());
-  return emulator;
+    async scriptedServer(handler: Handler): Promise<ScriptedServer> {
+      const server = await startScriptedServer(handler);
+      workspace.defer(() => server.close());
+      return server;
+    },
+    /** Runs the test's CLI (or `run`) with the key in the environment, unless `env` says otherwise. */
+    async run(args: string[], env: NodeJS.ProcessEnv = {}, run: RunCli = cli) {
+      const result = await run(args, {
+        env: {
+          PCSYNC_API_KEY: KEY,
+          GITHUB_ACTIONS: "true",
+          GITHUB_STEP_SUMMARY: join(directory, "step-summary.md"),
+          ...env,
+        },
+        cwd: directory,
+      });
+      note(`pcsync ${args.join(" ")}`, result);
+      return result;
+    },
+    /** No form of the key in any output of this test's runs, or in any file in its directory. */
+    async expectNothingLeaked(): Promise<void> {
+      const files = await readFilesIn(directory, [KEY_FILE]);
+      expect(findLeaks(KEY, [...shown, ...files])).toEqual([]);
+    },
+  };
 }
 
 async function closedPort(): Promise<number> {
@@ -114,19 +128,9 @@ function echoingServer() {
   };
 }
 
-beforeAll(async () => {
-  const temporary = await temporaryDirectory();
-  directory = temporary.path;
-  removeDirectory = temporary.remove;
-});
-
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop();
-  await removeDirectory();
-});
-
-describe("the API key never appears in output or written files", () => {
-  it("through every command, output format and --verbose, on success", async () => {
+describe.concurrent("the API key never appears in output or written files", () => {
+  it("through every command, output format and --verbose, on success", async ({ onTestFinished }) => {
+    const { directory, shown, emulatorWith, run, expectNothingLeaked } = await openScene(onTestFinished);
     const emulator = await emulatorWith({});
     const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
     const manifestB = await writeManifest(directory, MANIFEST_B, "b.yaml");
@@ -172,11 +176,19 @@ describe("the API key never appears in output or written files", () => {
       const result = await run(args);
       expect(result.code, `pcsync ${args.join(" ")}\n${result.stderr}`).toBe(expected);
     }
-    // --verbose did trace requests, so the traces were searched too.
-    expect(outputs.some((output) => /GET \/api\/projects\/1\/plugin_configs\//.test(output.text))).toBe(true);
+    // --verbose did trace requests, so the traces were searched too; so were the files written.
+    expect(shown.some((output) => /GET \/api\/projects\/1\/plugin_configs\//.test(output.text))).toBe(true);
+    expect(await readdir(directory)).toEqual(
+      expect.arrayContaining(["plan-a.json", "plan-b.json", "exported.yaml", "step-summary.md"]),
+    );
+    expect(shown).toHaveLength(2 * runs.length);
+    await expectNothingLeaked();
   });
 
-  it("on error paths: 401, 403, 404, stale plan, refused connection, bad key files", async () => {
+  it("on error paths: 401, 403, 404, stale plan, refused connection, bad key files", async ({
+    onTestFinished,
+  }) => {
+    const { directory, shown, emulatorWith, run, expectNothingLeaked } = await openScene(onTestFinished);
     const wrongKey = await emulatorWith({
       keys: [{ key: "phx_some_other_key_entirely", scopes: ["*"], projects: "*" }],
     });
@@ -184,7 +196,7 @@ describe("the API key never appears in output or written files", () => {
     const otherProject = await emulatorWith({ keys: [{ key: KEY, scopes: ["*"], projects: [2] }] });
     const fine = await emulatorWith({});
     const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
-    const keyFile = join(directory, "key.txt");
+    const keyFile = join(directory, KEY_FILE);
     await writeFile(keyFile, `${KEY}\n`, { mode: 0o600 });
     const refused = `http://127.0.0.1:${await closedPort()}`;
     const verbose = ["--verbose"];
@@ -214,11 +226,6 @@ describe("the API key never appears in output or written files", () => {
       [["apply", "-f", manifestA, "--base-url", fine.url], 0],
       [["apply", "--plan", join(directory, "stale.json"), "--base-url", fine.url, ...verbose], 3],
       [["plan", "-f", manifestA, "--base-url", refused, ...verbose], 1],
-      [
-        ["plan", "-f", manifestA, "--base-url", fine.url, "--api-key-file", keyFile, ...verbose],
-        0,
-        { PCSYNC_API_KEY: undefined },
-      ],
       [["plan", "-f", manifestA, "--base-url", fine.url], 1, { PCSYNC_API_KEY: `${KEY} ${KEY}` }],
       [["plan", "-f", manifestA, "--base-url", "http://example.com"], 1],
     ];
@@ -226,11 +233,20 @@ describe("the API key never appears in output or written files", () => {
       const result = await run(args, env);
       expect(result.code, `pcsync ${args.join(" ")}\n${result.stderr}`).toBe(expected);
     }
+    // A key read from a file is known only once this run reads it: the run gets a CLI of its own,
+    // where the key the runs above registered is not known.
+    const fromFile = ["plan", "-f", manifestA, "--base-url", fine.url, "--api-key-file", keyFile, ...verbose];
+    const result = await run(fromFile, { PCSYNC_API_KEY: undefined }, runCliAlone);
+    expect(result.code, `pcsync ${fromFile.join(" ")}\n${result.stderr}`).toBe(0);
+    expect(shown).toHaveLength(2 * (runs.length + 1));
+    await expectNothingLeaked();
   }, 60_000);
 
-  it("from a server that echoes the key in errors, non-JSON bodies, next links and records", async () => {
-    const server = await startScriptedServer(echoingServer());
-    stops.push(() => server.close());
+  it("from a server that echoes the key in errors, non-JSON bodies, next links and records", async ({
+    onTestFinished,
+  }) => {
+    const { shown, scriptedServer, run, expectNothingLeaked } = await openScene(onTestFinished);
+    const server = await scriptedServer(echoingServer());
     const connection = ["--base-url", server.url, "--verbose", "--timeout", "2"];
     for (const project of ["11", "12", "13", "14", "15", "16", "17"]) {
       const result = await run(["export", "--project", project, ...connection]);
@@ -246,12 +262,17 @@ describe("the API key never appears in output or written files", () => {
     );
     // The echo really happened: the key was in what the server sent back.
     expect(server.requests.length).toBeGreaterThan(6);
+    expect(shown).toHaveLength(2 * 8);
+    await expectNothingLeaked();
   }, 60_000);
 
-  it("from the built CLI, whose process writes its own streams", async () => {
+  // The in-process runs above write to streams they are given; the built CLI's main writes its own
+  // process's stdout and stderr, through the same redacting edge.
+  it("from the built CLI, whose process writes its own streams", async ({ onTestFinished }) => {
+    const { directory, shown, note, emulatorWith, scriptedServer, expectNothingLeaked } =
+      await openScene(onTestFinished);
     const emulator = await emulatorWith({});
-    const server = await startScriptedServer(echoingServer());
-    stops.push(() => server.close());
+    const server = await scriptedServer(echoingServer());
     const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
     const env = { PCSYNC_API_KEY: KEY };
     const spawned = [
@@ -259,28 +280,9 @@ describe("the API key never appears in output or written files", () => {
       ["export", "--project", "11", "--base-url", server.url, "--verbose"],
       ["export", "--project", "12", "--base-url", server.url, "--verbose"],
     ];
-    for (const args of spawned) {
-      const result = await runBuiltCli(args, { env, cwd: directory });
-      outputs.push(
-        { label: `built pcsync ${args.join(" ")} (stdout)`, text: result.stdout },
-        { label: `built pcsync ${args.join(" ")} (stderr)`, text: result.stderr },
-      );
-    }
-  });
-
-  it("in any of the outputs above, or any file written", async () => {
-    const files = (await readdir(directory)).filter((name) => name !== "key.txt");
-    expect(files).toEqual(
-      expect.arrayContaining(["plan-a.json", "plan-b.json", "exported.yaml", "step-summary.md"]),
-    );
-    for (const name of files)
-      outputs.push({ label: `file ${name}`, text: await readFile(join(directory, name), "utf8") });
-    expect(outputs.length).toBeGreaterThan(90);
-    const leaks = outputs.flatMap(({ label, text }) =>
-      LEAK_FORMS.filter((form) => text.includes(form)).map(
-        (form) => `${label} contains ${JSON.stringify(form)}`,
-      ),
-    );
-    expect(leaks).toEqual([]);
+    for (const args of spawned)
+      note(`built pcsync ${args.join(" ")}`, await runBuiltCli(args, { env, cwd: directory }));
+    expect(shown).toHaveLength(2 * spawned.length);
+    await expectNothingLeaked();
   });
 });

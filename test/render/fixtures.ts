@@ -1,11 +1,11 @@
 // Plans for the renderer tests: one representative plan made by the planner, and random plans of
 // any size, with names meant to break renderers.
 
-import fc from "fast-check";
 import { FAMILY_NAMES, type FamilyName } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { FieldChanges, FieldValue, Plan, PlannedChange, PlannedReorder } from "../../src/plan/types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+import { fc } from "../support/fast-check.js";
 
 const PC = "plugin_configs" as const;
 const FE = "pipeline_frontend_apps_configs" as const;

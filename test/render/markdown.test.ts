@@ -1,7 +1,7 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Plan, PlannedChange } from "../../src/plan/types.js";
 import { PLAN_COMMENT_MARKER, renderJson, renderMarkdown, renderText } from "../../src/render/index.js";
+import { fc } from "../support/fast-check.js";
 import { arbitraryPlan, buildRepresentativePlan } from "./fixtures.js";
 import { collectOutput } from "./support.js";
 

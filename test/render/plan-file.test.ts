@@ -1,4 +1,3 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PluginConfigRecord } from "../../src/api/types.js";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
@@ -22,6 +21,7 @@ import {
   serializePlan,
 } from "../../src/render/index.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+import { fc } from "../support/fast-check.js";
 import { buildRepresentativePlan } from "./fixtures.js";
 
 /** A plan with every property and every variant set, typed as Plan so the compiler checks it. */

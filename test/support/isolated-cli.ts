@@ -1,0 +1,38 @@
+// The CLI in-process on module state of its own. A process keeps state for its whole life, above
+// all the registry of secrets to redact: a key that one test's runs registered must not hide a
+// leak in another's, so each test opens a CLI of its own instead of sharing the module's.
+
+import { vi } from "vitest";
+import type * as InProcess from "./in-process.js";
+
+/** `pcsync ARGS` in-process; variables that `env` leaves undefined are unset, as in a process. */
+export type RunCli = (
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string },
+) => Promise<InProcess.InProcessRun>;
+
+/** One fresh import at a time: a reset during another import's evaluation would split its modules. */
+let importing: Promise<unknown> = Promise.resolve();
+
+/**
+ * A CLI whose modules no other CLI shares (runCliInProcess from a fresh import). Its runs share
+ * them with each other, as commands run one after another in one process would.
+ */
+export async function openIsolatedCli(): Promise<RunCli> {
+  const fresh = importing.then(() => {
+    vi.resetModules();
+    return import("./in-process.js");
+  });
+  importing = fresh.catch(() => undefined);
+  const { runCliInProcess } = await fresh;
+  return (args, options) => {
+    const env = Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined));
+    return runCliInProcess(args, { env, cwd: options.cwd });
+  };
+}
+
+/** One run in a CLI of its own, as in a new process: nothing an earlier run registered is known. */
+export async function runCliAlone(...args: Parameters<RunCli>): ReturnType<RunCli> {
+  const run = await openIsolatedCli();
+  return run(...args);
+}
