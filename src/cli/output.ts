@@ -7,10 +7,10 @@ import { basename, dirname, join } from "node:path";
 import { Option } from "commander";
 import type { ApplyReport } from "../apply/apply-plan.js";
 import { PcsyncError, UsageError } from "../errors.js";
+import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
-import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
-import { locateSecretsInPlan } from "../render/plan-file.js";
+import { renderMarkdown, renderPlan } from "../render/index.js";
 import { type CliIo, useColour } from "./io.js";
 
 export const FORMATS = ["text", "json", "markdown"] as const;

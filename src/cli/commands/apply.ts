@@ -9,9 +9,9 @@ import { type ApplyReport, applyPlan } from "../../apply/apply-plan.js";
 import { readCurrentState } from "../../apply/read-current-state.js";
 import { EXIT_ERROR, EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
 import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
+import { parsePlanFile } from "../../plan/plan-file.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { renderApplyReport } from "../../render/apply-report.js";
-import { parsePlanFile } from "../../render/index.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
