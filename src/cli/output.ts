@@ -5,7 +5,7 @@
 import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Option } from "commander";
-import type { ApplyReport } from "../apply/apply-plan.js";
+import type { ApplyReport } from "../apply/types.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";

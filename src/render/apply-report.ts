@@ -2,7 +2,7 @@
 // unknown, or done but unchecked), then a one-line summary of what the server now holds.
 
 import type { Writable } from "node:stream";
-import type { ApplyOutcome, ApplyReport } from "../apply/apply-plan.js";
+import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 
 const paint = (colour: boolean, code: string, text: string) =>
   colour ? `\u001b[${code}m${text}\u001b[0m` : text;
