@@ -27,6 +27,7 @@ import {
   watchInterrupts,
 } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import {
   appendStepSummary,
   checkPlanPrintableAsJson,
@@ -40,7 +41,6 @@ import {
 import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];

@@ -8,9 +8,9 @@ import { Command, Option } from "commander";
 import { startEmulator } from "../../emulator/index.js";
 import { EXIT_ERROR } from "../../errors.js";
 import type { CliIo } from "../io.js";
+import { addVariableOptions, parseVariableFlags } from "../manifest-options.js";
 import type { CommandRegistrar } from "../program.js";
 import { runCli } from "../program.js";
-import { addVariableOptions, parseVariableFlags } from "./validate.js";
 
 const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/", import.meta.url));
 

@@ -11,11 +11,11 @@ import { renderNewManifest, updateManifestText } from "../../export/update-manif
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
 import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { requireFlag } from "../resolve-config.js";
-import { addVariableOptions, loadVariablesOrThrow } from "./validate.js";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string;

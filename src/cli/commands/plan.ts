@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import { outOption } from "../options.js";
 import {
   appendStepSummary,
@@ -16,7 +17,6 @@ import {
 } from "../output.js";
 import type { CommandRegistrar } from "../program.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];
