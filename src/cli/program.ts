@@ -5,6 +5,7 @@ import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentia
 import { ApiError, NetworkError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
+import type { CommandRegistrar } from "./command-registrar.js";
 import { registerApplyCommand } from "./commands/apply.js";
 import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
@@ -18,15 +19,13 @@ import { registerValidateCommand } from "./commands/validate.js";
 import type { CliIo } from "./io.js";
 import { withOutputEdge } from "./output-edge.js";
 
-export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
-
-// One entry per command; each lives in commands/<name>.ts.
+// One entry per command; each lives in commands/<name>.ts. demo runs pcsync itself: it is handed runCli.
 const registrars: CommandRegistrar[] = [
   registerValidateCommand,
   registerPlanCommand,
   registerApplyCommand,
   registerExportCommand,
-  registerDemoCommand,
+  (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli),
   registerServeCommand,
   registerLogsCommand,
   registerJobCommand,

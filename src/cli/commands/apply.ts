@@ -13,6 +13,7 @@ import { familiesTouchedBy, findStaleness } from "../../plan/check-stale.js";
 import { parsePlanFile } from "../../plan/plan-file.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { renderApplyReport } from "../../render/apply-report.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -38,7 +39,6 @@ import {
   printPlan,
   warnGuards,
 } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
 

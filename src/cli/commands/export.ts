@@ -10,11 +10,11 @@ import { locateSecretsInExport } from "../../export/locate-secrets.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { resolveTextWith } from "../../manifest/index.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
 import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { requireFlag } from "../resolve-config.js";
 
 interface ExportFlags extends ConnectionFlags {

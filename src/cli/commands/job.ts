@@ -4,9 +4,9 @@ import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addDeprecatedAlias } from "../options.js";
-import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
   describeRecord,

@@ -14,6 +14,7 @@ import {
 } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { type FamilyName, getFamily } from "../../families.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -26,7 +27,6 @@ import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
 import { formatLogEntry, LOG_FORMATS, LOG_TYPES, type LogFormat, parseLogTypes } from "../log-format.js";
 import { addDeprecatedAlias } from "../options.js";
-import type { CommandRegistrar } from "../program.js";
 import { collect } from "../reconcile.js";
 import {
   addTargetOptions,

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import { outOption } from "../options.js";
@@ -15,7 +16,6 @@ import {
   savePlan,
   warnGuards,
 } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { addScopeOptions, narrowDesiredState, readAndPlan, type ScopeFlags } from "../reconcile.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {

@@ -4,13 +4,13 @@
 import { Command, Option } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
 import { type DesiredState, type LoadResult, summarizeErrors } from "../../manifest/index.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addManifestOption,
   loadManifestsFromFlags,
   type ManifestFlags,
   printDiagnostics,
 } from "../manifest-options.js";
-import type { CommandRegistrar } from "../program.js";
 
 const VALIDATE_FORMATS = ["text", "json"] as const;
 
