@@ -2,7 +2,7 @@
 
 import { Command, CommanderError, Option } from "commander";
 import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
-import { ApiError, NetworkError } from "../api/index.js";
+import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { CommandRegistrar } from "./command-registrar.js";
@@ -141,8 +141,8 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   }
   if (error instanceof PcsyncError) {
     io.stderr.write(`pcsync: ${error.message}\n`);
-    const hint = hintOf(error);
-    if (hint !== undefined && !error.message.includes("hint:")) io.stderr.write(`hint: ${hint}\n`);
+    const hint = error.hint ?? describeKeySources(error);
+    if (hint !== undefined) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -150,8 +150,9 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   return EXIT_ERROR;
 }
 
-/** What the user may check, for the errors that carry a hint (HTTP statuses, connection failures). */
-function hintOf(error: PcsyncError): string | undefined {
-  if (error instanceof ApiError || error instanceof NetworkError) return error.hint;
-  return undefined;
+/** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
+function describeKeySources(error: PcsyncError): string | undefined {
+  return error instanceof ApiError && error.status === 401
+    ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
+    : undefined;
 }
