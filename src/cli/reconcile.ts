@@ -10,6 +10,7 @@ import type { FamilyName } from "../families.js";
 import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { describeGuard } from "../render/guard-message.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { familyOption, parseFamily } from "./options.js";
@@ -122,7 +123,7 @@ export async function readAndPlan(
   const progress = createProgress(io);
   const { plan, errors, current } = await readAndPlanProjects(client, desired, {
     concurrency: concurrencyOf(flags),
-    plan: { maxDeletePercent },
+    plan: { maxDeletePercent, describeGuard },
     onProgress: (read) =>
       progress.update(
         "read",
