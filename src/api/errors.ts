@@ -310,25 +310,6 @@ export class CreateOutcomeUnknownError extends PcsyncError {
   }
 }
 
-export class ApiKeyMissingError extends PcsyncError {
-  constructor() {
-    super(
-      "api_key_missing",
-      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
-    );
-  }
-}
-
-/** The key file is missing, unreadable or empty; its content is never shown. */
-export class ApiKeyFileError extends PcsyncError {
-  readonly file: string;
-
-  constructor(file: string, reason: string) {
-    super("api_key_file", `API key file ${file}: ${reason}.`);
-    this.file = file;
-  }
-}
-
 /** A key that cannot go into an Authorization header as is; its value is never shown. */
 export class InvalidApiKeyError extends PcsyncError {
   constructor(source: string, reason: string) {

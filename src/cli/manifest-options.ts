@@ -3,7 +3,6 @@
 
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { peekApiKeyFile } from "../api/credentials.js";
 import { UsageError } from "../errors.js";
 import {
   type DesiredState,
@@ -18,6 +17,7 @@ import {
   parseVariableAssignment,
   type VariableAssignment,
 } from "../manifest/index.js";
+import { peekApiKeyFile } from "./credentials.js";
 import type { CliIo } from "./io.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */

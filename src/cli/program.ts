@@ -1,7 +1,6 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
 import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
@@ -16,6 +15,7 @@ import { registerLogsCommand } from "./commands/logs.js";
 import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
+import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import type { CliIo } from "./io.js";
 import { withOutputEdge } from "./output-edge.js";
 
