@@ -33,12 +33,19 @@ export class PcsyncError extends Error {
   readonly code: string;
   /** The process exit code this error maps to. */
   readonly exitCode: ExitCode;
+  /** What the user may check or do, when the message cannot be sure of it; printed on its own line. */
+  readonly hint?: string;
 
-  constructor(code: string, message: string, options: { exitCode?: ExitCode; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    options: { exitCode?: ExitCode; cause?: unknown; hint?: string | undefined } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.exitCode = options.exitCode ?? EXIT_ERROR;
+    if (options.hint !== undefined) this.hint = options.hint;
   }
 
   // An error may quote what a server sent, the API key included; it is shown where output leaves

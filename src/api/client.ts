@@ -8,8 +8,8 @@ import type { Dispatcher } from "undici";
 import { packageVersion } from "../package-files.js";
 import { secrets } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
+import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
-import { checkApiKey } from "./credentials.js";
 import { createDispatcher } from "./dispatcher.js";
 import {
   ApiError,

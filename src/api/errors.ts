@@ -30,9 +30,9 @@ export abstract class RequestFailedError extends PcsyncError {
     code: string,
     request: FailedRequest,
     message: string,
-    details: { attempts: number; outcomeUnknown: boolean },
+    details: { attempts: number; outcomeUnknown: boolean; hint?: string | undefined },
   ) {
-    super(code, message);
+    super(code, message, { hint: details.hint });
     this.method = request.method;
     this.path = request.path;
     this.attempts = details.attempts;
@@ -74,36 +74,26 @@ export class ApiError extends RequestFailedError {
     super("api_error", request, `${details.status} ${request.method} ${request.path}: ${detail}${retried}`, {
       attempts: details.attempts,
       outcomeUnknown: details.outcomeUnknown ?? false,
+      hint: details.hint ?? STATUS_HINTS[details.status],
     });
     this.status = details.status;
     this.serviceError = serviceError;
-    this.#hint = details.hint;
-  }
-
-  readonly #hint: string | undefined;
-
-  /** What a user can do about it, for the CLI to print under the message. */
-  get hint(): string | undefined {
-    if (this.#hint !== undefined) return this.#hint;
-    switch (this.status) {
-      case 401:
-        return "Check the API key (PCSYNC_API_KEY or --api-key-file).";
-      case 403:
-        return "The API key lacks the scope or the project access named above; use a key that has it.";
-      case 429:
-        return "The service is throttling this key; wait a little and try again.";
-      default:
-        return undefined;
-    }
   }
 }
+
+/**
+ * What a user can do about a status the service's text may not explain. A 401 has none here: where
+ * the key comes from is the caller's to say (the CLI names its variable and flag).
+ */
+const STATUS_HINTS: Readonly<Record<number, string>> = {
+  403: "The API key lacks the scope or the project access named above; use a key that has it.",
+  429: "The service is throttling this key; wait a little and try again.",
+};
 
 /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
 export class NetworkError extends RequestFailedError {
   /** The system or undici error code, e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
   readonly reason: string;
-  /** What the user may check, when the failure has a likely cause the message cannot be sure of. */
-  readonly hint: string | undefined;
 
   constructor(
     request: FailedRequest,
@@ -127,7 +117,6 @@ export class NetworkError extends RequestFailedError {
           : `${request.method} ${request.path}: could not reach ${details.origin} (${details.description}) ${after}; check the base URL and that the service is reachable`;
     super("network_error", request, message, details);
     this.reason = details.reason;
-    this.hint = details.hint;
   }
 }
 
@@ -318,25 +307,6 @@ export class CreateOutcomeUnknownError extends PcsyncError {
     );
     this.path = request.path;
     this.conclusiveAfter = conclusiveAfter;
-  }
-}
-
-export class ApiKeyMissingError extends PcsyncError {
-  constructor() {
-    super(
-      "api_key_missing",
-      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
-    );
-  }
-}
-
-/** The key file is missing, unreadable or empty; its content is never shown. */
-export class ApiKeyFileError extends PcsyncError {
-  readonly file: string;
-
-  constructor(file: string, reason: string) {
-    super("api_key_file", `API key file ${file}: ${reason}.`);
-    this.file = file;
   }
 }
 

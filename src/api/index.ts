@@ -1,6 +1,7 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
 export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
+export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
   ApiClient,
@@ -23,7 +24,6 @@ export {
   SETTLE_TIMEOUT_FACTOR,
   settleWindowMs,
 } from "./create-config.js";
-export { API_KEY_ENV, type ApiKeySources, resolveApiKey } from "./credentials.js";
 export {
   createJob,
   deleteConfig,
@@ -41,8 +41,6 @@ export {
 } from "./endpoints.js";
 export {
   ApiError,
-  ApiKeyFileError,
-  ApiKeyMissingError,
   CreateOutcomeUnknownError,
   type FailedRequest,
   ForeignNextLinkError,

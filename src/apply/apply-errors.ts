@@ -2,7 +2,7 @@
 // incomplete, or interrupted by a signal. Each says what was done and what to do next.
 
 import { EXIT_ERROR, EXIT_REFUSED, type InterruptSignal, PcsyncError, SIGNAL_EXIT_CODES } from "../errors.js";
-import type { ApplyReport } from "./apply-plan.js";
+import type { ApplyReport } from "./types.js";
 
 export class SafetyGuardError extends PcsyncError {
   constructor(messages: string[]) {

@@ -28,43 +28,7 @@ import type {
   PlannedReorder,
 } from "../plan/types.js";
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
-
-/**
- * `unknown`: the write was sent and got no definitive answer, and could not be settled: the server
- * may or may not hold it (`pcsync plan` shows which). `skipped`: not done, by decision or because
- * the run was interrupted before it started.
- */
-export type OutcomeStatus = "done" | "failed" | "skipped" | "unknown";
-
-export interface ApplyOutcome {
-  action: "create" | "update" | "delete" | "reorder";
-  project: string;
-  family: FamilyName;
-  name: string | null;
-  id: number | null;
-  source: string;
-  status: OutcomeStatus;
-  /** Why it failed or was skipped; for a reorder, how it was done. */
-  message?: string;
-  /** For a reorder: how many records it moves. */
-  moves?: number;
-  /** A create done, but the check for a copy of it after the family's creates could not run. */
-  unchecked?: boolean;
-  /** Skipped because the run was interrupted before it started. */
-  notStarted?: boolean;
-}
-
-export interface ApplyReport {
-  outcomes: ApplyOutcome[];
-  done: number;
-  failed: number;
-  skipped: number;
-  unknown: number;
-  /** Creates done whose check for copies could not run (see `ApplyOutcome.unchecked`). */
-  unchecked: number;
-  /** The signal aborted during the run: changes not started then are skipped. */
-  interrupted: boolean;
-}
+import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
 
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */

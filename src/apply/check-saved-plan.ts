@@ -7,9 +7,9 @@ import type { ApiClient } from "../api/index.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
 import { listsToRead } from "../family-lists.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
+import { parsePlanFile } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
-import { parsePlanFile } from "../render/plan-file.js";
 
 export class StalePlanError extends PcsyncError {
   constructor(file: string, reasons: string[]) {

@@ -13,7 +13,7 @@ import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import type { ApplyOutcome } from "./apply-plan.js";
+import type { ApplyOutcome } from "./types.js";
 
 /** How a create was settled, as far as the check needs to know. */
 export interface CreateSettlement {

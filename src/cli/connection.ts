@@ -2,8 +2,9 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, CLIENT_DEFAULTS, resolveApiKey } from "../api/index.js";
+import { ApiClient, CLIENT_DEFAULTS } from "../api/index.js";
 import { UsageError } from "../errors.js";
+import { resolveApiKey } from "./credentials.js";
 import type { CliIo } from "./io.js";
 
 export interface ConnectionFlags {

@@ -4,12 +4,12 @@
 
 import { appendFile, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { ApplyReport } from "../apply/apply-plan.js";
+import type { ApplyReport } from "../apply/types.js";
 import { describeError, PcsyncError } from "../errors.js";
+import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
-import { renderMarkdown, renderPlan, serializePlan } from "../render/index.js";
-import { locateSecretsInPlan } from "../render/plan-file.js";
+import { renderMarkdown, renderPlan } from "../render/index.js";
 import { type CliIo, useColour } from "./io.js";
 import type { OutputFormat } from "./options.js";
 

@@ -1,10 +1,10 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { registerEnvironmentApiKey, registerSecretWords } from "../api/credentials.js";
-import { ApiError, NetworkError } from "../api/index.js";
+import { ApiError } from "../api/index.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
+import type { CommandRegistrar } from "./command-registrar.js";
 import { registerApplyCommand } from "./commands/apply.js";
 import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
@@ -15,18 +15,17 @@ import { registerLogsCommand } from "./commands/logs.js";
 import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
+import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import type { CliIo } from "./io.js";
 import { withOutputEdge } from "./output-edge.js";
 
-export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: ExitCode) => void) => void;
-
-// One entry per command; each lives in commands/<name>.ts.
+// One entry per command; each lives in commands/<name>.ts. demo runs pcsync itself: it is handed runCli.
 const registrars: CommandRegistrar[] = [
   registerValidateCommand,
   registerPlanCommand,
   registerApplyCommand,
   registerExportCommand,
-  registerDemoCommand,
+  (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli),
   registerServeCommand,
   registerLogsCommand,
   registerJobCommand,
@@ -142,8 +141,8 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   }
   if (error instanceof PcsyncError) {
     io.stderr.write(`pcsync: ${error.message}\n`);
-    const hint = hintOf(error);
-    if (hint !== undefined && !error.message.includes("hint:")) io.stderr.write(`hint: ${hint}\n`);
+    const hint = error.hint ?? describeKeySources(error);
+    if (hint !== undefined) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -151,8 +150,9 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   return EXIT_ERROR;
 }
 
-/** What the user may check, for the errors that carry a hint (HTTP statuses, connection failures). */
-function hintOf(error: PcsyncError): string | undefined {
-  if (error instanceof ApiError || error instanceof NetworkError) return error.hint;
-  return undefined;
+/** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
+function describeKeySources(error: PcsyncError): string | undefined {
+  return error instanceof ApiError && error.status === 401
+    ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
+    : undefined;
 }

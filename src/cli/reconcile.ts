@@ -11,6 +11,7 @@ import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { readAndPlan } from "../read/read-and-plan.js";
+import { describeGuard } from "../render/guard-message.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { collect, familyOption, parseFamily } from "./options.js";
@@ -92,7 +93,7 @@ export async function planFromFlags(
   const progress = createProgress(io);
   return readAndPlan(client, desired, {
     concurrency: concurrencyOf(flags),
-    plan: { maxDeletePercent },
+    plan: { maxDeletePercent, describeGuard },
     onProgress: (read) => {
       progress.update(
         "read",

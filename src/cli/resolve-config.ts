@@ -184,21 +184,24 @@ export function describeRecord(record: PluginConfigRecord): string {
 
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
-/**
- * Adds what to do to a refusal the bare status does not explain: posthog-2024 servers refuse
- * scoped keys on job and frontend whatever their scopes.
- */
-export function explainRefusal(error: unknown, action: string): unknown {
-  if (!(error instanceof ApiError)) return error;
-  if (error.status === 403 && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
-    return new PcsyncError(
-      "scoped_key_refused",
-      `${error.message}\nhint: this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
-      { cause: error },
-    );
+/** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
+export class ScopedKeyRefusedError extends PcsyncError {
+  constructor(refusal: ApiError, action: string) {
+    super("scoped_key_refused", refusal.message, {
+      cause: refusal,
+      hint: `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
+    });
   }
-  const { hint } = error;
-  return hint === undefined
-    ? error
-    : new PcsyncError(error.code, `${error.message}\nhint: ${hint}`, { cause: error });
+}
+
+/** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
+export function explainRefusal(error: unknown, action: string): unknown {
+  if (
+    error instanceof ApiError &&
+    error.status === 403 &&
+    error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)
+  ) {
+    return new ScopedKeyRefusedError(error, action);
+  }
+  return error;
 }

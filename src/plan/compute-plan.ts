@@ -7,10 +7,12 @@ import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js"
 import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
+import { describeGuardFinding, findGuard } from "./safety-guards.js";
 import type {
   CurrentFamily,
   CurrentState,
   FamilyReport,
+  GuardFinding,
   GuardViolation,
   OrderMove,
   Plan,
@@ -21,9 +23,16 @@ import type {
 export interface PlanOptions {
   /** Refuse to delete more than this share of a family of 10 or more records. */
   maxDeletePercent?: number;
+  /**
+   * The message of each guard in the plan: the CLI's words name its flags (render/guard-message.ts);
+   * by default, what was found alone.
+   */
+  describeGuard?: (finding: GuardFinding) => string;
 }
 
-export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<PlanOptions>;
+export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<
+  Pick<PlanOptions, "maxDeletePercent">
+>;
 
 export interface PlanDiagnostic {
   project: string;
@@ -130,6 +139,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     errors: [],
   };
   const claims = claimRecords(input, part.errors);
+  const describeGuard = options.describeGuard ?? describeGuardFinding;
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
@@ -138,7 +148,14 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     part.changes.push(...familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
-    part.guards.push(...familyPlan.guards);
+    for (const guard of familyPlan.guards) {
+      part.guards.push({
+        project: guard.project,
+        family: guard.family,
+        rule: guard.rule,
+        message: describeGuard(guard),
+      });
+    }
     const byId = new Map(records.map((record) => [record.id, record]));
     for (const id of familyPlan.touchedIds) {
       const record = byId.get(id);
@@ -254,7 +271,7 @@ interface FamilyPlan {
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
-  guards: GuardViolation[];
+  guards: GuardFinding[];
   touchedIds: number[];
 }
 
@@ -336,26 +353,17 @@ function planFamily(
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
   changes.push(...deletes);
 
-  const guards: GuardViolation[] = [];
-  const where = `project ${project} ${family}`;
-  if (deletes.length > 0) {
-    const creates = changes.filter((change) => change.action === "create").length;
-    if (owned.length > 0 && owned.length - deletes.length + creates === 0) {
-      guards.push({
-        project,
-        family,
-        rule: "prune_to_empty",
-        message: `${where}: prune would delete ${owned.length === 1 ? "the only record" : `all ${owned.length} records`} and leave the family empty (${familySource}). Use --force if that is really intended.`,
-      });
-    } else if (owned.length >= 10 && (deletes.length * 100) / owned.length > maxDeletePercent) {
-      guards.push({
-        project,
-        family,
-        rule: "max_delete_percent",
-        message: `${where}: prune would delete ${deletes.length} of ${owned.length} records (${Math.round((deletes.length * 100) / owned.length)}%, more than ${maxDeletePercent}%) (${familySource}). Raise --max-delete-percent or use --force if that is intended.`,
-      });
-    }
-  }
+  const guard = findGuard(
+    {
+      project,
+      family,
+      owned: owned.length,
+      creates: changes.filter((change) => change.action === "create").length,
+      deletes: deletes.length,
+      source: familySource,
+    },
+    maxDeletePercent,
+  );
 
   return {
     changes,
@@ -376,7 +384,7 @@ function planFamily(
             enabled: record.enabled,
           })),
     },
-    guards,
+    guards: guard === undefined ? [] : [guard],
     touchedIds,
   };
 }

@@ -64,11 +64,38 @@ export interface FamilyReport {
   unmanaged: UnmanagedRecord[];
 }
 
+/** A safety guard: a prune may not empty a family, nor delete more than a share of a large one. */
+export type GuardRule = "max_delete_percent" | "prune_to_empty";
+
 export interface GuardViolation {
   project: string;
   family: FamilyName;
-  rule: "max_delete_percent" | "prune_to_empty";
+  rule: GuardRule;
+  /** The guard in words, as pcsync showed it when the plan was made (see PlanOptions.describeGuard). */
   message: string;
+}
+
+/** A guard the planner found, in numbers: what a GuardViolation's message is written from. */
+export type GuardFinding = PruneToEmptyFinding | MaxDeletePercentFinding;
+
+interface GuardCounts {
+  project: string;
+  family: FamilyName;
+  /** Records of the family that the manifest owns, and how many of them the prune deletes. */
+  owned: number;
+  deletes: number;
+  /** `file:line` of the family block. */
+  source: string;
+}
+
+export interface PruneToEmptyFinding extends GuardCounts {
+  rule: "prune_to_empty";
+}
+
+export interface MaxDeletePercentFinding extends GuardCounts {
+  rule: "max_delete_percent";
+  /** The share of `owned` that a prune may delete, in percent. */
+  limitPercent: number;
 }
 
 export interface PlanSummary {

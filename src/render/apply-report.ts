@@ -3,7 +3,7 @@
 // what the server now holds.
 
 import type { Writable } from "node:stream";
-import type { ApplyOutcome, ApplyReport } from "../apply/apply-plan.js";
+import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { createPaint } from "./colour.js";
 
 /** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */

@@ -8,14 +8,6 @@ import { renderText } from "./text.js";
 
 export { renderJson } from "./json.js";
 export { type MarkdownOptions, PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
-export {
-  PLAN_FORMAT,
-  PLAN_VERSION,
-  PlanFileError,
-  parsePlanFile,
-  readPlanSchema,
-  serializePlan,
-} from "./plan-file.js";
 export { renderText, type TextOptions } from "./text.js";
 
 export type PlanFormat = "text" | "json" | "markdown";

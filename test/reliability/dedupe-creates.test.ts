@@ -4,8 +4,8 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient, createConfig } from "../../src/api/index.js";
-import type { ApplyOutcome } from "../../src/apply/apply-plan.js";
 import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
+import type { ApplyOutcome } from "../../src/apply/types.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import type { PlannedChange } from "../../src/plan/types.js";
 import { KEY, reliabilityData } from "./support.js";

@@ -4,6 +4,7 @@
 import { FAMILY_NAMES, type FamilyName } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { FieldChanges, FieldValue, Plan, PlannedChange, PlannedReorder } from "../../src/plan/types.js";
+import { describeGuard } from "../../src/render/guard-message.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { fc } from "../support/fast-check.js";
 
@@ -71,6 +72,8 @@ export function buildRepresentativePlan(): Plan {
         },
       ],
     },
+    // The guard in the words the CLI gives it.
+    { describeGuard },
   );
   if (!plan) throw new Error(`fixture plan failed: ${errors.map((error) => error.message).join("; ")}`);
   return plan;

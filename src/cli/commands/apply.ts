@@ -14,6 +14,7 @@ import {
 import { PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -23,6 +24,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, parseFormat } from "../options.js";
 import {
   appendStepSummary,
@@ -32,10 +34,8 @@ import {
   printPlan,
   warnGuards,
 } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { createProgress } from "../progress.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];

@@ -2,8 +2,8 @@
 
 import { Argument, Command } from "commander";
 import { FAMILY_NAMES } from "../../families.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { describeProgram, renderCompletion, SHELLS, type Shell } from "../completion-scripts.js";
-import type { CommandRegistrar } from "../program.js";
 
 export const registerCompletionCommand: CommandRegistrar = (program, io) => {
   const command = new Command("completion")

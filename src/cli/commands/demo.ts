@@ -3,16 +3,13 @@
 
 import { randomBytes } from "node:crypto";
 import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command, Option } from "commander";
 import { startEmulator } from "../../emulator/index.js";
-import { EXIT_ERROR } from "../../errors.js";
+import { EXIT_ERROR, type ExitCode } from "../../errors.js";
+import { findPackageFile } from "../../package-files.js";
+import type { RunCli } from "../command-registrar.js";
 import type { CliIo } from "../io.js";
-import type { CommandRegistrar } from "../program.js";
-import { runCli } from "../program.js";
-import { addVariableOptions, parseVariableFlags } from "./validate.js";
-
-const EXAMPLES_DIR = fileURLToPath(new URL("../../../../examples/", import.meta.url));
+import { addVariableOptions, parseVariableFlags } from "../manifest-options.js";
 
 interface DemoFlags {
   profile: "seed" | "posthog-2024";
@@ -21,7 +18,13 @@ interface DemoFlags {
   varFile?: string[];
 }
 
-export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
+/** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
+export const registerDemoCommand = (
+  program: Command,
+  io: CliIo,
+  setExit: (code: ExitCode) => void,
+  runCli: RunCli,
+): void => {
   const command = new Command("demo")
     .description("Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.")
     .addOption(
@@ -38,7 +41,7 @@ export const registerDemoCommand: CommandRegistrar = (program, io, setExit) => {
     "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml",
   );
   command.action(async (flags: DemoFlags) => {
-    const manifest = flags.file || relative(io.cwd, EXAMPLES_DIR) || ".";
+    const manifest = flags.file || relative(io.cwd, findPackageFile("examples")) || ".";
     // Checked before the emulator starts; the steps get the same flags in the same order.
     parseVariableFlags(flags.var);
     const variableArgs = [

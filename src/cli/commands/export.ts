@@ -10,12 +10,12 @@ import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
 import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { requireFlag } from "../resolve-config.js";
-import { addVariableOptions, loadVariablesOrThrow } from "./validate.js";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string;

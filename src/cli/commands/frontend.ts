@@ -2,8 +2,8 @@
 
 import { Command } from "commander";
 import { getFrontend } from "../../api/index.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
   explainRefusal,

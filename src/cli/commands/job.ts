@@ -4,9 +4,9 @@ import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
 import { describeError, UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
-import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
   describeRecord,

@@ -14,6 +14,7 @@ import {
 } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { type FamilyName, getFamily } from "../../families.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -33,7 +34,6 @@ import {
   TEXT_OR_JSON,
   type TextOrJson,
 } from "../options.js";
-import type { CommandRegistrar } from "../program.js";
 import {
   addTargetOptions,
   describeRecord,

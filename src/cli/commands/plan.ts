@@ -3,12 +3,12 @@
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
-import type { CommandRegistrar } from "../program.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "./validate.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];

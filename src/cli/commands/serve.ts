@@ -13,9 +13,9 @@ import {
   startEmulator,
 } from "../../emulator/index.js";
 import { EXIT_OK, PcsyncError, UsageError } from "../../errors.js";
+import type { CommandRegistrar } from "../command-registrar.js";
 import type { CliIo } from "../io.js";
 import { collect } from "../options.js";
-import type { CommandRegistrar } from "../program.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
 export interface RawServeOptions {

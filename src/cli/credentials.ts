@@ -3,8 +3,9 @@
 // registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
+import { checkApiKey, InvalidApiKeyError, isValidApiKey } from "../api/index.js";
+import { PcsyncError } from "../errors.js";
 import { secrets } from "../redact.js";
-import { ApiKeyFileError, ApiKeyMissingError, InvalidApiKeyError } from "./errors.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 
@@ -69,24 +70,11 @@ export function registerEnvironmentApiKey(env: Readonly<Record<string, string | 
 /** Registers `text` as a secret if it is a valid key, else each of its long enough words. */
 export function registerSecretWords(text: string): void {
   const key = text.trim();
-  if (VALID_KEY.test(key)) {
+  if (isValidApiKey(key)) {
     secrets.register(key);
     return;
   }
   for (const word of key.split(/\s+/)) if (word.length >= 8) secrets.register(word);
-}
-
-const VALID_KEY = /^[\x21-\x7e]+$/;
-
-/** The key goes into an HTTP header: anything but visible ASCII would corrupt or split it. */
-export function checkApiKey(key: string, source: string): string {
-  if (!VALID_KEY.test(key)) {
-    throw new InvalidApiKeyError(
-      source,
-      "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
-    );
-  }
-  return key;
 }
 
 function describeReadFailure(error: unknown): string {
@@ -101,5 +89,24 @@ function describeReadFailure(error: unknown): string {
       return "is a directory, not a file holding the key";
     default:
       return `cannot be read (${code || "unknown error"})`;
+  }
+}
+
+export class ApiKeyMissingError extends PcsyncError {
+  constructor() {
+    super(
+      "api_key_missing",
+      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
+    );
+  }
+}
+
+/** The key file is missing, unreadable or empty; its content is never shown. */
+export class ApiKeyFileError extends PcsyncError {
+  readonly file: string;
+
+  constructor(file: string, reason: string) {
+    super("api_key_file", `API key file ${file}: ${reason}.`);
+    this.file = file;
   }
 }

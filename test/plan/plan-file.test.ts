@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PluginConfigRecord } from "../../src/api/types.js";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
+import { PlanFileError, parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
 import type {
   FamilyReport,
   FieldChange,
@@ -13,16 +14,10 @@ import type {
   PlanSummary,
   UnmanagedRecord,
 } from "../../src/plan/types.js";
-import {
-  PlanFileError,
-  parsePlanFile,
-  readPlanSchema,
-  renderJson,
-  serializePlan,
-} from "../../src/render/index.js";
+import { renderJson } from "../../src/render/index.js";
+import { buildRepresentativePlan } from "../render/fixtures.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { fc } from "../support/fast-check.js";
-import { buildRepresentativePlan } from "./fixtures.js";
 
 /** A plan with every property and every variant set, typed as Plan so the compiler checks it. */
 const FULL_PLAN: Plan = {

@@ -4,12 +4,8 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ApiKeyFileError,
-  ApiKeyMissingError,
-  InvalidApiKeyError,
-  resolveApiKey,
-} from "../../src/api/index.js";
+import { InvalidApiKeyError } from "../../src/api/index.js";
+import { ApiKeyFileError, ApiKeyMissingError, resolveApiKey } from "../../src/cli/credentials.js";
 
 let directory: string;
 

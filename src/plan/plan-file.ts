@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { describeError, PcsyncError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
-import type { Plan } from "../plan/types.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
+import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 1;

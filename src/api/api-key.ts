@@ -1,0 +1,22 @@
+// The API key goes into an Authorization header as is: only visible ASCII can, so anything else
+// is refused (never shown) before a request is made.
+
+import { InvalidApiKeyError } from "./errors.js";
+
+const VALID_KEY = /^[\x21-\x7e]+$/;
+
+/** Whether `key` can go into the header as is. */
+export function isValidApiKey(key: string): boolean {
+  return VALID_KEY.test(key);
+}
+
+/** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
+export function checkApiKey(key: string, source: string): string {
+  if (!isValidApiKey(key)) {
+    throw new InvalidApiKeyError(
+      source,
+      "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
+    );
+  }
+  return key;
+}

@@ -1,0 +1,52 @@
+// The safety guards of a prune: it may not empty a family, nor delete more than a share of one of
+// 10 or more records. The planner finds them in numbers; the CLI words them in render/.
+
+import type { FamilyName } from "../families.js";
+import type { GuardFinding } from "./types.js";
+
+/** A family smaller than this may lose any share of its records, though not all of them. */
+const MIN_RECORDS_FOR_SHARE = 10;
+
+/** One family's prune: its records the manifest owns, and what the plan creates and deletes there. */
+export interface PruneCounts {
+  project: string;
+  family: FamilyName;
+  owned: number;
+  creates: number;
+  deletes: number;
+  /** `file:line` of the family block. */
+  source: string;
+}
+
+/** The guard the prune violates, if any; emptying the family is checked before the share. */
+export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFinding | undefined {
+  const { project, family, owned, creates, deletes, source } = prune;
+  if (deletes === 0) return undefined;
+  if (owned > 0 && owned - deletes + creates === 0) {
+    return { rule: "prune_to_empty", project, family, owned, deletes, source };
+  }
+  if (owned >= MIN_RECORDS_FOR_SHARE && (deletes * 100) / owned > maxDeletePercent) {
+    return {
+      rule: "max_delete_percent",
+      project,
+      family,
+      owned,
+      deletes,
+      limitPercent: maxDeletePercent,
+      source,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * What the guard found, in the planner's words: the message of a guard when no other words are
+ * given (render/guard-message.ts adds how the CLI overrides it).
+ */
+export function describeGuardFinding(finding: GuardFinding): string {
+  const what =
+    finding.rule === "prune_to_empty"
+      ? `${finding.owned === 1 ? "the only record" : `all ${finding.owned} records`} and leave the family empty`
+      : `${finding.deletes} of ${finding.owned} records (${Math.round((finding.deletes * 100) / finding.owned)}%, more than ${finding.limitPercent}%)`;
+  return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
+}
