@@ -64,6 +64,20 @@ export class PcsyncError extends Error {
   }
 }
 
+/**
+ * An apply that stopped before its first write: the cause's own words, then that nothing was
+ * changed, for a user wondering what happened. Code, exit code and hint stay the cause's.
+ */
+export class NothingChangedError extends PcsyncError {
+  constructor(cause: PcsyncError) {
+    super(cause.code, `${cause.message} Nothing was changed.`, {
+      exitCode: cause.exitCode,
+      cause,
+      hint: cause.hint,
+    });
+  }
+}
+
 /** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -11,11 +11,24 @@ import { parsePlanFile } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
 
-export class StalePlanError extends PcsyncError {
+/** A saved plan refused before anything is written; its message says that nothing was changed. */
+export abstract class SavedPlanRefusedError extends PcsyncError {}
+
+export class StalePlanError extends SavedPlanRefusedError {
   constructor(file: string, reasons: string[]) {
     super(
       "stale_plan",
       `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+export class PlanServerMismatchError extends SavedPlanRefusedError {
+  constructor(file: string, planServer: string, server: string) {
+    super(
+      "plan_server_mismatch",
+      `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
       { exitCode: EXIT_REFUSED },
     );
   }
@@ -60,11 +73,7 @@ export async function checkSavedPlan(
   options: RereadOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   if (plan.server !== undefined && plan.server !== client.base.display) {
-    throw new PcsyncError(
-      "plan_server_mismatch",
-      `the saved plan ${path} was made against ${plan.server}, not ${client.base.display}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
-      { exitCode: EXIT_REFUSED },
-    );
+    throw new PlanServerMismatchError(path, plan.server, client.base.display);
   }
   const { current, reasons } = await rereadForPlan(plan, client, options);
   if (reasons.length > 0) throw new StalePlanError(path, reasons);

@@ -2,7 +2,7 @@
 
 import { Command, CommanderError, Option } from "commander";
 import { ApiError } from "../api/index.js";
-import { EXIT_ERROR, type ExitCode, PcsyncError, UsageError } from "../errors.js";
+import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerApplyCommand } from "./commands/apply.js";
@@ -152,7 +152,8 @@ function reportError(error: unknown, io: CliIo): ExitCode {
 
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error: PcsyncError): string | undefined {
-  return error instanceof ApiError && error.status === 401
+  const refusal = error instanceof NothingChangedError ? error.cause : error;
+  return refusal instanceof ApiError && refusal.status === 401
     ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
     : undefined;
 }

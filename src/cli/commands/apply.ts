@@ -10,8 +10,9 @@ import {
   checkSavedPlan,
   type RereadOptions,
   readSavedPlan,
+  SavedPlanRefusedError,
 } from "../../apply/check-saved-plan.js";
-import { PcsyncError, UsageError } from "../../errors.js";
+import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -164,11 +165,10 @@ Examples:
         ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io))
         : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
-        // Nothing is written before the plan stands: say so, for a user wondering what happened.
-        if (error instanceof PcsyncError && !error.message.includes("Nothing was changed")) {
-          error.message = `${error.message} Nothing was changed.`;
-        }
-        throw error;
+        // Nothing is written before the plan stands: say so, unless the refusal already does.
+        throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
+          ? new NothingChangedError(error)
+          : error;
       });
       if (format !== "json") printPlan(plan, format, io);
       else checkPlanPrintableAsJson(plan);
