@@ -1,7 +1,7 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
 import type { Readable, Writable } from "node:stream";
-import type { OutputEdge } from "./output-edge.js";
+import { OutputEdge, type OutputLoss } from "./output-edge.js";
 
 export interface CliIo {
   stdout: Writable & { isTTY?: boolean };
@@ -18,6 +18,17 @@ export interface CliIo {
    * it is not given one; the human-readable files and renderers count their redactions here.
    */
   edge?: OutputEdge;
+}
+
+/** `io` with its streams behind a new output edge (what runCli does unless given one). */
+export function withOutputEdge(
+  io: CliIo,
+  options: { onLoss?: (loss: OutputLoss) => void } = {},
+): CliIo & {
+  edge: OutputEdge;
+} {
+  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, options);
+  return { ...io, stdout: edge.stdout, stderr: edge.stderr, edge };
 }
 
 export function processIo(): CliIo {

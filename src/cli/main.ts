@@ -5,14 +5,13 @@
 // stderr and a defined exit code, never a stack trace.
 
 import { EXIT_ERROR } from "../errors.js";
-import { processIo } from "./io.js";
+import { processIo, withOutputEdge } from "./io.js";
 import {
   describeFinishedDespiteLoss,
   describeStoppedByLoss,
   exitCodeAfterLoss,
   isQuietLoss,
   type OutputLoss,
-  withOutputEdge,
 } from "./output-edge.js";
 import { runCli } from "./program.js";
 

@@ -7,7 +7,6 @@ import { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { REDACTED, redactDeep, type SecretRegistry, secrets } from "../redact.js";
-import type { CliIo } from "./io.js";
 
 export type OutputStreamName = "stdout" | "stderr";
 
@@ -183,17 +182,6 @@ export class OutputEdge {
       this.stderr.flush();
     }
   }
-}
-
-/** `io` with its streams behind a new output edge (what runCli does unless given one). */
-export function withOutputEdge(
-  io: CliIo,
-  options: { onLoss?: (loss: OutputLoss) => void } = {},
-): CliIo & {
-  edge: OutputEdge;
-} {
-  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, options);
-  return { ...io, stdout: edge.stdout, stderr: edge.stderr, edge };
 }
 
 const ERRNO_WORDS: Readonly<Record<string, string>> = {

@@ -16,8 +16,7 @@ import { registerPlanCommand } from "./commands/plan.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerValidateCommand } from "./commands/validate.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
-import type { CliIo } from "./io.js";
-import { withOutputEdge } from "./output-edge.js";
+import { type CliIo, withOutputEdge } from "./io.js";
 
 // One entry per command; each lives in commands/<name>.ts. demo runs pcsync itself: it is handed runCli.
 const registrars: CommandRegistrar[] = [
