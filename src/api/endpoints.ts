@@ -3,15 +3,6 @@
 
 import type { FamilyName } from "../families.js";
 import { getFamily } from "../families.js";
-import type { ApiClient } from "./client.js";
-import {
-  InvalidRequestError,
-  JobOutcomeUnknownError,
-  LogsNotSupportedError,
-  RequestFailedError,
-} from "./errors.js";
-import { paginate, readWholeList } from "./paginate.js";
-import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 import type {
   JobInput,
   LogEntry,
@@ -21,7 +12,16 @@ import type {
   PluginConfigRecord,
   Project,
   RearrangeOrders,
-} from "./types.js";
+} from "../wire-types.js";
+import type { ApiClient } from "./client.js";
+import {
+  InvalidRequestError,
+  JobOutcomeUnknownError,
+  LogsNotSupportedError,
+  RequestFailedError,
+} from "./errors.js";
+import { paginate, readWholeList } from "./paginate.js";
+import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 
 /** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {

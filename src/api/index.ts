@@ -1,6 +1,17 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
 export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
+export type {
+  JobInput,
+  LogEntry,
+  LogQuery,
+  Page,
+  PluginConfigInput,
+  PluginConfigRecord,
+  Project,
+  RearrangeOrders,
+  ServiceErrorBody,
+} from "../wire-types.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
@@ -85,15 +96,4 @@ export {
 } from "./rate-limiter.js";
 export type { RetrySafety } from "./request-with-retry.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
-export type {
-  JobInput,
-  LogEntry,
-  LogQuery,
-  Page,
-  PluginConfigInput,
-  PluginConfigRecord,
-  Project,
-  RearrangeOrders,
-  ServiceErrorBody,
-} from "./types.js";
 export { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";

@@ -1,7 +1,7 @@
 // The logs endpoint of plugin configs: newest first, filtered by type, message text and time, and
 // paginated like every list. An unknown config id is an empty page, as in the real service.
 
-import type { LogEntry } from "../api/types.js";
+import type { LogEntry } from "../wire-types.js";
 import { familyScope, type Handler, json, parseRecordId } from "./handler-types.js";
 import { validationError } from "./http-error.js";
 import { paginate, parsePageRequest } from "./pagination.js";

@@ -1,7 +1,7 @@
 // How a stored record is written on the wire: the interface's field order, the computed fields,
 // and the posthog-2024 fallback of name/description to the plugin's own.
 
-import type { PluginConfigRecord } from "../api/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import type { PluginData, StoredRecord } from "./types.js";
 

@@ -2,8 +2,8 @@
 // the first error wins, unknown fields are ignored. Types are strict JSON types, so a client sending
 // `"5"` for an integer finds out here rather than in production.
 
-import type { PluginConfigInput } from "../api/types.js";
 import type { WritableField } from "../families.js";
+import type { PluginConfigInput } from "../wire-types.js";
 import { requiredField, validationError } from "./http-error.js";
 
 /** The writable fields of a request body: the same wire shape the client sends. */

@@ -1,8 +1,8 @@
 // Field comparison between a desired config and a remote record, including the server's habit
 // (posthog-2024) of showing the plugin's own name/description where the record's is null.
 
-import type { PluginConfigRecord } from "../api/types.js";
 import type { DesiredFields } from "../manifest/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
 /** Fields compared as updates; `order` is handled by the reorder. */
