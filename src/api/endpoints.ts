@@ -6,7 +6,6 @@ import { getFamily } from "../families.js";
 import type {
   JobInput,
   LogEntry,
-  LogQuery,
   Page,
   PluginConfigInput,
   PluginConfigRecord,
@@ -20,6 +19,7 @@ import {
   LogsNotSupportedError,
   RequestFailedError,
 } from "./errors.js";
+import type { LogQuery } from "./log-query.js";
 import { paginate, readWholeList } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 

@@ -1,17 +1,8 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
 export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
-export type {
-  JobInput,
-  LogEntry,
-  LogQuery,
-  Page,
-  PluginConfigInput,
-  PluginConfigRecord,
-  Project,
-  RearrangeOrders,
-  ServiceErrorBody,
-} from "../wire-types.js";
+// Every wire shape, so a caller of the client needs no second import for what it gets back.
+export type * from "../wire-types.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
@@ -77,6 +68,7 @@ export {
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
+export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";
 export {
