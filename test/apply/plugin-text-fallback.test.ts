@@ -4,9 +4,11 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { applyPlan } from "../../src/apply/apply-plan.js";
+import { buildManifest } from "../../src/export/build-manifest.js";
 import type { DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
+import { readFamily } from "../../src/read/read-family.js";
 import {
   page,
   type RecordedRequest,
@@ -93,5 +95,22 @@ describe("a description shown as the plugin's own (posthog-2024)", () => {
     ]);
     const again = await readCurrentState(client, listsToPlan(desired), { concurrency: 2 });
     expect(computePlan(desired, again).plan?.changes).toEqual([]);
+  });
+
+  it("is left out of an export, while a description of the record's own is kept", async () => {
+    for (const [description, exported] of [
+      [null, undefined],
+      ["Own text", "Own text"],
+    ] as const) {
+      const { server, client } = await startService(description);
+      const records = await readFamily(client, {
+        project: "1",
+        family: "plugin_configs",
+        pluginInfoFor: "all",
+      });
+      const result = buildManifest({ project: "1", families: [{ family: "plugin_configs", records }] });
+      expect(result.families[0]?.configs[0]?.description).toBe(exported);
+      expect(requestsOf(server.requests)).toEqual([`GET ${CONFIGS}/?limit=1000`, `GET ${CONFIGS}/7/`]);
+    }
   });
 });
