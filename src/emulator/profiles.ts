@@ -22,6 +22,8 @@ export interface ProfileBehaviour {
   readonly pluginWritableOnUpdate: boolean;
   /** Whether null name/description are replaced by the plugin's own on output. */
   readonly fallsBackToPluginText: boolean;
+  /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
+  readonly pluginInfoInCollections: boolean;
   readonly jobResponse: "record" | "empty";
   readonly retryAfterHeader: boolean;
 }
@@ -36,6 +38,7 @@ export const PROFILES = {
     refusesScopedKeysOnActions: false,
     pluginWritableOnUpdate: true,
     fallsBackToPluginText: false,
+    pluginInfoInCollections: true,
     jobResponse: "record",
     retryAfterHeader: true,
   },
@@ -48,6 +51,7 @@ export const PROFILES = {
     refusesScopedKeysOnActions: true,
     pluginWritableOnUpdate: false,
     fallsBackToPluginText: true,
+    pluginInfoInCollections: false,
     jobResponse: "empty",
     retryAfterHeader: false,
   },
