@@ -20,7 +20,7 @@ export interface ProfileBehaviour {
   /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
   readonly refusesScopedKeysOnActions: boolean;
   readonly pluginWritableOnUpdate: boolean;
-  /** Whether null name/description are replaced by the plugin's own on output. */
+  /** Whether a null or "" name/description is replaced by the plugin's own on output. */
   readonly fallsBackToPluginText: boolean;
   /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
   readonly pluginInfoInCollections: boolean;

@@ -35,8 +35,9 @@ export function renderRecord(
     delivery_rate_24h: record.delivery_rate_24h,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    name: record.name ?? (fallback ? plugin.name : null),
-    description: record.description ?? (fallback ? plugin.description : null),
+    // The real serializer's `representation["name"] or plugin.name`: "" falls back as null does.
+    name: fallback ? record.name || plugin.name : record.name,
+    description: fallback ? record.description || plugin.description : record.description,
     deleted: record.deleted,
     match_action: record.match_action,
   };

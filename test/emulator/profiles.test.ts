@@ -180,6 +180,34 @@ describe("posthog-2024 profile", () => {
     ).toContainEqual(geoip);
   });
 
+  it("falls back to the plugin's name and description when they are empty strings too", async () => {
+    const client = await startTestEmulator({ profile: "posthog-2024" });
+    const created = obj(
+      (await client.post(CONFIGS, { plugin: 6, order: 4, name: "", description: "" })).body,
+    );
+    const plugin = { name: "BigQuery Export", description: "Export events to a Google BigQuery table." };
+    expect(created).toMatchObject(plugin);
+    const id = Number(created.id);
+    expect(obj((await client.get(`${CONFIGS}/${id}`)).body)).toMatchObject(plugin);
+    expect(page((await client.get(CONFIGS)).body).results.find((record) => record.id === id)).toMatchObject(
+      plugin,
+    );
+    expect(obj((await client.patch(`${CONFIGS}/1`, { name: "" })).body).name).toBe("GeoIP");
+    // Stored as sent: the fallback is only how the record is shown.
+    expect(client.emulator.snapshot().records.find((stored) => stored.id === id)).toMatchObject({
+      name: "",
+      description: "",
+    });
+    // The seed profile shows them as stored.
+    const seed = await startTestEmulator();
+    expect(
+      obj((await seed.post(CONFIGS, { plugin: 6, order: 4, name: "", description: "" })).body),
+    ).toMatchObject({
+      name: "",
+      description: "",
+    });
+  });
+
   it("answers a job with 200 and an empty body, and still logs it", async () => {
     const client = await startTestEmulator({ profile: "posthog-2024" });
     const reply = await client.post(`${CONFIGS}/1/job`, { job: { type: "Sync" } });
