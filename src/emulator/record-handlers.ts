@@ -32,8 +32,8 @@ export const listRecords: Handler = (context) => {
 
 export const createRecord: Handler = (context) => {
   const { projectId, family } = familyScope(context);
-  const input = validateRecordInput(context.body ?? {}, {
-    required: ["plugin", "order"],
+  const input = validateRecordInput(context.body, {
+    partial: false,
     ignored: [],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
   });
@@ -49,8 +49,8 @@ export const retrieveRecord: Handler = (context) => json(200, renderFor(context,
 
 export const updateRecord: Handler = (context) => {
   const record = findRecordOrThrow(context);
-  const changes = validateRecordInput(context.body ?? {}, {
-    required: [],
+  const changes = validateRecordInput(context.body, {
+    partial: true,
     ignored: context.profile.pluginWritableOnUpdate ? [] : ["plugin"],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
   });
