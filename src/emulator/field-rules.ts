@@ -1,5 +1,5 @@
 // The writable fields of a record as the real serializer declares them: type, nullability, bounds,
-// and which a create requires.
+// and which a create requires. Read by the checks of JSON bodies and of form bodies alike.
 
 import type { WritableField } from "../families.js";
 

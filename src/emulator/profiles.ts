@@ -25,6 +25,8 @@ export interface ProfileBehaviour {
   /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
   readonly pluginInfoInCollections: boolean;
   readonly jobResponse: "record" | "empty";
+  /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
+  readonly acceptsFormBodies: boolean;
   readonly retryAfterHeader: boolean;
 }
 
@@ -40,6 +42,7 @@ export const PROFILES = {
     fallsBackToPluginText: false,
     pluginInfoInCollections: true,
     jobResponse: "record",
+    acceptsFormBodies: false,
     retryAfterHeader: true,
   },
   "posthog-2024": {
@@ -53,6 +56,7 @@ export const PROFILES = {
     fallsBackToPluginText: true,
     pluginInfoInCollections: false,
     jobResponse: "empty",
+    acceptsFormBodies: true,
     retryAfterHeader: false,
   },
 } as const satisfies Record<ProfileName, ProfileBehaviour>;

@@ -1,10 +1,13 @@
 // Checks create and update bodies the way the real serializer does: fields in declaration order,
-// the first error wins, unknown fields are ignored. Types are strict JSON types, so a client sending
-// `"5"` for an integer finds out here rather than in production.
+// the first error wins, unknown fields are ignored. Types of a JSON body are strict JSON types, so a
+// client sending `"5"` for an integer finds out here rather than in production; a form body's text
+// is first converted as the serializer converts it (form-values.ts).
 
 import type { WritableField } from "../families.js";
 import type { PluginConfigInput } from "../wire-types.js";
 import { FIELD_ORDER, FIELD_RULES, INT_MAX, INT_MIN, REQUIRED_FIELDS } from "./field-rules.js";
+import { FormBody, UploadedFile } from "./form-body.js";
+import { type FieldValue, readFormField } from "./form-values.js";
 import { requiredField, validationError } from "./http-error.js";
 
 /** The writable fields of a request body: the same wire shape the client sends. */
@@ -12,6 +15,8 @@ export type RecordInput = PluginConfigInput;
 
 function jsonTypeName(value: unknown): string {
   if (value === null) return "null";
+  // Python's name of the type a small upload has in the real service.
+  if (value instanceof UploadedFile) return "InMemoryUploadedFile";
   if (Array.isArray(value)) return "list";
   if (typeof value === "object") return "dict";
   if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
@@ -76,8 +81,21 @@ function checkField(field: WritableField, value: unknown): void {
   }
 }
 
+/** A field of a JSON object body, as sent. */
+function readJsonField(body: Record<string, unknown>, field: WritableField): FieldValue | undefined {
+  if (!Object.hasOwn(body, field)) return undefined;
+  const value = body[field];
+  return { value, sent: String(value) };
+}
+
+function fieldReader(rawBody: unknown, partial: boolean): (field: WritableField) => FieldValue | undefined {
+  if (rawBody instanceof FormBody) return (field) => readFormField(rawBody, field, partial);
+  const body = requireObjectBody(rawBody ?? {});
+  return (field) => readJsonField(body, field);
+}
+
 /**
- * Validates the writable fields present in `rawBody`.
+ * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody.
  * A create (`partial` false) must send the required fields; an update sends any. `ignored` fields
  * are dropped unchecked (the posthog-2024 profile ignores `plugin` on update). `pluginExists`
  * turns an unknown plugin id into the serializer's does_not_exist error.
@@ -90,18 +108,19 @@ export function validateRecordInput(
     pluginExists: (id: number) => boolean;
   },
 ): RecordInput {
-  const body = requireObjectBody(rawBody ?? {});
+  const read = fieldReader(rawBody, options.partial);
   const input: Record<string, unknown> = {};
   for (const field of FIELD_ORDER) {
     if (options.ignored.includes(field)) continue;
-    if (!Object.hasOwn(body, field)) {
+    const sent = read(field);
+    if (sent === undefined) {
       if (!options.partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
       continue;
     }
-    const value = body[field];
+    const { value } = sent;
     checkField(field, value);
     if (field === "plugin" && typeof value === "number" && !options.pluginExists(value)) {
-      throw validationError("does_not_exist", `Invalid pk "${value}" - object does not exist.`, "plugin");
+      throw validationError("does_not_exist", `Invalid pk "${sent.sent}" - object does not exist.`, "plugin");
     }
     input[field] = value;
   }
