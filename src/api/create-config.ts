@@ -28,6 +28,7 @@
 
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
 import {
@@ -38,7 +39,6 @@ import {
   ResponseTooLargeError,
 } from "./errors.js";
 import { collectionPath } from "./paths.js";
-import type { PluginConfigInput, PluginConfigRecord } from "./types.js";
 
 /**
  * The settle window as a multiple of the request timeout: the rule covers a commit up to twice the

@@ -3,6 +3,15 @@
 
 import type { FamilyName } from "../families.js";
 import { getFamily } from "../families.js";
+import type {
+  JobInput,
+  LogEntry,
+  Page,
+  PluginConfigInput,
+  PluginConfigRecord,
+  Project,
+  RearrangeOrders,
+} from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import {
   InvalidRequestError,
@@ -10,18 +19,9 @@ import {
   LogsNotSupportedError,
   RequestFailedError,
 } from "./errors.js";
+import type { LogQuery } from "./log-query.js";
 import { paginate, readWholeList } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
-import type {
-  JobInput,
-  LogEntry,
-  LogQuery,
-  Page,
-  PluginConfigInput,
-  PluginConfigRecord,
-  Project,
-  RearrangeOrders,
-} from "./types.js";
 
 /** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {

@@ -5,7 +5,7 @@
 
 import { STATUS_CODES } from "node:http";
 import { PcsyncError } from "../errors.js";
-import type { ServiceErrorBody } from "./types.js";
+import type { ServiceErrorBody } from "../wire-types.js";
 
 /** What an error needs to know about the request that failed. */
 export interface FailedRequest {

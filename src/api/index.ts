@@ -1,6 +1,8 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
 export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
+// Every wire shape, so a caller of the client needs no second import for what it gets back.
+export type * from "../wire-types.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
@@ -66,6 +68,7 @@ export {
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
+export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";
 export {
@@ -85,15 +88,4 @@ export {
 } from "./rate-limiter.js";
 export type { RetrySafety } from "./request-with-retry.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
-export type {
-  JobInput,
-  LogEntry,
-  LogQuery,
-  Page,
-  PluginConfigInput,
-  PluginConfigRecord,
-  Project,
-  RearrangeOrders,
-  ServiceErrorBody,
-} from "./types.js";
 export { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { findPackageFile } from "../package-files.js";
-import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "./types.js";
+import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "../wire-types.js";
 
 /** Each response shape the client reads, by the name of its schema. */
 export interface ResponseShapes {

@@ -18,7 +18,7 @@ import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { showsWritten } from "../plan/compare-fields.js";
 import type {
   CurrentState,
   FieldChanges,
@@ -265,12 +265,7 @@ function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): Wri
   const wrong: WritableField[] = [];
   for (const [field, change] of Object.entries(fields) as [WritableField, FieldChanges[WritableField]][]) {
     if (!change) continue;
-    const value = record[field] ?? null;
-    if (value === change.to) continue;
-    if (change.to === null && (field === "name" || field === "description")) {
-      if (value === pluginDefaults(record)[field]) continue;
-    }
-    wrong.push(field);
+    if (!showsWritten(field, change.to, record)) wrong.push(field);
   }
   return wrong;
 }

@@ -11,7 +11,7 @@ import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } fro
 import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import type { ApplyOutcome } from "./types.js";
 
@@ -240,7 +240,7 @@ async function keepSurvivor(
   };
 }
 
-/** Fields of the create whose value the record does not have (a null name may show the plugin's). */
+/** Fields of the create whose value the record does not have (an emptied name may show the plugin's). */
 function differingFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
   const differing: WritableField[] = [];
   for (const [field, fieldChange] of Object.entries(change.fields) as [
@@ -248,12 +248,7 @@ function differingFields(change: PlannedChange, record: PluginConfigRecord): Wri
     PlannedChange["fields"][WritableField],
   ][]) {
     if (!fieldChange) continue;
-    const value = record[field] ?? null;
-    if (value === fieldChange.to) continue;
-    if (fieldChange.to === null && (field === "name" || field === "description")) {
-      if (value === pluginDefaults(record)[field]) continue;
-    }
-    differing.push(field);
+    if (!showsWritten(field, fieldChange.to, record)) differing.push(field);
   }
   return differing;
 }

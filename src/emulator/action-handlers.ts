@@ -96,7 +96,7 @@ function rearrangeByConfig(context: HandlerContext): unknown {
   }
   return context.store
     .listFamily(projectId, family, context.profile)
-    .map((record) => renderFor(context, record));
+    .map((record) => renderFor(context, record, "collection"));
 }
 
 /**
@@ -120,7 +120,7 @@ function rearrangeByPlugin(context: HandlerContext): unknown {
     if (!isStoredOrder(value)) throw serverError();
     setOrder(context, record, value);
   }
-  return context.store.listEnabled(projectId).map((record) => renderFor(context, record));
+  return context.store.listEnabled(projectId).map((record) => renderFor(context, record, "collection"));
 }
 
 export const rearrangeRecords: Handler = (context) =>

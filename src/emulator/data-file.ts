@@ -2,14 +2,8 @@
 // checked, and a problem is reported with its path so the file can be fixed.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
-import type {
-  ApiKeySpec,
-  EmulatorData,
-  PluginData,
-  ProjectData,
-  StoredLogEntry,
-  StoredRecord,
-} from "./types.js";
+import type { LogEntry } from "../wire-types.js";
+import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
 
 export class DataFileError extends Error {
   constructor(message: string) {
@@ -120,7 +114,7 @@ function readRecord(value: unknown, path: string): StoredRecord {
   };
 }
 
-function readLogEntry(value: unknown, path: string): StoredLogEntry {
+function readLogEntry(value: unknown, path: string): LogEntry {
   const raw = object(value, path);
   return {
     id: string(raw.id, `${path}.id`),

@@ -1,7 +1,8 @@
 // The emulator's default data set. The demo and the docs refer to these exact ids, so change them
 // only together with those.
 
-import type { EmulatorData, PluginData, StoredLogEntry, StoredRecord } from "./types.js";
+import type { LogEntry } from "../wire-types.js";
+import type { EmulatorData, PluginData, StoredRecord } from "./types.js";
 
 // Timestamps hang off a fixed date, not the clock, so the example data is the same on every run.
 const REFERENCE_TIME = Date.parse("2024-06-01T12:00:00.000Z");
@@ -41,13 +42,7 @@ function exampleRecord(
   };
 }
 
-function geoipLog(
-  index: number,
-  hoursAgo: number,
-  type: string,
-  source: string,
-  message: string,
-): StoredLogEntry {
+function geoipLog(index: number, hoursAgo: number, type: string, source: string, message: string): LogEntry {
   const suffix = index.toString(16).padStart(12, "0");
   return {
     id: `018fd5a0-0000-7000-8000-${suffix}`,

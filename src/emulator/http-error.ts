@@ -1,7 +1,7 @@
 // The service's error responses: one class carrying status and the `{type, code, detail, attr}` body,
 // plus a constructor per row of the error table so handlers never spell a body by hand.
 
-import type { ServiceErrorBody } from "../api/types.js";
+import type { ServiceErrorBody } from "../wire-types.js";
 
 export class HttpError extends Error {
   readonly status: number;

@@ -31,7 +31,6 @@ export type {
   ProjectData,
   RequestLogEntry,
   RunningEmulator,
-  StoredLogEntry,
   StoredRecord,
 } from "./types.js";
 export { PROFILE_NAMES } from "./types.js";

@@ -1,11 +1,10 @@
 // The logs endpoint of plugin configs: newest first, filtered by type, message text and time, and
 // paginated like every list. An unknown config id is an empty page, as in the real service.
 
-import type { LogEntry } from "../api/types.js";
+import type { LogEntry } from "../wire-types.js";
 import { familyScope, type Handler, json, parseRecordId } from "./handler-types.js";
 import { validationError } from "./http-error.js";
 import { paginate, parsePageRequest } from "./pagination.js";
-import type { StoredLogEntry } from "./types.js";
 
 function parseInstant(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
@@ -15,7 +14,7 @@ function parseInstant(query: URLSearchParams, name: string): number | undefined 
   return ms;
 }
 
-function buildLogFilter(query: URLSearchParams): (entry: StoredLogEntry) => boolean {
+function buildLogFilter(query: URLSearchParams): (entry: LogEntry) => boolean {
   // type_filter may be repeated or comma-separated.
   const types = new Set(
     query
@@ -37,20 +36,6 @@ function buildLogFilter(query: URLSearchParams): (entry: StoredLogEntry) => bool
   };
 }
 
-function renderLogEntry(entry: StoredLogEntry): LogEntry {
-  return {
-    id: entry.id,
-    team_id: entry.team_id,
-    plugin_id: entry.plugin_id,
-    plugin_config_id: entry.plugin_config_id,
-    timestamp: entry.timestamp,
-    source: entry.source,
-    type: entry.type,
-    message: entry.message,
-    instance_id: entry.instance_id,
-  };
-}
-
 export const listLogs: Handler = (context) => {
   const query = context.requestUrl.searchParams;
   const page = parsePageRequest(query);
@@ -59,5 +44,5 @@ export const listLogs: Handler = (context) => {
   const configId = parseRecordId(context.params.id);
   const entries = configId === undefined ? [] : context.store.logsOf(projectId, configId).filter(matches);
   const rendered = paginate(entries, page, context.requestUrl);
-  return json(200, { ...rendered, results: rendered.results.map(renderLogEntry) });
+  return json(200, rendered);
 };

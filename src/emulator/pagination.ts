@@ -1,7 +1,7 @@
 // limit/offset pagination as the real service does it: default 100, no maximum, absolute
 // next/previous links built from the request's own URL, null at the ends.
 
-import type { Page } from "../api/types.js";
+import type { Page } from "../wire-types.js";
 import { validationError } from "./http-error.js";
 
 export const DEFAULT_PAGE_SIZE = 100;

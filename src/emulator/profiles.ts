@@ -20,9 +20,13 @@ export interface ProfileBehaviour {
   /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
   readonly refusesScopedKeysOnActions: boolean;
   readonly pluginWritableOnUpdate: boolean;
-  /** Whether null name/description are replaced by the plugin's own on output. */
+  /** Whether a null or "" name/description is replaced by the plugin's own on output. */
   readonly fallsBackToPluginText: boolean;
+  /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
+  readonly pluginInfoInCollections: boolean;
   readonly jobResponse: "record" | "empty";
+  /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
+  readonly acceptsFormBodies: boolean;
   readonly retryAfterHeader: boolean;
 }
 
@@ -36,7 +40,9 @@ export const PROFILES = {
     refusesScopedKeysOnActions: false,
     pluginWritableOnUpdate: true,
     fallsBackToPluginText: false,
+    pluginInfoInCollections: true,
     jobResponse: "record",
+    acceptsFormBodies: false,
     retryAfterHeader: true,
   },
   "posthog-2024": {
@@ -48,7 +54,9 @@ export const PROFILES = {
     refusesScopedKeysOnActions: true,
     pluginWritableOnUpdate: false,
     fallsBackToPluginText: true,
+    pluginInfoInCollections: false,
     jobResponse: "empty",
+    acceptsFormBodies: true,
     retryAfterHeader: false,
   },
 } as const satisfies Record<ProfileName, ProfileBehaviour>;

@@ -1,7 +1,7 @@
 // The project endpoints a client uses to find its project id: the list of projects the key can
 // see, and one project (which also resolves `@current`).
 
-import type { Project } from "../api/types.js";
+import type { Project } from "../wire-types.js";
 import { accessibleProjects } from "./auth.js";
 import { type Handler, json } from "./handler-types.js";
 import { paginate, parsePageRequest } from "./pagination.js";

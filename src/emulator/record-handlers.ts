@@ -11,12 +11,12 @@ import {
 } from "./handler-types.js";
 import { notFound, serverError } from "./http-error.js";
 import { paginate, parsePageRequest } from "./pagination.js";
-import { renderRecord } from "./record-view.js";
+import { type RecordContext, renderRecord } from "./record-view.js";
 import type { StoredRecord } from "./types.js";
 import { validateRecordInput } from "./validation.js";
 
-export function renderFor(context: HandlerContext, record: StoredRecord) {
-  return renderRecord(record, context.store.plugin(record.plugin), context.profile);
+export function renderFor(context: HandlerContext, record: StoredRecord, as: RecordContext = "single") {
+  return renderRecord(record, context.store.plugin(record.plugin), context.profile, as);
 }
 
 export const listRecords: Handler = (context) => {
@@ -24,13 +24,16 @@ export const listRecords: Handler = (context) => {
   const { projectId, family } = familyScope(context);
   const records = context.store.listFamily(projectId, family, context.profile);
   const rendered = paginate(records, page, context.requestUrl);
-  return json(200, { ...rendered, results: rendered.results.map((record) => renderFor(context, record)) });
+  return json(200, {
+    ...rendered,
+    results: rendered.results.map((record) => renderFor(context, record, "collection")),
+  });
 };
 
 export const createRecord: Handler = (context) => {
   const { projectId, family } = familyScope(context);
-  const input = validateRecordInput(context.body ?? {}, {
-    required: ["plugin", "order"],
+  const input = validateRecordInput(context.body, {
+    partial: false,
     ignored: [],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
   });
@@ -46,8 +49,8 @@ export const retrieveRecord: Handler = (context) => json(200, renderFor(context,
 
 export const updateRecord: Handler = (context) => {
   const record = findRecordOrThrow(context);
-  const changes = validateRecordInput(context.body ?? {}, {
-    required: [],
+  const changes = validateRecordInput(context.body, {
+    partial: true,
     ignored: context.profile.pluginWritableOnUpdate ? [] : ["plugin"],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
   });

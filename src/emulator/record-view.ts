@@ -1,16 +1,22 @@
 // How a stored record is written on the wire: the interface's field order, the computed fields,
-// and the posthog-2024 fallback of name/description to the plugin's own.
+// and the posthog-2024 quirks: name/description fall back to the plugin's own, and collections
+// carry no plugin_info.
 
-import type { PluginConfigRecord } from "../api/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import type { PluginData, StoredRecord } from "./types.js";
+
+/** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
+export type RecordContext = "single" | "collection";
 
 export function renderRecord(
   record: StoredRecord,
   plugin: PluginData | undefined,
   profile: ProfileBehaviour,
+  context: RecordContext,
 ): PluginConfigRecord {
   const fallback = profile.fallsBackToPluginText && plugin !== undefined;
+  const showsPluginInfo = context === "single" || profile.pluginInfoInCollections;
   return {
     id: record.id,
     plugin: record.plugin,
@@ -19,16 +25,19 @@ export function renderRecord(
     config: record.config,
     error: record.error,
     team_id: record.project,
-    plugin_info: JSON.stringify({
-      id: record.plugin,
-      name: plugin?.name ?? null,
-      description: plugin?.description ?? null,
-    }),
+    plugin_info: showsPluginInfo
+      ? JSON.stringify({
+          id: record.plugin,
+          name: plugin?.name ?? null,
+          description: plugin?.description ?? null,
+        })
+      : null,
     delivery_rate_24h: record.delivery_rate_24h,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    name: record.name ?? (fallback ? plugin.name : null),
-    description: record.description ?? (fallback ? plugin.description : null),
+    // The real serializer's `representation["name"] or plugin.name`: "" falls back as null does.
+    name: fallback ? record.name || plugin.name : record.name,
+    description: fallback ? record.description || plugin.description : record.description,
     deleted: record.deleted,
     match_action: record.match_action,
   };

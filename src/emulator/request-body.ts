@@ -1,8 +1,12 @@
-// Reads and parses a request body: bounded in size, JSON only. An empty body parses to undefined,
-// which handlers treat as `{}`.
+// Reads and parses a request body: bounded in size; JSON, and where the profile takes them form
+// bodies. An empty body parses to undefined, which handlers treat as `{}`.
 
 import type { IncomingMessage } from "node:http";
+import { decoderFor } from "./charset.js";
+import { parseHeaderValue } from "./header-parameters.js";
 import { parseError, payloadTooLarge, unsupportedMediaType } from "./http-error.js";
+import { parseMultipartBody } from "./multipart-body.js";
+import { parseUrlencodedBody } from "./urlencoded-body.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -55,13 +59,7 @@ export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES):
   });
 }
 
-/** Parses a JSON body; a body without a content type is read as JSON, as clients often omit it. */
-export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
-  if (raw.length === 0) return undefined;
-  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== undefined && mediaType !== "" && mediaType !== "application/json") {
-    throw unsupportedMediaType(mediaType);
-  }
+function parseJson(raw: Buffer): unknown {
   const text = raw.toString("utf8");
   if (text.trim() === "") return undefined;
   try {
@@ -69,4 +67,22 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
   } catch (error) {
     throw parseError(`JSON parse error - ${(error as Error).message}`);
   }
+}
+
+/**
+ * Parses a body by its content type: JSON (also a body without a content type, as clients often
+ * omit it), and with `formBodies` also application/x-www-form-urlencoded and multipart/form-data,
+ * into a FormBody. The media type's case does not matter; its charset applies to form bodies.
+ */
+export function parseRequestBody(raw: Buffer, contentType: string | undefined, formBodies: boolean): unknown {
+  if (raw.length === 0) return undefined;
+  const { value: mediaType, params } = parseHeaderValue(contentType ?? "");
+  if (mediaType === "" || mediaType === "application/json") return parseJson(raw);
+  if (formBodies && mediaType === "application/x-www-form-urlencoded") {
+    return parseUrlencodedBody(raw, decoderFor(params.charset));
+  }
+  if (formBodies && mediaType === "multipart/form-data") {
+    return parseMultipartBody(raw, contentType ?? "", decoderFor(params.charset));
+  }
+  throw unsupportedMediaType(mediaType);
 }

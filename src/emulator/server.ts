@@ -10,13 +10,15 @@ import type { FaultInjector } from "./faults.js";
 import type { HandlerContext, HandlerResult } from "./handler-types.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
 import type { ProfileBehaviour } from "./profiles.js";
-import { parseJsonBody, readBody } from "./request-body.js";
+import { parseRequestBody, readBody } from "./request-body.js";
 import { matchRoute, type Operation } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { RequestLogEntry } from "./types.js";
 
 // Operations that read a JSON body; the others ignore whatever is sent.
 const BODY_OPERATIONS: ReadonlySet<Operation> = new Set(["create", "update", "job", "rearrange"]);
+// Operations that also take a form body, where the profile does.
+const FORM_OPERATIONS: ReadonlySet<Operation> = new Set(["create", "update"]);
 
 // A Host header is echoed into pagination links, so only plain host[:port] values are trusted.
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
@@ -66,7 +68,11 @@ async function processRequest(
     params.project === undefined ? undefined : resolveProject(params.project, key, store.projects);
   authorizeOperation(operation, key, profile);
   const body = BODY_OPERATIONS.has(operation)
-    ? parseJsonBody(rawBody, request.headers["content-type"])
+    ? parseRequestBody(
+        rawBody,
+        request.headers["content-type"],
+        profile.acceptsFormBodies && FORM_OPERATIONS.has(operation),
+      )
     : undefined;
 
   const context: HandlerContext = {

@@ -3,15 +3,9 @@
 
 import { randomUUID } from "node:crypto";
 import type { FamilyName } from "../families.js";
+import type { LogEntry } from "../wire-types.js";
 import { isInFamily, type ProfileBehaviour } from "./profiles.js";
-import type {
-  ApiKeySpec,
-  EmulatorData,
-  PluginData,
-  ProjectData,
-  StoredLogEntry,
-  StoredRecord,
-} from "./types.js";
+import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
 import type { RecordInput } from "./validation.js";
 
 export type RecordChanges = RecordInput;
@@ -166,11 +160,8 @@ export class EmulatorStore {
     this.changed();
   }
 
-  appendLog(
-    record: StoredRecord,
-    entry: Pick<StoredLogEntry, "source" | "type" | "message">,
-  ): StoredLogEntry {
-    const logEntry: StoredLogEntry = {
+  appendLog(record: StoredRecord, entry: Pick<LogEntry, "source" | "type" | "message">): LogEntry {
+    const logEntry: LogEntry = {
       id: randomUUID(),
       team_id: record.project,
       plugin_id: record.plugin,
@@ -187,7 +178,7 @@ export class EmulatorStore {
   }
 
   /** The log entries of one config of the project, newest first. */
-  logsOf(projectId: number, configId: number): StoredLogEntry[] {
+  logsOf(projectId: number, configId: number): LogEntry[] {
     return this.data.logEntries
       .filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId)
       .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id));

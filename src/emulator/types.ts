@@ -1,7 +1,8 @@
 // Types of the emulator: its options, its running handle, and EmulatorData — the in-memory state
 // that is also, as JSON, the format of the data file.
 
-import type { FamilyName } from "../families.js";
+import type { FamilyName, WritableField } from "../families.js";
+import type { LogEntry, PluginConfigRecord } from "../wire-types.js";
 
 export type ProfileName = "seed" | "posthog-2024";
 
@@ -30,36 +31,20 @@ export interface ProjectData {
   name: string;
 }
 
-/** A plugin config as stored: every record field plus the family it was created through. */
-export interface StoredRecord {
-  id: number;
+/**
+ * A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
+ * the emulator keeps them, plus the family it was created through. `name` and `description` are
+ * stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
+ */
+export interface StoredRecord extends Pick<PluginConfigRecord, "id" | WritableField> {
   family: FamilyName;
   /** The project id (the record's `team_id`). */
   project: number;
-  plugin: number;
-  enabled: boolean;
-  order: number;
-  name: string | null;
-  description: string | null;
-  deleted: boolean;
-  match_action: number | null;
   config: string;
   error: string | null;
   delivery_rate_24h: string | null;
   created_at: string;
   updated_at: string;
-}
-
-export interface StoredLogEntry {
-  id: string;
-  team_id: number;
-  plugin_id: number;
-  plugin_config_id: number;
-  timestamp: string;
-  source: string;
-  type: string;
-  message: string;
-  instance_id: string;
 }
 
 export interface EmulatorData {
@@ -68,7 +53,8 @@ export interface EmulatorData {
   projects: ProjectData[];
   keys: ApiKeySpec[];
   records: StoredRecord[];
-  logEntries: StoredLogEntry[];
+  /** Stored as the logs endpoint sends them: log entries have no fields of their own. */
+  logEntries: LogEntry[];
   nextIds: { record: number };
 }
 

@@ -1,37 +1,22 @@
 // Checks create and update bodies the way the real serializer does: fields in declaration order,
-// the first error wins, unknown fields are ignored. Types are strict JSON types, so a client sending
-// `"5"` for an integer finds out here rather than in production.
+// the first error wins, unknown fields are ignored. Types of a JSON body are strict JSON types, so a
+// client sending `"5"` for an integer finds out here rather than in production; a form body's text
+// is first converted as the serializer converts it (form-values.ts).
 
-import type { PluginConfigInput } from "../api/types.js";
 import type { WritableField } from "../families.js";
+import type { PluginConfigInput } from "../wire-types.js";
+import { FIELD_ORDER, FIELD_RULES, INT_MAX, INT_MIN, REQUIRED_FIELDS } from "./field-rules.js";
+import { FormBody, UploadedFile } from "./form-body.js";
+import { type FieldValue, readFormField } from "./form-values.js";
 import { requiredField, validationError } from "./http-error.js";
 
 /** The writable fields of a request body: the same wire shape the client sends. */
 export type RecordInput = PluginConfigInput;
 
-type FieldRule =
-  | { kind: "integer"; nullable: boolean; bounded: boolean }
-  | { kind: "boolean"; nullable: boolean }
-  | { kind: "string"; nullable: boolean; maxLength: number };
-
-// The database columns are 32-bit integers.
-const INT_MIN = -2_147_483_648;
-const INT_MAX = 2_147_483_647;
-
-const FIELD_RULES: Readonly<Record<WritableField, FieldRule>> = {
-  plugin: { kind: "integer", nullable: false, bounded: false },
-  enabled: { kind: "boolean", nullable: false },
-  order: { kind: "integer", nullable: false, bounded: true },
-  name: { kind: "string", nullable: true, maxLength: 400 },
-  description: { kind: "string", nullable: true, maxLength: 1000 },
-  deleted: { kind: "boolean", nullable: false },
-  match_action: { kind: "integer", nullable: true, bounded: true },
-};
-
-const FIELD_ORDER = Object.keys(FIELD_RULES) as WritableField[];
-
 function jsonTypeName(value: unknown): string {
   if (value === null) return "null";
+  // Python's name of the type a small upload has in the real service.
+  if (value instanceof UploadedFile) return "InMemoryUploadedFile";
   if (Array.isArray(value)) return "list";
   if (typeof value === "object") return "dict";
   if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
@@ -58,18 +43,20 @@ function checkField(field: WritableField, value: unknown): void {
     return;
   }
   switch (rule.kind) {
-    case "integer":
+    case "related":
       if (typeof value !== "number" || !Number.isInteger(value)) {
-        const detail =
-          field === "plugin"
-            ? `Incorrect type. Expected pk value, received ${jsonTypeName(value)}.`
-            : "A valid integer is required.";
+        const detail = `Incorrect type. Expected pk value, received ${jsonTypeName(value)}.`;
         throw validationError("invalid_input", detail, field);
       }
-      if (rule.bounded && value > INT_MAX) {
+      return;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) {
+        throw validationError("invalid_input", "A valid integer is required.", field);
+      }
+      if (value > INT_MAX) {
         throw validationError("max_value", `Ensure this value is less than or equal to ${INT_MAX}.`, field);
       }
-      if (rule.bounded && value < INT_MIN) {
+      if (value < INT_MIN) {
         throw validationError(
           "min_value",
           `Ensure this value is greater than or equal to ${INT_MIN}.`,
@@ -94,31 +81,46 @@ function checkField(field: WritableField, value: unknown): void {
   }
 }
 
+/** A field of a JSON object body, as sent. */
+function readJsonField(body: Record<string, unknown>, field: WritableField): FieldValue | undefined {
+  if (!Object.hasOwn(body, field)) return undefined;
+  const value = body[field];
+  return { value, sent: String(value) };
+}
+
+function fieldReader(rawBody: unknown, partial: boolean): (field: WritableField) => FieldValue | undefined {
+  if (rawBody instanceof FormBody) return (field) => readFormField(rawBody, field, partial);
+  const body = requireObjectBody(rawBody ?? {});
+  return (field) => readJsonField(body, field);
+}
+
 /**
- * Validates the writable fields present in `body`. `required` fields must be present; `ignored`
- * fields are dropped unchecked (the posthog-2024 profile ignores `plugin` on update).
- * `pluginExists` turns an unknown plugin id into the serializer's does_not_exist error.
+ * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody.
+ * A create (`partial` false) must send the required fields; an update sends any. `ignored` fields
+ * are dropped unchecked (the posthog-2024 profile ignores `plugin` on update). `pluginExists`
+ * turns an unknown plugin id into the serializer's does_not_exist error.
  */
 export function validateRecordInput(
   rawBody: unknown,
   options: {
-    required: readonly WritableField[];
+    partial: boolean;
     ignored: readonly WritableField[];
     pluginExists: (id: number) => boolean;
   },
 ): RecordInput {
-  const body = requireObjectBody(rawBody);
+  const read = fieldReader(rawBody, options.partial);
   const input: Record<string, unknown> = {};
   for (const field of FIELD_ORDER) {
     if (options.ignored.includes(field)) continue;
-    if (!Object.hasOwn(body, field)) {
-      if (options.required.includes(field)) throw requiredField(field);
+    const sent = read(field);
+    if (sent === undefined) {
+      if (!options.partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
       continue;
     }
-    const value = body[field];
+    const { value } = sent;
     checkField(field, value);
     if (field === "plugin" && typeof value === "number" && !options.pluginExists(value)) {
-      throw validationError("does_not_exist", `Invalid pk "${value}" - object does not exist.`, "plugin");
+      throw validationError("does_not_exist", `Invalid pk "${sent.sent}" - object does not exist.`, "plugin");
     }
     input[field] = value;
   }

@@ -1,10 +1,10 @@
 // Turns the current state of one project into manifest data that plans back to no changes: pure.
 // Rendering it as a new file, or merging it into an existing one, is update-manifest.ts's job.
 
-import type { PluginConfigRecord } from "../api/types.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 
 interface FamilyList {
   family: FamilyName;

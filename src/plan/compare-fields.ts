@@ -1,8 +1,9 @@
 // Field comparison between a desired config and a remote record, including the server's habit
-// (posthog-2024) of showing the plugin's own name/description where the record's is null.
+// (posthog-2024) of showing the plugin's own name/description where the record's is null or "".
 
-import type { PluginConfigRecord } from "../api/types.js";
+import type { WritableField } from "../families.js";
 import type { DesiredFields } from "../manifest/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
 /** Fields compared as updates; `order` is handled by the reorder. */
@@ -26,16 +27,15 @@ export function pluginDefaults(record: PluginConfigRecord): { name?: string; des
   };
 }
 
-function sameValue(
-  field: (typeof UPDATE_FIELDS)[number],
-  desired: FieldValue,
-  record: PluginConfigRecord,
-): boolean {
-  const remote = record[field] ?? null;
-  if (remote === desired) return true;
-  // A null name/description may come back as the plugin's own: that is the null we asked for.
-  if (desired === null && (field === "name" || field === "description")) {
-    return remote === pluginDefaults(record)[field];
+/**
+ * Whether the record shows `written` in `field`. A name or description written as null or "" may
+ * come back as the plugin's own (posthog-2024): that is the empty value written.
+ */
+export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
+  const shown = record[field] ?? null;
+  if (shown === written) return true;
+  if ((written === null || written === "") && (field === "name" || field === "description")) {
+    return shown === pluginDefaults(record)[field];
   }
   return false;
 }
@@ -46,7 +46,7 @@ export function diffFields(desired: DesiredFields, record: PluginConfigRecord): 
   for (const field of UPDATE_FIELDS) {
     const value = desired[field];
     if (value === undefined) continue;
-    if (!sameValue(field, value, record)) changes[field] = { from: record[field] ?? null, to: value };
+    if (!showsWritten(field, value, record)) changes[field] = { from: record[field] ?? null, to: value };
   }
   return changes;
 }

@@ -1,10 +1,10 @@
 // The planner: a pure function from desired state and current state to a plan. No I/O, no clock;
 // the same inputs always give the same plan.
 
-import type { PluginConfigRecord } from "../api/types.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
 import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { describeGuardFinding, findGuard } from "./safety-guards.js";

@@ -1,8 +1,8 @@
 // Stable hashes of what a plan read, so `apply --plan` can tell whether the world moved since.
 
 import { createHash } from "node:crypto";
-import type { PluginConfigRecord } from "../api/types.js";
 import { WRITABLE_FIELDS } from "../families.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 
 function hash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);

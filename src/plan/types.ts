@@ -1,8 +1,8 @@
 // The plan model: what `plan` computes and prints, what `plan --out` saves, and what `apply`
 // executes. Mirrors schemas/plan.schema.json (a test checks they agree).
 
-import type { PluginConfigRecord } from "../api/types.js";
 import type { FamilyName, WritableField } from "../families.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 
 export type FieldValue = string | number | boolean | null;
 

@@ -2,7 +2,7 @@
 // plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight.
 
 import type { ApiClient } from "../api/index.js";
-import { listAllConfigs, listProjects } from "../api/index.js";
+import { listProjects } from "../api/index.js";
 import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
@@ -15,6 +15,7 @@ import {
 import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
 import { PlanError } from "./plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
+import { readFamily } from "./read-family.js";
 
 /** How far the read has come: lists read, and projects whose every list is read (and planned). */
 export interface ReadProgressCounts {
@@ -88,7 +89,11 @@ export async function readAndPlanProjects(
   let projectsDone = 0;
 
   const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
-    const family: CurrentFamily = { ...ref, records: await listAllConfigs(client, ref.project, ref.family) };
+    const family: CurrentFamily = {
+      project: ref.project,
+      family: ref.family,
+      records: await readFamily(client, ref),
+    };
     listsDone += 1;
     const projectLists = lists.get(ref.project) ?? [];
     projectLists.push(family);

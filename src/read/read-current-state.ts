@@ -1,35 +1,48 @@
 // Reads the current state: the paginated lists of the families asked for, concurrently (bounded),
-// and nothing else. `listsToPlan` names the lists a plan of a desired state needs.
+// plus the plugin info some comparisons need (read-family.ts). `listsToPlan` names the lists a
+// plan of a desired state needs.
 
 import type { ApiClient } from "../api/index.js";
-import { listAllConfigs } from "../api/index.js";
-import type { FamilyRef } from "../families.js";
+import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
+import { type FamilyRead, readFamily } from "./read-family.js";
 
 /**
  * The lists a plan of `desired` must read: a family it prunes must tell its own records from those
  * of the families its list also shows (see family-lists.ts). Desired families come sorted by
  * project, so a project's lists stay side by side: it can be planned as soon as they are read.
+ * Each list names the plugins whose configs the manifest wants without a description.
  */
-export function listsToPlan(desired: DesiredState): FamilyRef[] {
-  return listsToRead(
+export function listsToPlan(desired: DesiredState): FamilyRead[] {
+  const emptied = new Map<string, number[]>();
+  for (const { project, family, configs } of desired.families) {
+    const plugins = configs
+      .filter(({ fields }) => fields.description === null || fields.description === "")
+      .map(({ fields }) => fields.plugin);
+    if (plugins.length > 0) emptied.set(familyKey(project, family), [...new Set(plugins)]);
+  }
+  const refs = listsToRead(
     desired.families.map(({ project, family, prune }) => ({ project, family, wholeFamily: prune })),
   );
+  return refs.map((ref) => {
+    const pluginInfoFor = emptied.get(familyKey(ref.project, ref.family));
+    return pluginInfoFor === undefined ? ref : { ...ref, pluginInfoFor };
+  });
 }
 
 export type ReadProgress = (done: number, total: number) => void;
 
 export async function readCurrentState(
   client: ApiClient,
-  refs: readonly FamilyRef[],
+  refs: readonly FamilyRead[],
   options: { concurrency: number; onProgress?: ReadProgress },
 ): Promise<CurrentState> {
   let done = 0;
   const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
-    const records = await listAllConfigs(client, ref.project, ref.family);
+    const records = await readFamily(client, ref);
     done += 1;
     options.onProgress?.(done, refs.length);
     return { project: ref.project, family: ref.family, records };

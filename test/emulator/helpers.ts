@@ -42,8 +42,10 @@ export interface Reply {
 
 export interface RequestOptions {
   body?: unknown;
-  /** A raw body string, sent as is. */
-  rawBody?: string;
+  /** A raw body, sent as is. */
+  rawBody?: string | Uint8Array;
+  /** A form, sent the way fetch sends one: multipart for FormData, form-encoded for URLSearchParams. */
+  form?: FormData | URLSearchParams;
   /** The bearer key; null sends no Authorization header. */
   key?: string | null;
   headers?: Record<string, string>;
@@ -61,7 +63,7 @@ export class Client {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? this.key : options.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array | FormData | URLSearchParams | undefined = options.rawBody ?? options.form;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";

@@ -159,6 +159,55 @@ describe("posthog-2024 profile", () => {
     });
   });
 
+  it("sends plugin_info null in list and rearrange responses, the plugin's info in single records", async () => {
+    const client = await startTestEmulator({ profile: "posthog-2024" });
+    const listed = page((await client.get(CONFIGS)).body).results;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.map((record) => record.plugin_info)).toEqual(listed.map(() => null));
+    const rearranged = list((await client.patch(`${CONFIGS}/rearrange`, { orders: { "1": 7 } })).body);
+    expect(rearranged.length).toBeGreaterThan(0);
+    expect(rearranged.map((record) => record.plugin_info)).toEqual(rearranged.map(() => null));
+    const geoip = { id: 1, name: "GeoIP", description: expect.any(String) };
+    const pluginInfo = (record: unknown) => JSON.parse(String(obj(record).plugin_info));
+    expect(pluginInfo((await client.get(`${CONFIGS}/1`)).body)).toEqual(geoip);
+    expect(pluginInfo((await client.patch(`${CONFIGS}/1`, { order: 3 })).body)).toEqual(geoip);
+    expect(pluginInfo((await client.post(CONFIGS, { plugin: 1, order: 9 })).body)).toEqual(geoip);
+    // The seed profile keeps plugin_info everywhere.
+    const seed = await startTestEmulator();
+    expect(page((await seed.get(CONFIGS)).body).results.map(pluginInfo)).toContainEqual(geoip);
+    expect(
+      list((await seed.patch(`${CONFIGS}/rearrange`, { orders: { "1": 7 } })).body).map(pluginInfo),
+    ).toContainEqual(geoip);
+  });
+
+  it("falls back to the plugin's name and description when they are empty strings too", async () => {
+    const client = await startTestEmulator({ profile: "posthog-2024" });
+    const created = obj(
+      (await client.post(CONFIGS, { plugin: 6, order: 4, name: "", description: "" })).body,
+    );
+    const plugin = { name: "BigQuery Export", description: "Export events to a Google BigQuery table." };
+    expect(created).toMatchObject(plugin);
+    const id = Number(created.id);
+    expect(obj((await client.get(`${CONFIGS}/${id}`)).body)).toMatchObject(plugin);
+    expect(page((await client.get(CONFIGS)).body).results.find((record) => record.id === id)).toMatchObject(
+      plugin,
+    );
+    expect(obj((await client.patch(`${CONFIGS}/1`, { name: "" })).body).name).toBe("GeoIP");
+    // Stored as sent: the fallback is only how the record is shown.
+    expect(client.emulator.snapshot().records.find((stored) => stored.id === id)).toMatchObject({
+      name: "",
+      description: "",
+    });
+    // The seed profile shows them as stored.
+    const seed = await startTestEmulator();
+    expect(
+      obj((await seed.post(CONFIGS, { plugin: 6, order: 4, name: "", description: "" })).body),
+    ).toMatchObject({
+      name: "",
+      description: "",
+    });
+  });
+
   it("answers a job with 200 and an empty body, and still logs it", async () => {
     const client = await startTestEmulator({ profile: "posthog-2024" });
     const reply = await client.post(`${CONFIGS}/1/job`, { job: { type: "Sync" } });

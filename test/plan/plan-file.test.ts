@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { PluginConfigRecord } from "../../src/api/types.js";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { PlanFileError, parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
@@ -15,6 +14,7 @@ import type {
   UnmanagedRecord,
 } from "../../src/plan/types.js";
 import { renderJson } from "../../src/render/index.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { buildRepresentativePlan } from "../render/fixtures.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { fc } from "../support/fast-check.js";

@@ -1,8 +1,8 @@
 // Small builders for desired and current state, shared by the planner's and apply's tests.
 
-import type { PluginConfigRecord } from "../../src/api/types.js";
 import type { FamilyName } from "../../src/families.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields } from "../../src/manifest/types.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
 
 export function remoteRecord(fields: Partial<PluginConfigRecord> & { id: number }): PluginConfigRecord {
   return {

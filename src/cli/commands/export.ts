@@ -57,8 +57,11 @@ Examples:
     try {
       // An export holds every record a family owns: the lists that also show other families'
       // records are read with theirs, to leave those out (see family-lists.ts).
+      // Every listed plugin's info is read where lists leave it out (posthog-2024): buildManifest
+      // leaves out a description that is the plugin's own (see read/read-family.ts).
       const toRead = listsToRead(families.map((family) => ({ project, family, wholeFamily: true })));
-      const read = (await readCurrentState(client, toRead, { concurrency: 2 })).families;
+      const withPluginInfo = toRead.map((ref) => ({ ...ref, pluginInfoFor: "all" as const }));
+      const read = (await readCurrentState(client, withPluginInfo, { concurrency: 2 })).families;
       const result = buildManifest({
         project,
         families: read.filter((item) => families.includes(item.family)),

@@ -1,4 +1,5 @@
-// Shapes of what the service sends and accepts, as the client exposes them after validation.
+// The JSON shapes of the service, the one definition both sides of the wire import: the API client
+// validates responses into them, the emulator writes them. Neither side imports the other.
 
 /** A plugin config record, as returned by both families. */
 export interface PluginConfigRecord {
@@ -39,6 +40,7 @@ export interface JobInput {
 /** The body of rearrange: config id (seed) or plugin id (posthog-2024) -> new order. */
 export type RearrangeOrders = Readonly<Record<string, number>>;
 
+/** An entry of the logs endpoint. */
 export interface LogEntry {
   id: string;
   team_id: number;
@@ -49,17 +51,6 @@ export interface LogEntry {
   type: string;
   message: string;
   instance_id: string | null;
-}
-
-/** The filters of the logs endpoint; `typeFilter` becomes repeated `type_filter` parameters. */
-export interface LogQuery {
-  limit?: number;
-  offset?: number;
-  typeFilter?: readonly string[];
-  search?: string;
-  /** ISO-8601 time, or a Date. */
-  after?: string | Date;
-  before?: string | Date;
 }
 
 export interface Project {

@@ -1,0 +1,66 @@
+// Text decoding for form bodies, as the real service (Django) does it: in the charset the request's
+// Content-Type names, UTF-8 when it names none or one Django does not know, and percent-escapes
+// decoded the way Python's urllib.parse.unquote decodes them.
+
+/** Decodes bytes; `fatal` throws on bytes the charset cannot read, otherwise they become U+FFFD. */
+export type Decode = (bytes: Uint8Array, fatal: boolean) => string;
+
+// Python's names for ISO-8859-1 and ASCII. The WHATWG decoder behind TextDecoder reads both as
+// windows-1252, which differs from Python's codecs in 0x80-0x9F and above 0x7F respectively.
+const LATIN_1 = new Set(["latin-1", "latin1", "latin", "iso-8859-1", "iso8859-1", "8859", "cp819", "l1"]);
+const ASCII = new Set(["ascii", "us-ascii", "646"]);
+
+function decodeLatin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString("latin1");
+}
+
+function decodeAscii(bytes: Uint8Array, fatal: boolean): string {
+  if (fatal && bytes.some((byte) => byte > 0x7f)) throw new TypeError("not ASCII");
+  return Array.from(bytes, (byte) => (byte > 0x7f ? "\uFFFD" : String.fromCharCode(byte))).join("");
+}
+
+/** The decoder of a Content-Type's charset parameter. */
+export function decoderFor(charset: string | undefined): Decode {
+  const name = (charset ?? "utf-8").trim().toLowerCase().replaceAll("_", "-");
+  if (LATIN_1.has(name)) return decodeLatin1;
+  if (ASCII.has(name)) return decodeAscii;
+  let label = name;
+  try {
+    new TextDecoder(label);
+  } catch {
+    label = "utf-8";
+  }
+  // Python keeps a byte order mark as a character; TextDecoder would drop it.
+  return (bytes, fatal) => new TextDecoder(label, { fatal, ignoreBOM: true }).decode(bytes);
+}
+
+/** The request body as text: in its charset, or ISO-8859-1 when it is not valid there (Django's QueryDict). */
+export function decodeBody(bytes: Uint8Array, decode: Decode): string {
+  try {
+    return decode(bytes, true);
+  } catch {
+    return decodeLatin1(bytes);
+  }
+}
+
+function percentDecodeToBytes(ascii: string): Uint8Array {
+  const bytes: number[] = [];
+  for (let index = 0; index < ascii.length; index += 1) {
+    const hex = ascii.slice(index + 1, index + 3);
+    if (ascii[index] === "%" && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
+      index += 2;
+    } else bytes.push(ascii.charCodeAt(index));
+  }
+  return Uint8Array.from(bytes);
+}
+
+/**
+ * Python's unquote: each run of ASCII characters becomes bytes (`%XX` escapes decoded, a `%` not
+ * followed by two hex digits kept as it is) read in the charset; other characters stay as they are.
+ */
+export function percentDecode(text: string, decode: Decode): string {
+  if (!text.includes("%")) return text;
+  // Runs of ASCII: everything but the code units from U+0080 up.
+  return text.replace(/[^\u0080-\uFFFF]+/g, (run) => decode(percentDecodeToBytes(run), false));
+}
