@@ -5,7 +5,14 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { makeWorkDir, manifest, PC, startServer, type TestServer, type WriteFile } from "./helpers.js";
+import {
+  makeWorkDir,
+  manifest,
+  PC,
+  startServer,
+  type TestServer,
+  type WriteFile,
+} from "../support/test-server.js";
 
 let server: TestServer;
 let work: { write: WriteFile; remove: () => Promise<void> };

@@ -13,7 +13,7 @@ import {
   PC,
   type TestServer,
   type WriteFile,
-} from "./helpers.js";
+} from "../support/test-server.js";
 
 const PROFILES: ProfileName[] = ["seed", "posthog-2024"];
 

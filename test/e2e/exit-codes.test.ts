@@ -15,7 +15,7 @@ import {
   startServer,
   type TestServer,
   type WriteFile,
-} from "./helpers.js";
+} from "../support/test-server.js";
 
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;

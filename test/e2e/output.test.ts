@@ -18,7 +18,7 @@ import {
   startServer,
   type TestServer,
   type WriteFile,
-} from "./helpers.js";
+} from "../support/test-server.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point
 const ANSI = /\u001b\[/;

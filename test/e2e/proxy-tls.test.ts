@@ -11,7 +11,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, listProjects, NetworkError } from "../../src/api/index.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
-import { API_KEY, makeWorkDir, startServer, type TestServer } from "./helpers.js";
+import { API_KEY, makeWorkDir, startServer, type TestServer } from "../support/test-server.js";
 
 let server: TestServer;
 let terminator: TlsServer;

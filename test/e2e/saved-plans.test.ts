@@ -15,7 +15,7 @@ import {
   REPOSITORY,
   type TestServer,
   type WriteFile,
-} from "./helpers.js";
+} from "../support/test-server.js";
 
 let dir: string;
 let write: WriteFile;

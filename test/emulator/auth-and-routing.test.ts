@@ -13,7 +13,7 @@ import {
   READ_ONLY,
   startTestEmulator,
   WRITE_ONLY,
-} from "./helpers.js";
+} from "../support/emulator.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { SlidingWindowLimiter } from "../../src/emulator/rate-limiter.js";
-import { errorBody, obj, READ_ONLY, startTestEmulator } from "./helpers.js";
+import { errorBody, obj, READ_ONLY, startTestEmulator } from "../support/emulator.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 

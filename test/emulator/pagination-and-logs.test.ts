@@ -3,7 +3,7 @@
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { type EmulatorData, exampleData } from "../../src/emulator/index.js";
-import { errorBody, obj, page, startTestEmulator } from "./helpers.js";
+import { errorBody, obj, page, startTestEmulator } from "../support/emulator.js";
 
 /** Example data plus `extra` records in project 3, orders 1..extra. */
 function dataWithRecords(extra: number): EmulatorData {

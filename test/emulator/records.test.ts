@@ -2,7 +2,7 @@
 // client sees.
 
 import { describe, expect, it } from "vitest";
-import { errorBody, obj, page, startTestEmulator } from "./helpers.js";
+import { errorBody, obj, page, startTestEmulator } from "../support/emulator.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs/";
 

@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { type FaultOptions, PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
-import { pickTestSeed } from "../support/seed.js";
 import {
   applyOnce,
   differencesFromManifest,
@@ -17,7 +16,8 @@ import {
   reliabilityData,
   seededRandom,
   touchedOutsideScope,
-} from "./support.js";
+} from "../support/scenario.js";
+import { pickTestSeed } from "../support/seed.js";
 
 const RACE_MESSAGE = /a concurrent run created this record too \(id \d+, which is kept as the lower id\)/;
 

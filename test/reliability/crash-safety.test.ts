@@ -15,7 +15,6 @@ import {
   startEmulator,
 } from "../../src/emulator/index.js";
 import { CLI_PATH, type CliRun, runBuiltCli } from "../support/cli.js";
-import { pickTestSeed } from "../support/seed.js";
 import {
   differencesFromManifest,
   duplicateRecords,
@@ -28,7 +27,8 @@ import {
   temporaryDirectory,
   touchedOutsideScope,
   writeManifest,
-} from "./support.js";
+} from "../support/scenario.js";
+import { pickTestSeed } from "../support/seed.js";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

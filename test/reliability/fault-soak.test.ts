@@ -11,7 +11,6 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { pickTestSeed } from "../support/seed.js";
 import {
   applyOnce,
   differencesFromManifest,
@@ -22,7 +21,8 @@ import {
   pendingChanges,
   reliabilityData,
   touchedOutsideScope,
-} from "./support.js";
+} from "../support/scenario.js";
+import { pickTestSeed } from "../support/seed.js";
 
 const ROUNDS = 20;
 

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { type CliRun, runBuiltCli } from "../support/cli.js";
+import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -18,9 +20,7 @@ import {
   sendEmpty,
   sendJson,
   startScriptedServer,
-} from "../api/scripted-server.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/scripted-server.js";
 
 /** Project 1's plugin_configs as the manifests want them: A to F, orders 1 to 6. */
 const NAMES = ["A", "B", "C", "D", "E", "F"];

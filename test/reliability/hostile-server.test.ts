@@ -5,6 +5,8 @@
 
 import type { ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
+import { type CliRun, runBuiltCli } from "../support/cli.js";
+import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -12,9 +14,7 @@ import {
   type ScriptedServer,
   sendJson,
   startScriptedServer,
-} from "../api/scripted-server.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/scripted-server.js";
 
 const MANIFEST = `version: 1
 projects:

@@ -4,7 +4,6 @@
 // write: the run ends at once, and nothing was changed.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { sendJson } from "../api/scripted-server.js";
 import {
   createsManifest,
   type FamilyServer,
@@ -14,8 +13,9 @@ import {
   spawnCli,
   startFamilyServer,
   waitFor,
-} from "./family-server.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/family-server.js";
+import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { sendJson } from "../support/scripted-server.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];

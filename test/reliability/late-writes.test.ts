@@ -4,7 +4,6 @@
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { sendJson } from "../api/scripted-server.js";
 import {
   countByName,
   createsManifest,
@@ -12,8 +11,9 @@ import {
   names,
   spawnCli,
   startFamilyServer,
-} from "./family-server.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/family-server.js";
+import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { sendJson } from "../support/scripted-server.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];

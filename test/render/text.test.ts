@@ -3,8 +3,8 @@ import { computePlan } from "../../src/plan/compute-plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderPlan, renderText } from "../../src/render/index.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
-import { buildRepresentativePlan, LONG_NEW, LONG_OLD } from "./fixtures.js";
-import { collectOutput } from "./support.js";
+import { collectOutput } from "../support/capture.js";
+import { buildRepresentativePlan, LONG_NEW, LONG_OLD } from "../support/plans.js";
 
 function renderToString(plan: Plan, colour: boolean): string {
   const { out, text } = collectOutput();

@@ -4,8 +4,8 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
-import { type RecordedRequest, record, sendJson, startScriptedServer } from "../api/scripted-server.js";
-import { CLI_PATH, type CliRun } from "../support/cli.js";
+import { CLI_PATH, type CliRun } from "./cli.js";
+import { type RecordedRequest, record, sendJson, startScriptedServer } from "./scripted-server.js";
 
 export const LIST = /^\/api\/projects\/1\/(plugin_configs|pipeline_frontend_apps_configs)\/(\?.*)?$/;
 const ONE = /^\/api\/projects\/1\/plugin_configs\/(\d+)\/$/;

@@ -15,7 +15,7 @@ import {
   startEmulator,
 } from "../../src/emulator/index.js";
 import type { FamilyName } from "../../src/families.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
+import { type CliRun, runBuiltCli } from "./cli.js";
 
 export const REPOSITORY = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPOSITORY, "examples");
