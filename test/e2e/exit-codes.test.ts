@@ -2,25 +2,18 @@
 
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dataWith,
-  EXAMPLES,
-  expectNoSecret,
-  FE,
-  hasStackTrace,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  startServer,
-  type TestServer,
-  type WriteFile,
-} from "../support/test-server.js";
+import { dataWith } from "../support/emulator-data.js";
+import { FE, PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret, hasStackTrace } from "../support/output-checks.js";
+import { EXAMPLES } from "../support/paths.js";
+import { API_KEY, openServer, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ write, remove: removeWorkDir } = await makeWorkDir());
+  ({ write, remove: removeWorkDir } = await temporaryDirectory());
 });
 afterAll(() => removeWorkDir());
 
@@ -411,6 +404,6 @@ describe.concurrent("--project and --family", () => {
     const percent = await server.run(["apply", "-f", EXAMPLES, "--max-delete-percent", "lots"]);
     expect(percent.code).toBe(1);
     expect(percent.stderr).toContain('--max-delete-percent must be a number > 0, not "lots"');
-    expectNoSecret(percent);
+    expectNoSecret(percent, API_KEY);
   });
 });

@@ -1,7 +1,7 @@
 // End to end: the built `pcsync logs`, `job`, `frontend` and `completion` as a user runs them,
 // against an in-process emulator on both profiles (needs `npm run build` first, as `npm test` does).
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type EmulatorData,
@@ -10,7 +10,8 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { CLI_PATH, runBuiltCli } from "../support/cli.js";
+import { CLI_PATH, runBuiltCli, spawnCli } from "../support/cli.js";
+import { waitFor } from "../support/wait-for.js";
 
 const FULL_KEY = "ops-key-full";
 const SCOPED_KEY = "ops-key-scoped";
@@ -183,50 +184,27 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
     it("follows: prints what arrives, once, oldest first, and stops cleanly on SIGINT", async () => {
       // Project 2's GeoIP gets its entries from jobs only, so this test owns them.
       await runJobThroughApi(emulator, 2, 5, "first");
-      const follower = spawn(
-        process.execPath,
-        [CLI_PATH, "logs", "--project", "2", "--config", "GeoIP", "--follow", "--interval", "0.1"],
-        {
-          env: {
-            PATH: process.env.PATH ?? "",
-            NO_COLOR: "1",
-            PCSYNC_BASE_URL: emulator.url,
-            PCSYNC_API_KEY: FULL_KEY,
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
+      const follower = spawnCli(
+        ["logs", "--project", "2", "--config", "GeoIP", "--follow", "--interval", "0.1"],
+        { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: FULL_KEY } },
       );
-      let stdout = "";
-      let stderr = "";
-      follower.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        stdout += chunk;
-      });
-      follower.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-        follower.on("close", (code, signal) => resolve({ code, signal }));
-      });
-      const waitFor = async (text: string) => {
-        const deadline = Date.now() + 8000;
-        while (!stdout.includes(text)) {
-          if (Date.now() > deadline)
-            throw new Error(`"${text}" did not appear; stdout: ${stdout}; stderr: ${stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      };
+      const printed = (text: string) => () => follower.soFar().stdout.includes(text);
       try {
-        await waitFor("Job first queued");
+        await waitFor(printed("Job first queued"), "the first job's entry", 8_000);
         await runJobThroughApi(emulator, 2, 5, "second");
-        await waitFor("Job second queued");
+        await waitFor(printed("Job second queued"), "the second job's entry", 8_000);
         // Several more polls see both entries again; neither may be printed twice.
         await new Promise((resolve) => setTimeout(resolve, 600));
       } finally {
-        follower.kill("SIGINT");
+        follower.child.kill("SIGINT");
       }
-      expect(await exited).toEqual({ code: 0, signal: null });
-      expect(stderr).toBe("");
-      expect(lines(stdout).map((line) => messageOf(line))).toEqual(["Job first queued", "Job second queued"]);
+      const run = await follower.done;
+      expect({ code: run.code, signal: run.signal }).toEqual({ code: 0, signal: null });
+      expect(run.stderr).toBe("");
+      expect(lines(run.stdout).map((line) => messageOf(line))).toEqual([
+        "Job first queued",
+        "Job second queued",
+      ]);
     });
   });
 

@@ -5,20 +5,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
-import {
-  API_KEY,
-  dataWith,
-  EXAMPLES,
-  expectNoSecret,
-  FE,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  startServer,
-  type TestServer,
-  type WriteFile,
-} from "../support/test-server.js";
+import { dataWith } from "../support/emulator-data.js";
+import { FE, PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret } from "../support/output-checks.js";
+import { EXAMPLES } from "../support/paths.js";
+import { API_KEY, openServer, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point
 const ANSI = /\u001b\[/;
@@ -27,7 +20,7 @@ let dir: string;
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ dir, write, remove: removeWorkDir } = await makeWorkDir());
+  ({ path: dir, write, remove: removeWorkDir } = await temporaryDirectory());
 });
 afterAll(() => removeWorkDir());
 
@@ -73,7 +66,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
         source: "examples/pcsync.yaml:10",
       }),
     );
-    expectNoSecret(result);
+    expectNoSecret(result, API_KEY);
   });
 
   it("--format markdown has the summary table and collapsed details", async () => {
@@ -177,7 +170,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).toBe(quiet.stdout);
     expect(verbose.stderr).toMatch(/GET \/api\/projects\/1\/plugin_configs\/.* -> 200/);
-    expectNoSecret(verbose);
+    expectNoSecret(verbose, API_KEY);
   });
 });
 

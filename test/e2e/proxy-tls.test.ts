@@ -11,21 +11,22 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, listProjects, NetworkError } from "../../src/api/index.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
-import { API_KEY, makeWorkDir, startServer, type TestServer } from "../support/test-server.js";
+import { API_KEY, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
 
 let server: TestServer;
 let terminator: TlsServer;
 let tlsPort: number;
 let proxy: ConnectProxy;
-let work: Awaited<ReturnType<typeof makeWorkDir>>;
+let work: Awaited<ReturnType<typeof temporaryDirectory>>;
 let caFile: string;
 /** What reached the service through the TLS terminator, decrypted. */
 const served: Buffer[] = [];
 
 beforeAll(async () => {
-  work = await makeWorkDir();
-  caFile = join(work.dir, "ca.pem");
-  const keyFile = join(work.dir, "key.pem");
+  work = await temporaryDirectory();
+  caFile = join(work.path, "ca.pem");
+  const keyFile = join(work.path, "key.pem");
   // A self-signed certificate for the test host name: the private CA a company would have.
   execFileSync(
     "openssl",

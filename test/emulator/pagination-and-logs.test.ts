@@ -3,7 +3,8 @@
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { type EmulatorData, exampleData } from "../../src/emulator/index.js";
-import { errorBody, obj, page, startTestEmulator } from "../support/emulator.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { errorBody, obj, page } from "../support/http-client.js";
 
 /** Example data plus `extra` records in project 3, orders 1..extra. */
 function dataWithRecords(extra: number): EmulatorData {

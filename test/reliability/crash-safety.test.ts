@@ -2,7 +2,7 @@
 // converges with nothing duplicated; and `pcsync serve --data FILE`, killed while writes land,
 // always leaves a file that parses, reloads, and holds every write it acknowledged.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -14,54 +14,18 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { CLI_PATH, type CliRun, runBuiltCli } from "../support/cli.js";
-import {
-  differencesFromManifest,
-  duplicateRecords,
-  KEY,
-  loadDesired,
-  MANIFEST_A,
-  MANIFEST_B,
-  reliabilityData,
-  seededRandom,
-  temporaryDirectory,
-  touchedOutsideScope,
-  writeManifest,
-} from "../support/scenario.js";
+import { type CliRun, runBuiltCli, spawnCli } from "../support/cli.js";
+import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
+import { seededRandom } from "../support/seeded-random.js";
+import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
-
-function spawnCli(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): { child: ChildProcess; done: Promise<CliRun> } {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const done = new Promise<CliRun>((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done };
-}
 
 describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (profile) => {
   it("converges, with nothing duplicated and nothing outside the prune scope touched", async () => {
@@ -88,7 +52,7 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
       const writesBeforeKill = 1 + Math.floor(random() * 6);
       const extraDelayMs = Math.floor(random() * 15);
       let writes = 0;
-      const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], env);
+      const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], { env });
       onWrite = () => {
         writes += 1;
         if (writes === writesBeforeKill) setTimeout(() => child.kill("SIGKILL"), extraDelayMs);
@@ -169,7 +133,7 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
     const file = join(directory.path, "state.json");
 
     const startServe = async (): Promise<{ child: ChildProcess; url: string; done: Promise<CliRun> }> => {
-      const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY], {});
+      const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY]);
       const url = await new Promise<string>((resolve, reject) => {
         let output = "";
         child.stdout?.on("data", (chunk: string) => {

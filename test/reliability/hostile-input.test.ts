@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, reliabilityData, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 /** Ids that would name another path if pasted into a URL as they are. */
 const HOSTILE_IDS = ["1/../2", "..", "1%2F..%2F2", "1 2", "１", "2/"];

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { KEY } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -21,6 +21,7 @@ import {
   sendJson,
   startScriptedServer,
 } from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 /** Project 1's plugin_configs as the manifests want them: A to F, orders 1 to 6. */
 const NAMES = ["A", "B", "C", "D", "E", "F"];

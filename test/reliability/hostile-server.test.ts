@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { KEY } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -15,6 +15,7 @@ import {
   sendJson,
   startScriptedServer,
 } from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const MANIFEST = `version: 1
 projects:

@@ -4,16 +4,12 @@
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  countByName,
-  createsManifest,
-  type FamilyServer,
-  names,
-  spawnCli,
-  startFamilyServer,
-} from "../support/family-server.js";
-import { KEY, temporaryDirectory, writeManifest } from "../support/scenario.js";
+import { spawnCli } from "../support/cli.js";
+import { countByName, type FamilyServer, startFamilyServer } from "../support/family-server.js";
+import { createsManifest, names } from "../support/manifest-text.js";
+import { KEY } from "../support/scenario.js";
 import { sendJson } from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];
@@ -27,11 +23,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, manifestText);
-  const { done } = spawnCli(
-    ["apply", "-f", manifest, "--base-url", server.url, ...extra],
-    { PCSYNC_API_KEY: KEY },
-    60_000,
-  );
+  const { done } = spawnCli(["apply", "-f", manifest, "--base-url", server.url, ...extra], {
+    env: { PCSYNC_API_KEY: KEY },
+    timeoutMs: 60_000,
+  });
   return await done;
 }
 

@@ -13,8 +13,9 @@ import { type EmulatorData, exampleData, startEmulator } from "../../src/emulato
 import { runBuiltCli } from "../support/cli.js";
 import { openIsolatedCli } from "../support/isolated-cli.js";
 import { findLeaks } from "../support/leaks.js";
-import { KEY, reliabilityData, writeManifest } from "../support/scenario.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
 import { type RecordedRequest, sendJson, startScriptedServer } from "../support/scripted-server.js";
+import { writeManifest } from "../support/work-dir.js";
 import { openWorkspace } from "../support/workspace.js";
 
 /** Where the key shows in `text`, in any form: empty when nowhere. */

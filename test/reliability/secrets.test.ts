@@ -13,7 +13,7 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../..
 import { runBuiltCli } from "../support/cli.js";
 import { openIsolatedCli, type RunCli, runCliAlone } from "../support/isolated-cli.js";
 import { findLeaks, readFilesIn, type Shown } from "../support/leaks.js";
-import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData, writeManifest } from "../support/scenario.js";
+import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import {
   type Handler,
   page,
@@ -23,6 +23,7 @@ import {
   sendJson,
   startScriptedServer,
 } from "../support/scripted-server.js";
+import { writeManifest } from "../support/work-dir.js";
 import { openWorkspace } from "../support/workspace.js";
 
 /** The key file a test writes holds the key by design: every other file is searched. */

@@ -1,14 +1,35 @@
-// Collects what a renderer writes to a stream, for asserting on text output.
+// Streams that keep what is written to them, for asserting on what a renderer or a command wrote.
 
-import { Writable } from "node:stream";
+import { PassThrough } from "node:stream";
 
-export function collectOutput(): { out: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
+export interface CapturedOutput {
+  out: PassThrough;
+  /** What was written so far. */
+  text(): string;
+}
+
+export function captureOutput(): CapturedOutput {
+  const out = new PassThrough();
+  let text = "";
+  out.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
   });
-  return { out, text: () => chunks.join("") };
+  return { out, text: () => text };
+}
+
+export interface CapturedStreams {
+  stdout: PassThrough;
+  stderr: PassThrough;
+  /** What was written so far. */
+  text(): { stdout: string; stderr: string };
+}
+
+export function captureStreams(): CapturedStreams {
+  const stdout = captureOutput();
+  const stderr = captureOutput();
+  return {
+    stdout: stdout.out,
+    stderr: stderr.out,
+    text: () => ({ stdout: stdout.text(), stderr: stderr.text() }),
+  };
 }

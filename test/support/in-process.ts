@@ -1,30 +1,9 @@
 // Runs the CLI in this process with captured streams, for tests that need many runs cheaply, and
 // the forms in which a leaked API key would show in their output.
 
-import { PassThrough } from "node:stream";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
-
-export interface CapturedStreams {
-  stdout: PassThrough;
-  stderr: PassThrough;
-  /** What was written so far. */
-  text(): { stdout: string; stderr: string };
-}
-
-export function captureStreams(): CapturedStreams {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  return { stdout, stderr, text: () => ({ stdout: out, stderr: err }) };
-}
+import { captureStreams } from "./capture.js";
 
 export interface InProcessRun {
   code: number;
