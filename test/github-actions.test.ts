@@ -19,8 +19,8 @@ import {
   type Step,
   type Workflow,
 } from "./support/actions-runner.js";
-import { runBuiltCli } from "./support/cli.js";
 import { BOT, FakeGitHub, type PullRequest } from "./support/fake-github.js";
+import { runCliInProcess } from "./support/in-process.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLES = join(ROOT, "examples", "github-actions");
@@ -223,8 +223,9 @@ describe("the example workflows, run against the emulator", () => {
   async function planMain(): Promise<{ code: number | null; stdout: string }> {
     const path = join(workdir, "main.yaml");
     writeFileSync(path, mainManifest);
-    return runBuiltCli(["plan", "-f", path, "--detailed-exitcode"], {
+    return runCliInProcess(["plan", "-f", path, "--detailed-exitcode"], {
       env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: WRITE_KEY },
+      cwd: workdir,
     });
   }
 

@@ -1,4 +1,5 @@
 // E2E: the exit codes users script against (0, 1, 2, 3), the safety guards, and --project/--family.
+// One case of each code runs the built binary (runBuilt): the code is the process's exit status.
 
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +30,7 @@ async function closedPort(): Promise<number> {
 describe.concurrent("plan --detailed-exitcode", () => {
   it("exits 0 when the remote state already matches", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("No changes.");
@@ -38,7 +39,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
   it("exits 2 when changes are pending, and changes nothing", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
     const before = server.emulator.snapshot().records;
-    const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("Plan: 8 to create, 1 to update, 1 to delete, 2 to reorder.");
     expect(server.emulator.snapshot().records).toEqual(before);
@@ -69,7 +70,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
         "          enabeld: true",
       ),
     );
-    const result = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", file, "--detailed-exitcode"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(`${file}:8:11: unknown key "enabeld"; did you mean "enabled"?`);
@@ -254,7 +255,7 @@ describe.concurrent("safety guards (exit 3)", () => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const file = await keep(3); // deletes 4 of 10
     const before = server.emulator.snapshot().records;
-    const result = await server.run(["apply", "-f", file]);
+    const result = await server.runBuilt(["apply", "-f", file]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("prune would delete 4 of 10 records (40%, more than 30%)");
     expect(result.stderr).toContain("--max-delete-percent");

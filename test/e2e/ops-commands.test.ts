@@ -1,5 +1,6 @@
-// End to end: the built `pcsync logs`, `job`, `frontend` and `completion` as a user runs them,
-// against an in-process emulator on both profiles (needs `npm run build` first, as `npm test` does).
+// End to end: `pcsync logs`, `job`, `frontend` and `completion` as a user runs them, against an
+// in-process emulator on both profiles. The CLI runs in-process, but for what needs the built
+// binary (a signal to --follow, a shell sourcing the completion script): `npm run build` first.
 
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { CLI_PATH, runBuiltCli, spawnCli } from "../support/cli.js";
+import { CLI_PATH, spawnCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { REPOSITORY } from "../support/paths.js";
 import { waitFor } from "../support/wait-for.js";
 
 const FULL_KEY = "ops-key-full";
@@ -85,7 +88,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
   });
 
   const run = (args: string[], key = FULL_KEY) =>
-    runBuiltCli(args, { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: key } });
+    runCliInProcess(args, { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: key }, cwd: REPOSITORY });
 
   // These read the GeoIP config of project 1, whose entries no test adds to.
   describe("logs", () => {
@@ -414,7 +417,10 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
 describe.concurrent("flags refused before any request", () => {
   // Nothing listens here: reaching the network would fail differently from the expected message.
   const run = (args: string[]) =>
-    runBuiltCli(args, { env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: FULL_KEY } });
+    runCliInProcess(args, {
+      env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: FULL_KEY },
+      cwd: REPOSITORY,
+    });
 
   it("logs: the frontend family has no logs", async () => {
     const result = await run([
@@ -460,7 +466,7 @@ describe.concurrent("flags refused before any request", () => {
   });
 });
 
-describe("pcsync completion (built CLI)", () => {
+describe("pcsync completion", () => {
   it("registers a bash completion for pcsync once sourced", () => {
     const output = execFileSync(
       "bash",
@@ -471,7 +477,7 @@ describe("pcsync completion (built CLI)", () => {
   });
 
   it("rejects an unknown shell with the choices", async () => {
-    const result = await runBuiltCli(["completion", "powershell"]);
+    const result = await runCliInProcess(["completion", "powershell"], { env: {}, cwd: REPOSITORY });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Allowed choices are bash, zsh, fish.");
   });

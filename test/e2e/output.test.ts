@@ -1,15 +1,16 @@
 // E2E: what plan, apply and export print (text, JSON, markdown, step summary, colour) and write.
+// The plain text plan runs the built binary (runBuilt): results on its stdout, nothing on stderr.
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
-import { runBuiltCli } from "../support/cli.js";
 import { dataWith } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { manifest } from "../support/manifest-text.js";
 import { expectNoSecret } from "../support/output-checks.js";
-import { EXAMPLES } from "../support/paths.js";
+import { EXAMPLES, REPOSITORY } from "../support/paths.js";
 import { API_KEY, openServer, startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
@@ -32,7 +33,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
   afterAll(() => server.close());
 
   it("text: + create, ~ update with field: old → new, - delete and the reorder, each with file:line", async () => {
-    const result = await server.run(["plan", "-f", EXAMPLES]);
+    const result = await server.runBuilt(["plan", "-f", EXAMPLES]);
     expect(result.code).toBe(0);
     const file = "examples/pcsync.yaml";
     expect(result.stdout).toContain(
@@ -327,8 +328,9 @@ describe.concurrent.each<ProfileName>(["seed", "posthog-2024"])("export on %s", 
 
 describe.concurrent("export usage", () => {
   it("an unknown family is a usage error (exit 1)", async () => {
-    const result = await runBuiltCli(["export", "--project", "1", "--family", "frontend"], {
+    const result = await runCliInProcess(["export", "--project", "1", "--family", "frontend"], {
       env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: API_KEY },
+      cwd: REPOSITORY,
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown family "frontend"');

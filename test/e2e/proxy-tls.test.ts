@@ -74,13 +74,16 @@ afterAll(async () => {
 describe("through an https proxy tunnel", () => {
   it("reaches the service with the key, trusting the private CA; the proxy never sees the key", async () => {
     const connectsBefore = proxy.connects.length;
-    const run = await server.run(["export", "--project", "1", "--family", "plugin_configs", "--verbose"], {
-      env: {
-        PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
-        HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
-        NODE_EXTRA_CA_CERTS: caFile,
+    const run = await server.runBuilt(
+      ["export", "--project", "1", "--family", "plugin_configs", "--verbose"],
+      {
+        env: {
+          PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
+          HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
       },
-    });
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("name: GeoIP");
     // --verbose says where requests go, without the proxy's password.
@@ -104,7 +107,7 @@ describe("through an https proxy tunnel", () => {
   });
 
   it("names NODE_EXTRA_CA_CERTS when the certificate is not trusted", async () => {
-    const run = await server.run(["export", "--project", "1"], {
+    const run = await server.runBuilt(["export", "--project", "1"], {
       env: {
         PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
         HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
@@ -123,7 +126,7 @@ describe("through an https proxy tunnel", () => {
 describe("the wrong scheme for the port", () => {
   it("https to a plain-http server: one line that suggests http://", async () => {
     const port = new URL(server.emulator.url).port;
-    const run = await server.run(["export", "--project", "1"], {
+    const run = await server.runBuilt(["export", "--project", "1"], {
       env: { PCSYNC_BASE_URL: `https://127.0.0.1:${port}` },
     });
     expect(run).toMatchObject({

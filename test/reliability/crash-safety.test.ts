@@ -14,7 +14,8 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { type CliRun, runBuiltCli, spawnCli } from "../support/cli.js";
+import { type CliRun, spawnCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
 import { seededRandom } from "../support/seeded-random.js";
@@ -65,9 +66,12 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
 
     const convergesOn = async (text: string, before: EmulatorData) => {
       const manifest = await writeManifest(directory.path, text);
-      const applied = await runBuiltCli(["apply", "-f", manifest], { env });
+      const applied = await runCliInProcess(["apply", "-f", manifest], { env, cwd: directory.path });
       expect(applied.code, `${applied.stdout}${applied.stderr} (seed ${seed})`).toBe(0);
-      const planned = await runBuiltCli(["plan", "-f", manifest, "--detailed-exitcode"], { env });
+      const planned = await runCliInProcess(["plan", "-f", manifest, "--detailed-exitcode"], {
+        env,
+        cwd: directory.path,
+      });
       expect(planned.code, `${planned.stdout} (seed ${seed})`).toBe(0);
       const desired = loadDesired(text);
       const after = emulator.snapshot();
@@ -141,7 +145,9 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
           const match = /listening on (http:\/\/\S+)/.exec(output);
           if (match?.[1]) resolve(match[1]);
         });
-        void done.then((run) => reject(new Error(`serve exited early: ${run.stderr}`)));
+        void done.then((run) =>
+          reject(new Error(`serve exited early (code ${run.code}, signal ${run.signal}): ${run.stderr}`)),
+        );
       });
       return { child, url, done };
     };

@@ -1,5 +1,8 @@
 // Runs the CLI in this process with captured streams, for tests that need many runs cheaply, and
-// the forms in which a leaked API key would show in their output.
+// the forms in which a leaked API key would show in their output. The runs of one test file share
+// the process's secret registry (src/redact.ts; each file gets a fresh process): every run
+// registers the key of its environment itself, but a key registered by an earlier run stays
+// registered, so a test of how a key gets registered uses a key no earlier run of its file used.
 
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
@@ -11,18 +14,19 @@ export interface InProcessRun {
   stderr: string;
 }
 
-/** `pcsync ARGS` in-process, with exactly this environment (plus NO_COLOR) and working directory. */
+/**
+ * `pcsync ARGS` in-process, with exactly this environment (plus NO_COLOR) and working directory.
+ * As for a child process, a variable set to undefined is not in the environment at all.
+ */
 export async function runCliInProcess(
   args: readonly string[],
   options: { env: NodeJS.ProcessEnv; cwd: string },
 ): Promise<InProcessRun> {
   const streams = captureStreams();
-  const io: CliIo = {
-    stdout: streams.stdout,
-    stderr: streams.stderr,
-    env: { NO_COLOR: "1", ...options.env },
-    cwd: options.cwd,
-  };
+  const env = Object.fromEntries(
+    Object.entries({ NO_COLOR: "1", ...options.env }).filter(([, value]) => value !== undefined),
+  );
+  const io: CliIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd: options.cwd };
   const code = await runCli([...args], io);
   return { code, ...streams.text() };
 }

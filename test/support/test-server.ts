@@ -1,5 +1,6 @@
 // An in-process emulator on port 0 with one API key, and the CLI aimed at it as a user would set
-// it up (PCSYNC_BASE_URL and PCSYNC_API_KEY), for the end-to-end tests.
+// it up (PCSYNC_BASE_URL and PCSYNC_API_KEY), for the end-to-end tests. The CLI runs in-process;
+// what only the binary shows (its exit status, its real streams, signals) uses runBuilt.
 
 import {
   type ApiKeySpec,
@@ -12,6 +13,7 @@ import {
 import type { FamilyName } from "../../src/families.js";
 import { type CliRun, runBuiltCli } from "./cli.js";
 import { HttpClient, type Reply } from "./http-client.js";
+import { type InProcessRun, runCliInProcess } from "./in-process.js";
 import { REPOSITORY } from "./paths.js";
 
 /** A recognisable key: no output of any command may contain it. */
@@ -38,8 +40,10 @@ export interface TestServer {
   emulator: RunningEmulator;
   /** The environment a user would set: base URL and key. */
   env: NodeJS.ProcessEnv;
-  /** Runs the built CLI against this server. */
-  run(args: readonly string[], options?: RunOptions): Promise<CliRun>;
+  /** Runs the CLI in-process against this server. */
+  run(args: readonly string[], options?: RunOptions): Promise<InProcessRun>;
+  /** Runs the built CLI as a child process against this server. */
+  runBuilt(args: readonly string[], options?: RunOptions): Promise<CliRun>;
   /** Calls the API directly with the server's key, as another user or tool would. */
   call(method: string, path: string, body?: unknown): Promise<Reply>;
   /** The family's list (all pages), as a client sees it. */
@@ -63,10 +67,9 @@ export async function startServer(
     emulator,
     env,
     run: (args, runOptions = {}) =>
-      runBuiltCli(args, {
-        cwd: runOptions.cwd ?? REPOSITORY,
-        env: { ...env, ...runOptions.env },
-      }),
+      runCliInProcess(args, { cwd: runOptions.cwd ?? REPOSITORY, env: { ...env, ...runOptions.env } }),
+    runBuilt: (args, runOptions = {}) =>
+      runBuiltCli(args, { cwd: runOptions.cwd ?? REPOSITORY, env: { ...env, ...runOptions.env } }),
     call: (method, path, body) => http.request(method, path, body === undefined ? {} : { body }),
     async list(project, family) {
       // Faults may be on: reads are retried here as the CLI would.
