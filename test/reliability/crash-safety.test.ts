@@ -14,11 +14,11 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
+import { createRandom } from "../../src/emulator/prng.js";
 import { type CliRun, spawnCli } from "../support/cli.js";
 import { runCliInProcess } from "../support/in-process.js";
 import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
-import { seededRandom } from "../support/seeded-random.js";
 import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
@@ -31,7 +31,7 @@ afterEach(async () => {
 describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (profile) => {
   it("converges, with nothing duplicated and nothing outside the prune scope touched", async () => {
     const seed = pickTestSeed();
-    const random = seededRandom(seed);
+    const random = createRandom(seed);
     // Each write the emulator answers is a moment the apply may die at.
     let onWrite: (() => void) | undefined;
     const emulator: RunningEmulator = await startEmulator({
@@ -131,7 +131,7 @@ describe("a client killed mid-request", () => {
 describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
   it("leaves a data file that always parses, reloads, and holds every acknowledged write", async () => {
     const seed = pickTestSeed();
-    const random = seededRandom(seed);
+    const random = createRandom(seed);
     const directory = await temporaryDirectory();
     cleanup.push(directory.remove);
     const file = join(directory.path, "state.json");
