@@ -20,6 +20,7 @@ import { runCliInProcess } from "../support/in-process.js";
 import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
 import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
+import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -193,6 +194,9 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
         }
       };
       const hammering = Promise.all([patcher(1), patcher(2), patcher(3), creator()]);
+      // The kill lands while writes land: on a busy machine the first answer may take longer than
+      // the random delay, and a round with nothing acknowledged would check nothing.
+      await waitFor(() => acknowledged.size + created.length > 0, "a first acknowledged write");
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(random() * 300)));
       killed = true;
       serve.child.kill("SIGKILL");
