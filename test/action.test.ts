@@ -5,12 +5,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
 import { type JobResult, runJob, type UsesCall } from "./support/actions-runner.js";
+import { REPOSITORY } from "./support/paths.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const READ_KEY = "phx_action_read_key_7c1e9b44d2";
 const WRITE_KEY = "phx_action_write_key_0a5f3e81c6";
 
@@ -30,7 +29,10 @@ describe("action.yml", () => {
     mkdirSync(join(workspace, "config"), { recursive: true });
     writeFileSync(
       join(workspace, "config", "pcsync.yaml"),
-      readFileSync(join(ROOT, "examples", "pcsync.yaml"), "utf8").replace("../schemas", "../../schemas"),
+      readFileSync(join(REPOSITORY, "examples", "pcsync.yaml"), "utf8").replace(
+        "../schemas",
+        "../../schemas",
+      ),
     );
   });
   afterAll(async () => {
@@ -54,7 +56,7 @@ describe("action.yml", () => {
         workspace,
         github: { event_name: "push", repository: "acme/plugin-configs", token: "fake-token" },
         baseEnv: { PATH: process.env.PATH ?? "", HOME: workdir, NO_COLOR: "1" },
-        compositeActions: { "./": ROOT },
+        compositeActions: { "./": REPOSITORY },
         actions: {
           "actions/setup-node": async (call: UsesCall) => {
             setupNodeCalls.push(call.with);

@@ -6,7 +6,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { validateAction, validateWorkflow } from "@action-validator/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
@@ -19,11 +18,11 @@ import {
   type Step,
   type Workflow,
 } from "./support/actions-runner.js";
-import { runBuiltCli } from "./support/cli.js";
 import { BOT, FakeGitHub, type PullRequest } from "./support/fake-github.js";
+import { runCliInProcess } from "./support/in-process.js";
+import { REPOSITORY } from "./support/paths.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const EXAMPLES = join(ROOT, "examples", "github-actions");
+const EXAMPLES = join(REPOSITORY, "examples", "github-actions");
 const WORKFLOW_FILES = readdirSync(EXAMPLES).filter((file) => file.endsWith(".yml"));
 const READ_KEY = "phx_workflows_read_key_5d0c7a13e9";
 const WRITE_KEY = "phx_workflows_write_key_b82f61c4a7";
@@ -36,7 +35,7 @@ const workflow = (file: string): Workflow => loadYaml<Workflow>(join(EXAMPLES, f
 /** Every step of a workflow or of the action, with where it is. */
 function stepsOf(file: string): { where: string; step: Step }[] {
   if (file === "action.yml") {
-    const action = loadYaml<{ runs: { steps: Step[] } }>(join(ROOT, "action.yml"));
+    const action = loadYaml<{ runs: { steps: Step[] } }>(join(REPOSITORY, "action.yml"));
     return action.runs.steps.map((step, index) => ({ where: `action.yml step ${index + 1}`, step }));
   }
   return Object.entries(workflow(file).jobs).flatMap(([jobId, job]) =>
@@ -66,7 +65,7 @@ describe("the action and the example workflows, statically", () => {
       "pcsync-drift.yml",
       "pcsync-plan.yml",
     ]);
-    const action = readFileSync(join(ROOT, "action.yml"), "utf8");
+    const action = readFileSync(join(REPOSITORY, "action.yml"), "utf8");
     expect(quietly(() => validateAction(action)).errors).toEqual([]);
     for (const file of WORKFLOW_FILES) {
       const text = readFileSync(join(EXAMPLES, file), "utf8");
@@ -80,7 +79,10 @@ describe("the action and the example workflows, statically", () => {
 
   it("hand values to scripts only through env, and install pcsync only through the action", () => {
     for (const file of ["action.yml", ...WORKFLOW_FILES]) {
-      const text = readFileSync(file === "action.yml" ? join(ROOT, file) : join(EXAMPLES, file), "utf8");
+      const text = readFileSync(
+        file === "action.yml" ? join(REPOSITORY, file) : join(EXAMPLES, file),
+        "utf8",
+      );
       expect(text, file).not.toMatch(/npm (install|i|ci)\b[^\n]*pcsync@/);
       for (const { where, step } of stepsOf(file)) {
         // An expression spliced into a script runs whatever text it holds (a branch name, a
@@ -140,7 +142,7 @@ describe("the example workflows, run against the emulator", () => {
   const workdir = mkdtempSync(join(tmpdir(), "pcsync-workflows-"));
   const workspace = join(workdir, "repo");
   const github = new FakeGitHub();
-  const example = readFileSync(join(ROOT, "examples", "pcsync.yaml"), "utf8");
+  const example = readFileSync(join(REPOSITORY, "examples", "pcsync.yaml"), "utf8");
   let emulator: RunningEmulator;
   let mainManifest = example;
 
@@ -174,7 +176,7 @@ describe("the example workflows, run against the emulator", () => {
       secrets: fromFork ? {} : { PCSYNC_READ_API_KEY: READ_KEY },
       environmentSecrets: { production: { PCSYNC_API_KEY: WRITE_KEY } },
       baseEnv: { PATH: process.env.PATH ?? "", HOME: workdir, NO_COLOR: "1" },
-      compositeActions: { "OWNER/pcsync": ROOT },
+      compositeActions: { "OWNER/pcsync": REPOSITORY },
       actions: {
         "actions/checkout": async () => ({}),
         "actions/setup-node": async () => ({}),
@@ -223,8 +225,9 @@ describe("the example workflows, run against the emulator", () => {
   async function planMain(): Promise<{ code: number | null; stdout: string }> {
     const path = join(workdir, "main.yaml");
     writeFileSync(path, mainManifest);
-    return runBuiltCli(["plan", "-f", path, "--detailed-exitcode"], {
+    return runCliInProcess(["plan", "-f", path, "--detailed-exitcode"], {
       env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: WRITE_KEY },
+      cwd: workdir,
     });
   }
 

@@ -5,12 +5,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../src/emulator/index.js";
 import { runBuiltCli } from "./support/cli.js";
+import { REPOSITORY } from "./support/paths.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const KEY = "phx_pack_install_key_61b0d9e2f4";
 
 describe("npm pack, then npm install -g of the tarball", () => {
@@ -29,11 +28,12 @@ describe("npm pack, then npm install -g of the tarball", () => {
   }
 
   it("installs a pcsync that runs from anywhere: --version, validate, and a plan against the emulator", async () => {
-    const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string })
-      .version;
+    const version = (
+      JSON.parse(readFileSync(join(REPOSITORY, "package.json"), "utf8")) as { version: string }
+    ).version;
     // The suite built dist/ already: --ignore-scripts keeps `prepare` from building it again.
     const packed = JSON.parse(
-      npm(["pack", "--json", "--pack-destination", workdir, "--ignore-scripts"], ROOT),
+      npm(["pack", "--json", "--pack-destination", workdir, "--ignore-scripts"], REPOSITORY),
     ) as {
       filename: string;
       files: { path: string }[];

@@ -6,11 +6,10 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_PATH } from "./support/cli.js";
+import { REPOSITORY } from "./support/paths.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SKIPPED = new Set(["npm ci", "npm test"]);
 
 /** The command lines of the README's ```sh blocks, with their line numbers. */
@@ -68,13 +67,13 @@ describe("README.md", () => {
   afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
   it("has shell commands, and every one of them runs", async () => {
-    const commands = extractShellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
+    const commands = extractShellCommands(readFileSync(join(REPOSITORY, "README.md"), "utf8"));
     expect(commands.map((entry) => entry.command)).toEqual(
       expect.arrayContaining(["npm ci", "npm run demo", "npm test", "pcsync plan -f examples/pcsync.yaml"]),
     );
     // A user's checkout: the examples and schemas next to them, `pcsync` on the PATH.
-    cpSync(join(ROOT, "examples"), join(workdir, "examples"), { recursive: true });
-    cpSync(join(ROOT, "schemas"), join(workdir, "schemas"), { recursive: true });
+    cpSync(join(REPOSITORY, "examples"), join(workdir, "examples"), { recursive: true });
+    cpSync(join(REPOSITORY, "schemas"), join(workdir, "schemas"), { recursive: true });
     mkdirSync(join(workdir, "bin"));
     writeFileSync(
       join(workdir, "bin", "pcsync"),
@@ -84,7 +83,7 @@ describe("README.md", () => {
     // `npm run demo` is the package's script: run it where package.json is.
     const script = buildScript(commands, await freePort()).replace(
       "\nnpm run demo\n",
-      `\n(cd "${ROOT}" && npm run --silent demo)\n`,
+      `\n(cd "${REPOSITORY}" && npm run --silent demo)\n`,
     );
     writeFileSync(join(workdir, "readme.sh"), script);
     const result = spawnSync("bash", ["readme.sh"], {

@@ -30,7 +30,7 @@ import {
   startScriptedServer,
   TEST_KEY,
   testClient,
-} from "./scripted-server.js";
+} from "../support/scripted-server.js";
 
 let server: ScriptedServer;
 const clients: Array<{ close(): Promise<void> }> = [];

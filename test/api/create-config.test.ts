@@ -16,7 +16,7 @@ import {
   sendJson,
   startScriptedServer,
   testClient,
-} from "./scripted-server.js";
+} from "../support/scripted-server.js";
 
 let server: ScriptedServer;
 const closers: Array<() => Promise<void>> = [];

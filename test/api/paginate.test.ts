@@ -29,7 +29,7 @@ import {
   startScriptedServer,
   TEST_KEY,
   testClient,
-} from "./scripted-server.js";
+} from "../support/scripted-server.js";
 
 let server: ScriptedServer;
 let elsewhere: ScriptedServer;

@@ -20,7 +20,7 @@ import {
   startScriptedServer,
   TEST_KEY,
   testClient,
-} from "./scripted-server.js";
+} from "../support/scripted-server.js";
 
 describe("NO_PROXY", () => {
   it.each([

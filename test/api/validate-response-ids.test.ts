@@ -13,7 +13,7 @@ import {
   MalformedResponseError,
   rearrange,
 } from "../../src/api/index.js";
-import { type ScriptedServer, startScriptedServer, testClient } from "./scripted-server.js";
+import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
 
 let server: ScriptedServer;
 // Raw response text by path; each test sets the one it needs under a path of its own.

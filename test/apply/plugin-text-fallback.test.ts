@@ -9,6 +9,7 @@ import type { DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
 import { readFamily } from "../../src/read/read-family.js";
+import { desiredConfig, desiredFamily } from "../support/builders.js";
 import {
   page,
   type RecordedRequest,
@@ -16,8 +17,7 @@ import {
   sendJson,
   startScriptedServer,
   testClient,
-} from "../api/scripted-server.js";
-import { desiredConfig, desiredFamily } from "../support/builders.js";
+} from "../support/scripted-server.js";
 
 const PLUGIN = { id: 12, name: "Plugin", description: "Plugin text" };
 const CONFIGS = "/api/projects/1/plugin_configs";

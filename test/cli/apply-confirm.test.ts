@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
 import { exampleData, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { captureStreams } from "../support/in-process.js";
+import { captureStreams } from "../support/capture.js";
 
 const KEY = "phx_confirm_test_key_0123456789";
 let emulator: RunningEmulator;

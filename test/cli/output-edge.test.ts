@@ -5,7 +5,7 @@ import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { OutputEdge, type OutputLoss } from "../../src/cli/output-edge.js";
 import { REDACTED, SecretRegistry } from "../../src/redact.js";
-import { captureStreams } from "../support/in-process.js";
+import { captureStreams } from "../support/capture.js";
 
 const KEY = "phx_Reliability+Key/0123456789=abcdefXYZ";
 

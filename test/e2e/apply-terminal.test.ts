@@ -5,14 +5,17 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { makeWorkDir, manifest, PC, startServer, type TestServer, type WriteFile } from "./helpers.js";
+import { PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 let server: TestServer;
 let work: { write: WriteFile; remove: () => Promise<void> };
 
 beforeAll(async () => {
   server = await startServer("seed");
-  work = await makeWorkDir();
+  work = await temporaryDirectory();
 });
 afterAll(async () => {
   await server.close();

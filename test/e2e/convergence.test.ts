@@ -2,25 +2,20 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
-import {
-  dataWith,
-  EXAMPLES,
-  FE,
-  hasStackTrace,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  type TestServer,
-  type WriteFile,
-} from "./helpers.js";
+import { dataWith } from "../support/emulator-data.js";
+import { FE, PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { hasStackTrace } from "../support/output-checks.js";
+import { EXAMPLES } from "../support/paths.js";
+import { openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 const PROFILES: ProfileName[] = ["seed", "posthog-2024"];
 
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ write, remove: removeWorkDir } = await makeWorkDir());
+  ({ write, remove: removeWorkDir } = await temporaryDirectory());
 });
 afterAll(() => removeWorkDir());
 

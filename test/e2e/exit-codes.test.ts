@@ -1,26 +1,20 @@
 // E2E: the exit codes users script against (0, 1, 2, 3), the safety guards, and --project/--family.
+// One case of each code runs the built binary (runBuilt): the code is the process's exit status.
 
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dataWith,
-  EXAMPLES,
-  expectNoSecret,
-  FE,
-  hasStackTrace,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  startServer,
-  type TestServer,
-  type WriteFile,
-} from "./helpers.js";
+import { dataWith } from "../support/emulator-data.js";
+import { FE, PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret, hasStackTrace } from "../support/output-checks.js";
+import { EXAMPLES } from "../support/paths.js";
+import { API_KEY, openServer, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ write, remove: removeWorkDir } = await makeWorkDir());
+  ({ write, remove: removeWorkDir } = await temporaryDirectory());
 });
 afterAll(() => removeWorkDir());
 
@@ -36,7 +30,7 @@ async function closedPort(): Promise<number> {
 describe.concurrent("plan --detailed-exitcode", () => {
   it("exits 0 when the remote state already matches", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("No changes.");
@@ -45,7 +39,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
   it("exits 2 when changes are pending, and changes nothing", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
     const before = server.emulator.snapshot().records;
-    const result = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("Plan: 8 to create, 1 to update, 1 to delete, 2 to reorder.");
     expect(server.emulator.snapshot().records).toEqual(before);
@@ -76,7 +70,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
         "          enabeld: true",
       ),
     );
-    const result = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
+    const result = await server.runBuilt(["plan", "-f", file, "--detailed-exitcode"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(`${file}:8:11: unknown key "enabeld"; did you mean "enabled"?`);
@@ -261,7 +255,7 @@ describe.concurrent("safety guards (exit 3)", () => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const file = await keep(3); // deletes 4 of 10
     const before = server.emulator.snapshot().records;
-    const result = await server.run(["apply", "-f", file]);
+    const result = await server.runBuilt(["apply", "-f", file]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("prune would delete 4 of 10 records (40%, more than 30%)");
     expect(result.stderr).toContain("--max-delete-percent");
@@ -411,6 +405,6 @@ describe.concurrent("--project and --family", () => {
     const percent = await server.run(["apply", "-f", EXAMPLES, "--max-delete-percent", "lots"]);
     expect(percent.code).toBe(1);
     expect(percent.stderr).toContain('--max-delete-percent must be a number > 0, not "lots"');
-    expectNoSecret(percent);
+    expectNoSecret(percent, API_KEY);
   });
 });

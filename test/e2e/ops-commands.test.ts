@@ -1,7 +1,8 @@
-// End to end: the built `pcsync logs`, `job`, `frontend` and `completion` as a user runs them,
-// against an in-process emulator on both profiles (needs `npm run build` first, as `npm test` does).
+// End to end: `pcsync logs`, `job`, `frontend` and `completion` as a user runs them, against an
+// in-process emulator on both profiles. The CLI runs in-process, but for what needs the built
+// binary (a signal to --follow, a shell sourcing the completion script): `npm run build` first.
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type EmulatorData,
@@ -10,7 +11,10 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { CLI_PATH, runBuiltCli } from "../support/cli.js";
+import { CLI_PATH, spawnCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { REPOSITORY } from "../support/paths.js";
+import { waitFor } from "../support/wait-for.js";
 
 const FULL_KEY = "ops-key-full";
 const SCOPED_KEY = "ops-key-scoped";
@@ -84,7 +88,7 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
   });
 
   const run = (args: string[], key = FULL_KEY) =>
-    runBuiltCli(args, { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: key } });
+    runCliInProcess(args, { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: key }, cwd: REPOSITORY });
 
   // These read the GeoIP config of project 1, whose entries no test adds to.
   describe("logs", () => {
@@ -183,50 +187,27 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
     it("follows: prints what arrives, once, oldest first, and stops cleanly on SIGINT", async () => {
       // Project 2's GeoIP gets its entries from jobs only, so this test owns them.
       await runJobThroughApi(emulator, 2, 5, "first");
-      const follower = spawn(
-        process.execPath,
-        [CLI_PATH, "logs", "--project", "2", "--config", "GeoIP", "--follow", "--interval", "0.1"],
-        {
-          env: {
-            PATH: process.env.PATH ?? "",
-            NO_COLOR: "1",
-            PCSYNC_BASE_URL: emulator.url,
-            PCSYNC_API_KEY: FULL_KEY,
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
+      const follower = spawnCli(
+        ["logs", "--project", "2", "--config", "GeoIP", "--follow", "--interval", "0.1"],
+        { env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: FULL_KEY } },
       );
-      let stdout = "";
-      let stderr = "";
-      follower.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        stdout += chunk;
-      });
-      follower.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-        follower.on("close", (code, signal) => resolve({ code, signal }));
-      });
-      const waitFor = async (text: string) => {
-        const deadline = Date.now() + 8000;
-        while (!stdout.includes(text)) {
-          if (Date.now() > deadline)
-            throw new Error(`"${text}" did not appear; stdout: ${stdout}; stderr: ${stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      };
+      const printed = (text: string) => () => follower.soFar().stdout.includes(text);
       try {
-        await waitFor("Job first queued");
+        await waitFor(printed("Job first queued"), "the first job's entry", 8_000);
         await runJobThroughApi(emulator, 2, 5, "second");
-        await waitFor("Job second queued");
+        await waitFor(printed("Job second queued"), "the second job's entry", 8_000);
         // Several more polls see both entries again; neither may be printed twice.
         await new Promise((resolve) => setTimeout(resolve, 600));
       } finally {
-        follower.kill("SIGINT");
+        follower.child.kill("SIGINT");
       }
-      expect(await exited).toEqual({ code: 0, signal: null });
-      expect(stderr).toBe("");
-      expect(lines(stdout).map((line) => messageOf(line))).toEqual(["Job first queued", "Job second queued"]);
+      const run = await follower.done;
+      expect({ code: run.code, signal: run.signal }).toEqual({ code: 0, signal: null });
+      expect(run.stderr).toBe("");
+      expect(lines(run.stdout).map((line) => messageOf(line))).toEqual([
+        "Job first queued",
+        "Job second queued",
+      ]);
     });
   });
 
@@ -436,7 +417,10 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
 describe.concurrent("flags refused before any request", () => {
   // Nothing listens here: reaching the network would fail differently from the expected message.
   const run = (args: string[]) =>
-    runBuiltCli(args, { env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: FULL_KEY } });
+    runCliInProcess(args, {
+      env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: FULL_KEY },
+      cwd: REPOSITORY,
+    });
 
   it("logs: the frontend family has no logs", async () => {
     const result = await run([
@@ -482,7 +466,7 @@ describe.concurrent("flags refused before any request", () => {
   });
 });
 
-describe("pcsync completion (built CLI)", () => {
+describe("pcsync completion", () => {
   it("registers a bash completion for pcsync once sourced", () => {
     const output = execFileSync(
       "bash",
@@ -493,7 +477,7 @@ describe("pcsync completion (built CLI)", () => {
   });
 
   it("rejects an unknown shell with the choices", async () => {
-    const result = await runBuiltCli(["completion", "powershell"]);
+    const result = await runCliInProcess(["completion", "powershell"], { env: {}, cwd: REPOSITORY });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Allowed choices are bash, zsh, fish.");
   });

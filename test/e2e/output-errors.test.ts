@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { EXAMPLES, hasStackTrace, openServer, type TestServer } from "./helpers.js";
+import { hasStackTrace } from "../support/output-checks.js";
+import { EXAMPLES } from "../support/paths.js";
+import { openServer, type TestServer } from "../support/test-server.js";
 
 interface Run {
   code: number | null;

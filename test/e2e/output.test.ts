@@ -1,24 +1,18 @@
 // E2E: what plan, apply and export print (text, JSON, markdown, step summary, colour) and write.
+// The plain text plan runs the built binary (runBuilt): results on its stdout, nothing on stderr.
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
-import { runBuiltCli } from "../support/cli.js";
-import {
-  API_KEY,
-  dataWith,
-  EXAMPLES,
-  expectNoSecret,
-  FE,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  startServer,
-  type TestServer,
-  type WriteFile,
-} from "./helpers.js";
+import { dataWith } from "../support/emulator-data.js";
+import { FE, PC } from "../support/families.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret } from "../support/output-checks.js";
+import { EXAMPLES, REPOSITORY } from "../support/paths.js";
+import { API_KEY, openServer, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point
 const ANSI = /\u001b\[/;
@@ -27,7 +21,7 @@ let dir: string;
 let write: WriteFile;
 let removeWorkDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ dir, write, remove: removeWorkDir } = await makeWorkDir());
+  ({ path: dir, write, remove: removeWorkDir } = await temporaryDirectory());
 });
 afterAll(() => removeWorkDir());
 
@@ -39,7 +33,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
   afterAll(() => server.close());
 
   it("text: + create, ~ update with field: old → new, - delete and the reorder, each with file:line", async () => {
-    const result = await server.run(["plan", "-f", EXAMPLES]);
+    const result = await server.runBuilt(["plan", "-f", EXAMPLES]);
     expect(result.code).toBe(0);
     const file = "examples/pcsync.yaml";
     expect(result.stdout).toContain(
@@ -73,7 +67,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
         source: "examples/pcsync.yaml:10",
       }),
     );
-    expectNoSecret(result);
+    expectNoSecret(result, API_KEY);
   });
 
   it("--format markdown has the summary table and collapsed details", async () => {
@@ -177,7 +171,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).toBe(quiet.stdout);
     expect(verbose.stderr).toMatch(/GET \/api\/projects\/1\/plugin_configs\/.* -> 200/);
-    expectNoSecret(verbose);
+    expectNoSecret(verbose, API_KEY);
   });
 });
 
@@ -334,8 +328,9 @@ describe.concurrent.each<ProfileName>(["seed", "posthog-2024"])("export on %s", 
 
 describe.concurrent("export usage", () => {
   it("an unknown family is a usage error (exit 1)", async () => {
-    const result = await runBuiltCli(["export", "--project", "1", "--family", "frontend"], {
+    const result = await runCliInProcess(["export", "--project", "1", "--family", "frontend"], {
       env: { PCSYNC_BASE_URL: "http://127.0.0.1:9", PCSYNC_API_KEY: API_KEY },
+      cwd: REPOSITORY,
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown family "frontend"');

@@ -11,21 +11,22 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, listProjects, NetworkError } from "../../src/api/index.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
-import { API_KEY, makeWorkDir, startServer, type TestServer } from "./helpers.js";
+import { API_KEY, startServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
 
 let server: TestServer;
 let terminator: TlsServer;
 let tlsPort: number;
 let proxy: ConnectProxy;
-let work: Awaited<ReturnType<typeof makeWorkDir>>;
+let work: Awaited<ReturnType<typeof temporaryDirectory>>;
 let caFile: string;
 /** What reached the service through the TLS terminator, decrypted. */
 const served: Buffer[] = [];
 
 beforeAll(async () => {
-  work = await makeWorkDir();
-  caFile = join(work.dir, "ca.pem");
-  const keyFile = join(work.dir, "key.pem");
+  work = await temporaryDirectory();
+  caFile = join(work.path, "ca.pem");
+  const keyFile = join(work.path, "key.pem");
   // A self-signed certificate for the test host name: the private CA a company would have.
   execFileSync(
     "openssl",
@@ -73,13 +74,16 @@ afterAll(async () => {
 describe("through an https proxy tunnel", () => {
   it("reaches the service with the key, trusting the private CA; the proxy never sees the key", async () => {
     const connectsBefore = proxy.connects.length;
-    const run = await server.run(["export", "--project", "1", "--family", "plugin_configs", "--verbose"], {
-      env: {
-        PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
-        HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
-        NODE_EXTRA_CA_CERTS: caFile,
+    const run = await server.runBuilt(
+      ["export", "--project", "1", "--family", "plugin_configs", "--verbose"],
+      {
+        env: {
+          PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
+          HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
       },
-    });
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("name: GeoIP");
     // --verbose says where requests go, without the proxy's password.
@@ -103,7 +107,7 @@ describe("through an https proxy tunnel", () => {
   });
 
   it("names NODE_EXTRA_CA_CERTS when the certificate is not trusted", async () => {
-    const run = await server.run(["export", "--project", "1"], {
+    const run = await server.runBuilt(["export", "--project", "1"], {
       env: {
         PCSYNC_BASE_URL: `https://service.test:${tlsPort}`,
         HTTPS_PROXY: `http://corp-user:corp-Pa55word@127.0.0.1:${proxy.port}`,
@@ -122,7 +126,7 @@ describe("through an https proxy tunnel", () => {
 describe("the wrong scheme for the port", () => {
   it("https to a plain-http server: one line that suggests http://", async () => {
     const port = new URL(server.emulator.url).port;
-    const run = await server.run(["export", "--project", "1"], {
+    const run = await server.runBuilt(["export", "--project", "1"], {
       env: { PCSYNC_BASE_URL: `https://127.0.0.1:${port}` },
     });
     expect(run).toMatchObject({

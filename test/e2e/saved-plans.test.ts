@@ -4,18 +4,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  EXAMPLES,
-  expectNoSecret,
-  makeWorkDir,
-  manifest,
-  openServer,
-  PC,
-  REPOSITORY,
-  type TestServer,
-  type WriteFile,
-} from "./helpers.js";
+import { PC } from "../support/families.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret } from "../support/output-checks.js";
+import { EXAMPLES, REPOSITORY } from "../support/paths.js";
+import { API_KEY, openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
 let dir: string;
 let write: WriteFile;
@@ -23,7 +17,7 @@ let removeWorkDir: () => Promise<void>;
 let validatePlan: (data: unknown) => boolean;
 let manifestFile: string;
 beforeAll(async () => {
-  ({ dir, write, remove: removeWorkDir } = await makeWorkDir());
+  ({ path: dir, write, remove: removeWorkDir } = await temporaryDirectory());
   const schema = JSON.parse(await readFile(join(REPOSITORY, "schemas/plan.schema.json"), "utf8")) as object;
   const ajv = new Ajv({ allErrors: true, strict: false });
   const compiled = ajv.compile(schema);
@@ -89,7 +83,7 @@ describe.concurrent("saved plans", () => {
     const applied = await server.run(["apply", "--plan", path], { cwd: dir });
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 moved.");
-    expectNoSecret(applied);
+    expectNoSecret(applied, API_KEY);
     expect((await server.list(1, PC)).map((record) => [record.name, record.order])).toEqual([
       ["Property Filter", 1],
       ["GeoIP", 2],

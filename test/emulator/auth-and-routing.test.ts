@@ -4,16 +4,14 @@ import { describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import {
   ALL_ACCESS,
-  errorBody,
   LEGACY,
   NO_SCOPES,
-  obj,
   PROJECT_2_ONLY,
-  page,
   READ_ONLY,
   startTestEmulator,
   WRITE_ONLY,
-} from "./helpers.js";
+} from "../support/emulator.js";
+import { errorBody, obj, page } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 

@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { obj, page, startTestEmulator } from "./helpers.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { obj, page } from "../support/http-client.js";
 
 describe("concurrency", () => {
   it("gives 200 concurrent creates 200 distinct records, in memory and in the data file", async () => {

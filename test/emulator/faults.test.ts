@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { SlidingWindowLimiter } from "../../src/emulator/rate-limiter.js";
-import { errorBody, obj, READ_ONLY, startTestEmulator } from "./helpers.js";
+import { READ_ONLY, startTestEmulator } from "../support/emulator.js";
+import { errorBody, obj } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 

@@ -2,22 +2,23 @@
 // UI and tests send multipart), read the way its serializer reads them; seed takes JSON only.
 
 import { describe, expect, it } from "vitest";
-import { type Client, errorBody, obj, startTestEmulator } from "./helpers.js";
+import { type EmulatorClient, startTestEmulator } from "../support/emulator.js";
+import { errorBody, obj } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 const FORM = "application/x-www-form-urlencoded";
 
 const start = () => startTestEmulator({ profile: "posthog-2024" });
 
-function postForm(client: Client, path: string, text: string, contentType = FORM) {
+function postForm(client: EmulatorClient, path: string, text: string, contentType = FORM) {
   return client.request("POST", path, { rawBody: text, headers: { "content-type": contentType } });
 }
 
-function patchForm(client: Client, path: string, text: string, contentType = FORM) {
+function patchForm(client: EmulatorClient, path: string, text: string, contentType = FORM) {
   return client.request("PATCH", path, { rawBody: text, headers: { "content-type": contentType } });
 }
 
-function stored(client: Client, id: unknown) {
+function stored(client: EmulatorClient, id: unknown) {
   return client.emulator.snapshot().records.find((record) => record.id === id);
 }
 

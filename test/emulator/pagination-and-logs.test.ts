@@ -3,29 +3,24 @@
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { type EmulatorData, exampleData } from "../../src/emulator/index.js";
-import { errorBody, obj, page, startTestEmulator } from "./helpers.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { storedRecord } from "../support/emulator-data.js";
+import { errorBody, obj, page } from "../support/http-client.js";
 
 /** Example data plus `extra` records in project 3, orders 1..extra. */
 function dataWithRecords(extra: number): EmulatorData {
   const data = exampleData();
   for (let index = 1; index <= extra; index += 1) {
-    data.records.push({
-      id: data.nextIds.record,
-      family: "plugin_configs",
-      project: 3,
-      plugin: 1 + (index % 8),
-      enabled: true,
-      order: index,
-      name: `config ${index}`,
-      description: null,
-      deleted: false,
-      match_action: null,
-      config: "{}",
-      error: null,
-      delivery_rate_24h: null,
-      created_at: "2024-06-01T00:00:00.000Z",
-      updated_at: "2024-06-01T00:00:00.000Z",
-    });
+    data.records.push(
+      storedRecord({
+        id: data.nextIds.record,
+        family: "plugin_configs",
+        project: 3,
+        plugin: 1 + (index % 8),
+        order: index,
+        name: `config ${index}`,
+      }),
+    );
     data.nextIds.record += 1;
   }
   return data;

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DataFileError, DEV_KEY_LABEL, startEmulator } from "../../src/emulator/index.js";
-import { obj, startTestEmulator } from "./helpers.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { obj } from "../support/http-client.js";
 
 let directory: string;
 

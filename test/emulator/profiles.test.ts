@@ -2,7 +2,8 @@
 // profiles, asserted side by side.
 
 import { describe, expect, it } from "vitest";
-import { errorBody, LEGACY, list, obj, page, READ_ONLY, startTestEmulator, WRITE_ONLY } from "./helpers.js";
+import { LEGACY, READ_ONLY, startTestEmulator, WRITE_ONLY } from "../support/emulator.js";
+import { errorBody, list, obj, page } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
 const FRONTEND = "/api/projects/1/pipeline_frontend_apps_configs";

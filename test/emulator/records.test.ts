@@ -2,7 +2,8 @@
 // client sees.
 
 import { describe, expect, it } from "vitest";
-import { errorBody, obj, page, startTestEmulator } from "./helpers.js";
+import { startTestEmulator } from "../support/emulator.js";
+import { errorBody, obj, page } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs/";
 

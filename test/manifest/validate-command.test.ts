@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerValidateCommand } from "../../src/cli/commands/validate.js";
 import type { CliIo } from "../../src/cli/io.js";
 import type { ExitCode } from "../../src/errors.js";
-import { captureStreams } from "../support/in-process.js";
+import { captureStreams } from "../support/capture.js";
 
 async function runValidate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const streams = captureStreams();

@@ -1,19 +1,20 @@
-// End to end: the built `pcsync validate` as a user runs it (needs `npm run build` first, as
-// `npm test` does).
+// End to end: `pcsync validate` as a user runs it, in-process; the alias bomb runs the built CLI
+// (`npm run build` first), whose process a bound can kill should expanding it ever hang.
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBuiltCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { REPOSITORY } from "../support/paths.js";
+import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
 
-const repository = fileURLToPath(new URL("../../", import.meta.url));
-
-describe("pcsync validate (built CLI)", () => {
+describe("pcsync validate", () => {
+  let work: WorkDir;
   let directory: string;
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), "pcsync-validate-e2e-"));
+    work = await temporaryDirectory();
+    directory = work.path;
     await writeFile(
       join(directory, "pcsync.yaml"),
       [
@@ -40,18 +41,16 @@ describe("pcsync validate (built CLI)", () => {
     }
     await writeFile(join(directory, "bomb.yaml"), lines.join("\n"));
   });
-  afterAll(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  afterAll(() => work.remove());
 
   it("validates the examples directory", async () => {
-    const result = await runBuiltCli(["validate", "-f", "examples"], { cwd: repository });
+    const result = await runCliInProcess(["validate", "-f", "examples"], { env: {}, cwd: REPOSITORY });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: "ok: 3 projects, 12 configs (1 file)\n" });
   });
 
   it("reports every error of the file with its position, then exits 1", async () => {
     // PROJECT_ID is set, but only PCSYNC_VAR_PROJECT_ID is a variable: the message says so, without the value.
-    const result = await runBuiltCli(["validate"], {
+    const result = await runCliInProcess(["validate"], {
       cwd: directory,
       env: { GITHUB_ACTIONS: "true", PROJECT_ID: "424242" },
     });
@@ -78,7 +77,7 @@ describe("pcsync validate (built CLI)", () => {
   });
 
   it("says what to do when pcsync.yaml is missing", async () => {
-    const result = await runBuiltCli(["validate", "-f", "missing.yaml"], { cwd: directory });
+    const result = await runCliInProcess(["validate", "-f", "missing.yaml"], { env: {}, cwd: directory });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "missing.yaml: no such file or directory; check the path given to -f\npcsync: manifest invalid: 1 error in 1 file\n",

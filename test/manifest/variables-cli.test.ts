@@ -7,8 +7,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { KEY, reliabilityData, temporaryDirectory } from "../reliability/support.js";
 import { runCliInProcess } from "../support/in-process.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
+import { temporaryDirectory } from "../support/work-dir.js";
 
 let directory: string;
 let remove: () => Promise<void>;

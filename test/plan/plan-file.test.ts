@@ -15,9 +15,9 @@ import type {
 } from "../../src/plan/types.js";
 import { renderJson } from "../../src/render/index.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
-import { buildRepresentativePlan } from "../render/fixtures.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { fc } from "../support/fast-check.js";
+import { buildRepresentativePlan } from "../support/plans.js";
 
 /** A plan with every property and every variant set, typed as Plan so the compiler checks it. */
 const FULL_PLAN: Plan = {

@@ -5,19 +5,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { type FaultOptions, PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
+import { createRandom } from "../../src/emulator/prng.js";
+import { applyOnce, pendingChanges } from "../support/apply-in-process.js";
+import { KEY, loadDesired, MANIFEST_A, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
-import {
-  applyOnce,
-  differencesFromManifest,
-  duplicateRecords,
-  KEY,
-  loadDesired,
-  MANIFEST_A,
-  pendingChanges,
-  reliabilityData,
-  seededRandom,
-  touchedOutsideScope,
-} from "./support.js";
+import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
 
 const RACE_MESSAGE = /a concurrent run created this record too \(id \d+, which is kept as the lower id\)/;
 
@@ -28,7 +20,7 @@ afterEach(async () => {
 });
 
 async function raceTwoApplies(profile: (typeof PROFILE_NAMES)[number], faults: FaultOptions, seed: number) {
-  const random = seededRandom(seed);
+  const random = createRandom(seed);
   // Latency longer than the start offsets: both runs read before either creates, so both create.
   const emulator = await startEmulator({
     profile,

@@ -2,7 +2,7 @@
 // converges with nothing duplicated; and `pcsync serve --data FILE`, killed while writes land,
 // always leaves a file that parses, reloads, and holds every write it acknowledged.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -14,21 +14,14 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { CLI_PATH, type CliRun, runBuiltCli } from "../support/cli.js";
+import { createRandom } from "../../src/emulator/prng.js";
+import { type CliRun, spawnCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
-import {
-  differencesFromManifest,
-  duplicateRecords,
-  KEY,
-  loadDesired,
-  MANIFEST_A,
-  MANIFEST_B,
-  reliabilityData,
-  seededRandom,
-  temporaryDirectory,
-  touchedOutsideScope,
-  writeManifest,
-} from "./support.js";
+import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
+import { waitFor } from "../support/wait-for.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -36,37 +29,10 @@ afterEach(async () => {
   cleanup = [];
 });
 
-function spawnCli(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): { child: ChildProcess; done: Promise<CliRun> } {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const done = new Promise<CliRun>((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done };
-}
-
 describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (profile) => {
   it("converges, with nothing duplicated and nothing outside the prune scope touched", async () => {
     const seed = pickTestSeed();
-    const random = seededRandom(seed);
+    const random = createRandom(seed);
     // Each write the emulator answers is a moment the apply may die at.
     let onWrite: (() => void) | undefined;
     const emulator: RunningEmulator = await startEmulator({
@@ -88,7 +54,7 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
       const writesBeforeKill = 1 + Math.floor(random() * 6);
       const extraDelayMs = Math.floor(random() * 15);
       let writes = 0;
-      const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], env);
+      const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], { env });
       onWrite = () => {
         writes += 1;
         if (writes === writesBeforeKill) setTimeout(() => child.kill("SIGKILL"), extraDelayMs);
@@ -101,9 +67,12 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
 
     const convergesOn = async (text: string, before: EmulatorData) => {
       const manifest = await writeManifest(directory.path, text);
-      const applied = await runBuiltCli(["apply", "-f", manifest], { env });
+      const applied = await runCliInProcess(["apply", "-f", manifest], { env, cwd: directory.path });
       expect(applied.code, `${applied.stdout}${applied.stderr} (seed ${seed})`).toBe(0);
-      const planned = await runBuiltCli(["plan", "-f", manifest, "--detailed-exitcode"], { env });
+      const planned = await runCliInProcess(["plan", "-f", manifest, "--detailed-exitcode"], {
+        env,
+        cwd: directory.path,
+      });
       expect(planned.code, `${planned.stdout} (seed ${seed})`).toBe(0);
       const desired = loadDesired(text);
       const after = emulator.snapshot();
@@ -163,13 +132,13 @@ describe("a client killed mid-request", () => {
 describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
   it("leaves a data file that always parses, reloads, and holds every acknowledged write", async () => {
     const seed = pickTestSeed();
-    const random = seededRandom(seed);
+    const random = createRandom(seed);
     const directory = await temporaryDirectory();
     cleanup.push(directory.remove);
     const file = join(directory.path, "state.json");
 
     const startServe = async (): Promise<{ child: ChildProcess; url: string; done: Promise<CliRun> }> => {
-      const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY], {});
+      const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY]);
       const url = await new Promise<string>((resolve, reject) => {
         let output = "";
         child.stdout?.on("data", (chunk: string) => {
@@ -177,7 +146,9 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
           const match = /listening on (http:\/\/\S+)/.exec(output);
           if (match?.[1]) resolve(match[1]);
         });
-        void done.then((run) => reject(new Error(`serve exited early: ${run.stderr}`)));
+        void done.then((run) =>
+          reject(new Error(`serve exited early (code ${run.code}, signal ${run.signal}): ${run.stderr}`)),
+        );
       });
       return { child, url, done };
     };
@@ -223,6 +194,9 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
         }
       };
       const hammering = Promise.all([patcher(1), patcher(2), patcher(3), creator()]);
+      // The kill lands while writes land: on a busy machine the first answer may take longer than
+      // the random delay, and a round with nothing acknowledged would check nothing.
+      await waitFor(() => acknowledged.size + created.length > 0, "a first acknowledged write");
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(random() * 300)));
       killed = true;
       serve.child.kill("SIGKILL");

@@ -8,7 +8,7 @@ import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
 import type { ApplyOutcome } from "../../src/apply/types.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import type { PlannedChange } from "../../src/plan/types.js";
-import { KEY, reliabilityData } from "./support.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
 
 let emulator: RunningEmulator | undefined;
 let client: ApiClient | undefined;

@@ -11,18 +11,10 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
+import { applyOnce, pendingChanges } from "../support/apply-in-process.js";
+import { KEY, loadDesired, MANIFESTS, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
-import {
-  applyOnce,
-  differencesFromManifest,
-  duplicateRecords,
-  KEY,
-  loadDesired,
-  MANIFESTS,
-  pendingChanges,
-  reliabilityData,
-  touchedOutsideScope,
-} from "./support.js";
+import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
 
 const ROUNDS = 20;
 

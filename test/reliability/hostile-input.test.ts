@@ -7,8 +7,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, reliabilityData, temporaryDirectory, writeManifest } from "./support.js";
+import { type InProcessRun, runCliInProcess } from "../support/in-process.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 /** Ids that would name another path if pasted into a URL as they are. */
 const HOSTILE_IDS = ["1/../2", "..", "1%2F..%2F2", "1 2", "１", "2/"];
@@ -22,7 +23,7 @@ afterEach(async () => {
 async function setUp(): Promise<{
   emulator: RunningEmulator;
   directory: string;
-  run: (args: string[]) => Promise<CliRun>;
+  run: (args: string[]) => Promise<InProcessRun>;
 }> {
   const emulator = await startEmulator({ data: reliabilityData() });
   const directory = await temporaryDirectory();
@@ -31,20 +32,11 @@ async function setUp(): Promise<{
   return {
     emulator,
     directory: directory.path,
-    run: (args) => runBuiltCli(args, { env, cwd: directory.path }),
+    run: (args) => runCliInProcess(args, { env, cwd: directory.path }),
   };
 }
 
-/** Runs `tasks` at most `limit` at a time: spawning every CLI at once would only thrash two cores. */
-async function inBatches<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
-  const results: T[] = [];
-  for (let start = 0; start < tasks.length; start += limit) {
-    results.push(...(await Promise.all(tasks.slice(start, start + limit).map((task) => task()))));
-  }
-  return results;
-}
-
-function expectRefusal(run: CliRun, context: string): void {
+function expectRefusal(run: InProcessRun, context: string): void {
   expect(run.code, `${context}: ${run.stdout}${run.stderr}`).toBe(1);
   expect(run.stderr, context).toMatch(/^pcsync: /);
   expect(run.stderr, context).not.toMatch(/^\s+at |internal error/m);
@@ -60,7 +52,7 @@ describe("hostile project ids", () => {
     );
     const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY, PCSYNC_VAR_HOSTILE_PROJECT: "../../1" };
     for (const command of ["validate", "plan", "apply"]) {
-      const result = await runBuiltCli([command, "-f", "pcsync.yaml"], { env, cwd: directory });
+      const result = await runCliInProcess([command, "-f", "pcsync.yaml"], { env, cwd: directory });
       expect(result.code, `${command}: ${result.stderr}`).toBe(1);
       keys.forEach((key, index) => {
         const shown = key.startsWith("$") ? "../../1" : key;
@@ -84,15 +76,10 @@ describe("hostile project ids", () => {
       ["job", ["--config", "GeoIP", "--job", "sync"], ["1%2F..%2F2"]],
       ["frontend", ["--config", "1", "--family", "pipeline_frontend_apps_configs"], [".."]],
     ];
-    const runs = await inBatches(
+    const runs = await Promise.all(
       commands.flatMap(([command, extra, ids]) =>
-        ids.map((id) => async () => ({
-          command,
-          id,
-          result: await run([command, "--project", id, ...extra]),
-        })),
+        ids.map(async (id) => ({ command, id, result: await run([command, "--project", id, ...extra]) })),
       ),
-      3,
     );
     for (const { command, id, result } of runs)
       expectRefusal(result, `${command} --project ${JSON.stringify(id)}`);

@@ -1,5 +1,5 @@
-// Pagination and transport against a hostile or changing server, end to end: the built CLI's apply
-// against a node:http service that pages its lists two records at a time (a server may cap the
+// Pagination and transport against a hostile or changing server, end to end: the CLI's apply
+// (in-process; built, where the process's memory is measured) against a node:http service that pages its lists two records at a time (a server may cap the
 // page size) and misbehaves in one way each. A list read must either be the whole of one state
 // of the list or be refused with one clear line; the key never leaves for another origin; and a
 // refused read writes nothing.
@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { type CliRun, runBuiltCli } from "../support/cli.js";
+import { type InProcessRun, runCliInProcess } from "../support/in-process.js";
+import { KEY } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -18,9 +21,8 @@ import {
   sendEmpty,
   sendJson,
   startScriptedServer,
-} from "../api/scripted-server.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 /** Project 1's plugin_configs as the manifests want them: A to F, orders 1 to 6. */
 const NAMES = ["A", "B", "C", "D", "E", "F"];
@@ -123,8 +125,8 @@ function startService(hooks: Hooks) {
   });
 }
 
-// The cases run concurrently (each mostly waits on a CLI process), so what they start is
-// stopped once at the end.
+// The cases run concurrently (each mostly waits on the server), so what they start is stopped
+// once at the end.
 const servers: ScriptedServer[] = [];
 const directories: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -132,16 +134,18 @@ afterAll(async () => {
   for (const remove of directories.splice(0)) await remove();
 });
 
-async function applyAgainst(hooks: Hooks, manifestText: string, env: NodeJS.ProcessEnv = {}) {
+/** Applies in-process; with `builtEnv`, the built CLI runs instead, with that added to its environment. */
+async function applyAgainst(hooks: Hooks, manifestText: string, builtEnv?: NodeJS.ProcessEnv) {
   const { server, service } = await startService(hooks);
   servers.push(server);
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const file = await writeManifest(directory.path, manifestText);
-  const run = await runBuiltCli(["apply", "-f", file, "--base-url", server.url], {
-    env: { PCSYNC_API_KEY: KEY, ...env },
-    timeoutMs: 30_000,
-  });
+  const args = ["apply", "-f", file, "--base-url", server.url];
+  const run =
+    builtEnv === undefined
+      ? await runCliInProcess(args, { env: { PCSYNC_API_KEY: KEY }, cwd: directory.path })
+      : await runBuiltCli(args, { env: { PCSYNC_API_KEY: KEY, ...builtEnv }, timeoutMs: 30_000 });
   return { run, server, service, directory: directory.path };
 }
 
@@ -154,7 +158,7 @@ const isFirstPage = (request: RecordedRequest) => isProject1List(request) && !re
 const writesOf = (server: ScriptedServer) => server.requests.filter((request) => request.method !== "GET");
 
 /** Exit 1, and stderr is one line saying what went wrong: no stack trace, no internal error. */
-function expectCleanFailure(run: CliRun, message: RegExp): void {
+function expectCleanFailure(run: CliRun | InProcessRun, message: RegExp): void {
   expect(run.code, run.stderr).toBe(1);
   const lines = run.stderr.trimEnd().split("\n");
   expect(lines, run.stderr).toHaveLength(1);

@@ -1,10 +1,12 @@
-// A hostile or broken server, end to end: the built CLI's plan and apply against a scripted
+// A hostile or broken server, end to end: the CLI's plan and apply (in-process) against a scripted
 // node:http service that misbehaves in one way each. Every case ends with exit 1, one clear line on
 // stderr and no stack trace; apply also says what it did and did not do, and the key never leaves
 // for another origin.
 
 import type { ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
+import { type InProcessRun, runCliInProcess } from "../support/in-process.js";
+import { KEY } from "../support/scenario.js";
 import {
   page,
   type RecordedRequest,
@@ -12,9 +14,8 @@ import {
   type ScriptedServer,
   sendJson,
   startScriptedServer,
-} from "../api/scripted-server.js";
-import { type CliRun, runBuiltCli } from "../support/cli.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+} from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const MANIFEST = `version: 1
 projects:
@@ -128,15 +129,15 @@ async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, MANIFEST);
-  const run = await runBuiltCli([command, "-f", manifest, "--base-url", server.url, ...extra], {
+  const run = await runCliInProcess([command, "-f", manifest, "--base-url", server.url, ...extra], {
     env: { PCSYNC_API_KEY: KEY },
-    timeoutMs: 30_000,
+    cwd: directory.path,
   });
   return { run, server };
 }
 
 /** Exit 1, and stderr is one line saying what went wrong: no stack trace, no internal error. */
-function expectCleanFailure(run: CliRun, message: RegExp): void {
+function expectCleanFailure(run: InProcessRun, message: RegExp): void {
   expect(run.code, run.stderr).toBe(1);
   const lines = run.stderr.trimEnd().split("\n");
   expect(lines, run.stderr).toHaveLength(1);
@@ -226,7 +227,7 @@ describe.concurrent("plan against a hostile server", () => {
 
 describe.concurrent("apply against a hostile server", () => {
   /** What apply reports: the failed change, and the others done. */
-  function expectPartial(run: CliRun, failed: RegExp, done: string): void {
+  function expectPartial(run: InProcessRun, failed: RegExp, done: string): void {
     expectCleanFailure(
       run,
       /apply incomplete: 1 failed, 0 skipped, 2 done\. Fix the errors above and run apply again/,
@@ -236,7 +237,7 @@ describe.concurrent("apply against a hostile server", () => {
   }
 
   /** A create whose answer could not be read and whose record the re-read did not find: unknown. */
-  function expectUnknownCreate(run: CliRun, problem: RegExp): void {
+  function expectUnknownCreate(run: InProcessRun, problem: RegExp): void {
     expectCleanFailure(run, /apply incomplete: 0 failed, 0 skipped, 1 unknown, 2 done\. /);
     expect(run.stdout).toMatch(problem);
     expect(run.stdout).toMatch(

@@ -4,18 +4,13 @@
 // write: the run ends at once, and nothing was changed.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { sendJson } from "../api/scripted-server.js";
-import {
-  createsManifest,
-  type FamilyServer,
-  LIST,
-  names,
-  type PostContext,
-  spawnCli,
-  startFamilyServer,
-  waitFor,
-} from "./family-server.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+import { spawnCli } from "../support/cli.js";
+import { type FamilyServer, LIST, type PostContext, startFamilyServer } from "../support/family-server.js";
+import { createsManifest, names } from "../support/manifest-text.js";
+import { KEY } from "../support/scenario.js";
+import { sendJson } from "../support/scripted-server.js";
+import { waitFor } from "../support/wait-for.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];
@@ -34,7 +29,7 @@ async function startApply(server: FamilyServer, configs: readonly string[], extr
   const manifest = await writeManifest(directory.path, createsManifest(configs));
   return spawnCli(
     ["apply", "-f", manifest, "--base-url", server.url, "--concurrency", String(CONCURRENCY), ...extra],
-    { PCSYNC_API_KEY: KEY },
+    { env: { PCSYNC_API_KEY: KEY } },
   );
 }
 
@@ -140,11 +135,11 @@ describe.concurrent("a signal while apply writes", () => {
 
   it("a second SIGINT exits at once, without waiting for the requests in flight", async () => {
     const server = await startFamilyServer({ onPost: () => undefined });
-    const { child, done, stderrSoFar } = await startApply(server, names("Twice", 6), ["--timeout", "30"]);
+    const { child, done, soFar } = await startApply(server, names("Twice", 6), ["--timeout", "30"]);
     await waitFor(() => posts(server).length === CONCURRENCY, "the first POSTs");
     child.kill("SIGINT");
     await waitFor(
-      () => stderrSoFar().includes("SIGINT received: no new change"),
+      () => soFar().stderr.includes("SIGINT received: no new change"),
       "the first signal's notice",
     );
     const secondAt = Date.now();

@@ -1,19 +1,15 @@
-// Writes that land after the client stopped waiting, end to end against the built CLI: a POST that
+// Writes that land after the client stopped waiting, end to end (the CLI in-process): a POST that
 // commits up to twice --timeout after the client gave up, one that commits and is never answered,
 // and a service that goes away in the middle of many creates. Apply ends with one record per
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { sendJson } from "../api/scripted-server.js";
-import {
-  countByName,
-  createsManifest,
-  type FamilyServer,
-  names,
-  spawnCli,
-  startFamilyServer,
-} from "./family-server.js";
-import { KEY, temporaryDirectory, writeManifest } from "./support.js";
+import { countByName, type FamilyServer, startFamilyServer } from "../support/family-server.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { createsManifest, names } from "../support/manifest-text.js";
+import { KEY } from "../support/scenario.js";
+import { sendJson } from "../support/scripted-server.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];
@@ -27,12 +23,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, manifestText);
-  const { done } = spawnCli(
-    ["apply", "-f", manifest, "--base-url", server.url, ...extra],
-    { PCSYNC_API_KEY: KEY },
-    60_000,
-  );
-  return await done;
+  return await runCliInProcess(["apply", "-f", manifest, "--base-url", server.url, ...extra], {
+    env: { PCSYNC_API_KEY: KEY },
+    cwd: directory.path,
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

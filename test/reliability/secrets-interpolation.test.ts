@@ -10,8 +10,8 @@ import { describe, expect, it, type TestContext } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import { openIsolatedCli } from "../support/isolated-cli.js";
 import { findLeaks, type Shown } from "../support/leaks.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
 import { openWorkspace } from "../support/workspace.js";
-import { KEY, reliabilityData } from "./support.js";
 
 const NEVER =
   "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";

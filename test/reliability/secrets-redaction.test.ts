@@ -10,12 +10,13 @@ import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorData, exampleData, startEmulator } from "../../src/emulator/index.js";
-import { type RecordedRequest, sendJson, startScriptedServer } from "../api/scripted-server.js";
 import { runBuiltCli } from "../support/cli.js";
 import { openIsolatedCli } from "../support/isolated-cli.js";
 import { findLeaks } from "../support/leaks.js";
+import { KEY, reliabilityData } from "../support/scenario.js";
+import { type RecordedRequest, sendJson, startScriptedServer } from "../support/scripted-server.js";
+import { writeManifest } from "../support/work-dir.js";
 import { openWorkspace } from "../support/workspace.js";
-import { KEY, reliabilityData, writeManifest } from "./support.js";
 
 /** Where the key shows in `text`, in any form: empty when nowhere. */
 function leaksIn(text: string): string[] {

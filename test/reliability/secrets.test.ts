@@ -10,6 +10,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { runBuiltCli } from "../support/cli.js";
+import { openIsolatedCli, type RunCli, runCliAlone } from "../support/isolated-cli.js";
+import { findLeaks, readFilesIn, type Shown } from "../support/leaks.js";
+import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import {
   type Handler,
   page,
@@ -18,12 +22,9 @@ import {
   type ScriptedServer,
   sendJson,
   startScriptedServer,
-} from "../api/scripted-server.js";
-import { runBuiltCli } from "../support/cli.js";
-import { openIsolatedCli, type RunCli, runCliAlone } from "../support/isolated-cli.js";
-import { findLeaks, readFilesIn, type Shown } from "../support/leaks.js";
+} from "../support/scripted-server.js";
+import { writeManifest } from "../support/work-dir.js";
 import { openWorkspace } from "../support/workspace.js";
-import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData, writeManifest } from "./support.js";
 
 /** The key file a test writes holds the key by design: every other file is searched. */
 const KEY_FILE = "key.txt";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Plan, PlannedChange } from "../../src/plan/types.js";
 import { PLAN_COMMENT_MARKER, renderJson, renderMarkdown, renderText } from "../../src/render/index.js";
+import { captureOutput } from "../support/capture.js";
 import { fc } from "../support/fast-check.js";
-import { arbitraryPlan, buildRepresentativePlan } from "./fixtures.js";
-import { collectOutput } from "./support.js";
+import { arbitraryPlan, buildRepresentativePlan } from "../support/plans.js";
 
 /** Fences open with ```diff and close with ```, strictly alternating; <details> never nests. */
 function expectWellFormed(markdown: string): void {
@@ -155,7 +155,7 @@ describe("renderMarkdown", () => {
   it("never throws, in any format", () => {
     fc.assert(
       fc.property(arbitraryPlan(300), fc.boolean(), (plan, colour) => {
-        const { out, text } = collectOutput();
+        const { out, text } = captureOutput();
         renderText(plan, out, { colour });
         expect(text()).toContain(plan.changes.length > 0 ? "Plan: " : "");
         expect(JSON.parse(renderJson(plan))).toMatchObject({ summary: plan.summary });

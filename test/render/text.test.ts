@@ -3,11 +3,11 @@ import { computePlan } from "../../src/plan/compute-plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderPlan, renderText } from "../../src/render/index.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
-import { buildRepresentativePlan, LONG_NEW, LONG_OLD } from "./fixtures.js";
-import { collectOutput } from "./support.js";
+import { captureOutput } from "../support/capture.js";
+import { buildRepresentativePlan, LONG_NEW, LONG_OLD } from "../support/plans.js";
 
 function renderToString(plan: Plan, colour: boolean): string {
-  const { out, text } = collectOutput();
+  const { out, text } = captureOutput();
   renderText(plan, out, { colour });
   return text();
 }
@@ -148,7 +148,7 @@ describe("renderText", () => {
 
   it("is what renderPlan writes for the text format", () => {
     const plan = buildRepresentativePlan();
-    const { out, text } = collectOutput();
+    const { out, text } = captureOutput();
     renderPlan(plan, "text", out, { colour: false });
     expect(text()).toBe(renderToString(plan, false));
   });

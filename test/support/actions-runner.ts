@@ -614,7 +614,7 @@ export function matrixCombinations(
   return combinations;
 }
 
-/** Runs every job of a workflow in an order that respects `needs`, one matrix entry after another. */
+/** Runs every job of a workflow in an order that respects `needs`. */
 export async function runWorkflow(
   workflow: Workflow,
   setup: RunnerSetup,
@@ -636,10 +636,12 @@ export async function runWorkflow(
       const result = results[need];
       if (result) needs[need] = result;
     }
-    const runs: JobResult[] = [];
-    for (const matrix of matrixCombinations(job?.strategy?.matrix)) {
-      runs.push(await runJob(workflow, jobId, setup, { needs, matrix }));
-    }
+    // The entries of a matrix run side by side, as on GitHub; each job has its own temp directory.
+    const runs = await Promise.all(
+      matrixCombinations(job?.strategy?.matrix).map((matrix) =>
+        runJob(workflow, jobId, setup, { needs, matrix }),
+      ),
+    );
     const [first] = runs;
     if (first === undefined) continue;
     const result = runs.some((run) => run.result === "failure")

@@ -1,6 +1,7 @@
-// Spawns the built CLI as a user would, for end-to-end tests.
+// The built CLI as a child process, as a user runs it: for what only a process shows (its exit
+// code, signals, kill -9, the real stdout and stderr). Other CLI tests run it in-process.
 
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const CLI_PATH = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
@@ -12,24 +13,33 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runBuiltCli(
+export interface SpawnOptions {
+  /** The whole environment (plus PATH and NO_COLOR=1, which it may override). */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Killed with SIGKILL after this long. */
+  timeoutMs?: number;
+}
+
+/** The built CLI as a child process, so that a test can signal it; `done` settles when it exits. */
+export function spawnCli(
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
+  options: SpawnOptions = {},
+): { child: ChildProcess; done: Promise<CliRun>; soFar: () => { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const done = new Promise<CliRun>((resolve, reject) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
@@ -37,4 +47,10 @@ export function runBuiltCli(
       resolve({ code, signal, stdout, stderr });
     });
   });
+  return { child, done, soFar: () => ({ stdout, stderr }) };
+}
+
+/** Runs the built CLI to its end. */
+export function runBuiltCli(args: readonly string[], options: SpawnOptions = {}): Promise<CliRun> {
+  return spawnCli(args, options).done;
 }

@@ -1,30 +1,12 @@
-// Runs the CLI in this process with captured streams, for tests that need many runs cheaply, and
-// the forms in which a leaked API key would show in their output.
+// Runs the CLI in this process with captured streams, for tests that need many runs cheaply. The
+// runs share the module's state, above all the registry of secrets (src/redact.ts): every run
+// registers the key of its environment itself, but a key an earlier run registered stays
+// registered. Each test file gets a fresh process; a test that needs a registry of its own within
+// a file opens an isolated CLI (isolated-cli.ts).
 
-import { PassThrough } from "node:stream";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
-
-export interface CapturedStreams {
-  stdout: PassThrough;
-  stderr: PassThrough;
-  /** What was written so far. */
-  text(): { stdout: string; stderr: string };
-}
-
-export function captureStreams(): CapturedStreams {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  return { stdout, stderr, text: () => ({ stdout: out, stderr: err }) };
-}
+import { captureStreams } from "./capture.js";
 
 export interface InProcessRun {
   code: number;
@@ -32,39 +14,19 @@ export interface InProcessRun {
   stderr: string;
 }
 
-/** `pcsync ARGS` in-process, with exactly this environment (plus NO_COLOR) and working directory. */
+/**
+ * `pcsync ARGS` in-process, with exactly this environment (plus NO_COLOR) and working directory.
+ * As for a child process, a variable set to undefined is not in the environment at all.
+ */
 export async function runCliInProcess(
   args: readonly string[],
   options: { env: NodeJS.ProcessEnv; cwd: string },
 ): Promise<InProcessRun> {
   const streams = captureStreams();
-  const io: CliIo = {
-    stdout: streams.stdout,
-    stderr: streams.stderr,
-    env: { NO_COLOR: "1", ...options.env },
-    cwd: options.cwd,
-  };
+  const env = Object.fromEntries(
+    Object.entries({ NO_COLOR: "1", ...options.env }).filter(([, value]) => value !== undefined),
+  );
+  const io: CliIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd: options.cwd };
   const code = await runCli([...args], io);
   return { code, ...streams.text() };
-}
-
-/**
- * Pieces by which a leaked key would be recognised in output: every 12-character slice, its
- * URL-encoded and hex (both cases) forms, and the base64/base64url groups it yields at each byte
- * alignment inside a longer encoded string. Written apart from src/redact.ts, so that a gap there is
- * not copied here.
- */
-export function leakForms(key: string): string[] {
-  const forms = new Set<string>();
-  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
-  const hex = Buffer.from(key).toString("hex");
-  forms.add(hex).add(hex.toUpperCase());
-  forms.add(encodeURIComponent(key));
-  for (let offset = 0; offset < 3; offset += 1) {
-    const bytes = Buffer.from(key.slice(offset));
-    const wholeGroups = Math.floor(bytes.length / 3) * 4;
-    forms.add(bytes.toString("base64").slice(0, wholeGroups));
-    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
-  }
-  return [...forms];
 }

@@ -5,11 +5,8 @@
 import { vi } from "vitest";
 import type * as InProcess from "./in-process.js";
 
-/** `pcsync ARGS` in-process; variables that `env` leaves undefined are unset, as in a process. */
-export type RunCli = (
-  args: readonly string[],
-  options: { env: NodeJS.ProcessEnv; cwd: string },
-) => Promise<InProcess.InProcessRun>;
+/** `pcsync ARGS` in-process (runCliInProcess). */
+export type RunCli = typeof InProcess.runCliInProcess;
 
 /** One fresh import at a time: a reset during another import's evaluation would split its modules. */
 let importing: Promise<unknown> = Promise.resolve();
@@ -25,10 +22,7 @@ export async function openIsolatedCli(): Promise<RunCli> {
   });
   importing = fresh.catch(() => undefined);
   const { runCliInProcess } = await fresh;
-  return (args, options) => {
-    const env = Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined));
-    return runCliInProcess(args, { env, cwd: options.cwd });
-  };
+  return runCliInProcess;
 }
 
 /** One run in a CLI of its own, as in a new process: nothing an earlier run registered is known. */

@@ -2,7 +2,6 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { leakForms } from "./in-process.js";
 
 /** A text pcsync showed or wrote, with where it came from. */
 export interface Shown {
@@ -27,4 +26,25 @@ export async function readFilesIn(directory: string, except: readonly string[] =
       text: await readFile(join(directory, name), "utf8"),
     })),
   );
+}
+
+/**
+ * Pieces by which a leaked key would be recognised in output: every 12-character slice, its
+ * URL-encoded and hex (both cases) forms, and the base64/base64url groups it yields at each byte
+ * alignment inside a longer encoded string. Written apart from src/redact.ts, so that a gap there is
+ * not copied here.
+ */
+export function leakForms(key: string): string[] {
+  const forms = new Set<string>();
+  for (let start = 0; start + 12 <= key.length; start += 1) forms.add(key.slice(start, start + 12));
+  const hex = Buffer.from(key).toString("hex");
+  forms.add(hex).add(hex.toUpperCase());
+  forms.add(encodeURIComponent(key));
+  for (let offset = 0; offset < 3; offset += 1) {
+    const bytes = Buffer.from(key.slice(offset));
+    const wholeGroups = Math.floor(bytes.length / 3) * 4;
+    forms.add(bytes.toString("base64").slice(0, wholeGroups));
+    forms.add(bytes.toString("base64url").slice(0, wholeGroups));
+  }
+  return [...forms];
 }

@@ -1,10 +1,8 @@
 // One test's own corner: a temporary directory, and the servers it starts, all closed when the test
 // finishes, so that no test depends on what another set up.
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { TestContext } from "vitest";
+import { temporaryDirectory } from "./work-dir.js";
 
 export interface Workspace {
   directory: string;
@@ -13,11 +11,11 @@ export interface Workspace {
 }
 
 export async function openWorkspace(onTestFinished: TestContext["onTestFinished"]): Promise<Workspace> {
-  const directory = await mkdtemp(join(tmpdir(), "pcsync-test-"));
+  const { path, remove } = await temporaryDirectory();
   const closes: Array<() => Promise<void>> = [];
   onTestFinished(async () => {
     for (const close of closes.reverse()) await close();
-    await rm(directory, { recursive: true, force: true });
+    await remove();
   });
-  return { directory, defer: (close) => closes.push(close) };
+  return { directory: path, defer: (close) => closes.push(close) };
 }

@@ -2,10 +2,8 @@
 // tests: each test decides when a POST commits and whether (and when) it is answered, and the
 // server records when every request arrived, so tests can check what the client sent and when.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
-import { type RecordedRequest, record, sendJson, startScriptedServer } from "../api/scripted-server.js";
-import { CLI_PATH, type CliRun } from "../support/cli.js";
+import { type RecordedRequest, record, sendJson, startScriptedServer } from "./scripted-server.js";
 
 export const LIST = /^\/api\/projects\/1\/(plugin_configs|pipeline_frontend_apps_configs)\/(\?.*)?$/;
 const ONE = /^\/api\/projects\/1\/plugin_configs\/(\d+)\/$/;
@@ -136,59 +134,9 @@ export async function startFamilyServer(options: FamilyServerOptions = {}): Prom
   };
 }
 
-/** A manifest creating `names` in project 1's plugin_configs (plugin 1, enabled), with no prune. */
-export function createsManifest(names: readonly string[]): string {
-  const configs = names.map(
-    (name) => `        - name: ${name}\n          plugin: 1\n          enabled: true\n`,
-  );
-  return `version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n${configs.join("")}`;
-}
-
-export function names(prefix: string, count: number): string[] {
-  return Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`);
-}
-
 /** How many live records have each name. */
 export function countByName(records: readonly StoredRecord[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const stored of records) counts.set(stored.name, (counts.get(stored.name) ?? 0) + 1);
   return counts;
-}
-
-/** The built CLI as a child process, so that a test can signal it; `done` settles when it exits. */
-export function spawnCli(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs = 30_000,
-): { child: ChildProcess; done: Promise<CliRun>; stderrSoFar: () => string } {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<CliRun>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done, stderrSoFar: () => stderr };
-}
-
-/** Resolves once `condition` holds, checking every 5 ms; rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

@@ -5,11 +5,9 @@ import { FAMILY_NAMES, type FamilyName } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { FieldChanges, FieldValue, Plan, PlannedChange, PlannedReorder } from "../../src/plan/types.js";
 import { describeGuard } from "../../src/render/guard-message.js";
-import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
-import { fc } from "../support/fast-check.js";
-
-const PC = "plugin_configs" as const;
-const FE = "pipeline_frontend_apps_configs" as const;
+import { desiredConfig, desiredFamily, remoteRecord } from "./builders.js";
+import { FE, PC } from "./families.js";
+import { fc } from "./fast-check.js";
 
 export const LONG_OLD =
   "Adds the country of the client IP address to every event, so dashboards can break down traffic by region.";

@@ -1,36 +1,4 @@
-// Test helpers: start an emulator on port 0 and talk to it with plain fetch, the way any client would.
-
-import { afterEach } from "vitest";
-import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-
-export const ALL_ACCESS = "key-all";
-export const READ_ONLY = "key-read";
-export const WRITE_ONLY = "key-write";
-export const LEGACY = "key-legacy";
-export const PROJECT_2_ONLY = "key-project-2";
-export const NO_SCOPES = "key-none";
-
-export const TEST_KEYS = [
-  { key: ALL_ACCESS, scopes: ["*"], projects: "*" },
-  { key: READ_ONLY, scopes: ["plugin:read"], projects: "*" },
-  { key: WRITE_ONLY, scopes: ["plugin:write"], projects: "*" },
-  { key: LEGACY, scopes: null, projects: "*" },
-  { key: PROJECT_2_ONLY, scopes: ["*"], projects: [2] },
-  { key: NO_SCOPES, scopes: [], projects: "*" },
-] satisfies EmulatorOptions["keys"];
-
-const running: RunningEmulator[] = [];
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
-
-/** Starts an emulator closed automatically after the test; test keys unless `keys` is given. */
-export async function startTestEmulator(options: EmulatorOptions = {}): Promise<Client> {
-  const emulator = await startEmulator({ keys: TEST_KEYS, ...options });
-  running.push(emulator);
-  return new Client(emulator);
-}
+// Plain fetch to a service, the way any client would, and narrowing its replies in assertions.
 
 export interface Reply {
   status: number;
@@ -51,12 +19,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export class Client {
-  readonly emulator: RunningEmulator;
-  key: string = ALL_ACCESS;
+export class HttpClient {
+  readonly baseUrl: string;
+  /** The bearer key of every request that does not give its own. */
+  key: string;
 
-  constructor(emulator: RunningEmulator) {
-    this.emulator = emulator;
+  constructor(baseUrl: string, key: string) {
+    this.baseUrl = baseUrl;
+    this.key = key;
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
@@ -68,7 +38,7 @@ export class Client {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await fetch(`${this.emulator.url}${path}`, { method, headers, body: body ?? null });
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body ?? null });
     const text = await response.text();
     let parsed: unknown;
     try {

@@ -1,0 +1,13 @@
+// Checks that any output a user sees must pass: no API key, no stack trace.
+
+/** Throws if the key shows in either stream. */
+export function expectNoSecret(run: { stdout: string; stderr: string }, key: string): void {
+  for (const text of [run.stdout, run.stderr]) {
+    if (text.includes(key)) throw new Error(`output contains the API key:\n${text}`);
+  }
+}
+
+/** No stack trace in user-facing output. */
+export function hasStackTrace(text: string): boolean {
+  return /\n\s+at .+:\d+:\d+\)?/.test(text);
+}
