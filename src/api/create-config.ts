@@ -32,6 +32,7 @@ import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
 import {
+  CreateNotMadeError,
   CreateOutcomeUnknownError,
   MalformedResponseError,
   RequestAbortedError,
@@ -118,7 +119,11 @@ export async function createConfigDetailed(
       return { record, posts, uncertain: posts > 1, adopted: false };
     } catch (error) {
       if (error instanceof RequestAbortedError && posts > 1) {
-        error.message = `${error.message}; the earlier POST did not create it (the family was re-read after its settle window)`;
+        throw new RequestAbortedError(error, {
+          attempts: error.attempts,
+          outcomeUnknown: error.outcomeUnknown,
+          settled: "the earlier POST did not create it (the family was re-read after its settle window)",
+        });
       }
       if (isUnreadableAnswer(error))
         return await settleUnreadableAnswer(client, reader, body, knownIds, url, error, posts);
@@ -145,14 +150,8 @@ export async function createConfigDetailed(
         giveUpAt + windowMs,
       );
     }
-    if (posts >= maxPosts) {
-      // The inner error counts one POST; say how often it was really sent, and that none stuck.
-      failure.message =
-        posts > 1
-          ? `${failure.message}; the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it`
-          : `${failure.message}; re-reading the family after the settle window found no record made by it`;
-      throw failure;
-    }
+    // The inner error counts one POST; say how often it was really sent, and that none stuck.
+    if (posts >= maxPosts) throw new CreateNotMadeError(failure, posts);
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
   }
 }

@@ -428,17 +428,40 @@ export class InflatedResponseTooLargeError extends ResponseTooLargeError {
  * one of them may have been processed.
  */
 export class RequestAbortedError extends RequestFailedError {
-  constructor(request: FailedRequest, details: { attempts: number; outcomeUnknown: boolean }) {
+  /** `settled`: what is known of the earlier attempts, when the caller found out (a create re-read). */
+  constructor(
+    request: FailedRequest,
+    details: { attempts: number; outcomeUnknown: boolean; settled?: string },
+  ) {
     const when =
       details.attempts === 0
         ? "not sent"
         : `not sent again after ${plural(details.attempts, "attempt")}${details.outcomeUnknown ? " whose outcome is unknown" : ""}`;
+    const settled = details.settled === undefined ? "" : `; ${details.settled}`;
     super(
       "request_aborted",
       request,
-      `${request.method} ${request.path}: ${when}: the run was interrupted`,
+      `${request.method} ${request.path}: ${when}: the run was interrupted${settled}`,
       details,
     );
+  }
+}
+
+/**
+ * A create whose outcome was unknown, found not made by re-reading the family after its settle
+ * window: a definitive failure, quoting the last attempt's error and how often it was sent.
+ */
+export class CreateNotMadeError extends RequestFailedError {
+  constructor(failure: RequestFailedError, posts: number) {
+    const settled =
+      posts > 1
+        ? `the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it`
+        : "re-reading the family after the settle window found no record made by it";
+    super(failure.code, { method: failure.method, path: failure.path }, `${failure.message}; ${settled}`, {
+      attempts: failure.attempts,
+      outcomeUnknown: false,
+      hint: failure.hint,
+    });
   }
 }
 

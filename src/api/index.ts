@@ -43,6 +43,7 @@ export {
 } from "./endpoints.js";
 export {
   ApiError,
+  CreateNotMadeError,
   CreateOutcomeUnknownError,
   type FailedRequest,
   ForeignNextLinkError,

@@ -4,6 +4,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  CreateNotMadeError,
   CreateOutcomeUnknownError,
   createConfigDetailed,
   MIN_SETTLE_WINDOW_MS,
@@ -156,6 +157,22 @@ describe("a POST whose outcome is unknown", () => {
     const result = await create(client(clock));
     expect(result.posts).toBe(2);
     expect(log.filter((entry) => entry.method === "POST").map((entry) => entry.at)).toEqual([0, 5_000]);
+  });
+
+  it("fails definitively, saying how often it was sent, when every POST is found not made", async () => {
+    const clock = fakeClock();
+    const { log } = script(clock, { post: () => ({ status: 503 }) });
+    const apiClient = client(clock);
+    const error = await create(apiClient).catch((caught: unknown) => caught);
+    const posts = log.filter((entry) => entry.method === "POST").length;
+    expect(posts).toBe(apiClient.retryOptions.retries + 1);
+    expect(error).toBeInstanceOf(CreateNotMadeError);
+    expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^503 POST /api/projects/1/plugin_configs/: unavailable.*; the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it$`,
+      ),
+    );
   });
 
   it("is unknown, and never sent again, when no read after the window succeeds", async () => {
