@@ -101,12 +101,13 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
     else problems.push({ token, message: describeUnset(name, variables) });
   }
   value += text.slice(index);
-  // Each part may be harmless while the parts together spell the key.
-  if (problems.length === 0 && containsSecret(value, secrets)) {
+  // Each part may be harmless while the parts together spell the key, also next to a refused part.
+  if (containsSecret(value, secrets)) {
     return {
       value: "",
       changed: true,
       problems: [
+        ...problems,
         {
           token: "",
           message: `after interpolation this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Check the variables it uses`,

@@ -166,6 +166,21 @@ describe("the API key is never interpolated", () => {
     expect(JSON.stringify([split, written])).not.toContain(KEY);
   });
 
+  it("refuses parts that spell the key also when another reference in the text is refused", () => {
+    // A refused or unset reference adds nothing; the rest still joins up around it.
+    for (const refused of ["${PCSYNC_API_KEY}", "${UNSET}", "${bad name}"]) {
+      const result = interpolateText(
+        `\${A}${KEY.slice(9)}${refused}`,
+        keyed({ PCSYNC_VAR_A: KEY.slice(0, 9) }),
+      );
+      expect(result.value).toBe("");
+      expect(result.problems.map((problem) => problem.message).join("\n")).toMatch(
+        /after interpolation this text contains the API key/,
+      );
+      expect(JSON.stringify(result)).not.toContain(KEY);
+    }
+  });
+
   it("uses the key file's key as well as the environment's", () => {
     const { variables } = resolveVariables({
       env: { PCSYNC_VAR_TOKEN: "phx_from_the_key_file_42" },
