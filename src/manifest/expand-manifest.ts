@@ -494,7 +494,7 @@ function applyOverride(
       if (earlier !== undefined && !Object.is(earlier.value, value)) {
         context.report.error(
           at,
-          `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${place(earlier.at)}, both sets include project ${context.project}; set it in the project's own overrides`,
+          `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${place(earlier.at)} of another set with the same project; set it in the project's own overrides`,
           context.project,
         );
         continue;
@@ -518,7 +518,7 @@ function setPrune(
     if (first !== undefined && first.value !== block.prune.value) {
       context.report.error(
         block.prune.source,
-        `prune: ${block.prune.value} differs from prune: ${first.value} at ${place(first.source)}, both sets include project ${context.project}; set prune in the project's ${family} block`,
+        `prune: ${block.prune.value} differs from prune: ${first.value} at ${place(first.source)} of another set with the same project; set prune in the project's ${family} block`,
         context.project,
       );
     }
@@ -548,7 +548,7 @@ function finishFamily(
     if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) {
       context.report.error(
         withoutOrder.item.source,
-        `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${place(orderAt)}); in ${family} of project ${context.project} give every config an order (in the template or with overrides), or none`,
+        `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${place(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`,
         inherited ? context.project : undefined,
       );
     }
