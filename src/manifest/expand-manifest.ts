@@ -30,19 +30,6 @@ const MAX_EXPANSION_ERRORS = 100;
 /** Projects named in one "(for projects ...)" note before "and N more". */
 const PROJECTS_SHOWN = 5;
 
-/** Whether the blocks use any template or set feature (else the plain path gives the same result). */
-export function hasFleetFeatures(blocks: ManifestBlocks): boolean {
-  return (
-    blocks.templates.length > 0 ||
-    blocks.sets.length > 0 ||
-    blocks.projects.some(
-      (project) =>
-        project.use.length > 0 ||
-        project.families.some((family) => family.overrides.length > 0 || family.omit.length > 0),
-    )
-  );
-}
-
 /** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
 export function hasUnresolvedSets(blocks: ManifestBlocks): boolean {
   return blocks.sets.some((set) => set.projects === "all");
@@ -91,12 +78,16 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
 class Reporter {
   readonly warnings: ManifestDiagnostic[] = [];
   private readonly found = new Map<string, { at: SourceLocation; message: string; projects: string[] }>();
+  private dropped = 0;
 
   error(at: SourceLocation, message: string, project?: string): void {
     const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
     const known = this.found.get(key);
     if (known === undefined) {
-      if (this.found.size >= MAX_EXPANSION_ERRORS) return;
+      if (this.found.size >= MAX_EXPANSION_ERRORS) {
+        this.dropped += 1;
+        return;
+      }
       this.found.set(key, { at, message, projects: project === undefined ? [] : [project] });
     } else if (project !== undefined && known.projects.at(-1) !== project) known.projects.push(project);
   }
@@ -106,9 +97,14 @@ class Reporter {
   }
 
   errors(): ManifestDiagnostic[] {
-    return [...this.found.values()].map(({ at, message, projects }) =>
+    const errors = [...this.found.values()].map(({ at, message, projects }) =>
       makeError(at.file, at, `${message}${forProjects(projects)}`),
     );
+    const last = errors.at(-1);
+    if (this.dropped > 0 && last !== undefined) {
+      errors.push({ ...last, message: `${this.dropped} more errors not shown; fix the ones above first` });
+    }
+    return errors;
   }
 }
 
@@ -347,8 +343,8 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   }
 
   // Omissions and overrides: the sets' first, then the project's own (which win).
-  const changers = [
-    ...setBlocks.map(({ set, block: setBlock }) => ({ set, block: setBlock })),
+  const changers: { set: ProjectSetBlock | undefined; block: FamilyBlock }[] = [
+    ...setBlocks,
     ...(own ? [{ set: undefined, block: own }] : []),
   ];
   for (const { set, block: changer } of changers) {
