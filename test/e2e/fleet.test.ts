@@ -80,6 +80,9 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     );
     expect(planned.stdout).toMatch(/\+ create "Taxonomy Standardizer" {2}# \S+:18 via \S+:35\n/);
 
+    const markdown = await server.run(["plan", "-f", file, "--format", "markdown"]);
+    expect(markdown.stdout).toMatch(/create "Taxonomy Standardizer" {2}# \S+:18 via \S+:35\n/);
+
     const json = await server.run(["plan", "-f", file, "--format", "json"]);
     const plan = JSON.parse(json.stdout) as {
       changes: { project: string; name: string; source: string; via?: string }[];
