@@ -34,6 +34,11 @@ const BASELINE = [
   "          plugin: 3",
 ];
 
+/** A manifest of the BASELINE templates (lines 2-20) and then `lines`, from line 21 on. */
+function withBaseline(...lines: string[]): string {
+  return manifest("version: 1", ...BASELINE, ...lines);
+}
+
 function load(text: string, env: Record<string, string> = {}, other?: string): LoadResult {
   const sources = [{ file: "fleet.yaml", text }];
   if (other !== undefined) sources.push({ file: "other.yaml", text: other });
@@ -60,9 +65,7 @@ function summary(families: readonly DesiredFamily[] | undefined): string[] {
 describe("expansion", () => {
   it("applies sets' templates first, then the project's, overrides, omits and own configs", () => {
     const result = load(
-      manifest(
-        "version: 1",
-        ...BASELINE,
+      withBaseline(
         "project_sets:",
         "  - name: web", // 21
         '    projects: ["1", "2"]',
@@ -103,7 +106,7 @@ describe("expansion", () => {
     const result = load(
       manifest("version: 1", "projects:", '  "7":', "    use: [analytics]"),
       {},
-      manifest("version: 1", ...BASELINE),
+      withBaseline(),
     );
     expect(result.errors.map(formatDiagnostic)).toEqual([]);
     const [family] = result.value?.families ?? [];
@@ -176,9 +179,7 @@ describe("expansion", () => {
 
   it("a project's prune wins over a set's, which wins over the templates'", () => {
     const result = load(
-      manifest(
-        "version: 1",
-        ...BASELINE,
+      withBaseline(
         "project_sets:",
         '  - projects: ["1", "2", "3"]',
         "    use: [analytics]",
@@ -204,9 +205,7 @@ describe("expansion", () => {
   it("expands a template used by 200 projects once per project, sharing nothing mutable", () => {
     const ids = Array.from({ length: 200 }, (_, index) => `"${index + 1}"`);
     const result = load(
-      manifest(
-        "version: 1",
-        ...BASELINE,
+      withBaseline(
         "project_sets:",
         `  - projects: [${ids.join(", ")}]`,
         "    use: [baseline, analytics]",
@@ -232,9 +231,7 @@ describe("expansion", () => {
 });
 
 describe("projects: all", () => {
-  const text = manifest(
-    "version: 1",
-    ...BASELINE,
+  const text = withBaseline(
     "project_sets:",
     "  - name: everyone", // 21
     "    projects: all",
@@ -515,16 +512,12 @@ describe("refused", () => {
   for (const { name, lines, env, errors } of cases) {
     it(name, () => {
       // BASELINE ends inside `templates:`, so lines that start with "  " add templates.
-      expect(errorsOf(manifest("version: 1", ...BASELINE, ...lines), env)).toEqual(errors);
+      expect(errorsOf(withBaseline(...lines), env)).toEqual(errors);
     });
   }
 
   it("a template defined in two files names both", () => {
-    const result = load(
-      manifest("version: 1", ...BASELINE),
-      {},
-      manifest("version: 1", ...BASELINE.slice(0, 13)),
-    );
+    const result = load(withBaseline(), {}, manifest("version: 1", ...BASELINE.slice(0, 13)));
     expect(result.errors.map(formatDiagnostic)).toEqual([
       'other.yaml:3:3: template "baseline" is also defined at fleet.yaml:3; define each template once (rename one of them)',
     ]);
@@ -532,14 +525,7 @@ describe("refused", () => {
 
   it("an except naming a project not in the set is a warning", () => {
     const result = load(
-      manifest(
-        "version: 1",
-        ...BASELINE,
-        "project_sets:",
-        '  - projects: ["1"]',
-        '    except: ["9"]',
-        "    use: [baseline]",
-      ),
+      withBaseline("project_sets:", '  - projects: ["1"]', '    except: ["9"]', "    use: [baseline]"),
     );
     expect(result.errors).toEqual([]);
     expect(result.warnings.map(formatDiagnostic)).toEqual([
@@ -550,9 +536,7 @@ describe("refused", () => {
   it("one mistake in a template used by 200 projects is one error naming a few of them", () => {
     const ids = Array.from({ length: 200 }, (_, index) => `"${index + 1}"`);
     const errors = errorsOf(
-      manifest(
-        "version: 1",
-        ...BASELINE,
+      withBaseline(
         "  clash:",
         "    plugin_configs:",
         "      configs:",
@@ -569,9 +553,7 @@ describe("refused", () => {
 
   it("a conflict between two `all` sets shows at plan time, for the listed projects", () => {
     const loaded = load(
-      manifest(
-        "version: 1",
-        ...BASELINE,
+      withBaseline(
         "project_sets:",
         "  - projects: all",
         "    use: [baseline]",
