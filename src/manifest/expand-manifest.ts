@@ -27,6 +27,8 @@ export interface ExpandResult {
 
 /** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
 const MAX_EXPANSION_ERRORS = 100;
+/** The stand-in for the projects of `projects: all` offline; never a valid project id. */
+const ANY_PROJECT = "*";
 /** Projects named in one "(for projects ...)" note before "and N more". */
 const PROJECTS_SHOWN = 5;
 
@@ -47,9 +49,12 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
   const explicit = new Set<string>(projects.keys());
   for (const set of blocks.sets)
     if (set.projects !== "all") for (const id of set.projects) explicit.add(id.name);
+  // Offline, `all` is also expanded for a stand-in project, so that a mistake in such a set shows
+  // in validate even when the manifest names none of its projects.
+  const offline = visibleProjects === undefined && hasUnresolvedSets(blocks);
   const membership = setMembership(
     blocks.sets,
-    visibleProjects ?? [...explicit],
+    visibleProjects ?? (offline ? [...explicit, ANY_PROJECT] : [...explicit]),
     visibleProjects !== undefined,
     report,
   );
@@ -66,7 +71,7 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
     };
     for (const family of FAMILY_NAMES) {
       const expanded = expandFamily(context, family);
-      if (expanded !== undefined) families.push(expanded);
+      if (expanded !== undefined && project !== ANY_PROJECT) families.push(expanded);
     }
   }
   return { families, errors: report.errors(), warnings: report.warnings };
@@ -108,7 +113,8 @@ class Reporter {
   }
 }
 
-function forProjects(projects: readonly string[]): string {
+function forProjects(listed: readonly string[]): string {
+  const projects = listed.map((project) => (project === ANY_PROJECT ? "any of `projects: all`" : project));
   if (projects.length === 0) return "";
   if (projects.length === 1) return ` (for project ${projects[0]})`;
   const shown = projects.slice(0, PROJECTS_SHOWN).join(", ");

@@ -551,7 +551,7 @@ describe("refused", () => {
     ]);
   });
 
-  it("a conflict between two `all` sets shows at plan time, for the listed projects", () => {
+  it("a conflict between two `all` sets shows offline, for any of their projects", () => {
     const loaded = load(
       withBaseline(
         "project_sets:",
@@ -562,11 +562,26 @@ describe("refused", () => {
         "    plugin_configs: { prune: false }",
       ),
     );
-    expect(loaded.errors.map(formatDiagnostic)).toEqual([]);
-    if (loaded.value === undefined) throw new Error("not loaded");
-    const resolved = resolveProjectSets(loaded.value, ["1", "8"]);
-    expect(resolved.errors.map(formatDiagnostic)).toEqual([
-      "fleet.yaml:26:30: prune: false differs from prune: true at fleet.yaml:24 of another set with the same project; set prune in the project's plugin_configs block (for projects 1, 8)",
+    expect(loaded.errors.map(formatDiagnostic)).toEqual([
+      "fleet.yaml:26:30: prune: false differs from prune: true at fleet.yaml:24 of another set with the same project; set prune in the project's plugin_configs block (for project any of `projects: all`)",
+    ]);
+  });
+});
+
+describe("projects: all, offline", () => {
+  it("a mistake in an `all` set shows in validate though the manifest names none of its projects", () => {
+    const errors = errorsOf(
+      withBaseline(
+        "project_sets:",
+        "  - projects: all",
+        "    use: [baseline]",
+        "    plugin_configs:",
+        "      overrides:",
+        "        GeoIp: { enabled: false }",
+      ),
+    );
+    expect(errors).toEqual([
+      'fleet.yaml:26:9: overrides: "GeoIp" is not a config of the templates used here; did you mean "GeoIP"? (for project any of `projects: all`)',
     ]);
   });
 });
