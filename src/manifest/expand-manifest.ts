@@ -212,6 +212,7 @@ function setMembership(
   resolved: boolean,
   report: Reporter,
 ): Map<string, ProjectSetBlock[]> {
+  const allSet = new Set(allProjects);
   const membership = new Map<string, ProjectSetBlock[]>();
   for (const set of sets) {
     const listed = new Map<string, SourceLocation>();
@@ -231,8 +232,7 @@ function setMembership(
     for (const entry of set.except) {
       excluded.add(entry.name);
       // With `all`, offline, the listing is unknown: nothing to check against.
-      const inSet =
-        set.projects === "all" ? !resolved || allProjects.includes(entry.name) : listed.has(entry.name);
+      const inSet = set.projects === "all" ? !resolved || allSet.has(entry.name) : listed.has(entry.name);
       if (!inSet) {
         report.warn(
           entry.source,
