@@ -1,0 +1,164 @@
+// One big family against a server that caps its pages: the plan's read of 20,000 configs in
+// pages of 100, asked by offset several at once, beside the same pages read by following `next`.
+
+import { Agent, request } from "undici";
+import { ApiClient, paginate } from "../src/api/index.js";
+import { readAndPlanProjects } from "../src/read/read-and-plan.js";
+import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
+import { startEmulatorThread } from "./emulator-thread.js";
+import type { BenchSettings, Row, Scenario } from "./scenarios.js";
+
+const RECORDS = 20_000;
+const SERVER_PAGE_CAP = 100;
+const FAMILY_PATH = "/api/projects/1/plugin_configs/";
+
+const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+const count = (value: number) => value.toLocaleString("en-US");
+
+/** Rounds of `concurrency` round trips of `latencyMs` each: the wall time if only latency counted. */
+function idealWallMs(requests: number, settings: BenchSettings): number {
+  return Math.ceil(requests / settings.concurrency) * settings.latencyMs;
+}
+
+/** A client whose requests in flight are summed (round-trip time) and sampled (at each response). */
+function measuredClient(url: string, settings: BenchSettings) {
+  const measured = { roundTripMs: 0, peakInFlight: 0, client: undefined as ApiClient | undefined };
+  const client = new ApiClient({
+    baseUrl: url,
+    apiKey: BENCH_API_KEY,
+    concurrency: settings.concurrency,
+    trace: (line) => {
+      const match = / -> \d{3} \((\d+) ms/.exec(line);
+      if (!match) return;
+      measured.roundTripMs += Number(match[1]);
+      // The answered request still holds its slot here: this counts it.
+      const inFlight = measured.client?.limiter.state.inFlight ?? 0;
+      measured.peakInFlight = Math.max(measured.peakInFlight, inFlight);
+    },
+  });
+  measured.client = client;
+  return { client, measured };
+}
+
+/**
+ * The same pages by a bare undici loop at the same concurrency (no validation, no limiter, no
+ * planning): the floor this harness allows on this machine, beside which the client's ratio reads.
+ */
+async function bareLoopMs(baseUrl: string, pages: number, concurrency: number): Promise<number> {
+  const agent = new Agent({ connections: concurrency });
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < pages) {
+      const offset = next++ * SERVER_PAGE_CAP;
+      const response = await request(`${baseUrl}${FAMILY_PATH}?limit=${SERVER_PAGE_CAP}&offset=${offset}`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${BENCH_API_KEY}` },
+      });
+      JSON.parse(await response.body.text());
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = performance.now() - started;
+  await agent.close();
+  return elapsed;
+}
+
+function bigFamilyScenario(): Scenario {
+  const id = "pages-20000";
+  return {
+    id,
+    title: `plan: 1 project, 1 family of ${count(RECORDS)} configs, pages capped at ${SERVER_PAGE_CAP} by the server`,
+    default: true,
+    async run(settings) {
+      const fleet = buildFleet({ projects: 1, recordsPerFamily: RECORDS });
+      const desired = {
+        ...fleet.desired,
+        families: fleet.desired.families.filter((family) => family.family === "plugin_configs"),
+      };
+      const emulator = await startEmulatorThread({
+        profile: "seed",
+        data: takeData(fleet),
+        faults: { maxPageSize: SERVER_PAGE_CAP },
+      });
+      try {
+        // A real service is warm: a few pages without latency before the measured reads.
+        for (let offset = 0; offset < 20 * SERVER_PAGE_CAP; offset += SERVER_PAGE_CAP) {
+          const response = await fetch(`${emulator.url}${FAMILY_PATH}?limit=1000&offset=${offset}`, {
+            headers: { authorization: `Bearer ${BENCH_API_KEY}` },
+          });
+          await response.arrayBuffer();
+        }
+        await emulator.setFaults({ latencyMs: settings.latencyMs, maxPageSize: SERVER_PAGE_CAP });
+
+        const byOffset = measuredClient(emulator.url, settings);
+        const started = performance.now();
+        const { plan, errors, planningMs } = await readAndPlanProjects(byOffset.client, desired, {
+          concurrency: settings.concurrency,
+        });
+        const wallMs = performance.now() - started;
+        if (!plan) throw new Error(`the benchmark's plan failed: ${errors[0]?.message ?? "?"}`);
+        const requests = byOffset.client.stats.requests;
+        await byOffset.client.close();
+
+        // The same pages by following `next` one at a time, as reads went before.
+        const walking = measuredClient(emulator.url, settings);
+        const walkStarted = performance.now();
+        let walked = 0;
+        const firstUrl = walking.client.url(FAMILY_PATH, { limit: walking.client.pageSize });
+        for await (const listed of paginate(walking.client, firstUrl, "recordPage")) {
+          walked += listed.results.length;
+        }
+        const walkMs = performance.now() - walkStarted;
+        await walking.client.close();
+
+        const minimum = Math.ceil(RECORDS / SERVER_PAGE_CAP);
+        const bareMs = await bareLoopMs(emulator.url, minimum, settings.concurrency);
+        const ideal = idealWallMs(requests, settings);
+        const rows: Row[] = [
+          {
+            metric: "records read (by offset / walking next)",
+            value: `${count(RECORDS)} / ${count(walked)}`,
+          },
+          {
+            metric: `requests made (minimum: ${count(minimum)} pages of ${SERVER_PAGE_CAP})`,
+            value: count(requests),
+            target: count(minimum),
+            pass: requests === minimum,
+          },
+          {
+            metric: `ideal wall time (${count(requests)} round trips of ${settings.latencyMs} ms, ${settings.concurrency} at once)`,
+            value: ms(ideal),
+          },
+          { metric: "plan wall time, pages by offset (read + plan step)", value: ms(wallMs) },
+          {
+            metric: "plan wall time / ideal",
+            value: (wallMs / ideal).toFixed(2),
+            target: "≤ 1.5",
+            pass: wallMs / ideal <= 1.5,
+          },
+          { metric: "  of it the plan step (pure planning)", value: ms(planningMs) },
+          {
+            metric: "harness floor: the same pages by a bare undici loop / ideal",
+            value: (bareMs / ideal).toFixed(2),
+          },
+          {
+            metric: `requests in flight, pages by offset: average / peak (of ${settings.concurrency})`,
+            value: `${(byOffset.measured.roundTripMs / wallMs).toFixed(1)} / ${byOffset.measured.peakInFlight}`,
+          },
+          { metric: "read walking next one page at a time (before)", value: ms(walkMs) },
+          { metric: "  walking next / ideal", value: (walkMs / ideal).toFixed(2) },
+          {
+            metric: "  requests in flight walking next: average / peak",
+            value: `${(walking.measured.roundTripMs / walkMs).toFixed(1)} / ${walking.measured.peakInFlight}`,
+          },
+        ];
+        return { id, title: this.title, rows };
+      } finally {
+        await emulator.close();
+      }
+    },
+  };
+}
+
+export const PAGE_SCENARIOS: readonly Scenario[] = [bigFamilyScenario()];
