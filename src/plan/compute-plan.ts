@@ -121,10 +121,17 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
-    fingerprints: Object.assign({}, ...parts.map((part) => part.fingerprints)),
+    fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
   };
   return { plan, errors };
+}
+
+// A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
+function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] {
+  const fingerprints: Plan["fingerprints"] = {};
+  for (const part of parts) Object.assign(fingerprints, part.fingerprints);
+  return fingerprints;
 }
 
 function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
