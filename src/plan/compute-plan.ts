@@ -1,6 +1,7 @@
 // The planner: a pure function from desired state and current state to a plan. No I/O, no clock;
 // the same inputs always give the same plan.
 
+import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
 import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
@@ -152,7 +153,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
     const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
-    part.changes.push(...familyPlan.changes);
+    appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
     for (const guard of familyPlan.guards) {
@@ -358,7 +359,7 @@ function planFamily(
       }))
     : [];
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
-  changes.push(...deletes);
+  appendAll(changes, deletes);
 
   const guard = findGuard(
     {
