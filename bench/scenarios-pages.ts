@@ -2,7 +2,7 @@
 // pages of 100, asked by offset several at once, beside the same pages read by following `next`.
 
 import { Agent, request } from "undici";
-import { ApiClient, paginate } from "../src/api/index.js";
+import { ApiClient, listAllConfigs, paginate } from "../src/api/index.js";
 import { readAndPlanProjects } from "../src/read/read-and-plan.js";
 import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
@@ -90,24 +90,32 @@ function bigFamilyScenario(): Scenario {
           await response.arrayBuffer();
         }
         await emulator.setFaults({ latencyMs: settings.latencyMs, maxPageSize: SERVER_PAGE_CAP });
+        (globalThis as { gc?: () => void }).gc?.();
 
+        // The read as `pcsync plan` makes it: a fresh client, nothing compiled yet.
         const byOffset = measuredClient(emulator.url, settings);
-        const started = performance.now();
-        const { plan, errors, planningMs } = await readAndPlanProjects(byOffset.client, desired, {
-          concurrency: settings.concurrency,
-        });
-        const wallMs = performance.now() - started;
-        if (!plan) throw new Error(`the benchmark's plan failed: ${errors[0]?.message ?? "?"}`);
+        const readStarted = performance.now();
+        const listed = await listAllConfigs(byOffset.client, "1", "plugin_configs");
+        const readMs = performance.now() - readStarted;
         const requests = byOffset.client.stats.requests;
         await byOffset.client.close();
+
+        const planClient = measuredClient(emulator.url, settings).client;
+        const planStarted = performance.now();
+        const { plan, errors, planningMs } = await readAndPlanProjects(planClient, desired, {
+          concurrency: settings.concurrency,
+        });
+        const planMs = performance.now() - planStarted;
+        await planClient.close();
+        if (!plan) throw new Error(`the benchmark's plan failed: ${errors[0]?.message ?? "?"}`);
 
         // The same pages by following `next` one at a time, as reads went before.
         const walking = measuredClient(emulator.url, settings);
         const walkStarted = performance.now();
         let walked = 0;
         const firstUrl = walking.client.url(FAMILY_PATH, { limit: walking.client.pageSize });
-        for await (const listed of paginate(walking.client, firstUrl, "recordPage")) {
-          walked += listed.results.length;
+        for await (const page of paginate(walking.client, firstUrl, "recordPage")) {
+          walked += page.results.length;
         }
         const walkMs = performance.now() - walkStarted;
         await walking.client.close();
@@ -115,10 +123,12 @@ function bigFamilyScenario(): Scenario {
         const minimum = Math.ceil(RECORDS / SERVER_PAGE_CAP);
         const bareMs = await bareLoopMs(emulator.url, minimum, settings.concurrency);
         const ideal = idealWallMs(requests, settings);
+        const inFlight = (measured: { roundTripMs: number; peakInFlight: number }, wallMs: number) =>
+          `${(measured.roundTripMs / wallMs).toFixed(1)} / ${measured.peakInFlight}`;
         const rows: Row[] = [
           {
             metric: "records read (by offset / walking next)",
-            value: `${count(RECORDS)} / ${count(walked)}`,
+            value: `${count(listed.length)} / ${count(walked)}`,
           },
           {
             metric: `requests made (minimum: ${count(minimum)} pages of ${SERVER_PAGE_CAP})`,
@@ -130,27 +140,30 @@ function bigFamilyScenario(): Scenario {
             metric: `ideal wall time (${count(requests)} round trips of ${settings.latencyMs} ms, ${settings.concurrency} at once)`,
             value: ms(ideal),
           },
-          { metric: "plan wall time, pages by offset (read + plan step)", value: ms(wallMs) },
+          { metric: "read wall time, pages by offset (cold client)", value: ms(readMs) },
           {
-            metric: "plan wall time / ideal",
-            value: (wallMs / ideal).toFixed(2),
+            metric: "read wall time / ideal",
+            value: (readMs / ideal).toFixed(2),
             target: "≤ 1.5",
-            pass: wallMs / ideal <= 1.5,
+            pass: readMs / ideal <= 1.5,
           },
-          { metric: "  of it the plan step (pure planning)", value: ms(planningMs) },
+          {
+            metric: `requests in flight while reading: average / peak (of ${settings.concurrency})`,
+            value: inFlight(byOffset.measured, readMs),
+          },
           {
             metric: "harness floor: the same pages by a bare undici loop / ideal",
             value: (bareMs / ideal).toFixed(2),
           },
           {
-            metric: `requests in flight, pages by offset: average / peak (of ${settings.concurrency})`,
-            value: `${(byOffset.measured.roundTripMs / wallMs).toFixed(1)} / ${byOffset.measured.peakInFlight}`,
+            metric: "plan wall time (the read, then the plan step of the one project)",
+            value: `${ms(planMs)} (plan step ${ms(planningMs)})`,
           },
           { metric: "read walking next one page at a time (before)", value: ms(walkMs) },
           { metric: "  walking next / ideal", value: (walkMs / ideal).toFixed(2) },
           {
             metric: "  requests in flight walking next: average / peak",
-            value: `${(walking.measured.roundTripMs / walkMs).toFixed(1)} / ${walking.measured.peakInFlight}`,
+            value: inFlight(walking.measured, walkMs),
           },
         ];
         return { id, title: this.title, rows };

@@ -23,7 +23,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `file:line: text` of each spread into a call's arguments that no marker allows. */
-export function findUnboundedSpreads(fileName: string, text: string): string[] {
+function findUnboundedSpreads(fileName: string, text: string): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const lines = text.split("\n");
   const found: string[] = [];
