@@ -1,7 +1,8 @@
 // Pagination over the list envelope. `next` is followed only to the next page of the same list
-// (same origin, path, project, family and filters; only limit and offset may change), and a
-// whole list is only handed over once its pages add up: a list that changed while it was paged
-// is read again from its first page, and refused if it never holds still.
+// (same origin, path, project, family and filters; only limit and offset may change); a whole
+// list's later pages are asked for by offset, several at once, and taken as a walk along `next`
+// would take them. A whole list is only handed over once its pages add up: a list that changed
+// while it was paged is read again from its first page, and refused if it never holds still.
 
 import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
@@ -343,9 +344,10 @@ export function findListInconsistency(pages: readonly ListedPage[]): string | un
 export type ListItem<S extends "recordPage" | "projectPage"> = ResponseShapes[S]["results"][number];
 
 /**
- * Every item of a list, from one read whose pages add up (see findListInconsistency). A read that
- * does not is thrown away and the list read again from its first page, after a short backoff, up
- * to LIST_READ_ATTEMPTS reads; then ListChangedDuringReadError. Nothing of a read is handed over
+ * Every item of a list, from one read (see readListPages) whose pages add up (see
+ * findListInconsistency). A read that does not is thrown away and the list read again from its
+ * first page, after a short backoff, up to LIST_READ_ATTEMPTS reads; then
+ * ListChangedDuringReadError. Nothing of a read is handed over
  * before the whole of it is checked, so no caller can act on part of an inconsistent list.
  */
 export async function readWholeList<S extends "recordPage" | "projectPage">(

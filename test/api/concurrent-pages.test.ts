@@ -263,6 +263,30 @@ describe("reading a list's pages by offset, several at once", () => {
   });
 });
 
+describe("stopping a read by offset", () => {
+  it("asks for no page once the client's signal aborts, and settles every page asked", async () => {
+    const controller = new AbortController();
+    const server = await serve(records(60), {
+      cap: 3,
+      // The first page out aborts the run while the next pages are in flight or waiting for a slot.
+      afterServing: (request) => {
+        if (request.offset === 3) controller.abort(new Error("stopped by the test"));
+      },
+      delayMs: () => 5,
+    });
+    const made = testClient(server.url, { pageSize: 3, concurrency: 2, signal: controller.signal });
+    clients.push(made.client);
+    const error = await listAllConfigs(made.client, "1", "plugin_configs").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "request_aborted" });
+    // The first page, the two asked together, and at most one that replaced the first answered.
+    expect(server.seen.map((request) => request.offset).slice(0, 3)).toEqual(
+      expect.arrayContaining([0, 3, 6]),
+    );
+    expect(server.seen.length).toBeLessThanOrEqual(4);
+    expect(made.client.limiter.state).toMatchObject({ inFlight: 0, queued: 0 });
+  });
+});
+
 describe("reading by offset against any scripted server (property)", () => {
   it("equals the walk along `next` for a list that holds still, whatever the paging quirks", async () => {
     await fc.assert(
