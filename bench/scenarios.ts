@@ -1,13 +1,13 @@
 // The benchmark's scenarios: each starts the emulator in-process with added latency, runs plan
 // (and apply) through the same functions the CLI uses, and returns its figures as table rows.
 
-import { Agent, request } from "undici";
 import { ApiClient } from "../src/api/index.js";
 import { applyPlan } from "../src/apply/apply-plan.js";
 import type { FaultOptions, ProfileName, RequestLogEntry } from "../src/emulator/index.js";
 import type { CurrentState, Plan } from "../src/plan/types.js";
 import { readAndPlanProjects } from "../src/read/read-and-plan.js";
 import { listsToPlan } from "../src/read/read-current-state.js";
+import { bareRequestsMs } from "./bare-loop.js";
 import {
   BENCH_API_KEY,
   buildFleet,
@@ -18,6 +18,7 @@ import {
 } from "./dataset.js";
 import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
+import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 
 export interface BenchSettings {
   latencyMs: number;
@@ -208,23 +209,7 @@ async function bareLoopMs(baseUrl: string, fleet: Fleet, concurrency: number): P
     (ref) =>
       `/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/?limit=${RECORDS_PER_LIST_REQUEST}`,
   );
-  const agent = new Agent({ connections: concurrency });
-  const started = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < paths.length) {
-      const path = paths[next++] as string;
-      const response = await request(`${baseUrl}${path}`, {
-        dispatcher: agent,
-        headers: { authorization: `Bearer ${BENCH_API_KEY}` },
-      });
-      JSON.parse(await response.body.text());
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = performance.now() - started;
-  await agent.close();
-  return elapsed;
+  return await bareRequestsMs(baseUrl, paths, concurrency);
 }
 
 function planScenario(shape: FleetShape, isDefault = true): Scenario {
@@ -582,4 +567,5 @@ export const SCENARIOS: readonly Scenario[] = [
     isDefault: false,
   }),
   ...FLEET_SCENARIOS,
+  ...PAGE_SCENARIOS,
 ];

@@ -140,7 +140,11 @@ export class SecretRegistry {
 
   /** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
   get shortestSecretLength(): number {
-    return this.#secrets.size === 0 ? 0 : Math.min(...[...this.#secrets].map((secret) => secret.length));
+    let shortest = 0;
+    for (const secret of this.#secrets) {
+      if (shortest === 0 || secret.length < shortest) shortest = secret.length;
+    }
+    return shortest;
   }
 
   /** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */

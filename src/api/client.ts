@@ -140,6 +140,8 @@ export class ApiClient {
   /** Whether requests go through a proxy, and why (for `--verbose`). */
   readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
+  /** Requests in flight at most, all reads and writes of this client together. */
+  readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
@@ -176,6 +178,7 @@ export class ApiClient {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
     });
     const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
+    this.concurrency = concurrency;
     this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
     this.#requestTimeoutMs = positiveInteger(
       options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs,

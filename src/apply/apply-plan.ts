@@ -14,6 +14,7 @@ import {
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
+import { appendAll } from "../append-all.js";
 import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
@@ -213,7 +214,7 @@ async function applyFamily(
     reader,
     signal,
   });
-  outcomes.push(...writeOutcomes);
+  appendAll(outcomes, writeOutcomes);
 
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
@@ -222,7 +223,7 @@ async function applyFamily(
       return outcome;
     }),
   );
-  outcomes.push(...deleteOutcomes);
+  appendAll(outcomes, deleteOutcomes);
 
   if (work.reorder && reorderBase) {
     const unsettledCreates = writeOutcomes.filter(

@@ -42,6 +42,7 @@ export class LogFollowCursor {
     ];
     const bounds = candidates.filter((value): value is number => value !== undefined);
     if (bounds.length === 0) return undefined;
+    // bounded-spread: at most the two candidates above.
     return new Date(Math.max(...bounds) - 1);
   }
 

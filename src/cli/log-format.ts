@@ -29,6 +29,7 @@ const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
   WARN: "yellow",
   ERROR: "red",
 };
+// bounded-spread: the five log types.
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 // The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
 const SOURCE_WIDTH = 7;

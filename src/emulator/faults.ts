@@ -24,6 +24,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
     ["fail429WaitSeconds", faults.fail429WaitSeconds],
     ["rateLimit.perMinute", faults.rateLimit?.perMinute],
     ["rateLimit.perHour", faults.rateLimit?.perHour],
+    ["maxPageSize", faults.maxPageSize],
   ] as const;
   for (const [name, count] of counts) {
     if (count !== undefined && !(Number.isFinite(count) && count >= 0)) {
@@ -51,6 +52,11 @@ export class FaultInjector {
 
   get latencyMs(): number {
     return this.faults.latencyMs ?? 0;
+  }
+
+  /** The most records a page holds (undefined: as many as `limit` asks). */
+  get maxPageSize(): number | undefined {
+    return this.faults.maxPageSize;
   }
 
   private roll(rate: number | undefined): boolean {

@@ -32,6 +32,16 @@ export function parsePageRequest(query: URLSearchParams): PageRequest {
   };
 }
 
+/** `requestUrl` with its limit lowered to `maxPageSize` (links then carry the capped limit). */
+export function capPageSize(requestUrl: URL, maxPageSize: number | undefined): URL {
+  const limit = requestUrl.searchParams.get("limit");
+  const asked = limit === null ? DEFAULT_PAGE_SIZE : Number(limit);
+  // A limit that is not a number stays as sent, for the 400 it earns.
+  if (maxPageSize === undefined || !(asked > maxPageSize)) return requestUrl;
+  requestUrl.searchParams.set("limit", String(maxPageSize));
+  return requestUrl;
+}
+
 function linkTo(requestUrl: URL, limit: number, offset: number | undefined): string {
   const url = new URL(requestUrl.href);
   url.searchParams.set("limit", String(limit));

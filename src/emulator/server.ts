@@ -9,6 +9,7 @@ import { HANDLERS } from "./dispatch.js";
 import type { FaultInjector } from "./faults.js";
 import type { HandlerContext, HandlerResult } from "./handler-types.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
+import { capPageSize } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { parseRequestBody, readBody } from "./request-body.js";
 import { matchRoute, type Operation } from "./router.js";
@@ -82,7 +83,7 @@ async function processRequest(
     project,
     params,
     body,
-    requestUrl: requestUrlOf(request, target, deps.ownHost()),
+    requestUrl: capPageSize(requestUrlOf(request, target, deps.ownHost()), faults.maxPageSize),
   };
   const changesBefore = store.changeCount;
   let result: HandlerResult;

@@ -22,6 +22,9 @@ export class EmulatorStore {
   private readonly pluginsById = new Map<number, PluginData>();
   private lastWriteMs = 0;
   private changeCounter = 0;
+  // Listed families as of one change count: a big family paged by offset is sorted once, not per page.
+  private readonly listed = new Map<string, readonly StoredRecord[]>();
+  private listedAt = 0;
 
   constructor(data: EmulatorData) {
     this.data = data;
@@ -88,11 +91,20 @@ export class EmulatorStore {
   }
 
   /** What a list shows: the family's records that are not deleted, in service order. */
-  listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): StoredRecord[] {
-    return this.projectRecords(projectId)
-      .filter((record) => !record.deleted)
-      .filter((record) => this.belongsTo(record, family, profile))
-      .sort(compareRecords);
+  listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): readonly StoredRecord[] {
+    if (this.listedAt !== this.changeCounter) {
+      this.listed.clear();
+      this.listedAt = this.changeCounter;
+    }
+    const key = `${profile.name}/${projectId}/${family}`;
+    let records = this.listed.get(key);
+    if (records === undefined) {
+      records = this.projectRecords(projectId)
+        .filter((record) => !record.deleted && this.belongsTo(record, family, profile))
+        .sort(compareRecords);
+      this.listed.set(key, records);
+    }
+    return records;
   }
 
   /** The project's enabled records of every family, in service order. */

@@ -71,6 +71,8 @@ export interface FaultOptions {
   dropWriteRate?: number;
   /** Per-key sliding-window throttling. */
   rateLimit?: { perMinute?: number; perHour?: number };
+  /** Pages hold at most this many records whatever `limit` asks, as a service that caps it does. */
+  maxPageSize?: number;
   /** Seeds the PRNG deciding faults. */
   seed?: number;
 }

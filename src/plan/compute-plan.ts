@@ -1,6 +1,7 @@
 // The planner: a pure function from desired state and current state to a plan. No I/O, no clock;
 // the same inputs always give the same plan.
 
+import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
 import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
@@ -121,10 +122,17 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
-    fingerprints: Object.assign({}, ...parts.map((part) => part.fingerprints)),
+    fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
   };
   return { plan, errors };
+}
+
+// A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
+function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] {
+  const fingerprints: Plan["fingerprints"] = {};
+  for (const part of parts) Object.assign(fingerprints, part.fingerprints);
+  return fingerprints;
 }
 
 function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
@@ -145,7 +153,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
     const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
-    part.changes.push(...familyPlan.changes);
+    appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
     for (const guard of familyPlan.guards) {
@@ -354,7 +362,7 @@ function planFamily(
       }))
     : [];
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
-  changes.push(...deletes);
+  appendAll(changes, deletes);
 
   const guard = findGuard(
     {

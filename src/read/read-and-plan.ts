@@ -3,7 +3,7 @@
 
 import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
-import type { DesiredState, SourceLocation } from "../manifest/types.js";
+import type { DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
@@ -80,6 +80,13 @@ export async function readAndPlanProjects(
   options: ReadAndPlanOptions,
 ): Promise<ReadAndPlanResult> {
   const refs = listsToPlan(desired);
+  // Each project is planned from its own desired families: grouped once, not scanned per project.
+  const desiredByProject = new Map<string, DesiredFamily[]>();
+  for (const family of desired.families) {
+    const ofProject = desiredByProject.get(family.project);
+    if (ofProject) ofProject.push(family);
+    else desiredByProject.set(family.project, [family]);
+  }
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
   const lists = new Map<string, CurrentFamily[]>();
@@ -102,7 +109,8 @@ export async function readAndPlanProjects(
     outstanding.set(ref.project, left);
     if (left === 0) {
       const started = performance.now();
-      parts.set(ref.project, planProject(ref.project, desired.families, projectLists, options.plan));
+      const projectDesired = desiredByProject.get(ref.project) ?? [];
+      parts.set(ref.project, planProject(ref.project, projectDesired, projectLists, options.plan));
       planningMs += performance.now() - started;
       projectsDone += 1;
     }
@@ -111,8 +119,7 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  const projects = [...new Set(desired.families.map((family) => family.project))];
-  const result = assemblePlan(projects.flatMap((project) => parts.get(project) ?? []));
+  const result = assemblePlan([...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []));
   planningMs += performance.now() - started;
   return { ...result, current: { families }, planningMs };
 }

@@ -27,7 +27,9 @@ export async function readFamily(client: ApiClient, ref: FamilyRead): Promise<Pl
   for (const record of records) {
     // Only where the list sent plugin_info as null, as posthog-2024's lists do.
     if (wanted?.has(record.plugin) === false || record.plugin_info !== null) continue;
-    lacking.set(record.plugin, [...(lacking.get(record.plugin) ?? []), record]);
+    const ofPlugin = lacking.get(record.plugin);
+    if (ofPlugin) ofPlugin.push(record);
+    else lacking.set(record.plugin, [record]);
   }
   for (const ofPlugin of lacking.values()) {
     const [sample] = ofPlugin;

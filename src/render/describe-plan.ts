@@ -1,6 +1,7 @@
 // Turns a Plan into what every human-readable renderer shows: one section per project and family
 // holding its items (creates, updates, deletes, then moves) as lines of styled spans.
 
+import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type {
   GuardViolation,
@@ -76,7 +77,7 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
   };
 
   for (const report of plan.families)
-    sectionFor(report.project, report.family).unmanaged.push(...report.unmanaged);
+    appendAll(sectionFor(report.project, report.family).unmanaged, report.unmanaged);
   // Creates, updates, deletes, then moves: the order in which apply performs them.
   const changes = plan.changes
     .map((change, index) => ({ change, index }))

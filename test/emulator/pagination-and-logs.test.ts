@@ -59,6 +59,18 @@ describe("pagination", () => {
     expect(all.next).toBeNull();
   });
 
+  it("caps the page size when asked to, linking on with the capped limit", async () => {
+    const client = await startTestEmulator({ data: dataWithRecords(25), faults: { maxPageSize: 10 } });
+    const first = page((await client.get(`${LIST}?limit=1000`)).body);
+    expect(first.count).toBe(25);
+    expect(first.results).toHaveLength(10);
+    expect(first.next).toBe(`${client.emulator.url}${LIST}?limit=10&offset=10`);
+    const small = page((await client.get(`${LIST}?limit=4&offset=20`)).body);
+    expect(small.results.map((record) => record.order)).toEqual([21, 22, 23, 24]);
+    expect(page((await client.get(LIST)).body).results).toHaveLength(10);
+    expect((await client.get(`${LIST}?limit=x`)).status).toBe(400);
+  });
+
   it("walks many pages with absolute links, previous omitting a zero offset", async () => {
     const client = await startTestEmulator({ data: dataWithRecords(7) });
     const seen: unknown[] = [];
