@@ -62,16 +62,21 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  for (const open of gates.splice(0)) open();
   disk.nextSyncs = [];
   disk.writeFailure = undefined;
   await rm(directory, { recursive: true, force: true });
 });
 
+const gates: Array<() => void> = [];
+
+/** A held sync, released by `open` (and at the latest when the test ends, pass or fail). */
 function gate(): { until: Promise<void>; open: () => void } {
   let open: () => void = () => undefined;
   const until = new Promise<void>((resolve) => {
     open = resolve;
   });
+  gates.push(open);
   return { until, open };
 }
 
@@ -123,8 +128,17 @@ describe("group commit", () => {
       () => client.emulator.snapshot().records.find((record) => record.id === 1)?.name === "not yet durable",
       "the write to be made in memory",
     );
-    const read = client.get("/api/projects/1/plugin_configs/1").then((reply) => ({ reply, released }));
-    await waitFor(() => disk.syncs > 0, "the commit to reach its sync");
+    let settled = false;
+    const read = client.get("/api/projects/1/plugin_configs/1").then((reply) => {
+      settled = true;
+      return { reply, released };
+    });
+    // Requests that fail before reading any state are not held: twenty round trips after the read
+    // was sent give an unheld read ample time to have come back.
+    for (let round = 0; round < 20; round += 1) {
+      expect((await client.get("/api/projects/", { key: null })).status).toBe(401);
+    }
+    expect(settled).toBe(false);
     released = true;
     held.open();
     const { reply, released: answeredAfterRelease } = await read;
