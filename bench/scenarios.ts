@@ -17,6 +17,7 @@ import {
   takeData,
 } from "./dataset.js";
 import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
+import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 
@@ -51,13 +52,13 @@ export interface Scenario {
 // One list request reads a family of up to this many records (the client's page size).
 const RECORDS_PER_LIST_REQUEST = 1000;
 
-const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
-const count = (value: number) => value.toLocaleString("en-US");
-const ratio = (value: number) => value.toFixed(2);
+export const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+export const count = (value: number) => value.toLocaleString("en-US");
+export const ratio = (value: number) => value.toFixed(2);
 const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
 
 /** Peak resident set size of this process so far (each scenario runs in a process of its own). */
-function peakRssMb(): number {
+export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
@@ -73,7 +74,7 @@ interface ResponseTime {
   ms: number;
 }
 
-interface Harness {
+export interface Harness {
   emulator: EmulatorThread;
   client: ApiClient;
   /** Every response so far, in arrival order. */
@@ -104,13 +105,15 @@ async function warmUpEmulator(url: string, projects: number): Promise<void> {
   await Promise.all(Array.from({ length: 8 }, worker));
 }
 
-async function withFleet<T>(
+export async function withFleet<T>(
   fleet: Fleet,
   options: {
     profile: ProfileName;
     settings: BenchSettings;
     perMinute?: number;
     warmUp?: boolean;
+    /** Persist the emulator's state in this file (`pcsync serve --data`). */
+    dataFile?: string;
     client?: Partial<ConstructorParameters<typeof ApiClient>[0]>;
   },
   body: (harness: Harness) => Promise<T>,
@@ -127,6 +130,7 @@ async function withFleet<T>(
     profile: options.profile,
     data: takeData(fleet),
     faults: options.warmUp ? {} : faults,
+    ...(options.dataFile === undefined ? {} : { dataFile: options.dataFile }),
   });
   if (options.warmUp) {
     await warmUpEmulator(emulator.url, projects);
@@ -157,7 +161,7 @@ async function withFleet<T>(
 }
 
 /** Samples this process's RSS and the main thread's heap while a phase runs. */
-function trackMemory(): { stop(): { rssMb: number; heapMb: number } } {
+export function trackMemory(): { stop(): { rssMb: number; heapMb: number } } {
   let rss = 0;
   let heap = 0;
   const sample = () => {
@@ -190,7 +194,11 @@ interface PlanRun {
   planningMs: number;
 }
 
-async function timeReadAndPlan(client: ApiClient, fleet: Fleet, settings: BenchSettings): Promise<PlanRun> {
+export async function timeReadAndPlan(
+  client: ApiClient,
+  fleet: Fleet,
+  settings: BenchSettings,
+): Promise<PlanRun> {
   const started = performance.now();
   const { plan, errors, current, planningMs } = await readAndPlanProjects(client, fleet.desired, {
     concurrency: settings.concurrency,
@@ -341,9 +349,14 @@ function countServed(entries: readonly RequestLogEntry[]): WriteCounts {
   return counts;
 }
 
+/** The fleet and changes of `apply-10000`. */
+export const APPLY_10000 = {
+  shape: { projects: 100, recordsPerFamily: 50 },
+  mix: { updates: 30, deletes: 10, creates: 10, createsAt: "start" } satisfies ChangeMix,
+};
+
 function applyScenario(): Scenario {
-  const shape = { projects: 100, recordsPerFamily: 50 };
-  const mix: ChangeMix = { updates: 30, deletes: 10, creates: 10, createsAt: "start" };
+  const { shape, mix } = APPLY_10000;
   const id = "apply-10000";
   return {
     id,
@@ -568,4 +581,5 @@ export const SCENARIOS: readonly Scenario[] = [
   }),
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
+  ...EMULATOR_SCENARIOS,
 ];

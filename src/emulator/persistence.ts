@@ -1,39 +1,68 @@
-// The data file: loaded on start, and rewritten after changes. Every write goes to a temporary
-// file that is fsynced and renamed over the data file, so a crash (even SIGKILL) leaves either the
-// old or the new file, never a torn one. Writes are serialized, and changes that arrive during a
-// write are coalesced into the single write after it. The file holds API keys and records: a new
-// one is readable by its owner only (0600), and a file that exists keeps its mode.
+// The data file, made durable by group commit. The file holds a whole snapshot; the journal next to
+// it (.NAME.journal) holds the batches committed since, one line each. Writes that arrive while a
+// commit is in flight are batched into the next one, which appends one line and syncs once; a
+// write is answered only once its batch is synced. When the journal has grown to the snapshot's
+// size, a commit writes a fresh snapshot instead (temporary file, fsync, rename: a crash, even
+// SIGKILL, leaves the old or the new file, never a torn one). A clean stop folds the journal in,
+// so that a stopped emulator leaves one self-contained file. The files hold API keys and records:
+// new ones are readable by their owner only (0600), and the data file keeps its mode.
 
-import { open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { type FileHandle, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { DataFileError, parseEmulatorData } from "./data-file.js";
+import { type ChangeBatch, DataFileError, parseEmulatorData } from "./data-file.js";
+import { encodeBatch, encodeJournalHeader, replayJournal } from "./journal.js";
 import type { EmulatorData } from "./types.js";
 
 function temporaryPrefix(file: string): string {
   return `.${basename(file)}.`;
 }
 
-/** Returns undefined when the file does not exist; throws DataFileError when it is not valid data. */
-export async function loadDataFile(file: string): Promise<EmulatorData | undefined> {
-  let text: string;
+export function journalFileOf(file: string): string {
+  return join(dirname(file), `${temporaryPrefix(file)}journal`);
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
   try {
-    text = await readFile(file, "utf8");
+    return await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+export interface LoadedDataFile {
+  data: EmulatorData;
+  /** Names the snapshot, so that a journal can tell whether it follows it; absent in hand-made files. */
+  snapshotId: string | undefined;
+  /** Batches of the journal applied on top of the snapshot. */
+  replayedBatches: number;
+}
+
+/** Returns undefined when the file does not exist; throws DataFileError when it is not valid data. */
+export async function loadDataFile(file: string): Promise<LoadedDataFile | undefined> {
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
     throw new DataFileError(`${file} is not valid JSON (${(error as Error).message})`);
   }
+  let data: EmulatorData;
   try {
-    return parseEmulatorData(parsed);
+    data = parseEmulatorData(parsed);
   } catch (error) {
     if (error instanceof DataFileError) throw new DataFileError(`${file}: ${error.message}`);
     throw error;
   }
+  const rawId = (parsed as { snapshotId?: unknown }).snapshotId;
+  const snapshotId = typeof rawId === "string" ? rawId : undefined;
+  const journalFile = journalFileOf(file);
+  const journal = await readIfExists(journalFile);
+  const replay =
+    journal === undefined ? { batches: 0 } : replayJournal(journal, snapshotId, data, journalFile);
+  return { data, snapshotId, replayedBatches: replay.batches };
 }
 
 /** Removes temporary files a killed emulator may have left next to the data file. */
@@ -63,65 +92,221 @@ async function existingMode(file: string): Promise<number | undefined> {
   }
 }
 
-async function writeAtomically(file: string, text: string, sequence: number): Promise<void> {
-  const temporary = join(dirname(file), `${temporaryPrefix(file)}${process.pid}.${sequence}.tmp`);
-  const mode = (await existingMode(file)) ?? NEW_FILE_MODE;
-  // Created afresh ("wx"): a leftover file or link of that name must not lend it its mode or target.
-  await unlink(temporary).catch(() => undefined);
-  const handle = await open(temporary, "wx", NEW_FILE_MODE);
+async function syncDirectory(directory: string): Promise<void> {
+  // Makes a rename durable; not every platform lets a directory be opened, hence best effort.
   try {
-    await handle.writeFile(text, "utf8");
-    if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, file);
-  // Make the rename itself durable; not every platform lets a directory be opened, hence best effort.
-  try {
-    const directory = await open(dirname(file), "r");
+    const handle = await open(directory, "r");
     try {
-      await directory.sync();
+      await handle.sync();
     } finally {
-      await directory.close();
+      await handle.close();
     }
   } catch {
     // The data is already safe in the renamed file.
   }
 }
 
+async function writeAtomically(file: string, text: string, mode: number, sequence: number): Promise<void> {
+  const temporary = join(dirname(file), `${temporaryPrefix(file)}${process.pid}.${sequence}.tmp`);
+  // Created afresh ("wx"): a leftover file or link of that name must not lend it its mode or target.
+  await unlink(temporary).catch(() => undefined);
+  const handle = await open(temporary, "wx", NEW_FILE_MODE);
+  try {
+    try {
+      await handle.writeFile(text, "utf8");
+      if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    // A full disk must not also keep the space a half-written copy takes.
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(file));
+}
+
+/** What the writer needs of the store. */
+export interface PersistedState {
+  readonly changeCount: number;
+  takeChanges(): ChangeBatch;
+  toJson(snapshotId: string): string;
+}
+
+// Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
+const MIN_JOURNAL_BYTES = 64 * 1024;
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve: () => void = () => undefined;
+  let reject: (error: unknown) => void = () => undefined;
+  const promise = new Promise<void>((resolvePromise, rejectPromise) => {
+    resolve = resolvePromise;
+    reject = rejectPromise;
+  });
+  return { promise, resolve, reject };
+}
+
 export class DataFileWriter {
   private readonly file: string;
-  private readonly serialize: () => string;
+  private readonly journalFile: string;
+  private readonly state: PersistedState;
   private sequence = 0;
-  private running: Promise<void> = Promise.resolve();
-  private queued: Promise<void> | undefined;
+  private journal: FileHandle | undefined;
+  private journalBytes = 0;
+  private snapshotBytes = 0;
+  // After a failed commit the journal's tail is unknown (and a failed fsync may have dropped
+  // pages): the next commit writes a whole snapshot instead of appending after it.
+  private needsSnapshot = true;
+  private snapshotId: string | undefined;
+  /** Every change up to this count is durable. */
+  private durableCount: number;
+  private running: { upTo: number; done: Promise<void> } | undefined;
+  /** Those waiting for the commit after the running one. */
+  private waiting: Deferred | undefined;
 
-  /** `serialize` is called when a write starts, so it captures every change made before then. */
-  constructor(file: string, serialize: () => string) {
+  constructor(file: string, state: PersistedState) {
     this.file = file;
-    this.serialize = serialize;
+    this.journalFile = journalFileOf(file);
+    this.state = state;
+    this.durableCount = state.changeCount;
   }
 
-  /** Resolves once the state as of this call is on disk. */
-  save(): Promise<void> {
-    // A write not yet started will include this change too: share it.
-    if (this.queued) return this.queued;
-    const queued = this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        this.sequence += 1;
-        return writeAtomically(this.file, this.serialize(), this.sequence);
+  /**
+   * Makes the files ready before anything is served: continues the snapshot's journal when the
+   * snapshot holds the whole state, otherwise (a new file, keys given, a journal replayed) writes
+   * a fresh snapshot.
+   */
+  async open(loaded: { snapshotId: string | undefined; upToDate: boolean }): Promise<void> {
+    if (loaded.upToDate && loaded.snapshotId !== undefined) {
+      const header = encodeJournalHeader(loaded.snapshotId);
+      const mode = (await existingMode(this.file)) ?? NEW_FILE_MODE;
+      this.sequence += 1;
+      await writeAtomically(this.journalFile, header, mode, this.sequence);
+      this.journal = await open(this.journalFile, "a");
+      this.snapshotId = loaded.snapshotId;
+      this.snapshotBytes = (await stat(this.file)).size;
+      this.journalBytes = Buffer.byteLength(header);
+      this.needsSnapshot = false;
+      this.state.takeChanges();
+      return;
+    }
+    await this.writeSnapshot();
+  }
+
+  /**
+   * Resolves once every change made so far is durable: at once when it already is, with the
+   * running commit when that one holds them all, else with the next commit (started now if none
+   * runs). Rejects with the commit's error when that commit fails.
+   */
+  whenDurable(): Promise<void> {
+    const target = this.state.changeCount;
+    if (target <= this.durableCount) return Promise.resolve();
+    if (this.running && this.running.upTo >= target) return this.running.done;
+    this.waiting ??= deferred();
+    const { promise } = this.waiting;
+    if (!this.running) this.startCommit();
+    return promise;
+  }
+
+  private startCommit(): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    const upTo = this.state.changeCount;
+    // commit() takes the changes synchronously, before its first await: the batch is exactly the
+    // changes made up to now.
+    const done = this.commit();
+    this.running = { upTo, done };
+    done
+      .then(
+        () => {
+          this.durableCount = Math.max(this.durableCount, upTo);
+          waiting?.resolve();
+        },
+        (error: unknown) => waiting?.reject(error),
+      )
+      .finally(() => {
+        this.running = undefined;
+        if (this.waiting) this.startCommit();
       });
-    this.queued = queued;
-    this.running = queued;
-    return queued;
   }
 
-  /** Resolves when no write is running or queued. */
-  async flush(): Promise<void> {
-    while (this.queued) await this.queued.catch(() => undefined);
-    await this.running.catch(() => undefined);
+  private commit(): Promise<void> {
+    const journal = this.journal;
+    const growth = Math.max(this.snapshotBytes, MIN_JOURNAL_BYTES);
+    if (this.needsSnapshot || journal === undefined || this.journalBytes > growth) {
+      return this.writeSnapshot();
+    }
+    return this.append(journal, encodeBatch(this.state.takeChanges()));
+  }
+
+  private async append(journal: FileHandle, line: string): Promise<void> {
+    try {
+      await journal.writeFile(line, "utf8");
+      await journal.datasync();
+    } catch (error) {
+      this.needsSnapshot = true;
+      throw error;
+    }
+    this.journalBytes += Buffer.byteLength(line);
+  }
+
+  /** Writes the whole state as a new snapshot, then starts its (empty) journal. */
+  private async writeSnapshot(): Promise<void> {
+    this.needsSnapshot = true;
+    // The snapshot holds every change so far; taken synchronously, before the first await.
+    this.state.takeChanges();
+    const snapshotId = randomUUID();
+    const text = this.state.toJson(snapshotId);
+    const mode = (await existingMode(this.file)) ?? NEW_FILE_MODE;
+    this.sequence += 1;
+    await writeAtomically(this.file, text, mode, this.sequence);
+    // From here until the new journal is in place, the old journal follows another snapshot and
+    // is ignored on load: the new snapshot already holds all of it.
+    const header = encodeJournalHeader(snapshotId);
+    this.sequence += 1;
+    await writeAtomically(this.journalFile, header, mode, this.sequence);
+    await this.journal?.close().catch(() => undefined);
+    this.journal = undefined;
+    this.journal = await open(this.journalFile, "a");
+    this.snapshotId = snapshotId;
+    this.snapshotBytes = Buffer.byteLength(text);
+    this.journalBytes = Buffer.byteLength(header);
+    this.needsSnapshot = false;
+  }
+
+  /**
+   * Waits for the commits under way, folds the journal into a final snapshot and removes it, so
+   * that a stopped emulator leaves one self-contained data file. If that last snapshot cannot be
+   * written, the journal stays: the next start replays it.
+   */
+  async close(): Promise<void> {
+    for (;;) {
+      const pending = this.running?.done ?? this.waiting?.promise;
+      if (pending === undefined) break;
+      await pending.catch(() => undefined);
+    }
+    const headerOnly =
+      this.snapshotId !== undefined &&
+      this.journalBytes === Buffer.byteLength(encodeJournalHeader(this.snapshotId));
+    const folded =
+      (!this.needsSnapshot && headerOnly && this.state.changeCount <= this.durableCount) ||
+      (await this.writeSnapshot().then(
+        () => true,
+        () => false,
+      ));
+    await this.journal?.close().catch(() => undefined);
+    this.journal = undefined;
+    if (folded) {
+      await unlink(this.journalFile).catch(() => undefined);
+      await syncDirectory(dirname(this.file));
+    }
   }
 }

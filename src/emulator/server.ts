@@ -28,7 +28,7 @@ export interface ServerDependencies {
   store: EmulatorStore;
   profile: ProfileBehaviour;
   faults: FaultInjector;
-  /** Resolves once the current state is durable (immediately without a data file). */
+  /** Resolves once every change made so far is durable (immediately without a data file). */
   persist: () => Promise<void>;
   requestLog: RequestLogEntry[];
   log: ((line: string) => void) | undefined;
@@ -85,13 +85,14 @@ async function processRequest(
     body,
     requestUrl: capPageSize(requestUrlOf(request, target, deps.ownHost()), faults.maxPageSize),
   };
-  const changesBefore = store.changeCount;
   let result: HandlerResult;
   try {
     result = HANDLERS[operation](context);
   } finally {
-    // Also after a failure: a posthog-2024 rearrange can fail halfway with changes already made.
-    if (store.changeCount !== changesBefore) await deps.persist();
+    // Every answer waits until the state it shows is durable: a write's own change, and for a read
+    // the writes of others it saw, which may still be in a commit. Also after a failure: a
+    // posthog-2024 rearrange can fail halfway with changes already made.
+    await deps.persist();
   }
   if (result.status < 300 && faults.shouldDropWrite(method)) return { kind: "drop" };
   return { kind: "response", result };

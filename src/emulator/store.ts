@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { FamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
+import type { ChangeBatch } from "./data-file.js";
 import { isInFamily, type ProfileBehaviour } from "./profiles.js";
 import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
 import type { RecordInput } from "./validation.js";
@@ -25,6 +26,9 @@ export class EmulatorStore {
   // Listed families as of one change count: a big family paged by offset is sorted once, not per page.
   private readonly listed = new Map<string, readonly StoredRecord[]>();
   private listedAt = 0;
+  // What changed since the last takeChanges(): the data-file journal writes only these.
+  private changedRecords = new Set<StoredRecord>();
+  private newLogEntries: LogEntry[] = [];
 
   constructor(data: EmulatorData) {
     this.data = data;
@@ -61,9 +65,24 @@ export class EmulatorStore {
     return structuredClone(this.data);
   }
 
-  /** The state as data-file JSON, straight from the live objects (no intermediate copy). */
-  toJson(): string {
-    return `${JSON.stringify(this.data, null, 2)}\n`;
+  /**
+   * The state as data-file JSON, straight from the live objects (no intermediate copy); `snapshotId`
+   * names this snapshot, so that a journal can tell whether it follows it.
+   */
+  toJson(snapshotId: string): string {
+    return `${JSON.stringify({ ...this.data, snapshotId }, null, 2)}\n`;
+  }
+
+  /** The changes since the last call (records as they are now), for the data-file journal. */
+  takeChanges(): ChangeBatch {
+    const batch: ChangeBatch = {
+      records: [...this.changedRecords],
+      logEntries: this.newLogEntries,
+      nextRecordId: this.data.nextIds.record,
+    };
+    this.changedRecords = new Set();
+    this.newLogEntries = [];
+    return batch;
   }
 
   plugin(id: number): PluginData | undefined {
@@ -154,6 +173,7 @@ export class EmulatorStore {
     this.data.nextIds.record += 1;
     this.data.records.push(record);
     this.index(record);
+    this.changedRecords.add(record);
     this.changed();
     return record;
   }
@@ -169,6 +189,7 @@ export class EmulatorStore {
     if (changes.match_action !== undefined) record.match_action = changes.match_action;
     if (record.deleted) record.enabled = false;
     record.updated_at = this.writeTimestamp(record.updated_at);
+    this.changedRecords.add(record);
     this.changed();
   }
 
@@ -185,6 +206,7 @@ export class EmulatorStore {
       instance_id: randomUUID(),
     };
     this.data.logEntries.push(logEntry);
+    this.newLogEntries.push(logEntry);
     this.changed();
     return logEntry;
   }

@@ -1,10 +1,11 @@
 // Many clients at once: the state must stay consistent and every write must be kept.
 
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startTestEmulator } from "../support/emulator.js";
+import { durableState } from "../support/emulator-data.js";
 import { obj, page } from "../support/http-client.js";
 
 describe("concurrency", () => {
@@ -28,8 +29,8 @@ describe("concurrency", () => {
       const listed = page((await client.get("/api/projects/3/plugin_configs/?limit=1000")).body);
       expect(listed.count).toBe(200);
       expect(new Set(listed.results.map((record) => record.name)).size).toBe(200);
-      const onDisk = obj(JSON.parse(await readFile(file, "utf8")));
-      expect((onDisk.records as unknown[]).length).toBe(205);
+      const onDisk = await durableState(file);
+      expect(onDisk.records.length).toBe(205);
       expect(onDisk.nextIds).toEqual({ record: 206 });
     } finally {
       await rm(directory, { recursive: true, force: true });

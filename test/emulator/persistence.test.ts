@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DataFileError, DEV_KEY_LABEL, startEmulator } from "../../src/emulator/index.js";
 import { startTestEmulator } from "../support/emulator.js";
+import { durableState } from "../support/emulator-data.js";
 import { obj } from "../support/http-client.js";
 
 let directory: string;
@@ -57,7 +58,7 @@ describe("data file", () => {
     const file = join(directory, "state.json");
     const client = await startTestEmulator({ dataFile: file });
     await client.patch("/api/projects/1/plugin_configs/1", { name: "renamed" });
-    const records = (await readJson(file)).records as { id: number; name: string }[];
+    const { records } = await durableState(file);
     expect(records.find((record) => record.id === 1)?.name).toBe("renamed");
   });
 

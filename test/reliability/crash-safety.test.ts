@@ -16,6 +16,7 @@ import {
 } from "../../src/emulator/index.js";
 import { createRandom } from "../../src/emulator/prng.js";
 import { type CliRun, spawnCli } from "../support/cli.js";
+import { durableState } from "../support/emulator-data.js";
 import { runCliInProcess } from "../support/in-process.js";
 import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";
@@ -129,6 +130,93 @@ describe("a client killed mid-request", () => {
   });
 });
 
+/** `pcsync serve --data file` in a child process, once it listens. */
+async function startServeOn(
+  file: string,
+): Promise<{ child: ChildProcess; url: string; done: Promise<CliRun> }> {
+  const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY]);
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    child.stdout?.on("data", (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    void done.then((run) =>
+      reject(new Error(`serve exited early (code ${run.code}, signal ${run.signal}): ${run.stderr}`)),
+    );
+  });
+  return { child, url, done };
+}
+
+/**
+ * Sends `count` creates at once, each with its own name, and calls `onAnswer` as each is
+ * acknowledged; returns the names acknowledged (a request cut off by the stop counts as not).
+ */
+async function concurrentCreates(
+  url: string,
+  count: number,
+  onAnswer: (acknowledged: number) => void,
+): Promise<{ name: string; id: number }[]> {
+  const acknowledged: { name: string; id: number }[] = [];
+  await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const name = `burst ${index}`;
+      try {
+        const response = await fetch(`${url}/api/projects/1/plugin_configs/`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ plugin: 1, order: index, name }),
+        });
+        if (response.status !== 201) return;
+        const { id } = (await response.json()) as { id: number };
+        acknowledged.push({ name, id });
+        onAnswer(acknowledged.length);
+      } catch {
+        // Cut off by the kill or the stop: not acknowledged.
+      }
+    }),
+  );
+  return acknowledged;
+}
+
+describe("pcsync serve --data, a burst of writes", () => {
+  it("killed with SIGKILL in the middle of 200 concurrent writes keeps every one it answered", async () => {
+    const directory = await temporaryDirectory();
+    cleanup.push(directory.remove);
+    const file = join(directory.path, "state.json");
+    const serve = await startServeOn(file);
+    const acknowledged = await concurrentCreates(serve.url, 200, (answered) => {
+      if (answered === 40) serve.child.kill("SIGKILL");
+    });
+    expect((await serve.done).signal).toBe("SIGKILL");
+    expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+    parseEmulatorData(JSON.parse(await readFile(file, "utf8")));
+    const data = await durableState(file);
+    const byId = new Map(data.records.map((record) => [record.id, record.name]));
+    for (const { name, id } of acknowledged) expect(byId.get(id), name).toBe(name);
+    expect(new Set(data.records.map((record) => record.id)).size).toBe(data.records.length);
+  }, 20_000);
+
+  it("stopped with SIGTERM while writes are in flight, commits them and leaves one whole file", async () => {
+    const directory = await temporaryDirectory();
+    cleanup.push(directory.remove);
+    const file = join(directory.path, "state.json");
+    const serve = await startServeOn(file);
+    const acknowledged = await concurrentCreates(serve.url, 100, (answered) => {
+      if (answered === 1) serve.child.kill("SIGTERM");
+    });
+    expect((await serve.done).code).toBe(0);
+    // The writes already being served when the signal came were committed and answered.
+    expect(acknowledged.length).toBeGreaterThan(1);
+    // The stop folded the journal in: the data file alone holds every answered write.
+    expect(await readdir(directory.path)).toEqual(["state.json"]);
+    const data = parseEmulatorData(JSON.parse(await readFile(file, "utf8")));
+    const byId = new Map(data.records.map((record) => [record.id, record.name]));
+    for (const { name, id } of acknowledged) expect(byId.get(id), name).toBe(name);
+  }, 20_000);
+});
+
 describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
   it("leaves a data file that always parses, reloads, and holds every acknowledged write", async () => {
     const seed = pickTestSeed();
@@ -137,21 +225,7 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
     cleanup.push(directory.remove);
     const file = join(directory.path, "state.json");
 
-    const startServe = async (): Promise<{ child: ChildProcess; url: string; done: Promise<CliRun> }> => {
-      const { child, done } = spawnCli(["serve", "--port", "0", "--data", file, "--quiet", "--key", KEY]);
-      const url = await new Promise<string>((resolve, reject) => {
-        let output = "";
-        child.stdout?.on("data", (chunk: string) => {
-          output += chunk;
-          const match = /listening on (http:\/\/\S+)/.exec(output);
-          if (match?.[1]) resolve(match[1]);
-        });
-        void done.then((run) =>
-          reject(new Error(`serve exited early (code ${run.code}, signal ${run.signal}): ${run.stderr}`)),
-        );
-      });
-      return { child, url, done };
-    };
+    const startServe = () => startServeOn(file);
 
     let createdLastRound: string[] = [];
     for (let round = 1; round <= 4; round += 1) {
@@ -205,8 +279,9 @@ describe("pcsync serve --data, killed with SIGKILL while writes land", () => {
       expect(run.signal).toBe("SIGKILL");
 
       const context = `round ${round}, seed ${seed}`;
-      const text = await readFile(file, "utf8");
-      const data = parseEmulatorData(JSON.parse(text));
+      // The data file itself always parses; the state is the file with its journal replayed.
+      parseEmulatorData(JSON.parse(await readFile(file, "utf8")));
+      const data = await durableState(file);
       expect(acknowledged.size + created.length, context).toBeGreaterThan(0);
       for (const [recordId, count] of acknowledged) {
         const description = data.records.find((record) => record.id === recordId)?.description;

@@ -1,6 +1,7 @@
 // Emulator data for a test: the example data plus the records the test needs.
 
 import { type EmulatorData, exampleData, type StoredRecord } from "../../src/emulator/index.js";
+import { loadDataFile } from "../../src/emulator/persistence.js";
 
 const STAMP = "2024-06-01T00:00:00.000Z";
 
@@ -37,4 +38,11 @@ export function storedRecord(
     updated_at: STAMP,
     ...fields,
   };
+}
+
+/** The state a data file holds as the emulator would load it: the snapshot with its journal replayed. */
+export async function durableState(file: string): Promise<EmulatorData> {
+  const loaded = await loadDataFile(file);
+  if (!loaded) throw new Error(`${file} does not exist`);
+  return loaded.data;
 }
