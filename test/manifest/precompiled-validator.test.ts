@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { createManifestAjv } from "../../src/manifest/manifest-ajv.js";
-import { loadManifestSchema } from "../../src/manifest/plain-manifest.js";
+import { allowedKeysAt, loadManifestSchema } from "../../src/manifest/plain-manifest.js";
 import { fc } from "../support/fast-check.js";
 
 const GENERATED = fileURLToPath(
@@ -94,16 +94,8 @@ describe("the precompiled manifest validator", () => {
   });
 
   it("answers any manifest-shaped value exactly as the run-time compiler", () => {
-    const key = fc.constantFrom(
-      "name",
-      "plugin",
-      "enabled",
-      "description",
-      "match_action",
-      "order",
-      "id",
-      "nmae",
-    );
+    // Every key the schema allows in a config, and one it does not.
+    const key = fc.constantFrom(...allowedKeysAt(["projects", "1", "plugin_configs", "configs", 0]), "nmae");
     const configs = fc.array(fc.dictionary(key, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 5 }), {
       maxLength: 3,
     });
