@@ -38,6 +38,20 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   },
 ];
 
+// Each command's module once per instance of this module, so that every run through it uses the
+// same modules (and the same secret registry) even where the module registry is reset beneath it,
+// as the test suite's isolated in-process CLIs do between tests.
+const loadedCommands = new Map<string, Promise<CommandRegistrar>>();
+
+function loadCommand(module: CommandModule): Promise<CommandRegistrar> {
+  let registrar = loadedCommands.get(module.name);
+  if (registrar === undefined) {
+    registrar = module.load();
+    loadedCommands.set(module.name, registrar);
+  }
+  return registrar;
+}
+
 /** Commander prints the version as it reads one of these, before anything else is looked at. */
 const VERSION_FLAGS = new Set(["-V", "--version", "-v"]);
 
@@ -112,7 +126,7 @@ Examples:
   });
   const reached = new Set(commandsReachedBy(argv));
   const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));
-  const registrars = await Promise.all(modules.map((module) => module.load()));
+  const registrars = await Promise.all(modules.map(loadCommand));
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
   for (const command of program.commands) command.copyInheritedSettings(program);
