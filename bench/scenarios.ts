@@ -20,6 +20,7 @@ import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
 import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
+import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
 
 export interface BenchSettings {
   latencyMs: number;
@@ -582,4 +583,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
+  ...STARTUP_SCENARIOS,
 ];

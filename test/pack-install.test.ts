@@ -44,6 +44,8 @@ describe("npm pack, then npm install -g of the tarball", () => {
       expect.arrayContaining([
         "dist/src/cli/main.js",
         "dist/src/api/validators.generated.js",
+        "dist/src/manifest/manifest-validator.generated.js",
+        "dist/src/vendor/yaml.js",
         "schemas/manifest.schema.json",
         "schemas/plan.schema.json",
         "examples/pcsync.yaml",

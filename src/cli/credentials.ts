@@ -3,7 +3,8 @@
 // registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
-import { checkApiKey, InvalidApiKeyError, isValidApiKey } from "../api/index.js";
+import { checkApiKey, isValidApiKey } from "../api/api-key.js";
+import { InvalidApiKeyError } from "../api/errors.js";
 import { PcsyncError } from "../errors.js";
 import { secrets } from "../redact.js";
 

@@ -1,41 +1,89 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { ApiError } from "../api/index.js";
+import { ApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { CommandRegistrar } from "./command-registrar.js";
-import { registerApplyCommand } from "./commands/apply.js";
-import { registerCompletionCommand } from "./commands/completion.js";
-import { registerDemoCommand } from "./commands/demo.js";
-import { registerExportCommand } from "./commands/export.js";
-import { registerFrontendCommand } from "./commands/frontend.js";
-import { registerJobCommand } from "./commands/job.js";
-import { registerLogsCommand } from "./commands/logs.js";
-import { registerPlanCommand } from "./commands/plan.js";
-import { registerServeCommand } from "./commands/serve.js";
-import { registerValidateCommand } from "./commands/validate.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import { type CliIo, withOutputEdge } from "./io.js";
 
-// One entry per command; each lives in commands/<name>.ts. demo runs pcsync itself: it is handed runCli.
-const registrars: CommandRegistrar[] = [
-  registerValidateCommand,
-  registerPlanCommand,
-  registerApplyCommand,
-  registerExportCommand,
-  (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli),
-  registerServeCommand,
-  registerLogsCommand,
-  registerJobCommand,
-  registerFrontendCommand,
-  registerCompletionCommand,
+interface CommandModule {
+  name: string;
+  load: () => Promise<CommandRegistrar>;
+}
+
+// One entry per command, in the order help lists them; each lives in commands/<name>.ts and is
+// imported only by a run that can reach it (undici, ajv, yaml... cost more than Node's own start).
+// demo runs pcsync itself: it is handed runCli.
+const COMMAND_MODULES: readonly CommandModule[] = [
+  { name: "validate", load: async () => (await import("./commands/validate.js")).registerValidateCommand },
+  { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
+  { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
+  { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
+  {
+    name: "demo",
+    load: async () => {
+      const { registerDemoCommand } = await import("./commands/demo.js");
+      return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
+    },
+  },
+  { name: "serve", load: async () => (await import("./commands/serve.js")).registerServeCommand },
+  { name: "logs", load: async () => (await import("./commands/logs.js")).registerLogsCommand },
+  { name: "job", load: async () => (await import("./commands/job.js")).registerJobCommand },
+  { name: "frontend", load: async () => (await import("./commands/frontend.js")).registerFrontendCommand },
+  {
+    name: "completion",
+    load: async () => (await import("./commands/completion.js")).registerCompletionCommand,
+  },
 ];
+
+// Each command's module once per instance of this module, so that every run through it uses the
+// same modules (and the same secret registry) even where the module registry is reset beneath it,
+// as the test suite's isolated in-process CLIs do between tests.
+const loadedCommands = new Map<string, Promise<CommandRegistrar>>();
+
+function loadCommand(module: CommandModule): Promise<CommandRegistrar> {
+  let registrar = loadedCommands.get(module.name);
+  if (registrar === undefined) {
+    registrar = module.load();
+    loadedCommands.set(module.name, registrar);
+  }
+  return registrar;
+}
+
+/** Commander prints the version as it reads one of these, before anything else is looked at. */
+const VERSION_FLAGS = new Set(["-V", "--version", "-v"]);
+
+/** A command that describes the whole program, so every command must be registered for it. */
+const WHOLE_PROGRAM_COMMANDS = new Set(["completion", "help"]);
+
+/**
+ * The commands a run of `argv` can reach. Program options are read only before the command
+ * (enablePositionalOptions), so a known command first means that command alone decides the output.
+ * Anything else (help, a typo to suggest for, no command) gets them all, as it always did.
+ */
+export function commandsReachedBy(argv: readonly string[] | undefined): readonly string[] {
+  const all = COMMAND_MODULES.map((module) => module.name);
+  const first = argv?.[0];
+  if (first === undefined) return all;
+  if (VERSION_FLAGS.has(first)) return [];
+  if (WHOLE_PROGRAM_COMMANDS.has(first) || !all.includes(first)) return all;
+  return [first];
+}
 
 /** Commands that change the service: when their output fails they still finish their writes. */
 const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "job"]);
 
-export function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
+/**
+ * The program, with the commands that `argv` can reach (every command without `argv`); each
+ * command's modules are imported here, so a run pays only for the command it runs.
+ */
+export async function buildProgram(
+  io: CliIo,
+  setExit: (code: ExitCode) => void,
+  argv?: readonly string[],
+): Promise<Command> {
   const program = new Command();
   program
     .name("pcsync")
@@ -76,6 +124,9 @@ Examples:
   program.hook("preAction", (_program, command) => {
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
   });
+  const reached = new Set(commandsReachedBy(argv));
+  const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));
+  const registrars = await Promise.all(modules.map(loadCommand));
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
   for (const command of program.commands) command.copyInheritedSettings(program);
@@ -92,11 +143,15 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
   const keyFlag = registerMistypedKeyFlags(argv);
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
   try {
     if (keyFlag !== undefined) throw new KeyOnCommandLineError(keyFlag);
+    const program = await buildProgram(
+      io,
+      (code) => {
+        exitCode = code;
+      },
+      argv,
+    );
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {

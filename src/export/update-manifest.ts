@@ -1,8 +1,8 @@
 // Writes exported manifest data: as a new file, or merged into an existing manifest so that its
 // comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
-import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "yaml";
 import { PcsyncError } from "../errors.js";
+import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 
 /** The fields export writes; an existing config's key among these that the export leaves out is removed. */

@@ -12,7 +12,7 @@ import {
   type Node,
   parseDocument,
   type Scalar,
-} from "yaml";
+} from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
 
 /** Where a scalar (value or key) was written: its start, and its source text to point inside it. */

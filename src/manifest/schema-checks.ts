@@ -1,15 +1,14 @@
 // Checks the plain manifest (plain-manifest.ts) against schemas/manifest.schema.json with ajv and
 // turns each ajv error into a message at the offending key or value, saying how to fix it.
 
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { YamlProblem } from "./load-yaml.js";
 import type { Manifest } from "./manifest-schema-types.js";
+import { getManifestValidator } from "./manifest-validator.js";
 import {
   allowedKeysAt,
   escapePointerSegment,
   type LocationIndex,
-  loadManifestSchema,
   type NodeLocation,
   type PlainManifest,
   pointerOf,
@@ -18,14 +17,9 @@ import { didYouMean } from "./suggest.js";
 
 const MAX_SCHEMA_ERRORS = 500;
 
-let validatorCache: ValidateFunction<Manifest> | undefined;
-
+// Precompiled at build time (manifest-validator.ts); the ajv compiler is not loaded to validate.
 function getValidator(): ValidateFunction<Manifest> {
-  if (validatorCache !== undefined) return validatorCache;
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-  addFormatsModule.default(ajv, ["uri"]);
-  validatorCache = ajv.compile<Manifest>(loadManifestSchema());
-  return validatorCache;
+  return getManifestValidator();
 }
 
 /** Validates the plain manifest; problems point at the key or value concerned. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { describeProgram, renderCompletion, SHELLS } from "../../src/cli/completion-scripts.js";
 import { buildProgram } from "../../src/cli/program.js";
 
-function realProgram(): Command {
+function realProgram(): Promise<Command> {
   const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
   return buildProgram(io, () => undefined);
 }
@@ -31,8 +31,9 @@ function hasShell(shell: string): boolean {
   return spawnSync(shell, ["-c", "exit 0"]).status === 0;
 }
 
+const program = await realProgram();
+
 describe("completion scripts", () => {
-  const program = realProgram();
   const tree = describeProgram(program);
 
   it("cover every registered command and each of its long options, in every shell", () => {

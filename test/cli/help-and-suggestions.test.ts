@@ -30,7 +30,9 @@ async function run(args: string[]) {
   return { code, stdout: capture.stdout(), stderr: capture.stderr() };
 }
 
-const commandNames = buildProgram(captureIo().io, () => undefined).commands.map((command) => command.name());
+const commandNames = (await buildProgram(captureIo().io, () => undefined)).commands.map((command) =>
+  command.name(),
+);
 
 describe("help", () => {
   it.each(commandNames)("pcsync %s --help shows an example", async (name) => {

@@ -3,6 +3,7 @@
 // leak in another's, so each test opens a CLI of its own instead of sharing the module's.
 
 import { vi } from "vitest";
+import { captureStreams } from "./capture.js";
 import type * as InProcess from "./in-process.js";
 
 /** `pcsync ARGS` in-process (runCliInProcess). */
@@ -16,9 +17,14 @@ let importing: Promise<unknown> = Promise.resolve();
  * them with each other, as commands run one after another in one process would.
  */
 export async function openIsolatedCli(): Promise<RunCli> {
-  const fresh = importing.then(() => {
+  const fresh = importing.then(async () => {
     vi.resetModules();
-    return import("./in-process.js");
+    const inProcess = await import("./in-process.js");
+    // The CLI imports each command when a run first needs it: import them all now, before the
+    // next reset, so that they share this CLI's modules rather than a later one's.
+    const { buildProgram } = await import("../../src/cli/program.js");
+    await buildProgram({ ...captureStreams(), env: {}, cwd: process.cwd() }, () => undefined);
+    return inProcess;
   });
   importing = fresh.catch(() => undefined);
   const { runCliInProcess } = await fresh;
