@@ -106,7 +106,7 @@ function renderTies(plan: Plan, sections: readonly FamilySection[], budget: numb
     ),
   );
   return renderWarning(
-    `${count[0]?.toUpperCase()}${count.slice(1)}: apply can go ahead, but see below.`,
+    `${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`,
     messages,
     budget,
   );
