@@ -100,5 +100,12 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("order ties on %s", (profil
     expect(again.stdout).toContain('! order tie: "Tracker" (id ');
     expect(again.stdout).toContain(') shares order 1 with unmanaged "Hand-made" (id 100)');
     expect(again.stdout).toContain("No changes.");
+
+    // Export applies the same rule: it writes the tie as it is, and says so.
+    const exported = await server.run(["export", "--project", "3"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(
+      /^warning: records "Tracker" \(id \d+\), "Hand-made" \(id 100\) in plugin_configs share order 1: which of them runs first is not defined \(the service lists them by plugin id\); exported as they are, give them distinct orders in the manifest to settle it\n$/,
+    );
   });
 });
