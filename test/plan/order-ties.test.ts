@@ -82,28 +82,41 @@ describe("order ties with unmanaged records", () => {
 
   it("says nothing once the plan moves the managed record away from an earlier tie", () => {
     const tied = remoteRecord({ id: 3, name: "A", plugin: 1, order: 2 });
+    expect(tiesOf(configs("A:2"), [tied, unmanaged(7, 2)])?.map((tie) => tie.order)).toEqual([2]);
     expect(tiesOf(configs("A"), [tied, unmanaged(7, 2)])).toBeUndefined();
   });
 
   it("says nothing with prune: the unmanaged records are deleted", () => {
+    expect(tiesOf(configs("New"), [unmanaged(7, 1)], { prune: false })).toHaveLength(1);
     expect(tiesOf(configs("New"), [unmanaged(7, 1)], { prune: true })).toBeUndefined();
   });
 
-  it("says nothing of unmanaged records tied with each other, nor of configs tied with each other", () => {
-    expect(tiesOf(configs("A"), [unmanaged(7, 4), unmanaged(8, 4)])).toBeUndefined();
-    expect(tiesOf(configs("A:1", "B:1"), [unmanaged(7, 2)])).toBeUndefined();
+  it("says nothing of unmanaged records tied only with each other, nor of configs tied only with each other", () => {
+    const pair = [unmanaged(7, 4), unmanaged(8, 4)];
+    expect(tiesOf(configs("A"), pair)).toBeUndefined();
+    expect(tiesOf(configs("A:1", "B:1"), [unmanaged(9, 2)])).toBeUndefined();
+    // The same records, once a config joins them, are one tie naming all of them.
+    const ties = tiesOf(configs("A:1", "B:1", "C:4"), [...pair, unmanaged(9, 2)]);
+    expect(ties?.map((tie) => [tie.order, tie.managed.length, tie.unmanaged.map((r) => r.id)])).toEqual([
+      [4, 1, [7, 8]],
+    ]);
   });
 
   it("ignores the frontend apps that plugin_configs lists too (posthog-2024), however they are ordered", () => {
     const banner = remoteRecord({ id: 20, name: "Banner", plugin: 40, order: 1 });
+    expect(tiesOf(configs("A"), [unmanaged(7, 1)], { frontend: [banner] })?.[0]?.unmanaged).toEqual([
+      { id: 7, name: "Hand 7", plugin: 57 },
+    ]);
     expect(tiesOf(configs("A"), [], { frontend: [banner] })).toBeUndefined();
   });
 
-  it("leaves a plan without ties as it was: no orderTies key", () => {
-    const { plan } = computePlan(
-      { families: [desiredFamily("1", PC, configs("A"))] },
-      { families: [{ project: "1", family: PC, records: [unmanaged(7, 2)] }] },
-    );
-    expect(Object.keys(plan?.families[0] ?? {})).not.toContain("orderTies");
+  it("adds orderTies to a family's report only where there is a tie", () => {
+    const planFor = (order: number) =>
+      computePlan(
+        { families: [desiredFamily("1", PC, configs("A"))] },
+        { families: [{ project: "1", family: PC, records: [unmanaged(7, order)] }] },
+      ).plan;
+    expect(Object.keys(planFor(1)?.families[0] ?? {})).toContain("orderTies");
+    expect(Object.keys(planFor(2)?.families[0] ?? {})).not.toContain("orderTies");
   });
 });
