@@ -305,6 +305,7 @@ function planFamily(
     const claim = claims.byConfig.get(config);
     const source = formatSource(config.source);
     const { name, plugin, order } = config.fields;
+    const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
     if (!claim) {
       placed.push({ id: null, name, plugin, order, placed: "create", source });
       changes.push({
@@ -315,6 +316,7 @@ function planFamily(
         id: null,
         fields: createFields(config.fields),
         source,
+        ...via,
       });
       continue;
     }
@@ -337,6 +339,7 @@ function planFamily(
         id: record.id,
         fields,
         source,
+        ...via,
       });
       touchedIds.push(record.id);
     }
