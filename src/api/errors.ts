@@ -5,6 +5,7 @@
 
 import { STATUS_CODES } from "node:http";
 import { PcsyncError } from "../errors.js";
+import { formatBytes } from "../format-bytes.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
 /** What an error needs to know about the request that failed. */
@@ -319,12 +320,6 @@ export class InvalidApiKeyError extends PcsyncError {
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }
 
 /**

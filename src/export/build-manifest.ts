@@ -4,6 +4,7 @@
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
+import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 interface FamilyList {
@@ -116,6 +117,15 @@ export function buildManifest(input: ExportInput): ExportResult {
     // A record that another family's list holds too is exported once, under its own family.
     const otherIds = idsOfOtherFamilies(family, lists);
     const listed = sortByOrder(entry.records.filter((record) => !otherIds.has(record.id)));
+    // Written as they are (the export must plan back to no changes), but said: see order-ties.ts.
+    for (const { order, items } of groupTiedOrders(listed)) {
+      const named = items.map(
+        (record) => `${record.name === null ? "unnamed" : `"${record.name}"`} (id ${record.id})`,
+      );
+      warnings.push(
+        `records ${named.join(", ")} in ${family} share order ${order}: ${TIE_EFFECT}; exported as they are, give them distinct orders in the manifest to settle it`,
+      );
+    }
     const records = selectExportable(listed, family, warnings);
     const positional = records.every(({ record }, index) => record.order === index + 1);
 

@@ -3,6 +3,7 @@
 // attacker would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
 
 import {
+  type Alias,
   isAlias,
   isMap,
   isPair,
@@ -12,6 +13,7 @@ import {
   type Node,
   parseDocument,
   type Scalar,
+  visit,
 } from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
 
@@ -74,7 +76,10 @@ export interface ParsedYaml {
 export interface YamlLimits {
   /** Deepest nesting of maps and lists (a manifest needs 6). */
   maxDepth: number;
-  /** Nodes that aliases may expand to in all; an alias bomb needs millions. */
+  /**
+   * Nodes that aliases may expand to in all, or one per character of the text if that is more: a
+   * large manifest may alias a value in each of its configs, an alias bomb needs millions.
+   */
   maxAliasExpansion: number;
 }
 
@@ -154,6 +159,8 @@ class TreeConverter {
   /** Set when a limit cut the tree short. */
   truncated = false;
   private aliasExpansion = 0;
+  /** Each alias's anchored node, found in one pass: resolving each alias alone is quadratic. */
+  private aliasTargets: Map<Alias, Node | undefined> | undefined;
   private aliasBudgetReported = false;
   private depthReported = false;
   /** Nodes being converted, to refuse an alias to one of its own ancestors. */
@@ -170,13 +177,14 @@ class TreeConverter {
   convert(node: unknown, depth: number, viaAlias = false): ValueNode {
     const start = rangeStart(node);
     const position = this.positionAt(start);
-    if (viaAlias && ++this.aliasExpansion > this.limits.maxAliasExpansion) {
+    const aliasBudget = Math.max(this.limits.maxAliasExpansion, this.text.length);
+    if (viaAlias && ++this.aliasExpansion > aliasBudget) {
       this.truncated = true;
       if (!this.aliasBudgetReported) {
         this.aliasBudgetReported = true;
         this.errors.push({
           position,
-          message: `aliases expand to more than ${this.limits.maxAliasExpansion} values (an alias bomb?); write the data out or use fewer aliases`,
+          message: `aliases expand to more than ${aliasBudget} values (an alias bomb?); write the data out or use fewer aliases`,
         });
       }
       return this.emptyScalar(start);
@@ -194,7 +202,7 @@ class TreeConverter {
     }
 
     if (isAlias(node)) {
-      const target = node.resolve(this.document);
+      const target = this.resolveAlias(node);
       if (target === undefined) {
         this.errors.push({
           position,
@@ -222,6 +230,22 @@ class TreeConverter {
     }
     if (isScalar(node)) return this.convertScalar(node);
     return this.emptyScalar(start);
+  }
+
+  /** As `alias.resolve(document)`: the last node anchored with its name before it. */
+  private resolveAlias(alias: Alias): Node | undefined {
+    if (this.aliasTargets === undefined) {
+      const targets = new Map<Alias, Node | undefined>();
+      const anchors = new Map<string, Node>();
+      visit(this.document, {
+        Node: (_key, node) => {
+          if (isAlias(node)) targets.set(node, anchors.get(node.source));
+          else if (node.anchor) anchors.set(node.anchor, node);
+        },
+      });
+      this.aliasTargets = targets;
+    }
+    return this.aliasTargets.get(alias);
   }
 
   private convertMap(

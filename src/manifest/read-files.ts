@@ -4,6 +4,7 @@
 import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { formatBytes } from "../format-bytes.js";
 import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
 
 export interface ManifestSource {
@@ -13,14 +14,23 @@ export interface ManifestSource {
 }
 
 export interface ReadLimits {
-  /** Largest manifest file read; a real manifest is far smaller. */
+  /**
+   * Largest manifest file read. A generated fleet manifest can be large (20,000 configs are about
+   * 1.4 MB), and one project's family cannot be split across files: the cap only stops a file that
+   * is no manifest from filling memory.
+   */
   maxFileBytes: number;
+  /** Largest var file read: it holds `NAME: value` lines, and may be a pipe or a device. */
+  maxVarFileBytes: number;
   /** Most files read from the directories given. */
   maxFiles: number;
 }
 
+const MIB = 1024 * 1024;
+
 export const DEFAULT_READ_LIMITS = {
-  maxFileBytes: 1024 * 1024,
+  maxFileBytes: 64 * MIB,
+  maxVarFileBytes: MIB,
   maxFiles: 1000,
 } as const satisfies ReadLimits;
 
@@ -114,16 +124,17 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   // A device or pipe could be endless: only regular files are read.
   if (!info.isFile())
     return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
-  if (info.size > limits.maxFileBytes) {
-    return {
-      problem: `file is ${info.size} bytes, over the ${limits.maxFileBytes}-byte limit for a manifest; split it into several files`,
-    };
-  }
+  if (info.size > limits.maxFileBytes) return { problem: describeOversize(info.size, limits.maxFileBytes) };
   const bytes = await readFile(absolute).catch((error: unknown) => error);
   if (!(bytes instanceof Buffer)) return { problem: "cannot read the file; check its permissions" };
+  // The file grew between stat and read.
   if (bytes.length > limits.maxFileBytes)
-    return { problem: `file is over the ${limits.maxFileBytes}-byte limit` };
+    return { problem: describeOversize(bytes.length, limits.maxFileBytes) };
   return decodeManifestText(bytes);
+}
+
+function describeOversize(size: number, limit: number): string {
+  return `file is ${size} bytes, over the ${formatBytes(limit)} limit for one manifest file; split it into several files (by project: a project's families may sit in different files) and pass them all with -f, or a directory of them`;
 }
 
 /** Reads the `--var-file` files, in the order given; a missing one is an error, as the user named it. */
@@ -148,7 +159,7 @@ export async function readVarFiles(
       );
       continue;
     }
-    const result = await readBounded(absolute, limits.maxFileBytes);
+    const result = await readBounded(absolute, limits.maxVarFileBytes);
     if (typeof result === "string") {
       errors.push(makeError(display, WHOLE_FILE, result));
       continue;
@@ -171,7 +182,9 @@ async function readBounded(absolute: string, maxBytes: number): Promise<Uint8Arr
     for await (const chunk of createReadStream(absolute, { highWaterMark: 64 * 1024 })) {
       const buffer = chunk as Buffer;
       size += buffer.length;
-      if (size > maxBytes) return `file is over the ${maxBytes}-byte limit for a var file`;
+      if (size > maxBytes) {
+        return `file is over the ${formatBytes(maxBytes)} limit for a var file; a var file holds \`NAME: value\` lines: keep large data out of it`;
+      }
       chunks.push(buffer);
     }
   } catch (error) {

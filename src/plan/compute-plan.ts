@@ -8,6 +8,7 @@ import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from 
 import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
+import { findOrderTies, type PlacedConfig } from "./order-ties.js";
 import { describeGuardFinding, findGuard } from "./safety-guards.js";
 import type {
   CurrentFamily,
@@ -16,6 +17,7 @@ import type {
   GuardFinding,
   GuardViolation,
   OrderMove,
+  OrderTie,
   Plan,
   PlannedChange,
   PlannedReorder,
@@ -304,12 +306,16 @@ function planFamily(
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
   const touchedIds: number[] = [];
+  // Where each config stands once the plan is applied, to find the orders it shares (order-ties.ts).
+  const placed: PlacedConfig[] = [];
 
   for (const config of desiredFamily.configs) {
     const claim = claims.byConfig.get(config);
     const source = formatSource(config.source);
+    const { name, plugin, order } = config.fields;
     const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
     if (!claim) {
+      placed.push({ id: null, name, plugin, order, placed: "create", source });
       changes.push({
         action: "create",
         project,
@@ -323,6 +329,14 @@ function planFamily(
       continue;
     }
     const { record } = claim;
+    placed.push({
+      id: record.id,
+      name,
+      plugin,
+      order,
+      placed: record.order === order ? "kept" : "move",
+      source,
+    });
     const fields = diffFields(config.fields, record);
     if (Object.keys(fields).length > 0) {
       changes.push({
@@ -363,6 +377,8 @@ function planFamily(
     : [];
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
   appendAll(changes, deletes);
+  // With prune, every unclaimed record of the family is deleted: none is left to tie with.
+  const orderTies: OrderTie[] = desiredFamily.prune ? [] : findOrderTies(placed, unclaimed);
 
   const guard = findGuard(
     {
@@ -394,6 +410,7 @@ function planFamily(
             order: record.order,
             enabled: record.enabled,
           })),
+      ...(orderTies.length > 0 ? { orderTies } : {}),
     },
     guards: guard === undefined ? [] : [guard],
     touchedIds,

@@ -53,6 +53,35 @@ export interface UnmanagedRecord {
   enabled: boolean;
 }
 
+/** A config of the manifest at a tied order, after apply. */
+export interface TiedConfig {
+  /** Record id; null for a config the plan creates. */
+  id: number | null;
+  name: string;
+  plugin: number;
+  /** How the config comes to the order: created at it, moved to it, or already there. */
+  placed: "create" | "move" | "kept";
+  /** `file:line` of the manifest config. */
+  source: string;
+}
+
+/** A record the manifest does not manage, at a tied order: the plan never moves it. */
+export interface TiedRecord {
+  id: number;
+  name: string | null;
+  plugin: number;
+}
+
+/**
+ * An order that, once the plan is applied, the manifest's configs share with records it does not
+ * manage: which of them runs first is not defined (see order-ties.ts).
+ */
+export interface OrderTie {
+  order: number;
+  managed: TiedConfig[];
+  unmanaged: TiedRecord[];
+}
+
 /** What the plan read of one family, for stale-plan detection and reporting. */
 export interface FamilyReport {
   project: string;
@@ -64,6 +93,8 @@ export interface FamilyReport {
   membership: string;
   /** Records in the list that no manifest config claims and that are not deleted. */
   unmanaged: UnmanagedRecord[];
+  /** Orders shared by configs of the manifest and unmanaged records after apply; absent if none. */
+  orderTies?: OrderTie[];
 }
 
 /** A safety guard: a prune may not empty a family, nor delete more than a share of a large one. */

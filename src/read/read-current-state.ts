@@ -11,8 +11,9 @@ import type { CurrentFamily, CurrentState } from "../plan/types.js";
 import { type FamilyRead, readFamily } from "./read-family.js";
 
 /**
- * The lists a plan of `desired` must read: a family it prunes must tell its own records from those
- * of the families its list also shows (see family-lists.ts). Desired families come sorted by
+ * The lists a plan of `desired` must read: a family must tell its own records from those of the
+ * families its list also shows (see family-lists.ts), to prune only its own and to warn only of
+ * order ties with its own unmanaged records. Desired families come sorted by
  * project, so a project's lists stay side by side: it can be planned as soon as they are read.
  * Each list names the plugins whose configs the manifest wants without a description.
  */
@@ -25,7 +26,7 @@ export function listsToPlan(desired: DesiredState): FamilyRead[] {
     if (plugins.length > 0) emptied.set(familyKey(project, family), [...new Set(plugins)]);
   }
   const refs = listsToRead(
-    desired.families.map(({ project, family, prune }) => ({ project, family, wholeFamily: prune })),
+    desired.families.map(({ project, family }) => ({ project, family, wholeFamily: true })),
   );
   return refs.map((ref) => {
     const pluginInfoFor = emptied.get(familyKey(ref.project, ref.family));

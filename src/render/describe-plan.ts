@@ -3,9 +3,11 @@
 
 import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
+import { TIE_EFFECT } from "../plan/order-ties.js";
 import type {
   GuardViolation,
   OrderMove,
+  OrderTie,
   Plan,
   PlannedChange,
   PlanSummary,
@@ -38,6 +40,8 @@ export interface FamilySection {
   counts: PlanSummary;
   items: PlanItem[];
   unmanaged: UnmanagedRecord[];
+  /** Orders the manifest's configs share with unmanaged records after apply: warnings. */
+  ties: OrderTie[];
   guards: GuardViolation[];
 }
 
@@ -69,6 +73,7 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
         counts: { create: 0, update: 0, delete: 0, reorder: 0 },
         items: [],
         unmanaged: [],
+        ties: [],
         guards: [],
       };
       sections.set(key, section);
@@ -76,8 +81,11 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
     return section;
   };
 
-  for (const report of plan.families)
-    appendAll(sectionFor(report.project, report.family).unmanaged, report.unmanaged);
+  for (const report of plan.families) {
+    const section = sectionFor(report.project, report.family);
+    appendAll(section.unmanaged, report.unmanaged);
+    appendAll(section.ties, report.orderTies ?? []);
+  }
   // Creates, updates, deletes, then moves: the order in which apply performs them.
   const changes = plan.changes
     .map((change, index) => ({ change, index }))
@@ -95,7 +103,11 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
   for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
 
   return [...sections.values()].filter(
-    (section) => section.items.length > 0 || section.unmanaged.length > 0 || section.guards.length > 0,
+    (section) =>
+      section.items.length > 0 ||
+      section.unmanaged.length > 0 ||
+      section.ties.length > 0 ||
+      section.guards.length > 0,
   );
 }
 
@@ -148,6 +160,38 @@ export function describeUnmanaged(
     .join(", ");
   const rest = records.length > UNMANAGED_NAMED ? ` and ${records.length - UNMANAGED_NAMED} more` : "";
   return `unmanaged: ${count} left alone: ${named}${rest}`;
+}
+
+const PLACED: Record<OrderTie["managed"][number]["placed"], string> = {
+  create: "to create, ",
+  move: "moved here, ",
+  kept: "",
+};
+
+/**
+ * `"New" (to create) would share order 1 with unmanaged "Old" (id 7): …; give …`: the tie, what it
+ * means, and the two ways out, in the words of every format.
+ */
+export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
+  const configs = tie.managed.map(({ id, name, placed }) => {
+    const details = `${PLACED[placed]}${id === null ? "" : `id ${id}`}`.replace(/, $/, "");
+    return `${formatName(name, options)} (${details})`;
+  });
+  const records = tie.unmanaged.map(({ id, name }) => `${formatName(name, options)} (id ${id})`);
+  const plans = tie.managed.some(({ placed }) => placed !== "kept");
+  const them = tie.unmanaged.length === 1 ? "the record" : "the records";
+  const ids = tie.unmanaged.map(({ id }) => `id: ${id}`).join(", ");
+  return (
+    `${configs.join(" and ")} ${plans ? "would share" : configs.length === 1 ? "shares" : "share"} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ` +
+    `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})`
+  );
+}
+
+/** `2 order ties with records the manifest does not manage`, or undefined if there are none. */
+export function describeTieCount(plan: Plan): string | undefined {
+  const count = plan.families.reduce((total, report) => total + (report.orderTies?.length ?? 0), 0);
+  if (count === 0) return undefined;
+  return `${count === 1 ? "1 order tie" : `${count} order ties`} with records the manifest does not manage`;
 }
 
 /** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */

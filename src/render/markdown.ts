@@ -3,8 +3,10 @@
 
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
+  describeOrderTie,
   describePlan,
   describeSummary,
+  describeTieCount,
   describeUnmanaged,
   type FamilySection,
   hasPlannedChanges,
@@ -35,7 +37,7 @@ const MARKDOWN_VALUES: ValueOptions = { maxValueChars: 200 };
 const MAX_LINE_CHARS = 600;
 const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
-const MAX_GUARD_CHARS = 400;
+const MAX_WARNING_CHARS = 600;
 
 /** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]/g;
@@ -51,6 +53,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const top = [PLAN_COMMENT_MARKER, title, summary];
   const guards = renderGuards(plan, Math.floor(maxChars / 10));
   if (guards) top.push(guards);
+  const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
+  if (ties) top.push(ties);
   if (changed) top.push(renderTable(sections, Math.floor(maxChars / 4)));
   const head = `${top.join("\n\n")}\n\n`;
 
@@ -85,18 +89,43 @@ function escapeCodeLine(line: string): string {
 }
 
 function renderGuards(plan: Plan, budget: number): string | undefined {
-  if (plan.guards.length === 0) return undefined;
-  const lines = ["> [!WARNING]", "> Safety guards: apply will refuse this plan unless `--force`."];
+  const heading = "Safety guards: apply will refuse this plan unless `--force`.";
+  return renderWarning(
+    heading,
+    plan.guards.map((guard) => guard.message),
+    budget,
+  );
+}
+
+function renderTies(plan: Plan, sections: readonly FamilySection[], budget: number): string | undefined {
+  const count = describeTieCount(plan);
+  if (count === undefined) return undefined;
+  const messages = sections.flatMap((section) =>
+    section.ties.map(
+      (tie) => `project ${section.project} / ${section.family}: ${describeOrderTie(tie, MARKDOWN_VALUES)}`,
+    ),
+  );
+  return renderWarning(
+    `${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`,
+    messages,
+    budget,
+  );
+}
+
+/** A `> [!WARNING]` block: a heading and as many of the messages as fit in `budget` characters. */
+function renderWarning(heading: string, messages: readonly string[], budget: number): string | undefined {
+  if (messages.length === 0) return undefined;
+  const lines = ["> [!WARNING]", `> ${heading}`];
   let length = lines.join("\n").length;
   let shown = 0;
-  for (const guard of plan.guards) {
-    const line = `> - ${escapeText(truncateCodePoints(guard.message, MAX_GUARD_CHARS))}`;
+  for (const message of messages) {
+    const line = `> - ${escapeText(truncateCodePoints(message, MAX_WARNING_CHARS))}`;
     if (length + line.length + 1 > budget) break;
     lines.push(line);
     length += line.length + 1;
     shown += 1;
   }
-  if (shown < plan.guards.length) lines.push(`> - … and ${plan.guards.length - shown} more`);
+  if (shown < messages.length) lines.push(`> - … and ${messages.length - shown} more`);
   return lines.join("\n");
 }
 
@@ -168,6 +197,10 @@ function buildBlock(section: FamilySection): Block {
     items.push(escapeCodeLine(`  ${unmanaged}`));
     isChange.push(false);
   }
+  for (const tie of section.ties) {
+    items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
+    isChange.push(false);
+  }
   const open = `<details><summary>${describeSection(section)}</summary>\n\n`;
   const block = { open, items, isChange, changeCount: section.items.length, full: "" };
   block.full = renderBlock(block, items.length);
@@ -209,7 +242,7 @@ function renderCutNote(block: Block, shown: number): string {
   const hidden = block.isChange.slice(shown).filter(Boolean).length;
   const what =
     hidden === 0
-      ? "The unmanaged records are"
+      ? "The notes on unmanaged records are"
       : hidden === 1
         ? "1 more change is"
         : `${hidden} more changes are`;

@@ -5,8 +5,10 @@ import type { Writable } from "node:stream";
 import type { Plan } from "../plan/types.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
+  describeOrderTie,
   describePlan,
   describeSummary,
+  describeTieCount,
   describeUnmanaged,
   type FamilySection,
   hasPlannedChanges,
@@ -56,6 +58,8 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
       `${paint("yellow", `Warning: ${guards} above: apply will refuse this plan unless --force.`)}\n`,
     );
   }
+  const ties = describeTieCount(plan);
+  if (ties) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
 }
 
 function renderSection(
@@ -73,6 +77,9 @@ function renderSection(
   }
   const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES);
   if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
+  for (const tie of section.ties) {
+    lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);
+  }
   for (const guard of section.guards) {
     lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
   }

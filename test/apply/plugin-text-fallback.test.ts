@@ -21,6 +21,8 @@ import {
 
 const PLUGIN = { id: 12, name: "Plugin", description: "Plugin text" };
 const CONFIGS = "/api/projects/1/plugin_configs";
+// Read with plugin_configs, whose list also shows the frontend apps here.
+const FRONTEND_APPS = "/api/projects/1/pipeline_frontend_apps_configs";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,6 +41,7 @@ async function startService(description: string | null) {
   const server = await startScriptedServer((request: RecordedRequest, response) => {
     const path = request.url.split("?")[0]?.replace(/\/$/, "");
     if (request.method === "GET" && path === CONFIGS) return sendJson(response, 200, page([show(null)]));
+    if (request.method === "GET" && path === FRONTEND_APPS) return sendJson(response, 200, page([]));
     if (path !== `${CONFIGS}/7`) return sendJson(response, 404, {});
     if (request.method === "PATCH") stored.description = JSON.parse(request.body).description;
     return sendJson(response, 200, show(PLUGIN));
@@ -59,8 +62,11 @@ const desiredWith = (description: string | null): DesiredState => ({
   ],
 });
 
+/** The requests, less the frontend apps' list (read to tell them from plugin_configs' own records). */
 const requestsOf = (requests: RecordedRequest[]) =>
-  requests.map((request) => `${request.method} ${request.url}`);
+  requests
+    .map((request) => `${request.method} ${request.url}`)
+    .filter((request) => !request.startsWith(`GET ${FRONTEND_APPS}/?`));
 
 describe("a description shown as the plugin's own (posthog-2024)", () => {
   for (const description of [null, ""]) {

@@ -178,7 +178,7 @@ describe("loading with var files", () => {
   it("stops reading an endless device at the size limit", async () => {
     const result = await loadManifests([], { env: {}, cwd: directory, varFiles: ["/dev/zero"] });
     expect(result.errors.map(formatDiagnostic)[0]).toBe(
-      "/dev/zero: file is over the 1048576-byte limit for a var file",
+      "/dev/zero: file is over the 1 MiB limit for a var file; a var file holds `NAME: value` lines: keep large data out of it",
     );
   });
 

@@ -7,10 +7,13 @@ import type {
   FieldChange,
   GuardViolation,
   OrderMove,
+  OrderTie,
   Plan,
   PlannedChange,
   PlannedReorder,
   PlanSummary,
+  TiedConfig,
+  TiedRecord,
   UnmanagedRecord,
 } from "../../src/plan/types.js";
 import { renderJson } from "../../src/render/index.js";
@@ -76,6 +79,16 @@ const FULL_PLAN: Plan = {
       recordCount: 2,
       membership: "a1b2c3d4e5f60718",
       unmanaged: [{ id: 7, name: null, plugin: 41, order: 2, enabled: false }],
+      orderTies: [
+        {
+          order: 2,
+          managed: [
+            { id: null, name: "GeoIP", plugin: 12, placed: "create", source: "pcsync.yaml:12" },
+            { id: 4, name: "Tagger", plugin: 3, placed: "move", source: "pcsync.yaml:16" },
+          ],
+          unmanaged: [{ id: 7, name: null, plugin: 41 }],
+        },
+      ],
     },
   ],
   fingerprints: {
@@ -146,7 +159,23 @@ const KEYS = {
     recordCount: "required",
     membership: "required",
     unmanaged: "required",
+    orderTies: "optional",
   } satisfies Record<keyof FamilyReport, Presence>,
+  orderTie: { order: "required", managed: "required", unmanaged: "required" } satisfies Record<
+    keyof OrderTie,
+    Presence
+  >,
+  tiedConfig: {
+    id: "required",
+    name: "required",
+    plugin: "required",
+    placed: "required",
+    source: "required",
+  } satisfies Record<keyof TiedConfig, Presence>,
+  tiedRecord: { id: "required", name: "required", plugin: "required" } satisfies Record<
+    keyof TiedRecord,
+    Presence
+  >,
   guard: { project: "required", family: "required", rule: "required", message: "required" } satisfies Record<
     keyof GuardViolation,
     Presence

@@ -1,0 +1,53 @@
+// Order ties: records of one family at one order, whose relative order the service does not define
+// (its lists break the tie by plugin id). The one home of the rule that plan and export apply.
+
+import type { OrderTie, TiedConfig, TiedRecord } from "./types.js";
+
+/** A config of the manifest where the plan leaves it. */
+export type PlacedConfig = TiedConfig & { order: number };
+
+/** What a tie means, in the words every warning about one uses. */
+export const TIE_EFFECT = "which of them runs first is not defined (the service lists them by plugin id)";
+
+/** The items sharing an order with another, grouped by order, lowest first; each group keeps its input order. */
+export function groupTiedOrders<T extends { order: number }>(
+  items: readonly T[],
+): { order: number; items: T[] }[] {
+  const byOrder = new Map<number, T[]>();
+  for (const item of items) {
+    const group = byOrder.get(item.order);
+    if (group) group.push(item);
+    else byOrder.set(item.order, [item]);
+  }
+  return [...byOrder]
+    .filter(([, group]) => group.length > 1)
+    .sort(([a], [b]) => a - b)
+    .map(([order, group]) => ({ order, items: group }));
+}
+
+/**
+ * The orders that the manifest's configs, as the plan leaves them, share with unmanaged records.
+ * Configs tied only with each other are the manifest's own doing (its checks warn of them), and
+ * unmanaged records tied only with each other are not the manifest's business: neither is listed.
+ */
+export function findOrderTies(
+  managed: readonly PlacedConfig[],
+  unmanaged: readonly (TiedRecord & { order: number })[],
+): OrderTie[] {
+  const tagged = [
+    ...managed.map((config) => ({ order: config.order, config })),
+    ...unmanaged.map((record) => ({ order: record.order, record })),
+  ];
+  const ties: OrderTie[] = [];
+  for (const { order, items } of groupTiedOrders(tagged)) {
+    const configs = items.flatMap((item) => ("config" in item ? [item.config] : []));
+    const records = items.flatMap((item) => ("record" in item ? [item.record] : []));
+    if (configs.length === 0 || records.length === 0) continue;
+    ties.push({
+      order,
+      managed: configs.map(({ id, name, plugin, placed, source }) => ({ id, name, plugin, placed, source })),
+      unmanaged: records.map(({ id, name, plugin }) => ({ id, name, plugin })),
+    });
+  }
+  return ties;
+}
