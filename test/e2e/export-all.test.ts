@@ -150,5 +150,11 @@ describe.concurrent("export project selection", () => {
     );
     expect(pluginConfigs.map((config) => config.name)).not.toContain("Notification Bar");
     expect(result.stdout).not.toContain("id:");
+    const target = join(dir, "fleet.yaml");
+    const written = await server.run(["export", "--all", "--templates", "-o", target]);
+    expect(written.stderr).toBe(
+      `Wrote 37 configs of 6 projects in ${target} (${Object.keys(document.templates).length} templates)\n`,
+    );
+    expect(await readFile(target, "utf8")).toBe(result.stdout);
   });
 });

@@ -1,6 +1,6 @@
 // `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { type ApiClient, listProjects } from "../../api/index.js";
@@ -15,7 +15,12 @@ import { listsToRead } from "../../family-lists.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  concurrencyOf,
+  createClientFromFlags,
+} from "../connection.js";
 import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
@@ -65,6 +70,13 @@ async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<st
   return [...new Set(projects)].sort(compareProjectIds);
 }
 
+async function fileExists(path: string): Promise<boolean> {
+  return await stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 function compareProjectIds(a: string, b: string): number {
   const numeric = /^\d+$/;
   if (numeric.test(a) && numeric.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -104,6 +116,10 @@ Examples:
     const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
+    // Before any request: --templates does not merge into a manifest someone keeps.
+    if (flags.templates && flags.out && (await fileExists(resolve(io.cwd, flags.out)))) {
+      throw new TemplatesTargetExistsError(flags.out);
+    }
     const client = await createClientFromFlags(flags, io);
     try {
       const projects = await selectProjects(flags, client);
@@ -115,7 +131,9 @@ Examples:
         projects.flatMap((project) => families.map((family) => ({ project, family, wholeFamily: true }))),
       );
       const withPluginInfo = toRead.map((ref) => ({ ...ref, pluginInfoFor: "all" as const }));
-      const read = (await readCurrentState(client, withPluginInfo, { concurrency: 2 })).families;
+      // As many lists in flight as plan reads: an export of every project reads hundreds.
+      const read = (await readCurrentState(client, withPluginInfo, { concurrency: concurrencyOf(flags) }))
+        .families;
       const results = projects.map((project) => {
         const lists = read.filter((item) => item.project === project);
         return buildManifest({
@@ -128,10 +146,9 @@ Examples:
         const about = projects.length === 1 ? "" : `project ${result.project}: `;
         for (const warning of result.warnings) io.stderr.write(`warning: ${about}${warning}\n`);
       }
+      const factored = flags.templates ? factorTemplates(results) : undefined;
       const render = () =>
-        flags.templates
-          ? renderTemplatedManifest(factorTemplates(results), results)
-          : renderNewManifest(results);
+        factored ? renderTemplatedManifest(factored, results) : renderNewManifest(results);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
       const refuseSecret = (text: string, what: string, existing?: string) =>
         refuseSecretIn(
@@ -152,7 +169,7 @@ Examples:
         // Relative to the command's working directory, as the manifest paths are.
         const target = resolve(io.cwd, flags.out);
         const existing = await readFile(target, "utf8").catch(() => undefined);
-        if (existing !== undefined && flags.templates) throw new TemplatesTargetExistsError(flags.out);
+        if (existing !== undefined && factored) throw new TemplatesTargetExistsError(flags.out);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined
@@ -169,8 +186,11 @@ Examples:
         await writeFileAtomic(target, text);
         const configCount = results.reduce((total, result) => total + result.configCount, 0);
         const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
+        const templates = factored?.templates.length;
+        const shared =
+          templates === undefined ? "" : ` (${templates} ${templates === 1 ? "template" : "templates"})`;
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}${shared}\n`,
         );
       } else {
         const text = render();
