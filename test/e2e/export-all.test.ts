@@ -10,15 +10,13 @@ import { dataWith } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { fleetData } from "../support/fleet-data.js";
 import { openServer, startServer, type TestServer } from "../support/test-server.js";
-import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
+import { temporaryDirectory } from "../support/work-dir.js";
 
-let dir: string;
-let write: WriteFile;
-let removeWorkDir: () => Promise<void>;
-beforeAll(async () => {
-  ({ path: dir, write, remove: removeWorkDir } = await temporaryDirectory());
-});
-afterAll(() => removeWorkDir());
+// One directory for the file's tests; each file written gets a name of its own (see work-dir.ts).
+const work = await temporaryDirectory();
+afterAll(() => work.remove());
+const dir = work.path;
+const write = work.write;
 
 describe.concurrent.each<ProfileName>(["seed", "posthog-2024"])("export --all on %s", (profile) => {
   let server: TestServer;
