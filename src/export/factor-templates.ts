@@ -102,7 +102,9 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   const projectsByKey = new Map<string, string[]>();
   for (const entry of entries) {
     if (entry.config.id !== undefined) continue;
-    projectsByKey.set(entry.key, [...(projectsByKey.get(entry.key) ?? []), entry.project]);
+    const projects = projectsByKey.get(entry.key);
+    if (projects) projects.push(entry.project);
+    else projectsByKey.set(entry.key, [entry.project]);
   }
   const groupsBySet = new Map<string, Group>();
   const groupOfKey = new Map<string, Group>();
@@ -126,17 +128,16 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   groups.sort(compareGroups);
   const names = new Map(groups.map((group, index) => [group, templateName(index + 1)]));
 
-  const uses = new Map(
-    results.map((result) => [
-      result.project,
-      groups.filter((group) => group.projects.includes(result.project)),
-    ]),
-  );
+  // Each project's templates, in the order they are written.
+  const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
+  for (const group of groups) for (const project of group.projects) uses.get(project)?.push(group);
   const own = new Map<string, Entry[]>();
   for (const entry of entries) {
     if (groupOfKey.has(entry.key)) continue;
     const key = familyKey(entry.project, entry.family);
-    own.set(key, [...(own.get(key) ?? []), entry]);
+    const list = own.get(key);
+    if (list) list.push(entry);
+    else own.set(key, [entry]);
   }
   for (const list of own.values()) list.sort(byOrderThenName);
   const ownOf = (project: string, family: FamilyName) => own.get(familyKey(project, family)) ?? [];
