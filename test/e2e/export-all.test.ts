@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { ProfileName } from "../../src/emulator/index.js";
-import { dataWith } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { fleetData } from "../support/fleet-data.js";
+import { sendJson, startScriptedServer } from "../support/scripted-server.js";
 import { openServer, startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -107,15 +107,28 @@ describe.concurrent("export project selection", () => {
   });
 
   it("--all reads every page of the project list", async ({ onTestFinished }) => {
-    const data = dataWith([]);
-    // More projects than the emulator's largest page (100).
-    for (let id = 4; id <= 130; id++) data.projects.push({ id, name: `Project ${id}` });
-    const server = await openServer(onTestFinished, "seed", { data });
-    const exported = await server.run(["export", "--all", "--family", FE]);
+    const server = await openServer(onTestFinished, "seed", { data: fleetData() });
+    // In front of the emulator: the project list in pages of 2, whatever limit the client asks for.
+    const front = await startScriptedServer(async (request, response) => {
+      const target = new URL(request.url, server.emulator.url);
+      if (target.pathname === "/api/projects/") target.searchParams.set("limit", "2");
+      const reply = await fetch(target, { headers: { authorization: request.headers.authorization ?? "" } });
+      const text = (await reply.text()).replaceAll(server.emulator.url, front.url);
+      sendJson(response, reply.status, JSON.parse(text));
+    });
+    onTestFinished(() => front.close());
+    const exported = await server.run(["export", "--all", "--family", FE], {
+      env: { PCSYNC_BASE_URL: front.url },
+    });
     expect(exported.code).toBe(0);
     const document = parse(exported.stdout) as { projects: Record<string, unknown> };
-    expect(Object.keys(document.projects)).toHaveLength(130);
-    expect(Object.keys(document.projects).at(-1)).toBe("130");
+    expect(Object.keys(document.projects)).toEqual(["1", "2", "3", "4", "5", "6"]);
+    const pages = front.requests.filter((request) => request.url.startsWith("/api/projects/?"));
+    expect(pages.map((request) => new URL(request.url, front.url).searchParams.get("offset"))).toEqual([
+      null,
+      "2",
+      "4",
+    ]);
   });
 
   it("--templates never updates an existing file (exit 1, file unchanged)", async ({ onTestFinished }) => {
