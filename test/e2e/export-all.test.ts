@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { ProfileName } from "../../src/emulator/index.js";
+import { storedRecord } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { fleetData } from "../support/fleet-data.js";
 import { sendJson, startScriptedServer } from "../support/scripted-server.js";
@@ -129,6 +130,35 @@ describe.concurrent("export project selection", () => {
       "2",
       "4",
     ]);
+  });
+
+  it("each warning names its project; a record pinned by id stays with its project", async ({
+    onTestFinished,
+  }) => {
+    const data = fleetData();
+    for (const project of [4, 5]) {
+      for (const id of [900 + project * 2, 901 + project * 2]) {
+        data.records.push(storedRecord({ id, project, family: PC, plugin: 6, order: 30, name: "Twin" }));
+      }
+    }
+    const server = await openServer(onTestFinished, "seed", { data });
+    const result = await server.run(["export", "--all", "--templates"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'warning: project 4: 2 records in plugin_configs are named "Twin" (ids 908, 909)',
+    );
+    expect(result.stderr).toContain(
+      'warning: project 5: 2 records in plugin_configs are named "Twin" (ids 910, 911)',
+    );
+    const document = parse(result.stdout) as {
+      projects: Record<string, { plugin_configs?: { configs: { name: string; id?: number }[] } }>;
+    };
+    expect(document.projects["4"]?.plugin_configs?.configs).toContainEqual(
+      expect.objectContaining({ name: "Twin", id: 908 }),
+    );
+    expect(document.projects["5"]?.plugin_configs?.configs).toContainEqual(
+      expect.objectContaining({ name: "Twin", id: 910 }),
+    );
   });
 
   it("--templates never updates an existing file (exit 1, file unchanged)", async ({ onTestFinished }) => {
