@@ -6,6 +6,9 @@ import { PcsyncError } from "../errors.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 import { escapeConfig, escapeInterpolation } from "./escape-text.js";
 
+/** Top-level keys of a fleet manifest (templates and project sets). */
+const FLEET_KEYS = ["templates", "project_sets"] as const;
+
 /** The fields export writes; an existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = ["name", "id", "plugin", "enabled", "description", "match_action", "order"] as const;
 
@@ -148,6 +151,15 @@ export function updateManifestText(
     throw new PcsyncError(
       "export_target_invalid",
       `${fileName} is not a pcsync manifest (its top level is not a mapping)`,
+    );
+  }
+  // A templated config written out beside its template would be the same name twice; where a
+  // remote change belongs (the template, an override, the project) is the user's choice.
+  const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
+  if (fleetKeys.length > 0) {
+    throw new PcsyncError(
+      "export_target_fleet",
+      `${fileName} uses ${fleetKeys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over`,
     );
   }
   if (!document.has("version")) document.set("version", 1);

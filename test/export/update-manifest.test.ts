@@ -73,6 +73,16 @@ describe("updateManifestText", () => {
     expect(renderNewManifest([result])).toContain("prune: false");
   });
 
+  it("refuses a fleet manifest: a templated config written out too would be there twice", () => {
+    const fleet =
+      'version: 1\ntemplates:\n  base:\n    plugin_configs:\n      configs: []\nprojects:\n  "1":\n    use: [base]\n';
+    expect(() => updateManifestText(fleet, result, "fleet.yaml")).toThrow(
+      /^fleet.yaml uses templates, which export does not update in place; export to a new file/,
+    );
+    const sets = "version: 1\nproject_sets:\n  - projects: all\n    use: []\n";
+    expect(() => updateManifestText(sets, result, "sets.yaml")).toThrow(/sets.yaml uses project_sets/);
+  });
+
   it("refuses a file that is not a manifest", () => {
     expect(() => updateManifestText("- a\n- b\n", result, "list.yaml")).toThrow(/not a pcsync manifest/);
     expect(() => updateManifestText("a: [\n", result, "broken.yaml")).toThrow(/not valid YAML/);
