@@ -7,77 +7,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { runCli } from "../src/cli/program.js";
-import { type EmulatorData, exampleData, type StoredRecord } from "../src/emulator/index.js";
-import { BENCH_API_KEY } from "./dataset.js";
+import type { EmulatorData } from "../src/emulator/index.js";
+import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
 import type { BenchSettings, Scenario, ScenarioResult } from "./scenarios.js";
 
 const SHARED_CONFIGS = 10;
 const OWN_CONFIGS = 2;
-const TIMESTAMP = "2024-06-01T12:00:00.000Z";
 // The client's page size: one request reads up to this many projects.
 const PROJECTS_PER_PAGE = 1000;
 
-/** Every project: the same 10 plugin configs and 2 frontend apps, then 2 configs of its own. */
+/**
+ * The benchmark fleet (see dataset.ts) with the first 10 plugin configs and every frontend app
+ * renamed alike in each project: then shared, while the last 2 plugin configs stay each project's.
+ */
 function fleetData(projects: number): EmulatorData {
-  const data = exampleData();
-  data.projects = Array.from({ length: projects }, (_, index) => ({
-    id: index + 1,
-    name: `Project ${index + 1}`,
-  }));
-  data.keys = [{ key: BENCH_API_KEY, scopes: null, projects: "*", label: "benchmark" }];
-  data.logEntries = [];
-  const records: StoredRecord[] = [];
-  let id = 1;
-  const add = (
-    fields: Pick<StoredRecord, "project" | "family" | "plugin" | "order" | "name"> & Partial<StoredRecord>,
-  ) =>
-    records.push({
-      id: id++,
-      enabled: true,
-      description: null,
-      deleted: false,
-      match_action: null,
-      config: "{}",
-      error: null,
-      delivery_rate_24h: null,
-      created_at: TIMESTAMP,
-      updated_at: TIMESTAMP,
-      ...fields,
-    });
-  for (let project = 1; project <= projects; project++) {
-    for (let index = 0; index < SHARED_CONFIGS; index++) {
-      add({
-        project,
-        family: "plugin_configs",
-        plugin: (index % 8) + 1,
-        order: index + 1,
-        name: `Shared step ${index + 1}`,
-        enabled: index % 2 === 0,
-        description: index % 3 === 0 ? "Set by the data team" : null,
-      });
-    }
-    for (let index = 0; index < OWN_CONFIGS; index++) {
-      const order = SHARED_CONFIGS + index + 1;
-      add({
-        project,
-        family: "plugin_configs",
-        plugin: 5,
-        order,
-        name: `Project ${project} export ${index + 1}`,
-      });
-    }
-    add({
-      project,
-      family: "pipeline_frontend_apps_configs",
-      plugin: 40,
-      order: 1,
-      name: "Notification Bar",
-    });
-    add({ project, family: "pipeline_frontend_apps_configs", plugin: 41, order: 2, name: "Pineapple Mode" });
+  const data = takeData(buildFleet({ projects, recordsPerFamily: SHARED_CONFIGS + OWN_CONFIGS }));
+  for (const record of data.records) {
+    if (record.family === "plugin_configs" && record.order > SHARED_CONFIGS) continue;
+    record.name = `Shared ${record.family === "plugin_configs" ? "step" : "app"} ${record.order}`;
+    if (record.order % 3 === 0) record.description = "Set by the data team";
   }
-  data.records = records;
-  data.nextIds = { record: id };
   return data;
 }
 
@@ -98,7 +48,7 @@ async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise<{ code
 function exportScenario(projects: number): Scenario {
   return {
     id: `export-${projects}`,
-    title: `export --all (--templates) of ${projects} projects sharing ${SHARED_CONFIGS} configs, ${OWN_CONFIGS} own each`,
+    title: `export --all (--templates) of ${projects} projects x 2 families x ${SHARED_CONFIGS + OWN_CONFIGS} records, all shared but ${OWN_CONFIGS} plugin configs each`,
     default: true,
     async run(settings: BenchSettings): Promise<ScenarioResult> {
       const emulator = await startEmulatorThread({
