@@ -18,6 +18,7 @@ import {
 } from "./dataset.js";
 import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
 import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
+import { EXPORT_SCENARIOS } from "./scenarios-export.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
@@ -584,4 +585,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
   ...STARTUP_SCENARIOS,
+  ...EXPORT_SCENARIOS,
 ];

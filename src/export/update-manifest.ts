@@ -4,18 +4,35 @@
 import { PcsyncError } from "../errors.js";
 import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
+import { escapeConfig, escapeInterpolation } from "./escape-text.js";
+
+/** Top-level keys of a fleet manifest (templates and project sets). */
+const FLEET_KEYS = ["templates", "project_sets"] as const;
 
 /** The fields export writes; an existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = ["name", "id", "plugin", "enabled", "description", "match_action", "order"] as const;
 
-export function renderNewManifest(result: ExportResult): string {
-  const projectBlock: Record<string, unknown> = {};
-  for (const family of result.families)
-    projectBlock[family.family] = { prune: false, configs: family.configs };
-  const document = new Document({ version: 1, projects: { [result.project]: projectBlock } });
-  document.commentBefore = ` Exported by pcsync export --project ${result.project}. prune is false: records added
+/** A new manifest of the exported projects, each written out in full. */
+export function renderNewManifest(results: readonly ExportResult[]): string {
+  const projects: Record<string, unknown> = {};
+  for (const result of results) {
+    const projectBlock: Record<string, unknown> = {};
+    for (const family of result.families)
+      projectBlock[family.family] = { prune: false, configs: family.configs.map(escapeConfig) };
+    projects[result.project] = projectBlock;
+  }
+  const document = new Document({ version: 1, projects });
+  document.commentBefore = `${exportedBy(results)} prune is false: records added
  remotely are left alone until you set prune: true.`;
   return document.toString({ lineWidth: 0 });
+}
+
+/** The first line of an exported manifest's header comment. */
+export function exportedBy(results: readonly ExportResult[]): string {
+  const [only] = results;
+  return results.length === 1 && only
+    ? ` Exported by pcsync export --project ${only.project}.`
+    : ` Exported by pcsync export (${results.length} projects).`;
 }
 
 function scalarValue(node: unknown): unknown {
@@ -37,8 +54,8 @@ const WITHOUT_VARIABLES: ResolveText = (text) => (text.includes("${") ? undefine
  */
 function sameValue(node: unknown, value: unknown, resolveText: ResolveText): boolean {
   const current = scalarValue(node);
-  if (current === value) return true;
-  if (typeof current !== "string" || !current.includes("${")) return false;
+  // Text holding `${` means what it interpolates to, even when it equals the value as written.
+  if (typeof current !== "string" || !current.includes("${")) return current === value;
   const text = resolveText(current);
   if (text === undefined) return false;
   if (typeof value === "string") return text === value;
@@ -60,7 +77,7 @@ function updateConfigNode(
     if (value === undefined) {
       if (node.has(field)) node.delete(field);
     } else if (!sameValue(node.get(field, true), value, resolveText)) {
-      node.set(field, document.createNode(value));
+      node.set(field, document.createNode(typeof value === "string" ? escapeInterpolation(value) : value));
     }
   }
 }
@@ -136,6 +153,15 @@ export function updateManifestText(
       `${fileName} is not a pcsync manifest (its top level is not a mapping)`,
     );
   }
+  // A templated config written out beside its template would be the same name twice; where a
+  // remote change belongs (the template, an override, the project) is the user's choice.
+  const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
+  if (fleetKeys.length > 0) {
+    throw new PcsyncError(
+      "export_target_fleet",
+      `${fileName} uses ${fleetKeys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over`,
+    );
+  }
   if (!document.has("version")) document.set("version", 1);
   const block = projectMap(
     childMap(document.contents, "projects", document),
@@ -167,7 +193,7 @@ export function updateManifestText(
     // keep their comments and key order, records that are gone are dropped.
     seq.items = family.configs.map((config) => {
       const node = take(config);
-      if (!node) return document.createNode(config);
+      if (!node) return document.createNode(escapeConfig(config));
       updateConfigNode(node, config, document, resolveText);
       return node;
     });

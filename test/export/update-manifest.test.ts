@@ -70,7 +70,17 @@ describe("updateManifestText", () => {
   it("adds a project that the file does not have yet, and writes new files from scratch", () => {
     const text = updateManifestText("version: 1\nprojects: {}\n", result, "new.yaml");
     expect(loadManifestSources([{ file: "new.yaml", text }]).errors).toEqual([]);
-    expect(renderNewManifest(result)).toContain("prune: false");
+    expect(renderNewManifest([result])).toContain("prune: false");
+  });
+
+  it("refuses a fleet manifest: a templated config written out too would be there twice", () => {
+    const fleet =
+      'version: 1\ntemplates:\n  base:\n    plugin_configs:\n      configs: []\nprojects:\n  "1":\n    use: [base]\n';
+    expect(() => updateManifestText(fleet, result, "fleet.yaml")).toThrow(
+      /^fleet.yaml uses templates, which export does not update in place; export to a new file/,
+    );
+    const sets = "version: 1\nproject_sets:\n  - projects: all\n    use: []\n";
+    expect(() => updateManifestText(sets, result, "sets.yaml")).toThrow(/sets.yaml uses project_sets/);
   });
 
   it("refuses a file that is not a manifest", () => {
@@ -146,5 +156,50 @@ projects:
       'pcsync.yaml: project key "${PROJECT_ID}" cannot be interpolated (a variable is not set), so it is not matched with project 1; pass the PCSYNC_VAR_*, --var or --var-file that plan uses',
     ]);
     expect(text).toMatch(/^ {2}"1":/m);
+  });
+});
+
+describe("updateManifestText with a literal ${ in the remote state", () => {
+  const exported = buildManifest({
+    project: "1",
+    families: [
+      {
+        family: "plugin_configs",
+        records: [
+          remoteRecord({ id: 4, name: "Cost ${MONTH}", plugin: 1, order: 1, enabled: true }),
+          remoteRecord({ id: 5, name: "New ${X}", plugin: 2, order: 2, enabled: true, description: "${Y}" }),
+        ],
+      },
+    ],
+  });
+
+  it("keeps an existing escaped $${, escapes what it adds, and a written ${ is not taken for the literal", () => {
+    const existing = `version: 1
+projects:
+  "1":
+    plugin_configs:
+      configs:
+        - name: Cost $\${MONTH} # escaped, kept as written
+          plugin: 1
+          enabled: true
+`;
+    const text = updateManifestText(existing, exported, "pcsync.yaml", {
+      resolveText: resolveTextWith(variablesFromEnvironment({})),
+    });
+    expect(text).toContain("- name: Cost $${MONTH} # escaped, kept as written");
+    expect(text).toContain("- name: New $${X}");
+    expect(text).toContain("description: $${Y}");
+    const loaded = loadManifestSources([{ file: "pcsync.yaml", text }]);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.value?.families[0]?.configs.map((config) => config.fields.name)).toEqual([
+      "Cost ${MONTH}",
+      "New ${X}",
+    ]);
+    // An unescaped `${MONTH}` means a variable, not the remote's literal text: it is rewritten.
+    const unescaped = existing.replace("Cost $${MONTH}", "Cost ${MONTH}");
+    const rewritten = updateManifestText(unescaped, exported, "pcsync.yaml", {
+      resolveText: resolveTextWith(variablesFromEnvironment({ PCSYNC_VAR_MONTH: "May" })),
+    });
+    expect(rewritten).toContain("- name: Cost $${MONTH}");
   });
 });

@@ -285,8 +285,12 @@ projects:
     expect(toFile.code, toFile.stderr).toBe(1);
     expect(toFile.stderr).toMatch(exportRecordRefusal);
     await expect(stat(exported)).rejects.toThrow(/ENOENT/);
+    const fleet = await run(["export", "--all", "--templates", ...connection, "-o", exported]);
+    expect(fleet.code, fleet.stderr).toBe(1);
+    expect(fleet.stderr).toMatch(exportRecordRefusal);
+    await expect(stat(exported)).rejects.toThrow(/ENOENT/);
 
-    for (const result of [text, json, saved, applyJson, apply, toStdout, toFile]) {
+    for (const result of [text, json, saved, applyJson, apply, toStdout, toFile, fleet]) {
       expect(leaksIn(result.stdout + result.stderr)).toEqual([]);
     }
     // The record itself was left as it was.

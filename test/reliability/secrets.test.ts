@@ -151,6 +151,7 @@ describe.concurrent("the API key never appears in output or written files", () =
       [["apply", "-f", manifestB, ...connection, "--format", "json"], 0],
       [["export", "--project", "1", ...connection], 0],
       [["export", "--project", "1", ...connection, "-o", join(directory, "exported.yaml")], 0],
+      [["export", "--all", "--templates", ...connection, "-o", join(directory, "fleet.yaml")], 0],
       [["logs", "--project", "1", "--config", "GeoIP", ...connection], 0],
       [["logs", "--project", "1", "--config", "GeoIP", ...connection, "--format", "json"], 0],
       [["job", "--project", "1", "--config", "GeoIP", "--type", "sync", ...connection], 0],

@@ -1,35 +1,95 @@
-// `pcsync export`: write a manifest of a project's current state; planning it back shows no changes.
+// `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import { type ApiClient, listProjects } from "../../api/index.js";
+import { PcsyncError, UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
+import { factorTemplates } from "../../export/factor-templates.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
+import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  concurrencyOf,
+  createClientFromFlags,
+} from "../connection.js";
 import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
-import { addDeprecatedAlias, familyOption, outOption } from "../options.js";
+import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
 import { requireFlag } from "../resolve-config.js";
 
 interface ExportFlags extends ConnectionFlags {
-  project?: string;
+  project?: string[];
+  all?: boolean;
+  templates?: boolean;
   family?: FamilyName[];
   out?: string;
   var?: string[];
   varFile?: string[];
 }
 
+/** `--all` found no project: there is nothing to write, and an empty manifest would hide why. */
+export class NoProjectsError extends PcsyncError {
+  constructor() {
+    super(
+      "export_no_projects",
+      "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)",
+    );
+  }
+}
+
+/** `--templates` writes a whole fleet manifest; merging one into a manifest a person keeps is not done. */
+export class TemplatesTargetExistsError extends PcsyncError {
+  constructor(file: string) {
+    super(
+      "export_target_exists",
+      `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}`,
+    );
+  }
+}
+
+/** The projects to export, numerically sorted and each once: the output does not depend on flag order. */
+async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<string[]> {
+  if (flags.all && flags.project !== undefined) {
+    throw new UsageError(
+      "give either --all or --project <id>, not both (--all already exports every project)",
+    );
+  }
+  const projects = flags.all
+    ? (await listProjects(client)).map((project) => String(project.id))
+    : (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
+  if (flags.all && projects.length === 0) throw new NoProjectsError();
+  return [...new Set(projects)].sort(compareProjectIds);
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  return await stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function compareProjectIds(a: string, b: string): number {
+  const numeric = /^\d+$/;
+  if (numeric.test(a) && numeric.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export const registerExportCommand: CommandRegistrar = (program, io) => {
   const command = new Command("export")
-    .description("Write a manifest of a project's current state (both families, in order).")
+    .description("Write a manifest of projects' current state (both families, in order).")
     // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
-    .option("--project <id>", "the project to export (required)")
+    .addOption(new Option("--project <id>", "a project to export (repeatable; or --all)").argParser(collect))
+    .option("--all", "export every project the API key can see")
+    .option("--templates", "write configs that projects share once, as templates the projects use")
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
     .addOption(
       outOption(
@@ -46,35 +106,61 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
 Examples:
   $ pcsync export --project 1 -o pcsync.yaml
   $ pcsync export --project 2 --family plugin_configs
+  $ pcsync export --all --templates -o fleet.yaml   # shared configs written once, as templates
   $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`,
   );
   command.action(async (flags: ExportFlags) => {
-    const project = requireFlag(flags.project, "--project <id>", "--project 1");
+    if (!flags.all && flags.project === undefined) {
+      throw new UsageError("--project <id> or --all is required (e.g. --project 1)");
+    }
     const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
+    // Before any request: --templates does not merge into a manifest someone keeps.
+    if (flags.templates && flags.out && (await fileExists(resolve(io.cwd, flags.out)))) {
+      throw new TemplatesTargetExistsError(flags.out);
+    }
     const client = await createClientFromFlags(flags, io);
     try {
+      const projects = await selectProjects(flags, client);
       // An export holds every record a family owns: the lists that also show other families'
       // records are read with theirs, to leave those out (see family-lists.ts).
       // Every listed plugin's info is read where lists leave it out (posthog-2024): buildManifest
       // leaves out a description that is the plugin's own (see read/read-family.ts).
-      const toRead = listsToRead(families.map((family) => ({ project, family, wholeFamily: true })));
+      const toRead = listsToRead(
+        projects.flatMap((project) => families.map((family) => ({ project, family, wholeFamily: true }))),
+      );
       const withPluginInfo = toRead.map((ref) => ({ ...ref, pluginInfoFor: "all" as const }));
-      const read = (await readCurrentState(client, withPluginInfo, { concurrency: 2 })).families;
-      const result = buildManifest({
-        project,
-        families: read.filter((item) => families.includes(item.family)),
-        otherLists: read.filter((item) => !families.includes(item.family)),
+      // As many lists in flight as plan reads: an export of every project reads hundreds.
+      const read = (await readCurrentState(client, withPluginInfo, { concurrency: concurrencyOf(flags) }))
+        .families;
+      const results = projects.map((project) => {
+        const lists = read.filter((item) => item.project === project);
+        return buildManifest({
+          project,
+          families: lists.filter((item) => families.includes(item.family)),
+          otherLists: lists.filter((item) => !families.includes(item.family)),
+        });
       });
-      for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+      for (const result of results) {
+        const about = projects.length === 1 ? "" : `project ${result.project}: `;
+        for (const warning of result.warnings) io.stderr.write(`warning: ${about}${warning}\n`);
+      }
+      const factored = flags.templates ? factorTemplates(results) : undefined;
+      const render = () =>
+        factored ? renderTemplatedManifest(factored, results) : renderNewManifest(results);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
       const refuseSecret = (text: string, what: string, existing?: string) =>
         refuseSecretIn(
           text,
           what,
           () => {
-            const places = locateSecretsInExport(result, read);
+            const places = results.flatMap((result) =>
+              locateSecretsInExport(
+                result,
+                read.filter((item) => item.project === result.project),
+              ),
+            );
             return places.length === 0 && existing !== undefined ? [`the text already in ${what}`] : places;
           },
           EXPORT_REMEDY,
@@ -83,21 +169,31 @@ Examples:
         // Relative to the command's working directory, as the manifest paths are.
         const target = resolve(io.cwd, flags.out);
         const existing = await readFile(target, "utf8").catch(() => undefined);
+        if (existing !== undefined && factored) throw new TemplatesTargetExistsError(flags.out);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined
-            ? renderNewManifest(result)
-            : updateManifestText(existing, result, flags.out, {
-                resolveText: resolveTextWith(variables),
-                warn: (message) => io.stderr.write(`warning: ${message}\n`),
-              });
+            ? render()
+            : results.reduce(
+                (updated, result) =>
+                  updateManifestText(updated, result, flags.out ?? "", {
+                    resolveText: resolveTextWith(variables),
+                    warn: (message) => io.stderr.write(`warning: ${message}\n`),
+                  }),
+                existing,
+              );
         refuseSecret(text, flags.out, existing);
         await writeFileAtomic(target, text);
+        const configCount = results.reduce((total, result) => total + result.configCount, 0);
+        const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
+        const templates = factored?.templates.length;
+        const shared =
+          templates === undefined ? "" : ` (${templates} ${templates === 1 ? "template" : "templates"})`;
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${result.configCount} configs of project ${project} in ${flags.out}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}${shared}\n`,
         );
       } else {
-        const text = renderNewManifest(result);
+        const text = render();
         refuseSecret(text, "the exported manifest");
         io.stdout.write(text);
       }

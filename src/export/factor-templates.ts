@@ -1,0 +1,237 @@
+// Factors the configs that exported projects share into templates (the fleet syntax of the
+// manifest): pure. Expanding the result gives each project exactly the configs it was exported with.
+
+import { FAMILY_NAMES, type FamilyName, familyKey } from "../families.js";
+import type { ExportedConfig, ExportedFamily, ExportResult } from "./build-manifest.js";
+
+/** A template: configs that the same projects share, per family; never pinned by `id:`. */
+export interface ExportedTemplate {
+  name: string;
+  families: ExportedFamily[];
+}
+
+/** A project as the factored manifest writes it: the templates it uses, then its own configs. */
+export interface FactoredProject {
+  project: string;
+  use: string[];
+  /** Its own configs; a family whose every config comes from templates is left out. */
+  families: ExportedFamily[];
+}
+
+export interface FactoredExport {
+  templates: ExportedTemplate[];
+  projects: FactoredProject[];
+}
+
+/** The name of the n-th template (1-based), in the order templates are written and used. */
+export function templateName(index: number): string {
+  return `shared-${index}`;
+}
+
+interface Entry {
+  project: string;
+  family: FamilyName;
+  /** The config with its order as the server has it, written or not. */
+  config: ExportedConfig & { order: number };
+  /** Equal for configs with equal managed fields (order included) in the same family. */
+  key: string;
+}
+
+function keyOf(family: FamilyName, config: ExportedConfig & { order: number }): string {
+  return JSON.stringify([
+    family,
+    config.name,
+    config.plugin,
+    config.enabled,
+    config.description ?? null,
+    config.match_action ?? null,
+    config.order,
+  ]);
+}
+
+/** Each exported config with the order the server gives it (a list written without orders is 1, 2, ...). */
+function entriesOf(result: ExportResult): Entry[] {
+  return result.families.flatMap(({ family, configs }) =>
+    configs.map((config, index) => {
+      const ordered = { ...config, order: config.order ?? index + 1 };
+      return { project: result.project, family, config: ordered, key: keyOf(family, ordered) };
+    }),
+  );
+}
+
+function byOrderThenName(a: Entry, b: Entry): number {
+  return (
+    a.config.order - b.config.order ||
+    (a.config.name < b.config.name ? -1 : a.config.name > b.config.name ? 1 : 0)
+  );
+}
+
+interface Group {
+  projects: string[];
+  /** One entry per shared config (the first project's), by family. */
+  entries: Entry[];
+  /** Where the group sorts: its lowest order per family, then its content. */
+  sortKey: string;
+}
+
+function lowestOrders(entries: readonly Entry[]): number[] {
+  return FAMILY_NAMES.map((family) =>
+    Math.min(...entries.filter((entry) => entry.family === family).map((entry) => entry.config.order)),
+  );
+}
+
+function compareGroups(a: Group, b: Group): number {
+  const orderA = lowestOrders(a.entries);
+  const orderB = lowestOrders(b.entries);
+  for (let index = 0; index < orderA.length; index++) {
+    const difference = (orderA[index] ?? 0) - (orderB[index] ?? 0);
+    if (difference !== 0 && !Number.isNaN(difference)) return difference;
+  }
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+}
+
+/**
+ * Configs shared by the same set of (two or more) projects, with identical managed fields, become
+ * one template; a project uses the templates of the sets it belongs to. A config pinned by `id:`
+ * stays the project's own (an id belongs to one project). Order is a managed field like the
+ * others, so a config at another position is not shared: overriding each order would be about as
+ * long as writing the config out.
+ */
+export function factorTemplates(results: readonly ExportResult[]): FactoredExport {
+  const entries = results.flatMap(entriesOf);
+  const projectsByKey = new Map<string, string[]>();
+  for (const entry of entries) {
+    if (entry.config.id !== undefined) continue;
+    const projects = projectsByKey.get(entry.key);
+    if (projects) projects.push(entry.project);
+    else projectsByKey.set(entry.key, [entry.project]);
+  }
+  const groupsBySet = new Map<string, Group>();
+  const groupOfKey = new Map<string, Group>();
+  for (const entry of entries) {
+    const projects = projectsByKey.get(entry.key);
+    if (projects === undefined || projects.length < 2 || groupOfKey.has(entry.key)) continue;
+    // Project ids hold no NUL: the joined list names the set unambiguously.
+    const set = projects.join("\u0000");
+    const group = groupsBySet.get(set) ?? { projects, entries: [], sortKey: "" };
+    groupsBySet.set(set, group);
+    group.entries.push(entry);
+    groupOfKey.set(entry.key, group);
+  }
+  const groups = [...groupsBySet.values()];
+  for (const group of groups) {
+    group.entries.sort(
+      (a, b) => FAMILY_NAMES.indexOf(a.family) - FAMILY_NAMES.indexOf(b.family) || byOrderThenName(a, b),
+    );
+    group.sortKey = group.entries.map((entry) => entry.key).join("\n");
+  }
+  groups.sort(compareGroups);
+  const names = new Map(groups.map((group, index) => [group, templateName(index + 1)]));
+
+  // Each project's templates, in the order they are written.
+  const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
+  for (const group of groups) for (const project of group.projects) uses.get(project)?.push(group);
+  const own = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    if (groupOfKey.has(entry.key)) continue;
+    const key = familyKey(entry.project, entry.family);
+    const list = own.get(key);
+    if (list) list.push(entry);
+    else own.set(key, [entry]);
+  }
+  for (const list of own.values()) list.sort(byOrderThenName);
+  const ownOf = (project: string, family: FamilyName) => own.get(familyKey(project, family)) ?? [];
+  const templatedOf = (group: Group, family: FamilyName) =>
+    group.entries.filter((entry) => entry.family === family);
+  const nameOf = (group: Group) => names.get(group) ?? "";
+
+  const ordered = decideExplicitOrders(results, { uses, ownOf, templatedOf, nameOf });
+  const write = (entry: Entry, withOrder: boolean): ExportedConfig => {
+    const { order, ...fields } = entry.config;
+    return withOrder ? { ...fields, order } : fields;
+  };
+
+  const templates = groups.map((group) => ({
+    name: nameOf(group),
+    families: FAMILY_NAMES.flatMap((family) => {
+      const configs = templatedOf(group, family);
+      if (configs.length === 0) return [];
+      const withOrder = ordered.templates.has(familyKey(nameOf(group), family));
+      return [{ family, configs: configs.map((entry) => write(entry, withOrder)) }];
+    }),
+  }));
+  const projects = results.map((result) => {
+    const used = uses.get(result.project) ?? [];
+    return {
+      project: result.project,
+      use: used.map(nameOf),
+      families: result.families.flatMap(({ family }) => {
+        const configs = ownOf(result.project, family);
+        // A project that uses no template keeps its (possibly empty) families, as written out.
+        if (configs.length === 0 && used.length > 0) return [];
+        const withOrder = ordered.projects.has(familyKey(result.project, family));
+        return [{ family, configs: configs.map((entry) => write(entry, withOrder)) }];
+      }),
+    };
+  });
+  return { templates, projects };
+}
+
+interface Layout {
+  uses: Map<string, Group[]>;
+  ownOf: (project: string, family: FamilyName) => Entry[];
+  templatedOf: (group: Group, family: FamilyName) => Entry[];
+  nameOf: (group: Group) => string;
+}
+
+/**
+ * Which project families and template families write `order:`. The loader takes the written
+ * orders when every expanded config has one and the list positions when none has (a mix is an
+ * error), so: a project family whose expansion (its templates in `use` order, then its own
+ * configs) is not in server order at positions 1, 2, ... writes orders, and so does every template
+ * it uses, and then every project using one of those, until nothing changes. Orders written are
+ * the server's, the same for every project sharing a template.
+ */
+function decideExplicitOrders(
+  results: readonly ExportResult[],
+  { uses, ownOf, templatedOf, nameOf }: Layout,
+): { projects: Set<string>; templates: Set<string> } {
+  const projects = new Set<string>();
+  const templates = new Set<string>();
+  for (const result of results) {
+    for (const { family } of result.families) {
+      const used = uses.get(result.project) ?? [];
+      const expanded = [
+        ...used.flatMap((group) => templatedOf(group, family)),
+        ...ownOf(result.project, family),
+      ];
+      if (!expanded.every((entry, index) => entry.config.order === index + 1)) {
+        projects.add(familyKey(result.project, family));
+      }
+    }
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const result of results) {
+      const used = uses.get(result.project) ?? [];
+      for (const { family } of result.families) {
+        const projectKey = familyKey(result.project, family);
+        const templateKeys = used
+          .filter((group) => templatedOf(group, family).length > 0)
+          .map((group) => familyKey(nameOf(group), family));
+        const anyOrdered = projects.has(projectKey) || templateKeys.some((key) => templates.has(key));
+        if (!anyOrdered) continue;
+        if (!projects.has(projectKey)) {
+          projects.add(projectKey);
+          changed = true;
+        }
+        for (const key of templateKeys) {
+          if (templates.has(key)) continue;
+          templates.add(key);
+          changed = true;
+        }
+      }
+    }
+  }
+  return { projects, templates };
+}

@@ -1,0 +1,24 @@
+// Emulator data for the export of a fleet: projects sharing configs, with names that need YAML
+// quoting or hold `${`, in both families.
+
+import type { EmulatorData } from "../../src/emulator/index.js";
+import { dataWith } from "./emulator-data.js";
+import { FE, PC } from "./families.js";
+
+const AWKWARD = ["yes", "Cost ${MONTH}", "a: b", "#1", " padded", "$${literal}"];
+
+/** The example projects 1-3, and a fleet 4-6 sharing configs in both families, awkward names too. */
+export function fleetData(): EmulatorData {
+  const fleet = [4, 5, 6].flatMap((project) => [
+    { project, family: PC, plugin: 1, order: 1, name: "GeoIP" },
+    { project, family: PC, plugin: 2, order: 2, name: "Property Filter", description: "Drops ${internal}" },
+    ...AWKWARD.map((name, index) => ({ project, family: PC, plugin: 3, order: 3 + index, name })),
+    // Another order in project 6: not the same config as in 4 and 5.
+    { project, family: PC, plugin: 6, order: project === 6 ? 20 : 10, name: "BigQuery", enabled: false },
+    { project, family: FE, plugin: 40, order: 1, name: "Notification Bar" },
+    ...(project === 5 ? [] : [{ project, family: FE, plugin: 41, order: 2, name: "Pineapple Mode" }]),
+  ]);
+  const data = dataWith(fleet);
+  data.projects.push({ id: 4, name: "Web EU" }, { id: 5, name: "Web US" }, { id: 6, name: "Web staging" });
+  return data;
+}
