@@ -75,9 +75,12 @@ interface Group {
 }
 
 function lowestOrders(entries: readonly Entry[]): number[] {
-  return FAMILY_NAMES.map((family) =>
-    Math.min(...entries.filter((entry) => entry.family === family).map((entry) => entry.config.order)),
-  );
+  // A loop, not Math.min(...orders): a family may hold more configs than a call takes arguments.
+  return FAMILY_NAMES.map((family) => {
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const entry of entries) if (entry.family === family) lowest = Math.min(lowest, entry.config.order);
+    return lowest;
+  });
 }
 
 function compareGroups(a: Group, b: Group): number {
