@@ -74,6 +74,7 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
       if (expanded !== undefined && project !== ANY_PROJECT) families.push(expanded);
     }
   }
+  report.finishWarnings();
   return { families, errors: report.errors(), warnings: report.warnings };
 }
 
@@ -84,6 +85,10 @@ class Reporter {
   readonly warnings: ManifestDiagnostic[] = [];
   private readonly found = new Map<string, { at: SourceLocation; message: string; projects: string[] }>();
   private dropped = 0;
+  private readonly projectWarnings = new Map<
+    string,
+    { warning: ManifestDiagnostic; message: string; projects: string[] }
+  >();
 
   error(at: SourceLocation, message: string, project?: string): void {
     const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
@@ -97,8 +102,25 @@ class Reporter {
     } else if (project !== undefined && known.projects.at(-1) !== project) known.projects.push(project);
   }
 
-  warn(at: SourceLocation, message: string): void {
-    this.warnings.push(makeWarning(at.file, at, message));
+  warn(at: SourceLocation, message: string, project?: string): void {
+    if (project === undefined) {
+      this.warnings.push(makeWarning(at.file, at, message));
+      return;
+    }
+    // One warning per place, naming the projects it arises for (a template used by 200 projects).
+    const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
+    const known = this.projectWarnings.get(key);
+    if (known === undefined) {
+      const warning = makeWarning(at.file, at, message);
+      this.projectWarnings.set(key, { warning, message, projects: [project] });
+      this.warnings.push(warning);
+    } else if (known.projects.at(-1) !== project) known.projects.push(project);
+  }
+
+  /** Names the projects of each warning that arose for some; call once, after the expansion. */
+  finishWarnings(): void {
+    for (const { warning, message, projects } of this.projectWarnings.values())
+      warning.message = `${message}${forProjects(projects)}`;
   }
 
   errors(): ManifestDiagnostic[] {
@@ -555,6 +577,7 @@ function finishFamily(
       );
     }
   }
+  if (withOrder !== undefined && withoutOrder === undefined) warnSharedOrders(context, family, entries);
   const configs = entries.map((entry, index): DesiredConfig => {
     const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? index + 1 };
     const config: DesiredConfig = { fields, source: entry.item.source, fieldSources: entry.fieldSources };
@@ -571,6 +594,32 @@ function finishFamily(
     configs,
     source,
   };
+}
+
+/**
+ * Two configs of one project + family at one order, brought together from different blocks (a
+ * template and the project's own configs, two templates, an override): within one block as written
+ * the semantic checks warned already.
+ */
+function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: readonly Entry[]): void {
+  const byOrder = new Map<number, Entry>();
+  const asWritten = (entry: Entry) => entry.fields === entry.item.fields;
+  for (const entry of entries) {
+    const order = entry.fields.order;
+    if (order === undefined) continue;
+    const other = byOrder.get(order);
+    if (other === undefined) {
+      byOrder.set(order, entry);
+      continue;
+    }
+    if (other.origin === entry.origin && asWritten(entry) && asWritten(other)) continue;
+    const otherAt = other.fieldSources.order ?? other.item.source;
+    context.report.warn(
+      entry.fieldSources.order ?? entry.item.source,
+      `order ${order} of "${entry.fields.name}" is also the order of "${other.fields.name}" (${place(otherAt)}) in ${family}; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides)`,
+      context.project,
+    );
+  }
 }
 
 function ownEntry(block: FamilyBlock) {

@@ -177,6 +177,45 @@ describe("expansion", () => {
     expect(result.value?.families).toEqual([]);
   });
 
+  it("warns once per place of an order shared across a template and other blocks, naming the projects", () => {
+    const result = load(
+      manifest(
+        "version: 1",
+        "templates:",
+        "  base:",
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1, order: 1 }", // 6
+        "        - { name: Filter, plugin: 2, order: 2 }", // 7
+        "project_sets:",
+        '  - projects: ["1", "2"]',
+        "    use: [base]",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: Mine, plugin: 3, order: 2 }", // 15
+        '  "3":',
+        "    use: [base]",
+        "    plugin_configs:",
+        "      overrides:",
+        "        GeoIP: { order: 2 }", // 20
+        '  "4":',
+        "    use: [base]",
+        "    plugin_configs:",
+        "      overrides:",
+        "        GeoIP: { order: 3 }",
+      ),
+    );
+    expect(result.errors).toEqual([]);
+    const tie = (names: string) =>
+      `; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides) (for project ${names})`;
+    expect(result.warnings.map(formatDiagnostic)).toEqual([
+      `fleet.yaml:7:45: warning: order 2 of "Filter" is also the order of "GeoIP" (fleet.yaml:20) in plugin_configs${tie("3")}`,
+      `fleet.yaml:15:43: warning: order 2 of "Mine" is also the order of "Filter" (fleet.yaml:7) in plugin_configs${tie("1")}`,
+    ]);
+  });
+
   it("a project's prune wins over a set's, which wins over the templates'", () => {
     const result = load(
       withBaseline(
