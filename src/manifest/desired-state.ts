@@ -4,7 +4,7 @@
 import { FAMILY_NAMES } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { Manifest, ManifestConfig } from "./manifest-schema-types.js";
-import { type LocationIndex, pointerOf } from "./plain-manifest.js";
+import type { LocationIndex } from "./plain-manifest.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields, SourceLocation } from "./types.js";
 
 const SOURCED_FIELDS = ["name", "plugin", "enabled", "description", "match_action", "order", "id"] as const;
@@ -16,7 +16,7 @@ export function buildDesiredFamilies(
 ): DesiredFamily[] {
   const families: DesiredFamily[] = [];
   const at = (path: readonly (string | number)[], which: "key" | "value"): SourceLocation => {
-    const location = locations.get(pointerOf(path));
+    const location = locations.lookup(path);
     const position: Position = (which === "key" ? location?.key : undefined) ??
       location?.value ?? { line: 1, col: 1 };
     return { file, line: position.line, col: position.col };
