@@ -143,7 +143,9 @@ class TreeLocations implements LocationIndex {
   }
 
   private entryOf(node: MapNode, key: string): MapEntry | undefined {
-    if (node.entries.length <= SCAN_LIMIT) return node.entries.find((entry) => entry.key === key);
+    // The last entry of a key, as in the plain value: two project keys can be equal when one of
+    // them failed to interpolate (that error is reported; this is what is left to point at).
+    if (node.entries.length <= SCAN_LIMIT) return node.entries.findLast((entry) => entry.key === key);
     let index = this.keyIndexes.get(node);
     if (index === undefined) {
       index = new Map(node.entries.map((entry) => [entry.key, entry]));
