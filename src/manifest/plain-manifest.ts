@@ -185,12 +185,12 @@ function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
     const definitions = asSchema(root.definitions);
     const target =
       definitions === undefined ? undefined : asSchema(definitions[reference.slice("#/definitions/".length)]);
-    if (target !== undefined) result.push(...expand(root, target));
+    if (target !== undefined) for (const each of expand(root, target)) result.push(each);
   }
   if (Array.isArray(schema.allOf)) {
     for (const part of schema.allOf) {
       const partSchema = asSchema(part);
-      if (partSchema !== undefined) result.push(...expand(root, partSchema));
+      if (partSchema !== undefined) for (const each of expand(root, partSchema)) result.push(each);
     }
   }
   return result;
