@@ -181,6 +181,8 @@ export function interpolateTree(
   const visit = (node: ValueNode, isProjects: boolean, isRoot: boolean): ValueNode => {
     if (node.kind === "scalar") {
       if (typeof node.value !== "string") return node;
+      // What interpolateText would find unchanged, without its allocations: most values.
+      if (!node.value.includes("${") && !containsSecret(node.value, secrets)) return node;
       const { value, changed } = interpolateSpan(node.value, node.span);
       return changed ? ({ ...node, value, interpolated: true } satisfies ScalarNode) : node;
     }

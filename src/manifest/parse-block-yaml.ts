@@ -211,7 +211,7 @@ class BlockReader {
     const map = frame.node as MapNode;
     if (keyEnd === undefined) giveUp();
     const keySpan = this.spanOf(column, keyEnd);
-    const key = this.keyText(column, keyEnd);
+    const key = this.keyText(column, keySpan.text);
     // Merge keys and duplicates are errors, reported by the full parse with both positions.
     if (key === "<<" || hasKey(frame, key)) giveUp();
     const entry: MapEntry = { key, keySpan, value: EMPTY_PLACEHOLDER };
@@ -247,10 +247,10 @@ class BlockReader {
     return undefined;
   }
 
-  private keyText(column: number, keyEnd: number): string {
+  /** The key written as `raw` at `column`. */
+  private keyText(column: number, raw: string): string {
     const first = this.text.charCodeAt(column);
-    if (first === 0x22 || first === 0x27) return this.quotedValue(column, keyEnd);
-    const raw = this.text.slice(column, keyEnd);
+    if (first === 0x22 || first === 0x27) return this.quotedValue(column, column + raw.length);
     // As written, also for `1:` (a number to YAML, a project id here): what load-yaml.ts keeps.
     if (raw === "" || INDICATORS.has(raw.charAt(0)) || raw.endsWith(" ") || raw.includes(" #")) giveUp();
     return raw;
@@ -278,7 +278,8 @@ class BlockReader {
     const raw = text.slice(column, end);
     // `a: b: c` is an error.
     if (raw.includes(": ") || raw.endsWith(":")) giveUp();
-    return { kind: "scalar", value: plainValue(raw), span: this.spanOf(column, end) };
+    const span: SourceSpan = { position: this.positionOf(column), offset: column, text: raw };
+    return { kind: "scalar", value: plainValue(raw), span };
   }
 
   /** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
@@ -341,7 +342,10 @@ class BlockReader {
 function hasKey(frame: Frame, key: string): boolean {
   const { entries } = frame.node as MapNode;
   if (frame.keys === undefined) {
-    if (entries.length < SCAN_LIMIT) return entries.some((entry) => entry.key === key);
+    if (entries.length < SCAN_LIMIT) {
+      for (const entry of entries) if (entry.key === key) return true;
+      return false;
+    }
     frame.keys = new Set(entries.map((entry) => entry.key));
   }
   if (frame.keys.has(key)) return true;
@@ -358,11 +362,15 @@ const EMPTY_PLACEHOLDER: ScalarNode = {
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw: string): ScalarValue {
   const first = raw.charCodeAt(0);
-  if (NULL_TEXT.test(raw)) return null;
-  if (BOOL_TEXT.test(raw)) return raw.charAt(0) === "t" || raw.charAt(0) === "T";
-  if (INT_TEXT.test(raw)) return Number.parseInt(raw, 10);
-  // Floats, hex, octal, .inf and .nan all start like this.
-  if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) giveUp();
+  // Most scalars are names: a letter that starts no keyword says text without the regexes.
+  const mayBeKeyword = raw.length <= 5 && "~nNtTfF".includes(raw.charAt(0));
+  if (mayBeKeyword && NULL_TEXT.test(raw)) return null;
+  if (mayBeKeyword && BOOL_TEXT.test(raw)) return first === 0x74 /* t */ || first === 0x54 /* T */;
+  // Floats, hex, octal, .inf and .nan all start like an integer.
+  if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) {
+    if (INT_TEXT.test(raw)) return Number.parseInt(raw, 10);
+    giveUp();
+  }
   return raw;
 }
 

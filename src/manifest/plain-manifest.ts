@@ -145,10 +145,16 @@ class TreeLocations implements LocationIndex {
   private entryOf(node: MapNode, key: string): MapEntry | undefined {
     // The last entry of a key, as in the plain value: two project keys can be equal when one of
     // them failed to interpolate (that error is reported; this is what is left to point at).
-    if (node.entries.length <= SCAN_LIMIT) return node.entries.findLast((entry) => entry.key === key);
+    const { entries } = node;
+    if (entries.length <= SCAN_LIMIT) {
+      for (let index = entries.length - 1; index >= 0; index--) {
+        if (entries[index]?.key === key) return entries[index];
+      }
+      return undefined;
+    }
     let index = this.keyIndexes.get(node);
     if (index === undefined) {
-      index = new Map(node.entries.map((entry) => [entry.key, entry]));
+      index = new Map(entries.map((entry) => [entry.key, entry]));
       this.keyIndexes.set(node, index);
     }
     return index.get(key);
