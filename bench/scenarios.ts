@@ -17,6 +17,7 @@ import {
   takeData,
 } from "./dataset.js";
 import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
+import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 
 export interface BenchSettings {
   latencyMs: number;
@@ -580,4 +581,5 @@ export const SCENARIOS: readonly Scenario[] = [
     shape: { projects: 20, recordsPerFamily: 50 },
     isDefault: false,
   }),
+  ...MANIFEST_SCENARIOS,
 ];
