@@ -14,7 +14,8 @@ import { BENCH_API_KEY, buildFleet, type FleetShape, NO_CHANGES, takeData } from
 import { startEmulatorThread } from "./emulator-thread.js";
 import type { BenchSettings, Row, Scenario } from "./scenarios.js";
 
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+/** This build's CLI, or another build's (PCSYNC_BENCH_CLI=path/to/dist/src/cli/main.js) to compare. */
+const CLI = process.env.PCSYNC_BENCH_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 /** Reports the child's own peak RSS and CPU on fd 3 as it exits (rusage of a child is not in Node). */
 const REPORT_USAGE = `data:text/javascript,${encodeURIComponent(
   'import{writeSync}from"node:fs";process.on("exit",()=>{const u=process.resourceUsage();writeSync(3,JSON.stringify({rss:u.maxRSS,cpu:u.userCPUTime+u.systemCPUTime}))});',
