@@ -17,6 +17,7 @@ import {
   takeData,
 } from "./dataset.js";
 import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
+import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 
 export interface BenchSettings {
@@ -581,5 +582,6 @@ export const SCENARIOS: readonly Scenario[] = [
     shape: { projects: 20, recordsPerFamily: 50 },
     isDefault: false,
   }),
+  ...FLEET_SCENARIOS,
   ...MANIFEST_SCENARIOS,
 ];

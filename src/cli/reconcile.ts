@@ -3,9 +3,10 @@
 
 import type { Command } from "commander";
 import { Option } from "commander";
-import type { ApiClient } from "../api/index.js";
+import { type ApiClient, listProjects } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { ManifestError, resolveProjectSets } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
 import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
@@ -14,6 +15,7 @@ import { readAndPlan } from "../read/read-and-plan.js";
 import { describeGuard } from "../render/guard-message.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import type { CliIo } from "./io.js";
+import { printDiagnostics } from "./manifest-options.js";
 import { collect, familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
 
@@ -48,7 +50,9 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
   for (const family of flags.family ?? []) parseFamily(family);
   const projects = flags.project;
   const families = flags.family;
-  if (projects) {
+  // With `projects: all` unresolved, a project may come from the listing: checked once it is read.
+  const pending = desired.unresolved !== undefined;
+  if (projects && !pending) {
     const known = new Set(desired.families.map((family) => family.project));
     const missing = projects.filter((project) => !known.has(project));
     if (missing.length > 0) {
@@ -62,7 +66,7 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
       (projects === undefined || projects.includes(family.project)) &&
       (families === undefined || families.includes(family.family)),
   );
-  if (families && selected.length === 0 && desired.families.length > 0) {
+  if (families && !pending && selected.length === 0 && desired.families.length > 0) {
     // Planning nothing would print "No changes" and exit 0: a drift check that checks nothing.
     const scope = desired.families.filter(
       (family) => projects === undefined || projects.includes(family.project),
@@ -79,6 +83,25 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
   };
 }
 
+/**
+ * Resolves `projects: all` from the API key's project listing (paged), only when a set says it;
+ * problems that arise for a listed project are printed like manifest ones.
+ */
+async function resolveAllProjects(
+  client: ApiClient,
+  desired: DesiredState,
+  io: CliIo,
+): Promise<DesiredState> {
+  const listed = await listProjects(client);
+  const result = resolveProjectSets(
+    desired,
+    listed.map((project) => String(project.id)),
+  );
+  printDiagnostics({ ...result, value: undefined, files: [] }, io);
+  if (result.value === undefined) throw new ManifestError(result.errors);
+  return result.value;
+}
+
 /** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
 export async function planFromFlags(
   client: ApiClient,
@@ -91,7 +114,11 @@ export async function planFromFlags(
       ? PLAN_DEFAULTS.maxDeletePercent
       : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
   const progress = createProgress(io);
-  return readAndPlan(client, desired, {
+  const resolved =
+    desired.unresolved === undefined
+      ? desired
+      : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
+  return readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent, describeGuard },
     onProgress: (read) => {

@@ -2,7 +2,7 @@
 // variables handed to pcsync, validate against the schema, check semantics, merge. Problems come
 // back as diagnostics, never thrown.
 
-import { buildDesiredFamilies } from "./desired-state.js";
+import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
@@ -29,6 +29,7 @@ import {
 } from "./variables.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
+export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
@@ -147,6 +148,7 @@ export function loadManifestSources(
   }
   const merged = mergeManifestFiles(loadedFiles);
   for (const error of merged.errors) errors.push(error);
+  for (const warning of merged.warnings) warnings.push(warning);
   const files = sources.map((source) => source.file);
   const secrets = variables.secrets ?? [];
   return {
@@ -204,11 +206,11 @@ function loadOneManifest(
     (problem) => !earlyLines.has(problem.position.line),
   );
   const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
-  const families =
+  const blocks =
     errors.length === 0 && schema.manifest !== undefined
-      ? buildDesiredFamilies(file, schema.manifest, plain.locations)
+      ? readManifestBlocks(file, schema.manifest, plain.locations)
       : undefined;
-  return { errors, warnings, loaded: { file, families, facts: semantics.facts } };
+  return { errors, warnings, loaded: { file, blocks, facts: semantics.facts } };
 }
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {

@@ -2,6 +2,13 @@
 // Regenerate after editing the schema: npm run generate
 
 /**
+ * Names of templates (defined under `templates:`), applied in this order.
+ *
+ * Items: A template name.
+ */
+export type ManifestTemplateNames = string[];
+
+/**
  * A pcsync manifest: the plugin configs that projects should have. `${NAME}` and `${NAME:-default}` are replaced in values and project keys before validation, NAME read only from what is handed to pcsync: PCSYNC_VAR_NAME in the environment, then --var-file FILE, then --var NAME=VALUE (no other environment variable; never the API key). `$${` writes a literal `${`; an interpolated value takes the type its field expects, so `plugin: ${PLUGIN_ID}` is an integer.
  */
 export interface Manifest {
@@ -13,6 +20,19 @@ export interface Manifest {
    * Connection settings for the service (optional).
    */
   server?: ManifestServer;
+  /**
+   * Named, reusable configs per family, applied to projects with `use:` (in a project or a project set). A template's family block is a family block whose configs may not pin `id:` (ids belong to one project). Templates may be defined in one manifest file and used from another.
+   */
+  templates?: {
+    /**
+     * One template: the families it provides.
+     */
+    [k: string]: ManifestTemplate | undefined;
+  };
+  /**
+   * Blocks that apply to many projects at once: an explicit list of project ids, or `all` (every project the API key can see, read at plan time), minus `except`. A project also named under `projects:` gets the set's configs first; its own values win.
+   */
+  project_sets?: ManifestProjectSet[];
   /**
    * The projects to manage, keyed by project id (a decimal number as a string, e.g. "1") or "@current" for the API key's first project.
    */
@@ -33,9 +53,82 @@ export interface ManifestServer {
   base_url?: string;
 }
 /**
- * The config families of one project. A family left out is not managed.
+ * The families a template provides. A family left out is not touched by the template.
  */
-export interface ManifestProject {
+export interface ManifestTemplate {
+  /**
+   * Regular plugins (transformations, exports...).
+   */
+  plugin_configs?: ManifestTemplateFamily;
+  /**
+   * Site apps (frontend plugins).
+   */
+  pipeline_frontend_apps_configs?: ManifestTemplateFamily;
+}
+/**
+ * The configs a template provides for one family.
+ */
+export interface ManifestTemplateFamily {
+  /**
+   * Prune for the projects using this template, unless the project or a set says otherwise.
+   */
+  prune?: boolean;
+  /**
+   * The templated configs, in order. Give every config an `order`, or none.
+   */
+  configs: ManifestTemplateConfig[];
+}
+/**
+ * One templated plugin config: as a project's config, without `id:` (pin ids in a project's `overrides`).
+ */
+export interface ManifestTemplateConfig {
+  /**
+   * The config's identity within its project and family: unique, at most 400 characters, no control characters.
+   */
+  name: string;
+  /**
+   * The id of the plugin this config runs.
+   */
+  plugin: number;
+  /**
+   * Whether the config runs. Left out: not managed (new records start disabled).
+   */
+  enabled?: boolean;
+  /**
+   * Free text shown in the service, at most 1000 characters; null clears it.
+   */
+  description?: string | null;
+  /**
+   * The id of the action whose matching events the config processes; null for all events.
+   */
+  match_action?: number | null;
+  /**
+   * Explicit position among the family's configs (lower runs first). Give it on every config of the family or on none.
+   */
+  order?: number;
+}
+/**
+ * One block for many projects: the templates, family settings, overrides, omissions and configs they all get.
+ */
+export interface ManifestProjectSet {
+  /**
+   * A label for the set, used in messages and plan tracing.
+   */
+  name?: string;
+  /**
+   * The project ids of the set (a list), or `all`: every project the API key can see, read through the project listing at plan time.
+   */
+  projects: string | (string | number)[];
+  /**
+   * Project ids left out of the set.
+   *
+   * Items: A project id.
+   */
+  except?: (string | number)[];
+  /**
+   * Templates applied to every project of the set, in this order (before the project's own `use`).
+   */
+  use?: ManifestTemplateNames;
   /**
    * Regular plugins (transformations, exports...).
    */
@@ -46,17 +139,29 @@ export interface ManifestProject {
   pipeline_frontend_apps_configs?: ManifestFamily;
 }
 /**
- * The configs of one family of one project.
+ * The configs of one family of one project (or project set). `configs` may be left out when a used template provides this family.
  */
 export interface ManifestFamily {
   /**
-   * Delete the remote records of this family that no config below claims. Default false: unlisted records are left alone.
+   * Delete the remote records of this family that no config claims. Default false: unlisted records are left alone. The project's value wins over a set's, which wins over the templates'.
    */
   prune?: boolean;
   /**
-   * The configs of this family. Give every config an `order`, or none (then the 1-based list position is the order).
+   * The project's own configs of this family, after the templated ones. Give every config an `order` (templated ones included), or none (then the 1-based position in the expanded list is the order).
    */
-  configs: ManifestConfig[];
+  configs?: ManifestConfig[];
+  /**
+   * Change single fields of a templated config, by its name (any field but `name`; `id:` pins the record for this project).
+   */
+  overrides?: {
+    [k: string]: ManifestConfigOverride | undefined;
+  };
+  /**
+   * Names of templated configs to leave out of this project.
+   *
+   * Items: The name of a config a used template provides.
+   */
+  omit?: string[];
 }
 /**
  * One plugin config. Fields left out are not managed.
@@ -90,4 +195,50 @@ export interface ManifestConfig {
    * Pin an existing record by id: adopt it, or rename it. Otherwise the record is matched by name.
    */
   id?: number;
+}
+/**
+ * Fields that replace the templated config's values for this project (or set).
+ */
+export interface ManifestConfigOverride {
+  /**
+   * The id of the plugin this config runs.
+   */
+  plugin?: number;
+  /**
+   * Whether the config runs. Left out: not managed (new records start disabled).
+   */
+  enabled?: boolean;
+  /**
+   * Free text shown in the service, at most 1000 characters; null clears it.
+   */
+  description?: string | null;
+  /**
+   * The id of the action whose matching events the config processes; null for all events.
+   */
+  match_action?: number | null;
+  /**
+   * Explicit position among the family's configs (lower runs first). Give it on every config of the family or on none.
+   */
+  order?: number;
+  /**
+   * Pin an existing record by id: adopt it, or rename it. Otherwise the record is matched by name.
+   */
+  id?: number;
+}
+/**
+ * The config families of one project. A family left out is not managed.
+ */
+export interface ManifestProject {
+  /**
+   * Templates this project uses, applied in this order after those of the project sets it is in.
+   */
+  use?: ManifestTemplateNames;
+  /**
+   * Regular plugins (transformations, exports...).
+   */
+  plugin_configs?: ManifestFamily;
+  /**
+   * Site apps (frontend plugins).
+   */
+  pipeline_frontend_apps_configs?: ManifestFamily;
 }

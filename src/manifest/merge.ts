@@ -1,16 +1,19 @@
-// Merges the desired families of several manifest files into one DesiredState, and checks what
-// only shows across files: a project + family defined twice, one record id claimed twice,
-// conflicting server URLs. The result does not depend on the order the files were given in.
+// Merges the blocks of several manifest files into one DesiredState (expanding templates and
+// project sets, expand-manifest.ts), and checks what only shows across files: a project + family
+// defined twice, one record id claimed twice, conflicting server URLs. The result does not depend
+// on the order the files were given in.
 
-import { FAMILY_NAMES, familyKey } from "../families.js";
+import { familyKey } from "../families.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
+import { expandManifest, hasUnresolvedSets } from "./expand-manifest.js";
+import type { ManifestBlocks } from "./expand-types.js";
 import type { ManifestFacts } from "./semantic-checks.js";
-import type { DesiredFamily, DesiredState } from "./types.js";
+import type { DesiredState } from "./types.js";
 
 export interface LoadedManifestFile {
   file: string;
   /** Undefined when the file has errors of its own. */
-  families: DesiredFamily[] | undefined;
+  blocks: ManifestBlocks | undefined;
   facts: ManifestFacts;
 }
 
@@ -22,15 +25,16 @@ interface Placed {
 export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   state: DesiredState | undefined;
   errors: ManifestDiagnostic[];
+  warnings: ManifestDiagnostic[];
 } {
   const errors: ManifestDiagnostic[] = [];
   const place = (placed: Placed): string => `${placed.file}:${placed.position.line}:${placed.position.col}`;
 
   // Same project + family in two files.
-  const blocks = files.flatMap(({ file, facts }) =>
+  const familyBlocks = files.flatMap(({ file, facts }) =>
     facts.familyBlocks.map((block) => ({ ...block, file, key: familyKey(block.project, block.family) })),
   );
-  for (const group of groupBy(blocks, (block) => block.key)) {
+  for (const group of groupBy(familyBlocks, (block) => block.key)) {
     const [first, ...others] = group.sort(comparePlaced);
     if (first === undefined) continue;
     for (const other of others) {
@@ -78,12 +82,28 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     }
   }
 
-  if (errors.length > 0 || files.some((file) => file.families === undefined))
-    return { state: undefined, errors };
-  const families = files.flatMap((file) => file.families ?? []).sort(compareFamilies);
-  const state: DesiredState = { families };
+  if (errors.length > 0 || files.some((file) => file.blocks === undefined))
+    return { state: undefined, errors, warnings: [] };
+  const blocks = mergeBlocks(files);
+  const expanded = expandManifest(blocks);
+  if (expanded.errors.length > 0)
+    return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
+  const state: DesiredState = { families: expanded.families };
   if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
-  return { state, errors };
+  if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
+  return { state, errors, warnings: expanded.warnings };
+}
+
+/** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
+function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
+  const merged: ManifestBlocks = { templates: [], sets: [], projects: [] };
+  for (const { blocks } of [...files].sort((a, b) => compareText(a.file, b.file))) {
+    if (blocks === undefined) continue;
+    for (const template of blocks.templates) merged.templates.push(template);
+    for (const set of blocks.sets) merged.sets.push(set);
+    for (const project of blocks.projects) merged.projects.push(project);
+  }
+  return merged;
 }
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
@@ -113,10 +133,4 @@ export function compareProjects(a: string, b: string): number {
   if (aNumeric && bNumeric) return a.length - b.length || compareText(a, b);
   if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
   return compareText(a, b);
-}
-
-function compareFamilies(a: DesiredFamily, b: DesiredFamily): number {
-  return (
-    compareProjects(a.project, b.project) || FAMILY_NAMES.indexOf(a.family) - FAMILY_NAMES.indexOf(b.family)
-  );
 }

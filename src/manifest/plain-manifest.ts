@@ -187,10 +187,10 @@ function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): Json
 function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
   const result = [schema];
   const reference = schema.$ref;
-  if (typeof reference === "string" && reference.startsWith("#/definitions/")) {
-    const definitions = asSchema(root.definitions);
-    const target =
-      definitions === undefined ? undefined : asSchema(definitions[reference.slice("#/definitions/".length)]);
+  if (typeof reference === "string" && reference.startsWith("#/")) {
+    // Any local pointer (a template's field refers to `#/definitions/config/properties/plugin`).
+    let target: JsonSchema | undefined = root;
+    for (const segment of reference.slice(2).split("/")) target = asSchema(target?.[segment]);
     if (target !== undefined) for (const each of expand(root, target)) result.push(each);
   }
   if (Array.isArray(schema.allOf)) {

@@ -141,11 +141,16 @@ function describeUnknownKey(
   if (isConfig && key === "deleted") {
     return `"deleted" is not accepted in a manifest; to delete a record, remove its config and set \`prune: true\` on the family`;
   }
-  const isProject = path.length === 2 && path[0] === "projects";
+  if (key === "id" && isConfig && path[0] === "templates") {
+    return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
+  }
+  const isProject = path.length === 2 && (path[0] === "projects" || path[0] === "templates");
   const noun = isProject ? "family" : "key";
   const suggestion = didYouMean(key, allowed);
   if (suggestion !== "") return `unknown ${noun} "${key}"${suggestion}`;
-  const list = allowed.map((name) => `"${name}"`).join(", ");
+  const list = (isProject ? allowed.filter((name) => name !== "use") : allowed)
+    .map((name) => `"${name}"`)
+    .join(", ");
   return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
 }
 

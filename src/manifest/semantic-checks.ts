@@ -50,6 +50,9 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
     facts.baseUrl = { value: server.base_url, position: valuePosition(locations, ["server", "base_url"]) };
   }
 
+  checkTemplates(asRecord(root.templates), locations, errors, warnings);
+  if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
+
   const projects = asRecord(root.projects);
   if (projects === undefined) return { errors, warnings, facts };
   for (const [project, projectValue] of Object.entries(projects)) {
@@ -63,17 +66,11 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
       if (!isFamilyName(family)) continue;
       const familyPath = ["projects", project, family];
       facts.familyBlocks.push({ project, family, position: keyPosition(locations, familyPath) });
+      const where = { project, family, label: `${family} of project "${project}"` };
+      collectOverrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, locations, facts);
       const configs = asRecord(familyValue)?.configs;
       if (!Array.isArray(configs)) continue;
-      checkFamilyConfigs(
-        configs,
-        [...familyPath, "configs"],
-        { project, family },
-        locations,
-        errors,
-        warnings,
-        facts,
-      );
+      checkFamilyConfigs(configs, [...familyPath, "configs"], where, locations, errors, warnings, facts);
     }
   }
   return { errors, warnings, facts };
@@ -92,7 +89,7 @@ function checkProjectId(project: string): string | undefined {
 function checkFamilyConfigs(
   configs: readonly unknown[],
   configsPath: readonly (string | number)[],
-  where: { project: string; family: string },
+  where: { project: string; family: string; label: string },
   locations: LocationIndex,
   errors: YamlProblem[],
   warnings: YamlProblem[],
@@ -102,7 +99,7 @@ function checkFamilyConfigs(
   const orders = new Map<number, { name: string; position: Position }>();
   let firstWithOrder: { label: string; position: Position } | undefined;
   let firstWithoutOrder: { label: string; position: Position } | undefined;
-  const familyLabel = `${where.family} of project "${where.project}"`;
+  const familyLabel = where.label;
 
   configs.forEach((configValue, index) => {
     const config = asRecord(configValue);
@@ -156,6 +153,108 @@ function checkFamilyConfigs(
       position: firstWithoutOrder.position,
       message: `${firstWithoutOrder.label} has no order, but ${firstWithOrder.label} has one (line ${firstWithOrder.position.line}); in ${familyLabel} give every config an order, or none (then list position is the order)`,
     });
+  }
+}
+
+function checkTemplates(
+  templates: Record<string, unknown> | undefined,
+  locations: LocationIndex,
+  errors: YamlProblem[],
+  warnings: YamlProblem[],
+): void {
+  for (const [name, template] of Object.entries(templates ?? {})) {
+    const path = ["templates", name];
+    if (name.trim() === "") {
+      errors.push({
+        position: keyPosition(locations, path),
+        message: "template name is empty; name it, e.g. `baseline:`",
+      });
+    }
+    for (const [family, familyValue] of Object.entries(asRecord(template) ?? {})) {
+      const configs = asRecord(familyValue)?.configs;
+      if (!isFamilyName(family) || !Array.isArray(configs)) continue;
+      // Ids are refused in templates by the schema: no claims to collect.
+      const where = { project: "", family, label: `${family} of template "${name}"` };
+      checkFamilyConfigs(configs, [...path, family, "configs"], where, locations, errors, warnings, {
+        familyBlocks: [],
+        idClaims: [],
+      });
+    }
+  }
+}
+
+function checkProjectSets(
+  sets: readonly unknown[],
+  locations: LocationIndex,
+  errors: YamlProblem[],
+  warnings: YamlProblem[],
+): void {
+  sets.forEach((setValue, index) => {
+    const set = asRecord(setValue);
+    if (set === undefined) return;
+    const path = ["project_sets", index];
+    const label = typeof set.name === "string" ? `project set "${set.name}"` : `project_sets[${index}]`;
+    if (typeof set.projects === "string" && set.projects !== "all") {
+      errors.push({
+        position: valuePosition(locations, [...path, "projects"]),
+        message: `projects of ${label} must be a list of project ids (["1", "4"]) or \`all\`, got ${JSON.stringify(set.projects)}`,
+      });
+    }
+    for (const key of ["projects", "except"] as const) {
+      const ids = set[key];
+      if (!Array.isArray(ids)) continue;
+      ids.forEach((id, idIndex) => {
+        const problem =
+          typeof id === "string" || typeof id === "number" ? checkProjectId(String(id)) : undefined;
+        if (problem !== undefined) {
+          errors.push({ position: valuePosition(locations, [...path, key, idIndex]), message: problem });
+        }
+      });
+    }
+    for (const [family, familyValue] of Object.entries(set)) {
+      if (!isFamilyName(family)) continue;
+      const familyPath = [...path, family];
+      // A pinned id is one project's record: a set would pin it in each of its projects.
+      const ids: IdClaimFact[] = [];
+      const where = { project: "", family, label: `${family} of ${label}` };
+      collectOverrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, locations, {
+        idClaims: ids,
+      });
+      const configs = asRecord(familyValue)?.configs;
+      if (Array.isArray(configs)) {
+        checkFamilyConfigs(configs, [...familyPath, "configs"], where, locations, errors, warnings, {
+          familyBlocks: [],
+          idClaims: ids,
+        });
+      }
+      for (const claim of ids) {
+        errors.push({
+          position: claim.position,
+          message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`,
+        });
+      }
+    }
+  });
+}
+
+function collectOverrideIds(
+  overrides: Record<string, unknown> | undefined,
+  familyPath: readonly (string | number)[],
+  where: { project: string; family: string },
+  locations: LocationIndex,
+  facts: Pick<ManifestFacts, "idClaims">,
+): void {
+  for (const [name, override] of Object.entries(overrides ?? {})) {
+    const id = asRecord(override)?.id;
+    if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
+      facts.idClaims.push({
+        id,
+        project: where.project,
+        family: where.family,
+        name,
+        position: valuePosition(locations, [...familyPath, "overrides", name, "id"]),
+      });
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // loader produces it; the planner consumes it.
 
 import type { FamilyName } from "../families.js";
+import type { ManifestBlocks } from "./expand-types.js";
 
 export interface SourceLocation {
   file: string;
@@ -24,8 +25,10 @@ export interface DesiredConfig {
   /** Pinned record id (`id:` in the manifest), if any. */
   id?: number;
   fields: DesiredFields;
-  /** Where the config starts in the manifest (its `- name:` item). */
+  /** Where the config starts in the manifest (its `- name:` item; for a templated config, in the template). */
   source: SourceLocation;
+  /** For a config from a template or a project set: where it was applied to this project (the `use:` entry, or the set). */
+  appliedAt?: SourceLocation;
   /** Where each field set in the manifest is (for messages pointing at a value). */
   fieldSources: Partial<Record<keyof DesiredFields | "id", SourceLocation>>;
 }
@@ -47,4 +50,10 @@ export interface DesiredState {
   baseUrl?: string;
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
+  /**
+   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
+   * time once the project listing is read (resolveProjectSets). Until then, `families` holds the
+   * expansion for the projects the manifest names explicitly.
+   */
+  unresolved?: ManifestBlocks;
 }

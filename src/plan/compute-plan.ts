@@ -300,6 +300,7 @@ function planFamily(
   for (const config of desiredFamily.configs) {
     const claim = claims.byConfig.get(config);
     const source = formatSource(config.source);
+    const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
     if (!claim) {
       changes.push({
         action: "create",
@@ -309,6 +310,7 @@ function planFamily(
         id: null,
         fields: createFields(config.fields),
         source,
+        ...via,
       });
       continue;
     }
@@ -323,6 +325,7 @@ function planFamily(
         id: record.id,
         fields,
         source,
+        ...via,
       });
       touchedIds.push(record.id);
     }

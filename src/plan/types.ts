@@ -25,6 +25,8 @@ export interface PlannedChange {
   fields: FieldChanges;
   /** `file:line` of the manifest config; for a prune delete, of the family block. */
   source: string;
+  /** For a config from a template or project set: `file:line` where it was applied to this project. */
+  via?: string;
 }
 
 export interface OrderMove {

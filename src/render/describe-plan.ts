@@ -104,7 +104,8 @@ function describeChange(change: PlannedChange, options: ValueOptions): PlanItem 
   return {
     kind: change.action,
     head: `${change.action} ${name}${id}`,
-    source: escapeControl(change.source),
+    // A templated config: the template's line, then where it was applied to this project.
+    source: escapeControl(change.via === undefined ? change.source : `${change.source} via ${change.via}`),
     fields: describeFields(change, options),
   };
 }

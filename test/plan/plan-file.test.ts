@@ -116,6 +116,7 @@ const KEYS = {
     id: "required",
     fields: "required",
     source: "required",
+    via: "optional",
   } satisfies Record<keyof PlannedChange, Presence>,
   fieldChange: { from: "absent on create", to: "required" } satisfies Record<keyof FieldChange, Presence>,
   move: {

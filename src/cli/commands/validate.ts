@@ -93,6 +93,12 @@ The API key is never interpolated.`,
     io.stdout.write(
       `ok: ${plural(projects, "project")}, ${plural(configs, "config")} (${plural(result.files.length, "file")})\n`,
     );
+    const all = result.value.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
+    for (const set of all) {
+      io.stdout.write(
+        `project set "${set.label}" (${set.source.file}:${set.source.line}) says projects: all, resolved at plan time from the projects the API key can see; counted above: only the projects the manifest names\n`,
+      );
+    }
   });
   program.addCommand(command);
 };

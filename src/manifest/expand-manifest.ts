@@ -1,0 +1,635 @@
+// Expands templates and project sets into the planner's DesiredFamily records: per project and
+// family, the configs of each used template (the sets' `use` first, then the project's), the
+// overrides and omissions, then own configs; the result is what the same configs written out give.
+// Linear in the size of the result: every template config is visited once per project using it.
+
+import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
+import type {
+  ConfigItem,
+  FamilyBlock,
+  ManifestBlocks,
+  NamedPlace,
+  OverrideItem,
+  ProjectBlock,
+  ProjectSetBlock,
+  TemplateBlock,
+} from "./expand-types.js";
+import { compareProjects } from "./merge.js";
+import { didYouMean } from "./suggest.js";
+import type { DesiredConfig, DesiredFamily, DesiredFields, DesiredState, SourceLocation } from "./types.js";
+
+export interface ExpandResult {
+  families: DesiredFamily[];
+  errors: ManifestDiagnostic[];
+  warnings: ManifestDiagnostic[];
+}
+
+/** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
+const MAX_EXPANSION_ERRORS = 100;
+/** The stand-in for the projects of `projects: all` offline; never a valid project id. */
+const ANY_PROJECT = "*";
+/** Projects named in one "(for projects ...)" note before "and N more". */
+const PROJECTS_SHOWN = 5;
+
+/** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
+export function hasUnresolvedSets(blocks: ManifestBlocks): boolean {
+  return blocks.sets.some((set) => set.projects === "all");
+}
+
+/**
+ * Expands the merged blocks of every file. `visibleProjects` is what `projects: all` stands for:
+ * the project listing at plan time; undefined (offline) means the projects the manifest names.
+ */
+export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonly string[]): ExpandResult {
+  const report = new Reporter();
+  const templates = indexTemplates(blocks.templates, report);
+  checkUseEntries(blocks, templates, report);
+  const projects = mergeProjectBlocks(blocks.projects, report);
+  const explicit = new Set<string>(projects.keys());
+  for (const set of blocks.sets)
+    if (set.projects !== "all") for (const id of set.projects) explicit.add(id.name);
+  // Offline, `all` is also expanded for a stand-in project, so that a mistake in such a set shows
+  // in validate even when the manifest names none of its projects.
+  const offline = visibleProjects === undefined && hasUnresolvedSets(blocks);
+  const membership = setMembership(
+    blocks.sets,
+    visibleProjects ?? (offline ? [...explicit, ANY_PROJECT] : [...explicit]),
+    visibleProjects !== undefined,
+    report,
+  );
+
+  const ids = [...new Set([...projects.keys(), ...membership.keys()])].sort(compareProjects);
+  const families: DesiredFamily[] = [];
+  for (const project of ids) {
+    const context: ProjectContext = {
+      project,
+      block: projects.get(project),
+      sets: membership.get(project) ?? [],
+      templates,
+      report,
+    };
+    for (const family of FAMILY_NAMES) {
+      const expanded = expandFamily(context, family);
+      if (expanded !== undefined && project !== ANY_PROJECT) families.push(expanded);
+    }
+  }
+  return { families, errors: report.errors(), warnings: report.warnings };
+}
+
+// ---- diagnostics ------------------------------------------------------------------------------
+
+/** Collects problems; the same problem met while expanding several projects is reported once, naming them. */
+class Reporter {
+  readonly warnings: ManifestDiagnostic[] = [];
+  private readonly found = new Map<string, { at: SourceLocation; message: string; projects: string[] }>();
+  private dropped = 0;
+
+  error(at: SourceLocation, message: string, project?: string): void {
+    const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
+    const known = this.found.get(key);
+    if (known === undefined) {
+      if (this.found.size >= MAX_EXPANSION_ERRORS) {
+        this.dropped += 1;
+        return;
+      }
+      this.found.set(key, { at, message, projects: project === undefined ? [] : [project] });
+    } else if (project !== undefined && known.projects.at(-1) !== project) known.projects.push(project);
+  }
+
+  warn(at: SourceLocation, message: string): void {
+    this.warnings.push(makeWarning(at.file, at, message));
+  }
+
+  errors(): ManifestDiagnostic[] {
+    const errors = [...this.found.values()].map(({ at, message, projects }) =>
+      makeError(at.file, at, `${message}${forProjects(projects)}`),
+    );
+    const last = errors.at(-1);
+    if (this.dropped > 0 && last !== undefined) {
+      errors.push({ ...last, message: `${this.dropped} more errors not shown; fix the ones above first` });
+    }
+    return errors;
+  }
+}
+
+function forProjects(listed: readonly string[]): string {
+  const projects = listed.map((project) => (project === ANY_PROJECT ? "any of `projects: all`" : project));
+  if (projects.length === 0) return "";
+  if (projects.length === 1) return ` (for project ${projects[0]})`;
+  const shown = projects.slice(0, PROJECTS_SHOWN).join(", ");
+  const more = projects.length > PROJECTS_SHOWN ? ` and ${projects.length - PROJECTS_SHOWN} more` : "";
+  return ` (for projects ${shown}${more})`;
+}
+
+/** `file:line` of a place, for messages that name a second place. */
+function place(at: SourceLocation): string {
+  return `${at.file}:${at.line}`;
+}
+
+// ---- static checks: templates, `use:` entries, sets, project blocks across files ----------------
+
+function indexTemplates(templates: readonly TemplateBlock[], report: Reporter): Map<string, TemplateBlock> {
+  const byName = new Map<string, TemplateBlock>();
+  for (const template of templates) {
+    const first = byName.get(template.name);
+    if (first !== undefined) {
+      report.error(
+        template.source,
+        `template "${template.name}" is also defined at ${place(first.source)}; define each template once (rename one of them)`,
+      );
+      continue;
+    }
+    byName.set(template.name, template);
+    if (template.families.length === 0) {
+      report.warn(
+        template.source,
+        `template "${template.name}" provides no family; using it changes nothing`,
+      );
+    }
+  }
+  return byName;
+}
+
+function checkUseEntries(
+  blocks: ManifestBlocks,
+  templates: ReadonlyMap<string, TemplateBlock>,
+  report: Reporter,
+) {
+  const names = [...templates.keys()];
+  const check = (use: readonly NamedPlace[], owner: string) => {
+    const seen = new Map<string, SourceLocation>();
+    for (const entry of use) {
+      if (!templates.has(entry.name)) {
+        const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
+        report.error(
+          entry.source,
+          `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`,
+        );
+      }
+      const first = seen.get(entry.name);
+      if (first !== undefined) {
+        report.error(
+          entry.source,
+          `template "${entry.name}" is already used by ${owner} at ${place(first)}; use a template once`,
+        );
+      } else seen.set(entry.name, entry.source);
+    }
+  };
+  for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
+  for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
+}
+
+/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
+function mergeProjectBlocks(blocks: readonly ProjectBlock[], report: Reporter): Map<string, ProjectBlock> {
+  const merged = new Map<string, ProjectBlock>();
+  for (const block of blocks) {
+    const first = merged.get(block.project);
+    if (first === undefined) {
+      merged.set(block.project, block);
+      continue;
+    }
+    if (first.useSource !== undefined && block.useSource !== undefined) {
+      report.error(
+        block.useSource,
+        `use of project "${block.project}" is also given at ${place(first.useSource)}; list the project's templates in one place`,
+      );
+    }
+    merged.set(block.project, {
+      ...first,
+      use: first.use.length > 0 ? first.use : block.use,
+      ...((first.useSource ?? block.useSource) ? { useSource: first.useSource ?? block.useSource } : {}),
+      families: [...first.families, ...block.families],
+    });
+  }
+  return merged;
+}
+
+/** Project id -> the sets it is in, in set order; warns about `except` entries that exclude nothing. */
+function setMembership(
+  sets: readonly ProjectSetBlock[],
+  allProjects: readonly string[],
+  resolved: boolean,
+  report: Reporter,
+): Map<string, ProjectSetBlock[]> {
+  const allSet = new Set(allProjects);
+  const membership = new Map<string, ProjectSetBlock[]>();
+  for (const set of sets) {
+    const listed = new Map<string, SourceLocation>();
+    if (set.projects !== "all") {
+      for (const entry of set.projects) {
+        const first = listed.get(entry.name);
+        if (first !== undefined) {
+          report.error(
+            entry.source,
+            `project ${entry.name} is listed twice in project set "${set.label}" (also at ${place(first)}); list it once`,
+          );
+        } else listed.set(entry.name, entry.source);
+      }
+    }
+    const members = set.projects === "all" ? allProjects : [...listed.keys()];
+    const excluded = new Set<string>();
+    for (const entry of set.except) {
+      excluded.add(entry.name);
+      // With `all`, offline, the listing is unknown: nothing to check against.
+      const inSet = set.projects === "all" ? !resolved || allSet.has(entry.name) : listed.has(entry.name);
+      if (!inSet) {
+        report.warn(
+          entry.source,
+          `except: project ${entry.name} is not in project set "${set.label}"${set.projects === "all" ? " (not listed for this API key)" : ""}; it excludes nothing`,
+        );
+      }
+    }
+    for (const project of members) {
+      if (excluded.has(project)) continue;
+      const projectSets = membership.get(project);
+      if (projectSets === undefined) membership.set(project, [set]);
+      else if (projectSets.at(-1) !== set) projectSets.push(set);
+    }
+  }
+  return membership;
+}
+
+// ---- one project + family -----------------------------------------------------------------------
+
+interface ProjectContext {
+  project: string;
+  block: ProjectBlock | undefined;
+  sets: readonly ProjectSetBlock[];
+  templates: ReadonlyMap<string, TemplateBlock>;
+  report: Reporter;
+}
+
+/** A config on its way into the expanded list. */
+interface Entry {
+  item: ConfigItem;
+  appliedAt: SourceLocation | undefined;
+  /** Which block gave it (a template use, a set's or the project's own configs): duplicates within one block are the semantic checks'. */
+  origin: object;
+  /** Whether it came from a template (only those can be overridden or omitted). */
+  templated: boolean;
+  omittedAt?: SourceLocation;
+  /** For each field a set overrides: where, and the value (two sets disagreeing is an error). */
+  setOverrides?: Map<string, { value: unknown; at: SourceLocation }>;
+  fields: ConfigItem["fields"];
+  fieldSources: ConfigItem["fieldSources"];
+  id?: number;
+}
+
+interface Application {
+  template: TemplateBlock;
+  use: NamedPlace;
+  /** The set whose `use:` applied it, if any. */
+  set?: ProjectSetBlock;
+}
+
+function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamily | undefined {
+  const { project, block, sets, report } = context;
+  const own = block?.families.find((candidate) => candidate.family === family);
+  const setBlocks: { set: ProjectSetBlock; block: FamilyBlock }[] = [];
+  for (const set of sets) {
+    const setBlock = set.families.find((candidate) => candidate.family === family);
+    if (setBlock !== undefined) setBlocks.push({ set, block: setBlock });
+  }
+  const applications = applicationsOf(context);
+
+  // The common case, a project's own configs only: as written.
+  if (applications.length === 0 && setBlocks.length === 0) {
+    if (own === undefined) return undefined;
+    if (own.overrides.length === 0 && own.omit.length === 0) {
+      if (own.configs === undefined) {
+        report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
+        return undefined;
+      }
+      return finishFamily(
+        context,
+        family,
+        own.configs.map(ownEntry(own)),
+        own.prune?.value ?? false,
+        own.source,
+      );
+    }
+  }
+
+  const entries: Entry[] = [];
+  const byName = new Map<string, Entry>();
+  let templatePrune: { value: boolean; source: SourceLocation } | undefined;
+  let templated = false;
+  let firstUse: SourceLocation | undefined;
+  for (const application of applications) {
+    const templateFamily = application.template.families.find((candidate) => candidate.family === family);
+    if (templateFamily === undefined) continue;
+    templated = true;
+    firstUse ??= application.use.source;
+    if (templateFamily.prune !== undefined) {
+      if (templatePrune !== undefined && templatePrune.value !== templateFamily.prune.value) {
+        report.error(
+          templateFamily.prune.source,
+          `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${place(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
+          project,
+        );
+      } else templatePrune ??= templateFamily.prune;
+    }
+    for (const item of templateFamily.configs ?? []) {
+      addEntry(
+        entries,
+        byName,
+        context,
+        {
+          item,
+          appliedAt: application.use.source,
+          origin: application,
+          templated: true,
+          fields: item.fields,
+          fieldSources: item.fieldSources,
+        },
+        true,
+      );
+    }
+  }
+
+  // Omissions and overrides: the sets' first, then the project's own (which win).
+  const changers: { set: ProjectSetBlock | undefined; block: FamilyBlock }[] = [
+    ...setBlocks,
+    ...(own ? [{ set: undefined, block: own }] : []),
+  ];
+  for (const { set, block: changer } of changers) {
+    const inherited = set !== undefined ? project : undefined;
+    for (const omit of changer.omit) {
+      const entry = byName.get(omit.name);
+      if (entry === undefined || !entry.templated) {
+        report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
+        continue;
+      }
+      entry.omittedAt ??= omit.source;
+    }
+    for (const override of changer.overrides) {
+      const entry = byName.get(override.name);
+      if (entry === undefined || !entry.templated) {
+        report.error(
+          override.source,
+          unknownTemplated("overrides", override.name, family, byName),
+          inherited,
+        );
+        continue;
+      }
+      if (entry.omittedAt !== undefined) {
+        report.error(
+          override.source,
+          `overrides "${override.name}", which omit leaves out at ${place(entry.omittedAt)}; remove one of the two`,
+          inherited ?? (isOwnPlace(entry.omittedAt, own) ? undefined : project),
+        );
+        continue;
+      }
+      applyOverride(entry, override, set, context);
+    }
+  }
+
+  // Own configs: the sets' first, then the project's.
+  for (const { set, block: changer } of changers) {
+    for (const item of changer.configs ?? []) {
+      addEntry(
+        entries,
+        byName,
+        context,
+        {
+          item,
+          appliedAt: set?.source,
+          origin: changer,
+          templated: false,
+          fields: item.fields,
+          fieldSources: item.fieldSources,
+        },
+        set !== undefined,
+      );
+    }
+    if (changer.configs === undefined && !templated) {
+      report.error(
+        changer.valueSource,
+        missingConfigs(family, true),
+        set === undefined ? undefined : project,
+      );
+    }
+  }
+  if (entries.length === 0 && !templated && changers.length === 0) return undefined;
+
+  const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
+  const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
+  if (source === undefined) return undefined;
+  const kept = entries.filter((entry) => entry.omittedAt === undefined);
+  return finishFamily(context, family, kept, prune, source);
+}
+
+function applicationsOf(context: ProjectContext): Application[] {
+  const applications: Application[] = [];
+  const seen = new Map<string, { use: NamedPlace; list: object }>();
+  const add = (use: NamedPlace, list: object, set: ProjectSetBlock | undefined) => {
+    const template = context.templates.get(use.name);
+    if (template === undefined) return;
+    const first = seen.get(use.name);
+    if (first !== undefined) {
+      // Twice in one list is reported once, statically (checkUseEntries); across lists, for this project.
+      if (first.list !== list) {
+        context.report.error(
+          use.source,
+          `template "${use.name}" is already applied at ${place(first.use.source)}; use a template once per project`,
+          context.project,
+        );
+      }
+      return;
+    }
+    seen.set(use.name, { use, list });
+    applications.push(set === undefined ? { template, use } : { template, use, set });
+  };
+  for (const set of context.sets) for (const use of set.use) add(use, set, set);
+  const block = context.block;
+  if (block !== undefined) for (const use of block.use) add(use, block, undefined);
+  return applications;
+}
+
+function addEntry(
+  entries: Entry[],
+  byName: Map<string, Entry>,
+  context: ProjectContext,
+  entry: Entry,
+  inherited: boolean,
+): void {
+  const name = entry.fields.name;
+  const first = byName.get(name);
+  if (first === undefined) {
+    byName.set(name, entry);
+    entries.push(entry);
+    return;
+  }
+  // Two configs of one block with one name: the semantic checks already said so.
+  if (first.origin === entry.origin) return;
+  const firstWhere =
+    first.appliedAt === undefined
+      ? place(first.item.source)
+      : `${place(first.item.source)} via ${place(first.appliedAt)}`;
+  context.report.error(
+    entry.item.source,
+    `config "${name}" is also provided at ${firstWhere}; a name identifies one config of a project + family: rename one, or omit the templated one`,
+    inherited ? context.project : undefined,
+  );
+}
+
+function applyOverride(
+  entry: Entry,
+  override: OverrideItem,
+  set: ProjectSetBlock | undefined,
+  context: ProjectContext,
+) {
+  // The template's objects are shared by every project using it: copy before changing.
+  if (entry.fields === entry.item.fields) entry.fields = { ...entry.item.fields };
+  if (entry.fieldSources === entry.item.fieldSources) entry.fieldSources = { ...entry.item.fieldSources };
+  const changes: [keyof OverrideItem["fieldSources"], unknown][] = Object.entries(override.fields) as [
+    keyof OverrideItem["fieldSources"],
+    unknown,
+  ][];
+  if (override.id !== undefined) changes.push(["id", override.id]);
+  for (const [field, value] of changes) {
+    const at = override.fieldSources[field] ?? override.source;
+    if (set !== undefined) {
+      entry.setOverrides ??= new Map();
+      const earlier = entry.setOverrides.get(field);
+      if (earlier !== undefined && !Object.is(earlier.value, value)) {
+        context.report.error(
+          at,
+          `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${place(earlier.at)} of another set with the same project; set it in the project's own overrides`,
+          context.project,
+        );
+        continue;
+      }
+      entry.setOverrides.set(field, { value, at });
+    }
+    if (field === "id") entry.id = value as number;
+    else (entry.fields as Record<string, unknown>)[field] = value;
+    entry.fieldSources[field] = at;
+  }
+}
+
+function setPrune(
+  setBlocks: readonly { set: ProjectSetBlock; block: FamilyBlock }[],
+  family: FamilyName,
+  context: ProjectContext,
+): boolean | undefined {
+  let first: { value: boolean; source: SourceLocation } | undefined;
+  for (const { block } of setBlocks) {
+    if (block.prune === undefined) continue;
+    if (first !== undefined && first.value !== block.prune.value) {
+      context.report.error(
+        block.prune.source,
+        `prune: ${block.prune.value} differs from prune: ${first.value} at ${place(first.source)} of another set with the same project; set prune in the project's ${family} block`,
+        context.project,
+      );
+    }
+    first ??= block.prune;
+  }
+  return first?.value;
+}
+
+/** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
+function finishFamily(
+  context: ProjectContext,
+  family: FamilyName,
+  entries: readonly Entry[],
+  prune: boolean,
+  source: SourceLocation,
+): DesiredFamily {
+  let withOrder: Entry | undefined;
+  let withoutOrder: Entry | undefined;
+  for (const entry of entries) {
+    if (entry.fields.order === undefined) withoutOrder ??= entry;
+    else withOrder ??= entry;
+  }
+  if (withOrder !== undefined && withoutOrder !== undefined) {
+    const orderAt = withOrder.fieldSources.order ?? withOrder.item.source;
+    const inherited = withOrder.appliedAt !== undefined || withoutOrder.appliedAt !== undefined;
+    // Within one block the semantic checks said it already.
+    if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) {
+      context.report.error(
+        withoutOrder.item.source,
+        `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${place(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`,
+        inherited ? context.project : undefined,
+      );
+    }
+  }
+  const configs = entries.map((entry, index): DesiredConfig => {
+    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? index + 1 };
+    const config: DesiredConfig = { fields, source: entry.item.source, fieldSources: entry.fieldSources };
+    const id = entry.id ?? entry.item.id;
+    if (id !== undefined) config.id = id;
+    if (entry.appliedAt !== undefined) config.appliedAt = entry.appliedAt;
+    return config;
+  });
+  return {
+    project: context.project,
+    family,
+    prune,
+    explicitOrder: entries.length > 0 && withoutOrder === undefined,
+    configs,
+    source,
+  };
+}
+
+function ownEntry(block: FamilyBlock) {
+  return (item: ConfigItem): Entry => ({
+    item,
+    appliedAt: undefined,
+    origin: block,
+    templated: false,
+    fields: item.fields,
+    fieldSources: item.fieldSources,
+  });
+}
+
+function isOwnPlace(at: SourceLocation, own: FamilyBlock | undefined): boolean {
+  return own?.omit.some((entry) => entry.source === at) ?? false;
+}
+
+function missingConfigs(family: FamilyName, templates: boolean): string {
+  const or = templates ? `, or \`use:\` a template that provides ${family}` : "";
+  return `missing required key "configs" in "${family}"; add \`configs:\` with the list of configs (\`configs: []\` for none)${or}`;
+}
+
+function unknownTemplated(
+  key: "omit" | "overrides",
+  name: string,
+  family: FamilyName,
+  byName: ReadonlyMap<string, Entry>,
+): string {
+  const candidates = [...byName.values()]
+    .filter((entry) => entry.templated)
+    .map((entry) => entry.fields.name);
+  if (candidates.length === 0) {
+    return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
+  }
+  const suggestion = didYouMean(name, candidates);
+  return `${key}: "${name}" is not a config of the templates used here${
+    suggestion ||
+    `; they provide ${candidates
+      .slice(0, 10)
+      .map((candidate) => `"${candidate}"`)
+      .join(", ")}`
+  }`;
+}
+
+/**
+ * The desired state with `projects: all` resolved: `visibleProjects` is the project listing of the
+ * API key (at plan time). Problems that arise only for a listed project come back as diagnostics.
+ */
+export function resolveProjectSets(
+  desired: DesiredState,
+  visibleProjects: readonly string[],
+): { value: DesiredState | undefined; errors: ManifestDiagnostic[]; warnings: ManifestDiagnostic[] } {
+  const { unresolved, ...resolved } = desired;
+  if (unresolved === undefined) return { value: desired, errors: [], warnings: [] };
+  const expanded = expandManifest(unresolved, visibleProjects);
+  // The offline warnings were printed when the manifest was loaded; only the listing's are new.
+  const warnings = expanded.warnings.filter((warning) =>
+    warning.message.includes("not listed for this API key"),
+  );
+  if (expanded.errors.length > 0) return { value: undefined, errors: expanded.errors, warnings };
+  return { value: { ...resolved, families: expanded.families }, errors: [], warnings };
+}
