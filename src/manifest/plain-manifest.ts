@@ -110,36 +110,56 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 /** No pointer built by pointerOf has these (so none matched when the index was a map of pointers). */
 const INVALID_ESCAPE = /~(?![01])/;
 
+/** A node reached by a lookup, and the position of the key that named it (none for list items). */
+interface Step {
+  node: ValueNode;
+  key: Position | undefined;
+}
+
+function locationOf({ node, key }: Step): NodeLocation {
+  const value = node.kind === "scalar" ? node.span.position : node.position;
+  return key === undefined ? { value } : { key, value };
+}
+
 class TreeLocations implements LocationIndex {
   private readonly keyIndexes = new Map<MapNode, Map<string, MapEntry>>();
 
   constructor(private readonly root: ValueNode) {}
 
   get(pointer: string): NodeLocation | undefined {
-    if (pointer === "") return this.lookup([]);
-    if (!pointer.startsWith("/") || INVALID_ESCAPE.test(pointer)) return undefined;
-    return this.lookup(pointer.slice(1).split("/").map(unescapePointerSegment));
+    if (pointer !== "" && !pointer.startsWith("/")) return undefined;
+    // Segment by segment, without an array of them: a big manifest asks this for every value.
+    let step: Step | undefined = { node: this.root, key: undefined };
+    for (let start = 1; start <= pointer.length && step !== undefined; ) {
+      const slash = pointer.indexOf("/", start);
+      const end = slash < 0 ? pointer.length : slash;
+      const raw = pointer.slice(start, end);
+      if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return undefined;
+      step = this.stepInto(step.node, unescapePointerSegment(raw));
+      start = end + 1;
+    }
+    return step === undefined ? undefined : locationOf(step);
   }
 
   lookup(path: readonly (string | number)[]): NodeLocation | undefined {
-    let node = this.root;
-    let keyPosition: Position | undefined;
+    let step: Step | undefined = { node: this.root, key: undefined };
     for (const segment of path) {
-      if (node.kind === "seq") {
-        const text = String(segment);
-        const item = ARRAY_INDEX.test(text) ? node.items[Number(text)] : undefined;
-        if (item === undefined) return undefined;
-        node = item;
-        keyPosition = undefined;
-      } else if (node.kind === "map") {
-        const entry = this.entryOf(node, String(segment));
-        if (entry === undefined) return undefined;
-        node = entry.value;
-        keyPosition = entry.keySpan.position;
-      } else return undefined;
+      step = this.stepInto(step.node, String(segment));
+      if (step === undefined) return undefined;
     }
-    const value = node.kind === "scalar" ? node.span.position : node.position;
-    return keyPosition === undefined ? { value } : { key: keyPosition, value };
+    return locationOf(step);
+  }
+
+  private stepInto(node: ValueNode, segment: string): Step | undefined {
+    if (node.kind === "seq") {
+      const item = ARRAY_INDEX.test(segment) ? node.items[Number(segment)] : undefined;
+      return item === undefined ? undefined : { node: item, key: undefined };
+    }
+    if (node.kind === "map") {
+      const entry = this.entryOf(node, segment);
+      return entry === undefined ? undefined : { node: entry.value, key: entry.keySpan.position };
+    }
+    return undefined;
   }
 
   private entryOf(node: MapNode, key: string): MapEntry | undefined {
