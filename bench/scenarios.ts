@@ -20,6 +20,7 @@ import { type EmulatorThread, startEmulatorThread } from "./emulator-thread.js";
 import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
 import { EXPORT_SCENARIOS } from "./scenarios-export.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
+import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
 
@@ -586,4 +587,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...EMULATOR_SCENARIOS,
   ...STARTUP_SCENARIOS,
   ...EXPORT_SCENARIOS,
+  ...MANIFEST_SCENARIOS,
 ];

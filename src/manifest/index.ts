@@ -141,13 +141,14 @@ export function loadManifestSources(
   const loadedFiles: LoadedManifestFile[] = [];
   for (const source of sources) {
     const result = loadOneManifest(source, variables);
-    errors.push(...result.errors);
-    warnings.push(...result.warnings);
+    // Loops, not push(...list): spreading a long list into a call overflows the stack.
+    for (const error of result.errors) errors.push(error);
+    for (const warning of result.warnings) warnings.push(warning);
     if (result.loaded !== undefined) loadedFiles.push(result.loaded);
   }
   const merged = mergeManifestFiles(loadedFiles);
-  errors.push(...merged.errors);
-  warnings.push(...merged.warnings);
+  for (const error of merged.errors) errors.push(error);
+  for (const warning of merged.warnings) warnings.push(warning);
   const files = sources.map((source) => source.file);
   const secrets = variables.secrets ?? [];
   return {
@@ -195,7 +196,7 @@ function loadOneManifest(
   const plain = toPlainManifest(interpolated.root);
   const schema = validateManifestSchema(plain);
   const semantics = checkManifestSemantics(plain);
-  warnings.push(...toWarnings(semantics.warnings));
+  for (const warning of toWarnings(semantics.warnings)) warnings.push(warning);
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.

@@ -177,14 +177,29 @@ export function interpolateTree(
     return { value: result.value, changed: result.changed, failed: result.problems.length > 0 };
   };
 
+  // Nodes without a change are kept as they are: a big manifest is mostly text without `${`.
   const visit = (node: ValueNode, isProjects: boolean, isRoot: boolean): ValueNode => {
     if (node.kind === "scalar") {
       if (typeof node.value !== "string") return node;
+      // What interpolateText would find unchanged, without its allocations: most values.
+      if (!node.value.includes("${") && !containsSecret(node.value, secrets)) return node;
       const { value, changed } = interpolateSpan(node.value, node.span);
       return changed ? ({ ...node, value, interpolated: true } satisfies ScalarNode) : node;
     }
-    if (node.kind === "seq") return { ...node, items: node.items.map((item) => visit(item, false, false)) };
+    if (node.kind === "seq") {
+      let items: ValueNode[] | undefined;
+      for (let index = 0; index < node.items.length; index++) {
+        const item = node.items[index] as ValueNode;
+        const visited = visit(item, false, false);
+        if (visited !== item) {
+          items ??= node.items.slice();
+          items[index] = visited;
+        }
+      }
+      return items === undefined ? node : { ...node, items };
+    }
     const entries: MapEntry[] = [];
+    let changed = false;
     const seen = new Map<string, Position>();
     for (const entry of node.entries) {
       if (!isProjects) {
@@ -193,9 +208,12 @@ export function interpolateTree(
             position: entry.keySpan.position,
             message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
           });
+          changed = true;
           continue;
         }
-        entries.push({ ...entry, value: visit(entry.value, isRoot && entry.key === "projects", false) });
+        const value = visit(entry.value, isRoot && entry.key === "projects", false);
+        if (value !== entry.value) changed = true;
+        entries.push(value === entry.value ? entry : { ...entry, value });
         continue;
       }
       const { value: key, failed } = interpolateSpan(entry.key, entry.keySpan);
@@ -206,13 +224,16 @@ export function interpolateTree(
           position: entry.keySpan.position,
           message: `project "${key}" is also defined at line ${first.line}, column ${first.col} (after interpolation); merge the two blocks`,
         });
+        changed = true;
         continue;
       }
       // A key that failed to interpolate is not a project id to compare with the others.
       if (!failed) seen.set(key, entry.keySpan.position);
-      entries.push({ ...entry, key, value: visit(entry.value, false, false) });
+      const value = visit(entry.value, false, false);
+      if (key !== entry.key || value !== entry.value) changed = true;
+      entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });
     }
-    return { ...node, entries };
+    return changed ? { ...node, entries } : node;
   };
 
   return { root: visit(root, false, true), errors };

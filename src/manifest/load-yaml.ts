@@ -16,6 +16,7 @@ import {
   visit,
 } from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
+import { parseBlockYaml } from "./parse-block-yaml.js";
 
 /** Where a scalar (value or key) was written: its start, and its source text to point inside it. */
 export interface SourceSpan {
@@ -104,7 +105,17 @@ const PARSER_HINTS: Partial<Record<string, string>> = {
   DUPLICATE_KEY: "remove one of the duplicate keys",
 };
 
+/** Parses a manifest's text: plain block YAML quickly, anything else with the yaml library. */
 export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
+  const block = parseBlockYaml(text, limits.maxDepth);
+  if (block !== undefined) {
+    return { root: block.root, errors: [], warnings: [], fatal: false, positionAt: block.positionAt };
+  }
+  return parseYamlInFull(text, limits);
+}
+
+/** The yaml library's parse, converted; the reference that parseBlockYaml must agree with. */
+export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
   const lineCounter = new LineCounter();
   const positionAt = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));

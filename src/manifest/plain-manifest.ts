@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
 import type { Position } from "./diagnostics.js";
-import type { ValueNode } from "./load-yaml.js";
+import type { MapEntry, MapNode, ValueNode } from "./load-yaml.js";
 
 /** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
 export interface NodeLocation {
@@ -16,7 +16,16 @@ export interface NodeLocation {
   value: Position;
 }
 
-export type LocationIndex = Map<string, NodeLocation>;
+/**
+ * Finds where a value was written. Positions stay on the parsed tree and are looked up on demand:
+ * a pointer per node, built for every node of a big file, cost more than the rest of the load.
+ */
+export interface LocationIndex {
+  /** By JSON pointer, as ajv's instancePath: "/projects/1/plugin_configs/configs/0/name". */
+  get(pointer: string): NodeLocation | undefined;
+  /** The same as get(pointerOf(path)), without building the pointer. */
+  lookup(path: readonly (string | number)[]): NodeLocation | undefined;
+}
 
 export interface PlainManifest {
   /** The manifest as plain data, interpolated values typed; not yet validated. */
@@ -38,49 +47,138 @@ export function loadManifestSchema(): JsonSchema {
 }
 
 export function escapePointerSegment(segment: string): string {
+  if (!segment.includes("~") && !segment.includes("/")) return segment;
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
+function unescapePointerSegment(segment: string): string {
+  if (!segment.includes("~")) return segment;
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
 export function pointerOf(path: readonly (string | number)[]): string {
-  return path.map((segment) => `/${escapePointerSegment(String(segment))}`).join("");
+  let pointer = "";
+  for (const segment of path) pointer += `/${escapePointerSegment(String(segment))}`;
+  return pointer;
 }
 
 /** Builds the plain value ajv checks, and the index from JSON pointer to source position. */
 export function toPlainManifest(root: ValueNode): PlainManifest {
   const schema = loadManifestSchema();
-  const locations: LocationIndex = new Map();
+  // The path of the node being visited: only an interpolated value needs it (for its schema type).
+  const path: (string | number)[] = [];
 
-  const visit = (node: ValueNode, path: (string | number)[], keyPosition: Position | undefined): unknown => {
-    const pointer = pointerOf(path);
+  const visit = (node: ValueNode): unknown => {
     if (node.kind === "scalar") {
-      locations.set(pointer, withKey({ value: node.span.position }, keyPosition));
       return node.interpolated === true
         ? coerceInterpolated(node.value, schemaTypesAt(schema, path))
         : node.value;
     }
     if (node.kind === "seq") {
-      locations.set(pointer, withKey({ value: node.position }, keyPosition));
-      return node.items.map((item, index) => visit(item, [...path, index], undefined));
+      const items: unknown[] = new Array(node.items.length);
+      for (let index = 0; index < node.items.length; index++) {
+        path.push(index);
+        items[index] = visit(node.items[index] as ValueNode);
+        path.pop();
+      }
+      return items;
     }
-    locations.set(pointer, withKey({ value: node.position }, keyPosition));
     const object: Record<string, unknown> = {};
     for (const entry of node.entries) {
+      path.push(entry.key);
+      const value = visit(entry.value);
+      path.pop();
       // defineProperty: a key named "__proto__" must stay a key, not replace the prototype.
-      Object.defineProperty(object, entry.key, {
-        value: visit(entry.value, [...path, entry.key], entry.keySpan.position),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (entry.key === "__proto__") {
+        Object.defineProperty(object, entry.key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else object[entry.key] = value;
     }
     return object;
   };
 
-  return { value: visit(root, [], undefined), locations };
+  return { value: visit(root), locations: new TreeLocations(root) };
 }
 
-function withKey(location: NodeLocation, key: Position | undefined): NodeLocation {
-  return key === undefined ? location : { ...location, key };
+/** Maps with more entries than this get a key index on their first lookup, so lookups stay O(1). */
+const SCAN_LIMIT = 8;
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+/** No pointer built by pointerOf has these (so none matched when the index was a map of pointers). */
+const INVALID_ESCAPE = /~(?![01])/;
+
+/** A node reached by a lookup, and the position of the key that named it (none for list items). */
+interface Step {
+  node: ValueNode;
+  key: Position | undefined;
+}
+
+function locationOf({ node, key }: Step): NodeLocation {
+  const value = node.kind === "scalar" ? node.span.position : node.position;
+  return key === undefined ? { value } : { key, value };
+}
+
+class TreeLocations implements LocationIndex {
+  private readonly keyIndexes = new Map<MapNode, Map<string, MapEntry>>();
+
+  constructor(private readonly root: ValueNode) {}
+
+  get(pointer: string): NodeLocation | undefined {
+    if (pointer !== "" && !pointer.startsWith("/")) return undefined;
+    // Segment by segment, without an array of them: a big manifest asks this for every value.
+    let step: Step | undefined = { node: this.root, key: undefined };
+    for (let start = 1; start <= pointer.length && step !== undefined; ) {
+      const slash = pointer.indexOf("/", start);
+      const end = slash < 0 ? pointer.length : slash;
+      const raw = pointer.slice(start, end);
+      if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return undefined;
+      step = this.stepInto(step.node, unescapePointerSegment(raw));
+      start = end + 1;
+    }
+    return step === undefined ? undefined : locationOf(step);
+  }
+
+  lookup(path: readonly (string | number)[]): NodeLocation | undefined {
+    let step: Step | undefined = { node: this.root, key: undefined };
+    for (const segment of path) {
+      step = this.stepInto(step.node, String(segment));
+      if (step === undefined) return undefined;
+    }
+    return locationOf(step);
+  }
+
+  private stepInto(node: ValueNode, segment: string): Step | undefined {
+    if (node.kind === "seq") {
+      const item = ARRAY_INDEX.test(segment) ? node.items[Number(segment)] : undefined;
+      return item === undefined ? undefined : { node: item, key: undefined };
+    }
+    if (node.kind === "map") {
+      const entry = this.entryOf(node, segment);
+      return entry === undefined ? undefined : { node: entry.value, key: entry.keySpan.position };
+    }
+    return undefined;
+  }
+
+  private entryOf(node: MapNode, key: string): MapEntry | undefined {
+    // The last entry of a key, as in the plain value: two project keys can be equal when one of
+    // them failed to interpolate (that error is reported; this is what is left to point at).
+    const { entries } = node;
+    if (entries.length <= SCAN_LIMIT) {
+      for (let index = entries.length - 1; index >= 0; index--) {
+        if (entries[index]?.key === key) return entries[index];
+      }
+      return undefined;
+    }
+    let index = this.keyIndexes.get(node);
+    if (index === undefined) {
+      index = new Map(entries.map((entry) => [entry.key, entry]));
+      this.keyIndexes.set(node, index);
+    }
+    return index.get(key);
+  }
 }
 
 // ---- what the schema expects at a path ------------------------------------------------------
@@ -113,12 +211,12 @@ function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
     // Any local pointer (a template's field refers to `#/definitions/config/properties/plugin`).
     let target: JsonSchema | undefined = root;
     for (const segment of reference.slice(2).split("/")) target = asSchema(target?.[segment]);
-    if (target !== undefined) result.push(...expand(root, target));
+    if (target !== undefined) for (const each of expand(root, target)) result.push(each);
   }
   if (Array.isArray(schema.allOf)) {
     for (const part of schema.allOf) {
       const partSchema = asSchema(part);
-      if (partSchema !== undefined) result.push(...expand(root, partSchema));
+      if (partSchema !== undefined) for (const each of expand(root, partSchema)) result.push(each);
     }
   }
   return result;

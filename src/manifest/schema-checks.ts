@@ -11,7 +11,6 @@ import {
   type LocationIndex,
   type NodeLocation,
   type PlainManifest,
-  pointerOf,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
 
@@ -230,7 +229,7 @@ function parsePointer(pointer: string): (string | number)[] {
 
 function nearestLocation(locations: LocationIndex, path: readonly (string | number)[]): NodeLocation {
   for (let length = path.length; length >= 0; length--) {
-    const found = locations.get(pointerOf(path.slice(0, length)));
+    const found = locations.lookup(path.slice(0, length));
     if (found !== undefined) return found;
   }
   return { value: { line: 1, col: 1 } };

@@ -5,7 +5,7 @@
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { YamlProblem } from "./load-yaml.js";
-import { type LocationIndex, type PlainManifest, pointerOf } from "./plain-manifest.js";
+import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {
@@ -265,10 +265,10 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 }
 
 function keyPosition(locations: LocationIndex, path: readonly (string | number)[]): Position {
-  const location = locations.get(pointerOf(path));
+  const location = locations.lookup(path);
   return location?.key ?? location?.value ?? { line: 1, col: 1 };
 }
 
 function valuePosition(locations: LocationIndex, path: readonly (string | number)[]): Position {
-  return locations.get(pointerOf(path))?.value ?? { line: 1, col: 1 };
+  return locations.lookup(path)?.value ?? { line: 1, col: 1 };
 }

@@ -77,8 +77,9 @@ export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
   const warnings: ManifestDiagnostic[] = [];
   for (const source of inputs.varFiles ?? []) {
     const parsed = parseVarFile(source);
-    errors.push(...parsed.errors);
-    warnings.push(...parsed.warnings);
+    // Loops, not push(...list): spreading a long list into a call overflows the stack.
+    for (const error of parsed.errors) errors.push(error);
+    for (const warning of parsed.warnings) warnings.push(warning);
     for (const entry of parsed.entries) values.set(entry.name, entry.variable);
   }
   for (const { name, value } of inputs.assignments ?? [])

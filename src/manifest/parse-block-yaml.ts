@@ -1,0 +1,388 @@
+// A fast reader for the plain block YAML that manifests are written in (indented maps and lists of
+// one-line scalars), giving the same tree as load-yaml.ts's full parse. It gives up (undefined) on
+// anything else, and load-yaml.ts then parses with the yaml library: the result never depends on
+// which of the two read the file, only the time and memory do (a 20,000-config file in a fifth).
+
+import type { Position } from "./diagnostics.js";
+import type {
+  MapEntry,
+  MapNode,
+  ScalarNode,
+  ScalarValue,
+  SeqNode,
+  SourceSpan,
+  ValueNode,
+} from "./load-yaml.js";
+
+/** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
+const GIVE_UP = Symbol("give up");
+
+/** A value slot waiting for the next lines: after `key:` or `-` with nothing behind it. */
+interface Pending {
+  /** The indentation of the map or list the slot belongs to. */
+  indent: number;
+  /** `key:` may be followed by a list at its own indentation. */
+  isMapValue: boolean;
+  /** Where an empty value sits: past the spaces behind the `:` or `-`. */
+  emptyAt: number;
+  slot: Slot;
+}
+
+/** Where a node goes: into a list, as a map entry's value, or (null) as the document's root. */
+type Slot = SeqNode | MapEntry | null;
+
+interface Frame {
+  indent: number;
+  node: MapNode | SeqNode;
+  /** Keys of a big map so far (small ones are scanned): a duplicate is left to the full parse. */
+  keys?: Set<string>;
+}
+
+/** Maps up to this many entries are scanned for a duplicate key rather than indexed. */
+const SCAN_LIMIT = 8;
+
+// Characters that start something other than a plain scalar (YAML 1.2 indicators).
+const INDICATORS = new Set([..."-?:,[]{}#&*!|>'\"%@`"]);
+// Tabs, carriage returns, control characters and line separators have rules of their own.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+const NULL_TEXT = /^(?:~|[Nn]ull|NULL)?$/;
+const BOOL_TEXT = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const INT_TEXT = /^[-+]?[0-9]+$/;
+/** Longer keys are an error to the full parse (and never a manifest's). */
+const MAX_KEY_LENGTH = 1000;
+
+export interface BlockYaml {
+  /** The document's content; undefined when it holds only comments and blank lines. */
+  root: ValueNode | undefined;
+  positionAt: (offset: number) => Position;
+}
+
+/**
+ * Reads `text` if it is plain block YAML without problems; undefined means "parse it in full".
+ * `maxDepth` as in YamlLimits: deeper text is left to the full parse, which reports it.
+ */
+export function parseBlockYaml(text: string, maxDepth: number): BlockYaml | undefined {
+  // Tabs and carriage returns have rules of their own; a BOM is stripped when files are read.
+  if (UNUSUAL_CHARACTERS.test(text)) return undefined;
+  try {
+    return new BlockReader(text, maxDepth).read();
+  } catch (error) {
+    if (error === GIVE_UP) return undefined;
+    throw error;
+  }
+}
+
+function giveUp(): never {
+  throw GIVE_UP;
+}
+
+class BlockReader {
+  private readonly lineStarts: number[] = [];
+  private line = 0;
+  private lineStart = 0;
+  private lineEnd = 0;
+  private readonly stack: Frame[] = [];
+  private pending: Pending | undefined;
+  private root: ValueNode | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+  ) {}
+
+  read(): BlockYaml {
+    const { text } = this;
+    let start = 0;
+    while (start <= text.length) {
+      const newline = text.indexOf("\n", start);
+      const end = newline < 0 ? text.length : newline;
+      this.line += 1;
+      this.lineStart = start;
+      this.lineEnd = end;
+      this.lineStarts.push(start);
+      this.readLine();
+      if (newline < 0) break;
+      start = newline + 1;
+    }
+    if (this.pending !== undefined) this.fillEmpty(this.pending);
+    const lineStarts = this.lineStarts;
+    return { root: this.root, positionAt: (offset) => positionIn(lineStarts, text.length, offset) };
+  }
+
+  private readLine(): void {
+    const { text, lineStart, lineEnd } = this;
+    let column = lineStart;
+    while (column < lineEnd && text.charCodeAt(column) === 0x20) column++;
+    if (column === lineEnd || text.charCodeAt(column) === 0x23 /* # */) return;
+    const indent = column - lineStart;
+    // Document markers and directives.
+    if (indent === 0 && (text.startsWith("---", column) || text.startsWith("...", column))) giveUp();
+    if (indent === 0 && text.charCodeAt(column) === 0x25 /* % */) giveUp();
+    const isItem = this.isItemAt(column);
+
+    const pending = this.pending;
+    if (pending !== undefined) {
+      this.pending = undefined;
+      if (indent > pending.indent || (pending.isMapValue && indent === pending.indent && isItem)) {
+        this.startNode(column, indent, pending.slot);
+        return;
+      }
+      this.fillEmpty(pending);
+    }
+    if (this.root === undefined) {
+      if (indent !== 0) giveUp();
+      this.startNode(column, indent, null);
+      return;
+    }
+    // A list written at its key's indentation ends where the map's next key starts.
+    for (let top = this.stack.at(-1); top !== undefined; top = this.stack.at(-1)) {
+      const listUnderKey = top.indent === indent && top.node.kind === "seq" && !isItem;
+      if (top.indent <= indent && !listUnderKey) break;
+      this.stack.pop();
+    }
+    const frame = this.stack.at(-1);
+    if (frame === undefined || frame.indent !== indent) giveUp();
+    if (frame.node.kind === "seq") {
+      if (!isItem) giveUp();
+      this.readItem(frame, column);
+    } else {
+      if (isItem) giveUp();
+      this.readEntry(frame, column, this.findKeyEnd(column));
+    }
+  }
+
+  private isItemAt(column: number): boolean {
+    return this.text.charCodeAt(column) === 0x2d /* - */ && this.isSpaceOrEnd(column + 1);
+  }
+
+  private isSpaceOrEnd(offset: number): boolean {
+    return offset >= this.lineEnd || this.text.charCodeAt(offset) === 0x20;
+  }
+
+  /** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
+  private startNode(column: number, indent: number, slot: Slot): void {
+    if (this.isItemAt(column)) {
+      const node: SeqNode = { kind: "seq", position: this.positionOf(column), items: [] };
+      this.fill(slot, node);
+      const frame = this.push({ indent, node });
+      this.readItem(frame, column);
+      return;
+    }
+    const keyEnd = this.findKeyEnd(column);
+    if (keyEnd !== undefined) {
+      const node: MapNode = { kind: "map", position: this.positionOf(column), entries: [] };
+      this.fill(slot, node);
+      const frame = this.push({ indent, node });
+      this.readEntry(frame, column, keyEnd);
+      return;
+    }
+    this.fill(slot, this.readScalar(column));
+  }
+
+  private fill(slot: Slot, node: ValueNode): void {
+    if (slot === null) {
+      // A document that is one scalar is no manifest: the full parse says why.
+      if (node.kind === "scalar") giveUp();
+      this.root = node;
+    } else if ("items" in slot) slot.items.push(node);
+    else slot.value = node;
+  }
+
+  private push(frame: Frame): Frame {
+    if (this.stack.length + 1 >= this.maxDepth) giveUp();
+    this.stack.push(frame);
+    return frame;
+  }
+
+  /** `- ...` at `column`, in the list `frame`. */
+  private readItem(frame: Frame, column: number): void {
+    const seq = frame.node as SeqNode;
+    const content = this.skipSpaces(column + 1);
+    if (this.isEndOfContent(content)) {
+      this.pending = { indent: frame.indent, isMapValue: false, emptyAt: content, slot: seq };
+      return;
+    }
+    this.startNode(content, content - this.lineStart, seq);
+  }
+
+  /** `key: ...` at `column`, in the map `frame`; `keyEnd` is where findKeyEnd found the `:`. */
+  private readEntry(frame: Frame, column: number, keyEnd: number | undefined): void {
+    const map = frame.node as MapNode;
+    if (keyEnd === undefined) giveUp();
+    const keySpan = this.spanOf(column, keyEnd);
+    const key = this.keyText(column, keySpan.text);
+    // Merge keys and duplicates are errors, reported by the full parse with both positions.
+    if (key === "<<" || hasKey(frame, key)) giveUp();
+    const entry: MapEntry = { key, keySpan, value: EMPTY_PLACEHOLDER };
+    map.entries.push(entry);
+    const content = this.skipSpaces(keyEnd + 1);
+    if (this.isEndOfContent(content)) {
+      // yaml places an empty value past the spaces behind the `:`, at a comment if any.
+      this.pending = { indent: frame.indent, isMapValue: true, emptyAt: content, slot: entry };
+      return;
+    }
+    // Only a scalar (or an empty `[]`, `{}`) may follow a key on its line.
+    entry.value = this.readScalar(content);
+  }
+
+  /** Where the `:` of a `key:` at `column` is, or undefined when the line holds no key there. */
+  private findKeyEnd(column: number): number | undefined {
+    const { text, lineEnd } = this;
+    const first = text.charCodeAt(column);
+    if (first === 0x22 /* " */ || first === 0x27 /* ' */) {
+      const close = this.findQuoteEnd(column);
+      if (close === undefined) giveUp();
+      if (close < lineEnd && text.charCodeAt(close) === 0x3a /* : */ && this.isSpaceOrEnd(close + 1)) {
+        return close;
+      }
+      return undefined;
+    }
+    for (let colon = column; colon < lineEnd; colon++) {
+      if (text.charCodeAt(colon) === 0x3a && this.isSpaceOrEnd(colon + 1)) {
+        if (colon - column > MAX_KEY_LENGTH) giveUp();
+        return colon;
+      }
+    }
+    return undefined;
+  }
+
+  /** The key written as `raw` at `column`. */
+  private keyText(column: number, raw: string): string {
+    const first = this.text.charCodeAt(column);
+    if (first === 0x22 || first === 0x27) return this.quotedValue(column, column + raw.length);
+    // As written, also for `1:` (a number to YAML, a project id here): what load-yaml.ts keeps.
+    if (raw === "" || INDICATORS.has(raw.charAt(0)) || raw.endsWith(" ") || raw.includes(" #")) giveUp();
+    return raw;
+  }
+
+  /** A scalar starting at `column` and running to the end of the line (or a comment). */
+  private readScalar(column: number): ScalarNode | SeqNode | MapNode {
+    const { text } = this;
+    const first = text.charCodeAt(column);
+    if (first === 0x22 || first === 0x27) {
+      const close = this.findQuoteEnd(column);
+      if (close === undefined || !this.isEndOfContent(this.skipSpaces(close), true)) giveUp();
+      const value = this.quotedValue(column, close);
+      return { kind: "scalar", value, span: this.spanOf(column, close) };
+    }
+    if (text.startsWith("[]", column) || text.startsWith("{}", column)) {
+      if (!this.isEndOfContent(this.skipSpaces(column + 2), true)) giveUp();
+      const position = this.positionOf(column);
+      return first === 0x5b ? { kind: "seq", position, items: [] } : { kind: "map", position, entries: [] };
+    }
+    if (INDICATORS.has(text.charAt(column))) giveUp();
+    let end = column;
+    while (end < this.lineEnd && !(text.charCodeAt(end) === 0x23 && text.charCodeAt(end - 1) === 0x20)) end++;
+    while (end > column && text.charCodeAt(end - 1) === 0x20) end--;
+    const raw = text.slice(column, end);
+    // `a: b: c` is an error.
+    if (raw.includes(": ") || raw.endsWith(":")) giveUp();
+    const span: SourceSpan = { position: this.positionOf(column), offset: column, text: raw };
+    return { kind: "scalar", value: plainValue(raw), span };
+  }
+
+  /** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
+  private findQuoteEnd(column: number): number | undefined {
+    const { text, lineEnd } = this;
+    const quote = text.charAt(column);
+    let index = column + 1;
+    for (;;) {
+      const close = text.indexOf(quote, index);
+      if (close < 0 || close >= lineEnd) return undefined;
+      // Escapes in double quotes have rules of their own.
+      if (quote === '"' && text.slice(column, close).includes("\\")) giveUp();
+      if (quote === "'" && text.charAt(close + 1) === "'") {
+        index = close + 2;
+        continue;
+      }
+      return close + 1;
+    }
+  }
+
+  private quotedValue(column: number, end: number): string {
+    const inner = this.text.slice(column + 1, end - 1);
+    return this.text.charAt(column) === "'" ? inner.replaceAll("''", "'") : inner;
+  }
+
+  private skipSpaces(offset: number): number {
+    let index = offset;
+    while (index < this.lineEnd && this.text.charCodeAt(index) === 0x20) index++;
+    return index;
+  }
+
+  /** The line ends at `offset`, or only a comment follows (which needs a space before its `#`). */
+  private isEndOfContent(offset: number, afterValue = false): boolean {
+    if (offset >= this.lineEnd) return true;
+    if (this.text.charCodeAt(offset) !== 0x23) return false;
+    // `"x"#c` is an error to YAML; `key:` + ` #c` is fine.
+    return !afterValue || this.text.charCodeAt(offset - 1) === 0x20;
+  }
+
+  private fillEmpty(pending: Pending): void {
+    this.fill(pending.slot, {
+      kind: "scalar",
+      value: null,
+      span: { position: this.positionOf(pending.emptyAt), offset: pending.emptyAt, text: "" },
+    });
+  }
+
+  private spanOf(start: number, end: number): SourceSpan {
+    return { position: this.positionOf(start), offset: start, text: this.text.slice(start, end) };
+  }
+
+  /** Positions on the current line (or, for an empty value, the line of its key). */
+  private positionOf(offset: number): Position {
+    if (offset >= this.lineStart) return { line: this.line, col: offset - this.lineStart + 1 };
+    return positionIn(this.lineStarts, this.text.length, offset);
+  }
+}
+
+/** Whether the map of `frame` has `key` already; remembers it otherwise. */
+function hasKey(frame: Frame, key: string): boolean {
+  const { entries } = frame.node as MapNode;
+  if (frame.keys === undefined) {
+    if (entries.length < SCAN_LIMIT) {
+      for (const entry of entries) if (entry.key === key) return true;
+      return false;
+    }
+    frame.keys = new Set(entries.map((entry) => entry.key));
+  }
+  if (frame.keys.has(key)) return true;
+  frame.keys.add(key);
+  return false;
+}
+
+const EMPTY_PLACEHOLDER: ScalarNode = {
+  kind: "scalar",
+  value: null,
+  span: { position: { line: 1, col: 1 }, offset: 0, text: "" },
+};
+
+/** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
+function plainValue(raw: string): ScalarValue {
+  const first = raw.charCodeAt(0);
+  // Most scalars are names: a letter that starts no keyword says text without the regexes.
+  const mayBeKeyword = raw.length <= 5 && "~nNtTfF".includes(raw.charAt(0));
+  if (mayBeKeyword && NULL_TEXT.test(raw)) return null;
+  if (mayBeKeyword && BOOL_TEXT.test(raw)) return first === 0x74 /* t */ || first === 0x54 /* T */;
+  // Floats, hex, octal, .inf and .nan all start like an integer.
+  if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) {
+    if (INT_TEXT.test(raw)) return Number.parseInt(raw, 10);
+    giveUp();
+  }
+  return raw;
+}
+
+/** Line and column (1-based, in UTF-16 units as yaml's LineCounter counts) of an offset. */
+function positionIn(lineStarts: readonly number[], length: number, offset: number): Position {
+  const clamped = Math.max(0, Math.min(offset, length));
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((lineStarts[middle] ?? 0) <= clamped) low = middle;
+    else high = middle - 1;
+  }
+  return { line: low + 1, col: clamped - (lineStarts[low] ?? 0) + 1 };
+}
