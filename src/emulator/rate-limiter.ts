@@ -21,6 +21,7 @@ export class SlidingWindowLimiter {
     if (limits.perMinute !== undefined) windows.push({ limit: limits.perMinute, ms: 60_000 });
     if (limits.perHour !== undefined) windows.push({ limit: limits.perHour, ms: 3_600_000 });
     this.windows = windows;
+    // bounded-spread: at most the two windows above.
     this.longestMs = Math.max(0, ...windows.map((window) => window.ms));
   }
 

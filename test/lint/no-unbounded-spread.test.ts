@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const MARKER = "bounded-spread:";
 
 // Fixed by their owners' branches; checked once those are merged.
-const NOT_YET_CHECKED = ["src/manifest/", "src/emulator/"];
+const NOT_YET_CHECKED: string[] = [];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
