@@ -674,11 +674,48 @@ export function resolveProjectSets(
 ): { value: DesiredState | undefined; errors: ManifestDiagnostic[]; warnings: ManifestDiagnostic[] } {
   const { unresolved, ...resolved } = desired;
   if (unresolved === undefined) return { value: desired, errors: [], warnings: [] };
-  const expanded = expandManifest(unresolved, visibleProjects);
+  const current = resolveCurrent(unresolved, visibleProjects[0]);
+  if (current.error !== undefined) return { value: undefined, errors: [current.error], warnings: [] };
+  const expanded = expandManifest(current.blocks, visibleProjects);
   // The offline warnings were printed when the manifest was loaded; only the listing's are new.
   const warnings = expanded.warnings.filter((warning) =>
     warning.message.includes("not listed for this API key"),
   );
   if (expanded.errors.length > 0) return { value: undefined, errors: expanded.errors, warnings };
   return { value: { ...resolved, families: expanded.families }, errors: [], warnings };
+}
+
+const CURRENT_PROJECT = "@current";
+
+/**
+ * `@current` is the key's first listed project. With the listing read anyway, it becomes that id,
+ * so that a project set's `projects: all` and a `"@current":` block merge like any named project
+ * (rather than planning one project twice); a block naming the same id as well is an error.
+ */
+function resolveCurrent(
+  blocks: ManifestBlocks,
+  first: string | undefined,
+): { blocks: ManifestBlocks; error?: ManifestDiagnostic } {
+  if (first === undefined) return { blocks };
+  const alias = blocks.projects.find((block) => block.project === CURRENT_PROJECT);
+  const named = blocks.projects.find((block) => block.project === first);
+  if (alias !== undefined && named !== undefined) {
+    const message = `project "${CURRENT_PROJECT}" is project ${first} for this API key, which the manifest also defines at ${place(named.source)}; keep one of the two`;
+    return { blocks, error: makeError(alias.source.file, alias.source, message) };
+  }
+  const rename = (entry: NamedPlace): NamedPlace =>
+    entry.name === CURRENT_PROJECT ? { ...entry, name: first } : entry;
+  return {
+    blocks: {
+      ...blocks,
+      projects: blocks.projects.map((block) =>
+        block.project === CURRENT_PROJECT ? { ...block, project: first } : block,
+      ),
+      sets: blocks.sets.map((set) => ({
+        ...set,
+        projects: set.projects === "all" ? "all" : set.projects.map(rename),
+        except: set.except.map(rename),
+      })),
+    },
+  };
 }

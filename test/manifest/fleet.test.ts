@@ -304,6 +304,32 @@ describe("projects: all", () => {
     ]);
   });
 
+  it("makes @current the first listed project, merged like a named one; naming it twice is refused", () => {
+    const withCurrent = withBaseline(
+      "project_sets:",
+      "  - projects: all", // 22
+      "    use: [baseline]",
+      "projects:",
+      '  "@current":', // 25
+      "    use: [analytics]",
+    );
+    const loaded = load(withCurrent).value;
+    if (loaded === undefined) throw new Error("not loaded");
+    const resolved = resolveProjectSets(loaded, ["5", "6"]);
+    expect(resolved.errors).toEqual([]);
+    expect(summary(resolved.value?.families)).toEqual([
+      "5/plugin_configs prune: GeoIP#1@6<23, Property Filter#2@9<23, Taxonomy Standardizer#3@19<26",
+      "5/pipeline_frontend_apps_configs: Notification Bar#1@13<23",
+      "6/plugin_configs: GeoIP#1@6<23, Property Filter#2@9<23",
+      "6/pipeline_frontend_apps_configs: Notification Bar#1@13<23",
+    ]);
+    const twice = load(`${withCurrent}  "5":\n    use: [analytics]\n`).value;
+    if (twice === undefined) throw new Error("not loaded");
+    expect(resolveProjectSets(twice, ["5", "6"]).errors.map(formatDiagnostic)).toEqual([
+      'fleet.yaml:25:3: project "@current" is project 5 for this API key, which the manifest also defines at fleet.yaml:27; keep one of the two',
+    ]);
+  });
+
   it("warns about an except the listing does not have", () => {
     const loaded = load(text).value;
     if (loaded === undefined) throw new Error("not loaded");
