@@ -77,7 +77,9 @@ async function bothReads(
   const concurrent = await outcomeOf(concurrentServer, () =>
     listAllConfigs(clientFor(concurrentServer, options).client, "1", "plugin_configs"),
   );
-  const sequentialServer = await serve(records(length), script());
+  // Pages read one at a time never overlap: nothing to wait for.
+  const { holdUntilInFlight: _overlapOnlyWhenConcurrent, ...oneAtATime } = script();
+  const sequentialServer = await serve(records(length), oneAtATime);
   const sequential = await outcomeOf(sequentialServer, () =>
     readSequentially(clientFor(sequentialServer, options).client),
   );
@@ -87,7 +89,11 @@ async function bothReads(
 describe("reading a list's pages by offset, several at once", () => {
   it("asks for the pages after the first together, up to the client's concurrency, answered in any order", async () => {
     // Later pages answer first: the read must still put them in offset order.
-    const server = await serve(records(60), { cap: 5, delayMs: (request) => 12 - request.offset / 5 });
+    const server = await serve(records(60), {
+      cap: 5,
+      delayMs: (request) => 12 - request.offset / 5,
+      holdUntilInFlight: 4,
+    });
     const { client } = clientFor(server, { concurrency: 4 });
     expect(idsOf(await listAllConfigs(client, "1", "plugin_configs"))).toEqual(idsOf(records(60)));
     expect(server.seen).toHaveLength(12);
@@ -95,7 +101,7 @@ describe("reading a list's pages by offset, several at once", () => {
   });
 
   it("derives the page size from the first page when the server caps it below the limit asked", async () => {
-    const server = await serve(records(50), { cap: 7 });
+    const server = await serve(records(50), { cap: 7, holdUntilInFlight: 2 });
     const { client } = clientFor(server, { pageSize: 1000 });
     expect(idsOf(await listAllConfigs(client, "1", "plugin_configs"))).toEqual(idsOf(records(50)));
     expect(server.seen.map((request) => request.offset).sort((a, b) => a - b)).toEqual([
@@ -106,7 +112,7 @@ describe("reading a list's pages by offset, several at once", () => {
   });
 
   it("never has more requests in flight than the client allows, across families read at once", async () => {
-    const server = await serve(records(80), { cap: 4 });
+    const server = await serve(records(80), { cap: 4, holdUntilInFlight: 3 });
     const { client } = clientFor(server, { concurrency: 3 });
     const state = await readCurrentState(
       client,
@@ -128,6 +134,7 @@ describe("reading a list's pages by offset, several at once", () => {
       failed.clear();
       return {
         cap: 3,
+        holdUntilInFlight: 2,
         fail: (request) => {
           if (![6, 15].includes(request.offset) || failed.has(request.offset)) return undefined;
           failed.add(request.offset);
@@ -146,6 +153,7 @@ describe("reading a list's pages by offset, several at once", () => {
     // The page at 6 serves 2 of 3 and links on to offset 8: the pages asked at 9, 12... are not taken.
     const script = (): PagedListScript => ({
       cap: 3,
+      holdUntilInFlight: 2,
       shortPage: (request) => (request.offset === 6 ? 2 : undefined),
     });
     const { concurrent, sequential, concurrentServer } = await bothReads(20, script);
@@ -173,7 +181,7 @@ describe("reading a list's pages by offset, several at once", () => {
   });
 
   it("refuses a list whose count is higher than its records, as a walk does, asking a bounded number of pages", async () => {
-    const script = (): PagedListScript => ({ cap: 3, countError: 30 });
+    const script = (): PagedListScript => ({ cap: 3, countError: 30, holdUntilInFlight: 2 });
     const { concurrent, sequential, concurrentServer } = await bothReads(10, script, { concurrency: 4 });
     expect(concurrent).toMatchObject({ code: "list_changed_during_read" });
     expect(concurrent).toEqual(sequential);
@@ -184,7 +192,7 @@ describe("reading a list's pages by offset, several at once", () => {
 
   it("refuses a list whose count is lower than its records, as a walk does", async () => {
     // count 7 of 20 in pages of 3: the walk stops at the fourth page announcing a fifth.
-    const script = (): PagedListScript => ({ cap: 3, countError: -13 });
+    const script = (): PagedListScript => ({ cap: 3, countError: -13, holdUntilInFlight: 2 });
     const { concurrent, sequential, concurrentServer } = await bothReads(20, script);
     expect(concurrent).toMatchObject({ code: "pagination_loop" });
     expect(concurrent).toEqual(sequential);
@@ -213,6 +221,7 @@ describe("reading a list's pages by offset, several at once", () => {
     ] as const) {
       const script = (): PagedListScript => ({
         cap: 3,
+        holdUntilInFlight: 2,
         nextLink: (request, next) => (request.offset === 6 ? link : next),
       });
       const { concurrent, sequential, concurrentServer } = await bothReads(20, script);
@@ -227,6 +236,7 @@ describe("reading a list's pages by offset, several at once", () => {
     let deleted = false;
     const server = await serve(records(20), {
       cap: 3,
+      holdUntilInFlight: 2,
       afterServing: (request, items) => {
         if (request.offset === 0 && !deleted) {
           deleted = true;
@@ -247,6 +257,7 @@ describe("reading a list's pages by offset, several at once", () => {
     let moved = false;
     const server = await serve(records(20), {
       cap: 3,
+      holdUntilInFlight: 2,
       // Record 2 moves to the end once the first page is out: the pages by offset read it twice.
       afterServing: (request, items) => {
         if (request.offset === 0 && !moved) {

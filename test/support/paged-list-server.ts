@@ -27,6 +27,12 @@ export interface PagedListScript {
   delayMs?: (request: PageRequestSeen) => number;
   /** Replaces the `next` link a page gives. */
   nextLink?: (request: PageRequestSeen, next: string | null) => string | null;
+  /**
+   * Holds every answer but a first page's (offset 0) until this many requests are in flight at once
+   * (or 5 s have passed), once: a test of pages asked together then does not depend on how fast a
+   * loaded machine sends them.
+   */
+  holdUntilInFlight?: number;
   /** Runs once the page is served (its records taken): changes the list between pages. */
   afterServing?: (request: PageRequestSeen, items: unknown[]) => void;
 }
@@ -49,6 +55,16 @@ export async function startPagedListServer(
 ): Promise<PagedListServer> {
   const seen: PageRequestSeen[] = [];
   let inFlight = 0;
+  // Answers waiting for script.holdUntilInFlight; undefined once released (then none are held).
+  let held: (() => void)[] | undefined = [];
+  const releaseHeld = () => {
+    const waiting = held ?? [];
+    held = undefined;
+    clearTimeout(fallback);
+    for (const send of waiting) send();
+  };
+  const fallback = setTimeout(releaseHeld, 5000);
+  fallback.unref();
   const state: PagedListServer = {
     url: "",
     server: undefined as unknown as ScriptedServer,
@@ -56,7 +72,10 @@ export async function startPagedListServer(
     script,
     seen,
     maxInFlight: 0,
-    close: () => state.server.close(),
+    close: () => {
+      releaseHeld();
+      return state.server.close();
+    },
   };
   const answer = (request: PageRequestSeen, response: ServerResponse) => {
     const current = state.script;
@@ -98,7 +117,16 @@ export async function startPagedListServer(
     });
     const delay = state.script.delayMs?.(request) ?? 1;
     // Even pages answered at once are held a moment, so pages asked together overlap here.
-    setTimeout(() => answer(request, response), delay);
+    const send = () => {
+      setTimeout(() => answer(request, response), delay);
+    };
+    const hold = state.script.holdUntilInFlight;
+    if (hold === undefined || held === undefined || request.offset === 0) {
+      send();
+      return;
+    }
+    held.push(send);
+    if (inFlight >= hold) releaseHeld();
   });
   state.url = state.server.url;
   return state;
