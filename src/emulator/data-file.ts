@@ -13,9 +13,13 @@ export interface ChangeBatch {
 }
 
 export class DataFileError extends Error {
-  constructor(message: string) {
+  /** What to do about it, when the message does not already say (a journal's errors do). */
+  readonly advice: string;
+
+  constructor(message: string, advice = "fix the file or remove it to start from the example data") {
     super(message);
     this.name = "DataFileError";
+    this.advice = advice;
   }
 }
 

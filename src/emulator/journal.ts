@@ -21,13 +21,15 @@ export interface ReplayOutcome {
   follows: boolean;
 }
 
+function dropJournalAdvice(name: string): string {
+  return `remove ${name} to start from the data file alone (losing the writes it holds)`;
+}
+
 function parseLine(line: string, name: string, lineNumber: number): unknown {
   try {
     return JSON.parse(line);
   } catch {
-    throw new DataFileError(
-      `${name} line ${lineNumber} is not valid JSON; remove ${name} to start from the data file alone (losing the writes it holds)`,
-    );
+    throw new DataFileError(`${name} line ${lineNumber} is not valid JSON`, dropJournalAdvice(name));
   }
 }
 
@@ -64,7 +66,8 @@ export function replayJournal(
   const parsedHeader = parseLine(header, name, 1) as { journal?: unknown; snapshotId?: unknown };
   if (parsedHeader.journal !== JOURNAL_FORMAT) {
     throw new DataFileError(
-      `${name} line 1 is not a journal header this version understands; remove ${name} to start from the data file alone`,
+      `${name} line 1 is not a journal header this version understands`,
+      `remove ${name} to start from the data file alone`,
     );
   }
   if (snapshotId === undefined || parsedHeader.snapshotId !== snapshotId)
@@ -73,7 +76,14 @@ export function replayJournal(
   for (const [index, record] of data.records.entries()) positions.set(record.id, index);
   for (const [index, line] of batchLines.entries()) {
     const lineNumber = index + 2;
-    const batch = parseChangeBatch(parseLine(line, name, lineNumber), `${name} line ${lineNumber}`);
+    let batch: ChangeBatch;
+    try {
+      batch = parseChangeBatch(parseLine(line, name, lineNumber), `${name} line ${lineNumber}`);
+    } catch (error) {
+      // A batch of the wrong shape is a damaged journal: the data file itself is fine.
+      if (!(error instanceof DataFileError)) throw error;
+      throw new DataFileError(error.message, dropJournalAdvice(name));
+    }
     applyBatch(data, batch, positions);
   }
   return { batches: batchLines.length, follows: true };

@@ -53,7 +53,7 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   try {
     data = parseEmulatorData(parsed);
   } catch (error) {
-    if (error instanceof DataFileError) throw new DataFileError(`${file}: ${error.message}`);
+    if (error instanceof DataFileError) throw new DataFileError(`${file}: ${error.message}`, error.advice);
     throw error;
   }
   const rawId = (parsed as { snapshotId?: unknown }).snapshotId;

@@ -12,6 +12,7 @@ import { journalFileOf } from "../../src/emulator/persistence.js";
 import { startTestEmulator } from "../support/emulator.js";
 import { durableState } from "../support/emulator-data.js";
 import { obj } from "../support/http-client.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { waitFor } from "../support/wait-for.js";
 
 type SyncStep = { kind: "hold"; until: Promise<void> } | { kind: "fail"; error: Error };
@@ -292,9 +293,20 @@ describe("the journal after a crash", () => {
     lines[2] = "{ damaged";
     await writeFile(journal, lines.join("\n"));
     await expect(startEmulator({ dataFile: file })).rejects.toThrow(DataFileError);
-    await expect(startEmulator({ dataFile: file })).rejects.toThrow(
-      /journal line 3 is not valid JSON; remove .* to start from the data file alone/,
+    await expect(startEmulator({ dataFile: file })).rejects.toMatchObject({
+      message: expect.stringMatching(/journal line 3 is not valid JSON$/),
+      advice: expect.stringMatching(/^remove .*journal to start from the data file alone/),
+    });
+    // `pcsync serve` says what to do once: about the journal, not "remove the data file".
+    const served = await runCliInProcess(["serve", "--data", file, "--port", "0"], {
+      env: {},
+      cwd: directory,
+    });
+    expect(served.code).toBe(1);
+    expect(served.stderr).toMatch(
+      /^pcsync: .*journal line 3 is not valid JSON; remove .*journal to start from the data file alone \(losing the writes it holds\)\n$/,
     );
+    expect(served.stderr).not.toContain("example data");
   });
 
   it("cannot hide an unreadable data file: the start fails as before", async () => {

@@ -187,10 +187,7 @@ export async function runServe(settings: ServeSettings, io: CliIo, stop: Promise
 
 function describeStartFailure(error: unknown, options: EmulatorOptions): unknown {
   if (error instanceof DataFileError) {
-    return new PcsyncError(
-      "emulator_data_invalid",
-      `${error.message}; fix the file or remove it to start from the example data`,
-    );
+    return new PcsyncError("emulator_data_invalid", `${error.message}; ${error.advice}`);
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
