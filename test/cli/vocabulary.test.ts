@@ -160,9 +160,26 @@ describe("validate --format json", () => {
       valid: true,
       files: ["pcsync.yaml"],
       summary: { projects: 1, configs: 1, errors: 0, warnings: 0 },
+      resolvedAtPlanTime: [],
       diagnostics: [],
     });
     expect((await run(["validate"])).stdout).toBe("ok: 1 project, 1 config (1 file)\n");
+  });
+});
+
+describe("validate --format json of a fleet", () => {
+  it("names the project sets that say projects: all, which plan resolves", async () => {
+    await writeFile(
+      join(directory, "fleet.yaml"),
+      'version: 1\ntemplates:\n  t:\n    plugin_configs:\n      configs:\n        - {name: GeoIP, plugin: 1}\nproject_sets:\n  - name: everyone\n    projects: all\n    use: [t]\nprojects:\n  "2":\n    plugin_configs:\n      configs:\n        - {name: Extra, plugin: 2}\n',
+    );
+    const result = await run(["validate", "-f", "fleet.yaml", "--format", "json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      valid: true,
+      summary: { projects: 1, configs: 2 },
+      resolvedAtPlanTime: [{ set: "everyone", file: "fleet.yaml", line: 8 }],
+    });
   });
 });
 

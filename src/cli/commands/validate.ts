@@ -18,6 +18,8 @@ import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
  * `{version, valid, files, summary: {projects, configs, errors, warnings}, diagnostics: [{file,
  * line, col, severity, message}]}`; projects and configs are null when the manifest is invalid,
  * line and col 0 for a problem of a whole file; errors come before warnings, each in file order.
+ * `resolvedAtPlanTime: [{set, file, line}]` names the project sets that say `projects: all`: their
+ * projects are read at plan time, so the counts hold only the projects the manifest names.
  */
 export function validationDocument(result: LoadResult): string {
   const value = result.errors.length === 0 ? result.value : undefined;
@@ -31,6 +33,11 @@ export function validationDocument(result: LoadResult): string {
       errors: result.errors.length,
       warnings: result.warnings.length,
     },
+    resolvedAtPlanTime: setsOfAllProjects(value).map((set) => ({
+      set: set.label,
+      file: set.source.file,
+      line: set.source.line,
+    })),
     diagnostics: [...result.errors, ...result.warnings].map(({ file, line, col, severity, message }) => ({
       file,
       line,
@@ -40,6 +47,11 @@ export function validationDocument(result: LoadResult): string {
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** The project sets that say `projects: all`, resolved only at plan time. */
+function setsOfAllProjects(desired: DesiredState | undefined) {
+  return desired?.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
 }
 
 function countProjects(desired: DesiredState): number {
@@ -93,8 +105,7 @@ The API key is never interpolated.`,
     io.stdout.write(
       `ok: ${plural(projects, "project")}, ${plural(configs, "config")} (${plural(result.files.length, "file")})\n`,
     );
-    const all = result.value.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
-    for (const set of all) {
+    for (const set of setsOfAllProjects(result.value)) {
       io.stdout.write(
         `project set "${set.label}" (${set.source.file}:${set.source.line}) says projects: all, resolved at plan time from the projects the API key can see; counted above: only the projects the manifest names\n`,
       );
