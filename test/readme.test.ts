@@ -40,7 +40,9 @@ async function freePort(): Promise<number> {
 
 /** Turns the README's commands into one bash script that checks each command's exit code. */
 function buildScript(commands: { line: number; command: string }[], port: number): string {
-  const lines = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null' EXIT"];
+  // Wait for the emulator to stop: on SIGTERM it folds its journal into --data's file, and the
+  // working directory is removed right after the script.
+  const lines = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT"];
   for (const { line, command } of commands) {
     if (SKIPPED.has(command)) continue;
     let run = command.replaceAll(":8000", `:${port}`).replaceAll("--port 8000", `--port ${port}`);
@@ -64,7 +66,7 @@ function buildScript(commands: { line: number; command: string }[], port: number
 
 describe("README.md", () => {
   const workdir = mkdtempSync(join(tmpdir(), "pcsync-readme-"));
-  afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+  afterAll(() => rmSync(workdir, { recursive: true, force: true, maxRetries: 5 }));
 
   it("has shell commands, and every one of them runs", async () => {
     const commands = extractShellCommands(readFileSync(join(REPOSITORY, "README.md"), "utf8"));
