@@ -109,6 +109,7 @@ export async function createClientFromFlags(
   const baseUrl = resolveBaseUrl(flags, io, fallback);
   const apiKey = await resolveApiKey({
     env: io.env,
+    cwd: io.cwd,
     ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
   });
   const timeoutMs =

@@ -3,6 +3,7 @@
 // registered as a secret of the process, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
 import { InvalidApiKeyError } from "../api/errors.js";
 import { PcsyncError } from "../errors.js";
@@ -14,6 +15,8 @@ export interface ApiKeySources {
   env: Readonly<Record<string, string | undefined>>;
   /** A file holding the key (surrounding whitespace ignored). Wins over the environment: it was asked for explicitly. */
   keyFile?: string | undefined;
+  /** What a relative `keyFile` is relative to (the command's working directory); messages name it as given. */
+  cwd?: string | undefined;
 }
 
 export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
@@ -23,8 +26,10 @@ export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
 }
 
 async function readApiKey(sources: ApiKeySources): Promise<string> {
-  if (sources.keyFile !== undefined)
-    return checkApiKey(await readKeyFile(sources.keyFile), `file ${sources.keyFile}`);
+  if (sources.keyFile !== undefined) {
+    const path = sources.cwd === undefined ? sources.keyFile : resolve(sources.cwd, sources.keyFile);
+    return checkApiKey(await readKeyFile(path, sources.keyFile), `file ${sources.keyFile}`);
+  }
   const fromEnv = sources.env[API_KEY_ENV];
   if (fromEnv === undefined) throw new ApiKeyMissingError();
   const key = fromEnv.trim();
@@ -37,15 +42,15 @@ async function readApiKey(sources: ApiKeySources): Promise<string> {
   return checkApiKey(key, API_KEY_ENV);
 }
 
-async function readKeyFile(file: string): Promise<string> {
+async function readKeyFile(file: string, shownAs = file): Promise<string> {
   let content: string;
   try {
     content = await readFile(file, "utf8");
   } catch (error) {
-    throw new ApiKeyFileError(file, describeReadFailure(error));
+    throw new ApiKeyFileError(shownAs, describeReadFailure(error));
   }
   const key = content.trim();
-  if (key === "") throw new ApiKeyFileError(file, "is empty; write the API key into it");
+  if (key === "") throw new ApiKeyFileError(shownAs, "is empty; write the API key into it");
   return key;
 }
 

@@ -37,6 +37,15 @@ describe("resolveApiKey", () => {
     expect(await resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file })).toBe("phx_from_file");
   });
 
+  it("reads a relative key file from the command's working directory, naming it as given", async () => {
+    await writeFile(join(directory, "relative-key"), "phx_relative\n");
+    expect(await resolveApiKey({ env: {}, keyFile: "relative-key", cwd: directory })).toBe("phx_relative");
+    const missing = await rejection(resolveApiKey({ env: {}, keyFile: "no-such-key", cwd: directory }));
+    expect(missing.message).toBe(
+      "API key file no-such-key: does not exist; check the path given to --api-key-file.",
+    );
+  });
+
   it("says how to provide a key when there is none", async () => {
     const error = await rejection(resolveApiKey({ env: {} }));
     expect(error).toBeInstanceOf(ApiKeyMissingError);
