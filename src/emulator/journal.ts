@@ -2,6 +2,7 @@
 // of JSON per committed batch of changes. Appending a line and syncing it is what makes a batch
 // durable; the loader replays the lines onto the snapshot.
 
+import { appendAll } from "../append-all.js";
 import { type ChangeBatch, DataFileError, parseChangeBatch } from "./data-file.js";
 import type { EmulatorData } from "./types.js";
 
@@ -13,12 +14,6 @@ export function encodeJournalHeader(snapshotId: string): string {
 
 export function encodeBatch(batch: ChangeBatch): string {
   return `${JSON.stringify(batch)}\n`;
-}
-
-/** What replaying found: "none" when the journal follows another snapshot (or was empty). */
-export interface ReplayOutcome {
-  batches: number;
-  follows: boolean;
 }
 
 function dropJournalAdvice(name: string): string {
@@ -41,7 +36,7 @@ function applyBatch(data: EmulatorData, batch: ChangeBatch, positions: Map<numbe
       data.records.push(record);
     } else data.records[position] = record;
   }
-  for (const entry of batch.logEntries) data.logEntries.push(entry);
+  appendAll(data.logEntries, batch.logEntries);
   data.nextIds.record = Math.max(data.nextIds.record, batch.nextRecordId);
 }
 
@@ -50,19 +45,19 @@ function applyBatch(data: EmulatorData, batch: ChangeBatch, positions: Map<numbe
  * `snapshotId`. A journal that follows another snapshot is left unapplied: it is what a crash
  * right after a compaction leaves (the snapshot already holds its batches), or the data file was
  * replaced, and the file wins. A last line without its newline is a batch whose append was cut
- * short; it was never acknowledged, so it is skipped.
+ * short; it was never acknowledged, so it is skipped. Returns how many batches were applied.
  */
 export function replayJournal(
   text: string,
   snapshotId: string | undefined,
   data: EmulatorData,
   name: string,
-): ReplayOutcome {
+): number {
   const lines = text.split("\n");
   // The text after the last newline: empty, or a torn append.
   lines.pop();
   const [header, ...batchLines] = lines;
-  if (header === undefined) return { batches: 0, follows: false };
+  if (header === undefined) return 0;
   const parsedHeader = parseLine(header, name, 1) as { journal?: unknown; snapshotId?: unknown };
   if (parsedHeader.journal !== JOURNAL_FORMAT) {
     throw new DataFileError(
@@ -70,15 +65,15 @@ export function replayJournal(
       `remove ${name} to start from the data file alone`,
     );
   }
-  if (snapshotId === undefined || parsedHeader.snapshotId !== snapshotId)
-    return { batches: 0, follows: false };
+  if (snapshotId === undefined || parsedHeader.snapshotId !== snapshotId) return 0;
   const positions = new Map<number, number>();
   for (const [index, record] of data.records.entries()) positions.set(record.id, index);
   for (const [index, line] of batchLines.entries()) {
     const lineNumber = index + 2;
+    const value = parseLine(line, name, lineNumber);
     let batch: ChangeBatch;
     try {
-      batch = parseChangeBatch(parseLine(line, name, lineNumber), `${name} line ${lineNumber}`);
+      batch = parseChangeBatch(value, `${name} line ${lineNumber}`);
     } catch (error) {
       // A batch of the wrong shape is a damaged journal: the data file itself is fine.
       if (!(error instanceof DataFileError)) throw error;
@@ -86,5 +81,5 @@ export function replayJournal(
     }
     applyBatch(data, batch, positions);
   }
-  return { batches: batchLines.length, follows: true };
+  return batchLines.length;
 }

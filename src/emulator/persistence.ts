@@ -60,9 +60,8 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   const snapshotId = typeof rawId === "string" ? rawId : undefined;
   const journalFile = journalFileOf(file);
   const journal = await readIfExists(journalFile);
-  const replay =
-    journal === undefined ? { batches: 0 } : replayJournal(journal, snapshotId, data, journalFile);
-  return { data, snapshotId, replayedBatches: replay.batches };
+  const replay = journal === undefined ? 0 : replayJournal(journal, snapshotId, data, journalFile);
+  return { data, snapshotId, replayedBatches: replay };
 }
 
 /** Removes temporary files a killed emulator may have left next to the data file. */

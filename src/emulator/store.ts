@@ -47,7 +47,7 @@ export class EmulatorStore {
     return this.recordsByProject.get(projectId) ?? [];
   }
 
-  /** Increases on every change; the server compares it around a request to know whether to persist. */
+  /** Increases on every change; the data-file writer compares it with what it has made durable. */
   get changeCount(): number {
     return this.changeCounter;
   }
