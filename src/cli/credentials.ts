@@ -27,8 +27,7 @@ export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
 
 async function readApiKey(sources: ApiKeySources): Promise<string> {
   if (sources.keyFile !== undefined) {
-    const path = sources.cwd === undefined ? sources.keyFile : resolve(sources.cwd, sources.keyFile);
-    return checkApiKey(await readKeyFile(path, sources.keyFile), `file ${sources.keyFile}`);
+    return checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
   }
   const fromEnv = sources.env[API_KEY_ENV];
   if (fromEnv === undefined) throw new ApiKeyMissingError();
@@ -42,15 +41,16 @@ async function readApiKey(sources: ApiKeySources): Promise<string> {
   return checkApiKey(key, API_KEY_ENV);
 }
 
-async function readKeyFile(file: string, shownAs = file): Promise<string> {
+/** Reads `file` (relative to `cwd` when given), naming it as given in errors. */
+async function readKeyFile(file: string, cwd: string | undefined): Promise<string> {
   let content: string;
   try {
-    content = await readFile(file, "utf8");
+    content = await readFile(cwd === undefined ? file : resolve(cwd, file), "utf8");
   } catch (error) {
-    throw new ApiKeyFileError(shownAs, describeReadFailure(error));
+    throw new ApiKeyFileError(file, describeReadFailure(error));
   }
   const key = content.trim();
-  if (key === "") throw new ApiKeyFileError(shownAs, "is empty; write the API key into it");
+  if (key === "") throw new ApiKeyFileError(file, "is empty; write the API key into it");
   return key;
 }
 
@@ -59,8 +59,8 @@ async function readKeyFile(file: string, shownAs = file): Promise<string> {
  * empty (the connection reports that when it reads the file itself). For the manifest loader,
  * which refuses values holding the key before any connection is made.
  */
-export async function peekApiKeyFile(file: string): Promise<string | undefined> {
-  return await readKeyFile(file).catch(() => undefined);
+export async function peekApiKeyFile(file: string, cwd: string): Promise<string | undefined> {
+  return await readKeyFile(file, cwd).catch(() => undefined);
 }
 
 /**

@@ -1,7 +1,6 @@
 // The manifest options that validate, plan, apply, export and demo share: -f, --var and
 // --var-file, and loading the manifest with its diagnostics printed (and annotated on GitHub Actions).
 
-import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
 import {
@@ -89,7 +88,7 @@ async function variableOptions(flags: Omit<ManifestFlags, "file">, io: CliIo): P
   const assignments = parseVariableFlags(flags.var);
   const secrets: string[] = [];
   if (flags.apiKeyFile !== undefined) {
-    const key = await peekApiKeyFile(resolve(io.cwd, flags.apiKeyFile));
+    const key = await peekApiKeyFile(flags.apiKeyFile, io.cwd);
     if (key !== undefined) secrets.push(key);
   }
   return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
