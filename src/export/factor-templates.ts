@@ -72,6 +72,8 @@ interface Group {
   entries: Entry[];
   /** Where the group sorts: its lowest order per family, then its content. */
   sortKey: string;
+  /** Its lowest order per family (FAMILY_NAMES order), worked out once for the sort. */
+  lowestOrders: number[];
 }
 
 function lowestOrders(entries: readonly Entry[]): number[] {
@@ -84,10 +86,8 @@ function lowestOrders(entries: readonly Entry[]): number[] {
 }
 
 function compareGroups(a: Group, b: Group): number {
-  const orderA = lowestOrders(a.entries);
-  const orderB = lowestOrders(b.entries);
-  for (let index = 0; index < orderA.length; index++) {
-    const difference = (orderA[index] ?? 0) - (orderB[index] ?? 0);
+  for (let index = 0; index < a.lowestOrders.length; index++) {
+    const difference = (a.lowestOrders[index] ?? 0) - (b.lowestOrders[index] ?? 0);
     if (difference !== 0 && !Number.isNaN(difference)) return difference;
   }
   return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
@@ -116,7 +116,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
     if (projects === undefined || projects.length < 2 || groupOfKey.has(entry.key)) continue;
     // Project ids hold no NUL: the joined list names the set unambiguously.
     const set = projects.join("\u0000");
-    const group = groupsBySet.get(set) ?? { projects, entries: [], sortKey: "" };
+    const group = groupsBySet.get(set) ?? { projects, entries: [], sortKey: "", lowestOrders: [] };
     groupsBySet.set(set, group);
     group.entries.push(entry);
     groupOfKey.set(entry.key, group);
@@ -127,6 +127,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
       (a, b) => FAMILY_NAMES.indexOf(a.family) - FAMILY_NAMES.indexOf(b.family) || byOrderThenName(a, b),
     );
     group.sortKey = group.entries.map((entry) => entry.key).join("\n");
+    group.lowestOrders = lowestOrders(group.entries);
   }
   groups.sort(compareGroups);
   const names = new Map(groups.map((group, index) => [group, templateName(index + 1)]));

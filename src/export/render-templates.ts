@@ -1,7 +1,7 @@
 // Writes factored export data (factor-templates.ts) as a new manifest: `templates:`, then each
 // project's `use:` and own configs, in the fleet syntax the manifest loader expands.
 
-import { Document, isSeq } from "yaml";
+import { Document, isSeq } from "../vendor/yaml.js";
 import type { ExportedFamily, ExportResult } from "./build-manifest.js";
 import { escapeConfig } from "./escape-text.js";
 import type { FactoredExport } from "./factor-templates.js";
