@@ -4,6 +4,7 @@
 // on the order the files were given in.
 
 import { familyKey } from "../families.js";
+import { groupBy } from "../group-by.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest, hasUnresolvedSets } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
@@ -34,7 +35,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   const familyBlocks = files.flatMap(({ file, facts }) =>
     facts.familyBlocks.map((block) => ({ ...block, file, key: familyKey(block.project, block.family) })),
   );
-  for (const group of groupBy(familyBlocks, (block) => block.key)) {
+  for (const group of sharingKey(familyBlocks, (block) => block.key)) {
     const [first, ...others] = group.sort(comparePlaced);
     if (first === undefined) continue;
     for (const other of others) {
@@ -50,7 +51,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 
   // One record claimed by two configs.
   const claims = files.flatMap(({ file, facts }) => facts.idClaims.map((claim) => ({ ...claim, file })));
-  for (const group of groupBy(claims, (claim) => String(claim.id))) {
+  for (const group of sharingKey(claims, (claim) => String(claim.id))) {
     const [first, ...others] = group.sort(comparePlaced);
     if (first === undefined) continue;
     for (const other of others) {
@@ -106,15 +107,9 @@ function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   return merged;
 }
 
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [item]);
-    else group.push(item);
-  }
-  return [...groups.values()].filter((group) => group.length > 1);
+/** The groups of items sharing a key with another. */
+function sharingKey<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
+  return [...groupBy(items, keyOf).values()].filter((group) => group.length > 1);
 }
 
 // Code-unit comparison, not localeCompare: the order must not depend on the machine's locale.

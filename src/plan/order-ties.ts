@@ -1,6 +1,7 @@
 // Order ties: records of one family at one order, whose relative order the service does not define
 // (its lists break the tie by plugin id). The one home of the rule that plan and export apply.
 
+import { groupBy } from "../group-by.js";
 import type { OrderTie, TiedConfig, TiedRecord } from "./types.js";
 
 /** A config of the manifest where the plan leaves it. */
@@ -13,13 +14,7 @@ export const TIE_EFFECT = "which of them runs first is not defined (the service 
 export function groupTiedOrders<T extends { order: number }>(
   items: readonly T[],
 ): { order: number; items: T[] }[] {
-  const byOrder = new Map<number, T[]>();
-  for (const item of items) {
-    const group = byOrder.get(item.order);
-    if (group) group.push(item);
-    else byOrder.set(item.order, [item]);
-  }
-  return [...byOrder]
+  return [...groupBy(items, (item) => item.order)]
     .filter(([, group]) => group.length > 1)
     .sort(([a], [b]) => a - b)
     .map(([order, group]) => ({ order, items: group }));

@@ -3,7 +3,8 @@
 
 import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
-import type { DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
+import { groupBy } from "../group-by.js";
+import type { DesiredState, SourceLocation } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
@@ -81,12 +82,7 @@ export async function readAndPlanProjects(
 ): Promise<ReadAndPlanResult> {
   const refs = listsToPlan(desired);
   // Each project is planned from its own desired families: grouped once, not scanned per project.
-  const desiredByProject = new Map<string, DesiredFamily[]>();
-  for (const family of desired.families) {
-    const ofProject = desiredByProject.get(family.project);
-    if (ofProject) ofProject.push(family);
-    else desiredByProject.set(family.project, [family]);
-  }
+  const desiredByProject = groupBy(desired.families, (family) => family.project);
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
   const lists = new Map<string, CurrentFamily[]>();

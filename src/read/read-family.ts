@@ -5,6 +5,7 @@
 
 import { type ApiClient, ApiError, getConfig, listAllConfigs } from "../api/index.js";
 import type { FamilyRef } from "../families.js";
+import { groupBy } from "../group-by.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 /** The plugins whose info a read adds: those named, or every plugin listed (export). */
@@ -23,14 +24,11 @@ export interface FamilyRead extends FamilyRef {
 export async function readFamily(client: ApiClient, ref: FamilyRead): Promise<PluginConfigRecord[]> {
   const records = await listAllConfigs(client, ref.project, ref.family);
   const wanted = ref.pluginInfoFor === "all" ? undefined : new Set(ref.pluginInfoFor ?? []);
-  const lacking = new Map<number, PluginConfigRecord[]>();
-  for (const record of records) {
-    // Only where the list sent plugin_info as null, as posthog-2024's lists do.
-    if (wanted?.has(record.plugin) === false || record.plugin_info !== null) continue;
-    const ofPlugin = lacking.get(record.plugin);
-    if (ofPlugin) ofPlugin.push(record);
-    else lacking.set(record.plugin, [record]);
-  }
+  // Only where the list sent plugin_info as null, as posthog-2024's lists do.
+  const lacking = groupBy(
+    records.filter((record) => wanted?.has(record.plugin) !== false && record.plugin_info === null),
+    (record) => record.plugin,
+  );
   for (const ofPlugin of lacking.values()) {
     const [sample] = ofPlugin;
     if (sample === undefined) continue;

@@ -12,6 +12,7 @@ import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
+import { groupBy } from "../../group-by.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -134,8 +135,10 @@ Examples:
       // As many lists in flight as plan reads: an export of every project reads hundreds.
       const read = (await readCurrentState(client, withPluginInfo, { concurrency: concurrencyOf(flags) }))
         .families;
+      // Grouped once: an export of every project reads hundreds of lists.
+      const listsOf = groupBy(read, (item) => item.project);
       const results = projects.map((project) => {
-        const lists = read.filter((item) => item.project === project);
+        const lists = listsOf.get(project) ?? [];
         return buildManifest({
           project,
           families: lists.filter((item) => families.includes(item.family)),
@@ -156,10 +159,7 @@ Examples:
           what,
           () => {
             const places = results.flatMap((result) =>
-              locateSecretsInExport(
-                result,
-                read.filter((item) => item.project === result.project),
-              ),
+              locateSecretsInExport(result, listsOf.get(result.project) ?? []),
             );
             return places.length === 0 && existing !== undefined ? [`the text already in ${what}`] : places;
           },
