@@ -2,6 +2,7 @@
 // variables handed to pcsync, validate against the schema, check semantics, merge. Problems come
 // back as diagnostics, never thrown.
 
+import { appendAll } from "../append-all.js";
 import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
@@ -141,14 +142,13 @@ export function loadManifestSources(
   const loadedFiles: LoadedManifestFile[] = [];
   for (const source of sources) {
     const result = loadOneManifest(source, variables);
-    // Loops, not push(...list): spreading a long list into a call overflows the stack.
-    for (const error of result.errors) errors.push(error);
-    for (const warning of result.warnings) warnings.push(warning);
+    appendAll(errors, result.errors);
+    appendAll(warnings, result.warnings);
     if (result.loaded !== undefined) loadedFiles.push(result.loaded);
   }
   const merged = mergeManifestFiles(loadedFiles);
-  for (const error of merged.errors) errors.push(error);
-  for (const warning of merged.warnings) warnings.push(warning);
+  appendAll(errors, merged.errors);
+  appendAll(warnings, merged.warnings);
   const files = sources.map((source) => source.file);
   const secrets = variables.secrets ?? [];
   return {
@@ -196,7 +196,7 @@ function loadOneManifest(
   const plain = toPlainManifest(interpolated.root);
   const schema = validateManifestSchema(plain);
   const semantics = checkManifestSemantics(plain);
-  for (const warning of toWarnings(semantics.warnings)) warnings.push(warning);
+  appendAll(warnings, toWarnings(semantics.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.

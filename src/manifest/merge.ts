@@ -3,6 +3,7 @@
 // defined twice, one record id claimed twice, conflicting server URLs. The result does not depend
 // on the order the files were given in.
 
+import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
@@ -100,9 +101,9 @@ function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   const merged: ManifestBlocks = { templates: [], sets: [], projects: [] };
   for (const { blocks } of [...files].sort((a, b) => compareText(a.file, b.file))) {
     if (blocks === undefined) continue;
-    for (const template of blocks.templates) merged.templates.push(template);
-    for (const set of blocks.sets) merged.sets.push(set);
-    for (const project of blocks.projects) merged.projects.push(project);
+    appendAll(merged.templates, blocks.templates);
+    appendAll(merged.sets, blocks.sets);
+    appendAll(merged.projects, blocks.projects);
   }
   return merged;
 }

@@ -2,6 +2,7 @@
 // --var-file FILE (in the order given), then --var NAME=VALUE (last wins), and nothing else, so a
 // manifest can read only what was handed to pcsync on purpose, never the API key or a CI token.
 
+import { appendAll } from "../append-all.js";
 import { type ManifestDiagnostic, makeError, makeWarning, type Position } from "./diagnostics.js";
 import { parseYamlWithPositions, type ValueNode } from "./load-yaml.js";
 import type { ManifestSource } from "./read-files.js";
@@ -78,8 +79,8 @@ export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
   for (const source of inputs.varFiles ?? []) {
     const parsed = parseVarFile(source);
     // Loops, not push(...list): spreading a long list into a call overflows the stack.
-    for (const error of parsed.errors) errors.push(error);
-    for (const warning of parsed.warnings) warnings.push(warning);
+    appendAll(errors, parsed.errors);
+    appendAll(warnings, parsed.warnings);
     for (const entry of parsed.entries) values.set(entry.name, entry.variable);
   }
   for (const { name, value } of inputs.assignments ?? [])
