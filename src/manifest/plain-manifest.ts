@@ -23,7 +23,7 @@ export interface NodeLocation {
 export interface LocationIndex {
   /** By JSON pointer, as ajv's instancePath: "/projects/1/plugin_configs/configs/0/name". */
   get(pointer: string): NodeLocation | undefined;
-  /** The same as get(pointerOf(path)), without building the pointer. */
+  /** The same as get() of the path's pointer, without building the pointer. */
   lookup(path: readonly (string | number)[]): NodeLocation | undefined;
 }
 
@@ -51,15 +51,9 @@ export function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-function unescapePointerSegment(segment: string): string {
+export function unescapePointerSegment(segment: string): string {
   if (!segment.includes("~")) return segment;
   return segment.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-export function pointerOf(path: readonly (string | number)[]): string {
-  let pointer = "";
-  for (const segment of path) pointer += `/${escapePointerSegment(String(segment))}`;
-  return pointer;
 }
 
 /** Builds the plain value ajv checks, and the index from JSON pointer to source position. */
@@ -67,12 +61,22 @@ export function toPlainManifest(root: ValueNode): PlainManifest {
   const schema = loadManifestSchema();
   // The path of the node being visited: only an interpolated value needs it (for its schema type).
   const path: (string | number)[] = [];
+  // The schema's types at a path depend on which keys it names, not on which list indexes: one
+  // walk of the schema per shape of path, not per interpolated value.
+  const typesByShape = new Map<string, Set<string>>();
+  const typesHere = (): Set<string> => {
+    const shape = JSON.stringify(path.map((segment) => (typeof segment === "number" ? 0 : segment)));
+    let types = typesByShape.get(shape);
+    if (types === undefined) {
+      types = schemaTypesAt(schema, path);
+      typesByShape.set(shape, types);
+    }
+    return types;
+  };
 
   const visit = (node: ValueNode): unknown => {
     if (node.kind === "scalar") {
-      return node.interpolated === true
-        ? coerceInterpolated(node.value, schemaTypesAt(schema, path))
-        : node.value;
+      return node.interpolated === true ? coerceInterpolated(node.value, typesHere()) : node.value;
     }
     if (node.kind === "seq") {
       const items: unknown[] = new Array(node.items.length);
@@ -107,7 +111,7 @@ export function toPlainManifest(root: ValueNode): PlainManifest {
 /** Maps with more entries than this get a key index on their first lookup, so lookups stay O(1). */
 const SCAN_LIMIT = 8;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-/** No pointer built by pointerOf has these (so none matched when the index was a map of pointers). */
+/** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
 const INVALID_ESCAPE = /~(?![01])/;
 
 /** A node reached by a lookup, and the position of the key that named it (none for list items). */

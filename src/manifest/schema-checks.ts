@@ -1,25 +1,20 @@
 // Checks the plain manifest (plain-manifest.ts) against schemas/manifest.schema.json with ajv and
 // turns each ajv error into a message at the offending key or value, saying how to fix it.
 
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
 import type { YamlProblem } from "./load-yaml.js";
 import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
   allowedKeysAt,
-  escapePointerSegment,
   type LocationIndex,
   type NodeLocation,
   type PlainManifest,
+  unescapePointerSegment,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
 
 const MAX_SCHEMA_ERRORS = 500;
-
-// Precompiled at build time (manifest-validator.ts); the ajv compiler is not loaded to validate.
-function getValidator(): ValidateFunction<Manifest> {
-  return getManifestValidator();
-}
 
 /** Validates the plain manifest; problems point at the key or value concerned. */
 export function validateManifestSchema(plain: PlainManifest): {
@@ -28,7 +23,7 @@ export function validateManifestSchema(plain: PlainManifest): {
   /** Errors left undescribed past the limit. */
   omitted: number;
 } {
-  const validate = getValidator();
+  const validate = getManifestValidator();
   if (validate(plain.value)) return { manifest: plain.value, errors: [], omitted: 0 };
   const errors: YamlProblem[] = [];
   const seen = new Set<string>();
@@ -64,7 +59,7 @@ const FIELD_HINTS: Partial<Record<string, string>> = {
 
 function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem | undefined {
   const path = parsePointer(error.instancePath);
-  const location = plain.locations.get(error.instancePath) ?? nearestLocation(plain.locations, path);
+  const location = nearestLocation(plain.locations, path);
   const field = path.at(-1);
   const label = describeField(path, plain.value);
   const actual = valueAt(plain.value, path);
@@ -73,7 +68,7 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
   switch (error.keyword) {
     case "additionalProperties": {
       const key = String(params.additionalProperty);
-      const keyLocation = plain.locations.get(`${error.instancePath}/${escapePointerSegment(key)}`);
+      const keyLocation = plain.locations.lookup([...path, key]);
       const allowed = allowedKeysAt(path);
       return {
         position: keyLocation?.key ?? location.value,
@@ -221,7 +216,7 @@ function parsePointer(pointer: string): (string | number)[] {
   return pointer
     .slice(1)
     .split("/")
-    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map(unescapePointerSegment)
     .map((segment, index, all) =>
       /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment,
     );
