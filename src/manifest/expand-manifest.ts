@@ -23,6 +23,8 @@ export interface ExpandResult {
   families: DesiredFamily[];
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
+  /** The warnings that only the project listing can give (also in `warnings`). */
+  listingWarnings: ManifestDiagnostic[];
 }
 
 /** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
@@ -62,20 +64,27 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
   const ids = [...new Set([...projects.keys(), ...membership.keys()])].sort(compareProjects);
   const families: DesiredFamily[] = [];
   for (const project of ids) {
-    const context: ProjectContext = {
+    const base = {
       project,
       block: projects.get(project),
       sets: membership.get(project) ?? [],
       templates,
       report,
     };
+    // Per project, not per family: the same templates apply to both.
+    const context: ProjectContext = { ...base, applications: applicationsOf(base) };
     for (const family of FAMILY_NAMES) {
       const expanded = expandFamily(context, family);
       if (expanded !== undefined && project !== ANY_PROJECT) families.push(expanded);
     }
   }
   report.finishWarnings();
-  return { families, errors: report.errors(), warnings: report.warnings };
+  return {
+    families,
+    errors: report.errors(),
+    warnings: report.warnings,
+    listingWarnings: report.listingWarnings,
+  };
 }
 
 // ---- diagnostics ------------------------------------------------------------------------------
@@ -83,6 +92,7 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
 /** Collects problems; the same problem met while expanding several projects is reported once, naming them. */
 class Reporter {
   readonly warnings: ManifestDiagnostic[] = [];
+  readonly listingWarnings: ManifestDiagnostic[] = [];
   private readonly found = new Map<string, { at: SourceLocation; message: string; projects: string[] }>();
   private dropped = 0;
   private readonly projectWarnings = new Map<
@@ -115,6 +125,13 @@ class Reporter {
       this.projectWarnings.set(key, { warning, message, projects: [project] });
       this.warnings.push(warning);
     } else if (known.projects.at(-1) !== project) known.projects.push(project);
+  }
+
+  /** A warning that only the project listing can give (an `except` of an `all` set it lacks). */
+  warnFromListing(at: SourceLocation, message: string): void {
+    const warning = makeWarning(at.file, at, message);
+    this.warnings.push(warning);
+    this.listingWarnings.push(warning);
   }
 
   /** Names the projects of each warning that arose for some; call once, after the expansion. */
@@ -256,10 +273,9 @@ function setMembership(
       // With `all`, offline, the listing is unknown: nothing to check against.
       const inSet = set.projects === "all" ? !resolved || allSet.has(entry.name) : listed.has(entry.name);
       if (!inSet) {
-        report.warn(
-          entry.source,
-          `except: project ${entry.name} is not in project set "${set.label}"${set.projects === "all" ? " (not listed for this API key)" : ""}; it excludes nothing`,
-        );
+        const message = `except: project ${entry.name} is not in project set "${set.label}"${set.projects === "all" ? " (not listed for this API key)" : ""}; it excludes nothing`;
+        if (set.projects === "all") report.warnFromListing(entry.source, message);
+        else report.warn(entry.source, message);
       }
     }
     for (const project of members) {
@@ -280,6 +296,8 @@ interface ProjectContext {
   sets: readonly ProjectSetBlock[];
   templates: ReadonlyMap<string, TemplateBlock>;
   report: Reporter;
+  /** The templates applied to the project, in order: from its sets, then its own `use`. */
+  applications: readonly Application[];
 }
 
 /** A config on its way into the expanded list. */
@@ -313,7 +331,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     const setBlock = set.families.find((candidate) => candidate.family === family);
     if (setBlock !== undefined) setBlocks.push({ set, block: setBlock });
   }
-  const applications = applicationsOf(context);
+  const { applications } = context;
 
   // The common case, a project's own configs only: as written.
   if (applications.length === 0 && setBlocks.length === 0) {
@@ -442,7 +460,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   return finishFamily(context, family, kept, prune, source);
 }
 
-function applicationsOf(context: ProjectContext): Application[] {
+function applicationsOf(context: Omit<ProjectContext, "applications">): Application[] {
   const applications: Application[] = [];
   const seen = new Map<string, { use: NamedPlace; list: object }>();
   const add = (use: NamedPlace, list: object, set: ProjectSetBlock | undefined) => {
@@ -678,9 +696,7 @@ export function resolveProjectSets(
   if (current.error !== undefined) return { value: undefined, errors: [current.error], warnings: [] };
   const expanded = expandManifest(current.blocks, visibleProjects);
   // The offline warnings were printed when the manifest was loaded; only the listing's are new.
-  const warnings = expanded.warnings.filter((warning) =>
-    warning.message.includes("not listed for this API key"),
-  );
+  const warnings = expanded.listingWarnings;
   if (expanded.errors.length > 0) return { value: undefined, errors: expanded.errors, warnings };
   return { value: { ...resolved, families: expanded.families }, errors: [], warnings };
 }
