@@ -4,6 +4,7 @@
 // Linear in the size of the result: every template config is visited once per project using it.
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { compareProjects } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
 import type {
   ConfigItem,
@@ -15,7 +16,6 @@ import type {
   ProjectSetBlock,
   TemplateBlock,
 } from "./expand-types.js";
-import { compareProjects } from "./merge.js";
 import { didYouMean } from "./suggest.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields, DesiredState, SourceLocation } from "./types.js";
 

@@ -6,6 +6,7 @@
 import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
+import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest, hasUnresolvedSets } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
@@ -113,20 +114,6 @@ function sharingKey<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
   return [...groupBy(items, keyOf).values()].filter((group) => group.length > 1);
 }
 
-// Code-unit comparison, not localeCompare: the order must not depend on the machine's locale.
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function comparePlaced(a: Placed, b: Placed): number {
   return compareText(a.file, b.file) || a.position.line - b.position.line || a.position.col - b.position.col;
-}
-
-/** Decimal project ids numerically (so 2 before 10), then the others (`@current`) as text. */
-export function compareProjects(a: string, b: string): number {
-  const aNumeric = /^\d+$/.test(a);
-  const bNumeric = /^\d+$/.test(b);
-  if (aNumeric && bNumeric) return a.length - b.length || compareText(a, b);
-  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
-  return compareText(a, b);
 }

@@ -5,6 +5,7 @@ import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { formatBytes } from "../format-bytes.js";
+import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
 
 export interface ManifestSource {
@@ -75,7 +76,7 @@ export async function readManifestSources(
             (entry.isFile() || entry.isSymbolicLink()) && MANIFEST_EXTENSIONS.has(extname(entry.name)),
         )
         .map((entry) => entry.name)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        .sort(compareText);
       if (names.length === 0) {
         errors.push(
           makeError(

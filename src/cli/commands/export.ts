@@ -13,6 +13,7 @@ import { renderNewManifest, updateManifestText } from "../../export/update-manif
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
 import { groupBy } from "../../group-by.js";
+import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -78,10 +79,11 @@ async function fileExists(path: string): Promise<boolean> {
   );
 }
 
+// Unlike the manifest's compareProjects, decimal ids do not go first: kept as export has ordered them.
 function compareProjectIds(a: string, b: string): number {
   const numeric = /^\d+$/;
-  if (numeric.test(a) && numeric.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  return a < b ? -1 : a > b ? 1 : 0;
+  if (numeric.test(a) && numeric.test(b)) return a.length - b.length || compareText(a, b);
+  return compareText(a, b);
 }
 
 export const registerExportCommand: CommandRegistrar = (program, io) => {
