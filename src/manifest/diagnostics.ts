@@ -12,6 +12,11 @@ export interface ManifestDiagnostic {
   severity: "error" | "warning";
 }
 
+/** `file:line` of a place in the manifest, as plans and messages that name a second place write it. */
+export function formatSource(source: { file: string; line: number }): string {
+  return `${source.file}:${source.line}`;
+}
+
 export interface Position {
   line: number;
   col: number;

@@ -5,7 +5,7 @@
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { compareProjects } from "./compare-projects.js";
-import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
+import { formatSource, type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
 import type {
   ConfigItem,
   FamilyBlock,
@@ -162,9 +162,6 @@ function forProjects(listed: readonly string[]): string {
 }
 
 /** `file:line` of a place, for messages that name a second place. */
-function place(at: SourceLocation): string {
-  return `${at.file}:${at.line}`;
-}
 
 // ---- static checks: templates, `use:` entries, sets, project blocks across files ----------------
 
@@ -175,7 +172,7 @@ function indexTemplates(templates: readonly TemplateBlock[], report: Reporter): 
     if (first !== undefined) {
       report.error(
         template.source,
-        `template "${template.name}" is also defined at ${place(first.source)}; define each template once (rename one of them)`,
+        `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`,
       );
       continue;
     }
@@ -210,7 +207,7 @@ function checkUseEntries(
       if (first !== undefined) {
         report.error(
           entry.source,
-          `template "${entry.name}" is already used by ${owner} at ${place(first)}; use a template once`,
+          `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`,
         );
       } else seen.set(entry.name, entry.source);
     }
@@ -231,7 +228,7 @@ function mergeProjectBlocks(blocks: readonly ProjectBlock[], report: Reporter): 
     if (first.useSource !== undefined && block.useSource !== undefined) {
       report.error(
         block.useSource,
-        `use of project "${block.project}" is also given at ${place(first.useSource)}; list the project's templates in one place`,
+        `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`,
       );
     }
     merged.set(block.project, {
@@ -261,7 +258,7 @@ function setMembership(
         if (first !== undefined) {
           report.error(
             entry.source,
-            `project ${entry.name} is listed twice in project set "${set.label}" (also at ${place(first)}); list it once`,
+            `project ${entry.name} is listed twice in project set "${set.label}" (also at ${formatSource(first)}); list it once`,
           );
         } else listed.set(entry.name, entry.source);
       }
@@ -365,7 +362,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
       if (templatePrune !== undefined && templatePrune.value !== templateFamily.prune.value) {
         report.error(
           templateFamily.prune.source,
-          `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${place(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
+          `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${formatSource(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
           project,
         );
       } else templatePrune ??= templateFamily.prune;
@@ -416,7 +413,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
       if (entry.omittedAt !== undefined) {
         report.error(
           override.source,
-          `overrides "${override.name}", which omit leaves out at ${place(entry.omittedAt)}; remove one of the two`,
+          `overrides "${override.name}", which omit leaves out at ${formatSource(entry.omittedAt)}; remove one of the two`,
           inherited ?? (isOwnPlace(entry.omittedAt, own) ? undefined : project),
         );
         continue;
@@ -472,7 +469,7 @@ function applicationsOf(context: Omit<ProjectContext, "applications">): Applicat
       if (first.list !== list) {
         context.report.error(
           use.source,
-          `template "${use.name}" is already applied at ${place(first.use.source)}; use a template once per project`,
+          `template "${use.name}" is already applied at ${formatSource(first.use.source)}; use a template once per project`,
           context.project,
         );
       }
@@ -505,8 +502,8 @@ function addEntry(
   if (first.origin === entry.origin) return;
   const firstWhere =
     first.appliedAt === undefined
-      ? place(first.item.source)
-      : `${place(first.item.source)} via ${place(first.appliedAt)}`;
+      ? formatSource(first.item.source)
+      : `${formatSource(first.item.source)} via ${formatSource(first.appliedAt)}`;
   context.report.error(
     entry.item.source,
     `config "${name}" is also provided at ${firstWhere}; a name identifies one config of a project + family: rename one, or omit the templated one`,
@@ -536,7 +533,7 @@ function applyOverride(
       if (earlier !== undefined && !Object.is(earlier.value, value)) {
         context.report.error(
           at,
-          `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${place(earlier.at)} of another set with the same project; set it in the project's own overrides`,
+          `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${formatSource(earlier.at)} of another set with the same project; set it in the project's own overrides`,
           context.project,
         );
         continue;
@@ -560,7 +557,7 @@ function setPrune(
     if (first !== undefined && first.value !== block.prune.value) {
       context.report.error(
         block.prune.source,
-        `prune: ${block.prune.value} differs from prune: ${first.value} at ${place(first.source)} of another set with the same project; set prune in the project's ${family} block`,
+        `prune: ${block.prune.value} differs from prune: ${first.value} at ${formatSource(first.source)} of another set with the same project; set prune in the project's ${family} block`,
         context.project,
       );
     }
@@ -590,7 +587,7 @@ function finishFamily(
     if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) {
       context.report.error(
         withoutOrder.item.source,
-        `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${place(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`,
+        `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${formatSource(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`,
         inherited ? context.project : undefined,
       );
     }
@@ -634,7 +631,7 @@ function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: 
     const otherAt = other.fieldSources.order ?? other.item.source;
     context.report.warn(
       entry.fieldSources.order ?? entry.item.source,
-      `order ${order} of "${entry.fields.name}" is also the order of "${other.fields.name}" (${place(otherAt)}) in ${family}; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides)`,
+      `order ${order} of "${entry.fields.name}" is also the order of "${other.fields.name}" (${formatSource(otherAt)}) in ${family}; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides)`,
       context.project,
     );
   }
@@ -716,7 +713,7 @@ function resolveCurrent(
   const alias = blocks.projects.find((block) => block.project === CURRENT_PROJECT);
   const named = blocks.projects.find((block) => block.project === first);
   if (alias !== undefined && named !== undefined) {
-    const message = `project "${CURRENT_PROJECT}" is project ${first} for this API key, which the manifest also defines at ${place(named.source)}; keep one of the two`;
+    const message = `project "${CURRENT_PROJECT}" is project ${first} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`;
     return { blocks, error: makeError(alias.source.file, alias.source, message) };
   }
   const rename = (entry: NamedPlace): NamedPlace =>

@@ -7,6 +7,7 @@ import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
+  formatSource,
   type ManifestDiagnostic,
   makeError,
   makeWarning,
@@ -45,7 +46,7 @@ export {
   type VariableAssignment,
   variablesFromEnvironment,
 } from "./variables.js";
-export { formatDiagnostic, formatGithubAnnotation };
+export { formatDiagnostic, formatGithubAnnotation, formatSource };
 
 export interface LoadResult {
   /** The merged desired state; undefined when there is any error. */

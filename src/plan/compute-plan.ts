@@ -4,7 +4,8 @@
 import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
-import type { DesiredConfig, DesiredFamily, DesiredState, SourceLocation } from "../manifest/types.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
@@ -47,10 +48,6 @@ export interface PlanDiagnostic {
 export interface PlanResult {
   plan: Plan | undefined;
   errors: PlanDiagnostic[];
-}
-
-export function formatSource(source: SourceLocation): string {
-  return `${source.file}:${source.line}`;
 }
 
 /** Records claimed by manifest configs, per project, shared across the project's families. */

@@ -4,7 +4,8 @@
 import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
 import { groupBy } from "../group-by.js";
-import type { DesiredState, SourceLocation } from "../manifest/types.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
@@ -68,9 +69,8 @@ async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Pro
   const resolved = String(first.id);
   const named = desired.families.find((family) => family.project === resolved);
   if (!named) return;
-  const where = (location: SourceLocation) => `${location.file}:${location.line}`;
   throw new PlanError([
-    `${where(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${where(named.source)}; keep one of the two`,
+    `${formatSource(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`,
   ]);
 }
 

@@ -3,7 +3,7 @@
 
 import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
-import { type DesiredState, type LoadResult, summarizeErrors } from "../../manifest/index.js";
+import { type DesiredState, formatSource, type LoadResult, summarizeErrors } from "../../manifest/index.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addManifestOption,
@@ -107,7 +107,7 @@ The API key is never interpolated.`,
     );
     for (const set of setsOfAllProjects(result.value)) {
       io.stdout.write(
-        `project set "${set.label}" (${set.source.file}:${set.source.line}) says projects: all, resolved at plan time from the projects the API key can see; counted above: only the projects the manifest names\n`,
+        `project set "${set.label}" (${formatSource(set.source)}) says projects: all, resolved at plan time from the projects the API key can see; counted above: only the projects the manifest names\n`,
       );
     }
   });
