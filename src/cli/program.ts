@@ -20,6 +20,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { name: "validate", load: async () => (await import("./commands/validate.js")).registerValidateCommand },
   { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
   { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
+  { name: "watch", load: async () => (await import("./commands/watch.js")).registerWatchCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
   {
     name: "demo",

@@ -102,13 +102,16 @@ async function resolveAllProjects(
   return result.value;
 }
 
-/** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
+/**
+ * Reads and plans the narrowed manifest as the flags say, showing progress on a terminal; also
+ * gives the desired state planned (with `projects: all` resolved from the listing).
+ */
 export async function planFromFlags(
   client: ApiClient,
   desired: DesiredState,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
-): Promise<{ plan: Plan; current: CurrentState }> {
+): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState }> {
   const maxDeletePercent =
     flags.maxDeletePercent === undefined
       ? PLAN_DEFAULTS.maxDeletePercent
@@ -118,7 +121,7 @@ export async function planFromFlags(
     desired.unresolved === undefined
       ? desired
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
-  return readAndPlan(client, resolved, {
+  const { plan, current } = await readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent, describeGuard },
     onProgress: (read) => {
@@ -132,4 +135,5 @@ export async function planFromFlags(
       if (read.listsDone === read.lists) progress.finish();
     },
   });
+  return { plan, current, desired: resolved };
 }

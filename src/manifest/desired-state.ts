@@ -105,6 +105,8 @@ function readFamilies(
     };
     if (block.prune !== undefined)
       read.prune = { value: block.prune, source: at(`${pointer}/prune`, "value") };
+    if (block.drift !== undefined)
+      read.drift = { value: block.drift, source: at(`${pointer}/drift`, "value") };
     if (block.configs !== undefined) {
       read.configs = block.configs.map((config, index) =>
         readConfig(config, `${pointer}/configs/${index}`, at),

@@ -338,19 +338,13 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
         report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
         return undefined;
       }
-      return finishFamily(
-        context,
-        family,
-        own.configs.map(ownEntry(own)),
-        own.prune?.value ?? false,
-        own.source,
-      );
+      return finishFamily(context, family, own.configs.map(ownEntry(own)), settingsOf(own), own.source);
     }
   }
 
   const entries: Entry[] = [];
   const byName = new Map<string, Entry>();
-  let templatePrune: { value: boolean; source: SourceLocation } | undefined;
+  const templateFamilies: FamilyBlock[] = [];
   let templated = false;
   let firstUse: SourceLocation | undefined;
   for (const application of applications) {
@@ -358,15 +352,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     if (templateFamily === undefined) continue;
     templated = true;
     firstUse ??= application.use.source;
-    if (templateFamily.prune !== undefined) {
-      if (templatePrune !== undefined && templatePrune.value !== templateFamily.prune.value) {
-        report.error(
-          templateFamily.prune.source,
-          `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${formatSource(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
-          project,
-        );
-      } else templatePrune ??= templateFamily.prune;
-    }
+    templateFamilies.push(templateFamily);
     for (const item of templateFamily.configs ?? []) {
       addEntry(
         entries,
@@ -450,11 +436,19 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   }
   if (entries.length === 0 && !templated && changers.length === 0) return undefined;
 
-  const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
+  // The project's own value wins over a set's, which wins over the templates'.
+  const setFamilies = setBlocks.map(({ block }) => block);
+  const inherited = <K extends InheritedSetting>(key: K): FamilyBlock[K] | undefined =>
+    agreedSetting(key, setFamilies, family, context, "of another set with the same project") ??
+    agreedSetting(key, templateFamilies, family, context, `, both templates used for ${family}`);
+  const settings = settingsOf({
+    prune: own?.prune ?? inherited("prune"),
+    drift: own?.drift ?? inherited("drift"),
+  });
   const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
   if (source === undefined) return undefined;
   const kept = entries.filter((entry) => entry.omittedAt === undefined);
-  return finishFamily(context, family, kept, prune, source);
+  return finishFamily(context, family, kept, settings, source);
 }
 
 function applicationsOf(context: Omit<ProjectContext, "applications">): Application[] {
@@ -546,24 +540,46 @@ function applyOverride(
   }
 }
 
-function setPrune(
-  setBlocks: readonly { set: ProjectSetBlock; block: FamilyBlock }[],
+/** The family settings that templates and project sets pass on, when the project says nothing. */
+type InheritedSetting = "prune" | "drift";
+
+/**
+ * The value of `key` that `blocks` give, the first one's; two blocks that disagree are an error
+ * naming both places (`where` says how they came together), and the project must decide.
+ */
+function agreedSetting<K extends InheritedSetting>(
+  key: K,
+  blocks: readonly FamilyBlock[],
   family: FamilyName,
   context: ProjectContext,
-): boolean | undefined {
-  let first: { value: boolean; source: SourceLocation } | undefined;
-  for (const { block } of setBlocks) {
-    if (block.prune === undefined) continue;
-    if (first !== undefined && first.value !== block.prune.value) {
+  where: string,
+): FamilyBlock[K] | undefined {
+  let first: FamilyBlock[K] | undefined;
+  for (const block of blocks) {
+    const setting = block[key];
+    if (setting === undefined) continue;
+    if (first !== undefined && first.value !== setting.value) {
       context.report.error(
-        block.prune.source,
-        `prune: ${block.prune.value} differs from prune: ${first.value} at ${formatSource(first.source)} of another set with the same project; set prune in the project's ${family} block`,
+        setting.source,
+        `${key}: ${setting.value} differs from ${key}: ${first.value} at ${formatSource(first.source)}${where.startsWith(",") ? "" : " "}${where}; set ${key} in the project's ${family} block`,
         context.project,
       );
     }
-    first ??= block.prune;
+    first ??= setting;
   }
-  return first?.value;
+  return first;
+}
+
+/** What a family block's settings come to: prune false unless said, drift only when said. */
+function settingsOf(
+  block: {
+    [K in InheritedSetting]?: FamilyBlock[K] | undefined;
+  },
+): Pick<DesiredFamily, "prune" | "drift"> {
+  return {
+    prune: block.prune?.value ?? false,
+    ...(block.drift === undefined ? {} : { drift: block.drift.value }),
+  };
 }
 
 /** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
@@ -571,7 +587,7 @@ function finishFamily(
   context: ProjectContext,
   family: FamilyName,
   entries: readonly Entry[],
-  prune: boolean,
+  settings: Pick<DesiredFamily, "prune" | "drift">,
   source: SourceLocation,
 ): DesiredFamily {
   let withOrder: Entry | undefined;
@@ -604,7 +620,7 @@ function finishFamily(
   return {
     project: context.project,
     family,
-    prune,
+    ...settings,
     explicitOrder: entries.length > 0 && withoutOrder === undefined,
     configs,
     source,

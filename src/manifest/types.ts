@@ -33,11 +33,16 @@ export interface DesiredConfig {
   fieldSources: Partial<Record<keyof DesiredFields | "id", SourceLocation>>;
 }
 
+/** `warn`: drift is reported; `heal`: `pcsync watch` also applies the plan of the family. */
+export type DriftMode = "warn" | "heal";
+
 export interface DesiredFamily {
   project: string;
   family: FamilyName;
   /** Delete remote records of this family that no config claims. */
   prune: boolean;
+  /** What `pcsync watch` does when this family drifts (`drift:`); absent: its `--mode`. */
+  drift?: DriftMode;
   /** Whether the orders came from explicit `order:` values (else list positions). */
   explicitOrder: boolean;
   configs: DesiredConfig[];

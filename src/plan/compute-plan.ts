@@ -22,6 +22,7 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
+  PlanSummary,
 } from "./types.js";
 
 export interface PlanOptions {
@@ -112,12 +113,7 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
   const plan: Plan = {
     format: "pcsync-plan",
     version: 1,
-    summary: {
-      create: changes.filter((change) => change.action === "create").length,
-      update: changes.filter((change) => change.action === "update").length,
-      delete: changes.filter((change) => change.action === "delete").length,
-      reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-    },
+    summary: summarizeChanges(changes, reorders),
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
@@ -125,6 +121,19 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     guards: parts.flatMap((part) => part.guards),
   };
   return { plan, errors };
+}
+
+/** The counts of a plan's summary: changes by action, and the records its reorders move. */
+export function summarizeChanges(
+  changes: readonly PlannedChange[],
+  reorders: readonly PlannedReorder[],
+): PlanSummary {
+  return {
+    create: changes.filter((change) => change.action === "create").length,
+    update: changes.filter((change) => change.action === "update").length,
+    delete: changes.filter((change) => change.action === "delete").length,
+    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+  };
 }
 
 // A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
