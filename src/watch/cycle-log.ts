@@ -55,6 +55,6 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
   return `${parts.join(": ")}${shown.join("")}${more}\n`;
 }
 
-function plural(count: number, one: string, many: string): string {
+export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }

@@ -7,7 +7,7 @@ import type { CliIo } from "../cli/io.js";
 import { writeFileAtomic } from "../cli/output.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import type { DriftMode } from "../manifest/types.js";
-import { formatCycleLine, type LogFormat } from "./cycle-log.js";
+import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
 import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
@@ -121,7 +121,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
       ? ""
       : `; webhook events: ${webhookStats.delivered} delivered, ${webhookStats.failed} failed, ${webhookStats.dropped} dropped`;
   io.stderr.write(
-    `pcsync watch: stopped${signals.received === undefined ? "" : ` by ${signals.received}`} after ${loop.cycles} cycles (${tally}); ${healed} changes healed${webhookTally}\n`,
+    `pcsync watch: stopped${signals.received === undefined ? "" : ` by ${signals.received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`,
   );
   return EXIT_OK;
 }

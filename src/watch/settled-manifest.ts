@@ -31,7 +31,7 @@ async function fingerprintFiles(
     files.map(async (file) => {
       const info = await stat(resolve(cwd, file)).catch(() => undefined);
       if (info === undefined) return `${file}:missing`;
-      newest = Math.max(newest, info.mtimeMs, info.ctimeMs);
+      newest = Math.max(newest, info.mtimeMs);
       return `${file}:${info.ino}:${info.size}:${info.mtimeMs}`;
     }),
   );
