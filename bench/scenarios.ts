@@ -23,6 +23,7 @@ import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
+import { WATCH_SCENARIOS } from "./scenarios-watch.js";
 
 export interface BenchSettings {
   latencyMs: number;
@@ -588,4 +589,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...STARTUP_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,
+  ...WATCH_SCENARIOS,
 ];

@@ -91,6 +91,13 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
         position: location.value,
         message: `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`,
       };
+    case "enum": {
+      const allowed = (params.allowedValues as unknown[]).map((value) => JSON.stringify(value));
+      return {
+        position: location.value,
+        message: `${label} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got ${describeValue(actual)}`,
+      };
+    }
     case "minimum":
       return {
         position: location.value,

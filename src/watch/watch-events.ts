@@ -2,6 +2,7 @@
 // only: one drift_opened while a family's drift lasts, drift_changed when the set of drifted
 // records changes, drift_resolved when it is back in sync. Pure: the caller gives the time.
 
+import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { summarizeChanges } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
@@ -156,7 +157,7 @@ export class EventTracker {
       this.#refused.delete(key);
     }
     if (failure === undefined) this.#failure = undefined;
-    else events.push(...this.observeFailure(failure, at));
+    else appendAll(events, this.observeFailure(failure, at));
     return events;
   }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { LoadResult } from "../../src/manifest/index.js";
 import { loadSettledManifests } from "../../src/watch/settled-manifest.js";
 import { WatchLoop } from "../../src/watch/watch-loop.js";
+import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -58,7 +59,9 @@ describe.concurrent("WatchLoop", () => {
       },
     });
     const running = loop.run();
-    await sleep(100);
+    await waitFor(() => starts.length === 2, "the triggered cycle");
+    // The interval is an hour: nothing else starts a cycle.
+    await sleep(50);
     expect(starts).toHaveLength(2);
     loop.trigger();
     await running;

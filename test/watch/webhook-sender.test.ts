@@ -51,7 +51,8 @@ function sender(urls: URL[], warnings: string[], options: Partial<WebhookOptions
   return new WebhookSender({
     urls,
     format: "json",
-    timeoutMs: 300,
+    // Long enough for a loaded machine: only the slow receiver's test runs into it.
+    timeoutMs: 5_000,
     attempts: 3,
     backoffMs: 10,
     maxBackoffMs: 50,
@@ -84,7 +85,7 @@ describe.concurrent("WebhookSender", () => {
   }) => {
     const receiver = await openReceiver(onTestFinished, () => undefined);
     const warnings: string[] = [];
-    const webhooks = sender([receiver.url], warnings);
+    const webhooks = sender([receiver.url], warnings, { timeoutMs: 300 });
     const started = performance.now();
     webhooks.send(event());
     webhooks.send(event("drift_resolved"));
@@ -133,7 +134,7 @@ describe.concurrent("WebhookSender", () => {
     expect(warnings[0]).toMatch(/2 events waiting; dropped the oldest \(drift_changed\)/);
     const started = performance.now();
     expect(await webhooks.close(200)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect(receiver.attempts.map((attempt) => (JSON.parse(attempt.body) as WatchEvent).event)).toEqual([
       "drift_opened",
     ]);
