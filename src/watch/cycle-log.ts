@@ -1,8 +1,28 @@
 // One line per cycle on stdout: words for a person, or (--log-format json) one JSON object per
 // line for a log shipper.
 
-import { totalsOf } from "./record-cycle.js";
 import type { CycleReport } from "./run-cycle.js";
+import type { FamilyFinding } from "./watch-events.js";
+
+/** The changes a family's plan still holds, counted as the plan's summary counts them. */
+export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {
+  return finding.changes.length + (finding.reorder?.moves.length ?? 0);
+}
+
+export interface CycleTotals {
+  families: number;
+  drifting: number;
+  changes: number;
+}
+
+export function totalsOf(report: CycleReport): CycleTotals {
+  const counts = report.findings.map(driftCount);
+  return {
+    families: counts.length,
+    drifting: counts.filter((count) => count > 0).length,
+    changes: counts.reduce((sum, count) => sum + count, 0),
+  };
+}
 
 export type LogFormat = "text" | "json";
 

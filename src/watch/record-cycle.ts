@@ -3,29 +3,10 @@
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
 import { familyKey } from "../families.js";
+import { driftCount, totalsOf } from "./cycle-log.js";
 import type { CycleReport } from "./run-cycle.js";
 import { EventTracker, type FamilyFinding, type WatchEvent } from "./watch-events.js";
 import { type DriftCounts, setDrift, type WatchMetrics } from "./watch-metrics.js";
-
-/** The changes a family's plan still holds, counted as the plan's summary counts them. */
-export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {
-  return finding.changes.length + (finding.reorder?.moves.length ?? 0);
-}
-
-export interface CycleTotals {
-  families: number;
-  drifting: number;
-  changes: number;
-}
-
-export function totalsOf(report: CycleReport): CycleTotals {
-  const counts = report.findings.map(driftCount);
-  return {
-    families: counts.length,
-    drifting: counts.filter((count) => count > 0).length,
-    changes: counts.reduce((sum, count) => sum + count, 0),
-  };
-}
 
 /** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
 export function exitCodeOf(report: CycleReport): ExitCode {

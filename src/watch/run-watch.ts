@@ -8,12 +8,13 @@ import { writeFileAtomic } from "../cli/output.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import type { DriftMode } from "../manifest/types.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import type { ListenAddress } from "./listen-address.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
 import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
-import { type ListenAddress, startWatchServer, type WatchServer } from "./watch-server.js";
+import { startWatchServer, type WatchServer } from "./watch-server.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 export interface WatchSettings {

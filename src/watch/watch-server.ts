@@ -4,22 +4,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PcsyncError } from "../errors.js";
+import { formatAddress, type ListenAddress } from "./listen-address.js";
 import type { LoopState } from "./watch-loop.js";
 import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
-
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
-
-/** `HOST:PORT`, `[IPv6]:PORT`; port 0 takes any free port. */
-export function parseListen(value: string): ListenAddress | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(value.trim());
-  if (!match) return undefined;
-  const port = Number(match[3]);
-  if (port > 65_535) return undefined;
-  return { host: match[1] ?? match[2] ?? "", port };
-}
 
 export interface HealthState {
   loop: LoopState;
@@ -49,10 +36,6 @@ export class ListenError extends PcsyncError {
             : (error.message ?? String(error));
     super("listen_failed", `--listen ${where}: ${why}; choose another with --listen HOST:PORT`);
   }
-}
-
-function formatAddress(address: ListenAddress): string {
-  return address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
 }
 
 export interface WatchServer {

@@ -22,7 +22,7 @@ async function expectEachOnce(server: TestServer, wanted: readonly string[]): Pr
   for (const name of wanted) expect(listed.filter((candidate) => candidate === name)).toHaveLength(1);
 }
 
-describe.concurrent("pcsync watch --mode heal under faults", () => {
+describe.concurrent("pcsync watch --mode heal under faults", { timeout: 90_000 }, () => {
   it("makes no duplicate when two watchers heal the same project at once", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed", { faults: { latencyMs: 20 } });
     const wanted = names("Twin", 8);
@@ -30,13 +30,13 @@ describe.concurrent("pcsync watch --mode heal under faults", () => {
     await writeSettled(file, createsManifest(wanted));
     const heal = ["watch", "--once", "--mode", "heal", "-f", file];
     const results = await Promise.all([
-      runBuiltCli(heal, { env: server.env }),
-      runBuiltCli(heal, { env: server.env }),
+      runBuiltCli(heal, { env: server.env, timeoutMs: 60_000 }),
+      runBuiltCli(heal, { env: server.env, timeoutMs: 60_000 }),
     ]);
     // Each either healed (0) or saw the other's creates and removed its copies; none is an error.
     for (const result of results) expect(result.stderr).not.toMatch(/internal error/);
     await expectEachOnce(server, wanted);
-    const after = await runBuiltCli(["watch", "--once", "-f", file], { env: server.env });
+    const after = await runBuiltCli(["watch", "--once", "-f", file], { env: server.env, timeoutMs: 60_000 });
     expect(after.code).toBe(0);
   });
 
@@ -47,18 +47,22 @@ describe.concurrent("pcsync watch --mode heal under faults", () => {
     await writeSettled(file, createsManifest(wanted));
     const first = spawnCli(["watch", "--once", "--mode", "heal", "--concurrency", "2", "-f", file], {
       env: server.env,
+      timeoutMs: 60_000,
     });
     const creates = () => server.emulator.requestLog.filter((entry) => entry.method === "POST").length;
-    await waitFor(() => creates() >= 3, "the heal to be under way");
+    await waitFor(() => creates() >= 3, "the heal to be under way", 60_000);
     first.child.kill("SIGKILL");
     expect((await first.done).signal).toBe("SIGKILL");
     expect(
       (await server.list(1, "plugin_configs")).filter((record) => record.name?.startsWith("Killed")).length,
     ).toBeLessThan(wanted.length);
-    const again = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", file], { env: server.env });
+    const again = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", file], {
+      env: server.env,
+      timeoutMs: 60_000,
+    });
     expect(again.code).toBe(0);
     await expectEachOnce(server, wanted);
-    const check = await runBuiltCli(["watch", "--once", "-f", file], { env: server.env });
+    const check = await runBuiltCli(["watch", "--once", "-f", file], { env: server.env, timeoutMs: 60_000 });
     expect(check.code).toBe(0);
   });
 });

@@ -70,7 +70,7 @@ const GEOIP = manifest(
   "          enabled: true",
 );
 
-describe("pcsync watch with Prometheus", () => {
+describe("pcsync watch with Prometheus", { timeout: 90_000 }, () => {
   runIt(
     "is scraped by a real Prometheus, which sees an out-of-band edit as drift",
     async ({ onTestFinished }) => {

@@ -61,7 +61,7 @@ async function openReceiver(onFinished: (handler: () => Promise<void>) => void) 
   return { url: `http://127.0.0.1:${port}/hooks/pcsync`, deliveries, events };
 }
 
-describe("pcsync watch, running", () => {
+describe("pcsync watch, running", { timeout: 90_000 }, () => {
   it("reports drift, refuses a broken manifest, heals, survives the service going down, and stops on SIGTERM", async ({
     onTestFinished,
   }) => {
@@ -174,7 +174,7 @@ describe("pcsync watch, running", () => {
   });
 });
 
-describe.concurrent("pcsync watch --once", () => {
+describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
   it("exits as plan --detailed-exitcode: 0 in sync, 2 on drift, 1 on an invalid manifest", async ({
     onTestFinished,
   }) => {
@@ -187,9 +187,15 @@ describe.concurrent("pcsync watch --once", () => {
     await writeSettled(broken, "version: 1\nprojects: []\n");
     const metricsFile = join(directory, "pcsync.prom");
     const [ok, drift, invalid] = await Promise.all([
-      runBuiltCli(["watch", "--once", "-f", inSync, "--metrics-file", metricsFile], { env: server.env }),
-      runBuiltCli(["watch", "--once", "-f", drifted, "--log-format", "json"], { env: server.env }),
-      runBuiltCli(["watch", "--once", "-f", broken], { env: server.env }),
+      runBuiltCli(["watch", "--once", "-f", inSync, "--metrics-file", metricsFile], {
+        env: server.env,
+        timeoutMs: 60_000,
+      }),
+      runBuiltCli(["watch", "--once", "-f", drifted, "--log-format", "json"], {
+        env: server.env,
+        timeoutMs: 60_000,
+      }),
+      runBuiltCli(["watch", "--once", "-f", broken], { env: server.env, timeoutMs: 60_000 }),
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe("");
@@ -225,12 +231,14 @@ describe.concurrent("pcsync watch --once", () => {
     );
     const healed = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", drifted], {
       env: server.env,
+      timeoutMs: 60_000,
     });
     expect(healed.code).toBe(0);
     expect(healed.stdout).toMatch(/cycle 1 ok .*0 drifting .*1 healed/);
     const before = server.emulator.snapshot().records;
     const refused = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", emptying], {
       env: server.env,
+      timeoutMs: 60_000,
     });
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/cycle 1 guarded .*1 refused by a guard/);

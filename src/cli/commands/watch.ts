@@ -9,8 +9,7 @@ import { UsageError } from "../../errors.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { secrets } from "../../redact.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
-import { runWatch } from "../../watch/run-watch.js";
-import { type ListenAddress, parseListen } from "../../watch/watch-server.js";
+import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
 import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -226,6 +225,8 @@ Examples:
             warn: (line) => io.stderr.write(`warning: ${line}\n`),
             proxyEnvironment: io.env,
           });
+    // prom-client and the rest of the service load only for a run of watch, not for --help.
+    const { runWatch } = await import("../../watch/run-watch.js");
     const code = await runWatch(
       {
         flags,
