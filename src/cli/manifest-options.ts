@@ -4,9 +4,9 @@
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
 import {
-  type DesiredState,
   formatDiagnostic,
   formatGithubAnnotation,
+  type LoadedManifest,
   type LoadOptions,
   type LoadResult,
   loadManifests,
@@ -113,7 +113,7 @@ export async function loadVariablesOrThrow(
  * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
  * top-level handler only adds a one-line summary.
  */
-export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<DesiredState> {
+export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<LoadedManifest> {
   const result = await loadManifestsFromFlags(flags, io);
   printDiagnostics(result, io);
   if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);
