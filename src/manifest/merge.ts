@@ -11,6 +11,7 @@ import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics
 import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
+import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
 import { hasUnresolvedSets } from "./project-sets.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 
@@ -86,6 +87,20 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     }
   }
 
+  const owners = mergeOwners(
+    files
+      .flatMap(({ file, facts }) => (facts.owner === undefined ? [] : [{ ...facts.owner, file }]))
+      .sort(comparePlaced),
+  );
+  appendAll(errors, owners.errors);
+  appendAll(
+    errors,
+    checkOwnerDescriptions(
+      files.flatMap((file) => file.blocks ?? []),
+      owners.owner?.value,
+    ),
+  );
+
   if (errors.length > 0 || files.some((file) => file.blocks === undefined))
     return { state: undefined, errors, warnings: [] };
   const blocks = mergeBlocks(files);
@@ -94,6 +109,10 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: LoadedManifest = { families: expanded.families };
   if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
+  if (owners.owner !== undefined) {
+    const { value, file, position } = owners.owner;
+    state.owner = { name: value, source: { file, line: position.line, col: position.col } };
+  }
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
 }
