@@ -19,7 +19,7 @@ import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { showsWritten, shownValue } from "../plan/compare-fields.js";
+import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type {
   CurrentState,
   FieldChanges,

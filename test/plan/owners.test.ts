@@ -210,3 +210,24 @@ describe("apply's second look at the owner rules", () => {
     ]);
   });
 });
+
+describe("two owners' records of one name", () => {
+  it("each owner claims its own, and leaves the other's alone", () => {
+    const records = [
+      remoteRecord({ id: 1, name: "A", order: 1, description: theirs(null) }),
+      remoteRecord({ id: 2, name: "A", order: 1, description: mine("text") }),
+    ];
+    const result = plan(
+      desired([desiredConfig({ name: "A", order: 1, description: "text" })], true),
+      records,
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.plan?.changes).toEqual([]);
+    expect(result.plan?.families[0]?.unmanaged.map((record) => [record.id, record.owner])).toEqual([
+      [1, "team-b"],
+    ]);
+    // Without a record of its own among them, the name stays ambiguous.
+    const unowned = plan(desired([desiredConfig({ name: "A", order: 1 })], true, "team-c"), records);
+    expect(unowned.errors[0]?.message).toContain('2 records in project 1 plugin_configs are named "A"');
+  });
+});
