@@ -12,7 +12,7 @@ import {
 } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
-import { showsWritten } from "../plan/compare-fields.js";
+import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
 import type { CreateSettlement } from "./dedupe-creates.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
@@ -54,7 +54,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
   const details = wrong
     .map(
       (field) =>
-        `${field} is ${JSON.stringify(record[field] ?? null)}, not ${JSON.stringify(change.fields[field]?.to)}`,
+        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
     )
     .join("; ");
   const hint = wrong.includes("plugin")
