@@ -399,19 +399,15 @@ export const SCENARIOS: readonly Scenario[] = [
   }),
   // What learning the limit buys: one small fleet, with and without the learner (about 80 s each:
   // the service's window is a minute, and only a run longer than one shows a throttling).
-  throttledScenario({
-    id: "throttled-small",
-    perMinute: 1200,
-    shape: { projects: 15, recordsPerFamily: 50 },
-    isDefault: false,
-  }),
-  throttledScenario({
-    id: "throttled-small-aimd",
-    perMinute: 1200,
-    shape: { projects: 15, recordsPerFamily: 50 },
-    isDefault: false,
-    learnLimits: false,
-  }),
+  ...[true, false].map((learnLimits) =>
+    throttledScenario({
+      id: learnLimits ? "throttled-small" : "throttled-small-aimd",
+      perMinute: 1200,
+      shape: { projects: 15, recordsPerFamily: 50 },
+      isDefault: false,
+      learnLimits,
+    }),
+  ),
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
