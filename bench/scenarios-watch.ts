@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { FAMILY_NAMES } from "../src/families.js";
 import { BENCH_API_KEY, buildFleet, type FleetShape, NO_CHANGES, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
-import type { BenchSettings, Row, Scenario } from "./scenarios.js";
+import type { BenchSettings, Row, Scenario } from "./harness.js";
 import {
   expectSuccess,
   familiesYaml,

@@ -3,10 +3,12 @@
 
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
 import {
-  type DesiredState,
+  DEFAULT_MANIFEST_PATH,
   formatDiagnostic,
   formatGithubAnnotation,
+  type LoadedManifest,
   type LoadOptions,
   type LoadResult,
   loadManifests,
@@ -39,6 +41,27 @@ export function addManifestOption(command: Command): Command {
       .default([], "pcsync.yaml"),
   );
   return addVariableOptions(command);
+}
+
+/**
+ * The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
+ * is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
+ * files and the API key file.
+ */
+export function runInputs(
+  flags: Partial<ManifestFlags>,
+  options: { manifests: boolean; savedPlan?: string | undefined },
+): RunInput[] {
+  const manifests =
+    flags.file === undefined || flags.file.length === 0 ? [DEFAULT_MANIFEST_PATH] : flags.file;
+  return [
+    ...(options.manifests ? manifests.map((path) => ({ path, what: "a manifest (-f)" })) : []),
+    ...(options.savedPlan === undefined
+      ? []
+      : [{ path: options.savedPlan, what: "the saved plan (--plan)" }]),
+    ...(flags.varFile ?? []).map((path) => ({ path, what: "a var file (--var-file)" })),
+    ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
+  ];
 }
 
 /** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
@@ -113,7 +136,7 @@ export async function loadVariablesOrThrow(
  * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
  * top-level handler only adds a one-line summary.
  */
-export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<DesiredState> {
+export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<LoadedManifest> {
   const result = await loadManifestsFromFlags(flags, io);
   printDiagnostics(result, io);
   if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);

@@ -4,8 +4,9 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/io.js";
-import { writeFileAtomic } from "../cli/output.js";
+import { runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
+import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import type { ListenAddress } from "./listen-address.js";
@@ -85,7 +86,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
         formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
       );
       if (settings.metricsFile !== undefined) {
-        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io));
+        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, settings.flags));
       }
     },
   });
@@ -128,9 +129,18 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
 }
 
 /** Writes pcsync's metrics (not the process ones) for node_exporter's textfile collector; false on failure. */
-async function writeMetricsFile(path: string, metrics: WatchMetrics, io: CliIo): Promise<boolean> {
+async function writeMetricsFile(
+  path: string,
+  metrics: WatchMetrics,
+  io: CliIo,
+  flags: CycleFlags,
+): Promise<boolean> {
   try {
-    await writeFileAtomic(path, await metrics.registry.metrics());
+    // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
+    await writeFileSafely(path, await metrics.registry.metrics(), {
+      cwd: io.cwd,
+      inputs: runInputs(flags, { manifests: true }),
+    });
     return true;
   } catch (error) {
     io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
