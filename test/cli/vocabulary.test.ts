@@ -43,8 +43,11 @@ async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 const withServer = () => ({ PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY });
 
 describe("-v", () => {
-  it("prints the version before a command, and stays --verbose after one", async () => {
-    expect(await run(["-v"])).toEqual({ code: 0, stdout: `${packageVersion()}\n`, stderr: "" });
+  it("is --verbose after a command; before one it is answered with both meanings, not guessed", async () => {
+    const alone = await run(["-v"]);
+    expect(alone).toMatchObject({ code: 1, stdout: "" });
+    expect(alone.stderr).toContain("-v is --verbose, an option of each command (pcsync plan -v)");
+    expect(alone.stderr).toContain("pcsync --version");
     const verbose = await run(["plan", "-v"], withServer());
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).not.toContain(packageVersion());
