@@ -653,6 +653,15 @@ var ApplyCancelledError = class extends PcsyncError {
 		super("apply_cancelled", APPLY_CANCELLED, { exitCode: 1 });
 	}
 };
+/**
+* apply with no terminal to ask on and no --auto-approve: refused before anything is read, as
+* Terraform does, so that a cron job or `ssh host pcsync apply` never writes unapproved.
+*/
+var ApprovalRequiredError = class extends PcsyncError {
+	constructor() {
+		super("approval_required", "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE`. Nothing was read or changed.", { exitCode: 1 });
+	}
+};
 /** Whether apply asks before writing: only with a terminal on stdin. */
 function canAsk(stdin) {
 	return stdin?.isTTY === true;
@@ -775,13 +784,15 @@ function refuseOptionsBesidePlan(command) {
 	if (given.length > 0) throw new UsageError(`${given.join(", ")} cannot be combined with --plan: a saved plan is applied exactly as it was made. Give them to \`pcsync plan ... --out FILE\` instead, then apply that plan.`);
 }
 const registerApplyCommand = (program, io) => {
-	const command = new Command("apply").description("Make the remote state equal to the manifest, or carry out a saved plan.").addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale")).addOption(new Option("--dry-run", "print the plan only; change nothing")).addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)")).addOption(new Option("--auto-approve", "do not ask for `yes` on a terminal (a saved plan, or stdin that is not a terminal, is never asked for)")).addOption(formatOption());
+	const command = new Command("apply").description("Make the remote state equal to the manifest, or carry out a saved plan.").addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale")).addOption(new Option("--dry-run", "print the plan only; change nothing")).addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)")).addOption(new Option("--auto-approve", "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run")).addOption(formatOption());
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
 	command.addHelpText("after", `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
+Where stdin is not a terminal (CI, cron, ssh, make), apply refuses with exit 1 before reading
+anything, unless --auto-approve, a saved plan (--plan FILE) or --dry-run.
 
 Examples:
   $ pcsync apply -f pcsync.yaml
@@ -792,7 +803,8 @@ Examples:
 	const runApply = async (flags, self, interrupts) => {
 		const format = parseFormat(flags.format);
 		if (flags.plan !== void 0) refuseOptionsBesidePlan(self);
-		const asks = !flags.autoApprove && !flags.dryRun && flags.plan === void 0 && canAsk(io.stdin);
+		const asks = !flags.autoApprove && !flags.dryRun && flags.plan === void 0;
+		if (asks && !canAsk(io.stdin)) throw new ApprovalRequiredError();
 		if (asks && format === "json") throw new UsageError("apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE");
 		const saved = flags.plan === void 0 ? void 0 : await readSavedPlan(flags.plan, io.cwd);
 		const desired = saved ? void 0 : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);

@@ -50,6 +50,7 @@ const registerDemoCommand = (program, io, setExit, runCli) => {
 			]);
 			const applied = await step("2. Make it so.", [
 				"apply",
+				"--auto-approve",
 				"-f",
 				manifest,
 				...variableArgs
