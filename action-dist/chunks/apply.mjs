@@ -6,7 +6,7 @@ import { D as RequestAbortedError, O as RequestFailedError, c as ApiError, u as 
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey } from "./families.mjs";
 import { T as showsEveryRecord, _ as parsePlanFile, a as printApplyJson, h as readCurrentState, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, w as listsToRead, x as showsWritten } from "./output.mjs";
-import { a as fingerprintMembership, i as createProgress, n as narrowDesiredState, o as fingerprintRecord, r as planFromFlags, s as recordKey, t as addScopeOptions } from "./reconcile.mjs";
+import { a as showsProgressLine, c as recordKey, i as createProgress, n as narrowDesiredState, o as fingerprintMembership, r as planFromFlags, s as fingerprintRecord, t as addScopeOptions } from "./reconcile.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { n as useColour } from "./io.mjs";
 import { i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
@@ -207,7 +207,7 @@ async function applyPlan(client, plan, current, options) {
 	const work = groupWork(plan);
 	const total = plan.changes.length + plan.reorders.length;
 	let finished = 0;
-	const progress = () => options.onProgress?.(++finished, total);
+	const progress = (outcome) => options.onProgress?.(++finished, total, outcome);
 	const outcomes = (await mapConcurrent(work, options.concurrency, (item) => applyFamily(client, item, plan, current, traits, options, progress))).flat();
 	const counted = (status) => outcomes.filter((outcome) => outcome.status === status).length;
 	return {
@@ -279,7 +279,7 @@ async function applyFamily(client, work, plan, current, traits, options, progres
 			...reorderBase,
 			...REORDER_NOT_STARTED
 		});
-		for (const _ of outcomes) progress();
+		for (const outcome of outcomes) progress(outcome);
 		return outcomes;
 	}
 	const listed = current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
@@ -290,7 +290,7 @@ async function applyFamily(client, work, plan, current, traits, options, progres
 	const outcomes = [];
 	const appliedWrites = await Promise.all(writes.map(async (change) => {
 		const applied = change.action === "create" ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options) : { outcome: await applyUpdate(client, change) };
-		progress();
+		progress(applied.outcome);
 		return applied;
 	}));
 	const writeOutcomes = await dedupeCreates(client, {
@@ -307,7 +307,7 @@ async function applyFamily(client, work, plan, current, traits, options, progres
 	appendAll(outcomes, writeOutcomes);
 	const deleteOutcomes = await Promise.all(deletes.map(async (change) => {
 		const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
-		progress();
+		progress(outcome);
 		return outcome;
 	}));
 	appendAll(outcomes, deleteOutcomes);
@@ -329,7 +329,8 @@ async function applyFamily(client, work, plan, current, traits, options, progres
 			...reorderBase,
 			...await applyReorder(client, work.reorder, plan, current, traits)
 		});
-		progress();
+		const reordered = outcomes.at(-1);
+		if (reordered !== void 0) progress(reordered);
 	}
 	return outcomes;
 }
@@ -623,14 +624,20 @@ function renderApplyReport(report, out, options) {
 	}
 	for (const outcome of report.outcomes) {
 		if (outcome.status === "failed") out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
-		if (outcome.status === "skipped") out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
+		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
 		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
 		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
 	}
 	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
 	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
 	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved`;
-	const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
+	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
+	const notStarted = notStartedOutcomes.length;
+	if (notStarted > 0) {
+		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`);
+		for (const outcome of notStartedOutcomes.slice(0, 20)) out.write(`  ${describe(outcome)}\n`);
+		if (notStarted > 20) out.write(`  ... and ${notStarted - 20} more\n`);
+	}
 	const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
 	const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
 	if (report.interrupted) out.write(`${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`);
@@ -644,6 +651,87 @@ function renderApplyReport(report, out, options) {
 /** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 function isApplyComplete(report) {
 	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
+}
+// dist/src/render/outcome-line.js
+const DONE_VERB = {
+	create: "created",
+	update: "updated",
+	delete: "deleted",
+	reorder: "reordered"
+};
+function where(outcome) {
+	return `in project ${outcome.project} ${outcome.family}`;
+}
+function record(outcome) {
+	const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
+}
+/**
+* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
+* started (the report lists those once, at the end).
+*/
+function describeOutcomeLine(outcome) {
+	if (outcome.notStarted === true) return void 0;
+	const subject = outcome.action === "reorder" ? `${outcome.moves ?? 0} record(s) ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
+	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
+	switch (outcome.status) {
+		case "done": return outcome.action === "reorder" ? `reordered ${subject}${reason}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
+		case "failed": return `failed to ${outcome.action} ${subject}${reason}`;
+		case "skipped": return `skipped the ${outcome.action} of ${subject}${reason}`;
+		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
+	}
+}
+/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
+function formatElapsed(milliseconds) {
+	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
+	if (seconds < 60) return `${seconds}s`;
+	const minutes = Math.floor(seconds / 60);
+	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
+/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
+function describeTiming(done, total, elapsedMs) {
+	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
+	if (done === 0 || done >= total) return elapsed;
+	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
+}
+/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
+function describePace(done, total, elapsedMs) {
+	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+}
+const systemClock = {
+	now: () => Date.now(),
+	every: (ms, tick) => {
+		const timer = setInterval(tick, ms);
+		timer.unref();
+		return () => clearInterval(timer);
+	}
+};
+function createApplyProgress(io, total, options = {}) {
+	const clock = options.clock ?? systemClock;
+	const started = clock.now();
+	let done = 0;
+	const elapsed = () => clock.now() - started;
+	if (showsProgressLine(io)) {
+		const line = createProgress(io);
+		return {
+			onOutcome(finished) {
+				done = finished;
+				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
+			},
+			finish: () => line.finish()
+		};
+	}
+	return {
+		onOutcome(finished, _total, outcome) {
+			done = finished;
+			const line = describeOutcomeLine(outcome);
+			if (line !== void 0) io.stderr.write(`${line}\n`);
+		},
+		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
+			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
+		})
+	};
 }
 // dist/src/cli/confirm.js
 const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
@@ -839,14 +927,13 @@ Examples:
 				...io,
 				stdin
 			}, interrupts) : current;
-			const progress = createProgress(io);
+			const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
 			interrupts.beginWrites();
 			const report = await applyPlan(client, plan, state, {
 				concurrency: concurrencyOf(flags),
-				onProgress: (done, total) => progress.update("applied", done, total, "changes"),
+				onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
 				signal: interrupts.signal
-			});
-			progress.finish();
+			}).finally(() => progress.finish());
 			if (format === "json") printApplyJson(plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";

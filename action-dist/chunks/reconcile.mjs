@@ -24,8 +24,12 @@ function recordKey(project, family, id) {
 	return `${project}/${family}/${id}`;
 }
 // dist/src/cli/progress.js
+/** A line rewritten in place only on a terminal, and not in CI (whose log keeps every rewrite). */
+function showsProgressLine(io) {
+	return io.stderr.isTTY === true && io.env.CI === void 0;
+}
 function createProgress(io) {
-	const enabled = io.stderr.isTTY === true && io.env.CI === void 0;
+	const enabled = showsProgressLine(io);
 	let shown = false;
 	let lastWrite = 0;
 	return {
@@ -557,4 +561,4 @@ async function planFromFlags(client, desired, flags, io) {
 		}
 	});
 }
-export { fingerprintMembership as a, createProgress as i, narrowDesiredState as n, fingerprintRecord as o, planFromFlags as r, recordKey as s, addScopeOptions as t };
+export { showsProgressLine as a, recordKey as c, createProgress as i, narrowDesiredState as n, fingerprintMembership as o, planFromFlags as r, fingerprintRecord as s, addScopeOptions as t };

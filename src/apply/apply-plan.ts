@@ -34,7 +34,8 @@ import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
   concurrency: number;
-  onProgress?: (done: number, total: number) => void;
+  /** After each change: how many are finished, of how many, and how this one ended. */
+  onProgress?: (done: number, total: number, outcome: ApplyOutcome) => void;
   /**
    * Once aborted, no new write starts: changes under way finish, the rest are skipped as not
    * started. Give the client the same signal, so that requests queued in it do not start either.
@@ -92,7 +93,7 @@ export async function applyPlan(
   const work = groupWork(plan);
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
-  const progress = () => options.onProgress?.(++finished, total);
+  const progress = (outcome: ApplyOutcome) => options.onProgress?.(++finished, total, outcome);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
     applyFamily(client, item, plan, current, traits, options, progress),
@@ -162,7 +163,7 @@ async function applyFamily(
   current: CurrentState,
   traits: ServerTraits,
   options: ApplyOptions,
-  progress: () => void,
+  progress: (outcome: ApplyOutcome) => void,
 ): Promise<ApplyOutcome[]> {
   const { project, family } = work;
   const { signal } = options;
@@ -178,7 +179,7 @@ async function applyFamily(
   if (signal?.aborted) {
     const outcomes = work.changes.map((change) => notStartedOutcome(change));
     if (reorderBase) outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
-    for (const _ of outcomes) progress();
+    for (const outcome of outcomes) progress(outcome);
     return outcomes;
   }
   const listed =
@@ -197,7 +198,7 @@ async function applyFamily(
         change.action === "create"
           ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options)
           : { outcome: await applyUpdate(client, change) };
-      progress();
+      progress(applied.outcome);
       return applied;
     }),
   );
@@ -219,7 +220,7 @@ async function applyFamily(
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
       const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
-      progress();
+      progress(outcome);
       return outcome;
     }),
   );
@@ -248,7 +249,8 @@ async function applyFamily(
     } else {
       outcomes.push({ ...reorderBase, ...(await applyReorder(client, work.reorder, plan, current, traits)) });
     }
-    progress();
+    const reordered = outcomes.at(-1);
+    if (reordered !== undefined) progress(reordered);
   }
   return outcomes;
 }
