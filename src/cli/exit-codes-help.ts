@@ -37,6 +37,11 @@ const COMMAND_CODES: Readonly<Record<string, Partial<Record<ExitCode, string>>>>
     [EXIT_SIGINT]: MEANINGS[EXIT_SIGINT],
     [EXIT_SIGTERM]: MEANINGS[EXIT_SIGTERM],
   },
+  show: {
+    [EXIT_OK]: MEANINGS[EXIT_OK],
+    [EXIT_ERROR]: "the plan file is missing or not a pcsync plan",
+    [EXIT_CHANGES]: "show --detailed-exitcode: the plan has changes",
+  },
   demo: { [EXIT_ERROR]: "a step of the demo did not succeed" },
   serve: {
     [EXIT_OK]: "stopped by Ctrl-C or SIGTERM, its data saved",

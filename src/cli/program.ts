@@ -22,6 +22,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
   { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
+  { name: "show", load: async () => (await import("./commands/show.js")).registerShowCommand },
   {
     name: "demo",
     load: async () => {
@@ -90,6 +91,7 @@ export async function buildProgram(
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
     .version(packageVersion(), "-V, --version", "print pcsync's version")
+    .addOption(new Option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)"))
     // Options of the program are read only before the command. `-v` is every command's --verbose,
     // never the version: before a command it is answered with both meanings, not guessed.
     .enablePositionalOptions()
@@ -147,6 +149,13 @@ ${describeExitCodes(undefined)}`,
 export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
   registerEnvironmentApiKey(given.env);
   const keyFlag = registerMistypedKeyFlags(argv);
+  // --no-color anywhere before `--`, on every command: the same as NO_COLOR=1.
+  const end = argv.indexOf("--");
+  const isColourOff = (arg: string, index: number) => arg === "--no-color" && (end === -1 || index < end);
+  if (argv.some(isColourOff)) {
+    argv = argv.filter((arg, index) => !isColourOff(arg, index));
+    given = { ...given, env: { ...given.env, NO_COLOR: "1" } };
+  }
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   try {

@@ -43,7 +43,7 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const moved = report.outcomes
     .filter((outcome) => outcome.action === "reorder" && outcome.status === "done")
     .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved`;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
   const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
   const notStarted = notStartedOutcomes.length;
   if (notStarted > 0) {

@@ -27,8 +27,9 @@ export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
   const reason = outcome.message === undefined ? "" : `: ${outcome.message}`;
   switch (outcome.status) {
     case "done":
+      // The message says how ("2 reordered by rearrange"): the line says it once.
       return outcome.action === "reorder"
-        ? `reordered ${subject}${reason}`
+        ? `reordered ${subject}${outcome.message === undefined ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}`
         : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
     case "failed":
       return `failed to ${outcome.action} ${subject}${reason}`;

@@ -55,6 +55,22 @@ describe("-v", () => {
   });
 });
 
+describe("--no-color", () => {
+  it("turns colour off on any command, wherever it is given, even with FORCE_COLOR", async () => {
+    const coloured = await run(["plan"], { ...withServer(), NO_COLOR: undefined, FORCE_COLOR: "1" });
+    expect(coloured.stdout).toContain("\u001b[");
+    for (const args of [
+      ["plan", "--no-color"],
+      ["--no-color", "plan"],
+    ]) {
+      const plain = await run(args, { ...withServer(), NO_COLOR: undefined, FORCE_COLOR: "1" });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).not.toContain("\u001b[");
+      expect(plain.stdout).toContain("No changes");
+    }
+  });
+});
+
 describe("--api-key and --token", () => {
   const secret = "phx_typed_on_the_command_line_42";
   it.each([

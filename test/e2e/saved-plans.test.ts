@@ -82,7 +82,7 @@ describe.concurrent("saved plans", () => {
     // Applying the saved plan needs no manifest at all.
     const applied = await server.run(["apply", "--plan", path], { cwd: dir });
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 moved.");
+    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 reordered.");
     expectNoSecret(applied, API_KEY);
     expect((await server.list(1, PC)).map((record) => [record.name, record.order])).toEqual([
       ["Property Filter", 1],

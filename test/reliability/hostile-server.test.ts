@@ -248,7 +248,7 @@ describe.concurrent("apply against a hostile server", () => {
       /^\? unknown: create "New" in project 1 plugin_configs .*the service's answer could not be read, and re-reading the family found no record made by it/m,
     );
     expect(run.stdout).toContain(
-      "Apply incomplete: 0 created, 1 updated, 1 deleted, 0 moved; 0 failed, 0 skipped, 1 unknown.",
+      "Apply incomplete: 0 created, 1 updated, 1 deleted, 0 reordered; 0 failed, 0 skipped, 1 unknown.",
     );
     expect(run.stdout).toContain("Run `pcsync plan` to see what the server holds");
   }
@@ -272,7 +272,7 @@ describe.concurrent("apply against a hostile server", () => {
       return true;
     }, "apply");
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 0 moved.");
+    expect(run.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 0 reordered.");
     expect(server.requests.filter(isCreate)).toHaveLength(1);
   });
 
@@ -306,7 +306,11 @@ describe.concurrent("apply against a hostile server", () => {
       "apply",
       ["--timeout", "0.3"],
     );
-    expectPartial(run, /✗ failed: create "New" .*within 300 ms/, "0 created, 1 updated, 1 deleted, 0 moved");
+    expectPartial(
+      run,
+      /✗ failed: create "New" .*within 300 ms/,
+      "0 created, 1 updated, 1 deleted, 0 reordered",
+    );
     const posts = server.requests.filter(isCreate);
     expect(posts.length).toBeGreaterThan(1);
     expect(posts.length).toBeLessThanOrEqual(5);
@@ -326,7 +330,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: delete "Old" \(id 2\) in project 1 plugin_configs .*500 PATCH \/api\/projects\/1\/plugin_configs\/2\/: A server error occurred\./,
-      "1 created, 1 updated, 0 deleted, 0 moved",
+      "1 created, 1 updated, 0 deleted, 0 reordered",
     );
     expect(writesOf(server).filter(isDelete)).toHaveLength(1);
   });

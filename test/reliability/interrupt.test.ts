@@ -74,7 +74,7 @@ describe.concurrent("a signal while apply writes", () => {
       "pcsync: SIGINT received: no new change will start; waiting for the requests in flight to finish (press Ctrl-C again to exit at once).",
     );
     expect(run.stdout).toContain(
-      "Apply interrupted: 2 created, 0 updated, 0 deleted, 0 moved; 0 failed, 10 not started, 0 skipped, 2 unchecked.",
+      "Apply interrupted: 2 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 10 not started, 0 skipped, 2 unchecked.",
     );
     for (const stored of server.records) {
       expect(run.stdout).toContain(
@@ -111,7 +111,7 @@ describe.concurrent("a signal while apply writes", () => {
     expect(exitedAt - signalledAt).toBeLessThan(4_000);
     expect(run.stderr).toContain("pcsync: SIGTERM received: no new change will start");
     expect(run.stdout).toContain(
-      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 4 not started, 0 skipped, 2 unknown.",
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 4 not started, 0 skipped, 2 unknown.",
     );
     expect(
       run.stdout.match(
@@ -143,7 +143,7 @@ describe.concurrent("a signal while apply writes", () => {
     expect(Date.now() - signalledAt).toBeLessThan(3_000);
     expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
     expect(run.stdout).toContain(
-      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 6 not started, 0 skipped.",
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 6 not started, 0 skipped.",
     );
     expect(server.records).toEqual([]);
   }, 30_000);

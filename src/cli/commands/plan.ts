@@ -45,7 +45,7 @@ Examples:
     });
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);
-      printPlan(plan, format, io);
+      printPlan(plan, format, io, { verbose: flags.verbose === true });
       warnGuards(plan, io, false);
       if (flags.out) {
         // Relative to the command's working directory, as the manifest paths are.
