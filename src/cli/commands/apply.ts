@@ -107,6 +107,7 @@ const PLAN_SHAPING_OPTIONS = [
   ["family", "--family"],
   ["shard", "--shard"],
   ["maxDeletePercent", "--max-delete-percent"],
+  ["takeover", "--takeover"],
 ] as const;
 
 function refuseOptionsBesidePlan(command: Command): void {
