@@ -3,7 +3,8 @@
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./chunks/errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./chunks/io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./chunks/esm.mjs";
-import { c as ApiError, n as registerEnvironmentApiKey, r as registerSecretWords, s as packageVersion } from "./chunks/credentials.mjs";
+import { a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
+import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./chunks/credentials.mjs";
 // dist/src/cli/exit-codes-help.js
 const MEANINGS = {
 	[0]: "success (with --detailed-exitcode: no changes)",
@@ -29,6 +30,11 @@ const COMMAND_CODES = {
 		[3]: MEANINGS[3],
 		[130]: MEANINGS[130],
 		[143]: MEANINGS[143]
+	},
+	show: {
+		[0]: MEANINGS[0],
+		[1]: "the plan file is missing or not a pcsync plan",
+		[2]: "show --detailed-exitcode: the plan has changes"
 	},
 	demo: { [1]: "a step of the demo did not succeed" },
 	serve: {
@@ -64,6 +70,10 @@ const COMMAND_MODULES = [
 	{
 		name: "export",
 		load: async () => (await import("./chunks/export.mjs")).registerExportCommand
+	},
+	{
+		name: "show",
+		load: async () => (await import("./chunks/show.mjs")).registerShowCommand
 	},
 	{
 		name: "demo",
@@ -131,7 +141,7 @@ const KEEP_RUNNING_WHEN_OUTPUT_LOST = /* @__PURE__ */ new Set(["apply", "job"]);
 */
 async function buildProgram(io, setExit, argv) {
 	const program = new Command();
-	program.name("pcsync").description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.").version(packageVersion(), "-V, --version", "print pcsync's version").enablePositionalOptions().addOption(new Option("-v").hideHelp()).showSuggestionAfterError(true).showHelpAfterError("(run 'pcsync <command> --help' for usage)").exitOverride().configureOutput({
+	program.name("pcsync").description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.").version(packageVersion(), "-V, --version", "print pcsync's version").addOption(new Option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)")).enablePositionalOptions().addOption(new Option("-v").hideHelp()).showSuggestionAfterError(true).showHelpAfterError("(run 'pcsync <command> --help' for usage)").exitOverride().configureOutput({
 		writeOut: (text) => io.stdout.write(text),
 		writeErr: (text) => io.stderr.write(text)
 	});
@@ -174,6 +184,18 @@ ${describeExitCodes(void 0)}`);
 async function runCli(argv, given) {
 	registerEnvironmentApiKey(given.env);
 	const keyFlag = registerMistypedKeyFlags(argv);
+	const end = argv.indexOf("--");
+	const isColourOff = (arg, index) => arg === "--no-color" && (end === -1 || index < end);
+	if (argv.some(isColourOff)) {
+		argv = argv.filter((arg, index) => !isColourOff(arg, index));
+		given = {
+			...given,
+			env: {
+				...given.env,
+				NO_COLOR: "1"
+			}
+		};
+	}
 	const io = given.edge === void 0 ? withOutputEdge(given) : given;
 	let exitCode = 0;
 	try {

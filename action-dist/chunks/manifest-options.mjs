@@ -4,23 +4,14 @@ import { i as Option } from "./esm.mjs";
 import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } from "./errors.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
-import { M as formatBytes, o as findPackageFile, t as peekApiKeyFile } from "./credentials.mjs";
+import { A as formatBytes, r as findPackageFile } from "./api-key.mjs";
+import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { l as didYouMean, r as collect } from "./options.mjs";
+import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { createReadStream, readFileSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
-// dist/src/group-by.js
-function groupBy(items, keyOf) {
-	const groups = /* @__PURE__ */ new Map();
-	for (const item of items) {
-		const key = keyOf(item);
-		const group = groups.get(key);
-		if (group) group.push(item);
-		else groups.set(key, [item]);
-	}
-	return groups;
-}
 // dist/src/manifest/plain-manifest.js
 const SCHEMA_FILE = join("schemas", "manifest.schema.json");
 let schemaCache;
@@ -8505,6 +8496,50 @@ function resolveCurrent(blocks, first) {
 		}))
 	} };
 }
+// dist/src/manifest/owner-checks.js
+/** The owners the files set: the first (in file order) is the run's; another value is an error. */
+function mergeOwners(owners) {
+	const [first, ...others] = owners;
+	const errors = [];
+	for (const other of others) if (first !== void 0 && other.value !== first.value) errors.push(makeError(other.file, other.position, `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({
+		file: first.file,
+		line: first.position.line
+	})}; the files of one run share one owner: run each owner's manifests separately`));
+	return {
+		owner: first,
+		errors
+	};
+}
+/** Every description written in the blocks, with where its value is. */
+function* writtenDescriptions(blocks) {
+	const families = [
+		...blocks.templates.flatMap((template) => template.families),
+		...blocks.sets.flatMap((set) => set.families),
+		...blocks.projects.flatMap((project) => project.families)
+	];
+	for (const family of families) for (const item of [...family.configs ?? [], ...family.overrides]) {
+		const text = item.fields.description;
+		const source = item.fieldSources.description;
+		if (typeof text === "string" && source !== void 0) yield [text, source];
+	}
+}
+function checkOwnerDescriptions(blocks, owner) {
+	const errors = [];
+	for (const block of blocks) for (const [text, source] of writtenDescriptions(block)) {
+		const problem = owner === void 0 ? markProblem(text) : lengthProblem(text, owner);
+		if (problem !== void 0) errors.push(makeError(source.file, source, problem));
+	}
+	return errors;
+}
+function lengthProblem(text, owner) {
+	const length = markedLength(text, owner);
+	if (length <= 1e3) return void 0;
+	return `description is too long with the owner mark of ${JSON.stringify(owner)}: ${length} characters, the service takes at most ${DESCRIPTION_MAX_LENGTH}; shorten it by ${length - DESCRIPTION_MAX_LENGTH} characters`;
+}
+function markProblem(text) {
+	if (!looksMarked(text)) return void 0;
+	return "description ends in an owner mark (\"[pcsync owner=NAME]\"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest";
+}
 // dist/src/manifest/merge.js
 function mergeManifestFiles(files) {
 	const errors = [];
@@ -8537,6 +8572,12 @@ function mergeManifestFiles(files) {
 	}]).sort(comparePlaced);
 	const firstBaseUrl = baseUrls[0];
 	for (const other of baseUrls.slice(1)) if (firstBaseUrl !== void 0 && other.value !== firstBaseUrl.value) errors.push(makeError(other.file, other.position, `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(firstBaseUrl.value)} at ${place(firstBaseUrl)}; set it in one file`));
+	const owners = mergeOwners(files.flatMap(({ file, facts }) => facts.owner === void 0 ? [] : [{
+		...facts.owner,
+		file
+	}]).sort(comparePlaced));
+	appendAll(errors, owners.errors);
+	appendAll(errors, checkOwnerDescriptions(files.flatMap((file) => file.blocks ?? []), owners.owner?.value));
 	if (errors.length > 0 || files.some((file) => file.blocks === void 0)) return {
 		state: void 0,
 		errors,
@@ -8551,6 +8592,17 @@ function mergeManifestFiles(files) {
 	};
 	const state = { families: expanded.families };
 	if (firstBaseUrl !== void 0) state.baseUrl = firstBaseUrl.value;
+	if (owners.owner !== void 0) {
+		const { value, file, position } = owners.owner;
+		state.owner = {
+			name: value,
+			source: {
+				file,
+				line: position.line,
+				col: position.col
+			}
+		};
+	}
 	if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
 	return {
 		state,
@@ -8987,6 +9039,10 @@ function checkManifestSemantics(plain) {
 		value: server.base_url,
 		position: valuePosition(locations, ["server", "base_url"])
 	};
+	if (typeof root.owner === "string") facts.owner = {
+		value: root.owner,
+		position: valuePosition(locations, ["owner"])
+	};
 	checkTemplates(asRecord(root.templates), locations, errors, warnings);
 	if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
 	const projects = asRecord(root.projects);
@@ -9365,6 +9421,32 @@ function addManifestOption(command) {
 	command.addOption(new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable").argParser(collect).default([], "pcsync.yaml"));
 	return addVariableOptions(command);
 }
+/**
+* The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
+* is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
+* files and the API key file.
+*/
+function runInputs(flags, options) {
+	const manifests = flags.file === void 0 || flags.file.length === 0 ? [DEFAULT_MANIFEST_PATH] : flags.file;
+	return [
+		...options.manifests ? manifests.map((path) => ({
+			path,
+			what: "a manifest (-f)"
+		})) : [],
+		...options.savedPlan === void 0 ? [] : [{
+			path: options.savedPlan,
+			what: "the saved plan (--plan)"
+		}],
+		...(flags.varFile ?? []).map((path) => ({
+			path,
+			what: "a var file (--var-file)"
+		})),
+		...flags.apiKeyFile === void 0 ? [] : [{
+			path: flags.apiKeyFile,
+			what: "the API key file"
+		}]
+	];
+}
 /** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
 function addVariableOptions(command) {
 	return command.addOption(new Option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable").argParser(collect)).addOption(new Option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable").argParser(collect));
@@ -9445,4 +9527,4 @@ function printDiagnostics(result, io, options = { text: true }) {
 	if (options.text) for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
 	if (io.env.GITHUB_ACTIONS === "true") for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
 }
-export { isSeq as _, loadVariablesOrThrow as a, groupBy as b, ManifestError as c, compareText as d, resolveTextWith as f, isScalar as g, isMap as h, loadManifestsOrThrow as i, summarizeErrors as l, YAMLSeq as m, addVariableOptions as n, parseVariableFlags as o, Document as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, resolveProjectSets as u, parseDocument as v, formatSource as y };
+export { isScalar as _, loadVariablesOrThrow as a, formatSource as b, runInputs as c, resolveProjectSets as d, compareText as f, isMap as g, YAMLSeq as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isSeq as v, parseDocument as y };
