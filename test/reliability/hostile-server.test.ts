@@ -6,6 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type InProcessRun, runCliInProcess } from "../support/in-process.js";
+import { withoutOutcomeLines } from "../support/output-checks.js";
 import { KEY } from "../support/scenario.js";
 import {
   page,
@@ -143,7 +144,8 @@ async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string
 /** Exit 1, and stderr is one line saying what went wrong: no stack trace, no internal error. */
 function expectCleanFailure(run: InProcessRun, message: RegExp): void {
   expect(run.code, run.stderr).toBe(1);
-  const lines = run.stderr.trimEnd().split("\n");
+  // An apply's log of finished changes (no terminal here) comes before its one error line.
+  const lines = withoutOutcomeLines(run.stderr).trimEnd().split("\n");
   expect(lines, run.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^pcsync: /);
   expect(lines[0]).toMatch(message);
