@@ -4,10 +4,10 @@ import { a as describeError, i as UsageError, n as PcsyncError, r as SIGNAL_EXIT
 import { d as updateConfig, n as FamilyReader, r as createConfigDetailed, t as mapConcurrent, u as rearrange } from "./map-concurrent.mjs";
 import { E as RequestFailedError, T as RequestAbortedError, a as ApiError, s as CreateOutcomeUnknownError } from "./api-key.mjs";
 import { t as appendAll } from "./append-all.mjs";
+import { a as showsWritten, i as shownValue } from "./compare-fields.mjs";
+import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
 import { a as printApplyJson, b as showsEveryRecord, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
-import { a as showsWritten } from "./compare-fields.mjs";
-import { a as readMark, s as writeMark } from "./group-by.mjs";
 import { i as readSavedPlan, n as checkApprovedPlan, r as checkSavedPlan, t as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { a as showsProgressLine, i as createProgress, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
@@ -63,6 +63,13 @@ function markProblem(change, record) {
 	const read = readMark(record.description);
 	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
 	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
+}
+/**
+* Whether a record another run made may be a copy of this change's create: with an owner, only a
+* record with the same owner's mark (another owner's record of the same name is theirs to keep).
+*/
+function sameOwner(change, record) {
+	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
 }
 // dist/src/apply/dedupe-creates.js
 /**
@@ -165,7 +172,7 @@ async function checkCopies(client, input, target, read) {
 */
 function copiesOf(records, change, input, ownId) {
 	const plugin = change.fields.plugin?.to;
-	return records.filter((record) => record.name === change.name && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)));
+	return records.filter((record) => record.name === change.name && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
 }
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(client, input, change, outcome, survivor, copies, words) {
@@ -215,7 +222,27 @@ function differingFields(change, record) {
 	}
 	return differing;
 }
-// dist/src/apply/apply-plan.js
+// dist/src/apply/family-work.js
+/** One unit per project + family with changes or a reorder, in the order first met in the plan. */
+function groupWork(plan) {
+	const changes = groupBy(plan.changes, (change) => familyKey(change.project, change.family));
+	const reorders = new Map(plan.reorders.map((reorder) => [familyKey(reorder.project, reorder.family), reorder]));
+	const work = [];
+	for (const key of /* @__PURE__ */ new Set([...changes.keys(), ...reorders.keys()])) {
+		const familyChanges = changes.get(key) ?? [];
+		const reorder = reorders.get(key);
+		const first = familyChanges[0] ?? reorder;
+		if (first === void 0) continue;
+		work.push({
+			project: first.project,
+			family: first.family,
+			changes: familyChanges,
+			reorder
+		});
+	}
+	return work;
+}
+// dist/src/apply/outcomes.js
 const NOT_STARTED = "not started: the run was interrupted";
 /** A reorder the interrupt came before: skipped, as not started. */
 const REORDER_NOT_STARTED = {
@@ -228,47 +255,6 @@ function notStartedOutcome(change, detail) {
 		...outcomeOf(change, "skipped", detail === void 0 ? NOT_STARTED : `${NOT_STARTED} (${detail})`),
 		notStarted: true
 	};
-}
-async function applyPlan(client, plan, current, options) {
-	const traits = {
-		rearrangeUnusable: false,
-		createdIds: /* @__PURE__ */ new Set()
-	};
-	const work = groupWork(plan);
-	const total = plan.changes.length + plan.reorders.length;
-	let finished = 0;
-	const progress = (outcome) => options.onProgress?.(++finished, total, outcome);
-	const outcomes = (await mapConcurrent(work, options.concurrency, (item) => applyFamily(client, item, plan, current, traits, options, progress))).flat();
-	const counted = (status) => outcomes.filter((outcome) => outcome.status === status).length;
-	return {
-		outcomes,
-		done: counted("done"),
-		failed: counted("failed"),
-		skipped: counted("skipped"),
-		unknown: counted("unknown"),
-		unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
-		interrupted: options.signal?.aborted === true
-	};
-}
-function groupWork(plan) {
-	const groups = /* @__PURE__ */ new Map();
-	const groupFor = (project, family) => {
-		const key = familyKey(project, family);
-		let group = groups.get(key);
-		if (!group) {
-			group = {
-				project,
-				family,
-				changes: [],
-				reorder: void 0
-			};
-			groups.set(key, group);
-		}
-		return group;
-	};
-	for (const change of plan.changes) groupFor(change.project, change.family).changes.push(change);
-	for (const reorder of plan.reorders) groupFor(reorder.project, reorder.family).reorder = reorder;
-	return [...groups.values()];
 }
 function outcomeOf(change, status, message) {
 	return {
@@ -291,79 +277,92 @@ function outcomeOfError(change, error) {
 	if (error instanceof RequestAbortedError) return notStartedOutcome(change);
 	return outcomeOf(change, "failed", describeError(error));
 }
-async function applyFamily(client, work, plan, current, traits, options, progress) {
-	const { project, family } = work;
-	const { signal } = options;
-	const reorderBase = work.reorder && {
-		action: "reorder",
-		project,
-		family,
-		name: null,
-		id: null,
-		source: work.reorder.source,
-		moves: work.reorder.moves.length
-	};
-	if (signal?.aborted) {
-		const outcomes = work.changes.map((change) => notStartedOutcome(change));
-		if (reorderBase) outcomes.push({
-			...reorderBase,
-			...REORDER_NOT_STARTED
-		});
-		for (const outcome of outcomes) progress(outcome);
-		return outcomes;
+// dist/src/apply/reorder.js
+/**
+* Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
+* the keys as plugin ids, so it is used only when no key can name a plugin of the project's
+* records (which requires having read lists that show them all).
+*/
+function rearrangeIsSafe(reorder, plan, current) {
+	const lists = current.families.filter((item) => item.project === reorder.project);
+	if (!showsEveryRecord(lists.map((item) => item.family))) return false;
+	const pluginIds = /* @__PURE__ */ new Set();
+	for (const list of lists) for (const record of list.records) pluginIds.add(record.plugin);
+	for (const change of plan.changes) {
+		const plugin = change.fields.plugin?.to;
+		if (change.project === reorder.project && typeof plugin === "number") pluginIds.add(plugin);
 	}
-	const listed = current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
-	const knownIds = new Set(listed.map((record) => record.id));
-	const reader = new FamilyReader(client, project, family);
-	const writes = work.changes.filter((change) => change.action !== "delete");
-	const deletes = work.changes.filter((change) => change.action === "delete");
-	const outcomes = [];
-	const appliedWrites = await Promise.all(writes.map(async (change) => {
-		const applied = change.action === "create" ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options) : { outcome: await applyUpdate(client, change) };
-		progress(applied.outcome);
-		return applied;
-	}));
-	const writeOutcomes = await dedupeCreates(client, {
-		project,
-		family,
-		knownIds,
-		createdByRun: traits.createdIds,
-		changes: writes,
-		outcomes: appliedWrites.map((applied) => applied.outcome),
-		settlements: appliedWrites.map((applied) => applied.settlement),
-		reader,
-		signal
-	});
-	appendAll(outcomes, writeOutcomes);
-	const deleteOutcomes = await Promise.all(deletes.map(async (change) => {
-		const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
-		progress(outcome);
-		return outcome;
-	}));
-	appendAll(outcomes, deleteOutcomes);
-	if (work.reorder && reorderBase) {
-		const unsettledCreates = writeOutcomes.filter((outcome) => outcome.action === "create" && (outcome.status === "failed" || outcome.status === "unknown"));
-		const unknownCreates = unsettledCreates.filter((outcome) => outcome.status === "unknown").length;
-		if (signal?.aborted) outcomes.push({
-			...reorderBase,
-			...REORDER_NOT_STARTED
-		});
-		else if (unsettledCreates.length > 0) {
-			const what = unknownCreates === 0 ? "failed" : unknownCreates === unsettledCreates.length ? "have an unknown outcome" : "failed or have an unknown outcome";
-			outcomes.push({
-				...reorderBase,
-				status: "skipped",
-				message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`
-			});
-		} else outcomes.push({
-			...reorderBase,
-			...await applyReorder(client, work.reorder, plan, current, traits)
-		});
-		const reordered = outcomes.at(-1);
-		if (reordered !== void 0) progress(reordered);
-	}
-	return outcomes;
+	return reorder.moves.every((move) => !pluginIds.has(move.id));
 }
+async function applyReorder(client, reorder, plan, current, probe) {
+	const { project, family } = reorder;
+	let pending = reorder.moves;
+	let method = "PATCH order per record";
+	const safe = rearrangeIsSafe(reorder, plan, current);
+	let settleFirst;
+	if (safe && !probe.unusable) {
+		if (probe.firstAnswer) await probe.firstAnswer;
+		else probe.firstAnswer = new Promise((resolve) => {
+			settleFirst = resolve;
+		});
+	}
+	if (safe && !probe.unusable) try {
+		const orders = {};
+		for (const move of reorder.moves) orders[String(move.id)] = move.to;
+		const records = await rearrange(client, project, family, orders);
+		const byId = new Map(records.map((record) => [record.id, record]));
+		pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
+		if (pending.length === 0) return {
+			status: "done",
+			message: `${reorder.moves.length} reordered by rearrange`
+		};
+		probe.unusable = true;
+		method = "rearrange, then PATCH order for the records it did not move";
+	} catch (error) {
+		if (!(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))) {
+			if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
+			if (error instanceof RequestFailedError && error.outcomeUnknown) return {
+				status: "unknown",
+				message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`
+			};
+			return {
+				status: "failed",
+				message: `rearrange failed: ${describeError(error)}`
+			};
+		}
+		probe.unusable = true;
+		method = `PATCH order per record (rearrange refused: ${error.status})`;
+	} finally {
+		settleFirst?.();
+	}
+	const failures = [];
+	let unknownMoves = 0;
+	let notStarted = 0;
+	await Promise.all(pending.map(async (move) => {
+		try {
+			const record = await updateConfig(client, project, family, move.id, { order: move.to });
+			if (record.order !== move.to) failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
+		} catch (error) {
+			if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
+			else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
+			failures.push(`id ${move.id}: ${describeError(error)}`);
+		}
+	}));
+	if (failures.length > 0) {
+		const status = failures.length - unknownMoves - notStarted > 0 ? "failed" : unknownMoves > 0 ? "unknown" : "skipped";
+		const settle = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
+		return {
+			status,
+			message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${settle}`,
+			...notStarted === failures.length ? { notStarted: true } : {}
+		};
+	}
+	return {
+		status: "done",
+		message: `${reorder.moves.length} reordered by ${method}`
+	};
+}
+// dist/src/apply/write-and-verify.js
 /** What a create or update sends: the fields it sets, its description with the owner mark if any. */
 function bodyOf(change) {
 	const body = {};
@@ -385,14 +384,14 @@ function writeProblem(change, record) {
 	return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
 }
 function mismatchMessage(change, record, wrong) {
-	return `the server accepted the write but did not apply it: ${wrong.map((field) => `${field} is ${JSON.stringify(record[field] ?? null)}, not ${JSON.stringify(change.fields[field]?.to)}`).join("; ")}${wrong.includes("plugin") ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}` : ""}`;
+	return `the server accepted the write but did not apply it: ${wrong.map((field) => `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`).join("; ")}${wrong.includes("plugin") ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}` : ""}`;
 }
-async function applyCreate(client, change, knownIds, createdIds, reader, options) {
+async function applyCreate(client, change, knownIds, createdIds, reader, settleWindowMs) {
 	try {
 		const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change), {
 			knownIds,
 			reader,
-			settleWindowMs: options.settleWindowMs
+			settleWindowMs
 		});
 		const { record } = created;
 		createdIds.add(record.id);
@@ -448,89 +447,100 @@ async function applyDelete(client, change) {
 		return outcomeOfError(change, error);
 	}
 }
-/**
-* Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
-* the keys as plugin ids, so it is used only when no key can name a plugin of the project's
-* records (which requires having read lists that show them all).
-*/
-function rearrangeIsSafe(reorder, plan, current) {
-	const lists = current.families.filter((item) => item.project === reorder.project);
-	if (!showsEveryRecord(lists.map((item) => item.family))) return false;
-	const pluginIds = /* @__PURE__ */ new Set();
-	for (const list of lists) for (const record of list.records) pluginIds.add(record.plugin);
-	for (const change of plan.changes) {
-		const plugin = change.fields.plugin?.to;
-		if (change.project === reorder.project && typeof plugin === "number") pluginIds.add(plugin);
-	}
-	return reorder.moves.every((move) => !pluginIds.has(move.id));
-}
-async function applyReorder(client, reorder, plan, current, traits) {
-	const { project, family } = reorder;
-	let pending = reorder.moves;
-	let method = "PATCH order per record";
-	const safe = rearrangeIsSafe(reorder, plan, current);
-	let settleFirst;
-	if (safe && !traits.rearrangeUnusable) {
-		if (traits.firstRearrange) await traits.firstRearrange;
-		else traits.firstRearrange = new Promise((resolve) => {
-			settleFirst = resolve;
-		});
-	}
-	if (safe && !traits.rearrangeUnusable) try {
-		const orders = {};
-		for (const move of reorder.moves) orders[String(move.id)] = move.to;
-		const records = await rearrange(client, project, family, orders);
-		const byId = new Map(records.map((record) => [record.id, record]));
-		pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
-		if (pending.length === 0) return {
-			status: "done",
-			message: `${reorder.moves.length} reordered by rearrange`
-		};
-		traits.rearrangeUnusable = true;
-		method = "rearrange, then PATCH order for the records it did not move";
-	} catch (error) {
-		if (!(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))) {
-			if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
-			if (error instanceof RequestFailedError && error.outcomeUnknown) return {
-				status: "unknown",
-				message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`
-			};
-			return {
-				status: "failed",
-				message: `rearrange failed: ${describeError(error)}`
-			};
-		}
-		traits.rearrangeUnusable = true;
-		method = `PATCH order per record (rearrange refused: ${error.status})`;
-	} finally {
-		settleFirst?.();
-	}
-	const failures = [];
-	let unknownMoves = 0;
-	let notStarted = 0;
-	await Promise.all(pending.map(async (move) => {
-		try {
-			const record = await updateConfig(client, project, family, move.id, { order: move.to });
-			if (record.order !== move.to) failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
-		} catch (error) {
-			if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
-			else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
-			failures.push(`id ${move.id}: ${describeError(error)}`);
-		}
-	}));
-	if (failures.length > 0) {
-		const status = failures.length - unknownMoves - notStarted > 0 ? "failed" : unknownMoves > 0 ? "unknown" : "skipped";
-		const settle = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
-		return {
-			status,
-			message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${settle}`,
-			...notStarted === failures.length ? { notStarted: true } : {}
-		};
-	}
-	return {
-		status: "done",
-		message: `${reorder.moves.length} reordered by ${method}`
+// dist/src/apply/apply-plan.js
+async function applyPlan(client, plan, current, options) {
+	const knowledge = {
+		rearrange: { unusable: false },
+		createdIds: /* @__PURE__ */ new Set()
 	};
+	const work = groupWork(plan);
+	const total = plan.changes.length + plan.reorders.length;
+	let finished = 0;
+	const progress = (outcome) => options.onProgress?.(++finished, total, outcome);
+	const outcomes = (await mapConcurrent(work, options.concurrency, (item) => applyFamily(client, item, plan, current, knowledge, options, progress))).flat();
+	const counted = (status) => outcomes.filter((outcome) => outcome.status === status).length;
+	return {
+		outcomes,
+		done: counted("done"),
+		failed: counted("failed"),
+		skipped: counted("skipped"),
+		unknown: counted("unknown"),
+		unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
+		interrupted: options.signal?.aborted === true
+	};
+}
+async function applyFamily(client, work, plan, current, knowledge, options, progress) {
+	const { project, family } = work;
+	const { signal } = options;
+	const reorderBase = work.reorder && {
+		action: "reorder",
+		project,
+		family,
+		name: null,
+		id: null,
+		source: work.reorder.source,
+		moves: work.reorder.moves.length
+	};
+	if (signal?.aborted) {
+		const outcomes = work.changes.map((change) => notStartedOutcome(change));
+		if (reorderBase) outcomes.push({
+			...reorderBase,
+			...REORDER_NOT_STARTED
+		});
+		for (const outcome of outcomes) progress(outcome);
+		return outcomes;
+	}
+	const listed = current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
+	const knownIds = new Set(listed.map((record) => record.id));
+	const reader = new FamilyReader(client, project, family);
+	const writes = work.changes.filter((change) => change.action !== "delete");
+	const deletes = work.changes.filter((change) => change.action === "delete");
+	const outcomes = [];
+	const appliedWrites = await Promise.all(writes.map(async (change) => {
+		const applied = change.action === "create" ? await applyCreate(client, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs) : { outcome: await applyUpdate(client, change) };
+		progress(applied.outcome);
+		return applied;
+	}));
+	const writeOutcomes = await dedupeCreates(client, {
+		project,
+		family,
+		knownIds,
+		createdByRun: knowledge.createdIds,
+		changes: writes,
+		outcomes: appliedWrites.map((applied) => applied.outcome),
+		settlements: appliedWrites.map((applied) => applied.settlement),
+		reader,
+		signal
+	});
+	appendAll(outcomes, writeOutcomes);
+	const deleteOutcomes = await Promise.all(deletes.map(async (change) => {
+		const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
+		progress(outcome);
+		return outcome;
+	}));
+	appendAll(outcomes, deleteOutcomes);
+	if (work.reorder && reorderBase) {
+		const unsettledCreates = writeOutcomes.filter((outcome) => outcome.action === "create" && (outcome.status === "failed" || outcome.status === "unknown"));
+		const unknownCreates = unsettledCreates.filter((outcome) => outcome.status === "unknown").length;
+		if (signal?.aborted) outcomes.push({
+			...reorderBase,
+			...REORDER_NOT_STARTED
+		});
+		else if (unsettledCreates.length > 0) {
+			const what = unknownCreates === 0 ? "failed" : unknownCreates === unsettledCreates.length ? "have an unknown outcome" : "failed or have an unknown outcome";
+			outcomes.push({
+				...reorderBase,
+				status: "skipped",
+				message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`
+			});
+		} else outcomes.push({
+			...reorderBase,
+			...await applyReorder(client, work.reorder, plan, current, knowledge.rearrange)
+		});
+		const reordered = outcomes.at(-1);
+		if (reordered !== void 0) progress(reordered);
+	}
+	return outcomes;
 }
 // dist/src/render/apply-report.js
 /** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */

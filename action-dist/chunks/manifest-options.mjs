@@ -7993,202 +7993,7 @@ function compareProjects(a, b) {
 	if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
 	return compareText(a, b);
 }
-// dist/src/manifest/expand-manifest.js
-/** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
-const MAX_EXPANSION_ERRORS = 100;
-/** The stand-in for the projects of `projects: all` offline; never a valid project id. */
-const ANY_PROJECT = "*";
-/** Projects named in one "(for projects ...)" note before "and N more". */
-const PROJECTS_SHOWN = 5;
-/** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
-function hasUnresolvedSets(blocks) {
-	return blocks.sets.some((set) => set.projects === "all");
-}
-/**
-* Expands the merged blocks of every file. `visibleProjects` is what `projects: all` stands for:
-* the project listing at plan time; undefined (offline) means the projects the manifest names.
-*/
-function expandManifest(blocks, visibleProjects) {
-	const report = new Reporter();
-	const templates = indexTemplates(blocks.templates, report);
-	checkUseEntries(blocks, templates, report);
-	const projects = mergeProjectBlocks(blocks.projects, report);
-	const explicit = new Set(projects.keys());
-	for (const set of blocks.sets) if (set.projects !== "all") for (const id of set.projects) explicit.add(id.name);
-	const offline = visibleProjects === void 0 && hasUnresolvedSets(blocks);
-	const membership = setMembership(blocks.sets, visibleProjects ?? (offline ? [...explicit, ANY_PROJECT] : [...explicit]), visibleProjects !== void 0, report);
-	const ids = [.../* @__PURE__ */ new Set([...projects.keys(), ...membership.keys()])].sort(compareProjects);
-	const families = [];
-	for (const project of ids) {
-		const base = {
-			project,
-			block: projects.get(project),
-			sets: membership.get(project) ?? [],
-			templates,
-			report
-		};
-		const context = {
-			...base,
-			applications: applicationsOf(base)
-		};
-		for (const family of FAMILY_NAMES) {
-			const expanded = expandFamily(context, family);
-			if (expanded !== void 0 && project !== ANY_PROJECT) families.push(expanded);
-		}
-	}
-	report.finishWarnings();
-	return {
-		families,
-		errors: report.errors(),
-		warnings: report.warnings,
-		listingWarnings: report.listingWarnings
-	};
-}
-/** Collects problems; the same problem met while expanding several projects is reported once, naming them. */
-var Reporter = class {
-	warnings = [];
-	listingWarnings = [];
-	found = /* @__PURE__ */ new Map();
-	dropped = 0;
-	projectWarnings = /* @__PURE__ */ new Map();
-	error(at, message, project) {
-		const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
-		const known = this.found.get(key);
-		if (known === void 0) {
-			if (this.found.size >= MAX_EXPANSION_ERRORS) {
-				this.dropped += 1;
-				return;
-			}
-			this.found.set(key, {
-				at,
-				message,
-				projects: project === void 0 ? [] : [project]
-			});
-		} else if (project !== void 0 && known.projects.at(-1) !== project) known.projects.push(project);
-	}
-	warn(at, message, project) {
-		if (project === void 0) {
-			this.warnings.push(makeWarning(at.file, at, message));
-			return;
-		}
-		const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
-		const known = this.projectWarnings.get(key);
-		if (known === void 0) {
-			const warning = makeWarning(at.file, at, message);
-			this.projectWarnings.set(key, {
-				warning,
-				message,
-				projects: [project]
-			});
-			this.warnings.push(warning);
-		} else if (known.projects.at(-1) !== project) known.projects.push(project);
-	}
-	/** A warning that only the project listing can give (an `except` of an `all` set it lacks). */
-	warnFromListing(at, message) {
-		const warning = makeWarning(at.file, at, message);
-		this.warnings.push(warning);
-		this.listingWarnings.push(warning);
-	}
-	/** Names the projects of each warning that arose for some; call once, after the expansion. */
-	finishWarnings() {
-		for (const { warning, message, projects } of this.projectWarnings.values()) warning.message = `${message}${forProjects(projects)}`;
-	}
-	errors() {
-		const errors = [...this.found.values()].map(({ at, message, projects }) => makeError(at.file, at, `${message}${forProjects(projects)}`));
-		const last = errors.at(-1);
-		if (this.dropped > 0 && last !== void 0) errors.push({
-			...last,
-			message: `${this.dropped} more errors not shown; fix the ones above first`
-		});
-		return errors;
-	}
-};
-function forProjects(listed) {
-	const projects = listed.map((project) => project === ANY_PROJECT ? "any of `projects: all`" : project);
-	if (projects.length === 0) return "";
-	if (projects.length === 1) return ` (for project ${projects[0]})`;
-	return ` (for projects ${projects.slice(0, PROJECTS_SHOWN).join(", ")}${projects.length > PROJECTS_SHOWN ? ` and ${projects.length - PROJECTS_SHOWN} more` : ""})`;
-}
-/** `file:line` of a place, for messages that name a second place. */
-function indexTemplates(templates, report) {
-	const byName = /* @__PURE__ */ new Map();
-	for (const template of templates) {
-		const first = byName.get(template.name);
-		if (first !== void 0) {
-			report.error(template.source, `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`);
-			continue;
-		}
-		byName.set(template.name, template);
-		if (template.families.length === 0) report.warn(template.source, `template "${template.name}" provides no family; using it changes nothing`);
-	}
-	return byName;
-}
-function checkUseEntries(blocks, templates, report) {
-	const names = [...templates.keys()];
-	const check = (use, owner) => {
-		const seen = /* @__PURE__ */ new Map();
-		for (const entry of use) {
-			if (!templates.has(entry.name)) {
-				const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
-				report.error(entry.source, `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`);
-			}
-			const first = seen.get(entry.name);
-			if (first !== void 0) report.error(entry.source, `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`);
-			else seen.set(entry.name, entry.source);
-		}
-	};
-	for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
-	for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
-}
-/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
-function mergeProjectBlocks(blocks, report) {
-	const merged = /* @__PURE__ */ new Map();
-	for (const block of blocks) {
-		const first = merged.get(block.project);
-		if (first === void 0) {
-			merged.set(block.project, block);
-			continue;
-		}
-		if (first.useSource !== void 0 && block.useSource !== void 0) report.error(block.useSource, `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`);
-		merged.set(block.project, {
-			...first,
-			use: first.use.length > 0 ? first.use : block.use,
-			...first.useSource ?? block.useSource ? { useSource: first.useSource ?? block.useSource } : {},
-			families: [...first.families, ...block.families]
-		});
-	}
-	return merged;
-}
-/** Project id -> the sets it is in, in set order; warns about `except` entries that exclude nothing. */
-function setMembership(sets, allProjects, resolved, report) {
-	const allSet = new Set(allProjects);
-	const membership = /* @__PURE__ */ new Map();
-	for (const set of sets) {
-		const listed = /* @__PURE__ */ new Map();
-		if (set.projects !== "all") for (const entry of set.projects) {
-			const first = listed.get(entry.name);
-			if (first !== void 0) report.error(entry.source, `project ${entry.name} is listed twice in project set "${set.label}" (also at ${formatSource(first)}); list it once`);
-			else listed.set(entry.name, entry.source);
-		}
-		const members = set.projects === "all" ? allProjects : [...listed.keys()];
-		const excluded = /* @__PURE__ */ new Set();
-		for (const entry of set.except) {
-			excluded.add(entry.name);
-			if (!(set.projects === "all" ? !resolved || allSet.has(entry.name) : listed.has(entry.name))) {
-				const message = `except: project ${entry.name} is not in project set "${set.label}"${set.projects === "all" ? " (not listed for this API key)" : ""}; it excludes nothing`;
-				if (set.projects === "all") report.warnFromListing(entry.source, message);
-				else report.warn(entry.source, message);
-			}
-		}
-		for (const project of members) {
-			if (excluded.has(project)) continue;
-			const projectSets = membership.get(project);
-			if (projectSets === void 0) membership.set(project, [set]);
-			else if (projectSets.at(-1) !== set) projectSets.push(set);
-		}
-	}
-	return membership;
-}
+// dist/src/manifest/expand-family.js
 function expandFamily(context, family) {
 	const { project, block, sets, report } = context;
 	const own = block?.families.find((candidate) => candidate.family === family);
@@ -8429,38 +8234,160 @@ function unknownTemplated(key, name, family, byName) {
 	if (candidates.length === 0) return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
 	return `${key}: "${name}" is not a config of the templates used here${didYouMean(name, candidates) || `; they provide ${candidates.slice(0, 10).map((candidate) => `"${candidate}"`).join(", ")}`}`;
 }
-/**
-* The desired state with `projects: all` resolved: `visibleProjects` is the project listing of the
-* API key (at plan time). Problems that arise only for a listed project come back as diagnostics.
-*/
-function resolveProjectSets(desired, visibleProjects) {
-	const { unresolved, ...resolved } = desired;
-	if (unresolved === void 0) return {
-		value: desired,
-		errors: [],
-		warnings: []
+// dist/src/manifest/expansion-checks.js
+function indexTemplates(templates, report) {
+	const byName = /* @__PURE__ */ new Map();
+	for (const template of templates) {
+		const first = byName.get(template.name);
+		if (first !== void 0) {
+			report.error(template.source, `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`);
+			continue;
+		}
+		byName.set(template.name, template);
+		if (template.families.length === 0) report.warn(template.source, `template "${template.name}" provides no family; using it changes nothing`);
+	}
+	return byName;
+}
+function checkUseEntries(blocks, templates, report) {
+	const names = [...templates.keys()];
+	const check = (use, owner) => {
+		const seen = /* @__PURE__ */ new Map();
+		for (const entry of use) {
+			if (!templates.has(entry.name)) {
+				const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
+				report.error(entry.source, `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`);
+			}
+			const first = seen.get(entry.name);
+			if (first !== void 0) report.error(entry.source, `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`);
+			else seen.set(entry.name, entry.source);
+		}
 	};
-	const current = resolveCurrent(unresolved, visibleProjects[0]);
-	if (current.error !== void 0) return {
-		value: void 0,
-		errors: [current.error],
-		warnings: []
-	};
-	const expanded = expandManifest(current.blocks, visibleProjects);
-	const warnings = expanded.listingWarnings;
-	if (expanded.errors.length > 0) return {
-		value: void 0,
-		errors: expanded.errors,
-		warnings
-	};
-	return {
-		value: {
-			...resolved,
-			families: expanded.families
-		},
-		errors: [],
-		warnings
-	};
+	for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
+	for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
+}
+/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
+function mergeProjectBlocks(blocks, report) {
+	const merged = /* @__PURE__ */ new Map();
+	for (const block of blocks) {
+		const first = merged.get(block.project);
+		if (first === void 0) {
+			merged.set(block.project, block);
+			continue;
+		}
+		if (first.useSource !== void 0 && block.useSource !== void 0) report.error(block.useSource, `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`);
+		merged.set(block.project, {
+			...first,
+			use: first.use.length > 0 ? first.use : block.use,
+			...first.useSource ?? block.useSource ? { useSource: first.useSource ?? block.useSource } : {},
+			families: [...first.families, ...block.families]
+		});
+	}
+	return merged;
+}
+// dist/src/manifest/expansion-report.js
+/** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
+const MAX_EXPANSION_ERRORS = 100;
+/** Projects named in one "(for projects ...)" note before "and N more". */
+const PROJECTS_SHOWN = 5;
+/** Collects problems; the same problem met while expanding several projects is reported once, naming them. */
+var Reporter = class {
+	warnings = [];
+	listingWarnings = [];
+	found = /* @__PURE__ */ new Map();
+	dropped = 0;
+	projectWarnings = /* @__PURE__ */ new Map();
+	error(at, message, project) {
+		const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
+		const known = this.found.get(key);
+		if (known === void 0) {
+			if (this.found.size >= MAX_EXPANSION_ERRORS) {
+				this.dropped += 1;
+				return;
+			}
+			this.found.set(key, {
+				at,
+				message,
+				projects: project === void 0 ? [] : [project]
+			});
+		} else if (project !== void 0 && known.projects.at(-1) !== project) known.projects.push(project);
+	}
+	warn(at, message, project) {
+		if (project === void 0) {
+			this.warnings.push(makeWarning(at.file, at, message));
+			return;
+		}
+		const key = `${at.file}\0${at.line}\0${at.col}\0${message}`;
+		const known = this.projectWarnings.get(key);
+		if (known === void 0) {
+			const warning = makeWarning(at.file, at, message);
+			this.projectWarnings.set(key, {
+				warning,
+				message,
+				projects: [project]
+			});
+			this.warnings.push(warning);
+		} else if (known.projects.at(-1) !== project) known.projects.push(project);
+	}
+	/** A warning that only the project listing can give (an `except` of an `all` set it lacks). */
+	warnFromListing(at, message) {
+		const warning = makeWarning(at.file, at, message);
+		this.warnings.push(warning);
+		this.listingWarnings.push(warning);
+	}
+	/** Names the projects of each warning that arose for some; call once, after the expansion. */
+	finishWarnings() {
+		for (const { warning, message, projects } of this.projectWarnings.values()) warning.message = `${message}${forProjects(projects)}`;
+	}
+	errors() {
+		const errors = [...this.found.values()].map(({ at, message, projects }) => makeError(at.file, at, `${message}${forProjects(projects)}`));
+		const last = errors.at(-1);
+		if (this.dropped > 0 && last !== void 0) errors.push({
+			...last,
+			message: `${this.dropped} more errors not shown; fix the ones above first`
+		});
+		return errors;
+	}
+};
+function forProjects(listed) {
+	const projects = listed.map((project) => project === "*" ? "any of `projects: all`" : project);
+	if (projects.length === 0) return "";
+	if (projects.length === 1) return ` (for project ${projects[0]})`;
+	return ` (for projects ${projects.slice(0, PROJECTS_SHOWN).join(", ")}${projects.length > PROJECTS_SHOWN ? ` and ${projects.length - PROJECTS_SHOWN} more` : ""})`;
+}
+// dist/src/manifest/project-sets.js
+/** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
+function hasUnresolvedSets(blocks) {
+	return blocks.sets.some((set) => set.projects === "all");
+}
+/** Project id -> the sets it is in, in set order; warns about `except` entries that exclude nothing. */
+function setMembership(sets, allProjects, resolved, report) {
+	const allSet = new Set(allProjects);
+	const membership = /* @__PURE__ */ new Map();
+	for (const set of sets) {
+		const listed = /* @__PURE__ */ new Map();
+		if (set.projects !== "all") for (const entry of set.projects) {
+			const first = listed.get(entry.name);
+			if (first !== void 0) report.error(entry.source, `project ${entry.name} is listed twice in project set "${set.label}" (also at ${formatSource(first)}); list it once`);
+			else listed.set(entry.name, entry.source);
+		}
+		const members = set.projects === "all" ? allProjects : [...listed.keys()];
+		const excluded = /* @__PURE__ */ new Set();
+		for (const entry of set.except) {
+			excluded.add(entry.name);
+			if (!(set.projects === "all" ? !resolved || allSet.has(entry.name) : listed.has(entry.name))) {
+				const message = `except: project ${entry.name} is not in project set "${set.label}"${set.projects === "all" ? " (not listed for this API key)" : ""}; it excludes nothing`;
+				if (set.projects === "all") report.warnFromListing(entry.source, message);
+				else report.warn(entry.source, message);
+			}
+		}
+		for (const project of members) {
+			if (excluded.has(project)) continue;
+			const projectSets = membership.get(project);
+			if (projectSets === void 0) membership.set(project, [set]);
+			else if (projectSets.at(-1) !== set) projectSets.push(set);
+		}
+	}
+	return membership;
 }
 const CURRENT_PROJECT = "@current";
 /**
@@ -8495,6 +8422,80 @@ function resolveCurrent(blocks, first) {
 			except: set.except.map(rename)
 		}))
 	} };
+}
+// dist/src/manifest/expand-manifest.js
+/**
+* Expands the merged blocks of every file. `visibleProjects` is what `projects: all` stands for:
+* the project listing at plan time; undefined (offline) means the projects the manifest names.
+*/
+function expandManifest(blocks, visibleProjects) {
+	const report = new Reporter();
+	const templates = indexTemplates(blocks.templates, report);
+	checkUseEntries(blocks, templates, report);
+	const projects = mergeProjectBlocks(blocks.projects, report);
+	const explicit = new Set(projects.keys());
+	for (const set of blocks.sets) if (set.projects !== "all") for (const id of set.projects) explicit.add(id.name);
+	const offline = visibleProjects === void 0 && hasUnresolvedSets(blocks);
+	const membership = setMembership(blocks.sets, visibleProjects ?? (offline ? [...explicit, "*"] : [...explicit]), visibleProjects !== void 0, report);
+	const ids = [.../* @__PURE__ */ new Set([...projects.keys(), ...membership.keys()])].sort(compareProjects);
+	const families = [];
+	for (const project of ids) {
+		const base = {
+			project,
+			block: projects.get(project),
+			sets: membership.get(project) ?? [],
+			templates,
+			report
+		};
+		const context = {
+			...base,
+			applications: applicationsOf(base)
+		};
+		for (const family of FAMILY_NAMES) {
+			const expanded = expandFamily(context, family);
+			if (expanded !== void 0 && project !== "*") families.push(expanded);
+		}
+	}
+	report.finishWarnings();
+	return {
+		families,
+		errors: report.errors(),
+		warnings: report.warnings,
+		listingWarnings: report.listingWarnings
+	};
+}
+/**
+* The desired state with `projects: all` resolved: `visibleProjects` is the project listing of the
+* API key (at plan time). Problems that arise only for a listed project come back as diagnostics.
+*/
+function resolveProjectSets(desired, visibleProjects) {
+	const { unresolved, ...resolved } = desired;
+	if (unresolved === void 0) return {
+		value: resolved,
+		errors: [],
+		warnings: []
+	};
+	const current = resolveCurrent(unresolved, visibleProjects[0]);
+	if (current.error !== void 0) return {
+		value: void 0,
+		errors: [current.error],
+		warnings: []
+	};
+	const expanded = expandManifest(current.blocks, visibleProjects);
+	const warnings = expanded.listingWarnings;
+	if (expanded.errors.length > 0) return {
+		value: void 0,
+		errors: expanded.errors,
+		warnings
+	};
+	return {
+		value: {
+			...resolved,
+			families: expanded.families
+		},
+		errors: [],
+		warnings
+	};
 }
 // dist/src/manifest/owner-checks.js
 /** The owners the files set: the first (in file order) is the run's; another value is an error. */

@@ -23462,6 +23462,234 @@ function inCidr(host, version, cidr) {
 	list.addSubnet(network, prefix, ipType(networkVersion));
 	return list.check(host, ipType(version));
 }
+// dist/src/api/start-history.js
+const BUCKET_MS = 100;
+const HISTORY_MS = 36e5;
+var StartHistory = class StartHistory {
+	/** Starts per bucket (refused ones are taken out again), oldest first. */
+	#bucketTimes = [];
+	#bucketCounts = [];
+	/** When the oldest bucket kept begins; undefined before the first start. */
+	get first() {
+		return this.#bucketTimes[0];
+	}
+	/** `time` rounded down to the start of its bucket. */
+	static bucketOf(time) {
+		return Math.floor(time / BUCKET_MS) * BUCKET_MS;
+	}
+	/** Starts recorded in buckets that begin at or after `time`. */
+	since(time) {
+		let count = 0;
+		for (let index = this.#bucketTimes.length - 1; index >= 0; index -= 1) {
+			if ((this.#bucketTimes[index] ?? 0) < time) break;
+			count += this.#bucketCounts[index] ?? 0;
+		}
+		return count;
+	}
+	record(now) {
+		const bucket = StartHistory.bucketOf(now);
+		const last = this.#bucketTimes.length - 1;
+		if (last >= 0 && this.#bucketTimes[last] === bucket) this.#bucketCounts[last] = (this.#bucketCounts[last] ?? 0) + 1;
+		else {
+			this.#bucketTimes.push(bucket);
+			this.#bucketCounts.push(1);
+		}
+		let expired = 0;
+		while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - HISTORY_MS) expired += 1;
+		if (expired > 0) {
+			this.#bucketTimes.splice(0, expired);
+			this.#bucketCounts.splice(0, expired);
+		}
+	}
+	/** Takes one start out of the newest bucket that has one (the refused request started recently). */
+	forgetOne() {
+		for (let index = this.#bucketCounts.length - 1; index >= 0; index -= 1) {
+			const count = this.#bucketCounts[index] ?? 0;
+			if (count > 0) {
+				this.#bucketCounts[index] = count - 1;
+				return;
+			}
+		}
+	}
+};
+// dist/src/api/limit-learner.js
+const MIN_STARTS_TO_LEARN = 30;
+var LimitLearner = class {
+	#settings;
+	#learned;
+	constructor(settings) {
+		this.#settings = settings;
+	}
+	get learned() {
+		return this.#learned && { ...this.#learned };
+	}
+	/**
+	* A service with a sliding window refuses at `now` because its window holds its limit, and
+	* says a place frees at `resumeAt`, when the oldest request it counts leaves the window. Two
+	* estimates of the limit follow, and the higher is taken (too high costs one more 429 and
+	* refines the estimate; too low would cost throughput for good):
+	* - since our first start: taking that for the oldest request counted, the window is
+	*   `resumeAt - first` and the limit is every start since. Exact when the first 429 comes
+	*   within one window (as it does when a client starts too fast); later it is the long-run
+	*   rate accepted, which also holds for fixed windows and for any window length.
+	* - over the window learned at the first 429: the starts since `resumeAt - window`. Exact for
+	*   sliding windows, and unaffected by idle time long ago.
+	* Every 429 of an episode refines the estimate: refused requests leave the count as they return.
+	*
+	* Returns the schedule to pace by; `"pause only"` when the 429 is left to the pause alone (too
+	* few starts yet to be about the rate); undefined when nothing could be learned.
+	*/
+	learn(moment, history) {
+		const { now, resumeAt } = moment;
+		const first = history.first;
+		if (first === void 0) return void 0;
+		if (this.#learned === void 0 && history.since(first) < MIN_STARTS_TO_LEARN) return "pause only";
+		const sinceFirstMs = resumeAt - first;
+		let rps = history.since(first) * 1e3 / sinceFirstMs;
+		let windowMs = this.#learned?.windowMs;
+		if (windowMs !== void 0 && resumeAt - windowMs <= now) {
+			const windowStart = StartHistory.bucketOf(resumeAt - windowMs);
+			rps = Math.max(rps, history.since(windowStart) * 1e3 / windowMs);
+		} else windowMs = sinceFirstMs;
+		if (!(rps > 0)) return void 0;
+		this.#learned = {
+			rps,
+			windowMs
+		};
+		const { ceilingRps, minRps, targetShare, recoveryShare, decreaseFactor } = this.#settings;
+		const floor = Number.isFinite(moment.episodeRps) ? moment.episodeRps * decreaseFactor : 0;
+		return {
+			from: Math.max(resumeAt, moment.pausedUntil),
+			rps: Math.min(ceilingRps, Math.max(minRps, floor, rps * targetShare)),
+			growthPerMs: 0,
+			growthPerWindow: 1 + recoveryShare,
+			windowMs,
+			recoverTo: Number.isFinite(ceilingRps) ? ceilingRps : void 0
+		};
+	}
+};
+// dist/src/api/rate-pacer.js
+const MIN_DECREASE_INTERVAL_MS = 1e3;
+var RatePacer = class {
+	#settings;
+	/** Theoretical arrival time of the token bucket. */
+	#tat = Number.NEGATIVE_INFINITY;
+	#pausedUntil = Number.NEGATIVE_INFINITY;
+	/** Bumped on each throttling, so a request that reserved its start before it re-checks. */
+	#pauseGeneration = 0;
+	#schedule;
+	#lastDecreaseAt = Number.NEGATIVE_INFINITY;
+	constructor(settings) {
+		this.#settings = settings;
+	}
+	/** Until when every request waits (epoch ms); in the past when not paused. */
+	get pausedUntil() {
+		return this.#pausedUntil;
+	}
+	get pauseGeneration() {
+		return this.#pauseGeneration;
+	}
+	/** Follows `schedule` from now on (a limit learned from the service's 429s). */
+	follow(schedule) {
+		this.#schedule = schedule;
+	}
+	/** Everyone waits until `resumeAt`, and starts again with no burst. */
+	pauseUntil(resumeAt) {
+		this.#pausedUntil = Math.max(this.#pausedUntil, resumeAt);
+		this.#pauseGeneration += 1;
+		this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs(this.rateAt(resumeAt)));
+	}
+	/** Reserves the next start allowed by pause and rate; returns how long to wait for it. */
+	reserveStart(now) {
+		const earliest = Math.max(now, this.#pausedUntil);
+		const rate = this.rateAt(earliest);
+		if (!Number.isFinite(rate)) return earliest - now;
+		const interval = 1e3 / rate;
+		const tat = Math.max(this.#tat, earliest);
+		const start = Math.max(earliest, tat - this.#burstToleranceMs(rate));
+		this.#tat = tat + interval;
+		return start - now;
+	}
+	/**
+	* AIMD for 429s without a stated wait: halve (by default) once per episode, recover linearly.
+	* `observedRps` is the rate that drew the 429, for when no rate was in force.
+	*/
+	decreaseBlindly(now, resumeAt, observedRps) {
+		if (now < this.#pausedUntil || now - this.#lastDecreaseAt < MIN_DECREASE_INTERVAL_MS) return;
+		const { ceilingRps, minRps, decreaseFactor, increaseRpsPerSecond } = this.#settings;
+		const before = this.rateAt(now);
+		const drawnRate = Number.isFinite(before) ? before : observedRps();
+		const lowered = Math.max(minRps, drawnRate * decreaseFactor);
+		this.#schedule = {
+			from: resumeAt,
+			rps: lowered,
+			growthPerMs: increaseRpsPerSecond / 1e3,
+			growthPerWindow: 1,
+			windowMs: 1,
+			recoverTo: Number.isFinite(ceilingRps) ? ceilingRps : Math.max(drawnRate, lowered)
+		};
+		this.#lastDecreaseAt = now;
+	}
+	/** The rate in force at `time` (Infinity: unlimited); a schedule that has recovered ends. */
+	rateAt(time) {
+		const schedule = this.#schedule;
+		const ceiling = this.#settings.ceilingRps;
+		if (!schedule) return ceiling;
+		const elapsed = Math.max(0, time - schedule.from);
+		const rate = schedule.rps * schedule.growthPerWindow ** (elapsed / schedule.windowMs) + schedule.growthPerMs * elapsed;
+		if (schedule.recoverTo !== void 0 && rate >= schedule.recoverTo) {
+			this.#schedule = void 0;
+			return ceiling;
+		}
+		return Math.min(rate, ceiling);
+	}
+	#burstToleranceMs(rate) {
+		if (!Number.isFinite(rate)) return 0;
+		return (Math.max(1, Math.floor(rate * this.#settings.burstSeconds)) - 1) * 1e3 / rate;
+	}
+};
+// dist/src/api/slot-semaphore.js
+var SlotSemaphore = class {
+	#slots;
+	#inFlight = 0;
+	#waiting = [];
+	constructor(slots) {
+		if (!Number.isInteger(slots) || slots < 1) throw new RangeError("concurrency must be a positive integer");
+		this.#slots = slots;
+	}
+	get inFlight() {
+		return this.#inFlight;
+	}
+	get queued() {
+		return this.#waiting.length;
+	}
+	/** Resolves once a slot is taken; rejects with the signal's reason if it aborts first. */
+	take(signal) {
+		if (signal?.aborted) return Promise.reject(signal.reason);
+		if (this.#inFlight < this.#slots) {
+			this.#inFlight += 1;
+			return Promise.resolve();
+		}
+		return new Promise((resolve, reject) => {
+			const onAbort = () => {
+				const index = this.#waiting.indexOf(take);
+				if (index >= 0) this.#waiting.splice(index, 1);
+				reject(signal?.reason);
+			};
+			const take = () => {
+				signal?.removeEventListener("abort", onAbort);
+				resolve();
+			};
+			this.#waiting.push(take);
+			signal?.addEventListener("abort", onAbort, { once: true });
+		});
+	}
+	release() {
+		const next = this.#waiting.shift();
+		if (next) next();
+		else this.#inFlight -= 1;
+	}
+};
 // dist/src/api/rate-limiter.js
 const RATE_LIMITER_DEFAULTS = {
 	burstSeconds: 1,
@@ -23471,48 +23699,38 @@ const RATE_LIMITER_DEFAULTS = {
 	decreaseFactor: .5,
 	increaseRpsPerSecond: .5
 };
-const BUCKET_MS = 100;
-const HISTORY_MS = 36e5;
 const OBSERVATION_WINDOW_MS = 5e3;
-const MIN_DECREASE_INTERVAL_MS = 1e3;
-const MIN_STARTS_TO_LEARN = 30;
 var RateLimiter = class {
-	#concurrency;
-	#ceilingRps;
-	#burstSeconds;
+	#slots;
+	#pacer;
+	#learner;
+	#history = new StartHistory();
 	#minRps;
-	#targetShare;
-	#recoveryShare;
 	#decreaseFactor;
-	#increaseRpsPerSecond;
 	#now;
 	#sleep;
-	#inFlight = 0;
-	#waiting = [];
-	/** Theoretical arrival time of the token bucket (GCRA form): reservations are made ahead of time. */
-	#tat = Number.NEGATIVE_INFINITY;
-	#pausedUntil = Number.NEGATIVE_INFINITY;
-	/** Bumped on each throttling, so a request that reserved its start before it re-checks. */
-	#pauseGeneration = 0;
-	#schedule;
-	#learned;
 	/** The rate when the current throttling episode began. */
 	#episodeRps = Number.POSITIVE_INFINITY;
-	#lastDecreaseAt = Number.NEGATIVE_INFINITY;
-	/** Starts the service counted (refused ones are taken out again), per bucket, oldest first. */
-	#bucketTimes = [];
-	#bucketCounts = [];
 	constructor(options) {
-		if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new RangeError("concurrency must be a positive integer");
+		this.#slots = new SlotSemaphore(options.concurrency);
 		if (options.maxRps !== void 0 && !(options.maxRps > 0)) throw new RangeError("maxRps must be positive");
-		this.#concurrency = options.concurrency;
-		this.#ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
-		this.#burstSeconds = options.burstSeconds ?? RATE_LIMITER_DEFAULTS.burstSeconds;
+		const ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
 		this.#minRps = options.minRps ?? RATE_LIMITER_DEFAULTS.minRps;
-		this.#targetShare = options.targetShare ?? RATE_LIMITER_DEFAULTS.targetShare;
-		this.#recoveryShare = options.recoveryShare ?? RATE_LIMITER_DEFAULTS.recoveryShare;
 		this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
-		this.#increaseRpsPerSecond = options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond;
+		this.#pacer = new RatePacer({
+			ceilingRps,
+			burstSeconds: options.burstSeconds ?? RATE_LIMITER_DEFAULTS.burstSeconds,
+			minRps: this.#minRps,
+			decreaseFactor: this.#decreaseFactor,
+			increaseRpsPerSecond: options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond
+		});
+		this.#learner = options.learnLimits === false ? void 0 : new LimitLearner({
+			ceilingRps,
+			minRps: this.#minRps,
+			targetShare: options.targetShare ?? RATE_LIMITER_DEFAULTS.targetShare,
+			recoveryShare: options.recoveryShare ?? RATE_LIMITER_DEFAULTS.recoveryShare,
+			decreaseFactor: this.#decreaseFactor
+		});
 		this.#now = options.now ?? Date.now;
 		this.#sleep = options.sleep ?? realSleep;
 	}
@@ -23522,26 +23740,26 @@ var RateLimiter = class {
 	* reason: it never starts.
 	*/
 	async acquire(signal) {
-		await this.#takeSlot(signal);
+		await this.#slots.take(signal);
 		try {
 			for (;;) {
 				signal?.throwIfAborted();
-				const generation = this.#pauseGeneration;
-				const wait = this.#reserveStart();
+				const generation = this.#pacer.pauseGeneration;
+				const wait = this.#pacer.reserveStart(this.#now());
 				if (wait > 0) await sleepUnlessAborted(this.#sleep, wait, signal);
-				if (generation === this.#pauseGeneration) break;
+				if (generation === this.#pacer.pauseGeneration) break;
 			}
 			signal?.throwIfAborted();
 		} catch (error) {
-			this.#releaseSlot();
+			this.#slots.release();
 			throw error;
 		}
-		this.#recordStart(this.#now());
+		this.#history.record(this.#now());
 		let released = false;
 		return () => {
 			if (released) return;
 			released = true;
-			this.#releaseSlot();
+			this.#slots.release();
 		};
 	}
 	/** Runs `task` inside a slot. */
@@ -23561,173 +23779,36 @@ var RateLimiter = class {
 	noteThrottled(waitMs, options = {}) {
 		const now = this.#now();
 		const resumeAt = now + Math.max(0, waitMs);
-		this.#forgetOneStart();
-		if (now >= this.#pausedUntil) this.#episodeRps = this.#rateAt(now);
+		this.#history.forgetOne();
+		const pausedUntil = this.#pacer.pausedUntil;
+		if (now >= pausedUntil) this.#episodeRps = this.#pacer.rateAt(now);
 		if (this.#decreaseFactor < 1) {
-			if (!(options.stated !== false && waitMs > 0 && this.#learnLimit(now, resumeAt))) this.#decreaseBlindly(now, resumeAt);
+			const learned = options.stated !== false && waitMs > 0 ? this.#learner?.learn({
+				now,
+				resumeAt,
+				episodeRps: this.#episodeRps,
+				pausedUntil
+			}, this.#history) : void 0;
+			if (learned === void 0) this.#pacer.decreaseBlindly(now, resumeAt, () => this.#observedRps(now));
+			else if (learned !== "pause only") this.#pacer.follow(learned);
 		}
-		this.#pausedUntil = Math.max(this.#pausedUntil, resumeAt);
-		this.#pauseGeneration += 1;
-		this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs(this.#rateAt(resumeAt)));
+		this.#pacer.pauseUntil(resumeAt);
 	}
 	get state() {
-		const now = this.#now();
 		return {
-			rps: this.#rateAt(now),
-			pausedUntil: this.#pausedUntil,
-			inFlight: this.#inFlight,
-			queued: this.#waiting.length,
-			learned: this.#learned && { ...this.#learned }
+			rps: this.#pacer.rateAt(this.#now()),
+			pausedUntil: this.#pacer.pausedUntil,
+			inFlight: this.#slots.inFlight,
+			queued: this.#slots.queued,
+			learned: this.#learner?.learned
 		};
-	}
-	/**
-	* A service with a sliding window refuses at `now` because its window holds its limit, and
-	* says a place frees at `resumeAt`, when the oldest request it counts leaves the window. Two
-	* estimates of the limit follow, and the higher is taken (too high costs one more 429 and
-	* refines the estimate; too low would cost throughput for good):
-	* - since our first start: taking that for the oldest request counted, the window is
-	*   `resumeAt - first` and the limit is every start since. Exact when the first 429 comes
-	*   within one window (as it does when a client starts too fast); later it is the long-run
-	*   rate accepted, which also holds for fixed windows and for any window length.
-	* - over the window learned at the first 429: the starts since `resumeAt - window`. Exact for
-	*   sliding windows, and unaffected by idle time long ago.
-	* Every 429 of an episode refines the estimate: refused requests leave the count as they return.
-	*/
-	#learnLimit(now, resumeAt) {
-		const first = this.#bucketTimes[0];
-		if (first === void 0) return false;
-		if (this.#learned === void 0 && this.#startsSince(first) < MIN_STARTS_TO_LEARN) return true;
-		const sinceFirstMs = resumeAt - first;
-		let rps = this.#startsSince(first) * 1e3 / sinceFirstMs;
-		let windowMs = this.#learned?.windowMs;
-		if (windowMs !== void 0 && resumeAt - windowMs <= now) {
-			const windowStart = Math.floor((resumeAt - windowMs) / BUCKET_MS) * BUCKET_MS;
-			rps = Math.max(rps, this.#startsSince(windowStart) * 1e3 / windowMs);
-		} else windowMs = sinceFirstMs;
-		if (!(rps > 0)) return false;
-		this.#learned = {
-			rps,
-			windowMs
-		};
-		const floor = Number.isFinite(this.#episodeRps) ? this.#episodeRps * this.#decreaseFactor : 0;
-		this.#schedule = {
-			from: Math.max(resumeAt, this.#pausedUntil),
-			rps: Math.min(this.#ceilingRps, Math.max(this.#minRps, floor, rps * this.#targetShare)),
-			growthPerMs: 0,
-			growthPerWindow: 1 + this.#recoveryShare,
-			windowMs,
-			recoverTo: Number.isFinite(this.#ceilingRps) ? this.#ceilingRps : void 0
-		};
-		return true;
-	}
-	/** AIMD for 429s without a stated wait: halve (by default) once per episode, recover linearly. */
-	#decreaseBlindly(now, resumeAt) {
-		if (now < this.#pausedUntil || now - this.#lastDecreaseAt < MIN_DECREASE_INTERVAL_MS) return;
-		const before = this.#rateAt(now);
-		const drawnRate = Number.isFinite(before) ? before : this.#observedRps(now);
-		const lowered = Math.max(this.#minRps, drawnRate * this.#decreaseFactor);
-		this.#schedule = {
-			from: resumeAt,
-			rps: lowered,
-			growthPerMs: this.#increaseRpsPerSecond / 1e3,
-			growthPerWindow: 1,
-			windowMs: 1,
-			recoverTo: Number.isFinite(this.#ceilingRps) ? this.#ceilingRps : Math.max(drawnRate, lowered)
-		};
-		this.#lastDecreaseAt = now;
-	}
-	/** Reserves the next start allowed by pause and rate; returns how long to wait for it. */
-	#reserveStart() {
-		const now = this.#now();
-		const earliest = Math.max(now, this.#pausedUntil);
-		const rate = this.#rateAt(earliest);
-		if (!Number.isFinite(rate)) return earliest - now;
-		const interval = 1e3 / rate;
-		const tat = Math.max(this.#tat, earliest);
-		const start = Math.max(earliest, tat - this.#burstToleranceMs(rate));
-		this.#tat = tat + interval;
-		return start - now;
-	}
-	#burstToleranceMs(rate) {
-		if (!Number.isFinite(rate)) return 0;
-		return (Math.max(1, Math.floor(rate * this.#burstSeconds)) - 1) * 1e3 / rate;
-	}
-	#rateAt(time) {
-		const schedule = this.#schedule;
-		if (!schedule) return this.#ceilingRps;
-		const elapsed = Math.max(0, time - schedule.from);
-		const rate = schedule.rps * schedule.growthPerWindow ** (elapsed / schedule.windowMs) + schedule.growthPerMs * elapsed;
-		if (schedule.recoverTo !== void 0 && rate >= schedule.recoverTo) {
-			this.#schedule = void 0;
-			return this.#ceilingRps;
-		}
-		return Math.min(rate, this.#ceilingRps);
 	}
 	#observedRps(now) {
-		const count = this.#startsSince(now - OBSERVATION_WINDOW_MS);
-		const first = this.#bucketTimes[0];
+		const count = this.#history.since(now - OBSERVATION_WINDOW_MS);
+		const first = this.#history.first;
 		const running = first === void 0 ? 0 : now - first;
 		const spanMs = Math.min(OBSERVATION_WINDOW_MS, Math.max(1e3, running));
 		return Math.max(this.#minRps, count * 1e3 / spanMs);
-	}
-	/** Starts recorded in buckets that begin at or after `time`. */
-	#startsSince(time) {
-		let count = 0;
-		for (let index = this.#bucketTimes.length - 1; index >= 0; index -= 1) {
-			if ((this.#bucketTimes[index] ?? 0) < time) break;
-			count += this.#bucketCounts[index] ?? 0;
-		}
-		return count;
-	}
-	#recordStart(now) {
-		const bucket = Math.floor(now / BUCKET_MS) * BUCKET_MS;
-		const last = this.#bucketTimes.length - 1;
-		if (last >= 0 && this.#bucketTimes[last] === bucket) this.#bucketCounts[last] = (this.#bucketCounts[last] ?? 0) + 1;
-		else {
-			this.#bucketTimes.push(bucket);
-			this.#bucketCounts.push(1);
-		}
-		let expired = 0;
-		while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - HISTORY_MS) expired += 1;
-		if (expired > 0) {
-			this.#bucketTimes.splice(0, expired);
-			this.#bucketCounts.splice(0, expired);
-		}
-	}
-	/** Takes one start out of the newest bucket that has one (the refused request started recently). */
-	#forgetOneStart() {
-		for (let index = this.#bucketCounts.length - 1; index >= 0; index -= 1) {
-			const count = this.#bucketCounts[index] ?? 0;
-			if (count > 0) {
-				this.#bucketCounts[index] = count - 1;
-				return;
-			}
-		}
-	}
-	#takeSlot(signal) {
-		if (signal?.aborted) return Promise.reject(signal.reason);
-		if (this.#inFlight < this.#concurrency) {
-			this.#inFlight += 1;
-			return Promise.resolve();
-		}
-		return new Promise((resolve, reject) => {
-			const onAbort = () => {
-				const index = this.#waiting.indexOf(take);
-				if (index >= 0) this.#waiting.splice(index, 1);
-				reject(signal?.reason);
-			};
-			const take = () => {
-				signal?.removeEventListener("abort", onAbort);
-				resolve();
-			};
-			this.#waiting.push(take);
-			signal?.addEventListener("abort", onAbort, { once: true });
-		});
-	}
-	#releaseSlot() {
-		const next = this.#waiting.shift();
-		if (next) next();
-		else this.#inFlight -= 1;
 	}
 };
 // dist/src/api/retry.js

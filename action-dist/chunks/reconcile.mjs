@@ -106,6 +106,15 @@ function describeOwnerConflict(conflict, where, ownName) {
 	const { config, record, owner } = conflict;
 	return `config "${config.fields.name}" matches record ${record.id} in ${where}, which owner "${owner}" manages (its description carries that owner's mark), not "${ownName}": rename this config, or pass --takeover to take the record over for "${ownName}"`;
 }
+/**
+* Of several unclaimed records with a config's name, the one this owner marked, when there is
+* exactly one: two owners may each hold a record of one name. Otherwise all of them (ambiguous).
+*/
+function preferOwnRecord(owner, named) {
+	if (owner === void 0 || named.length < 2) return named;
+	const own = named.filter((record) => ownerOf(record) === owner.name);
+	return own.length === 1 ? own : named;
+}
 // dist/src/plan/safety-guards.js
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
@@ -204,7 +213,7 @@ function planProjectInput(input, options) {
 		guards: [],
 		errors: []
 	};
-	const claims = claimRecords(input, part.errors);
+	const claims = claimRecords(input, part.errors, ownerSettings(options));
 	const describeGuard = options.describeGuard ?? describeGuardFinding;
 	for (const family of FAMILY_NAMES) {
 		const desiredFamily = input.desired.get(family);
@@ -235,7 +244,7 @@ function planProjectInput(input, options) {
 * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
 * family is never claimed, reordered or pruned through the other.
 */
-function claimRecords(input, errors) {
+function claimRecords(input, errors, owner) {
 	const claims = /* @__PURE__ */ new Map();
 	const byConfig = /* @__PURE__ */ new Map();
 	const claim = (value) => {
@@ -282,7 +291,7 @@ function claimRecords(input, errors) {
 		for (const config of desiredFamily.configs) {
 			if (config.id !== void 0) continue;
 			const named = byName.get(config.fields.name) ?? [];
-			const free = named.filter((record) => !claims.has(record.id));
+			const free = preferOwnRecord(owner, named.filter((record) => !claims.has(record.id)));
 			if (free.length > 1) {
 				report(family, config, `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`);
 				continue;
@@ -669,7 +678,8 @@ async function resolveAllProjects(client, desired, io) {
 async function planFromFlags(client, desired, flags, io) {
 	const maxDeletePercent = flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
 	const progress = createProgress(io);
-	const resolved = desired.unresolved === void 0 ? desired : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
+	const { unresolved, ...named } = desired;
+	const resolved = unresolved === void 0 ? named : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
 	return readAndPlan(client, resolved, {
 		concurrency: concurrencyOf(flags),
 		plan: {
