@@ -18,8 +18,15 @@ import type { CliIo } from "./io.js";
 import { printDiagnostics } from "./manifest-options.js";
 import { collect, familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
+import {
+  allowDestroyOption,
+  excludeOption,
+  type SafetyFlags,
+  safetyPlanOptions,
+  targetOption,
+} from "./safety-options.js";
 
-export interface ScopeFlags {
+export interface ScopeFlags extends SafetyFlags {
   project?: string[];
   family?: FamilyName[];
   maxDeletePercent?: string;
@@ -41,7 +48,16 @@ export function addScopeOptions(command: Command): Command {
         "--max-delete-percent <n>",
         "refuse to prune more than this share of a family of 10+ records",
       ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
-    );
+    )
+    .addOption(
+      new Option(
+        "--max-update-percent <n>",
+        "refuse to update more than this share of a family of 10+ records",
+      ).default(String(PLAN_DEFAULTS.maxUpdatePercent)),
+    )
+    .addOption(targetOption())
+    .addOption(excludeOption())
+    .addOption(allowDestroyOption());
 }
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
@@ -113,6 +129,7 @@ export async function planFromFlags(
     flags.maxDeletePercent === undefined
       ? PLAN_DEFAULTS.maxDeletePercent
       : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+  const safety = safetyPlanOptions(flags);
   const progress = createProgress(io);
   const resolved =
     desired.unresolved === undefined
@@ -120,7 +137,7 @@ export async function planFromFlags(
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
   return readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
-    plan: { maxDeletePercent, describeGuard },
+    plan: { maxDeletePercent, ...safety, describeGuard },
     onProgress: (read) => {
       progress.update(
         "read",

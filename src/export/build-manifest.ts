@@ -23,14 +23,17 @@ export interface ExportInput {
   otherLists?: FamilyList[];
 }
 
-/** One config as a manifest writes it; key order is the order written. */
+/**
+ * One config as a manifest writes it; key order is the order written. Every field is written, null
+ * ones included: a field left out would not be managed, and a later edit of it not seen as drift.
+ */
 export interface ExportedConfig {
   name: string;
   id?: number;
   plugin: number;
   enabled: boolean;
-  description?: string;
-  match_action?: number;
+  description: string | null;
+  match_action: number | null;
   order?: number;
 }
 
@@ -135,12 +138,11 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        // posthog-2024 shows the plugin's own description where the record has none: writing it
-        // would manage a text nobody set. Left out, the field is unmanaged and plans back the same.
-        ...(record.description === null || record.description === pluginDefaults(record).description
-          ? {}
-          : { description: record.description }),
-        ...(record.match_action === null ? {} : { match_action: record.match_action }),
+        // posthog-2024 shows the plugin's own description where the record has none: that is a
+        // null description (compare-fields.ts reads it back so), not a text anybody set.
+        description:
+          record.description === pluginDefaults(record).description ? null : (record.description ?? null),
+        match_action: record.match_action ?? null,
         ...(positional ? {} : { order: record.order }),
       }),
     );

@@ -7,10 +7,12 @@ import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js"
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { createFields, diffFields } from "./compare-fields.js";
+import { createFields, diffFields, isIgnored, managedFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { findOrderTies, type PlacedConfig } from "./order-ties.js";
-import { describeGuardFinding, findGuard } from "./safety-guards.js";
+import { findProtectedDeletes, protectEntries } from "./protect.js";
+import { describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
   CurrentState,
@@ -22,11 +24,18 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
+  PlanTargets,
 } from "./types.js";
 
 export interface PlanOptions {
   /** Refuse to delete more than this share of a family of 10 or more records. */
   maxDeletePercent?: number;
+  /** Refuse to update more than this share of a family of 10 or more records. */
+  maxUpdatePercent?: number;
+  /** Record-name globs whose protected records may be deleted (--allow-destroy). */
+  allowDestroy?: readonly string[];
+  /** --target/--exclude: only these records' changes are planned (a partial plan). */
+  targets?: PlanTargets;
   /**
    * The message of each guard in the plan: the CLI's words name its flags (render/guard-message.ts);
    * by default, what was found alone.
@@ -34,8 +43,8 @@ export interface PlanOptions {
   describeGuard?: (finding: GuardFinding) => string;
 }
 
-export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<
-  Pick<PlanOptions, "maxDeletePercent">
+export const PLAN_DEFAULTS = { maxDeletePercent: 30, maxUpdatePercent: 30 } as const satisfies Required<
+  Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent">
 >;
 
 export interface PlanDiagnostic {
@@ -84,7 +93,10 @@ export function computePlan(
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
-  return assemblePlan(groupByProject(desired, current).map((input) => planProjectInput(input, options)));
+  return assemblePlan(
+    groupByProject(desired, current).map((input) => planProjectInput(input, options)),
+    options.targets,
+  );
 }
 
 /**
@@ -103,8 +115,11 @@ export function planProject(
   return planProjectInput(input, options);
 }
 
-/** Joins the parts of a plan, in the order given: the same parts always make the same plan. */
-export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
+/**
+ * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
+ * `targets` (--target/--exclude), the plan says it is partial.
+ */
+export function assemblePlan(parts: readonly ProjectPlan[], targets?: PlanTargets): PlanResult {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
   const changes = parts.flatMap((part) => part.changes);
@@ -123,6 +138,7 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     families: parts.flatMap((part) => part.families),
     fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
+    ...(isPartial(targets) ? { partial: true as const, targets } : {}),
   };
   return { plan, errors };
 }
@@ -135,7 +151,6 @@ function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] 
 }
 
 function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
-  const maxDeletePercent = options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent;
   const part: ProjectPlan = {
     project: input.project,
     changes: [],
@@ -151,7 +166,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
+    const familyPlan = planFamily(input, desiredFamily, records, claims, options);
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
@@ -287,7 +302,7 @@ function planFamily(
   desiredFamily: DesiredFamily,
   listed: readonly PluginConfigRecord[],
   claims: Claims,
-  maxDeletePercent: number,
+  options: PlanOptions,
 ): FamilyPlan {
   const { project, family } = desiredFamily;
   const familySource = formatSource(desiredFamily.source);
@@ -302,96 +317,103 @@ function planFamily(
 
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
-  const touchedIds: number[] = [];
   // Where each config stands once the plan is applied, to find the orders it shares (order-ties.ts).
   const placed: PlacedConfig[] = [];
+  let ignored = 0;
+  const claimedNames = new Map<object, string | null>();
 
   for (const config of desiredFamily.configs) {
     const claim = claims.byConfig.get(config);
+    if (claim) claimedNames.set(config, claim.record.name);
     const source = formatSource(config.source);
-    const { name, plugin, order } = config.fields;
+    const desired = managedFields(config.fields, desiredFamily.fields);
+    const { name, plugin, order } = desired;
     const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
+    if (desired.deleted === true) {
+      // `deleted: true`: the record goes, if it is there; the config takes no place in the order.
+      if (claim) changes.push(deleteChange(project, family, claim.record, source, via));
+      continue;
+    }
     if (!claim) {
       placed.push({ id: null, name, plugin, order, placed: "create", source });
       changes.push({
         action: "create",
         project,
         family,
-        name: config.fields.name,
+        name,
         id: null,
-        fields: createFields(config.fields),
+        fields: createFields(desired),
         source,
         ...via,
       });
       continue;
     }
     const { record } = claim;
-    placed.push({
-      id: record.id,
-      name,
-      plugin,
-      order,
-      placed: record.order === order ? "kept" : "move",
-      source,
-    });
-    const fields = diffFields(config.fields, record);
-    if (Object.keys(fields).length > 0) {
+    const keepsOrder = record.order === order || isIgnored(desired, "order");
+    placed.push({ id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source });
+    const diff = diffFields(desired, record);
+    ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
+    if (Object.keys(diff.changes).length > 0) {
       changes.push({
         action: "update",
         project,
         family,
-        name: config.fields.name,
+        name,
         id: record.id,
-        fields,
+        fields: diff.changes,
         source,
         ...via,
       });
-      touchedIds.push(record.id);
     }
-    if (record.order !== config.fields.order) {
-      moves.push({
-        id: record.id,
-        name: config.fields.name,
-        plugin: record.plugin,
-        from: record.order,
-        to: config.fields.order,
-      });
-      touchedIds.push(record.id);
-    }
+    if (!keepsOrder)
+      moves.push({ id: record.id, name, plugin: record.plugin, from: record.order, to: order });
   }
 
   const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
-  const deletes: PlannedChange[] = desiredFamily.prune
-    ? unclaimed.map((record) => ({
-        action: "delete" as const,
-        project,
-        family,
-        name: record.name,
-        id: record.id,
-        fields: {},
-        source: familySource,
-      }))
+  const prunes = desiredFamily.prune
+    ? unclaimed.map((record) => deleteChange(project, family, record, familySource, {}))
     : [];
-  for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
-  appendAll(changes, deletes);
+  appendAll(changes, prunes);
   // With prune, every unclaimed record of the family is deleted: none is left to tie with.
   const orderTies: OrderTie[] = desiredFamily.prune ? [] : findOrderTies(placed, unclaimed);
 
-  const guard = findGuard(
+  const selected = selectTargets(changes, moves, options.targets);
+  const touchedIds = [
+    ...selected.changes.flatMap((change) =>
+      change.action === "create" || change.id === null ? [] : [change.id],
+    ),
+    ...selected.moves.map((move) => move.id),
+  ];
+  const protect = protectEntries(desiredFamily, claimedNames);
+  const where = { project, family, source: familySource };
+  const guards: GuardFinding[] = [];
+  const prunedNow = selected.changes.filter((change) => prunes.includes(change));
+  const deleteGuard = findGuard(
     {
-      project,
-      family,
+      ...where,
       owned: owned.length,
-      creates: changes.filter((change) => change.action === "create").length,
-      deletes: deletes.length,
-      source: familySource,
+      creates: selected.changes.filter((change) => change.action === "create").length,
+      deletes: prunedNow.length,
     },
-    maxDeletePercent,
+    options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent,
   );
+  const updateGuard = findUpdateGuard(
+    {
+      ...where,
+      owned: owned.length,
+      updates: selected.changes.filter((change) => change.action === "update").length,
+    },
+    options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
+  );
+  const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
+  for (const guard of [protectedGuard, deleteGuard, updateGuard]) if (guard !== undefined) guards.push(guard);
 
   return {
-    changes,
-    reorder: moves.length > 0 ? { project, family, moves, source: familySource } : undefined,
+    changes: selected.changes,
+    reorder:
+      selected.moves.length > 0
+        ? { project, family, moves: selected.moves, source: familySource }
+        : undefined,
     report: {
       project,
       family,
@@ -408,8 +430,21 @@ function planFamily(
             enabled: record.enabled,
           })),
       ...(orderTies.length > 0 ? { orderTies } : {}),
+      ...(protect.length > 0 ? { protect } : {}),
+      ...(ignored > 0 ? { ignored } : {}),
+      ...(selected.reorderLeftOut ? { reorderLeftOut: true as const } : {}),
     },
-    guards: guard === undefined ? [] : [guard],
+    guards,
     touchedIds,
   };
+}
+
+function deleteChange(
+  project: string,
+  family: FamilyName,
+  record: PluginConfigRecord,
+  source: string,
+  via: { via?: string },
+): PlannedChange {
+  return { action: "delete", project, family, name: record.name, id: record.id, fields: {}, source, ...via };
 }

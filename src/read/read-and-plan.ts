@@ -115,7 +115,10 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  const result = assemblePlan([...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []));
+  const result = assemblePlan(
+    [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []),
+    options.plan?.targets,
+  );
   planningMs += performance.now() - started;
   return { ...result, current: { families }, planningMs };
 }

@@ -12,6 +12,8 @@ import type {
   PlannedChange,
   PlannedReorder,
   PlanSummary,
+  PlanTargets,
+  ProtectEntry,
   TiedConfig,
   TiedRecord,
   UnmanagedRecord,
@@ -89,6 +91,9 @@ const FULL_PLAN: Plan = {
           unmanaged: [{ id: 7, name: null, plugin: 41 }],
         },
       ],
+      protect: [{ pattern: "Geo*", source: "pcsync.yaml:5" }],
+      ignored: 2,
+      reorderLeftOut: true,
     },
   ],
   fingerprints: {
@@ -98,6 +103,8 @@ const FULL_PLAN: Plan = {
   guards: [
     { project: "2", family: "plugin_configs", rule: "prune_to_empty", message: "would empty the family" },
   ],
+  partial: true,
+  targets: { target: ["Geo*"], exclude: ["Banner"] },
 };
 
 // The keys of each type of src/plan/types.ts, checked by the compiler in both directions:
@@ -114,7 +121,11 @@ const KEYS = {
     families: "required",
     fingerprints: "required",
     guards: "required",
+    partial: "optional",
+    targets: "optional",
   } satisfies Record<keyof Plan, Presence>,
+  targets: { target: "required", exclude: "required" } satisfies Record<keyof PlanTargets, Presence>,
+  protectEntry: { pattern: "required", source: "required" } satisfies Record<keyof ProtectEntry, Presence>,
   summary: {
     create: "required",
     update: "required",
@@ -160,6 +171,9 @@ const KEYS = {
     membership: "required",
     unmanaged: "required",
     orderTies: "optional",
+    protect: "optional",
+    ignored: "optional",
+    reorderLeftOut: "optional",
   } satisfies Record<keyof FamilyReport, Presence>,
   orderTie: { order: "required", managed: "required", unmanaged: "required" } satisfies Record<
     keyof OrderTie,
@@ -182,10 +196,12 @@ const KEYS = {
   >,
 };
 const ACTIONS = { create: true, update: true, delete: true } satisfies Record<PlannedChange["action"], true>;
-const RULES = { max_delete_percent: true, prune_to_empty: true } satisfies Record<
-  GuardViolation["rule"],
-  true
->;
+const RULES = {
+  max_delete_percent: true,
+  prune_to_empty: true,
+  max_update_percent: true,
+  protected: true,
+} satisfies Record<GuardViolation["rule"], true>;
 
 interface SchemaObject {
   properties?: Record<string, SchemaObject>;

@@ -2,6 +2,7 @@
 
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
+import { SafetyGuardError } from "../../apply/apply-errors.js";
 import { EXIT_CHANGES } from "../../errors.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
@@ -46,13 +47,21 @@ Examples:
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);
       printPlan(plan, format, io);
-      warnGuards(plan, io, false);
+      // A delete of a protected record is refused already here (exit 3), the others at apply.
+      const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
+      warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
+      await appendStepSummary(plan, io, "pcsync plan");
+      if (protectedDeletes.length > 0) {
+        throw new SafetyGuardError(
+          protectedDeletes.map((guard) => guard.message),
+          "refusing the plan: it deletes protected records",
+        );
+      }
       if (flags.out) {
         // Relative to the command's working directory, as the manifest paths are.
         await savePlan(plan, resolve(io.cwd, flags.out));
         io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
       }
-      await appendStepSummary(plan, io, "pcsync plan");
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
     } finally {
       await client.close();
