@@ -7,7 +7,9 @@ import { type ApiClient, listProjects } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { ManifestError, resolveProjectSets } from "../manifest/index.js";
+import { didYouMean } from "../manifest/suggest.js";
 import type { DesiredState } from "../manifest/types.js";
+import { matchesAnyGlob } from "../name-glob.js";
 import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -135,7 +137,7 @@ export async function planFromFlags(
     desired.unresolved === undefined
       ? desired
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
-  return readAndPlan(client, resolved, {
+  const planned = await readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
     plan: { maxDeletePercent, ...safety, describeGuard },
     onProgress: (read) => {
@@ -149,4 +151,34 @@ export async function planFromFlags(
       if (read.listsDone === read.lists) progress.finish();
     },
   });
+  warnUnmatchedNames(flags, resolved, planned.current, io);
+  return planned;
+}
+
+/**
+ * A --target, --exclude or --allow-destroy that names no config of the manifest and no record read
+ * is most likely a typo: a partial plan of nothing would say "No changes" and look like success.
+ */
+function warnUnmatchedNames(
+  flags: SafetyFlags,
+  desired: DesiredState,
+  current: CurrentState,
+  io: CliIo,
+): void {
+  const names = new Set<string>();
+  for (const family of desired.families) for (const config of family.configs) names.add(config.fields.name);
+  for (const family of current.families)
+    for (const record of family.records) if (record.name !== null) names.add(record.name);
+  const known = [...names];
+  const given = [
+    ...(flags.target ?? []).map((pattern) => ["--target", pattern] as const),
+    ...(flags.exclude ?? []).map((pattern) => ["--exclude", pattern] as const),
+    ...(flags.allowDestroy ?? []).map((pattern) => ["--allow-destroy", pattern] as const),
+  ];
+  for (const [flag, pattern] of given) {
+    if (known.some(matchesAnyGlob([pattern]))) continue;
+    io.stderr.write(
+      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`,
+    );
+  }
 }

@@ -239,6 +239,8 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
     for (const config of desiredFamily.configs) {
       if (config.id === undefined) continue;
       const record = byId.get(config.id);
+      // A record to delete that is gone already is what `deleted: true` asks for.
+      if (!record && config.fields.deleted === true) continue;
       if (!record) {
         report(
           family,

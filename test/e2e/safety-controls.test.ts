@@ -151,6 +151,10 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("safety controls on %s", (p
     expect(rest.stdout).not.toContain('~ update "C3"');
     expect(rest.stdout).toContain("reorder:");
     expect(rest.stdout).not.toContain("Partial plan");
+    const typo = await run("plan", "-f", "targeted.yaml", "--target", "C33");
+    expect(typo.stderr).toContain(
+      'warning: --target "C33" matches no config of the manifest and no record read; did you mean "C3"?',
+    );
   });
 
   it("export writes every field, nulls included, so an exported manifest sees a hand edit of any of them", async () => {

@@ -168,6 +168,9 @@ describe("deleted: true", () => {
       planOf(family, [remoteRecord({ id: 3, name: "Old" }), remoteRecord({ id: 4, name: "B" })]).changes,
     ).toEqual([expect.objectContaining({ action: "delete", id: 3, name: "Old" })]);
     expect(planOf(family, [remoteRecord({ id: 4, name: "B" })]).changes).toEqual([]);
+    // Pinned by id, and gone already: nothing to do, not an error.
+    const pinned = desiredFamily("1", PC, [desiredConfig({ name: "Old", deleted: true }, { id: 3 })]);
+    expect(planOf(pinned, []).changes).toEqual([]);
   });
 });
 
