@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
 import { listsToRead } from "../family-lists.js";
+import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { parsePlanFile } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -106,5 +107,5 @@ async function rereadForPlan(
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
   const current = await readCurrentState(client, refs, options);
-  return { current, reasons: findStaleness(plan, current) };
+  return { current, reasons: [...findStaleness(plan, current), ...findOwnerProblems(plan, current)] };
 }

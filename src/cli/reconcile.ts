@@ -19,6 +19,7 @@ import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./conn
 import type { CliIo } from "./io.js";
 import { printDiagnostics } from "./manifest-options.js";
 import { collect, familyOption, parseFamily } from "./options.js";
+import { type OwnerFlags, ownerPlanOptions, takeoverOption } from "./owner-options.js";
 import { createProgress } from "./progress.js";
 import {
   allowDestroyOption,
@@ -28,7 +29,7 @@ import {
   targetOption,
 } from "./safety-options.js";
 
-export interface ScopeFlags extends SafetyFlags {
+export interface ScopeFlags extends SafetyFlags, OwnerFlags {
   project?: string[];
   family?: FamilyName[];
   maxDeletePercent?: string;
@@ -59,7 +60,8 @@ export function addScopeOptions(command: Command): Command {
     )
     .addOption(targetOption())
     .addOption(excludeOption())
-    .addOption(allowDestroyOption());
+    .addOption(allowDestroyOption())
+    .addOption(takeoverOption());
 }
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
@@ -139,7 +141,7 @@ export async function planFromFlags(
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
   const planned = await readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
-    plan: { maxDeletePercent, ...safety, describeGuard },
+    plan: { maxDeletePercent, ...safety, describeGuard, ...ownerPlanOptions(resolved, flags) },
     onProgress: (read) => {
       progress.update(
         "read",

@@ -3,7 +3,7 @@
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { pluginDefaults, shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
@@ -138,10 +138,7 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        // posthog-2024 shows the plugin's own description where the record has none: that is a
-        // null description (compare-fields.ts reads it back so), not a text anybody set.
-        description:
-          record.description === pluginDefaults(record).description ? null : (record.description ?? null),
+        description: exportedDescription(record),
         match_action: record.match_action ?? null,
         ...(positional ? {} : { order: record.order }),
       }),
@@ -155,4 +152,16 @@ export function buildManifest(input: ExportInput): ExportResult {
     warnings: [...new Set(warnings)],
     configCount: families.reduce((total, family) => total + family.configs.length, 0),
   };
+}
+
+/**
+ * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
+ * description where the record has none: that is a null description (compare-fields.ts reads it
+ * back so), not a text anybody set.
+ */
+function exportedDescription(record: PluginConfigRecord): string | null {
+  const description = shownValue("description", record);
+  return typeof description !== "string" || description === pluginDefaults(record).description
+    ? null
+    : description;
 }

@@ -10,6 +10,14 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields, isIgnored, managedFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { findOrderTies, type PlacedConfig } from "./order-ties.js";
+import {
+  describeOwnerConflict,
+  markForCreate,
+  markForUpdate,
+  type OwnerSettings,
+  splitPrunable,
+  unmanagedOwner,
+} from "./owner-plan.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
 import { describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
@@ -41,6 +49,10 @@ export interface PlanOptions {
    * by default, what was found alone.
    */
   describeGuard?: (finding: GuardFinding) => string;
+  /** The manifest's `owner:` (computePlan takes the desired state's); see owner-plan.ts. */
+  owner?: string | undefined;
+  /** `--takeover`: configs may claim records another owner marked. */
+  takeover?: boolean | undefined;
 }
 
 export const PLAN_DEFAULTS = { maxDeletePercent: 30, maxUpdatePercent: 30 } as const satisfies Required<
@@ -52,6 +64,8 @@ export interface PlanDiagnostic {
   family: FamilyName;
   message: string;
   source: string;
+  /** A refusal (exit 3) rather than an error: a config matches a record another owner marked. */
+  refused?: true;
 }
 
 export interface PlanResult {
@@ -93,9 +107,10 @@ export function computePlan(
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
+  const withOwner: PlanOptions = { owner: desired.owner?.name, ...options };
   return assemblePlan(
-    groupByProject(desired, current).map((input) => planProjectInput(input, options)),
-    options.targets,
+    groupByProject(desired, current).map((input) => planProjectInput(input, withOwner)),
+    withOwner,
   );
 }
 
@@ -117,9 +132,9 @@ export function planProject(
 
 /**
  * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
- * `targets` (--target/--exclude), the plan says it is partial.
+ * `options.targets` (--target/--exclude), the plan says it is partial.
  */
-export function assemblePlan(parts: readonly ProjectPlan[], targets?: PlanTargets): PlanResult {
+export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions = {}): PlanResult {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
   const changes = parts.flatMap((part) => part.changes);
@@ -138,8 +153,15 @@ export function assemblePlan(parts: readonly ProjectPlan[], targets?: PlanTarget
     families: parts.flatMap((part) => part.families),
     fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
-    ...(isPartial(targets) ? { partial: true as const, targets } : {}),
   };
+  if (options.owner !== undefined) {
+    plan.owner = options.owner;
+    if (options.takeover) plan.takeover = true;
+  }
+  if (isPartial(options.targets)) {
+    plan.partial = true;
+    plan.targets = options.targets;
+  }
   return { plan, errors };
 }
 
@@ -166,7 +188,8 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, options);
+    const familyPlan = planFamily(input, desiredFamily, records, claims, options, ownerSettings(options));
+    appendAll(part.errors, familyPlan.errors);
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
@@ -291,7 +314,14 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
   return { byRecord: claims, byConfig };
 }
 
+function ownerSettings(options: PlanOptions): OwnerSettings | undefined {
+  return options.owner === undefined
+    ? undefined
+    : { name: options.owner, takeover: options.takeover === true };
+}
+
 interface FamilyPlan {
+  errors: PlanDiagnostic[];
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
@@ -305,6 +335,7 @@ function planFamily(
   listed: readonly PluginConfigRecord[],
   claims: Claims,
   options: PlanOptions,
+  owner: OwnerSettings | undefined,
 ): FamilyPlan {
   const { project, family } = desiredFamily;
   const familySource = formatSource(desiredFamily.source);
@@ -317,6 +348,7 @@ function planFamily(
     return !otherIds.has(record.id);
   });
 
+  const errors: PlanDiagnostic[] = [];
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
   // Where each config stands once the plan is applied, to find the orders it shares (order-ties.ts).
@@ -347,6 +379,7 @@ function planFamily(
         fields: createFields(desired),
         source,
         ...via,
+        ...markForCreate(owner),
       });
       continue;
     }
@@ -355,16 +388,26 @@ function planFamily(
     placed.push({ id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source });
     const diff = diffFields(desired, record);
     ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
-    if (Object.keys(diff.changes).length > 0) {
+    const fields = diff.changes;
+    // The mark keeps the description the family manages: none where ignore_fields names it.
+    const { description: _ignored, ...withoutDescription } = desired;
+    const managed = isIgnored(desired, "description") ? withoutDescription : desired;
+    const { mark, conflict } = markForUpdate(owner, { ...config, fields: managed }, record, fields);
+    if (conflict && owner) {
+      const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+      errors.push({ project, family, message, source, refused: true });
+    }
+    if (Object.keys(fields).length > 0 || mark?.from !== undefined) {
       changes.push({
         action: "update",
         project,
         family,
         name,
         id: record.id,
-        fields: diff.changes,
+        fields,
         source,
         ...via,
+        ...(mark === undefined ? {} : { mark }),
       });
     }
     if (!keepsOrder)
@@ -372,12 +415,16 @@ function planFamily(
   }
 
   const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
+  // With an owner, prune deletes only the records that carry its mark: the rest stay unmanaged.
+  const { prunable, kept, pruneKept } = splitPrunable(owner, unclaimed);
   const prunes = desiredFamily.prune
-    ? unclaimed.map((record) => deleteChange(project, family, record, familySource, {}))
+    ? prunable.map((record) => deleteChange(project, family, record, familySource, {}))
     : [];
   appendAll(changes, prunes);
-  // With prune, every unclaimed record of the family is deleted: none is left to tie with.
-  const orderTies: OrderTie[] = desiredFamily.prune ? [] : findOrderTies(placed, unclaimed);
+  // With prune, every unclaimed record of the family is deleted (but those of other owners): the
+  // rest is left to tie with.
+  const unmanaged = desiredFamily.prune ? kept : unclaimed;
+  const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
   const selected = selectTargets(changes, moves, options.targets);
   const touchedIds = [
@@ -388,14 +435,15 @@ function planFamily(
   ];
   const protect = protectEntries(desiredFamily, claimedNames);
   const where = { project, family, source: familySource };
+  // An owner's prune is measured against the records it may delete or keeps: its own.
+  const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
   const guards: GuardFinding[] = [];
-  const prunedNow = selected.changes.filter((change) => prunes.includes(change));
   const deleteGuard = findGuard(
     {
       ...where,
-      owned: owned.length,
+      owned: ownedByThis,
       creates: selected.changes.filter((change) => change.action === "create").length,
-      deletes: prunedNow.length,
+      deletes: selected.changes.filter((change) => prunes.includes(change)).length,
     },
     options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent,
   );
@@ -411,6 +459,7 @@ function planFamily(
   for (const guard of [protectedGuard, deleteGuard, updateGuard]) if (guard !== undefined) guards.push(guard);
 
   return {
+    errors,
     changes: selected.changes,
     reorder:
       selected.moves.length > 0
@@ -422,16 +471,16 @@ function planFamily(
       prune: desiredFamily.prune,
       recordCount: owned.length,
       membership: fingerprintMembership(listed),
-      unmanaged: desiredFamily.prune
-        ? []
-        : unclaimed.map((record) => ({
-            id: record.id,
-            name: record.name,
-            plugin: record.plugin,
-            order: record.order,
-            enabled: record.enabled,
-          })),
+      unmanaged: unmanaged.map((record) => ({
+        id: record.id,
+        name: record.name,
+        plugin: record.plugin,
+        order: record.order,
+        enabled: record.enabled,
+        ...unmanagedOwner(owner, record),
+      })),
       ...(orderTies.length > 0 ? { orderTies } : {}),
+      ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
       ...(protect.length > 0 ? { protect } : {}),
       ...(ignored > 0 ? { ignored } : {}),
       ...(selected.reorderLeftOut ? { reorderLeftOut: true as const } : {}),

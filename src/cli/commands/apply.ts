@@ -127,6 +127,7 @@ const PLAN_SHAPING_OPTIONS = [
   ["maxUpdatePercent", "--max-update-percent"],
   ["target", "--target"],
   ["exclude", "--exclude"],
+  ["takeover", "--takeover"],
 ] as const;
 
 function refuseOptionsBesidePlan(command: Command): void {

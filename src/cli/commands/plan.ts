@@ -1,12 +1,17 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { SafetyGuardError } from "../../apply/apply-errors.js";
 import { EXIT_CHANGES } from "../../errors.js";
+import { resolveOutputTarget } from "../../files/output-target.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
+import {
+  addManifestOption,
+  loadManifestsOrThrow,
+  type ManifestFlags,
+  runInputs,
+} from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
@@ -41,6 +46,9 @@ Examples:
   command.action(async (flags: PlanFlags) => {
     const format = parseFormat(flags.format);
     const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
+    // Relative to the command's working directory, as the manifest paths are; refused before any request.
+    const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }) };
+    if (flags.out) await resolveOutputTarget(flags.out, output);
     const client = await createClientFromFlags(flags, io, {
       fallback: { baseUrl: desired.baseUrl, orElse: "set server.base_url in the manifest" },
     });
@@ -58,9 +66,8 @@ Examples:
         );
       }
       if (flags.out) {
-        // Relative to the command's working directory, as the manifest paths are.
-        await savePlan(plan, resolve(io.cwd, flags.out));
-        io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
+        const saved = await savePlan(plan, flags.out, output);
+        io.stderr.write(`${saved}\n`);
       }
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
     } finally {
