@@ -19,7 +19,7 @@ import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { showsWritten } from "../plan/compare-fields.js";
+import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type {
   CurrentState,
   FieldChanges,
@@ -283,7 +283,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
   const details = wrong
     .map(
       (field) =>
-        `${field} is ${JSON.stringify(record[field] ?? null)}, not ${JSON.stringify(change.fields[field]?.to)}`,
+        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
     )
     .join("; ");
   const hint = wrong.includes("plugin")
