@@ -477,9 +477,10 @@ function warnUnmatchedProtect(context: ProjectContext, family: FamilyName, built
   for (const { pattern, source } of built.protect ?? []) {
     const names = built.configs.map((config) => config.fields.name);
     if (names.some(matchesAnyGlob([pattern]))) continue;
+    const suggestion = didYouMean(pattern, names);
     context.report.warn(
       source,
-      `protect: "${pattern}" matches no config of ${family}${didYouMean(pattern, names)}; it still protects remote records of that name, check the spelling`,
+      `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`,
       context.project,
     );
   }
