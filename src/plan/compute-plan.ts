@@ -464,7 +464,11 @@ function planFamily(
     options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
   );
   const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
-  for (const guard of [protectedGuard, deleteGuard, updateGuard]) if (guard !== undefined) guards.push(guard);
+  // With an owner, the delete guard's share is of its own records.
+  const ownersDeleteGuard =
+    deleteGuard === undefined || owner === undefined ? deleteGuard : { ...deleteGuard, owner: owner.name };
+  for (const guard of [protectedGuard, ownersDeleteGuard, updateGuard])
+    if (guard !== undefined) guards.push(guard);
 
   return {
     errors,

@@ -54,7 +54,7 @@ Examples:
     });
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);
-      printPlan(plan, format, io);
+      printPlan(plan, format, io, { verbose: flags.verbose === true });
       // A delete of a protected record is refused already here (exit 3), the others at apply.
       const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
       warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
