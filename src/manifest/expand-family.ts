@@ -3,6 +3,7 @@
 // configs; orders resolved as the same configs written out would have them.
 
 import type { FamilyName } from "../families.js";
+import { matchesAnyGlob } from "../name-glob.js";
 import { formatSource } from "./diagnostics.js";
 import type {
   ConfigItem,
@@ -68,21 +69,38 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
         report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
         return undefined;
       }
-      return finishFamily(context, family, own.configs.map(ownEntry(own)), settingsOf(own), own.source);
+      return finishFamily(
+        context,
+        family,
+        own.configs.map(ownEntry(own)),
+        own.prune?.value ?? false,
+        own.source,
+        familySettings([own]),
+      );
     }
   }
 
   const entries: Entry[] = [];
   const byName = new Map<string, Entry>();
-  const templateFamilies: FamilyBlock[] = [];
+  let templatePrune: { value: boolean; source: SourceLocation } | undefined;
   let templated = false;
   let firstUse: SourceLocation | undefined;
+  const settingBlocks: FamilyBlock[] = [];
   for (const application of applications) {
     const templateFamily = application.template.families.find((candidate) => candidate.family === family);
     if (templateFamily === undefined) continue;
+    settingBlocks.push(templateFamily);
     templated = true;
     firstUse ??= application.use.source;
-    templateFamilies.push(templateFamily);
+    if (templateFamily.prune !== undefined) {
+      if (templatePrune !== undefined && templatePrune.value !== templateFamily.prune.value) {
+        report.error(
+          templateFamily.prune.source,
+          `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${formatSource(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
+          project,
+        );
+      } else templatePrune ??= templateFamily.prune;
+    }
     for (const item of templateFamily.configs ?? []) {
       addEntry(
         entries,
@@ -166,19 +184,42 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   }
   if (entries.length === 0 && !templated && changers.length === 0) return undefined;
 
-  // The project's own value wins over a set's, which wins over the templates'.
-  const setFamilies = setBlocks.map(({ block }) => block);
-  const inherited = <K extends InheritedSetting>(key: K): FamilyBlock[K] | undefined =>
-    agreedSetting(key, setFamilies, family, context, "of another set with the same project") ??
-    agreedSetting(key, templateFamilies, family, context, `, both templates used for ${family}`);
-  const settings = settingsOf({
-    prune: own?.prune ?? inherited("prune"),
-    drift: own?.drift ?? inherited("drift"),
-  });
+  const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
   const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
   if (source === undefined) return undefined;
   const kept = entries.filter((entry) => entry.omittedAt === undefined);
-  return finishFamily(context, family, kept, settings, source);
+  for (const { block: changer } of changers) settingBlocks.push(changer);
+  return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
+}
+
+/**
+ * `protect:`, `fields:` and `drift:` of a family from its blocks, templates first, then sets, then the
+ * project's own: protection adds up (it must survive any one block's edit); the last `fields:` wins.
+ */
+function familySettings(blocks: readonly FamilyBlock[]): Pick<DesiredFamily, "protect" | "fields" | "drift"> {
+  const protect = blocks.flatMap((block) => block.protect ?? []);
+  const fields = blocks.findLast((block) => block.fields !== undefined)?.fields?.value;
+  // `drift:` as `fields:`: the project's own, else a set's, else a template's.
+  const drift = blocks.findLast((block) => block.drift !== undefined)?.drift?.value;
+  return {
+    ...(protect.length > 0 ? { protect } : {}),
+    ...(fields === undefined ? {} : { fields }),
+    ...(drift === undefined ? {} : { drift }),
+  };
+}
+
+/** A `protect:` pattern that names no config of the family: likely a typo (it still protects remote records). */
+function warnUnmatchedProtect(context: ProjectContext, family: FamilyName, built: DesiredFamily): void {
+  for (const { pattern, source } of built.protect ?? []) {
+    const names = built.configs.map((config) => config.fields.name);
+    if (names.some(matchesAnyGlob([pattern]))) continue;
+    const suggestion = didYouMean(pattern, names);
+    context.report.warn(
+      source,
+      `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`,
+      context.project,
+    );
+  }
 }
 
 export function applicationsOf(context: Omit<ProjectContext, "applications">): Application[] {
@@ -254,7 +295,7 @@ function applyOverride(
     if (set !== undefined) {
       entry.setOverrides ??= new Map();
       const earlier = entry.setOverrides.get(field);
-      if (earlier !== undefined && !Object.is(earlier.value, value)) {
+      if (earlier !== undefined && !sameSetting(earlier.value, value)) {
         context.report.error(
           at,
           `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${formatSource(earlier.at)} of another set with the same project; set it in the project's own overrides`,
@@ -270,46 +311,29 @@ function applyOverride(
   }
 }
 
-/** The family settings that templates and project sets pass on, when the project says nothing. */
-type InheritedSetting = "prune" | "drift";
+/** Two sets' values of one override field agree: equal values, or lists of the same items. */
+function sameSetting(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b);
+}
 
-/**
- * The value of `key` that `blocks` give, the first one's; two blocks that disagree are an error
- * naming both places (`where` says how they came together), and the project must decide.
- */
-function agreedSetting<K extends InheritedSetting>(
-  key: K,
-  blocks: readonly FamilyBlock[],
+function setPrune(
+  setBlocks: readonly { set: ProjectSetBlock; block: FamilyBlock }[],
   family: FamilyName,
   context: ProjectContext,
-  where: string,
-): FamilyBlock[K] | undefined {
-  let first: FamilyBlock[K] | undefined;
-  for (const block of blocks) {
-    const setting = block[key];
-    if (setting === undefined) continue;
-    if (first !== undefined && first.value !== setting.value) {
+): boolean | undefined {
+  let first: { value: boolean; source: SourceLocation } | undefined;
+  for (const { block } of setBlocks) {
+    if (block.prune === undefined) continue;
+    if (first !== undefined && first.value !== block.prune.value) {
       context.report.error(
-        setting.source,
-        `${key}: ${setting.value} differs from ${key}: ${first.value} at ${formatSource(first.source)}${where.startsWith(",") ? "" : " "}${where}; set ${key} in the project's ${family} block`,
+        block.prune.source,
+        `prune: ${block.prune.value} differs from prune: ${first.value} at ${formatSource(first.source)} of another set with the same project; set prune in the project's ${family} block`,
         context.project,
       );
     }
-    first ??= setting;
+    first ??= block.prune;
   }
-  return first;
-}
-
-/** What a family block's settings come to: prune false unless said, drift only when said. */
-function settingsOf(
-  block: {
-    [K in InheritedSetting]?: FamilyBlock[K] | undefined;
-  },
-): Pick<DesiredFamily, "prune" | "drift"> {
-  return {
-    prune: block.prune?.value ?? false,
-    ...(block.drift === undefined ? {} : { drift: block.drift.value }),
-  };
+  return first?.value;
 }
 
 /** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
@@ -317,8 +341,9 @@ function finishFamily(
   context: ProjectContext,
   family: FamilyName,
   entries: readonly Entry[],
-  settings: Pick<DesiredFamily, "prune" | "drift">,
+  prune: boolean,
   source: SourceLocation,
+  settings: Pick<DesiredFamily, "protect" | "fields">,
 ): DesiredFamily {
   let withOrder: Entry | undefined;
   let withoutOrder: Entry | undefined;
@@ -339,22 +364,28 @@ function finishFamily(
     }
   }
   if (withOrder !== undefined && withoutOrder === undefined) warnSharedOrders(context, family, entries);
-  const configs = entries.map((entry, index): DesiredConfig => {
-    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? index + 1 };
+  // A config with `deleted: true` takes no place in the list: the others keep their positions.
+  let position = 0;
+  const configs = entries.map((entry): DesiredConfig => {
+    if (entry.fields.deleted !== true) position += 1;
+    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? position };
     const config: DesiredConfig = { fields, source: entry.item.source, fieldSources: entry.fieldSources };
     const id = entry.id ?? entry.item.id;
     if (id !== undefined) config.id = id;
     if (entry.appliedAt !== undefined) config.appliedAt = entry.appliedAt;
     return config;
   });
-  return {
+  const built: DesiredFamily = {
     project: context.project,
     family,
+    prune,
     ...settings,
     explicitOrder: entries.length > 0 && withoutOrder === undefined,
     configs,
     source,
   };
+  warnUnmatchedProtect(context, family, built);
+  return built;
 }
 
 /**
