@@ -7,12 +7,9 @@ import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/in
 import {
   ApiError,
   CreateOutcomeUnknownError,
-  createConfigDetailed,
   FamilyReader,
   RequestAbortedError,
   RequestFailedError,
-  rearrangeConfigs,
-  updateConfig,
 } from "../api/index.js";
 import { appendAll } from "../append-all.js";
 import { describeError } from "../errors.js";
@@ -29,6 +26,7 @@ import type {
   PlannedReorder,
 } from "../plan/types.js";
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
+import { RecordWriter, type WriteJournal } from "./journaled-writes.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
 
 export interface ApplyOptions {
@@ -42,6 +40,8 @@ export interface ApplyOptions {
   signal?: AbortSignal | undefined;
   /** See `CreateConfigOptions.settleWindowMs`: only for a service known never to commit late. */
   settleWindowMs?: number | undefined;
+  /** The write-ahead journal every write is announced to before it is sent (none: --no-journal). */
+  journal?: WriteJournal | undefined;
 }
 
 const NOT_STARTED = "not started: the run was interrupted";
@@ -89,13 +89,14 @@ export async function applyPlan(
   options: ApplyOptions,
 ): Promise<ApplyReport> {
   const traits: ServerTraits = { rearrangeUnusable: false, createdIds: new Set() };
+  const writer = new RecordWriter(client, options.journal);
   const work = groupWork(plan);
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
   const progress = () => options.onProgress?.(++finished, total);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(client, item, plan, current, traits, options, progress),
+    applyFamily(writer, item, plan, current, traits, options, progress),
   );
   const outcomes = perFamily.flat();
   const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;
@@ -156,7 +157,7 @@ function outcomeOfError(change: PlannedChange, error: unknown): ApplyOutcome {
 }
 
 async function applyFamily(
-  client: ApiClient,
+  writer: RecordWriter,
   work: FamilyWork,
   plan: Plan,
   current: CurrentState,
@@ -165,6 +166,7 @@ async function applyFamily(
   progress: () => void,
 ): Promise<ApplyOutcome[]> {
   const { project, family } = work;
+  const { client } = writer;
   const { signal } = options;
   const reorderBase = work.reorder && {
     action: "reorder" as const,
@@ -195,8 +197,8 @@ async function applyFamily(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options)
-          : { outcome: await applyUpdate(client, change) };
+          ? await applyCreate(writer, change, knownIds, traits.createdIds, reader, options)
+          : { outcome: await applyUpdate(writer, change) };
       progress();
       return applied;
     }),
@@ -204,6 +206,7 @@ async function applyFamily(
   // A concurrent run may have made the same creates, and a POST whose answer was lost may have
   // landed late: one read of the family settles which record of each config stays.
   const writeOutcomes = await dedupeCreates(client, {
+    writer,
     project,
     family,
     knownIds,
@@ -218,7 +221,7 @@ async function applyFamily(
 
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
-      const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
+      const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(writer, change);
       progress();
       return outcome;
     }),
@@ -246,7 +249,7 @@ async function applyFamily(
         message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
       });
     } else {
-      outcomes.push({ ...reorderBase, ...(await applyReorder(client, work.reorder, plan, current, traits)) });
+      outcomes.push({ ...reorderBase, ...(await applyReorder(writer, work.reorder, plan, current, traits)) });
     }
     progress();
   }
@@ -285,7 +288,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
 }
 
 async function applyCreate(
-  client: ApiClient,
+  writer: RecordWriter,
   change: PlannedChange,
   knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
@@ -293,7 +296,7 @@ async function applyCreate(
   options: ApplyOptions,
 ): Promise<AppliedWrite> {
   try {
-    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change.fields), {
+    const created = await writer.create(change.project, change.family, bodyOf(change.fields), {
       knownIds,
       reader,
       settleWindowMs: options.settleWindowMs,
@@ -324,15 +327,16 @@ async function applyCreate(
   }
 }
 
-async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
   try {
-    const record = await updateConfig(
-      client,
+    const record = await writer.update(
+      "update",
       change.project,
       change.family,
       change.id,
       bodyOf(change.fields),
+      change.name,
     );
     const wrong = mismatchedFields(change.fields, record);
     if (wrong.length > 0) return outcomeOf(change, "failed", mismatchMessage(change, record, wrong));
@@ -346,10 +350,17 @@ async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<Ap
  * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
  * list, where DELETE on posthog-2024 servers only disables it.
  */
-async function applyDelete(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+async function applyDelete(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
   try {
-    const record = await updateConfig(client, change.project, change.family, change.id, { deleted: true });
+    const record = await writer.update(
+      "delete",
+      change.project,
+      change.family,
+      change.id,
+      { deleted: true },
+      change.name,
+    );
     if (record.deleted !== true) {
       return outcomeOf(
         change,
@@ -384,7 +395,7 @@ function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentSt
 }
 
 async function applyReorder(
-  client: ApiClient,
+  writer: RecordWriter,
   reorder: PlannedReorder,
   plan: Plan,
   current: CurrentState,
@@ -406,7 +417,7 @@ async function applyReorder(
     try {
       const orders: Record<string, number> = {};
       for (const move of reorder.moves) orders[String(move.id)] = move.to;
-      const records = await rearrangeConfigs(client, project, family, orders);
+      const records = await writer.rearrange(project, family, orders);
       const byId = new Map(records.map((record) => [record.id, record]));
       pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
       if (pending.length === 0)
@@ -439,7 +450,7 @@ async function applyReorder(
   await Promise.all(
     pending.map(async (move) => {
       try {
-        const record = await updateConfig(client, project, family, move.id, { order: move.to });
+        const record = await writer.update("order", project, family, move.id, { order: move.to }, move.name);
         if (record.order !== move.to)
           failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
       } catch (error) {

@@ -8,11 +8,12 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
+import { ApiError, FamilyReader } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
+import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 
 /** How a create was settled, as far as the check needs to know. */
@@ -42,6 +43,8 @@ export interface DedupeInput {
   reader?: FamilyReader | undefined;
   /** Once aborted, the check does not start: its deletes would be new writes. */
   signal?: AbortSignal | undefined;
+  /** How the check's deletes and updates are written (through the run's journal); else directly. */
+  writer?: RecordWriter | undefined;
 }
 
 interface Target {
@@ -188,6 +191,10 @@ function copiesOf(
   );
 }
 
+function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {
+  return input.writer ?? new RecordWriter(client, undefined);
+}
+
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(
   client: ApiClient,
@@ -201,7 +208,7 @@ async function keepSurvivor(
   const { project, family } = input;
   for (const id of copies) {
     try {
-      const removed = await updateConfig(client, project, family, id, { deleted: true });
+      const removed = await writerOf(client, input).update("copy", project, family, id, { deleted: true });
       if (removed.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
     } catch (error) {
@@ -220,7 +227,13 @@ async function keepSurvivor(
     const body: Record<string, FieldValue> = {};
     for (const field of differing) body[field] = change.fields[field]?.to ?? null;
     try {
-      const updated = await updateConfig(client, project, family, survivor.id, body as PluginConfigInput);
+      const updated = await writerOf(client, input).update(
+        "copy",
+        project,
+        family,
+        survivor.id,
+        body as PluginConfigInput,
+      );
       const still = differingFields(change, updated);
       if (still.length > 0) throw new Error(`the server did not apply ${still.join(", ")}`);
     } catch (error) {

@@ -112,12 +112,7 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
   const plan: Plan = {
     format: "pcsync-plan",
     version: 1,
-    summary: {
-      create: changes.filter((change) => change.action === "create").length,
-      update: changes.filter((change) => change.action === "update").length,
-      delete: changes.filter((change) => change.action === "delete").length,
-      reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-    },
+    summary: summarizePlan(changes, reorders),
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
@@ -125,6 +120,18 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     guards: parts.flatMap((part) => part.guards),
   };
   return { plan, errors };
+}
+
+export function summarizePlan(
+  changes: readonly PlannedChange[],
+  reorders: readonly PlannedReorder[],
+): Plan["summary"] {
+  return {
+    create: changes.filter((change) => change.action === "create").length,
+    update: changes.filter((change) => change.action === "update").length,
+    delete: changes.filter((change) => change.action === "delete").length,
+    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+  };
 }
 
 // A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.

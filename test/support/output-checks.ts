@@ -11,3 +11,8 @@ export function expectNoSecret(run: { stdout: string; stderr: string }, key: str
 export function hasStackTrace(text: string): boolean {
   return /\n\s+at .+:\d+:\d+\)?/.test(text);
 }
+
+/** stderr without the lines that name an apply's journal (said at the end of every journaled run). */
+export function withoutJournalNote(stderr: string): string {
+  return stderr.replace(/^Journal: .*\n(?: {2}.*\n)*/m, "");
+}

@@ -4,7 +4,6 @@
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
-import { applyPlan } from "../../apply/apply-plan.js";
 import {
   checkApprovedPlan,
   checkSavedPlan,
@@ -13,6 +12,8 @@ import {
   SavedPlanRefusedError,
 } from "../../apply/check-saved-plan.js";
 import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
+import { tornLineNote } from "../../journal/read-journal.js";
+import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -25,6 +26,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
+import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
 import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, parseFormat } from "../options.js";
 import {
@@ -38,9 +40,10 @@ import {
 import { createProgress } from "../progress.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
 
-interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
+interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];
   plan?: string;
+  resume?: boolean;
   dryRun?: boolean;
   force?: boolean;
   autoApprove?: boolean;
@@ -124,7 +127,17 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
         "do not ask for `yes` on a terminal (a saved plan, or stdin that is not a terminal, is never asked for)",
       ),
     )
+    .addOption(
+      new Option(
+        "--resume",
+        "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
+      ),
+    )
     .addOption(formatOption());
+  addJournalOptions(
+    command,
+    "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
+  );
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
@@ -138,12 +151,18 @@ Examples:
   $ pcsync apply -f pcsync.yaml
   $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
   $ pcsync plan -o plan.json && pcsync apply --plan plan.json
+  $ pcsync apply --plan plan.json --resume       # finish it after a kill, from its journal
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
+    if (flags.resume && flags.plan === undefined)
+      throw new UsageError("--resume finishes a saved plan: give the plan with --plan FILE");
+    if (flags.resume && flags.journal === false)
+      throw new UsageError("--resume reads the interrupted apply's journal: it cannot go with --no-journal");
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined && canAsk(io.stdin);
     if (asks && format === "json") {
       throw new UsageError(
@@ -161,9 +180,32 @@ Examples:
       signal: interrupts.signal,
     });
     try {
-      const { plan, current } = await (saved !== undefined && flags.plan !== undefined
-        ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io))
-        : planFromFlags(client, desired ?? { families: [] }, flags, io)
+      const resumed =
+        flags.resume && saved !== undefined && flags.plan !== undefined
+          ? await resumeSavedPlan(
+              saved,
+              flags.plan,
+              typeof flags.journal === "string" ? flags.journal : undefined,
+              client,
+              { ...rereadOptions(flags, io), cwd: io.cwd },
+            ).catch((error: unknown) => {
+              throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
+                ? new NothingChangedError(error)
+                : error;
+            })
+          : undefined;
+      if (resumed) {
+        const note = tornLineNote(resumed.journal);
+        if (note !== undefined) io.stderr.write(`${note}\n`);
+        io.stderr.write(
+          `Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`,
+        );
+      }
+      const { plan, current } = await (resumed
+        ? Promise.resolve(resumed)
+        : saved !== undefined && flags.plan !== undefined
+          ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io))
+          : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, unless the refusal already does.
         throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
@@ -190,14 +232,13 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const progress = createProgress(io);
-      interrupts.beginWrites();
-      const report = await applyPlan(client, plan, state, {
-        concurrency: concurrencyOf(flags),
-        onProgress: (done, total) => progress.update("applied", done, total, "changes"),
-        signal: interrupts.signal,
+      const report = await applyJournaled(client, plan, state, {
+        flags,
+        io,
+        interrupts,
+        start: { command: "apply", planFile: flags.plan ?? null },
+        resumed: resumed?.journal,
       });
-      progress.finish();
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted
