@@ -67,12 +67,7 @@ async function confirmRollback(
   io: CliIo,
   interrupts: InterruptWatch,
 ): Promise<RollbackState> {
-  if (flags.autoApprove) return shown;
-  if (!canAsk(io.stdin)) {
-    throw new UsageError(
-      "rollback changes the service and cannot ask for approval here (stdin is not a terminal): review the plan with --dry-run, then run it with --auto-approve",
-    );
-  }
+  if (flags.autoApprove || !canAsk(io.stdin)) return shown;
   const { create, update, delete: deletes } = shown.plan.summary;
   const count = create + update + deletes;
   interrupts.setStopMessage("\npcsync: Rollback cancelled; nothing was changed.\n");
@@ -126,7 +121,14 @@ Examples:
   );
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
-    if (format === "json" && !flags.autoApprove && !flags.dryRun && canAsk(io.stdin)) {
+    // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
+    if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
+      throw new PcsyncError(
+        "approval_required",
+        "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
+      );
+    }
+    if (format === "json" && !flags.autoApprove && !flags.dryRun) {
       throw new UsageError(
         "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
       );
