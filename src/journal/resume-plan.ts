@@ -6,7 +6,6 @@ import { familyKey, WRITABLE_FIELDS } from "../families.js";
 import { findStaleness } from "../plan/check-stale.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
-import { recordKey } from "../plan/fingerprint.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { Replay, TouchedRecord } from "./replay-journal.js";
@@ -28,35 +27,45 @@ function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): 
   });
 }
 
+/** Ids are unique across a project's families; on some servers one list shows another's records. */
+function projectKey(project: string, id: number): string {
+  return `${project}\u0000${id}`;
+}
+
 export function planResume(plan: Plan, replay: Replay, current: CurrentState): ResumeResult {
   const runCreated = new Set<string>();
-  const knownIds = new Set([...replay.records.values()].map((record) => record.id));
-  const lostCreates = new Set(
-    replay.lostCreates.map((lost) => `${familyKey(lost.project, lost.family)}\u0000${lost.name}`),
-  );
+  const touchedById = new Map<string, TouchedRecord>();
+  for (const touched of replay.records.values())
+    touchedById.set(projectKey(touched.project, touched.id), touched);
+  const lostCreates = new Set(replay.lostCreates.map((lost) => `${lost.project}\u0000${lost.name}`));
+  const idsIn = new Map<string, Set<number>>();
+  for (const { project, family, records } of current.families)
+    idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
 
   // The state as it would be had the run not written: what the plan's checks must find.
   const unwritten: CurrentFamily[] = current.families.map(({ project, family, records }) => {
-    const listed = new Set<number>();
     const kept: PluginConfigRecord[] = [];
     for (const record of records) {
-      listed.add(record.id);
-      const key = recordKey(project, family, record.id);
-      const touched = replay.records.get(key);
-      const lost =
-        !knownIds.has(record.id) && lostCreates.has(`${familyKey(project, family)}\u0000${record.name}`);
+      const touched = touchedById.get(projectKey(project, record.id));
+      const lost = touched === undefined && lostCreates.has(`${project}\u0000${record.name}`);
       if ((touched && touched.before === null) || lost) {
-        runCreated.add(key);
+        runCreated.add(projectKey(project, record.id));
         continue;
       }
       if (touched?.before && onlyTheRunChanged(touched, record))
         kept.push({ ...record, ...touched.before } as PluginConfigRecord);
       else kept.push(record);
     }
+    const listed = idsIn.get(familyKey(project, family)) ?? new Set<number>();
     for (const touched of replay.records.values()) {
-      if (touched.project !== project || touched.family !== family || listed.has(touched.id)) continue;
-      // Deleted by the run: it was in the list when the plan was made.
-      if (touched.before && !touched.before.deleted) kept.push({ ...touched.before } as PluginConfigRecord);
+      if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted)
+        continue;
+      // Deleted by the run: it was in its family's list when the plan was made, and in this one
+      // too where this list shows that family's records (seen from a record in both).
+      const own = idsIn.get(familyKey(project, touched.family));
+      const overlaps =
+        touched.family === family || (own !== undefined && [...own].some((id) => listed.has(id)));
+      if (overlaps) kept.push({ ...touched.before } as PluginConfigRecord);
     }
     return { project, family, records: kept };
   });
@@ -72,7 +81,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
         (record) =>
           record.name === change.name &&
           (typeof plugin !== "number" || record.plugin === plugin) &&
-          runCreated.has(recordKey(change.project, change.family, record.id)),
+          runCreated.has(projectKey(change.project, record.id)),
       );
     }
     const record = records.find((candidate) => candidate.id === change.id);

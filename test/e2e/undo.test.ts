@@ -5,7 +5,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/emulator/index.js";
-import { PC, FE } from "../support/families.js";
+import { FE, PC } from "../support/families.js";
 import { EXAMPLES } from "../support/paths.js";
 import { API_KEY, openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
