@@ -28,6 +28,7 @@ import type {
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
 import { RecordWriter, type WriteJournal } from "./journaled-writes.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
+import { markedBody, markProblem } from "./write-mark.js";
 
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
@@ -256,12 +257,13 @@ async function applyFamily(
   return outcomes;
 }
 
-function bodyOf(fields: FieldChanges): PluginConfigInput {
+/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
+function bodyOf(change: PlannedChange): PluginConfigInput {
   const body: Record<string, FieldValue> = {};
-  for (const [field, change] of Object.entries(fields)) {
-    if (change) body[field] = change.to;
+  for (const [field, fieldChange] of Object.entries(change.fields)) {
+    if (fieldChange) body[field] = fieldChange.to;
   }
-  return body as PluginConfigInput;
+  return markedBody(change, body as PluginConfigInput);
 }
 
 /** Fields whose value in the server's response is not what was written. */
@@ -272,6 +274,12 @@ function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): Wri
     if (!showsWritten(field, change.to, record)) wrong.push(field);
   }
   return wrong;
+}
+
+/** Why the server's answer to a write is not what was written; undefined when it is. */
+function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
+  const wrong = mismatchedFields(change.fields, record);
+  return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
 }
 
 function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
@@ -296,7 +304,7 @@ async function applyCreate(
   options: ApplyOptions,
 ): Promise<AppliedWrite> {
   try {
-    const created = await writer.create(change.project, change.family, bodyOf(change.fields), {
+    const created = await writer.create(change.project, change.family, bodyOf(change), {
       knownIds,
       reader,
       settleWindowMs: options.settleWindowMs,
@@ -304,12 +312,9 @@ async function applyCreate(
     const { record } = created;
     createdIds.add(record.id);
     const settlement = { uncertain: created.uncertain };
-    const wrong = mismatchedFields(change.fields, record);
-    if (wrong.length > 0)
-      return {
-        outcome: outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong)),
-        settlement,
-      };
+    const problem = writeProblem(change, record);
+    if (problem !== undefined)
+      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
     return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
   } catch (error) {
     if (error instanceof CreateOutcomeUnknownError) {
@@ -335,11 +340,11 @@ async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise
       change.project,
       change.family,
       change.id,
-      bodyOf(change.fields),
+      bodyOf(change),
       change.name,
     );
-    const wrong = mismatchedFields(change.fields, record);
-    if (wrong.length > 0) return outcomeOf(change, "failed", mismatchMessage(change, record, wrong));
+    const problem = writeProblem(change, record);
+    if (problem !== undefined) return outcomeOf(change, "failed", problem);
     return outcomeOf(change, "done");
   } catch (error) {
     return outcomeOfError(change, error);

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
 import { listsToRead } from "../family-lists.js";
+import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { parsePlanFile } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -99,7 +100,7 @@ async function rereadForPlan(
   options: RereadOptions,
 ): Promise<{ current: CurrentState; reasons: string[] }> {
   const current = await readStateForPlan(plan, client, options);
-  return { current, reasons: findStaleness(plan, current) };
+  return { current, reasons: findPlanProblems(plan, current) };
 }
 
 /** Reads the lists a plan touches: the state it is checked against and applied to. */
@@ -114,6 +115,11 @@ export async function readStateForPlan(
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
   return await readCurrentState(client, refs, options);
+}
+
+/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
+export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
+  return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
 }
 
 /** A saved plan made against another server than the one given. */

@@ -15,6 +15,7 @@ import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
+import { markDescription } from "./write-mark.js";
 
 /** How a create was settled, as far as the check needs to know. */
 export interface CreateSettlement {
@@ -226,6 +227,9 @@ async function keepSurvivor(
   if (differing.length > 0) {
     const body: Record<string, FieldValue> = {};
     for (const field of differing) body[field] = change.fields[field]?.to ?? null;
+    // The description a create sets is sent with its owner mark, as the create sent it.
+    const text = body.description;
+    if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
       const updated = await writerOf(client, input).update(
         "copy",

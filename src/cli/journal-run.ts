@@ -5,6 +5,7 @@ import { type Command, Option } from "commander";
 import type { ApiClient } from "../api/index.js";
 import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyReport } from "../apply/types.js";
+import type { RunInput } from "../files/output-target.js";
 import { ApplyJournal, defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -45,17 +46,20 @@ export async function applyJournaled(
     resumed?: Journal | undefined;
     /** Records the lists do not show that the journal must know as they are (a rollback's). */
     alsoKnown?: CurrentState | undefined;
+    /** The run's input files: the journal may not be one of them. */
+    inputs: readonly RunInput[];
   },
 ): Promise<ApplyReport> {
   const { flags, io, interrupts } = run;
   const known = run.alsoKnown ? { families: [...state.families, ...run.alsoKnown.families] } : state;
   let journal: ApplyJournal | undefined;
-  if (run.resumed) journal = await ApplyJournal.resume(run.resumed, io.cwd, known);
+  const files = { cwd: io.cwd, inputs: run.inputs };
+  if (run.resumed) journal = await ApplyJournal.resume(run.resumed, files, known);
   else if (flags.journal !== false) {
     const path = flags.journal ?? defaultJournalPath(new Date());
     journal = await ApplyJournal.start(
       path,
-      io.cwd,
+      files,
       { ...run.start, server: client.base.display, plan },
       known,
     );

@@ -3,7 +3,7 @@
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { pluginDefaults, shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
@@ -135,11 +135,7 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        // posthog-2024 shows the plugin's own description where the record has none: writing it
-        // would manage a text nobody set. Left out, the field is unmanaged and plans back the same.
-        ...(record.description === null || record.description === pluginDefaults(record).description
-          ? {}
-          : { description: record.description }),
+        ...exportedDescription(record),
         ...(record.match_action === null ? {} : { match_action: record.match_action }),
         ...(positional ? {} : { order: record.order }),
       }),
@@ -153,4 +149,16 @@ export function buildManifest(input: ExportInput): ExportResult {
     warnings: [...new Set(warnings)],
     configCount: families.reduce((total, family) => total + family.configs.length, 0),
   };
+}
+
+/**
+ * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
+ * description where the record has none: writing it would manage a text nobody set. Left out, the
+ * field is unmanaged and plans back the same.
+ */
+function exportedDescription(record: PluginConfigRecord): { description?: string } {
+  const description = shownValue("description", record);
+  return typeof description !== "string" || description === pluginDefaults(record).description
+    ? {}
+    : { description };
 }

@@ -8,6 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled-writes.js";
 import type { ApplyReport } from "../apply/types.js";
 import { PcsyncError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
+import { pluginDefaults } from "../plan/compare-fields.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -20,6 +22,7 @@ import {
   type Journal,
   type JournalEntry,
   type JournalHeader,
+  type PluginTexts,
   type RecordImage,
 } from "./journal-format.js";
 
@@ -85,13 +88,14 @@ export class ApplyJournal implements WriteJournal {
   /** Creates the journal of a new run and writes its header (on disk before anything else). */
   static async start(
     path: string,
-    cwd: string,
+    files: { cwd: string; inputs: readonly RunInput[] },
     start: JournalStart,
     current: CurrentState,
   ): Promise<ApplyJournal> {
-    const absolute = resolve(cwd, path);
-    await mkdir(dirname(absolute), { recursive: true, mode: 0o700 });
-    const file = await JournalFile.openForAppend(absolute, { fresh: true });
+    // Only the default directory is made: a --journal PATH in a directory that is not there is a typo.
+    if (path.startsWith(DEFAULT_JOURNAL_DIR))
+      await mkdir(dirname(resolve(files.cwd, path)), { recursive: true, mode: 0o700 });
+    const file = await JournalFile.openForAppend(path, { fresh: true, ...files });
     const { plan } = start;
     const families = new Map<
       string,
@@ -119,8 +123,12 @@ export class ApplyJournal implements WriteJournal {
   }
 
   /** Appends to the journal of an interrupted run, which this one finishes. */
-  static async resume(journal: Journal, cwd: string, current: CurrentState): Promise<ApplyJournal> {
-    const file = await JournalFile.openForAppend(resolve(cwd, journal.path), { fresh: false });
+  static async resume(
+    journal: Journal,
+    files: { cwd: string; inputs: readonly RunInput[] },
+    current: CurrentState,
+  ): Promise<ApplyJournal> {
+    const file = await JournalFile.openForAppend(journal.path, { fresh: false, ...files });
     const lastSeq = journal.intents.reduce((max, intent) => Math.max(max, intent.seq), 0);
     const resumed = new ApplyJournal(file, journal.path, current, lastSeq);
     resumed.#append({ type: "resume", at: new Date().toISOString() });
@@ -167,6 +175,16 @@ export class ApplyJournal implements WriteJournal {
         this.#images.set(recordKey(pending.project, pending.family, image.id), image);
       // The answer as the server gave it, unless it would hold the key: then the intent says enough.
       if (locateSecrets(records).length === 0) entry.records = records;
+      // What a server that shows the plugin's own name or description for an empty one shows: a
+      // before image read from a list may hold that text where the record holds nothing.
+      const defaults: Record<string, PluginTexts> = {};
+      for (const record of outcome.records) {
+        const texts = pluginDefaults(record);
+        if ((texts.name !== undefined || texts.description !== undefined) && (wanted?.has(record.id) ?? true))
+          defaults[String(record.id)] = texts;
+      }
+      if (Object.keys(defaults).length > 0 && locateSecrets(defaults).length === 0)
+        entry.pluginTexts = defaults;
     }
     this.#append(entry);
   }

@@ -1,18 +1,34 @@
-// The journal's file: append-only, created 0600, a regular file only (never a device, FIFO or
-// symlink). Lines are buffered and reach the disk in groups: one fsync covers every line appended
-// while the previous fsync ran, so writes in flight together share one sync.
+// The journal's file: append-only, opened through the one way pcsync appends to a file (a regular
+// file only, 0600, never one of the run's inputs). Lines are buffered and reach the disk in
+// groups: one fsync covers every line appended while the previous fsync ran, so writes in flight
+// together share one sync.
 
-import { constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
 import { PcsyncError } from "../errors.js";
-
-export const JOURNAL_FILE_MODE = 0o600;
+import { openForAppend } from "../files/append-file.js";
+import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
 
 export class JournalFileError extends PcsyncError {
   constructor(path: string, reason: string) {
     super("journal_unwritable", `cannot write the journal ${path}: ${reason}`, {
       hint: "give another path with --journal PATH, or skip the journal with --no-journal",
     });
+  }
+}
+
+/** Whether the file ends in a line cut off by a kill (no final newline). */
+async function endsMidLine(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last.toString() !== "\n";
+  } finally {
+    await handle.close();
   }
 }
 
@@ -28,48 +44,26 @@ export class JournalFile {
   ) {}
 
   /**
-   * Opens `path` for appending, creating it 0600; `fresh`: the file must not exist yet (a journal
-   * holds one apply). An existing file (a resumed apply) is appended to; if it ends in a cut-off
-   * line (a run killed while writing it), the next line starts afresh.
+   * Opens `path` (relative to `cwd`) for appending; `fresh`: it must not exist yet (a journal holds
+   * one run). An existing file (a resumed apply) is appended to; if it ends in a cut-off line, the
+   * next line starts afresh.
    */
-  static async openForAppend(path: string, options: { fresh: boolean }): Promise<JournalFile> {
-    let handle: FileHandle;
-    try {
-      handle = await open(
-        path,
-        constants.O_RDWR |
-          constants.O_APPEND |
-          constants.O_CREAT |
-          constants.O_NOFOLLOW |
-          (options.fresh ? constants.O_EXCL : 0),
-        JOURNAL_FILE_MODE,
-      );
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+  static async openForAppend(
+    path: string,
+    options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
+  ): Promise<JournalFile> {
+    const { cwd, inputs } = options;
+    const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
+    if (options.fresh && target.kind === "file" && target.existing !== undefined) {
       throw new JournalFileError(
         path,
-        code === "ELOOP"
-          ? "it is a symbolic link"
-          : code === "EEXIST"
-            ? "it exists already (a journal holds one apply: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)"
-            : (error as Error).message,
+        "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
       );
     }
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) throw new JournalFileError(path, "it is not a regular file");
-      if ((stat.mode & 0o777) !== JOURNAL_FILE_MODE) await handle.chmod(JOURNAL_FILE_MODE);
-      const file = new JournalFile(path, handle);
-      if (stat.size > 0) {
-        const last = Buffer.alloc(1);
-        await handle.read(last, 0, 1, stat.size - 1);
-        if (last.toString() !== "\n") file.#pending = "\n";
-      }
-      return file;
-    } catch (error) {
-      await handle.close();
-      throw error instanceof PcsyncError ? error : new JournalFileError(path, (error as Error).message);
-    }
+    const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
+    const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
+    if (cutOff) file.#pending = "\n";
+    return file;
   }
 
   /** Buffers one line; `sync` puts it on disk. */

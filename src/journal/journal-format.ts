@@ -50,6 +50,13 @@ export interface OutcomeEntry {
   status: WriteStatus;
   /** The records as the server answered (a create's new record; a rearrange's moved records). */
   records?: RecordImage[];
+  /** By record id: the plugin's own name and description, which some servers show for empty ones. */
+  pluginTexts?: Record<string, PluginTexts>;
+}
+
+export interface PluginTexts {
+  name?: string;
+  description?: string;
 }
 
 export interface ResumeEntry {
@@ -198,6 +205,17 @@ function checkEntry(value: Record<string, unknown>, check: Check): JournalEntry 
         check(Array.isArray(value.records), "records is not a list");
         for (const [index, image] of (value.records as unknown[]).entries())
           checkImage(image, check, `records[${index}]`);
+      }
+      if (value.pluginTexts !== undefined) {
+        check(isObject(value.pluginTexts), "pluginTexts is not an object");
+        for (const texts of Object.values(value.pluginTexts as Record<string, unknown>))
+          check(
+            isObject(texts) &&
+              Object.entries(texts).every(
+                ([key, text]) => (key === "name" || key === "description") && typeof text === "string",
+              ),
+            "pluginTexts holds something other than a name and a description",
+          );
       }
       return value as unknown as OutcomeEntry;
     }

@@ -79,6 +79,26 @@ function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
   return listed;
 }
 
+/**
+ * A before image read from a list may show the plugin's own name or description where the record
+ * holds none (posthog-2024): that text is put back as the empty value, which shows it again.
+ */
+function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldValue): FieldValue {
+  if (field !== "name" && field !== "description") return value;
+  return value !== null && value === touched.pluginTexts?.[field] ? null : value;
+}
+
+/** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
+function showsPluginText(
+  touched: TouchedRecord,
+  field: WritableField,
+  value: FieldValue,
+  now: PluginConfigRecord,
+): boolean {
+  if ((field !== "name" && field !== "description") || (value !== null && value !== "")) return false;
+  return touched.pluginTexts?.[field] !== undefined && now[field] === touched.pluginTexts[field];
+}
+
 export function planRollback(input: RollbackInput): RollbackPlan {
   const { journal, replay, current, retrieved, force } = input;
   const listed = listedRecords(current);
@@ -138,8 +158,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     const fields: FieldChanges = {};
     for (const field of WRITABLE_FIELDS) {
-      const old = before[field] ?? null;
-      if (showsWritten(field, old, now)) continue;
+      const old = emptiedText(touched, field, before[field] ?? null);
+      if (showsWritten(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
       const left = touched.after.get(field) ?? [];
       if (!shows(field, left, now)) {

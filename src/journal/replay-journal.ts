@@ -5,7 +5,7 @@
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { recordKey } from "../plan/fingerprint.js";
 import type { FieldValue } from "../plan/types.js";
-import type { IntentEntry, Journal, RecordImage } from "./journal-format.js";
+import type { IntentEntry, Journal, PluginTexts, RecordImage } from "./journal-format.js";
 
 export interface TouchedRecord {
   project: string;
@@ -18,6 +18,8 @@ export interface TouchedRecord {
   after: Map<WritableField, FieldValue[]>;
   /** The journal line of the run's first write to it. */
   line: number;
+  /** The plugin's own name and description, where an answer showed them. */
+  pluginTexts?: PluginTexts;
 }
 
 /** A create the run sent whose answer never came: its record may or may not exist. */
@@ -74,6 +76,10 @@ export function replayJournal(journal: Journal): Replay {
     const status = outcome?.status ?? "unknown";
     if (status === "not_sent" || status === "failed") continue;
     const answered = new Map((outcome?.records ?? []).map((image) => [image.id, image]));
+    const textsOf = (record: TouchedRecord) => {
+      const texts = outcome?.pluginTexts?.[String(record.id)];
+      if (texts) record.pluginTexts = texts;
+    };
     if (intent.op === "create") {
       const made = status === "done" ? outcome?.records?.[0] : undefined;
       if (made === undefined) {
@@ -90,6 +96,7 @@ export function replayJournal(journal: Journal): Replay {
       }
       const record = touch(intent, made.id);
       record.after = valuesOf(made);
+      textsOf(record);
       continue;
     }
     const sent: [number, Record<string, unknown>][] =
@@ -103,6 +110,7 @@ export function replayJournal(journal: Journal): Replay {
           : [[intent.id, intent.send]];
     for (const [id, body] of sent) {
       const record = touch(intent, id);
+      textsOf(record);
       const answer = answered.get(id);
       if (status === "done" && answer) {
         record.after = valuesOf(answer);

@@ -2,8 +2,8 @@
 // journal and the current state. The state with the run's own writes taken out must still be the
 // one the plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
 
+import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
-import { findStaleness } from "../plan/check-stale.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
@@ -69,7 +69,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     }
     return { project, family, records: kept };
   });
-  const reasons = findStaleness(plan, { families: unwritten });
+  const reasons = findPlanProblems(plan, { families: unwritten });
 
   const listOf = (project: string, family: string) =>
     current.families.find((item) => item.project === project && item.family === family)?.records ?? [];

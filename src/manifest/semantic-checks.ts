@@ -25,6 +25,8 @@ export interface IdClaimFact {
 
 export interface ManifestFacts {
   baseUrl?: { value: string; position: Position };
+  /** The top-level `owner:`, when the file sets one. */
+  owner?: { value: string; position: Position };
   familyBlocks: FamilyBlockFact[];
   idClaims: IdClaimFact[];
 }
@@ -48,6 +50,10 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
   const server = asRecord(root.server);
   if (server !== undefined && typeof server.base_url === "string") {
     facts.baseUrl = { value: server.base_url, position: valuePosition(locations, ["server", "base_url"]) };
+  }
+
+  if (typeof root.owner === "string") {
+    facts.owner = { value: root.owner, position: valuePosition(locations, ["owner"]) };
   }
 
   checkTemplates(asRecord(root.templates), locations, errors, warnings);

@@ -1,8 +1,10 @@
 // Field comparison between a desired config and a remote record, including the server's habit
 // (posthog-2024) of showing the plugin's own name/description where the record's is null or "".
+// A description is compared without its owner mark (owner-mark.ts), whoever wrote it.
 
 import type { WritableField } from "../families.js";
 import type { DesiredFields } from "../manifest/types.js";
+import { stripMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
@@ -31,8 +33,13 @@ export function pluginDefaults(record: PluginConfigRecord): { name?: string; des
  * Whether the record shows `written` in `field`. A name or description written as null or "" may
  * come back as the plugin's own (posthog-2024): that is the empty value written.
  */
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
+  return field === "description" ? stripMark(record.description) : (record[field] ?? null);
+}
+
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
-  const shown = record[field] ?? null;
+  const shown = shownValue(field, record);
   if (shown === written) return true;
   if ((written === null || written === "") && (field === "name" || field === "description")) {
     return shown === pluginDefaults(record)[field];
@@ -46,7 +53,7 @@ export function diffFields(desired: DesiredFields, record: PluginConfigRecord): 
   for (const field of UPDATE_FIELDS) {
     const value = desired[field];
     if (value === undefined) continue;
-    if (!showsWritten(field, value, record)) changes[field] = { from: record[field] ?? null, to: value };
+    if (!showsWritten(field, value, record)) changes[field] = { from: shownValue(field, record), to: value };
   }
   return changes;
 }

@@ -10,6 +10,14 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { findOrderTies, type PlacedConfig } from "./order-ties.js";
+import {
+  describeOwnerConflict,
+  markForCreate,
+  markForUpdate,
+  type OwnerSettings,
+  splitPrunable,
+  unmanagedOwner,
+} from "./owner-plan.js";
 import { describeGuardFinding, findGuard } from "./safety-guards.js";
 import type {
   CurrentFamily,
@@ -32,6 +40,10 @@ export interface PlanOptions {
    * by default, what was found alone.
    */
   describeGuard?: (finding: GuardFinding) => string;
+  /** The manifest's `owner:` (computePlan takes the desired state's); see owner-plan.ts. */
+  owner?: string | undefined;
+  /** `--takeover`: configs may claim records another owner marked. */
+  takeover?: boolean | undefined;
 }
 
 export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<
@@ -43,6 +55,8 @@ export interface PlanDiagnostic {
   family: FamilyName;
   message: string;
   source: string;
+  /** A refusal (exit 3) rather than an error: a config matches a record another owner marked. */
+  refused?: true;
 }
 
 export interface PlanResult {
@@ -84,7 +98,11 @@ export function computePlan(
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
-  return assemblePlan(groupByProject(desired, current).map((input) => planProjectInput(input, options)));
+  const withOwner: PlanOptions = { owner: desired.owner?.name, ...options };
+  return assemblePlan(
+    groupByProject(desired, current).map((input) => planProjectInput(input, withOwner)),
+    withOwner,
+  );
 }
 
 /**
@@ -104,7 +122,7 @@ export function planProject(
 }
 
 /** Joins the parts of a plan, in the order given: the same parts always make the same plan. */
-export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
+export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions = {}): PlanResult {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
   const changes = parts.flatMap((part) => part.changes);
@@ -119,6 +137,10 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
   };
+  if (options.owner !== undefined) {
+    plan.owner = options.owner;
+    if (options.takeover) plan.takeover = true;
+  }
   return { plan, errors };
 }
 
@@ -158,7 +180,15 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
+    const familyPlan = planFamily(
+      input,
+      desiredFamily,
+      records,
+      claims,
+      maxDeletePercent,
+      ownerSettings(options),
+    );
+    appendAll(part.errors, familyPlan.errors);
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
@@ -281,7 +311,14 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
   return { byRecord: claims, byConfig };
 }
 
+function ownerSettings(options: PlanOptions): OwnerSettings | undefined {
+  return options.owner === undefined
+    ? undefined
+    : { name: options.owner, takeover: options.takeover === true };
+}
+
 interface FamilyPlan {
+  errors: PlanDiagnostic[];
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
@@ -295,6 +332,7 @@ function planFamily(
   listed: readonly PluginConfigRecord[],
   claims: Claims,
   maxDeletePercent: number,
+  owner: OwnerSettings | undefined,
 ): FamilyPlan {
   const { project, family } = desiredFamily;
   const familySource = formatSource(desiredFamily.source);
@@ -307,6 +345,7 @@ function planFamily(
     return !otherIds.has(record.id);
   });
 
+  const errors: PlanDiagnostic[] = [];
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
   const touchedIds: number[] = [];
@@ -329,6 +368,7 @@ function planFamily(
         fields: createFields(config.fields),
         source,
         ...via,
+        ...markForCreate(owner),
       });
       continue;
     }
@@ -342,7 +382,12 @@ function planFamily(
       source,
     });
     const fields = diffFields(config.fields, record);
-    if (Object.keys(fields).length > 0) {
+    const { mark, conflict } = markForUpdate(owner, config, record, fields);
+    if (conflict && owner) {
+      const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+      errors.push({ project, family, message, source, refused: true });
+    }
+    if (Object.keys(fields).length > 0 || mark?.from !== undefined) {
       changes.push({
         action: "update",
         project,
@@ -352,6 +397,7 @@ function planFamily(
         fields,
         source,
         ...via,
+        ...(mark === undefined ? {} : { mark }),
       });
       touchedIds.push(record.id);
     }
@@ -368,8 +414,10 @@ function planFamily(
   }
 
   const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
+  // With an owner, prune deletes only the records that carry its mark: the rest stay unmanaged.
+  const { prunable, kept, pruneKept } = splitPrunable(owner, unclaimed);
   const deletes: PlannedChange[] = desiredFamily.prune
-    ? unclaimed.map((record) => ({
+    ? prunable.map((record) => ({
         action: "delete" as const,
         project,
         family,
@@ -381,14 +429,17 @@ function planFamily(
     : [];
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
   appendAll(changes, deletes);
-  // With prune, every unclaimed record of the family is deleted: none is left to tie with.
-  const orderTies: OrderTie[] = desiredFamily.prune ? [] : findOrderTies(placed, unclaimed);
+  // With prune, every unclaimed record of the family is deleted (but those of other owners): the
+  // rest is left to tie with.
+  const unmanaged = desiredFamily.prune ? kept : unclaimed;
+  const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
   const guard = findGuard(
     {
       project,
       family,
-      owned: owned.length,
+      // An owner's prune is measured against the records it may delete or keeps: its own.
+      owned: owned.length - (desiredFamily.prune ? kept.length : 0),
       creates: changes.filter((change) => change.action === "create").length,
       deletes: deletes.length,
       source: familySource,
@@ -397,6 +448,7 @@ function planFamily(
   );
 
   return {
+    errors,
     changes,
     reorder: moves.length > 0 ? { project, family, moves, source: familySource } : undefined,
     report: {
@@ -405,16 +457,16 @@ function planFamily(
       prune: desiredFamily.prune,
       recordCount: owned.length,
       membership: fingerprintMembership(listed),
-      unmanaged: desiredFamily.prune
-        ? []
-        : unclaimed.map((record) => ({
-            id: record.id,
-            name: record.name,
-            plugin: record.plugin,
-            order: record.order,
-            enabled: record.enabled,
-          })),
+      unmanaged: unmanaged.map((record) => ({
+        id: record.id,
+        name: record.name,
+        plugin: record.plugin,
+        order: record.order,
+        enabled: record.enabled,
+        ...unmanagedOwner(owner, record),
+      })),
       ...(orderTies.length > 0 ? { orderTies } : {}),
+      ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
     },
     guards: guard === undefined ? [] : [guard],
     touchedIds,

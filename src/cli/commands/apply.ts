@@ -34,7 +34,12 @@ import {
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
 import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
+import {
+  addManifestOption,
+  loadManifestsOrThrow,
+  type ManifestFlags,
+  runInputs,
+} from "../manifest-options.js";
 import { formatOption, parseFormat } from "../options.js";
 import {
   appendStepSummary,
@@ -109,6 +114,7 @@ const PLAN_SHAPING_OPTIONS = [
   ["family", "--family"],
   ["shard", "--shard"],
   ["maxDeletePercent", "--max-delete-percent"],
+  ["takeover", "--takeover"],
 ] as const;
 
 function refuseOptionsBesidePlan(command: Command): void {
@@ -249,6 +255,7 @@ Examples:
         interrupts,
         start: { command: "apply", planFile: flags.plan ?? null },
         resumed: resumed?.journal,
+        inputs: runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan }),
       });
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });

@@ -1,12 +1,12 @@
 // `pcsync rollback --journal PATH`: undoes the apply (or rollback) that wrote the journal, with its
 // own journal, so that it can be undone in turn. Approval as for apply.
 
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { InterruptedApplyError, PartialApplyError } from "../../apply/apply-errors.js";
 import { ChangedWhileAskingError } from "../../apply/check-saved-plan.js";
 import { EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
+import type { RunInput } from "../../files/output-target.js";
 import type { Journal } from "../../journal/journal-format.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
 import { checkJournalServer, readJournal, tornLineNote } from "../../journal/read-journal.js";
@@ -52,6 +52,14 @@ export class RollbackConflictError extends PcsyncError {
       { exitCode: EXIT_REFUSED },
     );
   }
+}
+
+/** The files a rollback reads: its outputs (-o, its own journal) may not be one of them. */
+function rollbackInputs(flags: RollbackFlags): RunInput[] {
+  return [
+    { path: flags.journal, what: "the journal (--journal)" },
+    ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
+  ];
 }
 
 /** The changes of a rollback plan, to tell whether the state moved while the user was asked. */
@@ -154,8 +162,8 @@ Examples:
       if (format !== "json") printPlan(plan, format, io);
       else checkPlanPrintableAsJson(plan);
       if (flags.out) {
-        await savePlan(plan, resolve(io.cwd, flags.out));
-        io.stderr.write(`Saved the rollback's plan to ${flags.out}\n`);
+        const saved = await savePlan(plan, flags.out, { cwd: io.cwd, inputs: rollbackInputs(flags) });
+        io.stderr.write(`${saved}\n`);
       }
       if (flags.dryRun) {
         if (format === "json") printPlan(plan, format, io);
@@ -174,6 +182,7 @@ Examples:
         interrupts,
         start: { command: "rollback", planFile: null, rollbackOf: journal.path },
         alsoKnown: state.retrievedState,
+        inputs: rollbackInputs(flags),
       });
       if (format === "json") printApplyJson(state.plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
