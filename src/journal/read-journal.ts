@@ -3,11 +3,13 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { SavedPlanRefusedError } from "../apply/check-saved-plan.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
 import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
 import { type Journal, parseJournal } from "./journal-format.js";
 
-export class JournalServerMismatchError extends PcsyncError {
+/** Refused before anything is read or written; the message says that nothing was changed. */
+export class JournalServerMismatchError extends SavedPlanRefusedError {
   constructor(path: string, journalServer: string, server: string) {
     super(
       "journal_server_mismatch",

@@ -40,14 +40,14 @@ export async function resumeSavedPlan(
   if (journal === undefined) {
     throw new PcsyncError(
       "journal_not_found",
-      `no journal of an apply of ${planFile} in ${DEFAULT_JOURNAL_DIR}/. Nothing was changed. Give the interrupted apply's journal with --journal PATH.`,
+      `no journal of an apply of ${planFile} in ${DEFAULT_JOURNAL_DIR}/. Give the interrupted apply's journal with --journal PATH.`,
     );
   }
   checkJournalServer(journal, client.base.display);
   if (journal.header.command !== "apply" || journal.header.plan.fingerprint !== fingerprint) {
     throw new PcsyncError(
       "journal_plan_mismatch",
-      `the journal ${journal.path} is not of an apply of ${planFile} (${journal.header.command === "apply" ? "another plan" : "it is a rollback's"}). Nothing was changed. Give the journal of the apply of this plan with --journal PATH.`,
+      `the journal ${journal.path} is not of an apply of ${planFile} (${journal.header.command === "apply" ? "another plan" : "it is a rollback's"}). Give the journal of the apply of this plan with --journal PATH.`,
       { exitCode: EXIT_REFUSED },
     );
   }

@@ -198,7 +198,8 @@ Examples:
     });
     try {
       const resumed =
-        flags.resume && saved !== undefined && flags.plan !== undefined
+        // A plan without changes has nothing to resume: it is applied (checked) as it is.
+        flags.resume && saved !== undefined && flags.plan !== undefined && hasChanges(saved)
           ? await resumeSavedPlan(
               saved,
               flags.plan,
