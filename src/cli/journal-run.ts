@@ -9,10 +9,10 @@ import type { RunInput } from "../files/output-target.js";
 import { ApplyJournal, defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { createApplyProgress } from "./apply-progress.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import type { CliIo } from "./io.js";
-import { createProgress } from "./progress.js";
 
 export interface JournalFlags {
   /** A path; false with --no-journal. */
@@ -64,13 +64,13 @@ export async function applyJournaled(
       known,
     );
   }
-  const progress = createProgress(io);
+  const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
   interrupts.beginWrites();
   let report: ApplyReport | undefined;
   try {
     report = await applyPlan(client, plan, state, {
       concurrency: concurrencyOf(flags),
-      onProgress: (done, total) => progress.update("applied", done, total, "changes"),
+      onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
       signal: interrupts.signal,
       journal,
     });

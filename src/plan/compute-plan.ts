@@ -15,6 +15,7 @@ import {
   markForCreate,
   markForUpdate,
   type OwnerSettings,
+  preferOwnRecord,
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
@@ -174,7 +175,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     guards: [],
     errors: [],
   };
-  const claims = claimRecords(input, part.errors);
+  const claims = claimRecords(input, part.errors, ownerSettings(options));
   const describeGuard = options.describeGuard ?? describeGuardFinding;
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
@@ -232,7 +233,11 @@ function groupByProject(desired: DesiredState, current: CurrentState): ProjectIn
  * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
  * family is never claimed, reordered or pruned through the other.
  */
-function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
+function claimRecords(
+  input: ProjectInput,
+  errors: PlanDiagnostic[],
+  owner: OwnerSettings | undefined,
+): Claims {
   const claims = new Map<number, Claim>();
   const byConfig = new Map<DesiredConfig, Claim>();
   const claim = (value: Claim) => {
@@ -284,7 +289,10 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
     for (const config of desiredFamily.configs) {
       if (config.id !== undefined) continue;
       const named = byName.get(config.fields.name) ?? [];
-      const free = named.filter((record) => !claims.has(record.id));
+      const free = preferOwnRecord(
+        owner,
+        named.filter((record) => !claims.has(record.id)),
+      );
       if (free.length > 1) {
         report(
           family,
@@ -468,7 +476,7 @@ function planFamily(
       ...(orderTies.length > 0 ? { orderTies } : {}),
       ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
     },
-    guards: guard === undefined ? [] : [guard],
+    guards: guard === undefined ? [] : [owner === undefined ? guard : { ...guard, owner: owner.name }],
     touchedIds,
   };
 }

@@ -16,3 +16,14 @@ export function hasStackTrace(text: string): boolean {
 export function withoutJournalNote(stderr: string): string {
   return stderr.replace(/^Journal: .*\n(?: {2}.*\n)*/m, "");
 }
+
+/**
+ * stderr of an apply without its log of finished changes (one line each, without a terminal):
+ * what is left are warnings and errors.
+ */
+export function withoutOutcomeLines(stderr: string): string {
+  return stderr.replace(
+    /^(?:created|updated|adopted|deleted|reordered|failed to \w+|skipped the|unknown outcome of|Still applying:) .*\n/gm,
+    "",
+  );
+}

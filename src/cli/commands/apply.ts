@@ -230,7 +230,7 @@ Examples:
           ? new NothingChangedError(error)
           : error;
       });
-      if (format !== "json") printPlan(plan, format, io);
+      if (format !== "json") printPlan(plan, format, io, { verbose: flags.verbose === true });
       else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
