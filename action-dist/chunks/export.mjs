@@ -3,8 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { b as listsToRead, f as groupTiedOrders, m as readCurrentState, s as refuseSecretIn, t as EXPORT_REMEDY, u as TIE_EFFECT, y as idsOfOtherFamilies } from "./output.mjs";
-import { i as shownValue, r as pluginDefaults } from "./compare-fields.mjs";
+import { A as idsOfOtherFamilies, T as shownValue, g as groupTiedOrders, j as listsToRead, m as TIE_EFFECT, s as refuseSecretIn, t as EXPORT_REMEDY, v as readCurrentState, w as pluginDefaults } from "./output.mjs";
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
 import { i as writeFileSafely, o as resolveOutputTarget, s as OutputFileError } from "./append-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
@@ -86,8 +85,8 @@ function buildManifest(input) {
 			...pin ? { id: record.id } : {},
 			plugin: record.plugin,
 			enabled: record.enabled,
-			...exportedDescription(record),
-			...record.match_action === null ? {} : { match_action: record.match_action },
+			description: exportedDescription(record),
+			match_action: record.match_action ?? null,
 			...positional ? {} : { order: record.order }
 		}));
 		families.push({
@@ -104,12 +103,12 @@ function buildManifest(input) {
 }
 /**
 * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
-* description where the record has none: writing it would manage a text nobody set. Left out, the
-* field is unmanaged and plans back the same.
+* description where the record has none: that is a null description (compare-fields.ts reads it
+* back so), not a text anybody set.
 */
 function exportedDescription(record) {
 	const description = shownValue("description", record);
-	return typeof description !== "string" || description === pluginDefaults(record).description ? {} : { description };
+	return typeof description !== "string" || description === pluginDefaults(record).description ? null : description;
 }
 // dist/src/export/factor-templates.js
 /** The name of the n-th template (1-based), in the order templates are written and used. */
@@ -320,7 +319,7 @@ function escapeConfig(config) {
 	return {
 		...config,
 		name: escapeInterpolation(config.name),
-		...config.description === void 0 ? {} : { description: escapeInterpolation(config.description) }
+		description: config.description === null ? null : escapeInterpolation(config.description)
 	};
 }
 // dist/src/export/update-manifest.js

@@ -2,44 +2,21 @@
 import { a as describeError, n as PcsyncError, r as SIGNAL_EXIT_CODES, s as locateSecrets } from "./errors.mjs";
 import { i as Option } from "./esm.mjs";
 import { E as RequestFailedError, T as RequestAbortedError, a as ApiError, s as CreateOutcomeUnknownError } from "./api-key.mjs";
+import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
 import { i as familyKey, o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
-import { _ as serializePlan, x as showsEveryRecord } from "./output.mjs";
+import { E as showsWritten, M as showsEveryRecord, O as serializePlan, T as shownValue, w as pluginDefaults } from "./output.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { n as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { r as recordKey } from "./fingerprint.mjs";
 import { l as rearrange, n as createConfigDetailed, p as mapConcurrent, t as FamilyReader, u as updateConfig } from "./api.mjs";
-import { a as showsWritten, i as shownValue, r as pluginDefaults } from "./compare-fields.mjs";
 import { n as openForAppend, o as resolveOutputTarget } from "./append-file.mjs";
 import { t as appendAll } from "./append-all.mjs";
-import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { n as concurrencyOf } from "./connection.mjs";
 import { dirname, join, resolve } from "node:path";
 import { mkdir, open, readFile, readdir } from "node:fs/promises";
 import { createHash, randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
-// dist/src/apply/apply-errors.js
-var SafetyGuardError = class extends PcsyncError {
-	constructor(messages) {
-		super("safety_guard", `refusing to apply:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`, { exitCode: 3 });
-	}
-};
-var PartialApplyError = class extends PcsyncError {
-	constructor(report) {
-		const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
-		const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
-		const settle = report.unknown > 0 || report.unchecked > 0 ? " Run `pcsync plan` first to see what the server holds where this run could not tell." : "";
-		super("apply_incomplete", `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and run apply again; it continues from where this run stopped.${settle}`, { exitCode: 1 });
-	}
-};
-/** Apply stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
-var InterruptedApplyError = class extends PcsyncError {
-	constructor(report, signal) {
-		const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
-		const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
-		super("interrupted", `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`, { exitCode: SIGNAL_EXIT_CODES[signal] });
-	}
-};
 // dist/src/journal/journal-file.js
 var JournalFileError = class extends PcsyncError {
 	constructor(path, reason) {
@@ -620,6 +597,87 @@ function renderApplyReport(report, out, options) {
 /** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 function isApplyComplete(report) {
 	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
+}
+// dist/src/render/outcome-line.js
+const DONE_VERB = {
+	create: "created",
+	update: "updated",
+	delete: "deleted",
+	reorder: "reordered"
+};
+function where(outcome) {
+	return `in project ${outcome.project} ${outcome.family}`;
+}
+function record(outcome) {
+	const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
+}
+/**
+* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
+* started (the report lists those once, at the end).
+*/
+function describeOutcomeLine(outcome) {
+	if (outcome.notStarted === true) return void 0;
+	const subject = outcome.action === "reorder" ? `${outcome.moves ?? 0} record(s) ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
+	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
+	switch (outcome.status) {
+		case "done": return outcome.action === "reorder" ? `reordered ${subject}${outcome.message === void 0 ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
+		case "failed": return `failed to ${outcome.action} ${subject}${reason}`;
+		case "skipped": return `skipped the ${outcome.action} of ${subject}${reason}`;
+		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
+	}
+}
+/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
+function formatElapsed(milliseconds) {
+	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
+	if (seconds < 60) return `${seconds}s`;
+	const minutes = Math.floor(seconds / 60);
+	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
+/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
+function describeTiming(done, total, elapsedMs) {
+	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
+	if (done === 0 || done >= total) return elapsed;
+	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
+}
+/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
+function describePace(done, total, elapsedMs) {
+	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+}
+const systemClock = {
+	now: () => Date.now(),
+	every: (ms, tick) => {
+		const timer = setInterval(tick, ms);
+		timer.unref();
+		return () => clearInterval(timer);
+	}
+};
+function createApplyProgress(io, total, options = {}) {
+	const clock = options.clock ?? systemClock;
+	const started = clock.now();
+	let done = 0;
+	const elapsed = () => clock.now() - started;
+	if (showsProgressLine(io)) {
+		const line = createProgress(io);
+		return {
+			onOutcome(finished) {
+				done = finished;
+				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
+			},
+			finish: () => line.finish()
+		};
+	}
+	return {
+		onOutcome(finished, _total, outcome) {
+			done = finished;
+			const line = describeOutcomeLine(outcome);
+			if (line !== void 0) io.stderr.write(`${line}\n`);
+		},
+		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
+			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
+		})
+	};
 }
 // dist/src/cli/confirm.js
 const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
@@ -1288,87 +1346,6 @@ async function applyFamily(writer, work, plan, current, knowledge, options, prog
 	}
 	return outcomes;
 }
-// dist/src/render/outcome-line.js
-const DONE_VERB = {
-	create: "created",
-	update: "updated",
-	delete: "deleted",
-	reorder: "reordered"
-};
-function where(outcome) {
-	return `in project ${outcome.project} ${outcome.family}`;
-}
-function record(outcome) {
-	const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
-	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
-}
-/**
-* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
-* started (the report lists those once, at the end).
-*/
-function describeOutcomeLine(outcome) {
-	if (outcome.notStarted === true) return void 0;
-	const subject = outcome.action === "reorder" ? `${outcome.moves ?? 0} record(s) ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
-	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
-	switch (outcome.status) {
-		case "done": return outcome.action === "reorder" ? `reordered ${subject}${outcome.message === void 0 ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
-		case "failed": return `failed to ${outcome.action} ${subject}${reason}`;
-		case "skipped": return `skipped the ${outcome.action} of ${subject}${reason}`;
-		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
-	}
-}
-/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
-function formatElapsed(milliseconds) {
-	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
-	if (seconds < 60) return `${seconds}s`;
-	const minutes = Math.floor(seconds / 60);
-	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
-	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
-}
-/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
-function describeTiming(done, total, elapsedMs) {
-	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
-	if (done === 0 || done >= total) return elapsed;
-	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
-}
-/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
-function describePace(done, total, elapsedMs) {
-	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
-}
-const systemClock = {
-	now: () => Date.now(),
-	every: (ms, tick) => {
-		const timer = setInterval(tick, ms);
-		timer.unref();
-		return () => clearInterval(timer);
-	}
-};
-function createApplyProgress(io, total, options = {}) {
-	const clock = options.clock ?? systemClock;
-	const started = clock.now();
-	let done = 0;
-	const elapsed = () => clock.now() - started;
-	if (showsProgressLine(io)) {
-		const line = createProgress(io);
-		return {
-			onOutcome(finished) {
-				done = finished;
-				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
-			},
-			finish: () => line.finish()
-		};
-	}
-	return {
-		onOutcome(finished, _total, outcome) {
-			done = finished;
-			const line = describeOutcomeLine(outcome);
-			if (line !== void 0) io.stderr.write(`${line}\n`);
-		},
-		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
-			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
-		})
-	};
-}
 // dist/src/cli/journal-run.js
 function addJournalOptions(command, pathHelp) {
 	return command.addOption(new Option("--journal <path>", pathHelp)).addOption(new Option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)"));
@@ -1418,4 +1395,4 @@ async function applyJournaled(client, plan, state, run) {
 	}
 	return report;
 }
-export { DEFAULT_JOURNAL_DIR as _, ApplyCancelledError as a, PartialApplyError as b, askForYes as c, renderApplyReport as d, replayJournal as f, tornLineNote as g, readJournal as h, APPLY_CANCELLED as i, canAsk as l, findJournalOfPlan as m, applyJournaled as n, ApprovalRequiredError as o, checkJournalServer as p, watchInterrupts as r, applyQuestion as s, addJournalOptions as t, isApplyComplete as u, fingerprintPlan as v, SafetyGuardError as x, InterruptedApplyError as y };
+export { DEFAULT_JOURNAL_DIR as _, ApplyCancelledError as a, askForYes as c, renderApplyReport as d, replayJournal as f, tornLineNote as g, readJournal as h, APPLY_CANCELLED as i, canAsk as l, findJournalOfPlan as m, applyJournaled as n, ApprovalRequiredError as o, checkJournalServer as p, watchInterrupts as r, applyQuestion as s, addJournalOptions as t, isApplyComplete as u, fingerprintPlan as v };

@@ -3,12 +3,23 @@ import { i as Option } from "./esm.mjs";
 import { c as listProjects, p as mapConcurrent } from "./api.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { d as resolveProjectSets, l as ManifestError, s as printDiagnostics } from "./manifest-options.mjs";
-import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, s as describeGuardFinding, t as createProgress } from "./progress.mjs";
+import { i as familyOption, l as didYouMean, r as collect, s as parseFamily } from "./options.mjs";
+import { a as formatSource, t as matchesAnyGlob } from "./name-glob.mjs";
+import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, t as createProgress } from "./progress.mjs";
 import { t as groupBy } from "./group-by.mjs";
-import { i as formatSource } from "./diagnostics.mjs";
-import { h as readFamily, p as listsToPlan } from "./output.mjs";
+import { _ as listsToPlan, u as describeGuardFinding, y as readFamily } from "./output.mjs";
 import { a as parsePositiveNumber, n as concurrencyOf } from "./connection.mjs";
-import { i as familyOption, r as collect, s as parseFamily } from "./options.mjs";
+// dist/src/render/guard-message.js
+const OVERRIDES = {
+	prune_to_empty: "Use --force if that is really intended.",
+	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended.",
+	max_update_percent: "Raise --max-update-percent or use --force if that is intended.",
+	protected: "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection)."
+};
+/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
+function describeGuard(finding) {
+	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
+}
 // dist/src/plan/shard.js
 /** A `--shard` value that cannot be used; exit code 1 like any usage error. */
 var ShardSpecError = class extends PcsyncError {
@@ -162,15 +173,6 @@ async function readAndPlanProjects(client, desired, options) {
 		planningMs
 	};
 }
-// dist/src/render/guard-message.js
-const OVERRIDES = {
-	prune_to_empty: "Use --force if that is really intended.",
-	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended."
-};
-/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
-function describeGuard(finding) {
-	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
-}
 // dist/src/cli/owner-options.js
 function takeoverOption() {
 	return new Option("--takeover", "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)");
@@ -181,9 +183,35 @@ function ownerPlanOptions(desired, flags) {
 		takeover: flags.takeover === true
 	};
 }
+// dist/src/cli/safety-options.js
+/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
+function globOption(flags, description) {
+	const flag = flags.split(" ")[0] ?? flags;
+	return new Option(flags, description).argParser((value, previous) => {
+		if (value.trim() === "") throw new UsageError(`${flag} needs a record name or a * glob, not ""`);
+		return [...previous ?? [], value];
+	});
+}
+const targetOption = () => globOption("--target <name>", "plan only the changes of records with this name (repeatable, * globs): a partial plan");
+const excludeOption = () => globOption("--exclude <name>", "leave out the changes of records with this name (repeatable, * globs)");
+const allowDestroyOption = () => globOption("--allow-destroy <name>", "allow deleting this protected record (repeatable, * globs); --force does not lift protection");
+/** The planner's safety options from the flags. */
+function safetyPlanOptions(flags) {
+	const maxUpdatePercent = flags.maxUpdatePercent === void 0 ? PLAN_DEFAULTS.maxUpdatePercent : parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent");
+	const target = flags.target ?? [];
+	const exclude = flags.exclude ?? [];
+	return {
+		maxUpdatePercent,
+		allowDestroy: flags.allowDestroy ?? [],
+		...target.length > 0 || exclude.length > 0 ? { targets: {
+			target,
+			exclude
+		} } : {}
+	};
+}
 // dist/src/cli/reconcile.js
 function addScopeOptions(command) {
-	return command.addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect)).addOption(familyOption("only this family (repeatable)", { repeatable: true })).addOption(new Option("--shard <K/N>", "only the projects of worker K of N (stable hash of the project id), for CI matrices")).addOption(new Option("--max-delete-percent <n>", "refuse to prune more than this share of a family of 10+ records").default(String(PLAN_DEFAULTS.maxDeletePercent))).addOption(takeoverOption());
+	return command.addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect)).addOption(familyOption("only this family (repeatable)", { repeatable: true })).addOption(new Option("--shard <K/N>", "only the projects of worker K of N (stable hash of the project id), for CI matrices")).addOption(new Option("--max-delete-percent <n>", "refuse to prune more than this share of a family of 10+ records").default(String(PLAN_DEFAULTS.maxDeletePercent))).addOption(new Option("--max-update-percent <n>", "refuse to update more than this share of a family of 10+ records").default(String(PLAN_DEFAULTS.maxUpdatePercent))).addOption(targetOption()).addOption(excludeOption()).addOption(allowDestroyOption()).addOption(takeoverOption());
 }
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
 function narrowDesiredState(desired, flags) {
@@ -226,13 +254,15 @@ async function resolveAllProjects(client, desired, io) {
 /** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
 async function planFromFlags(client, desired, flags, io) {
 	const maxDeletePercent = flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+	const safety = safetyPlanOptions(flags);
 	const progress = createProgress(io);
 	const { unresolved, ...named } = desired;
 	const resolved = unresolved === void 0 ? named : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
-	return readAndPlan(client, resolved, {
+	const planned = await readAndPlan(client, resolved, {
 		concurrency: concurrencyOf(flags),
 		plan: {
 			maxDeletePercent,
+			...safety,
 			describeGuard,
 			...ownerPlanOptions(resolved, flags)
 		},
@@ -241,5 +271,26 @@ async function planFromFlags(client, desired, flags, io) {
 			if (read.listsDone === read.lists) progress.finish();
 		}
 	});
+	warnUnmatchedNames(flags, resolved, planned.current, io);
+	return planned;
 }
-export { narrowDesiredState as n, planFromFlags as r, addScopeOptions as t };
+/**
+* A --target, --exclude or --allow-destroy that names no config of the manifest and no record read
+* is most likely a typo: a partial plan of nothing would say "No changes" and look like success.
+*/
+function warnUnmatchedNames(flags, desired, current, io) {
+	const names = /* @__PURE__ */ new Set();
+	for (const family of desired.families) for (const config of family.configs) names.add(config.fields.name);
+	for (const family of current.families) for (const record of family.records) if (record.name !== null) names.add(record.name);
+	const known = [...names];
+	const given = [
+		...(flags.target ?? []).map((pattern) => ["--target", pattern]),
+		...(flags.exclude ?? []).map((pattern) => ["--exclude", pattern]),
+		...(flags.allowDestroy ?? []).map((pattern) => ["--allow-destroy", pattern])
+	];
+	for (const [flag, pattern] of given) {
+		if (known.some(matchesAnyGlob([pattern]))) continue;
+		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`);
+	}
+}
+export { describeGuard as i, narrowDesiredState as n, planFromFlags as r, addScopeOptions as t };

@@ -14,8 +14,12 @@ import {
 import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
 import { tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
+import { recheckProtection } from "../../plan/protect.js";
+import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import { describeGuard } from "../../render/guard-message.js";
+import { createApplyProgress } from "../apply-progress.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   APPLY_CANCELLED,
@@ -76,6 +80,21 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
 }
 
 /**
+ * A saved plan's protection guard, made again on the records as the service shows them now and
+ * with this run's --allow-destroy: a delete added to the file by hand, or a record renamed since
+ * the plan, meets the rule as a fresh plan would.
+ */
+function withProtectionRechecked(
+  checked: { plan: Plan; current: CurrentState },
+  allowDestroy: readonly string[],
+): { plan: Plan; current: CurrentState } {
+  const { plan, current } = checked;
+  const others = plan.guards.filter((guard) => guard.rule !== "protected");
+  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
+  return { plan: { ...plan, guards }, current };
+}
+
+/**
  * On a terminal, without --auto-approve: asks for `yes` after the plan was shown. A Ctrl-C at the
  * question cancels like any other answer but "yes" (exit 130, as for a signal before any write).
  * Then reads again what the plan touches: the answer may come minutes later, and the plan the
@@ -114,6 +133,9 @@ const PLAN_SHAPING_OPTIONS = [
   ["family", "--family"],
   ["shard", "--shard"],
   ["maxDeletePercent", "--max-delete-percent"],
+  ["maxUpdatePercent", "--max-update-percent"],
+  ["target", "--target"],
+  ["exclude", "--exclude"],
   ["takeover", "--takeover"],
 ] as const;
 
@@ -133,7 +155,12 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
     .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
     .addOption(new Option("--dry-run", "print the plan only; change nothing"))
-    .addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)"))
+    .addOption(
+      new Option(
+        "--force",
+        "override the safety guards (mass deletes or updates, pruning to empty); not protection",
+      ),
+    )
     .addOption(
       new Option(
         "--auto-approve",
@@ -222,7 +249,9 @@ Examples:
       const { plan, current } = await (resumed
         ? Promise.resolve(resumed)
         : saved !== undefined && flags.plan !== undefined
-          ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io))
+          ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io)).then((checked) =>
+              withProtectionRechecked(checked, flags.allowDestroy ?? []),
+            )
           : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, unless the refusal already does.
@@ -238,9 +267,8 @@ Examples:
         if (format === "json") printPlan(plan, format, io);
         return;
       }
-      if (plan.guards.length > 0 && !flags.force) {
-        throw new SafetyGuardError(plan.guards.map((guard) => guard.message));
-      }
+      const refusing = refusingGuards(plan.guards, flags.force === true);
+      if (refusing.length > 0) throw new SafetyGuardError(refusing.map((guard) => guard.message));
       if (!hasChanges(plan)) {
         if (format === "json") printApplyJson(plan, null, io);
         return;
