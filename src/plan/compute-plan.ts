@@ -151,7 +151,7 @@ export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions
   const plan: Plan = {
     format: "pcsync-plan",
     version: 1,
-    summary: summarizeChanges(changes, reorders),
+    summary: summarizePlan(changes, reorders),
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
@@ -169,11 +169,10 @@ export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions
   return { plan, errors };
 }
 
-/** The counts of a plan's summary: changes by action, and the records its reorders move. */
-export function summarizeChanges(
+export function summarizePlan(
   changes: readonly PlannedChange[],
   reorders: readonly PlannedReorder[],
-): PlanSummary {
+): Plan["summary"] {
   return {
     create: changes.filter((change) => change.action === "create").length,
     update: changes.filter((change) => change.action === "update").length,

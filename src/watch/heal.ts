@@ -7,7 +7,7 @@ import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { DesiredState, DriftMode } from "../manifest/types.js";
-import { summarizeChanges } from "../plan/compute-plan.js";
+import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./watch-events.js";
 
@@ -28,7 +28,7 @@ export function selectFamilies(plan: Plan, keep: (project: string, family: Famil
   const prefixes = families.map((family) => `${family.project}/${family.family}/`);
   return {
     ...plan,
-    summary: summarizeChanges(changes, reorders),
+    summary: summarizePlan(changes, reorders),
     changes,
     reorders,
     families,

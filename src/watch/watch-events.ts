@@ -4,7 +4,7 @@
 
 import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
-import { summarizeChanges } from "../plan/compute-plan.js";
+import { summarizePlan } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
 
 export const WATCH_EVENTS = [
@@ -54,7 +54,7 @@ export function summarize(
   changes: readonly PlannedChange[],
   reorder: PlannedReorder | undefined,
 ): PlanSummary {
-  return summarizeChanges(changes, reorder === undefined ? [] : [reorder]);
+  return summarizePlan(changes, reorder === undefined ? [] : [reorder]);
 }
 
 /**
