@@ -14,7 +14,7 @@ import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import type { ApplyOutcome } from "./types.js";
-import { markDescription } from "./write-mark.js";
+import { markDescription, sameOwner } from "./write-mark.js";
 
 /** How a create was settled, as far as the check needs to know. */
 export interface CreateSettlement {
@@ -185,7 +185,8 @@ function copiesOf(
       // app of the same name is another config, not a copy.
       (typeof plugin !== "number" || record.plugin === plugin) &&
       !input.knownIds.has(record.id) &&
-      (record.id === ownId || !input.createdByRun.has(record.id)),
+      (record.id === ownId || !input.createdByRun.has(record.id)) &&
+      (record.id === ownId || sameOwner(change, record)),
   );
 }
 

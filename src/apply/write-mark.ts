@@ -31,3 +31,11 @@ export function markProblem(change: PlannedChange, record: PluginConfigRecord): 
   if (read.owner === change.mark.owner && read.text === markedText(change)) return undefined;
   return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
 }
+
+/**
+ * Whether a record another run made may be a copy of this change's create: with an owner, only a
+ * record with the same owner's mark (another owner's record of the same name is theirs to keep).
+ */
+export function sameOwner(change: PlannedChange, record: PluginConfigRecord): boolean {
+  return change.mark === undefined || readMark(record.description).owner === change.mark.owner;
+}

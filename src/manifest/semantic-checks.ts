@@ -4,8 +4,8 @@
 
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
-import type { YamlProblem } from "./load-yaml.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
+import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {

@@ -15,6 +15,7 @@ import {
   markForCreate,
   markForUpdate,
   type OwnerSettings,
+  preferOwnRecord,
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
@@ -167,7 +168,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     guards: [],
     errors: [],
   };
-  const claims = claimRecords(input, part.errors);
+  const claims = claimRecords(input, part.errors, ownerSettings(options));
   const describeGuard = options.describeGuard ?? describeGuardFinding;
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
@@ -225,7 +226,11 @@ function groupByProject(desired: DesiredState, current: CurrentState): ProjectIn
  * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
  * family is never claimed, reordered or pruned through the other.
  */
-function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
+function claimRecords(
+  input: ProjectInput,
+  errors: PlanDiagnostic[],
+  owner: OwnerSettings | undefined,
+): Claims {
   const claims = new Map<number, Claim>();
   const byConfig = new Map<DesiredConfig, Claim>();
   const claim = (value: Claim) => {
@@ -277,7 +282,10 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
     for (const config of desiredFamily.configs) {
       if (config.id !== undefined) continue;
       const named = byName.get(config.fields.name) ?? [];
-      const free = named.filter((record) => !claims.has(record.id));
+      const free = preferOwnRecord(
+        owner,
+        named.filter((record) => !claims.has(record.id)),
+      );
       if (free.length > 1) {
         report(
           family,

@@ -97,3 +97,16 @@ export function describeOwnerConflict(conflict: OwnerConflict, where: string, ow
   const { config, record, owner } = conflict;
   return `config "${config.fields.name}" matches record ${record.id} in ${where}, which owner "${owner}" manages (its description carries that owner's mark), not "${ownName}": rename this config, or pass --takeover to take the record over for "${ownName}"`;
 }
+
+/**
+ * Of several unclaimed records with a config's name, the one this owner marked, when there is
+ * exactly one: two owners may each hold a record of one name. Otherwise all of them (ambiguous).
+ */
+export function preferOwnRecord(
+  owner: OwnerSettings | undefined,
+  named: PluginConfigRecord[],
+): PluginConfigRecord[] {
+  if (owner === undefined || named.length < 2) return named;
+  const own = named.filter((record) => ownerOf(record) === owner.name);
+  return own.length === 1 ? own : named;
+}

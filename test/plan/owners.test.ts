@@ -114,6 +114,26 @@ describe("plans with an owner", () => {
     expect(result.plan?.guards).toEqual([]);
   });
 
+  it("takes a well-formed mark forged on a record as the owner's (the trust limit), and guards a mass of them", () => {
+    const own = [1, 2, 3, 4, 5].map((id) =>
+      remoteRecord({ id, name: `Own ${id}`, order: id, description: mine(`text ${id}`) }),
+    );
+    const forged = [6, 7, 8, 9, 10, 11].map((id) =>
+      remoteRecord({
+        id,
+        name: `Someone's ${id}`,
+        order: id,
+        description: `theirs ${id}\n\n[pcsync owner=team-a]`,
+      }),
+    );
+    const configs = own.map((record) => desiredConfig({ name: record.name ?? "", order: record.order }));
+    const one = plan(desired(configs, true), [...own, ...forged.slice(0, 1)]);
+    expect(one.plan?.changes.map((change) => [change.action, change.id])).toEqual([["delete", 6]]);
+    // Six of eleven records in the owner's scope: past the delete guard's 30%, refused without --force.
+    const many = plan(desired(configs, true), [...own, ...forged]);
+    expect(many.plan?.guards.map((guard) => guard.rule)).toEqual(["max_delete_percent"]);
+  });
+
   it("without an owner, plans as before: marks are stripped for comparison only", () => {
     const records = [
       remoteRecord({ id: 1, name: "A", order: 1, description: theirs("same") }),
@@ -188,5 +208,26 @@ describe("apply's second look at the owner rules", () => {
     expect(findOwnerProblems(ownerless, current(records))).toEqual([
       'record 1 ("A") in project 1 plugin_configs: the change writes an owner mark, but the plan names no owner',
     ]);
+  });
+});
+
+describe("two owners' records of one name", () => {
+  it("each owner claims its own, and leaves the other's alone", () => {
+    const records = [
+      remoteRecord({ id: 1, name: "A", order: 1, description: theirs(null) }),
+      remoteRecord({ id: 2, name: "A", order: 1, description: mine("text") }),
+    ];
+    const result = plan(
+      desired([desiredConfig({ name: "A", order: 1, description: "text" })], true),
+      records,
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.plan?.changes).toEqual([]);
+    expect(result.plan?.families[0]?.unmanaged.map((record) => [record.id, record.owner])).toEqual([
+      [1, "team-b"],
+    ]);
+    // Without a record of its own among them, the name stays ambiguous.
+    const unowned = plan(desired([desiredConfig({ name: "A", order: 1 })], true, "team-c"), records);
+    expect(unowned.errors[0]?.message).toContain('2 records in project 1 plugin_configs are named "A"');
   });
 });
