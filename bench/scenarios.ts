@@ -272,8 +272,10 @@ function throttledScenario(options: {
   perMinute: number;
   shape: FleetShape;
   isDefault: boolean;
+  /** Whether the client learns the limit from the 429s' stated waits (else AIMD only). */
+  learnLimits?: boolean;
 }): Scenario {
-  const { id, perMinute, shape } = options;
+  const { id, perMinute, shape, learnLimits = true } = options;
   // Every family: 30 updates, 10 deletes, 10 creates appended (no reorders: rearrange on these
   // servers is keyed by plugin, and the point here is the pace of plain writes).
   const perFamily = shape.recordsPerFamily;
@@ -287,13 +289,13 @@ function throttledScenario(options: {
   const allowedRps = perMinute / 60;
   return {
     id,
-    title: `throttled apply: ${count(changes)} changes against posthog-2024 throttling at ${count(perMinute)}/minute (429 without Retry-After)`,
+    title: `throttled apply: ${count(changes)} changes against posthog-2024 throttling at ${count(perMinute)}/minute (429 without Retry-After)${learnLimits ? "" : ", limit not learned (AIMD only)"}`,
     default: options.isDefault,
     async run(settings) {
       const fleet = buildFleet(shape, mix);
       return withFleet(
         fleet,
-        { profile: "posthog-2024", settings, perMinute },
+        { profile: "posthog-2024", settings, perMinute, client: { rateLimit: { learnLimits } } },
         async ({ emulator, client, responses }) => {
           const started = performance.now();
           const planned = await timeReadAndPlan(client, fleet, settings);
@@ -395,6 +397,17 @@ export const SCENARIOS: readonly Scenario[] = [
     shape: { projects: 20, recordsPerFamily: 50 },
     isDefault: false,
   }),
+  // What learning the limit buys: one small fleet, with and without the learner (about 80 s each:
+  // the service's window is a minute, and only a run longer than one shows a throttling).
+  ...[true, false].map((learnLimits) =>
+    throttledScenario({
+      id: learnLimits ? "throttled-small" : "throttled-small-aimd",
+      perMinute: 1200,
+      shape: { projects: 15, recordsPerFamily: 50 },
+      isDefault: false,
+      learnLimits,
+    }),
+  ),
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,

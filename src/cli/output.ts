@@ -21,12 +21,21 @@ function forDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
 
-export function printPlan(plan: Plan, format: OutputFormat, io: CliIo): void {
+/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+export function printPlan(
+  plan: Plan,
+  format: OutputFormat,
+  io: CliIo,
+  options: { verbose?: boolean } = {},
+): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan"));
     return;
   }
-  renderPlan(forDisplay(plan, io), format, io.stdout, { colour: useColour(io.stdout, io.env) });
+  renderPlan(forDisplay(plan, io), format, io.stdout, {
+    colour: useColour(io.stdout, io.env),
+    verbose: options.verbose === true,
+  });
 }
 
 const PLAN_REMEDY =

@@ -18,6 +18,9 @@ function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
 
+/** How many of the changes an interrupted apply did not start are listed by name. */
+export const NOT_STARTED_LISTED = 20;
+
 export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
   const paint = createPaint(options.colour);
   // After a partial apply the user must know exactly what already changed, not only how much: the
@@ -34,7 +37,7 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
       out.write(
         `${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
       );
-    if (outcome.status === "skipped")
+    if (outcome.status === "skipped" && outcome.notStarted !== true)
       out.write(
         `${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
       );
@@ -53,8 +56,18 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const moved = report.outcomes
     .filter((outcome) => outcome.action === "reorder" && outcome.status === "done")
     .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved`;
-  const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
+  const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
+  const notStarted = notStartedOutcomes.length;
+  if (notStarted > 0) {
+    // Thousands of lines after a Ctrl-C would bury the summary: a sample, and the count.
+    out.write(
+      `${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`,
+    );
+    for (const outcome of notStartedOutcomes.slice(0, NOT_STARTED_LISTED))
+      out.write(`  ${describe(outcome)}\n`);
+    if (notStarted > NOT_STARTED_LISTED) out.write(`  ... and ${notStarted - NOT_STARTED_LISTED} more\n`);
+  }
   const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
   if (report.interrupted) {

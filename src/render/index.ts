@@ -17,12 +17,14 @@ export interface RenderOptions {
   colour: boolean;
   /** Markdown heading. */
   title?: string;
+  /** Text: each order tie in full, not one short warning for them all. */
+  verbose?: boolean;
 }
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {
     case "text":
-      renderText(plan, out, { colour: options.colour });
+      renderText(plan, out, { colour: options.colour, verbose: options.verbose === true });
       return;
     case "json":
       out.write(renderJson(plan));

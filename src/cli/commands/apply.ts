@@ -15,6 +15,7 @@ import {
 import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import { createApplyProgress } from "../apply-progress.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   APPLY_CANCELLED,
@@ -182,7 +183,7 @@ Examples:
           ? new NothingChangedError(error)
           : error;
       });
-      if (format !== "json") printPlan(plan, format, io);
+      if (format !== "json") printPlan(plan, format, io, { verbose: flags.verbose === true });
       else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
@@ -202,14 +203,13 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const progress = createProgress(io);
+      const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
       interrupts.beginWrites();
       const report = await applyPlan(client, plan, state, {
         concurrency: concurrencyOf(flags),
-        onProgress: (done, total) => progress.update("applied", done, total, "changes"),
+        onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
         signal: interrupts.signal,
-      });
-      progress.finish();
+      }).finally(() => progress.finish());
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted
