@@ -3,12 +3,12 @@ import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s
 import { n as useColour } from "./io.mjs";
 import { a as ApiError, r as findPackageFile } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
-import { a as getConfig, c as listAllConfigs, t as mapConcurrent } from "./map-concurrent.mjs";
+import { o as stripMark, t as groupBy } from "./group-by.mjs";
 import { t as require_ajv } from "./ajv.mjs";
-import { t as appendAll } from "./append-all.mjs";
-import { t as groupBy } from "./group-by.mjs";
-import { t as createPaint } from "./colour.mjs";
+import { i as getConfig, p as mapConcurrent, s as listAllConfigs } from "./api.mjs";
 import { a as describeDevice, c as describeFileError, i as writeFileSafely, s as OutputFileError, t as appendToFile } from "./append-file.mjs";
+import { t as appendAll } from "./append-all.mjs";
+import { t as createPaint } from "./colour.mjs";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 // dist/src/family-lists.js
@@ -220,6 +220,101 @@ function formatPath(pointer) {
 		return `${path}[${JSON.stringify(segment)}]`;
 	}, "");
 }
+// dist/src/plan/compare-fields.js
+/** Fields compared as updates; `order` is handled by the reorder. */
+const UPDATE_FIELDS = [
+	"plugin",
+	"name",
+	"enabled",
+	"description",
+	"match_action"
+];
+/** The plugin's own name and description, when the record's `plugin_info` carries them. */
+function pluginDefaults(record) {
+	let info = record.plugin_info;
+	if (typeof info === "string") try {
+		info = JSON.parse(info);
+	} catch {
+		return {};
+	}
+	if (typeof info !== "object" || info === null) return {};
+	const { name, description } = info;
+	return {
+		...typeof name === "string" ? { name } : {},
+		...typeof description === "string" ? { description } : {}
+	};
+}
+/**
+* Whether the record shows `written` in `field`. A name or description written as null or "" may
+* come back as the plugin's own (posthog-2024): that is the empty value written.
+*/
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+function shownValue(field, record) {
+	return field === "description" ? stripMark(record.description) : record[field] ?? null;
+}
+function showsWritten(field, written, record) {
+	const shown = shownValue(field, record);
+	if (shown === written) return true;
+	if ((written === null || written === "") && (field === "name" || field === "description")) return shown === pluginDefaults(record)[field];
+	return false;
+}
+/**
+* The fields the manifest sets that differ on the record (order excluded), and how many differences
+* were left alone because the config's `ignore_fields` names the field.
+*/
+function diffFields(desired, record) {
+	const changes = {};
+	let ignored = 0;
+	for (const field of UPDATE_FIELDS) {
+		const value = desired[field];
+		if (value === void 0 || showsWritten(field, value, record)) continue;
+		if (isIgnored(desired, field)) ignored += 1;
+		else changes[field] = {
+			from: shownValue(field, record),
+			to: value
+		};
+	}
+	return {
+		changes,
+		ignored
+	};
+}
+/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
+function isIgnored(desired, field) {
+	return field !== "name" && desired.ignore_fields?.includes(field) === true;
+}
+/** What `fields: all` manages where a config says nothing: the service's defaults for a new record. */
+const SERVICE_DEFAULTS = {
+	enabled: false,
+	description: null,
+	match_action: null
+};
+/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
+function managedFields(desired, mode) {
+	return mode === "all" ? {
+		...SERVICE_DEFAULTS,
+		...desired
+	} : desired;
+}
+/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
+function createFields(desired) {
+	const changes = {};
+	for (const field of [
+		"plugin",
+		"name",
+		"enabled",
+		"description",
+		"match_action",
+		"order"
+	]) {
+		const value = desired[field];
+		if (value !== void 0) changes[field] = {
+			from: void 0,
+			to: value
+		};
+	}
+	return changes;
+}
 // dist/src/read/read-family.js
 /**
 * Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
@@ -256,8 +351,8 @@ async function retrievePluginInfo(client, ref, id) {
 */
 function listsToPlan(desired) {
 	const emptied = /* @__PURE__ */ new Map();
-	for (const { project, family, configs } of desired.families) {
-		const plugins = configs.filter(({ fields }) => fields.description === null || fields.description === "").map(({ fields }) => fields.plugin);
+	for (const { project, family, configs, fields: mode } of desired.families) {
+		const plugins = configs.map(({ fields }) => managedFields(fields, mode)).filter((fields) => fields.description === null || fields.description === "").map((fields) => fields.plugin);
 		if (plugins.length > 0) emptied.set(familyKey(project, family), [...new Set(plugins)]);
 	}
 	return listsToRead(desired.families.map(({ project, family }) => ({
@@ -284,10 +379,6 @@ async function readCurrentState(client, refs, options) {
 			records
 		};
 	}) };
-}
-// dist/src/render/json.js
-function renderJson(plan) {
-	return serializePlan(plan);
 }
 // dist/src/plan/order-ties.js
 /** What a tie means, in the words every warning about one uses. */
@@ -334,6 +425,71 @@ function findOrderTies(managed, unmanaged) {
 		});
 	}
 	return ties;
+}
+// dist/src/plan/safety-guards.js
+/** A family smaller than this may lose any share of its records, though not all of them. */
+const MIN_RECORDS_FOR_SHARE = 10;
+/** The guard the prune violates, if any; emptying the family is checked before the share. */
+function findGuard(prune, maxDeletePercent) {
+	const { project, family, owned, creates, deletes, source } = prune;
+	if (deletes === 0) return void 0;
+	if (owned > 0 && owned - deletes + creates === 0) return {
+		rule: "prune_to_empty",
+		project,
+		family,
+		owned,
+		deletes,
+		source
+	};
+	if (owned >= MIN_RECORDS_FOR_SHARE && deletes * 100 / owned > maxDeletePercent) return {
+		rule: "max_delete_percent",
+		project,
+		family,
+		owned,
+		deletes,
+		limitPercent: maxDeletePercent,
+		source
+	};
+}
+/** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
+function findUpdateGuard(counts, maxUpdatePercent) {
+	const { owned, updates } = counts;
+	if (owned < MIN_RECORDS_FOR_SHARE || updates * 100 / owned <= maxUpdatePercent) return void 0;
+	return {
+		rule: "max_update_percent",
+		...counts,
+		limitPercent: maxUpdatePercent
+	};
+}
+/** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
+function isForceable(rule) {
+	return rule !== "protected";
+}
+/** The guards that stop an apply: all of them, or with --force only those it cannot override. */
+function refusingGuards(guards, force) {
+	return guards.filter((guard) => !force || !isForceable(guard.rule));
+}
+/**
+* What the guard found, in the planner's words: the message of a guard when no other words are
+* given (render/guard-message.ts adds how the CLI overrides it).
+*/
+function describeGuardFinding(finding) {
+	if (finding.rule === "max_update_percent") {
+		const share = Math.round(finding.updates * 100 / finding.owned);
+		return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
+	}
+	if (finding.rule === "protected") {
+		const records = finding.records.map(({ id, name, protectedBy }) => `"${name ?? ""}" (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`).join(", ");
+		return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
+	}
+	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;
+	const emptied = finding.owner === void 0 ? "the family" : "the owner's part of the family";
+	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
+	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
+}
+// dist/src/render/json.js
+function renderJson(plan) {
+	return serializePlan(plan);
 }
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
@@ -1011,7 +1167,8 @@ function describePlan(plan, options) {
 				items: [],
 				unmanaged: [],
 				ties: [],
-				guards: []
+				guards: [],
+				notes: []
 			};
 			sections.set(key, section);
 		}
@@ -1021,6 +1178,7 @@ function describePlan(plan, options) {
 		const section = sectionFor(report.project, report.family);
 		appendAll(section.unmanaged, report.unmanaged);
 		appendAll(section.ties, report.orderTies ?? []);
+		appendAll(section.notes, describeFamilyNotes(report));
 		if (report.pruneKept !== void 0 && plan.owner !== void 0) section.pruneKept = {
 			owner: plan.owner,
 			...report.pruneKept
@@ -1041,7 +1199,29 @@ function describePlan(plan, options) {
 		for (const move of reorder.moves) section.items.push(describeMove(move, reorder.source, options));
 	}
 	for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
-	return [...sections.values()].filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.ties.length > 0 || section.guards.length > 0);
+	return [...sections.values()].filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.ties.length > 0 || section.guards.length > 0 || section.notes.length > 0);
+}
+/** `ignored: 2 differences (ignore_fields)`, `reorder left out: ...`: a family's notes. */
+function describeFamilyNotes(report) {
+	const notes = [];
+	if (report.ignored !== void 0) {
+		const count = report.ignored === 1 ? "1 difference" : `${report.ignored} differences`;
+		notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
+	}
+	if (report.reorderLeftOut === true) notes.push("reorder left out: it moves records that --target/--exclude leave out; a full plan shows it");
+	return notes;
+}
+/** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
+function describePartial(plan) {
+	if (plan.partial !== true) return void 0;
+	return `Partial plan (${escapeControl([...(plan.targets?.target ?? []).map((name) => `--target ${JSON.stringify(name)}`), ...(plan.targets?.exclude ?? []).map((name) => `--exclude ${JSON.stringify(name)}`)].join(" "))}): only the changes of the targeted records; a full plan shows the rest.`;
+}
+/** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
+function describeGuardOverride(plan) {
+	const guarded = plan.guards.some((guard) => guard.rule === "protected");
+	const forceable = plan.guards.some((guard) => guard.rule !== "protected");
+	if (!guarded) return "apply will refuse this plan unless --force.";
+	return forceable ? "apply will refuse this plan: --allow-destroy NAME lifts protection, --force the other guards." : "apply will refuse this plan unless --allow-destroy names each protected record.";
 }
 function describeChange(change, options) {
 	const name = formatName(change.name, options);
@@ -1166,13 +1346,15 @@ function renderMarkdown(plan, options = {}) {
 		title,
 		summary
 	];
+	const partial = describePartial(plan);
+	if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
 	const guards = renderGuards(plan, Math.floor(maxChars / 10));
 	if (guards) top.push(guards);
 	const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
 	if (ties) top.push(ties);
 	if (changed) top.push(renderTable(sections, Math.floor(maxChars / 4)));
 	const head = `${top.join("\n\n")}\n\n`;
-	const blocks = sections.filter((section) => section.items.length > 0 || section.unmanaged.length > 0).map(buildBlock);
+	const blocks = sections.filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.notes.length > 0).map(buildBlock);
 	const reserve = renderOmittedNote(9999999, 9999999).length;
 	const fitted = fitBlocks(blocks, maxChars - 1 - head.length - reserve);
 	const omitted = blocks.filter((_, index) => fitted[index] === void 0);
@@ -1199,7 +1381,7 @@ function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
 function renderGuards(plan, budget) {
-	return renderWarning("Safety guards: apply will refuse this plan unless `--force`.", plan.guards.map((guard) => guard.message), budget);
+	return renderWarning(`Safety guards: ${describeGuardOverride(plan)}`, plan.guards.map((guard) => guard.message), budget);
 }
 function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
@@ -1275,6 +1457,10 @@ function buildBlock(section) {
 	}
 	for (const tie of section.ties) {
 		items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
+		isChange.push(false);
+	}
+	for (const note of section.notes) {
+		items.push(escapeCodeLine(`  ${note}`));
 		isChange.push(false);
 	}
 	const block = {
@@ -1393,9 +1579,11 @@ function renderText(plan, out, options) {
 	};
 	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
 	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+	const partial = describePartial(plan);
+	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	if (plan.guards.length > 0) {
 		const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-		out.write(`${paint("yellow", `Warning: ${guards} above: apply will refuse this plan unless --force.`)}\n`);
+		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan)}`)}\n`);
 	}
 	const ties = describeTieCount(plan);
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
@@ -1411,6 +1599,7 @@ function renderSection(section, paint, paintSpans, verbose) {
 	const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
 	if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
 	for (const tie of verbose ? section.ties : []) lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);
+	for (const note of section.notes) lines.push(`  ${paint("dim", note)}`);
 	for (const guard of section.guards) lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
 	return lines;
 }
@@ -1517,9 +1706,12 @@ async function appendStepSummary(plan, io, title) {
 	}
 }
 function warnGuards(plan, io, force) {
-	for (const guard of plan.guards) io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+	for (const guard of plan.guards) {
+		const overridden = force && isForceable(guard.rule);
+		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+	}
 }
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { FAMILIES_IN_CLAIM_ORDER as _, printApplyJson as a, showsEveryRecord as b, savePlan as c, findOrderTies as d, groupTiedOrders as f, parsePlanFile as g, readFamily as h, hasChanges as i, warnGuards as l, readCurrentState as m, appendStepSummary as n, printPlan as o, listsToPlan as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, TIE_EFFECT as u, idsOfOtherFamilies as v, listsToRead as y };
+export { idsOfOtherFamilies as A, managedFields as C, parsePlanFile as D, showsWritten as E, showsEveryRecord as M, serializePlan as O, isIgnored as S, shownValue as T, listsToPlan as _, printApplyJson as a, createFields as b, savePlan as c, findGuard as d, findUpdateGuard as f, groupTiedOrders as g, findOrderTies as h, hasChanges as i, listsToRead as j, FAMILIES_IN_CLAIM_ORDER as k, warnGuards as l, TIE_EFFECT as m, appendStepSummary as n, printPlan as o, refusingGuards as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, describeGuardFinding as u, readCurrentState as v, pluginDefaults as w, diffFields as x, readFamily as y };

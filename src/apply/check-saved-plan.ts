@@ -73,9 +73,7 @@ export async function checkSavedPlan(
   client: ApiClient,
   options: RereadOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  if (plan.server !== undefined && plan.server !== client.base.display) {
-    throw new PlanServerMismatchError(path, plan.server, client.base.display);
-  }
+  checkPlanServer(plan, path, client);
   const { current, reasons } = await rereadForPlan(plan, client, options);
   if (reasons.length > 0) throw new StalePlanError(path, reasons);
   return { plan, current };
@@ -101,11 +99,32 @@ async function rereadForPlan(
   client: ApiClient,
   options: RereadOptions,
 ): Promise<{ current: CurrentState; reasons: string[] }> {
+  const current = await readStateForPlan(plan, client, options);
+  return { current, reasons: findPlanProblems(plan, current) };
+}
+
+/** Reads the lists a plan touches: the state it is checked against and applied to. */
+export async function readStateForPlan(
+  plan: Plan,
+  client: ApiClient,
+  options: RereadOptions,
+): Promise<CurrentState> {
   // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
   const refs = listsToRead([
     ...familiesTouchedBy(plan),
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
-  const current = await readCurrentState(client, refs, options);
-  return { current, reasons: [...findStaleness(plan, current), ...findOwnerProblems(plan, current)] };
+  return await readCurrentState(client, refs, options);
+}
+
+/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
+export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
+  return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
+}
+
+/** A saved plan made against another server than the one given. */
+export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
+  if (plan.server !== undefined && plan.server !== client.base.display) {
+    throw new PlanServerMismatchError(path, plan.server, client.base.display);
+  }
 }

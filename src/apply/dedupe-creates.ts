@@ -8,11 +8,12 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
+import { ApiError, FamilyReader } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
+import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner } from "./write-mark.js";
 
@@ -43,6 +44,8 @@ export interface DedupeInput {
   reader?: FamilyReader | undefined;
   /** Once aborted, the check does not start: its deletes would be new writes. */
   signal?: AbortSignal | undefined;
+  /** How the check's deletes and updates are written (through the run's journal); else directly. */
+  writer?: RecordWriter | undefined;
 }
 
 interface Target {
@@ -190,6 +193,10 @@ function copiesOf(
   );
 }
 
+function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {
+  return input.writer ?? new RecordWriter(client, undefined);
+}
+
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(
   client: ApiClient,
@@ -203,7 +210,7 @@ async function keepSurvivor(
   const { project, family } = input;
   for (const id of copies) {
     try {
-      const removed = await updateConfig(client, project, family, id, { deleted: true });
+      const removed = await writerOf(client, input).update("copy", project, family, id, { deleted: true });
       if (removed.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
     } catch (error) {
@@ -225,7 +232,13 @@ async function keepSurvivor(
     const text = body.description;
     if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
-      const updated = await updateConfig(client, project, family, survivor.id, body as PluginConfigInput);
+      const updated = await writerOf(client, input).update(
+        "copy",
+        project,
+        family,
+        survivor.id,
+        body as PluginConfigInput,
+      );
       const still = differingFields(change, updated);
       if (still.length > 0) throw new Error(`the server did not apply ${still.join(", ")}`);
     } catch (error) {

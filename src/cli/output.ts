@@ -9,6 +9,7 @@ import { describeFileError, OutputFileError } from "../files/file-errors.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
+import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
@@ -151,7 +152,8 @@ export async function appendStepSummary(plan: Plan, io: CliIo, title: string): P
 
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
-    io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+    const overridden = force && isForceable(guard.rule);
+    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
   }
 }
 

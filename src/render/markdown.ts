@@ -3,7 +3,9 @@
 
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
+  describeGuardOverride,
   describeOrderTie,
+  describePartial,
   describePlan,
   describeSummary,
   describeTieCount,
@@ -54,6 +56,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
+  const partial = describePartial(plan);
+  if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
   const guards = renderGuards(plan, Math.floor(maxChars / 10));
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
@@ -62,7 +66,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const head = `${top.join("\n\n")}\n\n`;
 
   const blocks = sections
-    .filter((section) => section.items.length > 0 || section.unmanaged.length > 0)
+    .filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.notes.length > 0)
     .map(buildBlock);
   const reserve = renderOmittedNote(9_999_999, 9_999_999).length;
   const fitted = fitBlocks(blocks, maxChars - 1 - head.length - reserve);
@@ -96,7 +100,7 @@ function escapeCodeLine(line: string): string {
 }
 
 function renderGuards(plan: Plan, budget: number): string | undefined {
-  const heading = "Safety guards: apply will refuse this plan unless `--force`.";
+  const heading = `Safety guards: ${describeGuardOverride(plan)}`;
   return renderWarning(
     heading,
     plan.guards.map((guard) => guard.message),
@@ -206,6 +210,10 @@ function buildBlock(section: FamilySection): Block {
   }
   for (const tie of section.ties) {
     items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
+    isChange.push(false);
+  }
+  for (const note of section.notes) {
+    items.push(escapeCodeLine(`  ${note}`));
     isChange.push(false);
   }
   const open = `<details><summary>${describeSection(section)}</summary>\n\n`;
