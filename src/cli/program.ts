@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
+import { neutraliseLines } from "../server-text.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import { describeExitCodes } from "./exit-codes-help.js";
@@ -211,7 +212,8 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     return error.exitCode === 0 ? 0 : EXIT_ERROR;
   }
   if (error instanceof PcsyncError) {
-    io.stderr.write(`pcsync: ${error.message}\n`);
+    // A message may quote the service (an error body, a record's name): made safe line by line.
+    io.stderr.write(`pcsync: ${neutraliseLines(error.message).join("\n")}\n`);
     const hint = error.hint ?? describeKeySources(error);
     if (hint !== undefined) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;
