@@ -3,12 +3,13 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { A as idsOfOtherFamilies, T as shownValue, g as groupTiedOrders, j as listsToRead, m as TIE_EFFECT, s as refuseSecretIn, t as EXPORT_REMEDY, v as readCurrentState, w as pluginDefaults } from "./output.mjs";
+import { _ as shownValue, b as idsOfOtherFamilies, c as groupTiedOrders, g as pluginDefaults, o as TIE_EFFECT, u as readCurrentState, x as listsToRead } from "./safety-guards.mjs";
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
-import { i as writeFileSafely, o as resolveOutputTarget, s as OutputFileError } from "./append-file.mjs";
+import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
+import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
 import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/build-manifest.js
