@@ -13,7 +13,7 @@ export function hasStackTrace(text: string): boolean {
 }
 
 /** stderr without the lines that name an apply's journal (said at the end of every journaled run). */
-export function withoutJournalNote(stderr: string): string {
+function withoutJournalNote(stderr: string): string {
   return stderr.replace(/^Journal: .*\n(?: {2}.*\n)*/m, "");
 }
 
