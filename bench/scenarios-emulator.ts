@@ -1,10 +1,12 @@
 // The emulator at scale: loading 200,000 records from a data file, and an apply against
-// `pcsync serve --data` (group commit) beside the same apply against the in-memory emulator.
+// `pcsync serve --data` (group commit) beside the same apply against the in-memory emulator; and
+// the cost of apply's write-ahead journal: the same apply with it and without (--no-journal).
 
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPlan } from "../src/apply/apply-plan.js";
+import { ApplyJournal } from "../src/journal/apply-journal.js";
 import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
 import {
@@ -118,9 +120,16 @@ const loadScenario: Scenario = {
   },
 };
 
-/** The apply of `apply-10000`, against the in-memory emulator or one persisting to a data file. */
-async function timeApply(settings: BenchSettings, dataFile: string | undefined) {
+/**
+ * The apply of `apply-10000`, against the in-memory emulator or one persisting to a data file,
+ * with the write-ahead journal the CLI keeps (in `journalFile`) or without (--no-journal).
+ */
+async function timeApply(
+  settings: BenchSettings,
+  options: { dataFile?: string | undefined; journalFile?: string | undefined } = {},
+) {
   const fleet = buildFleet(APPLY_10000.shape, APPLY_10000.mix);
+  const { dataFile, journalFile } = options;
   const harness = {
     profile: "seed",
     settings,
@@ -130,9 +139,21 @@ async function timeApply(settings: BenchSettings, dataFile: string | undefined) 
   return withFleet(fleet, harness, async ({ client }) => {
     const planned = await timeReadAndPlan(client, fleet, settings);
     const started = performance.now();
+    // As the CLI does: the journal and its header are on disk before the first write.
+    const journal =
+      journalFile === undefined
+        ? undefined
+        : await ApplyJournal.start(
+            journalFile,
+            { cwd: process.cwd(), inputs: [] },
+            { command: "apply", server: client.base.display, plan: planned.plan, planFile: null },
+            planned.current,
+          );
     const report = await applyPlan(client, planned.plan, planned.current, {
       concurrency: settings.concurrency,
+      journal,
     });
+    await journal?.finish(report);
     return { applyMs: performance.now() - started, report, changes: planned.plan.changes.length };
   });
 }
@@ -146,9 +167,9 @@ const applyWithDataScenario: Scenario = {
       const file = join(directory, "state.json");
       // The persisted run goes first, with the client's code still cold: if anything, that is
       // counted against it.
-      const persisted = await timeApply(settings, file);
+      const persisted = await timeApply(settings, { dataFile: file });
       const fileBytes = (await stat(file)).size;
-      const inMemory = await timeApply(settings, undefined);
+      const inMemory = await timeApply(settings);
       const applyRatio = persisted.applyMs / inMemory.applyMs;
       const outcomes = (run: typeof persisted) =>
         `${run.report.done} / ${run.report.failed} / ${run.report.skipped}`;
@@ -175,4 +196,59 @@ const applyWithDataScenario: Scenario = {
   },
 };
 
-export const EMULATOR_SCENARIOS: readonly Scenario[] = [loadScenario, applyWithDataScenario];
+/** How many times each of the two applies runs, alternating (PCSYNC_BENCH_JOURNAL_RUNS; default 2). */
+const JOURNAL_RUNS = Math.max(1, Number(process.env.PCSYNC_BENCH_JOURNAL_RUNS ?? 2));
+
+const applyJournalScenario: Scenario = {
+  id: "apply-10000-journal",
+  title:
+    "apply-10000 with the write-ahead journal (fsync per group of writes in flight) and without (--no-journal)",
+  default: true,
+  run(settings: BenchSettings) {
+    return inTemporaryDirectory(async (directory) => {
+      // Alternating, the journal's run first (cold code counts against it), so that a machine
+      // whose load drifts during the scenario weighs on both sides alike.
+      const withJournal: number[] = [];
+      const without: number[] = [];
+      const runs: Awaited<ReturnType<typeof timeApply>>[] = [];
+      let journalBytes = 0;
+      for (let index = 0; index < JOURNAL_RUNS; index++) {
+        const journalFile = join(directory, `journal-${index}.jsonl`);
+        const journaled = await timeApply(settings, { journalFile });
+        journalBytes = (await stat(journalFile)).size;
+        withJournal.push(journaled.applyMs);
+        const plain = await timeApply(settings);
+        without.push(plain.applyMs);
+        runs.push(journaled, plain);
+      }
+      const total = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+      const cost = total(withJournal) / total(without) - 1;
+      const list = (values: number[]) => values.map((value) => ms(value)).join(", ");
+      const rows: Row[] = [
+        { metric: "changes applied (each run)", value: count(runs[0]?.changes ?? 0) },
+        { metric: `apply wall time with the journal (${JOURNAL_RUNS} runs)`, value: list(withJournal) },
+        { metric: `apply wall time with --no-journal (${JOURNAL_RUNS} runs)`, value: list(without) },
+        {
+          metric: "journal's cost (sum with / sum without - 1)",
+          value: `${(cost * 100).toFixed(1)}%`,
+          target: "≤ 5%",
+          pass: cost <= 0.05,
+        },
+        { metric: "journal size", value: mb(journalBytes) },
+        {
+          metric: "outcomes: every run done, none failed or skipped",
+          value: runs.every((run) => run.report.failed === 0 && run.report.skipped === 0) ? "yes" : "no",
+          target: "yes",
+          pass: runs.every((run) => run.report.failed === 0 && run.report.skipped === 0),
+        },
+      ];
+      return { id: this.id, title: this.title, rows };
+    });
+  },
+};
+
+export const EMULATOR_SCENARIOS: readonly Scenario[] = [
+  loadScenario,
+  applyWithDataScenario,
+  applyJournalScenario,
+];

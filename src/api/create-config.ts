@@ -28,6 +28,7 @@
 
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { mayHoldFilled } from "../filled-defaults.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
@@ -318,8 +319,9 @@ export interface FamilyRead {
 
 /**
  * The record a create made: new since `knownIds`, same plugin, and the same values for the fields
- * the service stores as sent. A null name or description may come back as the plugin's own
- * (posthog-2024), so those only count when given as strings. Newest first if several match.
+ * the service stores as sent. A null or "" name or description may come back as the plugin's own
+ * (posthog-2024, see filled-defaults.ts), so those match whatever the record may show for them.
+ * Newest first if several match.
  */
 export function findCreatedRecord(
   records: readonly PluginConfigRecord[],
@@ -330,8 +332,12 @@ export function findCreatedRecord(
     (record) =>
       !knownIds.has(record.id) &&
       (body.plugin === undefined || record.plugin === body.plugin) &&
-      (typeof body.name !== "string" || record.name === body.name) &&
-      (typeof body.description !== "string" || record.description === body.description) &&
+      (typeof body.name !== "string" ||
+        record.name === body.name ||
+        mayHoldFilled("name", body.name, record)) &&
+      (typeof body.description !== "string" ||
+        record.description === body.description ||
+        mayHoldFilled("description", body.description, record)) &&
       (body.order === undefined || record.order === body.order) &&
       (body.enabled === undefined || record.enabled === body.enabled),
   );

@@ -15,8 +15,17 @@ export class SafetyGuardError extends PcsyncError {
   }
 }
 
+/** What a run that applies a plan is, in its errors: `apply`, or `rollback` (with its journal). */
+export interface RunWords {
+  command: "apply" | "rollback";
+  /** The command that carries on where the run stopped. */
+  again: string;
+}
+
+const APPLY_WORDS: RunWords = { command: "apply", again: "run apply again" };
+
 export class PartialApplyError extends PcsyncError {
-  constructor(report: ApplyReport) {
+  constructor(report: ApplyReport, words: RunWords = APPLY_WORDS) {
     const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
     const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
     const settle =
@@ -25,7 +34,7 @@ export class PartialApplyError extends PcsyncError {
         : "";
     super(
       "apply_incomplete",
-      `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and run apply again; it continues from where this run stopped.${settle}`,
+      `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}`,
       { exitCode: EXIT_ERROR },
     );
   }
@@ -33,12 +42,12 @@ export class PartialApplyError extends PcsyncError {
 
 /** Apply stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
 export class InterruptedApplyError extends PcsyncError {
-  constructor(report: ApplyReport, signal: InterruptSignal) {
+  constructor(report: ApplyReport, signal: InterruptSignal, words: RunWords = APPLY_WORDS) {
     const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
     const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
     super(
       "interrupted",
-      `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`,
+      `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${words.command === "apply" ? "Run `pcsync plan` to see what is left, then apply again to finish" : `To finish, ${words.again}`}.`,
       { exitCode: SIGNAL_EXIT_CODES[signal] },
     );
   }

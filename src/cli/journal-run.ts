@@ -26,8 +26,33 @@ export function addJournalOptions(command: Command, pathHelp: string): Command {
 }
 
 /** A path as it can be pasted into a shell. */
-function shellWord(path: string): string {
+export function shellWord(path: string): string {
   return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A resumed apply that finds nothing left to do still ends its journal: the resume and an end line
+ * (nothing done) say that the plan was finished, so the journal no longer reads as cut short.
+ */
+export async function endResumedJournal(
+  resumed: Journal,
+  state: CurrentState,
+  run: { io: CliIo; inputs: readonly RunInput[] },
+): Promise<void> {
+  const journal = await ApplyJournal.resume(resumed, { cwd: run.io.cwd, inputs: run.inputs }, state);
+  const nothing: ApplyReport = {
+    outcomes: [],
+    done: 0,
+    failed: 0,
+    skipped: 0,
+    unknown: 0,
+    unchecked: 0,
+    interrupted: false,
+  };
+  await journal.finish(nothing);
+  run.io.stderr.write(
+    `Journal: ${journal.path}\n  undo this apply: pcsync rollback --journal ${shellWord(journal.path)}\n`,
+  );
 }
 
 /**

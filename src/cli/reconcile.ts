@@ -10,7 +10,7 @@ import { type LoadedManifest, ManifestError, resolveProjectSets } from "../manif
 import { didYouMean } from "../manifest/suggest.js";
 import type { DesiredState } from "../manifest/types.js";
 import { matchesAnyGlob } from "../name-glob.js";
-import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
+import { PLAN_DEFAULTS, type PlanDiagnostic } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { readAndPlan } from "../read/read-and-plan.js";
@@ -131,7 +131,8 @@ export async function planFromFlags(
   desired: LoadedManifest,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
-): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState }> {
+  options: { refuseFamilyOnly?: boolean } = {},
+): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState; refused: PlanDiagnostic[] }> {
   const maxDeletePercent =
     flags.maxDeletePercent === undefined
       ? PLAN_DEFAULTS.maxDeletePercent
@@ -146,6 +147,7 @@ export async function planFromFlags(
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
   const planned = await readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
+    refuseFamilyOnly: options.refuseFamilyOnly === true,
     plan: { maxDeletePercent, ...safety, describeGuard, ...ownerPlanOptions(resolved, flags) },
     onProgress: (read) => {
       progress.update(

@@ -3,7 +3,8 @@
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { pluginDefaults, shownValue } from "../plan/compare-fields.js";
+import { pluginDefaults } from "../filled-defaults.js";
+import { shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 

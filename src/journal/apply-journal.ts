@@ -9,7 +9,7 @@ import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled
 import type { ApplyReport } from "../apply/types.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { pluginDefaults } from "../filled-defaults.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";

@@ -4,6 +4,7 @@
 // its old value. A field someone else changed since is a conflict. Pure.
 
 import { type FamilyName, familyKey, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { mayShowFilled } from "../filled-defaults.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "../plan/fingerprint.js";
@@ -16,7 +17,7 @@ import type {
   PlannedChange,
 } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import type { Journal } from "./journal-format.js";
+import type { Journal, PluginTexts } from "./journal-format.js";
 import type { Replay, TouchedRecord } from "./replay-journal.js";
 
 /** A field someone other than the run changed since the run's outcome. */
@@ -84,8 +85,8 @@ function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
  * holds none (posthog-2024): that text is put back as the empty value, which shows it again.
  */
 function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldValue): FieldValue {
-  if (field !== "name" && field !== "description") return value;
-  return value !== null && value === touched.pluginTexts?.[field] ? null : value;
+  if (!mayShowFilled(field, null)) return value;
+  return value !== null && value === touched.pluginTexts?.[field as keyof PluginTexts] ? null : value;
 }
 
 /** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
@@ -95,8 +96,9 @@ function showsPluginText(
   value: FieldValue,
   now: PluginConfigRecord,
 ): boolean {
-  if ((field !== "name" && field !== "description") || (value !== null && value !== "")) return false;
-  return touched.pluginTexts?.[field] !== undefined && now[field] === touched.pluginTexts[field];
+  if (!mayShowFilled(field, value)) return false;
+  const text = touched.pluginTexts?.[field as keyof PluginTexts];
+  return text !== undefined && now[field] === text;
 }
 
 export function planRollback(input: RollbackInput): RollbackPlan {
@@ -141,7 +143,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       if (before.deleted) continue;
       // The service no longer has the row: the record comes back under a new id.
       const fields: FieldChanges = {};
-      for (const field of RESTORED_FIELDS) fields[field] = { from: undefined, to: before[field] ?? null };
+      for (const field of RESTORED_FIELDS)
+        fields[field] = { from: undefined, to: emptiedText(touched, field, before[field] ?? null) };
       notes.push(
         `${describeRecord(touched)} is gone from the service (the row too): it is created again, with a new id`,
       );

@@ -1,7 +1,7 @@
 // Reading a journal from disk, checking that it belongs to the server and plan at hand, and
 // finding the journal of a saved plan whose apply was interrupted.
 
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SavedPlanRefusedError } from "../apply/check-saved-plan.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
@@ -35,6 +35,26 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
     );
   }
   return parseJournal(text, path);
+}
+
+/**
+ * Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
+ * header line (killed while creating it). A run's header is on disk before its first write, so
+ * such a run made no change.
+ */
+export async function holdsNoRun(path: string, cwd: string): Promise<boolean> {
+  try {
+    const { size, isFile } = await stat(resolve(cwd, path)).then((info) => ({
+      size: info.size,
+      isFile: info.isFile(),
+    }));
+    if (!isFile) return false;
+    if (size === 0) return true;
+    if (size > 65_536) return false;
+    return !(await readFile(resolve(cwd, path), "utf8")).includes("\n");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
 }
 
 export function checkJournalServer(journal: Journal, server: string): void {

@@ -3,6 +3,7 @@
 // A description is compared without its owner mark (owner-mark.ts), whoever wrote it.
 
 import type { WritableField } from "../families.js";
+import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
 import { stripMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -11,40 +12,19 @@ import type { FieldChanges, FieldValue } from "./types.js";
 /** Fields compared as updates; `order` is handled by the reorder. */
 const UPDATE_FIELDS = ["plugin", "name", "enabled", "description", "match_action"] as const;
 
-/** The plugin's own name and description, when the record's `plugin_info` carries them. */
-export function pluginDefaults(record: PluginConfigRecord): { name?: string; description?: string } {
-  let info: unknown = record.plugin_info;
-  if (typeof info === "string") {
-    try {
-      info = JSON.parse(info);
-    } catch {
-      return {};
-    }
-  }
-  if (typeof info !== "object" || info === null) return {};
-  const { name, description } = info as { name?: unknown; description?: unknown };
-  return {
-    ...(typeof name === "string" ? { name } : {}),
-    ...(typeof description === "string" ? { description } : {}),
-  };
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
+  return field === "description" ? stripMark(record.description) : (record[field] ?? null);
 }
 
 /**
  * Whether the record shows `written` in `field`. A name or description written as null or "" may
  * come back as the plugin's own (posthog-2024): that is the empty value written.
  */
-/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
-export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
-  return field === "description" ? stripMark(record.description) : (record[field] ?? null);
-}
-
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
   const shown = shownValue(field, record);
   if (shown === written) return true;
-  if ((written === null || written === "") && (field === "name" || field === "description")) {
-    return shown === pluginDefaults(record)[field];
-  }
-  return false;
+  return mayShowFilled(field, written) && shown === pluginDefaults(record)[field as "name" | "description"];
 }
 
 /**

@@ -9,6 +9,7 @@ import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
+  type PlanDiagnostic,
   type PlanOptions,
   type PlanResult,
   type ProjectPlan,
@@ -30,11 +31,19 @@ export interface ReadProgressCounts {
 export interface ReadAndPlanOptions {
   concurrency: number;
   plan?: PlanOptions;
+  /**
+   * A config that matches another owner's record refuses its family only (watch): the plan is made
+   * (the refused family's drift still shows in it), and `refused` names the families that must not
+   * be written. Otherwise the whole plan is refused.
+   */
+  refuseFamilyOnly?: boolean;
   onProgress?: (counts: ReadProgressCounts) => void;
 }
 
 export interface ReadAndPlanResult extends PlanResult {
   current: CurrentState;
+  /** With `refuseFamilyOnly`: the owner conflicts, each refusing its family. */
+  refused: PlanDiagnostic[];
   /** Time spent in the (synchronous, pure) planning itself, in milliseconds. */
   planningMs: number;
 }
@@ -47,11 +56,11 @@ export async function readAndPlan(
   client: ApiClient,
   desired: DesiredState,
   options: ReadAndPlanOptions,
-): Promise<{ plan: Plan; current: CurrentState }> {
+): Promise<{ plan: Plan; current: CurrentState; refused: PlanDiagnostic[] }> {
   await refuseCurrentAlias(client, desired);
-  const { plan, errors, current } = await readAndPlanProjects(client, desired, options);
+  const { plan, errors, current, refused } = await readAndPlanProjects(client, desired, options);
   if (!plan) throw planErrorOf(errors);
-  return { plan: { ...plan, server: client.base.display }, current };
+  return { plan: { ...plan, server: client.base.display }, current, refused };
 }
 
 const CURRENT_PROJECT = "@current";
@@ -116,10 +125,15 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  const result = assemblePlan(
-    [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []),
-    planOptions,
-  );
+  const projectPlans = [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []);
+  const refused: PlanDiagnostic[] = [];
+  if (options.refuseFamilyOnly) {
+    for (const part of projectPlans) {
+      refused.push(...part.errors.filter((error) => error.refused === true));
+      part.errors = part.errors.filter((error) => error.refused !== true);
+    }
+  }
+  const result = assemblePlan(projectPlans, planOptions);
   planningMs += performance.now() - started;
-  return { ...result, current: { families }, planningMs };
+  return { ...result, current: { families }, planningMs, refused };
 }

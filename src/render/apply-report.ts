@@ -21,8 +21,15 @@ function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string
 /** How many of the changes an interrupted apply did not start are listed by name. */
 export const NOT_STARTED_LISTED = 20;
 
-export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
+export function renderApplyReport(
+  report: ApplyReport,
+  out: Writable,
+  options: { colour: boolean; command?: "apply" | "rollback" },
+): void {
   const paint = createPaint(options.colour);
+  // The summary speaks of the run it ends: an apply, or a rollback (which applies its own plan).
+  const run = options.command === "rollback" ? "Rollback" : "Apply";
+  const again = options.command === "rollback" ? "roll back again" : "apply again";
   // After a partial apply the user must know exactly what already changed, not only how much: the
   // changes done are listed before the failures (a complete apply is the plan, so needs no list).
   if (!isApplyComplete(report)) {
@@ -62,7 +69,7 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   if (notStarted > 0) {
     // Thousands of lines after a Ctrl-C would bury the summary: a sample, and the count.
     out.write(
-      `${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`,
+      `${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; ${again} to make ${notStarted === 1 ? "it" : "them"}:\n`,
     );
     for (const outcome of notStartedOutcomes.slice(0, NOT_STARTED_LISTED))
       out.write(`  ${describe(outcome)}\n`);
@@ -72,13 +79,13 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
   if (report.interrupted) {
     out.write(
-      `${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", `${run} interrupted`)}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`,
     );
   } else if (isApplyComplete(report)) {
-    out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
+    out.write(`${paint("green", `${run} complete`)}: ${done}.\n`);
   } else {
     out.write(
-      `${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
+      `${paint("red", `${run} incomplete`)}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`,
     );
   }
   if (report.unknown > 0 || report.unchecked > 0) {

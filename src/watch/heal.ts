@@ -7,7 +7,7 @@ import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { DesiredState, DriftMode } from "../manifest/types.js";
-import { summarizePlan } from "../plan/compute-plan.js";
+import { type PlanDiagnostic, summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./watch-events.js";
 
@@ -63,21 +63,41 @@ export async function healPlan(
   plan: Plan,
   current: CurrentState,
   modes: ReadonlyMap<string, DriftMode>,
-  options: { concurrency: number; signal?: AbortSignal | undefined },
+  options: {
+    concurrency: number;
+    signal?: AbortSignal | undefined;
+    /** Families refused whatever their mode: configs that match another owner's records. */
+    refused?: readonly PlanDiagnostic[] | undefined;
+  },
 ): Promise<HealResult> {
   const guardsByFamily = new Map<string, string[]>();
   for (const guard of plan.guards) {
     const key = familyKey(guard.project, guard.family);
     guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), guard.message]);
   }
+  // An owner conflict is refused in warn mode too: that family's plan is not to be trusted, as a
+  // `plan` of it is refused (exit 3), while the other families go on.
+  const ownerRefusals = new Map<string, string[]>();
+  for (const item of options.refused ?? []) {
+    const key = familyKey(item.project, item.family);
+    ownerRefusals.set(key, [...(ownerRefusals.get(key) ?? []), `${item.source}: ${item.message}`]);
+  }
+  const refusalOf = (key: string): string[] | undefined => {
+    const owner = ownerRefusals.get(key);
+    const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : undefined;
+    return owner === undefined && guards === undefined ? undefined : [...(owner ?? []), ...(guards ?? [])];
+  };
   const healing = (project: string, family: FamilyName) => {
     const key = familyKey(project, family);
-    return modes.get(key) === "heal" && !guardsByFamily.has(key);
+    return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
   };
   const healPart = selectFamilies(plan, healing);
   const report =
     healPart.changes.length + healPart.reorders.length > 0
-      ? await applyPlan(client, healPart, current, options)
+      ? await applyPlan(client, healPart, current, {
+          concurrency: options.concurrency,
+          signal: options.signal,
+        })
       : undefined;
   const done = new Map<string, ApplyOutcome[]>();
   for (const outcome of report?.outcomes ?? []) {
@@ -96,10 +116,10 @@ export async function healPlan(
       (candidate) => candidate.project === report.project && candidate.family === report.family,
     );
     const finding: FamilyFinding = { project: report.project, family: report.family, changes, reorder };
-    const guards = guardsByFamily.get(key);
-    if (modes.get(key) === "heal" && guards !== undefined) {
+    const refusal = refusalOf(key);
+    if (refusal !== undefined) {
       refused += 1;
-      return { ...finding, refused: guards };
+      return { ...finding, refused: refusal };
     }
     const applied = done.get(key);
     if (applied === undefined) return finding;

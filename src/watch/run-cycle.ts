@@ -123,10 +123,13 @@ export class CycleRunner {
 
   async #planAndHeal(narrowed: DesiredState): Promise<CycleReport> {
     const { client, flags, io, mode, signal } = this.#settings;
-    const { plan, current, desired } = await planFromFlags(client, narrowed, flags, io);
+    const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, {
+      refuseFamilyOnly: true,
+    });
     const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
       concurrency: concurrencyOf(flags),
       signal,
+      refused,
     });
     const failedProjects = new Set<string>();
     const problems: string[] = [];

@@ -3,6 +3,7 @@
 // a real webhook receiver; and `--once` for cron, with its exit codes and metrics file.
 
 import { createHmac } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -203,7 +204,7 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     expect(JSON.parse(drift.stdout)).toMatchObject({ msg: "cycle", result: "ok", drifting: 1, changes: 1 });
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toMatch(/cycle 1 invalid_manifest/);
-    const { readFile, stat } = await import("node:fs/promises");
+    const { stat } = await import("node:fs/promises");
     const text = await readFile(metricsFile, "utf8");
     expect(metricValue(text, "pcsync_drift_changes", { project: "1", family: "plugin_configs" })).toBe(0);
     // node_exporter has process metrics of its own: the textfile must not repeat them.
@@ -243,5 +244,57 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/cycle 1 guarded .*1 refused by a guard/);
     expect(server.emulator.snapshot().records).toEqual(before);
+  });
+  it("refuses only the family whose config matches another owner's record; heals the others", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const receiver = await openReceiver(onTestFinished);
+    const marked = await server.call("PATCH", "/api/projects/1/plugin_configs/1/", {
+      description: "theirs\n\n[pcsync owner=team-a]",
+    });
+    expect(marked.status).toBe(200);
+    const file = join(directory, "owner-conflict.yaml");
+    const config = [
+      "    plugin_configs:",
+      "      configs:",
+      "        - name: GeoIP",
+      "          plugin: 1",
+      "          enabled: false",
+    ];
+    await writeSettled(
+      file,
+      manifest("version: 1", "owner: team-b", "projects:", '  "1":', ...config, '  "2":', ...config),
+    );
+    const metricsFile = join(directory, "owner-conflict.prom");
+    const run = await runBuiltCli(
+      [
+        "watch",
+        "--once",
+        "--mode",
+        "heal",
+        "-f",
+        file,
+        "--metrics-file",
+        metricsFile,
+        "--webhook",
+        receiver.url,
+      ],
+      { env: server.env, timeoutMs: 60_000 },
+    );
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toMatch(/cycle 1 guarded .*1 healed.*1 refused by a guard/);
+    const records = server.emulator.snapshot().records;
+    expect(records.find((record) => record.id === 1)?.enabled).toBe(true);
+    expect(records.find((record) => record.id === 5)?.enabled).toBe(false);
+    const text = await readFile(metricsFile, "utf8");
+    expect(metricValue(text, "pcsync_cycles_total", { result: "guarded" })).toBe(1);
+    expect(metricValue(text, "pcsync_cycles_total", { result: "failed" })).toBe(0);
+    const events = receiver.events() as { event: string; project: string; message?: string }[];
+    expect(events.find((event) => event.event === "guard_refused")).toMatchObject({
+      project: "1",
+      message: expect.stringContaining("team-a"),
+    });
+    expect(events.find((event) => event.event === "healed")).toMatchObject({ project: "2" });
   });
 });

@@ -1,6 +1,8 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
@@ -12,7 +14,7 @@ import {
   SavedPlanRefusedError,
 } from "../../apply/check-saved-plan.js";
 import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
-import { tornLineNote } from "../../journal/read-journal.js";
+import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
 import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
@@ -37,7 +39,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
-import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
+import { addJournalOptions, applyJournaled, endResumedJournal, type JournalFlags } from "../journal-run.js";
 import {
   addManifestOption,
   loadManifestsOrThrow,
@@ -224,9 +226,19 @@ Examples:
       signal: interrupts.signal,
     });
     try {
+      // A journal without a run (absent, or cut off in its header): the interrupted apply was killed
+      // before its first write, as the header is on disk before that. The plan is applied as saved.
+      const unstarted =
+        flags.resume && typeof flags.journal === "string" && (await holdsNoRun(flags.journal, io.cwd));
+      if (unstarted && typeof flags.journal === "string") {
+        await rm(resolve(io.cwd, flags.journal), { force: true });
+        io.stderr.write(
+          `note: ${flags.journal} holds no run: the interrupted apply was stopped before its first write, so nothing of the plan was made; it is applied as saved, with every check, and journaled there.\n`,
+        );
+      }
       const resumed =
         // A plan without changes has nothing to resume: it is applied (checked) as it is.
-        flags.resume && saved !== undefined && flags.plan !== undefined && hasChanges(saved)
+        flags.resume && !unstarted && saved !== undefined && flags.plan !== undefined && hasChanges(saved)
           ? await resumeSavedPlan(
               saved,
               flags.plan,
@@ -271,6 +283,11 @@ Examples:
       if (refusing.length > 0) throw new SafetyGuardError(refusing.map((guard) => guard.message));
       if (!hasChanges(plan)) {
         if (format === "json") printApplyJson(plan, null, io);
+        if (resumed)
+          await endResumedJournal(resumed.journal, current, {
+            io,
+            inputs: runInputs(flags, { manifests: false, savedPlan: flags.plan }),
+          });
         return;
       }
       const stdin = io.stdin;

@@ -22,7 +22,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
-import { applyJournaled } from "../journal-run.js";
+import { applyJournaled, shellWord } from "../journal-run.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../output.js";
 
@@ -185,9 +185,16 @@ Examples:
         inputs: rollbackInputs(flags),
       });
       if (format === "json") printApplyJson(state.plan, report, io);
-      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-      if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
-      if (!isApplyComplete(report)) throw new PartialApplyError(report);
+      else
+        renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), command: "rollback" });
+      // The same rollback again puts back what is still not as it was (and changes nothing twice).
+      const words = {
+        command: "rollback",
+        again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`,
+      } as const;
+      if (interrupts.received !== undefined)
+        throw new InterruptedApplyError(report, interrupts.received, words);
+      if (!isApplyComplete(report)) throw new PartialApplyError(report, words);
     } finally {
       await client.close();
     }
