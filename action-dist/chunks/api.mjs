@@ -34,6 +34,40 @@ async function mapConcurrent(items, limit, work) {
 	if (failure !== void 0) throw failure.reason;
 	return results;
 }
+// dist/src/filled-defaults.js
+var import_ajv = require_ajv();
+/** The fields a server may fill with a default where the record holds null or "". */
+const FILLED_WHEN_EMPTY = ["name", "description"];
+/** Whether `value`, written to `field`, may be shown as a default the server fills in. */
+function mayShowFilled(field, value) {
+	return (value === null || value === "") && FILLED_WHEN_EMPTY.includes(field);
+}
+/** The plugin's own name and description, when the record's `plugin_info` carries them. */
+function pluginDefaults(record) {
+	let info = record.plugin_info;
+	if (typeof info === "string") try {
+		info = JSON.parse(info);
+	} catch {
+		return {};
+	}
+	if (typeof info !== "object" || info === null) return {};
+	const { name, description } = info;
+	return {
+		...typeof name === "string" ? { name } : {},
+		...typeof description === "string" ? { description } : {}
+	};
+}
+/**
+* Whether the record's `field` may hold `written`, an empty value the server fills: it shows the
+* plugin's own text, or it does not say what that text is (a list on posthog-2024 carries no
+* plugin_info), so whatever it shows may be it.
+*/
+function mayHoldFilled(field, written, record) {
+	if (!mayShowFilled(field, written)) return false;
+	const texts = pluginDefaults(record);
+	if (texts.name === void 0 && texts.description === void 0) return true;
+	return record[field] === texts[field];
+}
 // dist/src/api/base-url.js
 const API_SUFFIX = /\/api\/*$/;
 const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
@@ -24200,7 +24234,6 @@ function oneLine(message) {
 	return (message.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }
 // dist/src/api/validate-response.js
-var import_ajv = require_ajv();
 const SCHEMA_FILES = {
 	record: "record.schema.json",
 	recordList: "record-list.schema.json",
@@ -25331,10 +25364,11 @@ var FamilyReader = class {
 };
 /**
 * The record a create made: new since `knownIds`, same plugin, and the same values for the fields
-* the service stores as sent. A null name or description may come back as the plugin's own
-* (posthog-2024), so those only count when given as strings. Newest first if several match.
+* the service stores as sent. A null or "" name or description may come back as the plugin's own
+* (posthog-2024, see filled-defaults.ts), so those match whatever the record may show for them.
+* Newest first if several match.
 */
 function findCreatedRecord(records, body, knownIds) {
-	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && (typeof body.name !== "string" || record.name === body.name) && (typeof body.description !== "string" || record.description === body.description) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
+	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && (typeof body.name !== "string" || record.name === body.name || mayHoldFilled("name", body.name, record)) && (typeof body.description !== "string" || record.description === body.description || mayHoldFilled("description", body.description, record)) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
 }
-export { mapConcurrent as _, getFrontend as a, listProjects as c, ApiClient as d, CLIENT_DEFAULTS as f, isLoopbackHost as g, require_undici as h, getConfig as i, rearrange as l, createDispatcher as m, createConfigDetailed as n, iterateLogs as o, resolveProxy as p, createJob as r, listAllConfigs as s, FamilyReader as t, updateConfig as u };
+export { mayShowFilled as _, getFrontend as a, listProjects as c, ApiClient as d, CLIENT_DEFAULTS as f, isLoopbackHost as g, require_undici as h, getConfig as i, rearrange as l, createDispatcher as m, createConfigDetailed as n, iterateLogs as o, resolveProxy as p, createJob as r, listAllConfigs as s, FamilyReader as t, updateConfig as u, pluginDefaults as v, mapConcurrent as y };

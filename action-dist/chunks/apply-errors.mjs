@@ -7,20 +7,24 @@ var SafetyGuardError = class extends PcsyncError {
 		super("safety_guard", `${lead}:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`, { exitCode: 3 });
 	}
 };
+const APPLY_WORDS = {
+	command: "apply",
+	again: "run apply again"
+};
 var PartialApplyError = class extends PcsyncError {
-	constructor(report) {
+	constructor(report, words = APPLY_WORDS) {
 		const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
 		const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
 		const settle = report.unknown > 0 || report.unchecked > 0 ? " Run `pcsync plan` first to see what the server holds where this run could not tell." : "";
-		super("apply_incomplete", `apply incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and run apply again; it continues from where this run stopped.${settle}`, { exitCode: 1 });
+		super("apply_incomplete", `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}`, { exitCode: 1 });
 	}
 };
 /** Apply stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
 var InterruptedApplyError = class extends PcsyncError {
-	constructor(report, signal) {
+	constructor(report, signal, words = APPLY_WORDS) {
 		const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
 		const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
-		super("interrupted", `apply interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. Run \`pcsync plan\` to see what is left, then apply again to finish.`, { exitCode: SIGNAL_EXIT_CODES[signal] });
+		super("interrupted", `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${words.command === "apply" ? "Run `pcsync plan` to see what is left, then apply again to finish" : `To finish, ${words.again}`}.`, { exitCode: SIGNAL_EXIT_CODES[signal] });
 	}
 };
 export { PartialApplyError as n, SafetyGuardError as r, InterruptedApplyError as t };

@@ -3,9 +3,9 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, r as SafetyGuardError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { a as checkPlanServer, c as readSavedPlan, i as checkApprovedPlan, l as readStateForPlan, n as SavedPlanRefusedError, o as checkSavedPlan, r as StalePlanError, s as findPlanProblems } from "./check-saved-plan.mjs";
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
-import { _ as DEFAULT_JOURNAL_DIR, a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, i as APPLY_CANCELLED, l as canAsk, m as findJournalOfPlan, n as applyJournaled, o as ApprovalRequiredError, p as checkJournalServer, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as isApplyComplete, v as fingerprintPlan } from "./journal-run.mjs";
+import { _ as holdsNoRun, a as watchInterrupts, b as DEFAULT_JOURNAL_DIR, c as ApprovalRequiredError, d as canAsk, f as isApplyComplete, g as findJournalOfPlan, h as checkJournalServer, l as applyQuestion, m as replayJournal, n as applyJournaled, o as APPLY_CANCELLED, p as renderApplyReport, r as endResumedJournal, s as ApplyCancelledError, t as addJournalOptions, u as askForYes, v as readJournal, x as fingerprintPlan, y as tornLineNote } from "./journal-run.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { a as refusingGuards, v as showsWritten } from "./safety-guards.mjs";
+import { _ as showsWritten, a as refusingGuards } from "./safety-guards.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
 import { i as describeGuard, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
@@ -13,6 +13,8 @@ import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
 import { a as printApplyJson, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
+import { resolve } from "node:path";
+import { rm } from "node:fs/promises";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
@@ -215,7 +217,12 @@ Examples:
 			signal: interrupts.signal
 		});
 		try {
-			const resumed = flags.resume && saved !== void 0 && flags.plan !== void 0 && hasChanges(saved) ? await resumeSavedPlan(saved, flags.plan, typeof flags.journal === "string" ? flags.journal : void 0, client, {
+			const unstarted = flags.resume && typeof flags.journal === "string" && await holdsNoRun(flags.journal, io.cwd);
+			if (unstarted && typeof flags.journal === "string") {
+				await rm(resolve(io.cwd, flags.journal), { force: true });
+				io.stderr.write(`note: ${flags.journal} holds no run: the interrupted apply was stopped before its first write, so nothing of the plan was made; it is applied as saved, with every check, and journaled there.\n`);
+			}
+			const resumed = flags.resume && !unstarted && saved !== void 0 && flags.plan !== void 0 && hasChanges(saved) ? await resumeSavedPlan(saved, flags.plan, typeof flags.journal === "string" ? flags.journal : void 0, client, {
 				...rereadOptions(flags, io),
 				cwd: io.cwd
 			}).catch((error) => {
@@ -240,6 +247,13 @@ Examples:
 			if (refusing.length > 0) throw new SafetyGuardError(refusing.map((guard) => guard.message));
 			if (!hasChanges(plan)) {
 				if (format === "json") printApplyJson(plan, null, io);
+				if (resumed) await endResumedJournal(resumed.journal, current, {
+					io,
+					inputs: runInputs(flags, {
+						manifests: false,
+						savedPlan: flags.plan
+					})
+				});
 				return;
 			}
 			const stdin = io.stdin;

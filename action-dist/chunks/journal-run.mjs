@@ -3,10 +3,10 @@ import { n as PcsyncError, r as SIGNAL_EXIT_CODES, s as locateSecrets } from "./
 import { i as Option } from "./esm.mjs";
 import { A as neutraliseInline, N as quoteServerText } from "./api-key.mjs";
 import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
-import { g as pluginDefaults } from "./safety-guards.mjs";
 import { n as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { r as recordKey } from "./fingerprint.mjs";
 import { d as serializePlan } from "./output.mjs";
+import { v as pluginDefaults } from "./api.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
 import { n as openForAppend } from "./append-file.mjs";
 import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
@@ -14,7 +14,7 @@ import { t as createPaint } from "./colour.mjs";
 import { n as concurrencyOf } from "./connection.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { dirname, join, resolve } from "node:path";
-import { mkdir, open, readFile, readdir } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, stat } from "node:fs/promises";
 import { createHash, randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 // dist/src/journal/journal-file.js
@@ -441,6 +441,25 @@ async function readJournal(path, cwd) {
 	}
 	return parseJournal(text, path);
 }
+/**
+* Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
+* header line (killed while creating it). A run's header is on disk before its first write, so
+* such a run made no change.
+*/
+async function holdsNoRun(path, cwd) {
+	try {
+		const { size, isFile } = await stat(resolve(cwd, path)).then((info) => ({
+			size: info.size,
+			isFile: info.isFile()
+		}));
+		if (!isFile) return false;
+		if (size === 0) return true;
+		if (size > 65536) return false;
+		return !(await readFile(resolve(cwd, path), "utf8")).includes("\n");
+	} catch (error) {
+		return error.code === "ENOENT";
+	}
+}
 function checkJournalServer(journal, server) {
 	if (journal.header.server !== server) throw new JournalServerMismatchError(journal.path, journal.header.server, server);
 }
@@ -566,6 +585,8 @@ function describe(outcome, name = quoteName(outcome.name)) {
 }
 function renderApplyReport(report, out, options) {
 	const paint = createPaint(options.colour);
+	const run = options.command === "rollback" ? "Rollback" : "Apply";
+	const again = options.command === "rollback" ? "roll back again" : "apply again";
 	if (!isApplyComplete(report)) for (const outcome of report.outcomes) {
 		if (outcome.status !== "done") continue;
 		const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
@@ -583,15 +604,15 @@ function renderApplyReport(report, out, options) {
 	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
 	const notStarted = notStartedOutcomes.length;
 	if (notStarted > 0) {
-		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`);
+		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; ${again} to make ${notStarted === 1 ? "it" : "them"}:\n`);
 		for (const outcome of notStartedOutcomes.slice(0, 20)) out.write(`  ${describe(outcome)}\n`);
 		if (notStarted > 20) out.write(`  ... and ${notStarted - 20} more\n`);
 	}
 	const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
 	const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
-	if (report.interrupted) out.write(`${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`);
-	else if (isApplyComplete(report)) out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
-	else out.write(`${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`);
+	if (report.interrupted) out.write(`${paint("red", `${run} interrupted`)}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`);
+	else if (isApplyComplete(report)) out.write(`${paint("green", `${run} complete`)}: ${done}.\n`);
+	else out.write(`${paint("red", `${run} incomplete`)}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`);
 	if (report.unknown > 0 || report.unchecked > 0) {
 		const what = [report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "", report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : ""].filter((part) => part !== "").join(", and ");
 		out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
@@ -786,6 +807,26 @@ function shellWord(path) {
 	return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 /**
+* A resumed apply that finds nothing left to do still ends its journal: the resume and an end line
+* (nothing done) say that the plan was finished, so the journal no longer reads as cut short.
+*/
+async function endResumedJournal(resumed, state, run) {
+	const journal = await ApplyJournal.resume(resumed, {
+		cwd: run.io.cwd,
+		inputs: run.inputs
+	}, state);
+	await journal.finish({
+		outcomes: [],
+		done: 0,
+		failed: 0,
+		skipped: 0,
+		unknown: 0,
+		unchecked: 0,
+		interrupted: false
+	});
+	run.io.stderr.write(`Journal: ${journal.path}\n  undo this apply: pcsync rollback --journal ${shellWord(journal.path)}\n`);
+}
+/**
 * Applies `plan` with every write journaled (unless --no-journal): a new journal, or `resumed`,
 * the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
 */
@@ -826,4 +867,4 @@ async function applyJournaled(client, plan, state, run) {
 	}
 	return report;
 }
-export { DEFAULT_JOURNAL_DIR as _, ApplyCancelledError as a, askForYes as c, renderApplyReport as d, replayJournal as f, tornLineNote as g, readJournal as h, APPLY_CANCELLED as i, canAsk as l, findJournalOfPlan as m, applyJournaled as n, ApprovalRequiredError as o, checkJournalServer as p, watchInterrupts as r, applyQuestion as s, addJournalOptions as t, isApplyComplete as u, fingerprintPlan as v };
+export { holdsNoRun as _, watchInterrupts as a, DEFAULT_JOURNAL_DIR as b, ApprovalRequiredError as c, canAsk as d, isApplyComplete as f, findJournalOfPlan as g, checkJournalServer as h, shellWord as i, applyQuestion as l, replayJournal as m, applyJournaled as n, APPLY_CANCELLED as o, renderApplyReport as p, endResumedJournal as r, ApplyCancelledError as s, addJournalOptions as t, askForYes as u, readJournal as v, fingerprintPlan as x, tornLineNote as y };

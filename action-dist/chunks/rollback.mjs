@@ -5,11 +5,11 @@ import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
 import { a as ApiError } from "./api-key.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { u as readCurrentState, v as showsWritten, x as listsToRead } from "./safety-guards.mjs";
+import { _ as mayShowFilled, i as getConfig, v as pluginDefaults, y as mapConcurrent } from "./api.mjs";
+import { _ as showsWritten, b as listsToRead, u as readCurrentState } from "./safety-guards.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
-import { _ as mapConcurrent, i as getConfig } from "./api.mjs";
+import { a as watchInterrupts, d as canAsk, f as isApplyComplete, h as checkJournalServer, i as shellWord, m as replayJournal, n as applyJournaled, p as renderApplyReport, s as ApplyCancelledError, u as askForYes, v as readJournal, y as tornLineNote } from "./journal-run.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
@@ -37,13 +37,14 @@ function listedRecords(current) {
 * holds none (posthog-2024): that text is put back as the empty value, which shows it again.
 */
 function emptiedText(touched, field, value) {
-	if (field !== "name" && field !== "description") return value;
+	if (!mayShowFilled(field, null)) return value;
 	return value !== null && value === touched.pluginTexts?.[field] ? null : value;
 }
 /** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
 function showsPluginText(touched, field, value, now) {
-	if (field !== "name" && field !== "description" || value !== null && value !== "") return false;
-	return touched.pluginTexts?.[field] !== void 0 && now[field] === touched.pluginTexts[field];
+	if (!mayShowFilled(field, value)) return false;
+	const text = touched.pluginTexts?.[field];
+	return text !== void 0 && now[field] === text;
 }
 function planRollback(input) {
 	const { journal, replay, current, retrieved, force } = input;
@@ -87,7 +88,7 @@ function planRollback(input) {
 			const fields = {};
 			for (const field of RESTORED_FIELDS) fields[field] = {
 				from: void 0,
-				to: before[field] ?? null
+				to: emptiedText(touched, field, before[field] ?? null)
 			};
 			notes.push(`${describeRecord(touched)} is gone from the service (the row too): it is created again, with a new id`);
 			changes.push({
@@ -223,6 +224,10 @@ async function readAndPlanRollback(client, journal, options) {
 			records: [record]
 		});
 	});
+	await learnPluginTexts(client, replay, {
+		lists: current,
+		alone: retrievedState
+	}, options);
 	return {
 		...planRollback({
 			journal,
@@ -234,6 +239,59 @@ async function readAndPlanRollback(client, journal, options) {
 		current,
 		retrievedState
 	};
+}
+function hasTexts(texts) {
+	return texts !== void 0 && (texts.name !== void 0 || texts.description !== void 0);
+}
+/**
+* Gives the touched records the plugin's own texts where the journal lacks them and the lists do
+* not show them. A server that shows those texts for an empty name or description (posthog-2024)
+* leaves plugin_info out of its lists, so a before image read from a list holds the plugin's text
+* where the record holds nothing; only an answer to a write (the journal's outcome, lost when the
+* answer was) or a record read alone says it. The texts belong to the plugin: one record of it
+* says them for all. Where nothing says them, one record of the plugin is read alone.
+*/
+async function learnPluginTexts(client, replay, read, options) {
+	const pluginOf = (touched) => {
+		const plugin = touched.before?.plugin ?? touched.after.get("plugin")?.[0];
+		return typeof plugin === "number" ? plugin : void 0;
+	};
+	const withInfo = /* @__PURE__ */ new Set();
+	for (const { project, family, records } of read.lists.families) if (records.some((record) => record.plugin_info != null)) withInfo.add(`${project}/${family}`);
+	const byPlugin = /* @__PURE__ */ new Map();
+	for (const touched of replay.records.values()) {
+		const plugin = pluginOf(touched);
+		if (plugin !== void 0 && hasTexts(touched.pluginTexts)) byPlugin.set(plugin, touched.pluginTexts);
+	}
+	for (const { records } of [...read.lists.families, ...read.alone.families]) for (const record of records) {
+		const texts = pluginDefaults(record);
+		if (hasTexts(texts) && !byPlugin.has(record.plugin)) byPlugin.set(record.plugin, texts);
+	}
+	const lacking = [...replay.records.values()].filter((touched) => touched.before !== null && !hasTexts(touched.pluginTexts) && !withInfo.has(`${touched.project}/${touched.family}`));
+	const unknown = /* @__PURE__ */ new Map();
+	for (const touched of lacking) {
+		const plugin = pluginOf(touched);
+		if (plugin !== void 0 && !byPlugin.has(plugin)) unknown.set(plugin, [...unknown.get(plugin) ?? [], touched]);
+	}
+	await mapConcurrent([...unknown.values()], options.concurrency, async (candidates) => {
+		for (const touched of candidates) {
+			let record;
+			try {
+				record = await getConfig(client, touched.project, touched.family, touched.id);
+			} catch (error) {
+				if (error instanceof ApiError && error.status === 404) continue;
+				throw error;
+			}
+			const texts = pluginDefaults(record);
+			if (hasTexts(texts)) byPlugin.set(record.plugin, texts);
+			return;
+		}
+	});
+	for (const touched of lacking) {
+		const plugin = pluginOf(touched);
+		const texts = plugin === void 0 ? void 0 : byPlugin.get(plugin);
+		if (texts) touched.pluginTexts = texts;
+	}
 }
 // dist/src/cli/commands/rollback.js
 function formatValue(value) {
@@ -346,9 +404,16 @@ Examples:
 				inputs: rollbackInputs(flags)
 			});
 			if (format === "json") printApplyJson(state.plan, report, io);
-			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
-			if (!isApplyComplete(report)) throw new PartialApplyError(report);
+			else renderApplyReport(report, io.stdout, {
+				colour: useColour(io.stdout, io.env),
+				command: "rollback"
+			});
+			const words = {
+				command: "rollback",
+				again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`
+			};
+			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received, words);
+			if (!isApplyComplete(report)) throw new PartialApplyError(report, words);
 		} finally {
 			await client.close();
 		}

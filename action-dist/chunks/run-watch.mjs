@@ -4791,12 +4791,25 @@ async function healPlan(client, plan, current, modes, options) {
 		const key = familyKey(guard.project, guard.family);
 		guardsByFamily.set(key, [...guardsByFamily.get(key) ?? [], guard.message]);
 	}
+	const ownerRefusals = /* @__PURE__ */ new Map();
+	for (const item of options.refused ?? []) {
+		const key = familyKey(item.project, item.family);
+		ownerRefusals.set(key, [...ownerRefusals.get(key) ?? [], `${item.source}: ${item.message}`]);
+	}
+	const refusalOf = (key) => {
+		const owner = ownerRefusals.get(key);
+		const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : void 0;
+		return owner === void 0 && guards === void 0 ? void 0 : [...owner ?? [], ...guards ?? []];
+	};
 	const healing = (project, family) => {
 		const key = familyKey(project, family);
-		return modes.get(key) === "heal" && !guardsByFamily.has(key);
+		return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
 	};
 	const healPart = selectFamilies(plan, healing);
-	const report = healPart.changes.length + healPart.reorders.length > 0 ? await applyPlan(client, healPart, current, options) : void 0;
+	const report = healPart.changes.length + healPart.reorders.length > 0 ? await applyPlan(client, healPart, current, {
+		concurrency: options.concurrency,
+		signal: options.signal
+	}) : void 0;
 	const done = /* @__PURE__ */ new Map();
 	for (const outcome of report?.outcomes ?? []) {
 		if (outcome.status !== "done") continue;
@@ -4815,12 +4828,12 @@ async function healPlan(client, plan, current, modes, options) {
 				changes,
 				reorder
 			};
-			const guards = guardsByFamily.get(key);
-			if (modes.get(key) === "heal" && guards !== void 0) {
+			const refusal = refusalOf(key);
+			if (refusal !== void 0) {
 				refused += 1;
 				return {
 					...finding,
-					refused: guards
+					refused: refusal
 				};
 			}
 			const applied = done.get(key);
@@ -4949,10 +4962,11 @@ var CycleRunner = class {
 	}
 	async #planAndHeal(narrowed) {
 		const { client, flags, io, mode, signal } = this.#settings;
-		const { plan, current, desired } = await planFromFlags(client, narrowed, flags, io);
+		const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, { refuseFamilyOnly: true });
 		const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
 			concurrency: concurrencyOf(flags),
-			signal
+			signal,
+			refused
 		});
 		const failedProjects = /* @__PURE__ */ new Set();
 		const problems = [];

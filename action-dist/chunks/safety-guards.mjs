@@ -2,7 +2,7 @@
 import { a as ApiError } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
 import { o as stripMark, t as groupBy } from "./group-by.mjs";
-import { _ as mapConcurrent, i as getConfig, s as listAllConfigs } from "./api.mjs";
+import { _ as mayShowFilled, i as getConfig, s as listAllConfigs, v as pluginDefaults, y as mapConcurrent } from "./api.mjs";
 // dist/src/family-lists.js
 function familiesShownBy(family) {
 	return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
@@ -71,34 +71,18 @@ const UPDATE_FIELDS = [
 	"description",
 	"match_action"
 ];
-/** The plugin's own name and description, when the record's `plugin_info` carries them. */
-function pluginDefaults(record) {
-	let info = record.plugin_info;
-	if (typeof info === "string") try {
-		info = JSON.parse(info);
-	} catch {
-		return {};
-	}
-	if (typeof info !== "object" || info === null) return {};
-	const { name, description } = info;
-	return {
-		...typeof name === "string" ? { name } : {},
-		...typeof description === "string" ? { description } : {}
-	};
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+function shownValue(field, record) {
+	return field === "description" ? stripMark(record.description) : record[field] ?? null;
 }
 /**
 * Whether the record shows `written` in `field`. A name or description written as null or "" may
 * come back as the plugin's own (posthog-2024): that is the empty value written.
 */
-/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
-function shownValue(field, record) {
-	return field === "description" ? stripMark(record.description) : record[field] ?? null;
-}
 function showsWritten(field, written, record) {
 	const shown = shownValue(field, record);
 	if (shown === written) return true;
-	if ((written === null || written === "") && (field === "name" || field === "description")) return shown === pluginDefaults(record)[field];
-	return false;
+	return mayShowFilled(field, written) && shown === pluginDefaults(record)[field];
 }
 /**
 * The fields the manifest sets that differ on the record (order excluded), and how many differences
@@ -329,4 +313,4 @@ function describeGuardFinding(finding) {
 	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
 	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }
-export { showsEveryRecord as S, shownValue as _, refusingGuards as a, idsOfOtherFamilies as b, groupTiedOrders as c, readFamily as d, createFields as f, pluginDefaults as g, managedFields as h, isForceable as i, listsToPlan as l, isIgnored as m, findGuard as n, TIE_EFFECT as o, diffFields as p, findUpdateGuard as r, findOrderTies as s, describeGuardFinding as t, readCurrentState as u, showsWritten as v, listsToRead as x, FAMILIES_IN_CLAIM_ORDER as y };
+export { showsWritten as _, refusingGuards as a, listsToRead as b, groupTiedOrders as c, readFamily as d, createFields as f, shownValue as g, managedFields as h, isForceable as i, listsToPlan as l, isIgnored as m, findGuard as n, TIE_EFFECT as o, diffFields as p, findUpdateGuard as r, findOrderTies as s, describeGuardFinding as t, readCurrentState as u, FAMILIES_IN_CLAIM_ORDER as v, showsEveryRecord as x, idsOfOtherFamilies as y };
