@@ -8,6 +8,7 @@ import { runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
+import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import type { ListenAddress } from "./listen-address.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
@@ -88,6 +89,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
       if (settings.metricsFile !== undefined) {
         metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, settings.flags));
       }
+      // A process that exits after its one cycle has no heap to keep small.
+      if (!settings.once) compactHeap();
     },
   });
 
