@@ -13,6 +13,7 @@ import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
+import { showsText } from "../service-text.js";
 import type { ApplyOutcome } from "./types.js";
 
 /** How a create was settled, as far as the check needs to know. */
@@ -179,7 +180,8 @@ function copiesOf(
   const plugin = change.fields.plugin?.to;
   return records.filter(
     (record) =>
-      record.name === change.name &&
+      // As the service stores it: a trimming service shows "GeoIP " as "GeoIP".
+      (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
       // Same plugin too: on servers whose plugin_configs list shows the frontend apps, a frontend
       // app of the same name is another config, not a copy.
       (typeof plugin !== "number" || record.plugin === plugin) &&

@@ -5,6 +5,7 @@ import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
+import { trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 interface FamilyList {
@@ -91,6 +92,22 @@ function selectExportable(
       selected.push({ record, name, pin: true });
       continue;
     }
+    const trimmed = trimAsService(record.name);
+    if (trimmed !== record.name) {
+      // The manifest refuses such a name (manifest/text-checks.ts): export the name the service
+      // would store, pinned, so that planning it renames the record instead of copying it.
+      const quoted = `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
+      if (trimmed === "" || used.has(trimmed)) {
+        warnings.push(
+          `${quoted}, and ${trimmed === "" ? "nothing is left" : `"${trimmed}" is taken`}: left out; rename it and export again`,
+        );
+        continue;
+      }
+      used.add(trimmed);
+      warnings.push(`${quoted}; exported as "${trimmed}" pinned by id (planning it will set that name)`);
+      selected.push({ record, name: trimmed, pin: true });
+      continue;
+    }
     const ids = idsByName.get(record.name) ?? [];
     if (ids.length === 1) {
       selected.push({ record, name: record.name, pin: false });
@@ -104,6 +121,18 @@ function selectExportable(
     selected.push({ record, name: record.name, pin: true });
   }
   return selected;
+}
+
+/** A description as the manifest may hold it: trimmed as the service trims, and said when it was not. */
+function exportedDescription(record: PluginConfigRecord, family: FamilyName, warnings: string[]): string {
+  const description = record.description ?? "";
+  const trimmed = trimAsService(description);
+  if (trimmed !== description) {
+    warnings.push(
+      `record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`,
+    );
+  }
+  return trimmed;
 }
 
 export function buildManifest(input: ExportInput): ExportResult {
@@ -139,7 +168,7 @@ export function buildManifest(input: ExportInput): ExportResult {
         // would manage a text nobody set. Left out, the field is unmanaged and plans back the same.
         ...(record.description === null || record.description === pluginDefaults(record).description
           ? {}
-          : { description: record.description }),
+          : { description: exportedDescription(record, family, warnings) }),
         ...(record.match_action === null ? {} : { match_action: record.match_action }),
         ...(positional ? {} : { order: record.order }),
       }),

@@ -6,6 +6,7 @@ import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { YamlProblem } from "./load-yaml.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
+import { checkServiceText } from "./text-checks.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {
@@ -50,6 +51,7 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
     facts.baseUrl = { value: server.base_url, position: valuePosition(locations, ["server", "base_url"]) };
   }
 
+  checkServiceText(root, locations, errors);
   checkTemplates(asRecord(root.templates), locations, errors, warnings);
   if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
 

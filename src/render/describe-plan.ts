@@ -114,9 +114,14 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
 function describeChange(change: PlannedChange, options: ValueOptions): PlanItem {
   const name = formatName(change.name, options);
   const id = change.id === null ? "" : ` (id ${change.id})`;
+  // Two names a reader cannot tell apart: say what the rename changes.
+  const lookAlike =
+    change.lookAlike === undefined
+      ? ""
+      : `, renamed from a look-alike name (they differ only in ${change.lookAlike === "white space" ? "white space at the ends" : "Unicode normalisation, NFC against NFD"})`;
   return {
     kind: change.action,
-    head: `${change.action} ${name}${id}`,
+    head: `${change.action} ${name}${id}${lookAlike}`,
     // A templated config: the template's line, then where it was applied to this project.
     source: escapeControl(change.via === undefined ? change.source : `${change.source} via ${change.via}`),
     fields: describeFields(change, options),

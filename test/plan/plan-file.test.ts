@@ -128,6 +128,7 @@ const KEYS = {
     name: "required",
     id: "required",
     fields: "required",
+    lookAlike: "optional",
     source: "required",
     via: "optional",
   } satisfies Record<keyof PlannedChange, Presence>,
