@@ -56,3 +56,23 @@ export function describeLookAlike(from: string, to: string): "white space" | "Un
 export function codePointLabel(character: string): string {
   return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
+
+/** Why `text` cannot be sent as written, and what to write instead; undefined when it can. */
+export function describeUntrimmed(field: string, text: string): string | undefined {
+  const { leading, trailing } = surroundingWhiteSpace(text);
+  if (leading === "" && trailing === "") return undefined;
+  const where = [leading === "" ? "" : "starts", trailing === "" ? "" : "ends"].filter(Boolean).join(" and ");
+  const found = [...new Set([...leading, ...trailing])].map(codePointLabel).join(", ");
+  const stored = trimAsService(text);
+  const shown = stored.length > 60 ? `${JSON.stringify(stored.slice(0, 57))}...` : JSON.stringify(stored);
+  const fix =
+    stored === ""
+      ? field === "name"
+        ? "give it a name"
+        : "write `description: null`, or leave it out"
+      : `write ${shown}`;
+  const block = /[\n\r]$/.test(text)
+    ? " (a `|` or `>` block keeps its last line break: write `|-` or `>-`)"
+    : "";
+  return `${field} ${where} with white space (${found}); the service trims the ends of name and description, so it would store ${shown} and every plan would show a change: ${fix}${block}`;
+}

@@ -9,6 +9,7 @@ import { describeError, PcsyncError } from "../errors.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
+import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
 import { type CliIo, useColour } from "./io.js";
 import type { OutputFormat } from "./options.js";
@@ -189,7 +190,8 @@ export async function appendStepSummary(plan: Plan, io: CliIo, title: string): P
 
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
-    io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+    const message = force ? describeOverriddenGuard(guard) : guard.message;
+    io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${message}\n`);
   }
 }
 

@@ -102,6 +102,13 @@ async function resolveAllProjects(
   return result.value;
 }
 
+/** --max-delete-percent, or the default: the share of a family a prune may delete. */
+export function maxDeletePercentOf(flags: ScopeFlags): number {
+  return flags.maxDeletePercent === undefined
+    ? PLAN_DEFAULTS.maxDeletePercent
+    : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+}
+
 /** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
 export async function planFromFlags(
   client: ApiClient,
@@ -109,10 +116,7 @@ export async function planFromFlags(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  const maxDeletePercent =
-    flags.maxDeletePercent === undefined
-      ? PLAN_DEFAULTS.maxDeletePercent
-      : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+  const maxDeletePercent = maxDeletePercentOf(flags);
   const progress = createProgress(io);
   const resolved =
     desired.unresolved === undefined

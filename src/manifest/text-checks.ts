@@ -3,7 +3,7 @@
 // what the service holds, byte for byte, on every server; so the file is fixed once, at its line,
 // rather than rewritten in silence or warned about on every run.
 
-import { codePointLabel, surroundingWhiteSpace, trimAsService } from "../service-text.js";
+import { describeUntrimmed } from "../service-text.js";
 import type { YamlProblem } from "./load-yaml.js";
 import type { LocationIndex } from "./plain-manifest.js";
 
@@ -35,24 +35,4 @@ function walk(
     if (typeof item === "string" && CHECKED_KEYS.has(key)) visit(path, key, item);
     else walk(item, [...path, key], visit);
   }
-}
-
-/** Why `text` cannot be sent as written, and what to write instead; undefined when it can. */
-export function describeUntrimmed(field: string, text: string): string | undefined {
-  const { leading, trailing } = surroundingWhiteSpace(text);
-  if (leading === "" && trailing === "") return undefined;
-  const where = [leading === "" ? "" : "starts", trailing === "" ? "" : "ends"].filter(Boolean).join(" and ");
-  const found = [...new Set([...leading, ...trailing])].map(codePointLabel).join(", ");
-  const stored = trimAsService(text);
-  const shown = stored.length > 60 ? `${JSON.stringify(stored.slice(0, 57))}...` : JSON.stringify(stored);
-  const fix =
-    stored === ""
-      ? field === "name"
-        ? "give it a name"
-        : "write `description: null`, or leave it out"
-      : `write ${shown}`;
-  const block = /[\n\r]$/.test(text)
-    ? " (a `|` or `>` block keeps its last line break: write `|-` or `>-`)"
-    : "";
-  return `${field} ${where} with white space (${found}); the service trims the ends of name and description, so it would store ${shown} and every plan would show a change: ${fix}${block}`;
 }

@@ -32,8 +32,8 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
       return;
     }
     const expected = plan.fingerprints[recordKey(project, family, id)];
-    if (expected !== undefined && fingerprintRecord(record) !== expected)
-      reasons.push(`${label} was changed`);
+    if (expected === undefined) reasons.push(`${label} has no fingerprint in the plan to check it against`);
+    else if (fingerprintRecord(record) !== expected) reasons.push(`${label} was changed`);
   };
 
   const membershipChecked = new Set<string>();
