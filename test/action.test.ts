@@ -138,6 +138,36 @@ describe("action.yml", () => {
     expect(strict.log).toContain("::error title=pcsync::pcsync plan: changes are pending (exit code 2)");
   });
 
+  it("applies a fresh plan only with auto-approve: true; without it, refuses and changes nothing", async () => {
+    writeFileSync(
+      join(workspace, "fresh.yaml"),
+      "version: 1\nprojects:\n  '3':\n    plugin_configs:\n      configs:\n        - name: Fresh from CI\n          plugin: 2\n",
+    );
+    const namesIn3 = async () => {
+      const response = await fetch(`${emulator.url}/api/projects/3/plugin_configs/`, {
+        headers: { authorization: `Bearer ${WRITE_KEY}` },
+      });
+      return ((await response.json()) as { results: { name: string }[] }).results.map(
+        (record) => record.name,
+      );
+    };
+    const refused = await useAction({ command: "apply", manifests: "fresh.yaml" }, server(WRITE_KEY));
+    expect(refused.result).toBe("failure");
+    expect(outputsOf(refused)["exit-code"]).toBe("1");
+    expect(refused.log).toContain("add --auto-approve");
+    expect(await namesIn3()).not.toContain("Fresh from CI");
+
+    const odd = await useAction({ command: "apply", manifests: "fresh.yaml", "auto-approve": "yes" });
+    expect(odd.log).toContain('::error title=pcsync::auto-approve must be true or false, not "yes"');
+
+    const approved = await useAction(
+      { command: "apply", manifests: "fresh.yaml", "auto-approve": "true" },
+      server(WRITE_KEY),
+    );
+    expect(approved.result, approved.log).toBe("success");
+    expect(await namesIn3()).toContain("Fresh from CI");
+  });
+
   it("reports an error as exit code 1, with no plan file to upload or apply", async () => {
     writeFileSync(
       join(workspace, "broken.yaml"),

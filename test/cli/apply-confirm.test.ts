@@ -1,7 +1,8 @@
 // `apply` on a terminal asks "Apply N changes? (yes/no)" after the plan, as Terraform does: only
 // "yes" writes; anything else, or the end of stdin, cancels with exit 1 and nothing changed. A
-// saved plan, --auto-approve, --dry-run and a stdin that is not a terminal never ask, and never read
-// stdin (so CI cannot hang on it). Runs the CLI in-process against an in-process emulator.
+// saved plan, --auto-approve and --dry-run never ask, and never read stdin (so CI cannot hang on
+// it); with a stdin that is not a terminal and none of them, apply refuses before reading anything.
+// Runs the CLI in-process against an in-process emulator.
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -176,20 +177,35 @@ describe.sequential("apply that does not ask", () => {
     expect(await namesInProject3()).toContain("Auto");
   });
 
-  it("a stdin that is not a terminal is never read, and never blocks; a terminal is asked", async () => {
+  it("without a terminal, refuses (exit 1) before reading anything, naming the three ways on", async () => {
     const manifest = await manifestCreating("Piped");
+    const requestsBefore = emulator.requestLog.length;
+    for (const stdin of [endlessPipe(), undefined]) {
+      const result = await run(["apply", "-f", manifest], stdin);
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toContain("stdin is not a terminal to ask on");
+      for (const way of ["on a terminal", "--auto-approve", "apply --plan FILE"]) {
+        expect(result.stderr).toContain(way);
+      }
+      expect(result.stderr).not.toContain("(yes/no)");
+      if (stdin !== undefined) expect(stdin.reads).toBe(0);
+    }
+    // Nothing read: not the manifest (a missing one is not reported), not the key file, no request.
+    const unread = await run(
+      ["apply", "-f", join(directory, "missing.yaml"), "--api-key-file", join(directory, "no-key")],
+      endlessPipe(),
+    );
+    expect(unread.code).toBe(1);
+    expect(unread.stderr).toContain("stdin is not a terminal to ask on");
+    expect(unread.stderr).not.toContain("missing.yaml");
+    expect(emulator.requestLog.length).toBe(requestsBefore);
+    expect(await namesInProject3()).not.toContain("Piped");
+    // --auto-approve on the same pipe applies, and never reads it.
     const pipe = endlessPipe();
-    const result = await run(["apply", "-f", manifest], pipe);
-    expect(result.code).toBe(0);
-    expect(result.stderr).not.toContain("(yes/no)");
+    const approved = await run(["apply", "-f", manifest, "--auto-approve"], pipe);
+    expect(approved.code).toBe(0);
     expect(pipe.reads).toBe(0);
     expect(await namesInProject3()).toContain("Piped");
-    // The same kind of run on a terminal stops at the question.
-    const terminal = new FakeTerminal();
-    const asked = await run(["apply", "-f", await manifestCreating("Not piped")], terminal, () =>
-      terminal.end(),
-    );
-    expect(asked.stderr).toContain("Apply 1 change? (yes/no)");
   });
 
   it("a saved plan and --dry-run do not ask", async () => {

@@ -63,7 +63,7 @@ async function expectConverged(target: TestServer, files: string[], extra: strin
 describe.concurrent.each(PROFILES)("on %s", (profile) => {
   it("apply examples/, then plan shows no changes", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, profile);
-    const applied = await server.run(["apply", "-f", EXAMPLES]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", EXAMPLES]);
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
     await expectConverged(server, [EXAMPLES]);
@@ -74,7 +74,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
   }) => {
     const server = await openServer(onTestFinished, profile, { data: crowded() });
     const file = await reorderAndPrune();
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 7 moved\./);
     await expectConverged(server, [file]);
@@ -110,11 +110,11 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
       faults: { fail503Rate: 0.2, fail429Rate: 0.1, dropWriteRate: 0.1, seed: profile === "seed" ? 7 : 11 },
     });
     const scope = ["-f", EXAMPLES, "--project", "1"];
-    let applied = await server.run(["apply", ...scope]);
+    let applied = await server.run(["apply", "--auto-approve", ...scope]);
     for (let attempt = 1; applied.code === 1 && attempt < 3; attempt++) {
       expect(applied.stderr).toMatch(/^pcsync: (apply incomplete|\d{3} |.*connection)/m);
       expect(hasStackTrace(applied.stderr)).toBe(false);
-      applied = await server.run(["apply", ...scope]);
+      applied = await server.run(["apply", "--auto-approve", ...scope]);
     }
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
@@ -155,7 +155,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
         ),
       );
     const file = await broken(999);
-    const first = await server.run(["apply", "-f", file]);
+    const first = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(first.code).toBe(1);
     expect(first.stdout).toContain(
       `✗ failed: create "Session Recorder" in project 1 plugin_configs (${file}:8): 400 POST /api/projects/1/plugin_configs/: plugin: Invalid pk "999" - object does not exist.`,
@@ -192,7 +192,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     );
 
     const fixed = await broken(5);
-    const second = await server.run(["apply", "-f", fixed]);
+    const second = await server.run(["apply", "--auto-approve", "-f", fixed]);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 2 moved.");
     await expectConverged(server, [fixed]);
@@ -222,7 +222,7 @@ describe.concurrent.each(PROFILES)("unmanaged records on %s", (profile) => {
     const unmanagedBefore = await Promise.all(
       [3, 40].map(async (id) => (await server.call("GET", `/api/projects/1/plugin_configs/${id}/`)).body),
     );
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('"Legacy S3" (id 3), "GeoIP EU" (id 40)');
     const unmanagedAfter = await Promise.all(
@@ -300,7 +300,7 @@ describe.concurrent("reorders by rearrange where the server allows it", () => {
       key: { scopes, projects: "*" },
     });
     const file = await reversed();
-    const applied = await server.run(["apply", "-f", file, "--format", "json"]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file, "--format", "json"]);
     expect(applied.code).toBe(0);
     const { result } = JSON.parse(applied.stdout) as {
       result: { outcomes: { action: string; message?: string }[] };
@@ -352,7 +352,7 @@ describe.concurrent("posthog-2024: plugin_configs also lists the frontend apps",
       ].sort(),
     );
 
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
     expect((await server.list(1, FE)).map((record) => [record.name, record.enabled])).toEqual([
       ["Notification Bar", true],
@@ -380,7 +380,7 @@ describe.concurrent("posthog-2024: plugin_configs also lists the frontend apps",
         "        - { name: Notification Bar, plugin: 40 }",
       ),
     );
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('- delete "Pineapple Mode" (id 24)');
     expect((await server.list(1, FE)).map((record) => record.id)).toEqual([4]);
@@ -403,7 +403,7 @@ describe.concurrent("posthog-2024: plugin_configs also lists the frontend apps",
         "        - { name: GeoIP, plugin: 8 }",
       ),
     );
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(1);
     expect(applied.stdout).toContain(
       `✗ failed: update "GeoIP" (id 5) in project 2 plugin_configs (${file}:6): the server accepted the write but did not apply it: plugin is 1, not 8.`,
@@ -429,7 +429,7 @@ describe.concurrent("posthog-2024: plugin_configs also lists the frontend apps",
         "        - { name: Property Filter, plugin: 2 }",
       ),
     );
-    const applied = await server.run(["apply", "-f", file]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('- delete "Legacy S3" (id 3)');
     expect(applied.stdout).not.toContain("Notification Bar");

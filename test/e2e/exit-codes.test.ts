@@ -93,7 +93,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
       "current-twice.yaml",
       manifest("version: 1", "projects:", ...family("@current", "GeoIP"), ...family("1", "Other")),
     );
-    const twice = await server.run(["apply", "-f", both]);
+    const twice = await server.run(["apply", "--auto-approve", "-f", both]);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(
       `${both}:4: project "@current" is project 1 for this API key, which the manifest also defines at ${both}:10; keep one of the two`,
@@ -191,7 +191,7 @@ describe.concurrent("plan --detailed-exitcode", () => {
 describe.concurrent("apply", () => {
   it("exits 0 once everything is applied, and a fresh plan then exits 0", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const applied = await server.run(["apply", "-f", EXAMPLES]);
+    const applied = await server.run(["apply", "--auto-approve", "-f", EXAMPLES]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 2 moved.");
     const again = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
@@ -210,7 +210,7 @@ describe.concurrent("apply", () => {
   it("leaves unmanaged records alone and reports them", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
     const before = await server.list(1, PC);
-    const result = await server.run(["apply", "-f", `${EXAMPLES}/small`]);
+    const result = await server.run(["apply", "--auto-approve", "-f", `${EXAMPLES}/small`]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /unmanaged: 2 records left alone: "Property Filter" \(id 2\), "Legacy S3" \(id 3\)/,
@@ -255,7 +255,7 @@ describe.concurrent("safety guards (exit 3)", () => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
     const file = await keep(3); // deletes 4 of 10
     const before = server.emulator.snapshot().records;
-    const result = await server.runBuilt(["apply", "-f", file]);
+    const result = await server.runBuilt(["apply", "--auto-approve", "-f", file]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("prune would delete 4 of 10 records (40%, more than 30%)");
     expect(result.stderr).toContain("--max-delete-percent");
@@ -267,21 +267,28 @@ describe.concurrent("safety guards (exit 3)", () => {
 
   it("allows exactly 30%", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
-    const result = await server.run(["apply", "-f", await keep(4)]); // deletes 3 of 10
+    const result = await server.run(["apply", "--auto-approve", "-f", await keep(4)]); // deletes 3 of 10
     expect(result.code).toBe(0);
     expect(await server.list(1, PC)).toHaveLength(7);
   });
 
   it("--max-delete-percent raises the limit", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
-    const result = await server.run(["apply", "-f", await keep(3), "--max-delete-percent", "40"]);
+    const result = await server.run([
+      "apply",
+      "--auto-approve",
+      "-f",
+      await keep(3),
+      "--max-delete-percent",
+      "40",
+    ]);
     expect(result.code).toBe(0);
     expect(await server.list(1, PC)).toHaveLength(6);
   });
 
   it("--force overrides it", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed", { data: tenRecords() });
-    const result = await server.run(["apply", "-f", await keep(0), "--force"]); // deletes 7 of 10
+    const result = await server.run(["apply", "--auto-approve", "-f", await keep(0), "--force"]); // deletes 7 of 10
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("--force overrides");
     // Nothing printed tells a user who gave --force to give it, or that apply will refuse.
@@ -313,12 +320,12 @@ describe.concurrent("safety guards (exit 3)", () => {
         "      configs: []",
       ),
     );
-    const refused = await server.run(["apply", "-f", file]);
+    const refused = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain("project 2 plugin_configs: prune would delete the only record");
     expect(await server.list(2, PC)).toHaveLength(1);
 
-    const forced = await server.run(["apply", "-f", file, "--force"]);
+    const forced = await server.run(["apply", "--auto-approve", "-f", file, "--force"]);
     expect(forced.code).toBe(0);
     expect(await server.list(2, PC)).toEqual([]);
   });
@@ -364,7 +371,7 @@ describe.concurrent("--project and --family", () => {
   it("apply --project touches nothing outside the project", async ({ onTestFinished }) => {
     const fresh = await openServer(onTestFinished, "seed");
     const project1 = await fresh.list(1, PC);
-    const result = await fresh.run(["apply", "-f", EXAMPLES, "--project", "2"]);
+    const result = await fresh.run(["apply", "--auto-approve", "-f", EXAMPLES, "--project", "2"]);
     expect(result.code).toBe(0);
     expect(await fresh.list(1, PC)).toEqual(project1);
     expect(await fresh.list(3, PC)).toEqual([]);
@@ -395,7 +402,7 @@ describe.concurrent("--project and --family", () => {
   });
 
   it("a project not in the manifest is a usage error (exit 1) naming the ones it has", async () => {
-    const result = await server.run(["apply", "-f", EXAMPLES, "--project", "9"]);
+    const result = await server.run(["apply", "--auto-approve", "-f", EXAMPLES, "--project", "9"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("--project 9: not in the manifest (it has 1, 2, 3)");
   });
@@ -404,7 +411,14 @@ describe.concurrent("--project and --family", () => {
     const format = await server.run(["plan", "-f", EXAMPLES, "--format", "yaml"]);
     expect(format.code).toBe(1);
     expect(format.stderr).toContain("text, json, markdown");
-    const percent = await server.run(["apply", "-f", EXAMPLES, "--max-delete-percent", "lots"]);
+    const percent = await server.run([
+      "apply",
+      "--auto-approve",
+      "-f",
+      EXAMPLES,
+      "--max-delete-percent",
+      "lots",
+    ]);
     expect(percent.code).toBe(1);
     expect(percent.stderr).toContain('--max-delete-percent must be a number > 0, not "lots"');
     expectNoSecret(percent, API_KEY);

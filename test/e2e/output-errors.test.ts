@@ -66,7 +66,11 @@ describe.runIf(onLinux).concurrent("stdout on a full disk", () => {
 
   it("apply: makes every change, then says the output was lost, exit 1", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const run = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/pcsync.yaml`], "full");
+    const run = await runWithDeadStdout(
+      server,
+      ["apply", "--auto-approve", "-f", `${EXAMPLES}/pcsync.yaml`],
+      "full",
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toBe(
       "pcsync: cannot write to stdout: no space left on the device (ENOSPC); the output is lost, but the apply itself ran to the end and succeeded\n",
@@ -84,7 +88,11 @@ describe("a reader that went away (EPIPE)", () => {
     const server = await openServer(onTestFinished, "seed");
     const plan = await runWithDeadStdout(server, ["plan", "-f", `${EXAMPLES}/small`], "closed-pipe");
     expect(plan).toEqual({ code: 0, stderr: "" });
-    const apply = await runWithDeadStdout(server, ["apply", "-f", `${EXAMPLES}/pcsync.yaml`], "closed-pipe");
+    const apply = await runWithDeadStdout(
+      server,
+      ["apply", "--auto-approve", "-f", `${EXAMPLES}/pcsync.yaml`],
+      "closed-pipe",
+    );
     expect(apply).toEqual({ code: 0, stderr: "" });
     expect(writesTo(server)).toBeGreaterThan(0);
     const again = await server.run(["plan", "-f", `${EXAMPLES}/pcsync.yaml`, "--detailed-exitcode"]);

@@ -178,7 +178,7 @@ describe.concurrent("plan output (read-only, one server)", () => {
 describe.concurrent("apply output", () => {
   it("--format json prints one JSON document: the plan and what was done", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
-    const result = await server.run(["apply", "-f", EXAMPLES, "--format", "json"]);
+    const result = await server.run(["apply", "--auto-approve", "-f", EXAMPLES, "--format", "json"]);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as {
       plan: { summary: unknown };
@@ -205,7 +205,7 @@ describe.concurrent("apply output", () => {
         "        - { name: Ghost, plugin: 999 }",
       ),
     );
-    const result = await server.run(["apply", "-f", file, "--format", "json"]);
+    const result = await server.run(["apply", "--auto-approve", "-f", file, "--format", "json"]);
     expect(result.code).toBe(1);
     const document = JSON.parse(result.stdout) as { result: { outcomes: Record<string, unknown>[] } };
     expect(document.result.outcomes).toContainEqual(
@@ -226,9 +226,12 @@ describe.concurrent("apply output", () => {
   it("--format markdown and the step summary report an apply", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
     const summary = join(dir, "apply-summary.md");
-    const result = await server.run(["apply", "-f", EXAMPLES, "--project", "2", "--format", "markdown"], {
-      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
-    });
+    const result = await server.run(
+      ["apply", "--auto-approve", "-f", EXAMPLES, "--project", "2", "--format", "markdown"],
+      {
+        env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("| Project | Family | Create | Update | Delete | Reorder |");
     expect(await readFile(summary, "utf8")).toContain("pcsync apply");
@@ -248,7 +251,10 @@ describe.concurrent.each<ProfileName>(["seed", "posthog-2024"])("export on %s", 
     data.projects.push({ id: 4, name: "Unnamed" });
     server = await startServer(profile, { data });
     // Some history first, so the export has more than the example data to show.
-    expect((await server.run(["apply", "-f", EXAMPLES, "--project", "2", "--project", "3"])).code).toBe(0);
+    expect(
+      (await server.run(["apply", "--auto-approve", "-f", EXAMPLES, "--project", "2", "--project", "3"]))
+        .code,
+    ).toBe(0);
   });
   afterAll(() => server.close());
 

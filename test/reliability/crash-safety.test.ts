@@ -55,7 +55,9 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
       const writesBeforeKill = 1 + Math.floor(random() * 6);
       const extraDelayMs = Math.floor(random() * 15);
       let writes = 0;
-      const { child, done } = spawnCli(["apply", "-f", manifest, "--concurrency", "2"], { env });
+      const { child, done } = spawnCli(["apply", "--auto-approve", "-f", manifest, "--concurrency", "2"], {
+        env,
+      });
       onWrite = () => {
         writes += 1;
         if (writes === writesBeforeKill) setTimeout(() => child.kill("SIGKILL"), extraDelayMs);
@@ -68,7 +70,10 @@ describe.each(PROFILE_NAMES)("apply killed with SIGKILL, then run again (%s)", (
 
     const convergesOn = async (text: string, before: EmulatorData) => {
       const manifest = await writeManifest(directory.path, text);
-      const applied = await runCliInProcess(["apply", "-f", manifest], { env, cwd: directory.path });
+      const applied = await runCliInProcess(["apply", "--auto-approve", "-f", manifest], {
+        env,
+        cwd: directory.path,
+      });
       expect(applied.code, `${applied.stdout}${applied.stderr} (seed ${seed})`).toBe(0);
       const planned = await runCliInProcess(["plan", "-f", manifest, "--detailed-exitcode"], {
         env,

@@ -52,7 +52,11 @@ describe("hostile project ids", () => {
     );
     const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY, PCSYNC_VAR_HOSTILE_PROJECT: "../../1" };
     for (const command of ["validate", "plan", "apply"]) {
-      const result = await runCliInProcess([command, "-f", "pcsync.yaml"], { env, cwd: directory });
+      const approve = command === "apply" ? ["--auto-approve"] : [];
+      const result = await runCliInProcess([command, ...approve, "-f", "pcsync.yaml"], {
+        env,
+        cwd: directory,
+      });
       expect(result.code, `${command}: ${result.stderr}`).toBe(1);
       keys.forEach((key, index) => {
         const shown = key.startsWith("$") ? "../../1" : key;
@@ -102,7 +106,8 @@ describe("hostile project ids", () => {
       'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs: []\n',
     );
     for (const command of ["plan", "apply"]) {
-      const result = await run([command, "-f", manifest, "--project", "1/../2"]);
+      const approve = command === "apply" ? ["--auto-approve"] : [];
+      const result = await run([command, ...approve, "-f", manifest, "--project", "1/../2"]);
       expectRefusal(result, command);
       expect(result.stderr).toContain("--project 1/../2: not in the manifest (it has 1)");
     }
@@ -136,7 +141,8 @@ describe("hostile names", () => {
       ].join("\n"),
     );
     for (const command of ["validate", "apply"]) {
-      const result = await run([command, "-f", "pcsync.yaml"]);
+      const approve = command === "apply" ? ["--auto-approve"] : [];
+      const result = await run([command, ...approve, "-f", "pcsync.yaml"]);
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(
         'pcsync.yaml:6:17: "name" contains a control character (U+0007 at character 4)',
@@ -168,7 +174,7 @@ describe("hostile names", () => {
         .map((name, index) => `        - name: ${JSON.stringify(name)}\n          plugin: ${index + 1}\n`)
         .join("")}`,
     );
-    const applied = await run(["apply", "-f", manifest]);
+    const applied = await run(["apply", "--auto-approve", "-f", manifest]);
     expect(applied.code, applied.stderr).toBe(0);
     const stored = emulator
       .snapshot()

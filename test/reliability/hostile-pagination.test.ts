@@ -141,7 +141,7 @@ async function applyAgainst(hooks: Hooks, manifestText: string, builtEnv?: NodeJ
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const file = await writeManifest(directory.path, manifestText);
-  const args = ["apply", "-f", file, "--base-url", server.url];
+  const args = ["apply", "--auto-approve", "-f", file, "--base-url", server.url];
   const run =
     builtEnv === undefined
       ? await runCliInProcess(args, { env: { PCSYNC_API_KEY: KEY }, cwd: directory.path })

@@ -129,10 +129,14 @@ async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, MANIFEST);
-  const run = await runCliInProcess([command, "-f", manifest, "--base-url", server.url, ...extra], {
-    env: { PCSYNC_API_KEY: KEY },
-    cwd: directory.path,
-  });
+  const approve = command === "apply" ? ["--auto-approve"] : [];
+  const run = await runCliInProcess(
+    [command, ...approve, "-f", manifest, "--base-url", server.url, ...extra],
+    {
+      env: { PCSYNC_API_KEY: KEY },
+      cwd: directory.path,
+    },
+  );
   return { run, server };
 }
 

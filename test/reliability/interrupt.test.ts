@@ -28,7 +28,17 @@ async function startApply(server: FamilyServer, configs: readonly string[], extr
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, createsManifest(configs));
   return spawnCli(
-    ["apply", "-f", manifest, "--base-url", server.url, "--concurrency", String(CONCURRENCY), ...extra],
+    [
+      "apply",
+      "--auto-approve",
+      "-f",
+      manifest,
+      "--base-url",
+      server.url,
+      "--concurrency",
+      String(CONCURRENCY),
+      ...extra,
+    ],
     { env: { PCSYNC_API_KEY: KEY } },
   );
 }

@@ -23,10 +23,13 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const manifest = await writeManifest(directory.path, manifestText);
-  return await runCliInProcess(["apply", "-f", manifest, "--base-url", server.url, ...extra], {
-    env: { PCSYNC_API_KEY: KEY },
-    cwd: directory.path,
-  });
+  return await runCliInProcess(
+    ["apply", "--auto-approve", "-f", manifest, "--base-url", server.url, ...extra],
+    {
+      env: { PCSYNC_API_KEY: KEY },
+      cwd: directory.path,
+    },
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -157,7 +157,7 @@ describe("the API key cannot be interpolated", () => {
       const runs: Record<string, string[]> = {
         validate: ["validate"],
         plan: ["plan", "--format", "markdown", "--out", "plan.json", "--verbose"],
-        apply: ["apply", "--format", "json", "--verbose"],
+        apply: ["apply", "--auto-approve", "--format", "json", "--verbose"],
       };
       const results = [];
       for (const command of attempt.commands ?? ["validate", "plan", "apply"]) {

@@ -205,7 +205,7 @@ projects:
     expect(plan.stdout).toMatch(/Plan: 1 to create, 1 to update, 0 to delete/);
     expect(plan.stderr).toMatch(/^note: the API key's text appeared \d+ times in the output/m);
 
-    const apply = await cli(["apply", "-f", manifest]);
+    const apply = await cli(["apply", "--auto-approve", "-f", manifest]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Apply complete: 1 created, 1 updated, 0 deleted/);
     expect(apply.stdout).not.toMatch(/failed|did not apply/);
@@ -266,12 +266,20 @@ projects:
 
     // Nothing is applied when the JSON output could not be printed.
     emulator.resetRequestLog();
-    const applyJson = await run(["apply", "-f", manifest, ...connection, "--format", "json"]);
+    const applyJson = await run([
+      "apply",
+      "--auto-approve",
+      "-f",
+      manifest,
+      ...connection,
+      "--format",
+      "json",
+    ]);
     expect(applyJson.code, applyJson.stderr).toBe(1);
     expect(applyJson.stderr).toMatch(/Nothing was changed/);
     expect(emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
 
-    const apply = await run(["apply", "-f", manifest, ...connection]);
+    const apply = await run(["apply", "--auto-approve", "-f", manifest, ...connection]);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Apply complete: 0 created, 1 updated/);
 

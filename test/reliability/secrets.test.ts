@@ -145,10 +145,10 @@ describe.concurrent("the API key never appears in output or written files", () =
       ],
       [["plan", "-f", manifestA, ...connection, "--format", "markdown", "--detailed-exitcode"], 2],
       [["apply", "-f", manifestA, ...connection, "--dry-run", "--format", "json"], 0],
-      [["apply", "-f", manifestA, ...connection], 0],
+      [["apply", "--auto-approve", "-f", manifestA, ...connection], 0],
       [["plan", "-f", manifestB, ...connection, "--out", join(directory, "plan-b.json")], 0],
       [["apply", "--plan", join(directory, "plan-b.json"), ...connection, "--format", "markdown"], 0],
-      [["apply", "-f", manifestB, ...connection, "--format", "json"], 0],
+      [["apply", "--auto-approve", "-f", manifestB, ...connection, "--format", "json"], 0],
       [["export", "--project", "1", ...connection], 0],
       [["export", "--project", "1", ...connection, "-o", join(directory, "exported.yaml")], 0],
       [["export", "--all", "--templates", ...connection, "-o", join(directory, "fleet.yaml")], 0],
@@ -205,7 +205,7 @@ describe.concurrent("the API key never appears in output or written files", () =
     const runs: Array<[string[], number, NodeJS.ProcessEnv?]> = [
       [["plan", "-f", manifestA, "--base-url", wrongKey.url, ...verbose], 1],
       [["export", "--project", "1", "--base-url", wrongKey.url, ...verbose], 1],
-      [["apply", "-f", manifestA, "--base-url", readOnly.url, ...verbose], 1],
+      [["apply", "--auto-approve", "-f", manifestA, "--base-url", readOnly.url, ...verbose], 1],
       [
         [
           "job",
@@ -225,7 +225,7 @@ describe.concurrent("the API key never appears in output or written files", () =
       [["export", "--project", "99", "--base-url", fine.url, ...verbose], 1],
       [["frontend", "--project", "1", "--config", "9999", "--base-url", fine.url, ...verbose], 1],
       [["plan", "-f", manifestA, "--base-url", fine.url, "--out", join(directory, "stale.json")], 0],
-      [["apply", "-f", manifestA, "--base-url", fine.url], 0],
+      [["apply", "--auto-approve", "-f", manifestA, "--base-url", fine.url], 0],
       [["apply", "--plan", join(directory, "stale.json"), "--base-url", fine.url, ...verbose], 3],
       [["plan", "-f", manifestA, "--base-url", refused, ...verbose], 1],
       [["plan", "-f", manifestA, "--base-url", fine.url], 1, { PCSYNC_API_KEY: `${KEY} ${KEY}` }],
@@ -278,7 +278,7 @@ describe.concurrent("the API key never appears in output or written files", () =
     const manifestA = await writeManifest(directory, MANIFEST_A, "a.yaml");
     const env = { PCSYNC_API_KEY: KEY };
     const spawned = [
-      ["apply", "-f", manifestA, "--base-url", emulator.url, "--verbose"],
+      ["apply", "--auto-approve", "-f", manifestA, "--base-url", emulator.url, "--verbose"],
       ["export", "--project", "11", "--base-url", server.url, "--verbose"],
       ["export", "--project", "12", "--base-url", server.url, "--verbose"],
     ];

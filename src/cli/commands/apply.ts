@@ -17,7 +17,14 @@ import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { APPLY_CANCELLED, ApplyCancelledError, applyQuestion, askForYes, canAsk } from "../confirm.js";
+import {
+  APPLY_CANCELLED,
+  ApplyCancelledError,
+  ApprovalRequiredError,
+  applyQuestion,
+  askForYes,
+  canAsk,
+} from "../confirm.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -134,7 +141,7 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
     .addOption(
       new Option(
         "--auto-approve",
-        "do not ask for `yes` on a terminal (a saved plan, or stdin that is not a terminal, is never asked for)",
+        "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
       ),
     )
     .addOption(formatOption());
@@ -146,6 +153,8 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
     `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
+Where stdin is not a terminal (CI, cron, ssh, make), apply refuses with exit 1 before reading
+anything, unless --auto-approve, a saved plan (--plan FILE) or --dry-run.
 
 Examples:
   $ pcsync apply -f pcsync.yaml
@@ -157,7 +166,9 @@ Examples:
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
-    const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined && canAsk(io.stdin);
+    const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
+    // Before any file or request: an apply nobody can approve reads nothing.
+    if (asks && !canAsk(io.stdin)) throw new ApprovalRequiredError();
     if (asks && format === "json") {
       throw new UsageError(
         "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",

@@ -53,7 +53,7 @@ export const registerDemoCommand = (
       profile: flags.profile,
       keys: [{ key: apiKey, scopes: null, projects: "*", label: "demo" }],
     });
-    // No stdin: apply asks nothing of the demo, whose emulator is its own.
+    // No stdin, and --auto-approve: the demo changes only its own emulator, so it asks nothing.
     const { stdin: _unused, ...withoutStdin } = io;
     const demoIo: CliIo = {
       ...withoutStdin,
@@ -70,7 +70,13 @@ export const registerDemoCommand = (
     try {
       io.stdout.write(`Emulator (profile ${flags.profile}) running at ${emulator.url} with example data.\n`);
       const first = await step("1. What would change?", ["plan", "-f", manifest, ...variableArgs]);
-      const applied = await step("2. Make it so.", ["apply", "-f", manifest, ...variableArgs]);
+      const applied = await step("2. Make it so.", [
+        "apply",
+        "--auto-approve",
+        "-f",
+        manifest,
+        ...variableArgs,
+      ]);
       const second = await step("3. Plan again: nothing left to do.", [
         "plan",
         "-f",
