@@ -19,12 +19,20 @@ function forDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
 
-export function printPlan(plan: Plan, format: OutputFormat, io: CliIo): void {
+export function printPlan(
+  plan: Plan,
+  format: OutputFormat,
+  io: CliIo,
+  display: { forced?: boolean } = {},
+): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan"));
     return;
   }
-  renderPlan(forDisplay(plan, io), format, io.stdout, { colour: useColour(io.stdout, io.env) });
+  renderPlan(forDisplay(plan, io), format, io.stdout, {
+    colour: useColour(io.stdout, io.env),
+    forced: display.forced === true,
+  });
 }
 
 const PLAN_REMEDY =
@@ -172,10 +180,15 @@ export async function savePlan(plan: Plan, path: string): Promise<void> {
  * so the API key is shown as [REDACTED]. A summary file pcsync creates is NEW_FILE_MODE; one the
  * runner made keeps its mode.
  */
-export async function appendStepSummary(plan: Plan, io: CliIo, title: string): Promise<void> {
+export async function appendStepSummary(
+  plan: Plan,
+  io: CliIo,
+  title: string,
+  display: { forced?: boolean } = {},
+): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-  const markdown = `${renderMarkdown(forDisplay(plan, io), { title })}\n`;
+  const markdown = `${renderMarkdown(forDisplay(plan, io), { title, forced: display.forced === true })}\n`;
   const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
     await appendFile(summaryFile, text, { mode: NEW_FILE_MODE });

@@ -17,18 +17,25 @@ export interface RenderOptions {
   colour: boolean;
   /** Markdown heading. */
   title?: string;
+  /** The plan is applied with --force: its guards are shown as overridden, not as refusals. */
+  forced?: boolean;
 }
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {
     case "text":
-      renderText(plan, out, { colour: options.colour });
+      renderText(plan, out, { colour: options.colour, forced: options.forced === true });
       return;
     case "json":
       out.write(renderJson(plan));
       return;
     case "markdown":
-      out.write(renderMarkdown(plan, options.title === undefined ? {} : { title: options.title }));
+      out.write(
+        renderMarkdown(plan, {
+          ...(options.title === undefined ? {} : { title: options.title }),
+          forced: options.forced === true,
+        }),
+      );
       return;
   }
 }

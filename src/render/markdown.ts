@@ -19,6 +19,8 @@ import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from 
 export interface MarkdownOptions {
   /** Heading of the comment (default "pcsync plan"). */
   title?: string;
+  /** The plan is applied with --force: its guards are overridden, not refusals to come. */
+  forced?: boolean;
   /** The result is always shorter than this (default 60,000, under GitHub's 65,536 comment limit). */
   maxChars?: number;
 }
@@ -51,7 +53,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
-  const guards = renderGuards(plan, Math.floor(maxChars / 10));
+  const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
   if (ties) top.push(ties);
@@ -88,8 +90,10 @@ function escapeCodeLine(line: string): string {
   return cut.replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
 
-function renderGuards(plan: Plan, budget: number): string | undefined {
-  const heading = "Safety guards: apply will refuse this plan unless `--force`.";
+function renderGuards(plan: Plan, budget: number, forced: boolean): string | undefined {
+  const heading = forced
+    ? "Safety guards, overridden by `--force`:"
+    : "Safety guards: apply will refuse this plan unless `--force`.";
   return renderWarning(
     heading,
     plan.guards.map((guard) => guard.message),

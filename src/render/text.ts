@@ -21,6 +21,8 @@ import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
 export interface TextOptions {
   /** Emit ANSI colours (decide with `useColour` of the CLI). */
   colour: boolean;
+  /** The plan is applied with --force: its guards are overridden, not refusals to come. */
+  forced?: boolean;
 }
 
 const KIND_STYLE: Record<ItemKind, Style> = {
@@ -55,7 +57,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   if (plan.guards.length > 0) {
     const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
     out.write(
-      `${paint("yellow", `Warning: ${guards} above: apply will refuse this plan unless --force.`)}\n`,
+      `${paint("yellow", `Warning: ${guards} above: ${options.forced ? "overridden by --force" : "apply will refuse this plan unless --force"}.`)}\n`,
     );
   }
   const ties = describeTieCount(plan);

@@ -147,7 +147,9 @@ describe("--var and --var-file", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("$ pcsync plan -f pcsync.yaml --var-file one.yaml --var A=...\n");
-    expect(result.stdout).toContain("$ pcsync apply --auto-approve -f pcsync.yaml --var-file one.yaml --var A=...\n");
+    expect(result.stdout).toContain(
+      "$ pcsync apply --auto-approve -f pcsync.yaml --var-file one.yaml --var A=...\n",
+    );
     // The plan itself shows the value it sets: only the echoed command line hides it.
     expect(result.stdout).toContain("s3cr3t/one/one");
   });

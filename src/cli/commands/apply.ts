@@ -202,7 +202,7 @@ Examples:
       });
       // With --force, a guard is shown as what it found, not as advice to use --force.
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
-      if (format !== "json") printPlan(plan, format, io);
+      if (format !== "json") printPlan(plan, format, io, { forced: flags.force === true });
       else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
@@ -237,7 +237,7 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title);
+      await appendStepSummary(plan, io, title, { forced: flags.force === true });
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
       if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {
