@@ -201,11 +201,13 @@ async function keepSurvivor(
   words: { story: string; deleted: string; deleteFailed: (id: number) => string },
 ): Promise<ApplyOutcome> {
   const { project, family } = input;
+  const removedIds: number[] = [];
   for (const id of copies) {
     try {
       const removed = await updateConfig(client, project, family, id, { deleted: true });
       if (removed.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
+      removedIds.push(id);
     } catch (error) {
       // Gone already: the other run that holds it deleted it first.
       if (error instanceof ApiError && error.status === 404) continue;
@@ -239,6 +241,7 @@ async function keepSurvivor(
     id: survivor.id,
     status: "done",
     message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
+    ...(removedIds.length > 0 ? { copiesRemoved: removedIds } : {}),
   };
 }
 

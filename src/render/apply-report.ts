@@ -33,6 +33,8 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
       out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "done" && outcome.unchecked)
       out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
+    if (outcome.status === "done" && outcome.copiesRemoved !== undefined)
+      out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${outcome.message}\n`);
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
@@ -40,7 +42,10 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const moved = report.outcomes
     .filter((outcome) => outcome.action === "reorder" && outcome.status === "done")
     .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved`;
+  // Copies deleted by the check after creates are not deletes of the plan, but they are writes.
+  const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
+  const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved${removed}`;
   const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
   const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
