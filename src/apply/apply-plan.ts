@@ -19,7 +19,7 @@ import { describeError } from "../errors.js";
 import { type FamilyName, familyKey, type WritableField } from "../families.js";
 import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { showsWritten } from "../plan/compare-fields.js";
+import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type {
   CurrentState,
   FieldChanges,
@@ -30,6 +30,7 @@ import type {
 } from "../plan/types.js";
 import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
+import { markedBody, markProblem } from "./write-mark.js";
 
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
@@ -253,12 +254,13 @@ async function applyFamily(
   return outcomes;
 }
 
-function bodyOf(fields: FieldChanges): PluginConfigInput {
+/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
+function bodyOf(change: PlannedChange): PluginConfigInput {
   const body: Record<string, FieldValue> = {};
-  for (const [field, change] of Object.entries(fields)) {
-    if (change) body[field] = change.to;
+  for (const [field, fieldChange] of Object.entries(change.fields)) {
+    if (fieldChange) body[field] = fieldChange.to;
   }
-  return body as PluginConfigInput;
+  return markedBody(change, body as PluginConfigInput);
 }
 
 /** Fields whose value in the server's response is not what was written. */
@@ -271,11 +273,17 @@ function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): Wri
   return wrong;
 }
 
+/** Why the server's answer to a write is not what was written; undefined when it is. */
+function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
+  const wrong = mismatchedFields(change.fields, record);
+  return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
+}
+
 function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
   const details = wrong
     .map(
       (field) =>
-        `${field} is ${JSON.stringify(record[field] ?? null)}, not ${JSON.stringify(change.fields[field]?.to)}`,
+        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
     )
     .join("; ");
   const hint = wrong.includes("plugin")
@@ -293,7 +301,7 @@ async function applyCreate(
   options: ApplyOptions,
 ): Promise<AppliedWrite> {
   try {
-    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change.fields), {
+    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change), {
       knownIds,
       reader,
       settleWindowMs: options.settleWindowMs,
@@ -301,12 +309,9 @@ async function applyCreate(
     const { record } = created;
     createdIds.add(record.id);
     const settlement = { uncertain: created.uncertain };
-    const wrong = mismatchedFields(change.fields, record);
-    if (wrong.length > 0)
-      return {
-        outcome: outcomeOf({ ...change, id: record.id }, "failed", mismatchMessage(change, record, wrong)),
-        settlement,
-      };
+    const problem = writeProblem(change, record);
+    if (problem !== undefined)
+      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
     return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
   } catch (error) {
     if (error instanceof CreateOutcomeUnknownError) {
@@ -327,15 +332,9 @@ async function applyCreate(
 async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
   try {
-    const record = await updateConfig(
-      client,
-      change.project,
-      change.family,
-      change.id,
-      bodyOf(change.fields),
-    );
-    const wrong = mismatchedFields(change.fields, record);
-    if (wrong.length > 0) return outcomeOf(change, "failed", mismatchMessage(change, record, wrong));
+    const record = await updateConfig(client, change.project, change.family, change.id, bodyOf(change));
+    const problem = writeProblem(change, record);
+    if (problem !== undefined) return outcomeOf(change, "failed", problem);
     return outcomeOf(change, "done");
   } catch (error) {
     return outcomeOfError(change, error);

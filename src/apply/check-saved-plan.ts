@@ -8,6 +8,7 @@ import { appendAll } from "../append-all.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
 import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
+import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { parsePlanFile } from "../plan/plan-file.js";
@@ -142,5 +143,5 @@ async function rereadForPlan(
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
   const current = await readCurrentState(client, refs, options);
-  return { current, reasons: findStaleness(plan, current) };
+  return { current, reasons: [...findStaleness(plan, current), ...findOwnerProblems(plan, current)] };
 }

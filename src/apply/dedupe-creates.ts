@@ -15,6 +15,7 @@ import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../service-text.js";
 import type { ApplyOutcome } from "./types.js";
+import { markDescription, sameOwner } from "./write-mark.js";
 
 /** How a create was settled, as far as the check needs to know. */
 export interface CreateSettlement {
@@ -186,7 +187,8 @@ function copiesOf(
       // app of the same name is another config, not a copy.
       (typeof plugin !== "number" || record.plugin === plugin) &&
       !input.knownIds.has(record.id) &&
-      (record.id === ownId || !input.createdByRun.has(record.id)),
+      (record.id === ownId || !input.createdByRun.has(record.id)) &&
+      (record.id === ownId || sameOwner(change, record)),
   );
 }
 
@@ -223,6 +225,9 @@ async function keepSurvivor(
   if (differing.length > 0) {
     const body: Record<string, FieldValue> = {};
     for (const field of differing) body[field] = change.fields[field]?.to ?? null;
+    // The description a create sets is sent with its owner mark, as the create sent it.
+    const text = body.description;
+    if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
       const updated = await updateConfig(client, project, family, survivor.id, body as PluginConfigInput);
       const still = differingFields(change, updated);

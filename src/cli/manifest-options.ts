@@ -3,7 +3,9 @@
 
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
 import {
+  DEFAULT_MANIFEST_PATH,
   type DesiredState,
   formatDiagnostic,
   formatGithubAnnotation,
@@ -39,6 +41,27 @@ export function addManifestOption(command: Command): Command {
       .default([], "pcsync.yaml"),
   );
   return addVariableOptions(command);
+}
+
+/**
+ * The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
+ * is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
+ * files and the API key file.
+ */
+export function runInputs(
+  flags: Partial<ManifestFlags>,
+  options: { manifests: boolean; savedPlan?: string | undefined },
+): RunInput[] {
+  const manifests =
+    flags.file === undefined || flags.file.length === 0 ? [DEFAULT_MANIFEST_PATH] : flags.file;
+  return [
+    ...(options.manifests ? manifests.map((path) => ({ path, what: "a manifest (-f)" })) : []),
+    ...(options.savedPlan === undefined
+      ? []
+      : [{ path: options.savedPlan, what: "the saved plan (--plan)" }]),
+    ...(flags.varFile ?? []).map((path) => ({ path, what: "a var file (--var-file)" })),
+    ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
+  ];
 }
 
 /** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */

@@ -2,10 +2,12 @@
 // step summary. Human-readable output shows the API key as [REDACTED]; documents that are read
 // back (saved plans, JSON plans, exports) are written exactly, or refused if they hold the key.
 
-import { appendFile, open, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import type { ApplyReport } from "../apply/types.js";
-import { describeError, PcsyncError } from "../errors.js";
+import { PcsyncError } from "../errors.js";
+import { appendToFile } from "../files/append-file.js";
+import { describeFileError, OutputFileError } from "../files/file-errors.js";
+import { describeDevice, type RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
@@ -109,76 +111,25 @@ export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo
   io.stdout.write(text);
 }
 
-/** A file pcsync was asked to write (--out, -o) could not be written. */
-export class OutputFileError extends PcsyncError {
-  constructor(path: string, error: unknown) {
-    super("output_unwritable", `cannot write ${path}: ${describeFileError(error, path)}`, { cause: error });
-  }
-}
-
-/** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
-function describeFileError(error: unknown, path: string): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case "ENOENT":
-    case "ENOTDIR":
-      return `the directory ${dirname(path)} does not exist; create it or choose another path`;
-    case "EACCES":
-    case "EPERM":
-    case "EROFS":
-      return "permission denied; choose a path you can write to";
-    case "EISDIR":
-      return "it is a directory; give a file name";
-    case "ENOSPC":
-      return "no space left on the device";
-    default:
-      return describeError(error);
-  }
-}
-
-/** Files pcsync creates may hold remote data: only their owner may read them. */
-export const NEW_FILE_MODE = 0o600;
-
-/** The permission bits of an existing file, or undefined if there is none. */
-async function existingMode(path: string): Promise<number | undefined> {
-  try {
-    return (await stat(path)).mode & 0o777;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Writes a file so that a reader never sees half of it: a temporary file, then a rename. A new
- * file is NEW_FILE_MODE; a file replaced keeps its mode. The temporary file is created afresh
- * (never opened through a leftover file or link) and is NEW_FILE_MODE until it is complete.
+ * Saves the plan for `apply --plan` (see writeFileSafely: 0600, atomic, never over a device or one
+ * of `inputs`). Returns the sentence that says where it went.
  */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    const mode = (await existingMode(path)) ?? NEW_FILE_MODE;
-    await rm(temporary, { force: true });
-    const handle = await open(temporary, "wx", NEW_FILE_MODE);
-    try {
-      await handle.writeFile(content, "utf8");
-      if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw new OutputFileError(path, error);
-  }
-}
-
-export async function savePlan(plan: Plan, path: string): Promise<void> {
-  await writeFileAtomic(path, planDocument(plan, `the plan file ${path}`));
+export async function savePlan(
+  plan: Plan,
+  path: string,
+  options: { cwd: string; inputs: readonly RunInput[] },
+): Promise<string> {
+  const target = await writeFileSafely(path, planDocument(plan, `the plan file ${path}`), options);
+  return target.kind === "file"
+    ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
+    : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 }
 
 /**
  * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary: text for people,
- * so the API key is shown as [REDACTED]. A summary file pcsync creates is NEW_FILE_MODE; one the
- * runner made keeps its mode.
+ * so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
+ * this user may make it so (see appendToFile).
  */
 export async function appendStepSummary(
   plan: Plan,
@@ -191,12 +142,13 @@ export async function appendStepSummary(
   const markdown = `${renderMarkdown(forDisplay(plan, io), { title, forced: display.forced === true })}\n`;
   const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
-    await appendFile(summaryFile, text, { mode: NEW_FILE_MODE });
+    await appendToFile(summaryFile, text, { cwd: io.cwd });
   } catch (error) {
     // The summary is a copy for the job page: failing it must not turn a good plan or a finished
     // apply into an error, nor change --detailed-exitcode.
+    const reason = error instanceof OutputFileError ? error.reason : describeFileError(error, summaryFile);
     io.stderr.write(
-      `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${describeFileError(error, summaryFile)}\n`,
+      `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`,
     );
   }
 }

@@ -17,9 +17,10 @@ import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./conn
 import type { CliIo } from "./io.js";
 import { printDiagnostics } from "./manifest-options.js";
 import { collect, familyOption, parseFamily } from "./options.js";
+import { type OwnerFlags, ownerPlanOptions, takeoverOption } from "./owner-options.js";
 import { createProgress } from "./progress.js";
 
-export interface ScopeFlags {
+export interface ScopeFlags extends OwnerFlags {
   project?: string[];
   family?: FamilyName[];
   maxDeletePercent?: string;
@@ -41,7 +42,8 @@ export function addScopeOptions(command: Command): Command {
         "--max-delete-percent <n>",
         "refuse to prune more than this share of a family of 10+ records",
       ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
-    );
+    )
+    .addOption(takeoverOption());
 }
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
@@ -124,7 +126,7 @@ export async function planFromFlags(
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
   return readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
-    plan: { maxDeletePercent, describeGuard },
+    plan: { maxDeletePercent, describeGuard, ...ownerPlanOptions(resolved, flags) },
     onProgress: (read) => {
       progress.update(
         "read",

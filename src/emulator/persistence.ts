@@ -5,11 +5,14 @@
 // size, a commit writes a fresh snapshot instead (temporary file, fsync, rename: a crash, even
 // SIGKILL, leaves the old or the new file, never a torn one). A clean stop folds the journal in,
 // so that a stopped emulator leaves one self-contained file. The files hold API keys and records:
-// new ones are readable by their owner only (0600), and the data file keeps its mode.
+// they are readable by their owner only (0600), whatever mode the data file had.
 
 import { randomUUID } from "node:crypto";
-import { type FileHandle, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { openForAppend } from "../files/append-file.js";
+import { OutputFileError } from "../files/file-errors.js";
+import { syncDirectory, writeFileSafely } from "../files/write-file.js";
 import { type ChangeBatch, DataFileError, parseEmulatorData } from "./data-file.js";
 import { encodeBatch, encodeJournalHeader, replayJournal } from "./journal.js";
 import type { EmulatorData } from "./types.js";
@@ -81,50 +84,16 @@ export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   );
 }
 
-const NEW_FILE_MODE = 0o600;
-
-async function existingMode(file: string): Promise<number | undefined> {
+/**
+ * Writes a snapshot or a journal's header through the one file writer (0600, fsync, rename, fsync
+ * of the directory). The system's own error is passed on: the log line and the 500 name it.
+ */
+async function writeAtomically(file: string, text: string): Promise<void> {
   try {
-    return (await stat(file)).mode & 0o777;
-  } catch {
-    return undefined;
-  }
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  // Makes a rename durable; not every platform lets a directory be opened, hence best effort.
-  try {
-    const handle = await open(directory, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // The data is already safe in the renamed file.
-  }
-}
-
-async function writeAtomically(file: string, text: string, mode: number, sequence: number): Promise<void> {
-  const temporary = join(dirname(file), `${temporaryPrefix(file)}${process.pid}.${sequence}.tmp`);
-  // Created afresh ("wx"): a leftover file or link of that name must not lend it its mode or target.
-  await unlink(temporary).catch(() => undefined);
-  const handle = await open(temporary, "wx", NEW_FILE_MODE);
-  try {
-    try {
-      await handle.writeFile(text, "utf8");
-      if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
+    await writeFileSafely(file, text, { cwd: process.cwd() });
   } catch (error) {
-    // A full disk must not also keep the space a half-written copy takes.
-    await unlink(temporary).catch(() => undefined);
-    throw error;
+    throw error instanceof OutputFileError && error.cause !== undefined ? error.cause : error;
   }
-  await syncDirectory(dirname(file));
 }
 
 /** What the writer needs of the store. */
@@ -157,7 +126,6 @@ export class DataFileWriter {
   private readonly file: string;
   private readonly journalFile: string;
   private readonly state: PersistedState;
-  private sequence = 0;
   private journal: FileHandle | undefined;
   private journalBytes = 0;
   private snapshotBytes = 0;
@@ -186,10 +154,8 @@ export class DataFileWriter {
   async open(loaded: { snapshotId: string | undefined; upToDate: boolean }): Promise<void> {
     if (loaded.upToDate && loaded.snapshotId !== undefined) {
       const header = encodeJournalHeader(loaded.snapshotId);
-      const mode = (await existingMode(this.file)) ?? NEW_FILE_MODE;
-      this.sequence += 1;
-      await writeAtomically(this.journalFile, header, mode, this.sequence);
-      this.journal = await open(this.journalFile, "a");
+      await writeAtomically(this.journalFile, header);
+      this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
       this.snapshotId = loaded.snapshotId;
       this.snapshotBytes = (await stat(this.file)).size;
       this.journalBytes = Buffer.byteLength(header);
@@ -264,17 +230,14 @@ export class DataFileWriter {
     this.state.takeChanges();
     const snapshotId = randomUUID();
     const text = this.state.toJson(snapshotId);
-    const mode = (await existingMode(this.file)) ?? NEW_FILE_MODE;
-    this.sequence += 1;
-    await writeAtomically(this.file, text, mode, this.sequence);
+    await writeAtomically(this.file, text);
     // From here until the new journal is in place, the old journal follows another snapshot and
     // is ignored on load: the new snapshot already holds all of it.
     const header = encodeJournalHeader(snapshotId);
-    this.sequence += 1;
-    await writeAtomically(this.journalFile, header, mode, this.sequence);
+    await writeAtomically(this.journalFile, header);
     await this.journal?.close().catch(() => undefined);
     this.journal = undefined;
-    this.journal = await open(this.journalFile, "a");
+    this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
     this.snapshotId = snapshotId;
     this.snapshotBytes = Buffer.byteLength(text);
     this.journalBytes = Buffer.byteLength(header);

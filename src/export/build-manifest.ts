@@ -3,7 +3,7 @@
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { pluginDefaults } from "../plan/compare-fields.js";
+import { pluginDefaults, shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import { trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -123,18 +123,6 @@ function selectExportable(
   return selected;
 }
 
-/** A description as the manifest may hold it: trimmed as the service trims, and said when it was not. */
-function exportedDescription(record: PluginConfigRecord, family: FamilyName, warnings: string[]): string {
-  const description = record.description ?? "";
-  const trimmed = trimAsService(description);
-  if (trimmed !== description) {
-    warnings.push(
-      `record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`,
-    );
-  }
-  return trimmed;
-}
-
 export function buildManifest(input: ExportInput): ExportResult {
   const warnings: string[] = [];
   const lists = [...input.families, ...(input.otherLists ?? [])];
@@ -164,11 +152,7 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        // posthog-2024 shows the plugin's own description where the record has none: writing it
-        // would manage a text nobody set. Left out, the field is unmanaged and plans back the same.
-        ...(record.description === null || record.description === pluginDefaults(record).description
-          ? {}
-          : { description: exportedDescription(record, family, warnings) }),
+        ...exportedDescription(record, family, warnings),
         ...(record.match_action === null ? {} : { match_action: record.match_action }),
         ...(positional ? {} : { order: record.order }),
       }),
@@ -182,4 +166,26 @@ export function buildManifest(input: ExportInput): ExportResult {
     warnings: [...new Set(warnings)],
     configCount: families.reduce((total, family) => total + family.configs.length, 0),
   };
+}
+
+/**
+ * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
+ * description where the record has none: writing it would manage a text nobody set. Left out, the
+ * field is unmanaged and plans back the same.
+ */
+function exportedDescription(
+  record: PluginConfigRecord,
+  family: FamilyName,
+  warnings: string[],
+): { description?: string } {
+  const description = shownValue("description", record);
+  if (typeof description !== "string" || description === pluginDefaults(record).description) return {};
+  // The manifest refuses what the service would trim (manifest/text-checks.ts): written trimmed.
+  const trimmed = trimAsService(description);
+  if (trimmed !== description) {
+    warnings.push(
+      `record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`,
+    );
+  }
+  return { description: trimmed };
 }

@@ -21,6 +21,10 @@ export interface Manifest {
    */
   server?: ManifestServer;
   /**
+   * Who manages the records of this manifest's families, when several manifests (teams) share one family: letters, digits and `-_.`, at most 40. pcsync marks every record it creates or updates with `[pcsync owner=NAME]` at the end of its description (stripped wherever pcsync compares, prints, exports or saves a description); `prune` deletes only records with this mark; a config that matches a record marked by another owner is refused unless `--takeover`; a matching record with no mark is adopted. One owner per run: every file that sets it sets the same.
+   */
+  owner?: string;
+  /**
    * Named, reusable configs per family, applied to projects with `use:` (in a project or a project set). A template's family block is a family block whose configs may not pin `id:` (ids belong to one project). Templates may be defined in one manifest file and used from another.
    */
   templates?: {

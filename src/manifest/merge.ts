@@ -10,6 +10,7 @@ import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest, hasUnresolvedSets } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
+import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 import type { DesiredState } from "./types.js";
 
@@ -85,6 +86,20 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     }
   }
 
+  const owners = mergeOwners(
+    files
+      .flatMap(({ file, facts }) => (facts.owner === undefined ? [] : [{ ...facts.owner, file }]))
+      .sort(comparePlaced),
+  );
+  appendAll(errors, owners.errors);
+  appendAll(
+    errors,
+    checkOwnerDescriptions(
+      files.flatMap((file) => file.blocks ?? []),
+      owners.owner?.value,
+    ),
+  );
+
   if (errors.length > 0 || files.some((file) => file.blocks === undefined))
     return { state: undefined, errors, warnings: [] };
   const blocks = mergeBlocks(files);
@@ -93,6 +108,10 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: DesiredState = { families: expanded.families };
   if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
+  if (owners.owner !== undefined) {
+    const { value, file, position } = owners.owner;
+    state.owner = { name: value, source: { file, line: position.line, col: position.col } };
+  }
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
 }

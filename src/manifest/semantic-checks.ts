@@ -26,6 +26,8 @@ export interface IdClaimFact {
 
 export interface ManifestFacts {
   baseUrl?: { value: string; position: Position };
+  /** The top-level `owner:`, when the file sets one. */
+  owner?: { value: string; position: Position };
   familyBlocks: FamilyBlockFact[];
   idClaims: IdClaimFact[];
 }
@@ -49,6 +51,10 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
   const server = asRecord(root.server);
   if (server !== undefined && typeof server.base_url === "string") {
     facts.baseUrl = { value: server.base_url, position: valuePosition(locations, ["server", "base_url"]) };
+  }
+
+  if (typeof root.owner === "string") {
+    facts.owner = { value: root.owner, position: valuePosition(locations, ["owner"]) };
   }
 
   checkServiceText(root, locations, errors);

@@ -48,6 +48,11 @@ export interface DesiredFamily {
 export interface DesiredState {
   /** `server.base_url` of the manifest, if set (the first file that sets it wins; conflicts are errors). */
   baseUrl?: string;
+  /**
+   * `owner:` of the manifest (every file that sets it sets the same): the records it writes carry
+   * this owner's mark, and prune deletes only records with it (owner-mark.ts).
+   */
+  owner?: { name: string; source: SourceLocation };
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
   /**

@@ -1,8 +1,10 @@
 // Field comparison between a desired config and a remote record, including the server's habit
 // (posthog-2024) of showing the plugin's own name/description where the record's is null or "".
+// A description is compared without its owner mark (owner-mark.ts), whoever wrote it.
 
 import type { WritableField } from "../families.js";
 import type { DesiredFields } from "../manifest/types.js";
+import { stripMark } from "../owner-mark.js";
 import { isTrimmedField, showsText, trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
@@ -34,8 +36,13 @@ export function pluginDefaults(record: PluginConfigRecord): { name?: string; des
  * text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
  * empty value written.
  */
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
+  return field === "description" ? stripMark(record.description) : (record[field] ?? null);
+}
+
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
-  const shown = record[field] ?? null;
+  const shown = shownValue(field, record);
   if (shown === written) return true;
   if (!isTrimmedField(field)) return false;
   if (typeof written === "string" && showsText(written, shown)) return true;
@@ -51,7 +58,7 @@ export function diffFields(desired: DesiredFields, record: PluginConfigRecord): 
   for (const field of UPDATE_FIELDS) {
     const value = desired[field];
     if (value === undefined) continue;
-    if (!showsWritten(field, value, record)) changes[field] = { from: record[field] ?? null, to: value };
+    if (!showsWritten(field, value, record)) changes[field] = { from: shownValue(field, record), to: value };
   }
   return changes;
 }

@@ -11,6 +11,15 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { findOrderTies, type PlacedConfig } from "./order-ties.js";
+import {
+  describeOwnerConflict,
+  markForCreate,
+  markForUpdate,
+  type OwnerSettings,
+  preferOwnRecord,
+  splitPrunable,
+  unmanagedOwner,
+} from "./owner-plan.js";
 import { describeGuardFinding, findGuard } from "./safety-guards.js";
 import type {
   CurrentFamily,
@@ -33,6 +42,10 @@ export interface PlanOptions {
    * by default, what was found alone.
    */
   describeGuard?: (finding: GuardFinding) => string;
+  /** The manifest's `owner:` (computePlan takes the desired state's); see owner-plan.ts. */
+  owner?: string | undefined;
+  /** `--takeover`: configs may claim records another owner marked. */
+  takeover?: boolean | undefined;
 }
 
 export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<
@@ -44,6 +57,8 @@ export interface PlanDiagnostic {
   family: FamilyName;
   message: string;
   source: string;
+  /** A refusal (exit 3) rather than an error: a config matches a record another owner marked. */
+  refused?: true;
 }
 
 export interface PlanResult {
@@ -85,7 +100,11 @@ export function computePlan(
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
-  return assemblePlan(groupByProject(desired, current).map((input) => planProjectInput(input, options)));
+  const withOwner: PlanOptions = { owner: desired.owner?.name, ...options };
+  return assemblePlan(
+    groupByProject(desired, current).map((input) => planProjectInput(input, withOwner)),
+    withOwner,
+  );
 }
 
 /**
@@ -105,7 +124,7 @@ export function planProject(
 }
 
 /** Joins the parts of a plan, in the order given: the same parts always make the same plan. */
-export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
+export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions = {}): PlanResult {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
   const changes = parts.flatMap((part) => part.changes);
@@ -125,6 +144,10 @@ export function assemblePlan(parts: readonly ProjectPlan[]): PlanResult {
     fingerprints: mergeFingerprints(parts),
     guards: parts.flatMap((part) => part.guards),
   };
+  if (options.owner !== undefined) {
+    plan.owner = options.owner;
+    if (options.takeover) plan.takeover = true;
+  }
   return { plan, errors };
 }
 
@@ -146,13 +169,21 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     guards: [],
     errors: [],
   };
-  const claims = claimRecords(input, part.errors);
+  const claims = claimRecords(input, part.errors, ownerSettings(options));
   const describeGuard = options.describeGuard ?? describeGuardFinding;
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, maxDeletePercent);
+    const familyPlan = planFamily(
+      input,
+      desiredFamily,
+      records,
+      claims,
+      maxDeletePercent,
+      ownerSettings(options),
+    );
+    appendAll(part.errors, familyPlan.errors);
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
@@ -196,7 +227,11 @@ function groupByProject(desired: DesiredState, current: CurrentState): ProjectIn
  * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
  * family is never claimed, reordered or pruned through the other.
  */
-function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
+function claimRecords(
+  input: ProjectInput,
+  errors: PlanDiagnostic[],
+  owner: OwnerSettings | undefined,
+): Claims {
   const claims = new Map<number, Claim>();
   const byConfig = new Map<DesiredConfig, Claim>();
   const claim = (value: Claim) => {
@@ -249,7 +284,10 @@ function claimRecords(input: ProjectInput, errors: PlanDiagnostic[]): Claims {
     for (const config of desiredFamily.configs) {
       if (config.id !== undefined) continue;
       const named = byName.get(config.fields.name) ?? [];
-      const free = named.filter((record) => !claims.has(record.id));
+      const free = preferOwnRecord(
+        owner,
+        named.filter((record) => !claims.has(record.id)),
+      );
       if (free.length > 1) {
         reportIn(
           family,
@@ -336,7 +374,14 @@ function lookAlikeNote(from: string | null, to: string): Pick<PlannedChange, "lo
   return { lookAlike: describeLookAlike(from, to) };
 }
 
+function ownerSettings(options: PlanOptions): OwnerSettings | undefined {
+  return options.owner === undefined
+    ? undefined
+    : { name: options.owner, takeover: options.takeover === true };
+}
+
 interface FamilyPlan {
+  errors: PlanDiagnostic[];
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
@@ -350,6 +395,7 @@ function planFamily(
   listed: readonly PluginConfigRecord[],
   claims: Claims,
   maxDeletePercent: number,
+  owner: OwnerSettings | undefined,
 ): FamilyPlan {
   const { project, family } = desiredFamily;
   const familySource = formatSource(desiredFamily.source);
@@ -362,6 +408,7 @@ function planFamily(
     return !otherIds.has(record.id);
   });
 
+  const errors: PlanDiagnostic[] = [];
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
   const touchedIds: number[] = [];
@@ -384,6 +431,7 @@ function planFamily(
         fields: createFields(config.fields),
         source,
         ...via,
+        ...markForCreate(owner),
       });
       continue;
     }
@@ -397,7 +445,12 @@ function planFamily(
       source,
     });
     const fields = diffFields(config.fields, record);
-    if (Object.keys(fields).length > 0) {
+    const { mark, conflict } = markForUpdate(owner, config, record, fields);
+    if (conflict && owner) {
+      const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+      errors.push({ project, family, message, source, refused: true });
+    }
+    if (Object.keys(fields).length > 0 || mark?.from !== undefined) {
       changes.push({
         action: "update",
         project,
@@ -408,6 +461,7 @@ function planFamily(
         ...lookAlikeNote(record.name, config.fields.name),
         source,
         ...via,
+        ...(mark === undefined ? {} : { mark }),
       });
       touchedIds.push(record.id);
     }
@@ -424,8 +478,10 @@ function planFamily(
   }
 
   const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
+  // With an owner, prune deletes only the records that carry its mark: the rest stay unmanaged.
+  const { prunable, kept, pruneKept } = splitPrunable(owner, unclaimed);
   const deletes: PlannedChange[] = desiredFamily.prune
-    ? unclaimed.map((record) => ({
+    ? prunable.map((record) => ({
         action: "delete" as const,
         project,
         family,
@@ -437,14 +493,17 @@ function planFamily(
     : [];
   for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
   appendAll(changes, deletes);
-  // With prune, every unclaimed record of the family is deleted: none is left to tie with.
-  const orderTies: OrderTie[] = desiredFamily.prune ? [] : findOrderTies(placed, unclaimed);
+  // With prune, every unclaimed record of the family is deleted (but those of other owners): the
+  // rest is left to tie with.
+  const unmanaged = desiredFamily.prune ? kept : unclaimed;
+  const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
   const guard = findGuard(
     {
       project,
       family,
-      owned: owned.length,
+      // An owner's prune is measured against the records it may delete or keeps: its own.
+      owned: owned.length - (desiredFamily.prune ? kept.length : 0),
       creates: changes.filter((change) => change.action === "create").length,
       deletes: deletes.length,
       source: familySource,
@@ -453,6 +512,7 @@ function planFamily(
   );
 
   return {
+    errors,
     changes,
     reorder: moves.length > 0 ? { project, family, moves, source: familySource } : undefined,
     report: {
@@ -461,16 +521,16 @@ function planFamily(
       prune: desiredFamily.prune,
       recordCount: owned.length,
       membership: fingerprintMembership(listed),
-      unmanaged: desiredFamily.prune
-        ? []
-        : unclaimed.map((record) => ({
-            id: record.id,
-            name: record.name,
-            plugin: record.plugin,
-            order: record.order,
-            enabled: record.enabled,
-          })),
+      unmanaged: unmanaged.map((record) => ({
+        id: record.id,
+        name: record.name,
+        plugin: record.plugin,
+        order: record.order,
+        enabled: record.enabled,
+        ...unmanagedOwner(owner, record),
+      })),
       ...(orderTies.length > 0 ? { orderTies } : {}),
+      ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
     },
     guards: guard === undefined ? [] : [guard],
     touchedIds,

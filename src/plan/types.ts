@@ -32,6 +32,20 @@ export interface PlannedChange {
   source: string;
   /** For a config from a template or project set: `file:line` where it was applied to this project. */
   via?: string;
+  /** With `owner:`: the write puts the owner's mark in `description` (see owner-mark.ts). */
+  mark?: ChangeMark;
+}
+
+/**
+ * The owner mark a create or update writes. `fields.description`, when present, is the text under
+ * the mark; otherwise `keep` is. `from` is there when the record changes hands: null when it
+ * carried no mark (an adoption), another owner's name for a `--takeover`.
+ */
+export interface ChangeMark {
+  owner: string;
+  from?: string | null;
+  /** The text the description keeps under the mark when the change does not set it. */
+  keep?: string | null;
 }
 
 export interface OrderMove {
@@ -56,6 +70,8 @@ export interface UnmanagedRecord {
   plugin: number;
   order: number;
   enabled: boolean;
+  /** The owner whose mark the record carries, when it carries one (see owner-mark.ts). */
+  owner?: string;
 }
 
 /** A config of the manifest at a tied order, after apply. */
@@ -100,6 +116,11 @@ export interface FamilyReport {
   unmanaged: UnmanagedRecord[];
   /** Orders shared by configs of the manifest and unmanaged records after apply; absent if none. */
   orderTies?: OrderTie[];
+  /**
+   * With `owner:` and `prune: true`: the unclaimed records prune left alone because they do not
+   * carry this owner's mark (they are listed in `unmanaged`); absent otherwise.
+   */
+  pruneKept?: { unmarked: number; otherOwners: number };
 }
 
 /** A safety guard: a prune may not empty a family, nor delete more than a share of a large one. */
@@ -148,6 +169,10 @@ export interface Plan {
   version: 1;
   /** The service the plan was read from (base URL, no credentials); set by the CLI, not the planner. */
   server?: string;
+  /** `owner:` of the manifest: apply checks the marks again before it writes. */
+  owner?: string;
+  /** Made with `--takeover`: records marked by another owner may be taken over. */
+  takeover?: boolean;
   summary: PlanSummary;
   changes: PlannedChange[];
   reorders: PlannedReorder[];

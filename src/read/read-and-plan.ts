@@ -15,7 +15,7 @@ import {
   planProject,
 } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
-import { PlanError } from "./plan-error.js";
+import { PlanError, planErrorOf } from "./plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
 import { readFamily } from "./read-family.js";
 
@@ -50,7 +50,7 @@ export async function readAndPlan(
 ): Promise<{ plan: Plan; current: CurrentState }> {
   await refuseCurrentAlias(client, desired);
   const { plan, errors, current } = await readAndPlanProjects(client, desired, options);
-  if (!plan) throw new PlanError(errors.map((error) => `${error.source}: ${error.message}`));
+  if (!plan) throw planErrorOf(errors);
   return { plan: { ...plan, server: client.base.display }, current };
 }
 
@@ -81,6 +81,7 @@ export async function readAndPlanProjects(
   options: ReadAndPlanOptions,
 ): Promise<ReadAndPlanResult> {
   const refs = listsToPlan(desired);
+  const planOptions: PlanOptions = { owner: desired.owner?.name, ...options.plan };
   // Each project is planned from its own desired families: grouped once, not scanned per project.
   const desiredByProject = groupBy(desired.families, (family) => family.project);
   const outstanding = new Map<string, number>();
@@ -106,7 +107,7 @@ export async function readAndPlanProjects(
     if (left === 0) {
       const started = performance.now();
       const projectDesired = desiredByProject.get(ref.project) ?? [];
-      parts.set(ref.project, planProject(ref.project, projectDesired, projectLists, options.plan));
+      parts.set(ref.project, planProject(ref.project, projectDesired, projectLists, planOptions));
       planningMs += performance.now() - started;
       projectsDone += 1;
     }
@@ -115,7 +116,10 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  const result = assemblePlan([...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []));
+  const result = assemblePlan(
+    [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []),
+    planOptions,
+  );
   planningMs += performance.now() - started;
   return { ...result, current: { families }, planningMs };
 }

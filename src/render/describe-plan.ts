@@ -43,6 +43,15 @@ export interface FamilySection {
   /** Orders the manifest's configs share with unmanaged records after apply: warnings. */
   ties: OrderTie[];
   guards: GuardViolation[];
+  /** With `owner:` and prune: why prune left the unmanaged records alone. */
+  pruneKept?: PruneKept;
+}
+
+/** The records an owner's prune left alone, by why: no mark, or another owner's. */
+export interface PruneKept {
+  owner: string;
+  unmarked: number;
+  otherOwners: number;
 }
 
 export const MARKERS: Record<ItemKind, string> = {
@@ -85,6 +94,8 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
     const section = sectionFor(report.project, report.family);
     appendAll(section.unmanaged, report.unmanaged);
     appendAll(section.ties, report.orderTies ?? []);
+    if (report.pruneKept !== undefined && plan.owner !== undefined)
+      section.pruneKept = { owner: plan.owner, ...report.pruneKept };
   }
   // Creates, updates, deletes, then moves: the order in which apply performs them.
   const changes = plan.changes
@@ -121,15 +132,32 @@ function describeChange(change: PlannedChange, options: ValueOptions): PlanItem 
       : `, renamed from a look-alike name (they differ only in ${change.lookAlike === "white space" ? "white space at the ends" : "Unicode normalisation, NFC against NFD"})`;
   return {
     kind: change.action,
-    head: `${change.action} ${name}${id}${lookAlike}`,
+    head: `${describeAction(change)} ${name}${id}${lookAlike}`,
     // A templated config: the template's line, then where it was applied to this project.
     source: escapeControl(change.via === undefined ? change.source : `${change.source} via ${change.via}`),
     fields: describeFields(change, options),
   };
 }
 
+/** The verb of a change: an update that takes a record for an owner says so. */
+function describeAction(change: PlannedChange): string {
+  const from = change.mark?.from;
+  if (change.action !== "update" || from === undefined) return change.action;
+  return from === null ? "adopt" : "take over";
+}
+
+/** `owner: (no mark) → "team-a"`: a record that changes hands. */
+function describeOwnerChange(change: PlannedChange, options: ValueOptions): Span[] | undefined {
+  const mark = change.mark;
+  if (mark?.from === undefined) return undefined;
+  const from = mark.from === null ? "(no mark)" : formatValue(mark.from, options);
+  return [{ text: `owner: ${from} → ${formatValue(mark.owner, options)}` }];
+}
+
 function describeFields(change: PlannedChange, options: ValueOptions): Span[][] {
   const lines: Span[][] = [];
+  const owner = describeOwnerChange(change, options);
+  if (owner) lines.push(owner);
   // The plan's field order is meaningful (a create lists plugin first, order last): keep it.
   for (const [field, fieldChange] of Object.entries(change.fields)) {
     if (change.action === "create") {
@@ -152,19 +180,38 @@ function describeMove(move: OrderMove, source: string, options: ValueOptions): P
   };
 }
 
-/** `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9)`, naming only the first few. */
+/**
+ * `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9, owner "x")`, naming only the first few;
+ * after an owner's prune, also why prune left them.
+ */
 export function describeUnmanaged(
   records: readonly UnmanagedRecord[],
   options: ValueOptions,
+  pruneKept?: PruneKept,
 ): string | undefined {
   if (records.length === 0) return undefined;
   const count = records.length === 1 ? "1 record" : `${records.length} records`;
   const named = records
     .slice(0, UNMANAGED_NAMED)
-    .map((record) => `${formatName(record.name, options)} (id ${record.id})`)
+    .map(
+      (record) =>
+        `${formatName(record.name, options)} (id ${record.id}${record.owner === undefined ? "" : `, owner ${formatValue(record.owner, options)}`})`,
+    )
     .join(", ");
   const rest = records.length > UNMANAGED_NAMED ? ` and ${records.length - UNMANAGED_NAMED} more` : "";
-  return `unmanaged: ${count} left alone: ${named}${rest}`;
+  const why = pruneKept === undefined ? "" : ` by prune (${describePruneKept(pruneKept, options)})`;
+  return `unmanaged: ${count} left alone${why}: ${named}${rest}`;
+}
+
+/** `2 with no owner mark, 1 of another owner; prune deletes only records marked "team-a"` */
+function describePruneKept(kept: PruneKept, options: ValueOptions): string {
+  const parts = [
+    kept.unmarked > 0 ? `${kept.unmarked} with no owner mark` : "",
+    kept.otherOwners > 0
+      ? `${kept.otherOwners} ${kept.otherOwners === 1 ? "of another owner" : "of other owners"}`
+      : "",
+  ].filter((part) => part !== "");
+  return `${parts.join(", ")}; prune deletes only records marked by owner ${formatValue(kept.owner, options)}`;
 }
 
 const PLACED: Record<OrderTie["managed"][number]["placed"], string> = {

@@ -196,7 +196,7 @@ interface Block {
 function buildBlock(section: FamilySection): Block {
   const items = section.items.map(renderItem);
   const isChange = items.map(() => true);
-  const unmanaged = describeUnmanaged(section.unmanaged, MARKDOWN_VALUES);
+  const unmanaged = describeUnmanaged(section.unmanaged, MARKDOWN_VALUES, section.pruneKept);
   if (unmanaged) {
     items.push(escapeCodeLine(`  ${unmanaged}`));
     isChange.push(false);

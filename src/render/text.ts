@@ -77,7 +77,7 @@ function renderSection(
     );
     for (const field of item.fields) lines.push(`      ${paintSpans(field, style)}`);
   }
-  const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES);
+  const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
   if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
   for (const tie of section.ties) {
     lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);

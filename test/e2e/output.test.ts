@@ -1,8 +1,8 @@
 // E2E: what plan, apply and export print (text, JSON, markdown, step summary, colour) and write.
 // The plain text plan runs the built binary (runBuilt): results on its stdout, nothing on stderr.
 
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
 import { dataWith } from "../support/emulator-data.js";
@@ -134,6 +134,38 @@ describe.concurrent("plan output (read-only, one server)", () => {
     const exported = await server.run(["export", "--project", "1", "-o", dir]);
     expect(exported.code).toBe(1);
     expect(exported.stderr).toBe(`pcsync: cannot write ${dir}: it is a directory; give a file name\n`);
+  });
+
+  it("-o never replaces a device nor an input: /dev/full fails, the manifest and var file stay", async () => {
+    const small = `${EXAMPLES}/small/pcsync.yaml`;
+    const full = await server.run(["plan", "-f", small, "-o", "/dev/full"]);
+    expect([full.code, full.stderr]).toEqual([
+      1,
+      "pcsync: cannot write /dev/full: no space left on the device\n",
+    ]);
+    expect((await stat("/dev/full")).isCharacterDevice()).toBe(true);
+    const devNull = await server.run(["plan", "-f", small, "-o", "/dev/null"]);
+    expect([devNull.code, devNull.stderr]).toEqual([
+      0,
+      "Wrote the plan to /dev/null (a character device); to apply it later, save it to a file with -o FILE\n",
+    ]);
+    const manifestFile = await write("own-input.yaml", await readFile(small, "utf8"));
+    const before = await readFile(manifestFile, "utf8");
+    // Another spelling of the same file: compared by device and inode, not by path text.
+    const spelled = `${dir}/../${basename(dir)}/${basename(manifestFile)}`;
+    const over = await server.run(["plan", "-f", manifestFile, "-o", spelled]);
+    expect([over.code, over.stderr]).toEqual([
+      1,
+      `pcsync: cannot write ${spelled}: it is a manifest (-f) (${manifestFile}), which this run reads; the output would replace it: give another path for the output\n`,
+    ]);
+    const vars = await write("own-vars.yaml", "PROJECT_ID: 1\n");
+    const exported = await server.run(["export", "--project", "1", "--var-file", vars, "-o", vars]);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toContain("it is a var file (--var-file)");
+    expect([await readFile(manifestFile, "utf8"), await readFile(vars, "utf8")]).toEqual([
+      before,
+      "PROJECT_ID: 1\n",
+    ]);
   });
 
   it("with GITHUB_ACTIONS=true, manifest errors are also ::error annotations", async () => {

@@ -3,6 +3,7 @@ import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { PlanFileError, parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
 import type {
+  ChangeMark,
   FamilyReport,
   FieldChange,
   GuardViolation,
@@ -26,6 +27,8 @@ import { buildRepresentativePlan } from "../support/plans.js";
 const FULL_PLAN: Plan = {
   format: "pcsync-plan",
   version: 1,
+  owner: "team-a",
+  takeover: true,
   summary: { create: 1, update: 1, delete: 1, reorder: 1 },
   changes: [
     {
@@ -43,6 +46,7 @@ const FULL_PLAN: Plan = {
         order: { from: undefined, to: 1 },
       },
       source: "pcsync.yaml:12",
+      mark: { owner: "team-a" },
     },
     {
       action: "update",
@@ -52,6 +56,7 @@ const FULL_PLAN: Plan = {
       id: 20,
       fields: { deleted: { from: true, to: false }, description: { from: "a", to: "b" } },
       source: "dir/apps.yaml:4",
+      mark: { owner: "team-a", from: "team-b", keep: null },
     },
     {
       action: "delete",
@@ -75,10 +80,10 @@ const FULL_PLAN: Plan = {
     {
       project: "1",
       family: "plugin_configs",
-      prune: false,
+      prune: true,
       recordCount: 2,
       membership: "a1b2c3d4e5f60718",
-      unmanaged: [{ id: 7, name: null, plugin: 41, order: 2, enabled: false }],
+      unmanaged: [{ id: 7, name: null, plugin: 41, order: 2, enabled: false, owner: "team-b" }],
       orderTies: [
         {
           order: 2,
@@ -89,6 +94,7 @@ const FULL_PLAN: Plan = {
           unmanaged: [{ id: 7, name: null, plugin: 41 }],
         },
       ],
+      pruneKept: { unmarked: 0, otherOwners: 1 },
     },
   ],
   fingerprints: {
@@ -108,6 +114,8 @@ const KEYS = {
     format: "required",
     version: "required",
     server: "optional",
+    owner: "optional",
+    takeover: "optional",
     summary: "required",
     changes: "required",
     reorders: "required",
@@ -131,7 +139,12 @@ const KEYS = {
     lookAlike: "optional",
     source: "required",
     via: "optional",
+    mark: "optional",
   } satisfies Record<keyof PlannedChange, Presence>,
+  changeMark: { owner: "required", from: "optional", keep: "optional" } satisfies Record<
+    keyof ChangeMark,
+    Presence
+  >,
   fieldChange: { from: "absent on create", to: "required" } satisfies Record<keyof FieldChange, Presence>,
   move: {
     id: "required",
@@ -152,6 +165,7 @@ const KEYS = {
     plugin: "required",
     order: "required",
     enabled: "required",
+    owner: "optional",
   } satisfies Record<keyof UnmanagedRecord, Presence>,
   familyReport: {
     project: "required",
@@ -161,6 +175,7 @@ const KEYS = {
     membership: "required",
     unmanaged: "required",
     orderTies: "optional",
+    pruneKept: "optional",
   } satisfies Record<keyof FamilyReport, Presence>,
   orderTie: { order: "required", managed: "required", unmanaged: "required" } satisfies Record<
     keyof OrderTie,

@@ -119,6 +119,7 @@ const PLAN_SHAPING_OPTIONS = [
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
+  ["takeover", "--takeover"],
 ] as const;
 
 function refuseOptionsBesidePlan(command: Command): void {

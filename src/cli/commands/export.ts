@@ -1,7 +1,6 @@
 // `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
-import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { type ApiClient, listProjects } from "../../api/index.js";
 import { PcsyncError, UsageError } from "../../errors.js";
@@ -12,6 +11,9 @@ import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
+import { OutputFileError } from "../../files/file-errors.js";
+import { resolveOutputTarget } from "../../files/output-target.js";
+import { writeFileSafely } from "../../files/write-file.js";
 import { groupBy } from "../../group-by.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
@@ -23,9 +25,9 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import { addVariableOptions, loadVariablesOrThrow } from "../manifest-options.js";
+import { addVariableOptions, loadVariablesOrThrow, runInputs } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
-import { EXPORT_REMEDY, refuseSecretIn, writeFileAtomic } from "../output.js";
+import { EXPORT_REMEDY, refuseSecretIn } from "../output.js";
 import { requireFlag } from "../resolve-config.js";
 
 interface ExportFlags extends ConnectionFlags {
@@ -72,11 +74,14 @@ async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<st
   return [...new Set(projects)].sort(compareProjectIds);
 }
 
-async function fileExists(path: string): Promise<boolean> {
-  return await stat(path).then(
-    () => true,
-    () => false,
-  );
+/** The manifest export -o updates, or undefined if there is none yet; one it cannot read is an error. */
+async function readExisting(path: string, shown: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw OutputFileError.fromSystem(shown, error);
+  }
 }
 
 // Unlike the manifest's compareProjects, decimal ids do not go first: kept as export has ordered them.
@@ -119,8 +124,11 @@ Examples:
     const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
-    // Before any request: --templates does not merge into a manifest someone keeps.
-    if (flags.templates && flags.out && (await fileExists(resolve(io.cwd, flags.out)))) {
+    // Before any request: an output pcsync may not write, and --templates does not merge into a
+    // manifest someone keeps. Relative to the command's working directory, as the manifest paths are.
+    const outputOptions = { cwd: io.cwd, inputs: runInputs(flags, { manifests: false }) };
+    const output = flags.out === undefined ? undefined : await resolveOutputTarget(flags.out, outputOptions);
+    if (flags.templates && flags.out && output?.kind === "file" && output.existing !== undefined) {
       throw new TemplatesTargetExistsError(flags.out);
     }
     const client = await createClientFromFlags(flags, io);
@@ -167,10 +175,9 @@ Examples:
           },
           EXPORT_REMEDY,
         );
-      if (flags.out) {
-        // Relative to the command's working directory, as the manifest paths are.
-        const target = resolve(io.cwd, flags.out);
-        const existing = await readFile(target, "utf8").catch(() => undefined);
+      if (flags.out && output) {
+        // Only a regular file is updated in place: a device or a descriptor is written to.
+        const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
         if (existing !== undefined && factored) throw new TemplatesTargetExistsError(flags.out);
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
@@ -185,7 +192,7 @@ Examples:
                 existing,
               );
         refuseSecret(text, flags.out, existing);
-        await writeFileAtomic(target, text);
+        await writeFileSafely(flags.out, text, outputOptions);
         const configCount = results.reduce((total, result) => total + result.configCount, 0);
         const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
         const templates = factored?.templates.length;

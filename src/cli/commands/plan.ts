@@ -1,11 +1,16 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
+import { resolveOutputTarget } from "../../files/output-target.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
+import {
+  addManifestOption,
+  loadManifestsOrThrow,
+  type ManifestFlags,
+  runInputs,
+} from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
@@ -40,6 +45,9 @@ Examples:
   command.action(async (flags: PlanFlags) => {
     const format = parseFormat(flags.format);
     const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
+    // Relative to the command's working directory, as the manifest paths are; refused before any request.
+    const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }) };
+    if (flags.out) await resolveOutputTarget(flags.out, output);
     const client = await createClientFromFlags(flags, io, {
       fallback: { baseUrl: desired.baseUrl, orElse: "set server.base_url in the manifest" },
     });
@@ -48,9 +56,8 @@ Examples:
       printPlan(plan, format, io);
       warnGuards(plan, io, false);
       if (flags.out) {
-        // Relative to the command's working directory, as the manifest paths are.
-        await savePlan(plan, resolve(io.cwd, flags.out));
-        io.stderr.write(`Saved the plan to ${flags.out}; apply it with: pcsync apply --plan ${flags.out}\n`);
+        const saved = await savePlan(plan, flags.out, output);
+        io.stderr.write(`${saved}\n`);
       }
       await appendStepSummary(plan, io, "pcsync plan");
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);

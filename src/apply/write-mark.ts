@@ -1,0 +1,41 @@
+// What apply sends and checks for a change that carries an owner mark (plan/types.ts ChangeMark):
+// the description the service stores is the user's text with the mark at its end (owner-mark.ts);
+// the plan itself only ever holds the text.
+
+import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { readMark, writeMark } from "../owner-mark.js";
+import type { PlannedChange } from "../plan/types.js";
+
+/** The text under the mark a change writes: the description it sets, else the one it keeps. */
+function markedText(change: PlannedChange): string | null {
+  const set = change.fields.description;
+  if (set !== undefined) return typeof set.to === "string" ? set.to : null;
+  return change.mark?.keep ?? null;
+}
+
+/** The body of a create or update with its description marked, when the change carries a mark. */
+export function markedBody(change: PlannedChange, body: PluginConfigInput): PluginConfigInput {
+  if (change.mark === undefined) return body;
+  return { ...body, description: writeMark(markedText(change), change.mark.owner) };
+}
+
+/** A description a change sets, as sent: with the change's mark, if it carries one. */
+export function markDescription(change: PlannedChange, text: string | null): string | null {
+  return change.mark === undefined ? text : writeMark(text, change.mark.owner);
+}
+
+/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
+export function markProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
+  if (change.mark === undefined) return undefined;
+  const read = readMark(record.description);
+  if (read.owner === change.mark.owner && read.text === markedText(change)) return undefined;
+  return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
+}
+
+/**
+ * Whether a record another run made may be a copy of this change's create: with an owner, only a
+ * record with the same owner's mark (another owner's record of the same name is theirs to keep).
+ */
+export function sameOwner(change: PlannedChange, record: PluginConfigRecord): boolean {
+  return change.mark === undefined || readMark(record.description).owner === change.mark.owner;
+}

@@ -1,0 +1,83 @@
+// Appending to a file that grows (a journal, the step summary): opened only if it is a regular
+// file (links to one followed, as for any output), created PRIVATE_FILE_MODE with its directory
+// synced, and set to PRIVATE_FILE_MODE if it was looser and this user may change it.
+
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { dirname } from "node:path";
+import { OutputFileError } from "./file-errors.js";
+import { describeDevice, resolveOutputTarget } from "./output-target.js";
+import { PRIVATE_FILE_MODE, syncDirectory, type WriteFileOptions } from "./write-file.js";
+
+/**
+ * Opens `path` for appending. Throws OutputFileError for anything but a regular file (a device,
+ * a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
+ * system refuses.
+ */
+export async function openForAppend(
+  path: string,
+  options: Omit<WriteFileOptions, "mode">,
+): Promise<FileHandle> {
+  const shown = options.shown ?? path;
+  const target = await resolveOutputTarget(path, { ...options, shown });
+  if (target.kind !== "file") {
+    throw new OutputFileError(
+      shown,
+      `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`,
+      { code: "output_refused" },
+    );
+  }
+  let handle: FileHandle | undefined;
+  try {
+    // O_NOFOLLOW and O_NONBLOCK: if the path changed since it was looked at, a link is refused and
+    // a FIFO does not block; both show up in the check below.
+    handle = await open(
+      target.path,
+      constants.O_WRONLY |
+        constants.O_APPEND |
+        constants.O_CREAT |
+        constants.O_NOFOLLOW |
+        constants.O_NONBLOCK |
+        constants.O_NOCTTY,
+      PRIVATE_FILE_MODE,
+    );
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new OutputFileError(
+        shown,
+        "it changed into something that is not a regular file; give a file name",
+        {
+          code: "output_refused",
+        },
+      );
+    }
+    if ((info.mode & 0o777) !== PRIVATE_FILE_MODE) {
+      // Another user's file (the runner's step summary) keeps its mode where only its owner may change it.
+      await handle.chmod(PRIVATE_FILE_MODE).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "EPERM") throw error;
+      });
+    }
+    if (target.existing === undefined) await syncDirectory(dirname(target.path));
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    throw OutputFileError.fromSystem(shown, error);
+  }
+}
+
+/** Appends `text` to `path` durably (written, then synced), as openForAppend opens it. */
+export async function appendToFile(
+  path: string,
+  text: string,
+  options: Omit<WriteFileOptions, "mode">,
+): Promise<void> {
+  const handle = await openForAppend(path, options);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    throw OutputFileError.fromSystem(options.shown ?? path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

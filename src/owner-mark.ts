@@ -1,0 +1,100 @@
+// The owner mark: how a manifest with `owner: NAME` marks the records it writes. The service has
+// one free-text field, `description`, so the mark lives at its end, in a form that the service's
+// trimming of leading and trailing white space cannot touch, and that gives back the user's text
+// byte for byte:
+//
+//   null                 ->  [pcsync owner=NAME]
+//   "Adds country "      ->  Adds country \n\n[pcsync owner=NAME]
+//   "", " indented", "\"x"  ->  JSON string (quoted), then \n\n[pcsync owner=NAME]
+//
+// A text is written as it is when it is not empty and starts with neither white space nor `"`;
+// otherwise it is written as a JSON string, so that it starts and ends with `"`. Only the last
+// mark is the record's: a text that itself ends in a mark comes back as written.
+
+/** Letters, digits and `-_.`, at most 40: the names `owner:` takes. */
+export const OWNER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,40}$/;
+export const OWNER_NAME_MAX = 40;
+
+/** The service's limit on `description`. */
+export const DESCRIPTION_MAX_LENGTH = 1000;
+
+const MARK_SEPARATOR = "\n\n";
+const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
+
+// White space the service may trim: JavaScript's \s and what Python's str.strip() also removes
+// (the information separators U+001C to U+001F, and U+0085).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: those separators are white space to Python.
+const LEADING_SPACE = /^[\s\u001c-\u001f\u0085]/;
+
+export interface ReadMark {
+  /** The owner named by the record's mark; null when it carries none (or a broken one). */
+  owner: string | null;
+  /** The description the user wrote, without the mark: what pcsync compares, prints and exports. */
+  text: string | null;
+}
+
+export function isOwnerName(value: string): boolean {
+  return OWNER_NAME_PATTERN.test(value);
+}
+
+function markOf(owner: string): string {
+  return `[pcsync owner=${owner}]`;
+}
+
+function needsQuotes(text: string): boolean {
+  return text === "" || LEADING_SPACE.test(text) || text.startsWith('"');
+}
+
+/** The description to send for `text` under `owner`'s mark. */
+export function writeMark(text: string | null, owner: string): string {
+  if (text === null) return markOf(owner);
+  const body = needsQuotes(text) ? JSON.stringify(text) : text;
+  return `${body}${MARK_SEPARATOR}${markOf(owner)}`;
+}
+
+/**
+ * The owner and the user's text of a description the service holds. A description without a
+ * well-formed mark is all text, unowned: a quoted text that does not parse back, or would not have
+ * been quoted, is no mark pcsync wrote.
+ */
+export function readMark(description: string | null | undefined): ReadMark {
+  if (typeof description !== "string") return { owner: null, text: description ?? null };
+  const match = MARK_AT_END.exec(description);
+  if (match === null) return { owner: null, text: description };
+  const owner = match[2] as string;
+  if (match.index === 0 && match[1] === "") return { owner, text: null };
+  const body = description.slice(0, match.index);
+  if (!body.startsWith('"')) {
+    // Written as it is only when it needed no quotes: else the service or a hand changed it.
+    return needsQuotes(body) ? { owner: null, text: description } : { owner, text: body };
+  }
+  const text = parseQuoted(body);
+  return text === undefined || !needsQuotes(text) ? { owner: null, text: description } : { owner, text };
+}
+
+function parseQuoted(body: string): string | undefined {
+  if (!body.endsWith('"') || body.length < 2) return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The description without its mark, whatever owner wrote it: what is compared, shown and exported. */
+export function stripMark(description: string | null | undefined): string | null {
+  return readMark(description).text;
+}
+
+/** Whether a text, written without an owner, would read as carrying a mark. */
+export function looksMarked(text: string): boolean {
+  return readMark(text).owner !== null;
+}
+
+/** How long the description sent for `text` under `owner` is, in characters as the service counts them. */
+export function markedLength(text: string | null, owner: string): number {
+  let length = 0;
+  for (const _ of writeMark(text, owner)) length += 1;
+  return length;
+}
