@@ -19,7 +19,8 @@ export function findPlanInconsistencies(plan: Plan): string[] {
     const key = familyKey(report.project, report.family);
     if (reports.has(key)) problems.push(`families lists project ${report.project} ${report.family} twice`);
     reports.set(key, report);
-    if (report.prune && report.unmanaged.length > 0) {
+    // With an owner, a prune leaves other owners' and unmarked records alone, and lists them.
+    if (report.prune && plan.owner === undefined && report.unmanaged.length > 0) {
       problems.push(
         `project ${report.project} ${report.family} is pruned yet lists unmanaged records (a prune leaves none)`,
       );
