@@ -4,7 +4,8 @@
 import { fork } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
-import { type BenchSettings, type Row, SCENARIOS, type Scenario, type ScenarioResult } from "./scenarios.js";
+import type { BenchSettings, Row, Scenario, ScenarioResult } from "./harness.js";
+import { SCENARIOS } from "./scenarios.js";
 
 const USAGE = `Usage: npm run bench -- [--scenario ID[,ID...]|default|all] [--latency MS] [--concurrency N]
 

@@ -18,7 +18,7 @@ import {
   timeReadAndPlan,
   trackMemory,
   withFleet,
-} from "./scenarios.js";
+} from "./harness.js";
 
 // Titles are literals: this module is evaluated before scenarios.ts finishes (they import each other).
 const LOAD_SHAPE = { projects: 2_000, recordsPerFamily: 50 };

@@ -10,7 +10,7 @@ import { runCli } from "../src/cli/program.js";
 import type { EmulatorData } from "../src/emulator/index.js";
 import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
-import type { BenchSettings, Scenario, ScenarioResult } from "./scenarios.js";
+import type { BenchSettings, Scenario, ScenarioResult } from "./harness.js";
 
 const SHARED_CONFIGS = 10;
 const OWN_CONFIGS = 2;

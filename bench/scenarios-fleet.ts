@@ -3,7 +3,7 @@
 
 import { stringify } from "yaml";
 import { loadManifestSources } from "../src/manifest/index.js";
-import type { Row, Scenario } from "./scenarios.js";
+import type { Row, Scenario } from "./harness.js";
 
 const PROJECTS = 200;
 const TEMPLATE_CONFIGS = 10;

@@ -12,7 +12,7 @@ import { FAMILY_NAMES } from "../src/families.js";
 import type { DesiredFamily } from "../src/manifest/types.js";
 import { BENCH_API_KEY, buildFleet, type FleetShape, NO_CHANGES, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
-import type { BenchSettings, Row, Scenario } from "./scenarios.js";
+import type { BenchSettings, Row, Scenario } from "./harness.js";
 
 /** This build's CLI, or another build's (PCSYNC_BENCH_CLI=path/to/dist/src/cli/main.js) to compare. */
 const CLI = process.env.PCSYNC_BENCH_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));

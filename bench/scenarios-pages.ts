@@ -6,7 +6,7 @@ import { readAndPlanProjects } from "../src/read/read-and-plan.js";
 import { bareRequestsMs } from "./bare-loop.js";
 import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
-import type { BenchSettings, Row, Scenario } from "./scenarios.js";
+import type { BenchSettings, Row, Scenario } from "./harness.js";
 
 const RECORDS = 20_000;
 const SERVER_PAGE_CAP = 100;

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Row, Scenario, ScenarioResult } from "./scenarios.js";
+import type { Row, Scenario, ScenarioResult } from "./harness.js";
 
 // From dist/bench/ once built: the built CLI and the repository's examples.
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));

@@ -70,6 +70,7 @@ export interface ApiClientOptions {
         | "recoveryShare"
         | "decreaseFactor"
         | "increaseRpsPerSecond"
+        | "learnLimits"
       >
     | undefined;
   /** Injected for tests: jitter source, clock and sleep. */

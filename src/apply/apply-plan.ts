@@ -3,34 +3,17 @@
 // the report says exactly what was done, what failed and why, what was skipped, and which writes
 // have an unknown outcome. Once the signal aborts, no new write starts.
 
-import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import {
-  ApiError,
-  CreateOutcomeUnknownError,
-  createConfigDetailed,
-  FamilyReader,
-  RequestAbortedError,
-  RequestFailedError,
-  rearrangeConfigs,
-  updateConfig,
-} from "../api/index.js";
+import type { ApiClient } from "../api/index.js";
+import { FamilyReader } from "../api/index.js";
 import { appendAll } from "../append-all.js";
-import { describeError } from "../errors.js";
-import { type FamilyName, familyKey, type WritableField } from "../families.js";
-import { showsEveryRecord } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { shownValue, showsWritten } from "../plan/compare-fields.js";
-import type {
-  CurrentState,
-  FieldChanges,
-  FieldValue,
-  Plan,
-  PlannedChange,
-  PlannedReorder,
-} from "../plan/types.js";
-import { type CreateSettlement, dedupeCreates } from "./dedupe-creates.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { dedupeCreates } from "./dedupe-creates.js";
+import { type FamilyWork, groupWork } from "./family-work.js";
+import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
+import { applyReorder, type RearrangeProbe } from "./reorder.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
-import { markedBody, markProblem } from "./write-mark.js";
+import { type AppliedWrite, applyCreate, applyDelete, applyUpdate } from "./write-and-verify.js";
 
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
@@ -45,42 +28,11 @@ export interface ApplyOptions {
   settleWindowMs?: number | undefined;
 }
 
-const NOT_STARTED = "not started: the run was interrupted";
-
-/** A reorder the interrupt came before: skipped, as not started. */
-const REORDER_NOT_STARTED = { status: "skipped", message: NOT_STARTED, notStarted: true } as const;
-
-function notStartedOutcome(change: PlannedChange, detail?: string): ApplyOutcome {
-  return {
-    ...outcomeOf(change, "skipped", detail === undefined ? NOT_STARTED : `${NOT_STARTED} (${detail})`),
-    notStarted: true,
-  };
-}
-
 /** What apply learns of the server as it goes, shared by all families of one run. */
-interface ServerTraits {
-  /** Rearrange is refused, or keyed by something other than config ids (posthog-2024). */
-  rearrangeUnusable: boolean;
-  /**
-   * Settles when the run's first rearrange has answered. Families wait for it before their own, so
-   * that on a server where rearrange does nothing for us only one request learns that.
-   */
-  firstRearrange?: Promise<void>;
+interface RunKnowledge {
+  rearrange: RearrangeProbe;
   /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
   createdIds: Set<number>;
-}
-
-interface FamilyWork {
-  project: string;
-  family: FamilyName;
-  changes: PlannedChange[];
-  reorder: PlannedReorder | undefined;
-}
-
-/** A create's outcome and, for the check after the family's creates, how it was settled. */
-interface AppliedWrite {
-  outcome: ApplyOutcome;
-  settlement?: CreateSettlement | undefined;
 }
 
 export async function applyPlan(
@@ -89,14 +41,14 @@ export async function applyPlan(
   current: CurrentState,
   options: ApplyOptions,
 ): Promise<ApplyReport> {
-  const traits: ServerTraits = { rearrangeUnusable: false, createdIds: new Set() };
+  const knowledge: RunKnowledge = { rearrange: { unusable: false }, createdIds: new Set() };
   const work = groupWork(plan);
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
   const progress = () => options.onProgress?.(++finished, total);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(client, item, plan, current, traits, options, progress),
+    applyFamily(client, item, plan, current, knowledge, options, progress),
   );
   const outcomes = perFamily.flat();
   const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;
@@ -111,57 +63,12 @@ export async function applyPlan(
   };
 }
 
-function groupWork(plan: Plan): FamilyWork[] {
-  const groups = new Map<string, FamilyWork>();
-  const groupFor = (project: string, family: FamilyName) => {
-    const key = familyKey(project, family);
-    let group = groups.get(key);
-    if (!group) {
-      group = { project, family, changes: [], reorder: undefined };
-      groups.set(key, group);
-    }
-    return group;
-  };
-  for (const change of plan.changes) groupFor(change.project, change.family).changes.push(change);
-  for (const reorder of plan.reorders) groupFor(reorder.project, reorder.family).reorder = reorder;
-  return [...groups.values()];
-}
-
-function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?: string): ApplyOutcome {
-  return {
-    action: change.action,
-    project: change.project,
-    family: change.family,
-    name: change.name,
-    id: change.id,
-    source: change.source,
-    status,
-    ...(message === undefined ? {} : { message }),
-  };
-}
-
-/**
- * The outcome of a write that threw: unknown when it may have been applied, skipped when the run
- * was interrupted before it was sent, failed otherwise.
- */
-function outcomeOfError(change: PlannedChange, error: unknown): ApplyOutcome {
-  if (error instanceof RequestFailedError && error.outcomeUnknown) {
-    return outcomeOf(
-      change,
-      "unknown",
-      `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
-    );
-  }
-  if (error instanceof RequestAbortedError) return notStartedOutcome(change);
-  return outcomeOf(change, "failed", describeError(error));
-}
-
 async function applyFamily(
   client: ApiClient,
   work: FamilyWork,
   plan: Plan,
   current: CurrentState,
-  traits: ServerTraits,
+  knowledge: RunKnowledge,
   options: ApplyOptions,
   progress: () => void,
 ): Promise<ApplyOutcome[]> {
@@ -196,7 +103,7 @@ async function applyFamily(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(client, change, knownIds, traits.createdIds, reader, options)
+          ? await applyCreate(client, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs)
           : { outcome: await applyUpdate(client, change) };
       progress();
       return applied;
@@ -208,7 +115,7 @@ async function applyFamily(
     project,
     family,
     knownIds,
-    createdByRun: traits.createdIds,
+    createdByRun: knowledge.createdIds,
     changes: writes,
     outcomes: appliedWrites.map((applied) => applied.outcome),
     settlements: appliedWrites.map((applied) => applied.settlement),
@@ -247,217 +154,12 @@ async function applyFamily(
         message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
       });
     } else {
-      outcomes.push({ ...reorderBase, ...(await applyReorder(client, work.reorder, plan, current, traits)) });
+      outcomes.push({
+        ...reorderBase,
+        ...(await applyReorder(client, work.reorder, plan, current, knowledge.rearrange)),
+      });
     }
     progress();
   }
   return outcomes;
-}
-
-/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
-function bodyOf(change: PlannedChange): PluginConfigInput {
-  const body: Record<string, FieldValue> = {};
-  for (const [field, fieldChange] of Object.entries(change.fields)) {
-    if (fieldChange) body[field] = fieldChange.to;
-  }
-  return markedBody(change, body as PluginConfigInput);
-}
-
-/** Fields whose value in the server's response is not what was written. */
-function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): WritableField[] {
-  const wrong: WritableField[] = [];
-  for (const [field, change] of Object.entries(fields) as [WritableField, FieldChanges[WritableField]][]) {
-    if (!change) continue;
-    if (!showsWritten(field, change.to, record)) wrong.push(field);
-  }
-  return wrong;
-}
-
-/** Why the server's answer to a write is not what was written; undefined when it is. */
-function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
-  const wrong = mismatchedFields(change.fields, record);
-  return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
-}
-
-function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
-  const details = wrong
-    .map(
-      (field) =>
-        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
-    )
-    .join("; ");
-  const hint = wrong.includes("plugin")
-    ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}`
-    : "";
-  return `the server accepted the write but did not apply it: ${details}${hint}`;
-}
-
-async function applyCreate(
-  client: ApiClient,
-  change: PlannedChange,
-  knownIds: ReadonlySet<number>,
-  createdIds: Set<number>,
-  reader: FamilyReader,
-  options: ApplyOptions,
-): Promise<AppliedWrite> {
-  try {
-    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change), {
-      knownIds,
-      reader,
-      settleWindowMs: options.settleWindowMs,
-    });
-    const { record } = created;
-    createdIds.add(record.id);
-    const settlement = { uncertain: created.uncertain };
-    const problem = writeProblem(change, record);
-    if (problem !== undefined)
-      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
-    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
-  } catch (error) {
-    if (error instanceof CreateOutcomeUnknownError) {
-      return {
-        outcome: outcomeOf(change, "unknown", error.message),
-        settlement: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
-      };
-    }
-    if (error instanceof RequestAbortedError) {
-      return { outcome: notStartedOutcome(change, error.message) };
-    }
-    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
-    // unreadable answers included.
-    return { outcome: outcomeOf(change, "failed", describeError(error)) };
-  }
-}
-
-async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
-  if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
-  try {
-    const record = await updateConfig(client, change.project, change.family, change.id, bodyOf(change));
-    const problem = writeProblem(change, record);
-    if (problem !== undefined) return outcomeOf(change, "failed", problem);
-    return outcomeOf(change, "done");
-  } catch (error) {
-    return outcomeOfError(change, error);
-  }
-}
-
-/**
- * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
- * list, where DELETE on posthog-2024 servers only disables it.
- */
-async function applyDelete(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
-  if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
-  try {
-    const record = await updateConfig(client, change.project, change.family, change.id, { deleted: true });
-    if (record.deleted !== true) {
-      return outcomeOf(
-        change,
-        "failed",
-        "the server answered the delete but the record is not marked deleted",
-      );
-    }
-    return outcomeOf(change, "done");
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      return outcomeOf(change, "done", "already gone");
-    }
-    return outcomeOfError(change, error);
-  }
-}
-
-/**
- * Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
- * the keys as plugin ids, so it is used only when no key can name a plugin of the project's
- * records (which requires having read lists that show them all).
- */
-function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentState): boolean {
-  const lists = current.families.filter((item) => item.project === reorder.project);
-  if (!showsEveryRecord(lists.map((item) => item.family))) return false;
-  const pluginIds = new Set<number>();
-  for (const list of lists) for (const record of list.records) pluginIds.add(record.plugin);
-  for (const change of plan.changes) {
-    const plugin = change.fields.plugin?.to;
-    if (change.project === reorder.project && typeof plugin === "number") pluginIds.add(plugin);
-  }
-  return reorder.moves.every((move) => !pluginIds.has(move.id));
-}
-
-async function applyReorder(
-  client: ApiClient,
-  reorder: PlannedReorder,
-  plan: Plan,
-  current: CurrentState,
-  traits: ServerTraits,
-): Promise<{ status: OutcomeStatus; message: string; notStarted?: boolean }> {
-  const { project, family } = reorder;
-  let pending = reorder.moves;
-  let method = "PATCH order per record";
-  const safe = rearrangeIsSafe(reorder, plan, current);
-  let settleFirst: (() => void) | undefined;
-  if (safe && !traits.rearrangeUnusable) {
-    if (traits.firstRearrange) await traits.firstRearrange;
-    else
-      traits.firstRearrange = new Promise((resolve) => {
-        settleFirst = resolve;
-      });
-  }
-  if (safe && !traits.rearrangeUnusable) {
-    try {
-      const orders: Record<string, number> = {};
-      for (const move of reorder.moves) orders[String(move.id)] = move.to;
-      const records = await rearrangeConfigs(client, project, family, orders);
-      const byId = new Map(records.map((record) => [record.id, record]));
-      pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
-      if (pending.length === 0)
-        return { status: "done", message: `${reorder.moves.length} moved by rearrange` };
-      // Rearrange answered but did not move our records: it is keyed otherwise on this server.
-      traits.rearrangeUnusable = true;
-      method = "rearrange, then PATCH order for the records it did not move";
-    } catch (error) {
-      if (
-        !(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))
-      ) {
-        if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
-        if (error instanceof RequestFailedError && error.outcomeUnknown) {
-          return {
-            status: "unknown",
-            message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
-          };
-        }
-        return { status: "failed", message: `rearrange failed: ${describeError(error)}` };
-      }
-      traits.rearrangeUnusable = true;
-      method = `PATCH order per record (rearrange refused: ${error.status})`;
-    } finally {
-      settleFirst?.();
-    }
-  }
-  const failures: string[] = [];
-  let unknownMoves = 0;
-  let notStarted = 0;
-  await Promise.all(
-    pending.map(async (move) => {
-      try {
-        const record = await updateConfig(client, project, family, move.id, { order: move.to });
-        if (record.order !== move.to)
-          failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
-      } catch (error) {
-        if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
-        else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
-        failures.push(`id ${move.id}: ${describeError(error)}`);
-      }
-    }),
-  );
-  if (failures.length > 0) {
-    // Unknown when no move is known to have failed: some may have been applied.
-    const definite = failures.length - unknownMoves - notStarted;
-    const status: OutcomeStatus = definite > 0 ? "failed" : unknownMoves > 0 ? "unknown" : "skipped";
-    const settle = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
-    return {
-      status,
-      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${settle}`,
-      ...(notStarted === failures.length ? { notStarted: true } : {}),
-    };
-  }
-  return { status: "done", message: `${reorder.moves.length} moved by ${method}` };
 }

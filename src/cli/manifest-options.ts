@@ -6,9 +6,9 @@ import { UsageError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import {
   DEFAULT_MANIFEST_PATH,
-  type DesiredState,
   formatDiagnostic,
   formatGithubAnnotation,
+  type LoadedManifest,
   type LoadOptions,
   type LoadResult,
   loadManifests,
@@ -136,7 +136,7 @@ export async function loadVariablesOrThrow(
  * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
  * top-level handler only adds a one-line summary.
  */
-export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<DesiredState> {
+export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<LoadedManifest> {
   const result = await loadManifestsFromFlags(flags, io);
   printDiagnostics(result, io);
   if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);

@@ -6,7 +6,7 @@ import { Option } from "commander";
 import { type ApiClient, listProjects } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
-import { ManifestError, resolveProjectSets } from "../manifest/index.js";
+import { type LoadedManifest, ManifestError, resolveProjectSets } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
 import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
@@ -47,7 +47,7 @@ export function addScopeOptions(command: Command): Command {
 }
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
-export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): DesiredState {
+export function narrowDesiredState<T extends LoadedManifest>(desired: T, flags: ScopeFlags): T {
   // Parsed by the option already; checked again for callers that build the flags themselves.
   for (const family of flags.family ?? []) parseFamily(family);
   const projects = flags.project;
@@ -91,7 +91,7 @@ export function narrowDesiredState(desired: DesiredState, flags: ScopeFlags): De
  */
 async function resolveAllProjects(
   client: ApiClient,
-  desired: DesiredState,
+  desired: LoadedManifest,
   io: CliIo,
 ): Promise<DesiredState> {
   const listed = await listProjects(client);
@@ -114,15 +114,17 @@ export function maxDeletePercentOf(flags: ScopeFlags): number {
 /** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
 export async function planFromFlags(
   client: ApiClient,
-  desired: DesiredState,
+  desired: LoadedManifest,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   const maxDeletePercent = maxDeletePercentOf(flags);
   const progress = createProgress(io);
-  const resolved =
-    desired.unresolved === undefined
-      ? desired
+  const { unresolved, ...named } = desired;
+  // The planner sees resolved state only: the manifest's own projects, or those of the listing.
+  const resolved: DesiredState =
+    unresolved === undefined
+      ? named
       : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
   return readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),

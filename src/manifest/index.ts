@@ -14,14 +14,14 @@ import {
   sortDiagnostics,
 } from "./diagnostics.js";
 import { interpolateTree } from "./interpolate.js";
-import { parseYamlWithPositions, type YamlProblem } from "./load-yaml.js";
+import { parseYamlWithPositions } from "./load-yaml.js";
+import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { toPlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { redactSecrets } from "./secrets.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
-import type { DesiredState } from "./types.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
@@ -29,10 +29,12 @@ import {
   resolveVariables,
   type VariableAssignment,
 } from "./variables.js";
+import type { YamlProblem } from "./yaml-nodes.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
+export type { LoadedManifest } from "./loaded-manifest.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
@@ -50,7 +52,7 @@ export { formatDiagnostic, formatGithubAnnotation, formatSource };
 
 export interface LoadResult {
   /** The merged desired state; undefined when there is any error. */
-  value: DesiredState | undefined;
+  value: LoadedManifest | undefined;
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
   /** The files read, as named in diagnostics, in the order read. */

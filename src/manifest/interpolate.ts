@@ -4,9 +4,9 @@
 // the API key, written or interpolated: plans, pull-request comments and logs would show it.
 
 import type { Position } from "./diagnostics.js";
-import type { MapEntry, ScalarNode, SourceSpan, ValueNode, YamlProblem } from "./load-yaml.js";
 import { containsSecret } from "./secrets.js";
 import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
+import type { MapEntry, ScalarNode, SourceSpan, ValueNode, YamlProblem } from "./yaml-nodes.js";
 
 export interface InterpolatedText {
   /** The text with references replaced; empty when it held the API key. */

@@ -17,48 +17,15 @@ import {
 } from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
 import { parseBlockYaml } from "./parse-block-yaml.js";
-
-/** Where a scalar (value or key) was written: its start, and its source text to point inside it. */
-export interface SourceSpan {
-  position: Position;
-  offset: number;
-  text: string;
-}
-
-export type ScalarValue = string | number | boolean | null;
-
-export interface ScalarNode {
-  kind: "scalar";
-  value: ScalarValue;
-  span: SourceSpan;
-  /** Set once `${...}` was replaced, so the value is typed by the schema rather than by YAML. */
-  interpolated?: boolean;
-}
-
-export interface MapEntry {
-  key: string;
-  keySpan: SourceSpan;
-  value: ValueNode;
-}
-
-export interface MapNode {
-  kind: "map";
-  position: Position;
-  entries: MapEntry[];
-}
-
-export interface SeqNode {
-  kind: "seq";
-  position: Position;
-  items: ValueNode[];
-}
-
-export type ValueNode = ScalarNode | MapNode | SeqNode;
-
-export interface YamlProblem {
-  position: Position;
-  message: string;
-}
+import type {
+  MapEntry,
+  MapNode,
+  ScalarNode,
+  ScalarValue,
+  SourceSpan,
+  ValueNode,
+  YamlProblem,
+} from "./yaml-nodes.js";
 
 export interface ParsedYaml {
   /** The document's content; undefined for an empty document (or only comments). */

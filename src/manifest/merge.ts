@@ -8,11 +8,12 @@ import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
-import { expandManifest, hasUnresolvedSets } from "./expand-manifest.js";
+import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
+import type { LoadedManifest } from "./loaded-manifest.js";
 import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
+import { hasUnresolvedSets } from "./project-sets.js";
 import type { ManifestFacts } from "./semantic-checks.js";
-import type { DesiredState } from "./types.js";
 
 export interface LoadedManifestFile {
   file: string;
@@ -27,7 +28,7 @@ interface Placed {
 }
 
 export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
-  state: DesiredState | undefined;
+  state: LoadedManifest | undefined;
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
 } {
@@ -106,7 +107,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   const expanded = expandManifest(blocks);
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
-  const state: DesiredState = { families: expanded.families };
+  const state: LoadedManifest = { families: expanded.families };
   if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
   if (owners.owner !== undefined) {
     const { value, file, position } = owners.owner;

@@ -12,7 +12,7 @@ import type {
   SeqNode,
   SourceSpan,
   ValueNode,
-} from "./load-yaml.js";
+} from "./yaml-nodes.js";
 
 /** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");

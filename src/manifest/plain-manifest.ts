@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
 import type { Position } from "./diagnostics.js";
-import type { MapEntry, MapNode, ValueNode } from "./load-yaml.js";
+import type { MapEntry, MapNode, ValueNode } from "./yaml-nodes.js";
 
 /** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
 export interface NodeLocation {

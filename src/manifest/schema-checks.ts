@@ -2,7 +2,6 @@
 // turns each ajv error into a message at the offending key or value, saying how to fix it.
 
 import type { ErrorObject } from "ajv";
-import type { YamlProblem } from "./load-yaml.js";
 import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -13,6 +12,7 @@ import {
   unescapePointerSegment,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
+import type { YamlProblem } from "./yaml-nodes.js";
 
 const MAX_SCHEMA_ERRORS = 500;
 

@@ -4,9 +4,9 @@
 
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
-import type { YamlProblem } from "./load-yaml.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
 import { checkServiceText } from "./text-checks.js";
+import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {

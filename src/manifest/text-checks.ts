@@ -4,8 +4,8 @@
 // rather than rewritten in silence or warned about on every run.
 
 import { describeUntrimmed } from "../service-text.js";
-import type { YamlProblem } from "./load-yaml.js";
 import type { LocationIndex } from "./plain-manifest.js";
+import type { YamlProblem } from "./yaml-nodes.js";
 
 const CHECKED_KEYS = new Set(["name", "description"]);
 

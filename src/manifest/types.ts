@@ -1,8 +1,7 @@
-// The desired state: what the manifest files say, merged, interpolated and validated. The
-// loader produces it; the planner consumes it.
+// The desired state: what the manifest files say, merged, interpolated, validated and with every
+// project resolved. The planner consumes it; the loader produces a LoadedManifest on the way.
 
 import type { FamilyName } from "../families.js";
-import type { ManifestBlocks } from "./expand-types.js";
 
 export interface SourceLocation {
   file: string;
@@ -55,10 +54,4 @@ export interface DesiredState {
   owner?: { name: string; source: SourceLocation };
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
-  /**
-   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
-   * time once the project listing is read (resolveProjectSets). Until then, `families` holds the
-   * expansion for the projects the manifest names explicitly.
-   */
-  unresolved?: ManifestBlocks;
 }

@@ -4,8 +4,9 @@
 
 import { appendAll } from "../append-all.js";
 import { type ManifestDiagnostic, makeError, makeWarning, type Position } from "./diagnostics.js";
-import { parseYamlWithPositions, type ValueNode } from "./load-yaml.js";
+import { parseYamlWithPositions } from "./load-yaml.js";
 import type { ManifestSource } from "./read-files.js";
+import type { ValueNode } from "./yaml-nodes.js";
 
 /** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
 export const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";

@@ -3,7 +3,7 @@
 
 import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
-import { type DesiredState, formatSource, type LoadResult, summarizeErrors } from "../../manifest/index.js";
+import { formatSource, type LoadedManifest, type LoadResult, summarizeErrors } from "../../manifest/index.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addManifestOption,
@@ -50,15 +50,15 @@ export function validationDocument(result: LoadResult): string {
 }
 
 /** The project sets that say `projects: all`, resolved only at plan time. */
-function setsOfAllProjects(desired: DesiredState | undefined) {
+function setsOfAllProjects(desired: LoadedManifest | undefined) {
   return desired?.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
 }
 
-function countProjects(desired: DesiredState): number {
+function countProjects(desired: LoadedManifest): number {
   return new Set(desired.families.map((family) => family.project)).size;
 }
 
-function countConfigs(desired: DesiredState): number {
+function countConfigs(desired: LoadedManifest): number {
   return desired.families.reduce((count, family) => count + family.configs.length, 0);
 }
 

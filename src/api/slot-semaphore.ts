@@ -1,0 +1,50 @@
+// A bound on requests in flight: a request takes a slot before it starts and gives it back when
+// done; waiters are served in order, and one whose signal aborts leaves the queue.
+
+export class SlotSemaphore {
+  readonly #slots: number;
+  #inFlight = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(slots: number) {
+    if (!Number.isInteger(slots) || slots < 1) throw new RangeError("concurrency must be a positive integer");
+    this.#slots = slots;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  get queued(): number {
+    return this.#waiting.length;
+  }
+
+  /** Resolves once a slot is taken; rejects with the signal's reason if it aborts first. */
+  take(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#inFlight < this.#slots) {
+      this.#inFlight += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#waiting.indexOf(take);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const take = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#waiting.push(take);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next waiter, so the count does not change.
+    if (next) next();
+    else this.#inFlight -= 1;
+  }
+}

@@ -1,0 +1,137 @@
+// One create, update or delete sent and verified from the service's answer: a write the server
+// accepted but did not apply (a field that did not take) is a failure that says why.
+
+import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import {
+  ApiError,
+  CreateOutcomeUnknownError,
+  createConfigDetailed,
+  type FamilyReader,
+  RequestAbortedError,
+  updateConfig,
+} from "../api/index.js";
+import { describeError } from "../errors.js";
+import type { WritableField } from "../families.js";
+import { shownValue, showsWritten } from "../plan/compare-fields.js";
+import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
+import type { CreateSettlement } from "./dedupe-creates.js";
+import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
+import type { ApplyOutcome } from "./types.js";
+import { markedBody, markProblem } from "./write-mark.js";
+
+/** A create's outcome and, for the check after the family's creates, how it was settled. */
+export interface AppliedWrite {
+  outcome: ApplyOutcome;
+  settlement?: CreateSettlement | undefined;
+}
+
+/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
+function bodyOf(change: PlannedChange): PluginConfigInput {
+  const body: Record<string, FieldValue> = {};
+  for (const [field, fieldChange] of Object.entries(change.fields)) {
+    if (fieldChange) body[field] = fieldChange.to;
+  }
+  return markedBody(change, body as PluginConfigInput);
+}
+
+/** Fields whose value in the server's response is not what was written. */
+function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): WritableField[] {
+  const wrong: WritableField[] = [];
+  for (const [field, change] of Object.entries(fields) as [WritableField, FieldChanges[WritableField]][]) {
+    if (!change) continue;
+    if (!showsWritten(field, change.to, record)) wrong.push(field);
+  }
+  return wrong;
+}
+
+/** Why the server's answer to a write is not what was written; undefined when it is. */
+function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
+  const wrong = mismatchedFields(change.fields, record);
+  return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
+}
+
+function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
+  const details = wrong
+    .map(
+      (field) =>
+        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
+    )
+    .join("; ");
+  const hint = wrong.includes("plugin")
+    ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}`
+    : "";
+  return `the server accepted the write but did not apply it: ${details}${hint}`;
+}
+
+export async function applyCreate(
+  client: ApiClient,
+  change: PlannedChange,
+  knownIds: ReadonlySet<number>,
+  createdIds: Set<number>,
+  reader: FamilyReader,
+  settleWindowMs: number | undefined,
+): Promise<AppliedWrite> {
+  try {
+    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change), {
+      knownIds,
+      reader,
+      settleWindowMs,
+    });
+    const { record } = created;
+    createdIds.add(record.id);
+    const settlement = { uncertain: created.uncertain };
+    const problem = writeProblem(change, record);
+    if (problem !== undefined)
+      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
+    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
+  } catch (error) {
+    if (error instanceof CreateOutcomeUnknownError) {
+      return {
+        outcome: outcomeOf(change, "unknown", error.message),
+        settlement: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
+      };
+    }
+    if (error instanceof RequestAbortedError) {
+      return { outcome: notStartedOutcome(change, error.message) };
+    }
+    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
+    // unreadable answers included.
+    return { outcome: outcomeOf(change, "failed", describeError(error)) };
+  }
+}
+
+export async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+  if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
+  try {
+    const record = await updateConfig(client, change.project, change.family, change.id, bodyOf(change));
+    const problem = writeProblem(change, record);
+    if (problem !== undefined) return outcomeOf(change, "failed", problem);
+    return outcomeOf(change, "done");
+  } catch (error) {
+    return outcomeOfError(change, error);
+  }
+}
+
+/**
+ * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
+ * list, where DELETE on posthog-2024 servers only disables it.
+ */
+export async function applyDelete(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+  if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
+  try {
+    const record = await updateConfig(client, change.project, change.family, change.id, { deleted: true });
+    if (record.deleted !== true) {
+      return outcomeOf(
+        change,
+        "failed",
+        "the server answered the delete but the record is not marked deleted",
+      );
+    }
+    return outcomeOf(change, "done");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      return outcomeOf(change, "done", "already gone");
+    }
+    return outcomeOfError(change, error);
+  }
+}
