@@ -1,12 +1,13 @@
 // Runs the GitHub Action (action.yml) as the runner would, against the emulator: its steps'
-// scripts with bash, inputs through env, GITHUB_OUTPUT and the step summary; the install is the
-// already built checkout (the action finds it installed, as a second use in one job does).
+// scripts with bash, inputs through env, GITHUB_OUTPUT and the step summary; pcsync is the bundle
+// the build made, as the action runs it at a ref: nothing is installed or built.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
+import { actionUnderTest } from "./support/action-under-test.js";
 import { type JobResult, runJob, type UsesCall } from "./support/actions-runner.js";
 import { REPOSITORY } from "./support/paths.js";
 
@@ -56,14 +57,11 @@ describe("action.yml", () => {
         workspace,
         github: { event_name: "push", repository: "acme/plugin-configs", token: "fake-token" },
         baseEnv: { PATH: process.env.PATH ?? "", HOME: workdir, NO_COLOR: "1" },
-        compositeActions: { "./": REPOSITORY },
+        compositeActions: { "./": actionUnderTest() },
         actions: {
           "actions/setup-node": async (call: UsesCall) => {
             setupNodeCalls.push(call.with);
             return {};
-          },
-          "actions/cache": async () => {
-            throw new Error("the action restores its npm cache although pcsync is installed");
           },
         },
       },
@@ -98,7 +96,7 @@ describe("action.yml", () => {
     expect(markdown).toContain("to create");
     expect(planned.summary).toContain("<!-- pcsync-plan -->");
     expect(planned.log).toContain("::notice title=pcsync::pcsync plan: changes are pending");
-    expect(setupNodeCalls.at(-1)).toEqual({ "node-version": "20" });
+    expect(setupNodeCalls.at(-1)).toEqual({ "node-version": "24" });
     expect(everything(planned)).not.toContain(READ_KEY);
 
     const applied = await useAction({ command: "apply", "plan-file": planFile }, server(WRITE_KEY));

@@ -3,12 +3,21 @@
 // in the protected environment), and run end to end as the runner would, against the emulator
 // and an in-memory GitHub: plan comments, apply of the reviewed plan on merge, the drift issue.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAction, validateWorkflow } from "@action-validator/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
+import { actionUnderTest } from "./support/action-under-test.js";
 import {
   type ExpressionObject,
   type JobResult,
@@ -30,6 +39,9 @@ const PLAN_PATH = ".github/workflows/pcsync-plan.yml";
 const COMMENT_MARKER = "<!-- pcsync-plan-comment -->";
 const ISSUE_MARKER = "<!-- pcsync-drift-issue -->";
 
+const PROJECT_WORKFLOWS = readdirSync(join(REPOSITORY, ".github", "workflows")).filter((file) =>
+  file.endsWith(".yml"),
+);
 const workflow = (file: string): Workflow => loadYaml<Workflow>(join(EXAMPLES, file));
 
 /** Every step of a workflow or of the action, with where it is. */
@@ -71,6 +83,10 @@ describe("the action and the example workflows, statically", () => {
       const text = readFileSync(join(EXAMPLES, file), "utf8");
       expect(quietly(() => validateWorkflow(text)).errors, file).toEqual([]);
     }
+    for (const file of PROJECT_WORKFLOWS) {
+      const text = readFileSync(join(REPOSITORY, ".github", "workflows", file), "utf8");
+      expect(quietly(() => validateWorkflow(text)).errors, file).toEqual([]);
+    }
     // The validator does look: a composite step without its shell, a misspelt key.
     expect(quietly(() => validateAction(action.replace(/\n\s+shell: bash/, ""))).errors).not.toEqual([]);
     const plan = readFileSync(join(EXAMPLES, "pcsync-plan.yml"), "utf8");
@@ -92,6 +108,63 @@ describe("the action and the example workflows, statically", () => {
         if (step.uses?.includes("pcsync")) expect(step.uses, where).toBe("OWNER/pcsync@v0");
       }
     }
+  });
+
+  it("pin every third-party action to a full commit SHA, with its version in a comment", () => {
+    const files = [
+      join(REPOSITORY, "action.yml"),
+      ...WORKFLOW_FILES.map((file) => join(EXAMPLES, file)),
+      ...PROJECT_WORKFLOWS.map((file) => join(REPOSITORY, ".github", "workflows", file)),
+    ];
+    let pinned = 0;
+    for (const path of files) {
+      for (const line of readFileSync(path, "utf8").split("\n")) {
+        const uses = /^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/.exec(line);
+        if (uses === null) continue;
+        const [, target = "", rest = ""] = uses;
+        // Local actions and pcsync itself (a placeholder for the user's copy) are not third-party.
+        if (target.startsWith("./") || target.startsWith("OWNER/pcsync@")) continue;
+        expect(target, `${path}: ${line.trim()}`).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/);
+        expect(rest, `${path}: ${line.trim()}`).toMatch(/^ # v\d+\.\d+\.\d+$/);
+        pinned += 1;
+      }
+    }
+    expect(pinned).toBeGreaterThan(10);
+    // One version per action everywhere, so that Dependabot's updates stay in step.
+    const versions = new Map<string, Set<string>>();
+    for (const path of files) {
+      for (const match of readFileSync(path, "utf8").matchAll(/uses:\s*([\w.-]+\/[\w.-]+)@([0-9a-f]{40})/g)) {
+        const seen = versions.get(match[1] ?? "") ?? new Set<string>();
+        seen.add(match[2] ?? "");
+        versions.set(match[1] ?? "", seen);
+      }
+    }
+    for (const [action, shas] of versions) expect([...shas], action).toHaveLength(1);
+    const dependabot = loadYaml<{ updates: { "package-ecosystem": string }[] }>(
+      join(REPOSITORY, ".github", "dependabot.yml"),
+    );
+    expect(dependabot.updates.map((update) => update["package-ecosystem"]).sort()).toEqual([
+      "github-actions",
+      "npm",
+    ]);
+  });
+
+  it("the action builds nothing: it runs the committed bundle, with no npm", () => {
+    const text = readFileSync(join(REPOSITORY, "action.yml"), "utf8");
+    for (const { where, step } of stepsOf("action.yml")) {
+      expect(step.run ?? "", where).not.toMatch(/\bnpm (ci|install|i|run)\b|\bnpx\b|\btsc\b/);
+    }
+    expect(text).toContain('cli="$GITHUB_ACTION_PATH/action-dist/pcsync.mjs"');
+    expect(existsSync(join(REPOSITORY, "action-dist", "pcsync.mjs"))).toBe(true);
+    expect(readFileSync(join(REPOSITORY, "action-dist", "NOTICES.md"), "utf8")).toMatch(
+      /## undici [\s\S]*## yaml /,
+    );
+    // CI tests every supported Node.js, and checks the bundle against the source.
+    const ci = loadYaml<{ jobs: Record<string, { strategy?: { matrix?: { node?: string[] } } }> }>(
+      join(REPOSITORY, ".github", "workflows", "ci.yml"),
+    );
+    expect(ci.jobs.test?.strategy?.matrix?.node).toEqual(["20", "22", "24"]);
+    expect(JSON.stringify(ci.jobs["check-dist"])).toContain("npm run bundle");
   });
 
   it("hold the write key only in jobs bound to the production environment", () => {
@@ -176,11 +249,10 @@ describe("the example workflows, run against the emulator", () => {
       secrets: fromFork ? {} : { PCSYNC_READ_API_KEY: READ_KEY },
       environmentSecrets: { production: { PCSYNC_API_KEY: WRITE_KEY } },
       baseEnv: { PATH: process.env.PATH ?? "", HOME: workdir, NO_COLOR: "1" },
-      compositeActions: { "OWNER/pcsync": REPOSITORY },
+      compositeActions: { "OWNER/pcsync": actionUnderTest() },
       actions: {
         "actions/checkout": async () => ({}),
         "actions/setup-node": async () => ({}),
-        "actions/cache": async () => ({}),
         ...github.handlers(),
       },
     };

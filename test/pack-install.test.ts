@@ -2,7 +2,7 @@
 // globally into a fresh prefix, runs from anywhere, with everything it needs in the package.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,25 +16,49 @@ describe("npm pack, then npm install -g of the tarball", () => {
   const workdir = mkdtempSync(join(tmpdir(), "pcsync-pack-"));
   afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
-  function npm(args: string[], cwd: string): string {
+  function npm(args: string[], cwd: string): { stdout: string; stderr: string } {
     const result = spawnSync("npm", [...args, "--no-audit", "--no-fund"], {
       cwd,
       encoding: "utf8",
       timeout: 90_000,
-      env: { ...process.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" },
+      // Warnings shown, as a user sees them: an install must print none.
+      env: { ...process.env, npm_config_update_notifier: "false", npm_config_loglevel: "warn" },
     });
     expect(result.status, `npm ${args.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
-    return result.stdout;
+    return { stdout: result.stdout, stderr: result.stderr };
+  }
+
+  /**
+   * The package's files in a directory of their own, packed with its own prepack and postpack:
+   * the suite built dist/ already, so there the build script does nothing.
+   */
+  function packCopy(): { stdout: string; manifestBefore: string; manifestAfter: string } {
+    const copy = join(workdir, "package");
+    const manifestBefore = readFileSync(join(REPOSITORY, "package.json"), "utf8");
+    const parsed = JSON.parse(manifestBefore) as { scripts: Record<string, string> };
+    for (const path of ["dist/src", "schemas", "examples", "README.md", "CHANGELOG.md", "LICENSE"]) {
+      cpSync(join(REPOSITORY, path), join(copy, path), { recursive: true });
+    }
+    cpSync(join(REPOSITORY, "scripts", "pack-manifest.mjs"), join(copy, "scripts", "pack-manifest.mjs"));
+    const copied = { ...parsed, scripts: { ...parsed.scripts, build: "node -e 0" } };
+    const copiedText = `${JSON.stringify(copied, null, 2)}\n`;
+    writeFileSync(join(copy, "package.json"), copiedText);
+    const { stdout } = npm(["pack", "--json", "--pack-destination", workdir], copy);
+    const manifestAfter = readFileSync(join(copy, "package.json"), "utf8");
+    expect(manifestAfter, "postpack puts package.json back").toBe(copiedText);
+    return { stdout, manifestBefore, manifestAfter };
   }
 
   it("installs a pcsync that runs from anywhere: --version, validate, and a plan against the emulator", async () => {
     const version = (
       JSON.parse(readFileSync(join(REPOSITORY, "package.json"), "utf8")) as { version: string }
     ).version;
-    // The suite built dist/ already: --ignore-scripts keeps `prepare` from building it again.
-    const packed = JSON.parse(
-      npm(["pack", "--json", "--pack-destination", workdir, "--ignore-scripts"], REPOSITORY),
-    ) as {
+    const { stdout: packOutput, manifestBefore } = packCopy();
+    // The repository keeps `prepare` (a git install builds), and packing hooks that remove it.
+    expect(JSON.parse(manifestBefore)).toMatchObject({
+      scripts: { prepare: "npm run build", prepack: expect.stringContaining("pack-manifest.mjs strip") },
+    });
+    const packed = JSON.parse(packOutput.slice(packOutput.indexOf("["))) as {
       filename: string;
       files: { path: string }[];
     }[];
@@ -50,14 +74,16 @@ describe("npm pack, then npm install -g of the tarball", () => {
         "schemas/plan.schema.json",
         "examples/pcsync.yaml",
         "README.md",
+        "CHANGELOG.md",
+        "LICENSE",
         "package.json",
       ]),
     );
     expect(files.filter((file) => /^(src|test|bench|dist\/bench)\/|\.map$/.test(file))).toEqual([]);
 
-    // As a user would: no build happens here (prepare runs for git and directory installs only).
+    // As a user would: no build happens here, and npm has no install script to warn about.
     const prefix = join(workdir, "prefix");
-    npm(
+    const install = npm(
       [
         "install",
         "--global",
@@ -67,6 +93,16 @@ describe("npm pack, then npm install -g of the tarball", () => {
         join(workdir, packed[0]?.filename ?? ""),
       ],
       workdir,
+    );
+    expect(`${install.stdout}${install.stderr}`).not.toMatch(/install-scripts|allowScripts|allow-scripts/);
+    const installedPackage = join(prefix, "lib", "node_modules", "pcsync");
+    expect(JSON.parse(readFileSync(join(installedPackage, "package.json"), "utf8"))).not.toHaveProperty(
+      "scripts",
+    );
+    // yaml is bundled, with its ISC notice, and not installed a second time.
+    expect(existsSync(join(installedPackage, "node_modules", "yaml"))).toBe(false);
+    expect(readFileSync(join(installedPackage, "dist", "src", "vendor", "yaml.js"), "utf8")).toMatch(
+      /Copyright Eemeli Aro[\s\S]*Permission to use, copy, modify, and\/or distribute this software/,
     );
     const bin = join(prefix, "bin", "pcsync");
     expect(existsSync(bin)).toBe(true);

@@ -45,16 +45,15 @@ function buildScript(commands: { line: number; command: string }[], port: number
   const lines = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT"];
   for (const { line, command } of commands) {
     if (SKIPPED.has(command)) continue;
-    let run = command.replaceAll(":8000", `:${port}`).replaceAll("--port 8000", `--port ${port}`);
+    const run = command.replaceAll(":8000", `:${port}`).replaceAll("--port 8000", `--port ${port}`);
     if (/^pcsync serve .*&$/.test(run)) {
-      // The README starts the emulator in the background; wait until it prints its key.
+      // The README starts the emulator in the background; wait until it listens.
       lines.push(`${run.slice(0, -1)} > serve.out 2>&1 &`);
       lines.push(
-        "for i in $(seq 1 100); do grep -q 'development API key' serve.out 2>/dev/null && break; sleep 0.1; done",
+        "for i in $(seq 1 100); do grep -q 'listening on' serve.out 2>/dev/null && break; sleep 0.1; done",
       );
       continue;
     }
-    run = run.replace("phx_your_key_here", "$(grep -o 'phx_dev_[0-9a-f]*' serve.out | head -n 1)");
     lines.push(`echo "+ ${run.replaceAll('"', '\\"').replaceAll("$", "\\$")}"`);
     lines.push(run);
     lines.push(
@@ -66,7 +65,12 @@ function buildScript(commands: { line: number; command: string }[], port: number
 
 describe("README.md", () => {
   const workdir = mkdtempSync(join(tmpdir(), "pcsync-readme-"));
-  afterAll(() => rmSync(workdir, { recursive: true, force: true, maxRetries: 5 }));
+  // The user's TMPDIR: outside the checkout, as on their machine.
+  const userTmp = mkdtempSync(join(tmpdir(), "pcsync-readme-tmp-"));
+  afterAll(() => {
+    rmSync(workdir, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(userTmp, { recursive: true, force: true, maxRetries: 5 });
+  });
 
   it("has shell commands, and every one of them runs", async () => {
     const commands = extractShellCommands(readFileSync(join(REPOSITORY, "README.md"), "utf8"));
@@ -92,11 +96,23 @@ describe("README.md", () => {
       cwd: workdir,
       encoding: "utf8",
       timeout: 90_000,
-      env: { PATH: `${join(workdir, "bin")}:${process.env.PATH ?? ""}`, HOME: workdir, NO_COLOR: "1" },
+      env: {
+        PATH: `${join(workdir, "bin")}:${process.env.PATH ?? ""}`,
+        HOME: workdir,
+        TMPDIR: userTmp,
+        NO_COLOR: "1",
+      },
     });
     expect(result.stderr).not.toMatch(/README\.md:\d+: exit/);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain("Done: the second plan shows no changes.");
     expect(result.stdout).toContain("No changes.");
+    // What the commands wrote into the checkout leaves `npm run lint` passing.
+    const lint = spawnSync(
+      join(REPOSITORY, "node_modules", ".bin", "biome"),
+      ["check", "--config-path", REPOSITORY, "--no-errors-on-unmatched", workdir],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(lint.status, `${lint.stdout}\n${lint.stderr}`).toBe(0);
   }, 120_000);
 });

@@ -18,7 +18,8 @@ import { type AppliedWrite, applyCreate, applyDelete, applyUpdate } from "./writ
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
   concurrency: number;
-  onProgress?: (done: number, total: number) => void;
+  /** After each change: how many are finished, of how many, and how this one ended. */
+  onProgress?: (done: number, total: number, outcome: ApplyOutcome) => void;
   /**
    * Once aborted, no new write starts: changes under way finish, the rest are skipped as not
    * started. Give the client the same signal, so that requests queued in it do not start either.
@@ -45,7 +46,7 @@ export async function applyPlan(
   const work = groupWork(plan);
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
-  const progress = () => options.onProgress?.(++finished, total);
+  const progress = (outcome: ApplyOutcome) => options.onProgress?.(++finished, total, outcome);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
     applyFamily(client, item, plan, current, knowledge, options, progress),
@@ -70,7 +71,7 @@ async function applyFamily(
   current: CurrentState,
   knowledge: RunKnowledge,
   options: ApplyOptions,
-  progress: () => void,
+  progress: (outcome: ApplyOutcome) => void,
 ): Promise<ApplyOutcome[]> {
   const { project, family } = work;
   const { signal } = options;
@@ -86,7 +87,7 @@ async function applyFamily(
   if (signal?.aborted) {
     const outcomes = work.changes.map((change) => notStartedOutcome(change));
     if (reorderBase) outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
-    for (const _ of outcomes) progress();
+    for (const outcome of outcomes) progress(outcome);
     return outcomes;
   }
   const listed =
@@ -105,7 +106,7 @@ async function applyFamily(
         change.action === "create"
           ? await applyCreate(client, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs)
           : { outcome: await applyUpdate(client, change) };
-      progress();
+      progress(applied.outcome);
       return applied;
     }),
   );
@@ -127,7 +128,7 @@ async function applyFamily(
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
       const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
-      progress();
+      progress(outcome);
       return outcome;
     }),
   );
@@ -159,7 +160,8 @@ async function applyFamily(
         ...(await applyReorder(client, work.reorder, plan, current, knowledge.rearrange)),
       });
     }
-    progress();
+    const reordered = outcomes.at(-1);
+    if (reordered !== undefined) progress(reordered);
   }
   return outcomes;
 }

@@ -71,7 +71,7 @@ export async function applyReorder(
       const byId = new Map(records.map((record) => [record.id, record]));
       pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
       if (pending.length === 0)
-        return { status: "done", message: `${reorder.moves.length} moved by rearrange` };
+        return { status: "done", message: `${reorder.moves.length} reordered by rearrange` };
       // Rearrange answered but did not move our records: it is keyed otherwise on this server.
       probe.unusable = true;
       method = "rearrange, then PATCH order for the records it did not move";
@@ -121,5 +121,5 @@ export async function applyReorder(
       ...(notStarted === failures.length ? { notStarted: true } : {}),
     };
   }
-  return { status: "done", message: `${reorder.moves.length} moved by ${method}` };
+  return { status: "done", message: `${reorder.moves.length} reordered by ${method}` };
 }

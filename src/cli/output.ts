@@ -21,11 +21,15 @@ function forDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
 
+/**
+ * `verbose`: each order tie in full (else one warning of at most two lines for them all).
+ * `forced`: the plan is applied with --force, so its guards are shown as overridden.
+ */
 export function printPlan(
   plan: Plan,
   format: OutputFormat,
   io: CliIo,
-  display: { forced?: boolean } = {},
+  options: { forced?: boolean; verbose?: boolean } = {},
 ): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -33,7 +37,8 @@ export function printPlan(
   }
   renderPlan(forDisplay(plan, io), format, io.stdout, {
     colour: useColour(io.stdout, io.env),
-    forced: display.forced === true,
+    forced: options.forced === true,
+    verbose: options.verbose === true,
   });
 }
 

@@ -6,6 +6,7 @@ import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError
 import { packageVersion } from "../package-files.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
+import { describeExitCodes } from "./exit-codes-help.js";
 import { type CliIo, withOutputEdge } from "./io.js";
 
 interface CommandModule {
@@ -21,6 +22,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
   { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
+  { name: "show", load: async () => (await import("./commands/show.js")).registerShowCommand },
   {
     name: "demo",
     load: async () => {
@@ -52,7 +54,7 @@ function loadCommand(module: CommandModule): Promise<CommandRegistrar> {
   return registrar;
 }
 
-/** Commander prints the version as it reads one of these, before anything else is looked at. */
+/** Answered by the program itself as it reads them (the version; `-v`'s answer), before any command. */
 const VERSION_FLAGS = new Set(["-V", "--version", "-v"]);
 
 /** A command that describes the whole program, so every command must be registered for it. */
@@ -88,11 +90,12 @@ export async function buildProgram(
   program
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
-    .version(packageVersion(), "-V, --version", "print pcsync's version (also: -v)")
-    // `pcsync -v` prints the version too, as `node -v` and `npm -v` do. Options of the program are
-    // read only before the command, so that `pcsync plan -v` stays the command's --verbose.
+    .version(packageVersion(), "-V, --version", "print pcsync's version")
+    .addOption(new Option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)"))
+    // Options of the program are read only before the command. `-v` is every command's --verbose,
+    // never the version: before a command it is answered with both meanings, not guessed.
     .enablePositionalOptions()
-    .addOption(new Option("-v", "print pcsync's version").hideHelp())
+    .addOption(new Option("-v").hideHelp())
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run 'pcsync <command> --help' for usage)")
     .exitOverride()
@@ -115,11 +118,13 @@ Environment:
 Examples:
   $ pcsync validate -f pcsync.yaml
   $ pcsync plan -f pcsync.yaml -o plan.json
-  $ pcsync apply --plan plan.json`,
+  $ pcsync apply --plan plan.json
+${describeExitCodes(undefined)}`,
   );
   program.on("option:v", () => {
-    io.stdout.write(`${packageVersion()}\n`);
-    throw new CommanderError(0, "commander.version", packageVersion());
+    throw new UsageError(
+      "-v is --verbose, an option of each command (pcsync plan -v); to print the version, run pcsync --version (or -V)",
+    );
   });
   program.hook("preAction", (_program, command) => {
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
@@ -129,7 +134,10 @@ Examples:
   const registrars = await Promise.all(modules.map(loadCommand));
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
-  for (const command of program.commands) command.copyInheritedSettings(program);
+  for (const command of program.commands) {
+    command.copyInheritedSettings(program);
+    command.addHelpText("after", describeExitCodes(command.name()));
+  }
   return program;
 }
 
@@ -141,6 +149,13 @@ Examples:
 export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
   registerEnvironmentApiKey(given.env);
   const keyFlag = registerMistypedKeyFlags(argv);
+  // --no-color anywhere before `--`, on every command: the same as NO_COLOR=1.
+  const end = argv.indexOf("--");
+  const isColourOff = (arg: string, index: number) => arg === "--no-color" && (end === -1 || index < end);
+  if (argv.some(isColourOff)) {
+    argv = argv.filter((arg, index) => !isColourOff(arg, index));
+    given = { ...given, env: { ...given.env, NO_COLOR: "1" } };
+  }
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   try {

@@ -8,8 +8,13 @@ export interface Progress {
   finish(): void;
 }
 
+/** A line rewritten in place only on a terminal, and not in CI (whose log keeps every rewrite). */
+export function showsProgressLine(io: CliIo): boolean {
+  return io.stderr.isTTY === true && io.env.CI === undefined;
+}
+
 export function createProgress(io: CliIo): Progress {
-  const enabled = io.stderr.isTTY === true && io.env.CI === undefined;
+  const enabled = showsProgressLine(io);
   let shown = false;
   let lastWrite = 0;
   return {

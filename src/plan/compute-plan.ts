@@ -532,7 +532,7 @@ function planFamily(
       ...(orderTies.length > 0 ? { orderTies } : {}),
       ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
     },
-    guards: guard === undefined ? [] : [guard],
+    guards: guard === undefined ? [] : [owner === undefined ? guard : { ...guard, owner: owner.name }],
     touchedIds,
   };
 }

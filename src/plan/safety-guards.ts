@@ -44,9 +44,12 @@ export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFi
  * given (render/guard-message.ts adds how the CLI overrides it).
  */
 export function describeGuardFinding(finding: GuardFinding): string {
+  // With an owner, the share is of its own records: the others' stay whatever prune does.
+  const records = finding.owner === undefined ? "records" : `records of owner "${finding.owner}"`;
+  const emptied = finding.owner === undefined ? "the family" : "the owner's part of the family";
   const what =
     finding.rule === "prune_to_empty"
-      ? `${finding.owned === 1 ? "the only record" : `all ${finding.owned} records`} and leave the family empty`
-      : `${finding.deletes} of ${finding.owned} records (${Math.round((finding.deletes * 100) / finding.owned)}%, more than ${finding.limitPercent}%)`;
+      ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty`
+      : `${finding.deletes} of ${finding.owned} ${records} (${Math.round((finding.deletes * 100) / finding.owned)}%, more than ${finding.limitPercent}%)`;
   return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }

@@ -145,6 +145,8 @@ interface GuardCounts {
   deletes: number;
   /** `file:line` of the family block. */
   source: string;
+  /** With `owner:`: `owned` counts the records with this owner's mark only. */
+  owner?: string;
 }
 
 export interface PruneToEmptyFinding extends GuardCounts {

@@ -13,6 +13,9 @@ function describe(outcome: ApplyOutcome, name = JSON.stringify(outcome.name)): s
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
 
+/** How many of the changes an interrupted apply did not start are listed by name. */
+export const NOT_STARTED_LISTED = 20;
+
 export function renderApplyReport(report: ApplyReport, out: Writable, options: { colour: boolean }): void {
   const paint = createPaint(options.colour);
   // After a partial apply the user must know exactly what already changed, not only how much: the
@@ -27,7 +30,7 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   for (const outcome of report.outcomes) {
     if (outcome.status === "failed")
       out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
-    if (outcome.status === "skipped")
+    if (outcome.status === "skipped" && outcome.notStarted !== true)
       out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
     if (outcome.status === "unknown")
       out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
@@ -45,8 +48,18 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   // Copies deleted by the check after creates are not deletes of the plan, but they are writes.
   const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
   const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} moved${removed}`;
-  const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
+  const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
+  const notStarted = notStartedOutcomes.length;
+  if (notStarted > 0) {
+    // Thousands of lines after a Ctrl-C would bury the summary: a sample, and the count.
+    out.write(
+      `${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`,
+    );
+    for (const outcome of notStartedOutcomes.slice(0, NOT_STARTED_LISTED))
+      out.write(`  ${describe(outcome)}\n`);
+    if (notStarted > NOT_STARTED_LISTED) out.write(`  ... and ${notStarted - NOT_STARTED_LISTED} more\n`);
+  }
   const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
   if (report.interrupted) {

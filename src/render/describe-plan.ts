@@ -5,6 +5,7 @@ import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import type {
+  FieldValue,
   GuardViolation,
   OrderMove,
   OrderTie,
@@ -139,6 +140,9 @@ function describeChange(change: PlannedChange, options: ValueOptions): PlanItem 
   };
 }
 
+/** What the service gives a new record for a field the manifest leaves out (its documented default). */
+const CREATE_DEFAULTS: Readonly<Record<string, FieldValue>> = { enabled: false };
+
 /** The verb of a change: an update that takes a record for an owner says so. */
 function describeAction(change: PlannedChange): string {
   const from = change.mark?.from;
@@ -166,6 +170,13 @@ function describeFields(change: PlannedChange, options: ValueOptions): Span[][] 
       lines.push([{ text: `${field}: ${formatValue(fieldChange.to, options)}` }]);
     } else {
       lines.push(formatFieldChange(field, fieldChange, options));
+    }
+  }
+  // A field left out is not managed, but a create still sets it: say to what, as Terraform does.
+  if (change.action === "create") {
+    for (const [field, value] of Object.entries(CREATE_DEFAULTS)) {
+      if (!(field in change.fields))
+        lines.push([{ text: `${field}: ${formatValue(value, options)} (default)` }]);
     }
   }
   return lines;

@@ -19,12 +19,18 @@ export interface RenderOptions {
   title?: string;
   /** The plan is applied with --force: its guards are shown as overridden, not as refusals. */
   forced?: boolean;
+  /** Text: each order tie in full, not one short warning for them all. */
+  verbose?: boolean;
 }
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {
     case "text":
-      renderText(plan, out, { colour: options.colour, forced: options.forced === true });
+      renderText(plan, out, {
+        colour: options.colour,
+        forced: options.forced === true,
+        verbose: options.verbose === true,
+      });
       return;
     case "json":
       out.write(renderJson(plan));

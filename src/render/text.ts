@@ -2,6 +2,7 @@
 // `- delete` and `↕ reorder` lines with their manifest source, then a one-line summary.
 
 import type { Writable } from "node:stream";
+import { TIE_EFFECT } from "../plan/order-ties.js";
 import type { Plan } from "../plan/types.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
@@ -23,6 +24,8 @@ export interface TextOptions {
   colour: boolean;
   /** The plan is applied with --force: its guards are overridden, not refusals to come. */
   forced?: boolean;
+  /** Each order tie in full under its family; else one warning of at most two lines for them all. */
+  verbose?: boolean;
 }
 
 const KIND_STYLE: Record<ItemKind, Style> = {
@@ -50,7 +53,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   };
 
   for (const section of describePlan(plan, TEXT_VALUES)) {
-    out.write(`${renderSection(section, paint, paintSpans).join("\n")}\n\n`);
+    out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
   }
 
   out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
@@ -61,13 +64,20 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
     );
   }
   const ties = describeTieCount(plan);
-  if (ties) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
+  if (ties && options.verbose)
+    out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
+  else if (ties) {
+    out.write(
+      `${paint("yellow", `Warning: ${ties}: ${TIE_EFFECT}.`)}\n${paint("yellow", "  Run with --verbose for each tie and how to settle it.")}\n`,
+    );
+  }
 }
 
 function renderSection(
   section: FamilySection,
   paint: Paint,
   paintSpans: (spans: readonly Span[], base: Style) => string,
+  verbose: boolean,
 ): string[] {
   const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];
   for (const item of section.items) {
@@ -79,7 +89,7 @@ function renderSection(
   }
   const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
   if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
-  for (const tie of section.ties) {
+  for (const tie of verbose ? section.ties : []) {
     lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);
   }
   for (const guard of section.guards) {

@@ -44,6 +44,33 @@ describe("help", () => {
   });
 });
 
+describe("exit codes in help", () => {
+  it("the program's help lists every exit code", async () => {
+    const result = await run(["--help"]);
+    const section = result.stdout.split("\nExit codes:\n")[1] ?? "";
+    for (const code of [0, 1, 2, 3, 130, 143]) expect(section).toMatch(new RegExp(`^ +${code} +\\S`, "m"));
+    // -v is no longer offered as the version: commands read it as --verbose.
+    expect(result.stdout).not.toMatch(/-v\b.*version|version.*-v\b/);
+  });
+
+  it.each(commandNames.filter((name) => name !== "help"))(
+    "pcsync %s --help lists the exit codes it can end with",
+    async (name) => {
+      const section = (await run([name, "--help"])).stdout.split("\nExit codes:\n")[1] ?? "";
+      expect(section).toMatch(/^ {2}0 +\S/m);
+      expect(section).toMatch(/^ {2}1 +\S/m);
+      if (name === "plan") expect(section).toMatch(/^ {2}2 +plan --detailed-exitcode/m);
+      if (name === "apply") expect(section).toMatch(/^ {2}3 +refused/m);
+    },
+  );
+
+  it("demo --help shows one default for -f", async () => {
+    const help = (await run(["demo", "--help"])).stdout.replace(/\s+/g, " ");
+    const option = help.slice(help.indexOf("-f, --file"), help.indexOf("--var "));
+    expect(option).toBe("-f, --file <path> manifest file or directory (default: the bundled examples/) ");
+  });
+});
+
 describe("version", () => {
   it.each(["--version", "-V"])("pcsync %s prints the package's version", async (flag) => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {

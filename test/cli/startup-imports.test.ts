@@ -21,20 +21,17 @@ function commandModules(imported: readonly string[]): string[] {
 }
 
 describe("what a run of the built CLI imports", () => {
-  it.each(["--version", "-V", "-v"])(
-    "%s imports no command and no dependency but commander",
-    async (flag) => {
-      const run = await runRecordingImports([flag]);
-      expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
-      // The recorder saw the run: the entry point and commander's own files.
-      expect(run.imported.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
-      expect(packagesOf(run.imported)).toEqual(["commander"]);
-      expect(commandModules(run.imported)).toEqual([]);
-      expect(
-        run.imported.filter((url) => /\/dist\/src\/(manifest|api\/client|render|plan)\b/.test(url)),
-      ).toEqual([]);
-    },
-  );
+  it.each(["--version", "-V"])("%s imports no command and no dependency but commander", async (flag) => {
+    const run = await runRecordingImports([flag]);
+    expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    // The recorder saw the run: the entry point and commander's own files.
+    expect(run.imported.some((url) => url.endsWith("/dist/src/cli/main.js"))).toBe(true);
+    expect(packagesOf(run.imported)).toEqual(["commander"]);
+    expect(commandModules(run.imported)).toEqual([]);
+    expect(
+      run.imported.filter((url) => /\/dist\/src\/(manifest|api\/client|render|plan)\b/.test(url)),
+    ).toEqual([]);
+  });
 
   it("validate uses the precompiled manifest validator and the bundled yaml, and imports no other command", async () => {
     const run = await runRecordingImports(["validate", "-f", EXAMPLES]);

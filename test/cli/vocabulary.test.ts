@@ -43,12 +43,31 @@ async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 const withServer = () => ({ PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY });
 
 describe("-v", () => {
-  it("prints the version before a command, and stays --verbose after one", async () => {
-    expect(await run(["-v"])).toEqual({ code: 0, stdout: `${packageVersion()}\n`, stderr: "" });
+  it("is --verbose after a command; before one it is answered with both meanings, not guessed", async () => {
+    const alone = await run(["-v"]);
+    expect(alone).toMatchObject({ code: 1, stdout: "" });
+    expect(alone.stderr).toContain("-v is --verbose, an option of each command (pcsync plan -v)");
+    expect(alone.stderr).toContain("pcsync --version");
     const verbose = await run(["plan", "-v"], withServer());
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).not.toContain(packageVersion());
     expect(verbose.stderr).toMatch(/^GET \/api\/projects\/1\/plugin_configs\/\?limit=1000 -> 200 /m);
+  });
+});
+
+describe("--no-color", () => {
+  it("turns colour off on any command, wherever it is given, even with FORCE_COLOR", async () => {
+    const coloured = await run(["plan"], { ...withServer(), NO_COLOR: undefined, FORCE_COLOR: "1" });
+    expect(coloured.stdout).toContain("\u001b[");
+    for (const args of [
+      ["plan", "--no-color"],
+      ["--no-color", "plan"],
+    ]) {
+      const plain = await run(args, { ...withServer(), NO_COLOR: undefined, FORCE_COLOR: "1" });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).not.toContain("\u001b[");
+      expect(plain.stdout).toContain("No changes");
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import type { ProfileName } from "../../src/emulator/index.js";
 import { dataWith } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { hasStackTrace } from "../support/output-checks.js";
+import { hasStackTrace, withoutOutcomeLines } from "../support/output-checks.js";
 import { EXAMPLES } from "../support/paths.js";
 import { openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
@@ -64,7 +64,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
   it("apply examples/, then plan shows no changes", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, profile);
     const applied = await server.run(["apply", "--auto-approve", "-f", EXAMPLES]);
-    expect(applied.stderr).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     await expectConverged(server, [EXAMPLES]);
   });
@@ -76,7 +76,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     const file = await reorderAndPrune();
     const applied = await server.run(["apply", "--auto-approve", "-f", file]);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 7 moved\./);
+    expect(applied.stdout).toMatch(/Apply complete: 1 created, 6 updated, 2 deleted, 7 reordered\./);
     await expectConverged(server, [file]);
     const names = (await server.list(1, PC))
       .filter((record) => record.plugin < 40)
@@ -116,7 +116,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
       expect(hasStackTrace(applied.stderr)).toBe(false);
       applied = await server.run(["apply", "--auto-approve", ...scope]);
     }
-    expect(applied.stderr).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect(server.emulator.requestLog.some((entry) => entry.status !== 200 && entry.status !== 201)).toBe(
       true,
@@ -166,7 +166,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
       ),
     );
     expect(first.stdout).toContain(
-      "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 moved; 1 failed, 1 skipped.",
+      "Apply incomplete: 0 created, 3 updated, 2 deleted, 1 reordered; 1 failed, 1 skipped.",
     );
     expect(first.stderr).toContain("pcsync: apply incomplete: 1 failed, 1 skipped, 6 done.");
     const done = first.stdout.split("\n").filter((line) => line.startsWith("✓ done: "));
@@ -194,7 +194,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     const fixed = await broken(5);
     const second = await server.run(["apply", "--auto-approve", "-f", fixed]);
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 2 moved.");
+    expect(second.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 2 reordered.");
     await expectConverged(server, [fixed]);
   });
 });
@@ -274,7 +274,7 @@ describe.concurrent("reorders by rearrange where the server allows it", () => {
   it.for<[string, RearrangeCase]>([
     [
       "seed: rearrange by config id",
-      { profile: "seed", scopes: null, status: 200, method: "2 moved by rearrange" },
+      { profile: "seed", scopes: null, status: 200, method: "2 reordered by rearrange" },
     ],
     [
       "posthog-2024, scoped key: rearrange refused (403)",
@@ -282,7 +282,7 @@ describe.concurrent("reorders by rearrange where the server allows it", () => {
         profile: "posthog-2024",
         scopes: ["plugin:read", "plugin:write"],
         status: 403,
-        method: "2 moved by PATCH order per record (rearrange refused: 403)",
+        method: "2 reordered by PATCH order per record (rearrange refused: 403)",
       },
     ],
     [
@@ -291,7 +291,7 @@ describe.concurrent("reorders by rearrange where the server allows it", () => {
         profile: "posthog-2024",
         scopes: null,
         status: 200,
-        method: "2 moved by rearrange, then PATCH order for the records it did not move",
+        method: "2 reordered by rearrange, then PATCH order for the records it did not move",
       },
     ],
   ])("reorders converge (%s)", async ([, { profile, scopes, status, method }], { onTestFinished }) => {

@@ -193,7 +193,7 @@ describe.concurrent("apply", () => {
     const server = await openServer(onTestFinished, "seed");
     const applied = await server.run(["apply", "--auto-approve", "-f", EXAMPLES]);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 2 moved.");
+    expect(applied.stdout).toContain("Apply complete: 8 created, 1 updated, 1 deleted, 2 reordered.");
     const again = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(again.code).toBe(0);
   });

@@ -51,8 +51,14 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("order ties on %s", (profil
   const WARNING =
     '"Tracker" (to create) would share order 1 with unmanaged "Hand-made" (id 100): which of them runs first is not defined (the service lists them by plugin id); give the config an order no unmanaged record has (order: on every config of the family), or manage the record in the manifest (id: 100)';
 
-  it("text: a '! order tie' line in the family and a closing warning; exit codes as without it", async () => {
-    const result = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
+  it("text: two lines of warning; with --verbose a '! order tie' line in the family; exit codes as without it", async () => {
+    const terse = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
+    expect(terse.code).toBe(2);
+    expect(terse.stdout).not.toContain("! order tie");
+    expect(terse.stdout).toMatch(
+      /Plan: 2 to create, 0 to update, 0 to delete, 0 to reorder\.\nWarning: 1 order tie with records the manifest does not manage: which of them runs first is not defined \(the service lists them by plugin id\)\.\n {2}Run with --verbose for each tie and how to settle it\.\n$/,
+    );
+    const result = await server.run(["plan", "-f", file, "--detailed-exitcode", "--verbose"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain(`  ! order tie: ${WARNING}\n`);
     expect(result.stdout).not.toContain("Pineapples");
@@ -95,7 +101,7 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("order ties on %s", (profil
     const orders = (await server.list(3, PC)).map((record) => [record.name, record.order]);
     expect(orders).toContainEqual(["Hand-made", 1]);
     expect(orders).toContainEqual(["Tracker", 1]);
-    const again = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
+    const again = await server.run(["plan", "-f", file, "--detailed-exitcode", "-v"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('! order tie: "Tracker" (id ');
     expect(again.stdout).toContain(') shares order 1 with unmanaged "Hand-made" (id 100)');

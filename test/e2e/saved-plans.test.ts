@@ -6,7 +6,7 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { expectNoSecret } from "../support/output-checks.js";
+import { expectNoSecret, withoutOutcomeLines } from "../support/output-checks.js";
 import { EXAMPLES, REPOSITORY } from "../support/paths.js";
 import { API_KEY, openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
@@ -82,7 +82,7 @@ describe.concurrent("saved plans", () => {
     // Applying the saved plan needs no manifest at all.
     const applied = await server.run(["apply", "--plan", path], { cwd: dir });
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 moved.");
+    expect(applied.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 2 reordered.");
     expectNoSecret(applied, API_KEY);
     expect((await server.list(1, PC)).map((record) => [record.name, record.order])).toEqual([
       ["Property Filter", 1],
@@ -213,7 +213,7 @@ describe.concurrent("saved plans", () => {
     const applied = await server.run(["apply", "--plan", path, "--base-url", server.emulator.url], {
       env: noUrl,
     });
-    expect(applied.stderr).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect((await server.run(["plan", "-f", withServer, "--detailed-exitcode"], { env: noUrl })).code).toBe(
       0,

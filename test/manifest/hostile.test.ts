@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDiagnostic, loadManifestSources, loadManifests } from "../../src/manifest/index.js";
 
 function loadText(text: string) {
-  const started = performance.now();
   const result = loadManifestSources([{ file: "hostile.yaml", text }]);
-  return { result, printed: result.errors.map(formatDiagnostic), elapsed: performance.now() - started };
+  return { result, printed: result.errors.map(formatDiagnostic) };
 }
 
 describe("hostile YAML", () => {
-  it("refuses a billion-laughs alias bomb quickly", () => {
+  // Its cost is bounded by the count it stops at (10,000 values, not 9^10), not timed here.
+  it("refuses a billion-laughs alias bomb once its aliases expand to 10,000 values", () => {
     const lines = ["version: 1", "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
     for (let level = 1; level < 10; level++) {
       lines.push(
@@ -24,12 +24,11 @@ describe("hostile YAML", () => {
           .join(", ")}]`,
       );
     }
-    const { result, printed, elapsed } = loadText(lines.join("\n"));
+    const { result, printed } = loadText(lines.join("\n"));
     expect(result.value).toBeUndefined();
     expect(printed).toEqual([
       expect.stringMatching(/^hostile\.yaml:\d+:\d+: aliases expand to more than 10000 values/),
     ]);
-    expect(elapsed).toBeLessThan(2000);
   });
 
   it("refuses an alias that contains itself", () => {

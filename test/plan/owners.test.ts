@@ -131,7 +131,18 @@ describe("plans with an owner", () => {
     expect(one.plan?.changes.map((change) => [change.action, change.id])).toEqual([["delete", 6]]);
     // Six of eleven records in the owner's scope: past the delete guard's 30%, refused without --force.
     const many = plan(desired(configs, true), [...own, ...forged]);
-    expect(many.plan?.guards.map((guard) => guard.rule)).toEqual(["max_delete_percent"]);
+    expect(many.plan?.guards).toEqual([
+      expect.objectContaining({
+        rule: "max_delete_percent",
+        message:
+          'project 1 plugin_configs: prune would delete 6 of 11 records of owner "team-a" (55%, more than 30%) (pcsync.yaml:3).',
+      }),
+    ]);
+    // Pruning all of its own records is pruning its part of the family to nothing.
+    const none = plan(desired([], true), own.slice(0, 2));
+    expect(none.plan?.guards[0]?.message).toBe(
+      'project 1 plugin_configs: prune would delete all 2 records of owner "team-a" and leave the owner\'s part of the family empty (pcsync.yaml:3).',
+    );
   });
 
   it("without an owner, plans as before: marks are stripped for comparison only", () => {

@@ -112,7 +112,7 @@ describe("after its creates, a run", () => {
     );
     expect(text).toContain(`! duplicates removed: create "Twin" (id ${theirs.id})`);
     expect(text).toContain(
-      "Apply complete: 1 created, 0 updated, 0 deleted, 0 moved, 1 duplicate copy removed.",
+      "Apply complete: 1 created, 0 updated, 0 deleted, 0 reordered, 1 duplicate copy removed.",
     );
     const records = emulator.snapshot().records;
     expect(records.find((record) => record.id === ours.id)?.deleted).toBe(true);

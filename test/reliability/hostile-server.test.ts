@@ -6,6 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type InProcessRun, runCliInProcess } from "../support/in-process.js";
+import { withoutOutcomeLines } from "../support/output-checks.js";
 import { KEY } from "../support/scenario.js";
 import {
   page,
@@ -143,7 +144,8 @@ async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string
 /** Exit 1, and stderr is one line saying what went wrong: no stack trace, no internal error. */
 function expectCleanFailure(run: InProcessRun, message: RegExp): void {
   expect(run.code, run.stderr).toBe(1);
-  const lines = run.stderr.trimEnd().split("\n");
+  // An apply's log of finished changes (no terminal here) comes before its one error line.
+  const lines = withoutOutcomeLines(run.stderr).trimEnd().split("\n");
   expect(lines, run.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^pcsync: /);
   expect(lines[0]).toMatch(message);
@@ -248,7 +250,7 @@ describe.concurrent("apply against a hostile server", () => {
       /^\? unknown: create "New" in project 1 plugin_configs .*the service's answer could not be read, and re-reading the family found no record made by it/m,
     );
     expect(run.stdout).toContain(
-      "Apply incomplete: 0 created, 1 updated, 1 deleted, 0 moved; 0 failed, 0 skipped, 1 unknown.",
+      "Apply incomplete: 0 created, 1 updated, 1 deleted, 0 reordered; 0 failed, 0 skipped, 1 unknown.",
     );
     expect(run.stdout).toContain("Run `pcsync plan` to see what the server holds");
   }
@@ -272,7 +274,7 @@ describe.concurrent("apply against a hostile server", () => {
       return true;
     }, "apply");
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 0 moved.");
+    expect(run.stdout).toContain("Apply complete: 1 created, 1 updated, 1 deleted, 0 reordered.");
     expect(server.requests.filter(isCreate)).toHaveLength(1);
   });
 
@@ -306,7 +308,11 @@ describe.concurrent("apply against a hostile server", () => {
       "apply",
       ["--timeout", "0.3"],
     );
-    expectPartial(run, /✗ failed: create "New" .*within 300 ms/, "0 created, 1 updated, 1 deleted, 0 moved");
+    expectPartial(
+      run,
+      /✗ failed: create "New" .*within 300 ms/,
+      "0 created, 1 updated, 1 deleted, 0 reordered",
+    );
     const posts = server.requests.filter(isCreate);
     expect(posts.length).toBeGreaterThan(1);
     expect(posts.length).toBeLessThanOrEqual(5);
@@ -326,7 +332,7 @@ describe.concurrent("apply against a hostile server", () => {
     expectPartial(
       run,
       /✗ failed: delete "Old" \(id 2\) in project 1 plugin_configs .*500 PATCH \/api\/projects\/1\/plugin_configs\/2\/: A server error occurred\./,
-      "1 created, 1 updated, 0 deleted, 0 moved",
+      "1 created, 1 updated, 0 deleted, 0 reordered",
     );
     expect(writesOf(server).filter(isDelete)).toHaveLength(1);
   });

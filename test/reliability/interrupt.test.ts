@@ -74,16 +74,21 @@ describe.concurrent("a signal while apply writes", () => {
       "pcsync: SIGINT received: no new change will start; waiting for the requests in flight to finish (press Ctrl-C again to exit at once).",
     );
     expect(run.stdout).toContain(
-      "Apply interrupted: 2 created, 0 updated, 0 deleted, 0 moved; 0 failed, 10 not started, 0 skipped, 2 unchecked.",
+      "Apply interrupted: 2 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 10 not started, 0 skipped, 2 unchecked.",
     );
     for (const stored of server.records) {
       expect(run.stdout).toContain(
         `✓ done: create "${stored.name}" (id ${stored.id}) in project 1 plugin_configs`,
       );
     }
-    expect(
-      run.stdout.match(/^… skipped: create "Interrupted \d+" .*: not started: the run was interrupted/gm),
-    ).toHaveLength(10);
+    // Not started is not "skipped": listed once, under its own heading, agreeing with the summary.
+    expect(run.stdout).not.toContain("… skipped");
+    expect(run.stdout).toContain("Not started (10): the run was interrupted before these changes");
+    expect(run.stdout.match(/^ {2}create "Interrupted \d+" in project 1 plugin_configs/gm)).toHaveLength(10);
+    // Without a terminal, each finished change was logged as it finished.
+    for (const stored of server.records) {
+      expect(run.stderr).toContain(`created "${stored.name}" (id ${stored.id}) in project 1 plugin_configs`);
+    }
     expect(run.stderr).toMatch(
       /^pcsync: apply interrupted by SIGINT: 2 done, 10 not started, 0 failed\. Run `pcsync plan` to see what is left, then apply again to finish\.$/m,
     );
@@ -106,7 +111,7 @@ describe.concurrent("a signal while apply writes", () => {
     expect(exitedAt - signalledAt).toBeLessThan(4_000);
     expect(run.stderr).toContain("pcsync: SIGTERM received: no new change will start");
     expect(run.stdout).toContain(
-      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 4 not started, 0 skipped, 2 unknown.",
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 4 not started, 0 skipped, 2 unknown.",
     );
     expect(
       run.stdout.match(
@@ -138,7 +143,7 @@ describe.concurrent("a signal while apply writes", () => {
     expect(Date.now() - signalledAt).toBeLessThan(3_000);
     expect(server.arrivals.filter((arrival) => arrival.at > signalledAt)).toEqual([]);
     expect(run.stdout).toContain(
-      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 moved; 0 failed, 6 not started, 0 skipped.",
+      "Apply interrupted: 0 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 6 not started, 0 skipped.",
     );
     expect(server.records).toEqual([]);
   }, 30_000);

@@ -94,7 +94,7 @@ describe.concurrent("a POST whose outcome is unknown", () => {
     ]);
     expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
     expect([...countByName(server.records)]).toEqual(configs.map((name) => [name, 1]));
-    expect(run.stdout).toContain("Apply complete: 2 created, 0 updated, 0 deleted, 0 moved.");
+    expect(run.stdout).toContain("Apply complete: 2 created, 0 updated, 0 deleted, 0 reordered.");
     expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
   }, 30_000);
 });
@@ -135,7 +135,7 @@ describe.concurrent("a service that goes away in the middle of many creates", ()
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).not.toMatch(/^\s+at /m);
     const summary =
-      /Apply incomplete: (\d+) created, 0 updated, 0 deleted, 0 moved; (\d+) failed, 0 skipped(?:, (\d+) unknown)?(?:, (\d+) unchecked)?\./.exec(
+      /Apply incomplete: (\d+) created, 0 updated, 0 deleted, 0 reordered; (\d+) failed, 0 skipped(?:, (\d+) unknown)?(?:, (\d+) unchecked)?\./.exec(
         run.stdout,
       );
     expect(summary, run.stdout.slice(-2000)).not.toBeNull();
@@ -186,7 +186,7 @@ describe.concurrent("the summary is true when only the check after the creates f
       /^! unchecked: create "Checked" \(id 100\) in project 1 plugin_configs .*: created as id 100, but the check for a copy of it .* could not run: re-reading the family failed \(500 GET .*\); run `pcsync plan` to see whether there is one$/m,
     );
     expect(run.stdout).toContain(
-      "Apply incomplete: 1 created, 0 updated, 0 deleted, 0 moved; 0 failed, 0 skipped, 1 unchecked.",
+      "Apply incomplete: 1 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 0 skipped, 1 unchecked.",
     );
     expect(run.stderr).toContain("Run `pcsync plan` first to see what the server holds");
   }, 30_000);

@@ -40,12 +40,20 @@ describe("order ties in text and markdown", () => {
     expect(markdown.slice(0, markdown.indexOf("<details>"))).not.toContain("@team");
   });
 
-  it("text: one line per tie and a closing count", () => {
-    const streams = captureStreams();
-    renderText(planWithTies(3), streams.stdout, { colour: false });
-    const { stdout } = streams.text();
-    expect(stdout.match(/^ {2}! order tie: /gm)).toHaveLength(3);
+  it("text: without --verbose, one warning of two lines for every tie; with it, one line per tie", () => {
+    const terse = captureStreams();
+    renderText(planWithTies(3), terse.stdout, { colour: false });
+    const { stdout } = terse.text();
+    expect(stdout).not.toContain("! order tie");
     expect(stdout).toMatch(
+      /Plan: 3 to create, 0 to update, 0 to delete, 0 to reorder\.\nWarning: 3 order ties with records the manifest does not manage: which of them runs first is not defined \(the service lists them by plugin id\)\.\n {2}Run with --verbose for each tie and how to settle it\.\n$/,
+    );
+
+    const verbose = captureStreams();
+    renderText(planWithTies(3), verbose.stdout, { colour: false, verbose: true });
+    const detailed = verbose.text().stdout;
+    expect(detailed.match(/^ {2}! order tie: /gm)).toHaveLength(3);
+    expect(detailed).toMatch(
       /\nWarning: 3 order ties with records the manifest does not manage above \(marked "! order tie"\)\.\n$/,
     );
   });

@@ -11,3 +11,14 @@ export function expectNoSecret(run: { stdout: string; stderr: string }, key: str
 export function hasStackTrace(text: string): boolean {
   return /\n\s+at .+:\d+:\d+\)?/.test(text);
 }
+
+/**
+ * stderr of an apply without its log of finished changes (one line each, without a terminal):
+ * what is left are warnings and errors.
+ */
+export function withoutOutcomeLines(stderr: string): string {
+  return stderr.replace(
+    /^(?:created|updated|adopted|deleted|reordered|failed to \w+|skipped the|unknown outcome of|Still applying:) .*\n/gm,
+    "",
+  );
+}

@@ -16,6 +16,7 @@ import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
+import { createApplyProgress } from "../apply-progress.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   APPLY_CANCELLED,
@@ -203,7 +204,8 @@ Examples:
       });
       // With --force, a guard is shown as what it found, not as advice to use --force.
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
-      if (format !== "json") printPlan(plan, format, io, { forced: flags.force === true });
+      if (format !== "json")
+        printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
       else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
@@ -223,14 +225,13 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const progress = createProgress(io);
+      const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
       interrupts.beginWrites();
       const report = await applyPlan(client, plan, state, {
         concurrency: concurrencyOf(flags),
-        onProgress: (done, total) => progress.update("applied", done, total, "changes"),
+        onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
         signal: interrupts.signal,
-      });
-      progress.finish();
+      }).finally(() => progress.finish());
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted

@@ -13,7 +13,7 @@ import { addVariableOptions, parseVariableFlags } from "../manifest-options.js";
 
 interface DemoFlags {
   profile: "seed" | "posthog-2024";
-  file: string;
+  file?: string;
   var?: string[];
   varFile?: string[];
 }
@@ -30,10 +30,9 @@ export const registerDemoCommand = (
     .addOption(
       new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed"),
     )
+    // No commander default: it would print `(default: "")` beside the one that means something.
     .addOption(
-      new Option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)").default(
-        "",
-      ),
+      new Option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)"),
     );
   addVariableOptions(command);
   command.addHelpText(

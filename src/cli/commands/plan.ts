@@ -53,7 +53,7 @@ Examples:
     });
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);
-      printPlan(plan, format, io);
+      printPlan(plan, format, io, { verbose: flags.verbose === true });
       warnGuards(plan, io, false);
       if (flags.out) {
         const saved = await savePlan(plan, flags.out, output);

@@ -1,0 +1,39 @@
+// `pcsync show PLAN`: prints a plan saved by `plan --out` as `plan` printed it, in any format, as
+// `terraform show` does: for a reviewer, a CI log, or a pull-request comment. Reads no server.
+
+import { Command } from "commander";
+import { readSavedPlan } from "../../apply/check-saved-plan.js";
+import { EXIT_CHANGES } from "../../errors.js";
+import type { CommandRegistrar } from "../command-registrar.js";
+import { formatOption, parseFormat } from "../options.js";
+import { hasChanges, printPlan } from "../output.js";
+
+interface ShowFlags {
+  format?: string;
+  detailedExitcode?: boolean;
+  verbose?: boolean;
+}
+
+export const registerShowCommand: CommandRegistrar = (program, io, setExit) => {
+  const command = new Command("show")
+    .description("Print a plan saved with `plan --out FILE`, as plan printed it (reads no server).")
+    .argument("<plan>", "the saved plan file (JSON, from `pcsync plan --out`)")
+    .addOption(formatOption())
+    .option("--detailed-exitcode", "exit 0 when the plan has no changes, 2 when it has, 1 on error")
+    .option("-v, --verbose", "show every order tie in full");
+  command.addHelpText(
+    "after",
+    `
+Examples:
+  $ pcsync show plan.json
+  $ pcsync show plan.json --format markdown > plan.md   # a pull-request comment
+  $ pcsync show plan.json --format json | jq .summary`,
+  );
+  command.action(async (path: string, flags: ShowFlags) => {
+    const format = parseFormat(flags.format);
+    const plan = await readSavedPlan(path, io.cwd);
+    printPlan(plan, format, io, { verbose: flags.verbose === true });
+    if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
+  });
+  program.addCommand(command);
+};

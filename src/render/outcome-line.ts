@@ -1,0 +1,62 @@
+// One line per finished change of an apply, for logs without a terminal (CI): what happened to
+// which record, where, as Terraform's "Creation complete" lines; and how long is left.
+
+import type { ApplyOutcome } from "../apply/types.js";
+
+const DONE_VERB = { create: "created", update: "updated", delete: "deleted", reorder: "reordered" } as const;
+
+function where(outcome: ApplyOutcome): string {
+  return `in project ${outcome.project} ${outcome.family}`;
+}
+
+function record(outcome: ApplyOutcome): string {
+  const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+  return outcome.id === null ? name : `${name} (id ${outcome.id})`;
+}
+
+/**
+ * `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
+ * started (the report lists those once, at the end).
+ */
+export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
+  if (outcome.notStarted === true) return undefined;
+  const subject =
+    outcome.action === "reorder"
+      ? `${outcome.moves ?? 0} record(s) ${where(outcome)}`
+      : `${record(outcome)} ${where(outcome)}`;
+  const reason = outcome.message === undefined ? "" : `: ${outcome.message}`;
+  switch (outcome.status) {
+    case "done":
+      // The message says how ("2 reordered by rearrange"): the line says it once.
+      return outcome.action === "reorder"
+        ? `reordered ${subject}${outcome.message === undefined ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}`
+        : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
+    case "failed":
+      return `failed to ${outcome.action} ${subject}${reason}`;
+    case "skipped":
+      return `skipped the ${outcome.action} of ${subject}${reason}`;
+    case "unknown":
+      return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
+  }
+}
+
+/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
+export function formatElapsed(milliseconds: number): string {
+  const seconds = Math.max(0, Math.round(milliseconds / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
+
+/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
+export function describeTiming(done: number, total: number, elapsedMs: number): string {
+  const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
+  if (done === 0 || done >= total) return elapsed;
+  return `${elapsed}, about ${formatElapsed((elapsedMs / done) * (total - done))} left`;
+}
+
+/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
+export function describePace(done: number, total: number, elapsedMs: number): string {
+  return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+}
