@@ -145,7 +145,9 @@ function findGuard(prune, maxDeletePercent) {
 * given (render/guard-message.ts adds how the CLI overrides it).
 */
 function describeGuardFinding(finding) {
-	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? "the only record" : `all ${finding.owned} records`} and leave the family empty` : `${finding.deletes} of ${finding.owned} records (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
+	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;
+	const emptied = finding.owner === void 0 ? "the family" : "the owner's part of the family";
+	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
 	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }
 // dist/src/plan/compute-plan.js
@@ -456,7 +458,10 @@ function planFamily(input, desiredFamily, listed, claims, maxDeletePercent, owne
 			...orderTies.length > 0 ? { orderTies } : {},
 			...desiredFamily.prune && pruneKept !== void 0 ? { pruneKept } : {}
 		},
-		guards: guard === void 0 ? [] : [guard],
+		guards: guard === void 0 ? [] : [owner === void 0 ? guard : {
+			...guard,
+			owner: owner.name
+		}],
 		touchedIds
 	};
 }
