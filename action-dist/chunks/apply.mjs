@@ -5,16 +5,16 @@ import { d as updateConfig, n as FamilyReader, r as createConfigDetailed, t as m
 import { E as RequestFailedError, T as RequestAbortedError, a as ApiError, s as CreateOutcomeUnknownError } from "./api-key.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { a as showsWritten, i as shownValue } from "./compare-fields.mjs";
+import { a as formatOption, c as parseFormat, h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
-import { a as printApplyJson, b as showsEveryRecord, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
+import { a as printApplyJson, i as hasChanges, l as warnGuards, m as describeOverriddenGuard, n as appendStepSummary, o as printPlan, p as describeGuard, r as checkPlanPrintableAsJson, w as showsEveryRecord } from "./output.mjs";
 import { i as readSavedPlan, n as checkApprovedPlan, r as checkSavedPlan, t as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { t as createPaint } from "./colour.mjs";
-import { a as showsProgressLine, i as createProgress, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
+import { a as createProgress, i as planFromFlags, n as maxDeletePercentOf, o as showsProgressLine, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
-import { a as formatOption, c as parseFormat } from "./options.mjs";
 import { createInterface } from "node:readline";
 // dist/src/apply/apply-errors.js
 var SafetyGuardError = class extends PcsyncError {
@@ -172,13 +172,15 @@ async function checkCopies(client, input, target, read) {
 */
 function copiesOf(records, change, input, ownId) {
 	const plugin = change.fields.plugin?.to;
-	return records.filter((record) => record.name === change.name && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
+	return records.filter((record) => (change.name === null ? record.name === null : showsText(change.name, record.name)) && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
 }
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(client, input, change, outcome, survivor, copies, words) {
 	const { project, family } = input;
+	const removedIds = [];
 	for (const id of copies) try {
 		if ((await updateConfig(client, project, family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
+		removedIds.push(id);
 	} catch (error) {
 		if (error instanceof ApiError && error.status === 404) continue;
 		return {
@@ -210,7 +212,8 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 		...outcome,
 		id: survivor.id,
 		status: "done",
-		message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`
+		message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
+		...removedIds.length > 0 ? { copiesRemoved: removedIds } : {}
 	};
 }
 /** Fields of the create whose value the record does not have (an emptied name may show the plugin's). */
@@ -559,10 +562,13 @@ function renderApplyReport(report, out, options) {
 		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
 		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
 		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
+		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${outcome.message}\n`);
 	}
 	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
 	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
+	const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
+	const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
 	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
 	const notStarted = notStartedOutcomes.length;
 	if (notStarted > 0) {
@@ -790,6 +796,15 @@ async function confirmPlan(plan, client, flags, io, interrupts) {
 	if (!approved) throw new ApplyCancelledError();
 	return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
+function withOverriddenGuards(plan) {
+	return {
+		...plan,
+		guards: plan.guards.map((guard) => ({
+			...guard,
+			message: describeOverriddenGuard(guard)
+		}))
+	};
+}
 const PLAN_SHAPING_OPTIONS = [
 	["file", "-f/--file"],
 	["var", "--var"],
@@ -797,7 +812,6 @@ const PLAN_SHAPING_OPTIONS = [
 	["project", "--project"],
 	["family", "--family"],
 	["shard", "--shard"],
-	["maxDeletePercent", "--max-delete-percent"],
 	["takeover", "--takeover"]
 ];
 function refuseOptionsBesidePlan(command) {
@@ -831,8 +845,8 @@ Examples:
 		const desired = saved ? void 0 : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
 		const client = await createClientFromFlags(flags, io, {
 			fallback: saved ? {
-				baseUrl: saved.server,
-				orElse: "make the plan again (this one names no server)"
+				baseUrl: void 0,
+				orElse: `to apply this plan, name the server it was made against (${saved.server ?? "it names none"}); the API key is never sent to a server read from a plan file`
 			} : {
 				baseUrl: desired?.baseUrl,
 				orElse: "set server.base_url in the manifest"
@@ -840,10 +854,20 @@ Examples:
 			signal: interrupts.signal
 		});
 		try {
-			const { plan, current } = await (saved !== void 0 && flags.plan !== void 0 ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io)) : planFromFlags(client, desired ?? { families: [] }, flags, io)).catch((error) => {
+			const { plan: planned, current } = await (saved !== void 0 && flags.plan !== void 0 ? checkSavedPlan(saved, flags.plan, client, {
+				...rereadOptions(flags, io),
+				guards: {
+					maxDeletePercent: maxDeletePercentOf(flags),
+					describeGuard
+				}
+			}) : planFromFlags(client, desired ?? { families: [] }, flags, io)).catch((error) => {
 				throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError) ? new NothingChangedError(error) : error;
 			});
-			if (format !== "json") printPlan(plan, format, io, { verbose: flags.verbose === true });
+			const plan = flags.force ? withOverriddenGuards(planned) : planned;
+			if (format !== "json") printPlan(plan, format, io, {
+				forced: flags.force === true,
+				verbose: flags.verbose === true
+			});
 			else checkPlanPrintableAsJson(plan);
 			if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
 			if (flags.dryRun) {
@@ -870,7 +894,7 @@ Examples:
 			if (format === "json") printApplyJson(plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
-			await appendStepSummary(plan, io, title);
+			await appendStepSummary(plan, io, title, { forced: flags.force === true });
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

@@ -220,6 +220,41 @@ function formatPath(pointer) {
 		return `${path}[${JSON.stringify(segment)}]`;
 	}, "");
 }
+// dist/src/plan/safety-guards.js
+/** A family smaller than this may lose any share of its records, though not all of them. */
+const MIN_RECORDS_FOR_SHARE = 10;
+/** The guard the prune violates, if any; emptying the family is checked before the share. */
+function findGuard(prune, maxDeletePercent) {
+	const { project, family, owned, creates, deletes, source } = prune;
+	if (deletes === 0) return void 0;
+	if (owned > 0 && owned - deletes + creates === 0) return {
+		rule: "prune_to_empty",
+		project,
+		family,
+		owned,
+		deletes,
+		source
+	};
+	if (owned >= MIN_RECORDS_FOR_SHARE && deletes * 100 / owned > maxDeletePercent) return {
+		rule: "max_delete_percent",
+		project,
+		family,
+		owned,
+		deletes,
+		limitPercent: maxDeletePercent,
+		source
+	};
+}
+/**
+* What the guard found, in the planner's words: the message of a guard when no other words are
+* given (render/guard-message.ts adds how the CLI overrides it).
+*/
+function describeGuardFinding(finding) {
+	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;
+	const emptied = finding.owner === void 0 ? "the family" : "the owner's part of the family";
+	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
+	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
+}
 // dist/src/read/read-family.js
 /**
 * Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
@@ -284,6 +319,23 @@ async function readCurrentState(client, refs, options) {
 			records
 		};
 	}) };
+}
+// dist/src/render/guard-message.js
+const OVERRIDES = {
+	prune_to_empty: "Use --force if that is really intended.",
+	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended."
+};
+/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
+function describeGuard(finding) {
+	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
+}
+/**
+* A guard's message for a run that overrides it (--force): what was found, without the advice to
+* use the flag just given. A saved plan's guards are computed again at apply, in these words.
+*/
+function describeOverriddenGuard(guard) {
+	const advice = ` ${OVERRIDES[guard.rule]}`;
+	return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
 }
 // dist/src/render/json.js
 function renderJson(plan) {
@@ -1046,9 +1098,10 @@ function describePlan(plan, options) {
 function describeChange(change, options) {
 	const name = formatName(change.name, options);
 	const id = change.id === null ? "" : ` (id ${change.id})`;
+	const lookAlike = change.lookAlike === void 0 ? "" : `, renamed from a look-alike name (they differ only in ${change.lookAlike === "white space" ? "white space at the ends" : "Unicode normalisation, NFC against NFD"})`;
 	return {
 		kind: change.action,
-		head: `${describeAction(change)} ${name}${id}`,
+		head: `${describeAction(change)} ${name}${id}${lookAlike}`,
 		source: escapeControl(change.via === void 0 ? change.source : `${change.source} via ${change.via}`),
 		fields: describeFields(change, options)
 	};
@@ -1166,7 +1219,7 @@ function renderMarkdown(plan, options = {}) {
 		title,
 		summary
 	];
-	const guards = renderGuards(plan, Math.floor(maxChars / 10));
+	const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
 	if (guards) top.push(guards);
 	const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
 	if (ties) top.push(ties);
@@ -1198,8 +1251,8 @@ function escapeText(text) {
 function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
-function renderGuards(plan, budget) {
-	return renderWarning("Safety guards: apply will refuse this plan unless `--force`.", plan.guards.map((guard) => guard.message), budget);
+function renderGuards(plan, budget, forced) {
+	return renderWarning(forced ? "Safety guards, overridden by `--force`:" : "Safety guards: apply will refuse this plan unless `--force`.", plan.guards.map((guard) => guard.message), budget);
 }
 function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
@@ -1395,7 +1448,7 @@ function renderText(plan, out, options) {
 	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
 	if (plan.guards.length > 0) {
 		const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-		out.write(`${paint("yellow", `Warning: ${guards} above: apply will refuse this plan unless --force.`)}\n`);
+		out.write(`${paint("yellow", `Warning: ${guards} above: ${options.forced ? "overridden by --force" : "apply will refuse this plan unless --force"}.`)}\n`);
 	}
 	const ties = describeTieCount(plan);
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
@@ -1420,6 +1473,7 @@ function renderPlan(plan, format, out, options) {
 		case "text":
 			renderText(plan, out, {
 				colour: options.colour,
+				forced: options.forced === true,
 				verbose: options.verbose === true
 			});
 			return;
@@ -1427,7 +1481,10 @@ function renderPlan(plan, format, out, options) {
 			out.write(renderJson(plan));
 			return;
 		case "markdown":
-			out.write(renderMarkdown(plan, options.title === void 0 ? {} : { title: options.title }));
+			out.write(renderMarkdown(plan, {
+				...options.title === void 0 ? {} : { title: options.title },
+				forced: options.forced === true
+			}));
 			return;
 	}
 }
@@ -1436,7 +1493,10 @@ function renderPlan(plan, format, out, options) {
 function forDisplay(value, io) {
 	return io.edge === void 0 ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
-/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+/**
+* `verbose`: each order tie in full (else one warning of at most two lines for them all).
+* `forced`: the plan is applied with --force, so its guards are shown as overridden.
+*/
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
 		io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -1444,6 +1504,7 @@ function printPlan(plan, format, io, options = {}) {
 	}
 	renderPlan(forDisplay(plan, io), format, io.stdout, {
 		colour: useColour(io.stdout, io.env),
+		forced: options.forced === true,
 		verbose: options.verbose === true
 	});
 }
@@ -1504,10 +1565,13 @@ async function savePlan(plan, path, options) {
 * so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
 * this user may make it so (see appendToFile).
 */
-async function appendStepSummary(plan, io, title) {
+async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-	const markdown = `${renderMarkdown(forDisplay(plan, io), { title })}\n`;
+	const markdown = `${renderMarkdown(forDisplay(plan, io), {
+		title,
+		forced: display.forced === true
+	})}\n`;
 	const text = io.edge === void 0 ? secrets.redact(markdown).text : io.edge.redactText(markdown);
 	try {
 		await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -1517,9 +1581,12 @@ async function appendStepSummary(plan, io, title) {
 	}
 }
 function warnGuards(plan, io, force) {
-	for (const guard of plan.guards) io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+	for (const guard of plan.guards) {
+		const message = force ? describeOverriddenGuard(guard) : guard.message;
+		io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${message}\n`);
+	}
 }
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { FAMILIES_IN_CLAIM_ORDER as _, printApplyJson as a, showsEveryRecord as b, savePlan as c, findOrderTies as d, groupTiedOrders as f, parsePlanFile as g, readFamily as h, hasChanges as i, warnGuards as l, readCurrentState as m, appendStepSummary as n, printPlan as o, listsToPlan as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, TIE_EFFECT as u, idsOfOtherFamilies as v, listsToRead as y };
+export { listsToRead as C, idsOfOtherFamilies as S, readFamily as _, printApplyJson as a, parsePlanFile as b, savePlan as c, findOrderTies as d, groupTiedOrders as f, readCurrentState as g, listsToPlan as h, hasChanges as i, warnGuards as l, describeOverriddenGuard as m, appendStepSummary as n, printPlan as o, describeGuard as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, TIE_EFFECT as u, describeGuardFinding as v, showsEveryRecord as w, FAMILIES_IN_CLAIM_ORDER as x, findGuard as y };

@@ -5,12 +5,12 @@ import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { b as formatSource, d as resolveProjectSets, l as ManifestError, s as printDiagnostics } from "./manifest-options.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { n as FAMILY_NAMES } from "./families.mjs";
-import { _ as FAMILIES_IN_CLAIM_ORDER, d as findOrderTies, h as readFamily, p as listsToPlan, v as idsOfOtherFamilies } from "./output.mjs";
+import { S as idsOfOtherFamilies, _ as readFamily, d as findOrderTies, h as listsToPlan, p as describeGuard, v as describeGuardFinding, x as FAMILIES_IN_CLAIM_ORDER, y as findGuard } from "./output.mjs";
+import { d as describeLookAlike, i as familyOption, m as lookAlikeKey, r as collect, s as parseFamily } from "./options.mjs";
 import { n as diffFields, t as createFields } from "./compare-fields.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as readMark, t as groupBy } from "./group-by.mjs";
 import { a as parsePositiveNumber, n as concurrencyOf } from "./connection.mjs";
-import { i as familyOption, r as collect, s as parseFamily } from "./options.mjs";
 // dist/src/cli/progress.js
 /** A line rewritten in place only on a terminal, and not in CI (whose log keeps every rewrite). */
 function showsProgressLine(io) {
@@ -115,41 +115,6 @@ function preferOwnRecord(owner, named) {
 	const own = named.filter((record) => ownerOf(record) === owner.name);
 	return own.length === 1 ? own : named;
 }
-// dist/src/plan/safety-guards.js
-/** A family smaller than this may lose any share of its records, though not all of them. */
-const MIN_RECORDS_FOR_SHARE = 10;
-/** The guard the prune violates, if any; emptying the family is checked before the share. */
-function findGuard(prune, maxDeletePercent) {
-	const { project, family, owned, creates, deletes, source } = prune;
-	if (deletes === 0) return void 0;
-	if (owned > 0 && owned - deletes + creates === 0) return {
-		rule: "prune_to_empty",
-		project,
-		family,
-		owned,
-		deletes,
-		source
-	};
-	if (owned >= MIN_RECORDS_FOR_SHARE && deletes * 100 / owned > maxDeletePercent) return {
-		rule: "max_delete_percent",
-		project,
-		family,
-		owned,
-		deletes,
-		limitPercent: maxDeletePercent,
-		source
-	};
-}
-/**
-* What the guard found, in the planner's words: the message of a guard when no other words are
-* given (render/guard-message.ts adds how the CLI overrides it).
-*/
-function describeGuardFinding(finding) {
-	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;
-	const emptied = finding.owner === void 0 ? "the family" : "the owner's part of the family";
-	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
-	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
-}
 // dist/src/plan/compute-plan.js
 const PLAN_DEFAULTS = { maxDeletePercent: 30 };
 /**
@@ -253,7 +218,7 @@ function claimRecords(input, errors, owner) {
 		claims.set(value.record.id, value);
 		byConfig.set(value.config, value);
 	};
-	const report = (family, config, message) => errors.push({
+	const reportIn = (family, config, message) => errors.push({
 		project: input.project,
 		family,
 		message,
@@ -276,12 +241,12 @@ function claimRecords(input, errors, owner) {
 			if (config.id === void 0) continue;
 			const record = byId.get(config.id);
 			if (!record) {
-				report(family, config, `id ${config.id} ("${config.fields.name}") is not in ${where}: it does not exist, is deleted, or belongs to the other family. Remove "id:" to create a new record, or fix the id.`);
+				reportIn(family, config, `id ${config.id} ("${config.fields.name}") is not in ${where}: it does not exist, is deleted, or belongs to the other family. Remove "id:" to create a new record, or fix the id.`);
 				continue;
 			}
 			const previous = claims.get(record.id);
 			if (previous) {
-				report(family, config, `record ${record.id} is claimed twice: by ${describeClaim(previous)} and by this config. Keep one of them.`);
+				reportIn(family, config, `record ${record.id} is claimed twice: by ${describeClaim(previous)} and by this config. Keep one of them.`);
 				continue;
 			}
 			claim({
@@ -290,12 +255,13 @@ function claimRecords(input, errors, owner) {
 				record
 			});
 		}
+		const unmatched = [];
 		for (const config of desiredFamily.configs) {
 			if (config.id !== void 0) continue;
 			const named = byName.get(config.fields.name) ?? [];
 			const free = preferOwnRecord(owner, named.filter((record) => !claims.has(record.id)));
 			if (free.length > 1) {
-				report(family, config, `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`);
+				reportIn(family, config, `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`);
 				continue;
 			}
 			const record = free[0];
@@ -308,13 +274,66 @@ function claimRecords(input, errors, owner) {
 				continue;
 			}
 			const taken = named.map((candidate) => claims.get(candidate.id)).find((claim) => claim !== void 0);
-			if (taken && taken.config !== config) report(family, config, `record ${taken.record.id} ("${config.fields.name}") is claimed twice: by ${describeClaim(taken)} and by this config's name. Rename one of them, or pin this one with "id:" to another record.`);
+			if (taken && taken.config !== config) {
+				reportIn(family, config, `record ${taken.record.id} ("${config.fields.name}") is claimed twice: by ${describeClaim(taken)} and by this config's name. Rename one of them, or pin this one with "id:" to another record.`);
+				continue;
+			}
+			if (!taken) unmatched.push(config);
 		}
+		const report = (config, message) => reportIn(family, config, message);
+		for (const [config, record] of claimLookAlikes(unmatched, records, claims, report, where)) claim({
+			family,
+			config,
+			record
+		});
 	}
 	return {
 		byRecord: claims,
 		byConfig
 	};
+}
+/**
+* Configs no record name matched exactly may still name a record whose name only looks the same:
+* it differs in white space at its ends or in Unicode normalisation (NFC "café", NFD "café").
+* Such a record is adopted (the update renames it, keeping its plugin config and secrets) rather
+* than deleted and copied; two or more candidates are an error asking for `id:`.
+*/
+function claimLookAlikes(configs, records, claims, report, where) {
+	const adopted = /* @__PURE__ */ new Map();
+	if (configs.length === 0) return adopted;
+	const byKey = /* @__PURE__ */ new Map();
+	for (const record of records) {
+		if (record.name === null || claims.has(record.id)) continue;
+		const key = lookAlikeKey(record.name);
+		const group = byKey.get(key);
+		if (group) group.push(record);
+		else byKey.set(key, [record]);
+	}
+	const wanted = /* @__PURE__ */ new Map();
+	for (const config of configs) {
+		const key = lookAlikeKey(config.fields.name);
+		const group = wanted.get(key);
+		if (group) group.push(config);
+		else wanted.set(key, [config]);
+	}
+	for (const [key, candidates] of byKey) {
+		const takers = wanted.get(key);
+		const config = takers?.[0];
+		if (!config || takers.length > 1) continue;
+		const record = candidates[0];
+		if (candidates.length === 1 && record) {
+			adopted.set(config, record);
+			continue;
+		}
+		const listed = candidates.map((candidate) => `${candidate.id} ${JSON.stringify(candidate.name)}`);
+		report(config, `no record in ${where} is named "${config.fields.name}", but ${candidates.length} look like it (ids and names: ${listed.join(", ")}; they differ in white space or Unicode normalisation): pin the one to manage with "id:" (e.g. id: ${record?.id}).`);
+	}
+	return adopted;
+}
+/** A rename between names a reader cannot tell apart says how they differ. */
+function lookAlikeNote(from, to) {
+	if (from === null || from === to || lookAlikeKey(from) !== lookAlikeKey(to)) return {};
+	return { lookAlike: describeLookAlike(from, to) };
 }
 function ownerSettings(options) {
 	return options.owner === void 0 ? void 0 : {
@@ -392,6 +411,7 @@ function planFamily(input, desiredFamily, listed, claims, maxDeletePercent, owne
 				name: config.fields.name,
 				id: record.id,
 				fields,
+				...lookAlikeNote(record.name, config.fields.name),
 				source,
 				...via,
 				...mark === void 0 ? {} : { mark }
@@ -618,15 +638,6 @@ async function readAndPlanProjects(client, desired, options) {
 		planningMs
 	};
 }
-// dist/src/render/guard-message.js
-const OVERRIDES = {
-	prune_to_empty: "Use --force if that is really intended.",
-	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended."
-};
-/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
-function describeGuard(finding) {
-	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
-}
 // dist/src/cli/owner-options.js
 function takeoverOption() {
 	return new Option("--takeover", "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)");
@@ -679,9 +690,13 @@ async function resolveAllProjects(client, desired, io) {
 	if (result.value === void 0) throw new ManifestError(result.errors);
 	return result.value;
 }
+/** --max-delete-percent, or the default: the share of a family a prune may delete. */
+function maxDeletePercentOf(flags) {
+	return flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+}
 /** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
 async function planFromFlags(client, desired, flags, io) {
-	const maxDeletePercent = flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+	const maxDeletePercent = maxDeletePercentOf(flags);
 	const progress = createProgress(io);
 	const { unresolved, ...named } = desired;
 	const resolved = unresolved === void 0 ? named : narrowDesiredState(await resolveAllProjects(client, desired, io), flags);
@@ -698,4 +713,4 @@ async function planFromFlags(client, desired, flags, io) {
 		}
 	});
 }
-export { showsProgressLine as a, createProgress as i, narrowDesiredState as n, planFromFlags as r, addScopeOptions as t };
+export { createProgress as a, planFromFlags as i, maxDeletePercentOf as n, showsProgressLine as o, narrowDesiredState as r, addScopeOptions as t };
