@@ -4,6 +4,7 @@
 import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
+import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
 import { describeLookAlike, lookAlikeKey } from "../service-text.js";
@@ -95,16 +96,22 @@ export interface ProjectPlan {
   errors: PlanDiagnostic[];
 }
 
+/**
+ * Plans the whole desired state against the whole current state at once, for callers that hold
+ * both (tests, and the property tests' oracle). The CLI's path (readAndPlan) plans each project as
+ * its lists arrive with the same planProject and assemblePlan, so both give the same plan.
+ */
 export function computePlan(
   desired: DesiredState,
   current: CurrentState,
   options: PlanOptions = {},
 ): PlanResult {
   const withOwner: PlanOptions = { owner: desired.owner?.name, ...options };
-  return assemblePlan(
-    groupByProject(desired, current).map((input) => planProjectInput(input, withOwner)),
-    withOwner,
+  const currentByProject = groupBy(current.families, (family) => family.project);
+  const parts = [...groupBy(desired.families, (family) => family.project)].map(([project, families]) =>
+    planProject(project, families, currentByProject.get(project) ?? [], withOwner),
   );
+  return assemblePlan(parts, withOwner);
 }
 
 /**
@@ -202,23 +209,6 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     }
   }
   return part;
-}
-
-function groupByProject(desired: DesiredState, current: CurrentState): ProjectInput[] {
-  const projects = new Map<string, ProjectInput>();
-  const inputFor = (project: string): ProjectInput => {
-    let input = projects.get(project);
-    if (!input) {
-      input = { project, desired: new Map(), current: new Map() };
-      projects.set(project, input);
-    }
-    return input;
-  };
-  for (const family of desired.families) inputFor(family.project).desired.set(family.family, family);
-  for (const family of current.families) {
-    if (projects.has(family.project)) inputFor(family.project).current.set(family.family, family);
-  }
-  return [...projects.values()];
 }
 
 /**
