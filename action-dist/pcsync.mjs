@@ -68,6 +68,10 @@ const COMMAND_MODULES = [
 		load: async () => (await import("./chunks/apply.mjs")).registerApplyCommand
 	},
 	{
+		name: "rollback",
+		load: async () => (await import("./chunks/rollback.mjs")).registerRollbackCommand
+	},
+	{
 		name: "export",
 		load: async () => (await import("./chunks/export.mjs")).registerExportCommand
 	},
@@ -134,7 +138,11 @@ function commandsReachedBy(argv) {
 	return [first];
 }
 /** Commands that change the service: when their output fails they still finish their writes. */
-const KEEP_RUNNING_WHEN_OUTPUT_LOST = /* @__PURE__ */ new Set(["apply", "job"]);
+const KEEP_RUNNING_WHEN_OUTPUT_LOST = /* @__PURE__ */ new Set([
+	"apply",
+	"rollback",
+	"job"
+]);
 /**
 * The program, with the commands that `argv` can reach (every command without `argv`); each
 * command's modules are imported here, so a run pays only for the command it runs.

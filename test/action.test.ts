@@ -224,7 +224,7 @@ describe("action.yml", () => {
     const unknown = await useAction({ command: "serve" });
     expect(unknown.result).toBe("failure");
     expect(unknown.log).toContain(
-      '::error title=pcsync::command must be validate, plan or apply, not "serve"',
+      '::error title=pcsync::command must be validate, plan, apply or rollback, not "serve"',
     );
     expect(outputsOf(unknown)["exit-code"]).toBe("");
     const nowhere = await useAction({ "working-directory": "no/such/dir" });

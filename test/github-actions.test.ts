@@ -76,6 +76,7 @@ describe("the action and the example workflows, statically", () => {
       "pcsync-drift-sharded.yml",
       "pcsync-drift.yml",
       "pcsync-plan.yml",
+      "pcsync-rollback.yml",
     ]);
     const action = readFileSync(join(REPOSITORY, "action.yml"), "utf8");
     expect(quietly(() => validateAction(action)).errors).toEqual([]);
@@ -485,5 +486,44 @@ describe("the example workflows, run against the emulator", () => {
     expect(gone.drift?.result, gone.drift?.log).toBe("success");
     expect(opened[0]).toMatchObject({ state: "closed", state_reason: "completed" });
     expect(opened[0]?.comments.at(-1)?.body).toContain("No drift any more");
+  });
+
+  it("rolls back an apply run from its journal, behind production, and rolls back the rollback", async () => {
+    const dispatch = async (inputs: ExpressionObject) => {
+      const run = github.startRun("workflow_dispatch", ".github/workflows/pcsync-rollback.yml", "m3m3m3");
+      const context = {
+        event_name: "workflow_dispatch",
+        event: {},
+        sha: "m3m3m3",
+        ref: "refs/heads/main",
+        run_id: run.id,
+      };
+      const results = await runWorkflow(workflow("pcsync-rollback.yml"), {
+        ...setup(context, mainManifest),
+        inputs,
+      });
+      return { id: run.id, results };
+    };
+    // A change on merge, applied by pcsync-apply.yml, which uploads its journal.
+    const pull = github.openPullRequest(12, "r0r0r0");
+    const changed = withTaxonomy("Renames events, then rolled back");
+    expect((await planPullRequest(pull, changed)).result).toBe("success");
+    const applied = await mergePullRequest(pull, changed, "r1r1r1");
+    expect(applied.apply?.result, applied.apply?.log).toBe("success");
+    const applyRun = github.runs.findLast((run) => run.path === ".github/workflows/pcsync-apply.yml");
+    expect((await planMain()).code).toBe(0);
+
+    const undone = await dispatch({ "apply-run-id": String(applyRun?.id), force: false });
+    expect(undone.results.preview?.result, undone.results.preview?.log).toBe("success");
+    expect(undone.results.preview?.log).toContain("Renames events, then rolled back");
+    expect(undone.results.rollback?.result, undone.results.rollback?.log).toBe("success");
+    expect(undone.results.rollback?.environment).toBe("production");
+    secretFree(undone.results.rollback);
+    // Main's manifest now asks for the change again: the service is as before the apply.
+    expect((await planMain()).code).toBe(2);
+
+    const redone = await dispatch({ "apply-run-id": String(undone.id), force: false });
+    expect(redone.results.rollback?.result, redone.results.rollback?.log).toBe("success");
+    expect((await planMain()).code).toBe(0);
   });
 });

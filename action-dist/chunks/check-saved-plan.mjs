@@ -2,7 +2,7 @@
 import { t as appendAll } from "./append-all.mjs";
 import { n as PcsyncError } from "./errors.mjs";
 import { i as familyKey } from "./families.mjs";
-import { C as listsToRead, S as idsOfOtherFamilies, b as parsePlanFile, g as readCurrentState, v as describeGuardFinding, y as findGuard } from "./output.mjs";
+import { E as findGuard, M as idsOfOtherFamilies, N as listsToRead, T as describeGuardFinding, g as readCurrentState, k as parsePlanFile } from "./output.mjs";
 import { a as readMark } from "./group-by.mjs";
 import { f as describeUntrimmed, m as lookAlikeKey, p as isTrimmedField } from "./options.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
@@ -252,15 +252,16 @@ async function readSavedPlan(path, cwd) {
 }
 /** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
 async function checkSavedPlan(plan, path, client, options) {
-	if (plan.server !== client.base.display) throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
+	checkPlanServer(plan, path, client);
 	const { current, reasons } = await rereadForPlan(plan, client, options);
 	const rechecked = recomputeGuards(plan, current, options.guards);
 	appendAll(reasons, rechecked.reasons);
 	if (reasons.length > 0) throw new StalePlanError(path, reasons);
+	const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
 	return {
 		plan: {
 			...plan,
-			guards: rechecked.guards
+			guards: [...rechecked.guards, ...updateGuards]
 		},
 		current
 	};
@@ -276,6 +277,14 @@ async function checkApprovedPlan(plan, client, options) {
 }
 /** Reads again what the plan touches: the state it will be applied to, and what changed since. */
 async function rereadForPlan(plan, client, options) {
+	const current = await readStateForPlan(plan, client, options);
+	return {
+		current,
+		reasons: findPlanProblems(plan, current)
+	};
+}
+/** Reads the lists a plan touches: the state it is checked against and applied to. */
+async function readStateForPlan(plan, client, options) {
 	const deleting = new Set(plan.changes.filter((change) => change.action === "delete").map((change) => familyKey(change.project, change.family)));
 	const refs = listsToRead([...familiesTouchedBy(plan).map((ref) => ({
 		...ref,
@@ -285,10 +294,14 @@ async function rereadForPlan(plan, client, options) {
 		family,
 		reordered: true
 	}))]);
-	const current = await readCurrentState(client, refs, options);
-	return {
-		current,
-		reasons: [...findStaleness(plan, current), ...findOwnerProblems(plan, current)]
-	};
+	return await readCurrentState(client, refs, options);
 }
-export { readSavedPlan as i, checkApprovedPlan as n, checkSavedPlan as r, SavedPlanRefusedError as t };
+/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
+function findPlanProblems(plan, current) {
+	return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
+}
+/** A saved plan made against another server than the one given. */
+function checkPlanServer(plan, path, client) {
+	if (plan.server !== client.base.display) throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
+}
+export { checkPlanServer as a, readSavedPlan as c, checkApprovedPlan as i, readStateForPlan as l, SavedPlanRefusedError as n, checkSavedPlan as o, StalePlanError as r, findPlanProblems as s, ChangedWhileAskingError as t };

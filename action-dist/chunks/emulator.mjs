@@ -6,8 +6,8 @@ import { g as trimAsService, u as PYTHON_WHITE_SPACE } from "./options.mjs";
 import { basename, dirname, join } from "node:path";
 import { createServer } from "node:http";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
-import { setTimeout } from "node:timers/promises";
 import { randomBytes, randomUUID } from "node:crypto";
+import { setTimeout } from "node:timers/promises";
 // dist/src/emulator/data-file.js
 var DataFileError = class extends Error {
 	/** What to do about it, when the message does not already say (a journal's errors do). */

@@ -5,6 +5,7 @@ import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } fr
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { A as formatBytes, r as findPackageFile } from "./api-key.mjs";
+import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
@@ -218,23 +219,20 @@ function coerceInterpolated(value, types) {
 	return value;
 }
 // dist/src/manifest/desired-state.js
-const CONFIG_FIELDS = [
-	"name",
-	"plugin",
-	"enabled",
-	"description",
-	"match_action",
-	"order",
-	"id"
-];
 const OVERRIDE_FIELDS = [
 	"plugin",
 	"enabled",
 	"description",
 	"match_action",
 	"order",
-	"id"
+	"id",
+	...[
+		"deleted",
+		"protect",
+		"ignore_fields"
+	]
 ];
+const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS];
 function readManifestBlocks(file, manifest, locations) {
 	const at = (pointer, which) => {
 		const location = locations.get(pointer);
@@ -310,6 +308,14 @@ function readFamilies(owner, ownerPointer, at) {
 			value: block.prune,
 			source: at(`${pointer}/prune`, "value")
 		};
+		if (block.fields !== void 0) read.fields = {
+			value: block.fields,
+			source: at(`${pointer}/fields`, "value")
+		};
+		if (block.protect !== void 0) read.protect = block.protect.map((pattern, index) => ({
+			pattern,
+			source: at(`${pointer}/protect/${index}`, "value")
+		}));
 		if (block.configs !== void 0) read.configs = block.configs.map((config, index) => readConfig(config, `${pointer}/configs/${index}`, at));
 		families.push(read);
 	}
@@ -324,6 +330,7 @@ function readConfig(config, pointer, at) {
 	if (config.enabled !== void 0) fields.enabled = config.enabled;
 	if (config.description !== void 0) fields.description = config.description;
 	if (config.match_action !== void 0) fields.match_action = config.match_action;
+	copySettings(config, fields);
 	const fieldSources = {};
 	for (const field of CONFIG_FIELDS) if (config[field] !== void 0) fieldSources[field] = at(`${pointer}/${field}`, "value");
 	const item = {
@@ -346,61 +353,16 @@ function readOverride(name, override, pointer, at) {
 	if (override.enabled !== void 0) item.fields.enabled = override.enabled;
 	if (override.description !== void 0) item.fields.description = override.description;
 	if (override.match_action !== void 0) item.fields.match_action = override.match_action;
+	copySettings(override, item.fields);
 	if (override.id !== void 0) item.id = override.id;
 	for (const field of OVERRIDE_FIELDS) if (override[field] !== void 0) item.fieldSources[field] = at(`${pointer}/${field}`, "value");
 	return item;
 }
-// dist/src/manifest/diagnostics.js
-/** `file:line` of a place in the manifest, as plans and messages that name a second place write it. */
-function formatSource(source) {
-	return `${source.file}:${source.line}`;
-}
-/** The position used for problems of a whole file. */
-const WHOLE_FILE = {
-	line: 0,
-	col: 0
-};
-function makeError(file, position, message) {
-	return {
-		file,
-		line: position.line,
-		col: position.col,
-		message,
-		severity: "error"
-	};
-}
-function makeWarning(file, position, message) {
-	return {
-		file,
-		line: position.line,
-		col: position.col,
-		message,
-		severity: "warning"
-	};
-}
-/** `file:line:col: message`, or `file: message` for a whole-file problem; warnings say so. */
-function formatDiagnostic(diagnostic) {
-	return `${diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}` : diagnostic.file}: ${diagnostic.severity === "warning" ? "warning: " : ""}${oneLine(diagnostic.message)}`;
-}
-/** A GitHub Actions workflow command that annotates the file in the pull request. */
-function formatGithubAnnotation(diagnostic) {
-	const properties = [`file=${escapeProperty(diagnostic.file)}`];
-	if (diagnostic.line > 0) properties.push(`line=${diagnostic.line}`, `col=${diagnostic.col}`);
-	return `::${diagnostic.severity} ${properties.join(",")}::${escapeData(diagnostic.message)}`;
-}
-/** Orders diagnostics by file (in the order given), then position; stable otherwise. */
-function sortDiagnostics(diagnostics, fileOrder) {
-	const rank = new Map(fileOrder.map((file, index) => [file, index]));
-	return [...diagnostics].sort((a, b) => (rank.get(a.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.file) ?? Number.MAX_SAFE_INTEGER) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
-}
-function escapeData(value) {
-	return value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(value) {
-	return escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function oneLine(text) {
-	return text.replace(/\r\n|\r|\n/g, "\\n");
+/** The safety keys of a config or an override, as written. */
+function copySettings(from, to) {
+	if (from.deleted !== void 0) to.deleted = from.deleted;
+	if (from.protect !== void 0) to.protect = from.protect;
+	if (from.ignore_fields !== void 0) to.ignore_fields = [...from.ignore_fields];
 }
 /**
 * Whether `text` holds any of `secrets` in any of its forms: anywhere in it for a key of
@@ -8013,7 +7975,7 @@ function expandFamily(context, family) {
 				report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
 				return;
 			}
-			return finishFamily(context, family, own.configs.map(ownEntry(own)), own.prune?.value ?? false, own.source);
+			return finishFamily(context, family, own.configs.map(ownEntry(own)), own.prune?.value ?? false, own.source, familySettings([own]));
 		}
 	}
 	const entries = [];
@@ -8021,9 +7983,11 @@ function expandFamily(context, family) {
 	let templatePrune;
 	let templated = false;
 	let firstUse;
+	const settingBlocks = [];
 	for (const application of applications) {
 		const templateFamily = application.template.families.find((candidate) => candidate.family === family);
 		if (templateFamily === void 0) continue;
+		settingBlocks.push(templateFamily);
 		templated = true;
 		firstUse ??= application.use.source;
 		if (templateFamily.prune !== void 0) {
@@ -8081,7 +8045,30 @@ function expandFamily(context, family) {
 	const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
 	const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
 	if (source === void 0) return void 0;
-	return finishFamily(context, family, entries.filter((entry) => entry.omittedAt === void 0), prune, source);
+	const kept = entries.filter((entry) => entry.omittedAt === void 0);
+	for (const { block: changer } of changers) settingBlocks.push(changer);
+	return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
+}
+/**
+* `protect:` and `fields:` of a family from its blocks, templates first, then sets, then the
+* project's own: protection adds up (it must survive any one block's edit); the last `fields:` wins.
+*/
+function familySettings(blocks) {
+	const protect = blocks.flatMap((block) => block.protect ?? []);
+	const fields = blocks.findLast((block) => block.fields !== void 0)?.fields?.value;
+	return {
+		...protect.length > 0 ? { protect } : {},
+		...fields === void 0 ? {} : { fields }
+	};
+}
+/** A `protect:` pattern that names no config of the family: likely a typo (it still protects remote records). */
+function warnUnmatchedProtect(context, family, built) {
+	for (const { pattern, source } of built.protect ?? []) {
+		const names = built.configs.map((config) => config.fields.name);
+		if (names.some(matchesAnyGlob([pattern]))) continue;
+		const suggestion = didYouMean(pattern, names);
+		context.report.warn(source, `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`, context.project);
+	}
 }
 function applicationsOf(context) {
 	const applications = [];
@@ -8134,7 +8121,7 @@ function applyOverride(entry, override, set, context) {
 		if (set !== void 0) {
 			entry.setOverrides ??= /* @__PURE__ */ new Map();
 			const earlier = entry.setOverrides.get(field);
-			if (earlier !== void 0 && !Object.is(earlier.value, value)) {
+			if (earlier !== void 0 && !sameSetting(earlier.value, value)) {
 				context.report.error(at, `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${formatSource(earlier.at)} of another set with the same project; set it in the project's own overrides`, context.project);
 				continue;
 			}
@@ -8148,6 +8135,10 @@ function applyOverride(entry, override, set, context) {
 		entry.fieldSources[field] = at;
 	}
 }
+/** Two sets' values of one override field agree: equal values, or lists of the same items. */
+function sameSetting(a, b) {
+	return Array.isArray(a) && Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b);
+}
 function setPrune(setBlocks, family, context) {
 	let first;
 	for (const { block } of setBlocks) {
@@ -8158,7 +8149,7 @@ function setPrune(setBlocks, family, context) {
 	return first?.value;
 }
 /** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
-function finishFamily(context, family, entries, prune, source) {
+function finishFamily(context, family, entries, prune, source, settings) {
 	let withOrder;
 	let withoutOrder;
 	for (const entry of entries) if (entry.fields.order === void 0) withoutOrder ??= entry;
@@ -8169,11 +8160,13 @@ function finishFamily(context, family, entries, prune, source) {
 		if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) context.report.error(withoutOrder.item.source, `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${formatSource(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`, inherited ? context.project : void 0);
 	}
 	if (withOrder !== void 0 && withoutOrder === void 0) warnSharedOrders(context, family, entries);
-	const configs = entries.map((entry, index) => {
+	let position = 0;
+	const configs = entries.map((entry) => {
+		if (entry.fields.deleted !== true) position += 1;
 		const config = {
 			fields: {
 				...entry.fields,
-				order: entry.fields.order ?? index + 1
+				order: entry.fields.order ?? position
 			},
 			source: entry.item.source,
 			fieldSources: entry.fieldSources
@@ -8183,14 +8176,17 @@ function finishFamily(context, family, entries, prune, source) {
 		if (entry.appliedAt !== void 0) config.appliedAt = entry.appliedAt;
 		return config;
 	});
-	return {
+	const built = {
 		project: context.project,
 		family,
 		prune,
+		...settings,
 		explicitOrder: entries.length > 0 && withoutOrder === void 0,
 		configs,
 		source
 	};
+	warnUnmatchedProtect(context, family, built);
+	return built;
 }
 /**
 * Two configs of one project + family at one order, brought together from different blocks (a
@@ -8944,6 +8940,14 @@ function describeAjvError(error, plain) {
 			position: location.value,
 			message: describePatternError(label, field, actual)
 		};
+		case "enum": return {
+			position: location.value,
+			message: describeEnumError(path, actual, params.allowedValues.map(String))
+		};
+		case "uniqueItems": return {
+			position: location.value,
+			message: `${label} lists ${describeValue(valueAt(plain.value, [...path, Number(params.j)]))} twice; keep one`
+		};
 		case "format": return {
 			position: location.value,
 			message: `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`
@@ -8956,7 +8960,6 @@ function describeAjvError(error, plain) {
 }
 function describeUnknownKey(key, path, allowed) {
 	const isConfig = typeof path.at(-1) === "number";
-	if (isConfig && key === "deleted") return `"deleted" is not accepted in a manifest; to delete a record, remove its config and set \`prune: true\` on the family`;
 	if (key === "id" && isConfig && path[0] === "templates") return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
 	const isProject = path.length === 2 && (path[0] === "projects" || path[0] === "templates");
 	const noun = isProject ? "family" : "key";
@@ -8964,6 +8967,15 @@ function describeUnknownKey(key, path, allowed) {
 	if (suggestion !== "") return `unknown ${noun} "${key}"${suggestion}`;
 	const list = (isProject ? allowed.filter((name) => name !== "use") : allowed).map((name) => `"${name}"`).join(", ");
 	return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
+}
+/** A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): did you mean, else the list. */
+function describeEnumError(path, actual, allowed) {
+	const last = path.at(-1);
+	const inList = typeof last === "string" && /^\d+$/.test(last);
+	const key = inList ? path.at(-2) : last;
+	const label = inList ? `"${String(key)}" entry ${describeValue(actual)}` : `"${String(key)}" ${describeValue(actual)}`;
+	const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
+	return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
 function describeTypeError(label, expected, actual) {
 	const wanted = expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ");
@@ -9575,4 +9587,4 @@ function printDiagnostics(result, io, options = { text: true }) {
 	if (options.text) for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
 	if (io.env.GITHUB_ACTIONS === "true") for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
 }
-export { isScalar as _, loadVariablesOrThrow as a, formatSource as b, runInputs as c, resolveProjectSets as d, compareText as f, isMap as g, YAMLSeq as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isSeq as v, parseDocument as y };
+export { isScalar as _, loadVariablesOrThrow as a, runInputs as c, resolveProjectSets as d, compareText as f, isMap as g, YAMLSeq as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isSeq as v, parseDocument as y };

@@ -2,13 +2,14 @@
 import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s as locateSecrets, u as secrets } from "./errors.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as ApiError, r as findPackageFile } from "./api-key.mjs";
-import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
-import { a as getConfig, c as listAllConfigs, t as mapConcurrent } from "./map-concurrent.mjs";
-import { t as require_ajv } from "./ajv.mjs";
 import { t as appendAll } from "./append-all.mjs";
-import { t as groupBy } from "./group-by.mjs";
-import { t as createPaint } from "./colour.mjs";
+import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
+import { o as stripMark, t as groupBy } from "./group-by.mjs";
+import { g as trimAsService, h as showsText, p as isTrimmedField } from "./options.mjs";
+import { t as require_ajv } from "./ajv.mjs";
+import { i as getConfig, p as mapConcurrent, s as listAllConfigs } from "./api.mjs";
 import { a as describeDevice, c as describeFileError, i as writeFileSafely, s as OutputFileError, t as appendToFile } from "./append-file.mjs";
+import { t as createPaint } from "./colour.mjs";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 // dist/src/family-lists.js
@@ -245,15 +246,140 @@ function findGuard(prune, maxDeletePercent) {
 		source
 	};
 }
+/** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
+function findUpdateGuard(counts, maxUpdatePercent) {
+	const { owned, updates } = counts;
+	if (owned < MIN_RECORDS_FOR_SHARE || updates * 100 / owned <= maxUpdatePercent) return void 0;
+	return {
+		rule: "max_update_percent",
+		...counts,
+		limitPercent: maxUpdatePercent
+	};
+}
+/** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
+function isForceable(rule) {
+	return rule !== "protected";
+}
+/** The guards that stop an apply: all of them, or with --force only those it cannot override. */
+function refusingGuards(guards, force) {
+	return guards.filter((guard) => !force || !isForceable(guard.rule));
+}
 /**
 * What the guard found, in the planner's words: the message of a guard when no other words are
 * given (render/guard-message.ts adds how the CLI overrides it).
 */
 function describeGuardFinding(finding) {
+	if (finding.rule === "max_update_percent") {
+		const share = Math.round(finding.updates * 100 / finding.owned);
+		return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
+	}
+	if (finding.rule === "protected") {
+		const records = finding.records.map(({ id, name, protectedBy }) => `"${name ?? ""}" (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`).join(", ");
+		return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
+	}
 	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;
 	const emptied = finding.owner === void 0 ? "the family" : "the owner's part of the family";
 	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
 	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
+}
+// dist/src/plan/compare-fields.js
+/** Fields compared as updates; `order` is handled by the reorder. */
+const UPDATE_FIELDS = [
+	"plugin",
+	"name",
+	"enabled",
+	"description",
+	"match_action"
+];
+/** The plugin's own name and description, when the record's `plugin_info` carries them. */
+function pluginDefaults(record) {
+	let info = record.plugin_info;
+	if (typeof info === "string") try {
+		info = JSON.parse(info);
+	} catch {
+		return {};
+	}
+	if (typeof info !== "object" || info === null) return {};
+	const { name, description } = info;
+	return {
+		...typeof name === "string" ? { name } : {},
+		...typeof description === "string" ? { description } : {}
+	};
+}
+/**
+* Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
+* service (posthog-2024) stores it (service-text.ts). A name or description written as null, or as
+* text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
+* empty value written.
+*/
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+function shownValue(field, record) {
+	return field === "description" ? stripMark(record.description) : record[field] ?? null;
+}
+function showsWritten(field, written, record) {
+	const shown = shownValue(field, record);
+	if (shown === written) return true;
+	if (!isTrimmedField(field)) return false;
+	if (typeof written === "string" && showsText(written, shown)) return true;
+	if (written === null || typeof written === "string" && trimAsService(written) === "") return shown === pluginDefaults(record)[field];
+	return false;
+}
+/**
+* The fields the manifest sets that differ on the record (order excluded), and how many differences
+* were left alone because the config's `ignore_fields` names the field.
+*/
+function diffFields(desired, record) {
+	const changes = {};
+	let ignored = 0;
+	for (const field of UPDATE_FIELDS) {
+		const value = desired[field];
+		if (value === void 0 || showsWritten(field, value, record)) continue;
+		if (isIgnored(desired, field)) ignored += 1;
+		else changes[field] = {
+			from: shownValue(field, record),
+			to: value
+		};
+	}
+	return {
+		changes,
+		ignored
+	};
+}
+/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
+function isIgnored(desired, field) {
+	return field !== "name" && desired.ignore_fields?.includes(field) === true;
+}
+/** What `fields: all` manages where a config says nothing: the service's defaults for a new record. */
+const SERVICE_DEFAULTS = {
+	enabled: false,
+	description: null,
+	match_action: null
+};
+/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
+function managedFields(desired, mode) {
+	return mode === "all" ? {
+		...SERVICE_DEFAULTS,
+		...desired
+	} : desired;
+}
+/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
+function createFields(desired) {
+	const changes = {};
+	for (const field of [
+		"plugin",
+		"name",
+		"enabled",
+		"description",
+		"match_action",
+		"order"
+	]) {
+		const value = desired[field];
+		if (value !== void 0) changes[field] = {
+			from: void 0,
+			to: value
+		};
+	}
+	return changes;
 }
 // dist/src/read/read-family.js
 /**
@@ -291,8 +417,8 @@ async function retrievePluginInfo(client, ref, id) {
 */
 function listsToPlan(desired) {
 	const emptied = /* @__PURE__ */ new Map();
-	for (const { project, family, configs } of desired.families) {
-		const plugins = configs.filter(({ fields }) => fields.description === null || fields.description === "").map(({ fields }) => fields.plugin);
+	for (const { project, family, configs, fields: mode } of desired.families) {
+		const plugins = configs.map(({ fields }) => managedFields(fields, mode)).filter((fields) => fields.description === null || fields.description === "").map((fields) => fields.plugin);
 		if (plugins.length > 0) emptied.set(familyKey(project, family), [...new Set(plugins)]);
 	}
 	return listsToRead(desired.families.map(({ project, family }) => ({
@@ -319,27 +445,6 @@ async function readCurrentState(client, refs, options) {
 			records
 		};
 	}) };
-}
-// dist/src/render/guard-message.js
-const OVERRIDES = {
-	prune_to_empty: "Use --force if that is really intended.",
-	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended."
-};
-/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
-function describeGuard(finding) {
-	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
-}
-/**
-* A guard's message for a run that overrides it (--force): what was found, without the advice to
-* use the flag just given. A saved plan's guards are computed again at apply, in these words.
-*/
-function describeOverriddenGuard(guard) {
-	const advice = ` ${OVERRIDES[guard.rule]}`;
-	return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
-}
-// dist/src/render/json.js
-function renderJson(plan) {
-	return serializePlan(plan);
 }
 // dist/src/plan/order-ties.js
 /** What a tie means, in the words every warning about one uses. */
@@ -386,6 +491,29 @@ function findOrderTies(managed, unmanaged) {
 		});
 	}
 	return ties;
+}
+// dist/src/render/guard-message.js
+const OVERRIDES = {
+	prune_to_empty: "Use --force if that is really intended.",
+	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended.",
+	max_update_percent: "Raise --max-update-percent or use --force if that is intended.",
+	protected: "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection)."
+};
+/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
+function describeGuard(finding) {
+	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
+}
+/**
+* A guard's message for a run that overrides it (--force): what was found, without the advice to
+* use the flag just given. A saved plan's guards are computed again at apply, in these words.
+*/
+function describeOverriddenGuard(guard) {
+	const advice = ` ${OVERRIDES[guard.rule]}`;
+	return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
+}
+// dist/src/render/json.js
+function renderJson(plan) {
+	return serializePlan(plan);
 }
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
@@ -1063,7 +1191,8 @@ function describePlan(plan, options) {
 				items: [],
 				unmanaged: [],
 				ties: [],
-				guards: []
+				guards: [],
+				notes: []
 			};
 			sections.set(key, section);
 		}
@@ -1073,6 +1202,7 @@ function describePlan(plan, options) {
 		const section = sectionFor(report.project, report.family);
 		appendAll(section.unmanaged, report.unmanaged);
 		appendAll(section.ties, report.orderTies ?? []);
+		appendAll(section.notes, describeFamilyNotes(report));
 		if (report.pruneKept !== void 0 && plan.owner !== void 0) section.pruneKept = {
 			owner: plan.owner,
 			...report.pruneKept
@@ -1093,7 +1223,30 @@ function describePlan(plan, options) {
 		for (const move of reorder.moves) section.items.push(describeMove(move, reorder.source, options));
 	}
 	for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
-	return [...sections.values()].filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.ties.length > 0 || section.guards.length > 0);
+	return [...sections.values()].filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.ties.length > 0 || section.guards.length > 0 || section.notes.length > 0);
+}
+/** `ignored: 2 differences (ignore_fields)`, `reorder left out: ...`: a family's notes. */
+function describeFamilyNotes(report) {
+	const notes = [];
+	if (report.ignored !== void 0) {
+		const count = report.ignored === 1 ? "1 difference" : `${report.ignored} differences`;
+		notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
+	}
+	if (report.reorderLeftOut === true) notes.push("reorder left out: it moves records that --target/--exclude leave out; a full plan shows it");
+	return notes;
+}
+/** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
+function describePartial(plan) {
+	if (plan.partial !== true) return void 0;
+	return `Partial plan (${escapeControl([...(plan.targets?.target ?? []).map((name) => `--target ${JSON.stringify(name)}`), ...(plan.targets?.exclude ?? []).map((name) => `--exclude ${JSON.stringify(name)}`)].join(" "))}): only the changes of the targeted records; a full plan shows the rest.`;
+}
+/** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
+function describeGuardOverride(plan, forced = false) {
+	const guarded = plan.guards.some((guard) => guard.rule === "protected");
+	const forceable = plan.guards.some((guard) => guard.rule !== "protected");
+	if (!guarded) return forced ? "overridden by --force." : "apply will refuse this plan unless --force.";
+	if (forced) return "apply will refuse this plan unless --allow-destroy names each protected record (--force does not lift protection).";
+	return forceable ? "apply will refuse this plan: --allow-destroy NAME lifts protection, --force the other guards." : "apply will refuse this plan unless --allow-destroy names each protected record.";
 }
 function describeChange(change, options) {
 	const name = formatName(change.name, options);
@@ -1219,13 +1372,15 @@ function renderMarkdown(plan, options = {}) {
 		title,
 		summary
 	];
+	const partial = describePartial(plan);
+	if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
 	const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
 	if (guards) top.push(guards);
 	const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
 	if (ties) top.push(ties);
 	if (changed) top.push(renderTable(sections, Math.floor(maxChars / 4)));
 	const head = `${top.join("\n\n")}\n\n`;
-	const blocks = sections.filter((section) => section.items.length > 0 || section.unmanaged.length > 0).map(buildBlock);
+	const blocks = sections.filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.notes.length > 0).map(buildBlock);
 	const reserve = renderOmittedNote(9999999, 9999999).length;
 	const fitted = fitBlocks(blocks, maxChars - 1 - head.length - reserve);
 	const omitted = blocks.filter((_, index) => fitted[index] === void 0);
@@ -1252,7 +1407,7 @@ function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
 function renderGuards(plan, budget, forced) {
-	return renderWarning(forced ? "Safety guards, overridden by `--force`:" : "Safety guards: apply will refuse this plan unless `--force`.", plan.guards.map((guard) => guard.message), budget);
+	return renderWarning(`Safety guards: ${describeGuardOverride(plan, forced)}`, plan.guards.map((guard) => guard.message), budget);
 }
 function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
@@ -1328,6 +1483,10 @@ function buildBlock(section) {
 	}
 	for (const tie of section.ties) {
 		items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
+		isChange.push(false);
+	}
+	for (const note of section.notes) {
+		items.push(escapeCodeLine(`  ${note}`));
 		isChange.push(false);
 	}
 	const block = {
@@ -1446,9 +1605,11 @@ function renderText(plan, out, options) {
 	};
 	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
 	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+	const partial = describePartial(plan);
+	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	if (plan.guards.length > 0) {
 		const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-		out.write(`${paint("yellow", `Warning: ${guards} above: ${options.forced ? "overridden by --force" : "apply will refuse this plan unless --force"}.`)}\n`);
+		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`);
 	}
 	const ties = describeTieCount(plan);
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
@@ -1464,6 +1625,7 @@ function renderSection(section, paint, paintSpans, verbose) {
 	const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
 	if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
 	for (const tie of verbose ? section.ties : []) lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);
+	for (const note of section.notes) lines.push(`  ${paint("dim", note)}`);
 	for (const guard of section.guards) lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
 	return lines;
 }
@@ -1582,11 +1744,12 @@ async function appendStepSummary(plan, io, title, display = {}) {
 }
 function warnGuards(plan, io, force) {
 	for (const guard of plan.guards) {
-		const message = force ? describeOverriddenGuard(guard) : guard.message;
-		io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${message}\n`);
+		const overridden = force && isForceable(guard.rule);
+		const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
 	}
 }
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { listsToRead as C, idsOfOtherFamilies as S, readFamily as _, printApplyJson as a, parsePlanFile as b, savePlan as c, findOrderTies as d, groupTiedOrders as f, readCurrentState as g, listsToPlan as h, hasChanges as i, warnGuards as l, describeOverriddenGuard as m, appendStepSummary as n, printPlan as o, describeGuard as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, TIE_EFFECT as u, describeGuardFinding as v, showsEveryRecord as w, FAMILIES_IN_CLAIM_ORDER as x, findGuard as y };
+export { serializePlan as A, shownValue as C, findUpdateGuard as D, findGuard as E, idsOfOtherFamilies as M, listsToRead as N, refusingGuards as O, showsEveryRecord as P, pluginDefaults as S, describeGuardFinding as T, readFamily as _, printApplyJson as a, isIgnored as b, savePlan as c, describeOverriddenGuard as d, TIE_EFFECT as f, readCurrentState as g, listsToPlan as h, hasChanges as i, FAMILIES_IN_CLAIM_ORDER as j, parsePlanFile as k, warnGuards as l, groupTiedOrders as m, appendStepSummary as n, printPlan as o, findOrderTies as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, describeGuard as u, createFields as v, showsWritten as w, managedFields as x, diffFields as y };

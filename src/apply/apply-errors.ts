@@ -5,10 +5,11 @@ import { EXIT_ERROR, EXIT_REFUSED, type InterruptSignal, PcsyncError, SIGNAL_EXI
 import type { ApplyReport } from "./types.js";
 
 export class SafetyGuardError extends PcsyncError {
-  constructor(messages: string[]) {
+  /** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
+  constructor(messages: string[], lead = "refusing to apply") {
     super(
       "safety_guard",
-      `refusing to apply:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`,
+      `${lead}:\n${messages.map((message) => `  ${message}`).join("\n")}\nNothing was changed.`,
       { exitCode: EXIT_REFUSED },
     );
   }

@@ -10,6 +10,7 @@ import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { type FamilyWork, groupWork } from "./family-work.js";
+import { RecordWriter, type WriteJournal } from "./journaled-writes.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import { applyReorder, type RearrangeProbe } from "./reorder.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
@@ -27,6 +28,8 @@ export interface ApplyOptions {
   signal?: AbortSignal | undefined;
   /** See `CreateConfigOptions.settleWindowMs`: only for a service known never to commit late. */
   settleWindowMs?: number | undefined;
+  /** The write-ahead journal every write is announced to before it is sent (none: --no-journal). */
+  journal?: WriteJournal | undefined;
 }
 
 /** What apply learns of the server as it goes, shared by all families of one run. */
@@ -49,7 +52,7 @@ export async function applyPlan(
   const progress = (outcome: ApplyOutcome) => options.onProgress?.(++finished, total, outcome);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(client, item, plan, current, knowledge, options, progress),
+    applyFamily(new RecordWriter(client, options.journal), item, plan, current, knowledge, options, progress),
   );
   const outcomes = perFamily.flat();
   const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;
@@ -65,7 +68,7 @@ export async function applyPlan(
 }
 
 async function applyFamily(
-  client: ApiClient,
+  writer: RecordWriter,
   work: FamilyWork,
   plan: Plan,
   current: CurrentState,
@@ -94,6 +97,7 @@ async function applyFamily(
     current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
   const knownIds = new Set(listed.map((record) => record.id));
   // The creates' re-reads and the check after them share reads of the family.
+  const { client } = writer;
   const reader = new FamilyReader(client, project, family);
 
   const writes = work.changes.filter((change) => change.action !== "delete");
@@ -104,8 +108,8 @@ async function applyFamily(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(client, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs)
-          : { outcome: await applyUpdate(client, change) };
+          ? await applyCreate(writer, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs)
+          : { outcome: await applyUpdate(writer, change) };
       progress(applied.outcome);
       return applied;
     }),
@@ -113,6 +117,7 @@ async function applyFamily(
   // A concurrent run may have made the same creates, and a POST whose answer was lost may have
   // landed late: one read of the family settles which record of each config stays.
   const writeOutcomes = await dedupeCreates(client, {
+    writer,
     project,
     family,
     knownIds,
@@ -127,7 +132,7 @@ async function applyFamily(
 
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
-      const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(client, change);
+      const outcome = signal?.aborted ? notStartedOutcome(change) : await applyDelete(writer, change);
       progress(outcome);
       return outcome;
     }),
@@ -157,7 +162,7 @@ async function applyFamily(
     } else {
       outcomes.push({
         ...reorderBase,
-        ...(await applyReorder(client, work.reorder, plan, current, knowledge.rearrange)),
+        ...(await applyReorder(writer, work.reorder, plan, current, knowledge.rearrange)),
       });
     }
     const reordered = outcomes.at(-1);

@@ -96,15 +96,15 @@ export async function checkSavedPlan(
   client: ApiClient,
   options: SavedPlanOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
-  if (plan.server !== client.base.display) {
-    throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
-  }
+  checkPlanServer(plan, path, client);
   const { current, reasons } = await rereadForPlan(plan, client, options);
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new StalePlanError(path, reasons);
   // The file's own guards say what they said when it was made; these are the ones that hold now.
-  return { plan: { ...plan, guards: rechecked.guards }, current };
+  // The update guard is not computed again here; the file's, where it has one, still holds.
+  const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
+  return { plan: { ...plan, guards: [...rechecked.guards, ...updateGuards] }, current };
 }
 
 /**
@@ -127,6 +127,16 @@ async function rereadForPlan(
   client: ApiClient,
   options: RereadOptions,
 ): Promise<{ current: CurrentState; reasons: string[] }> {
+  const current = await readStateForPlan(plan, client, options);
+  return { current, reasons: findPlanProblems(plan, current) };
+}
+
+/** Reads the lists a plan touches: the state it is checked against and applied to. */
+export async function readStateForPlan(
+  plan: Plan,
+  client: ApiClient,
+  options: RereadOptions,
+): Promise<CurrentState> {
   // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
   // A family the plan deletes from is read whole (with the lists it also shows), so that the
   // guards and the ownership of each delete can be checked again (recompute-guards.ts).
@@ -142,6 +152,17 @@ async function rereadForPlan(
     })),
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
-  const current = await readCurrentState(client, refs, options);
-  return { current, reasons: [...findStaleness(plan, current), ...findOwnerProblems(plan, current)] };
+  return await readCurrentState(client, refs, options);
+}
+
+/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
+export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
+  return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
+}
+
+/** A saved plan made against another server than the one given. */
+export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
+  if (plan.server !== client.base.display) {
+    throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
+  }
 }

@@ -8,12 +8,13 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, FamilyReader, updateConfig } from "../api/index.js";
+import { ApiError, FamilyReader } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../service-text.js";
+import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner } from "./write-mark.js";
 
@@ -44,6 +45,8 @@ export interface DedupeInput {
   reader?: FamilyReader | undefined;
   /** Once aborted, the check does not start: its deletes would be new writes. */
   signal?: AbortSignal | undefined;
+  /** How the check's deletes and updates are written (through the run's journal); else directly. */
+  writer?: RecordWriter | undefined;
 }
 
 interface Target {
@@ -192,6 +195,10 @@ function copiesOf(
   );
 }
 
+function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {
+  return input.writer ?? new RecordWriter(client, undefined);
+}
+
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(
   client: ApiClient,
@@ -206,7 +213,7 @@ async function keepSurvivor(
   const removedIds: number[] = [];
   for (const id of copies) {
     try {
-      const removed = await updateConfig(client, project, family, id, { deleted: true });
+      const removed = await writerOf(client, input).update("copy", project, family, id, { deleted: true });
       if (removed.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
       removedIds.push(id);
@@ -229,7 +236,13 @@ async function keepSurvivor(
     const text = body.description;
     if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
-      const updated = await updateConfig(client, project, family, survivor.id, body as PluginConfigInput);
+      const updated = await writerOf(client, input).update(
+        "copy",
+        project,
+        family,
+        survivor.id,
+        body as PluginConfigInput,
+      );
       const still = differingFields(change, updated);
       if (still.length > 0) throw new Error(`the server did not apply ${still.join(", ")}`);
     } catch (error) {

@@ -2,17 +2,11 @@
 // need, else (or for what it did not move) one PATCH of `order` per record. The run's first
 // rearrange finds out for every family; the others wait for its answer.
 
-import type { ApiClient } from "../api/index.js";
-import {
-  ApiError,
-  RequestAbortedError,
-  RequestFailedError,
-  rearrangeConfigs,
-  updateConfig,
-} from "../api/index.js";
+import { ApiError, RequestAbortedError, RequestFailedError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import { showsEveryRecord } from "../family-lists.js";
 import type { CurrentState, Plan, PlannedReorder } from "../plan/types.js";
+import type { RecordWriter } from "./journaled-writes.js";
 import { REORDER_NOT_STARTED } from "./outcomes.js";
 import type { OutcomeStatus } from "./types.js";
 
@@ -45,7 +39,7 @@ function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentSt
 }
 
 export async function applyReorder(
-  client: ApiClient,
+  writer: RecordWriter,
   reorder: PlannedReorder,
   plan: Plan,
   current: CurrentState,
@@ -67,7 +61,7 @@ export async function applyReorder(
     try {
       const orders: Record<string, number> = {};
       for (const move of reorder.moves) orders[String(move.id)] = move.to;
-      const records = await rearrangeConfigs(client, project, family, orders);
+      const records = await writer.rearrange(project, family, orders);
       const byId = new Map(records.map((record) => [record.id, record]));
       pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);
       if (pending.length === 0)
@@ -100,7 +94,7 @@ export async function applyReorder(
   await Promise.all(
     pending.map(async (move) => {
       try {
-        const record = await updateConfig(client, project, family, move.id, { order: move.to });
+        const record = await writer.update("order", project, family, move.id, { order: move.to }, move.name);
         if (record.order !== move.to)
           failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
       } catch (error) {

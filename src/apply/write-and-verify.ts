@@ -1,20 +1,14 @@
 // One create, update or delete sent and verified from the service's answer: a write the server
 // accepted but did not apply (a field that did not take) is a failure that says why.
 
-import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import {
-  ApiError,
-  CreateOutcomeUnknownError,
-  createConfigDetailed,
-  type FamilyReader,
-  RequestAbortedError,
-  updateConfig,
-} from "../api/index.js";
+import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { ApiError, CreateOutcomeUnknownError, type FamilyReader, RequestAbortedError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
 import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
 import type { CreateSettlement } from "./dedupe-creates.js";
+import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markedBody, markProblem } from "./write-mark.js";
@@ -64,7 +58,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
 }
 
 export async function applyCreate(
-  client: ApiClient,
+  writer: RecordWriter,
   change: PlannedChange,
   knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
@@ -72,7 +66,7 @@ export async function applyCreate(
   settleWindowMs: number | undefined,
 ): Promise<AppliedWrite> {
   try {
-    const created = await createConfigDetailed(client, change.project, change.family, bodyOf(change), {
+    const created = await writer.create(change.project, change.family, bodyOf(change), {
       knownIds,
       reader,
       settleWindowMs,
@@ -100,10 +94,17 @@ export async function applyCreate(
   }
 }
 
-export async function applyUpdate(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+export async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
   try {
-    const record = await updateConfig(client, change.project, change.family, change.id, bodyOf(change));
+    const record = await writer.update(
+      "update",
+      change.project,
+      change.family,
+      change.id,
+      bodyOf(change),
+      change.name,
+    );
     const problem = writeProblem(change, record);
     if (problem !== undefined) return outcomeOf(change, "failed", problem);
     return outcomeOf(change, "done");
@@ -116,10 +117,17 @@ export async function applyUpdate(client: ApiClient, change: PlannedChange): Pro
  * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
  * list, where DELETE on posthog-2024 servers only disables it.
  */
-export async function applyDelete(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome> {
+export async function applyDelete(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
   try {
-    const record = await updateConfig(client, change.project, change.family, change.id, { deleted: true });
+    const record = await writer.update(
+      "delete",
+      change.project,
+      change.family,
+      change.id,
+      { deleted: true },
+      change.name,
+    );
     if (record.deleted !== true) {
       return outcomeOf(
         change,

@@ -9,6 +9,7 @@ import { describeFileError, OutputFileError } from "../files/file-errors.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
+import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { describeOverriddenGuard } from "../render/guard-message.js";
@@ -160,8 +161,9 @@ export async function appendStepSummary(
 
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
-    const message = force ? describeOverriddenGuard(guard) : guard.message;
-    io.stderr.write(`warning: ${force ? "--force overrides" : "apply will refuse"}: ${message}\n`);
+    const overridden = force && isForceable(guard.rule);
+    const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
   }
 }
 

@@ -21,6 +21,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { name: "validate", load: async () => (await import("./commands/validate.js")).registerValidateCommand },
   { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
   { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
+  { name: "rollback", load: async () => (await import("./commands/rollback.js")).registerRollbackCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
   { name: "show", load: async () => (await import("./commands/show.js")).registerShowCommand },
   {
@@ -75,7 +76,7 @@ export function commandsReachedBy(argv: readonly string[] | undefined): readonly
 }
 
 /** Commands that change the service: when their output fails they still finish their writes. */
-const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "job"]);
+const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "rollback", "job"]);
 
 /**
  * The program, with the commands that `argv` can reach (every command without `argv`); each

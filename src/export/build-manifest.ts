@@ -24,14 +24,17 @@ export interface ExportInput {
   otherLists?: FamilyList[];
 }
 
-/** One config as a manifest writes it; key order is the order written. */
+/**
+ * One config as a manifest writes it; key order is the order written. Every field is written, null
+ * ones included: a field left out would not be managed, and a later edit of it not seen as drift.
+ */
 export interface ExportedConfig {
   name: string;
   id?: number;
   plugin: number;
   enabled: boolean;
-  description?: string;
-  match_action?: number;
+  description: string | null;
+  match_action: number | null;
   order?: number;
 }
 
@@ -152,8 +155,8 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        ...exportedDescription(record, family, warnings),
-        ...(record.match_action === null ? {} : { match_action: record.match_action }),
+        description: exportedDescription(record, family, warnings),
+        match_action: record.match_action ?? null,
         ...(positional ? {} : { order: record.order }),
       }),
     );
@@ -170,16 +173,16 @@ export function buildManifest(input: ExportInput): ExportResult {
 
 /**
  * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
- * description where the record has none: writing it would manage a text nobody set. Left out, the
- * field is unmanaged and plans back the same.
+ * description where the record has none: that is a null description (compare-fields.ts reads it
+ * back so), not a text anybody set.
  */
 function exportedDescription(
   record: PluginConfigRecord,
   family: FamilyName,
   warnings: string[],
-): { description?: string } {
+): string | null {
   const description = shownValue("description", record);
-  if (typeof description !== "string" || description === pluginDefaults(record).description) return {};
+  if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
   // The manifest refuses what the service would trim (manifest/text-checks.ts): written trimmed.
   const trimmed = trimAsService(description);
   if (trimmed !== description) {
@@ -187,5 +190,5 @@ function exportedDescription(
       `record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`,
     );
   }
-  return { description: trimmed };
+  return trimmed;
 }

@@ -13,6 +13,6 @@ export function escapeConfig(config: ExportedConfig): ExportedConfig {
   return {
     ...config,
     name: escapeInterpolation(config.name),
-    ...(config.description === undefined ? {} : { description: escapeInterpolation(config.description) }),
+    description: config.description === null ? null : escapeInterpolation(config.description),
   };
 }

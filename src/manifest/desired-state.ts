@@ -19,10 +19,20 @@ import type {
   ManifestTemplateNames,
 } from "./manifest-schema-types.js";
 import { escapePointerSegment, type LocationIndex } from "./plain-manifest.js";
-import type { SourceLocation } from "./types.js";
+import type { DesiredFields, SourceLocation } from "./types.js";
 
-const CONFIG_FIELDS = ["name", "plugin", "enabled", "description", "match_action", "order", "id"] as const;
-const OVERRIDE_FIELDS = ["plugin", "enabled", "description", "match_action", "order", "id"] as const;
+// The safety keys ride along with the fields, so that templates, sets and overrides carry them.
+const SETTINGS = ["deleted", "protect", "ignore_fields"] as const;
+const OVERRIDE_FIELDS = [
+  "plugin",
+  "enabled",
+  "description",
+  "match_action",
+  "order",
+  "id",
+  ...SETTINGS,
+] as const;
+const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS] as const;
 
 /** Where the value (or key) at a JSON pointer was written; pointers are built once per block or config. */
 type Locate = (pointer: string, which: "key" | "value") => SourceLocation;
@@ -105,6 +115,14 @@ function readFamilies(
     };
     if (block.prune !== undefined)
       read.prune = { value: block.prune, source: at(`${pointer}/prune`, "value") };
+    if (block.fields !== undefined)
+      read.fields = { value: block.fields, source: at(`${pointer}/fields`, "value") };
+    if (block.protect !== undefined) {
+      read.protect = block.protect.map((pattern, index) => ({
+        pattern,
+        source: at(`${pointer}/protect/${index}`, "value"),
+      }));
+    }
     if (block.configs !== undefined) {
       read.configs = block.configs.map((config, index) =>
         readConfig(config, `${pointer}/configs/${index}`, at),
@@ -125,6 +143,7 @@ function readConfig(
   if (config.enabled !== undefined) fields.enabled = config.enabled;
   if (config.description !== undefined) fields.description = config.description;
   if (config.match_action !== undefined) fields.match_action = config.match_action;
+  copySettings(config, fields);
   const fieldSources: ConfigItem["fieldSources"] = {};
   for (const field of CONFIG_FIELDS) {
     if (config[field] !== undefined) fieldSources[field] = at(`${pointer}/${field}`, "value");
@@ -146,9 +165,20 @@ function readOverride(
   if (override.enabled !== undefined) item.fields.enabled = override.enabled;
   if (override.description !== undefined) item.fields.description = override.description;
   if (override.match_action !== undefined) item.fields.match_action = override.match_action;
+  copySettings(override, item.fields);
   if (override.id !== undefined) item.id = override.id;
   for (const field of OVERRIDE_FIELDS) {
     if (override[field] !== undefined) item.fieldSources[field] = at(`${pointer}/${field}`, "value");
   }
   return item;
+}
+
+/** The safety keys of a config or an override, as written. */
+function copySettings(
+  from: Pick<ManifestConfigOverride, (typeof SETTINGS)[number]>,
+  to: Pick<DesiredFields, (typeof SETTINGS)[number]>,
+): void {
+  if (from.deleted !== undefined) to.deleted = from.deleted;
+  if (from.protect !== undefined) to.protect = from.protect;
+  if (from.ignore_fields !== undefined) to.ignore_fields = [...from.ignore_fields];
 }

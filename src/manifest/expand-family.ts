@@ -3,6 +3,7 @@
 // configs; orders resolved as the same configs written out would have them.
 
 import type { FamilyName } from "../families.js";
+import { matchesAnyGlob } from "../name-glob.js";
 import { formatSource } from "./diagnostics.js";
 import type {
   ConfigItem,
@@ -74,6 +75,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
         own.configs.map(ownEntry(own)),
         own.prune?.value ?? false,
         own.source,
+        familySettings([own]),
       );
     }
   }
@@ -83,9 +85,11 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   let templatePrune: { value: boolean; source: SourceLocation } | undefined;
   let templated = false;
   let firstUse: SourceLocation | undefined;
+  const settingBlocks: FamilyBlock[] = [];
   for (const application of applications) {
     const templateFamily = application.template.families.find((candidate) => candidate.family === family);
     if (templateFamily === undefined) continue;
+    settingBlocks.push(templateFamily);
     templated = true;
     firstUse ??= application.use.source;
     if (templateFamily.prune !== undefined) {
@@ -184,7 +188,32 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
   if (source === undefined) return undefined;
   const kept = entries.filter((entry) => entry.omittedAt === undefined);
-  return finishFamily(context, family, kept, prune, source);
+  for (const { block: changer } of changers) settingBlocks.push(changer);
+  return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
+}
+
+/**
+ * `protect:` and `fields:` of a family from its blocks, templates first, then sets, then the
+ * project's own: protection adds up (it must survive any one block's edit); the last `fields:` wins.
+ */
+function familySettings(blocks: readonly FamilyBlock[]): Pick<DesiredFamily, "protect" | "fields"> {
+  const protect = blocks.flatMap((block) => block.protect ?? []);
+  const fields = blocks.findLast((block) => block.fields !== undefined)?.fields?.value;
+  return { ...(protect.length > 0 ? { protect } : {}), ...(fields === undefined ? {} : { fields }) };
+}
+
+/** A `protect:` pattern that names no config of the family: likely a typo (it still protects remote records). */
+function warnUnmatchedProtect(context: ProjectContext, family: FamilyName, built: DesiredFamily): void {
+  for (const { pattern, source } of built.protect ?? []) {
+    const names = built.configs.map((config) => config.fields.name);
+    if (names.some(matchesAnyGlob([pattern]))) continue;
+    const suggestion = didYouMean(pattern, names);
+    context.report.warn(
+      source,
+      `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`,
+      context.project,
+    );
+  }
 }
 
 export function applicationsOf(context: Omit<ProjectContext, "applications">): Application[] {
@@ -260,7 +289,7 @@ function applyOverride(
     if (set !== undefined) {
       entry.setOverrides ??= new Map();
       const earlier = entry.setOverrides.get(field);
-      if (earlier !== undefined && !Object.is(earlier.value, value)) {
+      if (earlier !== undefined && !sameSetting(earlier.value, value)) {
         context.report.error(
           at,
           `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${formatSource(earlier.at)} of another set with the same project; set it in the project's own overrides`,
@@ -274,6 +303,11 @@ function applyOverride(
     else (entry.fields as Record<string, unknown>)[field] = value;
     entry.fieldSources[field] = at;
   }
+}
+
+/** Two sets' values of one override field agree: equal values, or lists of the same items. */
+function sameSetting(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b);
 }
 
 function setPrune(
@@ -303,6 +337,7 @@ function finishFamily(
   entries: readonly Entry[],
   prune: boolean,
   source: SourceLocation,
+  settings: Pick<DesiredFamily, "protect" | "fields">,
 ): DesiredFamily {
   let withOrder: Entry | undefined;
   let withoutOrder: Entry | undefined;
@@ -323,22 +358,28 @@ function finishFamily(
     }
   }
   if (withOrder !== undefined && withoutOrder === undefined) warnSharedOrders(context, family, entries);
-  const configs = entries.map((entry, index): DesiredConfig => {
-    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? index + 1 };
+  // A config with `deleted: true` takes no place in the list: the others keep their positions.
+  let position = 0;
+  const configs = entries.map((entry): DesiredConfig => {
+    if (entry.fields.deleted !== true) position += 1;
+    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? position };
     const config: DesiredConfig = { fields, source: entry.item.source, fieldSources: entry.fieldSources };
     const id = entry.id ?? entry.item.id;
     if (id !== undefined) config.id = id;
     if (entry.appliedAt !== undefined) config.appliedAt = entry.appliedAt;
     return config;
   });
-  return {
+  const built: DesiredFamily = {
     project: context.project,
     family,
     prune,
+    ...settings,
     explicitOrder: entries.length > 0 && withoutOrder === undefined,
     configs,
     source,
   };
+  warnUnmatchedProtect(context, family, built);
+  return built;
 }
 
 /**

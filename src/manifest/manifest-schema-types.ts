@@ -2,6 +2,22 @@
 // Regenerate after editing the schema: npm run generate
 
 /**
+ * Fields never compared and never written once the record exists (a create still sends them); the plan counts the differences it ignored.
+ *
+ * Items: A field of the record.
+ */
+export type ManifestIgnoreFields = ("plugin" | "enabled" | "description" | "match_action" | "order")[];
+/**
+ * Names or `*` globs of records of this family that are never deleted (by prune or `deleted: true`) unless `--allow-destroy NAME` names them; unlike a config's `protect: true`, this survives the config's removal from the manifest. Protection adds up across templates, project sets and the project.
+ *
+ * Items: A record name, or a glob where `*` matches any run of characters.
+ */
+export type ManifestProtectNames = string[];
+/**
+ * `listed` (default): fields a config leaves out are not managed. `all`: they take the service's defaults (enabled: false, description: null, match_action: null) and are managed, so a hand edit of any field is drift. The project's value wins over a set's, which wins over the templates'.
+ */
+export type ManifestFieldsMode = "listed" | "all";
+/**
  * Names of templates (defined under `templates:`), applied in this order.
  *
  * Items: A template name.
@@ -81,6 +97,14 @@ export interface ManifestTemplateFamily {
    * The templated configs, in order. Give every config an `order`, or none.
    */
   configs: ManifestTemplateConfig[];
+  /**
+   * Names or `*` globs of records of this family that are never deleted (by prune or `deleted: true`) unless `--allow-destroy NAME` names them; unlike a config's `protect: true`, this survives the config's removal from the manifest. Protection adds up across templates, project sets and the project.
+   */
+  protect?: ManifestProtectNames;
+  /**
+   * `listed` (default): fields a config leaves out are not managed. `all`: they take the service's defaults (enabled: false, description: null, match_action: null) and are managed, so a hand edit of any field is drift. The project's value wins over a set's, which wins over the templates'.
+   */
+  fields?: ManifestFieldsMode;
 }
 /**
  * One templated plugin config: as a project's config, without `id:` (pin ids in a project's `overrides`).
@@ -110,6 +134,18 @@ export interface ManifestTemplateConfig {
    * Explicit position among the family's configs (lower runs first). Give it on every config of the family or on none.
    */
   order?: number;
+  /**
+   * `true`: delete the record this config matches (refused for a protected record without --allow-destroy); nothing to do if it does not exist. Default false.
+   */
+  deleted?: boolean;
+  /**
+   * Never delete this record (by prune or `deleted: true`) unless `--allow-destroy NAME` names it; a plan that would is refused (exit 3).
+   */
+  protect?: boolean;
+  /**
+   * Fields never compared and never written once the record exists (a create still sends them); the plan counts the differences it ignored.
+   */
+  ignore_fields?: ManifestIgnoreFields;
 }
 /**
  * One block for many projects: the templates, family settings, overrides, omissions and configs they all get.
@@ -166,6 +202,14 @@ export interface ManifestFamily {
    * Items: The name of a config a used template provides.
    */
   omit?: string[];
+  /**
+   * Names or `*` globs of records of this family that are never deleted (by prune or `deleted: true`) unless `--allow-destroy NAME` names them; unlike a config's `protect: true`, this survives the config's removal from the manifest. Protection adds up across templates, project sets and the project.
+   */
+  protect?: ManifestProtectNames;
+  /**
+   * `listed` (default): fields a config leaves out are not managed. `all`: they take the service's defaults (enabled: false, description: null, match_action: null) and are managed, so a hand edit of any field is drift. The project's value wins over a set's, which wins over the templates'.
+   */
+  fields?: ManifestFieldsMode;
 }
 /**
  * One plugin config. Fields left out are not managed.
@@ -199,6 +243,18 @@ export interface ManifestConfig {
    * Pin an existing record by id: adopt it, or rename it. Otherwise the record is matched by name.
    */
   id?: number;
+  /**
+   * `true`: delete the record this config matches (refused for a protected record without --allow-destroy); nothing to do if it does not exist. Default false.
+   */
+  deleted?: boolean;
+  /**
+   * Never delete this record (by prune or `deleted: true`) unless `--allow-destroy NAME` names it; a plan that would is refused (exit 3).
+   */
+  protect?: boolean;
+  /**
+   * Fields never compared and never written once the record exists (a create still sends them); the plan counts the differences it ignored.
+   */
+  ignore_fields?: ManifestIgnoreFields;
 }
 /**
  * Fields that replace the templated config's values for this project (or set).
@@ -228,6 +284,18 @@ export interface ManifestConfigOverride {
    * Pin an existing record by id: adopt it, or rename it. Otherwise the record is matched by name.
    */
   id?: number;
+  /**
+   * `true`: delete the record this config matches (refused for a protected record without --allow-destroy); nothing to do if it does not exist. Default false.
+   */
+  deleted?: boolean;
+  /**
+   * Never delete this record (by prune or `deleted: true`) unless `--allow-destroy NAME` names it; a plan that would is refused (exit 3).
+   */
+  protect?: boolean;
+  /**
+   * Fields never compared and never written once the record exists (a create still sends them); the plan counts the differences it ignored.
+   */
+  ignore_fields?: ManifestIgnoreFields;
 }
 /**
  * The config families of one project. A family left out is not managed.

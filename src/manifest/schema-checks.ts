@@ -110,6 +110,16 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
       return { position: location.value, message: `${label} must not be empty` };
     case "pattern":
       return { position: location.value, message: describePatternError(label, field, actual) };
+    case "enum":
+      return {
+        position: location.value,
+        message: describeEnumError(path, actual, (params.allowedValues as unknown[]).map(String)),
+      };
+    case "uniqueItems":
+      return {
+        position: location.value,
+        message: `${label} lists ${describeValue(valueAt(plain.value, [...path, Number(params.j)]))} twice; keep one`,
+      };
     case "format":
       return {
         position: location.value,
@@ -127,9 +137,6 @@ function describeUnknownKey(
 ): string {
   const parent = path.at(-1);
   const isConfig = typeof parent === "number";
-  if (isConfig && key === "deleted") {
-    return `"deleted" is not accepted in a manifest; to delete a record, remove its config and set \`prune: true\` on the family`;
-  }
   if (key === "id" && isConfig && path[0] === "templates") {
     return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
   }
@@ -141,6 +148,22 @@ function describeUnknownKey(
     .map((name) => `"${name}"`)
     .join(", ");
   return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
+}
+
+/** A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): did you mean, else the list. */
+function describeEnumError(
+  path: readonly (string | number)[],
+  actual: unknown,
+  allowed: readonly string[],
+): string {
+  const last = path.at(-1);
+  const inList = typeof last === "string" && /^\d+$/.test(last);
+  const key = inList ? path.at(-2) : last;
+  const label = inList
+    ? `"${String(key)}" entry ${describeValue(actual)}`
+    : `"${String(key)}" ${describeValue(actual)}`;
+  const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
+  return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
 
 function describeTypeError(label: string, expected: string, actual: unknown): string {

@@ -9,15 +9,35 @@ export interface SourceLocation {
   col: number;
 }
 
+/** The record fields a config may ask pcsync never to compare or write once the record exists. */
+export const IGNORABLE_FIELDS = ["plugin", "enabled", "description", "match_action", "order"] as const;
+export type IgnorableField = (typeof IGNORABLE_FIELDS)[number];
+
+/** `fields:` of a family: whether fields a config leaves out are managed (at the service's defaults). */
+export type FieldsMode = "listed" | "all";
+
 /** Fields the manifest manages on one config; a field left out of the manifest is absent here. */
 export interface DesiredFields {
   plugin: number;
   name: string;
-  /** Resolved order: the explicit `order`, or the 1-based list position. */
+  /** Resolved order: the explicit `order`, or the 1-based position among the configs not deleted. */
   order: number;
   enabled?: boolean;
   description?: string | null;
   match_action?: number | null;
+  /** `deleted: true`: the record this config matches is deleted. */
+  deleted?: boolean;
+  // Safety settings, not record fields; kept here so that templates, sets and overrides carry them.
+  /** `protect: true`: never deleted without --allow-destroy. */
+  protect?: boolean;
+  /** Fields never compared or written once the record exists. */
+  ignore_fields?: IgnorableField[];
+}
+
+/** A `protect:` entry of a family: a record name or `*` glob, and where it was written. */
+export interface ProtectPattern {
+  pattern: string;
+  source: SourceLocation;
 }
 
 export interface DesiredConfig {
@@ -37,6 +57,10 @@ export interface DesiredFamily {
   family: FamilyName;
   /** Delete remote records of this family that no config claims. */
   prune: boolean;
+  /** Names and globs of records never deleted without --allow-destroy (`protect:` of the family). */
+  protect?: ProtectPattern[];
+  /** `fields: all`: fields a config leaves out are managed at the service's defaults. Absent: listed. */
+  fields?: FieldsMode;
   /** Whether the orders came from explicit `order:` values (else list positions). */
   explicitOrder: boolean;
   configs: DesiredConfig[];

@@ -3,7 +3,7 @@
 // A description is compared without its owner mark (owner-mark.ts), whoever wrote it.
 
 import type { WritableField } from "../families.js";
-import type { DesiredFields } from "../manifest/types.js";
+import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
 import { stripMark } from "../owner-mark.js";
 import { isTrimmedField, showsText, trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -52,15 +52,40 @@ export function showsWritten(field: WritableField, written: FieldValue, record: 
   return false;
 }
 
-/** The fields the manifest sets that differ on the record (order excluded). */
-export function diffFields(desired: DesiredFields, record: PluginConfigRecord): FieldChanges {
+/**
+ * The fields the manifest sets that differ on the record (order excluded), and how many differences
+ * were left alone because the config's `ignore_fields` names the field.
+ */
+export function diffFields(
+  desired: DesiredFields,
+  record: PluginConfigRecord,
+): { changes: FieldChanges; ignored: number } {
   const changes: FieldChanges = {};
+  let ignored = 0;
   for (const field of UPDATE_FIELDS) {
     const value = desired[field];
-    if (value === undefined) continue;
-    if (!showsWritten(field, value, record)) changes[field] = { from: shownValue(field, record), to: value };
+    if (value === undefined || showsWritten(field, value, record)) continue;
+    if (isIgnored(desired, field)) ignored += 1;
+    else changes[field] = { from: shownValue(field, record), to: value };
   }
-  return changes;
+  return { changes, ignored };
+}
+
+/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
+export function isIgnored(desired: DesiredFields, field: IgnorableField | "name"): boolean {
+  return field !== "name" && desired.ignore_fields?.includes(field) === true;
+}
+
+/** What `fields: all` manages where a config says nothing: the service's defaults for a new record. */
+const SERVICE_DEFAULTS = {
+  enabled: false,
+  description: null,
+  match_action: null,
+} as const satisfies Partial<DesiredFields>;
+
+/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
+export function managedFields(desired: DesiredFields, mode: FieldsMode | undefined): DesiredFields {
+  return mode === "all" ? { ...SERVICE_DEFAULTS, ...desired } : desired;
 }
 
 /** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */

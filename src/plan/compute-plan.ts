@@ -9,7 +9,7 @@ import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
 import { describeLookAlike, lookAlikeKey } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { createFields, diffFields } from "./compare-fields.js";
+import { createFields, diffFields, isIgnored, managedFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import { findOrderTies, type PlacedConfig } from "./order-ties.js";
 import {
@@ -21,7 +21,9 @@ import {
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
-import { describeGuardFinding, findGuard } from "./safety-guards.js";
+import { findProtectedDeletes, protectEntries } from "./protect.js";
+import { describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
   CurrentState,
@@ -33,11 +35,18 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
+  PlanTargets,
 } from "./types.js";
 
 export interface PlanOptions {
   /** Refuse to delete more than this share of a family of 10 or more records. */
   maxDeletePercent?: number;
+  /** Refuse to update more than this share of a family of 10 or more records. */
+  maxUpdatePercent?: number;
+  /** Record-name globs whose protected records may be deleted (--allow-destroy). */
+  allowDestroy?: readonly string[];
+  /** --target/--exclude: only these records' changes are planned (a partial plan). */
+  targets?: PlanTargets;
   /**
    * The message of each guard in the plan: the CLI's words name its flags (render/guard-message.ts);
    * by default, what was found alone.
@@ -49,8 +58,8 @@ export interface PlanOptions {
   takeover?: boolean | undefined;
 }
 
-export const PLAN_DEFAULTS = { maxDeletePercent: 30 } as const satisfies Required<
-  Pick<PlanOptions, "maxDeletePercent">
+export const PLAN_DEFAULTS = { maxDeletePercent: 30, maxUpdatePercent: 30 } as const satisfies Required<
+  Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent">
 >;
 
 export interface PlanDiagnostic {
@@ -130,7 +139,10 @@ export function planProject(
   return planProjectInput(input, options);
 }
 
-/** Joins the parts of a plan, in the order given: the same parts always make the same plan. */
+/**
+ * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
+ * `options.targets` (--target/--exclude), the plan says it is partial.
+ */
 export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions = {}): PlanResult {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
@@ -139,12 +151,7 @@ export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions
   const plan: Plan = {
     format: "pcsync-plan",
     version: 1,
-    summary: {
-      create: changes.filter((change) => change.action === "create").length,
-      update: changes.filter((change) => change.action === "update").length,
-      delete: changes.filter((change) => change.action === "delete").length,
-      reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-    },
+    summary: summarizePlan(changes, reorders),
     changes,
     reorders,
     families: parts.flatMap((part) => part.families),
@@ -155,7 +162,23 @@ export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions
     plan.owner = options.owner;
     if (options.takeover) plan.takeover = true;
   }
+  if (isPartial(options.targets)) {
+    plan.partial = true;
+    plan.targets = options.targets;
+  }
   return { plan, errors };
+}
+
+export function summarizePlan(
+  changes: readonly PlannedChange[],
+  reorders: readonly PlannedReorder[],
+): Plan["summary"] {
+  return {
+    create: changes.filter((change) => change.action === "create").length,
+    update: changes.filter((change) => change.action === "update").length,
+    delete: changes.filter((change) => change.action === "delete").length,
+    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+  };
 }
 
 // A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
@@ -166,7 +189,6 @@ function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] 
 }
 
 function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
-  const maxDeletePercent = options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent;
   const part: ProjectPlan = {
     project: input.project,
     changes: [],
@@ -182,14 +204,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(
-      input,
-      desiredFamily,
-      records,
-      claims,
-      maxDeletePercent,
-      ownerSettings(options),
-    );
+    const familyPlan = planFamily(input, desiredFamily, records, claims, options, ownerSettings(options));
     appendAll(part.errors, familyPlan.errors);
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
@@ -250,6 +265,8 @@ function claimRecords(
     for (const config of desiredFamily.configs) {
       if (config.id === undefined) continue;
       const record = byId.get(config.id);
+      // A record to delete that is gone already is what `deleted: true` asks for.
+      if (!record && config.fields.deleted === true) continue;
       if (!record) {
         reportIn(
           family,
@@ -384,7 +401,7 @@ function planFamily(
   desiredFamily: DesiredFamily,
   listed: readonly PluginConfigRecord[],
   claims: Claims,
-  maxDeletePercent: number,
+  options: PlanOptions,
   owner: OwnerSettings | undefined,
 ): FamilyPlan {
   const { project, family } = desiredFamily;
@@ -401,24 +418,32 @@ function planFamily(
   const errors: PlanDiagnostic[] = [];
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
-  const touchedIds: number[] = [];
   // Where each config stands once the plan is applied, to find the orders it shares (order-ties.ts).
   const placed: PlacedConfig[] = [];
+  let ignored = 0;
+  const claimedNames = new Map<object, string | null>();
 
   for (const config of desiredFamily.configs) {
     const claim = claims.byConfig.get(config);
+    if (claim) claimedNames.set(config, claim.record.name);
     const source = formatSource(config.source);
-    const { name, plugin, order } = config.fields;
+    const desired = managedFields(config.fields, desiredFamily.fields);
+    const { name, plugin, order } = desired;
     const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
+    if (desired.deleted === true) {
+      // `deleted: true`: the record goes, if it is there; the config takes no place in the order.
+      if (claim) changes.push(deleteChange(project, family, claim.record, source, via));
+      continue;
+    }
     if (!claim) {
       placed.push({ id: null, name, plugin, order, placed: "create", source });
       changes.push({
         action: "create",
         project,
         family,
-        name: config.fields.name,
+        name,
         id: null,
-        fields: createFields(config.fields),
+        fields: createFields(desired),
         source,
         ...via,
         ...markForCreate(owner),
@@ -426,16 +451,15 @@ function planFamily(
       continue;
     }
     const { record } = claim;
-    placed.push({
-      id: record.id,
-      name,
-      plugin,
-      order,
-      placed: record.order === order ? "kept" : "move",
-      source,
-    });
-    const fields = diffFields(config.fields, record);
-    const { mark, conflict } = markForUpdate(owner, config, record, fields);
+    const keepsOrder = record.order === order || isIgnored(desired, "order");
+    placed.push({ id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source });
+    const diff = diffFields(desired, record);
+    ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
+    const fields = diff.changes;
+    // The mark keeps the description the family manages: none where ignore_fields names it.
+    const { description: _ignored, ...withoutDescription } = desired;
+    const managed = isIgnored(desired, "description") ? withoutDescription : desired;
+    const { mark, conflict } = markForUpdate(owner, { ...config, fields: managed }, record, fields);
     if (conflict && owner) {
       const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
       errors.push({ project, family, message, source, refused: true });
@@ -445,7 +469,7 @@ function planFamily(
         action: "update",
         project,
         family,
-        name: config.fields.name,
+        name,
         id: record.id,
         fields,
         ...lookAlikeNote(record.name, config.fields.name),
@@ -453,58 +477,66 @@ function planFamily(
         ...via,
         ...(mark === undefined ? {} : { mark }),
       });
-      touchedIds.push(record.id);
     }
-    if (record.order !== config.fields.order) {
-      moves.push({
-        id: record.id,
-        name: config.fields.name,
-        plugin: record.plugin,
-        from: record.order,
-        to: config.fields.order,
-      });
-      touchedIds.push(record.id);
-    }
+    if (!keepsOrder)
+      moves.push({ id: record.id, name, plugin: record.plugin, from: record.order, to: order });
   }
 
   const unclaimed = owned.filter((record) => !claims.byRecord.has(record.id));
   // With an owner, prune deletes only the records that carry its mark: the rest stay unmanaged.
   const { prunable, kept, pruneKept } = splitPrunable(owner, unclaimed);
-  const deletes: PlannedChange[] = desiredFamily.prune
-    ? prunable.map((record) => ({
-        action: "delete" as const,
-        project,
-        family,
-        name: record.name,
-        id: record.id,
-        fields: {},
-        source: familySource,
-      }))
+  const prunes = desiredFamily.prune
+    ? prunable.map((record) => deleteChange(project, family, record, familySource, {}))
     : [];
-  for (const change of deletes) if (change.id !== null) touchedIds.push(change.id);
-  appendAll(changes, deletes);
+  appendAll(changes, prunes);
   // With prune, every unclaimed record of the family is deleted (but those of other owners): the
   // rest is left to tie with.
   const unmanaged = desiredFamily.prune ? kept : unclaimed;
   const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
-  const guard = findGuard(
+  const selected = selectTargets(changes, moves, options.targets);
+  const touchedIds = [
+    ...selected.changes.flatMap((change) =>
+      change.action === "create" || change.id === null ? [] : [change.id],
+    ),
+    ...selected.moves.map((move) => move.id),
+  ];
+  const protect = protectEntries(desiredFamily, claimedNames);
+  const where = { project, family, source: familySource };
+  // An owner's prune is measured against the records it may delete or keeps: its own.
+  const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
+  const guards: GuardFinding[] = [];
+  const deleteGuard = findGuard(
     {
-      project,
-      family,
-      // An owner's prune is measured against the records it may delete or keeps: its own.
-      owned: owned.length - (desiredFamily.prune ? kept.length : 0),
-      creates: changes.filter((change) => change.action === "create").length,
-      deletes: deletes.length,
-      source: familySource,
+      ...where,
+      owned: ownedByThis,
+      creates: selected.changes.filter((change) => change.action === "create").length,
+      deletes: selected.changes.filter((change) => prunes.includes(change)).length,
     },
-    maxDeletePercent,
+    options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent,
   );
+  const updateGuard = findUpdateGuard(
+    {
+      ...where,
+      owned: owned.length,
+      updates: selected.changes.filter((change) => change.action === "update").length,
+    },
+    options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
+  );
+  const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
+  // With an owner, the delete guard's share is of its own records.
+  const ownersDeleteGuard =
+    deleteGuard === undefined || owner === undefined ? deleteGuard : { ...deleteGuard, owner: owner.name };
+  for (const guard of [protectedGuard, ownersDeleteGuard, updateGuard])
+    if (guard !== undefined) guards.push(guard);
 
   return {
     errors,
-    changes,
-    reorder: moves.length > 0 ? { project, family, moves, source: familySource } : undefined,
+    changes: selected.changes,
+    reorder:
+      selected.moves.length > 0
+        ? { project, family, moves: selected.moves, source: familySource }
+        : undefined,
     report: {
       project,
       family,
@@ -521,8 +553,21 @@ function planFamily(
       })),
       ...(orderTies.length > 0 ? { orderTies } : {}),
       ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
+      ...(protect.length > 0 ? { protect } : {}),
+      ...(ignored > 0 ? { ignored } : {}),
+      ...(selected.reorderLeftOut ? { reorderLeftOut: true as const } : {}),
     },
-    guards: guard === undefined ? [] : [owner === undefined ? guard : { ...guard, owner: owner.name }],
+    guards,
     touchedIds,
   };
+}
+
+function deleteChange(
+  project: string,
+  family: FamilyName,
+  record: PluginConfigRecord,
+  source: string,
+  via: { via?: string },
+): PlannedChange {
+  return { action: "delete", project, family, name: record.name, id: record.id, fields: {}, source, ...via };
 }

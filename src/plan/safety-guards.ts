@@ -1,8 +1,10 @@
-// The safety guards of a prune: it may not empty a family, nor delete more than a share of one of
-// 10 or more records. The planner finds them in numbers; the CLI words them in render/.
+// The safety guards of a plan: a prune may not empty a family, nor delete more than a share of one
+// of 10 or more records; a plan may not update more than a share of such a family (octoDNS's
+// MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers; the
+// CLI words them in render/.
 
 import type { FamilyName } from "../families.js";
-import type { GuardFinding } from "./types.js";
+import type { GuardFinding, MaxUpdatePercentFinding } from "./types.js";
 
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
@@ -39,11 +41,47 @@ export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFi
   return undefined;
 }
 
+/** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
+export function findUpdateGuard(
+  counts: { project: string; family: FamilyName; owned: number; updates: number; source: string },
+  maxUpdatePercent: number,
+): MaxUpdatePercentFinding | undefined {
+  const { owned, updates } = counts;
+  if (owned < MIN_RECORDS_FOR_SHARE || (updates * 100) / owned <= maxUpdatePercent) return undefined;
+  return { rule: "max_update_percent", ...counts, limitPercent: maxUpdatePercent };
+}
+
+/** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
+export function isForceable(rule: GuardFinding["rule"]): boolean {
+  return rule !== "protected";
+}
+
+/** The guards that stop an apply: all of them, or with --force only those it cannot override. */
+export function refusingGuards<T extends { rule: GuardFinding["rule"] }>(
+  guards: readonly T[],
+  force: boolean,
+): T[] {
+  return guards.filter((guard) => !force || !isForceable(guard.rule));
+}
+
 /**
  * What the guard found, in the planner's words: the message of a guard when no other words are
  * given (render/guard-message.ts adds how the CLI overrides it).
  */
 export function describeGuardFinding(finding: GuardFinding): string {
+  if (finding.rule === "max_update_percent") {
+    const share = Math.round((finding.updates * 100) / finding.owned);
+    return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
+  }
+  if (finding.rule === "protected") {
+    const records = finding.records
+      .map(
+        ({ id, name, protectedBy }) =>
+          `"${name ?? ""}" (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`,
+      )
+      .join(", ");
+    return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
+  }
   // With an owner, the share is of its own records: the others' stay whatever prune does.
   const records = finding.owner === undefined ? "records" : `records of owner "${finding.owner}"`;
   const emptied = finding.owner === undefined ? "the family" : "the owner's part of the family";

@@ -116,6 +116,12 @@ export interface FamilyReport {
   unmanaged: UnmanagedRecord[];
   /** Orders shared by configs of the manifest and unmanaged records after apply; absent if none. */
   orderTies?: OrderTie[];
+  /** What is never deleted without --allow-destroy: `protect:` names and globs, and `protect: true` configs. */
+  protect?: ProtectEntry[];
+  /** Differences left alone because a config's `ignore_fields` names the field; absent if none. */
+  ignored?: number;
+  /** With --target/--exclude: the family's reorder was left out, as it moves records not targeted. */
+  reorderLeftOut?: true;
   /**
    * With `owner:` and `prune: true`: the unclaimed records prune left alone because they do not
    * carry this owner's mark (they are listed in `unmanaged`); absent otherwise.
@@ -123,8 +129,23 @@ export interface FamilyReport {
   pruneKept?: { unmarked: number; otherOwners: number };
 }
 
-/** A safety guard: a prune may not empty a family, nor delete more than a share of a large one. */
-export type GuardRule = "max_delete_percent" | "prune_to_empty";
+/** A record name or `*` glob that is protected, and where the manifest says so. */
+export interface ProtectEntry {
+  pattern: string;
+  source: string;
+}
+
+/** --target and --exclude of a partial plan: record-name globs. */
+export interface PlanTargets {
+  target: string[];
+  exclude: string[];
+}
+
+/**
+ * A safety guard: a prune may not empty a family, nor delete more than a share of a large one; a
+ * plan may not update more than a share of a large family, nor delete a protected record.
+ */
+export type GuardRule = "max_delete_percent" | "prune_to_empty" | "max_update_percent" | "protected";
 
 export interface GuardViolation {
   project: string;
@@ -135,7 +156,11 @@ export interface GuardViolation {
 }
 
 /** A guard the planner found, in numbers: what a GuardViolation's message is written from. */
-export type GuardFinding = PruneToEmptyFinding | MaxDeletePercentFinding;
+export type GuardFinding =
+  | PruneToEmptyFinding
+  | MaxDeletePercentFinding
+  | MaxUpdatePercentFinding
+  | ProtectedFinding;
 
 interface GuardCounts {
   project: string;
@@ -157,6 +182,27 @@ export interface MaxDeletePercentFinding extends GuardCounts {
   rule: "max_delete_percent";
   /** The share of `owned` that a prune may delete, in percent. */
   limitPercent: number;
+}
+
+export interface MaxUpdatePercentFinding {
+  rule: "max_update_percent";
+  project: string;
+  family: FamilyName;
+  /** Records of the family that the manifest owns, and how many of them the plan updates. */
+  owned: number;
+  updates: number;
+  /** The share of `owned` that a plan may update, in percent. */
+  limitPercent: number;
+  source: string;
+}
+
+/** Deletes of protected records that no --allow-destroy names. */
+export interface ProtectedFinding {
+  rule: "protected";
+  project: string;
+  family: FamilyName;
+  records: { id: number; name: string | null; protectedBy: ProtectEntry }[];
+  source: string;
 }
 
 export interface PlanSummary {
@@ -182,6 +228,9 @@ export interface Plan {
   /** Fingerprint (hash of the writable fields) of every record a change or move touches, by "project/family/id". */
   fingerprints: Record<string, string>;
   guards: GuardViolation[];
+  /** With --target/--exclude: only the targeted records' changes are in the plan. */
+  partial?: true;
+  targets?: PlanTargets;
 }
 
 /** Current state as read through the list endpoints. */

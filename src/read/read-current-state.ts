@@ -7,6 +7,7 @@ import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import { managedFields } from "../plan/compare-fields.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
 import { type FamilyRead, readFamily } from "./read-family.js";
 
@@ -19,10 +20,12 @@ import { type FamilyRead, readFamily } from "./read-family.js";
  */
 export function listsToPlan(desired: DesiredState): FamilyRead[] {
   const emptied = new Map<string, number[]>();
-  for (const { project, family, configs } of desired.families) {
+  for (const { project, family, configs, fields: mode } of desired.families) {
+    // With `fields: all`, a config that says no description means null too.
     const plugins = configs
-      .filter(({ fields }) => fields.description === null || fields.description === "")
-      .map(({ fields }) => fields.plugin);
+      .map(({ fields }) => managedFields(fields, mode))
+      .filter((fields) => fields.description === null || fields.description === "")
+      .map((fields) => fields.plugin);
     if (plugins.length > 0) emptied.set(familyKey(project, family), [...new Set(plugins)]);
   }
   const refs = listsToRead(

@@ -5,6 +5,7 @@ import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import type {
+  FamilyReport,
   FieldValue,
   GuardViolation,
   OrderMove,
@@ -44,6 +45,8 @@ export interface FamilySection {
   /** Orders the manifest's configs share with unmanaged records after apply: warnings. */
   ties: OrderTie[];
   guards: GuardViolation[];
+  /** What the plan left alone on purpose: ignored differences, a reorder left out of a partial plan. */
+  notes: string[];
   /** With `owner:` and prune: why prune left the unmanaged records alone. */
   pruneKept?: PruneKept;
 }
@@ -85,6 +88,7 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
         unmanaged: [],
         ties: [],
         guards: [],
+        notes: [],
       };
       sections.set(key, section);
     }
@@ -95,6 +99,7 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
     const section = sectionFor(report.project, report.family);
     appendAll(section.unmanaged, report.unmanaged);
     appendAll(section.ties, report.orderTies ?? []);
+    appendAll(section.notes, describeFamilyNotes(report));
     if (report.pruneKept !== undefined && plan.owner !== undefined)
       section.pruneKept = { owner: plan.owner, ...report.pruneKept };
   }
@@ -119,8 +124,44 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
       section.items.length > 0 ||
       section.unmanaged.length > 0 ||
       section.ties.length > 0 ||
-      section.guards.length > 0,
+      section.guards.length > 0 ||
+      section.notes.length > 0,
   );
+}
+
+/** `ignored: 2 differences (ignore_fields)`, `reorder left out: ...`: a family's notes. */
+function describeFamilyNotes(report: FamilyReport): string[] {
+  const notes: string[] = [];
+  if (report.ignored !== undefined) {
+    const count = report.ignored === 1 ? "1 difference" : `${report.ignored} differences`;
+    notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
+  }
+  if (report.reorderLeftOut === true) {
+    notes.push("reorder left out: it moves records that --target/--exclude leave out; a full plan shows it");
+  }
+  return notes;
+}
+
+/** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
+export function describePartial(plan: Plan): string | undefined {
+  if (plan.partial !== true) return undefined;
+  const flags = [
+    ...(plan.targets?.target ?? []).map((name) => `--target ${JSON.stringify(name)}`),
+    ...(plan.targets?.exclude ?? []).map((name) => `--exclude ${JSON.stringify(name)}`),
+  ];
+  return `Partial plan (${escapeControl(flags.join(" "))}): only the changes of the targeted records; a full plan shows the rest.`;
+}
+
+/** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
+export function describeGuardOverride(plan: Plan, forced = false): string {
+  const guarded = plan.guards.some((guard) => guard.rule === "protected");
+  const forceable = plan.guards.some((guard) => guard.rule !== "protected");
+  if (!guarded) return forced ? "overridden by --force." : "apply will refuse this plan unless --force.";
+  if (forced)
+    return "apply will refuse this plan unless --allow-destroy names each protected record (--force does not lift protection).";
+  return forceable
+    ? "apply will refuse this plan: --allow-destroy NAME lifts protection, --force the other guards."
+    : "apply will refuse this plan unless --allow-destroy names each protected record.";
 }
 
 function describeChange(change: PlannedChange, options: ValueOptions): PlanItem {

@@ -7,6 +7,9 @@ import type { GuardFinding, GuardRule } from "../plan/types.js";
 const OVERRIDES = {
   prune_to_empty: "Use --force if that is really intended.",
   max_delete_percent: "Raise --max-delete-percent or use --force if that is intended.",
+  max_update_percent: "Raise --max-update-percent or use --force if that is intended.",
+  protected:
+    "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection).",
 } as const satisfies Record<GuardRule, string>;
 
 /** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */

@@ -3,7 +3,9 @@
 
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
+  describeGuardOverride,
   describeOrderTie,
+  describePartial,
   describePlan,
   describeSummary,
   describeTieCount,
@@ -53,6 +55,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
+  const partial = describePartial(plan);
+  if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
   const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
@@ -61,7 +65,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const head = `${top.join("\n\n")}\n\n`;
 
   const blocks = sections
-    .filter((section) => section.items.length > 0 || section.unmanaged.length > 0)
+    .filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.notes.length > 0)
     .map(buildBlock);
   const reserve = renderOmittedNote(9_999_999, 9_999_999).length;
   const fitted = fitBlocks(blocks, maxChars - 1 - head.length - reserve);
@@ -91,9 +95,7 @@ function escapeCodeLine(line: string): string {
 }
 
 function renderGuards(plan: Plan, budget: number, forced: boolean): string | undefined {
-  const heading = forced
-    ? "Safety guards, overridden by `--force`:"
-    : "Safety guards: apply will refuse this plan unless `--force`.";
+  const heading = `Safety guards: ${describeGuardOverride(plan, forced)}`;
   return renderWarning(
     heading,
     plan.guards.map((guard) => guard.message),
@@ -203,6 +205,10 @@ function buildBlock(section: FamilySection): Block {
   }
   for (const tie of section.ties) {
     items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
+    isChange.push(false);
+  }
+  for (const note of section.notes) {
+    items.push(escapeCodeLine(`  ${note}`));
     isChange.push(false);
   }
   const open = `<details><summary>${describeSection(section)}</summary>\n\n`;

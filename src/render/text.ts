@@ -6,7 +6,9 @@ import { TIE_EFFECT } from "../plan/order-ties.js";
 import type { Plan } from "../plan/types.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
+  describeGuardOverride,
   describeOrderTie,
+  describePartial,
   describePlan,
   describeSummary,
   describeTieCount,
@@ -57,10 +59,12 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   }
 
   out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+  const partial = describePartial(plan);
+  if (partial) out.write(`${paint("yellow", partial)}\n`);
   if (plan.guards.length > 0) {
     const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
     out.write(
-      `${paint("yellow", `Warning: ${guards} above: ${options.forced ? "overridden by --force" : "apply will refuse this plan unless --force"}.`)}\n`,
+      `${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`,
     );
   }
   const ties = describeTieCount(plan);
@@ -92,6 +96,7 @@ function renderSection(
   for (const tie of verbose ? section.ties : []) {
     lines.push(`  ${paint("yellow", `! order tie: ${describeOrderTie(tie, TEXT_VALUES)}`)}`);
   }
+  for (const note of section.notes) lines.push(`  ${paint("dim", note)}`);
   for (const guard of section.guards) {
     lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
   }

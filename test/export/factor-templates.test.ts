@@ -20,6 +20,9 @@ function record(
   return remoteRecord({ id: nextId++, name, plugin, order, enabled: true, ...fields });
 }
 
+/** What export writes for a record with no description and no match action: every field, nulls too. */
+const NULLS = { description: null, match_action: null };
+
 function exported(
   project: string,
   pluginConfigs: PluginConfigRecord[],
@@ -80,13 +83,13 @@ describe("factorTemplates", () => {
     expect(factored.templates).toEqual([
       {
         name: "shared-1",
-        families: [{ family: PC, configs: [{ name: "GeoIP", plugin: 1, enabled: true }] }],
+        families: [{ family: PC, configs: [{ name: "GeoIP", plugin: 1, enabled: true, ...NULLS }] }],
       },
     ]);
     expect(factored.projects.map((project) => project.families[0]?.configs)).toEqual([
-      [{ name: "Filter", plugin: 2, enabled: false }],
-      [{ name: "Filter", plugin: 2, enabled: true }],
-      [{ name: "Filter", plugin: 2, enabled: true, description: "Drops tests" }],
+      [{ name: "Filter", plugin: 2, enabled: false, ...NULLS }],
+      [{ name: "Filter", plugin: 2, enabled: true, ...NULLS }],
+      [{ name: "Filter", plugin: 2, enabled: true, description: "Drops tests", match_action: null }],
     ]);
   });
 
@@ -193,8 +196,8 @@ describe("factorTemplates", () => {
       {
         name: "shared-1",
         families: [
-          { family: PC, configs: [{ name: "GeoIP", plugin: 1, enabled: true }] },
-          { family: FE, configs: [{ name: "Notification Bar", plugin: 40, enabled: true }] },
+          { family: PC, configs: [{ name: "GeoIP", plugin: 1, enabled: true, ...NULLS }] },
+          { family: FE, configs: [{ name: "Notification Bar", plugin: 40, enabled: true, ...NULLS }] },
         ],
       },
     ]);

@@ -25,7 +25,7 @@ const cases: BadCase[] = [
     name: "unknown key without a close match lists the allowed keys",
     yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          colour: red\n`,
     errors: [
-      'bad.yaml:8:11: unknown key "colour"; allowed here: "name", "plugin", "enabled", "description", "match_action", "order", "id"',
+      'bad.yaml:8:11: unknown key "colour"; allowed here: "name", "plugin", "enabled", "description", "match_action", "order", "id", "deleted", "protect", "ignore_fields"',
     ],
   },
   {
@@ -116,11 +116,26 @@ const cases: BadCase[] = [
     ],
   },
   {
-    name: "deleted is not accepted",
-    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          deleted: true\n`,
+    name: "an ignored field misspelt",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          ignore_fields: [enabled, enabeld]\n`,
     errors: [
-      'bad.yaml:8:11: "deleted" is not accepted in a manifest; to delete a record, remove its config and set `prune: true` on the family',
+      'bad.yaml:8:36: "ignore_fields" entry text "enabeld" is not one of "plugin", "enabled", "description", "match_action", "order"; did you mean "enabled"?',
     ],
+  },
+  {
+    name: "an ignored field twice",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          ignore_fields: [order, order]\n`,
+    errors: ['bad.yaml:8:26: "ignore_fields" lists text "order" twice; keep one'],
+  },
+  {
+    name: "fields misspelt",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      fields: al\n      configs: []\n',
+    errors: ['bad.yaml:5:15: "fields" text "al" is not one of "listed", "all"; did you mean "all"?'],
+  },
+  {
+    name: "protect that is not a list",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      protect: GeoIP\n      configs: []\n',
+    errors: ['bad.yaml:5:16: "protect" must be a list (`- item` lines), got text "GeoIP"'],
   },
   {
     name: "name with a control character",

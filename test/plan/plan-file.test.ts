@@ -13,6 +13,8 @@ import type {
   PlannedChange,
   PlannedReorder,
   PlanSummary,
+  PlanTargets,
+  ProtectEntry,
   TiedConfig,
   TiedRecord,
   UnmanagedRecord,
@@ -94,6 +96,9 @@ const FULL_PLAN: Plan = {
           unmanaged: [{ id: 7, name: null, plugin: 41 }],
         },
       ],
+      protect: [{ pattern: "Geo*", source: "pcsync.yaml:5" }],
+      ignored: 2,
+      reorderLeftOut: true,
       pruneKept: { unmarked: 0, otherOwners: 1 },
     },
   ],
@@ -104,6 +109,8 @@ const FULL_PLAN: Plan = {
   guards: [
     { project: "2", family: "plugin_configs", rule: "prune_to_empty", message: "would empty the family" },
   ],
+  partial: true,
+  targets: { target: ["Geo*"], exclude: ["Banner"] },
 };
 
 // The keys of each type of src/plan/types.ts, checked by the compiler in both directions:
@@ -122,7 +129,11 @@ const KEYS = {
     families: "required",
     fingerprints: "required",
     guards: "required",
+    partial: "optional",
+    targets: "optional",
   } satisfies Record<keyof Plan, Presence>,
+  targets: { target: "required", exclude: "required" } satisfies Record<keyof PlanTargets, Presence>,
+  protectEntry: { pattern: "required", source: "required" } satisfies Record<keyof ProtectEntry, Presence>,
   summary: {
     create: "required",
     update: "required",
@@ -175,6 +186,9 @@ const KEYS = {
     membership: "required",
     unmanaged: "required",
     orderTies: "optional",
+    protect: "optional",
+    ignored: "optional",
+    reorderLeftOut: "optional",
     pruneKept: "optional",
   } satisfies Record<keyof FamilyReport, Presence>,
   orderTie: { order: "required", managed: "required", unmanaged: "required" } satisfies Record<
@@ -198,10 +212,12 @@ const KEYS = {
   >,
 };
 const ACTIONS = { create: true, update: true, delete: true } satisfies Record<PlannedChange["action"], true>;
-const RULES = { max_delete_percent: true, prune_to_empty: true } satisfies Record<
-  GuardViolation["rule"],
-  true
->;
+const RULES = {
+  max_delete_percent: true,
+  prune_to_empty: true,
+  max_update_percent: true,
+  protected: true,
+} satisfies Record<GuardViolation["rule"], true>;
 
 interface SchemaObject {
   properties?: Record<string, SchemaObject>;

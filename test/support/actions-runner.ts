@@ -300,6 +300,8 @@ export interface RunnerSetup {
   workspace: string;
   /** The `github` context (event_name, event, sha, ref, repository, token, run_id, ...). */
   github: ExpressionObject;
+  /** The `inputs` context: a workflow_dispatch's inputs. */
+  inputs?: ExpressionObject;
   vars?: Record<string, string>;
   /** Repository secrets, in every job. */
   secrets?: Record<string, string>;
@@ -558,7 +560,7 @@ export async function runJob(
     needs: needsContext,
     matrix: options.matrix ?? null,
     runner: { temp, os: "Linux" },
-    inputs: {},
+    inputs: setup.inputs ?? {},
     steps: {},
     env: {},
   };

@@ -12,6 +12,11 @@ export function hasStackTrace(text: string): boolean {
   return /\n\s+at .+:\d+:\d+\)?/.test(text);
 }
 
+/** stderr without the lines that name an apply's journal (said at the end of every journaled run). */
+export function withoutJournalNote(stderr: string): string {
+  return stderr.replace(/^Journal: .*\n(?: {2}.*\n)*/m, "");
+}
+
 /**
  * stderr of an apply without its log of finished changes (one line each, without a terminal):
  * what is left are warnings and errors.

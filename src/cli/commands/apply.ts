@@ -4,7 +4,6 @@
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
-import { applyPlan } from "../../apply/apply-plan.js";
 import {
   checkApprovedPlan,
   checkSavedPlan,
@@ -13,10 +12,13 @@ import {
   SavedPlanRefusedError,
 } from "../../apply/check-saved-plan.js";
 import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
+import { tornLineNote } from "../../journal/read-journal.js";
+import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
+import { recheckProtection } from "../../plan/protect.js";
+import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
-import { createApplyProgress } from "../apply-progress.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   APPLY_CANCELLED,
@@ -34,7 +36,13 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
-import { addManifestOption, loadManifestsOrThrow, type ManifestFlags } from "../manifest-options.js";
+import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
+import {
+  addManifestOption,
+  loadManifestsOrThrow,
+  type ManifestFlags,
+  runInputs,
+} from "../manifest-options.js";
 import { formatOption, parseFormat } from "../options.js";
 import {
   appendStepSummary,
@@ -53,9 +61,10 @@ import {
   type ScopeFlags,
 } from "../reconcile.js";
 
-interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
+interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];
   plan?: string;
+  resume?: boolean;
   dryRun?: boolean;
   force?: boolean;
   autoApprove?: boolean;
@@ -73,6 +82,21 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
       if (done === total) progress.finish();
     },
   };
+}
+
+/**
+ * A saved plan's protection guard, made again on the records as the service shows them now and
+ * with this run's --allow-destroy: a delete added to the file by hand, or a record renamed since
+ * the plan, meets the rule as a fresh plan would.
+ */
+function withProtectionRechecked(
+  checked: { plan: Plan; current: CurrentState },
+  allowDestroy: readonly string[],
+): { plan: Plan; current: CurrentState } {
+  const { plan, current } = checked;
+  const others = plan.guards.filter((guard) => guard.rule !== "protected");
+  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
+  return { plan: { ...plan, guards }, current };
 }
 
 /**
@@ -120,6 +144,9 @@ const PLAN_SHAPING_OPTIONS = [
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
+  ["maxUpdatePercent", "--max-update-percent"],
+  ["target", "--target"],
+  ["exclude", "--exclude"],
   ["takeover", "--takeover"],
 ] as const;
 
@@ -139,14 +166,29 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
     .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
     .addOption(new Option("--dry-run", "print the plan only; change nothing"))
-    .addOption(new Option("--force", "override the safety guards (mass deletes, pruning to empty)"))
+    .addOption(
+      new Option(
+        "--force",
+        "override the safety guards (mass deletes or updates, pruning to empty); not protection",
+      ),
+    )
     .addOption(
       new Option(
         "--auto-approve",
         "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
       ),
     )
+    .addOption(
+      new Option(
+        "--resume",
+        "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
+      ),
+    )
     .addOption(formatOption());
+  addJournalOptions(
+    command,
+    "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
+  );
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
@@ -162,12 +204,18 @@ Examples:
   $ pcsync apply -f pcsync.yaml
   $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
   $ pcsync plan -o plan.json && pcsync apply --plan plan.json
+  $ pcsync apply --plan plan.json --resume       # finish it after a kill, from its journal
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
+    if (flags.resume && flags.plan === undefined)
+      throw new UsageError("--resume finishes a saved plan: give the plan with --plan FILE");
+    if (flags.resume && flags.journal === false)
+      throw new UsageError("--resume reads the interrupted apply's journal: it cannot go with --no-journal");
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
     // Before any file or request: an apply nobody can approve reads nothing.
     if (asks && !canAsk(io.stdin)) throw new ApprovalRequiredError();
@@ -190,12 +238,36 @@ Examples:
       signal: interrupts.signal,
     });
     try {
-      const { plan: planned, current } = await (saved !== undefined && flags.plan !== undefined
-        ? checkSavedPlan(saved, flags.plan, client, {
-            ...rereadOptions(flags, io),
-            guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
-          })
-        : planFromFlags(client, desired ?? { families: [] }, flags, io)
+      const resumed =
+        // A plan without changes has nothing to resume: it is applied (checked) as it is.
+        flags.resume && saved !== undefined && flags.plan !== undefined && hasChanges(saved)
+          ? await resumeSavedPlan(
+              saved,
+              flags.plan,
+              typeof flags.journal === "string" ? flags.journal : undefined,
+              client,
+              { ...rereadOptions(flags, io), cwd: io.cwd },
+            ).catch((error: unknown) => {
+              throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
+                ? new NothingChangedError(error)
+                : error;
+            })
+          : undefined;
+      if (resumed) {
+        const note = tornLineNote(resumed.journal);
+        if (note !== undefined) io.stderr.write(`${note}\n`);
+        io.stderr.write(
+          `Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`,
+        );
+      }
+      const { plan: planned, current } = await (resumed
+        ? Promise.resolve(resumed)
+        : saved !== undefined && flags.plan !== undefined
+          ? checkSavedPlan(saved, flags.plan, client, {
+              ...rereadOptions(flags, io),
+              guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
+            }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
+          : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, unless the refusal already does.
         throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
@@ -213,9 +285,8 @@ Examples:
         if (format === "json") printPlan(plan, format, io);
         return;
       }
-      if (plan.guards.length > 0 && !flags.force) {
-        throw new SafetyGuardError(plan.guards.map((guard) => guard.message));
-      }
+      const refusing = refusingGuards(plan.guards, flags.force === true);
+      if (refusing.length > 0) throw new SafetyGuardError(refusing.map((guard) => guard.message));
       if (!hasChanges(plan)) {
         if (format === "json") printApplyJson(plan, null, io);
         return;
@@ -225,13 +296,14 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
-      interrupts.beginWrites();
-      const report = await applyPlan(client, plan, state, {
-        concurrency: concurrencyOf(flags),
-        onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
-        signal: interrupts.signal,
-      }).finally(() => progress.finish());
+      const report = await applyJournaled(client, plan, state, {
+        flags,
+        io,
+        interrupts,
+        start: { command: "apply", planFile: flags.plan ?? null },
+        resumed: resumed?.journal,
+        inputs: runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan }),
+      });
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted

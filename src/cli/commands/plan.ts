@@ -1,6 +1,7 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
 import { Command, Option } from "commander";
+import { SafetyGuardError } from "../../apply/apply-errors.js";
 import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -54,12 +55,20 @@ Examples:
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);
       printPlan(plan, format, io, { verbose: flags.verbose === true });
-      warnGuards(plan, io, false);
+      // A delete of a protected record is refused already here (exit 3), the others at apply.
+      const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
+      warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
+      await appendStepSummary(plan, io, "pcsync plan");
+      if (protectedDeletes.length > 0) {
+        throw new SafetyGuardError(
+          protectedDeletes.map((guard) => guard.message),
+          "refusing the plan: it deletes protected records",
+        );
+      }
       if (flags.out) {
         const saved = await savePlan(plan, flags.out, output);
         io.stderr.write(`${saved}\n`);
       }
-      await appendStepSummary(plan, io, "pcsync plan");
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
     } finally {
       await client.close();

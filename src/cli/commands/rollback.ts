@@ -1,0 +1,204 @@
+// `pcsync rollback --journal PATH`: undoes the apply (or rollback) that wrote the journal, with its
+// own journal, so that it can be undone in turn. Approval as for apply.
+
+import { Command, Option } from "commander";
+import type { ApiClient } from "../../api/index.js";
+import { InterruptedApplyError, PartialApplyError } from "../../apply/apply-errors.js";
+import { ChangedWhileAskingError } from "../../apply/check-saved-plan.js";
+import { EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
+import type { RunInput } from "../../files/output-target.js";
+import type { Journal } from "../../journal/journal-format.js";
+import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
+import { checkJournalServer, readJournal, tornLineNote } from "../../journal/read-journal.js";
+import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
+import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import type { CommandRegistrar } from "../command-registrar.js";
+import { ApplyCancelledError, askForYes, canAsk } from "../confirm.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  concurrencyOf,
+  createClientFromFlags,
+} from "../connection.js";
+import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
+import { type CliIo, useColour } from "../io.js";
+import { applyJournaled } from "../journal-run.js";
+import { formatOption, outOption, parseFormat } from "../options.js";
+import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../output.js";
+
+interface RollbackFlags extends ConnectionFlags {
+  journal: string;
+  dryRun?: boolean;
+  autoApprove?: boolean;
+  force?: boolean;
+  format?: string;
+  out?: string;
+}
+
+function formatValue(value: unknown): string {
+  return value === undefined ? "absent" : JSON.stringify(value);
+}
+
+export class RollbackConflictError extends PcsyncError {
+  constructor(journal: string, conflicts: readonly RollbackConflict[]) {
+    const lines = conflicts.map((conflict) =>
+      conflict.field === "record"
+        ? `  ${describeRecord(conflict)} was changed since`
+        : `  ${describeRecord(conflict)}: ${conflict.field} is ${formatValue(conflict.now)} now; the run left ${conflict.left.map(formatValue).join(" or ")}`,
+    );
+    super(
+      "rollback_conflict",
+      `records were changed since the run of ${journal}, by someone else:\n${lines.join("\n")}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+/** The files a rollback reads: its outputs (-o, its own journal) may not be one of them. */
+function rollbackInputs(flags: RollbackFlags): RunInput[] {
+  return [
+    { path: flags.journal, what: "the journal (--journal)" },
+    ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
+  ];
+}
+
+/** The changes of a rollback plan, to tell whether the state moved while the user was asked. */
+function changesOf(state: RollbackState): string {
+  return JSON.stringify(state.plan.changes);
+}
+
+async function confirmRollback(
+  client: ApiClient,
+  journal: Journal,
+  shown: RollbackState,
+  flags: RollbackFlags,
+  io: CliIo,
+  interrupts: InterruptWatch,
+): Promise<RollbackState> {
+  if (flags.autoApprove || !canAsk(io.stdin)) return shown;
+  const { create, update, delete: deletes } = shown.plan.summary;
+  const count = create + update + deletes;
+  interrupts.setStopMessage("\npcsync: Rollback cancelled; nothing was changed.\n");
+  let approved: boolean;
+  try {
+    approved = await askForYes(
+      io.stdin,
+      io.stderr,
+      `\npcsync will make the changes above on ${client.base.display}. Only "yes" goes ahead.\nRoll back with ${count === 1 ? "1 change" : `${count} changes`}? (yes/no) `,
+    );
+  } finally {
+    interrupts.setStopMessage(undefined);
+  }
+  if (!approved) throw new ApplyCancelledError();
+  const again = await readAndPlanRollback(client, journal, {
+    concurrency: concurrencyOf(flags),
+    force: flags.force === true,
+  });
+  if (changesOf(again) !== changesOf(shown) || (again.conflicts.length > 0 && !flags.force)) {
+    throw new ChangedWhileAskingError([
+      "the records the rollback changes were changed; run it again to see its plan now",
+    ]);
+  }
+  return again;
+}
+
+export const registerRollbackCommand: CommandRegistrar = (program, io) => {
+  const command = new Command("rollback")
+    .description("Undo the apply (or rollback) that wrote a journal.")
+    .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
+    .addOption(new Option("--dry-run", "print the rollback's plan only; change nothing"))
+    .addOption(new Option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)"))
+    .addOption(new Option("--force", "put back the journal's values also over changes made since the run"))
+    .addOption(formatOption())
+    .addOption(outOption("also save the rollback's plan as JSON to this file"));
+  addConnectionOptions(command, "none");
+  command.addHelpText(
+    "after",
+    `
+Records the run deleted come back (with their ids where the service still has the row, else
+created again), fields it changed get their old values, order included, records it created are
+deleted. A record changed since the run by anyone is refused (exit 3) unless --force. The
+rollback keeps its own journal (named at the end), so it can be undone in turn; rolling back the
+same journal again changes nothing. The server must be given (--base-url or PCSYNC_BASE_URL) and be
+the journal's.
+
+Examples:
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl --dry-run
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
+  $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
+  );
+  const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
+    const format = parseFormat(flags.format);
+    // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
+    if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
+      throw new PcsyncError(
+        "approval_required",
+        "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
+      );
+    }
+    if (format === "json" && !flags.autoApprove && !flags.dryRun) {
+      throw new UsageError(
+        "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
+      );
+    }
+    const journal = await readJournal(flags.journal, io.cwd);
+    const note = tornLineNote(journal);
+    if (note !== undefined) io.stderr.write(`${note}\n`);
+    const client = await createClientFromFlags(flags, io, { signal: interrupts.signal });
+    try {
+      checkJournalServer(journal, client.base.display);
+      const shown = await readAndPlanRollback(client, journal, {
+        concurrency: concurrencyOf(flags),
+        force: flags.force === true,
+      });
+      for (const line of shown.notes) io.stderr.write(`note: ${line}\n`);
+      if (shown.conflicts.length > 0 && !flags.force)
+        throw new RollbackConflictError(journal.path, shown.conflicts);
+      if (shown.conflicts.length > 0)
+        io.stderr.write(
+          `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
+        );
+      const { plan } = shown;
+      if (format !== "json") printPlan(plan, format, io);
+      else checkPlanPrintableAsJson(plan);
+      if (flags.out) {
+        const saved = await savePlan(plan, flags.out, { cwd: io.cwd, inputs: rollbackInputs(flags) });
+        io.stderr.write(`${saved}\n`);
+      }
+      if (flags.dryRun) {
+        if (format === "json") printPlan(plan, format, io);
+        return;
+      }
+      if (!hasChanges(plan)) {
+        if (format === "json") printApplyJson(plan, null, io);
+        else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
+        return;
+      }
+      const state = await confirmRollback(client, journal, shown, flags, io, interrupts);
+      const report = await applyJournaled(client, state.plan, state.current, {
+        // --journal names the journal undone; the rollback's own goes where an apply's would.
+        flags: { ...flags, journal: undefined },
+        io,
+        interrupts,
+        start: { command: "rollback", planFile: null, rollbackOf: journal.path },
+        alsoKnown: state.retrievedState,
+        inputs: rollbackInputs(flags),
+      });
+      if (format === "json") printApplyJson(state.plan, report, io);
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
+      if (!isApplyComplete(report)) throw new PartialApplyError(report);
+    } finally {
+      await client.close();
+    }
+  };
+  command.action(async (flags: RollbackFlags) => {
+    const interrupts = watchInterrupts({ stderr: io.stderr });
+    try {
+      await runRollback(flags, interrupts);
+    } finally {
+      interrupts.dispose();
+    }
+  });
+  program.addCommand(command);
+};

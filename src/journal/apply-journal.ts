@@ -1,0 +1,211 @@
+// The write-ahead journal of one apply (or rollback): a header naming the server, projects,
+// families, plan and manifests; then, for every write, its intent with the before image of each
+// record it touches (on disk before the write is sent) and its outcome after the answer.
+
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled-writes.js";
+import type { ApplyReport } from "../apply/types.js";
+import { PcsyncError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
+import { pluginDefaults } from "../plan/compare-fields.js";
+import { recordKey } from "../plan/fingerprint.js";
+import { serializePlan } from "../plan/plan-file.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { locateSecrets } from "../redact.js";
+import { JournalFile } from "./journal-file.js";
+import {
+  imageOf,
+  JOURNAL_FORMAT,
+  JOURNAL_VERSION,
+  type Journal,
+  type JournalEntry,
+  type JournalHeader,
+  type PluginTexts,
+  type RecordImage,
+} from "./journal-format.js";
+
+/** Where a journal goes when --journal is not given: under the working directory, one per run. */
+export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
+
+export function defaultJournalPath(now: Date): string {
+  // No ":" in the name: artifact stores and some file systems refuse it. The suffix keeps two runs
+  // started in the same millisecond apart; names still sort by time.
+  const suffix = randomBytes(3).toString("hex");
+  return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}.jsonl`);
+}
+
+/** The saved-plan document's hash: what ties a journal to the plan it applied. */
+export function fingerprintPlan(plan: Plan): string {
+  return createHash("sha256").update(serializePlan(plan)).digest("hex");
+}
+
+/** The manifest files a plan's changes come from (`source` is `file:line`). */
+export function manifestsOf(plan: Plan): string[] {
+  const files = new Set<string>();
+  for (const item of [...plan.changes, ...plan.reorders]) {
+    const colon = item.source.lastIndexOf(":");
+    files.add(colon > 0 ? item.source.slice(0, colon) : item.source);
+  }
+  return [...files].sort();
+}
+
+export class JournalSecretError extends PcsyncError {
+  constructor(intent: WriteIntent) {
+    super(
+      "journal_would_hold_key",
+      `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,
+      { hint: "remove the key's text from that record, or apply with --no-journal" },
+    );
+  }
+}
+
+export interface JournalStart {
+  command: JournalHeader["command"];
+  server: string;
+  plan: Plan;
+  planFile: string | null;
+  rollbackOf?: string;
+}
+
+export class ApplyJournal implements WriteJournal {
+  #seq: number;
+  readonly #images = new Map<string, RecordImage>();
+
+  private constructor(
+    private readonly file: JournalFile,
+    /** The path as the user would type it (relative to the working directory when given so). */
+    readonly path: string,
+    current: CurrentState,
+    lastSeq: number,
+  ) {
+    this.#seq = lastSeq;
+    for (const { project, family, records } of current.families)
+      for (const record of records) this.#images.set(recordKey(project, family, record.id), imageOf(record));
+  }
+
+  /** Creates the journal of a new run and writes its header (on disk before anything else). */
+  static async start(
+    path: string,
+    files: { cwd: string; inputs: readonly RunInput[] },
+    start: JournalStart,
+    current: CurrentState,
+  ): Promise<ApplyJournal> {
+    // Only the default directory is made: a --journal PATH in a directory that is not there is a typo.
+    if (path.startsWith(DEFAULT_JOURNAL_DIR))
+      await mkdir(dirname(resolve(files.cwd, path)), { recursive: true, mode: 0o700 });
+    const file = await JournalFile.openForAppend(path, { fresh: true, ...files });
+    const { plan } = start;
+    const families = new Map<
+      string,
+      { project: string; family: JournalHeader["families"][number]["family"] }
+    >();
+    for (const item of [...plan.changes, ...plan.reorders])
+      families.set(`${item.project}/${item.family}`, { project: item.project, family: item.family });
+    const header: JournalHeader = {
+      type: "header",
+      format: JOURNAL_FORMAT,
+      version: JOURNAL_VERSION,
+      command: start.command,
+      server: start.server,
+      startedAt: new Date().toISOString(),
+      projects: [...new Set([...families.values()].map((item) => item.project))],
+      families: [...families.values()],
+      plan: { fingerprint: fingerprintPlan(plan), file: start.planFile },
+      manifests: manifestsOf(plan),
+      ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),
+    };
+    const journal = new ApplyJournal(file, path, current, 0);
+    journal.#append(header);
+    await file.sync();
+    return journal;
+  }
+
+  /** Appends to the journal of an interrupted run, which this one finishes. */
+  static async resume(
+    journal: Journal,
+    files: { cwd: string; inputs: readonly RunInput[] },
+    current: CurrentState,
+  ): Promise<ApplyJournal> {
+    const file = await JournalFile.openForAppend(journal.path, { fresh: false, ...files });
+    const lastSeq = journal.intents.reduce((max, intent) => Math.max(max, intent.seq), 0);
+    const resumed = new ApplyJournal(file, journal.path, current, lastSeq);
+    resumed.#append({ type: "resume", at: new Date().toISOString() });
+    await file.sync();
+    return resumed;
+  }
+
+  #append(entry: JournalEntry | JournalHeader): void {
+    this.file.append(JSON.stringify(entry));
+  }
+
+  async intend(intent: WriteIntent): Promise<number> {
+    const seq = ++this.#seq;
+    const { project, family } = intent;
+    const ids =
+      intent.op === "rearrange"
+        ? Object.keys((intent.send.orders ?? {}) as Record<string, number>).map(Number)
+        : intent.id === null
+          ? []
+          : [intent.id];
+    const before: RecordImage[] = [];
+    for (const id of ids) {
+      const image = this.#images.get(recordKey(project, family, id));
+      if (image) before.push(image);
+    }
+    const entry: JournalEntry = { type: "intent", seq, ...intent, before };
+    if (locateSecrets(entry).length > 0) throw new JournalSecretError(intent);
+    this.#pending.set(seq, { project, family, ids: intent.op === "create" ? null : ids });
+    this.#append(entry);
+    await this.file.sync();
+    return seq;
+  }
+
+  settle(seq: number, outcome: WriteOutcome): void {
+    const pending = this.#pending.get(seq);
+    this.#pending.delete(seq);
+    const entry: JournalEntry = { type: "outcome", seq, status: outcome.status };
+    if (outcome.status === "done" && outcome.records && pending) {
+      const wanted = pending.ids === null ? undefined : new Set(pending.ids);
+      const records = outcome.records
+        .filter((record) => wanted === undefined || wanted.has(record.id))
+        .map(imageOf);
+      for (const image of records)
+        this.#images.set(recordKey(pending.project, pending.family, image.id), image);
+      // The answer as the server gave it, unless it would hold the key: then the intent says enough.
+      if (locateSecrets(records).length === 0) entry.records = records;
+      // What a server that shows the plugin's own name or description for an empty one shows: a
+      // before image read from a list may hold that text where the record holds nothing.
+      const defaults: Record<string, PluginTexts> = {};
+      for (const record of outcome.records) {
+        const texts = pluginDefaults(record);
+        if ((texts.name !== undefined || texts.description !== undefined) && (wanted?.has(record.id) ?? true))
+          defaults[String(record.id)] = texts;
+      }
+      if (Object.keys(defaults).length > 0 && locateSecrets(defaults).length === 0)
+        entry.pluginTexts = defaults;
+    }
+    this.#append(entry);
+  }
+
+  /** Writes the run's end with its summary, and closes the journal (everything on disk). */
+  async finish(report: ApplyReport | undefined): Promise<void> {
+    if (report !== undefined) {
+      this.#append({
+        type: "end",
+        at: new Date().toISOString(),
+        summary: {
+          done: report.done,
+          failed: report.failed,
+          skipped: report.skipped,
+          unknown: report.unknown,
+        },
+        interrupted: report.interrupted,
+      });
+    }
+    await this.file.close();
+  }
+
+  readonly #pending = new Map<number, { project: string; family: string; ids: number[] | null }>();
+}

@@ -1,0 +1,114 @@
+// The journal's file: append-only, opened through the one way pcsync appends to a file (a regular
+// file only, 0600, never one of the run's inputs). Lines are buffered and reach the disk in
+// groups: one fsync covers every line appended while the previous fsync ran, so writes in flight
+// together share one sync.
+
+import type { FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
+import { PcsyncError } from "../errors.js";
+import { openForAppend } from "../files/append-file.js";
+import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
+
+export class JournalFileError extends PcsyncError {
+  constructor(path: string, reason: string) {
+    super("journal_unwritable", `cannot write the journal ${path}: ${reason}`, {
+      hint: "give another path with --journal PATH, or skip the journal with --no-journal",
+    });
+  }
+}
+
+/** Whether the file ends in a line cut off by a kill (no final newline). */
+async function endsMidLine(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last.toString() !== "\n";
+  } finally {
+    await handle.close();
+  }
+}
+
+export class JournalFile {
+  #pending = "";
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #failure: unknown;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /**
+   * Opens `path` (relative to `cwd`) for appending; `fresh`: it must not exist yet (a journal holds
+   * one run). An existing file (a resumed apply) is appended to; if it ends in a cut-off line, the
+   * next line starts afresh.
+   */
+  static async openForAppend(
+    path: string,
+    options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
+  ): Promise<JournalFile> {
+    const { cwd, inputs } = options;
+    const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
+    if (options.fresh && target.kind === "file" && target.existing !== undefined) {
+      throw new JournalFileError(
+        path,
+        "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
+      );
+    }
+    const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
+    const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
+    if (cutOff) file.#pending = "\n";
+    return file;
+  }
+
+  /** Buffers one line; `sync` puts it on disk. */
+  append(line: string): void {
+    this.#pending += `${line}\n`;
+  }
+
+  /** Resolves once every line appended so far is on disk (written and fsynced). */
+  sync(): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#running === undefined) {
+      this.#running = this.#flush().finally(() => {
+        this.#running = undefined;
+      });
+      return this.#running;
+    }
+    // One sync is under way: the lines appended since wait for the next, which they all share.
+    this.#queued ??= this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.sync();
+      });
+    return this.#queued;
+  }
+
+  async #flush(): Promise<void> {
+    const text = this.#pending;
+    this.#pending = "";
+    if (text === "") return;
+    try {
+      await this.handle.write(text);
+      await this.handle.sync();
+    } catch (error) {
+      this.#failure = new JournalFileError(this.path, (error as Error).message);
+      throw this.#failure;
+    }
+  }
+
+  /** Syncs what is left and closes the file. */
+  async close(): Promise<void> {
+    try {
+      await this.sync();
+    } finally {
+      await this.handle.close();
+    }
+  }
+}

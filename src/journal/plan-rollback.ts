@@ -1,0 +1,253 @@
+// The inverse of a journal's run, planned from the journal and the current state: records the run
+// created are deleted, records it deleted come back (by `deleted: false` on the same id where the
+// service still has the row, else created again), and every field it changed, order included, gets
+// its old value. A field someone else changed since is a conflict. Pure.
+
+import { type FamilyName, familyKey, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { showsWritten } from "../plan/compare-fields.js";
+import { assemblePlan } from "../plan/compute-plan.js";
+import { fingerprintMembership, fingerprintRecord, recordKey } from "../plan/fingerprint.js";
+import type {
+  CurrentState,
+  FamilyReport,
+  FieldChanges,
+  FieldValue,
+  Plan,
+  PlannedChange,
+} from "../plan/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
+import type { Journal } from "./journal-format.js";
+import type { Replay, TouchedRecord } from "./replay-journal.js";
+
+/** A field someone other than the run changed since the run's outcome. */
+export interface RollbackConflict {
+  project: string;
+  family: FamilyName;
+  id: number;
+  name: string | null;
+  field: WritableField | "record";
+  /** What the record shows now, and what the run left there (every possibility). */
+  now: FieldValue | undefined;
+  left: FieldValue[];
+}
+
+export interface RollbackPlan {
+  plan: Plan;
+  conflicts: RollbackConflict[];
+  /** How deleted records come back, and creates whose answer was lost: said beside the plan. */
+  notes: string[];
+}
+
+export interface RollbackInput {
+  journal: Journal;
+  replay: Replay;
+  /** The lists of the families the journal touched. */
+  current: CurrentState;
+  /** Records read one by one because no list shows them (deleted ones); null where the service has no such row. */
+  retrieved: ReadonlyMap<string, PluginConfigRecord | null>;
+  /** Put back the journal's values even where someone changed them since. */
+  force: boolean;
+}
+
+const RESTORED_FIELDS: readonly WritableField[] = WRITABLE_FIELDS.filter((field) => field !== "deleted");
+
+function shows(field: WritableField, values: readonly FieldValue[], record: PluginConfigRecord): boolean {
+  return values.some((value) => showsWritten(field, value, record));
+}
+
+export function describeRecord(item: {
+  project: string;
+  family: string;
+  id: number;
+  name: string | null;
+}): string {
+  return `record ${item.id}${item.name === null ? "" : ` ("${item.name}")`} in project ${item.project} ${item.family}`;
+}
+
+/** The records the rollback must read one by one: those the run touched that no list may show. */
+export function recordsToRetrieve(replay: Replay, current: CurrentState): TouchedRecord[] {
+  const listed = listedRecords(current);
+  return [...replay.records.values()].filter(
+    (record) => !listed.has(recordKey(record.project, record.family, record.id)),
+  );
+}
+
+function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
+  const listed = new Map<string, PluginConfigRecord>();
+  for (const { project, family, records } of current.families)
+    for (const record of records) listed.set(recordKey(project, family, record.id), record);
+  return listed;
+}
+
+/**
+ * A before image read from a list may show the plugin's own name or description where the record
+ * holds none (posthog-2024): that text is put back as the empty value, which shows it again.
+ */
+function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldValue): FieldValue {
+  if (field !== "name" && field !== "description") return value;
+  return value !== null && value === touched.pluginTexts?.[field] ? null : value;
+}
+
+/** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
+function showsPluginText(
+  touched: TouchedRecord,
+  field: WritableField,
+  value: FieldValue,
+  now: PluginConfigRecord,
+): boolean {
+  if ((field !== "name" && field !== "description") || (value !== null && value !== "")) return false;
+  return touched.pluginTexts?.[field] !== undefined && now[field] === touched.pluginTexts[field];
+}
+
+export function planRollback(input: RollbackInput): RollbackPlan {
+  const { journal, replay, current, retrieved, force } = input;
+  const listed = listedRecords(current);
+  const changes: PlannedChange[] = [];
+  const conflicts: RollbackConflict[] = [];
+  const notes: string[] = [];
+  const fingerprints: Record<string, string> = {};
+  const sourceOf = (line: number) => `${journal.path}:${line}`;
+  const knownIds = new Set<number>([...replay.records.values()].map((record) => record.id));
+
+  const undoCreate = (touched: TouchedRecord, now: PluginConfigRecord) => {
+    const differing = WRITABLE_FIELDS.filter(
+      (field) => !shows(field, touched.after.get(field) ?? [now[field] ?? null], now),
+    );
+    for (const field of differing)
+      conflicts.push({ ...touched, field, now: now[field] ?? null, left: touched.after.get(field) ?? [] });
+    if (differing.length > 0 && !force) return;
+    fingerprints[recordKey(touched.project, touched.family, now.id)] = fingerprintRecord(now);
+    changes.push({
+      action: "delete",
+      project: touched.project,
+      family: touched.family,
+      name: now.name ?? touched.name,
+      id: now.id,
+      fields: {},
+      source: sourceOf(touched.line),
+    });
+  };
+
+  for (const touched of replay.records.values()) {
+    const key = recordKey(touched.project, touched.family, touched.id);
+    const now = listed.get(key) ?? retrieved.get(key) ?? null;
+    const { before } = touched;
+    if (before === null) {
+      // Made during the run: it goes, unless it is gone already.
+      if (now !== null && now.deleted !== true) undoCreate(touched, now);
+      continue;
+    }
+    if (now === null) {
+      if (before.deleted) continue;
+      // The service no longer has the row: the record comes back under a new id.
+      const fields: FieldChanges = {};
+      for (const field of RESTORED_FIELDS) fields[field] = { from: undefined, to: before[field] ?? null };
+      notes.push(
+        `${describeRecord(touched)} is gone from the service (the row too): it is created again, with a new id`,
+      );
+      changes.push({
+        action: "create",
+        project: touched.project,
+        family: touched.family,
+        name: before.name,
+        id: null,
+        fields,
+        source: sourceOf(touched.line),
+      });
+      continue;
+    }
+    const fields: FieldChanges = {};
+    for (const field of WRITABLE_FIELDS) {
+      const old = emptiedText(touched, field, before[field] ?? null);
+      if (showsWritten(field, old, now) || showsPluginText(touched, field, old, now)) continue;
+      // A deleted record is disabled by the service: enabled comes back with deleted.
+      const left = touched.after.get(field) ?? [];
+      if (!shows(field, left, now)) {
+        conflicts.push({ ...touched, field, now: now[field] ?? null, left });
+        if (!force) continue;
+      }
+      fields[field] = { from: now[field] ?? null, to: old };
+    }
+    if (Object.keys(fields).length === 0) continue;
+    if (fields.deleted?.to === false) {
+      notes.push(
+        `${describeRecord(touched)} was deleted by the run; the service still has the row: it comes back with its id (PATCH deleted: false)`,
+      );
+    }
+    fingerprints[key] = fingerprintRecord(now);
+    changes.push({
+      action: "update",
+      project: touched.project,
+      family: touched.family,
+      name: now.deleted ? before.name : (now.name ?? before.name),
+      id: touched.id,
+      fields,
+      source: sourceOf(touched.line),
+    });
+  }
+
+  for (const lost of replay.lostCreates) {
+    const family = current.families.find(
+      (item) => item.project === lost.project && item.family === lost.family,
+    );
+    const found = (family?.records ?? []).filter(
+      (record) =>
+        record.name === lost.name &&
+        (lost.plugin === null || record.plugin === lost.plugin) &&
+        !knownIds.has(record.id),
+    );
+    const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
+    if (found.length === 0) {
+      notes.push(`${label}: no such record is listed, so it was never made; nothing to undo`);
+      continue;
+    }
+    if (found.length > 1) {
+      notes.push(
+        `${label}: records ${found.map((record) => record.id).join(", ")} all match it; none is deleted: delete the one the run made by hand`,
+      );
+      continue;
+    }
+    const [record] = found as [PluginConfigRecord];
+    notes.push(`${label}: found as record ${record.id}, which the rollback deletes`);
+    const after = new Map<WritableField, FieldValue[]>();
+    for (const [field, value] of Object.entries(lost.send))
+      if ((WRITABLE_FIELDS as readonly string[]).includes(field))
+        after.set(field as WritableField, [value as FieldValue]);
+    undoCreate(
+      {
+        project: lost.project,
+        family: lost.family,
+        id: record.id,
+        name: lost.name,
+        before: null,
+        after,
+        line: lost.line,
+      },
+      record,
+    );
+  }
+
+  const families: FamilyReport[] = [];
+  const seen = new Set<string>();
+  for (const change of changes) {
+    const key = familyKey(change.project, change.family);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const records =
+      current.families.find((item) => item.project === change.project && item.family === change.family)
+        ?.records ?? [];
+    families.push({
+      project: change.project,
+      family: change.family,
+      prune: false,
+      recordCount: records.length,
+      membership: fingerprintMembership(records),
+      unmanaged: [],
+    });
+  }
+  const { plan } = assemblePlan([
+    { project: "", changes, reorders: [], families, fingerprints, guards: [], errors: [] },
+  ]);
+  if (plan === undefined) throw new Error("internal: a rollback plan has no errors to report");
+  return { plan, conflicts, notes };
+}

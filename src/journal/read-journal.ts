@@ -1,0 +1,77 @@
+// Reading a journal from disk, checking that it belongs to the server and plan at hand, and
+// finding the journal of a saved plan whose apply was interrupted.
+
+import { readdir, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { SavedPlanRefusedError } from "../apply/check-saved-plan.js";
+import { EXIT_REFUSED, PcsyncError } from "../errors.js";
+import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
+import { type Journal, parseJournal } from "./journal-format.js";
+
+/** Refused before anything is read or written; the message says that nothing was changed. */
+export class JournalServerMismatchError extends SavedPlanRefusedError {
+  constructor(path: string, journalServer: string, server: string) {
+    super(
+      "journal_server_mismatch",
+      `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+/** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
+export async function readJournal(path: string, cwd: string): Promise<Journal> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PcsyncError(
+      "journal_unreadable",
+      `cannot read the journal ${path}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
+      {
+        hint: `an apply names its journal at the end of its output; by default they are in ${DEFAULT_JOURNAL_DIR}/`,
+      },
+    );
+  }
+  return parseJournal(text, path);
+}
+
+export function checkJournalServer(journal: Journal, server: string): void {
+  if (journal.header.server !== server)
+    throw new JournalServerMismatchError(journal.path, journal.header.server, server);
+}
+
+/** The note a journal with a line cut off by a kill gets: it reads, without that line. */
+export function tornLineNote(journal: Journal): string | undefined {
+  if (journal.tornLines.length === 0) return undefined;
+  const lines = journal.tornLines.join(", ");
+  return `note: ${journal.path}: line ${lines} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
+}
+
+/**
+ * The newest journal under the default directory of an apply of the plan with this fingerprint:
+ * what `apply --plan FILE --resume` finishes when no --journal is given.
+ */
+export async function findJournalOfPlan(cwd: string, fingerprint: string): Promise<Journal | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR));
+  } catch {
+    return undefined;
+  }
+  // The names are UTC timestamps: newest last.
+  for (const name of names
+    .filter((entry) => entry.endsWith(".jsonl"))
+    .sort()
+    .reverse()) {
+    let journal: Journal;
+    try {
+      journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);
+    } catch {
+      continue;
+    }
+    if (journal.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
+  }
+  return undefined;
+}

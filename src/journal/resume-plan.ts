@@ -1,0 +1,115 @@
+// `apply --plan FILE --resume`: what of a saved plan an interrupted run already did, from its
+// journal and the current state. The state with the run's own writes taken out must still be the
+// one the plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
+
+import { findPlanProblems } from "../apply/check-saved-plan.js";
+import { familyKey, WRITABLE_FIELDS } from "../families.js";
+import { showsWritten } from "../plan/compare-fields.js";
+import { summarizePlan } from "../plan/compute-plan.js";
+import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
+import type { Replay, TouchedRecord } from "./replay-journal.js";
+
+export interface ResumeResult {
+  /** Why the plan is stale, beyond what the journal's run did; empty when it is not. */
+  reasons: string[];
+  /** The plan's changes and moves that are still to do. */
+  remaining: Plan;
+  /** How many of the plan's changes and moves the interrupted run had done. */
+  done: number;
+}
+
+/** Whether the record shows, in every field, what it was before the run or what the run left. */
+function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): boolean {
+  return WRITABLE_FIELDS.every((field) => {
+    const values = [...(touched.after.get(field) ?? []), touched.before?.[field] ?? null];
+    return values.some((value) => showsWritten(field, value, record));
+  });
+}
+
+/** Ids are unique across a project's families; on some servers one list shows another's records. */
+function projectKey(project: string, id: number): string {
+  return `${project}\u0000${id}`;
+}
+
+export function planResume(plan: Plan, replay: Replay, current: CurrentState): ResumeResult {
+  const runCreated = new Set<string>();
+  const touchedById = new Map<string, TouchedRecord>();
+  for (const touched of replay.records.values())
+    touchedById.set(projectKey(touched.project, touched.id), touched);
+  const lostCreates = new Set(replay.lostCreates.map((lost) => `${lost.project}\u0000${lost.name}`));
+  const idsIn = new Map<string, Set<number>>();
+  for (const { project, family, records } of current.families)
+    idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
+
+  // The state as it would be had the run not written: what the plan's checks must find.
+  const unwritten: CurrentFamily[] = current.families.map(({ project, family, records }) => {
+    const kept: PluginConfigRecord[] = [];
+    for (const record of records) {
+      const touched = touchedById.get(projectKey(project, record.id));
+      const lost = touched === undefined && lostCreates.has(`${project}\u0000${record.name}`);
+      if ((touched && touched.before === null) || lost) {
+        runCreated.add(projectKey(project, record.id));
+        continue;
+      }
+      if (touched?.before && onlyTheRunChanged(touched, record))
+        kept.push({ ...record, ...touched.before } as PluginConfigRecord);
+      else kept.push(record);
+    }
+    const listed = idsIn.get(familyKey(project, family)) ?? new Set<number>();
+    for (const touched of replay.records.values()) {
+      if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted)
+        continue;
+      // Deleted by the run: it was in its family's list when the plan was made, and in this one
+      // too where this list shows that family's records (seen from a record in both).
+      const own = idsIn.get(familyKey(project, touched.family));
+      const overlaps =
+        touched.family === family || (own !== undefined && [...own].some((id) => listed.has(id)));
+      if (overlaps) kept.push({ ...touched.before } as PluginConfigRecord);
+    }
+    return { project, family, records: kept };
+  });
+  const reasons = findPlanProblems(plan, { families: unwritten });
+
+  const listOf = (project: string, family: string) =>
+    current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
+  const isDone = (change: PlannedChange): boolean => {
+    const records = listOf(change.project, change.family);
+    if (change.action === "create") {
+      const plugin = change.fields.plugin?.to;
+      return records.some(
+        (record) =>
+          record.name === change.name &&
+          (typeof plugin !== "number" || record.plugin === plugin) &&
+          runCreated.has(projectKey(change.project, record.id)),
+      );
+    }
+    const record = records.find((candidate) => candidate.id === change.id);
+    if (change.action === "delete") return record === undefined;
+    return (
+      record !== undefined &&
+      Object.entries(change.fields).every(
+        ([field, fieldChange]) =>
+          fieldChange === undefined ||
+          showsWritten(field as (typeof WRITABLE_FIELDS)[number], fieldChange.to, record),
+      )
+    );
+  };
+  const changes = plan.changes.filter((change) => !isDone(change));
+  let done = plan.changes.length - changes.length;
+  const reorders = plan.reorders.flatMap((reorder) => {
+    const records = listOf(reorder.project, reorder.family);
+    const moves = reorder.moves.filter(
+      (move) => records.find((record) => record.id === move.id)?.order !== move.to,
+    );
+    done += reorder.moves.length - moves.length;
+    return moves.length === 0 ? [] : [{ ...reorder, moves }];
+  });
+  const remaining: Plan = {
+    ...plan,
+    summary: summarizePlan(changes, reorders),
+    changes,
+    reorders,
+  };
+  return { reasons, remaining, done };
+}

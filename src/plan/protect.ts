@@ -1,0 +1,97 @@
+// Protected records: a delete (by prune or `deleted: true`) of a record that a family's `protect:`
+// names or globs, or a `protect: true` config, match is refused unless --allow-destroy names it.
+// The planner runs it, and apply runs it again on a saved plan, on the names the service shows then.
+
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredFamily } from "../manifest/types.js";
+import { matchesAnyGlob } from "../name-glob.js";
+import { recordKey } from "./fingerprint.js";
+import type {
+  CurrentState,
+  GuardViolation,
+  Plan,
+  PlannedChange,
+  ProtectEntry,
+  ProtectedFinding,
+} from "./types.js";
+
+/** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
+export function protectEntries(
+  family: DesiredFamily,
+  claimedNames: ReadonlyMap<object, string | null>,
+): ProtectEntry[] {
+  const entries: ProtectEntry[] = (family.protect ?? []).map(({ pattern, source }) => ({
+    pattern,
+    source: formatSource(source),
+  }));
+  for (const config of family.configs) {
+    if (config.fields.protect !== true) continue;
+    const source = formatSource(config.fieldSources.protect ?? config.source);
+    entries.push({ pattern: config.fields.name, source });
+    // A config pinned by id protects its record under the name the service shows too.
+    const shown = claimedNames.get(config);
+    if (shown !== undefined && shown !== null && shown !== config.fields.name)
+      entries.push({ pattern: shown, source });
+  }
+  return entries;
+}
+
+/**
+ * The deletes among `changes` of one family whose record is protected and that no --allow-destroy
+ * pattern names; `nameOf` gives the record's name as the service shows it (the change's, by default).
+ */
+export function findProtectedDeletes(
+  where: { project: string; family: DesiredFamily["family"]; source: string },
+  changes: readonly PlannedChange[],
+  protect: readonly ProtectEntry[],
+  allowDestroy: readonly string[],
+  nameOf: (change: PlannedChange) => string | null = (change) => change.name,
+): ProtectedFinding | undefined {
+  if (protect.length === 0) return undefined;
+  const allowed = matchesAnyGlob(allowDestroy);
+  const records: ProtectedFinding["records"] = [];
+  for (const change of changes) {
+    if (change.action !== "delete" || change.id === null) continue;
+    const name = nameOf(change);
+    const protectedBy = protect.find((entry) => matchesAnyGlob([entry.pattern])(name));
+    if (protectedBy === undefined || allowed(name)) continue;
+    records.push({ id: change.id, name, protectedBy });
+  }
+  return records.length === 0 ? undefined : { rule: "protected", ...where, records };
+}
+
+/**
+ * The protection guard of a plan as it stands against `current` (the state read again at apply):
+ * each delete is named as the service shows the record now, so that a saved plan edited by hand,
+ * or a record renamed since, meets the same rule. Replaces the plan's own protection guards.
+ */
+export function recheckProtection(
+  plan: Plan,
+  current: CurrentState,
+  allowDestroy: readonly string[],
+  describe: (finding: ProtectedFinding) => string,
+): GuardViolation[] {
+  const names = new Map<string, string | null>();
+  for (const family of current.families) {
+    for (const record of family.records)
+      names.set(recordKey(family.project, family.family, record.id), record.name);
+  }
+  const guards: GuardViolation[] = [];
+  for (const report of plan.families) {
+    const { project, family } = report;
+    const deletes = plan.changes.filter(
+      (change) => change.action === "delete" && change.project === project && change.family === family,
+    );
+    const finding = findProtectedDeletes(
+      { project, family, source: deletes[0]?.source ?? "" },
+      deletes,
+      report.protect ?? [],
+      allowDestroy,
+      (change) =>
+        change.id === null ? change.name : (names.get(recordKey(project, family, change.id)) ?? change.name),
+    );
+    if (finding !== undefined)
+      guards.push({ project, family, rule: "protected", message: describe(finding) });
+  }
+  return guards;
+}

@@ -1,0 +1,32 @@
+// Targeting (--target/--exclude): only the changes of records whose name a target glob matches and
+// no exclude glob does. A family's reorder is kept only if every record it moves is targeted: half
+// a reorder could put records at orders nobody asked for.
+
+import { matchesAnyGlob } from "../name-glob.js";
+import type { OrderMove, PlannedChange, PlanTargets } from "./types.js";
+
+/** Whether the targets narrow the plan at all. */
+export function isPartial(targets: PlanTargets | undefined): targets is PlanTargets {
+  return targets !== undefined && (targets.target.length > 0 || targets.exclude.length > 0);
+}
+
+/** Whether a record of this name is in the targets: matched by a target (or no target given), and by no exclude. */
+export function isTargeted(targets: PlanTargets, name: string | null): boolean {
+  const included = targets.target.length === 0 || matchesAnyGlob(targets.target)(name);
+  return included && !matchesAnyGlob(targets.exclude)(name);
+}
+
+export function selectTargets(
+  changes: PlannedChange[],
+  moves: OrderMove[],
+  targets: PlanTargets | undefined,
+): { changes: PlannedChange[]; moves: OrderMove[]; reorderLeftOut: boolean } {
+  if (!isPartial(targets)) return { changes, moves, reorderLeftOut: false };
+  const kept = changes.filter((change) => isTargeted(targets, change.name));
+  const allMovesTargeted = moves.every((move) => isTargeted(targets, move.name));
+  return {
+    changes: kept,
+    moves: allMovesTargeted ? moves : [],
+    reorderLeftOut: !allMovesTargeted && moves.length > 0,
+  };
+}

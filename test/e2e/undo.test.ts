@@ -1,0 +1,155 @@
+// E2E: every apply keeps a journal; `pcsync rollback` puts the state back, refuses what someone
+// changed since, undoes itself in turn, and changes nothing the second time. Both profiles.
+
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROFILE_NAMES } from "../../src/emulator/index.js";
+import { FE, PC } from "../support/families.js";
+import { EXAMPLES } from "../support/paths.js";
+import { API_KEY, openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+let dir: string;
+let removeDir: () => Promise<void>;
+let journals = 0;
+beforeAll(async () => {
+  ({ path: dir, remove: removeDir } = await temporaryDirectory());
+});
+afterAll(() => removeDir());
+
+const newJournal = () => join(dir, `journal-${++journals}.jsonl`);
+
+/** Every listed record of both families of the example projects. */
+async function snapshot(server: TestServer): Promise<string> {
+  const records: unknown[] = [];
+  for (const project of ["1", "2", "3"]) {
+    for (const family of [PC, FE]) {
+      for (const record of await server.list(project, family)) {
+        const { id, name, plugin, enabled, order, description, deleted } = record;
+        records.push({ project, family, id, name, plugin, enabled, order, description, deleted });
+      }
+    }
+  }
+  return JSON.stringify(records.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
+}
+
+describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
+  it("rollback puts back what apply did; again it changes nothing; rolling back the rollback redoes it", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const before = await snapshot(server);
+    const journal = newJournal();
+    const applied = await server.run(["apply", "-f", EXAMPLES, "--auto-approve", "--journal", journal]);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toContain(`undo this apply: pcsync rollback --journal ${journal}`);
+    expect((await stat(journal)).mode & 0o777).toBe(0o600);
+    const text = await readFile(journal, "utf8");
+    expect(text).not.toContain(API_KEY);
+    const header = JSON.parse(text.split("\n")[0] ?? "") as Record<string, unknown>;
+    expect(header).toMatchObject({
+      format: "pcsync-journal",
+      command: "apply",
+      server: server.env.PCSYNC_BASE_URL,
+    });
+    expect(header.projects).toEqual(["1", "2", "3"]);
+    expect(header.manifests).toEqual(["examples/pcsync.yaml"]);
+    const after = await snapshot(server);
+    expect(after).not.toBe(before);
+
+    const dry = await server.run(["rollback", "--journal", journal, "--dry-run"]);
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toMatch(
+      /"Legacy S3"\) in project 1 plugin_configs was deleted by the run; the service still has the row/,
+    );
+    expect(dry.stdout).toContain("deleted: true → false");
+    expect(await snapshot(server)).toBe(after);
+
+    const noTerminal = await server.run(["rollback", "--journal", journal]);
+    expect(noTerminal.code).toBe(1);
+    expect(noTerminal.stderr).toContain("rollback needs approval");
+
+    // Its own journal goes where an apply's would: under the working directory.
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], { cwd: dir });
+    expect(undone.stderr).toMatch(
+      /undo this rollback: pcsync rollback --journal \.pcsync\/journal\/\S+\.jsonl/,
+    );
+    expect(undone.code).toBe(0);
+    expect(await snapshot(server)).toBe(before);
+    const planned = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
+    expect(planned.code).toBe(2);
+
+    const again = await server.run(["rollback", "--journal", journal, "--auto-approve"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Nothing to roll back");
+    expect(await snapshot(server)).toBe(before);
+
+    const rollbackJournal = join(dir, /--journal (\S+)/.exec(undone.stderr)?.[1] ?? "");
+    const redone = await server.run(["rollback", "--journal", rollbackJournal, "--auto-approve"]);
+    expect(redone.code).toBe(0);
+    expect(await snapshot(server)).toBe(after);
+    expect((await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("refuses a record changed since the apply, naming it and the field, unless --force", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const before = await snapshot(server);
+    const journal = newJournal();
+    expect((await server.run(["apply", "-f", EXAMPLES, "--auto-approve", "--journal", journal])).code).toBe(
+      0,
+    );
+    const filter = (await server.list("1", PC)).find((record) => record.name === "Property Filter");
+    expect(
+      (
+        await server.call("PATCH", `/api/projects/1/plugin_configs/${filter?.id}/`, {
+          description: "by hand",
+        })
+      ).status,
+    ).toBe(200);
+    const refused = await server.run(["rollback", "--journal", journal, "--auto-approve"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      `record ${filter?.id} ("Property Filter") in project 1 plugin_configs: description is "by hand" now`,
+    );
+    expect(refused.stderr).toContain("Nothing was changed");
+    const forced = await server.run(["rollback", "--journal", journal, "--auto-approve", "--force"]);
+    expect(forced.code).toBe(0);
+    expect(await snapshot(server)).toBe(before);
+  });
+
+  it("refuses a journal of another server, a journal edited into nonsense; reads one with a torn last line", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const journal = newJournal();
+    expect((await server.run(["apply", "-f", EXAMPLES, "--auto-approve", "--journal", journal])).code).toBe(
+      0,
+    );
+    const text = await readFile(journal, "utf8");
+
+    const elsewhere = newJournal();
+    await writeFile(elsewhere, text.replace(server.env.PCSYNC_BASE_URL ?? "", "https://evil.example.com"));
+    const foreign = await server.run(["rollback", "--journal", elsewhere, "--auto-approve"]);
+    expect(foreign.code).toBe(3);
+    expect(foreign.stderr).toContain("is of a run against https://evil.example.com");
+
+    const lines = text.split("\n");
+    const edited = newJournal();
+    await writeFile(
+      edited,
+      [...lines.slice(0, 3), '{"type":"intent","seq":"x"}', ...lines.slice(3)].join("\n"),
+    );
+    const bad = await server.run(["rollback", "--journal", edited, "--auto-approve"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`${edited}:4: seq is not a positive integer`);
+
+    const torn = newJournal();
+    await writeFile(torn, text.slice(0, text.length - 25));
+    const tolerant = await server.run(["rollback", "--journal", torn, "--dry-run"]);
+    expect(tolerant.code).toBe(0);
+    expect(tolerant.stderr).toMatch(/line \d+ was cut off \(the run was killed while writing it\)/);
+  });
+});

@@ -1,0 +1,238 @@
+// The planner's safety controls: protected records, ignored fields, `fields: all`, `deleted: true`,
+// the update guard and targeting. Pure: desired and current state in, plan out.
+
+import { describe, expect, it } from "vitest";
+import type { DesiredFamily } from "../../src/manifest/types.js";
+import { computePlan, type PlanOptions } from "../../src/plan/compute-plan.js";
+import { recheckProtection } from "../../src/plan/protect.js";
+import { describeGuardFinding } from "../../src/plan/safety-guards.js";
+import type { Plan } from "../../src/plan/types.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
+import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+
+const PC = "plugin_configs" as const;
+const AT = { file: "pcsync.yaml", line: 4, col: 7 };
+
+function planOf(family: DesiredFamily, records: PluginConfigRecord[], options: PlanOptions = {}): Plan {
+  const { plan, errors } = computePlan(
+    { families: [family] },
+    { families: [{ project: "1", family: PC, records }] },
+    options,
+  );
+  expect(errors).toEqual([]);
+  if (plan === undefined) throw new Error("no plan");
+  return plan;
+}
+
+/** `count` records named R1..Rn at orders 1..n, enabled. */
+function records(count: number): PluginConfigRecord[] {
+  return Array.from({ length: count }, (_, index) =>
+    remoteRecord({ id: 100 + index, name: `R${index + 1}`, order: index + 1, enabled: true }),
+  );
+}
+
+/** The configs that keep those records as they are. */
+function keeping(count: number, changed: (index: number) => boolean = () => false) {
+  return Array.from({ length: count }, (_, index) =>
+    desiredConfig({ name: `R${index + 1}`, order: index + 1, enabled: !changed(index) }),
+  );
+}
+
+describe("protected records", () => {
+  it("refuse a prune of a record a family glob protects, even after its config left the manifest", () => {
+    const family = {
+      ...desiredFamily("1", PC, keeping(2), { prune: true }),
+      protect: [{ pattern: "Legacy *", source: AT }],
+    };
+    const plan = planOf(family, [...records(2), remoteRecord({ id: 7, name: "Legacy export", order: 3 })]);
+    expect(plan.changes.map((change) => change.action)).toEqual(["delete"]);
+    expect(plan.guards).toEqual([expect.objectContaining({ rule: "protected", project: "1", family: PC })]);
+    expect(plan.guards[0]?.message).toContain(
+      '"Legacy export" (id 7, protected by "Legacy *" at pcsync.yaml:4)',
+    );
+    expect(plan.families[0]?.protect).toEqual([{ pattern: "Legacy *", source: "pcsync.yaml:4" }]);
+    // --allow-destroy lifts it, by name or glob; a glob of other names does not.
+    expect(
+      planOf(family, [remoteRecord({ id: 7, name: "Legacy export" })], { allowDestroy: ["Legacy*"] }).guards,
+    ).toEqual([]);
+    expect(
+      planOf(family, [remoteRecord({ id: 7, name: "Legacy export" })], { allowDestroy: ["Legacy"] }).guards,
+    ).toHaveLength(1);
+  });
+
+  it("refuse `deleted: true` on a config that says `protect: true`, also when pinned by id under another name", () => {
+    const config = desiredConfig({ name: "Keep", deleted: true, protect: true }, { id: 5 });
+    const plan = planOf(desiredFamily("1", PC, [config]), [remoteRecord({ id: 5, name: "Old name" })]);
+    expect(plan.changes).toEqual([expect.objectContaining({ action: "delete", id: 5, name: "Old name" })]);
+    expect(plan.guards.map((guard) => guard.rule)).toEqual(["protected"]);
+  });
+
+  it("are checked again against the names the service shows: a delete added to a saved plan by hand", () => {
+    const config = desiredConfig({ name: "Keep", protect: true });
+    const plan = planOf(desiredFamily("1", PC, [config]), [remoteRecord({ id: 5, name: "Keep" })]);
+    expect(plan.changes).toEqual([]);
+    const edited: Plan = {
+      ...plan,
+      changes: [
+        {
+          action: "delete",
+          project: "1",
+          family: PC,
+          name: "Something else",
+          id: 5,
+          fields: {},
+          source: "x:1",
+        },
+      ],
+    };
+    const current = {
+      families: [{ project: "1", family: PC, records: [remoteRecord({ id: 5, name: "Keep" })] }],
+    };
+    const guards = recheckProtection(edited, current, [], describeGuardFinding);
+    expect(guards).toHaveLength(1);
+    expect(guards[0]?.message).toContain('"Keep" (id 5');
+    expect(recheckProtection(edited, current, ["Keep"], describeGuardFinding)).toEqual([]);
+  });
+
+  it("glob characters other than * stand for themselves", () => {
+    const family = {
+      ...desiredFamily("1", PC, [], { prune: true }),
+      protect: [{ pattern: "a.b (x)?[1]", source: AT }],
+    };
+    const names = ["a.b (x)?[1]", "aXb (x)?[1]", "a.b (x)[1]"];
+    const plan = planOf(
+      family,
+      names.map((name, index) => remoteRecord({ id: index + 1, name, order: index + 1 })),
+      { maxDeletePercent: 100 },
+    );
+    const protectedGuard = plan.guards.find((guard) => guard.rule === "protected");
+    expect(protectedGuard?.message).toContain('"a.b (x)?[1]" (id 1');
+    expect(protectedGuard?.message).not.toContain("id 2");
+    expect(protectedGuard?.message).not.toContain("id 3");
+  });
+});
+
+describe("ignored fields", () => {
+  it("are never compared once the record exists, and counted per family", () => {
+    const config = desiredConfig({
+      name: "A",
+      enabled: true,
+      description: "mine",
+      order: 1,
+      ignore_fields: ["description", "order"],
+    });
+    const plan = planOf(desiredFamily("1", PC, [config]), [
+      remoteRecord({ id: 1, name: "A", enabled: false, description: "theirs", order: 4 }),
+    ]);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({ action: "update", fields: { enabled: { from: false, to: true } } }),
+    ]);
+    expect(plan.reorders).toEqual([]);
+    expect(plan.families[0]?.ignored).toBe(2);
+  });
+
+  it("are still sent on a create", () => {
+    const config = desiredConfig({ name: "A", description: "mine", ignore_fields: ["description"] });
+    const plan = planOf(desiredFamily("1", PC, [config]), []);
+    expect(plan.changes[0]?.fields.description).toEqual({ from: undefined, to: "mine" });
+  });
+});
+
+describe("fields: all", () => {
+  it("manages what a config leaves out, at the service's defaults", () => {
+    const family = { ...desiredFamily("1", PC, [desiredConfig({ name: "A" })]), fields: "all" as const };
+    const plan = planOf(family, [
+      remoteRecord({ id: 1, name: "A", enabled: true, description: "edited", match_action: 4 }),
+    ]);
+    expect(plan.changes[0]?.fields).toEqual({
+      enabled: { from: true, to: false },
+      description: { from: "edited", to: null },
+      match_action: { from: 4, to: null },
+    });
+    // `listed`, the default: nothing to do.
+    expect(
+      planOf(desiredFamily("1", PC, [desiredConfig({ name: "A" })]), [
+        remoteRecord({ id: 1, name: "A", enabled: true }),
+      ]).changes,
+    ).toEqual([]);
+  });
+});
+
+describe("deleted: true", () => {
+  it("deletes the record it matches, and nothing when it is gone", () => {
+    const family = desiredFamily("1", PC, [
+      desiredConfig({ name: "Old", deleted: true }),
+      desiredConfig({ name: "B" }),
+    ]);
+    expect(
+      planOf(family, [remoteRecord({ id: 3, name: "Old" }), remoteRecord({ id: 4, name: "B" })]).changes,
+    ).toEqual([expect.objectContaining({ action: "delete", id: 3, name: "Old" })]);
+    expect(planOf(family, [remoteRecord({ id: 4, name: "B" })]).changes).toEqual([]);
+    // Pinned by id, and gone already: nothing to do, not an error.
+    const pinned = desiredFamily("1", PC, [desiredConfig({ name: "Old", deleted: true }, { id: 3 })]);
+    expect(planOf(pinned, []).changes).toEqual([]);
+  });
+});
+
+describe("the update guard", () => {
+  it("allows exactly the share, refuses one more, and leaves families under 10 records alone", () => {
+    const at = (updated: number, total = 10) =>
+      planOf(
+        desiredFamily(
+          "1",
+          PC,
+          keeping(total, (index) => index < updated),
+        ),
+        records(total),
+      ).guards;
+    expect(at(3)).toEqual([]);
+    expect(at(4)).toEqual([expect.objectContaining({ rule: "max_update_percent" })]);
+    expect(at(4)[0]?.message).toContain("would update 4 of 10 records (40%, more than 30%)");
+    expect(at(9, 9)).toEqual([]);
+    const raised = planOf(
+      desiredFamily(
+        "1",
+        PC,
+        keeping(10, (index) => index < 5),
+      ),
+      records(10),
+      { maxUpdatePercent: 50 },
+    );
+    expect(raised.guards).toEqual([]);
+  });
+});
+
+describe("targeting", () => {
+  const family = desiredFamily("1", PC, [
+    desiredConfig({ name: "GeoIP *1", order: 2, enabled: false }),
+    desiredConfig({ name: "Filter", order: 1, enabled: false }),
+    desiredConfig({ name: "New", order: 3 }),
+  ]);
+  const current = [
+    remoteRecord({ id: 1, name: "GeoIP *1", order: 1, enabled: true }),
+    remoteRecord({ id: 2, name: "Filter", order: 2, enabled: true }),
+  ];
+
+  it("plans only the targeted records, says it is partial, and leaves out a reorder that moves others", () => {
+    const plan = planOf(family, current, { targets: { target: ["GeoIP *"], exclude: [] } });
+    expect(plan.partial).toBe(true);
+    expect(plan.targets).toEqual({ target: ["GeoIP *"], exclude: [] });
+    expect(plan.changes.map((change) => change.name)).toEqual(["GeoIP *1"]);
+    expect(plan.reorders).toEqual([]);
+    expect(plan.families[0]?.reorderLeftOut).toBe(true);
+    expect(Object.keys(plan.fingerprints)).toEqual(["1/plugin_configs/1"]);
+  });
+
+  it("keeps the reorder when every record it moves is targeted; --exclude wins over --target", () => {
+    const plan = planOf(family, current, { targets: { target: ["*"], exclude: ["New"] } });
+    expect(plan.changes.map((change) => change.name)).toEqual(["GeoIP *1", "Filter"]);
+    expect(plan.reorders[0]?.moves.map((move) => move.name)).toEqual(["GeoIP *1", "Filter"]);
+    expect(plan.families[0]?.reorderLeftOut).toBeUndefined();
+  });
+
+  it("a full plan has no partial mark", () => {
+    const plan = planOf(family, current);
+    expect(plan.partial).toBeUndefined();
+    expect(plan.changes).toHaveLength(3);
+  });
+});

@@ -1,0 +1,122 @@
+// A saved plan's apply killed with SIGKILL at random points, then `apply --plan --resume`: it
+// converges to the plan with nothing duplicated and a journal that still reads. Then a rollback of
+// that journal, under the reliability tests' fault mix (503s, 429s without Retry-After, writes
+// dropped after commit), reaches the state before the apply. Both profiles.
+// PCSYNC_UNDO_KILL_POINTS sets the kill points per profile (default 1, to keep `npm test` short; 20 for the soak).
+
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { PROFILE_NAMES, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { createRandom } from "../../src/emulator/prng.js";
+import { parseJournal } from "../../src/journal/journal-format.js";
+import { spawnCli } from "../support/cli.js";
+import { runCliInProcess } from "../support/in-process.js";
+import { KEY, loadDesired, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
+import { pickTestSeed } from "../support/seed.js";
+import { differencesFromManifest, duplicateRecords } from "../support/state-checks.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
+
+const KILL_POINTS = Number(process.env.PCSYNC_UNDO_KILL_POINTS ?? 1);
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** The live records, by what a user sees of them. */
+function liveState(emulator: RunningEmulator): string {
+  return JSON.stringify(
+    emulator
+      .snapshot()
+      .records.filter((record) => !record.deleted)
+      .map(({ id, name, plugin, enabled, order, description }) => ({
+        id,
+        name,
+        plugin,
+        enabled,
+        order,
+        description,
+      }))
+      .sort((a, b) => a.id - b.id),
+  );
+}
+
+describe.each(PROFILE_NAMES)("saved plan killed, resumed, rolled back (%s)", (profile) => {
+  it(
+    `converges after SIGKILL at ${KILL_POINTS} random points, and rolls back under faults`,
+    async () => {
+      const seed = pickTestSeed();
+      const random = createRandom(seed);
+      let onWrite: (() => void) | undefined;
+      // Latency spreads the writes, so that the kill lands between and during them.
+      const faults = { latencyMs: 10, fail429WaitSeconds: 0, seed };
+      const faultMix = { ...faults, fail503Rate: 0.15, fail429Rate: 0.1, dropWriteRate: 0.05 };
+      const emulator = await startEmulator({
+        profile,
+        data: reliabilityData(),
+        faults,
+        keys: [{ key: KEY, scopes: null, projects: "*" }],
+        log: (line) => {
+          if (!line.startsWith("GET ")) onWrite?.();
+        },
+      });
+      const directory = await temporaryDirectory();
+      cleanup.push(directory.remove, () => emulator.close());
+      const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY };
+      const cli = (args: string[]) => runCliInProcess(args, { env, cwd: directory.path });
+      let kills = 0;
+
+      for (let point = 1; point <= KILL_POINTS; point++) {
+        const text = point % 2 === 1 ? MANIFEST_A : MANIFEST_B;
+        const manifest = await writeManifest(directory.path, text, `manifest-${point}.yaml`);
+        const plan = join(directory.path, `plan-${point}.json`);
+        const journal = join(directory.path, `journal-${point}.jsonl`);
+        const before = liveState(emulator);
+        const made = await cli(["plan", "-f", manifest, "--out", plan]);
+        expect(made.code, made.stderr).toBe(0);
+
+        const writesBeforeKill = 1 + Math.floor(random() * 8);
+        const delayMs = Math.floor(random() * 12);
+        let writes = 0;
+        const { child, done } = spawnCli(
+          ["apply", "--plan", plan, "--journal", journal, "--concurrency", "2"],
+          { env },
+        );
+        onWrite = () => {
+          writes += 1;
+          if (writes === writesBeforeKill) setTimeout(() => child.kill("SIGKILL"), delayMs);
+        };
+        const killed = await done;
+        onWrite = undefined;
+        if (killed.signal === "SIGKILL") kills += 1;
+        else expect(killed.code, `${killed.stderr} (seed ${seed})`).toBe(0);
+
+        const resumed = await cli(["apply", "--plan", plan, "--resume", "--journal", journal]);
+        expect(resumed.code, `${resumed.stdout}${resumed.stderr} (seed ${seed}, point ${point})`).toBe(0);
+        const planned = await cli(["plan", "-f", manifest, "--detailed-exitcode"]);
+        expect(planned.code, `${planned.stdout} (seed ${seed}, point ${point})`).toBe(0);
+        const after = emulator.snapshot();
+        expect(duplicateRecords(after), `seed ${seed}`).toEqual([]);
+        expect(differencesFromManifest(after, loadDesired(text)), `seed ${seed}`).toEqual([]);
+        // Still a journal that reads, cut-off line and all.
+        expect(parseJournal(await readFile(journal, "utf8"), journal).intents.length).toBeGreaterThan(0);
+
+        // The rollback under the fault mix: retried as a user would until it reports success.
+        emulator.setFaults(faultMix);
+        let rolledBack = await cli(["rollback", "--journal", journal, "--auto-approve", "--timeout", "2"]);
+        for (let attempt = 1; rolledBack.code === 1 && attempt < 4; attempt++)
+          rolledBack = await cli(["rollback", "--journal", journal, "--auto-approve", "--timeout", "2"]);
+        emulator.setFaults(faults);
+        expect(
+          rolledBack.code,
+          `${rolledBack.stdout}${rolledBack.stderr} (seed ${seed}, point ${point})`,
+        ).toBe(0);
+        expect(liveState(emulator), `seed ${seed}, point ${point}`).toBe(before);
+      }
+      if (KILL_POINTS > 1) expect(kills, `seed ${seed}`).toBeGreaterThan(0);
+    },
+    30_000 * KILL_POINTS,
+  );
+});
