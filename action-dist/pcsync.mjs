@@ -3,7 +3,7 @@
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./chunks/errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./chunks/io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./chunks/esm.mjs";
-import { a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
+import { M as neutraliseLines, a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./chunks/credentials.mjs";
 // dist/src/cli/exit-codes-help.js
 const MEANINGS = {
@@ -66,6 +66,10 @@ const COMMAND_MODULES = [
 	{
 		name: "apply",
 		load: async () => (await import("./chunks/apply.mjs")).registerApplyCommand
+	},
+	{
+		name: "watch",
+		load: async () => (await import("./chunks/watch.mjs")).registerWatchCommand
 	},
 	{
 		name: "rollback",
@@ -244,7 +248,7 @@ var KeyOnCommandLineError = class extends UsageError {
 function reportError(error, io) {
 	if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
 	if (error instanceof PcsyncError) {
-		io.stderr.write(`pcsync: ${error.message}\n`);
+		io.stderr.write(`pcsync: ${neutraliseLines(error.message).join("\n")}\n`);
 		const hint = error.hint ?? describeKeySources(error);
 		if (hint !== void 0) io.stderr.write(`hint: ${hint}\n`);
 		return error.exitCode;

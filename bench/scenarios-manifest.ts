@@ -26,11 +26,11 @@ const RECORDS_PER_LIST_REQUEST = 1000;
 /** Projects per manifest file of plan-from-yaml: files stay well under the per-file size limit. */
 const PROJECTS_PER_FILE = 50;
 
-const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+export const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
 const mb = (kilobytes: number) => `${(kilobytes / 1024).toFixed(0)} MB`;
 const count = (value: number) => value.toLocaleString("en-US");
 
-interface CliRun {
+export interface CliRun {
   exitCode: number | null;
   wallMs: number;
   cpuMs: number;
@@ -42,7 +42,7 @@ interface CliRun {
 }
 
 /** Runs the built CLI in a process of its own, as a user would. */
-function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ["--import", REPORT_USAGE, CLI, ...args], {
@@ -84,14 +84,14 @@ function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<C
   });
 }
 
-function expectSuccess(run: CliRun, what: string): CliRun {
+export function expectSuccess(run: CliRun, what: string): CliRun {
   if (run.exitCode !== 0) {
     throw new Error(`${what} exited with ${run.exitCode}:\n${run.stderr.split("\n").slice(0, 5).join("\n")}`);
   }
   return run;
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
 }
@@ -107,7 +107,7 @@ const highest = (values: readonly number[]) =>
   values.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 
 /** The YAML of desired families as a user writes it: positional order, only the fields set. */
-function familiesYaml(families: readonly DesiredFamily[]): string {
+export function familiesYaml(families: readonly DesiredFamily[]): string {
   const lines = ["version: 1", "projects:"];
   let project: string | undefined;
   for (const family of families) {
@@ -124,7 +124,7 @@ function familiesYaml(families: readonly DesiredFamily[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-async function withTempDir<T>(body: (directory: string) => Promise<T>): Promise<T> {
+export async function withTempDir<T>(body: (directory: string) => Promise<T>): Promise<T> {
   const directory = await mkdtemp(join(tmpdir(), "pcsync-bench-"));
   try {
     return await body(directory);
@@ -181,7 +181,7 @@ function validateScenario(): Scenario {
 }
 
 /** Lists every family once without latency: a real service is warm (the CLI under test is not). */
-async function warmUp(url: string, projects: number): Promise<void> {
+export async function warmUp(url: string, projects: number): Promise<void> {
   const paths: string[] = [];
   for (let project = 1; project <= projects; project += 1) {
     for (const family of FAMILY_NAMES) paths.push(`/api/projects/${project}/${family}/?limit=1000`);

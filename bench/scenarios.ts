@@ -26,6 +26,7 @@ import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
+import { WATCH_SCENARIOS } from "./scenarios-watch.js";
 
 // One list request reads a family of up to this many records (the client's page size).
 const RECORDS_PER_LIST_REQUEST = 1000;
@@ -414,4 +415,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...STARTUP_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,
+  ...WATCH_SCENARIOS,
 ];

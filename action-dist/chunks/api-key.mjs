@@ -11,6 +11,49 @@ function formatBytes(bytes) {
 	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
 	return `${bytes} bytes`;
 }
+// dist/src/server-text.js
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+const UNSAFE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+const SHORT_ESCAPES = {
+	"\n": "\\n",
+	"\r": "\\r",
+	"	": "\\t"
+};
+/** `\n`, `\u001b`, `\u202e`, `\u{e0041}`: the character named, never acted on. */
+function escapeCharacter(character) {
+	const short = SHORT_ESCAPES[character];
+	if (short !== void 0) return short;
+	const code = character.codePointAt(0) ?? 0;
+	return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+/**
+* Defuses what a runner reads as a command: the older parser acts on `##[` anywhere in a line, the
+* newer one on `::` at its start once white space is trimmed.
+*/
+function defuseCommands(line) {
+	return line.replace(/##\[/g, "#\\u0023[").replace(/^(\s*)::/u, "$1\\u003a:");
+}
+/** Server text shown within one line (a name, an id, an error's detail): every character visible. */
+function neutraliseInline(text) {
+	return defuseCommands(text.replace(UNSAFE, escapeCharacter));
+}
+/**
+* Server text of several lines (a log message, a frontend module): its lines, each made safe as
+* neutraliseInline does but keeping tabs, for the caller to print one per line.
+*/
+function neutraliseLines(text) {
+	return text.split(LINE_BREAK).map((line) => defuseCommands(line.replace(UNSAFE_BUT_TAB, escapeCharacter)));
+}
+/** JSON text with the characters JSON leaves raw written as JSON escapes: parsed, the same data. */
+function neutraliseJson(json) {
+	return json.replace(UNSAFE_IN_JSON, (character) => Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`).join("")).replace(/##\[/g, "#\\u0023[");
+}
+/** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
+function quoteServerText(text) {
+	return neutraliseJson(JSON.stringify(text));
+}
 // dist/src/api/errors.js
 /** A request that was sent (or tried) and failed; the base of the HTTP, network and timeout errors. */
 var RequestFailedError = class extends PcsyncError {
@@ -312,10 +355,8 @@ var CreateNotMadeError = class extends RequestFailedError {
 		});
 	}
 };
-/** Text from the service with line breaks and other control characters shown as spaces. */
-function oneLine(text) {
-	return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, " ");
-}
+/** Text from the service on one line, every character visible (see server-text.ts). */
+const oneLine = neutraliseInline;
 // dist/src/package-files.js
 /** The absolute path of a file given relative to the package root. */
 function findPackageFile(relative) {
@@ -348,4 +389,4 @@ function checkApiKey(key, source) {
 	if (!isValidApiKey(key)) throw new InvalidApiKeyError(source, "contains spaces, line breaks or non-ASCII characters; it must hold the key alone");
 	return key;
 }
-export { formatBytes as A, PaginationLoopError as C, ResponseHeadersTooLargeError as D, RequestFailedError as E, ResponseTooLargeError as O, NextLinkOffCollectionError as S, RequestAbortedError as T, JobOutcomeUnknownError as _, ApiError as a, MalformedResponseError as b, ForeignNextLinkError as c, InvalidApiKeyError as d, InvalidBaseUrlError as f, InvalidRequestError as g, InvalidProxyError as h, packageVersion as i, TimeoutError as k, InflatedResponseTooLargeError as l, InvalidProjectIdError as m, isValidApiKey as n, CreateNotMadeError as o, InvalidConfigIdError as p, findPackageFile as r, CreateOutcomeUnknownError as s, checkApiKey as t, InsecureHttpError as u, ListChangedDuringReadError as v, RedirectNotFollowedError as w, NetworkError as x, LogsNotSupportedError as y };
+export { neutraliseInline as A, PaginationLoopError as C, ResponseHeadersTooLargeError as D, RequestFailedError as E, neutraliseLines as M, quoteServerText as N, ResponseTooLargeError as O, formatBytes as P, NextLinkOffCollectionError as S, RequestAbortedError as T, JobOutcomeUnknownError as _, ApiError as a, MalformedResponseError as b, ForeignNextLinkError as c, InvalidApiKeyError as d, InvalidBaseUrlError as f, InvalidRequestError as g, InvalidProxyError as h, packageVersion as i, neutraliseJson as j, TimeoutError as k, InflatedResponseTooLargeError as l, InvalidProjectIdError as m, isValidApiKey as n, CreateNotMadeError as o, InvalidConfigIdError as p, findPackageFile as r, CreateOutcomeUnknownError as s, checkApiKey as t, InsecureHttpError as u, ListChangedDuringReadError as v, RedirectNotFollowedError as w, NetworkError as x, LogsNotSupportedError as y };

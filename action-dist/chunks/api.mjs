@@ -18,13 +18,21 @@ import { pipeline } from "node:stream/promises";
 async function mapConcurrent(items, limit, work) {
 	const results = new Array(items.length);
 	let next = 0;
+	let failed = false;
 	const worker = async () => {
-		while (next < items.length) {
+		while (!failed && next < items.length) {
 			const index = next++;
-			results[index] = await work(items[index], index);
+			try {
+				results[index] = await work(items[index], index);
+			} catch (error) {
+				failed = true;
+				throw error;
+			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+	const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
+	const failure = (await Promise.allSettled(workers)).find((outcome) => outcome.status === "rejected");
+	if (failure !== void 0) throw failure.reason;
 	return results;
 }
 // dist/src/api/base-url.js
@@ -23070,8 +23078,8 @@ var require_eventsource = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		defaultReconnectionTime
 	};
 }));
-// dist/src/api/dispatcher.js
-var import_undici = (/* @__PURE__ */ __commonJSMin(((exports, module) => {
+// node_modules/undici/index.js
+var require_undici = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Client = require_client();
 	const Dispatcher = require_dispatcher();
 	const Pool = require_pool();
@@ -23236,7 +23244,9 @@ var import_undici = (/* @__PURE__ */ __commonJSMin(((exports, module) => {
 		globalThis.EventSource = module.exports.EventSource;
 	}
 	module.exports.install = install;
-})))();
+}));
+// dist/src/api/dispatcher.js
+var import_undici = require_undici();
 const KEEP_ALIVE_MS = 1e4;
 function createDispatcher(options) {
 	const { origin, connections, connectTimeoutMs, proxy } = options;
@@ -24388,8 +24398,9 @@ async function requestWithRetry(context, request) {
 			stats.throttled += 1;
 			const serverWaitMs = parseRetryAfter(headerValue(response.headers["retry-after"]), context.now()) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
 			const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
-			limiter.noteThrottled(waitMs, { stated: serverWaitMs !== void 0 });
-			if (throttleRetries < retries && waitMs <= maxRetryAfterMs) {
+			const withinCap = waitMs <= maxRetryAfterMs;
+			if (withinCap) limiter.noteThrottled(waitMs, { stated: serverWaitMs !== void 0 });
+			if (throttleRetries < retries && withinCap) {
 				throttleRetries += 1;
 				stats.retries += 1;
 				trace(`${shown}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === void 0 ? " (backoff)" : ""}`);
@@ -24446,6 +24457,7 @@ var ApiClient = class {
 	#bodyTimeoutMs;
 	#maxResponseBytes;
 	#trace;
+	#onAttempt;
 	#random;
 	#now;
 	#sleep;
@@ -24468,6 +24480,7 @@ var ApiClient = class {
 			...definedEntries(options.retry ?? {})
 		};
 		this.#trace = options.trace;
+		this.#onAttempt = options.onAttempt;
 		this.#random = options.random ?? Math.random;
 		this.#now = options.now ?? Date.now;
 		this.#sleep = options.sleep ?? realSleep;
@@ -24612,12 +24625,14 @@ var ApiClient = class {
 		} catch (error) {
 			if (error instanceof TransportFailure) {
 				this.stats.transportFailures += 1;
+				this.#onAttempt?.(request.method, "error");
 				this.traceLine(`${shown} -> ${error.message} (${this.#now() - startedAt} ms)`);
 			}
 			throw error;
 		}
 		const { status } = response;
 		this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
+		this.#onAttempt?.(request.method, status);
 		this.stats.bytesReceived += response.body.length;
 		this.traceLine(`${shown} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
 		return response;
@@ -25178,7 +25193,7 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 				outcomeUnknown: error.outcomeUnknown,
 				settled: "the earlier POST did not create it (the family was re-read after its settle window)"
 			});
-			if (isUnreadableAnswer(error)) return await settleUnreadableAnswer(client, reader, body, knownIds, url, error, posts);
+			if (isFinalAnswer(error)) return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);
 			if (!(error instanceof RequestFailedError) || !error.outcomeUnknown) throw error;
 			failure = error;
 		}
@@ -25199,28 +25214,34 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 		client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
 	}
 }
-/** The service answered, but what it said cannot be read: it may well have been a 201. */
-function isUnreadableAnswer(error) {
-	return error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
+/**
+* The service answered, but not with a record: what it said cannot be read (it may well have been
+* a 201), or it redirected (a 303 after a POST may follow a create). Either way it is done with
+* the request: nothing can commit later, and sending it again could make a copy.
+*/
+function isFinalAnswer(error) {
+	return error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || error instanceof RedirectNotFollowedError;
 }
 /**
-* A POST the service answered with something unreadable (not JSON, the wrong shape, too large).
-* The service has finished with the request (it answered), so nothing can commit later and no
-* window is needed: one re-read shows the record (adopted), or the outcome stays unknown, never
-* resent, since a record the service made from it in some other form would be duplicated.
+* A POST the service answered with something unreadable (not JSON, the wrong shape, too large) or
+* with a redirect. The service has finished with the request (it answered), so nothing can commit
+* later and no window is needed: one re-read shows the record (adopted), or the outcome stays
+* unknown, never resent, since a record the service made from it in some other form would be
+* duplicated.
 */
-async function settleUnreadableAnswer(client, reader, body, knownIds, url, error, posts) {
+async function settleAnsweredPost(client, reader, body, knownIds, url, error, posts) {
 	const described = client.describeRequest("POST", url);
+	const answer = error instanceof RedirectNotFollowedError ? "the service answered with a redirect, which pcsync does not follow" : "the service's answer could not be read";
 	let records;
 	try {
 		({records} = await reader.read(client.now()));
 	} catch (rereadError) {
 		if (!(rereadError instanceof PcsyncError)) throw rereadError;
-		throw new CreateOutcomeUnknownError(described, error.message, `the service's answer could not be read, and re-reading the family to check failed (${rereadError.message})`);
+		throw new CreateOutcomeUnknownError(described, error.message, `${answer}, and re-reading the family to check failed (${rereadError.message})`);
 	}
 	const record = findCreatedRecord(records, body, knownIds);
-	if (record === void 0) throw new CreateOutcomeUnknownError(described, error.message, "the service's answer could not be read, and re-reading the family found no record made by it (the service may have stored it in another form)");
-	client.traceLine(`POST ${url.pathname}: answer unreadable; record ${record.id} found by re-reading the family`);
+	if (record === void 0) throw new CreateOutcomeUnknownError(described, error.message, `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`);
+	client.traceLine(`POST ${url.pathname}: ${answer}; record ${record.id} found by re-reading the family`);
 	return {
 		record,
 		posts,
@@ -25324,4 +25345,4 @@ function showsSentText(sent, shown) {
 	if (typeof sent !== "string" || trimAsService(sent) === "") return true;
 	return showsText(sent, shown);
 }
-export { getFrontend as a, listProjects as c, ApiClient as d, CLIENT_DEFAULTS as f, getConfig as i, rearrange as l, createConfigDetailed as n, iterateLogs as o, mapConcurrent as p, createJob as r, listAllConfigs as s, FamilyReader as t, updateConfig as u };
+export { mapConcurrent as _, getFrontend as a, listProjects as c, ApiClient as d, CLIENT_DEFAULTS as f, isLoopbackHost as g, require_undici as h, getConfig as i, rearrange as l, createDispatcher as m, createConfigDetailed as n, iterateLogs as o, resolveProxy as p, createJob as r, listAllConfigs as s, FamilyReader as t, updateConfig as u };

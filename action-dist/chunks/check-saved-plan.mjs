@@ -2,10 +2,11 @@
 import { t as appendAll } from "./append-all.mjs";
 import { n as PcsyncError } from "./errors.mjs";
 import { i as familyKey } from "./families.mjs";
-import { E as findGuard, M as idsOfOtherFamilies, N as listsToRead, T as describeGuardFinding, g as readCurrentState, k as parsePlanFile } from "./output.mjs";
+import { C as listsToRead, S as idsOfOtherFamilies, _ as findGuard, g as describeGuardFinding, s as readCurrentState } from "./guard-message.mjs";
 import { a as readMark } from "./group-by.mjs";
 import { f as describeUntrimmed, m as lookAlikeKey, p as isTrimmedField } from "./options.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
+import { u as parsePlanFile } from "./output.mjs";
 import { resolve } from "node:path";
 import { readFile } from "node:fs/promises";
 // dist/src/plan/check-owner-marks.js

@@ -35,7 +35,7 @@ function concurrencyOf(flags) {
 	return flags.concurrency === void 0 ? CLIENT_DEFAULTS.concurrency : parsePositiveInt(flags.concurrency, "--concurrency");
 }
 async function createClientFromFlags(flags, io, options = {}) {
-	const { fallback, signal } = options;
+	const { fallback, signal, onAttempt } = options;
 	const baseUrl = resolveBaseUrl(flags, io, fallback);
 	const apiKey = await resolveApiKey({
 		env: io.env,
@@ -53,6 +53,7 @@ async function createClientFromFlags(flags, io, options = {}) {
 		bodyTimeoutMs: timeoutMs,
 		...flags.verbose ? { trace: (line) => io.stderr.write(`${line}\n`) } : {},
 		...signal === void 0 ? {} : { signal },
+		...onAttempt === void 0 ? {} : { onAttempt },
 		proxyEnvironment: io.env
 	});
 	if (client.base.correction !== void 0) io.stderr.write(`warning: ${client.base.correction}\n`);

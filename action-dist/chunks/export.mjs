@@ -3,12 +3,13 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { C as shownValue, M as idsOfOtherFamilies, N as listsToRead, S as pluginDefaults, f as TIE_EFFECT, g as readCurrentState, m as groupTiedOrders, s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
+import { C as listsToRead, S as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState } from "./guard-message.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
-import { i as writeFileSafely, o as resolveOutputTarget, s as OutputFileError } from "./append-file.mjs";
+import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
 import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/build-manifest.js

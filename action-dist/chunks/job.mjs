@@ -3,6 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { r as createJob } from "./api.mjs";
 import { a as describeError, i as UsageError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
+import { N as quoteServerText, j as neutraliseJson } from "./api-key.mjs";
 import { r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { a as formatOption, n as addDeprecatedAlias, t as TEXT_OR_JSON } from "./options.mjs";
 import { a as requireFlag, i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
@@ -58,10 +59,10 @@ Examples:
 						name: record.name
 					}
 				};
-				io.stdout.write(`${JSON.stringify(queued)}\n`);
+				io.stdout.write(`${neutraliseJson(JSON.stringify(queued))}\n`);
 				return;
 			}
-			io.stdout.write(`job ${JSON.stringify(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`);
+			io.stdout.write(`job ${quoteServerText(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`);
 			if (getFamily(family).hasLogs) io.stderr.write(`follow it with: pcsync logs --project ${project} --config ${record.id} --follow\n`);
 		} catch (error) {
 			throw explainRefusal(error, "jobs");

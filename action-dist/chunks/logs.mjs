@@ -2,46 +2,15 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { o as iterateLogs } from "./api.mjs";
 import { i as UsageError } from "./errors.mjs";
-import { a as ApiError, k as TimeoutError, x as NetworkError } from "./api-key.mjs";
 import { a as getFamily } from "./families.mjs";
 import { a as parsePositiveNumber, i as parsePositiveInt, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { n as parseTimeFlag } from "./duration.mjs";
 import { n as useColour } from "./io.mjs";
 import { t as createPaint } from "./colour.mjs";
+import { A as neutraliseInline, M as neutraliseLines, a as ApiError, j as neutraliseJson, k as TimeoutError, x as NetworkError } from "./api-key.mjs";
 import { a as formatOption, c as parseFormat, n as addDeprecatedAlias, r as collect, t as TEXT_OR_JSON } from "./options.mjs";
 import { i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 import { setTimeout } from "node:timers/promises";
-// dist/src/cli/duration.js
-const UNIT_MS = {
-	ms: 1,
-	s: 1e3,
-	m: 6e4,
-	h: 36e5,
-	d: 864e5,
-	w: 6048e5
-};
-const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
-const DURATION_PART = /(\d+)(ms|[smhdw])/g;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
-function parseDuration(text) {
-	const trimmed = text.trim().toLowerCase();
-	if (!DURATION.test(trimmed)) return void 0;
-	let total = 0;
-	for (const match of trimmed.matchAll(DURATION_PART)) total += Number(match[1]) * UNIT_MS[match[2]];
-	return Number.isSafeInteger(total) ? total : void 0;
-}
-/**
-* `--since`/`--until`: an ISO-8601 time (a date alone means its midnight UTC; a time without an
-* offset is local time, as `Date.parse` reads it) or a duration ago.
-*/
-function parseTimeFlag(value, flag, now) {
-	const duration = parseDuration(value);
-	if (duration !== void 0) return new Date(now - duration);
-	const trimmed = value.trim();
-	const ms = ISO_TIME.test(trimmed) ? Date.parse(trimmed) : NaN;
-	if (Number.isNaN(ms)) throw new UsageError(`${flag} must be an ISO-8601 time (e.g. 2024-06-01T12:00:00Z) or a duration ago (e.g. 30s, 15m, 2h, 1d, 1h30m), not "${value}"`);
-	return new Date(ms);
-}
 var LogFollowCursor = class {
 	/** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
 	#floorMs;
@@ -122,16 +91,15 @@ const TYPE_STYLES = {
 };
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 const SOURCE_WIDTH = 7;
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 function formatLogEntry(entry, format, colour) {
-	if (format === "json") return `${JSON.stringify(entry)}\n`;
-	const type = entry.type.replace(CONTROL, "?");
+	if (format === "json") return `${neutraliseJson(JSON.stringify(entry))}\n`;
+	const type = neutraliseInline(entry.type);
 	const shownType = type.padEnd(TYPE_WIDTH);
 	const style = TYPE_STYLES[type];
 	const coloured = style === void 0 ? shownType : createPaint(colour)(style, shownType);
-	const message = entry.message.replace(/\r\n?/g, "\n").replace(CONTROL, "?").replaceAll("\n", "\n    ");
-	const source = entry.source.replace(CONTROL, "?").padEnd(SOURCE_WIDTH);
-	return `${entry.timestamp.replace(CONTROL, "?")} ${coloured} ${source} ${message}\n`;
+	const message = neutraliseLines(entry.message).join("\n    ");
+	const source = neutraliseInline(entry.source).padEnd(SOURCE_WIDTH);
+	return `${neutraliseInline(entry.timestamp)} ${coloured} ${source} ${message}\n`;
 }
 // dist/src/cli/commands/logs.js
 const DEFAULT_LIMIT = "100";

@@ -4,7 +4,7 @@ import { i as Option } from "./esm.mjs";
 import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } from "./errors.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
-import { A as formatBytes, r as findPackageFile } from "./api-key.mjs";
+import { P as formatBytes, r as findPackageFile } from "./api-key.mjs";
 import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
@@ -307,6 +307,10 @@ function readFamilies(owner, ownerPointer, at) {
 		if (block.prune !== void 0) read.prune = {
 			value: block.prune,
 			source: at(`${pointer}/prune`, "value")
+		};
+		if (block.drift !== void 0) read.drift = {
+			value: block.drift,
+			source: at(`${pointer}/drift`, "value")
 		};
 		if (block.fields !== void 0) read.fields = {
 			value: block.fields,
@@ -8050,15 +8054,17 @@ function expandFamily(context, family) {
 	return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
 }
 /**
-* `protect:` and `fields:` of a family from its blocks, templates first, then sets, then the
+* `protect:`, `fields:` and `drift:` of a family from its blocks, templates first, then sets, then the
 * project's own: protection adds up (it must survive any one block's edit); the last `fields:` wins.
 */
 function familySettings(blocks) {
 	const protect = blocks.flatMap((block) => block.protect ?? []);
 	const fields = blocks.findLast((block) => block.fields !== void 0)?.fields?.value;
+	const drift = blocks.findLast((block) => block.drift !== void 0)?.drift?.value;
 	return {
 		...protect.length > 0 ? { protect } : {},
-		...fields === void 0 ? {} : { fields }
+		...fields === void 0 ? {} : { fields },
+		...drift === void 0 ? {} : { drift }
 	};
 }
 /** A `protect:` pattern that names no config of the family: likely a typo (it still protects remote records). */

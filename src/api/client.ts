@@ -60,6 +60,11 @@ export interface ApiClientOptions {
    * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
    */
   trace?: ((line: string) => void) | undefined;
+  /**
+   * Told of every attempt as it ends: its method and status, or `"error"` when no response came
+   * (refused, reset, timed out). `pcsync watch` counts requests with it for its metrics.
+   */
+  onAttempt?: ((method: HttpMethod, status: number | "error") => void) | undefined;
   /** Tuning of the adaptive rate limiter beyond concurrency and maxRps. */
   rateLimit?:
     | Pick<
@@ -163,6 +168,7 @@ export class ApiClient {
   readonly #bodyTimeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #trace: ((line: string) => void) | undefined;
+  readonly #onAttempt: ((method: HttpMethod, status: number | "error") => void) | undefined;
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #sleep: Sleep;
@@ -195,6 +201,7 @@ export class ApiClient {
     );
     this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
     this.#trace = options.trace;
+    this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? realSleep;
@@ -354,12 +361,14 @@ export class ApiClient {
     } catch (error) {
       if (error instanceof TransportFailure) {
         this.stats.transportFailures += 1;
+        this.#onAttempt?.(request.method, "error");
         this.traceLine(`${shown} -> ${error.message} (${this.#now() - startedAt} ms)`);
       }
       throw error;
     }
     const { status } = response;
     this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
+    this.#onAttempt?.(request.method, status);
     this.stats.bytesReceived += response.body.length;
     this.traceLine(`${shown} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
     return response;

@@ -16,9 +16,9 @@
 //      the POST did not commit. Only then is the POST sent again (retries + 1 POSTs at most).
 //   4. When no such re-read can be made (the service is gone, the run is interrupted), the outcome
 //      is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
-//   5. An answer that cannot be read (not JSON, the wrong shape, too large) came after the service
-//      was done with the request: one re-read settles it, and without the record it stays unknown
-//      and is never resent (settleUnreadableAnswer).
+//   5. An answer that cannot be read (not JSON, the wrong shape, too large), or a redirect (never
+//      followed), came after the service was done with the request: one re-read settles it, and
+//      without the record it stays unknown and is never resent (settleAnsweredPost).
 // The window is measured from the give-up, not from the send: how long the request already sat
 // unanswered says nothing about when the service will get to it, and from the send the window
 // would shrink by the timeout it already spent. The floor matters when --timeout is tiny: twice
@@ -36,6 +36,7 @@ import {
   CreateNotMadeError,
   CreateOutcomeUnknownError,
   MalformedResponseError,
+  RedirectNotFollowedError,
   RequestAbortedError,
   RequestFailedError,
   ResponseTooLargeError,
@@ -126,8 +127,8 @@ export async function createConfigDetailed(
           settled: "the earlier POST did not create it (the family was re-read after its settle window)",
         });
       }
-      if (isUnreadableAnswer(error))
-        return await settleUnreadableAnswer(client, reader, body, knownIds, url, error, posts);
+      if (isFinalAnswer(error))
+        return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);
       if (!(error instanceof RequestFailedError) || !error.outcomeUnknown) throw error;
       failure = error;
     }
@@ -157,27 +158,42 @@ export async function createConfigDetailed(
   }
 }
 
-/** The service answered, but what it said cannot be read: it may well have been a 201. */
-function isUnreadableAnswer(error: unknown): error is MalformedResponseError | ResponseTooLargeError {
-  return error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
+type FinalAnswerError = MalformedResponseError | ResponseTooLargeError | RedirectNotFollowedError;
+
+/**
+ * The service answered, but not with a record: what it said cannot be read (it may well have been
+ * a 201), or it redirected (a 303 after a POST may follow a create). Either way it is done with
+ * the request: nothing can commit later, and sending it again could make a copy.
+ */
+function isFinalAnswer(error: unknown): error is FinalAnswerError {
+  return (
+    error instanceof MalformedResponseError ||
+    error instanceof ResponseTooLargeError ||
+    error instanceof RedirectNotFollowedError
+  );
 }
 
 /**
- * A POST the service answered with something unreadable (not JSON, the wrong shape, too large).
- * The service has finished with the request (it answered), so nothing can commit later and no
- * window is needed: one re-read shows the record (adopted), or the outcome stays unknown, never
- * resent, since a record the service made from it in some other form would be duplicated.
+ * A POST the service answered with something unreadable (not JSON, the wrong shape, too large) or
+ * with a redirect. The service has finished with the request (it answered), so nothing can commit
+ * later and no window is needed: one re-read shows the record (adopted), or the outcome stays
+ * unknown, never resent, since a record the service made from it in some other form would be
+ * duplicated.
  */
-async function settleUnreadableAnswer(
+async function settleAnsweredPost(
   client: ApiClient,
   reader: FamilyReader,
   body: PluginConfigInput,
   knownIds: ReadonlySet<number>,
   url: URL,
-  error: MalformedResponseError | ResponseTooLargeError,
+  error: FinalAnswerError,
   posts: number,
 ): Promise<CreateResult> {
   const described = client.describeRequest("POST", url);
+  const answer =
+    error instanceof RedirectNotFollowedError
+      ? "the service answered with a redirect, which pcsync does not follow"
+      : "the service's answer could not be read";
   let records: PluginConfigRecord[];
   try {
     ({ records } = await reader.read(client.now()));
@@ -186,7 +202,7 @@ async function settleUnreadableAnswer(
     throw new CreateOutcomeUnknownError(
       described,
       error.message,
-      `the service's answer could not be read, and re-reading the family to check failed (${rereadError.message})`,
+      `${answer}, and re-reading the family to check failed (${rereadError.message})`,
     );
   }
   const record = findCreatedRecord(records, body, knownIds);
@@ -194,12 +210,10 @@ async function settleUnreadableAnswer(
     throw new CreateOutcomeUnknownError(
       described,
       error.message,
-      "the service's answer could not be read, and re-reading the family found no record made by it (the service may have stored it in another form)",
+      `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
     );
   }
-  client.traceLine(
-    `POST ${url.pathname}: answer unreadable; record ${record.id} found by re-reading the family`,
-  );
+  client.traceLine(`POST ${url.pathname}: ${answer}; record ${record.id} found by re-reading the family`);
   return { record, posts, uncertain: true, adopted: true };
 }
 

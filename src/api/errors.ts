@@ -6,6 +6,7 @@
 import { STATUS_CODES } from "node:http";
 import { PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
+import { neutraliseInline } from "../server-text.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
 /** What an error needs to know about the request that failed. */
@@ -460,8 +461,5 @@ export class CreateNotMadeError extends RequestFailedError {
   }
 }
 
-/** Text from the service with line breaks and other control characters shown as spaces. */
-function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
-  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, " ");
-}
+/** Text from the service on one line, every character visible (see server-text.ts). */
+const oneLine = neutraliseInline;

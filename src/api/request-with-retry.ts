@@ -120,10 +120,13 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
         parseRetryAfter(headerValue(response.headers["retry-after"]), context.now()) ??
         parseThrottleDetail(readServiceError(response.body)?.detail);
       const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
-      // Every request waits, not just this one: the limiter holds them all until then. A wait
-      // the service stated also tells the limiter the service's limit.
-      limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
-      if (throttleRetries < retries && waitMs <= maxRetryAfterMs) {
+      // A wait beyond the cap fails this request at once; the others must not sleep through it
+      // either, so it pauses nobody (they fail on their own 429s, promptly, if the service
+      // still refuses). A wait within the cap holds every request until then, not just this one,
+      // and a wait the service stated also tells the limiter the service's limit.
+      const withinCap = waitMs <= maxRetryAfterMs;
+      if (withinCap) limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
+      if (throttleRetries < retries && withinCap) {
         throttleRetries += 1;
         stats.retries += 1;
         trace(

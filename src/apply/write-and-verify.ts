@@ -7,6 +7,7 @@ import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
 import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
+import { neutraliseJson } from "../server-text.js";
 import type { CreateSettlement } from "./dedupe-creates.js";
 import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
@@ -48,7 +49,7 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
   const details = wrong
     .map(
       (field) =>
-        `${field} is ${JSON.stringify(shownValue(field, record))}, not ${JSON.stringify(change.fields[field]?.to)}`,
+        `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`,
     )
     .join("; ");
   const hint = wrong.includes("plugin")

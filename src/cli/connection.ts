@@ -2,7 +2,7 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, CLIENT_DEFAULTS } from "../api/index.js";
+import { ApiClient, type ApiClientOptions, CLIENT_DEFAULTS } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import { resolveApiKey } from "./credentials.js";
 import type { CliIo } from "./io.js";
@@ -103,9 +103,11 @@ export async function createClientFromFlags(
     fallback?: { baseUrl: string | undefined; orElse: string };
     /** Once aborted, the client starts no new request (apply interrupted). */
     signal?: AbortSignal;
+    /** Told of every request attempt's method and status (watch's metrics). */
+    onAttempt?: ApiClientOptions["onAttempt"];
   } = {},
 ): Promise<ApiClient> {
-  const { fallback, signal } = options;
+  const { fallback, signal, onAttempt } = options;
   const baseUrl = resolveBaseUrl(flags, io, fallback);
   const apiKey = await resolveApiKey({
     env: io.env,
@@ -126,6 +128,7 @@ export async function createClientFromFlags(
     bodyTimeoutMs: timeoutMs,
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
+    ...(onAttempt === undefined ? {} : { onAttempt }),
     // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
     proxyEnvironment: io.env,
   });

@@ -3,6 +3,7 @@
 import type { LogEntry } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import { createPaint, type Style } from "../render/colour.js";
+import { neutraliseInline, neutraliseJson, neutraliseLines } from "../server-text.js";
 import type { TextOrJson } from "./options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
@@ -33,19 +34,16 @@ const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 // The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
 const SOURCE_WIDTH = 7;
-// Messages come from plugins: control characters (escape sequences above all) must not reach the
-// terminal, where they could rewrite earlier lines or the title.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
+// Messages come from plugins: made safe as all server text is (server-text.ts), so they cannot
+// rewrite the terminal nor start a line a CI runner reads as a command.
 export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: boolean): string {
-  if (format === "json") return `${JSON.stringify(entry)}\n`;
-  const type = entry.type.replace(CONTROL, "?");
+  if (format === "json") return `${neutraliseJson(JSON.stringify(entry))}\n`;
+  const type = neutraliseInline(entry.type);
   const shownType = type.padEnd(TYPE_WIDTH);
   const style = TYPE_STYLES[type];
   const coloured = style === undefined ? shownType : createPaint(colour)(style, shownType);
   // Continuation lines are indented so that every printed line starting at column 0 is an entry.
-  const message = entry.message.replace(/\r\n?/g, "\n").replace(CONTROL, "?").replaceAll("\n", "\n    ");
-  const source = entry.source.replace(CONTROL, "?").padEnd(SOURCE_WIDTH);
-  return `${entry.timestamp.replace(CONTROL, "?")} ${coloured} ${source} ${message}\n`;
+  const message = neutraliseLines(entry.message).join("\n    ");
+  const source = neutraliseInline(entry.source).padEnd(SOURCE_WIDTH);
+  return `${neutraliseInline(entry.timestamp)} ${coloured} ${source} ${message}\n`;
 }

@@ -14,6 +14,7 @@ import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
+import { neutraliseJson } from "../server-text.js";
 import { type CliIo, useColour } from "./io.js";
 import type { OutputFormat } from "./options.js";
 
@@ -96,7 +97,7 @@ export function checkPlanPrintableAsJson(plan: Plan): void {
 
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */
 export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo): void {
-  const text = `${JSON.stringify({ plan, result }, null, 2)}\n`;
+  const text = `${neutraliseJson(JSON.stringify({ plan, result }, null, 2))}\n`;
   const locate = () => {
     const places = locateSecrets(result).map((path) => {
       const outcome =

@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
+import { neutraliseLines } from "../server-text.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import { describeExitCodes } from "./exit-codes-help.js";
@@ -21,6 +22,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { name: "validate", load: async () => (await import("./commands/validate.js")).registerValidateCommand },
   { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
   { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
+  { name: "watch", load: async () => (await import("./commands/watch.js")).registerWatchCommand },
   { name: "rollback", load: async () => (await import("./commands/rollback.js")).registerRollbackCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
   { name: "show", load: async () => (await import("./commands/show.js")).registerShowCommand },
@@ -210,7 +212,8 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     return error.exitCode === 0 ? 0 : EXIT_ERROR;
   }
   if (error instanceof PcsyncError) {
-    io.stderr.write(`pcsync: ${error.message}\n`);
+    // A message may quote the service (an error body, a record's name): made safe line by line.
+    io.stderr.write(`pcsync: ${neutraliseLines(error.message).join("\n")}\n`);
     const hint = error.hint ?? describeKeySources(error);
     if (hint !== undefined) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;

@@ -129,13 +129,16 @@ export function maxDeletePercentOf(flags: ScopeFlags): number {
     : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
 }
 
-/** Reads and plans the narrowed manifest as the flags say, showing progress on a terminal. */
+/**
+ * Reads and plans the narrowed manifest as the flags say, showing progress on a terminal; also
+ * gives the desired state planned (with `projects: all` resolved from the listing).
+ */
 export async function planFromFlags(
   client: ApiClient,
   desired: LoadedManifest,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
-): Promise<{ plan: Plan; current: CurrentState }> {
+): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState }> {
   const maxDeletePercent = maxDeletePercentOf(flags);
   const safety = safetyPlanOptions(flags);
   const progress = createProgress(io);
@@ -160,7 +163,7 @@ export async function planFromFlags(
     },
   });
   warnUnmatchedNames(flags, resolved, planned.current, io);
-  return planned;
+  return { ...planned, desired: resolved };
 }
 
 /**

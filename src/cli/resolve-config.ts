@@ -13,6 +13,7 @@ import {
 import { PcsyncError, UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import { quoteServerText } from "../server-text.js";
 import { familyOption } from "./options.js";
 
 export interface TargetFlags {
@@ -179,7 +180,7 @@ function describeNames(lists: Found["lists"]): string {
 }
 
 export function describeRecord(record: PluginConfigRecord): string {
-  return record.name === null ? `config ${record.id}` : `"${record.name}" (id ${record.id})`;
+  return record.name === null ? `config ${record.id}` : `${quoteServerText(record.name)} (id ${record.id})`;
 }
 
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";

@@ -115,6 +115,8 @@ function readFamilies(
     };
     if (block.prune !== undefined)
       read.prune = { value: block.prune, source: at(`${pointer}/prune`, "value") };
+    if (block.drift !== undefined)
+      read.drift = { value: block.drift, source: at(`${pointer}/drift`, "value") };
     if (block.fields !== undefined)
       read.fields = { value: block.fields, source: at(`${pointer}/fields`, "value") };
     if (block.protect !== undefined) {

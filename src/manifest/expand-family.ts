@@ -193,13 +193,19 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
 }
 
 /**
- * `protect:` and `fields:` of a family from its blocks, templates first, then sets, then the
+ * `protect:`, `fields:` and `drift:` of a family from its blocks, templates first, then sets, then the
  * project's own: protection adds up (it must survive any one block's edit); the last `fields:` wins.
  */
-function familySettings(blocks: readonly FamilyBlock[]): Pick<DesiredFamily, "protect" | "fields"> {
+function familySettings(blocks: readonly FamilyBlock[]): Pick<DesiredFamily, "protect" | "fields" | "drift"> {
   const protect = blocks.flatMap((block) => block.protect ?? []);
   const fields = blocks.findLast((block) => block.fields !== undefined)?.fields?.value;
-  return { ...(protect.length > 0 ? { protect } : {}), ...(fields === undefined ? {} : { fields }) };
+  // `drift:` as `fields:`: the project's own, else a set's, else a template's.
+  const drift = blocks.findLast((block) => block.drift !== undefined)?.drift?.value;
+  return {
+    ...(protect.length > 0 ? { protect } : {}),
+    ...(fields === undefined ? {} : { fields }),
+    ...(drift === undefined ? {} : { drift }),
+  };
 }
 
 /** A `protect:` pattern that names no config of the family: likely a typo (it still protects remote records). */

@@ -2,7 +2,7 @@
 // project sets and project blocks of every file, before `use:`, `overrides:` and `omit:` are applied.
 
 import type { FamilyName } from "../families.js";
-import type { DesiredFields, FieldsMode, ProtectPattern, SourceLocation } from "./types.js";
+import type { DesiredFields, DriftMode, FieldsMode, ProtectPattern, SourceLocation } from "./types.js";
 
 /** A config as written (in a template, a set or a project): its order may be left out. */
 export interface ConfigItem {
@@ -37,6 +37,7 @@ export interface FamilyBlock {
   /** The family's mapping (where "missing configs" points). */
   valueSource: SourceLocation;
   prune?: { value: boolean; source: SourceLocation };
+  drift?: { value: DriftMode; source: SourceLocation };
   protect?: ProtectPattern[];
   fields?: { value: FieldsMode; source: SourceLocation };
   /** Undefined when the block has no `configs:` key (allowed when a used template provides the family). */
@@ -48,7 +49,7 @@ export interface FamilyBlock {
 export interface TemplateBlock {
   name: string;
   source: SourceLocation;
-  /** Only `prune` and `configs` are ever set on a template's family blocks. */
+  /** Only `prune`, `drift` and `configs` are ever set on a template's family blocks. */
   families: FamilyBlock[];
 }
 

@@ -94,6 +94,10 @@ export interface ManifestTemplateFamily {
    */
   prune?: boolean;
   /**
+   * `warn` or `heal`: what `pcsync watch` does on drift, for the projects using this template, unless the project or a set says otherwise.
+   */
+  drift?: "warn" | "heal";
+  /**
    * The templated configs, in order. Give every config an `order`, or none.
    */
   configs: ManifestTemplateConfig[];
@@ -186,6 +190,10 @@ export interface ManifestFamily {
    * Delete the remote records of this family that no config claims. Default false: unlisted records are left alone. The project's value wins over a set's, which wins over the templates'.
    */
   prune?: boolean;
+  /**
+   * What `pcsync watch` does when this family drifts: `warn` reports it, `heal` also applies the plan (with every safety guard). Wins over `--mode`. The project's value wins over a set's, which wins over the templates'.
+   */
+  drift?: "warn" | "heal";
   /**
    * The project's own configs of this family, after the templated ones. Give every config an `order` (templated ones included), or none (then the 1-based position in the expanded list is the order).
    */

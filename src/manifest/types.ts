@@ -52,11 +52,16 @@ export interface DesiredConfig {
   fieldSources: Partial<Record<keyof DesiredFields | "id", SourceLocation>>;
 }
 
+/** `warn`: drift is reported; `heal`: `pcsync watch` also applies the plan of the family. */
+export type DriftMode = "warn" | "heal";
+
 export interface DesiredFamily {
   project: string;
   family: FamilyName;
   /** Delete remote records of this family that no config claims. */
   prune: boolean;
+  /** What `pcsync watch` does when this family drifts (`drift:`); absent: its `--mode`. */
+  drift?: DriftMode;
   /** Names and globs of records never deleted without --allow-destroy (`protect:` of the family). */
   protect?: ProtectPattern[];
   /** `fields: all`: fields a config leaves out are managed at the service's defaults. Absent: listed. */

@@ -35,6 +35,7 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
+  PlanSummary,
   PlanTargets,
 } from "./types.js";
 

@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { describeError, PcsyncError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
+import { neutraliseJson } from "../server-text.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
@@ -22,8 +23,9 @@ export class PlanFileError extends PcsyncError {
 }
 
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
+/** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
 export function serializePlan(plan: Plan): string {
-  return `${JSON.stringify(plan, null, 2)}\n`;
+  return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
 }
 
 /**

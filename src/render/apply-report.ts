@@ -4,10 +4,15 @@
 
 import type { Writable } from "node:stream";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
+import { neutraliseInline, quoteServerText } from "../server-text.js";
 import { createPaint } from "./colour.js";
 
+function quoteName(name: string | null): string {
+  return name === null ? "null" : quoteServerText(name);
+}
+
 /** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
-function describe(outcome: ApplyOutcome, name = JSON.stringify(outcome.name)): string {
+function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string {
   const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
   const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
@@ -23,21 +28,31 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   if (!isApplyComplete(report)) {
     for (const outcome of report.outcomes) {
       if (outcome.status !== "done") continue;
-      const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+      const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
       out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
     }
   }
   for (const outcome of report.outcomes) {
     if (outcome.status === "failed")
-      out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(
+        `${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
     if (outcome.status === "skipped" && outcome.notStarted !== true)
-      out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(
+        `${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
     if (outcome.status === "unknown")
-      out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(
+        `${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
     if (outcome.status === "done" && outcome.unchecked)
-      out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(
+        `${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
     if (outcome.status === "done" && outcome.copiesRemoved !== undefined)
-      out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${outcome.message}\n`);
+      out.write(
+        `${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;

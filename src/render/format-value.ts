@@ -3,6 +3,7 @@
 
 import { diffWordsWithSpace } from "diff";
 import type { FieldChange, FieldValue } from "../plan/types.js";
+import { neutraliseInline, quoteServerText } from "../server-text.js";
 
 export type SpanStyle = "added" | "removed";
 
@@ -27,18 +28,8 @@ const MAX_EDIT_LENGTH = 200;
 /** Strings longer than this are never word-diffed: the diff would cost more than it shows. */
 const MAX_DIFF_INPUT = 20_000;
 
-/** Control characters escaped so a remote name cannot move the cursor or recolour a terminal. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** Escapes control characters in text that is shown raw (project ids, sources, messages). */
-export function escapeControl(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (character) => {
-    if (character === "\n") return "\\n";
-    if (character === "\t") return "\\t";
-    return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-}
+/** Text shown raw (project ids, sources, messages), made safe as all server text is (server-text.ts). */
+export const escapeControl = neutraliseInline;
 
 /** The first `count` code points of a string, never splitting a surrogate pair. */
 export function truncateCodePoints(text: string, count: number): string {
@@ -48,9 +39,9 @@ export function truncateCodePoints(text: string, count: number): string {
 
 /** A string as a JSON literal: quoted, with escapes, so spaces and odd characters stay visible. */
 export function quoteString(text: string, options: ValueOptions): string {
-  if (text.length <= options.maxValueChars) return JSON.stringify(text);
+  if (text.length <= options.maxValueChars) return quoteServerText(text);
   const cut = truncateCodePoints(text, options.maxValueChars);
-  return `${JSON.stringify(cut).slice(0, -1)}…" (${text.length} chars)`;
+  return `${quoteServerText(cut).slice(0, -1)}…" (${text.length} chars)`;
 }
 
 export function formatValue(value: FieldValue | undefined, options: ValueOptions): string {
@@ -79,7 +70,7 @@ export function formatFieldChange(field: string, change: FieldChange, options: V
 
 /** The inside of a JSON string literal: the escapes without the quotes. */
 function escapeInner(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
+  return quoteServerText(text).slice(1, -1);
 }
 
 function describeWordDiff(from: string, to: string, options: ValueOptions): Span[] | undefined {

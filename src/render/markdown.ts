@@ -44,12 +44,15 @@ const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
 
 /** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
-const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]/g;
+// Markdown and HTML syntax, and what GitHub links: `@user` (a mention) and `#123` (an issue).
+const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
+const TEXT_SPECIALS_BUT_ISSUES = /[&<>`*_[\]|\\~$@]/g;
 
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
   if (!(maxChars >= MIN_MAX_CHARS)) throw new RangeError(`maxChars must be at least ${MIN_MAX_CHARS}`);
-  const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS))}`;
+  // The title is the caller's ("Plan for PR #12"): its issue links are meant.
+  const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
   const changed = hasPlannedChanges(plan);
   const summary = `**${changed ? describeSummary(plan.summary) : NO_CHANGES}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
@@ -78,10 +81,14 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   return `${[PLAN_COMMENT_MARKER, title, summary, `_Details not shown; ${FULL_PLAN_HINT}._`].join("\n\n")}\n`;
 }
 
-/** Text outside code blocks: control characters escaped, markdown and HTML syntax neutralised. */
-export function escapeText(text: string): string {
-  return escapeControl(text).replace(TEXT_SPECIALS, (character) =>
-    character === "@" ? "@&#8203;" : `&#${character.charCodeAt(0)};`,
+/**
+ * Text outside code blocks: control characters escaped, markdown and HTML syntax neutralised, and
+ * nobody mentioned nor (unless `issueLinks`, for the caller's own title) any issue linked.
+ */
+export function escapeText(text: string, options: { issueLinks?: boolean } = {}): string {
+  const specials = options.issueLinks ? TEXT_SPECIALS_BUT_ISSUES : TEXT_SPECIALS;
+  return escapeControl(text).replace(specials, (character) =>
+    character === "@" || character === "#" ? `${character}&#8203;` : `&#${character.charCodeAt(0)};`,
   );
 }
 

@@ -2,6 +2,7 @@
 // which record, where, as Terraform's "Creation complete" lines; and how long is left.
 
 import type { ApplyOutcome } from "../apply/types.js";
+import { quoteServerText } from "../server-text.js";
 
 const DONE_VERB = { create: "created", update: "updated", delete: "deleted", reorder: "reordered" } as const;
 
@@ -10,7 +11,7 @@ function where(outcome: ApplyOutcome): string {
 }
 
 function record(outcome: ApplyOutcome): string {
-  const name = outcome.name === null ? "(unnamed)" : JSON.stringify(outcome.name);
+  const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
   return outcome.id === null ? name : `${name} (id ${outcome.id})`;
 }
 

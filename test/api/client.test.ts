@@ -21,6 +21,7 @@ import {
   TimeoutError,
   updateConfig,
 } from "../../src/api/index.js";
+import type { PcsyncError } from "../../src/errors.js";
 import {
   page,
   record,
@@ -374,6 +375,34 @@ describe("retries", () => {
     expect(error.status).toBe(429);
     expect(error.hint).toMatch(/throttling/);
     expect(server.requests).toHaveLength(1);
+    // The wait it refused pauses nobody: the next request of the same client goes out at once.
+    server.setHandler((_request, response) => sendJson(response, 200, record(1)));
+    const started = Date.now();
+    await getConfig(client, "1", "plugin_configs", 1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("takes a redirect after a POST as the answer: one re-read, never sent again", async () => {
+    server.setHandler((request, response) => {
+      if (request.method === "POST") {
+        response.writeHead(303, { location: "/elsewhere/" }).end();
+        return;
+      }
+      sendJson(response, 200, { count: 0, next: null, previous: null, results: [] });
+    });
+    const { client } = makeClient();
+    const error = await createConfig(
+      client,
+      "1",
+      "plugin_configs",
+      { plugin: 12, order: 1, name: "A" },
+      { knownIds: new Set() },
+    ).catch((caught: unknown) => caught);
+    expect((error as PcsyncError).message).toContain(
+      "the service answered with a redirect, which pcsync does not follow, and re-reading the family found no record made by it",
+    );
+    expect(server.requests.map((request) => request.method)).toEqual(["POST", "GET"]);
   });
 
   it("counts a DELETE that gets 404 after a dropped attempt as done", async () => {

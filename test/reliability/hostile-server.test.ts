@@ -347,7 +347,7 @@ describe.concurrent("apply against a hostile server", () => {
     expect(writesOf(server)).toEqual([]);
   });
 
-  it("an error text with line breaks stays on one line, so it cannot forge a CI command", async () => {
+  it("an error text with line breaks stays on one line (shown as \\n), so it cannot forge a CI command", async () => {
     const { run } = await runAgainst((request, response) => {
       if (!isList(request)) return false;
       sendJson(response, 403, {
@@ -361,7 +361,9 @@ describe.concurrent("apply against a hostile server", () => {
     expect(run.code, run.stderr).toBe(1);
     // The error on one line, then pcsync's own hint for a 403.
     expect(run.stderr.trimEnd().split("\n")).toEqual([
-      expect.stringMatching(/^pcsync: 403 GET .*: Denied\. ::error file=pcsync\.yaml::forged ::add-mask::x$/),
+      expect.stringMatching(
+        /^pcsync: 403 GET .*: Denied\.\\n::error file=pcsync\.yaml::forged\\r\\n::add-mask::x$/,
+      ),
       expect.stringMatching(/^hint: /),
     ]);
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/^::/m);

@@ -2,6 +2,7 @@
 
 import { Command } from "commander";
 import { getFrontend } from "../../api/index.js";
+import { neutraliseLines } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import {
@@ -34,9 +35,13 @@ Examples:
         "plugin_configs",
       ]);
       const source = await getFrontend(client, target.project, family, record.id);
-      // Byte for byte when redirected to a file; a terminal gets a final newline for its prompt.
-      io.stdout.write(source);
-      if (io.stdout.isTTY === true && !source.endsWith("\n")) io.stdout.write("\n");
+      // Byte for byte when redirected (a file, a pipe); a terminal, or the log of a GitHub Actions
+      // job, gets it made safe (server-text.ts), and a final newline for the prompt.
+      if (io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true") {
+        io.stdout.write(`${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n`);
+      } else {
+        io.stdout.write(source);
+      }
     } catch (error) {
       throw explainRefusal(error, "frontend modules");
     } finally {

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
 import { describeError, UsageError } from "../../errors.js";
 import { getFamily } from "../../families.js";
+import { neutraliseJson, quoteServerText } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
@@ -83,11 +84,11 @@ Examples:
           family,
           config: { id: record.id, name: record.name },
         };
-        io.stdout.write(`${JSON.stringify(queued)}\n`);
+        io.stdout.write(`${neutraliseJson(JSON.stringify(queued))}\n`);
         return;
       }
       io.stdout.write(
-        `job ${JSON.stringify(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`,
+        `job ${quoteServerText(type)} queued for ${describeRecord(record)} in ${family} of project ${project}\n`,
       );
       if (getFamily(family).hasLogs) {
         io.stderr.write(`follow it with: pcsync logs --project ${project} --config ${record.id} --follow\n`);

@@ -1,0 +1,258 @@
+// `pcsync watch`: reconcile continuously. Its options are parsed and checked here; the service
+// itself is in src/watch/.
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Command, Option } from "commander";
+import { isLoopbackHost } from "../../api/index.js";
+import { UsageError } from "../../errors.js";
+import type { DriftMode } from "../../manifest/types.js";
+import { secrets } from "../../redact.js";
+import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
+import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
+import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
+import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
+import type { CommandRegistrar } from "../command-registrar.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  createClientFromFlags,
+  parsePositiveNumber,
+} from "../connection.js";
+import { registerSecretWords } from "../credentials.js";
+import { parseDuration } from "../duration.js";
+import type { CliIo } from "../io.js";
+import { addManifestOption, loadManifestsFromFlags, type ManifestFlags } from "../manifest-options.js";
+import { collect } from "../options.js";
+import { addScopeOptions, type ScopeFlags } from "../reconcile.js";
+
+interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
+  interval: string;
+  jitter: string;
+  mode: DriftMode;
+  listen: string;
+  webhook?: string[];
+  webhookSecretFile?: string;
+  webhookFormat: WebhookFormat;
+  webhookTimeout: string;
+  once?: boolean;
+  metricsFile?: string;
+  logFormat: LogFormat;
+}
+
+export const WATCH_DEFAULTS = {
+  interval: "5m",
+  jitter: "10",
+  mode: "warn",
+  listen: "127.0.0.1:9464",
+  webhookFormat: "json",
+  logFormat: "text",
+} as const satisfies Partial<WatchFlags>;
+
+/** Shorter intervals would hammer the service; tests and demos use seconds. */
+const MIN_INTERVAL_MS = 100;
+/** Beyond this, two consecutive waits could differ threefold, and a fleet would bunch up anyway. */
+const MAX_JITTER_PERCENT = 50;
+
+function parseInterval(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < MIN_INTERVAL_MS) {
+    throw new UsageError(
+      `--interval must be a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h, not "${value}"`,
+    );
+  }
+  return ms;
+}
+
+function parseJitter(value: string): number {
+  const percent = Number(value);
+  if (value.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > MAX_JITTER_PERCENT) {
+    throw new UsageError(`--jitter must be a percentage from 0 to ${MAX_JITTER_PERCENT}, not "${value}"`);
+  }
+  return percent / 100;
+}
+
+function parseListenFlag(value: string): ListenAddress {
+  const address = parseListen(value);
+  if (address === undefined) {
+    throw new UsageError(
+      `--listen must be HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464, not "${value}"`,
+    );
+  }
+  return address;
+}
+
+/** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
+function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
+  return values.map((value) => {
+    registerSecretWords(value);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new UsageError("--webhook must be an http:// or https:// URL (the value given is not a URL)");
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new UsageError(`--webhook must be an http:// or https:// URL, not ${url.protocol}`);
+    }
+    if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+      io.stderr.write(
+        `warning: --webhook ${displayWebhook(url)} is plain http: events cross the network unencrypted\n`,
+      );
+    }
+    return url;
+  });
+}
+
+async function readWebhookSecret(path: string, cwd: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `--webhook-secret-file ${path}: ${code === "ENOENT" ? "no such file" : `cannot be read (${code ?? "unknown error"})`}`,
+    );
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
+  registerSecretWords(secret);
+  return secret;
+}
+
+export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => {
+  const command = new Command("watch")
+    .description(
+      "Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.",
+    )
+    .addOption(
+      new Option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)").default(
+        WATCH_DEFAULTS.interval,
+      ),
+    )
+    .addOption(
+      new Option("--jitter <percent>", "spread each interval by up to this many percent, either way").default(
+        WATCH_DEFAULTS.jitter,
+      ),
+    )
+    .addOption(
+      new Option("--mode <mode>", "on drift: warn (report only) or heal (apply); a family's `drift:` wins")
+        .choices(["warn", "heal"])
+        .default(WATCH_DEFAULTS.mode),
+    )
+    .addOption(
+      new Option(
+        "--listen <host:port>",
+        "serve /metrics, /healthz and /readyz here (with --once: only when given)",
+      ).default(WATCH_DEFAULTS.listen),
+    )
+    .addOption(new Option("--webhook <url>", "POST each event to this URL (repeatable)").argParser(collect))
+    .addOption(
+      new Option(
+        "--webhook-secret-file <path>",
+        "sign events with the secret in this file (X-Pcsync-Signature)",
+      ),
+    )
+    .addOption(
+      new Option("--webhook-format <format>", "json (the event) or slack (a message for an incoming webhook)")
+        .choices(WEBHOOK_FORMATS)
+        .default(WATCH_DEFAULTS.webhookFormat),
+    )
+    .addOption(
+      new Option("--webhook-timeout <seconds>", "time allowed for one delivery attempt").default(
+        String(WEBHOOK_DEFAULTS.timeoutMs / 1000),
+      ),
+    )
+    .addOption(
+      new Option(
+        "--once",
+        "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--metrics-file <path>",
+        "after each cycle, write the metrics here (node_exporter textfile format)",
+      ),
+    )
+    .addOption(
+      new Option("--log-format <format>", "one line per cycle: text, or json for log shippers")
+        .choices(LOG_FORMATS)
+        .default(WATCH_DEFAULTS.logFormat),
+    );
+  addManifestOption(command);
+  addScopeOptions(command);
+  addConnectionOptions(command, "manifest");
+  command.addHelpText(
+    "after",
+    `
+Heal mode is the approval: like Argo CD's automated sync, a family in heal is applied without a
+question, with every safety guard apply has (a guard that refuses writes nothing to that family).
+
+Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
+once). SIGHUP reads the manifest again and starts a cycle now.
+
+Examples:
+  $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
+  $ pcsync watch --mode heal --interval 2m --webhook https://hooks.example.com/pcsync
+  $ pcsync watch --shard 2/4 --listen 0.0.0.0:9464              # one watcher of four
+  $ pcsync watch --once --metrics-file /var/lib/node_exporter/pcsync.prom   # in cron`,
+  );
+  command.action(async (flags: WatchFlags, self: Command) => {
+    const intervalMs = parseInterval(flags.interval);
+    const jitterShare = parseJitter(flags.jitter);
+    const listenGiven = self.getOptionValueSource("listen") === "cli";
+    const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
+    const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
+    const urls = parseWebhooks(flags.webhook ?? [], io);
+    if (flags.webhookSecretFile !== undefined && urls.length === 0) {
+      throw new UsageError("--webhook-secret-file needs a --webhook URL to sign events for");
+    }
+    const secret =
+      flags.webhookSecretFile === undefined
+        ? undefined
+        : await readWebhookSecret(flags.webhookSecretFile, io.cwd);
+    const webhooks =
+      urls.length === 0
+        ? undefined
+        : new WebhookSender({
+            ...WEBHOOK_DEFAULTS,
+            urls,
+            format: flags.webhookFormat,
+            secret,
+            timeoutMs: webhookTimeout * 1000,
+            secrets,
+            warn: (line) => io.stderr.write(`warning: ${line}\n`),
+            proxyEnvironment: io.env,
+          });
+    // prom-client and the rest of the service load only for a run of watch, not for --help.
+    const { runWatch } = await import("../../watch/run-watch.js");
+    const code = await runWatch(
+      {
+        flags,
+        intervalMs,
+        jitterShare,
+        mode: flags.mode,
+        listen,
+        once: flags.once === true,
+        metricsFile: flags.metricsFile === undefined ? undefined : resolve(io.cwd, flags.metricsFile),
+        logFormat: flags.logFormat,
+      },
+      {
+        webhooks,
+        createClient: async (signal, metrics) => {
+          // The base URL may come from the manifest: read it once here, as plan does.
+          const loaded = await loadManifestsFromFlags(flags, io).catch(() => undefined);
+          return createClientFromFlags(flags, io, {
+            fallback: { baseUrl: loaded?.value?.baseUrl, orElse: "set server.base_url in the manifest" },
+            signal,
+            onAttempt: (method, status) => metrics.requests.inc({ method, status: String(status) }),
+          });
+        },
+      },
+      io,
+    );
+    setExit(code);
+  });
+  program.addCommand(command);
+};

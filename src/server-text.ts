@@ -1,0 +1,67 @@
+// Text that came from the service, made safe to print. It cannot move the cursor, recolour or
+// retitle a terminal (C0 and C1 controls, escape sequences), change what a reader sees without
+// showing it (bidirectional overrides and other Unicode format characters, line and paragraph
+// separators), or be read by a CI runner as a workflow command (`::` at the start of a line,
+// `##[` anywhere in one). Every piece of server text pcsync prints goes through here; JSON stays
+// the same data (neutraliseJson uses JSON's own escapes).
+
+// C0 controls, DEL, C1 controls, format characters (Cf), line and paragraph separators.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+// The same, with the tab left alone: kept in text of several lines (a module's indentation).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNSAFE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+// What ends a line for a terminal or a runner: CR LF, CR, LF, VT, FF, NEL, LS, PS.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks is the point.
+const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+// Escapes that are not JSON's own, in JSON text: DEL, C1, format characters, separators.
+const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** `\n`, `\u001b`, `\u202e`, `\u{e0041}`: the character named, never acted on. */
+function escapeCharacter(character: string): string {
+  const short = SHORT_ESCAPES[character];
+  if (short !== undefined) return short;
+  const code = character.codePointAt(0) ?? 0;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Defuses what a runner reads as a command: the older parser acts on `##[` anywhere in a line, the
+ * newer one on `::` at its start once white space is trimmed.
+ */
+function defuseCommands(line: string): string {
+  return line.replace(/##\[/g, "#\\u0023[").replace(/^(\s*)::/u, "$1\\u003a:");
+}
+
+/** Server text shown within one line (a name, an id, an error's detail): every character visible. */
+export function neutraliseInline(text: string): string {
+  return defuseCommands(text.replace(UNSAFE, escapeCharacter));
+}
+
+/**
+ * Server text of several lines (a log message, a frontend module): its lines, each made safe as
+ * neutraliseInline does but keeping tabs, for the caller to print one per line.
+ */
+export function neutraliseLines(text: string): string[] {
+  return text.split(LINE_BREAK).map((line) => defuseCommands(line.replace(UNSAFE_BUT_TAB, escapeCharacter)));
+}
+
+/** JSON text with the characters JSON leaves raw written as JSON escapes: parsed, the same data. */
+export function neutraliseJson(json: string): string {
+  // Such characters and `##[` occur only inside strings: JSON's own syntax is plain ASCII.
+  return json
+    .replace(UNSAFE_IN_JSON, (character) =>
+      Array.from(
+        { length: character.length },
+        (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`,
+      ).join(""),
+    )
+    .replace(/##\[/g, "#\\u0023[");
+}
+
+/** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
+export function quoteServerText(text: string): string {
+  return neutraliseJson(JSON.stringify(text));
+}

@@ -1,0 +1,80 @@
+// One line per cycle on stdout: words for a person, or (--log-format json) one JSON object per
+// line for a log shipper.
+
+import type { CycleReport } from "./run-cycle.js";
+import type { FamilyFinding } from "./watch-events.js";
+
+/** The changes a family's plan still holds, counted as the plan's summary counts them. */
+export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {
+  return finding.changes.length + (finding.reorder?.moves.length ?? 0);
+}
+
+export interface CycleTotals {
+  families: number;
+  drifting: number;
+  changes: number;
+}
+
+export function totalsOf(report: CycleReport): CycleTotals {
+  const counts = report.findings.map(driftCount);
+  return {
+    families: counts.length,
+    drifting: counts.filter((count) => count > 0).length,
+    changes: counts.reduce((sum, count) => sum + count, 0),
+  };
+}
+
+export type LogFormat = "text" | "json";
+
+export const LOG_FORMATS = ["text", "json"] as const satisfies readonly LogFormat[];
+
+export interface CycleLogEntry {
+  cycle: number;
+  report: CycleReport;
+  durationMs: number;
+  at: Date;
+}
+
+/** Problems a text line quotes before "and N more". */
+const PROBLEMS_SHOWN = 3;
+
+export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string {
+  const { cycle, report, durationMs, at } = entry;
+  const totals = totalsOf(report);
+  const seconds = Math.round(durationMs) / 1000;
+  if (format === "json") {
+    return `${JSON.stringify({
+      time: at.toISOString(),
+      level: report.result === "ok" ? "info" : report.result === "guarded" ? "warn" : "error",
+      msg: "cycle",
+      cycle,
+      result: report.result,
+      duration_seconds: seconds,
+      manifest_valid: report.manifestValid ?? null,
+      families: totals.families,
+      drifting: totals.drifting,
+      changes: totals.changes,
+      healed: report.healed,
+      refused: report.refused,
+      problems: report.problems,
+    })}\n`;
+  }
+  const parts = [
+    `${at.toISOString()} cycle ${cycle} ${report.result} in ${seconds.toFixed(2)} s`,
+    report.findings.length > 0
+      ? `${plural(totals.families, "family", "families")}, ${totals.drifting} drifting (${plural(totals.changes, "change", "changes")})`
+      : undefined,
+    report.healed > 0 ? `${report.healed} healed` : undefined,
+    report.refused > 0 ? `${report.refused} refused by a guard` : undefined,
+  ].filter((part) => part !== undefined);
+  const shown = report.problems.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
+  const more =
+    report.problems.length > PROBLEMS_SHOWN
+      ? `\n  (and ${report.problems.length - PROBLEMS_SHOWN} more)`
+      : "";
+  return `${parts.join(": ")}${shown.join("")}${more}\n`;
+}
+
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,128 @@
+// Heal mode: the part of a cycle's plan that `watch` applies, family by family. A family in heal
+// whose plan a safety guard refuses is not written at all; the others are applied through the one
+// apply path (every check apply makes, the duplicate check after creates included).
+
+import type { ApiClient } from "../api/index.js";
+import { applyPlan } from "../apply/apply-plan.js";
+import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
+import { type FamilyName, familyKey } from "../families.js";
+import type { DesiredState, DriftMode } from "../manifest/types.js";
+import { summarizePlan } from "../plan/compute-plan.js";
+import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
+import type { FamilyFinding } from "./watch-events.js";
+
+/** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
+export function modesOf(desired: DesiredState, fallback: DriftMode): Map<string, DriftMode> {
+  const modes = new Map<string, DriftMode>();
+  for (const family of desired.families) {
+    modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
+  }
+  return modes;
+}
+
+/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
+export function selectFamilies(plan: Plan, keep: (project: string, family: FamilyName) => boolean): Plan {
+  const changes = plan.changes.filter((change) => keep(change.project, change.family));
+  const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));
+  const families = plan.families.filter((family) => keep(family.project, family.family));
+  const prefixes = families.map((family) => `${family.project}/${family.family}/`);
+  return {
+    ...plan,
+    summary: summarizePlan(changes, reorders),
+    changes,
+    reorders,
+    families,
+    fingerprints: Object.fromEntries(
+      Object.entries(plan.fingerprints).filter(([key]) => prefixes.some((prefix) => key.startsWith(prefix))),
+    ),
+    guards: plan.guards.filter((guard) => keep(guard.project, guard.family)),
+  };
+}
+
+export interface HealResult {
+  findings: FamilyFinding[];
+  /** The apply's report, when heal applied anything. */
+  report: ApplyReport | undefined;
+  /** Families in heal that a guard refused. */
+  refused: number;
+}
+
+/** A planned change and its outcome meet here: a create by its name (its outcome has the new id), the rest by id. */
+function changeKey(item: { action: string; id: number | null; name: string | null }): string {
+  return item.action === "create" || item.action === "reorder"
+    ? `${item.action}\u0000${item.name}`
+    : `${item.action}\u0000${item.id}`;
+}
+
+/**
+ * Applies the plan of the families in heal (those no guard refuses) and says, family by family,
+ * what drift is left, what heal did, and what a guard refused.
+ */
+export async function healPlan(
+  client: ApiClient,
+  plan: Plan,
+  current: CurrentState,
+  modes: ReadonlyMap<string, DriftMode>,
+  options: { concurrency: number; signal?: AbortSignal | undefined },
+): Promise<HealResult> {
+  const guardsByFamily = new Map<string, string[]>();
+  for (const guard of plan.guards) {
+    const key = familyKey(guard.project, guard.family);
+    guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), guard.message]);
+  }
+  const healing = (project: string, family: FamilyName) => {
+    const key = familyKey(project, family);
+    return modes.get(key) === "heal" && !guardsByFamily.has(key);
+  };
+  const healPart = selectFamilies(plan, healing);
+  const report =
+    healPart.changes.length + healPart.reorders.length > 0
+      ? await applyPlan(client, healPart, current, options)
+      : undefined;
+  const done = new Map<string, ApplyOutcome[]>();
+  for (const outcome of report?.outcomes ?? []) {
+    if (outcome.status !== "done") continue;
+    const key = familyKey(outcome.project, outcome.family);
+    done.set(key, [...(done.get(key) ?? []), outcome]);
+  }
+
+  let refused = 0;
+  const findings = plan.families.map((report): FamilyFinding => {
+    const key = familyKey(report.project, report.family);
+    const changes = plan.changes.filter(
+      (change) => change.project === report.project && change.family === report.family,
+    );
+    const reorder = plan.reorders.find(
+      (candidate) => candidate.project === report.project && candidate.family === report.family,
+    );
+    const finding: FamilyFinding = { project: report.project, family: report.family, changes, reorder };
+    const guards = guardsByFamily.get(key);
+    if (modes.get(key) === "heal" && guards !== undefined) {
+      refused += 1;
+      return { ...finding, refused: guards };
+    }
+    const applied = done.get(key);
+    if (applied === undefined) return finding;
+    return { ...finding, ...splitApplied(changes, reorder, applied) };
+  });
+  return { findings, report, refused };
+}
+
+/** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
+function splitApplied(
+  changes: readonly PlannedChange[],
+  reorder: PlannedReorder | undefined,
+  applied: readonly ApplyOutcome[],
+): Pick<FamilyFinding, "changes" | "reorder" | "healed"> {
+  const doneKeys = new Set(applied.map(changeKey));
+  const reordered =
+    reorder !== undefined && doneKeys.has(changeKey({ action: "reorder", id: null, name: null }));
+  return {
+    changes: changes.filter((change) => !doneKeys.has(changeKey(change))),
+    reorder: reordered ? undefined : reorder,
+    healed: {
+      changes: changes.filter((change) => doneKeys.has(changeKey(change))),
+      reorder: reordered ? reorder : undefined,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// What a finished cycle leaves behind: the metrics it updates, the events it sends, the line it
+// logs, and (for --once) the exit code `plan --detailed-exitcode` would give.
+
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
+import { familyKey } from "../families.js";
+import { driftCount, totalsOf } from "./cycle-log.js";
+import type { CycleReport } from "./run-cycle.js";
+import { EventTracker, type FamilyFinding, type WatchEvent } from "./watch-events.js";
+import { type DriftCounts, setDrift, type WatchMetrics } from "./watch-metrics.js";
+
+/** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
+export function exitCodeOf(report: CycleReport): ExitCode {
+  if (report.result === "failed" || report.result === "invalid_manifest") return EXIT_ERROR;
+  if (report.result === "guarded") return EXIT_REFUSED;
+  return totalsOf(report).changes > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
+/** Keeps the metrics and the event memory across cycles. */
+export class CycleRecorder {
+  readonly #metrics: WatchMetrics;
+  readonly #tracker = new EventTracker();
+  #drift: DriftCounts = new Map();
+  #ready = false;
+
+  constructor(metrics: WatchMetrics) {
+    this.#metrics = metrics;
+  }
+
+  /** A cycle has completed with a valid manifest (for /readyz). */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** Updates the metrics with the cycle, and returns the events it calls for. */
+  record(report: CycleReport, durationMs: number, at: Date): WatchEvent[] {
+    const metrics = this.#metrics;
+    const when = at.toISOString();
+    metrics.cycles.inc({ result: report.result });
+    metrics.cycleDuration.observe(durationMs / 1000);
+    if (report.manifestValid !== undefined) metrics.manifestValid.set(report.manifestValid ? 1 : 0);
+    if (report.result === "invalid_manifest") return this.#tracker.observeInvalid(report.problems, when);
+    if (report.manifestValid === true) this.#ready = true;
+    if (report.findings.length === 0 && report.result === "failed") {
+      return this.#tracker.observeFailure(report.problems.join("\n"), when);
+    }
+    const counts = new Map<string, { project: string; family: FamilyFinding["family"]; changes: number }>();
+    for (const finding of report.findings) {
+      const { project, family } = finding;
+      counts.set(familyKey(project, family), { project, family, changes: driftCount(finding) });
+      if (finding.healed !== undefined) metrics.heals.inc({ project, family }, driftCount(finding.healed));
+    }
+    setDrift(metrics, counts, this.#drift);
+    this.#drift = counts;
+    for (const project of report.succeeded) metrics.lastSuccess.set({ project }, at.getTime() / 1000);
+    return this.#tracker.observeCycle(
+      report.findings,
+      when,
+      report.result === "failed" ? report.problems.join("\n") : undefined,
+    );
+  }
+}

@@ -1,0 +1,204 @@
+// `pcsync watch` put together: one API client for the whole run (its rate limiter, and what it
+// learned of the service's limit, carry over from cycle to cycle), the cycle loop, the metrics and
+// their endpoints, webhook events, the metrics file, and the signals.
+
+import type { ApiClient } from "../api/index.js";
+import type { CliIo } from "../cli/io.js";
+import { runInputs } from "../cli/manifest-options.js";
+import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
+import { writeFileSafely } from "../files/write-file.js";
+import type { DriftMode } from "../manifest/types.js";
+import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import type { ListenAddress } from "./listen-address.js";
+import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
+import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
+import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
+import { WatchLoop } from "./watch-loop.js";
+import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
+import { startWatchServer, type WatchServer } from "./watch-server.js";
+import type { WebhookSender } from "./webhook-sender.js";
+
+export interface WatchSettings {
+  flags: CycleFlags;
+  intervalMs: number;
+  jitterShare: number;
+  mode: DriftMode;
+  /** Undefined: no HTTP endpoints (--once without --listen). */
+  listen: ListenAddress | undefined;
+  once: boolean;
+  metricsFile: string | undefined;
+  logFormat: LogFormat;
+  settle?: SettleOptions;
+}
+
+export interface WatchParts {
+  /** Makes the client, given the stop signal and the request counter of the metrics. */
+  createClient: (signal: AbortSignal, metrics: WatchMetrics) => Promise<ApiClient>;
+  webhooks: WebhookSender | undefined;
+}
+
+/** How long a stop waits for webhook deliveries still queued. */
+const WEBHOOK_DRAIN_MS = 10_000;
+
+type StopSignal = "SIGTERM" | "SIGINT";
+
+/**
+ * Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
+ * or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
+ */
+export async function runWatch(settings: WatchSettings, parts: WatchParts, io: CliIo): Promise<ExitCode> {
+  const metrics = createWatchMetrics();
+  const stop = new AbortController();
+  const client = await parts.createClient(stop.signal, metrics);
+  const recorder = new CycleRecorder(metrics);
+  const runner = new CycleRunner({
+    client,
+    flags: settings.flags,
+    io,
+    mode: settings.mode,
+    signal: stop.signal,
+    settle: settings.settle ?? SETTLE_DEFAULTS,
+  });
+  const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
+    CycleResult,
+    number
+  >;
+  let healed = 0;
+  let lastReport: CycleReport | undefined;
+  let metricsFileFailed = false;
+
+  const loop = new WatchLoop({
+    intervalMs: settings.intervalMs,
+    jitterShare: settings.jitterShare,
+    once: settings.once,
+    stop: stop.signal,
+    cycle: async () => {
+      const started = performance.now();
+      const report = await runner.run();
+      const durationMs = performance.now() - started;
+      if (report.interrupted && report.healed === 0) return;
+      lastReport = report;
+      counts[report.result] += 1;
+      healed += report.healed;
+      const at = new Date();
+      for (const event of recorder.record(report, durationMs, at)) parts.webhooks?.send(event);
+      io.stdout.write(
+        formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
+      );
+      if (settings.metricsFile !== undefined) {
+        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, settings.flags));
+      }
+    },
+  });
+
+  let server: WatchServer | undefined;
+  const signals = new SignalHandlers(io, stop, loop);
+  try {
+    if (settings.listen !== undefined) {
+      server = await startWatchServer(settings.listen, metrics, {
+        loop,
+        intervalMs: settings.intervalMs,
+        ready: () => recorder.ready,
+      });
+      io.stderr.write(`pcsync watch: serving /metrics, /healthz and /readyz on ${server.url}\n`);
+    }
+    signals.install();
+    await loop.run();
+  } finally {
+    signals.dispose();
+    await server?.close();
+    const drained = (await parts.webhooks?.close(WEBHOOK_DRAIN_MS)) ?? true;
+    if (!drained) io.stderr.write("warning: webhook events still queued at exit were not sent\n");
+    await client.close();
+  }
+
+  if (settings.once) {
+    if (lastReport === undefined) return EXIT_ERROR;
+    return metricsFileFailed ? EXIT_ERROR : exitCodeOf(lastReport);
+  }
+  const tally = CYCLE_RESULTS.map((result) => `${counts[result]} ${result}`).join(", ");
+  const webhookStats = parts.webhooks?.stats;
+  const webhookTally =
+    webhookStats === undefined
+      ? ""
+      : `; webhook events: ${webhookStats.delivered} delivered, ${webhookStats.failed} failed, ${webhookStats.dropped} dropped`;
+  io.stderr.write(
+    `pcsync watch: stopped${signals.received === undefined ? "" : ` by ${signals.received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`,
+  );
+  return EXIT_OK;
+}
+
+/** Writes pcsync's metrics (not the process ones) for node_exporter's textfile collector; false on failure. */
+async function writeMetricsFile(
+  path: string,
+  metrics: WatchMetrics,
+  io: CliIo,
+  flags: CycleFlags,
+): Promise<boolean> {
+  try {
+    // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
+    await writeFileSafely(path, await metrics.registry.metrics(), {
+      cwd: io.cwd,
+      inputs: runInputs(flags, { manifests: true }),
+    });
+    return true;
+  } catch (error) {
+    io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
+    return false;
+  }
+}
+
+/**
+ * SIGTERM and SIGINT stop the loop: the cycle in progress finishes its writes in flight and starts
+ * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
+ */
+class SignalHandlers {
+  received: StopSignal | undefined;
+  readonly #io: CliIo;
+  readonly #stop: AbortController;
+  readonly #loop: WatchLoop;
+  readonly #handlers: [NodeJS.Signals, () => void][];
+
+  constructor(io: CliIo, stop: AbortController, loop: WatchLoop) {
+    this.#io = io;
+    this.#stop = stop;
+    this.#loop = loop;
+    this.#handlers = [
+      ["SIGTERM", () => this.#onStop("SIGTERM")],
+      ["SIGINT", () => this.#onStop("SIGINT")],
+      ["SIGHUP", () => this.#onHangUp()],
+    ];
+  }
+
+  install(): void {
+    for (const [name, handler] of this.#handlers) process.on(name, handler);
+  }
+
+  dispose(): void {
+    for (const [name, handler] of this.#handlers) process.off(name, handler);
+  }
+
+  #onStop(name: StopSignal): void {
+    if (this.received !== undefined) {
+      this.#io.stderr.write(
+        `pcsync watch: ${name} received again: exiting at once. Writes in flight may or may not have been made; the next cycle (or \`pcsync plan\`) shows what the server holds.\n`,
+      );
+      process.exit(name === "SIGINT" ? 130 : 143);
+    }
+    this.received = name;
+    const busy = this.#loop.running
+      ? "; the cycle in progress finishes its writes in flight and starts no new one"
+      : "";
+    this.#io.stderr.write(
+      `pcsync watch: ${name} received: stopping${busy} (send it again to exit at once)\n`,
+    );
+    this.#stop.abort(new Error(`stopped by ${name}`));
+  }
+
+  #onHangUp(): void {
+    this.#io.stderr.write(
+      `pcsync watch: SIGHUP received: ${this.#loop.running ? "another cycle starts as soon as this one ends" : "starting a cycle now"}, reading the manifest again\n`,
+    );
+    this.#loop.trigger();
+  }
+}

@@ -1,0 +1,184 @@
+// The events `pcsync watch` sends to webhooks, and the memory that sends them on a change of state
+// only: one drift_opened while a family's drift lasts, drift_changed when the set of drifted
+// records changes, drift_resolved when it is back in sync. Pure: the caller gives the time.
+
+import { appendAll } from "../append-all.js";
+import { type FamilyName, familyKey } from "../families.js";
+import { summarizePlan } from "../plan/compute-plan.js";
+import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
+
+export const WATCH_EVENTS = [
+  "drift_opened",
+  "drift_changed",
+  "drift_resolved",
+  "healed",
+  "guard_refused",
+  "cycle_failed",
+  "manifest_invalid",
+] as const;
+
+export type WatchEventName = (typeof WATCH_EVENTS)[number];
+
+/** Changes an event carries at most; `summary` counts them all. */
+export const MAX_EVENT_CHANGES = 50;
+
+export interface WatchEvent {
+  event: WatchEventName;
+  /** Null for the events about the whole cycle (cycle_failed, manifest_invalid). */
+  project: string | null;
+  family: FamilyName | null;
+  summary: PlanSummary;
+  /** As in the JSON plan, at most MAX_EVENT_CHANGES. */
+  changes: PlannedChange[];
+  /** ISO 8601, UTC. */
+  at: string;
+  /** What happened, in words: the guard, the error, the first manifest errors with file:line. */
+  message?: string;
+}
+
+/** What one cycle found for one watched family. */
+export interface FamilyFinding {
+  project: string;
+  family: FamilyName;
+  /** The drift left at the end of the cycle (after heal: what it did not do). */
+  changes: PlannedChange[];
+  reorder: PlannedReorder | undefined;
+  /** What heal applied this cycle, if it applied anything. */
+  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined };
+  /** Heal was refused by these guards: nothing was written to the family. */
+  refused?: string[];
+}
+
+/** A family's changes counted as the JSON plan's summary counts them. */
+export function summarize(
+  changes: readonly PlannedChange[],
+  reorder: PlannedReorder | undefined,
+): PlanSummary {
+  return summarizePlan(changes, reorder === undefined ? [] : [reorder]);
+}
+
+/**
+ * Which records drift: a record is its id (a create's name, as it has none) and what would be done
+ * to it. Further edits of a record already drifting are the same drift, not a new one.
+ */
+function driftSignature(changes: readonly PlannedChange[], reorder: PlannedReorder | undefined): string {
+  const records = changes.map((change) =>
+    change.id === null ? `${change.action}:new:${change.name}` : `${change.action}:${change.id}`,
+  );
+  for (const move of reorder?.moves ?? []) records.push(`move:${move.id}`);
+  return records.sort().join("\n");
+}
+
+const NO_CHANGES: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
+
+function familyEvent(
+  event: WatchEventName,
+  finding: Pick<FamilyFinding, "project" | "family">,
+  changes: readonly PlannedChange[],
+  reorder: PlannedReorder | undefined,
+  at: string,
+  message?: string,
+): WatchEvent {
+  return {
+    event,
+    project: finding.project,
+    family: finding.family,
+    summary: summarize(changes, reorder),
+    changes: changes.slice(0, MAX_EVENT_CHANGES),
+    at,
+    ...(message === undefined ? {} : { message }),
+  };
+}
+
+function cycleEvent(event: WatchEventName, message: string, at: string): WatchEvent {
+  return { event, project: null, family: null, summary: NO_CHANGES, changes: [], at, message };
+}
+
+interface Remembered {
+  project: string;
+  family: FamilyName;
+  signature: string;
+}
+
+/** Remembers each family's drift and refusals, and the cycle's failure, across cycles. */
+export class EventTracker {
+  readonly #drift = new Map<string, Remembered>();
+  readonly #refused = new Map<string, string>();
+  #failure: string | undefined;
+  #invalid: string | undefined;
+
+  /**
+   * A cycle that read and planned: the events its findings call for, and a cycle_failed when some
+   * of its heal failed (`failure`), once per stretch of such cycles.
+   */
+  observeCycle(findings: readonly FamilyFinding[], at: string, failure?: string): WatchEvent[] {
+    this.#invalid = undefined;
+    const events: WatchEvent[] = [];
+    const seen = new Set<string>();
+    for (const finding of findings) {
+      const key = familyKey(finding.project, finding.family);
+      seen.add(key);
+      if (finding.healed !== undefined) {
+        events.push(familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at));
+      }
+      const refusal = finding.refused?.join("\n");
+      if (refusal !== undefined && this.#refused.get(key) !== refusal) {
+        events.push(familyEvent("guard_refused", finding, finding.changes, finding.reorder, at, refusal));
+      }
+      if (refusal === undefined) this.#refused.delete(key);
+      else this.#refused.set(key, refusal);
+      const signature = driftSignature(finding.changes, finding.reorder);
+      const before = this.#drift.get(key);
+      if (signature === "") {
+        if (before !== undefined) events.push(familyEvent("drift_resolved", finding, [], undefined, at));
+        this.#drift.delete(key);
+        continue;
+      }
+      if (before === undefined || before.signature !== signature) {
+        const event = before === undefined ? "drift_opened" : "drift_changed";
+        events.push(familyEvent(event, finding, finding.changes, finding.reorder, at));
+      }
+      this.#drift.set(key, { project: finding.project, family: finding.family, signature });
+    }
+    // A family dropped from the manifest (or from this watcher's shard) is no longer drifting here.
+    for (const [key, remembered] of this.#drift) {
+      if (seen.has(key)) continue;
+      events.push(
+        familyEvent(
+          "drift_resolved",
+          remembered,
+          [],
+          undefined,
+          at,
+          "no longer watched: not in the manifest",
+        ),
+      );
+      this.#drift.delete(key);
+      this.#refused.delete(key);
+    }
+    if (failure === undefined) this.#failure = undefined;
+    else appendAll(events, this.observeFailure(failure, at));
+    return events;
+  }
+
+  /** A cycle that failed (the service down, a plan error): one event per stretch of failures. */
+  observeFailure(message: string, at: string): WatchEvent[] {
+    const first = this.#failure === undefined;
+    this.#failure = message;
+    return first ? [cycleEvent("cycle_failed", message, at)] : [];
+  }
+
+  /** A manifest that failed validation: one event per broken version (its errors). */
+  observeInvalid(errors: readonly string[], at: string): WatchEvent[] {
+    const signature = errors.join("\n");
+    if (this.#invalid === signature) return [];
+    this.#invalid = signature;
+    return [cycleEvent("manifest_invalid", describeManifestErrors(errors), at)];
+  }
+}
+
+/** The first errors of a manifest, with file:line, and how many more there are. */
+export function describeManifestErrors(errors: readonly string[], shown = 5): string {
+  const more = errors.length > shown ? `\n(and ${errors.length - shown} more)` : "";
+  return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;
+}

@@ -1,0 +1,92 @@
+// When cycles run: one at a time, never overlapping; the next starts an interval (spread by
+// jitter) after the previous one started, or as soon as it ends when it ran longer than that, so a
+// slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now.
+
+export interface LoopOptions {
+  intervalMs: number;
+  /** Each wait is the interval times 1 ± up to this share (0.1 for --jitter 10). */
+  jitterShare: number;
+  /** One cycle, then stop. */
+  once: boolean;
+  /** Runs one cycle; never rejects. */
+  cycle: () => Promise<void>;
+  /** Once aborted, no new cycle starts; the one running finishes. */
+  stop: AbortSignal;
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface LoopState {
+  /** When the loop started, and when the last cycle ended (epoch ms; undefined before the first). */
+  readonly startedAt: number;
+  readonly lastCycleEndedAt: number | undefined;
+  readonly cycles: number;
+  readonly running: boolean;
+}
+
+export class WatchLoop implements LoopState {
+  readonly startedAt: number;
+  lastCycleEndedAt: number | undefined;
+  cycles = 0;
+  running = false;
+  readonly #options: LoopOptions;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  #triggered = false;
+  #wake: (() => void) | undefined;
+
+  constructor(options: LoopOptions) {
+    this.#options = options;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+    this.startedAt = this.#now();
+    options.stop.addEventListener("abort", () => this.#wake?.(), { once: true });
+  }
+
+  /** Starts a cycle now, or right after the one running. */
+  trigger(): void {
+    this.#triggered = true;
+    this.#wake?.();
+  }
+
+  /** The wait from one cycle's start to the next's: the interval, spread by the jitter. */
+  nextDelayMs(): number {
+    const { intervalMs, jitterShare } = this.#options;
+    return Math.max(0, intervalMs * (1 + jitterShare * (2 * this.#random() - 1)));
+  }
+
+  async run(): Promise<void> {
+    const { stop, once, cycle } = this.#options;
+    while (!stop.aborted) {
+      const started = this.#now();
+      this.#triggered = false;
+      this.running = true;
+      try {
+        await cycle();
+      } finally {
+        this.running = false;
+        this.cycles += 1;
+        this.lastCycleEndedAt = this.#now();
+      }
+      if (once || stop.aborted) return;
+      if (this.#triggered) continue;
+      await this.#sleepUntil(started + this.nextDelayMs());
+    }
+  }
+
+  #sleepUntil(at: number): Promise<void> {
+    const delay = at - this.#now();
+    if (delay <= 0 || this.#options.stop.aborted) return Promise.resolve();
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        done();
+      }, delay);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        done();
+      };
+    });
+  }
+}

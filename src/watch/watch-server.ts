@@ -1,0 +1,106 @@
+// The HTTP endpoints of `pcsync watch`: /metrics (Prometheus text format), /healthz (the cycles
+// keep completing) and /readyz (a cycle has completed with a valid manifest). Nothing else.
+
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PcsyncError } from "../errors.js";
+import { formatAddress, type ListenAddress } from "./listen-address.js";
+import type { LoopState } from "./watch-loop.js";
+import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
+
+export interface HealthState {
+  loop: LoopState;
+  intervalMs: number;
+  /** A cycle has completed with a valid manifest. */
+  ready: () => boolean;
+  now?: () => number;
+}
+
+/** Healthy while a cycle has ended (or the loop started) within three intervals. */
+export function isHealthy(state: HealthState): boolean {
+  const now = (state.now ?? Date.now)();
+  const last = state.loop.lastCycleEndedAt ?? state.loop.startedAt;
+  return now - last <= 3 * state.intervalMs;
+}
+
+export class ListenError extends PcsyncError {
+  constructor(address: ListenAddress, error: NodeJS.ErrnoException) {
+    const where = formatAddress(address);
+    const why =
+      error.code === "EADDRINUSE"
+        ? "the address is in use (another pcsync watch?)"
+        : error.code === "EADDRNOTAVAIL"
+          ? "this machine has no such address"
+          : error.code === "EACCES"
+            ? "permission denied (ports below 1024 need privileges)"
+            : (error.message ?? String(error));
+    super("listen_failed", `--listen ${where}: ${why}; choose another with --listen HOST:PORT`);
+  }
+}
+
+export interface WatchServer {
+  /** The address it listens on, port 0 resolved (`http://127.0.0.1:9464`). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startWatchServer(
+  address: ListenAddress,
+  metrics: WatchMetrics,
+  health: HealthState,
+): Promise<WatchServer> {
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response
+        .writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" })
+        .end("method not allowed\n");
+      return;
+    }
+    const send = (status: number, type: string, body: string) => {
+      response.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+      response.end(request.method === "HEAD" ? undefined : body);
+    };
+    if (path === "/metrics") {
+      renderMetrics(metrics).then(
+        (text) => send(200, metrics.registry.contentType, text),
+        (error: unknown) => send(500, "text/plain", `cannot render the metrics: ${String(error)}\n`),
+      );
+      return;
+    }
+    if (path === "/healthz") {
+      const healthy = isHealthy(health);
+      send(
+        healthy ? 200 : 503,
+        "text/plain",
+        healthy ? "ok\n" : "no cycle has completed within three intervals\n",
+      );
+      return;
+    }
+    if (path === "/readyz") {
+      const ready = health.ready();
+      send(
+        ready ? 200 : 503,
+        "text/plain",
+        ready ? "ready\n" : "no cycle has completed with a valid manifest yet\n",
+      );
+      return;
+    }
+    send(404, "text/plain", "not found: this server has /metrics, /healthz and /readyz\n");
+  });
+  // A scraper's keep-alive connection must not keep the process alive after a stop.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => reject(new ListenError(address, error)));
+    server.listen(address.port, address.host, () => resolve());
+  });
+  const bound = server.address() as AddressInfo;
+  return {
+    url: `http://${formatAddress({ host: address.host, port: bound.port })}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

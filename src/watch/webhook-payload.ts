@@ -1,0 +1,90 @@
+// The body of a webhook POST: the event as JSON, or a readable message for a Slack incoming
+// webhook; and its signature, as GitHub signs its webhooks. The API key is never in either.
+
+import { createHmac } from "node:crypto";
+import type { PlannedChange } from "../plan/types.js";
+import type { SecretRegistry } from "../redact.js";
+import { MARKERS } from "../render/describe-plan.js";
+import { formatFieldChange, formatName, type ValueOptions } from "../render/format-value.js";
+import type { WatchEvent, WatchEventName } from "./watch-events.js";
+
+export type WebhookFormat = "json" | "slack";
+
+export const WEBHOOK_FORMATS = ["json", "slack"] as const satisfies readonly WebhookFormat[];
+
+/** Changes a Slack message lists before "and N more": a message is read, not parsed. */
+const SLACK_CHANGE_LINES = 10;
+
+const HEADLINES: Record<WatchEventName, { icon: string; text: string }> = {
+  drift_opened: { icon: ":warning:", text: "drift found" },
+  drift_changed: { icon: ":warning:", text: "drift changed" },
+  drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
+  healed: { icon: ":wrench:", text: "healed" },
+  guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
+  cycle_failed: { icon: ":x:", text: "cycle failed" },
+  manifest_invalid: { icon: ":x:", text: "manifest invalid" },
+};
+
+const SLACK_VALUES: ValueOptions = { maxValueChars: 80 };
+
+/** `~ update "GeoIP" (id 12): enabled: true → false`: one change on one line. */
+export function describeChange(change: PlannedChange): string {
+  const id = change.id === null ? "" : ` (id ${change.id})`;
+  const fields =
+    change.action === "update"
+      ? `: ${Object.entries(change.fields)
+          .map(([field, value]) =>
+            value === undefined
+              ? ""
+              : formatFieldChange(field, value, SLACK_VALUES)
+                  .map((span) => span.text)
+                  .join(""),
+          )
+          .join("; ")}`
+      : "";
+  return `${MARKERS[change.action]} ${change.action} ${formatName(change.name, SLACK_VALUES)}${id}${fields}`;
+}
+
+const SUMMARY_WORDS = {
+  pending: { create: "to create", update: "to update", delete: "to delete", reorder: "to move" },
+  done: { create: "created", update: "updated", delete: "deleted", reorder: "moved" },
+} as const;
+
+/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
+function describeSummary(event: WatchEvent): string {
+  const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
+  return (["create", "update", "delete", "reorder"] as const)
+    .filter((action) => event.summary[action] > 0)
+    .map((action) => `${event.summary[action]} ${words[action]}`)
+    .join(", ");
+}
+
+/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
+export function renderSlackText(event: WatchEvent): string {
+  const headline = HEADLINES[event.event];
+  const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
+  const summary = describeSummary(event);
+  const lines = [
+    `${headline.icon} *pcsync*: ${headline.text}${where}${summary === "" ? "" : `: ${summary}`}`,
+  ];
+  if (event.message !== undefined) lines.push(event.message);
+  for (const change of event.changes.slice(0, SLACK_CHANGE_LINES)) lines.push(`• ${describeChange(change)}`);
+  const total = event.summary.create + event.summary.update + event.summary.delete;
+  if (total > SLACK_CHANGE_LINES)
+    lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);
+  return lines.join("\n");
+}
+
+/**
+ * The body to POST, redacted: records may hold any text, and an event must never carry the key
+ * (JSON stays valid, as the key's JSON forms are replaced inside their string).
+ */
+export function renderWebhookBody(event: WatchEvent, format: WebhookFormat, secrets: SecretRegistry): string {
+  const body = format === "slack" ? JSON.stringify({ text: renderSlackText(event) }) : JSON.stringify(event);
+  return secrets.redact(body).text;
+}
+
+/** `sha256=<hex HMAC-SHA256 of the body>`, the value of X-Pcsync-Signature. */
+export function signBody(body: string, secret: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+}

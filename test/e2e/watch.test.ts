@@ -1,0 +1,247 @@
+// E2E: `pcsync watch` as an operator runs it, the built CLI against the emulator: a watcher that
+// lives through drift, a broken manifest, heal, the service down and back, SIGHUP and SIGTERM, with
+// a real webhook receiver; and `--once` for cron, with its exit codes and metrics file.
+
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBuiltCli } from "../support/cli.js";
+import { manifest } from "../support/manifest-text.js";
+import { expectNoSecret } from "../support/output-checks.js";
+import { API_KEY, openServer } from "../support/test-server.js";
+import { metricValue, startWatcher, writeSettled } from "../support/watcher.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+let directory: string;
+let removeWorkDir: () => Promise<void>;
+beforeAll(async () => {
+  ({ path: directory, remove: removeWorkDir } = await temporaryDirectory());
+});
+afterAll(() => removeWorkDir());
+
+/** Project 1's GeoIP, as the seed profile holds it: in sync. */
+function geoIp(options: { drift?: "warn" | "heal"; enabled?: boolean } = {}): string {
+  return manifest(
+    "version: 1",
+    "projects:",
+    '  "1":',
+    "    plugin_configs:",
+    ...(options.drift === undefined ? [] : [`      drift: ${options.drift}`]),
+    "      configs:",
+    "        - name: GeoIP",
+    "          plugin: 1",
+    `          enabled: ${options.enabled ?? true}`,
+  );
+}
+
+interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on port 0 that records what it gets and answers 200. */
+async function openReceiver(onFinished: (handler: () => Promise<void>) => void) {
+  const deliveries: Delivery[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      deliveries.push({ headers: request.headers, body });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(() => new Promise((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  const events = () => deliveries.map((delivery) => JSON.parse(delivery.body) as { event: string });
+  return { url: `http://127.0.0.1:${port}/hooks/pcsync`, deliveries, events };
+}
+
+describe("pcsync watch, running", { timeout: 90_000 }, () => {
+  it("reports drift, refuses a broken manifest, heals, survives the service going down, and stops on SIGTERM", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const receiver = await openReceiver(onTestFinished);
+    const file = join(directory, "running.yaml");
+    const secretFile = join(directory, "webhook-secret");
+    await writeSettled(file, geoIp());
+    await writeSettled(secretFile, "hush-hush-secret\n");
+    // A long interval: every cycle after the first is started by SIGHUP, so each step is known.
+    const watcher = await startWatcher(
+      ["-f", file, "--interval", "1h", "--webhook", receiver.url, "--webhook-secret-file", secretFile],
+      { env: server.env },
+    );
+    onTestFinished(async () => {
+      watcher.signal("SIGKILL");
+      await watcher.done;
+    });
+    expect((await watcher.cycles(1))[0]).toMatch(/cycle 1 ok in .*1 family, 0 drifting/);
+    expect((await watcher.get("/readyz")).status).toBe(200);
+
+    // Drift made out of band: reported once, in the metric and by a signed event.
+    const [record] = (await server.list(1, "plugin_configs")).filter((entry) => entry.name === "GeoIP");
+    await server.call("PATCH", `/api/projects/1/plugin_configs/${record?.id}/`, { enabled: false });
+    watcher.signal("SIGHUP");
+    expect((await watcher.cycles(2))[1]).toMatch(/cycle 2 ok .*1 drifting \(1 change\)/);
+    const metrics = (await watcher.get("/metrics")).text;
+    expect(metricValue(metrics, "pcsync_drift_changes", { project: "1", family: "plugin_configs" })).toBe(1);
+    expect(metricValue(metrics, "pcsync_cycles_total", { result: "ok" })).toBe(2);
+    expect(metrics).toContain("process_cpu_user_seconds_total");
+    await expect.poll(() => receiver.events().map((event) => event.event)).toEqual(["drift_opened"]);
+    const opened = receiver.deliveries[0];
+    expect(opened?.headers["x-pcsync-signature"]).toBe(
+      `sha256=${createHmac("sha256", "hush-hush-secret")
+        .update(opened?.body ?? "")
+        .digest("hex")}`,
+    );
+    expect(JSON.parse(opened?.body ?? "{}")).toMatchObject({
+      event: "drift_opened",
+      project: "1",
+      family: "plugin_configs",
+      summary: { create: 0, update: 1, delete: 0, reorder: 0 },
+      changes: [{ action: "update", name: "GeoIP", fields: { enabled: { from: false, to: true } } }],
+    });
+
+    // A broken manifest: no request at all, manifest_valid 0, one event naming file:line.
+    await writeSettled(file, `${geoIp()}          enabeld: true\n`);
+    const requestsBefore = server.emulator.requestLog.length;
+    watcher.signal("SIGHUP");
+    expect((await watcher.cycles(3))[2]).toMatch(/cycle 3 invalid_manifest/);
+    expect(server.emulator.requestLog.length).toBe(requestsBefore);
+    expect(metricValue((await watcher.get("/metrics")).text, "pcsync_manifest_valid")).toBe(0);
+    await expect.poll(() => receiver.events().length).toBe(2);
+    const invalid = JSON.parse(receiver.deliveries[1]?.body ?? "{}") as { event: string; message: string };
+    expect(invalid.event).toBe("manifest_invalid");
+    expect(invalid.message).toContain(`${file}:9:11: unknown key "enabeld"`);
+
+    // The next valid version resumes; its family says heal, which wins over --mode warn.
+    await writeSettled(file, geoIp({ drift: "heal" }));
+    watcher.signal("SIGHUP");
+    expect((await watcher.cycles(4))[3]).toMatch(/cycle 4 ok .*0 drifting \(0 changes\): 1 healed/);
+    expect((await server.list(1, "plugin_configs")).find((entry) => entry.name === "GeoIP")?.enabled).toBe(
+      true,
+    );
+    const healedMetrics = (await watcher.get("/metrics")).text;
+    expect(metricValue(healedMetrics, "pcsync_manifest_valid")).toBe(1);
+    expect(metricValue(healedMetrics, "pcsync_heals_total", { project: "1", family: "plugin_configs" })).toBe(
+      1,
+    );
+    expect(
+      metricValue(healedMetrics, "pcsync_drift_changes", { project: "1", family: "plugin_configs" }),
+    ).toBe(0);
+    await expect
+      .poll(() =>
+        receiver
+          .events()
+          .map((event) => event.event)
+          .slice(2),
+      )
+      .toEqual(["healed", "drift_resolved"]);
+
+    // The service down for a cycle: counted as failed, still healthy; the next cycle recovers.
+    server.emulator.setFaults({ fail503Rate: 1 });
+    watcher.signal("SIGHUP");
+    expect((await watcher.cycles(5))[4]).toMatch(/cycle 5 failed/);
+    const down = (await watcher.get("/metrics")).text;
+    expect(metricValue(down, "pcsync_cycles_total", { result: "failed" })).toBe(1);
+    expect(metricValue(down, "pcsync_requests_total", { method: "GET", status: "503" })).toBeGreaterThan(0);
+    expect((await watcher.get("/healthz")).status).toBe(200);
+    server.emulator.setFaults({});
+    watcher.signal("SIGHUP");
+    expect((await watcher.cycles(6))[5]).toMatch(/cycle 6 ok/);
+    await expect
+      .poll(() =>
+        receiver
+          .events()
+          .map((event) => event.event)
+          .slice(4),
+      )
+      .toEqual(["cycle_failed"]);
+
+    watcher.signal("SIGTERM");
+    const result = await watcher.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /stopped by SIGTERM after 6 cycles \(4 ok, 1 failed, 0 guarded, 1 invalid_manifest\); 1 change healed; webhook events: 5 delivered/,
+    );
+    expectNoSecret(result, API_KEY);
+    for (const delivery of receiver.deliveries) expect(delivery.body).not.toContain(API_KEY);
+  });
+});
+
+describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
+  it("exits as plan --detailed-exitcode: 0 in sync, 2 on drift, 1 on an invalid manifest", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const inSync = join(directory, "once-in-sync.yaml");
+    const drifted = join(directory, "once-drift.yaml");
+    const broken = join(directory, "once-broken.yaml");
+    await writeSettled(inSync, geoIp());
+    await writeSettled(drifted, geoIp({ enabled: false }));
+    await writeSettled(broken, "version: 1\nprojects: []\n");
+    const metricsFile = join(directory, "pcsync.prom");
+    const [ok, drift, invalid] = await Promise.all([
+      runBuiltCli(["watch", "--once", "-f", inSync, "--metrics-file", metricsFile], {
+        env: server.env,
+        timeoutMs: 60_000,
+      }),
+      runBuiltCli(["watch", "--once", "-f", drifted, "--log-format", "json"], {
+        env: server.env,
+        timeoutMs: 60_000,
+      }),
+      runBuiltCli(["watch", "--once", "-f", broken], { env: server.env, timeoutMs: 60_000 }),
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe("");
+    expect(drift.code).toBe(2);
+    expect(JSON.parse(drift.stdout)).toMatchObject({ msg: "cycle", result: "ok", drifting: 1, changes: 1 });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toMatch(/cycle 1 invalid_manifest/);
+    const { readFile, stat } = await import("node:fs/promises");
+    const text = await readFile(metricsFile, "utf8");
+    expect(metricValue(text, "pcsync_drift_changes", { project: "1", family: "plugin_configs" })).toBe(0);
+    // node_exporter has process metrics of its own: the textfile must not repeat them.
+    expect(text).not.toContain("process_");
+    expect((await stat(metricsFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it("heals in heal mode (exit 0 once in sync), and exits 3 when a guard refuses, writing nothing", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const drifted = join(directory, "heal-drift.yaml");
+    const emptying = join(directory, "heal-guarded.yaml");
+    await writeSettled(drifted, geoIp({ enabled: false }));
+    await writeSettled(
+      emptying,
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs: []",
+      ),
+    );
+    const healed = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", drifted], {
+      env: server.env,
+      timeoutMs: 60_000,
+    });
+    expect(healed.code).toBe(0);
+    expect(healed.stdout).toMatch(/cycle 1 ok .*0 drifting .*1 healed/);
+    const before = server.emulator.snapshot().records;
+    const refused = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", emptying], {
+      env: server.env,
+      timeoutMs: 60_000,
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/cycle 1 guarded .*1 refused by a guard/);
+    expect(server.emulator.snapshot().records).toEqual(before);
+  });
+});
