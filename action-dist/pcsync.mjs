@@ -50,7 +50,7 @@ function describeExitCodes(command) {
 		[1]: "error: bad flags, API or network failure",
 		...codes
 	});
-	const width = Math.max(...rows.map(([code]) => code.length));
+	const width = rows.reduce((widest, [code]) => Math.max(widest, code.length), 0);
 	return `\nExit codes:\n${rows.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`).join("\n")}`;
 }
 // dist/src/cli/program.js

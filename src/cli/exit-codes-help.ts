@@ -58,6 +58,6 @@ export function describeExitCodes(command: string | undefined): string {
     [EXIT_ERROR]: "error: bad flags, API or network failure",
     ...codes,
   });
-  const width = Math.max(...rows.map(([code]) => code.length));
+  const width = rows.reduce((widest, [code]) => Math.max(widest, code.length), 0);
   return `\nExit codes:\n${rows.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`).join("\n")}`;
 }

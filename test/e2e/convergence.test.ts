@@ -5,7 +5,7 @@ import type { ProfileName } from "../../src/emulator/index.js";
 import { dataWith } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { hasStackTrace, withoutJournalNote, withoutOutcomeLines } from "../support/output-checks.js";
+import { hasStackTrace, withoutOutcomeLines } from "../support/output-checks.js";
 import { EXAMPLES } from "../support/paths.js";
 import { openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
@@ -64,7 +64,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
   it("apply examples/, then plan shows no changes", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, profile);
     const applied = await server.run(["apply", "--auto-approve", "-f", EXAMPLES]);
-    expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     await expectConverged(server, [EXAMPLES]);
   });
@@ -116,7 +116,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
       expect(hasStackTrace(applied.stderr)).toBe(false);
       applied = await server.run(["apply", "--auto-approve", ...scope]);
     }
-    expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect(server.emulator.requestLog.some((entry) => entry.status !== 200 && entry.status !== 201)).toBe(
       true,

@@ -6,7 +6,7 @@ import type { ProfileName } from "../../src/emulator/index.js";
 import { exampleData } from "../../src/emulator/index.js";
 import { FE, PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { withoutJournalNote, withoutOutcomeLines } from "../support/output-checks.js";
+import { withoutOutcomeLines } from "../support/output-checks.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
 
@@ -96,7 +96,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     expect(customerIo?.via).toBeUndefined();
 
     const applied = await server.run(["apply", "-f", file, "--auto-approve"]);
-    expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     const again = await server.run(["plan", "-f", file, "--detailed-exitcode"]);
     expect(again.stdout).toContain("No changes.");

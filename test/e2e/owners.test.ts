@@ -14,7 +14,7 @@ import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { dataWith } from "../support/emulator-data.js";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { withoutJournalNote, withoutOutcomeLines } from "../support/output-checks.js";
+import { withoutOutcomeLines } from "../support/output-checks.js";
 import { startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
 
@@ -112,7 +112,7 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("two owners on one family (
   it("applies each owner's manifest, in turn and again, and each converges without touching the other's", async () => {
     for (const file of [a, b, a, b]) {
       const applied = await server.run(["apply", "-f", file, "--auto-approve"]);
-      expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+      expect(withoutOutcomeLines(applied.stderr)).toBe("");
       expect(applied.code).toBe(0);
     }
     for (const file of [a, b]) {
@@ -162,7 +162,7 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("two owners on one family (
     expect(plan).toMatchObject({ owner: "team-b", takeover: true });
     expect((await server.run(["apply", "--plan", saved, "--takeover"])).code).toBe(1);
     const applied = await server.run(["apply", "--plan", saved]);
-    expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect((await server.run(["plan", "-f", greedy, "--detailed-exitcode"])).code).toBe(0);
     // The text under the mark stayed; team A now sees its record gone to team B.

@@ -6,7 +6,7 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
-import { expectNoSecret, withoutJournalNote, withoutOutcomeLines } from "../support/output-checks.js";
+import { expectNoSecret, withoutOutcomeLines } from "../support/output-checks.js";
 import { EXAMPLES, REPOSITORY } from "../support/paths.js";
 import { API_KEY, openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WriteFile } from "../support/work-dir.js";
@@ -213,7 +213,7 @@ describe.concurrent("saved plans", () => {
     const applied = await server.run(["apply", "--plan", path, "--base-url", server.emulator.url], {
       env: noUrl,
     });
-    expect(withoutJournalNote(withoutOutcomeLines(applied.stderr))).toBe("");
+    expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect((await server.run(["plan", "-f", withServer, "--detailed-exitcode"], { env: noUrl })).code).toBe(
       0,

@@ -133,7 +133,9 @@ describe.concurrent("a signal while apply writes", () => {
         sendJson(post.response, 429, { detail: "Request was throttled." }, { "retry-after": "30" }),
     });
     const { child, done } = await startApply(server, names("Throttled", 6));
-    await waitFor(() => posts(server).length === CONCURRENCY, "the throttled POSTs");
+    // The first 429 pauses the limiter: the other creates wait in it (how many were sent before
+    // that answer came back depends on the journal's sync, not on what this test checks).
+    await waitFor(() => posts(server).length >= 1, "the throttled POSTs");
     await sleep(200);
     const signalledAt = Date.now();
     child.kill("SIGINT");

@@ -205,7 +205,12 @@ projects:
     expect(plan.stdout).toMatch(/Plan: 1 to create, 1 to update, 0 to delete/);
     expect(plan.stderr).toMatch(/^note: the API key's text appeared \d+ times in the output/m);
 
-    const apply = await cli(["apply", "--auto-approve", "-f", manifest]);
+    // A journal never holds the key's text, and this data does: its writes would be refused (as a
+    // saved plan holding it is), so this apply runs without one.
+    const refused = await cli(["apply", "--auto-approve", "-f", manifest]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("its journal line would hold the API key");
+    const apply = await cli(["apply", "--auto-approve", "--no-journal", "-f", manifest]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Apply complete: 1 created, 1 updated, 0 deleted/);
     expect(apply.stdout).not.toMatch(/failed|did not apply/);

@@ -1,7 +1,7 @@
 // Searches what pcsync showed and wrote for a secret, in every form in which it would be recognised.
 
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 /** A text pcsync showed or wrote, with where it came from. */
 export interface Shown {
@@ -17,9 +17,17 @@ export function findLeaks(secret: string, shown: readonly Shown[]): string[] {
   );
 }
 
-/** The files in `directory`, but for the named ones (the inputs a test wrote there itself). */
+/**
+ * The files in `directory` and below it (a journal under .pcsync/journal/ too), but for the named
+ * ones (the inputs a test wrote there itself).
+ */
 export async function readFilesIn(directory: string, except: readonly string[] = []): Promise<Shown[]> {
-  const names = (await readdir(directory)).filter((name) => !except.includes(name)).sort();
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  const names = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)))
+    .filter((name) => !except.includes(name))
+    .sort();
   return Promise.all(
     names.map(async (name) => ({
       label: `file ${name}`,

@@ -13,16 +13,16 @@ export function hasStackTrace(text: string): boolean {
 }
 
 /** stderr without the lines that name an apply's journal (said at the end of every journaled run). */
-export function withoutJournalNote(stderr: string): string {
+function withoutJournalNote(stderr: string): string {
   return stderr.replace(/^Journal: .*\n(?: {2}.*\n)*/m, "");
 }
 
 /**
- * stderr of an apply without its log of finished changes (one line each, without a terminal):
- * what is left are warnings and errors.
+ * stderr of an apply without its log of finished changes (one line each, without a terminal) and
+ * the note naming its journal: what is left are warnings and errors.
  */
 export function withoutOutcomeLines(stderr: string): string {
-  return stderr.replace(
+  return withoutJournalNote(stderr).replace(
     /^(?:created|updated|adopted|deleted|reordered|failed to \w+|skipped the|unknown outcome of|Still applying:) .*\n/gm,
     "",
   );
