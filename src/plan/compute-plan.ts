@@ -35,7 +35,6 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
-  PlanSummary,
   PlanTargets,
 } from "./types.js";
 

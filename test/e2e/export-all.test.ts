@@ -165,7 +165,9 @@ describe.concurrent("export project selection", () => {
     onTestFinished,
   }) => {
     const data = fleetData();
-    data.records.push(storedRecord({ id: 950, project: 4, family: PC, plugin: 7, order: 40, name: " padded\t" }));
+    data.records.push(
+      storedRecord({ id: 950, project: 4, family: PC, plugin: 7, order: 40, name: " padded\t" }),
+    );
     const server = await openServer(onTestFinished, "seed", { data });
     const target = join(dir, "padded.yaml");
     const exported = await server.run(["export", "--project", "4", "-o", target]);
