@@ -2,14 +2,19 @@
 // name and description where a record holds null or "". Every rule about that habit starts here.
 
 import type { WritableField } from "./families.js";
+import { trimAsService } from "./service-text.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
 /** The fields a server may fill with a default where the record holds null or "". */
 export const FILLED_WHEN_EMPTY: readonly WritableField[] = ["name", "description"];
 
-/** Whether `value`, written to `field`, may be shown as a default the server fills in. */
+/**
+ * Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
+ * text that is empty once the service has trimmed it (service-text.ts).
+ */
 export function mayShowFilled(field: WritableField, value: unknown): boolean {
-  return (value === null || value === "") && FILLED_WHEN_EMPTY.includes(field);
+  const empty = value === null || (typeof value === "string" && trimAsService(value) === "");
+  return empty && FILLED_WHEN_EMPTY.includes(field);
 }
 
 /** The plugin's own name and description, when the record's `plugin_info` carries them. */
@@ -28,16 +33,4 @@ export function pluginDefaults(record: PluginConfigRecord): { name?: string; des
     ...(typeof name === "string" ? { name } : {}),
     ...(typeof description === "string" ? { description } : {}),
   };
-}
-
-/**
- * Whether the record's `field` may hold `written`, an empty value the server fills: it shows the
- * plugin's own text, or it does not say what that text is (a list on posthog-2024 carries no
- * plugin_info), so whatever it shows may be it.
- */
-export function mayHoldFilled(field: WritableField, written: unknown, record: PluginConfigRecord): boolean {
-  if (!mayShowFilled(field, written)) return false;
-  const texts = pluginDefaults(record);
-  if (texts.name === undefined && texts.description === undefined) return true;
-  return record[field] === texts[field as "name" | "description"];
 }

@@ -2,14 +2,14 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
-import { a as ApiError } from "./api-key.mjs";
+import { u as isApiError } from "./api-key.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { _ as mayShowFilled, i as getConfig, v as pluginDefaults, y as mapConcurrent } from "./api.mjs";
-import { _ as showsWritten, b as listsToRead, u as readCurrentState } from "./safety-guards.mjs";
+import { g as pluginDefaults, h as mayShowFilled, m as showsWritten, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as watchInterrupts, d as canAsk, f as isApplyComplete, h as checkJournalServer, i as shellWord, m as replayJournal, n as applyJournaled, p as renderApplyReport, s as ApplyCancelledError, u as askForYes, v as readJournal, y as tornLineNote } from "./journal-run.mjs";
+import { _ as mapConcurrent, i as getConfig } from "./api.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
@@ -214,7 +214,7 @@ async function readAndPlanRollback(client, journal, options) {
 		try {
 			record = await getConfig(client, touched.project, touched.family, touched.id);
 		} catch (error) {
-			if (!(error instanceof ApiError) || error.status !== 404) throw error;
+			if (!isApiError(error, 404)) throw error;
 			record = null;
 		}
 		retrieved.set(recordKey(touched.project, touched.family, touched.id), record);
@@ -279,7 +279,7 @@ async function learnPluginTexts(client, replay, read, options) {
 			try {
 				record = await getConfig(client, touched.project, touched.family, touched.id);
 			} catch (error) {
-				if (error instanceof ApiError && error.status === 404) continue;
+				if (isApiError(error, 404)) continue;
 				throw error;
 			}
 			const texts = pluginDefaults(record);

@@ -2,7 +2,7 @@
 // one by one, each record it touched that no list shows (a deleted record: does the row remain?),
 // and, where neither the journal nor a list says it, the plugin's own name and description.
 
-import { type ApiClient, ApiError, getConfig, type PluginConfigRecord } from "../api/index.js";
+import { type ApiClient, getConfig, isApiError, type PluginConfigRecord } from "../api/index.js";
 import { listsToRead } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { mapConcurrent } from "../map-concurrent.js";
@@ -44,7 +44,7 @@ export async function readAndPlanRollback(
       record = await getConfig(client, touched.project, touched.family, touched.id);
     } catch (error) {
       // Only a 404 says the row is gone: anything else is an error, never a reason to create again.
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      if (!isApiError(error, 404)) throw error;
       record = null;
     }
     retrieved.set(recordKey(touched.project, touched.family, touched.id), record);
@@ -114,7 +114,7 @@ async function learnPluginTexts(
       try {
         record = await getConfig(client, touched.project, touched.family, touched.id);
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404) continue;
+        if (isApiError(error, 404)) continue;
         throw error;
       }
       const texts = pluginDefaults(record);

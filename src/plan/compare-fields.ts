@@ -6,6 +6,7 @@ import type { WritableField } from "../families.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
 import { stripMark } from "../owner-mark.js";
+import { isTrimmedField, showsText } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
@@ -18,12 +19,15 @@ export function shownValue(field: WritableField, record: PluginConfigRecord): Fi
 }
 
 /**
- * Whether the record shows `written` in `field`. A name or description written as null or "" may
- * come back as the plugin's own (posthog-2024): that is the empty value written.
+ * Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
+ * service (posthog-2024) stores it (service-text.ts). A name or description written as null, or as
+ * text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
+ * empty value written.
  */
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
   const shown = shownValue(field, record);
   if (shown === written) return true;
+  if (isTrimmedField(field) && typeof written === "string" && showsText(written, shown)) return true;
   return mayShowFilled(field, written) && shown === pluginDefaults(record)[field as "name" | "description"];
 }
 
