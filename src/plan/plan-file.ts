@@ -1,19 +1,15 @@
 // The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
 import { describeError, PcsyncError } from "../errors.js";
-import { findPackageFile } from "../package-files.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
+import { getPlanValidator } from "./plan-validator.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 1;
-
-const SCHEMA_FILE = join("schemas", "plan.schema.json");
 
 /** A plan file that cannot be used: not JSON, not a plan, another version, or invalid. */
 export class PlanFileError extends PcsyncError {
@@ -100,7 +96,7 @@ export function parsePlanFile(text: string, fileName: string): Plan {
       `${fileName} is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     );
   }
-  const validate = compilePlanSchema();
+  const validate = getPlanValidator();
   if (!validate(data)) {
     const problem = describeSchemaErrors(validate.errors ?? []);
     throw new PlanFileError(`${fileName} is not a valid pcsync plan: ${problem}. ${redo}`);
@@ -108,23 +104,6 @@ export function parsePlanFile(text: string, fileName: string): Plan {
   checkSummary(data, fileName, redo);
   restoreAbsentFrom(data);
   return data;
-}
-
-let compiled: ValidateFunction<Plan> | undefined;
-
-function compilePlanSchema(): ValidateFunction<Plan> {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-    compiled = ajv.compile<Plan>(readPlanSchema());
-  }
-  return compiled;
-}
-
-/** The plan schema, as parsed JSON. */
-export function readPlanSchema(): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
-  if (!isObject(parsed)) throw new Error(`${SCHEMA_FILE} is not a JSON object`);
-  return parsed;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
-import { PlanFileError, parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
+import { PlanFileError, parsePlanFile, serializePlan } from "../../src/plan/plan-file.js";
+import { readPlanSchema } from "../../src/plan/plan-schema.js";
 import type {
   ChangeMark,
   FamilyReport,
