@@ -228,6 +228,10 @@ const schema11 = {
 					},
 					"additionalProperties": { "$ref": "#/definitions/fieldChange" }
 				},
+				"lookAlike": {
+					"description": "An update that renames a record to a name that looks the same: how the two names differ (white space at their ends, which a trimming service strips, or Unicode normalisation, NFC against NFD).",
+					"enum": ["white space", "Unicode normalisation"]
+				},
 				"source": {
 					"description": "`file:line` of the manifest config; for a prune delete, of the family block.",
 					"$ref": "#/definitions/source"
@@ -1053,6 +1057,10 @@ const schema18 = {
 				]
 			},
 			"additionalProperties": { "$ref": "#/definitions/fieldChange" }
+		},
+		"lookAlike": {
+			"description": "An update that renames a record to a name that looks the same: how the two names differ (white space at their ends, which a trimming service strips, or Unicode normalisation, NFC against NFD).",
+			"enum": ["white space", "Unicode normalisation"]
 		},
 		"source": {
 			"description": "`file:line` of the manifest config; for a prune delete, of the family block.",
@@ -2400,46 +2408,30 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
-		if (data.source !== void 0) {
-			let data23 = data.source;
-			if (typeof data23 === "string") {
-				if (!pattern1.test(data23)) {
-					const err56 = {
-						instancePath: instancePath + "/source",
-						schemaPath: "#/definitions/source/pattern",
-						keyword: "pattern",
-						params: { pattern: "^.+:[0-9]+$" },
-						message: "must match pattern \"^.+:[0-9]+$\"",
-						schema: "^.+:[0-9]+$",
-						parentSchema: schema27,
-						data: data23
-					};
-					if (vErrors === null) vErrors = [err56];
-					else vErrors.push(err56);
-					errors++;
-				}
-			} else {
-				const err57 = {
-					instancePath: instancePath + "/source",
-					schemaPath: "#/definitions/source/type",
-					keyword: "type",
-					params: { type: "string" },
-					message: "must be string",
-					schema: schema27.type,
-					parentSchema: schema27,
+		if (data.lookAlike !== void 0) {
+			let data23 = data.lookAlike;
+			if (!(data23 === "white space" || data23 === "Unicode normalisation")) {
+				const err56 = {
+					instancePath: instancePath + "/lookAlike",
+					schemaPath: "#/properties/lookAlike/enum",
+					keyword: "enum",
+					params: { allowedValues: schema18.properties.lookAlike.enum },
+					message: "must be equal to one of the allowed values",
+					schema: schema18.properties.lookAlike.enum,
+					parentSchema: schema18.properties.lookAlike,
 					data: data23
 				};
-				if (vErrors === null) vErrors = [err57];
-				else vErrors.push(err57);
+				if (vErrors === null) vErrors = [err56];
+				else vErrors.push(err56);
 				errors++;
 			}
 		}
-		if (data.via !== void 0) {
-			let data24 = data.via;
+		if (data.source !== void 0) {
+			let data24 = data.source;
 			if (typeof data24 === "string") {
 				if (!pattern1.test(data24)) {
-					const err58 = {
-						instancePath: instancePath + "/via",
+					const err57 = {
+						instancePath: instancePath + "/source",
 						schemaPath: "#/definitions/source/pattern",
 						keyword: "pattern",
 						params: { pattern: "^.+:[0-9]+$" },
@@ -2448,13 +2440,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema27,
 						data: data24
 					};
-					if (vErrors === null) vErrors = [err58];
-					else vErrors.push(err58);
+					if (vErrors === null) vErrors = [err57];
+					else vErrors.push(err57);
 					errors++;
 				}
 			} else {
-				const err59 = {
-					instancePath: instancePath + "/via",
+				const err58 = {
+					instancePath: instancePath + "/source",
 					schemaPath: "#/definitions/source/type",
 					keyword: "type",
 					params: { type: "string" },
@@ -2463,8 +2455,42 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema27,
 					data: data24
 				};
-				if (vErrors === null) vErrors = [err59];
-				else vErrors.push(err59);
+				if (vErrors === null) vErrors = [err58];
+				else vErrors.push(err58);
+				errors++;
+			}
+		}
+		if (data.via !== void 0) {
+			let data25 = data.via;
+			if (typeof data25 === "string") {
+				if (!pattern1.test(data25)) {
+					const err59 = {
+						instancePath: instancePath + "/via",
+						schemaPath: "#/definitions/source/pattern",
+						keyword: "pattern",
+						params: { pattern: "^.+:[0-9]+$" },
+						message: "must match pattern \"^.+:[0-9]+$\"",
+						schema: "^.+:[0-9]+$",
+						parentSchema: schema27,
+						data: data25
+					};
+					if (vErrors === null) vErrors = [err59];
+					else vErrors.push(err59);
+					errors++;
+				}
+			} else {
+				const err60 = {
+					instancePath: instancePath + "/via",
+					schemaPath: "#/definitions/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema27.type,
+					parentSchema: schema27,
+					data: data25
+				};
+				if (vErrors === null) vErrors = [err60];
+				else vErrors.push(err60);
 				errors++;
 			}
 		}
@@ -2480,7 +2506,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 	} else {
-		const err60 = {
+		const err61 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -2490,8 +2516,8 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema18,
 			data
 		};
-		if (vErrors === null) vErrors = [err60];
-		else vErrors.push(err60);
+		if (vErrors === null) vErrors = [err61];
+		else vErrors.push(err61);
 		errors++;
 	}
 	validate13.errors = vErrors;

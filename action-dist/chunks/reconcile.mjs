@@ -7,19 +7,8 @@ import { i as familyOption, l as didYouMean, r as collect, s as parseFamily } fr
 import { a as formatSource, t as matchesAnyGlob } from "./name-glob.mjs";
 import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, t as createProgress } from "./progress.mjs";
 import { t as groupBy } from "./group-by.mjs";
-import { d as readFamily, l as listsToPlan, t as describeGuardFinding } from "./safety-guards.mjs";
+import { c as readFamily, o as listsToPlan, t as describeGuard } from "./guard-message.mjs";
 import { a as parsePositiveNumber, n as concurrencyOf } from "./connection.mjs";
-// dist/src/render/guard-message.js
-const OVERRIDES = {
-	prune_to_empty: "Use --force if that is really intended.",
-	max_delete_percent: "Raise --max-delete-percent or use --force if that is intended.",
-	max_update_percent: "Raise --max-update-percent or use --force if that is intended.",
-	protected: "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection)."
-};
-/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
-function describeGuard(finding) {
-	return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
-}
 // dist/src/plan/shard.js
 /** A `--shard` value that cannot be used; exit code 1 like any usage error. */
 var ShardSpecError = class extends PcsyncError {
@@ -251,12 +240,16 @@ async function resolveAllProjects(client, desired, io) {
 	if (result.value === void 0) throw new ManifestError(result.errors);
 	return result.value;
 }
+/** --max-delete-percent, or the default: the share of a family a prune may delete. */
+function maxDeletePercentOf(flags) {
+	return flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+}
 /**
 * Reads and plans the narrowed manifest as the flags say, showing progress on a terminal; also
 * gives the desired state planned (with `projects: all` resolved from the listing).
 */
 async function planFromFlags(client, desired, flags, io) {
-	const maxDeletePercent = flags.maxDeletePercent === void 0 ? PLAN_DEFAULTS.maxDeletePercent : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+	const maxDeletePercent = maxDeletePercentOf(flags);
 	const safety = safetyPlanOptions(flags);
 	const progress = createProgress(io);
 	const { unresolved, ...named } = desired;
@@ -299,4 +292,4 @@ function warnUnmatchedNames(flags, desired, current, io) {
 		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`);
 	}
 }
-export { describeGuard as i, narrowDesiredState as n, planFromFlags as r, addScopeOptions as t };
+export { planFromFlags as i, maxDeletePercentOf as n, narrowDesiredState as r, addScopeOptions as t };

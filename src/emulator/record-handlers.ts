@@ -37,6 +37,7 @@ export const createRecord: Handler = (context) => {
     partial: false,
     ignored: [],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
+    trimText: context.profile.trimsText,
   });
   const { plugin, order } = input;
   // validateRecordInput has checked both are present; this narrows their types.
@@ -62,6 +63,7 @@ export const updateRecord: Handler = (context) => {
     partial: true,
     ignored: context.profile.pluginWritableOnUpdate ? [] : ["plugin"],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
+    trimText: context.profile.trimsText,
   });
   const { config, attach, detach } = readConfigChanges(context.body);
   context.store.updateRecord(record, config === undefined ? changes : { ...changes, config });

@@ -148,6 +148,7 @@ const KEYS = {
     name: "required",
     id: "required",
     fields: "required",
+    lookAlike: "optional",
     source: "required",
     via: "optional",
     mark: "optional",
