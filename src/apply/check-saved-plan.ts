@@ -12,6 +12,7 @@ import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { parsePlanFile } from "../plan/plan-file.js";
+import { getPlanValidator } from "../plan/plan-validator.js";
 import { type GuardOptions, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
@@ -83,7 +84,7 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
         : (error as Error).message;
     throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
   }
-  const plan = parsePlanFile(text, path);
+  const plan = parsePlanFile(text, path, getPlanValidator());
   const problems = findPlanInconsistencies(plan);
   if (problems.length > 0) throw new InconsistentPlanError(path, problems);
   return plan;

@@ -1,11 +1,10 @@
 // The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
-import type { ErrorObject } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeError, PcsyncError } from "../errors.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
-import { getPlanValidator } from "./plan-validator.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
@@ -76,8 +75,11 @@ function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
   return [`the plan's ${formatPath(pointer.join(""))}`, ""];
 }
 
-/** Reads a plan document, validated against schemas/plan.schema.json; `fileName` names it in errors. */
-export function parsePlanFile(text: string, fileName: string): Plan {
+/**
+ * Reads a plan document, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
+ * handed in so that what only writes plans never loads it); `fileName` names it in errors.
+ */
+export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
   let data: unknown;
   try {
@@ -96,7 +98,6 @@ export function parsePlanFile(text: string, fileName: string): Plan {
       `${fileName} is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     );
   }
-  const validate = getPlanValidator();
   if (!validate(data)) {
     const problem = describeSchemaErrors(validate.errors ?? []);
     throw new PlanFileError(`${fileName} is not a valid pcsync plan: ${problem}. ${redo}`);

@@ -74,6 +74,8 @@ describe("what a run of the built CLI imports", () => {
       expect(generated(plan)).toEqual(
         expect.arrayContaining(["api/validators.generated", "manifest/manifest-validator.generated"]),
       );
+      // Only what reads a saved plan loads its validator.
+      expect(generated(plan)).not.toContain("plan/plan-validator.generated");
       expect(generated(apply)).toContain("plan/plan-validator.generated");
       for (const run of [plan, apply]) {
         // The recorder saw the require()s of CommonJS packages: undici's pool is one.
