@@ -3,7 +3,7 @@
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./chunks/errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./chunks/io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./chunks/esm.mjs";
-import { M as neutraliseLines, a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
+import { _ as neutraliseLines, i as packageVersion, u as isApiError } from "./chunks/api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./chunks/credentials.mjs";
 import { setFlagsFromString } from "node:v8";
 // dist/src/cli/exit-codes-help.js
@@ -261,7 +261,7 @@ function reportError(error, io) {
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error) {
 	const refusal = error instanceof NothingChangedError ? error.cause : error;
-	return refusal instanceof ApiError && refusal.status === 401 ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
+	return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
 // dist/src/cli/main.js
 setFlagsFromString("--liftoff-only");

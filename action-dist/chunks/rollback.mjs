@@ -2,7 +2,7 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
-import { a as ApiError } from "./api-key.mjs";
+import { u as isApiError } from "./api-key.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { C as listsToRead, h as showsWritten, s as readCurrentState } from "./guard-message.mjs";
@@ -213,7 +213,7 @@ async function readAndPlanRollback(client, journal, options) {
 		try {
 			record = await getConfig(client, touched.project, touched.family, touched.id);
 		} catch (error) {
-			if (!(error instanceof ApiError) || error.status !== 404) throw error;
+			if (!isApiError(error, 404)) throw error;
 			record = null;
 		}
 		retrieved.set(recordKey(touched.project, touched.family, touched.id), record);
