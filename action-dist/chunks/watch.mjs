@@ -11,7 +11,7 @@ import { r as registerSecretWords } from "./credentials.mjs";
 import { t as parseDuration } from "./duration.mjs";
 import { r as loadManifestsFromFlags, t as addManifestOption } from "./manifest-options.mjs";
 import { r as collect } from "./options.mjs";
-import { t as addScopeOptions } from "./reconcile.mjs";
+import { t as addScopeOptions } from "./scope-options.mjs";
 import { resolve } from "node:path";
 import { readFile } from "node:fs/promises";
 import { createHmac, randomUUID } from "node:crypto";

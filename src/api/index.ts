@@ -19,7 +19,7 @@ export {
   type CreateResult,
   createConfig,
   createConfigDetailed,
-  type FamilyRead,
+  type FamilyListing,
   FamilyReader,
   findCreatedRecord,
   MIN_SETTLE_WINDOW_MS,
