@@ -4,10 +4,7 @@
 // from their TypeScript source (the tests), which have no generated files beside them, compile
 // the schemas themselves, with the ajv compiler imported for that alone.
 
-import { PcsyncError } from "./errors.js";
-
-/** The code of the error a damaged or incomplete build of pcsync stops with. */
-export const BUILD_BROKEN = "build_broken";
+import { CommandError } from "./command-error.js";
 
 /**
  * The generated module `importing` loads, from built code; `undefined` from source, where the
@@ -56,14 +53,7 @@ function isModuleNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND";
 }
 
-function brokenBuild(what: string, cause: unknown): PcsyncError {
+function brokenBuild(what: string, cause: unknown): CommandError<"build_broken"> {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new PcsyncError(
-    BUILD_BROKEN,
-    `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason.split("\n")[0]}).`,
-    {
-      cause,
-      hint: "Reinstall pcsync; in a clone of its repository, run `npm run build` (or `npm ci`).",
-    },
-  );
+  return new CommandError("build_broken", { what, reason: reason.split("\n")[0] ?? reason });
 }

@@ -2,7 +2,7 @@
 import { n as __require, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { i as Option, n as Command } from "./esm.mjs";
 import { A as require_constants$2, B as require_symbols, C as require_util$5, D as require_infra, E as require_data_url, F as require_dispatcher_base, H as isLoopbackHost, I as require_dispatcher, L as require_wrap_handler, M as require_diagnostics, N as require_pool_base, O as require_encoding, P as require_fixed_queue, R as require_api, S as require_formdata, T as require_runtime_features, V as require_errors, _ as require_agent, b as require_body, g as require_socks5_proxy_agent, h as require_proxy_agent, j as require_connect, k as require_global$1, m as createDispatcher, p as resolveProxy, v as require_pool, w as require_webidl, x as require_promise, y as require_client, z as require_util$4 } from "./api.mjs";
-import { a as describeError, d as secrets, i as UsageError } from "./errors.mjs";
+import { h as secrets, o as UsageError, s as describeError } from "./command-error.mjs";
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { f as formatFieldChange, p as formatName, t as MARKERS } from "./describe-plan.mjs";
 import { i as packageVersion } from "./api-key.mjs";
