@@ -7,7 +7,7 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { h as showsWritten, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { _ as mapConcurrent, i as getConfig } from "./api.mjs";
+import { U as mapConcurrent, i as getConfig } from "./api.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
