@@ -2,7 +2,7 @@
 import { n as __require, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { i as Option, n as Command } from "./esm.mjs";
 import { A as require_constants$2, B as require_symbols, C as require_util$5, D as require_infra, E as require_data_url, F as require_dispatcher_base, H as isLoopbackHost, I as require_dispatcher, L as require_wrap_handler, M as require_diagnostics, N as require_pool_base, O as require_encoding, P as require_fixed_queue, R as require_api, S as require_formdata, T as require_runtime_features, V as require_errors, _ as require_agent, b as require_body, g as require_socks5_proxy_agent, h as require_proxy_agent, j as require_connect, k as require_global$1, m as createDispatcher, p as resolveProxy, v as require_pool, w as require_webidl, x as require_promise, y as require_client, z as require_util$4 } from "./api.mjs";
-import { h as secrets, o as UsageError, s as describeError } from "./command-error.mjs";
+import { o as UsageError, s as describeError } from "./command-error.mjs";
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { f as formatFieldChange, p as formatName, t as MARKERS } from "./describe-plan.mjs";
 import { i as packageVersion } from "./api-key.mjs";
@@ -12905,7 +12905,7 @@ function parseListenFlag(value) {
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 function parseWebhooks(values, io) {
 	return values.map((value) => {
-		registerSecretWords(value);
+		registerSecretWords(value, io.secrets);
 		let url;
 		try {
 			url = new URL(value);
@@ -12917,7 +12917,7 @@ function parseWebhooks(values, io) {
 		return url;
 	});
 }
-async function readWebhookSecret(path, cwd) {
+async function readWebhookSecret(path, cwd, secrets) {
 	let text;
 	try {
 		text = await readFile(resolve(cwd, path), "utf8");
@@ -12927,7 +12927,7 @@ async function readWebhookSecret(path, cwd) {
 	}
 	const secret = text.replace(/\r?\n$/, "");
 	if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
-	registerSecretWords(secret);
+	registerSecretWords(secret, secrets);
 	return secret;
 }
 const registerWatchCommand = (program, io, setExit) => {
@@ -12955,14 +12955,14 @@ Examples:
 		const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
 		const urls = parseWebhooks(flags.webhook ?? [], io);
 		if (flags.webhookSecretFile !== void 0 && urls.length === 0) throw new UsageError("--webhook-secret-file needs a --webhook URL to sign events for");
-		const secret = flags.webhookSecretFile === void 0 ? void 0 : await readWebhookSecret(flags.webhookSecretFile, io.cwd);
+		const secret = flags.webhookSecretFile === void 0 ? void 0 : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
 		const webhooks = urls.length === 0 ? void 0 : new WebhookSender({
 			...WEBHOOK_DEFAULTS,
 			urls,
 			format: flags.webhookFormat,
 			secret,
 			timeoutMs: webhookTimeout * 1e3,
-			secrets,
+			secrets: io.secrets,
 			warn: (line) => io.stderr.write(`warning: ${line}\n`),
 			proxyEnvironment: io.env
 		});
