@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPlan } from "../src/apply/apply-plan.js";
 import { ApplyJournal } from "../src/journal/apply-journal.js";
+import { SecretRegistry } from "../src/redact.js";
 import { BENCH_API_KEY, buildFleet, takeData } from "./dataset.js";
 import { startEmulatorThread } from "./emulator-thread.js";
 import {
@@ -145,7 +146,8 @@ async function timeApply(
         ? undefined
         : await ApplyJournal.start(
             journalFile,
-            { cwd: process.cwd(), inputs: [] },
+            // As the CLI's: the key is registered, so every line is checked for it.
+            { cwd: process.cwd(), inputs: [], secrets: SecretRegistry.of([BENCH_API_KEY]) },
             { command: "apply", server: client.base.display, plan: planned.plan, planFile: null },
             planned.current,
           );

@@ -864,7 +864,8 @@ function shellWord(path) {
 async function endResumedJournal(resumed, state, run) {
 	const journal = await ApplyJournal.resume(resumed, {
 		cwd: run.io.cwd,
-		inputs: run.inputs
+		inputs: run.inputs,
+		secrets: run.io.secrets
 	}, state);
 	await journal.finish({
 		outcomes: [],

@@ -39,7 +39,11 @@ export async function endResumedJournal(
   state: CurrentState,
   run: { io: CliIo; inputs: readonly RunInput[] },
 ): Promise<void> {
-  const journal = await ApplyJournal.resume(resumed, { cwd: run.io.cwd, inputs: run.inputs }, state);
+  const journal = await ApplyJournal.resume(
+    resumed,
+    { cwd: run.io.cwd, inputs: run.inputs, secrets: run.io.secrets },
+    state,
+  );
   const nothing: ApplyReport = {
     outcomes: [],
     done: 0,
