@@ -9,7 +9,14 @@ import { packageVersion } from "../package-files.js";
 import { secrets } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
-import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
+import {
+  type BaseUrl,
+  buildUrl,
+  fromWhere,
+  isUnderBase,
+  parseBaseUrl,
+  type QueryParams,
+} from "./base-url.js";
 import { createDispatcher } from "./dispatcher.js";
 import {
   ApiError,
@@ -42,6 +49,8 @@ export interface ApiClientOptions {
   apiKey: string;
   /** Allow plain http to hosts other than this machine. */
   allowInsecureHttp?: boolean | undefined;
+  /** Where the base URL was given (`--base-url`, `server.base_url at pcsync.yaml:3`), for messages. */
+  baseUrlSource?: string | undefined;
   /** Requests in flight at most. */
   concurrency?: number | undefined;
   /** Requests per second at most (client side); none by default. */
@@ -183,6 +192,7 @@ export class ApiClient {
     this.#authorization = `Bearer ${apiKey}`;
     this.base = parseBaseUrl(options.baseUrl, {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
+      source: options.baseUrlSource,
     });
     const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
     this.concurrency = concurrency;
@@ -419,6 +429,11 @@ export class ApiClient {
     return result.value;
   }
 
+  /** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
+  hasSucceeded(): boolean {
+    return Object.keys(this.stats.responsesByStatus).some((status) => Number(status) < 300);
+  }
+
   /** Closes the client's own connection pool; requests in flight finish first. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -436,6 +451,8 @@ export class ApiClient {
       const host = new URL(this.base.origin).host;
       return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
     }
+    // A wrong path in the base URL makes every request a 404: before any answer came back, say so.
+    if (status === 404 && !this.hasSucceeded()) return notFoundHint(this.base);
     return undefined;
   }
 
@@ -501,4 +518,9 @@ function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
+}
+
+/** For a 404 before any request succeeded: the base URL's path may be what is wrong. */
+export function notFoundHint(base: BaseUrl): string {
+  return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }

@@ -14,6 +14,7 @@ import type {
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import {
+  ApiError,
   InvalidRequestError,
   JobOutcomeUnknownError,
   LogsNotSupportedError,
@@ -26,6 +27,20 @@ import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths
 /** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
   return await readWholeList(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+}
+
+/**
+ * Whether the base URL reaches the service's API: one page of one project from the project list.
+ * `false` for a 404 (the path is not the API's), `undefined` when the answer says neither (a 403).
+ */
+export async function reachesProjectList(client: ApiClient): Promise<boolean | undefined> {
+  try {
+    await client.request({ method: "GET", url: client.url(projectsPath(), { limit: 1 }) });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return false;
+    return undefined;
+  }
 }
 
 /**

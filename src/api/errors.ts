@@ -222,10 +222,11 @@ export class PaginationLoopError extends PcsyncError {
 
 /** Plain http to a host that is not this machine would expose the key. */
 export class InsecureHttpError extends PcsyncError {
-  constructor(host: string) {
+  /** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+  constructor(host: string, source?: string) {
     super(
       "insecure_http",
-      `Refusing to send the API key over plain http to ${host}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
+      `Refusing to send the API key over plain http to ${host}${source === undefined ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
     );
   }
 }
@@ -241,8 +242,12 @@ export class InvalidProxyError extends PcsyncError {
 }
 
 export class InvalidBaseUrlError extends PcsyncError {
-  constructor(shown: string, reason: string) {
-    super("invalid_base_url", `Invalid base URL ${shown}: ${reason}.`);
+  /** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+  constructor(shown: string, reason: string, source?: string) {
+    super(
+      "invalid_base_url",
+      `Invalid base URL ${shown}${source === undefined ? "" : ` (from ${source})`}: ${reason}.`,
+    );
   }
 }
 

@@ -36,6 +36,7 @@ export {
   listConfigs,
   listLogs,
   listProjects,
+  reachesProjectList,
   rearrange,
   // The same function under the name that matches listConfigs/createConfig/updateConfig.
   rearrange as rearrangeConfigs,

@@ -4,6 +4,8 @@
 import { type Command, Option } from "commander";
 import { ApiClient, type ApiClientOptions, CLIENT_DEFAULTS } from "../api/index.js";
 import { UsageError } from "../errors.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredState } from "../manifest/types.js";
 import { resolveApiKey } from "./credentials.js";
 import type { CliIo } from "./io.js";
 
@@ -67,18 +69,43 @@ export function parsePositiveNumber(value: string, flag: string): number {
   return number;
 }
 
+/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL, and where it is from. */
+export interface BaseUrlFallbackValue {
+  baseUrl: string | undefined;
+  /** What to do when there is none, for the message. */
+  orElse: string;
+  /** Where the value is from (`server.base_url at pcsync.yaml:3`), for messages about it. */
+  source?: string | undefined;
+}
+
+/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
+export function manifestServer(desired: DesiredState | undefined): BaseUrlFallbackValue {
+  const source = desired?.baseUrlSource;
+  return {
+    baseUrl: desired?.baseUrl,
+    orElse: "set server.base_url in the manifest",
+    source: source === undefined ? undefined : `server.base_url at ${formatSource(source)}`,
+  };
+}
+
 /**
  * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url,
- * or a saved plan's server) for the commands that have one.
+ * or a saved plan's server) for the commands that have one; with where it came from.
  */
 export function resolveBaseUrl(
   flags: ConnectionFlags,
   io: CliIo,
-  fallback?: { baseUrl: string | undefined; orElse: string },
-): string {
+  fallback?: BaseUrlFallbackValue,
+): { baseUrl: string; source: string | undefined } {
   // An empty variable is an unset one (CI systems often define variables as empty strings).
   const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
-  const baseUrl = flags.baseUrl ?? fromEnv ?? fallback?.baseUrl;
+  const [baseUrl, source] =
+    flags.baseUrl !== undefined
+      ? // Typed on the command line just now: naming it again would only lengthen the message.
+        [flags.baseUrl, undefined]
+      : fromEnv !== undefined
+        ? [fromEnv, "PCSYNC_BASE_URL"]
+        : [fallback?.baseUrl, fallback?.source];
   if (baseUrl === undefined || baseUrl === "") {
     throw new UsageError(
       fallback === undefined
@@ -86,7 +113,7 @@ export function resolveBaseUrl(
         : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,
     );
   }
-  return baseUrl;
+  return { baseUrl, source };
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
@@ -100,7 +127,7 @@ export async function createClientFromFlags(
   io: CliIo,
   options: {
     /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
-    fallback?: { baseUrl: string | undefined; orElse: string };
+    fallback?: BaseUrlFallbackValue;
     /** Once aborted, the client starts no new request (apply interrupted). */
     signal?: AbortSignal;
     /** Told of every request attempt's method and status (watch's metrics). */
@@ -108,7 +135,7 @@ export async function createClientFromFlags(
   } = {},
 ): Promise<ApiClient> {
   const { fallback, signal, onAttempt } = options;
-  const baseUrl = resolveBaseUrl(flags, io, fallback);
+  const { baseUrl, source } = resolveBaseUrl(flags, io, fallback);
   const apiKey = await resolveApiKey({
     env: io.env,
     cwd: io.cwd,
@@ -120,6 +147,7 @@ export async function createClientFromFlags(
       : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
   const client = new ApiClient({
     baseUrl,
+    baseUrlSource: source,
     apiKey,
     allowInsecureHttp: flags.insecureHttp === true,
     concurrency: concurrencyOf(flags),

@@ -34,6 +34,7 @@ import {
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
+  manifestServer,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
@@ -220,7 +221,7 @@ Examples:
     const client = await createClientFromFlags(flags, io, {
       fallback: saved
         ? { baseUrl: saved.server, orElse: "make the plan again (this one names no server)" }
-        : { baseUrl: desired?.baseUrl, orElse: "set server.base_url in the manifest" },
+        : manifestServer(desired),
       signal: interrupts.signal,
     });
     try {

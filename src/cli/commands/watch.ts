@@ -17,6 +17,7 @@ import {
   addConnectionOptions,
   type ConnectionFlags,
   createClientFromFlags,
+  manifestServer,
   parsePositiveNumber,
 } from "../connection.js";
 import { registerSecretWords } from "../credentials.js";
@@ -244,7 +245,7 @@ Examples:
           // The base URL may come from the manifest: read it once here, as plan does.
           const loaded = await loadManifestsFromFlags(flags, io).catch(() => undefined);
           return createClientFromFlags(flags, io, {
-            fallback: { baseUrl: loaded?.value?.baseUrl, orElse: "set server.base_url in the manifest" },
+            fallback: manifestServer(loaded?.value),
             signal,
             onAttempt: (method, status) => metrics.requests.inc({ method, status: String(status) }),
           });
