@@ -294,7 +294,7 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title);
+      await appendStepSummary(plan, io, title, report);
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
       if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {

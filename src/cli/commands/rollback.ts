@@ -24,7 +24,14 @@ import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
 import { applyJournaled } from "../journal-run.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
-import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../output.js";
+import {
+  appendStepSummary,
+  checkPlanPrintableAsJson,
+  hasChanges,
+  printApplyJson,
+  printPlan,
+  savePlan,
+} from "../output.js";
 
 interface RollbackFlags extends ConnectionFlags {
   journal: string;
@@ -167,9 +174,11 @@ Examples:
       }
       if (flags.dryRun) {
         if (format === "json") printPlan(plan, format, io);
+        await appendStepSummary(plan, io, "pcsync rollback (dry run)");
         return;
       }
       if (!hasChanges(plan)) {
+        await appendStepSummary(plan, io, "pcsync rollback");
         if (format === "json") printApplyJson(plan, null, io);
         else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
         return;
@@ -186,6 +195,12 @@ Examples:
       });
       if (format === "json") printApplyJson(state.plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      await appendStepSummary(
+        state.plan,
+        io,
+        isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
+        report,
+      );
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
       if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {
