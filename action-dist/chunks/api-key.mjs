@@ -181,8 +181,9 @@ var PaginationLoopError = class extends PcsyncError {
 };
 /** Plain http to a host that is not this machine would expose the key. */
 var InsecureHttpError = class extends PcsyncError {
-	constructor(host) {
-		super("insecure_http", `Refusing to send the API key over plain http to ${host}: use an https:// base URL, or pass --insecure-http if the network is trusted.`);
+	/** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+	constructor(host, source) {
+		super("insecure_http", `Refusing to send the API key over plain http to ${host}${source === void 0 ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`);
 	}
 };
 /** HTTPS_PROXY or HTTP_PROXY holds no usable proxy URL; its value may hold a password, so is not shown. */
@@ -194,8 +195,9 @@ var InvalidProxyError = class extends PcsyncError {
 	}
 };
 var InvalidBaseUrlError = class extends PcsyncError {
-	constructor(shown, reason) {
-		super("invalid_base_url", `Invalid base URL ${shown}: ${reason}.`);
+	/** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+	constructor(shown, reason, source) {
+		super("invalid_base_url", `Invalid base URL ${shown}${source === void 0 ? "" : ` (from ${source})`}: ${reason}.`);
 	}
 };
 /** A project id that could be turned into another path; refused before any request. */

@@ -38,37 +38,43 @@ async function mapConcurrent(items, limit, work) {
 const API_SUFFIX = /\/api\/*$/;
 const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
 function parseBaseUrl(value, options) {
+	const { source } = options;
 	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
 		const host = value.trim().split(/[/?#]/)[0] ?? "";
 		const looksLikeHost = /^[\w.-]+(?::\d+)?$/.test(host) && !host.includes("@");
 		const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
-		throw new InvalidBaseUrlError(looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given", looksLikeHost ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}` : "not an absolute URL; use e.g. https://app.example.com");
+		throw new InvalidBaseUrlError(looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given", looksLikeHost ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}` : "not an absolute URL; use e.g. https://app.example.com", source);
 	}
 	let url;
 	try {
 		url = new URL(value);
 	} catch {
-		throw new InvalidBaseUrlError("given", "not an absolute URL; use e.g. https://app.example.com");
+		throw new InvalidBaseUrlError("given", "not an absolute URL; use e.g. https://app.example.com", source);
 	}
 	const shown = `${url.protocol}//${url.host}${url.pathname}`;
-	if (url.protocol !== "https:" && url.protocol !== "http:") throw new InvalidBaseUrlError(shown, "only http:// and https:// are supported");
-	if (url.username !== "" || url.password !== "") throw new InvalidBaseUrlError(shown, "it must not contain a user name or password");
-	if (url.search !== "" || url.hash !== "") throw new InvalidBaseUrlError(shown, "it must not have a query string or fragment");
-	if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) throw new InsecureHttpError(url.host);
-	if (ENDPOINT_PATH.test(url.pathname)) throw new InvalidBaseUrlError(shown, `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`);
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw new InvalidBaseUrlError(shown, "only http:// and https:// are supported", source);
+	if (url.username !== "" || url.password !== "") throw new InvalidBaseUrlError(shown, "it must not contain a user name or password", source);
+	if (url.search !== "" || url.hash !== "") throw new InvalidBaseUrlError(shown, "it must not have a query string or fragment", source);
+	if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) throw new InsecureHttpError(url.host, source);
+	if (ENDPOINT_PATH.test(url.pathname)) throw new InvalidBaseUrlError(shown, `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`, source);
 	let prefix = url.pathname.replace(/\/+$/, "");
 	let correction;
 	if (API_SUFFIX.test(prefix)) {
 		const stripped = prefix.replace(API_SUFFIX, "");
-		if (!API_SUFFIX.test(stripped)) correction = `the base URL ${shown} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
+		if (!API_SUFFIX.test(stripped)) correction = `the base URL ${shown}${fromWhere(source)} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
 		prefix = stripped;
 	}
 	return {
 		origin: url.origin,
 		prefix,
 		display: `${url.origin}${prefix}`,
-		correction
+		correction,
+		source
 	};
+}
+/** ` (from server.base_url at pcsync.yaml:3)`, or nothing when the source is not known. */
+function fromWhere(source) {
+	return source === void 0 ? "" : ` (from ${source})`;
 }
 /** Hosts that never leave this machine, where plain http exposes nothing. */
 function isLoopbackHost(hostname) {
@@ -24466,7 +24472,10 @@ var ApiClient = class {
 		const apiKey = checkApiKey(options.apiKey, "the client options");
 		secrets.register(apiKey);
 		this.#authorization = `Bearer ${apiKey}`;
-		this.base = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp });
+		this.base = parseBaseUrl(options.baseUrl, {
+			allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
+			source: options.baseUrlSource
+		});
 		const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
 		this.concurrency = concurrency;
 		this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
@@ -24664,6 +24673,10 @@ var ApiClient = class {
 		if (!result.ok) throw new MalformedResponseError(described, result.problem);
 		return result.value;
 	}
+	/** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
+	hasSucceeded() {
+		return Object.keys(this.stats.responsesByStatus).some((status) => Number(status) < 300);
+	}
 	/** Closes the client's own connection pool; requests in flight finish first. */
 	async close() {
 		if (this.#closed) return;
@@ -24676,6 +24689,7 @@ var ApiClient = class {
 			const host = new URL(this.base.origin).host;
 			return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
 		}
+		if (status === 404 && !this.hasSucceeded()) return notFoundHint(this.base);
 	}
 	#transportError(described, failure, attempts, earlierOutcomeUnknown) {
 		const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
@@ -24733,6 +24747,10 @@ function positiveInteger(value, name) {
 /** Drops keys whose value is undefined, so they do not override defaults. */
 function definedEntries(value) {
 	return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== void 0));
+}
+/** For a 404 before any request succeeded: the base URL's path may be what is wrong. */
+function notFoundHint(base) {
+	return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }
 const PAGE_PARAMETERS = /* @__PURE__ */ new Set(["limit", "offset"]);
 /**
@@ -25031,6 +25049,22 @@ function rearrangePath(projectId, family) {
 /** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 async function listProjects(client) {
 	return await readWholeList(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+}
+/**
+* Whether the base URL reaches the service's API: one page of one project from the project list.
+* `false` for a 404 (the path is not the API's), `undefined` when the answer says neither (a 403).
+*/
+async function reachesProjectList(client) {
+	try {
+		await client.request({
+			method: "GET",
+			url: client.url(projectsPath(), { limit: 1 })
+		});
+		return true;
+	} catch (error) {
+		if (error instanceof ApiError && error.status === 404) return false;
+		return;
+	}
 }
 /**
 * The whole family as listed (seed: without soft-deleted ones): one request for a family of up
@@ -25337,4 +25371,4 @@ var FamilyReader = class {
 function findCreatedRecord(records, body, knownIds) {
 	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && (typeof body.name !== "string" || record.name === body.name) && (typeof body.description !== "string" || record.description === body.description) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
 }
-export { mapConcurrent as _, getFrontend as a, listProjects as c, ApiClient as d, CLIENT_DEFAULTS as f, isLoopbackHost as g, require_undici as h, getConfig as i, rearrange as l, createDispatcher as m, createConfigDetailed as n, iterateLogs as o, resolveProxy as p, createJob as r, listAllConfigs as s, FamilyReader as t, updateConfig as u };
+export { isLoopbackHost as _, getFrontend as a, listProjects as c, updateConfig as d, ApiClient as f, require_undici as g, createDispatcher as h, getConfig as i, reachesProjectList as l, resolveProxy as m, createConfigDetailed as n, iterateLogs as o, CLIENT_DEFAULTS as p, createJob as r, listAllConfigs as s, FamilyReader as t, rearrange as u, mapConcurrent as v };

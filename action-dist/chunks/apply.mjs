@@ -3,16 +3,16 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, r as SafetyGuardError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { a as checkPlanServer, c as readSavedPlan, i as checkApprovedPlan, l as readStateForPlan, n as SavedPlanRefusedError, o as checkSavedPlan, r as StalePlanError, s as findPlanProblems } from "./check-saved-plan.mjs";
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
-import { _ as DEFAULT_JOURNAL_DIR, a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, i as APPLY_CANCELLED, l as canAsk, m as findJournalOfPlan, n as applyJournaled, o as ApprovalRequiredError, p as checkJournalServer, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as isApplyComplete, v as fingerprintPlan } from "./journal-run.mjs";
+import { a as ApplyCancelledError, c as askForYes, d as checkJournalServer, f as findJournalOfPlan, g as fingerprintPlan, h as DEFAULT_JOURNAL_DIR, i as APPLY_CANCELLED, l as canAsk, m as tornLineNote, n as applyJournaled, o as ApprovalRequiredError, p as readJournal, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as replayJournal } from "./journal-run.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { a as refusingGuards, v as showsWritten } from "./safety-guards.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
+import { a as printApplyJson, d as renderApplyReport, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
 import { i as describeGuard, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as manifestServer, n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
-import { a as printApplyJson, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
@@ -208,10 +208,7 @@ Examples:
 			fallback: saved ? {
 				baseUrl: saved.server,
 				orElse: "make the plan again (this one names no server)"
-			} : {
-				baseUrl: desired?.baseUrl,
-				orElse: "set server.base_url in the manifest"
-			},
+			} : manifestServer(desired),
 			signal: interrupts.signal
 		});
 		try {
@@ -264,7 +261,7 @@ Examples:
 			if (format === "json") printApplyJson(plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
-			await appendStepSummary(plan, io, title);
+			await appendStepSummary(plan, io, title, report);
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

@@ -4,7 +4,7 @@ import { u as readCurrentState, x as listsToRead } from "./safety-guards.mjs";
 import { i as familyKey } from "./families.mjs";
 import { a as readMark } from "./group-by.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { u as parsePlanFile } from "./output.mjs";
+import { f as parsePlanFile } from "./output.mjs";
 import { resolve } from "node:path";
 import { readFile } from "node:fs/promises";
 // dist/src/plan/check-owner-marks.js

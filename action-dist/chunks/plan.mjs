@@ -3,7 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { r as SafetyGuardError } from "./apply-errors.mjs";
 import "./errors.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
-import { r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as manifestServer, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
 import { c as savePlan, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan } from "./output.mjs";
@@ -28,10 +28,7 @@ Examples:
 			inputs: runInputs(flags, { manifests: true })
 		};
 		if (flags.out) await resolveOutputTarget(flags.out, output);
-		const client = await createClientFromFlags(flags, io, { fallback: {
-			baseUrl: desired.baseUrl,
-			orElse: "set server.base_url in the manifest"
-		} });
+		const client = await createClientFromFlags(flags, io, { fallback: manifestServer(desired) });
 		try {
 			const { plan } = await planFromFlags(client, desired, flags, io);
 			printPlan(plan, format, io, { verbose: flags.verbose === true });

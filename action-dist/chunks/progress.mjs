@@ -4,7 +4,8 @@ import { b as idsOfOtherFamilies, f as createFields, h as managedFields, m as is
 import { a as readMark } from "./group-by.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { t as appendAll } from "./append-all.mjs";
-import { a as formatSource, t as matchesAnyGlob } from "./name-glob.mjs";
+import { i as formatSource } from "./diagnostics.mjs";
+import { t as matchesAnyGlob } from "./name-glob.mjs";
 // dist/src/plan/owner-plan.js
 /** The owner of a record, as its description's mark says; null when it carries none. */
 function ownerOf(record) {

@@ -8,12 +8,12 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { u as readCurrentState, v as showsWritten, x as listsToRead } from "./safety-guards.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
-import { _ as mapConcurrent, i as getConfig } from "./api.mjs";
+import { a as ApplyCancelledError, c as askForYes, d as checkJournalServer, l as canAsk, m as tornLineNote, n as applyJournaled, p as readJournal, r as watchInterrupts, u as replayJournal } from "./journal-run.mjs";
+import { i as getConfig, v as mapConcurrent } from "./api.mjs";
+import { a as printApplyJson, c as savePlan, d as renderApplyReport, i as hasChanges, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
-import { a as printApplyJson, c as savePlan, i as hasChanges, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 function shows(field, values, record) {
@@ -322,9 +322,11 @@ Examples:
 			}
 			if (flags.dryRun) {
 				if (format === "json") printPlan(plan, format, io);
+				await appendStepSummary(plan, io, "pcsync rollback (dry run)");
 				return;
 			}
 			if (!hasChanges(plan)) {
+				await appendStepSummary(plan, io, "pcsync rollback");
 				if (format === "json") printApplyJson(plan, null, io);
 				else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
 				return;
@@ -347,6 +349,7 @@ Examples:
 			});
 			if (format === "json") printApplyJson(state.plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", report);
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

@@ -4,7 +4,7 @@ import { c as runInputs, l as ManifestError, r as loadManifestsFromFlags, s as p
 import { a as describeError, i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
-import { r as formatDiagnostic } from "./name-glob.mjs";
+import { n as formatDiagnostic } from "./diagnostics.mjs";
 import { i as familyKey } from "./families.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as summarizePlan } from "./progress.mjs";
