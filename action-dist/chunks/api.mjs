@@ -3,6 +3,7 @@ import { n as __require, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { a as describeError, n as PcsyncError, u as secrets } from "./errors.mjs";
 import { C as PaginationLoopError, D as ResponseHeadersTooLargeError, E as RequestFailedError, O as ResponseTooLargeError, S as NextLinkOffCollectionError, T as RequestAbortedError, _ as JobOutcomeUnknownError, a as ApiError, b as MalformedResponseError, c as ForeignNextLinkError, f as InvalidBaseUrlError, g as InvalidRequestError, h as InvalidProxyError, i as packageVersion, k as TimeoutError, l as InflatedResponseTooLargeError, m as InvalidProjectIdError, o as CreateNotMadeError, p as InvalidConfigIdError, r as findPackageFile, s as CreateOutcomeUnknownError, t as checkApiKey, u as InsecureHttpError, v as ListChangedDuringReadError, w as RedirectNotFollowedError, x as NetworkError, y as LogsNotSupportedError } from "./api-key.mjs";
 import { a as getFamily, t as FAMILIES } from "./families.mjs";
+import { g as trimAsService, h as showsText } from "./options.mjs";
 import { t as require_ajv } from "./ajv.mjs";
 import { Transform, Writable } from "node:stream";
 import { setMaxListeners } from "node:events";
@@ -24229,7 +24230,7 @@ function validateResponse(shape, value) {
 	const validate = validatorFor(shape);
 	if (!validate(value)) return {
 		ok: false,
-		problem: describeFirstError(validate.errors ?? [], value)
+		problem: describeFirstError(validate.errors ?? [], value, shape)
 	};
 	return {
 		ok: true,
@@ -24291,11 +24292,12 @@ function registry() {
 	schemaRegistry = ajv;
 	return ajv;
 }
-function describeFirstError(errors, value) {
+function describeFirstError(errors, value, shape) {
 	const error = errors[0];
 	if (!error) return "does not match its schema";
 	const path = formatInstancePath(error.instancePath);
 	if (error.keyword === "required" && typeof error.params.missingProperty === "string") return `${appendProperty(path, error.params.missingProperty)}: is missing`;
+	if (shape === "projectPage" && /^\/results\/\d+\/id$/.test(error.instancePath) && error.keyword === "pattern") return `${path}: ${JSON.stringify(valueAt(value, error.instancePath))} is not a plain project id (a positive integer); no request is made for it or for any project of this listing`;
 	const beyondSafe = describeUnsafeInteger(error, valueAt(value, error.instancePath));
 	if (beyondSafe !== void 0) return `${path || "response"}: ${beyondSafe}`;
 	return `${path || "response"}: ${error.message ?? "is invalid"}`;
@@ -25365,10 +25367,16 @@ var FamilyReader = class {
 };
 /**
 * The record a create made: new since `knownIds`, same plugin, and the same values for the fields
-* the service stores as sent. A null name or description may come back as the plugin's own
-* (posthog-2024), so those only count when given as strings. Newest first if several match.
+* the service stores as sent; name and description as sent or trimmed as the service trims them
+* (posthog-2024). A null name or description, or one empty once trimmed, may come back as the
+* plugin's own (posthog-2024), so those only count when they hold text. Newest first if several match.
 */
 function findCreatedRecord(records, body, knownIds) {
-	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && (typeof body.name !== "string" || record.name === body.name) && (typeof body.description !== "string" || record.description === body.description) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
+	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && showsSentText(body.name, record.name) && showsSentText(body.description, record.description) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
+}
+/** Whether a record shows a sent name or description; unsent or empty text tells nothing. */
+function showsSentText(sent, shown) {
+	if (typeof sent !== "string" || trimAsService(sent) === "") return true;
+	return showsText(sent, shown);
 }
 export { isLoopbackHost as _, getFrontend as a, listProjects as c, updateConfig as d, ApiClient as f, require_undici as g, createDispatcher as h, getConfig as i, reachesProjectList as l, resolveProxy as m, createConfigDetailed as n, iterateLogs as o, CLIENT_DEFAULTS as p, createJob as r, listAllConfigs as s, FamilyReader as t, rearrange as u, mapConcurrent as v };

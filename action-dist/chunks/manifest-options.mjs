@@ -5,10 +5,9 @@ import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } fr
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { P as formatBytes, r as findPackageFile } from "./api-key.mjs";
-import { a as makeError, i as formatSource, n as formatDiagnostic, o as makeWarning, r as formatGithubAnnotation, s as sortDiagnostics, t as WHOLE_FILE } from "./diagnostics.mjs";
+import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
-import { t as matchesAnyGlob } from "./name-glob.mjs";
-import { l as didYouMean, r as collect } from "./options.mjs";
+import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
@@ -7316,7 +7315,7 @@ const DEFAULT_YAML_LIMITS = {
 	maxAliasExpansion: 1e4
 };
 const PARSER_HINTS = {
-	TAB_AS_INDENT: "replace the tab with spaces",
+	TAB_AS_INDENT: "indent with spaces; YAML does not allow tabs for indentation",
 	MULTIPLE_DOCS: "a manifest file holds one YAML document; remove the `---` or split the file in two",
 	BAD_INDENT: "check the indentation: items of one block must line up",
 	MULTILINE_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
@@ -7358,7 +7357,10 @@ function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
 		uniqueKeys: false,
 		version: "1.2"
 	});
-	for (const error of withoutCascades(document.errors, text, positionAt).slice(0, MAX_PROBLEMS)) errors.push(error);
+	for (const error of document.errors.slice(0, MAX_PROBLEMS)) errors.push({
+		position: positionAt(error.pos[0]),
+		message: describeParserError(error.code, error.message)
+	});
 	for (const warning of document.warnings.slice(0, MAX_PROBLEMS)) {
 		const message = warning.code === "TAG_RESOLVE_FAILED" ? `${warning.message}; the tag is ignored and the value read as a string (remove the tag)` : warning.message;
 		warnings.push({
@@ -7383,64 +7385,6 @@ function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
 		fatal: converter.truncated,
 		positionAt
 	};
-}
-/** Lines indented with a tab, shown one by one up to this many; the rest in one more error. */
-const MAX_TAB_LINES = 5;
-/**
-* The parser's errors as a person should read them. One mistake makes the parser trip again and
-* again after it (a tab in an indentation: a dozen errors down the file), so:
-* - errors at one place are one error (the first);
-* - when lines are indented with a tab, each such line (there is one error per line, however many
-*   tabs it holds) is the error, and the parser's errors from the first such line on are dropped:
-*   they are its echoes, and come back if they were not once the tabs are gone.
-*/
-function withoutCascades(parserErrors, text, positionAt) {
-	const tabLines = linesIndentedWithTabs(text);
-	const firstTabLine = tabLines[0]?.line ?? Number.POSITIVE_INFINITY;
-	const problems = [];
-	const places = /* @__PURE__ */ new Set();
-	for (const error of parserErrors) {
-		const position = positionAt(error.pos[0]);
-		if (position.line >= firstTabLine) continue;
-		const place = `${position.line}:${position.col}`;
-		if (places.has(place)) continue;
-		places.add(place);
-		problems.push({
-			position,
-			message: describeParserError(error.code, error.message)
-		});
-	}
-	if (problems.length === parserErrors.length) return problems;
-	for (const tab of tabLines.slice(0, MAX_TAB_LINES)) problems.push({
-		position: tab,
-		message: "a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces"
-	});
-	const more = tabLines.slice(MAX_TAB_LINES);
-	const [next] = more;
-	if (next !== void 0) {
-		const lines = more.map((tab) => tab.line);
-		const shown = lines.length > 10 ? `${lines.slice(0, 10).join(", ")}, ...` : lines.join(", ");
-		problems.push({
-			position: next,
-			message: `tabs also indent ${lines.length} more line${lines.length === 1 ? "" : "s"} (${shown}); replace every indenting tab with spaces (an editor's "convert indentation to spaces" does it)`
-		});
-	}
-	return problems;
-}
-/** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
-function linesIndentedWithTabs(text) {
-	const found = [];
-	const lines = text.split(/\r\n|\r|\n/);
-	for (const [index, line] of lines.entries()) {
-		const indentation = /^[ \t]*/.exec(line)?.[0] ?? "";
-		const rest = line.slice(indentation.length);
-		if (!indentation.includes("	") || rest === "" || rest.startsWith("#")) continue;
-		found.push({
-			line: index + 1,
-			col: indentation.indexOf("	") + 1
-		});
-	}
-	return found;
 }
 function describeParserError(code, message) {
 	if (/call stack/i.test(message)) return "nesting is too deep to read; a manifest needs only a few levels";
@@ -8032,7 +7976,7 @@ function expandFamily(context, family) {
 		if (own === void 0) return void 0;
 		if (own.overrides.length === 0 && own.omit.length === 0) {
 			if (own.configs === void 0) {
-				if (!context.usesUnknownTemplate) report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
+				report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
 				return;
 			}
 			return finishFamily(context, family, own.configs.map(ownEntry(own)), own.prune?.value ?? false, own.source, familySettings([own]));
@@ -8072,7 +8016,7 @@ function expandFamily(context, family) {
 		for (const omit of changer.omit) {
 			const entry = byName.get(omit.name);
 			if (entry === void 0 || !entry.templated) {
-				if (!context.usesUnknownTemplate) report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
+				report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
 				continue;
 			}
 			entry.omittedAt ??= omit.source;
@@ -8080,7 +8024,7 @@ function expandFamily(context, family) {
 		for (const override of changer.overrides) {
 			const entry = byName.get(override.name);
 			if (entry === void 0 || !entry.templated) {
-				if (!context.usesUnknownTemplate) report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
+				report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
 				continue;
 			}
 			if (entry.omittedAt !== void 0) {
@@ -8099,7 +8043,7 @@ function expandFamily(context, family) {
 			fields: item.fields,
 			fieldSources: item.fieldSources
 		}, set !== void 0);
-		if (changer.configs === void 0 && !templated && !context.usesUnknownTemplate) report.error(changer.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
+		if (changer.configs === void 0 && !templated) report.error(changer.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
 	}
 	if (entries.length === 0 && !templated && changers.length === 0) return void 0;
 	const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
@@ -8131,10 +8075,6 @@ function warnUnmatchedProtect(context, family, built) {
 		const suggestion = didYouMean(pattern, names);
 		context.report.warn(source, `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`, context.project);
 	}
-}
-/** Whether the project or one of its sets `use:`s a name that is no template. */
-function usesUnknownTemplate(context) {
-	return [...context.sets.flatMap((set) => set.use), ...context.block?.use ?? []].some((use) => !context.templates.has(use.name));
 }
 function applicationsOf(context) {
 	const applications = [];
@@ -8511,8 +8451,7 @@ function expandManifest(blocks, visibleProjects) {
 		};
 		const context = {
 			...base,
-			applications: applicationsOf(base),
-			usesUnknownTemplate: usesUnknownTemplate(base)
+			applications: applicationsOf(base)
 		};
 		for (const family of FAMILY_NAMES) {
 			const expanded = expandFamily(context, family);
@@ -8655,15 +8594,7 @@ function mergeManifestFiles(files) {
 		warnings: expanded.warnings
 	};
 	const state = { families: expanded.families };
-	if (firstBaseUrl !== void 0) {
-		const { value, file, position } = firstBaseUrl;
-		state.baseUrl = value;
-		state.baseUrlSource = {
-			file,
-			line: position.line,
-			col: position.col
-		};
-	}
+	if (firstBaseUrl !== void 0) state.baseUrl = firstBaseUrl.value;
 	if (owners.owner !== void 0) {
 		const { value, file, position } = owners.owner;
 		state.owner = {
@@ -8724,10 +8655,10 @@ async function readManifestSources(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	for (const path of given) {
 		const absolute = resolve(cwd, path);
 		const display = displayPath(path, cwd);
-		const info = await stat(absolute).catch(() => void 0);
-		if (info === void 0) {
+		const info = await statPath(absolute);
+		if (typeof info === "string") {
 			const hint = usingDefault ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH" : "; check the path given to -f";
-			errors.push(makeError(display, WHOLE_FILE, `no such file or directory${hint}`));
+			errors.push(makeError(display, WHOLE_FILE, describeStatFailure(info, `no such file or directory${hint}`)));
 			continue;
 		}
 		if (info.isDirectory()) {
@@ -8782,14 +8713,33 @@ async function readManifestSources(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	};
 }
 async function readManifestFile(absolute, limits) {
-	const info = await stat(absolute).catch(() => void 0);
-	if (info === void 0) return { problem: "no such file (a broken link?)" };
+	const info = await statPath(absolute);
+	if (typeof info === "string") return { problem: describeStatFailure(info, "no such file (a broken link?)") };
 	if (!info.isFile()) return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
 	if (info.size > limits.maxFileBytes) return { problem: describeOversize(info.size, limits.maxFileBytes) };
 	const bytes = await readFile(absolute).catch((error) => error);
 	if (!(bytes instanceof Buffer)) return { problem: "cannot read the file; check its permissions" };
 	if (bytes.length > limits.maxFileBytes) return { problem: describeOversize(bytes.length, limits.maxFileBytes) };
 	return decodeManifestText(bytes);
+}
+/** The file's status, or the error code that kept it from being read (ELOOP, ENOENT, ...). */
+async function statPath(absolute) {
+	try {
+		return await stat(absolute);
+	} catch (error) {
+		return error.code ?? "UNKNOWN";
+	}
+}
+/** Why a path could not be read, in words; `missing` for a path that does not exist. */
+function describeStatFailure(code, missing) {
+	switch (code) {
+		case "ELOOP": return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
+		case "EACCES":
+		case "EPERM": return "permission denied; check the permissions of the file and of the directories above it";
+		case "ENOTDIR": return "a part of the path is a file, not a directory; check the path";
+		case "ENAMETOOLONG": return "the path is too long";
+		default: return missing;
+	}
 }
 function describeOversize(size, limit) {
 	return `file is ${size} bytes, over the ${formatBytes(limit)} limit for one manifest file; split it into several files (by project: a project's families may sit in different files) and pass them all with -f, or a directory of them`;
@@ -8801,9 +8751,9 @@ async function readVarFiles(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	for (const path of paths) {
 		const display = displayPath(path, cwd);
 		const absolute = resolve(cwd, path);
-		const info = await stat(absolute).catch(() => void 0);
-		if (info === void 0) {
-			errors.push(makeError(display, WHOLE_FILE, "no such file; check the path given to --var-file"));
+		const info = await statPath(absolute);
+		if (typeof info === "string") {
+			errors.push(makeError(display, WHOLE_FILE, describeStatFailure(info, "no such file; check the path given to --var-file")));
 			continue;
 		}
 		if (info.isDirectory()) {
@@ -8970,7 +8920,7 @@ function describeAjvError(error, plain) {
 		}
 		case "type": return {
 			position: location.value,
-			message: describeTypeError(label, String(params.type), actual, field)
+			message: describeTypeError(label, String(params.type), actual)
 		};
 		case "const": return {
 			position: location.value,
@@ -9033,23 +8983,14 @@ function describeEnumError(path, actual, allowed) {
 	const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
 	return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
-function describeTypeError(label, expected, actual, field) {
-	return `${label} must be ${expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ")}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
-}
-/** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
-function typeHint(expected, actual, field) {
-	const key = typeof field === "string" ? field : void 0;
-	if (expected.includes("boolean") && typeof actual === "string") {
-		if (/^(true|false)$/i.test(actual.trim())) return `; write ${actual.trim().toLowerCase()} without quotes`;
-		if (/^(yes|no|on|off|y|n)$/i.test(actual)) return "; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)";
-	}
-	if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) return "; remove the quotes";
-	if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
-	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${key ?? "key"}: "${String(actual)}"`;
-	if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
-	if (expected === "object" && Array.isArray(actual) && key !== void 0 && isFamilyName(key)) return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;
-	if (expected === "array" && typeof actual === "string" && key !== void 0) return `; write it as a list: ${key}: [${actual}]`;
-	return "";
+function describeTypeError(label, expected, actual) {
+	const wanted = expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ");
+	let hint = "";
+	if (expected.includes("boolean") && typeof actual === "string" && /^(yes|no|on|off|y|n)$/i.test(actual)) hint = "; YAML 1.2 reads this as text: write true or false";
+	else if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) hint = "; remove the quotes";
+	else if (expected.includes("integer") && typeof actual === "number") hint = "; ids and orders are whole numbers";
+	else if (expected === "object" && actual === null) hint = "; it is empty: give its keys, indented below it";
+	return `${label} must be ${wanted}, got ${describeValue(actual)}${hint}`;
 }
 const TYPE_WORDS = {
 	integer: "a whole number",
@@ -9115,6 +9056,33 @@ function valueAt(root, path) {
 	}
 	return current;
 }
+// dist/src/manifest/text-checks.js
+const CHECKED_KEYS = /* @__PURE__ */ new Set(["name", "description"]);
+/** Every config `name` and `description` in the manifest (configs, templates, sets, overrides). */
+function checkServiceText(root, locations, errors) {
+	walk(root, [], (path, key, text) => {
+		if (key === "name" && path.length === 2 && path[0] === "project_sets") return;
+		const problem = describeUntrimmed(key, text);
+		if (problem === void 0) return;
+		const position = locations.lookup([...path, key])?.value ?? {
+			line: 1,
+			col: 1
+		};
+		errors.push({
+			position,
+			message: problem
+		});
+	});
+}
+function walk(value, path, visit) {
+	if (Array.isArray(value)) {
+		for (const [index, item] of value.entries()) walk(item, [...path, index], visit);
+		return;
+	}
+	if (typeof value !== "object" || value === null) return;
+	for (const [key, item] of Object.entries(value)) if (typeof item === "string" && CHECKED_KEYS.has(key)) visit(path, key, item);
+	else walk(item, [...path, key], visit);
+}
 // dist/src/manifest/semantic-checks.js
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 function checkManifestSemantics(plain) {
@@ -9140,6 +9108,7 @@ function checkManifestSemantics(plain) {
 		value: root.owner,
 		position: valuePosition(locations, ["owner"])
 	};
+	checkServiceText(root, locations, errors);
 	checkTemplates(asRecord(root.templates), locations, errors, warnings);
 	if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
 	const projects = asRecord(root.projects);

@@ -3,10 +3,10 @@ import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
 import { t as require_ajv } from "./ajv.mjs";
-import { A as neutraliseInline, N as quoteServerText, j as neutraliseJson, r as findPackageFile } from "./api-key.mjs";
-import { i as isForceable, o as TIE_EFFECT } from "./safety-guards.mjs";
-import { t as createPaint } from "./colour.mjs";
+import { j as neutraliseJson, r as findPackageFile } from "./api-key.mjs";
+import { n as describeOverriddenGuard, r as TIE_EFFECT, y as isForceable } from "./guard-message.mjs";
 import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
+import { t as createPaint } from "./colour.mjs";
 import { n as useColour } from "./io.mjs";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
@@ -161,51 +161,6 @@ function formatPath(pointer) {
 		return `${path}[${JSON.stringify(segment)}]`;
 	}, "");
 }
-// dist/src/render/apply-report.js
-function quoteName(name) {
-	return name === null ? "null" : quoteServerText(name);
-}
-/** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
-function describe(outcome, name = quoteName(outcome.name)) {
-	return `${outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`}${outcome.id === null ? "" : ` (id ${outcome.id})`} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
-}
-function renderApplyReport(report, out, options) {
-	const paint = createPaint(options.colour);
-	if (!isApplyComplete(report)) for (const outcome of report.outcomes) {
-		if (outcome.status !== "done") continue;
-		const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
-		out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
-	}
-	for (const outcome of report.outcomes) {
-		if (outcome.status === "failed") out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-	}
-	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
-	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
-	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
-	const notStarted = notStartedOutcomes.length;
-	if (notStarted > 0) {
-		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`);
-		for (const outcome of notStartedOutcomes.slice(0, 20)) out.write(`  ${describe(outcome)}\n`);
-		if (notStarted > 20) out.write(`  ... and ${notStarted - 20} more\n`);
-	}
-	const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
-	const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
-	if (report.interrupted) out.write(`${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`);
-	else if (isApplyComplete(report)) out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
-	else out.write(`${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`);
-	if (report.unknown > 0 || report.unchecked > 0) {
-		const what = [report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "", report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : ""].filter((part) => part !== "").join(", and ");
-		out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
-	}
-}
-/** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
-function isApplyComplete(report) {
-	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
-}
 // dist/src/render/json.js
 function renderJson(plan) {
 	return serializePlan(plan);
@@ -241,7 +196,7 @@ function renderMarkdown(plan, options = {}) {
 	];
 	const partial = describePartial(plan);
 	if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
-	const guards = renderGuards(plan, Math.floor(maxChars / 10));
+	const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
 	if (guards) top.push(guards);
 	const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
 	if (ties) top.push(ties);
@@ -277,8 +232,8 @@ function escapeText(text, options = {}) {
 function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
-function renderGuards(plan, budget) {
-	return renderWarning(`Safety guards: ${describeGuardOverride(plan)}`, plan.guards.map((guard) => guard.message), budget);
+function renderGuards(plan, budget, forced) {
+	return renderWarning(`Safety guards: ${describeGuardOverride(plan, forced)}`, plan.guards.map((guard) => guard.message), budget);
 }
 function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
@@ -480,7 +435,7 @@ function renderText(plan, out, options) {
 	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	if (plan.guards.length > 0) {
 		const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan)}`)}\n`);
+		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`);
 	}
 	const ties = describeTieCount(plan);
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
@@ -506,6 +461,7 @@ function renderPlan(plan, format, out, options) {
 		case "text":
 			renderText(plan, out, {
 				colour: options.colour,
+				forced: options.forced === true,
 				verbose: options.verbose === true
 			});
 			return;
@@ -513,7 +469,10 @@ function renderPlan(plan, format, out, options) {
 			out.write(renderJson(plan));
 			return;
 		case "markdown":
-			out.write(renderMarkdown(plan, options.title === void 0 ? {} : { title: options.title }));
+			out.write(renderMarkdown(plan, {
+				...options.title === void 0 ? {} : { title: options.title },
+				forced: options.forced === true
+			}));
 			return;
 	}
 }
@@ -522,7 +481,10 @@ function renderPlan(plan, format, out, options) {
 function forDisplay(value, io) {
 	return io.edge === void 0 ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
-/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+/**
+* `verbose`: each order tie in full (else one warning of at most two lines for them all).
+* `forced`: the plan is applied with --force, so its guards are shown as overridden.
+*/
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
 		io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -530,6 +492,7 @@ function printPlan(plan, format, io, options = {}) {
 	}
 	renderPlan(forDisplay(plan, io), format, io.stdout, {
 		colour: useColour(io.stdout, io.env),
+		forced: options.forced === true,
 		verbose: options.verbose === true
 	});
 }
@@ -586,19 +549,17 @@ async function savePlan(plan, path, options) {
 	return target.kind === "file" ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}` : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 }
 /**
-* With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
-* apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
-* regular file, and private (0600) where this user may make it so (see appendToFile). The log
-* shows the text plan; the action hands this markdown on for the pull request's comment.
+* With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary: text for people,
+* so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
+* this user may make it so (see appendToFile).
 */
-async function appendStepSummary(plan, io, title, report) {
+async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-	const outcome = report === void 0 ? "" : reportMarkdown(report);
 	const markdown = `${renderMarkdown(forDisplay(plan, io), {
 		title,
-		maxChars: MARKDOWN_MAX_CHARS - outcome.length
-	})}${outcome}\n`;
+		forced: display.forced === true
+	})}\n`;
 	const text = io.edge === void 0 ? secrets.redact(markdown).text : io.edge.redactText(markdown);
 	try {
 		await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -607,32 +568,14 @@ async function appendStepSummary(plan, io, title, report) {
 		io.stderr.write(`warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`);
 	}
 }
-const MARKDOWN_MAX_CHARS = 6e4;
-/** Lines of an apply's report in the summary; the log has them all. */
-const REPORT_MAX_LINES = 40;
-/** What an apply did, as its log says it, in a code block under the plan. */
-function reportMarkdown(report) {
-	let text = "";
-	renderApplyReport(report, { write: (chunk) => {
-		text += chunk;
-	} }, { colour: false });
-	const lines = text.trimEnd().split("\n");
-	const body = (lines.length <= REPORT_MAX_LINES ? lines : [
-		...lines.slice(0, 38),
-		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
-		...lines.slice(-1)
-	]).map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
-	const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((match) => match[0].length));
-	const fence = "`".repeat(longest + 1);
-	return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
-}
 function warnGuards(plan, io, force) {
 	for (const guard of plan.guards) {
 		const overridden = force && isForceable(guard.rule);
-		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+		const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
 	}
 }
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { printApplyJson as a, savePlan as c, renderApplyReport as d, parsePlanFile as f, hasChanges as i, warnGuards as l, appendStepSummary as n, printPlan as o, serializePlan as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, isApplyComplete as u };
+export { printApplyJson as a, savePlan as c, serializePlan as d, hasChanges as i, warnGuards as l, appendStepSummary as n, printPlan as o, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, parsePlanFile as u };

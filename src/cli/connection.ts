@@ -25,7 +25,7 @@ export type BaseUrlFallback = "manifest" | "plan-or-manifest" | "none";
 const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
   manifest: "$PCSYNC_BASE_URL, then the manifest's server.base_url",
   "plan-or-manifest":
-    "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, the server the plan was made against",
+    "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, none: name the plan's server, it must match",
   none: "$PCSYNC_BASE_URL",
 };
 
@@ -89,8 +89,9 @@ export function manifestServer(desired: DesiredState | undefined): BaseUrlFallba
 }
 
 /**
- * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url,
- * or a saved plan's server) for the commands that have one; with where it came from.
+ * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
+ * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
+ * With where it came from, for messages about it.
  */
 export function resolveBaseUrl(
   flags: ConnectionFlags,

@@ -13,6 +13,7 @@ import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
 import { renderApplyReport } from "../render/apply-report.js";
+import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
 import { neutraliseJson } from "../server-text.js";
 import { type CliIo, useColour } from "./io.js";
@@ -23,12 +24,15 @@ function forDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
 
-/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+/**
+ * `verbose`: each order tie in full (else one warning of at most two lines for them all).
+ * `forced`: the plan is applied with --force, so its guards are shown as overridden.
+ */
 export function printPlan(
   plan: Plan,
   format: OutputFormat,
   io: CliIo,
-  options: { verbose?: boolean } = {},
+  options: { forced?: boolean; verbose?: boolean } = {},
 ): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -36,6 +40,7 @@ export function printPlan(
   }
   renderPlan(forDisplay(plan, io), format, io.stdout, {
     colour: useColour(io.stdout, io.env),
+    forced: options.forced === true,
     verbose: options.verbose === true,
   });
 }
@@ -139,13 +144,18 @@ export async function appendStepSummary(
   plan: Plan,
   io: CliIo,
   title: string,
-  report?: ApplyReport,
+  display: { forced?: boolean; report?: ApplyReport } = {},
 ): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-  const outcome = report === undefined ? "" : reportMarkdown(report);
+  const outcome = display.report === undefined ? "" : reportMarkdown(display.report);
   // The whole must fit a pull-request comment (65,536 characters), as the plan alone does.
-  const markdown = `${renderMarkdown(forDisplay(plan, io), { title, maxChars: MARKDOWN_MAX_CHARS - outcome.length })}${outcome}\n`;
+  const markdown = `${renderMarkdown(forDisplay(plan, io), {
+    title,
+    forced: display.forced === true,
+    maxChars: MARKDOWN_MAX_CHARS - outcome.length,
+  })}${outcome}
+`;
   const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
     await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -195,7 +205,8 @@ function reportMarkdown(report: ApplyReport): string {
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
     const overridden = force && isForceable(guard.rule);
-    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+    const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
   }
 }
 

@@ -199,7 +199,7 @@ Examples:
         state.plan,
         io,
         isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
-        report,
+        { report },
       );
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
       if (!isApplyComplete(report)) throw new PartialApplyError(report);
