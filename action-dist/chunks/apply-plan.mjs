@@ -2,7 +2,7 @@
 import { d as updateConfig, n as createConfigDetailed, t as FamilyReader, u as rearrange, v as mapConcurrent } from "./api.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { a as describeError } from "./errors.mjs";
-import { h as showsWritten, m as shownValue, w as showsEveryRecord } from "./guard-message.mjs";
+import { T as showsEveryRecord, h as showsWritten, m as shownValue } from "./guard-message.mjs";
 import { h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";

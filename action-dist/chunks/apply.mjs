@@ -3,16 +3,16 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, r as SafetyGuardError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { a as checkPlanServer, c as readSavedPlan, i as checkApprovedPlan, l as readStateForPlan, n as SavedPlanRefusedError, o as checkSavedPlan, r as StalePlanError, s as findPlanProblems } from "./check-saved-plan.mjs";
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
-import { _ as DEFAULT_JOURNAL_DIR, a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, i as APPLY_CANCELLED, l as canAsk, m as findJournalOfPlan, n as applyJournaled, o as ApprovalRequiredError, p as checkJournalServer, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as isApplyComplete, v as fingerprintPlan } from "./journal-run.mjs";
+import { a as ApplyCancelledError, c as askForYes, d as checkJournalServer, f as findJournalOfPlan, g as fingerprintPlan, h as DEFAULT_JOURNAL_DIR, i as APPLY_CANCELLED, l as canAsk, m as tornLineNote, n as applyJournaled, o as ApprovalRequiredError, p as readJournal, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as replayJournal } from "./journal-run.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { b as refusingGuards, h as showsWritten, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
+import { h as showsWritten, n as describeOverriddenGuard, t as describeGuard, x as refusingGuards } from "./guard-message.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { a as printApplyJson, d as renderApplyReport, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
+import { i as manifestServer, n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
-import { a as printApplyJson, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
-import { i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
+import { a as safetyPlanOptions, i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
@@ -173,7 +173,6 @@ const PLAN_SHAPING_OPTIONS = [
 	["project", "--project"],
 	["family", "--family"],
 	["shard", "--shard"],
-	["maxUpdatePercent", "--max-update-percent"],
 	["target", "--target"],
 	["exclude", "--exclude"],
 	["takeover", "--takeover"]
@@ -216,10 +215,7 @@ Examples:
 			fallback: saved ? {
 				baseUrl: void 0,
 				orElse: `to apply this plan, name the server it was made against (${saved.server ?? "it names none"}); the API key is never sent to a server read from a plan file`
-			} : {
-				baseUrl: desired?.baseUrl,
-				orElse: "set server.base_url in the manifest"
-			},
+			} : manifestServer(desired),
 			signal: interrupts.signal
 		});
 		try {
@@ -238,6 +234,7 @@ Examples:
 				...rereadOptions(flags, io),
 				guards: {
 					maxDeletePercent: maxDeletePercentOf(flags),
+					maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
 					describeGuard
 				}
 			}).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? [])) : planFromFlags(client, desired ?? { families: [] }, flags, io)).catch((error) => {
@@ -282,7 +279,10 @@ Examples:
 			if (format === "json") printApplyJson(plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
-			await appendStepSummary(plan, io, title, { forced: flags.force === true });
+			await appendStepSummary(plan, io, title, {
+				forced: flags.force === true,
+				report
+			});
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

@@ -2,7 +2,7 @@
 import { t as appendAll } from "./append-all.mjs";
 import { n as PcsyncError } from "./errors.mjs";
 import { i as familyKey } from "./families.mjs";
-import { C as listsToRead, S as idsOfOtherFamilies, _ as findGuard, g as describeGuardFinding, s as readCurrentState } from "./guard-message.mjs";
+import { C as idsOfOtherFamilies, _ as describeGuardFinding, g as countsAsUpdate, s as readCurrentState, v as findGuard, w as listsToRead, y as findUpdateGuard } from "./guard-message.mjs";
 import { a as readMark } from "./group-by.mjs";
 import { f as describeUntrimmed, m as lookAlikeKey, p as isTrimmedField } from "./options.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
@@ -173,14 +173,15 @@ function findStaleness(plan, current) {
 }
 // dist/src/plan/recompute-guards.js
 /**
-* The guards the plan's deletes violate against `current`, and the deletes that are not the
-* family's to make. `current` holds each pruned family's list and the lists its list also shows.
+* The guards the plan's deletes and updates violate against `current`, and the deletes that are not
+* the family's to make. `current` holds the whole list of each family the plan deletes from or
+* updates, and the lists its list also shows.
 */
 function recomputeGuards(plan, current, options) {
 	const describe = options.describeGuard ?? describeGuardFinding;
 	const guards = [];
 	const reasons = [];
-	const keys = new Set(plan.changes.filter((change) => change.action === "delete").map((change) => familyKey(change.project, change.family)));
+	const keys = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
 	for (const list of current.families) {
 		if (!keys.has(familyKey(list.project, list.family))) continue;
 		const { project, family } = list;
@@ -192,15 +193,22 @@ function recomputeGuards(plan, current, options) {
 		const deletes = changes.filter((change) => change.action === "delete");
 		for (const change of deletes) if (change.id !== null && others.has(change.id)) reasons.push(`record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`);
 		const source = plan.families.find((report) => report.project === project && report.family === family);
-		const finding = findGuard({
+		const updates = changes.filter(countsAsUpdate);
+		const findings = [deletes.length === 0 ? void 0 : findGuard({
 			project,
 			family,
 			owned: owned.length,
 			creates: changes.filter((change) => change.action === "create").length,
 			deletes: deletes.length,
 			source: deletes[0]?.source ?? source?.family ?? family
-		}, options.maxDeletePercent);
-		if (finding) guards.push({
+		}, options.maxDeletePercent), findUpdateGuard({
+			project,
+			family,
+			owned: owned.length,
+			updates: updates.length,
+			source: source?.family ?? updates[0]?.source ?? family
+		}, options.maxUpdatePercent)];
+		for (const finding of findings) if (finding) guards.push({
 			project,
 			family,
 			rule: finding.rule,
@@ -211,6 +219,15 @@ function recomputeGuards(plan, current, options) {
 		guards,
 		reasons
 	};
+}
+/** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
+function guardedFamilies(plan) {
+	const refs = /* @__PURE__ */ new Map();
+	for (const change of plan.changes) if (change.action === "delete" || countsAsUpdate(change)) refs.set(familyKey(change.project, change.family), {
+		project: change.project,
+		family: change.family
+	});
+	return [...refs.values()];
 }
 // dist/src/apply/check-saved-plan.js
 /** A saved plan refused before anything is written; its message says that nothing was changed. */
@@ -258,11 +275,10 @@ async function checkSavedPlan(plan, path, client, options) {
 	const rechecked = recomputeGuards(plan, current, options.guards);
 	appendAll(reasons, rechecked.reasons);
 	if (reasons.length > 0) throw new StalePlanError(path, reasons);
-	const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
 	return {
 		plan: {
 			...plan,
-			guards: [...rechecked.guards, ...updateGuards]
+			guards: rechecked.guards
 		},
 		current
 	};
@@ -286,7 +302,7 @@ async function rereadForPlan(plan, client, options) {
 }
 /** Reads the lists a plan touches: the state it is checked against and applied to. */
 async function readStateForPlan(plan, client, options) {
-	const deleting = new Set(plan.changes.filter((change) => change.action === "delete").map((change) => familyKey(change.project, change.family)));
+	const deleting = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
 	const refs = listsToRead([...familiesTouchedBy(plan).map((ref) => ({
 		...ref,
 		wholeFamily: deleting.has(familyKey(ref.project, ref.family))

@@ -3,7 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { C as listsToRead, S as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState } from "./guard-message.mjs";
+import { C as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";

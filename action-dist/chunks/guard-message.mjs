@@ -3,7 +3,7 @@ import { a as ApiError } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
 import { o as stripMark, t as groupBy } from "./group-by.mjs";
 import { g as trimAsService, h as showsText, p as isTrimmedField } from "./options.mjs";
-import { _ as mapConcurrent, i as getConfig, s as listAllConfigs } from "./api.mjs";
+import { i as getConfig, s as listAllConfigs, v as mapConcurrent } from "./api.mjs";
 // dist/src/family-lists.js
 function familiesShownBy(family) {
 	return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
@@ -87,6 +87,15 @@ function findGuard(prune, maxDeletePercent) {
 		limitPercent: maxDeletePercent,
 		source
 	};
+}
+/**
+* Whether a change counts for the update guard: an update that changes a field. An adoption (or a
+* `--takeover`) that only adds the owner's mark to a record's description changes none of its
+* values; the first apply of an `owner:` adopts a whole family, and counting that would trip the
+* guard and teach `--force`. An adoption that also changes a field counts.
+*/
+function countsAsUpdate(change) {
+	return change.action === "update" && Object.keys(change.fields).length > 0;
 }
 /** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
 function findUpdateGuard(counts, maxUpdatePercent) {
@@ -353,4 +362,4 @@ function describeOverriddenGuard(guard) {
 	const advice = ` ${OVERRIDES[guard.rule]}`;
 	return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
 }
-export { listsToRead as C, idsOfOtherFamilies as S, findGuard as _, groupTiedOrders as a, refusingGuards as b, readFamily as c, isIgnored as d, managedFields as f, describeGuardFinding as g, showsWritten as h, findOrderTies as i, createFields as l, shownValue as m, describeOverriddenGuard as n, listsToPlan as o, pluginDefaults as p, TIE_EFFECT as r, readCurrentState as s, describeGuard as t, diffFields as u, findUpdateGuard as v, showsEveryRecord as w, FAMILIES_IN_CLAIM_ORDER as x, isForceable as y };
+export { idsOfOtherFamilies as C, FAMILIES_IN_CLAIM_ORDER as S, showsEveryRecord as T, describeGuardFinding as _, groupTiedOrders as a, isForceable as b, readFamily as c, isIgnored as d, managedFields as f, countsAsUpdate as g, showsWritten as h, findOrderTies as i, createFields as l, shownValue as m, describeOverriddenGuard as n, listsToPlan as o, pluginDefaults as p, TIE_EFFECT as r, readCurrentState as s, describeGuard as t, diffFields as u, findGuard as v, listsToRead as w, refusingGuards as x, findUpdateGuard as y };

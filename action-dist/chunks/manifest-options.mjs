@@ -5,8 +5,9 @@ import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } fr
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { P as formatBytes, r as findPackageFile } from "./api-key.mjs";
-import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
+import { a as makeError, i as formatSource, n as formatDiagnostic, o as makeWarning, r as formatGithubAnnotation, s as sortDiagnostics, t as WHOLE_FILE } from "./diagnostics.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
+import { t as matchesAnyGlob } from "./name-glob.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
@@ -7315,7 +7316,7 @@ const DEFAULT_YAML_LIMITS = {
 	maxAliasExpansion: 1e4
 };
 const PARSER_HINTS = {
-	TAB_AS_INDENT: "indent with spaces; YAML does not allow tabs for indentation",
+	TAB_AS_INDENT: "replace the tab with spaces",
 	MULTIPLE_DOCS: "a manifest file holds one YAML document; remove the `---` or split the file in two",
 	BAD_INDENT: "check the indentation: items of one block must line up",
 	MULTILINE_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
@@ -7357,10 +7358,7 @@ function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
 		uniqueKeys: false,
 		version: "1.2"
 	});
-	for (const error of document.errors.slice(0, MAX_PROBLEMS)) errors.push({
-		position: positionAt(error.pos[0]),
-		message: describeParserError(error.code, error.message)
-	});
+	for (const error of withoutCascades(document.errors, text, positionAt).slice(0, MAX_PROBLEMS)) errors.push(error);
 	for (const warning of document.warnings.slice(0, MAX_PROBLEMS)) {
 		const message = warning.code === "TAG_RESOLVE_FAILED" ? `${warning.message}; the tag is ignored and the value read as a string (remove the tag)` : warning.message;
 		warnings.push({
@@ -7385,6 +7383,64 @@ function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
 		fatal: converter.truncated,
 		positionAt
 	};
+}
+/** Lines indented with a tab, shown one by one up to this many; the rest in one more error. */
+const MAX_TAB_LINES = 5;
+/**
+* The parser's errors as a person should read them. One mistake makes the parser trip again and
+* again after it (a tab in an indentation: a dozen errors down the file), so:
+* - errors at one place are one error (the first);
+* - when lines are indented with a tab, each such line (there is one error per line, however many
+*   tabs it holds) is the error, and the parser's errors from the first such line on are dropped:
+*   they are its echoes, and come back if they were not once the tabs are gone.
+*/
+function withoutCascades(parserErrors, text, positionAt) {
+	const tabLines = linesIndentedWithTabs(text);
+	const firstTabLine = tabLines[0]?.line ?? Number.POSITIVE_INFINITY;
+	const problems = [];
+	const places = /* @__PURE__ */ new Set();
+	for (const error of parserErrors) {
+		const position = positionAt(error.pos[0]);
+		if (position.line >= firstTabLine) continue;
+		const place = `${position.line}:${position.col}`;
+		if (places.has(place)) continue;
+		places.add(place);
+		problems.push({
+			position,
+			message: describeParserError(error.code, error.message)
+		});
+	}
+	if (problems.length === parserErrors.length) return problems;
+	for (const tab of tabLines.slice(0, MAX_TAB_LINES)) problems.push({
+		position: tab,
+		message: "a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces"
+	});
+	const more = tabLines.slice(MAX_TAB_LINES);
+	const [next] = more;
+	if (next !== void 0) {
+		const lines = more.map((tab) => tab.line);
+		const shown = lines.length > 10 ? `${lines.slice(0, 10).join(", ")}, ...` : lines.join(", ");
+		problems.push({
+			position: next,
+			message: `tabs also indent ${lines.length} more line${lines.length === 1 ? "" : "s"} (${shown}); replace every indenting tab with spaces (an editor's "convert indentation to spaces" does it)`
+		});
+	}
+	return problems;
+}
+/** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
+function linesIndentedWithTabs(text) {
+	const found = [];
+	const lines = text.split(/\r\n|\r|\n/);
+	for (const [index, line] of lines.entries()) {
+		const indentation = /^[ \t]*/.exec(line)?.[0] ?? "";
+		const rest = line.slice(indentation.length);
+		if (!indentation.includes("	") || rest === "" || rest.startsWith("#")) continue;
+		found.push({
+			line: index + 1,
+			col: indentation.indexOf("	") + 1
+		});
+	}
+	return found;
 }
 function describeParserError(code, message) {
 	if (/call stack/i.test(message)) return "nesting is too deep to read; a manifest needs only a few levels";
@@ -7976,7 +8032,7 @@ function expandFamily(context, family) {
 		if (own === void 0) return void 0;
 		if (own.overrides.length === 0 && own.omit.length === 0) {
 			if (own.configs === void 0) {
-				report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
+				if (!context.usesUnknownTemplate) report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
 				return;
 			}
 			return finishFamily(context, family, own.configs.map(ownEntry(own)), own.prune?.value ?? false, own.source, familySettings([own]));
@@ -8016,7 +8072,7 @@ function expandFamily(context, family) {
 		for (const omit of changer.omit) {
 			const entry = byName.get(omit.name);
 			if (entry === void 0 || !entry.templated) {
-				report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
+				if (!context.usesUnknownTemplate) report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
 				continue;
 			}
 			entry.omittedAt ??= omit.source;
@@ -8024,7 +8080,7 @@ function expandFamily(context, family) {
 		for (const override of changer.overrides) {
 			const entry = byName.get(override.name);
 			if (entry === void 0 || !entry.templated) {
-				report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
+				if (!context.usesUnknownTemplate) report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
 				continue;
 			}
 			if (entry.omittedAt !== void 0) {
@@ -8043,7 +8099,7 @@ function expandFamily(context, family) {
 			fields: item.fields,
 			fieldSources: item.fieldSources
 		}, set !== void 0);
-		if (changer.configs === void 0 && !templated) report.error(changer.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
+		if (changer.configs === void 0 && !templated && !context.usesUnknownTemplate) report.error(changer.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
 	}
 	if (entries.length === 0 && !templated && changers.length === 0) return void 0;
 	const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
@@ -8075,6 +8131,10 @@ function warnUnmatchedProtect(context, family, built) {
 		const suggestion = didYouMean(pattern, names);
 		context.report.warn(source, `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${suggestion || "; check the spelling"}`, context.project);
 	}
+}
+/** Whether the project or one of its sets `use:`s a name that is no template. */
+function usesUnknownTemplate(context) {
+	return [...context.sets.flatMap((set) => set.use), ...context.block?.use ?? []].some((use) => !context.templates.has(use.name));
 }
 function applicationsOf(context) {
 	const applications = [];
@@ -8451,7 +8511,8 @@ function expandManifest(blocks, visibleProjects) {
 		};
 		const context = {
 			...base,
-			applications: applicationsOf(base)
+			applications: applicationsOf(base),
+			usesUnknownTemplate: usesUnknownTemplate(base)
 		};
 		for (const family of FAMILY_NAMES) {
 			const expanded = expandFamily(context, family);
@@ -8594,7 +8655,15 @@ function mergeManifestFiles(files) {
 		warnings: expanded.warnings
 	};
 	const state = { families: expanded.families };
-	if (firstBaseUrl !== void 0) state.baseUrl = firstBaseUrl.value;
+	if (firstBaseUrl !== void 0) {
+		const { value, file, position } = firstBaseUrl;
+		state.baseUrl = value;
+		state.baseUrlSource = {
+			file,
+			line: position.line,
+			col: position.col
+		};
+	}
 	if (owners.owner !== void 0) {
 		const { value, file, position } = owners.owner;
 		state.owner = {
@@ -8920,7 +8989,7 @@ function describeAjvError(error, plain) {
 		}
 		case "type": return {
 			position: location.value,
-			message: describeTypeError(label, String(params.type), actual)
+			message: describeTypeError(label, String(params.type), actual, field)
 		};
 		case "const": return {
 			position: location.value,
@@ -8983,14 +9052,23 @@ function describeEnumError(path, actual, allowed) {
 	const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
 	return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
-function describeTypeError(label, expected, actual) {
-	const wanted = expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ");
-	let hint = "";
-	if (expected.includes("boolean") && typeof actual === "string" && /^(yes|no|on|off|y|n)$/i.test(actual)) hint = "; YAML 1.2 reads this as text: write true or false";
-	else if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) hint = "; remove the quotes";
-	else if (expected.includes("integer") && typeof actual === "number") hint = "; ids and orders are whole numbers";
-	else if (expected === "object" && actual === null) hint = "; it is empty: give its keys, indented below it";
-	return `${label} must be ${wanted}, got ${describeValue(actual)}${hint}`;
+function describeTypeError(label, expected, actual, field) {
+	return `${label} must be ${expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ")}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
+}
+/** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
+function typeHint(expected, actual, field) {
+	const key = typeof field === "string" ? field : void 0;
+	if (expected.includes("boolean") && typeof actual === "string") {
+		if (/^(true|false)$/i.test(actual.trim())) return `; write ${actual.trim().toLowerCase()} without quotes`;
+		if (/^(yes|no|on|off|y|n)$/i.test(actual)) return "; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)";
+	}
+	if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) return "; remove the quotes";
+	if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
+	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${key ?? "key"}: "${String(actual)}"`;
+	if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
+	if (expected === "object" && Array.isArray(actual) && key !== void 0 && isFamilyName(key)) return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;
+	if (expected === "array" && typeof actual === "string" && key !== void 0) return `; write it as a list: ${key}: [${actual}]`;
+	return "";
 }
 const TYPE_WORDS = {
 	integer: "a whole number",

@@ -3,10 +3,10 @@ import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
 import { t as require_ajv } from "./ajv.mjs";
-import { j as neutraliseJson, r as findPackageFile } from "./api-key.mjs";
-import { n as describeOverriddenGuard, r as TIE_EFFECT, y as isForceable } from "./guard-message.mjs";
-import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
+import { A as neutraliseInline, N as quoteServerText, j as neutraliseJson, r as findPackageFile } from "./api-key.mjs";
+import { b as isForceable, n as describeOverriddenGuard, r as TIE_EFFECT } from "./guard-message.mjs";
 import { t as createPaint } from "./colour.mjs";
+import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
 import { n as useColour } from "./io.mjs";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
@@ -160,6 +160,54 @@ function formatPath(pointer) {
 		if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return index === 0 ? segment : `${path}.${segment}`;
 		return `${path}[${JSON.stringify(segment)}]`;
 	}, "");
+}
+// dist/src/render/apply-report.js
+function quoteName(name) {
+	return name === null ? "null" : quoteServerText(name);
+}
+/** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
+function describe(outcome, name = quoteName(outcome.name)) {
+	return `${outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`}${outcome.id === null ? "" : ` (id ${outcome.id})`} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
+}
+function renderApplyReport(report, out, options) {
+	const paint = createPaint(options.colour);
+	if (!isApplyComplete(report)) for (const outcome of report.outcomes) {
+		if (outcome.status !== "done") continue;
+		const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
+		out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
+	}
+	for (const outcome of report.outcomes) {
+		if (outcome.status === "failed") out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+	}
+	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
+	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
+	const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
+	const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
+	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
+	const notStarted = notStartedOutcomes.length;
+	if (notStarted > 0) {
+		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; apply again to make ${notStarted === 1 ? "it" : "them"}:\n`);
+		for (const outcome of notStartedOutcomes.slice(0, 20)) out.write(`  ${describe(outcome)}\n`);
+		if (notStarted > 20) out.write(`  ... and ${notStarted - 20} more\n`);
+	}
+	const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
+	const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
+	if (report.interrupted) out.write(`${paint("red", "Apply interrupted")}: ${done}; ${report.failed} failed, ${notStarted} not started, ${report.skipped - notStarted} skipped${unknown}${unchecked}.\n`);
+	else if (isApplyComplete(report)) out.write(`${paint("green", "Apply complete")}: ${done}.\n`);
+	else out.write(`${paint("red", "Apply incomplete")}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`);
+	if (report.unknown > 0 || report.unchecked > 0) {
+		const what = [report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "", report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : ""].filter((part) => part !== "").join(", and ");
+		out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
+	}
+}
+/** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
+function isApplyComplete(report) {
+	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
 }
 // dist/src/render/json.js
 function renderJson(plan) {
@@ -549,17 +597,21 @@ async function savePlan(plan, path, options) {
 	return target.kind === "file" ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}` : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 }
 /**
-* With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary: text for people,
-* so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
-* this user may make it so (see appendToFile).
+* With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
+* apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
+* regular file, and private (0600) where this user may make it so (see appendToFile). The log
+* shows the text plan; the action hands this markdown on for the pull request's comment.
 */
 async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
+	const outcome = display.report === void 0 ? "" : reportMarkdown(display.report);
 	const markdown = `${renderMarkdown(forDisplay(plan, io), {
 		title,
-		forced: display.forced === true
-	})}\n`;
+		forced: display.forced === true,
+		maxChars: MARKDOWN_MAX_CHARS - outcome.length
+	})}${outcome}
+`;
 	const text = io.edge === void 0 ? secrets.redact(markdown).text : io.edge.redactText(markdown);
 	try {
 		await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -567,6 +619,25 @@ async function appendStepSummary(plan, io, title, display = {}) {
 		const reason = error instanceof OutputFileError ? error.reason : describeFileError(error, summaryFile);
 		io.stderr.write(`warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`);
 	}
+}
+const MARKDOWN_MAX_CHARS = 6e4;
+/** Lines of an apply's report in the summary; the log has them all. */
+const REPORT_MAX_LINES = 40;
+/** What an apply did, as its log says it, in a code block under the plan. */
+function reportMarkdown(report) {
+	let text = "";
+	renderApplyReport(report, { write: (chunk) => {
+		text += chunk;
+	} }, { colour: false });
+	const lines = text.trimEnd().split("\n");
+	const body = (lines.length <= REPORT_MAX_LINES ? lines : [
+		...lines.slice(0, 38),
+		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+		...lines.slice(-1)
+	]).map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
+	const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((match) => match[0].length));
+	const fence = "`".repeat(longest + 1);
+	return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
 }
 function warnGuards(plan, io, force) {
 	for (const guard of plan.guards) {
@@ -578,4 +649,4 @@ function warnGuards(plan, io, force) {
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { printApplyJson as a, savePlan as c, serializePlan as d, hasChanges as i, warnGuards as l, appendStepSummary as n, printPlan as o, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, parsePlanFile as u };
+export { printApplyJson as a, savePlan as c, renderApplyReport as d, parsePlanFile as f, hasChanges as i, warnGuards as l, appendStepSummary as n, printPlan as o, serializePlan as p, checkPlanPrintableAsJson as r, refuseSecretIn as s, EXPORT_REMEDY as t, isApplyComplete as u };

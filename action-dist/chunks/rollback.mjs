@@ -5,7 +5,7 @@ import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
 import { a as ApiError } from "./api-key.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { C as listsToRead, h as showsWritten, s as readCurrentState } from "./guard-message.mjs";
+import { h as showsWritten, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as ApplyCancelledError, c as askForYes, d as checkJournalServer, l as canAsk, m as tornLineNote, n as applyJournaled, p as readJournal, r as watchInterrupts, u as replayJournal } from "./journal-run.mjs";
@@ -349,7 +349,7 @@ Examples:
 			});
 			if (format === "json") printApplyJson(state.plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", report);
+			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", { report });
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

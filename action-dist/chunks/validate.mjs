@@ -2,7 +2,7 @@
 import { n as Command } from "./esm.mjs";
 import "./errors.mjs";
 import { r as loadManifestsFromFlags, s as printDiagnostics, t as addManifestOption, u as summarizeErrors } from "./manifest-options.mjs";
-import { a as formatSource } from "./name-glob.mjs";
+import { i as formatSource } from "./diagnostics.mjs";
 import { a as formatOption, t as TEXT_OR_JSON } from "./options.mjs";
 // dist/src/cli/commands/validate.js
 /**

@@ -61,6 +61,7 @@ import {
   planFromFlags,
   type ScopeFlags,
 } from "../reconcile.js";
+import { safetyPlanOptions } from "../safety-options.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];
@@ -145,7 +146,6 @@ const PLAN_SHAPING_OPTIONS = [
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
-  ["maxUpdatePercent", "--max-update-percent"],
   ["target", "--target"],
   ["exclude", "--exclude"],
   ["takeover", "--takeover"],
@@ -266,7 +266,11 @@ Examples:
         : saved !== undefined && flags.plan !== undefined
           ? checkSavedPlan(saved, flags.plan, client, {
               ...rereadOptions(flags, io),
-              guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
+              guards: {
+                maxDeletePercent: maxDeletePercentOf(flags),
+                maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
+                describeGuard,
+              },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
           : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
