@@ -635,7 +635,7 @@ function reportMarkdown(report) {
 		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
 		...lines.slice(-1)
 	]).map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
-	const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((match) => match[0].length));
+	const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
 	const fence = "`".repeat(longest + 1);
 	return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
 }

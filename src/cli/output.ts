@@ -197,7 +197,7 @@ function reportMarkdown(report: ApplyReport): string {
         ];
   const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
   // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
-  const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((match) => match[0].length));
+  const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
   const fence = "`".repeat(longest + 1);
   return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
 }
