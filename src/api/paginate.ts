@@ -6,13 +6,7 @@
 
 import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
-import {
-  ForeignNextLinkError,
-  ListChangedDuringReadError,
-  MalformedResponseError,
-  NextLinkOffCollectionError,
-  PaginationLoopError,
-} from "./errors.js";
+import { ResponseError } from "./errors.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
@@ -102,21 +96,28 @@ function checkedNextLink(
   try {
     next = new URL(page.next, url);
   } catch {
-    throw new MalformedResponseError(
-      described,
-      `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
-    );
+    throw new ResponseError("malformed_response", described, {
+      problem: `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
+    });
   }
   next.hash = "";
   if (!client.isUnderBase(next)) {
-    throw new ForeignNextLinkError(described, `${next.origin}${next.pathname}`, client.base.display);
+    throw new ResponseError("foreign_next_link", described, {
+      link: `${next.origin}${next.pathname}`,
+      base: client.base.display,
+    });
   }
   const mismatch = describeNextLinkMismatch(firstUrl, next);
   if (mismatch !== undefined) {
-    throw new NextLinkOffCollectionError(described, `${next.pathname}${next.search}`, mismatch);
+    throw new ResponseError("next_link_off_collection", described, {
+      link: `${next.pathname}${next.search}`,
+      reason: mismatch,
+    });
   }
   if (page.results.length === 0) {
-    throw new PaginationLoopError(described, "a page without results links to a further page");
+    throw new ResponseError("pagination_loop", described, {
+      reason: "a page without results links to a further page",
+    });
   }
   return next;
 }
@@ -145,15 +146,16 @@ class NextLinkWalk {
     if (next === undefined) return;
     const described = client.describeRequest("GET", url);
     if (this.#visited.has(next.href)) {
-      throw new PaginationLoopError(described, `the next link repeats ${next.pathname}${next.search}`);
+      throw new ResponseError("pagination_loop", described, {
+        reason: `the next link repeats ${next.pathname}${next.search}`,
+      });
     }
     this.#firstPageLength ??= page.results.length;
     const pagesAllowed = Math.ceil(this.#largestCount / this.#firstPageLength) + 1;
     if (this.#pages >= pagesAllowed) {
-      throw new PaginationLoopError(
-        described,
-        `${this.#pages} pages of ${this.#firstPageLength} read and more announced, for a count of ${this.#largestCount}`,
-      );
+      throw new ResponseError("pagination_loop", described, {
+        reason: `${this.#pages} pages of ${this.#firstPageLength} read and more announced, for a count of ${this.#largestCount}`,
+      });
     }
   }
 }
@@ -361,7 +363,10 @@ export async function readWholeList<S extends "recordPage" | "projectPage">(
     const problem = findListInconsistency(pages);
     if (problem === undefined) return pages.flatMap((page): ListItem<S>[] => page.results);
     if (read >= LIST_READ_ATTEMPTS) {
-      throw new ListChangedDuringReadError(client.describeRequest("GET", firstUrl), read, problem);
+      throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
+        reads: read,
+        problem: problem,
+      });
     }
     client.traceLine(
       `GET ${shownUrl}: the list changed while it was read (${problem}); reading it again (${read + 1}/${LIST_READ_ATTEMPTS})`,

@@ -1,7 +1,7 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { ApiError } from "../api/errors.js";
+import { isApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import { neutraliseLines } from "../server-text.js";
@@ -162,7 +162,7 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   try {
-    if (keyFlag !== undefined) throw new KeyOnCommandLineError(keyFlag);
+    if (keyFlag !== undefined) throw keyOnCommandLine(keyFlag);
     const program = await buildProgram(
       io,
       (code) => {
@@ -198,12 +198,10 @@ function registerMistypedKeyFlags(argv: readonly string[]): string | undefined {
 }
 
 /** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
-export class KeyOnCommandLineError extends UsageError {
-  constructor(flag: string) {
-    super(
-      `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
-    );
-  }
+function keyOnCommandLine(flag: string): UsageError {
+  return new UsageError(
+    `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
+  );
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {
@@ -226,7 +224,5 @@ function reportError(error: unknown, io: CliIo): ExitCode {
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error: PcsyncError): string | undefined {
   const refusal = error instanceof NothingChangedError ? error.cause : error;
-  return refusal instanceof ApiError && refusal.status === 401
-    ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
-    : undefined;
+  return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : undefined;
 }

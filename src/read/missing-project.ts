@@ -2,17 +2,23 @@
 // does not exist or the key cannot see it, or (when nothing has answered yet) the base URL's path
 // is not where the service's API is; one request to the project list tells the two apart.
 
-import { type ApiClient, ApiError, InvalidBaseUrlError, reachesProjectList } from "../api/index.js";
-import { PcsyncError } from "../errors.js";
+import {
+  type ApiClient,
+  ClientError,
+  isApiError,
+  type RequestError,
+  reachesProjectList,
+} from "../api/index.js";
+import type { PcsyncError } from "../errors.js";
 import type { FamilyRef } from "../families.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { SourceLocation } from "../manifest/types.js";
+import { PlanError } from "../plan/plan-error.js";
 
 /** Whether `error` is the 404 of a family's list (not of a record read on the way). */
-export function isMissingList(error: unknown, ref: FamilyRef): error is ApiError {
+export function isMissingList(error: unknown, ref: FamilyRef): error is RequestError<"api_error"> {
   return (
-    error instanceof ApiError &&
-    error.status === 404 &&
+    isApiError(error, 404) &&
     error.method === "GET" &&
     error.path.endsWith(`/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/`)
   );
@@ -27,20 +33,20 @@ export async function explainMissingProject(
   client: ApiClient,
   ref: FamilyRef,
   source: SourceLocation | undefined,
-  error: ApiError,
+  error: RequestError<"api_error">,
 ): Promise<PcsyncError> {
+  const { base } = client;
   if (!client.hasSucceeded() && (await reachesProjectList(client)) === false) {
-    const { base } = client;
-    return new InvalidBaseUrlError(
-      base.display,
-      `${error.method} ${error.path} and GET ${base.prefix}/api/projects/ both answer 404, so the service's API is not under it; check its path: it is the service's root (with the path prefix it is mounted under, if any), and pcsync adds /api/projects/... itself`,
-      base.source,
-    );
+    return new ClientError("invalid_base_url", {
+      shown: base.display,
+      reason: `${error.method} ${error.path} and GET ${base.prefix}/api/projects/ both answer 404, so the service's API is not under it; check its path: it is the service's root (with the path prefix it is mounted under, if any), and pcsync adds /api/projects/... itself`,
+      source: base.source,
+    });
   }
-  const where = source === undefined ? "" : ` (${formatSource(source)})`;
-  return new PcsyncError(
-    "project_not_found",
-    `project ${ref.project}${where}: the server at ${client.base.display} does not know it, or it is not visible to this API key (${error.message}). Check the project id, or use a key with access to project ${ref.project}.`,
-    { cause: error },
-  );
+  return new PlanError("project_not_found", {
+    project: ref.project,
+    where: source === undefined ? undefined : formatSource(source),
+    server: base.display,
+    failure: error.message,
+  });
 }
