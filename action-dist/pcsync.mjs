@@ -5,6 +5,7 @@ import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exit
 import { i as Option, n as Command, r as CommanderError } from "./chunks/esm.mjs";
 import { _ as neutraliseLines, i as packageVersion, u as isApiError } from "./chunks/api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./chunks/credentials.mjs";
+import { setFlagsFromString } from "node:v8";
 // dist/src/cli/exit-codes-help.js
 const MEANINGS = {
 	[0]: "success (with --detailed-exitcode: no changes)",
@@ -261,6 +262,7 @@ function describeKeySources(error) {
 	return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
 // dist/src/cli/main.js
+setFlagsFromString("--liftoff-only");
 const io = withOutputEdge(processIo(), { onLoss: stopOnOutputLoss });
 const { edge } = io;
 /**

@@ -11,7 +11,7 @@ import { i as manifestServer, n as concurrencyOf, r as createClientFromFlags, t 
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
-import { a as safetyPlanOptions, i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
+import { a as safetyPlanOptions, i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./scope-options.mjs";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {

@@ -9,8 +9,8 @@ import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareT
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { o as requireFlag } from "./find-config-record.mjs";
 import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
-import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/build-manifest.js
 function sortByOrder(records) {

@@ -3,7 +3,7 @@ import { n as Command } from "./esm.mjs";
 import { a as getFrontend } from "./api.mjs";
 import { _ as neutraliseLines } from "./api-key.mjs";
 import { r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
-import { i as readTarget, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
+import { a as readTarget, i as findConfigRecord, r as explainRefusal, t as addTargetOptions } from "./find-config-record.mjs";
 // dist/src/cli/commands/frontend.js
 const registerFrontendCommand = (program, io) => {
 	const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");
@@ -18,7 +18,7 @@ Examples:
 		const target = readTarget(flags);
 		const client = await createClientFromFlags(flags, io);
 		try {
-			const { record, family } = await resolveConfig(client, target, ["pipeline_frontend_apps_configs", "plugin_configs"]);
+			const { record, family } = await findConfigRecord(client, target, ["pipeline_frontend_apps_configs", "plugin_configs"]);
 			const source = await getFrontend(client, target.project, family, record.id);
 			if (io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true") io.stdout.write(`${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n`);
 			else io.stdout.write(source);

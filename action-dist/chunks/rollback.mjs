@@ -7,7 +7,7 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { T as listsToRead, h as showsWritten, s as readCurrentState } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { i as getConfig, v as mapConcurrent } from "./api.mjs";
+import { W as mapConcurrent, i as getConfig } from "./api.mjs";
 import { a as printApplyJson, c as savePlan, d as renderApplyReport, i as hasChanges, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";

@@ -9,7 +9,7 @@ import { i as familyKey } from "./families.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as summarizePlan } from "./progress.mjs";
 import { n as concurrencyOf } from "./connection.mjs";
-import { i as planFromFlags, r as narrowDesiredState } from "./reconcile.mjs";
+import { i as planFromFlags, r as narrowDesiredState } from "./scope-options.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { resolve } from "node:path";
 import { createServer } from "node:http";

@@ -4,6 +4,7 @@
 // edge (secrets redacted at write time), and a stream that fails ends the run with one line on
 // stderr and a defined exit code, never a stack trace.
 
+import { setFlagsFromString } from "node:v8";
 import { EXIT_ERROR } from "../errors.js";
 import { processIo, withOutputEdge } from "./io.js";
 import {
@@ -14,6 +15,12 @@ import {
   type OutputLoss,
 } from "./output-edge.js";
 import { runCli } from "./program.js";
+
+// undici parses HTTP with llhttp built to WebAssembly, which V8 also compiles with its optimising
+// tier at the first request: about 300 ms of CPU, more than the rest of a `pcsync plan` of a few
+// projects. The baseline compiler alone parses as fast at the sizes pcsync reads (bench/README.md).
+// The binary owns its process, so the flag is set here only, never where pcsync runs in-process.
+setFlagsFromString("--liftoff-only");
 
 const io = withOutputEdge(processIo(), { onLoss: stopOnOutputLoss });
 const { edge } = io;

@@ -46,14 +46,14 @@ import {
   warnGuards,
 } from "../output.js";
 import { createProgress } from "../progress.js";
+import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
   maxDeletePercentOf,
   narrowDesiredState,
   planFromFlags,
   type ScopeFlags,
-} from "../reconcile.js";
-import { safetyPlanOptions } from "../safety-options.js";
+} from "../scope-options.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];
