@@ -3,7 +3,7 @@
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./chunks/errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./chunks/io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./chunks/esm.mjs";
-import { M as neutraliseLines, a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
+import { N as neutraliseLines, a as ApiError, i as packageVersion } from "./chunks/api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./chunks/credentials.mjs";
 // dist/src/cli/exit-codes-help.js
 const MEANINGS = {

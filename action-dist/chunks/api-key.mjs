@@ -179,6 +179,19 @@ var PaginationLoopError = class extends PcsyncError {
 		this.path = request.path;
 	}
 };
+/**
+* A list longer than pcsync reads, or slower to read than it waits for: a count above the records
+* bound, or a read past the time bound. `bound` names the setting that raises it.
+*/
+var ListTooLongError = class extends PcsyncError {
+	method;
+	path;
+	constructor(request, reason, bound) {
+		super("list_too_long", `${request.method} ${request.path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`);
+		this.method = request.method;
+		this.path = request.path;
+	}
+};
 /** Plain http to a host that is not this machine would expose the key. */
 var InsecureHttpError = class extends PcsyncError {
 	constructor(host) {
@@ -389,4 +402,4 @@ function checkApiKey(key, source) {
 	if (!isValidApiKey(key)) throw new InvalidApiKeyError(source, "contains spaces, line breaks or non-ASCII characters; it must hold the key alone");
 	return key;
 }
-export { neutraliseInline as A, PaginationLoopError as C, ResponseHeadersTooLargeError as D, RequestFailedError as E, neutraliseLines as M, quoteServerText as N, ResponseTooLargeError as O, formatBytes as P, NextLinkOffCollectionError as S, RequestAbortedError as T, JobOutcomeUnknownError as _, ApiError as a, MalformedResponseError as b, ForeignNextLinkError as c, InvalidApiKeyError as d, InvalidBaseUrlError as f, InvalidRequestError as g, InvalidProxyError as h, packageVersion as i, neutraliseJson as j, TimeoutError as k, InflatedResponseTooLargeError as l, InvalidProjectIdError as m, isValidApiKey as n, CreateNotMadeError as o, InvalidConfigIdError as p, findPackageFile as r, CreateOutcomeUnknownError as s, checkApiKey as t, InsecureHttpError as u, ListChangedDuringReadError as v, RedirectNotFollowedError as w, NetworkError as x, LogsNotSupportedError as y };
+export { TimeoutError as A, NextLinkOffCollectionError as C, RequestFailedError as D, RequestAbortedError as E, formatBytes as F, neutraliseJson as M, neutraliseLines as N, ResponseHeadersTooLargeError as O, quoteServerText as P, NetworkError as S, RedirectNotFollowedError as T, JobOutcomeUnknownError as _, ApiError as a, LogsNotSupportedError as b, ForeignNextLinkError as c, InvalidApiKeyError as d, InvalidBaseUrlError as f, InvalidRequestError as g, InvalidProxyError as h, packageVersion as i, neutraliseInline as j, ResponseTooLargeError as k, InflatedResponseTooLargeError as l, InvalidProjectIdError as m, isValidApiKey as n, CreateNotMadeError as o, InvalidConfigIdError as p, findPackageFile as r, CreateOutcomeUnknownError as s, checkApiKey as t, InsecureHttpError as u, ListChangedDuringReadError as v, PaginationLoopError as w, MalformedResponseError as x, ListTooLongError as y };

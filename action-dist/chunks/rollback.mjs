@@ -9,7 +9,7 @@ import { u as readCurrentState, v as showsWritten, x as listsToRead } from "./sa
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
-import { _ as mapConcurrent, i as getConfig } from "./api.mjs";
+import { i as getConfig, v as mapConcurrent } from "./api.mjs";
 import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";

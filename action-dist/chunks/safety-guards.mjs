@@ -2,7 +2,7 @@
 import { a as ApiError } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
 import { o as stripMark, t as groupBy } from "./group-by.mjs";
-import { _ as mapConcurrent, i as getConfig, s as listAllConfigs } from "./api.mjs";
+import { i as getConfig, s as listAllConfigs, v as mapConcurrent } from "./api.mjs";
 // dist/src/family-lists.js
 function familiesShownBy(family) {
 	return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];

@@ -24,6 +24,7 @@ import {
   TimeoutError,
 } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
+import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
@@ -54,6 +55,8 @@ export interface ApiClientOptions {
   bodyTimeoutMs?: number | undefined;
   /** Responses larger than this fail instead of filling memory. */
   maxResponseBytes?: number | undefined;
+  /** How many records one list may hold and how long reading one may take (see paginate.ts). */
+  listBounds?: Partial<ListBounds> | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
    * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
@@ -103,6 +106,7 @@ export const CLIENT_DEFAULTS = {
   requestTimeoutMs: 30_000,
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  listBounds: LIST_BOUND_DEFAULTS,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -149,6 +153,7 @@ export class ApiClient {
   /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
+  readonly listBounds: ListBounds;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
     requests: 0,
@@ -200,6 +205,11 @@ export class ApiClient {
       "maxResponseBytes",
     );
     this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    const listBounds = { ...CLIENT_DEFAULTS.listBounds, ...definedEntries(options.listBounds ?? {}) };
+    this.listBounds = {
+      maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
+      maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs"),
+    };
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;

@@ -17,6 +17,7 @@ import {
   InvalidRequestError,
   JobOutcomeUnknownError,
   LogsNotSupportedError,
+  PaginationLoopError,
   RequestFailedError,
 } from "./errors.js";
 import type { LogQuery } from "./log-query.js";
@@ -184,7 +185,9 @@ export async function* iterateLogs(
 ): AsyncGenerator<LogEntry, void, undefined> {
   const firstUrl = logsUrl(client, projectId, family, configId, { limit: client.pageSize, ...query });
   const yieldedIds = new Set<string>();
+  let pagesWithNothingNew = 0;
   for await (const page of paginate(client, firstUrl, "logPage")) {
+    const before = yieldedIds.size;
     for (const entry of page.results) {
       if (yieldedIds.size >= maxEntries) return;
       if (yieldedIds.has(entry.id)) continue;
@@ -192,8 +195,21 @@ export async function* iterateLogs(
       yield entry;
     }
     if (yieldedIds.size >= maxEntries) return;
+    // A page wholly of entries already shown takes a page's worth of new ones arriving between
+    // two reads; several in a row is a server repeating its pages, which would otherwise run on
+    // to its count.
+    pagesWithNothingNew = yieldedIds.size === before ? pagesWithNothingNew + 1 : 0;
+    if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) {
+      throw new PaginationLoopError(
+        client.describeRequest("GET", firstUrl),
+        `${pagesWithNothingNew} pages in a row hold only log entries already read`,
+      );
+    }
   }
 }
+
+/** Pages in a row without a log entry not read before, after which a log read is refused as looping. */
+const MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES = 3;
 
 function logsUrl(
   client: ApiClient,

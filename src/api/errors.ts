@@ -220,6 +220,24 @@ export class PaginationLoopError extends PcsyncError {
   }
 }
 
+/**
+ * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
+ * bound, or a read past the time bound. `bound` names the setting that raises it.
+ */
+export class ListTooLongError extends PcsyncError {
+  readonly method: string;
+  readonly path: string;
+
+  constructor(request: FailedRequest, reason: string, bound: string) {
+    super(
+      "list_too_long",
+      `${request.method} ${request.path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
+    );
+    this.method = request.method;
+    this.path = request.path;
+  }
+}
+
 /** Plain http to a host that is not this machine would expose the key. */
 export class InsecureHttpError extends PcsyncError {
   constructor(host: string) {

@@ -57,6 +57,7 @@ export {
   InvalidRequestError,
   JobOutcomeUnknownError,
   ListChangedDuringReadError,
+  ListTooLongError,
   LogsNotSupportedError,
   MalformedResponseError,
   NetworkError,
@@ -69,6 +70,7 @@ export {
   ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
 export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";

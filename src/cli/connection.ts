@@ -2,7 +2,13 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, type ApiClientOptions, CLIENT_DEFAULTS } from "../api/index.js";
+import {
+  ApiClient,
+  type ApiClientOptions,
+  CLIENT_DEFAULTS,
+  LIST_BOUND_DEFAULTS,
+  type ListBounds,
+} from "../api/index.js";
 import { UsageError } from "../errors.js";
 import { resolveApiKey } from "./credentials.js";
 import type { CliIo } from "./io.js";
@@ -14,6 +20,8 @@ export interface ConnectionFlags {
   concurrency?: string;
   maxRps?: string;
   timeout?: string;
+  maxListRecords?: string;
+  listTimeout?: string;
   verbose?: boolean;
 }
 
@@ -44,6 +52,18 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
       new Option("--timeout <seconds>", "per-request timeout").default(
         String(CLIENT_DEFAULTS.requestTimeoutMs / 1000),
       ),
+    )
+    .addOption(
+      new Option(
+        "--max-list-records <n>",
+        "refuse a list (a family, the project list) whose count is larger than this",
+      ).default(String(LIST_BOUND_DEFAULTS.maxRecords)),
+    )
+    .addOption(
+      new Option(
+        "--list-timeout <seconds>",
+        "longest time to read one list, all its pages and re-reads",
+      ).default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1000)),
     )
     .addOption(
       new Option(
@@ -95,6 +115,20 @@ export function concurrencyOf(flags: ConnectionFlags): number {
     : parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
+/** `--max-list-records` and `--list-timeout`, checked; defaults where not given. */
+function listBoundsOf(flags: ConnectionFlags): ListBounds {
+  return {
+    maxRecords:
+      flags.maxListRecords === undefined
+        ? LIST_BOUND_DEFAULTS.maxRecords
+        : parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+    maxReadMs:
+      flags.listTimeout === undefined
+        ? LIST_BOUND_DEFAULTS.maxReadMs
+        : Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+  };
+}
+
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
@@ -126,6 +160,7 @@ export async function createClientFromFlags(
     ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
+    listBounds: listBoundsOf(flags),
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(onAttempt === undefined ? {} : { onAttempt }),
