@@ -2,14 +2,28 @@
 import { n as PcsyncError } from "./errors.mjs";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
-import { STATUS_CODES } from "node:http";
 import { fileURLToPath } from "node:url";
-// dist/src/format-bytes.js
-/** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
-function formatBytes(bytes) {
-	if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
-	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-	return `${bytes} bytes`;
+import { STATUS_CODES } from "node:http";
+// dist/src/package-files.js
+/** The absolute path of a file given relative to the package root. */
+function findPackageFile(relative) {
+	let directory = dirname(fileURLToPath(import.meta.url));
+	for (;;) {
+		const candidate = join(directory, relative);
+		if (existsSync(candidate)) return candidate;
+		const parent = dirname(directory);
+		if (parent === directory) throw new Error(`pcsync is incomplete: cannot find ${relative} in its package`);
+		directory = parent;
+	}
+}
+let versionCache;
+/** pcsync's own version, from its package.json. */
+function packageVersion() {
+	if (versionCache !== void 0) return versionCache;
+	const parsed = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));
+	const version = typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : void 0;
+	versionCache = typeof version === "string" ? version : "0.0.0";
+	return versionCache;
 }
 // dist/src/server-text.js
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
@@ -53,6 +67,13 @@ function neutraliseJson(json) {
 /** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 function quoteServerText(text) {
 	return neutraliseJson(JSON.stringify(text));
+}
+// dist/src/format-bytes.js
+/** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
+function formatBytes(bytes) {
+	if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
+	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+	return `${bytes} bytes`;
 }
 // dist/src/api/errors.js
 /** A request that was sent (or tried) and failed; the base of the HTTP, network and timeout errors. */
@@ -370,27 +391,6 @@ var CreateNotMadeError = class extends RequestFailedError {
 };
 /** Text from the service on one line, every character visible (see server-text.ts). */
 const oneLine = neutraliseInline;
-// dist/src/package-files.js
-/** The absolute path of a file given relative to the package root. */
-function findPackageFile(relative) {
-	let directory = dirname(fileURLToPath(import.meta.url));
-	for (;;) {
-		const candidate = join(directory, relative);
-		if (existsSync(candidate)) return candidate;
-		const parent = dirname(directory);
-		if (parent === directory) throw new Error(`pcsync is incomplete: cannot find ${relative} in its package`);
-		directory = parent;
-	}
-}
-let versionCache;
-/** pcsync's own version, from its package.json. */
-function packageVersion() {
-	if (versionCache !== void 0) return versionCache;
-	const parsed = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));
-	const version = typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : void 0;
-	versionCache = typeof version === "string" ? version : "0.0.0";
-	return versionCache;
-}
 // dist/src/api/api-key.js
 const VALID_KEY = /^[\x21-\x7e]+$/;
 /** Whether `key` can go into the header as is. */
@@ -402,4 +402,4 @@ function checkApiKey(key, source) {
 	if (!isValidApiKey(key)) throw new InvalidApiKeyError(source, "contains spaces, line breaks or non-ASCII characters; it must hold the key alone");
 	return key;
 }
-export { TimeoutError as A, NextLinkOffCollectionError as C, RequestFailedError as D, RequestAbortedError as E, formatBytes as F, neutraliseJson as M, neutraliseLines as N, ResponseHeadersTooLargeError as O, quoteServerText as P, NetworkError as S, RedirectNotFollowedError as T, JobOutcomeUnknownError as _, ApiError as a, LogsNotSupportedError as b, ForeignNextLinkError as c, InvalidApiKeyError as d, InvalidBaseUrlError as f, InvalidRequestError as g, InvalidProxyError as h, packageVersion as i, neutraliseInline as j, ResponseTooLargeError as k, InflatedResponseTooLargeError as l, InvalidProjectIdError as m, isValidApiKey as n, CreateNotMadeError as o, InvalidConfigIdError as p, findPackageFile as r, CreateOutcomeUnknownError as s, checkApiKey as t, InsecureHttpError as u, ListChangedDuringReadError as v, PaginationLoopError as w, MalformedResponseError as x, ListTooLongError as y };
+export { neutraliseInline as A, RedirectNotFollowedError as C, ResponseTooLargeError as D, ResponseHeadersTooLargeError as E, packageVersion as F, neutraliseLines as M, quoteServerText as N, TimeoutError as O, findPackageFile as P, PaginationLoopError as S, RequestFailedError as T, ListTooLongError as _, CreateOutcomeUnknownError as a, NetworkError as b, InsecureHttpError as c, InvalidConfigIdError as d, InvalidProjectIdError as f, ListChangedDuringReadError as g, JobOutcomeUnknownError as h, CreateNotMadeError as i, neutraliseJson as j, formatBytes as k, InvalidApiKeyError as l, InvalidRequestError as m, isValidApiKey as n, ForeignNextLinkError as o, InvalidProxyError as p, ApiError as r, InflatedResponseTooLargeError as s, checkApiKey as t, InvalidBaseUrlError as u, LogsNotSupportedError as v, RequestAbortedError as w, NextLinkOffCollectionError as x, MalformedResponseError as y };

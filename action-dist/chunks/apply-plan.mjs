@@ -5,7 +5,7 @@ import { a as describeError } from "./errors.mjs";
 import { S as showsEveryRecord, _ as shownValue, v as showsWritten } from "./safety-guards.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
-import { D as RequestFailedError, E as RequestAbortedError, M as neutraliseJson, a as ApiError, s as CreateOutcomeUnknownError } from "./api-key.mjs";
+import { T as RequestFailedError, a as CreateOutcomeUnknownError, j as neutraliseJson, r as ApiError, w as RequestAbortedError } from "./api-key.mjs";
 // dist/src/apply/journaled-writes.js
 function statusOfError(error) {
 	if (error instanceof CreateOutcomeUnknownError) return "unknown";

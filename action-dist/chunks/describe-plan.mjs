@@ -2,7 +2,7 @@
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey } from "./families.mjs";
 import { o as TIE_EFFECT } from "./safety-guards.mjs";
-import { P as quoteServerText, j as neutraliseInline } from "./api-key.mjs";
+import { A as neutraliseInline, N as quoteServerText } from "./api-key.mjs";
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {

@@ -4,7 +4,7 @@ import { i as Option } from "./esm.mjs";
 import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } from "./errors.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
-import { F as formatBytes, r as findPackageFile } from "./api-key.mjs";
+import { P as findPackageFile, k as formatBytes } from "./api-key.mjs";
 import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { l as didYouMean, r as collect } from "./options.mjs";

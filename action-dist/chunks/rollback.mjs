@@ -2,11 +2,11 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { n as PartialApplyError, t as InterruptedApplyError } from "./apply-errors.mjs";
 import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
-import { a as ApiError } from "./api-key.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { u as readCurrentState, v as showsWritten, x as listsToRead } from "./safety-guards.mjs";
 import { i as assemblePlan } from "./progress.mjs";
+import { r as ApiError } from "./api-key.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
 import { i as getConfig, v as mapConcurrent } from "./api.mjs";

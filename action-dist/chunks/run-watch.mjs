@@ -12,8 +12,8 @@ import { n as concurrencyOf } from "./connection.mjs";
 import { n as narrowDesiredState, r as planFromFlags } from "./reconcile.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { resolve } from "node:path";
-import { createServer } from "node:http";
 import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
 /** A family's changes counted as the JSON plan's summary counts them. */
 function summarize(changes, reorder) {
 	return summarizePlan(changes, reorder === void 0 ? [] : [reorder]);
