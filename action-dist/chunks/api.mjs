@@ -23423,7 +23423,7 @@ var ListWalk = class {
 	checkTime() {
 		const elapsedMs = this.#now() - this.#startedAt - this.#pausedMs;
 		if (elapsedMs <= this.#maxReadMs) return;
-		throw new ListTooLongError(this.#list, `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(this.#maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`, "--list-timeout");
+		throw new ListTooLongError(this.#list, `reading ${nameList(this.#list.path)} has taken ${formatSeconds$1(elapsedMs)}, more than the ${formatSeconds$1(this.#maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`, "--list-timeout");
 	}
 	/** Checks a page read at `url` and its `next` link (undefined at the end of the list). */
 	admit(url, page, next) {
@@ -23437,7 +23437,7 @@ var ListWalk = class {
 		if (to >= page.count) throw new PaginationLoopError(this.#list, `in ${nameList(this.#list.path)}, the next link of the page at offset ${from} goes to offset ${to}, past the ${page.count} ${page.count === 1 ? "record" : "records"} its count allows`);
 	}
 };
-function formatSeconds(ms) {
+function formatSeconds$1(ms) {
 	return `${Number((ms / 1e3).toFixed(ms < 1e4 ? 1 : 0))} s`;
 }
 // dist/src/api/proxy.js
@@ -24510,6 +24510,7 @@ const CLIENT_DEFAULTS = {
 	bodyTimeoutMs: 6e4,
 	maxResponseBytes: 67108864,
 	listBounds: LIST_BOUND_DEFAULTS,
+	settleTimeoutMs: 12e4,
 	retry: RETRY_DEFAULTS
 };
 var ApiClient = class {
@@ -24521,6 +24522,8 @@ var ApiClient = class {
 	concurrency;
 	retryOptions;
 	listBounds;
+	/** See ApiClientOptions.settleTimeoutMs. */
+	settleTimeoutMs;
 	limiter;
 	stats = {
 		requests: 0,
@@ -24568,6 +24571,7 @@ var ApiClient = class {
 			maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
 			maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs")
 		};
+		this.settleTimeoutMs = positiveInteger(options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs, "settleTimeoutMs");
 		this.#trace = options.trace;
 		this.#onAttempt = options.onAttempt;
 		this.#random = options.random ?? Math.random;
@@ -25311,6 +25315,7 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 	const knownIds = options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
 	const windowMs = options.settleWindowMs ?? settleWindowMs(client.requestTimeoutMs);
 	const maxPosts = client.retryOptions.retries + 1;
+	let settleDeadline;
 	for (let posts = 1;; posts += 1) {
 		let failure;
 		try {
@@ -25336,8 +25341,10 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 			failure = error;
 		}
 		const giveUpAt = client.now();
-		client.traceLine(`POST ${url.pathname}: outcome unknown; re-reading the family for ${windowMs} ms before deciding`);
-		const settled = await settle(client, reader, body, knownIds, giveUpAt, windowMs);
+		settleDeadline ??= giveUpAt + client.settleTimeoutMs;
+		const readForMs = Math.max(0, Math.min(windowMs, settleDeadline - giveUpAt));
+		client.traceLine(`POST ${url.pathname}: outcome unknown; re-reading the family for ${readForMs} ms before deciding`);
+		const settled = await settle(client, reader, body, knownIds, giveUpAt, readForMs);
 		if (settled.kind === "found") {
 			client.traceLine(`POST ${url.pathname}: record ${settled.record.id} was created by the attempt that failed`);
 			return {
@@ -25348,9 +25355,13 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 			};
 		}
 		if (settled.kind === "unknown") throw new CreateOutcomeUnknownError(client.describeRequest("POST", url), failure.message, settled.why, giveUpAt + windowMs);
-		if (posts >= maxPosts) throw new CreateNotMadeError(failure, posts);
+		if (readForMs < windowMs) throw new CreateOutcomeUnknownError(client.describeRequest("POST", url), failure.message, `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`, giveUpAt + windowMs);
+		if (posts >= maxPosts || client.now() >= settleDeadline) throw new CreateNotMadeError(failure, posts);
 		client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
 	}
+}
+function formatSeconds(ms) {
+	return `${Number((ms / 1e3).toFixed(1))} s`;
 }
 /**
 * The service answered, but not with a record: what it said cannot be read (it may well have been

@@ -8,7 +8,7 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { a as refusingGuards, v as showsWritten } from "./safety-guards.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
 import { i as describeGuard, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
@@ -180,6 +180,7 @@ const registerApplyCommand = (program, io) => {
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
+	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.

@@ -12,6 +12,13 @@ const BASE_URL_DEFAULTS = {
 function addConnectionOptions(command, fallback) {
 	return command.addOption(new Option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`)).addOption(new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)")).addOption(new Option("--insecure-http", "allow plain http:// to a non-loopback host")).addOption(new Option("--concurrency <n>", "requests in flight at most").default(String(CLIENT_DEFAULTS.concurrency))).addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)")).addOption(new Option("--timeout <seconds>", "per-request timeout").default(String(CLIENT_DEFAULTS.requestTimeoutMs / 1e3))).addOption(new Option("--max-list-records <n>", "refuse a list (a family, the project list) whose count is larger than this").default(String(LIST_BOUND_DEFAULTS.maxRecords))).addOption(new Option("--list-timeout <seconds>", "longest time to read one list, all its pages and re-reads").default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1e3))).addOption(new Option("-v, --verbose", "trace every request, and the proxy used, on stderr (the API key is never shown)"));
 }
+/**
+* `--settle-timeout`, on the commands that create records (apply, rollback, watch): how long a
+* create whose answer was lost is settled at most, see src/api/create-config.ts.
+*/
+function addSettleTimeoutOption(command) {
+	return command.addOption(new Option("--settle-timeout <seconds>", "longest time to settle one create whose answer was lost (re-reading the family, and sending it again once shown not made)").default(String(CLIENT_DEFAULTS.settleTimeoutMs / 1e3)));
+}
 function parsePositiveInt(value, flag) {
 	if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number ≥ 1, not "${value}"`);
 	return Number(value);
@@ -59,6 +66,7 @@ async function createClientFromFlags(flags, io, options = {}) {
 		requestTimeoutMs: timeoutMs,
 		bodyTimeoutMs: timeoutMs,
 		listBounds: listBoundsOf(flags),
+		...flags.settleTimeout === void 0 ? {} : { settleTimeoutMs: Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1e3) },
 		...flags.verbose ? { trace: (line) => io.stderr.write(`${line}\n`) } : {},
 		...signal === void 0 ? {} : { signal },
 		...onAttempt === void 0 ? {} : { onAttempt },
@@ -67,4 +75,4 @@ async function createClientFromFlags(flags, io, options = {}) {
 	if (client.base.correction !== void 0) io.stderr.write(`warning: ${client.base.correction}\n`);
 	return client;
 }
-export { parsePositiveNumber as a, parsePositiveInt as i, concurrencyOf as n, createClientFromFlags as r, addConnectionOptions as t };
+export { parsePositiveInt as a, createClientFromFlags as i, addSettleTimeoutOption as n, parsePositiveNumber as o, concurrencyOf as r, addConnectionOptions as t };

@@ -2,7 +2,7 @@
 import { n as Command } from "./esm.mjs";
 import { a as getFrontend } from "./api.mjs";
 import { M as neutraliseLines } from "./api-key.mjs";
-import { r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { i as readTarget, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 // dist/src/cli/commands/frontend.js
 const registerFrontendCommand = (program, io) => {

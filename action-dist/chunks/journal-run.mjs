@@ -12,7 +12,7 @@ import { i as resolveOutputTarget } from "./write-file.mjs";
 import { n as openForAppend } from "./append-file.mjs";
 import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
 import { t as createPaint } from "./colour.mjs";
-import { n as concurrencyOf } from "./connection.mjs";
+import { r as concurrencyOf } from "./connection.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { dirname, join, resolve } from "node:path";
 import { mkdir, open, readFile, readdir } from "node:fs/promises";

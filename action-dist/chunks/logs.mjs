@@ -3,7 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { o as iterateLogs } from "./api.mjs";
 import { i as UsageError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
-import { a as parsePositiveNumber, i as parsePositiveInt, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { a as parsePositiveInt, i as createClientFromFlags, o as parsePositiveNumber, t as addConnectionOptions } from "./connection.mjs";
 import { n as parseTimeFlag } from "./duration.mjs";
 import { n as useColour } from "./io.mjs";
 import { t as createPaint } from "./colour.mjs";

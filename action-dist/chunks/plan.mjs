@@ -3,7 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { r as SafetyGuardError } from "./apply-errors.mjs";
 import "./errors.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
-import { r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
 import { c as savePlan, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan } from "./output.mjs";

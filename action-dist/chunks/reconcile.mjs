@@ -8,7 +8,7 @@ import { a as formatSource, t as matchesAnyGlob } from "./name-glob.mjs";
 import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, t as createProgress } from "./progress.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { d as readFamily, l as listsToPlan, t as describeGuardFinding } from "./safety-guards.mjs";
-import { a as parsePositiveNumber, n as concurrencyOf } from "./connection.mjs";
+import { o as parsePositiveNumber, r as concurrencyOf } from "./connection.mjs";
 // dist/src/render/guard-message.js
 const OVERRIDES = {
 	prune_to_empty: "Use --force if that is really intended.",

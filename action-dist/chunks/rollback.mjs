@@ -10,7 +10,7 @@ import { r as ApiError } from "./api-key.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
 import { i as getConfig, v as mapConcurrent } from "./api.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
 import { a as printApplyJson, c as savePlan, i as hasChanges, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
@@ -281,6 +281,7 @@ async function confirmRollback(client, journal, shown, flags, io, interrupts) {
 const registerRollbackCommand = (program, io) => {
 	const command = new Command("rollback").description("Undo the apply (or rollback) that wrote a journal.").addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory()).addOption(new Option("--dry-run", "print the rollback's plan only; change nothing")).addOption(new Option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)")).addOption(new Option("--force", "put back the journal's values also over changes made since the run")).addOption(formatOption()).addOption(outOption("also save the rollback's plan as JSON to this file"));
 	addConnectionOptions(command, "none");
+	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 Records the run deleted come back (with their ids where the service still has the row, else
 created again), fields it changed get their old values, order included, records it created are

@@ -8,7 +8,7 @@ import { r as formatDiagnostic } from "./name-glob.mjs";
 import { i as familyKey } from "./families.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as summarizePlan } from "./progress.mjs";
-import { n as concurrencyOf } from "./connection.mjs";
+import { r as concurrencyOf } from "./connection.mjs";
 import { n as narrowDesiredState, r as planFromFlags } from "./reconcile.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { resolve } from "node:path";

@@ -5,7 +5,7 @@ import { a as describeError, i as UsageError, u as secrets } from "./errors.mjs"
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { f as formatFieldChange, p as formatName, t as MARKERS } from "./describe-plan.mjs";
 import { F as packageVersion } from "./api-key.mjs";
-import { a as parsePositiveNumber, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, n as addSettleTimeoutOption, o as parsePositiveNumber, t as addConnectionOptions } from "./connection.mjs";
 import { r as registerSecretWords } from "./credentials.mjs";
 import { t as parseDuration } from "./duration.mjs";
 import { r as loadManifestsFromFlags, t as addManifestOption } from "./manifest-options.mjs";
@@ -329,6 +329,7 @@ const registerWatchCommand = (program, io, setExit) => {
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "manifest");
+	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 Heal mode is the approval: like Argo CD's automated sync, a family in heal is applied without a
 question, with every safety guard apply has (a guard that refuses writes nothing to that family).

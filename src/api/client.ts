@@ -57,6 +57,11 @@ export interface ApiClientOptions {
   maxResponseBytes?: number | undefined;
   /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
+  /**
+   * The longest a create whose outcome is unknown is settled, from its first give-up: re-reads and
+   * any resend (see create-config.ts). Past it, the create is reported unknown or not made.
+   */
+  settleTimeoutMs?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
    * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
@@ -107,6 +112,7 @@ export const CLIENT_DEFAULTS = {
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
   listBounds: LIST_BOUND_DEFAULTS,
+  settleTimeoutMs: 120_000,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -154,6 +160,8 @@ export class ApiClient {
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly listBounds: ListBounds;
+  /** See ApiClientOptions.settleTimeoutMs. */
+  readonly settleTimeoutMs: number;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
     requests: 0,
@@ -210,6 +218,10 @@ export class ApiClient {
       maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
       maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs"),
     };
+    this.settleTimeoutMs = positiveInteger(
+      options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs,
+      "settleTimeoutMs",
+    );
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;

@@ -22,6 +22,8 @@ export interface ConnectionFlags {
   timeout?: string;
   maxListRecords?: string;
   listTimeout?: string;
+  /** Only on the commands that create records (addSettleTimeoutOption). */
+  settleTimeout?: string;
   verbose?: boolean;
 }
 
@@ -71,6 +73,19 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
         "trace every request, and the proxy used, on stderr (the API key is never shown)",
       ),
     );
+}
+
+/**
+ * `--settle-timeout`, on the commands that create records (apply, rollback, watch): how long a
+ * create whose answer was lost is settled at most, see src/api/create-config.ts.
+ */
+export function addSettleTimeoutOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      "--settle-timeout <seconds>",
+      "longest time to settle one create whose answer was lost (re-reading the family, and sending it again once shown not made)",
+    ).default(String(CLIENT_DEFAULTS.settleTimeoutMs / 1000)),
+  );
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -161,6 +176,9 @@ export async function createClientFromFlags(
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
     listBounds: listBoundsOf(flags),
+    ...(flags.settleTimeout === undefined
+      ? {}
+      : { settleTimeoutMs: Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000) }),
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(onAttempt === undefined ? {} : { onAttempt }),

@@ -31,6 +31,7 @@ import {
 } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
@@ -181,6 +182,7 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `

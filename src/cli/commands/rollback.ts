@@ -16,6 +16,7 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import { ApplyCancelledError, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
@@ -112,6 +113,7 @@ export const registerRollbackCommand: CommandRegistrar = (program, io) => {
     .addOption(formatOption())
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `

@@ -15,6 +15,7 @@ import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/web
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
   parsePositiveNumber,
@@ -183,6 +184,7 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
