@@ -324,6 +324,17 @@ async function readPagesByOffset<S extends "recordPage" | "projectPage">(
 export interface ListedPage {
   count: number;
   results: readonly { id: number | string }[];
+  /** The page's `next` link, absolute or relative. */
+  next?: string | null;
+}
+
+/** The offset a `next` link asks for (absent: 0), or undefined when it cannot be read. */
+function nextOffsetOf(link: string): number | undefined {
+  try {
+    return offsetOf(new URL(link, "http://list.invalid/"));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -375,7 +386,15 @@ class ListTally {
       }
       this.#pageOf.set(key, number);
     }
-    return this.#read > this.#count ? this.#recordsForCount() : undefined;
+    if (this.#read > this.#count) return this.#beyondCount();
+    // The service builds `next` from the count (null once offset + limit reaches it): a link to
+    // an offset at or past it announces records beyond the count, like a page holding them.
+    const next = page.next === undefined || page.next === null ? undefined : nextOffsetOf(page.next);
+    return next !== undefined && next >= this.#count ? this.#beyondCount() : undefined;
+  }
+
+  #beyondCount(): string {
+    return `records were listed beyond the count of ${this.#count ?? 0}`;
   }
 
   /** After the last page: whether the records read are as many as the count. */

@@ -157,11 +157,10 @@ describe("paginate", () => {
     const error = await listAllConfigs(makeClient(), "1", "plugin_configs").catch(
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(PaginationLoopError);
-    expect((error as Error).message).toContain(
-      "the next link of the page at offset 1 goes to offset 2, past the 2 records its count allows",
-    );
-    expect(server.requests).toHaveLength(2);
+    expect(error).toBeInstanceOf(ListChangedDuringReadError);
+    expect((error as Error).message).toContain("(last: records were listed beyond the count of 2)");
+    // Each read stops at the page whose link goes past the count.
+    expect(server.requests.length).toBeLessThanOrEqual(2 * LIST_READ_ATTEMPTS);
   });
 
   it("stops an empty page that links further", async () => {
@@ -295,10 +294,10 @@ describe("lists that never end, end", () => {
     const error = await listAllConfigs(client, "1", "plugin_configs").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ListTooLongError);
     expect((error as Error).message).toMatch(
-      /^GET \/api\/projects\/1\/plugin_configs\/: reading project 1's plugin_configs has taken 0\.\d s, more than the 0\.3 s one list may take \(--list-timeout\), after \d+ pages and \d+ records; refusing to read further\. If .* raise --list-timeout/,
+      /^GET \/api\/projects\/1\/plugin_configs\/: reading project 1's plugin_configs has taken \d+(\.\d)? s, more than the 0\.3 s one list may take \(--list-timeout\), after \d+ pages and \d+ records; refusing to read further\. If .* raise --list-timeout/,
     );
     // Stopped at the bound plus the pages in flight then, not at 50,000 pages.
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(server.requests.length).toBeLessThan(100);
   });
 
@@ -497,7 +496,10 @@ describe("findListInconsistency", () => {
     expect(findListInconsistency(pages(7, [1, 2, 3], [5, 6, 7]))).toBe(
       "6 records were listed for a count of 7",
     );
-    expect(findListInconsistency(pages(0, [1]))).toBe("1 record was listed for a count of 0");
+    expect(findListInconsistency(pages(0, [1]))).toBe("records were listed beyond the count of 0");
+    expect(
+      findListInconsistency([{ count: 4, results: [{ id: 1 }, { id: 2 }], next: "/list/?limit=2&offset=4" }]),
+    ).toBe("records were listed beyond the count of 4");
     // Projects may list ids as numbers or strings: one project either way.
     expect(findListInconsistency(pages(2, [7], ["7"]))).toBe("id 7 is listed on pages 1 and 2");
   });
