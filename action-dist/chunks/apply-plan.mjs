@@ -2,7 +2,8 @@
 import { l as rearrange, n as createConfigDetailed, t as FamilyReader, u as updateConfig, v as mapConcurrent } from "./api.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { a as describeError } from "./errors.mjs";
-import { S as showsEveryRecord, _ as shownValue, v as showsWritten } from "./safety-guards.mjs";
+import { h as showsWritten, m as shownValue, w as showsEveryRecord } from "./guard-message.mjs";
+import { h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
 import { T as RequestFailedError, a as CreateOutcomeUnknownError, j as neutraliseJson, r as ApiError, w as RequestAbortedError } from "./api-key.mjs";
@@ -203,7 +204,7 @@ async function checkCopies(client, input, target, read) {
 */
 function copiesOf(records, change, input, ownId) {
 	const plugin = change.fields.plugin?.to;
-	return records.filter((record) => record.name === change.name && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
+	return records.filter((record) => (change.name === null ? record.name === null : showsText(change.name, record.name)) && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
 }
 function writerOf(client, input) {
 	return input.writer ?? new RecordWriter(client, void 0);
@@ -211,8 +212,10 @@ function writerOf(client, input) {
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(client, input, change, outcome, survivor, copies, words) {
 	const { project, family } = input;
+	const removedIds = [];
 	for (const id of copies) try {
 		if ((await writerOf(client, input).update("copy", project, family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
+		removedIds.push(id);
 	} catch (error) {
 		if (error instanceof ApiError && error.status === 404) continue;
 		return {
@@ -244,7 +247,8 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 		...outcome,
 		id: survivor.id,
 		status: "done",
-		message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`
+		message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
+		...removedIds.length > 0 ? { copiesRemoved: removedIds } : {}
 	};
 }
 /** Fields of the create whose value the record does not have (an emptied name may show the plugin's). */

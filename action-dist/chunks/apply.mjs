@@ -5,14 +5,14 @@ import { a as checkPlanServer, c as readSavedPlan, i as checkApprovedPlan, l as 
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
 import { _ as DEFAULT_JOURNAL_DIR, a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, i as APPLY_CANCELLED, l as canAsk, m as findJournalOfPlan, n as applyJournaled, o as ApprovalRequiredError, p as checkJournalServer, r as watchInterrupts, s as applyQuestion, t as addJournalOptions, u as isApplyComplete, v as fingerprintPlan } from "./journal-run.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { a as refusingGuards, v as showsWritten } from "./safety-guards.mjs";
+import { b as refusingGuards, h as showsWritten, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
-import { i as describeGuard, n as narrowDesiredState, r as planFromFlags, t as addScopeOptions } from "./reconcile.mjs";
-import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
+import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
 import { a as printApplyJson, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
+import { i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
@@ -157,6 +157,15 @@ async function confirmPlan(plan, client, flags, io, interrupts) {
 	if (!approved) throw new ApplyCancelledError();
 	return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
+function withOverriddenGuards(plan) {
+	return {
+		...plan,
+		guards: plan.guards.map((guard) => ({
+			...guard,
+			message: describeOverriddenGuard(guard)
+		}))
+	};
+}
 const PLAN_SHAPING_OPTIONS = [
 	["file", "-f/--file"],
 	["var", "--var"],
@@ -164,7 +173,6 @@ const PLAN_SHAPING_OPTIONS = [
 	["project", "--project"],
 	["family", "--family"],
 	["shard", "--shard"],
-	["maxDeletePercent", "--max-delete-percent"],
 	["maxUpdatePercent", "--max-update-percent"],
 	["target", "--target"],
 	["exclude", "--exclude"],
@@ -180,7 +188,6 @@ const registerApplyCommand = (program, io) => {
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
-	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
@@ -207,8 +214,8 @@ Examples:
 		const desired = saved ? void 0 : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
 		const client = await createClientFromFlags(flags, io, {
 			fallback: saved ? {
-				baseUrl: saved.server,
-				orElse: "make the plan again (this one names no server)"
+				baseUrl: void 0,
+				orElse: `to apply this plan, name the server it was made against (${saved.server ?? "it names none"}); the API key is never sent to a server read from a plan file`
 			} : {
 				baseUrl: desired?.baseUrl,
 				orElse: "set server.base_url in the manifest"
@@ -227,10 +234,20 @@ Examples:
 				if (note !== void 0) io.stderr.write(`${note}\n`);
 				io.stderr.write(`Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`);
 			}
-			const { plan, current } = await (resumed ? Promise.resolve(resumed) : saved !== void 0 && flags.plan !== void 0 ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io)).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? [])) : planFromFlags(client, desired ?? { families: [] }, flags, io)).catch((error) => {
+			const { plan: planned, current } = await (resumed ? Promise.resolve(resumed) : saved !== void 0 && flags.plan !== void 0 ? checkSavedPlan(saved, flags.plan, client, {
+				...rereadOptions(flags, io),
+				guards: {
+					maxDeletePercent: maxDeletePercentOf(flags),
+					describeGuard
+				}
+			}).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? [])) : planFromFlags(client, desired ?? { families: [] }, flags, io)).catch((error) => {
 				throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError) ? new NothingChangedError(error) : error;
 			});
-			if (format !== "json") printPlan(plan, format, io, { verbose: flags.verbose === true });
+			const plan = flags.force ? withOverriddenGuards(planned) : planned;
+			if (format !== "json") printPlan(plan, format, io, {
+				forced: flags.force === true,
+				verbose: flags.verbose === true
+			});
 			else checkPlanPrintableAsJson(plan);
 			if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
 			if (flags.dryRun) {
@@ -265,7 +282,7 @@ Examples:
 			if (format === "json") printApplyJson(plan, report, io);
 			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
-			await appendStepSummary(plan, io, title);
+			await appendStepSummary(plan, io, title, { forced: flags.force === true });
 			if (interrupts.received !== void 0) throw new InterruptedApplyError(report, interrupts.received);
 			if (!isApplyComplete(report)) throw new PartialApplyError(report);
 		} finally {

@@ -6,7 +6,7 @@ import { i as resolveApiKey } from "./credentials.mjs";
 // dist/src/cli/connection.js
 const BASE_URL_DEFAULTS = {
 	manifest: "$PCSYNC_BASE_URL, then the manifest's server.base_url",
-	"plan-or-manifest": "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, the server the plan was made against",
+	"plan-or-manifest": "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, none: name the plan's server, it must match",
 	none: "$PCSYNC_BASE_URL"
 };
 function addConnectionOptions(command, fallback) {
@@ -29,8 +29,8 @@ function parsePositiveNumber(value, flag) {
 	return number;
 }
 /**
-* The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url,
-* or a saved plan's server) for the commands that have one.
+* The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
+* for the commands that have one. Never a saved plan's server: the key goes only where the user said.
 */
 function resolveBaseUrl(flags, io, fallback) {
 	const fromEnv = io.env.PCSYNC_BASE_URL === "" ? void 0 : io.env.PCSYNC_BASE_URL;

@@ -3,6 +3,7 @@ import { n as FAMILY_NAMES, o as isFamilyName, t as FAMILIES } from "./families.
 import { n as openForAppend } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, t as syncDirectory } from "./write-file.mjs";
 import { t as appendAll } from "./append-all.mjs";
+import { g as trimAsService, u as PYTHON_WHITE_SPACE } from "./options.mjs";
 import { basename, dirname, join } from "node:path";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -696,6 +697,7 @@ const PROFILES = {
 		rearrangeKeyedBy: "config",
 		refusesScopedKeysOnActions: false,
 		pluginWritableOnUpdate: true,
+		trimsText: false,
 		fallsBackToPluginText: false,
 		pluginInfoInCollections: true,
 		jobResponse: "record",
@@ -710,6 +712,7 @@ const PROFILES = {
 		rearrangeKeyedBy: "plugin",
 		refusesScopedKeysOnActions: true,
 		pluginWritableOnUpdate: false,
+		trimsText: true,
 		fallsBackToPluginText: true,
 		pluginInfoInCollections: false,
 		jobResponse: "empty",
@@ -1143,13 +1146,15 @@ function digitValue(char) {
 	while (zero > 0 && /\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero -= 1;
 	return (code - zero) % 10;
 }
+const PYTHON_ZERO_FRACTION = new RegExp(`\\.0*[${PYTHON_WHITE_SPACE}]*$`);
+const PYTHON_INT_TEXT = new RegExp(`^[${PYTHON_WHITE_SPACE}]*([+-]?)(\\p{Nd}+(?:_\\p{Nd}+)*)[${PYTHON_WHITE_SPACE}]*$`, "u");
 /**
 * Python's int() of a string: surrounding whitespace, a sign, decimal digits of any script with
 * single underscores between them. Beyond the safe integers, only the sign matters (no id or
 * 32-bit column is that large), so the result is clamped there.
 */
 function parsePythonInt(text) {
-	const match = /^\s*([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)\s*$/u.exec(text);
+	const match = PYTHON_INT_TEXT.exec(text);
 	if (!match) return void 0;
 	const digits = Array.from((match[2] ?? "").replaceAll("_", ""), (char) => String(digitValue(char))).join("");
 	if (digits.length > MAX_INT_DIGITS) return void 0;
@@ -1167,7 +1172,7 @@ function convertText(field, rule, text) {
 		case "related": return parsePythonInt(text) ?? text;
 		case "integer":
 			if (text.length > MAX_INTEGER_TEXT) throw validationError("max_string_length", "String value too large.", field);
-			return parsePythonInt(text.replace(/\.0*\s*$/, "")) ?? text;
+			return parsePythonInt(text.replace(PYTHON_ZERO_FRACTION, "")) ?? text;
 	}
 }
 /** The serializer's reading of an empty value: null, "", or (undefined) as if not sent. */
@@ -1260,7 +1265,8 @@ function fieldReader(rawBody, partial) {
 * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody.
 * A create (`partial` false) must send the required fields; an update sends any. `ignored` fields
 * are dropped unchecked (the posthog-2024 profile ignores `plugin` on update). `pluginExists`
-* turns an unknown plugin id into the serializer's does_not_exist error.
+* turns an unknown plugin id into the serializer's does_not_exist error. `trimText` (posthog-2024)
+* strips text fields as DRF's `CharField(trim_whitespace=True)` does, before the length check.
 */
 function validateRecordInput(rawBody, options) {
 	const read = fieldReader(rawBody, options.partial);
@@ -1272,7 +1278,7 @@ function validateRecordInput(rawBody, options) {
 			if (!options.partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
 			continue;
 		}
-		const { value } = sent;
+		const value = options.trimText && FIELD_RULES[field].kind === "string" && typeof sent.value === "string" ? trimAsService(sent.value) : sent.value;
 		checkField(field, value);
 		if (field === "plugin" && typeof value === "number" && !options.pluginExists(value)) throw validationError("does_not_exist", `Invalid pk "${sent.sent}" - object does not exist.`, "plugin");
 		input[field] = value;
@@ -1297,7 +1303,8 @@ const createRecord = (context) => {
 	const input = validateRecordInput(context.body, {
 		partial: false,
 		ignored: [],
-		pluginExists: (id) => context.store.plugin(id) !== void 0
+		pluginExists: (id) => context.store.plugin(id) !== void 0,
+		trimText: context.profile.trimsText
 	});
 	const { plugin, order } = input;
 	if (plugin === void 0 || order === void 0) throw new Error("required fields missing after validation");
@@ -1313,7 +1320,8 @@ const updateRecord = (context) => {
 	const changes = validateRecordInput(context.body, {
 		partial: true,
 		ignored: context.profile.pluginWritableOnUpdate ? [] : ["plugin"],
-		pluginExists: (id) => context.store.plugin(id) !== void 0
+		pluginExists: (id) => context.store.plugin(id) !== void 0,
+		trimText: context.profile.trimsText
 	});
 	context.store.updateRecord(record, changes);
 	return json(200, renderFor(context, record));

@@ -3,12 +3,12 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { _ as shownValue, b as idsOfOtherFamilies, c as groupTiedOrders, g as pluginDefaults, o as TIE_EFFECT, u as readCurrentState, x as listsToRead } from "./safety-guards.mjs";
+import { C as listsToRead, S as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState } from "./guard-message.mjs";
+import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
-import { i as createClientFromFlags, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
-import { i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
+import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
 import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";
@@ -42,6 +42,22 @@ function selectExportable(records, family, warnings) {
 			selected.push({
 				record,
 				name,
+				pin: true
+			});
+			continue;
+		}
+		const trimmed = trimAsService(record.name);
+		if (trimmed !== record.name) {
+			const quoted = `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
+			if (trimmed === "" || used.has(trimmed)) {
+				warnings.push(`${quoted}, and ${trimmed === "" ? "nothing is left" : `"${trimmed}" is taken`}: left out; rename it and export again`);
+				continue;
+			}
+			used.add(trimmed);
+			warnings.push(`${quoted}; exported as "${trimmed}" pinned by id (planning it will set that name)`);
+			selected.push({
+				record,
+				name: trimmed,
 				pin: true
 			});
 			continue;
@@ -86,7 +102,7 @@ function buildManifest(input) {
 			...pin ? { id: record.id } : {},
 			plugin: record.plugin,
 			enabled: record.enabled,
-			description: exportedDescription(record),
+			description: exportedDescription(record, family, warnings),
 			match_action: record.match_action ?? null,
 			...positional ? {} : { order: record.order }
 		}));
@@ -107,9 +123,12 @@ function buildManifest(input) {
 * description where the record has none: that is a null description (compare-fields.ts reads it
 * back so), not a text anybody set.
 */
-function exportedDescription(record) {
+function exportedDescription(record, family, warnings) {
 	const description = shownValue("description", record);
-	return typeof description !== "string" || description === pluginDefaults(record).description ? null : description;
+	if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
+	const trimmed = trimAsService(description);
+	if (trimmed !== description) warnings.push(`record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`);
+	return trimmed;
 }
 // dist/src/export/factor-templates.js
 /** The name of the n-th template (1-based), in the order templates are written and used. */

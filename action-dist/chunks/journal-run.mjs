@@ -3,7 +3,7 @@ import { n as PcsyncError, r as SIGNAL_EXIT_CODES, s as locateSecrets } from "./
 import { i as releaseEarlySignals, n as describeStopBeforeChanges } from "./early-signals.mjs";
 import { i as Option } from "./esm.mjs";
 import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
-import { g as pluginDefaults } from "./safety-guards.mjs";
+import { p as pluginDefaults } from "./guard-message.mjs";
 import { n as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { r as recordKey } from "./fingerprint.mjs";
 import { A as neutraliseInline, N as quoteServerText } from "./api-key.mjs";
@@ -577,10 +577,13 @@ function renderApplyReport(report, out, options) {
 		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 	}
 	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
 	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
+	const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
+	const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
 	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
 	const notStarted = notStartedOutcomes.length;
 	if (notStarted > 0) {
@@ -601,87 +604,6 @@ function renderApplyReport(report, out, options) {
 /** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 function isApplyComplete(report) {
 	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
-}
-// dist/src/render/outcome-line.js
-const DONE_VERB = {
-	create: "created",
-	update: "updated",
-	delete: "deleted",
-	reorder: "reordered"
-};
-function where(outcome) {
-	return `in project ${outcome.project} ${outcome.family}`;
-}
-function record(outcome) {
-	const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
-	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
-}
-/**
-* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
-* started (the report lists those once, at the end).
-*/
-function describeOutcomeLine(outcome) {
-	if (outcome.notStarted === true) return void 0;
-	const subject = outcome.action === "reorder" ? `${outcome.moves ?? 0} record(s) ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
-	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
-	switch (outcome.status) {
-		case "done": return outcome.action === "reorder" ? `reordered ${subject}${outcome.message === void 0 ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
-		case "failed": return `failed to ${outcome.action} ${subject}${reason}`;
-		case "skipped": return `skipped the ${outcome.action} of ${subject}${reason}`;
-		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
-	}
-}
-/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
-function formatElapsed(milliseconds) {
-	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
-	if (seconds < 60) return `${seconds}s`;
-	const minutes = Math.floor(seconds / 60);
-	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
-	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
-}
-/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
-function describeTiming(done, total, elapsedMs) {
-	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
-	if (done === 0 || done >= total) return elapsed;
-	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
-}
-/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
-function describePace(done, total, elapsedMs) {
-	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
-}
-const systemClock = {
-	now: () => Date.now(),
-	every: (ms, tick) => {
-		const timer = setInterval(tick, ms);
-		timer.unref();
-		return () => clearInterval(timer);
-	}
-};
-function createApplyProgress(io, total, options = {}) {
-	const clock = options.clock ?? systemClock;
-	const started = clock.now();
-	let done = 0;
-	const elapsed = () => clock.now() - started;
-	if (showsProgressLine(io)) {
-		const line = createProgress(io);
-		return {
-			onOutcome(finished) {
-				done = finished;
-				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
-			},
-			finish: () => line.finish()
-		};
-	}
-	return {
-		onOutcome(finished, _total, outcome) {
-			done = finished;
-			const line = describeOutcomeLine(outcome);
-			if (line !== void 0) io.stderr.write(`${line}\n`);
-		},
-		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
-			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
-		})
-	};
 }
 // dist/src/cli/confirm.js
 const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
@@ -777,6 +699,87 @@ function watchInterrupts(options) {
 			source.off("SIGINT", onInt);
 			source.off("SIGTERM", onTerm);
 		}
+	};
+}
+// dist/src/render/outcome-line.js
+const DONE_VERB = {
+	create: "created",
+	update: "updated",
+	delete: "deleted",
+	reorder: "reordered"
+};
+function where(outcome) {
+	return `in project ${outcome.project} ${outcome.family}`;
+}
+function record(outcome) {
+	const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
+	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
+}
+/**
+* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
+* started (the report lists those once, at the end).
+*/
+function describeOutcomeLine(outcome) {
+	if (outcome.notStarted === true) return void 0;
+	const subject = outcome.action === "reorder" ? `${outcome.moves ?? 0} record(s) ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
+	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
+	switch (outcome.status) {
+		case "done": return outcome.action === "reorder" ? `reordered ${subject}${outcome.message === void 0 ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;
+		case "failed": return `failed to ${outcome.action} ${subject}${reason}`;
+		case "skipped": return `skipped the ${outcome.action} of ${subject}${reason}`;
+		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
+	}
+}
+/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
+function formatElapsed(milliseconds) {
+	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
+	if (seconds < 60) return `${seconds}s`;
+	const minutes = Math.floor(seconds / 60);
+	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
+/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
+function describeTiming(done, total, elapsedMs) {
+	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
+	if (done === 0 || done >= total) return elapsed;
+	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
+}
+/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
+function describePace(done, total, elapsedMs) {
+	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+}
+const systemClock = {
+	now: () => Date.now(),
+	every: (ms, tick) => {
+		const timer = setInterval(tick, ms);
+		timer.unref();
+		return () => clearInterval(timer);
+	}
+};
+function createApplyProgress(io, total, options = {}) {
+	const clock = options.clock ?? systemClock;
+	const started = clock.now();
+	let done = 0;
+	const elapsed = () => clock.now() - started;
+	if (showsProgressLine(io)) {
+		const line = createProgress(io);
+		return {
+			onOutcome(finished) {
+				done = finished;
+				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
+			},
+			finish: () => line.finish()
+		};
+	}
+	return {
+		onOutcome(finished, _total, outcome) {
+			done = finished;
+			const line = describeOutcomeLine(outcome);
+			if (line !== void 0) io.stderr.write(`${line}\n`);
+		},
+		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
+			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
+		})
 	};
 }
 // dist/src/cli/journal-run.js

@@ -7,7 +7,7 @@ import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families
 import { P as findPackageFile, k as formatBytes } from "./api-key.mjs";
 import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
-import { l as didYouMean, r as collect } from "./options.mjs";
+import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
@@ -8655,10 +8655,10 @@ async function readManifestSources(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	for (const path of given) {
 		const absolute = resolve(cwd, path);
 		const display = displayPath(path, cwd);
-		const info = await stat(absolute).catch(() => void 0);
-		if (info === void 0) {
+		const info = await statPath(absolute);
+		if (typeof info === "string") {
 			const hint = usingDefault ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH" : "; check the path given to -f";
-			errors.push(makeError(display, WHOLE_FILE, `no such file or directory${hint}`));
+			errors.push(makeError(display, WHOLE_FILE, describeStatFailure(info, `no such file or directory${hint}`)));
 			continue;
 		}
 		if (info.isDirectory()) {
@@ -8713,14 +8713,33 @@ async function readManifestSources(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	};
 }
 async function readManifestFile(absolute, limits) {
-	const info = await stat(absolute).catch(() => void 0);
-	if (info === void 0) return { problem: "no such file (a broken link?)" };
+	const info = await statPath(absolute);
+	if (typeof info === "string") return { problem: describeStatFailure(info, "no such file (a broken link?)") };
 	if (!info.isFile()) return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
 	if (info.size > limits.maxFileBytes) return { problem: describeOversize(info.size, limits.maxFileBytes) };
 	const bytes = await readFile(absolute).catch((error) => error);
 	if (!(bytes instanceof Buffer)) return { problem: "cannot read the file; check its permissions" };
 	if (bytes.length > limits.maxFileBytes) return { problem: describeOversize(bytes.length, limits.maxFileBytes) };
 	return decodeManifestText(bytes);
+}
+/** The file's status, or the error code that kept it from being read (ELOOP, ENOENT, ...). */
+async function statPath(absolute) {
+	try {
+		return await stat(absolute);
+	} catch (error) {
+		return error.code ?? "UNKNOWN";
+	}
+}
+/** Why a path could not be read, in words; `missing` for a path that does not exist. */
+function describeStatFailure(code, missing) {
+	switch (code) {
+		case "ELOOP": return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
+		case "EACCES":
+		case "EPERM": return "permission denied; check the permissions of the file and of the directories above it";
+		case "ENOTDIR": return "a part of the path is a file, not a directory; check the path";
+		case "ENAMETOOLONG": return "the path is too long";
+		default: return missing;
+	}
 }
 function describeOversize(size, limit) {
 	return `file is ${size} bytes, over the ${formatBytes(limit)} limit for one manifest file; split it into several files (by project: a project's families may sit in different files) and pass them all with -f, or a directory of them`;
@@ -8732,9 +8751,9 @@ async function readVarFiles(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	for (const path of paths) {
 		const display = displayPath(path, cwd);
 		const absolute = resolve(cwd, path);
-		const info = await stat(absolute).catch(() => void 0);
-		if (info === void 0) {
-			errors.push(makeError(display, WHOLE_FILE, "no such file; check the path given to --var-file"));
+		const info = await statPath(absolute);
+		if (typeof info === "string") {
+			errors.push(makeError(display, WHOLE_FILE, describeStatFailure(info, "no such file; check the path given to --var-file")));
 			continue;
 		}
 		if (info.isDirectory()) {
@@ -9037,6 +9056,33 @@ function valueAt(root, path) {
 	}
 	return current;
 }
+// dist/src/manifest/text-checks.js
+const CHECKED_KEYS = /* @__PURE__ */ new Set(["name", "description"]);
+/** Every config `name` and `description` in the manifest (configs, templates, sets, overrides). */
+function checkServiceText(root, locations, errors) {
+	walk(root, [], (path, key, text) => {
+		if (key === "name" && path.length === 2 && path[0] === "project_sets") return;
+		const problem = describeUntrimmed(key, text);
+		if (problem === void 0) return;
+		const position = locations.lookup([...path, key])?.value ?? {
+			line: 1,
+			col: 1
+		};
+		errors.push({
+			position,
+			message: problem
+		});
+	});
+}
+function walk(value, path, visit) {
+	if (Array.isArray(value)) {
+		for (const [index, item] of value.entries()) walk(item, [...path, index], visit);
+		return;
+	}
+	if (typeof value !== "object" || value === null) return;
+	for (const [key, item] of Object.entries(value)) if (typeof item === "string" && CHECKED_KEYS.has(key)) visit(path, key, item);
+	else walk(item, [...path, key], visit);
+}
 // dist/src/manifest/semantic-checks.js
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 function checkManifestSemantics(plain) {
@@ -9062,6 +9108,7 @@ function checkManifestSemantics(plain) {
 		value: root.owner,
 		position: valuePosition(locations, ["owner"])
 	};
+	checkServiceText(root, locations, errors);
 	checkTemplates(asRecord(root.templates), locations, errors, warnings);
 	if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
 	const projects = asRecord(root.projects);

@@ -3,8 +3,8 @@ import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
 import { t as require_ajv } from "./ajv.mjs";
-import { P as findPackageFile, j as neutraliseJson } from "./api-key.mjs";
-import { i as isForceable, o as TIE_EFFECT } from "./safety-guards.mjs";
+import { j as neutraliseJson, r as findPackageFile } from "./api-key.mjs";
+import { n as describeOverriddenGuard, r as TIE_EFFECT, y as isForceable } from "./guard-message.mjs";
 import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { n as useColour } from "./io.mjs";
@@ -196,7 +196,7 @@ function renderMarkdown(plan, options = {}) {
 	];
 	const partial = describePartial(plan);
 	if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
-	const guards = renderGuards(plan, Math.floor(maxChars / 10));
+	const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
 	if (guards) top.push(guards);
 	const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
 	if (ties) top.push(ties);
@@ -232,8 +232,8 @@ function escapeText(text, options = {}) {
 function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
-function renderGuards(plan, budget) {
-	return renderWarning(`Safety guards: ${describeGuardOverride(plan)}`, plan.guards.map((guard) => guard.message), budget);
+function renderGuards(plan, budget, forced) {
+	return renderWarning(`Safety guards: ${describeGuardOverride(plan, forced)}`, plan.guards.map((guard) => guard.message), budget);
 }
 function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
@@ -435,7 +435,7 @@ function renderText(plan, out, options) {
 	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	if (plan.guards.length > 0) {
 		const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan)}`)}\n`);
+		out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`);
 	}
 	const ties = describeTieCount(plan);
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
@@ -461,6 +461,7 @@ function renderPlan(plan, format, out, options) {
 		case "text":
 			renderText(plan, out, {
 				colour: options.colour,
+				forced: options.forced === true,
 				verbose: options.verbose === true
 			});
 			return;
@@ -468,7 +469,10 @@ function renderPlan(plan, format, out, options) {
 			out.write(renderJson(plan));
 			return;
 		case "markdown":
-			out.write(renderMarkdown(plan, options.title === void 0 ? {} : { title: options.title }));
+			out.write(renderMarkdown(plan, {
+				...options.title === void 0 ? {} : { title: options.title },
+				forced: options.forced === true
+			}));
 			return;
 	}
 }
@@ -477,7 +481,10 @@ function renderPlan(plan, format, out, options) {
 function forDisplay(value, io) {
 	return io.edge === void 0 ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
-/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+/**
+* `verbose`: each order tie in full (else one warning of at most two lines for them all).
+* `forced`: the plan is applied with --force, so its guards are shown as overridden.
+*/
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
 		io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -485,6 +492,7 @@ function printPlan(plan, format, io, options = {}) {
 	}
 	renderPlan(forDisplay(plan, io), format, io.stdout, {
 		colour: useColour(io.stdout, io.env),
+		forced: options.forced === true,
 		verbose: options.verbose === true
 	});
 }
@@ -545,10 +553,13 @@ async function savePlan(plan, path, options) {
 * so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
 * this user may make it so (see appendToFile).
 */
-async function appendStepSummary(plan, io, title) {
+async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-	const markdown = `${renderMarkdown(forDisplay(plan, io), { title })}\n`;
+	const markdown = `${renderMarkdown(forDisplay(plan, io), {
+		title,
+		forced: display.forced === true
+	})}\n`;
 	const text = io.edge === void 0 ? secrets.redact(markdown).text : io.edge.redactText(markdown);
 	try {
 		await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -560,7 +571,8 @@ async function appendStepSummary(plan, io, title) {
 function warnGuards(plan, io, force) {
 	for (const guard of plan.guards) {
 		const overridden = force && isForceable(guard.rule);
-		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+		const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
 	}
 }
 function hasChanges(plan) {

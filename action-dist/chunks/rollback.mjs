@@ -4,7 +4,7 @@ import { n as PartialApplyError, t as InterruptedApplyError } from "./apply-erro
 import { t as ChangedWhileAskingError } from "./check-saved-plan.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { u as readCurrentState, v as showsWritten, x as listsToRead } from "./safety-guards.mjs";
+import { C as listsToRead, h as showsWritten, s as readCurrentState } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { r as ApiError } from "./api-key.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";

@@ -1554,10 +1554,11 @@ const schema18 = {
 				"required": ["id"],
 				"properties": {
 					"id": {
+						"description": "A plain project id: a positive integer, or its decimal digits as text (no sign, space, leading zero, slash or dot). Anything else would become a request path or a manifest key.",
 						"type": ["integer", "string"],
 						"minimum": 1,
 						"maximum": 9007199254740991,
-						"pattern": "\\S"
+						"pattern": "^[1-9][0-9]{0,15}$"
 					},
 					"name": { "type": ["string", "null"] }
 				},
@@ -1567,6 +1568,7 @@ const schema18 = {
 	},
 	"additionalProperties": true
 };
+const pattern1 = /* @__PURE__ */ new RegExp("^[1-9][0-9]{0,15}$", "u");
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -1699,13 +1701,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
 													}
 												}
 												if (typeof data5 === "string") {
-													if (!pattern0.test(data5)) {
+													if (!pattern1.test(data5)) {
 														validate14.errors = [{
 															instancePath: instancePath + "/results/" + i0 + "/id",
 															schemaPath: "#/properties/results/items/properties/id/pattern",
 															keyword: "pattern",
-															params: { pattern: "\\S" },
-															message: "must match pattern \"\\S\""
+															params: { pattern: "^[1-9][0-9]{0,15}$" },
+															message: "must match pattern \"^[1-9][0-9]{0,15}$\""
 														}];
 														return false;
 													}

@@ -34,6 +34,7 @@
 
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { showsText, trimAsService } from "../service-text.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
@@ -342,8 +343,9 @@ export interface FamilyRead {
 
 /**
  * The record a create made: new since `knownIds`, same plugin, and the same values for the fields
- * the service stores as sent. A null name or description may come back as the plugin's own
- * (posthog-2024), so those only count when given as strings. Newest first if several match.
+ * the service stores as sent; name and description as sent or trimmed as the service trims them
+ * (posthog-2024). A null name or description, or one empty once trimmed, may come back as the
+ * plugin's own (posthog-2024), so those only count when they hold text. Newest first if several match.
  */
 export function findCreatedRecord(
   records: readonly PluginConfigRecord[],
@@ -354,10 +356,16 @@ export function findCreatedRecord(
     (record) =>
       !knownIds.has(record.id) &&
       (body.plugin === undefined || record.plugin === body.plugin) &&
-      (typeof body.name !== "string" || record.name === body.name) &&
-      (typeof body.description !== "string" || record.description === body.description) &&
+      showsSentText(body.name, record.name) &&
+      showsSentText(body.description, record.description) &&
       (body.order === undefined || record.order === body.order) &&
       (body.enabled === undefined || record.enabled === body.enabled),
   );
   return matches.sort((a, b) => b.id - a.id)[0];
+}
+
+/** Whether a record shows a sent name or description; unsent or empty text tells nothing. */
+function showsSentText(sent: string | null | undefined, shown: string | null): boolean {
+  if (typeof sent !== "string" || trimAsService(sent) === "") return true;
+  return showsText(sent, shown);
 }

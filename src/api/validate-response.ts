@@ -57,7 +57,8 @@ export function validateResponse<S extends ResponseShape>(
   value: unknown,
 ): ValidationResult<ResponseShapes[S]> {
   const validate = validatorFor(shape);
-  if (!validate(value)) return { ok: false, problem: describeFirstError(validate.errors ?? [], value) };
+  if (!validate(value))
+    return { ok: false, problem: describeFirstError(validate.errors ?? [], value, shape) };
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
 }
 
@@ -120,12 +121,21 @@ function registry(): Ajv {
   return ajv;
 }
 
-function describeFirstError(errors: readonly ErrorObject[], value: unknown): string {
+function describeFirstError(errors: readonly ErrorObject[], value: unknown, shape: ResponseShape): string {
   const error = errors[0];
   if (!error) return "does not match its schema";
   const path = formatInstancePath(error.instancePath);
   if (error.keyword === "required" && typeof error.params.missingProperty === "string") {
     return `${appendProperty(path, error.params.missingProperty)}: is missing`;
+  }
+  if (
+    shape === "projectPage" &&
+    /^\/results\/\d+\/id$/.test(error.instancePath) &&
+    error.keyword === "pattern"
+  ) {
+    // A listed project id becomes a request path and a manifest key: say which one, exactly.
+    const seen = JSON.stringify(valueAt(value, error.instancePath));
+    return `${path}: ${seen} is not a plain project id (a positive integer); no request is made for it or for any project of this listing`;
   }
   const beyondSafe = describeUnsafeInteger(error, valueAt(value, error.instancePath));
   if (beyondSafe !== undefined) return `${path || "response"}: ${beyondSafe}`;

@@ -4,11 +4,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
+import { appendAll } from "../append-all.js";
 import { EXIT_REFUSED, PcsyncError } from "../errors.js";
+import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
+import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { parsePlanFile } from "../plan/plan-file.js";
+import { type GuardOptions, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
 
@@ -20,6 +24,17 @@ export class StalePlanError extends SavedPlanRefusedError {
     super(
       "stale_plan",
       `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+      { exitCode: EXIT_REFUSED },
+    );
+  }
+}
+
+/** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
+export class InconsistentPlanError extends SavedPlanRefusedError {
+  constructor(file: string, problems: string[]) {
+    super(
+      "plan_inconsistent",
+      `the saved plan ${file} was changed after it was made, and is not applied:\n${problems.map((problem) => `  ${problem}`).join("\n")}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
       { exitCode: EXIT_REFUSED },
     );
   }
@@ -51,6 +66,11 @@ export interface RereadOptions {
   onProgress?: ReadProgress;
 }
 
+export interface SavedPlanOptions extends RereadOptions {
+  /** The guards are computed again from the state read at apply time, with these settings. */
+  guards: GuardOptions;
+}
+
 /** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
 export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
   let text: string;
@@ -63,7 +83,10 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
         : (error as Error).message;
     throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
   }
-  return parsePlanFile(text, path);
+  const plan = parsePlanFile(text, path);
+  const problems = findPlanInconsistencies(plan);
+  if (problems.length > 0) throw new InconsistentPlanError(path, problems);
+  return plan;
 }
 
 /** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
@@ -71,12 +94,17 @@ export async function checkSavedPlan(
   plan: Plan,
   path: string,
   client: ApiClient,
-  options: RereadOptions,
+  options: SavedPlanOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   checkPlanServer(plan, path, client);
   const { current, reasons } = await rereadForPlan(plan, client, options);
+  const rechecked = recomputeGuards(plan, current, options.guards);
+  appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new StalePlanError(path, reasons);
-  return { plan, current };
+  // The file's own guards say what they said when it was made; these are the ones that hold now.
+  // The update guard is not computed again here; the file's, where it has one, still holds.
+  const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
+  return { plan: { ...plan, guards: [...rechecked.guards, ...updateGuards] }, current };
 }
 
 /**
@@ -110,8 +138,18 @@ export async function readStateForPlan(
   options: RereadOptions,
 ): Promise<CurrentState> {
   // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
+  // A family the plan deletes from is read whole (with the lists it also shows), so that the
+  // guards and the ownership of each delete can be checked again (recompute-guards.ts).
+  const deleting = new Set(
+    plan.changes
+      .filter((change) => change.action === "delete")
+      .map((change) => familyKey(change.project, change.family)),
+  );
   const refs = listsToRead([
-    ...familiesTouchedBy(plan),
+    ...familiesTouchedBy(plan).map((ref) => ({
+      ...ref,
+      wholeFamily: deleting.has(familyKey(ref.project, ref.family)),
+    })),
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
   return await readCurrentState(client, refs, options);
@@ -124,7 +162,7 @@ export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
 
 /** A saved plan made against another server than the one given. */
 export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
-  if (plan.server !== undefined && plan.server !== client.base.display) {
-    throw new PlanServerMismatchError(path, plan.server, client.base.display);
+  if (plan.server !== client.base.display) {
+    throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
   }
 }

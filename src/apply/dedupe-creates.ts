@@ -13,6 +13,7 @@ import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
+import { showsText } from "../service-text.js";
 import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner } from "./write-mark.js";
@@ -183,7 +184,8 @@ function copiesOf(
   const plugin = change.fields.plugin?.to;
   return records.filter(
     (record) =>
-      record.name === change.name &&
+      // As the service stores it: a trimming service shows "GeoIP " as "GeoIP".
+      (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
       // Same plugin too: on servers whose plugin_configs list shows the frontend apps, a frontend
       // app of the same name is another config, not a copy.
       (typeof plugin !== "number" || record.plugin === plugin) &&
@@ -208,11 +210,13 @@ async function keepSurvivor(
   words: { story: string; deleted: string; deleteFailed: (id: number) => string },
 ): Promise<ApplyOutcome> {
   const { project, family } = input;
+  const removedIds: number[] = [];
   for (const id of copies) {
     try {
       const removed = await writerOf(client, input).update("copy", project, family, id, { deleted: true });
       if (removed.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
+      removedIds.push(id);
     } catch (error) {
       // Gone already: the other run that holds it deleted it first.
       if (error instanceof ApiError && error.status === 404) continue;
@@ -255,6 +259,7 @@ async function keepSurvivor(
     id: survivor.id,
     status: "done",
     message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
+    ...(removedIds.length > 0 ? { copiesRemoved: removedIds } : {}),
   };
 }
 

@@ -22,6 +22,8 @@ export interface ApplyOutcome {
   message?: string;
   /** For a reorder: how many records it moves. */
   moves?: number;
+  /** A create done whose duplicate records (a lost answer's late commit, a concurrent run's) were deleted: their ids. */
+  copiesRemoved?: number[];
   /** A create done, but the check for a copy of it after the family's creates could not run. */
   unchecked?: boolean;
   /** Skipped because the run was interrupted before it started. */

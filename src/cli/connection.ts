@@ -33,7 +33,7 @@ export type BaseUrlFallback = "manifest" | "plan-or-manifest" | "none";
 const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
   manifest: "$PCSYNC_BASE_URL, then the manifest's server.base_url",
   "plan-or-manifest":
-    "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, the server the plan was made against",
+    "$PCSYNC_BASE_URL, then the manifest's server.base_url; with --plan, none: name the plan's server, it must match",
   none: "$PCSYNC_BASE_URL",
 };
 
@@ -103,8 +103,8 @@ export function parsePositiveNumber(value: string, flag: string): number {
 }
 
 /**
- * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url,
- * or a saved plan's server) for the commands that have one.
+ * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
+ * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
  */
 export function resolveBaseUrl(
   flags: ConnectionFlags,

@@ -12,6 +12,7 @@ import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
+import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
 import { neutraliseJson } from "../server-text.js";
 import { type CliIo, useColour } from "./io.js";
@@ -22,12 +23,15 @@ function forDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
 }
 
-/** `verbose`: each order tie in full (else one warning of at most two lines for them all). */
+/**
+ * `verbose`: each order tie in full (else one warning of at most two lines for them all).
+ * `forced`: the plan is applied with --force, so its guards are shown as overridden.
+ */
 export function printPlan(
   plan: Plan,
   format: OutputFormat,
   io: CliIo,
-  options: { verbose?: boolean } = {},
+  options: { forced?: boolean; verbose?: boolean } = {},
 ): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan"));
@@ -35,6 +39,7 @@ export function printPlan(
   }
   renderPlan(forDisplay(plan, io), format, io.stdout, {
     colour: useColour(io.stdout, io.env),
+    forced: options.forced === true,
     verbose: options.verbose === true,
   });
 }
@@ -133,10 +138,15 @@ export async function savePlan(
  * so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
  * this user may make it so (see appendToFile).
  */
-export async function appendStepSummary(plan: Plan, io: CliIo, title: string): Promise<void> {
+export async function appendStepSummary(
+  plan: Plan,
+  io: CliIo,
+  title: string,
+  display: { forced?: boolean } = {},
+): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-  const markdown = `${renderMarkdown(forDisplay(plan, io), { title })}\n`;
+  const markdown = `${renderMarkdown(forDisplay(plan, io), { title, forced: display.forced === true })}\n`;
   const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
     await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -153,7 +163,8 @@ export async function appendStepSummary(plan: Plan, io: CliIo, title: string): P
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
     const overridden = force && isForceable(guard.rule);
-    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${guard.message}\n`);
+    const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
   }
 }
 

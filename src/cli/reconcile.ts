@@ -122,6 +122,13 @@ async function resolveAllProjects(
   return result.value;
 }
 
+/** --max-delete-percent, or the default: the share of a family a prune may delete. */
+export function maxDeletePercentOf(flags: ScopeFlags): number {
+  return flags.maxDeletePercent === undefined
+    ? PLAN_DEFAULTS.maxDeletePercent
+    : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+}
+
 /**
  * Reads and plans the narrowed manifest as the flags say, showing progress on a terminal; also
  * gives the desired state planned (with `projects: all` resolved from the listing).
@@ -132,10 +139,7 @@ export async function planFromFlags(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
 ): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState }> {
-  const maxDeletePercent =
-    flags.maxDeletePercent === undefined
-      ? PLAN_DEFAULTS.maxDeletePercent
-      : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+  const maxDeletePercent = maxDeletePercentOf(flags);
   const safety = safetyPlanOptions(flags);
   const progress = createProgress(io);
   const { unresolved, ...named } = desired;

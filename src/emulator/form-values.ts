@@ -5,6 +5,7 @@
 // the message the serializer gives.
 
 import type { WritableField } from "../families.js";
+import { PYTHON_WHITE_SPACE } from "../service-text.js";
 import { FIELD_RULES, type FieldRule, REQUIRED_FIELDS } from "./field-rules.js";
 import type { FormBody, FormValue } from "./form-body.js";
 import { validationError } from "./http-error.js";
@@ -33,13 +34,19 @@ function digitValue(char: string): number {
   return (code - zero) % 10;
 }
 
+const PYTHON_ZERO_FRACTION = new RegExp(`\\.0*[${PYTHON_WHITE_SPACE}]*$`);
+const PYTHON_INT_TEXT = new RegExp(
+  `^[${PYTHON_WHITE_SPACE}]*([+-]?)(\\p{Nd}+(?:_\\p{Nd}+)*)[${PYTHON_WHITE_SPACE}]*$`,
+  "u",
+);
+
 /**
  * Python's int() of a string: surrounding whitespace, a sign, decimal digits of any script with
  * single underscores between them. Beyond the safe integers, only the sign matters (no id or
  * 32-bit column is that large), so the result is clamped there.
  */
 export function parsePythonInt(text: string): number | undefined {
-  const match = /^\s*([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)\s*$/u.exec(text);
+  const match = PYTHON_INT_TEXT.exec(text);
   if (!match) return undefined;
   const digits = Array.from((match[2] ?? "").replaceAll("_", ""), (char) => String(digitValue(char))).join(
     "",
@@ -65,7 +72,7 @@ function convertText(field: WritableField, rule: FieldRule, text: string): unkno
       if (text.length > MAX_INTEGER_TEXT)
         throw validationError("max_string_length", "String value too large.", field);
       // IntegerField drops a fraction of zeros first: "7.0" and "7." are 7.
-      return parsePythonInt(text.replace(/\.0*\s*$/, "")) ?? text;
+      return parsePythonInt(text.replace(PYTHON_ZERO_FRACTION, "")) ?? text;
   }
 }
 

@@ -20,6 +20,8 @@ export interface ProfileBehaviour {
   /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
   readonly refusesScopedKeysOnActions: boolean;
   readonly pluginWritableOnUpdate: boolean;
+  /** Whether name and description are stored trimmed (service-text.ts), as DRF's CharField does. */
+  readonly trimsText: boolean;
   /** Whether a null or "" name/description is replaced by the plugin's own on output. */
   readonly fallsBackToPluginText: boolean;
   /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
@@ -39,6 +41,7 @@ export const PROFILES = {
     rearrangeKeyedBy: "config",
     refusesScopedKeysOnActions: false,
     pluginWritableOnUpdate: true,
+    trimsText: false,
     fallsBackToPluginText: false,
     pluginInfoInCollections: true,
     jobResponse: "record",
@@ -53,6 +56,7 @@ export const PROFILES = {
     rearrangeKeyedBy: "plugin",
     refusesScopedKeysOnActions: true,
     pluginWritableOnUpdate: false,
+    trimsText: true,
     fallsBackToPluginText: true,
     pluginInfoInCollections: false,
     jobResponse: "empty",

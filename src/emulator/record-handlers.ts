@@ -36,6 +36,7 @@ export const createRecord: Handler = (context) => {
     partial: false,
     ignored: [],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
+    trimText: context.profile.trimsText,
   });
   const { plugin, order } = input;
   // validateRecordInput has checked both are present; this narrows their types.
@@ -53,6 +54,7 @@ export const updateRecord: Handler = (context) => {
     partial: true,
     ignored: context.profile.pluginWritableOnUpdate ? [] : ["plugin"],
     pluginExists: (id) => context.store.plugin(id) !== undefined,
+    trimText: context.profile.trimsText,
   });
   context.store.updateRecord(record, changes);
   return json(200, renderFor(context, record));

@@ -4,6 +4,7 @@
 // is first converted as the serializer converts it (form-values.ts).
 
 import type { WritableField } from "../families.js";
+import { trimAsService } from "../service-text.js";
 import type { PluginConfigInput } from "../wire-types.js";
 import { FIELD_ORDER, FIELD_RULES, INT_MAX, INT_MIN, REQUIRED_FIELDS } from "./field-rules.js";
 import { FormBody, UploadedFile } from "./form-body.js";
@@ -98,7 +99,8 @@ function fieldReader(rawBody: unknown, partial: boolean): (field: WritableField)
  * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody.
  * A create (`partial` false) must send the required fields; an update sends any. `ignored` fields
  * are dropped unchecked (the posthog-2024 profile ignores `plugin` on update). `pluginExists`
- * turns an unknown plugin id into the serializer's does_not_exist error.
+ * turns an unknown plugin id into the serializer's does_not_exist error. `trimText` (posthog-2024)
+ * strips text fields as DRF's `CharField(trim_whitespace=True)` does, before the length check.
  */
 export function validateRecordInput(
   rawBody: unknown,
@@ -106,6 +108,7 @@ export function validateRecordInput(
     partial: boolean;
     ignored: readonly WritableField[];
     pluginExists: (id: number) => boolean;
+    trimText: boolean;
   },
 ): RecordInput {
   const read = fieldReader(rawBody, options.partial);
@@ -117,7 +120,10 @@ export function validateRecordInput(
       if (!options.partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
       continue;
     }
-    const { value } = sent;
+    const value =
+      options.trimText && FIELD_RULES[field].kind === "string" && typeof sent.value === "string"
+        ? trimAsService(sent.value)
+        : sent.value;
     checkField(field, value);
     if (field === "plugin" && typeof value === "number" && !options.pluginExists(value)) {
       throw validationError("does_not_exist", `Invalid pk "${sent.sent}" - object does not exist.`, "plugin");

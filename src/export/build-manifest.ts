@@ -5,6 +5,7 @@ import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults, shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
+import { trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 interface FamilyList {
@@ -94,6 +95,22 @@ function selectExportable(
       selected.push({ record, name, pin: true });
       continue;
     }
+    const trimmed = trimAsService(record.name);
+    if (trimmed !== record.name) {
+      // The manifest refuses such a name (manifest/text-checks.ts): export the name the service
+      // would store, pinned, so that planning it renames the record instead of copying it.
+      const quoted = `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
+      if (trimmed === "" || used.has(trimmed)) {
+        warnings.push(
+          `${quoted}, and ${trimmed === "" ? "nothing is left" : `"${trimmed}" is taken`}: left out; rename it and export again`,
+        );
+        continue;
+      }
+      used.add(trimmed);
+      warnings.push(`${quoted}; exported as "${trimmed}" pinned by id (planning it will set that name)`);
+      selected.push({ record, name: trimmed, pin: true });
+      continue;
+    }
     const ids = idsByName.get(record.name) ?? [];
     if (ids.length === 1) {
       selected.push({ record, name: record.name, pin: false });
@@ -138,7 +155,7 @@ export function buildManifest(input: ExportInput): ExportResult {
         ...(pin ? { id: record.id } : {}),
         plugin: record.plugin,
         enabled: record.enabled,
-        description: exportedDescription(record),
+        description: exportedDescription(record, family, warnings),
         match_action: record.match_action ?? null,
         ...(positional ? {} : { order: record.order }),
       }),
@@ -159,9 +176,19 @@ export function buildManifest(input: ExportInput): ExportResult {
  * description where the record has none: that is a null description (compare-fields.ts reads it
  * back so), not a text anybody set.
  */
-function exportedDescription(record: PluginConfigRecord): string | null {
+function exportedDescription(
+  record: PluginConfigRecord,
+  family: FamilyName,
+  warnings: string[],
+): string | null {
   const description = shownValue("description", record);
-  return typeof description !== "string" || description === pluginDefaults(record).description
-    ? null
-    : description;
+  if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
+  // The manifest refuses what the service would trim (manifest/text-checks.ts): written trimmed.
+  const trimmed = trimAsService(description);
+  if (trimmed !== description) {
+    warnings.push(
+      `record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`,
+    );
+  }
+  return trimmed;
 }

@@ -1,6 +1,7 @@
 // Finds and reads the manifest files the user named (files, or directories of *.yaml/*.yml) and the
 // var files, refusing what is not one before parsing it: huge files, devices, binary data, non-UTF-8.
 
+import type { Stats } from "node:fs";
 import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
@@ -55,12 +56,14 @@ export async function readManifestSources(
   for (const path of given) {
     const absolute = resolve(cwd, path);
     const display = displayPath(path, cwd);
-    const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined) {
+    const info = await statPath(absolute);
+    if (typeof info === "string") {
       const hint = usingDefault
         ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH"
         : "; check the path given to -f";
-      errors.push(makeError(display, WHOLE_FILE, `no such file or directory${hint}`));
+      errors.push(
+        makeError(display, WHOLE_FILE, describeStatFailure(info, `no such file or directory${hint}`)),
+      );
       continue;
     }
     if (info.isDirectory()) {
@@ -120,8 +123,9 @@ export async function readManifestSources(
 }
 
 async function readManifestFile(absolute: string, limits: ReadLimits): Promise<string | { problem: string }> {
-  const info = await stat(absolute).catch(() => undefined);
-  if (info === undefined) return { problem: "no such file (a broken link?)" };
+  const info = await statPath(absolute);
+  if (typeof info === "string")
+    return { problem: describeStatFailure(info, "no such file (a broken link?)") };
   // A device or pipe could be endless: only regular files are read.
   if (!info.isFile())
     return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
@@ -132,6 +136,32 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   if (bytes.length > limits.maxFileBytes)
     return { problem: describeOversize(bytes.length, limits.maxFileBytes) };
   return decodeManifestText(bytes);
+}
+
+/** The file's status, or the error code that kept it from being read (ELOOP, ENOENT, ...). */
+async function statPath(absolute: string): Promise<Stats | string> {
+  try {
+    return await stat(absolute);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? "UNKNOWN";
+  }
+}
+
+/** Why a path could not be read, in words; `missing` for a path that does not exist. */
+function describeStatFailure(code: string, missing: string): string {
+  switch (code) {
+    case "ELOOP":
+      return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied; check the permissions of the file and of the directories above it";
+    case "ENOTDIR":
+      return "a part of the path is a file, not a directory; check the path";
+    case "ENAMETOOLONG":
+      return "the path is too long";
+    default:
+      return missing;
+  }
 }
 
 function describeOversize(size: number, limit: number): string {
@@ -149,9 +179,15 @@ export async function readVarFiles(
   for (const path of paths) {
     const display = displayPath(path, cwd);
     const absolute = resolve(cwd, path);
-    const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined) {
-      errors.push(makeError(display, WHOLE_FILE, "no such file; check the path given to --var-file"));
+    const info = await statPath(absolute);
+    if (typeof info === "string") {
+      errors.push(
+        makeError(
+          display,
+          WHOLE_FILE,
+          describeStatFailure(info, "no such file; check the path given to --var-file"),
+        ),
+      );
       continue;
     }
     if (info.isDirectory()) {

@@ -5,6 +5,7 @@
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
+import { checkServiceText } from "./text-checks.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
@@ -56,6 +57,7 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
     facts.owner = { value: root.owner, position: valuePosition(locations, ["owner"]) };
   }
 
+  checkServiceText(root, locations, errors);
   checkTemplates(asRecord(root.templates), locations, errors, warnings);
   if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
 

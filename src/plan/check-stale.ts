@@ -3,6 +3,7 @@
 // must be as it was when the plan was made.
 
 import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
+import { lookAlikeKey } from "../service-text.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
 
@@ -31,8 +32,8 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
       return;
     }
     const expected = plan.fingerprints[recordKey(project, family, id)];
-    if (expected !== undefined && fingerprintRecord(record) !== expected)
-      reasons.push(`${label} was changed`);
+    if (expected === undefined) reasons.push(`${label} has no fingerprint in the plan to check it against`);
+    else if (fingerprintRecord(record) !== expected) reasons.push(`${label} was changed`);
   };
 
   const membershipChecked = new Set<string>();
@@ -53,7 +54,9 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
   for (const change of plan.changes) {
     if (change.action === "create") {
       const records = listOf(change.project, change.family) ?? [];
-      const existing = records.find((record) => record.name === change.name);
+      // Also a look-alike (service-text.ts): on a trimming service it may be the very record.
+      const key = change.name === null ? null : lookAlikeKey(change.name);
+      const existing = records.find((record) => record.name !== null && lookAlikeKey(record.name) === key);
       if (existing) {
         reasons.push(
           `a record named "${change.name}" (id ${existing.id}) now exists in project ${change.project} ${change.family}; the plan would create a second one`,

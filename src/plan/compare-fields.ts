@@ -5,6 +5,7 @@
 import type { WritableField } from "../families.js";
 import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
 import { stripMark } from "../owner-mark.js";
+import { isTrimmedField, showsText, trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
@@ -30,8 +31,10 @@ export function pluginDefaults(record: PluginConfigRecord): { name?: string; des
 }
 
 /**
- * Whether the record shows `written` in `field`. A name or description written as null or "" may
- * come back as the plugin's own (posthog-2024): that is the empty value written.
+ * Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
+ * service (posthog-2024) stores it (service-text.ts). A name or description written as null, or as
+ * text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
+ * empty value written.
  */
 /** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
 export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
@@ -41,7 +44,9 @@ export function shownValue(field: WritableField, record: PluginConfigRecord): Fi
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
   const shown = shownValue(field, record);
   if (shown === written) return true;
-  if ((written === null || written === "") && (field === "name" || field === "description")) {
+  if (!isTrimmedField(field)) return false;
+  if (typeof written === "string" && showsText(written, shown)) return true;
+  if (written === null || (typeof written === "string" && trimAsService(written) === "")) {
     return shown === pluginDefaults(record)[field];
   }
   return false;

@@ -7,6 +7,7 @@ import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js"
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
+import { describeLookAlike, lookAlikeKey } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields, isIgnored, managedFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
@@ -34,7 +35,6 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
-  PlanSummary,
   PlanTargets,
 } from "./types.js";
 
@@ -243,7 +243,7 @@ function claimRecords(
     claims.set(value.record.id, value);
     byConfig.set(value.config, value);
   };
-  const report = (family: FamilyName, config: DesiredConfig, message: string) =>
+  const reportIn = (family: FamilyName, config: DesiredConfig, message: string) =>
     errors.push({ project: input.project, family, message, source: formatSource(config.source) });
   const describeClaim = (claim: Claim) =>
     `${formatSource(claim.config.source)} (${claim.family}, ${claim.config.id !== undefined ? `id: ${claim.config.id}` : `name "${claim.config.fields.name}"`})`;
@@ -268,7 +268,7 @@ function claimRecords(
       // A record to delete that is gone already is what `deleted: true` asks for.
       if (!record && config.fields.deleted === true) continue;
       if (!record) {
-        report(
+        reportIn(
           family,
           config,
           `id ${config.id} ("${config.fields.name}") is not in ${where}: it does not exist, is deleted, or belongs to the other family. Remove "id:" to create a new record, or fix the id.`,
@@ -277,7 +277,7 @@ function claimRecords(
       }
       const previous = claims.get(record.id);
       if (previous) {
-        report(
+        reportIn(
           family,
           config,
           `record ${record.id} is claimed twice: by ${describeClaim(previous)} and by this config. Keep one of them.`,
@@ -287,6 +287,7 @@ function claimRecords(
       claim({ family, config, record });
     }
 
+    const unmatched: DesiredConfig[] = [];
     for (const config of desiredFamily.configs) {
       if (config.id !== undefined) continue;
       const named = byName.get(config.fields.name) ?? [];
@@ -295,7 +296,7 @@ function claimRecords(
         named.filter((record) => !claims.has(record.id)),
       );
       if (free.length > 1) {
-        report(
+        reportIn(
           family,
           config,
           `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`,
@@ -309,15 +310,75 @@ function claimRecords(
       }
       const taken = named.map((candidate) => claims.get(candidate.id)).find((claim) => claim !== undefined);
       if (taken && taken.config !== config) {
-        report(
+        reportIn(
           family,
           config,
           `record ${taken.record.id} ("${config.fields.name}") is claimed twice: by ${describeClaim(taken)} and by this config's name. Rename one of them, or pin this one with "id:" to another record.`,
         );
+        continue;
       }
+      if (!taken) unmatched.push(config);
+    }
+    const report = (config: DesiredConfig, message: string) => reportIn(family, config, message);
+    for (const [config, record] of claimLookAlikes(unmatched, records, claims, report, where)) {
+      claim({ family, config, record });
     }
   }
   return { byRecord: claims, byConfig };
+}
+
+/**
+ * Configs no record name matched exactly may still name a record whose name only looks the same:
+ * it differs in white space at its ends or in Unicode normalisation (NFC "café", NFD "café").
+ * Such a record is adopted (the update renames it, keeping its plugin config and secrets) rather
+ * than deleted and copied; two or more candidates are an error asking for `id:`.
+ */
+function claimLookAlikes(
+  configs: readonly DesiredConfig[],
+  records: readonly PluginConfigRecord[],
+  claims: ReadonlyMap<number, Claim>,
+  report: (config: DesiredConfig, message: string) => void,
+  where: string,
+): Map<DesiredConfig, PluginConfigRecord> {
+  const adopted = new Map<DesiredConfig, PluginConfigRecord>();
+  if (configs.length === 0) return adopted;
+  const byKey = new Map<string, PluginConfigRecord[]>();
+  for (const record of records) {
+    if (record.name === null || claims.has(record.id)) continue;
+    const key = lookAlikeKey(record.name);
+    const group = byKey.get(key);
+    if (group) group.push(record);
+    else byKey.set(key, [record]);
+  }
+  const wanted = new Map<string, DesiredConfig[]>();
+  for (const config of configs) {
+    const key = lookAlikeKey(config.fields.name);
+    const group = wanted.get(key);
+    if (group) group.push(config);
+    else wanted.set(key, [config]);
+  }
+  for (const [key, candidates] of byKey) {
+    const takers = wanted.get(key);
+    const config = takers?.[0];
+    if (!config || takers.length > 1) continue;
+    const record = candidates[0];
+    if (candidates.length === 1 && record) {
+      adopted.set(config, record);
+      continue;
+    }
+    const listed = candidates.map((candidate) => `${candidate.id} ${JSON.stringify(candidate.name)}`);
+    report(
+      config,
+      `no record in ${where} is named "${config.fields.name}", but ${candidates.length} look like it (ids and names: ${listed.join(", ")}; they differ in white space or Unicode normalisation): pin the one to manage with "id:" (e.g. id: ${record?.id}).`,
+    );
+  }
+  return adopted;
+}
+
+/** A rename between names a reader cannot tell apart says how they differ. */
+function lookAlikeNote(from: string | null, to: string): Pick<PlannedChange, "lookAlike"> {
+  if (from === null || from === to || lookAlikeKey(from) !== lookAlikeKey(to)) return {};
+  return { lookAlike: describeLookAlike(from, to) };
 }
 
 function ownerSettings(options: PlanOptions): OwnerSettings | undefined {
@@ -411,6 +472,7 @@ function planFamily(
         name,
         id: record.id,
         fields,
+        ...lookAlikeNote(record.name, config.fields.name),
         source,
         ...via,
         ...(mark === undefined ? {} : { mark }),

@@ -23,6 +23,11 @@ export interface PlannedChange {
   id: number | null;
   /** Create: every field sent (from undefined). Update: only the fields that differ. Delete: empty. */
   fields: FieldChanges;
+  /**
+   * An update that renames a record to a name that looks the same (service-text.ts): how the two
+   * differ, so that the plan does not show an invisible change.
+   */
+  lookAlike?: "white space" | "Unicode normalisation";
   /** `file:line` of the manifest config; for a prune delete, of the family block. */
   source: string;
   /** For a config from a template or project set: `file:line` where it was applied to this project. */

@@ -49,6 +49,10 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
       out.write(
         `${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
       );
+    if (outcome.status === "done" && outcome.copiesRemoved !== undefined)
+      out.write(
+        `${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
+      );
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
@@ -56,7 +60,10 @@ export function renderApplyReport(report: ApplyReport, out: Writable, options: {
   const moved = report.outcomes
     .filter((outcome) => outcome.action === "reorder" && outcome.status === "done")
     .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
-  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered`;
+  // Copies deleted by the check after creates are not deletes of the plan, but they are writes.
+  const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
+  const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+  const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
   const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
   const notStarted = notStartedOutcomes.length;
   if (notStarted > 0) {

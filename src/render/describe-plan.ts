@@ -153,10 +153,12 @@ export function describePartial(plan: Plan): string | undefined {
 }
 
 /** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
-export function describeGuardOverride(plan: Plan): string {
+export function describeGuardOverride(plan: Plan, forced = false): string {
   const guarded = plan.guards.some((guard) => guard.rule === "protected");
   const forceable = plan.guards.some((guard) => guard.rule !== "protected");
-  if (!guarded) return "apply will refuse this plan unless --force.";
+  if (!guarded) return forced ? "overridden by --force." : "apply will refuse this plan unless --force.";
+  if (forced)
+    return "apply will refuse this plan unless --allow-destroy names each protected record (--force does not lift protection).";
   return forceable
     ? "apply will refuse this plan: --allow-destroy NAME lifts protection, --force the other guards."
     : "apply will refuse this plan unless --allow-destroy names each protected record.";
@@ -165,9 +167,14 @@ export function describeGuardOverride(plan: Plan): string {
 function describeChange(change: PlannedChange, options: ValueOptions): PlanItem {
   const name = formatName(change.name, options);
   const id = change.id === null ? "" : ` (id ${change.id})`;
+  // Two names a reader cannot tell apart: say what the rename changes.
+  const lookAlike =
+    change.lookAlike === undefined
+      ? ""
+      : `, renamed from a look-alike name (they differ only in ${change.lookAlike === "white space" ? "white space at the ends" : "Unicode normalisation, NFC against NFD"})`;
   return {
     kind: change.action,
-    head: `${describeAction(change)} ${name}${id}`,
+    head: `${describeAction(change)} ${name}${id}${lookAlike}`,
     // A templated config: the template's line, then where it was applied to this project.
     source: escapeControl(change.via === undefined ? change.source : `${change.source} via ${change.via}`),
     fields: describeFields(change, options),

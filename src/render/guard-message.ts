@@ -16,3 +16,12 @@ const OVERRIDES = {
 export function describeGuard(finding: GuardFinding): string {
   return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
 }
+
+/**
+ * A guard's message for a run that overrides it (--force): what was found, without the advice to
+ * use the flag just given. A saved plan's guards are computed again at apply, in these words.
+ */
+export function describeOverriddenGuard(guard: { rule: GuardRule; message: string }): string {
+  const advice = ` ${OVERRIDES[guard.rule]}`;
+  return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
+}

@@ -17,6 +17,8 @@ export interface RenderOptions {
   colour: boolean;
   /** Markdown heading. */
   title?: string;
+  /** The plan is applied with --force: its guards are shown as overridden, not as refusals. */
+  forced?: boolean;
   /** Text: each order tie in full, not one short warning for them all. */
   verbose?: boolean;
 }
@@ -24,13 +26,22 @@ export interface RenderOptions {
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {
     case "text":
-      renderText(plan, out, { colour: options.colour, verbose: options.verbose === true });
+      renderText(plan, out, {
+        colour: options.colour,
+        forced: options.forced === true,
+        verbose: options.verbose === true,
+      });
       return;
     case "json":
       out.write(renderJson(plan));
       return;
     case "markdown":
-      out.write(renderMarkdown(plan, options.title === undefined ? {} : { title: options.title }));
+      out.write(
+        renderMarkdown(plan, {
+          ...(options.title === undefined ? {} : { title: options.title }),
+          forced: options.forced === true,
+        }),
+      );
       return;
   }
 }

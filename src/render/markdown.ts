@@ -21,6 +21,8 @@ import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from 
 export interface MarkdownOptions {
   /** Heading of the comment (default "pcsync plan"). */
   title?: string;
+  /** The plan is applied with --force: its guards are overridden, not refusals to come. */
+  forced?: boolean;
   /** The result is always shorter than this (default 60,000, under GitHub's 65,536 comment limit). */
   maxChars?: number;
 }
@@ -58,7 +60,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const top = [PLAN_COMMENT_MARKER, title, summary];
   const partial = describePartial(plan);
   if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
-  const guards = renderGuards(plan, Math.floor(maxChars / 10));
+  const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
   if (ties) top.push(ties);
@@ -99,8 +101,8 @@ function escapeCodeLine(line: string): string {
   return cut.replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
 
-function renderGuards(plan: Plan, budget: number): string | undefined {
-  const heading = `Safety guards: ${describeGuardOverride(plan)}`;
+function renderGuards(plan: Plan, budget: number, forced: boolean): string | undefined {
+  const heading = `Safety guards: ${describeGuardOverride(plan, forced)}`;
   return renderWarning(
     heading,
     plan.guards.map((guard) => guard.message),

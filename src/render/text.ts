@@ -24,6 +24,8 @@ import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
 export interface TextOptions {
   /** Emit ANSI colours (decide with `useColour` of the CLI). */
   colour: boolean;
+  /** The plan is applied with --force: its guards are overridden, not refusals to come. */
+  forced?: boolean;
   /** Each order tie in full under its family; else one warning of at most two lines for them all. */
   verbose?: boolean;
 }
@@ -61,7 +63,9 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   if (partial) out.write(`${paint("yellow", partial)}\n`);
   if (plan.guards.length > 0) {
     const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
-    out.write(`${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan)}`)}\n`);
+    out.write(
+      `${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`,
+    );
   }
   const ties = describeTieCount(plan);
   if (ties && options.verbose)

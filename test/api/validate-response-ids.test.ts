@@ -154,7 +154,16 @@ describe("ids that are not safe positive integers are refused", () => {
   it.each([
     ["9007199254740993", /^results\[0\]\.id: is larger than/],
     ["0", /^results\[0\]\.id: must be a positive integer id, not 0$/],
-    ['" "', /^results\[0\]\.id: must match pattern/],
+    ['" "', /^results\[0\]\.id: " " is not a plain project id/],
+    [
+      '"../2"',
+      /^results\[0\]\.id: "\.\.\/2" is not a plain project id \(a positive integer\); no request is made/,
+    ],
+    ['"2/plugin_configs"', /^results\[0\]\.id: "2\/plugin_configs" is not a plain project id/],
+    ['"02"', /^results\[0\]\.id: "02" is not a plain project id/],
+    ['"%2e%2e"', /^results\[0\]\.id: "%2e%2e" is not a plain project id/],
+    ['"\u0662"', /^results\[0\]\.id: "٢" is not a plain project id/],
+    ['"12345678901234567"', /^results\[0\]\.id: "12345678901234567" is not a plain project id/],
   ])("a project id of %s", async (idText, problem) => {
     bodies.set(
       "GET /api/projects/",

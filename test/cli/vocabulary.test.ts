@@ -211,7 +211,7 @@ describe("where the base URL comes from", () => {
     }
     const words = async (command: string) => (await run([command, "--help"])).stdout.replace(/\s+/g, " ");
     expect(await words("plan")).toContain("(default: $PCSYNC_BASE_URL, then the manifest's server.base_url)");
-    expect(await words("apply")).toContain("with --plan, the server the plan was made against)");
+    expect(await words("apply")).toContain("with --plan, none: name the plan's server, it must match)");
   });
 
   it("says what to set when none is given, naming the manifest only where it is read", async () => {

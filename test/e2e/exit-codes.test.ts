@@ -291,6 +291,8 @@ describe.concurrent("safety guards (exit 3)", () => {
     const result = await server.run(["apply", "--auto-approve", "-f", await keep(0), "--force"]); // deletes 7 of 10
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("--force overrides");
+    // Nothing printed tells a user who gave --force to give it, or that apply will refuse.
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/use --force|apply will refuse/i);
     expect((await server.list(1, PC)).map((record) => record.name)).toEqual([
       "GeoIP",
       "Property Filter",

@@ -161,6 +161,28 @@ describe.concurrent("export project selection", () => {
     );
   });
 
+  it("a stored name the service would trim is exported trimmed and pinned by id; one apply renames it", async ({
+    onTestFinished,
+  }) => {
+    const data = fleetData();
+    data.records.push(
+      storedRecord({ id: 950, project: 4, family: PC, plugin: 7, order: 40, name: " padded\t" }),
+    );
+    const server = await openServer(onTestFinished, "seed", { data });
+    const target = join(dir, "padded.yaml");
+    const exported = await server.run(["export", "--project", "4", "-o", target]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain(
+      'warning: record 950 in plugin_configs is named " padded\\t", with white space at its ends',
+    );
+    expect(await readFile(target, "utf8")).toMatch(/- name: padded\n\s+id: 950\n/);
+    const plan = await server.run(["plan", "-f", target, "--detailed-exitcode"]);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('name: " padded\\t" → "padded"');
+    expect((await server.run(["apply", "--auto-approve", "-f", target])).code).toBe(0);
+    expect((await server.run(["plan", "-f", target, "--detailed-exitcode"])).code).toBe(0);
+  });
+
   it("--templates never updates an existing file (exit 1, file unchanged)", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed", { data: fleetData() });
     const target = await write("kept.yaml", "version: 1\nprojects: {}\n");

@@ -7,6 +7,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
+import { fingerprintRecord, recordKey } from "../../src/plan/fingerprint.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { PC } from "../support/families.js";
 import { startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
@@ -109,6 +111,12 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("safety controls on %s", (p
       source: "pcsync.yaml:11",
     });
     plan.summary.delete = 1;
+    // Forged consistently (its fingerprint added, the record no longer listed as left alone), so
+    // that the plan's own checks pass and protection is what refuses it.
+    if (keep) plan.fingerprints[recordKey("3", PC, keep.id)] = fingerprintRecord(keep as PluginConfigRecord);
+    for (const family of plan.families) {
+      family.unmanaged = family.unmanaged.filter((record: { id: number }) => record.id !== keep?.id);
+    }
     await writeFile(join(work.path, "edited.json"), JSON.stringify(plan));
     const result = await run("apply", "--plan", "edited.json", "--force");
     expect(result.code).toBe(3);

@@ -191,7 +191,7 @@ describe.concurrent("saved plans", () => {
     expect(await server.list(2, PC)).toEqual([]);
   });
 
-  it("apply --plan goes to the plan's server when no --base-url or PCSYNC_BASE_URL is given", async ({
+  it("apply --plan never sends the key to the plan's server: without --base-url or PCSYNC_BASE_URL it asks for one", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
@@ -205,7 +205,14 @@ describe.concurrent("saved plans", () => {
     const path = join(dir, "with-server.json");
     const noUrl = { PCSYNC_BASE_URL: undefined };
     expect((await server.run(["plan", "-f", withServer, "--out", path], { env: noUrl })).code).toBe(0);
-    const applied = await server.run(["apply", "--plan", path], { env: noUrl });
+    server.emulator.resetRequestLog();
+    const refused = await server.run(["apply", "--plan", path], { env: noUrl });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`name the server it was made against (${server.emulator.url})`);
+    expect(server.emulator.requestLog).toEqual([]);
+    const applied = await server.run(["apply", "--plan", path, "--base-url", server.emulator.url], {
+      env: noUrl,
+    });
     expect(withoutOutcomeLines(applied.stderr)).toBe("");
     expect(applied.code).toBe(0);
     expect((await server.run(["plan", "-f", withServer, "--detailed-exitcode"], { env: noUrl })).code).toBe(

@@ -228,7 +228,7 @@ describe("factorTemplates", () => {
 
 describe("renderTemplatedManifest", () => {
   it("quotes what YAML would misread and escapes ${, in templates and own configs", () => {
-    const awkward = ["yes", "1", "#hash", "a: b", "Cost ${MONTH}", " padded ", "null", "- dash"];
+    const awkward = ["yes", "1", "#hash", "a: b", "Cost ${MONTH}", "~", "null", "- dash"];
     const shared = awkward.map((name, index) =>
       record(name, index + 1, index + 1, { description: "${X} $${Y}" }),
     );

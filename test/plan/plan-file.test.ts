@@ -147,6 +147,7 @@ const KEYS = {
     name: "required",
     id: "required",
     fields: "required",
+    lookAlike: "optional",
     source: "required",
     via: "optional",
     mark: "optional",

@@ -2,12 +2,14 @@
 // case against the emulator: who keeps which copy, what is never taken for a copy, and a failed
 // check is reported rather than passed over.
 
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient, createConfig } from "../../src/api/index.js";
 import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
 import type { ApplyOutcome } from "../../src/apply/types.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import type { PlannedChange } from "../../src/plan/types.js";
+import { renderApplyReport } from "../../src/render/apply-report.js";
 import { KEY, reliabilityData } from "../support/scenario.js";
 
 let emulator: RunningEmulator | undefined;
@@ -85,9 +87,32 @@ describe("after its creates, a run", () => {
       changes: [change],
       outcomes: [doneOutcome(change, ours.id)],
     });
-    expect(outcome).toMatchObject({ status: "done", id: theirs.id });
+    expect(outcome).toMatchObject({ status: "done", id: theirs.id, copiesRemoved: [ours.id] });
     expect(outcome?.message).toContain(
       `this run's copy (id ${ours.id}) was deleted and the survivor's order set`,
+    );
+    // The summary says so: a copy deleted is a write the plan did not show.
+    const printed = new PassThrough();
+    let text = "";
+    printed.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    renderApplyReport(
+      {
+        outcomes: outcome ? [outcome] : [],
+        done: 1,
+        failed: 0,
+        skipped: 0,
+        unknown: 0,
+        unchecked: 0,
+        interrupted: false,
+      },
+      printed,
+      { colour: false },
+    );
+    expect(text).toContain(`! duplicates removed: create "Twin" (id ${theirs.id})`);
+    expect(text).toContain(
+      "Apply complete: 1 created, 0 updated, 0 deleted, 0 reordered, 1 duplicate copy removed.",
     );
     const records = emulator.snapshot().records;
     expect(records.find((record) => record.id === ours.id)?.deleted).toBe(true);

@@ -167,7 +167,7 @@ describe("hostile names", () => {
 
   it("that are odd but legal (slashes, dots, percent signs, unicode) round-trip through apply, plan and export", async () => {
     const { emulator, directory, run } = await setUp();
-    const names = ["a/../b", "%2F..%2F", "Géo 🌍 ünïcödé", "名前", "?x=1&y=#z", "  spaced  "];
+    const names = ["a/../b", "%2F..%2F", "Géo 🌍 ünïcödé", "名前", "?x=1&y=#z", "in  side"];
     const manifest = await writeManifest(
       directory,
       `version: 1\nprojects:\n  "3":\n    plugin_configs:\n      prune: true\n      configs:\n${names

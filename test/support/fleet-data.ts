@@ -1,11 +1,12 @@
 // Emulator data for the export of a fleet: projects sharing configs, with names that need YAML
-// quoting or hold `${`, in both families.
+// quoting or hold `${`, in both families. No name has white space at its ends: the real service
+// trims those, so they cannot be stored (test/reliability/trimmed-text.test.ts covers them).
 
 import type { EmulatorData } from "../../src/emulator/index.js";
 import { dataWith } from "./emulator-data.js";
 import { FE, PC } from "./families.js";
 
-const AWKWARD = ["yes", "Cost ${MONTH}", "a: b", "#1", " padded", "$${literal}"];
+const AWKWARD = ["yes", "Cost ${MONTH}", "a: b", "#1", "- dash", "$${literal}"];
 
 /** The example projects 1-3, and a fleet 4-6 sharing configs in both families, awkward names too. */
 export function fleetData(): EmulatorData {

@@ -18,8 +18,7 @@ import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
-import { describeGuard } from "../../render/guard-message.js";
-import { createApplyProgress } from "../apply-progress.js";
+import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   APPLY_CANCELLED,
@@ -55,7 +54,13 @@ import {
   warnGuards,
 } from "../output.js";
 import { createProgress } from "../progress.js";
-import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
+import {
+  addScopeOptions,
+  maxDeletePercentOf,
+  narrowDesiredState,
+  planFromFlags,
+  type ScopeFlags,
+} from "../reconcile.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];
@@ -124,6 +129,13 @@ async function confirmPlan(
   return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
 
+function withOverriddenGuards(plan: Plan): Plan {
+  return {
+    ...plan,
+    guards: plan.guards.map((guard) => ({ ...guard, message: describeOverriddenGuard(guard) })),
+  };
+}
+
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
 // ignore them, so that a user who thinks they narrowed the apply would apply everything.
 const PLAN_SHAPING_OPTIONS = [
@@ -133,7 +145,6 @@ const PLAN_SHAPING_OPTIONS = [
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
-  ["maxDeletePercent", "--max-delete-percent"],
   ["maxUpdatePercent", "--max-update-percent"],
   ["target", "--target"],
   ["exclude", "--exclude"],
@@ -217,11 +228,14 @@ Examples:
     }
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
-    // A saved plan names its server: with no --base-url or PCSYNC_BASE_URL, that is where it goes
-    // (the manifest's server.base_url that the plan was made with is not at hand here).
+    // A saved plan's server is only checked, never used: the API key goes to a server the user
+    // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.
     const client = await createClientFromFlags(flags, io, {
       fallback: saved
-        ? { baseUrl: saved.server, orElse: "make the plan again (this one names no server)" }
+        ? {
+            baseUrl: undefined,
+            orElse: `to apply this plan, name the server it was made against (${saved.server ?? "it names none"}); the API key is never sent to a server read from a plan file`,
+          }
         : { baseUrl: desired?.baseUrl, orElse: "set server.base_url in the manifest" },
       signal: interrupts.signal,
     });
@@ -248,12 +262,13 @@ Examples:
           `Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`,
         );
       }
-      const { plan, current } = await (resumed
+      const { plan: planned, current } = await (resumed
         ? Promise.resolve(resumed)
         : saved !== undefined && flags.plan !== undefined
-          ? checkSavedPlan(saved, flags.plan, client, rereadOptions(flags, io)).then((checked) =>
-              withProtectionRechecked(checked, flags.allowDestroy ?? []),
-            )
+          ? checkSavedPlan(saved, flags.plan, client, {
+              ...rereadOptions(flags, io),
+              guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
+            }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
           : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch((error: unknown) => {
         // Nothing is written before the plan stands: say so, unless the refusal already does.
@@ -261,7 +276,10 @@ Examples:
           ? new NothingChangedError(error)
           : error;
       });
-      if (format !== "json") printPlan(plan, format, io, { verbose: flags.verbose === true });
+      // With --force, a guard is shown as what it found, not as advice to use --force.
+      const plan = flags.force ? withOverriddenGuards(planned) : planned;
+      if (format !== "json")
+        printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
       else checkPlanPrintableAsJson(plan);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
@@ -295,7 +313,7 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title);
+      await appendStepSummary(plan, io, title, { forced: flags.force === true });
       if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
       if (!isApplyComplete(report)) throw new PartialApplyError(report);
     } finally {

@@ -1,0 +1,65 @@
+// The safety guards of a plan about to be applied, computed again from the state read at apply
+// time: a saved plan's `guards` are what it says of itself, and a file can say anything. Also
+// refuses a delete of a record that the re-read shows to be another family's. Pure.
+
+import { familyKey } from "../families.js";
+import { idsOfOtherFamilies } from "../family-lists.js";
+import { describeGuardFinding, findGuard } from "./safety-guards.js";
+import type { CurrentState, GuardFinding, GuardViolation, Plan } from "./types.js";
+
+export interface GuardOptions {
+  maxDeletePercent: number;
+  describeGuard?: (finding: GuardFinding) => string;
+}
+
+/**
+ * The guards the plan's deletes violate against `current`, and the deletes that are not the
+ * family's to make. `current` holds each pruned family's list and the lists its list also shows.
+ */
+export function recomputeGuards(
+  plan: Plan,
+  current: CurrentState,
+  options: GuardOptions,
+): { guards: GuardViolation[]; reasons: string[] } {
+  const describe = options.describeGuard ?? describeGuardFinding;
+  const guards: GuardViolation[] = [];
+  const reasons: string[] = [];
+  const keys = new Set(
+    plan.changes
+      .filter((change) => change.action === "delete")
+      .map((change) => familyKey(change.project, change.family)),
+  );
+  for (const list of current.families) {
+    if (!keys.has(familyKey(list.project, list.family))) continue;
+    const { project, family } = list;
+    const changes = plan.changes.filter((change) => change.project === project && change.family === family);
+    const projectLists = current.families.filter((other) => other.project === project);
+    const others = idsOfOtherFamilies(family, projectLists);
+    // Records of the family's own (a record another family's list shows is that family's, unless
+    // this plan changes it through this family, as the planner does for a record claimed here).
+    const claimedHere = new Set(changes.flatMap((change) => (change.id === null ? [] : [change.id])));
+    const owned = list.records.filter((record) => !others.has(record.id) || claimedHere.has(record.id));
+    const deletes = changes.filter((change) => change.action === "delete");
+    for (const change of deletes) {
+      if (change.id !== null && others.has(change.id)) {
+        reasons.push(
+          `record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`,
+        );
+      }
+    }
+    const source = plan.families.find((report) => report.project === project && report.family === family);
+    const finding = findGuard(
+      {
+        project,
+        family,
+        owned: owned.length,
+        creates: changes.filter((change) => change.action === "create").length,
+        deletes: deletes.length,
+        source: deletes[0]?.source ?? source?.family ?? family,
+      },
+      options.maxDeletePercent,
+    );
+    if (finding) guards.push({ project, family, rule: finding.rule, message: describe(finding) });
+  }
+  return { guards, reasons };
+}
