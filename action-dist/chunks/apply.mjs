@@ -7,7 +7,7 @@ import { _ as DEFAULT_JOURNAL_DIR, a as ApplyCancelledError, c as askForYes, d a
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { b as refusingGuards, h as showsWritten, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
@@ -188,6 +188,7 @@ const registerApplyCommand = (program, io) => {
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
+	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.

@@ -8,7 +8,7 @@ import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as ou
 import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
-import { n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { i as createClientFromFlags, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
 import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";

@@ -8,12 +8,12 @@ import { r as formatDiagnostic } from "./name-glob.mjs";
 import { i as familyKey } from "./families.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as summarizePlan } from "./progress.mjs";
-import { n as concurrencyOf } from "./connection.mjs";
+import { r as concurrencyOf } from "./connection.mjs";
 import { i as planFromFlags, r as narrowDesiredState } from "./reconcile.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { resolve } from "node:path";
-import { createServer } from "node:http";
 import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
 /** A family's changes counted as the JSON plan's summary counts them. */
 function summarize(changes, reorder) {
 	return summarizePlan(changes, reorder === void 0 ? [] : [reorder]);
