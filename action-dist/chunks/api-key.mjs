@@ -64,6 +64,27 @@ function neutraliseLines(text) {
 function neutraliseJson(json) {
 	return json.replace(UNSAFE_IN_JSON, (character) => Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`).join("")).replace(/##\[/g, "#\\u0023[");
 }
+const UNSAFE_IN_YAML = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]|##\[/u;
+/**
+* Whether server text, as a YAML scalar, must be written double-quoted for neutraliseYaml: it
+* holds a control, format or line-breaking character, or `##[`. (A line break inside a scalar is
+* the only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
+*/
+function needsYamlEscapes(text) {
+	return NEEDS_ESCAPES.test(text);
+}
+/**
+* YAML text in which every scalar that needsYamlEscapes is written double-quoted (with no line
+* folding), with what YAML leaves raw there written as YAML's own escapes (`\u202e`,
+* `\U000e0041`, `#\x23[`): safe to print, and parsed, the same data.
+*/
+function neutraliseYaml(yaml) {
+	return yaml.replace(UNSAFE_IN_YAML, (character) => {
+		const code = character.codePointAt(0) ?? 0;
+		return code > 65535 ? `\\U${code.toString(16).padStart(8, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+	}).replace(/##\[/g, "#\\x23[");
+}
 /** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 function quoteServerText(text) {
 	return neutraliseJson(JSON.stringify(text));
@@ -402,4 +423,4 @@ function checkApiKey(key, source) {
 	if (!isValidApiKey(key)) throw new InvalidApiKeyError(source, "contains spaces, line breaks or non-ASCII characters; it must hold the key alone");
 	return key;
 }
-export { neutraliseInline as A, RedirectNotFollowedError as C, ResponseTooLargeError as D, ResponseHeadersTooLargeError as E, packageVersion as F, neutraliseLines as M, quoteServerText as N, TimeoutError as O, findPackageFile as P, PaginationLoopError as S, RequestFailedError as T, ListTooLongError as _, CreateOutcomeUnknownError as a, NetworkError as b, InsecureHttpError as c, InvalidConfigIdError as d, InvalidProjectIdError as f, ListChangedDuringReadError as g, JobOutcomeUnknownError as h, CreateNotMadeError as i, neutraliseJson as j, formatBytes as k, InvalidApiKeyError as l, InvalidRequestError as m, isValidApiKey as n, ForeignNextLinkError as o, InvalidProxyError as p, ApiError as r, InflatedResponseTooLargeError as s, checkApiKey as t, InvalidBaseUrlError as u, LogsNotSupportedError as v, RequestAbortedError as w, NextLinkOffCollectionError as x, MalformedResponseError as y };
+export { needsYamlEscapes as A, RedirectNotFollowedError as C, ResponseTooLargeError as D, ResponseHeadersTooLargeError as E, quoteServerText as F, findPackageFile as I, packageVersion as L, neutraliseJson as M, neutraliseLines as N, TimeoutError as O, neutraliseYaml as P, PaginationLoopError as S, RequestFailedError as T, ListTooLongError as _, CreateOutcomeUnknownError as a, NetworkError as b, InsecureHttpError as c, InvalidConfigIdError as d, InvalidProjectIdError as f, ListChangedDuringReadError as g, JobOutcomeUnknownError as h, CreateNotMadeError as i, neutraliseInline as j, formatBytes as k, InvalidApiKeyError as l, InvalidRequestError as m, isValidApiKey as n, ForeignNextLinkError as o, InvalidProxyError as p, ApiError as r, InflatedResponseTooLargeError as s, checkApiKey as t, InvalidBaseUrlError as u, LogsNotSupportedError as v, RequestAbortedError as w, NextLinkOffCollectionError as x, MalformedResponseError as y };

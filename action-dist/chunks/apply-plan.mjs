@@ -6,7 +6,7 @@ import { h as showsWritten, m as shownValue, w as showsEveryRecord } from "./gua
 import { h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
-import { T as RequestFailedError, a as CreateOutcomeUnknownError, j as neutraliseJson, r as ApiError, w as RequestAbortedError } from "./api-key.mjs";
+import { M as neutraliseJson, T as RequestFailedError, a as CreateOutcomeUnknownError, r as ApiError, w as RequestAbortedError } from "./api-key.mjs";
 // dist/src/apply/journaled-writes.js
 function statusOfError(error) {
 	if (error instanceof CreateOutcomeUnknownError) return "unknown";

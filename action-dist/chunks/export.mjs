@@ -5,7 +5,8 @@ import { i as UsageError, n as PcsyncError, s as locateSecrets } from "./errors.
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
 import { C as listsToRead, S as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState } from "./guard-message.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
-import { _ as isScalar, a as loadVariablesOrThrow, c as runInputs, f as compareText, g as isMap, h as YAMLSeq, m as Document, n as addVariableOptions, p as resolveTextWith, v as isSeq, y as parseDocument } from "./manifest-options.mjs";
+import { _ as isMap, a as loadVariablesOrThrow, b as parseDocument, c as runInputs, f as compareText, g as YAMLSeq, h as Scalar, m as Document, n as addVariableOptions, p as resolveTextWith, v as isScalar, x as visit, y as isSeq } from "./manifest-options.mjs";
+import { A as needsYamlEscapes, P as neutraliseYaml, j as neutraliseInline } from "./api-key.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { i as createClientFromFlags, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
@@ -330,6 +331,18 @@ function locateSecretsInExport(result, read) {
 	}
 	return places;
 }
+// dist/src/export/display-yaml.js
+/** The document as text for `destination`; without line folding, as every export is written. */
+function exportText(document, destination) {
+	if (destination === "file") return document.toString({ lineWidth: 0 });
+	visit(document, { Scalar(_key, node) {
+		if (typeof node.value === "string" && needsYamlEscapes(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+	} });
+	return neutraliseYaml(document.toString({
+		lineWidth: 0,
+		doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER
+	}));
+}
 // dist/src/export/escape-text.js
 function escapeInterpolation(text) {
 	return text.replaceAll("${", () => "$${");
@@ -355,8 +368,8 @@ const EXPORTED_FIELDS = [
 	"match_action",
 	"order"
 ];
-/** A new manifest of the exported projects, each written out in full. */
-function renderNewManifest(results) {
+/** A new manifest of the exported projects, each written out in full, as text for `destination`. */
+function renderNewManifest(results, destination = "file") {
 	const projects = {};
 	for (const result of results) {
 		const projectBlock = {};
@@ -372,7 +385,7 @@ function renderNewManifest(results) {
 	});
 	document.commentBefore = `${exportedBy(results)} prune is false: records added
  remotely are left alone until you set prune: true.`;
-	return document.toString({ lineWidth: 0 });
+	return exportText(document, destination);
 }
 /** The first line of an exported manifest's header comment. */
 function exportedBy(results) {
@@ -474,7 +487,7 @@ function updateManifestText(text, result, fileName, options = {}) {
 function familyBlocks(families) {
 	return Object.fromEntries(families.map((family) => [family.family, { configs: family.configs.map(escapeConfig) }]));
 }
-function renderTemplatedManifest(factored, results) {
+function renderTemplatedManifest(factored, results, destination = "file") {
 	const contents = { version: 1 };
 	if (factored.templates.length > 0) contents.templates = Object.fromEntries(factored.templates.map((template) => [template.name, familyBlocks(template.families)]));
 	contents.projects = Object.fromEntries(factored.projects.map((project) => [project.project, {
@@ -493,7 +506,7 @@ function renderTemplatedManifest(factored, results) {
 	document.commentBefore = `${exportedBy(results)} Configs that several projects share are in templates;
  a project uses them, then lists its own. prune is false (the default): records added remotely
  are left alone until you set prune: true.`;
-	return document.toString({ lineWidth: 0 });
+	return exportText(document, destination);
 }
 // dist/src/cli/commands/export.js
 /** `--all` found no project: there is nothing to write, and an empty manifest would hide why. */
@@ -577,10 +590,10 @@ Examples:
 			});
 			for (const result of results) {
 				const about = projects.length === 1 ? "" : `project ${result.project}: `;
-				for (const warning of result.warnings) io.stderr.write(`warning: ${about}${warning}\n`);
+				for (const warning of result.warnings) io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
 			}
 			const factored = flags.templates ? factorTemplates(results) : void 0;
-			const render = () => factored ? renderTemplatedManifest(factored, results) : renderNewManifest(results);
+			const render = (destination) => factored ? renderTemplatedManifest(factored, results, destination) : renderNewManifest(results, destination);
 			const refuseSecret = (text, what, existing) => refuseSecretIn(text, what, () => {
 				const places = results.flatMap((result) => locateSecretsInExport(result, listsOf.get(result.project) ?? []));
 				return places.length === 0 && existing !== void 0 ? [`the text already in ${what}`] : places;
@@ -588,9 +601,9 @@ Examples:
 			if (flags.out && output) {
 				const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : void 0;
 				if (existing !== void 0 && factored) throw new TemplatesTargetExistsError(flags.out);
-				const text = existing === void 0 ? render() : results.reduce((updated, result) => updateManifestText(updated, result, flags.out ?? "", {
+				const text = existing === void 0 ? render(output.kind === "file" ? "file" : "display") : results.reduce((updated, result) => updateManifestText(updated, result, flags.out ?? "", {
 					resolveText: resolveTextWith(variables),
-					warn: (message) => io.stderr.write(`warning: ${message}\n`)
+					warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`)
 				}), existing);
 				refuseSecret(text, flags.out, existing);
 				await writeFileSafely(flags.out, text, outputOptions);
@@ -600,7 +613,7 @@ Examples:
 				const shared = templates === void 0 ? "" : ` (${templates} ${templates === 1 ? "template" : "templates"})`;
 				io.stderr.write(`${existing === void 0 ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}${shared}\n`);
 			} else {
-				const text = render();
+				const text = render("display");
 				refuseSecret(text, "the exported manifest");
 				io.stdout.write(text);
 			}

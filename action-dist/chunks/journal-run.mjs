@@ -6,7 +6,7 @@ import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
 import { p as pluginDefaults } from "./guard-message.mjs";
 import { n as SavedPlanRefusedError } from "./check-saved-plan.mjs";
 import { r as recordKey } from "./fingerprint.mjs";
-import { A as neutraliseInline, N as quoteServerText } from "./api-key.mjs";
+import { F as quoteServerText, j as neutraliseInline } from "./api-key.mjs";
 import { d as serializePlan } from "./output.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
 import { n as openForAppend } from "./append-file.mjs";

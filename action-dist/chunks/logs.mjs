@@ -7,7 +7,7 @@ import { a as parsePositiveInt, i as createClientFromFlags, o as parsePositiveNu
 import { n as parseTimeFlag } from "./duration.mjs";
 import { n as useColour } from "./io.mjs";
 import { t as createPaint } from "./colour.mjs";
-import { A as neutraliseInline, M as neutraliseLines, O as TimeoutError, b as NetworkError, j as neutraliseJson, r as ApiError } from "./api-key.mjs";
+import { M as neutraliseJson, N as neutraliseLines, O as TimeoutError, b as NetworkError, j as neutraliseInline, r as ApiError } from "./api-key.mjs";
 import { a as formatOption, c as parseFormat, n as addDeprecatedAlias, r as collect, t as TEXT_OR_JSON } from "./options.mjs";
 import { i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 import { setTimeout } from "node:timers/promises";

@@ -4,7 +4,7 @@ import { i as Option } from "./esm.mjs";
 import { i as UsageError, l as secretForms, n as PcsyncError, o as REDACTED } from "./errors.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
-import { P as findPackageFile, k as formatBytes } from "./api-key.mjs";
+import { I as findPackageFile, k as formatBytes } from "./api-key.mjs";
 import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
@@ -9593,4 +9593,4 @@ function printDiagnostics(result, io, options = { text: true }) {
 	if (options.text) for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
 	if (io.env.GITHUB_ACTIONS === "true") for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
 }
-export { isScalar as _, loadVariablesOrThrow as a, runInputs as c, resolveProjectSets as d, compareText as f, isMap as g, YAMLSeq as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isSeq as v, parseDocument as y };
+export { isMap as _, loadVariablesOrThrow as a, parseDocument as b, runInputs as c, resolveProjectSets as d, compareText as f, YAMLSeq as g, Scalar as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isScalar as v, visit as x, isSeq as y };

@@ -3,7 +3,7 @@ import { a as describeError, c as redactDeep, n as PcsyncError, o as REDACTED, s
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
 import { t as require_ajv } from "./ajv.mjs";
-import { P as findPackageFile, j as neutraliseJson } from "./api-key.mjs";
+import { I as findPackageFile, M as neutraliseJson } from "./api-key.mjs";
 import { n as describeOverriddenGuard, r as TIE_EFFECT, y as isForceable } from "./guard-message.mjs";
 import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
 import { t as createPaint } from "./colour.mjs";

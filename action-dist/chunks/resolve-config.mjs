@@ -2,7 +2,7 @@
 import { i as Option } from "./esm.mjs";
 import { i as getConfig, s as listAllConfigs, v as mapConcurrent } from "./api.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
-import { N as quoteServerText, r as ApiError } from "./api-key.mjs";
+import { F as quoteServerText, r as ApiError } from "./api-key.mjs";
 import { i as familyOption } from "./options.mjs";
 // dist/src/cli/resolve-config.js
 /**

@@ -4,7 +4,7 @@ import { _ as isLoopbackHost, g as require_undici, h as createDispatcher, p as r
 import { a as describeError, i as UsageError, u as secrets } from "./errors.mjs";
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { f as formatFieldChange, p as formatName, t as MARKERS } from "./describe-plan.mjs";
-import { F as packageVersion } from "./api-key.mjs";
+import { L as packageVersion } from "./api-key.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, o as parsePositiveNumber, t as addConnectionOptions } from "./connection.mjs";
 import { r as registerSecretWords } from "./credentials.mjs";
 import { t as parseDuration } from "./duration.mjs";
