@@ -28,6 +28,24 @@ export type ExitCode =
   | typeof EXIT_SIGINT
   | typeof EXIT_SIGTERM;
 
+/**
+ * An error class's messages: one entry per stable code, from what an error of that code knows (its
+ * facts) to what it says. A new kind of error is a new code in a table, not a new class.
+ */
+export type MessageTable = Record<string, (facts: never) => string>;
+
+/** What an error of `code` knows, as its table's entry takes it. */
+export type FactsOf<Table extends MessageTable, Code extends keyof Table> = Parameters<Table[Code]>[0];
+
+/** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
+export function isErrorOf<Type extends PcsyncError>(
+  error: unknown,
+  type: abstract new (...args: never[]) => Type,
+  codes: readonly string[],
+): error is Type {
+  return error instanceof type && (codes.length === 0 || codes.includes(error.code));
+}
+
 export class PcsyncError extends Error {
   /** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */
   readonly code: string;

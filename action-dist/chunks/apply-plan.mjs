@@ -6,12 +6,12 @@ import { h as showsWritten, m as shownValue, w as showsEveryRecord } from "./gua
 import { h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
-import { M as neutraliseJson, T as RequestFailedError, a as CreateOutcomeUnknownError, r as ApiError, w as RequestAbortedError } from "./api-key.mjs";
+import { c as isApiError, g as neutraliseJson, l as isOutcomeUnknown, u as isRequestError } from "./api-key.mjs";
 // dist/src/apply/journaled-writes.js
 function statusOfError(error) {
-	if (error instanceof CreateOutcomeUnknownError) return "unknown";
-	if (error instanceof RequestFailedError && error.outcomeUnknown) return "unknown";
-	if (error instanceof RequestAbortedError) return "not_sent";
+	if (isOutcomeUnknown(error, "create_outcome_unknown")) return "unknown";
+	if (isRequestError(error) && error.outcomeUnknown) return "unknown";
+	if (isRequestError(error, "request_aborted")) return "not_sent";
 	return "failed";
 }
 /** Creates, updates and rearranges records of one run, each through the journal when there is one. */
@@ -217,7 +217,7 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 		if ((await writerOf(client, input).update("copy", project, family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
 		removedIds.push(id);
 	} catch (error) {
-		if (error instanceof ApiError && error.status === 404) continue;
+		if (isApiError(error, 404)) continue;
 		return {
 			...outcome,
 			status: "failed",
@@ -311,8 +311,8 @@ function outcomeOf(change, status, message) {
 * was interrupted before it was sent, failed otherwise.
 */
 function outcomeOfError(change, error) {
-	if (error instanceof RequestFailedError && error.outcomeUnknown) return outcomeOf(change, "unknown", `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`);
-	if (error instanceof RequestAbortedError) return notStartedOutcome(change);
+	if (isRequestError(error) && error.outcomeUnknown) return outcomeOf(change, "unknown", `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`);
+	if (isRequestError(error, "request_aborted")) return notStartedOutcome(change);
 	return outcomeOf(change, "failed", describeError(error));
 }
 // dist/src/apply/reorder.js
@@ -357,9 +357,9 @@ async function applyReorder(writer, reorder, plan, current, probe) {
 		probe.unusable = true;
 		method = "rearrange, then PATCH order for the records it did not move";
 	} catch (error) {
-		if (!(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))) {
-			if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
-			if (error instanceof RequestFailedError && error.outcomeUnknown) return {
+		if (!isApiError(error, 403, 405, 404)) {
+			if (isRequestError(error, "request_aborted")) return REORDER_NOT_STARTED;
+			if (isRequestError(error) && error.outcomeUnknown) return {
 				status: "unknown",
 				message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`
 			};
@@ -381,8 +381,8 @@ async function applyReorder(writer, reorder, plan, current, probe) {
 			const record = await writer.update("order", project, family, move.id, { order: move.to }, move.name);
 			if (record.order !== move.to) failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
 		} catch (error) {
-			if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
-			else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
+			if (isRequestError(error, "request_aborted") && !error.outcomeUnknown) notStarted += 1;
+			else if (isRequestError(error) && error.outcomeUnknown) unknownMoves += 1;
 			failures.push(`id ${move.id}: ${describeError(error)}`);
 		}
 	}));
@@ -450,14 +450,14 @@ async function applyCreate(writer, change, knownIds, createdIds, reader, settleW
 			settlement
 		};
 	} catch (error) {
-		if (error instanceof CreateOutcomeUnknownError) return {
+		if (isOutcomeUnknown(error, "create_outcome_unknown")) return {
 			outcome: outcomeOf(change, "unknown", error.message),
 			settlement: {
 				uncertain: true,
 				conclusiveAfter: error.conclusiveAfter
 			}
 		};
-		if (error instanceof RequestAbortedError) return { outcome: notStartedOutcome(change, error.message) };
+		if (isRequestError(error, "request_aborted")) return { outcome: notStartedOutcome(change, error.message) };
 		return { outcome: outcomeOf(change, "failed", describeError(error)) };
 	}
 }
@@ -481,7 +481,7 @@ async function applyDelete(writer, change) {
 		if ((await writer.update("delete", change.project, change.family, change.id, { deleted: true }, change.name)).deleted !== true) return outcomeOf(change, "failed", "the server answered the delete but the record is not marked deleted");
 		return outcomeOf(change, "done");
 	} catch (error) {
-		if (error instanceof ApiError && error.status === 404) return outcomeOf(change, "done", "already gone");
+		if (isApiError(error, 404)) return outcomeOf(change, "done", "already gone");
 		return outcomeOfError(change, error);
 	}
 }

@@ -236,6 +236,10 @@ const SIGNAL_EXIT_CODES = {
 	SIGINT: 130,
 	SIGTERM: 143
 };
+/** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
+function isErrorOf(error, type, codes) {
+	return error instanceof type && (codes.length === 0 || codes.includes(error.code));
+}
 var PcsyncError = class extends Error {
 	/** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */
 	code;
@@ -290,4 +294,4 @@ var UsageError = class extends PcsyncError {
 		super("usage", message);
 	}
 };
-export { describeError as a, redactDeep as c, UsageError as i, secretForms as l, PcsyncError as n, REDACTED as o, SIGNAL_EXIT_CODES as r, locateSecrets as s, NothingChangedError as t, secrets as u };
+export { describeError as a, locateSecrets as c, secrets as d, UsageError as i, redactDeep as l, PcsyncError as n, isErrorOf as o, SIGNAL_EXIT_CODES as r, REDACTED as s, NothingChangedError as t, secretForms as u };

@@ -2,7 +2,7 @@
 import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
 import { o as stripMark, t as groupBy } from "./group-by.mjs";
 import { g as trimAsService, h as showsText, p as isTrimmedField } from "./options.mjs";
-import { r as ApiError } from "./api-key.mjs";
+import { c as isApiError } from "./api-key.mjs";
 import { i as getConfig, s as listAllConfigs, v as mapConcurrent } from "./api.mjs";
 // dist/src/family-lists.js
 function familiesShownBy(family) {
@@ -245,7 +245,7 @@ async function retrievePluginInfo(client, ref, id) {
 	try {
 		return (await getConfig(client, ref.project, ref.family, id)).plugin_info;
 	} catch (error) {
-		if (error instanceof ApiError && error.status === 404) return null;
+		if (isApiError(error, 404)) return null;
 		throw error;
 	}
 }

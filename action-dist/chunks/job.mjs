@@ -3,7 +3,7 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { r as createJob } from "./api.mjs";
 import { a as describeError, i as UsageError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
-import { F as quoteServerText, M as neutraliseJson } from "./api-key.mjs";
+import { g as neutraliseJson, y as quoteServerText } from "./api-key.mjs";
 import { i as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { a as formatOption, n as addDeprecatedAlias, t as TEXT_OR_JSON } from "./options.mjs";
 import { a as requireFlag, i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";

@@ -7,7 +7,7 @@ import { a as parsePositiveInt, i as createClientFromFlags, o as parsePositiveNu
 import { n as parseTimeFlag } from "./duration.mjs";
 import { n as useColour } from "./io.mjs";
 import { t as createPaint } from "./colour.mjs";
-import { M as neutraliseJson, N as neutraliseLines, O as TimeoutError, b as NetworkError, j as neutraliseInline, r as ApiError } from "./api-key.mjs";
+import { _ as neutraliseLines, c as isApiError, g as neutraliseJson, h as neutraliseInline, u as isRequestError } from "./api-key.mjs";
 import { a as formatOption, c as parseFormat, n as addDeprecatedAlias, r as collect, t as TEXT_OR_JSON } from "./options.mjs";
 import { i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 import { setTimeout } from "node:timers/promises";
@@ -231,7 +231,7 @@ async function pollUntilStopped(io, intervalMs, poll) {
 	}
 }
 function isTransient(error) {
-	if (error instanceof NetworkError || error instanceof TimeoutError) return true;
-	return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+	if (isRequestError(error, "network_error", "timeout")) return true;
+	return isApiError(error) && (error.status === 429 || error.status >= 500);
 }
 export { registerLogsCommand };

@@ -2,7 +2,7 @@
 import { i as Option } from "./esm.mjs";
 import { i as getConfig, s as listAllConfigs, v as mapConcurrent } from "./api.mjs";
 import { i as UsageError, n as PcsyncError } from "./errors.mjs";
-import { F as quoteServerText, r as ApiError } from "./api-key.mjs";
+import { c as isApiError, y as quoteServerText } from "./api-key.mjs";
 import { i as familyOption } from "./options.mjs";
 // dist/src/cli/resolve-config.js
 /**
@@ -64,7 +64,7 @@ async function findById(client, project, families, id) {
 					record: await getConfig(client, project, family, id)
 				};
 			} catch (error) {
-				if (error instanceof ApiError && error.status === 404) return void 0;
+				if (isApiError(error, 404)) return void 0;
 				throw error;
 			}
 		})).filter((item) => item !== void 0),
@@ -111,7 +111,7 @@ var ScopedKeyRefusedError = class extends PcsyncError {
 };
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
 function explainRefusal(error, action) {
-	if (error instanceof ApiError && error.status === 403 && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) return new ScopedKeyRefusedError(error, action);
+	if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) return new ScopedKeyRefusedError(error, action);
 	return error;
 }
 export { requireFlag as a, readTarget as i, describeRecord as n, resolveConfig as o, explainRefusal as r, addTargetOptions as t };

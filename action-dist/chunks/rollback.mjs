@@ -7,7 +7,7 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { C as listsToRead, h as showsWritten, s as readCurrentState } from "./guard-message.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
-import { r as ApiError } from "./api-key.mjs";
+import { c as isApiError } from "./api-key.mjs";
 import { a as ApplyCancelledError, c as askForYes, d as renderApplyReport, f as replayJournal, g as tornLineNote, h as readJournal, l as canAsk, n as applyJournaled, p as checkJournalServer, r as watchInterrupts, u as isApplyComplete } from "./journal-run.mjs";
 import { i as getConfig, v as mapConcurrent } from "./api.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
@@ -213,7 +213,7 @@ async function readAndPlanRollback(client, journal, options) {
 		try {
 			record = await getConfig(client, touched.project, touched.family, touched.id);
 		} catch (error) {
-			if (!(error instanceof ApiError) || error.status !== 404) throw error;
+			if (!isApiError(error, 404)) throw error;
 			record = null;
 		}
 		retrieved.set(recordKey(touched.project, touched.family, touched.id), record);

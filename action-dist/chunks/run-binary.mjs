@@ -2,7 +2,7 @@
 import { i as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./esm.mjs";
-import { L as packageVersion, N as neutraliseLines, r as ApiError } from "./api-key.mjs";
+import { _ as neutraliseLines, c as isApiError, x as packageVersion } from "./api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./credentials.mjs";
 import { i as releaseEarlySignals, t as COMMANDS_HANDLING_SIGNALS } from "./early-signals.mjs";
 // dist/src/cli/exit-codes-help.js
@@ -261,7 +261,7 @@ function reportError(error, io) {
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error) {
 	const refusal = error instanceof NothingChangedError ? error.cause : error;
-	return refusal instanceof ApiError && refusal.status === 401 ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
+	return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
 // dist/src/cli/run-binary.js
 const io = withOutputEdge(processIo(), { onLoss: stopOnOutputLoss });

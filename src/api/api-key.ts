@@ -1,7 +1,7 @@
 // The API key goes into an Authorization header as is: only visible ASCII can, so anything else
 // is refused (never shown) before a request is made.
 
-import { InvalidApiKeyError } from "./errors.js";
+import { ClientError } from "./errors.js";
 
 const VALID_KEY = /^[\x21-\x7e]+$/;
 
@@ -13,10 +13,10 @@ export function isValidApiKey(key: string): boolean {
 /** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
 export function checkApiKey(key: string, source: string): string {
   if (!isValidApiKey(key)) {
-    throw new InvalidApiKeyError(
-      source,
-      "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
-    );
+    throw new ClientError("api_key_invalid", {
+      source: source,
+      reason: "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
+    });
   }
   return key;
 }

@@ -3,7 +3,7 @@
 
 import { isIP } from "node:net";
 import { FAMILIES } from "../families.js";
-import { InsecureHttpError, InvalidBaseUrlError } from "./errors.js";
+import { ClientError } from "./errors.js";
 
 export interface BaseUrl {
   /** e.g. `https://app.example.com` */
@@ -32,38 +32,50 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
     const host = value.trim().split(/[/?#]/)[0] ?? "";
     const looksLikeHost = /^[\w.-]+(?::\d+)?$/.test(host) && !host.includes("@");
     const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
-    throw new InvalidBaseUrlError(
-      looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given",
-      looksLikeHost
+    throw new ClientError("invalid_base_url", {
+      shown: looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given",
+      reason: looksLikeHost
         ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}`
         : "not an absolute URL; use e.g. https://app.example.com",
-    );
+    });
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidBaseUrlError("given", "not an absolute URL; use e.g. https://app.example.com");
+    throw new ClientError("invalid_base_url", {
+      shown: "given",
+      reason: "not an absolute URL; use e.g. https://app.example.com",
+    });
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new InvalidBaseUrlError(shown, "only http:// and https:// are supported");
+    throw new ClientError("invalid_base_url", {
+      shown: shown,
+      reason: "only http:// and https:// are supported",
+    });
   }
   // Credentials in the URL would end up in traces and messages; the key is the only credential.
   if (url.username !== "" || url.password !== "") {
-    throw new InvalidBaseUrlError(shown, "it must not contain a user name or password");
+    throw new ClientError("invalid_base_url", {
+      shown: shown,
+      reason: "it must not contain a user name or password",
+    });
   }
   if (url.search !== "" || url.hash !== "") {
-    throw new InvalidBaseUrlError(shown, "it must not have a query string or fragment");
+    throw new ClientError("invalid_base_url", {
+      shown: shown,
+      reason: "it must not have a query string or fragment",
+    });
   }
   if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new InsecureHttpError(url.host);
+    throw new ClientError("insecure_http", { host: url.host });
   }
   if (ENDPOINT_PATH.test(url.pathname)) {
-    throw new InvalidBaseUrlError(
-      shown,
-      `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
-    );
+    throw new ClientError("invalid_base_url", {
+      shown: shown,
+      reason: `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
+    });
   }
   let prefix = url.pathname.replace(/\/+$/, "");
   let correction: string | undefined;

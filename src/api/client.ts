@@ -11,18 +11,7 @@ import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js"
 import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { createDispatcher } from "./dispatcher.js";
-import {
-  ApiError,
-  type FailedRequest,
-  InflatedResponseTooLargeError,
-  InvalidRequestError,
-  MalformedResponseError,
-  NetworkError,
-  RedirectNotFollowedError,
-  ResponseHeadersTooLargeError,
-  ResponseTooLargeError,
-  TimeoutError,
-} from "./errors.js";
+import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
@@ -317,13 +306,13 @@ export class ApiClient {
    * earlier attempt already did) and throws a PcsyncError subclass otherwise.
    */
   async request(spec: RequestSpec): Promise<ApiResponse> {
-    if (this.#closed) throw new InvalidRequestError("The API client is closed.");
+    if (this.#closed) throw new ClientError("invalid_request", { message: "The API client is closed." });
     const { method, url } = spec;
     const described = this.describeRequest(method, url);
     if (!this.isUnderBase(url)) {
-      throw new InvalidRequestError(
-        `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
-      );
+      throw new ClientError("invalid_request", {
+        message: `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
+      });
     }
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
@@ -347,14 +336,17 @@ export class ApiClient {
     if (last.done) return { ...response, attempts };
     const { status } = response;
     if (status >= 300 && status < 400) {
-      throw new RedirectNotFollowedError(described, {
-        status,
-        location: describeLocation(headerValue(response.headers.location), url),
-        base: this.base.display,
-        attempts,
+      throw new RequestError("redirect_not_followed", described, {
+        ...{
+          status,
+          location: describeLocation(headerValue(response.headers.location), url),
+          base: this.base.display,
+          attempts,
+        },
+        outcomeUnknown: described.method !== "GET",
       });
     }
-    throw new ApiError(described, {
+    throw apiError(described, {
       status,
       serviceError: readServiceError(response.body),
       fallbackDetail: fallbackDetail(response),
@@ -429,15 +421,15 @@ export class ApiClient {
     } catch {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
       const start = secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
-      throw new MalformedResponseError(
-        described,
-        text.trim() === ""
-          ? "empty body where JSON was expected"
-          : `not JSON (it starts with ${JSON.stringify(start)})`,
-      );
+      throw new ResponseError("malformed_response", described, {
+        problem:
+          text.trim() === ""
+            ? "empty body where JSON was expected"
+            : `not JSON (it starts with ${JSON.stringify(start)})`,
+      });
     }
     const result = validateResponse(shape, value);
-    if (!result.ok) throw new MalformedResponseError(described, result.problem);
+    if (!result.ok) throw new ResponseError("malformed_response", described, { problem: result.problem });
     return result.value;
   }
 
@@ -470,18 +462,30 @@ export class ApiClient {
     const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
       return failure.encoding === undefined
-        ? new ResponseTooLargeError(described, this.#maxResponseBytes)
-        : new InflatedResponseTooLargeError(described, this.#maxResponseBytes, failure.encoding);
+        ? new ResponseError("response_too_large", described, { limitBytes: this.#maxResponseBytes })
+        : new ResponseError("response_too_large", described, {
+            limitBytes: this.#maxResponseBytes,
+            encoding: failure.encoding,
+          });
     }
     if (failure.kind === "headers_too_large") {
-      return new ResponseHeadersTooLargeError(described, { limitBytes: maxHeaderSize, attempts });
+      return new RequestError("response_headers_too_large", described, {
+        ...{ limitBytes: maxHeaderSize, attempts },
+        outcomeUnknown: described.method !== "GET",
+      });
     }
-    if (failure.kind === "undecodable") return new MalformedResponseError(described, failure.message);
+    if (failure.kind === "undecodable")
+      return new ResponseError("malformed_response", described, { problem: failure.message });
     if (failure.kind === "timeout") {
       const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
-      return new TimeoutError(described, { phase: failure.phase, timeoutMs, attempts, outcomeUnknown });
+      return new RequestError("timeout", described, {
+        phase: failure.phase,
+        timeoutMs,
+        attempts,
+        outcomeUnknown,
+      });
     }
-    return new NetworkError(described, {
+    return new RequestError("network_error", described, {
       origin: this.base.origin,
       reason: failure.reason,
       description: failure.message,

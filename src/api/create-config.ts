@@ -39,13 +39,12 @@ import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
 import {
-  CreateNotMadeError,
-  CreateOutcomeUnknownError,
-  MalformedResponseError,
-  RedirectNotFollowedError,
-  RequestAbortedError,
-  RequestFailedError,
-  ResponseTooLargeError,
+  isRequestError,
+  isResponseError,
+  notMadeAfter,
+  OutcomeUnknownError,
+  RequestError,
+  type ResponseError,
 } from "./errors.js";
 import { collectionPath } from "./paths.js";
 
@@ -123,13 +122,13 @@ export async function createConfigDetailed(
   // Settling this create ends by its first give-up plus the settle timeout, however many POSTs.
   let settleDeadline: number | undefined;
   for (let posts = 1; ; posts += 1) {
-    let failure: RequestFailedError;
+    let failure: RequestError;
     try {
       const record = await client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
       return { record, posts, uncertain: posts > 1, adopted: false };
     } catch (error) {
-      if (error instanceof RequestAbortedError && posts > 1) {
-        throw new RequestAbortedError(error, {
+      if (isRequestError(error, "request_aborted") && posts > 1) {
+        throw new RequestError("request_aborted", error, {
           attempts: error.attempts,
           outcomeUnknown: error.outcomeUnknown,
           settled: "the earlier POST did not create it (the family was re-read after its settle window)",
@@ -137,7 +136,7 @@ export async function createConfigDetailed(
       }
       if (isFinalAnswer(error))
         return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);
-      if (!(error instanceof RequestFailedError) || !error.outcomeUnknown) throw error;
+      if (!isRequestError(error) || !error.outcomeUnknown) throw error;
       failure = error;
     }
 
@@ -156,24 +155,23 @@ export async function createConfigDetailed(
       return { record: settled.record, posts, uncertain: true, adopted: true };
     }
     if (settled.kind === "unknown") {
-      throw new CreateOutcomeUnknownError(
-        client.describeRequest("POST", url),
-        failure.message,
-        settled.why,
-        giveUpAt + windowMs,
-      );
+      throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+        failure: failure.message,
+        why: settled.why,
+        conclusiveAfter: giveUpAt + windowMs,
+      });
     }
     if (readForMs < windowMs) {
-      throw new CreateOutcomeUnknownError(
-        client.describeRequest("POST", url),
-        failure.message,
-        `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`,
-        giveUpAt + windowMs,
-      );
+      throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+        failure: failure.message,
+        why: `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`,
+        conclusiveAfter: giveUpAt + windowMs,
+      });
     }
     // The inner error counts one POST; say how often it was really sent, and that none stuck. No
     // POST goes out once the settle time is over: its own outcome could not be settled.
-    if (posts >= maxPosts || client.now() >= settleDeadline) throw new CreateNotMadeError(failure, posts);
+    if (posts >= maxPosts || client.now() >= settleDeadline)
+      throw failure.settledAs(notMadeAfter(posts), false);
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
   }
 }
@@ -182,7 +180,9 @@ function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-type FinalAnswerError = MalformedResponseError | ResponseTooLargeError | RedirectNotFollowedError;
+type FinalAnswerError =
+  | ResponseError<"malformed_response" | "response_too_large">
+  | RequestError<"redirect_not_followed">;
 
 /**
  * The service answered, but not with a record: what it said cannot be read (it may well have been
@@ -191,9 +191,8 @@ type FinalAnswerError = MalformedResponseError | ResponseTooLargeError | Redirec
  */
 function isFinalAnswer(error: unknown): error is FinalAnswerError {
   return (
-    error instanceof MalformedResponseError ||
-    error instanceof ResponseTooLargeError ||
-    error instanceof RedirectNotFollowedError
+    isResponseError(error, "malformed_response", "response_too_large") ||
+    isRequestError(error, "redirect_not_followed")
   );
 }
 
@@ -214,28 +213,25 @@ async function settleAnsweredPost(
   posts: number,
 ): Promise<CreateResult> {
   const described = client.describeRequest("POST", url);
-  const answer =
-    error instanceof RedirectNotFollowedError
-      ? "the service answered with a redirect, which pcsync does not follow"
-      : "the service's answer could not be read";
+  const answer = isRequestError(error, "redirect_not_followed")
+    ? "the service answered with a redirect, which pcsync does not follow"
+    : "the service's answer could not be read";
   let records: PluginConfigRecord[];
   try {
     ({ records } = await reader.read(client.now()));
   } catch (rereadError) {
     if (!(rereadError instanceof PcsyncError)) throw rereadError;
-    throw new CreateOutcomeUnknownError(
-      described,
-      error.message,
-      `${answer}, and re-reading the family to check failed (${rereadError.message})`,
-    );
+    throw new OutcomeUnknownError("create_outcome_unknown", described, {
+      failure: error.message,
+      why: `${answer}, and re-reading the family to check failed (${rereadError.message})`,
+    });
   }
   const record = findCreatedRecord(records, body, knownIds);
   if (record === undefined) {
-    throw new CreateOutcomeUnknownError(
-      described,
-      error.message,
-      `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
-    );
+    throw new OutcomeUnknownError("create_outcome_unknown", described, {
+      failure: error.message,
+      why: `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
+    });
   }
   client.traceLine(`POST ${url.pathname}: ${answer}; record ${record.id} found by re-reading the family`);
   return { record, posts, uncertain: true, adopted: true };
@@ -278,7 +274,7 @@ async function settle(
       if (record) return { kind: "found", record };
       if (final) return { kind: "absent" };
     } catch (error) {
-      if (error instanceof RequestAbortedError || client.signal?.aborted) return interrupted;
+      if (isRequestError(error, "request_aborted") || client.signal?.aborted) return interrupted;
       if (!(error instanceof PcsyncError)) throw error;
       // A read inside the window may fail: the next one can still settle it.
       if (final) return { kind: "unknown", why: `re-reading the family to check failed (${error.message})` };

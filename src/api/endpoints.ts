@@ -13,13 +13,7 @@ import type {
   RearrangeOrders,
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
-import {
-  InvalidRequestError,
-  JobOutcomeUnknownError,
-  LogsNotSupportedError,
-  PaginationLoopError,
-  RequestFailedError,
-} from "./errors.js";
+import { ClientError, isRequestError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import type { LogQuery } from "./log-query.js";
 import { paginate, readWholeList } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
@@ -116,15 +110,17 @@ export async function createJob(
   job: JobInput,
 ): Promise<PluginConfigRecord | null> {
   if (typeof job.type !== "string" || job.type.trim() === "") {
-    throw new InvalidRequestError("A job needs a type (the name of the job to run).");
+    throw new ClientError("invalid_request", { message: "A job needs a type (the name of the job to run)." });
   }
   const url = client.url(recordPath(projectId, family, configId, "job"));
   const body = { job: { type: job.type, payload: job.payload ?? {} } };
   try {
     return await client.requestOptionalJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   } catch (error) {
-    if (error instanceof RequestFailedError && error.outcomeUnknown) {
-      throw new JobOutcomeUnknownError(client.describeRequest("POST", url), error);
+    if (isRequestError(error) && error.outcomeUnknown) {
+      throw new OutcomeUnknownError("job_outcome_unknown", client.describeRequest("POST", url), {
+        failure: error.message,
+      });
     }
     throw error;
   }
@@ -142,9 +138,9 @@ export async function rearrange(
 ): Promise<PluginConfigRecord[]> {
   for (const [key, order] of Object.entries(orders)) {
     if (!Number.isSafeInteger(order)) {
-      throw new InvalidRequestError(
-        `Rearrange: the order of ${key} must be an integer, not ${String(order)}.`,
-      );
+      throw new ClientError("invalid_request", {
+        message: `Rearrange: the order of ${key} must be an integer, not ${String(order)}.`,
+      });
     }
   }
   const url = client.url(rearrangePath(projectId, family));
@@ -200,10 +196,9 @@ export async function* iterateLogs(
     // to its count.
     pagesWithNothingNew = yieldedIds.size === before ? pagesWithNothingNew + 1 : 0;
     if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) {
-      throw new PaginationLoopError(
-        client.describeRequest("GET", firstUrl),
-        `${pagesWithNothingNew} pages in a row hold only log entries already read`,
-      );
+      throw new ResponseError("pagination_loop", client.describeRequest("GET", firstUrl), {
+        reason: `${pagesWithNothingNew} pages in a row hold only log entries already read`,
+      });
     }
   }
 }
@@ -218,11 +213,13 @@ function logsUrl(
   configId: number,
   query: LogQuery,
 ): URL {
-  if (!getFamily(family).hasLogs) throw new LogsNotSupportedError(family);
+  if (!getFamily(family).hasLogs) throw new ClientError("logs_not_supported", { family: family });
   for (const name of ["limit", "offset"] as const) {
     const value = query[name];
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
-      throw new InvalidRequestError(`Logs: ${name} must be a non-negative integer, not ${String(value)}.`);
+      throw new ClientError("invalid_request", {
+        message: `Logs: ${name} must be a non-negative integer, not ${String(value)}.`,
+      });
     }
   }
   return client.url(recordPath(projectId, family, configId, "logs"), {
@@ -238,6 +235,6 @@ function logsUrl(
 function formatTime(value: string | Date | undefined): string | undefined {
   if (value === undefined || typeof value === "string") return value;
   if (Number.isNaN(value.getTime()))
-    throw new InvalidRequestError("Logs: after/before must be a valid time.");
+    throw new ClientError("invalid_request", { message: "Logs: after/before must be a valid time." });
   return value.toISOString();
 }

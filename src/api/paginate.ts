@@ -6,13 +6,7 @@
 
 import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
-import {
-  ForeignNextLinkError,
-  ListChangedDuringReadError,
-  MalformedResponseError,
-  NextLinkOffCollectionError,
-  PaginationLoopError,
-} from "./errors.js";
+import { ResponseError } from "./errors.js";
 import { ListWalk, offsetOf } from "./list-bounds.js";
 import type { PageShape, ResponseShapes } from "./validate-response.js";
 
@@ -103,21 +97,28 @@ function checkedNextLink(
   try {
     next = new URL(page.next, url);
   } catch {
-    throw new MalformedResponseError(
-      described,
-      `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
-    );
+    throw new ResponseError("malformed_response", described, {
+      problem: `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
+    });
   }
   next.hash = "";
   if (!client.isUnderBase(next)) {
-    throw new ForeignNextLinkError(described, `${next.origin}${next.pathname}`, client.base.display);
+    throw new ResponseError("foreign_next_link", described, {
+      link: `${next.origin}${next.pathname}`,
+      base: client.base.display,
+    });
   }
   const mismatch = describeNextLinkMismatch(firstUrl, next);
   if (mismatch !== undefined) {
-    throw new NextLinkOffCollectionError(described, `${next.pathname}${next.search}`, mismatch);
+    throw new ResponseError("next_link_off_collection", described, {
+      link: `${next.pathname}${next.search}`,
+      reason: mismatch,
+    });
   }
   if (page.results.length === 0) {
-    throw new PaginationLoopError(described, "a page without results links to a further page");
+    throw new ResponseError("pagination_loop", described, {
+      reason: "a page without results links to a further page",
+    });
   }
   return next;
 }
@@ -429,7 +430,10 @@ export async function readWholeList<S extends "recordPage" | "projectPage">(
     const { pages, problem } = await readListPages(client, firstUrl, shape, walk);
     if (problem === undefined) return pages.flatMap((page): ListItem<S>[] => page.results);
     if (read >= LIST_READ_ATTEMPTS) {
-      throw new ListChangedDuringReadError(client.describeRequest("GET", firstUrl), read, problem);
+      throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
+        reads: read,
+        problem: problem,
+      });
     }
     client.traceLine(
       `GET ${shownUrl}: the list changed while it was read (${problem}); reading it again (${read + 1}/${LIST_READ_ATTEMPTS})`,

@@ -4,7 +4,7 @@
 
 import { BlockList, isIP } from "node:net";
 import { isLoopbackHost } from "./base-url.js";
-import { InvalidProxyError } from "./errors.js";
+import { ClientError } from "./errors.js";
 
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
@@ -70,17 +70,23 @@ export function parseProxyUrl(value: string, variable: string): ProxyRoute {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new InvalidProxyError(variable, "it is not a URL; write it as http://HOST:PORT");
+    throw new ClientError("invalid_proxy", {
+      variable: variable,
+      reason: "it is not a URL; write it as http://HOST:PORT",
+    });
   }
   const display = `${url.protocol}//${url.host}`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidProxyError(
-      variable,
-      `pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`,
-    );
+    throw new ClientError("invalid_proxy", {
+      variable: variable,
+      reason: `pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`,
+    });
   }
   if (url.hostname === "") {
-    throw new InvalidProxyError(variable, "it names no host; write it as http://HOST:PORT");
+    throw new ClientError("invalid_proxy", {
+      variable: variable,
+      reason: "it names no host; write it as http://HOST:PORT",
+    });
   }
   return { url, display, variable };
 }

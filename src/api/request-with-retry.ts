@@ -2,7 +2,7 @@
 // that failed is sent again when the retry policy (retry.ts) allows it, after the wait it says.
 // The client sends each attempt and turns the last one into a response or an error.
 
-import { type FailedRequest, RequestAbortedError } from "./errors.js";
+import { type FailedRequest, RequestError } from "./errors.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import {
   backoffDelayMs,
@@ -69,7 +69,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
   let earlierOutcomeUnknown = false;
   // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
-    new RequestAbortedError(described, {
+    new RequestError("request_aborted", described, {
       attempts,
       outcomeUnknown: described.method !== "GET" && earlierOutcomeUnknown,
     });

@@ -8,7 +8,7 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, FamilyReader } from "../api/index.js";
+import { FamilyReader, isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import { showsWritten } from "../plan/compare-fields.js";
@@ -219,7 +219,7 @@ async function keepSurvivor(
       removedIds.push(id);
     } catch (error) {
       // Gone already: the other run that holds it deleted it first.
-      if (error instanceof ApiError && error.status === 404) continue;
+      if (isApiError(error, 404)) continue;
       return {
         ...outcome,
         status: "failed",

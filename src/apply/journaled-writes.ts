@@ -10,10 +10,9 @@ import type {
   PluginConfigRecord,
 } from "../api/index.js";
 import {
-  CreateOutcomeUnknownError,
   createConfigDetailed,
-  RequestAbortedError,
-  RequestFailedError,
+  isOutcomeUnknown,
+  isRequestError,
   rearrangeConfigs,
   updateConfig,
 } from "../api/index.js";
@@ -54,9 +53,9 @@ export interface WriteJournal {
 }
 
 function statusOfError(error: unknown): WriteStatus {
-  if (error instanceof CreateOutcomeUnknownError) return "unknown";
-  if (error instanceof RequestFailedError && error.outcomeUnknown) return "unknown";
-  if (error instanceof RequestAbortedError) return "not_sent";
+  if (isOutcomeUnknown(error, "create_outcome_unknown")) return "unknown";
+  if (isRequestError(error) && error.outcomeUnknown) return "unknown";
+  if (isRequestError(error, "request_aborted")) return "not_sent";
   return "failed";
 }
 

@@ -1,7 +1,7 @@
 // The outcome of one planned change as apply reports it: done, failed, unknown (sent, no definitive
 // answer) or skipped (not started because the run was interrupted).
 
-import { RequestAbortedError, RequestFailedError } from "../api/index.js";
+import { isRequestError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { PlannedChange } from "../plan/types.js";
 import type { ApplyOutcome, OutcomeStatus } from "./types.js";
@@ -36,13 +36,13 @@ export function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?
  * was interrupted before it was sent, failed otherwise.
  */
 export function outcomeOfError(change: PlannedChange, error: unknown): ApplyOutcome {
-  if (error instanceof RequestFailedError && error.outcomeUnknown) {
+  if (isRequestError(error) && error.outcomeUnknown) {
     return outcomeOf(
       change,
       "unknown",
       `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
     );
   }
-  if (error instanceof RequestAbortedError) return notStartedOutcome(change);
+  if (isRequestError(error, "request_aborted")) return notStartedOutcome(change);
   return outcomeOf(change, "failed", describeError(error));
 }

@@ -2,7 +2,7 @@
 // need, else (or for what it did not move) one PATCH of `order` per record. The run's first
 // rearrange finds out for every family; the others wait for its answer.
 
-import { ApiError, RequestAbortedError, RequestFailedError } from "../api/index.js";
+import { isApiError, isRequestError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import { showsEveryRecord } from "../family-lists.js";
 import type { CurrentState, Plan, PlannedReorder } from "../plan/types.js";
@@ -70,11 +70,9 @@ export async function applyReorder(
       probe.unusable = true;
       method = "rearrange, then PATCH order for the records it did not move";
     } catch (error) {
-      if (
-        !(error instanceof ApiError && (error.status === 403 || error.status === 405 || error.status === 404))
-      ) {
-        if (error instanceof RequestAbortedError) return REORDER_NOT_STARTED;
-        if (error instanceof RequestFailedError && error.outcomeUnknown) {
+      if (!isApiError(error, 403, 405, 404)) {
+        if (isRequestError(error, "request_aborted")) return REORDER_NOT_STARTED;
+        if (isRequestError(error) && error.outcomeUnknown) {
           return {
             status: "unknown",
             message: `rearrange failed: ${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`,
@@ -98,8 +96,8 @@ export async function applyReorder(
         if (record.order !== move.to)
           failures.push(`id ${move.id}: order is ${record.order}, not ${move.to}`);
       } catch (error) {
-        if (error instanceof RequestAbortedError && !error.outcomeUnknown) notStarted += 1;
-        else if (error instanceof RequestFailedError && error.outcomeUnknown) unknownMoves += 1;
+        if (isRequestError(error, "request_aborted") && !error.outcomeUnknown) notStarted += 1;
+        else if (isRequestError(error) && error.outcomeUnknown) unknownMoves += 1;
         failures.push(`id ${move.id}: ${describeError(error)}`);
       }
     }),

@@ -2,7 +2,7 @@
 // accepted but did not apply (a field that did not take) is a failure that says why.
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { ApiError, CreateOutcomeUnknownError, type FamilyReader, RequestAbortedError } from "../api/index.js";
+import { type FamilyReader, isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
 import { shownValue, showsWritten } from "../plan/compare-fields.js";
@@ -80,13 +80,13 @@ export async function applyCreate(
       return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
     return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
   } catch (error) {
-    if (error instanceof CreateOutcomeUnknownError) {
+    if (isOutcomeUnknown(error, "create_outcome_unknown")) {
       return {
         outcome: outcomeOf(change, "unknown", error.message),
         settlement: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
       };
     }
-    if (error instanceof RequestAbortedError) {
+    if (isRequestError(error, "request_aborted")) {
       return { outcome: notStartedOutcome(change, error.message) };
     }
     // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
@@ -138,7 +138,7 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
     }
     return outcomeOf(change, "done");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
+    if (isApiError(error, 404)) {
       return outcomeOf(change, "done", "already gone");
     }
     return outcomeOfError(change, error);

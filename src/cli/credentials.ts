@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
-import { InvalidApiKeyError } from "../api/errors.js";
+import { ClientError } from "../api/errors.js";
 import { PcsyncError } from "../errors.js";
 import { secrets } from "../redact.js";
 
@@ -33,10 +33,10 @@ async function readApiKey(sources: ApiKeySources): Promise<string> {
   if (fromEnv === undefined) throw new ApiKeyMissingError();
   const key = fromEnv.trim();
   if (key === "") {
-    throw new InvalidApiKeyError(
-      API_KEY_ENV,
-      "is empty; set it to the key, or unset it and use --api-key-file",
-    );
+    throw new ClientError("api_key_invalid", {
+      source: API_KEY_ENV,
+      reason: "is empty; set it to the key, or unset it and use --api-key-file",
+    });
   }
   return checkApiKey(key, API_KEY_ENV);
 }

@@ -1,7 +1,7 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { ApiError } from "../api/errors.js";
+import { isApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import { neutraliseLines } from "../server-text.js";
@@ -228,7 +228,5 @@ function reportError(error: unknown, io: CliIo): ExitCode {
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error: PcsyncError): string | undefined {
   const refusal = error instanceof NothingChangedError ? error.cause : error;
-  return refusal instanceof ApiError && refusal.status === 401
-    ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
-    : undefined;
+  return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : undefined;
 }

@@ -5,10 +5,11 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import {
   type ApiClient,
-  ApiError,
   getConfig,
+  isApiError,
   listAllConfigs,
   type PluginConfigRecord,
+  type RequestError,
 } from "../api/index.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
@@ -136,7 +137,7 @@ async function findById(
     try {
       return { family, record: await getConfig(client, project, family, id) };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return undefined;
+      if (isApiError(error, 404)) return undefined;
       throw error;
     }
   });
@@ -187,7 +188,7 @@ const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
 /** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
 export class ScopedKeyRefusedError extends PcsyncError {
-  constructor(refusal: ApiError, action: string) {
+  constructor(refusal: RequestError, action: string) {
     super("scoped_key_refused", refusal.message, {
       cause: refusal,
       hint: `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
@@ -197,11 +198,7 @@ export class ScopedKeyRefusedError extends PcsyncError {
 
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
 export function explainRefusal(error: unknown, action: string): unknown {
-  if (
-    error instanceof ApiError &&
-    error.status === 403 &&
-    error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)
-  ) {
+  if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
     return new ScopedKeyRefusedError(error, action);
   }
   return error;

@@ -1,7 +1,7 @@
 // What a rollback reads before it plans: the lists of every family the journal's run touched, and,
 // one by one, each record it touched that no list shows (a deleted record: does the row remain?).
 
-import { type ApiClient, ApiError, getConfig, type PluginConfigRecord } from "../api/index.js";
+import { type ApiClient, getConfig, isApiError, type PluginConfigRecord } from "../api/index.js";
 import { listsToRead } from "../family-lists.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { recordKey } from "../plan/fingerprint.js";
@@ -42,7 +42,7 @@ export async function readAndPlanRollback(
       record = await getConfig(client, touched.project, touched.family, touched.id);
     } catch (error) {
       // Only a 404 says the row is gone: anything else is an error, never a reason to create again.
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      if (!isApiError(error, 404)) throw error;
       record = null;
     }
     retrieved.set(recordKey(touched.project, touched.family, touched.id), record);

@@ -3,7 +3,7 @@
 // description where a record's is null or "": from the list alone, a config meant to have no
 // description (plan) or that has none (export) cannot be told from one with the plugin's text.
 
-import { type ApiClient, ApiError, getConfig, listAllConfigs } from "../api/index.js";
+import { type ApiClient, getConfig, isApiError, listAllConfigs } from "../api/index.js";
 import type { FamilyRef } from "../families.js";
 import { groupBy } from "../group-by.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -43,7 +43,7 @@ async function retrievePluginInfo(client: ApiClient, ref: FamilyRef, id: number)
     return (await getConfig(client, ref.project, ref.family, id)).plugin_info;
   } catch (error) {
     // Gone since the list was read: the plan shows the description as listed, as it would have.
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (isApiError(error, 404)) return null;
     throw error;
   }
 }

@@ -3,22 +3,16 @@
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  ApiError,
   createConfig,
   createJob,
   deleteConfig,
   getConfig,
   getFrontend,
-  InvalidProjectIdError,
-  JobOutcomeUnknownError,
-  LogsNotSupportedError,
   listAllConfigs,
   listLogs,
-  MalformedResponseError,
-  NetworkError,
-  ResponseTooLargeError,
+  type RequestError,
+  type ResponseError,
   rearrange,
-  TimeoutError,
   updateConfig,
 } from "../../src/api/index.js";
 import type { PcsyncError } from "../../src/errors.js";
@@ -85,7 +79,9 @@ describe("requests", () => {
     await listAllConfigs(client, "a/b?c", "plugin_configs");
     expect(server.requests[0]?.url).toBe("/api/projects/a%2Fb%3Fc/plugin_configs/?limit=1000");
     for (const bad of ["", ".", "..", "1\n2", "1\u0000"]) {
-      await expect(getConfig(client, bad, "plugin_configs", 1)).rejects.toBeInstanceOf(InvalidProjectIdError);
+      await expect(getConfig(client, bad, "plugin_configs", 1)).rejects.toMatchObject({
+        code: "invalid_project_id",
+      });
     }
     expect(server.requests).toHaveLength(1);
   });
@@ -128,9 +124,9 @@ describe("requests", () => {
     expect(server.requests[0]?.url).toBe(
       "/api/projects/1/plugin_configs/5/logs/?limit=10&type_filter=ERROR&type_filter=WARN&search=a+b&after=2024-06-01T00%3A00%3A00.000Z",
     );
-    await expect(listLogs(client, "1", "pipeline_frontend_apps_configs", 5)).rejects.toBeInstanceOf(
-      LogsNotSupportedError,
-    );
+    await expect(listLogs(client, "1", "pipeline_frontend_apps_configs", 5)).rejects.toMatchObject({
+      code: "logs_not_supported",
+    });
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -153,8 +149,8 @@ describe("errors", () => {
       { plugin: 99, order: 1 },
       { knownIds: new Set() },
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ApiError);
-    const apiError = error as ApiError;
+    expect(error).toMatchObject({ code: "api_error" });
+    const apiError = error as RequestError;
     expect(apiError.message).toBe(
       '400 POST /api/projects/1/plugin_configs/: plugin: Invalid pk "99" - object does not exist.',
     );
@@ -196,7 +192,7 @@ describe("errors", () => {
       response.end("<!DOCTYPE html><p>login</p>");
     });
     const notJson = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(notJson).toBeInstanceOf(MalformedResponseError);
+    expect(notJson).toMatchObject({ code: "malformed_response" });
     expect((notJson as Error).message).toContain(
       "GET /api/projects/1/plugin_configs/1/: malformed response: not JSON",
     );
@@ -204,8 +200,10 @@ describe("errors", () => {
     const records = [record(1), record(2), record(3), record(4, { enabled: "yes" })];
     server.setHandler((_request, response) => sendJson(response, 200, page(records)));
     const wrongType = await listAllConfigs(client, "1", "plugin_configs").catch((caught: unknown) => caught);
-    expect(wrongType).toBeInstanceOf(MalformedResponseError);
-    expect((wrongType as MalformedResponseError).problem).toBe("results[3].enabled: must be boolean");
+    expect(wrongType).toMatchObject({ code: "malformed_response" });
+    expect((wrongType as ResponseError<"malformed_response">).facts.problem).toBe(
+      "results[3].enabled: must be boolean",
+    );
 
     server.setHandler((_request, response) => sendJson(response, 200, { ...record(1), id: undefined }));
     await expect(getConfig(client, "1", "plugin_configs", 1)).rejects.toThrow("id: is missing");
@@ -233,7 +231,7 @@ describe("errors", () => {
     });
     const { client } = makeClient({ maxResponseBytes: 256 * 1024 });
     const error = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ code: "response_too_large" });
     expect((error as Error).message).toContain("larger than the 256 KiB limit");
     expect(server.requests).toHaveLength(1);
   });
@@ -246,8 +244,8 @@ describe("errors", () => {
     });
     const { client } = makeClient({ bodyTimeoutMs: 150, retry: { retries: 1 } });
     const slowBody = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(slowBody).toBeInstanceOf(TimeoutError);
-    expect((slowBody as TimeoutError).phase).toBe("body");
+    expect(slowBody).toMatchObject({ code: "timeout" });
+    expect((slowBody as RequestError<"timeout">).facts.phase).toBe("body");
     expect((slowBody as Error).message).toMatch(/response body not complete within 150 ms, after 2 attempts/);
     expect(server.requests).toHaveLength(2);
 
@@ -256,7 +254,7 @@ describe("errors", () => {
     });
     const { client: impatient } = makeClient({ requestTimeoutMs: 150, retry: { retries: 0 } });
     const noAnswer = await getConfig(impatient, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(noAnswer).toBeInstanceOf(TimeoutError);
+    expect(noAnswer).toMatchObject({ code: "timeout" });
     expect((noAnswer as Error).message).toMatch(/no response within 150 ms, after 1 attempt$/);
   });
 
@@ -266,8 +264,8 @@ describe("errors", () => {
     await closed.close();
     const { client, sleeps } = makeClient({ retry: { retries: 2 } }, url);
     const error = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).reason).toBe("ECONNREFUSED");
+    expect(error).toMatchObject({ code: "network_error" });
+    expect((error as RequestError<"network_error">).facts.reason).toBe("ECONNREFUSED");
     expect((error as Error).message).toContain("after 3 attempts");
     expect(sleeps).toHaveLength(2);
   });
@@ -371,7 +369,7 @@ describe("retries", () => {
     const { client } = makeClient();
     const error = (await getConfig(client, "1", "plugin_configs", 1).catch(
       (caught: unknown) => caught,
-    )) as ApiError;
+    )) as RequestError;
     expect(error.status).toBe(429);
     expect(error.hint).toMatch(/throttling/);
     expect(server.requests).toHaveLength(1);
@@ -435,7 +433,7 @@ describe("retries", () => {
       }),
     );
     const { client } = makeClient();
-    await expect(deleteConfig(client, "1", "plugin_configs", 4)).rejects.toBeInstanceOf(ApiError);
+    await expect(deleteConfig(client, "1", "plugin_configs", 4)).rejects.toMatchObject({ code: "api_error" });
   });
 });
 
@@ -522,7 +520,7 @@ describe("creates that may have happened", () => {
     const error = await createJob(client, "1", "plugin_configs", 3, { type: "Export" }).catch(
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(JobOutcomeUnknownError);
+    expect(error).toMatchObject({ code: "job_outcome_unknown" });
     expect((error as Error).message).toContain("may or may not have run");
     expect(server.requests).toHaveLength(1);
   });
@@ -540,9 +538,9 @@ describe("the key stays secret", () => {
     );
     const { client, trace } = makeClient();
     const error = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: "api_error" });
     // Data, not output: code compares the service's detail, so it is kept as the service sent it.
-    expect((error as ApiError).serviceError?.attr).toBe(TEST_KEY);
+    expect((error as RequestError).serviceError?.attr).toBe(TEST_KEY);
     const shown = [
       inspect(error),
       inspect(error, { depth: 10, showHidden: true }),
@@ -556,7 +554,7 @@ describe("the key stays secret", () => {
     for (const text of shown) expect(text).not.toContain(TEST_KEY);
     expect(inspect(error)).toContain("[REDACTED]");
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({
-      name: "ApiError",
+      name: "RequestError",
       code: "api_error",
       status: 401,
       serviceError: { attr: "[REDACTED]" },

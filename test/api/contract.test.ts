@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiClient,
   type ApiClientOptions,
-  ApiError,
   createConfig,
   createJob,
   deleteConfig,
@@ -15,6 +14,7 @@ import {
   listLogs,
   listProjects,
   paginate,
+  type RequestError,
   rearrange,
   updateConfig,
 } from "../../src/api/index.js";
@@ -50,13 +50,13 @@ function clientWith(overrides: Partial<ApiClientOptions> = {}): ApiClient {
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
+async function failure(promise: Promise<unknown>): Promise<RequestError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toMatchObject({ code: "api_error" });
+  return error as RequestError;
 }
 
 describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[])(

@@ -6,10 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type ApiClient,
   createConfig,
-  InvalidProxyError,
   listProjects,
   matchNoProxy,
-  NetworkError,
+  type RequestError,
   resolveProxy,
 } from "../../src/api/index.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
@@ -80,7 +79,7 @@ describe("choosing the proxy", () => {
       } catch (caught) {
         error = caught;
       }
-      expect(error).toBeInstanceOf(InvalidProxyError);
+      expect(error).toMatchObject({ code: "invalid_proxy" });
       expect((error as Error).message).toMatch(/^The proxy in HTTPS_PROXY cannot be used: /);
       expect((error as Error).message).not.toContain(secret);
     }
@@ -176,7 +175,7 @@ describe("requests through a proxy", () => {
     const error = await listProjects(
       client(`http://service.test:${port()}`, { HTTP_PROXY: `http://me:hunter2pw@127.0.0.1:${down.port}` }),
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: "network_error" });
     expect((error as Error).message).toBe(
       `GET /api/projects/: could not reach the proxy http://127.0.0.1:${down.port} (from HTTP_PROXY): connect ECONNREFUSED 127.0.0.1:${down.port}, after 2 attempts; check HTTP_PROXY, or list service.test:${port()} in NO_PROXY if the service is reachable without the proxy`,
     );
@@ -198,10 +197,10 @@ describe("requests through a proxy", () => {
     const error = await createConfig(made, "1", "plugin_configs", { name: "x", plugin: 1 }).catch(
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: "network_error" });
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain("wrong");
-    expect((error as NetworkError).outcomeUnknown).toBe(false);
+    expect((error as RequestError).outcomeUnknown).toBe(false);
     expect(seen.connects).toHaveLength(connects);
     expect(service.requests).toEqual([]);
   });
@@ -212,7 +211,7 @@ describe("requests through a proxy", () => {
     const error = await listProjects(
       client(`http://service.test:${port()}`, { HTTP_PROXY: seen.url }, 300, 0),
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: "network_error" });
     expect((error as Error).message).toMatch(
       /could not reach the proxy .*: no answer within 300 ms, after 1 attempt;/,
     );

@@ -5,16 +5,7 @@ import type { ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createConfig,
-  InflatedResponseTooLargeError,
-  listAllConfigs,
-  MalformedResponseError,
-  RedirectNotFollowedError,
-  RequestFailedError,
-  ResponseHeadersTooLargeError,
-  ResponseTooLargeError,
-} from "../../src/api/index.js";
+import { createConfig, listAllConfigs, RequestError, type ResponseError } from "../../src/api/index.js";
 import { secrets } from "../../src/redact.js";
 import {
   page,
@@ -94,9 +85,9 @@ describe("compressed answers", () => {
     const error = await failure(() =>
       listAllConfigs(makeClient({ maxResponseBytes: 1024 * 1024 }), "1", "plugin_configs"),
     );
-    expect(error).toBeInstanceOf(InflatedResponseTooLargeError);
+    expect(error).toMatchObject({ code: "response_too_large" });
     // Apply reads it as any other answer too large to read: a create may have happened.
-    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ code: "response_too_large" });
     expect((error as Error).message).toBe(
       "GET /api/projects/1/plugin_configs/: the gzip-encoded response inflates to more than the 1 MiB limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)",
     );
@@ -112,8 +103,8 @@ describe("compressed answers", () => {
   ])("refuses a body encoded as %s that cannot be read", async (encoding, body, problem) => {
     server.setHandler((_request, response) => sendEncoded(response, encoding, body));
     const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    expect((error as MalformedResponseError).problem).toMatch(problem);
+    expect(error).toMatchObject({ code: "malformed_response" });
+    expect((error as ResponseError<"malformed_response">).facts.problem).toMatch(problem);
     // Reading it again would read the same bytes.
     expect(server.requests).toHaveLength(1);
   });
@@ -128,8 +119,8 @@ describe("redirects", () => {
         response.end();
       });
       const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
-      expect(error).toBeInstanceOf(RedirectNotFollowedError);
-      const redirect = error as RedirectNotFollowedError;
+      expect(error).toMatchObject({ code: "redirect_not_followed" });
+      const redirect = error as RequestError;
       expect(redirect.code).toBe("redirect_not_followed");
       expect(redirect.status).toBe(307);
       expect(redirect.outcomeUnknown).toBe(false);
@@ -187,9 +178,9 @@ describe("response headers", () => {
       response.end(JSON.stringify(page([])));
     });
     const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
-    expect(error).toBeInstanceOf(ResponseHeadersTooLargeError);
-    expect(error).toBeInstanceOf(RequestFailedError);
-    expect((error as ResponseHeadersTooLargeError).code).toBe("response_headers_too_large");
+    expect(error).toMatchObject({ code: "response_headers_too_large" });
+    expect(error).toBeInstanceOf(RequestError);
+    expect((error as RequestError).code).toBe("response_headers_too_large");
     expect((error as Error).message).toBe(
       "GET /api/projects/1/plugin_configs/: the response headers are larger than the 16 KiB limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?",
     );

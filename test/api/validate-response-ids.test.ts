@@ -4,13 +4,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CreateOutcomeUnknownError,
   createConfig,
   getConfig,
   listAllConfigs,
   listLogs,
   listProjects,
-  MalformedResponseError,
+  type ResponseError,
   rearrange,
 } from "../../src/api/index.js";
 import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
@@ -51,13 +50,13 @@ function recordText(overrides: Record<string, string> = {}): string {
     .join(", ")}}`;
 }
 
-async function refusal(read: () => Promise<unknown>): Promise<MalformedResponseError> {
+async function refusal(read: () => Promise<unknown>): Promise<ResponseError<"malformed_response">> {
   const error = await read().then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(MalformedResponseError);
-  return error as MalformedResponseError;
+  expect(error).toMatchObject({ code: "malformed_response" });
+  return error as ResponseError<"malformed_response">;
 }
 
 describe("ids that are not safe positive integers are refused", () => {
@@ -79,7 +78,7 @@ describe("ids that are not safe positive integers are refused", () => {
     bodies.set(`GET ${path}`, `{"count": 1, "next": null, "results": [${recordText({ id: idText })}]}`);
     const error = await refusal(() => listAllConfigs(client(), idText.replace(/\W/g, "_"), "plugin_configs"));
     expect(error.message).toMatch(new RegExp(`^GET ${path.replace(/\//g, "\\/")}: malformed response: `));
-    expect(error.problem).toMatch(problem);
+    expect(error.facts.problem).toMatch(problem);
   });
 
   it("two records whose ids differ only past 2^53 are never read as one", async () => {
@@ -88,7 +87,7 @@ describe("ids that are not safe positive integers are refused", () => {
       `{"count": 2, "next": null, "results": [${recordText({ id: "9007199254740993" })}, ${recordText({ id: "9007199254740992" })}]}`,
     );
     const error = await refusal(() => listAllConfigs(client(), "twins", "plugin_configs"));
-    expect(error.problem).toMatch(/^results\[0\]\.id: is larger than/);
+    expect(error.facts.problem).toMatch(/^results\[0\]\.id: is larger than/);
   });
 
   it("accepts the largest safe id and the smallest", async () => {
@@ -114,7 +113,7 @@ describe("ids that are not safe positive integers are refused", () => {
     bodies.set("GET /api/projects/1/plugin_configs/5/", recordText({ id: "5", [field]: value }));
     const error = await refusal(() => getConfig(client(), "1", "plugin_configs", 5));
     expect(error.message).toMatch(/^GET \/api\/projects\/1\/plugin_configs\/5\/: malformed response: /);
-    expect(error.problem).toMatch(problem);
+    expect(error.facts.problem).toMatch(problem);
   });
 
   it("a created record's id, naming POST", async () => {
@@ -134,7 +133,7 @@ describe("ids that are not safe positive integers are refused", () => {
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(CreateOutcomeUnknownError);
+    expect(error).toMatchObject({ code: "create_outcome_unknown" });
     expect((error as Error).message).toMatch(
       /^POST \/api\/projects\/1\/pipeline_frontend_apps_configs\/: malformed response: id: is larger than/,
     );
@@ -171,7 +170,7 @@ describe("ids that are not safe positive integers are refused", () => {
     );
     const error = await refusal(() => listProjects(client()));
     expect(error.message).toMatch(/^GET \/api\/projects\/: malformed response: /);
-    expect(error.problem).toMatch(problem);
+    expect(error.facts.problem).toMatch(problem);
   });
 
   it.each([
@@ -200,6 +199,6 @@ describe("ids that are not safe positive integers are refused", () => {
     );
     const error = await refusal(() => listLogs(client(), "1", "plugin_configs", 3));
     expect(error.message).toMatch(/^GET \/api\/projects\/1\/plugin_configs\/3\/logs\/: malformed response: /);
-    expect(error.problem).toMatch(new RegExp(`^results\\[0\\]\\.${field}: `));
+    expect(error.facts.problem).toMatch(new RegExp(`^results\\[0\\]\\.${field}: `));
   });
 });

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidApiKeyError } from "../../src/api/index.js";
+import { ClientError } from "../../src/api/errors.js";
 import { ApiKeyFileError, ApiKeyMissingError, resolveApiKey } from "../../src/cli/credentials.js";
 
 let directory: string;
@@ -65,7 +65,7 @@ describe("resolveApiKey", () => {
       [join(directory, "missing"), /does not exist/, ApiKeyFileError],
       [empty, /is empty/, ApiKeyFileError],
       [directory, /is a directory/, ApiKeyFileError],
-      [spaced, /contains spaces/, InvalidApiKeyError],
+      [spaced, /contains spaces/, ClientError],
     ];
     // Root reads anything; only check permissions where they apply.
     if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, ApiKeyFileError]);
@@ -78,6 +78,8 @@ describe("resolveApiKey", () => {
   });
 
   it("refuses an empty PCSYNC_API_KEY", async () => {
-    await expect(resolveApiKey({ env: { PCSYNC_API_KEY: "  " } })).rejects.toBeInstanceOf(InvalidApiKeyError);
+    await expect(resolveApiKey({ env: { PCSYNC_API_KEY: "  " } })).rejects.toMatchObject({
+      code: "api_key_invalid",
+    });
   });
 });

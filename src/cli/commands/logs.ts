@@ -5,12 +5,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Command, Option } from "commander";
 import {
   type ApiClient,
-  ApiError,
+  isApiError,
+  isRequestError,
   iterateLogs,
   type LogEntry,
   type LogQuery,
-  NetworkError,
-  TimeoutError,
 } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { type FamilyName, getFamily } from "../../families.js";
@@ -255,6 +254,6 @@ async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promi
 }
 
 function isTransient(error: unknown): boolean {
-  if (error instanceof NetworkError || error instanceof TimeoutError) return true;
-  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+  if (isRequestError(error, "network_error", "timeout")) return true;
+  return isApiError(error) && (error.status === 429 || error.status >= 500);
 }
