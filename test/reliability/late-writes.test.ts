@@ -104,7 +104,6 @@ describe.concurrent("a create whose answers are always lost", () => {
     const server = await startFamilyServer({
       onPost: (post) => sendJson(post.response, 503, { detail: "unavailable" }),
     });
-    const started = Date.now();
     // --timeout 0.2: a window of 1 s (the floor); the second POST's window is cut at 1.5 s.
     const run = await applyAgainst(server, createsManifest(["Lost"]), [
       "--timeout",
@@ -113,7 +112,6 @@ describe.concurrent("a create whose answers are always lost", () => {
       "1.5",
     ]);
     expect(run.code, run.stderr).toBe(1);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
     expect(run.stdout, run.stdout).toMatch(
       /\? unknown: create "Lost".*the settle time of 1\.5 s \(--settle-timeout\) ended before the window that proves a create was not made \(1 s: 2\.5 times --timeout, at least 1 s\) had closed/,
