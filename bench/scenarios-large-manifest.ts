@@ -1,6 +1,7 @@
-// The memory a big manifest costs: the built `pcsync validate` of one YAML file of 60 MB (the
-// size issue 20 measured at 1.7 GB of peak RSS), and of 6 MB for a quick look. The configs carry
-// what users write: a name, a plugin, enabled, a description, and a comment now and then.
+// The memory a big manifest costs: the built `pcsync validate` of one YAML file of 60 MB (a size
+// once measured at 1.7 GB of peak RSS), held to a bound of 600 MB (ten times the file), and of
+// 6 MB for a quick look. The configs carry what users write: a name, a plugin, enabled, a
+// description, and a comment now and then.
 
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -76,7 +77,10 @@ function validateLargeScenario(sizeMb: number, boundMb: number | undefined, isDe
   };
 }
 
+/** The bound on the 60 MB file's peak RSS: ten times the file. */
+const BOUND_60_MB = 600;
+
 export const LARGE_MANIFEST_SCENARIOS: readonly Scenario[] = [
   validateLargeScenario(6, undefined, false),
-  validateLargeScenario(60, undefined, true),
+  validateLargeScenario(60, BOUND_60_MB, false),
 ];
