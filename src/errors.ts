@@ -37,6 +37,15 @@ export type MessageTable = Record<string, (facts: never) => string>;
 /** What an error of `code` knows, as its table's entry takes it. */
 export type FactsOf<Table extends MessageTable, Code extends keyof Table> = Parameters<Table[Code]>[0];
 
+/** The message of `code` in `table`, from what the error knows. */
+export function messageOf<Table extends MessageTable, Code extends keyof Table & string>(
+  table: Table,
+  code: Code,
+  facts: FactsOf<Table, Code>,
+): string {
+  return (table[code] as (facts: FactsOf<Table, Code>) => string)(facts);
+}
+
 /** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
 export function isErrorOf<Type extends PcsyncError>(
   error: unknown,
@@ -96,14 +105,92 @@ export class NothingChangedError extends PcsyncError {
   }
 }
 
+/** Rethrows `error`, saying that nothing was changed unless it says so itself (a saved plan's refusal). */
+export function throwSayingNothingChanged(error: unknown): never {
+  throw error instanceof PcsyncError && !isErrorOf(error, RefusedError, SAVED_PLAN_REFUSALS)
+    ? new NothingChangedError(error)
+    : error;
+}
+
 /** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A command-line usage error: bad flag values, missing required options. */
+/** A command-line usage error: bad flag values, missing required options. Its one code is `usage`. */
 export class UsageError extends PcsyncError {
   constructor(message: string) {
     super("usage", message);
+  }
+}
+
+function indented(lines: readonly string[]): string {
+  return lines.map((line) => `  ${line}`).join("\n");
+}
+
+const REFUSED_MESSAGES = {
+  /** A saved plan the service moved away from since it was made. */
+  stale_plan: ({ file, reasons }: { file: string; reasons: readonly string[] }) =>
+    `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+  /** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
+  plan_inconsistent: ({ file, problems }: { file: string; problems: readonly string[] }) =>
+    `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+  plan_server_mismatch: ({
+    file,
+    planServer,
+    server,
+  }: {
+    file: string;
+    planServer: string;
+    server: string;
+  }) =>
+    `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
+  journal_server_mismatch: ({
+    path,
+    journalServer,
+    server,
+  }: {
+    path: string;
+    journalServer: string;
+    server: string;
+  }) =>
+    `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
+  /** The journal given to resume a saved plan is of another run. */
+  journal_plan_mismatch: ({ path, planFile, why }: { path: string; planFile: string; why: string }) =>
+    `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
+  /** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
+  changed_while_asking: ({ reasons }: { reasons: readonly string[] }) =>
+    `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
+  /** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
+  safety_guard: ({ messages, lead }: { messages: readonly string[]; lead?: string | undefined }) =>
+    `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
+  /** Configs that match records another owner marked; `--takeover` is the way on. */
+  owner_conflict: ({ problems }: { problems: readonly string[] }) =>
+    `the plan is refused: records of another owner:\n${indented(problems)}`,
+  /** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
+  rollback_conflict: ({ journal, conflicts }: { journal: string; conflicts: readonly string[] }) =>
+    `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`,
+} satisfies MessageTable;
+
+export type RefusedCode = keyof typeof REFUSED_MESSAGES;
+
+/** The refusals of a saved plan (or its journal) before anything is read or written. */
+export const SAVED_PLAN_REFUSALS: readonly RefusedCode[] = [
+  "stale_plan",
+  "plan_inconsistent",
+  "plan_server_mismatch",
+  "journal_server_mismatch",
+];
+
+/** Refused by a guard or a check before anything is changed: exit code 3. */
+export class RefusedError<Code extends RefusedCode = RefusedCode> extends PcsyncError {
+  declare readonly code: Code;
+  readonly facts: FactsOf<typeof REFUSED_MESSAGES, Code>;
+
+  constructor(code: Code, facts: FactsOf<typeof REFUSED_MESSAGES, Code>) {
+    super(code, messageOf(REFUSED_MESSAGES, code, facts), {
+      exitCode: EXIT_REFUSED,
+    });
+    this.facts = facts;
   }
 }

@@ -236,6 +236,10 @@ const SIGNAL_EXIT_CODES = {
 	SIGINT: 130,
 	SIGTERM: 143
 };
+/** The message of `code` in `table`, from what the error knows. */
+function messageOf(table, code, facts) {
+	return table[code](facts);
+}
 /** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
 function isErrorOf(error, type, codes) {
 	return error instanceof type && (codes.length === 0 || codes.includes(error.code));
@@ -284,14 +288,54 @@ var NothingChangedError = class extends PcsyncError {
 		});
 	}
 };
+/** Rethrows `error`, saying that nothing was changed unless it says so itself (a saved plan's refusal). */
+function throwSayingNothingChanged(error) {
+	throw error instanceof PcsyncError && !isErrorOf(error, RefusedError, SAVED_PLAN_REFUSALS) ? new NothingChangedError(error) : error;
+}
 /** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 function describeError(error) {
 	return error instanceof Error ? error.message : String(error);
 }
-/** A command-line usage error: bad flag values, missing required options. */
+/** A command-line usage error: bad flag values, missing required options. Its one code is `usage`. */
 var UsageError = class extends PcsyncError {
 	constructor(message) {
 		super("usage", message);
 	}
 };
-export { describeError as a, locateSecrets as c, secrets as d, UsageError as i, redactDeep as l, PcsyncError as n, isErrorOf as o, SIGNAL_EXIT_CODES as r, REDACTED as s, NothingChangedError as t, secretForms as u };
+function indented(lines) {
+	return lines.map((line) => `  ${line}`).join("\n");
+}
+const REFUSED_MESSAGES = {
+	/** A saved plan the service moved away from since it was made. */
+	stale_plan: ({ file, reasons }) => `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+	/** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
+	plan_inconsistent: ({ file, problems }) => `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
+	plan_server_mismatch: ({ file, planServer, server }) => `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
+	journal_server_mismatch: ({ path, journalServer, server }) => `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
+	/** The journal given to resume a saved plan is of another run. */
+	journal_plan_mismatch: ({ path, planFile, why }) => `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
+	/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
+	changed_while_asking: ({ reasons }) => `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
+	/** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
+	safety_guard: ({ messages, lead }) => `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
+	/** Configs that match records another owner marked; `--takeover` is the way on. */
+	owner_conflict: ({ problems }) => `the plan is refused: records of another owner:\n${indented(problems)}`,
+	/** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
+	rollback_conflict: ({ journal, conflicts }) => `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`
+};
+/** The refusals of a saved plan (or its journal) before anything is read or written. */
+const SAVED_PLAN_REFUSALS = [
+	"stale_plan",
+	"plan_inconsistent",
+	"plan_server_mismatch",
+	"journal_server_mismatch"
+];
+/** Refused by a guard or a check before anything is changed: exit code 3. */
+var RefusedError = class extends PcsyncError {
+	facts;
+	constructor(code, facts) {
+		super(code, messageOf(REFUSED_MESSAGES, code, facts), { exitCode: 3 });
+		this.facts = facts;
+	}
+};
+export { UsageError as a, messageOf as c, locateSecrets as d, redactDeep as f, SIGNAL_EXIT_CODES as i, throwSayingNothingChanged as l, secrets as m, PcsyncError as n, describeError as o, secretForms as p, RefusedError as r, isErrorOf as s, NothingChangedError as t, REDACTED as u };

@@ -5,7 +5,7 @@
 // where output leaves the process, and PcsyncError redacts `util.inspect` and JSON of errors.
 
 import { STATUS_CODES } from "node:http";
-import { type FactsOf, isErrorOf, type MessageTable, PcsyncError } from "../errors.js";
+import { type FactsOf, isErrorOf, type MessageTable, messageOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
 import { neutraliseInline } from "../server-text.js";
 import type { ServiceErrorBody } from "../wire-types.js";
@@ -54,7 +54,7 @@ export class ClientError<Code extends ClientErrorCode = ClientErrorCode> extends
   readonly facts: FactsOf<typeof CLIENT_MESSAGES, Code>;
 
   constructor(code: Code, facts: FactsOf<typeof CLIENT_MESSAGES, Code>) {
-    super(code, (CLIENT_MESSAGES[code] as (facts: FactsOf<typeof CLIENT_MESSAGES, Code>) => string)(facts));
+    super(code, messageOf(CLIENT_MESSAGES, code, facts));
     this.facts = facts;
   }
 }
@@ -370,7 +370,7 @@ export class OutcomeUnknownError<Code extends OutcomeErrorCode = OutcomeErrorCod
   readonly conclusiveAfter: number | undefined;
 
   constructor(code: Code, request: FailedRequest, facts: FactsOf<typeof OUTCOME_MESSAGES, Code>) {
-    super(code, (OUTCOME_MESSAGES[code] as (facts: FactsOf<typeof OUTCOME_MESSAGES, Code>) => string)(facts));
+    super(code, messageOf(OUTCOME_MESSAGES, code, facts));
     this.path = request.path;
     this.conclusiveAfter = (facts as { conclusiveAfter?: number | undefined }).conclusiveAfter;
   }

@@ -5,61 +5,17 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
-import { EXIT_REFUSED, PcsyncError } from "../errors.js";
+import { RefusedError } from "../errors.js";
 import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
+import { PlanError } from "../plan/plan-error.js";
 import { parsePlanFile } from "../plan/plan-file.js";
 import { type GuardOptions, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
-
-/** A saved plan refused before anything is written; its message says that nothing was changed. */
-export abstract class SavedPlanRefusedError extends PcsyncError {}
-
-export class StalePlanError extends SavedPlanRefusedError {
-  constructor(file: string, reasons: string[]) {
-    super(
-      "stale_plan",
-      `the saved plan ${file} is stale:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-/** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
-export class InconsistentPlanError extends SavedPlanRefusedError {
-  constructor(file: string, problems: string[]) {
-    super(
-      "plan_inconsistent",
-      `the saved plan ${file} was changed after it was made, and is not applied:\n${problems.map((problem) => `  ${problem}`).join("\n")}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-export class PlanServerMismatchError extends SavedPlanRefusedError {
-  constructor(file: string, planServer: string, server: string) {
-    super(
-      "plan_server_mismatch",
-      `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
-
-/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
-export class ChangedWhileAskingError extends PcsyncError {
-  constructor(reasons: string[]) {
-    super(
-      "changed_while_asking",
-      `the remote state changed while apply waited for your answer:\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing was changed. Run apply again to see the plan as it is now.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
 
 export interface RereadOptions {
   concurrency: number;
@@ -81,11 +37,11 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
       (error as NodeJS.ErrnoException).code === "ENOENT"
         ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
         : (error as Error).message;
-    throw new PcsyncError("plan_file_unreadable", `cannot read the plan file ${path}: ${reason}`);
+    throw new PlanError("plan_file_unreadable", { file: path, reason });
   }
   const plan = parsePlanFile(text, path);
   const problems = findPlanInconsistencies(plan);
-  if (problems.length > 0) throw new InconsistentPlanError(path, problems);
+  if (problems.length > 0) throw new RefusedError("plan_inconsistent", { file: path, problems });
   return plan;
 }
 
@@ -100,7 +56,7 @@ export async function checkSavedPlan(
   const { current, reasons } = await rereadForPlan(plan, client, options);
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
-  if (reasons.length > 0) throw new StalePlanError(path, reasons);
+  if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
   // The file's own guards say what they said when it was made; these are the ones that hold now.
   // The update guard is not computed again here; the file's, where it has one, still holds.
   const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
@@ -117,7 +73,7 @@ export async function checkApprovedPlan(
   options: RereadOptions,
 ): Promise<CurrentState> {
   const { current, reasons } = await rereadForPlan(plan, client, options);
-  if (reasons.length > 0) throw new ChangedWhileAskingError(reasons);
+  if (reasons.length > 0) throw new RefusedError("changed_while_asking", { reasons });
   return current;
 }
 
@@ -163,6 +119,10 @@ export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
 /** A saved plan made against another server than the one given. */
 export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
   if (plan.server !== client.base.display) {
-    throw new PlanServerMismatchError(path, plan.server ?? "no server it names", client.base.display);
+    throw new RefusedError("plan_server_mismatch", {
+      file: path,
+      planServer: plan.server ?? "no server it names",
+      server: client.base.display,
+    });
   }
 }

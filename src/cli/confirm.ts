@@ -3,30 +3,6 @@
 
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { EXIT_ERROR, PcsyncError } from "../errors.js";
-
-export const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
-
-/** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
-export class ApplyCancelledError extends PcsyncError {
-  constructor() {
-    super("apply_cancelled", APPLY_CANCELLED, { exitCode: EXIT_ERROR });
-  }
-}
-
-/**
- * apply with no terminal to ask on and no --auto-approve: refused before anything is read, as
- * Terraform does, so that a cron job or `ssh host pcsync apply` never writes unapproved.
- */
-export class ApprovalRequiredError extends PcsyncError {
-  constructor() {
-    super(
-      "approval_required",
-      "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE`. Nothing was read or changed.",
-      { exitCode: EXIT_ERROR },
-    );
-  }
-}
 
 /** Whether apply asks before writing: only with a terminal on stdin. */
 export function canAsk(stdin: { isTTY?: boolean } | undefined): stdin is Readable & { isTTY?: boolean } {

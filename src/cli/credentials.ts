@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
 import { ClientError } from "../api/errors.js";
-import { PcsyncError } from "../errors.js";
+import { CommandError } from "../command-error.js";
 import { secrets } from "../redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
@@ -30,7 +30,7 @@ async function readApiKey(sources: ApiKeySources): Promise<string> {
     return checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
   }
   const fromEnv = sources.env[API_KEY_ENV];
-  if (fromEnv === undefined) throw new ApiKeyMissingError();
+  if (fromEnv === undefined) throw new CommandError("api_key_missing", {});
   const key = fromEnv.trim();
   if (key === "") {
     throw new ClientError("api_key_invalid", {
@@ -47,10 +47,11 @@ async function readKeyFile(file: string, cwd: string | undefined): Promise<strin
   try {
     content = await readFile(cwd === undefined ? file : resolve(cwd, file), "utf8");
   } catch (error) {
-    throw new ApiKeyFileError(file, describeReadFailure(error));
+    throw new CommandError("api_key_file", { file: file, reason: describeReadFailure(error) });
   }
   const key = content.trim();
-  if (key === "") throw new ApiKeyFileError(file, "is empty; write the API key into it");
+  if (key === "")
+    throw new CommandError("api_key_file", { file: file, reason: "is empty; write the API key into it" });
   return key;
 }
 
@@ -95,24 +96,5 @@ function describeReadFailure(error: unknown): string {
       return "is a directory, not a file holding the key";
     default:
       return `cannot be read (${code || "unknown error"})`;
-  }
-}
-
-export class ApiKeyMissingError extends PcsyncError {
-  constructor() {
-    super(
-      "api_key_missing",
-      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
-    );
-  }
-}
-
-/** The key file is missing, unreadable or empty; its content is never shown. */
-export class ApiKeyFileError extends PcsyncError {
-  readonly file: string;
-
-  constructor(file: string, reason: string) {
-    super("api_key_file", `API key file ${file}: ${reason}.`);
-    this.file = file;
   }
 }

@@ -9,13 +9,11 @@ import { suggestClosest } from "../manifest/suggest.js";
 import type { CliIo } from "./io.js";
 
 /** The one error for a --family value that is not a family, whichever command it was given to. */
-export class UnknownFamilyError extends UsageError {
-  constructor(value: string) {
-    const suggestion = suggestFamily(value);
-    super(
-      `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`,
-    );
-  }
+function unknownFamily(value: string): UsageError {
+  const suggestion = suggestFamily(value);
+  return new UsageError(
+    `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`,
+  );
 }
 
 /** A typo of a family, or a part of exactly one family's name (`frontend`). */
@@ -34,7 +32,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 export function parseFamily(value: string): FamilyName {
-  if (!isFamilyName(value)) throw new UnknownFamilyError(value);
+  if (!isFamilyName(value)) throw unknownFamily(value);
   return value;
 }
 

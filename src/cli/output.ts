@@ -3,7 +3,7 @@
 // back (saved plans, JSON plans, exports) are written exactly, or refused if they hold the key.
 
 import type { ApplyReport } from "../apply/types.js";
-import { PcsyncError } from "../errors.js";
+import { CommandError } from "../command-error.js";
 import { appendToFile } from "../files/append-file.js";
 import { describeFileError, OutputFileError } from "../files/file-errors.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
@@ -11,7 +11,7 @@ import { writeFileSafely } from "../files/write-file.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
-import { locateSecrets, MIN_ENCODED_FORM_LENGTH, REDACTED, redactDeep, secrets } from "../redact.js";
+import { locateSecrets, REDACTED, redactDeep, secrets } from "../redact.js";
 import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
 import { neutraliseJson } from "../server-text.js";
@@ -47,32 +47,20 @@ export function printPlan(
 const PLAN_REMEDY =
   "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
 
-/** Output that must be written exactly (a saved plan, a JSON plan, an export) holds the API key. */
-export class SecretInOutputError extends PcsyncError {
-  constructor(what: string, places: readonly string[], remedy: string) {
-    const shown = places.length > 0 ? places : ["its fixed text (field names)"];
-    const listed =
-      shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
-    const shortest = secrets.shortestSecretLength;
-    const shortKey =
-      shortest > 0 && shortest < MIN_ENCODED_FORM_LENGTH
-        ? ` The API key is only ${shortest} characters long, so ordinary text contains it: use a real key.`
-        : "";
-    super(
-      "secret_in_output",
-      `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`,
-    );
-  }
-}
-
-/** Throws SecretInOutputError if `text`, a document written exactly, holds the API key in any form. */
+/** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
 export function refuseSecretIn(
   text: string,
   what: string,
   locate: () => readonly string[],
   remedy: string,
 ): void {
-  if (secrets.contains(text)) throw new SecretInOutputError(what, locate(), remedy);
+  if (secrets.contains(text))
+    throw new CommandError("secret_in_output", {
+      what: what,
+      places: locate(),
+      remedy: remedy,
+      shortestSecret: secrets.shortestSecretLength,
+    });
 }
 
 export const EXPORT_REMEDY =

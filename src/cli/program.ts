@@ -164,7 +164,7 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
   const io = given.edge === undefined ? withOutputEdge(given) : given;
   let exitCode: ExitCode = 0;
   try {
-    if (keyFlag !== undefined) throw new KeyOnCommandLineError(keyFlag);
+    if (keyFlag !== undefined) throw keyOnCommandLine(keyFlag);
     const program = await buildProgram(
       io,
       (code) => {
@@ -200,12 +200,10 @@ function registerMistypedKeyFlags(argv: readonly string[]): string | undefined {
 }
 
 /** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
-export class KeyOnCommandLineError extends UsageError {
-  constructor(flag: string) {
-    super(
-      `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
-    );
-  }
+function keyOnCommandLine(flag: string): UsageError {
+  return new UsageError(
+    `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
+  );
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {

@@ -9,9 +9,9 @@ import {
   isApiError,
   listAllConfigs,
   type PluginConfigRecord,
-  type RequestError,
 } from "../api/index.js";
-import { PcsyncError, UsageError } from "../errors.js";
+import { CommandError } from "../command-error.js";
+import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { quoteServerText } from "../server-text.js";
@@ -94,20 +94,23 @@ export async function resolveConfig(
   const where = describeWhere(families, target.project);
   if (first === undefined) {
     const list = `list them with: pcsync export --project ${target.project}${families.length === 1 ? ` --family ${families[0]}` : ""}`;
-    throw new PcsyncError(
+    throw new CommandError(
       "config_not_found",
       CONFIG_ID.test(nameOrId)
-        ? `no config with id ${nameOrId} in ${where}; ${list}`
-        : `no config named "${target.config}" in ${where}; ${describeNames(found.lists)}`,
+        ? { what: `with id ${nameOrId}`, where, next: list }
+        : { what: `named "${target.config}"`, where, next: describeNames(found.lists) },
     );
   }
   const inFamilies = [...new Set(found.matches.map((match) => match.family))];
   const [onlyFamily] = inFamilies;
   if (inFamilies.length === 1 && onlyFamily !== undefined) {
-    throw new PcsyncError(
-      "config_ambiguous",
-      `${ids.length} configs in ${onlyFamily} of project ${target.project} are named "${target.config}" (ids ${ids.join(", ")}); pass one id with --config`,
-    );
+    throw new CommandError("config_ambiguous", {
+      name: target.config,
+      project: target.project,
+      family: onlyFamily,
+      ids,
+      each: "",
+    });
   }
   const each = ids
     .map((id) => {
@@ -115,10 +118,7 @@ export async function resolveConfig(
       return `id ${id} in ${where.join(" and ")}`;
     })
     .join(", ");
-  throw new PcsyncError(
-    "config_ambiguous",
-    `"${target.config}" names configs in both families of project ${target.project} (${each}); pass --family with the one you mean, or its id with --config`,
-  );
+  throw new CommandError("config_ambiguous", { name: target.config, project: target.project, ids, each });
 }
 
 interface Found {
@@ -186,20 +186,10 @@ export function describeRecord(record: PluginConfigRecord): string {
 
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
-/** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
-export class ScopedKeyRefusedError extends PcsyncError {
-  constructor(refusal: RequestError, action: string) {
-    super("scoped_key_refused", refusal.message, {
-      cause: refusal,
-      hint: `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
-    });
-  }
-}
-
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
 export function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
-    return new ScopedKeyRefusedError(error, action);
+    return new CommandError("scoped_key_refused", { refusal: error, action: action });
   }
   return error;
 }

@@ -1,7 +1,7 @@
 // Writes exported manifest data: as a new file, or merged into an existing manifest so that its
 // comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
-import { PcsyncError } from "../errors.js";
+import { CommandError } from "../command-error.js";
 import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 import { type ExportDestination, exportText } from "./display-yaml.js";
@@ -146,25 +146,22 @@ export function updateManifestText(
   const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
   const document = parseDocument(text, { keepSourceTokens: true });
   if (document.errors.length > 0) {
-    throw new PcsyncError(
-      "export_target_invalid",
-      `${fileName} is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
-    );
+    throw new CommandError("export_target_invalid", {
+      file: fileName,
+      problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
+    });
   }
   if (!isMap(document.contents)) {
-    throw new PcsyncError(
-      "export_target_invalid",
-      `${fileName} is not a pcsync manifest (its top level is not a mapping)`,
-    );
+    throw new CommandError("export_target_invalid", {
+      file: fileName,
+      problem: "is not a pcsync manifest (its top level is not a mapping)",
+    });
   }
   // A templated config written out beside its template would be the same name twice; where a
   // remote change belongs (the template, an override, the project) is the user's choice.
   const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
   if (fleetKeys.length > 0) {
-    throw new PcsyncError(
-      "export_target_fleet",
-      `${fileName} uses ${fleetKeys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over`,
-    );
+    throw new CommandError("export_target_fleet", { file: fileName, keys: fleetKeys });
   }
   if (!document.has("version")) document.set("version", 1);
   const block = projectMap(

@@ -7,13 +7,13 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled-writes.js";
 import type { ApplyReport } from "../apply/types.js";
-import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { pluginDefaults } from "../plan/compare-fields.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { locateSecrets } from "../redact.js";
+import { JournalError } from "./journal-error.js";
 import { JournalFile } from "./journal-file.js";
 import {
   imageOf,
@@ -49,16 +49,6 @@ export function manifestsOf(plan: Plan): string[] {
     files.add(colon > 0 ? item.source.slice(0, colon) : item.source);
   }
   return [...files].sort();
-}
-
-export class JournalSecretError extends PcsyncError {
-  constructor(intent: WriteIntent) {
-    super(
-      "journal_would_hold_key",
-      `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,
-      { hint: "remove the key's text from that record, or apply with --no-journal" },
-    );
-  }
 }
 
 export interface JournalStart {
@@ -155,7 +145,7 @@ export class ApplyJournal implements WriteJournal {
       if (image) before.push(image);
     }
     const entry: JournalEntry = { type: "intent", seq, ...intent, before };
-    if (locateSecrets(entry).length > 0) throw new JournalSecretError(intent);
+    if (locateSecrets(entry).length > 0) throw new JournalError("journal_would_hold_key", { intent: intent });
     this.#pending.set(seq, { project, family, ids: intent.op === "create" ? null : ids });
     this.#append(entry);
     await this.file.sync();

@@ -6,17 +6,9 @@
 import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
-import { PcsyncError } from "../errors.js";
 import { openForAppend } from "../files/append-file.js";
 import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
-
-export class JournalFileError extends PcsyncError {
-  constructor(path: string, reason: string) {
-    super("journal_unwritable", `cannot write the journal ${path}: ${reason}`, {
-      hint: "give another path with --journal PATH, or skip the journal with --no-journal",
-    });
-  }
-}
+import { JournalError } from "./journal-error.js";
 
 /** Whether the file ends in a line cut off by a kill (no final newline). */
 async function endsMidLine(path: string): Promise<boolean> {
@@ -55,10 +47,11 @@ export class JournalFile {
     const { cwd, inputs } = options;
     const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
     if (options.fresh && target.kind === "file" && target.existing !== undefined) {
-      throw new JournalFileError(
-        path,
-        "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
-      );
+      throw new JournalError("journal_unwritable", {
+        path: path,
+        reason:
+          "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
+      });
     }
     const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
     const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
@@ -98,7 +91,10 @@ export class JournalFile {
       await this.handle.write(text);
       await this.handle.sync();
     } catch (error) {
-      this.#failure = new JournalFileError(this.path, (error as Error).message);
+      this.#failure = new JournalError("journal_unwritable", {
+        path: this.path,
+        reason: (error as Error).message,
+      });
       throw this.#failure;
     }
   }

@@ -3,9 +3,9 @@
 // its line number; only a last line cut off by a kill is tolerated, and said.
 
 import type { WriteOp, WriteStatus } from "../apply/journaled-writes.js";
-import { PcsyncError } from "../errors.js";
 import { type FamilyName, isFamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import type { PluginConfigRecord } from "../wire-types.js";
+import { JournalError } from "./journal-error.js";
 
 export const JOURNAL_FORMAT = "pcsync-journal";
 export const JOURNAL_VERSION = 1;
@@ -86,16 +86,6 @@ export interface Journal {
   tornLines: number[];
   /** The line of each intent, by seq: where a rollback's change comes from. */
   intentLines: Map<number, number>;
-}
-
-export class JournalInvalidError extends PcsyncError {
-  constructor(path: string, line: number, reason: string) {
-    super(
-      "journal_invalid",
-      `${path}:${line}: ${reason}. The journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
-      { hint: "use the journal exactly as the apply wrote it" },
-    );
-  }
 }
 
 export function imageOf(record: PluginConfigRecord): RecordImage {
@@ -239,7 +229,12 @@ export function parseJournal(text: string, path: string): Journal {
   const cutOff = lines.pop() ?? "";
   const tornLines: number[] = [];
   if (cutOff !== "") tornLines.push(lines.length + 1);
-  if (lines.length === 0) throw new JournalInvalidError(path, 1, "the journal is empty (no header line)");
+  if (lines.length === 0)
+    throw new JournalError("journal_invalid", {
+      path: path,
+      line: 1,
+      reason: "the journal is empty (no header line)",
+    });
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     try {
       const value: unknown = JSON.parse(line);
@@ -262,7 +257,7 @@ export function parseJournal(text: string, path: string): Journal {
   for (const [index, value] of parsed.entries()) {
     const lineNo = index + 1;
     const check: Check = (ok, what) => {
-      if (!ok) throw new JournalInvalidError(path, lineNo, what);
+      if (!ok) throw new JournalError("journal_invalid", { path: path, line: lineNo, reason: what });
     };
     if (value === undefined) {
       // A line cut off by a kill, which a resumed run then wrote past: tolerated.
@@ -291,7 +286,8 @@ export function parseJournal(text: string, path: string): Journal {
       journal.ended = true;
     }
   }
-  if (header === undefined) throw new JournalInvalidError(path, 1, "no header line");
+  if (header === undefined)
+    throw new JournalError("journal_invalid", { path: path, line: 1, reason: "no header line" });
   tornLines.sort((a, b) => a - b);
   return { ...journal, header };
 }

@@ -3,21 +3,10 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { SavedPlanRefusedError } from "../apply/check-saved-plan.js";
-import { EXIT_REFUSED, PcsyncError } from "../errors.js";
+import { RefusedError } from "../errors.js";
 import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
+import { JournalError } from "./journal-error.js";
 import { type Journal, parseJournal } from "./journal-format.js";
-
-/** Refused before anything is read or written; the message says that nothing was changed. */
-export class JournalServerMismatchError extends SavedPlanRefusedError {
-  constructor(path: string, journalServer: string, server: string) {
-    super(
-      "journal_server_mismatch",
-      `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
-}
 
 /** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
 export async function readJournal(path: string, cwd: string): Promise<Journal> {
@@ -26,20 +15,22 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
     text = await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new PcsyncError(
-      "journal_unreadable",
-      `cannot read the journal ${path}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
-      {
-        hint: `an apply names its journal at the end of its output; by default they are in ${DEFAULT_JOURNAL_DIR}/`,
-      },
-    );
+    throw new JournalError("journal_unreadable", {
+      path,
+      reason: code === "ENOENT" ? "no such file" : (error as Error).message,
+      directory: DEFAULT_JOURNAL_DIR,
+    });
   }
   return parseJournal(text, path);
 }
 
 export function checkJournalServer(journal: Journal, server: string): void {
   if (journal.header.server !== server)
-    throw new JournalServerMismatchError(journal.path, journal.header.server, server);
+    throw new RefusedError("journal_server_mismatch", {
+      path: journal.path,
+      journalServer: journal.header.server,
+      server: server,
+    });
 }
 
 /** The note a journal with a line cut off by a kill gets: it reads, without that line. */

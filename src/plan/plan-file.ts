@@ -4,23 +4,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { describeError, PcsyncError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { findPackageFile } from "../package-files.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
+import { PlanError } from "./plan-error.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 1;
 
 const SCHEMA_FILE = join("schemas", "plan.schema.json");
-
-/** A plan file that cannot be used: not JSON, not a plan, another version, or invalid. */
-export class PlanFileError extends PcsyncError {
-  constructor(message: string) {
-    super("plan_file_invalid", message);
-  }
-}
 
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 /** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
@@ -88,22 +82,30 @@ export function parsePlanFile(text: string, fileName: string): Plan {
     data = JSON.parse(text);
   } catch (error) {
     const reason = describeError(error);
-    throw new PlanFileError(`${fileName} is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`);
+    throw new PlanError("plan_file_invalid", {
+      file: fileName,
+      problem: `is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`,
+    });
   }
   if (!isObject(data) || data.format !== PLAN_FORMAT) {
-    throw new PlanFileError(
-      `${fileName} is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`,
-    );
+    throw new PlanError("plan_file_invalid", {
+      file: fileName,
+      problem: `is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`,
+    });
   }
   if (data.version !== PLAN_VERSION) {
-    throw new PlanFileError(
-      `${fileName} is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
-    );
+    throw new PlanError("plan_file_invalid", {
+      file: fileName,
+      problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
+    });
   }
   const validate = compilePlanSchema();
   if (!validate(data)) {
     const problem = describeSchemaErrors(validate.errors ?? []);
-    throw new PlanFileError(`${fileName} is not a valid pcsync plan: ${problem}. ${redo}`);
+    throw new PlanError("plan_file_invalid", {
+      file: fileName,
+      problem: `is not a valid pcsync plan: ${problem}. ${redo}`,
+    });
   }
   checkSummary(data, fileName, redo);
   restoreAbsentFrom(data);
@@ -141,9 +143,10 @@ function checkSummary(plan: Plan, fileName: string, redo: string): void {
   };
   for (const key of ["create", "update", "delete", "reorder"] as const) {
     if (plan.summary[key] !== counted[key]) {
-      throw new PlanFileError(
-        `${fileName} is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
-      );
+      throw new PlanError("plan_file_invalid", {
+        file: fileName,
+        problem: `is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
+      });
     }
   }
 }

@@ -14,8 +14,9 @@ import {
   type ProjectPlan,
   planProject,
 } from "../plan/compute-plan.js";
+import { PlanError } from "../plan/plan-error.js";
 import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
-import { PlanError, planErrorOf } from "./plan-error.js";
+import { planErrorOf } from "./plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
 import { readFamily } from "./read-family.js";
 
@@ -69,9 +70,11 @@ async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Pro
   const resolved = String(first.id);
   const named = desired.families.find((family) => family.project === resolved);
   if (!named) return;
-  throw new PlanError([
-    `${formatSource(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`,
-  ]);
+  throw new PlanError("plan_invalid", {
+    problems: [
+      `${formatSource(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`,
+    ],
+  });
 }
 
 /** Reads and plans each project as its lists arrive; the plan's errors are returned, not thrown. */

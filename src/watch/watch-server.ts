@@ -3,7 +3,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PcsyncError } from "../errors.js";
+import { CommandError } from "../command-error.js";
 import { formatAddress, type ListenAddress } from "./listen-address.js";
 import type { LoopState } from "./watch-loop.js";
 import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
@@ -23,19 +23,16 @@ export function isHealthy(state: HealthState): boolean {
   return now - last <= 3 * state.intervalMs;
 }
 
-export class ListenError extends PcsyncError {
-  constructor(address: ListenAddress, error: NodeJS.ErrnoException) {
-    const where = formatAddress(address);
-    const why =
-      error.code === "EADDRINUSE"
-        ? "the address is in use (another pcsync watch?)"
-        : error.code === "EADDRNOTAVAIL"
-          ? "this machine has no such address"
-          : error.code === "EACCES"
-            ? "permission denied (ports below 1024 need privileges)"
-            : (error.message ?? String(error));
-    super("listen_failed", `--listen ${where}: ${why}; choose another with --listen HOST:PORT`);
-  }
+function listenError(address: ListenAddress, error: NodeJS.ErrnoException): CommandError {
+  const why =
+    error.code === "EADDRINUSE"
+      ? "the address is in use (another pcsync watch?)"
+      : error.code === "EADDRNOTAVAIL"
+        ? "this machine has no such address"
+        : error.code === "EACCES"
+          ? "permission denied (ports below 1024 need privileges)"
+          : (error.message ?? String(error));
+  return new CommandError("listen_failed", { where: formatAddress(address), why });
 }
 
 export interface WatchServer {
@@ -91,7 +88,7 @@ export async function startWatchServer(
   // A scraper's keep-alive connection must not keep the process alive after a stop.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => reject(new ListenError(address, error)));
+    server.once("error", (error: NodeJS.ErrnoException) => reject(listenError(address, error)));
     server.listen(address.port, address.host, () => resolve());
   });
   const bound = server.address() as AddressInfo;

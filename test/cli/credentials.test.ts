@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError } from "../../src/api/errors.js";
-import { ApiKeyFileError, ApiKeyMissingError, resolveApiKey } from "../../src/cli/credentials.js";
+import { resolveApiKey } from "../../src/cli/credentials.js";
+import { CommandError } from "../../src/command-error.js";
 
 let directory: string;
 
@@ -48,7 +49,7 @@ describe("resolveApiKey", () => {
 
   it("says how to provide a key when there is none", async () => {
     const error = await rejection(resolveApiKey({ env: {} }));
-    expect(error).toBeInstanceOf(ApiKeyMissingError);
+    expect(error).toMatchObject({ code: "api_key_missing" });
     expect(error.message).toMatch(/PCSYNC_API_KEY.*--api-key-file/);
   });
 
@@ -62,13 +63,13 @@ describe("resolveApiKey", () => {
     await chmod(unreadable, 0o000);
 
     const cases: Array<[string, RegExp, new (...args: never[]) => Error]> = [
-      [join(directory, "missing"), /does not exist/, ApiKeyFileError],
-      [empty, /is empty/, ApiKeyFileError],
-      [directory, /is a directory/, ApiKeyFileError],
+      [join(directory, "missing"), /does not exist/, CommandError],
+      [empty, /is empty/, CommandError],
+      [directory, /is a directory/, CommandError],
       [spaced, /contains spaces/, ClientError],
     ];
     // Root reads anything; only check permissions where they apply.
-    if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, ApiKeyFileError]);
+    if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, CommandError]);
     for (const [file, message, type] of cases) {
       const error = await rejection(resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }));
       expect(error).toBeInstanceOf(type);

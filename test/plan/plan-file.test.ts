@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
-import { PlanFileError, parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
+import { PlanError } from "../../src/plan/plan-error.js";
+import { parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
 import type {
   ChangeMark,
   FamilyReport,
@@ -356,8 +357,8 @@ describe("serializePlan and parsePlanFile", () => {
     try {
       parsePlanFile(text, "saved-plan.json");
     } catch (error) {
-      expect(error).toBeInstanceOf(PlanFileError);
-      expect((error as PlanFileError).code).toBe("plan_file_invalid");
+      expect(error).toBeInstanceOf(PlanError);
+      expect((error as PlanError).code).toBe("plan_file_invalid");
       return (error as Error).message;
     }
     throw new Error("expected the plan to be refused");

@@ -2,7 +2,8 @@
 // never moves, and bad --shard values say how to write a good one.
 
 import { describe, expect, it } from "vitest";
-import { parseShard, ShardSpecError, selectShard, shardOf } from "../../src/plan/shard.js";
+import { UsageError } from "../../src/errors.js";
+import { parseShard, selectShard, shardOf } from "../../src/plan/shard.js";
 import { fc } from "../support/fast-check.js";
 
 const projectIds = fc.uniqueArray(
@@ -82,7 +83,7 @@ describe("parseShard", () => {
     ["1/0", /N must be between 1 and/],
     ["1/99999999999999999999", /N must be between 1 and/],
   ])("refuses %j with a message that says how to fix it", (text, message) => {
-    expect(() => parseShard(text)).toThrow(ShardSpecError);
+    expect(() => parseShard(text)).toThrow(UsageError);
     expect(() => parseShard(text)).toThrow(message);
   });
 });

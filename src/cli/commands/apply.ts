@@ -3,15 +3,14 @@
 
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { InterruptedApplyError, PartialApplyError, SafetyGuardError } from "../../apply/apply-errors.js";
+import { APPLY_CANCELLED, ApplyError } from "../../apply/apply-errors.js";
 import {
   checkApprovedPlan,
   checkSavedPlan,
   type RereadOptions,
   readSavedPlan,
-  SavedPlanRefusedError,
 } from "../../apply/check-saved-plan.js";
-import { NothingChangedError, PcsyncError, UsageError } from "../../errors.js";
+import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
 import { tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
 import { recheckProtection } from "../../plan/protect.js";
@@ -20,14 +19,7 @@ import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import {
-  APPLY_CANCELLED,
-  ApplyCancelledError,
-  ApprovalRequiredError,
-  applyQuestion,
-  askForYes,
-  canAsk,
-} from "../confirm.js";
+import { applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -125,7 +117,7 @@ async function confirmPlan(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyCancelledError();
+  if (!approved) throw new ApplyError("apply_cancelled", {});
   return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
 
@@ -220,7 +212,7 @@ Examples:
       throw new UsageError("--resume reads the interrupted apply's journal: it cannot go with --no-journal");
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
     // Before any file or request: an apply nobody can approve reads nothing.
-    if (asks && !canAsk(io.stdin)) throw new ApprovalRequiredError();
+    if (asks && !canAsk(io.stdin)) throw new ApplyError("approval_required", { command: "apply" });
     if (asks && format === "json") {
       throw new UsageError(
         "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
@@ -249,11 +241,7 @@ Examples:
               typeof flags.journal === "string" ? flags.journal : undefined,
               client,
               { ...rereadOptions(flags, io), cwd: io.cwd },
-            ).catch((error: unknown) => {
-              throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
-                ? new NothingChangedError(error)
-                : error;
-            })
+            ).catch(throwSayingNothingChanged)
           : undefined;
       if (resumed) {
         const note = tornLineNote(resumed.journal);
@@ -262,6 +250,7 @@ Examples:
           `Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`,
         );
       }
+      // Nothing is written before the plan stands: say so, unless the refusal already does.
       const { plan: planned, current } = await (resumed
         ? Promise.resolve(resumed)
         : saved !== undefined && flags.plan !== undefined
@@ -270,12 +259,7 @@ Examples:
               guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
           : planFromFlags(client, desired ?? { families: [] }, flags, io)
-      ).catch((error: unknown) => {
-        // Nothing is written before the plan stands: say so, unless the refusal already does.
-        throw error instanceof PcsyncError && !(error instanceof SavedPlanRefusedError)
-          ? new NothingChangedError(error)
-          : error;
-      });
+      ).catch(throwSayingNothingChanged);
       // With --force, a guard is shown as what it found, not as advice to use --force.
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
       if (format !== "json")
@@ -288,7 +272,8 @@ Examples:
         return;
       }
       const refusing = refusingGuards(plan.guards, flags.force === true);
-      if (refusing.length > 0) throw new SafetyGuardError(refusing.map((guard) => guard.message));
+      if (refusing.length > 0)
+        throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
       if (!hasChanges(plan)) {
         if (format === "json") printApplyJson(plan, null, io);
         return;
@@ -314,8 +299,9 @@ Examples:
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
       await appendStepSummary(plan, io, title, { forced: flags.force === true });
-      if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
-      if (!isApplyComplete(report)) throw new PartialApplyError(report);
+      if (interrupts.received !== undefined)
+        throw new ApplyError("interrupted", { report, signal: interrupts.received });
+      if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
     } finally {
       await client.close();
     }

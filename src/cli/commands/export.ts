@@ -3,7 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { type ApiClient, listProjects } from "../../api/index.js";
-import { PcsyncError, UsageError } from "../../errors.js";
+import { CommandError } from "../../command-error.js";
+import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import type { ExportDestination } from "../../export/display-yaml.js";
 import { factorTemplates } from "../../export/factor-templates.js";
@@ -42,26 +43,6 @@ interface ExportFlags extends ConnectionFlags {
   varFile?: string[];
 }
 
-/** `--all` found no project: there is nothing to write, and an empty manifest would hide why. */
-export class NoProjectsError extends PcsyncError {
-  constructor() {
-    super(
-      "export_no_projects",
-      "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)",
-    );
-  }
-}
-
-/** `--templates` writes a whole fleet manifest; merging one into a manifest a person keeps is not done. */
-export class TemplatesTargetExistsError extends PcsyncError {
-  constructor(file: string) {
-    super(
-      "export_target_exists",
-      `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}`,
-    );
-  }
-}
-
 /** The projects to export, numerically sorted and each once: the output does not depend on flag order. */
 async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<string[]> {
   if (flags.all && flags.project !== undefined) {
@@ -72,7 +53,7 @@ async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<st
   const projects = flags.all
     ? (await listProjects(client)).map((project) => String(project.id))
     : (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
-  if (flags.all && projects.length === 0) throw new NoProjectsError();
+  if (flags.all && projects.length === 0) throw new CommandError("export_no_projects", {});
   return [...new Set(projects)].sort(compareProjectIds);
 }
 
@@ -131,7 +112,7 @@ Examples:
     const outputOptions = { cwd: io.cwd, inputs: runInputs(flags, { manifests: false }) };
     const output = flags.out === undefined ? undefined : await resolveOutputTarget(flags.out, outputOptions);
     if (flags.templates && flags.out && output?.kind === "file" && output.existing !== undefined) {
-      throw new TemplatesTargetExistsError(flags.out);
+      throw new CommandError("export_target_exists", { file: flags.out });
     }
     const client = await createClientFromFlags(flags, io);
     try {
@@ -185,7 +166,8 @@ Examples:
       if (flags.out && output) {
         // Only a regular file is updated in place: a device or a descriptor is written to.
         const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
-        if (existing !== undefined && factored) throw new TemplatesTargetExistsError(flags.out);
+        if (existing !== undefined && factored)
+          throw new CommandError("export_target_exists", { file: flags.out });
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined

@@ -1,8 +1,7 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
 import { Command, Option } from "commander";
-import { SafetyGuardError } from "../../apply/apply-errors.js";
-import { EXIT_CHANGES } from "../../errors.js";
+import { EXIT_CHANGES, RefusedError } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
@@ -60,10 +59,10 @@ Examples:
       warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
       await appendStepSummary(plan, io, "pcsync plan");
       if (protectedDeletes.length > 0) {
-        throw new SafetyGuardError(
-          protectedDeletes.map((guard) => guard.message),
-          "refusing the plan: it deletes protected records",
-        );
+        throw new RefusedError("safety_guard", {
+          messages: protectedDeletes.map((guard) => guard.message),
+          lead: "refusing the plan: it deletes protected records",
+        });
       }
       if (flags.out) {
         const saved = await savePlan(plan, flags.out, output);

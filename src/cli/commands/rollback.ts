@@ -3,9 +3,8 @@
 
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { InterruptedApplyError, PartialApplyError } from "../../apply/apply-errors.js";
-import { ChangedWhileAskingError } from "../../apply/check-saved-plan.js";
-import { EXIT_REFUSED, PcsyncError, UsageError } from "../../errors.js";
+import { ApplyError } from "../../apply/apply-errors.js";
+import { RefusedError, UsageError } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
 import type { Journal } from "../../journal/journal-format.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
@@ -13,7 +12,7 @@ import { checkJournalServer, readJournal, tornLineNote } from "../../journal/rea
 import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { ApplyCancelledError, askForYes, canAsk } from "../confirm.js";
+import { askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -40,19 +39,13 @@ function formatValue(value: unknown): string {
   return value === undefined ? "absent" : JSON.stringify(value);
 }
 
-export class RollbackConflictError extends PcsyncError {
-  constructor(journal: string, conflicts: readonly RollbackConflict[]) {
-    const lines = conflicts.map((conflict) =>
-      conflict.field === "record"
-        ? `  ${describeRecord(conflict)} was changed since`
-        : `  ${describeRecord(conflict)}: ${conflict.field} is ${formatValue(conflict.now)} now; the run left ${conflict.left.map(formatValue).join(" or ")}`,
-    );
-    super(
-      "rollback_conflict",
-      `records were changed since the run of ${journal}, by someone else:\n${lines.join("\n")}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`,
-      { exitCode: EXIT_REFUSED },
-    );
-  }
+/** One line per record changed since the run, for the rollback_conflict refusal. */
+function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
+  return conflicts.map((conflict) =>
+    conflict.field === "record"
+      ? `${describeRecord(conflict)} was changed since`
+      : `${describeRecord(conflict)}: ${conflict.field} is ${formatValue(conflict.now)} now; the run left ${conflict.left.map(formatValue).join(" or ")}`,
+  );
 }
 
 /** The files a rollback reads: its outputs (-o, its own journal) may not be one of them. */
@@ -90,15 +83,15 @@ async function confirmRollback(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyCancelledError();
+  if (!approved) throw new ApplyError("apply_cancelled", {});
   const again = await readAndPlanRollback(client, journal, {
     concurrency: concurrencyOf(flags),
     force: flags.force === true,
   });
   if (changesOf(again) !== changesOf(shown) || (again.conflicts.length > 0 && !flags.force)) {
-    throw new ChangedWhileAskingError([
-      "the records the rollback changes were changed; run it again to see its plan now",
-    ]);
+    throw new RefusedError("changed_while_asking", {
+      reasons: ["the records the rollback changes were changed; run it again to see its plan now"],
+    });
   }
   return again;
 }
@@ -133,10 +126,7 @@ Examples:
     const format = parseFormat(flags.format);
     // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
     if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
-      throw new PcsyncError(
-        "approval_required",
-        "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
-      );
+      throw new ApplyError("approval_required", { command: "rollback" });
     }
     if (format === "json" && !flags.autoApprove && !flags.dryRun) {
       throw new UsageError(
@@ -155,7 +145,10 @@ Examples:
       });
       for (const line of shown.notes) io.stderr.write(`note: ${line}\n`);
       if (shown.conflicts.length > 0 && !flags.force)
-        throw new RollbackConflictError(journal.path, shown.conflicts);
+        throw new RefusedError("rollback_conflict", {
+          journal: journal.path,
+          conflicts: describeConflicts(shown.conflicts),
+        });
       if (shown.conflicts.length > 0)
         io.stderr.write(
           `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
@@ -188,8 +181,9 @@ Examples:
       });
       if (format === "json") printApplyJson(state.plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
-      if (interrupts.received !== undefined) throw new InterruptedApplyError(report, interrupts.received);
-      if (!isApplyComplete(report)) throw new PartialApplyError(report);
+      if (interrupts.received !== undefined)
+        throw new ApplyError("interrupted", { report: report, signal: interrupts.received });
+      if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report: report });
     } finally {
       await client.close();
     }

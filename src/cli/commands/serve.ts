@@ -3,6 +3,7 @@
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { CommandError } from "../../command-error.js";
 import {
   type ApiKeySpec,
   DataFileError,
@@ -12,7 +13,7 @@ import {
   type ProfileName,
   startEmulator,
 } from "../../emulator/index.js";
-import { EXIT_OK, PcsyncError, UsageError } from "../../errors.js";
+import { EXIT_OK, UsageError } from "../../errors.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import type { CliIo } from "../io.js";
 import { collect } from "../options.js";
@@ -187,21 +188,12 @@ export async function runServe(settings: ServeSettings, io: CliIo, stop: Promise
 
 function describeStartFailure(error: unknown, options: EmulatorOptions): unknown {
   if (error instanceof DataFileError) {
-    return new PcsyncError("emulator_data_invalid", `${error.message}; ${error.advice}`);
+    return new CommandError("emulator_data_invalid", { problem: error.message, advice: error.advice });
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
-  if (code === "EADDRINUSE") {
-    return new PcsyncError(
-      "serve_listen_failed",
-      `cannot listen on ${address}: the port is in use; pick another with --port`,
-    );
-  }
-  if (code === "EACCES" || code === "EADDRNOTAVAIL") {
-    return new PcsyncError(
-      "serve_listen_failed",
-      `cannot listen on ${address} (${code}); check --host and --port`,
-    );
+  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+    return new CommandError("serve_listen_failed", { address, code });
   }
   return error;
 }
