@@ -1,9 +1,12 @@
-// Start-up time of the built CLI as a user pays it: `pcsync --version` and `pcsync validate` of the
-// examples against bare `node -e 0`, run interleaved so that the machine's load weighs on all three.
+// Start-up time of the built CLI as a user pays it: `pcsync --version`, `pcsync validate` of the
+// examples and `pcsync plan` of them against a local emulator (in a worker thread, on port 0),
+// against bare `node -e 0`, run interleaved so that the machine's load weighs on all of them.
 
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { startEmulatorThread } from "./emulator-thread.js";
 import type { Row, Scenario, ScenarioResult } from "./harness.js";
 
 // From dist/bench/ once built: the built CLI and the repository's examples.
@@ -19,24 +22,50 @@ interface Command {
   args: string[];
   /** The most this command may take, as a multiple of `node -e 0`. */
   targetRatio?: number;
+  /** Needs the emulator: the connection is given in the environment. */
+  connects?: boolean;
 }
+
+const API_KEY = "phx_bench_startup";
 
 const BASELINE: Command = { label: "node -e 0", args: ["-e", "0"] };
 const COMMANDS: readonly Command[] = [
   BASELINE,
   { label: "pcsync --version", args: [CLI, "--version"], targetRatio: 2 },
   { label: "pcsync validate -f examples/", args: [CLI, "validate", "-f", EXAMPLES], targetRatio: 2.5 },
+  { label: "pcsync plan -f examples/", args: [CLI, "plan", "-f", EXAMPLES], targetRatio: 4, connects: true },
 ];
 
-/** Wall time of one run, in ms; a run that fails stops the benchmark (it would measure an error). */
-function timeRun(command: Command): number {
+/**
+ * The CPU time (user + system, ms) of this process's waited-for children so far, from
+ * /proc/self/stat (Linux; in clock ticks of 10 ms); undefined elsewhere. Unlike wall time, a busy
+ * machine hardly changes it.
+ */
+function childrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    // Fields after the command name, which may hold spaces: cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wall and CPU time of one run, in ms; a run that fails stops the benchmark (it would measure an error). */
+function timeRun(command: Command, baseUrl: string): { wall: number; cpu: number | undefined } {
+  const env = command.connects
+    ? { ...process.env, PCSYNC_BASE_URL: baseUrl, PCSYNC_API_KEY: API_KEY }
+    : process.env;
+  const cpuBefore = childrenCpuMs();
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, command.args, { stdio: ["ignore", "ignore", "pipe"] });
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  const result = spawnSync(process.execPath, command.args, { stdio: ["ignore", "ignore", "pipe"], env });
+  const wall = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuAfter = childrenCpuMs();
   if (result.status !== 0) {
     throw new Error(`${command.label} exited with ${String(result.status)}: ${String(result.stderr)}`);
   }
-  return elapsed;
+  return { wall, cpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore };
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -53,14 +82,24 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(" ");
 
-function runStartup(): ScenarioResult {
+async function runStartup(): Promise<ScenarioResult> {
   const loadBefore = load();
   const times = new Map<Command, number[]>(COMMANDS.map((command) => [command, []]));
-  for (let round = 0; round < WARM_UP_ROUNDS + RUNS; round++) {
-    for (const command of COMMANDS) {
-      const elapsed = timeRun(command);
-      if (round >= WARM_UP_ROUNDS) times.get(command)?.push(elapsed);
+  const cpuTimes = new Map<Command, number[]>(COMMANDS.map((command) => [command, []]));
+  // The example data, as `pcsync serve` and the demo start with; its thread serves while this one
+  // waits on each run.
+  const emulator = await startEmulatorThread({ keys: [{ key: API_KEY, scopes: null, projects: "*" }] });
+  try {
+    for (let round = 0; round < WARM_UP_ROUNDS + RUNS; round++) {
+      for (const command of COMMANDS) {
+        const { wall, cpu } = timeRun(command, emulator.url);
+        if (round < WARM_UP_ROUNDS) continue;
+        times.get(command)?.push(wall);
+        if (cpu !== undefined) cpuTimes.get(command)?.push(cpu);
+      }
     }
+  } finally {
+    await emulator.close();
   }
   const baseline = times.get(BASELINE) ?? [];
   const baselineMedian = quantile(sortedCopy(baseline), 0.5);
@@ -83,9 +122,33 @@ function runStartup(): ScenarioResult {
       pass: ratio <= command.targetRatio,
     });
   }
+  // CPU time per run (mean: ticks are 10 ms), which the machine's load hardly changes.
+  const meanCpu = (command: Command) => {
+    const runs = cpuTimes.get(command) ?? [];
+    return runs.length === 0 ? Number.NaN : runs.reduce((sum, value) => sum + value, 0) / runs.length;
+  };
+  if (!Number.isNaN(meanCpu(BASELINE))) {
+    rows.push({
+      metric: "CPU time per run, mean (x node -e 0)",
+      value: COMMANDS.map(
+        (command) =>
+          `${command.label.replace(/ -f examples\/$/, "")} ${ms(meanCpu(command))}${command === BASELINE ? "" : ` (${(meanCpu(command) / meanCpu(BASELINE)).toFixed(2)})`}`,
+      ).join("; "),
+    });
+  }
+  // What plan adds to the program's own start: its modules, the manifest and one request per family.
+  const version = COMMANDS.find((command) => command.args.includes("--version"));
+  const plan = COMMANDS.find((command) => command.args.includes("plan"));
+  if (version && plan) {
+    const median = (command: Command) => quantile(sortedCopy(times.get(command) ?? []), 0.5);
+    rows.push({
+      metric: "pcsync plan / pcsync --version (wall median; CPU mean)",
+      value: `${(median(plan) / median(version)).toFixed(2)}; ${(meanCpu(plan) / meanCpu(version)).toFixed(2)}`,
+    });
+  }
   return {
     id: "startup",
-    title: `start-up: ${RUNS} interleaved runs each of node -e 0, pcsync --version, pcsync validate -f examples/`,
+    title: `start-up: ${RUNS} interleaved runs each of ${COMMANDS.map((command) => command.label).join(", ")}`,
     rows,
   };
 }
@@ -93,8 +156,8 @@ function runStartup(): ScenarioResult {
 export const STARTUP_SCENARIOS: readonly Scenario[] = [
   {
     id: "startup",
-    title: "start-up of the built CLI (--version, validate) against bare node",
+    title: "start-up of the built CLI (--version, validate, plan against a local emulator) against bare node",
     default: true,
-    run: async () => runStartup(),
+    run: runStartup,
   },
 ];

@@ -1,13 +1,14 @@
-// Build step: compiles the API response validators and the manifest validator ahead of time (ajv
-// standalone code) next to the built modules, so that a cold run spends no time compiling schemas
-// and `pcsync validate` does not even load the ajv compiler.
+// Build step: compiles the API response validators, the manifest validator and the plan file
+// validator ahead of time (ajv standalone code) next to the built modules, so that no run compiles
+// a schema or loads the ajv compiler. Built code refuses to run without them (src/precompiled.ts).
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
-import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../dist/src/api/validate-response.js";
+import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../dist/src/api/response-schemas.js";
 import { createManifestAjv } from "../dist/src/manifest/manifest-ajv.js";
+import { PLAN_AJV_OPTIONS, readPlanSchema } from "../dist/src/plan/plan-schema.js";
 
 const CODE_OPTIONS = { code: { source: true, esm: true } };
 
@@ -23,21 +24,36 @@ function buildResponseValidators() {
   write("../dist/src/api/validators.generated.js", "schemas/api", code);
 }
 
-// The manifest schema needs two runtime helpers (ajv's code-point length for maxLength, the `uri`
-// format of ajv-formats) that standalone code reaches with require(): an ES module gets one from
-// createRequire, resolved from the built file like any import of a dependency.
+// Standalone code reaches ajv's runtime helpers (code-point length for maxLength, deep equality
+// for enum, the `uri` format of ajv-formats) with require(): an ES module gets one from
+// createRequire, resolved from the built file like any import of a dependency. The action's bundle
+// turns these into imports (scripts/bundle-action.mjs).
+function buildValidator(ajv, schema, path, source) {
+  const code = standaloneCode.default(ajv, ajv.compile(schema));
+  const prelude = /\brequire\(/.test(code)
+    ? 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n'
+    : "";
+  write(path, source, prelude + code);
+}
+
 function buildManifestValidator() {
-  const ajv = createManifestAjv(Ajv, addFormats.default, CODE_OPTIONS);
   const schema = JSON.parse(
     readFileSync(new URL("../schemas/manifest.schema.json", import.meta.url), "utf8"),
   );
-  const code = standaloneCode.default(ajv, ajv.compile(schema));
-  const prelude =
-    'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n';
-  write(
+  buildValidator(
+    createManifestAjv(Ajv, addFormats.default, CODE_OPTIONS),
+    schema,
     "../dist/src/manifest/manifest-validator.generated.js",
     "schemas/manifest.schema.json",
-    prelude + code,
+  );
+}
+
+function buildPlanValidator() {
+  buildValidator(
+    new Ajv({ ...PLAN_AJV_OPTIONS, ...CODE_OPTIONS }),
+    readPlanSchema(),
+    "../dist/src/plan/plan-validator.generated.js",
+    "schemas/plan.schema.json",
   );
 }
 
@@ -50,3 +66,4 @@ function write(path, source, code) {
 
 buildResponseValidators();
 buildManifestValidator();
+buildPlanValidator();

@@ -22,22 +22,18 @@ if (process.argv[2] === undefined) {
 const outputDirectory = join(root, process.argv[2]);
 const require = createRequire(join(root, "package.json"));
 
-// The manifest validator reaches two ajv helpers through createRequire (standalone code needs
-// them); in the bundle they are imports, so that nothing is looked up in node_modules at run time.
-const GENERATED_REQUIRES = {
-  "ajv/dist/runtime/ucs2length": "ajv/dist/runtime/ucs2length.js",
-  "ajv-formats/dist/formats": "ajv-formats/dist/formats.js",
-};
+// The precompiled validators reach ajv's runtime helpers through createRequire (standalone code
+// needs them); in the bundle they are imports, so that nothing is looked up in node_modules at run
+// time. Every require() of a generated module becomes one, whichever helpers its schema needs.
 const requiresAsImports = {
   name: "generated-requires-as-imports",
   transform(code, id) {
     if (!id.endsWith(".generated.js") || !code.includes("createRequire(import.meta.url)")) return undefined;
-    const imports = Object.values(GENERATED_REQUIRES)
-      .map((path, index) => `import * as required${index} from ${JSON.stringify(path)};`)
+    const names = [...new Set(Array.from(code.matchAll(/\brequire\("([^"]+)"\)/g), (match) => match[1]))];
+    const imports = names
+      .map((name, index) => `import * as required${index} from ${JSON.stringify(`${name}.js`)};`)
       .join("\n");
-    const table = Object.keys(GENERATED_REQUIRES)
-      .map((name, index) => `${JSON.stringify(name)}: required${index}`)
-      .join(", ");
+    const table = names.map((name, index) => `${JSON.stringify(name)}: required${index}`).join(", ");
     return code
       .replace('import { createRequire } from "node:module";', imports)
       .replace(

@@ -74,6 +74,12 @@ const COMMAND_MESSAGES = {
     code === "EADDRINUSE"
       ? `cannot listen on ${address}: the port is in use; pick another with --port`
       : `cannot listen on ${address} (${code}); check --host and --port`,
+  /**
+   * This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
+   * missing, cut short, or needing a dependency the install lacks (`reason`).
+   */
+  build_broken: ({ what, reason }: { what: string; reason: string }) =>
+    `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).`,
   /** The emulator's data file cannot be loaded. */
   emulator_data_invalid: ({ problem, advice }: { problem: string; advice: string }) =>
     `${problem}; ${advice}`,

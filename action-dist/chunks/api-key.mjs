@@ -4,27 +4,6 @@ import { dirname, join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { STATUS_CODES } from "node:http";
-// dist/src/package-files.js
-/** The absolute path of a file given relative to the package root. */
-function findPackageFile(relative) {
-	let directory = dirname(fileURLToPath(import.meta.url));
-	for (;;) {
-		const candidate = join(directory, relative);
-		if (existsSync(candidate)) return candidate;
-		const parent = dirname(directory);
-		if (parent === directory) throw new Error(`pcsync is incomplete: cannot find ${relative} in its package`);
-		directory = parent;
-	}
-}
-let versionCache;
-/** pcsync's own version, from its package.json. */
-function packageVersion() {
-	if (versionCache !== void 0) return versionCache;
-	const parsed = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));
-	const version = typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : void 0;
-	versionCache = typeof version === "string" ? version : "0.0.0";
-	return versionCache;
-}
 // dist/src/server-text.js
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 const UNSAFE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
@@ -88,6 +67,27 @@ function neutraliseYaml(yaml) {
 /** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 function quoteServerText(text) {
 	return neutraliseJson(JSON.stringify(text));
+}
+// dist/src/package-files.js
+/** The absolute path of a file given relative to the package root. */
+function findPackageFile(relative) {
+	let directory = dirname(fileURLToPath(import.meta.url));
+	for (;;) {
+		const candidate = join(directory, relative);
+		if (existsSync(candidate)) return candidate;
+		const parent = dirname(directory);
+		if (parent === directory) throw new Error(`pcsync is incomplete: cannot find ${relative} in its package`);
+		directory = parent;
+	}
+}
+let versionCache;
+/** pcsync's own version, from its package.json. */
+function packageVersion() {
+	if (versionCache !== void 0) return versionCache;
+	const parsed = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));
+	const version = typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : void 0;
+	versionCache = typeof version === "string" ? version : "0.0.0";
+	return versionCache;
 }
 // dist/src/format-bytes.js
 /** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
@@ -304,4 +304,4 @@ function checkApiKey(key, source) {
 	});
 	return key;
 }
-export { neutraliseLines as _, RequestError as a, findPackageFile as b, isApiError as c, isResponseError as d, notMadeAfter as f, neutraliseJson as g, neutraliseInline as h, OutcomeUnknownError as i, isOutcomeUnknown as l, needsYamlEscapes as m, isValidApiKey as n, ResponseError as o, formatBytes as p, ClientError as r, apiError as s, checkApiKey as t, isRequestError as u, neutraliseYaml as v, packageVersion as x, quoteServerText as y };
+export { neutraliseInline as _, RequestError as a, neutraliseYaml as b, isApiError as c, isResponseError as d, notMadeAfter as f, needsYamlEscapes as g, packageVersion as h, OutcomeUnknownError as i, isOutcomeUnknown as l, findPackageFile as m, isValidApiKey as n, ResponseError as o, formatBytes as p, ClientError as r, apiError as s, checkApiKey as t, isRequestError as u, neutraliseJson as v, quoteServerText as x, neutraliseLines as y };

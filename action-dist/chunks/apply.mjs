@@ -11,7 +11,7 @@ import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
 import { a as printApplyJson, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson } from "./output.mjs";
-import { i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
+import { i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./scope-options.mjs";
 // dist/src/journal/resume-plan.js
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {

@@ -32,6 +32,11 @@ const COMMAND_MESSAGES = {
 	listen_failed: ({ where, why }) => `--listen ${where}: ${why}; choose another with --listen HOST:PORT`,
 	/** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
 	serve_listen_failed: ({ address, code }) => code === "EADDRINUSE" ? `cannot listen on ${address}: the port is in use; pick another with --port` : `cannot listen on ${address} (${code}); check --host and --port`,
+	/**
+	* This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
+	* missing, cut short, or needing a dependency the install lacks (`reason`).
+	*/
+	build_broken: ({ what, reason }) => `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).`,
 	/** The emulator's data file cannot be loaded. */
 	emulator_data_invalid: ({ problem, advice }) => `${problem}; ${advice}`
 };

@@ -2,7 +2,7 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { t as startEmulator } from "./emulator.mjs";
 import "./errors.mjs";
-import { b as findPackageFile } from "./api-key.mjs";
+import { m as findPackageFile } from "./api-key.mjs";
 import { n as addVariableOptions, o as parseVariableFlags } from "./manifest-options.mjs";
 import { relative } from "node:path";
 import { randomBytes } from "node:crypto";

@@ -2,7 +2,7 @@
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey } from "./families.mjs";
 import { r as TIE_EFFECT } from "./guard-message.mjs";
-import { h as neutraliseInline, y as quoteServerText } from "./api-key.mjs";
+import { _ as neutraliseInline, x as quoteServerText } from "./api-key.mjs";
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {
@@ -180,9 +180,6 @@ var Diff = class {
 		return components;
 	}
 };
-// node_modules/diff/libesm/diff/character.js
-var CharacterDiff = class extends Diff {};
-new CharacterDiff();
 // node_modules/diff/libesm/util/string.js
 function longestCommonPrefix(str1, str2) {
 	let i = 0;
@@ -382,135 +379,6 @@ const wordsWithSpaceDiff = new WordsWithSpaceDiff();
 function diffWordsWithSpace(oldStr, newStr, options) {
 	return wordsWithSpaceDiff.diff(oldStr, newStr, options);
 }
-// node_modules/diff/libesm/diff/line.js
-var LineDiff = class extends Diff {
-	constructor() {
-		super(...arguments);
-		this.tokenize = tokenize;
-	}
-	equals(left, right, options) {
-		if (options.ignoreWhitespace) {
-			if (!options.newlineIsToken || !left.includes("\n")) left = left.trim();
-			if (!options.newlineIsToken || !right.includes("\n")) right = right.trim();
-		} else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
-			if (left.endsWith("\n")) left = left.slice(0, -1);
-			if (right.endsWith("\n")) right = right.slice(0, -1);
-		}
-		return super.equals(left, right, options);
-	}
-};
-new LineDiff();
-function tokenize(value, options) {
-	if (options.stripTrailingCr) value = value.replace(/\r\n/g, "\n");
-	const retLines = [], linesAndNewlines = value.split(/(\n|\r\n)/);
-	if (!linesAndNewlines[linesAndNewlines.length - 1]) linesAndNewlines.pop();
-	for (let i = 0; i < linesAndNewlines.length; i++) {
-		const line = linesAndNewlines[i];
-		if (i % 2 && !options.newlineIsToken) retLines[retLines.length - 1] += line;
-		else retLines.push(line);
-	}
-	return retLines;
-}
-// node_modules/diff/libesm/diff/sentence.js
-function isSentenceEndPunct(char) {
-	return char == "." || char == "!" || char == "?";
-}
-var SentenceDiff = class extends Diff {
-	tokenize(value) {
-		var _a;
-		const result = [];
-		let tokenStartI = 0;
-		for (let i = 0; i < value.length; i++) {
-			if (i == value.length - 1) {
-				result.push(value.slice(tokenStartI));
-				break;
-			}
-			if (isSentenceEndPunct(value[i]) && value[i + 1].match(/\s/)) {
-				result.push(value.slice(tokenStartI, i + 1));
-				i = tokenStartI = i + 1;
-				while ((_a = value[i + 1]) === null || _a === void 0 ? void 0 : _a.match(/\s/)) i++;
-				result.push(value.slice(tokenStartI, i + 1));
-				tokenStartI = i + 1;
-			}
-		}
-		return result;
-	}
-};
-new SentenceDiff();
-// node_modules/diff/libesm/diff/css.js
-var CssDiff = class extends Diff {
-	tokenize(value) {
-		return value.split(/([{}:;,]|\s+)/);
-	}
-};
-new CssDiff();
-// node_modules/diff/libesm/diff/json.js
-var JsonDiff = class extends Diff {
-	constructor() {
-		super(...arguments);
-		this.tokenize = tokenize;
-	}
-	get useLongestToken() {
-		return true;
-	}
-	castInput(value, options) {
-		const { undefinedReplacement, stringifyReplacer = (k, v) => typeof v === "undefined" ? undefinedReplacement : v } = options;
-		return typeof value === "string" ? value : JSON.stringify(canonicalize(value, null, null, stringifyReplacer), null, "  ");
-	}
-	equals(left, right, options) {
-		return super.equals(left.replace(/,([\r\n])/g, "$1"), right.replace(/,([\r\n])/g, "$1"), options);
-	}
-};
-new JsonDiff();
-function canonicalize(obj, stack, replacementStack, replacer, key) {
-	stack = stack || [];
-	replacementStack = replacementStack || [];
-	if (replacer) obj = replacer(key === void 0 ? "" : key, obj);
-	let i = 0;
-	for (; i < stack.length; i += 1) if (stack[i] === obj) return replacementStack[i];
-	let canonicalizedObj;
-	if ("[object Array]" === Object.prototype.toString.call(obj)) {
-		stack.push(obj);
-		canonicalizedObj = new Array(obj.length);
-		replacementStack.push(canonicalizedObj);
-		for (i = 0; i < obj.length; i += 1) canonicalizedObj[i] = canonicalize(obj[i], stack, replacementStack, replacer, String(i));
-		stack.pop();
-		replacementStack.pop();
-		return canonicalizedObj;
-	}
-	if (obj && obj.toJSON) obj = obj.toJSON();
-	if (typeof obj === "object" && obj !== null) {
-		stack.push(obj);
-		canonicalizedObj = {};
-		replacementStack.push(canonicalizedObj);
-		const sortedKeys = [];
-		let key;
-		for (key in obj)
- /* istanbul ignore else */
-		if (Object.prototype.hasOwnProperty.call(obj, key)) sortedKeys.push(key);
-		sortedKeys.sort();
-		for (i = 0; i < sortedKeys.length; i += 1) {
-			key = sortedKeys[i];
-			canonicalizedObj[key] = canonicalize(obj[key], stack, replacementStack, replacer, key);
-		}
-		stack.pop();
-		replacementStack.pop();
-	} else canonicalizedObj = obj;
-	return canonicalizedObj;
-}
-// node_modules/diff/libesm/diff/array.js
-var ArrayDiff = class extends Diff {
-	tokenize(value) {
-		return value.slice();
-	}
-	join(value) {
-		return value;
-	}
-	removeEmpty(value) {
-		return value;
-	}
-};
-new ArrayDiff();
 // dist/src/render/format-value.js
 /** Strings longer than this are shown as a word diff instead of two full values. */
 const LONG_STRING = 60;

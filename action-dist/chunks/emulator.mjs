@@ -98,10 +98,21 @@ function readRecord(value, path) {
 		deleted: boolean(raw.deleted, `${path}.deleted`),
 		match_action: nullable(integer)(raw.match_action, `${path}.match_action`),
 		config: string(raw.config, `${path}.config`),
+		...raw.attachments === void 0 ? {} : { attachments: array(raw.attachments, `${path}.attachments`).map((item, index) => readAttachment(item, `${path}.attachments[${index}]`)) },
 		error: nullable(string)(raw.error, `${path}.error`),
 		delivery_rate_24h: nullable(string)(raw.delivery_rate_24h, `${path}.delivery_rate_24h`),
 		created_at: string(raw.created_at, `${path}.created_at`),
 		updated_at: string(raw.updated_at, `${path}.updated_at`)
+	};
+}
+function readAttachment(value, path) {
+	const raw = object(value, path);
+	return {
+		uid: integer(raw.uid, `${path}.uid`),
+		key: string(raw.key, `${path}.key`),
+		name: string(raw.name, `${path}.name`),
+		size: integer(raw.size, `${path}.size`),
+		type: string(raw.type, `${path}.type`)
 	};
 }
 function readLogEntry(value, path) {
@@ -702,6 +713,7 @@ const PROFILES = {
 		pluginInfoInCollections: true,
 		jobResponse: "record",
 		acceptsFormBodies: false,
+		configAs: "string",
 		retryAfterHeader: true
 	},
 	"posthog-2024": {
@@ -717,6 +729,7 @@ const PROFILES = {
 		pluginInfoInCollections: false,
 		jobResponse: "empty",
 		acceptsFormBodies: true,
+		configAs: "object",
 		retryAfterHeader: false
 	}
 };
@@ -1028,6 +1041,109 @@ function paginate(items, page, requestUrl) {
 		results: items.slice(offset, offset + limit)
 	};
 }
+// dist/src/emulator/form-body.js
+/** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
+const MAX_FORM_FIELDS = 1e3;
+function tooManyFields() {
+	return parseError(`The number of GET/POST parameters exceeded settings.DATA_UPLOAD_MAX_NUMBER_FIELDS (${MAX_FORM_FIELDS}).`);
+}
+function tooManyFiles() {
+	return parseError(`The number of files exceeded settings.DATA_UPLOAD_MAX_NUMBER_FILES (100).`);
+}
+/** An uploaded file: what the service keeps of an attachment (its contents are not kept). */
+var UploadedFile = class {
+	fileName;
+	size;
+	contentType;
+	constructor(fileName, size = 0, contentType = "") {
+		this.fileName = fileName;
+		this.size = size;
+		this.contentType = contentType;
+	}
+};
+var FormBody = class {
+	#fields = /* @__PURE__ */ new Map();
+	#files = /* @__PURE__ */ new Map();
+	addField(name, value) {
+		this.#fields.set(name, [...this.#fields.get(name) ?? [], value]);
+	}
+	addFile(name, file) {
+		this.#files.set(name, [...this.#files.get(name) ?? [], file]);
+	}
+	has(name) {
+		return this.#fields.has(name) || this.#files.has(name);
+	}
+	/** The names of the text fields, in the order first sent (`request.POST`'s keys). */
+	fieldNames() {
+		return [...this.#fields.keys()];
+	}
+	/** Each file field's name and its last file (`request.FILES.items()`). */
+	fileEntries() {
+		return [...this.#files].flatMap(([name, files]) => {
+			const last = files.at(-1);
+			return last === void 0 ? [] : [[name, last]];
+		});
+	}
+	/** The last text field of this name, files left out (Django's `request.POST`). */
+	textField(name) {
+		return this.#fields.get(name)?.at(-1);
+	}
+	/** What the serializer reads for a name sent more than once: the last value, a file's if any. */
+	value(name) {
+		return this.#files.get(name)?.at(-1) ?? this.#fields.get(name)?.at(-1);
+	}
+};
+/** `config` as the profile writes it in a response; posthog-2024 shows each attachment under its key. */
+function renderConfig(record, profile) {
+	if (profile.configAs === "string") return record.config;
+	let config;
+	try {
+		config = record.config === "{}" ? {} : JSON.parse(record.config);
+	} catch {
+		return record.config;
+	}
+	const attachments = record.attachments ?? [];
+	if (attachments.length === 0 || typeof config !== "object" || config === null || Array.isArray(config)) return config;
+	const shown = { ...config };
+	for (const { uid, key, size, name, type } of attachments) shown[key] = {
+		uid,
+		saved: true,
+		size,
+		name,
+		type
+	};
+	return shown;
+}
+/**
+* What a create or update body does to the config. The serializer never reads `config` from a
+* JSON body. From a form body (the service's UI sends multipart) `_fix_formdata_config_json`
+* parses a `config` text field that is not empty, files left out: text that is not JSON fails
+* inside the service, a 500 after validation and before any write. Files named
+* `add_attachment[KEY]` are attached to KEY, and text fields `remove_attachment[KEY]` detach it.
+*/
+function readConfigChanges(body) {
+	if (!(body instanceof FormBody)) return {
+		attach: [],
+		detach: []
+	};
+	const changes = {
+		attach: body.fileEntries().flatMap(([name, file]) => {
+			const key = /^add_attachment\[([^\]]+)\]$/.exec(name)?.[1];
+			return key === void 0 ? [] : [[key, file]];
+		}),
+		detach: body.fieldNames().flatMap((name) => /^remove_attachment\[([^\]]+)\]$/.exec(name)?.[1] ?? [])
+	};
+	const text = body.textField("config");
+	if (text === void 0 || text === "") return changes;
+	try {
+		return {
+			...changes,
+			config: JSON.stringify(JSON.parse(text))
+		};
+	} catch {
+		throw serverError();
+	}
+}
 // dist/src/emulator/record-view.js
 function renderRecord(record, plugin, profile, context) {
 	const fallback = profile.fallsBackToPluginText && plugin !== void 0;
@@ -1037,7 +1153,7 @@ function renderRecord(record, plugin, profile, context) {
 		plugin: record.plugin,
 		enabled: record.enabled,
 		order: record.order,
-		config: record.config,
+		config: renderConfig(record, profile),
 		error: record.error,
 		team_id: record.project,
 		plugin_info: showsPluginInfo ? JSON.stringify({
@@ -1093,39 +1209,6 @@ const FIELD_RULES = {
 const FIELD_ORDER = Object.keys(FIELD_RULES);
 /** The fields without a default: a create must send them. */
 const REQUIRED_FIELDS = ["plugin", "order"];
-// dist/src/emulator/form-body.js
-/** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
-const MAX_FORM_FIELDS = 1e3;
-function tooManyFields() {
-	return parseError(`The number of GET/POST parameters exceeded settings.DATA_UPLOAD_MAX_NUMBER_FIELDS (${MAX_FORM_FIELDS}).`);
-}
-function tooManyFiles() {
-	return parseError(`The number of files exceeded settings.DATA_UPLOAD_MAX_NUMBER_FILES (100).`);
-}
-/** An uploaded file: the emulator keeps no attachments, so only that it is a file matters. */
-var UploadedFile = class {
-	fileName;
-	constructor(fileName) {
-		this.fileName = fileName;
-	}
-};
-var FormBody = class {
-	#fields = /* @__PURE__ */ new Map();
-	#files = /* @__PURE__ */ new Map();
-	addField(name, value) {
-		this.#fields.set(name, [...this.#fields.get(name) ?? [], value]);
-	}
-	addFile(name, file) {
-		this.#files.set(name, [...this.#files.get(name) ?? [], file]);
-	}
-	has(name) {
-		return this.#fields.has(name) || this.#files.has(name);
-	}
-	/** What the serializer reads for a name sent more than once: the last value, a file's if any. */
-	value(name) {
-		return this.#files.get(name)?.at(-1) ?? this.#fields.get(name)?.at(-1);
-	}
-};
 // dist/src/emulator/form-values.js
 const TRUE_TEXTS = new Set("t T y Y yes Yes YES true True TRUE on On ON 1".split(" "));
 const FALSE_TEXTS = new Set("f F n N no No NO false False FALSE off Off OFF 0".split(" "));
@@ -1308,11 +1391,15 @@ const createRecord = (context) => {
 	});
 	const { plugin, order } = input;
 	if (plugin === void 0 || order === void 0) throw new Error("required fields missing after validation");
-	return json(201, renderFor(context, context.store.createRecord(family, projectId, {
+	const { config, attach, detach } = readConfigChanges(context.body);
+	const record = context.store.createRecord(family, projectId, {
 		...input,
 		plugin,
-		order
-	})));
+		order,
+		...config === void 0 ? {} : { config }
+	});
+	if (attach.length + detach.length > 0) context.store.updateAttachments(record, attach, detach);
+	return json(201, renderFor(context, record));
 };
 const retrieveRecord = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
 const updateRecord = (context) => {
@@ -1323,7 +1410,12 @@ const updateRecord = (context) => {
 		pluginExists: (id) => context.store.plugin(id) !== void 0,
 		trimText: context.profile.trimsText
 	});
-	context.store.updateRecord(record, changes);
+	const { config, attach, detach } = readConfigChanges(context.body);
+	context.store.updateRecord(record, config === void 0 ? changes : {
+		...changes,
+		config
+	});
+	if (attach.length + detach.length > 0) context.store.updateAttachments(record, attach, detach);
 	return json(200, renderFor(context, record));
 };
 const deleteRecord = (context) => {
@@ -1640,11 +1732,13 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 function parsePart(part) {
 	if (part.length === 0) return {
 		disposition: void 0,
+		contentType: "",
 		content: part
 	};
 	const headersEnd = part.subarray(0, 2).equals(CRLF) ? 0 : part.indexOf(HEADERS_END);
 	if (headersEnd === -1 || headersEnd > MAX_PART_HEADER_BYTES) throw multipartError("the headers of a part do not end with an empty line within 1024 bytes.");
 	let disposition;
+	let contentType = "";
 	for (const line of part.subarray(0, headersEnd).toString("latin1").split("\r\n")) {
 		let text;
 		try {
@@ -1653,11 +1747,14 @@ function parsePart(part) {
 			continue;
 		}
 		const colon = text.indexOf(":");
-		if (colon === -1 || text.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue;
+		const header = colon === -1 ? "" : text.slice(0, colon).trim().toLowerCase();
+		if (header === "content-type") contentType = parseHeaderValue(text.slice(colon + 1)).value;
+		if (header !== "content-disposition") continue;
 		disposition = parseHeaderValue(text.slice(colon + 1)).params;
 	}
 	return {
 		disposition,
+		contentType,
 		content: part.subarray(headersEnd === 0 ? CRLF.length : headersEnd + HEADERS_END.length)
 	};
 }
@@ -1673,13 +1770,13 @@ function parseMultipartBody(body, contentType, decode) {
 	let fields = 0;
 	let files = 0;
 	for (const part of splitParts(body, boundary)) {
-		const { disposition, content } = parsePart(part);
+		const { disposition, contentType, content } = parsePart(part);
 		const name = disposition?.name?.trim();
 		if (disposition?.filename) {
 			if (name === void 0) continue;
 			files += 1;
 			if (files > 100) throw tooManyFiles();
-			form.addFile(name, new UploadedFile(disposition.filename));
+			form.addFile(name, new UploadedFile(disposition.filename, content.length, contentType));
 			continue;
 		}
 		fields += 1;
@@ -2024,6 +2121,7 @@ var EmulatorStore = class {
 	recordsByProject = /* @__PURE__ */ new Map();
 	pluginsById = /* @__PURE__ */ new Map();
 	lastWriteMs = 0;
+	lastAttachmentId = 0;
 	changeCounter = 0;
 	listed = /* @__PURE__ */ new Map();
 	listedAt = 0;
@@ -2031,7 +2129,10 @@ var EmulatorStore = class {
 	newLogEntries = [];
 	constructor(data) {
 		this.data = data;
-		for (const record of data.records) this.index(record);
+		for (const record of data.records) {
+			this.index(record);
+			for (const attachment of record.attachments ?? []) this.lastAttachmentId = Math.max(this.lastAttachmentId, attachment.uid);
+		}
 		for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
 	}
 	index(record) {
@@ -2134,7 +2235,7 @@ var EmulatorStore = class {
 			description: input.description ?? null,
 			deleted,
 			match_action: input.match_action ?? null,
-			config: "{}",
+			config: input.config ?? "{}",
 			error: null,
 			delivery_rate_24h: null,
 			created_at: timestamp,
@@ -2156,7 +2257,31 @@ var EmulatorStore = class {
 		if (changes.description !== void 0) record.description = changes.description;
 		if (changes.deleted !== void 0) record.deleted = changes.deleted;
 		if (changes.match_action !== void 0) record.match_action = changes.match_action;
+		if (changes.config !== void 0) record.config = changes.config;
 		if (record.deleted) record.enabled = false;
+		record.updated_at = this.writeTimestamp(record.updated_at);
+		this.changedRecords.add(record);
+		this.changed();
+	}
+	/**
+	* Attaches each file to its config key (replacing what was there), then detaches the keys given,
+	* as the service's `_update_plugin_attachments` does; attachment ids only grow.
+	*/
+	updateAttachments(record, attach, detach) {
+		const byKey = new Map((record.attachments ?? []).map((attachment) => [attachment.key, attachment]));
+		for (const [key, file] of attach) {
+			this.lastAttachmentId += 1;
+			byKey.set(key, {
+				uid: this.lastAttachmentId,
+				key,
+				name: file.fileName,
+				size: file.size,
+				type: file.contentType
+			});
+		}
+		for (const key of detach) byKey.delete(key);
+		if (byKey.size === 0) delete record.attachments;
+		else record.attachments = [...byKey.values()];
 		record.updated_at = this.writeTimestamp(record.updated_at);
 		this.changedRecords.add(record);
 		this.changed();

@@ -7,12 +7,12 @@ import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
 import { C as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isMap, a as loadVariablesOrThrow, b as parseDocument, c as runInputs, f as compareText, g as YAMLSeq, h as Scalar, m as Document, n as addVariableOptions, p as resolveTextWith, v as isScalar, x as visit, y as isSeq } from "./manifest-options.mjs";
-import { h as neutraliseInline, m as needsYamlEscapes, v as neutraliseYaml } from "./api-key.mjs";
+import { _ as neutraliseInline, b as neutraliseYaml, g as needsYamlEscapes } from "./api-key.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { i as createClientFromFlags, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
+import { o as requireFlag } from "./find-config-record.mjs";
 import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
-import { a as requireFlag } from "./resolve-config.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/build-manifest.js
 function sortByOrder(records) {

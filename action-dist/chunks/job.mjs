@@ -3,10 +3,10 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { r as createJob } from "./api.mjs";
 import { a as UsageError, o as describeError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
-import { g as neutraliseJson, y as quoteServerText } from "./api-key.mjs";
+import { v as neutraliseJson, x as quoteServerText } from "./api-key.mjs";
 import { i as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { a as readTarget, i as findConfigRecord, n as describeRecord, o as requireFlag, r as explainRefusal, t as addTargetOptions } from "./find-config-record.mjs";
 import { a as formatOption, n as addDeprecatedAlias, t as TEXT_OR_JSON } from "./options.mjs";
-import { a as requireFlag, i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 // dist/src/cli/commands/job.js
 /** `--payload`: a JSON object, checked before anything is sent. */
 function parsePayload(text) {
@@ -43,7 +43,7 @@ Examples:
 		const payload = parsePayload(flags.payload);
 		const client = await createClientFromFlags(flags, io);
 		try {
-			const { record, family } = await resolveConfig(client, target, ["plugin_configs", "pipeline_frontend_apps_configs"]);
+			const { record, family } = await findConfigRecord(client, target, ["plugin_configs", "pipeline_frontend_apps_configs"]);
 			await createJob(client, project, family, record.id, {
 				type,
 				payload

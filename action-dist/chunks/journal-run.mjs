@@ -5,7 +5,7 @@ import { i as Option } from "./esm.mjs";
 import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
 import { p as pluginDefaults } from "./guard-message.mjs";
 import { r as recordKey } from "./fingerprint.mjs";
-import { h as neutraliseInline, y as quoteServerText } from "./api-key.mjs";
+import { _ as neutraliseInline, x as quoteServerText } from "./api-key.mjs";
 import { d as serializePlan } from "./output.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
 import { n as openForAppend } from "./append-file.mjs";

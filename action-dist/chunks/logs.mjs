@@ -5,11 +5,11 @@ import { a as UsageError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
 import { a as parsePositiveInt, i as createClientFromFlags, o as parsePositiveNumber, t as addConnectionOptions } from "./connection.mjs";
 import { n as parseTimeFlag } from "./duration.mjs";
+import { a as readTarget, i as findConfigRecord, n as describeRecord, r as explainRefusal, t as addTargetOptions } from "./find-config-record.mjs";
 import { n as useColour } from "./io.mjs";
 import { t as createPaint } from "./colour.mjs";
-import { _ as neutraliseLines, c as isApiError, g as neutraliseJson, h as neutraliseInline, u as isRequestError } from "./api-key.mjs";
+import { _ as neutraliseInline, c as isApiError, u as isRequestError, v as neutraliseJson, y as neutraliseLines } from "./api-key.mjs";
 import { a as formatOption, c as parseFormat, n as addDeprecatedAlias, r as collect, t as TEXT_OR_JSON } from "./options.mjs";
-import { i as readTarget, n as describeRecord, o as resolveConfig, r as explainRefusal, t as addTargetOptions } from "./resolve-config.mjs";
 import { setTimeout } from "node:timers/promises";
 var LogFollowCursor = class {
 	/** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
@@ -152,7 +152,7 @@ Examples:
 		const client = await createClientFromFlags(flags, io);
 		try {
 			const { target } = settings;
-			const { record, family } = await resolveConfig(client, target, ["plugin_configs", "pipeline_frontend_apps_configs"]);
+			const { record, family } = await findConfigRecord(client, target, ["plugin_configs", "pipeline_frontend_apps_configs"]);
 			if (!getFamily(family).hasLogs) throw new UsageError(`${describeRecord(record)} is a config of ${family}, which has no logs: logs exist only for plugin_configs`);
 			const read = (query, max) => readLogs(client, target.project, family, record.id, query, max);
 			const print = createPrinter(io, settings.format);

@@ -4,10 +4,11 @@ import { i as Option } from "./esm.mjs";
 import { a as UsageError, n as PcsyncError, p as secretForms, u as REDACTED } from "./errors.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
-import { b as findPackageFile, p as formatBytes } from "./api-key.mjs";
+import { m as findPackageFile, p as formatBytes } from "./api-key.mjs";
 import { a as formatSource, c as sortDiagnostics, i as formatGithubAnnotation, n as WHOLE_FILE, o as makeError, r as formatDiagnostic, s as makeWarning, t as matchesAnyGlob } from "./name-glob.mjs";
 import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
+import { n as precompiledValidator } from "./precompiled.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
@@ -8838,27 +8839,12 @@ function createManifestAjv(AjvClass, addFormats, extra = {}) {
 	return ajv;
 }
 // dist/src/manifest/manifest-validator.js
-/** Written next to this module's build output by scripts/build-validators.mjs. */
-const PRECOMPILED_MODULE = "./manifest-validator.generated.js";
-const precompiled = await import(PRECOMPILED_MODULE).then((module) => module.validate, (error) => {
-	if (isMissing(error, PRECOMPILED_MODULE)) return void 0;
-	throw error;
-});
-const compile = precompiled === void 0 ? await importCompiler() : () => precompiled;
-let validator;
-function getManifestValidator() {
-	validator ??= compile();
-	return validator;
-}
-async function importCompiler() {
+/** The manifest validator; a literal import, so that the action's bundle holds the generated module. */
+const getManifestValidator = await precompiledValidator(import("./manifest-validator.generated.mjs"), "the manifest validator", import.meta.url, async () => {
 	const { Ajv } = await import("./ajv2.mjs").then((m) => /* @__PURE__ */ __toESM$1(m.default, 1));
 	const addFormats = (await import("./dist.mjs").then((m) => /* @__PURE__ */ __toESM$1(m.default, 1))).default.default;
 	return () => createManifestAjv(Ajv, addFormats).compile(loadManifestSchema());
-}
-function isMissing(error, specifier) {
-	const { code, message } = error ?? {};
-	return code === "ERR_MODULE_NOT_FOUND" && String(message).includes(specifier.replace("./", ""));
-}
+});
 // dist/src/manifest/schema-checks.js
 const MAX_SCHEMA_ERRORS = 500;
 /** Validates the plain manifest; problems point at the key or value concerned. */

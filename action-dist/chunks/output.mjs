@@ -2,19 +2,14 @@
 import { t as CommandError } from "./command-error.mjs";
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
-import { t as require_ajv } from "./ajv.mjs";
 import { d as locateSecrets, f as redactDeep, m as secrets, o as describeError, u as REDACTED } from "./errors.mjs";
-import { b as findPackageFile, g as neutraliseJson } from "./api-key.mjs";
+import { v as neutraliseJson } from "./api-key.mjs";
 import { n as describeOverriddenGuard, r as TIE_EFFECT, x as PlanError, y as isForceable } from "./guard-message.mjs";
 import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { n as useColour } from "./io.mjs";
-import { join } from "node:path";
-import { readFileSync } from "node:fs";
 // dist/src/plan/plan-file.js
-var import_ajv = require_ajv();
 const PLAN_FORMAT = "pcsync-plan";
-const SCHEMA_FILE = join("schemas", "plan.schema.json");
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 /** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
 function serializePlan(plan) {
@@ -61,8 +56,11 @@ function describePlanPath(plan, path) {
 	if (section === "server") return ["the server's base URL", ""];
 	return [`the plan's ${formatPath(path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""))}`, ""];
 }
-/** Reads a plan document, validated against schemas/plan.schema.json; `fileName` names it in errors. */
-function parsePlanFile(text, fileName) {
+/**
+* Reads a plan document, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
+* handed in so that what only writes plans never loads it); `fileName` names it in errors.
+*/
+function parsePlanFile(text, fileName, validate) {
 	const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
 	let data;
 	try {
@@ -82,7 +80,6 @@ function parsePlanFile(text, fileName) {
 		file: fileName,
 		problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version 1 plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`
 	});
-	const validate = compilePlanSchema();
 	if (!validate(data)) {
 		const problem = describeSchemaErrors(validate.errors ?? []);
 		throw new PlanError("plan_file_invalid", {
@@ -93,22 +90,6 @@ function parsePlanFile(text, fileName) {
 	checkSummary(data, fileName, redo);
 	restoreAbsentFrom(data);
 	return data;
-}
-let compiled;
-function compilePlanSchema() {
-	if (!compiled) compiled = new import_ajv.Ajv({
-		allErrors: true,
-		strict: true,
-		allowUnionTypes: true,
-		verbose: true
-	}).compile(readPlanSchema());
-	return compiled;
-}
-/** The plan schema, as parsed JSON. */
-function readPlanSchema() {
-	const parsed = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
-	if (!isObject(parsed)) throw new Error(`${SCHEMA_FILE} is not a JSON object`);
-	return parsed;
 }
 function isObject(value) {
 	return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -6,7 +6,7 @@ import { i as createClientFromFlags, t as addConnectionOptions } from "./connect
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
 import { c as savePlan, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan } from "./output.mjs";
-import { i as planFromFlags, r as narrowDesiredState, t as addScopeOptions } from "./reconcile.mjs";
+import { i as planFromFlags, r as narrowDesiredState, t as addScopeOptions } from "./scope-options.mjs";
 // dist/src/cli/commands/plan.js
 const registerPlanCommand = (program, io, setExit) => {
 	const command = new Command("plan").description("Read the current state and show what apply would change (a dry run).").addOption(formatOption()).addOption(outOption("also save the plan as JSON to this file, for `apply --plan`")).addOption(new Option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error"));

@@ -7,7 +7,7 @@ import { h as showsWritten, s as readCurrentState, w as listsToRead } from "./gu
 import { i as assemblePlan } from "./progress.mjs";
 import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
 import { c as isApiError } from "./api-key.mjs";
-import { i as getConfig, v as mapConcurrent } from "./api.mjs";
+import { W as mapConcurrent, i as getConfig } from "./api.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";

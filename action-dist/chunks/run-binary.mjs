@@ -2,7 +2,7 @@
 import { a as UsageError, n as PcsyncError, t as NothingChangedError } from "./errors.mjs";
 import { a as describeStoppedByLoss, i as describeFinishedDespiteLoss, o as exitCodeAfterLoss, r as withOutputEdge, s as isQuietLoss, t as processIo } from "./io.mjs";
 import { i as Option, n as Command, r as CommanderError } from "./esm.mjs";
-import { _ as neutraliseLines, c as isApiError, x as packageVersion } from "./api-key.mjs";
+import { c as isApiError, h as packageVersion, y as neutraliseLines } from "./api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./credentials.mjs";
 import { i as releaseEarlySignals, t as COMMANDS_HANDLING_SIGNALS } from "./early-signals.mjs";
 // dist/src/cli/exit-codes-help.js

@@ -4,12 +4,12 @@ import { c as runInputs, l as ManifestError, r as loadManifestsFromFlags, s as p
 import { a as UsageError, n as PcsyncError, o as describeError } from "./errors.mjs";
 import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
-import { r as formatDiagnostic } from "./name-glob.mjs";
 import { i as familyKey } from "./families.mjs";
+import { r as formatDiagnostic } from "./name-glob.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as summarizePlan } from "./progress.mjs";
 import { r as concurrencyOf } from "./connection.mjs";
-import { i as planFromFlags, r as narrowDesiredState } from "./reconcile.mjs";
+import { i as planFromFlags, r as narrowDesiredState } from "./scope-options.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
 import { t as CommandError } from "./command-error.mjs";
 import { resolve } from "node:path";

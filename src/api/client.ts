@@ -17,14 +17,10 @@ import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
+import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import { backoffDelayMs, mayHaveBeenProcessed, RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
 import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
-import {
-  type ResponseShape,
-  type ResponseShapes,
-  readServiceError,
-  validateResponse,
-} from "./validate-response.js";
+import { readServiceError, validateResponse } from "./validate-response.js";
 
 export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */

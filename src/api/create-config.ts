@@ -301,7 +301,7 @@ export class FamilyReader {
   readonly #client: ApiClient;
   readonly #projectId: string;
   readonly #family: FamilyName;
-  readonly #pending: Array<{ startedAt: number; result: Promise<FamilyRead> }> = [];
+  readonly #pending: Array<{ startedAt: number; result: Promise<FamilyListing> }> = [];
 
   constructor(client: ApiClient, projectId: string, family: FamilyName) {
     this.#client = client;
@@ -310,7 +310,7 @@ export class FamilyReader {
   }
 
   /** The family as listed by a read that started at or after `notBefore` (the client's clock). */
-  read(notBefore: number): Promise<FamilyRead> {
+  read(notBefore: number): Promise<FamilyListing> {
     for (let index = this.#pending.length - 1; index >= 0; index -= 1) {
       const pending = this.#pending[index];
       if (pending && pending.startedAt >= notBefore) return pending.result;
@@ -331,7 +331,7 @@ export class FamilyReader {
   }
 }
 
-export interface FamilyRead {
+export interface FamilyListing {
   /** When the read started (the client's clock): the service's answer is no older. */
   startedAt: number;
   records: PluginConfigRecord[];

@@ -2,9 +2,19 @@
 // through a proxy's CONNECT tunnel. Both keep the client's connection limit and time bounds, and a
 // failure to reach or pass the proxy is told apart from a failure of the service.
 
-import { type buildConnector, type Dispatcher, Pool, ProxyAgent } from "undici";
+import type { buildConnector } from "undici";
+// By path (undici has no exports map; typed in undici-parts.d.ts): undici's index loads all of
+// undici, which cost a `pcsync plan` more start-up time than everything else it imports.
+import undiciApi from "undici/lib/api/index.js";
+import Dispatcher from "undici/lib/dispatcher/dispatcher.js";
+import Pool from "undici/lib/dispatcher/pool.js";
+import ProxyAgent from "undici/lib/dispatcher/proxy-agent.js";
 import { describeError } from "../errors.js";
 import type { ProxyRoute } from "./proxy.js";
+
+// What undici's index does as it loads: every dispatcher gets request(), connect() (which the
+// proxy's tunnel uses) and the rest.
+Object.assign(Dispatcher.prototype, undiciApi);
 
 export interface DispatcherOptions {
   origin: string;

@@ -19,7 +19,7 @@ export {
   type CreateResult,
   createConfig,
   createConfigDetailed,
-  type FamilyRead,
+  type FamilyListing,
   FamilyReader,
   findCreatedRecord,
   MIN_SETTLE_WINDOW_MS,
@@ -77,5 +77,6 @@ export {
   type RateLimiterState,
 } from "./rate-limiter.js";
 export type { RetrySafety } from "./request-with-retry.js";
+export type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
-export { type ResponseShape, type ResponseShapes, validateResponse } from "./validate-response.js";
+export { validateResponse } from "./validate-response.js";

@@ -8,7 +8,7 @@ import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
 import { ResponseError } from "./errors.js";
 import { ListWalk, offsetOf } from "./list-bounds.js";
-import type { PageShape, ResponseShapes } from "./validate-response.js";
+import type { PageShape, ResponseShapes } from "./response-schemas.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
 export const LIST_READ_ATTEMPTS = 3;

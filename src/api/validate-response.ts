@@ -1,53 +1,34 @@
 // Checks response bodies against schemas/api/*.schema.json before anything trusts them, and names
 // the first bad field (`results[3].enabled: must be boolean`). The build precompiles the validators
-// (scripts/build-validators.mjs) so a cold run compiles nothing; from source they are compiled once.
+// (scripts/build-validators.mjs), so a run loads no schema compiler; from source (the tests) they
+// are compiled at first use (src/precompiled.ts has the rule).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { findPackageFile } from "../package-files.js";
-import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "../wire-types.js";
-
-/** Each response shape the client reads, by the name of its schema. */
-export interface ResponseShapes {
-  record: PluginConfigRecord;
-  recordList: PluginConfigRecord[];
-  recordPage: Page<PluginConfigRecord>;
-  logPage: Page<LogEntry>;
-  projectPage: Page<Project>;
-  errorBody: ServiceErrorBody;
-}
-
-export type ResponseShape = keyof ResponseShapes;
-
-export type PageShape = "recordPage" | "logPage" | "projectPage";
+import { loadPrecompiled } from "../precompiled.js";
+import type { ServiceErrorBody } from "../wire-types.js";
+import {
+  AJV_OPTIONS,
+  type ResponseShape,
+  type ResponseShapes,
+  SCHEMA_FILES,
+  SHARED_SCHEMA_FILES,
+} from "./response-schemas.js";
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-export const SCHEMA_FILES: Record<ResponseShape, string> = {
-  record: "record.schema.json",
-  recordList: "record-list.schema.json",
-  recordPage: "record-page.schema.json",
-  logPage: "log-page.schema.json",
-  projectPage: "project-page.schema.json",
-  errorBody: "error-body.schema.json",
-};
-
-// Referenced by the schemas above but never validated against on their own.
-export const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
-
-/** The options every validator is compiled with, at build time and at run time alike. */
-export const AJV_OPTIONS = { allErrors: false, allowUnionTypes: true, strict: true } as const;
-
-/** Written next to this module's build output by scripts/build-validators.mjs. */
-const PRECOMPILED_MODULE = "./validators.generated.js";
-
-// Precompiled validators when running from the build; undefined from source (or a broken build),
-// where they are compiled at first use instead.
-const precompiled = await import(PRECOMPILED_MODULE).then(
-  (module: Record<string, unknown>) => module,
-  () => undefined,
+// Written next to this module's build output by scripts/build-validators.mjs; a literal specifier,
+// so that the action's bundle holds it too.
+const precompiled = await loadPrecompiled(
+  import("./validators.generated.js"),
+  "the API response validators",
+  import.meta.url,
 );
+
+// From source nothing is precompiled: only then is the compiler imported.
+const AjvCompiler = precompiled === undefined ? (await import("ajv")).Ajv : undefined;
 
 let schemaRegistry: Ajv | undefined;
 const validators: Partial<Record<ResponseShape, ValidateFunction>> = {};
@@ -91,17 +72,13 @@ function normalize(shape: ResponseShape, value: unknown): unknown {
   return value;
 }
 
-/**
- * Each shape's validator: precompiled by the build, else compiled the first time it is needed (a
- * plan needs only record pages; compiling every schema up front cost a cold run tens of ms).
- */
+/** Each shape's validator: precompiled by the build, else (from source) compiled at first use. */
 function validatorFor(shape: ResponseShape): ValidateFunction {
   const cached = validators[shape];
   if (cached) return cached;
-  const built = precompiled?.[shape];
-  if (typeof built === "function") {
-    validators[shape] = built as ValidateFunction;
-    return built as ValidateFunction;
+  if (precompiled !== undefined) {
+    validators[shape] = precompiled[shape];
+    return precompiled[shape];
   }
   const validate = registry().getSchema(SCHEMA_FILES[shape]);
   if (!validate) throw new Error(`schema ${SCHEMA_FILES[shape]} did not compile`);
@@ -111,7 +88,8 @@ function validatorFor(shape: ResponseShape): ValidateFunction {
 
 function registry(): Ajv {
   if (schemaRegistry) return schemaRegistry;
-  const ajv = new Ajv(AJV_OPTIONS);
+  if (AjvCompiler === undefined) throw new Error("no schema compiler: the build precompiles the validators");
+  const ajv = new AjvCompiler(AJV_OPTIONS);
   const load = (file: string): Record<string, unknown> => {
     const path = findPackageFile(join("schemas", "api", file));
     return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;

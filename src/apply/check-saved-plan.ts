@@ -13,6 +13,7 @@ import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { PlanError } from "../plan/plan-error.js";
 import { parsePlanFile } from "../plan/plan-file.js";
+import { getPlanValidator } from "../plan/plan-validator.js";
 import { type GuardOptions, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
@@ -39,7 +40,7 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
         : (error as Error).message;
     throw new PlanError("plan_file_unreadable", { file: path, reason });
   }
-  const plan = parsePlanFile(text, path);
+  const plan = parsePlanFile(text, path, getPlanValidator());
   const problems = findPlanInconsistencies(plan);
   if (problems.length > 0) throw new RefusedError("plan_inconsistent", { file: path, problems });
   return plan;

@@ -7,7 +7,7 @@
 // after both runs' checks, a copy remains (a later plan names both ids). Closing that would mean
 // waiting out the settle window before every check that follows an adopted create.
 
-import type { ApiClient, FamilyRead, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import type { ApiClient, FamilyListing, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { FamilyReader, isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
@@ -91,7 +91,7 @@ export async function dedupeCreates(client: ApiClient, input: DedupeInput): Prom
   };
   if (input.signal?.aborted) return notChecked("the run was interrupted");
 
-  let read: FamilyRead;
+  let read: FamilyListing;
   try {
     const reader = input.reader ?? new FamilyReader(client, input.project, input.family);
     read = await reader.read(client.now());
@@ -111,7 +111,7 @@ async function checkCopies(
   client: ApiClient,
   input: DedupeInput,
   target: Target,
-  read: FamilyRead,
+  read: FamilyListing,
 ): Promise<ApplyOutcome> {
   const { change, outcome, ownId, settlement } = target;
   const copies = copiesOf(read.records, change, input, ownId).sort((a, b) => a.id - b.id);

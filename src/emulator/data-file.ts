@@ -3,7 +3,14 @@
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
-import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
+import type {
+  ApiKeySpec,
+  EmulatorData,
+  PluginData,
+  ProjectData,
+  StoredAttachment,
+  StoredRecord,
+} from "./types.js";
 
 /** The changes one commit made: records as they are after it, new log entries, the id counter. */
 export interface ChangeBatch {
@@ -118,10 +125,28 @@ function readRecord(value: unknown, path: string): StoredRecord {
     deleted: boolean(raw.deleted, `${path}.deleted`),
     match_action: nullable(integer)(raw.match_action, `${path}.match_action`),
     config: string(raw.config, `${path}.config`),
+    ...(raw.attachments === undefined
+      ? {}
+      : {
+          attachments: array(raw.attachments, `${path}.attachments`).map((item, index) =>
+            readAttachment(item, `${path}.attachments[${index}]`),
+          ),
+        }),
     error: nullable(string)(raw.error, `${path}.error`),
     delivery_rate_24h: nullable(string)(raw.delivery_rate_24h, `${path}.delivery_rate_24h`),
     created_at: string(raw.created_at, `${path}.created_at`),
     updated_at: string(raw.updated_at, `${path}.updated_at`),
+  };
+}
+
+function readAttachment(value: unknown, path: string): StoredAttachment {
+  const raw = object(value, path);
+  return {
+    uid: integer(raw.uid, `${path}.uid`),
+    key: string(raw.key, `${path}.key`),
+    name: string(raw.name, `${path}.name`),
+    size: integer(raw.size, `${path}.size`),
+    type: string(raw.type, `${path}.type`),
   };
 }
 

@@ -20,9 +20,13 @@ export function tooManyFiles() {
   );
 }
 
-/** An uploaded file: the emulator keeps no attachments, so only that it is a file matters. */
+/** An uploaded file: what the service keeps of an attachment (its contents are not kept). */
 export class UploadedFile {
-  constructor(readonly fileName: string) {}
+  constructor(
+    readonly fileName: string,
+    readonly size = 0,
+    readonly contentType = "",
+  ) {}
 }
 
 export type FormValue = string | UploadedFile;
@@ -41,6 +45,24 @@ export class FormBody {
 
   has(name: string): boolean {
     return this.#fields.has(name) || this.#files.has(name);
+  }
+
+  /** The names of the text fields, in the order first sent (`request.POST`'s keys). */
+  fieldNames(): string[] {
+    return [...this.#fields.keys()];
+  }
+
+  /** Each file field's name and its last file (`request.FILES.items()`). */
+  fileEntries(): [string, UploadedFile][] {
+    return [...this.#files].flatMap(([name, files]) => {
+      const last = files.at(-1);
+      return last === undefined ? [] : [[name, last] as [string, UploadedFile]];
+    });
+  }
+
+  /** The last text field of this name, files left out (Django's `request.POST`). */
+  textField(name: string): string | undefined {
+    return this.#fields.get(name)?.at(-1);
   }
 
   /** What the serializer reads for a name sent more than once: the last value, a file's if any. */

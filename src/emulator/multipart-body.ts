@@ -76,6 +76,8 @@ function splitParts(body: Buffer, boundary: string): Buffer[] {
 interface Part {
   /** The Content-Disposition's parameters, when the part has one. */
   disposition: Record<string, string> | undefined;
+  /** The part's Content-Type, "" without one (what Django gives an uploaded file). */
+  contentType: string;
   content: Buffer;
 }
 
@@ -83,12 +85,13 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 function parsePart(part: Buffer): Part {
   // No headers at all: the part is its content after an empty line (or nothing).
-  if (part.length === 0) return { disposition: undefined, content: part };
+  if (part.length === 0) return { disposition: undefined, contentType: "", content: part };
   const headersEnd = part.subarray(0, 2).equals(CRLF) ? 0 : part.indexOf(HEADERS_END);
   if (headersEnd === -1 || headersEnd > MAX_PART_HEADER_BYTES) {
     throw multipartError("the headers of a part do not end with an empty line within 1024 bytes.");
   }
   let disposition: Record<string, string> | undefined;
+  let contentType = "";
   // latin1 keeps the bytes as they are, for the UTF-8 check of each line.
   for (const line of part.subarray(0, headersEnd).toString("latin1").split("\r\n")) {
     let text: string;
@@ -98,11 +101,14 @@ function parsePart(part: Buffer): Part {
       continue; // Django skips a header line that is not UTF-8.
     }
     const colon = text.indexOf(":");
-    if (colon === -1 || text.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue;
+    const header = colon === -1 ? "" : text.slice(0, colon).trim().toLowerCase();
+    if (header === "content-type") contentType = parseHeaderValue(text.slice(colon + 1)).value;
+    if (header !== "content-disposition") continue;
     disposition = parseHeaderValue(text.slice(colon + 1)).params;
   }
   return {
     disposition,
+    contentType,
     content: part.subarray(headersEnd === 0 ? CRLF.length : headersEnd + HEADERS_END.length),
   };
 }
@@ -121,14 +127,14 @@ export function parseMultipartBody(body: Buffer, contentType: string, decode: De
   let fields = 0;
   let files = 0;
   for (const part of splitParts(body, boundary)) {
-    const { disposition, content } = parsePart(part);
+    const { disposition, contentType, content } = parsePart(part);
     const name = disposition?.name?.trim();
     // A part with a non-empty filename is a file; a part without a name is skipped.
     if (disposition?.filename) {
       if (name === undefined) continue;
       files += 1;
       if (files > MAX_FORM_FILES) throw tooManyFiles();
-      form.addFile(name, new UploadedFile(disposition.filename));
+      form.addFile(name, new UploadedFile(disposition.filename, content.length, contentType));
       continue;
     }
     fields += 1;

@@ -29,6 +29,11 @@ export interface ProfileBehaviour {
   readonly jobResponse: "record" | "empty";
   /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
   readonly acceptsFormBodies: boolean;
+  /**
+   * How `config` is written in responses: "string", as the seed interface gives it, or "object",
+   * the JSON object the real service's serializer returns (`{}` when empty).
+   */
+  readonly configAs: "string" | "object";
   readonly retryAfterHeader: boolean;
 }
 
@@ -46,6 +51,7 @@ export const PROFILES = {
     pluginInfoInCollections: true,
     jobResponse: "record",
     acceptsFormBodies: false,
+    configAs: "string",
     retryAfterHeader: true,
   },
   "posthog-2024": {
@@ -61,6 +67,7 @@ export const PROFILES = {
     pluginInfoInCollections: false,
     jobResponse: "empty",
     acceptsFormBodies: true,
+    configAs: "object",
     retryAfterHeader: false,
   },
 } as const satisfies Record<ProfileName, ProfileBehaviour>;

@@ -11,6 +11,7 @@ import {
 } from "./handler-types.js";
 import { notFound, serverError } from "./http-error.js";
 import { paginate, parsePageRequest } from "./pagination.js";
+import { readConfigChanges } from "./record-config.js";
 import { type RecordContext, renderRecord } from "./record-view.js";
 import type { StoredRecord } from "./types.js";
 import { validateRecordInput } from "./validation.js";
@@ -42,7 +43,15 @@ export const createRecord: Handler = (context) => {
   // validateRecordInput has checked both are present; this narrows their types.
   if (plugin === undefined || order === undefined)
     throw new Error("required fields missing after validation");
-  const record = context.store.createRecord(family, projectId, { ...input, plugin, order });
+  const { config, attach, detach } = readConfigChanges(context.body);
+  const record = context.store.createRecord(family, projectId, {
+    ...input,
+    plugin,
+    order,
+    ...(config === undefined ? {} : { config }),
+  });
+  // As the service does: the record is saved, then its attachments.
+  if (attach.length + detach.length > 0) context.store.updateAttachments(record, attach, detach);
   return json(201, renderFor(context, record));
 };
 
@@ -56,7 +65,9 @@ export const updateRecord: Handler = (context) => {
     pluginExists: (id) => context.store.plugin(id) !== undefined,
     trimText: context.profile.trimsText,
   });
-  context.store.updateRecord(record, changes);
+  const { config, attach, detach } = readConfigChanges(context.body);
+  context.store.updateRecord(record, config === undefined ? changes : { ...changes, config });
+  if (attach.length + detach.length > 0) context.store.updateAttachments(record, attach, detach);
   return json(200, renderFor(context, record));
 };
 

@@ -1,9 +1,10 @@
 // How a stored record is written on the wire: the interface's field order, the computed fields,
-// and the posthog-2024 quirks: name/description fall back to the plugin's own, and collections
-// carry no plugin_info.
+// and the posthog-2024 quirks: name/description fall back to the plugin's own, collections carry no
+// plugin_info, and config is an object.
 
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { ProfileBehaviour } from "./profiles.js";
+import { renderConfig } from "./record-config.js";
 import type { PluginData, StoredRecord } from "./types.js";
 
 /** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
@@ -22,7 +23,7 @@ export function renderRecord(
     plugin: record.plugin,
     enabled: record.enabled,
     order: record.order,
-    config: record.config,
+    config: renderConfig(record, profile),
     error: record.error,
     team_id: record.project,
     plugin_info: showsPluginInfo

@@ -5,11 +5,14 @@ import { randomUUID } from "node:crypto";
 import type { FamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
 import type { ChangeBatch } from "./data-file.js";
+import type { UploadedFile } from "./form-body.js";
 import { isInFamily, type ProfileBehaviour } from "./profiles.js";
+import { EMPTY_CONFIG } from "./record-config.js";
 import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
 import type { RecordInput } from "./validation.js";
 
-export type RecordChanges = RecordInput;
+/** The writable fields, and the config a form body sets (JSON text; see record-config.ts). */
+export type RecordChanges = RecordInput & { config?: string };
 
 export function compareRecords(a: StoredRecord, b: StoredRecord): number {
   return a.order - b.order || a.plugin - b.plugin || a.id - b.id;
@@ -22,6 +25,7 @@ export class EmulatorStore {
   private readonly recordsByProject = new Map<number, StoredRecord[]>();
   private readonly pluginsById = new Map<number, PluginData>();
   private lastWriteMs = 0;
+  private lastAttachmentId = 0;
   private changeCounter = 0;
   // Listed families as of one change count: a big family paged by offset is sorted once, not per page.
   private readonly listed = new Map<string, readonly StoredRecord[]>();
@@ -32,7 +36,12 @@ export class EmulatorStore {
 
   constructor(data: EmulatorData) {
     this.data = data;
-    for (const record of data.records) this.index(record);
+    for (const record of data.records) {
+      this.index(record);
+      for (const attachment of record.attachments ?? []) {
+        this.lastAttachmentId = Math.max(this.lastAttachmentId, attachment.uid);
+      }
+    }
     for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
   }
 
@@ -149,7 +158,7 @@ export class EmulatorStore {
   createRecord(
     family: FamilyName,
     projectId: number,
-    input: RecordInput & { plugin: number; order: number },
+    input: RecordChanges & { plugin: number; order: number },
   ): StoredRecord {
     const timestamp = this.writeTimestamp();
     const deleted = input.deleted ?? false;
@@ -164,7 +173,7 @@ export class EmulatorStore {
       description: input.description ?? null,
       deleted,
       match_action: input.match_action ?? null,
-      config: "{}",
+      config: input.config ?? EMPTY_CONFIG,
       error: null,
       delivery_rate_24h: null,
       created_at: timestamp,
@@ -187,7 +196,32 @@ export class EmulatorStore {
     if (changes.description !== undefined) record.description = changes.description;
     if (changes.deleted !== undefined) record.deleted = changes.deleted;
     if (changes.match_action !== undefined) record.match_action = changes.match_action;
+    if (changes.config !== undefined) record.config = changes.config;
     if (record.deleted) record.enabled = false;
+    record.updated_at = this.writeTimestamp(record.updated_at);
+    this.changedRecords.add(record);
+    this.changed();
+  }
+
+  /**
+   * Attaches each file to its config key (replacing what was there), then detaches the keys given,
+   * as the service's `_update_plugin_attachments` does; attachment ids only grow.
+   */
+  updateAttachments(record: StoredRecord, attach: [string, UploadedFile][], detach: readonly string[]): void {
+    const byKey = new Map((record.attachments ?? []).map((attachment) => [attachment.key, attachment]));
+    for (const [key, file] of attach) {
+      this.lastAttachmentId += 1;
+      byKey.set(key, {
+        uid: this.lastAttachmentId,
+        key,
+        name: file.fileName,
+        size: file.size,
+        type: file.contentType,
+      });
+    }
+    for (const key of detach) byKey.delete(key);
+    if (byKey.size === 0) delete record.attachments;
+    else record.attachments = [...byKey.values()];
     record.updated_at = this.writeTimestamp(record.updated_at);
     this.changedRecords.add(record);
     this.changed();

@@ -40,11 +40,23 @@ export interface StoredRecord extends Pick<PluginConfigRecord, "id" | WritableFi
   family: FamilyName;
   /** The project id (the record's `team_id`). */
   project: number;
+  /** JSON text: the seed profile writes it as this string, posthog-2024 as the object it holds. */
   config: string;
+  /** Files attached to config fields through a form (posthog-2024), shown inside `config`. */
+  attachments?: StoredAttachment[];
   error: string | null;
   delivery_rate_24h: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** An attachment as the real service shows it in `config[key]` (its contents are not kept). */
+export interface StoredAttachment {
+  uid: number;
+  key: string;
+  name: string;
+  size: number;
+  type: string;
 }
 
 export interface EmulatorData {

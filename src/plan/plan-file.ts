@@ -1,11 +1,8 @@
 // The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeError } from "../errors.js";
-import { findPackageFile } from "../package-files.js";
 import { locateSecrets, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
 import { PlanError } from "./plan-error.js";
@@ -13,8 +10,6 @@ import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 1;
-
-const SCHEMA_FILE = join("schemas", "plan.schema.json");
 
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 /** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
@@ -74,8 +69,11 @@ function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
   return [`the plan's ${formatPath(pointer.join(""))}`, ""];
 }
 
-/** Reads a plan document, validated against schemas/plan.schema.json; `fileName` names it in errors. */
-export function parsePlanFile(text: string, fileName: string): Plan {
+/**
+ * Reads a plan document, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
+ * handed in so that what only writes plans never loads it); `fileName` names it in errors.
+ */
+export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
   let data: unknown;
   try {
@@ -99,7 +97,6 @@ export function parsePlanFile(text: string, fileName: string): Plan {
       problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     });
   }
-  const validate = compilePlanSchema();
   if (!validate(data)) {
     const problem = describeSchemaErrors(validate.errors ?? []);
     throw new PlanError("plan_file_invalid", {
@@ -110,23 +107,6 @@ export function parsePlanFile(text: string, fileName: string): Plan {
   checkSummary(data, fileName, redo);
   restoreAbsentFrom(data);
   return data;
-}
-
-let compiled: ValidateFunction<Plan> | undefined;
-
-function compilePlanSchema(): ValidateFunction<Plan> {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-    compiled = ajv.compile<Plan>(readPlanSchema());
-  }
-  return compiled;
-}
-
-/** The plan schema, as parsed JSON. */
-export function readPlanSchema(): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
-  if (!isObject(parsed)) throw new Error(`${SCHEMA_FILE} is not a JSON object`);
-  return parsed;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

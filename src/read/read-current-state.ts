@@ -9,7 +9,7 @@ import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { managedFields } from "../plan/compare-fields.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
-import { type FamilyRead, readFamily } from "./read-family.js";
+import { type FamilyReadRequest, readFamily } from "./read-family.js";
 
 /**
  * The lists a plan of `desired` must read: a family must tell its own records from those of the
@@ -18,7 +18,7 @@ import { type FamilyRead, readFamily } from "./read-family.js";
  * project, so a project's lists stay side by side: it can be planned as soon as they are read.
  * Each list names the plugins whose configs the manifest wants without a description.
  */
-export function listsToPlan(desired: DesiredState): FamilyRead[] {
+export function listsToPlan(desired: DesiredState): FamilyReadRequest[] {
   const emptied = new Map<string, number[]>();
   for (const { project, family, configs, fields: mode } of desired.families) {
     // With `fields: all`, a config that says no description means null too.
@@ -41,7 +41,7 @@ export type ReadProgress = (done: number, total: number) => void;
 
 export async function readCurrentState(
   client: ApiClient,
-  refs: readonly FamilyRead[],
+  refs: readonly FamilyReadRequest[],
   options: { concurrency: number; onProgress?: ReadProgress },
 ): Promise<CurrentState> {
   let done = 0;

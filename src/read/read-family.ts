@@ -12,7 +12,7 @@ import type { PluginConfigRecord } from "../wire-types.js";
 export type PluginInfoWanted = readonly number[] | "all";
 
 /** A list to read, and the plugins whose info to add: see readFamily. */
-export interface FamilyRead extends FamilyRef {
+export interface FamilyReadRequest extends FamilyRef {
   pluginInfoFor?: PluginInfoWanted;
 }
 
@@ -21,7 +21,7 @@ export interface FamilyRead extends FamilyRef {
  * plugin_info null, retrieves one of them (a single record carries it) and gives its plugin_info to
  * every listed record of that plugin. One request per such plugin, none where lists carry it.
  */
-export async function readFamily(client: ApiClient, ref: FamilyRead): Promise<PluginConfigRecord[]> {
+export async function readFamily(client: ApiClient, ref: FamilyReadRequest): Promise<PluginConfigRecord[]> {
   const records = await listAllConfigs(client, ref.project, ref.family);
   const wanted = ref.pluginInfoFor === "all" ? undefined : new Set(ref.pluginInfoFor ?? []);
   // Only where the list sent plugin_info as null, as posthog-2024's lists do.

@@ -1,7 +1,8 @@
 // How values look in a rendered plan: field values, record names, `old → new`, and a compact word
 // diff for long strings, as styled spans so each renderer decides how to show them.
 
-import { diffWordsWithSpace } from "diff";
+// The word diff alone: the package's index loads every kind of diff (a plan pays for each module).
+import { diffWordsWithSpace } from "diff/lib/diff/word.js";
 import type { FieldChange, FieldValue } from "../plan/types.js";
 import { neutraliseInline, quoteServerText } from "../server-text.js";
 

@@ -7,7 +7,7 @@ import type { ConnectionFlags } from "../cli/connection.js";
 import { concurrencyOf } from "../cli/connection.js";
 import type { CliIo } from "../cli/io.js";
 import { loadManifestsFromFlags, type ManifestFlags, printDiagnostics } from "../cli/manifest-options.js";
-import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/reconcile.js";
+import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
 import { healPlan, modesOf } from "./heal.js";

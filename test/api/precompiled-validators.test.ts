@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
-import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../../src/api/validate-response.js";
+import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../../src/api/response-schemas.js";
 import { fc } from "../support/fast-check.js";
 
 const GENERATED = new URL("../../dist/src/api/validators.generated.js", import.meta.url);

@@ -30,13 +30,19 @@ function multipart(boundary: string, parts: { headers: string[]; content: string
   return `${body.join("")}${close ? `--${boundary}--\r\n` : ""}`;
 }
 
+function formOf(fields: Record<string, string>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  return form;
+}
+
 const field = (name: string, content: string) => ({
   headers: [`Content-Disposition: form-data; name="${name}"`],
   content,
 });
 
 describe("form bodies on posthog-2024", () => {
-  it("creates and updates from a multipart form as the service's UI sends it; config and files are ignored", async () => {
+  it("creates and updates from a multipart form as the service's UI sends it, config and attachment included", async () => {
     const client = await start();
     const form = new FormData();
     form.set("plugin", "6");
@@ -57,7 +63,10 @@ describe("form bodies on posthog-2024", () => {
       enabled: true,
       name: "BigQuery Export",
       description: "Nightly export",
-      config: "{}",
+      config: {
+        dataset: "events",
+        googleCloudKeyJson: { uid: 1, saved: true, size: 2, name: "key.json", type: "application/json" },
+      },
     });
 
     const update = new FormData();
@@ -65,7 +74,73 @@ describe("form bodies on posthog-2024", () => {
     update.set("order", "9.0");
     const updated = await client.request("PATCH", `${CONFIGS}/${obj(created.body).id}`, { form: update });
     expect(updated.status).toBe(200);
-    expect(obj(updated.body)).toMatchObject({ enabled: false, order: 9, description: "Nightly export" });
+    // A form without `config` leaves it, and the attachment, as they were.
+    expect(obj(updated.body)).toMatchObject({
+      enabled: false,
+      order: 9,
+      description: "Nightly export",
+      config: obj(created.body).config,
+    });
+  });
+
+  // PostHog's test_create_plugin_config and test_plugin_config_attachment, against the emulator.
+  it("sets config from a form's config field, on create and update, and shows attachments in it", async () => {
+    const client = await start();
+    const created = await client.request("POST", CONFIGS, {
+      form: formOf({ plugin: "6", enabled: "true", order: "0", config: JSON.stringify({ bar: "moop" }) }),
+    });
+    expect([created.status, obj(created.body).config]).toEqual([201, { bar: "moop" }]);
+    const path = `${CONFIGS}/${obj(created.body).id}`;
+    const soup = await client.request("PATCH", path, {
+      form: formOf({ enabled: "false", order: "1", config: JSON.stringify({ bar: "soup" }) }),
+    });
+    expect(obj(soup.body)).toMatchObject({ enabled: false, order: 1, config: { bar: "soup" } });
+    // Form-encoded as well; the list shows config as the object too.
+    expect(
+      (await patchForm(client, path, `config=${encodeURIComponent('{"bar":"soup","n":[1,{"x":null}]}')}`))
+        .status,
+    ).toBe(200);
+    const listed = obj((await client.get(CONFIGS)).body).results as Record<string, unknown>[];
+    expect(listed.find((record) => record.id === obj(created.body).id)?.config).toEqual({
+      bar: "soup",
+      n: [1, { x: null }],
+    });
+
+    const withFile = formOf({ config: JSON.stringify({ bar: "moop" }) });
+    withFile.set("add_attachment[foodb]", new Blob(["x".repeat(1964)]), "foo-database.db");
+    const attached = obj((await client.request("PATCH", path, { form: withFile })).body).config;
+    expect(attached).toEqual({
+      bar: "moop",
+      foodb: { uid: 1, saved: true, size: 1964, name: "foo-database.db", type: "application/octet-stream" },
+    });
+    // A new config keeps the attachment; remove_attachment[KEY] takes it away.
+    const replaced = await client.request("PATCH", path, { form: formOf({ config: '{"bar":"new"}' }) });
+    expect(obj(replaced.body).config).toEqual({ ...(attached as object), bar: "new" });
+    const removed = await client.request("PATCH", path, {
+      form: formOf({ "remove_attachment[foodb]": "1" }),
+    });
+    expect(obj(removed.body).config).toEqual({ bar: "new" });
+  });
+
+  it("ignores config in a JSON body; a form's config that is not JSON is a 500 and writes nothing", async () => {
+    const client = await start();
+    const fromJson = await client.post(CONFIGS, { plugin: 6, order: 1, config: { bar: "moop" } });
+    expect([fromJson.status, obj(fromJson.body).config]).toEqual([201, {}]);
+    const path = `${CONFIGS}/${obj(fromJson.body).id}`;
+    expect(obj((await client.patch(path, { config: { bar: "x" } })).body).config).toEqual({});
+
+    const before = client.emulator.snapshot().records;
+    const broken = await postForm(client, CONFIGS, "plugin=6&order=2&config=%7Bbar");
+    expect([broken.status, broken.body]).toEqual([
+      500,
+      errorBody("server_error", "error", "A server error occurred."),
+    ]);
+    expect((await patchForm(client, path, "order=7&config=not+json")).status).toBe(500);
+    // Validation comes first: a bad field is the 400 it always is.
+    expect((await postForm(client, CONFIGS, "order=2&config=%7Bbar")).status).toBe(400);
+    expect(client.emulator.snapshot().records).toEqual(before);
+    // An empty config field sets nothing.
+    expect(obj((await patchForm(client, path, "config=")).body).config).toEqual({});
   });
 
   it("reads form-encoded text as the serializer does: booleans, numbers, empty values, missing checkboxes", async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { PlanError } from "../../src/plan/plan-error.js";
-import { parsePlanFile, readPlanSchema, serializePlan } from "../../src/plan/plan-file.js";
+import { parsePlanFile, serializePlan } from "../../src/plan/plan-file.js";
+import { readPlanSchema } from "../../src/plan/plan-schema.js";
+import { getPlanValidator } from "../../src/plan/plan-validator.js";
 import type {
   ChangeMark,
   FamilyReport,
@@ -271,7 +273,7 @@ describe("plan schema and Plan type", () => {
   });
 
   it("accepts a fully populated Plan, which round-trips unchanged", () => {
-    expect(parsePlanFile(serializePlan(FULL_PLAN), "full.json")).toStrictEqual(FULL_PLAN);
+    expect(parsePlanFile(serializePlan(FULL_PLAN), "full.json", getPlanValidator())).toStrictEqual(FULL_PLAN);
   });
 
   it("accepts what the planner produces for any states", () => {
@@ -330,7 +332,7 @@ describe("plan schema and Plan type", () => {
           );
           if (!plan) return;
           planned += 1;
-          expect(parsePlanFile(serializePlan(plan), "plan.json")).toStrictEqual(plan);
+          expect(parsePlanFile(serializePlan(plan), "plan.json", getPlanValidator())).toStrictEqual(plan);
         },
       ),
       { numRuns: 300 },
@@ -348,14 +350,14 @@ describe("serializePlan and parsePlanFile", () => {
     const document = JSON.parse(text) as { changes: { action: string; fields: Record<string, object> }[] };
     const create = document.changes.find((change) => change.action === "create");
     expect(create?.fields.plugin).toEqual({ to: 2 });
-    expect(parsePlanFile(text, "plan.json")).toStrictEqual(plan);
+    expect(parsePlanFile(text, "plan.json", getPlanValidator())).toStrictEqual(plan);
   });
 
   const valid = () => JSON.parse(serializePlan(FULL_PLAN)) as Record<string, unknown> & typeof FULL_PLAN;
 
   function rejection(text: string): string {
     try {
-      parsePlanFile(text, "saved-plan.json");
+      parsePlanFile(text, "saved-plan.json", getPlanValidator());
     } catch (error) {
       expect(error).toBeInstanceOf(PlanError);
       expect((error as PlanError).code).toBe("plan_file_invalid");

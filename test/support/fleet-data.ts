@@ -14,8 +14,25 @@ export function fleetData(): EmulatorData {
     { project, family: PC, plugin: 1, order: 1, name: "GeoIP" },
     { project, family: PC, plugin: 2, order: 2, name: "Property Filter", description: "Drops ${internal}" },
     ...AWKWARD.map((name, index) => ({ project, family: PC, plugin: 3, order: 3 + index, name })),
-    // Another order in project 6: not the same config as in 4 and 5.
-    { project, family: PC, plugin: 6, order: project === 6 ? 20 : 10, name: "BigQuery", enabled: false },
+    // Another order in project 6: not the same config as in 4 and 5. Its plugin config is a JSON
+    // object with an attachment, which posthog-2024 shows as an object and seed as a string.
+    {
+      project,
+      family: PC,
+      plugin: 6,
+      order: project === 6 ? 20 : 10,
+      name: "BigQuery",
+      enabled: false,
+      config: JSON.stringify({
+        datasetId: `events_${project}`,
+        tableId: "${TABLE}",
+        exportEventsToIgnore: "$identify,$pageview",
+        options: { retries: 3, regions: ["eu", null], "a: b": true },
+      }),
+      attachments: [
+        { uid: project, key: "googleCloudKeyJson", name: "key.json", size: 2310, type: "application/json" },
+      ],
+    },
     { project, family: FE, plugin: 40, order: 1, name: "Notification Bar" },
     ...(project === 5 ? [] : [{ project, family: FE, plugin: 41, order: 2, name: "Pineapple Mode" }]),
   ]);

@@ -9,21 +9,28 @@ import { type CliRun, runBuiltCli } from "./cli.js";
 
 const RECORDER = fileURLToPath(new URL("./record-imports.mjs", import.meta.url));
 
-/** Runs the built CLI and returns the URL of every module it imported, in order. */
+/**
+ * Runs the built CLI and returns the URL of every module it imported, in order, then those it
+ * loaded with require() (CommonJS dependencies' own files). `env` adds to the run's environment.
+ */
 export async function runRecordingImports(
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliRun & { imported: string[] }> {
   const directory = mkdtempSync(join(tmpdir(), "pcsync-imports-"));
   const file = join(directory, "imports.txt");
   try {
     const run = await runBuiltCli(args, {
       ...options,
-      env: { NODE_OPTIONS: `--import="${RECORDER}"`, PCSYNC_TEST_IMPORTS_FILE: file },
+      env: { ...options.env, NODE_OPTIONS: `--import="${RECORDER}"`, PCSYNC_TEST_IMPORTS_FILE: file },
     });
-    const imported = readFileSync(file, "utf8")
-      .split("\n")
-      .filter((line) => line !== "");
+    const imported = [
+      ...new Set(
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter((line) => line !== ""),
+      ),
+    ];
     return { ...run, imported };
   } finally {
     rmSync(directory, { recursive: true, force: true });

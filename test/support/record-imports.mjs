@@ -1,8 +1,17 @@
 // Preloaded with `node --import` by test/support/imports.ts: registers record-imports-hooks.mjs,
-// which writes every module the process loads through `import` to a file.
+// which writes every module the process loads through `import` to a file, and at exit adds the
+// CommonJS modules it loaded through require() (ajv's compiler, undici's parts), which the hooks
+// do not see.
 
-import { register } from "node:module";
+import { appendFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+import { pathToFileURL } from "node:url";
 
-register("./record-imports-hooks.mjs", import.meta.url, {
-  data: { file: process.env.PCSYNC_TEST_IMPORTS_FILE },
+const file = process.env.PCSYNC_TEST_IMPORTS_FILE;
+register("./record-imports-hooks.mjs", import.meta.url, { data: { file } });
+
+const { cache } = createRequire(import.meta.url);
+process.on("exit", () => {
+  const required = Object.keys(cache).map((path) => `${pathToFileURL(path).href}\n`);
+  appendFileSync(file, required.join(""));
 });

@@ -52,7 +52,7 @@ import {
   narrowDesiredState,
   planFromFlags,
   type ScopeFlags,
-} from "../reconcile.js";
+} from "../scope-options.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];

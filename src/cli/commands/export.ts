@@ -28,10 +28,10 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
+import { requireFlag } from "../find-config-record.js";
 import { addVariableOptions, loadVariablesOrThrow, runInputs } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { EXPORT_REMEDY, refuseSecretIn } from "../output.js";
-import { requireFlag } from "../resolve-config.js";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string[];

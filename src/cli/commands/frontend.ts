@@ -8,10 +8,10 @@ import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } fro
 import {
   addTargetOptions,
   explainRefusal,
+  findConfigRecord,
   readTarget,
-  resolveConfig,
   type TargetFlags,
-} from "../resolve-config.js";
+} from "../find-config-record.js";
 
 export const registerFrontendCommand: CommandRegistrar = (program, io) => {
   const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");
@@ -30,7 +30,7 @@ Examples:
     const client = await createClientFromFlags(flags, io);
     try {
       // Frontend apps are that family's; posthog-2024 servers list them in plugin_configs as well.
-      const { record, family } = await resolveConfig(client, target, [
+      const { record, family } = await findConfigRecord(client, target, [
         "pipeline_frontend_apps_configs",
         "plugin_configs",
       ]);

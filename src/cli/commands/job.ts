@@ -7,16 +7,16 @@ import { getFamily } from "../../families.js";
 import { neutraliseJson, quoteServerText } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
 import {
   addTargetOptions,
   describeRecord,
   explainRefusal,
+  findConfigRecord,
   readTarget,
   requireFlag,
-  resolveConfig,
   type TargetFlags,
-} from "../resolve-config.js";
+} from "../find-config-record.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;
@@ -69,7 +69,7 @@ Examples:
     const payload = parsePayload(flags.payload);
     const client = await createClientFromFlags(flags, io);
     try {
-      const { record, family } = await resolveConfig(client, target, [
+      const { record, family } = await findConfigRecord(client, target, [
         "plugin_configs",
         "pipeline_frontend_apps_configs",
       ]);

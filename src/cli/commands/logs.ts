@@ -22,6 +22,15 @@ import {
   parsePositiveNumber,
 } from "../connection.js";
 import { parseTimeFlag } from "../duration.js";
+import {
+  addTargetOptions,
+  describeRecord,
+  explainRefusal,
+  findConfigRecord,
+  readTarget,
+  type Target,
+  type TargetFlags,
+} from "../find-config-record.js";
 import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
 import { formatLogEntry, LOG_TYPES, parseLogTypes } from "../log-format.js";
@@ -33,15 +42,6 @@ import {
   TEXT_OR_JSON,
   type TextOrJson,
 } from "../options.js";
-import {
-  addTargetOptions,
-  describeRecord,
-  explainRefusal,
-  readTarget,
-  resolveConfig,
-  type Target,
-  type TargetFlags,
-} from "../resolve-config.js";
 
 interface LogsFlags extends ConnectionFlags, TargetFlags {
   level?: string[];
@@ -154,7 +154,7 @@ Examples:
     try {
       const { target } = settings;
       // Both families are searched so that a frontend app named here gets a clear answer.
-      const { record, family } = await resolveConfig(client, target, [
+      const { record, family } = await findConfigRecord(client, target, [
         "plugin_configs",
         "pipeline_frontend_apps_configs",
       ]);

@@ -13,7 +13,7 @@ import {
 } from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
-import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../reconcile.js";
+import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../scope-options.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];

@@ -25,7 +25,7 @@ import { parseDuration } from "../duration.js";
 import type { CliIo } from "../io.js";
 import { addManifestOption, loadManifestsFromFlags, type ManifestFlags } from "../manifest-options.js";
 import { collect } from "../options.js";
-import { addScopeOptions, type ScopeFlags } from "../reconcile.js";
+import { addScopeOptions, type ScopeFlags } from "../scope-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;

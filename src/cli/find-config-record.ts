@@ -32,7 +32,7 @@ export interface Target {
 }
 
 /** The record found, and the family it was found in. */
-export interface ResolvedConfig {
+export interface FoundConfigRecord {
   record: PluginConfigRecord;
   family: FamilyName;
 }
@@ -78,11 +78,11 @@ const NAMES_SHOWN = 20;
  * one record is listed in several (posthog-2024 servers list frontend apps in plugin_configs too;
  * ids are the service's, unique across families), the first of `searched` is its family.
  */
-export async function resolveConfig(
+export async function findConfigRecord(
   client: ApiClient,
   target: Target,
   searched: readonly FamilyName[],
-): Promise<ResolvedConfig> {
+): Promise<FoundConfigRecord> {
   const families = target.family === undefined ? searched : [target.family];
   const nameOrId = target.config.trim();
   const found = CONFIG_ID.test(nameOrId)
@@ -122,7 +122,7 @@ export async function resolveConfig(
 }
 
 interface Found {
-  matches: ResolvedConfig[];
+  matches: FoundConfigRecord[];
   /** The families' records, when they were listed (for the names a failed lookup shows). */
   lists: { family: FamilyName; records: PluginConfigRecord[] }[];
 }
