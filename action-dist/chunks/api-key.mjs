@@ -162,7 +162,10 @@ var RequestError = class RequestError extends PcsyncError {
 			method: request.method,
 			path: request.path
 		});
-		super(code, known.settled === void 0 ? message : `${message}; ${known.settled}`, { hint: known.hint });
+		super(code, known.settled === void 0 ? message : `${message}; ${known.settled}`, {
+			hint: known.hint,
+			secrets: request.secrets
+		});
 		this.method = request.method;
 		this.path = request.path;
 		this.attempts = known.attempts;
@@ -175,7 +178,11 @@ var RequestError = class RequestError extends PcsyncError {
 	settledAs(settled, outcomeUnknown) {
 		const known = this.facts;
 		const more = known.settled === void 0 ? settled : `${known.settled}; ${settled}`;
-		return new RequestError(this.code, this, {
+		return new RequestError(this.code, {
+			method: this.method,
+			path: this.path,
+			secrets: this.secrets
+		}, {
 			...this.facts,
 			outcomeUnknown,
 			settled: more,
@@ -251,7 +258,7 @@ var ResponseError = class extends PcsyncError {
 			...facts,
 			method: request.method,
 			path: request.path
-		}));
+		}), { secrets: request.secrets });
 		this.method = request.method;
 		this.path = request.path;
 		this.facts = facts;
@@ -277,7 +284,7 @@ var OutcomeUnknownError = class extends PcsyncError {
 	*/
 	conclusiveAfter;
 	constructor(code, request, facts) {
-		super(code, messageOf(OUTCOME_MESSAGES, code, facts));
+		super(code, messageOf(OUTCOME_MESSAGES, code, facts), { secrets: request.secrets });
 		this.path = request.path;
 		this.conclusiveAfter = facts.conclusiveAfter;
 	}

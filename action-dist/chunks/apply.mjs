@@ -254,7 +254,7 @@ Examples:
 				forced: flags.force === true,
 				verbose: flags.verbose === true
 			});
-			else checkPlanPrintableAsJson(plan);
+			else checkPlanPrintableAsJson(plan, io.secrets);
 			if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
 			if (flags.dryRun) {
 				if (format === "json") printPlan(plan, format, io);

@@ -55,11 +55,12 @@ async function createClientFromFlags(flags, io, options = {}) {
 		env: io.env,
 		cwd: io.cwd,
 		...flags.apiKeyFile === void 0 ? {} : { keyFile: flags.apiKeyFile }
-	});
+	}, io.secrets);
 	const timeoutMs = flags.timeout === void 0 ? CLIENT_DEFAULTS.requestTimeoutMs : parsePositiveNumber(flags.timeout, "--timeout") * 1e3;
 	const client = new ApiClient({
 		baseUrl,
 		apiKey,
+		secrets: io.secrets,
 		allowInsecureHttp: flags.insecureHttp === true,
 		concurrency: concurrencyOf(flags),
 		...flags.maxRps === void 0 ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") },

@@ -85,17 +85,22 @@ function escapeRegExp(text) {
 	return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
 /**
-* The secrets this process must never write out. The API key is registered as soon as it is
-* read; every writer that sends bytes out of the process asks the registry at write time.
+* The secrets a run must never write out. The API key is registered as soon as it is read; every
+* writer that sends bytes out of the process asks the registry at write time.
 */
-var SecretRegistry = class {
+var SecretRegistry = class SecretRegistry {
+	/** A registry of `secretList` (for a caller that holds its own secrets). */
+	static of(secretList) {
+		const registry = new SecretRegistry();
+		for (const secret of secretList) registry.register(secret);
+		return registry;
+	}
 	#secrets = /* @__PURE__ */ new Set();
 	#forms = [];
 	#pattern;
 	#firstChars = /* @__PURE__ */ new Set();
-	/** Adds a secret (idempotent); its forms take effect for every later write. */
+	/** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
 	register(secret) {
-		if (/\s/.test(secret)) throw new RangeError("a secret must not contain white space");
 		if (secret === "" || this.#secrets.has(secret)) return;
 		this.#secrets.add(secret);
 		const forms = /* @__PURE__ */ new Set();
@@ -147,8 +152,8 @@ var SecretRegistry = class {
 	}
 	/**
 	* Where, in the last characters of `text`, a secret form may begin that the next characters
-	* would complete: the index of the earliest such suffix, or `text.length` if none. A form never
-	* holds white space, so only the characters after the last white space can be one.
+	* would complete: the index of the earliest such suffix, or `text.length` if none. Only the last
+	* (longest form - 1) characters can be one; a form may hold white space (`Bearer <key>`).
 	*/
 	incompleteSuffixStart(text) {
 		let earliest = text.length;
@@ -156,7 +161,6 @@ var SecretRegistry = class {
 		const from = Math.max(0, text.length - longest + 1);
 		for (let index = text.length - 1; index >= from; index -= 1) {
 			const char = text.charAt(index);
-			if (/\s/.test(char)) break;
 			if (!this.#firstChars.has(char)) continue;
 			const suffix = text.slice(index);
 			if (this.#forms.some((form) => form.length > suffix.length && form.startsWith(suffix))) earliest = index;
@@ -174,15 +178,13 @@ var SecretRegistry = class {
 		return text.slice(0, cut);
 	}
 };
-/** The registry of this process: the CLI's writers and the errors' inspect/JSON use it. */
-const secrets = new SecretRegistry();
 /**
 * A copy of `value` with the registered secrets replaced in every string value, for showing data
 * to a person: renderers cut and diff strings, and a cut or diffed key would no longer be
 * recognised at the output edge. Object keys are structure (`from`, `to`), not text, and stay;
 * `undefined` members are kept as they are.
 */
-function redactDeep(value, registry = secrets) {
+function redactDeep(value, registry) {
 	let count = 0;
 	const visit = (item) => {
 		if (typeof item === "string") {
@@ -208,7 +210,7 @@ function redactDeep(value, registry = secrets) {
 * object keys (the path then ends with that key). Also as the value would be written in JSON, whose
 * escaping could complete a form.
 */
-function locateSecrets(value, registry = secrets) {
+function locateSecrets(value, registry) {
 	const found = [];
 	if (!registry.active) return found;
 	const holdsSecret = (text) => registry.contains(text) || registry.contains(JSON.stringify(text).slice(1, -1));
@@ -257,6 +259,12 @@ var PcsyncError = class extends Error {
 		this.code = code;
 		this.exitCode = options.exitCode ?? 1;
 		if (options.hint !== void 0) this.hint = options.hint;
+		this.#secrets = options.secrets;
+	}
+	#secrets;
+	/** The secrets this error hides in its inspect and JSON, for an error made from it. */
+	get secrets() {
+		return this.#secrets;
 	}
 	[inspect.custom](_depth, options) {
 		const shown = new Error(this.message, this.cause === void 0 ? void 0 : { cause: this.cause });
@@ -265,14 +273,16 @@ var PcsyncError = class extends Error {
 			enumerable: false
 		});
 		Object.assign(shown, this);
-		return secrets.redact(inspect(shown, options)).text;
+		const text = inspect(shown, options);
+		return this.#secrets === void 0 ? text : this.#secrets.redact(text).text;
 	}
 	toJSON() {
-		return redactDeep({
+		const value = {
 			...Object.fromEntries(Object.entries(this)),
 			name: this.name,
 			message: this.message
-		}).value;
+		};
+		return this.#secrets === void 0 ? value : redactDeep(value, this.#secrets).value;
 	}
 };
 /**
@@ -338,4 +348,4 @@ var RefusedError = class extends PcsyncError {
 		this.facts = facts;
 	}
 };
-export { UsageError as a, messageOf as c, locateSecrets as d, redactDeep as f, SIGNAL_EXIT_CODES as i, throwSayingNothingChanged as l, secrets as m, PcsyncError as n, describeError as o, secretForms as p, RefusedError as r, isErrorOf as s, NothingChangedError as t, REDACTED as u };
+export { UsageError as a, messageOf as c, SecretRegistry as d, locateSecrets as f, SIGNAL_EXIT_CODES as i, throwSayingNothingChanged as l, secretForms as m, PcsyncError as n, describeError as o, redactDeep as p, RefusedError as r, isErrorOf as s, NothingChangedError as t, REDACTED as u };

@@ -2,7 +2,7 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { t as CommandError } from "./command-error.mjs";
-import { a as UsageError, d as locateSecrets } from "./errors.mjs";
+import { a as UsageError, f as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
 import { C as idsOfOtherFamilies, a as groupTiedOrders, m as shownValue, p as pluginDefaults, r as TIE_EFFECT, s as readCurrentState, w as listsToRead } from "./guard-message.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
@@ -316,13 +316,13 @@ function decideExplicitOrders(results, { uses, ownOf, templatedOf, nameOf }) {
 	};
 }
 // dist/src/export/locate-secrets.js
-function locateSecretsInExport(result, read) {
+function locateSecretsInExport(result, read, secrets) {
 	const places = [];
-	if (locateSecrets(result.project).length > 0) places.push("the project id");
+	if (locateSecrets(result.project, secrets).length > 0) places.push("the project id");
 	for (const family of result.families) {
 		const records = read.find((item) => item.family === family.family)?.records ?? [];
 		for (const config of family.configs) {
-			const fields = locateSecrets(config).map((path) => String(path[0]));
+			const fields = locateSecrets(config, secrets).map((path) => String(path[0]));
 			if (fields.length === 0) continue;
 			const id = config.id ?? records.find((record) => record.name === config.name)?.id;
 			const record = id === void 0 ? "a record" : `record ${id}`;
@@ -593,9 +593,9 @@ Examples:
 			const factored = flags.templates ? factorTemplates(results) : void 0;
 			const render = (destination) => factored ? renderTemplatedManifest(factored, results, destination) : renderNewManifest(results, destination);
 			const refuseSecret = (text, what, existing) => refuseSecretIn(text, what, () => {
-				const places = results.flatMap((result) => locateSecretsInExport(result, listsOf.get(result.project) ?? []));
+				const places = results.flatMap((result) => locateSecretsInExport(result, listsOf.get(result.project) ?? [], io.secrets));
 				return places.length === 0 && existing !== void 0 ? [`the text already in ${what}`] : places;
-			}, EXPORT_REMEDY);
+			}, EXPORT_REMEDY, io.secrets);
 			if (flags.out && output) {
 				const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : void 0;
 				if (existing !== void 0 && factored) throw new CommandError("export_target_exists", { file: flags.out });

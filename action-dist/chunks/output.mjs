@@ -2,7 +2,7 @@
 import { t as CommandError } from "./command-error.mjs";
 import { t as appendToFile } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, o as describeFileError, r as describeDevice } from "./write-file.mjs";
-import { d as locateSecrets, f as redactDeep, m as secrets, o as describeError, u as REDACTED } from "./errors.mjs";
+import { f as locateSecrets, o as describeError, p as redactDeep, u as REDACTED } from "./errors.mjs";
 import { v as neutraliseJson } from "./api-key.mjs";
 import { n as describeOverriddenGuard, r as TIE_EFFECT, x as PlanError, y as isForceable } from "./guard-message.mjs";
 import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
@@ -20,9 +20,9 @@ function serializePlan(plan) {
 * record by (project, family, record id, field), never showing the value itself: a plan document
 * must round-trip, so it is refused rather than redacted.
 */
-function locateSecretsInPlan(plan) {
+function locateSecretsInPlan(plan, secrets) {
 	const fieldsByPlace = /* @__PURE__ */ new Map();
-	for (const path of locateSecrets(plan)) {
+	for (const path of locateSecrets(plan, secrets)) {
 		const [place, field] = describePlanPath(plan, path);
 		fieldsByPlace.set(place, (fieldsByPlace.get(place) ?? /* @__PURE__ */ new Set()).add(field));
 	}
@@ -474,7 +474,7 @@ function renderPlan(plan, format, out, options) {
 // dist/src/cli/output.js
 /** A copy of `value` with the API key redacted, for a renderer that cuts or diffs long strings. */
 function forDisplay(value, io) {
-	return io.edge === void 0 ? redactDeep(value).value : io.edge.redactForDisplay(value);
+	return io.edge === void 0 ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
 /**
 * `verbose`: each order tie in full (else one warning of at most two lines for them all).
@@ -482,7 +482,7 @@ function forDisplay(value, io) {
 */
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
-		io.stdout.write(planDocument(plan, "the JSON plan"));
+		io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
 		return;
 	}
 	renderPlan(forDisplay(plan, io), format, io.stdout, {
@@ -493,7 +493,7 @@ function printPlan(plan, format, io, options = {}) {
 }
 const PLAN_REMEDY = "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
 /** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
-function refuseSecretIn(text, what, locate, remedy) {
+function refuseSecretIn(text, what, locate, remedy, secrets) {
 	if (secrets.contains(text)) throw new CommandError("secret_in_output", {
 		what,
 		places: locate(),
@@ -503,14 +503,14 @@ function refuseSecretIn(text, what, locate, remedy) {
 }
 const EXPORT_REMEDY = "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
 /** The plan as a JSON document, refused if it would hold the API key. */
-function planDocument(plan, what) {
+function planDocument(plan, what, secrets) {
 	const text = serializePlan(plan);
-	refuseSecretIn(text, what, () => locateSecretsInPlan(plan), PLAN_REMEDY);
+	refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), PLAN_REMEDY, secrets);
 	return text;
 }
 /** Refuses, before anything is changed, a plan that `--format json` could not print. */
-function checkPlanPrintableAsJson(plan) {
-	refuseSecretIn(serializePlan(plan), "the JSON output", () => locateSecretsInPlan(plan), `${PLAN_REMEDY} Nothing was changed.`);
+function checkPlanPrintableAsJson(plan, secrets) {
+	refuseSecretIn(serializePlan(plan), "the JSON output", () => locateSecretsInPlan(plan, secrets), `${PLAN_REMEDY} Nothing was changed.`, secrets);
 }
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */
 function printApplyJson(plan, result, io) {
@@ -519,15 +519,15 @@ function printApplyJson(plan, result, io) {
 		result
 	}, null, 2))}\n`;
 	const locate = () => {
-		const places = locateSecrets(result).map((path) => {
+		const places = locateSecrets(result, io.secrets).map((path) => {
 			const outcome = path[0] === "outcomes" && typeof path[1] === "number" ? result?.outcomes[path[1]] : void 0;
 			if (outcome === void 0) return "the apply result";
 			const record = outcome.id === null ? `the ${outcome.action} from ${outcome.source}` : `record ${outcome.id}`;
 			return `the outcome of project ${outcome.project} ${outcome.family} ${record}, field ${String(path[2])}`;
 		});
-		return [.../* @__PURE__ */ new Set([...locateSecretsInPlan(plan), ...places])];
+		return [.../* @__PURE__ */ new Set([...locateSecretsInPlan(plan, io.secrets), ...places])];
 	};
-	refuseSecretIn(text, "the JSON result of this apply", locate, `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`);
+	refuseSecretIn(text, "the JSON result of this apply", locate, `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`, io.secrets);
 	io.stdout.write(text);
 }
 /**
@@ -535,7 +535,7 @@ function printApplyJson(plan, result, io) {
 * of `inputs`). Returns the sentence that says where it went.
 */
 async function savePlan(plan, path, options) {
-	const target = await writeFileSafely(path, planDocument(plan, `the plan file ${path}`), options);
+	const target = await writeFileSafely(path, planDocument(plan, `the plan file ${path}`, options.secrets), options);
 	return target.kind === "file" ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}` : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 }
 /**
@@ -550,7 +550,7 @@ async function appendStepSummary(plan, io, title, display = {}) {
 		title,
 		forced: display.forced === true
 	})}\n`;
-	const text = io.edge === void 0 ? secrets.redact(markdown).text : io.edge.redactText(markdown);
+	const text = io.edge === void 0 ? io.secrets.redact(markdown).text : io.edge.redactText(markdown);
 	try {
 		await appendToFile(summaryFile, text, { cwd: io.cwd });
 	} catch (error) {

@@ -24,7 +24,8 @@ Examples:
 		const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
 		const output = {
 			cwd: io.cwd,
-			inputs: runInputs(flags, { manifests: true })
+			inputs: runInputs(flags, { manifests: true }),
+			secrets: io.secrets
 		};
 		if (flags.out) await resolveOutputTarget(flags.out, output);
 		const client = await createClientFromFlags(flags, io, { fallback: {

@@ -312,11 +312,12 @@ Examples:
 			if (shown.conflicts.length > 0) io.stderr.write(`warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`);
 			const { plan } = shown;
 			if (format !== "json") printPlan(plan, format, io);
-			else checkPlanPrintableAsJson(plan);
+			else checkPlanPrintableAsJson(plan, io.secrets);
 			if (flags.out) {
 				const saved = await savePlan(plan, flags.out, {
 					cwd: io.cwd,
-					inputs: rollbackInputs(flags)
+					inputs: rollbackInputs(flags),
+					secrets: io.secrets
 				});
 				io.stderr.write(`${saved}\n`);
 			}

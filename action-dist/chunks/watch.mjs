@@ -2,7 +2,7 @@
 import { n as __require, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { i as Option, n as Command } from "./esm.mjs";
 import { A as require_global$1, B as require_util$4, C as require_formdata, D as require_data_url, E as require_runtime_features, F as require_fixed_queue, H as require_errors, I as require_dispatcher_base, L as require_dispatcher, M as require_connect, N as require_diagnostics, O as require_infra, P as require_pool_base, R as require_wrap_handler, S as require_promise, T as require_webidl, U as isLoopbackHost, V as require_symbols, _ as require_socks5_proxy_agent, b as require_client, g as require_proxy_agent, h as createDispatcher, j as require_constants$2, k as require_encoding, p as resolveProxy, v as require_agent, w as require_util$5, x as require_body, y as require_pool, z as require_api } from "./api.mjs";
-import { a as UsageError, m as secrets, o as describeError } from "./errors.mjs";
+import { a as UsageError, o as describeError } from "./errors.mjs";
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { f as formatFieldChange, p as formatName, t as MARKERS } from "./describe-plan.mjs";
 import { h as packageVersion } from "./api-key.mjs";
@@ -12905,7 +12905,7 @@ function parseListenFlag(value) {
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 function parseWebhooks(values, io) {
 	return values.map((value) => {
-		registerSecretWords(value);
+		registerSecretWords(value, io.secrets);
 		let url;
 		try {
 			url = new URL(value);
@@ -12917,7 +12917,7 @@ function parseWebhooks(values, io) {
 		return url;
 	});
 }
-async function readWebhookSecret(path, cwd) {
+async function readWebhookSecret(path, cwd, secrets) {
 	let text;
 	try {
 		text = await readFile(resolve(cwd, path), "utf8");
@@ -12927,7 +12927,7 @@ async function readWebhookSecret(path, cwd) {
 	}
 	const secret = text.replace(/\r?\n$/, "");
 	if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
-	registerSecretWords(secret);
+	registerSecretWords(secret, secrets);
 	return secret;
 }
 const registerWatchCommand = (program, io, setExit) => {
@@ -12956,14 +12956,14 @@ Examples:
 		const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
 		const urls = parseWebhooks(flags.webhook ?? [], io);
 		if (flags.webhookSecretFile !== void 0 && urls.length === 0) throw new UsageError("--webhook-secret-file needs a --webhook URL to sign events for");
-		const secret = flags.webhookSecretFile === void 0 ? void 0 : await readWebhookSecret(flags.webhookSecretFile, io.cwd);
+		const secret = flags.webhookSecretFile === void 0 ? void 0 : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
 		const webhooks = urls.length === 0 ? void 0 : new WebhookSender({
 			...WEBHOOK_DEFAULTS,
 			urls,
 			format: flags.webhookFormat,
 			secret,
 			timeoutMs: webhookTimeout * 1e3,
-			secrets,
+			secrets: io.secrets,
 			warn: (line) => io.stderr.write(`warning: ${line}\n`),
 			proxyEnvironment: io.env
 		});

@@ -6,7 +6,7 @@ import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
 import { packageVersion } from "../package-files.js";
-import { secrets } from "../redact.js";
+import { SecretRegistry } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
@@ -26,6 +26,8 @@ export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
   baseUrl: string;
   apiKey: string;
+  /** The run's secrets, which the client adds its key to; a registry of its own when not given. */
+  secrets?: SecretRegistry | undefined;
   /** Allow plain http to hosts other than this machine. */
   allowInsecureHttp?: boolean | undefined;
   /** Requests in flight at most. */
@@ -138,6 +140,8 @@ export interface ApiStats {
 
 export class ApiClient {
   readonly base: BaseUrl;
+  /** The secrets this client's errors and excerpts must hide: its key, and the run's. */
+  readonly secrets: SecretRegistry;
   /** Whether requests go through a proxy, and why (for `--verbose`). */
   readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
@@ -176,8 +180,10 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
-    // Whatever the client is used for, its key is a secret of this process from now on.
-    secrets.register(apiKey);
+    // The client's key is a secret of whoever gave the registry (the run), and of the client's own
+    // errors: their inspect and JSON redact it.
+    this.secrets = options.secrets ?? new SecretRegistry();
+    this.secrets.register(apiKey);
     this.#authorization = `Bearer ${apiKey}`;
     this.base = parseBaseUrl(options.baseUrl, {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
@@ -265,7 +271,7 @@ export class ApiClient {
 
   /** What errors about a request need: never its headers. */
   describeRequest(method: string, url: URL): FailedRequest {
-    return { method, path: url.pathname };
+    return { method, path: url.pathname, secrets: this.secrets };
   }
 
   traceLine(line: string): void {
@@ -345,7 +351,7 @@ export class ApiClient {
     throw apiError(described, {
       status,
       serviceError: readServiceError(response.body),
-      fallbackDetail: fallbackDetail(response),
+      fallbackDetail: fallbackDetail(response, this.secrets),
       hint: this.#hintFor(status, response),
       attempts,
       outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || last.earlierOutcomeUnknown),
@@ -416,7 +422,7 @@ export class ApiClient {
       value = JSON.parse(text);
     } catch {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
-      const start = secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
+      const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
       throw new ResponseError("malformed_response", described, {
         problem:
           text.trim() === ""
@@ -493,7 +499,7 @@ export class ApiClient {
 }
 
 /** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
-function fallbackDetail(response: AttemptResponse): string | undefined {
+function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): string | undefined {
   const contentType = headerValue(response.headers["content-type"]) ?? "";
   if (contentType.includes("html")) return undefined;
   const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();

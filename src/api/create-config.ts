@@ -43,7 +43,7 @@ import {
   isResponseError,
   notMadeAfter,
   OutcomeUnknownError,
-  RequestError,
+  type RequestError,
   type ResponseError,
 } from "./errors.js";
 import { collectionPath } from "./paths.js";
@@ -128,11 +128,10 @@ export async function createConfigDetailed(
       return { record, posts, uncertain: posts > 1, adopted: false };
     } catch (error) {
       if (isRequestError(error, "request_aborted") && posts > 1) {
-        throw new RequestError("request_aborted", error, {
-          attempts: error.attempts,
-          outcomeUnknown: error.outcomeUnknown,
-          settled: "the earlier POST did not create it (the family was re-read after its settle window)",
-        });
+        throw error.settledAs(
+          "the earlier POST did not create it (the family was re-read after its settle window)",
+          error.outcomeUnknown,
+        );
       }
       if (isFinalAnswer(error))
         return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);

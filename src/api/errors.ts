@@ -7,6 +7,7 @@
 import { STATUS_CODES } from "node:http";
 import { type FactsOf, isErrorOf, type MessageTable, messageOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
+import type { SecretRegistry } from "../redact.js";
 import { neutraliseInline } from "../server-text.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
@@ -15,6 +16,8 @@ export interface FailedRequest {
   method: string;
   /** The URL path (without query string) as sent. */
   path: string;
+  /** The client's secrets: the error's inspect and JSON redact them (see PcsyncError). */
+  secrets?: SecretRegistry | undefined;
 }
 
 function plural(count: number, word: string): string {
@@ -160,7 +163,10 @@ export class RequestError<Code extends RequestErrorCode = RequestErrorCode> exte
       method: request.method,
       path: request.path,
     });
-    super(code, known.settled === undefined ? message : `${message}; ${known.settled}`, { hint: known.hint });
+    super(code, known.settled === undefined ? message : `${message}; ${known.settled}`, {
+      hint: known.hint,
+      secrets: request.secrets,
+    });
     this.method = request.method;
     this.path = request.path;
     this.attempts = known.attempts;
@@ -174,7 +180,7 @@ export class RequestError<Code extends RequestErrorCode = RequestErrorCode> exte
   settledAs(settled: string, outcomeUnknown: boolean): RequestError<Code> {
     const known = this.facts as unknown as Tries;
     const more = known.settled === undefined ? settled : `${known.settled}; ${settled}`;
-    return new RequestError(this.code, this, {
+    return new RequestError(this.code, { method: this.method, path: this.path, secrets: this.secrets }, {
       ...this.facts,
       outcomeUnknown,
       settled: more,
@@ -322,6 +328,7 @@ export class ResponseError<Code extends ResponseErrorCode = ResponseErrorCode> e
         method: request.method,
         path: request.path,
       }),
+      { secrets: request.secrets },
     );
     this.method = request.method;
     this.path = request.path;
@@ -370,7 +377,7 @@ export class OutcomeUnknownError<Code extends OutcomeErrorCode = OutcomeErrorCod
   readonly conclusiveAfter: number | undefined;
 
   constructor(code: Code, request: FailedRequest, facts: FactsOf<typeof OUTCOME_MESSAGES, Code>) {
-    super(code, messageOf(OUTCOME_MESSAGES, code, facts));
+    super(code, messageOf(OUTCOME_MESSAGES, code, facts), { secrets: request.secrets });
     this.path = request.path;
     this.conclusiveAfter = (facts as { conclusiveAfter?: number | undefined }).conclusiveAfter;
   }

@@ -4,7 +4,6 @@
 // would take them. A whole list is only handed over once its pages add up: a list that changed
 // while it was paged is read again from its first page, and refused if it never holds still.
 
-import { secrets } from "../redact.js";
 import type { ApiClient } from "./client.js";
 import { ResponseError } from "./errors.js";
 import { ListWalk, offsetOf } from "./list-bounds.js";
@@ -98,7 +97,7 @@ function checkedNextLink(
     next = new URL(page.next, url);
   } catch {
     throw new ResponseError("malformed_response", described, {
-      problem: `next: not a URL (${JSON.stringify(secrets.excerpt(page.next, 80))})`,
+      problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})`,
     });
   }
   next.hash = "";

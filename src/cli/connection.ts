@@ -158,11 +158,14 @@ export async function createClientFromFlags(
 ): Promise<ApiClient> {
   const { fallback, signal, onAttempt } = options;
   const baseUrl = resolveBaseUrl(flags, io, fallback);
-  const apiKey = await resolveApiKey({
-    env: io.env,
-    cwd: io.cwd,
-    ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
-  });
+  const apiKey = await resolveApiKey(
+    {
+      env: io.env,
+      cwd: io.cwd,
+      ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
+    },
+    io.secrets,
+  );
   const timeoutMs =
     flags.timeout === undefined
       ? CLIENT_DEFAULTS.requestTimeoutMs
@@ -170,6 +173,7 @@ export async function createClientFromFlags(
   const client = new ApiClient({
     baseUrl,
     apiKey,
+    secrets: io.secrets,
     allowInsecureHttp: flags.insecureHttp === true,
     concurrency: concurrencyOf(flags),
     ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),

@@ -264,7 +264,7 @@ Examples:
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
       if (format !== "json")
         printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
-      else checkPlanPrintableAsJson(plan);
+      else checkPlanPrintableAsJson(plan, io.secrets);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
       if (flags.dryRun) {

@@ -157,11 +157,12 @@ Examples:
           what,
           () => {
             const places = results.flatMap((result) =>
-              locateSecretsInExport(result, listsOf.get(result.project) ?? []),
+              locateSecretsInExport(result, listsOf.get(result.project) ?? [], io.secrets),
             );
             return places.length === 0 && existing !== undefined ? [`the text already in ${what}`] : places;
           },
           EXPORT_REMEDY,
+          io.secrets,
         );
       if (flags.out && output) {
         // Only a regular file is updated in place: a device or a descriptor is written to.

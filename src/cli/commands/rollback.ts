@@ -155,9 +155,13 @@ Examples:
         );
       const { plan } = shown;
       if (format !== "json") printPlan(plan, format, io);
-      else checkPlanPrintableAsJson(plan);
+      else checkPlanPrintableAsJson(plan, io.secrets);
       if (flags.out) {
-        const saved = await savePlan(plan, flags.out, { cwd: io.cwd, inputs: rollbackInputs(flags) });
+        const saved = await savePlan(plan, flags.out, {
+          cwd: io.cwd,
+          inputs: rollbackInputs(flags),
+          secrets: io.secrets,
+        });
         io.stderr.write(`${saved}\n`);
       }
       if (flags.dryRun) {
