@@ -6,10 +6,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Each file in a fresh process: the secret registry (src/redact.ts) and signal handlers are
-    // process-wide, and a key one file registers must neither redact another file's output nor
-    // hide a redaction that file lacks. (Without isolation the suite takes about a quarter less
-    // CPU, but a file's result would depend on the files that ran before it in its worker.)
+    // Each file in a fresh process, for the signal handlers an in-process apply installs, which are
+    // process-wide. (Secrets are not: each run has its own registry, passed in its io.)
     pool: "forks",
     isolate: true,
     // More files at once than cores: much of the suite waits on servers, timeouts and child

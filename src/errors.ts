@@ -2,7 +2,7 @@
 // that says what to do next. The CLI maps these to exit codes in one place.
 
 import { inspect } from "node:util";
-import { redactDeep, secrets } from "./redact.js";
+import { redactDeep, type SecretRegistry } from "./redact.js";
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -66,13 +66,27 @@ export class PcsyncError extends Error {
   constructor(
     code: string,
     message: string,
-    options: { exitCode?: ExitCode; cause?: unknown; hint?: string | undefined } = {},
+    options: {
+      exitCode?: ExitCode;
+      cause?: unknown;
+      hint?: string | undefined;
+      /** The secrets the error may quote (the client's key): its inspect and JSON redact them. */
+      secrets?: SecretRegistry | undefined;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.exitCode = options.exitCode ?? EXIT_ERROR;
     if (options.hint !== undefined) this.hint = options.hint;
+    this.#secrets = options.secrets;
+  }
+
+  readonly #secrets: SecretRegistry | undefined;
+
+  /** The secrets this error hides in its inspect and JSON, for an error made from it. */
+  protected get secrets(): SecretRegistry | undefined {
+    return this.#secrets;
   }
 
   // An error may quote what a server sent, the API key included; it is shown where output leaves
@@ -82,12 +96,13 @@ export class PcsyncError extends Error {
     const shown = new Error(this.message, this.cause === undefined ? undefined : { cause: this.cause });
     Object.defineProperty(shown, "stack", { value: this.stack, enumerable: false });
     Object.assign(shown, this);
-    return secrets.redact(inspect(shown, options)).text;
+    const text = inspect(shown, options);
+    return this.#secrets === undefined ? text : this.#secrets.redact(text).text;
   }
 
   toJSON(): Record<string, unknown> {
-    return redactDeep({ ...Object.fromEntries(Object.entries(this)), name: this.name, message: this.message })
-      .value;
+    const value = { ...Object.fromEntries(Object.entries(this)), name: this.name, message: this.message };
+    return this.#secrets === undefined ? value : redactDeep(value, this.#secrets).value;
   }
 }
 

@@ -1,5 +1,5 @@
-// What a leaked secret (the API key) looks like, and a process-wide registry of the secrets in use.
-// Output is redacted with it where bytes leave the process; data documents are checked with it.
+// What a leaked secret (the API key) looks like, and the registry of the secrets a run holds, which
+// is passed to what writes (the CLI's io, the API client). The one redaction: SecretRegistry.redact.
 
 export const REDACTED = "[REDACTED]";
 
@@ -111,19 +111,24 @@ export interface SecretMatch {
 }
 
 /**
- * The secrets this process must never write out. The API key is registered as soon as it is
- * read; every writer that sends bytes out of the process asks the registry at write time.
+ * The secrets a run must never write out. The API key is registered as soon as it is read; every
+ * writer that sends bytes out of the process asks the registry at write time.
  */
 export class SecretRegistry {
+  /** A registry of `secretList` (for a caller that holds its own secrets). */
+  static of(secretList: readonly string[]): SecretRegistry {
+    const registry = new SecretRegistry();
+    for (const secret of secretList) registry.register(secret);
+    return registry;
+  }
+
   readonly #secrets = new Set<string>();
   #forms: readonly string[] = [];
   #pattern: RegExp | undefined;
   #firstChars = new Set<string>();
 
-  /** Adds a secret (idempotent); its forms take effect for every later write. */
+  /** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
   register(secret: string): void {
-    // incompleteSuffixStart relies on a form never holding white space; the key never does.
-    if (/\s/.test(secret)) throw new RangeError("a secret must not contain white space");
     if (secret === "" || this.#secrets.has(secret)) return;
     this.#secrets.add(secret);
     const forms = new Set<string>();
@@ -177,8 +182,8 @@ export class SecretRegistry {
 
   /**
    * Where, in the last characters of `text`, a secret form may begin that the next characters
-   * would complete: the index of the earliest such suffix, or `text.length` if none. A form never
-   * holds white space, so only the characters after the last white space can be one.
+   * would complete: the index of the earliest such suffix, or `text.length` if none. Only the last
+   * (longest form - 1) characters can be one; a form may hold white space (`Bearer <key>`).
    */
   incompleteSuffixStart(text: string): number {
     let earliest = text.length;
@@ -186,7 +191,6 @@ export class SecretRegistry {
     const from = Math.max(0, text.length - longest + 1);
     for (let index = text.length - 1; index >= from; index -= 1) {
       const char = text.charAt(index);
-      if (/\s/.test(char)) break;
       if (!this.#firstChars.has(char)) continue;
       const suffix = text.slice(index);
       if (this.#forms.some((form) => form.length > suffix.length && form.startsWith(suffix)))
@@ -209,16 +213,6 @@ export class SecretRegistry {
   }
 }
 
-/** The registry of this process: the CLI's writers and the errors' inspect/JSON use it. */
-export const secrets = new SecretRegistry();
-
-/** `text` with the given secrets replaced in every form (for callers that hold their own secrets). */
-export function redact(text: string, secretList: readonly string[]): string {
-  const registry = new SecretRegistry();
-  for (const secret of secretList) registry.register(secret);
-  return registry.redact(text).text;
-}
-
 /** A JSON-like value's location: object keys and array indexes from the root. */
 export type ValuePath = ReadonlyArray<string | number>;
 
@@ -228,7 +222,7 @@ export type ValuePath = ReadonlyArray<string | number>;
  * recognised at the output edge. Object keys are structure (`from`, `to`), not text, and stay;
  * `undefined` members are kept as they are.
  */
-export function redactDeep<T>(value: T, registry: SecretRegistry = secrets): { value: T; count: number } {
+export function redactDeep<T>(value: T, registry: SecretRegistry): { value: T; count: number } {
   let count = 0;
   const visit = (item: unknown): unknown => {
     if (typeof item === "string") {
@@ -252,7 +246,7 @@ export function redactDeep<T>(value: T, registry: SecretRegistry = secrets): { v
  * object keys (the path then ends with that key). Also as the value would be written in JSON, whose
  * escaping could complete a form.
  */
-export function locateSecrets(value: unknown, registry: SecretRegistry = secrets): ValuePath[] {
+export function locateSecrets(value: unknown, registry: SecretRegistry): ValuePath[] {
   const found: ValuePath[] = [];
   if (!registry.active) return found;
   const holdsSecret = (text: string) =>

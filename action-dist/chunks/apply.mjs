@@ -2,12 +2,12 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { a as askForYes, c as checkJournalServer, d as tornLineNote, f as DEFAULT_JOURNAL_DIR, g as ApplyError, h as APPLY_CANCELLED, i as applyQuestion, l as findJournalOfPlan, m as JournalError, n as applyJournaled, o as canAsk, p as fingerprintPlan, r as watchInterrupts, s as replayJournal, t as addJournalOptions, u as readJournal } from "./journal-run.mjs";
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
-import { i as RefusedError, o as UsageError, u as throwSayingNothingChanged } from "./command-error.mjs";
+import { a as UsageError, l as throwSayingNothingChanged, r as RefusedError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { h as showsWritten, n as describeOverriddenGuard, t as describeGuard, x as refusingGuards } from "./guard-message.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
 import { a as printApplyJson, d as renderApplyReport, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
-import { i as manifestServer, n as concurrencyOf, r as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
+import { a as manifestServer, i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
@@ -196,6 +196,7 @@ const registerApplyCommand = (program, io) => {
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
+	addSettleTimeoutOption(command);
 	command.addHelpText("after", `
 On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
 anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
@@ -250,7 +251,7 @@ Examples:
 				forced: flags.force === true,
 				verbose: flags.verbose === true
 			});
-			else checkPlanPrintableAsJson(plan);
+			else checkPlanPrintableAsJson(plan, io.secrets);
 			if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
 			if (flags.dryRun) {
 				if (format === "json") printPlan(plan, format, io);

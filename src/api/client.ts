@@ -6,7 +6,7 @@ import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
 import { packageVersion } from "../package-files.js";
-import { secrets } from "../redact.js";
+import { SecretRegistry } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
 import {
@@ -20,6 +20,7 @@ import {
 import { createDispatcher } from "./dispatcher.js";
 import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
+import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
@@ -32,6 +33,8 @@ export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
   baseUrl: string;
   apiKey: string;
+  /** The run's secrets, which the client adds its key to; a registry of its own when not given. */
+  secrets?: SecretRegistry | undefined;
   /** Allow plain http to hosts other than this machine. */
   allowInsecureHttp?: boolean | undefined;
   /** Where the base URL was given (`--base-url`, `server.base_url at pcsync.yaml:3`), for messages. */
@@ -48,6 +51,13 @@ export interface ApiClientOptions {
   bodyTimeoutMs?: number | undefined;
   /** Responses larger than this fail instead of filling memory. */
   maxResponseBytes?: number | undefined;
+  /** How many records one list may hold and how long reading one may take (see paginate.ts). */
+  listBounds?: Partial<ListBounds> | undefined;
+  /**
+   * The longest a create whose outcome is unknown is settled, from its first give-up: re-reads and
+   * any resend (see create-config.ts). Past it, the create is reported unknown or not made.
+   */
+  settleTimeoutMs?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
    * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
@@ -97,6 +107,8 @@ export const CLIENT_DEFAULTS = {
   requestTimeoutMs: 30_000,
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  listBounds: LIST_BOUND_DEFAULTS,
+  settleTimeoutMs: 120_000,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -137,12 +149,17 @@ export interface ApiStats {
 
 export class ApiClient {
   readonly base: BaseUrl;
+  /** The secrets this client's errors and excerpts must hide: its key, and the run's. */
+  readonly secrets: SecretRegistry;
   /** Whether requests go through a proxy, and why (for `--verbose`). */
   readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
   /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
+  readonly listBounds: ListBounds;
+  /** See ApiClientOptions.settleTimeoutMs. */
+  readonly settleTimeoutMs: number;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
     requests: 0,
@@ -172,8 +189,10 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
-    // Whatever the client is used for, its key is a secret of this process from now on.
-    secrets.register(apiKey);
+    // The client's key is a secret of whoever gave the registry (the run), and of the client's own
+    // errors: their inspect and JSON redact it.
+    this.secrets = options.secrets ?? new SecretRegistry();
+    this.secrets.register(apiKey);
     this.#authorization = `Bearer ${apiKey}`;
     this.base = parseBaseUrl(options.baseUrl, {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
@@ -195,6 +214,15 @@ export class ApiClient {
       "maxResponseBytes",
     );
     this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    const listBounds = { ...CLIENT_DEFAULTS.listBounds, ...definedEntries(options.listBounds ?? {}) };
+    this.listBounds = {
+      maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
+      maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs"),
+    };
+    this.settleTimeoutMs = positiveInteger(
+      options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs,
+      "settleTimeoutMs",
+    );
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
@@ -253,7 +281,7 @@ export class ApiClient {
 
   /** What errors about a request need: never its headers. */
   describeRequest(method: string, url: URL): FailedRequest {
-    return { method, path: url.pathname };
+    return { method, path: url.pathname, secrets: this.secrets };
   }
 
   traceLine(line: string): void {
@@ -333,7 +361,7 @@ export class ApiClient {
     throw apiError(described, {
       status,
       serviceError: readServiceError(response.body),
-      fallbackDetail: fallbackDetail(response),
+      fallbackDetail: fallbackDetail(response, this.secrets),
       hint: this.#hintFor(status, response),
       attempts,
       outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || last.earlierOutcomeUnknown),
@@ -404,7 +432,7 @@ export class ApiClient {
       value = JSON.parse(text);
     } catch {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
-      const start = secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
+      const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
       throw new ResponseError("malformed_response", described, {
         problem:
           text.trim() === ""
@@ -488,7 +516,7 @@ export class ApiClient {
 }
 
 /** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
-function fallbackDetail(response: AttemptResponse): string | undefined {
+function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): string | undefined {
   const contentType = headerValue(response.headers["content-type"]) ?? "";
   if (contentType.includes("html")) return undefined;
   const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();

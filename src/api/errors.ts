@@ -7,6 +7,7 @@
 import { STATUS_CODES } from "node:http";
 import { type FactsOf, isErrorOf, type MessageTable, messageOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
+import type { SecretRegistry } from "../redact.js";
 import { neutraliseInline } from "../server-text.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
@@ -15,6 +16,8 @@ export interface FailedRequest {
   method: string;
   /** The URL path (without query string) as sent. */
   path: string;
+  /** The client's secrets: the error's inspect and JSON redact them (see PcsyncError). */
+  secrets?: SecretRegistry | undefined;
 }
 
 function plural(count: number, word: string): string {
@@ -168,7 +171,10 @@ export class RequestError<Code extends RequestErrorCode = RequestErrorCode> exte
       method: request.method,
       path: request.path,
     });
-    super(code, known.settled === undefined ? message : `${message}; ${known.settled}`, { hint: known.hint });
+    super(code, known.settled === undefined ? message : `${message}; ${known.settled}`, {
+      hint: known.hint,
+      secrets: request.secrets,
+    });
     this.method = request.method;
     this.path = request.path;
     this.attempts = known.attempts;
@@ -182,7 +188,7 @@ export class RequestError<Code extends RequestErrorCode = RequestErrorCode> exte
   settledAs(settled: string, outcomeUnknown: boolean): RequestError<Code> {
     const known = this.facts as unknown as Tries;
     const more = known.settled === undefined ? settled : `${known.settled}; ${settled}`;
-    return new RequestError(this.code, this, {
+    return new RequestError(this.code, { method: this.method, path: this.path, secrets: this.secrets }, {
       ...this.facts,
       outcomeUnknown,
       settled: more,
@@ -293,6 +299,12 @@ const RESPONSE_MESSAGES = {
     reason,
   }: FailedRequest & { link: string; reason: string }) =>
     `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
+  /**
+   * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
+   * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
+   */
+  list_too_long: ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
+    `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
   /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
   list_changed_during_read: ({
     method,
@@ -324,6 +336,7 @@ export class ResponseError<Code extends ResponseErrorCode = ResponseErrorCode> e
         method: request.method,
         path: request.path,
       }),
+      { secrets: request.secrets },
     );
     this.method = request.method;
     this.path = request.path;
@@ -372,7 +385,7 @@ export class OutcomeUnknownError<Code extends OutcomeErrorCode = OutcomeErrorCod
   readonly conclusiveAfter: number | undefined;
 
   constructor(code: Code, request: FailedRequest, facts: FactsOf<typeof OUTCOME_MESSAGES, Code>) {
-    super(code, messageOf(OUTCOME_MESSAGES, code, facts));
+    super(code, messageOf(OUTCOME_MESSAGES, code, facts), { secrets: request.secrets });
     this.path = request.path;
     this.conclusiveAfter = (facts as { conclusiveAfter?: number | undefined }).conclusiveAfter;
   }

@@ -1,6 +1,6 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
-export { REDACTED, redact, SecretRegistry, secretForms, secrets } from "../redact.js";
+export { REDACTED, SecretRegistry, secretForms } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
@@ -58,6 +58,7 @@ export {
   ResponseError,
   type ResponseErrorCode,
 } from "./errors.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
 export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";

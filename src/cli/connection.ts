@@ -2,7 +2,13 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, type ApiClientOptions, CLIENT_DEFAULTS } from "../api/index.js";
+import {
+  ApiClient,
+  type ApiClientOptions,
+  CLIENT_DEFAULTS,
+  LIST_BOUND_DEFAULTS,
+  type ListBounds,
+} from "../api/index.js";
 import { UsageError } from "../errors.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredState } from "../manifest/types.js";
@@ -16,6 +22,10 @@ export interface ConnectionFlags {
   concurrency?: string;
   maxRps?: string;
   timeout?: string;
+  maxListRecords?: string;
+  listTimeout?: string;
+  /** Only on the commands that create records (addSettleTimeoutOption). */
+  settleTimeout?: string;
   verbose?: boolean;
 }
 
@@ -49,10 +59,35 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
     )
     .addOption(
       new Option(
+        "--max-list-records <n>",
+        "refuse a list (a family, the project list) whose count is larger than this",
+      ).default(String(LIST_BOUND_DEFAULTS.maxRecords)),
+    )
+    .addOption(
+      new Option(
+        "--list-timeout <seconds>",
+        "longest time to read one list, all its pages and re-reads",
+      ).default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1000)),
+    )
+    .addOption(
+      new Option(
         "-v, --verbose",
         "trace every request, and the proxy used, on stderr (the API key is never shown)",
       ),
     );
+}
+
+/**
+ * `--settle-timeout`, on the commands that create records (apply, rollback, watch): how long a
+ * create whose answer was lost is settled at most, see src/api/create-config.ts.
+ */
+export function addSettleTimeoutOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      "--settle-timeout <seconds>",
+      "longest time to settle one create whose answer was lost (re-reading the family, and sending it again once shown not made)",
+    ).default(String(CLIENT_DEFAULTS.settleTimeoutMs / 1000)),
+  );
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -123,6 +158,20 @@ export function concurrencyOf(flags: ConnectionFlags): number {
     : parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
+/** `--max-list-records` and `--list-timeout`, checked; defaults where not given. */
+function listBoundsOf(flags: ConnectionFlags): ListBounds {
+  return {
+    maxRecords:
+      flags.maxListRecords === undefined
+        ? LIST_BOUND_DEFAULTS.maxRecords
+        : parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+    maxReadMs:
+      flags.listTimeout === undefined
+        ? LIST_BOUND_DEFAULTS.maxReadMs
+        : Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+  };
+}
+
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
@@ -137,11 +186,14 @@ export async function createClientFromFlags(
 ): Promise<ApiClient> {
   const { fallback, signal, onAttempt } = options;
   const { baseUrl, source } = resolveBaseUrl(flags, io, fallback);
-  const apiKey = await resolveApiKey({
-    env: io.env,
-    cwd: io.cwd,
-    ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
-  });
+  const apiKey = await resolveApiKey(
+    {
+      env: io.env,
+      cwd: io.cwd,
+      ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
+    },
+    io.secrets,
+  );
   const timeoutMs =
     flags.timeout === undefined
       ? CLIENT_DEFAULTS.requestTimeoutMs
@@ -150,11 +202,16 @@ export async function createClientFromFlags(
     baseUrl,
     baseUrlSource: source,
     apiKey,
+    secrets: io.secrets,
     allowInsecureHttp: flags.insecureHttp === true,
     concurrency: concurrencyOf(flags),
     ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
+    listBounds: listBoundsOf(flags),
+    ...(flags.settleTimeout === undefined
+      ? {}
+      : { settleTimeoutMs: Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000) }),
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(onAttempt === undefined ? {} : { onAttempt }),

@@ -1,13 +1,13 @@
 // Where the API key comes from: the PCSYNC_API_KEY environment variable or a key file, never a
 // command-line value. Errors name the source but never show what it holds, and a key once read is
-// registered as a secret of the process, so that no output shows it.
+// registered as a secret of the run, so that no output shows it.
 
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
 import { ClientError } from "../api/errors.js";
 import { CommandError } from "../command-error.js";
-import { secrets } from "../redact.js";
+import type { SecretRegistry } from "../redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 
@@ -19,7 +19,8 @@ export interface ApiKeySources {
   cwd?: string | undefined;
 }
 
-export async function resolveApiKey(sources: ApiKeySources): Promise<string> {
+/** The key, registered in `secrets` (the run's) once read. */
+export async function resolveApiKey(sources: ApiKeySources, secrets: SecretRegistry): Promise<string> {
   const key = await readApiKey(sources);
   secrets.register(key);
   return key;
@@ -70,17 +71,24 @@ export async function peekApiKeyFile(file: string, cwd: string): Promise<string 
  * quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)
  * has each of its words of 8 or more characters registered instead.
  */
-export function registerEnvironmentApiKey(env: Readonly<Record<string, string | undefined>>): void {
-  registerSecretWords(env[API_KEY_ENV] ?? "");
+export function registerEnvironmentApiKey(
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: SecretRegistry,
+): void {
+  registerSecretWords(env[API_KEY_ENV] ?? "", secrets);
 }
 
-/** Registers `text` as a secret if it is a valid key, else each of its long enough words. */
-export function registerSecretWords(text: string): void {
+/**
+ * Registers `text` as a secret if it is a valid key, else each of its long enough words, and the
+ * whole text when it is long enough (a webhook secret may hold white space).
+ */
+export function registerSecretWords(text: string, secrets: SecretRegistry): void {
   const key = text.trim();
   if (isValidApiKey(key)) {
     secrets.register(key);
     return;
   }
+  if (key.length >= 8) secrets.register(key);
   for (const word of key.split(/\s+/)) if (word.length >= 8) secrets.register(word);
 }
 

@@ -1,6 +1,7 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
 import type { Readable, Writable } from "node:stream";
+import { SecretRegistry } from "../redact.js";
 import { OutputEdge, type OutputLoss } from "./output-edge.js";
 
 export interface CliIo {
@@ -14,24 +15,33 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
+   * The secrets of this run (the API key, webhook secrets): every writer redacts them, and
+   * documents written exactly are refused if they hold one. One registry per run, passed in.
+   */
+  secrets: SecretRegistry;
+  /**
    * The redacting edge that `stdout` and `stderr` belong to. runCli puts streams behind one when
    * it is not given one; the human-readable files and renderers count their redactions here.
    */
   edge?: OutputEdge;
 }
 
-/** `io` with its streams behind a new output edge (what runCli does unless given one). */
+/** What a caller gives runCli: the secrets default to a registry of the run's own. */
+export type GivenIo = Omit<CliIo, "secrets"> & { secrets?: SecretRegistry | undefined };
+
+/** `io` with its secrets, and with its streams behind a new output edge that redacts them. */
 export function withOutputEdge(
-  io: CliIo,
+  io: GivenIo,
   options: { onLoss?: (loss: OutputLoss) => void } = {},
 ): CliIo & {
   edge: OutputEdge;
 } {
-  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, options);
-  return { ...io, stdout: edge.stdout, stderr: edge.stderr, edge };
+  const secrets = io.secrets ?? new SecretRegistry();
+  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, { ...options, registry: secrets });
+  return { ...io, secrets, stdout: edge.stdout, stderr: edge.stderr, edge };
 }
 
-export function processIo(): CliIo {
+export function processIo(): GivenIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,

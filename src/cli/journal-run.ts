@@ -53,7 +53,7 @@ export async function applyJournaled(
   const { flags, io, interrupts } = run;
   const known = run.alsoKnown ? { families: [...state.families, ...run.alsoKnown.families] } : state;
   let journal: ApplyJournal | undefined;
-  const files = { cwd: io.cwd, inputs: run.inputs };
+  const files = { cwd: io.cwd, inputs: run.inputs, secrets: io.secrets };
   if (run.resumed) journal = await ApplyJournal.resume(run.resumed, files, known);
   else if (flags.journal !== false) {
     const path = flags.journal ?? defaultJournalPath(new Date());

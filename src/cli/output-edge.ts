@@ -6,7 +6,7 @@
 import { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
-import { REDACTED, redactDeep, type SecretRegistry, secrets } from "../redact.js";
+import { REDACTED, redactDeep, type SecretRegistry } from "../redact.js";
 
 export type OutputStreamName = "stdout" | "stderr";
 
@@ -111,9 +111,9 @@ export class OutputEdge {
 
   constructor(
     streams: { stdout: Target; stderr: Target },
-    options: { registry?: SecretRegistry; onLoss?: (loss: OutputLoss) => void } = {},
+    options: { registry: SecretRegistry; onLoss?: ((loss: OutputLoss) => void) | undefined },
   ) {
-    this.registry = options.registry ?? secrets;
+    this.registry = options.registry;
     this.#onLoss = options.onLoss;
     const writer = (stream: OutputStreamName) =>
       new RedactingWriter(streams[stream], this.registry, {

@@ -11,7 +11,7 @@ import { writeFileSafely } from "../files/write-file.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
-import { locateSecrets, REDACTED, redactDeep, secrets } from "../redact.js";
+import { locateSecrets, REDACTED, redactDeep, type SecretRegistry } from "../redact.js";
 import { renderApplyReport } from "../render/apply-report.js";
 import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
@@ -21,7 +21,7 @@ import type { OutputFormat } from "./options.js";
 
 /** A copy of `value` with the API key redacted, for a renderer that cuts or diffs long strings. */
 function forDisplay<T>(value: T, io: CliIo): T {
-  return io.edge === undefined ? redactDeep(value).value : io.edge.redactForDisplay(value);
+  return io.edge === undefined ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
 
 /**
@@ -35,7 +35,7 @@ export function printPlan(
   options: { forced?: boolean; verbose?: boolean } = {},
 ): void {
   if (format === "json") {
-    io.stdout.write(planDocument(plan, "the JSON plan"));
+    io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
     return;
   }
   renderPlan(forDisplay(plan, io), format, io.stdout, {
@@ -54,6 +54,7 @@ export function refuseSecretIn(
   what: string,
   locate: () => readonly string[],
   remedy: string,
+  secrets: SecretRegistry,
 ): void {
   if (secrets.contains(text))
     throw new CommandError("secret_in_output", {
@@ -68,19 +69,20 @@ export const EXPORT_REMEDY =
   "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
 
 /** The plan as a JSON document, refused if it would hold the API key. */
-function planDocument(plan: Plan, what: string): string {
+function planDocument(plan: Plan, what: string, secrets: SecretRegistry): string {
   const text = serializePlan(plan);
-  refuseSecretIn(text, what, () => locateSecretsInPlan(plan), PLAN_REMEDY);
+  refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), PLAN_REMEDY, secrets);
   return text;
 }
 
 /** Refuses, before anything is changed, a plan that `--format json` could not print. */
-export function checkPlanPrintableAsJson(plan: Plan): void {
+export function checkPlanPrintableAsJson(plan: Plan, secrets: SecretRegistry): void {
   refuseSecretIn(
     serializePlan(plan),
     "the JSON output",
-    () => locateSecretsInPlan(plan),
+    () => locateSecretsInPlan(plan, secrets),
     `${PLAN_REMEDY} Nothing was changed.`,
+    secrets,
   );
 }
 
@@ -88,7 +90,7 @@ export function checkPlanPrintableAsJson(plan: Plan): void {
 export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo): void {
   const text = `${neutraliseJson(JSON.stringify({ plan, result }, null, 2))}\n`;
   const locate = () => {
-    const places = locateSecrets(result).map((path) => {
+    const places = locateSecrets(result, io.secrets).map((path) => {
       const outcome =
         path[0] === "outcomes" && typeof path[1] === "number" ? result?.outcomes[path[1]] : undefined;
       if (outcome === undefined) return "the apply result";
@@ -96,13 +98,14 @@ export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo
         outcome.id === null ? `the ${outcome.action} from ${outcome.source}` : `record ${outcome.id}`;
       return `the outcome of project ${outcome.project} ${outcome.family} ${record}, field ${String(path[2])}`;
     });
-    return [...new Set([...locateSecretsInPlan(plan), ...places])];
+    return [...new Set([...locateSecretsInPlan(plan, io.secrets), ...places])];
   };
   refuseSecretIn(
     text,
     "the JSON result of this apply",
     locate,
     `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`,
+    io.secrets,
   );
   io.stdout.write(text);
 }
@@ -114,9 +117,13 @@ export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo
 export async function savePlan(
   plan: Plan,
   path: string,
-  options: { cwd: string; inputs: readonly RunInput[] },
+  options: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
 ): Promise<string> {
-  const target = await writeFileSafely(path, planDocument(plan, `the plan file ${path}`), options);
+  const target = await writeFileSafely(
+    path,
+    planDocument(plan, `the plan file ${path}`, options.secrets),
+    options,
+  );
   return target.kind === "file"
     ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
     : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
@@ -144,7 +151,7 @@ export async function appendStepSummary(
     maxChars: MARKDOWN_MAX_CHARS - outcome.length,
   })}${outcome}
 `;
-  const text = io.edge === undefined ? secrets.redact(markdown).text : io.edge.redactText(markdown);
+  const text = io.edge === undefined ? io.secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
     await appendToFile(summaryFile, text, { cwd: io.cwd });
   } catch (error) {

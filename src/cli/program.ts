@@ -4,11 +4,13 @@ import { Command, CommanderError, Option } from "commander";
 import { isApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
+import { SecretRegistry } from "../redact.js";
 import { neutraliseLines } from "../server-text.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
+import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
-import { type CliIo, withOutputEdge } from "./io.js";
+import { type CliIo, type GivenIo, withOutputEdge } from "./io.js";
 
 interface CommandModule {
   name: string;
@@ -131,6 +133,7 @@ ${describeExitCodes(undefined)}`,
   });
   program.hook("preAction", (_program, command) => {
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+    if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
   const reached = new Set(commandsReachedBy(argv));
   const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));
@@ -149,9 +152,10 @@ ${describeExitCodes(undefined)}`,
  * through `given.edge` if it has one (the binary's, or an outer run's), else through a new output
  * edge that is finished here.
  */
-export async function runCli(argv: readonly string[], given: CliIo): Promise<ExitCode> {
-  registerEnvironmentApiKey(given.env);
-  const keyFlag = registerMistypedKeyFlags(argv);
+export async function runCli(argv: readonly string[], given: GivenIo): Promise<ExitCode> {
+  const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
+  registerEnvironmentApiKey(given.env, secrets);
+  const keyFlag = registerMistypedKeyFlags(argv, secrets);
   // --no-color anywhere before `--`, on every command: the same as NO_COLOR=1.
   const end = argv.indexOf("--");
   const isColourOff = (arg: string, index: number) => arg === "--no-color" && (end === -1 || index < end);
@@ -159,7 +163,7 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
     argv = argv.filter((arg, index) => !isColourOff(arg, index));
     given = { ...given, env: { ...given.env, NO_COLOR: "1" } };
   }
-  const io = given.edge === undefined ? withOutputEdge(given) : given;
+  const io = given.edge === undefined ? withOutputEdge({ ...given, secrets }) : { ...given, secrets };
   let exitCode: ExitCode = 0;
   try {
     if (keyFlag !== undefined) throw keyOnCommandLine(keyFlag);
@@ -184,7 +188,7 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<Exi
  * user may try `--api-key KEY`: its value is registered as a secret, so that nothing printed later
  * shows it, and the first such flag (its name only) is returned for the error that answers it.
  */
-function registerMistypedKeyFlags(argv: readonly string[]): string | undefined {
+function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegistry): string | undefined {
   let first: string | undefined;
   const end = argv.indexOf("--");
   (end === -1 ? argv : argv.slice(0, end)).forEach((arg, index) => {
@@ -192,7 +196,7 @@ function registerMistypedKeyFlags(argv: readonly string[]): string | undefined {
     if (!match) return;
     first ??= match[1];
     const value = match[2] ?? argv[index + 1];
-    if (value !== undefined && !value.startsWith("-")) registerSecretWords(value);
+    if (value !== undefined && !value.startsWith("-")) registerSecretWords(value, secrets);
   });
   return first;
 }

@@ -12,7 +12,7 @@ import { pluginDefaults } from "../plan/compare-fields.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
-import { locateSecrets } from "../redact.js";
+import { locateSecrets, type SecretRegistry } from "../redact.js";
 import { JournalError } from "./journal-error.js";
 import { JournalFile } from "./journal-file.js";
 import {
@@ -69,6 +69,8 @@ export class ApplyJournal implements WriteJournal {
     readonly path: string,
     current: CurrentState,
     lastSeq: number,
+    /** The run's secrets: a journal line never holds one. */
+    private readonly secrets: SecretRegistry,
   ) {
     this.#seq = lastSeq;
     for (const { project, family, records } of current.families)
@@ -78,7 +80,7 @@ export class ApplyJournal implements WriteJournal {
   /** Creates the journal of a new run and writes its header (on disk before anything else). */
   static async start(
     path: string,
-    files: { cwd: string; inputs: readonly RunInput[] },
+    files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
     start: JournalStart,
     current: CurrentState,
   ): Promise<ApplyJournal> {
@@ -106,7 +108,7 @@ export class ApplyJournal implements WriteJournal {
       manifests: manifestsOf(plan),
       ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),
     };
-    const journal = new ApplyJournal(file, path, current, 0);
+    const journal = new ApplyJournal(file, path, current, 0, files.secrets);
     journal.#append(header);
     await file.sync();
     return journal;
@@ -115,12 +117,12 @@ export class ApplyJournal implements WriteJournal {
   /** Appends to the journal of an interrupted run, which this one finishes. */
   static async resume(
     journal: Journal,
-    files: { cwd: string; inputs: readonly RunInput[] },
+    files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
     current: CurrentState,
   ): Promise<ApplyJournal> {
     const file = await JournalFile.openForAppend(journal.path, { fresh: false, ...files });
     const lastSeq = journal.intents.reduce((max, intent) => Math.max(max, intent.seq), 0);
-    const resumed = new ApplyJournal(file, journal.path, current, lastSeq);
+    const resumed = new ApplyJournal(file, journal.path, current, lastSeq, files.secrets);
     resumed.#append({ type: "resume", at: new Date().toISOString() });
     await file.sync();
     return resumed;
@@ -145,7 +147,8 @@ export class ApplyJournal implements WriteJournal {
       if (image) before.push(image);
     }
     const entry: JournalEntry = { type: "intent", seq, ...intent, before };
-    if (locateSecrets(entry).length > 0) throw new JournalError("journal_would_hold_key", { intent: intent });
+    if (locateSecrets(entry, this.secrets).length > 0)
+      throw new JournalError("journal_would_hold_key", { intent: intent });
     this.#pending.set(seq, { project, family, ids: intent.op === "create" ? null : ids });
     this.#append(entry);
     await this.file.sync();
@@ -164,7 +167,7 @@ export class ApplyJournal implements WriteJournal {
       for (const image of records)
         this.#images.set(recordKey(pending.project, pending.family, image.id), image);
       // The answer as the server gave it, unless it would hold the key: then the intent says enough.
-      if (locateSecrets(records).length === 0) entry.records = records;
+      if (locateSecrets(records, this.secrets).length === 0) entry.records = records;
       // What a server that shows the plugin's own name or description for an empty one shows: a
       // before image read from a list may hold that text where the record holds nothing.
       const defaults: Record<string, PluginTexts> = {};
@@ -173,7 +176,7 @@ export class ApplyJournal implements WriteJournal {
         if ((texts.name !== undefined || texts.description !== undefined) && (wanted?.has(record.id) ?? true))
           defaults[String(record.id)] = texts;
       }
-      if (Object.keys(defaults).length > 0 && locateSecrets(defaults).length === 0)
+      if (Object.keys(defaults).length > 0 && locateSecrets(defaults, this.secrets).length === 0)
         entry.pluginTexts = defaults;
     }
     this.#append(entry);

@@ -3,6 +3,7 @@
 // back as diagnostics, never thrown.
 
 import { appendAll } from "../append-all.js";
+import { SecretRegistry } from "../redact.js";
 import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
@@ -20,7 +21,6 @@ import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { toPlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { validateManifestSchema } from "./schema-checks.js";
-import { redactSecrets } from "./secrets.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
 import {
   type ManifestVariables,
@@ -171,9 +171,10 @@ function redactDiagnostics(
   secrets: readonly string[],
 ): ManifestDiagnostic[] {
   if (secrets.length === 0) return diagnostics;
+  const registry = SecretRegistry.of(secrets);
   return diagnostics.map((diagnostic) => ({
     ...diagnostic,
-    message: redactSecrets(diagnostic.message, secrets),
+    message: registry.redact(diagnostic.message).text,
   }));
 }
 

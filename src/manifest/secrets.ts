@@ -1,8 +1,8 @@
 // Recognises the API key inside manifest text, in every form src/redact.ts knows (as written,
 // URL-encoded, JSON-escaped, hex, base64), so that the loader refuses it before a plan, comment or
-// log could show it.
+// log could show it. (Redaction is SecretRegistry.redact, the one for all output.)
 
-import { REDACTED, secretForms } from "../redact.js";
+import { secretForms } from "../redact.js";
 
 /**
  * Keys shorter than this are matched only as a whole value, not inside longer text. A real API key
@@ -27,13 +27,4 @@ export function containsSecret(text: string, secrets: readonly string[]): boolea
     }
   }
   return false;
-}
-
-/** Replaces each form of each secret in `text`: a last guard on messages built from manifest text. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let result = text;
-  // secretForms gives the longest first, so a longer form is replaced whole.
-  for (const secret of secrets)
-    for (const form of secretForms(secret)) result = result.split(form).join(REDACTED);
-  return result;
 }

@@ -3,7 +3,7 @@
 
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeError } from "../errors.js";
-import { locateSecrets, type ValuePath } from "../redact.js";
+import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
 import { PlanError } from "./plan-error.js";
 import type { Plan } from "./types.js";
@@ -22,9 +22,9 @@ export function serializePlan(plan: Plan): string {
  * record by (project, family, record id, field), never showing the value itself: a plan document
  * must round-trip, so it is refused rather than redacted.
  */
-export function locateSecretsInPlan(plan: Plan): string[] {
+export function locateSecretsInPlan(plan: Plan, secrets: SecretRegistry): string[] {
   const fieldsByPlace = new Map<string, Set<string>>();
-  for (const path of locateSecrets(plan)) {
+  for (const path of locateSecrets(plan, secrets)) {
     const [place, field] = describePlanPath(plan, path);
     fieldsByPlace.set(place, (fieldsByPlace.get(place) ?? new Set()).add(field));
   }

@@ -14,7 +14,13 @@ import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
 import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
-import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
+import {
+  CYCLE_RESULTS,
+  type CycleResult,
+  createWatchMetrics,
+  renderOwnMetrics,
+  type WatchMetrics,
+} from "./watch-metrics.js";
 import { startWatchServer, type WatchServer } from "./watch-server.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
@@ -47,7 +53,7 @@ type StopSignal = "SIGTERM" | "SIGINT";
  * or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
  */
 export async function runWatch(settings: WatchSettings, parts: WatchParts, io: CliIo): Promise<ExitCode> {
-  const metrics = createWatchMetrics();
+  const metrics = createWatchMetrics({ processMetrics: true, secrets: io.secrets });
   const stop = new AbortController();
   const client = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
@@ -137,7 +143,7 @@ async function writeMetricsFile(
 ): Promise<boolean> {
   try {
     // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
-    await writeFileSafely(path, await metrics.registry.metrics(), {
+    await writeFileSafely(path, await renderOwnMetrics(metrics), {
       cwd: io.cwd,
       inputs: runInputs(flags, { manifests: true }),
     });

@@ -3,6 +3,7 @@
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { FamilyName } from "../families.js";
+import { SecretRegistry } from "../redact.js";
 
 /** How a cycle ended, as `pcsync_cycles_total{result}` counts it. */
 export type CycleResult = "ok" | "failed" | "guarded" | "invalid_manifest";
@@ -35,10 +36,12 @@ export interface WatchMetrics {
   readonly heals: Counter<"project" | "family">;
   readonly manifestValid: Gauge;
   readonly requests: Counter<"method" | "status">;
+  /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
+  readonly secrets: SecretRegistry;
 }
 
 export function createWatchMetrics(
-  options: { processMetrics: boolean } = { processMetrics: true },
+  options: { processMetrics: boolean; secrets?: SecretRegistry } = { processMetrics: true },
 ): WatchMetrics {
   const registry = new Registry();
   const processRegistry = new Registry();
@@ -52,6 +55,7 @@ export function createWatchMetrics(
   }
   const registers = [registry];
   const metrics: WatchMetrics = {
+    secrets: options.secrets ?? new SecretRegistry(),
     registry,
     processRegistry,
     driftChanges: new Gauge({
@@ -117,7 +121,13 @@ export function setDrift(metrics: WatchMetrics, counts: DriftCounts, previous: D
   }
 }
 
-/** The text `/metrics` serves: pcsync's metrics, then the process metrics. */
+/** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
-  return `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
+  const text = `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
+  return metrics.secrets.redact(text).text;
+}
+
+/** The text `--metrics-file` holds: pcsync's metrics alone (node_exporter has the process ones); redacted. */
+export async function renderOwnMetrics(metrics: WatchMetrics): Promise<string> {
+  return metrics.secrets.redact(await metrics.registry.metrics()).text;
 }

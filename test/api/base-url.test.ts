@@ -1,7 +1,7 @@
 // The base URL: transport safety and path prefixes.
 
 import { describe, expect, it } from "vitest";
-import { ApiClient, redact } from "../../src/api/index.js";
+import { ApiClient, SecretRegistry } from "../../src/api/index.js";
 
 function clientFor(baseUrl: string, allowInsecureHttp = false): ApiClient {
   return new ApiClient({ baseUrl, apiKey: "phx_key", allowInsecureHttp });
@@ -55,7 +55,7 @@ describe("redact", () => {
   it("replaces the key in plain, URL-encoded and JSON-escaped forms", () => {
     const key = 'k+y/"1';
     const text = `a ${key} b ${encodeURIComponent(key)} c ${JSON.stringify(key)}`;
-    expect(redact(text, [key])).toBe('a [REDACTED] b [REDACTED] c "[REDACTED]"');
-    expect(redact("nothing", [""])).toBe("nothing");
+    expect(SecretRegistry.of([key]).redact(text).text).toBe('a [REDACTED] b [REDACTED] c "[REDACTED]"');
+    expect(SecretRegistry.of([""]).redact("nothing").text).toBe("nothing");
   });
 });

@@ -6,7 +6,7 @@ import { inspect } from "node:util";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfig, listAllConfigs, RequestError, type ResponseError } from "../../src/api/index.js";
-import { secrets } from "../../src/redact.js";
+import { SecretRegistry } from "../../src/redact.js";
 import {
   page,
   record,
@@ -126,7 +126,7 @@ describe("redirects", () => {
       expect(redirect.outcomeUnknown).toBe(false);
       // The message keeps the Location as sent; the key leaves the process only redacted (at the
       // output edge, and in inspect/JSON of the error).
-      expect(secrets.redact(redirect.message).text).toMatch(
+      expect(SecretRegistry.of([TEST_KEY]).redact(redirect.message).text).toMatch(
         /^307 GET \/api\/projects\/1\/plugin_configs\/: the service redirected to http:\/\/127\.0\.0\.1:\d+\/k\/\[REDACTED\]\/; pcsync does not follow redirects/,
       );
       expect(inspect(redirect)).not.toContain(TEST_KEY);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
+import type { CliIo, GivenIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
 import { exampleData, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { captureStreams } from "../support/capture.js";
@@ -72,7 +72,7 @@ async function run(args: string[], stdin: CliIo["stdin"], onQuestion?: () => voi
       answer();
     }
   });
-  const io: CliIo = {
+  const io: GivenIo = {
     stdout: streams.stdout,
     stderr: streams.stderr,
     env: { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY },

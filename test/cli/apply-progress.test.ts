@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ApplyOutcome, ApplyReport } from "../../src/apply/types.js";
 import { type ApplyProgressClock, createApplyProgress, HEARTBEAT_MS } from "../../src/cli/apply-progress.js";
 import type { CliIo } from "../../src/cli/io.js";
+import { SecretRegistry } from "../../src/redact.js";
 import { NOT_STARTED_LISTED, renderApplyReport } from "../../src/render/apply-report.js";
 import { formatElapsed } from "../../src/render/outcome-line.js";
 
@@ -45,7 +46,10 @@ function captureIo(tty: boolean, env: Record<string, string> = {}): { io: CliIo;
     text += chunk.toString("utf8");
   });
   Object.assign(stderr, { isTTY: tty });
-  return { io: { stdout: new PassThrough(), stderr, env, cwd: "/" }, stderr: () => text };
+  return {
+    io: { stdout: new PassThrough(), stderr, env, cwd: "/", secrets: new SecretRegistry() },
+    stderr: () => text,
+  };
 }
 
 const created = (index: number): ApplyOutcome => ({

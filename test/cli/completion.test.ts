@@ -7,9 +7,16 @@ import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
 import { describeProgram, renderCompletion, SHELLS } from "../../src/cli/completion-scripts.js";
 import { buildProgram } from "../../src/cli/program.js";
+import { SecretRegistry } from "../../src/redact.js";
 
 function realProgram(): Promise<Command> {
-  const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
+  const io = {
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: {},
+    cwd: process.cwd(),
+    secrets: new SecretRegistry(),
+  };
   return buildProgram(io, () => undefined);
 }
 

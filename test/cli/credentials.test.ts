@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError } from "../../src/api/errors.js";
 import { resolveApiKey } from "../../src/cli/credentials.js";
 import { CommandError } from "../../src/command-error.js";
+import { SecretRegistry } from "../../src/redact.js";
 
 let directory: string;
 
@@ -29,26 +30,34 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 
 describe("resolveApiKey", () => {
   it("takes PCSYNC_API_KEY, trimmed", async () => {
-    expect(await resolveApiKey({ env: { PCSYNC_API_KEY: " phx_abc\n" } })).toBe("phx_abc");
+    expect(await resolveApiKey({ env: { PCSYNC_API_KEY: " phx_abc\n" } }, new SecretRegistry())).toBe(
+      "phx_abc",
+    );
   });
 
   it("takes the key file, trimmed, over the environment", async () => {
     const file = join(directory, "key");
     await writeFile(file, "phx_from_file\n");
-    expect(await resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file })).toBe("phx_from_file");
+    expect(
+      await resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }, new SecretRegistry()),
+    ).toBe("phx_from_file");
   });
 
   it("reads a relative key file from the command's working directory, naming it as given", async () => {
     await writeFile(join(directory, "relative-key"), "phx_relative\n");
-    expect(await resolveApiKey({ env: {}, keyFile: "relative-key", cwd: directory })).toBe("phx_relative");
-    const missing = await rejection(resolveApiKey({ env: {}, keyFile: "no-such-key", cwd: directory }));
+    expect(
+      await resolveApiKey({ env: {}, keyFile: "relative-key", cwd: directory }, new SecretRegistry()),
+    ).toBe("phx_relative");
+    const missing = await rejection(
+      resolveApiKey({ env: {}, keyFile: "no-such-key", cwd: directory }, new SecretRegistry()),
+    );
     expect(missing.message).toBe(
       "API key file no-such-key: does not exist; check the path given to --api-key-file.",
     );
   });
 
   it("says how to provide a key when there is none", async () => {
-    const error = await rejection(resolveApiKey({ env: {} }));
+    const error = await rejection(resolveApiKey({ env: {} }, new SecretRegistry()));
     expect(error).toMatchObject({ code: "api_key_missing" });
     expect(error.message).toMatch(/PCSYNC_API_KEY.*--api-key-file/);
   });
@@ -71,7 +80,9 @@ describe("resolveApiKey", () => {
     // Root reads anything; only check permissions where they apply.
     if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, CommandError]);
     for (const [file, message, type] of cases) {
-      const error = await rejection(resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }));
+      const error = await rejection(
+        resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }, new SecretRegistry()),
+      );
       expect(error).toBeInstanceOf(type);
       expect(error.message).toMatch(message);
       expect(error.message).not.toMatch(/secret_part|unreadable_secret/);
@@ -79,7 +90,9 @@ describe("resolveApiKey", () => {
   });
 
   it("refuses an empty PCSYNC_API_KEY", async () => {
-    await expect(resolveApiKey({ env: { PCSYNC_API_KEY: "  " } })).rejects.toMatchObject({
+    await expect(
+      resolveApiKey({ env: { PCSYNC_API_KEY: "  " } }, new SecretRegistry()),
+    ).rejects.toMatchObject({
       code: "api_key_invalid",
     });
   });

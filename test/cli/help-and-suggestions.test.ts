@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { buildProgram, runCli } from "../../src/cli/program.js";
+import { SecretRegistry } from "../../src/redact.js";
 
 function captureIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
   const out = new PassThrough();
@@ -18,7 +19,7 @@ function captureIo(): { io: CliIo; stdout: () => string; stderr: () => string } 
     stderr += chunk.toString("utf8");
   });
   return {
-    io: { stdout: out, stderr: err, env: {}, cwd: process.cwd() },
+    io: { stdout: out, stderr: err, env: {}, cwd: process.cwd(), secrets: new SecretRegistry() },
     stdout: () => stdout,
     stderr: () => stderr,
   };

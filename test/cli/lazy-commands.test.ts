@@ -4,11 +4,15 @@
 
 import { describe, expect, it } from "vitest";
 import { buildProgram, commandsReachedBy } from "../../src/cli/program.js";
+import { SecretRegistry } from "../../src/redact.js";
 import { captureStreams } from "../support/capture.js";
 import { runCliInProcess } from "../support/in-process.js";
 
 const ALL = (
-  await buildProgram({ ...captureStreams(), env: {}, cwd: process.cwd() }, () => undefined)
+  await buildProgram(
+    { ...captureStreams(), env: {}, cwd: process.cwd(), secrets: new SecretRegistry() },
+    () => undefined,
+  )
 ).commands.map((command) => command.name());
 
 async function run(args: string[]) {

@@ -89,7 +89,10 @@ describe("a stream that fails", () => {
       },
     });
     const stderr = new PassThrough();
-    const edge = new OutputEdge({ stdout: failing, stderr }, { onLoss: (loss) => losses.push(loss) });
+    const edge = new OutputEdge(
+      { stdout: failing, stderr },
+      { registry: new SecretRegistry(), onLoss: (loss) => losses.push(loss) },
+    );
     edge.stdout.write("first\n");
     return new Promise<void>((resolve) => {
       setImmediate(() => {

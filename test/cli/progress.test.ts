@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { createProgress } from "../../src/cli/progress.js";
+import { SecretRegistry } from "../../src/redact.js";
 
 function ioWith(isTTY: boolean, env: Record<string, string> = {}): { io: CliIo; written: () => string } {
   const stderr = Object.assign(new PassThrough(), { isTTY });
@@ -11,7 +12,10 @@ function ioWith(isTTY: boolean, env: Record<string, string> = {}): { io: CliIo; 
   stderr.on("data", (chunk: Buffer) => {
     written += chunk.toString("utf8");
   });
-  return { io: { stdout: new PassThrough(), stderr, env, cwd: "/" }, written: () => written };
+  return {
+    io: { stdout: new PassThrough(), stderr, env, cwd: "/", secrets: new SecretRegistry() },
+    written: () => written,
+  };
 }
 
 describe("progress", () => {

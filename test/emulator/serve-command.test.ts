@@ -14,6 +14,7 @@ import {
 } from "../../src/cli/commands/serve.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { UsageError } from "../../src/errors.js";
+import { SecretRegistry } from "../../src/redact.js";
 
 class Capture extends Writable {
   text = "";
@@ -39,7 +40,7 @@ class Capture extends Writable {
 }
 
 function captureIo(cwd = process.cwd()): CliIo & { stdout: Capture; stderr: Capture } {
-  return { stdout: new Capture(), stderr: new Capture(), env: {}, cwd };
+  return { stdout: new Capture(), stderr: new Capture(), env: {}, cwd, secrets: new SecretRegistry() };
 }
 
 function programWithServe(io: CliIo): Command {

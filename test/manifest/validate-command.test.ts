@@ -8,11 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerValidateCommand } from "../../src/cli/commands/validate.js";
 import type { CliIo } from "../../src/cli/io.js";
 import type { ExitCode } from "../../src/errors.js";
+import { SecretRegistry } from "../../src/redact.js";
 import { captureStreams } from "../support/capture.js";
 
 async function runValidate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const streams = captureStreams();
-  const io: CliIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd };
+  const io: CliIo = {
+    stdout: streams.stdout,
+    stderr: streams.stderr,
+    env,
+    cwd,
+    secrets: new SecretRegistry(),
+  };
   let exitCode: ExitCode = 0;
   const program = new Command().exitOverride();
   registerValidateCommand(program, io, (code) => {

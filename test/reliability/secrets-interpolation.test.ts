@@ -8,7 +8,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
-import { openIsolatedCli } from "../support/isolated-cli.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { findLeaks, type Shown } from "../support/leaks.js";
 import { KEY, reliabilityData } from "../support/scenario.js";
 import { openWorkspace } from "../support/workspace.js";
@@ -130,7 +130,7 @@ async function openAttempt(
   defer(() => emulator.close());
   await writeFile(join(directory, "pcsync.yaml"), manifest);
   for (const [name, text] of Object.entries(files)) await writeFile(join(directory, name), text);
-  return { directory, emulator, run: await openIsolatedCli() };
+  return { directory, emulator, run: runCliInProcess };
 }
 
 /** The files a run may have written (plan, step summary), the manifest and given files excepted. */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorData, exampleData, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
-import { openIsolatedCli } from "../support/isolated-cli.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { findLeaks } from "../support/leaks.js";
 import { KEY, reliabilityData } from "../support/scenario.js";
 import { type RecordedRequest, sendJson, startScriptedServer } from "../support/scripted-server.js";
@@ -23,10 +23,10 @@ function leaksIn(text: string): string[] {
   return findLeaks(KEY, [{ label: "output", text }]);
 }
 
-/** A directory and a CLI of the test's own; `run` runs it there with the key in the environment. */
+/** A directory of the test's own; `run` runs the CLI there (each run with secrets of its own) with the key in the environment. */
 async function openScene(onTestFinished: TestContext["onTestFinished"]) {
   const { directory, defer } = await openWorkspace(onTestFinished);
-  const cli = await openIsolatedCli();
+  const cli = runCliInProcess;
   const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     cli(args, { env: { PCSYNC_API_KEY: KEY, ...env }, cwd: directory });
   return { directory, defer, cli, run };

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
-import { openIsolatedCli, type RunCli, runCliAlone } from "../support/isolated-cli.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { findLeaks, readFilesIn, type Shown } from "../support/leaks.js";
 import { KEY, MANIFEST_A, MANIFEST_B, reliabilityData } from "../support/scenario.js";
 import {
@@ -34,7 +34,7 @@ async function openScene(onTestFinished: TestContext["onTestFinished"]) {
   const workspace = await openWorkspace(onTestFinished);
   const { directory } = workspace;
   const shown: Shown[] = [];
-  const cli = await openIsolatedCli();
+  const cli = runCliInProcess;
   const note = (label: string, result: { stdout: string; stderr: string }) => {
     shown.push(
       { label: `${label} (stdout)`, text: result.stdout },
@@ -56,7 +56,7 @@ async function openScene(onTestFinished: TestContext["onTestFinished"]) {
       return server;
     },
     /** Runs the test's CLI (or `run`) with the key in the environment, unless `env` says otherwise. */
-    async run(args: string[], env: NodeJS.ProcessEnv = {}, run: RunCli = cli) {
+    async run(args: string[], env: NodeJS.ProcessEnv = {}, run: typeof runCliInProcess = cli) {
       const result = await run(args, {
         env: {
           PCSYNC_API_KEY: KEY,
@@ -235,10 +235,10 @@ describe.concurrent("the API key never appears in output or written files", () =
       const result = await run(args, env);
       expect(result.code, `pcsync ${args.join(" ")}\n${result.stderr}`).toBe(expected);
     }
-    // A key read from a file is known only once this run reads it: the run gets a CLI of its own,
-    // where the key the runs above registered is not known.
+    // A key read from a file is known only once this run reads it: each run has its own secrets,
+    // so the key the runs above registered is not known to this one.
     const fromFile = ["plan", "-f", manifestA, "--base-url", fine.url, "--api-key-file", keyFile, ...verbose];
-    const result = await run(fromFile, { PCSYNC_API_KEY: undefined }, runCliAlone);
+    const result = await run(fromFile, { PCSYNC_API_KEY: undefined });
     expect(result.code, `pcsync ${fromFile.join(" ")}\n${result.stderr}`).toBe(0);
     expect(shown).toHaveLength(2 * (runs.length + 1));
     await expectNothingLeaked();

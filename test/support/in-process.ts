@@ -1,10 +1,8 @@
-// Runs the CLI in this process with captured streams, for tests that need many runs cheaply. The
-// runs share the module's state, above all the registry of secrets (src/redact.ts): every run
-// registers the key of its environment itself, but a key an earlier run registered stays
-// registered. Each test file gets a fresh process; a test that needs a registry of its own within
-// a file opens an isolated CLI (isolated-cli.ts).
+// Runs the CLI in this process with captured streams, for tests that need many runs cheaply. Each
+// run has secrets of its own (the io's registry), as a new process would: nothing an earlier run
+// registered redacts a later run's output, so a run that lacks a redaction shows it.
 
-import type { CliIo } from "../../src/cli/io.js";
+import type { GivenIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/program.js";
 import { captureStreams } from "./capture.js";
 
@@ -26,7 +24,7 @@ export async function runCliInProcess(
   const env = Object.fromEntries(
     Object.entries({ NO_COLOR: "1", ...options.env }).filter(([, value]) => value !== undefined),
   );
-  const io: CliIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd: options.cwd };
+  const io: GivenIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd: options.cwd };
   const code = await runCli([...args], io);
   return { code, ...streams.text() };
 }

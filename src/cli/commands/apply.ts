@@ -22,6 +22,7 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import { applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
@@ -185,6 +186,7 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -267,7 +269,7 @@ Examples:
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
       if (format !== "json")
         printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
-      else checkPlanPrintableAsJson(plan);
+      else checkPlanPrintableAsJson(plan, io.secrets);
       // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
       if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
       if (flags.dryRun) {

@@ -51,7 +51,7 @@ Examples:
     const format = parseFormat(flags.format);
     const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
-    const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }) };
+    const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
     if (flags.out) await resolveOutputTarget(flags.out, output);
     const client = await createClientFromFlags(flags, io, {
       fallback: manifestServer(desired),

@@ -15,6 +15,7 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import { askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
@@ -112,6 +113,7 @@ export const registerRollbackCommand: CommandRegistrar = (program, io) => {
     .addOption(formatOption())
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -160,9 +162,13 @@ Examples:
         );
       const { plan } = shown;
       if (format !== "json") printPlan(plan, format, io);
-      else checkPlanPrintableAsJson(plan);
+      else checkPlanPrintableAsJson(plan, io.secrets);
       if (flags.out) {
-        const saved = await savePlan(plan, flags.out, { cwd: io.cwd, inputs: rollbackInputs(flags) });
+        const saved = await savePlan(plan, flags.out, {
+          cwd: io.cwd,
+          inputs: rollbackInputs(flags),
+          secrets: io.secrets,
+        });
         io.stderr.write(`${saved}\n`);
       }
       if (flags.dryRun) {

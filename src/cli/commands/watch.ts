@@ -7,7 +7,7 @@ import { Command, Option } from "commander";
 import { isLoopbackHost } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import type { DriftMode } from "../../manifest/types.js";
-import { secrets } from "../../redact.js";
+import type { SecretRegistry } from "../../redact.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
@@ -15,6 +15,7 @@ import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/web
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
   manifestServer,
@@ -86,7 +87,7 @@ function parseListenFlag(value: string): ListenAddress {
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
   return values.map((value) => {
-    registerSecretWords(value);
+    registerSecretWords(value, io.secrets);
     let url: URL;
     try {
       url = new URL(value);
@@ -105,7 +106,7 @@ function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
   });
 }
 
-async function readWebhookSecret(path: string, cwd: string): Promise<string> {
+async function readWebhookSecret(path: string, cwd: string, secrets: SecretRegistry): Promise<string> {
   let text: string;
   try {
     text = await readFile(resolve(cwd, path), "utf8");
@@ -117,7 +118,7 @@ async function readWebhookSecret(path: string, cwd: string): Promise<string> {
   }
   const secret = text.replace(/\r?\n$/, "");
   if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
-  registerSecretWords(secret);
+  registerSecretWords(secret, secrets);
   return secret;
 }
 
@@ -184,6 +185,7 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -212,7 +214,7 @@ Examples:
     const secret =
       flags.webhookSecretFile === undefined
         ? undefined
-        : await readWebhookSecret(flags.webhookSecretFile, io.cwd);
+        : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
     const webhooks =
       urls.length === 0
         ? undefined
@@ -222,7 +224,7 @@ Examples:
             format: flags.webhookFormat,
             secret,
             timeoutMs: webhookTimeout * 1000,
-            secrets,
+            secrets: io.secrets,
             warn: (line) => io.stderr.write(`warning: ${line}\n`),
             proxyEnvironment: io.env,
           });
