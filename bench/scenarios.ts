@@ -23,6 +23,7 @@ import {
 import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
 import { EXPORT_SCENARIOS } from "./scenarios-export.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
+import { LARGE_MANIFEST_SCENARIOS } from "./scenarios-large-manifest.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
@@ -415,5 +416,6 @@ export const SCENARIOS: readonly Scenario[] = [
   ...STARTUP_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,
+  ...LARGE_MANIFEST_SCENARIOS,
   ...WATCH_SCENARIOS,
 ];

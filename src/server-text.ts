@@ -61,6 +61,38 @@ export function neutraliseJson(json: string): string {
     .replace(/##\[/g, "#\\u0023[");
 }
 
+// What YAML's double-quoted style leaves raw (it escapes C0 controls as JSON does): DEL, C1,
+// format characters, separators.
+const UNSAFE_IN_YAML = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+// Anything neutraliseInline would change: then a YAML scalar must be written double-quoted.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]|##\[/u;
+
+/**
+ * Whether server text, as a YAML scalar, must be written double-quoted for neutraliseYaml: it
+ * holds a control, format or line-breaking character, or `##[`. (A line break inside a scalar is
+ * the only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
+ */
+export function needsYamlEscapes(text: string): boolean {
+  return NEEDS_ESCAPES.test(text);
+}
+
+/**
+ * YAML text in which every scalar that needsYamlEscapes is written double-quoted (with no line
+ * folding), with what YAML leaves raw there written as YAML's own escapes (`\u202e`,
+ * `\U000e0041`, `#\x23[`): safe to print, and parsed, the same data.
+ */
+export function neutraliseYaml(yaml: string): string {
+  return yaml
+    .replace(UNSAFE_IN_YAML, (character) => {
+      const code = character.codePointAt(0) ?? 0;
+      return code > 0xffff
+        ? `\\U${code.toString(16).padStart(8, "0")}`
+        : `\\u${code.toString(16).padStart(4, "0")}`;
+    })
+    .replace(/##\[/g, "#\\x23[");
+}
+
 /** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 export function quoteServerText(text: string): string {
   return neutraliseJson(JSON.stringify(text));

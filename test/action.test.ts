@@ -95,6 +95,10 @@ describe("action.yml", () => {
     expect(markdown).toContain("<!-- pcsync-plan -->");
     expect(markdown).toContain("to create");
     expect(planned.summary).toContain("<!-- pcsync-plan -->");
+    // The log shows the text plan, as a terminal would; the markdown goes to the summary, once.
+    expect(planned.log).toMatch(/^Plan: \d+ to create/m);
+    expect(planned.log).not.toContain("<!-- pcsync-plan -->");
+    expect(planned.summary?.split("<!-- pcsync-plan -->")).toHaveLength(2);
     expect(planned.log).toContain("::notice title=pcsync::pcsync plan: changes are pending");
     expect(setupNodeCalls.at(-1)).toEqual({ "node-version": "24" });
     expect(everything(planned)).not.toContain(READ_KEY);
@@ -106,7 +110,11 @@ describe("action.yml", () => {
       "has-changes": "true",
       "plan-file": planFile,
     });
-    expect(readFileSync(outputsOf(applied)["markdown-file"] ?? "", "utf8")).toContain("<!-- pcsync-plan -->");
+    const report = readFileSync(outputsOf(applied)["markdown-file"] ?? "", "utf8");
+    expect(report).toContain("<!-- pcsync-plan -->");
+    expect(report).toMatch(/#### What the apply did\n\n```text\n[^`]*Apply complete: \d+ created/);
+    expect(applied.summary).toBe(report);
+    expect(applied.log).toContain("Apply complete:");
     expect(everything(applied)).not.toContain(WRITE_KEY);
 
     // A drift check: no changes is a success, and so it stays with fail-on-changes.

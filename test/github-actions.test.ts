@@ -386,24 +386,24 @@ describe("the example workflows, run against the emulator", () => {
     expect(github.artifacts.some((artifact) => artifact.name === "pcsync-plan-f0f0f0")).toBe(false);
   });
 
-  it("applies exactly the reviewed plan on merge, and main is then fully applied", async () => {
+  it("applies a plan of main on merge, behind production, and says it is the reviewed plan", async () => {
     const pull = github.pulls.find((candidate) => candidate.number === 7) as PullRequest;
     const results = await mergePullRequest(pull, withTaxonomy("Renames events"), "m1m1m1");
-    expect(results["find-plan"]?.result, results["find-plan"]?.log).toBe("success");
-    expect(results["find-plan"]?.outputs).toMatchObject({
-      "pull-request": "7",
-      artifact: "pcsync-plan-b2b2b2",
-    });
+    expect(results.plan?.result, results.plan?.log).toBe("success");
+    expect(results.plan?.log).toContain(
+      "Main's plan makes exactly the changes of the reviewed plan of pull request #7.",
+    );
+    expect(results.plan?.log).not.toContain("::warning::");
     const apply = results.apply;
     expect(apply?.result, apply?.log).toBe("success");
     expect(apply?.environment).toBe("production");
-    expect(apply?.log).toContain("Every change of the reviewed plan of pull request #7");
+    secretFree(results.plan);
     secretFree(apply);
     expect((await planMain()).code).toBe(0);
   });
 
-  it("refuses a plan that main's manifest does not ask for, and a stale plan; nothing is changed", async () => {
-    // A plan altered after review (by a workflow changed in the pull request, say).
+  it("never applies a pull request's artifact: an altered plan and a hand edit are only shown", async () => {
+    // A plan altered after review (by a workflow changed in the pull request, say): compared, not used.
     const crafted = github.openPullRequest(9, "d4d4d4");
     const manifest = withTaxonomy("Renames events, v2");
     expect((await planPullRequest(crafted, manifest)).result).toBe("success");
@@ -413,36 +413,68 @@ describe("the example workflows, run against the emulator", () => {
       '"Renames events, v2"',
       '"pwned"',
     );
-    const refused = await mergePullRequest(crafted, manifest, "m2m2m2");
-    expect(refused.apply?.result).toBe("failure");
-    expect(refused.apply?.log).toContain(
-      "does what main's manifest does not ask for now. Nothing was applied.",
-    );
-    expect(refused.apply?.log).toContain('set description of "Taxonomy Standardizer"');
+    const altered = await mergePullRequest(crafted, manifest, "m2m2m2");
+    expect(altered.plan?.log).toContain("holds changes that main's plan does not");
+    expect(altered.plan?.log).toContain('set description of "Taxonomy Standardizer"');
+    expect(altered.plan?.log).toContain('to "pwned"');
+    expect(altered.apply?.result, altered.apply?.log).toBe("success");
+    expect((await planMain()).code).toBe(0);
 
-    // A plan whose record was changed by hand after the plan: apply --plan refuses it (exit 3).
-    const stale = github.openPullRequest(10, "e5e5e5");
+    // A record changed by hand after the pull request's plan: main's plan puts it back, and says
+    // that this goes beyond the reviewed plan, for the reviewers to read before they approve.
+    const edited = github.openPullRequest(10, "e5e5e5");
     const next = withTaxonomy("Renames events, v3");
-    expect((await planPullRequest(stale, next)).result).toBe("success");
+    expect((await planPullRequest(edited, next)).result).toBe("success");
     await editByHand("1", "Taxonomy Standardizer", { enabled: false });
-    const results = await mergePullRequest(stale, next, "m3m3m3");
-    expect(results.apply?.result).toBe("failure");
-    expect(results.apply?.log).toContain("is stale");
-    expect(results.apply?.log).toContain("pcsync apply was refused (exit code 3)");
-    const { stdout } = await planMain();
-    expect(stdout).toContain('description: "Renames events" → "Renames events, v3"');
-    expect(stdout).toContain("enabled: false → true");
+    const results = await mergePullRequest(edited, next, "m3m3m3");
+    expect(results.plan?.log).toContain(
+      "::warning::Main's plan does more than the reviewed plan of pull request #10",
+    );
+    expect(results.plan?.log).toContain('set enabled of "Taxonomy Standardizer"');
+    expect(results.apply?.result, results.apply?.log).toBe("success");
+    expect((await planMain()).code).toBe(0);
   });
 
-  it("applies nothing for a push without a merged pull request", async () => {
+  it("loses no merge: a run cancelled while another waited is applied by the next, an expired plan is planned again", async () => {
+    // Two merges while an apply waited for approval: GitHub cancels the first one's waiting run.
+    const first = github.openPullRequest(13, "f1f1f1");
+    const second = github.openPullRequest(14, "f2f2f2");
+    const withFirst = withTaxonomy("Renames events, v4");
+    const withSecond = mainManifest.replace(
+      "plugin: 40\n          enabled: true",
+      "plugin: 40\n          enabled: false",
+    );
+    expect(withSecond).not.toBe(mainManifest);
+    expect((await planPullRequest(first, withFirst)).result).toBe("success");
+    expect((await planPullRequest(second, withSecond)).result).toBe("success");
+    github.merge(first, "m4m4m4");
+    // ... and the second's plan expired before its merge (artifacts are kept 30 days).
+    for (const artifact of github.artifacts)
+      if (artifact.name === "pcsync-plan-f2f2f2") artifact.expired = true;
+    const both = withFirst.replace(
+      "plugin: 40\n          enabled: true",
+      "plugin: 40\n          enabled: false",
+    );
+    const results = await mergePullRequest(second, both, "m5m5m5");
+    expect(results.plan?.log).toContain(
+      "::warning::The plan of pull request #14 (artifact pcsync-plan-f2f2f2) has expired.",
+    );
+    expect(results.apply?.environment).toBe("production");
+    expect(results.apply?.result, results.apply?.log).toBe("success");
+    // Both merges are applied: main's manifest, which holds both, plans to no changes.
+    expect((await planMain()).code).toBe(0);
+  });
+
+  it("plans a push without a merged pull request, and asks no approval when nothing changes", async () => {
     const results = await runOnMain("pcsync-apply.yml", "push", "d1r3c7");
-    expect(results["find-plan"]?.result).toBe("failure");
-    expect(results["find-plan"]?.log).toContain("without a merged pull request");
+    expect(results.plan?.result).toBe("success");
+    expect(results.plan?.log).toContain("without a merged pull request");
+    expect(results.plan?.outputs["has-changes"]).toBe("false");
     expect(results.apply?.result).toBe("skipped");
   });
 
   it("keeps one drift issue open while drift lasts, and closes it when the drift is gone", async () => {
-    // The refused applies above left project 1 drifted from main's manifest.
+    await editByHand("1", "Taxonomy Standardizer", { enabled: false });
     const drifted = await runOnMain("pcsync-drift.yml", "schedule", "m3m3m3");
     expect(drifted.drift?.result).toBe("failure");
     expect(drifted.drift?.log).toContain("the service differs from the manifest");
@@ -479,7 +511,6 @@ describe("the example workflows, run against the emulator", () => {
 
     // By hand ("Run workflow"): main is planned with the read key, then that plan applied.
     const dispatched = await runOnMain("pcsync-apply.yml", "workflow_dispatch", "m3m3m3");
-    expect(dispatched["find-plan"]?.result).toBe("skipped");
     expect(dispatched.plan?.result, dispatched.plan?.log).toBe("success");
     expect(dispatched.apply?.result, dispatched.apply?.log).toBe("success");
     const gone = await runOnMain("pcsync-drift.yml", "schedule", "m3m3m3");

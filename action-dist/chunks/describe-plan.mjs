@@ -2,7 +2,7 @@
 import { t as appendAll } from "./append-all.mjs";
 import { i as familyKey } from "./families.mjs";
 import { r as TIE_EFFECT } from "./guard-message.mjs";
-import { h as neutraliseInline, v as quoteServerText } from "./api-key.mjs";
+import { _ as neutraliseInline, x as quoteServerText } from "./api-key.mjs";
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {

@@ -4,10 +4,10 @@ import { n as openForAppend } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, t as syncDirectory } from "./write-file.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { g as trimAsService, u as PYTHON_WHITE_SPACE } from "./options.mjs";
-import { basename, dirname, join } from "node:path";
-import { createServer } from "node:http";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
 import { setTimeout } from "node:timers/promises";
 // dist/src/emulator/data-file.js
 var DataFileError = class extends Error {

@@ -14,6 +14,8 @@ export interface BaseUrl {
   readonly display: string;
   /** Set when the URL given was corrected (a trailing `/api`): says what was done, for a warning. */
   readonly correction?: string | undefined;
+  /** Where the base URL was given (`server.base_url at pcsync.yaml:3`, `PCSYNC_BASE_URL`), for messages. */
+  readonly source?: string | undefined;
 }
 
 /** Query parameters; an array repeats the parameter, `undefined` leaves it out. */
@@ -26,7 +28,11 @@ const ENDPOINT_PATH = new RegExp(
   `/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`,
 );
 
-export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolean }): BaseUrl {
+export function parseBaseUrl(
+  value: string,
+  options: { allowInsecureHttp: boolean; source?: string | undefined },
+): BaseUrl {
+  const { source } = options;
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
     // `app.example.com` or `localhost:8000`: a URL parser reads the latter as scheme `localhost:`.
     const host = value.trim().split(/[/?#]/)[0] ?? "";
@@ -37,6 +43,7 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
       reason: looksLikeHost
         ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}`
         : "not an absolute URL; use e.g. https://app.example.com",
+      source,
     });
   }
   let url: URL;
@@ -46,6 +53,7 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
     throw new ClientError("invalid_base_url", {
       shown: "given",
       reason: "not an absolute URL; use e.g. https://app.example.com",
+      source,
     });
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
@@ -53,6 +61,7 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
     throw new ClientError("invalid_base_url", {
       shown: shown,
       reason: "only http:// and https:// are supported",
+      source,
     });
   }
   // Credentials in the URL would end up in traces and messages; the key is the only credential.
@@ -60,21 +69,24 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
     throw new ClientError("invalid_base_url", {
       shown: shown,
       reason: "it must not contain a user name or password",
+      source,
     });
   }
   if (url.search !== "" || url.hash !== "") {
     throw new ClientError("invalid_base_url", {
       shown: shown,
       reason: "it must not have a query string or fragment",
+      source,
     });
   }
   if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new ClientError("insecure_http", { host: url.host });
+    throw new ClientError("insecure_http", { host: url.host, source });
   }
   if (ENDPOINT_PATH.test(url.pathname)) {
     throw new ClientError("invalid_base_url", {
       shown: shown,
       reason: `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
+      source,
     });
   }
   let prefix = url.pathname.replace(/\/+$/, "");
@@ -83,11 +95,16 @@ export function parseBaseUrl(value: string, options: { allowInsecureHttp: boolea
     const stripped = prefix.replace(API_SUFFIX, "");
     // `.../api/api` says on purpose that the service is mounted under `.../api`.
     if (!API_SUFFIX.test(stripped)) {
-      correction = `the base URL ${shown} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
+      correction = `the base URL ${shown}${fromWhere(source)} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
     }
     prefix = stripped;
   }
-  return { origin: url.origin, prefix, display: `${url.origin}${prefix}`, correction };
+  return { origin: url.origin, prefix, display: `${url.origin}${prefix}`, correction, source };
+}
+
+/** ` (from server.base_url at pcsync.yaml:3)`, or nothing when the source is not known. */
+export function fromWhere(source: string | undefined): string {
+  return source === undefined ? "" : ` (from ${source})`;
 }
 
 /** Hosts that never leave this machine, where plain http exposes nothing. */

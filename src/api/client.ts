@@ -9,10 +9,18 @@ import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
-import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
+import {
+  type BaseUrl,
+  buildUrl,
+  fromWhere,
+  isUnderBase,
+  parseBaseUrl,
+  type QueryParams,
+} from "./base-url.js";
 import { createDispatcher } from "./dispatcher.js";
 import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
+import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
@@ -29,6 +37,8 @@ export interface ApiClientOptions {
   secrets?: SecretRegistry | undefined;
   /** Allow plain http to hosts other than this machine. */
   allowInsecureHttp?: boolean | undefined;
+  /** Where the base URL was given (`--base-url`, `server.base_url at pcsync.yaml:3`), for messages. */
+  baseUrlSource?: string | undefined;
   /** Requests in flight at most. */
   concurrency?: number | undefined;
   /** Requests per second at most (client side); none by default. */
@@ -41,6 +51,13 @@ export interface ApiClientOptions {
   bodyTimeoutMs?: number | undefined;
   /** Responses larger than this fail instead of filling memory. */
   maxResponseBytes?: number | undefined;
+  /** How many records one list may hold and how long reading one may take (see paginate.ts). */
+  listBounds?: Partial<ListBounds> | undefined;
+  /**
+   * The longest a create whose outcome is unknown is settled, from its first give-up: re-reads and
+   * any resend (see create-config.ts). Past it, the create is reported unknown or not made.
+   */
+  settleTimeoutMs?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
    * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
@@ -90,6 +107,8 @@ export const CLIENT_DEFAULTS = {
   requestTimeoutMs: 30_000,
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  listBounds: LIST_BOUND_DEFAULTS,
+  settleTimeoutMs: 120_000,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -138,6 +157,9 @@ export class ApiClient {
   /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
+  readonly listBounds: ListBounds;
+  /** See ApiClientOptions.settleTimeoutMs. */
+  readonly settleTimeoutMs: number;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
     requests: 0,
@@ -174,6 +196,7 @@ export class ApiClient {
     this.#authorization = `Bearer ${apiKey}`;
     this.base = parseBaseUrl(options.baseUrl, {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
+      source: options.baseUrlSource,
     });
     const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
     this.concurrency = concurrency;
@@ -191,6 +214,15 @@ export class ApiClient {
       "maxResponseBytes",
     );
     this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    const listBounds = { ...CLIENT_DEFAULTS.listBounds, ...definedEntries(options.listBounds ?? {}) };
+    this.listBounds = {
+      maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
+      maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs"),
+    };
+    this.settleTimeoutMs = positiveInteger(
+      options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs,
+      "settleTimeoutMs",
+    );
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
@@ -413,6 +445,11 @@ export class ApiClient {
     return result.value;
   }
 
+  /** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
+  hasSucceeded(): boolean {
+    return Object.keys(this.stats.responsesByStatus).some((status) => Number(status) < 300);
+  }
+
   /** Closes the client's own connection pool; requests in flight finish first. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -430,6 +467,8 @@ export class ApiClient {
       const host = new URL(this.base.origin).host;
       return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
     }
+    // A wrong path in the base URL makes every request a 404: before any answer came back, say so.
+    if (status === 404 && !this.hasSucceeded()) return notFoundHint(this.base);
     return undefined;
   }
 
@@ -507,4 +546,9 @@ function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
+}
+
+/** For a 404 before any request succeeded: the base URL's path may be what is wrong. */
+export function notFoundHint(base: BaseUrl): string {
+  return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }

@@ -16,6 +16,12 @@
 //      the POST did not commit. Only then is the POST sent again (retries + 1 POSTs at most).
 //   4. When no such re-read can be made (the service is gone, the run is interrupted), the outcome
 //      is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
+//   4a. Settling one create takes at most the client's settle timeout (`--settle-timeout`, 120 s
+//      by default), counted from its first give-up, whatever the number of POSTs: a window that
+//      would end later is cut there, and a cut window can show the record (adopted) but never its
+//      absence (unknown, not resent); no POST is sent once the settle time is over. So a create
+//      costs at most its first POST, the settle timeout and one re-read, instead of a window of
+//      2.5 request timeouts for each of up to `retries + 1` POSTs (over 6 minutes at defaults).
 //   5. An answer that cannot be read (not JSON, the wrong shape, too large), or a redirect (never
 //      followed), came after the service was done with the request: one re-read settles it, and
 //      without the record it stays unknown and is never resent (settleAnsweredPost).
@@ -113,6 +119,8 @@ export async function createConfigDetailed(
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
   const windowMs = options.settleWindowMs ?? settleWindowMs(client.requestTimeoutMs);
   const maxPosts = client.retryOptions.retries + 1;
+  // Settling this create ends by its first give-up plus the settle timeout, however many POSTs.
+  let settleDeadline: number | undefined;
   for (let posts = 1; ; posts += 1) {
     let failure: RequestError;
     try {
@@ -132,10 +140,13 @@ export async function createConfigDetailed(
     }
 
     const giveUpAt = client.now();
+    settleDeadline ??= giveUpAt + client.settleTimeoutMs;
+    // This POST's window, cut at the deadline: a cut window can find the record, never prove it absent.
+    const readForMs = Math.max(0, Math.min(windowMs, settleDeadline - giveUpAt));
     client.traceLine(
-      `POST ${url.pathname}: outcome unknown; re-reading the family for ${windowMs} ms before deciding`,
+      `POST ${url.pathname}: outcome unknown; re-reading the family for ${readForMs} ms before deciding`,
     );
-    const settled = await settle(client, reader, body, knownIds, giveUpAt, windowMs);
+    const settled = await settle(client, reader, body, knownIds, giveUpAt, readForMs);
     if (settled.kind === "found") {
       client.traceLine(
         `POST ${url.pathname}: record ${settled.record.id} was created by the attempt that failed`,
@@ -149,10 +160,23 @@ export async function createConfigDetailed(
         conclusiveAfter: giveUpAt + windowMs,
       });
     }
-    // The inner error counts one POST; say how often it was really sent, and that none stuck.
-    if (posts >= maxPosts) throw failure.settledAs(notMadeAfter(posts), false);
+    if (readForMs < windowMs) {
+      throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+        failure: failure.message,
+        why: `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`,
+        conclusiveAfter: giveUpAt + windowMs,
+      });
+    }
+    // The inner error counts one POST; say how often it was really sent, and that none stuck. No
+    // POST goes out once the settle time is over: its own outcome could not be settled.
+    if (posts >= maxPosts || client.now() >= settleDeadline)
+      throw failure.settledAs(notMadeAfter(posts), false);
     client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
   }
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 type FinalAnswerError =

@@ -13,7 +13,7 @@ import type {
   RearrangeOrders,
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
-import { ClientError, isRequestError, OutcomeUnknownError } from "./errors.js";
+import { ClientError, isApiError, isRequestError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import type { LogQuery } from "./log-query.js";
 import { paginate, readWholeList } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
@@ -21,6 +21,20 @@ import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths
 /** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
   return await readWholeList(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+}
+
+/**
+ * Whether the base URL reaches the service's API: one page of one project from the project list.
+ * `false` for a 404 (the path is not the API's), `undefined` when the answer says neither (a 403).
+ */
+export async function reachesProjectList(client: ApiClient): Promise<boolean | undefined> {
+  try {
+    await client.request({ method: "GET", url: client.url(projectsPath(), { limit: 1 }) });
+    return true;
+  } catch (error) {
+    if (isApiError(error, 404)) return false;
+    return undefined;
+  }
 }
 
 /**
@@ -181,7 +195,9 @@ export async function* iterateLogs(
 ): AsyncGenerator<LogEntry, void, undefined> {
   const firstUrl = logsUrl(client, projectId, family, configId, { limit: client.pageSize, ...query });
   const yieldedIds = new Set<string>();
+  let pagesWithNothingNew = 0;
   for await (const page of paginate(client, firstUrl, "logPage")) {
+    const before = yieldedIds.size;
     for (const entry of page.results) {
       if (yieldedIds.size >= maxEntries) return;
       if (yieldedIds.has(entry.id)) continue;
@@ -189,8 +205,20 @@ export async function* iterateLogs(
       yield entry;
     }
     if (yieldedIds.size >= maxEntries) return;
+    // A page wholly of entries already shown takes a page's worth of new ones arriving between
+    // two reads; several in a row is a server repeating its pages, which would otherwise run on
+    // to its count.
+    pagesWithNothingNew = yieldedIds.size === before ? pagesWithNothingNew + 1 : 0;
+    if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) {
+      throw new ResponseError("pagination_loop", client.describeRequest("GET", firstUrl), {
+        reason: `${pagesWithNothingNew} pages in a row hold only log entries already read`,
+      });
+    }
   }
 }
+
+/** Pages in a row without a log entry not read before, after which a log read is refused as looping. */
+const MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES = 3;
 
 function logsUrl(
   client: ApiClient,

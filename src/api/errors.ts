@@ -28,13 +28,21 @@ function plural(count: number, word: string): string {
 // Refused before any request: the client's setup or an argument is wrong.
 
 const CLIENT_MESSAGES = {
-  insecure_http: ({ host }: { host: string }) =>
-    `Refusing to send the API key over plain http to ${host}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
+  /** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+  insecure_http: ({ host, source }: { host: string; source?: string | undefined }) =>
+    `Refusing to send the API key over plain http to ${host}${source === undefined ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
   /** The proxy variable's value may hold a password, so it is never shown. */
   invalid_proxy: ({ variable, reason }: { variable: string; reason: string }) =>
     `The proxy in ${variable} cannot be used: ${reason}.`,
-  invalid_base_url: ({ shown, reason }: { shown: string; reason: string }) =>
-    `Invalid base URL ${shown}: ${reason}.`,
+  invalid_base_url: ({
+    shown,
+    reason,
+    source,
+  }: {
+    shown: string;
+    reason: string;
+    source?: string | undefined;
+  }) => `Invalid base URL ${shown}${source === undefined ? "" : ` (from ${source})`}: ${reason}.`,
   /** A project id that could be turned into another path. */
   invalid_project_id: ({ projectId, reason }: { projectId: string; reason: string }) =>
     `Invalid project id ${JSON.stringify(projectId)}: ${reason}.`,
@@ -291,6 +299,12 @@ const RESPONSE_MESSAGES = {
     reason,
   }: FailedRequest & { link: string; reason: string }) =>
     `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
+  /**
+   * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
+   * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
+   */
+  list_too_long: ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
+    `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
   /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
   list_changed_during_read: ({
     method,

@@ -36,6 +36,7 @@ export {
   listConfigs,
   listLogs,
   listProjects,
+  reachesProjectList,
   rearrange,
   // The same function under the name that matches listConfigs/createConfig/updateConfig.
   rearrange as rearrangeConfigs,
@@ -57,6 +58,7 @@ export {
   ResponseError,
   type ResponseErrorCode,
 } from "./errors.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
 export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
 export { encodeProjectId } from "./paths.js";

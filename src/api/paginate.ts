@@ -6,6 +6,7 @@
 
 import type { ApiClient } from "./client.js";
 import { ResponseError } from "./errors.js";
+import { ListWalk, offsetOf } from "./list-bounds.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
@@ -122,73 +123,50 @@ function checkedNextLink(
 }
 
 /**
- * Bounds a walk along `next` links: no link followed twice, and no more pages than the largest
- * `count` seen allows at the first page's size (plus one page of slack for records added while
- * reading).
- */
-class NextLinkWalk {
-  readonly #visited = new Set<string>();
-  #pages = 0;
-  #largestCount = 0;
-  #firstPageLength: number | undefined;
-
-  /** Notes a page read at `url`; throws when following `next` from it would loop or run on. */
-  admit(
-    client: ApiClient,
-    url: URL,
-    page: { count: number; results: readonly unknown[] },
-    next: URL | undefined,
-  ) {
-    this.#visited.add(url.href);
-    this.#pages += 1;
-    this.#largestCount = Math.max(this.#largestCount, page.count);
-    if (next === undefined) return;
-    const described = client.describeRequest("GET", url);
-    if (this.#visited.has(next.href)) {
-      throw new ResponseError("pagination_loop", described, {
-        reason: `the next link repeats ${next.pathname}${next.search}`,
-      });
-    }
-    this.#firstPageLength ??= page.results.length;
-    const pagesAllowed = Math.ceil(this.#largestCount / this.#firstPageLength) + 1;
-    if (this.#pages >= pagesAllowed) {
-      throw new ResponseError("pagination_loop", described, {
-        reason: `${this.#pages} pages of ${this.#firstPageLength} read and more announced, for a count of ${this.#largestCount}`,
-      });
-    }
-  }
-}
-
-/**
  * Yields each page from `firstUrl` on. The caller puts `limit` (and any filters) in `firstUrl`;
- * later pages are the service's `next` links, each checked to be a page of the same list. The
- * pages themselves are not checked against each other: `readWholeList` does that.
+ * later pages are the service's `next` links, each checked to be a page of the same list and to
+ * go further on (see ListWalk). The pages themselves are not checked against each other:
+ * `readWholeList` does that. The time bound counts the time spent reading, not the time the
+ * caller spends between pages.
  */
 export async function* paginate<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const walk = new NextLinkWalk();
+  const walk = newWalk(client, firstUrl, false);
   let url: URL | undefined = firstUrl;
   while (url !== undefined) {
+    walk.checkTime();
     const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
     const next = checkedNextLink(client, firstUrl, url, page);
-    walk.admit(client, url, page, next);
+    walk.admit(url, page, next);
+    walk.pause();
     yield page;
+    walk.resume();
     url = next;
   }
 }
 
-/** The `offset` a page URL asks for (absent: 0). The URL's parameters are already checked. */
-function offsetOf(url: URL): number {
-  return Number(url.searchParams.get("offset") ?? 0);
+function newWalk(client: ApiClient, firstUrl: URL, boundCount: boolean): ListWalk {
+  return new ListWalk({
+    list: client.describeRequest("GET", firstUrl),
+    now: () => client.now(),
+    bounds: client.listBounds,
+    boundCount,
+  });
 }
 
 /** A page read by offset, or why it could not be. */
 type OffsetPage<P> =
   | { read: true; url: URL; offset: number; page: P; next: URL | undefined }
   | { read: false; error: unknown };
+
+/** One read of a list: its pages in order, and why they are not one state of it (the read stopped there). */
+interface ListRead<P> {
+  pages: P[];
+  problem: string | undefined;
+}
 
 /**
  * The pages of one read of a list. Once the first page gives `count` and the page size the
@@ -200,46 +178,47 @@ type OffsetPage<P> =
  * a `next` link, and from a page that is not as planned (not full, or a link to an offset other
  * than the one after it), the rest is read by following `next` one page at a time. A page's error
  * surfaces only if no page before it ended the walk, so a read fails as the walk would have.
+ * Pages are checked as they are taken: the read stops at the first page that shows the pages
+ * cannot add up (a count that moved, a record listed again, more records than the count), so a
+ * server repeating its pages is asked for a few pages, not for its count's worth.
  */
 async function readListPages<S extends "recordPage" | "projectPage">(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
-): Promise<ResponseShapes[S][]> {
-  const walk = new NextLinkWalk();
+  walk: ListWalk,
+): Promise<ListRead<ResponseShapes[S]>> {
+  const tally = new ListTally();
+  const pages: ResponseShapes[S][] = [];
+  let problem: string | undefined;
+  /** Takes the next page of the walk; false once the read cannot add up. */
+  const take = (url: URL, page: ResponseShapes[S], next: URL | undefined): boolean => {
+    walk.admit(url, page, next);
+    pages.push(page);
+    problem = tally.add(page);
+    return problem === undefined;
+  };
+  walk.checkTime();
   const first: ResponseShapes[S] = await client.requestJson({ method: "GET", url: firstUrl }, shape);
   const firstNext = checkedNextLink(client, firstUrl, firstUrl, first);
-  walk.admit(client, firstUrl, first, firstNext);
-  const pages = [first];
-  if (firstNext === undefined) return pages;
-  const pageSize = first.results.length;
-  const { count } = first;
-  let last: { url: URL; page: ResponseShapes[S]; next: URL | undefined } = {
-    url: firstUrl,
-    page: first,
-    next: firstNext,
-  };
-  // Only a server that pages by plain offset is read by offset; any other follows its links.
-  if (offsetOf(firstNext) === pageSize) {
-    const fetched = await readPagesByOffset(client, firstUrl, shape, pageSize, count);
-    for (const taken of fetched) {
-      if (!taken.read) throw taken.error;
-      walk.admit(client, taken.url, taken.page, taken.next);
-      pages.push(taken.page);
-      last = taken;
-      // A list whose count moved is read again anyway (see findListInconsistency).
-      if (taken.page.count !== count) return pages;
-      if (!isAsPlanned(taken, pageSize)) break;
-    }
+  if (!take(firstUrl, first, firstNext) || firstNext === undefined) {
+    return { pages, problem: problem ?? tally.finish() };
   }
-  for (let url = last.next; url !== undefined; ) {
+  let resumeAt: URL | undefined = firstNext;
+  // Only a server that pages by plain offset is read by offset; any other follows its links.
+  if (offsetOf(firstNext) === first.results.length) {
+    const byOffset = await readPagesByOffset(client, firstUrl, shape, first, walk, take);
+    if (problem !== undefined) return { pages, problem };
+    resumeAt = byOffset.resumeAt;
+  }
+  for (let url = resumeAt; url !== undefined; ) {
+    walk.checkTime();
     const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
     const next = checkedNextLink(client, firstUrl, url, page);
-    walk.admit(client, url, page, next);
-    pages.push(page);
+    if (!take(url, page, next)) return { pages, problem };
     url = next;
   }
-  return pages;
+  return { pages, problem: tally.finish() };
 }
 
 /** Whether a page read by offset links on to the page the read already asked for after it. */
@@ -252,51 +231,110 @@ function isAsPlanned(taken: { offset: number; page: ListedPage; next: URL | unde
 }
 
 /**
- * Pages `pageSize`, `2 * pageSize`, ... below `count`, in offset order, at most the client's
- * concurrency of them asked at once. No page is asked once one before it ended the walk (no
- * `next`), was not as planned, failed, or showed another count: its successors would be thrown
- * away. The pages after the first that stopped the asking are returned too; the caller reads in
- * order and stops there.
+ * Pages `pageSize`, `2 * pageSize`, ... below the first page's `count`, at most the client's
+ * concurrency of them asked at once, each handed to `take` in offset order as soon as every page
+ * before it was. No page is asked once one before it ended the walk (no `next`), was not as
+ * planned, failed, showed another count, or was refused by `take`: its successors would be thrown
+ * away. Resolves with the `next` link of the last page taken, where the walk goes on (when `take`
+ * refused a page, the caller stops instead); rejects with the error of the first page in order
+ * that failed.
  */
 async function readPagesByOffset<S extends "recordPage" | "projectPage">(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
-  pageSize: number,
-  count: number,
-): Promise<OffsetPage<ResponseShapes[S]>[]> {
+  first: ResponseShapes[S],
+  walk: ListWalk,
+  take: (url: URL, page: ResponseShapes[S], next: URL | undefined) => boolean,
+): Promise<{ resumeAt: URL | undefined }> {
+  const pageSize = first.results.length;
+  const { count } = first;
   const planned = Math.ceil(count / pageSize) - 1;
-  const taken: OffsetPage<ResponseShapes[S]>[] = [];
+  // Pages asked ahead of the walk at most: a slow page holds the askers, not the memory of all
+  // the pages after it.
+  const window = 2 * client.concurrency;
+  // Pages that arrived before an earlier one, by index.
+  const arrived = new Map<number, OffsetPage<ResponseShapes[S]>>();
+  const waiting: Array<() => void> = [];
+  let taken = 0;
   let asked = 0;
+  // Taking stops at the end of the walk; asking also at the first failure (an earlier page may
+  // still end the walk before it, so it surfaces only when taken).
   let stopped = false;
+  let failed = false;
+  let failure: { error: unknown } | undefined;
+  let resumeAt: URL | undefined;
+  const stop = (error?: { error: unknown }) => {
+    stopped = true;
+    failure = error;
+  };
+  const takeArrived = () => {
+    for (let entry = arrived.get(taken); !stopped && entry !== undefined; entry = arrived.get(taken)) {
+      arrived.delete(taken);
+      taken += 1;
+      if (!entry.read) {
+        stop({ error: entry.error });
+        break;
+      }
+      try {
+        if (!take(entry.url, entry.page, entry.next)) {
+          stop();
+          break;
+        }
+      } catch (error) {
+        stop({ error });
+        break;
+      }
+      resumeAt = entry.next;
+      // A list whose count moved was refused by `take`; one not as planned goes on by its links.
+      if (!isAsPlanned(entry, pageSize)) stop();
+    }
+    for (const wake of waiting.splice(0)) wake();
+  };
   const askNext = async (): Promise<void> => {
-    while (!stopped && asked < planned) {
+    while (!stopped && !failed && asked < planned) {
+      if (asked >= taken + window) {
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
       const index = asked++;
       const offset = pageSize * (index + 1);
       const url = new URL(firstUrl.href);
       url.searchParams.set("limit", String(pageSize));
       url.searchParams.set("offset", String(offset));
       try {
+        walk.checkTime();
         const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
         const next = checkedNextLink(client, firstUrl, url, page);
-        const read = { read: true, url, offset, page, next } as const;
-        taken[index] = read;
-        if (page.count !== count || !isAsPlanned(read, pageSize)) stopped = true;
+        arrived.set(index, { read: true, url, offset, page, next });
       } catch (error) {
-        taken[index] = { read: false, error };
-        stopped = true;
+        arrived.set(index, { read: false, error });
+        failed = true;
       }
+      takeArrived();
     }
   };
   const askers = Math.min(client.concurrency, planned);
   await Promise.all(Array.from({ length: askers }, askNext));
-  return taken;
+  if (failure !== undefined) throw failure.error;
+  return { resumeAt };
 }
 
 /** What the consistency check needs of a page. */
 export interface ListedPage {
   count: number;
   results: readonly { id: number | string }[];
+  /** The page's `next` link, absolute or relative. */
+  next?: string | null;
+}
+
+/** The offset a `next` link asks for (absent: 0), or undefined when it cannot be read. */
+function nextOffsetOf(link: string): number | undefined {
+  try {
+    return offsetOf(new URL(link, "http://list.invalid/"));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -311,34 +349,62 @@ export interface ListedPage {
  * apply's dedupe after its creates is what catches a create planned from such a read.
  */
 export function findListInconsistency(pages: readonly ListedPage[]): string | undefined {
-  const [first] = pages;
-  if (first === undefined) return undefined;
-  for (const [index, page] of pages.entries()) {
-    const previous = pages[index - 1];
-    if (previous !== undefined && page.count !== previous.count) {
-      return `the count went from ${previous.count} to ${page.count} between pages ${index} and ${index + 1}`;
-    }
+  const tally = new ListTally();
+  for (const page of pages) {
+    const problem = tally.add(page);
+    if (problem !== undefined) return problem;
   }
-  const pageOf = new Map<string, number>();
-  let read = 0;
-  for (const [index, page] of pages.entries()) {
+  return pages.length === 0 ? undefined : tally.finish();
+}
+
+/**
+ * The check of findListInconsistency, one page at a time, so a read can stop at the first page
+ * that shows its pages cannot add up: a count unlike the first page's, an id listed before, or
+ * more records than the count.
+ */
+class ListTally {
+  readonly #pageOf = new Map<string, number>();
+  #count: number | undefined;
+  #pages = 0;
+  #read = 0;
+
+  /** Adds the next page; what does not add up so far, or undefined. */
+  add(page: ListedPage): string | undefined {
+    this.#pages += 1;
+    const number = this.#pages;
+    if (this.#count === undefined) this.#count = page.count;
+    else if (page.count !== this.#count) {
+      return `the count went from ${this.#count} to ${page.count} between pages ${number - 1} and ${number}`;
+    }
     for (const { id } of page.results) {
-      read += 1;
+      this.#read += 1;
       // Project ids may come as numbers or strings: 7 and "7" are one project.
       const key = String(id);
-      const earlier = pageOf.get(key);
+      const earlier = this.#pageOf.get(key);
       if (earlier !== undefined) {
-        const where =
-          earlier === index + 1 ? `twice on page ${earlier}` : `on pages ${earlier} and ${index + 1}`;
-        return `id ${key} is listed ${where}`;
+        return `id ${key} is listed ${earlier === number ? `twice on page ${earlier}` : `on pages ${earlier} and ${number}`}`;
       }
-      pageOf.set(key, index + 1);
+      this.#pageOf.set(key, number);
     }
+    if (this.#read > this.#count) return this.#beyondCount();
+    // The service builds `next` from the count (null once offset + limit reaches it): a link to
+    // an offset at or past it announces records beyond the count, like a page holding them.
+    const next = page.next === undefined || page.next === null ? undefined : nextOffsetOf(page.next);
+    return next !== undefined && next >= this.#count ? this.#beyondCount() : undefined;
   }
-  if (read !== first.count) {
-    return `${read} ${read === 1 ? "record was" : "records were"} listed for a count of ${first.count}`;
+
+  #beyondCount(): string {
+    return `records were listed beyond the count of ${this.#count ?? 0}`;
   }
-  return undefined;
+
+  /** After the last page: whether the records read are as many as the count. */
+  finish(): string | undefined {
+    return this.#read === (this.#count ?? 0) ? undefined : this.#recordsForCount();
+  }
+
+  #recordsForCount(): string {
+    return `${this.#read} ${this.#read === 1 ? "record was" : "records were"} listed for a count of ${this.#count ?? 0}`;
+  }
 }
 
 /** The items of a list shape. */
@@ -357,9 +423,10 @@ export async function readWholeList<S extends "recordPage" | "projectPage">(
   shape: S,
 ): Promise<ListItem<S>[]> {
   const shownUrl = `${firstUrl.pathname}${firstUrl.search}`;
+  // One time bound for the whole of it, re-reads and their backoff included.
+  const walk = newWalk(client, firstUrl, true);
   for (let read = 1; ; read += 1) {
-    const pages = await readListPages(client, firstUrl, shape);
-    const problem = findListInconsistency(pages);
+    const { pages, problem } = await readListPages(client, firstUrl, shape, walk);
     if (problem === undefined) return pages.flatMap((page): ListItem<S>[] => page.results);
     if (read >= LIST_READ_ATTEMPTS) {
       throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {

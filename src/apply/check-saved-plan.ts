@@ -14,7 +14,7 @@ import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { PlanError } from "../plan/plan-error.js";
 import { parsePlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
-import { type GuardOptions, recomputeGuards } from "../plan/recompute-guards.js";
+import { type GuardOptions, guardedFamilies, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
 
@@ -59,9 +59,7 @@ export async function checkSavedPlan(
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
   // The file's own guards say what they said when it was made; these are the ones that hold now.
-  // The update guard is not computed again here; the file's, where it has one, still holds.
-  const updateGuards = plan.guards.filter((guard) => guard.rule === "max_update_percent");
-  return { plan: { ...plan, guards: [...rechecked.guards, ...updateGuards] }, current };
+  return { plan: { ...plan, guards: rechecked.guards }, current };
 }
 
 /**
@@ -95,13 +93,9 @@ export async function readStateForPlan(
   options: RereadOptions,
 ): Promise<CurrentState> {
   // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
-  // A family the plan deletes from is read whole (with the lists it also shows), so that the
-  // guards and the ownership of each delete can be checked again (recompute-guards.ts).
-  const deleting = new Set(
-    plan.changes
-      .filter((change) => change.action === "delete")
-      .map((change) => familyKey(change.project, change.family)),
-  );
+  // A family the plan deletes from or updates is read whole (with the lists it also shows), so
+  // that the guards and the ownership of each delete can be checked again (recompute-guards.ts).
+  const deleting = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
   const refs = listsToRead([
     ...familiesTouchedBy(plan).map((ref) => ({
       ...ref,

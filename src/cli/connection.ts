@@ -2,8 +2,16 @@
 // turns them (plus the environment and the manifest's server.base_url) into an API client.
 
 import { type Command, Option } from "commander";
-import { ApiClient, type ApiClientOptions, CLIENT_DEFAULTS } from "../api/index.js";
+import {
+  ApiClient,
+  type ApiClientOptions,
+  CLIENT_DEFAULTS,
+  LIST_BOUND_DEFAULTS,
+  type ListBounds,
+} from "../api/index.js";
 import { UsageError } from "../errors.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredState } from "../manifest/types.js";
 import { resolveApiKey } from "./credentials.js";
 import type { CliIo } from "./io.js";
 
@@ -14,6 +22,10 @@ export interface ConnectionFlags {
   concurrency?: string;
   maxRps?: string;
   timeout?: string;
+  maxListRecords?: string;
+  listTimeout?: string;
+  /** Only on the commands that create records (addSettleTimeoutOption). */
+  settleTimeout?: string;
   verbose?: boolean;
 }
 
@@ -47,10 +59,35 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
     )
     .addOption(
       new Option(
+        "--max-list-records <n>",
+        "refuse a list (a family, the project list) whose count is larger than this",
+      ).default(String(LIST_BOUND_DEFAULTS.maxRecords)),
+    )
+    .addOption(
+      new Option(
+        "--list-timeout <seconds>",
+        "longest time to read one list, all its pages and re-reads",
+      ).default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1000)),
+    )
+    .addOption(
+      new Option(
         "-v, --verbose",
         "trace every request, and the proxy used, on stderr (the API key is never shown)",
       ),
     );
+}
+
+/**
+ * `--settle-timeout`, on the commands that create records (apply, rollback, watch): how long a
+ * create whose answer was lost is settled at most, see src/api/create-config.ts.
+ */
+export function addSettleTimeoutOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      "--settle-timeout <seconds>",
+      "longest time to settle one create whose answer was lost (re-reading the family, and sending it again once shown not made)",
+    ).default(String(CLIENT_DEFAULTS.settleTimeoutMs / 1000)),
+  );
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -67,18 +104,44 @@ export function parsePositiveNumber(value: string, flag: string): number {
   return number;
 }
 
+/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL, and where it is from. */
+export interface BaseUrlFallbackValue {
+  baseUrl: string | undefined;
+  /** What to do when there is none, for the message. */
+  orElse: string;
+  /** Where the value is from (`server.base_url at pcsync.yaml:3`), for messages about it. */
+  source?: string | undefined;
+}
+
+/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
+export function manifestServer(desired: DesiredState | undefined): BaseUrlFallbackValue {
+  const source = desired?.baseUrlSource;
+  return {
+    baseUrl: desired?.baseUrl,
+    orElse: "set server.base_url in the manifest",
+    source: source === undefined ? undefined : `server.base_url at ${formatSource(source)}`,
+  };
+}
+
 /**
  * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
  * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
+ * With where it came from, for messages about it.
  */
 export function resolveBaseUrl(
   flags: ConnectionFlags,
   io: CliIo,
-  fallback?: { baseUrl: string | undefined; orElse: string },
-): string {
+  fallback?: BaseUrlFallbackValue,
+): { baseUrl: string; source: string | undefined } {
   // An empty variable is an unset one (CI systems often define variables as empty strings).
   const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
-  const baseUrl = flags.baseUrl ?? fromEnv ?? fallback?.baseUrl;
+  const [baseUrl, source] =
+    flags.baseUrl !== undefined
+      ? // Typed on the command line just now: naming it again would only lengthen the message.
+        [flags.baseUrl, undefined]
+      : fromEnv !== undefined
+        ? [fromEnv, "PCSYNC_BASE_URL"]
+        : [fallback?.baseUrl, fallback?.source];
   if (baseUrl === undefined || baseUrl === "") {
     throw new UsageError(
       fallback === undefined
@@ -86,7 +149,7 @@ export function resolveBaseUrl(
         : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,
     );
   }
-  return baseUrl;
+  return { baseUrl, source };
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
@@ -95,12 +158,26 @@ export function concurrencyOf(flags: ConnectionFlags): number {
     : parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
+/** `--max-list-records` and `--list-timeout`, checked; defaults where not given. */
+function listBoundsOf(flags: ConnectionFlags): ListBounds {
+  return {
+    maxRecords:
+      flags.maxListRecords === undefined
+        ? LIST_BOUND_DEFAULTS.maxRecords
+        : parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+    maxReadMs:
+      flags.listTimeout === undefined
+        ? LIST_BOUND_DEFAULTS.maxReadMs
+        : Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+  };
+}
+
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
   options: {
     /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
-    fallback?: { baseUrl: string | undefined; orElse: string };
+    fallback?: BaseUrlFallbackValue;
     /** Once aborted, the client starts no new request (apply interrupted). */
     signal?: AbortSignal;
     /** Told of every request attempt's method and status (watch's metrics). */
@@ -108,7 +185,7 @@ export async function createClientFromFlags(
   } = {},
 ): Promise<ApiClient> {
   const { fallback, signal, onAttempt } = options;
-  const baseUrl = resolveBaseUrl(flags, io, fallback);
+  const { baseUrl, source } = resolveBaseUrl(flags, io, fallback);
   const apiKey = await resolveApiKey(
     {
       env: io.env,
@@ -123,6 +200,7 @@ export async function createClientFromFlags(
       : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
   const client = new ApiClient({
     baseUrl,
+    baseUrlSource: source,
     apiKey,
     secrets: io.secrets,
     allowInsecureHttp: flags.insecureHttp === true,
@@ -130,6 +208,10 @@ export async function createClientFromFlags(
     ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
+    listBounds: listBoundsOf(flags),
+    ...(flags.settleTimeout === undefined
+      ? {}
+      : { settleTimeoutMs: Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000) }),
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(onAttempt === undefined ? {} : { onAttempt }),

@@ -5,6 +5,7 @@
 
 import type { Writable } from "node:stream";
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
+import { describeStopBeforeChanges, releaseEarlySignals } from "./early-signals.js";
 
 export interface InterruptWatch {
   /** Aborts on the first signal after `beginWrites()`. */
@@ -42,9 +43,7 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
   const onSignal = (name: InterruptSignal) => {
     const code = SIGNAL_EXIT_CODES[name];
     if (!writing) {
-      stderr.write(
-        stopMessage ?? `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`,
-      );
+      stderr.write(stopMessage ?? describeStopBeforeChanges(name));
       exit(code);
       return;
     }
@@ -66,6 +65,8 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
   const onTerm = () => onSignal("SIGTERM");
   source.on("SIGINT", onInt);
   source.on("SIGTERM", onTerm);
+  // Listening now: the hold of the binary's start (early-signals.ts) can go, with no gap between.
+  releaseEarlySignals();
 
   return {
     signal: controller.signal,

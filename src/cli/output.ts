@@ -12,6 +12,7 @@ import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, REDACTED, redactDeep, type SecretRegistry } from "../redact.js";
+import { renderApplyReport } from "../render/apply-report.js";
 import { describeOverriddenGuard } from "../render/guard-message.js";
 import { renderMarkdown, renderPlan } from "../render/index.js";
 import { neutraliseJson } from "../server-text.js";
@@ -129,19 +130,27 @@ export async function savePlan(
 }
 
 /**
- * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary: text for people,
- * so the API key is shown as [REDACTED]. The summary is a regular file, and private (0600) where
- * this user may make it so (see appendToFile).
+ * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
+ * apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
+ * regular file, and private (0600) where this user may make it so (see appendToFile). The log
+ * shows the text plan; the action hands this markdown on for the pull request's comment.
  */
 export async function appendStepSummary(
   plan: Plan,
   io: CliIo,
   title: string,
-  display: { forced?: boolean } = {},
+  display: { forced?: boolean; report?: ApplyReport } = {},
 ): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-  const markdown = `${renderMarkdown(forDisplay(plan, io), { title, forced: display.forced === true })}\n`;
+  const outcome = display.report === undefined ? "" : reportMarkdown(display.report);
+  // The whole must fit a pull-request comment (65,536 characters), as the plan alone does.
+  const markdown = `${renderMarkdown(forDisplay(plan, io), {
+    title,
+    forced: display.forced === true,
+    maxChars: MARKDOWN_MAX_CHARS - outcome.length,
+  })}${outcome}
+`;
   const text = io.edge === undefined ? io.secrets.redact(markdown).text : io.edge.redactText(markdown);
   try {
     await appendToFile(summaryFile, text, { cwd: io.cwd });
@@ -153,6 +162,39 @@ export async function appendStepSummary(
       `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`,
     );
   }
+}
+
+const MARKDOWN_MAX_CHARS = 60_000;
+/** Lines of an apply's report in the summary; the log has them all. */
+const REPORT_MAX_LINES = 40;
+
+/** What an apply did, as its log says it, in a code block under the plan. */
+function reportMarkdown(report: ApplyReport): string {
+  let text = "";
+  renderApplyReport(
+    report,
+    {
+      write: (chunk: string) => {
+        text += chunk;
+      },
+    },
+    { colour: false },
+  );
+  const lines = text.trimEnd().split("\n");
+  // The summary line is the last: keep it when the list before it is cut.
+  const shown =
+    lines.length <= REPORT_MAX_LINES
+      ? lines
+      : [
+          ...lines.slice(0, REPORT_MAX_LINES - 2),
+          `... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+          ...lines.slice(-1),
+        ];
+  const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
+  // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
+  const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
+  const fence = "`".repeat(longest + 1);
+  return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
 }
 
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {

@@ -8,6 +8,7 @@ import { SecretRegistry } from "../redact.js";
 import { neutraliseLines } from "../server-text.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
+import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./io.js";
 
@@ -132,6 +133,7 @@ ${describeExitCodes(undefined)}`,
   });
   program.hook("preAction", (_program, command) => {
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+    if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
   const reached = new Set(commandsReachedBy(argv));
   const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));

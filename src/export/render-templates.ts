@@ -3,6 +3,7 @@
 
 import { Document, isSeq } from "../vendor/yaml.js";
 import type { ExportedFamily, ExportResult } from "./build-manifest.js";
+import { type ExportDestination, exportText } from "./display-yaml.js";
 import { escapeConfig } from "./escape-text.js";
 import type { FactoredExport } from "./factor-templates.js";
 import { exportedBy } from "./update-manifest.js";
@@ -13,7 +14,11 @@ function familyBlocks(families: readonly ExportedFamily[]): Record<string, unkno
   );
 }
 
-export function renderTemplatedManifest(factored: FactoredExport, results: readonly ExportResult[]): string {
+export function renderTemplatedManifest(
+  factored: FactoredExport,
+  results: readonly ExportResult[],
+  destination: ExportDestination = "file",
+): string {
   const contents: Record<string, unknown> = { version: 1 };
   if (factored.templates.length > 0) {
     contents.templates = Object.fromEntries(
@@ -35,5 +40,5 @@ export function renderTemplatedManifest(factored: FactoredExport, results: reado
   document.commentBefore = `${exportedBy(results)} Configs that several projects share are in templates;
  a project uses them, then lists its own. prune is false (the default): records added remotely
  are left alone until you set prune: true.`;
-  return document.toString({ lineWidth: 0 });
+  return exportText(document, destination);
 }

@@ -4,6 +4,7 @@
 import { CommandError } from "../command-error.js";
 import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
+import { type ExportDestination, exportText } from "./display-yaml.js";
 import { escapeConfig, escapeInterpolation } from "./escape-text.js";
 
 /** Top-level keys of a fleet manifest (templates and project sets). */
@@ -12,8 +13,11 @@ const FLEET_KEYS = ["templates", "project_sets"] as const;
 /** The fields export writes; an existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = ["name", "id", "plugin", "enabled", "description", "match_action", "order"] as const;
 
-/** A new manifest of the exported projects, each written out in full. */
-export function renderNewManifest(results: readonly ExportResult[]): string {
+/** A new manifest of the exported projects, each written out in full, as text for `destination`. */
+export function renderNewManifest(
+  results: readonly ExportResult[],
+  destination: ExportDestination = "file",
+): string {
   const projects: Record<string, unknown> = {};
   for (const result of results) {
     const projectBlock: Record<string, unknown> = {};
@@ -24,7 +28,7 @@ export function renderNewManifest(results: readonly ExportResult[]): string {
   const document = new Document({ version: 1, projects });
   document.commentBefore = `${exportedBy(results)} prune is false: records added
  remotely are left alone until you set prune: true.`;
-  return document.toString({ lineWidth: 0 });
+  return exportText(document, destination);
 }
 
 /** The first line of an exported manifest's header comment. */

@@ -26,6 +26,11 @@ export interface ProjectContext {
   report: Reporter;
   /** The templates applied to the project, in order: from its sets, then its own `use`. */
   applications: readonly Application[];
+  /**
+   * Whether a `use:` of the project or its sets names no template (reported once, statically):
+   * what the templates provide is then unknown, so the checks that need it stay silent.
+   */
+  usesUnknownTemplate: boolean;
 }
 
 /** A config on its way into the expanded list. */
@@ -66,7 +71,8 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
     if (own === undefined) return undefined;
     if (own.overrides.length === 0 && own.omit.length === 0) {
       if (own.configs === undefined) {
-        report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
+        if (!context.usesUnknownTemplate)
+          report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
         return undefined;
       }
       return finishFamily(
@@ -129,7 +135,8 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
     for (const omit of changer.omit) {
       const entry = byName.get(omit.name);
       if (entry === undefined || !entry.templated) {
-        report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
+        if (!context.usesUnknownTemplate)
+          report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
         continue;
       }
       entry.omittedAt ??= omit.source;
@@ -137,11 +144,13 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
     for (const override of changer.overrides) {
       const entry = byName.get(override.name);
       if (entry === undefined || !entry.templated) {
-        report.error(
-          override.source,
-          unknownTemplated("overrides", override.name, family, byName),
-          inherited,
-        );
+        if (!context.usesUnknownTemplate) {
+          report.error(
+            override.source,
+            unknownTemplated("overrides", override.name, family, byName),
+            inherited,
+          );
+        }
         continue;
       }
       if (entry.omittedAt !== undefined) {
@@ -174,7 +183,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
         set !== undefined,
       );
     }
-    if (changer.configs === undefined && !templated) {
+    if (changer.configs === undefined && !templated && !context.usesUnknownTemplate) {
       report.error(
         changer.valueSource,
         missingConfigs(family, true),
@@ -222,7 +231,15 @@ function warnUnmatchedProtect(context: ProjectContext, family: FamilyName, built
   }
 }
 
-export function applicationsOf(context: Omit<ProjectContext, "applications">): Application[] {
+/** Whether the project or one of its sets `use:`s a name that is no template. */
+export function usesUnknownTemplate(context: Pick<ProjectContext, "block" | "sets" | "templates">): boolean {
+  const uses = [...context.sets.flatMap((set) => set.use), ...(context.block?.use ?? [])];
+  return uses.some((use) => !context.templates.has(use.name));
+}
+
+export function applicationsOf(
+  context: Omit<ProjectContext, "applications" | "usesUnknownTemplate">,
+): Application[] {
   const applications: Application[] = [];
   const seen = new Map<string, { use: NamedPlace; list: object }>();
   const add = (use: NamedPlace, list: object, set: ProjectSetBlock | undefined) => {

@@ -6,7 +6,7 @@
 import { FAMILY_NAMES } from "../families.js";
 import { compareProjects } from "./compare-projects.js";
 import type { ManifestDiagnostic } from "./diagnostics.js";
-import { applicationsOf, expandFamily, type ProjectContext } from "./expand-family.js";
+import { applicationsOf, expandFamily, type ProjectContext, usesUnknownTemplate } from "./expand-family.js";
 import type { ManifestBlocks } from "./expand-types.js";
 import { checkUseEntries, indexTemplates, mergeProjectBlocks } from "./expansion-checks.js";
 import { ANY_PROJECT, Reporter } from "./expansion-report.js";
@@ -55,7 +55,11 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
       report,
     };
     // Per project, not per family: the same templates apply to both.
-    const context: ProjectContext = { ...base, applications: applicationsOf(base) };
+    const context: ProjectContext = {
+      ...base,
+      applications: applicationsOf(base),
+      usesUnknownTemplate: usesUnknownTemplate(base),
+    };
     for (const family of FAMILY_NAMES) {
       const expanded = expandFamily(context, family);
       if (expanded !== undefined && project !== ANY_PROJECT) families.push(expanded);

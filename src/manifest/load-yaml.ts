@@ -58,7 +58,7 @@ export const DEFAULT_YAML_LIMITS = { maxDepth: 32, maxAliasExpansion: 10_000 } a
 
 // yaml's error codes, reworded to say what to do.
 const PARSER_HINTS: Partial<Record<string, string>> = {
-  TAB_AS_INDENT: "indent with spaces; YAML does not allow tabs for indentation",
+  TAB_AS_INDENT: "replace the tab with spaces",
   MULTIPLE_DOCS: "a manifest file holds one YAML document; remove the `---` or split the file in two",
   BAD_INDENT: "check the indentation: items of one block must line up",
   MULTILINE_IMPLICIT_KEY: "a key must fit on one line; is a `:` missing, or a quote not closed?",
@@ -99,11 +99,8 @@ export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_
   });
 
   // Garbage can yield an error per character; the first ones are all a person reads.
-  for (const error of document.errors.slice(0, MAX_PROBLEMS)) {
-    errors.push({
-      position: positionAt(error.pos[0]),
-      message: describeParserError(error.code, error.message),
-    });
+  for (const error of withoutCascades(document.errors, text, positionAt).slice(0, MAX_PROBLEMS)) {
+    errors.push(error);
   }
   for (const warning of document.warnings.slice(0, MAX_PROBLEMS)) {
     const message =
@@ -120,6 +117,69 @@ export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_
   const root = contents === null ? undefined : converter.convert(contents, 0);
   const isEmptyScalar = root?.kind === "scalar" && root.value === null && root.span.text.trim() === "";
   return { root: isEmptyScalar ? undefined : root, errors, warnings, fatal: converter.truncated, positionAt };
+}
+
+/** Lines indented with a tab, shown one by one up to this many; the rest in one more error. */
+const MAX_TAB_LINES = 5;
+
+/**
+ * The parser's errors as a person should read them. One mistake makes the parser trip again and
+ * again after it (a tab in an indentation: a dozen errors down the file), so:
+ * - errors at one place are one error (the first);
+ * - when lines are indented with a tab, each such line (there is one error per line, however many
+ *   tabs it holds) is the error, and the parser's errors from the first such line on are dropped:
+ *   they are its echoes, and come back if they were not once the tabs are gone.
+ */
+function withoutCascades(
+  parserErrors: readonly { code: string; message: string; pos: readonly [number, number] }[],
+  text: string,
+  positionAt: (offset: number) => Position,
+): YamlProblem[] {
+  const tabLines = linesIndentedWithTabs(text);
+  const firstTabLine = tabLines[0]?.line ?? Number.POSITIVE_INFINITY;
+  const problems: YamlProblem[] = [];
+  const places = new Set<string>();
+  for (const error of parserErrors) {
+    const position = positionAt(error.pos[0]);
+    if (position.line >= firstTabLine) continue;
+    const place = `${position.line}:${position.col}`;
+    if (places.has(place)) continue;
+    places.add(place);
+    problems.push({ position, message: describeParserError(error.code, error.message) });
+  }
+  // Tabs the parser did not trip over (in a flow collection, in a block scalar's text) are fine.
+  if (problems.length === parserErrors.length) return problems;
+  for (const tab of tabLines.slice(0, MAX_TAB_LINES)) {
+    problems.push({
+      position: tab,
+      message:
+        "a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+    });
+  }
+  const more = tabLines.slice(MAX_TAB_LINES);
+  const [next] = more;
+  if (next !== undefined) {
+    const lines = more.map((tab) => tab.line);
+    const shown = lines.length > 10 ? `${lines.slice(0, 10).join(", ")}, ...` : lines.join(", ");
+    problems.push({
+      position: next,
+      message: `tabs also indent ${lines.length} more line${lines.length === 1 ? "" : "s"} (${shown}); replace every indenting tab with spaces (an editor's "convert indentation to spaces" does it)`,
+    });
+  }
+  return problems;
+}
+
+/** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
+function linesIndentedWithTabs(text: string): Position[] {
+  const found: Position[] = [];
+  const lines = text.split(/\r\n|\r|\n/);
+  for (const [index, line] of lines.entries()) {
+    const indentation = /^[ \t]*/.exec(line)?.[0] ?? "";
+    const rest = line.slice(indentation.length);
+    if (!indentation.includes("\t") || rest === "" || rest.startsWith("#")) continue;
+    found.push({ line: index + 1, col: indentation.indexOf("\t") + 1 });
+  }
+  return found;
 }
 
 function describeParserError(code: string, message: string): string {

@@ -108,7 +108,11 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: LoadedManifest = { families: expanded.families };
-  if (firstBaseUrl !== undefined) state.baseUrl = firstBaseUrl.value;
+  if (firstBaseUrl !== undefined) {
+    const { value, file, position } = firstBaseUrl;
+    state.baseUrl = value;
+    state.baseUrlSource = { file, line: position.line, col: position.col };
+  }
   if (owners.owner !== undefined) {
     const { value, file, position } = owners.owner;
     state.owner = { name: value, source: { file, line: position.line, col: position.col } };

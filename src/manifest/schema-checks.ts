@@ -2,6 +2,7 @@
 // turns each ajv error into a message at the offending key or value, saying how to fix it.
 
 import type { ErrorObject } from "ajv";
+import { isFamilyName } from "../families.js";
 import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -85,7 +86,10 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
       };
     }
     case "type":
-      return { position: location.value, message: describeTypeError(label, String(params.type), actual) };
+      return {
+        position: location.value,
+        message: describeTypeError(label, String(params.type), actual, field),
+      };
     case "const":
       return {
         position: location.value,
@@ -166,22 +170,43 @@ function describeEnumError(
   return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
 
-function describeTypeError(label: string, expected: string, actual: unknown): string {
+function describeTypeError(
+  label: string,
+  expected: string,
+  actual: unknown,
+  field: string | number | undefined,
+): string {
   const wanted = expected
     .split(",")
     .map((type) => TYPE_WORDS[type] ?? type)
     .join(" or ");
-  let hint = "";
-  if (expected.includes("boolean") && typeof actual === "string" && /^(yes|no|on|off|y|n)$/i.test(actual)) {
-    hint = "; YAML 1.2 reads this as text: write true or false";
-  } else if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) {
-    hint = "; remove the quotes";
-  } else if (expected.includes("integer") && typeof actual === "number") {
-    hint = "; ids and orders are whole numbers";
-  } else if (expected === "object" && actual === null) {
-    hint = "; it is empty: give its keys, indented below it";
+  return `${label} must be ${wanted}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
+}
+
+/** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
+function typeHint(expected: string, actual: unknown, field: string | number | undefined): string {
+  const key = typeof field === "string" ? field : undefined;
+  if (expected.includes("boolean") && typeof actual === "string") {
+    if (/^(true|false)$/i.test(actual.trim())) return `; write ${actual.trim().toLowerCase()} without quotes`;
+    if (/^(yes|no|on|off|y|n)$/i.test(actual))
+      return "; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)";
   }
-  return `${label} must be ${wanted}, got ${describeValue(actual)}${hint}`;
+  if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) {
+    return "; remove the quotes";
+  }
+  if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
+  // `description: 42` or `name: true`: YAML read a number or a boolean, where text was meant.
+  if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) {
+    return `; if it is meant as text, quote it: ${key ?? "key"}: "${String(actual)}"`;
+  }
+  if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
+  if (expected === "object" && Array.isArray(actual) && key !== undefined && isFamilyName(key)) {
+    return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;
+  }
+  if (expected === "array" && typeof actual === "string" && key !== undefined) {
+    return `; write it as a list: ${key}: [${actual}]`;
+  }
+  return "";
 }
 
 const TYPE_WORDS: Partial<Record<string, string>> = {

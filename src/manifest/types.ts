@@ -76,6 +76,8 @@ export interface DesiredFamily {
 export interface DesiredState {
   /** `server.base_url` of the manifest, if set (the first file that sets it wins; conflicts are errors). */
   baseUrl?: string;
+  /** Where that `server.base_url` is, for messages about the URL. */
+  baseUrlSource?: SourceLocation;
   /**
    * `owner:` of the manifest (every file that sets it sets the same): the records it writes carry
    * this owner's mark, and prune deletes only records with it (owner-mark.ts).

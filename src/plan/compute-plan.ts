@@ -22,7 +22,7 @@ import {
   unmanagedOwner,
 } from "./owner-plan.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
-import { describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { countsAsUpdate, describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
@@ -519,7 +519,7 @@ function planFamily(
     {
       ...where,
       owned: owned.length,
-      updates: selected.changes.filter((change) => change.action === "update").length,
+      updates: selected.changes.filter(countsAsUpdate).length,
     },
     options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
   );

@@ -10,6 +10,9 @@ const PLAN_MESSAGES = {
   plan_file_invalid: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
   plan_file_unreadable: ({ file, reason }: { file: string; reason: string }) =>
     `cannot read the plan file ${file}: ${reason}`,
+  /** A project's list answered 404: `where` is its place in the manifest, `failure` the 404's own line. */
+  project_not_found: (f: { project: string; where: string | undefined; server: string; failure: string }) =>
+    `project ${f.project}${f.where === undefined ? "" : ` (${f.where})`}: the server at ${f.server} does not know it, or it is not visible to this API key (${f.failure}). Check the project id, or use a key with access to project ${f.project}.`,
 } satisfies MessageTable;
 
 export type PlanErrorCode = keyof typeof PLAN_MESSAGES;

@@ -1,20 +1,23 @@
-// The safety guards of a plan about to be applied, computed again from the state read at apply
-// time: a saved plan's `guards` are what it says of itself, and a file can say anything. Also
+// The safety guards of a plan about to be applied (the delete and the update guard), computed again
+// from the state read at apply time: a saved plan's `guards` are what it says of itself, and a file
+// can say anything. Also
 // refuses a delete of a record that the re-read shows to be another family's. Pure.
 
-import { familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { describeGuardFinding, findGuard } from "./safety-guards.js";
+import { countsAsUpdate, describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
 import type { CurrentState, GuardFinding, GuardViolation, Plan } from "./types.js";
 
 export interface GuardOptions {
   maxDeletePercent: number;
+  maxUpdatePercent: number;
   describeGuard?: (finding: GuardFinding) => string;
 }
 
 /**
- * The guards the plan's deletes violate against `current`, and the deletes that are not the
- * family's to make. `current` holds each pruned family's list and the lists its list also shows.
+ * The guards the plan's deletes and updates violate against `current`, and the deletes that are not
+ * the family's to make. `current` holds the whole list of each family the plan deletes from or
+ * updates, and the lists its list also shows.
  */
 export function recomputeGuards(
   plan: Plan,
@@ -24,11 +27,7 @@ export function recomputeGuards(
   const describe = options.describeGuard ?? describeGuardFinding;
   const guards: GuardViolation[] = [];
   const reasons: string[] = [];
-  const keys = new Set(
-    plan.changes
-      .filter((change) => change.action === "delete")
-      .map((change) => familyKey(change.project, change.family)),
-  );
+  const keys = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
   for (const list of current.families) {
     if (!keys.has(familyKey(list.project, list.family))) continue;
     const { project, family } = list;
@@ -48,18 +47,44 @@ export function recomputeGuards(
       }
     }
     const source = plan.families.find((report) => report.project === project && report.family === family);
-    const finding = findGuard(
-      {
-        project,
-        family,
-        owned: owned.length,
-        creates: changes.filter((change) => change.action === "create").length,
-        deletes: deletes.length,
-        source: deletes[0]?.source ?? source?.family ?? family,
-      },
-      options.maxDeletePercent,
-    );
-    if (finding) guards.push({ project, family, rule: finding.rule, message: describe(finding) });
+    const updates = changes.filter(countsAsUpdate);
+    const findings = [
+      deletes.length === 0
+        ? undefined
+        : findGuard(
+            {
+              project,
+              family,
+              owned: owned.length,
+              creates: changes.filter((change) => change.action === "create").length,
+              deletes: deletes.length,
+              source: deletes[0]?.source ?? source?.family ?? family,
+            },
+            options.maxDeletePercent,
+          ),
+      findUpdateGuard(
+        {
+          project,
+          family,
+          owned: owned.length,
+          updates: updates.length,
+          source: source?.family ?? updates[0]?.source ?? family,
+        },
+        options.maxUpdatePercent,
+      ),
+    ];
+    for (const finding of findings)
+      if (finding) guards.push({ project, family, rule: finding.rule, message: describe(finding) });
   }
   return { guards, reasons };
+}
+
+/** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
+export function guardedFamilies(plan: Plan): FamilyRef[] {
+  const refs = new Map<string, FamilyRef>();
+  for (const change of plan.changes) {
+    if (change.action === "delete" || countsAsUpdate(change))
+      refs.set(familyKey(change.project, change.family), { project: change.project, family: change.family });
+  }
+  return [...refs.values()];
 }

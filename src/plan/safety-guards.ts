@@ -4,7 +4,7 @@
 // CLI words them in render/.
 
 import type { FamilyName } from "../families.js";
-import type { GuardFinding, MaxUpdatePercentFinding } from "./types.js";
+import type { GuardFinding, MaxUpdatePercentFinding, PlannedChange } from "./types.js";
 
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
@@ -39,6 +39,16 @@ export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFi
     };
   }
   return undefined;
+}
+
+/**
+ * Whether a change counts for the update guard: an update that changes a field. An adoption (or a
+ * `--takeover`) that only adds the owner's mark to a record's description changes none of its
+ * values; the first apply of an `owner:` adopts a whole family, and counting that would trip the
+ * guard and teach `--force`. An adoption that also changes a field counts.
+ */
+export function countsAsUpdate(change: PlannedChange): boolean {
+  return change.action === "update" && Object.keys(change.fields).length > 0;
 }
 
 /** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */

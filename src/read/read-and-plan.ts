@@ -17,6 +17,7 @@ import {
 } from "../plan/compute-plan.js";
 import { PlanError } from "../plan/plan-error.js";
 import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
+import { explainMissingProject, isMissingList } from "./missing-project.js";
 import { planErrorOf } from "./plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
 import { readFamily } from "./read-family.js";
@@ -105,11 +106,11 @@ export async function readAndPlanProjects(
   let projectsDone = 0;
 
   const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
-    const family: CurrentFamily = {
-      project: ref.project,
-      family: ref.family,
-      records: await readFamily(client, ref),
-    };
+    const records = await readFamily(client, ref).catch(async (error: unknown) => {
+      if (!isMissingList(error, ref)) throw error;
+      throw await explainMissingProject(client, ref, desiredByProject.get(ref.project)?.[0]?.source, error);
+    });
+    const family: CurrentFamily = { project: ref.project, family: ref.family, records };
     listsDone += 1;
     const projectLists = lists.get(ref.project) ?? [];
     projectLists.push(family);

@@ -2,7 +2,6 @@
 // is not plainly done (failed, skipped, unknown, or done but unchecked), then a one-line summary of
 // what the server now holds.
 
-import type { Writable } from "node:stream";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { neutraliseInline, quoteServerText } from "../server-text.js";
 import { createPaint } from "./colour.js";
@@ -21,9 +20,14 @@ function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string
 /** How many of the changes an interrupted apply did not start are listed by name. */
 export const NOT_STARTED_LISTED = 20;
 
+/** Where the report goes: a stream, or a string being built (the step summary). */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
 export function renderApplyReport(
   report: ApplyReport,
-  out: Writable,
+  out: TextSink,
   options: { colour: boolean; command?: "apply" | "rollback" },
 ): void {
   const paint = createPaint(options.colour);

@@ -76,12 +76,18 @@ function script(clock: ReturnType<typeof fakeClock>, scripted: Scripted) {
   return { log, stored };
 }
 
-function client(clock: ReturnType<typeof fakeClock>, requestTimeoutMs = 2_000, signal?: AbortSignal) {
+function client(
+  clock: ReturnType<typeof fakeClock>,
+  requestTimeoutMs = 2_000,
+  signal?: AbortSignal,
+  settleTimeoutMs?: number,
+) {
   const made = testClient(server.url, {
     now: clock.now,
     sleep: clock.sleep,
     requestTimeoutMs,
     ...(signal === undefined ? {} : { signal }),
+    ...(settleTimeoutMs === undefined ? {} : { settleTimeoutMs }),
   });
   closers.push(() => made.client.close());
   return made.client;
@@ -96,6 +102,48 @@ describe("the settle window", () => {
     expect(settleWindowMs(30_000)).toBe(75_000);
     expect(settleWindowMs(2_000)).toBe(5_000);
     expect(settleWindowMs(100)).toBe(MIN_SETTLE_WINDOW_MS);
+  });
+});
+
+describe("the settle time of one create", () => {
+  it("at defaults, ends 120 s after the first give-up, not a 75 s window for each of five POSTs", async () => {
+    const clock = fakeClock();
+    const { log } = script(clock, { post: () => ({ status: 503 }) });
+    // --timeout 30: a window of 75 s; the first proves the POST absent, the second is cut at 120 s.
+    const apiClient = client(clock, 30_000);
+    expect(apiClient.settleTimeoutMs).toBe(120_000);
+    const error = await create(apiClient).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "create_outcome_unknown" });
+    expect((error as OutcomeUnknownError).conclusiveAfter).toBe(75_000 + 75_000);
+    expect((error as Error).message).toContain(
+      "The record may or may not have been created: the settle time of 120 s (--settle-timeout) ended before the window that proves a create was not made (75 s: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again.",
+    );
+    expect(log.filter((entry) => entry.method === "POST").map((entry) => entry.at)).toEqual([0, 75_000]);
+    expect(log.at(-1)).toEqual({ method: "GET", at: 120_000 });
+  });
+
+  it("sends no POST once it is over, and reports the create not made when every window closed", async () => {
+    const clock = fakeClock();
+    const { log } = script(clock, { post: () => ({ status: 503 }) });
+    // Windows of 5 s fit twice in 10 s: two POSTs shown not made, and no third.
+    const error = await create(client(clock, 2_000, undefined, 10_000)).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
+    expect((error as Error).message).toMatch(/the create was sent 2 times, and re-reading the family/);
+    expect(log.filter((entry) => entry.method === "POST").map((entry) => entry.at)).toEqual([0, 5_000]);
+  });
+
+  it("still adopts a record that lands inside a cut window", async () => {
+    const clock = fakeClock();
+    const { log } = script(clock, {
+      post: (_index, commit) => {
+        commit(clock.now() + 2_500);
+        return { status: 504 };
+      },
+    });
+    const result = await create(client(clock, 2_000, undefined, 3_000));
+    expect(result).toMatchObject({ posts: 1, adopted: true, record: { id: 100 } });
+    expect(log.filter((entry) => entry.method === "POST")).toHaveLength(1);
+    expect(log.at(-1)?.at).toBeLessThanOrEqual(3_000);
   });
 });
 

@@ -134,7 +134,9 @@ describe("paginate", () => {
       sendJson(response, 200, page([record(1)], `${server.url}/api/projects/1/plugin_configs/?offset=1`, 50)),
     );
     const client = makeClient();
-    await expect(listAllConfigs(client, "1", "plugin_configs")).rejects.toThrow(/next link repeats/);
+    await expect(listAllConfigs(client, "1", "plugin_configs")).rejects.toThrow(
+      /pagination does not end \(in project 1's plugin_configs, the next link of the page at offset 1 goes to offset 1, which is not further on\)/,
+    );
     // Pages after the first are asked for by offset, a window of them at once: the link is found
     // repeating once followed, at most the window's worth of requests later.
     expect(server.requests.length).toBeLessThanOrEqual(2 + client.concurrency);
@@ -153,8 +155,10 @@ describe("paginate", () => {
     const error = await listAllConfigs(makeClient(), "1", "plugin_configs").catch(
       (caught: unknown) => caught,
     );
-    expect(error).toMatchObject({ code: "pagination_loop" });
-    expect(server.requests).toHaveLength(3);
+    expect(error).toMatchObject({ code: "list_changed_during_read" });
+    expect((error as Error).message).toContain("(last: records were listed beyond the count of 2)");
+    // Each read stops at the page whose link goes past the count.
+    expect(server.requests.length).toBeLessThanOrEqual(2 * LIST_READ_ATTEMPTS);
   });
 
   it("stops an empty page that links further", async () => {
@@ -201,6 +205,126 @@ describe("paginate", () => {
     expect(server.requests[1]?.url).toBe(
       "/api/projects/1/plugin_configs/3/logs/?limit=1000&type_filter=INFO",
     );
+  });
+});
+
+describe("lists that never end, end", () => {
+  /** A page at the request's offset with `next` one page on, whatever the count says. */
+  function endlessPage(
+    request: RecordedRequest,
+    options: { count: (offset: number) => number; ids?: (offset: number, size: number) => number[] },
+  ) {
+    const url = new URL(request.url, server.url);
+    const limit = Number(url.searchParams.get("limit"));
+    const offset = Number(url.searchParams.get("offset") ?? 0);
+    const ids =
+      options.ids?.(offset, limit) ?? Array.from({ length: limit }, (_, index) => offset + index + 1);
+    url.searchParams.set("offset", String(offset + limit));
+    return page(
+      ids.map((id) => record(id)),
+      url.href,
+      options.count(offset),
+    );
+  }
+
+  it("refuses an implausible count at the first page, naming the list and the bound", async () => {
+    server.setHandler((request, response) =>
+      sendJson(response, 200, endlessPage(request, { count: () => 1_000_000_000 })),
+    );
+    const error = await listAllConfigs(makeClient({ pageSize: 2 }), "1", "plugin_configs").catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: "list_too_long" });
+    expect(error).toMatchObject({ code: "list_too_long", exitCode: 1 });
+    expect((error as Error).message).toBe(
+      "GET /api/projects/1/plugin_configs/: the service gives the count of project 1's plugin_configs as 1000000000, more than the 100000 records pcsync reads of one list (--max-list-records); refusing to read further. If the list really is that long or the service that slow, raise --max-list-records; otherwise the service, or a proxy in front of it, is answering wrongly",
+    );
+    expect(server.requests).toHaveLength(1);
+    // The bound is the client's: a lower one refuses a smaller count, the project list too.
+    const bounded = makeClient({ pageSize: 2, listBounds: { maxRecords: 10 } });
+    server.setHandler((request, response) =>
+      sendJson(response, 200, endlessPage(request, { count: () => 11 })),
+    );
+    await expect(listProjects(bounded)).rejects.toThrow(/count of the project list as 11, more than the 10/);
+  });
+
+  it("refuses a cycle of two pages when the link goes back, after a bounded number of requests", async () => {
+    server.setHandler((request, response) => {
+      const offset = Number(new URL(request.url, server.url).searchParams.get("offset") ?? 0);
+      const back = `${server.url}/api/projects/1/plugin_configs/?limit=2&offset=${offset === 0 ? 2 : 0}`;
+      sendJson(response, 200, page([record(offset + 1), record(offset + 2)], back, 40));
+    });
+    const client = makeClient({ pageSize: 2 });
+    await expect(listAllConfigs(client, "1", "plugin_configs")).rejects.toThrow(
+      /pagination does not end \(in project 1's plugin_configs, the next link of the page at offset 2 goes to offset 0, which is not further on\)/,
+    );
+    // The first page, and the pages asked ahead of the walk at most.
+    expect(server.requests.length).toBeLessThanOrEqual(1 + 2 * client.concurrency);
+  });
+
+  it.each([
+    {
+      what: "one page served again under a moving offset",
+      shape: { count: () => 90_000, ids: () => [1, 2] },
+      problem: "(last: id 1 is listed on pages 1 and 2)",
+    },
+    {
+      what: "a count that grows with every page",
+      shape: { count: (offset: number) => 10 + offset },
+      problem: "(last: the count went from 10 to 12 between pages 1 and 2)",
+    },
+  ])("stops $what at its second page, on each read", async ({ shape, problem }) => {
+    server.setHandler((request, response) => sendJson(response, 200, endlessPage(request, shape)));
+    const client = makeClient({ pageSize: 2, concurrency: 4 });
+    const error = await listAllConfigs(client, "1", "plugin_configs").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "list_changed_during_read" });
+    expect((error as Error).message).toContain(problem);
+    // Each read asks its first page and at most the pages asked ahead when page 2 came back.
+    expect(server.requests.length).toBeLessThanOrEqual(LIST_READ_ATTEMPTS * (1 + 2 * client.concurrency));
+  });
+
+  it("ends a slow list that keeps going within its count at the time bound", async () => {
+    server.setHandler((request, response) => {
+      setTimeout(() => sendJson(response, 200, endlessPage(request, { count: () => 50_000 })), 20);
+    });
+    const client = makeClient({ pageSize: 1, concurrency: 2, listBounds: { maxReadMs: 250 } });
+    const started = Date.now();
+    const error = await listAllConfigs(client, "1", "plugin_configs").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "list_too_long" });
+    expect((error as Error).message).toMatch(
+      /^GET \/api\/projects\/1\/plugin_configs\/: reading project 1's plugin_configs has taken \d+(\.\d)? s, more than the 0\.3 s one list may take \(--list-timeout\), after \d+ pages and \d+ records; refusing to read further\. If .* raise --list-timeout/,
+    );
+    // Stopped at the bound plus the pages in flight then, not at 50,000 pages.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.requests.length).toBeLessThan(100);
+  });
+
+  it("refuses log pages that only repeat entries already read, however large the count", async () => {
+    const entry = {
+      id: "entry-1",
+      team_id: 1,
+      plugin_id: 12,
+      plugin_config_id: 3,
+      timestamp: "2024-06-01T00:00:00Z",
+      source: "PLUGIN",
+      type: "INFO",
+      message: "again",
+      instance_id: null,
+    };
+    server.setHandler((request, response) => {
+      const url = new URL(request.url, server.url);
+      url.searchParams.set("offset", String(Number(url.searchParams.get("offset") ?? 0) + 1));
+      sendJson(response, 200, page([entry], url.href, 1_000_000_000));
+    });
+    const read = async () => {
+      for await (const _ of iterateLogs(makeClient({ pageSize: 1 }), "1", "plugin_configs", 3)) {
+        // drain
+      }
+    };
+    await expect(read()).rejects.toThrow(
+      /pagination does not end \(3 pages in a row hold only log entries already read\)/,
+    );
+    expect(server.requests).toHaveLength(4);
   });
 });
 
@@ -370,7 +494,10 @@ describe("findListInconsistency", () => {
     expect(findListInconsistency(pages(7, [1, 2, 3], [5, 6, 7]))).toBe(
       "6 records were listed for a count of 7",
     );
-    expect(findListInconsistency(pages(0, [1]))).toBe("1 record was listed for a count of 0");
+    expect(findListInconsistency(pages(0, [1]))).toBe("records were listed beyond the count of 0");
+    expect(
+      findListInconsistency([{ count: 4, results: [{ id: 1 }, { id: 2 }], next: "/list/?limit=2&offset=4" }]),
+    ).toBe("records were listed beyond the count of 4");
     // Projects may list ids as numbers or strings: one project either way.
     expect(findListInconsistency(pages(2, [7], ["7"]))).toBe("id 7 is listed on pages 1 and 2");
   });

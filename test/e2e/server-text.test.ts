@@ -8,7 +8,9 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { exampleData } from "../../src/emulator/index.js";
+import { exportText } from "../../src/export/display-yaml.js";
 import { neutraliseInline, neutraliseJson, neutraliseLines, quoteServerText } from "../../src/server-text.js";
+import { Document, parse } from "../../src/vendor/yaml.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -36,6 +38,8 @@ const autolinksIn = (markdown: string): string[] =>
     .split(/^```[\s\S]*?^```$/m)
     .flatMap((text) => [...text.matchAll(/(?<![&\w])#\d+|@\w+/g)].map((match) => match[0]));
 
+const hostileDocument = () => new Document({ name: HOSTILE, log: HOSTILE_LOG, plain: "GeoIP" });
+
 describe("the neutralising functions", () => {
   it.each([
     ["neutraliseInline", neutraliseInline(HOSTILE)],
@@ -43,8 +47,19 @@ describe("the neutralising functions", () => {
     ["neutraliseLines (a log)", neutraliseLines(HOSTILE_LOG).join("\n    ")],
     ["quoteServerText", quoteServerText(HOSTILE)],
     ["neutraliseJson", neutraliseJson(JSON.stringify({ name: HOSTILE }, null, 2))],
+    ["neutraliseYaml (an export printed)", exportText(hostileDocument(), "display")],
   ])("%s leaves nothing a terminal or runner acts on", (_name, output) => {
     expect(unsafeIn(output)).toEqual([]);
+  });
+
+  it("keeps YAML the same data, printed; a file gets the text exactly", () => {
+    const printed = exportText(hostileDocument(), "display");
+    expect(parse(printed)).toEqual({ name: HOSTILE, log: HOSTILE_LOG, plain: "GeoIP" });
+    // Only what must be escaped is quoted: plain text stays plain.
+    expect(printed).toContain("plain: GeoIP\n");
+    const filed = exportText(hostileDocument(), "file");
+    expect(parse(filed)).toEqual({ name: HOSTILE, log: HOSTILE_LOG, plain: "GeoIP" });
+    expect(filed).toContain("\u202egnp.exe\u2066");
   });
 
   it("keeps JSON the same data, and shows every character it escapes", () => {
@@ -92,55 +107,71 @@ describe("every command that prints server text", () => {
     "",
   ].join("\n");
 
-  const rows: { name: string; args: (frontendId: number) => string[]; markdown?: boolean; json?: boolean }[] =
-    [
-      { name: "plan (text)", args: () => ["plan", "-f", "MANIFEST"] },
-      {
-        name: "plan (markdown) and the step summary",
-        args: () => ["plan", "-f", "MANIFEST", "--format", "markdown"],
-        markdown: true,
-      },
-      { name: "plan (json)", args: () => ["plan", "-f", "MANIFEST", "--format", "json"], json: true },
-      { name: "apply (text)", args: () => ["apply", "-f", "MANIFEST", "--auto-approve"] },
-      {
-        name: "apply (json)",
-        args: () => ["apply", "-f", "MANIFEST", "--auto-approve", "--format", "json"],
-        json: true,
-      },
-      { name: "logs (text)", args: () => ["logs", "--project", "1", "--config", "1"] },
-      { name: "logs (json)", args: () => ["logs", "--project", "1", "--config", "1", "--format", "json"] },
-      {
-        name: "frontend",
-        args: (id) => [
-          "frontend",
-          "--project",
-          "1",
-          "--family",
-          "pipeline_frontend_apps_configs",
-          "--config",
-          String(id),
-        ],
-      },
-      { name: "job (text)", args: () => ["job", "--project", "1", "--config", "1", "--job", "sync"] },
-      {
-        name: "job (json)",
-        args: () => ["job", "--project", "1", "--config", "1", "--job", "sync", "--format", "json"],
-      },
-      {
-        name: "an error naming the record",
-        args: () => ["logs", "--project", "1", "--config", HOSTILE],
-      },
-    ];
+  const rows: {
+    name: string;
+    args: (frontendId: number) => string[];
+    markdown?: boolean;
+    json?: boolean;
+    /** stdout is an exported manifest: parsed, it holds the hostile name exactly. */
+    yaml?: boolean;
+    /** `OUT` is a file: it holds the hostile name byte for byte, and parses to it. */
+    toFile?: boolean;
+  }[] = [
+    { name: "plan (text)", args: () => ["plan", "-f", "MANIFEST"] },
+    {
+      name: "plan (markdown) and the step summary",
+      args: () => ["plan", "-f", "MANIFEST", "--format", "markdown"],
+      markdown: true,
+    },
+    { name: "plan (json)", args: () => ["plan", "-f", "MANIFEST", "--format", "json"], json: true },
+    { name: "apply (text)", args: () => ["apply", "-f", "MANIFEST", "--auto-approve"] },
+    {
+      name: "apply (json)",
+      args: () => ["apply", "-f", "MANIFEST", "--auto-approve", "--format", "json"],
+      json: true,
+    },
+    { name: "logs (text)", args: () => ["logs", "--project", "1", "--config", "1"] },
+    { name: "logs (json)", args: () => ["logs", "--project", "1", "--config", "1", "--format", "json"] },
+    {
+      name: "frontend",
+      args: (id) => [
+        "frontend",
+        "--project",
+        "1",
+        "--family",
+        "pipeline_frontend_apps_configs",
+        "--config",
+        String(id),
+      ],
+    },
+    { name: "job (text)", args: () => ["job", "--project", "1", "--config", "1", "--job", "sync"] },
+    {
+      name: "job (json)",
+      args: () => ["job", "--project", "1", "--config", "1", "--job", "sync", "--format", "json"],
+    },
+    {
+      name: "an error naming the record",
+      args: () => ["logs", "--project", "1", "--config", HOSTILE],
+    },
+    { name: "export (printed)", args: () => ["export", "--project", "1"], yaml: true },
+    {
+      name: "export --all --templates (printed)",
+      args: () => ["export", "--all", "--templates", "--family", "plugin_configs"],
+      yaml: true,
+    },
+    { name: "export -o FILE", args: () => ["export", "--project", "1", "-o", "OUT"], toFile: true },
+  ];
 
-  it.for(rows)("$name", async ({ args, markdown, json }, { onTestFinished }) => {
+  it.for(rows)("$name", async ({ args, markdown, json, yaml, toFile }, { onTestFinished }) => {
     const { example, frontendId } = data();
     const server = await openServer(onTestFinished, "seed", { data: example });
     const dir = await temporaryDirectory();
     onTestFinished(() => dir.remove());
     const file = await dir.write("pcsync.yaml", pruning);
     const summary = `${dir.path}/summary.md`;
+    const out = `${dir.path}/exported.yaml`;
     const result = await server.run(
-      args(frontendId).map((arg) => (arg === "MANIFEST" ? file : arg)),
+      args(frontendId).map((arg) => (arg === "MANIFEST" ? file : arg === "OUT" ? out : arg)),
       { env: { NO_COLOR: "1", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } },
     );
     const output = `${result.stdout}\n${result.stderr}`;
@@ -153,5 +184,15 @@ describe("every command that prints server text", () => {
     }
     if (json) expect(result.stdout).toContain(JSON.stringify(HOSTILE).slice(1, 7));
     if (json) expect(JSON.stringify(JSON.parse(result.stdout))).toContain(JSON.stringify(HOSTILE));
+    if (yaml) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.stringify(parse(result.stdout))).toContain(JSON.stringify(HOSTILE));
+    }
+    if (toFile) {
+      expect(result.code, result.stderr).toBe(0);
+      const written = await readFile(out, "utf8");
+      expect(written).toContain("\u202egnp.exe\u2066");
+      expect(JSON.stringify(parse(written))).toContain(JSON.stringify(HOSTILE));
+    }
   });
 });

@@ -244,6 +244,40 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/cycle 1 guarded .*1 refused by a guard/);
     expect(server.emulator.snapshot().records).toEqual(before);
+
+    // --target heals only the records it names; --exclude leaves them out of what is reported.
+    const two = join(directory, "heal-targeted.yaml");
+    await writeSettled(
+      two,
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1, enabled: true }",
+        "        - { name: Property Filter, plugin: 2, enabled: true, description: Targeted }",
+      ),
+    );
+    // The heal above left GeoIP disabled: both configs drift.
+    const targeted = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", two, "--target", "Geo*"], {
+      env: server.env,
+      timeoutMs: 60_000,
+    });
+    expect(targeted.code).toBe(0);
+    expect(targeted.stdout).toMatch(/cycle 1 ok .*1 healed/);
+    const after = await server.list(1, "plugin_configs");
+    expect(after.find((record) => record.name === "GeoIP")?.enabled).toBe(true);
+    expect(after.find((record) => record.name === "Property Filter")?.description).not.toBe("Targeted");
+    const excluded = await runBuiltCli(
+      ["watch", "--once", "-f", two, "--exclude", "GeoIP", "--log-format", "json"],
+      {
+        env: server.env,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(excluded.code).toBe(2);
+    expect(JSON.parse(excluded.stdout)).toMatchObject({ result: "ok", drifting: 1, changes: 1, healed: 0 });
   });
   it("refuses only the family whose config matches another owner's record; heals the others", async ({
     onTestFinished,

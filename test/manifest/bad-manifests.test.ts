@@ -112,8 +112,71 @@ const cases: BadCase[] = [
     name: "yes is not a boolean in YAML 1.2",
     yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          enabled: yes\n`,
     errors: [
-      'bad.yaml:8:20: "enabled" must be true or false, got text "yes"; YAML 1.2 reads this as text: write true or false',
+      'bad.yaml:8:20: "enabled" must be true or false, got text "yes"; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)',
     ],
+  },
+  {
+    name: "a quoted yes, and a quoted true",
+    yaml: `${HEAD}        - name: GeoIP\n          plugin: 1\n          enabled: "yes"\n        - name: B\n          plugin: 1\n          enabled: "true"\n`,
+    errors: [
+      'bad.yaml:8:20: "enabled" must be true or false, got text "yes"; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)',
+      'bad.yaml:11:20: "enabled" must be true or false, got text "true"; write true without quotes',
+    ],
+  },
+  {
+    name: "a number or a boolean where text goes: quote it",
+    yaml: `${HEAD}        - name: 42\n          plugin: 1\n          description: 42\n        - name: B\n          plugin: 1\n          description: false\n`,
+    errors: [
+      'bad.yaml:6:17: "name" must be text, got 42; if it is meant as text, quote it: name: "42"',
+      'bad.yaml:8:24: "description" must be text or null, got 42; if it is meant as text, quote it: description: "42"',
+      'bad.yaml:11:24: "description" must be text or null, got false; if it is meant as text, quote it: description: "false"',
+    ],
+  },
+  {
+    name: "a list right under a family: it goes under configs",
+    yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      - name: GeoIP\n        plugin: 1\n',
+    errors: [
+      'bad.yaml:5:7: "plugin_configs" must be a mapping of keys to values, got a list; put the list under `configs:`: indent `configs:` below plugin_configs:, and the `- name:` items below configs:',
+    ],
+  },
+  {
+    name: "a list right under a template's family",
+    yaml: "version: 1\ntemplates:\n  base:\n    pipeline_frontend_apps_configs:\n      - name: Bar\n        plugin: 1\nprojects: {}\n",
+    errors: [
+      /^bad\.yaml:5:7: "pipeline_frontend_apps_configs" must be a mapping .*; put the list under `configs:`/,
+    ],
+  },
+  {
+    name: "use: written as text",
+    yaml: 'version: 1\ntemplates:\n  base:\n    plugin_configs:\n      configs: []\nprojects:\n  "1":\n    use: base\n',
+    errors: [
+      'bad.yaml:8:10: "use" must be a list (`- item` lines), got text "base"; write it as a list: use: [base]',
+    ],
+  },
+  {
+    name: "one unknown template in a project set: one error, not its echoes",
+    yaml: [
+      "version: 1",
+      "templates:",
+      "  baseline:",
+      "    plugin_configs:",
+      "      configs:",
+      "        - { name: GeoIP, plugin: 1 }",
+      "project_sets:",
+      "  - name: web",
+      '    projects: ["1", "2"]',
+      "    use: [basline]",
+      "    plugin_configs:",
+      "      prune: true",
+      "      overrides:",
+      "        GeoIP: { enabled: true }",
+      "projects:",
+      '  "1":',
+      "    plugin_configs:",
+      "      omit: [GeoIP]",
+      "",
+    ].join("\n"),
+    errors: ['bad.yaml:10:11: unknown template "basline" in project set "web"; did you mean "baseline"?'],
   },
   {
     name: "an ignored field misspelt",
@@ -135,7 +198,9 @@ const cases: BadCase[] = [
   {
     name: "protect that is not a list",
     yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      protect: GeoIP\n      configs: []\n',
-    errors: ['bad.yaml:5:16: "protect" must be a list (`- item` lines), got text "GeoIP"'],
+    errors: [
+      'bad.yaml:5:16: "protect" must be a list (`- item` lines), got text "GeoIP"; write it as a list: protect: [GeoIP]',
+    ],
   },
   {
     name: "name with a control character",
@@ -249,7 +314,51 @@ const cases: BadCase[] = [
   {
     name: "tab indentation",
     yaml: "version: 1\nprojects:\n\t'1': {}\n",
-    errors: [/^bad\.yaml:3:1: .*indent with spaces/],
+    errors: [
+      "bad.yaml:3:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+    ],
+  },
+  {
+    // Not the dozen errors the parser trips into down the file.
+    name: "one tab in a config: one error",
+    yaml: `${HEAD}        - name: GeoIP\n\t        plugin: 1\n        - name: B\n          plugin: 2\n          enabled: true\n        - name: C\n          plugin: 3\n`,
+    errors: [
+      "bad.yaml:7:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+    ],
+  },
+  {
+    name: "two tabs on one line, after spaces: one error, at the first tab",
+    yaml: `${HEAD}        - name: GeoIP\n  \t\t      plugin: 1\n        - name: B\n          plugin: 2\n`,
+    errors: [
+      "bad.yaml:7:3: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+    ],
+  },
+  {
+    name: "tabs on several lines: one error each, the parser's echoes dropped",
+    yaml: `version: 1\nprojects:\n  "1":\n\tplugin_configs:\n      configs:\n        - name: A\n\t  plugin: 1\n\n        # a comment\n        - name: B\n\t\t  plugin: 2\n`,
+    errors: [
+      "bad.yaml:4:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:7:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:11:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+    ],
+  },
+  {
+    name: "a file indented with tabs throughout: five lines, then one error for the rest",
+    yaml: `version: 1\nprojects:\n${Array.from({ length: 4 }, (_, index) => `\t"${index + 1}":\n\t\tplugin_configs:\n\t\t\tconfigs: []\n`).join("")}`,
+    errors: [
+      "bad.yaml:3:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:4:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:5:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:6:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      "bad.yaml:7:1: a tab character indents this line; YAML allows only spaces in indentation: replace the tab with spaces",
+      'bad.yaml:8:1: tabs also indent 7 more lines (8, 9, 10, 11, 12, 13, 14); replace every indenting tab with spaces (an editor\'s "convert indentation to spaces" does it)',
+    ],
+  },
+  {
+    // An error before the first tab is not its echo; a tab in a flow collection is allowed.
+    name: "an error before a tab is kept, and the tab the parser did not trip on is not blamed",
+    yaml: `version: 1\nprojects: [\n  "1":\n\t  plugin_configs: {}\n`,
+    errors: [/^bad\.yaml:3:7: Flow sequence in block collection/],
   },
   {
     name: "unclosed quote",

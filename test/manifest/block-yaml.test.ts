@@ -300,7 +300,9 @@ describe("positions stay exact on the fast path", () => {
     const aliased = bigManifest(3, "          enabled: &on true\n          description: *on");
     expect(parseBlockYaml(aliased, MAX_DEPTH)).toBeUndefined();
     // An alias's value is where the anchor's is, as before.
-    expect(errorsOf(aliased)).toEqual(['m.yaml:14:24: "description" must be text or null, got true']);
+    expect(errorsOf(aliased)).toEqual([
+      'm.yaml:14:24: "description" must be text or null, got true; if it is meant as text, quote it: description: "true"',
+    ]);
   });
 
   it("reads a huge single string once, and points at it", () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { DesiredFamily } from "../../src/manifest/types.js";
 import { computePlan, type PlanOptions } from "../../src/plan/compute-plan.js";
 import { recheckProtection } from "../../src/plan/protect.js";
+import { recomputeGuards } from "../../src/plan/recompute-guards.js";
 import { describeGuardFinding } from "../../src/plan/safety-guards.js";
 import type { Plan } from "../../src/plan/types.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
@@ -199,6 +200,52 @@ describe("the update guard", () => {
       { maxUpdatePercent: 50 },
     );
     expect(raised.guards).toEqual([]);
+  });
+
+  it("does not count an adoption that only writes the owner's mark; one that also changes a field counts", () => {
+    const withOwner = (family: DesiredFamily) => {
+      const { plan } = computePlan(
+        { families: [family], owner: { name: "team-a", source: AT } },
+        { families: [{ project: "1", family: PC, records: records(10) }] },
+      );
+      if (plan === undefined) throw new Error("no plan");
+      return plan;
+    };
+    // A first apply with `owner:` adopts every record of the family: no value changes.
+    const adopting = withOwner(desiredFamily("1", PC, keeping(10)));
+    expect(adopting.changes).toHaveLength(10);
+    expect(adopting.changes.every((change) => change.action === "update" && change.mark?.from === null)).toBe(
+      true,
+    );
+    expect(adopting.guards).toEqual([]);
+    const changing = withOwner(
+      desiredFamily(
+        "1",
+        PC,
+        keeping(10, (index) => index < 4),
+      ),
+    );
+    expect(changing.guards).toEqual([expect.objectContaining({ rule: "max_update_percent" })]);
+    expect(changing.guards[0]?.message).toContain("would update 4 of 10 records");
+  });
+
+  it("is computed again for a saved plan from the records read at apply, with the limit given then", () => {
+    const current = { families: [{ project: "1", family: PC, records: records(10) }] };
+    // Made with a higher limit (or edited): the file says no guard.
+    const plan = planOf(
+      desiredFamily(
+        "1",
+        PC,
+        keeping(10, (index) => index < 4),
+      ),
+      records(10),
+      { maxUpdatePercent: 50 },
+    );
+    expect(plan.guards).toEqual([]);
+    const again = recomputeGuards(plan, current, { maxDeletePercent: 30, maxUpdatePercent: 30 });
+    expect(again.guards).toEqual([expect.objectContaining({ rule: "max_update_percent", project: "1" })]);
+    expect(again.guards[0]?.message).toContain("would update 4 of 10 records (40%, more than 30%)");
+    expect(recomputeGuards(plan, current, { maxDeletePercent: 30, maxUpdatePercent: 40 }).guards).toEqual([]);
   });
 });
 

@@ -135,13 +135,18 @@ afterAll(async () => {
 });
 
 /** Applies in-process; with `builtEnv`, the built CLI runs instead, with that added to its environment. */
-async function applyAgainst(hooks: Hooks, manifestText: string, builtEnv?: NodeJS.ProcessEnv) {
+async function applyAgainst(
+  hooks: Hooks,
+  manifestText: string,
+  builtEnv?: NodeJS.ProcessEnv,
+  extraArgs: readonly string[] = [],
+) {
   const { server, service } = await startService(hooks);
   servers.push(server);
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
   const file = await writeManifest(directory.path, manifestText);
-  const args = ["apply", "--auto-approve", "-f", file, "--base-url", server.url];
+  const args = ["apply", "--auto-approve", "-f", file, "--base-url", server.url, ...extraArgs];
   const run =
     builtEnv === undefined
       ? await runCliInProcess(args, { env: { PCSYNC_API_KEY: KEY }, cwd: directory.path })
@@ -202,6 +207,54 @@ describe.concurrent("next links that lead off the list", () => {
     expect(
       server.requests.filter((request) => request.url.includes("frontend_apps_configs/?limit=2&offset=2")),
     ).toEqual([]);
+    expect(writesOf(server)).toEqual([]);
+  });
+});
+
+describe.concurrent("lists that never end", () => {
+  /** Project 1's plugin_configs answered as a list of `count` records whose `next` never stops. */
+  const endless =
+    (delayMs: number, count: number) => (request: RecordedRequest, response: ServerResponse) => {
+      if (!isProject1List(request)) return false;
+      const url = new URL(request.url, "http://service");
+      const offset = Number(url.searchParams.get("offset") ?? 0);
+      url.searchParams.set("offset", String(offset + PAGE_SIZE));
+      const records = [offset + 1, offset + 2].map((id) =>
+        record(id, { name: `N${id}`, plugin: 1, order: id }),
+      );
+      // A relative link: the client resolves it against the page's own URL.
+      const next = `${url.pathname}${url.search}`;
+      setTimeout(() => sendJson(response, 200, page(records, next, count)), delayMs);
+      return true;
+    };
+
+  it("a count of a billion with a next that never stops ends at the first page (--timeout 5), naming the family", async () => {
+    const { run, server } = await applyAgainst(
+      { fault: endless(0, 1_000_000_000) },
+      PRUNE_A_TO_F,
+      undefined,
+      ["--timeout", "5"],
+    );
+    expectCleanFailure(
+      run,
+      /^pcsync: GET \/api\/projects\/1\/plugin_configs\/: the service gives the count of project 1's plugin_configs as 1000000000, more than the 100000 records pcsync reads of one list \(--max-list-records\); refusing to read further\. If the list really is that long or the service that slow, raise --max-list-records/,
+    );
+    expect(server.requests.filter(isProject1List)).toHaveLength(1);
+    expect(writesOf(server)).toEqual([]);
+  });
+
+  it("a slow list within a plausible count ends at --list-timeout, and nothing is written", async () => {
+    const { run, server } = await applyAgainst({ fault: endless(25, 90_000) }, PRUNE_A_TO_F, undefined, [
+      "--list-timeout",
+      "0.3",
+      "--concurrency",
+      "2",
+    ]);
+    expectCleanFailure(
+      run,
+      /^pcsync: GET \/api\/projects\/1\/plugin_configs\/: reading project 1's plugin_configs has taken \d+(\.\d)? s, more than the 0\.3 s one list may take \(--list-timeout\)/,
+    );
+    expect(server.requests.filter(isProject1List).length).toBeLessThan(60);
     expect(writesOf(server)).toEqual([]);
   });
 });

@@ -3,6 +3,9 @@
 // what was not started, and the exit code is 130 or 143; a second signal exits at once. Before any
 // write: the run ends at once, and nothing was changed.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { type FamilyServer, LIST, type PostContext, startFamilyServer } from "../support/family-server.js";
@@ -20,9 +23,15 @@ afterAll(async () => {
 });
 
 const CONCURRENCY = 2;
+const HOLD_MODULE = fileURLToPath(new URL("../support/hold-module.mjs", import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startApply(server: FamilyServer, configs: readonly string[], extra: string[] = []) {
+async function startApply(
+  server: FamilyServer,
+  configs: readonly string[],
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+) {
   servers.push(server);
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
@@ -39,7 +48,7 @@ async function startApply(server: FamilyServer, configs: readonly string[], extr
       String(CONCURRENCY),
       ...extra,
     ],
-    { env: { PCSYNC_API_KEY: KEY } },
+    { env: { PCSYNC_API_KEY: KEY, ...env } },
   );
 }
 
@@ -199,4 +208,41 @@ describe.concurrent("a signal while apply reads and plans", () => {
       expect(writes(server)).toEqual([]);
     }, 30_000);
   }
+});
+
+describe.concurrent("a signal while pcsync starts, before apply listens for it", () => {
+  // The signal comes while a module of the run is still loading: the binary's hold answers it,
+  // since apply's own handling is not installed yet.
+  it.each([
+    { signal: "SIGTERM", code: 143, held: "/dist/src/cli/run-binary.js" },
+    { signal: "SIGINT", code: 130, held: "/dist/src/cli/commands/apply.js" },
+  ] as const)(
+    "$signal while $held loads: nothing was changed (exit $code)",
+    async ({ signal, code, held }) => {
+      const server = await startFamilyServer({});
+      const directory = await temporaryDirectory();
+      directories.push(directory.remove);
+      const marker = join(directory.path, "held");
+      const { child, done } = await startApply(server, names("Early", 2), [], {
+        NODE_OPTIONS: `--import=${pathToFileURL(HOLD_MODULE).href}`,
+        PCSYNC_TEST_HOLD_MODULE: held,
+        PCSYNC_TEST_HOLD_MARKER: marker,
+      });
+      await waitFor(() => existsSync(marker), `the load of ${held}`);
+      const signalledAt = Date.now();
+      child.kill(signal);
+      const run = await done;
+
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(code);
+      // Well before the held load would have gone on (10 s).
+      expect(Date.now() - signalledAt).toBeLessThan(5_000);
+      expect(run.stderr).toBe(
+        `pcsync: ${signal} received before any change was made: stopped. Nothing was changed.\n`,
+      );
+      expect(run.stdout).toBe("");
+      expect(server.arrivals).toEqual([]);
+    },
+    30_000,
+  );
 });

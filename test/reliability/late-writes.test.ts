@@ -99,6 +99,29 @@ describe.concurrent("a POST whose outcome is unknown", () => {
   }, 30_000);
 });
 
+describe.concurrent("a create whose answers are always lost", () => {
+  it("ends within --settle-timeout, reported unknown, never sent once that time is over", async () => {
+    const server = await startFamilyServer({
+      onPost: (post) => sendJson(post.response, 503, { detail: "unavailable" }),
+    });
+    // --timeout 0.2: a window of 1 s (the floor); the second POST's window is cut at 1.5 s.
+    const run = await applyAgainst(server, createsManifest(["Lost"]), [
+      "--timeout",
+      "0.2",
+      "--settle-timeout",
+      "1.5",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
+    expect(run.stdout, run.stdout).toMatch(
+      /\? unknown: create "Lost".*the settle time of 1\.5 s \(--settle-timeout\) ended before the window that proves a create was not made \(1 s: 2\.5 times --timeout, at least 1 s\) had closed/,
+    );
+    const lastPost = server.arrivals.filter((arrival) => arrival.method === "POST").at(-1)?.at ?? 0;
+    const firstPost = server.arrivals.find((arrival) => arrival.method === "POST")?.at ?? 0;
+    expect(lastPost - firstPost).toBeLessThan(1_500);
+  }, 30_000);
+});
+
 describe.concurrent("a service that goes away in the middle of many creates", () => {
   it("counts as created exactly what it answered, and reports the rest unknown or failed, honestly", async () => {
     const total = 100;

@@ -24,9 +24,11 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import { applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
+  manifestServer,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
@@ -47,6 +49,7 @@ import {
   warnGuards,
 } from "../output.js";
 import { createProgress } from "../progress.js";
+import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
   maxDeletePercentOf,
@@ -138,7 +141,6 @@ const PLAN_SHAPING_OPTIONS = [
   ["project", "--project"],
   ["family", "--family"],
   ["shard", "--shard"],
-  ["maxUpdatePercent", "--max-update-percent"],
   ["target", "--target"],
   ["exclude", "--exclude"],
   ["takeover", "--takeover"],
@@ -186,6 +188,7 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -228,7 +231,7 @@ Examples:
             baseUrl: undefined,
             orElse: `to apply this plan, name the server it was made against (${saved.server ?? "it names none"}); the API key is never sent to a server read from a plan file`,
           }
-        : { baseUrl: desired?.baseUrl, orElse: "set server.base_url in the manifest" },
+        : manifestServer(desired),
       signal: interrupts.signal,
     });
     try {
@@ -266,7 +269,11 @@ Examples:
         : saved !== undefined && flags.plan !== undefined
           ? checkSavedPlan(saved, flags.plan, client, {
               ...rereadOptions(flags, io),
-              guards: { maxDeletePercent: maxDeletePercentOf(flags), describeGuard },
+              guards: {
+                maxDeletePercent: maxDeletePercentOf(flags),
+                maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
+                describeGuard,
+              },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
           : planFromFlags(client, desired ?? { families: [] }, flags, io)
       ).catch(throwSayingNothingChanged);
@@ -313,7 +320,7 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title, { forced: flags.force === true });
+      await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
       if (interrupts.received !== undefined)
         throw new ApplyError("interrupted", { report, signal: interrupts.received });
       if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });

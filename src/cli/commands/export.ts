@@ -6,6 +6,7 @@ import { type ApiClient, listProjects } from "../../api/index.js";
 import { CommandError } from "../../command-error.js";
 import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
+import type { ExportDestination } from "../../export/display-yaml.js";
 import { factorTemplates } from "../../export/factor-templates.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
 import { renderTemplatedManifest } from "../../export/render-templates.js";
@@ -19,6 +20,7 @@ import { groupBy } from "../../group-by.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
+import { neutraliseInline } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -138,11 +140,16 @@ Examples:
       });
       for (const result of results) {
         const about = projects.length === 1 ? "" : `project ${result.project}: `;
-        for (const warning of result.warnings) io.stderr.write(`warning: ${about}${warning}\n`);
+        // A warning may quote a record's name: server text, shown on one line, every character visible.
+        for (const warning of result.warnings)
+          io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
       }
       const factored = flags.templates ? factorTemplates(results) : undefined;
-      const render = () =>
-        factored ? renderTemplatedManifest(factored, results) : renderNewManifest(results);
+      // Printed (stdout, or a device or FIFO given to -o), server text is escaped: the same data.
+      const render = (destination: ExportDestination) =>
+        factored
+          ? renderTemplatedManifest(factored, results, destination)
+          : renderNewManifest(results, destination);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
       const refuseSecret = (text: string, what: string, existing?: string) =>
         refuseSecretIn(
@@ -165,12 +172,12 @@ Examples:
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined
-            ? render()
+            ? render(output.kind === "file" ? "file" : "display")
             : results.reduce(
                 (updated, result) =>
                   updateManifestText(updated, result, flags.out ?? "", {
                     resolveText: resolveTextWith(variables),
-                    warn: (message) => io.stderr.write(`warning: ${message}\n`),
+                    warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
                   }),
                 existing,
               );
@@ -185,7 +192,7 @@ Examples:
           `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}${shared}\n`,
         );
       } else {
-        const text = render();
+        const text = render("display");
         refuseSecret(text, "the exported manifest");
         io.stdout.write(text);
       }

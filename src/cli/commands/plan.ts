@@ -4,7 +4,12 @@ import { Command, Option } from "commander";
 import { EXIT_CHANGES, RefusedError } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  createClientFromFlags,
+  manifestServer,
+} from "../connection.js";
 import {
   addManifestOption,
   loadManifestsOrThrow,
@@ -49,7 +54,7 @@ Examples:
     const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
     if (flags.out) await resolveOutputTarget(flags.out, output);
     const client = await createClientFromFlags(flags, io, {
-      fallback: { baseUrl: desired.baseUrl, orElse: "set server.base_url in the manifest" },
+      fallback: manifestServer(desired),
     });
     try {
       const { plan } = await planFromFlags(client, desired, flags, io);

@@ -15,6 +15,7 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import { askForYes, canAsk } from "../confirm.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
@@ -23,7 +24,14 @@ import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { type CliIo, useColour } from "../io.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
-import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../output.js";
+import {
+  appendStepSummary,
+  checkPlanPrintableAsJson,
+  hasChanges,
+  printApplyJson,
+  printPlan,
+  savePlan,
+} from "../output.js";
 
 interface RollbackFlags extends ConnectionFlags {
   journal: string;
@@ -105,6 +113,7 @@ export const registerRollbackCommand: CommandRegistrar = (program, io) => {
     .addOption(formatOption())
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -164,9 +173,11 @@ Examples:
       }
       if (flags.dryRun) {
         if (format === "json") printPlan(plan, format, io);
+        await appendStepSummary(plan, io, "pcsync rollback (dry run)");
         return;
       }
       if (!hasChanges(plan)) {
+        await appendStepSummary(plan, io, "pcsync rollback");
         if (format === "json") printApplyJson(plan, null, io);
         else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
         return;
@@ -184,6 +195,12 @@ Examples:
       if (format === "json") printApplyJson(state.plan, report, io);
       else
         renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), command: "rollback" });
+      await appendStepSummary(
+        state.plan,
+        io,
+        isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
+        { report },
+      );
       // The same rollback again puts back what is still not as it was (and changes nothing twice).
       const words = {
         command: "rollback",

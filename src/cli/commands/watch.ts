@@ -15,8 +15,10 @@ import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/web
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
+  addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
+  manifestServer,
   parsePositiveNumber,
 } from "../connection.js";
 import { registerSecretWords } from "../credentials.js";
@@ -183,6 +185,7 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");
+  addSettleTimeoutOption(command);
   command.addHelpText(
     "after",
     `
@@ -244,7 +247,7 @@ Examples:
           // The base URL may come from the manifest: read it once here, as plan does.
           const loaded = await loadManifestsFromFlags(flags, io).catch(() => undefined);
           return createClientFromFlags(flags, io, {
-            fallback: { baseUrl: loaded?.value?.baseUrl, orElse: "set server.base_url in the manifest" },
+            fallback: manifestServer(loaded?.value),
             signal,
             onAttempt: (method, status) => metrics.requests.inc({ method, status: String(status) }),
           });

@@ -1,0 +1,57 @@
+// Ctrl-C or SIGTERM while pcsync starts (its modules load, the arguments are read), before the
+// command that runs has signal handling of its own: without a listener Node would end the process
+// silently, so the binary holds the signals first thing, and such a signal ends the run with the
+// line an apply gives before its writes: nothing was changed. The commands that write and account
+// for a signal (apply, rollback) take the signals over once their handling is in place; every
+// other command lets go as its action starts (watch and serve install their own handling there),
+// so a signal during another command's requests (a job's POST) is never reported as having
+// changed nothing.
+
+import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
+
+/** The line a signal before any change prints, newline included. */
+export function describeStopBeforeChanges(name: InterruptSignal): string {
+  return `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`;
+}
+
+export interface EarlySignalOptions {
+  stderr?: { write(text: string): unknown } | undefined;
+  /** Ends the process (injectable for tests). */
+  exit?: ((code: number) => void) | undefined;
+  /** Where the signals come from (injectable for tests). */
+  source?: Pick<NodeJS.EventEmitter, "on" | "off"> | undefined;
+}
+
+let releaseHeld: (() => void) | undefined;
+
+/** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
+export function holdEarlySignals(options: EarlySignalOptions = {}): void {
+  if (releaseHeld !== undefined) return;
+  const stderr = options.stderr ?? process.stderr;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const source = options.source ?? process;
+  const onSignal = (name: InterruptSignal) => {
+    stderr.write(describeStopBeforeChanges(name));
+    exit(SIGNAL_EXIT_CODES[name]);
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  source.on("SIGINT", onInt);
+  source.on("SIGTERM", onTerm);
+  releaseHeld = () => {
+    source.off("SIGINT", onInt);
+    source.off("SIGTERM", onTerm);
+  };
+}
+
+/**
+ * Stops holding the signals: called once a command's own listeners are installed, or as the
+ * action of a command without any starts. Without a hold (the CLI run in-process), nothing happens.
+ */
+export function releaseEarlySignals(): void {
+  releaseHeld?.();
+  releaseHeld = undefined;
+}
+
+/** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
+export const COMMANDS_HANDLING_SIGNALS: ReadonlySet<string> = new Set(["apply", "rollback"]);
