@@ -190,8 +190,9 @@ async function readAndPlanProjects(client, desired, options) {
 	const projectPlans = [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []);
 	const refused = [];
 	if (options.refuseFamilyOnly) for (const part of projectPlans) {
-		refused.push(...part.errors.filter((error) => error.refused === true));
-		part.errors = part.errors.filter((error) => error.refused !== true);
+		const kept = [];
+		for (const error of part.errors) (error.refused === true ? refused : kept).push(error);
+		part.errors = kept;
 	}
 	const result = assemblePlan(projectPlans, planOptions);
 	planningMs += performance.now() - started;

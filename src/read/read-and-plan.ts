@@ -133,8 +133,9 @@ export async function readAndPlanProjects(
   const refused: PlanDiagnostic[] = [];
   if (options.refuseFamilyOnly) {
     for (const part of projectPlans) {
-      refused.push(...part.errors.filter((error) => error.refused === true));
-      part.errors = part.errors.filter((error) => error.refused !== true);
+      const kept: PlanDiagnostic[] = [];
+      for (const error of part.errors) (error.refused === true ? refused : kept).push(error);
+      part.errors = kept;
     }
   }
   const result = assemblePlan(projectPlans, planOptions);
