@@ -597,7 +597,7 @@ async function savePlan(plan, path, options) {
 async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-	const outcome = display.report === void 0 ? "" : reportMarkdown(display.report);
+	const outcome = display.report === void 0 ? "" : reportMarkdown(display.report, display.command ?? "apply");
 	const markdown = `${renderMarkdown(forDisplay(plan, io), {
 		title,
 		forced: display.forced === true,
@@ -615,12 +615,15 @@ async function appendStepSummary(plan, io, title, display = {}) {
 const MARKDOWN_MAX_CHARS = 6e4;
 /** Lines of an apply's report in the summary; the log has them all. */
 const REPORT_MAX_LINES = 40;
-/** What an apply did, as its log says it, in a code block under the plan. */
-function reportMarkdown(report) {
+/** What an apply or a rollback did, as its log says it, in a code block under the plan. */
+function reportMarkdown(report, command) {
 	let text = "";
 	renderApplyReport(report, { write: (chunk) => {
 		text += chunk;
-	} }, { colour: false });
+	} }, {
+		colour: false,
+		command
+	});
 	const lines = text.trimEnd().split("\n");
 	const body = (lines.length <= REPORT_MAX_LINES ? lines : [
 		...lines.slice(0, 38),
@@ -629,7 +632,7 @@ function reportMarkdown(report) {
 	]).map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
 	const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
 	const fence = "`".repeat(longest + 1);
-	return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
+	return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
 function warnGuards(plan, io, force) {
 	for (const guard of plan.guards) {

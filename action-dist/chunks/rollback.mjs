@@ -411,7 +411,10 @@ Examples:
 				colour: useColour(io.stdout, io.env),
 				command: "rollback"
 			});
-			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", { report });
+			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", {
+				report,
+				command: "rollback"
+			});
 			const words = {
 				command: "rollback",
 				again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`

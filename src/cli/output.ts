@@ -139,11 +139,12 @@ export async function appendStepSummary(
   plan: Plan,
   io: CliIo,
   title: string,
-  display: { forced?: boolean; report?: ApplyReport } = {},
+  display: { forced?: boolean; report?: ApplyReport; command?: "apply" | "rollback" } = {},
 ): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-  const outcome = display.report === undefined ? "" : reportMarkdown(display.report);
+  const outcome =
+    display.report === undefined ? "" : reportMarkdown(display.report, display.command ?? "apply");
   // The whole must fit a pull-request comment (65,536 characters), as the plan alone does.
   const markdown = `${renderMarkdown(forDisplay(plan, io), {
     title,
@@ -168,8 +169,8 @@ const MARKDOWN_MAX_CHARS = 60_000;
 /** Lines of an apply's report in the summary; the log has them all. */
 const REPORT_MAX_LINES = 40;
 
-/** What an apply did, as its log says it, in a code block under the plan. */
-function reportMarkdown(report: ApplyReport): string {
+/** What an apply or a rollback did, as its log says it, in a code block under the plan. */
+function reportMarkdown(report: ApplyReport, command: "apply" | "rollback"): string {
   let text = "";
   renderApplyReport(
     report,
@@ -178,7 +179,7 @@ function reportMarkdown(report: ApplyReport): string {
         text += chunk;
       },
     },
-    { colour: false },
+    { colour: false, command },
   );
   const lines = text.trimEnd().split("\n");
   // The summary line is the last: keep it when the list before it is cut.
@@ -194,7 +195,7 @@ function reportMarkdown(report: ApplyReport): string {
   // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
   const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
   const fence = "`".repeat(longest + 1);
-  return `\n\n#### What the apply did\n\n${fence}text\n${body}\n${fence}`;
+  return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
 
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {

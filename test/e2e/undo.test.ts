@@ -71,12 +71,20 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
     expect(noTerminal.stderr).toContain("rollback needs approval");
 
     // Its own journal goes where an apply's would: under the working directory.
-    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], { cwd: dir });
+    // The job's step summary speaks of a rollback, not of an apply.
+    const summary = join(dir, "step-summary.md");
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
     expect(undone.stderr).toMatch(
       /undo this rollback: pcsync rollback --journal \.pcsync\/journal\/\S+\.jsonl/,
     );
     expect(undone.code).toBe(0);
     expect(undone.stdout).toMatch(/^Rollback complete: \d+ created, \d+ updated, \d+ deleted/m);
+    const summaryText = await readFile(summary, "utf8");
+    expect(summaryText).toMatch(/#### What the rollback did\n\n```text\n[^`]*Rollback complete: \d+ created/);
+    expect(summaryText).not.toMatch(/Apply complete|What the apply did/);
     expect(await snapshot(server)).toBe(before);
     const planned = await server.run(["plan", "-f", EXAMPLES, "--detailed-exitcode"]);
     expect(planned.code).toBe(2);

@@ -199,7 +199,7 @@ Examples:
         state.plan,
         io,
         isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
-        { report },
+        { report, command: "rollback" },
       );
       // The same rollback again puts back what is still not as it was (and changes nothing twice).
       const words = {
