@@ -114,20 +114,20 @@ async function dedupeCreates(client, input) {
 	const targets = input.outcomes.flatMap((outcome, index) => {
 		const change = input.changes[index];
 		if (change?.action !== "create") return [];
-		const settlement = input.settlements?.[index];
+		const certainty = input.certainties?.[index];
 		if (outcome.status === "done" && outcome.id !== null) return [{
 			index,
 			change,
 			outcome,
 			ownId: outcome.id,
-			settlement
+			certainty
 		}];
 		if (outcome.status === "unknown") return [{
 			index,
 			change,
 			outcome,
 			ownId: null,
-			settlement
+			certainty
 		}];
 		return [];
 	});
@@ -157,12 +157,12 @@ async function dedupeCreates(client, input) {
 	return outcomes;
 }
 async function checkCopies(client, input, target, read) {
-	const { change, outcome, ownId, settlement } = target;
+	const { change, outcome, ownId, certainty } = target;
 	const copies = copiesOf(read.records, change, input, ownId).sort((a, b) => a.id - b.id);
 	const lowest = copies[0];
 	if (ownId === null) {
 		if (!lowest) {
-			const conclusiveAfter = settlement?.conclusiveAfter;
+			const conclusiveAfter = certainty?.conclusiveAfter;
 			if (conclusiveAfter !== void 0 && read.startedAt >= conclusiveAfter) return {
 				...outcome,
 				status: "failed",
@@ -178,7 +178,7 @@ async function checkCopies(client, input, target, read) {
 			deleteFailed: (id) => `but deleting the later copy (id ${id}) failed`
 		});
 	}
-	const uncertain = settlement?.uncertain === true;
+	const uncertain = certainty?.uncertain === true;
 	if (lowest === void 0 || lowest.id >= ownId) {
 		const later = uncertain ? copies.filter((record) => record.id > ownId).map((record) => record.id) : [];
 		if (later.length === 0) return outcome;
@@ -433,26 +433,26 @@ async function applyCreate(writer, change, knownIds, createdIds, reader, settleW
 		});
 		const { record } = created;
 		createdIds.add(record.id);
-		const settlement = { uncertain: created.uncertain };
+		const certainty = { uncertain: created.uncertain };
 		const problem = writeProblem(change, record);
 		if (problem !== void 0) return {
 			outcome: outcomeOf({
 				...change,
 				id: record.id
 			}, "failed", problem),
-			settlement
+			certainty
 		};
 		return {
 			outcome: outcomeOf({
 				...change,
 				id: record.id
 			}, "done"),
-			settlement
+			certainty
 		};
 	} catch (error) {
 		if (isOutcomeUnknown(error, "create_outcome_unknown")) return {
 			outcome: outcomeOf(change, "unknown", error.message),
-			settlement: {
+			certainty: {
 				uncertain: true,
 				conclusiveAfter: error.conclusiveAfter
 			}
@@ -548,7 +548,7 @@ async function applyFamily(writer, work, plan, current, knowledge, options, prog
 		createdByRun: knowledge.createdIds,
 		changes: writes,
 		outcomes: appliedWrites.map((applied) => applied.outcome),
-		settlements: appliedWrites.map((applied) => applied.settlement),
+		certainties: appliedWrites.map((applied) => applied.certainty),
 		reader,
 		signal
 	});

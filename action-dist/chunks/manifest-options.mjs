@@ -8058,13 +8058,13 @@ function expandFamily(context, family) {
 			fieldSources: item.fieldSources
 		}, true);
 	}
-	const changers = [...setBlocks, ...own ? [{
+	const overridingBlocks = [...setBlocks, ...own ? [{
 		set: void 0,
 		block: own
 	}] : []];
-	for (const { set, block: changer } of changers) {
+	for (const { set, block: overriding } of overridingBlocks) {
 		const inherited = set !== void 0 ? project : void 0;
-		for (const omit of changer.omit) {
+		for (const omit of overriding.omit) {
 			const entry = byName.get(omit.name);
 			if (entry === void 0 || !entry.templated) {
 				if (!context.usesUnknownTemplate) report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
@@ -8072,7 +8072,7 @@ function expandFamily(context, family) {
 			}
 			entry.omittedAt ??= omit.source;
 		}
-		for (const override of changer.overrides) {
+		for (const override of overriding.overrides) {
 			const entry = byName.get(override.name);
 			if (entry === void 0 || !entry.templated) {
 				if (!context.usesUnknownTemplate) report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
@@ -8085,23 +8085,23 @@ function expandFamily(context, family) {
 			applyOverride(entry, override, set, context);
 		}
 	}
-	for (const { set, block: changer } of changers) {
-		for (const item of changer.configs ?? []) addEntry(entries, byName, context, {
+	for (const { set, block: overriding } of overridingBlocks) {
+		for (const item of overriding.configs ?? []) addEntry(entries, byName, context, {
 			item,
 			appliedAt: set?.source,
-			origin: changer,
+			origin: overriding,
 			templated: false,
 			fields: item.fields,
 			fieldSources: item.fieldSources
 		}, set !== void 0);
-		if (changer.configs === void 0 && !templated && !context.usesUnknownTemplate) report.error(changer.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
+		if (overriding.configs === void 0 && !templated && !context.usesUnknownTemplate) report.error(overriding.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
 	}
-	if (entries.length === 0 && !templated && changers.length === 0) return void 0;
+	if (entries.length === 0 && !templated && overridingBlocks.length === 0) return void 0;
 	const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
 	const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
 	if (source === void 0) return void 0;
 	const kept = entries.filter((entry) => entry.omittedAt === void 0);
-	for (const { block: changer } of changers) settingBlocks.push(changer);
+	for (const { block: overriding } of overridingBlocks) settingBlocks.push(overriding);
 	return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
 }
 /**

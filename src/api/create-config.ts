@@ -236,7 +236,7 @@ async function settleAnsweredPost(
   return { record, posts, uncertain: true, adopted: true };
 }
 
-type Settlement =
+type SettleResult =
   | { kind: "found"; record: PluginConfigRecord }
   | { kind: "absent" }
   | { kind: "unknown"; why: string };
@@ -252,8 +252,8 @@ async function settle(
   knownIds: ReadonlySet<number>,
   giveUpAt: number,
   windowMs: number,
-): Promise<Settlement> {
-  const interrupted: Settlement = {
+): Promise<SettleResult> {
+  const interrupted: SettleResult = {
     kind: "unknown",
     why: "the run was interrupted before re-reading the family could settle it",
   };

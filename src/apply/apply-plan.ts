@@ -124,7 +124,7 @@ async function applyFamily(
     createdByRun: knowledge.createdIds,
     changes: writes,
     outcomes: appliedWrites.map((applied) => applied.outcome),
-    settlements: appliedWrites.map((applied) => applied.settlement),
+    certainties: appliedWrites.map((applied) => applied.certainty),
     reader,
     signal,
   });

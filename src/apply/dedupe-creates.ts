@@ -18,8 +18,8 @@ import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner } from "./write-mark.js";
 
-/** How a create was settled, as far as the check needs to know. */
-export interface CreateSettlement {
+/** How certain it is that a create happened once, as far as the duplicate check needs to know. */
+export interface CreateCertainty {
   /**
    * Some POST of it had an unknown outcome: a late copy of it may land, which no other run would
    * delete, so this run deletes every copy above the lowest id, not only its own.
@@ -40,7 +40,7 @@ export interface DedupeInput {
   changes: readonly PlannedChange[];
   outcomes: readonly ApplyOutcome[];
   /** How each create was settled (same index); missing means certain: answered at the first POST. */
-  settlements?: readonly (CreateSettlement | undefined)[] | undefined;
+  certainties?: readonly (CreateCertainty | undefined)[] | undefined;
   /** Shares the read with the creates' own re-reads; a new read is made either way. */
   reader?: FamilyReader | undefined;
   /** Once aborted, the check does not start: its deletes would be new writes. */
@@ -55,7 +55,7 @@ interface Target {
   outcome: ApplyOutcome;
   /** This run's record, or null when the create's outcome is unknown. */
   ownId: number | null;
-  settlement: CreateSettlement | undefined;
+  certainty: CreateCertainty | undefined;
 }
 
 /**
@@ -68,10 +68,10 @@ export async function dedupeCreates(client: ApiClient, input: DedupeInput): Prom
   const targets = input.outcomes.flatMap((outcome, index): Target[] => {
     const change = input.changes[index];
     if (change?.action !== "create") return [];
-    const settlement = input.settlements?.[index];
+    const certainty = input.certainties?.[index];
     if (outcome.status === "done" && outcome.id !== null)
-      return [{ index, change, outcome, ownId: outcome.id, settlement }];
-    if (outcome.status === "unknown") return [{ index, change, outcome, ownId: null, settlement }];
+      return [{ index, change, outcome, ownId: outcome.id, certainty }];
+    if (outcome.status === "unknown") return [{ index, change, outcome, ownId: null, certainty }];
     return [];
   });
   const outcomes = [...input.outcomes];
@@ -113,13 +113,13 @@ async function checkCopies(
   target: Target,
   read: FamilyListing,
 ): Promise<ApplyOutcome> {
-  const { change, outcome, ownId, settlement } = target;
+  const { change, outcome, ownId, certainty } = target;
   const copies = copiesOf(read.records, change, input, ownId).sort((a, b) => a.id - b.id);
   const lowest = copies[0];
 
   if (ownId === null) {
     if (!lowest) {
-      const conclusiveAfter = settlement?.conclusiveAfter;
+      const conclusiveAfter = certainty?.conclusiveAfter;
       if (conclusiveAfter !== undefined && read.startedAt >= conclusiveAfter) {
         return {
           ...outcome,
@@ -138,7 +138,7 @@ async function checkCopies(
     });
   }
 
-  const uncertain = settlement?.uncertain === true;
+  const uncertain = certainty?.uncertain === true;
   if (lowest === undefined || lowest.id >= ownId) {
     // This run's record stays. Copies above it are other runs' (they delete their own) unless a POST
     // of this create may have landed late: that copy is nobody else's to delete.

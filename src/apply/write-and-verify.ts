@@ -8,7 +8,7 @@ import type { WritableField } from "../families.js";
 import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
 import { neutraliseJson } from "../server-text.js";
-import type { CreateSettlement } from "./dedupe-creates.js";
+import type { CreateCertainty } from "./dedupe-creates.js";
 import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { ApplyOutcome } from "./types.js";
@@ -17,7 +17,7 @@ import { markedBody, markProblem } from "./write-mark.js";
 /** A create's outcome and, for the check after the family's creates, how it was settled. */
 export interface AppliedWrite {
   outcome: ApplyOutcome;
-  settlement?: CreateSettlement | undefined;
+  certainty?: CreateCertainty | undefined;
 }
 
 /** What a create or update sends: the fields it sets, its description with the owner mark if any. */
@@ -74,16 +74,16 @@ export async function applyCreate(
     });
     const { record } = created;
     createdIds.add(record.id);
-    const settlement = { uncertain: created.uncertain };
+    const certainty = { uncertain: created.uncertain };
     const problem = writeProblem(change, record);
     if (problem !== undefined)
-      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), settlement };
-    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), settlement };
+      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), certainty };
+    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), certainty };
   } catch (error) {
     if (isOutcomeUnknown(error, "create_outcome_unknown")) {
       return {
         outcome: outcomeOf(change, "unknown", error.message),
-        settlement: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
+        certainty: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
       };
     }
     if (isRequestError(error, "request_aborted")) {

@@ -126,13 +126,13 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   }
 
   // Omissions and overrides: the sets' first, then the project's own (which win).
-  const changers: { set: ProjectSetBlock | undefined; block: FamilyBlock }[] = [
+  const overridingBlocks: { set: ProjectSetBlock | undefined; block: FamilyBlock }[] = [
     ...setBlocks,
     ...(own ? [{ set: undefined, block: own }] : []),
   ];
-  for (const { set, block: changer } of changers) {
+  for (const { set, block: overriding } of overridingBlocks) {
     const inherited = set !== undefined ? project : undefined;
-    for (const omit of changer.omit) {
+    for (const omit of overriding.omit) {
       const entry = byName.get(omit.name);
       if (entry === undefined || !entry.templated) {
         if (!context.usesUnknownTemplate)
@@ -141,7 +141,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
       }
       entry.omittedAt ??= omit.source;
     }
-    for (const override of changer.overrides) {
+    for (const override of overriding.overrides) {
       const entry = byName.get(override.name);
       if (entry === undefined || !entry.templated) {
         if (!context.usesUnknownTemplate) {
@@ -166,8 +166,8 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   }
 
   // Own configs: the sets' first, then the project's.
-  for (const { set, block: changer } of changers) {
-    for (const item of changer.configs ?? []) {
+  for (const { set, block: overriding } of overridingBlocks) {
+    for (const item of overriding.configs ?? []) {
       addEntry(
         entries,
         byName,
@@ -175,7 +175,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
         {
           item,
           appliedAt: set?.source,
-          origin: changer,
+          origin: overriding,
           templated: false,
           fields: item.fields,
           fieldSources: item.fieldSources,
@@ -183,21 +183,21 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
         set !== undefined,
       );
     }
-    if (changer.configs === undefined && !templated && !context.usesUnknownTemplate) {
+    if (overriding.configs === undefined && !templated && !context.usesUnknownTemplate) {
       report.error(
-        changer.valueSource,
+        overriding.valueSource,
         missingConfigs(family, true),
         set === undefined ? undefined : project,
       );
     }
   }
-  if (entries.length === 0 && !templated && changers.length === 0) return undefined;
+  if (entries.length === 0 && !templated && overridingBlocks.length === 0) return undefined;
 
   const prune = own?.prune?.value ?? setPrune(setBlocks, family, context) ?? templatePrune?.value ?? false;
   const source = own?.source ?? setBlocks[0]?.block.source ?? firstUse ?? context.block?.source;
   if (source === undefined) return undefined;
   const kept = entries.filter((entry) => entry.omittedAt === undefined);
-  for (const { block: changer } of changers) settingBlocks.push(changer);
+  for (const { block: overriding } of overridingBlocks) settingBlocks.push(overriding);
   return finishFamily(context, family, kept, prune, source, familySettings(settingBlocks));
 }
 

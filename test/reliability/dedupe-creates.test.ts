@@ -220,7 +220,7 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
       createdByRun: new Set([ours.id]),
       changes: [change],
       outcomes: [doneOutcome(change, ours.id)],
-      settlements: [{ uncertain: true }],
+      certainties: [{ uncertain: true }],
     });
     expect(outcome).toMatchObject({ status: "done", id: ours.id });
     expect(outcome?.message).toBe(
@@ -243,7 +243,7 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
       createdByRun,
       changes: [change],
       outcomes: [unknownOutcome(change)],
-      settlements: [{ uncertain: true, conclusiveAfter: 0 }],
+      certainties: [{ uncertain: true, conclusiveAfter: 0 }],
     });
     expect(outcome).toMatchObject({ status: "done", id: first.id });
     expect(outcome?.message).toBe(
@@ -265,7 +265,7 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
         createdByRun: new Set(),
         changes: [change],
         outcomes: [unknownOutcome(change)],
-        settlements: [{ uncertain: true, conclusiveAfter }],
+        certainties: [{ uncertain: true, conclusiveAfter }],
       });
     // The window has closed: absence is proven.
     const [closed] = await settled(Date.now() - 1);
