@@ -10799,22 +10799,28 @@ const LIST_BOUND_DEFAULTS = {
 function offsetOf(url) {
 	return Number(url.searchParams.get("offset") ?? 0);
 }
+/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
+function pathSegments(pathname) {
+	const segments = pathname.split("/");
+	if (segments.length > 1 && segments.at(-1) === "") segments.pop();
+	return segments.map((segment) => {
+		try {
+			return decodeURIComponent(segment);
+		} catch {
+			return segment;
+		}
+	});
+}
 /**
 * The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
 * of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
 */
 function nameList(path) {
-	const segments = path.split("/").filter((segment) => segment !== "");
+	const segments = pathSegments(path).filter((segment) => segment !== "");
 	const at = segments.lastIndexOf("projects");
 	const [project, family, config, logs] = segments.slice(at + 1);
 	if (at < 0 || project === void 0) return "the project list";
-	const list = `project ${(() => {
-		try {
-			return decodeURIComponent(project);
-		} catch {
-			return project;
-		}
-	})()}'s ${family !== void 0 && FAMILY_NAMES.includes(family) ? family : "list"}`;
+	const list = `project ${project}'s ${family !== void 0 && FAMILY_NAMES.includes(family) ? family : "list"}`;
 	return logs === "logs" && config !== void 0 ? `the logs of config ${config} in ${list}` : list;
 }
 /**
@@ -12314,17 +12320,6 @@ function describeNextLinkMismatch(first, next) {
 	}
 	const differing = differingParameters(first.searchParams, next.searchParams);
 	if (differing.length > 0) return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
-}
-function pathSegments(pathname) {
-	const segments = pathname.split("/");
-	if (segments.length > 1 && segments.at(-1) === "") segments.pop();
-	return segments.map((segment) => {
-		try {
-			return decodeURIComponent(segment);
-		} catch {
-			return segment;
-		}
-	});
 }
 /** Names of the non-page parameters whose values differ (in number, value or presence). */
 function differingParameters(first, next) {

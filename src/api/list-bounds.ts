@@ -22,25 +22,32 @@ export function offsetOf(url: URL): number {
   return Number(url.searchParams.get("offset") ?? 0);
 }
 
+/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
+export function pathSegments(pathname: string): string[] {
+  const segments = pathname.split("/");
+  if (segments.length > 1 && segments.at(-1) === "") segments.pop();
+  return segments.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      // Not valid percent-encoding: taken as written, so it can only match itself.
+      return segment;
+    }
+  });
+}
+
 /**
  * The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
  * of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
  */
 export function nameList(path: string): string {
-  const segments = path.split("/").filter((segment) => segment !== "");
+  const segments = pathSegments(path).filter((segment) => segment !== "");
   const at = segments.lastIndexOf("projects");
   const [project, family, config, logs] = segments.slice(at + 1);
   if (at < 0 || project === undefined) return "the project list";
-  const decoded = (() => {
-    try {
-      return decodeURIComponent(project);
-    } catch {
-      return project;
-    }
-  })();
   const familyName =
     family !== undefined && (FAMILY_NAMES as readonly string[]).includes(family) ? family : "list";
-  const list = `project ${decoded}'s ${familyName}`;
+  const list = `project ${project}'s ${familyName}`;
   return logs === "logs" && config !== undefined ? `the logs of config ${config} in ${list}` : list;
 }
 

@@ -6,7 +6,7 @@
 
 import type { ApiClient } from "./client.js";
 import { ResponseError } from "./errors.js";
-import { ListWalk, offsetOf } from "./list-bounds.js";
+import { ListWalk, offsetOf, pathSegments } from "./list-bounds.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
@@ -45,19 +45,6 @@ export function describeNextLinkMismatch(first: URL, next: URL): string | undefi
     return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
   }
   return undefined;
-}
-
-function pathSegments(pathname: string): string[] {
-  const segments = pathname.split("/");
-  if (segments.length > 1 && segments.at(-1) === "") segments.pop();
-  return segments.map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      // Not valid percent-encoding: compared as written, so it can only match itself.
-      return segment;
-    }
-  });
 }
 
 /** Names of the non-page parameters whose values differ (in number, value or presence). */
