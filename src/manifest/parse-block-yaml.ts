@@ -4,15 +4,7 @@
 // which of the two read the file, only the time and memory do (a 20,000-config file in a fifth).
 
 import type { Position } from "./diagnostics.js";
-import type {
-  MapEntry,
-  MapNode,
-  ScalarNode,
-  ScalarValue,
-  SeqNode,
-  SourceSpan,
-  ValueNode,
-} from "./yaml-nodes.js";
+import type { MapEntry, MapNode, ScalarNode, ScalarValue, SeqNode, ValueNode } from "./yaml-nodes.js";
 
 /** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
@@ -51,6 +43,12 @@ const BOOL_TEXT = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 const INT_TEXT = /^[-+]?[0-9]+$/;
 /** Longer keys are an error to the full parse (and never a manifest's). */
 const MAX_KEY_LENGTH = 1000;
+/**
+ * Keys up to this long are kept once per text, however often written (`name:` in every config);
+ * the table stops growing at MAX_SHARED_KEYS, so a text of a million different keys costs no more.
+ */
+const MAX_SHARED_KEY_LENGTH = 40;
+const MAX_SHARED_KEYS = 4096;
 
 export interface BlockYaml {
   /** The document's content; undefined when it holds only comments and blank lines. */
@@ -79,7 +77,7 @@ function giveUp(): never {
 
 class BlockReader {
   private readonly lineStarts: number[] = [];
-  private line = 0;
+  private readonly sharedKeys = new Map<string, string>();
   private lineStart = 0;
   private lineEnd = 0;
   private readonly stack: Frame[] = [];
@@ -97,7 +95,6 @@ class BlockReader {
     while (start <= text.length) {
       const newline = text.indexOf("\n", start);
       const end = newline < 0 ? text.length : newline;
-      this.line += 1;
       this.lineStart = start;
       this.lineEnd = end;
       this.lineStarts.push(start);
@@ -106,7 +103,9 @@ class BlockReader {
       start = newline + 1;
     }
     if (this.pending !== undefined) this.fillEmpty(this.pending);
-    const lineStarts = this.lineStarts;
+    for (const frame of this.stack) trimToSize(frame.node);
+    // Offsets fit 32 bits (files are capped far below): half the memory of the growing array.
+    const lineStarts = Int32Array.from(this.lineStarts);
     return { root: this.root, positionAt: (offset) => positionIn(lineStarts, text.length, offset) };
   }
 
@@ -139,6 +138,7 @@ class BlockReader {
     for (let top = this.stack.at(-1); top !== undefined; top = this.stack.at(-1)) {
       const listUnderKey = top.indent === indent && top.node.kind === "seq" && !isItem;
       if (top.indent <= indent && !listUnderKey) break;
+      trimToSize(top.node);
       this.stack.pop();
     }
     const frame = this.stack.at(-1);
@@ -163,7 +163,7 @@ class BlockReader {
   /** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
   private startNode(column: number, indent: number, slot: Slot): void {
     if (this.isItemAt(column)) {
-      const node: SeqNode = { kind: "seq", position: this.positionOf(column), items: [] };
+      const node: SeqNode = { kind: "seq", offset: column, items: [] };
       this.fill(slot, node);
       const frame = this.push({ indent, node });
       this.readItem(frame, column);
@@ -171,7 +171,7 @@ class BlockReader {
     }
     const keyEnd = this.findKeyEnd(column);
     if (keyEnd !== undefined) {
-      const node: MapNode = { kind: "map", position: this.positionOf(column), entries: [] };
+      const node: MapNode = { kind: "map", offset: column, entries: [] };
       this.fill(slot, node);
       const frame = this.push({ indent, node });
       this.readEntry(frame, column, keyEnd);
@@ -210,11 +210,10 @@ class BlockReader {
   private readEntry(frame: Frame, column: number, keyEnd: number | undefined): void {
     const map = frame.node as MapNode;
     if (keyEnd === undefined) giveUp();
-    const keySpan = this.spanOf(column, keyEnd);
-    const key = this.keyText(column, keySpan.text);
+    const key = this.keyText(column, keyEnd);
     // Merge keys and duplicates are errors, reported by the full parse with both positions.
     if (key === "<<" || hasKey(frame, key)) giveUp();
-    const entry: MapEntry = { key, keySpan, value: EMPTY_PLACEHOLDER };
+    const entry: MapEntry = { key, keyOffset: column, keyEnd, value: EMPTY_PLACEHOLDER };
     map.entries.push(entry);
     const content = this.skipSpaces(keyEnd + 1);
     if (this.isEndOfContent(content)) {
@@ -247,13 +246,23 @@ class BlockReader {
     return undefined;
   }
 
-  /** The key written as `raw` at `column`. */
-  private keyText(column: number, raw: string): string {
+  /** The key written from `column` to `end`. */
+  private keyText(column: number, end: number): string {
     const first = this.text.charCodeAt(column);
-    if (first === 0x22 || first === 0x27) return this.quotedValue(column, column + raw.length);
+    if (first === 0x22 || first === 0x27) return this.shared(this.quotedValue(column, end));
+    const raw = this.text.slice(column, end);
     // As written, also for `1:` (a number to YAML, a project id here): what load-yaml.ts keeps.
     if (raw === "" || INDICATORS.has(raw.charAt(0)) || raw.endsWith(" ") || raw.includes(" #")) giveUp();
-    return raw;
+    return this.shared(raw);
+  }
+
+  /** One string per short key, kept for the whole text, instead of one per place it is written. */
+  private shared(key: string): string {
+    if (key.length > MAX_SHARED_KEY_LENGTH) return key;
+    const known = this.sharedKeys.get(key);
+    if (known !== undefined) return known;
+    if (this.sharedKeys.size < MAX_SHARED_KEYS) this.sharedKeys.set(key, key);
+    return key;
   }
 
   /** A scalar starting at `column` and running to the end of the line (or a comment). */
@@ -264,12 +273,13 @@ class BlockReader {
       const close = this.findQuoteEnd(column);
       if (close === undefined || !this.isEndOfContent(this.skipSpaces(close), true)) giveUp();
       const value = this.quotedValue(column, close);
-      return { kind: "scalar", value, span: this.spanOf(column, close) };
+      return { kind: "scalar", value, offset: column, end: close };
     }
     if (text.startsWith("[]", column) || text.startsWith("{}", column)) {
       if (!this.isEndOfContent(this.skipSpaces(column + 2), true)) giveUp();
-      const position = this.positionOf(column);
-      return first === 0x5b ? { kind: "seq", position, items: [] } : { kind: "map", position, entries: [] };
+      return first === 0x5b
+        ? { kind: "seq", offset: column, items: [] }
+        : { kind: "map", offset: column, entries: [] };
     }
     if (INDICATORS.has(text.charAt(column))) giveUp();
     let end = column;
@@ -278,8 +288,7 @@ class BlockReader {
     const raw = text.slice(column, end);
     // `a: b: c` is an error.
     if (raw.includes(": ") || raw.endsWith(":")) giveUp();
-    const span: SourceSpan = { position: this.positionOf(column), offset: column, text: raw };
-    return { kind: "scalar", value: plainValue(raw), span };
+    return { kind: "scalar", value: plainValue(raw), offset: column, end };
   }
 
   /** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
@@ -320,22 +329,18 @@ class BlockReader {
   }
 
   private fillEmpty(pending: Pending): void {
-    this.fill(pending.slot, {
-      kind: "scalar",
-      value: null,
-      span: { position: this.positionOf(pending.emptyAt), offset: pending.emptyAt, text: "" },
-    });
+    const at = pending.emptyAt;
+    this.fill(pending.slot, { kind: "scalar", value: null, offset: at, end: at });
   }
+}
 
-  private spanOf(start: number, end: number): SourceSpan {
-    return { position: this.positionOf(start), offset: start, text: this.text.slice(start, end) };
-  }
-
-  /** Positions on the current line (or, for an empty value, the line of its key). */
-  private positionOf(offset: number): Position {
-    if (offset >= this.lineStart) return { line: this.line, col: offset - this.lineStart + 1 };
-    return positionIn(this.lineStarts, this.text.length, offset);
-  }
+/**
+ * A finished map's or list's array at its length: an array grown by push keeps room for about
+ * 17 elements, four times what a config's map of four keys needs.
+ */
+function trimToSize(node: MapNode | SeqNode): void {
+  if (node.kind === "map") node.entries = node.entries.slice();
+  else node.items = node.items.slice();
 }
 
 /** Whether the map of `frame` has `key` already; remembers it otherwise. */
@@ -353,11 +358,7 @@ function hasKey(frame: Frame, key: string): boolean {
   return false;
 }
 
-const EMPTY_PLACEHOLDER: ScalarNode = {
-  kind: "scalar",
-  value: null,
-  span: { position: { line: 1, col: 1 }, offset: 0, text: "" },
-};
+const EMPTY_PLACEHOLDER: ScalarNode = { kind: "scalar", value: null, offset: 0, end: 0 };
 
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw: string): ScalarValue {
@@ -375,7 +376,7 @@ function plainValue(raw: string): ScalarValue {
 }
 
 /** Line and column (1-based, in UTF-16 units as yaml's LineCounter counts) of an offset. */
-function positionIn(lineStarts: readonly number[], length: number, offset: number): Position {
+function positionIn(lineStarts: Int32Array, length: number, offset: number): Position {
   const clamped = Math.max(0, Math.min(offset, length));
   let low = 0;
   let high = lineStarts.length - 1;
