@@ -2,7 +2,7 @@
 import { G as mapConcurrent, d as updateConfig, n as createConfigDetailed, t as FamilyReader, u as rearrange } from "./api.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as describeError } from "./errors.mjs";
-import { D as showsEveryRecord, m as showsWritten, p as shownValue } from "./guard-message.mjs";
+import { d as shownValue, f as showsWritten, v as showsEveryRecord } from "./order-ties.mjs";
 import { h as showsText } from "./options.mjs";
 import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";

@@ -4,13 +4,15 @@ import { _ as JournalError, a as watchInterrupts, c as canAsk, d as findJournalO
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
 import { a as UsageError, l as throwSayingNothingChanged, r as RefusedError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { S as refusingGuards, m as showsWritten, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
+import { f as showsWritten } from "./order-ties.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
-import { a as printApplyJson, d as renderApplyReport, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
+import { c as refusingGuards, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
+import { n as isApplyComplete, r as renderApplyReport, t as appendStepSummary } from "./step-summary.mjs";
+import { r as useColour } from "./cli-io.mjs";
 import { a as manifestServer, i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
-import { n as useColour } from "./io.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat } from "./options.mjs";
+import { i as printPlan, n as hasChanges, o as warnGuards, r as printApplyJson, t as checkPlanPrintableAsJson } from "./print-plan.mjs";
 import { a as safetyPlanOptions, i as planFromFlags, n as maxDeletePercentOf, r as narrowDesiredState, t as addScopeOptions } from "./scope-options.mjs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";

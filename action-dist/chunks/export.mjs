@@ -4,7 +4,7 @@ import { c as listProjects } from "./api.mjs";
 import { t as CommandError } from "./command-error.mjs";
 import { a as UsageError, f as locateSecrets } from "./errors.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { E as listsToRead, T as idsOfOtherFamilies, a as groupTiedOrders, g as pluginDefaults, p as shownValue, r as TIE_EFFECT, s as readCurrentState } from "./guard-message.mjs";
+import { _ as listsToRead, a as readCurrentState, d as shownValue, g as idsOfOtherFamilies, m as pluginDefaults, r as groupTiedOrders, t as TIE_EFFECT } from "./order-ties.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isMap, a as loadVariablesOrThrow, b as parseDocument, c as runInputs, f as compareText, g as YAMLSeq, h as Scalar, m as Document, n as addVariableOptions, p as resolveTextWith, v as isScalar, x as visit, y as isSeq } from "./manifest-options.mjs";
 import { _ as neutraliseInline, b as neutraliseYaml, g as needsYamlEscapes } from "./api-key.mjs";
@@ -12,7 +12,7 @@ import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } 
 import { t as groupBy } from "./group-by.mjs";
 import { i as createClientFromFlags, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { o as requireFlag } from "./find-config-record.mjs";
-import { s as refuseSecretIn, t as EXPORT_REMEDY } from "./output.mjs";
+import { t as refuseSecretIn } from "./refuse-secret.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/build-manifest.js
 function sortByOrder(records) {
@@ -519,6 +519,7 @@ function renderTemplatedManifest(factored, results, destination = "file") {
 	return exportText(document, destination);
 }
 // dist/src/cli/commands/export.js
+const EXPORT_REMEDY = "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
 /** The projects to export, numerically sorted and each once: the output does not depend on flag order. */
 async function selectProjects(flags, client) {
 	if (flags.all && flags.project !== void 0) throw new UsageError("give either --all or --project <id>, not both (--all already exports every project)");

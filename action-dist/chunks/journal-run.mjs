@@ -3,10 +3,10 @@ import { c as messageOf, f as locateSecrets, i as SIGNAL_EXIT_CODES, n as Pcsync
 import { i as releaseEarlySignals, n as describeStopBeforeChanges } from "./early-signals.mjs";
 import { i as Option } from "./esm.mjs";
 import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
-import { g as pluginDefaults } from "./guard-message.mjs";
-import { r as recordKey } from "./fingerprint.mjs";
+import { m as pluginDefaults } from "./order-ties.mjs";
+import { f as recordKey } from "./guard-message.mjs";
 import { x as quoteServerText } from "./api-key.mjs";
-import { p as serializePlan } from "./output.mjs";
+import { l as serializePlan } from "./print-plan.mjs";
 import { i as resolveOutputTarget } from "./write-file.mjs";
 import { n as openForAppend } from "./append-file.mjs";
 import { n as showsProgressLine, t as createProgress } from "./progress.mjs";

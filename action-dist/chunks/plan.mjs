@@ -5,8 +5,9 @@ import { i as resolveOutputTarget } from "./write-file.mjs";
 import { a as manifestServer, i as createClientFromFlags, t as addConnectionOptions } from "./connection.mjs";
 import { c as runInputs, i as loadManifestsOrThrow, t as addManifestOption } from "./manifest-options.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
-import { c as savePlan, i as hasChanges, l as warnGuards, n as appendStepSummary, o as printPlan } from "./output.mjs";
+import { a as savePlan, i as printPlan, n as hasChanges, o as warnGuards } from "./print-plan.mjs";
 import { i as planFromFlags, r as narrowDesiredState, t as addScopeOptions } from "./scope-options.mjs";
+import { t as appendStepSummary } from "./step-summary.mjs";
 // dist/src/cli/commands/plan.js
 const registerPlanCommand = (program, io, setExit) => {
 	const command = new Command("plan").description("Read the current state and show what apply would change (a dry run).").addOption(formatOption()).addOption(outOption("also save the plan as JSON to this file, for `apply --plan`")).addOption(new Option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error"));

@@ -3,15 +3,16 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { a as watchInterrupts, c as canAsk, i as shellWord, l as replayJournal, m as tornLineNote, n as applyJournaled, p as readJournal, s as askForYes, u as checkJournalServer, y as ApplyError } from "./journal-run.mjs";
 import { a as UsageError, r as RefusedError } from "./errors.mjs";
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { E as listsToRead, g as pluginDefaults, h as mayShowFilled, m as showsWritten, s as readCurrentState } from "./guard-message.mjs";
+import { _ as listsToRead, a as readCurrentState, f as showsWritten, m as pluginDefaults, p as mayShowFilled } from "./order-ties.mjs";
 import { i as assemblePlan } from "./progress.mjs";
-import { n as fingerprintRecord, r as recordKey, t as fingerprintMembership } from "./fingerprint.mjs";
+import { d as fingerprintRecord, f as recordKey, u as fingerprintMembership } from "./guard-message.mjs";
 import { c as isApiError } from "./api-key.mjs";
 import { G as mapConcurrent, i as getConfig } from "./api.mjs";
-import { a as printApplyJson, c as savePlan, d as renderApplyReport, i as hasChanges, n as appendStepSummary, o as printPlan, r as checkPlanPrintableAsJson, u as isApplyComplete } from "./output.mjs";
+import { n as isApplyComplete, r as renderApplyReport, t as appendStepSummary } from "./step-summary.mjs";
+import { r as useColour } from "./cli-io.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
-import { n as useColour } from "./io.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
+import { a as savePlan, i as printPlan, n as hasChanges, r as printApplyJson, t as checkPlanPrintableAsJson } from "./print-plan.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 function shows(field, values, record) {

@@ -4,12 +4,13 @@ import { G as mapConcurrent, c as listProjects, l as reachesProjectList } from "
 import { a as UsageError, r as RefusedError } from "./errors.mjs";
 import { d as resolveProjectSets, l as ManifestError, s as printDiagnostics } from "./manifest-options.mjs";
 import { i as familyOption, l as didYouMean, r as collect, s as parseFamily } from "./options.mjs";
-import { c as isApiError, r as ClientError } from "./api-key.mjs";
 import { t as matchesAnyGlob } from "./name-glob.mjs";
+import { c as isApiError, r as ClientError } from "./api-key.mjs";
 import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, t as createProgress } from "./progress.mjs";
 import { t as groupBy } from "./group-by.mjs";
 import { i as formatSource } from "./diagnostics.mjs";
-import { C as PlanError, c as readFamily, o as listsToPlan, t as describeGuard } from "./guard-message.mjs";
+import { l as PlanError, t as describeGuard } from "./guard-message.mjs";
+import { i as listsToPlan, o as readFamily } from "./order-ties.mjs";
 import { r as concurrencyOf, s as parsePositiveNumber } from "./connection.mjs";
 // dist/src/cli/safety-options.js
 /** A repeatable option of record-name globs; an empty one is refused as it is parsed. */

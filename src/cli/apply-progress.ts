@@ -5,7 +5,7 @@
 
 import type { ApplyOutcome } from "../apply/types.js";
 import { describeOutcomeLine, describePace, describeTiming } from "../render/outcome-line.js";
-import type { CliIo } from "./io.js";
+import type { CliIo } from "./cli-io.js";
 import { createProgress, showsProgressLine } from "./progress.js";
 
 export const HEARTBEAT_MS = 10_000;

@@ -2,7 +2,7 @@
 
 import type { Command } from "commander";
 import type { ExitCode } from "../errors.js";
-import type { CliIo, GivenIo } from "./io.js";
+import type { CliIo, GivenIo } from "./cli-io.js";
 
 /** Runs pcsync with these arguments and returns the exit code; never throws (program.ts's runCli). */
 export type RunCli = (argv: readonly string[], io: GivenIo) => Promise<ExitCode>;

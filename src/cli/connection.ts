@@ -12,8 +12,8 @@ import {
 import { UsageError } from "../errors.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredState } from "../manifest/types.js";
+import type { CliIo } from "./cli-io.js";
 import { resolveApiKey } from "./credentials.js";
-import type { CliIo } from "./io.js";
 
 export interface ConnectionFlags {
   baseUrl?: string;

@@ -10,9 +10,9 @@ import { ApplyJournal, defaultJournalPath, type JournalStart } from "../journal/
 import type { Journal } from "../journal/journal-format.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { createApplyProgress } from "./apply-progress.js";
+import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
-import type { CliIo } from "./io.js";
 
 export interface JournalFlags {
   /** A path; false with --no-journal. */

@@ -18,8 +18,8 @@ import {
   parseVariableAssignment,
   type VariableAssignment,
 } from "../manifest/index.js";
+import type { CliIo } from "./cli-io.js";
 import { peekApiKeyFile } from "./credentials.js";
-import type { CliIo } from "./io.js";
 import { collect } from "./options.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */

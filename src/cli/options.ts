@@ -6,7 +6,7 @@ import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import { suggestClosest } from "../manifest/suggest.js";
-import type { CliIo } from "./io.js";
+import type { CliIo } from "./cli-io.js";
 
 /** The one error for a --family value that is not a family, whichever command it was given to. */
 function unknownFamily(value: string): UsageError {

@@ -6,11 +6,11 @@ import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { neutraliseLines } from "../server-text.js";
+import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
-import { type CliIo, type GivenIo, withOutputEdge } from "./io.js";
 
 interface CommandModule {
   name: string;

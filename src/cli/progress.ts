@@ -1,6 +1,6 @@
 // Progress on stderr, only when stderr is a terminal: one line rewritten in place.
 
-import type { CliIo } from "./io.js";
+import type { CliIo } from "./cli-io.js";
 
 export interface Progress {
   /** Shows `label done/total`, then `detail` if given (e.g. `projects (3/8 lists)`). */

@@ -3,7 +3,7 @@
 // fails ends the run with one line on stderr and a defined exit code, never a stack trace.
 
 import { EXIT_ERROR } from "../errors.js";
-import { processIo, withOutputEdge } from "./io.js";
+import { processIo, withOutputEdge } from "./cli-io.js";
 import {
   describeFinishedDespiteLoss,
   describeStoppedByLoss,

@@ -3,9 +3,9 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
+import type { CliIo } from "../cli/cli-io.js";
 import type { ConnectionFlags } from "../cli/connection.js";
 import { concurrencyOf } from "../cli/connection.js";
-import type { CliIo } from "../cli/io.js";
 import { loadManifestsFromFlags, type ManifestFlags, printDiagnostics } from "../cli/manifest-options.js";
 import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";

@@ -3,7 +3,7 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import type { CliIo } from "../cli/io.js";
+import type { CliIo } from "../cli/cli-io.js";
 import { runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { writeFileSafely } from "../files/write-file.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo, GivenIo } from "../../src/cli/io.js";
+import type { CliIo, GivenIo } from "../../src/cli/cli-io.js";
 import { runCli } from "../../src/cli/program.js";
 import { exampleData, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { captureStreams } from "../support/capture.js";

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
+import type { CliIo } from "../../src/cli/cli-io.js";
 import { buildProgram, runCli } from "../../src/cli/program.js";
 import { SecretRegistry } from "../../src/redact.js";
 

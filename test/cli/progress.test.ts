@@ -2,7 +2,7 @@
 
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/io.js";
+import type { CliIo } from "../../src/cli/cli-io.js";
 import { createProgress } from "../../src/cli/progress.js";
 import { SecretRegistry } from "../../src/redact.js";
 

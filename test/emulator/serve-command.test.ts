@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/cli-io.js";
 import {
   parseKeySpec,
   parseServeOptions,
   registerServeCommand,
   runServe,
 } from "../../src/cli/commands/serve.js";
-import type { CliIo } from "../../src/cli/io.js";
 import { UsageError } from "../../src/errors.js";
 import { SecretRegistry } from "../../src/redact.js";
 

@@ -2,7 +2,7 @@
 // run has secrets of its own (the io's registry), as a new process would: nothing an earlier run
 // registered redacts a later run's output, so a run that lacks a redaction shows it.
 
-import type { GivenIo } from "../../src/cli/io.js";
+import type { GivenIo } from "../../src/cli/cli-io.js";
 import { runCli } from "../../src/cli/program.js";
 import { captureStreams } from "./capture.js";
 

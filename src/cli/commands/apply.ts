@@ -20,6 +20,7 @@ import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
+import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { applyQuestion, askForYes, canAsk } from "../confirm.js";
 import {
@@ -31,7 +32,6 @@ import {
   manifestServer,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { type CliIo, useColour } from "../io.js";
 import { addJournalOptions, applyJournaled, endResumedJournal, type JournalFlags } from "../journal-run.js";
 import {
   addManifestOption,
@@ -41,13 +41,12 @@ import {
 } from "../manifest-options.js";
 import { formatOption, parseFormat } from "../options.js";
 import {
-  appendStepSummary,
   checkPlanPrintableAsJson,
   hasChanges,
   printApplyJson,
   printPlan,
   warnGuards,
-} from "../output.js";
+} from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
@@ -57,6 +56,7 @@ import {
   planFromFlags,
   type ScopeFlags,
 } from "../scope-options.js";
+import { appendStepSummary } from "../step-summary.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
   file: string[];

@@ -7,8 +7,8 @@ import { Command, Option } from "commander";
 import { startEmulator } from "../../emulator/index.js";
 import { EXIT_ERROR, type ExitCode } from "../../errors.js";
 import { findPackageFile } from "../../package-files.js";
+import type { CliIo } from "../cli-io.js";
 import type { RunCli } from "../command-registrar.js";
-import type { CliIo } from "../io.js";
 import { addVariableOptions, parseVariableFlags } from "../manifest-options.js";
 
 interface DemoFlags {

@@ -31,7 +31,10 @@ import {
 import { requireFlag } from "../find-config-record.js";
 import { addVariableOptions, loadVariablesOrThrow, runInputs } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
-import { EXPORT_REMEDY, refuseSecretIn } from "../output.js";
+import { refuseSecretIn } from "../refuse-secret.js";
+
+const EXPORT_REMEDY =
+  "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
 
 interface ExportFlags extends ConnectionFlags {
   project?: string[];

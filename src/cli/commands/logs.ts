@@ -13,6 +13,7 @@ import {
 } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import { type FamilyName, getFamily } from "../../families.js";
+import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -31,7 +32,6 @@ import {
   type Target,
   type TargetFlags,
 } from "../find-config-record.js";
-import { type CliIo, useColour } from "../io.js";
 import { LogFollowCursor } from "../log-follow.js";
 import { formatLogEntry, LOG_TYPES, parseLogTypes } from "../log-format.js";
 import {

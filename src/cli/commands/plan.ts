@@ -17,8 +17,9 @@ import {
   runInputs,
 } from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
-import { appendStepSummary, hasChanges, printPlan, savePlan, warnGuards } from "../output.js";
+import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
 import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../scope-options.js";
+import { appendStepSummary } from "../step-summary.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];

@@ -11,6 +11,7 @@ import { describeRecord, type RollbackConflict } from "../../journal/plan-rollba
 import { checkJournalServer, readJournal, tornLineNote } from "../../journal/read-journal.js";
 import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { askForYes, canAsk } from "../confirm.js";
 import {
@@ -21,17 +22,10 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { type CliIo, useColour } from "../io.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
-import {
-  appendStepSummary,
-  checkPlanPrintableAsJson,
-  hasChanges,
-  printApplyJson,
-  printPlan,
-  savePlan,
-} from "../output.js";
+import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../print-plan.js";
+import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
   journal: string;

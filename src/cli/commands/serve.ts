@@ -14,8 +14,8 @@ import {
   startEmulator,
 } from "../../emulator/index.js";
 import { EXIT_OK, UsageError } from "../../errors.js";
+import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import type { CliIo } from "../io.js";
 import { collect } from "../options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */

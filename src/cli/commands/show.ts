@@ -6,7 +6,7 @@ import { readSavedPlan } from "../../apply/check-saved-plan.js";
 import { EXIT_CHANGES } from "../../errors.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { formatOption, parseFormat } from "../options.js";
-import { hasChanges, printPlan } from "../output.js";
+import { hasChanges, printPlan } from "../print-plan.js";
 
 interface ShowFlags {
   format?: string;

@@ -12,6 +12,7 @@ import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
 import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
+import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -23,7 +24,6 @@ import {
 } from "../connection.js";
 import { registerSecretWords } from "../credentials.js";
 import { parseDuration } from "../duration.js";
-import type { CliIo } from "../io.js";
 import { addManifestOption, loadManifestsFromFlags, type ManifestFlags } from "../manifest-options.js";
 import { collect } from "../options.js";
 import { addScopeOptions, type ScopeFlags } from "../scope-options.js";

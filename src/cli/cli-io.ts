@@ -1,7 +1,7 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
 import type { Readable, Writable } from "node:stream";
-import { SecretRegistry } from "../redact.js";
+import { redactDeep, SecretRegistry } from "../redact.js";
 import { OutputEdge, type OutputLoss } from "./output-edge.js";
 
 export interface CliIo {
@@ -39,6 +39,11 @@ export function withOutputEdge(
   const secrets = io.secrets ?? new SecretRegistry();
   const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, { ...options, registry: secrets });
   return { ...io, secrets, stdout: edge.stdout, stderr: edge.stderr, edge };
+}
+
+/** A copy of `value` with the API key redacted, for a renderer that cuts or diffs long strings. */
+export function redactForDisplay<T>(value: T, io: CliIo): T {
+  return io.edge === undefined ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
 
 export function processIo(): GivenIo {

@@ -1,0 +1,115 @@
+// Printing the plan a command computed: on stdout in the chosen format, as the JSON result of an
+// apply, or into a plan file for `apply --plan`; and its guards as warnings on stderr. The text and
+// markdown formats show the API key as [REDACTED]; the JSON documents, which are read back, are
+// written exactly, or refused if they hold the key.
+
+import type { ApplyReport } from "../apply/types.js";
+import { describeDevice, type RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
+import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
+import { isForceable } from "../plan/safety-guards.js";
+import type { Plan } from "../plan/types.js";
+import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
+import { describeOverriddenGuard } from "../render/guard-message.js";
+import { renderPlan } from "../render/index.js";
+import { neutraliseJson } from "../server-text.js";
+import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
+import type { OutputFormat } from "./options.js";
+import { refuseSecretIn } from "./refuse-secret.js";
+
+/**
+ * `verbose`: each order tie in full (else one warning of at most two lines for them all).
+ * `forced`: the plan is applied with --force, so its guards are shown as overridden.
+ */
+export function printPlan(
+  plan: Plan,
+  format: OutputFormat,
+  io: CliIo,
+  options: { forced?: boolean; verbose?: boolean } = {},
+): void {
+  if (format === "json") {
+    io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
+    return;
+  }
+  renderPlan(redactForDisplay(plan, io), format, io.stdout, {
+    colour: useColour(io.stdout, io.env),
+    forced: options.forced === true,
+    verbose: options.verbose === true,
+  });
+}
+
+const PLAN_REMEDY =
+  "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
+
+/** The plan as a JSON document, refused if it would hold the API key. */
+function planDocument(plan: Plan, what: string, secrets: SecretRegistry): string {
+  const text = serializePlan(plan);
+  refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), PLAN_REMEDY, secrets);
+  return text;
+}
+
+/** Refuses, before anything is changed, a plan that `--format json` could not print. */
+export function checkPlanPrintableAsJson(plan: Plan, secrets: SecretRegistry): void {
+  refuseSecretIn(
+    serializePlan(plan),
+    "the JSON output",
+    () => locateSecretsInPlan(plan, secrets),
+    `${PLAN_REMEDY} Nothing was changed.`,
+    secrets,
+  );
+}
+
+/** `apply --format json`: the plan and what became of it, as one document, never altered. */
+export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo): void {
+  const text = `${neutraliseJson(JSON.stringify({ plan, result }, null, 2))}\n`;
+  const locate = () => {
+    const places = locateSecrets(result, io.secrets).map((path) => {
+      const outcome =
+        path[0] === "outcomes" && typeof path[1] === "number" ? result?.outcomes[path[1]] : undefined;
+      if (outcome === undefined) return "the apply result";
+      const record =
+        outcome.id === null ? `the ${outcome.action} from ${outcome.source}` : `record ${outcome.id}`;
+      return `the outcome of project ${outcome.project} ${outcome.family} ${record}, field ${String(path[2])}`;
+    });
+    return [...new Set([...locateSecretsInPlan(plan, io.secrets), ...places])];
+  };
+  refuseSecretIn(
+    text,
+    "the JSON result of this apply",
+    locate,
+    `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`,
+    io.secrets,
+  );
+  io.stdout.write(text);
+}
+
+/**
+ * Saves the plan for `apply --plan` (see writeFileSafely: 0600, atomic, never over a device or one
+ * of `inputs`). Returns the sentence that says where it went.
+ */
+export async function savePlan(
+  plan: Plan,
+  path: string,
+  options: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
+): Promise<string> {
+  const target = await writeFileSafely(
+    path,
+    planDocument(plan, `the plan file ${path}`, options.secrets),
+    options,
+  );
+  return target.kind === "file"
+    ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
+    : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
+}
+
+export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
+  for (const guard of plan.guards) {
+    const overridden = force && isForceable(guard.rule);
+    const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+    io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
+  }
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.length > 0 || plan.reorders.length > 0;
+}

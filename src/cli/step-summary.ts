@@ -1,0 +1,79 @@
+// The GitHub step summary: with GITHUB_ACTIONS=true, the markdown plan (and, after an apply or a
+// rollback, what it did) appended to the job's summary file, with the API key as [REDACTED].
+
+import type { ApplyReport } from "../apply/types.js";
+import { appendToFile } from "../files/append-file.js";
+import { describeFileError, OutputFileError } from "../files/file-errors.js";
+import type { Plan } from "../plan/types.js";
+import { renderApplyReport } from "../render/apply-report.js";
+import { renderMarkdown } from "../render/index.js";
+import { type CliIo, redactForDisplay } from "./cli-io.js";
+
+/**
+ * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
+ * apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
+ * regular file, and private (0600) where this user may make it so (see appendToFile). The log
+ * shows the text plan; the action hands this markdown on for the pull request's comment.
+ */
+export async function appendStepSummary(
+  plan: Plan,
+  io: CliIo,
+  title: string,
+  display: { forced?: boolean; report?: ApplyReport; command?: "apply" | "rollback" } = {},
+): Promise<void> {
+  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+  if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
+  const outcome =
+    display.report === undefined ? "" : reportMarkdown(display.report, display.command ?? "apply");
+  // The whole must fit a pull-request comment (65,536 characters), as the plan alone does.
+  const markdown = `${renderMarkdown(redactForDisplay(plan, io), {
+    title,
+    forced: display.forced === true,
+    maxChars: MARKDOWN_MAX_CHARS - outcome.length,
+  })}${outcome}
+`;
+  const text = io.edge === undefined ? io.secrets.redact(markdown).text : io.edge.redactText(markdown);
+  try {
+    await appendToFile(summaryFile, text, { cwd: io.cwd });
+  } catch (error) {
+    // The summary is a copy for the job page: failing it must not turn a good plan or a finished
+    // apply into an error, nor change --detailed-exitcode.
+    const reason = error instanceof OutputFileError ? error.reason : describeFileError(error, summaryFile);
+    io.stderr.write(
+      `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`,
+    );
+  }
+}
+
+const MARKDOWN_MAX_CHARS = 60_000;
+/** Lines of an apply's report in the summary; the log has them all. */
+const REPORT_MAX_LINES = 40;
+
+/** What an apply or a rollback did, as its log says it, in a code block under the plan. */
+function reportMarkdown(report: ApplyReport, command: "apply" | "rollback"): string {
+  let text = "";
+  renderApplyReport(
+    report,
+    {
+      write: (chunk: string) => {
+        text += chunk;
+      },
+    },
+    { colour: false, command },
+  );
+  const lines = text.trimEnd().split("\n");
+  // The summary line is the last: keep it when the list before it is cut.
+  const shown =
+    lines.length <= REPORT_MAX_LINES
+      ? lines
+      : [
+          ...lines.slice(0, REPORT_MAX_LINES - 2),
+          `... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+          ...lines.slice(-1),
+        ];
+  const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
+  // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
+  const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
+  const fence = "`".repeat(longest + 1);
+  return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
+}
