@@ -36,6 +36,31 @@ function compactHeap() {
 	collector()();
 	return performance.now() - started;
 }
+// dist/src/watch/project-drift.js
+/**
+* The drift counts of a project's freshly made plan that the cycle's end will report unchanged:
+* each family not in heal (nothing this cycle writes changes its drift), and each family in heal
+* that is in sync. A family in heal that drifts is left out: what remains after heal is known only
+* once heal has run. Nothing for a project whose plan has errors (the cycle then fails and makes
+* no plan); a config that another owner's record refuses (`refused`) still leaves a plan.
+*/
+function settledDriftOf(part, desired, fallback) {
+	const counts = /* @__PURE__ */ new Map();
+	if (part.errors.some((error) => error.refused !== true)) return counts;
+	for (const { project, family } of part.families) {
+		const changes = driftCount({
+			changes: part.changes.filter((change) => change.family === family),
+			reorder: part.reorders.find((reorder) => reorder.family === family)
+		});
+		if ((desired.find((candidate) => candidate.family === family)?.drift ?? fallback) === "heal" && changes > 0) continue;
+		counts.set(familyKey(project, family), {
+			project,
+			family,
+			changes
+		});
+	}
+	return counts;
+}
 /** A family's changes counted as the JSON plan's summary counts them. */
 function summarize(changes, reorder) {
 	return summarizePlan(changes, reorder === void 0 ? [] : [reorder]);
@@ -4744,6 +4769,7 @@ function exitCodeOf(report) {
 var CycleRecorder = class {
 	#metrics;
 	#tracker = new EventTracker();
+	/** Every drift series shown: the last cycle's, and those shown since as projects were planned. */
 	#drift = /* @__PURE__ */ new Map();
 	#ready = false;
 	constructor(metrics) {
@@ -4752,6 +4778,17 @@ var CycleRecorder = class {
 	/** A cycle has completed with a valid manifest (for /readyz). */
 	get ready() {
 		return this.#ready;
+	}
+	/**
+	* Shows a project's drift while its cycle is still running (see settledDriftOf): what a cycle
+	* sees is in the metric as soon as it is seen, not once every project is read. These are real
+	* observations: a cycle that fails later (another project's read or plan) leaves them as they
+	* are, as it leaves the values of the projects it did not get to; and the series is remembered,
+	* so the next cycle that completes removes it if its family has left the manifest.
+	*/
+	showProjectDrift(counts) {
+		setDrift(this.#metrics, counts, /* @__PURE__ */ new Map());
+		for (const [key, value] of counts) this.#drift.set(key, value);
 	}
 	/** Updates the metrics with the cycle, and returns the events it calls for. */
 	record(report, durationMs, at) {
@@ -4989,8 +5026,11 @@ var CycleRunner = class {
 		}
 	}
 	async #planAndHeal(narrowed) {
-		const { client, flags, io, mode, signal } = this.#settings;
-		const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, { refuseFamilyOnly: true });
+		const { client, flags, io, mode, signal, onProjectPlanned } = this.#settings;
+		const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, {
+			refuseFamilyOnly: true,
+			onProjectPlanned
+		});
 		const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
 			concurrency: concurrencyOf(flags),
 			signal,
@@ -5162,7 +5202,8 @@ async function runWatch(settings, parts, io) {
 		io,
 		mode: settings.mode,
 		signal: stop.signal,
-		settle: settings.settle ?? SETTLE_DEFAULTS
+		settle: settings.settle ?? SETTLE_DEFAULTS,
+		onProjectPlanned: (part, desired) => recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode))
 	});
 	const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0]));
 	let healed = 0;

@@ -175,9 +175,11 @@ async function readAndPlanProjects(client, desired, options) {
 		if (left === 0) {
 			const started = performance.now();
 			const projectDesired = desiredByProject.get(ref.project) ?? [];
-			parts.set(ref.project, planProject(ref.project, projectDesired, projectLists, planOptions));
+			const part = planProject(ref.project, projectDesired, projectLists, planOptions);
+			parts.set(ref.project, part);
 			planningMs += performance.now() - started;
 			projectsDone += 1;
+			options.onProjectPlanned?.(part, projectDesired);
 		}
 		options.onProgress?.({
 			listsDone,
@@ -273,6 +275,7 @@ async function planFromFlags(client, desired, flags, io, options = {}) {
 	const planned = await readAndPlan(client, resolved, {
 		concurrency: concurrencyOf(flags),
 		refuseFamilyOnly: options.refuseFamilyOnly === true,
+		onProjectPlanned: options.onProjectPlanned,
 		plan: {
 			maxDeletePercent,
 			...safety,

@@ -13,7 +13,7 @@ import { matchesAnyGlob } from "../name-glob.js";
 import { PLAN_DEFAULTS, type PlanDiagnostic } from "../plan/compute-plan.js";
 import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
-import { readAndPlan } from "../read/read-and-plan.js";
+import { type ReadAndPlanOptions, readAndPlan } from "../read/read-and-plan.js";
 import { describeGuard } from "../render/guard-message.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
@@ -138,7 +138,7 @@ export async function planFromFlags(
   desired: LoadedManifest,
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,
-  options: { refuseFamilyOnly?: boolean } = {},
+  options: Pick<ReadAndPlanOptions, "refuseFamilyOnly" | "onProjectPlanned"> = {},
 ): Promise<{ plan: Plan; current: CurrentState; desired: DesiredState; refused: PlanDiagnostic[] }> {
   const maxDeletePercent = maxDeletePercentOf(flags);
   const safety = safetyPlanOptions(flags);
@@ -152,6 +152,7 @@ export async function planFromFlags(
   const planned = await readAndPlan(client, resolved, {
     concurrency: concurrencyOf(flags),
     refuseFamilyOnly: options.refuseFamilyOnly === true,
+    onProjectPlanned: options.onProjectPlanned,
     plan: { maxDeletePercent, ...safety, describeGuard, ...ownerPlanOptions(resolved, flags) },
     onProgress: (read) => {
       progress.update(

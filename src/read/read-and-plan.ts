@@ -5,7 +5,7 @@ import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
-import type { DesiredState } from "../manifest/types.js";
+import type { DesiredFamily, DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
@@ -40,6 +40,12 @@ export interface ReadAndPlanOptions {
    */
   refuseFamilyOnly?: boolean;
   onProgress?: (counts: ReadProgressCounts) => void;
+  /**
+   * Each project's part of the plan as soon as it is planned, while other projects are still read
+   * (watch shows its drift at once), with the project's desired families. Read only: the part goes
+   * on into the plan unchanged. A part with errors is given too; the plan will not be made then.
+   */
+  onProjectPlanned?: ((part: Readonly<ProjectPlan>, desired: readonly DesiredFamily[]) => void) | undefined;
 }
 
 export interface ReadAndPlanResult extends PlanResult {
@@ -120,9 +126,11 @@ export async function readAndPlanProjects(
     if (left === 0) {
       const started = performance.now();
       const projectDesired = desiredByProject.get(ref.project) ?? [];
-      parts.set(ref.project, planProject(ref.project, projectDesired, projectLists, planOptions));
+      const part = planProject(ref.project, projectDesired, projectLists, planOptions);
+      parts.set(ref.project, part);
       planningMs += performance.now() - started;
       projectsDone += 1;
+      options.onProjectPlanned?.(part, projectDesired);
     }
     options.onProgress?.({ listsDone, lists: refs.length, projectsDone, projects: outstanding.size });
     return family;

@@ -19,7 +19,8 @@ export function exitCodeOf(report: CycleReport): ExitCode {
 export class CycleRecorder {
   readonly #metrics: WatchMetrics;
   readonly #tracker = new EventTracker();
-  #drift: DriftCounts = new Map();
+  /** Every drift series shown: the last cycle's, and those shown since as projects were planned. */
+  #drift = new Map<string, { project: string; family: FamilyFinding["family"]; changes: number }>();
   #ready = false;
 
   constructor(metrics: WatchMetrics) {
@@ -29,6 +30,18 @@ export class CycleRecorder {
   /** A cycle has completed with a valid manifest (for /readyz). */
   get ready(): boolean {
     return this.#ready;
+  }
+
+  /**
+   * Shows a project's drift while its cycle is still running (see settledDriftOf): what a cycle
+   * sees is in the metric as soon as it is seen, not once every project is read. These are real
+   * observations: a cycle that fails later (another project's read or plan) leaves them as they
+   * are, as it leaves the values of the projects it did not get to; and the series is remembered,
+   * so the next cycle that completes removes it if its family has left the manifest.
+   */
+  showProjectDrift(counts: DriftCounts): void {
+    setDrift(this.#metrics, counts, new Map());
+    for (const [key, value] of counts) this.#drift.set(key, value);
   }
 
   /** Updates the metrics with the cycle, and returns the events it calls for. */

@@ -10,6 +10,7 @@ import { loadManifestsFromFlags, type ManifestFlags, printDiagnostics } from "..
 import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
+import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { healPlan, modesOf } from "./heal.js";
 import { loadSettledManifests, type SettleOptions } from "./settled-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
@@ -26,6 +27,8 @@ export interface CycleSettings {
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
   settle: SettleOptions;
+  /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
+  onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 }
 
 export interface CycleReport {
@@ -122,9 +125,10 @@ export class CycleRunner {
   }
 
   async #planAndHeal(narrowed: DesiredState): Promise<CycleReport> {
-    const { client, flags, io, mode, signal } = this.#settings;
+    const { client, flags, io, mode, signal, onProjectPlanned } = this.#settings;
     const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, {
       refuseFamilyOnly: true,
+      onProjectPlanned,
     });
     const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
       concurrency: concurrencyOf(flags),

@@ -11,6 +11,7 @@ import type { DriftMode } from "../manifest/types.js";
 import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import type { ListenAddress } from "./listen-address.js";
+import { settledDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
 import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
@@ -65,6 +66,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
     mode: settings.mode,
     signal: stop.signal,
     settle: settings.settle ?? SETTLE_DEFAULTS,
+    onProjectPlanned: (part, desired) =>
+      recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
   });
   const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
     CycleResult,
