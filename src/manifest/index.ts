@@ -15,6 +15,7 @@ import {
   sortDiagnostics,
 } from "./diagnostics.js";
 import { interpolateTree } from "./interpolate.js";
+import { keepHeapLeanFor } from "./lean-heap.js";
 import { parseYamlWithPositions } from "./load-yaml.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
@@ -78,6 +79,7 @@ export const MAX_ERRORS_PER_FILE = 100;
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const { resolved, varFiles } = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
+  keepHeapLeanFor(read.sources.reduce((total, source) => total + source.text.length, 0));
   const loaded = loadManifestSources(read.sources, resolved.variables);
   const files = read.sources.map((source) => source.file);
   // Var files first: a broken one explains the unset variables reported in the manifests.
