@@ -4,6 +4,7 @@
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
+import { readBlockPlain } from "./block-plain.js";
 import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
@@ -16,7 +17,7 @@ import {
 } from "./diagnostics.js";
 import { interpolateTree } from "./interpolate.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
-import { parseYamlWithPositions } from "./load-yaml.js";
+import { DEFAULT_YAML_LIMITS, parseYamlWithPositions } from "./load-yaml.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
@@ -227,6 +228,9 @@ function readPlainManifest(
   source: ManifestSource,
   variables: ManifestVariables,
 ): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
+  // Plain block YAML that interpolation leaves as it is (most big manifests): no tree at all.
+  const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
+  if (direct !== undefined) return { plain: direct.plain, errors: [], warnings: [], fatal: false };
   const parsed = parseYamlWithPositions(source.text);
   const { warnings } = parsed;
   if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };

@@ -37,31 +37,39 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 /** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
 const INVALID_ESCAPE = /~(?![01])/;
 
-/** Records the nodes of a tree in document order, as the plain value is built from it. */
+/**
+ * Records nodes in document order (a map or list before what it holds): from a tree as the plain
+ * value is built from it, or as a reader reads them. Room for `capacity` nodes, grown as needed.
+ */
 export class NodePlacesBuilder {
-  private readonly kinds: Uint8Array;
-  private readonly keyOffsets: Int32Array;
-  private readonly valueOffsets: Int32Array;
-  private readonly ends: Int32Array;
-  /** The key naming each node (undefined for list items): the tree's strings, shared. */
-  private readonly keys: (string | undefined)[];
+  private kinds: Uint8Array;
+  private keyOffsets: Int32Array;
+  private valueOffsets: Int32Array;
+  private ends: Int32Array;
+  /** The key naming each node (undefined for list items): the reader's strings, shared. */
+  private readonly keys: (string | undefined)[] = [];
   private count = 0;
 
-  constructor(root: ValueNode) {
-    const size = countNodes(root);
+  constructor(capacity: number) {
+    const size = Math.max(1, capacity);
     this.kinds = new Uint8Array(size);
     this.keyOffsets = new Int32Array(size);
     this.valueOffsets = new Int32Array(size);
     this.ends = new Int32Array(size);
-    this.keys = new Array<string | undefined>(size);
   }
 
-  /** A node starts; returns its number, for close(). */
-  open(node: ValueNode, key: string | undefined, keyOffset: number): number {
+  /** Room for every node of `root`, counted. */
+  static forTree(root: ValueNode): NodePlacesBuilder {
+    return new NodePlacesBuilder(countNodes(root));
+  }
+
+  /** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
+  open(kind: ValueNode["kind"], offset: number, key: string | undefined, keyOffset: number): number {
     const index = this.count++;
-    this.kinds[index] = node.kind === "scalar" ? SCALAR : node.kind === "map" ? MAP : SEQ;
+    if (index === this.kinds.length) this.grow();
+    this.kinds[index] = kind === "scalar" ? SCALAR : kind === "map" ? MAP : SEQ;
     this.keyOffsets[index] = key === undefined ? NO_KEY : keyOffset;
-    this.valueOffsets[index] = node.offset;
+    this.valueOffsets[index] = offset;
     this.keys[index] = key;
     return index;
   }
@@ -72,7 +80,30 @@ export class NodePlacesBuilder {
   }
 
   finish(positionAt: (offset: number) => Position): LocationIndex {
-    return new NodePlaces(this.kinds, this.keyOffsets, this.valueOffsets, this.ends, this.keys, positionAt);
+    const { count } = this;
+    const atCount = <T extends Uint8Array | Int32Array>(array: T): T =>
+      array.length === count ? array : (array.slice(0, count) as T);
+    return new NodePlaces(
+      atCount(this.kinds),
+      atCount(this.keyOffsets),
+      atCount(this.valueOffsets),
+      atCount(this.ends),
+      this.keys,
+      positionAt,
+    );
+  }
+
+  private grow(): void {
+    const size = this.kinds.length * 2;
+    const grown = <T extends Uint8Array | Int32Array>(array: T, make: (size: number) => T): T => {
+      const bigger = make(size);
+      bigger.set(array);
+      return bigger;
+    };
+    this.kinds = grown(this.kinds, (size) => new Uint8Array(size));
+    this.keyOffsets = grown(this.keyOffsets, (size) => new Int32Array(size));
+    this.valueOffsets = grown(this.valueOffsets, (size) => new Int32Array(size));
+    this.ends = grown(this.ends, (size) => new Int32Array(size));
   }
 }
 

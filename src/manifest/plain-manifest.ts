@@ -57,9 +57,9 @@ export function toPlainManifest(root: ValueNode, positionAt: (offset: number) =>
     return types;
   };
 
-  const places = new NodePlacesBuilder(root);
+  const places = NodePlacesBuilder.forTree(root);
   const visit = (node: ValueNode, key: string | undefined, keyOffset: number): unknown => {
-    const place = places.open(node, key, keyOffset);
+    const place = places.open(node.kind, node.offset, key, keyOffset);
     const value = plainValueOf(node);
     places.close(place);
     return value;
@@ -82,21 +82,20 @@ export function toPlainManifest(root: ValueNode, positionAt: (offset: number) =>
       path.push(entry.key);
       const value = visit(entry.value, entry.key, entry.keyOffset);
       path.pop();
-      // defineProperty: a key named "__proto__" must stay a key, not replace the prototype.
-      if (entry.key === "__proto__") {
-        Object.defineProperty(object, entry.key, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      } else object[entry.key] = value;
+      setKey(object, entry.key, value);
     }
     return object;
   };
 
   const value = visit(root, undefined, 0);
   return { value, locations: places.finish(positionAt) };
+}
+
+/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
+export function setKey(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else object[key] = value;
 }
 
 // ---- what the schema expects at a path ------------------------------------------------------

@@ -5,39 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { parseYamlWithPositions } from "../../src/manifest/load-yaml.js";
-import { escapePointerSegment, toPlainManifest } from "../../src/manifest/plain-manifest.js";
+import { toPlainManifest } from "../../src/manifest/plain-manifest.js";
 import type { MapNode, ValueNode } from "../../src/manifest/yaml-nodes.js";
 import { fc } from "../support/fast-check.js";
-
-type Place = { key?: { line: number; col: number }; value: { line: number; col: number } };
-
-/** Every node's pointer, path and position, by walking the tree. */
-function walk(
-  node: ValueNode,
-  positionAt: (offset: number) => { line: number; col: number },
-  path: (string | number)[] = [],
-  keyOffset?: number,
-  found: { pointer: string; path: (string | number)[]; place: Place }[] = [],
-) {
-  const value = positionAt(node.offset);
-  const place: Place = keyOffset === undefined ? { value } : { key: positionAt(keyOffset), value };
-  found.push({
-    pointer: path.map((segment) => `/${escapePointerSegment(String(segment))}`).join(""),
-    path,
-    place,
-  });
-  if (node.kind === "map") {
-    // The last of equal keys is the one the plain value holds.
-    const last = new Map(node.entries.map((entry) => [entry.key, entry]));
-    for (const entry of last.values())
-      walk(entry.value, positionAt, [...path, entry.key], entry.keyOffset, found);
-  } else if (node.kind === "seq") {
-    node.items.forEach((item, index) => {
-      walk(item, positionAt, [...path, index], undefined, found);
-    });
-  }
-  return found;
-}
+import { walkPlaces } from "../support/tree-places.js";
 
 const keyText = fc.oneof(
   fc.constantFrom("name", "a/b", "~x", "~1~0", "1", "007", "__proto__", "a b", "é", "-1", ""),
@@ -61,7 +32,7 @@ describe("the index of where values were written", () => {
         expect(parsed.errors).toEqual([]);
         const root = parsed.root as ValueNode;
         const { locations } = toPlainManifest(root, parsed.positionAt);
-        for (const { pointer, path, place } of walk(root, parsed.positionAt)) {
+        for (const { pointer, path, place } of walkPlaces(root, parsed.positionAt)) {
           expect(locations.get(pointer)).toStrictEqual(place);
           expect(locations.lookup(path)).toStrictEqual(place);
         }
