@@ -320,7 +320,7 @@ export class ApiClient {
   async request(spec: RequestSpec): Promise<ApiResponse> {
     if (this.#closed) throw new ClientError("invalid_request", { message: "The API client is closed." });
     const { method, url } = spec;
-    const described = this.describeRequest(method, url);
+    const failedRequest = this.describeRequest(method, url);
     if (!this.isUnderBase(url)) {
       throw new ClientError("invalid_request", {
         message: `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
@@ -333,32 +333,32 @@ export class ApiClient {
       "user-agent": `pcsync/${packageVersion()}`,
     };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const shown = `${method} ${url.pathname}${url.search}`;
+    const traceLabel = `${method} ${url.pathname}${url.search}`;
     const last = await requestWithRetry(this.#retryContext, {
-      described,
-      shown,
+      failedRequest,
+      traceLabel,
       safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
       notFoundMeansDone: spec.notFoundMeansDone === true,
-      send: () => this.#sendAttempt({ method, url, headers, body }, shown),
+      send: () => this.#sendAttempt({ method, url, headers, body }, traceLabel),
     });
     if (last.failure !== undefined) {
-      throw this.#transportError(described, last.failure, last.attempts, last.earlierOutcomeUnknown);
+      throw this.#transportError(failedRequest, last.failure, last.attempts, last.earlierOutcomeUnknown);
     }
     const { response, attempts } = last;
     if (last.done) return { ...response, attempts };
     const { status } = response;
     if (status >= 300 && status < 400) {
-      throw new RequestError("redirect_not_followed", described, {
+      throw new RequestError("redirect_not_followed", failedRequest, {
         ...{
           status,
           location: describeLocation(headerValue(response.headers.location), url),
           base: this.base.display,
           attempts,
         },
-        outcomeUnknown: described.method !== "GET",
+        outcomeUnknown: failedRequest.method !== "GET",
       });
     }
-    throw apiError(described, {
+    throw apiError(failedRequest, {
       status,
       serviceError: readServiceError(response.body),
       fallbackDetail: fallbackDetail(response, this.secrets),
@@ -371,7 +371,7 @@ export class ApiClient {
   /** Sends one attempt; counts it in the stats and traces it with its time and size. */
   async #sendAttempt(
     request: { method: HttpMethod; url: URL; headers: Record<string, string>; body: string | undefined },
-    shown: string,
+    traceLabel: string,
   ): Promise<AttemptResponse> {
     const startedAt = this.#now();
     this.stats.requests += 1;
@@ -388,7 +388,7 @@ export class ApiClient {
       if (error instanceof TransportFailure) {
         this.stats.transportFailures += 1;
         this.#onAttempt?.(request.method, "error");
-        this.traceLine(`${shown} -> ${error.message} (${this.#now() - startedAt} ms)`);
+        this.traceLine(`${traceLabel} -> ${error.message} (${this.#now() - startedAt} ms)`);
       }
       throw error;
     }
@@ -396,7 +396,9 @@ export class ApiClient {
     this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
     this.#onAttempt?.(request.method, status);
     this.stats.bytesReceived += response.body.length;
-    this.traceLine(`${shown} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
+    this.traceLine(
+      `${traceLabel} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`,
+    );
     return response;
   }
 
@@ -423,7 +425,7 @@ export class ApiClient {
   }
 
   parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
-    const described = this.describeRequest(spec.method, spec.url);
+    const failedRequest = this.describeRequest(spec.method, spec.url);
     // The data stays as the server sent it: plan compares it and export writes it. A key the
     // server reflected into it is redacted where output leaves the process, or the document refused.
     const text = body.toString("utf8");
@@ -433,7 +435,7 @@ export class ApiClient {
     } catch {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
       const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
-      throw new ResponseError("malformed_response", described, {
+      throw new ResponseError("malformed_response", failedRequest, {
         problem:
           text.trim() === ""
             ? "empty body where JSON was expected"
@@ -441,7 +443,7 @@ export class ApiClient {
       });
     }
     const result = validateResponse(shape, value);
-    if (!result.ok) throw new ResponseError("malformed_response", described, { problem: result.problem });
+    if (!result.ok) throw new ResponseError("malformed_response", failedRequest, { problem: result.problem });
     return result.value;
   }
 
@@ -473,38 +475,38 @@ export class ApiClient {
   }
 
   #transportError(
-    described: FailedRequest,
+    failedRequest: FailedRequest,
     failure: TransportFailure,
     attempts: number,
     earlierOutcomeUnknown: boolean,
   ): Error {
-    const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
+    const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
       return failure.encoding === undefined
-        ? new ResponseError("response_too_large", described, { limitBytes: this.#maxResponseBytes })
-        : new ResponseError("response_too_large", described, {
+        ? new ResponseError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes })
+        : new ResponseError("response_too_large", failedRequest, {
             limitBytes: this.#maxResponseBytes,
             encoding: failure.encoding,
           });
     }
     if (failure.kind === "headers_too_large") {
-      return new RequestError("response_headers_too_large", described, {
+      return new RequestError("response_headers_too_large", failedRequest, {
         ...{ limitBytes: maxHeaderSize, attempts },
-        outcomeUnknown: described.method !== "GET",
+        outcomeUnknown: failedRequest.method !== "GET",
       });
     }
     if (failure.kind === "undecodable")
-      return new ResponseError("malformed_response", described, { problem: failure.message });
+      return new ResponseError("malformed_response", failedRequest, { problem: failure.message });
     if (failure.kind === "timeout") {
       const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
-      return new RequestError("timeout", described, {
+      return new RequestError("timeout", failedRequest, {
         phase: failure.phase,
         timeoutMs,
         attempts,
         outcomeUnknown,
       });
     }
-    return new RequestError("network_error", described, {
+    return new RequestError("network_error", failedRequest, {
       origin: this.base.origin,
       reason: failure.reason,
       description: failure.message,

@@ -211,7 +211,7 @@ async function settleAnsweredPost(
   error: FinalAnswerError,
   posts: number,
 ): Promise<CreateResult> {
-  const described = client.describeRequest("POST", url);
+  const failedRequest = client.describeRequest("POST", url);
   const answer = isRequestError(error, "redirect_not_followed")
     ? "the service answered with a redirect, which pcsync does not follow"
     : "the service's answer could not be read";
@@ -220,14 +220,14 @@ async function settleAnsweredPost(
     ({ records } = await reader.read(client.now()));
   } catch (rereadError) {
     if (!(rereadError instanceof PcsyncError)) throw rereadError;
-    throw new OutcomeUnknownError("create_outcome_unknown", described, {
+    throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
       failure: error.message,
       why: `${answer}, and re-reading the family to check failed (${rereadError.message})`,
     });
   }
   const record = findCreatedRecord(records, body, knownIds);
   if (record === undefined) {
-    throw new OutcomeUnknownError("create_outcome_unknown", described, {
+    throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
       failure: error.message,
       why: `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
     });

@@ -78,31 +78,31 @@ function checkedNextLink(
   page: { next: string | null; results: readonly unknown[] },
 ): URL | undefined {
   if (page.next === null) return undefined;
-  const described = client.describeRequest("GET", url);
+  const failedRequest = client.describeRequest("GET", url);
   let next: URL;
   try {
     next = new URL(page.next, url);
   } catch {
-    throw new ResponseError("malformed_response", described, {
+    throw new ResponseError("malformed_response", failedRequest, {
       problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})`,
     });
   }
   next.hash = "";
   if (!client.isUnderBase(next)) {
-    throw new ResponseError("foreign_next_link", described, {
+    throw new ResponseError("foreign_next_link", failedRequest, {
       link: `${next.origin}${next.pathname}`,
       base: client.base.display,
     });
   }
   const mismatch = describeNextLinkMismatch(firstUrl, next);
   if (mismatch !== undefined) {
-    throw new ResponseError("next_link_off_collection", described, {
+    throw new ResponseError("next_link_off_collection", failedRequest, {
       link: `${next.pathname}${next.search}`,
       reason: mismatch,
     });
   }
   if (page.results.length === 0) {
-    throw new ResponseError("pagination_loop", described, {
+    throw new ResponseError("pagination_loop", failedRequest, {
       reason: "a page without results links to a further page",
     });
   }

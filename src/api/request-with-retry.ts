@@ -37,9 +37,10 @@ export interface RetryContext {
 }
 
 export interface RetriedRequest {
-  described: FailedRequest;
-  /** How the request is named in trace lines: method, path and query. */
-  shown: string;
+  /** The request as its errors name it. */
+  failedRequest: FailedRequest;
+  /** How trace lines name the request: method, path and query. */
+  traceLabel: string;
   safety: RetrySafety;
   /** DELETE: a 404 after an attempt whose outcome is unknown means that attempt did the job. */
   notFoundMeansDone: boolean;
@@ -61,7 +62,7 @@ export type LastAttempt = { attempts: number; earlierOutcomeUnknown: boolean } &
 /** Sends `request` until an attempt is done or may not, or need not, be repeated. */
 export async function requestWithRetry(context: RetryContext, request: RetriedRequest): Promise<LastAttempt> {
   const { limiter, options, signal, stats, trace } = context;
-  const { described, shown, safety } = request;
+  const { failedRequest, traceLabel, safety } = request;
   const { retries, maxRetryAfterMs } = options;
   let attempts = 0;
   let faultRetries = 0;
@@ -69,9 +70,9 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
   let earlierOutcomeUnknown = false;
   // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
-    new RequestError("request_aborted", described, {
+    new RequestError("request_aborted", failedRequest, {
       attempts,
-      outcomeUnknown: described.method !== "GET" && earlierOutcomeUnknown,
+      outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
     });
   const backoff = (retryNumber: number) =>
     context.sleep(backoffDelayMs(retryNumber, options, context.random)).catch((sleepError: unknown) => {
@@ -99,7 +100,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
       earlierOutcomeUnknown ||= error.sent;
       faultRetries += 1;
       stats.retries += 1;
-      trace(`${shown}: retry ${faultRetries}/${retries} after ${error.reason}`);
+      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${error.reason}`);
       // The slot is not held through the backoff: others may use it meanwhile.
       release();
       await backoff(faultRetries);
@@ -111,7 +112,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
     const { status } = response;
     if (status >= 200 && status < 300) return { response, done: true, attempts, earlierOutcomeUnknown };
     if (status === 404 && request.notFoundMeansDone && earlierOutcomeUnknown) {
-      trace(`${shown}: 404 after an attempt with unknown outcome; it was done then`);
+      trace(`${traceLabel}: 404 after an attempt with unknown outcome; it was done then`);
       return { response, done: true, attempts, earlierOutcomeUnknown };
     }
     if (status === 429) {
@@ -130,7 +131,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
         throttleRetries += 1;
         stats.retries += 1;
         trace(
-          `${shown}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === undefined ? " (backoff)" : ""}`,
+          `${traceLabel}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === undefined ? " (backoff)" : ""}`,
         );
         continue;
       }
@@ -138,7 +139,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
       earlierOutcomeUnknown = true;
       faultRetries += 1;
       stats.retries += 1;
-      trace(`${shown}: retry ${faultRetries}/${retries} after ${status}`);
+      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${status}`);
       await backoff(faultRetries);
       continue;
     }
