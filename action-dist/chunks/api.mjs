@@ -11863,15 +11863,15 @@ function appendProperty(path, property) {
 /** Sends `request` until an attempt is done or may not, or need not, be repeated. */
 async function requestWithRetry(context, request) {
 	const { limiter, options, signal, stats, trace } = context;
-	const { described, shown, safety } = request;
+	const { failedRequest, traceLabel, safety } = request;
 	const { retries, maxRetryAfterMs } = options;
 	let attempts = 0;
 	let faultRetries = 0;
 	let throttleRetries = 0;
 	let earlierOutcomeUnknown = false;
-	const aborted = () => new RequestError("request_aborted", described, {
+	const aborted = () => new RequestError("request_aborted", failedRequest, {
 		attempts,
-		outcomeUnknown: described.method !== "GET" && earlierOutcomeUnknown
+		outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown
 	});
 	const backoff = (retryNumber) => context.sleep(backoffDelayMs(retryNumber, options, context.random)).catch((sleepError) => {
 		throw signal?.aborted ? aborted() : sleepError;
@@ -11900,7 +11900,7 @@ async function requestWithRetry(context, request) {
 			earlierOutcomeUnknown ||= error.sent;
 			faultRetries += 1;
 			stats.retries += 1;
-			trace(`${shown}: retry ${faultRetries}/${retries} after ${error.reason}`);
+			trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${error.reason}`);
 			release();
 			await backoff(faultRetries);
 			continue;
@@ -11915,7 +11915,7 @@ async function requestWithRetry(context, request) {
 			earlierOutcomeUnknown
 		};
 		if (status === 404 && request.notFoundMeansDone && earlierOutcomeUnknown) {
-			trace(`${shown}: 404 after an attempt with unknown outcome; it was done then`);
+			trace(`${traceLabel}: 404 after an attempt with unknown outcome; it was done then`);
 			return {
 				response,
 				done: true,
@@ -11932,14 +11932,14 @@ async function requestWithRetry(context, request) {
 			if (throttleRetries < retries && withinCap) {
 				throttleRetries += 1;
 				stats.retries += 1;
-				trace(`${shown}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === void 0 ? " (backoff)" : ""}`);
+				trace(`${traceLabel}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === void 0 ? " (backoff)" : ""}`);
 				continue;
 			}
 		} else if (isRetryableStatus(status) && safety === "idempotent" && faultRetries < retries) {
 			earlierOutcomeUnknown = true;
 			faultRetries += 1;
 			stats.retries += 1;
-			trace(`${shown}: retry ${faultRetries}/${retries} after ${status}`);
+			trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${status}`);
 			await backoff(faultRetries);
 			continue;
 		}
@@ -12115,7 +12115,7 @@ var ApiClient = class {
 	async request(spec) {
 		if (this.#closed) throw new ClientError("invalid_request", { message: "The API client is closed." });
 		const { method, url } = spec;
-		const described = this.describeRequest(method, url);
+		const failedRequest = this.describeRequest(method, url);
 		if (!this.isUnderBase(url)) throw new ClientError("invalid_request", { message: `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.` });
 		const body = spec.body === void 0 ? void 0 : JSON.stringify(spec.body);
 		const headers = {
@@ -12124,10 +12124,10 @@ var ApiClient = class {
 			"user-agent": `pcsync/${packageVersion()}`
 		};
 		if (body !== void 0) headers["content-type"] = "application/json";
-		const shown = `${method} ${url.pathname}${url.search}`;
+		const traceLabel = `${method} ${url.pathname}${url.search}`;
 		const last = await requestWithRetry(this.#retryContext, {
-			described,
-			shown,
+			failedRequest,
+			traceLabel,
 			safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
 			notFoundMeansDone: spec.notFoundMeansDone === true,
 			send: () => this.#sendAttempt({
@@ -12135,23 +12135,23 @@ var ApiClient = class {
 				url,
 				headers,
 				body
-			}, shown)
+			}, traceLabel)
 		});
-		if (last.failure !== void 0) throw this.#transportError(described, last.failure, last.attempts, last.earlierOutcomeUnknown);
+		if (last.failure !== void 0) throw this.#transportError(failedRequest, last.failure, last.attempts, last.earlierOutcomeUnknown);
 		const { response, attempts } = last;
 		if (last.done) return {
 			...response,
 			attempts
 		};
 		const { status } = response;
-		if (status >= 300 && status < 400) throw new RequestError("redirect_not_followed", described, {
+		if (status >= 300 && status < 400) throw new RequestError("redirect_not_followed", failedRequest, {
 			status,
 			location: describeLocation(headerValue(response.headers.location), url),
 			base: this.base.display,
 			attempts,
-			outcomeUnknown: described.method !== "GET"
+			outcomeUnknown: failedRequest.method !== "GET"
 		});
-		throw apiError(described, {
+		throw apiError(failedRequest, {
 			status,
 			serviceError: readServiceError(response.body),
 			fallbackDetail: fallbackDetail(response, this.secrets),
@@ -12161,7 +12161,7 @@ var ApiClient = class {
 		});
 	}
 	/** Sends one attempt; counts it in the stats and traces it with its time and size. */
-	async #sendAttempt(request, shown) {
+	async #sendAttempt(request, traceLabel) {
 		const startedAt = this.#now();
 		this.stats.requests += 1;
 		if (request.body !== void 0) this.stats.bytesSent += Buffer.byteLength(request.body);
@@ -12177,7 +12177,7 @@ var ApiClient = class {
 			if (error instanceof TransportFailure) {
 				this.stats.transportFailures += 1;
 				this.#onAttempt?.(request.method, "error");
-				this.traceLine(`${shown} -> ${error.message} (${this.#now() - startedAt} ms)`);
+				this.traceLine(`${traceLabel} -> ${error.message} (${this.#now() - startedAt} ms)`);
 			}
 			throw error;
 		}
@@ -12185,7 +12185,7 @@ var ApiClient = class {
 		this.stats.responsesByStatus[status] = (this.stats.responsesByStatus[status] ?? 0) + 1;
 		this.#onAttempt?.(request.method, status);
 		this.stats.bytesReceived += response.body.length;
-		this.traceLine(`${shown} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
+		this.traceLine(`${traceLabel} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`);
 		return response;
 	}
 	/** A request whose 2xx body must be JSON of the given shape. */
@@ -12204,17 +12204,17 @@ var ApiClient = class {
 		return (await this.request(spec)).body.toString("utf8");
 	}
 	parseJson(spec, body, shape) {
-		const described = this.describeRequest(spec.method, spec.url);
+		const failedRequest = this.describeRequest(spec.method, spec.url);
 		const text = body.toString("utf8");
 		let value;
 		try {
 			value = JSON.parse(text);
 		} catch {
 			const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
-			throw new ResponseError("malformed_response", described, { problem: text.trim() === "" ? "empty body where JSON was expected" : `not JSON (it starts with ${JSON.stringify(start)})` });
+			throw new ResponseError("malformed_response", failedRequest, { problem: text.trim() === "" ? "empty body where JSON was expected" : `not JSON (it starts with ${JSON.stringify(start)})` });
 		}
 		const result = validateResponse(shape, value);
-		if (!result.ok) throw new ResponseError("malformed_response", described, { problem: result.problem });
+		if (!result.ok) throw new ResponseError("malformed_response", failedRequest, { problem: result.problem });
 		return result.value;
 	}
 	/** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
@@ -12235,28 +12235,28 @@ var ApiClient = class {
 		}
 		if (status === 404 && !this.hasSucceeded()) return notFoundHint(this.base);
 	}
-	#transportError(described, failure, attempts, earlierOutcomeUnknown) {
-		const outcomeUnknown = described.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
-		if (failure.kind === "too_large") return failure.encoding === void 0 ? new ResponseError("response_too_large", described, { limitBytes: this.#maxResponseBytes }) : new ResponseError("response_too_large", described, {
+	#transportError(failedRequest, failure, attempts, earlierOutcomeUnknown) {
+		const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
+		if (failure.kind === "too_large") return failure.encoding === void 0 ? new ResponseError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes }) : new ResponseError("response_too_large", failedRequest, {
 			limitBytes: this.#maxResponseBytes,
 			encoding: failure.encoding
 		});
-		if (failure.kind === "headers_too_large") return new RequestError("response_headers_too_large", described, {
+		if (failure.kind === "headers_too_large") return new RequestError("response_headers_too_large", failedRequest, {
 			limitBytes: maxHeaderSize,
 			attempts,
-			outcomeUnknown: described.method !== "GET"
+			outcomeUnknown: failedRequest.method !== "GET"
 		});
-		if (failure.kind === "undecodable") return new ResponseError("malformed_response", described, { problem: failure.message });
+		if (failure.kind === "undecodable") return new ResponseError("malformed_response", failedRequest, { problem: failure.message });
 		if (failure.kind === "timeout") {
 			const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
-			return new RequestError("timeout", described, {
+			return new RequestError("timeout", failedRequest, {
 				phase: failure.phase,
 				timeoutMs,
 				attempts,
 				outcomeUnknown
 			});
 		}
-		return new RequestError("network_error", described, {
+		return new RequestError("network_error", failedRequest, {
 			origin: this.base.origin,
 			reason: failure.reason,
 			description: failure.message,
@@ -12346,24 +12346,24 @@ function differingParameters(first, next) {
 */
 function checkedNextLink(client, firstUrl, url, page) {
 	if (page.next === null) return void 0;
-	const described = client.describeRequest("GET", url);
+	const failedRequest = client.describeRequest("GET", url);
 	let next;
 	try {
 		next = new URL(page.next, url);
 	} catch {
-		throw new ResponseError("malformed_response", described, { problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})` });
+		throw new ResponseError("malformed_response", failedRequest, { problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})` });
 	}
 	next.hash = "";
-	if (!client.isUnderBase(next)) throw new ResponseError("foreign_next_link", described, {
+	if (!client.isUnderBase(next)) throw new ResponseError("foreign_next_link", failedRequest, {
 		link: `${next.origin}${next.pathname}`,
 		base: client.base.display
 	});
 	const mismatch = describeNextLinkMismatch(firstUrl, next);
-	if (mismatch !== void 0) throw new ResponseError("next_link_off_collection", described, {
+	if (mismatch !== void 0) throw new ResponseError("next_link_off_collection", failedRequest, {
 		link: `${next.pathname}${next.search}`,
 		reason: mismatch
 	});
-	if (page.results.length === 0) throw new ResponseError("pagination_loop", described, { reason: "a page without results links to a further page" });
+	if (page.results.length === 0) throw new ResponseError("pagination_loop", failedRequest, { reason: "a page without results links to a further page" });
 	return next;
 }
 /**
@@ -12890,20 +12890,20 @@ function isFinalAnswer(error) {
 * duplicated.
 */
 async function settleAnsweredPost(client, reader, body, knownIds, url, error, posts) {
-	const described = client.describeRequest("POST", url);
+	const failedRequest = client.describeRequest("POST", url);
 	const answer = isRequestError(error, "redirect_not_followed") ? "the service answered with a redirect, which pcsync does not follow" : "the service's answer could not be read";
 	let records;
 	try {
 		({records} = await reader.read(client.now()));
 	} catch (rereadError) {
 		if (!(rereadError instanceof PcsyncError)) throw rereadError;
-		throw new OutcomeUnknownError("create_outcome_unknown", described, {
+		throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
 			failure: error.message,
 			why: `${answer}, and re-reading the family to check failed (${rereadError.message})`
 		});
 	}
 	const record = findCreatedRecord(records, body, knownIds);
-	if (record === void 0) throw new OutcomeUnknownError("create_outcome_unknown", described, {
+	if (record === void 0) throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
 		failure: error.message,
 		why: `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`
 	});
