@@ -300,8 +300,8 @@ function applyOverride(
   context: ProjectContext,
 ) {
   // The template's objects are shared by every project using it: copy before changing.
-  if (entry.fields === entry.item.fields) entry.fields = { ...entry.item.fields };
-  if (entry.fieldSources === entry.item.fieldSources) entry.fieldSources = { ...entry.item.fieldSources };
+  if (entry.fields === entry.item.fields) entry.fields = copyOwn(entry.item.fields);
+  if (entry.fieldSources === entry.item.fieldSources) entry.fieldSources = copyOwn(entry.item.fieldSources);
   const changes: [keyof OverrideItem["fieldSources"], unknown][] = Object.entries(override.fields) as [
     keyof OverrideItem["fieldSources"],
     unknown,
@@ -326,6 +326,17 @@ function applyOverride(
     else (entry.fields as Record<string, unknown>)[field] = value;
     entry.fieldSources[field] = at;
   }
+}
+
+/**
+ * A copy with the same keys in the same order, made key by key. Not `{ ...object }`: V8 gives each
+ * object spread from these (their keys were added one by one, some of them optional) a hidden
+ * class of its own, about 300 bytes each; for a manifest of 400,000 configs that was 130 MB.
+ */
+function copyOwn<T extends object>(object: T): T {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) copy[key] = (object as Record<string, unknown>)[key];
+  return copy as T;
 }
 
 /** Two sets' values of one override field agree: equal values, or lists of the same items. */
@@ -385,7 +396,8 @@ function finishFamily(
   let position = 0;
   const configs = entries.map((entry): DesiredConfig => {
     if (entry.fields.deleted !== true) position += 1;
-    const fields: DesiredFields = { ...entry.fields, order: entry.fields.order ?? position };
+    const fields = copyOwn(entry.fields) as DesiredFields;
+    fields.order = entry.fields.order ?? position;
     const config: DesiredConfig = { fields, source: entry.item.source, fieldSources: entry.fieldSources };
     const id = entry.id ?? entry.item.id;
     if (id !== undefined) config.id = id;

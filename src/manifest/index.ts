@@ -4,6 +4,7 @@
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
+import { readBlockPlain } from "./block-plain.js";
 import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
@@ -15,10 +16,11 @@ import {
   sortDiagnostics,
 } from "./diagnostics.js";
 import { interpolateTree } from "./interpolate.js";
-import { parseYamlWithPositions } from "./load-yaml.js";
+import { keepHeapLeanFor } from "./lean-heap.js";
+import { DEFAULT_YAML_LIMITS, parseYamlWithPositions } from "./load-yaml.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
-import { toPlainManifest } from "./plain-manifest.js";
+import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
@@ -78,6 +80,7 @@ export const MAX_ERRORS_PER_FILE = 100;
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const { resolved, varFiles } = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
+  keepHeapLeanFor(read.sources.reduce((total, source) => total + source.text.length, 0));
   const loaded = loadManifestSources(read.sources, resolved.variables);
   const files = read.sources.map((source) => source.file);
   // Var files first: a broken one explains the unset variables reported in the manifests.
@@ -188,23 +191,22 @@ function loadOneManifest(
   const toWarnings = (problems: readonly YamlProblem[]) =>
     problems.map((problem) => makeWarning(file, problem.position, problem.message));
 
-  const parsed = parseYamlWithPositions(source.text);
-  const warnings = toWarnings(parsed.warnings);
-  if (parsed.fatal) return { errors: capErrors(file, toErrors(parsed.errors)), warnings, loaded: undefined };
-  if (parsed.root === undefined) {
+  const front = readPlainManifest(source, variables);
+  const warnings = toWarnings(front.warnings);
+  if (front.fatal) return { errors: capErrors(file, toErrors(front.errors)), warnings, loaded: undefined };
+  const { plain } = front;
+  if (plain === undefined) {
     const error = makeError(file, { line: 1, col: 1 }, "file is empty; a manifest starts with `version: 1`");
     return { errors: [error], warnings, loaded: undefined };
   }
 
-  const interpolated = interpolateTree(parsed.root, variables, parsed.positionAt);
-  const plain = toPlainManifest(interpolated.root);
   const schema = validateManifestSchema(plain);
   const semantics = checkManifestSemantics(plain);
   appendAll(warnings, toWarnings(semantics.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.
-  const earlyErrors = [...parsed.errors, ...interpolated.errors];
+  const earlyErrors = front.errors;
   const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
   const consequences = [...schema.errors, ...semantics.errors].filter(
     (problem) => !earlyLines.has(problem.position.line),
@@ -215,6 +217,30 @@ function loadOneManifest(
       ? readManifestBlocks(file, schema.manifest, plain.locations)
       : undefined;
   return { errors, warnings, loaded: { file, blocks, facts: semantics.facts } };
+}
+
+/**
+ * Parses and interpolates one file into the plain value ajv checks. The parse tree lives only in
+ * here: what comes out points into the text with offsets, so a big file's tree is freed before
+ * the next stages build their own data.
+ */
+function readPlainManifest(
+  source: ManifestSource,
+  variables: ManifestVariables,
+): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
+  // Plain block YAML that interpolation leaves as it is (most big manifests): no tree at all.
+  const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
+  if (direct !== undefined) return { plain: direct.plain, errors: [], warnings: [], fatal: false };
+  const parsed = parseYamlWithPositions(source.text);
+  const { warnings } = parsed;
+  if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };
+  if (parsed.root === undefined) return { plain: undefined, errors: [], warnings, fatal: false };
+  const interpolated = interpolateTree(parsed.root, variables, {
+    text: source.text,
+    positionAt: parsed.positionAt,
+  });
+  const plain = toPlainManifest(interpolated.root, parsed.positionAt);
+  return { plain, errors: [...parsed.errors, ...interpolated.errors], warnings, fatal: false };
 }
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {

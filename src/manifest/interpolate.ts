@@ -6,7 +6,7 @@
 import type { Position } from "./diagnostics.js";
 import { containsSecret } from "./secrets.js";
 import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
-import type { MapEntry, ScalarNode, SourceSpan, ValueNode, YamlProblem } from "./yaml-nodes.js";
+import type { MapEntry, ScalarNode, ValueNode, YamlProblem, YamlSource } from "./yaml-nodes.js";
 
 export interface InterpolatedText {
   /** The text with references replaced; empty when it held the API key. */
@@ -156,22 +156,26 @@ function describeBadReference(inner: string): string {
 export function interpolateTree(
   root: ValueNode,
   variables: ManifestVariables,
-  positionAt: (offset: number) => Position,
+  source: YamlSource,
 ): { root: ValueNode; errors: YamlProblem[] } {
+  const { positionAt } = source;
   const errors: YamlProblem[] = [];
   const secrets = variables.secrets ?? [];
 
+  /** Interpolates `text`, written from `offset` to `end` of the source. */
   const interpolateSpan = (
     text: string,
-    span: SourceSpan,
+    offset: number,
+    end: number,
   ): { value: string; changed: boolean; failed: boolean } => {
     const result = interpolateText(text, variables);
+    const written = result.problems.length > 0 ? source.text.slice(offset, end) : "";
     let searchFrom = 0;
     for (const problem of result.problems) {
       // Point at the reference itself when it appears verbatim in the source (it does unless escaped).
-      const found = span.text.indexOf(problem.token, searchFrom);
+      const found = written.indexOf(problem.token, searchFrom);
       if (found >= 0) searchFrom = found + problem.token.length;
-      const position = found >= 0 ? positionAt(span.offset + found) : span.position;
+      const position = positionAt(found >= 0 ? offset + found : offset);
       errors.push({ position, message: problem.message });
     }
     return { value: result.value, changed: result.changed, failed: result.problems.length > 0 };
@@ -183,7 +187,7 @@ export function interpolateTree(
       if (typeof node.value !== "string") return node;
       // What interpolateText would find unchanged, without its allocations: most values.
       if (!node.value.includes("${") && !containsSecret(node.value, secrets)) return node;
-      const { value, changed } = interpolateSpan(node.value, node.span);
+      const { value, changed } = interpolateSpan(node.value, node.offset, node.end);
       return changed ? ({ ...node, value, interpolated: true } satisfies ScalarNode) : node;
     }
     if (node.kind === "seq") {
@@ -205,7 +209,7 @@ export function interpolateTree(
       if (!isProjects) {
         if (containsSecret(entry.key, secrets)) {
           errors.push({
-            position: entry.keySpan.position,
+            position: positionAt(entry.keyOffset),
             message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
           });
           changed = true;
@@ -216,19 +220,20 @@ export function interpolateTree(
         entries.push(value === entry.value ? entry : { ...entry, value });
         continue;
       }
-      const { value: key, failed } = interpolateSpan(entry.key, entry.keySpan);
+      const { value: key, failed } = interpolateSpan(entry.key, entry.keyOffset, entry.keyEnd);
+      const keyPosition = positionAt(entry.keyOffset);
       const first = seen.get(key);
       if (first !== undefined) {
         // Only interpolation can make two keys equal: the parser already refused literal duplicates.
         errors.push({
-          position: entry.keySpan.position,
+          position: keyPosition,
           message: `project "${key}" is also defined at line ${first.line}, column ${first.col} (after interpolation); merge the two blocks`,
         });
         changed = true;
         continue;
       }
       // A key that failed to interpolate is not a project id to compare with the others.
-      if (!failed) seen.set(key, entry.keySpan.position);
+      if (!failed) seen.set(key, keyPosition);
       const value = visit(entry.value, false, false);
       if (key !== entry.key || value !== entry.value) changed = true;
       entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });

@@ -17,15 +17,7 @@ import {
 } from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
 import { parseBlockYaml } from "./parse-block-yaml.js";
-import type {
-  MapEntry,
-  MapNode,
-  ScalarNode,
-  ScalarValue,
-  SourceSpan,
-  ValueNode,
-  YamlProblem,
-} from "./yaml-nodes.js";
+import type { MapEntry, MapNode, ScalarNode, ScalarValue, ValueNode, YamlProblem } from "./yaml-nodes.js";
 
 export interface ParsedYaml {
   /** The document's content; undefined for an empty document (or only comments). */
@@ -115,7 +107,8 @@ export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_
   const converter = new TreeConverter(document, text, positionAt, limits, errors);
   const contents = document.contents;
   const root = contents === null ? undefined : converter.convert(contents, 0);
-  const isEmptyScalar = root?.kind === "scalar" && root.value === null && root.span.text.trim() === "";
+  const isEmptyScalar =
+    root?.kind === "scalar" && root.value === null && text.slice(root.offset, root.end).trim() === "";
   return { root: isEmptyScalar ? undefined : root, errors, warnings, fatal: converter.truncated, positionAt };
 }
 
@@ -258,11 +251,11 @@ class TreeConverter {
       return this.convert(target, depth, true);
     }
     if (isMap(node))
-      return this.withAncestor(node, () => this.convertMap(node.items, position, depth, viaAlias));
+      return this.withAncestor(node, () => this.convertMap(node.items, start, depth, viaAlias));
     if (isSeq(node)) {
       return this.withAncestor(node, () => ({
         kind: "seq" as const,
-        position,
+        offset: start,
         items: node.items.map((item) => this.convert(item, depth + 1, viaAlias)),
       }));
     }
@@ -286,12 +279,7 @@ class TreeConverter {
     return this.aliasTargets.get(alias);
   }
 
-  private convertMap(
-    items: readonly unknown[],
-    position: Position,
-    depth: number,
-    viaAlias: boolean,
-  ): MapNode {
+  private convertMap(items: readonly unknown[], offset: number, depth: number, viaAlias: boolean): MapNode {
     const entries: MapEntry[] = [];
     const seen = new Map<string, Position>();
     for (const pair of items) {
@@ -300,8 +288,9 @@ class TreeConverter {
       // `: value` without a key has no range of its own: point at the value.
       const keyStart =
         keyNode === null || keyNode === undefined ? rangeStart(pair.value) : rangeStart(keyNode);
-      const keySpan = this.spanOf(keyNode, keyStart);
-      const key = this.keyText(keyNode, keySpan);
+      const keyEnd = Math.max(keyStart, rangeEnd(keyNode));
+      const keyPosition = this.positionAt(keyStart);
+      const key = this.keyText(keyNode, keyPosition);
       const valueNode = pair.value;
       // `key:` with nothing after it: a null value, placed right after the key.
       const value =
@@ -311,7 +300,7 @@ class TreeConverter {
       if (key === undefined) continue;
       if (key === "<<" && isScalar(keyNode) && keyNode.type === "PLAIN") {
         this.errors.push({
-          position: keySpan.position,
+          position: keyPosition,
           message:
             "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead",
         });
@@ -320,18 +309,18 @@ class TreeConverter {
       const first = seen.get(key);
       if (first !== undefined) {
         this.errors.push({
-          position: keySpan.position,
+          position: keyPosition,
           message: `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`,
         });
         continue;
       }
-      seen.set(key, keySpan.position);
-      entries.push({ key, keySpan, value });
+      seen.set(key, keyPosition);
+      entries.push({ key, keyOffset: keyStart, keyEnd, value });
     }
-    return { kind: "map", position, entries };
+    return { kind: "map", offset, entries };
   }
 
-  private keyText(keyNode: unknown, span: SourceSpan): string | undefined {
+  private keyText(keyNode: unknown, position: Position): string | undefined {
     if (isScalar(keyNode)) {
       const value = keyNode.value;
       if (typeof value === "string") return value;
@@ -341,7 +330,7 @@ class TreeConverter {
       }
     }
     this.errors.push({
-      position: span.position,
+      position,
       message: "keys must be plain text; write the key as a string",
     });
     return undefined;
@@ -355,20 +344,11 @@ class TreeConverter {
       raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number"
         ? raw
         : String(raw);
-    return { kind: "scalar", value, span: this.spanOf(node, start) };
-  }
-
-  private spanOf(node: unknown, start: number): SourceSpan {
-    const end = rangeEnd(node);
-    return {
-      position: this.positionAt(start),
-      offset: start,
-      text: this.text.slice(start, Math.max(start, end)),
-    };
+    return { kind: "scalar", value, offset: start, end: Math.max(start, rangeEnd(node)) };
   }
 
   private emptyScalar(offset: number): ScalarNode {
-    return { kind: "scalar", value: null, span: { position: this.positionAt(offset), offset, text: "" } };
+    return { kind: "scalar", value: null, offset, end: offset };
   }
 
   private withAncestor<T>(node: Node, convert: () => T): T {

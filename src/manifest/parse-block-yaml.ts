@@ -2,23 +2,34 @@
 // one-line scalars), giving the same tree as load-yaml.ts's full parse. It gives up (undefined) on
 // anything else, and load-yaml.ts then parses with the yaml library: the result never depends on
 // which of the two read the file, only the time and memory do (a 20,000-config file in a fifth).
+// What it builds is a BlockBuilder's choice: the parse tree here, or (block-plain.ts) the plain
+// value and where each part of it was written, without a tree at all.
 
 import type { Position } from "./diagnostics.js";
-import type {
-  MapEntry,
-  MapNode,
-  ScalarNode,
-  ScalarValue,
-  SeqNode,
-  SourceSpan,
-  ValueNode,
-} from "./yaml-nodes.js";
+import type { MapEntry, MapNode, ScalarNode, ScalarValue, SeqNode, ValueNode } from "./yaml-nodes.js";
 
 /** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
 
+/**
+ * What the reader makes of what it reads, in document order: a map or list comes before what it
+ * holds, and ends after it. A slot says where a node goes (null: it is the document).
+ */
+export interface BlockBuilder<Container, Slot> {
+  /** A map or a list starting at `offset`, put in `slot`. */
+  container(kind: "map" | "seq", offset: number, slot: Slot | null): Container;
+  /** A scalar written from `offset` to `end`, put in `slot` (never the document: the reader gives up on that). */
+  scalar(value: ScalarValue, offset: number, end: number, slot: Slot): void;
+  /** Where the value of `key`, just read in `map`, goes. */
+  entrySlot(map: Container, key: string, keyOffset: number, keyEnd: number): Slot;
+  /** Where the next item of `seq` goes. */
+  itemSlot(seq: Container): Slot;
+  /** Nothing more goes into `container`. */
+  end(container: Container): void;
+}
+
 /** A value slot waiting for the next lines: after `key:` or `-` with nothing behind it. */
-interface Pending {
+interface Pending<Slot> {
   /** The indentation of the map or list the slot belongs to. */
   indent: number;
   /** `key:` may be followed by a list at its own indentation. */
@@ -28,14 +39,13 @@ interface Pending {
   slot: Slot;
 }
 
-/** Where a node goes: into a list, as a map entry's value, or (null) as the document's root. */
-type Slot = SeqNode | MapEntry | null;
-
-interface Frame {
+interface Frame<Container> {
   indent: number;
-  node: MapNode | SeqNode;
-  /** Keys of a big map so far (small ones are scanned): a duplicate is left to the full parse. */
-  keys?: Set<string>;
+  container: Container;
+  isSeq: boolean;
+  /** A map's keys so far, scanned while few, then indexed: a duplicate is left to the full parse. */
+  keyList?: string[] | undefined;
+  keySet?: Set<string>;
 }
 
 /** Maps up to this many entries are scanned for a duplicate key rather than indexed. */
@@ -51,6 +61,12 @@ const BOOL_TEXT = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 const INT_TEXT = /^[-+]?[0-9]+$/;
 /** Longer keys are an error to the full parse (and never a manifest's). */
 const MAX_KEY_LENGTH = 1000;
+/**
+ * Keys up to this long are kept once per text, however often written (`name:` in every config);
+ * the table stops growing at MAX_SHARED_KEYS, so a text of a million different keys costs no more.
+ */
+const MAX_SHARED_KEY_LENGTH = 40;
+const MAX_SHARED_KEYS = 4096;
 
 export interface BlockYaml {
   /** The document's content; undefined when it holds only comments and blank lines. */
@@ -63,41 +79,97 @@ export interface BlockYaml {
  * `maxDepth` as in YamlLimits: deeper text is left to the full parse, which reports it.
  */
 export function parseBlockYaml(text: string, maxDepth: number): BlockYaml | undefined {
+  const builder = new TreeBuilder();
+  const read = readBlockYaml(text, maxDepth, builder);
+  return read === undefined ? undefined : { root: builder.root, positionAt: read.positionAt };
+}
+
+/**
+ * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
+ * it in full" (and whatever the builder made is to be dropped). A builder may give up too.
+ */
+export function readBlockYaml<Container, Slot>(
+  text: string,
+  maxDepth: number,
+  builder: BlockBuilder<Container, Slot>,
+): { positionAt: (offset: number) => Position } | undefined {
   // Tabs and carriage returns have rules of their own; a BOM is stripped when files are read.
   if (UNUSUAL_CHARACTERS.test(text)) return undefined;
   try {
-    return new BlockReader(text, maxDepth).read();
+    return new BlockReader(text, maxDepth, builder).read();
   } catch (error) {
     if (error === GIVE_UP) return undefined;
     throw error;
   }
 }
 
-function giveUp(): never {
+/** Stops the read: the text is left to the full parse. */
+export function giveUp(): never {
   throw GIVE_UP;
 }
 
-class BlockReader {
+/** Builds the parse tree (yaml-nodes.ts). */
+class TreeBuilder implements BlockBuilder<MapNode | SeqNode, SeqNode | MapEntry> {
+  root: ValueNode | undefined;
+
+  container(kind: "map" | "seq", offset: number, slot: SeqNode | MapEntry | null): MapNode | SeqNode {
+    const node: MapNode | SeqNode =
+      kind === "map" ? { kind: "map", offset, entries: [] } : { kind: "seq", offset, items: [] };
+    this.put(slot, node);
+    return node;
+  }
+
+  scalar(value: ScalarValue, offset: number, end: number, slot: SeqNode | MapEntry): void {
+    this.put(slot, { kind: "scalar", value, offset, end });
+  }
+
+  entrySlot(map: MapNode | SeqNode, key: string, keyOffset: number, keyEnd: number): MapEntry {
+    const entry: MapEntry = { key, keyOffset, keyEnd, value: EMPTY_PLACEHOLDER };
+    (map as MapNode).entries.push(entry);
+    return entry;
+  }
+
+  itemSlot(seq: MapNode | SeqNode): SeqNode {
+    return seq as SeqNode;
+  }
+
+  /**
+   * A finished map's or list's array at its length: an array grown by push keeps room for about
+   * 17 elements, four times what a config's map of four keys needs.
+   */
+  end(node: MapNode | SeqNode): void {
+    if (node.kind === "map") node.entries = node.entries.slice();
+    else node.items = node.items.slice();
+  }
+
+  private put(slot: SeqNode | MapEntry | null, node: ValueNode): void {
+    if (slot === null) this.root = node;
+    else if ("items" in slot) slot.items.push(node);
+    else slot.value = node;
+  }
+}
+
+class BlockReader<Container, Slot> {
   private readonly lineStarts: number[] = [];
-  private line = 0;
+  private readonly sharedKeys = new Map<string, string>();
   private lineStart = 0;
   private lineEnd = 0;
-  private readonly stack: Frame[] = [];
-  private pending: Pending | undefined;
-  private root: ValueNode | undefined;
+  private readonly stack: Frame<Container>[] = [];
+  private pending: Pending<Slot> | undefined;
+  private started = false;
 
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
+    private readonly builder: BlockBuilder<Container, Slot>,
   ) {}
 
-  read(): BlockYaml {
+  read(): { positionAt: (offset: number) => Position } {
     const { text } = this;
     let start = 0;
     while (start <= text.length) {
       const newline = text.indexOf("\n", start);
       const end = newline < 0 ? text.length : newline;
-      this.line += 1;
       this.lineStart = start;
       this.lineEnd = end;
       this.lineStarts.push(start);
@@ -106,8 +178,12 @@ class BlockReader {
       start = newline + 1;
     }
     if (this.pending !== undefined) this.fillEmpty(this.pending);
-    const lineStarts = this.lineStarts;
-    return { root: this.root, positionAt: (offset) => positionIn(lineStarts, text.length, offset) };
+    for (let index = this.stack.length - 1; index >= 0; index--) {
+      this.builder.end((this.stack[index] as Frame<Container>).container);
+    }
+    // Offsets fit 32 bits (files are capped far below): half the memory of the growing array.
+    const lineStarts = Int32Array.from(this.lineStarts);
+    return { positionAt: (offset) => positionIn(lineStarts, text.length, offset) };
   }
 
   private readLine(): void {
@@ -130,20 +206,22 @@ class BlockReader {
       }
       this.fillEmpty(pending);
     }
-    if (this.root === undefined) {
+    if (!this.started) {
       if (indent !== 0) giveUp();
+      this.started = true;
       this.startNode(column, indent, null);
       return;
     }
     // A list written at its key's indentation ends where the map's next key starts.
     for (let top = this.stack.at(-1); top !== undefined; top = this.stack.at(-1)) {
-      const listUnderKey = top.indent === indent && top.node.kind === "seq" && !isItem;
+      const listUnderKey = top.indent === indent && top.isSeq && !isItem;
       if (top.indent <= indent && !listUnderKey) break;
+      this.builder.end(top.container);
       this.stack.pop();
     }
     const frame = this.stack.at(-1);
     if (frame === undefined || frame.indent !== indent) giveUp();
-    if (frame.node.kind === "seq") {
+    if (frame.isSeq) {
       if (!isItem) giveUp();
       this.readItem(frame, column);
     } else {
@@ -161,69 +239,60 @@ class BlockReader {
   }
 
   /** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
-  private startNode(column: number, indent: number, slot: Slot): void {
+  private startNode(column: number, indent: number, slot: Slot | null): void {
     if (this.isItemAt(column)) {
-      const node: SeqNode = { kind: "seq", position: this.positionOf(column), items: [] };
-      this.fill(slot, node);
-      const frame = this.push({ indent, node });
+      this.depthCheck();
+      const container = this.builder.container("seq", column, slot);
+      const frame = this.push({ indent, container, isSeq: true });
       this.readItem(frame, column);
       return;
     }
     const keyEnd = this.findKeyEnd(column);
     if (keyEnd !== undefined) {
-      const node: MapNode = { kind: "map", position: this.positionOf(column), entries: [] };
-      this.fill(slot, node);
-      const frame = this.push({ indent, node });
+      this.depthCheck();
+      const container = this.builder.container("map", column, slot);
+      const frame = this.push({ indent, container, isSeq: false });
       this.readEntry(frame, column, keyEnd);
       return;
     }
-    this.fill(slot, this.readScalar(column));
+    this.readScalar(column, slot);
   }
 
-  private fill(slot: Slot, node: ValueNode): void {
-    if (slot === null) {
-      // A document that is one scalar is no manifest: the full parse says why.
-      if (node.kind === "scalar") giveUp();
-      this.root = node;
-    } else if ("items" in slot) slot.items.push(node);
-    else slot.value = node;
-  }
-
-  private push(frame: Frame): Frame {
+  private depthCheck(): void {
     if (this.stack.length + 1 >= this.maxDepth) giveUp();
+  }
+
+  private push(frame: Frame<Container>): Frame<Container> {
     this.stack.push(frame);
     return frame;
   }
 
   /** `- ...` at `column`, in the list `frame`. */
-  private readItem(frame: Frame, column: number): void {
-    const seq = frame.node as SeqNode;
+  private readItem(frame: Frame<Container>, column: number): void {
+    const slot = this.builder.itemSlot(frame.container);
     const content = this.skipSpaces(column + 1);
     if (this.isEndOfContent(content)) {
-      this.pending = { indent: frame.indent, isMapValue: false, emptyAt: content, slot: seq };
+      this.pending = { indent: frame.indent, isMapValue: false, emptyAt: content, slot };
       return;
     }
-    this.startNode(content, content - this.lineStart, seq);
+    this.startNode(content, content - this.lineStart, slot);
   }
 
   /** `key: ...` at `column`, in the map `frame`; `keyEnd` is where findKeyEnd found the `:`. */
-  private readEntry(frame: Frame, column: number, keyEnd: number | undefined): void {
-    const map = frame.node as MapNode;
+  private readEntry(frame: Frame<Container>, column: number, keyEnd: number | undefined): void {
     if (keyEnd === undefined) giveUp();
-    const keySpan = this.spanOf(column, keyEnd);
-    const key = this.keyText(column, keySpan.text);
+    const key = this.keyText(column, keyEnd);
     // Merge keys and duplicates are errors, reported by the full parse with both positions.
     if (key === "<<" || hasKey(frame, key)) giveUp();
-    const entry: MapEntry = { key, keySpan, value: EMPTY_PLACEHOLDER };
-    map.entries.push(entry);
+    const slot = this.builder.entrySlot(frame.container, key, column, keyEnd);
     const content = this.skipSpaces(keyEnd + 1);
     if (this.isEndOfContent(content)) {
       // yaml places an empty value past the spaces behind the `:`, at a comment if any.
-      this.pending = { indent: frame.indent, isMapValue: true, emptyAt: content, slot: entry };
+      this.pending = { indent: frame.indent, isMapValue: true, emptyAt: content, slot };
       return;
     }
     // Only a scalar (or an empty `[]`, `{}`) may follow a key on its line.
-    entry.value = this.readScalar(content);
+    this.readScalar(content, slot);
   }
 
   /** Where the `:` of a `key:` at `column` is, or undefined when the line holds no key there. */
@@ -247,29 +316,44 @@ class BlockReader {
     return undefined;
   }
 
-  /** The key written as `raw` at `column`. */
-  private keyText(column: number, raw: string): string {
+  /** The key written from `column` to `end`. */
+  private keyText(column: number, end: number): string {
     const first = this.text.charCodeAt(column);
-    if (first === 0x22 || first === 0x27) return this.quotedValue(column, column + raw.length);
+    if (first === 0x22 || first === 0x27) return this.shared(this.quotedValue(column, end));
+    const raw = this.text.slice(column, end);
     // As written, also for `1:` (a number to YAML, a project id here): what load-yaml.ts keeps.
     if (raw === "" || INDICATORS.has(raw.charAt(0)) || raw.endsWith(" ") || raw.includes(" #")) giveUp();
-    return raw;
+    return this.shared(raw);
   }
 
-  /** A scalar starting at `column` and running to the end of the line (or a comment). */
-  private readScalar(column: number): ScalarNode | SeqNode | MapNode {
+  /** One string per short key, kept for the whole text, instead of one per place it is written. */
+  private shared(key: string): string {
+    if (key.length > MAX_SHARED_KEY_LENGTH) return key;
+    const known = this.sharedKeys.get(key);
+    if (known !== undefined) return known;
+    if (this.sharedKeys.size < MAX_SHARED_KEYS) this.sharedKeys.set(key, key);
+    return key;
+  }
+
+  /**
+   * A scalar starting at `column` and running to the end of the line (or a comment), put in
+   * `slot`; also an empty `[]` or `{}`.
+   */
+  private readScalar(column: number, slot: Slot | null): void {
     const { text } = this;
     const first = text.charCodeAt(column);
+    if (text.startsWith("[]", column) || text.startsWith("{}", column)) {
+      if (!this.isEndOfContent(this.skipSpaces(column + 2), true)) giveUp();
+      this.builder.end(this.builder.container(first === 0x5b ? "seq" : "map", column, slot));
+      return;
+    }
+    // A document that is one scalar is no manifest: the full parse says why.
+    if (slot === null) giveUp();
     if (first === 0x22 || first === 0x27) {
       const close = this.findQuoteEnd(column);
       if (close === undefined || !this.isEndOfContent(this.skipSpaces(close), true)) giveUp();
-      const value = this.quotedValue(column, close);
-      return { kind: "scalar", value, span: this.spanOf(column, close) };
-    }
-    if (text.startsWith("[]", column) || text.startsWith("{}", column)) {
-      if (!this.isEndOfContent(this.skipSpaces(column + 2), true)) giveUp();
-      const position = this.positionOf(column);
-      return first === 0x5b ? { kind: "seq", position, items: [] } : { kind: "map", position, entries: [] };
+      this.builder.scalar(this.quotedValue(column, close), column, close, slot);
+      return;
     }
     if (INDICATORS.has(text.charAt(column))) giveUp();
     let end = column;
@@ -278,8 +362,7 @@ class BlockReader {
     const raw = text.slice(column, end);
     // `a: b: c` is an error.
     if (raw.includes(": ") || raw.endsWith(":")) giveUp();
-    const span: SourceSpan = { position: this.positionOf(column), offset: column, text: raw };
-    return { kind: "scalar", value: plainValue(raw), span };
+    this.builder.scalar(plainValue(raw), column, end, slot);
   }
 
   /** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
@@ -319,45 +402,30 @@ class BlockReader {
     return !afterValue || this.text.charCodeAt(offset - 1) === 0x20;
   }
 
-  private fillEmpty(pending: Pending): void {
-    this.fill(pending.slot, {
-      kind: "scalar",
-      value: null,
-      span: { position: this.positionOf(pending.emptyAt), offset: pending.emptyAt, text: "" },
-    });
-  }
-
-  private spanOf(start: number, end: number): SourceSpan {
-    return { position: this.positionOf(start), offset: start, text: this.text.slice(start, end) };
-  }
-
-  /** Positions on the current line (or, for an empty value, the line of its key). */
-  private positionOf(offset: number): Position {
-    if (offset >= this.lineStart) return { line: this.line, col: offset - this.lineStart + 1 };
-    return positionIn(this.lineStarts, this.text.length, offset);
+  private fillEmpty(pending: Pending<Slot>): void {
+    this.builder.scalar(null, pending.emptyAt, pending.emptyAt, pending.slot);
   }
 }
 
 /** Whether the map of `frame` has `key` already; remembers it otherwise. */
-function hasKey(frame: Frame, key: string): boolean {
-  const { entries } = frame.node as MapNode;
-  if (frame.keys === undefined) {
-    if (entries.length < SCAN_LIMIT) {
-      for (const entry of entries) if (entry.key === key) return true;
-      return false;
-    }
-    frame.keys = new Set(entries.map((entry) => entry.key));
+function hasKey(frame: Frame<unknown>, key: string): boolean {
+  if (frame.keySet !== undefined) {
+    if (frame.keySet.has(key)) return true;
+    frame.keySet.add(key);
+    return false;
   }
-  if (frame.keys.has(key)) return true;
-  frame.keys.add(key);
+  if (frame.keyList === undefined) frame.keyList = [];
+  const list = frame.keyList;
+  if (list.includes(key)) return true;
+  list.push(key);
+  if (list.length > SCAN_LIMIT) {
+    frame.keySet = new Set(list);
+    frame.keyList = undefined;
+  }
   return false;
 }
 
-const EMPTY_PLACEHOLDER: ScalarNode = {
-  kind: "scalar",
-  value: null,
-  span: { position: { line: 1, col: 1 }, offset: 0, text: "" },
-};
+const EMPTY_PLACEHOLDER: ScalarNode = { kind: "scalar", value: null, offset: 0, end: 0 };
 
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw: string): ScalarValue {
@@ -375,7 +443,7 @@ function plainValue(raw: string): ScalarValue {
 }
 
 /** Line and column (1-based, in UTF-16 units as yaml's LineCounter counts) of an offset. */
-function positionIn(lineStarts: readonly number[], length: number, offset: number): Position {
+function positionIn(lineStarts: Int32Array, length: number, offset: number): Position {
   const clamped = Math.max(0, Math.min(offset, length));
   let low = 0;
   let high = lineStarts.length - 1;

@@ -6,26 +6,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
 import type { Position } from "./diagnostics.js";
-import type { MapEntry, MapNode, ValueNode } from "./yaml-nodes.js";
+import { type LocationIndex, NodePlacesBuilder } from "./node-places.js";
+import type { ValueNode } from "./yaml-nodes.js";
 
-/** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
-export interface NodeLocation {
-  /** The key naming this value, when it is a map entry. */
-  key?: Position;
-  /** The value itself (for a map or list, where it starts). */
-  value: Position;
-}
-
-/**
- * Finds where a value was written. Positions stay on the parsed tree and are looked up on demand:
- * a pointer per node, built for every node of a big file, cost more than the rest of the load.
- */
-export interface LocationIndex {
-  /** By JSON pointer, as ajv's instancePath: "/projects/1/plugin_configs/configs/0/name". */
-  get(pointer: string): NodeLocation | undefined;
-  /** The same as get() of the path's pointer, without building the pointer. */
-  lookup(path: readonly (string | number)[]): NodeLocation | undefined;
-}
+export type { LocationIndex, NodeLocation } from "./node-places.js";
+export { unescapePointerSegment } from "./node-places.js";
 
 export interface PlainManifest {
   /** The manifest as plain data, interpolated values typed; not yet validated. */
@@ -51,13 +36,11 @@ export function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-export function unescapePointerSegment(segment: string): string {
-  if (!segment.includes("~")) return segment;
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-/** Builds the plain value ajv checks, and the index from JSON pointer to source position. */
-export function toPlainManifest(root: ValueNode): PlainManifest {
+/**
+ * Builds the plain value ajv checks, and the index from JSON pointer to source position, which
+ * keeps nothing of the tree (`positionAt` maps the tree's offsets to positions: the parse's).
+ */
+export function toPlainManifest(root: ValueNode, positionAt: (offset: number) => Position): PlainManifest {
   const schema = loadManifestSchema();
   // The path of the node being visited: only an interpolated value needs it (for its schema type).
   const path: (string | number)[] = [];
@@ -74,7 +57,14 @@ export function toPlainManifest(root: ValueNode): PlainManifest {
     return types;
   };
 
-  const visit = (node: ValueNode): unknown => {
+  const places = NodePlacesBuilder.forTree(root);
+  const visit = (node: ValueNode, key: string | undefined, keyOffset: number): unknown => {
+    const place = places.open(node.kind, node.offset, key, keyOffset);
+    const value = plainValueOf(node);
+    places.close(place);
+    return value;
+  };
+  const plainValueOf = (node: ValueNode): unknown => {
     if (node.kind === "scalar") {
       return node.interpolated === true ? coerceInterpolated(node.value, typesHere()) : node.value;
     }
@@ -82,7 +72,7 @@ export function toPlainManifest(root: ValueNode): PlainManifest {
       const items: unknown[] = new Array(node.items.length);
       for (let index = 0; index < node.items.length; index++) {
         path.push(index);
-        items[index] = visit(node.items[index] as ValueNode);
+        items[index] = visit(node.items[index] as ValueNode, undefined, 0);
         path.pop();
       }
       return items;
@@ -90,99 +80,22 @@ export function toPlainManifest(root: ValueNode): PlainManifest {
     const object: Record<string, unknown> = {};
     for (const entry of node.entries) {
       path.push(entry.key);
-      const value = visit(entry.value);
+      const value = visit(entry.value, entry.key, entry.keyOffset);
       path.pop();
-      // defineProperty: a key named "__proto__" must stay a key, not replace the prototype.
-      if (entry.key === "__proto__") {
-        Object.defineProperty(object, entry.key, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      } else object[entry.key] = value;
+      setKey(object, entry.key, value);
     }
     return object;
   };
 
-  return { value: visit(root), locations: new TreeLocations(root) };
+  const value = visit(root, undefined, 0);
+  return { value, locations: places.finish(positionAt) };
 }
 
-/** Maps with more entries than this get a key index on their first lookup, so lookups stay O(1). */
-const SCAN_LIMIT = 8;
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-/** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
-const INVALID_ESCAPE = /~(?![01])/;
-
-/** A node reached by a lookup, and the position of the key that named it (none for list items). */
-interface Step {
-  node: ValueNode;
-  key: Position | undefined;
-}
-
-function locationOf({ node, key }: Step): NodeLocation {
-  const value = node.kind === "scalar" ? node.span.position : node.position;
-  return key === undefined ? { value } : { key, value };
-}
-
-class TreeLocations implements LocationIndex {
-  private readonly keyIndexes = new Map<MapNode, Map<string, MapEntry>>();
-
-  constructor(private readonly root: ValueNode) {}
-
-  get(pointer: string): NodeLocation | undefined {
-    if (pointer !== "" && !pointer.startsWith("/")) return undefined;
-    // Segment by segment, without an array of them: a big manifest asks this for every value.
-    let step: Step | undefined = { node: this.root, key: undefined };
-    for (let start = 1; start <= pointer.length && step !== undefined; ) {
-      const slash = pointer.indexOf("/", start);
-      const end = slash < 0 ? pointer.length : slash;
-      const raw = pointer.slice(start, end);
-      if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return undefined;
-      step = this.stepInto(step.node, unescapePointerSegment(raw));
-      start = end + 1;
-    }
-    return step === undefined ? undefined : locationOf(step);
-  }
-
-  lookup(path: readonly (string | number)[]): NodeLocation | undefined {
-    let step: Step | undefined = { node: this.root, key: undefined };
-    for (const segment of path) {
-      step = this.stepInto(step.node, String(segment));
-      if (step === undefined) return undefined;
-    }
-    return locationOf(step);
-  }
-
-  private stepInto(node: ValueNode, segment: string): Step | undefined {
-    if (node.kind === "seq") {
-      const item = ARRAY_INDEX.test(segment) ? node.items[Number(segment)] : undefined;
-      return item === undefined ? undefined : { node: item, key: undefined };
-    }
-    if (node.kind === "map") {
-      const entry = this.entryOf(node, segment);
-      return entry === undefined ? undefined : { node: entry.value, key: entry.keySpan.position };
-    }
-    return undefined;
-  }
-
-  private entryOf(node: MapNode, key: string): MapEntry | undefined {
-    // The last entry of a key, as in the plain value: two project keys can be equal when one of
-    // them failed to interpolate (that error is reported; this is what is left to point at).
-    const { entries } = node;
-    if (entries.length <= SCAN_LIMIT) {
-      for (let index = entries.length - 1; index >= 0; index--) {
-        if (entries[index]?.key === key) return entries[index];
-      }
-      return undefined;
-    }
-    let index = this.keyIndexes.get(node);
-    if (index === undefined) {
-      index = new Map(entries.map((entry) => [entry.key, entry]));
-      this.keyIndexes.set(node, index);
-    }
-    return index.get(key);
-  }
+/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
+export function setKey(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else object[key] = value;
 }
 
 // ---- what the schema expects at a path ------------------------------------------------------

@@ -3,7 +3,7 @@
 // manifest can read only what was handed to pcsync on purpose, never the API key or a CI token.
 
 import { appendAll } from "../append-all.js";
-import { type ManifestDiagnostic, makeError, makeWarning, type Position } from "./diagnostics.js";
+import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
 import { parseYamlWithPositions } from "./load-yaml.js";
 import type { ManifestSource } from "./read-files.js";
 import type { ValueNode } from "./yaml-nodes.js";
@@ -163,7 +163,9 @@ export function parseVarFile(source: ManifestSource): {
   const root = parsed.root;
   if (root === undefined || parsed.fatal) return { entries: [], errors, warnings };
   if (root.kind !== "map") {
-    errors.push(makeError(file, positionOf(root), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``));
+    errors.push(
+      makeError(file, parsed.positionAt(root.offset), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``),
+    );
     return { entries: [], errors, warnings };
   }
   const entries: VarFileEntry[] = [];
@@ -172,24 +174,24 @@ export function parseVarFile(source: ManifestSource): {
       errors.push(
         makeError(
           file,
-          entry.keySpan.position,
+          parsed.positionAt(entry.keyOffset),
           `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`,
         ),
       );
       continue;
     }
-    const value = variableText(entry.value);
+    const value = variableText(entry.value, source.text);
     if (value === undefined) {
       errors.push(
         makeError(
           file,
-          positionOf(entry.value),
+          parsed.positionAt(entry.value.offset),
           `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`,
         ),
       );
       continue;
     }
-    const { line, col } = entry.keySpan.position;
+    const { line, col } = parsed.positionAt(entry.keyOffset);
     entries.push({ name: entry.key, variable: { value, origin: `${file}:${line}:${col}` } });
   }
   return { entries, errors, warnings };
@@ -200,12 +202,8 @@ export function parseVarFile(source: ManifestSource): {
  * them, unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
  * `0x1F`, an empty value is empty), since the manifest types the text where it lands.
  */
-function variableText(node: ValueNode): string | undefined {
+function variableText(node: ValueNode, text: string): string | undefined {
   if (node.kind !== "scalar") return undefined;
   if (typeof node.value === "string") return node.value;
-  return node.span.text.trim();
-}
-
-function positionOf(node: ValueNode): Position {
-  return node.kind === "scalar" ? node.span.position : node.position;
+  return text.slice(node.offset, node.end).trim();
 }

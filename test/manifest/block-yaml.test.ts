@@ -5,12 +5,19 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { readBlockPlain } from "../../src/manifest/block-plain.js";
 import { formatDiagnostic, loadManifestSources, variablesFromEnvironment } from "../../src/manifest/index.js";
 import { parseYamlInFull } from "../../src/manifest/load-yaml.js";
 import { parseBlockYaml } from "../../src/manifest/parse-block-yaml.js";
+import { toPlainManifest } from "../../src/manifest/plain-manifest.js";
+import { containsSecret } from "../../src/manifest/secrets.js";
+import type { ValueNode } from "../../src/manifest/yaml-nodes.js";
 import { fc } from "../support/fast-check.js";
+import { walkPlaces } from "../support/tree-places.js";
 
 const MAX_DEPTH = 32;
+/** A secret that some generated values hold (the reader without a tree leaves those to the tree path). */
+const SECRET = "s3cr3t-key-0123456789";
 
 /** Checks agreement on `text`; says whether the fast reader read it. */
 function agree(text: string): boolean {
@@ -26,7 +33,36 @@ function agree(text: string): boolean {
   for (const offset of [0, 1, Math.floor(text.length / 2), text.length - 1, text.length, text.length + 5]) {
     expect(fast.positionAt(offset)).toStrictEqual(full.positionAt(offset));
   }
+  agreeWithoutTree(text, full.root, full.positionAt);
   return true;
+}
+
+/**
+ * The reader that builds no tree (block-plain.ts) reads what the fast reader reads, unless
+ * interpolation would change it, and makes of it what the tree path makes: the same plain value,
+ * every value and key found at the same place.
+ */
+function agreeWithoutTree(
+  text: string,
+  root: ValueNode | undefined,
+  positionAt: (offset: number) => { line: number; col: number },
+) {
+  const direct = readBlockPlain(text, MAX_DEPTH, [SECRET]);
+  const interpolates = text.includes("${") || containsSecret(text, [SECRET]);
+  expect(direct === undefined).toBe(interpolates);
+  if (direct === undefined) return;
+  if (root === undefined) {
+    expect(direct.plain).toBeUndefined();
+    return;
+  }
+  const viaTree = toPlainManifest(root, positionAt);
+  // Not toStrictEqual: it compares the `constructor` properties, which a map with such a key has as data.
+  expect(direct.plain?.value).toEqual(viaTree.value);
+  expect(JSON.stringify(direct.plain?.value)).toBe(JSON.stringify(viaTree.value));
+  for (const { pointer, path, place } of walkPlaces(root, positionAt)) {
+    expect(direct.plain?.locations.get(pointer)).toStrictEqual(place);
+    expect(direct.plain?.locations.lookup(path)).toStrictEqual(place);
+  }
 }
 
 const key = fc.constantFrom(
@@ -101,6 +137,7 @@ const scalar = fc.constantFrom(
   "|",
   ">",
   "${X}",
+  "x-s3cr3t-key-0123456789",
   "x ]",
   "é",
   '"open',
