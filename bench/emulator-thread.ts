@@ -5,65 +5,97 @@
 import { Worker } from "node:worker_threads";
 import type { EmulatorOptions, FaultOptions, RequestLogEntry } from "../src/emulator/index.js";
 
-export type ThreadRequest =
+/** Which served request to wait for: its method, the start of its target, and its status if given. */
+export interface RequestMatch {
+  method: string;
+  pathPrefix: string;
+  status?: number;
+}
+
+/** A request the emulator has served, and when (epoch ms, fractional: comparable across threads). */
+export interface ServedRequest {
+  entry: RequestLogEntry;
+  servedAt: number;
+}
+
+type Question =
   | { type: "start"; options: EmulatorOptions }
   | { type: "log"; from: number }
   | { type: "faults"; faults: FaultOptions }
+  | { type: "served"; match: RequestMatch }
   | { type: "close" };
-export type ThreadReply =
+type Answer =
   | { type: "ready"; url: string }
   | { type: "log"; entries: RequestLogEntry[] }
   | { type: "faults" }
+  | ({ type: "served" } & ServedRequest)
   | { type: "closed" };
+/** Each question carries an id, and its answer the same: answers may come in any order. */
+export type ThreadRequest = Question & { id: number };
+export type ThreadReply = Answer & { id: number };
 
 export interface EmulatorThread {
   url: string;
   /** The requests served since entry `from` (0: all). */
   requestLog(from?: number): Promise<RequestLogEntry[]>;
+  /**
+   * Resolves as soon as the emulator has served a request that matches, among those it serves
+   * from now on (the answer leaves the emulator's thread right after the response is written);
+   * rejects if the emulator closes first.
+   */
+  whenServed(match: RequestMatch): Promise<ServedRequest>;
   setFaults(faults: FaultOptions): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startEmulatorThread(options: EmulatorOptions): Promise<EmulatorThread> {
   const worker = new Worker(new URL("./emulator-worker.js", import.meta.url));
-  // One question at a time: each reply answers the oldest pending question.
-  const pending: Array<(reply: ThreadReply) => void> = [];
+  const pending = new Map<number, (reply: Answer) => void>();
+  let nextId = 0;
   let failure: Error | undefined;
-  const ready = new Promise<string>((resolve, reject) => {
-    pending.push((reply) => {
-      if (reply.type === "ready") resolve(reply.url);
-      else reject(new Error(`emulator thread: unexpected ${reply.type}`));
-    });
-    worker.once("error", (error) => {
-      failure = error;
-      reject(error);
-      for (const waiter of pending.splice(0)) waiter({ type: "closed" });
-    });
+  worker.once("error", (error) => {
+    failure = error;
+    for (const waiter of pending.values()) waiter({ type: "closed" });
+    pending.clear();
   });
-  worker.on("message", (reply: ThreadReply) => pending.shift()?.(reply));
+  worker.on("message", (reply: ThreadReply) => {
+    const waiter = pending.get(reply.id);
+    pending.delete(reply.id);
+    waiter?.(reply);
+  });
 
-  const ask = (request: ThreadRequest): Promise<ThreadReply> => {
+  const ask = (question: Question): Promise<Answer> => {
     if (failure) return Promise.reject(failure);
+    const id = nextId++;
     return new Promise((resolve) => {
-      pending.push(resolve);
-      worker.postMessage(request);
+      pending.set(id, resolve);
+      worker.postMessage({ ...question, id } as ThreadRequest);
     });
   };
 
-  worker.postMessage({ type: "start", options } satisfies ThreadRequest);
-  const url = await ready;
+  const started = await ask({ type: "start", options });
+  if (started.type !== "ready") throw failure ?? new Error(`emulator thread: unexpected ${started.type}`);
   return {
-    url,
+    url: started.url,
     async requestLog(from = 0) {
       const reply = await ask({ type: "log", from });
       if (reply.type !== "log") throw failure ?? new Error("emulator thread: no request log");
       return reply.entries;
+    },
+    async whenServed(match) {
+      const reply = await ask({ type: "served", match });
+      if (reply.type !== "served")
+        throw failure ?? new Error("emulator thread: closed while waiting for a request");
+      return { entry: reply.entry, servedAt: reply.servedAt };
     },
     async setFaults(faults) {
       await ask({ type: "faults", faults });
     },
     async close() {
       await ask({ type: "close" });
+      // Whoever still waits for a request will not see it.
+      for (const waiter of pending.values()) waiter({ type: "closed" });
+      pending.clear();
       await worker.terminate();
     },
   };
