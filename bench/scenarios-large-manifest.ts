@@ -13,8 +13,11 @@ const MIB = 2 ** 20;
 /** Configs per family: a project holds two families of this many. */
 const CONFIGS_PER_FAMILY = 1000;
 
-/** A manifest of about `bytes` bytes, and how many configs it holds. */
-export function largeManifest(bytes: number): { yaml: string; configs: number } {
+/**
+ * A manifest of about `bytes` bytes, and how many configs it holds. `withVariable`: its first
+ * description is written `${PREFIX:-...}`, which takes the loader's other path (a parse tree).
+ */
+export function largeManifest(bytes: number, withVariable = false): { yaml: string; configs: number } {
   const chunks: string[] = ["version: 1\nprojects:\n"];
   let size = chunks[0]?.length ?? 0;
   let configs = 0;
@@ -26,8 +29,9 @@ export function largeManifest(bytes: number): { yaml: string; configs: number } 
       const lines = [`    ${family}:\n      prune: true\n      configs:\n`];
       for (let index = 1; index <= CONFIGS_PER_FAMILY; index += 1) {
         const comment = index % 50 === 1 ? `        # batch ${index} of project ${project}\n` : "";
+        const sends = withVariable && configs === 0 ? "${PREFIX:-Sends}" : "Sends";
         lines.push(
-          `${comment}        - name: Config ${project}-${family.length}-${index}\n          plugin: ${(index % 40) + 1}\n          enabled: ${index % 3 !== 0}\n          description: Sends events of project ${project} to destination ${index}\n`,
+          `${comment}        - name: Config ${project}-${family.length}-${index}\n          plugin: ${(index % 40) + 1}\n          enabled: ${index % 3 !== 0}\n          description: ${sends} events of project ${project} to destination ${index}\n`,
         );
         configs += 1;
       }
@@ -41,15 +45,20 @@ export function largeManifest(bytes: number): { yaml: string; configs: number } 
 
 const mb = (kilobytes: number) => `${Math.round(kilobytes / 1024).toLocaleString("en-US")} MB`;
 
-function validateLargeScenario(sizeMb: number, boundMb: number | undefined, isDefault: boolean): Scenario {
+function validateLargeScenario(
+  sizeMb: number,
+  boundMb: number | undefined,
+  isDefault: boolean,
+  withVariable = false,
+): Scenario {
   return {
-    id: `validate-${sizeMb}mb`,
-    title: `validate: the built CLI on one manifest file of ${sizeMb} MB`,
+    id: `validate-${sizeMb}mb${withVariable ? "-vars" : ""}`,
+    title: `validate: the built CLI on one manifest file of ${sizeMb} MB${withVariable ? " with one ${NAME}" : ""}`,
     default: isDefault,
     async run() {
       return withTempDir(async (directory) => {
         const file = join(directory, "pcsync.yaml");
-        const { yaml, configs } = largeManifest(sizeMb * MIB);
+        const { yaml, configs } = largeManifest(sizeMb * MIB, withVariable);
         await writeFile(file, yaml);
         const run = expectSuccess(await runCli(["validate", "-f", file]), `pcsync validate -f ${file}`);
         const rows: Row[] = [
@@ -83,4 +92,5 @@ const BOUND_60_MB = 600;
 export const LARGE_MANIFEST_SCENARIOS: readonly Scenario[] = [
   validateLargeScenario(6, undefined, false),
   validateLargeScenario(60, BOUND_60_MB, false),
+  validateLargeScenario(60, BOUND_60_MB, false, true),
 ];
