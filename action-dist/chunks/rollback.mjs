@@ -53,7 +53,8 @@ function planRollback(input) {
 	const notes = [];
 	const fingerprints = {};
 	const sourceOf = (line) => `${journal.path}:${line}`;
-	const knownIds = new Set([...replay.records.values()].map((record) => record.id));
+	/** The records the journal accounts for, by id: the line of the run's first write to each. */
+	const knownIds = new Map([...replay.records.values()].map((record) => [record.id, record.line]));
 	const undoCreate = (touched, now) => {
 		const differing = WRITABLE_FIELDS.filter((field) => !shows(field, touched.after.get(field) ?? [now[field] ?? null], now));
 		for (const field of differing) conflicts.push({
@@ -134,10 +135,13 @@ function planRollback(input) {
 		});
 	}
 	for (const lost of replay.lostCreates) {
-		const found = (current.families.find((item) => item.project === lost.project && item.family === lost.family)?.records ?? []).filter((record) => record.name === lost.name && (lost.plugin === null || record.plugin === lost.plugin) && !knownIds.has(record.id));
+		const matching = (current.families.find((item) => item.project === lost.project && item.family === lost.family)?.records ?? []).filter((record) => record.name === lost.name && (lost.plugin === null || record.plugin === lost.plugin));
+		const found = matching.filter((record) => !knownIds.has(record.id));
 		const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
 		if (found.length === 0) {
-			notes.push(`${label}: no such record is listed, so it was never made; nothing to undo`);
+			const ids = matching.map((record) => record.id).join(", ");
+			const lines = matching.map((record) => knownIds.get(record.id) ?? "?").join(", ");
+			notes.push(matching.length === 0 ? `${label}: no such record is listed, so it was never made; nothing to undo` : matching.length === 1 ? `${label}: it was never made; nothing to undo for it (the record of that name, ${ids}, is the write at journal line ${lines})` : `${label}: it was never made; nothing to undo for it (the records of that name, ${ids}, are the writes at journal lines ${lines})`);
 			continue;
 		}
 		if (found.length > 1) {

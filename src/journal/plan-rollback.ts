@@ -109,7 +109,10 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const notes: string[] = [];
   const fingerprints: Record<string, string> = {};
   const sourceOf = (line: number) => `${journal.path}:${line}`;
-  const knownIds = new Set<number>([...replay.records.values()].map((record) => record.id));
+  /** The records the journal accounts for, by id: the line of the run's first write to each. */
+  const knownIds = new Map<number, number>(
+    [...replay.records.values()].map((record) => [record.id, record.line]),
+  );
 
   const undoCreate = (touched: TouchedRecord, now: PluginConfigRecord) => {
     const differing = WRITABLE_FIELDS.filter(
@@ -193,15 +196,23 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const family = current.families.find(
       (item) => item.project === lost.project && item.family === lost.family,
     );
-    const found = (family?.records ?? []).filter(
-      (record) =>
-        record.name === lost.name &&
-        (lost.plugin === null || record.plugin === lost.plugin) &&
-        !knownIds.has(record.id),
+    const matching = (family?.records ?? []).filter(
+      (record) => record.name === lost.name && (lost.plugin === null || record.plugin === lost.plugin),
     );
+    const found = matching.filter((record) => !knownIds.has(record.id));
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
     if (found.length === 0) {
-      notes.push(`${label}: no such record is listed, so it was never made; nothing to undo`);
+      // A record of that name the journal accounts for otherwise (a later create that was answered,
+      // as when a resumed run made it) is that write's: this one made none.
+      const ids = matching.map((record) => record.id).join(", ");
+      const lines = matching.map((record) => knownIds.get(record.id) ?? "?").join(", ");
+      notes.push(
+        matching.length === 0
+          ? `${label}: no such record is listed, so it was never made; nothing to undo`
+          : matching.length === 1
+            ? `${label}: it was never made; nothing to undo for it (the record of that name, ${ids}, is the write at journal line ${lines})`
+            : `${label}: it was never made; nothing to undo for it (the records of that name, ${ids}, are the writes at journal lines ${lines})`,
+      );
       continue;
     }
     if (found.length > 1) {

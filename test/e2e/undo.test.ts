@@ -160,6 +160,31 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
     expect(stored()).toBe(before);
   });
 
+  it("says a lost create made nothing when the record of its name is a later, answered create's", async ({
+    onTestFinished,
+  }) => {
+    // As a killed run resumed leaves it: the first POST's answer lost, the resumed POST answered.
+    const server = await openServer(onTestFinished, profile);
+    const manifest = join(dir, `newbie-${profile}.yaml`);
+    await writeFile(
+      manifest,
+      'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n        - name: Newbie\n          plugin: 1\n',
+    );
+    const journal = newJournal();
+    const applied = await server.run(["apply", "-f", manifest, "--auto-approve", "--journal", journal]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const [header, intent, outcome, end] = (await readFile(journal, "utf8")).trimEnd().split("\n");
+    const made = (JSON.parse(outcome ?? "") as { records: { id: number }[] }).records[0]?.id;
+    const again = (line: string | undefined) => (line ?? "").replace('"seq":1', '"seq":2');
+    await writeFile(journal, [header, intent, again(intent), again(outcome), end, ""].join("\n"));
+    const planned = await server.run(["rollback", "--journal", journal, "--dry-run"]);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain(
+      `note: the create of "Newbie" in project 1 plugin_configs (its answer was lost): it was never made; nothing to undo for it (the record of that name, ${made}, is the write at journal line 3)`,
+    );
+    expect(planned.stdout).toContain(`- delete "Newbie" (id ${made})`);
+  });
+
   it("resumes from a journal that holds no run (killed before its header) by applying the saved plan", async ({
     onTestFinished,
   }) => {
