@@ -15,7 +15,7 @@ export function initialize(data) {
 export async function load(url, context, nextLoad) {
   if (suffix !== undefined && url.endsWith(suffix)) {
     appendFileSync(marker, "held\n");
-    await sleep(10_000);
+    await sleep(60_000);
   }
   return nextLoad(url, context);
 }

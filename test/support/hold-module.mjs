@@ -1,6 +1,6 @@
 // Preloaded with `node --import` by tests of what happens while pcsync starts: registers
 // hold-module-hooks.mjs, which holds the load of the module whose URL ends with
-// PCSYNC_TEST_HOLD_MODULE, after writing "held" to PCSYNC_TEST_HOLD_MARKER, for up to 10 s.
+// PCSYNC_TEST_HOLD_MODULE, after writing "held" to PCSYNC_TEST_HOLD_MARKER, for up to 60 s.
 
 import { register } from "node:module";
 
