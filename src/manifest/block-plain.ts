@@ -4,7 +4,8 @@
 //
 // Only for text that interpolation would leave as it is (no `${`, nothing holding a secret): the
 // result is then what the tree path (load-yaml.ts, interpolate.ts, plain-manifest.ts) makes of
-// the same text. Anything else gives up, and the caller takes the tree path, which reports it.
+// the same text. Anything else gives up, saying why, and the caller takes the tree path, which
+// reports it: from the fast reader when only interpolation stood in the way, else the full parse.
 
 import type { Position } from "./diagnostics.js";
 import { NodePlacesBuilder } from "./node-places.js";
@@ -31,6 +32,8 @@ const INITIAL_PLACES = 4096;
 
 class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
   root: unknown;
+  /** Gave up on text that interpolation would change or refuse (not on the YAML). */
+  interpolates = false;
   readonly places = new NodePlacesBuilder(INITIAL_PLACES);
 
   constructor(private readonly secrets: readonly string[]) {}
@@ -44,13 +47,13 @@ class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
 
   scalar(value: ScalarValue, offset: number, _end: number, slot: PlainSlot): void {
     // Text that interpolation would change, or refuse, takes the tree path.
-    if (typeof value === "string" && this.wouldInterpolate(value)) giveUp();
+    if (typeof value === "string" && this.wouldInterpolate(value)) this.giveUpToInterpolation();
     this.places.close(this.places.open("scalar", offset, slot.key, slot.keyOffset));
     this.put(slot, value);
   }
 
   entrySlot(map: PlainContainer, key: string, keyOffset: number): PlainSlot {
-    if (this.wouldInterpolate(key)) giveUp();
+    if (this.wouldInterpolate(key)) this.giveUpToInterpolation();
     return { container: map, key, keyOffset };
   }
 
@@ -66,6 +69,11 @@ class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
     return text.includes("${") || containsSecret(text, this.secrets);
   }
 
+  private giveUpToInterpolation(): never {
+    this.interpolates = true;
+    return giveUp();
+  }
+
   private put(slot: PlainSlot | null, value: unknown): void {
     if (slot === null) {
       this.root = value;
@@ -79,17 +87,22 @@ class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
 
 /**
  * The plain manifest of `text`, when it is plain block YAML that interpolation with `secrets`
- * would leave as it is; `plain` is undefined for a text of only comments. Undefined: take the tree path.
+ * would leave as it is; `plain` is undefined for a text of only comments. Otherwise why not:
+ * "interpolates" (interpolation would change or refuse some of it: the YAML may be plain block
+ * YAML) or "not block YAML" (the fast reader gives up on it, for a tree as well).
  */
 export function readBlockPlain(
   text: string,
   maxDepth: number,
   secrets: readonly string[],
-): { plain: PlainManifest | undefined; positionAt: (offset: number) => Position } | undefined {
-  if (text.includes("${")) return undefined;
+):
+  | { plain: PlainManifest | undefined; positionAt: (offset: number) => Position }
+  | "interpolates"
+  | "not block YAML" {
+  if (text.includes("${")) return "interpolates";
   const builder = new PlainBuilder(secrets);
   const read = readBlockYaml(text, maxDepth, builder);
-  if (read === undefined) return undefined;
+  if (read === undefined) return builder.interpolates ? "interpolates" : "not block YAML";
   const plain =
     builder.root === undefined
       ? undefined

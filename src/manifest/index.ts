@@ -17,7 +17,7 @@ import {
 } from "./diagnostics.js";
 import { interpolateTree } from "./interpolate.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
-import { DEFAULT_YAML_LIMITS, parseYamlWithPositions } from "./load-yaml.js";
+import { DEFAULT_YAML_LIMITS, parseYamlInFull, parseYamlWithPositions } from "./load-yaml.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
@@ -230,8 +230,10 @@ function readPlainManifest(
 ): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
   // Plain block YAML that interpolation leaves as it is (most big manifests): no tree at all.
   const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
-  if (direct !== undefined) return { plain: direct.plain, errors: [], warnings: [], fatal: false };
-  const parsed = parseYamlWithPositions(source.text);
+  if (typeof direct !== "string") return { plain: direct.plain, errors: [], warnings: [], fatal: false };
+  // YAML the fast reader gave up on needs no second try of it, only the full parse.
+  const parsed =
+    direct === "interpolates" ? parseYamlWithPositions(source.text) : parseYamlInFull(source.text);
   const { warnings } = parsed;
   if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };
   if (parsed.root === undefined) return { plain: undefined, errors: [], warnings, fatal: false };

@@ -1,13 +1,13 @@
 // A process about to hold a big manifest's data trades a little speed for memory. While a program
-// allocates fast, V8 lets its heap grow to several times what is live before it collects: loading
-// a 60 MB manifest (about 350 MB live at most) took a gigabyte of memory. With the heap let grow by
-// a fifth past what is live, the same load stays near 550 MB and takes about a fifth longer.
+// allocates fast, V8 lets its heap grow to several times what is live before it collects. With the
+// heap let grow only a fifth past what is live, `validate` of a 60 MB manifest peaks at about
+// 460 MB instead of 540 MB, and takes about a tenth longer (bench/README.md, validate-60mb).
 // Small manifests, by far the usual case, are left with V8's defaults.
 
 import { setFlagsFromString } from "node:v8";
 
 /** Manifest text (all files together) from which the heap is kept near its live size. */
-export const LEAN_HEAP_FROM_BYTES = 8 * 1024 * 1024;
+const LEAN_HEAP_FROM_BYTES = 8 * 1024 * 1024;
 
 /** How far past its live size the heap may grow before V8 collects, in percent. */
 const HEAP_GROWING_PERCENT = 20;

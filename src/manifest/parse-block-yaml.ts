@@ -241,7 +241,6 @@ class BlockReader<Container, Slot> {
   /** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
   private startNode(column: number, indent: number, slot: Slot | null): void {
     if (this.isItemAt(column)) {
-      this.depthCheck();
       const container = this.builder.container("seq", column, slot);
       const frame = this.push({ indent, container, isSeq: true });
       this.readItem(frame, column);
@@ -249,7 +248,6 @@ class BlockReader<Container, Slot> {
     }
     const keyEnd = this.findKeyEnd(column);
     if (keyEnd !== undefined) {
-      this.depthCheck();
       const container = this.builder.container("map", column, slot);
       const frame = this.push({ indent, container, isSeq: false });
       this.readEntry(frame, column, keyEnd);
@@ -258,11 +256,8 @@ class BlockReader<Container, Slot> {
     this.readScalar(column, slot);
   }
 
-  private depthCheck(): void {
-    if (this.stack.length + 1 >= this.maxDepth) giveUp();
-  }
-
   private push(frame: Frame<Container>): Frame<Container> {
+    if (this.stack.length + 1 >= this.maxDepth) giveUp();
     this.stack.push(frame);
     return frame;
   }
