@@ -6,18 +6,34 @@ import type { ApiClient } from "../api/index.js";
 import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
-import type { DesiredState, DriftMode } from "../manifest/types.js";
+import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import { type PlanDiagnostic, summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./watch-events.js";
 
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
-export function modesOf(desired: DesiredState, fallback: DriftMode): Map<string, DriftMode> {
+export function modesOf(
+  desired: { readonly families: readonly DesiredFamily[] },
+  fallback: DriftMode,
+): Map<string, DriftMode> {
   const modes = new Map<string, DriftMode>();
   for (const family of desired.families) {
     modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
   }
   return modes;
+}
+
+/** A family's part of a plan (or of a project's plan): its changes and its reorder. */
+export function findingOf(
+  plan: Pick<Plan, "changes" | "reorders">,
+  project: string,
+  family: FamilyName,
+): FamilyFinding {
+  const changes = plan.changes.filter((change) => change.project === project && change.family === family);
+  const reorder = plan.reorders.find(
+    (candidate) => candidate.project === project && candidate.family === family,
+  );
+  return { project, family, changes, reorder };
 }
 
 /** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
@@ -109,13 +125,8 @@ export async function healPlan(
   let refused = 0;
   const findings = plan.families.map((report): FamilyFinding => {
     const key = familyKey(report.project, report.family);
-    const changes = plan.changes.filter(
-      (change) => change.project === report.project && change.family === report.family,
-    );
-    const reorder = plan.reorders.find(
-      (candidate) => candidate.project === report.project && candidate.family === report.family,
-    );
-    const finding: FamilyFinding = { project: report.project, family: report.family, changes, reorder };
+    const finding = findingOf(plan, report.project, report.family);
+    const { changes, reorder } = finding;
     const refusal = refusalOf(key);
     if (refusal !== undefined) {
       refused += 1;

@@ -6,6 +6,7 @@ import { familyKey } from "../families.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import type { ProjectPlan } from "../plan/compute-plan.js";
 import { driftCount } from "./cycle-log.js";
+import { findingOf, modesOf } from "./heal.js";
 import type { DriftCounts } from "./watch-metrics.js";
 
 /**
@@ -22,14 +23,12 @@ export function settledDriftOf(
 ): DriftCounts {
   const counts = new Map<string, { project: string; family: DesiredFamily["family"]; changes: number }>();
   if (part.errors.some((error) => error.refused !== true)) return counts;
+  const modes = modesOf({ families: desired }, fallback);
   for (const { project, family } of part.families) {
-    const changes = driftCount({
-      changes: part.changes.filter((change) => change.family === family),
-      reorder: part.reorders.find((reorder) => reorder.family === family),
-    });
-    const mode = desired.find((candidate) => candidate.family === family)?.drift ?? fallback;
-    if (mode === "heal" && changes > 0) continue;
-    counts.set(familyKey(project, family), { project, family, changes });
+    const key = familyKey(project, family);
+    const changes = driftCount(findingOf(part, project, family));
+    if ((modes.get(key) ?? fallback) === "heal" && changes > 0) continue;
+    counts.set(key, { project, family, changes });
   }
   return counts;
 }
