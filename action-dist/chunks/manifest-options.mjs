@@ -363,7 +363,6 @@ var BlockReader = class {
 	/** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
 	startNode(column, indent, slot) {
 		if (this.isItemAt(column)) {
-			this.depthCheck();
 			const container = this.builder.container("seq", column, slot);
 			const frame = this.push({
 				indent,
@@ -375,7 +374,6 @@ var BlockReader = class {
 		}
 		const keyEnd = this.findKeyEnd(column);
 		if (keyEnd !== void 0) {
-			this.depthCheck();
 			const container = this.builder.container("map", column, slot);
 			const frame = this.push({
 				indent,
@@ -387,10 +385,8 @@ var BlockReader = class {
 		}
 		this.readScalar(column, slot);
 	}
-	depthCheck() {
-		if (this.stack.length + 1 >= this.maxDepth) giveUp();
-	}
 	push(frame) {
+		if (this.stack.length + 1 >= this.maxDepth) giveUp();
 		this.stack.push(frame);
 		return frame;
 	}
@@ -730,6 +726,8 @@ const INITIAL_PLACES = 4096;
 var PlainBuilder = class {
 	secrets;
 	root;
+	/** Gave up on text that interpolation would change or refuse (not on the YAML). */
+	interpolates = false;
 	places = new NodePlacesBuilder(INITIAL_PLACES);
 	constructor(secrets) {
 		this.secrets = secrets;
@@ -744,12 +742,12 @@ var PlainBuilder = class {
 		};
 	}
 	scalar(value, offset, _end, slot) {
-		if (typeof value === "string" && this.wouldInterpolate(value)) giveUp();
+		if (typeof value === "string" && this.wouldInterpolate(value)) this.giveUpToInterpolation();
 		this.places.close(this.places.open("scalar", offset, slot.key, slot.keyOffset));
 		this.put(slot, value);
 	}
 	entrySlot(map, key, keyOffset) {
-		if (this.wouldInterpolate(key)) giveUp();
+		if (this.wouldInterpolate(key)) this.giveUpToInterpolation();
 		return {
 			container: map,
 			key,
@@ -769,6 +767,10 @@ var PlainBuilder = class {
 	wouldInterpolate(text) {
 		return text.includes("${") || containsSecret(text, this.secrets);
 	}
+	giveUpToInterpolation() {
+		this.interpolates = true;
+		return giveUp();
+	}
 	put(slot, value) {
 		if (slot === null) {
 			this.root = value;
@@ -781,13 +783,15 @@ var PlainBuilder = class {
 };
 /**
 * The plain manifest of `text`, when it is plain block YAML that interpolation with `secrets`
-* would leave as it is; `plain` is undefined for a text of only comments. Undefined: take the tree path.
+* would leave as it is; `plain` is undefined for a text of only comments. Otherwise why not:
+* "interpolates" (interpolation would change or refuse some of it: the YAML may be plain block
+* YAML) or "not block YAML" (the fast reader gives up on it, for a tree as well).
 */
 function readBlockPlain(text, maxDepth, secrets) {
-	if (text.includes("${")) return void 0;
+	if (text.includes("${")) return "interpolates";
 	const builder = new PlainBuilder(secrets);
 	const read = readBlockYaml(text, maxDepth, builder);
-	if (read === void 0) return void 0;
+	if (read === void 0) return builder.interpolates ? "interpolates" : "not block YAML";
 	return {
 		plain: builder.root === void 0 ? void 0 : {
 			value: builder.root,
@@ -8184,12 +8188,15 @@ function interpolateTree(root, variables, source) {
 		errors
 	};
 }
+// dist/src/manifest/lean-heap.js
+/** Manifest text (all files together) from which the heap is kept near its live size. */
+const LEAN_HEAP_FROM_BYTES = 8388608;
 /** How far past its live size the heap may grow before V8 collects, in percent. */
 const HEAP_GROWING_PERCENT = 20;
 let lean = false;
 /** Keeps the heap near its live size from now on, when `textLength` characters of manifest are to be held. */
 function keepHeapLeanFor(textLength) {
-	if (lean || textLength < 8388608) return;
+	if (lean || textLength < LEAN_HEAP_FROM_BYTES) return;
 	lean = true;
 	setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
@@ -9739,13 +9746,13 @@ function loadOneManifest(source, variables) {
 */
 function readPlainManifest(source, variables) {
 	const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
-	if (direct !== void 0) return {
+	if (typeof direct !== "string") return {
 		plain: direct.plain,
 		errors: [],
 		warnings: [],
 		fatal: false
 	};
-	const parsed = parseYamlWithPositions(source.text);
+	const parsed = direct === "interpolates" ? parseYamlWithPositions(source.text) : parseYamlInFull(source.text);
 	const { warnings } = parsed;
 	if (parsed.fatal) return {
 		plain: void 0,

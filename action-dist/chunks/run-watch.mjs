@@ -6,11 +6,11 @@ import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { i as familyKey } from "./families.mjs";
 import { n as formatDiagnostic } from "./diagnostics.mjs";
-import { t as appendAll } from "./append-all.mjs";
+import { t as applyPlan } from "./apply-plan.mjs";
 import { o as summarizePlan } from "./progress.mjs";
+import { t as appendAll } from "./append-all.mjs";
 import { r as concurrencyOf } from "./connection.mjs";
 import { i as planFromFlags, r as narrowDesiredState } from "./scope-options.mjs";
-import { t as applyPlan } from "./apply-plan.mjs";
 import { t as CommandError } from "./command-error.mjs";
 import { setFlagsFromString } from "node:v8";
 import { stat } from "node:fs/promises";
@@ -36,6 +36,119 @@ function compactHeap() {
 	collector()();
 	return performance.now() - started;
 }
+// dist/src/watch/heal.js
+/** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
+function modesOf(desired, fallback) {
+	const modes = /* @__PURE__ */ new Map();
+	for (const family of desired.families) modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
+	return modes;
+}
+/** A family's part of a plan (or of a project's plan): its changes and its reorder. */
+function findingOf(plan, project, family) {
+	return {
+		project,
+		family,
+		changes: plan.changes.filter((change) => change.project === project && change.family === family),
+		reorder: plan.reorders.find((candidate) => candidate.project === project && candidate.family === family)
+	};
+}
+/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
+function selectFamilies(plan, keep) {
+	const changes = plan.changes.filter((change) => keep(change.project, change.family));
+	const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));
+	const families = plan.families.filter((family) => keep(family.project, family.family));
+	const prefixes = families.map((family) => `${family.project}/${family.family}/`);
+	return {
+		...plan,
+		summary: summarizePlan(changes, reorders),
+		changes,
+		reorders,
+		families,
+		fingerprints: Object.fromEntries(Object.entries(plan.fingerprints).filter(([key]) => prefixes.some((prefix) => key.startsWith(prefix)))),
+		guards: plan.guards.filter((guard) => keep(guard.project, guard.family))
+	};
+}
+/** A planned change and its outcome meet here: a create by its name (its outcome has the new id), the rest by id. */
+function changeKey(item) {
+	return item.action === "create" || item.action === "reorder" ? `${item.action}\u0000${item.name}` : `${item.action}\u0000${item.id}`;
+}
+/**
+* Applies the plan of the families in heal (those no guard refuses) and says, family by family,
+* what drift is left, what heal did, and what a guard refused.
+*/
+async function healPlan(client, plan, current, modes, options) {
+	const guardsByFamily = /* @__PURE__ */ new Map();
+	for (const guard of plan.guards) {
+		const key = familyKey(guard.project, guard.family);
+		guardsByFamily.set(key, [...guardsByFamily.get(key) ?? [], guard.message]);
+	}
+	const ownerRefusals = /* @__PURE__ */ new Map();
+	for (const item of options.refused ?? []) {
+		const key = familyKey(item.project, item.family);
+		ownerRefusals.set(key, [...ownerRefusals.get(key) ?? [], `${item.source}: ${item.message}`]);
+	}
+	const refusalOf = (key) => {
+		const owner = ownerRefusals.get(key);
+		const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : void 0;
+		return owner === void 0 && guards === void 0 ? void 0 : [...owner ?? [], ...guards ?? []];
+	};
+	const healing = (project, family) => {
+		const key = familyKey(project, family);
+		return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
+	};
+	const healPart = selectFamilies(plan, healing);
+	const report = healPart.changes.length + healPart.reorders.length > 0 ? await applyPlan(client, healPart, current, {
+		concurrency: options.concurrency,
+		signal: options.signal
+	}) : void 0;
+	const done = /* @__PURE__ */ new Map();
+	for (const outcome of report?.outcomes ?? []) {
+		if (outcome.status !== "done") continue;
+		const key = familyKey(outcome.project, outcome.family);
+		done.set(key, [...done.get(key) ?? [], outcome]);
+	}
+	let refused = 0;
+	return {
+		findings: plan.families.map((report) => {
+			const key = familyKey(report.project, report.family);
+			const finding = findingOf(plan, report.project, report.family);
+			const { changes, reorder } = finding;
+			const refusal = refusalOf(key);
+			if (refusal !== void 0) {
+				refused += 1;
+				return {
+					...finding,
+					refused: refusal
+				};
+			}
+			const applied = done.get(key);
+			if (applied === void 0) return finding;
+			return {
+				...finding,
+				...splitApplied(changes, reorder, applied)
+			};
+		}),
+		report,
+		refused
+	};
+}
+/** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
+function splitApplied(changes, reorder, applied) {
+	const doneKeys = new Set(applied.map(changeKey));
+	const reordered = reorder !== void 0 && doneKeys.has(changeKey({
+		action: "reorder",
+		id: null,
+		name: null
+	}));
+	return {
+		changes: changes.filter((change) => !doneKeys.has(changeKey(change))),
+		reorder: reordered ? void 0 : reorder,
+		healed: {
+			changes: changes.filter((change) => doneKeys.has(changeKey(change))),
+			reorder: reordered ? reorder : void 0
+		}
+	};
+}
 // dist/src/watch/project-drift.js
 /**
 * The drift counts of a project's freshly made plan that the cycle's end will report unchanged:
@@ -47,13 +160,12 @@ function compactHeap() {
 function settledDriftOf(part, desired, fallback) {
 	const counts = /* @__PURE__ */ new Map();
 	if (part.errors.some((error) => error.refused !== true)) return counts;
+	const modes = modesOf({ families: desired }, fallback);
 	for (const { project, family } of part.families) {
-		const changes = driftCount({
-			changes: part.changes.filter((change) => change.family === family),
-			reorder: part.reorders.find((reorder) => reorder.family === family)
-		});
-		if ((desired.find((candidate) => candidate.family === family)?.drift ?? fallback) === "heal" && changes > 0) continue;
-		counts.set(familyKey(project, family), {
+		const key = familyKey(project, family);
+		const changes = driftCount(findingOf(part, project, family));
+		if ((modes.get(key) ?? fallback) === "heal" && changes > 0) continue;
+		counts.set(key, {
 			project,
 			family,
 			changes
@@ -4819,116 +4931,6 @@ var CycleRecorder = class {
 		return this.#tracker.observeCycle(report.findings, when, report.result === "failed" ? report.problems.join("\n") : void 0);
 	}
 };
-// dist/src/watch/heal.js
-/** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
-function modesOf(desired, fallback) {
-	const modes = /* @__PURE__ */ new Map();
-	for (const family of desired.families) modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
-	return modes;
-}
-/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
-function selectFamilies(plan, keep) {
-	const changes = plan.changes.filter((change) => keep(change.project, change.family));
-	const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));
-	const families = plan.families.filter((family) => keep(family.project, family.family));
-	const prefixes = families.map((family) => `${family.project}/${family.family}/`);
-	return {
-		...plan,
-		summary: summarizePlan(changes, reorders),
-		changes,
-		reorders,
-		families,
-		fingerprints: Object.fromEntries(Object.entries(plan.fingerprints).filter(([key]) => prefixes.some((prefix) => key.startsWith(prefix)))),
-		guards: plan.guards.filter((guard) => keep(guard.project, guard.family))
-	};
-}
-/** A planned change and its outcome meet here: a create by its name (its outcome has the new id), the rest by id. */
-function changeKey(item) {
-	return item.action === "create" || item.action === "reorder" ? `${item.action}\u0000${item.name}` : `${item.action}\u0000${item.id}`;
-}
-/**
-* Applies the plan of the families in heal (those no guard refuses) and says, family by family,
-* what drift is left, what heal did, and what a guard refused.
-*/
-async function healPlan(client, plan, current, modes, options) {
-	const guardsByFamily = /* @__PURE__ */ new Map();
-	for (const guard of plan.guards) {
-		const key = familyKey(guard.project, guard.family);
-		guardsByFamily.set(key, [...guardsByFamily.get(key) ?? [], guard.message]);
-	}
-	const ownerRefusals = /* @__PURE__ */ new Map();
-	for (const item of options.refused ?? []) {
-		const key = familyKey(item.project, item.family);
-		ownerRefusals.set(key, [...ownerRefusals.get(key) ?? [], `${item.source}: ${item.message}`]);
-	}
-	const refusalOf = (key) => {
-		const owner = ownerRefusals.get(key);
-		const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : void 0;
-		return owner === void 0 && guards === void 0 ? void 0 : [...owner ?? [], ...guards ?? []];
-	};
-	const healing = (project, family) => {
-		const key = familyKey(project, family);
-		return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
-	};
-	const healPart = selectFamilies(plan, healing);
-	const report = healPart.changes.length + healPart.reorders.length > 0 ? await applyPlan(client, healPart, current, {
-		concurrency: options.concurrency,
-		signal: options.signal
-	}) : void 0;
-	const done = /* @__PURE__ */ new Map();
-	for (const outcome of report?.outcomes ?? []) {
-		if (outcome.status !== "done") continue;
-		const key = familyKey(outcome.project, outcome.family);
-		done.set(key, [...done.get(key) ?? [], outcome]);
-	}
-	let refused = 0;
-	return {
-		findings: plan.families.map((report) => {
-			const key = familyKey(report.project, report.family);
-			const changes = plan.changes.filter((change) => change.project === report.project && change.family === report.family);
-			const reorder = plan.reorders.find((candidate) => candidate.project === report.project && candidate.family === report.family);
-			const finding = {
-				project: report.project,
-				family: report.family,
-				changes,
-				reorder
-			};
-			const refusal = refusalOf(key);
-			if (refusal !== void 0) {
-				refused += 1;
-				return {
-					...finding,
-					refused: refusal
-				};
-			}
-			const applied = done.get(key);
-			if (applied === void 0) return finding;
-			return {
-				...finding,
-				...splitApplied(changes, reorder, applied)
-			};
-		}),
-		report,
-		refused
-	};
-}
-/** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
-function splitApplied(changes, reorder, applied) {
-	const doneKeys = new Set(applied.map(changeKey));
-	const reordered = reorder !== void 0 && doneKeys.has(changeKey({
-		action: "reorder",
-		id: null,
-		name: null
-	}));
-	return {
-		changes: changes.filter((change) => !doneKeys.has(changeKey(change))),
-		reorder: reordered ? void 0 : reorder,
-		healed: {
-			changes: changes.filter((change) => doneKeys.has(changeKey(change))),
-			reorder: reordered ? reorder : void 0
-		}
-	};
-}
 // dist/src/watch/settled-manifest.js
 const SETTLE_DEFAULTS = {
 	settleMs: 500,
