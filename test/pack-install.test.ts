@@ -36,7 +36,7 @@ describe("npm pack, then npm install -g of the tarball", () => {
     const copy = join(workdir, "package");
     const manifestBefore = readFileSync(join(REPOSITORY, "package.json"), "utf8");
     const parsed = JSON.parse(manifestBefore) as { scripts: Record<string, string> };
-    for (const path of ["dist/src", "schemas", "examples", "README.md", "CHANGELOG.md", "LICENSE"]) {
+    for (const path of ["dist/src", "schemas", "examples", "README.md", "docs", "CHANGELOG.md", "LICENSE"]) {
       cpSync(join(REPOSITORY, path), join(copy, path), { recursive: true });
     }
     cpSync(join(REPOSITORY, "scripts", "pack-manifest.mjs"), join(copy, "scripts", "pack-manifest.mjs"));
@@ -74,6 +74,7 @@ describe("npm pack, then npm install -g of the tarball", () => {
         "schemas/plan.schema.json",
         "examples/pcsync.yaml",
         "README.md",
+        "docs/guarantees.md",
         "CHANGELOG.md",
         "LICENSE",
         "package.json",

@@ -1,8 +1,18 @@
-// Runs every shell command of README.md, in order, as a user would: so the README cannot rot.
-// `npm ci` and `npm test` are what got this test running, so they are the only lines skipped.
+// Runs every shell command of README.md, then of the manual's pages (docs/), in order, as a user
+// would: so the manual cannot rot. `npm ci` and `npm test` are what got this test running, so they
+// are the only lines skipped.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +22,21 @@ import { REPOSITORY } from "./support/paths.js";
 
 const SKIPPED = new Set(["npm ci", "npm test"]);
 
-/** The command lines of the README's ```sh blocks, with their line numbers. */
-function extractShellCommands(markdown: string): { line: number; command: string }[] {
-  const commands: { line: number; command: string }[] = [];
+interface ShellCommand {
+  /** Where it is written: `README.md:12`, `docs/undo.md:30`. */
+  place: string;
+  command: string;
+}
+
+/**
+ * The pages whose shell blocks run: the README (it starts the emulator and sets the connection),
+ * then the manual in reading order, so that a page may use what an earlier one made.
+ */
+const PAGES = ["README.md", "docs/manifest.md", "docs/fleets.md", "docs/commands.md", "docs/undo.md"];
+
+/** The command lines of a page's ```sh blocks, with their places. */
+function extractShellCommands(markdown: string, page: string): ShellCommand[] {
+  const commands: ShellCommand[] = [];
   let inShell = false;
   markdown.split("\n").forEach((text, index) => {
     if (text.startsWith("```")) {
@@ -22,7 +44,7 @@ function extractShellCommands(markdown: string): { line: number; command: string
       return;
     }
     if (inShell && text.trim() !== "" && !text.trim().startsWith("#"))
-      commands.push({ line: index + 1, command: text.trim() });
+      commands.push({ place: `${page}:${index + 1}`, command: text.trim() });
   });
   return commands;
 }
@@ -39,11 +61,11 @@ async function freePort(): Promise<number> {
 }
 
 /** Turns the README's commands into one bash script that checks each command's exit code. */
-function buildScript(commands: { line: number; command: string }[], port: number): string {
+function buildScript(commands: readonly ShellCommand[], port: number): string {
   // Wait for the emulator to stop: on SIGTERM it folds its journal into --data's file, and the
   // working directory is removed right after the script.
   const lines = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT"];
-  for (const { line, command } of commands) {
+  for (const { place, command } of commands) {
     if (SKIPPED.has(command)) continue;
     const run = command.replaceAll(":8000", `:${port}`).replaceAll("--port 8000", `--port ${port}`);
     if (/^pcsync serve .*&$/.test(run)) {
@@ -57,13 +79,13 @@ function buildScript(commands: { line: number; command: string }[], port: number
     lines.push(`echo "+ ${run.replaceAll('"', '\\"').replaceAll("$", "\\$")}"`);
     lines.push(run);
     lines.push(
-      `rc=$?; if [ $rc -ne 0 ]; then echo "README.md:${line}: exit $rc: ${command.replaceAll('"', "'").replaceAll("$", "\\$")}" >&2; exit 1; fi`,
+      `rc=$?; if [ $rc -ne 0 ]; then echo "${place}: exit $rc: ${command.replaceAll('"', "'").replaceAll("$", "\\$")}" >&2; exit 1; fi`,
     );
   }
   return `${lines.join("\n")}\n`;
 }
 
-describe("README.md", () => {
+describe("README.md and the manual", () => {
   const workdir = mkdtempSync(join(tmpdir(), "pcsync-readme-"));
   // The user's TMPDIR: outside the checkout, as on their machine.
   const userTmp = mkdtempSync(join(tmpdir(), "pcsync-readme-tmp-"));
@@ -72,8 +94,20 @@ describe("README.md", () => {
     rmSync(userTmp, { recursive: true, force: true, maxRetries: 5 });
   });
 
+  it("every page with shell commands is run", () => {
+    const pagesWithCommands = [
+      "README.md",
+      ...readdirSync(join(REPOSITORY, "docs")).map((name) => `docs/${name}`),
+    ]
+      .filter((page) => page.endsWith(".md"))
+      .filter((page) => extractShellCommands(readFileSync(join(REPOSITORY, page), "utf8"), page).length > 0);
+    expect([...pagesWithCommands].sort()).toEqual([...PAGES].sort());
+  });
+
   it("has shell commands, and every one of them runs", async () => {
-    const commands = extractShellCommands(readFileSync(join(REPOSITORY, "README.md"), "utf8"));
+    const commands = PAGES.flatMap((page) =>
+      extractShellCommands(readFileSync(join(REPOSITORY, page), "utf8"), page),
+    );
     expect(commands.map((entry) => entry.command)).toEqual(
       expect.arrayContaining(["npm ci", "npm run demo", "npm test", "pcsync plan -f examples/pcsync.yaml"]),
     );
@@ -103,7 +137,7 @@ describe("README.md", () => {
         NO_COLOR: "1",
       },
     });
-    expect(result.stderr).not.toMatch(/README\.md:\d+: exit/);
+    expect(result.stderr).not.toMatch(/\.md:\d+: exit/);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain("Done: the second plan shows no changes.");
     expect(result.stdout).toContain("No changes.");
