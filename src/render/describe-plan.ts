@@ -322,7 +322,8 @@ const MAX_WAVE_PROJECTS = 20;
 
 export function describeRollout(plan: Plan): RolloutDescription | undefined {
   const rollout = plan.rollout;
-  if (rollout === undefined) return undefined;
+  // A plan with nothing to write has no wave to tell of.
+  if (rollout === undefined || rollout.waves.every((wave) => wave.projects.length === 0)) return undefined;
   const { maxErrorRatio, minEntries, allowUnknown } = rollout.health.logs;
   const count = rollout.waves.length;
   const budget =

@@ -17,6 +17,7 @@ import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
 import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
+import type { DesiredState } from "../../manifest/types.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
@@ -33,6 +34,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { addJournalOptions, applyJournaled, endResumedJournal, type JournalFlags } from "../journal-run.js";
+import { applyRollout, unfinishedRollout } from "../rollout-run.js";
 import {
   addManifestOption,
   loadManifestsOrThrow,
@@ -264,6 +266,7 @@ Examples:
         );
       }
       // Nothing is written before the plan stands: say so, unless the refusal already does.
+      let rolledOut: DesiredState | undefined;
       const { plan: planned, current } = await (resumed
         ? Promise.resolve(resumed)
         : saved !== undefined && flags.plan !== undefined
@@ -275,8 +278,16 @@ Examples:
                 describeGuard,
               },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
-          : planFromFlags(client, desired ?? { families: [] }, flags, io)
+          : planFromFlags(client, desired ?? { families: [] }, flags, io).then((made) => {
+              rolledOut = made.desired;
+              return made;
+            })
       ).catch(throwSayingNothingChanged);
+      if (planned.rollout !== undefined && rolledOut === undefined) {
+        throw new UsageError(
+          "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
+        );
+      }
       // With --force, a guard is shown as what it found, not as advice to use --force.
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
       if (format !== "json")
@@ -291,7 +302,11 @@ Examples:
       const refusing = refusingGuards(plan.guards, flags.force === true);
       if (refusing.length > 0)
         throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
-      if (!hasChanges(plan)) {
+      const rolloutLeft =
+        plan.rollout !== undefined && rolledOut !== undefined
+          ? await unfinishedRollout(client, rolledOut, flags, io)
+          : undefined;
+      if (!hasChanges(plan) && rolloutLeft === undefined) {
         if (format === "json") printApplyJson(plan, null, io);
         if (resumed)
           await endResumedJournal(resumed.journal, current, {
@@ -305,14 +320,27 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const report = await applyJournaled(client, plan, state, {
-        flags,
-        io,
-        interrupts,
-        start: { command: "apply", planFile: flags.plan ?? null },
-        resumed: resumed?.journal,
-        inputs: runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan }),
-      });
+      const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
+      const report =
+        plan.rollout !== undefined && rolledOut !== undefined
+          ? await applyRollout({
+              client,
+              plan,
+              rollout: plan.rollout,
+              desired: rolledOut,
+              flags,
+              io,
+              interrupts,
+              inputs,
+            })
+          : await applyJournaled(client, plan, state, {
+              flags,
+              io,
+              interrupts,
+              start: { command: "apply", planFile: flags.plan ?? null },
+              resumed: resumed?.journal,
+              inputs,
+            });
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted
