@@ -3,8 +3,8 @@
 // together, and the rollout's end told as a result and an exit code.
 
 import { dirname, join } from "node:path";
-import type { ApiClient } from "../api/index.js";
 import { realSleep } from "../api/abortable-sleep.js";
+import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
@@ -22,7 +22,12 @@ import {
   readRolloutJournal,
   rolloutDigest,
 } from "../rollout/rollout-journal.js";
-import { type RolloutEvent, type RolloutOutcome, rolloutTargets, runRollout } from "../rollout/run-rollout.js";
+import {
+  type RolloutEvent,
+  type RolloutOutcome,
+  rolloutTargets,
+  runRollout,
+} from "../rollout/run-rollout.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
@@ -121,7 +126,12 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     journal,
     cwd: io.cwd,
     async planProjects(projects) {
-      const planned = await planFromFlags(client, waveDesired(projects), { ...flags, target: [], exclude: [] }, io);
+      const planned = await planFromFlags(
+        client,
+        waveDesired(projects),
+        { ...flags, target: [], exclude: [] },
+        io,
+      );
       return { plan: planned.plan, current: planned.current };
     },
     async applyWave(plan: Plan, current: CurrentState, journalPath: string) {
@@ -143,7 +153,10 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     async rollbackJournal(path) {
       const applied = await readJournal(path, io.cwd);
       checkJournalServer(applied, server);
-      const shown = await readAndPlanRollback(client, applied, { concurrency: concurrencyOf(flags), force: false });
+      const shown = await readAndPlanRollback(client, applied, {
+        concurrency: concurrencyOf(flags),
+        force: false,
+      });
       if (shown.conflicts.length > 0) {
         return {
           complete: false,
@@ -187,9 +200,12 @@ function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): v
   if (outcome.result !== "halted") return;
   const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
   for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
-  if (outcome.undone.length === 0) lines.push("Nothing was rolled back (on_failure: halt): the waves written stay.");
+  if (outcome.undone.length === 0)
+    lines.push("Nothing was rolled back (on_failure: halt): the waves written stay.");
   for (const entry of outcome.undone)
-    lines.push(`  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`);
+    lines.push(
+      `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
+    );
   lines.push(`Rollout journal: ${journalPath}`);
   io.stdout.write(`${lines.join("\n")}\n`);
 }

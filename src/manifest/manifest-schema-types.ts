@@ -74,7 +74,7 @@ export interface ManifestServer {
   base_url?: string;
 }
 /**
- * How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy before the next starts. Without it, `apply` writes every project at once. Usable in any one file of a multi-file manifest.
+ * How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy on its plugin configs' logs before the next starts; a wave that fails halts the rollout and, by default, rolls back every wave applied. At most one file of a manifest sets it.
  */
 export interface Rollout {
   /**

@@ -23,7 +23,8 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
             status: "nothing_to_judge",
             passed: true,
             figures: {},
-            summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes",
+            summary:
+              "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes",
           } satisfies ProjectHealth;
         }
         let entries = 0;

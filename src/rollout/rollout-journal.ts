@@ -59,11 +59,7 @@ export interface RolloutState {
 
 /** The digest of what a rollout applies: the server and the desired state, in a stable form. */
 export function rolloutDigest(server: string, desired: unknown): string {
-  return createHash("sha256")
-    .update(server)
-    .update("\u0000")
-    .update(JSON.stringify(desired))
-    .digest("hex");
+  return createHash("sha256").update(server).update("\u0000").update(JSON.stringify(desired)).digest("hex");
 }
 
 /** Appends lines, each synced to disk before the step it announces is taken. */
@@ -195,7 +191,12 @@ export async function findUnfinishedRollout(
   for (const name of names.sort().reverse()) {
     const path = join(ROLLOUT_JOURNAL_DIR, name);
     const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-    if (state && state.ended === undefined && state.header.server === server && state.header.digest === digest)
+    if (
+      state &&
+      state.ended === undefined &&
+      state.header.server === server &&
+      state.header.digest === digest
+    )
       return state;
   }
   return undefined;

@@ -83,7 +83,10 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       const fresh = await parts.planProjects(wave.projects);
       if (hasWork(fresh.plan)) {
         const path = parts.newJournalPath(`wave-${index + 1}`);
-        await journal.append({ kind: "wave_started", wave: index, journal: path, at: iso(parts.now()) }, parts.cwd);
+        await journal.append(
+          { kind: "wave_started", wave: index, journal: path, at: iso(parts.now()) },
+          parts.cwd,
+        );
         parts.onEvent({ event: "rollout_wave_started", wave: wave.name, index, projects: wave.projects });
         parts.say(`${label}: writing ${describeProjects(wave.projects)}; journal ${path}`);
         const report = await parts.applyWave(fresh.plan, fresh.current, path);
@@ -93,7 +96,8 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       }
       const seen = await parts.planProjects(wave.projects);
       const unsettled = projectsWithWork(seen.plan);
-      if (unsettled.length > 0) return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
+      if (unsettled.length > 0)
+        return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
       current = seen.current;
       await journal.append({ kind: "wave_written", wave: index, at: iso(parts.now()) }, parts.cwd);
     }
@@ -120,7 +124,10 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
     }));
     let verdicts: ProjectHealth[];
     try {
-      verdicts = await parts.gate.judge({ wave: wave.name, since: writtenAt, projects: toJudge }, parts.signal);
+      verdicts = await parts.gate.judge(
+        { wave: wave.name, since: writtenAt, projects: toJudge },
+        parts.signal,
+      );
     } catch (error) {
       if (parts.signal.aborted) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
       throw error;
@@ -132,7 +139,9 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       parts.cwd,
     );
     for (const verdict of verdicts)
-      parts.say(`${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`);
+      parts.say(
+        `${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`,
+      );
     if (healthy) {
       parts.say(
         `${label}: healthy (${failing.length} failing, budget ${rollout.failureBudget})${index + 1 < rollout.waves.length ? "; the next wave starts" : ""}`,
@@ -141,7 +150,12 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       continue;
     }
     await journal.append(
-      { kind: "halted", wave: index, at: iso(parts.now()), failing: failing.map((verdict) => verdict.project) },
+      {
+        kind: "halted",
+        wave: index,
+        at: iso(parts.now()),
+        failing: failing.map((verdict) => verdict.project),
+      },
       parts.cwd,
     );
     parts.onEvent({ event: "rollout_halted", wave: wave.name, index, failing });
@@ -164,14 +178,20 @@ async function finishHalt(
   const { journal } = parts;
   const halted = journal.state.halted;
   const haltedWave = halted === undefined ? 0 : halted.wave;
-  const failing = journal.state.waves[haltedWave]?.judged?.verdicts.filter((verdict) => !verdict.passed) ?? [];
+  const failing =
+    journal.state.waves[haltedWave]?.judged?.verdicts.filter((verdict) => !verdict.passed) ?? [];
   const undone: { wave: string; complete: boolean; summary: string }[] = [];
   const rollBack = rollout.onFailure === "rollback";
   if (rollBack) {
     for (let index = haltedWave; index >= 0; index -= 1) {
       const waveState = journal.state.waves[index];
       const wave = rollout.waves[index];
-      if (waveState === undefined || wave === undefined || waveState.journals.length === 0 || waveState.rolledBack)
+      if (
+        waveState === undefined ||
+        wave === undefined ||
+        waveState.journals.length === 0 ||
+        waveState.rolledBack
+      )
         continue;
       parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
       let complete = true;
@@ -205,11 +225,17 @@ async function finishHalt(
 }
 
 /** The configs of `project` that the rollout's plan creates or updates, found by name in the re-read. */
-function judgedConfigs(targets: readonly RolloutTarget[], project: string, current: CurrentState): JudgedConfig[] {
+function judgedConfigs(
+  targets: readonly RolloutTarget[],
+  project: string,
+  current: CurrentState,
+): JudgedConfig[] {
   const configs: JudgedConfig[] = [];
   for (const target of targets) {
     if (target.project !== project) continue;
-    const family = current.families.find((entry) => entry.project === project && entry.family === target.family);
+    const family = current.families.find(
+      (entry) => entry.project === project && entry.family === target.family,
+    );
     const record = family?.records.find((entry) => entry.name === target.name);
     if (record !== undefined) configs.push({ family: target.family, id: record.id, name: record.name });
   }

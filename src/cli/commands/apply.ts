@@ -15,9 +15,9 @@ import {
 import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
 import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
+import type { DesiredState } from "../../manifest/types.js";
 import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
-import type { DesiredState } from "../../manifest/types.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
@@ -34,7 +34,6 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { addJournalOptions, applyJournaled, endResumedJournal, type JournalFlags } from "../journal-run.js";
-import { applyRollout, unfinishedRollout } from "../rollout-run.js";
 import {
   addManifestOption,
   loadManifestsOrThrow,
@@ -50,6 +49,7 @@ import {
   warnGuards,
 } from "../print-plan.js";
 import { createProgress } from "../progress.js";
+import { applyRollout, unfinishedRollout } from "../rollout-run.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
