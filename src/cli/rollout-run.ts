@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES } from "../errors.js";
+import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import { checkJournalServer, readJournal } from "../journal/read-journal.js";
@@ -15,6 +15,7 @@ import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
 import { createLogHealthGate } from "../rollout/log-health.js";
+import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
 import {
   findUnfinishedRollout,
   RolloutJournal,
@@ -28,12 +29,14 @@ import {
   rolloutTargets,
   runRollout,
 } from "../rollout/run-rollout.js";
+import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags, shellWord } from "./journal-run.js";
 import type { ScopeFlags } from "./scope-options.js";
 import { planFromFlags } from "./scope-options.js";
+import { parseWebhooks, readWebhookSecret } from "./webhook-options.js";
 
 export interface RolloutRun {
   client: ApiClient;
@@ -46,6 +49,36 @@ export interface RolloutRun {
   interrupts: InterruptWatch;
   inputs: readonly RunInput[];
   onEvent?: (event: RolloutEvent) => void;
+  /** Where the events go besides the output; drained (10 s at most) before the run ends. */
+  webhooks?: WebhookSender;
+}
+
+/** The webhooks of `apply --webhook`, for a rollout's events; none without the flag. */
+export async function rolloutWebhooks(
+  flags: { webhook?: string[]; webhookSecretFile?: string },
+  io: CliIo,
+): Promise<{ webhooks?: WebhookSender }> {
+  const urls = parseWebhooks(flags.webhook ?? [], io);
+  if (urls.length === 0) {
+    if (flags.webhookSecretFile !== undefined)
+      throw new UsageError("--webhook-secret-file signs the events of --webhook: give --webhook URL too");
+    return {};
+  }
+  const secret =
+    flags.webhookSecretFile === undefined
+      ? undefined
+      : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
+  return {
+    webhooks: new WebhookSender({
+      ...WEBHOOK_DEFAULTS,
+      urls,
+      format: "json",
+      secret,
+      secrets: io.secrets,
+      warn: (line) => io.stderr.write(`warning: ${line}\n`),
+      proxyEnvironment: io.env,
+    }),
+  };
 }
 
 /** The report of every wave applied, as one. */
@@ -184,7 +217,13 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     sleep: realSleep,
     now: () => new Date(),
     say: (line) => io.stderr.write(`rollout: ${line}\n`),
-    onEvent: (event) => run.onEvent?.(event),
+    onEvent: (event) => {
+      run.onEvent?.(event);
+      run.webhooks?.send(rolloutWebhookEvent(event, new Date()));
+    },
+  }).finally(async () => {
+    if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
+      io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
   });
   const merged = mergeReports(reports);
   tellOutcome(outcome, journal.path, io);

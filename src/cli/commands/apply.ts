@@ -40,7 +40,7 @@ import {
   type ManifestFlags,
   runInputs,
 } from "../manifest-options.js";
-import { formatOption, parseFormat } from "../options.js";
+import { collect, formatOption, parseFormat } from "../options.js";
 import {
   checkPlanPrintableAsJson,
   hasChanges,
@@ -49,7 +49,7 @@ import {
   warnGuards,
 } from "../print-plan.js";
 import { createProgress } from "../progress.js";
-import { applyRollout, unfinishedRollout } from "../rollout-run.js";
+import { applyRollout, rolloutWebhooks, unfinishedRollout } from "../rollout-run.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
@@ -68,6 +68,8 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   force?: boolean;
   autoApprove?: boolean;
   format?: string;
+  webhook?: string[];
+  webhookSecretFile?: string;
 }
 
 /** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
@@ -182,7 +184,19 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
         "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
       ),
     )
-    .addOption(formatOption());
+    .addOption(formatOption())
+    .addOption(
+      new Option(
+        "--webhook <url>",
+        "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        "--webhook-secret-file <path>",
+        "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
+      ),
+    );
   addJournalOptions(
     command,
     "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
@@ -332,6 +346,7 @@ Examples:
               io,
               interrupts,
               inputs,
+              ...(await rolloutWebhooks(flags, io)),
             })
           : await applyJournaled(client, plan, state, {
               flags,
