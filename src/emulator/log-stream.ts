@@ -19,6 +19,7 @@ export const DEFAULT_LOG_RATE = 60;
 export const LOG_WINDOW_MS = 24 * 3_600_000;
 /** One entry per millisecond: timestamps stay distinct, so the order needs no tie-break among them. */
 export const MAX_LOG_RATE = 60_000;
+// Types and messages repeat every PERIOD entries; it is also the resolution of an ERROR ratio (0.001).
 const PERIOD = 1000;
 
 /** The endpoint's filters, parsed: upper-case types (empty: all), lower-case search, instants in ms. */
