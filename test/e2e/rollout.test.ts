@@ -3,6 +3,8 @@
 // rolls back what was applied; a rollout killed in a bake finishes when applied again, writing
 // nothing twice. Against the emulator, on both profiles.
 
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
@@ -192,6 +194,80 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(third.code).toBe(0);
     expect(third.stderr).not.toContain("Resuming");
     expect(join(dir, ".pcsync")).toBeTruthy();
+  }, 90_000);
+});
+
+/** A webhook receiver on port 0: the events it was sent, in order. */
+async function webhookReceiver(onFinished: (done: () => Promise<void>) => void) {
+  const events: { event: string; rollout?: { wave: string } }[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      events.push(JSON.parse(body) as { event: string; rollout?: { wave: string } });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
+}
+
+describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, on %s", (profile) => {
+  it("halts in the wave that logs errors, writes no later wave, rolls back every wave newest first, and tells the webhook", async ({
+    onTestFinished,
+  }) => {
+    // The service's plugins log a steady stream; a config whose description says BROKEN logs 80%
+    // ERROR entries from its change on. The canary's change is sound, the next wave's is not.
+    const server = await openServer(onTestFinished, profile, {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+    });
+    const { path: dir, write } = await workDir(onTestFinished);
+    const receiver = await webhookReceiver(onTestFinished);
+    const before = await descriptions(server);
+    const text = rolloutManifest("v6", [
+      "rollout:",
+      "  waves:",
+      "    - name: canary",
+      '      projects: ["2"]',
+      "    - name: second",
+      '      projects: ["1"]',
+      "    - name: rest",
+      "      percent: 100",
+      "  bake: 3s",
+      "  health:",
+      "    logs:",
+      "      min_entries: 2",
+    ]).replace(/( {2}"1":[\s\S]*?description: )v6/, "$1v6 BROKEN");
+    const file = await write("pcsync.yaml", text);
+    const applied = await server.runBuilt(
+      ["apply", "-f", file, "--auto-approve", "--webhook", receiver.url],
+      {
+        cwd: dir,
+      },
+    );
+    expect(applied.code, applied.stderr).toBe(4);
+    expect(applied.stderr).toMatch(/wave 1\/3 "canary": project 2 passes: 0 ERROR of \d+ entries/);
+    expect(applied.stdout).toContain('Rollout halted in wave "second"');
+    expect(applied.stdout).toMatch(
+      /project 1: (\d+) ERROR of \d+ entries \(\d+(\.\d+)?%\) from 1 plugin config: over max_error_ratio 5%/,
+    );
+    // Nothing of the wave after the failing one was written; both waves written were undone.
+    expect(wavesWritten(applied.stderr)).toEqual(["canary: 2", "second: 1"]);
+    expect(applied.stdout).toMatch(/rolled back wave "second"[\s\S]*rolled back wave "canary"/);
+    expect(await descriptions(server)).toEqual(before);
+    expect(
+      receiver.events.map((event) => `${event.event}${event.rollout ? ` ${event.rollout.wave}` : ""}`),
+    ).toEqual([
+      "rollout_wave_started canary",
+      "rollout_wave_passed canary",
+      "rollout_wave_started second",
+      "rollout_halted second",
+      "rollout_rolled_back second",
+      "rollout_rolled_back canary",
+    ]);
   }, 90_000);
 });
 
