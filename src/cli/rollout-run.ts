@@ -29,6 +29,7 @@ import {
   rolloutTargets,
   runRollout,
 } from "../rollout/run-rollout.js";
+import { selectFamilies } from "../watch/heal.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -41,6 +42,8 @@ import { parseWebhooks, readWebhookSecret } from "./webhook-options.js";
 export interface RolloutRun {
   client: ApiClient;
   plan: Plan;
+  /** The state the plan was made from (or re-read after the approval). */
+  current: CurrentState;
   rollout: PlanRollout;
   /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
   desired: DesiredState;
@@ -154,11 +157,26 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     return { ...rest, families: run.desired.families.filter((family) => keep.has(family.project)) };
   };
   const reports: ApplyReport[] = [];
+  // The plan this run just made (and the user approved) serves the first wave it writes; every
+  // later wave is planned again when it starts, as a bake may have lasted long.
+  let unusedPlan: { plan: Plan; current: CurrentState } | undefined = {
+    plan: run.plan,
+    current: run.current,
+  };
   interrupts.beginWrites();
   const outcome = await runRollout(rollout, {
     journal,
     cwd: io.cwd,
     async planProjects(projects) {
+      if (unusedPlan !== undefined) {
+        const { plan, current } = unusedPlan;
+        unusedPlan = undefined;
+        const keep = new Set(projects);
+        return {
+          plan: selectFamilies(plan, (project) => keep.has(project)),
+          current: { families: current.families.filter((family) => keep.has(family.project)) },
+        };
+      }
       const planned = await planFromFlags(
         client,
         waveDesired(projects),

@@ -9,6 +9,11 @@ export interface JudgedConfig {
   family: FamilyName;
   id: number;
   name: string | null;
+  /**
+   * When the service says it was last written (its `updated_at`): what it logged after this is the
+   * change's doing, on the service's own clock, whatever this machine's clock says.
+   */
+  writtenAt?: Date;
 }
 
 export interface WaveToJudge {

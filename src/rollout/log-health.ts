@@ -30,7 +30,7 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
         let entries = 0;
         let errors = 0;
         for (const config of readable) {
-          const counted = await countSince(client, project, config, wave.since);
+          const counted = await countSince(client, project, config, config.writtenAt ?? wave.since);
           entries += counted.entries;
           errors += counted.errors;
         }
@@ -46,12 +46,10 @@ async function countSince(
   config: JudgedConfig,
   since: Date,
 ): Promise<{ entries: number; errors: number }> {
-  const all = await listLogs(client, project, config.family, config.id, { after: since, limit: 1 });
-  const failed = await listLogs(client, project, config.family, config.id, {
-    after: since,
-    limit: 1,
-    typeFilter: ["ERROR"],
-  });
+  const [all, failed] = await Promise.all([
+    listLogs(client, project, config.family, config.id, { after: since, limit: 1 }),
+    listLogs(client, project, config.family, config.id, { after: since, limit: 1, typeFilter: ["ERROR"] }),
+  ]);
   // Entries logged between the two reads may make errors exceed entries by a few: never a ratio over 1.
   return { entries: Math.max(all.count, failed.count), errors: failed.count };
 }

@@ -237,7 +237,14 @@ function judgedConfigs(
       (entry) => entry.project === project && entry.family === target.family,
     );
     const record = family?.records.find((entry) => entry.name === target.name);
-    if (record !== undefined) configs.push({ family: target.family, id: record.id, name: record.name });
+    if (record === undefined) continue;
+    const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : Number.NaN;
+    configs.push({
+      family: target.family,
+      id: record.id,
+      name: record.name,
+      ...(Number.isNaN(writtenAt) ? {} : { writtenAt: new Date(writtenAt) }),
+    });
   }
   return configs;
 }

@@ -340,6 +340,7 @@ Examples:
           ? await applyRollout({
               client,
               plan,
+              current: state,
               rollout: plan.rollout,
               desired: rolledOut,
               flags,
