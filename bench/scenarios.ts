@@ -26,6 +26,7 @@ import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { LARGE_MANIFEST_SCENARIOS } from "./scenarios-large-manifest.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
+import { ROLLOUT_SCENARIOS } from "./scenarios-rollout.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
 import { WATCH_SCENARIOS } from "./scenarios-watch.js";
 
@@ -418,4 +419,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...MANIFEST_SCENARIOS,
   ...LARGE_MANIFEST_SCENARIOS,
   ...WATCH_SCENARIOS,
+  ...ROLLOUT_SCENARIOS,
 ];

@@ -8,6 +8,8 @@ export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_CHANGES = 2;
 export const EXIT_REFUSED = 3;
+/** A rollout halted by a failed health check (and rolled back, with `on_failure: rollback`). */
+export const EXIT_ROLLOUT_HALTED = 4;
 /** Ended by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal's number, as shells report it. */
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
@@ -25,6 +27,7 @@ export type ExitCode =
   | typeof EXIT_ERROR
   | typeof EXIT_CHANGES
   | typeof EXIT_REFUSED
+  | typeof EXIT_ROLLOUT_HALTED
   | typeof EXIT_SIGINT
   | typeof EXIT_SIGTERM;
 

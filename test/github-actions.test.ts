@@ -77,6 +77,7 @@ describe("the action and the example workflows, statically", () => {
       "pcsync-drift.yml",
       "pcsync-plan.yml",
       "pcsync-rollback.yml",
+      "pcsync-rollout.yml",
     ]);
     const action = readFileSync(join(REPOSITORY, "action.yml"), "utf8");
     expect(quietly(() => validateAction(action)).errors).toEqual([]);

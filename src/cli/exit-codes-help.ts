@@ -6,6 +6,7 @@ import {
   EXIT_ERROR,
   EXIT_OK,
   EXIT_REFUSED,
+  EXIT_ROLLOUT_HALTED,
   EXIT_SIGINT,
   EXIT_SIGTERM,
   type ExitCode,
@@ -16,6 +17,7 @@ const MEANINGS = {
   [EXIT_ERROR]: "error: invalid manifest or flags, API or network failure, partial apply",
   [EXIT_CHANGES]: "plan --detailed-exitcode: changes are pending",
   [EXIT_REFUSED]: "refused by a safety guard or a stale saved plan; nothing was changed",
+  [EXIT_ROLLOUT_HALTED]: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
   [EXIT_SIGINT]: "interrupted by Ctrl-C (SIGINT); the summary says what was done",
   [EXIT_SIGTERM]: "interrupted by SIGTERM (a cancelled CI job); the summary says what was done",
 } as const satisfies Record<ExitCode, string>;
@@ -34,6 +36,7 @@ const COMMAND_CODES: Readonly<Record<string, Partial<Record<ExitCode, string>>>>
   apply: {
     [EXIT_ERROR]: MEANINGS[EXIT_ERROR],
     [EXIT_REFUSED]: MEANINGS[EXIT_REFUSED],
+    [EXIT_ROLLOUT_HALTED]: MEANINGS[EXIT_ROLLOUT_HALTED],
     [EXIT_SIGINT]: MEANINGS[EXIT_SIGINT],
     [EXIT_SIGTERM]: MEANINGS[EXIT_SIGTERM],
   },

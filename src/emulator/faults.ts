@@ -1,9 +1,10 @@
 // Decides which requests fail and how: injected latency, random 503/429, dropped writes, and
 // per-key rate limits. One seeded PRNG drives every random decision, so a seed replays the faults.
 
+import { checkLogErrorFaults } from "./log-faults.js";
 import { createRandom, type Random } from "./prng.js";
 import { SlidingWindowLimiter } from "./rate-limiter.js";
-import type { FaultOptions } from "./types.js";
+import type { FaultOptions, LogErrorFault } from "./types.js";
 
 const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
@@ -31,6 +32,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
       throw new RangeError(`faults.${name} must be a non-negative number, got ${count}`);
     }
   }
+  checkLogErrorFaults(faults.logErrors ?? []);
 }
 
 export class FaultInjector {
@@ -52,6 +54,11 @@ export class FaultInjector {
 
   get latencyMs(): number {
     return this.faults.latencyMs ?? 0;
+  }
+
+  /** Which configs log errors after a change (log-stream.ts reads them on every logs request). */
+  get logErrors(): readonly LogErrorFault[] {
+    return this.faults.logErrors ?? [];
   }
 
   /** The most records a page holds (undefined: as many as `limit` asks). */

@@ -3,6 +3,7 @@
 
 import type { FamilyName } from "../families.js";
 import { notFound } from "./http-error.js";
+import type { LogStream } from "./log-stream.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import type { RouteParams } from "./router.js";
 import type { EmulatorStore } from "./store.js";
@@ -19,6 +20,8 @@ export interface HandlerContext {
   body: unknown;
   /** The absolute URL the client requested, for pagination links. */
   requestUrl: URL;
+  /** The log entries plugin configs write by themselves. */
+  logStream: LogStream;
 }
 
 export type HandlerResult =

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { parseEmulatorData } from "./data-file.js";
 import { exampleData } from "./example-data.js";
 import { FaultInjector } from "./faults.js";
+import { DEFAULT_LOG_RATE, LogStream, MAX_LOG_RATE } from "./log-stream.js";
 import { DataFileWriter, loadDataFile, removeStaleTemporaryFiles } from "./persistence.js";
 import { getProfile } from "./profiles.js";
 import { serveRequest } from "./server.js";
@@ -21,11 +22,14 @@ import {
 
 export { DataFileError } from "./data-file.js";
 export { exampleData } from "./example-data.js";
+export { parseLogErrorFault } from "./log-faults.js";
+export { DEFAULT_LOG_RATE, MAX_LOG_RATE } from "./log-stream.js";
 export type {
   ApiKeySpec,
   EmulatorData,
   EmulatorOptions,
   FaultOptions,
+  LogErrorFault,
   PluginData,
   ProfileName,
   ProjectData,
@@ -89,6 +93,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!PROFILE_NAMES.includes(profileName)) throw new RangeError(`unknown emulator profile ${profileName}`);
   const profile = getProfile(profileName);
   const faults = new FaultInjector(options.faults ?? {});
+  const logRate = options.logRate ?? DEFAULT_LOG_RATE;
+  if (!(logRate >= 0 && logRate <= MAX_LOG_RATE)) {
+    throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
+  }
+  const logStream = new LogStream(logRate, () => faults.logErrors);
   const host = options.host ?? "127.0.0.1";
 
   if (options.dataFile !== undefined) await removeStaleTemporaryFiles(options.dataFile);
@@ -125,6 +134,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           );
         },
         ownHost: () => ownHost,
+        logStream,
       },
       request,
       response,

@@ -1,10 +1,11 @@
 // The logs endpoint of plugin configs: newest first, filtered by type, message text and time, and
-// paginated like every list. An unknown config id is an empty page, as in the real service.
+// paginated like every list. An unknown config id is an empty page, as in the real service. Each
+// config's own stream (log-stream.ts) is merged with the entries the store holds.
 
-import type { LogEntry } from "../wire-types.js";
 import { familyScope, type Handler, json, parseRecordId } from "./handler-types.js";
 import { validationError } from "./http-error.js";
-import { paginate, parsePageRequest } from "./pagination.js";
+import { type LogFilter, matchesLogFilter, paginateLogs } from "./log-stream.js";
+import { parsePageRequest } from "./pagination.js";
 
 function parseInstant(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
@@ -14,7 +15,7 @@ function parseInstant(query: URLSearchParams, name: string): number | undefined 
   return ms;
 }
 
-function buildLogFilter(query: URLSearchParams): (entry: LogEntry) => boolean {
+function parseLogFilter(query: URLSearchParams): LogFilter {
   // type_filter may be repeated or comma-separated.
   const types = new Set(
     query
@@ -24,25 +25,20 @@ function buildLogFilter(query: URLSearchParams): (entry: LogEntry) => boolean {
       .filter((value) => value !== ""),
   );
   const search = query.get("search")?.toLowerCase() ?? "";
-  const after = parseInstant(query, "after");
-  const before = parseInstant(query, "before");
-  return (entry) => {
-    const timestamp = Date.parse(entry.timestamp);
-    if (types.size > 0 && !types.has(entry.type.toUpperCase())) return false;
-    if (search !== "" && !entry.message.toLowerCase().includes(search)) return false;
-    if (after !== undefined && !(timestamp > after)) return false;
-    if (before !== undefined && !(timestamp < before)) return false;
-    return true;
-  };
+  return { types, search, after: parseInstant(query, "after"), before: parseInstant(query, "before") };
 }
 
 export const listLogs: Handler = (context) => {
   const query = context.requestUrl.searchParams;
   const page = parsePageRequest(query);
-  const matches = buildLogFilter(query);
-  const { projectId } = familyScope(context);
+  const filter = parseLogFilter(query);
+  const { projectId, family } = familyScope(context);
   const configId = parseRecordId(context.params.id);
-  const entries = configId === undefined ? [] : context.store.logsOf(projectId, configId).filter(matches);
-  const rendered = paginate(entries, page, context.requestUrl);
-  return json(200, rendered);
+  if (configId === undefined) return json(200, paginateLogs([], undefined, page, context.requestUrl));
+  const stored = context.store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
+  // The stored entries (jobs, data-file ones) come with the stream the config logs by itself.
+  const record = context.store.findInFamily(projectId, family, configId, context.profile);
+  const synthesized =
+    record && context.logStream.of(record, context.store.plugin(record.plugin), context.profile, filter);
+  return json(200, paginateLogs(stored, synthesized, page, context.requestUrl));
 };

@@ -52,8 +52,20 @@ function linkTo(requestUrl: URL, limit: number, offset: number | undefined): str
 
 /** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
 export function paginate<T>(items: readonly T[], page: PageRequest, requestUrl: URL): Page<T> {
+  return paginateCounted(items.length, (start, end) => items.slice(start, end), page, requestUrl);
+}
+
+/**
+ * As paginate, for a list too long to hold (a synthesized log): `count` items, of which `slice`
+ * makes only those from `start` to before `end`.
+ */
+export function paginateCounted<T>(
+  count: number,
+  slice: (start: number, end: number) => T[],
+  page: PageRequest,
+  requestUrl: URL,
+): Page<T> {
   const { limit, offset } = page;
-  const count = items.length;
   const next = offset + limit >= count ? null : linkTo(requestUrl, limit, offset + limit);
   let previous: string | null = null;
   if (offset > 0) {
@@ -61,5 +73,10 @@ export function paginate<T>(items: readonly T[], page: PageRequest, requestUrl: 
     previous =
       offset - limit <= 0 ? linkTo(requestUrl, limit, undefined) : linkTo(requestUrl, limit, offset - limit);
   }
-  return { count, next, previous, results: items.slice(offset, offset + limit) };
+  return {
+    count,
+    next,
+    previous,
+    results: offset >= count ? [] : slice(offset, Math.min(count, offset + limit)),
+  };
 }

@@ -9,6 +9,7 @@ import { HANDLERS } from "./dispatch.js";
 import type { FaultInjector } from "./faults.js";
 import type { HandlerContext, HandlerResult } from "./handler-types.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
+import type { LogStream } from "./log-stream.js";
 import { capPageSize } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { parseRequestBody, readBody } from "./request-body.js";
@@ -35,6 +36,7 @@ export interface ServerDependencies {
   reportInternalError: (error: unknown) => void;
   /** host:port of the server itself, for requests without a usable Host header. */
   ownHost: () => string;
+  logStream: LogStream;
 }
 
 type Outcome =
@@ -84,6 +86,7 @@ async function processRequest(
     params,
     body,
     requestUrl: capPageSize(requestUrlOf(request, target, deps.ownHost()), faults.maxPageSize),
+    logStream: deps.logStream,
   };
   let result: HandlerResult;
   try {

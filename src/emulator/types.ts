@@ -70,6 +70,15 @@ export interface EmulatorData {
   nextIds: { record: number };
 }
 
+/**
+ * Which plugin configs log errors after a change (see log-faults.ts): by name glob (`*` only), plugin
+ * id, or a text in the description, each on the record as it is now; `ratio` (default 0.5) is the
+ * share of ERROR entries among those stamped after the record's last create or update.
+ */
+export type LogErrorFault = ({ name: string } | { plugin: number } | { description: string }) & {
+  ratio?: number;
+};
+
 export interface FaultOptions {
   /** Added to every response. */
   latencyMs?: number;
@@ -87,6 +96,8 @@ export interface FaultOptions {
   maxPageSize?: number;
   /** Seeds the PRNG deciding faults. */
   seed?: number;
+  /** Configs whose synthesized log stream turns to errors after their last change. */
+  logErrors?: LogErrorFault[];
 }
 
 export interface EmulatorOptions {
@@ -97,6 +108,11 @@ export interface EmulatorOptions {
   data?: EmulatorData;
   keys?: ApiKeySpec[];
   faults?: FaultOptions;
+  /**
+   * Synthesized log entries per minute of each enabled plugin config (see log-stream.ts), from 0
+   * (only the stored entries) to 60000; default 60, as `pcsync serve --log-rate`.
+   */
+  logRate?: number;
   log?: (line: string) => void;
 }
 

@@ -40,6 +40,7 @@ export interface Manifest {
    * Who manages the records of this manifest's families, when several manifests (teams) share one family: letters, digits and `-_.`, at most 40. pcsync marks every record it creates or updates with `[pcsync owner=NAME]` at the end of its description (stripped wherever pcsync compares, prints, exports or saves a description); `prune` deletes only records with this mark; a config that matches a record marked by another owner is refused unless `--takeover`; a matching record with no mark is adopted. One owner per run: every file that sets it sets the same.
    */
   owner?: string;
+  rollout?: Rollout;
   /**
    * Named, reusable configs per family, applied to projects with `use:` (in a project or a project set). A template's family block is a family block whose configs may not pin `id:` (ids belong to one project). Templates may be defined in one manifest file and used from another.
    */
@@ -71,6 +72,71 @@ export interface ManifestServer {
    * Base URL of the service, e.g. https://app.example.com. Plain http:// is refused for non-loopback hosts unless --insecure-http.
    */
   base_url?: string;
+}
+/**
+ * How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy on its plugin configs' logs before the next starts; a wave that fails halts the rollout and, by default, rolls back every wave applied. At most one file of a manifest sets it.
+ */
+export interface Rollout {
+  /**
+   * The waves, in order. Every project the plan changes must be in exactly one: the last wave usually says `percent: 100`.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  waves: [RolloutWave, ...RolloutWave[]];
+  /**
+   * After a wave's writes, wait this long before judging it (`30s`, `10m`, `1h`; `0s` judges at once). Default `10m`.
+   */
+  bake?: string;
+  /**
+   * What a wave is judged on, per project.
+   */
+  health?: {
+    /**
+     * The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.
+     */
+    logs?: {
+      /**
+       * A project fails when its ERROR entries / all its entries logged since the wave's writes exceed this. Default 0.05.
+       */
+      max_error_ratio?: number;
+      /**
+       * Fewer entries than this (over the project's changed configs): its health is unknown, which fails it unless `allow_unknown: true`. Default 20.
+       */
+      min_entries?: number;
+      /**
+       * A project with fewer than `min_entries` entries passes (said in the output). Default false.
+       */
+      allow_unknown?: boolean;
+    };
+  };
+  /**
+   * How many projects of one wave may fail; one more halts the rollout. Default 0.
+   */
+  failure_budget?: number;
+  /**
+   * `rollback` (default): every wave applied so far is rolled back through the journal, newest first; `halt`: stop there, leaving the waves written.
+   */
+  on_failure?: "rollback" | "halt";
+}
+/**
+ * One wave: named projects, or the cumulative share of the plan's projects reached by its end.
+ */
+export interface RolloutWave {
+  /**
+   * The wave's name, shown in the plan and the progress; unique.
+   */
+  name: string;
+  /**
+   * These projects (manifest keys); a named project the plan does not change is skipped.
+   *
+   * @minItems 1
+   */
+  projects?: [string, ...string[]];
+  /**
+   * By the end of this wave, this share of the plan's projects (rounded up), earlier waves included; the projects it adds are chosen by a stable hash of the project id.
+   */
+  percent?: number;
 }
 /**
  * The families a template provides. A family left out is not touched by the template.

@@ -13,6 +13,7 @@ import type { ManifestBlocks } from "./expand-types.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
 import { hasUnresolvedSets } from "./project-sets.js";
+import { mergeRollouts } from "./rollout-merge.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 
 export interface LoadedManifestFile {
@@ -101,6 +102,9 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     ),
   );
 
+  const rollouts = mergeRollouts(files);
+  appendAll(errors, rollouts.errors);
+
   if (errors.length > 0 || files.some((file) => file.blocks === undefined))
     return { state: undefined, errors, warnings: [] };
   const blocks = mergeBlocks(files);
@@ -108,6 +112,14 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: LoadedManifest = { families: expanded.families };
+  if (rollouts.rollout !== undefined) {
+    const unknown = rollouts.checkProjects(
+      new Set(expanded.families.map((family) => family.project)),
+      hasUnresolvedSets(blocks),
+    );
+    if (unknown.length > 0) return { state: undefined, errors: unknown, warnings: expanded.warnings };
+    state.rollout = rollouts.rollout;
+  }
   if (firstBaseUrl !== undefined) {
     const { value, file, position } = firstBaseUrl;
     state.baseUrl = value;

@@ -5,6 +5,7 @@
 import { isFamilyName } from "../families.js";
 import type { Position } from "./diagnostics.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
+import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import { checkServiceText } from "./text-checks.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
@@ -28,6 +29,8 @@ export interface ManifestFacts {
   baseUrl?: { value: string; position: Position };
   /** The top-level `owner:`, when the file sets one. */
   owner?: { value: string; position: Position };
+  /** The top-level `rollout:`, when the file sets one. */
+  rollout?: RolloutFact;
   familyBlocks: FamilyBlockFact[];
   idClaims: IdClaimFact[];
 }
@@ -56,6 +59,9 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
   if (typeof root.owner === "string") {
     facts.owner = { value: root.owner, position: valuePosition(locations, ["owner"]) };
   }
+
+  const rollout = readRollout(root.rollout, locations, errors, warnings);
+  if (rollout !== undefined) facts.rollout = rollout;
 
   checkServiceText(root, locations, errors);
   checkTemplates(asRecord(root.templates), locations, errors, warnings);

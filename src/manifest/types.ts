@@ -83,6 +83,35 @@ export interface DesiredState {
    * this owner's mark, and prune deletes only records with it (owner-mark.ts).
    */
   owner?: { name: string; source: SourceLocation };
+  /** `rollout:` of the manifest (one file at most sets it): how `apply` reaches its projects. */
+  rollout?: RolloutSpec;
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
+}
+
+/** One wave of `rollout:`: named projects, or the cumulative share of the plan's projects. */
+export interface RolloutWaveSpec {
+  name: string;
+  /** Manifest project keys, in the order written. */
+  projects?: string[];
+  /** 0 < percent <= 100: by the end of this wave, this share of the plan's projects (rounded up). */
+  percent?: number;
+  source: SourceLocation;
+}
+
+/** `rollout:` as validated, with every default filled in. */
+export interface RolloutSpec {
+  waves: RolloutWaveSpec[];
+  bakeMs: number;
+  health: { logs: LogHealthSpec };
+  failureBudget: number;
+  onFailure: "rollback" | "halt";
+  source: SourceLocation;
+}
+
+/** `rollout.health.logs`: the ERROR share of the entries logged since a wave's writes. */
+export interface LogHealthSpec {
+  maxErrorRatio: number;
+  minEntries: number;
+  allowUnknown: boolean;
 }

@@ -231,6 +231,24 @@ export interface Plan {
   /** With --target/--exclude: only the targeted records' changes are in the plan. */
   partial?: true;
   targets?: PlanTargets;
+  /** With `rollout:` in the manifest: the waves `apply` writes the plan's projects in. */
+  rollout?: PlanRollout;
+}
+
+/** The rollout of a plan: its waves over the plan's projects, and how each wave is judged. */
+export interface PlanRollout {
+  /** In order; every project the plan writes is in exactly one. A wave may hold no project. */
+  waves: PlanWave[];
+  bakeSeconds: number;
+  health: { logs: { maxErrorRatio: number; minEntries: number; allowUnknown: boolean } };
+  failureBudget: number;
+  onFailure: "rollback" | "halt";
+}
+
+export interface PlanWave {
+  name: string;
+  /** The project ids the wave writes, named ones first (as written), then by the rollout's hash. */
+  projects: string[];
 }
 
 /** Current state as read through the list endpoints. */

@@ -5,7 +5,7 @@ import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
-import type { DesiredFamily, DesiredState } from "../manifest/types.js";
+import type { DesiredFamily, DesiredState, RolloutSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
   assemblePlan,
@@ -16,7 +16,8 @@ import {
   planProject,
 } from "../plan/compute-plan.js";
 import { PlanError } from "../plan/plan-error.js";
-import type { CurrentFamily, CurrentState, Plan } from "../plan/types.js";
+import { assignWaves, projectsWritten } from "../plan/rollout-waves.js";
+import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { explainMissingProject, isMissingList } from "./missing-project.js";
 import { planErrorOf } from "./plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
@@ -68,7 +69,22 @@ export async function readAndPlan(
   await refuseCurrentAlias(client, desired);
   const { plan, errors, current, refused } = await readAndPlanProjects(client, desired, options);
   if (!plan) throw planErrorOf(errors);
-  return { plan: { ...plan, server: client.base.display }, current, refused };
+  const planned: Plan = { ...plan, server: client.base.display };
+  if (desired.rollout !== undefined) planned.rollout = planRolloutWaves(desired.rollout, planned);
+  return { plan: planned, current, refused };
+}
+
+/** The waves of the plan's projects; a PlanError when a project the plan writes is in no wave. */
+function planRolloutWaves(spec: RolloutSpec, plan: Plan): PlanRollout {
+  const { rollout, unassigned } = assignWaves(spec, projectsWritten(plan));
+  if (unassigned.length === 0) return rollout;
+  const shown = unassigned.slice(0, 20).map((project) => `"${project}"`);
+  const more = unassigned.length > shown.length ? ` and ${unassigned.length - shown.length} more` : "";
+  throw new PlanError("plan_invalid", {
+    problems: [
+      `${formatSource(spec.source)}: the plan changes project${unassigned.length === 1 ? "" : "s"} ${shown.join(", ")}${more}, which no wave of rollout takes; end the waves with one that says \`percent: 100\`, or name ${unassigned.length === 1 ? "it" : "them"} in a wave`,
+    ],
+  });
 }
 
 const CURRENT_PROJECT = "@current";

@@ -2,6 +2,7 @@
 // holding its items (creates, updates, deletes, then moves) as lines of styled spans.
 
 import { appendAll } from "../append-all.js";
+import { formatDuration } from "../duration.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import type {
@@ -308,4 +309,40 @@ export const NO_CHANGES = "No changes. The remote state matches the manifest.";
 export function hasPlannedChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, reorder } = plan.summary;
   return create + update + deletes + reorder > 0 || plan.changes.length > 0 || plan.reorders.length > 0;
+}
+
+/** A rollout in words: the heading (how waves are judged) and a line per wave, with its projects. */
+export interface RolloutDescription {
+  heading: string;
+  waves: { label: string; projects: string }[];
+}
+
+/** At most this many project ids are listed per wave; the rest are counted. */
+const MAX_WAVE_PROJECTS = 20;
+
+export function describeRollout(plan: Plan): RolloutDescription | undefined {
+  const rollout = plan.rollout;
+  // A plan with nothing to write has no wave to tell of.
+  if (rollout === undefined || rollout.waves.every((wave) => wave.projects.length === 0)) return undefined;
+  const { maxErrorRatio, minEntries, allowUnknown } = rollout.health.logs;
+  const count = rollout.waves.length;
+  const budget =
+    rollout.failureBudget === 0
+      ? "no failing project allowed"
+      : `${rollout.failureBudget} failing project${rollout.failureBudget === 1 ? "" : "s"} allowed per wave`;
+  const heading = `Rollout in ${count} wave${count === 1 ? "" : "s"}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on its plugin configs' logs (at most ${formatRatio(maxErrorRatio)} ERROR, over at least ${minEntries} entries${allowUnknown ? ", fewer passes" : ""}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
+  const waves = rollout.waves.map((wave, index) => {
+    const shown = wave.projects.slice(0, MAX_WAVE_PROJECTS).map(escapeControl);
+    const more = wave.projects.length - shown.length;
+    const list =
+      wave.projects.length === 0
+        ? "no project"
+        : `${wave.projects.length === 1 ? "project" : `${wave.projects.length} projects:`} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+    return { label: `${index + 1}. ${escapeControl(wave.name)}`, projects: list };
+  });
+  return { heading, waves };
+}
+
+function formatRatio(ratio: number): string {
+  return `${Number((ratio * 100).toFixed(2))}%`;
 }

@@ -7,6 +7,7 @@ import {
   describeOrderTie,
   describePartial,
   describePlan,
+  describeRollout,
   describeSummary,
   describeTieCount,
   describeUnmanaged,
@@ -15,6 +16,7 @@ import {
   MARKERS,
   NO_CHANGES,
   type PlanItem,
+  type RolloutDescription,
 } from "./describe-plan.js";
 import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
 
@@ -60,6 +62,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const top = [PLAN_COMMENT_MARKER, title, summary];
   const partial = describePartial(plan);
   if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
+  const rollout = describeRollout(plan);
+  if (rollout) top.push(renderRollout(rollout));
   const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
@@ -99,6 +103,14 @@ export function escapeText(text: string, options: { issueLinks?: boolean } = {})
 function escapeCodeLine(line: string): string {
   const cut = line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line;
   return cut.replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
+}
+
+function renderRollout(rollout: RolloutDescription): string {
+  const rows = rollout.waves.map(
+    (wave) =>
+      `| ${escapeText(truncateCodePoints(wave.label, MAX_CELL_CHARS))} | ${escapeText(wave.projects)} |`,
+  );
+  return [escapeText(rollout.heading), "", "| Wave | Projects |", "|---|---|", ...rows].join("\n");
 }
 
 function renderGuards(plan: Plan, budget: number, forced: boolean): string | undefined {

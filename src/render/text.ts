@@ -10,6 +10,7 @@ import {
   describeOrderTie,
   describePartial,
   describePlan,
+  describeRollout,
   describeSummary,
   describeTieCount,
   describeUnmanaged,
@@ -61,6 +62,11 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
   const partial = describePartial(plan);
   if (partial) out.write(`${paint("yellow", partial)}\n`);
+  const rollout = describeRollout(plan);
+  if (rollout) {
+    out.write(`${paint("bold", rollout.heading)}\n`);
+    for (const wave of rollout.waves) out.write(`  ${paint("cyan", wave.label)}: ${wave.projects}\n`);
+  }
   if (plan.guards.length > 0) {
     const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
     out.write(

@@ -15,6 +15,12 @@ export const WATCH_EVENTS = [
   "guard_refused",
   "cycle_failed",
   "manifest_invalid",
+  // A progressive rollout's (sent by `apply`, not by `watch`).
+  "rollout_wave_started",
+  "rollout_wave_passed",
+  "rollout_halted",
+  "rollout_rolled_back",
+  "rollout_completed",
 ] as const;
 
 export type WatchEventName = (typeof WATCH_EVENTS)[number];
@@ -34,6 +40,13 @@ export interface WatchEvent {
   at: string;
   /** What happened, in words: the guard, the error, the first manifest errors with file:line. */
   message?: string;
+  /** A rollout's event: the wave, its projects, and the verdicts it was judged on. */
+  rollout?: {
+    wave: string;
+    index: number;
+    projects?: string[];
+    verdicts?: { project: string; status: string; passed: boolean; summary: string }[];
+  };
 }
 
 /** What one cycle found for one watched family. */

@@ -23,6 +23,11 @@ const HEADLINES: Record<WatchEventName, { icon: string; text: string }> = {
   guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
   cycle_failed: { icon: ":x:", text: "cycle failed" },
   manifest_invalid: { icon: ":x:", text: "manifest invalid" },
+  rollout_wave_started: { icon: ":rocket:", text: "rollout wave started" },
+  rollout_wave_passed: { icon: ":white_check_mark:", text: "rollout wave healthy" },
+  rollout_halted: { icon: ":octagonal_sign:", text: "rollout halted by a failed health check" },
+  rollout_rolled_back: { icon: ":rewind:", text: "rollout wave rolled back" },
+  rollout_completed: { icon: ":tada:", text: "rollout complete" },
 };
 
 const SLACK_VALUES: ValueOptions = { maxValueChars: 80 };

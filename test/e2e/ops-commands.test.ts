@@ -77,6 +77,8 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
     emulator = await startEmulator({
       profile,
       data: dataWithTwins(),
+      // The logs tests print the stored entries exactly: no synthesized stream beside them.
+      logRate: 0,
       keys: [
         { key: FULL_KEY, scopes: ["*"], projects: "*" },
         { key: SCOPED_KEY, scopes: ["plugin:read", "plugin:write"], projects: "*" },

@@ -110,6 +110,32 @@ describe("serve flags", () => {
     expect(parseServeOptions({ rateLimit: spec }, "/").emulator.faults).toEqual({ rateLimit: expected });
   });
 
+  it("reads --log-rate and each --fault-log-errors selector", () => {
+    const settings = parseServeOptions(
+      {
+        logRate: "0.5",
+        faultLogErrors: [
+          "description:BROKEN",
+          "name:canary-*@0.8",
+          "plugin:3@1",
+          "description:ops@example.com",
+          "description:v2@@0",
+        ],
+      },
+      "/",
+    );
+    expect(settings.emulator.logRate).toBe(0.5);
+    expect(settings.emulator.faults?.logErrors).toEqual([
+      { description: "BROKEN" },
+      { name: "canary-*", ratio: 0.8 },
+      { plugin: 3, ratio: 1 },
+      // An "@" not followed by a number is part of the text.
+      { description: "ops@example.com" },
+      { description: "v2@", ratio: 0 },
+    ]);
+    expect(parseServeOptions({ logRate: "0" }, "/").emulator.logRate).toBe(0);
+  });
+
   it.each([
     ["k", { key: "k", scopes: ["*"], projects: "*" }],
     ["k:*", { key: "k", scopes: ["*"], projects: "*" }],
@@ -138,6 +164,21 @@ describe("serve flags", () => {
     [{ key: ["k:1,2"] }, /--key "k:1,2": "1" is not a scope/],
     [{ key: ["k:plugin:delete"] }, /is not a scope/],
     [{ host: " " }, /--host must not be empty/],
+    [
+      { logRate: "-1" },
+      /--log-rate must be log entries per minute per plugin config, from 0 \(none\) to 60000, got "-1"/,
+    ],
+    [{ logRate: "fast" }, /--log-rate must be log entries per minute/],
+    [{ logRate: "60001" }, /--log-rate must be/],
+    [
+      { faultLogErrors: ["BROKEN"] },
+      /--fault-log-errors "BROKEN": a selector is name:GLOB, plugin:ID or description:TEXT/,
+    ],
+    [{ faultLogErrors: ["owner:x"] }, /--fault-log-errors "owner:x": a selector is/],
+    [{ faultLogErrors: ["name:"] }, /--fault-log-errors "name:": name: needs a value after the colon/],
+    [{ faultLogErrors: ["plugin:geoip"] }, /plugin: takes a plugin id \(a number\), got "geoip"/],
+    [{ faultLogErrors: ["description:BROKEN@1.5"] }, /the ratio "@1.5" must be a number from 0 to 1/],
+    [{ faultLogErrors: ["description:BROKEN@0,8"] }, /the ratio "@0,8" must be a number from 0 to 1/],
     [{ data: "" }, /--data must name a file/],
   ])("rejects %o with a usage error", (raw, message) => {
     expect(() => parseServeOptions(raw, "/")).toThrow(UsageError);
@@ -158,7 +199,7 @@ describe("serve flags", () => {
     for (const flag of ["--port", "--host", "--data", "--profile", "--latency", "--fail-503", "--fail-429"]) {
       expect(io.stdout.text).toContain(flag);
     }
-    for (const flag of ["--drop-writes", "--rate-limit", "--key", "--seed", "Example:", "$ pcsync serve"]) {
+    for (const flag of ["--drop-writes", "--rate-limit", "--key", "--seed", "Examples:", "$ pcsync serve"]) {
       expect(io.stdout.text).toContain(flag);
     }
   });

@@ -15,8 +15,10 @@ import type {
   Plan,
   PlannedChange,
   PlannedReorder,
+  PlanRollout,
   PlanSummary,
   PlanTargets,
+  PlanWave,
   ProtectEntry,
   TiedConfig,
   TiedRecord,
@@ -114,6 +116,16 @@ const FULL_PLAN: Plan = {
   ],
   partial: true,
   targets: { target: ["Geo*"], exclude: ["Banner"] },
+  rollout: {
+    waves: [
+      { name: "canary", projects: ["1"] },
+      { name: "rest", projects: ["2"] },
+    ],
+    bakeSeconds: 600,
+    health: { logs: { maxErrorRatio: 0.05, minEntries: 20, allowUnknown: false } },
+    failureBudget: 0,
+    onFailure: "rollback",
+  },
 };
 
 // The keys of each type of src/plan/types.ts, checked by the compiler in both directions:
@@ -134,7 +146,16 @@ const KEYS = {
     guards: "required",
     partial: "optional",
     targets: "optional",
+    rollout: "optional",
   } satisfies Record<keyof Plan, Presence>,
+  rollout: {
+    waves: "required",
+    bakeSeconds: "required",
+    health: "required",
+    failureBudget: "required",
+    onFailure: "required",
+  } satisfies Record<keyof PlanRollout, Presence>,
+  wave: { name: "required", projects: "required" } satisfies Record<keyof PlanWave, Presence>,
   targets: { target: "required", exclude: "required" } satisfies Record<keyof PlanTargets, Presence>,
   protectEntry: { pattern: "required", source: "required" } satisfies Record<keyof ProtectEntry, Presence>,
   summary: {

@@ -15,6 +15,7 @@ import {
 import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
 import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
+import type { DesiredState } from "../../manifest/types.js";
 import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
@@ -39,7 +40,7 @@ import {
   type ManifestFlags,
   runInputs,
 } from "../manifest-options.js";
-import { formatOption, parseFormat } from "../options.js";
+import { collect, formatOption, parseFormat } from "../options.js";
 import {
   checkPlanPrintableAsJson,
   hasChanges,
@@ -48,6 +49,7 @@ import {
   warnGuards,
 } from "../print-plan.js";
 import { createProgress } from "../progress.js";
+import { applyRollout, rolloutWebhooks, unfinishedRollout } from "../rollout-run.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
@@ -66,6 +68,8 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   force?: boolean;
   autoApprove?: boolean;
   format?: string;
+  webhook?: string[];
+  webhookSecretFile?: string;
 }
 
 /** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
@@ -180,7 +184,19 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
         "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
       ),
     )
-    .addOption(formatOption());
+    .addOption(formatOption())
+    .addOption(
+      new Option(
+        "--webhook <url>",
+        "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        "--webhook-secret-file <path>",
+        "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
+      ),
+    );
   addJournalOptions(
     command,
     "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
@@ -264,6 +280,7 @@ Examples:
         );
       }
       // Nothing is written before the plan stands: say so, unless the refusal already does.
+      let rolledOut: DesiredState | undefined;
       const { plan: planned, current } = await (resumed
         ? Promise.resolve(resumed)
         : saved !== undefined && flags.plan !== undefined
@@ -275,8 +292,16 @@ Examples:
                 describeGuard,
               },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
-          : planFromFlags(client, desired ?? { families: [] }, flags, io)
+          : planFromFlags(client, desired ?? { families: [] }, flags, io).then((made) => {
+              rolledOut = made.desired;
+              return made;
+            })
       ).catch(throwSayingNothingChanged);
+      if (planned.rollout !== undefined && rolledOut === undefined) {
+        throw new UsageError(
+          "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
+        );
+      }
       // With --force, a guard is shown as what it found, not as advice to use --force.
       const plan = flags.force ? withOverriddenGuards(planned) : planned;
       if (format !== "json")
@@ -291,7 +316,11 @@ Examples:
       const refusing = refusingGuards(plan.guards, flags.force === true);
       if (refusing.length > 0)
         throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
-      if (!hasChanges(plan)) {
+      const rolloutLeft =
+        plan.rollout !== undefined && rolledOut !== undefined
+          ? await unfinishedRollout(client, rolledOut, flags, io)
+          : undefined;
+      if (!hasChanges(plan) && rolloutLeft === undefined) {
         if (format === "json") printApplyJson(plan, null, io);
         if (resumed)
           await endResumedJournal(resumed.journal, current, {
@@ -305,14 +334,29 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
-      const report = await applyJournaled(client, plan, state, {
-        flags,
-        io,
-        interrupts,
-        start: { command: "apply", planFile: flags.plan ?? null },
-        resumed: resumed?.journal,
-        inputs: runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan }),
-      });
+      const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
+      const report =
+        plan.rollout !== undefined && rolledOut !== undefined
+          ? await applyRollout({
+              client,
+              plan,
+              current: state,
+              rollout: plan.rollout,
+              desired: rolledOut,
+              flags,
+              io,
+              interrupts,
+              inputs,
+              ...(await rolloutWebhooks(flags, io)),
+            })
+          : await applyJournaled(client, plan, state, {
+              flags,
+              io,
+              interrupts,
+              start: { command: "apply", planFile: flags.plan ?? null },
+              resumed: resumed?.journal,
+              inputs,
+            });
       if (format === "json") printApplyJson(plan, report, io);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
       const title = report.interrupted

@@ -7,10 +7,14 @@ import { CommandError } from "../../command-error.js";
 import {
   type ApiKeySpec,
   DataFileError,
+  DEFAULT_LOG_RATE,
   type EmulatorOptions,
   type FaultOptions,
+  type LogErrorFault,
+  MAX_LOG_RATE,
   PROFILE_NAMES,
   type ProfileName,
+  parseLogErrorFault,
   startEmulator,
 } from "../../emulator/index.js";
 import { EXIT_OK, UsageError } from "../../errors.js";
@@ -31,6 +35,8 @@ export interface RawServeOptions {
   rateLimit?: string;
   key?: string[];
   seed?: string;
+  logRate?: string;
+  faultLogErrors?: string[];
   quiet?: boolean;
 }
 
@@ -58,6 +64,25 @@ function parseRate(flag: string, raw: string): number {
     );
   }
   return value;
+}
+
+function parseLogRate(raw: string): number {
+  const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 0 && value <= MAX_LOG_RATE)) {
+    throw new UsageError(
+      `--log-rate must be log entries per minute per plugin config, from 0 (none) to ${MAX_LOG_RATE}, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+function parseFaultLogErrors(spec: string): LogErrorFault {
+  try {
+    return parseLogErrorFault(spec);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new UsageError(`--fault-log-errors "${spec}": ${error.message}`);
+  }
 }
 
 const PROJECTS_PATTERN = /^(\*|[0-9]+(,[0-9]+)*)$/;
@@ -134,6 +159,9 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
   if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
   if (raw.rateLimit !== undefined) faults.rateLimit = parseRateLimit(raw.rateLimit);
+  if (raw.faultLogErrors !== undefined && raw.faultLogErrors.length > 0) {
+    faults.logErrors = raw.faultLogErrors.map(parseFaultLogErrors);
+  }
   if (raw.seed !== undefined) {
     faults.seed = parseInteger("--seed", raw.seed, 0, 2 ** 32 - 1, "a whole number from 0 to 4294967295");
   }
@@ -163,6 +191,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
     emulator.dataFile = resolve(cwd, raw.data);
   }
   if (raw.key !== undefined && raw.key.length > 0) emulator.keys = raw.key.map(parseKeySpec);
+  if (raw.logRate !== undefined) emulator.logRate = parseLogRate(raw.logRate);
   return { emulator, quiet: raw.quiet === true };
 }
 
@@ -235,6 +264,15 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
     )
     .option("--key <spec>", "accept an API key KEY[:scopes[:projects]] (repeatable; see below)", collect)
     .option("--seed <n>", "seed the random faults, for reproducible runs")
+    .option(
+      "--log-rate <per-minute>",
+      `log entries each enabled plugin config writes per minute, 0 for none (default ${DEFAULT_LOG_RATE})`,
+    )
+    .option(
+      "--fault-log-errors <selector>",
+      "configs matching SELECTOR log ERRORs after their last change (repeatable; see below)",
+      collect,
+    )
     .option("--quiet", "do not log requests to stderr")
     .addHelpText(
       "after",
@@ -244,9 +282,19 @@ Keys: KEY alone has every scope on every project. Scopes are comma-separated
 comma-separated ids or *. Without --key and without keys in the data file, a
 development key is generated and printed.
 
-Example:
+Logs: every enabled plugin config (not frontend apps) logs --log-rate entries a
+minute since its creation, mostly INFO with some LOG and WARN; the last 24 hours
+are shown, with the stored entries (jobs). --fault-log-errors SELECTOR makes the
+configs it matches, as they are now, log a share of ERROR entries after their
+last create or update (entries before it stay normal). SELECTOR is one of
+name:GLOB (* matches anything), plugin:ID or description:TEXT (a case-sensitive
+substring), optionally ending in @RATIO, the ERROR share from 0 to 1 (default
+0.5). Entries are the same on every run: no --seed needed.
+
+Examples:
   $ pcsync serve --port 8000 --data state.json --profile posthog-2024 \\
       --key ci-key:plugin:read,plugin:write:1,2 --fail-503 0.05 --seed 7
+  $ pcsync serve --log-rate 600 --fault-log-errors 'description:BROKEN@0.8'
 `,
     )
     .action(async (raw: RawServeOptions) => {

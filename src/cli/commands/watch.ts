@@ -27,6 +27,7 @@ import { parseDuration } from "../duration.js";
 import { addManifestOption, loadManifestsFromFlags, type ManifestFlags } from "../manifest-options.js";
 import { collect } from "../options.js";
 import { addScopeOptions, type ScopeFlags } from "../scope-options.js";
+import { parseWebhooks, readWebhookSecret } from "../webhook-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;
@@ -82,44 +83,6 @@ function parseListenFlag(value: string): ListenAddress {
     );
   }
   return address;
-}
-
-/** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
-function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
-  return values.map((value) => {
-    registerSecretWords(value, io.secrets);
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new UsageError("--webhook must be an http:// or https:// URL (the value given is not a URL)");
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new UsageError(`--webhook must be an http:// or https:// URL, not ${url.protocol}`);
-    }
-    if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-      io.stderr.write(
-        `warning: --webhook ${displayWebhook(url)} is plain http: events cross the network unencrypted\n`,
-      );
-    }
-    return url;
-  });
-}
-
-async function readWebhookSecret(path: string, cwd: string, secrets: SecretRegistry): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--webhook-secret-file ${path}: ${code === "ENOENT" ? "no such file" : `cannot be read (${code ?? "unknown error"})`}`,
-    );
-  }
-  const secret = text.replace(/\r?\n$/, "");
-  if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
-  registerSecretWords(secret, secrets);
-  return secret;
 }
 
 export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => {

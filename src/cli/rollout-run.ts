@@ -1,0 +1,319 @@
+// `apply` of a plan with `rollout:`: the parts the rollout runs on (re-plans of a wave's projects,
+// journaled applies, rollbacks through the journal, the logs gate, sleeps a signal ends) put
+// together, and the rollout's end told as a result and an exit code.
+
+import { dirname, join } from "node:path";
+import { realSleep } from "../api/abortable-sleep.js";
+import type { ApiClient } from "../api/index.js";
+import type { ApplyReport } from "../apply/types.js";
+import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
+import { defaultJournalPath } from "../journal/apply-journal.js";
+import { checkJournalServer, readJournal } from "../journal/read-journal.js";
+import { readAndPlanRollback } from "../journal/read-rollback-state.js";
+import type { DesiredState } from "../manifest/types.js";
+import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { isApplyComplete } from "../render/apply-report.js";
+import { createLogHealthGate } from "../rollout/log-health.js";
+import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
+import {
+  findUnfinishedRollout,
+  RolloutJournal,
+  type RolloutState,
+  readRolloutJournal,
+  rolloutDigest,
+} from "../rollout/rollout-journal.js";
+import {
+  type RolloutEvent,
+  type RolloutOutcome,
+  rolloutTargets,
+  runRollout,
+} from "../rollout/run-rollout.js";
+import { selectFamilies } from "../watch/heal.js";
+import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
+import type { CliIo } from "./cli-io.js";
+import { type ConnectionFlags, concurrencyOf } from "./connection.js";
+import type { InterruptWatch } from "./interrupt.js";
+import { applyJournaled, type JournalFlags, shellWord } from "./journal-run.js";
+import type { ScopeFlags } from "./scope-options.js";
+import { planFromFlags } from "./scope-options.js";
+import { parseWebhooks, readWebhookSecret } from "./webhook-options.js";
+
+export interface RolloutRun {
+  client: ApiClient;
+  plan: Plan;
+  /** The state the plan was made from (or re-read after the approval). */
+  current: CurrentState;
+  rollout: PlanRollout;
+  /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
+  desired: DesiredState;
+  flags: ScopeFlags & ConnectionFlags & JournalFlags;
+  io: CliIo;
+  interrupts: InterruptWatch;
+  inputs: readonly RunInput[];
+  onEvent?: (event: RolloutEvent) => void;
+  /** Where the events go besides the output; drained (10 s at most) before the run ends. */
+  webhooks?: WebhookSender;
+}
+
+/** The webhooks of `apply --webhook`, for a rollout's events; none without the flag. */
+export async function rolloutWebhooks(
+  flags: { webhook?: string[]; webhookSecretFile?: string },
+  io: CliIo,
+): Promise<{ webhooks?: WebhookSender }> {
+  const urls = parseWebhooks(flags.webhook ?? [], io);
+  if (urls.length === 0) {
+    if (flags.webhookSecretFile !== undefined)
+      throw new UsageError("--webhook-secret-file signs the events of --webhook: give --webhook URL too");
+    return {};
+  }
+  const secret =
+    flags.webhookSecretFile === undefined
+      ? undefined
+      : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
+  return {
+    webhooks: new WebhookSender({
+      ...WEBHOOK_DEFAULTS,
+      urls,
+      format: "json",
+      secret,
+      secrets: io.secrets,
+      warn: (line) => io.stderr.write(`warning: ${line}\n`),
+      proxyEnvironment: io.env,
+    }),
+  };
+}
+
+/** The report of every wave applied, as one. */
+export function mergeReports(reports: readonly ApplyReport[]): ApplyReport {
+  return {
+    outcomes: reports.flatMap((report) => report.outcomes),
+    done: reports.reduce((sum, report) => sum + report.done, 0),
+    failed: reports.reduce((sum, report) => sum + report.failed, 0),
+    skipped: reports.reduce((sum, report) => sum + report.skipped, 0),
+    unknown: reports.reduce((sum, report) => sum + report.unknown, 0),
+    unchecked: reports.reduce((sum, report) => sum + report.unchecked, 0),
+    interrupted: reports.some((report) => report.interrupted),
+  };
+}
+
+/**
+ * The rollout of this manifest that a run before this one started and did not end (killed, or
+ * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
+ */
+export async function unfinishedRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  flags: JournalFlags,
+  io: CliIo,
+): Promise<RolloutState | undefined> {
+  const server = client.base.display;
+  const digest = rolloutDigest(server, desired);
+  const given = typeof flags.journal === "string" ? flags.journal : undefined;
+  const found =
+    given === undefined
+      ? await findUnfinishedRollout(io.cwd, server, digest)
+      : await readRolloutJournal(io.cwd, given).catch(() => undefined);
+  return found !== undefined &&
+    found.ended === undefined &&
+    found.header.digest === digest &&
+    found.header.server === server
+    ? found
+    : undefined;
+}
+
+/**
+ * Runs (or finishes) the rollout of `run.plan`; returns the waves' merged report. Ends with an
+ * error whose exit code says how it ended when it did not complete: 4 halted, 1 stopped, 130/143.
+ */
+export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
+  const { client, io, flags, interrupts } = run;
+  const server = client.base.display;
+  const digest = rolloutDigest(server, run.desired);
+  const given = typeof flags.journal === "string" ? flags.journal : undefined;
+  const resumed = await unfinishedRollout(client, run.desired, flags, io);
+  const rollout = resumed?.header.rollout ?? run.rollout;
+  const journal = resumed
+    ? RolloutJournal.resume(resumed)
+    : await RolloutJournal.start(io.cwd, given, {
+        kind: "rollout",
+        version: 1,
+        server,
+        digest,
+        startedAt: new Date().toISOString(),
+        rollout,
+        targets: rolloutTargets(run.plan),
+      });
+  if (resumed) {
+    io.stderr.write(
+      `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,
+    );
+  } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
+
+  const journalDir = given === undefined ? undefined : dirname(given);
+  const waveDesired = (projects: readonly string[]): DesiredState => {
+    const keep = new Set(projects);
+    const { rollout: _rollout, ...rest } = run.desired;
+    return { ...rest, families: run.desired.families.filter((family) => keep.has(family.project)) };
+  };
+  const reports: ApplyReport[] = [];
+  // The plan this run just made (and the user approved) serves the first wave it writes; every
+  // later wave is planned again when it starts, as a bake may have lasted long.
+  let unusedPlan: { plan: Plan; current: CurrentState } | undefined = {
+    plan: run.plan,
+    current: run.current,
+  };
+  interrupts.beginWrites();
+  const outcome = await runRollout(rollout, {
+    journal,
+    cwd: io.cwd,
+    async planProjects(projects) {
+      if (unusedPlan !== undefined) {
+        const { plan, current } = unusedPlan;
+        unusedPlan = undefined;
+        const keep = new Set(projects);
+        return {
+          plan: selectFamilies(plan, (project) => keep.has(project)),
+          current: { families: current.families.filter((family) => keep.has(family.project)) },
+        };
+      }
+      const planned = await planFromFlags(
+        client,
+        waveDesired(projects),
+        { ...flags, target: [], exclude: [] },
+        io,
+      );
+      return { plan: planned.plan, current: planned.current };
+    },
+    async applyWave(plan: Plan, current: CurrentState, journalPath: string) {
+      const report = await applyJournaled(client, plan, current, {
+        flags: { ...flags, journal: journalPath },
+        io,
+        interrupts,
+        start: { command: "apply", planFile: null },
+        inputs: run.inputs,
+      });
+      reports.push(report);
+      return report;
+    },
+    newJournalPath(label) {
+      const base = defaultJournalPath(new Date());
+      const path = base.replace(/\.jsonl$/, `-${label}.jsonl`);
+      return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
+    },
+    async rollbackJournal(path) {
+      const applied = await readJournal(path, io.cwd);
+      checkJournalServer(applied, server);
+      const shown = await readAndPlanRollback(client, applied, {
+        concurrency: concurrencyOf(flags),
+        force: false,
+      });
+      if (shown.conflicts.length > 0) {
+        return {
+          complete: false,
+          summary: `not rolled back: ${shown.conflicts.length} record(s) were changed since by someone else; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+        };
+      }
+      if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
+        return { complete: true, summary: "nothing left to undo" };
+      const report = await applyJournaled(client, shown.plan, shown.current, {
+        flags: { ...flags, journal: undefined },
+        io,
+        interrupts,
+        start: { command: "rollback", planFile: null, rollbackOf: path },
+        alsoKnown: shown.retrievedState,
+        inputs: run.inputs,
+      });
+      const complete = isApplyComplete(report) && !report.interrupted;
+      return {
+        complete,
+        summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
+      };
+    },
+    gate: createLogHealthGate(client, rollout.health.logs, concurrencyOf(flags)),
+    signal: interrupts.signal,
+    sleep: realSleep,
+    now: () => new Date(),
+    say: (line) => io.stderr.write(`rollout: ${line}\n`),
+    onEvent: (event) => {
+      run.onEvent?.(event);
+      run.webhooks?.send(rolloutWebhookEvent(event, new Date()));
+    },
+  }).finally(async () => {
+    if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
+      io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
+  });
+  const merged = mergeReports(reports);
+  tellOutcome(outcome, journal.path, io);
+  throwUnlessComplete(outcome, merged, journal.path, interrupts);
+  return merged;
+}
+
+function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): void {
+  if (outcome.result === "complete") {
+    io.stdout.write("Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n");
+    return;
+  }
+  if (outcome.result !== "halted") return;
+  const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
+  for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
+  if (outcome.undone.length === 0)
+    lines.push("Nothing was rolled back (on_failure: halt): the waves written stay.");
+  for (const entry of outcome.undone)
+    lines.push(
+      `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
+    );
+  lines.push(`Rollout journal: ${journalPath}`);
+  io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function throwUnlessComplete(
+  outcome: RolloutOutcome,
+  report: ApplyReport,
+  journalPath: string,
+  interrupts: InterruptWatch,
+): void {
+  const again = `apply the same manifest again to finish it (rollout journal ${journalPath})`;
+  switch (outcome.result) {
+    case "complete":
+      return;
+    case "halted": {
+      const undone = outcome.undone.every((entry) => entry.complete);
+      throw new PcsyncError(
+        "rollout_halted",
+        `the rollout halted in wave "${outcome.wave}": ${outcome.failing.length} project(s) failed the health check (${outcome.failing.map((verdict) => verdict.project).join(", ")}); ${
+          outcome.rolledBack
+            ? "every wave applied was rolled back."
+            : outcome.undone.length === 0
+              ? "nothing was rolled back (on_failure: halt)."
+              : undone
+                ? "the waves were rolled back."
+                : `the rollback is incomplete: ${again}.`
+        }`,
+        { exitCode: EXIT_ROLLOUT_HALTED },
+      );
+    }
+    case "interrupted": {
+      const signal = interrupts.received ?? "SIGINT";
+      throw new PcsyncError(
+        "interrupted",
+        `the rollout was stopped by ${signal} in wave "${outcome.wave}" (${outcome.stage === "bake" ? "while it baked" : "while it was judged"}): its writes are made and journaled, nothing more was written; ${again}.`,
+        { exitCode: SIGNAL_EXIT_CODES[signal] },
+      );
+    }
+    case "stopped": {
+      const signal = interrupts.received;
+      const done = `${report.done} change(s) made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
+      throw new PcsyncError(
+        signal === undefined ? "apply_incomplete" : "interrupted",
+        `the rollout stopped in wave "${outcome.wave}" ${signal === undefined ? "because a write did not succeed" : `on ${signal}`} (${done}); no later wave was written; ${again}.`,
+        { exitCode: signal === undefined ? 1 : SIGNAL_EXIT_CODES[signal] },
+      );
+    }
+    case "not_as_planned":
+      throw new PcsyncError(
+        "rollout_not_as_planned",
+        `the rollout stopped in wave "${outcome.wave}": after its writes, project(s) ${outcome.projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`,
+      );
+  }
+}

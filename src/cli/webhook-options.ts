@@ -1,0 +1,49 @@
+// The webhook options of `watch` and of `apply` (a rollout's events): URLs checked once, and the
+// signing secret read from its file; both are registered as secrets, so that no output shows them.
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { isLoopbackHost } from "../api/index.js";
+import { UsageError } from "../errors.js";
+import type { SecretRegistry } from "../redact.js";
+import { displayWebhook } from "../watch/webhook-sender.js";
+import type { CliIo } from "./cli-io.js";
+import { registerSecretWords } from "./credentials.js";
+
+/** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
+export function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
+  return values.map((value) => {
+    registerSecretWords(value, io.secrets);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new UsageError("--webhook must be an http:// or https:// URL (the value given is not a URL)");
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new UsageError(`--webhook must be an http:// or https:// URL, not ${url.protocol}`);
+    }
+    if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+      io.stderr.write(
+        `warning: --webhook ${displayWebhook(url)} is plain http: events cross the network unencrypted\n`,
+      );
+    }
+    return url;
+  });
+}
+
+export async function readWebhookSecret(path: string, cwd: string, secrets: SecretRegistry): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `--webhook-secret-file ${path}: ${code === "ENOENT" ? "no such file" : `cannot be read (${code ?? "unknown error"})`}`,
+    );
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
+  registerSecretWords(secret, secrets);
+  return secret;
+}

@@ -1,0 +1,46 @@
+// A duration as people write it (`90s`, `15m`, `1h30m`), for flags and for the manifest's
+// `rollout.bake`: one reader, so that a bake and an interval mean the same text the same way.
+
+const UNIT_MS = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+} as const satisfies Record<string, number>;
+
+type Unit = keyof typeof UNIT_MS;
+
+const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
+const DURATION_PART = /(\d+)(ms|[smhdw])/g;
+
+/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim().toLowerCase();
+  if (!DURATION.test(trimmed)) return undefined;
+  let total = 0;
+  for (const match of trimmed.matchAll(DURATION_PART)) {
+    total += Number(match[1]) * UNIT_MS[match[2] as Unit];
+  }
+  return Number.isSafeInteger(total) ? total : undefined;
+}
+
+/** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  let seconds = Math.round(ms / 1000);
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["m", 60],
+  ] as const) {
+    if (seconds >= size) {
+      parts.push(`${Math.floor(seconds / size)}${unit}`);
+      seconds %= size;
+    }
+  }
+  if (seconds > 0 || parts.length === 0) parts.push(`${seconds}s`);
+  return parts.join("");
+}

@@ -1,0 +1,89 @@
+// The logs gate: a project's health is the share of ERROR entries among the entries its changed
+// plugin configs logged since the wave's writes. Two bounded reads per config (the first page of
+// the endpoint's paginated envelope gives `count`, with `after` and `type_filter`), never a walk
+// through every entry of a busy plugin.
+
+import type { ApiClient } from "../api/index.js";
+import { listLogs } from "../api/index.js";
+import { getFamily } from "../families.js";
+import type { LogHealthSpec } from "../manifest/types.js";
+import { mapConcurrent } from "../map-concurrent.js";
+import type { HealthGate, JudgedConfig, ProjectHealth, WaveToJudge } from "./health-gate.js";
+
+export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, concurrency: number): HealthGate {
+  return {
+    signal: "logs",
+    async judge(wave: WaveToJudge, abort: AbortSignal): Promise<ProjectHealth[]> {
+      return mapConcurrent(wave.projects, concurrency, async ({ project, configs }) => {
+        abort.throwIfAborted();
+        const readable = configs.filter((config) => getFamily(config.family).hasLogs);
+        if (readable.length === 0) {
+          return {
+            project,
+            status: "nothing_to_judge",
+            passed: true,
+            figures: {},
+            summary:
+              "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes",
+          } satisfies ProjectHealth;
+        }
+        let entries = 0;
+        let errors = 0;
+        for (const config of readable) {
+          const counted = await countSince(client, project, config, config.writtenAt ?? wave.since);
+          entries += counted.entries;
+          errors += counted.errors;
+        }
+        return judgeCounts(project, readable.length, { entries, errors }, spec);
+      });
+    },
+  };
+}
+
+async function countSince(
+  client: ApiClient,
+  project: string,
+  config: JudgedConfig,
+  since: Date,
+): Promise<{ entries: number; errors: number }> {
+  const [all, failed] = await Promise.all([
+    listLogs(client, project, config.family, config.id, { after: since, limit: 1 }),
+    listLogs(client, project, config.family, config.id, { after: since, limit: 1, typeFilter: ["ERROR"] }),
+  ]);
+  // Entries logged between the two reads may make errors exceed entries by a few: never a ratio over 1.
+  return { entries: Math.max(all.count, failed.count), errors: failed.count };
+}
+
+/** The verdict on a project's counts: pure, so that the rule is tested apart from any server. */
+export function judgeCounts(
+  project: string,
+  configCount: number,
+  counts: { entries: number; errors: number },
+  spec: LogHealthSpec,
+): ProjectHealth {
+  const { entries, errors } = counts;
+  const ratio = entries === 0 ? 0 : errors / entries;
+  const figures = { entries, errors, ratio, configs: configCount };
+  const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${configCount} plugin config${configCount === 1 ? "" : "s"}`;
+  if (entries < spec.minEntries) {
+    return {
+      project,
+      status: "unknown",
+      passed: spec.allowUnknown,
+      figures,
+      summary: `${shown}: fewer than min_entries ${spec.minEntries}, health unknown; ${spec.allowUnknown ? "passes (allow_unknown)" : "fails (set allow_unknown: true to let it pass)"}`,
+    };
+  }
+  const passed = ratio <= spec.maxErrorRatio;
+  return {
+    project,
+    status: passed ? "pass" : "fail",
+    passed,
+    figures,
+    summary: `${shown}: ${passed ? "within" : "over"} max_error_ratio ${percent(spec.maxErrorRatio)}`,
+  };
+}
+
+function percent(ratio: number): string {
+  return `${Number((ratio * 100).toFixed(2))}%`;
+}

@@ -1,0 +1,55 @@
+// A rollout's events as the webhooks of `watch` carry them: the same body, headers, signature and
+// delivery (src/watch/webhook-sender.ts), so that one receiver serves the drift service and rollouts.
+
+import type { WatchEvent } from "../watch/watch-events.js";
+import type { RolloutEvent } from "./run-rollout.js";
+
+const NO_CHANGES = { create: 0, update: 0, delete: 0, reorder: 0 };
+
+export function rolloutWebhookEvent(event: RolloutEvent, at: Date): WatchEvent {
+  const base = {
+    event: event.event,
+    project: null,
+    family: null,
+    summary: NO_CHANGES,
+    changes: [],
+    at: at.toISOString(),
+  };
+  switch (event.event) {
+    case "rollout_wave_started":
+      return {
+        ...base,
+        message: `wave "${event.wave}" started: ${event.projects.length} project(s)`,
+        rollout: { wave: event.wave, index: event.index, projects: event.projects },
+      };
+    case "rollout_wave_passed":
+      return {
+        ...base,
+        message: `wave "${event.wave}" is healthy`,
+        rollout: { wave: event.wave, index: event.index, verdicts: event.verdicts.map(verdictOf) },
+      };
+    case "rollout_halted":
+      return {
+        ...base,
+        message: `wave "${event.wave}" failed its health check: ${event.failing.map((verdict) => `project ${verdict.project}: ${verdict.summary}`).join("; ")}`,
+        rollout: { wave: event.wave, index: event.index, verdicts: event.failing.map(verdictOf) },
+      };
+    case "rollout_rolled_back":
+      return {
+        ...base,
+        message: `wave "${event.wave}" ${event.complete ? "rolled back" : "not wholly rolled back: records were changed since"}`,
+        rollout: { wave: event.wave, index: event.index },
+      };
+    case "rollout_completed":
+      return { ...base, message: `every wave (${event.waves}) written and judged healthy` };
+  }
+}
+
+function verdictOf(verdict: { project: string; status: string; passed: boolean; summary: string }) {
+  return {
+    project: verdict.project,
+    status: verdict.status,
+    passed: verdict.passed,
+    summary: verdict.summary,
+  };
+}

@@ -1,0 +1,248 @@
+// The journal of a rollout: where it stands, on disk before each step is taken, so that a rollout
+// killed anywhere (in a wave's writes, in a bake, in its rollback) and applied again finishes what
+// it started. One JSON object per line; each wave's writes keep an ordinary apply journal of their
+// own, named here, which `pcsync rollback` undoes like any other.
+
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { FamilyName } from "../families.js";
+import type { PlanRollout } from "../plan/types.js";
+import type { ProjectHealth } from "./health-gate.js";
+
+/** Rollout journals live apart from apply journals, which resume reads by the directory. */
+export const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
+
+/** A plugin config the rollout's plan creates or updates: what the gate judges, by name. */
+export interface RolloutTarget {
+  project: string;
+  family: FamilyName;
+  name: string;
+}
+
+export interface RolloutHeader {
+  kind: "rollout";
+  version: 1;
+  server: string;
+  /** What ties the journal to the manifest it rolls out: a new manifest is a new rollout. */
+  digest: string;
+  startedAt: string;
+  rollout: PlanRollout;
+  targets: RolloutTarget[];
+}
+
+export type RolloutLine =
+  | { kind: "wave_started"; wave: number; journal: string; at: string }
+  | { kind: "wave_written"; wave: number; at: string }
+  | { kind: "wave_judged"; wave: number; at: string; healthy: boolean; verdicts: ProjectHealth[] }
+  | { kind: "halted"; wave: number; at: string; failing: string[] }
+  | { kind: "wave_rolled_back"; wave: number; at: string; journal: string | null; complete: boolean }
+  | { kind: "end"; at: string; result: "complete" | "halted" };
+
+/** What the journal says of one wave. */
+export interface WaveState {
+  journals: string[];
+  writtenAt?: Date;
+  judged?: { healthy: boolean; verdicts: ProjectHealth[] };
+  rolledBack?: boolean;
+}
+
+export interface RolloutState {
+  path: string;
+  header: RolloutHeader;
+  waves: WaveState[];
+  halted?: { wave: number; failing: string[] };
+  ended?: "complete" | "halted";
+  /** A last line cut off by a kill: read without it. */
+  torn: boolean;
+}
+
+/** The digest of what a rollout applies: the server and the desired state, in a stable form. */
+export function rolloutDigest(server: string, desired: unknown): string {
+  return createHash("sha256").update(server).update("\u0000").update(JSON.stringify(desired)).digest("hex");
+}
+
+/** Appends lines, each synced to disk before the step it announces is taken. */
+export class RolloutJournal {
+  private constructor(
+    readonly path: string,
+    readonly state: RolloutState,
+  ) {}
+
+  static async start(cwd: string, path: string | undefined, header: RolloutHeader): Promise<RolloutJournal> {
+    const chosen =
+      path ??
+      join(
+        ROLLOUT_JOURNAL_DIR,
+        `${header.startedAt.replace(/:/g, "-")}-${randomBytes(3).toString("hex")}.jsonl`,
+      );
+    const absolute = resolve(cwd, chosen);
+    await mkdir(resolve(absolute, ".."), { recursive: true });
+    const handle = await open(absolute, "wx", 0o600);
+    try {
+      await handle.write(`${JSON.stringify(header)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return new RolloutJournal(chosen, {
+      path: chosen,
+      header,
+      waves: header.rollout.waves.map(() => ({ journals: [] })),
+      torn: false,
+    });
+  }
+
+  static resume(state: RolloutState): RolloutJournal {
+    return new RolloutJournal(state.path, state);
+  }
+
+  async append(line: RolloutLine, cwd: string): Promise<void> {
+    const handle = await open(resolve(cwd, this.path), "a", 0o600);
+    try {
+      // A torn last line (a kill while writing it) is ended first, so that this line reads whole.
+      if (this.state.torn) {
+        await handle.write("\n");
+        this.state.torn = false;
+      }
+      await handle.write(`${JSON.stringify(line)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    applyLine(this.state, line);
+  }
+}
+
+function applyLine(state: RolloutState, line: RolloutLine): void {
+  const wave = "wave" in line ? state.waves[line.wave] : undefined;
+  switch (line.kind) {
+    case "wave_started":
+      wave?.journals.push(line.journal);
+      return;
+    case "wave_written":
+      if (wave) wave.writtenAt = new Date(line.at);
+      return;
+    case "wave_judged":
+      if (wave) wave.judged = { healthy: line.healthy, verdicts: line.verdicts };
+      return;
+    case "halted":
+      state.halted = { wave: line.wave, failing: line.failing };
+      return;
+    case "wave_rolled_back":
+      if (wave && line.complete) wave.rolledBack = true;
+      return;
+    case "end":
+      state.ended = line.result;
+      return;
+  }
+}
+
+/** Why a rollout journal cannot be read: said with its path and line. */
+export class RolloutJournalProblem extends Error {}
+
+/** Reads a rollout journal; a torn last line is left out, any other bad line refused. */
+export async function readRolloutJournal(cwd: string, path: string): Promise<RolloutState> {
+  const text = await readFile(resolve(cwd, path), "utf8");
+  const lines = text.split("\n");
+  const endsWhole = text.endsWith("\n");
+  if (endsWhole) lines.pop();
+  const parsed: unknown[] = [];
+  let torn = false;
+  lines.forEach((line, index) => {
+    try {
+      parsed.push(JSON.parse(line));
+    } catch {
+      if (index === lines.length - 1 && !endsWhole) torn = true;
+      else throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
+    }
+  });
+  const [header, ...rest] = parsed;
+  if (!isHeader(header)) throw new RolloutJournalProblem(`${path}:1: not a rollout journal's header`);
+  const state: RolloutState = {
+    path,
+    header,
+    waves: header.rollout.waves.map(() => ({ journals: [] })),
+    torn,
+  };
+  rest.forEach((line, index) => {
+    if (!isLine(line, header.rollout.waves.length))
+      throw new RolloutJournalProblem(`${path}:${index + 2}: not a line pcsync wrote`);
+    applyLine(state, line);
+  });
+  return state;
+}
+
+/**
+ * The newest rollout journal under the working directory that was not ended and rolls out this
+ * digest to this server: the rollout an apply of the same manifest finishes.
+ */
+export async function findUnfinishedRollout(
+  cwd: string,
+  server: string,
+  digest: string,
+): Promise<RolloutState | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(resolve(cwd, ROLLOUT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
+  } catch {
+    return undefined;
+  }
+  for (const name of names.sort().reverse()) {
+    const path = join(ROLLOUT_JOURNAL_DIR, name);
+    const state = await readRolloutJournal(cwd, path).catch(() => undefined);
+    if (
+      state &&
+      state.ended === undefined &&
+      state.header.server === server &&
+      state.header.digest === digest
+    )
+      return state;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isHeader(value: unknown): value is RolloutHeader {
+  if (!isRecord(value) || value.kind !== "rollout" || value.version !== 1) return false;
+  const rollout = value.rollout;
+  return (
+    typeof value.server === "string" &&
+    typeof value.digest === "string" &&
+    typeof value.startedAt === "string" &&
+    Array.isArray(value.targets) &&
+    isRecord(rollout) &&
+    Array.isArray(rollout.waves) &&
+    rollout.waves.every(
+      (wave) =>
+        isRecord(wave) &&
+        typeof wave.name === "string" &&
+        Array.isArray(wave.projects) &&
+        wave.projects.every((project) => typeof project === "string"),
+    )
+  );
+}
+
+function isLine(value: unknown, waveCount: number): value is RolloutLine {
+  if (!isRecord(value) || typeof value.at !== "string") return false;
+  if (value.kind === "end") return value.result === "complete" || value.result === "halted";
+  const wave = value.wave;
+  if (typeof wave !== "number" || !Number.isInteger(wave) || wave < 0 || wave >= waveCount) return false;
+  switch (value.kind) {
+    case "wave_started":
+      return typeof value.journal === "string";
+    case "wave_written":
+      return true;
+    case "wave_judged":
+      return typeof value.healthy === "boolean" && Array.isArray(value.verdicts);
+    case "halted":
+      return Array.isArray(value.failing);
+    case "wave_rolled_back":
+      return typeof value.complete === "boolean";
+    default:
+      return false;
+  }
+}

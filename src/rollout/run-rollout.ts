@@ -1,0 +1,268 @@
+// A progressive rollout: the plan's projects written wave by wave, each wave re-read until it is
+// seen as planned, baked, then judged by the health gate; the next wave starts only after a healthy
+// one. A failed wave halts the rollout and, with `on_failure: rollback`, every wave applied so far
+// is rolled back through its journal, newest first. Every step is in the rollout journal before it
+// is taken, so a run killed anywhere and applied again finishes what was started.
+
+import type { ApplyReport } from "../apply/types.js";
+import { formatDuration } from "../duration.js";
+import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
+import type { RolloutJournal, RolloutTarget } from "./rollout-journal.js";
+
+/** What a rollout tells the outside world as it goes: progress lines, webhooks, metrics. */
+export type RolloutEvent =
+  | { event: "rollout_wave_started"; wave: string; index: number; projects: string[] }
+  | { event: "rollout_wave_passed"; wave: string; index: number; verdicts: ProjectHealth[] }
+  | { event: "rollout_halted"; wave: string; index: number; failing: ProjectHealth[] }
+  | { event: "rollout_rolled_back"; wave: string; index: number; complete: boolean }
+  | { event: "rollout_completed"; waves: number };
+
+export interface RolloutParts {
+  journal: RolloutJournal;
+  cwd: string;
+  /** Reads the projects again and plans them from the manifest (no cached status). */
+  planProjects(projects: readonly string[]): Promise<{ plan: Plan; current: CurrentState }>;
+  /** Applies one wave's plan, journaled in a new apply journal; its path is announced first. */
+  applyWave(plan: Plan, current: CurrentState, journalPath: string): Promise<ApplyReport>;
+  /** The path of a new apply journal for a wave (or its rollback). */
+  newJournalPath(label: string): string;
+  /** Rolls back one apply journal as `pcsync rollback` would, checks included. */
+  rollbackJournal(path: string): Promise<{ complete: boolean; summary: string }>;
+  gate: HealthGate;
+  signal: AbortSignal;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  now(): Date;
+  say(line: string): void;
+  onEvent(event: RolloutEvent): void;
+}
+
+export type RolloutOutcome =
+  | { result: "complete"; reports: ApplyReport[] }
+  | {
+      result: "halted";
+      wave: string;
+      failing: ProjectHealth[];
+      undone: { wave: string; complete: boolean; summary: string }[];
+      rolledBack: boolean;
+      reports: ApplyReport[];
+    }
+  | { result: "stopped"; wave: string; report: ApplyReport; reports: ApplyReport[] }
+  | { result: "not_as_planned"; wave: string; projects: string[]; reports: ApplyReport[] }
+  | { result: "interrupted"; wave: string; stage: "bake" | "judge"; reports: ApplyReport[] };
+
+/** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
+export function rolloutTargets(plan: Plan): RolloutTarget[] {
+  return plan.changes.flatMap((change) =>
+    change.action !== "delete" && change.name !== null
+      ? [{ project: change.project, family: change.family, name: change.name }]
+      : [],
+  );
+}
+
+export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Promise<RolloutOutcome> {
+  const { journal } = parts;
+  const state = journal.state;
+  const reports: ApplyReport[] = [];
+
+  if (state.halted !== undefined) return finishHalt(rollout, parts, reports);
+
+  for (const [index, wave] of rollout.waves.entries()) {
+    const waveState = state.waves[index];
+    if (waveState?.judged?.healthy) continue;
+    const label = `wave ${index + 1}/${rollout.waves.length} "${wave.name}"`;
+    if (wave.projects.length === 0) {
+      parts.say(`${label}: no project of the plan; nothing to write.`);
+      continue;
+    }
+
+    let current: CurrentState | undefined;
+    if (waveState?.writtenAt === undefined) {
+      // Planned again now: an earlier wave's bake may have lasted long, and a resumed wave
+      // writes only what is left of it.
+      const fresh = await parts.planProjects(wave.projects);
+      if (hasWork(fresh.plan)) {
+        const path = parts.newJournalPath(`wave-${index + 1}`);
+        await journal.append(
+          { kind: "wave_started", wave: index, journal: path, at: iso(parts.now()) },
+          parts.cwd,
+        );
+        parts.onEvent({ event: "rollout_wave_started", wave: wave.name, index, projects: wave.projects });
+        parts.say(`${label}: writing ${describeProjects(wave.projects)}; journal ${path}`);
+        const report = await parts.applyWave(fresh.plan, fresh.current, path);
+        reports.push(report);
+        if (report.interrupted || report.failed > 0 || report.unknown > 0)
+          return { result: "stopped", wave: wave.name, report, reports };
+      }
+      const seen = await parts.planProjects(wave.projects);
+      const unsettled = projectsWithWork(seen.plan);
+      if (unsettled.length > 0)
+        return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
+      current = seen.current;
+      await journal.append({ kind: "wave_written", wave: index, at: iso(parts.now()) }, parts.cwd);
+    }
+    const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
+
+    const bakeEnd = writtenAt.getTime() + rollout.bakeSeconds * 1000;
+    const left = bakeEnd - parts.now().getTime();
+    if (left > 0) {
+      parts.say(
+        `${label}: written and seen as planned; baking ${formatDuration(left)}, until ${new Date(bakeEnd).toISOString()}`,
+      );
+      try {
+        await parts.sleep(left, parts.signal);
+      } catch (error) {
+        if (parts.signal.aborted) return { result: "interrupted", wave: wave.name, stage: "bake", reports };
+        throw error;
+      }
+    }
+
+    if (current === undefined) current = (await parts.planProjects(wave.projects)).current;
+    const toJudge = wave.projects.map((project) => ({
+      project,
+      configs: judgedConfigs(journal.state.header.targets, project, current),
+    }));
+    let verdicts: ProjectHealth[];
+    try {
+      verdicts = await parts.gate.judge(
+        { wave: wave.name, since: writtenAt, projects: toJudge },
+        parts.signal,
+      );
+    } catch (error) {
+      if (parts.signal.aborted) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
+      throw error;
+    }
+    const failing = verdicts.filter((verdict) => !verdict.passed);
+    const healthy = failing.length <= rollout.failureBudget;
+    await journal.append(
+      { kind: "wave_judged", wave: index, at: iso(parts.now()), healthy, verdicts },
+      parts.cwd,
+    );
+    for (const verdict of verdicts)
+      parts.say(
+        `${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`,
+      );
+    if (healthy) {
+      parts.say(
+        `${label}: healthy (${failing.length} failing, budget ${rollout.failureBudget})${index + 1 < rollout.waves.length ? "; the next wave starts" : ""}`,
+      );
+      parts.onEvent({ event: "rollout_wave_passed", wave: wave.name, index, verdicts });
+      continue;
+    }
+    await journal.append(
+      {
+        kind: "halted",
+        wave: index,
+        at: iso(parts.now()),
+        failing: failing.map((verdict) => verdict.project),
+      },
+      parts.cwd,
+    );
+    parts.onEvent({ event: "rollout_halted", wave: wave.name, index, failing });
+    parts.say(
+      `${label}: ${failing.length} failing project${failing.length === 1 ? "" : "s"}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`,
+    );
+    return finishHalt(rollout, parts, reports);
+  }
+  await journal.append({ kind: "end", at: iso(parts.now()), result: "complete" }, parts.cwd);
+  parts.onEvent({ event: "rollout_completed", waves: rollout.waves.length });
+  return { result: "complete", reports };
+}
+
+/** After a halt: the rollback of every wave applied so far, newest first, when asked for. */
+async function finishHalt(
+  rollout: PlanRollout,
+  parts: RolloutParts,
+  reports: ApplyReport[],
+): Promise<RolloutOutcome> {
+  const { journal } = parts;
+  const halted = journal.state.halted;
+  const haltedWave = halted === undefined ? 0 : halted.wave;
+  const failing =
+    journal.state.waves[haltedWave]?.judged?.verdicts.filter((verdict) => !verdict.passed) ?? [];
+  const undone: { wave: string; complete: boolean; summary: string }[] = [];
+  const rollBack = rollout.onFailure === "rollback";
+  if (rollBack) {
+    for (let index = haltedWave; index >= 0; index -= 1) {
+      const waveState = journal.state.waves[index];
+      const wave = rollout.waves[index];
+      if (
+        waveState === undefined ||
+        wave === undefined ||
+        waveState.journals.length === 0 ||
+        waveState.rolledBack
+      )
+        continue;
+      parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
+      let complete = true;
+      const summaries: string[] = [];
+      // A wave resumed after a kill wrote through more than one journal: the newest is undone first.
+      for (const path of [...waveState.journals].reverse()) {
+        const result = await parts.rollbackJournal(path);
+        summaries.push(result.summary);
+        complete &&= result.complete;
+      }
+      await journal.append(
+        { kind: "wave_rolled_back", wave: index, at: iso(parts.now()), journal: null, complete },
+        parts.cwd,
+      );
+      parts.onEvent({ event: "rollout_rolled_back", wave: wave.name, index, complete });
+      undone.push({ wave: wave.name, complete, summary: summaries.join("; ") });
+      if (!complete) break;
+    }
+  }
+  const allUndone = undone.every((entry) => entry.complete);
+  if (!rollBack || allUndone)
+    await journal.append({ kind: "end", at: iso(parts.now()), result: "halted" }, parts.cwd);
+  return {
+    result: "halted",
+    wave: rollout.waves[haltedWave]?.name ?? "",
+    failing,
+    undone,
+    rolledBack: rollBack && allUndone,
+    reports,
+  };
+}
+
+/** The configs of `project` that the rollout's plan creates or updates, found by name in the re-read. */
+function judgedConfigs(
+  targets: readonly RolloutTarget[],
+  project: string,
+  current: CurrentState,
+): JudgedConfig[] {
+  const configs: JudgedConfig[] = [];
+  for (const target of targets) {
+    if (target.project !== project) continue;
+    const family = current.families.find(
+      (entry) => entry.project === project && entry.family === target.family,
+    );
+    const record = family?.records.find((entry) => entry.name === target.name);
+    if (record === undefined) continue;
+    const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : Number.NaN;
+    configs.push({
+      family: target.family,
+      id: record.id,
+      name: record.name,
+      ...(Number.isNaN(writtenAt) ? {} : { writtenAt: new Date(writtenAt) }),
+    });
+  }
+  return configs;
+}
+
+function hasWork(plan: Plan): boolean {
+  return plan.changes.length > 0 || plan.reorders.length > 0;
+}
+
+function projectsWithWork(plan: Plan): string[] {
+  return [...new Set([...plan.changes, ...plan.reorders].map((item) => item.project))];
+}
+
+function describeProjects(projects: readonly string[]): string {
+  const shown = projects.slice(0, 10).join(", ");
+  const more = projects.length > 10 ? ` and ${projects.length - 10} more` : "";
+  return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${shown}${more}`;
+}
+
+function iso(date: Date): string {
+  return date.toISOString();
+}

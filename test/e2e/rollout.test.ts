@@ -1,0 +1,299 @@
+// E2E: `rollout:` in a manifest. plan shows the waves; apply writes them one at a time, each re-read,
+// baked and judged on its plugin configs' logs; a wave that fails halts the rollout (exit 4) and
+// rolls back what was applied; a rollout killed in a bake finishes when applied again, writing
+// nothing twice. Against the emulator, on both profiles.
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { spawnCli } from "../support/cli.js";
+import { manifest } from "../support/manifest-text.js";
+import { openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+const PROFILES = ["seed", "posthog-2024"] as const;
+
+/** Three projects, each with a GeoIP whose description the change sets; the rollout as given. */
+function rolloutManifest(description: string, rollout: readonly string[]): string {
+  return manifest(
+    "version: 1",
+    ...rollout,
+    "projects:",
+    ...["1", "2", "3"].flatMap((project) => [
+      `  "${project}":`,
+      "    plugin_configs:",
+      "      configs:",
+      "        - name: GeoIP",
+      "          plugin: 1",
+      "          enabled: true",
+      `          description: ${description}`,
+    ]),
+  );
+}
+
+const WAVES = [
+  "rollout:",
+  "  waves:",
+  "    - name: canary",
+  '      projects: ["2"]',
+  "    - name: rest",
+  "      percent: 100",
+];
+
+async function workDir(onFinished: (done: () => Promise<void>) => void) {
+  const dir = await temporaryDirectory();
+  onFinished(() => dir.remove());
+  return dir;
+}
+
+/** The projects in the order apply wrote their waves, from its progress lines. */
+function wavesWritten(stderr: string): string[] {
+  return [
+    ...stderr.matchAll(/rollout: wave \d+\/\d+ "([^"]+)": writing (?:project|\d+ projects:) ([^;]+);/g),
+  ].map((match) => `${match[1]}: ${match[2]}`);
+}
+
+/** The built CLI against the server, with time for bakes on a loaded machine. */
+function runSlow(server: TestServer, args: readonly string[], cwd: string) {
+  return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
+}
+
+async function descriptions(server: TestServer): Promise<(string | null)[]> {
+  const lists = await Promise.all(["1", "2", "3"].map((project) => server.list(project, "plugin_configs")));
+  return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description ?? null);
+}
+
+describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
+  it("plan shows the waves, apply writes them in that order, and the next plan is empty", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v2", [...WAVES, "  bake: 1s", "  health:", "    logs:", "      min_entries: 0"]),
+    );
+    const shown = await server.run(["plan", "-f", file], { cwd: dir });
+    expect(shown.stdout).toMatch(/Rollout in 2 waves, each baked 1s/);
+    expect(shown.stdout).toContain("1. canary: project 2");
+    const json = await server.run(["plan", "-f", file, "--format", "json"], { cwd: dir });
+    const planned = (
+      JSON.parse(json.stdout) as { rollout: { waves: { name: string; projects: string[] }[] } }
+    ).rollout.waves;
+    expect(planned[0]).toEqual({ name: "canary", projects: ["2"] });
+    expect(planned.flatMap((wave) => wave.projects).sort()).toEqual(["1", "2", "3"]);
+    const markdown = await server.run(["plan", "-f", file, "--format", "markdown"], { cwd: dir });
+    expect(markdown.stdout).toContain("| 1. canary | project 2 |");
+
+    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(applied.stderr).not.toMatch(/internal error/);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain("Rollout complete");
+    // The waves apply wrote are the plan's, in its order; each was judged before the next.
+    expect(wavesWritten(applied.stderr)).toEqual(
+      planned
+        .filter((wave) => wave.projects.length > 0)
+        .map((wave) => `${wave.name}: ${wave.projects.join(", ")}`),
+    );
+    const canaryJudged = applied.stderr.indexOf('wave 1/2 "canary": project 2 passes');
+    expect(canaryJudged).toBeGreaterThan(0);
+    expect(applied.stderr.indexOf('wave 2/2 "rest": writing')).toBeGreaterThan(canaryJudged);
+    expect(await descriptions(server)).toEqual(["v2", "v2", "v2"]);
+    const again = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain("Rollout in");
+  }, 90_000);
+
+  it("a wave that fails its health check halts the rollout, rolls back what it applied, and exits 4", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const before = await descriptions(server);
+    // The canary's config logs nothing within the bake: fewer entries than min_entries is unknown,
+    // which fails it.
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v3", [...WAVES, "  bake: 1s", "  health:", "    logs:", "      min_entries: 50"]),
+    );
+    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(applied.code, applied.stderr).toBe(4);
+    expect(applied.stdout).toContain('Rollout halted in wave "canary"');
+    expect(applied.stdout).toMatch(
+      /project 2: 0 ERROR of \d+ entries( \([\d.]+%\))? from 1 plugin config: fewer than min_entries 50/,
+    );
+    expect(applied.stdout).toMatch(/rolled back wave "canary": 1 change\(s\) undone/);
+    expect(applied.stderr).toContain("every wave applied was rolled back");
+    // Nothing of a later wave was written, and the canary is as it was.
+    expect(wavesWritten(applied.stderr)).toEqual(["canary: 2"]);
+    expect(await descriptions(server)).toEqual(before);
+
+    // Applied again, the same manifest starts a new rollout, which halts the same way.
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(4);
+    expect(await descriptions(server)).toEqual(before);
+  }, 90_000);
+
+  it("on_failure: halt stops with the waves written, and says nothing was rolled back", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v4", [
+        ...WAVES,
+        "  bake: 0s",
+        "  on_failure: halt",
+        "  health:",
+        "    logs:",
+        "      min_entries: 50",
+      ]),
+    );
+    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(applied.code, applied.stderr).toBe(4);
+    expect(applied.stdout).toContain("Nothing was rolled back (on_failure: halt)");
+    const [one, two, three] = await descriptions(server);
+    expect(two).toBe("v4");
+    expect([one, three]).not.toContain("v4");
+  }, 90_000);
+
+  it("killed with SIGKILL while a wave bakes, applied again, finishes without writing that wave twice", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
+    );
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 60_000,
+    });
+    for (let waited = 0; !run.soFar().stderr.includes("baking") && waited < 30_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(run.soFar().stderr).toContain('wave 1/2 "canary": written and seen as planned; baking');
+    run.child.kill("SIGKILL");
+    expect((await run.done).signal).toBe("SIGKILL");
+    const [firstAfterKill, canaryAfterKill, thirdAfterKill] = await descriptions(server);
+    expect(canaryAfterKill).toBe("v5");
+    expect([firstAfterKill, thirdAfterKill]).not.toContain("v5");
+
+    server.emulator.resetRequestLog();
+    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("Resuming the rollout of .pcsync");
+    // The canary was baked (what was left of it) and judged, never written again.
+    expect(resumed.stderr).toMatch(/wave 1\/2 "canary": project 2 passes/);
+    expect(wavesWritten(resumed.stderr)).toEqual([expect.stringMatching(/^rest: (1, 3|3, 1)$/)]);
+    const writesToProject2 = server.emulator.requestLog.filter(
+      (entry) => entry.method !== "GET" && entry.path.startsWith("/api/projects/2/"),
+    );
+    expect(writesToProject2).toEqual([]);
+    expect(await descriptions(server)).toEqual(["v5", "v5", "v5"]);
+    // The rollout's journal is ended: a third apply has nothing to do and resumes nothing.
+    const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(third.code).toBe(0);
+    expect(third.stderr).not.toContain("Resuming");
+    expect(join(dir, ".pcsync")).toBeTruthy();
+  }, 90_000);
+});
+
+/** A webhook receiver on port 0: the events it was sent, in order. */
+async function webhookReceiver(onFinished: (done: () => Promise<void>) => void) {
+  const events: { event: string; rollout?: { wave: string } }[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      events.push(JSON.parse(body) as { event: string; rollout?: { wave: string } });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
+}
+
+describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, on %s", (profile) => {
+  it("halts in the wave that logs errors, writes no later wave, rolls back every wave newest first, and tells the webhook", async ({
+    onTestFinished,
+  }) => {
+    // The service's plugins log a steady stream; a config whose description says BROKEN logs 80%
+    // ERROR entries from its change on. The canary's change is sound, the next wave's is not.
+    const server = await openServer(onTestFinished, profile, {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+    });
+    const { path: dir, write } = await workDir(onTestFinished);
+    const receiver = await webhookReceiver(onTestFinished);
+    const before = await descriptions(server);
+    const text = rolloutManifest("v6", [
+      "rollout:",
+      "  waves:",
+      "    - name: canary",
+      '      projects: ["2"]',
+      "    - name: second",
+      '      projects: ["1"]',
+      "    - name: rest",
+      "      percent: 100",
+      "  bake: 3s",
+      "  health:",
+      "    logs:",
+      "      min_entries: 2",
+    ]).replace(/( {2}"1":[\s\S]*?description: )v6/, "$1v6 BROKEN");
+    const file = await write("pcsync.yaml", text);
+    const applied = await runSlow(
+      server,
+      ["apply", "-f", file, "--auto-approve", "--webhook", receiver.url],
+      dir,
+    );
+    expect(applied.code, applied.stderr).toBe(4);
+    expect(applied.stderr).toMatch(/wave 1\/3 "canary": project 2 passes: 0 ERROR of \d+ entries/);
+    expect(applied.stdout).toContain('Rollout halted in wave "second"');
+    expect(applied.stdout).toMatch(
+      /project 1: (\d+) ERROR of \d+ entries \(\d+(\.\d+)?%\) from 1 plugin config: over max_error_ratio 5%/,
+    );
+    // Nothing of the wave after the failing one was written; both waves written were undone.
+    expect(wavesWritten(applied.stderr)).toEqual(["canary: 2", "second: 1"]);
+    expect(applied.stdout).toMatch(/rolled back wave "second"[\s\S]*rolled back wave "canary"/);
+    expect(await descriptions(server)).toEqual(before);
+    expect(
+      receiver.events.map((event) => `${event.event}${event.rollout ? ` ${event.rollout.wave}` : ""}`),
+    ).toEqual([
+      "rollout_wave_started canary",
+      "rollout_wave_passed canary",
+      "rollout_wave_started second",
+      "rollout_halted second",
+      "rollout_rolled_back second",
+      "rollout_rolled_back canary",
+    ]);
+  }, 90_000);
+});
+
+describe("the rollout block", () => {
+  it("is refused with file:line when two files set it, or a wave names a project the manifest lacks", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const first = await write("a.yaml", rolloutManifest("x", WAVES));
+    const second = await write("b.yaml", manifest("version: 1", ...WAVES));
+    const twice = await server.run(["validate", "-f", first, "-f", second], { cwd: dir });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/b\.yaml:2:1: rollout is also set at .*a\.yaml:2/);
+    const unknown = await write(
+      "c.yaml",
+      rolloutManifest("x", ["rollout:", "  waves:", "    - name: canary", '      projects: ["9"]']),
+    );
+    const named = await server.run(["validate", "-f", unknown], { cwd: dir });
+    expect(named.code).toBe(1);
+    expect(named.stderr).toMatch(
+      /c\.yaml:5:\d+: wave "canary" names project "9", which the manifest does not manage/,
+    );
+  });
+});
