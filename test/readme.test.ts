@@ -32,7 +32,14 @@ interface ShellCommand {
  * The pages whose shell blocks run: the README (it starts the emulator and sets the connection),
  * then the manual in reading order, so that a page may use what an earlier one made.
  */
-const PAGES = ["README.md", "docs/manifest.md", "docs/fleets.md", "docs/commands.md", "docs/undo.md"];
+const PAGES = [
+  "README.md",
+  "docs/manifest.md",
+  "docs/fleets.md",
+  "docs/commands.md",
+  "docs/undo.md",
+  "docs/rollout.md",
+];
 
 /** The command lines of a page's ```sh blocks, with their places. */
 function extractShellCommands(markdown: string, page: string): ShellCommand[] {
