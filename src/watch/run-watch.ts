@@ -4,7 +4,7 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
-import { runInputs } from "../cli/manifest-options.js";
+import { loadManifestsFromFlags, runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
@@ -14,7 +14,7 @@ import type { ListenAddress } from "./listen-address.js";
 import { settledDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
-import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
+import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, SettledManifest } from "./settled-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import {
   CYCLE_RESULTS,
@@ -36,7 +36,8 @@ export interface WatchSettings {
   once: boolean;
   metricsFile: string | undefined;
   logFormat: LogFormat;
-  settle?: SettleOptions;
+  /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
+  manifestSettleMs?: number;
 }
 
 export interface WatchParts {
@@ -59,13 +60,24 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
   const stop = new AbortController();
   const client = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
+  const { flags } = settings;
+  const manifest = new SettledManifest(
+    {
+      load: () => loadManifestsFromFlags(flags, io),
+      digest: () => digestManifestFiles(flags.file, flags.varFile ?? [], io.cwd),
+    },
+    {
+      settleMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
+      notice: (line) => io.stderr.write(`pcsync watch: ${line}\n`),
+    },
+  );
   const runner = new CycleRunner({
     client,
     flags: settings.flags,
     io,
     mode: settings.mode,
     signal: stop.signal,
-    settle: settings.settle ?? SETTLE_DEFAULTS,
+    manifest,
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
   });
@@ -82,6 +94,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
     jitterShare: settings.jitterShare,
     once: settings.once,
     stop: stop.signal,
+    // A change that has settled between cycles is used at once, not an interval later.
+    early: { nextAt: () => manifest.nextCheckAt(), check: () => manifest.check() },
     cycle: async () => {
       const started = performance.now();
       const report = await runner.run();
