@@ -121,6 +121,12 @@ export function setDrift(metrics: WatchMetrics, counts: DriftCounts, previous: D
   }
 }
 
+/** Removes the series of a family that is no longer watched (the drift gauge goes with setDrift). */
+export function forgetFamily(metrics: WatchMetrics, project: string, family: FamilyName): void {
+  metrics.heals.remove({ project, family });
+  metrics.driftChanges.remove({ project, family });
+}
+
 /** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
   const text = `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
