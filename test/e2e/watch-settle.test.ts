@@ -122,9 +122,7 @@ describe.concurrent("pcsync watch and a manifest being written", { timeout: 60_0
     for (const record of after) {
       if (record.name !== "cfg 20") expect(record.id).toBe(ids.get(record.name ?? ""));
     }
-    await expect
-      .poll(() => receiver.events.map((event) => event.event))
-      .toEqual(["healed", "healed"]);
+    await expect.poll(() => receiver.events.map((event) => event.event)).toEqual(["healed", "healed"]);
     expect(receiver.events[1]?.summary).toMatchObject({ create: 1, update: 0, delete: 0 });
     const { stderr } = watcher.soFar();
     expect(stderr.match(/planning with the last settled version/g)).toHaveLength(1);
