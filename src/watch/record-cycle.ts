@@ -89,6 +89,7 @@ export class CycleRecorder {
       const { project, family } = finding;
       counts.set(familyKey(project, family), { project, family, changes: driftCount(finding) });
       if (finding.healed !== undefined) metrics.heals.inc({ project, family }, driftCount(finding.healed));
+      metrics.healFlapping.set({ project, family }, finding.flapping?.records ?? 0);
     }
     setDrift(metrics, counts, this.#drift);
     this.#drift = counts;

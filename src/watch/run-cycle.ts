@@ -12,6 +12,7 @@ import { PcsyncError, UsageError } from "../errors.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { healPlan, modesOf } from "./heal.js";
+import type { FlapTracker } from "./heal-flapping.js";
 import type { SettledManifest } from "./settled-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
@@ -28,6 +29,8 @@ export interface CycleSettings {
   signal: AbortSignal;
   /** The manifest to plan with: the last settled version. */
   manifest: SettledManifest;
+  /** Heal's memory of records it keeps putting back: they are left alone for a while. */
+  flapping?: FlapTracker;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 }
@@ -119,11 +122,14 @@ export class CycleRunner {
       refuseFamilyOnly: true,
       onProjectPlanned,
     });
-    const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
+    const { flapping } = this.#settings;
+    const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
+    const heal = await healPlan(client, hold.plan, current, modesOf(desired, mode), {
       concurrency: concurrencyOf(flags),
       signal,
       refused,
     });
+    const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
     const failedProjects = new Set<string>();
     const problems: string[] = [];
     for (const outcome of heal.report?.outcomes ?? []) {
@@ -139,7 +145,7 @@ export class CycleRunner {
       result,
       manifestValid: true,
       problems,
-      findings: heal.findings,
+      findings,
       succeeded: projects.filter((project) => !failedProjects.has(project)),
       healed: heal.report?.done ?? 0,
       refused: heal.refused,

@@ -10,6 +10,7 @@ import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
 import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { settledDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
@@ -78,6 +79,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
     mode: settings.mode,
     signal: stop.signal,
     manifest,
+    // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
+    flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
   });
