@@ -216,6 +216,10 @@ question, with every safety guard apply has (a guard that refuses writes nothing
 Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
 once). SIGHUP reads the manifest again and starts a cycle now.
 
+A changed manifest is used once its content has stayed the same for --manifest-settle (until then
+cycles plan with the last settled version): update it by renaming a new file into place. A record
+healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
+
 Examples:
   $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
   $ pcsync watch --mode heal --interval 2m --webhook https://hooks.example.com/pcsync
