@@ -63,6 +63,8 @@ export class SettledManifest {
   /** A content that differs from the settled one, and since when every read has found it. */
   #candidate: { digest: string; since: number; lastRead: number } | undefined;
   #told = false;
+  /** The change a cycle last tried to take up: early checks do not start another cycle for it. */
+  #tried: string | undefined;
 
   constructor(reader: ManifestReader, options: SettleOptions) {
     this.#reader = reader;
@@ -86,6 +88,9 @@ export class SettledManifest {
     const candidate = this.#candidate;
     if (candidate === undefined) return this.#settled.result;
     if (this.#now() - candidate.since >= this.#options.settleMs) {
+      // Should the load fail (it throws, or the content moves under it), the next interval's cycle
+      // tries again: checks between cycles do not start cycle after cycle for it.
+      this.#tried = candidate.digest;
       const result = await this.#reader.load();
       const after = await this.#reader.digest();
       // Read the same before and after the load: the load read that content, and no other.
@@ -113,7 +118,7 @@ export class SettledManifest {
   /** When the loop should read a change again (undefined: no change is waiting). */
   nextCheckAt(): number | undefined {
     const candidate = this.#candidate;
-    if (candidate === undefined) return undefined;
+    if (candidate === undefined || candidate.digest === this.#tried) return undefined;
     const settleMs = this.#options.settleMs;
     const due = candidate.since + settleMs;
     return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(settleMs / SAMPLES_PER_SETTLE)));
@@ -135,7 +140,11 @@ export class SettledManifest {
 
   #hasSettled(): boolean {
     const candidate = this.#candidate;
-    return candidate !== undefined && this.#now() - candidate.since >= this.#options.settleMs;
+    return (
+      candidate !== undefined &&
+      candidate.digest !== this.#tried &&
+      this.#now() - candidate.since >= this.#options.settleMs
+    );
   }
 
   async #first(): Promise<LoadResult> {

@@ -183,6 +183,39 @@ describe("SettledManifest", () => {
     expect(await env.use()).toEqual(["renamed"]);
   });
 
+  it("asks for one early cycle per settled change: a load that fails waits for the next interval", async ({
+    onTestFinished,
+  }) => {
+    const { path, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const file = join(path, "pcsync.yaml");
+    let now = 0;
+    let failing = false;
+    const settled = new SettledManifest(
+      {
+        load: async () => {
+          if (failing) throw new Error("the disk went away");
+          return loadManifests([file], { env: {}, cwd: path });
+        },
+        digest: () => digestManifestFiles([file], [], path),
+      },
+      { settleMs: SETTLE_MS, notice: () => undefined, now: () => now },
+    );
+    await writeFile(file, FULL);
+    await settled.current();
+    await writeFile(file, HALF);
+    await settled.current();
+    now += SETTLE_MS;
+    expect(await settled.check()).toBe(true);
+    failing = true;
+    await expect(settled.current()).rejects.toThrow("the disk went away");
+    expect([settled.nextCheckAt(), await settled.check()]).toEqual([undefined, false]);
+    // The next cycle, an interval later, takes it up.
+    failing = false;
+    now += 60_000;
+    expect(configNames(await settled.current())).toEqual(names("cfg", 3));
+  });
+
   it("with a settle of 0, uses each version as read", async ({ onTestFinished }) => {
     const { path, remove } = await temporaryDirectory();
     onTestFinished(remove);
