@@ -196,4 +196,23 @@ describe.concurrent("pcsync watch and a manifest being written", { timeout: 60_0
     expect(metricValue(text, "pcsync_drift_changes", { project: "1", family: "plugin_configs" })).toBe(0);
     expect(metricValue(text, "pcsync_last_success_timestamp_seconds", { project: "1" })).toBeDefined();
   });
+
+  it("refuses a --manifest-settle that is not a duration from 0s to 1h, before any request", async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const file = join(directory, "settle-flag.yaml");
+    await writeFile(file, manifest("version: 1", "projects: {}"));
+    for (const value of ["banana", "-1s", "2h", "10", ""]) {
+      const run = await server.run(["watch", "--once", "-f", file, "--manifest-settle", value]);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({
+        code: 1,
+        stderr: `pcsync: --manifest-settle must be a duration from 0s to 1h, such as 10s, 30s or 2m, not "${value}"\n`,
+      });
+    }
+    expect(server.emulator.requestLog).toEqual([]);
+    const zero = await server.run(["watch", "--once", "-f", file, "--manifest-settle", "0"]);
+    expect(zero.code, zero.stderr).not.toBe(1);
+  });
 });
