@@ -237,32 +237,26 @@ describe("SettledManifest", () => {
 
   // The guarantee as a property: whatever a writer does and whenever cycles and checks come, a
   // version a cycle starts to use (after the first) is on disk, and every read of the watcher for
-  // at least the settle time before found it.
-  it("starts to use no version that its reads did not find the same for the whole settle time", async ({
-    onTestFinished,
-  }) => {
-    const { path, remove } = await temporaryDirectory();
-    onTestFinished(remove);
-    const file = join(path, "pcsync.yaml");
-    const versions = [FULL, HALF, createsManifest(names("other", 2)), createsManifest(["x"])];
+  // at least the settle time before found it. The reader here is the model of the files (the real
+  // reads and the digest are tested above), so that many histories run in little time.
+  it("starts to use no version that its reads did not find the same for the whole settle time", () => {
     const step = fc.oneof(
-      fc.record({ kind: fc.constant("write" as const), version: fc.nat(versions.length - 1) }),
+      fc.record({ kind: fc.constant("write" as const), version: fc.nat(3) }),
       fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: SETTLE_MS * 1.5 }) }),
       fc.record({ kind: fc.constant("cycle" as const) }),
       fc.record({ kind: fc.constant("check" as const) }),
     );
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
+    return fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
         let now = 0;
         let onDisk = 0;
         const reads: { at: number; version: number }[] = [];
-        await writeFile(file, versions[0] ?? "");
         const settled = new SettledManifest(
           {
-            load: () => loadManifests([file], { env: {}, cwd: path }),
-            digest: () => {
+            load: async () => ({ value: undefined, errors: [], warnings: [], files: [String(onDisk)] }),
+            digest: async () => {
               reads.push({ at: now, version: onDisk });
-              return digestManifestFiles([file], [], path);
+              return `version ${onDisk}`;
             },
           },
           { settleMs: SETTLE_MS, notice: () => undefined, now: () => now },
@@ -270,15 +264,11 @@ describe("SettledManifest", () => {
         await settled.current();
         let used = 0;
         for (const item of steps) {
-          if (item.kind === "write") {
-            await writeFile(file, versions[item.version] ?? "");
-            onDisk = item.version;
-          } else if (item.kind === "wait") now += item.ms;
+          if (item.kind === "write") onDisk = item.version;
+          else if (item.kind === "wait") now += item.ms;
           else if (item.kind === "check") await settled.check();
           else {
-            const seen = JSON.stringify(configNames(await settled.current()));
-            const version = versions.findIndex((text) => JSON.stringify(namesOf(text)) === seen);
-            expect(version).toBeGreaterThanOrEqual(0);
+            const version = Number((await settled.current()).files[0]);
             if (version === used) continue;
             expect(version).toBe(onDisk);
             const window = reads.filter((read) => read.at >= now - SETTLE_MS);
@@ -289,7 +279,7 @@ describe("SettledManifest", () => {
           }
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 500 },
     );
   });
 });
