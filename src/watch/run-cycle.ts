@@ -1,5 +1,6 @@
-// One cycle of `pcsync watch`: take the settled manifest (a changed one once its content has stayed
-// the same for --manifest-settle), validate it, read and plan through the same path as `plan`, and in heal mode apply the families in heal.
+// One cycle of `pcsync watch`: take the settled manifest (a changed one once its content has
+// stayed the same for --manifest-settle), validate it, read and plan through the same path as
+// `plan`, and in heal mode apply the families in heal, but for the records left alone as flapping.
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
