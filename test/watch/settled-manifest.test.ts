@@ -283,8 +283,3 @@ describe("SettledManifest", () => {
     );
   });
 });
-
-/** The config names a version holds, read from its text (the model's view, not the loader's). */
-function namesOf(text: string): string[] {
-  return [...text.matchAll(/- name: (.*)$/gm)].map((match) => match[1] ?? "");
-}
