@@ -69,6 +69,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
     },
     {
       settleMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
+      once: settings.once,
       notice: (line) => io.stderr.write(`pcsync watch: ${line}\n`),
     },
   );

@@ -23,6 +23,8 @@ export interface ManifestReader {
 export interface SettleOptions {
   /** A changed content is used once it has been read the same for this long (0: as read). */
   settleMs: number;
+  /** One cycle only (--once): the files are used as read, without reading them for a digest too. */
+  once?: boolean;
   /** Says, once per stretch, that a changed manifest is not used yet, and when one is. */
   notice: (line: string) => void;
   now?: () => number;
@@ -82,6 +84,7 @@ export class SettledManifest {
    * watcher, as they would run apply); after that, a changed one only once it has settled.
    */
   async current(): Promise<LoadResult> {
+    if (this.#options.once === true) return this.#reader.load();
     if (this.#settled === undefined) return this.#first();
     const digest = await this.#reader.digest();
     this.#observe(digest);
@@ -106,7 +109,7 @@ export class SettledManifest {
       }
       this.#observe(after);
     }
-    if (!this.#told) {
+    if (!this.#told && this.#candidate !== undefined) {
       this.#told = true;
       this.#options.notice(
         `the manifest changed; planning with the last settled version until its content stays the same for ${seconds(this.#options.settleMs)}`,

@@ -216,6 +216,20 @@ describe("SettledManifest", () => {
     expect(configNames(await settled.current())).toEqual(names("cfg", 3));
   });
 
+  it("for --once, uses the files as read, without a digest", async () => {
+    let digests = 0;
+    const result = { value: undefined, errors: [], warnings: [], files: ["pcsync.yaml"] };
+    const settled = new SettledManifest(
+      {
+        load: async () => result,
+        digest: async () => `${++digests}`,
+      },
+      { settleMs: SETTLE_MS, once: true, notice: () => undefined },
+    );
+    expect(await settled.current()).toBe(result);
+    expect(digests).toBe(0);
+  });
+
   it("with a settle of 0, uses each version as read", async ({ onTestFinished }) => {
     const { path, remove } = await temporaryDirectory();
     onTestFinished(remove);
