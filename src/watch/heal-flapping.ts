@@ -22,6 +22,8 @@ interface RecordMemory {
   /** Set once it flaps: how long it is left alone, and until when. */
   backoffMs?: number;
   until?: number | undefined;
+  /** Cycles that left it alone in this backoff: at least one does, however long cycles take. */
+  heldCycles?: number;
 }
 
 /**
@@ -56,8 +58,10 @@ export class FlapTracker {
     const now = this.#now();
     const held = new Map<string, PlannedChange[]>();
     const changes = plan.changes.filter((change) => {
-      const until = this.#records.get(recordKey(change))?.until;
-      if (until === undefined || now >= until) return true;
+      const memory = this.#records.get(recordKey(change));
+      if (memory?.until === undefined) return true;
+      if (now >= memory.until && (memory.heldCycles ?? 0) > 0) return true;
+      memory.heldCycles = (memory.heldCycles ?? 0) + 1;
       const key = familyKey(change.project, change.family);
       held.set(key, [...(held.get(key) ?? []), change]);
       return false;
@@ -91,7 +95,7 @@ export class FlapTracker {
           streak: 0,
         };
         // Healed once more after its backoff: one more heal in a row, and it is flapping again.
-        if (memory.until !== undefined && now >= memory.until) {
+        if (memory.until !== undefined && now >= memory.until && (memory.heldCycles ?? 0) > 0) {
           memory.streak = FLAP_CYCLES - 2;
           memory.until = undefined;
         }
@@ -103,6 +107,7 @@ export class FlapTracker {
               ? this.#firstBackoffMs
               : Math.min(2 * memory.backoffMs, MAX_FLAP_BACKOFF_MS);
           memory.until = now + memory.backoffMs;
+          memory.heldCycles = 0;
           started.push({ change, backoffMs: memory.backoffMs });
         }
         this.#records.set(key, memory);

@@ -116,6 +116,20 @@ describe("FlapTracker", () => {
     expect(alone.changes).toEqual([update(1)]);
   });
 
+  it("leaves a flapping record alone for at least one cycle, however long cycles take", () => {
+    let now = 0;
+    const tracker = new FlapTracker({ firstBackoffMs: 2 * INTERVAL, now: () => now });
+    // Each cycle takes five intervals: the backoff is over before the next one starts.
+    const slow = (drifting: PlannedChange[]) => {
+      now += 5 * INTERVAL;
+      return cycle(tracker, drifting);
+    };
+    for (let index = 0; index < 3; index++) slow([update(1)]);
+    const alone = slow([update(1)]);
+    expect([alone.healed, alone.changes]).toEqual([undefined, [update(1)]]);
+    expect(slow([update(1)]).healed?.changes).toEqual([update(1)]);
+  });
+
   it("doubles the backoff up to an hour", () => {
     const { next } = setUp();
     const backoffs: number[] = [];
