@@ -2,11 +2,11 @@
 // logs, and (for --once) the exit code `plan --detailed-exitcode` would give.
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
-import { familyKey } from "../families.js";
+import { type FamilyName, familyKey } from "../families.js";
 import { driftCount, totalsOf } from "./cycle-log.js";
 import type { CycleReport } from "./run-cycle.js";
 import { EventTracker, type FamilyFinding, type WatchEvent } from "./watch-events.js";
-import { type DriftCounts, setDrift, type WatchMetrics } from "./watch-metrics.js";
+import { type DriftCounts, forgetFamily, setDrift, type WatchMetrics } from "./watch-metrics.js";
 
 /** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
 export function exitCodeOf(report: CycleReport): ExitCode {
@@ -22,6 +22,11 @@ export class CycleRecorder {
   /** Every drift series shown: the last cycle's, and those shown since as projects were planned. */
   #drift = new Map<string, { project: string; family: FamilyFinding["family"]; changes: number }>();
   #ready = false;
+  /** The projects and families that have series of their own, so that those that leave lose them. */
+  #watched = {
+    projects: new Set<string>(),
+    families: new Map<string, { project: string; family: FamilyName }>(),
+  };
 
   constructor(metrics: WatchMetrics) {
     this.#metrics = metrics;
@@ -44,6 +49,29 @@ export class CycleRecorder {
     for (const [key, value] of counts) this.#drift.set(key, value);
   }
 
+  /**
+   * Removes every series of the projects and families that this cycle, which planned the whole
+   * manifest, no longer watches: a stale last-success time would fire the no-success alert
+   * forever, and a stale count would be reported as today's.
+   */
+  #forgetLeavers(findings: readonly FamilyFinding[]): void {
+    const metrics = this.#metrics;
+    const projects = new Set(findings.map((finding) => finding.project));
+    const families = new Map(
+      findings.map((finding) => [familyKey(finding.project, finding.family), finding] as const),
+    );
+    for (const project of this.#watched.projects) {
+      if (!projects.has(project)) metrics.lastSuccess.remove({ project });
+    }
+    for (const [key, { project, family }] of this.#watched.families) {
+      if (!families.has(key)) forgetFamily(metrics, project, family);
+    }
+    this.#watched = {
+      projects,
+      families: new Map([...families].map(([key, { project, family }]) => [key, { project, family }])),
+    };
+  }
+
   /** Updates the metrics with the cycle, and returns the events it calls for. */
   record(report: CycleReport, durationMs: number, at: Date): WatchEvent[] {
     const metrics = this.#metrics;
@@ -61,10 +89,12 @@ export class CycleRecorder {
       const { project, family } = finding;
       counts.set(familyKey(project, family), { project, family, changes: driftCount(finding) });
       if (finding.healed !== undefined) metrics.heals.inc({ project, family }, driftCount(finding.healed));
+      metrics.healFlapping.set({ project, family }, finding.flapping?.records ?? 0);
     }
     setDrift(metrics, counts, this.#drift);
     this.#drift = counts;
     for (const project of report.succeeded) metrics.lastSuccess.set({ project }, at.getTime() / 1000);
+    this.#forgetLeavers(report.findings);
     return this.#tracker.observeCycle(
       report.findings,
       when,

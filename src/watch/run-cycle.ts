@@ -1,18 +1,20 @@
-// One cycle of `pcsync watch`: read the manifest again (once its files have settled), validate
-// it, read and plan through the same path as `plan`, and in heal mode apply the families in heal.
+// One cycle of `pcsync watch`: take the settled manifest (a changed one once its content has
+// stayed the same for --manifest-settle), validate it, read and plan through the same path as
+// `plan`, and in heal mode apply the families in heal, but for the records left alone as flapping.
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
 import type { ConnectionFlags } from "../cli/connection.js";
 import { concurrencyOf } from "../cli/connection.js";
-import { loadManifestsFromFlags, type ManifestFlags, printDiagnostics } from "../cli/manifest-options.js";
+import { type ManifestFlags, printDiagnostics } from "../cli/manifest-options.js";
 import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { healPlan, modesOf } from "./heal.js";
-import { loadSettledManifests, type SettleOptions } from "./settled-manifest.js";
+import type { FlapTracker } from "./heal-flapping.js";
+import type { SettledManifest } from "./settled-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
 
@@ -26,14 +28,17 @@ export interface CycleSettings {
   mode: DriftMode;
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
-  settle: SettleOptions;
+  /** The manifest to plan with: the last settled version. */
+  manifest: SettledManifest;
+  /** Heal's memory of records it keeps putting back: they are left alone for a while. */
+  flapping?: FlapTracker;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 }
 
 export interface CycleReport {
   result: CycleResult;
-  /** Undefined when the cycle ended before it could tell (manifest files still changing). */
+  /** Undefined when the cycle ended before it could tell. */
   manifestValid: boolean | undefined;
   /** The manifest's errors (file:line:col: message), or the failure, in words. */
   problems: string[];
@@ -94,20 +99,8 @@ export class CycleRunner {
   }
 
   async #loadManifest(): Promise<{ desired: DesiredState } | { report: CycleReport }> {
-    const { flags, io, settle } = this.#settings;
-    const loaded = await loadSettledManifests(() => loadManifestsFromFlags(flags, io), io.cwd, settle);
-    if (!loaded.settled) {
-      return {
-        report: endedEarly(
-          "failed",
-          [
-            `the manifest files were still being written after ${Math.round(loaded.waitedMs / 1000)} s; not used this cycle (write them to a temporary file and rename it into place)`,
-          ],
-          undefined,
-        ),
-      };
-    }
-    const { result } = loaded;
+    const { flags, io, manifest } = this.#settings;
+    const result = await manifest.current();
     const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
     if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
     this.#printedDiagnostics = printed;
@@ -130,11 +123,14 @@ export class CycleRunner {
       refuseFamilyOnly: true,
       onProjectPlanned,
     });
-    const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
+    const { flapping } = this.#settings;
+    const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
+    const heal = await healPlan(client, hold.plan, current, modesOf(desired, mode), {
       concurrency: concurrencyOf(flags),
       signal,
       refused,
     });
+    const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
     const failedProjects = new Set<string>();
     const problems: string[] = [];
     for (const outcome of heal.report?.outcomes ?? []) {
@@ -150,7 +146,7 @@ export class CycleRunner {
       result,
       manifestValid: true,
       problems,
-      findings: heal.findings,
+      findings,
       succeeded: projects.filter((project) => !failedProjects.has(project)),
       healed: heal.report?.done ?? 0,
       refused: heal.refused,

@@ -4,17 +4,18 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
-import { runInputs } from "../cli/manifest-options.js";
+import { loadManifestsFromFlags, runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
 import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { settledDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
-import { SETTLE_DEFAULTS, type SettleOptions } from "./settled-manifest.js";
+import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, SettledManifest } from "./settled-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import {
   CYCLE_RESULTS,
@@ -36,7 +37,8 @@ export interface WatchSettings {
   once: boolean;
   metricsFile: string | undefined;
   logFormat: LogFormat;
-  settle?: SettleOptions;
+  /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
+  manifestSettleMs?: number;
 }
 
 export interface WatchParts {
@@ -59,13 +61,27 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
   const stop = new AbortController();
   const client = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
+  const { flags } = settings;
+  const manifest = new SettledManifest(
+    {
+      load: () => loadManifestsFromFlags(flags, io),
+      digest: () => digestManifestFiles(flags.file, flags.varFile ?? [], io.cwd),
+    },
+    {
+      settleMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
+      once: settings.once,
+      notice: (line) => io.stderr.write(`pcsync watch: ${line}\n`),
+    },
+  );
   const runner = new CycleRunner({
     client,
     flags: settings.flags,
     io,
     mode: settings.mode,
     signal: stop.signal,
-    settle: settings.settle ?? SETTLE_DEFAULTS,
+    manifest,
+    // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
+    flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
   });
@@ -82,6 +98,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
     jitterShare: settings.jitterShare,
     once: settings.once,
     stop: stop.signal,
+    // A change that has settled between cycles is used at once, not an interval later.
+    early: { nextAt: () => manifest.nextCheckAt(), check: () => manifest.check() },
     cycle: async () => {
       const started = performance.now();
       const report = await runner.run();

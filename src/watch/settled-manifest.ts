@@ -1,65 +1,176 @@
-// Reads the manifest files only once they have settled: a file that was modified moments ago, or
-// while it was read, may be half written (a truncated list of configs is still valid YAML, and with
-// `prune: true` it would delete the rest), so it is read again until two reads agree.
+// Which manifest a long-running watch plans with: the last version whose content (the bytes of
+// every file, not their times) stayed the same for --manifest-settle. A writer that pauses
+// mid-file (a slow copy, a network file system, an editor saving in place) leaves a short list of
+// configs that is still valid YAML; used, `prune: true` would delete the rest.
 
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
 import type { LoadResult } from "../manifest/index.js";
+import { readManifestSources, readVarFiles } from "../manifest/read-files.js";
 
-export interface SettleOptions {
-  /** A file modified less than this long ago is not trusted yet. */
-  settleMs: number;
-  /** Reads at most; a manifest still changing then is not used this cycle. */
-  maxReads: number;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+/** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
+export const DEFAULT_MANIFEST_SETTLE_MS = 10_000;
+
+/** How often a change still settling is read again between cycles: a few times per settle time. */
+const SAMPLES_PER_SETTLE = 4;
+
+export interface ManifestReader {
+  /** Loads (reads, parses, validates) the manifest as it is now. */
+  load(): Promise<LoadResult>;
+  /** A digest of what load would read now: the files' names and bytes, and any read error. */
+  digest(): Promise<string>;
 }
 
-export const SETTLE_DEFAULTS = { settleMs: 500, maxReads: 20 } as const satisfies SettleOptions;
+export interface SettleOptions {
+  /** A changed content is used once it has been read the same for this long (0: as read). */
+  settleMs: number;
+  /** One cycle only (--once): the files are used as read, without reading them for a digest too. */
+  once?: boolean;
+  /** Says, once per stretch, that a changed manifest is not used yet, and when one is. */
+  notice: (line: string) => void;
+  now?: () => number;
+}
 
-export type SettledLoad =
-  | { settled: true; result: LoadResult }
-  | { settled: false; result: LoadResult; waitedMs: number };
-
-/** Size, modification time and inode of each file read, or "missing": what a rewrite changes. */
-async function fingerprintFiles(
+/** The digest of the manifest files and var files the flags name, as `loadManifests` would read them. */
+export async function digestManifestFiles(
   files: readonly string[],
+  varFiles: readonly string[],
   cwd: string,
-): Promise<{ fingerprint: string; newest: number }> {
-  let newest = 0;
-  const parts = await Promise.all(
-    files.map(async (file) => {
-      const info = await stat(resolve(cwd, file)).catch(() => undefined);
-      if (info === undefined) return `${file}:missing`;
-      newest = Math.max(newest, info.mtimeMs);
-      return `${file}:${info.ino}:${info.size}:${info.mtimeMs}`;
-    }),
-  );
-  return { fingerprint: parts.join("\n"), newest };
+): Promise<string> {
+  const hash = createHash("sha256");
+  const [manifests, vars] = await Promise.all([readManifestSources(files, cwd), readVarFiles(varFiles, cwd)]);
+  // Lengths before texts: no two different sets of files can give the same stream of bytes.
+  for (const source of [...manifests.sources, ...vars.sources]) {
+    hash.update(`${source.file.length}:${source.file}${source.text.length}:`).update(source.text);
+  }
+  // A file missing, unreadable or not text is a state of its own (a file deleted, then re-created).
+  for (const problem of [...manifests.errors, ...vars.errors])
+    hash.update(`!${problem.file}:${problem.message}\n`);
+  return hash.digest("hex");
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /**
- * Loads with `load` until the files read were last modified at least `settleMs` before the read
- * ended, and (after a wait) a second read found them unchanged.
+ * Remembers the settled manifest and the change that may replace it. `current()` is what a cycle
+ * plans with; between cycles, `nextCheckAt()` and `check()` let the loop read a change again until
+ * it has settled, and start a cycle then rather than an interval later.
  */
-export async function loadSettledManifests(
-  load: () => Promise<LoadResult>,
-  cwd: string,
-  options: SettleOptions = SETTLE_DEFAULTS,
-): Promise<SettledLoad> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
-  const started = now();
-  let previous: string | undefined;
-  let result: LoadResult | undefined;
-  for (let read = 0; read < options.maxReads; read++) {
-    result = await load();
-    const { fingerprint, newest } = await fingerprintFiles(result.files, cwd);
-    const quiet = now() - newest >= options.settleMs;
-    if (quiet && (previous === undefined || previous === fingerprint)) return { settled: true, result };
-    previous = fingerprint;
-    await sleep(options.settleMs);
+export class SettledManifest {
+  readonly #reader: ManifestReader;
+  readonly #options: SettleOptions;
+  readonly #now: () => number;
+  #settled: { digest: string | undefined; result: LoadResult } | undefined;
+  /** A content that differs from the settled one, and since when every read has found it. */
+  #candidate: { digest: string; since: number; lastRead: number } | undefined;
+  #told = false;
+  /** The change a cycle last tried to take up: early checks do not start another cycle for it. */
+  #tried: string | undefined;
+
+  constructor(reader: ManifestReader, options: SettleOptions) {
+    this.#reader = reader;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
   }
-  if (result === undefined) throw new Error("loadSettledManifests: maxReads must be at least 1");
-  return { settled: false, result, waitedMs: now() - started };
+
+  /** A change is waiting to settle. */
+  get pending(): boolean {
+    return this.#candidate !== undefined;
+  }
+
+  /**
+   * The manifest a cycle uses. The first one is used as read (the operator has just started the
+   * watcher, as they would run apply); after that, a changed one only once it has settled.
+   */
+  async current(): Promise<LoadResult> {
+    if (this.#options.once === true) return this.#reader.load();
+    if (this.#settled === undefined) return this.#first();
+    const digest = await this.#reader.digest();
+    this.#observe(digest);
+    const candidate = this.#candidate;
+    if (candidate === undefined) return this.#settled.result;
+    if (this.#now() - candidate.since >= this.#options.settleMs) {
+      // Should the load fail (it throws, or the content moves under it), the next interval's cycle
+      // tries again: checks between cycles do not start cycle after cycle for it.
+      this.#tried = candidate.digest;
+      const result = await this.#reader.load();
+      const after = await this.#reader.digest();
+      // Read the same before and after the load: the load read that content, and no other.
+      if (after === candidate.digest) {
+        this.#settled = { digest: after, result };
+        this.#candidate = undefined;
+        this.#told = false;
+        const settleMs = this.#options.settleMs;
+        this.#options.notice(
+          `the manifest changed; using the new version (${settleMs > 0 ? `unchanged for ${seconds(settleMs)}` : "as read: --manifest-settle 0"})`,
+        );
+        return result;
+      }
+      this.#observe(after);
+    }
+    if (!this.#told && this.#candidate !== undefined) {
+      this.#told = true;
+      this.#options.notice(
+        `the manifest changed; planning with the last settled version until its content stays the same for ${seconds(this.#options.settleMs)}`,
+      );
+    }
+    return this.#settled.result;
+  }
+
+  /** When the loop should read a change again (undefined: no change is waiting). */
+  nextCheckAt(): number | undefined {
+    const candidate = this.#candidate;
+    if (candidate === undefined || candidate.digest === this.#tried) return undefined;
+    const settleMs = this.#options.settleMs;
+    const due = candidate.since + settleMs;
+    return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(settleMs / SAMPLES_PER_SETTLE)));
+  }
+
+  /** Reads the files again; true when a change has now settled, so that a cycle should use it. */
+  async check(): Promise<boolean> {
+    const candidate = this.#candidate;
+    if (candidate === undefined) return false;
+    try {
+      this.#observe(await this.#reader.digest());
+    } catch {
+      // Not read this time: the next check comes a sample later, and the cycle reads it anyway.
+      candidate.lastRead = this.#now();
+      return false;
+    }
+    return this.#hasSettled();
+  }
+
+  #hasSettled(): boolean {
+    const candidate = this.#candidate;
+    return (
+      candidate !== undefined &&
+      candidate.digest !== this.#tried &&
+      this.#now() - candidate.since >= this.#options.settleMs
+    );
+  }
+
+  async #first(): Promise<LoadResult> {
+    const before = await this.#reader.digest();
+    const result = await this.#reader.load();
+    const after = await this.#reader.digest();
+    // Written while it was read: used all the same, but remembered as no content read since, so
+    // that the version the writer leaves replaces it once it has settled.
+    this.#settled = { digest: before === after ? after : undefined, result };
+    if (before !== after) this.#candidate = { digest: after, since: this.#now(), lastRead: this.#now() };
+    return result;
+  }
+
+  /** Takes in one read: the settled content, the change still settling, or a new change. */
+  #observe(digest: string): void {
+    const now = this.#now();
+    if (digest === this.#settled?.digest) {
+      // Back to the settled content (the writer put it back, or rewrote it the same).
+      this.#candidate = undefined;
+      this.#told = false;
+      return;
+    }
+    if (this.#candidate?.digest === digest) this.#candidate.lastRead = now;
+    else this.#candidate = { digest, since: now, lastRead: now };
+  }
 }

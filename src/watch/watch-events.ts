@@ -6,12 +6,14 @@ import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
+import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
 
 export const WATCH_EVENTS = [
   "drift_opened",
   "drift_changed",
   "drift_resolved",
   "healed",
+  "heal_flapping",
   "guard_refused",
   "cycle_failed",
   "manifest_invalid",
@@ -60,6 +62,11 @@ export interface FamilyFinding {
   healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined };
   /** Heal was refused by these guards: nothing was written to the family. */
   refused?: string[];
+  /**
+   * Records heal keeps putting back (heal-flapping.ts): how many are flapping now, and those that
+   * started to (or flapped again) this cycle, with how long they are now left alone.
+   */
+  flapping?: { records: number; started: { change: PlannedChange; backoffMs: number }[] };
 }
 
 /** A family's changes counted as the JSON plan's summary counts them. */
@@ -134,6 +141,11 @@ export class EventTracker {
       if (finding.healed !== undefined) {
         events.push(familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at));
       }
+      const started = finding.flapping?.started ?? [];
+      if (started.length > 0) {
+        const changes = started.map((item) => item.change);
+        events.push(familyEvent("heal_flapping", finding, changes, undefined, at, describeFlapping(started)));
+      }
       const refusal = finding.refused?.join("\n");
       if (refusal !== undefined && this.#refused.get(key) !== refusal) {
         events.push(familyEvent("guard_refused", finding, finding.changes, finding.reorder, at, refusal));
@@ -188,6 +200,15 @@ export class EventTracker {
     this.#invalid = signature;
     return [cycleEvent("manifest_invalid", describeManifestErrors(errors), at)];
   }
+}
+
+/** Why heal leaves records alone, and for how long, in words. */
+function describeFlapping(started: NonNullable<FamilyFinding["flapping"]>["started"]): string {
+  const records = started.map(
+    ({ change, backoffMs }) =>
+      `${change.name === null ? "a record without a name" : JSON.stringify(change.name)}${change.id === null ? "" : ` (id ${change.id})`}: left alone for ${describeBackoff(backoffMs)}`,
+  );
+  return `healed in ${FLAP_CYCLES} cycles in a row: something else keeps changing it; heal leaves it alone, then tries once more (each time it flaps again, twice as long, up to 1 h):\n${records.join("\n")}`;
 }
 
 /** The first errors of a manifest, with file:line, and how many more there are. */

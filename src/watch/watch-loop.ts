@@ -1,6 +1,7 @@
 // When cycles run: one at a time, never overlapping; the next starts an interval (spread by
 // jitter) after the previous one started, or as soon as it ends when it ran longer than that, so a
-// slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now.
+// slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now, and so
+// does an early check between cycles that says so (a changed manifest that has now settled).
 
 export interface LoopOptions {
   intervalMs: number;
@@ -14,6 +15,8 @@ export interface LoopOptions {
   stop: AbortSignal;
   random?: () => number;
   now?: () => number;
+  /** Between cycles: when to check (undefined: no need), and the check; true starts a cycle now. */
+  early?: { nextAt(): number | undefined; check(): Promise<boolean> };
 }
 
 export interface LoopState {
@@ -70,7 +73,21 @@ export class WatchLoop implements LoopState {
       }
       if (once || stop.aborted) return;
       if (this.#triggered) continue;
-      await this.#sleepUntil(started + this.nextDelayMs());
+      await this.#wait(started + this.nextDelayMs());
+    }
+  }
+
+  /** Sleeps until `due`, or less when an early check says a cycle should start now. */
+  async #wait(due: number): Promise<void> {
+    const { early, stop } = this.#options;
+    while (!stop.aborted && !this.#triggered) {
+      const at = early?.nextAt();
+      if (early === undefined || at === undefined || at >= due) {
+        await this.#sleepUntil(due);
+        return;
+      }
+      await this.#sleepUntil(at);
+      if (stop.aborted || this.#triggered || (await early.check()) || this.#now() >= due) return;
     }
   }
 

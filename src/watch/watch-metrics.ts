@@ -34,6 +34,7 @@ export interface WatchMetrics {
   readonly cycles: Counter<"result">;
   readonly cycleDuration: Histogram;
   readonly heals: Counter<"project" | "family">;
+  readonly healFlapping: Gauge<"project" | "family">;
   readonly manifestValid: Gauge;
   readonly requests: Counter<"method" | "status">;
   /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
@@ -88,6 +89,12 @@ export function createWatchMetrics(
       labelNames: ["project", "family"],
       registers,
     }),
+    healFlapping: new Gauge({
+      name: "pcsync_heal_flapping",
+      help: "Records heal leaves alone for now, as something else keeps changing them back (healed in 3 cycles in a row).",
+      labelNames: ["project", "family"],
+      registers,
+    }),
     manifestValid: new Gauge({
       name: "pcsync_manifest_valid",
       help: "1 when the manifest last read passed validation, 0 when it did not.",
@@ -119,6 +126,13 @@ export function setDrift(metrics: WatchMetrics, counts: DriftCounts, previous: D
   for (const [key, { project, family }] of previous) {
     if (!counts.has(key)) metrics.driftChanges.remove({ project, family });
   }
+}
+
+/** Removes the series of a family that is no longer watched (the drift gauge goes with setDrift). */
+export function forgetFamily(metrics: WatchMetrics, project: string, family: FamilyName): void {
+  metrics.heals.remove({ project, family });
+  metrics.healFlapping.remove({ project, family });
+  metrics.driftChanges.remove({ project, family });
 }
 
 /** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */

@@ -20,6 +20,7 @@ const HEADLINES: Record<WatchEventName, { icon: string; text: string }> = {
   drift_changed: { icon: ":warning:", text: "drift changed" },
   drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
   healed: { icon: ":wrench:", text: "healed" },
+  heal_flapping: { icon: ":repeat:", text: "heal keeps being undone; left alone for now" },
   guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
   cycle_failed: { icon: ":x:", text: "cycle failed" },
   manifest_invalid: { icon: ":x:", text: "manifest invalid" },

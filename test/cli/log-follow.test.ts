@@ -1,8 +1,9 @@
 // The cursor of `pcsync logs --follow`: every entry printed once, oldest first, late ones included.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/api/index.js";
-import { LogFollowCursor } from "../../src/cli/log-follow.js";
+import { FOLLOW_CLOCK_SKEW_MS, LogFollowCursor } from "../../src/cli/log-follow.js";
 
 const BASE = Date.parse("2024-06-01T12:00:00.000Z");
 
@@ -66,5 +67,72 @@ describe("LogFollowCursor", () => {
     expect(cursor.nextAfter()?.getTime()).toBe(BASE + 99_000 - 1000 - 1);
     // Entries at or before the lower bound are forgotten, yet never come back from the service.
     expect(ids(cursor.accept([entry("e99", 99), entry("e98", 98)]))).toEqual([]);
+  });
+
+  describe("an entry stamped in the future", () => {
+    const now = () => BASE;
+    const HOUR = 3600;
+
+    it("is printed, never stops later entries, and is warned of once", () => {
+      const cursor = new LogFollowCursor([entry("a", -5)], { complete: true, overlapMs: 5000, now });
+      expect(cursor.takeWarning()).toBeUndefined();
+      expect(ids(cursor.accept(listed(entry("a", -5), entry("ahead", HOUR))))).toEqual(["ahead"]);
+      expect(cursor.takeWarning()).toMatch(
+        /^the entry of 2024-06-01T13:00:00.000Z is stamped 60 min ahead of this machine's clock/,
+      );
+      expect(cursor.nextAfter()?.getTime()).toBeLessThanOrEqual(BASE + FOLLOW_CLOCK_SKEW_MS);
+      // Entries stamped now come after it, and are printed; the future one is not printed again.
+      expect(ids(cursor.accept(listed(entry("ahead", HOUR), entry("b", 1), entry("far", 2 * HOUR))))).toEqual(
+        ["b", "far"],
+      );
+      expect(cursor.takeWarning()).toBeUndefined();
+      expect(ids(cursor.accept(listed(entry("ahead", HOUR), entry("far", 2 * HOUR), entry("c", 2))))).toEqual(
+        ["c"],
+      );
+    });
+
+    it("in a backlog cut by --limit, does not hold back later entries", () => {
+      const cursor = new LogFollowCursor([entry("ahead", HOUR), entry("a", -5)], {
+        complete: false,
+        overlapMs: 5000,
+        now,
+      });
+      expect(cursor.takeWarning()).toMatch(/60 min ahead/);
+      expect(ids(cursor.accept(listed(entry("ahead", HOUR), entry("b", 1))))).toEqual(["b"]);
+    });
+
+    it("a skew within a few seconds moves the cursor as any entry does, without a warning", () => {
+      const cursor = new LogFollowCursor([], { complete: true, overlapMs: 5000, now });
+      expect(ids(cursor.accept(listed(entry("a", 3))))).toEqual(["a"]);
+      expect(cursor.takeWarning()).toBeUndefined();
+      expect(cursor.nextAfter()?.getTime()).toBe(BASE + 3000 - 5000 - 1);
+    });
+
+    it("the next poll never asks from later than now plus the skew, whatever the entries' times", () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(fc.integer({ min: -HOUR, max: 1000 * HOUR }), { maxLength: 5 }), {
+            maxLength: 5,
+          }),
+          fc.boolean(),
+          (polls, complete) => {
+            let next = 0;
+            const make = (seconds: number) => entry(`e${next++}`, seconds);
+            const [first = [], ...rest] = polls;
+            const cursor = new LogFollowCursor(listed(...first.map(make)), {
+              complete,
+              overlapMs: 5000,
+              now,
+            });
+            for (const poll of rest) {
+              cursor.accept(listed(...poll.map(make)));
+              expect(cursor.nextAfter()?.getTime() ?? 0).toBeLessThanOrEqual(BASE + FOLLOW_CLOCK_SKEW_MS);
+            }
+            // An entry stamped at the skew's end is always printed.
+            expect(ids(cursor.accept([entry("now", FOLLOW_CLOCK_SKEW_MS / 1000)]))).toEqual(["now"]);
+          },
+        ),
+      );
+    });
   });
 });

@@ -73,8 +73,21 @@ describe("pcsync watch, running", { timeout: 90_000 }, () => {
     await writeSettled(file, geoIp());
     await writeSettled(secretFile, "hush-hush-secret\n");
     // A long interval: every cycle after the first is started by SIGHUP, so each step is known.
+    // Each version is written whole before its SIGHUP and used as read (--manifest-settle 0); the
+    // settle itself is tested in watch-settle.test.ts.
     const watcher = await startWatcher(
-      ["-f", file, "--interval", "1h", "--webhook", receiver.url, "--webhook-secret-file", secretFile],
+      [
+        "-f",
+        file,
+        "--interval",
+        "1h",
+        "--manifest-settle",
+        "0",
+        "--webhook",
+        receiver.url,
+        "--webhook-secret-file",
+        secretFile,
+      ],
       { env: server.env },
     );
     onTestFinished(async () => {

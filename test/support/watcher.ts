@@ -55,7 +55,8 @@ export async function startWatcher(
 
 /**
  * Writes a manifest whole, as git-sync or a ConfigMap update does (a new file renamed into place
- * would do too), dated a minute back: a watcher then uses it without waiting for it to settle.
+ * would do too), dated a minute back. A running watcher uses a change once its content has
+ * settled (--manifest-settle), whatever the file's time.
  */
 export async function writeSettled(path: string, text: string): Promise<void> {
   await writeFile(path, text);

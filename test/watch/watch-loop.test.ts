@@ -1,14 +1,9 @@
-// When cycles run (never two at once, a slow one delays the next, SIGHUP starts one now), and a
-// manifest read while it is being written is read again rather than half used.
+// When cycles run: never two at once, a slow one delays the next, SIGHUP starts one now, and so does
+// an early check between cycles (a changed manifest that has settled).
 
-import { appendFile, readFile, utimes, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { LoadResult } from "../../src/manifest/index.js";
-import { loadSettledManifests } from "../../src/watch/settled-manifest.js";
 import { WatchLoop } from "../../src/watch/watch-loop.js";
 import { waitFor } from "../support/wait-for.js";
-import { temporaryDirectory } from "../support/work-dir.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -82,56 +77,60 @@ describe.concurrent("WatchLoop", () => {
   });
 });
 
-describe("loadSettledManifests", () => {
-  it("reads a file being written again, once it has settled, and never uses the half", async ({
-    onTestFinished,
-  }) => {
-    const { path, remove } = await temporaryDirectory();
-    onTestFinished(remove);
-    const file = join(path, "pcsync.yaml");
-    await writeFile(file, "version: 1\nprojects:\n");
-    const seen: string[] = [];
-    const load = async (): Promise<LoadResult> => {
-      seen.push(await readFile(file, "utf8"));
-      // The writer finishes while the first read is being used.
-      if (seen.length === 1) await appendFile(file, '  "1": {}\n');
-      return { value: undefined, errors: [], warnings: [], files: [file] };
-    };
-    const loaded = await loadSettledManifests(load, path, { settleMs: 50, maxReads: 10 });
-    expect(loaded.settled).toBe(true);
-    expect(seen.at(-1)).toBe('version: 1\nprojects:\n  "1": {}\n');
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+describe("WatchLoop's early checks", () => {
+  it("checks between cycles when asked, and starts a cycle as soon as a check says so", async () => {
+    const stop = new AbortController();
+    const starts: number[] = [];
+    let checks = 0;
+    let dueAt: number | undefined;
+    const loop = new WatchLoop({
+      intervalMs: 3_600_000,
+      jitterShare: 0,
+      once: false,
+      stop: stop.signal,
+      early: {
+        nextAt: () => dueAt,
+        check: async () => {
+          checks += 1;
+          dueAt = Date.now() + 10;
+          // The third check says a cycle is due; after it, nothing asks for a check.
+          if (checks < 3) return false;
+          dueAt = undefined;
+          return true;
+        },
+      },
+      cycle: async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) dueAt = Date.now() + 10;
+        if (starts.length === 2) stop.abort();
+      },
+    });
+    await loop.run();
+    expect(starts).toHaveLength(2);
+    expect(checks).toBe(3);
   });
 
-  it("reads a file untouched for a while once, and gives up on one that never stops changing", async ({
-    onTestFinished,
-  }) => {
-    const { path, remove } = await temporaryDirectory();
-    onTestFinished(remove);
-    const file = join(path, "pcsync.yaml");
-    await writeFile(file, "version: 1\n");
-    const past = new Date(Date.now() - 60_000);
-    await utimes(file, past, past);
-    let reads = 0;
-    const result = { value: undefined, errors: [], warnings: [], files: [file] };
-    const once = await loadSettledManifests(
-      async () => {
-        reads += 1;
-        return result;
+  it("leaves the interval alone when no check is asked for, and stops waiting on stop", async () => {
+    const stop = new AbortController();
+    let checks = 0;
+    const loop = new WatchLoop({
+      intervalMs: 3_600_000,
+      jitterShare: 0,
+      once: false,
+      stop: stop.signal,
+      early: {
+        nextAt: () => undefined,
+        check: async () => {
+          checks += 1;
+          return true;
+        },
       },
-      path,
-      { settleMs: 50, maxReads: 10 },
-    );
-    expect([once.settled, reads]).toEqual([true, 1]);
-    let writes = 0;
-    const churning = await loadSettledManifests(
-      async () => {
-        await writeFile(file, `version: 1\n# ${++writes}\n`);
-        return result;
-      },
-      path,
-      { settleMs: 20, maxReads: 4 },
-    );
-    expect(churning.settled).toBe(false);
+      cycle: async () => undefined,
+    });
+    const running = loop.run();
+    await sleep(50);
+    stop.abort();
+    await running;
+    expect([loop.cycles, checks]).toEqual([1, 0]);
   });
 });

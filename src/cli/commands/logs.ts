@@ -184,10 +184,14 @@ Examples:
       // Following reads like a terminal log: oldest at the top, the newest arriving at the bottom.
       for (const entry of [...shown].reverse()) print(entry);
       const cursor = new LogFollowCursor(shown, { complete, since: settings.since });
+      const ahead = cursor.takeWarning();
+      if (ahead !== undefined) io.stderr.write(`warning: ${ahead}\n`);
       await pollUntilStopped(io, settings.intervalMs, async () => {
         const after = cursor.nextAfter();
         const polled = await read({ ...settings.query, ...(after ? { after } : {}) });
         for (const entry of cursor.accept(polled)) print(entry);
+        const warning = cursor.takeWarning();
+        if (warning !== undefined) io.stderr.write(`warning: ${warning}\n`);
       });
     } catch (error) {
       throw explainRefusal(error, "logs");

@@ -41,6 +41,7 @@ interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   once?: boolean;
   metricsFile?: string;
   logFormat: LogFormat;
+  manifestSettle: string;
 }
 
 export const WATCH_DEFAULTS = {
@@ -50,6 +51,7 @@ export const WATCH_DEFAULTS = {
   listen: "127.0.0.1:9464",
   webhookFormat: "json",
   logFormat: "text",
+  manifestSettle: "10s",
 } as const satisfies Partial<WatchFlags>;
 
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
@@ -62,6 +64,19 @@ function parseInterval(value: string): number {
   if (ms === undefined || ms < MIN_INTERVAL_MS) {
     throw new UsageError(
       `--interval must be a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h, not "${value}"`,
+    );
+  }
+  return ms;
+}
+
+/** A change held back longer than this would in practice never be used. */
+const MAX_MANIFEST_SETTLE_MS = 3_600_000;
+
+function parseManifestSettle(value: string): number {
+  const ms = value.trim() === "0" ? 0 : parseDuration(value);
+  if (ms === undefined || ms > MAX_MANIFEST_SETTLE_MS) {
+    throw new UsageError(
+      `--manifest-settle must be a duration from 0s to 1h, such as 10s, 30s or 2m, not "${value}"`,
     );
   }
   return ms;
@@ -144,6 +159,12 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
       new Option("--log-format <format>", "one line per cycle: text, or json for log shippers")
         .choices(LOG_FORMATS)
         .default(WATCH_DEFAULTS.logFormat),
+    )
+    .addOption(
+      new Option(
+        "--manifest-settle <duration>",
+        "use a changed manifest once its content has stayed the same this long (0: as read)",
+      ).default(WATCH_DEFAULTS.manifestSettle),
     );
   addManifestOption(command);
   addScopeOptions(command);
@@ -158,6 +179,10 @@ question, with every safety guard apply has (a guard that refuses writes nothing
 Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
 once). SIGHUP reads the manifest again and starts a cycle now.
 
+A changed manifest is used once its content has stayed the same for --manifest-settle (until then
+cycles plan with the last settled version): update it by renaming a new file into place. A record
+healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
+
 Examples:
   $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
   $ pcsync watch --mode heal --interval 2m --webhook https://hooks.example.com/pcsync
@@ -167,6 +192,7 @@ Examples:
   command.action(async (flags: WatchFlags, self: Command) => {
     const intervalMs = parseInterval(flags.interval);
     const jitterShare = parseJitter(flags.jitter);
+    const manifestSettleMs = parseManifestSettle(flags.manifestSettle);
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
@@ -203,6 +229,7 @@ Examples:
         once: flags.once === true,
         metricsFile: flags.metricsFile === undefined ? undefined : resolve(io.cwd, flags.metricsFile),
         logFormat: flags.logFormat,
+        manifestSettleMs,
       },
       {
         webhooks,
