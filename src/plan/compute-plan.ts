@@ -17,6 +17,7 @@ import {
   markForCreate,
   markForUpdate,
   type OwnerSettings,
+  ownerOf,
   preferOwnRecord,
   splitPrunable,
   unmanagedOwner,
@@ -432,6 +433,14 @@ function planFamily(
     const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
     if (desired.deleted === true) {
       // `deleted: true`: the record goes, if it is there; the config takes no place in the order.
+      // Another owner's record is theirs to delete, as for any write: refused without --takeover.
+      const heldBy = claim && owner ? ownerOf(claim.record) : null;
+      if (claim && owner && heldBy !== null && heldBy !== owner.name && !owner.takeover) {
+        const conflict = { config, record: claim.record, owner: heldBy };
+        const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+        errors.push({ project, family, message, source, refused: true });
+        continue;
+      }
       if (claim) changes.push(deleteChange(project, family, claim.record, source, via));
       continue;
     }

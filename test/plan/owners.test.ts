@@ -94,6 +94,28 @@ describe("plans with an owner", () => {
     expect(taken.plan?.changes[0]?.mark).toEqual({ owner: "team-a", from: "team-b", keep: "theirs" });
   });
 
+  it("refuses `deleted: true` on another owner's record as any write, and deletes its own or an unmarked one", () => {
+    const record = remoteRecord({ id: 5, name: "A", order: 1, description: theirs("theirs") });
+    const gone = desiredConfig({ name: "A", deleted: true });
+    const refused = plan(desired([gone]), [record]);
+    expect(refused.plan).toBeUndefined();
+    expect(refused.errors).toEqual([
+      expect.objectContaining({
+        refused: true,
+        message: expect.stringContaining('which owner "team-b" manages'),
+      }),
+    ]);
+    expect(plan(desired([gone]), [record], { takeover: true }).plan?.changes).toEqual([
+      expect.objectContaining({ action: "delete", id: 5 }),
+    ]);
+    for (const description of [mine("ours"), null]) {
+      const own = remoteRecord({ id: 6, name: "A", order: 1, description });
+      expect(plan(desired([gone]), [own]).plan?.changes).toEqual([
+        expect.objectContaining({ action: "delete", id: 6 }),
+      ]);
+    }
+  });
+
   it("prunes only records with its own mark, and says how many it left alone and why", () => {
     const records = [
       remoteRecord({ id: 1, name: "Kept", order: 1, description: mine(null) }),
