@@ -34,6 +34,8 @@ export interface WatchEvent {
   at: string;
   /** What happened, in words: the guard, the error, the first manifest errors with file:line. */
   message?: string;
+  /** `healed`: the journal of the heal (`pcsync rollback --journal` undoes it). */
+  journal?: string;
 }
 
 /** What one cycle found for one watched family. */
@@ -43,8 +45,8 @@ export interface FamilyFinding {
   /** The drift left at the end of the cycle (after heal: what it did not do). */
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
-  /** What heal applied this cycle, if it applied anything. */
-  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined };
+  /** What heal applied this cycle, if it applied anything, and the journal that undoes it. */
+  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined; journal?: string };
   /** Heal was refused by these guards: nothing was written to the family. */
   refused?: string[];
 }
@@ -119,7 +121,11 @@ export class EventTracker {
       const key = familyKey(finding.project, finding.family);
       seen.add(key);
       if (finding.healed !== undefined) {
-        events.push(familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at));
+        const { journal } = finding.healed;
+        events.push({
+          ...familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at),
+          ...(journal === undefined ? {} : { journal }),
+        });
       }
       const refusal = finding.refused?.join("\n");
       if (refusal !== undefined && this.#refused.get(key) !== refusal) {
