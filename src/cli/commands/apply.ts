@@ -333,6 +333,15 @@ Examples:
       await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
       if (interrupts.received !== undefined)
         throw new ApplyError("interrupted", { report, signal: interrupts.received });
+      // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
+      const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
+      if (lostClaims.length > 0)
+        throw new RefusedError("owner_claim_lost", {
+          problems: lostClaims.map(
+            (outcome) =>
+              `record ${outcome.id} (${JSON.stringify(outcome.name)}) in project ${outcome.project} ${outcome.family}: ${outcome.message ?? "another owner's mark won"}`,
+          ),
+        });
       if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
     } finally {
       await resumeLock?.release();
