@@ -41,7 +41,11 @@ export async function checkBeforeClaim(
   try {
     record = await getConfig(client, change.project, change.family, change.id);
   } catch (error) {
-    return outcomeOf(change, "failed", `could not read the record before claiming it: ${describeError(error)}`);
+    return outcomeOf(
+      change,
+      "failed",
+      `could not read the record before claiming it: ${describeError(error)}`,
+    );
   }
   const owner = readMark(record.description).owner;
   if (owner === change.mark.from || owner === change.mark.owner) return undefined;

@@ -26,7 +26,7 @@ const fileIn = (name: string) => join(directory, `${++files}-${name}`);
 
 /** Project 1 with every record changed and three made: an apply of a few seconds under latency. */
 function busyManifest(enabled: boolean): string {
-  const made = ["One", "Two", "Three"].map((name, index) => [
+  const made = ["One", "Two", "Three"].map((name) => [
     `        - name: Made ${name} ${enabled}`,
     "          plugin: 1",
   ]);
