@@ -81,9 +81,12 @@ describe("a journal has one writer", { timeout: 120_000 }, () => {
   it("refuses the rollback of a journal whose apply is running; the apply finishes, then rolls back", async ({
     onTestFinished,
   }) => {
-    const server = await openServer(onTestFinished, "seed", { faults: { latencyMs: 800 } });
+    const server = await openServer(onTestFinished, "seed");
     const file = fileIn("busy.yaml");
     await writeFile(file, busyManifest(false));
+    const plan = fileIn("busy-plan.json");
+    expect((await server.run(["plan", "-f", file, "--out", plan], { cwd: directory })).code).toBe(0);
+    server.emulator.setFaults({ latencyMs: 800 });
     // The in-process rollback's modules loaded first: it then meets the apply while it writes.
     const warm = await server.run(["rollback", "--journal", fileIn("absent.jsonl"), "--dry-run"], {
       cwd: directory,
@@ -99,8 +102,13 @@ describe("a journal has one writer", { timeout: 120_000 }, () => {
     });
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toContain(`held by pid ${apply.child.pid} on host ${hostname()} (apply, since`);
-    const resumed = await server.run(["rollback", "--journal", journal, "--dry-run"], { cwd: directory });
-    expect(resumed.code).toBe(3);
+    const looked = await server.run(["rollback", "--journal", journal, "--dry-run"], { cwd: directory });
+    expect(looked.code).toBe(3);
+    const resumed = await server.run(["apply", "--plan", plan, "--resume", "--journal", journal], {
+      cwd: directory,
+    });
+    expect(resumed.code, resumed.stderr).toBe(3);
+    expect(resumed.stderr).toContain(`held by pid ${apply.child.pid} on host ${hostname()} (apply, since`);
     // Still running: the refusals came while it wrote. It finishes normally, and quickly now.
     expect(apply.child.exitCode).toBe(null);
     server.emulator.setFaults({});
