@@ -3,7 +3,7 @@
 // rollback take over; of two rollbacks at once one is refused; and a rollback that would give a
 // family two live records of one name (a look-alike included) is refused, --force or not.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -191,6 +191,52 @@ describe("a journal has one writer", { timeout: 120_000 }, () => {
     const planned = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: directory });
     expect(planned.code).toBe(2);
   });
+});
+
+describe("a stopped run releases its journal", { timeout: 120_000 }, () => {
+  it.for([
+    { signal: "SIGTERM", times: 1, code: 143 },
+    { signal: "SIGINT", times: 2, code: 130 },
+  ] as const)(
+    "$signal (x$times) during a rollback's writes leaves no lock behind",
+    async ({ signal, times, code }, { onTestFinished }) => {
+      const server = await openServer(onTestFinished, "seed");
+      const file = fileIn("stopped.yaml");
+      await writeFile(file, busyManifest(false));
+      const journal = fileIn("stopped.jsonl");
+      const applied = await server.run(["apply", "-f", file, "--auto-approve", "--journal", journal], {
+        cwd: directory,
+      });
+      expect(applied.code, applied.stderr).toBe(0);
+      server.emulator.setFaults({ latencyMs: 400 });
+      const run = spawnCli(["rollback", "--journal", journal, "--auto-approve"], {
+        env: server.env,
+        cwd: directory,
+        timeoutMs: 60_000,
+      });
+      // Its own journal's lock, under .pcsync/journal/: it has begun writing.
+      await waitFor(
+        () => {
+          try {
+            return readdirSync(join(directory, ".pcsync", "journal")).some((name) =>
+              name.endsWith(".jsonl.lock"),
+            );
+          } catch {
+            return false;
+          }
+        },
+        "the rollback's own journal",
+        30_000,
+      );
+      for (let sent = 0; sent < times; sent++) run.child.kill(signal);
+      const ended = await run.done;
+      expect(ended.code, ended.stderr).toBe(code);
+      expect(existsSync(`${journal}.lock`)).toBe(false);
+      expect(
+        readdirSync(join(directory, ".pcsync", "journal")).filter((name) => name.endsWith(".lock")),
+      ).toEqual([]);
+    },
+  );
 });
 
 describe("a rollback never leaves two live records of one name", { timeout: 60_000 }, () => {
