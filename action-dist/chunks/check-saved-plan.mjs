@@ -7,7 +7,7 @@ import { _ as listsToRead, a as readCurrentState, g as idsOfOtherFamilies } from
 import { a as readMark } from "./group-by.mjs";
 import { f as describeUntrimmed, m as lookAlikeKey, p as isTrimmedField } from "./options.mjs";
 import { a as findGuard, d as fingerprintRecord, f as recordKey, i as describeGuardFinding, l as PlanError, o as findUpdateGuard, r as countsAsUpdate, u as fingerprintMembership } from "./guard-message.mjs";
-import { c as parsePlanFile } from "./print-plan.mjs";
+import { n as parsePlanFile } from "./plan-file.mjs";
 import { n as precompiledValidator } from "./precompiled.mjs";
 import { m as findPackageFile } from "./api-key.mjs";
 import { readFile } from "node:fs/promises";

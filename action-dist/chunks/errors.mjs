@@ -324,12 +324,18 @@ const REFUSED_MESSAGES = {
 	journal_server_mismatch: ({ path, journalServer, server }) => `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
 	/** The journal given to resume a saved plan is of another run. */
 	journal_plan_mismatch: ({ path, planFile, why }) => `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
+	/** Another run writes the journal (its lock names it): one writer per journal. */
+	journal_held: ({ journal, lock, holder, otherHost }) => holder === void 0 ? `the journal ${journal} is being written by another run (its lock ${lock} is being taken). Nothing was changed. Run this again once that run has ended.` : `the journal ${journal} is held by pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since}): a journal has one writer. Nothing was changed. ${otherHost ? `pcsync cannot tell from this host whether that run still goes on: if it does not, delete ${lock} and run this again.` : "Run this again once that run has ended (stopping it with Ctrl-C or SIGTERM releases the lock)."}`,
+	/** A rollback would bring back a record whose name a live record holds now. */
+	rollback_name_taken: ({ journal, clashes }) => `rolling back ${journal} would leave two live records of one name in a family:\n${indented(clashes)}\nNothing was changed, and --force does not change that: rename or delete one of them first (or pin it in your manifest), then run the rollback again.`,
 	/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
 	changed_while_asking: ({ reasons }) => `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
 	/** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
 	safety_guard: ({ messages, lead }) => `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
 	/** Configs that match records another owner marked; `--takeover` is the way on. */
 	owner_conflict: ({ problems }) => `the plan is refused: records of another owner:\n${indented(problems)}`,
+	/** Two owners claimed one record at once: the other's mark won (`problems`: one line each). */
+	owner_claim_lost: ({ problems }) => `another owner claimed records at the same time as this run, and its mark won:\n${indented(problems)}\nThose records are the other owner's now (this run's writes to them may have been overwritten): run \`pcsync plan\` to see them; to take one over, pass --takeover.`,
 	/** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
 	rollback_conflict: ({ journal, conflicts }) => `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`
 };

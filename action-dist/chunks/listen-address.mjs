@@ -32,12 +32,13 @@ function formatCycleLine(entry, format) {
 		changes: totals.changes,
 		healed: report.healed,
 		refused: report.refused,
+		...report.journal === void 0 ? {} : { journal: report.journal },
 		problems: report.problems
 	})}\n`;
 	const parts = [
 		`${at.toISOString()} cycle ${cycle} ${report.result} in ${seconds.toFixed(2)} s`,
 		report.findings.length > 0 ? `${plural(totals.families, "family", "families")}, ${totals.drifting} drifting (${plural(totals.changes, "change", "changes")})` : void 0,
-		report.healed > 0 ? `${report.healed} healed` : void 0,
+		report.healed > 0 ? `${report.healed} healed${report.journal === void 0 ? "" : ` (journal ${report.journal})`}` : report.journal === void 0 ? void 0 : `journal ${report.journal}`,
 		report.refused > 0 ? `${report.refused} refused by a guard` : void 0
 	].filter((part) => part !== void 0);
 	const shown = report.problems.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);

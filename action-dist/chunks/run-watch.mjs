@@ -5,9 +5,9 @@ import { a as UsageError, d as SecretRegistry, n as PcsyncError, o as describeEr
 import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { i as familyKey } from "./families.mjs";
-import { n as formatDiagnostic } from "./diagnostics.mjs";
-import { t as applyPlan } from "./apply-plan.mjs";
 import { o as summarizePlan } from "./progress.mjs";
+import { n as formatDiagnostic } from "./diagnostics.mjs";
+import { t as applyWithJournal } from "./apply-with-journal.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { r as concurrencyOf } from "./connection.mjs";
 import { i as planFromFlags, r as narrowDesiredState } from "./scope-options.mjs";
@@ -97,10 +97,20 @@ async function healPlan(client, plan, current, modes, options) {
 		return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
 	};
 	const healPart = selectFamilies(plan, healing);
-	const report = healPart.changes.length + healPart.reorders.length > 0 ? await applyPlan(client, healPart, current, {
-		concurrency: options.concurrency,
-		signal: options.signal
+	const healed = healPart.changes.length + healPart.reorders.length > 0 ? await applyWithJournal(client, healPart, current, {
+		journalPath: void 0,
+		start: {
+			command: "heal",
+			planFile: null
+		},
+		files: options.journal,
+		apply: {
+			concurrency: options.concurrency,
+			signal: options.signal
+		},
+		onNote: options.onNote
 	}) : void 0;
+	const report = healed?.report;
 	const done = /* @__PURE__ */ new Map();
 	for (const outcome of report?.outcomes ?? []) {
 		if (outcome.status !== "done") continue;
@@ -125,15 +135,16 @@ async function healPlan(client, plan, current, modes, options) {
 			if (applied === void 0) return finding;
 			return {
 				...finding,
-				...splitApplied(changes, reorder, applied)
+				...splitApplied(changes, reorder, applied, healed?.journal)
 			};
 		}),
 		report,
-		refused
+		refused,
+		journal: healed?.journal
 	};
 }
 /** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
-function splitApplied(changes, reorder, applied) {
+function splitApplied(changes, reorder, applied, journal) {
 	const doneKeys = new Set(applied.map(changeKey));
 	const reordered = reorder !== void 0 && doneKeys.has(changeKey({
 		action: "reorder",
@@ -145,7 +156,8 @@ function splitApplied(changes, reorder, applied) {
 		reorder: reordered ? void 0 : reorder,
 		healed: {
 			changes: changes.filter((change) => doneKeys.has(changeKey(change))),
-			reorder: reordered ? reorder : void 0
+			reorder: reordered ? reorder : void 0,
+			...journal === void 0 ? {} : { journal }
 		}
 	};
 }
@@ -231,7 +243,13 @@ var EventTracker = class {
 		for (const finding of findings) {
 			const key = familyKey(finding.project, finding.family);
 			seen.add(key);
-			if (finding.healed !== void 0) events.push(familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at));
+			if (finding.healed !== void 0) {
+				const { journal } = finding.healed;
+				events.push({
+					...familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at),
+					...journal === void 0 ? {} : { journal }
+				});
+			}
 			const refusal = finding.refused?.join("\n");
 			if (refusal !== void 0 && this.#refused.get(key) !== refusal) events.push(familyEvent("guard_refused", finding, finding.changes, finding.reorder, at, refusal));
 			if (refusal === void 0) this.#refused.delete(key);
@@ -5036,7 +5054,13 @@ var CycleRunner = class {
 		const heal = await healPlan(client, plan, current, modesOf(desired, mode), {
 			concurrency: concurrencyOf(flags),
 			signal,
-			refused
+			refused,
+			journal: {
+				cwd: io.cwd,
+				inputs: runInputs(flags, { manifests: true }),
+				secrets: io.secrets
+			},
+			onNote: (line) => io.stderr.write(`${line}\n`)
 		});
 		const failedProjects = /* @__PURE__ */ new Set();
 		const problems = [];
@@ -5055,6 +5079,7 @@ var CycleRunner = class {
 			succeeded: projects.filter((project) => !failedProjects.has(project)),
 			healed: heal.report?.done ?? 0,
 			refused: heal.refused,
+			...heal.journal === void 0 ? {} : { journal: heal.journal },
 			interrupted: heal.report?.interrupted === true
 		};
 	}

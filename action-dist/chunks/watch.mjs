@@ -87,6 +87,7 @@ function renderSlackText(event) {
 	const summary = describeSummary(event);
 	const lines = [`${headline.icon} *pcsync*: ${headline.text}${where}${summary === "" ? "" : `: ${summary}`}`];
 	if (event.message !== void 0) lines.push(event.message);
+	if (event.journal !== void 0) lines.push(`undo: \`pcsync rollback --journal ${event.journal}\``);
 	for (const change of event.changes.slice(0, SLACK_CHANGE_LINES)) lines.push(`• ${describeChange(change)}`);
 	const total = event.summary.create + event.summary.update + event.summary.delete;
 	if (total > SLACK_CHANGE_LINES) lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);

@@ -28,6 +28,8 @@ export interface ApplyOutcome {
   unchecked?: boolean;
   /** Skipped because the run was interrupted before it started. */
   notStarted?: boolean;
+  /** A claim (adopt, takeover) another owner won: that owner (null: the record carries no mark now). */
+  ownerLost?: { winner: string | null };
 }
 
 export interface ApplyReport {

@@ -8,6 +8,7 @@ import type { WritableField } from "../families.js";
 import { shownValue, showsWritten } from "../plan/compare-fields.js";
 import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
 import { neutraliseJson } from "../server-text.js";
+import { checkBeforeClaim, confirmClaim, isClaim } from "./claim-record.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
@@ -97,6 +98,12 @@ export async function applyCreate(
 
 export async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
+  const claim = isClaim(change);
+  const started = performance.now();
+  if (claim) {
+    const refused = await checkBeforeClaim(writer.client, change);
+    if (refused !== undefined) return refused;
+  }
   try {
     const record = await writer.update(
       "update",
@@ -108,6 +115,7 @@ export async function applyUpdate(writer: RecordWriter, change: PlannedChange): 
     );
     const problem = writeProblem(change, record);
     if (problem !== undefined) return outcomeOf(change, "failed", problem);
+    if (claim) return await confirmClaim(writer.client, change, performance.now() - started);
     return outcomeOf(change, "done");
   } catch (error) {
     return outcomeOfError(change, error);

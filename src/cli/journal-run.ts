@@ -3,12 +3,13 @@
 
 import { type Command, Option } from "commander";
 import type { ApiClient } from "../api/index.js";
-import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
-import { ApplyJournal, defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
+import { ApplyJournal, type JournalStart } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
+import type { JournalLock } from "../journal/journal-lock.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { applyWithJournal } from "../run/apply-with-journal.js";
 import { createApplyProgress } from "./apply-progress.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -73,6 +74,8 @@ export async function applyJournaled(
     interrupts: InterruptWatch;
     start: Omit<JournalStart, "server" | "plan">;
     resumed?: Journal | undefined;
+    /** The lock this run holds on the resumed journal. */
+    lock?: JournalLock | undefined;
     /** Records the lists do not show that the journal must know as they are (a rollback's). */
     alsoKnown?: CurrentState | undefined;
     /** The run's input files: the journal may not be one of them. */
@@ -80,41 +83,38 @@ export async function applyJournaled(
   },
 ): Promise<ApplyReport> {
   const { flags, io, interrupts } = run;
-  const known = run.alsoKnown ? { families: [...state.families, ...run.alsoKnown.families] } : state;
-  let journal: ApplyJournal | undefined;
-  const files = { cwd: io.cwd, inputs: run.inputs, secrets: io.secrets };
-  if (run.resumed) journal = await ApplyJournal.resume(run.resumed, files, known);
-  else if (flags.journal !== false) {
-    const path = flags.journal ?? defaultJournalPath(new Date());
-    journal = await ApplyJournal.start(
-      path,
-      files,
-      { ...run.start, server: client.base.display, plan },
-      known,
-    );
-  }
   const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
-  interrupts.beginWrites();
-  let report: ApplyReport | undefined;
+  let journal: string | undefined;
   try {
-    report = await applyPlan(client, plan, state, {
-      concurrency: concurrencyOf(flags),
-      onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
-      signal: interrupts.signal,
-      journal,
+    const applied = await applyWithJournal(client, plan, state, {
+      journalPath: flags.journal,
+      resumed: run.resumed,
+      lock: run.lock,
+      start: run.start,
+      files: { cwd: io.cwd, inputs: run.inputs, secrets: io.secrets },
+      alsoKnown: run.alsoKnown,
+      apply: {
+        concurrency: concurrencyOf(flags),
+        onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
+        signal: interrupts.signal,
+      },
+      onNote: (line) => io.stderr.write(`${line}\n`),
+      beforeWrites: () => interrupts.beginWrites(),
+      onJournal: (path) => {
+        journal = path;
+      },
     });
+    return applied.report;
   } finally {
     progress.finish();
-    if (journal) {
-      await journal.finish(report);
-      const path = shellWord(journal.path);
+    if (journal !== undefined) {
+      const path = shellWord(journal);
       io.stderr.write(
-        `Journal: ${journal.path}\n  undo this ${run.start.command}: pcsync rollback --journal ${path}\n` +
+        `Journal: ${journal}\n  undo this ${run.start.command}: pcsync rollback --journal ${path}\n` +
           (run.start.planFile === null || run.start.command !== "apply"
             ? ""
             : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(run.start.planFile)} --resume --journal ${path}\n`),
       );
     }
   }
-  return report;
 }

@@ -51,6 +51,12 @@ export function manifestsOf(plan: Plan): string[] {
   return [...files].sort();
 }
 
+/** Only the default directory is made: a --journal PATH in a directory that is not there is a typo. */
+export async function makeDefaultDirectory(path: string, cwd: string): Promise<void> {
+  if (path.startsWith(DEFAULT_JOURNAL_DIR))
+    await mkdir(dirname(resolve(cwd, path)), { recursive: true, mode: 0o700 });
+}
+
 export interface JournalStart {
   command: JournalHeader["command"];
   server: string;
@@ -84,9 +90,7 @@ export class ApplyJournal implements WriteJournal {
     start: JournalStart,
     current: CurrentState,
   ): Promise<ApplyJournal> {
-    // Only the default directory is made: a --journal PATH in a directory that is not there is a typo.
-    if (path.startsWith(DEFAULT_JOURNAL_DIR))
-      await mkdir(dirname(resolve(files.cwd, path)), { recursive: true, mode: 0o700 });
+    await makeDefaultDirectory(path, files.cwd);
     const file = await JournalFile.openForAppend(path, { fresh: true, ...files });
     const { plan } = start;
     const families = new Map<

@@ -10,6 +10,9 @@ const JOURNAL_MESSAGES = {
     `cannot read the journal ${path}: ${reason}`,
   journal_unwritable: ({ path, reason }: { path: string; reason: string }) =>
     `cannot write the journal ${path}: ${reason}`,
+  /** The directory of a journal that is only read (a rollback's) takes no lock file. */
+  journal_unlockable: ({ path, reason }: { path: string; reason: string }) =>
+    `cannot lock the journal ${path}: ${reason}`,
   /** A write whose journal line would hold the API key is not sent. */
   journal_would_hold_key: ({ intent }: { intent: WriteIntent }) =>
     `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,

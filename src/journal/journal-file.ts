@@ -7,7 +7,7 @@ import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { openForAppend } from "../files/append-file.js";
-import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
+import { describeDevice, type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { JournalError } from "./journal-error.js";
 
 /** Whether the file ends in a line cut off by a kill (no final newline). */
@@ -45,18 +45,32 @@ export class JournalFile {
     options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
   ): Promise<JournalFile> {
     const { cwd, inputs } = options;
+    await JournalFile.checkTarget(path, options);
+    const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
+    const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
+    if (cutOff) file.#pending = "\n";
+    return file;
+  }
+
+  /** Throws what opening `path` would refuse: one of the run's inputs; `fresh`, a file there already. */
+  static async checkTarget(
+    path: string,
+    options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
+  ): Promise<void> {
+    const { cwd, inputs } = options;
     const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
-    if (options.fresh && target.kind === "file" && target.existing !== undefined) {
+    if (target.kind !== "file")
+      throw new JournalError("journal_unwritable", {
+        path,
+        reason: `it is ${describeDevice(target.device)}, not a file; a journal is appended to and kept, so give a file name`,
+      });
+    if (options.fresh && target.existing !== undefined) {
       throw new JournalError("journal_unwritable", {
         path: path,
         reason:
           "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
       });
     }
-    const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
-    const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
-    if (cutOff) file.#pending = "\n";
-    return file;
   }
 
   /** Buffers one line; `sync` puts it on disk. */

@@ -18,7 +18,7 @@ export interface JournalHeader {
   format: typeof JOURNAL_FORMAT;
   version: typeof JOURNAL_VERSION;
   /** `apply`, or `rollback` (then `rollbackOf` names the journal it undoes). */
-  command: "apply" | "rollback";
+  command: "apply" | "rollback" | "heal";
   /** The base URL of the service written to, without credentials. */
   server: string;
   startedAt: string;
@@ -133,7 +133,10 @@ function checkHeader(value: Record<string, unknown>, check: Check): JournalHeade
     value.version === JOURNAL_VERSION,
     `journal version ${String(value.version)} is not known to this pcsync`,
   );
-  check(value.command === "apply" || value.command === "rollback", "command is not apply or rollback");
+  check(
+    value.command === "apply" || value.command === "rollback" || value.command === "heal",
+    "command is not apply, rollback or heal",
+  );
   check(typeof value.server === "string" && value.server !== "", "server is missing");
   check(typeof value.startedAt === "string", "startedAt is missing");
   check(

@@ -24,6 +24,15 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
   return parseJournal(text, path);
 }
 
+/** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */
+export async function checkJournalExists(path: string, cwd: string): Promise<void> {
+  const there = await stat(resolve(cwd, path)).then(
+    () => true,
+    () => false,
+  );
+  if (!there) await readJournal(path, cwd);
+}
+
 /**
  * Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
  * header line (killed while creating it). A run's header is on disk before its first write, so

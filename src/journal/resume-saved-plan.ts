@@ -41,7 +41,7 @@ export async function resumeSavedPlan(
     throw new RefusedError("journal_plan_mismatch", {
       path: journal.path,
       planFile,
-      why: journal.header.command === "apply" ? "another plan" : "it is a rollback's",
+      why: journal.header.command === "apply" ? "another plan" : `it is a ${journal.header.command}'s`,
     });
   }
   const current = await readStateForPlan(saved, client, options);

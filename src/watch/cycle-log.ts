@@ -56,6 +56,7 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
       changes: totals.changes,
       healed: report.healed,
       refused: report.refused,
+      ...(report.journal === undefined ? {} : { journal: report.journal }),
       problems: report.problems,
     })}\n`;
   }
@@ -64,7 +65,11 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
     report.findings.length > 0
       ? `${plural(totals.families, "family", "families")}, ${totals.drifting} drifting (${plural(totals.changes, "change", "changes")})`
       : undefined,
-    report.healed > 0 ? `${report.healed} healed` : undefined,
+    report.healed > 0
+      ? `${report.healed} healed${report.journal === undefined ? "" : ` (journal ${report.journal})`}`
+      : report.journal === undefined
+        ? undefined
+        : `journal ${report.journal}`,
     report.refused > 0 ? `${report.refused} refused by a guard` : undefined,
   ].filter((part) => part !== undefined);
   const shown = report.problems.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);

@@ -3,12 +3,14 @@
 // apply path (every check apply makes, the duplicate check after creates included).
 
 import type { ApiClient } from "../api/index.js";
-import { applyPlan } from "../apply/apply-plan.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
+import type { RunInput } from "../files/output-target.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import { type PlanDiagnostic, summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
+import type { SecretRegistry } from "../redact.js";
+import { applyWithJournal } from "../run/apply-with-journal.js";
 import type { FamilyFinding } from "./watch-events.js";
 
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
@@ -61,6 +63,8 @@ export interface HealResult {
   report: ApplyReport | undefined;
   /** Families in heal that a guard refused. */
   refused: number;
+  /** The journal of what heal wrote (`pcsync rollback --journal` undoes it). */
+  journal: string | undefined;
 }
 
 /** A planned change and its outcome meet here: a create by its name (its outcome has the new id), the rest by id. */
@@ -82,6 +86,10 @@ export async function healPlan(
   options: {
     concurrency: number;
     signal?: AbortSignal | undefined;
+    /** Where heal's journals go: the default directory under `cwd`, never over one of `inputs`. */
+    journal: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry };
+    /** A note worth a line on stderr (a stale journal lock taken over). */
+    onNote?: ((line: string) => void) | undefined;
     /** Families refused whatever their mode: configs that match another owner's records. */
     refused?: readonly PlanDiagnostic[] | undefined;
   },
@@ -108,13 +116,18 @@ export async function healPlan(
     return modes.get(key) === "heal" && !guardsByFamily.has(key) && !ownerRefusals.has(key);
   };
   const healPart = selectFamilies(plan, healing);
-  const report =
+  // Through the journaled apply that `apply` uses: a heal that writes can be rolled back.
+  const healed =
     healPart.changes.length + healPart.reorders.length > 0
-      ? await applyPlan(client, healPart, current, {
-          concurrency: options.concurrency,
-          signal: options.signal,
+      ? await applyWithJournal(client, healPart, current, {
+          journalPath: undefined,
+          start: { command: "heal", planFile: null },
+          files: options.journal,
+          apply: { concurrency: options.concurrency, signal: options.signal },
+          onNote: options.onNote,
         })
       : undefined;
+  const report = healed?.report;
   const done = new Map<string, ApplyOutcome[]>();
   for (const outcome of report?.outcomes ?? []) {
     if (outcome.status !== "done") continue;
@@ -134,9 +147,9 @@ export async function healPlan(
     }
     const applied = done.get(key);
     if (applied === undefined) return finding;
-    return { ...finding, ...splitApplied(changes, reorder, applied) };
+    return { ...finding, ...splitApplied(changes, reorder, applied, healed?.journal) };
   });
-  return { findings, report, refused };
+  return { findings, report, refused, journal: healed?.journal };
 }
 
 /** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
@@ -144,6 +157,7 @@ function splitApplied(
   changes: readonly PlannedChange[],
   reorder: PlannedReorder | undefined,
   applied: readonly ApplyOutcome[],
+  journal: string | undefined,
 ): Pick<FamilyFinding, "changes" | "reorder" | "healed"> {
   const doneKeys = new Set(applied.map(changeKey));
   const reordered =
@@ -154,6 +168,7 @@ function splitApplied(
     healed: {
       changes: changes.filter((change) => doneKeys.has(changeKey(change))),
       reorder: reordered ? reorder : undefined,
+      ...(journal === undefined ? {} : { journal }),
     },
   };
 }

@@ -7,7 +7,7 @@ import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
 import type { ConnectionFlags } from "../cli/connection.js";
 import { concurrencyOf } from "../cli/connection.js";
-import { type ManifestFlags, printDiagnostics } from "../cli/manifest-options.js";
+import { type ManifestFlags, printDiagnostics, runInputs } from "../cli/manifest-options.js";
 import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
@@ -49,6 +49,8 @@ export interface CycleReport {
   /** Changes heal applied, and families it was refused for. */
   healed: number;
   refused: number;
+  /** The journal of what heal wrote this cycle (`pcsync rollback --journal` undoes it). */
+  journal?: string;
   /** The stop signal came during the cycle: its result is not counted. */
   interrupted: boolean;
 }
@@ -129,6 +131,8 @@ export class CycleRunner {
       concurrency: concurrencyOf(flags),
       signal,
       refused,
+      journal: { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets },
+      onNote: (line) => io.stderr.write(`${line}\n`),
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
     const failedProjects = new Set<string>();
@@ -150,6 +154,7 @@ export class CycleRunner {
       succeeded: projects.filter((project) => !failedProjects.has(project)),
       healed: heal.report?.done ?? 0,
       refused: heal.refused,
+      ...(heal.journal === undefined ? {} : { journal: heal.journal }),
       interrupted: heal.report?.interrupted === true,
     };
   }

@@ -49,6 +49,8 @@ export interface WatchEvent {
     projects?: string[];
     verdicts?: { project: string; status: string; passed: boolean; summary: string }[];
   };
+  /** `healed`: the journal of the heal (`pcsync rollback --journal` undoes it). */
+  journal?: string;
 }
 
 /** What one cycle found for one watched family. */
@@ -58,8 +60,8 @@ export interface FamilyFinding {
   /** The drift left at the end of the cycle (after heal: what it did not do). */
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
-  /** What heal applied this cycle, if it applied anything. */
-  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined };
+  /** What heal applied this cycle, if it applied anything, and the journal that undoes it. */
+  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined; journal?: string };
   /** Heal was refused by these guards: nothing was written to the family. */
   refused?: string[];
   /**
@@ -139,7 +141,11 @@ export class EventTracker {
       const key = familyKey(finding.project, finding.family);
       seen.add(key);
       if (finding.healed !== undefined) {
-        events.push(familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at));
+        const { journal } = finding.healed;
+        events.push({
+          ...familyEvent("healed", finding, finding.healed.changes, finding.healed.reorder, at),
+          ...(journal === undefined ? {} : { journal }),
+        });
       }
       const started = finding.flapping?.started ?? [];
       if (started.length > 0) {

@@ -74,6 +74,7 @@ export function renderSlackText(event: WatchEvent): string {
     `${headline.icon} *pcsync*: ${headline.text}${where}${summary === "" ? "" : `: ${summary}`}`,
   ];
   if (event.message !== undefined) lines.push(event.message);
+  if (event.journal !== undefined) lines.push(`undo: \`pcsync rollback --journal ${event.journal}\``);
   for (const change of event.changes.slice(0, SLACK_CHANGE_LINES)) lines.push(`• ${describeChange(change)}`);
   const total = event.summary.create + event.summary.update + event.summary.delete;
   if (total > SLACK_CHANGE_LINES)

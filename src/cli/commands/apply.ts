@@ -13,6 +13,7 @@ import {
   readSavedPlan,
 } from "../../apply/check-saved-plan.js";
 import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
+import type { JournalLock } from "../../journal/journal-lock.js";
 import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
 import type { DesiredState } from "../../manifest/types.js";
@@ -21,6 +22,7 @@ import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
+import { lockJournalToResume } from "../../run/lock-journal.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { applyQuestion, askForYes, canAsk } from "../confirm.js";
@@ -250,7 +252,14 @@ Examples:
         : manifestServer(desired),
       signal: interrupts.signal,
     });
+    let resumeLock: JournalLock | undefined;
     try {
+      // `--resume` holds the interrupted apply's journal from before it is read to the end of the run.
+      if (flags.resume && saved !== undefined)
+        resumeLock = await lockJournalToResume(saved, flags.journal, {
+          cwd: io.cwd,
+          onNote: (line) => io.stderr.write(`${line}\n`),
+        });
       // A journal without a run (absent, or cut off in its header): the interrupted apply was killed
       // before its first write, as the header is on disk before that. The plan is applied as saved.
       const unstarted =
@@ -267,7 +276,7 @@ Examples:
           ? await resumeSavedPlan(
               saved,
               flags.plan,
-              typeof flags.journal === "string" ? flags.journal : undefined,
+              resumeLock?.journal ?? (typeof flags.journal === "string" ? flags.journal : undefined),
               client,
               { ...rereadOptions(flags, io), cwd: io.cwd },
             ).catch(throwSayingNothingChanged)
@@ -355,6 +364,7 @@ Examples:
               interrupts,
               start: { command: "apply", planFile: flags.plan ?? null },
               resumed: resumed?.journal,
+              lock: resumeLock,
               inputs,
             });
       if (format === "json") printApplyJson(plan, report, io);
@@ -367,8 +377,18 @@ Examples:
       await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
       if (interrupts.received !== undefined)
         throw new ApplyError("interrupted", { report, signal: interrupts.received });
+      // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
+      const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
+      if (lostClaims.length > 0)
+        throw new RefusedError("owner_claim_lost", {
+          problems: lostClaims.map(
+            (outcome) =>
+              `record ${outcome.id} (${JSON.stringify(outcome.name)}) in project ${outcome.project} ${outcome.family}: ${outcome.message ?? "another owner's mark won"}`,
+          ),
+        });
       if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
     } finally {
+      await resumeLock?.release();
       await client.close();
     }
   };

@@ -4,12 +4,20 @@
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { ApplyError } from "../../apply/apply-errors.js";
-import { RefusedError, UsageError } from "../../errors.js";
+import { isErrorOf, RefusedError, UsageError } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
+import { JournalError } from "../../journal/journal-error.js";
 import type { Journal } from "../../journal/journal-format.js";
+import { JournalLock } from "../../journal/journal-lock.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
-import { checkJournalServer, readJournal, tornLineNote } from "../../journal/read-journal.js";
+import {
+  checkJournalExists,
+  checkJournalServer,
+  readJournal,
+  tornLineNote,
+} from "../../journal/read-journal.js";
 import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
+import { findNameClashes } from "../../journal/rollback-names.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -23,7 +31,7 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
-import { formatOption, outOption, parseFormat } from "../options.js";
+import { formatOption, type OutputFormat, outOption, parseFormat } from "../options.js";
 import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../print-plan.js";
 import { appendStepSummary } from "../step-summary.js";
 
@@ -55,6 +63,12 @@ function rollbackInputs(flags: RollbackFlags): RunInput[] {
     { path: flags.journal, what: "the journal (--journal)" },
     ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
   ];
+}
+
+/** A rollback that would leave two live records of one name is refused, --force or not. */
+function refuseNameClashes(state: RollbackState, journal: string): void {
+  const clashes = findNameClashes(state.plan, state.current, state.retrievedState);
+  if (clashes.length > 0) throw new RefusedError("rollback_name_taken", { journal, clashes });
 }
 
 /** The changes of a rollback plan, to tell whether the state moved while the user was asked. */
@@ -89,6 +103,7 @@ async function confirmRollback(
     concurrency: concurrencyOf(flags),
     force: flags.force === true,
   });
+  refuseNameClashes(again, journal.path);
   if (changesOf(again) !== changesOf(shown) || (again.conflicts.length > 0 && !flags.force)) {
     throw new RefusedError("changed_while_asking", {
       reasons: ["the records the rollback changes were changed; run it again to see its plan now"],
@@ -134,6 +149,30 @@ Examples:
         "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
       );
     }
+    // One writer per journal: a rollback holds the journal it undoes (a dry run only looks).
+    await checkJournalExists(flags.journal, io.cwd);
+    let lock: JournalLock | undefined;
+    if (flags.dryRun) await JournalLock.refuseIfHeld(flags.journal, { cwd: io.cwd });
+    else {
+      try {
+        lock = await JournalLock.acquire(flags.journal, { cwd: io.cwd, command: "rollback" });
+      } catch (error) {
+        // A journal in a directory this user cannot write (an artifact, a read-only mount): no
+        // run of this user writes it either; the held check still stands, the lock cannot.
+        if (!isErrorOf(error, JournalError, ["journal_unlockable"])) throw error;
+        await JournalLock.refuseIfHeld(flags.journal, { cwd: io.cwd });
+        io.stderr.write(`warning: ${error.message}; rolling back without holding it\n`);
+      }
+      const takeOver = lock?.takeOverNote;
+      if (takeOver !== undefined) io.stderr.write(`${takeOver}\n`);
+    }
+    try {
+      await rollBackHeld(flags, interrupts, format);
+    } finally {
+      await lock?.release();
+    }
+  };
+  const rollBackHeld = async (flags: RollbackFlags, interrupts: InterruptWatch, format: OutputFormat) => {
     const journal = await readJournal(flags.journal, io.cwd);
     const note = tornLineNote(journal);
     if (note !== undefined) io.stderr.write(`${note}\n`);
@@ -145,6 +184,7 @@ Examples:
         force: flags.force === true,
       });
       for (const line of shown.notes) io.stderr.write(`note: ${line}\n`);
+      refuseNameClashes(shown, journal.path);
       if (shown.conflicts.length > 0 && !flags.force)
         throw new RefusedError("rollback_conflict", {
           journal: journal.path,

@@ -1,0 +1,307 @@
+// A journal has one writer: the lock file beside it (`<journal>.lock`) names the process that
+// writes it (pid, host, since when). Taken atomically before the journal's first line, released
+// when the run ends; a lock whose process is gone (same host) is stale and taken over.
+
+import { randomBytes } from "node:crypto";
+import { readFileSync, unlinkSync } from "node:fs";
+import { link, open, readFile, stat, unlink } from "node:fs/promises";
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { RefusedError } from "../errors.js";
+import { PRIVATE_FILE_MODE } from "../files/write-file.js";
+import { JournalError } from "./journal-error.js";
+
+/** What a lock file holds. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** ISO 8601, when the lock was taken. */
+  since: string;
+  /** The command that holds it: apply, rollback, resume, heal. */
+  command: string;
+  /** Unique to this taking of the lock: a release removes only its own lock. */
+  token: string;
+  /** Linux: the kernel's boot id, and the process's start time in ticks since boot (pid reuse). */
+  boot?: string;
+  started?: string;
+}
+
+export function lockPathOf(journalPath: string): string {
+  return `${journalPath}.lock`;
+}
+
+/** Locks this process holds, by absolute lock path: an in-process run's lock is live, not stale. */
+const heldHere = new Map<string, string>();
+let exitHookInstalled = false;
+
+/**
+ * A process ended by `process.exit` (a second Ctrl-C) runs no `finally`: its locks go on exit
+ * (synchronously, as an exit handler must). Only SIGKILL or a crash of the machine leaves one.
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const [path, token] of heldHere) {
+      try {
+        if (parseHolder(readFileSync(path, "utf8"))?.token === token) unlinkSync(path);
+      } catch {
+        // Gone already, or unreadable: nothing of ours to remove.
+      }
+    }
+  });
+}
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kernel's boot id (Linux): a lock from before a reboot names no running process. */
+function bootId(): string | undefined {
+  return readProc("/proc/sys/kernel/random/boot_id")?.trim();
+}
+
+/** A process's start time in clock ticks since boot (Linux, field 22 of /proc/PID/stat). */
+function startTicks(pid: number): string | undefined {
+  const text = readProc(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return fields[19];
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (
+      typeof value.pid === "number" &&
+      typeof value.host === "string" &&
+      typeof value.since === "string" &&
+      typeof value.token === "string"
+    )
+      return { command: "a run", ...value } as LockHolder;
+  } catch {
+    // Not a lock pcsync wrote whole: judged below by its age.
+  }
+  return undefined;
+}
+
+/** Whether the process a lock names has gone: only a lock of this host can be judged. */
+export function isStale(holder: LockHolder, path: string): boolean {
+  if (holder.host !== hostname()) return false;
+  if (holder.pid === process.pid) return heldHere.get(path) !== holder.token;
+  const boot = bootId();
+  if (holder.boot !== undefined && boot !== undefined && holder.boot !== boot) return true;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    // EPERM: a process of another user has that pid: alive.
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  // Alive: the same process unless its pid was given to another since (its start time differs).
+  const started = startTicks(holder.pid);
+  return holder.started !== undefined && started !== undefined && started !== holder.started;
+}
+
+/** The holder in words: `pid 123 on host ci-7 (apply, since 2024-06-01T10:00:00.000Z)`. */
+export function describeHolder(holder: LockHolder): string {
+  return `pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since})`;
+}
+
+// A lock file that does not read as one (a kill between creating and writing it, where links are
+// not supported) is stale once this old: a writer fills it within milliseconds.
+const UNREADABLE_STALE_MS = 10_000;
+
+export class JournalLock {
+  #released = false;
+
+  private constructor(
+    /** The lock file, absolute. */
+    readonly path: string,
+    /** As the user gave the journal. */
+    readonly journal: string,
+    readonly holder: LockHolder,
+    /** The stale lock this one took over, if any. */
+    readonly tookOver: LockHolder | undefined,
+  ) {}
+
+  /**
+   * Takes the lock of the journal at `journal` (relative to `cwd`), or refuses (exit 3) naming the
+   * run that holds it. A stale lock (its process gone, same host) is taken over.
+   */
+  static async acquire(journal: string, options: { cwd: string; command: string }): Promise<JournalLock> {
+    const path = resolve(options.cwd, lockPathOf(journal));
+    const boot = bootId();
+    const started = startTicks(process.pid);
+    const holder: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      since: new Date().toISOString(),
+      command: options.command,
+      token: randomBytes(8).toString("hex"),
+      ...(boot === undefined ? {} : { boot }),
+      ...(started === undefined ? {} : { started }),
+    };
+    const text = `${JSON.stringify(holder)}\n`;
+    let tookOver: LockHolder | undefined;
+    // A few rounds: a stale lock removed here may be taken by another run first.
+    for (let round = 0; round < 5; round++) {
+      if (await createExclusively(path, text, journal)) {
+        installExitHook();
+        heldHere.set(path, holder.token);
+        return new JournalLock(path, journal, holder, tookOver);
+      }
+      const found = await readHolder(path);
+      if (found === "gone") continue;
+      if (found === "young")
+        throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
+      if (found === "unreadable") {
+        await removeIfUnchanged(path, undefined);
+        continue;
+      }
+      if (!isStale(found, path))
+        throw new RefusedError("journal_held", {
+          journal,
+          lock: path,
+          holder: found,
+          otherHost: found.host !== hostname(),
+        });
+      if (await removeIfUnchanged(path, found.token)) tookOver = found;
+    }
+    throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
+  }
+
+  /** Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads. */
+  static async refuseIfHeld(journal: string, options: { cwd: string }): Promise<void> {
+    const path = resolve(options.cwd, lockPathOf(journal));
+    const found = await readHolder(path);
+    if (found === "young") throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
+    if (typeof found === "object" && !isStale(found, path))
+      throw new RefusedError("journal_held", {
+        journal,
+        lock: path,
+        holder: found,
+        otherHost: found.host !== hostname(),
+      });
+  }
+
+  /** Removes the lock, if it is still this run's. Safe to call more than once. */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    heldHere.delete(this.path);
+    const found = await readHolder(this.path);
+    if (typeof found === "object" && found.token === this.holder.token)
+      await unlink(this.path).catch(() => undefined);
+  }
+
+  /** The note a run that took over a stale lock prints. */
+  get takeOverNote(): string | undefined {
+    if (this.tookOver === undefined) return undefined;
+    return `note: ${this.journal} was locked by ${describeHolder(this.tookOver)}, which is no longer running; this run took the lock over`;
+  }
+}
+
+/**
+ * Creates the lock file whole, atomically: written under a name of its own, then linked to the
+ * lock's name (a link fails if the name exists). Where links are not supported, O_EXCL.
+ */
+async function createExclusively(path: string, text: string, journal: string): Promise<boolean> {
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  const fail = (error: unknown): never => {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    const reason = `cannot create its lock ${path}: ${(error as Error).message}`;
+    // A directory this user may not write: for a journal that is only read, the caller decides.
+    if (["EACCES", "EROFS", "EPERM"].includes(code))
+      throw new JournalError("journal_unlockable", { path: journal, reason });
+    throw new JournalError("journal_unwritable", { path: journal, reason });
+  };
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(temporary, "wx", PRIVATE_FILE_MODE);
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await unlink(temporary).catch(() => undefined);
+    return fail(error);
+  }
+  await handle.close();
+  try {
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") return fail(error);
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+  try {
+    const exclusive = await open(path, "wx", PRIVATE_FILE_MODE);
+    try {
+      await exclusive.writeFile(text);
+      await exclusive.sync();
+    } finally {
+      await exclusive.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    return fail(error);
+  }
+}
+
+async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadable" | "young"> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "gone";
+    throw error;
+  }
+  const holder = parseHolder(text);
+  if (holder !== undefined) return holder;
+  const age = await stat(path).then(
+    (info) => Date.now() - info.mtimeMs,
+    () => 0,
+  );
+  // Too young to judge: being written (O_EXCL fallback); held meanwhile.
+  return age < UNREADABLE_STALE_MS ? "young" : "unreadable";
+}
+
+/**
+ * Removes a stale lock, unless another run replaced it since it was judged: the removal goes
+ * through a breaker file taken with O_EXCL, and the lock is read again under it. True if removed.
+ */
+async function removeIfUnchanged(path: string, token: string | undefined): Promise<boolean> {
+  const breaker = `${path}.break`;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(breaker, "wx", PRIVATE_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // Another run is removing it; a breaker left by a kill goes once it is old.
+    const age = await stat(breaker).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => 0,
+    );
+    if (age > UNREADABLE_STALE_MS) await unlink(breaker).catch(() => undefined);
+    await new Promise((done) => setTimeout(done, 50));
+    return false;
+  }
+  try {
+    await handle.close();
+    const now = await readHolder(path);
+    const same = token === undefined ? now === "unreadable" : typeof now === "object" && now.token === token;
+    if (!same) return false;
+    await unlink(path).catch(() => undefined);
+    return true;
+  } finally {
+    await unlink(breaker).catch(() => undefined);
+  }
+}

@@ -1,0 +1,91 @@
+// The one journaled apply that `apply`, `rollback` and watch's heal share: the journal's lock
+// taken before its first line, the journal started (or resumed), the plan applied with every write
+// announced to it, the journal ended and its lock released, also when the apply throws.
+
+import type { ApiClient } from "../api/index.js";
+import { type ApplyOptions, applyPlan } from "../apply/apply-plan.js";
+import type { ApplyReport } from "../apply/types.js";
+import type { RunInput } from "../files/output-target.js";
+import {
+  ApplyJournal,
+  defaultJournalPath,
+  type JournalStart,
+  makeDefaultDirectory,
+} from "../journal/apply-journal.js";
+import { JournalFile } from "../journal/journal-file.js";
+import type { Journal } from "../journal/journal-format.js";
+import { JournalLock } from "../journal/journal-lock.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import type { SecretRegistry } from "../redact.js";
+
+export interface JournaledApply {
+  /** The journal's path (as given, or the default one); undefined without a journal. */
+  journal: string | undefined;
+  /** Throws what applyPlan threw, once the journal is closed and its lock released. */
+  report: ApplyReport;
+}
+
+export interface JournaledApplyOptions {
+  /** A path; undefined: a new one under the default directory; false: no journal (--no-journal). */
+  journalPath: string | false | undefined;
+  /** The journal of the interrupted run this one finishes (appended to, not started). */
+  resumed?: Journal | undefined;
+  /** The lock the caller took already on the journal's path (a resume's); else it is taken here. */
+  lock?: JournalLock | undefined;
+  start: Omit<JournalStart, "server" | "plan">;
+  files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry };
+  /** Records the lists do not show that the journal must know as they are (a rollback's). */
+  alsoKnown?: CurrentState | undefined;
+  apply: Omit<ApplyOptions, "journal">;
+  /** Said once the journal's lock is taken: a stale lock taken over is worth a note. */
+  onNote?: ((line: string) => void) | undefined;
+  /** Called once the journal is started or resumed, with its path. */
+  onJournal?: ((path: string) => void) | undefined;
+  /** Called just before the first write (the CLI's interrupts stop writes from then on). */
+  beforeWrites?: (() => void) | undefined;
+}
+
+export async function applyWithJournal(
+  client: ApiClient,
+  plan: Plan,
+  state: CurrentState,
+  options: JournaledApplyOptions,
+): Promise<JournaledApply> {
+  const { files } = options;
+  const known = options.alsoKnown ? { families: [...state.families, ...options.alsoKnown.families] } : state;
+  const path = options.resumed?.path ?? (options.journalPath === false ? undefined : options.journalPath);
+  const journalPath = path ?? (options.journalPath === false ? undefined : defaultJournalPath(new Date()));
+  let lock = options.lock;
+  let ownLock: JournalLock | undefined;
+  if (journalPath !== undefined && lock === undefined) {
+    // What the journal's path is, checked before its lock is made beside it.
+    await makeDefaultDirectory(journalPath, files.cwd);
+    if (!options.resumed) await JournalFile.checkTarget(journalPath, { ...files, fresh: true });
+    ownLock = await JournalLock.acquire(journalPath, { cwd: files.cwd, command: options.start.command });
+    lock = ownLock;
+    const note = ownLock.takeOverNote;
+    if (note !== undefined) options.onNote?.(note);
+  }
+  try {
+    let journal: ApplyJournal | undefined;
+    if (options.resumed) journal = await ApplyJournal.resume(options.resumed, files, known);
+    else if (journalPath !== undefined)
+      journal = await ApplyJournal.start(
+        journalPath,
+        files,
+        { ...options.start, server: client.base.display, plan },
+        known,
+      );
+    if (journal !== undefined) options.onJournal?.(journal.path);
+    options.beforeWrites?.();
+    let report: ApplyReport | undefined;
+    try {
+      report = await applyPlan(client, plan, state, { ...options.apply, journal });
+    } finally {
+      await journal?.finish(report);
+    }
+    return { journal: journal?.path, report };
+  } finally {
+    await ownLock?.release();
+  }
+}
