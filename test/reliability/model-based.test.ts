@@ -15,8 +15,8 @@
 
 import { describe, it } from "vitest";
 import { PROFILE_NAMES, type ProfileName } from "../../src/emulator/index.js";
-import { fc } from "../support/fast-check.js";
 import { FE, PC } from "../support/families.js";
+import { fc } from "../support/fast-check.js";
 import {
   GLOBS,
   manifestArb,
@@ -47,10 +47,24 @@ const scopeArb: fc.Arbitrary<Scope> = fc.oneof(
 const manifestIndex = fc.nat({ max: MANIFESTS - 1 });
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("apply" as const), manifest: manifestIndex, scope: scopeArb }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("plan" as const), manifest: manifestIndex, scope: scopeArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant("apply" as const), manifest: manifestIndex, scope: scopeArb }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("plan" as const), manifest: manifestIndex, scope: scopeArb }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("apply-saved" as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("rollback" as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("rollback-during-apply" as const),
+      manifest: manifestIndex,
+      writes: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -65,7 +79,13 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("edit" as const),
       pick: fc.nat({ max: 30 }),
-      change: fc.constantFrom<EditKind>("toggle-enabled", "describe", "rename-look-alike", "delete", "reorder"),
+      change: fc.constantFrom<EditKind>(
+        "toggle-enabled",
+        "describe",
+        "rename-look-alike",
+        "delete",
+        "reorder",
+      ),
     }),
   },
   {
@@ -88,7 +108,9 @@ function setupArb(profile: ProfileName): fc.Arbitrary<WorldSetup> {
     remote: remoteArb(profile),
     manifests: fc
       .constantFrom<string | null>(OWNER_A, OWNER_A, null)
-      .chain((owner) => fc.array(manifestArb(fc.constant(owner)), { minLength: MANIFESTS, maxLength: MANIFESTS })),
+      .chain((owner) =>
+        fc.array(manifestArb(fc.constant(owner)), { minLength: MANIFESTS, maxLength: MANIFESTS }),
+      ),
     second: manifestArb(fc.constant(OWNER_B)),
   });
 }

@@ -64,7 +64,8 @@ export const GLOBS = [
 // ---------------------------------------------------------------------------------------------
 // The reference: what a name means, and what a glob matches.
 
-const WHITE_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const WHITE_SPACE =
+  "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const ENDS = new RegExp(`^[${WHITE_SPACE}]+|[${WHITE_SPACE}]+$`, "g");
 
 /** The identity rule: a name trimmed at both ends (as the service trims) and in NFC. */
@@ -405,7 +406,7 @@ export function remoteArb(profile: ProfileName): fc.Arbitrary<RemoteRecordModel[
   return fc
     .tuple(
       fc.shuffledSubarray(named, { maxLength: 8 }),
-      fc.subarray(nullSlots, { maxLength: 2 }),
+      fc.subarray(nullSlots, { maxLength: Math.min(2, nullSlots.length) }),
     )
     .chain(([slots, nulls]) => fc.tuple(...[...slots, ...nulls].map(recordArb)))
     .map((records) => [...records]);
