@@ -15,15 +15,20 @@
 
 import { describe, it } from "vitest";
 import { PROFILE_NAMES, type ProfileName } from "../../src/emulator/index.js";
+import type { FamilyName } from "../../src/families.js";
 import { FE, PC } from "../support/families.js";
 import { fc } from "../support/fast-check.js";
 import {
+  type ConfigModel,
+  type FamilyModel,
   GLOBS,
+  type ManifestModel,
   manifestArb,
   namesOf,
   OWNER_A,
   OWNER_B,
   PROJECTS,
+  type RemoteRecordModel,
   remoteArb,
   type Variant,
 } from "../support/model-manifests.js";
@@ -139,5 +144,163 @@ describe.each(PROFILE_NAMES)("model-based: every feature against every other (%s
       );
     },
     TIME_LIMIT_MS + 120_000,
+  );
+});
+
+/** A family block with defaults, for the sequences below. */
+function family(configs: ConfigModel[], options: Partial<FamilyModel> = {}): FamilyModel {
+  return { prune: false, fieldsAll: false, protect: [], explicitOrder: false, configs, ...options };
+}
+
+function manifest(
+  owner: string | null,
+  families: Partial<Record<FamilyName, FamilyModel>>,
+  project2?: Partial<Record<FamilyName, FamilyModel>>,
+): ManifestModel {
+  return {
+    owner,
+    template: null,
+    set: null,
+    projects: { "1": families, ...(project2 ? { "2": project2 } : {}) },
+  };
+}
+
+const noManifest = manifest(OWNER_B, { [PC]: family([]) });
+
+interface Sequence {
+  seam: string;
+  profiles: readonly ProfileName[];
+  remote: RemoteRecordModel[];
+  manifests: ManifestModel[];
+  second?: ManifestModel;
+  steps: Step[];
+}
+
+const record = (
+  name: string | null,
+  variant: Variant = "as-is",
+  fields: Partial<RemoteRecordModel> = {},
+): RemoteRecordModel => ({ project: "1", family: PC, name, variant, enabled: true, mark: null, ...fields });
+
+// The shortest sequences that broke an invariant when this test was written: each is one of the
+// seams between features that the random sequences above found, replayed as it was found.
+const SEQUENCES: Sequence[] = [
+  {
+    seam: "a glob with a dash (--target 'cfg-*') ends in an internal error",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(null, { [PC]: family([{ name: "cfg-001", enabled: true }]) })],
+    steps: [{ kind: "apply", manifest: 0, scope: { target: "cfg-*" } }],
+  },
+  {
+    seam: "protect: [café] does not protect an NFD café from prune",
+    profiles: PROFILE_NAMES,
+    remote: [record("café", "nfd")],
+    manifests: [manifest(null, { [PC]: family([{ name: "GeoIP" }], { prune: true, protect: ["café"] }) })],
+    steps: [{ kind: "apply", manifest: 0, scope: {} }],
+  },
+  {
+    seam: "protect: ['*'] does not protect a record with no name from prune",
+    profiles: ["seed"],
+    remote: [record(null)],
+    manifests: [
+      manifest(null, {
+        [PC]: family(
+          ["GeoIP", "Property Filter", "Legacy S3"].map((name) => ({ name })),
+          { prune: true, protect: ["*"] },
+        ),
+      }),
+    ],
+    steps: [{ kind: "apply", manifest: 0, scope: {} }],
+  },
+  {
+    seam: "rollback of an owner's apply finds a change made since where there is none",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) })],
+    steps: [{ kind: "apply", manifest: 0, scope: {} }, { kind: "rollback" }],
+  },
+  {
+    seam: "rollback brings back a deleted record whose name another record holds now",
+    profiles: PROFILE_NAMES,
+    remote: [record("Billing")],
+    manifests: [manifest(null, { [PC]: family([{ name: "Billing", deleted: true }]) })],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      { kind: "create", project: "1", family: PC, pick: 4, variant: "as-is" },
+      { kind: "rollback" },
+    ],
+  },
+  {
+    seam: "rollback of a journal whose apply still runs says it is complete",
+    profiles: ["seed"],
+    remote: [],
+    manifests: [
+      manifest(null, {
+        [PC]: family(
+          ["cfg-001", "cfg-002", "bot-filter", "Billing"].map((name) => ({ name, enabled: true })),
+        ),
+      }),
+    ],
+    steps: [{ kind: "rollback-during-apply", manifest: 0, writes: 1 }],
+  },
+  {
+    seam: "a heal writes without a journal",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(null, { [PC]: family([{ name: "GeoIP", enabled: false }]) })],
+    steps: [{ kind: "heal", manifest: 0 }],
+  },
+  {
+    seam: "two owners adopting one unmarked record at once both succeed",
+    profiles: ["seed"],
+    remote: [record("cfg-001")],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "cfg-001", description: "a's" }]) })],
+    second: manifest(OWNER_B, { [PC]: family([{ name: "cfg-001", description: "b's" }]) }),
+    steps: [{ kind: "second-owner", race: true }],
+  },
+  {
+    seam: "export of records that carry one owner's mark writes no owner:",
+    profiles: ["seed"],
+    remote: [],
+    manifests: [
+      manifest(
+        OWNER_A,
+        {
+          [PC]: family(
+            ["GeoIP", "Property Filter", "Legacy S3"].map((name) => ({ name })),
+            { prune: true },
+          ),
+          [FE]: family([{ name: "Notification Bar" }]),
+        },
+        { [PC]: family([{ name: "GeoIP" }]) },
+      ),
+    ],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      { kind: "export-plan", templates: false },
+    ],
+  },
+];
+
+describe("model-based: the sequences that found seams, replayed", () => {
+  const cases = SEQUENCES.flatMap((sequence) =>
+    sequence.profiles.map((profile) => ({ ...sequence, profile, name: `${sequence.seam} (${profile})` })),
+  );
+  it.each(cases)(
+    "$name",
+    async ({ profile, remote, manifests, second, steps }) => {
+      const directory = await temporaryDirectory();
+      const world = new World({ profile, remote, manifests, second: second ?? noManifest }, directory.path);
+      await world.start();
+      try {
+        for (const [index, step] of steps.entries()) await world.step(index, step);
+        console.log(world.transcript.join("\n"));
+      } finally {
+        await world.close();
+        await directory.remove();
+      }
+    },
+    60_000,
   );
 });

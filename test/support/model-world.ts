@@ -707,6 +707,8 @@ export class World {
     const files = await Promise.all(runs.map((model) => this.writeManifest(model)));
     const journals = runs.map(() => this.path("journal.jsonl"));
     const before = this.snapshot();
+    // A slower service widens the window between each run's read and its write, as a busy one does.
+    this.emulator.setFaults({ latencyMs: 40 });
     const results = await Promise.all(
       runs.map(
         (_, index) =>
@@ -718,7 +720,7 @@ export class World {
             },
           ).done,
       ),
-    );
+    ).finally(() => this.emulator.setFaults({}));
     const after = this.checkAfter(before);
     for (const [index, model] of runs.entries()) {
       const result = results[index] as CliRun;
@@ -771,13 +773,13 @@ export class World {
     const [only] = marks;
     if (marks.size === 1 && only !== null && only !== undefined && !text.includes(`owner: ${only}`))
       this.broken(
-        "export then plan shows no change",
+        "export names the owner whose mark its records carry",
         `every exported record carries owner "${only}"'s mark, but the export names no owner:\n${text}`,
       );
     const owners = [...marks].filter((owner): owner is string => owner !== null);
     if (owners.length > 1 && !owners.every((owner) => exported.stderr.includes(owner)))
       this.broken(
-        "export then plan shows no change",
+        "export names the owner whose mark its records carry",
         `the exported records carry the marks of ${owners.join(" and ")}, and export warned of no mixed marks:\n${exported.stderr}`,
       );
     const planned = await this.pcsync(["plan", "-f", out, "--detailed-exitcode", "--format", "json"]);
