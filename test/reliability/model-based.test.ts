@@ -260,6 +260,14 @@ const SEQUENCES: Sequence[] = [
     steps: [{ kind: "second-owner", race: true }],
   },
   {
+    seam: "deleted: true deletes a record another owner marked",
+    profiles: PROFILE_NAMES,
+    remote: [record("cfg-001", "as-is", { mark: OWNER_A })],
+    manifests: [manifest(OWNER_A, { [PC]: family([]) })],
+    second: manifest(OWNER_B, { [PC]: family([{ name: "cfg-001", deleted: true }]) }),
+    steps: [{ kind: "second-owner", race: false }],
+  },
+  {
     seam: "export of records that carry one owner's mark writes no owner:",
     profiles: ["seed"],
     remote: [],
@@ -295,7 +303,6 @@ describe("model-based: the sequences that found seams, replayed", () => {
       await world.start();
       try {
         for (const [index, step] of steps.entries()) await world.step(index, step);
-        console.log(world.transcript.join("\n"));
       } finally {
         await world.close();
         await directory.remove();
