@@ -1,17 +1,22 @@
 // The model-based test that looks for the next seam between features: sequences of steps a team,
 // its CI and other people take on one service (apply, plan, apply of a saved plan, rollback of the
-// latest journal, an apply killed with SIGKILL at a random write and resumed, a heal cycle, another
-// actor's edit or create over HTTP, a second owner's apply alone or racing the first, export then
-// plan), with manifests drawn from every manifest feature at once, against emulator states holding
-// look-alike and null names, on both profiles. After every step the emulator's own state and every
-// output are held to the invariants (test/support/model-world.ts): no two live records of one name
-// per family, a protected record never deleted, another owner's record never written, a rollback
-// restores the journal's before image exactly, a plan after a clean apply is empty, no internal
-// error or stack trace, exit codes 0-4.
+// latest journal, a rollback of a journal whose apply still runs, an apply killed with SIGKILL at a
+// random write and resumed, a heal cycle, another actor's edit or create over HTTP, a second
+// owner's apply alone or racing the first, export then plan), with manifests drawn from every
+// manifest feature at once, against emulator states holding look-alike and null names, on both
+// profiles. After every step the emulator's own state and every output are held to the invariants
+// (test/support/model-world.ts): no two live records of one name per family, a protected record
+// never deleted, another owner's record never written, a rollback restores the journal's before
+// image exactly (and is not refused when nothing changed since), a heal that writes keeps a
+// journal, a plan after a clean apply is empty, export names the owner its records carry and plans
+// back to nothing but the renames it warned of, no internal error or stack trace, exit codes 0-4.
 //
-// `npm test` runs a few short sequences per profile; PCSYNC_MODEL_RUNS=200 runs that many (and
-// PCSYNC_MODEL_STEPS sets the longest sequence). A failure prints the seed (PCSYNC_TEST_SEED
-// replays it), the shrunk sequence and the transcript of the commands it ran.
+// `npm test` runs 3 short sequences per profile (new runs stop after 15 s);
+// PCSYNC_MODEL_RUNS=200 runs that many with no time limit, PCSYNC_MODEL_STEPS sets the longest
+// sequence (default 7). A failure prints the seed (PCSYNC_TEST_SEED=N replays it), the shrunk
+// sequence, the commands it ran with their exit codes, the manifests and the records added.
+// The second block replays, on every run, the shortest sequences that broke an invariant when
+// this test was written.
 
 import { describe, it } from "vitest";
 import { PROFILE_NAMES, type ProfileName } from "../../src/emulator/index.js";
@@ -35,7 +40,7 @@ import {
 import { type EditKind, type Scope, type Step, World, type WorldSetup } from "../support/model-world.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
-const RUNS = Number(process.env.PCSYNC_MODEL_RUNS ?? 2);
+const RUNS = Number(process.env.PCSYNC_MODEL_RUNS ?? 3);
 const LONGEST = Number(process.env.PCSYNC_MODEL_STEPS ?? 7);
 /** New runs (and shrinking) stop after this long; the soak sets no limit of its own. */
 const TIME_LIMIT_MS = process.env.PCSYNC_MODEL_RUNS === undefined ? 15_000 : 60_000 * 60;

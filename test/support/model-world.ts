@@ -708,7 +708,7 @@ export class World {
     const journals = runs.map(() => this.path("journal.jsonl"));
     const before = this.snapshot();
     // A slower service widens the window between each run's read and its write, as a busy one does.
-    this.emulator.setFaults({ latencyMs: 150 });
+    this.emulator.setFaults({ latencyMs: 100 });
     const results = await Promise.all(
       runs.map(
         (_, index) =>
