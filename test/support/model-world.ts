@@ -1,0 +1,828 @@
+// The model-based test's world and steps: an emulator started in-process (so that the test reads
+// its state directly, not through pcsync), a working directory, and the steps a team, its CI and
+// other people take on one service: apply, plan, apply of a saved plan, rollback, an apply killed
+// at a write and resumed, a heal cycle, another actor's edit or create over HTTP, a second owner's
+// apply (alone, or racing the first owner), and export then plan. After every step the invariants
+// are checked against the emulator's own state; a broken one throws with the step transcript.
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type EmulatorData,
+  type ProfileName,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator/index.js";
+import type { FamilyName } from "../../src/families.js";
+import { parseJournal, type RecordImage } from "../../src/journal/journal-format.js";
+import { readMark } from "../../src/owner-mark.js";
+import { type CliRun, spawnCli } from "./cli.js";
+import { FE, PC } from "./families.js";
+import { runCliInProcess } from "./in-process.js";
+import {
+  anyGlobMatches,
+  configsOf,
+  FAMILIES,
+  identity,
+  type ManifestModel,
+  manages,
+  NAME_PLUGINS,
+  OWNER_B,
+  PROJECTS,
+  type ProjectId,
+  protectionOf,
+  type RemoteRecordModel,
+  remoteData,
+  renderManifest,
+  type StoredRecord,
+  spell,
+  type Variant,
+} from "./model-manifests.js";
+import { hasStackTrace } from "./output-checks.js";
+import { KEY } from "./scenario.js";
+
+/** `--target`, `--exclude` and `--allow-destroy` of a run (each at most one glob). */
+export interface Scope {
+  target?: string;
+  exclude?: string;
+  allowDestroy?: string;
+}
+
+export type EditKind = "toggle-enabled" | "describe" | "rename-look-alike" | "delete" | "reorder";
+
+export type Step =
+  | { kind: "apply"; manifest: number; scope: Scope }
+  | { kind: "plan"; manifest: number; scope: Scope }
+  | { kind: "apply-saved" }
+  | { kind: "rollback" }
+  | { kind: "rollback-during-apply"; manifest: number; writes: number }
+  | { kind: "kill-resume"; manifest: number; writes: number }
+  | { kind: "heal"; manifest: number }
+  | { kind: "edit"; pick: number; change: EditKind }
+  | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
+  | { kind: "second-owner"; race: boolean }
+  | { kind: "export-plan"; templates: boolean };
+
+/** One step in words, for the transcript a failure prints. */
+export function describeStep(step: Step): string {
+  const scope = (s: Scope) =>
+    [
+      s.target === undefined ? "" : ` --target '${s.target}'`,
+      s.exclude === undefined ? "" : ` --exclude '${s.exclude}'`,
+      s.allowDestroy === undefined ? "" : ` --allow-destroy '${s.allowDestroy}'`,
+    ].join("");
+  switch (step.kind) {
+    case "apply":
+      return `apply -f m${step.manifest}${scope(step.scope)}`;
+    case "plan":
+      return `plan -f m${step.manifest}${scope(step.scope)} -o saved.json`;
+    case "apply-saved":
+      return "apply --plan saved.json (the latest saved plan)";
+    case "rollback":
+      return "rollback --journal (the latest journal)";
+    case "rollback-during-apply":
+      return `apply -f m${step.manifest} in a process; after ${step.writes} writes, rollback of its journal while it runs`;
+    case "kill-resume":
+      return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume`;
+    case "heal":
+      return `watch --mode heal --once -f m${step.manifest}`;
+    case "edit":
+      return `another actor: ${step.change} of live record #${step.pick} (over HTTP)`;
+    case "create":
+      return `another actor: create name #${step.pick} (${step.variant}) in project ${step.project} ${step.family} (over HTTP)`;
+    case "second-owner":
+      return step.race ? "owner team-b's apply racing m0's apply (two processes)" : "owner team-b's apply";
+    case "export-plan":
+      return `export --project 1 --project 2${step.templates ? " --templates" : ""} -o; plan -f the export --detailed-exitcode`;
+  }
+}
+
+/** A broken invariant: what it is, and what showed it. */
+export class InvariantBroken extends Error {}
+
+interface JournalEntryOfWorld {
+  path: string;
+  /** The owner of the run that wrote it (null: none). */
+  owner: string | null;
+  /** The records right after that run (fingerprint): whether anything changed since. */
+  stateAfter: string;
+  what: string;
+}
+
+interface SavedPlan {
+  path: string;
+  manifest: number;
+  scope: Scope;
+  stateAtSave: string;
+}
+
+export interface WorldSetup {
+  profile: ProfileName;
+  remote: RemoteRecordModel[];
+  /** The first team's manifests (all with its owner, or none). */
+  manifests: ManifestModel[];
+  /** The second owner's manifest. */
+  second: ManifestModel;
+}
+
+type Run = { code: number | null; signal?: NodeJS.Signals | null; stdout: string; stderr: string };
+
+export class World {
+  readonly transcript: string[] = [];
+  private readonly journals: JournalEntryOfWorld[] = [];
+  private saved: SavedPlan | undefined;
+  private files = 0;
+  private onWrite: (() => void) | undefined;
+  private emulator!: RunningEmulator;
+  private stepLabel = "setup";
+  private readonly knownJournalFiles = new Set<string>();
+
+  constructor(
+    readonly setup: WorldSetup,
+    readonly directory: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.emulator = await startEmulator({
+      profile: this.setup.profile,
+      data: remoteData(this.setup.remote),
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+      log: (line) => {
+        if (!line.startsWith("GET ")) this.onWrite?.();
+      },
+    });
+  }
+
+  close(): Promise<void> {
+    return this.emulator.close();
+  }
+
+  private get env(): NodeJS.ProcessEnv {
+    return { PCSYNC_BASE_URL: this.emulator.url, PCSYNC_API_KEY: KEY };
+  }
+
+  private path(name: string): string {
+    this.files += 1;
+    return join(this.directory, `${this.files}-${name}`);
+  }
+
+  private async writeManifest(model: ManifestModel): Promise<string> {
+    const file = this.path("manifest.yaml");
+    await writeFile(file, renderManifest(model));
+    return file;
+  }
+
+  private manifest(index: number): ManifestModel {
+    return this.setup.manifests[index % this.setup.manifests.length] as ManifestModel;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Running pcsync and reading the state.
+
+  /** `pcsync ARGS` in-process; its output and exit code are held to the invariants of every run. */
+  private async pcsync(args: string[]): Promise<Run> {
+    const run = await runCliInProcess(args, { env: this.env, cwd: this.directory });
+    this.checkOutput(args, run, false);
+    return run;
+  }
+
+  private checkOutput(args: readonly string[], run: Run, killed: boolean): void {
+    const command = `pcsync ${args.join(" ")}`;
+    this.transcript.push(`    ${command.replaceAll(this.directory, ".")} -> ${run.signal ?? run.code}`);
+    const output = `${run.stdout}\n${run.stderr}`;
+    if (/internal error/i.test(output) || hasStackTrace(output))
+      this.broken("no internal error", `${command} printed an internal error:\n${output}`);
+    const allowed = killed ? [0, 1, 2, 3, 4, 130, 143] : [0, 1, 2, 3, 4];
+    if (!(killed && run.signal === "SIGKILL") && !allowed.includes(run.code ?? -1))
+      this.broken("exit codes 0-4", `${command} ended with ${run.signal ?? run.code}:\n${output}`);
+  }
+
+  private broken(invariant: string, detail: string): never {
+    const manifests = [
+      ...this.setup.manifests.map((model, index) => `m${index}:\n${renderManifest(model)}`),
+      `the second owner's:\n${renderManifest(this.setup.second)}`,
+    ];
+    const added = this.setup.remote.map(
+      (record) =>
+        `project ${record.project} ${record.family} ${record.name === null ? "null" : JSON.stringify(spell(record.name, record.variant))}${record.mark === null ? "" : ` (marked ${record.mark})`}`,
+    );
+    throw new InvariantBroken(
+      `invariant "${invariant}" broken at ${this.stepLabel}\n${detail}\n\nsteps so far (${this.setup.profile}):\n${this.transcript.join("\n")}\n\nrecords added to the example data: ${added.join("; ") || "none"}\n\n${manifests.join("\n")}`,
+    );
+  }
+
+  private snapshot(): EmulatorData {
+    return this.emulator.snapshot();
+  }
+
+  /** A record's name as the service shows it (posthog-2024 shows the plugin's for an empty one). */
+  private shownName(data: EmulatorData, record: StoredRecord): string | null {
+    if (this.setup.profile === "posthog-2024" && (record.name === null || record.name === ""))
+      return data.plugins.find((plugin) => plugin.id === record.plugin)?.name ?? null;
+    return record.name;
+  }
+
+  private managedRecords(data: EmulatorData): StoredRecord[] {
+    return data.records.filter((record) => PROJECTS.includes(String(record.project) as ProjectId));
+  }
+
+  private fingerprint(data: EmulatorData = this.snapshot()): string {
+    return JSON.stringify(
+      data.records.map(({ id, name, plugin, enabled, order, description, deleted, match_action }) => ({
+        id,
+        name,
+        plugin,
+        enabled,
+        order,
+        description,
+        deleted,
+        match_action,
+      })),
+    );
+  }
+
+  private async journalFiles(): Promise<string[]> {
+    const directory = join(this.directory, ".pcsync", "journal");
+    const names = await readdir(directory).catch(() => [] as string[]);
+    return names.filter((name) => name.endsWith(".jsonl")).map((name) => join(directory, name));
+  }
+
+  /** Journals written under `.pcsync/journal/` since the last look. */
+  private async newDefaultJournals(): Promise<string[]> {
+    const fresh = (await this.journalFiles()).filter((file) => !this.knownJournalFiles.has(file)).sort();
+    for (const file of fresh) this.knownJournalFiles.add(file);
+    return fresh;
+  }
+
+  private async noteJournal(path: string, owner: string | null, what: string): Promise<void> {
+    const exists = await readFile(path, "utf8").then(
+      () => true,
+      () => false,
+    );
+    if (exists) this.journals.push({ path, owner, stateAfter: this.fingerprint(), what });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The invariants.
+
+  /** No two live records of one name (the identity rule) in a project's family. */
+  private checkNoDuplicates(data: EmulatorData): void {
+    const seen = new Map<string, StoredRecord>();
+    for (const record of data.records) {
+      if (record.deleted) continue;
+      const shown = this.shownName(data, record);
+      if (shown === null || identity(shown) === "") continue;
+      const key = `project ${record.project} ${record.family} "${identity(shown)}"`;
+      const first = seen.get(key);
+      if (first)
+        this.broken(
+          "no two live records of one name per family",
+          `${key}: live records ${first.id} (${JSON.stringify(first.name)}) and ${record.id} (${JSON.stringify(record.name)})`,
+        );
+      seen.set(key, record);
+    }
+  }
+
+  /** A run of `model` deleted no record its manifest protects, unless `--allow-destroy` named it. */
+  private checkProtected(
+    before: EmulatorData,
+    after: EmulatorData,
+    model: ManifestModel,
+    scope: Scope,
+  ): void {
+    const now = new Map(after.records.map((record) => [record.id, record]));
+    for (const record of this.managedRecords(before)) {
+      if (record.deleted || !now.get(record.id)?.deleted) continue;
+      const project = String(record.project) as ProjectId;
+      const { globs, names } = protectionOf(model, project, record.family);
+      const shown = this.shownName(before, record);
+      const protectedBy =
+        globs.find((glob) => anyGlobMatches([glob], shown)) ??
+        names.find((name) => shown !== null && identity(name) === identity(shown));
+      if (protectedBy === undefined) continue;
+      if (scope.allowDestroy !== undefined && anyGlobMatches([scope.allowDestroy], shown)) continue;
+      this.broken(
+        "a protected record is never deleted",
+        `record ${record.id} (${JSON.stringify(record.name)}, project ${project} ${record.family}) was deleted, but the manifest protects it (${JSON.stringify(protectedBy)})\nmanifest:\n${renderManifest(model)}`,
+      );
+    }
+  }
+
+  /** A run with an owner wrote no record that another owner marked. */
+  private checkOthersUntouched(before: EmulatorData, after: EmulatorData, owner: string | null): void {
+    if (owner === null) return;
+    const now = new Map(after.records.map((record) => [record.id, record]));
+    for (const record of before.records) {
+      const mark = readMark(record.description).owner;
+      if (mark === null || mark === owner) continue;
+      const later = now.get(record.id);
+      const fields = [
+        "name",
+        "description",
+        "plugin",
+        "enabled",
+        "order",
+        "deleted",
+        "match_action",
+      ] as const;
+      const changed = fields.filter((field) => later?.[field] !== record[field]);
+      if (changed.length > 0)
+        this.broken(
+          "another owner's record is never written",
+          `owner "${owner}"'s run changed ${changed.join(", ")} of record ${record.id} (${JSON.stringify(record.name)}), which carries owner "${mark}"'s mark: ${JSON.stringify(record)} -> ${JSON.stringify(later)}`,
+        );
+    }
+  }
+
+  /** The invariants every step is held to: the state's, and a run's of `model` when it wrote. */
+  private checkAfter(
+    before: EmulatorData,
+    run?: { model: ManifestModel; scope: Scope; owner: string | null },
+  ): EmulatorData {
+    const after = this.snapshot();
+    this.checkNoDuplicates(after);
+    if (run) {
+      this.checkProtected(before, after, run.model, run.scope);
+      this.checkOthersUntouched(before, after, run.owner);
+    }
+    return after;
+  }
+
+  /** A plan right after a clean apply has nothing to do. */
+  private async expectEmptyPlan(manifest: string, scope: Scope, after: string): Promise<void> {
+    const planned = await this.pcsync(["plan", "-f", manifest, "--detailed-exitcode", ...scopeArgs(scope)]);
+    if (planned.code !== 0)
+      this.broken(
+        "a plan after a clean apply is empty",
+        `after ${after} (exit 0), plan --detailed-exitcode ended with ${planned.code}:\n${planned.stdout}${planned.stderr}\nmanifest:\n${await readFile(manifest, "utf8")}`,
+      );
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The steps.
+
+  async step(index: number, step: Step): Promise<void> {
+    this.stepLabel = `step ${index + 1} (${describeStep(step)})`;
+    this.transcript.push(`  ${index + 1}. ${describeStep(step)}`);
+    switch (step.kind) {
+      case "apply":
+        return this.apply(this.manifest(step.manifest), step.scope);
+      case "plan":
+        return this.plan(step.manifest, step.scope);
+      case "apply-saved":
+        return this.applySaved();
+      case "rollback":
+        return this.rollback();
+      case "rollback-during-apply":
+        return this.rollbackDuringApply(this.manifest(step.manifest), step.writes);
+      case "kill-resume":
+        return this.killAndResume(this.manifest(step.manifest), step.writes);
+      case "heal":
+        return this.heal(this.manifest(step.manifest));
+      case "edit":
+        return this.edit(step.pick, step.change);
+      case "create":
+        return this.create(step.project, step.family, step.pick, step.variant);
+      case "second-owner":
+        return step.race ? this.race() : this.apply(this.setup.second, {});
+      case "export-plan":
+        return this.exportAndPlan(step.templates);
+    }
+  }
+
+  private async apply(model: ManifestModel, scope: Scope): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const journal = this.path("journal.jsonl");
+    const before = this.snapshot();
+    const applied = await this.pcsync([
+      "apply",
+      "--auto-approve",
+      "-f",
+      manifest,
+      "--journal",
+      journal,
+      ...scopeArgs(scope),
+    ]);
+    this.checkAfter(before, { model, scope, owner: model.owner });
+    await this.noteJournal(journal, model.owner, "apply");
+    if (applied.code === 0) await this.expectEmptyPlan(manifest, scope, "apply");
+  }
+
+  private async plan(index: number, scope: Scope): Promise<void> {
+    const model = this.manifest(index);
+    const manifest = await this.writeManifest(model);
+    const out = this.path("saved-plan.json");
+    const before = this.snapshot();
+    const planned = await this.pcsync(["plan", "-f", manifest, "-o", out, ...scopeArgs(scope)]);
+    if (this.fingerprint() !== this.fingerprint(before))
+      this.broken("plan writes nothing", "the records changed during a plan");
+    if (planned.code === 0)
+      this.saved = { path: out, manifest: index, scope, stateAtSave: this.fingerprint() };
+  }
+
+  private async applySaved(): Promise<void> {
+    const saved = this.saved;
+    if (saved === undefined) {
+      this.transcript.push("    (no saved plan yet: nothing to do)");
+      return;
+    }
+    const model = this.manifest(saved.manifest);
+    const journal = this.path("journal.jsonl");
+    const before = this.snapshot();
+    const clean = this.fingerprint(before) === saved.stateAtSave;
+    const applied = await this.pcsync(["apply", "--plan", saved.path, "--journal", journal]);
+    this.checkAfter(before, { model, scope: saved.scope, owner: model.owner });
+    await this.noteJournal(journal, model.owner, "apply --plan");
+    if (applied.code === 0 && clean)
+      await this.expectEmptyPlan(await this.writeManifest(model), saved.scope, "apply --plan");
+  }
+
+  private async rollback(): Promise<void> {
+    const latest = this.journals.at(-1);
+    if (latest === undefined) {
+      this.transcript.push("    (no journal yet: nothing to do)");
+      return;
+    }
+    await this.newDefaultJournals();
+    const before = this.snapshot();
+    const clean = this.fingerprint(before) === latest.stateAfter;
+    const journal = parseJournal(await readFile(latest.path, "utf8"), latest.path);
+    const rolledBack = await this.pcsync(["rollback", "--journal", latest.path, "--auto-approve"]);
+    // The rollback acts as the run it undoes: its owner's rules hold.
+    this.checkAfter(before);
+    this.checkOthersUntouched(before, this.snapshot(), latest.owner);
+    if (clean && rolledBack.code !== 0)
+      this.broken(
+        "rollback restores the journal's before image exactly",
+        `nothing changed since the ${latest.what} that wrote the journal, yet rollback ended with ${rolledBack.code}:\n${rolledBack.stdout}${rolledBack.stderr}`,
+      );
+    if (rolledBack.code === 0) await this.expectRestored(journal.intents, journal.outcomes, before);
+    for (const file of await this.newDefaultJournals())
+      await this.noteJournal(file, latest.owner, "rollback");
+  }
+
+  /**
+   * A rollback of a journal whose apply still runs (another process, slowed down by the service):
+   * refused while the apply holds it. A rollback that says it succeeded must have restored the
+   * journal's before images, judged once the apply has ended.
+   */
+  private async rollbackDuringApply(model: ManifestModel, writesFirst: number): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const journal = this.path("journal.jsonl");
+    const before = this.snapshot();
+    const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal, "--concurrency", "1"];
+    this.emulator.setFaults({ latencyMs: 25 });
+    const { done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
+    let applyEnded = false;
+    let rollback: Promise<Run> | undefined;
+    let rollbackStartedWhileRunning = false;
+    let writes = 0;
+    this.onWrite = () => {
+      writes += 1;
+      if (writes === writesFirst && rollback === undefined) {
+        rollbackStartedWhileRunning = !applyEnded;
+        rollback = this.pcsync(["rollback", "--journal", journal, "--auto-approve"]);
+      }
+    };
+    let applied: CliRun;
+    try {
+      applied = await done;
+      applyEnded = true;
+      await rollback?.catch(() => undefined);
+    } finally {
+      this.onWrite = undefined;
+      this.emulator.setFaults({});
+    }
+    this.checkOutput(args, applied, false);
+    const rolledBack = await rollback;
+    this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    if (rolledBack === undefined) {
+      // The apply wrote fewer times than that: it is an ordinary apply, its journal the latest.
+      await this.noteJournal(journal, model.owner, "apply");
+      if (applied.code === 0) await this.expectEmptyPlan(manifest, {}, "apply");
+      return;
+    }
+    this.transcript.push(
+      `    (the rollback started ${rollbackStartedWhileRunning ? "while the apply ran" : "after the apply"})`,
+    );
+    await this.noteJournal(journal, model.owner, "apply (rolled back while it ran)");
+    if (rolledBack.code === 0) {
+      const read = parseJournal(await readFile(journal, "utf8"), journal);
+      await this.expectRestored(read.intents, read.outcomes, before);
+    }
+    await this.newDefaultJournals();
+  }
+
+  /** After a rollback that succeeded: each record the journal touched is as its first before image. */
+  private async expectRestored(
+    intents: ReturnType<typeof parseJournal>["intents"],
+    outcomes: ReturnType<typeof parseJournal>["outcomes"],
+    before: EmulatorData,
+  ): Promise<void> {
+    const firstImages = new Map<number, { image: RecordImage; project: string; family: FamilyName }>();
+    const created = new Map<number, { project: string; family: FamilyName }>();
+    for (const intent of intents) {
+      for (const image of intent.before)
+        if (!firstImages.has(image.id))
+          firstImages.set(image.id, { image, project: intent.project, family: intent.family });
+      const outcome = outcomes.get(intent.seq);
+      if (intent.op === "create" && outcome?.status === "done")
+        for (const record of outcome.records ?? [])
+          if (!firstImages.has(record.id))
+            created.set(record.id, { project: intent.project, family: intent.family });
+    }
+    const problems: string[] = [];
+    for (const [id, { image, project, family }] of firstImages) {
+      const shown = await this.shownRecord(project, family, id);
+      const fields = Object.keys(image).filter((field) => field !== "id") as (keyof RecordImage)[];
+      const differs = fields.filter((field) => shown[field] !== image[field]);
+      if (differs.length > 0)
+        problems.push(
+          `record ${id}: ${differs.map((field) => `${field} is ${JSON.stringify(shown[field])}, the journal's before image has ${JSON.stringify(image[field])}`).join("; ")}`,
+        );
+    }
+    for (const [id, { project, family }] of created) {
+      const shown = await this.shownRecord(project, family, id);
+      if (shown.deleted !== true) problems.push(`record ${id} was created by the run, and is still live`);
+    }
+    if (problems.length > 0)
+      this.broken(
+        "rollback restores the journal's before image exactly",
+        `${problems.join("\n")}\nrecords before the rollback: ${this.fingerprint(before)}`,
+      );
+  }
+
+  /** A record as the service shows it (a GET, as pcsync would read it). */
+  private async shownRecord(
+    project: string,
+    family: FamilyName,
+    id: number,
+  ): Promise<Record<string, unknown>> {
+    const response = await fetch(`${this.emulator.url}/api/projects/${project}/${family}/${id}/`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  private async killAndResume(model: ManifestModel, writesBeforeKill: number): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const plan = this.path("killed-plan.json");
+    const journal = this.path("journal.jsonl");
+    const planned = await this.pcsync(["plan", "-f", manifest, "-o", plan]);
+    if (planned.code !== 0) return;
+    const before = this.snapshot();
+    let writes = 0;
+    const args = ["apply", "--plan", plan, "--journal", journal];
+    const { child, done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
+    this.onWrite = () => {
+      writes += 1;
+      if (writes === writesBeforeKill) child.kill("SIGKILL");
+    };
+    let killed: CliRun;
+    try {
+      killed = await done;
+    } finally {
+      this.onWrite = undefined;
+    }
+    this.checkOutput(args, killed, true);
+    this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    const afterKill = this.snapshot();
+    const resumed = await this.pcsync(["apply", "--plan", plan, "--resume", "--journal", journal]);
+    this.checkAfter(afterKill, { model, scope: {}, owner: model.owner });
+    await this.noteJournal(journal, model.owner, "apply --plan (killed, then resumed)");
+    if (resumed.code !== 0 && killed.signal === "SIGKILL")
+      this.broken(
+        "a plan after a clean apply is empty",
+        `nothing else ran, yet the resume of the killed apply ended with ${resumed.code}:\n${resumed.stdout}${resumed.stderr}`,
+      );
+    if (resumed.code === 0) await this.expectEmptyPlan(manifest, {}, "the resumed apply");
+  }
+
+  private async heal(model: ManifestModel): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    await this.newDefaultJournals();
+    const before = this.snapshot();
+    const healed = await this.pcsync(["watch", "--mode", "heal", "--once", "-f", manifest]);
+    this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    const journals = await this.newDefaultJournals();
+    if (this.fingerprint() !== this.fingerprint(before) && journals.length === 0)
+      this.broken(
+        "every write can be rolled back: a heal keeps a journal",
+        `the heal changed records but kept no journal under .pcsync/journal/, so it cannot be rolled back:\n${healed.stdout}${healed.stderr}`,
+      );
+    for (const file of journals) await this.noteJournal(file, model.owner, "heal");
+    if (healed.code === 0 && this.fingerprint() !== this.fingerprint(before))
+      await this.expectEmptyPlan(manifest, {}, "a heal cycle");
+  }
+
+  private liveRecords(data: EmulatorData): StoredRecord[] {
+    return this.managedRecords(data).filter((record) => !record.deleted);
+  }
+
+  /** Another actor edits a live record through the service's API. */
+  private async edit(pick: number, change: EditKind): Promise<void> {
+    const data = this.snapshot();
+    const live = this.liveRecords(data);
+    const record = live[pick % Math.max(1, live.length)];
+    if (record === undefined) return;
+    const path = `/api/projects/${record.project}/${record.family}/${record.id}/`;
+    this.transcript.push(
+      `    record ${record.id} (${JSON.stringify(record.name)}, project ${record.project} ${record.family})`,
+    );
+    let body: Record<string, unknown> | undefined;
+    switch (change) {
+      case "toggle-enabled":
+        body = { enabled: !record.enabled };
+        break;
+      case "describe":
+        body = { description: "edited by hand" };
+        break;
+      case "reorder":
+        body = { order: record.order + 7 };
+        break;
+      case "rename-look-alike":
+        if (record.name === null) return;
+        body = {
+          name:
+            identity(record.name) === record.name
+              ? `${record.name.normalize("NFD")} `
+              : identity(record.name),
+        };
+        break;
+      case "delete":
+        await this.http("DELETE", path);
+        this.checkAfter(data);
+        return;
+    }
+    await this.http("PATCH", path, body);
+    this.checkAfter(data);
+  }
+
+  /** Another actor creates a record of a name no live record of that family holds. */
+  private async create(
+    project: ProjectId,
+    family: FamilyName,
+    pick: number,
+    variant: Variant,
+  ): Promise<void> {
+    const data = this.snapshot();
+    const names = Object.keys(NAME_PLUGINS[family]);
+    const taken = new Set(
+      this.liveRecords(data)
+        .filter((record) => String(record.project) === project && record.family === family)
+        .map((record) => identity(this.shownName(data, record) ?? "")),
+    );
+    const free = names.filter((name) => !taken.has(identity(name)));
+    const name = free[pick % Math.max(1, free.length)];
+    if (name === undefined) return;
+    const spelled = spell(name, variant);
+    this.transcript.push(`    creates ${JSON.stringify(spelled)}`);
+    await this.http("POST", `/api/projects/${project}/${family}/`, {
+      name: spelled,
+      plugin: NAME_PLUGINS[family][name],
+      order: 40,
+      enabled: true,
+    });
+    this.checkAfter(data);
+  }
+
+  private async http(method: string, path: string, body?: unknown): Promise<void> {
+    const response = await fetch(`${this.emulator.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    await response.text();
+    if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status}`);
+  }
+
+  /**
+   * The first owner's manifest and the second owner's applied at once, in two processes. Each run
+   * that ends with exit 0 owns every record its configs claim: they carry its mark afterwards.
+   */
+  private async race(): Promise<void> {
+    const first = this.setup.manifests.find((model) => model.owner !== null && model.owner !== OWNER_B);
+    if (first === undefined) return this.apply(this.setup.second, {});
+    const runs = [first, this.setup.second];
+    const files = await Promise.all(runs.map((model) => this.writeManifest(model)));
+    const journals = runs.map(() => this.path("journal.jsonl"));
+    const before = this.snapshot();
+    // A slower service widens the window between each run's read and its write, as a busy one does.
+    this.emulator.setFaults({ latencyMs: 100 });
+    const results = await Promise.all(
+      runs.map(
+        (_, index) =>
+          spawnCli(
+            ["apply", "--auto-approve", "-f", files[index] as string, "--journal", journals[index] as string],
+            {
+              env: this.env,
+              timeoutMs: 30_000,
+            },
+          ).done,
+      ),
+    ).finally(() => this.emulator.setFaults({}));
+    const after = this.checkAfter(before);
+    for (const [index, model] of runs.entries()) {
+      const result = results[index] as CliRun;
+      this.checkOutput(["apply", `(${model.owner})`], result, false);
+      await this.noteJournal(journals[index] as string, model.owner, `owner ${model.owner}'s racing apply`);
+      if (result.code !== 0) continue;
+      for (const project of PROJECTS)
+        for (const family of FAMILIES) {
+          if (!manages(model, project, family)) continue;
+          for (const config of configsOf(model, project, family)) {
+            if (config.deleted || config.ignore_fields?.includes("description")) continue;
+            const record = this.liveRecords(after).find(
+              (candidate) =>
+                String(candidate.project) === project &&
+                candidate.family === family &&
+                identity(this.shownName(after, candidate) ?? "") === identity(config.name),
+            );
+            const mark = readMark(record?.description).owner;
+            if (record !== undefined && mark !== model.owner)
+              this.broken(
+                "another owner's record is never written",
+                `owner "${model.owner}"'s apply ended with exit 0, but record ${record.id} (${JSON.stringify(record.name)}) that its config claims carries ${mark === null ? "no mark" : `owner "${mark}"'s mark`}: the other run wrote it (exit codes ${results.map((run) => run.code).join(" and ")})`,
+              );
+          }
+        }
+    }
+  }
+
+  private async exportAndPlan(templates: boolean): Promise<void> {
+    const out = this.path("export.yaml");
+    const before = this.snapshot();
+    const exported = await this.pcsync([
+      "export",
+      "--project",
+      "1",
+      "--project",
+      "2",
+      ...(templates ? ["--templates"] : []),
+      "-o",
+      out,
+    ]);
+    this.checkAfter(before);
+    if (exported.code !== 0) return;
+    const text = await readFile(out, "utf8");
+    const marks = new Set(
+      this.liveRecords(before)
+        .filter((record) => this.shownName(before, record) !== null)
+        .map((record) => readMark(record.description).owner),
+    );
+    const [only] = marks;
+    if (marks.size === 1 && only !== null && only !== undefined && !text.includes(`owner: ${only}`))
+      this.broken(
+        "export names the owner whose mark its records carry",
+        `every exported record carries owner "${only}"'s mark, but the export names no owner:\n${text}`,
+      );
+    const owners = [...marks].filter((owner): owner is string => owner !== null);
+    if (owners.length > 1 && !owners.every((owner) => exported.stderr.includes(owner)))
+      this.broken(
+        "export names the owner whose mark its records carry",
+        `the exported records carry the marks of ${owners.join(" and ")}, and export warned of no mixed marks:\n${exported.stderr}`,
+      );
+    const planned = await this.pcsync(["plan", "-f", out, "--detailed-exitcode", "--format", "json"]);
+    // What export warned of: a record with no name, or with white space at its ends, is exported
+    // under a name the manifest takes, pinned by id; planning it sets that name, and nothing else.
+    const renamed = new Set(
+      [...exported.stderr.matchAll(/record (\d+) in \w+ [^\n]*planning it will set that name/g)].map(
+        (match) => Number(match[1]),
+      ),
+    );
+    const changes = planned.code === 2 ? planChanges(planned.stdout) : [];
+    const unexpected = changes.filter(
+      (change) =>
+        change.action !== "update" ||
+        !renamed.has(change.id ?? -1) ||
+        Object.keys(change.fields ?? {}).some((field) => field !== "name"),
+    );
+    if ((planned.code !== 0 && planned.code !== 2) || unexpected.length > 0)
+      this.broken(
+        "export then plan shows no change",
+        `plan of the export ended with ${planned.code}:\n${planned.stdout}${planned.stderr}\nexport:\n${text}\n${exported.stderr}`,
+      );
+  }
+}
+
+interface PlannedChangeOfJson {
+  action: string;
+  id: number | null;
+  fields?: Record<string, unknown>;
+}
+
+function planChanges(json: string): PlannedChangeOfJson[] {
+  const plan = JSON.parse(json) as { changes: PlannedChangeOfJson[]; reorders: { moves: unknown[] }[] };
+  const moves = plan.reorders.flatMap((reorder) => reorder.moves).length;
+  return [...plan.changes, ...Array.from({ length: moves }, () => ({ action: "reorder", id: null }))];
+}
+
+function scopeArgs(scope: Scope): string[] {
+  return [
+    ...(scope.target === undefined ? [] : ["--target", scope.target]),
+    ...(scope.exclude === undefined ? [] : ["--exclude", scope.exclude]),
+    ...(scope.allowDestroy === undefined ? [] : ["--allow-destroy", scope.allowDestroy]),
+  ];
+}
+
+export { FE, PC };
