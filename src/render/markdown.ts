@@ -4,6 +4,7 @@
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
   describeGuardOverride,
+  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
@@ -13,7 +14,6 @@ import {
   type FamilySection,
   hasPlannedChanges,
   MARKERS,
-  NO_CHANGES,
   type PlanItem,
 } from "./describe-plan.js";
 import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
@@ -54,7 +54,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   // The title is the caller's ("Plan for PR #12"): its issue links are meant.
   const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
   const changed = hasPlannedChanges(plan);
-  const summary = `**${changed ? describeSummary(plan.summary) : NO_CHANGES}**`;
+  const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
@@ -119,7 +119,7 @@ function renderTies(plan: Plan, sections: readonly FamilySection[], budget: numb
     ),
   );
   return renderWarning(
-    `${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`,
+    escapeText(`${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`),
     messages,
     budget,
   );

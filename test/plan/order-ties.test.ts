@@ -120,3 +120,65 @@ describe("order ties with unmanaged records", () => {
     expect(Object.keys(planFor(2)?.families[0] ?? {})).not.toContain("orderTies");
   });
 });
+
+describe("order ties that ignore_fields: [order] leaves", () => {
+  /** A config whose order the service keeps: ignore_fields names it. */
+  const keeping = (name: string, order: number, line: number) =>
+    desiredConfig({ name, plugin: line, order, ignore_fields: ["order"] }, { line });
+  const record = (id: number, name: string, order: number) => remoteRecord({ id, name, plugin: 1, order });
+
+  it("warns of two configs the service holds at one order when ignore_fields keeps one there", () => {
+    // The manifest gives 1 and 2 (its checks see no tie); the service holds both at 1.
+    const ties = tiesOf(
+      [desiredConfig({ name: "A", plugin: 1, order: 1 }, { line: 10 }), keeping("B", 2, 11)],
+      [record(3, "A", 1), record(4, "B", 1)],
+    );
+    expect(ties).toEqual([
+      {
+        order: 1,
+        managed: [
+          { id: 3, name: "A", plugin: 1, placed: "kept", source: "pcsync.yaml:10" },
+          { id: 4, name: "B", plugin: 11, placed: "ignored", source: "pcsync.yaml:11" },
+        ],
+        unmanaged: [],
+      },
+    ]);
+  });
+
+  it("warns where both keep their order, and where a config is moved onto one kept at its order", () => {
+    const both = tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 5), record(4, "B", 5)]);
+    expect(both?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [5, ["ignored", "ignored"]],
+    ]);
+    const moved = tiesOf(
+      [desiredConfig({ name: "A", plugin: 1, order: 7 }, { line: 10 }), keeping("B", 2, 11)],
+      [record(3, "A", 1), record(4, "B", 7)],
+    );
+    expect(moved?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [7, ["move", "ignored"]],
+    ]);
+  });
+
+  it("finds a kept config's tie with an unmanaged record at the service's order, not the manifest's", () => {
+    const ties = tiesOf([keeping("A", 1, 10)], [record(3, "A", 4), unmanaged(7, 4), unmanaged(8, 1)]);
+    expect(ties?.map((tie) => [tie.order, tie.unmanaged.map((r) => r.id)])).toEqual([[4, [7]]]);
+  });
+
+  it("says nothing where ignore_fields leaves each config at an order of its own, or at the manifest's", () => {
+    expect(tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 4), record(4, "B", 5)])).toBe(
+      undefined,
+    );
+    // At the manifest's orders, shared or not, the tie is the manifest's checks' to warn of.
+    expect(tiesOf([keeping("A", 1, 10), keeping("B", 1, 11)], [record(3, "A", 1), record(4, "B", 1)])).toBe(
+      undefined,
+    );
+  });
+
+  it("warns of a config created at the manifest's order where ignore_fields keeps another", () => {
+    // Created, B takes the manifest's order 2, where the service keeps A.
+    const ties = tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 2)]);
+    expect(ties?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [2, ["ignored", "create"]],
+    ]);
+  });
+});
