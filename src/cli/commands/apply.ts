@@ -305,6 +305,7 @@ Examples:
         asks && stdin !== undefined
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
+      const end: { journal?: { lines: string; path: string } } = {};
       const report = await applyJournaled(client, plan, state, {
         flags,
         io,
@@ -312,18 +313,26 @@ Examples:
         start: { command: "apply", planFile: flags.plan ?? null },
         resumed: resumed?.journal,
         inputs: runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan }),
+        endWith: (journal) => {
+          end.journal = journal;
+        },
       });
+      const journal = end.journal?.path;
+      const journalLines = end.journal?.lines;
       if (format === "json") printApplyJson(plan, report, io);
-      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), journal });
       const title = report.interrupted
         ? "pcsync apply (interrupted)"
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
       await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
+      // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received });
-      if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
+        throw new ApplyError("interrupted", { report, signal: interrupts.received, journal: journalLines });
+      if (!isApplyComplete(report))
+        throw new ApplyError("apply_incomplete", { report, journal: journalLines });
+      if (journalLines !== undefined) io.stderr.write(journalLines);
     } finally {
       await client.close();
     }
