@@ -285,22 +285,24 @@ export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
   });
   const plans = tie.managed.some(({ placed }) => placed === "create" || placed === "move");
   const share = plans ? "would share" : configs.length === 1 ? "shares" : "share";
-  if (tie.unmanaged.length === 0) {
-    const left = tie.managed
-      .filter(({ placed }) => placed === "ignored")
-      .map(({ name }) => formatName(name, options));
-    return (
-      `${configs.join(" and ")} ${share} order ${tie.order}: ${TIE_EFFECT}; ` +
-      `ignore_fields: [order] leaves ${left.join(", ")} at the service's order: give ${left.length === 1 ? "it" : "them"} a distinct order on the service, or drop order from ${left.length === 1 ? "its" : "their"} ignore_fields`
-    );
-  }
+  // An order: in the manifest does not move a config whose ignore_fields names order: say so.
+  const left = tie.managed
+    .filter(({ placed }) => placed === "ignored")
+    .map(({ name }) => formatName(name, options));
+  const ignored =
+    left.length === 0
+      ? ""
+      : `ignore_fields: [order] leaves ${left.join(", ")} at the service's order: give ${left.length === 1 ? "it" : "them"} a distinct order on the service, or drop order from ${left.length === 1 ? "its" : "their"} ignore_fields`;
+  if (tie.unmanaged.length === 0)
+    return `${configs.join(" and ")} ${share} order ${tie.order}: ${TIE_EFFECT}; ${ignored}`;
   const records = tie.unmanaged.map(({ id, name }) => `${formatName(name, options)} (id ${id})`);
   const them = tie.unmanaged.length === 1 ? "the record" : "the records";
   const ids = tie.unmanaged.map(({ id }) => `id: ${id}`).join(", ");
-  return (
-    `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ` +
-    `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})`
-  );
+  const ways =
+    left.length === tie.managed.length
+      ? `${ignored}, or manage ${them} in the manifest (${ids})`
+      : `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})${left.length === 0 ? "" : `; ${ignored}`}`;
+  return `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ${ways}`;
 }
 
 /** `2 order ties with records the manifest does not manage`, or undefined if there are none. */

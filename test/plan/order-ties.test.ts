@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { DesiredConfig } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { OrderTie } from "../../src/plan/types.js";
+import { describeOrderTie } from "../../src/render/describe-plan.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { FE, PC } from "../support/families.js";
@@ -162,6 +163,11 @@ describe("order ties that ignore_fields: [order] leaves", () => {
   it("finds a kept config's tie with an unmanaged record at the service's order, not the manifest's", () => {
     const ties = tiesOf([keeping("A", 1, 10)], [record(3, "A", 4), unmanaged(7, 4), unmanaged(8, 1)]);
     expect(ties?.map((tie) => [tie.order, tie.unmanaged.map((r) => r.id)])).toEqual([[4, [7]]]);
+    // The way out it gives is not an order: in the manifest, which ignore_fields would not write.
+    const [tie] = ties ?? [];
+    expect(tie && describeOrderTie(tie, { maxValueChars: 100 })).toBe(
+      '"A" (left here by ignore_fields, id 3) shares order 4 with unmanaged "Hand 7" (id 7): which of them runs first is not defined (the service lists them by plugin id); ignore_fields: [order] leaves "A" at the service\'s order: give it a distinct order on the service, or drop order from its ignore_fields, or manage the record in the manifest (id: 7)',
+    );
   });
 
   it("says nothing where ignore_fields leaves each config at an order of its own, or at the manifest's", () => {
