@@ -133,22 +133,24 @@ async function dedupeCreates(client, input) {
 	});
 	const outcomes = [...input.outcomes];
 	if (targets.length === 0) return outcomes;
-	const notChecked = (why) => {
+	const notChecked = (why, interrupted = false) => {
 		for (const { index, outcome, ownId } of targets) {
 			if (ownId === null) continue;
 			outcomes[index] = {
 				...outcome,
 				unchecked: true,
+				...interrupted ? { checkInterrupted: true } : {},
 				message: `created as id ${ownId}, but the check for a copy of it (a concurrent run's, or a late commit of a POST whose answer was lost) could not run: ${why}; run \`pcsync plan\` to see whether there is one`
 			};
 		}
 		return outcomes;
 	};
-	if (input.signal?.aborted) return notChecked("the run was interrupted");
+	if (input.signal?.aborted) return notChecked("the run was interrupted", true);
 	let read;
 	try {
 		read = await (input.reader ?? new FamilyReader(client, input.project, input.family)).read(client.now());
 	} catch (error) {
+		if (input.signal?.aborted) return notChecked("the run was interrupted", true);
 		return notChecked(`re-reading the family failed (${describeError(error)})`);
 	}
 	await Promise.all(targets.map(async (target) => {

@@ -284,6 +284,7 @@ Examples:
 				...io,
 				stdin
 			}, interrupts) : current;
+			const end = {};
 			const report = await applyJournaled(client, plan, state, {
 				flags,
 				io,
@@ -296,10 +297,18 @@ Examples:
 				inputs: runInputs(flags, {
 					manifests: flags.plan === void 0,
 					savedPlan: flags.plan
-				})
+				}),
+				endWith: (journal) => {
+					end.journal = journal;
+				}
 			});
+			const journal = end.journal?.path;
+			const journalLines = end.journal?.lines;
 			if (format === "json") printApplyJson(plan, report, io);
-			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+			else renderApplyReport(report, io.stdout, {
+				colour: useColour(io.stdout, io.env),
+				journal
+			});
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
 			await appendStepSummary(plan, io, title, {
 				forced: flags.force === true,
@@ -307,9 +316,14 @@ Examples:
 			});
 			if (interrupts.received !== void 0) throw new ApplyError("interrupted", {
 				report,
-				signal: interrupts.received
+				signal: interrupts.received,
+				journal: journalLines
 			});
-			if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
+			if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", {
+				report,
+				journal: journalLines
+			});
+			if (journalLines !== void 0) io.stderr.write(journalLines);
 		} finally {
 			await client.close();
 		}

@@ -3,7 +3,7 @@ import { n as writeFileSafely, r as describeDevice } from "./write-file.mjs";
 import { f as locateSecrets, o as describeError, u as REDACTED } from "./errors.mjs";
 import { v as neutraliseJson } from "./api-key.mjs";
 import { l as PlanError, n as describeOverriddenGuard, s as isForceable } from "./guard-message.mjs";
-import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as NO_CHANGES, o as describePlan, r as describeGuardOverride, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
+import { a as describePartial, c as describeTieCount, d as escapeControl, i as describeOrderTie, l as describeUnmanaged, m as truncateCodePoints, n as describeGuardOverride, o as describePlan, r as describeNoChanges, s as describeSummary, t as MARKERS, u as hasPlannedChanges } from "./describe-plan.mjs";
 import { t as TIE_EFFECT } from "./order-ties.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { n as redactForDisplay, r as useColour } from "./cli-io.mjs";
@@ -182,7 +182,7 @@ function renderMarkdown(plan, options = {}) {
 	if (!(maxChars >= MIN_MAX_CHARS)) throw new RangeError(`maxChars must be at least ${MIN_MAX_CHARS}`);
 	const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
 	const changed = hasPlannedChanges(plan);
-	const summary = `**${changed ? describeSummary(plan.summary) : NO_CHANGES}**`;
+	const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
 	const sections = describePlan(plan, MARKDOWN_VALUES);
 	const top = [
 		PLAN_COMMENT_MARKER,
@@ -234,7 +234,7 @@ function renderTies(plan, sections, budget) {
 	const count = describeTieCount(plan);
 	if (count === void 0) return void 0;
 	const messages = sections.flatMap((section) => section.ties.map((tie) => `project ${section.project} / ${section.family}: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
-	return renderWarning(`${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`, messages, budget);
+	return renderWarning(escapeText(`${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`), messages, budget);
 }
 /** A `> [!WARNING]` block: a heading and as many of the messages as fit in `budget` characters. */
 function renderWarning(heading, messages, budget) {
@@ -425,7 +425,7 @@ function renderText(plan, out, options) {
 		return runs.map((run) => paint(run.style, run.text)).join("");
 	};
 	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
-	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : describeNoChanges(plan))}\n`);
 	const partial = describePartial(plan);
 	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	if (plan.guards.length > 0) {
