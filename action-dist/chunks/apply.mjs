@@ -306,6 +306,7 @@ Examples:
 				...io,
 				stdin
 			}, interrupts) : current;
+			const end = {};
 			const report = await applyJournaled(client, plan, state, {
 				flags,
 				io,
@@ -319,10 +320,18 @@ Examples:
 				inputs: runInputs(flags, {
 					manifests: flags.plan === void 0,
 					savedPlan: flags.plan
-				})
+				}),
+				endWith: (journal) => {
+					end.journal = journal;
+				}
 			});
+			const journal = end.journal?.path;
+			const journalLines = end.journal?.lines;
 			if (format === "json") printApplyJson(plan, report, io);
-			else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+			else renderApplyReport(report, io.stdout, {
+				colour: useColour(io.stdout, io.env),
+				journal
+			});
 			const title = report.interrupted ? "pcsync apply (interrupted)" : isApplyComplete(report) ? "pcsync apply" : "pcsync apply (incomplete)";
 			await appendStepSummary(plan, io, title, {
 				forced: flags.force === true,
@@ -330,11 +339,20 @@ Examples:
 			});
 			if (interrupts.received !== void 0) throw new ApplyError("interrupted", {
 				report,
-				signal: interrupts.received
+				signal: interrupts.received,
+				journal: journalLines
 			});
+<<<<<<< HEAD
 			const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== void 0);
 			if (lostClaims.length > 0) throw new RefusedError("owner_claim_lost", { problems: lostClaims.map((outcome) => `record ${outcome.id} (${JSON.stringify(outcome.name)}) in project ${outcome.project} ${outcome.family}: ${outcome.message ?? "another owner's mark won"}`) });
 			if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
+=======
+			if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", {
+				report,
+				journal: journalLines
+			});
+			if (journalLines !== void 0) io.stderr.write(journalLines);
+>>>>>>> i30-small-seams
 		} finally {
 			await resumeLock?.release();
 			await client.close();

@@ -661,36 +661,49 @@ function describePruneKept(kept, options) {
 const PLACED = {
 	create: "to create, ",
 	move: "moved here, ",
-	kept: ""
+	kept: "",
+	ignored: "left here by ignore_fields, "
 };
 /**
 * `"New" (to create) would share order 1 with unmanaged "Old" (id 7): …; give …`: the tie, what it
-* means, and the two ways out, in the words of every format.
+* means, and the ways out, in the words of every format. A tie of configs only is one that
+* `ignore_fields: [order]` left: the way out is an order on the service, or the field managed.
 */
 function describeOrderTie(tie, options) {
 	const configs = tie.managed.map(({ id, name, placed }) => {
 		const details = `${PLACED[placed]}${id === null ? "" : `id ${id}`}`.replace(/, $/, "");
 		return `${formatName(name, options)} (${details})`;
 	});
+	const share = tie.managed.some(({ placed }) => placed === "create" || placed === "move") ? "would share" : configs.length === 1 ? "shares" : "share";
+	const left = tie.managed.filter(({ placed }) => placed === "ignored").map(({ name }) => formatName(name, options));
+	const ignored = left.length === 0 ? "" : `ignore_fields: [order] leaves ${left.join(", ")} at the service's order: give ${left.length === 1 ? "it" : "them"} a distinct order on the service, or drop order from ${left.length === 1 ? "its" : "their"} ignore_fields`;
+	if (tie.unmanaged.length === 0) return `${configs.join(" and ")} ${share} order ${tie.order}: ${TIE_EFFECT}; ${ignored}`;
 	const records = tie.unmanaged.map(({ id, name }) => `${formatName(name, options)} (id ${id})`);
-	const plans = tie.managed.some(({ placed }) => placed !== "kept");
 	const them = tie.unmanaged.length === 1 ? "the record" : "the records";
 	const ids = tie.unmanaged.map(({ id }) => `id: ${id}`).join(", ");
-	return `${configs.join(" and ")} ${plans ? "would share" : configs.length === 1 ? "shares" : "share"} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})`;
+	const ways = left.length === tie.managed.length ? `${ignored}, or manage ${them} in the manifest (${ids})` : `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})${left.length === 0 ? "" : `; ${ignored}`}`;
+	return `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ${ways}`;
 }
 /** `2 order ties with records the manifest does not manage`, or undefined if there are none. */
 function describeTieCount(plan) {
-	const count = plan.families.reduce((total, report) => total + (report.orderTies?.length ?? 0), 0);
-	if (count === 0) return void 0;
-	return `${count === 1 ? "1 order tie" : `${count} order ties`} with records the manifest does not manage`;
+	const ties = plan.families.flatMap((report) => report.orderTies ?? []);
+	if (ties.length === 0) return void 0;
+	const count = ties.length === 1 ? "1 order tie" : `${ties.length} order ties`;
+	return ties.every((tie) => tie.unmanaged.length > 0) ? `${count} with records the manifest does not manage` : ties.every((tie) => tie.unmanaged.length === 0) ? `${count} that ignore_fields: [order] leaves between configs of the manifest` : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
 /** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */
 function describeSummary(summary) {
 	return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.reorder} to reorder.`;
 }
 const NO_CHANGES = "No changes. The remote state matches the manifest.";
+/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
+const NO_TARGETED_CHANGES = "No changes in the targeted records.";
+/** What a plan without changes says: of the whole manifest, or of the records --target/--exclude left in. */
+function describeNoChanges(plan) {
+	return plan.partial === true ? NO_TARGETED_CHANGES : NO_CHANGES;
+}
 function hasPlannedChanges(plan) {
 	const { create, update, delete: deletes, reorder } = plan.summary;
 	return create + update + deletes + reorder > 0 || plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export { describePartial as a, describeTieCount as c, escapeControl as d, formatFieldChange as f, describeOrderTie as i, describeUnmanaged as l, truncateCodePoints as m, NO_CHANGES as n, describePlan as o, formatName as p, describeGuardOverride as r, describeSummary as s, MARKERS as t, hasPlannedChanges as u };
+export { describePartial as a, describeTieCount as c, escapeControl as d, formatFieldChange as f, describeOrderTie as i, describeUnmanaged as l, truncateCodePoints as m, describeGuardOverride as n, describePlan as o, formatName as p, describeNoChanges as r, describeSummary as s, MARKERS as t, hasPlannedChanges as u };

@@ -17,19 +17,23 @@ const APPLY_WORDS = {
 	command: "apply",
 	again: "run apply again"
 };
+/** The run's journal lines (describeJournalNext), last: what to run next is where the eye ends. */
+function endingWith(journal) {
+	return journal === void 0 ? "" : `\n${journal.trimEnd()}`;
+}
 const APPLY_MESSAGES = {
-	apply_incomplete: ({ report, words = APPLY_WORDS }) => {
+	apply_incomplete: ({ report, words = APPLY_WORDS, journal }) => {
 		const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
 		const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
 		const settle = report.unknown > 0 || report.unchecked > 0 ? " Run `pcsync plan` first to see what the server holds where this run could not tell." : "";
-		return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}`;
+		return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}${endingWith(journal)}`;
 	},
 	/** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
-	interrupted: ({ report, signal, words = APPLY_WORDS }) => {
+	interrupted: ({ report, signal, words = APPLY_WORDS, journal }) => {
 		const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
 		const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
 		const next = words.command === "apply" ? "Run `pcsync plan` to see what is left, then apply again to finish" : `To finish, ${words.again}`;
-		return `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${next}.`;
+		return `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${next}.${endingWith(journal)}`;
 	},
 	/** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
 	apply_cancelled: (_) => APPLY_CANCELLED,
@@ -396,6 +400,15 @@ async function endResumedJournal(resumed, state, run) {
 	run.io.stderr.write(`Journal: ${journal.path}\n  undo this apply: pcsync rollback --journal ${shellWord(journal.path)}\n`);
 }
 /**
+* The lines that end a journaled run, newline included: where its journal is, the command that
+* undoes the run and, for the apply of a saved plan, the one that finishes it if it was cut short.
+*/
+function describeJournalNext(journalPath, start) {
+	const path = shellWord(journalPath);
+	const finish = start.planFile === null || start.command !== "apply" ? "" : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(start.planFile)} --resume --journal ${path}\n`;
+	return `Journal: ${journalPath}\n  undo this ${start.command}: pcsync rollback --journal ${path}\n${finish}`;
+}
+/**
 * Applies `plan` with every write journaled (unless --no-journal): a new journal, or `resumed`,
 * the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
 */
@@ -428,9 +441,20 @@ async function applyJournaled(client, plan, state, run) {
 		})).report;
 	} finally {
 		progress.finish();
+<<<<<<< HEAD
 		if (journal !== void 0) {
 			const path = shellWord(journal);
 			io.stderr.write(`Journal: ${journal}\n  undo this ${run.start.command}: pcsync rollback --journal ${path}\n` + (run.start.planFile === null || run.start.command !== "apply" ? "" : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(run.start.planFile)} --resume --journal ${path}\n`));
+=======
+		if (journal) {
+			await journal.finish(report);
+			const lines = describeJournalNext(journal.path, run.start);
+			if (report !== void 0 && run.endWith !== void 0) run.endWith({
+				lines,
+				path: journal.path
+			});
+			else io.stderr.write(lines);
+>>>>>>> i30-small-seams
 		}
 	}
 }

@@ -8423,6 +8423,15 @@ function setPrune(setBlocks, family, context) {
 	return first?.value;
 }
 /** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
+/** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
+function projectSourceOf(context) {
+	if (context.block !== void 0) return context.block.source;
+	for (const set of context.sets) {
+		if (set.projects === "all") continue;
+		const named = set.projects.find((place) => place.name === context.project);
+		if (named !== void 0) return named.source;
+	}
+}
 function finishFamily(context, family, entries, prune, source, settings) {
 	let withOrder;
 	let withoutOrder;
@@ -8458,6 +8467,8 @@ function finishFamily(context, family, entries, prune, source, settings) {
 		configs,
 		source
 	};
+	const projectSource = projectSourceOf(context);
+	if (projectSource !== void 0) built.projectSource = projectSource;
 	warnUnmatchedProtect(context, family, built);
 	return built;
 }

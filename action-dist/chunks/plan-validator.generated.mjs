@@ -465,7 +465,7 @@ const schema11 = {
 					"items": { "$ref": "#/definitions/unmanagedRecord" }
 				},
 				"orderTies": {
-					"description": "Orders that the manifest's configs share with unmanaged records once the plan is applied: which of them runs first is not defined. A warning only; absent when there is none.",
+					"description": "Orders that the manifest's configs share once the plan is applied with unmanaged records, or with each other where `ignore_fields: [order]` left one of them there: which of them runs first is not defined. A warning only; absent when there is none.",
 					"type": "array",
 					"minItems": 1,
 					"items": { "$ref": "#/definitions/orderTie" }
@@ -527,11 +527,12 @@ const schema11 = {
 					"type": "integer"
 				},
 				"placed": {
-					"description": "How the config comes to the order: created at it, moved to it, or already there.",
+					"description": "How the config comes to the order: created at it, moved to it, already there, or left there by `ignore_fields: [order]` though the manifest gives it another.",
 					"enum": [
 						"create",
 						"move",
-						"kept"
+						"kept",
+						"ignored"
 					]
 				},
 				"source": {
@@ -583,9 +584,8 @@ const schema11 = {
 					"items": { "$ref": "#/definitions/tiedConfig" }
 				},
 				"unmanaged": {
-					"description": "Records the manifest does not manage at this order; the plan never moves them.",
+					"description": "Records the manifest does not manage at this order; the plan never moves them. Empty when the tie is between configs only, one of them left at the order by `ignore_fields: [order]`.",
 					"type": "array",
-					"minItems": 1,
 					"items": { "$ref": "#/definitions/tiedRecord" }
 				}
 			}
@@ -3074,7 +3074,7 @@ const schema39 = {
 			"items": { "$ref": "#/definitions/unmanagedRecord" }
 		},
 		"orderTies": {
-			"description": "Orders that the manifest's configs share with unmanaged records once the plan is applied: which of them runs first is not defined. A warning only; absent when there is none.",
+			"description": "Orders that the manifest's configs share once the plan is applied with unmanaged records, or with each other where `ignore_fields: [order]` left one of them there: which of them runs first is not defined. A warning only; absent when there is none.",
 			"type": "array",
 			"minItems": 1,
 			"items": { "$ref": "#/definitions/orderTie" }
@@ -3441,9 +3441,8 @@ const schema47 = {
 			"items": { "$ref": "#/definitions/tiedConfig" }
 		},
 		"unmanaged": {
-			"description": "Records the manifest does not manage at this order; the plan never moves them.",
+			"description": "Records the manifest does not manage at this order; the plan never moves them. Empty when the tie is between configs only, one of them left at the order by `ignore_fields: [order]`.",
 			"type": "array",
-			"minItems": 1,
 			"items": { "$ref": "#/definitions/tiedRecord" }
 		}
 	}
@@ -3472,11 +3471,12 @@ const schema48 = {
 			"type": "integer"
 		},
 		"placed": {
-			"description": "How the config comes to the order: created at it, moved to it, or already there.",
+			"description": "How the config comes to the order: created at it, moved to it, already there, or left there by `ignore_fields: [order]` though the manifest gives it another.",
 			"enum": [
 				"create",
 				"move",
-				"kept"
+				"kept",
+				"ignored"
 			]
 		},
 		"source": {
@@ -3701,7 +3701,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
 		}
 		if (data.placed !== void 0) {
 			let data3 = data.placed;
-			if (!(data3 === "create" || data3 === "move" || data3 === "kept")) {
+			if (!(data3 === "create" || data3 === "move" || data3 === "kept" || data3 === "ignored")) {
 				const err12 = {
 					instancePath: instancePath + "/placed",
 					schemaPath: "#/properties/placed/enum",
@@ -4077,21 +4077,6 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
 		if (data.unmanaged !== void 0) {
 			let data3 = data.unmanaged;
 			if (Array.isArray(data3)) {
-				if (data3.length < 1) {
-					const err7 = {
-						instancePath: instancePath + "/unmanaged",
-						schemaPath: "#/properties/unmanaged/minItems",
-						keyword: "minItems",
-						params: { limit: 1 },
-						message: "must NOT have fewer than 1 items",
-						schema: 1,
-						parentSchema: schema47.properties.unmanaged,
-						data: data3
-					};
-					if (vErrors === null) vErrors = [err7];
-					else vErrors.push(err7);
-					errors++;
-				}
 				const len1 = data3.length;
 				for (let i1 = 0; i1 < len1; i1++) if (!validate29(data3[i1], {
 					instancePath: instancePath + "/unmanaged/" + i1,
@@ -4103,7 +4088,7 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
 					errors = vErrors.length;
 				}
 			} else {
-				const err8 = {
+				const err7 = {
 					instancePath: instancePath + "/unmanaged",
 					schemaPath: "#/properties/unmanaged/type",
 					keyword: "type",
@@ -4113,13 +4098,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema47.properties.unmanaged,
 					data: data3
 				};
-				if (vErrors === null) vErrors = [err8];
-				else vErrors.push(err8);
+				if (vErrors === null) vErrors = [err7];
+				else vErrors.push(err7);
 				errors++;
 			}
 		}
 	} else {
-		const err9 = {
+		const err8 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -4129,8 +4114,8 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema47,
 			data
 		};
-		if (vErrors === null) vErrors = [err9];
-		else vErrors.push(err9);
+		if (vErrors === null) vErrors = [err8];
+		else vErrors.push(err8);
 		errors++;
 	}
 	validate26.errors = vErrors;

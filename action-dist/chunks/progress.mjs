@@ -472,7 +472,14 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		}
 		const { record } = claim;
 		const keepsOrder = record.order === order || isIgnored(desired, "order");
-		placed.push({
+		placed.push(record.order !== order && isIgnored(desired, "order") ? {
+			id: record.id,
+			name,
+			plugin,
+			order: record.order,
+			placed: "ignored",
+			source
+		} : {
 			id: record.id,
 			name,
 			plugin,

@@ -518,6 +518,7 @@ Examples:
 				return;
 			}
 			const state = await confirmRollback(client, journal, shown, flags, io, interrupts);
+			const end = {};
 			const report = await applyJournaled(client, state.plan, state.current, {
 				flags: {
 					...flags,
@@ -531,12 +532,16 @@ Examples:
 					rollbackOf: journal.path
 				},
 				alsoKnown: state.retrievedState,
-				inputs: rollbackInputs(flags)
+				inputs: rollbackInputs(flags),
+				endWith: (journal) => {
+					end.journal = journal;
+				}
 			});
 			if (format === "json") printApplyJson(state.plan, report, io);
 			else renderApplyReport(report, io.stdout, {
 				colour: useColour(io.stdout, io.env),
-				command: "rollback"
+				command: "rollback",
+				journal: end.journal?.path
 			});
 			await appendStepSummary(state.plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", {
 				report,
@@ -546,15 +551,19 @@ Examples:
 				command: "rollback",
 				again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`
 			};
+			const lines = end.journal?.lines;
 			if (interrupts.received !== void 0) throw new ApplyError("interrupted", {
 				report,
 				signal: interrupts.received,
-				words
+				words,
+				journal: lines
 			});
 			if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", {
 				report,
-				words
+				words,
+				journal: lines
 			});
+			if (lines !== void 0) io.stderr.write(lines);
 		} finally {
 			await client.close();
 		}

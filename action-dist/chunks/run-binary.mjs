@@ -5,53 +5,130 @@ import { i as Option, n as Command, r as CommanderError } from "./esm.mjs";
 import { c as isApiError, h as packageVersion, y as neutraliseLines } from "./api-key.mjs";
 import { n as registerEnvironmentApiKey, r as registerSecretWords } from "./credentials.mjs";
 import { i as releaseEarlySignals, t as COMMANDS_HANDLING_SIGNALS } from "./early-signals.mjs";
-// dist/src/cli/exit-codes-help.js
-const MEANINGS = {
-	[0]: "success (with --detailed-exitcode: no changes)",
-	[1]: "error: invalid manifest or flags, API or network failure, partial apply",
-	[2]: "plan --detailed-exitcode: changes are pending",
-	[3]: "refused by a safety guard or a stale saved plan; nothing was changed",
-	[130]: "interrupted by Ctrl-C (SIGINT); the summary says what was done",
-	[143]: "interrupted by SIGTERM (a cancelled CI job); the summary says what was done"
-};
-/** Per command, the meanings that differ from the table's, or that the table leaves out. */
-const COMMAND_CODES = {
-	validate: {
-		[0]: "the manifest is valid",
-		[1]: "the manifest is invalid, or could not be read"
+// dist/src/exit-codes.js
+/** Every command, in the order help lists them. */
+const COMMAND_NAMES = [
+	"validate",
+	"plan",
+	"apply",
+	"watch",
+	"rollback",
+	"export",
+	"show",
+	"demo",
+	"serve",
+	"logs",
+	"job",
+	"frontend",
+	"completion"
+];
+/** Every command's, for the codes any run can end with. */
+const EVERY_COMMAND = (value) => Object.fromEntries(COMMAND_NAMES.map((name) => [name, value]));
+const STOPPED_BY_SIGINT = "stopped by Ctrl-C (SIGINT)";
+const STOPPED_BY_SIGTERM = "stopped by SIGTERM";
+const EXIT_CODE_TABLE = [
+	{
+		code: 0,
+		name: "ok",
+		meaning: "success (with --detailed-exitcode: no changes)",
+		commands: {
+			...EVERY_COMMAND("success"),
+			validate: "the manifest is valid",
+			plan: "success (with --detailed-exitcode: no changes)",
+			apply: "applied, or nothing to apply (--dry-run: planned)",
+			watch: "stopped by SIGTERM or SIGINT once the writes in flight finished; --once: in sync (no changes)",
+			rollback: "rolled back, or nothing to roll back (--dry-run: planned)",
+			show: "success (with --detailed-exitcode: the plan has no changes)",
+			serve: "stopped by Ctrl-C or SIGTERM, its data saved",
+			logs: "success; --follow: stopped by Ctrl-C or SIGTERM"
+		}
 	},
-	plan: {
-		[0]: MEANINGS[0],
-		[1]: MEANINGS[1],
-		[2]: MEANINGS[2]
+	{
+		code: 1,
+		name: "error",
+		meaning: "error: invalid manifest or flags, API or network failure, partial apply",
+		commands: {
+			...EVERY_COMMAND("error: bad flags, API or network failure"),
+			validate: "the manifest is invalid, or could not be read; bad flags",
+			plan: "error: invalid manifest or flags, API or network failure",
+			apply: "error: invalid manifest or flags, API or network failure, partial apply, not approved",
+			watch: "could not start (bad flags, manifest, listen address); --once: the cycle failed",
+			rollback: "error: bad flags or journal, API or network failure, partial rollback, not approved",
+			show: "the plan file is missing or not a pcsync plan; bad flags",
+			demo: "a step of the demo did not succeed",
+			serve: "could not start or save; bad flags",
+			completion: "an unknown shell"
+		}
 	},
-	apply: {
-		[1]: MEANINGS[1],
-		[3]: MEANINGS[3],
-		[130]: MEANINGS[130],
-		[143]: MEANINGS[143]
+	{
+		code: 2,
+		name: "changes",
+		meaning: "plan --detailed-exitcode: changes are pending",
+		commands: {
+			plan: "plan --detailed-exitcode: changes are pending",
+			show: "with --detailed-exitcode: the plan has changes",
+			watch: "--once: changes are pending (drift)"
+		}
 	},
-	show: {
-		[0]: MEANINGS[0],
-		[1]: "the plan file is missing or not a pcsync plan",
-		[2]: "show --detailed-exitcode: the plan has changes"
+	{
+		code: 3,
+		name: "refused",
+		meaning: "refused by a safety guard or a stale saved plan; nothing was changed",
+		commands: {
+			plan: "refused: it deletes a protected record, or a config matches another owner's record",
+			apply: "refused by a safety guard, a stale saved plan, another owner's record, or records changed while asking; nothing was changed",
+			rollback: "refused: records changed since the run (without --force) or while asking; nothing was changed",
+			watch: "--once: refused by a safety guard or another owner's record; nothing was written"
+		}
 	},
-	demo: { [1]: "a step of the demo did not succeed" },
-	serve: {
-		[0]: "stopped by Ctrl-C or SIGTERM, its data saved",
-		[1]: "could not start or save"
+	{
+		code: 130,
+		name: "sigint",
+		meaning: "interrupted by Ctrl-C (SIGINT); an apply's summary says what was done",
+		commands: {
+			...EVERY_COMMAND(STOPPED_BY_SIGINT),
+			apply: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
+			rollback: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
+			watch: "a second Ctrl-C (SIGINT): exited at once, writes in flight may or may not be made",
+			serve: "a second Ctrl-C (SIGINT) while stopping: ended at once"
+		}
+	},
+	{
+		code: 143,
+		name: "sigterm",
+		meaning: "interrupted by SIGTERM (a cancelled CI job); an apply's summary says what was done",
+		commands: {
+			...EVERY_COMMAND(STOPPED_BY_SIGTERM),
+			apply: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
+			rollback: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
+			watch: "a second SIGTERM: exited at once, writes in flight may or may not be made",
+			serve: "a second SIGTERM while stopping: ended at once"
+		}
 	}
-};
-/** The exit codes `command` can end with (the whole table for the program or an unlisted command). */
-function describeExitCodes(command) {
-	const codes = (command === void 0 ? void 0 : COMMAND_CODES[command]) ?? (command === void 0 ? MEANINGS : {});
-	const rows = Object.entries({
-		[0]: command === void 0 ? MEANINGS[0] : "success",
-		[1]: "error: bad flags, API or network failure",
-		...codes
+];
+/** The codes `command` can end with and what each means there, lowest first. */
+function exitCodesOf(command) {
+	return EXIT_CODE_TABLE.flatMap((row) => {
+		const meaning = row.commands[command];
+		return meaning === void 0 ? [] : [{
+			code: row.code,
+			meaning
+		}];
 	});
-	const width = rows.reduce((widest, [code]) => Math.max(widest, code.length), 0);
-	return `\nExit codes:\n${rows.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`).join("\n")}`;
+}
+function isCommandName(name) {
+	return COMMAND_NAMES.includes(name);
+}
+// dist/src/cli/exit-codes-help.js
+/** The exit codes `command` can end with; for the program (undefined), the whole table. */
+function describeExitCodes(command) {
+	const rows = command === void 0 ? EXIT_CODE_TABLE.map(({ code, meaning }) => ({
+		code,
+		meaning
+	})) : isCommandName(command) ? exitCodesOf(command) : [];
+	if (rows.length === 0) return "";
+	const width = rows.reduce((widest, { code }) => Math.max(widest, String(code).length), 0);
+	return `\nExit codes:\n${rows.map(({ code, meaning }) => `  ${String(code).padEnd(width)}  ${meaning}`).join("\n")}`;
 }
 // dist/src/cli/program.js
 const COMMAND_MODULES = [

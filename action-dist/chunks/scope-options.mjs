@@ -159,7 +159,8 @@ async function readAndPlanProjects(client, desired, options) {
 	const families = await mapConcurrent(refs, options.concurrency, async (ref) => {
 		const records = await readFamily(client, ref).catch(async (error) => {
 			if (!isMissingList(error, ref)) throw error;
-			throw await explainMissingProject(client, ref, desiredByProject.get(ref.project)?.[0]?.source, error);
+			const first = desiredByProject.get(ref.project)?.[0];
+			throw await explainMissingProject(client, ref, first?.projectSource ?? first?.source, error);
 		});
 		const family = {
 			project: ref.project,

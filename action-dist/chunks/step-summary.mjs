@@ -13,20 +13,30 @@ function quoteName(name) {
 function describe(outcome, name = quoteName(outcome.name)) {
 	return `${outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`}${outcome.id === null ? "" : ` (id ${outcome.id})`} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
+/** At most NOT_STARTED_LISTED lines of `items`, then `... and N more` with `where` the rest is. */
+function listSome(items, line, where = "") {
+	const shown = items.slice(0, 20).map((item) => `  ${line(item)}\n`);
+	const more = items.length - 20;
+	return `${shown.join("")}${more > 0 ? `  ... and ${more} more${where}\n` : ""}`;
+}
 function renderApplyReport(report, out, options) {
 	const paint = createPaint(options.colour);
 	const run = options.command === "rollback" ? "Rollback" : "Apply";
 	const again = options.command === "rollback" ? "roll back again" : "apply again";
-	if (!isApplyComplete(report)) for (const outcome of report.outcomes) {
-		if (outcome.status !== "done") continue;
-		const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
-		out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
+	if (!isApplyComplete(report)) {
+		const done = report.outcomes.filter((outcome) => outcome.status === "done");
+		const named = (outcome) => describe(outcome, outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name));
+		if (options.journal === void 0 || done.length <= 20) for (const outcome of done) out.write(`${paint("green", "✓ done")}: ${named(outcome)}\n`);
+		else {
+			out.write(`${paint("green", `✓ done (${done.length})`)}:\n`);
+			out.write(listSome(done, named, " (the journal lists every one)"));
+		}
 	}
 	for (const outcome of report.outcomes) {
 		if (outcome.status === "failed") out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "done" && outcome.unchecked) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted !== true) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
 	}
 	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
@@ -36,10 +46,14 @@ function renderApplyReport(report, out, options) {
 	const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
 	const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
 	const notStarted = notStartedOutcomes.length;
+	const uncheckedByInterrupt = report.outcomes.filter((outcome) => outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted === true);
+	if (uncheckedByInterrupt.length > 0) {
+		const count = uncheckedByInterrupt.length;
+		out.write(`${paint("yellow", `! unchecked (${count})`)}: the run was interrupted before the check for a copy of ${count === 1 ? "the create" : `${count} of the creates`} done (a concurrent run's, or a late commit of a POST whose answer was lost)\n`);
+	}
 	if (notStarted > 0) {
 		out.write(`${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; ${again} to make ${notStarted === 1 ? "it" : "them"}:\n`);
-		for (const outcome of notStartedOutcomes.slice(0, 20)) out.write(`  ${describe(outcome)}\n`);
-		if (notStarted > 20) out.write(`  ... and ${notStarted - 20} more\n`);
+		out.write(listSome(notStartedOutcomes, (outcome) => describe(outcome)));
 	}
 	const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
 	const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";

@@ -24,25 +24,40 @@ export interface RunWords {
 
 const APPLY_WORDS: RunWords = { command: "apply", again: "run apply again" };
 
+/** The run's journal lines (describeJournalNext), last: what to run next is where the eye ends. */
+function endingWith(journal: string | undefined): string {
+  return journal === undefined ? "" : `\n${journal.trimEnd()}`;
+}
+
 const APPLY_MESSAGES = {
-  apply_incomplete: ({ report, words = APPLY_WORDS }: { report: ApplyReport; words?: RunWords }) => {
+  apply_incomplete: ({
+    report,
+    words = APPLY_WORDS,
+    journal,
+  }: {
+    report: ApplyReport;
+    words?: RunWords;
+    journal?: string | undefined;
+  }) => {
     const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
     const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
     const settle =
       report.unknown > 0 || report.unchecked > 0
         ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
         : "";
-    return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}`;
+    return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}${endingWith(journal)}`;
   },
   /** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
   interrupted: ({
     report,
     signal,
     words = APPLY_WORDS,
+    journal,
   }: {
     report: ApplyReport;
     signal: InterruptSignal;
     words?: RunWords;
+    journal?: string | undefined;
   }) => {
     const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
     const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
@@ -50,7 +65,7 @@ const APPLY_MESSAGES = {
       words.command === "apply"
         ? "Run `pcsync plan` to see what is left, then apply again to finish"
         : `To finish, ${words.again}`;
-    return `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${next}.`;
+    return `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${next}.${endingWith(journal)}`;
   },
   /** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
   apply_cancelled: (_: Record<string, never>) => APPLY_CANCELLED,

@@ -77,25 +77,28 @@ export async function dedupeCreates(client: ApiClient, input: DedupeInput): Prom
   const outcomes = [...input.outcomes];
   if (targets.length === 0) return outcomes;
 
-  const notChecked = (why: string) => {
+  const notChecked = (why: string, interrupted = false) => {
     // Without the read, a copy would go unnoticed: the create stands, and the report says so.
     for (const { index, outcome, ownId } of targets) {
       if (ownId === null) continue;
       outcomes[index] = {
         ...outcome,
         unchecked: true,
+        ...(interrupted ? { checkInterrupted: true as const } : {}),
         message: `created as id ${ownId}, but the check for a copy of it (a concurrent run's, or a late commit of a POST whose answer was lost) could not run: ${why}; run \`pcsync plan\` to see whether there is one`,
       };
     }
     return outcomes;
   };
-  if (input.signal?.aborted) return notChecked("the run was interrupted");
+  if (input.signal?.aborted) return notChecked("the run was interrupted", true);
 
   let read: FamilyListing;
   try {
     const reader = input.reader ?? new FamilyReader(client, input.project, input.family);
     read = await reader.read(client.now());
   } catch (error) {
+    // A signal that came during the read is the interruption, not a failure of the service.
+    if (input.signal?.aborted) return notChecked("the run was interrupted", true);
     return notChecked(`re-reading the family failed (${describeError(error)})`);
   }
 

@@ -26,6 +26,8 @@ export interface ApplyOutcome {
   copiesRemoved?: number[];
   /** A create done, but the check for a copy of it after the family's creates could not run. */
   unchecked?: boolean;
+  /** Unchecked because the run was interrupted first: reported as a count, not one line each. */
+  checkInterrupted?: true;
   /** Skipped because the run was interrupted before it started. */
   notStarted?: boolean;
   /** A claim (adopt, takeover) another owner won: that owner (null: the record carries no mark now). */

@@ -61,6 +61,22 @@ export async function endResumedJournal(
 }
 
 /**
+ * The lines that end a journaled run, newline included: where its journal is, the command that
+ * undoes the run and, for the apply of a saved plan, the one that finishes it if it was cut short.
+ */
+export function describeJournalNext(
+  journalPath: string,
+  start: Pick<JournalStart, "command" | "planFile">,
+): string {
+  const path = shellWord(journalPath);
+  const finish =
+    start.planFile === null || start.command !== "apply"
+      ? ""
+      : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(start.planFile)} --resume --journal ${path}\n`;
+  return `Journal: ${journalPath}\n  undo this ${start.command}: pcsync rollback --journal ${path}\n${finish}`;
+}
+
+/**
  * Applies `plan` with every write journaled (unless --no-journal): a new journal, or `resumed`,
  * the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
  */
@@ -80,11 +96,18 @@ export async function applyJournaled(
     alsoKnown?: CurrentState | undefined;
     /** The run's input files: the journal may not be one of them. */
     inputs: readonly RunInput[];
+    /**
+     * Takes the journal's lines (describeJournalNext) once the run has a report, for the caller to
+     * end its output with them, after the report and any error. Without it, or when the run
+     * throws, they go to stderr at once.
+     */
+    endWith?: ((ending: { lines: string; path: string }) => void) | undefined;
   },
 ): Promise<ApplyReport> {
   const { flags, io, interrupts } = run;
   const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
   let journal: string | undefined;
+  let report: ApplyReport | undefined;
   try {
     const applied = await applyWithJournal(client, plan, state, {
       journalPath: flags.journal,
@@ -104,17 +127,14 @@ export async function applyJournaled(
         journal = path;
       },
     });
+    report = applied.report;
     return applied.report;
   } finally {
     progress.finish();
     if (journal !== undefined) {
-      const path = shellWord(journal);
-      io.stderr.write(
-        `Journal: ${journal}\n  undo this ${run.start.command}: pcsync rollback --journal ${path}\n` +
-          (run.start.planFile === null || run.start.command !== "apply"
-            ? ""
-            : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(run.start.planFile)} --resume --journal ${path}\n`),
-      );
+      const lines = describeJournalNext(journal, run.start);
+      if (report !== undefined && run.endWith !== undefined) run.endWith({ lines, path: journal });
+      else io.stderr.write(lines);
     }
   }
 }

@@ -365,6 +365,17 @@ function setPrune(
 }
 
 /** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
+/** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
+function projectSourceOf(context: ProjectContext): SourceLocation | undefined {
+  if (context.block !== undefined) return context.block.source;
+  for (const set of context.sets) {
+    if (set.projects === "all") continue;
+    const named = set.projects.find((place) => place.name === context.project);
+    if (named !== undefined) return named.source;
+  }
+  return undefined;
+}
+
 function finishFamily(
   context: ProjectContext,
   family: FamilyName,
@@ -413,6 +424,8 @@ function finishFamily(
     configs,
     source,
   };
+  const projectSource = projectSourceOf(context);
+  if (projectSource !== undefined) built.projectSource = projectSource;
   warnUnmatchedProtect(context, family, built);
   return built;
 }

@@ -71,6 +71,8 @@ export interface DesiredFamily {
   configs: DesiredConfig[];
   /** Where the family block is in the manifest. */
   source: SourceLocation;
+  /** Where the manifest names the project (its key, or its entry in a set's list), for errors about it. */
+  projectSource?: SourceLocation;
 }
 
 export interface DesiredState {

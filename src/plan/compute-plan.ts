@@ -461,7 +461,13 @@ function planFamily(
     }
     const { record } = claim;
     const keepsOrder = record.order === order || isIgnored(desired, "order");
-    placed.push({ id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source });
+    // A config whose order ignore_fields leaves alone stays where the service has it, not at the
+    // manifest's order: its ties are found there (order-ties.ts).
+    placed.push(
+      record.order !== order && isIgnored(desired, "order")
+        ? { id: record.id, name, plugin, order: record.order, placed: "ignored", source }
+        : { id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source },
+    );
     const diff = diffFields(desired, record);
     ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
     const fields = diff.changes;

@@ -21,9 +21,12 @@ export function groupTiedOrders<T extends { order: number }>(
 }
 
 /**
- * The orders that the manifest's configs, as the plan leaves them, share with unmanaged records.
- * Configs tied only with each other are the manifest's own doing (its checks warn of them), and
- * unmanaged records tied only with each other are not the manifest's business: neither is listed.
+ * The orders that configs of the manifest, as the plan leaves them, share with another record: an
+ * unmanaged one, or another config where `ignore_fields: [order]` left one of them at an order the
+ * manifest does not give it. A tie of configs each at the order the manifest gives it is the
+ * manifest's own doing, which its checks warn of before any plan; unmanaged records tied only with
+ * each other are not the manifest's business: neither is listed. This is the one rule: a config
+ * reaches a tie only through one of these, so no setting of the manifest can hide one.
  */
 export function findOrderTies(
   managed: readonly PlacedConfig[],
@@ -37,7 +40,9 @@ export function findOrderTies(
   for (const { order, items } of groupTiedOrders(tagged)) {
     const configs = items.flatMap((item) => ("config" in item ? [item.config] : []));
     const records = items.flatMap((item) => ("record" in item ? [item.record] : []));
-    if (configs.length === 0 || records.length === 0) continue;
+    if (configs.length === 0) continue;
+    const unseenByChecks = records.length > 0 || configs.some((config) => config.placed === "ignored");
+    if (!unseenByChecks) continue;
     ties.push({
       order,
       managed: configs.map(({ id, name, plugin, placed, source }) => ({ id, name, plugin, placed, source })),

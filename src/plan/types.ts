@@ -80,8 +80,11 @@ export interface TiedConfig {
   id: number | null;
   name: string;
   plugin: number;
-  /** How the config comes to the order: created at it, moved to it, or already there. */
-  placed: "create" | "move" | "kept";
+  /**
+   * How the config comes to the order: created at it, moved to it, already there, or left there
+   * by `ignore_fields: [order]` though the manifest gives it another.
+   */
+  placed: "create" | "move" | "kept" | "ignored";
   /** `file:line` of the manifest config. */
   source: string;
 }
@@ -95,7 +98,8 @@ export interface TiedRecord {
 
 /**
  * An order that, once the plan is applied, the manifest's configs share with records it does not
- * manage: which of them runs first is not defined (see order-ties.ts).
+ * manage, or with each other where `ignore_fields: [order]` left one of them there: which of them
+ * runs first is not defined (see order-ties.ts).
  */
 export interface OrderTie {
   order: number;
@@ -114,7 +118,7 @@ export interface FamilyReport {
   membership: string;
   /** Records in the list that no manifest config claims and that are not deleted. */
   unmanaged: UnmanagedRecord[];
-  /** Orders shared by configs of the manifest and unmanaged records after apply; absent if none. */
+  /** Orders shared after apply that the manifest's own checks cannot see (order-ties.ts); absent if none. */
   orderTies?: OrderTie[];
   /** What is never deleted without --allow-destroy: `protect:` names and globs, and `protect: true` configs. */
   protect?: ProtectEntry[];

@@ -130,7 +130,9 @@ export async function readAndPlanProjects(
   const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
     const records = await readFamily(client, ref).catch(async (error: unknown) => {
       if (!isMissingList(error, ref)) throw error;
-      throw await explainMissingProject(client, ref, desiredByProject.get(ref.project)?.[0]?.source, error);
+      // The project's own key (file:line), where the user would fix the id.
+      const first = desiredByProject.get(ref.project)?.[0];
+      throw await explainMissingProject(client, ref, first?.projectSource ?? first?.source, error);
     });
     const family: CurrentFamily = { project: ref.project, family: ref.family, records };
     listsDone += 1;

@@ -17,7 +17,10 @@ function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
 
-/** How many of the changes an interrupted apply did not start are listed by name. */
+/**
+ * How many changes of one kind a report lists by name where the kind can run to thousands: those an
+ * interrupted apply did not start or could not check, those done when the journal lists them all.
+ */
 export const NOT_STARTED_LISTED = 20;
 
 /** Where the report goes: a stream, or a string being built (the step summary). */
@@ -25,10 +28,22 @@ export interface TextSink {
   write(text: string): unknown;
 }
 
+/** At most NOT_STARTED_LISTED lines of `items`, then `... and N more` with `where` the rest is. */
+function listSome<T>(items: readonly T[], line: (item: T) => string, where = ""): string {
+  const shown = items.slice(0, NOT_STARTED_LISTED).map((item) => `  ${line(item)}\n`);
+  const more = items.length - NOT_STARTED_LISTED;
+  return `${shown.join("")}${more > 0 ? `  ... and ${more} more${where}\n` : ""}`;
+}
+
 export function renderApplyReport(
   report: ApplyReport,
   out: TextSink,
-  options: { colour: boolean; command?: "apply" | "rollback" },
+  options: {
+    colour: boolean;
+    command?: "apply" | "rollback";
+    /** The run's journal path: it lists every change done, so the report lists only some. */
+    journal?: string | undefined;
+  },
 ): void {
   const paint = createPaint(options.colour);
   // The summary speaks of the run it ends: an apply, or a rollback (which applies its own plan).
@@ -36,11 +51,16 @@ export function renderApplyReport(
   const again = options.command === "rollback" ? "roll back again" : "apply again";
   // After a partial apply the user must know exactly what already changed, not only how much: the
   // changes done are listed before the failures (a complete apply is the plan, so needs no list).
+  // With a journal, which holds each of them, a sample: thousands of lines would bury the summary.
   if (!isApplyComplete(report)) {
-    for (const outcome of report.outcomes) {
-      if (outcome.status !== "done") continue;
-      const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
-      out.write(`${paint("green", "✓ done")}: ${describe(outcome, name)}\n`);
+    const done = report.outcomes.filter((outcome) => outcome.status === "done");
+    const named = (outcome: ApplyOutcome) =>
+      describe(outcome, outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name));
+    if (options.journal === undefined || done.length <= NOT_STARTED_LISTED) {
+      for (const outcome of done) out.write(`${paint("green", "✓ done")}: ${named(outcome)}\n`);
+    } else {
+      out.write(`${paint("green", `✓ done (${done.length})`)}:\n`);
+      out.write(listSome(done, named, " (the journal lists every one)"));
     }
   }
   for (const outcome of report.outcomes) {
@@ -56,7 +76,7 @@ export function renderApplyReport(
       out.write(
         `${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
       );
-    if (outcome.status === "done" && outcome.unchecked)
+    if (outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted !== true)
       out.write(
         `${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
       );
@@ -77,14 +97,23 @@ export function renderApplyReport(
   const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
   const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
   const notStarted = notStartedOutcomes.length;
+  // What an interruption adds is counted, with a sample of names: thousands of lines after a
+  // Ctrl-C would bury the summary.
+  const uncheckedByInterrupt = report.outcomes.filter(
+    (outcome) => outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted === true,
+  );
+  if (uncheckedByInterrupt.length > 0) {
+    // They are among the changes done, listed above: a count says the rest.
+    const count = uncheckedByInterrupt.length;
+    out.write(
+      `${paint("yellow", `! unchecked (${count})`)}: the run was interrupted before the check for a copy of ${count === 1 ? "the create" : `${count} of the creates`} done (a concurrent run's, or a late commit of a POST whose answer was lost)\n`,
+    );
+  }
   if (notStarted > 0) {
-    // Thousands of lines after a Ctrl-C would bury the summary: a sample, and the count.
     out.write(
       `${paint("yellow", `Not started (${notStarted})`)}: the run was interrupted before ${notStarted === 1 ? "this change" : "these changes"}; ${again} to make ${notStarted === 1 ? "it" : "them"}:\n`,
     );
-    for (const outcome of notStartedOutcomes.slice(0, NOT_STARTED_LISTED))
-      out.write(`  ${describe(outcome)}\n`);
-    if (notStarted > NOT_STARTED_LISTED) out.write(`  ... and ${notStarted - NOT_STARTED_LISTED} more\n`);
+    out.write(listSome(notStartedOutcomes, (outcome) => describe(outcome)));
   }
   const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
   const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";

@@ -271,32 +271,51 @@ const PLACED: Record<OrderTie["managed"][number]["placed"], string> = {
   create: "to create, ",
   move: "moved here, ",
   kept: "",
+  ignored: "left here by ignore_fields, ",
 };
 
 /**
  * `"New" (to create) would share order 1 with unmanaged "Old" (id 7): …; give …`: the tie, what it
- * means, and the two ways out, in the words of every format.
+ * means, and the ways out, in the words of every format. A tie of configs only is one that
+ * `ignore_fields: [order]` left: the way out is an order on the service, or the field managed.
  */
 export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
   const configs = tie.managed.map(({ id, name, placed }) => {
     const details = `${PLACED[placed]}${id === null ? "" : `id ${id}`}`.replace(/, $/, "");
     return `${formatName(name, options)} (${details})`;
   });
+  const plans = tie.managed.some(({ placed }) => placed === "create" || placed === "move");
+  const share = plans ? "would share" : configs.length === 1 ? "shares" : "share";
+  // An order: in the manifest does not move a config whose ignore_fields names order: say so.
+  const left = tie.managed
+    .filter(({ placed }) => placed === "ignored")
+    .map(({ name }) => formatName(name, options));
+  const ignored =
+    left.length === 0
+      ? ""
+      : `ignore_fields: [order] leaves ${left.join(", ")} at the service's order: give ${left.length === 1 ? "it" : "them"} a distinct order on the service, or drop order from ${left.length === 1 ? "its" : "their"} ignore_fields`;
+  if (tie.unmanaged.length === 0)
+    return `${configs.join(" and ")} ${share} order ${tie.order}: ${TIE_EFFECT}; ${ignored}`;
   const records = tie.unmanaged.map(({ id, name }) => `${formatName(name, options)} (id ${id})`);
-  const plans = tie.managed.some(({ placed }) => placed !== "kept");
   const them = tie.unmanaged.length === 1 ? "the record" : "the records";
   const ids = tie.unmanaged.map(({ id }) => `id: ${id}`).join(", ");
-  return (
-    `${configs.join(" and ")} ${plans ? "would share" : configs.length === 1 ? "shares" : "share"} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ` +
-    `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})`
-  );
+  const ways =
+    left.length === tie.managed.length
+      ? `${ignored}, or manage ${them} in the manifest (${ids})`
+      : `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})${left.length === 0 ? "" : `; ${ignored}`}`;
+  return `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ${ways}`;
 }
 
 /** `2 order ties with records the manifest does not manage`, or undefined if there are none. */
 export function describeTieCount(plan: Plan): string | undefined {
-  const count = plan.families.reduce((total, report) => total + (report.orderTies?.length ?? 0), 0);
-  if (count === 0) return undefined;
-  return `${count === 1 ? "1 order tie" : `${count} order ties`} with records the manifest does not manage`;
+  const ties = plan.families.flatMap((report) => report.orderTies ?? []);
+  if (ties.length === 0) return undefined;
+  const count = ties.length === 1 ? "1 order tie" : `${ties.length} order ties`;
+  return ties.every((tie) => tie.unmanaged.length > 0)
+    ? `${count} with records the manifest does not manage`
+    : ties.every((tie) => tie.unmanaged.length === 0)
+      ? `${count} that ignore_fields: [order] leaves between configs of the manifest`
+      : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
 
 /** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */
@@ -305,6 +324,14 @@ export function describeSummary(summary: PlanSummary): string {
 }
 
 export const NO_CHANGES = "No changes. The remote state matches the manifest.";
+
+/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
+export const NO_TARGETED_CHANGES = "No changes in the targeted records.";
+
+/** What a plan without changes says: of the whole manifest, or of the records --target/--exclude left in. */
+export function describeNoChanges(plan: Plan): string {
+  return plan.partial === true ? NO_TARGETED_CHANGES : NO_CHANGES;
+}
 
 export function hasPlannedChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, reorder } = plan.summary;

@@ -4,6 +4,7 @@
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
   describeGuardOverride,
+  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
@@ -14,7 +15,6 @@ import {
   type FamilySection,
   hasPlannedChanges,
   MARKERS,
-  NO_CHANGES,
   type PlanItem,
   type RolloutDescription,
 } from "./describe-plan.js";
@@ -56,7 +56,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   // The title is the caller's ("Plan for PR #12"): its issue links are meant.
   const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
   const changed = hasPlannedChanges(plan);
-  const summary = `**${changed ? describeSummary(plan.summary) : NO_CHANGES}**`;
+  const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
@@ -131,7 +131,7 @@ function renderTies(plan: Plan, sections: readonly FamilySection[], budget: numb
     ),
   );
   return renderWarning(
-    `${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`,
+    escapeText(`${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`),
     messages,
     budget,
   );

@@ -7,6 +7,7 @@ import type { Plan } from "../plan/types.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
   describeGuardOverride,
+  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
@@ -18,7 +19,6 @@ import {
   hasPlannedChanges,
   type ItemKind,
   MARKERS,
-  NO_CHANGES,
 } from "./describe-plan.js";
 import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
 
@@ -59,7 +59,9 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
     out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
   }
 
-  out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : NO_CHANGES)}\n`);
+  out.write(
+    `${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : describeNoChanges(plan))}\n`,
+  );
   const partial = describePartial(plan);
   if (partial) out.write(`${paint("yellow", partial)}\n`);
   const rollout = describeRollout(plan);

@@ -5,7 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
 import { loadManifestsFromFlags, runInputs } from "../cli/manifest-options.js";
-import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
+import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode, SIGNAL_EXIT_CODES } from "../errors.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
 import { compactHeap } from "./compact-heap.js";
@@ -213,7 +213,7 @@ class SignalHandlers {
       this.#io.stderr.write(
         `pcsync watch: ${name} received again: exiting at once. Writes in flight may or may not have been made; the next cycle (or \`pcsync plan\`) shows what the server holds.\n`,
       );
-      process.exit(name === "SIGINT" ? 130 : 143);
+      process.exit(SIGNAL_EXIT_CODES[name]);
     }
     this.received = name;
     const busy = this.#loop.running

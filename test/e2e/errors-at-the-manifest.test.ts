@@ -38,8 +38,27 @@ describe.concurrent("errors that point at the manifest", () => {
     );
     expect(code).toBe(1);
     expect(lines).toEqual([
-      `pcsync: project 999 (${file}:9): the server at ${server.emulator.url} does not know it, or it is not visible to this API key (404 GET /api/projects/999/plugin_configs/: Project not found.). Check the project id, or use a key with access to project 999.`,
+      `pcsync: project 999 (${file}:8): the server at ${server.emulator.url} does not know it, or it is not visible to this API key (404 GET /api/projects/999/plugin_configs/: Project not found.). Check the project id, or use a key with access to project 999.`,
     ]);
+  });
+
+  it("a project named only in a project set's list is traced to its entry there", async () => {
+    const yaml = [
+      "version: 1",
+      "server:",
+      `  base_url: ${server.emulator.url}`,
+      "project_sets:",
+      "  - name: fleet",
+      "    projects:",
+      '      - "1"',
+      '      - "998"',
+      "    plugin_configs:",
+      "      configs: []",
+      "",
+    ].join("\n");
+    const { code, lines, file } = await run(["plan"], yaml);
+    expect(code).toBe(1);
+    expect(lines[0]).toMatch(new RegExp(`^pcsync: project 998 \\(${file}:8\\): the server at `));
   });
 
   it("server.base_url over plain http, or holding an API path, is named at its line", async () => {

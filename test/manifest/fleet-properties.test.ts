@@ -250,6 +250,7 @@ function withoutTracing(state: DesiredState | undefined) {
   return state?.families.map((desiredFamily) => ({
     ...desiredFamily,
     source: undefined,
+    projectSource: undefined,
     configs: desiredFamily.configs.map(({ fields, id }) => ({ fields, id })),
   }));
 }

@@ -1,6 +1,8 @@
 // Property: no plan that applies leaves a config of the manifest and a record it does not manage at
-// one order without a warning naming both, and it warns of no other order. Applying is simulated
-// on the lists, with plugin_configs also listing the frontend apps (posthog-2024) or not (seed).
+// one order without a warning naming both, nor two configs at one order where ignore_fields: [order]
+// left one of them off the manifest's order (the manifest's checks cannot see that tie), and it
+// warns of no other order. Applying is simulated on the lists, with plugin_configs also listing
+// the frontend apps (posthog-2024) or not (seed).
 
 import { describe, expect, it } from "vitest";
 import type { FamilyName } from "../../src/families.js";
@@ -35,14 +37,20 @@ const desired = (family: FamilyName) =>
       nil: undefined,
     }),
     prune: fc.boolean(),
+    keepsOrder: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
   });
 
 function toFamily(
   family: FamilyName,
-  spec: { names: string[]; explicit: number[] | undefined; prune: boolean },
+  spec: { names: string[]; explicit: number[] | undefined; prune: boolean; keepsOrder: boolean[] },
 ): DesiredFamily {
   const configs = spec.names.map((name, index) =>
-    desiredConfig({ name, plugin: 1, order: spec.explicit?.[index] ?? index + 1 }),
+    desiredConfig({
+      name,
+      plugin: 1,
+      order: spec.explicit?.[index] ?? index + 1,
+      ...(spec.keepsOrder[index] === true ? { ignore_fields: ["order" as const] } : {}),
+    }),
   );
   return desiredFamily("1", family, configs, {
     prune: spec.prune,
@@ -99,13 +107,16 @@ describe("order ties (property)", () => {
           checked += 1;
           for (const family of families) {
             const after = applied(plan, family.family, family.family === PC ? pcOwn : feOwn);
-            const managedNames = new Set(family.configs.map((config) => config.fields.name));
+            const manifestOrder = new Map(
+              family.configs.map((config) => [config.fields.name, config.fields.order]),
+            );
             const expected = new Map<number, { managed: string[]; unmanaged: number[] }>();
             for (const order of new Set(after.map((record) => record.order))) {
               const at = after.filter((record) => record.order === order);
-              const managed = at.filter((record) => record.name !== null && managedNames.has(record.name));
+              const managed = at.filter((record) => record.name !== null && manifestOrder.has(record.name));
               const unmanaged = at.filter((record) => !managed.includes(record));
-              if (managed.length > 0 && unmanaged.length > 0) {
+              const offManifest = managed.some((record) => manifestOrder.get(record.name ?? "") !== order);
+              if (managed.length > 0 && (unmanaged.length > 0 || (managed.length > 1 && offManifest))) {
                 expected.set(order, {
                   managed: managed.map((record) => record.name ?? "").sort(),
                   unmanaged: unmanaged.map((record) => record.id).sort((a, b) => a - b),

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { DesiredConfig } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { OrderTie } from "../../src/plan/types.js";
+import { describeOrderTie } from "../../src/render/describe-plan.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { FE, PC } from "../support/families.js";
@@ -118,5 +119,72 @@ describe("order ties with unmanaged records", () => {
       ).plan;
     expect(Object.keys(planFor(1)?.families[0] ?? {})).toContain("orderTies");
     expect(Object.keys(planFor(2)?.families[0] ?? {})).not.toContain("orderTies");
+  });
+});
+
+describe("order ties that ignore_fields: [order] leaves", () => {
+  /** A config whose order the service keeps: ignore_fields names it. */
+  const keeping = (name: string, order: number, line: number) =>
+    desiredConfig({ name, plugin: line, order, ignore_fields: ["order"] }, { line });
+  const record = (id: number, name: string, order: number) => remoteRecord({ id, name, plugin: 1, order });
+
+  it("warns of two configs the service holds at one order when ignore_fields keeps one there", () => {
+    // The manifest gives 1 and 2 (its checks see no tie); the service holds both at 1.
+    const ties = tiesOf(
+      [desiredConfig({ name: "A", plugin: 1, order: 1 }, { line: 10 }), keeping("B", 2, 11)],
+      [record(3, "A", 1), record(4, "B", 1)],
+    );
+    expect(ties).toEqual([
+      {
+        order: 1,
+        managed: [
+          { id: 3, name: "A", plugin: 1, placed: "kept", source: "pcsync.yaml:10" },
+          { id: 4, name: "B", plugin: 11, placed: "ignored", source: "pcsync.yaml:11" },
+        ],
+        unmanaged: [],
+      },
+    ]);
+  });
+
+  it("warns where both keep their order, and where a config is moved onto one kept at its order", () => {
+    const both = tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 5), record(4, "B", 5)]);
+    expect(both?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [5, ["ignored", "ignored"]],
+    ]);
+    const moved = tiesOf(
+      [desiredConfig({ name: "A", plugin: 1, order: 7 }, { line: 10 }), keeping("B", 2, 11)],
+      [record(3, "A", 1), record(4, "B", 7)],
+    );
+    expect(moved?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [7, ["move", "ignored"]],
+    ]);
+  });
+
+  it("finds a kept config's tie with an unmanaged record at the service's order, not the manifest's", () => {
+    const ties = tiesOf([keeping("A", 1, 10)], [record(3, "A", 4), unmanaged(7, 4), unmanaged(8, 1)]);
+    expect(ties?.map((tie) => [tie.order, tie.unmanaged.map((r) => r.id)])).toEqual([[4, [7]]]);
+    // The way out it gives is not an order: in the manifest, which ignore_fields would not write.
+    const [tie] = ties ?? [];
+    expect(tie && describeOrderTie(tie, { maxValueChars: 100 })).toBe(
+      '"A" (left here by ignore_fields, id 3) shares order 4 with unmanaged "Hand 7" (id 7): which of them runs first is not defined (the service lists them by plugin id); ignore_fields: [order] leaves "A" at the service\'s order: give it a distinct order on the service, or drop order from its ignore_fields, or manage the record in the manifest (id: 7)',
+    );
+  });
+
+  it("says nothing where ignore_fields leaves each config at an order of its own, or at the manifest's", () => {
+    expect(tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 4), record(4, "B", 5)])).toBe(
+      undefined,
+    );
+    // At the manifest's orders, shared or not, the tie is the manifest's checks' to warn of.
+    expect(tiesOf([keeping("A", 1, 10), keeping("B", 1, 11)], [record(3, "A", 1), record(4, "B", 1)])).toBe(
+      undefined,
+    );
+  });
+
+  it("warns of a config created at the manifest's order where ignore_fields keeps another", () => {
+    // Created, B takes the manifest's order 2, where the service keeps A.
+    const ties = tiesOf([keeping("A", 1, 10), keeping("B", 2, 11)], [record(3, "A", 2)]);
+    expect(ties?.map((tie) => [tie.order, tie.managed.map((c) => c.placed)])).toEqual([
+      [2, ["ignored", "create"]],
+    ]);
   });
 });

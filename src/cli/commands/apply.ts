@@ -344,6 +344,7 @@ Examples:
           ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
           : current;
       const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
+      const end: { journal?: { lines: string; path: string } } = {};
       const report =
         plan.rollout !== undefined && rolledOut !== undefined
           ? await applyRollout({
@@ -366,27 +367,37 @@ Examples:
               resumed: resumed?.journal,
               lock: resumeLock,
               inputs,
+              endWith: (journal) => {
+                end.journal = journal;
+              },
             });
+      const journal = end.journal?.path;
+      const journalLines = end.journal?.lines;
       if (format === "json") printApplyJson(plan, report, io);
-      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env) });
+      else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), journal });
       const title = report.interrupted
         ? "pcsync apply (interrupted)"
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
       await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
+      // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received });
+        throw new ApplyError("interrupted", { report, signal: interrupts.received, journal: journalLines });
       // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
       const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
-      if (lostClaims.length > 0)
+      if (lostClaims.length > 0) {
+        if (journalLines !== undefined) io.stderr.write(journalLines);
         throw new RefusedError("owner_claim_lost", {
           problems: lostClaims.map(
             (outcome) =>
               `record ${outcome.id} (${JSON.stringify(outcome.name)}) in project ${outcome.project} ${outcome.family}: ${outcome.message ?? "another owner's mark won"}`,
           ),
         });
-      if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report });
+      }
+      if (!isApplyComplete(report))
+        throw new ApplyError("apply_incomplete", { report, journal: journalLines });
+      if (journalLines !== undefined) io.stderr.write(journalLines);
     } finally {
       await resumeLock?.release();
       await client.close();

@@ -217,6 +217,7 @@ Examples:
         return;
       }
       const state = await confirmRollback(client, journal, shown, flags, io, interrupts);
+      const end: { journal?: { lines: string; path: string } } = {};
       const report = await applyJournaled(client, state.plan, state.current, {
         // --journal names the journal undone; the rollback's own goes where an apply's would.
         flags: { ...flags, journal: undefined },
@@ -225,10 +226,17 @@ Examples:
         start: { command: "rollback", planFile: null, rollbackOf: journal.path },
         alsoKnown: state.retrievedState,
         inputs: rollbackInputs(flags),
+        endWith: (journal) => {
+          end.journal = journal;
+        },
       });
       if (format === "json") printApplyJson(state.plan, report, io);
       else
-        renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), command: "rollback" });
+        renderApplyReport(report, io.stdout, {
+          colour: useColour(io.stdout, io.env),
+          command: "rollback",
+          journal: end.journal?.path,
+        });
       await appendStepSummary(
         state.plan,
         io,
@@ -240,9 +248,13 @@ Examples:
         command: "rollback",
         again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`,
       } as const;
+      // The journal's lines end the output: after the report, and after the error if there is one.
+      const lines = end.journal?.lines;
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received, words });
-      if (!isApplyComplete(report)) throw new ApplyError("apply_incomplete", { report, words });
+        throw new ApplyError("interrupted", { report, signal: interrupts.received, words, journal: lines });
+      if (!isApplyComplete(report))
+        throw new ApplyError("apply_incomplete", { report, words, journal: lines });
+      if (lines !== undefined) io.stderr.write(lines);
     } finally {
       await client.close();
     }

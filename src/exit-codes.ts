@@ -1,0 +1,156 @@
+// The one table of pcsync's exit codes: each code's name and meaning, and the commands that can end
+// with it, with what it means there. Every --help's "Exit codes:" is made from it, and a test holds
+// it to each command's real exit paths; a code a command gains is a line here.
+
+import {
+  EXIT_CHANGES,
+  EXIT_ERROR,
+  EXIT_OK,
+  EXIT_REFUSED,
+  EXIT_ROLLOUT_HALTED,
+  EXIT_SIGINT,
+  EXIT_SIGTERM,
+  type ExitCode,
+} from "./errors.js";
+
+/** Every command, in the order help lists them. */
+export const COMMAND_NAMES = [
+  "validate",
+  "plan",
+  "apply",
+  "watch",
+  "rollback",
+  "export",
+  "show",
+  "demo",
+  "serve",
+  "logs",
+  "job",
+  "frontend",
+  "completion",
+] as const;
+
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export interface ExitCodeRow {
+  code: ExitCode;
+  /** Stable, for scripts and tests. */
+  name: "ok" | "error" | "changes" | "refused" | "rollout_halted" | "sigint" | "sigterm";
+  /** What it means for pcsync as a whole (the program's --help). */
+  meaning: string;
+  /** The commands that can end with it, and what it means there. */
+  commands: Partial<Record<CommandName, string>>;
+}
+
+/** Every command's, for the codes any run can end with. */
+const EVERY_COMMAND = <T>(value: T): Record<CommandName, T> =>
+  Object.fromEntries(COMMAND_NAMES.map((name) => [name, value])) as Record<CommandName, T>;
+
+// A signal ends any command: while pcsync starts, its hold exits with these codes; after, a command
+// without handling of its own is ended by the signal, which a shell reports as the same code.
+const STOPPED_BY_SIGINT = "stopped by Ctrl-C (SIGINT)";
+const STOPPED_BY_SIGTERM = "stopped by SIGTERM";
+
+export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
+  {
+    code: EXIT_OK,
+    name: "ok",
+    meaning: "success (with --detailed-exitcode: no changes)",
+    commands: {
+      ...EVERY_COMMAND("success"),
+      validate: "the manifest is valid",
+      plan: "success (with --detailed-exitcode: no changes)",
+      apply: "applied, or nothing to apply (--dry-run: planned)",
+      watch: "stopped by SIGTERM or SIGINT once the writes in flight finished; --once: in sync (no changes)",
+      rollback: "rolled back, or nothing to roll back (--dry-run: planned)",
+      show: "success (with --detailed-exitcode: the plan has no changes)",
+      serve: "stopped by Ctrl-C or SIGTERM, its data saved",
+      logs: "success; --follow: stopped by Ctrl-C or SIGTERM",
+    },
+  },
+  {
+    code: EXIT_ERROR,
+    name: "error",
+    meaning: "error: invalid manifest or flags, API or network failure, partial apply",
+    commands: {
+      ...EVERY_COMMAND("error: bad flags, API or network failure"),
+      validate: "the manifest is invalid, or could not be read; bad flags",
+      plan: "error: invalid manifest or flags, API or network failure",
+      apply: "error: invalid manifest or flags, API or network failure, partial apply, not approved",
+      watch: "could not start (bad flags, manifest, listen address); --once: the cycle failed",
+      rollback: "error: bad flags or journal, API or network failure, partial rollback, not approved",
+      show: "the plan file is missing or not a pcsync plan; bad flags",
+      demo: "a step of the demo did not succeed",
+      serve: "could not start or save; bad flags",
+      completion: "an unknown shell",
+    },
+  },
+  {
+    code: EXIT_CHANGES,
+    name: "changes",
+    meaning: "plan --detailed-exitcode: changes are pending",
+    commands: {
+      plan: "plan --detailed-exitcode: changes are pending",
+      show: "with --detailed-exitcode: the plan has changes",
+      watch: "--once: changes are pending (drift)",
+    },
+  },
+  {
+    code: EXIT_REFUSED,
+    name: "refused",
+    meaning: "refused by a safety guard or a stale saved plan; nothing was changed",
+    commands: {
+      plan: "refused: it deletes a protected record, or a config matches another owner's record",
+      apply:
+        "refused by a safety guard, a stale saved plan, another owner's record, or records changed while asking; nothing was changed",
+      rollback:
+        "refused: records changed since the run (without --force) or while asking; nothing was changed",
+      watch: "--once: refused by a safety guard or another owner's record; nothing was written",
+    },
+  },
+  {
+    code: EXIT_ROLLOUT_HALTED,
+    name: "rollout_halted",
+    meaning: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
+    commands: {
+      apply:
+        "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back",
+    },
+  },
+  {
+    code: EXIT_SIGINT,
+    name: "sigint",
+    meaning: "interrupted by Ctrl-C (SIGINT); an apply's summary says what was done",
+    commands: {
+      ...EVERY_COMMAND(STOPPED_BY_SIGINT),
+      apply: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
+      rollback: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
+      watch: "a second Ctrl-C (SIGINT): exited at once, writes in flight may or may not be made",
+      serve: "a second Ctrl-C (SIGINT) while stopping: ended at once",
+    },
+  },
+  {
+    code: EXIT_SIGTERM,
+    name: "sigterm",
+    meaning: "interrupted by SIGTERM (a cancelled CI job); an apply's summary says what was done",
+    commands: {
+      ...EVERY_COMMAND(STOPPED_BY_SIGTERM),
+      apply: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
+      rollback: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
+      watch: "a second SIGTERM: exited at once, writes in flight may or may not be made",
+      serve: "a second SIGTERM while stopping: ended at once",
+    },
+  },
+];
+
+/** The codes `command` can end with and what each means there, lowest first. */
+export function exitCodesOf(command: CommandName): { code: ExitCode; meaning: string }[] {
+  return EXIT_CODE_TABLE.flatMap((row) => {
+    const meaning = row.commands[command];
+    return meaning === undefined ? [] : [{ code: row.code, meaning }];
+  });
+}
+
+export function isCommandName(name: string): name is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(name);
+}
