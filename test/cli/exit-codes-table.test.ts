@@ -146,6 +146,31 @@ describe("each command's real exit paths end with a code its help lists", () => 
     expect((await exitOf("rollback", ["--journal", "missing.jsonl", "--auto-approve"])).code).toBe(1);
   });
 
+  it("apply: 4 when a rollout halts on a failed health check (and is rolled back)", async () => {
+    const rollout = await work.write(
+      "rollout.yaml",
+      manifest(
+        "version: 1",
+        "rollout:",
+        "  waves:",
+        "    - name: all",
+        "      percent: 100",
+        "  bake: 0s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 100000",
+        "projects:",
+        '  "3":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Rolled out",
+        "          plugin: 1",
+      ),
+    );
+    const halted = await exitOf("apply", ["-f", rollout, "--auto-approve"]);
+    expect(halted.code, halted.stderr).toBe(4);
+  });
+
   it("export, logs, job, frontend, completion: 0, and 1 for what the service or the shell refuses", async () => {
     expect((await exitOf("export", ["--project", "1"])).code).toBe(0);
     expect((await exitOf("logs", ["--project", "1", "--config", "GeoIP"])).code).toBe(0);
