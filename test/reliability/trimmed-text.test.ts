@@ -192,7 +192,7 @@ describe.each(PROFILE_NAMES)("records whose names only look like the manifest's 
 
     // Half the writes commit and lose their answer: the settle re-read must see what was stored.
     emulator.setFaults({ dropWriteRate: 0.5, seed: 7 });
-    for (let round = 0; round < 3; round += 1) await applyOnce(client, desired, { settleWindowMs: 50 });
+    for (let round = 0; round < 3; round += 1) await applyOnce(client, desired);
     emulator.setFaults({});
     expect(await pendingChanges(client, desired)).toEqual([]);
     const live = emulator.snapshot().records.filter((record) => record.project === 3 && !record.deleted);
@@ -268,7 +268,6 @@ describe.each(PROFILE_NAMES)("a create whose text the service trims (%s)", (prof
       "3",
       "plugin_configs",
       { plugin: 1, order: 1, name: "GeoIP ", description: "Adds\n" },
-      { settleWindowMs: 50 },
     );
     emulator.setFaults({});
     expect(result.record.name).toBe(profile === "posthog-2024" ? "GeoIP" : "GeoIP ");
