@@ -263,12 +263,12 @@ describe.each(PROFILE_NAMES)("a create whose text the service trims (%s)", (prof
   it("is recognised by the settle re-read after its answer is lost: one record, never a second POST", async () => {
     const [emulator, client] = await start(profile, []);
     emulator.setFaults({ dropWriteRate: 1, seed: 1 });
-    const result = await createConfigDetailed(
-      client,
-      "3",
-      "plugin_configs",
-      { plugin: 1, order: 1, name: "GeoIP ", description: "Adds\n" },
-    );
+    const result = await createConfigDetailed(client, "3", "plugin_configs", {
+      plugin: 1,
+      order: 1,
+      name: "GeoIP ",
+      description: "Adds\n",
+    });
     emulator.setFaults({});
     expect(result.record.name).toBe(profile === "posthog-2024" ? "GeoIP" : "GeoIP ");
     const posts = emulator.requestLog.filter((entry) => entry.method === "POST");
