@@ -84,9 +84,9 @@ export class FaultInjector {
     return this.random() < 0.5 ? 502 : 504;
   }
 
-  /** Whether this write, already committed, is answered 500 instead of its result. */
-  shouldAnswer500AfterCommit(method: string): boolean {
-    return WRITE_METHODS.has(method) && this.roll(this.faults.commitThen500Rate);
+  /** Whether this create, already committed, is answered 500 instead of its record. */
+  shouldAnswer500AfterCommit(): boolean {
+    return this.roll(this.faults.commitThen500Rate);
   }
 
   /** Seconds an injected 429 asks the client to wait. */

@@ -104,7 +104,7 @@ async function processRequest(
     await deps.persist();
   }
   if (result.status < 300 && faults.shouldDropWrite(method)) return { kind: "drop" };
-  if (result.status < 300 && faults.shouldAnswer500AfterCommit(method))
+  if (result.status < 300 && operation === "create" && faults.shouldAnswer500AfterCommit())
     return { kind: "error", error: serverError() };
   return { kind: "response", result };
 }

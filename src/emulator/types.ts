@@ -87,7 +87,7 @@ export interface FaultOptions {
    */
   fail503RetryAfterSeconds?: number;
   /**
-   * 0..1 fraction of writes whose change is committed, then answered 500 with the service's error
+   * 0..1 fraction of creates whose record is committed, then answered 500 with the service's error
    * body, as a Django service that does not wrap requests in a transaction can.
    */
   commitThen500Rate?: number;

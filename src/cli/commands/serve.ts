@@ -246,7 +246,7 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
     )
     .option(
       "--fail-500-after-commit <rate>",
-      "commit this fraction (0..1) of writes, then answer 500 with the service's error body",
+      "commit this fraction (0..1) of creates, then answer 500 with the service's error body",
     )
     .option(
       "--proxy-errors <rate>",
