@@ -82,6 +82,9 @@ export interface RateLimiterState {
 const OBSERVATION_WINDOW_MS = 5_000;
 // 429s of requests already in flight when the first one came belong to the same episode.
 const MIN_DECREASE_INTERVAL_MS = 1_000;
+// A gap between requests up to this long is the client's own pace, not idleness: only longer
+// ones (a create settling, a pause between a watch's cycles) leave the learner's count of time.
+const IDLE_GAP_MS = 1_000;
 
 export class RateLimiter {
   readonly #slots: SlotSemaphore;
@@ -95,6 +98,7 @@ export class RateLimiter {
   /** The rate when the current throttling episode began. */
   #episodeRps = Number.POSITIVE_INFINITY;
   readonly #observationWindowMs: number;
+  readonly #idleGapMs: number;
   /** Requests holding or waiting for a slot: while there are none, the client is idle. */
   #active = 0;
   /** When the client last fell idle (undefined while busy, and before the first request). */
@@ -112,6 +116,7 @@ export class RateLimiter {
     this.#minRps = (options.minRps ?? RATE_LIMITER_DEFAULTS.minRps) / scale;
     this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
     this.#observationWindowMs = OBSERVATION_WINDOW_MS * scale;
+    this.#idleGapMs = IDLE_GAP_MS * scale;
     this.#history = new StartHistory(scale);
     this.#pacer = new RatePacer({
       ceilingRps,
@@ -181,7 +186,7 @@ export class RateLimiter {
     this.#active += 1;
     if (this.#active !== 1 || this.#idleSince === undefined) return;
     const now = this.#now();
-    if (now > this.#idleSince) this.#idle.push({ from: this.#idleSince, to: now });
+    if (now - this.#idleSince > this.#idleGapMs) this.#idle.push({ from: this.#idleSince, to: now });
     this.#idleSince = undefined;
     const horizon = now - this.#history.keptMs;
     while ((this.#idle[0]?.to ?? Number.POSITIVE_INFINITY) < horizon) this.#idle.shift();
@@ -193,10 +198,15 @@ export class RateLimiter {
     if (this.#active === 0) this.#idleSince = this.#now();
   }
 
-  /** How long the client was idle (no request holding or waiting for a slot) between `from` and `to`. */
+  /**
+   * How long the client was idle between `from` and `to`: no request holding or waiting for a
+   * slot for more than a second (scaled).
+   */
   idleMsBetween(from: number, to: number): number {
     let idle = 0;
-    const spans = this.#idleSince === undefined ? this.#idle : [...this.#idle, { from: this.#idleSince, to }];
+    const open = this.#idleSince;
+    const spans =
+      open === undefined || to - open <= this.#idleGapMs ? this.#idle : [...this.#idle, { from: open, to }];
     for (const span of spans) idle += Math.max(0, Math.min(span.to, to) - Math.max(span.from, from));
     return idle;
   }

@@ -245,6 +245,40 @@ describe("a POST the service answered with its own error", () => {
   });
 });
 
+describe("settling a create", () => {
+  it("goes ahead of the client's own pacing: the re-read and the resend do not wait their turn", async () => {
+    const clock = fakeClock();
+    const { log } = script(clock, {
+      post: (index) => (index === 0 ? { status: 500, body: ENVELOPE } : "created"),
+    });
+    // One request per 10 s: paced, the re-read would wait until 10 s and the resend until 20 s.
+    const result = await create(client(clock, 30_000, undefined, { maxRps: 0.1 }));
+    expect(result.posts).toBe(2);
+    expect(log).toEqual([
+      { method: "POST", at: 0 },
+      { method: "GET", at: 0 },
+      { method: "POST", at: 125 },
+    ]);
+  });
+
+  it("never goes ahead of a pause the service asked for", async () => {
+    const clock = fakeClock();
+    let apiClient: ReturnType<typeof client> | undefined;
+    const { log } = script(clock, {
+      post: (index) => {
+        if (index > 0) return "created";
+        // The service asks everyone to wait 4 s (another request's 429) just as this POST fails.
+        apiClient?.limiter.noteThrottled(4_000);
+        return { status: 500, body: ENVELOPE };
+      },
+    });
+    apiClient = client(clock);
+    await create(apiClient);
+    expect(log.map((entry) => entry.method)).toEqual(["POST", "GET", "POST"]);
+    expect(log.slice(1).every((entry) => entry.at >= 4_000)).toBe(true);
+  });
+});
+
 describe("a POST refused before processing", () => {
   it("(503 with Retry-After) is confirmed by one re-read and sent again after the stated pause", async () => {
     const clock = fakeClock();
