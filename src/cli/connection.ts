@@ -201,6 +201,20 @@ function listBoundsOf(flags: ConnectionFlags): ListBounds {
   };
 }
 
+/**
+ * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
+ * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
+ * so tests that shrink time keep the proportions users get. Unset: 1.
+ */
+function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.PCSYNC_TIME_SCALE;
+  if (raw === undefined || raw === "") return undefined;
+  const scale = Number(raw);
+  if (!(Number.isFinite(scale) && scale > 0 && scale <= 1))
+    throw new UsageError(`PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
+  return scale;
+}
+
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
@@ -239,6 +253,7 @@ export async function createClientFromFlags(
     bodyTimeoutMs: timeoutMs,
     listBounds: listBoundsOf(flags),
     settleTimeoutMs: settleTimeoutOf(flags, timeoutMs),
+    timeScale: timeScaleOf(io.env),
     treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
