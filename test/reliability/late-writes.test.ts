@@ -18,7 +18,7 @@ afterAll(async () => {
   for (const remove of directories.splice(0)) await remove();
 });
 
-async function applyAgainst(server: FamilyServer, manifestText: string, extra: string[]) {
+async function applyAgainst(server: FamilyServer, manifestText: string, extra: string[], timeScale?: number) {
   servers.push(server);
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
@@ -26,7 +26,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
   return await runCliInProcess(
     ["apply", "--auto-approve", "-f", manifest, "--base-url", server.url, ...extra],
     {
-      env: { PCSYNC_API_KEY: KEY },
+      env: {
+        PCSYNC_API_KEY: KEY,
+        PCSYNC_TIME_SCALE: timeScale === undefined ? undefined : String(timeScale),
+      },
       cwd: directory.path,
     },
   );
@@ -34,8 +37,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The client's request timeout in these tests (seconds); the settle window is 2.5 times that.
+// The client's request timeout in these tests (seconds); the settle window is 2.5 times that. Every
+// duration of the client is shrunk by the same factor (PCSYNC_TIME_SCALE), not the timeout alone.
 const TIMEOUT_S = 1;
+const TIME_SCALE = TIMEOUT_S / 30;
 
 describe.concurrent("a POST whose outcome is unknown", () => {
   it("commits 1x to 2x --timeout after the client gave up: adopted, never sent again", async () => {
@@ -51,12 +56,7 @@ describe.concurrent("a POST whose outcome is unknown", () => {
       },
     });
     const configs = names("Late", 3);
-    const run = await applyAgainst(server, createsManifest(configs), [
-      "--timeout",
-      String(TIMEOUT_S),
-      "--format",
-      "json",
-    ]);
+    const run = await applyAgainst(server, createsManifest(configs), ["--format", "json"], TIME_SCALE);
     expect(run.code, run.stderr).toBe(0);
     // One POST per config: none was sent again while the first could still commit.
     expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(3);
@@ -86,17 +86,54 @@ describe.concurrent("a POST whose outcome is unknown", () => {
     });
     // One create at a time, so that "Silent 1" is the first POST the server sees.
     const configs = names("Silent", 2);
-    const run = await applyAgainst(server, createsManifest(configs), [
-      "--timeout",
-      String(TIMEOUT_S),
-      "--concurrency",
-      "1",
-    ]);
+    const run = await applyAgainst(server, createsManifest(configs), ["--concurrency", "1"], TIME_SCALE);
     expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
     expect([...countByName(server.records)]).toEqual(configs.map((name) => [name, 1]));
     expect(run.stdout).toContain("Apply complete: 2 created, 0 updated, 0 deleted, 0 reordered.");
     expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
   }, 30_000);
+});
+
+describe.concurrent("a create the service answered with its own error", () => {
+  it("answered 500 after it committed: found by one re-read, summed up as created, never sent again", async () => {
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        post.commit();
+        sendJson(post.response, 500, {
+          type: "server_error",
+          code: "error",
+          detail: "A server error occurred.",
+          attr: null,
+        });
+      },
+    });
+    const run = await applyAgainst(server, createsManifest(["Committed"]), []);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 0 reordered.");
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(1);
+    expect(server.records).toHaveLength(1);
+  }, 30_000);
+
+  it("answered 503 before committing: sent again at once after one re-read, not after a 75 s window", async () => {
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        if (post.index > 0) return post.answer(post.commit());
+        sendJson(post.response, 503, {
+          type: "server_error",
+          code: "service_unavailable",
+          detail: "Service temporarily unavailable, try again later.",
+          attr: null,
+        });
+      },
+    });
+    // At the real defaults: --timeout 30, a proof window of 75 s that this failure does not need.
+    const started = Date.now();
+    const run = await applyAgainst(server, createsManifest(["Retried"]), []);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
+    expect(server.records).toHaveLength(1);
+  }, 60_000);
 });
 
 describe.concurrent("a create whose answers are always lost", () => {
@@ -164,12 +201,13 @@ describe.concurrent("a service that goes away in the middle of many creates", ()
         if (lost === lostAnswers) void server.goAway();
       },
     });
-    const run = await applyAgainst(server, createsManifest(names("Bulk", total)), [
-      "--timeout",
-      "0.5",
-      "--concurrency",
-      "4",
-    ]);
+    // Every duration at 1/60: a timeout of 0.5 s.
+    const run = await applyAgainst(
+      server,
+      createsManifest(names("Bulk", total)),
+      ["--concurrency", "4"],
+      1 / 60,
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).not.toMatch(/^\s+at /m);
     const summary =
@@ -217,7 +255,7 @@ describe.concurrent("the summary is true when only the check after the creates f
         return true;
       },
     });
-    const run = await applyAgainst(server, createsManifest(["Checked"]), ["--timeout", String(TIMEOUT_S)]);
+    const run = await applyAgainst(server, createsManifest(["Checked"]), [], TIME_SCALE);
     expect(run.code, run.stderr).toBe(1);
     expect(server.records).toHaveLength(1);
     expect(run.stdout).toMatch(
