@@ -93,7 +93,9 @@ export async function applyJournaled(
       known,
     );
   }
-  const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
+  const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, {
+    pausedUntil: () => client.limiter.state.pausedUntil,
+  });
   interrupts.beginWrites();
   let report: ApplyReport | undefined;
   try {
