@@ -7,7 +7,7 @@ import { _ as listsToRead, a as readCurrentState, f as showsWritten, m as plugin
 import { i as assemblePlan } from "./progress.mjs";
 import { d as fingerprintRecord, f as recordKey, u as fingerprintMembership } from "./guard-message.mjs";
 import { c as isApiError } from "./api-key.mjs";
-import { G as mapConcurrent, i as getConfig } from "./api.mjs";
+import { i as getConfig, q as mapConcurrent } from "./api.mjs";
 import { n as isApplyComplete, r as renderApplyReport, t as appendStepSummary } from "./step-summary.mjs";
 import { r as useColour } from "./cli-io.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
