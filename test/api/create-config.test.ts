@@ -234,6 +234,25 @@ describe("a POST the service answered with its own error", () => {
     expect(at(log, "POST")).toEqual([0]);
   });
 
+  it("is reported not made, and not sent again, when the run is interrupted before the resend", async () => {
+    const clock = fakeClock();
+    const controller = new AbortController();
+    const { log } = script(clock, {
+      post: () => ({ status: 500, body: ENVELOPE }),
+      // The signal comes while the one re-read is answered: the resend's backoff never ends.
+      failRead: () => {
+        controller.abort();
+        return undefined;
+      },
+    });
+    const error = await create(client(clock, 30_000, controller.signal)).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 500, outcomeUnknown: false });
+    expect((error as Error).message).toMatch(
+      /it did not make the record \(re-reading the family showed so\); the run was interrupted before it was sent again$/,
+    );
+    expect(log.map((entry) => entry.method)).toEqual(["POST", "GET"]);
+  });
+
   it("is taken for in flight with --treat-5xx-as-in-flight: the whole window before a resend", async () => {
     const clock = fakeClock();
     const { log } = script(clock, {

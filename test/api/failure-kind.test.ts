@@ -11,6 +11,7 @@ import {
   RequestError,
   ResponseError,
 } from "../../src/api/index.js";
+import { fc } from "../support/fast-check.js";
 
 const status = (code: number, serviceEnvelope: boolean, retryAfter = false): PostFailure => ({
   kind: "status",
@@ -45,6 +46,29 @@ describe("what a failed POST proves", () => {
   it.each(TABLE)("%s", (_what, failure, kind, strictKind) => {
     expect(classifyPostFailure(failure, { fiveXxInFlight: false })).toBe(kind);
     expect(classifyPostFailure(failure, { fiveXxInFlight: true })).toBe(strictKind);
+  });
+});
+
+describe("what a failed POST proves, for any status", () => {
+  const anyStatus = fc.record({
+    status: fc.integer({ min: 400, max: 599 }),
+    serviceEnvelope: fc.boolean(),
+    retryAfter: fc.boolean(),
+  });
+
+  it("never takes an answer for one the service finished with unless it carries the service's body", () => {
+    fc.assert(
+      fc.property(anyStatus, fc.boolean(), (facts, fiveXxInFlight) => {
+        const kind = classifyPostFailure({ kind: "status", ...facts }, { fiveXxInFlight });
+        if (kind === "answered") expect(facts.serviceEnvelope && facts.status >= 500).toBe(true);
+        // A proxy's gateway errors may hide a request still being processed, whatever they carry.
+        if (facts.status === 502 || facts.status === 504) expect(kind).toBe("in_flight");
+        // Under --treat-5xx-as-in-flight, every 5xx waits for the window.
+        if (fiveXxInFlight && facts.status >= 500) expect(kind).toBe("in_flight");
+        // A 4xx other than 429 is the service's "no": never resent, never waited for.
+        if (facts.status < 500 && facts.status !== 429) expect(kind).toBe("rejected");
+      }),
+    );
   });
 });
 
