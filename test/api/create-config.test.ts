@@ -218,7 +218,9 @@ describe("a POST the service answered with its own error", () => {
     const error = await create(client(clock)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 503, outcomeUnknown: false });
     expect((error as Error).message).toMatch(/the create was sent 7 times, and none of them made the record/);
-    expect(log.map((entry) => entry.method).join(" ")).toBe("POST GET POST GET POST GET POST GET POST GET POST GET POST GET");
+    expect(log.map((entry) => entry.method).join(" ")).toBe(
+      "POST GET POST GET POST GET POST GET POST GET POST GET POST GET",
+    );
     // Backoffs only: seconds, not windows.
     expect(clock.now()).toBeLessThan(20_000);
   });
