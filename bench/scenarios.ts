@@ -22,6 +22,7 @@ import {
 } from "./harness.js";
 import { EMULATOR_SCENARIOS } from "./scenarios-emulator.js";
 import { EXPORT_SCENARIOS } from "./scenarios-export.js";
+import { FAULT_SCENARIOS } from "./scenarios-faults.js";
 import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { LARGE_MANIFEST_SCENARIOS } from "./scenarios-large-manifest.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
@@ -415,6 +416,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
   ...STARTUP_SCENARIOS,
+  ...FAULT_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,
   ...LARGE_MANIFEST_SCENARIOS,

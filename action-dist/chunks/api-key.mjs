@@ -220,6 +220,8 @@ function apiError(request, details) {
 		status: details.status,
 		detail,
 		serviceError,
+		...details.serviceEnvelope === void 0 ? {} : { serviceEnvelope: details.serviceEnvelope },
+		...details.retryAfterMs === void 0 ? {} : { retryAfterMs: details.retryAfterMs },
 		attempts: details.attempts,
 		outcomeUnknown: details.outcomeUnknown ?? false,
 		hint: details.hint ?? STATUS_HINTS[details.status]
@@ -296,7 +298,7 @@ function isOutcomeUnknown(error, ...codes) {
 }
 /** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
 function notMadeAfter(posts) {
-	return posts > 1 ? `the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it` : "re-reading the family after the settle window found no record made by it";
+	return posts > 1 ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)` : "it did not make the record (re-reading the family showed so)";
 }
 // dist/src/api/api-key.js
 const VALID_KEY = /^[\x21-\x7e]+$/;

@@ -10,6 +10,7 @@ import { setMaxListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { STATUS_CODES, maxHeaderSize } from "node:http";
 import { BlockList, isIP } from "node:net";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as setTimeout$1 } from "node:timers/promises";
 import { Transform, Writable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
@@ -10790,6 +10791,57 @@ function explainProxyFailure(failure, proxy, host, attempts) {
 	if (status !== void 0) return { explanation: `${named} refused to open a tunnel to ${host} (${failure.message})` };
 	return { explanation: `could not reach ${named}: ${failure.message}, ${after(attempts)}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy` };
 }
+// dist/src/api/failure-kind.js
+const PROXY_STATUSES = /* @__PURE__ */ new Set([502, 504]);
+/** What `failure` proves about the POST, by the rule at the top of this file. */
+function classifyPostFailure(failure, rules) {
+	switch (failure.kind) {
+		case "not_sent": return "refused";
+		case "no_answer": return "in_flight";
+		case "unreadable_answer": return "unreadable";
+		case "status": {
+			const { status } = failure;
+			if (status === 429) return "refused";
+			if (status < 500) return "rejected";
+			if (rules.fiveXxInFlight || PROXY_STATUSES.has(status)) return "in_flight";
+			if (status === 503 && failure.retryAfter) return "refused";
+			return failure.serviceEnvelope ? "answered" : "in_flight";
+		}
+	}
+}
+/** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
+function isServiceEnvelope(body) {
+	let value;
+	try {
+		value = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+	} catch {
+		return false;
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+	const fields = value;
+	return typeof fields.type === "string" && fields.type !== "" && typeof fields.code === "string" && fields.code !== "" && typeof fields.detail === "string";
+}
+/**
+* The facts of a failed POST as the client reported them; undefined for an error that is not a
+* failed request (a bug, an abort: the caller handles those).
+*/
+function postFailureOf(error) {
+	if (isResponseError(error, "malformed_response", "response_too_large")) return { kind: "unreadable_answer" };
+	if (isRequestError(error, "api_error")) return {
+		kind: "status",
+		status: error.status ?? 0,
+		serviceEnvelope: error.facts.serviceEnvelope === true,
+		retryAfter: error.facts.retryAfterMs !== void 0
+	};
+	if (!isRequestError(error)) return void 0;
+	switch (error.code) {
+		case "redirect_not_followed": return { kind: "unreadable_answer" };
+		case "timeout":
+		case "response_headers_too_large": return { kind: "no_answer" };
+		case "network_error": return error.outcomeUnknown ? { kind: "no_answer" } : { kind: "not_sent" };
+		default: return;
+	}
+}
 // dist/src/api/list-bounds.js
 const LIST_BOUND_DEFAULTS = {
 	maxRecords: 1e5,
@@ -10881,6 +10933,26 @@ var ListWalk = class {
 };
 function formatSeconds$1(ms) {
 	return `${Number((ms / 1e3).toFixed(ms < 1e4 ? 1 : 0))} s`;
+}
+// dist/src/api/proof-window.js
+/**
+* The proof window as a multiple of the request timeout: the rule covers a commit up to twice the
+* timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
+* the read that decides.
+*/
+const SETTLE_TIMEOUT_FACTOR = 2.5;
+/** The shortest proof window, whatever the request timeout (at time scale 1). */
+const MIN_SETTLE_WINDOW_MS = 1e3;
+/** How long after a POST with unknown outcome gave up it may still commit. */
+function settleWindowMs(requestTimeoutMs, timeScale = 1) {
+	return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, Math.round(MIN_SETTLE_WINDOW_MS * timeScale));
+}
+/**
+* The least settle time one create may be given: a whole proof window for each POST it may send,
+* since a window cut short can never show that a POST did not commit.
+*/
+function minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale = 1) {
+	return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
 }
 // dist/src/api/proxy.js
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
@@ -11017,56 +11089,6 @@ function inCidr(host, version, cidr) {
 	list.addSubnet(network, prefix, ipType(networkVersion));
 	return list.check(host, ipType(version));
 }
-// dist/src/api/start-history.js
-const BUCKET_MS = 100;
-const HISTORY_MS = 36e5;
-var StartHistory = class StartHistory {
-	/** Starts per bucket (refused ones are taken out again), oldest first. */
-	#bucketTimes = [];
-	#bucketCounts = [];
-	/** When the oldest bucket kept begins; undefined before the first start. */
-	get first() {
-		return this.#bucketTimes[0];
-	}
-	/** `time` rounded down to the start of its bucket. */
-	static bucketOf(time) {
-		return Math.floor(time / BUCKET_MS) * BUCKET_MS;
-	}
-	/** Starts recorded in buckets that begin at or after `time`. */
-	since(time) {
-		let count = 0;
-		for (let index = this.#bucketTimes.length - 1; index >= 0; index -= 1) {
-			if ((this.#bucketTimes[index] ?? 0) < time) break;
-			count += this.#bucketCounts[index] ?? 0;
-		}
-		return count;
-	}
-	record(now) {
-		const bucket = StartHistory.bucketOf(now);
-		const last = this.#bucketTimes.length - 1;
-		if (last >= 0 && this.#bucketTimes[last] === bucket) this.#bucketCounts[last] = (this.#bucketCounts[last] ?? 0) + 1;
-		else {
-			this.#bucketTimes.push(bucket);
-			this.#bucketCounts.push(1);
-		}
-		let expired = 0;
-		while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - HISTORY_MS) expired += 1;
-		if (expired > 0) {
-			this.#bucketTimes.splice(0, expired);
-			this.#bucketCounts.splice(0, expired);
-		}
-	}
-	/** Takes one start out of the newest bucket that has one (the refused request started recently). */
-	forgetOne() {
-		for (let index = this.#bucketCounts.length - 1; index >= 0; index -= 1) {
-			const count = this.#bucketCounts[index] ?? 0;
-			if (count > 0) {
-				this.#bucketCounts[index] = count - 1;
-				return;
-			}
-		}
-	}
-};
 // dist/src/api/limit-learner.js
 const MIN_STARTS_TO_LEARN = 30;
 var LimitLearner = class {
@@ -11094,16 +11116,17 @@ var LimitLearner = class {
 	* Returns the schedule to pace by; `"pause only"` when the 429 is left to the pause alone (too
 	* few starts yet to be about the rate); undefined when nothing could be learned.
 	*/
-	learn(moment, history) {
+	learn(moment, history, idleMsSince = () => 0) {
 		const { now, resumeAt } = moment;
 		const first = history.first;
 		if (first === void 0) return void 0;
 		if (this.#learned === void 0 && history.since(first) < MIN_STARTS_TO_LEARN) return "pause only";
 		const sinceFirstMs = resumeAt - first;
-		let rps = history.since(first) * 1e3 / sinceFirstMs;
+		const busyMs = Math.max(1, sinceFirstMs - idleMsSince(first));
+		let rps = history.since(first) * 1e3 / busyMs;
 		let windowMs = this.#learned?.windowMs;
 		if (windowMs !== void 0 && resumeAt - windowMs <= now) {
-			const windowStart = StartHistory.bucketOf(resumeAt - windowMs);
+			const windowStart = history.bucketOf(resumeAt - windowMs);
 			rps = Math.max(rps, history.since(windowStart) * 1e3 / windowMs);
 		} else windowMs = sinceFirstMs;
 		if (!(rps > 0)) return void 0;
@@ -11124,7 +11147,6 @@ var LimitLearner = class {
 	}
 };
 // dist/src/api/rate-pacer.js
-const MIN_DECREASE_INTERVAL_MS = 1e3;
 var RatePacer = class {
 	#settings;
 	/** Theoretical arrival time of the token bucket. */
@@ -11166,11 +11188,22 @@ var RatePacer = class {
 		return start - now;
 	}
 	/**
+	* Reserves a start ahead of the others: as soon as the service's pause allows, whatever the
+	* client's own rate; the start still counts against that rate, so those queued behind move back
+	* by one interval instead of the rate being exceeded for good.
+	*/
+	reserveStartAhead(now) {
+		const earliest = Math.max(now, this.#pausedUntil);
+		const rate = this.rateAt(earliest);
+		if (Number.isFinite(rate)) this.#tat = Math.max(this.#tat, earliest) + 1e3 / rate;
+		return earliest - now;
+	}
+	/**
 	* AIMD for 429s without a stated wait: halve (by default) once per episode, recover linearly.
 	* `observedRps` is the rate that drew the 429, for when no rate was in force.
 	*/
 	decreaseBlindly(now, resumeAt, observedRps) {
-		if (now < this.#pausedUntil || now - this.#lastDecreaseAt < MIN_DECREASE_INTERVAL_MS) return;
+		if (now < this.#pausedUntil || now - this.#lastDecreaseAt < this.#settings.minDecreaseIntervalMs) return;
 		const { ceilingRps, minRps, decreaseFactor, increaseRpsPerSecond } = this.#settings;
 		const before = this.rateAt(now);
 		const drawnRate = Number.isFinite(before) ? before : observedRps();
@@ -11208,6 +11241,8 @@ var SlotSemaphore = class {
 	#slots;
 	#inFlight = 0;
 	#waiting = [];
+	/** The waiters that went ahead. */
+	#ahead = /* @__PURE__ */ new WeakSet();
 	constructor(slots) {
 		if (!Number.isInteger(slots) || slots < 1) throw new RangeError("concurrency must be a positive integer");
 		this.#slots = slots;
@@ -11218,8 +11253,11 @@ var SlotSemaphore = class {
 	get queued() {
 		return this.#waiting.length;
 	}
-	/** Resolves once a slot is taken; rejects with the signal's reason if it aborts first. */
-	take(signal) {
+	/**
+	* Resolves once a slot is taken; rejects with the signal's reason if it aborts first. `ahead`
+	* waits before every other waiter (after those that also went ahead).
+	*/
+	take(signal, ahead = false) {
 		if (signal?.aborted) return Promise.reject(signal.reason);
 		if (this.#inFlight < this.#slots) {
 			this.#inFlight += 1;
@@ -11235,14 +11273,81 @@ var SlotSemaphore = class {
 				signal?.removeEventListener("abort", onAbort);
 				resolve();
 			};
-			this.#waiting.push(take);
+			if (ahead) {
+				this.#waiting.splice(this.#aheadWaiting(), 0, take);
+				this.#ahead.add(take);
+			} else this.#waiting.push(take);
 			signal?.addEventListener("abort", onAbort, { once: true });
 		});
+	}
+	/** How many waiters at the front of the queue went ahead. */
+	#aheadWaiting() {
+		let index = 0;
+		while (index < this.#waiting.length && this.#ahead.has(this.#waiting[index])) index += 1;
+		return index;
 	}
 	release() {
 		const next = this.#waiting.shift();
 		if (next) next();
 		else this.#inFlight -= 1;
+	}
+};
+// dist/src/api/start-history.js
+const BUCKET_MS = 100;
+const HISTORY_MS = 36e5;
+var StartHistory = class {
+	#bucketMs;
+	/** How long starts are kept (ms). */
+	keptMs;
+	/** `timeScale` shrinks the buckets and the time kept with the client's other durations. */
+	constructor(timeScale = 1) {
+		this.#bucketMs = Math.max(1, BUCKET_MS * timeScale);
+		this.keptMs = HISTORY_MS * timeScale;
+	}
+	/** Starts per bucket (refused ones are taken out again), oldest first. */
+	#bucketTimes = [];
+	#bucketCounts = [];
+	/** When the oldest bucket kept begins; undefined before the first start. */
+	get first() {
+		return this.#bucketTimes[0];
+	}
+	/** `time` rounded down to the start of its bucket. */
+	bucketOf(time) {
+		return Math.floor(time / this.#bucketMs) * this.#bucketMs;
+	}
+	/** Starts recorded in buckets that begin at or after `time`. */
+	since(time) {
+		let count = 0;
+		for (let index = this.#bucketTimes.length - 1; index >= 0; index -= 1) {
+			if ((this.#bucketTimes[index] ?? 0) < time) break;
+			count += this.#bucketCounts[index] ?? 0;
+		}
+		return count;
+	}
+	record(now) {
+		const bucket = this.bucketOf(now);
+		const last = this.#bucketTimes.length - 1;
+		if (last >= 0 && this.#bucketTimes[last] === bucket) this.#bucketCounts[last] = (this.#bucketCounts[last] ?? 0) + 1;
+		else {
+			this.#bucketTimes.push(bucket);
+			this.#bucketCounts.push(1);
+		}
+		let expired = 0;
+		while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - this.keptMs) expired += 1;
+		if (expired > 0) {
+			this.#bucketTimes.splice(0, expired);
+			this.#bucketCounts.splice(0, expired);
+		}
+	}
+	/** Takes one start out of the newest bucket that has one (the refused request started recently). */
+	forgetOne() {
+		for (let index = this.#bucketCounts.length - 1; index >= 0; index -= 1) {
+			const count = this.#bucketCounts[index] ?? 0;
+			if (count > 0) {
+				this.#bucketCounts[index] = count - 1;
+				return;
+			}
+		}
 	}
 };
 // dist/src/api/rate-limiter.js
@@ -11255,29 +11360,45 @@ const RATE_LIMITER_DEFAULTS = {
 	increaseRpsPerSecond: .5
 };
 const OBSERVATION_WINDOW_MS = 5e3;
+const MIN_DECREASE_INTERVAL_MS = 1e3;
+const IDLE_GAP_MS = 1e3;
 var RateLimiter = class {
 	#slots;
 	#pacer;
 	#learner;
-	#history = new StartHistory();
+	#history;
 	#minRps;
 	#decreaseFactor;
 	#now;
 	#sleep;
 	/** The rate when the current throttling episode began. */
 	#episodeRps = Number.POSITIVE_INFINITY;
+	#observationWindowMs;
+	#idleGapMs;
+	/** Requests holding or waiting for a slot: while there are none, the client is idle. */
+	#active = 0;
+	/** When the client last fell idle (undefined while busy, and before the first request). */
+	#idleSince;
+	/** Idle spans, oldest first, so the learner counts only the time the client was sending. */
+	#idle = [];
 	constructor(options) {
 		this.#slots = new SlotSemaphore(options.concurrency);
 		if (options.maxRps !== void 0 && !(options.maxRps > 0)) throw new RangeError("maxRps must be positive");
+		const scale = options.timeScale ?? 1;
+		if (!(scale > 0)) throw new RangeError("timeScale must be positive");
 		const ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
-		this.#minRps = options.minRps ?? RATE_LIMITER_DEFAULTS.minRps;
+		this.#minRps = (options.minRps ?? RATE_LIMITER_DEFAULTS.minRps) / scale;
 		this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
+		this.#observationWindowMs = OBSERVATION_WINDOW_MS * scale;
+		this.#idleGapMs = IDLE_GAP_MS * scale;
+		this.#history = new StartHistory(scale);
 		this.#pacer = new RatePacer({
 			ceilingRps,
-			burstSeconds: options.burstSeconds ?? RATE_LIMITER_DEFAULTS.burstSeconds,
+			burstSeconds: (options.burstSeconds ?? RATE_LIMITER_DEFAULTS.burstSeconds) * scale,
 			minRps: this.#minRps,
 			decreaseFactor: this.#decreaseFactor,
-			increaseRpsPerSecond: options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond
+			increaseRpsPerSecond: (options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond) / (scale * scale),
+			minDecreaseIntervalMs: MIN_DECREASE_INTERVAL_MS * scale
 		});
 		this.#learner = options.learnLimits === false ? void 0 : new LimitLearner({
 			ceilingRps,
@@ -11294,19 +11415,28 @@ var RateLimiter = class {
 	* Once `signal` aborts, a request still waiting gives up its place and rejects with the signal's
 	* reason: it never starts.
 	*/
-	async acquire(signal) {
-		await this.#slots.take(signal);
+	async acquire(signal, options = {}) {
+		const ahead = options.ahead === true;
+		this.#busy();
+		try {
+			await this.#slots.take(signal, ahead);
+		} catch (error) {
+			this.#calm();
+			throw error;
+		}
 		try {
 			for (;;) {
 				signal?.throwIfAborted();
 				const generation = this.#pacer.pauseGeneration;
-				const wait = this.#pacer.reserveStart(this.#now());
+				const now = this.#now();
+				const wait = ahead ? this.#pacer.reserveStartAhead(now) : this.#pacer.reserveStart(now);
 				if (wait > 0) await sleepUnlessAborted(this.#sleep, wait, signal);
 				if (generation === this.#pacer.pauseGeneration) break;
 			}
 			signal?.throwIfAborted();
 		} catch (error) {
 			this.#slots.release();
+			this.#calm();
 			throw error;
 		}
 		this.#history.record(this.#now());
@@ -11315,7 +11445,40 @@ var RateLimiter = class {
 			if (released) return;
 			released = true;
 			this.#slots.release();
+			this.#calm();
 		};
+	}
+	/** A request starts waiting for a slot: the client is busy from now. */
+	#busy() {
+		this.#active += 1;
+		if (this.#active !== 1 || this.#idleSince === void 0) return;
+		const now = this.#now();
+		if (now - this.#idleSince > this.#idleGapMs) this.#idle.push({
+			from: this.#idleSince,
+			to: now
+		});
+		this.#idleSince = void 0;
+		const horizon = now - this.#history.keptMs;
+		while ((this.#idle[0]?.to ?? Number.POSITIVE_INFINITY) < horizon) this.#idle.shift();
+	}
+	/** A request gave its slot back (or gave up waiting): with none left, the client is idle. */
+	#calm() {
+		this.#active -= 1;
+		if (this.#active === 0) this.#idleSince = this.#now();
+	}
+	/**
+	* How long the client was idle between `from` and `to`: no request holding or waiting for a
+	* slot for more than a second (scaled).
+	*/
+	idleMsBetween(from, to) {
+		let idle = 0;
+		const open = this.#idleSince;
+		const spans = open === void 0 || to - open <= this.#idleGapMs ? this.#idle : [...this.#idle, {
+			from: open,
+			to
+		}];
+		for (const span of spans) idle += Math.max(0, Math.min(span.to, to) - Math.max(span.from, from));
+		return idle;
 	}
 	/** Runs `task` inside a slot. */
 	async run(task) {
@@ -11343,7 +11506,7 @@ var RateLimiter = class {
 				resumeAt,
 				episodeRps: this.#episodeRps,
 				pausedUntil
-			}, this.#history) : void 0;
+			}, this.#history, (from) => this.idleMsBetween(from, now)) : void 0;
 			if (learned === void 0) this.#pacer.decreaseBlindly(now, resumeAt, () => this.#observedRps(now));
 			else if (learned !== "pause only") this.#pacer.follow(learned);
 		}
@@ -11359,16 +11522,17 @@ var RateLimiter = class {
 		};
 	}
 	#observedRps(now) {
-		const count = this.#history.since(now - OBSERVATION_WINDOW_MS);
+		const windowMs = this.#observationWindowMs;
+		const count = this.#history.since(now - windowMs);
 		const first = this.#history.first;
 		const running = first === void 0 ? 0 : now - first;
-		const spanMs = Math.min(OBSERVATION_WINDOW_MS, Math.max(1e3, running));
+		const spanMs = Math.min(windowMs, Math.max(windowMs / 5, running));
 		return Math.max(this.#minRps, count * 1e3 / spanMs);
 	}
 };
 // dist/src/api/retry.js
 const RETRY_DEFAULTS = {
-	retries: 4,
+	retries: 6,
 	baseDelayMs: 250,
 	maxDelayMs: 2e4,
 	maxRetryAfterMs: 9e4
@@ -11881,7 +12045,7 @@ async function requestWithRetry(context, request) {
 		let release;
 		try {
 			signal?.throwIfAborted();
-			release = await limiter.acquire(signal);
+			release = await limiter.acquire(signal, { ahead: request.ahead });
 		} catch (error) {
 			if (signal?.aborted) throw aborted();
 			throw error;
@@ -11960,7 +12124,7 @@ const CLIENT_DEFAULTS = {
 	bodyTimeoutMs: 6e4,
 	maxResponseBytes: 67108864,
 	listBounds: LIST_BOUND_DEFAULTS,
-	settleTimeoutMs: 12e4,
+	createPosts: 3,
 	retry: RETRY_DEFAULTS
 };
 var ApiClient = class {
@@ -11976,6 +12140,14 @@ var ApiClient = class {
 	listBounds;
 	/** See ApiClientOptions.settleTimeoutMs. */
 	settleTimeoutMs;
+	/** How long a POST nobody answered may still commit, from the give-up (see proof-window.ts). */
+	settleWindowMs;
+	/** See ApiClientOptions.createPosts. */
+	createPosts;
+	/** See ApiClientOptions.treat5xxAsInFlight. */
+	treat5xxAsInFlight;
+	/** See ApiClientOptions.timeScale. */
+	timeScale;
 	limiter;
 	stats = {
 		requests: 0,
@@ -12000,6 +12172,8 @@ var ApiClient = class {
 	#signal;
 	#retryContext;
 	#closed = false;
+	/** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
+	#ahead = new AsyncLocalStorage();
 	constructor(options) {
 		const apiKey = checkApiKey(options.apiKey, "the client options");
 		this.secrets = options.secrets ?? new SecretRegistry();
@@ -12012,12 +12186,22 @@ var ApiClient = class {
 		const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
 		this.concurrency = concurrency;
 		this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
-		this.#requestTimeoutMs = positiveInteger(options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs, "requestTimeoutMs");
-		this.#bodyTimeoutMs = positiveInteger(options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs, "bodyTimeoutMs");
+		const timeScale = options.timeScale ?? 1;
+		if (!(timeScale > 0 && Number.isFinite(timeScale))) throw new RangeError("timeScale must be positive");
+		this.timeScale = timeScale;
+		const scaled = (ms) => Math.max(1, Math.round(ms * timeScale));
+		this.#requestTimeoutMs = positiveInteger(scaled(options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs), "requestTimeoutMs");
+		this.#bodyTimeoutMs = positiveInteger(scaled(options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs), "bodyTimeoutMs");
 		this.#maxResponseBytes = positiveInteger(options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes, "maxResponseBytes");
-		this.retryOptions = {
+		const retry = {
 			...CLIENT_DEFAULTS.retry,
 			...definedEntries(options.retry ?? {})
+		};
+		this.retryOptions = {
+			retries: retry.retries,
+			baseDelayMs: scaled(retry.baseDelayMs),
+			maxDelayMs: scaled(retry.maxDelayMs),
+			maxRetryAfterMs: scaled(retry.maxRetryAfterMs)
 		};
 		const listBounds = {
 			...CLIENT_DEFAULTS.listBounds,
@@ -12025,9 +12209,14 @@ var ApiClient = class {
 		};
 		this.listBounds = {
 			maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
-			maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs")
+			maxReadMs: positiveInteger(scaled(listBounds.maxReadMs), "listBounds.maxReadMs")
 		};
-		this.settleTimeoutMs = positiveInteger(options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs, "settleTimeoutMs");
+		this.createPosts = positiveInteger(options.createPosts ?? CLIENT_DEFAULTS.createPosts, "createPosts");
+		this.treat5xxAsInFlight = options.treat5xxAsInFlight === true;
+		this.settleWindowMs = settleWindowMs(this.#requestTimeoutMs, timeScale);
+		const leastSettleMs = minimumSettleTimeoutMs(this.#requestTimeoutMs, this.createPosts, timeScale);
+		this.settleTimeoutMs = options.settleTimeoutMs === void 0 ? leastSettleMs : positiveInteger(scaled(options.settleTimeoutMs), "settleTimeoutMs");
+		if (this.settleTimeoutMs < leastSettleMs) throw new RangeError(`settleTimeoutMs must be at least ${leastSettleMs} (${this.createPosts} proof windows of ${this.settleWindowMs} ms)`);
 		this.#trace = options.trace;
 		this.#onAttempt = options.onAttempt;
 		this.#random = options.random ?? Math.random;
@@ -12039,6 +12228,7 @@ var ApiClient = class {
 			...definedEntries(options.rateLimit ?? {}),
 			concurrency,
 			maxRps: options.maxRps,
+			timeScale,
 			now: this.#now,
 			sleep: this.#sleep
 		});
@@ -12088,6 +12278,10 @@ var ApiClient = class {
 	traceLine(line) {
 		this.#trace?.(line);
 	}
+	/** The backoff before retry number `retryNumber` (from 1), with the client's jitter. */
+	backoffDelayMs(retryNumber) {
+		return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
+	}
 	/** Waits the backoff before retry number `retryNumber` (from 1); rejects once the signal aborts. */
 	async backoff(retryNumber) {
 		await this.sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
@@ -12095,6 +12289,15 @@ var ApiClient = class {
 	/** The time allowed for a response's headers: how long a request may be pending unanswered. */
 	get requestTimeoutMs() {
 		return this.#requestTimeoutMs;
+	}
+	/**
+	* Runs `task` so that every request it makes goes ahead of the client's own pacing and of the
+	* requests queued for a slot, though never ahead of a pause the service asked for: a create
+	* being settled holds its family's order and the run's summary, so its re-reads and its resend
+	* should not wait behind the writes queued after it.
+	*/
+	ahead(task) {
+		return this.#ahead.run(true, task);
 	}
 	/** The client's clock (injectable for tests). */
 	now() {
@@ -12130,6 +12333,7 @@ var ApiClient = class {
 			traceLabel,
 			safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
 			notFoundMeansDone: spec.notFoundMeansDone === true,
+			ahead: this.#ahead.getStore() === true,
 			send: () => this.#sendAttempt({
 				method,
 				url,
@@ -12154,6 +12358,8 @@ var ApiClient = class {
 		throw apiError(failedRequest, {
 			status,
 			serviceError: readServiceError(response.body),
+			serviceEnvelope: isServiceEnvelope(response.body),
+			retryAfterMs: parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()),
 			fallbackDetail: fallbackDetail(response, this.secrets),
 			hint: this.#hintFor(status, response),
 			attempts,
@@ -12800,18 +13006,6 @@ function formatTime(value) {
 }
 // dist/src/api/create-config.js
 /**
-* The settle window as a multiple of the request timeout: the rule covers a commit up to twice the
-* timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
-* the read that decides.
-*/
-const SETTLE_TIMEOUT_FACTOR = 2.5;
-/** The shortest settle window, whatever the request timeout. */
-const MIN_SETTLE_WINDOW_MS = 1e3;
-/** How long after a POST with unknown outcome gave up it may still commit, by the rule above. */
-function settleWindowMs(requestTimeoutMs) {
-	return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, MIN_SETTLE_WINDOW_MS);
-}
-/**
 * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
 * the outcome could not be settled; any other error means the record was not created (the last
 * POST's failure, once every POST was shown not to have created it).
@@ -12820,67 +13014,98 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 	const url = client.url(collectionPath(projectId, family));
 	const reader = options.reader ?? new FamilyReader(client, projectId, family);
 	const knownIds = options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-	const windowMs = options.settleWindowMs ?? settleWindowMs(client.requestTimeoutMs);
-	const maxPosts = client.retryOptions.retries + 1;
+	const windowMs = client.settleWindowMs;
+	const failures = [];
+	const post = () => client.requestJson({
+		method: "POST",
+		url,
+		body,
+		safety: "unsafe"
+	}, "record");
+	const unknown = (failure, why, conclusiveAfter) => new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+		failure: failure.message,
+		why,
+		...conclusiveAfter === void 0 ? {} : { conclusiveAfter }
+	});
 	let settleDeadline;
 	for (let posts = 1;; posts += 1) {
 		let failure;
 		try {
 			return {
-				record: await client.requestJson({
-					method: "POST",
-					url,
-					body,
-					safety: "unsafe"
-				}, "record"),
+				record: posts === 1 ? await post() : await client.ahead(post),
 				posts,
-				uncertain: posts > 1,
-				adopted: false
+				uncertain: failures.some(mayHaveMade),
+				adopted: false,
+				failures
 			};
 		} catch (error) {
-			if (isRequestError(error, "request_aborted") && posts > 1) throw error.settledAs("the earlier POST did not create it (the family was re-read after its settle window)", error.outcomeUnknown);
-			if (isFinalAnswer(error)) return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);
-			if (!isRequestError(error) || !error.outcomeUnknown) throw error;
+			if (isRequestError(error, "request_aborted")) {
+				if (posts === 1) throw error;
+				throw error.settledAs("the earlier POSTs did not create it (re-reading the family showed so)", false);
+			}
+			if (!isPostError(error) || postFailureOf(error) === void 0) throw error;
 			failure = error;
 		}
+		const facts = postFailureOf(failure);
+		if (facts === void 0) throw failure;
+		const kind = classifyPostFailure(facts, { fiveXxInFlight: client.treat5xxAsInFlight });
+		failures.push(kind);
 		const giveUpAt = client.now();
 		settleDeadline ??= giveUpAt + client.settleTimeoutMs;
-		const readForMs = Math.max(0, Math.min(windowMs, settleDeadline - giveUpAt));
-		client.traceLine(`POST ${url.pathname}: outcome unknown; re-reading the family for ${readForMs} ms before deciding`);
-		const settled = await settle(client, reader, body, knownIds, giveUpAt, readForMs);
-		if (settled.kind === "found") {
-			client.traceLine(`POST ${url.pathname}: record ${settled.record.id} was created by the attempt that failed`);
+		const notMade = (why) => "settledAs" in failure ? failure.settledAs(why, false) : failure;
+		const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : void 0;
+		if (kind === "rejected" || kind === "refused" && !(facts.kind === "status" && facts.status === 503)) throw posts > 1 ? notMade(notMadeAfter(posts)) : failure;
+		if (kind === "unreadable") return await settleAnsweredPost(client, reader, body, knownIds, url, failure, posts, failures);
+		let found;
+		if (kind === "in_flight") {
+			client.traceLine(`POST ${url.pathname}: ${facts.kind === "status" ? `${facts.status} not from the service` : "no answer"}; re-reading the family for ${windowMs} ms before deciding`);
+			const settled = await settle(client, reader, body, knownIds, giveUpAt, windowMs);
+			if (settled.kind === "unknown") throw unknown(failure, settled.why, giveUpAt + windowMs);
+			found = settled.kind === "found" ? settled.record : void 0;
+		} else {
+			const answer = kind === "refused" ? "the service refused it with Retry-After" : "the service answered it with its own error";
+			client.traceLine(`POST ${url.pathname}: ${answer}; re-reading the family once to decide`);
+			try {
+				const { records } = await client.ahead(() => reader.read(giveUpAt));
+				found = findCreatedRecord(records, body, knownIds);
+			} catch (error) {
+				if (isRequestError(error, "request_aborted") || client.signal?.aborted) throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
+				if (!(error instanceof PcsyncError)) throw error;
+				throw unknown(failure, `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`);
+			}
+		}
+		if (found !== void 0) {
+			client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
 			return {
-				record: settled.record,
+				record: found,
 				posts,
 				uncertain: true,
-				adopted: true
+				adopted: true,
+				failures
 			};
 		}
-		if (settled.kind === "unknown") throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
-			failure: failure.message,
-			why: settled.why,
-			conclusiveAfter: giveUpAt + windowMs
-		});
-		if (readForMs < windowMs) throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
-			failure: failure.message,
-			why: `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`,
-			conclusiveAfter: giveUpAt + windowMs
-		});
-		if (posts >= maxPosts || client.now() >= settleDeadline) throw failure.settledAs(notMadeAfter(posts), false);
-		client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
+		if (failures.filter((failed) => failed === "in_flight").length >= client.createPosts || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
+		const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
+		if (stated !== void 0 && stated > client.retryOptions.maxRetryAfterMs) throw notMade(`${notMadeAfter(posts)}; it was not sent again, since the service asked to wait ${formatSeconds(stated)}`);
+		if (client.now() + pauseMs > settleDeadline) throw notMade(`${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) would be over first`);
+		client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again${pauseMs > 0 ? ` in ${pauseMs} ms` : ""}`);
+		if (pauseMs > 0) try {
+			await client.sleep(pauseMs);
+		} catch (error) {
+			if (client.signal?.aborted) throw isRequestError(failure) ? failure.settledAs(`${notMadeAfter(posts)}; the run was interrupted before it was sent again`, false) : failure;
+			throw error;
+		}
 	}
+}
+/** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
+function mayHaveMade(kind) {
+	return kind !== "rejected";
+}
+function isPostError(error) {
+	return postFailureOf(error) !== void 0;
 }
 function formatSeconds(ms) {
 	return `${Number((ms / 1e3).toFixed(1))} s`;
-}
-/**
-* The service answered, but not with a record: what it said cannot be read (it may well have been
-* a 201), or it redirected (a 303 after a POST may follow a create). Either way it is done with
-* the request: nothing can commit later, and sending it again could make a copy.
-*/
-function isFinalAnswer(error) {
-	return isResponseError(error, "malformed_response", "response_too_large") || isRequestError(error, "redirect_not_followed");
 }
 /**
 * A POST the service answered with something unreadable (not JSON, the wrong shape, too large) or
@@ -12889,12 +13114,12 @@ function isFinalAnswer(error) {
 * unknown, never resent, since a record the service made from it in some other form would be
 * duplicated.
 */
-async function settleAnsweredPost(client, reader, body, knownIds, url, error, posts) {
+async function settleAnsweredPost(client, reader, body, knownIds, url, error, posts, failures) {
 	const failedRequest = client.describeRequest("POST", url);
 	const answer = isRequestError(error, "redirect_not_followed") ? "the service answered with a redirect, which pcsync does not follow" : "the service's answer could not be read";
 	let records;
 	try {
-		({records} = await reader.read(client.now()));
+		({records} = await client.ahead(() => reader.read(client.now())));
 	} catch (rereadError) {
 		if (!(rereadError instanceof PcsyncError)) throw rereadError;
 		throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
@@ -12912,7 +13137,8 @@ async function settleAnsweredPost(client, reader, body, knownIds, url, error, po
 		record,
 		posts,
 		uncertain: true,
-		adopted: true
+		adopted: true,
+		failures
 	};
 }
 /**
@@ -12931,7 +13157,8 @@ async function settle(client, reader, body, knownIds, giveUpAt, windowMs) {
 		if (client.signal?.aborted) return interrupted;
 		const final = elapsed() >= windowMs;
 		try {
-			const { records } = await reader.read(final ? giveUpAt + windowMs : giveUpAt);
+			const notBefore = final ? giveUpAt + windowMs : giveUpAt;
+			const { records } = await client.ahead(() => reader.read(notBefore));
 			const record = findCreatedRecord(records, body, knownIds);
 			if (record) return {
 				kind: "found",
@@ -13011,4 +13238,4 @@ function showsSentText(sent, shown) {
 	if (typeof sent !== "string" || trimAsService(sent) === "") return true;
 	return showsText(sent, shown);
 }
-export { require_encoding as A, require_api as B, require_promise as C, require_runtime_features as D, require_webidl as E, require_pool_base as F, mapConcurrent as G, require_symbols as H, require_fixed_queue as I, require_dispatcher_base as L, require_constants as M, require_connect as N, require_data_url as O, require_diagnostics as P, require_dispatcher as R, require_body as S, require_util as T, require_errors as U, require_util$1 as V, isLoopbackHost as W, require_proxy_agent as _, getFrontend as a, require_pool as b, listProjects as c, updateConfig as d, ApiClient as f, createDispatcher as g, LIST_BOUND_DEFAULTS as h, getConfig as i, require_global as j, require_infra as k, reachesProjectList as l, resolveProxy as m, createConfigDetailed as n, iterateLogs as o, CLIENT_DEFAULTS as p, createJob as r, listAllConfigs as s, FamilyReader as t, rearrange as u, require_socks5_proxy_agent as v, require_formdata as w, require_client as x, require_agent as y, require_wrap_handler as z };
+export { require_data_url as A, require_dispatcher as B, require_client as C, require_util as D, require_formdata as E, require_connect as F, require_errors as G, require_api as H, require_diagnostics as I, isLoopbackHost as K, require_pool_base as L, require_encoding as M, require_global as N, require_webidl as O, require_constants as P, require_fixed_queue as R, require_pool as S, require_promise as T, require_util$1 as U, require_wrap_handler as V, require_symbols as W, LIST_BOUND_DEFAULTS as _, getFrontend as a, require_socks5_proxy_agent as b, listProjects as c, updateConfig as d, ApiClient as f, settleWindowMs as g, minimumSettleTimeoutMs as h, getConfig as i, require_infra as j, require_runtime_features as k, reachesProjectList as l, resolveProxy as m, createConfigDetailed as n, iterateLogs as o, CLIENT_DEFAULTS as p, mapConcurrent as q, createJob as r, listAllConfigs as s, FamilyReader as t, rearrange as u, createDispatcher as v, require_body as w, require_agent as x, require_proxy_agent as y, require_dispatcher_base as z };

@@ -377,12 +377,15 @@ function checkFaultOptions(faults) {
 	const rates = [
 		["fail503Rate", faults.fail503Rate],
 		["fail429Rate", faults.fail429Rate],
-		["dropWriteRate", faults.dropWriteRate]
+		["dropWriteRate", faults.dropWriteRate],
+		["commitThen500Rate", faults.commitThen500Rate],
+		["proxyErrorRate", faults.proxyErrorRate]
 	];
 	for (const [name, rate] of rates) if (rate !== void 0 && !(rate >= 0 && rate <= 1)) throw new RangeError(`faults.${name} must be between 0 and 1, got ${rate}`);
 	const counts = [
 		["latencyMs", faults.latencyMs],
 		["fail429WaitSeconds", faults.fail429WaitSeconds],
+		["fail503RetryAfterSeconds", faults.fail503RetryAfterSeconds],
 		["rateLimit.perMinute", faults.rateLimit?.perMinute],
 		["rateLimit.perHour", faults.rateLimit?.perHour],
 		["maxPageSize", faults.maxPageSize]
@@ -416,6 +419,19 @@ var FaultInjector = class {
 	}
 	shouldFail503() {
 		return this.roll(this.faults.fail503Rate);
+	}
+	/** Seconds an injected 503 asks to wait (a Retry-After header), or undefined for none. */
+	get fail503RetryAfterSeconds() {
+		return this.faults.fail503RetryAfterSeconds;
+	}
+	/** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
+	proxyError() {
+		if (!this.roll(this.faults.proxyErrorRate)) return void 0;
+		return this.random() < .5 ? 502 : 504;
+	}
+	/** Whether this create, already committed, is answered 500 instead of its record. */
+	shouldAnswer500AfterCommit() {
+		return this.roll(this.faults.commitThen500Rate);
 	}
 	/** Seconds an injected 429 asks the client to wait. */
 	get fail429WaitSeconds() {
@@ -849,13 +865,13 @@ function serverError() {
 		attr: null
 	});
 }
-function serviceUnavailable() {
+function serviceUnavailable(retryAfterSeconds) {
 	return new HttpError(503, {
 		type: "server_error",
 		code: "service_unavailable",
 		detail: "Service temporarily unavailable, try again later.",
 		attr: null
-	});
+	}, retryAfterSeconds === void 0 ? {} : { "retry-after": String(retryAfterSeconds) });
 }
 // dist/src/emulator/auth.js
 const REQUIRED_SCOPE = {
@@ -2009,6 +2025,10 @@ const BODY_OPERATIONS = /* @__PURE__ */ new Set([
 ]);
 const FORM_OPERATIONS = /* @__PURE__ */ new Set(["create", "update"]);
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+const PROXY_PAGES = {
+	502: "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n",
+	504: "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>\n"
+};
 function requestUrlOf(request, target, ownHost) {
 	const host = request.headers.host;
 	return new URL(`http://${host !== void 0 && PLAIN_HOST.test(host) ? host : ownHost}${target}`);
@@ -2016,7 +2036,12 @@ function requestUrlOf(request, target, ownHost) {
 async function processRequest(deps, request, method, target) {
 	const { store, profile, faults } = deps;
 	if (faults.latencyMs > 0) await setTimeout(faults.latencyMs);
-	if (faults.shouldFail503()) throw serviceUnavailable();
+	const proxyStatus = faults.proxyError();
+	if (proxyStatus !== void 0) return {
+		kind: "proxy",
+		status: proxyStatus
+	};
+	if (faults.shouldFail503()) throw serviceUnavailable(faults.fail503RetryAfterSeconds);
 	if (faults.shouldFail429()) throw throttled(faults.fail429WaitSeconds, profile.retryAfterHeader);
 	const rawBody = await readBody(request);
 	const route = matchRoute(method, target);
@@ -2043,6 +2068,10 @@ async function processRequest(deps, request, method, target) {
 		await deps.persist();
 	}
 	if (result.status < 300 && faults.shouldDropWrite(method)) return { kind: "drop" };
+	if (result.status < 300 && operation === "create" && faults.shouldAnswer500AfterCommit()) return {
+		kind: "error",
+		error: serverError()
+	};
 	return {
 		kind: "response",
 		result
@@ -2096,6 +2125,14 @@ async function serveRequest(deps, request, response) {
 	if (outcome.kind === "drop") {
 		status = 0;
 		request.socket.destroy();
+	} else if (outcome.kind === "proxy") {
+		status = outcome.status;
+		const page = PROXY_PAGES[outcome.status];
+		response.writeHead(status, {
+			"content-type": "text/html",
+			"content-length": String(Buffer.byteLength(page))
+		});
+		response.end(page);
 	} else if (outcome.kind === "error") {
 		status = outcome.error.status;
 		writeError(response, outcome.error);

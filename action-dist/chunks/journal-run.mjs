@@ -326,16 +326,24 @@ function formatElapsed(milliseconds) {
 	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
 	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
-/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
-function describeTiming(done, total, elapsedMs) {
+/**
+* `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first
+* change. While the service's rate limit holds requests, the pace is the one before the pause and
+* the rest of the pause is added, and the line says so:
+* `..., about 3m06s left; waiting: rate limited by the service, resuming in 12 s`.
+*/
+function describeTiming(done, total, elapsedMs, pause) {
 	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
-	if (done === 0 || done >= total) return elapsed;
-	return `${elapsed}, about ${formatElapsed(elapsedMs / done * (total - done))} left`;
+	const waiting = pause === void 0 ? "" : `; waiting: rate limited by the service, resuming in ${Math.ceil(pause.resumeInMs / 1e3)} s`;
+	if (done === 0 || done >= total) return `${elapsed}${waiting}`;
+	return `${elapsed}, about ${formatElapsed(pause === void 0 ? elapsedMs / done * (total - done) : pause.paceElapsedMs / done * (total - done) + pause.resumeInMs)} left${waiting}`;
 }
 /** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
-function describePace(done, total, elapsedMs) {
-	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+function describePace(done, total, elapsedMs, pause) {
+	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs, pause)}`;
 }
+/** How often the terminal's line is redrawn while nothing finishes (a pause counting down). */
+const REDRAW_MS = 1e3;
 const systemClock = {
 	now: () => Date.now(),
 	every: (ms, tick) => {
@@ -348,25 +356,44 @@ function createApplyProgress(io, total, options = {}) {
 	const clock = options.clock ?? systemClock;
 	const started = clock.now();
 	let done = 0;
+	let lastDoneAt = started;
 	const elapsed = () => clock.now() - started;
+	const pause = () => {
+		const resumeInMs = (options.pausedUntil?.() ?? Number.NEGATIVE_INFINITY) - clock.now();
+		return resumeInMs > 0 ? {
+			resumeInMs,
+			paceElapsedMs: lastDoneAt - started
+		} : void 0;
+	};
+	const finished = (count) => {
+		done = count;
+		lastDoneAt = clock.now();
+	};
 	if (showsProgressLine(io)) {
 		const line = createProgress(io);
+		const draw = () => line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed(), pause())}`);
+		const stopRedraw = clock.every(REDRAW_MS, () => {
+			if (done < total && pause() !== void 0) draw();
+		});
 		return {
-			onOutcome(finished) {
-				done = finished;
-				line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed())}`);
+			onOutcome(count) {
+				finished(count);
+				draw();
 			},
-			finish: () => line.finish()
+			finish: () => {
+				stopRedraw();
+				line.finish();
+			}
 		};
 	}
 	return {
-		onOutcome(finished, _total, outcome) {
-			done = finished;
+		onOutcome(count, _total, outcome) {
+			finished(count);
 			const line = describeOutcomeLine(outcome);
 			if (line !== void 0) io.stderr.write(`${line}\n`);
 		},
 		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
-			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed())}\n`);
+			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed(), pause())}\n`);
 		})
 	};
 }
@@ -414,8 +441,30 @@ function describeJournalNext(journalPath, start) {
 */
 async function applyJournaled(client, plan, state, run) {
 	const { flags, io, interrupts } = run;
+<<<<<<< HEAD
 	const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
 	let journal;
+=======
+	const known = run.alsoKnown ? { families: [...state.families, ...run.alsoKnown.families] } : state;
+	let journal;
+	const files = {
+		cwd: io.cwd,
+		inputs: run.inputs,
+		secrets: io.secrets
+	};
+	if (run.resumed) journal = await ApplyJournal.resume(run.resumed, files, known);
+	else if (flags.journal !== false) {
+		const path = flags.journal ?? defaultJournalPath(/* @__PURE__ */ new Date());
+		journal = await ApplyJournal.start(path, files, {
+			...run.start,
+			server: client.base.display,
+			plan
+		}, known);
+	}
+	const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, { pausedUntil: () => client.limiter.state.pausedUntil });
+	interrupts.beginWrites();
+	let report;
+>>>>>>> i31-failed-creates
 	try {
 		return (await applyWithJournal(client, plan, state, {
 			journalPath: flags.journal,

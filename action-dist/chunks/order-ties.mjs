@@ -3,7 +3,7 @@ import { i as familyKey, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs
 import { o as stripMark, t as groupBy } from "./group-by.mjs";
 import { g as trimAsService, h as showsText, p as isTrimmedField } from "./options.mjs";
 import { c as isApiError } from "./api-key.mjs";
-import { G as mapConcurrent, i as getConfig, s as listAllConfigs } from "./api.mjs";
+import { i as getConfig, q as mapConcurrent, s as listAllConfigs } from "./api.mjs";
 // dist/src/family-lists.js
 function familiesShownBy(family) {
 	return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];

@@ -7,9 +7,13 @@ import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
 import { _ as listsToRead, a as readCurrentState, f as showsWritten, m as pluginDefaults, p as mayShowFilled } from "./order-ties.mjs";
 import { i as assemblePlan } from "./progress.mjs";
 import { c as isApiError } from "./api-key.mjs";
+<<<<<<< HEAD
 import { d as fingerprintRecord, f as recordKey, u as fingerprintMembership } from "./guard-message.mjs";
 import { G as mapConcurrent, i as getConfig } from "./api.mjs";
 import { a as formatOption, c as parseFormat, m as lookAlikeKey, o as outOption } from "./options.mjs";
+=======
+import { i as getConfig, q as mapConcurrent } from "./api.mjs";
+>>>>>>> i31-failed-creates
 import { n as isApplyComplete, r as renderApplyReport, t as appendStepSummary } from "./step-summary.mjs";
 import { r as useColour } from "./cli-io.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";

@@ -2,6 +2,7 @@
 // shared rate limiter, sends each attempt (counted and traced) and turns the last one into a
 // response or an error. The retry loop is request-with-retry.ts; endpoints.ts builds on `request`.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
@@ -20,12 +21,20 @@ import {
 import { createDispatcher } from "./dispatcher.js";
 import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
+import { isServiceEnvelope } from "./failure-kind.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
+import { CREATE_POSTS_DEFAULT, minimumSettleTimeoutMs, settleWindowMs } from "./proof-window.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
-import { backoffDelayMs, mayHaveBeenProcessed, RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
+import {
+  backoffDelayMs,
+  mayHaveBeenProcessed,
+  parseRetryAfter,
+  RETRY_DEFAULTS,
+  type RetryOptions,
+} from "./retry.js";
 import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
 import { readServiceError, validateResponse } from "./validate-response.js";
 
@@ -54,10 +63,25 @@ export interface ApiClientOptions {
   /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
   /**
-   * The longest a create whose outcome is unknown is settled, from its first give-up: re-reads and
-   * any resend (see create-config.ts). Past it, the create is reported unknown or not made.
+   * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
+   * and resends (see create-config.ts); no POST is sent after it. Default, and at least: a whole
+   * proof window for each POST a create may send (`minimumSettleTimeoutMs`), so that no window is
+   * ever cut short; a smaller value is a RangeError.
    */
   settleTimeoutMs?: number | undefined;
+  /** POSTs one create sends at most (default 3), each shown not to have made it before the next. */
+  createPosts?: number | undefined;
+  /**
+   * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
+   * its body: for a proxy that imitates the service's error envelope (see failure-kind.ts).
+   */
+  treat5xxAsInFlight?: boolean | undefined;
+  /**
+   * Multiplies every duration the client uses, given or default: timeouts, the proof window and
+   * its floor, the settle time, backoffs, the longest Retry-After honoured, the list time bound and
+   * the rate limiter's own constants. Tests shrink time with it and keep the defaults' proportions.
+   */
+  timeScale?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
    * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
@@ -108,7 +132,7 @@ export const CLIENT_DEFAULTS = {
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
   listBounds: LIST_BOUND_DEFAULTS,
-  settleTimeoutMs: 120_000,
+  createPosts: CREATE_POSTS_DEFAULT,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -160,6 +184,14 @@ export class ApiClient {
   readonly listBounds: ListBounds;
   /** See ApiClientOptions.settleTimeoutMs. */
   readonly settleTimeoutMs: number;
+  /** How long a POST nobody answered may still commit, from the give-up (see proof-window.ts). */
+  readonly settleWindowMs: number;
+  /** See ApiClientOptions.createPosts. */
+  readonly createPosts: number;
+  /** See ApiClientOptions.treat5xxAsInFlight. */
+  readonly treat5xxAsInFlight: boolean;
+  /** See ApiClientOptions.timeScale. */
+  readonly timeScale: number;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
     requests: 0,
@@ -186,6 +218,8 @@ export class ApiClient {
   readonly #signal: AbortSignal | undefined;
   readonly #retryContext: RetryContext;
   #closed = false;
+  /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
+  readonly #ahead = new AsyncLocalStorage<boolean>();
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
@@ -201,28 +235,48 @@ export class ApiClient {
     const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
     this.concurrency = concurrency;
     this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
+    const timeScale = options.timeScale ?? 1;
+    if (!(timeScale > 0 && Number.isFinite(timeScale))) throw new RangeError("timeScale must be positive");
+    this.timeScale = timeScale;
+    const scaled = (ms: number) => Math.max(1, Math.round(ms * timeScale));
     this.#requestTimeoutMs = positiveInteger(
-      options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs,
+      scaled(options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs),
       "requestTimeoutMs",
     );
     this.#bodyTimeoutMs = positiveInteger(
-      options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs,
+      scaled(options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs),
       "bodyTimeoutMs",
     );
     this.#maxResponseBytes = positiveInteger(
       options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
       "maxResponseBytes",
     );
-    this.retryOptions = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    const retry = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
+    this.retryOptions = {
+      retries: retry.retries,
+      baseDelayMs: scaled(retry.baseDelayMs),
+      maxDelayMs: scaled(retry.maxDelayMs),
+      maxRetryAfterMs: scaled(retry.maxRetryAfterMs),
+    };
     const listBounds = { ...CLIENT_DEFAULTS.listBounds, ...definedEntries(options.listBounds ?? {}) };
     this.listBounds = {
       maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
-      maxReadMs: positiveInteger(listBounds.maxReadMs, "listBounds.maxReadMs"),
+      maxReadMs: positiveInteger(scaled(listBounds.maxReadMs), "listBounds.maxReadMs"),
     };
-    this.settleTimeoutMs = positiveInteger(
-      options.settleTimeoutMs ?? CLIENT_DEFAULTS.settleTimeoutMs,
-      "settleTimeoutMs",
-    );
+    this.createPosts = positiveInteger(options.createPosts ?? CLIENT_DEFAULTS.createPosts, "createPosts");
+    this.treat5xxAsInFlight = options.treat5xxAsInFlight === true;
+    this.settleWindowMs = settleWindowMs(this.#requestTimeoutMs, timeScale);
+    const leastSettleMs = minimumSettleTimeoutMs(this.#requestTimeoutMs, this.createPosts, timeScale);
+    this.settleTimeoutMs =
+      options.settleTimeoutMs === undefined
+        ? leastSettleMs
+        : positiveInteger(scaled(options.settleTimeoutMs), "settleTimeoutMs");
+    // A window cut short can never prove a POST absent: a budget below the windows would turn
+    // creates that can be settled into unknown ones.
+    if (this.settleTimeoutMs < leastSettleMs)
+      throw new RangeError(
+        `settleTimeoutMs must be at least ${leastSettleMs} (${this.createPosts} proof windows of ${this.settleWindowMs} ms)`,
+      );
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
@@ -235,6 +289,7 @@ export class ApiClient {
       ...definedEntries(options.rateLimit ?? {}),
       concurrency,
       maxRps: options.maxRps,
+      timeScale,
       now: this.#now,
       sleep: this.#sleep,
     });
@@ -288,6 +343,11 @@ export class ApiClient {
     this.#trace?.(line);
   }
 
+  /** The backoff before retry number `retryNumber` (from 1), with the client's jitter. */
+  backoffDelayMs(retryNumber: number): number {
+    return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
+  }
+
   /** Waits the backoff before retry number `retryNumber` (from 1); rejects once the signal aborts. */
   async backoff(retryNumber: number): Promise<void> {
     await this.sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
@@ -296,6 +356,16 @@ export class ApiClient {
   /** The time allowed for a response's headers: how long a request may be pending unanswered. */
   get requestTimeoutMs(): number {
     return this.#requestTimeoutMs;
+  }
+
+  /**
+   * Runs `task` so that every request it makes goes ahead of the client's own pacing and of the
+   * requests queued for a slot, though never ahead of a pause the service asked for: a create
+   * being settled holds its family's order and the run's summary, so its re-reads and its resend
+   * should not wait behind the writes queued after it.
+   */
+  ahead<T>(task: () => Promise<T>): Promise<T> {
+    return this.#ahead.run(true, task);
   }
 
   /** The client's clock (injectable for tests). */
@@ -339,6 +409,7 @@ export class ApiClient {
       traceLabel,
       safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
       notFoundMeansDone: spec.notFoundMeansDone === true,
+      ahead: this.#ahead.getStore() === true,
       send: () => this.#sendAttempt({ method, url, headers, body }, traceLabel),
     });
     if (last.failure !== undefined) {
@@ -361,6 +432,8 @@ export class ApiClient {
     throw apiError(failedRequest, {
       status,
       serviceError: readServiceError(response.body),
+      serviceEnvelope: isServiceEnvelope(response.body),
+      retryAfterMs: parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()),
       fallbackDetail: fallbackDetail(response, this.secrets),
       hint: this.#hintFor(status, response),
       attempts,

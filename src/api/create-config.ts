@@ -1,34 +1,40 @@
-// Creating a record without ever creating it twice: a POST whose outcome is unknown is settled by
-// re-reading the family over a window longer than it could still commit in, before any resend.
+// Creating a record without ever creating it twice: a failed POST is judged by what its failure
+// proves (failure-kind.ts), and is sent again only once a re-read of the family shows it did not
+// make the record.
 //
-// The rule. A POST's outcome is unknown when it was sent but got no definitive answer: a timeout,
-// the connection lost after sending, 502/503/504, anything the client marks `outcomeUnknown`.
-// Such a POST may still commit after the client gave up (it can wait in a load balancer's queue
-// for a whole timeout, then take the service as long again), so it is never sent again while it
-// might still commit:
-//   1. The family is re-read at once (a dropped answer is the common case), then with backoff,
-//      over a settle window that starts when the failed attempt gave up and lasts two and a half
-//      request timeouts (a commit up to twice the timeout late, and a margin), and never less than
-//      MIN_SETTLE_WINDOW_MS.
-//   2. Any re-read that shows the record (new since the plan, the fields as sent) settles it: the
-//      record is adopted and the create is done.
-//   3. Only a re-read that started after the window closed, and does not show the record, proves
-//      the POST did not commit. Only then is the POST sent again (retries + 1 POSTs at most).
-//   4. When no such re-read can be made (the service is gone, the run is interrupted), the outcome
-//      is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
-//   4a. Settling one create takes at most the client's settle timeout (`--settle-timeout`, 120 s
-//      by default), counted from its first give-up, whatever the number of POSTs: a window that
-//      would end later is cut there, and a cut window can show the record (adopted) but never its
-//      absence (unknown, not resent); no POST is sent once the settle time is over. So a create
-//      costs at most its first POST, the settle timeout and one re-read, instead of a window of
-//      2.5 request timeouts for each of up to `retries + 1` POSTs (over 6 minutes at defaults).
-//   5. An answer that cannot be read (not JSON, the wrong shape, too large), or a redirect (never
-//      followed), came after the service was done with the request: one re-read settles it, and
-//      without the record it stays unknown and is never resent (settleAnsweredPost).
+// The rule, by kind of failure:
+//   - refused before processing: a 429 (the client already waited the pause the service asked for
+//     and sent it again, retry.ts), a request never sent, or a 503 with Retry-After. A 503 with
+//     Retry-After is confirmed by one re-read; then the POST is sent again after the stated pause
+//     (or the backoff, if longer). A 429 that reaches this file was refused for good: not made.
+//   - answered by the service: a 5xx with the service's own `{type, code, detail}` body, 500
+//     included. It may have committed before answering (Django does not wrap a request in a
+//     transaction by default), but nothing of it commits later: one re-read started after the
+//     answer decides. Found: adopted. Absent: sent again after backoff.
+//   - still in flight: a timeout, a connection lost after sending, 502/504, a 5xx whose body is
+//     not the service's (a proxy's page). It may still commit after the client gave up (it can
+//     wait in a load balancer's queue for a whole timeout, then take the service as long again),
+//     so it is never sent again while it might still commit: the family is re-read at once (a
+//     dropped answer is the common case), then with backoff, over a proof window that starts when
+//     the attempt gave up and lasts two and a half request timeouts (at least 1 s). Any re-read
+//     that shows the record adopts it; only a re-read that started after the window closed, and
+//     does not show the record, proves the POST did not commit, and allows the next POST.
+//   - answered with something that is not a record (not JSON, the wrong shape, too large, a
+//     redirect): one re-read shows the record (adopted), or the outcome stays unknown and it is
+//     never sent again, since the service may hold it in a form pcsync cannot match.
+//   - rejected (a 4xx other than 429): not made; never sent again.
+// Each POST is shown not to have made the record before the next goes out. A create sends at most
+// `client.createPosts` POSTs that end in flight (3 by default: each costs a whole proof window),
+// and at most `retries + 1` POSTs in all (7 by default: one answered or refused costs a re-read and
+// a backoff). The settle time (`--settle-timeout`) bounds one create from its first failed POST,
+// but is never smaller than a whole proof window for each POST that may end in flight, so no
+// window is ever cut short: it only keeps long pauses from sending a POST late.
+// When no deciding re-read can be made (the service is gone, the run is interrupted), the outcome
+// is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
+// The re-reads and the resend go ahead of the client's own pacing (client.ahead), though never
+// ahead of a pause the service asked for: the rest of the family waits for this create.
 // The window is measured from the give-up, not from the send: how long the request already sat
-// unanswered says nothing about when the service will get to it, and from the send the window
-// would shrink by the timeout it already spent. The floor matters when --timeout is tiny: twice
-// 0.1 s is shorter than a healthy service may take to process a request it has received.
+// unanswered says nothing about when the service will get to it.
 // A copy that lands later still (beyond these bounds) is caught by the check after the family's
 // creates (src/apply/dedupe-creates.ts), which keeps the lowest id.
 
@@ -40,27 +46,21 @@ import type { ApiClient } from "./client.js";
 import { listAllConfigs } from "./endpoints.js";
 import {
   isRequestError,
-  isResponseError,
   notMadeAfter,
   OutcomeUnknownError,
   type RequestError,
   type ResponseError,
 } from "./errors.js";
+import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
 import { collectionPath } from "./paths.js";
 
-/**
- * The settle window as a multiple of the request timeout: the rule covers a commit up to twice the
- * timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
- * the read that decides.
- */
-export const SETTLE_TIMEOUT_FACTOR = 2.5;
-/** The shortest settle window, whatever the request timeout. */
-export const MIN_SETTLE_WINDOW_MS = 1_000;
-
-/** How long after a POST with unknown outcome gave up it may still commit, by the rule above. */
-export function settleWindowMs(requestTimeoutMs: number): number {
-  return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, MIN_SETTLE_WINDOW_MS);
-}
+export {
+  CREATE_POSTS_DEFAULT,
+  MIN_SETTLE_WINDOW_MS,
+  minimumSettleTimeoutMs,
+  SETTLE_TIMEOUT_FACTOR,
+  settleWindowMs,
+} from "./proof-window.js";
 
 export interface CreateConfigOptions {
   /**
@@ -70,11 +70,6 @@ export interface CreateConfigOptions {
   knownIds?: ReadonlySet<number> | undefined;
   /** Re-reads shared with other creates of the family (apply passes one per family). */
   reader?: FamilyReader | undefined;
-  /**
-   * The settle window, instead of `settleWindowMs(client.requestTimeoutMs)`: only for a service
-   * known never to commit a request after answering it (an in-process emulator in tests).
-   */
-  settleWindowMs?: number | undefined;
 }
 
 export interface CreateResult {
@@ -82,12 +77,14 @@ export interface CreateResult {
   /** How many times the POST was sent (throttled attempts the client repeated count once). */
   posts: number;
   /**
-   * Some POST's outcome was unknown at first: beyond the rule's bounds, a late copy of it may still
-   * land, so the check after the family's creates also looks for one.
+   * Some POST failed in a way that may have made the record: beyond the rule's bounds, a late copy
+   * of it may still land, so the check after the family's creates also looks for one.
    */
   uncertain: boolean;
   /** The record came from a re-read, not from the service's answer. */
   adopted: boolean;
+  /** What each failed POST proved, in order (empty when the first POST was answered with the record). */
+  failures: PostFailureKind[];
 }
 
 /** Creates the record and returns it; see `createConfigDetailed`. */
@@ -100,6 +97,8 @@ export async function createConfig(
 ): Promise<PluginConfigRecord> {
   return (await createConfigDetailed(client, projectId, family, body, options)).record;
 }
+
+type PostError = RequestError | ResponseError;
 
 /**
  * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
@@ -117,82 +116,128 @@ export async function createConfigDetailed(
   const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-  const windowMs = options.settleWindowMs ?? settleWindowMs(client.requestTimeoutMs);
-  const maxPosts = client.retryOptions.retries + 1;
-  // Settling this create ends by its first give-up plus the settle timeout, however many POSTs.
+  const windowMs = client.settleWindowMs;
+  const failures: PostFailureKind[] = [];
+  const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
+  const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
+    new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+      failure: failure.message,
+      why,
+      ...(conclusiveAfter === undefined ? {} : { conclusiveAfter }),
+    });
+  // Settling this create ends by its first failure plus the settle time, however many POSTs.
   let settleDeadline: number | undefined;
   for (let posts = 1; ; posts += 1) {
-    let failure: RequestError;
+    let failure: PostError;
     try {
-      const record = await client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
-      return { record, posts, uncertain: posts > 1, adopted: false };
+      // A resend goes ahead of the others: the first POST showed this create is behind.
+      const record = posts === 1 ? await post() : await client.ahead(post);
+      return { record, posts, uncertain: failures.some(mayHaveMade), adopted: false, failures };
     } catch (error) {
-      if (isRequestError(error, "request_aborted") && posts > 1) {
-        throw error.settledAs(
-          "the earlier POST did not create it (the family was re-read after its settle window)",
-          error.outcomeUnknown,
-        );
+      if (isRequestError(error, "request_aborted")) {
+        if (posts === 1) throw error;
+        throw error.settledAs("the earlier POSTs did not create it (re-reading the family showed so)", false);
       }
-      if (isFinalAnswer(error))
-        return await settleAnsweredPost(client, reader, body, knownIds, url, error, posts);
-      if (!isRequestError(error) || !error.outcomeUnknown) throw error;
+      if (!isPostError(error) || postFailureOf(error) === undefined) throw error;
       failure = error;
     }
-
+    const facts = postFailureOf(failure);
+    if (facts === undefined) throw failure;
+    const kind = classifyPostFailure(facts, { fiveXxInFlight: client.treat5xxAsInFlight });
+    failures.push(kind);
     const giveUpAt = client.now();
     settleDeadline ??= giveUpAt + client.settleTimeoutMs;
-    // This POST's window, cut at the deadline: a cut window can find the record, never prove it absent.
-    const readForMs = Math.max(0, Math.min(windowMs, settleDeadline - giveUpAt));
-    client.traceLine(
-      `POST ${url.pathname}: outcome unknown; re-reading the family for ${readForMs} ms before deciding`,
-    );
-    const settled = await settle(client, reader, body, knownIds, giveUpAt, readForMs);
-    if (settled.kind === "found") {
+    const notMade = (why: string) => ("settledAs" in failure ? failure.settledAs(why, false) : failure);
+    const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
+
+    if (kind === "rejected" || (kind === "refused" && !(facts.kind === "status" && facts.status === 503))) {
+      // Refused or rejected for good (a 429 the client could not wait out, a request never sent):
+      // not made. After earlier POSTs, say that re-reading showed none of them made it either.
+      throw posts > 1 ? notMade(notMadeAfter(posts)) : failure;
+    }
+    if (kind === "unreadable")
+      return await settleAnsweredPost(client, reader, body, knownIds, url, failure, posts, failures);
+
+    let found: PluginConfigRecord | undefined;
+    if (kind === "in_flight") {
       client.traceLine(
-        `POST ${url.pathname}: record ${settled.record.id} was created by the attempt that failed`,
+        `POST ${url.pathname}: ${facts.kind === "status" ? `${facts.status} not from the service` : "no answer"}; re-reading the family for ${windowMs} ms before deciding`,
       );
-      return { record: settled.record, posts, uncertain: true, adopted: true };
+      const settled = await settle(client, reader, body, knownIds, giveUpAt, windowMs);
+      if (settled.kind === "unknown") throw unknown(failure, settled.why, giveUpAt + windowMs);
+      found = settled.kind === "found" ? settled.record : undefined;
+    } else {
+      // Answered by the service, or refused with a stated pause: nothing of it commits later, so
+      // one read started after the answer decides.
+      const answer =
+        kind === "refused"
+          ? "the service refused it with Retry-After"
+          : "the service answered it with its own error";
+      client.traceLine(`POST ${url.pathname}: ${answer}; re-reading the family once to decide`);
+      try {
+        const { records } = await client.ahead(() => reader.read(giveUpAt));
+        found = findCreatedRecord(records, body, knownIds);
+      } catch (error) {
+        if (isRequestError(error, "request_aborted") || client.signal?.aborted)
+          throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
+        if (!(error instanceof PcsyncError)) throw error;
+        throw unknown(
+          failure,
+          `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`,
+        );
+      }
     }
-    if (settled.kind === "unknown") {
-      throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
-        failure: failure.message,
-        why: settled.why,
-        conclusiveAfter: giveUpAt + windowMs,
-      });
+    if (found !== undefined) {
+      client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
+      return { record: found, posts, uncertain: true, adopted: true, failures };
     }
-    if (readForMs < windowMs) {
-      throw new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
-        failure: failure.message,
-        why: `the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) ended before the window that proves a create was not made (${formatSeconds(windowMs)}: 2.5 times --timeout, at least 1 s) had closed, and re-reading the family until then found no record made by it; it was not sent again`,
-        conclusiveAfter: giveUpAt + windowMs,
-      });
+
+    // Shown not made. The inner error counts one POST; say how often it was really sent.
+    // Each POST in flight costs a whole window, so few are allowed (createPosts); one the service
+    // answered or refused costs a re-read and a backoff, so it counts against the client's retries.
+    const inFlight = failures.filter((failed) => failed === "in_flight").length;
+    if (inFlight >= client.createPosts || posts > client.retryOptions.retries)
+      throw notMade(notMadeAfter(posts));
+    const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
+    if (stated !== undefined && stated > client.retryOptions.maxRetryAfterMs)
+      throw notMade(
+        `${notMadeAfter(posts)}; it was not sent again, since the service asked to wait ${formatSeconds(stated)}`,
+      );
+    if (client.now() + pauseMs > settleDeadline)
+      throw notMade(
+        `${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) would be over first`,
+      );
+    client.traceLine(
+      `POST ${url.pathname}: not created by the attempt that failed; sending it again${pauseMs > 0 ? ` in ${pauseMs} ms` : ""}`,
+    );
+    if (pauseMs > 0) {
+      try {
+        await client.sleep(pauseMs);
+      } catch (error) {
+        if (client.signal?.aborted)
+          throw isRequestError(failure)
+            ? failure.settledAs(
+                `${notMadeAfter(posts)}; the run was interrupted before it was sent again`,
+                false,
+              )
+            : failure;
+        throw error;
+      }
     }
-    // The inner error counts one POST; say how often it was really sent, and that none stuck. No
-    // POST goes out once the settle time is over: its own outcome could not be settled.
-    if (posts >= maxPosts || client.now() >= settleDeadline)
-      throw failure.settledAs(notMadeAfter(posts), false);
-    client.traceLine(`POST ${url.pathname}: not created by the attempt that failed; sending it again`);
   }
+}
+
+/** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
+function mayHaveMade(kind: PostFailureKind): boolean {
+  return kind !== "rejected";
+}
+
+function isPostError(error: unknown): error is PostError {
+  return postFailureOf(error) !== undefined;
 }
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
-}
-
-type FinalAnswerError =
-  | ResponseError<"malformed_response" | "response_too_large">
-  | RequestError<"redirect_not_followed">;
-
-/**
- * The service answered, but not with a record: what it said cannot be read (it may well have been
- * a 201), or it redirected (a 303 after a POST may follow a create). Either way it is done with
- * the request: nothing can commit later, and sending it again could make a copy.
- */
-function isFinalAnswer(error: unknown): error is FinalAnswerError {
-  return (
-    isResponseError(error, "malformed_response", "response_too_large") ||
-    isRequestError(error, "redirect_not_followed")
-  );
 }
 
 /**
@@ -208,8 +253,9 @@ async function settleAnsweredPost(
   body: PluginConfigInput,
   knownIds: ReadonlySet<number>,
   url: URL,
-  error: FinalAnswerError,
+  error: PostError,
   posts: number,
+  failures: PostFailureKind[],
 ): Promise<CreateResult> {
   const failedRequest = client.describeRequest("POST", url);
   const answer = isRequestError(error, "redirect_not_followed")
@@ -217,7 +263,7 @@ async function settleAnsweredPost(
     : "the service's answer could not be read";
   let records: PluginConfigRecord[];
   try {
-    ({ records } = await reader.read(client.now()));
+    ({ records } = await client.ahead(() => reader.read(client.now())));
   } catch (rereadError) {
     if (!(rereadError instanceof PcsyncError)) throw rereadError;
     throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
@@ -233,7 +279,7 @@ async function settleAnsweredPost(
     });
   }
   client.traceLine(`POST ${url.pathname}: ${answer}; record ${record.id} found by re-reading the family`);
-  return { record, posts, uncertain: true, adopted: true };
+  return { record, posts, uncertain: true, adopted: true, failures };
 }
 
 type SettleResult =
@@ -268,7 +314,8 @@ async function settle(
     try {
       // Any read since the give-up can show the record; only one started after the window can
       // show its absence.
-      const { records } = await reader.read(final ? giveUpAt + windowMs : giveUpAt);
+      const notBefore = final ? giveUpAt + windowMs : giveUpAt;
+      const { records } = await client.ahead(() => reader.read(notBefore));
       const record = findCreatedRecord(records, body, knownIds);
       if (record) return { kind: "found", record };
       if (final) return { kind: "absent" };

@@ -98,7 +98,17 @@ export type TimeoutPhase = "connect" | "headers" | "body";
 
 const REQUEST_MESSAGES = {
   /** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
-  api_error: (f: Sent<{ status: number; detail: string; serviceError?: ServiceErrorBody | undefined }>) =>
+  api_error: (
+    f: Sent<{
+      status: number;
+      detail: string;
+      serviceError?: ServiceErrorBody | undefined;
+      /** The body is the service's own `{type, code, detail}` envelope (see failure-kind.ts). */
+      serviceEnvelope?: boolean | undefined;
+      /** The wait a Retry-After header asked for, when it had a readable one. */
+      retryAfterMs?: number | undefined;
+    }>,
+  ) =>
     `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`,
   /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
   network_error: (
@@ -235,6 +245,10 @@ export function apiError(
     serviceError?: ServiceErrorBody | undefined;
     /** Used when the body is not the service's error shape (a proxy's HTML page, an empty body). */
     fallbackDetail?: string | undefined;
+    /** The body is the service's own `{type, code, detail}` envelope. */
+    serviceEnvelope?: boolean | undefined;
+    /** The wait a Retry-After header asked for. */
+    retryAfterMs?: number | undefined;
     attempts: number;
     outcomeUnknown?: boolean;
     /** What to check, when the answer says more than its status (a TLS port answering plain http). */
@@ -256,6 +270,8 @@ export function apiError(
     status: details.status,
     detail,
     serviceError,
+    ...(details.serviceEnvelope === undefined ? {} : { serviceEnvelope: details.serviceEnvelope }),
+    ...(details.retryAfterMs === undefined ? {} : { retryAfterMs: details.retryAfterMs }),
     attempts: details.attempts,
     outcomeUnknown: details.outcomeUnknown ?? false,
     hint: details.hint ?? STATUS_HINTS[details.status],
@@ -402,6 +418,6 @@ export function isOutcomeUnknown<Code extends OutcomeErrorCode>(
 /** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
 export function notMadeAfter(posts: number): string {
   return posts > 1
-    ? `the create was sent ${posts} times, and re-reading the family after each settle window found no record made by it`
-    : "re-reading the family after the settle window found no record made by it";
+    ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)`
+    : "it did not make the record (re-reading the family showed so)";
 }

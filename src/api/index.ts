@@ -15,6 +15,7 @@ export {
   type RequestSpec,
 } from "./client.js";
 export {
+  CREATE_POSTS_DEFAULT,
   type CreateConfigOptions,
   type CreateResult,
   createConfig,
@@ -23,6 +24,7 @@ export {
   FamilyReader,
   findCreatedRecord,
   MIN_SETTLE_WINDOW_MS,
+  minimumSettleTimeoutMs,
   SETTLE_TIMEOUT_FACTOR,
   settleWindowMs,
 } from "./create-config.js";
@@ -58,6 +60,14 @@ export {
   ResponseError,
   type ResponseErrorCode,
 } from "./errors.js";
+export {
+  classifyPostFailure,
+  type FailureRules,
+  isServiceEnvelope,
+  type PostFailure,
+  type PostFailureKind,
+  postFailureOf,
+} from "./failure-kind.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
 export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";

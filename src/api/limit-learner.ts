@@ -3,7 +3,7 @@
 // rate slowly grows again, so a raised limit (or a 429 that was not about the rate) is found again.
 
 import type { RateSchedule } from "./rate-pacer.js";
-import { StartHistory } from "./start-history.js";
+import type { StartHistory } from "./start-history.js";
 
 /** The service's limit as learned from its 429s. */
 export interface LearnedLimit {
@@ -62,17 +62,25 @@ export class LimitLearner {
    * Returns the schedule to pace by; `"pause only"` when the 429 is left to the pause alone (too
    * few starts yet to be about the rate); undefined when nothing could be learned.
    */
-  learn(moment: ThrottleMoment, history: StartHistory): RateSchedule | "pause only" | undefined {
+  learn(
+    moment: ThrottleMoment,
+    history: StartHistory,
+    idleMsSince: (from: number) => number = () => 0,
+  ): RateSchedule | "pause only" | undefined {
     const { now, resumeAt } = moment;
     const first = history.first;
     if (first === undefined) return undefined;
     if (this.#learned === undefined && history.since(first) < MIN_STARTS_TO_LEARN) return "pause only";
     const sinceFirstMs = resumeAt - first;
-    let rps = (history.since(first) * 1000) / sinceFirstMs;
+    // The starts are divided by the time the client was sending: idle time (a create settling, a
+    // pause between a watch's cycles) says nothing of what the service accepts, and counting it
+    // would "learn" a rate far below the limit (one 429 after a settle taught 0.5 requests/s).
+    const busyMs = Math.max(1, sinceFirstMs - idleMsSince(first));
+    let rps = (history.since(first) * 1000) / busyMs;
     let windowMs = this.#learned?.windowMs;
     // A wait longer than the learned window belongs to another, longer window (an hourly limit).
     if (windowMs !== undefined && resumeAt - windowMs <= now) {
-      const windowStart = StartHistory.bucketOf(resumeAt - windowMs);
+      const windowStart = history.bucketOf(resumeAt - windowMs);
       rps = Math.max(rps, (history.since(windowStart) * 1000) / windowMs);
     } else {
       windowMs = sinceFirstMs;

@@ -23,10 +23,9 @@ export interface PacerSettings {
   minRps: number;
   decreaseFactor: number;
   increaseRpsPerSecond: number;
+  /** 429s of requests already in flight when the first one came belong to the same episode. */
+  minDecreaseIntervalMs: number;
 }
-
-// 429s of requests already in flight when the first one came belong to the same episode.
-const MIN_DECREASE_INTERVAL_MS = 1_000;
 
 export class RatePacer {
   readonly #settings: PacerSettings;
@@ -76,12 +75,24 @@ export class RatePacer {
   }
 
   /**
+   * Reserves a start ahead of the others: as soon as the service's pause allows, whatever the
+   * client's own rate; the start still counts against that rate, so those queued behind move back
+   * by one interval instead of the rate being exceeded for good.
+   */
+  reserveStartAhead(now: number): number {
+    const earliest = Math.max(now, this.#pausedUntil);
+    const rate = this.rateAt(earliest);
+    if (Number.isFinite(rate)) this.#tat = Math.max(this.#tat, earliest) + 1000 / rate;
+    return earliest - now;
+  }
+
+  /**
    * AIMD for 429s without a stated wait: halve (by default) once per episode, recover linearly.
    * `observedRps` is the rate that drew the 429, for when no rate was in force.
    */
   decreaseBlindly(now: number, resumeAt: number, observedRps: () => number): void {
     // Only the first 429 of an episode lowers the rate: the others were sent before it arrived.
-    if (now < this.#pausedUntil || now - this.#lastDecreaseAt < MIN_DECREASE_INTERVAL_MS) return;
+    if (now < this.#pausedUntil || now - this.#lastDecreaseAt < this.#settings.minDecreaseIntervalMs) return;
     const { ceilingRps, minRps, decreaseFactor, increaseRpsPerSecond } = this.#settings;
     const before = this.rateAt(now);
     const drawnRate = Number.isFinite(before) ? before : observedRps();

@@ -44,6 +44,8 @@ export interface RetriedRequest {
   safety: RetrySafety;
   /** DELETE: a 404 after an attempt whose outcome is unknown means that attempt did the job. */
   notFoundMeansDone: boolean;
+  /** Goes ahead of the client's own pacing (a create's settle re-reads and resend; see rate-limiter.ts). */
+  ahead?: boolean | undefined;
   /** Sends one attempt; throws a TransportFailure when no answer came. */
   send: () => Promise<AttemptResponse>;
 }
@@ -83,7 +85,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
     let release: () => void;
     try {
       signal?.throwIfAborted();
-      release = await limiter.acquire(signal);
+      release = await limiter.acquire(signal, { ahead: request.ahead });
     } catch (error) {
       if (signal?.aborted) throw aborted();
       throw error;

@@ -5,6 +5,8 @@ export class SlotSemaphore {
   readonly #slots: number;
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
+  /** The waiters that went ahead. */
+  readonly #ahead = new WeakSet<() => void>();
 
   constructor(slots: number) {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError("concurrency must be a positive integer");
@@ -19,8 +21,11 @@ export class SlotSemaphore {
     return this.#waiting.length;
   }
 
-  /** Resolves once a slot is taken; rejects with the signal's reason if it aborts first. */
-  take(signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Resolves once a slot is taken; rejects with the signal's reason if it aborts first. `ahead`
+   * waits before every other waiter (after those that also went ahead).
+   */
+  take(signal: AbortSignal | undefined, ahead = false): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#inFlight < this.#slots) {
       this.#inFlight += 1;
@@ -36,9 +41,19 @@ export class SlotSemaphore {
         signal?.removeEventListener("abort", onAbort);
         resolve();
       };
-      this.#waiting.push(take);
+      if (ahead) {
+        this.#waiting.splice(this.#aheadWaiting(), 0, take);
+        this.#ahead.add(take);
+      } else this.#waiting.push(take);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** How many waiters at the front of the queue went ahead. */
+  #aheadWaiting(): number {
+    let index = 0;
+    while (index < this.#waiting.length && this.#ahead.has(this.#waiting[index] as () => void)) index += 1;
+    return index;
   }
 
   release(): void {

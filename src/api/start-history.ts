@@ -6,6 +6,16 @@ const BUCKET_MS = 100;
 const HISTORY_MS = 3_600_000;
 
 export class StartHistory {
+  readonly #bucketMs: number;
+  /** How long starts are kept (ms). */
+  readonly keptMs: number;
+
+  /** `timeScale` shrinks the buckets and the time kept with the client's other durations. */
+  constructor(timeScale = 1) {
+    this.#bucketMs = Math.max(1, BUCKET_MS * timeScale);
+    this.keptMs = HISTORY_MS * timeScale;
+  }
+
   /** Starts per bucket (refused ones are taken out again), oldest first. */
   readonly #bucketTimes: number[] = [];
   readonly #bucketCounts: number[] = [];
@@ -16,8 +26,8 @@ export class StartHistory {
   }
 
   /** `time` rounded down to the start of its bucket. */
-  static bucketOf(time: number): number {
-    return Math.floor(time / BUCKET_MS) * BUCKET_MS;
+  bucketOf(time: number): number {
+    return Math.floor(time / this.#bucketMs) * this.#bucketMs;
   }
 
   /** Starts recorded in buckets that begin at or after `time`. */
@@ -31,7 +41,7 @@ export class StartHistory {
   }
 
   record(now: number): void {
-    const bucket = StartHistory.bucketOf(now);
+    const bucket = this.bucketOf(now);
     const last = this.#bucketTimes.length - 1;
     if (last >= 0 && this.#bucketTimes[last] === bucket) {
       this.#bucketCounts[last] = (this.#bucketCounts[last] ?? 0) + 1;
@@ -40,7 +50,7 @@ export class StartHistory {
       this.#bucketCounts.push(1);
     }
     let expired = 0;
-    while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - HISTORY_MS)
+    while (expired < this.#bucketTimes.length && (this.#bucketTimes[expired] ?? now) < now - this.keptMs)
       expired += 1;
     if (expired > 0) {
       this.#bucketTimes.splice(0, expired);

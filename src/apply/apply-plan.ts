@@ -26,8 +26,6 @@ export interface ApplyOptions {
    * started. Give the client the same signal, so that requests queued in it do not start either.
    */
   signal?: AbortSignal | undefined;
-  /** See `CreateConfigOptions.settleWindowMs`: only for a service known never to commit late. */
-  settleWindowMs?: number | undefined;
   /** The write-ahead journal every write is announced to before it is sent (none: --no-journal). */
   journal?: WriteJournal | undefined;
 }
@@ -108,7 +106,7 @@ async function applyFamily(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(writer, change, knownIds, knowledge.createdIds, reader, options.settleWindowMs)
+          ? await applyCreate(writer, change, knownIds, knowledge.createdIds, reader)
           : { outcome: await applyUpdate(writer, change) };
       progress(applied.outcome);
       return applied;

@@ -65,13 +65,11 @@ export async function applyCreate(
   knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
   reader: FamilyReader,
-  settleWindowMs: number | undefined,
 ): Promise<AppliedWrite> {
   try {
     const created = await writer.create(change.project, change.family, bodyOf(change), {
       knownIds,
       reader,
-      settleWindowMs,
     });
     const { record } = created;
     createdIds.add(record.id);

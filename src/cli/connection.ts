@@ -8,6 +8,8 @@ import {
   CLIENT_DEFAULTS,
   LIST_BOUND_DEFAULTS,
   type ListBounds,
+  minimumSettleTimeoutMs,
+  settleWindowMs,
 } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import { formatSource } from "../manifest/diagnostics.js";
@@ -26,6 +28,8 @@ export interface ConnectionFlags {
   listTimeout?: string;
   /** Only on the commands that create records (addSettleTimeoutOption). */
   settleTimeout?: string;
+  /** Only on the commands that create records (addSettleTimeoutOption). */
+  treat5xxAsInFlight?: boolean;
   verbose?: boolean;
 }
 
@@ -78,16 +82,41 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
 }
 
 /**
- * `--settle-timeout`, on the commands that create records (apply, rollback, watch): how long a
- * create whose answer was lost is settled at most, see src/api/create-config.ts.
+ * `--settle-timeout` and `--treat-5xx-as-in-flight`, on the commands that create records (apply,
+ * rollback, watch): how a failed create is settled, see src/api/create-config.ts.
  */
 export function addSettleTimeoutOption(command: Command): Command {
-  return command.addOption(
-    new Option(
-      "--settle-timeout <seconds>",
-      "longest time to settle one create whose answer was lost (re-reading the family, and sending it again once shown not made)",
-    ).default(String(CLIENT_DEFAULTS.settleTimeoutMs / 1000)),
-  );
+  return command
+    .addOption(
+      new Option(
+        "--settle-timeout <seconds>",
+        `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CLIENT_DEFAULTS.createPosts} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CLIENT_DEFAULTS.createPosts) / 1000} s at the default --timeout)`,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--treat-5xx-as-in-flight",
+        "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
+      ),
+    );
+}
+
+/**
+ * `--settle-timeout` in ms, checked against the proof windows it must hold: a window cut short can
+ * never show that a create was not made, so a shorter budget is refused rather than cut silently.
+ */
+function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | undefined {
+  if (flags.settleTimeout === undefined) return undefined;
+  const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000);
+  const posts = CLIENT_DEFAULTS.createPosts;
+  const leastMs = minimumSettleTimeoutMs(timeoutMs, posts);
+  if (settleMs < leastMs) {
+    const window = settleWindowMs(timeoutMs);
+    throw new UsageError(
+      `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1000} s that settling one create may need: a proof window of ${window / 1000} s (2.5 × --timeout, at least 1 s) for each of its ${posts} POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1000)} or more, or leave it out (it then defaults to that), or lower --timeout`,
+    );
+  }
+  return settleMs;
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -172,6 +201,20 @@ function listBoundsOf(flags: ConnectionFlags): ListBounds {
   };
 }
 
+/**
+ * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
+ * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
+ * so tests that shrink time keep the proportions users get. Unset: 1.
+ */
+function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.PCSYNC_TIME_SCALE;
+  if (raw === undefined || raw === "") return undefined;
+  const scale = Number(raw);
+  if (!(Number.isFinite(scale) && scale > 0 && scale <= 1))
+    throw new UsageError(`PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
+  return scale;
+}
+
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
@@ -209,9 +252,9 @@ export async function createClientFromFlags(
     requestTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
     listBounds: listBoundsOf(flags),
-    ...(flags.settleTimeout === undefined
-      ? {}
-      : { settleTimeoutMs: Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000) }),
+    settleTimeoutMs: settleTimeoutOf(flags, timeoutMs),
+    timeScale: timeScaleOf(io.env),
+    treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
     ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(onAttempt === undefined ? {} : { onAttempt }),

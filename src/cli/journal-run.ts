@@ -105,7 +105,9 @@ export async function applyJournaled(
   },
 ): Promise<ApplyReport> {
   const { flags, io, interrupts } = run;
-  const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length);
+  const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, {
+    pausedUntil: () => client.limiter.state.pausedUntil,
+  });
   let journal: string | undefined;
   let report: ApplyReport | undefined;
   try {

@@ -1,5 +1,6 @@
-// Decides which requests fail and how: injected latency, random 503/429, dropped writes, and
-// per-key rate limits. One seeded PRNG drives every random decision, so a seed replays the faults.
+// Decides which requests fail and how: injected latency, random 503/429 (503s with Retry-After if
+// asked), a proxy's 502/504 pages, writes committed and then dropped or answered 500, and per-key
+// rate limits. One seeded PRNG drives every random decision, so a seed replays the faults.
 
 import { checkLogErrorFaults } from "./log-faults.js";
 import { createRandom, type Random } from "./prng.js";
@@ -14,6 +15,8 @@ export function checkFaultOptions(faults: FaultOptions): void {
     ["fail503Rate", faults.fail503Rate],
     ["fail429Rate", faults.fail429Rate],
     ["dropWriteRate", faults.dropWriteRate],
+    ["commitThen500Rate", faults.commitThen500Rate],
+    ["proxyErrorRate", faults.proxyErrorRate],
   ] as const;
   for (const [name, rate] of rates) {
     if (rate !== undefined && !(rate >= 0 && rate <= 1)) {
@@ -23,6 +26,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
   const counts = [
     ["latencyMs", faults.latencyMs],
     ["fail429WaitSeconds", faults.fail429WaitSeconds],
+    ["fail503RetryAfterSeconds", faults.fail503RetryAfterSeconds],
     ["rateLimit.perMinute", faults.rateLimit?.perMinute],
     ["rateLimit.perHour", faults.rateLimit?.perHour],
     ["maxPageSize", faults.maxPageSize],
@@ -74,6 +78,22 @@ export class FaultInjector {
 
   shouldFail503(): boolean {
     return this.roll(this.faults.fail503Rate);
+  }
+
+  /** Seconds an injected 503 asks to wait (a Retry-After header), or undefined for none. */
+  get fail503RetryAfterSeconds(): number | undefined {
+    return this.faults.fail503RetryAfterSeconds;
+  }
+
+  /** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
+  proxyError(): 502 | 504 | undefined {
+    if (!this.roll(this.faults.proxyErrorRate)) return undefined;
+    return this.random() < 0.5 ? 502 : 504;
+  }
+
+  /** Whether this create, already committed, is answered 500 instead of its record. */
+  shouldAnswer500AfterCommit(): boolean {
+    return this.roll(this.faults.commitThen500Rate);
   }
 
   /** Seconds an injected 429 asks the client to wait. */

@@ -121,11 +121,15 @@ export function serverError(): HttpError {
   });
 }
 
-export function serviceUnavailable(): HttpError {
-  return new HttpError(503, {
-    type: "server_error",
-    code: "service_unavailable",
-    detail: "Service temporarily unavailable, try again later.",
-    attr: null,
-  });
+export function serviceUnavailable(retryAfterSeconds?: number): HttpError {
+  return new HttpError(
+    503,
+    {
+      type: "server_error",
+      code: "service_unavailable",
+      detail: "Service temporarily unavailable, try again later.",
+      attr: null,
+    },
+    retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
+  );
 }

@@ -42,7 +42,14 @@ export interface ServerDependencies {
 type Outcome =
   | { kind: "response"; result: HandlerResult }
   | { kind: "error"; error: HttpError }
-  | { kind: "drop" };
+  | { kind: "drop" }
+  /** A proxy's page in front of the service: HTML, not the service's error body. */
+  | { kind: "proxy"; status: 502 | 504 };
+
+const PROXY_PAGES: Readonly<Record<502 | 504, string>> = {
+  502: "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n",
+  504: "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>\n",
+};
 
 function requestUrlOf(request: IncomingMessage, target: string, ownHost: string): URL {
   const host = request.headers.host;
@@ -57,7 +64,9 @@ async function processRequest(
 ): Promise<Outcome> {
   const { store, profile, faults } = deps;
   if (faults.latencyMs > 0) await sleep(faults.latencyMs);
-  if (faults.shouldFail503()) throw serviceUnavailable();
+  const proxyStatus = faults.proxyError();
+  if (proxyStatus !== undefined) return { kind: "proxy", status: proxyStatus };
+  if (faults.shouldFail503()) throw serviceUnavailable(faults.fail503RetryAfterSeconds);
   if (faults.shouldFail429()) throw throttled(faults.fail429WaitSeconds, profile.retryAfterHeader);
   const rawBody = await readBody(request);
 
@@ -98,6 +107,8 @@ async function processRequest(
     await deps.persist();
   }
   if (result.status < 300 && faults.shouldDropWrite(method)) return { kind: "drop" };
+  if (result.status < 300 && operation === "create" && faults.shouldAnswer500AfterCommit())
+    return { kind: "error", error: serverError() };
   return { kind: "response", result };
 }
 
@@ -153,6 +164,14 @@ export async function serveRequest(
   if (outcome.kind === "drop") {
     status = 0;
     request.socket.destroy();
+  } else if (outcome.kind === "proxy") {
+    status = outcome.status;
+    const page = PROXY_PAGES[outcome.status];
+    response.writeHead(status, {
+      "content-type": "text/html",
+      "content-length": String(Buffer.byteLength(page)),
+    });
+    response.end(page);
   } else if (outcome.kind === "error") {
     status = outcome.error.status;
     writeError(response, outcome.error);

@@ -90,6 +90,21 @@ export interface FaultOptions {
   fail429WaitSeconds?: number;
   /** 0..1 fraction of writes whose change is committed, then the connection is destroyed unanswered. */
   dropWriteRate?: number;
+  /**
+   * Seconds the injected 503s ask to wait in a Retry-After header (how a service sheds load before
+   * processing); without it they carry none.
+   */
+  fail503RetryAfterSeconds?: number;
+  /**
+   * 0..1 fraction of creates whose record is committed, then answered 500 with the service's error
+   * body, as a Django service that does not wrap requests in a transaction can.
+   */
+  commitThen500Rate?: number;
+  /**
+   * 0..1 fraction of requests answered 502 or 504 (half each) with an HTML page, as a proxy in
+   * front of the service does, without reaching the service.
+   */
+  proxyErrorRate?: number;
   /** Per-key sliding-window throttling. */
   rateLimit?: { perMinute?: number; perHour?: number };
   /** Pages hold at most this many records whatever `limit` asks, as a service that caps it does. */

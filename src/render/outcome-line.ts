@@ -50,14 +50,34 @@ export function formatElapsed(milliseconds: number): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-/** `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first change. */
-export function describeTiming(done: number, total: number, elapsedMs: number): string {
+/** The service's rate limit holds every request: for how long still, and the pace before it held. */
+export interface ServicePause {
+  resumeInMs: number;
+  /** Time from the start to the last finished change: the pace without the pause. */
+  paceElapsedMs: number;
+}
+
+/**
+ * `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first
+ * change. While the service's rate limit holds requests, the pace is the one before the pause and
+ * the rest of the pause is added, and the line says so:
+ * `..., about 3m06s left; waiting: rate limited by the service, resuming in 12 s`.
+ */
+export function describeTiming(done: number, total: number, elapsedMs: number, pause?: ServicePause): string {
   const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
-  if (done === 0 || done >= total) return elapsed;
-  return `${elapsed}, about ${formatElapsed((elapsedMs / done) * (total - done))} left`;
+  const waiting =
+    pause === undefined
+      ? ""
+      : `; waiting: rate limited by the service, resuming in ${Math.ceil(pause.resumeInMs / 1000)} s`;
+  if (done === 0 || done >= total) return `${elapsed}${waiting}`;
+  const leftMs =
+    pause === undefined
+      ? (elapsedMs / done) * (total - done)
+      : (pause.paceElapsedMs / done) * (total - done) + pause.resumeInMs;
+  return `${elapsed}, about ${formatElapsed(leftMs)} left${waiting}`;
 }
 
 /** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
-export function describePace(done: number, total: number, elapsedMs: number): string {
-  return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs)}`;
+export function describePace(done: number, total: number, elapsedMs: number, pause?: ServicePause): string {
+  return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs, pause)}`;
 }

@@ -189,7 +189,73 @@ describe("RateLimiter", () => {
     // Now "available in 50 minutes": nothing the one-minute window explains.
     limiter.noteThrottled(3_000_000);
     expect(limiter.state.learned?.windowMs).toBe(110_000 + 3_000_000);
-    expect(limiter.state.learned?.rps).toBeCloseTo(148 / 3_110, 6);
+    // The 59 s pause, which no request waited through, was idle: it leaves the count of time.
+    expect(limiter.state.learned?.rps).toBeCloseTo(148 / (3_110 - 59), 6);
+  });
+
+  it("lets a request go ahead of those queued for a slot, in the order such requests came", async () => {
+    const limiter = new RateLimiter({ concurrency: 1 });
+    const order: string[] = [];
+    const held = await limiter.acquire();
+    const take = (name: string, ahead: boolean) =>
+      limiter.acquire(undefined, { ahead }).then((release) => {
+        order.push(name);
+        release();
+      });
+    const all = [
+      take("queued 1", false),
+      take("queued 2", false),
+      take("ahead 1", true),
+      take("ahead 2", true),
+    ];
+    held();
+    await Promise.all(all);
+    expect(order).toEqual(["ahead 1", "ahead 2", "queued 1", "queued 2"]);
+  });
+
+  it("lets a request go ahead of the client's own pacing, but never ahead of the service's pause", async () => {
+    const clock = fakeClock();
+    const limiter = new RateLimiter({ concurrency: 10, maxRps: 1, ...clock });
+    (await limiter.acquire())();
+    (await limiter.acquire())();
+    expect(clock.now()).toBe(1_000);
+    // The next paced start would be at 2 s; a settle re-read starts now.
+    (await limiter.acquire(undefined, { ahead: true }))();
+    expect(clock.now()).toBe(1_000);
+    // It took its place in the rate: the next paced start moves back by one interval.
+    (await limiter.acquire())();
+    expect(clock.now()).toBe(3_000);
+    limiter.noteThrottled(5_000);
+    (await limiter.acquire(undefined, { ahead: true }))();
+    expect(clock.now()).toBe(8_000);
+  });
+
+  it("learns from busy time only: a 429 after a long idle settle does not teach its idle rate", async () => {
+    const clock = fakeClock();
+    const limiter = new RateLimiter({ concurrency: 8, ...clock });
+    // 40 requests in 2 s, then a create settles: a re-read now and then over 75 s, idle between.
+    await startRequests(limiter, clock, 40, 50);
+    for (const gap of [250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 20_000, 23_250]) {
+      clock.advance(gap);
+      (await limiter.acquire())();
+    }
+    // One of the re-reads is refused, "available in 1 second". Counting the idle time would learn
+    // 49 requests over 78 s: about 0.6 per second, and hold the rest of the run to it.
+    limiter.noteThrottled(1_000);
+    const learned = limiter.state.learned?.rps ?? 0;
+    expect(learned).toBeGreaterThan(49 / 78 + 5);
+    // Busy time is the 2 s of requests and the short gaps: 48 counted starts over about 5 s.
+    expect(learned).toBeCloseTo(48 / ((2_000 + 250 + 500 + 1_000 + 1_000) / 1_000), 0);
+  });
+
+  it("counts a pause the service asked for as busy while requests wait through it", async () => {
+    const clock = fakeClock();
+    const limiter = new RateLimiter({ concurrency: 8, ...clock });
+    await startRequests(limiter, clock, 40, 50);
+    limiter.noteThrottled(5_000);
+    // A request waits through the pause (the fake sleep moves the clock): not idle.
+    (await limiter.acquire())();
+    expect(limiter.idleMsBetween(0, clock.now())).toBe(0);
   });
 
   it("without a stated wait, halves the rate once per episode and recovers additively", async () => {

@@ -129,6 +129,58 @@ describe("apply progress on a terminal", () => {
   });
 });
 
+describe("apply progress while the service's rate limit holds requests", () => {
+  it("says so in the heartbeat, with the time until it resumes, and counts that time in the time left", () => {
+    const clock = fakeClock();
+    const { io, stderr } = captureIo(false);
+    let pausedUntil = 0;
+    const progress = createApplyProgress(io, 100, { clock, pausedUntil: () => pausedUntil });
+    // 50 changes in 5 s, then the service asks everyone to wait 30 s.
+    for (let done = 1; done <= 50; done += 1) {
+      clock.advance(100);
+      progress.onOutcome(done, 100, created(done));
+    }
+    pausedUntil = clock.now() + 30_000;
+    clock.advance(HEARTBEAT_MS);
+    const heartbeats = () =>
+      stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("Still applying"));
+    // 5 s at the pace before the pause, plus the 25 s of it still to come.
+    expect(heartbeats().at(-1)).toBe(
+      "Still applying: 50/100 changes done, 10s elapsed, about 30s left; waiting: rate limited by the service, resuming in 25 s",
+    );
+    clock.advance(HEARTBEAT_MS);
+    expect(heartbeats().at(-1)).toBe(
+      "Still applying: 50/100 changes done, 20s elapsed, about 20s left; waiting: rate limited by the service, resuming in 15 s",
+    );
+    // Once it resumed, the plain pace again.
+    clock.advance(2 * HEARTBEAT_MS);
+    expect(heartbeats().at(-1)).toBe("Still applying: 50/100 changes done, 40s elapsed, about 40s left");
+    progress.finish();
+    expect(clock.timers).toBe(0);
+  });
+
+  it("counts the pause down on the terminal's line, though no change finishes meanwhile", async () => {
+    const clock = fakeClock();
+    const { io, stderr } = captureIo(true);
+    let pausedUntil = 0;
+    const progress = createApplyProgress(io, 10, { clock, pausedUntil: () => pausedUntil });
+    clock.advance(1_000);
+    progress.onOutcome(1, 10, created(1));
+    pausedUntil = clock.now() + 12_000;
+    // The line's own throttle (80 ms) is on the wall clock: wait it out before the redraw.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = stderr();
+    clock.advance(1_000);
+    expect(stderr().slice(before.length)).toContain(
+      "applied 1/10 changes, 2s elapsed, about 20s left; waiting: rate limited by the service, resuming in 11 s",
+    );
+    progress.finish();
+    expect(clock.timers).toBe(0);
+  });
+});
+
 describe("the report of an interrupted apply", () => {
   it(`lists at most ${NOT_STARTED_LISTED} changes not started, then their count; its lines agree with the summary`, () => {
     const notStarted = (index: number): ApplyOutcome => ({

@@ -101,6 +101,49 @@ describe("dropped writes", () => {
   });
 });
 
+describe("the kinds of failed write a client must tell apart", () => {
+  it("503 with Retry-After: refused before processing, saying when to come back", async () => {
+    const client = await startTestEmulator({ faults: { fail503Rate: 1, fail503RetryAfterSeconds: 7 } });
+    const reply = await client.post(CONFIGS, { plugin: 8, order: 4, name: "refused" });
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get("retry-after")).toBe("7");
+    expect(obj(reply.body).code).toBe("service_unavailable");
+    expect(client.emulator.snapshot().records.find((record) => record.name === "refused")).toBeUndefined();
+  });
+
+  it("500 after commit: the write is stored, and answered with the service's error body", async () => {
+    const client = await startTestEmulator({ faults: { commitThen500Rate: 1 } });
+    const reply = await client.post(CONFIGS, { plugin: 8, order: 4, name: "stored" });
+    expect(reply.status).toBe(500);
+    expect(reply.body).toEqual(errorBody("server_error", "error", "A server error occurred."));
+    expect(client.emulator.snapshot().records.find((record) => record.name === "stored")).toMatchObject({
+      id: 6,
+    });
+    // Reads are answered as usual.
+    expect((await client.get(`${CONFIGS}/6`)).status).toBe(200);
+  });
+
+  it("a proxy's 502 or 504: an HTML page, and the service never saw the request", async () => {
+    const client = await startTestEmulator({ faults: { proxyErrorRate: 1, seed: 3 } });
+    const seen = new Set<number>();
+    for (let index = 0; index < 12; index += 1) {
+      const reply = await client.post(CONFIGS, { plugin: 8, order: 4, name: `proxied ${index}` });
+      seen.add(reply.status);
+      expect(reply.headers.get("content-type")).toBe("text/html");
+      expect(reply.text).toMatch(/<html>.*(502 Bad Gateway|504 Gateway Time-out)/);
+    }
+    expect(seen).toEqual(new Set([502, 504]));
+    expect(client.emulator.snapshot().records).toHaveLength(5);
+  });
+
+  it("rejects rates outside 0..1 and a negative Retry-After", async () => {
+    const client = await startTestEmulator();
+    expect(() => client.emulator.setFaults({ commitThen500Rate: 2 })).toThrow(RangeError);
+    expect(() => client.emulator.setFaults({ proxyErrorRate: -0.1 })).toThrow(RangeError);
+    expect(() => client.emulator.setFaults({ fail503RetryAfterSeconds: -1 })).toThrow(RangeError);
+  });
+});
+
 describe("rate limits", () => {
   it("throttles a key past its per-minute limit, with Retry-After and the wait in the body (seed)", async () => {
     const client = await startTestEmulator({ faults: { rateLimit: { perMinute: 3 } } });

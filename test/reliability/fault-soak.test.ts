@@ -1,7 +1,11 @@
 // Fault soak: 20 applies alternating between manifests against an emulator that answers 15% of
-// requests with 503, 10% with 429 and drops 5% of writes after committing them, on both profiles.
-// After every round the state is the manifest's, nothing is duplicated, nothing outside the prune
-// scope changed, and a fresh plan is empty.
+// requests with 503, 10% with 429 and drops 5% of writes after committing them, on both profiles;
+// then every kind of failed write at once (a 503 with Retry-After, a 500 after commit, a proxy's
+// 502/504 page). After every round the state is the manifest's, nothing is duplicated, nothing
+// outside the prune scope changed, a fresh plan is empty, and the summary counts what the server
+// holds. Time runs at 1/100 for the client and the emulator's stated waits alike (one factor, so
+// windows, backoffs, timeouts and pauses keep the defaults' proportions): the same run at the
+// CLI's real defaults is test/e2e/fault-defaults.test.ts.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
@@ -17,14 +21,24 @@ import { pickTestSeed } from "../support/seed.js";
 import { differencesFromManifest, duplicateRecords, touchedOutsideScope } from "../support/state-checks.js";
 
 const ROUNDS = 20;
+/** Every duration of the client, and every wait the emulator states, at this share of its default. */
+const TIME_SCALE = 0.01;
 
-const faultsFor = (seed: number): FaultOptions => ({
+/** The README's guarantee: 15% 503, 10% 429 (the emulator's 1 s wait), 5% writes committed but unanswered. */
+const readmeFaults = (seed: number): FaultOptions => ({
   fail503Rate: 0.15,
   fail429Rate: 0.1,
+  fail429WaitSeconds: 1 * TIME_SCALE,
   dropWriteRate: 0.05,
-  // The injected 429s are random, not load: announcing no wait keeps the soak fast.
-  fail429WaitSeconds: 0,
   seed,
+});
+
+/** Each kind of failed write a client must tell apart, on top of the README's faults. */
+const everyKind = (seed: number): FaultOptions => ({
+  ...readmeFaults(seed),
+  fail503RetryAfterSeconds: 2 * TIME_SCALE,
+  commitThen500Rate: 0.05,
+  proxyErrorRate: 0.05,
 });
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -33,52 +47,59 @@ afterEach(async () => {
   cleanup = [];
 });
 
+async function soak(profile: (typeof PROFILE_NAMES)[number], rounds: number, faultsFor: typeof readmeFaults) {
+  const baseSeed = pickTestSeed();
+  const emulator: RunningEmulator = await startEmulator({ profile, data: reliabilityData() });
+  // The CLI's defaults (retries, backoffs, timeouts, rate limiter), all scaled by one factor.
+  const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY, timeScale: TIME_SCALE });
+  cleanup.push(
+    () => client.close(),
+    () => emulator.close(),
+  );
+  const desiredStates = MANIFESTS.map(loadDesired);
+  let faultsSeen = 0;
+
+  for (let round = 0; round < rounds; round += 1) {
+    const desired = desiredStates[round % desiredStates.length];
+    if (!desired) throw new Error("no manifest");
+    const context = `${profile} round ${round + 1} (seed ${baseSeed + round})`;
+    const before = emulator.snapshot();
+    emulator.resetRequestLog();
+    emulator.setFaults(faultsFor(baseSeed + round));
+
+    const { plan, report } = await applyOnce(client, desired);
+    faultsSeen += emulator.requestLog.filter((entry) =>
+      [0, 429, 500, 502, 503, 504].includes(entry.status),
+    ).length;
+    expect(
+      report.outcomes.filter((outcome) => outcome.status !== "done"),
+      context,
+    ).toEqual([]);
+    // Every create the plan had is counted created, adopted ones (answered 500, or dropped) too.
+    const creates = plan.changes.filter((change) => change.action === "create").length;
+    expect(
+      report.outcomes.filter((outcome) => outcome.action === "create" && outcome.status === "done"),
+      context,
+    ).toHaveLength(creates);
+
+    // Check with the faults off: the checks must see the state, not more faults.
+    emulator.setFaults({});
+    const after = emulator.snapshot();
+    expect(duplicateRecords(after), context).toEqual([]);
+    expect(differencesFromManifest(after, desired), context).toEqual([]);
+    expect(touchedOutsideScope(before, after, desired), context).toEqual([]);
+    expect(await pendingChanges(client, desired), context).toEqual([]);
+  }
+  // The soak is only worth something if the faults happened.
+  expect(faultsSeen).toBeGreaterThan(rounds * 3);
+}
+
 describe.each(PROFILE_NAMES)("fault soak (%s)", (profile) => {
   it(`converges after each of ${ROUNDS} rounds under 503s, 429s and dropped writes`, async () => {
-    const baseSeed = pickTestSeed();
-    const emulator: RunningEmulator = await startEmulator({ profile, data: reliabilityData() });
-    // Retries are cheap here and plentiful, so that every round finishes despite a 30% fault rate;
-    // the throttling is random, so the client is told not to slow down for it.
-    const client = new ApiClient({
-      baseUrl: emulator.url,
-      apiKey: KEY,
-      concurrency: 4,
-      retry: { retries: 12, baseDelayMs: 1, maxDelayMs: 20 },
-      rateLimit: { decreaseFactor: 1 },
-    });
-    cleanup.push(
-      () => client.close(),
-      () => emulator.close(),
-    );
-    const desiredStates = MANIFESTS.map(loadDesired);
-    let faultsSeen = 0;
+    await soak(profile, ROUNDS, readmeFaults);
+  }, 60_000);
 
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const desired = desiredStates[round % desiredStates.length];
-      if (!desired) throw new Error("no manifest");
-      const context = `${profile} round ${round + 1} (seed ${baseSeed + round})`;
-      const before = emulator.snapshot();
-      emulator.resetRequestLog();
-      emulator.setFaults(faultsFor(baseSeed + round));
-
-      // The emulator never processes a request it fails with 503, and commits a dropped write before
-      // dropping it: nothing it does lands late, so a short settle window loses no guarantee here.
-      const { report } = await applyOnce(client, desired, { settleWindowMs: 50 });
-      faultsSeen += emulator.requestLog.filter((entry) => [0, 429, 503].includes(entry.status)).length;
-      expect(
-        report.outcomes.filter((outcome) => outcome.status !== "done"),
-        context,
-      ).toEqual([]);
-
-      // Check with the faults off: the checks must see the state, not more faults.
-      emulator.setFaults({});
-      const after = emulator.snapshot();
-      expect(duplicateRecords(after), context).toEqual([]);
-      expect(differencesFromManifest(after, desired), context).toEqual([]);
-      expect(touchedOutsideScope(before, after, desired), context).toEqual([]);
-      expect(await pendingChanges(client, desired), context).toEqual([]);
-    }
-    // The soak is only worth something if the faults happened.
-    expect(faultsSeen).toBeGreaterThan(ROUNDS * 3);
-  }, 40_000);
+  it("converges under every kind of failed write at once, counting what the server holds", async () => {
+    await soak(profile, 8, everyKind);
+  }, 60_000);
 });

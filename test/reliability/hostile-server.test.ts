@@ -216,9 +216,9 @@ describe.concurrent("plan against a hostile server", () => {
     );
     expectCleanFailure(
       run,
-      /GET \/api\/projects\/1\/plugin_configs\/: response body not complete within 300 ms, after 5 attempts/,
+      /GET \/api\/projects\/1\/plugin_configs\/: response body not complete within 300 ms, after 7 attempts/,
     );
-    expect(server.requests.filter(isList)).toHaveLength(5);
+    expect(server.requests.filter(isList)).toHaveLength(7);
   });
 
   it("names the first field of the wrong type", async () => {

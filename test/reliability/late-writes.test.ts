@@ -18,7 +18,7 @@ afterAll(async () => {
   for (const remove of directories.splice(0)) await remove();
 });
 
-async function applyAgainst(server: FamilyServer, manifestText: string, extra: string[]) {
+async function applyAgainst(server: FamilyServer, manifestText: string, extra: string[], timeScale?: number) {
   servers.push(server);
   const directory = await temporaryDirectory();
   directories.push(directory.remove);
@@ -26,7 +26,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
   return await runCliInProcess(
     ["apply", "--auto-approve", "-f", manifest, "--base-url", server.url, ...extra],
     {
-      env: { PCSYNC_API_KEY: KEY },
+      env: {
+        PCSYNC_API_KEY: KEY,
+        PCSYNC_TIME_SCALE: timeScale === undefined ? undefined : String(timeScale),
+      },
       cwd: directory.path,
     },
   );
@@ -34,8 +37,10 @@ async function applyAgainst(server: FamilyServer, manifestText: string, extra: s
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The client's request timeout in these tests (seconds); the settle window is 2.5 times that.
+// The client's request timeout in these tests (seconds); the settle window is 2.5 times that. Every
+// duration of the client is shrunk by the same factor (PCSYNC_TIME_SCALE), not the timeout alone.
 const TIMEOUT_S = 1;
+const TIME_SCALE = TIMEOUT_S / 30;
 
 describe.concurrent("a POST whose outcome is unknown", () => {
   it("commits 1x to 2x --timeout after the client gave up: adopted, never sent again", async () => {
@@ -51,12 +56,7 @@ describe.concurrent("a POST whose outcome is unknown", () => {
       },
     });
     const configs = names("Late", 3);
-    const run = await applyAgainst(server, createsManifest(configs), [
-      "--timeout",
-      String(TIMEOUT_S),
-      "--format",
-      "json",
-    ]);
+    const run = await applyAgainst(server, createsManifest(configs), ["--format", "json"], TIME_SCALE);
     expect(run.code, run.stderr).toBe(0);
     // One POST per config: none was sent again while the first could still commit.
     expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(3);
@@ -86,12 +86,7 @@ describe.concurrent("a POST whose outcome is unknown", () => {
     });
     // One create at a time, so that "Silent 1" is the first POST the server sees.
     const configs = names("Silent", 2);
-    const run = await applyAgainst(server, createsManifest(configs), [
-      "--timeout",
-      String(TIMEOUT_S),
-      "--concurrency",
-      "1",
-    ]);
+    const run = await applyAgainst(server, createsManifest(configs), ["--concurrency", "1"], TIME_SCALE);
     expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
     expect([...countByName(server.records)]).toEqual(configs.map((name) => [name, 1]));
     expect(run.stdout).toContain("Apply complete: 2 created, 0 updated, 0 deleted, 0 reordered.");
@@ -99,26 +94,83 @@ describe.concurrent("a POST whose outcome is unknown", () => {
   }, 30_000);
 });
 
+describe.concurrent("a create the service answered with its own error", () => {
+  it("answered 500 after it committed: found by one re-read, summed up as created, never sent again", async () => {
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        post.commit();
+        sendJson(post.response, 500, {
+          type: "server_error",
+          code: "error",
+          detail: "A server error occurred.",
+          attr: null,
+        });
+      },
+    });
+    const run = await applyAgainst(server, createsManifest(["Committed"]), []);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain("Apply complete: 1 created, 0 updated, 0 deleted, 0 reordered.");
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(1);
+    expect(server.records).toHaveLength(1);
+  }, 30_000);
+
+  it("answered 503 before committing: sent again at once after one re-read, not after a 75 s window", async () => {
+    const server = await startFamilyServer({
+      onPost: (post) => {
+        if (post.index > 0) return post.answer(post.commit());
+        sendJson(post.response, 503, {
+          type: "server_error",
+          code: "service_unavailable",
+          detail: "Service temporarily unavailable, try again later.",
+          attr: null,
+        });
+      },
+    });
+    // At the real defaults: --timeout 30, a proof window of 75 s that this failure does not need.
+    const started = Date.now();
+    const run = await applyAgainst(server, createsManifest(["Retried"]), []);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
+    expect(server.records).toHaveLength(1);
+  }, 60_000);
+});
+
 describe.concurrent("a create whose answers are always lost", () => {
-  it("ends within --settle-timeout, reported unknown, never sent once that time is over", async () => {
+  it("gets a whole proof window for each of its 3 POSTs, then is reported not made, never sent a 4th time", async () => {
+    // A proxy's 503 page: not the service's answer, so each POST may still be in flight.
     const server = await startFamilyServer({
       onPost: (post) => sendJson(post.response, 503, { detail: "unavailable" }),
     });
-    // --timeout 0.2: a window of 1 s (the floor); the second POST's window is cut at 1.5 s.
-    const run = await applyAgainst(server, createsManifest(["Lost"]), [
+    // --timeout 0.2: a window of 1 s (the floor).
+    const run = await applyAgainst(server, createsManifest(["Lost"]), ["--timeout", "0.2"]);
+    expect(run.code, run.stderr).toBe(1);
+    const posts = server.arrivals.filter((arrival) => arrival.method === "POST").map((arrival) => arrival.at);
+    expect(posts).toHaveLength(3);
+    // No window was cut: each resend waited for a read started a whole window after the give-up.
+    for (let index = 1; index < posts.length; index += 1)
+      expect((posts[index] ?? 0) - (posts[index - 1] ?? 0)).toBeGreaterThanOrEqual(1_000);
+    expect(run.stdout).toMatch(
+      /✗ failed: create "Lost".*the create was sent 3 times, and none of them made the record \(re-reading the family showed so\)/,
+    );
+    expect(server.records).toHaveLength(0);
+  }, 30_000);
+
+  it("refuses a --settle-timeout shorter than the windows it must hold, before sending anything", async () => {
+    const server = await startFamilyServer({});
+    const run = await applyAgainst(server, createsManifest(["Early"]), [
       "--timeout",
       "0.2",
       "--settle-timeout",
       "1.5",
     ]);
-    expect(run.code, run.stderr).toBe(1);
-    expect(server.arrivals.filter((arrival) => arrival.method === "POST")).toHaveLength(2);
-    expect(run.stdout, run.stdout).toMatch(
-      /\? unknown: create "Lost".*the settle time of 1\.5 s \(--settle-timeout\) ended before the window that proves a create was not made \(1 s: 2\.5 times --timeout, at least 1 s\) had closed/,
+    // Bad flags exit 1, as every usage error does (2 is plan's "changes pending").
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /--settle-timeout 1\.5 is shorter than the 3 s that settling one create may need: a proof window of 1 s \(2\.5 × --timeout, at least 1 s\) for each of its 3 POSTs/,
     );
-    const lastPost = server.arrivals.filter((arrival) => arrival.method === "POST").at(-1)?.at ?? 0;
-    const firstPost = server.arrivals.find((arrival) => arrival.method === "POST")?.at ?? 0;
-    expect(lastPost - firstPost).toBeLessThan(1_500);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(server.arrivals).toHaveLength(0);
   }, 30_000);
 });
 
@@ -149,12 +201,13 @@ describe.concurrent("a service that goes away in the middle of many creates", ()
         if (lost === lostAnswers) void server.goAway();
       },
     });
-    const run = await applyAgainst(server, createsManifest(names("Bulk", total)), [
-      "--timeout",
-      "0.5",
-      "--concurrency",
-      "4",
-    ]);
+    // Every duration at 1/60: a timeout of 0.5 s.
+    const run = await applyAgainst(
+      server,
+      createsManifest(names("Bulk", total)),
+      ["--concurrency", "4"],
+      1 / 60,
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).not.toMatch(/^\s+at /m);
     const summary =
@@ -202,7 +255,7 @@ describe.concurrent("the summary is true when only the check after the creates f
         return true;
       },
     });
-    const run = await applyAgainst(server, createsManifest(["Checked"]), ["--timeout", String(TIMEOUT_S)]);
+    const run = await applyAgainst(server, createsManifest(["Checked"]), [], TIME_SCALE);
     expect(run.code, run.stderr).toBe(1);
     expect(server.records).toHaveLength(1);
     expect(run.stdout).toMatch(

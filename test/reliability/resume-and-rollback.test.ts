@@ -57,7 +57,15 @@ describe.each(PROFILES_RUN)("saved plan killed, resumed, rolled back (%s)", (pro
       let onWrite: (() => void) | undefined;
       // Latency spreads the writes, so that the kill lands between and during them.
       const faults = { latencyMs: 10, fail429WaitSeconds: 0, seed };
-      const faultMix = { ...faults, fail503Rate: 0.15, fail429Rate: 0.1, dropWriteRate: 0.05 };
+      // The rollback meets the fault mix with every duration at 1/100, the client's
+      // (PCSYNC_TIME_SCALE) and the emulator's stated wait alike: the defaults' proportions.
+      const faultMix = {
+        ...faults,
+        fail503Rate: 0.15,
+        fail429Rate: 0.1,
+        fail429WaitSeconds: 0.01,
+        dropWriteRate: 0.05,
+      };
       const emulator = await startEmulator({
         profile,
         data: reliabilityData(),
@@ -116,9 +124,13 @@ describe.each(PROFILES_RUN)("saved plan killed, resumed, rolled back (%s)", (pro
 
         // The rollback under the fault mix: retried as a user would until it reports success.
         emulator.setFaults(faultMix);
-        let rolledBack = await cli(["rollback", "--journal", journal, "--auto-approve", "--timeout", "2"]);
-        for (let attempt = 1; rolledBack.code === 1 && attempt < 4; attempt++)
-          rolledBack = await cli(["rollback", "--journal", journal, "--auto-approve", "--timeout", "2"]);
+        const rollback = () =>
+          runCliInProcess(["rollback", "--journal", journal, "--auto-approve"], {
+            env: { ...env, PCSYNC_TIME_SCALE: "0.01" },
+            cwd: directory.path,
+          });
+        let rolledBack = await rollback();
+        for (let attempt = 1; rolledBack.code === 1 && attempt < 4; attempt++) rolledBack = await rollback();
         emulator.setFaults(faults);
         expect(
           rolledBack.code,

@@ -192,7 +192,7 @@ describe.each(PROFILE_NAMES)("records whose names only look like the manifest's 
 
     // Half the writes commit and lose their answer: the settle re-read must see what was stored.
     emulator.setFaults({ dropWriteRate: 0.5, seed: 7 });
-    for (let round = 0; round < 3; round += 1) await applyOnce(client, desired, { settleWindowMs: 50 });
+    for (let round = 0; round < 3; round += 1) await applyOnce(client, desired);
     emulator.setFaults({});
     expect(await pendingChanges(client, desired)).toEqual([]);
     const live = emulator.snapshot().records.filter((record) => record.project === 3 && !record.deleted);
@@ -263,13 +263,12 @@ describe.each(PROFILE_NAMES)("a create whose text the service trims (%s)", (prof
   it("is recognised by the settle re-read after its answer is lost: one record, never a second POST", async () => {
     const [emulator, client] = await start(profile, []);
     emulator.setFaults({ dropWriteRate: 1, seed: 1 });
-    const result = await createConfigDetailed(
-      client,
-      "3",
-      "plugin_configs",
-      { plugin: 1, order: 1, name: "GeoIP ", description: "Adds\n" },
-      { settleWindowMs: 50 },
-    );
+    const result = await createConfigDetailed(client, "3", "plugin_configs", {
+      plugin: 1,
+      order: 1,
+      name: "GeoIP ",
+      description: "Adds\n",
+    });
     emulator.setFaults({});
     expect(result.record.name).toBe(profile === "posthog-2024" ? "GeoIP" : "GeoIP ");
     const posts = emulator.requestLog.filter((entry) => entry.method === "POST");

@@ -32,6 +32,9 @@ export interface RawServeOptions {
   fail503?: string;
   fail429?: string;
   dropWrites?: string;
+  fail500AfterCommit?: string;
+  proxyErrors?: string;
+  retryAfter503?: string;
   rateLimit?: string;
   key?: string[];
   seed?: string;
@@ -158,6 +161,18 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
   if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
+  if (raw.fail500AfterCommit !== undefined)
+    faults.commitThen500Rate = parseRate("--fail-500-after-commit", raw.fail500AfterCommit);
+  if (raw.proxyErrors !== undefined) faults.proxyErrorRate = parseRate("--proxy-errors", raw.proxyErrors);
+  if (raw.retryAfter503 !== undefined) {
+    faults.fail503RetryAfterSeconds = parseInteger(
+      "--retry-after-503",
+      raw.retryAfter503,
+      0,
+      86_400,
+      "a whole number of seconds",
+    );
+  }
   if (raw.rateLimit !== undefined) faults.rateLimit = parseRateLimit(raw.rateLimit);
   if (raw.faultLogErrors !== undefined && raw.faultLogErrors.length > 0) {
     faults.logErrors = raw.faultLogErrors.map(parseFaultLogErrors);
@@ -258,6 +273,15 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
       "--drop-writes <rate>",
       "commit this fraction (0..1) of writes, then drop the connection unanswered",
     )
+    .option(
+      "--fail-500-after-commit <rate>",
+      "commit this fraction (0..1) of creates, then answer 500 with the service's error body",
+    )
+    .option(
+      "--proxy-errors <rate>",
+      "answer this fraction (0..1) of requests 502 or 504 with an HTML page, as a proxy in front would",
+    )
+    .option("--retry-after-503 <seconds>", "the injected 503s carry Retry-After: this many seconds")
     .option(
       "--rate-limit <n>",
       "throttle each key to n requests per minute (429); or windows, e.g. 480/minute,4800/hour",
