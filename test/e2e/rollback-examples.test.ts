@@ -1,0 +1,222 @@
+// E2E: rollback of an apply of every example manifest (owner: ones included) finds nothing changed
+// since and restores the stored records exactly, on both profiles; a real change since the run, near
+// the owner mark, is still refused (exit 3) and shown as the text and mark that differ.
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { PROFILE_NAMES } from "../../src/emulator/index.js";
+import { PROFILES } from "../../src/emulator/profiles.js";
+import { writeMark } from "../../src/owner-mark.js";
+import { EXAMPLES } from "../support/paths.js";
+import { openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+/** Every YAML file under examples/ that is a pcsync manifest (not a workflow, a unit, a var file). */
+async function exampleManifests(): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(EXAMPLES, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    const path = join(entry.parentPath, entry.name);
+    let data: unknown;
+    try {
+      data = parse(await readFile(path, "utf8"));
+    } catch {
+      continue; // several documents (Kubernetes files): not a manifest
+    }
+    if (typeof data === "object" && data !== null && "version" in data && "projects" in data)
+      found.push(path);
+  }
+  return found.sort();
+}
+
+const MANIFESTS = await exampleManifests();
+
+/** Every stored record as the service holds it (not as a list shows it: posthog-2024 fills empty text). */
+function stored(server: TestServer): Record<string, unknown>[] {
+  const records = server.emulator.snapshot().records.map((record) => ({
+    id: record.id,
+    project: record.project,
+    family: record.family,
+    name: record.name,
+    plugin: record.plugin,
+    enabled: record.enabled,
+    order: record.order,
+    description: record.description,
+    deleted: record.deleted,
+    match_action: record.match_action,
+  }));
+  return records.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The records that were there before are stored exactly as they were; those the run created are
+ * deleted (the service keeps a deleted row: a create cannot be undone into nothing).
+ */
+function expectRestored(after: Record<string, unknown>[], before: Record<string, unknown>[], what: string) {
+  const ids = new Set(before.map((record) => record.id));
+  expect(
+    after.filter((record) => ids.has(record.id)),
+    `${what}: every stored field is back`,
+  ).toEqual(before);
+  const created = after.filter((record) => !ids.has(record.id));
+  expect(
+    created.filter((record) => record.deleted !== true),
+    `${what}: created records are deleted`,
+  ).toEqual([]);
+}
+
+function storedDescription(server: TestServer, id: number): string | null | undefined {
+  return server.emulator.snapshot().records.find((record) => record.id === id)?.description;
+}
+
+it("finds the owner: examples among the manifests it rolls back", () => {
+  const names = MANIFESTS.map((path) => relative(EXAMPLES, path));
+  expect(names).toEqual(
+    expect.arrayContaining(["pcsync.yaml", "owners/data-platform.yaml", "owners/web.yaml"]),
+  );
+});
+
+describe.concurrent.each(PROFILE_NAMES)("rollback of every example on %s", (profile) => {
+  it("finds no change made since the apply and restores the stored records exactly", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    // One server for all: each rollback must leave exactly the state the next apply starts from.
+    for (const [index, manifest] of MANIFESTS.entries()) {
+      const example = relative(EXAMPLES, manifest);
+      const before = stored(server);
+      const journal = join(dir, `${index}.jsonl`);
+      const applied = await server.run(["apply", "-f", manifest, "--auto-approve", "--journal", journal]);
+      expect(applied.code, `${example}: ${applied.stderr}`).toBe(0);
+      // An example that matches the state already (small/) writes nothing, and keeps no journal.
+      if (JSON.stringify(stored(server)) === JSON.stringify(before)) {
+        expect(applied.stdout, example).toMatch(/No changes/);
+        continue;
+      }
+      // --force too: its warning counts changes made since, and there are none.
+      const undone = await server.run(["rollback", "--journal", journal, "--auto-approve", "--force"], {
+        cwd: dir,
+      });
+      expect(undone.code, `${example}: ${undone.stderr}`).toBe(0);
+      expect(undone.stderr, example).not.toMatch(/changed since|warning: --force/);
+      expect(undone.stdout, example).toMatch(/^Rollback complete/m);
+      expectRestored(stored(server), before, example);
+    }
+  });
+});
+
+describe.concurrent.each(PROFILE_NAMES)("rollback of an owner: apply on %s", (profile) => {
+  const OWNER = "data-platform";
+  const TEXT = "Adds country to events";
+  const manifest = join(EXAMPLES, "owners", "data-platform.yaml");
+
+  /** A server with owners/data-platform.yaml applied: its journal, and GeoIP's id and stored state. */
+  async function applied(onTestFinished: (handler: () => Promise<void>) => void) {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const before = stored(server);
+    const journal = join(dir, "apply.jsonl");
+    const run = await server.run(["apply", "-f", manifest, "--auto-approve", "--journal", journal]);
+    expect(run.code, run.stderr).toBe(0);
+    const geoip = (await server.list(1, "plugin_configs")).find((record) => record.name === "GeoIP");
+    if (geoip === undefined) throw new Error("GeoIP is not listed");
+    expect(storedDescription(server, geoip.id)).toBe(writeMark(TEXT, OWNER));
+    const edit = async (description: string) => {
+      const reply = await server.call("PATCH", `/api/projects/1/plugin_configs/${geoip.id}/`, {
+        description,
+      });
+      expect(reply.status).toBe(200);
+    };
+    const rollback = (...flags: string[]) =>
+      server.run(["rollback", "--journal", journal, "--auto-approve", ...flags], { cwd: dir });
+    return { server, before, id: geoip.id, edit, rollback };
+  }
+
+  const left = `the run left "${TEXT}" (owner mark "${OWNER}")`;
+
+  it("refuses when someone edited the text and kept the mark, showing both texts", async ({
+    onTestFinished,
+  }) => {
+    const { server, before, edit, rollback, id } = await applied(onTestFinished);
+    await edit(writeMark("Edited by hand", OWNER));
+    const refused = await rollback();
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      `record ${id} ("GeoIP") in project 1 plugin_configs: description is "Edited by hand" (owner mark "${OWNER}") now; ${left}`,
+    );
+    expect(storedDescription(server, id)).toBe(writeMark("Edited by hand", OWNER));
+    const forced = await rollback("--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain("warning: --force puts back the journal's values over 1 change(s)");
+    expectRestored(stored(server), before, "GeoIP");
+  });
+
+  it("refuses when someone stripped the mark and kept the text: the mark is the difference", async ({
+    onTestFinished,
+  }) => {
+    const { server, before, edit, rollback, id } = await applied(onTestFinished);
+    await edit(TEXT);
+    const refused = await rollback();
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`description is "${TEXT}" (no owner mark) now; ${left}`);
+    expect((await rollback("--force")).code).toBe(0);
+    expectRestored(stored(server), before, "GeoIP");
+  });
+
+  it("takes white space the service trims for no change, and white space it keeps for one", async ({
+    onTestFinished,
+  }) => {
+    const { server, before, edit, rollback, id } = await applied(onTestFinished);
+    await edit(`  ${writeMark(TEXT, OWNER)} \n`);
+    const edited = storedDescription(server, id);
+    const run = await rollback();
+    if (PROFILES[profile].trimsText) {
+      // Stored exactly as the run left it: nothing changed since.
+      expect(edited).toBe(writeMark(TEXT, OWNER));
+      expect(run.code, run.stderr).toBe(0);
+      expectRestored(stored(server), before, "GeoIP");
+    } else {
+      expect(edited).toBe(`  ${writeMark(TEXT, OWNER)} \n`);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`record ${id} ("GeoIP") in project 1 plugin_configs: description is`);
+      expect(run.stderr).toContain(left);
+    }
+  });
+
+  it("puts back a description with its mark: rollback of a second apply that changed the text", async ({
+    onTestFinished,
+  }) => {
+    const { server, id } = await applied(onTestFinished);
+    const marked = stored(server);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const edited = join(dir, "edited.yaml");
+    await writeFile(edited, (await readFile(manifest, "utf8")).replace(TEXT, "Adds the city too"));
+    const journal = join(dir, "second.jsonl");
+    const second = await server.run(["apply", "-f", edited, "--auto-approve", "--journal", journal]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(storedDescription(server, id)).toBe(writeMark("Adds the city too", OWNER));
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], { cwd: dir });
+    // The write sent the old description as stored, mark and all: the check after it agrees.
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stdout).toMatch(/^Rollback complete: 0 created, 1 updated/m);
+    expectRestored(stored(server), marked, "GeoIP");
+    expect((await server.run(["plan", "-f", manifest, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("plans the rollback as the text and the mark it puts back, never the mark's raw form", async ({
+    onTestFinished,
+  }) => {
+    const { rollback } = await applied(onTestFinished);
+    const dry = await rollback("--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`description: "${TEXT}" → null`);
+    expect(dry.stdout).toContain(`owner: "${OWNER}" → (no mark)`);
+    expect(dry.stdout).not.toContain("[pcsync owner=");
+  });
+});
