@@ -163,7 +163,9 @@ describe.concurrent.each(PROFILE_NAMES)("rollback of an owner: apply on %s", (pr
     await edit(TEXT);
     const refused = await rollback();
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain(`description is "${TEXT}" (no owner mark) now; ${left}`);
+    expect(refused.stderr).toContain(
+      `record ${id} ("GeoIP") in project 1 plugin_configs: description is "${TEXT}" (no owner mark) now; ${left}`,
+    );
     expect((await rollback("--force")).code).toBe(0);
     expectRestored(stored(server), before, "GeoIP");
   });
