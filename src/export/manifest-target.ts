@@ -2,7 +2,7 @@
 // changed: any other YAML (a compose file, a list, an empty file) is refused, and left byte for byte.
 
 import { CommandError } from "../command-error.js";
-import { type Document, isMap, isScalar, isSeq, type YAMLMap } from "../vendor/yaml.js";
+import { type Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "../vendor/yaml.js";
 
 /** The top-level keys of a manifest (schemas/manifest.schema.json). */
 const MANIFEST_KEYS: readonly string[] = [
@@ -39,8 +39,22 @@ function notAManifest(document: Document): string | undefined {
   return undefined;
 }
 
-/** The manifest's top-level mapping; a file that is not a pcsync manifest is refused (export_target_invalid, exit 1). */
-export function manifestRoot(document: Document, fileName: string): YAMLMap {
+/**
+ * The existing file's text parsed, and its top-level mapping; text that is not YAML, or not a pcsync
+ * manifest, is refused (export_target_invalid, exit 1).
+ */
+export function parseManifestTarget(text: string, fileName: string): { document: Document; root: YAMLMap } {
+  const document = parseDocument(text, { keepSourceTokens: true });
+  if (document.errors.length > 0) {
+    throw new CommandError("export_target_invalid", {
+      file: fileName,
+      problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
+    });
+  }
+  return { document, root: manifestRoot(document, fileName) };
+}
+
+function manifestRoot(document: Document, fileName: string): YAMLMap {
   const problem = notAManifest(document);
   if (problem === undefined && isMap(document.contents)) return document.contents;
   throw new CommandError("export_target_invalid", {

@@ -2,12 +2,12 @@
 // comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
 import { CommandError } from "../command-error.js";
-import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
+import { Document, isMap, isScalar, isSeq, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 import { type ExportDestination, exportText } from "./display-yaml.js";
 import { escapeConfig, escapeInterpolation } from "./escape-text.js";
 import { exportOwner } from "./export-owner.js";
-import { manifestRoot } from "./manifest-target.js";
+import { parseManifestTarget } from "./manifest-target.js";
 
 /** Top-level keys of a fleet manifest (templates and project sets). */
 const FLEET_KEYS = ["templates", "project_sets"] as const;
@@ -173,15 +173,8 @@ export function updateManifestText(
   options: UpdateOptions = {},
 ): string {
   const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
-  const document = parseDocument(text, { keepSourceTokens: true });
-  if (document.errors.length > 0) {
-    throw new CommandError("export_target_invalid", {
-      file: fileName,
-      problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
-    });
-  }
   // Only a pcsync manifest is updated: a compose file or any other YAML is refused, untouched.
-  const root = manifestRoot(document, fileName);
+  const { document, root } = parseManifestTarget(text, fileName);
   // A templated config written out beside its template would be the same name twice; where a
   // remote change belongs (the template, an override, the project) is the user's choice.
   const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));

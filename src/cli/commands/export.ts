@@ -10,6 +10,7 @@ import type { ExportDestination } from "../../export/display-yaml.js";
 import { exportOwner } from "../../export/export-owner.js";
 import { factorTemplates } from "../../export/factor-templates.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
+import { parseManifestTarget } from "../../export/manifest-target.js";
 import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
@@ -117,6 +118,11 @@ Examples:
     const output = flags.out === undefined ? undefined : await resolveOutputTarget(flags.out, outputOptions);
     if (flags.templates && flags.out && output?.kind === "file" && output.existing !== undefined) {
       throw new CommandError("export_target_exists", { file: flags.out });
+    }
+    // Before any request too: a file that is not a pcsync manifest (a compose file) is refused.
+    if (flags.out && output?.kind === "file") {
+      const existing = await readExisting(output.path, flags.out);
+      if (existing !== undefined) parseManifestTarget(existing, flags.out);
     }
     const client = await createClientFromFlags(flags, io);
     try {
