@@ -5,6 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/emulator/index.js";
+import { writeMark } from "../../src/owner-mark.js";
 import { EXAMPLES } from "../support/paths.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
@@ -45,6 +46,31 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", (profile) => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toMatch(/stale|changed since/);
     expect((await server.run(["plan", "-f", manifest, "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("watch sees no drift in a marked record, drift in its text, and heals it under the mark", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const manifest = join(OWNERS, "data-platform.yaml");
+    expect((await server.run(["apply", "-f", manifest, "--auto-approve"])).code).toBe(0);
+    const quiet = await server.run(["watch", "--once", "-f", manifest]);
+    expect(quiet.code, `${quiet.stdout}${quiet.stderr}`).toBe(0);
+    expect(`${quiet.stdout}${quiet.stderr}`).toMatch(/0 drifting/);
+    const geoip = (await server.list(1, "plugin_configs")).find((record) => record.name === "GeoIP");
+    const path = `/api/projects/1/plugin_configs/${geoip?.id}/`;
+    expect(
+      (await server.call("PATCH", path, { description: writeMark("Edited", "data-platform") })).status,
+    ).toBe(200);
+    const drift = await server.run(["watch", "--once", "-f", manifest]);
+    const said = `${drift.stdout}${drift.stderr}`;
+    expect(drift.code, said).not.toBe(0);
+    expect(said).toMatch(/1 drifting \(1 change\)/);
+    expect(said).not.toContain("[pcsync owner=");
+    const healed = await server.run(["watch", "--once", "--mode", "heal", "-f", manifest]);
+    expect(healed.code, `${healed.stdout}${healed.stderr}`).toBe(0);
+    const stored = server.emulator.snapshot().records.find((record) => record.id === geoip?.id)?.description;
+    expect(stored).toBe(writeMark("Adds country to events", "data-platform"));
   });
 
   it("exports the owner whose mark every record carries; applied back, it plans no changes", async ({

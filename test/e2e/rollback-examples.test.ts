@@ -214,11 +214,21 @@ describe.concurrent.each(PROFILE_NAMES)("rollback of an owner: apply on %s", (pr
   it("plans the rollback as the text and the mark it puts back, never the mark's raw form", async ({
     onTestFinished,
   }) => {
-    const { rollback } = await applied(onTestFinished);
-    const dry = await rollback("--dry-run");
+    const { server, rollback } = await applied(onTestFinished);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const saved = join(dir, "rollback-plan.json");
+    const dry = await rollback("--dry-run", "-o", saved);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`description: "${TEXT}" → null`);
-    expect(dry.stdout).toContain(`owner: "${OWNER}" → (no mark)`);
-    expect(dry.stdout).not.toContain("[pcsync owner=");
+    // show prints the saved plan through the same view; markdown (a PR comment) too.
+    const shown = await server.run(["show", saved]);
+    const markdown = await server.run(["show", saved, "--format", "markdown"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    for (const text of [dry.stdout, shown.stdout, markdown.stdout]) {
+      expect(text).toContain(`description: "${TEXT}" → null`);
+      expect(text).toContain(`owner: "${OWNER}" → (no mark)`);
+      expect(text).not.toContain("[pcsync owner=");
+    }
   });
 });
