@@ -13,6 +13,8 @@ import { quoteServerText } from "./server-text.js";
 import { showsText } from "./service-text.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
+export { MARK_START } from "./owner-mark.js";
+
 /** A description split into the user's text and the owner whose mark it carries (null: none). */
 export interface DescriptionView {
   owner: string | null;
