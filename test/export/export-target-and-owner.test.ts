@@ -1,13 +1,13 @@
 // `export -o` updates only a pcsync manifest (any other YAML is refused, whatever it holds), and an
 // export takes the `owner:` of the mark its records share; mixed marks are a warning naming them.
 
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildManifest, type ExportResult } from "../../src/export/build-manifest.js";
 import { exportOwner } from "../../src/export/export-owner.js";
 import { renderNewManifest, updateManifestText } from "../../src/export/update-manifest.js";
 import { writeMark } from "../../src/owner-mark.js";
 import { remoteRecord } from "../support/builders.js";
+import { fc } from "../support/fast-check.js";
 
 const result = buildManifest({
   project: "1",
