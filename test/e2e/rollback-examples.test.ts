@@ -8,9 +8,14 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PROFILE_NAMES } from "../../src/emulator/index.js";
 import { PROFILES } from "../../src/emulator/profiles.js";
+import { FAMILY_NAMES } from "../../src/families.js";
 import { writeMark } from "../../src/owner-mark.js";
+import { spawnCli } from "../support/cli.js";
+import { HttpClient } from "../support/http-client.js";
+import { runCliInProcess } from "../support/in-process.js";
 import { EXAMPLES } from "../support/paths.js";
-import { openServer, type TestServer } from "../support/test-server.js";
+import { openServer, type RemoteRecord, type TestServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 /** Every YAML file under examples/ that is a pcsync manifest (not a workflow, a unit, a var file). */
@@ -108,6 +113,71 @@ describe.concurrent.each(PROFILE_NAMES)("rollback of every example on %s", (prof
     }
   });
 });
+
+/** `pcsync serve --port 0` as a user starts it, as a child process; stopped when the test ends. */
+async function spawnServe(profile: string, onTestFinished: (handler: () => Promise<void>) => void) {
+  const serve = spawnCli(["serve", "--port", "0", "--profile", profile], { timeoutMs: 120_000 });
+  onTestFinished(async () => {
+    serve.child.kill("SIGINT");
+    await serve.done;
+  });
+  const line = () => /export PCSYNC_BASE_URL=(\S+) PCSYNC_API_KEY=(\S+)/.exec(serve.soFar().stdout);
+  await waitFor(() => line() !== null, "pcsync serve to listen", 30_000);
+  const [, url = "", key = ""] = line() ?? [];
+  return { env: { PCSYNC_BASE_URL: url, PCSYNC_API_KEY: key }, http: new HttpClient(url, key) };
+}
+
+/** Every live record of every project, both families, as a client lists them. */
+async function listedState(http: HttpClient): Promise<unknown[]> {
+  const projects = (await http.get("/api/projects/?limit=1000")).body as { results: { id: number }[] };
+  const records: unknown[] = [];
+  for (const { id: project } of projects.results)
+    for (const family of FAMILY_NAMES) {
+      const { body } = await http.get(`/api/projects/${project}/${family}/?limit=1000`);
+      for (const record of (body as { results: RemoteRecord[] }).results) {
+        const { id, name, plugin, enabled, order, description, deleted, match_action } =
+          record as RemoteRecord & {
+            match_action: unknown;
+          };
+        records.push({
+          project,
+          family,
+          id,
+          name,
+          plugin,
+          enabled,
+          order,
+          description,
+          deleted,
+          match_action,
+        });
+      }
+    }
+  return records;
+}
+
+describe.concurrent.each(PROFILE_NAMES)(
+  "rollback of every example against pcsync serve --profile %s",
+  (profile) => {
+    it("finds no change since and lists every record as before", async ({ onTestFinished }) => {
+      const { env, http } = await spawnServe(profile, onTestFinished);
+      const { path: dir, remove } = await temporaryDirectory();
+      onTestFinished(remove);
+      const run = (args: string[]) => runCliInProcess(args, { env, cwd: dir });
+      for (const [index, manifest] of MANIFESTS.entries()) {
+        const example = relative(EXAMPLES, manifest);
+        const before = await listedState(http);
+        const journal = join(dir, `${index}.jsonl`);
+        const applied = await run(["apply", "-f", manifest, "--auto-approve", "--journal", journal]);
+        expect(applied.code, `${example}: ${applied.stderr}`).toBe(0);
+        if (/No changes/.test(applied.stdout)) continue;
+        const undone = await run(["rollback", "--journal", journal, "--auto-approve"]);
+        expect(undone.code, `${example}: ${undone.stderr}`).toBe(0);
+        expect(await listedState(http), example).toEqual(before);
+      }
+    });
+  },
+);
 
 describe.concurrent.each(PROFILE_NAMES)("rollback of an owner: apply on %s", (profile) => {
   const OWNER = "data-platform";
