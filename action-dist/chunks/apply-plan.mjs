@@ -2,11 +2,54 @@
 import { G as mapConcurrent, d as updateConfig, n as createConfigDetailed, t as FamilyReader, u as rearrange } from "./api.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { o as describeError } from "./errors.mjs";
-import { d as shownValue, f as showsWritten, v as showsEveryRecord } from "./order-ties.mjs";
 import { h as showsText } from "./options.mjs";
-import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
+import { o as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
+import { C as showsEveryRecord, d as shownValue, f as showsStored, m as describeStoredDescription, p as showsWritten } from "./order-ties.mjs";
 import { i as familyKey } from "./families.mjs";
 import { c as isApiError, l as isOutcomeUnknown, u as isRequestError, v as neutraliseJson } from "./api-key.mjs";
+// dist/src/apply/write-mark.js
+/** The text under the mark a change writes: the description it sets, else the one it keeps. */
+function markedText(change) {
+	const set = change.fields.description;
+	if (set !== void 0) return typeof set.to === "string" ? set.to : null;
+	return change.mark?.keep ?? null;
+}
+/** The body of a create or update with its description marked, when the change carries a mark. */
+function markedBody(change, body) {
+	if (change.mark === void 0) return body;
+	return {
+		...body,
+		description: writeMark(markedText(change), change.mark.owner)
+	};
+}
+/** A description a change sets, as sent: with the change's mark, if it carries one. */
+function markDescription(change, text) {
+	return change.mark === void 0 ? text : writeMark(text, change.mark.owner);
+}
+/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
+function markProblem(change, record) {
+	if (change.mark === void 0) return void 0;
+	const read = readMark(record.description);
+	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
+	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
+}
+/**
+* Whether a record another run made may be a copy of this change's create: with an owner, only a
+* record with the same owner's mark (another owner's record of the same name is theirs to keep).
+*/
+function sameOwner(change, record) {
+	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
+}
+/**
+* Whether the record shows what the change writes to `field`. A description under a mark is the
+* user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
+* stored: a rollback puts back a description with its old mark, or takes a mark away.
+*/
+function showsChange(change, field, record) {
+	const to = change.fields[field]?.to;
+	if (to === void 0) return true;
+	return change.mark === void 0 ? showsStored(field, to, record) : showsWritten(field, to, record);
+}
 // dist/src/apply/journaled-writes.js
 function statusOfError(error) {
 	if (isOutcomeUnknown(error, "create_outcome_unknown")) return "unknown";
@@ -70,39 +113,6 @@ var RecordWriter = class {
 		}, () => rearrange(this.client, project, family, orders), (records) => records);
 	}
 };
-// dist/src/apply/write-mark.js
-/** The text under the mark a change writes: the description it sets, else the one it keeps. */
-function markedText(change) {
-	const set = change.fields.description;
-	if (set !== void 0) return typeof set.to === "string" ? set.to : null;
-	return change.mark?.keep ?? null;
-}
-/** The body of a create or update with its description marked, when the change carries a mark. */
-function markedBody(change, body) {
-	if (change.mark === void 0) return body;
-	return {
-		...body,
-		description: writeMark(markedText(change), change.mark.owner)
-	};
-}
-/** A description a change sets, as sent: with the change's mark, if it carries one. */
-function markDescription(change, text) {
-	return change.mark === void 0 ? text : writeMark(text, change.mark.owner);
-}
-/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
-function markProblem(change, record) {
-	if (change.mark === void 0) return void 0;
-	const read = readMark(record.description);
-	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
-	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
-}
-/**
-* Whether a record another run made may be a copy of this change's create: with an owner, only a
-* record with the same owner's mark (another owner's record of the same name is theirs to keep).
-*/
-function sameOwner(change, record) {
-	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
-}
 // dist/src/apply/dedupe-creates.js
 /**
 * Returns the outcomes with each create's outcome revised: unchanged when this run's record is the
@@ -256,7 +266,7 @@ function differingFields(change, record) {
 	const differing = [];
 	for (const [field, fieldChange] of Object.entries(change.fields)) {
 		if (!fieldChange) continue;
-		if (!showsWritten(field, fieldChange.to, record)) differing.push(field);
+		if (!showsChange(change, field, record)) differing.push(field);
 	}
 	return differing;
 }
@@ -408,21 +418,16 @@ function bodyOf(change) {
 	return markedBody(change, body);
 }
 /** Fields whose value in the server's response is not what was written. */
-function mismatchedFields(fields, record) {
-	const wrong = [];
-	for (const [field, change] of Object.entries(fields)) {
-		if (!change) continue;
-		if (!showsWritten(field, change.to, record)) wrong.push(field);
-	}
-	return wrong;
+function mismatchedFields(change, record) {
+	return Object.keys(change.fields).filter((field) => !showsChange(change, field, record));
 }
 /** Why the server's answer to a write is not what was written; undefined when it is. */
 function writeProblem(change, record) {
-	const wrong = mismatchedFields(change.fields, record);
+	const wrong = mismatchedFields(change, record);
 	return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
 }
 function mismatchMessage(change, record, wrong) {
-	return `the server accepted the write but did not apply it: ${wrong.map((field) => `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`).join("; ")}${wrong.includes("plugin") ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}` : ""}`;
+	return `the server accepted the write but did not apply it: ${wrong.map((field) => field === "description" && change.mark === void 0 ? `description is ${describeStoredDescription(record.description)}, not ${describeStoredDescription(change.fields.description?.to)}` : `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`).join("; ")}${wrong.includes("plugin") ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}` : ""}`;
 }
 async function applyCreate(writer, change, knownIds, createdIds, reader, settleWindowMs) {
 	try {
@@ -582,4 +587,4 @@ async function applyFamily(writer, work, plan, current, knowledge, options, prog
 	}
 	return outcomes;
 }
-export { applyPlan as t };
+export { markProblem as n, showsChange as r, applyPlan as t };

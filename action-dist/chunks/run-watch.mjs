@@ -5,8 +5,8 @@ import { a as UsageError, d as SecretRegistry, n as PcsyncError, o as describeEr
 import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { i as familyKey } from "./families.mjs";
-import { n as formatDiagnostic } from "./diagnostics.mjs";
 import { t as applyPlan } from "./apply-plan.mjs";
+import { n as formatDiagnostic } from "./diagnostics.mjs";
 import { o as summarizePlan } from "./progress.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { r as concurrencyOf } from "./connection.mjs";

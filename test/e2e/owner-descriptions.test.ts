@@ -12,7 +12,8 @@ import { temporaryDirectory } from "../support/work-dir.js";
 
 const OWNERS = join(EXAMPLES, "owners");
 
-describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", (profile) => {
+// Several CLI runs per test: generous under a loaded machine, seconds when it is not.
+describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }, (profile) => {
   it("resumes a run of an owner: plan killed before any answer: every write is found done", async ({
     onTestFinished,
   }) => {
