@@ -18,7 +18,10 @@ export function mayShowFilled(field: WritableField, value: unknown): boolean {
 }
 
 /** The plugin's own name and description, when the record's `plugin_info` carries them. */
-export function pluginDefaults(record: PluginConfigRecord): { name?: string; description?: string } {
+export function pluginDefaults(record: Pick<PluginConfigRecord, "plugin_info">): {
+  name?: string;
+  description?: string;
+} {
   let info: unknown = record.plugin_info;
   if (typeof info === "string") {
     try {

@@ -19,6 +19,8 @@ export const OWNER_NAME_MAX = 40;
 export const DESCRIPTION_MAX_LENGTH = 1000;
 
 const MARK_SEPARATOR = "\n\n";
+/** How every mark starts: a text without it carries none. */
+export const MARK_START = "[pcsync owner=";
 const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
 
 // White space the service may trim: JavaScript's \s and what Python's str.strip() also removes
@@ -38,7 +40,7 @@ export function isOwnerName(value: string): boolean {
 }
 
 function markOf(owner: string): string {
-  return `[pcsync owner=${owner}]`;
+  return `${MARK_START}${owner}]`;
 }
 
 function needsQuotes(text: string): boolean {

@@ -3,9 +3,13 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { _ as ApplyError, a as watchInterrupts, c as canAsk, d as checkJournalServer, f as findJournalOfPlan, g as APPLY_CANCELLED, h as tornLineNote, l as replayJournal, m as readJournal, n as applyJournaled, o as applyQuestion, p as holdsNoRun, r as endResumedJournal, s as askForYes, t as addJournalOptions } from "./journal-run.mjs";
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
 import { a as UsageError, l as throwSayingNothingChanged, r as RefusedError } from "./errors.mjs";
+<<<<<<< HEAD
 import { a as fingerprintPlan, i as DEFAULT_JOURNAL_DIR, n as JournalLock, s as JournalError } from "./apply-with-journal.mjs";
+=======
+import { n as markProblem, r as showsChange } from "./apply-plan.mjs";
+>>>>>>> i30-descriptions
 import { i as familyKey, r as WRITABLE_FIELDS } from "./families.mjs";
-import { f as showsWritten } from "./order-ties.mjs";
+import { f as showsStored } from "./order-ties.mjs";
 import { o as summarizePlan, s as recheckProtection, t as createProgress } from "./progress.mjs";
 import { c as refusingGuards, n as describeOverriddenGuard, t as describeGuard } from "./guard-message.mjs";
 import { n as isApplyComplete, r as renderApplyReport, t as appendStepSummary } from "./step-summary.mjs";
@@ -21,7 +25,7 @@ import { resolve } from "node:path";
 /** Whether the record shows, in every field, what it was before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
 	return WRITABLE_FIELDS.every((field) => {
-		return [...touched.after.get(field) ?? [], touched.before?.[field] ?? null].some((value) => showsWritten(field, value, record));
+		return [...touched.after.get(field) ?? [], touched.before?.[field] ?? null].some((value) => showsStored(field, value, record));
 	});
 }
 /** Ids are unique across a project's families; on some servers one list shows another's records. */
@@ -72,7 +76,7 @@ function planResume(plan, replay, current) {
 		}
 		const record = records.find((candidate) => candidate.id === change.id);
 		if (change.action === "delete") return record === void 0;
-		return record !== void 0 && Object.entries(change.fields).every(([field, fieldChange]) => fieldChange === void 0 || showsWritten(field, fieldChange.to, record));
+		return record !== void 0 && Object.keys(change.fields).every((field) => showsChange(change, field, record)) && markProblem(change, record) === void 0;
 	};
 	const changes = plan.changes.filter((change) => !isDone(change));
 	let done = plan.changes.length - changes.length;

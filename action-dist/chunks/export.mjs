@@ -3,8 +3,8 @@ import { i as Option, n as Command } from "./esm.mjs";
 import { c as listProjects } from "./api.mjs";
 import { t as CommandError } from "./command-error.mjs";
 import { a as UsageError, f as locateSecrets } from "./errors.mjs";
+import { S as listsToRead, a as readCurrentState, g as descriptionText, h as descriptionOwner, r as groupTiedOrders, t as TIE_EFFECT, x as idsOfOtherFamilies, y as pluginDefaults } from "./order-ties.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
-import { _ as listsToRead, a as readCurrentState, d as shownValue, g as idsOfOtherFamilies, m as pluginDefaults, r as groupTiedOrders, t as TIE_EFFECT } from "./order-ties.mjs";
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
 import { _ as isMap, a as loadVariablesOrThrow, b as parseDocument, c as runInputs, f as compareText, g as YAMLSeq, h as Scalar, m as Document, n as addVariableOptions, p as resolveTextWith, v as isScalar, x as visit, y as isSeq } from "./manifest-options.mjs";
 import { _ as neutraliseInline, b as neutraliseYaml, g as needsYamlEscapes } from "./api-key.mjs";
@@ -88,6 +88,7 @@ function buildManifest(input) {
 	const warnings = [];
 	const lists = [...input.families, ...input.otherLists ?? []];
 	const families = [];
+	const marks = [];
 	for (const family of FAMILY_NAMES) {
 		const entry = input.families.find((item) => item.family === family);
 		if (!entry) continue;
@@ -98,6 +99,10 @@ function buildManifest(input) {
 			warnings.push(`records ${named.join(", ")} in ${family} share order ${order}: ${TIE_EFFECT}; exported as they are, give them distinct orders in the manifest to settle it`);
 		}
 		const records = selectExportable(listed, family, warnings);
+		for (const { record, name } of records) marks.push({
+			owner: descriptionOwner(record.description),
+			record: `${JSON.stringify(name)} (id ${record.id}) in project ${input.project} ${family}`
+		});
 		const positional = records.every(({ record }, index) => record.order === index + 1);
 		const configs = records.map(({ record, name, pin }) => ({
 			name,
@@ -117,20 +122,43 @@ function buildManifest(input) {
 		project: input.project,
 		families,
 		warnings: [...new Set(warnings)],
-		configCount: families.reduce((total, family) => total + family.configs.length, 0)
+		configCount: families.reduce((total, family) => total + family.configs.length, 0),
+		marks
 	};
 }
 /**
-* The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
+* The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
+* the manifest's `owner:`, see export-owner.ts). posthog-2024 shows the plugin's own
 * description where the record has none: that is a null description (compare-fields.ts reads it
 * back so), not a text anybody set.
 */
 function exportedDescription(record, family, warnings) {
-	const description = shownValue("description", record);
+	const description = descriptionText(record.description);
 	if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
 	const trimmed = trimAsService(description);
 	if (trimmed !== description) warnings.push(`record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`);
 	return trimmed;
+}
+// dist/src/export/export-owner.js
+/** At most this many records are named per owner in the warning. */
+const NAMED_RECORDS = 10;
+function listRecords(records) {
+	const named = records.slice(0, NAMED_RECORDS).join(", ");
+	const more = records.length - NAMED_RECORDS;
+	return more > 0 ? `${named} and ${more} more` : named;
+}
+function exportOwner(results) {
+	const byOwner = /* @__PURE__ */ new Map();
+	for (const { owner, record } of results.flatMap((result) => result.marks)) byOwner.set(owner, [...byOwner.get(owner) ?? [], record]);
+	const owners = [...byOwner.keys()].filter((owner) => owner !== null);
+	if (owners.length === 0) return {};
+	const [only] = owners;
+	if (owners.length === 1 && only !== void 0 && !byOwner.has(null)) return { owner: only };
+	return { warning: `the exported records carry different owner marks (${[...owners.sort(), null].flatMap((owner) => {
+		const records = byOwner.get(owner);
+		if (records === void 0) return [];
+		return [`${owner === null ? "no owner mark" : `owner ${JSON.stringify(owner)}`}: ${listRecords(records)}`];
+	}).join("; ")}): the manifest is written without \`owner:\` (as it is, it plans no changes; a description it changes later loses its mark). To keep the marks, split it into one manifest per owner, each with its \`owner:\`` };
 }
 // dist/src/export/factor-templates.js
 /** The name of the n-th template (1-based), in the order templates are written and used. */
@@ -332,6 +360,58 @@ function locateSecretsInExport(result, read, secrets) {
 	}
 	return places;
 }
+// dist/src/export/manifest-target.js
+/** The top-level keys of a manifest (schemas/manifest.schema.json). */
+const MANIFEST_KEYS = [
+	"version",
+	"server",
+	"owner",
+	"templates",
+	"project_sets",
+	"projects"
+];
+const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";
+function keyName(key) {
+	return isScalar(key) ? String(key.value) : String(key);
+}
+/** Why the parsed file is not a manifest export may update; undefined when it is one. */
+function notAManifest(document) {
+	const contents = document.contents;
+	if (contents === null || isScalar(contents) && contents.value === null) return "it holds no YAML data";
+	if (isSeq(contents)) return "its top level is a list, not a mapping";
+	if (!isMap(contents)) return "its top level is not a mapping";
+	const foreign = contents.items.map((pair) => keyName(pair.key)).filter((key) => !MANIFEST_KEYS.includes(key));
+	if (foreign.length > 0) {
+		const shown = foreign.slice(0, 5).map((key) => JSON.stringify(key));
+		return `it has top-level ${foreign.length === 1 ? "key" : "keys"} ${shown.join(", ")}${foreign.length > 5 ? " and more" : ""}, which a manifest does not`;
+	}
+	const version = contents.get("version", true);
+	if (version === void 0) return "it has no `version: 1`";
+	if (!isScalar(version) || version.value !== 1) return `its version is ${isScalar(version) ? JSON.stringify(version.value) : "not a number"}, not 1`;
+}
+/**
+* The existing file's text parsed, and its top-level mapping; text that is not YAML, or not a pcsync
+* manifest, is refused (export_target_invalid, exit 1).
+*/
+function parseManifestTarget(text, fileName) {
+	const document = parseDocument(text, { keepSourceTokens: true });
+	if (document.errors.length > 0) throw new CommandError("export_target_invalid", {
+		file: fileName,
+		problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`
+	});
+	return {
+		document,
+		root: manifestRoot(document, fileName)
+	};
+}
+function manifestRoot(document, fileName) {
+	const problem = notAManifest(document);
+	if (problem === void 0 && isMap(document.contents)) return document.contents;
+	throw new CommandError("export_target_invalid", {
+		file: fileName,
+		problem: `is not a pcsync manifest (${problem ?? "its top level is not a mapping"}); it was left as it is. ${REMEDY}, or remove ${fileName} first`
+	});
+}
 // dist/src/export/display-yaml.js
 /** The document as text for `destination`; without line folding, as every export is written. */
 function exportText(document, destination) {
@@ -380,8 +460,10 @@ function renderNewManifest(results, destination = "file") {
 		};
 		projects[result.project] = projectBlock;
 	}
+	const { owner } = exportOwner(results);
 	const document = new Document({
 		version: 1,
+		...owner === void 0 ? {} : { owner },
 		projects
 	});
 	document.commentBefore = `${exportedBy(results)} prune is false: records added
@@ -453,25 +535,32 @@ function projectMap(projects, project, document, resolveText, warn) {
 	}
 	return childMap(projects, project, document);
 }
+/**
+* Gives the manifest the exported records' owner: added after `version:` when it has none; one
+* that names another owner is the user's and stays, said in a warning.
+*/
+function setOwner(document, contents, owner, warn) {
+	const current = contents.get("owner", true);
+	if (current === void 0) {
+		const after = contents.items.findIndex((pair) => isScalar(pair.key) && pair.key.value === "version");
+		contents.items.splice(after + 1, 0, document.createPair("owner", owner));
+		return;
+	}
+	const written = scalarValue(current);
+	if (written !== owner) warn(`says owner: ${JSON.stringify(written)}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`);
+}
 /** Merges the export of one project into an existing manifest's text, keeping comments and layout. */
 function updateManifestText(text, result, fileName, options = {}) {
 	const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
-	const document = parseDocument(text, { keepSourceTokens: true });
-	if (document.errors.length > 0) throw new CommandError("export_target_invalid", {
-		file: fileName,
-		problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`
-	});
-	if (!isMap(document.contents)) throw new CommandError("export_target_invalid", {
-		file: fileName,
-		problem: "is not a pcsync manifest (its top level is not a mapping)"
-	});
+	const { document, root } = parseManifestTarget(text, fileName);
 	const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
 	if (fleetKeys.length > 0) throw new CommandError("export_target_fleet", {
 		file: fileName,
 		keys: fleetKeys
 	});
 	if (!document.has("version")) document.set("version", 1);
-	const block = projectMap(childMap(document.contents, "projects", document), result.project, document, resolveText, (message) => options.warn?.(`${fileName}: ${message}`));
+	if (options.owner !== void 0) setOwner(document, root, options.owner, (message) => options.warn?.(`${fileName}: ${message}`));
+	const block = projectMap(childMap(root, "projects", document), result.project, document, resolveText, (message) => options.warn?.(`${fileName}: ${message}`));
 	for (const family of result.families) {
 		const seq = childSeq(childMap(block, family.family, document, {
 			prune: false,
@@ -499,6 +588,8 @@ function familyBlocks(families) {
 }
 function renderTemplatedManifest(factored, results, destination = "file") {
 	const contents = { version: 1 };
+	const { owner } = exportOwner(results);
+	if (owner !== void 0) contents.owner = owner;
 	if (factored.templates.length > 0) contents.templates = Object.fromEntries(factored.templates.map((template) => [template.name, familyBlocks(template.families)]));
 	contents.projects = Object.fromEntries(factored.projects.map((project) => [project.project, {
 		...project.use.length > 0 ? { use: project.use } : {},
@@ -566,6 +657,10 @@ Examples:
 		};
 		const output = flags.out === void 0 ? void 0 : await resolveOutputTarget(flags.out, outputOptions);
 		if (flags.templates && flags.out && output?.kind === "file" && output.existing !== void 0) throw new CommandError("export_target_exists", { file: flags.out });
+		if (flags.out && output?.kind === "file") {
+			const existing = await readExisting(output.path, flags.out);
+			if (existing !== void 0) parseManifestTarget(existing, flags.out);
+		}
 		const client = await createClientFromFlags(flags, io);
 		try {
 			const projects = await selectProjects(flags, client);
@@ -591,6 +686,8 @@ Examples:
 				const about = projects.length === 1 ? "" : `project ${result.project}: `;
 				for (const warning of result.warnings) io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
 			}
+			const owned = exportOwner(results);
+			if (owned.warning !== void 0) io.stderr.write(`warning: ${neutraliseInline(owned.warning)}\n`);
 			const factored = flags.templates ? factorTemplates(results) : void 0;
 			const render = (destination) => factored ? renderTemplatedManifest(factored, results, destination) : renderNewManifest(results, destination);
 			const refuseSecret = (text, what, existing) => refuseSecretIn(text, what, () => {
@@ -600,8 +697,9 @@ Examples:
 			if (flags.out && output) {
 				const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : void 0;
 				if (existing !== void 0 && factored) throw new CommandError("export_target_exists", { file: flags.out });
-				const text = existing === void 0 ? render(output.kind === "file" ? "file" : "display") : results.reduce((updated, result) => updateManifestText(updated, result, flags.out ?? "", {
+				const text = existing === void 0 ? render(output.kind === "file" ? "file" : "display") : results.reduce((updated, result, index) => updateManifestText(updated, result, flags.out ?? "", {
 					resolveText: resolveTextWith(variables),
+					...owned.owner === void 0 || index > 0 ? {} : { owner: owned.owner },
 					warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`)
 				}), existing);
 				refuseSecret(text, flags.out, existing);

@@ -3,10 +3,12 @@
 /** The service's limit on `description`. */
 const DESCRIPTION_MAX_LENGTH = 1e3;
 const MARK_SEPARATOR = "\n\n";
+/** How every mark starts: a text without it carries none. */
+const MARK_START = "[pcsync owner=";
 const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
 const LEADING_SPACE = /^[\s\u001c-\u001f\u0085]/;
 function markOf(owner) {
-	return `[pcsync owner=${owner}]`;
+	return `${MARK_START}${owner}]`;
 }
 function needsQuotes(text) {
 	return text === "" || LEADING_SPACE.test(text) || text.startsWith("\"");
@@ -62,10 +64,6 @@ function parseQuoted(body) {
 		return;
 	}
 }
-/** The description without its mark, whatever owner wrote it: what is compared, shown and exported. */
-function stripMark(description) {
-	return readMark(description).text;
-}
 /** Whether a text, written without an owner, would read as carrying a mark. */
 function looksMarked(text) {
 	return readMark(text).owner !== null;
@@ -87,4 +85,4 @@ function groupBy(items, keyOf) {
 	}
 	return groups;
 }
-export { readMark as a, markedLength as i, DESCRIPTION_MAX_LENGTH as n, stripMark as o, looksMarked as r, writeMark as s, groupBy as t };
+export { markedLength as a, looksMarked as i, DESCRIPTION_MAX_LENGTH as n, readMark as o, MARK_START as r, writeMark as s, groupBy as t };

@@ -2,6 +2,7 @@
 import { c as messageOf, i as SIGNAL_EXIT_CODES, n as PcsyncError, r as RefusedError } from "./errors.mjs";
 import { i as releaseEarlySignals, n as describeStopBeforeChanges } from "./early-signals.mjs";
 import { i as Option } from "./esm.mjs";
+<<<<<<< HEAD
 import { r as WRITABLE_FIELDS } from "./families.mjs";
 import { f as recordKey } from "./guard-message.mjs";
 import { x as quoteServerText } from "./api-key.mjs";
@@ -10,6 +11,21 @@ import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
 import { r as concurrencyOf } from "./connection.mjs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+=======
+import { o as isFamilyName, r as WRITABLE_FIELDS } from "./families.mjs";
+import { y as pluginDefaults } from "./order-ties.mjs";
+import { f as recordKey } from "./guard-message.mjs";
+import { x as quoteServerText } from "./api-key.mjs";
+import { l as serializePlan } from "./print-plan.mjs";
+import { i as resolveOutputTarget } from "./write-file.mjs";
+import { n as openForAppend } from "./append-file.mjs";
+import { t as applyPlan } from "./apply-plan.mjs";
+import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
+import { r as concurrencyOf } from "./connection.mjs";
+import { mkdir, open, readFile, readdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+>>>>>>> i30-descriptions
 import { createInterface } from "node:readline";
 // dist/src/apply/apply-errors.js
 const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";

@@ -6,7 +6,7 @@ import { t as appendAll } from "./append-all.mjs";
 import { m as findPackageFile, p as formatBytes } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { a as makeError, i as formatSource, n as formatDiagnostic, o as makeWarning, r as formatGithubAnnotation, s as sortDiagnostics, t as WHOLE_FILE } from "./diagnostics.mjs";
-import { i as markedLength, n as DESCRIPTION_MAX_LENGTH, r as looksMarked, t as groupBy } from "./group-by.mjs";
+import { a as markedLength, i as looksMarked, n as DESCRIPTION_MAX_LENGTH, t as groupBy } from "./group-by.mjs";
 import { t as matchesAnyGlob } from "./name-glob.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
 import { n as precompiledValidator } from "./precompiled.mjs";

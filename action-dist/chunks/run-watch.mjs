@@ -5,6 +5,11 @@ import { a as UsageError, d as SecretRegistry, i as SIGNAL_EXIT_CODES, n as Pcsy
 import { n as writeFileSafely } from "./write-file.mjs";
 import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { i as familyKey } from "./families.mjs";
+<<<<<<< HEAD
+=======
+import { t as applyPlan } from "./apply-plan.mjs";
+import { n as formatDiagnostic } from "./diagnostics.mjs";
+>>>>>>> i30-descriptions
 import { o as summarizePlan } from "./progress.mjs";
 import { n as formatDiagnostic } from "./diagnostics.mjs";
 import { t as applyWithJournal } from "./apply-with-journal.mjs";

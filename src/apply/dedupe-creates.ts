@@ -11,12 +11,11 @@ import type { ApiClient, FamilyListing, PluginConfigInput, PluginConfigRecord } 
 import { FamilyReader, isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
-import { showsWritten } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../service-text.js";
 import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
-import { markDescription, sameOwner } from "./write-mark.js";
+import { markDescription, sameOwner, showsChange } from "./write-mark.js";
 
 /** How certain it is that a create happened once, as far as the duplicate check needs to know. */
 export interface CreateCertainty {
@@ -274,7 +273,7 @@ function differingFields(change: PlannedChange, record: PluginConfigRecord): Wri
     PlannedChange["fields"][WritableField],
   ][]) {
     if (!fieldChange) continue;
-    if (!showsWritten(field, fieldChange.to, record)) differing.push(field);
+    if (!showsChange(change, field, record)) differing.push(field);
   }
   return differing;
 }

@@ -3,17 +3,18 @@
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { type FamilyReader, isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
+import { describeStoredDescription } from "../description-view.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
-import { shownValue, showsWritten } from "../plan/compare-fields.js";
-import type { FieldChanges, FieldValue, PlannedChange } from "../plan/types.js";
+import { shownValue } from "../plan/compare-fields.js";
+import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { neutraliseJson } from "../server-text.js";
 import { checkBeforeClaim, confirmClaim, isClaim } from "./claim-record.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { ApplyOutcome } from "./types.js";
-import { markedBody, markProblem } from "./write-mark.js";
+import { markedBody, markProblem, showsChange } from "./write-mark.js";
 
 /** A create's outcome and, for the check after the family's creates, how it was settled. */
 export interface AppliedWrite {
@@ -31,26 +32,25 @@ function bodyOf(change: PlannedChange): PluginConfigInput {
 }
 
 /** Fields whose value in the server's response is not what was written. */
-function mismatchedFields(fields: FieldChanges, record: PluginConfigRecord): WritableField[] {
-  const wrong: WritableField[] = [];
-  for (const [field, change] of Object.entries(fields) as [WritableField, FieldChanges[WritableField]][]) {
-    if (!change) continue;
-    if (!showsWritten(field, change.to, record)) wrong.push(field);
-  }
-  return wrong;
+function mismatchedFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
+  return (Object.keys(change.fields) as WritableField[]).filter(
+    (field) => !showsChange(change, field, record),
+  );
 }
 
 /** Why the server's answer to a write is not what was written; undefined when it is. */
 function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
-  const wrong = mismatchedFields(change.fields, record);
+  const wrong = mismatchedFields(change, record);
   return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
 }
 
 function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wrong: WritableField[]): string {
   const details = wrong
-    .map(
-      (field) =>
-        `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`,
+    .map((field) =>
+      // A description sent as it is (no mark on the change) is shown with its mark, if any.
+      field === "description" && change.mark === undefined
+        ? `description is ${describeStoredDescription(record.description)}, not ${describeStoredDescription(change.fields.description?.to)}`
+        : `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`,
     )
     .join("; ");
   const hint = wrong.includes("plugin")

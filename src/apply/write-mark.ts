@@ -3,7 +3,9 @@
 // the plan itself only ever holds the text.
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import type { WritableField } from "../families.js";
 import { readMark, writeMark } from "../owner-mark.js";
+import { showsStored, showsWritten } from "../plan/compare-fields.js";
 import type { PlannedChange } from "../plan/types.js";
 
 /** The text under the mark a change writes: the description it sets, else the one it keeps. */
@@ -38,4 +40,19 @@ export function markProblem(change: PlannedChange, record: PluginConfigRecord): 
  */
 export function sameOwner(change: PlannedChange, record: PluginConfigRecord): boolean {
   return change.mark === undefined || readMark(record.description).owner === change.mark.owner;
+}
+
+/**
+ * Whether the record shows what the change writes to `field`. A description under a mark is the
+ * user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
+ * stored: a rollback puts back a description with its old mark, or takes a mark away.
+ */
+export function showsChange(
+  change: PlannedChange,
+  field: WritableField,
+  record: PluginConfigRecord,
+): boolean {
+  const to = change.fields[field]?.to;
+  if (to === undefined) return true;
+  return change.mark === undefined ? showsStored(field, to, record) : showsWritten(field, to, record);
 }

@@ -1,10 +1,10 @@
 // Turns the current state of one project into manifest data that plans back to no changes: pure.
 // Rendering it as a new file, or merging it into an existing one, is update-manifest.ts's job.
 
+import { descriptionOwner, descriptionText } from "../description-view.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
-import { shownValue } from "../plan/compare-fields.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import { trimAsService } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -44,11 +44,19 @@ export interface ExportedFamily {
   configs: ExportedConfig[];
 }
 
+/** The owner mark an exported record carries (null: none), for the manifest's `owner:` (export-owner.ts). */
+export interface ExportedMark {
+  owner: string | null;
+  /** The record, as a warning names it: `"GeoIP" (id 1) in project 1 plugin_configs`. */
+  record: string;
+}
+
 export interface ExportResult {
   project: string;
   families: ExportedFamily[];
   warnings: string[];
   configCount: number;
+  marks: ExportedMark[];
 }
 
 function sortByOrder(records: readonly PluginConfigRecord[]): PluginConfigRecord[] {
@@ -131,6 +139,7 @@ export function buildManifest(input: ExportInput): ExportResult {
   const warnings: string[] = [];
   const lists = [...input.families, ...(input.otherLists ?? [])];
   const families: ExportedFamily[] = [];
+  const marks: ExportedMark[] = [];
 
   for (const family of FAMILY_NAMES) {
     const entry = input.families.find((item) => item.family === family);
@@ -148,6 +157,11 @@ export function buildManifest(input: ExportInput): ExportResult {
       );
     }
     const records = selectExportable(listed, family, warnings);
+    for (const { record, name } of records)
+      marks.push({
+        owner: descriptionOwner(record.description),
+        record: `${JSON.stringify(name)} (id ${record.id}) in project ${input.project} ${family}`,
+      });
     const positional = records.every(({ record }, index) => record.order === index + 1);
 
     const configs = records.map(
@@ -169,11 +183,13 @@ export function buildManifest(input: ExportInput): ExportResult {
     families,
     warnings: [...new Set(warnings)],
     configCount: families.reduce((total, family) => total + family.configs.length, 0),
+    marks,
   };
 }
 
 /**
- * The description as pcsync shows it (without an owner mark). posthog-2024 shows the plugin's own
+ * The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
+ * the manifest's `owner:`, see export-owner.ts). posthog-2024 shows the plugin's own
  * description where the record has none: that is a null description (compare-fields.ts reads it
  * back so), not a text anybody set.
  */
@@ -182,7 +198,7 @@ function exportedDescription(
   family: FamilyName,
   warnings: string[],
 ): string | null {
-  const description = shownValue("description", record);
+  const description = descriptionText(record.description);
   if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
   // The manifest refuses what the service would trim (manifest/text-checks.ts): written trimmed.
   const trimmed = trimAsService(description);

@@ -5,6 +5,7 @@ import { Document, isSeq } from "../vendor/yaml.js";
 import type { ExportedFamily, ExportResult } from "./build-manifest.js";
 import { type ExportDestination, exportText } from "./display-yaml.js";
 import { escapeConfig } from "./escape-text.js";
+import { exportOwner } from "./export-owner.js";
 import type { FactoredExport } from "./factor-templates.js";
 import { exportedBy } from "./update-manifest.js";
 
@@ -20,6 +21,9 @@ export function renderTemplatedManifest(
   destination: ExportDestination = "file",
 ): string {
   const contents: Record<string, unknown> = { version: 1 };
+  // The owner whose mark every record carries (export-owner.ts): it plans back to no changes.
+  const { owner } = exportOwner(results);
+  if (owner !== undefined) contents.owner = owner;
   if (factored.templates.length > 0) {
     contents.templates = Object.fromEntries(
       factored.templates.map((template) => [template.name, familyBlocks(template.families)]),

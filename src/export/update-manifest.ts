@@ -2,10 +2,12 @@
 // comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
 import { CommandError } from "../command-error.js";
-import { Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
+import { Document, isMap, isScalar, isSeq, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 import { type ExportDestination, exportText } from "./display-yaml.js";
 import { escapeConfig, escapeInterpolation } from "./escape-text.js";
+import { exportOwner } from "./export-owner.js";
+import { parseManifestTarget } from "./manifest-target.js";
 
 /** Top-level keys of a fleet manifest (templates and project sets). */
 const FLEET_KEYS = ["templates", "project_sets"] as const;
@@ -25,7 +27,9 @@ export function renderNewManifest(
       projectBlock[family.family] = { prune: false, configs: family.configs.map(escapeConfig) };
     projects[result.project] = projectBlock;
   }
-  const document = new Document({ version: 1, projects });
+  // The owner whose mark every record carries (export-owner.ts): it plans back to no changes.
+  const { owner } = exportOwner(results);
+  const document = new Document({ version: 1, ...(owner === undefined ? {} : { owner }), projects });
   document.commentBefore = `${exportedBy(results)} prune is false: records added
  remotely are left alone until you set prune: true.`;
   return exportText(document, destination);
@@ -134,6 +138,31 @@ export interface UpdateOptions {
   /** Interpolates references in the existing manifest; without it, only literal text matches. */
   resolveText?: ResolveText;
   warn?: (message: string) => void;
+  /** The owner whose mark every exported record carries (export-owner.ts), written when missing. */
+  owner?: string;
+}
+
+/**
+ * Gives the manifest the exported records' owner: added after `version:` when it has none; one
+ * that names another owner is the user's and stays, said in a warning.
+ */
+function setOwner(
+  document: Document,
+  contents: YAMLMap,
+  owner: string,
+  warn: (message: string) => void,
+): void {
+  const current = contents.get("owner", true);
+  if (current === undefined) {
+    const after = contents.items.findIndex((pair) => isScalar(pair.key) && pair.key.value === "version");
+    contents.items.splice(after + 1, 0, document.createPair("owner", owner));
+    return;
+  }
+  const written = scalarValue(current);
+  if (written !== owner)
+    warn(
+      `says owner: ${JSON.stringify(written)}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`,
+    );
 }
 
 /** Merges the export of one project into an existing manifest's text, keeping comments and layout. */
@@ -144,19 +173,8 @@ export function updateManifestText(
   options: UpdateOptions = {},
 ): string {
   const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
-  const document = parseDocument(text, { keepSourceTokens: true });
-  if (document.errors.length > 0) {
-    throw new CommandError("export_target_invalid", {
-      file: fileName,
-      problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
-    });
-  }
-  if (!isMap(document.contents)) {
-    throw new CommandError("export_target_invalid", {
-      file: fileName,
-      problem: "is not a pcsync manifest (its top level is not a mapping)",
-    });
-  }
+  // Only a pcsync manifest is updated: a compose file or any other YAML is refused, untouched.
+  const { document, root } = parseManifestTarget(text, fileName);
   // A templated config written out beside its template would be the same name twice; where a
   // remote change belongs (the template, an override, the project) is the user's choice.
   const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
@@ -164,8 +182,10 @@ export function updateManifestText(
     throw new CommandError("export_target_fleet", { file: fileName, keys: fleetKeys });
   }
   if (!document.has("version")) document.set("version", 1);
+  if (options.owner !== undefined)
+    setOwner(document, root, options.owner, (message) => options.warn?.(`${fileName}: ${message}`));
   const block = projectMap(
-    childMap(document.contents, "projects", document),
+    childMap(root, "projects", document),
     result.project,
     document,
     resolveText,

@@ -1,11 +1,12 @@
 // The inverse of a journal's run, planned from the journal and the current state: records the run
 // created are deleted, records it deleted come back (by `deleted: false` on the same id where the
 // service still has the row, else created again), and every field it changed, order included, gets
-// its old value. A field someone else changed since is a conflict. Pure.
+// its old value. A field someone else changed since is a conflict. Pure. A journal holds
+// descriptions as stored, owner mark included, so they are compared as stored (showsStored).
 
 import { type FamilyName, familyKey, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { mayShowFilled } from "../filled-defaults.js";
-import { showsWritten } from "../plan/compare-fields.js";
+import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "../plan/fingerprint.js";
 import type {
@@ -53,7 +54,7 @@ export interface RollbackInput {
 const RESTORED_FIELDS: readonly WritableField[] = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 
 function shows(field: WritableField, values: readonly FieldValue[], record: PluginConfigRecord): boolean {
-  return values.some((value) => showsWritten(field, value, record));
+  return values.some((value) => showsStored(field, value, record));
 }
 
 export function describeRecord(item: {
@@ -165,7 +166,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const fields: FieldChanges = {};
     for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null);
-      if (showsWritten(field, old, now) || showsPluginText(touched, field, old, now)) continue;
+      if (showsStored(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
       const left = touched.after.get(field) ?? [];
       if (!shows(field, left, now)) {

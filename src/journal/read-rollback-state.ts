@@ -52,8 +52,11 @@ export async function readAndPlanRollback(
       retrievedState.families.push({ project: touched.project, family: touched.family, records: [record] });
   });
   await learnPluginTexts(client, replay, { lists: current, alone: retrievedState }, options);
+  const planned = planRollback({ journal, replay, current, retrieved, force: options.force });
   return {
-    ...planRollback({ journal, replay, current, retrieved, force: options.force }),
+    ...planned,
+    // Saved with -o, the plan names its server as plan's do: show and apply --plan check it.
+    plan: { ...planned.plan, server: client.base.display },
     current,
     retrievedState,
   };

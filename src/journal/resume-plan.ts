@@ -3,8 +3,9 @@
 // one the plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
 
 import { findPlanProblems } from "../apply/check-saved-plan.js";
+import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
-import { showsWritten } from "../plan/compare-fields.js";
+import { showsStored } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -23,7 +24,8 @@ export interface ResumeResult {
 function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): boolean {
   return WRITABLE_FIELDS.every((field) => {
     const values = [...(touched.after.get(field) ?? []), touched.before?.[field] ?? null];
-    return values.some((value) => showsWritten(field, value, record));
+    // The journal's images hold descriptions as stored, owner mark included.
+    return values.some((value) => showsStored(field, value, record));
   });
 }
 
@@ -86,13 +88,13 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     }
     const record = records.find((candidate) => candidate.id === change.id);
     if (change.action === "delete") return record === undefined;
+    // Done when the record shows every field as the change writes it, and the change's mark.
     return (
       record !== undefined &&
-      Object.entries(change.fields).every(
-        ([field, fieldChange]) =>
-          fieldChange === undefined ||
-          showsWritten(field as (typeof WRITABLE_FIELDS)[number], fieldChange.to, record),
-      )
+      (Object.keys(change.fields) as (typeof WRITABLE_FIELDS)[number][]).every((field) =>
+        showsChange(change, field, record),
+      ) &&
+      markProblem(change, record) === undefined
     );
   };
   const changes = plan.changes.filter((change) => !isDone(change));

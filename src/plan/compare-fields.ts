@@ -1,11 +1,12 @@
 // Field comparison between a desired config and a remote record, including the server's habit
 // (posthog-2024) of showing the plugin's own name/description where the record's is null or "".
-// A description is compared without its owner mark (owner-mark.ts), whoever wrote it.
+// A description is read through description-view.ts: a manifest's text is compared without the
+// owner mark, a value a journal or a write holds as stored, mark included (showsStored).
 
+import { descriptionText, holdsDescriptionText, storesDescription } from "../description-view.js";
 import type { WritableField } from "../families.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
-import { stripMark } from "../owner-mark.js";
 import { isTrimmedField, showsText } from "../service-text.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
@@ -15,7 +16,7 @@ const UPDATE_FIELDS = ["plugin", "name", "enabled", "description", "match_action
 
 /** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
 export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
-  return field === "description" ? stripMark(record.description) : (record[field] ?? null);
+  return field === "description" ? descriptionText(record.description) : (record[field] ?? null);
 }
 
 /**
@@ -25,10 +26,22 @@ export function shownValue(field: WritableField, record: PluginConfigRecord): Fi
  * empty value written.
  */
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
+  if (field === "description")
+    return (written === null || typeof written === "string") && holdsDescriptionText(written, record);
   const shown = shownValue(field, record);
   if (shown === written) return true;
   if (isTrimmedField(field) && typeof written === "string" && showsText(written, shown)) return true;
   return mayShowFilled(field, written) && shown === pluginDefaults(record)[field as "name" | "description"];
+}
+
+/**
+ * Whether the record stores `value` in `field` as the service stored it when written: for a
+ * description, mark included (a journal's images, a write sent as it is). Other fields as
+ * showsWritten.
+ */
+export function showsStored(field: WritableField, value: FieldValue, record: PluginConfigRecord): boolean {
+  if (field !== "description") return showsWritten(field, value, record);
+  return (value === null || typeof value === "string") && storesDescription(value, record);
 }
 
 /**

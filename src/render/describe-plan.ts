@@ -2,11 +2,13 @@
 // holding its items (creates, updates, deletes, then moves) as lines of styled spans.
 
 import { appendAll } from "../append-all.js";
+import { MARK_START, viewDescription } from "../description-view.js";
 import { formatDuration } from "../duration.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import type {
   FamilyReport,
+  FieldChange,
   FieldValue,
   GuardViolation,
   OrderMove,
@@ -200,12 +202,42 @@ function describeOwnerChange(change: PlannedChange, options: ValueOptions): Span
   return [{ text: `owner: ${from} → ${formatValue(mark.owner, options)}` }];
 }
 
+/**
+ * A description that a rollback puts back as stored, with an owner mark on either side: its text
+ * and its mark, each on a line of its own (description-view.ts), never the mark's raw form.
+ * Undefined for a description that carries no mark (every plan of a manifest).
+ */
+function describeMarkedDescription(change: FieldChange, options: ValueOptions): Span[][] | undefined {
+  // Cheap first: a plan of thousands of changes pays a substring search, not a parse, per value.
+  const mayBeMarked = (value: unknown) => typeof value === "string" && value.includes(MARK_START);
+  if (!mayBeMarked(change.from) && !mayBeMarked(change.to)) return undefined;
+  const from = change.from === undefined ? undefined : viewDescription(change.from);
+  const to = viewDescription(change.to);
+  if (to.owner === null && (from === undefined || from.owner === null)) return undefined;
+  const owner = (name: string | null) => (name === null ? "(no mark)" : formatValue(name, options));
+  if (from === undefined)
+    return [
+      [{ text: `description: ${formatValue(to.text, options)}` }],
+      [{ text: `owner: ${owner(to.owner)}` }],
+    ];
+  const lines: Span[][] = [];
+  if (from.text !== to.text)
+    lines.push(formatFieldChange("description", { from: from.text, to: to.text }, options));
+  if (from.owner !== to.owner) lines.push([{ text: `owner: ${owner(from.owner)} → ${owner(to.owner)}` }]);
+  return lines;
+}
+
 function describeFields(change: PlannedChange, options: ValueOptions): Span[][] {
   const lines: Span[][] = [];
   const owner = describeOwnerChange(change, options);
   if (owner) lines.push(owner);
   // The plan's field order is meaningful (a create lists plugin first, order last): keep it.
   for (const [field, fieldChange] of Object.entries(change.fields)) {
+    const marked = field === "description" ? describeMarkedDescription(fieldChange, options) : undefined;
+    if (marked) {
+      appendAll(lines, marked);
+      continue;
+    }
     if (change.action === "create") {
       // The head already shows the name a create gives.
       if (field === "name" && fieldChange.to === change.name) continue;

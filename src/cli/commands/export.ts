@@ -7,8 +7,10 @@ import { CommandError } from "../../command-error.js";
 import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import type { ExportDestination } from "../../export/display-yaml.js";
+import { exportOwner } from "../../export/export-owner.js";
 import { factorTemplates } from "../../export/factor-templates.js";
 import { locateSecretsInExport } from "../../export/locate-secrets.js";
+import { parseManifestTarget } from "../../export/manifest-target.js";
 import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
@@ -117,6 +119,11 @@ Examples:
     if (flags.templates && flags.out && output?.kind === "file" && output.existing !== undefined) {
       throw new CommandError("export_target_exists", { file: flags.out });
     }
+    // Before any request too: a file that is not a pcsync manifest (a compose file) is refused.
+    if (flags.out && output?.kind === "file") {
+      const existing = await readExisting(output.path, flags.out);
+      if (existing !== undefined) parseManifestTarget(existing, flags.out);
+    }
     const client = await createClientFromFlags(flags, io);
     try {
       const projects = await selectProjects(flags, client);
@@ -147,6 +154,9 @@ Examples:
         for (const warning of result.warnings)
           io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
       }
+      // Records that all carry one owner's mark export as that owner's manifest; mixed marks are said.
+      const owned = exportOwner(results);
+      if (owned.warning !== undefined) io.stderr.write(`warning: ${neutraliseInline(owned.warning)}\n`);
       const factored = flags.templates ? factorTemplates(results) : undefined;
       // Printed (stdout, or a device or FIFO given to -o), server text is escaped: the same data.
       const render = (destination: ExportDestination) =>
@@ -177,9 +187,11 @@ Examples:
           existing === undefined
             ? render(output.kind === "file" ? "file" : "display")
             : results.reduce(
-                (updated, result) =>
+                (updated, result, index) =>
                   updateManifestText(updated, result, flags.out ?? "", {
                     resolveText: resolveTextWith(variables),
+                    // Once: the owner is the file's, not a project's (and so is a warning about it).
+                    ...(owned.owner === undefined || index > 0 ? {} : { owner: owned.owner }),
                     warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
                   }),
                 existing,

@@ -4,6 +4,7 @@
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { ApplyError } from "../../apply/apply-errors.js";
+import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import { isErrorOf, RefusedError, UsageError } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
 import { JournalError } from "../../journal/journal-error.js";
@@ -44,17 +45,25 @@ interface RollbackFlags extends ConnectionFlags {
   out?: string;
 }
 
-function formatValue(value: unknown): string {
-  return value === undefined ? "absent" : JSON.stringify(value);
+/**
+ * A value as the refusal shows it. A description is its text, and its owner mark when either side
+ * carries one (description-view.ts): a mark added or taken away is the difference then.
+ */
+function formatValue(value: unknown, withMark: boolean): string {
+  if (value === undefined) return "absent";
+  return withMark ? describeStoredDescription(value) : JSON.stringify(value);
 }
 
 /** One line per record changed since the run, for the rollback_conflict refusal. */
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
-  return conflicts.map((conflict) =>
-    conflict.field === "record"
-      ? `${describeRecord(conflict)} was changed since`
-      : `${describeRecord(conflict)}: ${conflict.field} is ${formatValue(conflict.now)} now; the run left ${conflict.left.map(formatValue).join(" or ")}`,
-  );
+  return conflicts.map((conflict) => {
+    if (conflict.field === "record") return `${describeRecord(conflict)} was changed since`;
+    const withMark =
+      conflict.field === "description" &&
+      [conflict.now, ...conflict.left].some((value) => descriptionOwner(value) !== null);
+    const show = (value: unknown) => formatValue(value, withMark);
+    return `${describeRecord(conflict)}: ${conflict.field} is ${show(conflict.now)} now; the run left ${conflict.left.map(show).join(" or ")}`;
+  });
 }
 
 /** The files a rollback reads: its outputs (-o, its own journal) may not be one of them. */
