@@ -3,7 +3,7 @@
 // configs; orders resolved as the same configs written out would have them.
 
 import type { FamilyName } from "../families.js";
-import { matchesAnyGlob } from "../name-glob.js";
+import { matchesAnyGlob } from "../record-name.js";
 import { formatSource } from "./diagnostics.js";
 import type {
   ConfigItem,
