@@ -30,6 +30,7 @@ export type NameGlob = (name: string | null) => boolean;
  * canonically equivalent (NFC/NFD) to the name so trimmed. So `Billing` matches `Billing ` and an
  * NFD `café` matches an NFC one; `*` alone matches every name, and a record with no name (which
  * is matched as the empty name). Only `*` is special; nothing in a pattern can make it throw.
+ * (Left out: combining marks that canonical ordering would move across the edge of a star's text.)
  *
  * Matching is a set-of-states walk over the pattern (no regular expression, no backtracking):
  * linear in the name for each pattern position, whatever the pattern holds.
