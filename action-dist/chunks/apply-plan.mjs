@@ -3,8 +3,8 @@ import { G as mapConcurrent, d as updateConfig, n as createConfigDetailed, t as 
 import { t as appendAll } from "./append-all.mjs";
 import { o as describeError } from "./errors.mjs";
 import { d as shownValue, f as showsWritten, v as showsEveryRecord } from "./order-ties.mjs";
-import { h as showsText } from "./options.mjs";
-import { a as readMark, s as writeMark, t as groupBy } from "./group-by.mjs";
+import { p as showsText } from "./options.mjs";
+import { d as writeMark, l as readMark, t as groupBy } from "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
 import { c as isApiError, l as isOutcomeUnknown, u as isRequestError, v as neutraliseJson } from "./api-key.mjs";
 // dist/src/apply/journaled-writes.js

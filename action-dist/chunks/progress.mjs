@@ -2,11 +2,9 @@
 import { t as appendAll } from "./append-all.mjs";
 import { n as FAMILY_NAMES } from "./families.mjs";
 import { c as diffFields, g as idsOfOtherFamilies, h as FAMILIES_IN_CLAIM_ORDER, l as isIgnored, n as findOrderTies, s as createFields, u as managedFields } from "./order-ties.mjs";
-import { a as readMark } from "./group-by.mjs";
-import { d as describeLookAlike, m as lookAlikeKey } from "./options.mjs";
+import { a as matchesAnyGlob, i as lookAlikeKey, l as readMark, n as compileNameGlob, r as describeLookAlike } from "./group-by.mjs";
 import { a as findGuard, d as fingerprintRecord, f as recordKey, i as describeGuardFinding, o as findUpdateGuard, r as countsAsUpdate, u as fingerprintMembership } from "./guard-message.mjs";
 import { i as formatSource } from "./diagnostics.mjs";
-import { t as matchesAnyGlob } from "./name-glob.mjs";
 // dist/src/plan/owner-plan.js
 /** The owner of a record, as its description's mark says; null when it carries none. */
 function ownerOf(record) {
@@ -116,11 +114,15 @@ function protectEntries(family, claimedNames) {
 function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (change) => change.name) {
 	if (protect.length === 0) return void 0;
 	const allowed = matchesAnyGlob(allowDestroy);
+	const globs = protect.map((entry) => ({
+		entry,
+		matches: compileNameGlob(entry.pattern)
+	}));
 	const records = [];
 	for (const change of changes) {
 		if (change.action !== "delete" || change.id === null) continue;
 		const name = nameOf(change);
-		const protectedBy = protect.find((entry) => matchesAnyGlob([entry.pattern])(name));
+		const protectedBy = globs.find(({ matches }) => matches(name))?.entry;
 		if (protectedBy === void 0 || allowed(name)) continue;
 		records.push({
 			id: change.id,
@@ -165,9 +167,11 @@ function recheckProtection(plan, current, allowDestroy, describe) {
 function isPartial(targets) {
 	return targets !== void 0 && (targets.target.length > 0 || targets.exclude.length > 0);
 }
-/** Whether a record of this name is in the targets: matched by a target (or no target given), and by no exclude. */
-function isTargeted(targets, name) {
-	return (targets.target.length === 0 || matchesAnyGlob(targets.target)(name)) && !matchesAnyGlob(targets.exclude)(name);
+/** `isTargeted` with the globs compiled once, for a test of many names. */
+function targetTest(targets) {
+	const target = matchesAnyGlob(targets.target);
+	const exclude = matchesAnyGlob(targets.exclude);
+	return (name) => (targets.target.length === 0 || target(name)) && !exclude(name);
 }
 function selectTargets(changes, moves, targets) {
 	if (!isPartial(targets)) return {
@@ -175,8 +179,9 @@ function selectTargets(changes, moves, targets) {
 		moves,
 		reorderLeftOut: false
 	};
-	const kept = changes.filter((change) => isTargeted(targets, change.name));
-	const allMovesTargeted = moves.every((move) => isTargeted(targets, move.name));
+	const targeted = targetTest(targets);
+	const kept = changes.filter((change) => targeted(change.name));
+	const allMovesTargeted = moves.every((move) => targeted(move.name));
 	return {
 		changes: kept,
 		moves: allMovesTargeted ? moves : [],
