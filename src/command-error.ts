@@ -73,7 +73,9 @@ const COMMAND_MESSAGES = {
   serve_listen_failed: ({ address, code }: { address: string; code: string }) =>
     code === "EADDRINUSE"
       ? `cannot listen on ${address}: the port is in use; pick another with --port`
-      : `cannot listen on ${address} (${code}); check --host and --port`,
+      : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME"
+        ? `cannot listen on ${address}: no such host (${code}); give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`
+        : `cannot listen on ${address} (${code}); check --host and --port`,
   /**
    * This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
    * missing, cut short, or needing a dependency the install lacks (`reason`).

@@ -39,19 +39,6 @@ export function showsText(written: string, shown: unknown): boolean {
   return shown === written || shown === trimAsService(written);
 }
 
-/**
- * Names that look the same to a reader: equal once trimmed as the service trims and put in
- * Unicode normalisation form C (an NFD "café" and an NFC "café" are one look-alike key).
- */
-export function lookAlikeKey(name: string): string {
-  return trimAsService(name).normalize("NFC");
-}
-
-/** How two different names that share a look-alike key differ, in words for the plan. */
-export function describeLookAlike(from: string, to: string): "white space" | "Unicode normalisation" {
-  return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
-}
-
 /** One character as `U+XXXX`, for messages about characters a reader cannot see. */
 export function codePointLabel(character: string): string {
   return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;

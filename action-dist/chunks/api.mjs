@@ -2,7 +2,7 @@
 import { n as __require, r as __toESM, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { d as SecretRegistry, n as PcsyncError, o as describeError } from "./errors.mjs";
 import { a as getFamily, n as FAMILY_NAMES, t as FAMILIES } from "./families.mjs";
-import { g as trimAsService, h as showsText } from "./options.mjs";
+import { m as trimAsService, p as showsText } from "./options.mjs";
 import { a as RequestError, c as isApiError, d as isResponseError, f as notMadeAfter, h as packageVersion, i as OutcomeUnknownError, m as findPackageFile, o as ResponseError, r as ClientError, s as apiError, t as checkApiKey, u as isRequestError } from "./api-key.mjs";
 import { t as loadPrecompiled } from "./precompiled.mjs";
 import { join } from "node:path";

@@ -31,7 +31,7 @@ const COMMAND_MESSAGES = {
 	/** `watch --listen` could not listen (`why`: in words). */
 	listen_failed: ({ where, why }) => `--listen ${where}: ${why}; choose another with --listen HOST:PORT`,
 	/** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
-	serve_listen_failed: ({ address, code }) => code === "EADDRINUSE" ? `cannot listen on ${address}: the port is in use; pick another with --port` : `cannot listen on ${address} (${code}); check --host and --port`,
+	serve_listen_failed: ({ address, code }) => code === "EADDRINUSE" ? `cannot listen on ${address}: the port is in use; pick another with --port` : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME" ? `cannot listen on ${address}: no such host (${code}); give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0` : `cannot listen on ${address} (${code}); check --host and --port`,
 	/**
 	* This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
 	* missing, cut short, or needing a dependency the install lacks (`reason`).

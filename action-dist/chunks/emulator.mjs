@@ -3,7 +3,7 @@ import { n as FAMILY_NAMES, o as isFamilyName, t as FAMILIES } from "./families.
 import { n as openForAppend } from "./append-file.mjs";
 import { a as OutputFileError, n as writeFileSafely, t as syncDirectory } from "./write-file.mjs";
 import { t as appendAll } from "./append-all.mjs";
-import { g as trimAsService, u as PYTHON_WHITE_SPACE } from "./options.mjs";
+import { m as trimAsService, u as PYTHON_WHITE_SPACE } from "./options.mjs";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";

@@ -5,7 +5,12 @@ import { t as CommandError } from "./command-error.mjs";
 import { a as UsageError, f as locateSecrets } from "./errors.mjs";
 import { S as listsToRead, a as readCurrentState, g as descriptionText, h as descriptionOwner, r as groupTiedOrders, t as TIE_EFFECT, x as idsOfOtherFamilies, y as pluginDefaults } from "./order-ties.mjs";
 import { i as familyKey, n as FAMILY_NAMES } from "./families.mjs";
+<<<<<<< HEAD
 import { g as trimAsService, i as familyOption, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
+=======
+import { _ as listsToRead, a as readCurrentState, d as shownValue, g as idsOfOtherFamilies, m as pluginDefaults, r as groupTiedOrders, t as TIE_EFFECT } from "./order-ties.mjs";
+import { i as familyOption, m as trimAsService, n as addDeprecatedAlias, o as outOption, r as collect } from "./options.mjs";
+>>>>>>> i30-names
 import { _ as isMap, a as loadVariablesOrThrow, b as parseDocument, c as runInputs, f as compareText, g as YAMLSeq, h as Scalar, m as Document, n as addVariableOptions, p as resolveTextWith, v as isScalar, x as visit, y as isSeq } from "./manifest-options.mjs";
 import { _ as neutraliseInline, b as neutraliseYaml, g as needsYamlEscapes } from "./api-key.mjs";
 import { a as OutputFileError, i as resolveOutputTarget, n as writeFileSafely } from "./write-file.mjs";

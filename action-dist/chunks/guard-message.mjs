@@ -93,7 +93,7 @@ function describeGuardFinding(finding) {
 		return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
 	}
 	if (finding.rule === "protected") {
-		const records = finding.records.map(({ id, name, protectedBy }) => `"${name ?? ""}" (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`).join(", ");
+		const records = finding.records.map(({ id, name, protectedBy }) => `${name === null ? "no name" : `"${name}"`} (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`).join(", ");
 		return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
 	}
 	const records = finding.owner === void 0 ? "records" : `records of owner "${finding.owner}"`;

@@ -6,9 +6,14 @@ import { t as appendAll } from "./append-all.mjs";
 import { m as findPackageFile, p as formatBytes } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { a as makeError, i as formatSource, n as formatDiagnostic, o as makeWarning, r as formatGithubAnnotation, s as sortDiagnostics, t as WHOLE_FILE } from "./diagnostics.mjs";
+<<<<<<< HEAD
 import { a as markedLength, i as looksMarked, n as DESCRIPTION_MAX_LENGTH, t as groupBy } from "./group-by.mjs";
 import { t as matchesAnyGlob } from "./name-glob.mjs";
 import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
+=======
+import { a as matchesAnyGlob, c as markedLength, i as lookAlikeKey, o as DESCRIPTION_MAX_LENGTH, r as describeLookAlike, s as looksMarked, t as groupBy } from "./group-by.mjs";
+import { d as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
+>>>>>>> i30-names
 import { n as precompiledValidator } from "./precompiled.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
@@ -8268,7 +8273,7 @@ function expandFamily(context, family) {
 	for (const { set, block: overriding } of overridingBlocks) {
 		const inherited = set !== void 0 ? project : void 0;
 		for (const omit of overriding.omit) {
-			const entry = byName.get(omit.name);
+			const entry = byName.get(lookAlikeKey(omit.name));
 			if (entry === void 0 || !entry.templated) {
 				if (!context.usesUnknownTemplate) report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
 				continue;
@@ -8276,7 +8281,7 @@ function expandFamily(context, family) {
 			entry.omittedAt ??= omit.source;
 		}
 		for (const override of overriding.overrides) {
-			const entry = byName.get(override.name);
+			const entry = byName.get(lookAlikeKey(override.name));
 			if (entry === void 0 || !entry.templated) {
 				if (!context.usesUnknownTemplate) report.error(override.source, unknownTemplated("overrides", override.name, family, byName), inherited);
 				continue;
@@ -8365,9 +8370,10 @@ function applicationsOf(context) {
 }
 function addEntry(entries, byName, context, entry, inherited) {
 	const name = entry.fields.name;
-	const first = byName.get(name);
+	const key = lookAlikeKey(name);
+	const first = byName.get(key);
 	if (first === void 0) {
-		byName.set(name, entry);
+		byName.set(key, entry);
 		entries.push(entry);
 		return;
 	}
@@ -9456,12 +9462,19 @@ function checkFamilyConfigs(configs, configsPath, where, locations, errors, warn
 		const label = name === void 0 ? `config #${index + 1}` : `"${name}"`;
 		if (name !== void 0) {
 			const namePosition = valuePosition(locations, [...path, "name"]);
-			const first = names.get(name);
-			if (first === void 0) names.set(name, namePosition);
-			else errors.push({
-				position: namePosition,
-				message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}); a name identifies one config, rename one of them`
+			const key = lookAlikeKey(name);
+			const first = names.get(key);
+			if (first === void 0) names.set(key, {
+				...namePosition,
+				name
 			});
+			else {
+				const spelled = first.name === name ? "" : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
+				errors.push({
+					position: namePosition,
+					message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}${spelled}); a name identifies one config, rename one of them`
+				});
+			}
 		}
 		if ("order" in config) {
 			const position = valuePosition(locations, [...path, "order"]);

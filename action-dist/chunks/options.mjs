@@ -34,17 +34,6 @@ function surroundingWhiteSpace(text) {
 function showsText(written, shown) {
 	return shown === written || shown === trimAsService(written);
 }
-/**
-* Names that look the same to a reader: equal once trimmed as the service trims and put in
-* Unicode normalisation form C (an NFD "café" and an NFC "café" are one look-alike key).
-*/
-function lookAlikeKey(name) {
-	return trimAsService(name).normalize("NFC");
-}
-/** How two different names that share a look-alike key differ, in words for the plan. */
-function describeLookAlike(from, to) {
-	return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
-}
 /** One character as `U+XXXX`, for messages about characters a reader cannot see. */
 function codePointLabel(character) {
 	return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -171,4 +160,4 @@ function addDeprecatedAlias(command, alias, io) {
 		command.setOptionValueWithSource(alias.attribute, merged, "cli");
 	}));
 }
-export { formatOption as a, parseFormat as c, describeLookAlike as d, describeUntrimmed as f, trimAsService as g, showsText as h, familyOption as i, didYouMean as l, lookAlikeKey as m, addDeprecatedAlias as n, outOption as o, isTrimmedField as p, collect as r, parseFamily as s, TEXT_OR_JSON as t, PYTHON_WHITE_SPACE as u };
+export { formatOption as a, parseFormat as c, describeUntrimmed as d, isTrimmedField as f, familyOption as i, didYouMean as l, trimAsService as m, addDeprecatedAlias as n, outOption as o, showsText as p, collect as r, parseFamily as s, TEXT_OR_JSON as t, PYTHON_WHITE_SPACE as u };

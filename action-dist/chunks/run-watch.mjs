@@ -4907,12 +4907,21 @@ var CycleRecorder = class {
 	/** Every drift series shown: the last cycle's, and those shown since as projects were planned. */
 	#drift = /* @__PURE__ */ new Map();
 	#ready = false;
+	/** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
+	#internalError = false;
 	constructor(metrics) {
 		this.#metrics = metrics;
 	}
-	/** A cycle has completed with a valid manifest (for /readyz). */
+	/**
+	* A cycle has completed with a valid manifest, and none has met an internal error since the
+	* last that completed (for /readyz): a watcher that hits a bug in pcsync every cycle is not ready.
+	*/
 	get ready() {
-		return this.#ready;
+		return this.#ready && !this.#internalError;
+	}
+	/** Why /readyz fails, in words. */
+	get notReadyReason() {
+		return this.#internalError ? "the last cycle met an internal error (see the log; please report it)" : "no cycle has completed with a valid manifest yet";
 	}
 	/**
 	* Shows a project's drift while its cycle is still running (see settledDriftOf): what a cycle
@@ -4933,7 +4942,11 @@ var CycleRecorder = class {
 		metrics.cycleDuration.observe(durationMs / 1e3);
 		if (report.manifestValid !== void 0) metrics.manifestValid.set(report.manifestValid ? 1 : 0);
 		if (report.result === "invalid_manifest") return this.#tracker.observeInvalid(report.problems, when);
-		if (report.manifestValid === true) this.#ready = true;
+		if (report.internalError === true) this.#internalError = true;
+		else if (report.manifestValid === true) {
+			this.#ready = true;
+			this.#internalError = false;
+		}
 		if (report.findings.length === 0 && report.result === "failed") return this.#tracker.observeFailure(report.problems.join("\n"), when);
 		const counts = /* @__PURE__ */ new Map();
 		for (const finding of report.findings) {
@@ -5031,7 +5044,11 @@ var CycleRunner = class {
 				interrupted: true
 			};
 			if (error instanceof ManifestError) return endedEarly("invalid_manifest", error.diagnostics.map(formatDiagnostic), false);
-			return endedEarly("failed", [error instanceof PcsyncError ? error.message : `internal error (please report it): ${error instanceof Error ? error.stack ?? error.message : String(error)}`], true);
+			if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
+			return {
+				...endedEarly("failed", [`internal error (please report it): ${error instanceof Error ? error.stack ?? error.message : String(error)}`], true),
+				internalError: true
+			};
 		}
 	}
 	async #loadManifest() {
@@ -5191,7 +5208,7 @@ async function startWatchServer(address, metrics, health) {
 		}
 		if (path === "/readyz") {
 			const ready = health.ready();
-			send(ready ? 200 : 503, "text/plain", ready ? "ready\n" : "no cycle has completed with a valid manifest yet\n");
+			send(ready ? 200 : 503, "text/plain", ready ? "ready\n" : `${health.notReadyReason?.() ?? "no cycle has completed with a valid manifest yet"}\n`);
 			return;
 		}
 		send(404, "text/plain", "not found: this server has /metrics, /healthz and /readyz\n");
@@ -5273,7 +5290,8 @@ async function runWatch(settings, parts, io) {
 			server = await startWatchServer(settings.listen, metrics, {
 				loop,
 				intervalMs: settings.intervalMs,
-				ready: () => recorder.ready
+				ready: () => recorder.ready,
+				notReadyReason: () => recorder.notReadyReason
 			});
 			io.stderr.write(`pcsync watch: serving /metrics, /healthz and /readyz on ${server.url}\n`);
 		}

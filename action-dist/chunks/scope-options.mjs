@@ -4,10 +4,9 @@ import { c as listProjects, l as reachesProjectList, q as mapConcurrent } from "
 import { a as UsageError, r as RefusedError } from "./errors.mjs";
 import { d as resolveProjectSets, l as ManifestError, s as printDiagnostics } from "./manifest-options.mjs";
 import { i as familyOption, l as didYouMean, r as collect, s as parseFamily } from "./options.mjs";
-import { t as matchesAnyGlob } from "./name-glob.mjs";
-import { c as isApiError, r as ClientError } from "./api-key.mjs";
 import { a as planProject, i as assemblePlan, r as PLAN_DEFAULTS, t as createProgress } from "./progress.mjs";
-import { t as groupBy } from "./group-by.mjs";
+import { c as isApiError, r as ClientError } from "./api-key.mjs";
+import { a as matchesAnyGlob, t as groupBy } from "./group-by.mjs";
 import { i as formatSource } from "./diagnostics.mjs";
 import { l as PlanError, t as describeGuard } from "./guard-message.mjs";
 import { i as listsToPlan, o as readFamily } from "./order-ties.mjs";

@@ -2,6 +2,7 @@
 import { t as CommandError } from "./command-error.mjs";
 import { n as PROFILE_NAMES, r as DataFileError, t as startEmulator } from "./emulator.mjs";
 import { a as UsageError } from "./errors.mjs";
+import { o as describeFileError } from "./write-file.mjs";
 import { r as collect } from "./options.mjs";
 import { resolve } from "node:path";
 // dist/src/cli/commands/serve.js
@@ -131,13 +132,22 @@ function describeStartFailure(error, options) {
 		problem: error.message,
 		advice: error.advice
 	});
-	const code = error?.code;
+	const failure = error;
+	const code = failure?.code;
+	if (typeof code !== "string") return error;
 	const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
-	if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return new CommandError("serve_listen_failed", {
+	if (![
+		"listen",
+		"bind",
+		"getaddrinfo"
+	].includes(failure?.syscall ?? "") && options.dataFile !== void 0) return new CommandError("emulator_data_invalid", {
+		problem: `cannot use ${options.dataFile} as the data file: ${describeFileError(failure, options.dataFile)}`,
+		advice: "choose another --data file"
+	});
+	return new CommandError("serve_listen_failed", {
 		address,
 		code
 	});
-	return error;
 }
 function waitForSignal() {
 	let onSignal = () => void 0;

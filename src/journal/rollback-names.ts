@@ -4,7 +4,7 @@
 
 import { familyKey } from "../families.js";
 import type { CurrentState, Plan } from "../plan/types.js";
-import { lookAlikeKey } from "../service-text.js";
+import { lookAlikeKey } from "../record-name.js";
 import { describeRecord } from "./plan-rollback.js";
 
 /** The identity the planner gives a record's name; null names are nobody's name. */

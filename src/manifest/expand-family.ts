@@ -3,7 +3,7 @@
 // configs; orders resolved as the same configs written out would have them.
 
 import type { FamilyName } from "../families.js";
-import { matchesAnyGlob } from "../name-glob.js";
+import { lookAlikeKey, matchesAnyGlob } from "../record-name.js";
 import { formatSource } from "./diagnostics.js";
 import type {
   ConfigItem,
@@ -133,7 +133,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   for (const { set, block: overriding } of overridingBlocks) {
     const inherited = set !== undefined ? project : undefined;
     for (const omit of overriding.omit) {
-      const entry = byName.get(omit.name);
+      const entry = byName.get(lookAlikeKey(omit.name));
       if (entry === undefined || !entry.templated) {
         if (!context.usesUnknownTemplate)
           report.error(omit.source, unknownTemplated("omit", omit.name, family, byName), inherited);
@@ -142,7 +142,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
       entry.omittedAt ??= omit.source;
     }
     for (const override of overriding.overrides) {
-      const entry = byName.get(override.name);
+      const entry = byName.get(lookAlikeKey(override.name));
       if (entry === undefined || !entry.templated) {
         if (!context.usesUnknownTemplate) {
           report.error(
@@ -274,9 +274,11 @@ function addEntry(
   inherited: boolean,
 ): void {
   const name = entry.fields.name;
-  const first = byName.get(name);
+  // Keyed as the planner matches records: two configs whose names look alike would claim one record.
+  const key = lookAlikeKey(name);
+  const first = byName.get(key);
   if (first === undefined) {
-    byName.set(name, entry);
+    byName.set(key, entry);
     entries.push(entry);
     return;
   }

@@ -3,6 +3,7 @@
 // a file come out in one run. Also collects what the cross-file checks of merge.ts need.
 
 import { isFamilyName } from "../families.js";
+import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import type { Position } from "./diagnostics.js";
 import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
@@ -109,7 +110,7 @@ function checkFamilyConfigs(
   warnings: YamlProblem[],
   facts: ManifestFacts,
 ): void {
-  const names = new Map<string, Position>();
+  const names = new Map<string, Position & { name: string }>();
   const orders = new Map<number, { name: string; position: Position }>();
   let firstWithOrder: { label: string; position: Position } | undefined;
   let firstWithoutOrder: { label: string; position: Position } | undefined;
@@ -124,12 +125,18 @@ function checkFamilyConfigs(
 
     if (name !== undefined) {
       const namePosition = valuePosition(locations, [...path, "name"]);
-      const first = names.get(name);
-      if (first === undefined) names.set(name, namePosition);
+      // Names are compared as the planner matches records (record-name.ts): look-alikes are one name.
+      const key = lookAlikeKey(name);
+      const first = names.get(key);
+      if (first === undefined) names.set(key, { ...namePosition, name });
       else {
+        const spelled =
+          first.name === name
+            ? ""
+            : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
         errors.push({
           position: namePosition,
-          message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}); a name identifies one config, rename one of them`,
+          message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}${spelled}); a name identifies one config, rename one of them`,
         });
       }
     }

@@ -4,7 +4,8 @@
 // delete appended, a fingerprint removed) is refused here, not applied. Pure: no I/O.
 
 import { type FamilyName, familyKey } from "../families.js";
-import { describeUntrimmed, isTrimmedField, lookAlikeKey } from "../service-text.js";
+import { lookAlikeKey } from "../record-name.js";
+import { describeUntrimmed, isTrimmedField } from "../service-text.js";
 import { recordKey } from "./fingerprint.js";
 import type { FamilyReport, Plan } from "./types.js";
 

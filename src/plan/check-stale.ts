@@ -3,7 +3,7 @@
 // must be as it was when the plan was made.
 
 import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
-import { lookAlikeKey } from "../service-text.js";
+import { lookAlikeKey } from "../record-name.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
 

@@ -7,7 +7,7 @@ import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js"
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
-import { describeLookAlike, lookAlikeKey } from "../service-text.js";
+import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { createFields, diffFields, isIgnored, managedFields } from "./compare-fields.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";

@@ -4,7 +4,7 @@
 
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredFamily } from "../manifest/types.js";
-import { matchesAnyGlob } from "../name-glob.js";
+import { compileNameGlob, matchesAnyGlob } from "../record-name.js";
 import { recordKey } from "./fingerprint.js";
 import type {
   CurrentState,
@@ -49,11 +49,12 @@ export function findProtectedDeletes(
 ): ProtectedFinding | undefined {
   if (protect.length === 0) return undefined;
   const allowed = matchesAnyGlob(allowDestroy);
+  const globs = protect.map((entry) => ({ entry, matches: compileNameGlob(entry.pattern) }));
   const records: ProtectedFinding["records"] = [];
   for (const change of changes) {
     if (change.action !== "delete" || change.id === null) continue;
     const name = nameOf(change);
-    const protectedBy = protect.find((entry) => matchesAnyGlob([entry.pattern])(name));
+    const protectedBy = globs.find(({ matches }) => matches(name))?.entry;
     if (protectedBy === undefined || allowed(name)) continue;
     records.push({ id: change.id, name, protectedBy });
   }

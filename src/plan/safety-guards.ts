@@ -87,7 +87,7 @@ export function describeGuardFinding(finding: GuardFinding): string {
     const records = finding.records
       .map(
         ({ id, name, protectedBy }) =>
-          `"${name ?? ""}" (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`,
+          `${name === null ? "no name" : `"${name}"`} (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`,
       )
       .join(", ");
     return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;

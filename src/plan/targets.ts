@@ -2,7 +2,7 @@
 // no exclude glob does. A family's reorder is kept only if every record it moves is targeted: half
 // a reorder could put records at orders nobody asked for.
 
-import { matchesAnyGlob } from "../name-glob.js";
+import { matchesAnyGlob } from "../record-name.js";
 import type { OrderMove, PlannedChange, PlanTargets } from "./types.js";
 
 /** Whether the targets narrow the plan at all. */
@@ -12,8 +12,14 @@ export function isPartial(targets: PlanTargets | undefined): targets is PlanTarg
 
 /** Whether a record of this name is in the targets: matched by a target (or no target given), and by no exclude. */
 export function isTargeted(targets: PlanTargets, name: string | null): boolean {
-  const included = targets.target.length === 0 || matchesAnyGlob(targets.target)(name);
-  return included && !matchesAnyGlob(targets.exclude)(name);
+  return targetTest(targets)(name);
+}
+
+/** `isTargeted` with the globs compiled once, for a test of many names. */
+function targetTest(targets: PlanTargets): (name: string | null) => boolean {
+  const target = matchesAnyGlob(targets.target);
+  const exclude = matchesAnyGlob(targets.exclude);
+  return (name) => (targets.target.length === 0 || target(name)) && !exclude(name);
 }
 
 export function selectTargets(
@@ -22,8 +28,9 @@ export function selectTargets(
   targets: PlanTargets | undefined,
 ): { changes: PlannedChange[]; moves: OrderMove[]; reorderLeftOut: boolean } {
   if (!isPartial(targets)) return { changes, moves, reorderLeftOut: false };
-  const kept = changes.filter((change) => isTargeted(targets, change.name));
-  const allMovesTargeted = moves.every((move) => isTargeted(targets, move.name));
+  const targeted = targetTest(targets);
+  const kept = changes.filter((change) => targeted(change.name));
+  const allMovesTargeted = moves.every((move) => targeted(move.name));
   return {
     changes: kept,
     moves: allMovesTargeted ? moves : [],

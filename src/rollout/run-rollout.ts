@@ -7,6 +7,7 @@
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
 import type { RolloutJournal, RolloutTarget } from "./rollout-journal.js";
 
@@ -236,7 +237,8 @@ function judgedConfigs(
     const family = current.families.find(
       (entry) => entry.project === project && entry.family === target.family,
     );
-    const record = family?.records.find((entry) => entry.name === target.name);
+    // Found as the planner finds a config's record: by its name's identity (trimmed, normalised).
+    const record = family?.records.find((entry) => sameName(entry.name, target.name));
     if (record === undefined) continue;
     const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : Number.NaN;
     configs.push({

@@ -27,14 +27,26 @@ export class CycleRecorder {
     projects: new Set<string>(),
     families: new Map<string, { project: string; family: FamilyName }>(),
   };
+  /** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
+  #internalError = false;
 
   constructor(metrics: WatchMetrics) {
     this.#metrics = metrics;
   }
 
-  /** A cycle has completed with a valid manifest (for /readyz). */
+  /**
+   * A cycle has completed with a valid manifest, and none has met an internal error since the
+   * last that completed (for /readyz): a watcher that hits a bug in pcsync every cycle is not ready.
+   */
   get ready(): boolean {
-    return this.#ready;
+    return this.#ready && !this.#internalError;
+  }
+
+  /** Why /readyz fails, in words. */
+  get notReadyReason(): string {
+    return this.#internalError
+      ? "the last cycle met an internal error (see the log; please report it)"
+      : "no cycle has completed with a valid manifest yet";
   }
 
   /**
@@ -80,7 +92,11 @@ export class CycleRecorder {
     metrics.cycleDuration.observe(durationMs / 1000);
     if (report.manifestValid !== undefined) metrics.manifestValid.set(report.manifestValid ? 1 : 0);
     if (report.result === "invalid_manifest") return this.#tracker.observeInvalid(report.problems, when);
-    if (report.manifestValid === true) this.#ready = true;
+    if (report.internalError === true) this.#internalError = true;
+    else if (report.manifestValid === true) {
+      this.#ready = true;
+      this.#internalError = false;
+    }
     if (report.findings.length === 0 && report.result === "failed") {
       return this.#tracker.observeFailure(report.problems.join("\n"), when);
     }

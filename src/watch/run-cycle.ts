@@ -53,6 +53,8 @@ export interface CycleReport {
   journal?: string;
   /** The stop signal came during the cycle: its result is not counted. */
   interrupted: boolean;
+  /** The cycle met a bug in pcsync (an error no user input explains): /readyz fails until a clean cycle. */
+  internalError?: true;
 }
 
 function endedEarly(
@@ -92,11 +94,9 @@ export class CycleRunner {
       if (error instanceof ManifestError) {
         return endedEarly("invalid_manifest", error.diagnostics.map(formatDiagnostic), false);
       }
-      const message =
-        error instanceof PcsyncError
-          ? error.message
-          : `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-      return endedEarly("failed", [message], true);
+      if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
+      const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      return { ...endedEarly("failed", [message], true), internalError: true };
     }
   }
 

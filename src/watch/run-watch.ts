@@ -129,6 +129,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
         loop,
         intervalMs: settings.intervalMs,
         ready: () => recorder.ready,
+        notReadyReason: () => recorder.notReadyReason,
       });
       io.stderr.write(`pcsync watch: serving /metrics, /healthz and /readyz on ${server.url}\n`);
     }

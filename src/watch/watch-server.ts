@@ -13,6 +13,8 @@ export interface HealthState {
   intervalMs: number;
   /** A cycle has completed with a valid manifest. */
   ready: () => boolean;
+  /** Why it is not ready, for the 503's body. */
+  notReadyReason?: () => string;
   now?: () => number;
 }
 
@@ -79,7 +81,9 @@ export async function startWatchServer(
       send(
         ready ? 200 : 503,
         "text/plain",
-        ready ? "ready\n" : "no cycle has completed with a valid manifest yet\n",
+        ready
+          ? "ready\n"
+          : `${health.notReadyReason?.() ?? "no cycle has completed with a valid manifest yet"}\n`,
       );
       return;
     }

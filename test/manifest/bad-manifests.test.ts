@@ -234,6 +234,13 @@ const cases: BadCase[] = [
     ],
   },
   {
+    name: "duplicate name in a family, spelled in another Unicode normalisation",
+    yaml: `${HEAD}        - name: "caf\u00e9"\n          plugin: 1\n        - name: "cafe\u0301"\n          plugin: 2\n`,
+    errors: [
+      'bad.yaml:8:17: duplicate name "cafe\u0301" in plugin_configs of project "1" (first at line 6, column 17, as "caf\u00e9": the same name but for Unicode normalisation); a name identifies one config, rename one of them',
+    ],
+  },
+  {
     name: "duplicate id in a file",
     yaml: `${HEAD}        - name: A\n          plugin: 1\n          id: 7\n        - name: B\n          plugin: 2\n          id: 7\n`,
     errors: [

@@ -18,6 +18,7 @@ import {
   startEmulator,
 } from "../../emulator/index.js";
 import { EXIT_OK, UsageError } from "../../errors.js";
+import { describeFileError } from "../../files/file-errors.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { collect } from "../options.js";
@@ -234,12 +235,20 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
   if (error instanceof DataFileError) {
     return new CommandError("emulator_data_invalid", { problem: error.message, advice: error.advice });
   }
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  // Every system error here comes from what the flags named: the address (--host, --port) or
+  // the data file (--data); said as such, never as an internal error.
+  const failure = error as NodeJS.ErrnoException | undefined;
+  const code = failure?.code;
+  if (typeof code !== "string") return error;
   const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
-  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-    return new CommandError("serve_listen_failed", { address, code });
+  const listening = ["listen", "bind", "getaddrinfo"].includes(failure?.syscall ?? "");
+  if (!listening && options.dataFile !== undefined) {
+    return new CommandError("emulator_data_invalid", {
+      problem: `cannot use ${options.dataFile} as the data file: ${describeFileError(failure, options.dataFile)}`,
+      advice: "choose another --data file",
+    });
   }
-  return error;
+  return new CommandError("serve_listen_failed", { address, code });
 }
 
 function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
