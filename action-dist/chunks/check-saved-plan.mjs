@@ -3,15 +3,9 @@ import { r as __toESM } from "./rolldown-runtime.mjs";
 import { t as appendAll } from "./append-all.mjs";
 import { r as RefusedError } from "./errors.mjs";
 import { i as familyKey } from "./families.mjs";
-<<<<<<< HEAD
 import { S as listsToRead, a as readCurrentState, x as idsOfOtherFamilies } from "./order-ties.mjs";
-import { o as readMark } from "./group-by.mjs";
-import { f as describeUntrimmed, m as lookAlikeKey, p as isTrimmedField } from "./options.mjs";
-=======
-import { _ as listsToRead, a as readCurrentState, g as idsOfOtherFamilies } from "./order-ties.mjs";
-import { i as lookAlikeKey, l as readMark } from "./group-by.mjs";
+import { d as readMark, i as lookAlikeKey } from "./group-by.mjs";
 import { d as describeUntrimmed, f as isTrimmedField } from "./options.mjs";
->>>>>>> i30-names
 import { a as findGuard, d as fingerprintRecord, f as recordKey, i as describeGuardFinding, l as PlanError, o as findUpdateGuard, r as countsAsUpdate, u as fingerprintMembership } from "./guard-message.mjs";
 import { n as parsePlanFile } from "./plan-file.mjs";
 import { n as precompiledValidator } from "./precompiled.mjs";

@@ -312,6 +312,72 @@ function exampleData() {
 		nextIds: { record: 6 }
 	};
 }
+const SELECTOR_KINDS = [
+	"name",
+	"plugin",
+	"description"
+];
+const RATIO_LIKE = /^[0-9.,]+$/;
+/**
+* Parses `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1).
+* Throws a RangeError whose message says what is wrong and what is expected.
+*/
+function parseLogErrorFault(spec) {
+	let body = spec;
+	let ratio;
+	const at = spec.lastIndexOf("@");
+	if (at !== -1 && RATIO_LIKE.test(spec.slice(at + 1))) {
+		const raw = spec.slice(at + 1);
+		ratio = Number(raw);
+		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`the ratio "@${raw}" must be a number from 0 to 1 (e.g. @0.8 for 80% errors)`);
+		body = spec.slice(0, at);
+	}
+	const colon = body.indexOf(":");
+	const kind = colon === -1 ? "" : body.slice(0, colon);
+	const value = body.slice(colon + 1);
+	if (!SELECTOR_KINDS.includes(kind)) throw new RangeError("a selector is name:GLOB, plugin:ID or description:TEXT, optionally ending in @RATIO (e.g. \"description:BROKEN@0.8\")");
+	if (value === "") throw new RangeError(`${kind}: needs a value after the colon`);
+	const withRatio = ratio === void 0 ? {} : { ratio };
+	if (kind === "plugin") {
+		if (!/^[0-9]{1,15}$/.test(value)) throw new RangeError(`plugin: takes a plugin id (a number), got "${value}"`);
+		return {
+			plugin: Number(value),
+			...withRatio
+		};
+	}
+	return kind === "name" ? {
+		name: value,
+		...withRatio
+	} : {
+		description: value,
+		...withRatio
+	};
+}
+/** Throws a RangeError for an in-process fault that is not one selector with a ratio from 0 to 1. */
+function checkLogErrorFaults(faults) {
+	for (const [index, fault] of faults.entries()) {
+		if (SELECTOR_KINDS.filter((kind) => kind in fault).length !== 1) throw new RangeError(`faults.logErrors[${index}] must have exactly one of name, plugin or description`);
+		const ratio = fault.ratio ?? .5;
+		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`faults.logErrors[${index}].ratio must be between 0 and 1, got ${ratio}`);
+	}
+}
+function globToRegExp(glob) {
+	const parts = glob.split("*").map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, "\\$&"));
+	return new RegExp(`^${parts.join(".*")}$`, "s");
+}
+function shownText(record, plugin, fallsBack) {
+	return {
+		name: (fallsBack ? record.name || plugin?.name : record.name) ?? "",
+		description: (fallsBack ? record.description || plugin?.description : record.description) ?? ""
+	};
+}
+/**
+* The ERROR share the record logs after its last change: that of the first fault matching it as it
+* is now, or undefined when none does. Case-sensitive, as the selectors are written.
+*/
+function logErrorRatio(faults, record, text) {
+	for (const fault of faults) if ("plugin" in fault ? record.plugin === fault.plugin : "name" in fault ? globToRegExp(fault.name).test(text.name) : text.description.includes(fault.description)) return fault.ratio ?? .5;
+}
 // dist/src/emulator/prng.js
 /** Returns a function yielding floats in [0, 1), the same sequence for the same seed. */
 function createRandom(seed) {
@@ -391,6 +457,7 @@ function checkFaultOptions(faults) {
 		["maxPageSize", faults.maxPageSize]
 	];
 	for (const [name, count] of counts) if (count !== void 0 && !(Number.isFinite(count) && count >= 0)) throw new RangeError(`faults.${name} must be a non-negative number, got ${count}`);
+	checkLogErrorFaults(faults.logErrors ?? []);
 }
 var FaultInjector = class {
 	faults = {};
@@ -408,6 +475,10 @@ var FaultInjector = class {
 	}
 	get latencyMs() {
 		return this.faults.latencyMs ?? 0;
+	}
+	/** Which configs log errors after a change (log-stream.ts reads them on every logs request). */
+	get logErrors() {
+		return this.faults.logErrors ?? [];
 	}
 	/** The most records a page holds (undefined: as many as `limit` asks). */
 	get maxPageSize() {
@@ -446,6 +517,450 @@ var FaultInjector = class {
 	/** Seconds the key must wait, or undefined when the request is within its limits. */
 	throttle(key, nowMs) {
 		return this.limiter.take(key, nowMs);
+	}
+};
+// dist/src/emulator/http-error.js
+var HttpError = class extends Error {
+	status;
+	body;
+	headers;
+	constructor(status, body, headers = {}) {
+		super(`${status} ${body.code}: ${body.detail}`);
+		this.name = "HttpError";
+		this.status = status;
+		this.body = body;
+		this.headers = headers;
+	}
+};
+function validationError(code, detail, attr) {
+	return new HttpError(400, {
+		type: "validation_error",
+		code,
+		detail,
+		attr
+	});
+}
+function requiredField(attr) {
+	return validationError("required", "This field is required.", attr);
+}
+function parseError(detail) {
+	return new HttpError(400, {
+		type: "validation_error",
+		code: "parse_error",
+		detail,
+		attr: null
+	});
+}
+function notAuthenticated() {
+	return new HttpError(401, {
+		type: "authentication_error",
+		code: "not_authenticated",
+		detail: "Authentication credentials were not provided.",
+		attr: null
+	}, { "www-authenticate": "Bearer" });
+}
+function authenticationFailed() {
+	return new HttpError(401, {
+		type: "authentication_error",
+		code: "authentication_failed",
+		detail: "Personal API key found in request Authorization header is invalid.",
+		attr: null
+	}, { "www-authenticate": "Bearer" });
+}
+function permissionDenied(detail) {
+	return new HttpError(403, {
+		type: "authentication_error",
+		code: "permission_denied",
+		detail,
+		attr: null
+	});
+}
+function notFound(detail = "Not found.") {
+	return new HttpError(404, {
+		type: "invalid_request",
+		code: "not_found",
+		detail,
+		attr: null
+	});
+}
+function projectNotFound() {
+	return notFound("Project not found.");
+}
+function methodNotAllowed(method, allowed) {
+	return new HttpError(405, {
+		type: "invalid_request",
+		code: "method_not_allowed",
+		detail: `Method "${method}" not allowed.`,
+		attr: null
+	}, { allow: allowed.join(", ") });
+}
+function payloadTooLarge(limitBytes) {
+	return new HttpError(413, {
+		type: "invalid_request",
+		code: "payload_too_large",
+		detail: `Request body is larger than the limit of ${limitBytes} bytes.`,
+		attr: null
+	});
+}
+function unsupportedMediaType(contentType) {
+	return new HttpError(415, {
+		type: "invalid_request",
+		code: "unsupported_media_type",
+		detail: `Unsupported media type "${contentType}" in request.`,
+		attr: null
+	});
+}
+/** `retryAfterHeader` is false for the posthog-2024 profile, whose 429s carry no Retry-After. */
+function throttled(waitSeconds, retryAfterHeader) {
+	return new HttpError(429, {
+		type: "throttled_error",
+		code: "throttled",
+		detail: `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? "" : "s"}.`,
+		attr: null
+	}, retryAfterHeader ? { "retry-after": String(waitSeconds) } : {});
+}
+function serverError() {
+	return new HttpError(500, {
+		type: "server_error",
+		code: "error",
+		detail: "A server error occurred.",
+		attr: null
+	});
+}
+function serviceUnavailable(retryAfterSeconds) {
+	return new HttpError(503, {
+		type: "server_error",
+		code: "service_unavailable",
+		detail: "Service temporarily unavailable, try again later.",
+		attr: null
+	}, retryAfterSeconds === void 0 ? {} : { "retry-after": String(retryAfterSeconds) });
+}
+function parseIntegerParam(query, name, minimum, fallback) {
+	const raw = query.get(name);
+	if (raw === null) return fallback;
+	if (!/^-?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw validationError("invalid_input", "A valid integer is required.", name);
+	const value = Number(raw);
+	if (value < minimum) throw validationError("min_value", `Ensure this value is greater than or equal to ${minimum}.`, name);
+	return value;
+}
+/** Throws 400 for a limit that is not a positive integer or an offset that is not a non-negative one. */
+function parsePageRequest(query) {
+	return {
+		limit: parseIntegerParam(query, "limit", 1, 100),
+		offset: parseIntegerParam(query, "offset", 0, 0)
+	};
+}
+/** `requestUrl` with its limit lowered to `maxPageSize` (links then carry the capped limit). */
+function capPageSize(requestUrl, maxPageSize) {
+	const limit = requestUrl.searchParams.get("limit");
+	const asked = limit === null ? 100 : Number(limit);
+	if (maxPageSize === void 0 || !(asked > maxPageSize)) return requestUrl;
+	requestUrl.searchParams.set("limit", String(maxPageSize));
+	return requestUrl;
+}
+function linkTo(requestUrl, limit, offset) {
+	const url = new URL(requestUrl.href);
+	url.searchParams.set("limit", String(limit));
+	if (offset === void 0) url.searchParams.delete("offset");
+	else url.searchParams.set("offset", String(offset));
+	return url.href;
+}
+/** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
+function paginate(items, page, requestUrl) {
+	return paginateCounted(items.length, (start, end) => items.slice(start, end), page, requestUrl);
+}
+/**
+* As paginate, for a list too long to hold (a synthesized log): `count` items, of which `slice`
+* makes only those from `start` to before `end`.
+*/
+function paginateCounted(count, slice, page, requestUrl) {
+	const { limit, offset } = page;
+	const next = offset + limit >= count ? null : linkTo(requestUrl, limit, offset + limit);
+	let previous = null;
+	if (offset > 0) previous = offset - limit <= 0 ? linkTo(requestUrl, limit, void 0) : linkTo(requestUrl, limit, offset - limit);
+	return {
+		count,
+		next,
+		previous,
+		results: offset >= count ? [] : slice(offset, Math.min(count, offset + limit))
+	};
+}
+// dist/src/emulator/log-stream.js
+/** How far back synthesized entries are shown. */
+const LOG_WINDOW_MS = 864e5;
+/** One entry per millisecond: timestamps stay distinct, so the order needs no tie-break among them. */
+const MAX_LOG_RATE = 6e4;
+const PERIOD = 1e3;
+function matchesLogFilter(entry, filter) {
+	return matchesContent(entry, filter) && (filter.after === void 0 || Date.parse(entry.timestamp) > filter.after) && (filter.before === void 0 || Date.parse(entry.timestamp) < filter.before);
+}
+function matchesContent(content, filter) {
+	return (filter.types.size === 0 || filter.types.has(content.type.toUpperCase())) && (filter.search === "" || content.message.toLowerCase().includes(filter.search));
+}
+/** Entries per minute as whole milliseconds between entries (a rate of 7 logs every 8571 ms). */
+function logIntervalMs(ratePerMinute) {
+	if (!(ratePerMinute > 0)) return void 0;
+	return Math.max(1, Math.round(6e4 / Math.min(ratePerMinute, MAX_LOG_RATE)));
+}
+function hash32(value) {
+	let x = value >>> 0;
+	x = Math.imul(x ^ x >>> 16, 2146121005);
+	x = Math.imul(x ^ x >>> 15, 2221713035);
+	return (x ^ x >>> 16) >>> 0;
+}
+const EVENTS = [
+	"$pageview",
+	"$autocapture",
+	"signed_up",
+	"purchase",
+	"$identify",
+	"checkout_started"
+];
+function normalContent(position) {
+	const h = hash32(position + 20973);
+	const n = 1 + hash32(h) % 200;
+	const ms = 40 + hash32(h + 1) % 900;
+	const event = EVENTS[h % EVENTS.length] ?? "$pageview";
+	const roll = h % 100;
+	if (roll < 4) return (h >>> 8) % 2 === 0 ? {
+		type: "WARN",
+		message: `Destination answered slowly (${ms * 4} ms); the batch will be retried if it times out`
+	} : {
+		type: "WARN",
+		message: `Skipped ${1 + n % 5} events without a distinct_id`
+	};
+	if (roll < 14) return {
+		type: "LOG",
+		message: `processEvent: enriched ${event} for distinct_id user-${n * 37}`
+	};
+	switch ((h >>> 8) % 3) {
+		case 0: return {
+			type: "INFO",
+			message: `Processed a batch of ${n} events in ${ms} ms`
+		};
+		case 1: return {
+			type: "INFO",
+			message: `Exported ${n} events to the destination`
+		};
+		default: return {
+			type: "INFO",
+			message: `Handled ${event} (${n} properties)`
+		};
+	}
+}
+function errorContent(position) {
+	const h = hash32(position + 59248);
+	const messages = [
+		"Error: the destination answered 500 Internal Server Error; the batch was not exported",
+		"TypeError: Cannot read properties of undefined (reading 'properties') in processEvent",
+		`Error: export timed out after ${10 + h % 20} s; events were dropped`,
+		"Error: the config is invalid: required field is missing or has the wrong type"
+	];
+	return {
+		type: "ERROR",
+		message: messages[(h >>> 4) % messages.length] ?? "Error"
+	};
+}
+let normalTable;
+let errorTable;
+function contentTables() {
+	normalTable ??= Array.from({ length: PERIOD }, (_, position) => normalContent(position));
+	errorTable ??= Array.from({ length: PERIOD }, (_, position) => errorContent(position));
+	return {
+		normal: normalTable,
+		error: errorTable
+	};
+}
+function isErrorPosition(position, errorsPerPeriod) {
+	return Math.ceil((position + 1) * errorsPerPeriod / PERIOD) > Math.ceil(position * errorsPerPeriod / PERIOD);
+}
+function modulo(value, divisor) {
+	return (value % divisor + divisor) % divisor;
+}
+/** A range of entry indices whose contents repeat: entry k shows table[(k - base) mod PERIOD]. */
+var Segment = class {
+	lo;
+	hi;
+	base;
+	table;
+	positions = [];
+	before = /* @__PURE__ */ new Int32Array(1001);
+	constructor(lo, hi, base, table, filter) {
+		this.lo = lo;
+		this.hi = hi;
+		this.base = base;
+		this.table = table;
+		if (lo > hi) return;
+		for (let position = 0; position < PERIOD; position += 1) {
+			const matches = matchesContent(table(position), filter);
+			if (matches) this.positions.push(position);
+			this.before[position + 1] = (this.before[position] ?? 0) + (matches ? 1 : 0);
+		}
+	}
+	/** Matching indices from base up to before k (base <= k). */
+	matchesBelow(k) {
+		const offset = k - this.base;
+		return Math.floor(offset / PERIOD) * this.positions.length + (this.before[offset % PERIOD] ?? 0);
+	}
+	/** Matching indices within [from, to] and the segment. */
+	count(from, to) {
+		const low = Math.max(from, this.lo);
+		const high = Math.min(to, this.hi);
+		if (low > high || this.positions.length === 0) return 0;
+		return this.matchesBelow(high + 1) - this.matchesBelow(low);
+	}
+	/** The index of the match of rank `rank` counted from the top (0 is the highest index). */
+	indexFromTop(rank) {
+		const ordinal = this.matchesBelow(this.hi + 1) - 1 - rank;
+		const perPeriod = this.positions.length;
+		const position = this.positions[ordinal % perPeriod] ?? 0;
+		return this.base + Math.floor(ordinal / perPeriod) * PERIOD + position;
+	}
+	covers(k) {
+		return k >= this.lo && k <= this.hi;
+	}
+	matchesAt(k) {
+		const position = modulo(k - this.base, PERIOD);
+		return (this.before[position + 1] ?? 0) > (this.before[position] ?? 0);
+	}
+	contentAt(k) {
+		return this.table(modulo(k - this.base, PERIOD));
+	}
+};
+function hex(value, digits) {
+	return value.toString(16).padStart(digits, "0").slice(-digits);
+}
+/** The matching synthesized entries of one record, newest first, made one at a time on demand. */
+var SynthesizedLog = class {
+	source;
+	count;
+	segments;
+	createdMs;
+	intervalMs;
+	constructor(source, filter) {
+		this.source = source;
+		const { record, intervalMs, nowMs } = source;
+		this.intervalMs = intervalMs;
+		this.createdMs = Date.parse(record.created_at);
+		const firstAfter = (ms) => Math.floor((ms - this.createdMs) / intervalMs) + 1;
+		let lo = Math.max(1, firstAfter(nowMs - LOG_WINDOW_MS));
+		let hi = firstAfter(nowMs) - 1;
+		if (filter.after !== void 0) lo = Math.max(lo, firstAfter(filter.after));
+		if (filter.before !== void 0) hi = Math.min(hi, Math.ceil((filter.before - this.createdMs) / intervalMs) - 1);
+		if (Number.isNaN(this.createdMs)) hi = lo - 1;
+		const rotation = hash32(record.id) % PERIOD;
+		const { normal, error } = contentTables();
+		const normalAt = (position) => normal[position] ?? {
+			type: "INFO",
+			message: ""
+		};
+		const normalSegment = new Segment(lo, hi, -rotation, normalAt, filter);
+		const updatedMs = Date.parse(record.updated_at);
+		if (source.errorRatio === void 0 || Number.isNaN(updatedMs)) this.segments = [normalSegment];
+		else {
+			const changed = firstAfter(updatedMs);
+			const errorsPerPeriod = Math.round(source.errorRatio * PERIOD);
+			const shift = changed + rotation;
+			const faultAt = (position) => isErrorPosition(position, errorsPerPeriod) ? error[position] ?? {
+				type: "ERROR",
+				message: ""
+			} : normalAt((position + shift) % PERIOD);
+			this.segments = [new Segment(Math.max(lo, changed), hi, changed, faultAt, filter), new Segment(lo, Math.min(hi, changed - 1), -rotation, normalAt, filter)];
+		}
+		this.count = this.segments.reduce((sum, segment) => sum + segment.count(segment.lo, segment.hi), 0);
+	}
+	/** The matching entry of rank `rank` (0 is the newest). */
+	entryAt(rank) {
+		let remaining = rank;
+		for (const segment of this.segments) {
+			const inSegment = segment.count(segment.lo, segment.hi);
+			if (remaining < inSegment) {
+				const k = segment.indexFromTop(remaining);
+				return this.entry(k, segment.contentAt(k));
+			}
+			remaining -= inSegment;
+		}
+		throw new RangeError(`log entry ${rank} of ${this.count}`);
+	}
+	/** How many matching entries sort before `entry` in the list: newer, or as new with a greater id. */
+	countBefore(entry) {
+		const sinceCreation = Date.parse(entry.timestamp) - this.createdMs;
+		const newer = Math.floor(sinceCreation / this.intervalMs) + 1;
+		let before = 0;
+		for (const segment of this.segments) before += segment.count(newer, segment.hi);
+		if (sinceCreation % this.intervalMs === 0) {
+			const same = sinceCreation / this.intervalMs;
+			const segment = this.segments.find((candidate) => candidate.covers(same));
+			if (segment?.matchesAt(same) && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
+		}
+		return before;
+	}
+	entry(k, content) {
+		const { record } = this.source;
+		const sequence = hex(k, 12);
+		return {
+			id: `${sequence.slice(0, 8)}-${sequence.slice(8)}-8000-8000-${hex(record.id, 12)}`,
+			team_id: record.project,
+			plugin_id: record.plugin,
+			plugin_config_id: record.id,
+			timestamp: new Date(this.createdMs + k * this.intervalMs).toISOString(),
+			source: "PLUGIN",
+			type: content.type,
+			message: content.message,
+			instance_id: `00000000-0000-8000-8000-${hex(record.id, 12)}`
+		};
+	}
+};
+/** The order of the logs endpoint: newest first, then by id, greatest first. */
+function compareLogEntries(a, b) {
+	return Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id);
+}
+/**
+* One page of the stored entries (already filtered, in list order) merged with the synthesized ones.
+* Each stored entry's place in the merged list is counted, not found by walking the stream.
+*/
+function paginateLogs(stored, synthesized, page, requestUrl) {
+	if (synthesized === void 0 || synthesized.count === 0) return paginateCounted(stored.length, (start, end) => stored.slice(start, end), page, requestUrl);
+	const places = stored.map((entry, index) => index + synthesized.countBefore(entry));
+	const slice = (start, end) => {
+		let storedBefore = 0;
+		while (storedBefore < places.length && (places[storedBefore] ?? 0) < start) storedBefore += 1;
+		const results = [];
+		for (let place = start; place < end; place += 1) {
+			const storedEntry = stored[storedBefore];
+			if (storedEntry !== void 0 && places[storedBefore] === place) {
+				results.push(storedEntry);
+				storedBefore += 1;
+			} else results.push(synthesized.entryAt(place - storedBefore));
+		}
+		return results;
+	};
+	return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
+}
+/** The emulator's stream settings: a rate, the log-error faults as they are now, and a clock. */
+var LogStream = class {
+	faults;
+	now;
+	intervalMs;
+	constructor(ratePerMinute, faults, now = Date.now) {
+		this.faults = faults;
+		this.now = now;
+		this.intervalMs = logIntervalMs(ratePerMinute);
+	}
+	/**
+	* The synthesized entries of a plugin config that match the filter, or undefined when it logs
+	* nothing: the stream is off, the record is disabled or deleted, or it is a frontend app (those
+	* run in the browser, and have no logs).
+	*/
+	of(record, plugin, profile, filter) {
+		if (this.intervalMs === void 0 || !record.enabled || record.deleted || plugin?.frontendApp === true) return;
+		const errorRatio = logErrorRatio(this.faults(), record, shownText(record, plugin, profile.fallsBackToPluginText));
+		return new SynthesizedLog({
+			record,
+			intervalMs: this.intervalMs,
+			errorRatio,
+			nowMs: this.now()
+		}, filter);
 	}
 };
 // dist/src/emulator/journal.js
@@ -757,122 +1272,6 @@ function isInFamily(profile, record, family, pluginIsFrontendApp) {
 	if (profile.families === "disjoint") return record.family === family;
 	return family === "plugin_configs" || pluginIsFrontendApp;
 }
-// dist/src/emulator/http-error.js
-var HttpError = class extends Error {
-	status;
-	body;
-	headers;
-	constructor(status, body, headers = {}) {
-		super(`${status} ${body.code}: ${body.detail}`);
-		this.name = "HttpError";
-		this.status = status;
-		this.body = body;
-		this.headers = headers;
-	}
-};
-function validationError(code, detail, attr) {
-	return new HttpError(400, {
-		type: "validation_error",
-		code,
-		detail,
-		attr
-	});
-}
-function requiredField(attr) {
-	return validationError("required", "This field is required.", attr);
-}
-function parseError(detail) {
-	return new HttpError(400, {
-		type: "validation_error",
-		code: "parse_error",
-		detail,
-		attr: null
-	});
-}
-function notAuthenticated() {
-	return new HttpError(401, {
-		type: "authentication_error",
-		code: "not_authenticated",
-		detail: "Authentication credentials were not provided.",
-		attr: null
-	}, { "www-authenticate": "Bearer" });
-}
-function authenticationFailed() {
-	return new HttpError(401, {
-		type: "authentication_error",
-		code: "authentication_failed",
-		detail: "Personal API key found in request Authorization header is invalid.",
-		attr: null
-	}, { "www-authenticate": "Bearer" });
-}
-function permissionDenied(detail) {
-	return new HttpError(403, {
-		type: "authentication_error",
-		code: "permission_denied",
-		detail,
-		attr: null
-	});
-}
-function notFound(detail = "Not found.") {
-	return new HttpError(404, {
-		type: "invalid_request",
-		code: "not_found",
-		detail,
-		attr: null
-	});
-}
-function projectNotFound() {
-	return notFound("Project not found.");
-}
-function methodNotAllowed(method, allowed) {
-	return new HttpError(405, {
-		type: "invalid_request",
-		code: "method_not_allowed",
-		detail: `Method "${method}" not allowed.`,
-		attr: null
-	}, { allow: allowed.join(", ") });
-}
-function payloadTooLarge(limitBytes) {
-	return new HttpError(413, {
-		type: "invalid_request",
-		code: "payload_too_large",
-		detail: `Request body is larger than the limit of ${limitBytes} bytes.`,
-		attr: null
-	});
-}
-function unsupportedMediaType(contentType) {
-	return new HttpError(415, {
-		type: "invalid_request",
-		code: "unsupported_media_type",
-		detail: `Unsupported media type "${contentType}" in request.`,
-		attr: null
-	});
-}
-/** `retryAfterHeader` is false for the posthog-2024 profile, whose 429s carry no Retry-After. */
-function throttled(waitSeconds, retryAfterHeader) {
-	return new HttpError(429, {
-		type: "throttled_error",
-		code: "throttled",
-		detail: `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? "" : "s"}.`,
-		attr: null
-	}, retryAfterHeader ? { "retry-after": String(waitSeconds) } : {});
-}
-function serverError() {
-	return new HttpError(500, {
-		type: "server_error",
-		code: "error",
-		detail: "A server error occurred.",
-		attr: null
-	});
-}
-function serviceUnavailable(retryAfterSeconds) {
-	return new HttpError(503, {
-		type: "server_error",
-		code: "service_unavailable",
-		detail: "Service temporarily unavailable, try again later.",
-		attr: null
-	}, retryAfterSeconds === void 0 ? {} : { "retry-after": String(retryAfterSeconds) });
-}
 // dist/src/emulator/auth.js
 const REQUIRED_SCOPE = {
 	"projects.list": null,
@@ -1012,50 +1411,6 @@ function findRecord(context) {
 	const id = parseRecordId(context.params.id);
 	if (id === void 0) return void 0;
 	return context.store.findInFamily(projectId, family, id, context.profile);
-}
-function parseIntegerParam(query, name, minimum, fallback) {
-	const raw = query.get(name);
-	if (raw === null) return fallback;
-	if (!/^-?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw validationError("invalid_input", "A valid integer is required.", name);
-	const value = Number(raw);
-	if (value < minimum) throw validationError("min_value", `Ensure this value is greater than or equal to ${minimum}.`, name);
-	return value;
-}
-/** Throws 400 for a limit that is not a positive integer or an offset that is not a non-negative one. */
-function parsePageRequest(query) {
-	return {
-		limit: parseIntegerParam(query, "limit", 1, 100),
-		offset: parseIntegerParam(query, "offset", 0, 0)
-	};
-}
-/** `requestUrl` with its limit lowered to `maxPageSize` (links then carry the capped limit). */
-function capPageSize(requestUrl, maxPageSize) {
-	const limit = requestUrl.searchParams.get("limit");
-	const asked = limit === null ? 100 : Number(limit);
-	if (maxPageSize === void 0 || !(asked > maxPageSize)) return requestUrl;
-	requestUrl.searchParams.set("limit", String(maxPageSize));
-	return requestUrl;
-}
-function linkTo(requestUrl, limit, offset) {
-	const url = new URL(requestUrl.href);
-	url.searchParams.set("limit", String(limit));
-	if (offset === void 0) url.searchParams.delete("offset");
-	else url.searchParams.set("offset", String(offset));
-	return url.href;
-}
-/** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
-function paginate(items, page, requestUrl) {
-	const { limit, offset } = page;
-	const count = items.length;
-	const next = offset + limit >= count ? null : linkTo(requestUrl, limit, offset + limit);
-	let previous = null;
-	if (offset > 0) previous = offset - limit <= 0 ? linkTo(requestUrl, limit, void 0) : linkTo(requestUrl, limit, offset - limit);
-	return {
-		count,
-		next,
-		previous,
-		results: items.slice(offset, offset + limit)
-	};
 }
 // dist/src/emulator/form-body.js
 /** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
@@ -1534,27 +1889,24 @@ function parseInstant(query, name) {
 	if (Number.isNaN(ms)) throw validationError("invalid_input", "Enter a valid date/time.", name);
 	return ms;
 }
-function buildLogFilter(query) {
-	const types = new Set(query.getAll("type_filter").flatMap((value) => value.split(",")).map((value) => value.trim().toUpperCase()).filter((value) => value !== ""));
-	const search = query.get("search")?.toLowerCase() ?? "";
-	const after = parseInstant(query, "after");
-	const before = parseInstant(query, "before");
-	return (entry) => {
-		const timestamp = Date.parse(entry.timestamp);
-		if (types.size > 0 && !types.has(entry.type.toUpperCase())) return false;
-		if (search !== "" && !entry.message.toLowerCase().includes(search)) return false;
-		if (after !== void 0 && !(timestamp > after)) return false;
-		if (before !== void 0 && !(timestamp < before)) return false;
-		return true;
+function parseLogFilter(query) {
+	return {
+		types: new Set(query.getAll("type_filter").flatMap((value) => value.split(",")).map((value) => value.trim().toUpperCase()).filter((value) => value !== "")),
+		search: query.get("search")?.toLowerCase() ?? "",
+		after: parseInstant(query, "after"),
+		before: parseInstant(query, "before")
 	};
 }
 const listLogs = (context) => {
 	const query = context.requestUrl.searchParams;
 	const page = parsePageRequest(query);
-	const matches = buildLogFilter(query);
-	const { projectId } = familyScope(context);
+	const filter = parseLogFilter(query);
+	const { projectId, family } = familyScope(context);
 	const configId = parseRecordId(context.params.id);
-	return json(200, paginate(configId === void 0 ? [] : context.store.logsOf(projectId, configId).filter(matches), page, context.requestUrl));
+	if (configId === void 0) return json(200, paginateLogs([], void 0, page, context.requestUrl));
+	const stored = context.store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
+	const record = context.store.findInFamily(projectId, family, configId, context.profile);
+	return json(200, paginateLogs(stored, record && context.logStream.of(record, context.store.plugin(record.plugin), context.profile, filter), page, context.requestUrl));
 };
 // dist/src/emulator/project-handlers.js
 function renderProject(project) {
@@ -2059,7 +2411,8 @@ async function processRequest(deps, request, method, target) {
 		project,
 		params,
 		body: BODY_OPERATIONS.has(operation) ? parseRequestBody(rawBody, request.headers["content-type"], profile.acceptsFormBodies && FORM_OPERATIONS.has(operation)) : void 0,
-		requestUrl: capPageSize(requestUrlOf(request, target, deps.ownHost()), faults.maxPageSize)
+		requestUrl: capPageSize(requestUrlOf(request, target, deps.ownHost()), faults.maxPageSize),
+		logStream: deps.logStream
 	};
 	let result;
 	try {
@@ -2393,6 +2746,9 @@ async function startEmulator(options = {}) {
 	if (!PROFILE_NAMES.includes(profileName)) throw new RangeError(`unknown emulator profile ${profileName}`);
 	const profile = getProfile(profileName);
 	const faults = new FaultInjector(options.faults ?? {});
+	const logRate = options.logRate ?? 60;
+	if (!(logRate >= 0 && logRate <= 6e4)) throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
+	const logStream = new LogStream(logRate, () => faults.logErrors);
 	const host = options.host ?? "127.0.0.1";
 	if (options.dataFile !== void 0) await removeStaleTemporaryFiles(options.dataFile);
 	const initial = await initialData(options);
@@ -2421,7 +2777,8 @@ async function startEmulator(options = {}) {
 				const message = error instanceof Error ? error.stack ?? error.message : String(error);
 				(options.log ?? ((line) => process.stderr.write(`${line}\n`)))(`pcsync emulator internal error: ${message}`);
 			},
-			ownHost: () => ownHost
+			ownHost: () => ownHost,
+			logStream
 		}, request, response);
 		inFlight.add(served);
 		served.finally(() => inFlight.delete(served));
@@ -2453,4 +2810,4 @@ async function startEmulator(options = {}) {
 		}
 	};
 }
-export { PROFILE_NAMES as n, DataFileError as r, startEmulator as t };
+export { DataFileError as a, parseLogErrorFault as i, PROFILE_NAMES as n, MAX_LOG_RATE as r, startEmulator as t };

@@ -83,6 +83,10 @@ function markedLength(text, owner) {
 function lookAlikeKey(name) {
 	return trimAsService(name).normalize("NFC");
 }
+/** Whether two names are one name to the identity rule; a record with no name looks like none. */
+function sameName(a, b) {
+	return a !== null && b !== null && lookAlikeKey(a) === lookAlikeKey(b);
+}
 /** How two different names that share a look-alike key differ, in words for the plan. */
 function describeLookAlike(from, to) {
 	return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
@@ -176,8 +180,4 @@ function groupBy(items, keyOf) {
 	}
 	return groups;
 }
-<<<<<<< HEAD
-export { markedLength as a, looksMarked as i, DESCRIPTION_MAX_LENGTH as n, readMark as o, MARK_START as r, writeMark as s, groupBy as t };
-=======
-export { matchesAnyGlob as a, markedLength as c, writeMark as d, lookAlikeKey as i, readMark as l, compileNameGlob as n, DESCRIPTION_MAX_LENGTH as o, describeLookAlike as r, looksMarked as s, groupBy as t, stripMark as u };
->>>>>>> i30-names
+export { matchesAnyGlob as a, MARK_START as c, readMark as d, writeMark as f, lookAlikeKey as i, looksMarked as l, compileNameGlob as n, sameName as o, describeLookAlike as r, DESCRIPTION_MAX_LENGTH as s, groupBy as t, markedLength as u };

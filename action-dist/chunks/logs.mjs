@@ -5,12 +5,18 @@ import { a as UsageError } from "./errors.mjs";
 import { a as getFamily } from "./families.mjs";
 import { r as useColour } from "./cli-io.mjs";
 import { i as createClientFromFlags, o as parsePositiveInt, s as parsePositiveNumber, t as addConnectionOptions } from "./connection.mjs";
-import { n as parseTimeFlag } from "./duration.mjs";
+import { t as parseTimeFlag } from "./duration2.mjs";
 import { a as readTarget, i as findConfigRecord, n as describeRecord, r as explainRefusal, t as addTargetOptions } from "./find-config-record.mjs";
 import { t as createPaint } from "./colour.mjs";
 import { _ as neutraliseInline, c as isApiError, u as isRequestError, v as neutraliseJson, y as neutraliseLines } from "./api-key.mjs";
 import { a as formatOption, c as parseFormat, n as addDeprecatedAlias, r as collect, t as TEXT_OR_JSON } from "./options.mjs";
 import { setTimeout } from "node:timers/promises";
+/**
+* How far past this machine's clock an entry's time still moves the cursor. An entry stamped later
+* (a plugin whose clock is ahead, a bad timestamp) is printed, but the next poll asks from no later
+* than now plus this, less the overlap: later entries, stamped now, are never skipped for it.
+*/
+const FOLLOW_CLOCK_SKEW_MS = 5e3;
 var LogFollowCursor = class {
 	/** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
 	#floorMs;
@@ -18,6 +24,10 @@ var LogFollowCursor = class {
 	/** Printed entries that a later poll may return again: id -> timestamp. */
 	#seen = /* @__PURE__ */ new Map();
 	#overlapMs;
+	#now;
+	/** The first entry seen stamped past the skew, until the caller has warned of it. */
+	#ahead;
+	#warned = false;
 	/**
 	* @param backlog the entries already printed (any order)
 	* @param complete whether the backlog holds every matching entry (not cut by `--limit`)
@@ -25,13 +35,22 @@ var LogFollowCursor = class {
 	*/
 	constructor(backlog, options) {
 		this.#overlapMs = options.overlapMs ?? 1e4;
+		this.#now = options.now ?? Date.now;
 		for (const entry of backlog) this.#remember(entry);
-		if (!options.complete && this.#newestMs !== void 0) this.#floorMs = this.#newestMs;
-		else if (options.since !== void 0) this.#floorMs = options.since.getTime() + 1;
+		if (!options.complete && this.#newestMs !== void 0) {
+			const now = this.#now();
+			let floor;
+			for (const entry of backlog) {
+				const ms = Date.parse(entry.timestamp);
+				if (ms <= now + 5e3 && (floor === void 0 || ms > floor)) floor = ms;
+			}
+			this.#floorMs = floor ?? now;
+		} else if (options.since !== void 0) this.#floorMs = options.since.getTime() + 1;
 	}
 	/** The `after` filter of the next poll (exclusive, as the service reads it). */
 	nextAfter() {
-		const bounds = [this.#floorMs, this.#newestMs === void 0 ? void 0 : this.#newestMs - this.#overlapMs].filter((value) => value !== void 0);
+		const newest = this.#newestMs === void 0 ? void 0 : Math.min(this.#newestMs, this.#now() + FOLLOW_CLOCK_SKEW_MS);
+		const bounds = [this.#floorMs, newest === void 0 ? void 0 : newest - this.#overlapMs].filter((value) => value !== void 0);
 		if (bounds.length === 0) return void 0;
 		return /* @__PURE__ */ new Date(Math.max(...bounds) - 1);
 	}
@@ -52,8 +71,23 @@ var LogFollowCursor = class {
 		this.#forgetUnreachable();
 		return fresh.map(({ entry }) => entry);
 	}
+	/**
+	* The warning to print, once per run, when an entry was stamped past this machine's clock and
+	* the skew; undefined otherwise.
+	*/
+	takeWarning() {
+		if (this.#ahead === void 0 || this.#warned) return void 0;
+		this.#warned = true;
+		const { entry, aheadMs } = this.#ahead;
+		return `the entry of ${entry.timestamp} is stamped ${describeAhead(aheadMs)} ahead of this machine's clock (the service's or the plugin's clock is off); entries that come later are still shown, in the order they arrive`;
+	}
 	#remember(entry) {
 		const parsed = Date.parse(entry.timestamp);
+		const aheadMs = parsed - this.#now();
+		if (!this.#warned && this.#ahead === void 0 && aheadMs > 5e3) this.#ahead = {
+			entry,
+			aheadMs
+		};
 		const ms = Number.isNaN(parsed) ? this.#newestMs ?? 0 : parsed;
 		if (!Number.isNaN(parsed) && (this.#newestMs === void 0 || ms > this.#newestMs)) this.#newestMs = ms;
 		this.#seen.set(entry.id, ms);
@@ -65,6 +99,14 @@ var LogFollowCursor = class {
 		for (const [id, ms] of this.#seen) if (ms < after.getTime()) this.#seen.delete(id);
 	}
 };
+function describeAhead(ms) {
+	const seconds = Math.round(ms / 1e3);
+	if (seconds < 120) return `${seconds} s`;
+	const minutes = Math.round(seconds / 60);
+	if (minutes < 120) return `${minutes} min`;
+	const hours = Math.round(minutes / 60);
+	return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+}
 // dist/src/cli/log-format.js
 const LOG_TYPES = [
 	"DEBUG",
@@ -170,6 +212,8 @@ Examples:
 				complete,
 				since: settings.since
 			});
+			const ahead = cursor.takeWarning();
+			if (ahead !== void 0) io.stderr.write(`warning: ${ahead}\n`);
 			await pollUntilStopped(io, settings.intervalMs, async () => {
 				const after = cursor.nextAfter();
 				const polled = await read({
@@ -177,6 +221,8 @@ Examples:
 					...after ? { after } : {}
 				});
 				for (const entry of cursor.accept(polled)) print(entry);
+				const warning = cursor.takeWarning();
+				if (warning !== void 0) io.stderr.write(`warning: ${warning}\n`);
 			});
 		} catch (error) {
 			throw explainRefusal(error, "logs");

@@ -6,15 +6,10 @@ import { t as appendAll } from "./append-all.mjs";
 import { m as findPackageFile, p as formatBytes } from "./api-key.mjs";
 import { i as familyKey, n as FAMILY_NAMES, o as isFamilyName } from "./families.mjs";
 import { a as makeError, i as formatSource, n as formatDiagnostic, o as makeWarning, r as formatGithubAnnotation, s as sortDiagnostics, t as WHOLE_FILE } from "./diagnostics.mjs";
-<<<<<<< HEAD
-import { a as markedLength, i as looksMarked, n as DESCRIPTION_MAX_LENGTH, t as groupBy } from "./group-by.mjs";
-import { t as matchesAnyGlob } from "./name-glob.mjs";
-import { f as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
-=======
-import { a as matchesAnyGlob, c as markedLength, i as lookAlikeKey, o as DESCRIPTION_MAX_LENGTH, r as describeLookAlike, s as looksMarked, t as groupBy } from "./group-by.mjs";
+import { a as matchesAnyGlob, i as lookAlikeKey, l as looksMarked, r as describeLookAlike, s as DESCRIPTION_MAX_LENGTH, t as groupBy, u as markedLength } from "./group-by.mjs";
 import { d as describeUntrimmed, l as didYouMean, r as collect } from "./options.mjs";
->>>>>>> i30-names
 import { n as precompiledValidator } from "./precompiled.mjs";
+import { n as parseDuration } from "./duration.mjs";
 import { t as peekApiKeyFile } from "./credentials.mjs";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
@@ -8828,6 +8823,51 @@ function markProblem(text) {
 	if (!looksMarked(text)) return void 0;
 	return "description ends in an owner mark (\"[pcsync owner=NAME]\"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest";
 }
+// dist/src/manifest/rollout-merge.js
+function mergeRollouts(files) {
+	const [first, ...others] = files.flatMap(({ file, facts }) => facts.rollout === void 0 ? [] : [{
+		file,
+		fact: facts.rollout
+	}]).sort((a, b) => a.file < b.file ? -1 : a.file > b.file ? 1 : a.fact.position.line - b.fact.position.line);
+	const errors = others.map(({ file, fact }) => makeError(file, fact.position, `rollout is also set at ${first?.file}:${first?.fact.position.line}; one file of a manifest says how it rolls out`));
+	if (first === void 0) return {
+		rollout: void 0,
+		errors,
+		checkProjects: () => []
+	};
+	const { file, fact } = first;
+	return {
+		rollout: {
+			waves: fact.waves.map((wave) => {
+				const spec = {
+					name: wave.name,
+					source: {
+						file,
+						line: wave.position.line,
+						col: wave.position.col
+					}
+				};
+				if (wave.projects !== void 0) spec.projects = wave.projects;
+				if (wave.percent !== void 0) spec.percent = wave.percent;
+				return spec;
+			}),
+			bakeMs: fact.bakeMs,
+			health: fact.health,
+			failureBudget: fact.failureBudget,
+			onFailure: fact.onFailure,
+			source: {
+				file,
+				line: fact.position.line,
+				col: fact.position.col
+			}
+		},
+		errors,
+		checkProjects(managed, resolvedAtPlanTime) {
+			if (resolvedAtPlanTime) return [];
+			return fact.waves.flatMap((wave) => (wave.projects ?? []).flatMap((project, index) => managed.has(project) ? [] : [makeError(file, wave.projectPositions?.[index] ?? wave.position, `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`)]));
+		}
+	};
+}
 // dist/src/manifest/merge.js
 function mergeManifestFiles(files) {
 	const errors = [];
@@ -8866,6 +8906,8 @@ function mergeManifestFiles(files) {
 	}]).sort(comparePlaced));
 	appendAll(errors, owners.errors);
 	appendAll(errors, checkOwnerDescriptions(files.flatMap((file) => file.blocks ?? []), owners.owner?.value));
+	const rollouts = mergeRollouts(files);
+	appendAll(errors, rollouts.errors);
 	if (errors.length > 0 || files.some((file) => file.blocks === void 0)) return {
 		state: void 0,
 		errors,
@@ -8879,6 +8921,15 @@ function mergeManifestFiles(files) {
 		warnings: expanded.warnings
 	};
 	const state = { families: expanded.families };
+	if (rollouts.rollout !== void 0) {
+		const unknown = rollouts.checkProjects(new Set(expanded.families.map((family) => family.project)), hasUnresolvedSets(blocks));
+		if (unknown.length > 0) return {
+			state: void 0,
+			errors: unknown,
+			warnings: expanded.warnings
+		};
+		state.rollout = rollouts.rollout;
+	}
 	if (firstBaseUrl !== void 0) {
 		const { value, file, position } = firstBaseUrl;
 		state.baseUrl = value;
@@ -9343,6 +9394,123 @@ function valueAt(root, path) {
 	}
 	return current;
 }
+// dist/src/manifest/rollout-checks.js
+/** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
+const ROLLOUT_DEFAULTS = {
+	bakeMs: 6e5,
+	maxErrorRatio: .05,
+	minEntries: 20,
+	allowUnknown: false,
+	failureBudget: 0,
+	onFailure: "rollback"
+};
+/**
+* Reads `rollout:` defensively (the schema reports wrong types; this reads what it can) and adds
+* the problems only it can see to `errors` and `warnings`.
+*/
+function readRollout(value, locations, errors, warnings) {
+	const rollout = asRecord$1(value);
+	if (rollout === void 0) return void 0;
+	const at = (path) => locations.lookup(["rollout", ...path])?.value ?? locations.lookup(["rollout"])?.key ?? {
+		line: 1,
+		col: 1
+	};
+	const waves = [];
+	const names = /* @__PURE__ */ new Map();
+	const projectWaves = /* @__PURE__ */ new Map();
+	let largestPercent;
+	let complete;
+	(Array.isArray(rollout.waves) ? rollout.waves : []).forEach((waveValue, index) => {
+		const wave = asRecord$1(waveValue);
+		if (wave === void 0 || typeof wave.name !== "string") return;
+		const name = wave.name;
+		const position = at([
+			"waves",
+			index,
+			"name"
+		]);
+		const earlier = names.get(name);
+		if (earlier !== void 0) errors.push({
+			position,
+			message: `wave "${name}" is also named at line ${earlier.line}; give each wave its own name`
+		});
+		names.set(name, position);
+		if (complete !== void 0) warnings.push({
+			position,
+			message: `wave "${name}" comes after wave "${complete}", which already reaches 100% of the plan's projects: it will never write anything`
+		});
+		const fact = {
+			name,
+			position
+		};
+		const hasProjects = Array.isArray(wave.projects);
+		if (hasProjects === (typeof wave.percent === "number")) errors.push({
+			position,
+			message: hasProjects ? `wave "${name}" gives both projects and percent; a wave is either named projects or a share of the plan's projects` : `wave "${name}" says neither which projects nor what share; give it \`projects: [...]\` or \`percent: N\``
+		});
+		if (Array.isArray(wave.projects)) {
+			fact.projects = [];
+			fact.projectPositions = [];
+			wave.projects.forEach((project, projectIndex) => {
+				if (typeof project !== "string") return;
+				const projectPosition = at([
+					"waves",
+					index,
+					"projects",
+					projectIndex
+				]);
+				const other = projectWaves.get(project);
+				if (other !== void 0) {
+					errors.push({
+						position: projectPosition,
+						message: other === name ? `project "${project}" is named twice in wave "${name}"` : `project "${project}" is already in wave "${other}"; a project belongs to one wave`
+					});
+					return;
+				}
+				projectWaves.set(project, name);
+				fact.projects?.push(project);
+				fact.projectPositions?.push(projectPosition);
+			});
+		}
+		if (typeof wave.percent === "number") {
+			fact.percent = wave.percent;
+			if (largestPercent !== void 0 && wave.percent < largestPercent.percent) errors.push({
+				position: at([
+					"waves",
+					index,
+					"percent"
+				]),
+				message: `wave "${name}" says percent: ${wave.percent}, less than the ${largestPercent.percent} wave "${largestPercent.name}" already reaches; a wave's percent counts the earlier waves, so it never shrinks`
+			});
+			else largestPercent = {
+				percent: wave.percent,
+				name
+			};
+			if (wave.percent >= 100) complete ??= name;
+		}
+		waves.push(fact);
+	});
+	const bakeMs = (typeof rollout.bake === "string" ? parseDuration(rollout.bake) : void 0) ?? ROLLOUT_DEFAULTS.bakeMs;
+	const logs = asRecord$1(asRecord$1(rollout.health)?.logs);
+	return {
+		waves,
+		bakeMs,
+		health: { logs: {
+			maxErrorRatio: typeof logs?.max_error_ratio === "number" ? logs.max_error_ratio : ROLLOUT_DEFAULTS.maxErrorRatio,
+			minEntries: typeof logs?.min_entries === "number" ? logs.min_entries : ROLLOUT_DEFAULTS.minEntries,
+			allowUnknown: typeof logs?.allow_unknown === "boolean" ? logs.allow_unknown : ROLLOUT_DEFAULTS.allowUnknown
+		} },
+		failureBudget: typeof rollout.failure_budget === "number" ? rollout.failure_budget : ROLLOUT_DEFAULTS.failureBudget,
+		onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
+		position: locations.lookup(["rollout"])?.key ?? {
+			line: 1,
+			col: 1
+		}
+	};
+}
+function asRecord$1(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
+}
 // dist/src/manifest/text-checks.js
 const CHECKED_KEYS = /* @__PURE__ */ new Set(["name", "description"]);
 /** Every config `name` and `description` in the manifest (configs, templates, sets, overrides). */
@@ -9395,6 +9563,8 @@ function checkManifestSemantics(plain) {
 		value: root.owner,
 		position: valuePosition(locations, ["owner"])
 	};
+	const rollout = readRollout(root.rollout, locations, errors, warnings);
+	if (rollout !== void 0) facts.rollout = rollout;
 	checkServiceText(root, locations, errors);
 	checkTemplates(asRecord(root.templates), locations, errors, warnings);
 	if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
@@ -9926,4 +10096,4 @@ function printDiagnostics(result, io, options = { text: true }) {
 	if (options.text) for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
 	if (io.env.GITHUB_ACTIONS === "true") for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
 }
-export { isMap as _, loadVariablesOrThrow as a, parseDocument as b, runInputs as c, resolveProjectSets as d, compareText as f, YAMLSeq as g, Scalar as h, loadManifestsOrThrow as i, ManifestError as l, Document as m, addVariableOptions as n, parseVariableFlags as o, resolveTextWith as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, isScalar as v, visit as x, isSeq as y };
+export { visit as C, parseDocument as S, Scalar as _, loadVariablesOrThrow as a, isScalar as b, runInputs as c, readManifestSources as d, readVarFiles as f, Document as g, resolveTextWith as h, loadManifestsOrThrow as i, ManifestError as l, compareText as m, addVariableOptions as n, parseVariableFlags as o, resolveProjectSets as p, loadManifestsFromFlags as r, printDiagnostics as s, addManifestOption as t, summarizeErrors as u, YAMLSeq as v, isSeq as x, isMap as y };

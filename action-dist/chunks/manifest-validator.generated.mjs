@@ -21,9 +21,545 @@ var manifest_validator_generated_default = validate10;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const pattern0 = /* @__PURE__ */ new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://", "u");
 const pattern1 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9_.-]{1,40}$", "u");
-const pattern4 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
+const pattern6 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
 const func2 = require("ajv/dist/runtime/ucs2length").default;
-const schema14 = {
+const schema13 = {
+	"description": "How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy before the next starts. Without it, `apply` writes every project at once. Usable in any one file of a multi-file manifest.",
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["waves"],
+	"properties": {
+		"waves": {
+			"description": "The waves, in order. Every project the plan changes must be in exactly one: the last wave usually says `percent: 100`.",
+			"type": "array",
+			"minItems": 1,
+			"maxItems": 100,
+			"items": { "$ref": "#/definitions/rolloutWave" }
+		},
+		"bake": {
+			"description": "After a wave's writes, wait this long before judging it (`30s`, `10m`, `1h`; `0s` judges at once). Default `10m`.",
+			"type": "string",
+			"pattern": "^(?:[0-9]+(?:ms|[smhd]))+$"
+		},
+		"health": {
+			"description": "What a wave is judged on, per project.",
+			"type": "object",
+			"additionalProperties": false,
+			"properties": { "logs": {
+				"description": "The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.",
+				"type": "object",
+				"additionalProperties": false,
+				"properties": {
+					"max_error_ratio": {
+						"description": "A project fails when its ERROR entries / all its entries logged since the wave's writes exceed this. Default 0.05.",
+						"type": "number",
+						"minimum": 0,
+						"maximum": 1
+					},
+					"min_entries": {
+						"description": "Fewer entries than this (over the project's changed configs): its health is unknown, which fails it unless `allow_unknown: true`. Default 20.",
+						"type": "integer",
+						"minimum": 0
+					},
+					"allow_unknown": {
+						"description": "A project with fewer than `min_entries` entries passes (said in the output). Default false.",
+						"type": "boolean"
+					}
+				}
+			} }
+		},
+		"failure_budget": {
+			"description": "How many projects of one wave may fail; one more halts the rollout. Default 0.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"on_failure": {
+			"description": "`rollback` (default): every wave applied so far is rolled back through the journal, newest first; `halt`: stop there, leaving the waves written.",
+			"enum": ["rollback", "halt"]
+		}
+	}
+};
+const pattern2 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$", "u");
+const pattern3 = /* @__PURE__ */ new RegExp("^(?:[0-9]+(?:ms|[smhd]))+$", "u");
+function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.waves === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "waves" },
+				message: "must have required property 'waves'"
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "waves" || key0 === "bake" || key0 === "health" || key0 === "failure_budget" || key0 === "on_failure")) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties"
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.waves !== void 0) {
+			let data0 = data.waves;
+			if (Array.isArray(data0)) {
+				if (data0.length > 100) {
+					const err2 = {
+						instancePath: instancePath + "/waves",
+						schemaPath: "#/properties/waves/maxItems",
+						keyword: "maxItems",
+						params: { limit: 100 },
+						message: "must NOT have more than 100 items"
+					};
+					if (vErrors === null) vErrors = [err2];
+					else vErrors.push(err2);
+					errors++;
+				}
+				if (data0.length < 1) {
+					const err3 = {
+						instancePath: instancePath + "/waves",
+						schemaPath: "#/properties/waves/minItems",
+						keyword: "minItems",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 items"
+					};
+					if (vErrors === null) vErrors = [err3];
+					else vErrors.push(err3);
+					errors++;
+				}
+				const len0 = data0.length;
+				for (let i0 = 0; i0 < len0; i0++) {
+					let data1 = data0[i0];
+					if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
+						if (data1.name === void 0) {
+							const err4 = {
+								instancePath: instancePath + "/waves/" + i0,
+								schemaPath: "#/definitions/rolloutWave/required",
+								keyword: "required",
+								params: { missingProperty: "name" },
+								message: "must have required property 'name'"
+							};
+							if (vErrors === null) vErrors = [err4];
+							else vErrors.push(err4);
+							errors++;
+						}
+						for (const key1 in data1) if (!(key1 === "name" || key1 === "projects" || key1 === "percent")) {
+							const err5 = {
+								instancePath: instancePath + "/waves/" + i0,
+								schemaPath: "#/definitions/rolloutWave/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key1 },
+								message: "must NOT have additional properties"
+							};
+							if (vErrors === null) vErrors = [err5];
+							else vErrors.push(err5);
+							errors++;
+						}
+						if (data1.name !== void 0) {
+							let data2 = data1.name;
+							if (typeof data2 === "string") {
+								if (!pattern2.test(data2)) {
+									const err6 = {
+										instancePath: instancePath + "/waves/" + i0 + "/name",
+										schemaPath: "#/definitions/rolloutWave/properties/name/pattern",
+										keyword: "pattern",
+										params: { pattern: "^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$" },
+										message: "must match pattern \"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$\""
+									};
+									if (vErrors === null) vErrors = [err6];
+									else vErrors.push(err6);
+									errors++;
+								}
+							} else {
+								const err7 = {
+									instancePath: instancePath + "/waves/" + i0 + "/name",
+									schemaPath: "#/definitions/rolloutWave/properties/name/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string"
+								};
+								if (vErrors === null) vErrors = [err7];
+								else vErrors.push(err7);
+								errors++;
+							}
+						}
+						if (data1.projects !== void 0) {
+							let data3 = data1.projects;
+							if (Array.isArray(data3)) {
+								if (data3.length < 1) {
+									const err8 = {
+										instancePath: instancePath + "/waves/" + i0 + "/projects",
+										schemaPath: "#/definitions/rolloutWave/properties/projects/minItems",
+										keyword: "minItems",
+										params: { limit: 1 },
+										message: "must NOT have fewer than 1 items"
+									};
+									if (vErrors === null) vErrors = [err8];
+									else vErrors.push(err8);
+									errors++;
+								}
+								const len1 = data3.length;
+								for (let i1 = 0; i1 < len1; i1++) {
+									let data4 = data3[i1];
+									if (typeof data4 === "string") {
+										if (func2(data4) < 1) {
+											const err9 = {
+												instancePath: instancePath + "/waves/" + i0 + "/projects/" + i1,
+												schemaPath: "#/definitions/rolloutWave/properties/projects/items/minLength",
+												keyword: "minLength",
+												params: { limit: 1 },
+												message: "must NOT have fewer than 1 characters"
+											};
+											if (vErrors === null) vErrors = [err9];
+											else vErrors.push(err9);
+											errors++;
+										}
+									} else {
+										const err10 = {
+											instancePath: instancePath + "/waves/" + i0 + "/projects/" + i1,
+											schemaPath: "#/definitions/rolloutWave/properties/projects/items/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string"
+										};
+										if (vErrors === null) vErrors = [err10];
+										else vErrors.push(err10);
+										errors++;
+									}
+								}
+							} else {
+								const err11 = {
+									instancePath: instancePath + "/waves/" + i0 + "/projects",
+									schemaPath: "#/definitions/rolloutWave/properties/projects/type",
+									keyword: "type",
+									params: { type: "array" },
+									message: "must be array"
+								};
+								if (vErrors === null) vErrors = [err11];
+								else vErrors.push(err11);
+								errors++;
+							}
+						}
+						if (data1.percent !== void 0) {
+							let data5 = data1.percent;
+							if (typeof data5 == "number" && isFinite(data5)) {
+								if (data5 > 100 || isNaN(data5)) {
+									const err12 = {
+										instancePath: instancePath + "/waves/" + i0 + "/percent",
+										schemaPath: "#/definitions/rolloutWave/properties/percent/maximum",
+										keyword: "maximum",
+										params: {
+											comparison: "<=",
+											limit: 100
+										},
+										message: "must be <= 100"
+									};
+									if (vErrors === null) vErrors = [err12];
+									else vErrors.push(err12);
+									errors++;
+								}
+								if (data5 <= 0 || isNaN(data5)) {
+									const err13 = {
+										instancePath: instancePath + "/waves/" + i0 + "/percent",
+										schemaPath: "#/definitions/rolloutWave/properties/percent/exclusiveMinimum",
+										keyword: "exclusiveMinimum",
+										params: {
+											comparison: ">",
+											limit: 0
+										},
+										message: "must be > 0"
+									};
+									if (vErrors === null) vErrors = [err13];
+									else vErrors.push(err13);
+									errors++;
+								}
+							} else {
+								const err14 = {
+									instancePath: instancePath + "/waves/" + i0 + "/percent",
+									schemaPath: "#/definitions/rolloutWave/properties/percent/type",
+									keyword: "type",
+									params: { type: "number" },
+									message: "must be number"
+								};
+								if (vErrors === null) vErrors = [err14];
+								else vErrors.push(err14);
+								errors++;
+							}
+						}
+					} else {
+						const err15 = {
+							instancePath: instancePath + "/waves/" + i0,
+							schemaPath: "#/definitions/rolloutWave/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object"
+						};
+						if (vErrors === null) vErrors = [err15];
+						else vErrors.push(err15);
+						errors++;
+					}
+				}
+			} else {
+				const err16 = {
+					instancePath: instancePath + "/waves",
+					schemaPath: "#/properties/waves/type",
+					keyword: "type",
+					params: { type: "array" },
+					message: "must be array"
+				};
+				if (vErrors === null) vErrors = [err16];
+				else vErrors.push(err16);
+				errors++;
+			}
+		}
+		if (data.bake !== void 0) {
+			let data6 = data.bake;
+			if (typeof data6 === "string") {
+				if (!pattern3.test(data6)) {
+					const err17 = {
+						instancePath: instancePath + "/bake",
+						schemaPath: "#/properties/bake/pattern",
+						keyword: "pattern",
+						params: { pattern: "^(?:[0-9]+(?:ms|[smhd]))+$" },
+						message: "must match pattern \"^(?:[0-9]+(?:ms|[smhd]))+$\""
+					};
+					if (vErrors === null) vErrors = [err17];
+					else vErrors.push(err17);
+					errors++;
+				}
+			} else {
+				const err18 = {
+					instancePath: instancePath + "/bake",
+					schemaPath: "#/properties/bake/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string"
+				};
+				if (vErrors === null) vErrors = [err18];
+				else vErrors.push(err18);
+				errors++;
+			}
+		}
+		if (data.health !== void 0) {
+			let data7 = data.health;
+			if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+				for (const key2 in data7) if (!(key2 === "logs")) {
+					const err19 = {
+						instancePath: instancePath + "/health",
+						schemaPath: "#/properties/health/additionalProperties",
+						keyword: "additionalProperties",
+						params: { additionalProperty: key2 },
+						message: "must NOT have additional properties"
+					};
+					if (vErrors === null) vErrors = [err19];
+					else vErrors.push(err19);
+					errors++;
+				}
+				if (data7.logs !== void 0) {
+					let data8 = data7.logs;
+					if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+						for (const key3 in data8) if (!(key3 === "max_error_ratio" || key3 === "min_entries" || key3 === "allow_unknown")) {
+							const err20 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key3 },
+								message: "must NOT have additional properties"
+							};
+							if (vErrors === null) vErrors = [err20];
+							else vErrors.push(err20);
+							errors++;
+						}
+						if (data8.max_error_ratio !== void 0) {
+							let data9 = data8.max_error_ratio;
+							if (typeof data9 == "number" && isFinite(data9)) {
+								if (data9 > 1 || isNaN(data9)) {
+									const err21 = {
+										instancePath: instancePath + "/health/logs/max_error_ratio",
+										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/maximum",
+										keyword: "maximum",
+										params: {
+											comparison: "<=",
+											limit: 1
+										},
+										message: "must be <= 1"
+									};
+									if (vErrors === null) vErrors = [err21];
+									else vErrors.push(err21);
+									errors++;
+								}
+								if (data9 < 0 || isNaN(data9)) {
+									const err22 = {
+										instancePath: instancePath + "/health/logs/max_error_ratio",
+										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/minimum",
+										keyword: "minimum",
+										params: {
+											comparison: ">=",
+											limit: 0
+										},
+										message: "must be >= 0"
+									};
+									if (vErrors === null) vErrors = [err22];
+									else vErrors.push(err22);
+									errors++;
+								}
+							} else {
+								const err23 = {
+									instancePath: instancePath + "/health/logs/max_error_ratio",
+									schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/type",
+									keyword: "type",
+									params: { type: "number" },
+									message: "must be number"
+								};
+								if (vErrors === null) vErrors = [err23];
+								else vErrors.push(err23);
+								errors++;
+							}
+						}
+						if (data8.min_entries !== void 0) {
+							let data10 = data8.min_entries;
+							if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+								const err24 = {
+									instancePath: instancePath + "/health/logs/min_entries",
+									schemaPath: "#/properties/health/properties/logs/properties/min_entries/type",
+									keyword: "type",
+									params: { type: "integer" },
+									message: "must be integer"
+								};
+								if (vErrors === null) vErrors = [err24];
+								else vErrors.push(err24);
+								errors++;
+							}
+							if (typeof data10 == "number" && isFinite(data10)) {
+								if (data10 < 0 || isNaN(data10)) {
+									const err25 = {
+										instancePath: instancePath + "/health/logs/min_entries",
+										schemaPath: "#/properties/health/properties/logs/properties/min_entries/minimum",
+										keyword: "minimum",
+										params: {
+											comparison: ">=",
+											limit: 0
+										},
+										message: "must be >= 0"
+									};
+									if (vErrors === null) vErrors = [err25];
+									else vErrors.push(err25);
+									errors++;
+								}
+							}
+						}
+						if (data8.allow_unknown !== void 0) {
+							if (typeof data8.allow_unknown !== "boolean") {
+								const err26 = {
+									instancePath: instancePath + "/health/logs/allow_unknown",
+									schemaPath: "#/properties/health/properties/logs/properties/allow_unknown/type",
+									keyword: "type",
+									params: { type: "boolean" },
+									message: "must be boolean"
+								};
+								if (vErrors === null) vErrors = [err26];
+								else vErrors.push(err26);
+								errors++;
+							}
+						}
+					} else {
+						const err27 = {
+							instancePath: instancePath + "/health/logs",
+							schemaPath: "#/properties/health/properties/logs/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object"
+						};
+						if (vErrors === null) vErrors = [err27];
+						else vErrors.push(err27);
+						errors++;
+					}
+				}
+			} else {
+				const err28 = {
+					instancePath: instancePath + "/health",
+					schemaPath: "#/properties/health/type",
+					keyword: "type",
+					params: { type: "object" },
+					message: "must be object"
+				};
+				if (vErrors === null) vErrors = [err28];
+				else vErrors.push(err28);
+				errors++;
+			}
+		}
+		if (data.failure_budget !== void 0) {
+			let data12 = data.failure_budget;
+			if (!(typeof data12 == "number" && !(data12 % 1) && !isNaN(data12) && isFinite(data12))) {
+				const err29 = {
+					instancePath: instancePath + "/failure_budget",
+					schemaPath: "#/properties/failure_budget/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer"
+				};
+				if (vErrors === null) vErrors = [err29];
+				else vErrors.push(err29);
+				errors++;
+			}
+			if (typeof data12 == "number" && isFinite(data12)) {
+				if (data12 < 0 || isNaN(data12)) {
+					const err30 = {
+						instancePath: instancePath + "/failure_budget",
+						schemaPath: "#/properties/failure_budget/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0"
+					};
+					if (vErrors === null) vErrors = [err30];
+					else vErrors.push(err30);
+					errors++;
+				}
+			}
+		}
+		if (data.on_failure !== void 0) {
+			let data13 = data.on_failure;
+			if (!(data13 === "rollback" || data13 === "halt")) {
+				const err31 = {
+					instancePath: instancePath + "/on_failure",
+					schemaPath: "#/properties/on_failure/enum",
+					keyword: "enum",
+					params: { allowedValues: schema13.properties.on_failure.enum },
+					message: "must be equal to one of the allowed values"
+				};
+				if (vErrors === null) vErrors = [err31];
+				else vErrors.push(err31);
+				errors++;
+			}
+		}
+	} else {
+		const err32 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object"
+		};
+		if (vErrors === null) vErrors = [err32];
+		else vErrors.push(err32);
+		errors++;
+	}
+	validate11.errors = vErrors;
+	return errors === 0;
+}
+const schema16 = {
 	"title": "ManifestTemplateFamily",
 	"description": "The configs a template provides for one family.",
 	"type": "object",
@@ -54,12 +590,12 @@ const schema14 = {
 		}
 	}
 };
-const schema26 = {
+const schema28 = {
 	"title": "ManifestFieldsMode",
 	"description": "`listed` (default): fields a config leaves out are not managed. `all`: they take the service's defaults (enabled: false, description: null, match_action: null) and are managed, so a hand edit of any field is drift. The project's value wins over a set's, which wins over the templates'.",
 	"enum": ["listed", "all"]
 };
-const schema15 = {
+const schema17 = {
 	"title": "ManifestTemplateConfig",
 	"description": "One templated plugin config: as a project's config, without `id:` (pin ids in a project's `overrides`).",
 	"type": "object",
@@ -104,18 +640,18 @@ const schema15 = {
 		}
 	}
 };
-const schema19 = {
+const schema21 = {
 	"description": "Free text shown in the service, at most 1000 characters; null clears it.",
 	"type": ["string", "null"],
 	"maxLength": 1e3
 };
-const schema20 = {
+const schema22 = {
 	"description": "The id of the action whose matching events the config processes; null for all events.",
 	"type": ["integer", "null"],
 	"minimum": 1,
 	"maximum": 9007199254740991
 };
-const schema24 = {
+const schema26 = {
 	"title": "ManifestIgnoreFields",
 	"description": "Fields never compared and never written once the record exists (a create still sends them); the plan counts the differences it ignored.",
 	"type": "array",
@@ -131,10 +667,10 @@ const schema24 = {
 		]
 	}
 };
-const func4 = Object.prototype.hasOwnProperty;
+const func5 = Object.prototype.hasOwnProperty;
 const func0 = require("ajv/dist/runtime/equal").default;
-const pattern2 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
-function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+const pattern4 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -162,7 +698,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func4.call(schema15.properties, key0)) {
+		for (const key0 in data) if (!func5.call(schema17.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -201,7 +737,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern2.test(data0)) {
+				if (!pattern4.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/definitions/config/properties/name/pattern",
@@ -294,7 +830,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/description",
 					schemaPath: "#/definitions/config/properties/description/type",
 					keyword: "type",
-					params: { type: schema19.type },
+					params: { type: schema21.type },
 					message: "must be string,null"
 				};
 				if (vErrors === null) vErrors = [err11];
@@ -323,7 +859,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/match_action",
 					schemaPath: "#/definitions/config/properties/match_action/type",
 					keyword: "type",
-					params: { type: schema20.type },
+					params: { type: schema22.type },
 					message: "must be integer,null"
 				};
 				if (vErrors === null) vErrors = [err13];
@@ -449,7 +985,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 							instancePath: instancePath + "/ignore_fields/" + i0,
 							schemaPath: "#/definitions/ignoreFields/items/enum",
 							keyword: "enum",
-							params: { allowedValues: schema24.items.enum },
+							params: { allowedValues: schema26.items.enum },
 							message: "must be equal to one of the allowed values"
 						};
 						if (vErrors === null) vErrors = [err21];
@@ -502,10 +1038,10 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err24);
 		errors++;
 	}
-	validate13.errors = vErrors;
+	validate15.errors = vErrors;
 	return errors === 0;
 }
-function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -566,7 +1102,7 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/drift",
 					schemaPath: "#/properties/drift/enum",
 					keyword: "enum",
-					params: { allowedValues: schema14.properties.drift.enum },
+					params: { allowedValues: schema16.properties.drift.enum },
 					message: "must be equal to one of the allowed values"
 				};
 				if (vErrors === null) vErrors = [err4];
@@ -578,13 +1114,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 			let data2 = data.configs;
 			if (Array.isArray(data2)) {
 				const len0 = data2.length;
-				for (let i0 = 0; i0 < len0; i0++) if (!validate13(data2[i0], {
+				for (let i0 = 0; i0 < len0; i0++) if (!validate15(data2[i0], {
 					instancePath: instancePath + "/configs/" + i0,
 					parentData: data2,
 					parentDataProperty: i0,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+					vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 					errors = vErrors.length;
 				}
 			} else {
@@ -652,7 +1188,7 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/fields",
 					schemaPath: "#/definitions/fieldsMode/enum",
 					keyword: "enum",
-					params: { allowedValues: schema26.enum },
+					params: { allowedValues: schema28.enum },
 					message: "must be equal to one of the allowed values"
 				};
 				if (vErrors === null) vErrors = [err9];
@@ -672,10 +1208,10 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err10);
 		errors++;
 	}
-	validate12.errors = vErrors;
+	validate14.errors = vErrors;
 	return errors === 0;
 }
-function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -692,24 +1228,24 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 			errors++;
 		}
 		if (data.plugin_configs !== void 0) {
-			if (!validate12(data.plugin_configs, {
+			if (!validate14(data.plugin_configs, {
 				instancePath: instancePath + "/plugin_configs",
 				parentData: data,
 				parentDataProperty: "plugin_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+				vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
 				errors = vErrors.length;
 			}
 		}
 		if (data.pipeline_frontend_apps_configs !== void 0) {
-			if (!validate12(data.pipeline_frontend_apps_configs, {
+			if (!validate14(data.pipeline_frontend_apps_configs, {
 				instancePath: instancePath + "/pipeline_frontend_apps_configs",
 				parentData: data,
 				parentDataProperty: "pipeline_frontend_apps_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+				vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
 				errors = vErrors.length;
 			}
 		}
@@ -725,10 +1261,10 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err1);
 		errors++;
 	}
-	validate11.errors = vErrors;
+	validate13.errors = vErrors;
 	return errors === 0;
 }
-const schema27 = {
+const schema29 = {
 	"title": "ManifestProjectSet",
 	"description": "One block for many projects: the templates, family settings, overrides, omissions and configs they all get.",
 	"type": "object",
@@ -771,7 +1307,7 @@ const schema27 = {
 		}
 	}
 };
-const schema29 = {
+const schema31 = {
 	"title": "ManifestFamily",
 	"description": "The configs of one family of one project (or project set). `configs` may be left out when a used template provides this family.",
 	"type": "object",
@@ -815,7 +1351,7 @@ const schema29 = {
 		}
 	}
 };
-const schema30 = {
+const schema32 = {
 	"title": "ManifestConfig",
 	"description": "One plugin config. Fields left out are not managed.",
 	"type": "object",
@@ -876,7 +1412,7 @@ const schema30 = {
 		}
 	}
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -904,7 +1440,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func4.call(schema30.properties, key0)) {
+		for (const key0 in data) if (!func5.call(schema32.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -943,7 +1479,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern2.test(data0)) {
+				if (!pattern4.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/properties/name/pattern",
@@ -1036,7 +1572,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/description",
 					schemaPath: "#/properties/description/type",
 					keyword: "type",
-					params: { type: schema30.properties.description.type },
+					params: { type: schema32.properties.description.type },
 					message: "must be string,null"
 				};
 				if (vErrors === null) vErrors = [err11];
@@ -1065,7 +1601,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/match_action",
 					schemaPath: "#/properties/match_action/type",
 					keyword: "type",
-					params: { type: schema30.properties.match_action.type },
+					params: { type: schema32.properties.match_action.type },
 					message: "must be integer,null"
 				};
 				if (vErrors === null) vErrors = [err13];
@@ -1238,7 +1774,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 							instancePath: instancePath + "/ignore_fields/" + i0,
 							schemaPath: "#/definitions/ignoreFields/items/enum",
 							keyword: "enum",
-							params: { allowedValues: schema24.items.enum },
+							params: { allowedValues: schema26.items.enum },
 							message: "must be equal to one of the allowed values"
 						};
 						if (vErrors === null) vErrors = [err24];
@@ -1291,10 +1827,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err27);
 		errors++;
 	}
-	validate20.errors = vErrors;
+	validate22.errors = vErrors;
 	return errors === 0;
 }
-const schema32 = {
+const schema34 = {
 	"title": "ManifestConfigOverride",
 	"description": "Fields that replace the templated config's values for this project (or set).",
 	"type": "object",
@@ -1338,11 +1874,11 @@ const schema32 = {
 		}
 	}
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
-		for (const key0 in data) if (!func4.call(schema32.properties, key0)) {
+		for (const key0 in data) if (!func5.call(schema34.properties, key0)) {
 			const err0 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -1422,7 +1958,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/description",
 					schemaPath: "#/definitions/config/properties/description/type",
 					keyword: "type",
-					params: { type: schema19.type },
+					params: { type: schema21.type },
 					message: "must be string,null"
 				};
 				if (vErrors === null) vErrors = [err5];
@@ -1451,7 +1987,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/match_action",
 					schemaPath: "#/definitions/config/properties/match_action/type",
 					keyword: "type",
-					params: { type: schema20.type },
+					params: { type: schema22.type },
 					message: "must be integer,null"
 				};
 				if (vErrors === null) vErrors = [err7];
@@ -1624,7 +2160,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 							instancePath: instancePath + "/ignore_fields/" + i0,
 							schemaPath: "#/definitions/ignoreFields/items/enum",
 							keyword: "enum",
-							params: { allowedValues: schema24.items.enum },
+							params: { allowedValues: schema26.items.enum },
 							message: "must be equal to one of the allowed values"
 						};
 						if (vErrors === null) vErrors = [err18];
@@ -1677,10 +2213,10 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err21);
 		errors++;
 	}
-	validate22.errors = vErrors;
+	validate24.errors = vErrors;
 	return errors === 0;
 }
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -1729,7 +2265,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/drift",
 					schemaPath: "#/properties/drift/enum",
 					keyword: "enum",
-					params: { allowedValues: schema29.properties.drift.enum },
+					params: { allowedValues: schema31.properties.drift.enum },
 					message: "must be equal to one of the allowed values"
 				};
 				if (vErrors === null) vErrors = [err3];
@@ -1741,13 +2277,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
 			let data2 = data.configs;
 			if (Array.isArray(data2)) {
 				const len0 = data2.length;
-				for (let i0 = 0; i0 < len0; i0++) if (!validate20(data2[i0], {
+				for (let i0 = 0; i0 < len0; i0++) if (!validate22(data2[i0], {
 					instancePath: instancePath + "/configs/" + i0,
 					parentData: data2,
 					parentDataProperty: i0,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+					vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 					errors = vErrors.length;
 				}
 			} else {
@@ -1766,13 +2302,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
 		if (data.overrides !== void 0) {
 			let data4 = data.overrides;
 			if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
-				for (const key1 in data4) if (!validate22(data4[key1], {
+				for (const key1 in data4) if (!validate24(data4[key1], {
 					instancePath: instancePath + "/overrides/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),
 					parentData: data4,
 					parentDataProperty: key1,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+					vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 					errors = vErrors.length;
 				}
 			} else {
@@ -1869,7 +2405,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/fields",
 					schemaPath: "#/definitions/fieldsMode/enum",
 					keyword: "enum",
-					params: { allowedValues: schema26.enum },
+					params: { allowedValues: schema28.enum },
 					message: "must be equal to one of the allowed values"
 				};
 				if (vErrors === null) vErrors = [err11];
@@ -1889,10 +2425,10 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err12);
 		errors++;
 	}
-	validate19.errors = vErrors;
+	validate21.errors = vErrors;
 	return errors === 0;
 }
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -1967,7 +2503,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/projects",
 					schemaPath: "#/properties/projects/type",
 					keyword: "type",
-					params: { type: schema27.properties.projects.type },
+					params: { type: schema29.properties.projects.type },
 					message: "must be string,array"
 				};
 				if (vErrors === null) vErrors = [err5];
@@ -1983,7 +2519,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
 							instancePath: instancePath + "/projects/" + i0,
 							schemaPath: "#/properties/projects/items/type",
 							keyword: "type",
-							params: { type: schema27.properties.projects.items.type },
+							params: { type: schema29.properties.projects.items.type },
 							message: "must be string,integer"
 						};
 						if (vErrors === null) vErrors = [err6];
@@ -2004,7 +2540,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
 							instancePath: instancePath + "/except/" + i1,
 							schemaPath: "#/properties/except/items/type",
 							keyword: "type",
-							params: { type: schema27.properties.except.items.type },
+							params: { type: schema29.properties.except.items.type },
 							message: "must be string,integer"
 						};
 						if (vErrors === null) vErrors = [err7];
@@ -2055,24 +2591,24 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 		if (data.plugin_configs !== void 0) {
-			if (!validate19(data.plugin_configs, {
+			if (!validate21(data.plugin_configs, {
 				instancePath: instancePath + "/plugin_configs",
 				parentData: data,
 				parentDataProperty: "plugin_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+				vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 				errors = vErrors.length;
 			}
 		}
 		if (data.pipeline_frontend_apps_configs !== void 0) {
-			if (!validate19(data.pipeline_frontend_apps_configs, {
+			if (!validate21(data.pipeline_frontend_apps_configs, {
 				instancePath: instancePath + "/pipeline_frontend_apps_configs",
 				parentData: data,
 				parentDataProperty: "pipeline_frontend_apps_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+				vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 				errors = vErrors.length;
 			}
 		}
@@ -2088,10 +2624,10 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err11);
 		errors++;
 	}
-	validate18.errors = vErrors;
+	validate20.errors = vErrors;
 	return errors === 0;
 }
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -2137,24 +2673,24 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 		if (data.plugin_configs !== void 0) {
-			if (!validate19(data.plugin_configs, {
+			if (!validate21(data.plugin_configs, {
 				instancePath: instancePath + "/plugin_configs",
 				parentData: data,
 				parentDataProperty: "plugin_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+				vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 				errors = vErrors.length;
 			}
 		}
 		if (data.pipeline_frontend_apps_configs !== void 0) {
-			if (!validate19(data.pipeline_frontend_apps_configs, {
+			if (!validate21(data.pipeline_frontend_apps_configs, {
 				instancePath: instancePath + "/pipeline_frontend_apps_configs",
 				parentData: data,
 				parentDataProperty: "pipeline_frontend_apps_configs",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+				vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 				errors = vErrors.length;
 			}
 		}
@@ -2170,7 +2706,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
 		else vErrors.push(err3);
 		errors++;
 	}
-	validate27.errors = vErrors;
+	validate29.errors = vErrors;
 	return errors === 0;
 }
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
@@ -2189,7 +2725,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err0);
 			errors++;
 		}
-		for (const key0 in data) if (!(key0 === "version" || key0 === "server" || key0 === "owner" || key0 === "templates" || key0 === "project_sets" || key0 === "projects")) {
+		for (const key0 in data) if (!(key0 === "version" || key0 === "server" || key0 === "owner" || key0 === "rollout" || key0 === "templates" || key0 === "project_sets" || key0 === "projects")) {
 			const err1 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -2335,16 +2871,27 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
+		if (data.rollout !== void 0) {
+			if (!validate11(data.rollout, {
+				instancePath: instancePath + "/rollout",
+				parentData: data,
+				parentDataProperty: "rollout",
+				rootData
+			})) {
+				vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+				errors = vErrors.length;
+			}
+		}
 		if (data.templates !== void 0) {
-			let data4 = data.templates;
-			if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
-				for (const key2 in data4) if (!validate11(data4[key2], {
+			let data5 = data.templates;
+			if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+				for (const key2 in data5) if (!validate13(data5[key2], {
 					instancePath: instancePath + "/templates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
-					parentData: data4,
+					parentData: data5,
 					parentDataProperty: key2,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+					vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 					errors = vErrors.length;
 				}
 			} else {
@@ -2361,16 +2908,16 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 		if (data.project_sets !== void 0) {
-			let data6 = data.project_sets;
-			if (Array.isArray(data6)) {
-				const len0 = data6.length;
-				for (let i0 = 0; i0 < len0; i0++) if (!validate18(data6[i0], {
+			let data7 = data.project_sets;
+			if (Array.isArray(data7)) {
+				const len0 = data7.length;
+				for (let i0 = 0; i0 < len0; i0++) if (!validate20(data7[i0], {
 					instancePath: instancePath + "/project_sets/" + i0,
-					parentData: data6,
+					parentData: data7,
 					parentDataProperty: i0,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+					vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
 					errors = vErrors.length;
 				}
 			} else {
@@ -2387,12 +2934,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 		if (data.projects !== void 0) {
-			let data8 = data.projects;
-			if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
-				for (const key3 in data8) {
-					const _errs22 = errors;
+			let data9 = data.projects;
+			if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+				for (const key3 in data9) {
+					const _errs23 = errors;
 					if (typeof key3 === "string") {
-						if (!pattern4.test(key3)) {
+						if (!pattern6.test(key3)) {
 							const err14 = {
 								instancePath: instancePath + "/projects",
 								schemaPath: "#/properties/projects/propertyNames/pattern",
@@ -2406,7 +2953,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							errors++;
 						}
 					}
-					if (!(_errs22 === errors)) {
+					if (!(_errs23 === errors)) {
 						const err15 = {
 							instancePath: instancePath + "/projects",
 							schemaPath: "#/properties/projects/propertyNames",
@@ -2419,13 +2966,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						errors++;
 					}
 				}
-				for (const key4 in data8) if (!validate27(data8[key4], {
+				for (const key4 in data9) if (!validate29(data9[key4], {
 					instancePath: instancePath + "/projects/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),
-					parentData: data8,
+					parentData: data9,
 					parentDataProperty: key4,
 					rootData
 				})) {
-					vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+					vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 					errors = vErrors.length;
 				}
 			} else {

@@ -92,6 +92,10 @@ const schema11 = {
 		"targets": {
 			"description": "The --target and --exclude record-name globs of a partial plan.",
 			"$ref": "#/definitions/targets"
+		},
+		"rollout": {
+			"description": "With `rollout:` in the manifest: the waves `apply` writes the plan's projects in, each baked and judged healthy before the next.",
+			"$ref": "#/definitions/rollout"
 		}
 	},
 	"definitions": {
@@ -685,6 +689,89 @@ const schema11 = {
 				"keep": {
 					"description": "The text the description keeps under the mark when the change does not set it.",
 					"type": ["string", "null"]
+				}
+			}
+		},
+		"rollout": {
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"waves",
+				"bakeSeconds",
+				"health",
+				"failureBudget",
+				"onFailure"
+			],
+			"properties": {
+				"waves": {
+					"type": "array",
+					"minItems": 1,
+					"items": { "$ref": "#/definitions/wave" },
+					"description": "In order; every project the plan writes is in exactly one wave."
+				},
+				"bakeSeconds": {
+					"type": "number",
+					"minimum": 0,
+					"description": "After a wave's writes, how long apply waits before judging it."
+				},
+				"health": {
+					"type": "object",
+					"additionalProperties": false,
+					"required": ["logs"],
+					"properties": { "logs": {
+						"type": "object",
+						"additionalProperties": false,
+						"required": [
+							"maxErrorRatio",
+							"minEntries",
+							"allowUnknown"
+						],
+						"properties": {
+							"maxErrorRatio": {
+								"type": "number",
+								"minimum": 0,
+								"maximum": 1
+							},
+							"minEntries": {
+								"type": "integer",
+								"minimum": 0
+							},
+							"allowUnknown": { "type": "boolean" }
+						},
+						"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
+					} },
+					"description": "What a wave is judged on, per project."
+				},
+				"failureBudget": {
+					"type": "integer",
+					"minimum": 0,
+					"description": "How many projects of one wave may fail; one more halts the rollout."
+				},
+				"onFailure": {
+					"enum": ["rollback", "halt"],
+					"description": "rollback: every wave applied so far is rolled back through its journal; halt: stop there."
+				}
+			},
+			"description": "The rollout of a plan: its waves over the plan's projects, and how each wave is judged."
+		},
+		"wave": {
+			"description": "One wave of a rollout.",
+			"type": "object",
+			"additionalProperties": false,
+			"required": ["name", "projects"],
+			"properties": {
+				"name": {
+					"description": "The wave's name, as the manifest gives it.",
+					"type": "string",
+					"minLength": 1
+				},
+				"projects": {
+					"description": "The project ids the wave writes, in order: named ones first, then by the rollout's hash.",
+					"type": "array",
+					"items": {
+						"type": "string",
+						"minLength": 1
+					}
 				}
 			}
 		}
@@ -5028,6 +5115,720 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 	validate33.errors = vErrors;
 	return errors === 0;
 }
+const schema61 = {
+	"type": "object",
+	"additionalProperties": false,
+	"required": [
+		"waves",
+		"bakeSeconds",
+		"health",
+		"failureBudget",
+		"onFailure"
+	],
+	"properties": {
+		"waves": {
+			"type": "array",
+			"minItems": 1,
+			"items": { "$ref": "#/definitions/wave" },
+			"description": "In order; every project the plan writes is in exactly one wave."
+		},
+		"bakeSeconds": {
+			"type": "number",
+			"minimum": 0,
+			"description": "After a wave's writes, how long apply waits before judging it."
+		},
+		"health": {
+			"type": "object",
+			"additionalProperties": false,
+			"required": ["logs"],
+			"properties": { "logs": {
+				"type": "object",
+				"additionalProperties": false,
+				"required": [
+					"maxErrorRatio",
+					"minEntries",
+					"allowUnknown"
+				],
+				"properties": {
+					"maxErrorRatio": {
+						"type": "number",
+						"minimum": 0,
+						"maximum": 1
+					},
+					"minEntries": {
+						"type": "integer",
+						"minimum": 0
+					},
+					"allowUnknown": { "type": "boolean" }
+				},
+				"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
+			} },
+			"description": "What a wave is judged on, per project."
+		},
+		"failureBudget": {
+			"type": "integer",
+			"minimum": 0,
+			"description": "How many projects of one wave may fail; one more halts the rollout."
+		},
+		"onFailure": {
+			"enum": ["rollback", "halt"],
+			"description": "rollback: every wave applied so far is rolled back through its journal; halt: stop there."
+		}
+	},
+	"description": "The rollout of a plan: its waves over the plan's projects, and how each wave is judged."
+};
+const schema62 = {
+	"description": "One wave of a rollout.",
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["name", "projects"],
+	"properties": {
+		"name": {
+			"description": "The wave's name, as the manifest gives it.",
+			"type": "string",
+			"minLength": 1
+		},
+		"projects": {
+			"description": "The project ids the wave writes, in order: named ones first, then by the rollout's hash.",
+			"type": "array",
+			"items": {
+				"type": "string",
+				"minLength": 1
+			}
+		}
+	}
+};
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.waves === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "waves" },
+				message: "must have required property 'waves'",
+				schema: schema61.required,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.bakeSeconds === void 0) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "bakeSeconds" },
+				message: "must have required property 'bakeSeconds'",
+				schema: schema61.required,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.health === void 0) {
+			const err2 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "health" },
+				message: "must have required property 'health'",
+				schema: schema61.required,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err2];
+			else vErrors.push(err2);
+			errors++;
+		}
+		if (data.failureBudget === void 0) {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "failureBudget" },
+				message: "must have required property 'failureBudget'",
+				schema: schema61.required,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
+		}
+		if (data.onFailure === void 0) {
+			const err4 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "onFailure" },
+				message: "must have required property 'onFailure'",
+				schema: schema61.required,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err4];
+			else vErrors.push(err4);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "waves" || key0 === "bakeSeconds" || key0 === "health" || key0 === "failureBudget" || key0 === "onFailure")) {
+			const err5 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema61,
+				data
+			};
+			if (vErrors === null) vErrors = [err5];
+			else vErrors.push(err5);
+			errors++;
+		}
+		if (data.waves !== void 0) {
+			let data0 = data.waves;
+			if (Array.isArray(data0)) {
+				if (data0.length < 1) {
+					const err6 = {
+						instancePath: instancePath + "/waves",
+						schemaPath: "#/properties/waves/minItems",
+						keyword: "minItems",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 items",
+						schema: 1,
+						parentSchema: schema61.properties.waves,
+						data: data0
+					};
+					if (vErrors === null) vErrors = [err6];
+					else vErrors.push(err6);
+					errors++;
+				}
+				const len0 = data0.length;
+				for (let i0 = 0; i0 < len0; i0++) {
+					let data1 = data0[i0];
+					if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
+						if (data1.name === void 0) {
+							const err7 = {
+								instancePath: instancePath + "/waves/" + i0,
+								schemaPath: "#/definitions/wave/required",
+								keyword: "required",
+								params: { missingProperty: "name" },
+								message: "must have required property 'name'",
+								schema: schema62.required,
+								parentSchema: schema62,
+								data: data1
+							};
+							if (vErrors === null) vErrors = [err7];
+							else vErrors.push(err7);
+							errors++;
+						}
+						if (data1.projects === void 0) {
+							const err8 = {
+								instancePath: instancePath + "/waves/" + i0,
+								schemaPath: "#/definitions/wave/required",
+								keyword: "required",
+								params: { missingProperty: "projects" },
+								message: "must have required property 'projects'",
+								schema: schema62.required,
+								parentSchema: schema62,
+								data: data1
+							};
+							if (vErrors === null) vErrors = [err8];
+							else vErrors.push(err8);
+							errors++;
+						}
+						for (const key1 in data1) if (!(key1 === "name" || key1 === "projects")) {
+							const err9 = {
+								instancePath: instancePath + "/waves/" + i0,
+								schemaPath: "#/definitions/wave/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key1 },
+								message: "must NOT have additional properties",
+								schema: false,
+								parentSchema: schema62,
+								data: data1
+							};
+							if (vErrors === null) vErrors = [err9];
+							else vErrors.push(err9);
+							errors++;
+						}
+						if (data1.name !== void 0) {
+							let data2 = data1.name;
+							if (typeof data2 === "string") {
+								if (func3(data2) < 1) {
+									const err10 = {
+										instancePath: instancePath + "/waves/" + i0 + "/name",
+										schemaPath: "#/definitions/wave/properties/name/minLength",
+										keyword: "minLength",
+										params: { limit: 1 },
+										message: "must NOT have fewer than 1 characters",
+										schema: 1,
+										parentSchema: schema62.properties.name,
+										data: data2
+									};
+									if (vErrors === null) vErrors = [err10];
+									else vErrors.push(err10);
+									errors++;
+								}
+							} else {
+								const err11 = {
+									instancePath: instancePath + "/waves/" + i0 + "/name",
+									schemaPath: "#/definitions/wave/properties/name/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string",
+									schema: schema62.properties.name.type,
+									parentSchema: schema62.properties.name,
+									data: data2
+								};
+								if (vErrors === null) vErrors = [err11];
+								else vErrors.push(err11);
+								errors++;
+							}
+						}
+						if (data1.projects !== void 0) {
+							let data3 = data1.projects;
+							if (Array.isArray(data3)) {
+								const len1 = data3.length;
+								for (let i1 = 0; i1 < len1; i1++) {
+									let data4 = data3[i1];
+									if (typeof data4 === "string") {
+										if (func3(data4) < 1) {
+											const err12 = {
+												instancePath: instancePath + "/waves/" + i0 + "/projects/" + i1,
+												schemaPath: "#/definitions/wave/properties/projects/items/minLength",
+												keyword: "minLength",
+												params: { limit: 1 },
+												message: "must NOT have fewer than 1 characters",
+												schema: 1,
+												parentSchema: schema62.properties.projects.items,
+												data: data4
+											};
+											if (vErrors === null) vErrors = [err12];
+											else vErrors.push(err12);
+											errors++;
+										}
+									} else {
+										const err13 = {
+											instancePath: instancePath + "/waves/" + i0 + "/projects/" + i1,
+											schemaPath: "#/definitions/wave/properties/projects/items/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string",
+											schema: schema62.properties.projects.items.type,
+											parentSchema: schema62.properties.projects.items,
+											data: data4
+										};
+										if (vErrors === null) vErrors = [err13];
+										else vErrors.push(err13);
+										errors++;
+									}
+								}
+							} else {
+								const err14 = {
+									instancePath: instancePath + "/waves/" + i0 + "/projects",
+									schemaPath: "#/definitions/wave/properties/projects/type",
+									keyword: "type",
+									params: { type: "array" },
+									message: "must be array",
+									schema: schema62.properties.projects.type,
+									parentSchema: schema62.properties.projects,
+									data: data3
+								};
+								if (vErrors === null) vErrors = [err14];
+								else vErrors.push(err14);
+								errors++;
+							}
+						}
+					} else {
+						const err15 = {
+							instancePath: instancePath + "/waves/" + i0,
+							schemaPath: "#/definitions/wave/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object",
+							schema: schema62.type,
+							parentSchema: schema62,
+							data: data1
+						};
+						if (vErrors === null) vErrors = [err15];
+						else vErrors.push(err15);
+						errors++;
+					}
+				}
+			} else {
+				const err16 = {
+					instancePath: instancePath + "/waves",
+					schemaPath: "#/properties/waves/type",
+					keyword: "type",
+					params: { type: "array" },
+					message: "must be array",
+					schema: schema61.properties.waves.type,
+					parentSchema: schema61.properties.waves,
+					data: data0
+				};
+				if (vErrors === null) vErrors = [err16];
+				else vErrors.push(err16);
+				errors++;
+			}
+		}
+		if (data.bakeSeconds !== void 0) {
+			let data5 = data.bakeSeconds;
+			if (typeof data5 == "number" && isFinite(data5)) {
+				if (data5 < 0 || isNaN(data5)) {
+					const err17 = {
+						instancePath: instancePath + "/bakeSeconds",
+						schemaPath: "#/properties/bakeSeconds/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema61.properties.bakeSeconds,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err17];
+					else vErrors.push(err17);
+					errors++;
+				}
+			} else {
+				const err18 = {
+					instancePath: instancePath + "/bakeSeconds",
+					schemaPath: "#/properties/bakeSeconds/type",
+					keyword: "type",
+					params: { type: "number" },
+					message: "must be number",
+					schema: schema61.properties.bakeSeconds.type,
+					parentSchema: schema61.properties.bakeSeconds,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err18];
+				else vErrors.push(err18);
+				errors++;
+			}
+		}
+		if (data.health !== void 0) {
+			let data6 = data.health;
+			if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
+				if (data6.logs === void 0) {
+					const err19 = {
+						instancePath: instancePath + "/health",
+						schemaPath: "#/properties/health/required",
+						keyword: "required",
+						params: { missingProperty: "logs" },
+						message: "must have required property 'logs'",
+						schema: schema61.properties.health.required,
+						parentSchema: schema61.properties.health,
+						data: data6
+					};
+					if (vErrors === null) vErrors = [err19];
+					else vErrors.push(err19);
+					errors++;
+				}
+				for (const key2 in data6) if (!(key2 === "logs")) {
+					const err20 = {
+						instancePath: instancePath + "/health",
+						schemaPath: "#/properties/health/additionalProperties",
+						keyword: "additionalProperties",
+						params: { additionalProperty: key2 },
+						message: "must NOT have additional properties",
+						schema: false,
+						parentSchema: schema61.properties.health,
+						data: data6
+					};
+					if (vErrors === null) vErrors = [err20];
+					else vErrors.push(err20);
+					errors++;
+				}
+				if (data6.logs !== void 0) {
+					let data7 = data6.logs;
+					if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+						if (data7.maxErrorRatio === void 0) {
+							const err21 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "maxErrorRatio" },
+								message: "must have required property 'maxErrorRatio'",
+								schema: schema61.properties.health.properties.logs.required,
+								parentSchema: schema61.properties.health.properties.logs,
+								data: data7
+							};
+							if (vErrors === null) vErrors = [err21];
+							else vErrors.push(err21);
+							errors++;
+						}
+						if (data7.minEntries === void 0) {
+							const err22 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "minEntries" },
+								message: "must have required property 'minEntries'",
+								schema: schema61.properties.health.properties.logs.required,
+								parentSchema: schema61.properties.health.properties.logs,
+								data: data7
+							};
+							if (vErrors === null) vErrors = [err22];
+							else vErrors.push(err22);
+							errors++;
+						}
+						if (data7.allowUnknown === void 0) {
+							const err23 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "allowUnknown" },
+								message: "must have required property 'allowUnknown'",
+								schema: schema61.properties.health.properties.logs.required,
+								parentSchema: schema61.properties.health.properties.logs,
+								data: data7
+							};
+							if (vErrors === null) vErrors = [err23];
+							else vErrors.push(err23);
+							errors++;
+						}
+						for (const key3 in data7) if (!(key3 === "maxErrorRatio" || key3 === "minEntries" || key3 === "allowUnknown")) {
+							const err24 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key3 },
+								message: "must NOT have additional properties",
+								schema: false,
+								parentSchema: schema61.properties.health.properties.logs,
+								data: data7
+							};
+							if (vErrors === null) vErrors = [err24];
+							else vErrors.push(err24);
+							errors++;
+						}
+						if (data7.maxErrorRatio !== void 0) {
+							let data8 = data7.maxErrorRatio;
+							if (typeof data8 == "number" && isFinite(data8)) {
+								if (data8 > 1 || isNaN(data8)) {
+									const err25 = {
+										instancePath: instancePath + "/health/logs/maxErrorRatio",
+										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/maximum",
+										keyword: "maximum",
+										params: {
+											comparison: "<=",
+											limit: 1
+										},
+										message: "must be <= 1",
+										schema: 1,
+										parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
+										data: data8
+									};
+									if (vErrors === null) vErrors = [err25];
+									else vErrors.push(err25);
+									errors++;
+								}
+								if (data8 < 0 || isNaN(data8)) {
+									const err26 = {
+										instancePath: instancePath + "/health/logs/maxErrorRatio",
+										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/minimum",
+										keyword: "minimum",
+										params: {
+											comparison: ">=",
+											limit: 0
+										},
+										message: "must be >= 0",
+										schema: 0,
+										parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
+										data: data8
+									};
+									if (vErrors === null) vErrors = [err26];
+									else vErrors.push(err26);
+									errors++;
+								}
+							} else {
+								const err27 = {
+									instancePath: instancePath + "/health/logs/maxErrorRatio",
+									schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/type",
+									keyword: "type",
+									params: { type: "number" },
+									message: "must be number",
+									schema: schema61.properties.health.properties.logs.properties.maxErrorRatio.type,
+									parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
+									data: data8
+								};
+								if (vErrors === null) vErrors = [err27];
+								else vErrors.push(err27);
+								errors++;
+							}
+						}
+						if (data7.minEntries !== void 0) {
+							let data9 = data7.minEntries;
+							if (!(typeof data9 == "number" && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+								const err28 = {
+									instancePath: instancePath + "/health/logs/minEntries",
+									schemaPath: "#/properties/health/properties/logs/properties/minEntries/type",
+									keyword: "type",
+									params: { type: "integer" },
+									message: "must be integer",
+									schema: schema61.properties.health.properties.logs.properties.minEntries.type,
+									parentSchema: schema61.properties.health.properties.logs.properties.minEntries,
+									data: data9
+								};
+								if (vErrors === null) vErrors = [err28];
+								else vErrors.push(err28);
+								errors++;
+							}
+							if (typeof data9 == "number" && isFinite(data9)) {
+								if (data9 < 0 || isNaN(data9)) {
+									const err29 = {
+										instancePath: instancePath + "/health/logs/minEntries",
+										schemaPath: "#/properties/health/properties/logs/properties/minEntries/minimum",
+										keyword: "minimum",
+										params: {
+											comparison: ">=",
+											limit: 0
+										},
+										message: "must be >= 0",
+										schema: 0,
+										parentSchema: schema61.properties.health.properties.logs.properties.minEntries,
+										data: data9
+									};
+									if (vErrors === null) vErrors = [err29];
+									else vErrors.push(err29);
+									errors++;
+								}
+							}
+						}
+						if (data7.allowUnknown !== void 0) {
+							let data10 = data7.allowUnknown;
+							if (typeof data10 !== "boolean") {
+								const err30 = {
+									instancePath: instancePath + "/health/logs/allowUnknown",
+									schemaPath: "#/properties/health/properties/logs/properties/allowUnknown/type",
+									keyword: "type",
+									params: { type: "boolean" },
+									message: "must be boolean",
+									schema: schema61.properties.health.properties.logs.properties.allowUnknown.type,
+									parentSchema: schema61.properties.health.properties.logs.properties.allowUnknown,
+									data: data10
+								};
+								if (vErrors === null) vErrors = [err30];
+								else vErrors.push(err30);
+								errors++;
+							}
+						}
+					} else {
+						const err31 = {
+							instancePath: instancePath + "/health/logs",
+							schemaPath: "#/properties/health/properties/logs/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object",
+							schema: schema61.properties.health.properties.logs.type,
+							parentSchema: schema61.properties.health.properties.logs,
+							data: data7
+						};
+						if (vErrors === null) vErrors = [err31];
+						else vErrors.push(err31);
+						errors++;
+					}
+				}
+			} else {
+				const err32 = {
+					instancePath: instancePath + "/health",
+					schemaPath: "#/properties/health/type",
+					keyword: "type",
+					params: { type: "object" },
+					message: "must be object",
+					schema: schema61.properties.health.type,
+					parentSchema: schema61.properties.health,
+					data: data6
+				};
+				if (vErrors === null) vErrors = [err32];
+				else vErrors.push(err32);
+				errors++;
+			}
+		}
+		if (data.failureBudget !== void 0) {
+			let data11 = data.failureBudget;
+			if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+				const err33 = {
+					instancePath: instancePath + "/failureBudget",
+					schemaPath: "#/properties/failureBudget/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema61.properties.failureBudget.type,
+					parentSchema: schema61.properties.failureBudget,
+					data: data11
+				};
+				if (vErrors === null) vErrors = [err33];
+				else vErrors.push(err33);
+				errors++;
+			}
+			if (typeof data11 == "number" && isFinite(data11)) {
+				if (data11 < 0 || isNaN(data11)) {
+					const err34 = {
+						instancePath: instancePath + "/failureBudget",
+						schemaPath: "#/properties/failureBudget/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema61.properties.failureBudget,
+						data: data11
+					};
+					if (vErrors === null) vErrors = [err34];
+					else vErrors.push(err34);
+					errors++;
+				}
+			}
+		}
+		if (data.onFailure !== void 0) {
+			let data12 = data.onFailure;
+			if (!(data12 === "rollback" || data12 === "halt")) {
+				const err35 = {
+					instancePath: instancePath + "/onFailure",
+					schemaPath: "#/properties/onFailure/enum",
+					keyword: "enum",
+					params: { allowedValues: schema61.properties.onFailure.enum },
+					message: "must be equal to one of the allowed values",
+					schema: schema61.properties.onFailure.enum,
+					parentSchema: schema61.properties.onFailure,
+					data: data12
+				};
+				if (vErrors === null) vErrors = [err35];
+				else vErrors.push(err35);
+				errors++;
+			}
+		}
+	} else {
+		const err36 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema61.type,
+			parentSchema: schema61,
+			data
+		};
+		if (vErrors === null) vErrors = [err36];
+		else vErrors.push(err36);
+		errors++;
+	}
+	validate35.errors = vErrors;
+	return errors === 0;
+}
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
@@ -5693,6 +6494,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				if (vErrors === null) vErrors = [err35];
 				else vErrors.push(err35);
 				errors++;
+			}
+		}
+		if (data.rollout !== void 0) {
+			if (!validate35(data.rollout, {
+				instancePath: instancePath + "/rollout",
+				parentData: data,
+				parentDataProperty: "rollout",
+				rootData
+			})) {
+				vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+				errors = vErrors.length;
 			}
 		}
 	} else {

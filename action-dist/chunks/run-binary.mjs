@@ -82,6 +82,12 @@ const EXIT_CODE_TABLE = [
 		}
 	},
 	{
+		code: 4,
+		name: "rollout_halted",
+		meaning: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
+		commands: { apply: "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back" }
+	},
+	{
 		code: 130,
 		name: "sigint",
 		meaning: "interrupted by Ctrl-C (SIGINT); an apply's summary says what was done",
