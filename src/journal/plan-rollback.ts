@@ -57,6 +57,19 @@ function shows(field: WritableField, values: readonly FieldValue[], record: Plug
   return values.some((value) => showsStored(field, value, record));
 }
 
+/**
+ * Whether `record` holds a before image's value. The before image was read from this service, as
+ * stored: a name or description with white space at its ends shows that the service keeps it, so
+ * it is compared exactly, never as a trimming service would store it (which would leave a record
+ * renamed to a look-alike by the run under its new name).
+ */
+function holdsBefore(field: WritableField, value: FieldValue, record: PluginConfigRecord): boolean {
+  if (field === "name") return record.name === value;
+  if (field === "description" && typeof value === "string" && value !== value.trim())
+    return record.description === value;
+  return showsStored(field, value, record);
+}
+
 export function describeRecord(item: {
   project: string;
   family: string;
@@ -166,7 +179,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const fields: FieldChanges = {};
     for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null);
-      if (showsStored(field, old, now) || showsPluginText(touched, field, old, now)) continue;
+      if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
       const left = touched.after.get(field) ?? [];
       if (!shows(field, left, now)) {

@@ -51,7 +51,6 @@ import {
   warnGuards,
 } from "../print-plan.js";
 import { createProgress } from "../progress.js";
-import { applyRollout, rolloutWebhooks, unfinishedRollout } from "../rollout-run.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
@@ -325,9 +324,12 @@ Examples:
       const refusing = refusingGuards(plan.guards, flags.force === true);
       if (refusing.length > 0)
         throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
+      // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
+      const rolloutRun =
+        plan.rollout !== undefined && rolledOut !== undefined ? await import("../rollout-run.js") : undefined;
       const rolloutLeft =
-        plan.rollout !== undefined && rolledOut !== undefined
-          ? await unfinishedRollout(client, rolledOut, flags, io)
+        rolloutRun !== undefined && rolledOut !== undefined
+          ? await rolloutRun.unfinishedRollout(client, rolledOut, flags, io)
           : undefined;
       if (!hasChanges(plan) && rolloutLeft === undefined) {
         if (format === "json") printApplyJson(plan, null, io);
@@ -346,8 +348,8 @@ Examples:
       const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
       const end: { journal?: { lines: string; path: string } } = {};
       const report =
-        plan.rollout !== undefined && rolledOut !== undefined
-          ? await applyRollout({
+        plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
+          ? await rolloutRun.applyRollout({
               client,
               plan,
               current: state,
@@ -357,7 +359,7 @@ Examples:
               io,
               interrupts,
               inputs,
-              ...(await rolloutWebhooks(flags, io)),
+              ...(await rolloutRun.rolloutWebhooks(flags, io)),
             })
           : await applyJournaled(client, plan, state, {
               flags,
