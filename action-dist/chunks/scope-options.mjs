@@ -12,6 +12,32 @@ import { l as PlanError, t as describeGuard } from "./guard-message.mjs";
 import { i as listsToPlan, o as readFamily } from "./order-ties.mjs";
 import { r as concurrencyOf, s as parsePositiveNumber } from "./connection.mjs";
 import { createHash } from "node:crypto";
+// dist/src/cli/safety-options.js
+/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
+function globOption(flags, description) {
+	const flag = flags.split(" ")[0] ?? flags;
+	return new Option(flags, description).argParser((value, previous) => {
+		if (value.trim() === "") throw new UsageError(`${flag} needs a record name or a * glob, not ""`);
+		return [...previous ?? [], value];
+	});
+}
+const targetOption = () => globOption("--target <name>", "plan only the changes of records with this name (repeatable, * globs): a partial plan");
+const excludeOption = () => globOption("--exclude <name>", "leave out the changes of records with this name (repeatable, * globs)");
+const allowDestroyOption = () => globOption("--allow-destroy <name>", "allow deleting this protected record (repeatable, * globs); --force does not lift protection");
+/** The planner's safety options from the flags. */
+function safetyPlanOptions(flags) {
+	const maxUpdatePercent = flags.maxUpdatePercent === void 0 ? PLAN_DEFAULTS.maxUpdatePercent : parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent");
+	const target = flags.target ?? [];
+	const exclude = flags.exclude ?? [];
+	return {
+		maxUpdatePercent,
+		allowDestroy: flags.allowDestroy ?? [],
+		...target.length > 0 || exclude.length > 0 ? { targets: {
+			target,
+			exclude
+		} } : {}
+	};
+}
 // dist/src/plan/shard.js
 const MAX_SHARDS = 1e4;
 const FNV_OFFSET_BASIS = 2166136261;
@@ -258,32 +284,6 @@ function ownerPlanOptions(desired, flags) {
 	return {
 		owner: desired.owner?.name,
 		takeover: flags.takeover === true
-	};
-}
-// dist/src/cli/safety-options.js
-/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
-function globOption(flags, description) {
-	const flag = flags.split(" ")[0] ?? flags;
-	return new Option(flags, description).argParser((value, previous) => {
-		if (value.trim() === "") throw new UsageError(`${flag} needs a record name or a * glob, not ""`);
-		return [...previous ?? [], value];
-	});
-}
-const targetOption = () => globOption("--target <name>", "plan only the changes of records with this name (repeatable, * globs): a partial plan");
-const excludeOption = () => globOption("--exclude <name>", "leave out the changes of records with this name (repeatable, * globs)");
-const allowDestroyOption = () => globOption("--allow-destroy <name>", "allow deleting this protected record (repeatable, * globs); --force does not lift protection");
-/** The planner's safety options from the flags. */
-function safetyPlanOptions(flags) {
-	const maxUpdatePercent = flags.maxUpdatePercent === void 0 ? PLAN_DEFAULTS.maxUpdatePercent : parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent");
-	const target = flags.target ?? [];
-	const exclude = flags.exclude ?? [];
-	return {
-		maxUpdatePercent,
-		allowDestroy: flags.allowDestroy ?? [],
-		...target.length > 0 || exclude.length > 0 ? { targets: {
-			target,
-			exclude
-		} } : {}
 	};
 }
 // dist/src/cli/scope-options.js

@@ -8,6 +8,120 @@ import { r as registerSecretWords } from "./credentials.mjs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createHmac, randomUUID } from "node:crypto";
+// dist/src/watch/webhook-payload.js
+const WEBHOOK_FORMATS = ["json", "slack"];
+/** Changes a Slack message lists before "and N more": a message is read, not parsed. */
+const SLACK_CHANGE_LINES = 10;
+const HEADLINES = {
+	drift_opened: {
+		icon: ":warning:",
+		text: "drift found"
+	},
+	drift_changed: {
+		icon: ":warning:",
+		text: "drift changed"
+	},
+	drift_resolved: {
+		icon: ":white_check_mark:",
+		text: "back in sync"
+	},
+	healed: {
+		icon: ":wrench:",
+		text: "healed"
+	},
+	heal_flapping: {
+		icon: ":repeat:",
+		text: "heal keeps being undone; left alone for now"
+	},
+	guard_refused: {
+		icon: ":no_entry:",
+		text: "heal refused by a safety guard"
+	},
+	cycle_failed: {
+		icon: ":x:",
+		text: "cycle failed"
+	},
+	manifest_invalid: {
+		icon: ":x:",
+		text: "manifest invalid"
+	},
+	rollout_wave_started: {
+		icon: ":rocket:",
+		text: "rollout wave started"
+	},
+	rollout_wave_passed: {
+		icon: ":white_check_mark:",
+		text: "rollout wave healthy"
+	},
+	rollout_halted: {
+		icon: ":octagonal_sign:",
+		text: "rollout halted by a failed health check"
+	},
+	rollout_rolled_back: {
+		icon: ":rewind:",
+		text: "rollout wave rolled back"
+	},
+	rollout_completed: {
+		icon: ":tada:",
+		text: "rollout complete"
+	}
+};
+const SLACK_VALUES = { maxValueChars: 80 };
+/** `~ update "GeoIP" (id 12): enabled: true → false`: one change on one line. */
+function describeChange(change) {
+	const id = change.id === null ? "" : ` (id ${change.id})`;
+	const fields = change.action === "update" ? `: ${Object.entries(change.fields).map(([field, value]) => value === void 0 ? "" : formatFieldChange(field, value, SLACK_VALUES).map((span) => span.text).join("")).join("; ")}` : "";
+	return `${MARKERS[change.action]} ${change.action} ${formatName(change.name, SLACK_VALUES)}${id}${fields}`;
+}
+const SUMMARY_WORDS = {
+	pending: {
+		create: "to create",
+		update: "to update",
+		delete: "to delete",
+		reorder: "to move"
+	},
+	done: {
+		create: "created",
+		update: "updated",
+		delete: "deleted",
+		reorder: "moved"
+	}
+};
+/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
+function describeSummary(event) {
+	const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
+	return [
+		"create",
+		"update",
+		"delete",
+		"reorder"
+	].filter((action) => event.summary[action] > 0).map((action) => `${event.summary[action]} ${words[action]}`).join(", ");
+}
+/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
+function renderSlackText(event) {
+	const headline = HEADLINES[event.event];
+	const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
+	const summary = describeSummary(event);
+	const lines = [`${headline.icon} *pcsync*: ${headline.text}${where}${summary === "" ? "" : `: ${summary}`}`];
+	if (event.message !== void 0) lines.push(event.message);
+	if (event.journal !== void 0) lines.push(`undo: \`pcsync rollback --journal ${event.journal}\``);
+	for (const change of event.changes.slice(0, SLACK_CHANGE_LINES)) lines.push(`• ${describeChange(change)}`);
+	const total = event.summary.create + event.summary.update + event.summary.delete;
+	if (total > SLACK_CHANGE_LINES) lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);
+	return lines.join("\n");
+}
+/**
+* The body to POST, redacted: records may hold any text, and an event must never carry the key
+* (JSON stays valid, as the key's JSON forms are replaced inside their string).
+*/
+function renderWebhookBody(event, format, secrets) {
+	const body = format === "slack" ? JSON.stringify({ text: renderSlackText(event) }) : JSON.stringify(event);
+	return secrets.redact(body).text;
+}
+/** `sha256=<hex HMAC-SHA256 of the body>`, the value of X-Pcsync-Signature. */
+function signBody(body, secret) {
+	return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+}
 // ../main/node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { BalancedPoolMissingUpstreamError, InvalidArgumentError } = require_errors();
@@ -12448,7 +12562,7 @@ var require_eventsource = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		defaultReconnectionTime
 	};
 }));
-// dist/src/watch/webhook-payload.js
+// dist/src/watch/webhook-sender.js
 var import_undici = (/* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Client = require_client();
 	const Dispatcher = require_dispatcher();
@@ -12615,120 +12729,6 @@ var import_undici = (/* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports.install = install;
 })))();
-const WEBHOOK_FORMATS = ["json", "slack"];
-/** Changes a Slack message lists before "and N more": a message is read, not parsed. */
-const SLACK_CHANGE_LINES = 10;
-const HEADLINES = {
-	drift_opened: {
-		icon: ":warning:",
-		text: "drift found"
-	},
-	drift_changed: {
-		icon: ":warning:",
-		text: "drift changed"
-	},
-	drift_resolved: {
-		icon: ":white_check_mark:",
-		text: "back in sync"
-	},
-	healed: {
-		icon: ":wrench:",
-		text: "healed"
-	},
-	heal_flapping: {
-		icon: ":repeat:",
-		text: "heal keeps being undone; left alone for now"
-	},
-	guard_refused: {
-		icon: ":no_entry:",
-		text: "heal refused by a safety guard"
-	},
-	cycle_failed: {
-		icon: ":x:",
-		text: "cycle failed"
-	},
-	manifest_invalid: {
-		icon: ":x:",
-		text: "manifest invalid"
-	},
-	rollout_wave_started: {
-		icon: ":rocket:",
-		text: "rollout wave started"
-	},
-	rollout_wave_passed: {
-		icon: ":white_check_mark:",
-		text: "rollout wave healthy"
-	},
-	rollout_halted: {
-		icon: ":octagonal_sign:",
-		text: "rollout halted by a failed health check"
-	},
-	rollout_rolled_back: {
-		icon: ":rewind:",
-		text: "rollout wave rolled back"
-	},
-	rollout_completed: {
-		icon: ":tada:",
-		text: "rollout complete"
-	}
-};
-const SLACK_VALUES = { maxValueChars: 80 };
-/** `~ update "GeoIP" (id 12): enabled: true → false`: one change on one line. */
-function describeChange(change) {
-	const id = change.id === null ? "" : ` (id ${change.id})`;
-	const fields = change.action === "update" ? `: ${Object.entries(change.fields).map(([field, value]) => value === void 0 ? "" : formatFieldChange(field, value, SLACK_VALUES).map((span) => span.text).join("")).join("; ")}` : "";
-	return `${MARKERS[change.action]} ${change.action} ${formatName(change.name, SLACK_VALUES)}${id}${fields}`;
-}
-const SUMMARY_WORDS = {
-	pending: {
-		create: "to create",
-		update: "to update",
-		delete: "to delete",
-		reorder: "to move"
-	},
-	done: {
-		create: "created",
-		update: "updated",
-		delete: "deleted",
-		reorder: "moved"
-	}
-};
-/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
-function describeSummary(event) {
-	const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
-	return [
-		"create",
-		"update",
-		"delete",
-		"reorder"
-	].filter((action) => event.summary[action] > 0).map((action) => `${event.summary[action]} ${words[action]}`).join(", ");
-}
-/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
-function renderSlackText(event) {
-	const headline = HEADLINES[event.event];
-	const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
-	const summary = describeSummary(event);
-	const lines = [`${headline.icon} *pcsync*: ${headline.text}${where}${summary === "" ? "" : `: ${summary}`}`];
-	if (event.message !== void 0) lines.push(event.message);
-	if (event.journal !== void 0) lines.push(`undo: \`pcsync rollback --journal ${event.journal}\``);
-	for (const change of event.changes.slice(0, SLACK_CHANGE_LINES)) lines.push(`• ${describeChange(change)}`);
-	const total = event.summary.create + event.summary.update + event.summary.delete;
-	if (total > SLACK_CHANGE_LINES) lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);
-	return lines.join("\n");
-}
-/**
-* The body to POST, redacted: records may hold any text, and an event must never carry the key
-* (JSON stays valid, as the key's JSON forms are replaced inside their string).
-*/
-function renderWebhookBody(event, format, secrets) {
-	const body = format === "slack" ? JSON.stringify({ text: renderSlackText(event) }) : JSON.stringify(event);
-	return secrets.redact(body).text;
-}
-/** `sha256=<hex HMAC-SHA256 of the body>`, the value of X-Pcsync-Signature. */
-function signBody(body, secret) {
-	return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
-}
-// dist/src/watch/webhook-sender.js
 const WEBHOOK_DEFAULTS = {
 	timeoutMs: 1e4,
 	attempts: 5,
