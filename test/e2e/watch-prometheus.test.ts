@@ -170,7 +170,7 @@ describe("pcsync watch with Prometheus", { timeout: 90_000 }, () => {
   runIt("accepts the example alert rules and scrape config", () => {
     requireInstalled();
     const rules = promtool(["check", "rules", join(EXAMPLES, "watch", "pcsync-alerts.yml")]);
-    expect(rules.output).toContain("SUCCESS: 4 rules found");
+    expect(rules.output).toContain("SUCCESS: 5 rules found");
     expect(rules.status).toBe(0);
     const config = promtool(["check", "config", join(EXAMPLES, "watch", "prometheus.yml")]);
     expect(config.status).toBe(0);

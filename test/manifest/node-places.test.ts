@@ -10,10 +10,13 @@ import type { MapNode, ValueNode } from "../../src/manifest/yaml-nodes.js";
 import { fc } from "../support/fast-check.js";
 import { walkPlaces } from "../support/tree-places.js";
 
-const keyText = fc.oneof(
-  fc.constantFrom("name", "a/b", "~x", "~1~0", "1", "007", "__proto__", "a b", "é", "-1", ""),
-  fc.string({ maxLength: 6 }),
-);
+// `<<` is YAML's merge key, which the loader refuses (with its place) rather than indexes.
+const keyText = fc
+  .oneof(
+    fc.constantFrom("name", "a/b", "~x", "~1~0", "1", "007", "__proto__", "a b", "é", "-1", ""),
+    fc.string({ maxLength: 6 }),
+  )
+  .filter((key) => key !== "<<");
 const document = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },
