@@ -5,7 +5,7 @@ import { t as formatDuration } from "./duration.mjs";
 import "./group-by.mjs";
 import { i as familyKey } from "./families.mjs";
 import { _ as neutraliseInline, x as quoteServerText } from "./api-key.mjs";
-// ../main/node_modules/diff/libesm/diff/base.js
+// node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {
 		let callback;
@@ -182,7 +182,7 @@ var Diff = class {
 		return components;
 	}
 };
-// ../main/node_modules/diff/libesm/util/string.js
+// node_modules/diff/libesm/util/string.js
 function longestCommonPrefix(str1, str2) {
 	let i = 0;
 	for (; i < str1.length && i < str2.length; i++) if (str1[i] != str2[i]) return str1.slice(0, i);
@@ -271,7 +271,7 @@ function leadingAndTrailingWs(string, segmenter) {
 	const lastSeg = segments[segments.length - 1];
 	return [/\s/.test(firstSeg) ? firstSeg : "", /\s/.test(lastSeg) ? lastSeg : ""];
 }
-// ../main/node_modules/diff/libesm/diff/word.js
+// node_modules/diff/libesm/diff/word.js
 const extendedWordChars = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
 const tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\s+|[^${extendedWordChars}]`, "ug");
 var WordDiff = class extends Diff {

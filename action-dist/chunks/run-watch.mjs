@@ -295,7 +295,7 @@ function describeManifestErrors(errors, shown = 5) {
 	const more = errors.length > shown ? `\n(and ${errors.length - shown} more)` : "";
 	return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;
 }
-// ../main/node_modules/prom-client/lib/util.js
+// node_modules/prom-client/lib/util.js
 var require_util = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.getValueAsString = function getValueString(value) {
 		if (Number.isNaN(value)) return "Nan";
@@ -370,7 +370,7 @@ var require_util = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.Grouper = Grouper;
 }));
-// ../main/node_modules/prom-client/lib/registry.js
+// node_modules/prom-client/lib/registry.js
 var require_registry = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { getValueAsString } = require_util();
 	var Registry = class Registry {
@@ -508,7 +508,7 @@ var require_registry = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = Registry;
 	module.exports.globalRegistry = new Registry();
 }));
-// ../main/node_modules/prom-client/lib/validation.js
+// node_modules/prom-client/lib/validation.js
 var require_validation = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const util = __require("util");
 	const metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -523,7 +523,7 @@ var require_validation = /* @__PURE__ */ __commonJSMin(((exports) => {
 		for (const label in labels) if (!savedLabels.includes(label)) throw new Error(`Added label "${label}" is not included in initial labelset: ${util.inspect(savedLabels)}`);
 	};
 }));
-// ../main/node_modules/prom-client/lib/metric.js
+// node_modules/prom-client/lib/metric.js
 var require_metric = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Registry = require_registry();
 	const { isObject } = require_util();
@@ -558,7 +558,7 @@ var require_metric = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = { Metric };
 }));
-// ../main/node_modules/prom-client/lib/exemplar.js
+// node_modules/prom-client/lib/exemplar.js
 var require_exemplar = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	/**
 	* Class representing an OpenMetrics exemplar.
@@ -588,7 +588,7 @@ var require_exemplar = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = Exemplar;
 }));
-// ../main/node_modules/prom-client/lib/counter.js
+// node_modules/prom-client/lib/counter.js
 /**
 * Counter metric
 */
@@ -699,7 +699,7 @@ var require_counter = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = Counter;
 }));
-// ../main/node_modules/prom-client/lib/gauge.js
+// node_modules/prom-client/lib/gauge.js
 /**
 * Gauge metric
 */
@@ -838,7 +838,7 @@ var require_gauge = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = Gauge;
 }));
-// ../main/node_modules/prom-client/lib/histogram.js
+// node_modules/prom-client/lib/histogram.js
 /**
 * Histogram
 */
@@ -1078,7 +1078,7 @@ var require_histogram = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = Histogram;
 }));
-// ../main/node_modules/bintrees/lib/treebase.js
+// node_modules/bintrees/lib/treebase.js
 var require_treebase = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	function TreeBase() {}
 	TreeBase.prototype.clear = function() {
@@ -1226,7 +1226,7 @@ var require_treebase = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = TreeBase;
 }));
-// ../main/node_modules/bintrees/lib/rbtree.js
+// node_modules/bintrees/lib/rbtree.js
 var require_rbtree = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var TreeBase = require_treebase();
 	function Node(data) {
@@ -1362,7 +1362,7 @@ var require_rbtree = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = RBTree;
 }));
-// ../main/node_modules/bintrees/lib/bintree.js
+// node_modules/bintrees/lib/bintree.js
 var require_bintree = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var TreeBase = require_treebase();
 	function Node(data) {
@@ -1431,14 +1431,14 @@ var require_bintree = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = BinTree;
 }));
-// ../main/node_modules/bintrees/index.js
+// node_modules/bintrees/index.js
 var require_bintrees = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = {
 		RBTree: require_rbtree(),
 		BinTree: require_bintree()
 	};
 }));
-// ../main/node_modules/tdigest/tdigest.js
+// node_modules/tdigest/tdigest.js
 var require_tdigest = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var RBTree = require_bintrees().RBTree;
 	function TDigest(delta, K, CX) {
@@ -1646,7 +1646,7 @@ var require_tdigest = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		"Digest": Digest
 	};
 }));
-// ../main/node_modules/prom-client/lib/timeWindowQuantiles.js
+// node_modules/prom-client/lib/timeWindowQuantiles.js
 var require_timeWindowQuantiles = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { TDigest } = require_tdigest();
 	var TimeWindowQuantiles = class {
@@ -1694,7 +1694,7 @@ var require_timeWindowQuantiles = /* @__PURE__ */ __commonJSMin(((exports, modul
 	}
 	module.exports = TimeWindowQuantiles;
 }));
-// ../main/node_modules/prom-client/lib/summary.js
+// node_modules/prom-client/lib/summary.js
 /**
 * Summary
 */
@@ -1867,7 +1867,7 @@ var require_summary = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = Summary;
 }));
-// ../main/node_modules/prom-client/lib/pushgateway.js
+// node_modules/prom-client/lib/pushgateway.js
 var require_pushgateway = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const url = __require("url");
 	const http = __require("http");
@@ -1947,7 +1947,7 @@ var require_pushgateway = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = Pushgateway;
 }));
-// ../main/node_modules/prom-client/lib/bucketGenerators.js
+// node_modules/prom-client/lib/bucketGenerators.js
 var require_bucketGenerators = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.linearBuckets = (start, width, count) => {
 		if (count < 1) throw new Error("Linear buckets needs a positive count");
@@ -1967,7 +1967,7 @@ var require_bucketGenerators = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return buckets;
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/diag/types.cjs
+// node_modules/@opentelemetry/api/dist/diag/types.cjs
 var require_types$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.DiagLogLevel = /* @__PURE__ */ function(DiagLogLevel) {
 		/** Diagnostic Logging level setting to disable all logging (except and forced logs) */
@@ -1990,11 +1990,11 @@ var require_types$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return DiagLogLevel;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/version.cjs
+// node_modules/@opentelemetry/api/dist/version.cjs
 var require_version$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.VERSION = "1.10.0";
 }));
-// ../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs
+// node_modules/@opentelemetry/api/dist/internal/semver.cjs
 var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_version = require_version$2();
 	const re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
@@ -2076,7 +2076,7 @@ var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports._makeCompatibilityCheck = _makeCompatibilityCheck;
 	exports.isCompatible = isCompatible;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
+// node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
 var require_global_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_version = require_version$2();
 	const require_semver = require_semver$1();
@@ -2127,7 +2127,7 @@ var require_global_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.registerGlobal = registerGlobal;
 	exports.unregisterGlobal = unregisterGlobal;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
 var require_ComponentLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	/**
@@ -2166,7 +2166,7 @@ var require_ComponentLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 	exports.DiagComponentLogger = DiagComponentLogger;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
 var require_logLevelLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	require_types$1();
 	function createLogLevelDiagLogger(maxLevel, logger) {
@@ -2188,7 +2188,7 @@ var require_logLevelLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 	exports.createLogLevelDiagLogger = createLogLevelDiagLogger;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/diag.cjs
+// node_modules/@opentelemetry/api/dist/api/diag.cjs
 var require_diag$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_ComponentLogger = require_ComponentLogger$1();
@@ -2248,7 +2248,7 @@ var require_diag$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
 var require_baggage_impl$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.BaggageImpl = class BaggageImpl {
 		constructor(entries) {
@@ -2282,11 +2282,11 @@ var require_baggage_impl$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
 var require_symbol$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.baggageEntryMetadataSymbol = Symbol("BaggageEntryMetadata");
 }));
-// ../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs
+// node_modules/@opentelemetry/api/dist/baggage/utils.cjs
 var require_utils$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_diag = require_diag$1();
 	const require_baggage_impl = require_baggage_impl$1();
@@ -2322,7 +2322,7 @@ var require_utils$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.baggageEntryMetadataFromString = baggageEntryMetadataFromString;
 	exports.createBaggage = createBaggage;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/context/context.cjs
+// node_modules/@opentelemetry/api/dist/context/context.cjs
 var require_context$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	/**
 	* Get a key to uniquely identify a context value
@@ -2356,7 +2356,7 @@ var require_context$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}();
 	exports.createContextKey = createContextKey;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
 var require_consoleLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const consoleMap = [
 		{
@@ -2417,7 +2417,7 @@ var require_consoleLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.DiagConsoleLogger = DiagConsoleLogger;
 	exports._originalConsoleMethods = _originalConsoleMethods;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
 var require_NoopMeter$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	/**
 	* NoopMeter is a noop implementation of the {@link Meter} interface. It reuses
@@ -2532,7 +2532,7 @@ var require_NoopMeter$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NoopUpDownCounterMetric = NoopUpDownCounterMetric;
 	exports.createNoopMeter = createNoopMeter;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
+// node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
 var require_Metric$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.ValueType = /* @__PURE__ */ function(ValueType) {
 		ValueType[ValueType["INT"] = 0] = "INT";
@@ -2540,7 +2540,7 @@ var require_Metric$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return ValueType;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
 var require_NoopLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var NoopLogger = class {
 		emit(_logRecord) {}
@@ -2559,7 +2559,7 @@ var require_NoopLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NoopLogger = NoopLogger;
 	exports.createNoopLogger = createNoopLogger;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
+// node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
 var require_LogRecord$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SeverityNumber = /* @__PURE__ */ function(SeverityNumber) {
 		SeverityNumber[SeverityNumber["UNSPECIFIED"] = 0] = "UNSPECIFIED";
@@ -2590,7 +2590,7 @@ var require_LogRecord$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return SeverityNumber;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
 var require_TextMapPropagator$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	/**
 	* @since 1.0.0
@@ -2615,7 +2615,7 @@ var require_TextMapPropagator$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.defaultTextMapGetter = defaultTextMapGetter;
 	exports.defaultTextMapSetter = defaultTextMapSetter;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
+// node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
 var require_trace_flags$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.TraceFlags = /* @__PURE__ */ function(TraceFlags) {
 		/** Represents no flag set. */
@@ -2625,7 +2625,7 @@ var require_trace_flags$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return TraceFlags;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
+// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
 var require_invalid_span_constants$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	require_trace_flags$1();
 	/**
@@ -2648,7 +2648,7 @@ var require_invalid_span_constants$1 = /* @__PURE__ */ __commonJSMin(((exports) 
 	exports.INVALID_SPAN_CONTEXT = INVALID_SPAN_CONTEXT;
 	exports.INVALID_TRACEID = INVALID_TRACEID;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
+// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
 var require_NonRecordingSpan$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_invalid_span_constants = require_invalid_span_constants$1();
 	/**
@@ -2692,7 +2692,7 @@ var require_NonRecordingSpan$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.NonRecordingSpan = NonRecordingSpan;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
 var require_spancontext_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	require_invalid_span_constants$1();
 	const require_NonRecordingSpan = require_NonRecordingSpan$1();
@@ -2842,7 +2842,7 @@ var require_spancontext_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.isValidTraceId = isValidTraceId;
 	exports.wrapSpanContext = wrapSpanContext;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
+// node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
 var require_NoopContextManager$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	var NoopContextManager = class {
@@ -2868,7 +2868,7 @@ var require_NoopContextManager$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.NoopContextManager = NoopContextManager;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/context.cjs
+// node_modules/@opentelemetry/api/dist/api/context.cjs
 var require_context$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
@@ -2961,7 +2961,7 @@ var require_context$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
 var require_context_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	const require_context$1 = require_context$2();
@@ -3027,7 +3027,7 @@ var require_context_utils$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.setSpan = setSpan;
 	exports.setSpanContext = setSpanContext;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
 var require_NoopTracer$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_context = require_context$2();
 	const require_NonRecordingSpan = require_NonRecordingSpan$1();
@@ -3070,7 +3070,7 @@ var require_NoopTracer$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 	exports.NoopTracer = NoopTracer;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
 var require_ProxyTracer$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const NOOP_TRACER = new (require_NoopTracer$1()).NoopTracer();
 	/**
@@ -3106,7 +3106,7 @@ var require_ProxyTracer$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.ProxyTracer = ProxyTracer;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
+// node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
 var require_span_kind$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SpanKind = /* @__PURE__ */ function(SpanKind) {
 		/** Default value. Indicates that the span is used internally. */
@@ -3136,7 +3136,7 @@ var require_span_kind$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return SpanKind;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/status.cjs
+// node_modules/@opentelemetry/api/dist/trace/status.cjs
 var require_status$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SpanStatusCode = /* @__PURE__ */ function(SpanStatusCode) {
 		/**
@@ -3155,7 +3155,7 @@ var require_status$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return SpanStatusCode;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
 var require_tracestate_validators$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
 	const VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
@@ -3182,7 +3182,7 @@ var require_tracestate_validators$1 = /* @__PURE__ */ __commonJSMin(((exports) =
 	exports.validateKey = validateKey;
 	exports.validateValue = validateValue;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
 var require_tracestate_impl$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_tracestate_validators = require_tracestate_validators$1();
 	const MAX_TRACE_STATE_ITEMS = 32;
@@ -3246,7 +3246,7 @@ var require_tracestate_impl$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
 var require_utils$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_tracestate_impl = require_tracestate_impl$1();
 	/**
@@ -3258,7 +3258,7 @@ var require_utils$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 	exports.createTraceState = createTraceState;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
 var require_NoopTracerProvider = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_NoopTracer = require_NoopTracer$1();
 	/**
@@ -3274,7 +3274,7 @@ var require_NoopTracerProvider = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.NoopTracerProvider = NoopTracerProvider;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
 var require_ProxyTracerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_ProxyTracer = require_ProxyTracer$1();
 	const NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
@@ -3314,7 +3314,7 @@ var require_ProxyTracerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => 
 	};
 	exports.ProxyTracerProvider = ProxyTracerProvider;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
+// node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
 var require_SamplingResult$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SamplingDecision = /* @__PURE__ */ function(SamplingDecision) {
 		/**
@@ -3335,15 +3335,15 @@ var require_SamplingResult$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return SamplingDecision;
 	}({});
 }));
-// ../main/node_modules/@opentelemetry/api/dist/context-api.cjs
+// node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.context = require_context$2().ContextAPI.getInstance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/diag-api.cjs
+// node_modules/@opentelemetry/api/dist/diag-api.cjs
 var require_diag_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.diag = require_diag$1().DiagAPI.instance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
 var require_NoopLoggerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_NoopLogger = require_NoopLogger$1();
 	var NoopLoggerProvider = class {
@@ -3354,7 +3354,7 @@ var require_NoopLoggerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NOOP_LOGGER_PROVIDER = new NoopLoggerProvider();
 	exports.NoopLoggerProvider = NoopLoggerProvider;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
 var require_ProxyLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_NoopLogger = require_NoopLogger$1();
 	var ProxyLogger = class {
@@ -3389,7 +3389,7 @@ var require_ProxyLogger$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	exports.ProxyLogger = ProxyLogger;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
 var require_ProxyLoggerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_NoopLoggerProvider = require_NoopLoggerProvider$1();
 	const require_ProxyLogger = require_ProxyLogger$1();
@@ -3424,7 +3424,7 @@ var require_ProxyLoggerProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => 
 	};
 	exports.ProxyLoggerProvider = ProxyLoggerProvider;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/logs.cjs
+// node_modules/@opentelemetry/api/dist/api/logs.cjs
 var require_logs = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
@@ -3476,11 +3476,11 @@ var require_logs = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/logs-api.cjs
+// node_modules/@opentelemetry/api/dist/logs-api.cjs
 var require_logs_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.logs = require_logs().LogsAPI.getInstance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
 var require_NoopMeterProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_NoopMeter = require_NoopMeter$1();
 	/**
@@ -3495,7 +3495,7 @@ var require_NoopMeterProvider$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NOOP_METER_PROVIDER = new NoopMeterProvider();
 	exports.NoopMeterProvider = NoopMeterProvider;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs
+// node_modules/@opentelemetry/api/dist/api/metrics.cjs
 var require_metrics = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
@@ -3534,11 +3534,11 @@ var require_metrics = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs
+// node_modules/@opentelemetry/api/dist/metrics-api.cjs
 var require_metrics_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.metrics = require_metrics().MetricsAPI.getInstance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
 var require_NoopTextMapPropagator$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	/**
 	* No-op implementations of {@link TextMapPropagator}.
@@ -3556,7 +3556,7 @@ var require_NoopTextMapPropagator$1 = /* @__PURE__ */ __commonJSMin(((exports) =
 	};
 	exports.NoopTextMapPropagator = NoopTextMapPropagator;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
+// node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
 var require_context_helpers$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	const require_context$1 = require_context$2();
@@ -3603,7 +3603,7 @@ var require_context_helpers$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.getBaggage = getBaggage;
 	exports.setBaggage = setBaggage;
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs
+// node_modules/@opentelemetry/api/dist/api/propagation.cjs
 var require_propagation = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
@@ -3670,11 +3670,11 @@ var require_propagation = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs
+// node_modules/@opentelemetry/api/dist/propagation-api.cjs
 var require_propagation_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.propagation = require_propagation().PropagationAPI.getInstance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/api/trace.cjs
+// node_modules/@opentelemetry/api/dist/api/trace.cjs
 var require_trace = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
@@ -3729,11 +3729,11 @@ var require_trace = /* @__PURE__ */ __commonJSMin(((exports) => {
 		}
 	};
 }));
-// ../main/node_modules/@opentelemetry/api/dist/trace-api.cjs
+// node_modules/@opentelemetry/api/dist/trace-api.cjs
 var require_trace_api$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.trace = require_trace().TraceAPI.getInstance();
 }));
-// ../main/node_modules/@opentelemetry/api/dist/index.cjs
+// node_modules/@opentelemetry/api/dist/index.cjs
 var require_dist = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperties(exports, {
 		__esModule: { value: true },
@@ -3803,7 +3803,7 @@ var require_dist = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.propagation = require_propagation_api.propagation;
 	exports.trace = require_trace_api.trace;
 }));
-// ../main/node_modules/prom-client/lib/metrics/processCpuTotal.js
+// node_modules/prom-client/lib/metrics/processCpuTotal.js
 var require_processCpuTotal = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const OtelApi = require_dist();
 	const Counter = require_counter();
@@ -3878,7 +3878,7 @@ var require_processCpuTotal = /* @__PURE__ */ __commonJSMin(((exports, module) =
 		PROCESS_CPU_SECONDS
 	];
 }));
-// ../main/node_modules/prom-client/lib/metrics/processStartTime.js
+// node_modules/prom-client/lib/metrics/processStartTime.js
 var require_processStartTime = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
@@ -3900,7 +3900,7 @@ var require_processStartTime = /* @__PURE__ */ __commonJSMin(((exports, module) 
 	};
 	module.exports.metricNames = [PROCESS_START_TIME];
 }));
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
+// node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
 var require_osMemoryHeapLinux = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = __require("fs");
@@ -3961,7 +3961,7 @@ var require_osMemoryHeapLinux = /* @__PURE__ */ __commonJSMin(((exports, module)
 		PROCESS_HEAP
 	];
 }));
-// ../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
+// node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
 var require_safeMemoryUsage = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	function safeMemoryUsage() {
 		try {
@@ -3972,7 +3972,7 @@ var require_safeMemoryUsage = /* @__PURE__ */ __commonJSMin(((exports, module) =
 	}
 	module.exports = safeMemoryUsage;
 }));
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js
+// node_modules/prom-client/lib/metrics/osMemoryHeap.js
 var require_osMemoryHeap = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const linuxVariant = require_osMemoryHeapLinux();
@@ -3996,7 +3996,7 @@ var require_osMemoryHeap = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = (registry, config) => process.platform === "linux" ? linuxVariant(registry, config) : notLinuxVariant(registry, config);
 	module.exports.metricNames = process.platform === "linux" ? linuxVariant.metricNames : [PROCESS_RESIDENT_MEMORY];
 }));
-// ../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
 var require_processOpenFileDescriptors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = __require("fs");
@@ -4022,7 +4022,7 @@ var require_processOpenFileDescriptors = /* @__PURE__ */ __commonJSMin(((exports
 	};
 	module.exports.metricNames = [PROCESS_OPEN_FDS];
 }));
-// ../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
 var require_processMaxFileDescriptors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = __require("fs");
@@ -4055,7 +4055,7 @@ var require_processMaxFileDescriptors = /* @__PURE__ */ __commonJSMin(((exports,
 	};
 	module.exports.metricNames = [PROCESS_MAX_FDS];
 }));
-// ../main/node_modules/prom-client/lib/metrics/eventLoopLag.js
+// node_modules/prom-client/lib/metrics/eventLoopLag.js
 var require_eventLoopLag = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	let perf_hooks;
@@ -4172,7 +4172,7 @@ var require_eventLoopLag = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		NODEJS_EVENTLOOP_LAG_P99
 	];
 }));
-// ../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
+// node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
 var require_processMetricsHelpers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	function aggregateByObjectName(list) {
 		const data = {};
@@ -4193,7 +4193,7 @@ var require_processMetricsHelpers = /* @__PURE__ */ __commonJSMin(((exports, mod
 		updateMetrics
 	};
 }));
-// ../main/node_modules/prom-client/lib/metrics/processHandles.js
+// node_modules/prom-client/lib/metrics/processHandles.js
 var require_processHandles = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { aggregateByObjectName } = require_processMetricsHelpers();
 	const { updateMetrics } = require_processMetricsHelpers();
@@ -4229,7 +4229,7 @@ var require_processHandles = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	};
 	module.exports.metricNames = [NODEJS_ACTIVE_HANDLES, NODEJS_ACTIVE_HANDLES_TOTAL];
 }));
-// ../main/node_modules/prom-client/lib/metrics/processRequests.js
+// node_modules/prom-client/lib/metrics/processRequests.js
 var require_processRequests = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const { aggregateByObjectName } = require_processMetricsHelpers();
@@ -4264,7 +4264,7 @@ var require_processRequests = /* @__PURE__ */ __commonJSMin(((exports, module) =
 	};
 	module.exports.metricNames = [NODEJS_ACTIVE_REQUESTS, NODEJS_ACTIVE_REQUESTS_TOTAL];
 }));
-// ../main/node_modules/prom-client/lib/metrics/processResources.js
+// node_modules/prom-client/lib/metrics/processResources.js
 var require_processResources = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const { updateMetrics } = require_processMetricsHelpers();
@@ -4304,7 +4304,7 @@ var require_processResources = /* @__PURE__ */ __commonJSMin(((exports, module) 
 	};
 	module.exports.metricNames = [NODEJS_ACTIVE_RESOURCES, NODEJS_ACTIVE_RESOURCES_TOTAL];
 }));
-// ../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
 var require_heapSizeAndUsed = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const safeMemoryUsage = require_safeMemoryUsage();
@@ -4351,7 +4351,7 @@ var require_heapSizeAndUsed = /* @__PURE__ */ __commonJSMin(((exports, module) =
 		NODEJS_EXTERNAL_MEMORY
 	];
 }));
-// ../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
 var require_heapSpacesSizeAndUsed = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const v8 = __require("v8");
@@ -4404,7 +4404,7 @@ var require_heapSpacesSizeAndUsed = /* @__PURE__ */ __commonJSMin(((exports, mod
 	};
 	module.exports.metricNames = Object.values(NODEJS_HEAP_SIZE);
 }));
-// ../main/node_modules/prom-client/lib/metrics/version.js
+// node_modules/prom-client/lib/metrics/version.js
 var require_version$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const version = process.version;
@@ -4433,7 +4433,7 @@ var require_version$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports.metricNames = [NODE_VERSION_INFO];
 }));
-// ../main/node_modules/prom-client/lib/metrics/gc.js
+// node_modules/prom-client/lib/metrics/gc.js
 var require_gc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Histogram = require_histogram();
 	let perf_hooks;
@@ -4478,7 +4478,7 @@ var require_gc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports.metricNames = [NODEJS_GC_DURATION_SECONDS];
 }));
-// ../main/node_modules/prom-client/lib/defaultMetrics.js
+// node_modules/prom-client/lib/defaultMetrics.js
 var require_defaultMetrics = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { isObject } = require_util();
 	const processCpuTotal = require_processCpuTotal();
@@ -4520,7 +4520,7 @@ var require_defaultMetrics = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	};
 	module.exports.metricsList = metricsList;
 }));
-// ../main/node_modules/prom-client/lib/metricAggregators.js
+// node_modules/prom-client/lib/metricAggregators.js
 var require_metricAggregators = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { Grouper, hashObject } = require_util();
 	/**
@@ -4588,7 +4588,7 @@ var require_metricAggregators = /* @__PURE__ */ __commonJSMin(((exports) => {
 		max: AggregatorFactory((v) => v.reduce((p, c) => Math.max(p, c.value), -Infinity))
 	};
 }));
-// ../main/node_modules/prom-client/lib/cluster.js
+// node_modules/prom-client/lib/cluster.js
 var require_cluster = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	/**
 	* Extends the Registry class with a `clusterMetrics` method that returns

@@ -122,7 +122,7 @@ function renderWebhookBody(event, format, secrets) {
 function signBody(body, secret) {
 	return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
 }
-// ../main/node_modules/undici/lib/dispatcher/balanced-pool.js
+// node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { BalancedPoolMissingUpstreamError, InvalidArgumentError } = require_errors();
 	const { PoolBase, kClients, kNeedDrain, kAddClient, kRemoveClient, kGetDispatcher } = require_pool_base();
@@ -242,7 +242,7 @@ var require_balanced_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	};
 	module.exports = BalancedPool;
 }));
-// ../main/node_modules/undici/lib/dispatcher/round-robin-pool.js
+// node_modules/undici/lib/dispatcher/round-robin-pool.js
 var require_round_robin_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { PoolBase, kClients, kNeedDrain, kAddClient, kGetDispatcher, kRemoveClient } = require_pool_base();
 	const Client = require_client();
@@ -326,7 +326,7 @@ var require_round_robin_pool = /* @__PURE__ */ __commonJSMin(((exports, module) 
 	};
 	module.exports = RoundRobinPool;
 }));
-// ../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+// node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
 var require_env_http_proxy_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const DispatcherBase = require_dispatcher_base();
 	const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
@@ -423,7 +423,7 @@ var require_env_http_proxy_agent = /* @__PURE__ */ __commonJSMin(((exports, modu
 	};
 	module.exports = EnvHttpProxyAgent;
 }));
-// ../main/node_modules/undici/lib/handler/retry-handler.js
+// node_modules/undici/lib/handler/retry-handler.js
 var require_retry_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const { kRetryHandlerDefaultRetry } = require_symbols();
@@ -747,7 +747,7 @@ var require_retry_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 		}
 	};
 }));
-// ../main/node_modules/undici/lib/dispatcher/retry-agent.js
+// node_modules/undici/lib/dispatcher/retry-agent.js
 var require_retry_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Dispatcher = require_dispatcher();
 	const RetryHandler = require_retry_handler();
@@ -778,7 +778,7 @@ var require_retry_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = RetryAgent;
 }));
-// ../main/node_modules/undici/lib/dispatcher/h2c-client.js
+// node_modules/undici/lib/dispatcher/h2c-client.js
 var require_h2c_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { InvalidArgumentError } = require_errors();
 	const Client = require_client();
@@ -803,7 +803,7 @@ var require_h2c_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = H2CClient;
 }));
-// ../main/node_modules/undici/lib/mock/mock-errors.js
+// node_modules/undici/lib/mock/mock-errors.js
 var require_mock_errors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { UndiciError } = require_errors();
 	const kMockNotMatchedError = Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
@@ -826,7 +826,7 @@ var require_mock_errors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = { MockNotMatchedError };
 }));
-// ../main/node_modules/undici/lib/mock/mock-symbols.js
+// node_modules/undici/lib/mock/mock-symbols.js
 var require_mock_symbols = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = {
 		kAgent: Symbol("agent"),
@@ -859,7 +859,7 @@ var require_mock_symbols = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		kTotalDispatchCount: Symbol("total dispatch count")
 	};
 }));
-// ../main/node_modules/undici/lib/mock/mock-utils.js
+// node_modules/undici/lib/mock/mock-utils.js
 var require_mock_utils = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { MockNotMatchedError } = require_mock_errors();
 	const { kDispatches, kMockAgent, kOriginalDispatch, kOrigin, kGetNetConnect, kTotalDispatchCount } = require_mock_symbols();
@@ -1153,7 +1153,7 @@ var require_mock_utils = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		normalizeOrigin
 	};
 }));
-// ../main/node_modules/undici/lib/mock/mock-interceptor.js
+// node_modules/undici/lib/mock/mock-interceptor.js
 var require_mock_interceptor = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
 	const { kDispatches, kDispatchKey, kDefaultHeaders, kDefaultTrailers, kContentLength, kMockDispatch, kIgnoreTrailingSlash } = require_mock_symbols();
@@ -1295,7 +1295,7 @@ var require_mock_interceptor = /* @__PURE__ */ __commonJSMin(((exports, module) 
 	module.exports.MockInterceptor = MockInterceptor;
 	module.exports.MockScope = MockScope;
 }));
-// ../main/node_modules/undici/lib/mock/mock-client.js
+// node_modules/undici/lib/mock/mock-client.js
 var require_mock_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { promisify } = __require("node:util");
 	const Client = require_client();
@@ -1344,7 +1344,7 @@ var require_mock_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = MockClient;
 }));
-// ../main/node_modules/undici/lib/mock/mock-call-history.js
+// node_modules/undici/lib/mock/mock-call-history.js
 var require_mock_call_history = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { kMockCallHistoryAddLog } = require_mock_symbols();
 	const { InvalidArgumentError } = require_errors();
@@ -1497,7 +1497,7 @@ var require_mock_call_history = /* @__PURE__ */ __commonJSMin(((exports, module)
 	module.exports.MockCallHistory = MockCallHistory;
 	module.exports.MockCallHistoryLog = MockCallHistoryLog;
 }));
-// ../main/node_modules/undici/lib/mock/mock-pool.js
+// node_modules/undici/lib/mock/mock-pool.js
 var require_mock_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { promisify } = __require("node:util");
 	const Pool = require_pool();
@@ -1546,7 +1546,7 @@ var require_mock_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = MockPool;
 }));
-// ../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js
+// node_modules/undici/lib/mock/pending-interceptors-formatter.js
 var require_pending_interceptors_formatter = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Transform } = __require("node:stream");
 	const { Console } = __require("node:console");
@@ -1580,7 +1580,7 @@ var require_pending_interceptors_formatter = /* @__PURE__ */ __commonJSMin(((exp
 		}
 	};
 }));
-// ../main/node_modules/undici/lib/mock/mock-agent.js
+// node_modules/undici/lib/mock/mock-agent.js
 var require_mock_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { kClients } = require_symbols();
 	const Agent = require_agent();
@@ -1720,7 +1720,7 @@ var require_mock_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = MockAgent;
 }));
-// ../main/node_modules/undici/lib/mock/snapshot-utils.js
+// node_modules/undici/lib/mock/snapshot-utils.js
 var require_snapshot_utils = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { InvalidArgumentError } = require_errors();
 	const { runtimeFeatures } = require_runtime_features();
@@ -1835,7 +1835,7 @@ var require_snapshot_utils = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 		validateSnapshotMode
 	};
 }));
-// ../main/node_modules/undici/lib/mock/snapshot-recorder.js
+// node_modules/undici/lib/mock/snapshot-recorder.js
 var require_snapshot_recorder = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { writeFile, readFile, mkdir } = __require("node:fs/promises");
 	const { dirname, resolve } = __require("node:path");
@@ -2253,7 +2253,7 @@ var require_snapshot_recorder = /* @__PURE__ */ __commonJSMin(((exports, module)
 		createHeaderFilters
 	};
 }));
-// ../main/node_modules/undici/lib/mock/snapshot-agent.js
+// node_modules/undici/lib/mock/snapshot-agent.js
 var require_snapshot_agent = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Agent = require_agent();
 	const MockAgent = require_mock_agent();
@@ -2511,7 +2511,7 @@ var require_snapshot_agent = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	};
 	module.exports = SnapshotAgent;
 }));
-// ../main/node_modules/undici/lib/global.js
+// node_modules/undici/lib/global.js
 var require_global = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const globalDispatcher = Symbol.for("undici.globalDispatcher.2");
 	const legacyGlobalDispatcher = Symbol.for("undici.globalDispatcher.1");
@@ -2553,7 +2553,7 @@ var require_global = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		]
 	};
 }));
-// ../main/node_modules/undici/lib/handler/decorator-handler.js
+// node_modules/undici/lib/handler/decorator-handler.js
 var require_decorator_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const WrapHandler = require_wrap_handler();
@@ -2605,7 +2605,7 @@ var require_decorator_handler = /* @__PURE__ */ __commonJSMin(((exports, module)
 		onBodySent() {}
 	};
 }));
-// ../main/node_modules/undici/lib/handler/redirect-handler.js
+// node_modules/undici/lib/handler/redirect-handler.js
 var require_redirect_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const util = require_util$4();
 	const { kBodyUsed, kRedirectCacheControl } = require_symbols();
@@ -2740,7 +2740,7 @@ var require_redirect_handler = /* @__PURE__ */ __commonJSMin(((exports, module) 
 	}
 	module.exports = RedirectHandler;
 }));
-// ../main/node_modules/undici/lib/interceptor/redirect.js
+// node_modules/undici/lib/interceptor/redirect.js
 var require_redirect = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const RedirectHandler = require_redirect_handler();
 	function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections } = {}) {
@@ -2755,7 +2755,7 @@ var require_redirect = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = createRedirectInterceptor;
 }));
-// ../main/node_modules/undici/lib/interceptor/response-error.js
+// node_modules/undici/lib/interceptor/response-error.js
 var require_response_error = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const DecoratorHandler = require_decorator_handler();
 	const { ResponseError } = require_errors();
@@ -2822,7 +2822,7 @@ var require_response_error = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 		};
 	};
 }));
-// ../main/node_modules/undici/lib/interceptor/retry.js
+// node_modules/undici/lib/interceptor/retry.js
 var require_retry = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const RetryHandler = require_retry_handler();
 	module.exports = (globalOpts) => {
@@ -2842,7 +2842,7 @@ var require_retry = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		};
 	};
 }));
-// ../main/node_modules/undici/lib/interceptor/dump.js
+// node_modules/undici/lib/interceptor/dump.js
 var require_dump = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { InvalidArgumentError, RequestAbortedError } = require_errors();
 	const DecoratorHandler = require_decorator_handler();
@@ -2901,7 +2901,7 @@ var require_dump = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = createDumpInterceptor;
 }));
-// ../main/node_modules/undici/lib/interceptor/dns.js
+// node_modules/undici/lib/interceptor/dns.js
 var require_dns = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { isIP } = __require("node:net");
 	const { lookup } = __require("node:dns");
@@ -3218,7 +3218,7 @@ var require_dns = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		};
 	};
 }));
-// ../main/node_modules/undici/lib/util/cache.js
+// node_modules/undici/lib/util/cache.js
 var require_cache$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { safeHTTPMethods, pathHasQueryOrFragment, hasSafeIterator, isValidHTTPToken } = require_util$4();
 	const { serializePathWithQuery } = require_util$4();
@@ -3671,7 +3671,7 @@ var require_cache$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		makeDeduplicationKey
 	};
 }));
-// ../main/node_modules/undici/lib/util/date.js
+// node_modules/undici/lib/util/date.js
 var require_date = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	/**
 	* @see https://www.rfc-editor.org/rfc/rfc9110.html#name-date-time-formats
@@ -3999,7 +3999,7 @@ var require_date = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = { parseHttpDate };
 }));
-// ../main/node_modules/undici/lib/handler/cache-handler.js
+// node_modules/undici/lib/handler/cache-handler.js
 var require_cache_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const util = require_util$4();
 	const { kRedirectCacheControl } = require_symbols();
@@ -4663,7 +4663,7 @@ var require_cache_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	}
 	module.exports = CacheHandler;
 }));
-// ../main/node_modules/undici/lib/cache/memory-cache-store.js
+// node_modules/undici/lib/cache/memory-cache-store.js
 var require_memory_cache_store = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Writable } = __require("node:stream");
 	const { EventEmitter } = __require("node:events");
@@ -4848,7 +4848,7 @@ var require_memory_cache_store = /* @__PURE__ */ __commonJSMin(((exports, module
 	}
 	module.exports = MemoryCacheStore;
 }));
-// ../main/node_modules/undici/lib/handler/cache-revalidation-handler.js
+// node_modules/undici/lib/handler/cache-revalidation-handler.js
 var require_cache_revalidation_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	/**
@@ -4926,7 +4926,7 @@ var require_cache_revalidation_handler = /* @__PURE__ */ __commonJSMin(((exports
 	};
 	module.exports = CacheRevalidationHandler;
 }));
-// ../main/node_modules/undici/lib/interceptor/cache.js
+// node_modules/undici/lib/interceptor/cache.js
 var require_cache$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const { Readable } = __require("node:stream");
@@ -5331,7 +5331,7 @@ var require_cache$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		};
 	};
 }));
-// ../main/node_modules/undici/lib/interceptor/decompress.js
+// node_modules/undici/lib/interceptor/decompress.js
 var require_decompress = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
 	const { pipeline, Transform: TransformStream } = __require("node:stream");
@@ -5751,7 +5751,7 @@ var require_decompress = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = createDecompressInterceptor;
 }));
-// ../main/node_modules/undici/lib/handler/deduplication-handler.js
+// node_modules/undici/lib/handler/deduplication-handler.js
 var require_deduplication_handler = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { RequestAbortedError } = require_errors();
 	/**
@@ -6116,7 +6116,7 @@ var require_deduplication_handler = /* @__PURE__ */ __commonJSMin(((exports, mod
 	};
 	module.exports = DeduplicationHandler;
 }));
-// ../main/node_modules/undici/lib/interceptor/deduplicate.js
+// node_modules/undici/lib/interceptor/deduplicate.js
 var require_deduplicate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const diagnosticsChannel = __require("node:diagnostics_channel");
 	const util = require_util$4();
@@ -6178,7 +6178,7 @@ var require_deduplicate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		};
 	};
 }));
-// ../main/node_modules/undici/lib/cache/sqlite-cache-store.js
+// node_modules/undici/lib/cache/sqlite-cache-store.js
 var require_sqlite_cache_store = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Writable } = __require("node:stream");
 	const { assertCacheKey, assertCacheValue } = require_cache$2();
@@ -6497,7 +6497,7 @@ var require_sqlite_cache_store = /* @__PURE__ */ __commonJSMin(((exports, module
 		return lhs === rhs;
 	}
 }));
-// ../main/node_modules/undici/lib/web/fetch/headers.js
+// node_modules/undici/lib/web/fetch/headers.js
 var require_headers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { kConstruct } = require_symbols();
 	const { kEnumerableProperty } = require_util$4();
@@ -6889,7 +6889,7 @@ var require_headers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		getHeadersList
 	};
 }));
-// ../main/node_modules/undici/lib/web/fetch/response.js
+// node_modules/undici/lib/web/fetch/response.js
 var require_response = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
 	const { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
@@ -7234,7 +7234,7 @@ var require_response = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		getResponseState
 	};
 }));
-// ../main/node_modules/undici/lib/web/fetch/request.js
+// node_modules/undici/lib/web/fetch/request.js
 var require_request = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
 	const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
@@ -7824,7 +7824,7 @@ var require_request = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		getRequestState
 	};
 }));
-// ../main/node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
+// node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
 var require_subresource_integrity = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const { runtimeFeatures } = require_runtime_features();
@@ -7991,7 +7991,7 @@ var require_subresource_integrity = /* @__PURE__ */ __commonJSMin(((exports, mod
 		parseMetadata
 	};
 }));
-// ../main/node_modules/undici/lib/web/fetch/index.js
+// node_modules/undici/lib/web/fetch/index.js
 var require_fetch = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { makeNetworkError, makeAppropriateNetworkError, filterResponse, makeResponse, fromInnerResponse, getResponseState } = require_response();
 	const { HeadersList } = require_headers();
@@ -8748,7 +8748,7 @@ var require_fetch = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		finalizeAndReportTiming
 	};
 }));
-// ../main/node_modules/undici/lib/web/cache/util.js
+// node_modules/undici/lib/web/cache/util.js
 var require_util$3 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const { URLSerializer } = require_data_url();
@@ -8781,7 +8781,7 @@ var require_util$3 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		getFieldValues
 	};
 }));
-// ../main/node_modules/undici/lib/web/cache/cache.js
+// node_modules/undici/lib/web/cache/cache.js
 var require_cache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const assert = __require("node:assert");
 	const { kConstruct } = require_symbols();
@@ -9230,7 +9230,7 @@ var require_cache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	webidl.converters["sequence<RequestInfo>"] = webidl.sequenceConverter(webidl.converters.RequestInfo);
 	module.exports = { Cache };
 }));
-// ../main/node_modules/undici/lib/web/cache/cachestorage.js
+// node_modules/undici/lib/web/cache/cachestorage.js
 var require_cachestorage = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Cache } = require_cache();
 	const { webidl } = require_webidl();
@@ -9325,14 +9325,14 @@ var require_cachestorage = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	});
 	module.exports = { CacheStorage };
 }));
-// ../main/node_modules/undici/lib/web/cookies/constants.js
+// node_modules/undici/lib/web/cookies/constants.js
 var require_constants$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = {
 		maxAttributeValueSize: 1024,
 		maxNameValuePairSize: 4096
 	};
 }));
-// ../main/node_modules/undici/lib/web/cookies/util.js
+// node_modules/undici/lib/web/cookies/util.js
 var require_util$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	/**
 	* @param {string} value
@@ -9570,7 +9570,7 @@ var require_util$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		stringify
 	};
 }));
-// ../main/node_modules/undici/lib/web/cookies/parse.js
+// node_modules/undici/lib/web/cookies/parse.js
 var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { collectASequenceOfCodePointsFast } = require_infra();
 	const { maxNameValuePairSize, maxAttributeValueSize } = require_constants$1();
@@ -9672,7 +9672,7 @@ var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		parseUnparsedAttributes
 	};
 }));
-// ../main/node_modules/undici/lib/web/cookies/index.js
+// node_modules/undici/lib/web/cookies/index.js
 var require_cookies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { parseSetCookie } = require_parse();
 	const { stringify } = require_util$2();
@@ -9833,7 +9833,7 @@ var require_cookies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		parseCookie
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/events.js
+// node_modules/undici/lib/web/websocket/events.js
 var require_events = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { webidl } = require_webidl();
 	const { kEnumerableProperty } = require_util$4();
@@ -10094,7 +10094,7 @@ var require_events = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		createFastMessageEvent
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/constants.js
+// node_modules/undici/lib/web/websocket/constants.js
 var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = {
 		uid: "258EAFA5-E914-47DA-95CA-C5AB0DC85B11",
@@ -10137,7 +10137,7 @@ var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		}
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/util.js
+// node_modules/undici/lib/web/websocket/util.js
 var require_util$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { states, opcodes } = require_constants();
 	const { isUtf8 } = __require("node:buffer");
@@ -10342,7 +10342,7 @@ var require_util$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		validateCloseCodeAndReason
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/frame.js
+// node_modules/undici/lib/web/websocket/frame.js
 var require_frame = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { runtimeFeatures } = require_runtime_features();
 	const { maxUnsigned16Bit, opcodes } = require_constants();
@@ -10441,7 +10441,7 @@ var require_frame = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		generateMask
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/connection.js
+// node_modules/undici/lib/web/websocket/connection.js
 var require_connection = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants();
 	const { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util$1();
@@ -10595,7 +10595,7 @@ var require_connection = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		closeWebSocketConnection
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/permessage-deflate.js
+// node_modules/undici/lib/web/websocket/permessage-deflate.js
 var require_permessage_deflate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
 	const { isValidClientWindowBits } = require_util$1();
@@ -10674,7 +10674,7 @@ var require_permessage_deflate = /* @__PURE__ */ __commonJSMin(((exports, module
 	};
 	module.exports = { PerMessageDeflate };
 }));
-// ../main/node_modules/undici/lib/web/websocket/receiver.js
+// node_modules/undici/lib/web/websocket/receiver.js
 var require_receiver = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { Writable } = __require("node:stream");
 	const assert = __require("node:assert");
@@ -10996,7 +10996,7 @@ var require_receiver = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 	module.exports = { ByteParser };
 }));
-// ../main/node_modules/undici/lib/web/websocket/sender.js
+// node_modules/undici/lib/web/websocket/sender.js
 var require_sender = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { WebsocketFrameSend } = require_frame();
 	const { opcodes, sendHints } = require_constants();
@@ -11079,7 +11079,7 @@ var require_sender = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 	module.exports = { SendQueue };
 }));
-// ../main/node_modules/undici/lib/web/websocket/websocket.js
+// node_modules/undici/lib/web/websocket/websocket.js
 var require_websocket = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { isArrayBuffer } = __require("node:util/types");
 	const { webidl } = require_webidl();
@@ -11494,7 +11494,7 @@ var require_websocket = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		ping
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/stream/websocketerror.js
+// node_modules/undici/lib/web/websocket/stream/websocketerror.js
 var require_websocketerror = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { webidl } = require_webidl();
 	const { validateCloseCodeAndReason } = require_util$1();
@@ -11564,7 +11564,7 @@ var require_websocketerror = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 		createUnvalidatedWebSocketError
 	};
 }));
-// ../main/node_modules/undici/lib/web/websocket/stream/websocketstream.js
+// node_modules/undici/lib/web/websocket/stream/websocketstream.js
 var require_websocketstream = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { createDeferredPromise } = require_promise();
 	const { environmentSettingsObject } = require_util$5();
@@ -11818,7 +11818,7 @@ var require_websocketstream = /* @__PURE__ */ __commonJSMin(((exports, module) =
 	};
 	module.exports = { WebSocketStream };
 }));
-// ../main/node_modules/undici/lib/web/eventsource/util.js
+// node_modules/undici/lib/web/eventsource/util.js
 var require_util = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	/**
 	* Checks if the given value is a valid LastEventId.
@@ -11843,7 +11843,7 @@ var require_util = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 		isASCIINumber
 	};
 }));
-// ../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js
+// node_modules/undici/lib/web/eventsource/eventsource-stream.js
 var require_eventsource_stream = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const buffer = __require("node:buffer");
 	const { Transform } = __require("node:stream");
@@ -12227,7 +12227,7 @@ var require_eventsource_stream = /* @__PURE__ */ __commonJSMin(((exports, module
 	};
 	module.exports = { EventSourceStream };
 }));
-// ../main/node_modules/undici/lib/web/eventsource/eventsource.js
+// node_modules/undici/lib/web/eventsource/eventsource.js
 var require_eventsource = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { pipeline } = __require("node:stream");
 	const { fetching } = require_fetch();
