@@ -25,7 +25,7 @@
 //   - rejected (a 4xx other than 429): not made; never sent again.
 // Each POST is shown not to have made the record before the next goes out. A create sends at most
 // `client.createPosts` POSTs that end in flight (3 by default: each costs a whole proof window),
-// and at most `retries + 1` POSTs in all (7 by default: one answered or refused costs a re-read and
+// and at most `retries + 1` POSTs in all (9 by default: one answered or refused costs a re-read and
 // a backoff). The settle time (`--settle-timeout`) bounds one create from its first failed POST,
 // but is never smaller than a whole proof window for each POST that may end in flight, so no
 // window is ever cut short: it only keeps long pauses from sending a POST late.

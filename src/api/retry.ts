@@ -10,11 +10,12 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-// Six retries: under the fault rates the README guarantees (15% 503, 5% writes unanswered), a
-// write fails all of 5 attempts once in 3,000, so an apply of a dozen changes failed 1 time in 250;
-// all of 7 attempts fail once in 75,000.
+// Eight retries: under the fault rates the README guarantees (15% 503, 5% writes committed but
+// unanswered), an attempt of a write fails about one time in five, so all of 7 attempts fail once in
+// 100,000 and a soak of 20 applies (some 3,000 requests) failed several times in a hundred; all of 9
+// fail once in 3 million. Throttling (429) has a budget of its own.
 export const RETRY_DEFAULTS = {
-  retries: 6,
+  retries: 8,
   baseDelayMs: 250,
   maxDelayMs: 20_000,
   maxRetryAfterMs: 90_000,

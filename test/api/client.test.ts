@@ -340,7 +340,7 @@ describe("retries", () => {
     expect(sleeps).toHaveLength(1);
     expect(sleeps[0]).toBeGreaterThan(2_900);
     expect(sleeps[0]).toBeLessThanOrEqual(3_000);
-    expect(trace.some((line) => line.includes("throttled; retry 1/6 in 3000 ms"))).toBe(true);
+    expect(trace.some((line) => line.includes("throttled; retry 1/8 in 3000 ms"))).toBe(true);
   });
 
   it("retries a POST refused with 429, since it was not processed", async () => {
