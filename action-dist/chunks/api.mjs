@@ -11532,7 +11532,7 @@ var RateLimiter = class {
 };
 // dist/src/api/retry.js
 const RETRY_DEFAULTS = {
-	retries: 6,
+	retries: 8,
 	baseDelayMs: 250,
 	maxDelayMs: 2e4,
 	maxRetryAfterMs: 9e4
