@@ -11534,7 +11534,7 @@ var RateLimiter = class {
 const RETRY_DEFAULTS = {
 	retries: 8,
 	baseDelayMs: 250,
-	maxDelayMs: 2e4,
+	maxDelayMs: 5e3,
 	maxRetryAfterMs: 9e4
 };
 /** Statuses that say "not now" rather than "no": a later attempt can succeed. */

@@ -13,11 +13,12 @@ export interface RetryOptions {
 // Eight retries: under the fault rates the README guarantees (15% 503, 5% writes committed but
 // unanswered), an attempt of a write fails about one time in five, so all of 7 attempts fail once in
 // 100,000 and a soak of 20 applies (some 3,000 requests) failed several times in a hundred; all of 9
-// fail once in 3 million. Throttling (429) has a budget of its own.
+// fail once in 3 million. Throttling (429) has a budget of its own. The backoff is capped at 5 s, so
+// that a service that is down still fails a request within about 11 s (23 s at worst).
 export const RETRY_DEFAULTS = {
   retries: 8,
   baseDelayMs: 250,
-  maxDelayMs: 20_000,
+  maxDelayMs: 5_000,
   maxRetryAfterMs: 90_000,
 } as const satisfies RetryOptions;
 
