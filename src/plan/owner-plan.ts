@@ -3,6 +3,7 @@
 // plan without an owner gets nothing from here, and behaves as it did before owners.
 
 import type { DesiredConfig } from "../manifest/types.js";
+import { pluginDefaults } from "../filled-defaults.js";
 import { readMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { ChangeMark, FamilyReport, FieldChanges } from "./types.js";
@@ -52,9 +53,18 @@ export function markForUpdate(
   // the service shows for it), else what the record has.
   if (fields.description === undefined) {
     const desired = config.fields.description;
-    mark.keep = desired === undefined ? read.text : desired;
+    mark.keep = desired === undefined ? ownText(record, read.text) : desired;
   }
   return { mark };
+}
+
+/**
+ * The text a record holds of its own, to keep under a new mark: none where the service shows the
+ * plugin's own description for an empty one (posthog-2024), which is not the record's to keep.
+ */
+function ownText(record: PluginConfigRecord, text: string | null): string | null {
+  const plugin = pluginDefaults(record).description;
+  return plugin !== undefined && record.description === plugin ? null : text;
 }
 
 /** Of the records no config claims, those prune deletes, and those it leaves alone and why. */

@@ -116,6 +116,29 @@ describe("plans with an owner", () => {
     }
   });
 
+  it("adopting a record whose description the service fills with the plugin's own keeps none under the mark", () => {
+    // posthog-2024 shows the plugin's description where a record has none: not the record's to keep.
+    const pluginInfo = { name: "S3 Export", description: "Export events to S3." };
+    const filled = remoteRecord({
+      id: 5,
+      name: "A",
+      order: 1,
+      description: "Export events to S3.",
+      plugin_info: pluginInfo,
+    });
+    const adopted = plan(desired([desiredConfig({ name: "A", order: 1, enabled: true })]), [filled]);
+    expect(adopted.plan?.changes[0]?.mark).toEqual({ owner: "team-a", from: null, keep: null });
+    const own = remoteRecord({
+      id: 5,
+      name: "A",
+      order: 1,
+      description: "Its own text",
+      plugin_info: pluginInfo,
+    });
+    const kept = plan(desired([desiredConfig({ name: "A", order: 1, enabled: true })]), [own]);
+    expect(kept.plan?.changes[0]?.mark).toEqual({ owner: "team-a", from: null, keep: "Its own text" });
+  });
+
   it("prunes only records with its own mark, and says how many it left alone and why", () => {
     const records = [
       remoteRecord({ id: 1, name: "Kept", order: 1, description: mine(null) }),
