@@ -2,8 +2,8 @@
 // owner holds, and which unclaimed records prune may delete. Pure; compute-plan.ts calls it. A
 // plan without an owner gets nothing from here, and behaves as it did before owners.
 
-import type { DesiredConfig } from "../manifest/types.js";
 import { pluginDefaults } from "../filled-defaults.js";
+import type { DesiredConfig } from "../manifest/types.js";
 import { readMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { ChangeMark, FamilyReport, FieldChanges } from "./types.js";
