@@ -3,7 +3,7 @@
 
 import type { ManifestDiagnostic } from "./diagnostics.js";
 import { makeError } from "./diagnostics.js";
-import type { LoadedManifestFile } from "./merge.js";
+import type { ManifestFacts } from "./semantic-checks.js";
 import type { RolloutSpec } from "./types.js";
 
 export interface MergedRollout {
@@ -16,7 +16,7 @@ export interface MergedRollout {
   checkProjects(managed: ReadonlySet<string>, resolvedAtPlanTime: boolean): ManifestDiagnostic[];
 }
 
-export function mergeRollouts(files: readonly LoadedManifestFile[]): MergedRollout {
+export function mergeRollouts(files: readonly { file: string; facts: ManifestFacts }[]): MergedRollout {
   const placed = files
     .flatMap(({ file, facts }) => (facts.rollout === undefined ? [] : [{ file, fact: facts.rollout }]))
     .sort((a, b) =>

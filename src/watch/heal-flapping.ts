@@ -7,7 +7,7 @@
 import { type FamilyName, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { Plan, PlannedChange } from "../plan/types.js";
-import type { FamilyFinding } from "./watch-events.js";
+import type { FamilyFinding } from "./family-finding.js";
 
 /** Cycles in a row a record is healed in before it counts as flapping. */
 export const FLAP_CYCLES = 3;

@@ -6,7 +6,10 @@ import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
+import type { FamilyFinding } from "./family-finding.js";
 import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
+
+export type { FamilyFinding };
 
 export const WATCH_EVENTS = [
   "drift_opened",
@@ -51,24 +54,6 @@ export interface WatchEvent {
   };
   /** `healed`: the journal of the heal (`pcsync rollback --journal` undoes it). */
   journal?: string;
-}
-
-/** What one cycle found for one watched family. */
-export interface FamilyFinding {
-  project: string;
-  family: FamilyName;
-  /** The drift left at the end of the cycle (after heal: what it did not do). */
-  changes: PlannedChange[];
-  reorder: PlannedReorder | undefined;
-  /** What heal applied this cycle, if it applied anything, and the journal that undoes it. */
-  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined; journal?: string };
-  /** Heal was refused by these guards: nothing was written to the family. */
-  refused?: string[];
-  /**
-   * Records heal keeps putting back (heal-flapping.ts): how many are flapping now, and those that
-   * started to (or flapped again) this cycle, with how long they are now left alone.
-   */
-  flapping?: { records: number; started: { change: PlannedChange; backoffMs: number }[] };
 }
 
 /** A family's changes counted as the JSON plan's summary counts them. */
