@@ -9,8 +9,10 @@ import type { ApplyReport } from "../apply/types.js";
 import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
+import { JournalLock } from "../journal/journal-lock.js";
 import { checkJournalServer, readJournal } from "../journal/read-journal.js";
 import { readAndPlanRollback } from "../journal/read-rollback-state.js";
+import { findNameClashes } from "../journal/rollback-names.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
@@ -202,33 +204,47 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
       return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
     },
     async rollbackJournal(path) {
-      const applied = await readJournal(path, io.cwd);
-      checkJournalServer(applied, server);
-      const shown = await readAndPlanRollback(client, applied, {
-        concurrency: concurrencyOf(flags),
-        force: false,
-      });
-      if (shown.conflicts.length > 0) {
+      // Checked like any `pcsync rollback`: one writer per journal, no change since the run, and
+      // no name another live record holds now.
+      const lock = await JournalLock.acquire(path, { cwd: io.cwd, command: "rollback" });
+      try {
+        const applied = await readJournal(path, io.cwd);
+        checkJournalServer(applied, server);
+        const shown = await readAndPlanRollback(client, applied, {
+          concurrency: concurrencyOf(flags),
+          force: false,
+        });
+        if (shown.conflicts.length > 0) {
+          return {
+            complete: false,
+            summary: `not rolled back: ${shown.conflicts.length} record(s) were changed since by someone else; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+          };
+        }
+        const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
+        if (clashes.length > 0) {
+          return {
+            complete: false,
+            summary: `not rolled back: it would give ${clashes.length} name(s) to two live records; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+          };
+        }
+        if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
+          return { complete: true, summary: "nothing left to undo" };
+        const report = await applyJournaled(client, shown.plan, shown.current, {
+          flags: { ...flags, journal: undefined },
+          io,
+          interrupts,
+          start: { command: "rollback", planFile: null, rollbackOf: path },
+          alsoKnown: shown.retrievedState,
+          inputs: run.inputs,
+        });
+        const complete = isApplyComplete(report) && !report.interrupted;
         return {
-          complete: false,
-          summary: `not rolled back: ${shown.conflicts.length} record(s) were changed since by someone else; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+          complete,
+          summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
         };
+      } finally {
+        await lock.release();
       }
-      if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
-        return { complete: true, summary: "nothing left to undo" };
-      const report = await applyJournaled(client, shown.plan, shown.current, {
-        flags: { ...flags, journal: undefined },
-        io,
-        interrupts,
-        start: { command: "rollback", planFile: null, rollbackOf: path },
-        alsoKnown: shown.retrievedState,
-        inputs: run.inputs,
-      });
-      const complete = isApplyComplete(report) && !report.interrupted;
-      return {
-        complete,
-        summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
-      };
     },
     gate: createLogHealthGate(client, rollout.health.logs, concurrencyOf(flags)),
     signal: interrupts.signal,
