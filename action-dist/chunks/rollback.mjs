@@ -4,103 +4,14 @@ import { i as canAsk, o as ApplyError, r as askForYes, t as watchInterrupts } fr
 import { h as descriptionOwner, m as describeStoredDescription } from "./order-ties.mjs";
 import { a as UsageError, r as RefusedError, s as isErrorOf } from "./errors.mjs";
 import { n as JournalLock, u as JournalError } from "./apply-with-journal.mjs";
-import { n as describeRecord, t as readAndPlanRollback } from "./read-rollback-state.mjs";
+import { n as readAndPlanRollback, r as describeRecord, t as findNameClashes } from "./rollback-names.mjs";
 import { d as tornLineNote, i as shellWord, n as applyJournaled, o as checkJournalExists, s as checkJournalServer, u as readJournal } from "./journal-run.mjs";
-import { i as familyKey } from "./families.mjs";
-import { i as lookAlikeKey } from "./group-by.mjs";
 import { n as renderApplyReport, t as isApplyComplete } from "./apply-report.mjs";
 import { r as useColour } from "./cli-io.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, r as concurrencyOf, t as addConnectionOptions } from "./connection.mjs";
 import { a as formatOption, c as parseFormat, o as outOption } from "./options.mjs";
 import { a as savePlan, i as printPlan, n as hasChanges, r as printApplyJson, t as checkPlanPrintableAsJson } from "./print-plan.mjs";
 import { t as appendStepSummary } from "./step-summary.mjs";
-// dist/src/journal/rollback-names.js
-/** The identity the planner gives a record's name; null names are nobody's name. */
-const nameIdentity = (name) => name === null ? null : lookAlikeKey(name);
-/** One line per clash: the record the rollback would bring back, and the live one holding its name. */
-function findNameClashes(plan, current, retrieved) {
-	const families = /* @__PURE__ */ new Map();
-	const familyOf = (project, family) => {
-		const key = familyKey(project, family);
-		let entry = families.get(key);
-		if (entry === void 0) {
-			entry = {
-				project,
-				family,
-				records: /* @__PURE__ */ new Map()
-			};
-			families.set(key, entry);
-		}
-		return entry;
-	};
-	const known = /* @__PURE__ */ new Map();
-	for (const state of [retrieved, current]) for (const { project, family, records } of state.families) for (const record of records) known.set(`${familyKey(project, family)}/${record.id}`, { name: record.name });
-	for (const { project, family, records } of current.families) {
-		const entry = familyOf(project, family);
-		for (const record of records) if (record.deleted !== true) entry.records.set(String(record.id), {
-			id: record.id,
-			name: record.name,
-			byRollback: false
-		});
-	}
-	let created = 0;
-	for (const change of plan.changes) {
-		const entry = familyOf(change.project, change.family);
-		const renamed = change.fields.name;
-		const name = renamed === void 0 ? void 0 : typeof renamed.to === "string" ? renamed.to : null;
-		if (change.action === "create") {
-			entry.records.set(`new ${++created}`, {
-				id: null,
-				name: name ?? change.name,
-				byRollback: true
-			});
-			continue;
-		}
-		if (change.id === null) continue;
-		const key = String(change.id);
-		if (change.action === "delete") {
-			entry.records.delete(key);
-			continue;
-		}
-		const before = known.get(`${familyKey(change.project, change.family)}/${change.id}`);
-		const comesBack = change.fields.deleted?.to === false;
-		const live = entry.records.get(key);
-		if (live === void 0 && !comesBack) continue;
-		if (change.fields.deleted?.to === true) {
-			entry.records.delete(key);
-			continue;
-		}
-		entry.records.set(key, {
-			id: change.id,
-			name: name !== void 0 ? name : live?.name ?? before?.name ?? change.name,
-			byRollback: comesBack || name !== void 0
-		});
-	}
-	const clashes = [];
-	for (const { project, family, records } of families.values()) {
-		const byName = /* @__PURE__ */ new Map();
-		for (const record of records.values()) {
-			const identity = nameIdentity(record.name);
-			if (identity === null) continue;
-			byName.set(identity, [...byName.get(identity) ?? [], record]);
-		}
-		for (const group of byName.values()) {
-			if (group.length < 2) continue;
-			for (const mine of group.filter((record) => record.byRollback)) {
-				const others = group.filter((record) => record !== mine);
-				const shown = mine.id === null ? `the record ${JSON.stringify(mine.name)} that the rollback would create again in project ${project} ${family}` : `${describeRecord({
-					project,
-					family,
-					id: mine.id,
-					name: mine.name
-				})}, which the rollback would bring back as ${JSON.stringify(mine.name)}`;
-				const holders = others.map((other) => other.id === null ? `another record the rollback creates, ${JSON.stringify(other.name)}` : `record ${other.id} (${JSON.stringify(other.name)})${other.byRollback ? ", which the rollback also brings back" : ", live now"}`).join(" and ");
-				clashes.push(`${shown}: that name is held by ${holders}`);
-			}
-		}
-	}
-	return clashes;
-}
 // dist/src/cli/commands/rollback.js
 /**
 * A value as the refusal shows it. A description is its text, and its owner mark when either side
