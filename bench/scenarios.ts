@@ -29,6 +29,7 @@ import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
 import { ROLLOUT_SCENARIOS } from "./scenarios-rollout.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
+import { STARTUP_IMPORT_SCENARIOS } from "./scenarios-startup-imports.js";
 import { WATCH_SCENARIOS } from "./scenarios-watch.js";
 
 // One list request reads a family of up to this many records (the client's page size).
@@ -416,6 +417,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
   ...STARTUP_SCENARIOS,
+  ...STARTUP_IMPORT_SCENARIOS,
   ...FAULT_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,
