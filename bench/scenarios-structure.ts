@@ -14,7 +14,7 @@ import { count, type Row, type Scenario, type ScenarioResult } from "./harness.j
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST_SRC = join(ROOT, "dist", "src");
 const CLI = join(DIST_SRC, "cli", "main.js");
-const RECORDER = join(ROOT, "test", "support", "record-imports.mjs");
+const RECORDER = join(ROOT, "bench", "record-imports.mjs");
 const API_KEY = "phx_bench_structure";
 
 /** Every `.ts` file under `directory`, recursively. */
