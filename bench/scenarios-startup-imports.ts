@@ -118,7 +118,7 @@ const COMMANDS: readonly Command[] = [
 ];
 
 /** Runs the built CLI under the recorder and returns the URL of every module it loaded, each once. */
-function runRecordingImports(args: readonly string[], env: NodeJS.ProcessEnv): string[] {
+export function runRecordingImports(args: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const directory = mkdtempSync(join(tmpdir(), "pcsync-imports-"));
   const file = join(directory, "imports.txt");
   try {

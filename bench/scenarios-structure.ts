@@ -2,19 +2,16 @@
 // modules, the folders they sit in, the imports between folders), read off a real run of the
 // built CLI against the example data. The figures the codebase's size aims are judged on.
 
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmulatorThread } from "./emulator-thread.js";
 import { count, type Row, type Scenario, type ScenarioResult } from "./harness.js";
+import { runRecordingImports } from "./scenarios-startup-imports.js";
 
 // From dist/bench/ once built.
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST_SRC = join(ROOT, "dist", "src");
-const CLI = join(DIST_SRC, "cli", "main.js");
-const RECORDER = join(ROOT, "bench", "record-imports.mjs");
 const API_KEY = "phx_bench_structure";
 
 /** Every `.ts` file under `directory`, recursively. */
@@ -43,37 +40,17 @@ function staticImports(file: string): string[] {
   return found.map((match) => resolve(dirname(file), match[1] ?? ""));
 }
 
-/** The own modules (built files under dist/src) a run of `args` loads. */
+/** The own modules (built files under dist/src) a run of `args` loads, against the example data. */
 async function modulesLoaded(args: readonly string[]): Promise<string[]> {
-  const directory = mkdtempSync(join(tmpdir(), "pcsync-structure-"));
-  const file = join(directory, "imports.txt");
   const emulator = await startEmulatorThread({ keys: [{ key: API_KEY, scopes: null, projects: "*" }] });
   try {
-    const result = spawnSync(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "ignore", "pipe"],
-      env: {
-        ...process.env,
-        PCSYNC_BASE_URL: emulator.url,
-        PCSYNC_API_KEY: API_KEY,
-        NODE_OPTIONS: `--import=${RECORDER}`,
-        PCSYNC_TEST_IMPORTS_FILE: file,
-      },
-    });
-    if (result.status !== 0)
-      throw new Error(`pcsync ${args.join(" ")} exited ${String(result.status)}: ${String(result.stderr)}`);
-    const urls = new Set(
-      readFileSync(file, "utf8")
-        .split("\n")
-        .filter((line) => line !== ""),
-    );
-    return [...urls]
+    const env = { ...process.env, PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: API_KEY };
+    return runRecordingImports(args, env)
       .filter((url) => url.startsWith("file:"))
       .map((url) => fileURLToPath(url))
       .filter((path) => path.startsWith(DIST_SRC));
   } finally {
     await emulator.close();
-    rmSync(directory, { recursive: true, force: true });
   }
 }
 
@@ -97,7 +74,7 @@ async function runStructure(): Promise<ScenarioResult> {
       pass: linesOf(api) < 3_000,
     },
   ];
-  const loaded = await modulesLoaded(["plan", "-f", "examples/pcsync.yaml"]);
+  const loaded = await modulesLoaded(["plan", "-f", join(ROOT, "examples", "pcsync.yaml")]);
   const loadedSet = new Set(loaded);
   const folders = new Map<string, number>();
   for (const file of loaded) folders.set(folderOf(file), (folders.get(folderOf(file)) ?? 0) + 1);
