@@ -15,20 +15,6 @@ export {
   type RequestSpec,
 } from "./client.js";
 export {
-  CREATE_POSTS_DEFAULT,
-  type CreateConfigOptions,
-  type CreateResult,
-  createConfig,
-  createConfigDetailed,
-  type FamilyListing,
-  FamilyReader,
-  findCreatedRecord,
-  MIN_SETTLE_WINDOW_MS,
-  minimumSettleTimeoutMs,
-  SETTLE_TIMEOUT_FACTOR,
-  settleWindowMs,
-} from "./create-config.js";
-export {
   createJob,
   deleteConfig,
   getConfig,
@@ -53,6 +39,7 @@ export {
   isOutcomeUnknown,
   isRequestError,
   isResponseError,
+  notMadeAfter,
   type OutcomeErrorCode,
   OutcomeUnknownError,
   RequestError,
@@ -60,18 +47,10 @@ export {
   ResponseError,
   type ResponseErrorCode,
 } from "./errors.js";
-export {
-  classifyPostFailure,
-  type FailureRules,
-  isServiceEnvelope,
-  type PostFailure,
-  type PostFailureKind,
-  postFailureOf,
-} from "./failure-kind.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
 export type { LogQuery } from "./log-query.js";
 export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
-export { encodeProjectId } from "./paths.js";
+export { collectionPath, encodeProjectId } from "./paths.js";
 export {
   matchNoProxy,
   type ProxyDecision,
@@ -87,7 +66,6 @@ export {
   type RateLimiterOptions,
   type RateLimiterState,
 } from "./rate-limiter.js";
-export type { RetrySafety } from "./request-with-retry.js";
 export type { ResponseShape, ResponseShapes } from "./response-schemas.js";
-export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
-export { validateResponse } from "./validate-response.js";
+export { RETRY_DEFAULTS, type RetryOptions, type RetrySafety } from "./retry.js";
+export { isServiceEnvelope, validateResponse } from "./validate-response.js";

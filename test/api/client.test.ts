@@ -3,7 +3,6 @@
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  createConfig,
   createJob,
   deleteConfig,
   getConfig,
@@ -15,6 +14,7 @@ import {
   rearrange,
   updateConfig,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import type { PcsyncError } from "../../src/errors.js";
 import {
   page,

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiClient,
   type ApiClientOptions,
-  createConfig,
   createJob,
   deleteConfig,
   getConfig,
@@ -18,6 +17,7 @@ import {
   rearrange,
   updateConfig,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { type ProfileName, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 
 const FULL_KEY = "phx_contract_full_0123456789";

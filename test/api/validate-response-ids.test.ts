@@ -4,7 +4,6 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createConfig,
   getConfig,
   listAllConfigs,
   listLogs,
@@ -12,6 +11,7 @@ import {
   type ResponseError,
   rearrange,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
 
 let server: ScriptedServer;
