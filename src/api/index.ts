@@ -3,6 +3,7 @@
 export { REDACTED, SecretRegistry, secretForms } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
+export { realSleep, sleepUnlessAborted } from "./abortable-sleep.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
 export {
@@ -14,6 +15,7 @@ export {
   type HttpMethod,
   type RequestSpec,
 } from "./client.js";
+export { createDispatcher } from "./dispatcher.js";
 export {
   createJob,
   deleteConfig,
@@ -67,5 +69,12 @@ export {
   type RateLimiterState,
 } from "./rate-limiter.js";
 export type { ResponseShape, ResponseShapes } from "./response-schemas.js";
-export { RETRY_DEFAULTS, type RetryOptions, type RetrySafety } from "./retry.js";
+export {
+  RETRY_DEFAULTS,
+  type RetryContext,
+  type RetryOptions,
+  type RetrySafety,
+  sendWithRetry,
+} from "./retry.js";
+export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
 export { isServiceEnvelope, validateResponse } from "./validate-response.js";

@@ -20,6 +20,10 @@ export interface AttemptRequest {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   maxResponseBytes: number;
+  /** Ends the attempt at once when it aborts (a webhook sender that closes). */
+  signal?: AbortSignal | undefined;
+  /** Bounds the whole attempt, from connecting to the end of the body (a webhook's timeout). */
+  deadlineMs?: number | undefined;
 }
 
 export interface AttemptResponse {
@@ -91,6 +95,40 @@ const CONNECTION_LOST = new Set([
 /** Sends the request once. Resolves with any HTTP status; rejects only with a TransportFailure. */
 export async function sendAttempt(dispatcher: Dispatcher, request: AttemptRequest): Promise<AttemptResponse> {
   const controller = new AbortController();
+  const abort = () => controller.abort();
+  request.signal?.addEventListener("abort", abort, { once: true });
+  let deadlinePassed = false;
+  const deadline =
+    request.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          deadlinePassed = true;
+          abort();
+        }, request.deadlineMs);
+  try {
+    if (request.signal?.aborted) abort();
+    return await sendWithin(dispatcher, request, controller);
+  } catch (error) {
+    if (!deadlinePassed) throw error;
+    throw new TransportFailure({
+      kind: "timeout",
+      reason: "timeout",
+      description: `no answer within ${request.deadlineMs} ms`,
+      sent: true,
+      retryable: true,
+      phase: "headers",
+    });
+  } finally {
+    clearTimeout(deadline);
+    request.signal?.removeEventListener("abort", abort);
+  }
+}
+
+async function sendWithin(
+  dispatcher: Dispatcher,
+  request: AttemptRequest,
+  controller: AbortController,
+): Promise<AttemptResponse> {
   let bodyDeadlinePassed = false;
   let response: Dispatcher.ResponseData;
   try {
