@@ -339,11 +339,6 @@ export class ApiClient {
     return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
   }
 
-  /** Waits the backoff before retry number `retryNumber` (from 1); rejects once the signal aborts. */
-  async backoff(retryNumber: number): Promise<void> {
-    await this.sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
-  }
-
   /** The time allowed for a response's headers: how long a request may be pending unanswered. */
   get requestTimeoutMs(): number {
     return this.#requestTimeoutMs;

@@ -22,13 +22,12 @@ export {
   getConfig,
   getFrontend,
   iterateLogs,
+  type LogQuery,
   listAllConfigs,
-  listConfigs,
   listLogs,
   listProjects,
   reachesProjectList,
   rearrange,
-  // The same function under the name that matches listConfigs/createConfig/updateConfig.
   rearrange as rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
@@ -50,8 +49,7 @@ export {
   type ResponseErrorCode,
 } from "./errors.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
-export type { LogQuery } from "./log-query.js";
-export { LIST_READ_ATTEMPTS, paginate, readWholeList } from "./paginate.js";
+export { LIST_READ_ATTEMPTS, listItems, paginate } from "./paginate.js";
 export { collectionPath, encodeProjectId } from "./paths.js";
 export {
   matchNoProxy,
