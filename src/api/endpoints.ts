@@ -131,7 +131,7 @@ export async function createJob(
  * Sets orders: keys are config ids (seed) or plugin ids (posthog-2024), values the new orders.
  * Returns the family's records as the service lists them after the change (a bare array).
  */
-export async function rearrange(
+export async function rearrangeConfigs(
   client: ApiClient,
   projectId: string,
   family: FamilyName,

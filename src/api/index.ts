@@ -5,15 +5,11 @@ export { REDACTED, SecretRegistry, secretForms } from "../redact.js";
 export type * from "../wire-types.js";
 export { realSleep, sleepUnlessAborted } from "./abortable-sleep.js";
 export { checkApiKey, isValidApiKey } from "./api-key.js";
-export { type BaseUrl, isLoopbackHost, type QueryParams } from "./base-url.js";
+export { isLoopbackHost } from "./base-url.js";
 export {
   ApiClient,
   type ApiClientOptions,
-  type ApiResponse,
-  type ApiStats,
   CLIENT_DEFAULTS,
-  type HttpMethod,
-  type RequestSpec,
 } from "./client.js";
 export { createDispatcher } from "./dispatcher.js";
 export {
@@ -27,52 +23,36 @@ export {
   listLogs,
   listProjects,
   reachesProjectList,
-  rearrange,
-  rearrange as rearrangeConfigs,
+  rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
 export {
-  apiError,
   ClientError,
-  type ClientErrorCode,
-  type FailedRequest,
   isApiError,
   isOutcomeUnknown,
   isRequestError,
   isResponseError,
   notMadeAfter,
-  type OutcomeErrorCode,
   OutcomeUnknownError,
   RequestError,
-  type RequestErrorCode,
   ResponseError,
-  type ResponseErrorCode,
 } from "./errors.js";
-export { LIST_BOUND_DEFAULTS, type ListBounds, nameList } from "./list-bounds.js";
-export { LIST_READ_ATTEMPTS, listItems, paginate } from "./paginate.js";
-export { collectionPath, encodeProjectId } from "./paths.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
+export { paginate } from "./paginate.js";
+export { collectionPath } from "./paths.js";
 export {
   matchNoProxy,
-  type ProxyDecision,
   type ProxyEnvironment,
-  type ProxyRoute,
   parseProxyUrl,
   resolveProxy,
 } from "./proxy.js";
 export {
-  type LearnedLimit,
-  RATE_LIMITER_DEFAULTS,
   RateLimiter,
   type RateLimiterOptions,
-  type RateLimiterState,
 } from "./rate-limiter.js";
-export type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 export {
-  RETRY_DEFAULTS,
   type RetryContext,
-  type RetryOptions,
-  type RetrySafety,
   sendWithRetry,
 } from "./retry.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
-export { isServiceEnvelope, validateResponse } from "./validate-response.js";
+export { isServiceEnvelope } from "./validate-response.js";
