@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 import { describeError } from "../errors.js";
-import { PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
+import { isTlsFailure, PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
 
 export interface AttemptRequest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -389,17 +389,6 @@ function classifyProxyFailure(error: unknown, request: AttemptRequest): Transpor
       : describe(cause ?? error, code),
     retryable: timedOut || UNREACHABLE.has(code) || CONNECTION_LOST.has(code),
   });
-}
-
-function isTlsFailure(code: string): boolean {
-  return (
-    code.startsWith("ERR_TLS") ||
-    code.startsWith("ERR_SSL") ||
-    code.startsWith("CERT_") ||
-    code.includes("SELF_SIGNED") ||
-    code.startsWith("UNABLE_TO_") ||
-    code === "EPROTO"
-  );
 }
 
 function errorCode(error: unknown): string {
