@@ -8,9 +8,8 @@ import {
   CLIENT_DEFAULTS,
   LIST_BOUND_DEFAULTS,
   type ListBounds,
-  minimumSettleTimeoutMs,
-  settleWindowMs,
 } from "../api/index.js";
+import { minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { UsageError } from "../errors.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredState } from "../manifest/types.js";
@@ -83,7 +82,7 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
 
 /**
  * `--settle-timeout` and `--treat-5xx-as-in-flight`, on the commands that create records (apply,
- * rollback, watch): how a failed create is settled, see src/api/create-config.ts.
+ * rollback, watch): how a failed create is settled, see src/apply/create-config.ts.
  */
 export function addSettleTimeoutOption(command: Command): Command {
   return command
