@@ -14,8 +14,8 @@ import {
 import { UsageError } from "../errors.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredState } from "../manifest/types.js";
+import { resolveApiKey } from "../run/credentials.js";
 import type { CliIo } from "./cli-io.js";
-import { resolveApiKey } from "./credentials.js";
 
 export interface ConnectionFlags {
   baseUrl?: string;
