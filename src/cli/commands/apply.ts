@@ -9,6 +9,7 @@ import { RefusedError, UsageError } from "../../errors.js";
 import type { Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
+import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
@@ -21,7 +22,6 @@ import {
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
-  manifestServer,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from "../journal-run.js";

@@ -3,15 +3,11 @@
 import { Command, Option } from "commander";
 import { EXIT_CHANGES, RefusedError } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
+import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import {
-  addConnectionOptions,
-  type ConnectionFlags,
-  createClientFromFlags,
-  manifestServer,
-} from "../connection.js";
+import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { UsageError } from "../../errors.js";
 import type { DriftMode } from "../../manifest/types.js";
+import { manifestServer } from "../../run/connect.js";
 import { loadManifest } from "../../run/load-manifest.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
@@ -16,7 +17,6 @@ import {
   addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
-  manifestServer,
   parsePositiveNumber,
 } from "../connection.js";
 import { parseDuration } from "../duration.js";
