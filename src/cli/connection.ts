@@ -2,12 +2,7 @@
 // use case that connects (src/run/connect.ts: the server, the key, the client).
 
 import { type Command, Option } from "commander";
-import {
-  type ApiClient,
-  CLIENT_DEFAULTS,
-  LIST_BOUND_DEFAULTS,
-  type ListBounds,
-} from "../api/index.js";
+import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
 import { minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { UsageError } from "../errors.js";
 import { type ConnectOptions, connect } from "../run/connect.js";
