@@ -10,7 +10,7 @@
 // a 503 with Retry-After (how the service and well-behaved proxies shed load, as client-go reads it)
 // were refused before any processing.
 
-import { isRequestError, isResponseError } from "./errors.js";
+import { isRequestError, isResponseError } from "./service-error.js";
 
 /** What the client knows of a failed POST. */
 export type PostFailure =

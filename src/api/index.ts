@@ -45,22 +45,6 @@ export {
   updateConfig,
 } from "./endpoints.js";
 export {
-  apiError,
-  ClientError,
-  type ClientErrorCode,
-  type FailedRequest,
-  isApiError,
-  isOutcomeUnknown,
-  isRequestError,
-  isResponseError,
-  type OutcomeErrorCode,
-  OutcomeUnknownError,
-  RequestError,
-  type RequestErrorCode,
-  ResponseError,
-  type ResponseErrorCode,
-} from "./errors.js";
-export {
   classifyPostFailure,
   type FailureRules,
   isServiceEnvelope,
@@ -90,4 +74,17 @@ export {
 export type { RetrySafety } from "./request-with-retry.js";
 export type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 export { RETRY_DEFAULTS, type RetryOptions } from "./retry.js";
+export {
+  apiError,
+  type FailedRequest,
+  isApiError,
+  isOutcomeUnknown,
+  isRequestError,
+  isResponseError,
+  type OutcomeErrorCode,
+  type RequestErrorCode,
+  type ResponseErrorCode,
+  ServiceError,
+  type ServiceErrorCode,
+} from "./service-error.js";
 export { validateResponse } from "./validate-response.js";

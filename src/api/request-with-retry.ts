@@ -2,7 +2,6 @@
 // that failed is sent again when the retry policy (retry.ts) allows it, after the wait it says.
 // The client sends each attempt and turns the last one into a response or an error.
 
-import { type FailedRequest, RequestError } from "./errors.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import {
   backoffDelayMs,
@@ -11,6 +10,7 @@ import {
   parseThrottleDetail,
   type RetryOptions,
 } from "./retry.js";
+import { type FailedRequest, ServiceError } from "./service-error.js";
 import { type AttemptResponse, headerValue, TransportFailure } from "./transport.js";
 import { readServiceError } from "./validate-response.js";
 
@@ -72,7 +72,7 @@ export async function requestWithRetry(context: RetryContext, request: RetriedRe
   let earlierOutcomeUnknown = false;
   // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
-    new RequestError("request_aborted", failedRequest, {
+    new ServiceError("request_aborted", failedRequest, {
       attempts,
       outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
     });

@@ -1,12 +1,11 @@
 // The shared first half of plan and apply: the scope options, the manifest narrowed to them, and
 // the read stage run with the flags' settings and a progress line.
 
-import type { Command } from "commander";
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import { type ApiClient, listProjects } from "../api/index.js";
-import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
-import { type LoadedManifest, ManifestError, resolveProjectSets } from "../manifest/index.js";
+import { InputError } from "../input-error.js";
+import { type LoadedManifest, resolveProjectSets } from "../manifest/index.js";
 import { didYouMean } from "../manifest/suggest.js";
 import type { DesiredState } from "../manifest/types.js";
 import { PLAN_DEFAULTS, type PlanDiagnostic } from "../plan/compute-plan.js";
@@ -76,7 +75,8 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, flags: 
     const known = new Set(desired.families.map((family) => family.project));
     const missing = projects.filter((project) => !known.has(project));
     if (missing.length > 0) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         `--project ${missing.join(", ")}: not in the manifest (it has ${[...known].join(", ") || "no projects"})`,
       );
     }
@@ -92,7 +92,8 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, flags: 
       (family) => projects === undefined || projects.includes(family.project),
     );
     const present = [...new Set(scope.map((family) => family.family))];
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--family ${families.join(", ")} selects nothing: the manifest${projects ? ` (project ${projects.join(", ")})` : ""} manages only ${present.join(", ")}`,
     );
   }
@@ -118,7 +119,7 @@ async function resolveAllProjects(
     listed.map((project) => String(project.id)),
   );
   printDiagnostics({ ...result, value: undefined, files: [] }, io);
-  if (result.value === undefined) throw new ManifestError(result.errors);
+  if (result.value === undefined) throw new InputError("manifest_invalid", { diagnostics: result.errors });
   return result.value;
 }
 

@@ -33,11 +33,10 @@ import {
 } from "./variables.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
-export type { ManifestDiagnostic } from "./diagnostics.js";
+export { type ManifestDiagnostic, summarizeErrors } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
 export type { LoadedManifest } from "./loaded-manifest.js";
-export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
 export {

@@ -5,12 +5,12 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CliIo } from "../cli/cli-io.js";
-import type { ConnectionFlags } from "../cli/connection.js";
-import { concurrencyOf } from "../cli/connection.js";
+import { type ConnectionFlags, concurrencyOf } from "../cli/connection.js";
 import { type ManifestFlags, printDiagnostics, runInputs } from "../cli/manifest-options.js";
 import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
-import { PcsyncError, UsageError } from "../errors.js";
-import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
+import { PcsyncError } from "../errors.js";
+import { isInputError } from "../input-error.js";
+import { type DesiredState, type DriftMode, formatDiagnostic } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
@@ -91,8 +91,8 @@ export class CycleRunner {
       return await this.#planAndHeal(loaded.desired);
     } catch (error) {
       if (signal.aborted) return { ...endedEarly("failed", [], undefined), interrupted: true };
-      if (error instanceof ManifestError) {
-        return endedEarly("invalid_manifest", error.diagnostics.map(formatDiagnostic), false);
+      if (isInputError(error, "manifest_invalid")) {
+        return endedEarly("invalid_manifest", error.facts.diagnostics.map(formatDiagnostic), false);
       }
       if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
       const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
@@ -113,7 +113,7 @@ export class CycleRunner {
       return { desired: narrowDesiredState(result.value, flags) };
     } catch (error) {
       // --project or --family that the manifest, as it now reads, does not have.
-      if (error instanceof UsageError)
+      if (isInputError(error, "usage"))
         return { report: endedEarly("invalid_manifest", [error.message], false) };
       throw error;
     }

@@ -8,8 +8,7 @@ import {
   type PostFailure,
   type PostFailureKind,
   postFailureOf,
-  RequestError,
-  ResponseError,
+  ServiceError,
 } from "../../src/api/index.js";
 import { fc } from "../support/fast-check.js";
 
@@ -92,7 +91,7 @@ describe("the service's error envelope", () => {
 describe("the facts of a client error", () => {
   const request = { method: "POST", path: "/api/projects/1/plugin_configs/" };
   it("reads status, envelope and Retry-After from an api_error", () => {
-    const error = new RequestError("api_error", request, {
+    const error = new ServiceError("api_error", request, {
       status: 503,
       detail: "x",
       serviceEnvelope: true,
@@ -106,12 +105,12 @@ describe("the facts of a client error", () => {
   it("tells a connection lost after sending from one never made", () => {
     const base = { origin: "http://x", reason: "ECONNRESET", description: "reset", attempts: 1 };
     expect(
-      postFailureOf(new RequestError("network_error", request, { ...base, outcomeUnknown: true })),
+      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: true })),
     ).toEqual({
       kind: "no_answer",
     });
     expect(
-      postFailureOf(new RequestError("network_error", request, { ...base, outcomeUnknown: false })),
+      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: false })),
     ).toEqual({
       kind: "not_sent",
     });
@@ -120,7 +119,7 @@ describe("the facts of a client error", () => {
   it("takes a timeout for no answer, and an unreadable 2xx for an unreadable answer", () => {
     expect(
       postFailureOf(
-        new RequestError("timeout", request, {
+        new ServiceError("timeout", request, {
           phase: "headers",
           timeoutMs: 1,
           attempts: 1,
@@ -128,7 +127,7 @@ describe("the facts of a client error", () => {
         }),
       ),
     ).toEqual({ kind: "no_answer" });
-    expect(postFailureOf(new ResponseError("malformed_response", request, { problem: "x" }))).toEqual({
+    expect(postFailureOf(new ServiceError("malformed_response", request, { problem: "x" }))).toEqual({
       kind: "unreadable_answer",
     });
     expect(postFailureOf(new Error("bug"))).toBeUndefined();

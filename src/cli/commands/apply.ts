@@ -5,14 +5,14 @@ import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { APPLY_CANCELLED, ApplyError } from "../../apply/apply-errors.js";
 import {
   checkApprovedPlan,
   checkSavedPlan,
   type RereadOptions,
   readSavedPlan,
 } from "../../apply/check-saved-plan.js";
-import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
+import { APPLY_CANCELLED, RunError } from "../../apply/run-error.js";
+import { InputError } from "../../input-error.js";
 import type { JournalLock } from "../../journal/journal-lock.js";
 import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
 import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
@@ -20,6 +20,7 @@ import type { DesiredState } from "../../manifest/types.js";
 import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
+import { RefusedError, throwSayingNothingChanged } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
 import { lockJournalToResume } from "../../run/lock-journal.js";
@@ -126,7 +127,7 @@ async function confirmPlan(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyError("apply_cancelled", {});
+  if (!approved) throw new RunError("apply_cancelled", {});
   return checkApprovedPlan(plan, client, rereadOptions(flags, io));
 }
 
@@ -156,7 +157,8 @@ function refuseOptionsBesidePlan(command: Command): void {
     ([, flag]) => flag,
   );
   if (given.length > 0) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `${given.join(", ")} cannot be combined with --plan: a saved plan is applied exactly as it was made. Give them to \`pcsync plan ... --out FILE\` instead, then apply that plan.`,
     );
   }
@@ -227,14 +229,18 @@ Examples:
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     if (flags.resume && flags.plan === undefined)
-      throw new UsageError("--resume finishes a saved plan: give the plan with --plan FILE");
+      throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
     if (flags.resume && flags.journal === false)
-      throw new UsageError("--resume reads the interrupted apply's journal: it cannot go with --no-journal");
+      throw new InputError(
+        "usage",
+        "--resume reads the interrupted apply's journal: it cannot go with --no-journal",
+      );
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
     // Before any file or request: an apply nobody can approve reads nothing.
-    if (asks && !canAsk(io.stdin)) throw new ApplyError("approval_required", { command: "apply" });
+    if (asks && !canAsk(io.stdin)) throw new RunError("approval_required", { command: "apply" });
     if (asks && format === "json") {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
       );
     }
@@ -306,7 +312,8 @@ Examples:
             })
       ).catch(throwSayingNothingChanged);
       if (planned.rollout !== undefined && rolledOut === undefined) {
-        throw new UsageError(
+        throw new InputError(
+          "usage",
           "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
         );
       }
@@ -385,7 +392,7 @@ Examples:
       await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
       // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received, journal: journalLines });
+        throw new RunError("interrupted", { report, signal: interrupts.received, journal: journalLines });
       // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
       const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
       if (lostClaims.length > 0) {
@@ -397,8 +404,7 @@ Examples:
           ),
         });
       }
-      if (!isApplyComplete(report))
-        throw new ApplyError("apply_incomplete", { report, journal: journalLines });
+      if (!isApplyComplete(report)) throw new RunError("apply_incomplete", { report, journal: journalLines });
       if (journalLines !== undefined) io.stderr.write(journalLines);
     } finally {
       await resumeLock?.release();

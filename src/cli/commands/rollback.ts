@@ -3,11 +3,11 @@
 
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { ApplyError } from "../../apply/apply-errors.js";
+import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
-import { isErrorOf, RefusedError, UsageError } from "../../errors.js";
+import { isErrorOf } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
-import { JournalError } from "../../journal/journal-error.js";
+import { InputError } from "../../input-error.js";
 import type { Journal } from "../../journal/journal-format.js";
 import { JournalLock } from "../../journal/journal-lock.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
@@ -19,6 +19,7 @@ import {
 } from "../../journal/read-journal.js";
 import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
 import { findNameClashes } from "../../journal/rollback-names.js";
+import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -107,7 +108,7 @@ async function confirmRollback(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyError("apply_cancelled", {});
+  if (!approved) throw new RunError("apply_cancelled", {});
   const again = await readAndPlanRollback(client, journal, {
     concurrency: concurrencyOf(flags),
     force: flags.force === true,
@@ -151,10 +152,11 @@ Examples:
     const format = parseFormat(flags.format);
     // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
     if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
-      throw new ApplyError("approval_required", { command: "rollback" });
+      throw new RunError("approval_required", { command: "rollback" });
     }
     if (format === "json" && !flags.autoApprove && !flags.dryRun) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
       );
     }
@@ -168,7 +170,7 @@ Examples:
       } catch (error) {
         // A journal in a directory this user cannot write (an artifact, a read-only mount): no
         // run of this user writes it either; the held check still stands, the lock cannot.
-        if (!isErrorOf(error, JournalError, ["journal_unlockable"])) throw error;
+        if (!isErrorOf(error, InputError, ["journal_unlockable"])) throw error;
         await JournalLock.refuseIfHeld(flags.journal, { cwd: io.cwd });
         io.stderr.write(`warning: ${error.message}; rolling back without holding it\n`);
       }
@@ -260,9 +262,8 @@ Examples:
       // The journal's lines end the output: after the report, and after the error if there is one.
       const lines = end.journal?.lines;
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received, words, journal: lines });
-      if (!isApplyComplete(report))
-        throw new ApplyError("apply_incomplete", { report, words, journal: lines });
+        throw new RunError("interrupted", { report, signal: interrupts.received, words, journal: lines });
+      if (!isApplyComplete(report)) throw new RunError("apply_incomplete", { report, words, journal: lines });
       if (lines !== undefined) io.stderr.write(lines);
     } finally {
       await client.close();
