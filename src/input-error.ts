@@ -5,7 +5,7 @@
 import type { ServiceError } from "./api/service-error.js";
 import type { WriteIntent } from "./apply/journaled-writes.js";
 import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
-import { type ManifestDiagnostic, summarizeErrors } from "./manifest/diagnostics.js";
+import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
 import { MIN_ENCODED_FORM_LENGTH, REDACTED } from "./redact.js";
 
 /** A file not written: the path as the user gave it, and why without the path. */
@@ -295,4 +295,13 @@ export function isInputError<Code extends InputErrorCode>(
   ...codes: Code[]
 ): error is InputError<Code> {
   return error instanceof InputError && (codes.length === 0 || (codes as string[]).includes(error.code));
+}
+
+/** "manifest invalid: 3 errors in 2 files; fix them and run pcsync validate" */
+export function summarizeErrors(diagnostics: readonly ManifestDiagnostic[]): string {
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
+  const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
+  const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
+  const where = files === 1 ? "1 file" : `${files} files`;
+  return `manifest invalid: ${count} in ${where}`;
 }

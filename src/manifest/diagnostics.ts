@@ -76,12 +76,3 @@ function escapeProperty(value: string): string {
 function oneLine(text: string): string {
   return text.replace(/\r\n|\r|\n/g, "\\n");
 }
-
-/** "manifest invalid: 3 errors in 2 files; fix them and run pcsync validate" */
-export function summarizeErrors(diagnostics: readonly ManifestDiagnostic[]): string {
-  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
-  const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
-  const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
-  const where = files === 1 ? "1 file" : `${files} files`;
-  return `manifest invalid: ${count} in ${where}`;
-}

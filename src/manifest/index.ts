@@ -33,7 +33,7 @@ import {
 } from "./variables.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
-export { type ManifestDiagnostic, summarizeErrors } from "./diagnostics.js";
+export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
 export type { LoadedManifest } from "./loaded-manifest.js";
