@@ -1,9 +1,11 @@
 // The one table of exit codes (src/exit-codes.ts) against what the commands do: every --help shows
 // exactly its command's rows, and each command's real exit paths (a bad flag, an invalid manifest,
 // pending changes, a refusal, a signal...) end with a code its row lists, and every code a row lists
-// is reached by one of them. Runs in-process against the emulator; signals use the built binary.
+// is reached by one of them; the manual's tables (README.md, docs/commands.md) list exactly its codes.
+// Runs in-process against the emulator; signals use the built binary.
 
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +13,7 @@ import { COMMAND_NAMES, type CommandName, EXIT_CODE_TABLE, exitCodesOf } from ".
 import { spawnCli } from "../support/cli.js";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
+import { REPOSITORY } from "../support/paths.js";
 import { API_KEY, startServer, type TestServer } from "../support/test-server.js";
 import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
@@ -92,6 +95,19 @@ describe("--help lists exactly the table's exit codes", () => {
     expect(section.trimEnd().split("\n")).toEqual(
       rows.map((row) => `  ${String(row.code).padEnd(width)}  ${row.meaning}`),
     );
+  });
+});
+
+describe("the manual's exit-code tables list exactly the table's codes", () => {
+  it.each(["README.md", "docs/commands.md"])("%s", async (file) => {
+    const text = await readFile(join(REPOSITORY, file), "utf8");
+    const section = text.split("\n## Exit codes\n")[1]?.split("\n## ")[0] ?? "";
+    // A row is `| 130, 143 | ... |` or `| 3 | ... |`; its first cell lists the codes it explains.
+    const codes = section
+      .split("\n")
+      .flatMap((line) => /^\| *(\d+(?:, *\d+)*) *\|/.exec(line)?.[1]?.split(",") ?? [])
+      .map((code) => Number(code.trim()));
+    expect(codes, `${file}'s "Exit codes" table`).toEqual(EXIT_CODE_TABLE.map((row) => row.code));
   });
 });
 
