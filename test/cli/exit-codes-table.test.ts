@@ -6,6 +6,8 @@
 
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -161,6 +163,40 @@ describe("each command's real exit paths end with a code its help lists", () => 
     expect(forced.code, forced.stderr).toBe(0);
     expect((await exitOf("rollback", ["--journal", "missing.jsonl", "--auto-approve"])).code).toBe(1);
   });
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "watch --once: %s while its cycle waits for the service ends with the signal's code, as apply does",
+    async (signal) => {
+      // A service that answers only once the signal came (503): the signal comes while the cycle waits.
+      const held: ServerResponse[] = [];
+      const silent = createServer((_request, response) => {
+        held.push(response);
+      });
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      try {
+        const file = await work.write(`watched-silently-${signal}.yaml`, CREATES);
+        const run = spawnCli(["watch", "--once", "-f", file], {
+          cwd: work.path,
+          env: {
+            ...server.env,
+            PCSYNC_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          },
+        });
+        await waitFor(() => held.length > 0, "the cycle's first request");
+        run.child.kill(signal);
+        await waitFor(() => run.soFar().stderr.includes("received: stopping"), "the watcher stopping");
+        for (const response of held) response.writeHead(503).end();
+        const ended = await run.done;
+        see("watch", ended.code ?? -1, ended.stderr);
+        expect(ended.stderr).toContain(`${signal} received: stopping`);
+        expect(ended.code).toBe(signal === "SIGINT" ? 130 : 143);
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    },
+    30_000,
+  );
 
   it("apply: 4 when a rollout halts on a failed health check (and is rolled back)", async () => {
     const rollout = await work.write(
