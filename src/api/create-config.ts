@@ -30,7 +30,7 @@
 // but is never smaller than a whole proof window for each POST that may end in flight, so no
 // window is ever cut short: it only keeps long pauses from sending a POST late.
 // When no deciding re-read can be made (the service is gone, the run is interrupted), the outcome
-// is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
+// is unknown: a ServiceError `create_outcome_unknown`, which apply reports as unknown, never as failed.
 // The re-reads and the resend go ahead of the client's own pacing (client.ahead), though never
 // ahead of a pause the service asked for: the rest of the family waits for this create.
 // The window is measured from the give-up, not from the send: how long the request already sat
@@ -95,7 +95,7 @@ export async function createConfig(
 type PostError = ServiceError | ServiceError;
 
 /**
- * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
+ * Creates the record by the rule at the top of this file. Throws ServiceError `create_outcome_unknown` when
  * the outcome could not be settled; any other error means the record was not created (the last
  * POST's failure, once every POST was shown not to have created it).
  */
