@@ -99,7 +99,7 @@ const REFUSED_CODES = {
 export type RefusedCode = keyof typeof REFUSED_CODES;
 
 /** The refusals of a saved plan (or its journal) before anything is read or written. */
-export const SAVED_PLAN_REFUSALS: readonly RefusedCode[] = [
+const SAVED_PLAN_REFUSALS: readonly RefusedCode[] = [
   "stale_plan",
   "plan_inconsistent",
   "plan_server_mismatch",

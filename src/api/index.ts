@@ -85,6 +85,5 @@ export {
   type RequestErrorCode,
   type ResponseErrorCode,
   ServiceError,
-  type ServiceErrorCode,
 } from "./service-error.js";
 export { validateResponse } from "./validate-response.js";

@@ -187,7 +187,7 @@ const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
 export function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
-    return new InputError("scoped_key_refused", { refusal: error, action: action });
+    return new InputError("scoped_key_refused", { refusal: error, action: action }, { cause: error });
   }
   return error;
 }
