@@ -1,8 +1,8 @@
-// The error the API client throws once a request is under way, ServiceError: its codes tell apart a
+// ServiceError, what the API client throws once a request is under way: its codes tell apart a
 // request that failed, an answer that cannot be used and a write whose outcome is unknown (the
-// client's setup and arguments are InputErrors, refused before sending). No error keeps request headers. What the
-// server sent (which may quote the key) is kept as sent, since code compares it; it is redacted
-// where output leaves the process, and PcsyncError redacts `util.inspect` and JSON of errors.
+// client's setup and arguments are InputErrors, refused before sending). No error keeps request
+// headers. What the server sent (which may quote the key) is kept as sent, since code compares it;
+// it is redacted where output leaves the process, and PcsyncError redacts inspect and JSON.
 
 import { STATUS_CODES } from "node:http";
 import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
@@ -237,7 +237,7 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
   readonly path: string;
   /** How many times the request was sent before giving up (a request code's). */
   readonly attempts: number | undefined;
-  /** See Tries: a write may have happened although it failed (a request code's). */
+  /** See Tries: a write may have happened although it failed (always, for an outcome code). */
   readonly outcomeUnknown: boolean;
   /** The HTTP status of an answer (`api_error`, `redirect_not_followed`). */
   readonly status: number | undefined;
@@ -271,7 +271,7 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
     this.method = request.method;
     this.path = request.path;
     this.attempts = known.attempts;
-    this.outcomeUnknown = known.outcomeUnknown ?? false;
+    this.outcomeUnknown = known.outcomeUnknown ?? (OUTCOME_CODES as readonly string[]).includes(code);
     this.status = known.status;
     this.serviceError = known.serviceError;
     this.conclusiveAfter = known.conclusiveAfter;
