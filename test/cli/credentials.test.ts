@@ -4,9 +4,9 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveApiKey } from "../../src/cli/credentials.js";
 import { InputError } from "../../src/input-error.js";
 import { SecretRegistry } from "../../src/redact.js";
+import { resolveApiKey } from "../../src/run/credentials.js";
 
 let directory: string;
 

@@ -21,6 +21,7 @@ import { InputError } from "../../input-error.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
+import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
 import { neutraliseInline } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
@@ -30,7 +31,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { requireFlag } from "../find-config-record.js";
-import { addVariableOptions, loadVariablesOrThrow, runInputs } from "../manifest-options.js";
+import { addVariableOptions } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { refuseSecretIn } from "../refuse-secret.js";
 

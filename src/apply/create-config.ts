@@ -1,6 +1,6 @@
 // Creating a record without ever creating it twice: a failed POST is judged by what its failure
 // proves (failure-kind.ts), and is sent again only once a re-read of the family shows it did not
-// make the record.
+// make the record. It is apply's rule: the client only sends the POST.
 //
 // The rule, by kind of failure:
 //   - refused before processing: a 429 (the client already waited the pause the service asked for
@@ -30,7 +30,7 @@
 // but is never smaller than a whole proof window for each POST that may end in flight, so no
 // window is ever cut short: it only keeps long pauses from sending a POST late.
 // When no deciding re-read can be made (the service is gone, the run is interrupted), the outcome
-// is unknown: a ServiceError `create_outcome_unknown`, which apply reports as unknown, never as failed.
+// is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
 // The re-reads and the resend go ahead of the client's own pacing (client.ahead), though never
 // ahead of a pause the service asked for: the rest of the family waits for this create.
 // The window is measured from the give-up, not from the send: how long the request already sat
@@ -38,23 +38,20 @@
 // A copy that lands later still (beyond these bounds) is caught by the check after the family's
 // creates (src/apply/dedupe-creates.ts), which keeps the lowest id.
 
+import {
+  type ApiClient,
+  collectionPath,
+  isRequestError,
+  listAllConfigs,
+  notMadeAfter,
+  ServiceError,
+} from "../api/index.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../service-text.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
-import type { ApiClient } from "./client.js";
-import { listAllConfigs } from "./endpoints.js";
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
-import { collectionPath } from "./paths.js";
-import { isRequestError, notMadeAfter, ServiceError } from "./service-error.js";
-
-export {
-  CREATE_POSTS_DEFAULT,
-  MIN_SETTLE_WINDOW_MS,
-  minimumSettleTimeoutMs,
-  SETTLE_TIMEOUT_FACTOR,
-  settleWindowMs,
-} from "./proof-window.js";
+import { settleBudgetOf } from "./proof-window.js";
 
 export interface CreateConfigOptions {
   /**
@@ -95,7 +92,7 @@ export async function createConfig(
 type PostError = ServiceError | ServiceError;
 
 /**
- * Creates the record by the rule at the top of this file. Throws ServiceError `create_outcome_unknown` when
+ * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
  * the outcome could not be settled; any other error means the record was not created (the last
  * POST's failure, once every POST was shown not to have created it).
  */
@@ -110,7 +107,7 @@ export async function createConfigDetailed(
   const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-  const windowMs = client.settleWindowMs;
+  const { windowMs, settleTimeoutMs } = settleBudgetOf(client);
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
@@ -140,7 +137,7 @@ export async function createConfigDetailed(
     const kind = classifyPostFailure(facts, { fiveXxInFlight: client.treat5xxAsInFlight });
     failures.push(kind);
     const giveUpAt = client.now();
-    settleDeadline ??= giveUpAt + client.settleTimeoutMs;
+    settleDeadline ??= giveUpAt + settleTimeoutMs;
     const notMade = (why: string) => ("settledAs" in failure ? failure.settledAs(why, false) : failure);
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
@@ -199,7 +196,7 @@ export async function createConfigDetailed(
       );
     if (client.now() + pauseMs > settleDeadline)
       throw notMade(
-        `${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) would be over first`,
+        `${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(settleTimeoutMs)} (--settle-timeout) would be over first`,
       );
     client.traceLine(
       `POST ${url.pathname}: not created by the attempt that failed; sending it again${pauseMs > 0 ? ` in ${pauseMs} ms` : ""}`,
