@@ -6,6 +6,7 @@
 // while it was paged is read again from its first page, and refused if it never holds still. A
 // stream (logs) is handed over page by page as it is read.
 
+import { appendAll } from "../append-all.js";
 import type { ApiClient } from "./client.js";
 import { ListWalk, offsetOf, pathSegments } from "./list-bounds.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
@@ -429,7 +430,7 @@ export async function listItems<S extends "recordPage" | "projectPage">(
   shape: S,
 ): Promise<ListItem<S>[]> {
   const items: ListItem<S>[] = [];
-  for await (const page of paginate(client, firstUrl, shape, { whole: true })) items.push(...page.results);
+  for await (const page of paginate(client, firstUrl, shape, { whole: true })) appendAll(items, page.results);
   return items;
 }
 

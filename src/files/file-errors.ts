@@ -11,7 +11,7 @@ import { InputError, isInputError } from "../input-error.js";
  * so is returned as it is.
  */
 export function outputUnwritable(path: string, error: unknown): InputError {
-  if (isInputError(error, ...OUTPUT_CODES)) return error;
+  if (isOutputError(error)) return error;
   return new InputError(
     "output_unwritable",
     { path, reason: describeFileError(error, path) },
@@ -20,7 +20,12 @@ export function outputUnwritable(path: string, error: unknown): InputError {
 }
 
 /** The codes of a file pcsync was asked to write and did not. */
-export const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] as const;
+const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] as const;
+
+/** Whether `error` says a file pcsync was asked to write was not written. */
+export function isOutputError(error: unknown): error is InputError<(typeof OUTPUT_CODES)[number]> {
+  return isInputError(error) && (OUTPUT_CODES as readonly string[]).includes(error.code);
+}
 
 /** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
 export function describeFileError(error: unknown, path: string): string {

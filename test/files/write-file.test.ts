@@ -27,9 +27,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendToFile, openForAppend } from "../../src/files/append-file.js";
-import { OUTPUT_CODES } from "../../src/files/file-errors.js";
+import { isOutputError } from "../../src/files/file-errors.js";
 import { writeFileSafely } from "../../src/files/write-file.js";
-import { isInputError } from "../../src/input-error.js";
 
 let dir: string;
 const isRoot = process.geteuid?.() === 0;
@@ -52,8 +51,7 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!isInputError(error, ...OUTPUT_CODES))
-    throw new Error(`expected an output error, got ${String(error)}`);
+  if (!isOutputError(error)) throw new Error(`expected an output error, got ${String(error)}`);
   return { code: error.code, message: error.message };
 }
 
