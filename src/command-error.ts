@@ -3,7 +3,7 @@
 
 import type { RequestError } from "./api/errors.js";
 import { type FactsOf, type MessageTable, messageOf, PcsyncError } from "./errors.js";
-import { MIN_ENCODED_FORM_LENGTH, REDACTED } from "./redact.js";
+import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
 
 const COMMAND_MESSAGES = {
   api_key_missing: (_: Record<string, never>) =>
@@ -31,7 +31,7 @@ const COMMAND_MESSAGES = {
     const listed =
       shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
     const shortKey =
-      shortestSecret > 0 && shortestSecret < MIN_ENCODED_FORM_LENGTH
+      shortestSecret > 0 && shortestSecret < MIN_SECRET_LENGTH
         ? ` The API key is only ${shortestSecret} characters long, so ordinary text contains it: use a real key.`
         : "";
     return `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`;
