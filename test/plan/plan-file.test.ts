@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
+import { readJsonFileSchema } from "../../src/files/json-file-schemas.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { PlanError } from "../../src/plan/plan-error.js";
 import { parsePlanFile, serializePlan } from "../../src/plan/plan-file.js";
-import { readPlanSchema } from "../../src/plan/plan-schema.js";
 import { getPlanValidator } from "../../src/plan/plan-validator.js";
 import type {
   ChangeMark,
@@ -253,7 +253,7 @@ interface SchemaObject {
   propertyNames?: SchemaObject;
 }
 
-const schema = readPlanSchema() as SchemaObject;
+const schema = readJsonFileSchema("plan") as SchemaObject;
 
 function definition(name: string): SchemaObject {
   const found = name === "" ? schema : schema.definitions?.[name];
