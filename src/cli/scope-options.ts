@@ -14,7 +14,6 @@ import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadAndPlanOptions, readAndPlan } from "../read/read-and-plan.js";
 import { matchesAnyGlob } from "../record-name.js";
-import { describeGuard } from "../render/guard-message.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import { printDiagnostics } from "./manifest-options.js";
@@ -153,7 +152,7 @@ export async function planFromFlags(
     concurrency: concurrencyOf(flags),
     refuseFamilyOnly: options.refuseFamilyOnly === true,
     onProjectPlanned: options.onProjectPlanned,
-    plan: { maxDeletePercent, ...safety, describeGuard, ...ownerPlanOptions(resolved, flags) },
+    plan: { maxDeletePercent, ...safety, ...ownerPlanOptions(resolved, flags) },
     onProgress: (read) => {
       progress.update(
         "read",

@@ -10,7 +10,7 @@ import { PlanError } from "./plan-error.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
-export const PLAN_VERSION = 1;
+export const PLAN_VERSION = 2;
 
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 /** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
@@ -116,7 +116,7 @@ export function parsePlanFile(text: string, fileName: string, validate: Validate
   if (data.version !== PLAN_VERSION) {
     throw new PlanError("plan_file_invalid", {
       file: fileName,
-      problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
+      problem: `is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < PLAN_VERSION ? ", made by an older pcsync" : ""}; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     });
   }
   const checked = validateJson(data, validate, "the plan");

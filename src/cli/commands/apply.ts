@@ -21,7 +21,7 @@ import { recheckProtection } from "../../plan/protect.js";
 import { refusingGuards } from "../../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
-import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
+import { describeGuard } from "../../render/guard-message.js";
 import { lockJournalToResume } from "../../run/lock-journal.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -97,7 +97,7 @@ function withProtectionRechecked(
 ): { plan: Plan; current: CurrentState } {
   const { plan, current } = checked;
   const others = plan.guards.filter((guard) => guard.rule !== "protected");
-  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
+  const guards = [...recheckProtection(plan, current, allowDestroy), ...others];
   return { plan: { ...plan, guards }, current };
 }
 
@@ -128,13 +128,6 @@ async function confirmPlan(
   }
   if (!approved) throw new ApplyError("apply_cancelled", {});
   return checkApprovedPlan(plan, client, rereadOptions(flags, io));
-}
-
-function withOverriddenGuards(plan: Plan): Plan {
-  return {
-    ...plan,
-    guards: plan.guards.map((guard) => ({ ...guard, message: describeOverriddenGuard(guard) })),
-  };
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -297,7 +290,6 @@ Examples:
               guards: {
                 maxDeletePercent: maxDeletePercentOf(flags),
                 maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
-                describeGuard,
               },
             }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
           : planFromFlags(client, desired ?? { families: [] }, flags, io).then((made) => {
@@ -310,8 +302,8 @@ Examples:
           "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
         );
       }
-      // With --force, a guard is shown as what it found, not as advice to use --force.
-      const plan = flags.force ? withOverriddenGuards(planned) : planned;
+      // With --force, a guard is shown as what it found, not as advice to use --force (render/).
+      const plan = planned;
       if (format !== "json")
         printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
       else checkPlanPrintableAsJson(plan, io.secrets);
@@ -323,7 +315,7 @@ Examples:
       }
       const refusing = refusingGuards(plan.guards, flags.force === true);
       if (refusing.length > 0)
-        throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
+        throw new RefusedError("safety_guard", { messages: refusing.map((guard) => describeGuard(guard)) });
       // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
       const rolloutRun =
         plan.rollout !== undefined && rolledOut !== undefined ? await import("../rollout-run.js") : undefined;

@@ -3,6 +3,7 @@
 import { Command, Option } from "commander";
 import { EXIT_CHANGES, RefusedError } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
+import { describeGuard } from "../../render/guard-message.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -66,7 +67,7 @@ Examples:
       await appendStepSummary(plan, io, "pcsync plan");
       if (protectedDeletes.length > 0) {
         throw new RefusedError("safety_guard", {
-          messages: protectedDeletes.map((guard) => guard.message),
+          messages: protectedDeletes.map((guard) => describeGuard(guard)),
           lead: "refusing the plan: it deletes protected records",
         });
       }
