@@ -54,13 +54,7 @@ import {
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
 import { collectionPath } from "./paths.js";
 
-export {
-  CREATE_POSTS_DEFAULT,
-  MIN_SETTLE_WINDOW_MS,
-  minimumSettleTimeoutMs,
-  SETTLE_TIMEOUT_FACTOR,
-  settleWindowMs,
-} from "./proof-window.js";
+export { MIN_SETTLE_WINDOW_MS, minimumSettleTimeoutMs, settleWindowMs } from "./proof-window.js";
 
 export interface CreateConfigOptions {
   /**

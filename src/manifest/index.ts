@@ -41,12 +41,9 @@ export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
 export type * from "./types.js";
 export {
-  API_KEY_VARIABLE,
   type ManifestVariables,
   NO_VARIABLES,
   parseVariableAssignment,
-  resolveVariables,
-  VARIABLE_ENV_PREFIX,
   type VariableAssignment,
   variablesFromEnvironment,
 } from "./variables.js";
