@@ -1,6 +1,6 @@
-// The one way pcsync reads a JSON file that may have been copied, cut or edited (a saved plan, an
-// apply journal, a rollout journal): at most so many bytes, parsed, then checked with its schema's
-// precompiled ajv validator. The answer is the value or a problem in words (with the JSON path).
+// The one way pcsync reads a file that may have been copied, cut or edited (a saved plan, an apply
+// journal, a rollout journal; a var file's bytes too): at most so many bytes, parsed, then checked
+// with its schema's precompiled ajv validator. The answer is the value or a problem (a JSON path).
 
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
@@ -10,7 +10,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 export type FileReadProblem =
   | { kind: "missing" }
   | { kind: "too_large"; maxBytes: number }
-  | { kind: "unreadable"; reason: string };
+  | { kind: "unreadable"; reason: string; code?: string | undefined };
 
 /** Why a JSON text is not the document it should be: not JSON, or not what its schema allows. */
 export interface JsonProblem {
@@ -24,29 +24,39 @@ export interface JsonProblem {
 export type Checked<T, Problem> = { value: T; problem?: undefined } | { value?: undefined; problem: Problem };
 
 /**
- * The text of the file at `path` (relative to `cwd`), reading at most `maxBytes`: a file may be a
- * pipe or a device, and one that is no document of ours stops at the limit instead of filling memory.
+ * The bytes of the file at `absolute`, at most `maxBytes` of them: a file may be a pipe or a device
+ * (a var file may well be `<(command)`), and one that is no document of ours stops at the limit
+ * instead of filling memory.
  */
-export async function readBoundedText(
-  path: string,
-  cwd: string,
+export async function readBoundedBytes(
+  absolute: string,
   maxBytes: number,
-): Promise<Checked<string, FileReadProblem>> {
+): Promise<Checked<Buffer, FileReadProblem>> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of createReadStream(resolve(cwd, path), { highWaterMark: 64 * 1024 })) {
+    for await (const chunk of createReadStream(absolute, { highWaterMark: 64 * 1024 })) {
       const buffer = chunk as Buffer;
       size += buffer.length;
       if (size > maxBytes) return { problem: { kind: "too_large", maxBytes } };
       chunks.push(buffer);
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const { code, message } = error as NodeJS.ErrnoException;
     if (code === "ENOENT") return { problem: { kind: "missing" } };
-    return { problem: { kind: "unreadable", reason: (error as Error).message } };
+    return { problem: { kind: "unreadable", reason: message, code } };
   }
-  return { value: Buffer.concat(chunks).toString("utf8") };
+  return { value: Buffer.concat(chunks) };
+}
+
+/** The UTF-8 text of the file at `path` (relative to `cwd`), read as readBoundedBytes does. */
+export async function readBoundedText(
+  path: string,
+  cwd: string,
+  maxBytes: number,
+): Promise<Checked<string, FileReadProblem>> {
+  const read = await readBoundedBytes(resolve(cwd, path), maxBytes);
+  return read.problem === undefined ? { value: read.value.toString("utf8") } : read;
 }
 
 /** `text` parsed as JSON. */
