@@ -1,5 +1,5 @@
-// Build step: compiles the API response validators, the manifest validator and the plan file
-// validator ahead of time (ajv standalone code) next to the built modules, so that no run compiles
+// Build step: compiles the API response validators, the manifest validator and the validators of
+// the files pcsync reads back (a saved plan, apply and rollout journals) ahead of time (ajv standalone code) next to the built modules, so that no run compiles
 // a schema or loads the ajv compiler. Built code refuses to run without them (src/precompiled.ts).
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -7,8 +7,12 @@ import { Ajv } from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { AJV_OPTIONS, SCHEMA_FILES, SHARED_SCHEMA_FILES } from "../dist/src/api/response-schemas.js";
+import {
+  JSON_FILE_AJV_OPTIONS,
+  JSON_FILE_SCHEMAS,
+  readJsonFileSchema,
+} from "../dist/src/files/json-file-schemas.js";
 import { createManifestAjv } from "../dist/src/manifest/manifest-ajv.js";
-import { PLAN_AJV_OPTIONS, readPlanSchema } from "../dist/src/plan/plan-schema.js";
 
 const CODE_OPTIONS = { code: { source: true, esm: true } };
 
@@ -48,13 +52,22 @@ function buildManifestValidator() {
   );
 }
 
-function buildPlanValidator() {
-  buildValidator(
-    new Ajv({ ...PLAN_AJV_OPTIONS, ...CODE_OPTIONS }),
-    readPlanSchema(),
-    "../dist/src/plan/plan-validator.generated.js",
-    "schemas/plan.schema.json",
-  );
+/** Where each validator of JSON_FILE_SCHEMAS goes, beside the module that loads it. */
+const JSON_FILE_VALIDATORS = {
+  plan: "../dist/src/plan/plan-validator.generated.js",
+  journal: "../dist/src/journal/journal-validator.generated.js",
+  rolloutJournal: "../dist/src/rollout/rollout-journal-validator.generated.js",
+};
+
+function buildJsonFileValidators() {
+  for (const [name, path] of Object.entries(JSON_FILE_VALIDATORS)) {
+    buildValidator(
+      new Ajv({ ...JSON_FILE_AJV_OPTIONS, ...CODE_OPTIONS }),
+      readJsonFileSchema(name),
+      path,
+      `schemas/${JSON_FILE_SCHEMAS[name]}`,
+    );
+  }
 }
 
 function write(path, source, code) {
@@ -66,4 +79,4 @@ function write(path, source, code) {
 
 buildResponseValidators();
 buildManifestValidator();
-buildPlanValidator();
+buildJsonFileValidators();

@@ -6,7 +6,7 @@ import type { ServiceError } from "./api/service-error.js";
 import type { WriteIntent } from "./apply/journaled-writes.js";
 import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
 import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
-import { MIN_ENCODED_FORM_LENGTH, REDACTED } from "./redact.js";
+import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
 
 /** A file not written: the path as the user gave it, and why without the path. */
 interface OutputFacts {
@@ -173,7 +173,7 @@ const INPUT_CODES = {
       const listed =
         shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
       const shortKey =
-        shortestSecret > 0 && shortestSecret < MIN_ENCODED_FORM_LENGTH
+        shortestSecret > 0 && shortestSecret < MIN_SECRET_LENGTH
           ? ` The API key is only ${shortestSecret} characters long, so ordinary text contains it: use a real key.`
           : "";
       return `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`;

@@ -13,7 +13,6 @@
 
 /** Letters, digits and `-_.`, at most 40: the names `owner:` takes. */
 export const OWNER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,40}$/;
-export const OWNER_NAME_MAX = 40;
 
 /** The service's limit on `description`. */
 export const DESCRIPTION_MAX_LENGTH = 1000;
@@ -33,10 +32,6 @@ export interface ReadMark {
   owner: string | null;
   /** The description the user wrote, without the mark: what pcsync compares, prints and exports. */
   text: string | null;
-}
-
-export function isOwnerName(value: string): boolean {
-  return OWNER_NAME_PATTERN.test(value);
 }
 
 function markOf(owner: string): string {

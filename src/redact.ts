@@ -1,13 +1,17 @@
-// What a leaked secret (the API key) looks like, and the registry of the secrets a run holds, which
-// is passed to what writes (the CLI's io, the API client). The one redaction: SecretRegistry.redact.
+// The one secret matcher: what a leaked secret (the API key) looks like, and the registry of the
+// secrets a run holds, which redacts output, refuses documents and manifest values that hold one.
 
 export const REDACTED = "[REDACTED]";
 
 /**
- * Base64 and hex forms shorter than this are left alone: a few characters of base64 occur in any
- * hash or id, so a short key would turn output into confetti. The raw key is always replaced.
+ * The one length rule of secret matching: text this short occurs in ordinary text (a few characters
+ * of base64 in any hash or id, "ro" in "Property"). So a hex or base64 form shorter than this is
+ * not matched at all; a secret shorter than this is found inside longer text only by redaction
+ * and the refusal of documents read back (a leak is worse than confetti), while a value given as
+ * input (a manifest's) is refused only when it is the whole secret; and of a text given as a
+ * secret that is not one key (`Bearer <key>`), the words this long are registered.
  */
-export const MIN_ENCODED_FORM_LENGTH = 8;
+export const MIN_SECRET_LENGTH = 8;
 
 type CharEncoder = (char: string) => string;
 
@@ -89,7 +93,7 @@ export function secretForms(secret: string): readonly string[] {
     encoded.add(core).add(core.replaceAll("+", "-").replaceAll("/", "_"));
   }
   for (const form of encoded) {
-    if (form.length < MIN_ENCODED_FORM_LENGTH) continue;
+    if (form.length < MIN_SECRET_LENGTH) continue;
     for (const scheme of ENCODED_SCHEMES) forms.add(applyScheme(form, scheme));
   }
   const sorted = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
@@ -126,6 +130,9 @@ export class SecretRegistry {
   #forms: readonly string[] = [];
   #pattern: RegExp | undefined;
   #firstChars = new Set<string>();
+  /** For `holds`: the forms of secrets shorter than MIN_SECRET_LENGTH, and a pattern of the others'. */
+  #wholeForms = new Set<string>();
+  #embeddedPattern: RegExp | undefined;
 
   /** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
   register(secret: string): void {
@@ -136,6 +143,13 @@ export class SecretRegistry {
     this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.#pattern = new RegExp(this.#forms.map(escapeRegExp).join("|"), "g");
     this.#firstChars = new Set(this.#forms.map((form) => form.charAt(0)));
+    if (secret.length < MIN_SECRET_LENGTH) {
+      for (const form of secretForms(secret)) this.#wholeForms.add(form);
+      return;
+    }
+    const embedded = [...this.#secrets].filter((known) => known.length >= MIN_SECRET_LENGTH);
+    const embeddedForms = [...new Set(embedded.flatMap((known) => secretForms(known)))];
+    this.#embeddedPattern = new RegExp(embeddedForms.map(escapeRegExp).join("|"));
   }
 
   /** Whether any secret is registered. */
@@ -164,8 +178,17 @@ export class SecretRegistry {
     return found;
   }
 
+  /** Whether `text` holds a secret form anywhere (what redaction would replace). */
   contains(text: string): boolean {
     return this.matches(text).length > 0;
+  }
+
+  /**
+   * Whether `text`, a value given as input (a manifest's), holds a secret: one of MIN_SECRET_LENGTH
+   * characters or more in any form anywhere in it, a shorter one in any form as the whole text.
+   */
+  holds(text: string): boolean {
+    return this.#wholeForms.has(text) || (this.#embeddedPattern?.test(text) ?? false);
   }
 
   /** `text` with every secret form replaced by [REDACTED], and how many were replaced. */
@@ -211,6 +234,19 @@ export class SecretRegistry {
     }
     return text.slice(0, cut);
   }
+}
+
+// The manifest loader asks about every string it reads, with the list of secrets it was handed.
+const registriesByList = new WeakMap<readonly string[], SecretRegistry>();
+
+/** The registry of `secretList`, made once per list. */
+export function registryOf(secretList: readonly string[]): SecretRegistry {
+  let registry = registriesByList.get(secretList);
+  if (registry === undefined) {
+    registry = SecretRegistry.of(secretList);
+    registriesByList.set(secretList, registry);
+  }
+  return registry;
 }
 
 /** A JSON-like value's location: object keys and array indexes from the root. */

@@ -1,10 +1,9 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
-export { REDACTED, SecretRegistry, secretForms } from "../redact.js";
+export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
 export { realSleep, sleepUnlessAborted } from "./abortable-sleep.js";
-export { checkApiKey, isValidApiKey } from "./api-key.js";
 export { isLoopbackHost } from "./base-url.js";
 export {
   ApiClient,
@@ -32,7 +31,6 @@ export { collectionPath } from "./paths.js";
 export {
   matchNoProxy,
   type ProxyEnvironment,
-  parseProxyUrl,
   resolveProxy,
 } from "./proxy.js";
 export {

@@ -1,17 +1,14 @@
 // Checks a plan against the state read again just before it is applied: a saved plan (`apply
 // --plan`) must still describe its server, and so must a plan the user took a while to approve.
 
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
-import { InputError } from "../input-error.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
-import { parsePlanFile } from "../plan/plan-file.js";
+import { readPlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
 import { type GuardOptions, guardedFamilies, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -30,17 +27,7 @@ export interface SavedPlanOptions extends RereadOptions {
 
 /** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
 export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), "utf8");
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ENOENT"
-        ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
-        : (error as Error).message;
-    throw new InputError("plan_file_unreadable", { file: path, reason });
-  }
-  const plan = parsePlanFile(text, path, getPlanValidator());
+  const plan = await readPlanFile(path, cwd, getPlanValidator());
   const problems = findPlanInconsistencies(plan);
   if (problems.length > 0) throw new RefusedError("plan_inconsistent", { file: path, problems });
   return plan;

@@ -10,7 +10,7 @@ import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
-import { describeOverriddenGuard } from "../render/guard-message.js";
+import { describeGuard } from "../render/guard-message.js";
 import { renderPlan } from "../render/index.js";
 import { neutraliseJson } from "../server-text.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
@@ -105,7 +105,7 @@ export async function savePlan(
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
     const overridden = force && isForceable(guard.rule);
-    const message = overridden ? describeOverriddenGuard(guard) : guard.message;
+    const message = describeGuard(guard, { forced: force });
     io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
   }
 }

@@ -32,7 +32,6 @@ export type {
   LogErrorFault,
   PluginData,
   ProfileName,
-  ProjectData,
   RequestLogEntry,
   RunningEmulator,
   StoredRecord,

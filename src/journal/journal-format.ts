@@ -1,11 +1,14 @@
 // The journal's lines, as types, and the reader that checks them: a journal is input (it may have
-// been copied, cut or edited by hand), so every line is validated and a bad one is refused with
-// its line number; only a last line cut off by a kill is tolerated, and said.
+// been copied, cut or edited by hand), so every line is validated (schemas/journal.schema.json) and
+// a bad one is refused with its line number; only a line cut off by a kill is tolerated, and said.
 
+import type { ErrorObject } from "ajv";
 import type { WriteOp, WriteStatus } from "../apply/journaled-writes.js";
-import { type FamilyName, isFamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { describeSchemaErrors, formatJsonPath } from "../files/read-json-file.js";
 import { InputError } from "../input-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
+import { getJournalLineValidator } from "./journal-validator.js";
 
 export const JOURNAL_FORMAT = "pcsync-journal";
 export const JOURNAL_VERSION = 1;
@@ -73,6 +76,9 @@ export interface EndEntry {
 
 export type JournalEntry = IntentEntry | OutcomeEntry | ResumeEntry | EndEntry;
 
+/** A line of the journal file, as schemas/journal.schema.json allows it. */
+export type JournalLine = JournalHeader | JournalEntry;
+
 export interface Journal {
   path: string;
   header: JournalHeader;
@@ -96,133 +102,120 @@ export function imageOf(record: PluginConfigRecord): RecordImage {
 
 const OPS: readonly WriteOp[] = ["create", "update", "delete", "order", "rearrange", "copy"];
 const STATUSES: readonly WriteStatus[] = ["done", "failed", "unknown", "not_sent"];
+const LINE_TYPES: readonly JournalEntry["type"][] = ["intent", "outcome", "resume", "end"];
 
-type Check = (ok: boolean, what: string) => void;
+type Check = (ok: boolean, what: string) => asserts ok;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isId(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+function imageWords(list: string): Record<string, string> {
+  return {
+    [`${list}[]`]: "{path} is not a record",
+    [`${list}[].id`]: "{path} is not a record id",
+    [`${list}[].plugin`]: "{path} is not a plugin id",
+    [`${list}[].enabled`]: "{path} is not true or false",
+    [`${list}[].deleted`]: "{path} is not true or false",
+    [`${list}[].order`]: "{path} is not an integer",
+    [`${list}[].name`]: "{path} is not text or null",
+    [`${list}[].description`]: "{path} is not text or null",
+    [`${list}[].match_action`]: "{path} is not an id or null",
+  };
 }
 
-function checkImage(value: unknown, check: Check, where: string): void {
-  check(isObject(value), `${where} is not a record`);
-  const image = value as Record<string, unknown>;
-  check(isId(image.id), `${where}.id is not a record id`);
-  check(isId(image.plugin), `${where}.plugin is not a plugin id`);
-  check(typeof image.enabled === "boolean", `${where}.enabled is not true or false`);
-  check(typeof image.deleted === "boolean", `${where}.deleted is not true or false`);
-  check(
-    typeof image.order === "number" && Number.isSafeInteger(image.order),
-    `${where}.order is not an integer`,
-  );
-  for (const field of ["name", "description"])
-    check(image[field] === null || typeof image[field] === "string", `${where}.${field} is not text or null`);
-  check(
-    image.match_action === null || isId(image.match_action),
-    `${where}.match_action is not an id or null`,
-  );
+/**
+ * The journal's words for a line its schema (schemas/journal.schema.json) refuses, by the place of
+ * the first error with list indexes left out (`before[].id`); `{path}` is that place in the line.
+ */
+const LINE_WORDS: Record<string, string> = {
+  command: "command is not apply, rollback or heal",
+  server: "server is missing",
+  startedAt: "startedAt is missing",
+  projects: "projects is not a list of ids",
+  families: "families is not a list of project families",
+  plan: "plan is not {fingerprint, file}",
+  manifests: "manifests is not a list of files",
+  rollbackOf: "rollbackOf is not a path",
+  seq: "seq is not a positive integer",
+  op: `op is not one of ${OPS.join(", ")}`,
+  project: "project is missing",
+  family: "family is not a family name",
+  id: "id is not a record id or null",
+  name: "name is not text or null",
+  send: "send is not an object",
+  before: "before is not a list",
+  status: `status is not one of ${STATUSES.join(", ")}`,
+  records: "records is not a list",
+  pluginTexts: "pluginTexts is not an object",
+  "pluginTexts[]": "pluginTexts holds something other than a name and a description",
+  at: "at is missing",
+  summary: "summary is missing",
+  ...imageWords("before"),
+  ...imageWords("records"),
+};
+
+/** Where an error is: its JSON pointer, a missing property's own place included. */
+function errorPlace(error: ErrorObject): string[] {
+  const pointer =
+    error.keyword === "required"
+      ? `${error.instancePath}/${String(error.params.missingProperty)}`
+      : error.instancePath;
+  return pointer.split("/").slice(1);
 }
 
-function checkHeader(value: Record<string, unknown>, check: Check): JournalHeader {
+/** The line's keys in the order a reader checks them: the first bad one is the one reported. */
+const KEY_ORDER = Object.keys(LINE_WORDS);
+
+/** The reason a line the schema refuses is refused, in the journal's words where it has them. */
+function describeLineProblem(errors: readonly ErrorObject[]): string {
+  const rank = (error: ErrorObject) => {
+    const index = KEY_ORDER.indexOf(errorPlace(error)[0] ?? "");
+    return index < 0 ? KEY_ORDER.length : index;
+  };
+  const first = [...errors].sort((a, b) => rank(a) - rank(b))[0];
+  if (first === undefined) return "not a line pcsync wrote";
+  const segments = errorPlace(first);
+  // The longest place the journal has words for, from the error's place up to the line's first key.
+  for (let length = segments.length; length > 0; length -= 1) {
+    const place = segments.slice(0, length);
+    const key = place
+      .map((segment) => (/^[0-9]+$/.test(segment) ? "[]" : `.${segment}`))
+      .join("")
+      .slice(1);
+    const words = LINE_WORDS[key];
+    if (words !== undefined) return words.replace("{path}", formatJsonPath(`/${place.join("/")}`));
+  }
+  return describeSchemaErrors([first], "the line").message;
+}
+
+/** The header's format and version, said before the rest: a file of another kind or version. */
+function checkHeaderKind(value: Record<string, unknown>, check: Check): void {
   check(value.type === "header", "the first line is not a journal header");
   check(value.format === JOURNAL_FORMAT, `this is not a pcsync journal (format is not "${JOURNAL_FORMAT}")`);
   check(
     value.version === JOURNAL_VERSION,
     `journal version ${String(value.version)} is not known to this pcsync`,
   );
-  check(
-    value.command === "apply" || value.command === "rollback" || value.command === "heal",
-    "command is not apply, rollback or heal",
-  );
-  check(typeof value.server === "string" && value.server !== "", "server is missing");
-  check(typeof value.startedAt === "string", "startedAt is missing");
-  check(
-    Array.isArray(value.projects) && value.projects.every((p) => typeof p === "string"),
-    "projects is not a list of ids",
-  );
-  check(
-    Array.isArray(value.families) &&
-      value.families.every(
-        (f) =>
-          isObject(f) &&
-          typeof f.project === "string" &&
-          typeof f.family === "string" &&
-          isFamilyName(f.family),
-      ),
-    "families is not a list of project families",
-  );
-  const plan = value.plan;
-  check(
-    isObject(plan) &&
-      typeof plan.fingerprint === "string" &&
-      (plan.file === null || typeof plan.file === "string"),
-    "plan is not {fingerprint, file}",
-  );
-  check(
-    Array.isArray(value.manifests) && value.manifests.every((m) => typeof m === "string"),
-    "manifests is not a list of files",
-  );
-  check(value.rollbackOf === undefined || typeof value.rollbackOf === "string", "rollbackOf is not a path");
-  return value as unknown as JournalHeader;
 }
 
-function checkEntry(value: Record<string, unknown>, check: Check): JournalEntry {
-  switch (value.type) {
-    case "intent": {
-      check(isId(value.seq), "seq is not a positive integer");
-      check(OPS.includes(value.op as WriteOp), `op is not one of ${OPS.join(", ")}`);
-      check(typeof value.project === "string" && value.project !== "", "project is missing");
-      check(typeof value.family === "string" && isFamilyName(value.family), "family is not a family name");
-      check(value.id === null || isId(value.id), "id is not a record id or null");
-      check(value.name === null || typeof value.name === "string", "name is not text or null");
-      check(isObject(value.send), "send is not an object");
-      check(Array.isArray(value.before), "before is not a list");
-      for (const [index, image] of (value.before as unknown[]).entries())
-        checkImage(image, check, `before[${index}]`);
-      if (value.op === "create")
-        check(
-          value.id === null && (value.before as unknown[]).length === 0,
-          "a create carries an id or a before image",
-        );
-      else if (value.op !== "rearrange")
-        check(value.id !== null, `an ${String(value.op)} without a record id`);
-      return value as unknown as IntentEntry;
-    }
-    case "outcome": {
-      check(isId(value.seq), "seq is not a positive integer");
-      check(STATUSES.includes(value.status as WriteStatus), `status is not one of ${STATUSES.join(", ")}`);
-      if (value.records !== undefined) {
-        check(Array.isArray(value.records), "records is not a list");
-        for (const [index, image] of (value.records as unknown[]).entries())
-          checkImage(image, check, `records[${index}]`);
-      }
-      if (value.pluginTexts !== undefined) {
-        check(isObject(value.pluginTexts), "pluginTexts is not an object");
-        for (const texts of Object.values(value.pluginTexts as Record<string, unknown>))
-          check(
-            isObject(texts) &&
-              Object.entries(texts).every(
-                ([key, text]) => (key === "name" || key === "description") && typeof text === "string",
-              ),
-            "pluginTexts holds something other than a name and a description",
-          );
-      }
-      return value as unknown as OutcomeEntry;
-    }
-    case "resume":
-      check(typeof value.at === "string", "at is missing");
-      return value as unknown as ResumeEntry;
-    case "end":
-      check(typeof value.at === "string", "at is missing");
-      check(isObject(value.summary), "summary is missing");
-      return value as unknown as EndEntry;
-    default:
-      check(false, `unknown line type ${JSON.stringify(value.type)}`);
-      throw new Error("unreachable");
+/** The line, checked against the journal's schema and the rules a schema cannot say. */
+function checkLine(value: Record<string, unknown>, check: Check, first: boolean): JournalLine {
+  if (first) checkHeaderKind(value, check);
+  else
+    check(
+      LINE_TYPES.includes(value.type as JournalEntry["type"]),
+      `unknown line type ${JSON.stringify(value.type)}`,
+    );
+  const validate = getJournalLineValidator();
+  check(validate(value), validate.errors ? describeLineProblem(validate.errors) : "not a line pcsync wrote");
+  const line = value as unknown as JournalLine;
+  if (line.type === "intent") {
+    if (line.op === "create")
+      check(line.id === null && line.before.length === 0, "a create carries an id or a before image");
+    else if (line.op !== "rearrange") check(line.id !== null, `an ${line.op} without a record id`);
   }
+  return line;
 }
 
 /** Parses and checks a journal's text (`path` names it in errors). */
@@ -269,11 +262,12 @@ export function parseJournal(text: string, path: string): Journal {
       tornLines.push(lineNo);
       continue;
     }
-    if (header === undefined) {
-      header = checkHeader(value, check);
+    const line = checkLine(value, check, header === undefined);
+    if (line.type === "header") {
+      header = line;
       continue;
     }
-    const entry = checkEntry(value, check);
+    const entry = line;
     if (entry.type === "intent") {
       check(!intentSeqs.has(entry.seq), `seq ${entry.seq} is used twice`);
       intentSeqs.add(entry.seq);

@@ -3,25 +3,32 @@
 
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { readBoundedText } from "../files/read-json-file.js";
+import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { RefusedError } from "../refused-error.js";
 import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
 import { type Journal, parseJournal } from "./journal-format.js";
 
+/** The largest journal read: a run of 20,000 writes keeps a few tens of MB. */
+export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+
 /** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
 export async function readJournal(path: string, cwd: string): Promise<Journal> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+  const read = await readBoundedText(path, cwd, MAX_JOURNAL_BYTES);
+  if (read.problem !== undefined) {
     throw new InputError("journal_unreadable", {
       path,
-      reason: code === "ENOENT" ? "no such file" : (error as Error).message,
+      reason:
+        read.problem.kind === "missing"
+          ? "no such file"
+          : read.problem.kind === "too_large"
+            ? `it is over the ${formatBytes(read.problem.maxBytes)} limit for a journal`
+            : read.problem.reason,
       directory: DEFAULT_JOURNAL_DIR,
     });
   }
-  return parseJournal(text, path);
+  return parseJournal(read.value, path);
 }
 
 /** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */

@@ -7,11 +7,11 @@
 // the same text. Anything else gives up, saying why, and the caller takes the tree path, which
 // reports it: from the fast reader when only interpolation stood in the way, else the full parse.
 
+import { registryOf, type SecretRegistry } from "../redact.js";
 import type { Position } from "./diagnostics.js";
 import { NodePlacesBuilder } from "./node-places.js";
 import { type BlockBuilder, giveUp, readBlockYaml } from "./parse-block-yaml.js";
 import { type PlainManifest, setKey } from "./plain-manifest.js";
-import { containsSecret } from "./secrets.js";
 import type { ScalarValue } from "./yaml-nodes.js";
 
 interface PlainContainer {
@@ -36,7 +36,11 @@ class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
   interpolates = false;
   readonly places = new NodePlacesBuilder(INITIAL_PLACES);
 
-  constructor(private readonly secrets: readonly string[]) {}
+  private readonly secrets: SecretRegistry;
+
+  constructor(secretList: readonly string[]) {
+    this.secrets = registryOf(secretList);
+  }
 
   container(kind: "map" | "seq", offset: number, slot: PlainSlot | null): PlainContainer {
     const value = kind === "map" ? {} : [];
@@ -66,7 +70,7 @@ class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
   }
 
   private wouldInterpolate(text: string): boolean {
-    return text.includes("${") || containsSecret(text, this.secrets);
+    return text.includes("${") || this.secrets.holds(text);
   }
 
   private giveUpToInterpolation(): never {

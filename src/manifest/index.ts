@@ -40,12 +40,9 @@ export type { LoadedManifest } from "./loaded-manifest.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {
-  API_KEY_VARIABLE,
   type ManifestVariables,
   NO_VARIABLES,
   parseVariableAssignment,
-  resolveVariables,
-  VARIABLE_ENV_PREFIX,
   type VariableAssignment,
   variablesFromEnvironment,
 } from "./variables.js";

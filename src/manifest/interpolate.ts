@@ -3,8 +3,8 @@
 // a variable's value is never interpolated again, so it cannot inject more. No value may contain
 // the API key, written or interpolated: plans, pull-request comments and logs would show it.
 
+import { registryOf } from "../redact.js";
 import type { Position } from "./diagnostics.js";
-import { containsSecret } from "./secrets.js";
 import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
 import type { MapEntry, ScalarNode, ValueNode, YamlProblem, YamlSource } from "./yaml-nodes.js";
 
@@ -17,6 +17,9 @@ export interface InterpolatedText {
   problems: { token: string; message: string }[];
 }
 
+/** One list for "no secrets", so that registryOf makes its registry once. */
+const NO_SECRETS: readonly string[] = [];
+
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
 const KEY_NEVER_INTERPOLATED =
@@ -24,8 +27,8 @@ const KEY_NEVER_INTERPOLATED =
 
 /** Replaces the references in one string. */
 export function interpolateText(text: string, variables: ManifestVariables = NO_VARIABLES): InterpolatedText {
-  const secrets = variables.secrets ?? [];
-  if (containsSecret(text, secrets)) {
+  const secrets = registryOf(variables.secrets ?? NO_SECRETS);
+  if (secrets.holds(text)) {
     return {
       value: "",
       changed: true,
@@ -88,7 +91,7 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
       continue;
     }
     const variable = variables.values.get(name);
-    if (variable !== undefined && containsSecret(variable.value, secrets)) {
+    if (variable !== undefined && secrets.holds(variable.value)) {
       problems.push({
         token,
         message: `the value of ${name} (from ${variable.origin}) contains the API key; ${KEY_NEVER_INTERPOLATED}. Give ${name} another value`,
@@ -102,7 +105,7 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
   }
   value += text.slice(index);
   // Each part may be harmless while the parts together spell the key, also next to a refused part.
-  if (containsSecret(value, secrets)) {
+  if (secrets.holds(value)) {
     return {
       value: "",
       changed: true,
@@ -160,7 +163,7 @@ export function interpolateTree(
 ): { root: ValueNode; errors: YamlProblem[] } {
   const { positionAt } = source;
   const errors: YamlProblem[] = [];
-  const secrets = variables.secrets ?? [];
+  const secrets = registryOf(variables.secrets ?? NO_SECRETS);
 
   /** Interpolates `text`, written from `offset` to `end` of the source. */
   const interpolateSpan = (
@@ -186,7 +189,7 @@ export function interpolateTree(
     if (node.kind === "scalar") {
       if (typeof node.value !== "string") return node;
       // What interpolateText would find unchanged, without its allocations: most values.
-      if (!node.value.includes("${") && !containsSecret(node.value, secrets)) return node;
+      if (!node.value.includes("${") && !secrets.holds(node.value)) return node;
       const { value, changed } = interpolateSpan(node.value, node.offset, node.end);
       return changed ? ({ ...node, value, interpolated: true } satisfies ScalarNode) : node;
     }
@@ -207,7 +210,7 @@ export function interpolateTree(
     const seen = new Map<string, Position>();
     for (const entry of node.entries) {
       if (!isProjects) {
-        if (containsSecret(entry.key, secrets)) {
+        if (secrets.holds(entry.key)) {
           errors.push({
             position: positionAt(entry.keyOffset),
             message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,

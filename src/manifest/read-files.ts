@@ -2,9 +2,9 @@
 // var files, refusing what is not one before parsing it: huge files, devices, binary data, non-UTF-8.
 
 import type { Stats } from "node:fs";
-import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { readBoundedBytes } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
@@ -208,29 +208,16 @@ export async function readVarFiles(
   return { sources, errors };
 }
 
-/**
- * Reads at most `maxBytes` from a file, pipe or device: a var file may well be `<(command)`, and
- * an endless device stops at the limit instead of filling memory. A string is the problem.
- */
+/** Reads at most `maxBytes` of a var file (src/files/read-json-file.ts); a string is the problem. */
 async function readBounded(absolute: string, maxBytes: number): Promise<Uint8Array | string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of createReadStream(absolute, { highWaterMark: 64 * 1024 })) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > maxBytes) {
-        return `file is over the ${formatBytes(maxBytes)} limit for a var file; a var file holds \`NAME: value\` lines: keep large data out of it`;
-      }
-      chunks.push(buffer);
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "EACCES" || code === "EPERM"
-      ? "cannot read the file; check its permissions"
-      : `cannot read the file (${code ?? "unknown error"})`;
-  }
-  return Buffer.concat(chunks);
+  const read = await readBoundedBytes(absolute, maxBytes);
+  if (read.problem === undefined) return read.value;
+  if (read.problem.kind === "too_large")
+    return `file is over the ${formatBytes(maxBytes)} limit for a var file; a var file holds \`NAME: value\` lines: keep large data out of it`;
+  const code = read.problem.kind === "missing" ? "ENOENT" : read.problem.code;
+  return code === "EACCES" || code === "EPERM"
+    ? "cannot read the file; check its permissions"
+    : `cannot read the file (${code ?? "unknown error"})`;
 }
 
 /** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */

@@ -23,7 +23,7 @@ import {
   unmanagedOwner,
 } from "./owner-plan.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
-import { countsAsUpdate, describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
@@ -48,11 +48,6 @@ export interface PlanOptions {
   allowDestroy?: readonly string[];
   /** --target/--exclude: only these records' changes are planned (a partial plan). */
   targets?: PlanTargets;
-  /**
-   * The message of each guard in the plan: the CLI's words name its flags (render/guard-message.ts);
-   * by default, what was found alone.
-   */
-  describeGuard?: (finding: GuardFinding) => string;
   /** The manifest's `owner:` (computePlan takes the desired state's); see owner-plan.ts. */
   owner?: string | undefined;
   /** `--takeover`: configs may claim records another owner marked. */
@@ -172,7 +167,7 @@ export function assemblePlan(
   const reorders = parts.flatMap((part) => part.reorders);
   const plan: Plan = {
     format: "pcsync-plan",
-    version: 1,
+    version: 2,
     summary: summarizePlan(changes, reorders),
     changes,
     reorders,
@@ -221,7 +216,6 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     errors: [],
   };
   const claims = claimRecords(input, part.errors, ownerSettings(options));
-  const describeGuard = options.describeGuard ?? describeGuardFinding;
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
     if (!desiredFamily) continue;
@@ -231,14 +225,7 @@ function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPla
     appendAll(part.changes, familyPlan.changes);
     if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
     part.families.push(familyPlan.report);
-    for (const guard of familyPlan.guards) {
-      part.guards.push({
-        project: guard.project,
-        family: guard.family,
-        rule: guard.rule,
-        message: describeGuard(guard),
-      });
-    }
+    appendAll(part.guards, familyPlan.guards);
     const byId = new Map(records.map((record) => [record.id, record]));
     for (const id of familyPlan.touchedIds) {
       const record = byId.get(id);

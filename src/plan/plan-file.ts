@@ -1,15 +1,16 @@
 // The plan as a JSON document: written by `plan --format json` and `plan --out`, read back by
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
-import type { ErrorObject, ValidateFunction } from "ajv";
-import { describeError } from "../errors.js";
+import type { ValidateFunction } from "ajv";
+import { formatJsonPath, parseJson, readBoundedText, validateJson } from "../files/read-json-file.js";
+import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
-export const PLAN_VERSION = 1;
+export const PLAN_VERSION = 2;
 
 /** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
 /** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
@@ -66,25 +67,46 @@ function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
   }
   if (section === "server") return ["the server's base URL", ""];
   const pointer = path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`);
-  return [`the plan's ${formatPath(pointer.join(""))}`, ""];
+  return [`the plan's ${formatJsonPath(pointer.join("")) || "document"}`, ""];
 }
 
+/** The largest saved plan read: a plan of 20,000 changes is a few MB; this stops a file that is none. */
+export const MAX_PLAN_FILE_BYTES = 256 * 1024 * 1024;
+
 /**
- * Reads a plan document, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
- * handed in so that what only writes plans never loads it); `fileName` names it in errors.
+ * Reads the saved plan at `path` (relative to `cwd`, named as given), through the one reader of
+ * untrusted JSON files, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
+ * handed in so that what only writes plans never loads it).
  */
+export async function readPlanFile(
+  path: string,
+  cwd: string,
+  validate: ValidateFunction<Plan>,
+): Promise<Plan> {
+  const read = await readBoundedText(path, cwd, MAX_PLAN_FILE_BYTES);
+  if (read.problem !== undefined) {
+    const reason =
+      read.problem.kind === "missing"
+        ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
+        : read.problem.kind === "too_large"
+          ? `it is over the ${formatBytes(read.problem.maxBytes)} limit for a saved plan, so it is not one`
+          : read.problem.reason;
+    throw new InputError("plan_file_unreadable", { file: path, reason });
+  }
+  return parsePlanFile(read.value, path, validate);
+}
+
+/** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    const reason = describeError(error);
+  const parsed = parseJson(text);
+  if (parsed.problem !== undefined) {
     throw new InputError("plan_file_invalid", {
       file: fileName,
-      problem: `is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`,
+      problem: `is not a pcsync plan: it is not valid JSON (${parsed.problem.message}). ${redo}`,
     });
   }
+  const data = parsed.value;
   if (!isObject(data) || data.format !== PLAN_FORMAT) {
     throw new InputError("plan_file_invalid", {
       file: fileName,
@@ -94,19 +116,20 @@ export function parsePlanFile(text: string, fileName: string, validate: Validate
   if (data.version !== PLAN_VERSION) {
     throw new InputError("plan_file_invalid", {
       file: fileName,
-      problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
+      problem: `is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < PLAN_VERSION ? ", made by an older pcsync" : ""}; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     });
   }
-  if (!validate(data)) {
-    const problem = describeSchemaErrors(validate.errors ?? []);
+  const checked = validateJson(data, validate, "the plan");
+  if (checked.problem !== undefined) {
     throw new InputError("plan_file_invalid", {
       file: fileName,
-      problem: `is not a valid pcsync plan: ${problem}. ${redo}`,
+      problem: `is not a valid pcsync plan: ${checked.problem.message}. ${redo}`,
     });
   }
-  checkSummary(data, fileName, redo);
-  restoreAbsentFrom(data);
-  return data;
+  const plan = checked.value;
+  checkSummary(plan, fileName, redo);
+  restoreAbsentFrom(plan);
+  return plan;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -138,65 +161,4 @@ function restoreAbsentFrom(plan: Plan): void {
       if (!Object.hasOwn(fieldChange, "from")) fieldChange.from = undefined;
     }
   }
-}
-
-/**
- * The first schema error in words, at a path a user can find in the file
- * (`changes[3].fields.plugin.to`). The alternatives of a union (`integer or null`) are merged.
- */
-function describeSchemaErrors(errors: readonly ErrorObject[]): string {
-  const [first] = errors;
-  if (!first) return "it does not match the plan schema";
-  const path = formatPath(first.instancePath);
-  if (first.keyword === "type") {
-    const types = errors
-      .filter((error) => error.keyword === "type" && error.instancePath === first.instancePath)
-      .flatMap((error) => String(error.params.type).split(","));
-    return `${path} must be ${[...new Set(types)].join(" or ")}`;
-  }
-  return describeSchemaError(first, path);
-}
-
-function describeSchemaError(error: ErrorObject, path: string): string {
-  const params: Record<string, unknown> = error.params;
-  if (error.propertyName !== undefined)
-    return `${path} has an unknown key ${JSON.stringify(error.propertyName)}`;
-  switch (error.keyword) {
-    case "required":
-      return `${path} lacks the required property ${JSON.stringify(params.missingProperty)}`;
-    case "additionalProperties":
-      return `${path} has an unknown property ${JSON.stringify(params.additionalProperty)}`;
-    case "enum":
-      return `${path} must be one of ${(Array.isArray(params.allowedValues) ? params.allowedValues : []).map((value) => JSON.stringify(value)).join(", ")}`;
-    case "const":
-      return `${path} must be ${JSON.stringify(params.allowedValue)}`;
-    case "false schema":
-      return `${path} is not allowed here`;
-    case "maxProperties":
-      return params.limit === 0 ? `${path} must be empty` : `${path} ${error.message ?? "is invalid"}`;
-    case "minProperties":
-      return params.limit === 1 ? `${path} must not be empty` : `${path} ${error.message ?? "is invalid"}`;
-    default: {
-      // With `verbose`, the failing schema's description says in words what the keyword checks.
-      const schema: unknown = error.parentSchema;
-      const description =
-        isObject(schema) && typeof schema.description === "string"
-          ? ` (${schema.description.replace(/\.$/, "")})`
-          : "";
-      return `${path} ${error.message ?? "is invalid"}${description}`;
-    }
-  }
-}
-
-function formatPath(pointer: string): string {
-  if (pointer === "") return "the plan";
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce((path, segment, index) => {
-      if (/^[0-9]+$/.test(segment)) return `${path}[${segment}]`;
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return index === 0 ? segment : `${path}.${segment}`;
-      return `${path}[${JSON.stringify(segment)}]`;
-    }, "");
 }

@@ -3,8 +3,8 @@
 // source (the tests) it is compiled at first use (src/precompiled.ts has the rule).
 
 import type { ValidateFunction } from "ajv";
+import { JSON_FILE_AJV_OPTIONS, readJsonFileSchema } from "../files/json-file-schemas.js";
 import { precompiledValidator } from "../precompiled.js";
-import { PLAN_AJV_OPTIONS, readPlanSchema } from "./plan-schema.js";
 import type { Plan } from "./types.js";
 
 /** The plan validator; a literal import, so that the action's bundle holds the generated module. */
@@ -14,6 +14,6 @@ export const getPlanValidator: () => ValidateFunction<Plan> = await precompiledV
   import.meta.url,
   async () => {
     const { Ajv } = await import("ajv");
-    return () => new Ajv(PLAN_AJV_OPTIONS).compile<Plan>(readPlanSchema());
+    return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile<Plan>(readJsonFileSchema("plan"));
   },
 );

@@ -70,7 +70,6 @@ export function recheckProtection(
   plan: Plan,
   current: CurrentState,
   allowDestroy: readonly string[],
-  describe: (finding: ProtectedFinding) => string,
 ): GuardViolation[] {
   const names = new Map<string, string | null>();
   for (const family of current.families) {
@@ -91,8 +90,7 @@ export function recheckProtection(
       (change) =>
         change.id === null ? change.name : (names.get(recordKey(project, family, change.id)) ?? change.name),
     );
-    if (finding !== undefined)
-      guards.push({ project, family, rule: "protected", message: describe(finding) });
+    if (finding !== undefined) guards.push(finding);
   }
   return guards;
 }

@@ -5,13 +5,12 @@
 
 import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
-import { countsAsUpdate, describeGuardFinding, findGuard, findUpdateGuard } from "./safety-guards.js";
-import type { CurrentState, GuardFinding, GuardViolation, Plan } from "./types.js";
+import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
+import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
 export interface GuardOptions {
   maxDeletePercent: number;
   maxUpdatePercent: number;
-  describeGuard?: (finding: GuardFinding) => string;
 }
 
 /**
@@ -24,7 +23,6 @@ export function recomputeGuards(
   current: CurrentState,
   options: GuardOptions,
 ): { guards: GuardViolation[]; reasons: string[] } {
-  const describe = options.describeGuard ?? describeGuardFinding;
   const guards: GuardViolation[] = [];
   const reasons: string[] = [];
   const keys = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
@@ -73,8 +71,7 @@ export function recomputeGuards(
         options.maxUpdatePercent,
       ),
     ];
-    for (const finding of findings)
-      if (finding) guards.push({ project, family, rule: finding.rule, message: describe(finding) });
+    for (const finding of findings) if (finding) guards.push(finding);
   }
   return { guards, reasons };
 }

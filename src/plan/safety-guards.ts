@@ -1,7 +1,7 @@
 // The safety guards of a plan: a prune may not empty a family, nor delete more than a share of one
 // of 10 or more records; a plan may not update more than a share of such a family (octoDNS's
-// MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers; the
-// CLI words them in render/.
+// MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers, which
+// the plan keeps; render/guard-message.ts words them.
 
 import type { FamilyName } from "../families.js";
 import type { GuardFinding, MaxUpdatePercentFinding, PlannedChange } from "./types.js";
@@ -72,32 +72,4 @@ export function refusingGuards<T extends { rule: GuardFinding["rule"] }>(
   force: boolean,
 ): T[] {
   return guards.filter((guard) => !force || !isForceable(guard.rule));
-}
-
-/**
- * What the guard found, in the planner's words: the message of a guard when no other words are
- * given (render/guard-message.ts adds how the CLI overrides it).
- */
-export function describeGuardFinding(finding: GuardFinding): string {
-  if (finding.rule === "max_update_percent") {
-    const share = Math.round((finding.updates * 100) / finding.owned);
-    return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
-  }
-  if (finding.rule === "protected") {
-    const records = finding.records
-      .map(
-        ({ id, name, protectedBy }) =>
-          `${name === null ? "no name" : `"${name}"`} (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`,
-      )
-      .join(", ");
-    return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
-  }
-  // With an owner, the share is of its own records: the others' stay whatever prune does.
-  const records = finding.owner === undefined ? "records" : `records of owner "${finding.owner}"`;
-  const emptied = finding.owner === undefined ? "the family" : "the owner's part of the family";
-  const what =
-    finding.rule === "prune_to_empty"
-      ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty`
-      : `${finding.deletes} of ${finding.owned} ${records} (${Math.round((finding.deletes * 100) / finding.owned)}%, more than ${finding.limitPercent}%)`;
-  return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }

@@ -10,12 +10,10 @@ export function isPartial(targets: PlanTargets | undefined): targets is PlanTarg
   return targets !== undefined && (targets.target.length > 0 || targets.exclude.length > 0);
 }
 
-/** Whether a record of this name is in the targets: matched by a target (or no target given), and by no exclude. */
-export function isTargeted(targets: PlanTargets, name: string | null): boolean {
-  return targetTest(targets)(name);
-}
-
-/** `isTargeted` with the globs compiled once, for a test of many names. */
+/**
+ * Whether a record of this name is in the targets: matched by a target (or no target given), and
+ * by no exclude; the globs compiled once, for a test of many names.
+ */
 function targetTest(targets: PlanTargets): (name: string | null) => boolean {
   const target = matchesAnyGlob(targets.target);
   const exclude = matchesAnyGlob(targets.exclude);

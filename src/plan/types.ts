@@ -151,15 +151,13 @@ export interface PlanTargets {
  */
 export type GuardRule = "max_delete_percent" | "prune_to_empty" | "max_update_percent" | "protected";
 
-export interface GuardViolation {
-  project: string;
-  family: FamilyName;
-  rule: GuardRule;
-  /** The guard in words, as pcsync showed it when the plan was made (see PlanOptions.describeGuard). */
-  message: string;
-}
+/**
+ * A safety guard the plan violates, as data: its kind (`rule`), the counts it judged and the limit
+ * it holds them to. The words are render/'s (src/render/guard-message.ts).
+ */
+export type GuardViolation = GuardFinding;
 
-/** A guard the planner found, in numbers: what a GuardViolation's message is written from. */
+/** A guard the planner found, in numbers. */
 export type GuardFinding =
   | PruneToEmptyFinding
   | MaxDeletePercentFinding
@@ -218,7 +216,7 @@ export interface PlanSummary {
 
 export interface Plan {
   format: "pcsync-plan";
-  version: 1;
+  version: 2;
   /** The service the plan was read from (base URL, no credentials); set by the CLI, not the planner. */
   server?: string;
   /** `owner:` of the manifest: apply checks the marks again before it writes. */

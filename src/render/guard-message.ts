@@ -1,8 +1,8 @@
-// A safety guard in the words pcsync shows and saves in a plan: what the planner found, then the
-// flags that override it.
+// A safety guard in the words pcsync shows: what the planner found (the plan keeps the numbers),
+// then the flags that override it, unless this run already overrides it (--force).
 
-import { describeGuardFinding } from "../plan/safety-guards.js";
-import type { GuardFinding, GuardRule } from "../plan/types.js";
+import { isForceable } from "../plan/safety-guards.js";
+import type { GuardRule, GuardViolation } from "../plan/types.js";
 
 const OVERRIDES = {
   prune_to_empty: "Use --force if that is really intended.",
@@ -12,16 +12,36 @@ const OVERRIDES = {
     "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection).",
 } as const satisfies Record<GuardRule, string>;
 
-/** The message of a guard in a plan the CLI makes (given to the planner as PlanOptions.describeGuard). */
-export function describeGuard(finding: GuardFinding): string {
-  return `${describeGuardFinding(finding)} ${OVERRIDES[finding.rule]}`;
+/**
+ * A guard's message: what was found, then how to override it; with `forced` (the run passes
+ * --force), a guard --force overrides is said without the advice to use the flag just given.
+ */
+export function describeGuard(guard: GuardViolation, options: { forced?: boolean } = {}): string {
+  const found = describeFinding(guard);
+  return options.forced === true && isForceable(guard.rule) ? found : `${found} ${OVERRIDES[guard.rule]}`;
 }
 
-/**
- * A guard's message for a run that overrides it (--force): what was found, without the advice to
- * use the flag just given. A saved plan's guards are computed again at apply, in these words.
- */
-export function describeOverriddenGuard(guard: { rule: GuardRule; message: string }): string {
-  const advice = ` ${OVERRIDES[guard.rule]}`;
-  return guard.message.endsWith(advice) ? guard.message.slice(0, -advice.length) : guard.message;
+/** What the guard found, in words. */
+function describeFinding(finding: GuardViolation): string {
+  if (finding.rule === "max_update_percent") {
+    const share = Math.round((finding.updates * 100) / finding.owned);
+    return `project ${finding.project} ${finding.family}: the plan would update ${finding.updates} of ${finding.owned} records (${share}%, more than ${finding.limitPercent}%) (${finding.source}).`;
+  }
+  if (finding.rule === "protected") {
+    const records = finding.records
+      .map(
+        ({ id, name, protectedBy }) =>
+          `${name === null ? "no name" : `"${name}"`} (id ${id}, protected by ${protectedBy.pattern === name ? "" : `"${protectedBy.pattern}" at `}${protectedBy.source})`,
+      )
+      .join(", ");
+    return `project ${finding.project} ${finding.family}: the plan would delete protected ${finding.records.length === 1 ? "record" : "records"} ${records}.`;
+  }
+  // With an owner, the share is of its own records: the others' stay whatever prune does.
+  const records = finding.owner === undefined ? "records" : `records of owner "${finding.owner}"`;
+  const emptied = finding.owner === undefined ? "the family" : "the owner's part of the family";
+  const what =
+    finding.rule === "prune_to_empty"
+      ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty`
+      : `${finding.deletes} of ${finding.owned} ${records} (${Math.round((finding.deletes * 100) / finding.owned)}%, more than ${finding.limitPercent}%)`;
+  return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }

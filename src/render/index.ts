@@ -7,8 +7,8 @@ import { renderMarkdown } from "./markdown.js";
 import { renderText } from "./text.js";
 
 export { renderJson } from "./json.js";
-export { type MarkdownOptions, PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
-export { renderText, type TextOptions } from "./text.js";
+export { PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
+export { renderText } from "./text.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 

@@ -19,6 +19,7 @@ import {
   type RolloutDescription,
 } from "./describe-plan.js";
 import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
+import { describeGuard } from "./guard-message.js";
 
 export interface MarkdownOptions {
   /** Heading of the comment (default "pcsync plan"). */
@@ -117,7 +118,7 @@ function renderGuards(plan: Plan, budget: number, forced: boolean): string | und
   const heading = `Safety guards: ${describeGuardOverride(plan, forced)}`;
   return renderWarning(
     heading,
-    plan.guards.map((guard) => guard.message),
+    plan.guards.map((guard) => describeGuard(guard, { forced })),
     budget,
   );
 }

@@ -21,6 +21,7 @@ import {
   MARKERS,
 } from "./describe-plan.js";
 import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
+import { describeGuard } from "./guard-message.js";
 
 export interface TextOptions {
   /** Emit ANSI colours (decide with `useColour` of the CLI). */
@@ -56,7 +57,9 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   };
 
   for (const section of describePlan(plan, TEXT_VALUES)) {
-    out.write(`${renderSection(section, paint, paintSpans, options.verbose === true).join("\n")}\n\n`);
+    out.write(
+      `${renderSection(section, paint, paintSpans, options.verbose === true, options.forced === true).join("\n")}\n\n`,
+    );
   }
 
   out.write(
@@ -90,6 +93,7 @@ function renderSection(
   paint: Paint,
   paintSpans: (spans: readonly Span[], base: Style) => string,
   verbose: boolean,
+  forced: boolean,
 ): string[] {
   const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];
   for (const item of section.items) {
@@ -106,7 +110,7 @@ function renderSection(
   }
   for (const note of section.notes) lines.push(`  ${paint("dim", note)}`);
   for (const guard of section.guards) {
-    lines.push(`  ${paint("yellow", `! warning: ${escapeControl(guard.message)}`)}`);
+    lines.push(`  ${paint("yellow", `! warning: ${escapeControl(describeGuard(guard, { forced }))}`)}`);
   }
   return lines;
 }

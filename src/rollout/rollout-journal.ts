@@ -4,11 +4,13 @@
 // own, named here, which `pcsync rollback` undoes like any other.
 
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile } from "node:fs/promises";
+import { mkdir, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { FamilyName } from "../families.js";
+import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import type { PlanRollout } from "../plan/types.js";
 import type { ProjectHealth } from "./health-gate.js";
+import { getRolloutLineValidator } from "./rollout-journal-validator.js";
 
 /** Rollout journals live apart from apply journals, which resume reads by the directory. */
 export const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
@@ -38,6 +40,9 @@ export type RolloutLine =
   | { kind: "halted"; wave: number; at: string; failing: string[] }
   | { kind: "wave_rolled_back"; wave: number; at: string; journal: string | null; complete: boolean }
   | { kind: "end"; at: string; result: "complete" | "halted" };
+
+/** A line of the file, as schemas/rollout-journal.schema.json allows it. */
+export type RolloutJournalLine = RolloutHeader | RolloutLine;
 
 /** What the journal says of one wave. */
 export interface WaveState {
@@ -141,24 +146,33 @@ function applyLine(state: RolloutState, line: RolloutLine): void {
 /** Why a rollout journal cannot be read: said with its path and line. */
 export class RolloutJournalProblem extends Error {}
 
+/** The largest rollout journal read: it holds a line per step of a few waves. */
+export const MAX_ROLLOUT_JOURNAL_BYTES = 64 * 1024 * 1024;
+
 /** Reads a rollout journal; a torn last line is left out, any other bad line refused. */
 export async function readRolloutJournal(cwd: string, path: string): Promise<RolloutState> {
-  const text = await readFile(resolve(cwd, path), "utf8");
+  const read = await readBoundedText(path, cwd, MAX_ROLLOUT_JOURNAL_BYTES);
+  if (read.problem !== undefined) {
+    const reason =
+      read.problem.kind === "unreadable" ? read.problem.reason : read.problem.kind.replace("_", " ");
+    throw new RolloutJournalProblem(`${path}: cannot be read (${reason})`);
+  }
+  const text = read.value;
   const lines = text.split("\n");
   const endsWhole = text.endsWith("\n");
   if (endsWhole) lines.pop();
   const parsed: unknown[] = [];
   let torn = false;
   lines.forEach((line, index) => {
-    try {
-      parsed.push(JSON.parse(line));
-    } catch {
-      if (index === lines.length - 1 && !endsWhole) torn = true;
-      else throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
-    }
+    const value = parseJson(line);
+    if (value.problem === undefined) parsed.push(value.value);
+    else if (index === lines.length - 1 && !endsWhole) torn = true;
+    else throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
   });
+  const validate = getRolloutLineValidator();
   const [header, ...rest] = parsed;
-  if (!isHeader(header)) throw new RolloutJournalProblem(`${path}:1: not a rollout journal's header`);
+  if (!validate(header) || header.kind !== "rollout")
+    throw new RolloutJournalProblem(`${path}:1: not a rollout journal's header`);
   const state: RolloutState = {
     path,
     header,
@@ -166,7 +180,7 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
     torn,
   };
   rest.forEach((line, index) => {
-    if (!isLine(line, header.rollout.waves.length))
+    if (!validate(line) || line.kind === "rollout" || ("wave" in line && line.wave >= state.waves.length))
       throw new RolloutJournalProblem(`${path}:${index + 2}: not a line pcsync wrote`);
     applyLine(state, line);
   });
@@ -200,49 +214,4 @@ export async function findUnfinishedRollout(
       return state;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isHeader(value: unknown): value is RolloutHeader {
-  if (!isRecord(value) || value.kind !== "rollout" || value.version !== 1) return false;
-  const rollout = value.rollout;
-  return (
-    typeof value.server === "string" &&
-    typeof value.digest === "string" &&
-    typeof value.startedAt === "string" &&
-    Array.isArray(value.targets) &&
-    isRecord(rollout) &&
-    Array.isArray(rollout.waves) &&
-    rollout.waves.every(
-      (wave) =>
-        isRecord(wave) &&
-        typeof wave.name === "string" &&
-        Array.isArray(wave.projects) &&
-        wave.projects.every((project) => typeof project === "string"),
-    )
-  );
-}
-
-function isLine(value: unknown, waveCount: number): value is RolloutLine {
-  if (!isRecord(value) || typeof value.at !== "string") return false;
-  if (value.kind === "end") return value.result === "complete" || value.result === "halted";
-  const wave = value.wave;
-  if (typeof wave !== "number" || !Number.isInteger(wave) || wave < 0 || wave >= waveCount) return false;
-  switch (value.kind) {
-    case "wave_started":
-      return typeof value.journal === "string";
-    case "wave_written":
-      return true;
-    case "wave_judged":
-      return typeof value.healthy === "boolean" && Array.isArray(value.verdicts);
-    case "halted":
-      return Array.isArray(value.failing);
-    case "wave_rolled_back":
-      return typeof value.complete === "boolean";
-    default:
-      return false;
-  }
 }

@@ -14,7 +14,7 @@ import type { GuardOptions } from "../plan/recompute-guards.js";
 import { refusingGuards } from "../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
-import { describeGuard, describeOverriddenGuard } from "../render/guard-message.js";
+import { describeGuard } from "../render/guard-message.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
 import type { RunIo } from "./run-io.js";
 
@@ -26,7 +26,7 @@ export type PlanSource =
       plan: Plan;
       file: string;
       /** The guards' limits now: a saved plan's guards are computed again from the state read. */
-      guards: Omit<GuardOptions, "describeGuard">;
+      guards: GuardOptions;
       /** --allow-destroy of this run: protection is checked again on the records as they are. */
       allowDestroy: readonly string[];
       /** What is left of it after an interrupted apply (resume-run.ts). */
@@ -75,12 +75,12 @@ export async function applyPlanRun(
     );
   }
   // With --force, a guard is shown as what it found, not as advice to use --force.
-  const plan = input.force ? withOverriddenGuards(made.plan) : made.plan;
+  const plan = made.plan;
   steps.show(plan);
   if (input.dryRun) return { result: "dry_run", plan };
   const refusing = refusingGuards(plan.guards, input.force);
   if (refusing.length > 0)
-    throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
+    throw new RefusedError("safety_guard", { messages: refusing.map((guard) => describeGuard(guard)) });
   const moreWork =
     made.desired !== undefined && steps.hasMoreWork !== undefined
       ? await steps.hasMoreWork(plan, made.desired)
@@ -108,7 +108,7 @@ async function makePlan(
   if (source.resumed !== undefined) return source.resumed;
   const checked = await checkSavedPlan(source.plan, source.file, client, {
     ...reread,
-    guards: { ...source.guards, describeGuard },
+    guards: source.guards,
   });
   return withProtectionRechecked(checked, source.allowDestroy);
 }
@@ -124,13 +124,6 @@ function withProtectionRechecked(
 ): { plan: Plan; current: CurrentState } {
   const { plan, current } = checked;
   const others = plan.guards.filter((guard) => guard.rule !== "protected");
-  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
+  const guards = [...recheckProtection(plan, current, allowDestroy), ...others];
   return { plan: { ...plan, guards }, current };
-}
-
-function withOverriddenGuards(plan: Plan): Plan {
-  return {
-    ...plan,
-    guards: plan.guards.map((guard) => ({ ...guard, message: describeOverriddenGuard(guard) })),
-  };
 }

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
 import { InputError } from "../input-error.js";
-import type { SecretRegistry } from "../redact.js";
+import { MIN_SECRET_LENGTH, type SecretRegistry } from "../redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
 
@@ -68,7 +68,7 @@ export async function peekApiKeyFile(file: string, cwd: string): Promise<string 
  * Registers the key in the environment as a secret before any command runs, whether or not the
  * command uses it: a manifest may interpolate it (`${PCSYNC_API_KEY}`) into a value that an error
  * quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)
- * has each of its words of 8 or more characters registered instead.
+ * has each of its words of MIN_SECRET_LENGTH (8) or more characters registered instead.
  */
 export function registerEnvironmentApiKey(
   env: Readonly<Record<string, string | undefined>>,
@@ -87,8 +87,8 @@ export function registerSecretWords(text: string, secrets: SecretRegistry): void
     secrets.register(key);
     return;
   }
-  if (key.length >= 8) secrets.register(key);
-  for (const word of key.split(/\s+/)) if (word.length >= 8) secrets.register(word);
+  if (key.length >= MIN_SECRET_LENGTH) secrets.register(key);
+  for (const word of key.split(/\s+/)) if (word.length >= MIN_SECRET_LENGTH) secrets.register(word);
 }
 
 function describeReadFailure(error: unknown): string {

@@ -12,7 +12,6 @@ import { parseShard, selectShard } from "../plan/shard.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadAndPlanOptions, type ReadProgressCounts, readAndPlan } from "../read/read-and-plan.js";
 import { matchesAnyGlob } from "../record-name.js";
-import { describeGuard } from "../render/guard-message.js";
 import { loadManifestOrThrow, type ManifestInput, printDiagnostics } from "./load-manifest.js";
 import type { RunIo } from "./run-io.js";
 
@@ -133,7 +132,7 @@ export async function planManifest(
     concurrency: settings.concurrency,
     refuseFamilyOnly: settings.refuseFamilyOnly === true,
     onProjectPlanned: settings.onProjectPlanned,
-    plan: { ...settings.plan, describeGuard, owner: resolved.owner?.name },
+    plan: { ...settings.plan, owner: resolved.owner?.name },
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
   });
   warnUnmatchedNames(settings.plan, resolved, planned.current, io);

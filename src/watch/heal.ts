@@ -10,6 +10,7 @@ import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import { type PlanDiagnostic, summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
+import { describeGuard } from "../render/guard-message.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
 import type { FamilyFinding } from "./watch-events.js";
 
@@ -97,7 +98,7 @@ export async function healPlan(
   const guardsByFamily = new Map<string, string[]>();
   for (const guard of plan.guards) {
     const key = familyKey(guard.project, guard.family);
-    guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), guard.message]);
+    guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), describeGuard(guard)]);
   }
   // An owner conflict is refused in warn mode too: that family's plan is not to be trusted, as a
   // `plan` of it is refused (exit 3), while the other families go on.

@@ -10,8 +10,8 @@ import { formatDiagnostic, loadManifestSources, variablesFromEnvironment } from 
 import { parseYamlInFull } from "../../src/manifest/load-yaml.js";
 import { parseBlockYaml } from "../../src/manifest/parse-block-yaml.js";
 import { toPlainManifest } from "../../src/manifest/plain-manifest.js";
-import { containsSecret } from "../../src/manifest/secrets.js";
 import type { ValueNode } from "../../src/manifest/yaml-nodes.js";
+import { SecretRegistry } from "../../src/redact.js";
 import { fc } from "../support/fast-check.js";
 import { walkPlaces } from "../support/tree-places.js";
 
@@ -27,7 +27,8 @@ function agree(text: string): boolean {
     // sooner, at a `${`), and the loader goes straight to the full parse.
     const direct = readBlockPlain(text, MAX_DEPTH, [SECRET]);
     expect(["interpolates", "not block YAML"]).toContain(direct);
-    if (!text.includes("${") && !containsSecret(text, [SECRET])) expect(direct).toBe("not block YAML");
+    if (!text.includes("${") && !SecretRegistry.of([SECRET]).holds(text))
+      expect(direct).toBe("not block YAML");
     return false;
   }
   const full = parseYamlInFull(text);
@@ -55,7 +56,7 @@ function agreeWithoutTree(
   positionAt: (offset: number) => { line: number; col: number },
 ) {
   const direct = readBlockPlain(text, MAX_DEPTH, [SECRET]);
-  const interpolates = text.includes("${") || containsSecret(text, [SECRET]);
+  const interpolates = text.includes("${") || SecretRegistry.of([SECRET]).holds(text);
   // The fast reader read the text: only interpolation can stand in the way.
   expect(typeof direct === "string" ? direct : "read").toBe(interpolates ? "interpolates" : "read");
   if (typeof direct === "string") return;

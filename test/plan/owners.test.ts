@@ -7,8 +7,13 @@ import { writeMark } from "../../src/owner-mark.js";
 import { findOwnerProblems } from "../../src/plan/check-owner-marks.js";
 import { computePlan, type PlanOptions } from "../../src/plan/compute-plan.js";
 import type { CurrentState } from "../../src/plan/types.js";
+import { describeGuard } from "../../src/render/guard-message.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+
+/** A guard in the words pcsync shows it, what was found first; "" for none. */
+const words = (guard: Parameters<typeof describeGuard>[0] | undefined): string =>
+  guard === undefined ? "" : describeGuard(guard, { forced: true });
 
 const PC = "plugin_configs" as const;
 const mine = (text: string | null) => writeMark(text, "team-a");
@@ -189,13 +194,18 @@ describe("plans with an owner", () => {
     expect(many.plan?.guards).toEqual([
       expect.objectContaining({
         rule: "max_delete_percent",
-        message:
-          'project 1 plugin_configs: prune would delete 6 of 11 records of owner "team-a" (55%, more than 30%) (pcsync.yaml:3).',
+        owned: 11,
+        deletes: 6,
+        limitPercent: 30,
+        owner: "team-a",
       }),
     ]);
+    expect(words(many.plan?.guards[0])).toBe(
+      'project 1 plugin_configs: prune would delete 6 of 11 records of owner "team-a" (55%, more than 30%) (pcsync.yaml:3).',
+    );
     // Pruning all of its own records is pruning its part of the family to nothing.
     const none = plan(desired([], true), own.slice(0, 2));
-    expect(none.plan?.guards[0]?.message).toBe(
+    expect(words(none.plan?.guards[0])).toBe(
       'project 1 plugin_configs: prune would delete all 2 records of owner "team-a" and leave the owner\'s part of the family empty (pcsync.yaml:3).',
     );
   });

@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
+import { readJsonFileSchema } from "../../src/files/json-file-schemas.js";
 import { InputError } from "../../src/input-error.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { parsePlanFile, serializePlan } from "../../src/plan/plan-file.js";
-import { readPlanSchema } from "../../src/plan/plan-schema.js";
 import { getPlanValidator } from "../../src/plan/plan-validator.js";
 import type {
   ChangeMark,
   FamilyReport,
   FieldChange,
   GuardViolation,
+  MaxDeletePercentFinding,
+  MaxUpdatePercentFinding,
   OrderMove,
   OrderTie,
   Plan,
@@ -20,6 +22,8 @@ import type {
   PlanTargets,
   PlanWave,
   ProtectEntry,
+  ProtectedFinding,
+  PruneToEmptyFinding,
   TiedConfig,
   TiedRecord,
   UnmanagedRecord,
@@ -33,7 +37,7 @@ import { buildRepresentativePlan } from "../support/plans.js";
 /** A plan with every property and every variant set, typed as Plan so the compiler checks it. */
 const FULL_PLAN: Plan = {
   format: "pcsync-plan",
-  version: 1,
+  version: 2,
   owner: "team-a",
   takeover: true,
   summary: { create: 1, update: 1, delete: 1, reorder: 1 },
@@ -112,7 +116,14 @@ const FULL_PLAN: Plan = {
     "1/pipeline_frontend_apps_configs/20": "1122334455667788",
   },
   guards: [
-    { project: "2", family: "plugin_configs", rule: "prune_to_empty", message: "would empty the family" },
+    {
+      project: "2",
+      family: "plugin_configs",
+      rule: "prune_to_empty",
+      owned: 3,
+      deletes: 3,
+      source: "a.yaml:4",
+    },
   ],
   partial: true,
   targets: { target: ["Geo*"], exclude: ["Banner"] },
@@ -230,8 +241,43 @@ const KEYS = {
     keyof TiedRecord,
     Presence
   >,
-  guard: { project: "required", family: "required", rule: "required", message: "required" } satisfies Record<
-    keyof GuardViolation,
+  pruneToEmptyGuard: {
+    project: "required",
+    family: "required",
+    rule: "required",
+    owned: "required",
+    deletes: "required",
+    owner: "optional",
+    source: "required",
+  } satisfies Record<keyof PruneToEmptyFinding, Presence>,
+  maxDeletePercentGuard: {
+    project: "required",
+    family: "required",
+    rule: "required",
+    owned: "required",
+    deletes: "required",
+    limitPercent: "required",
+    owner: "optional",
+    source: "required",
+  } satisfies Record<keyof MaxDeletePercentFinding, Presence>,
+  maxUpdatePercentGuard: {
+    project: "required",
+    family: "required",
+    rule: "required",
+    owned: "required",
+    updates: "required",
+    limitPercent: "required",
+    source: "required",
+  } satisfies Record<keyof MaxUpdatePercentFinding, Presence>,
+  protectedGuard: {
+    project: "required",
+    family: "required",
+    rule: "required",
+    records: "required",
+    source: "required",
+  } satisfies Record<keyof ProtectedFinding, Presence>,
+  protectedRecord: { id: "required", name: "required", protectedBy: "required" } satisfies Record<
+    keyof ProtectedFinding["records"][number],
     Presence
   >,
 };
@@ -253,7 +299,7 @@ interface SchemaObject {
   propertyNames?: SchemaObject;
 }
 
-const schema = readPlanSchema() as SchemaObject;
+const schema = readJsonFileSchema("plan") as SchemaObject;
 
 function definition(name: string): SchemaObject {
   const found = name === "" ? schema : schema.definitions?.[name];
@@ -399,8 +445,12 @@ describe("serializePlan and parsePlanFile", () => {
   });
 
   it("refuse other versions, saying which", () => {
-    expect(rejection(JSON.stringify({ ...valid(), version: 2 }))).toBe(
-      "saved-plan.json is a version 2 plan; this pcsync reads version 1 plans only. Plan again with this pcsync: `pcsync plan --out saved-plan.json`.",
+    expect(rejection(JSON.stringify({ ...valid(), version: 3 }))).toBe(
+      "saved-plan.json is a version 3 plan; this pcsync reads version 2 plans only. Plan again with this pcsync: `pcsync plan --out saved-plan.json`.",
+    );
+    // Version 1 plans worded their guards; version 2 keeps them as data.
+    expect(rejection(JSON.stringify({ ...valid(), version: 1 }))).toBe(
+      "saved-plan.json is a version 1 plan, made by an older pcsync; this pcsync reads version 2 plans only. Plan again with this pcsync: `pcsync plan --out saved-plan.json`.",
     );
   });
 

@@ -6,10 +6,14 @@ import type { DesiredFamily } from "../../src/manifest/types.js";
 import { computePlan, type PlanOptions } from "../../src/plan/compute-plan.js";
 import { recheckProtection } from "../../src/plan/protect.js";
 import { recomputeGuards } from "../../src/plan/recompute-guards.js";
-import { describeGuardFinding } from "../../src/plan/safety-guards.js";
 import type { Plan } from "../../src/plan/types.js";
+import { describeGuard } from "../../src/render/guard-message.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+
+/** A guard in the words pcsync shows it, what was found first; "" for none. */
+const words = (guard: Parameters<typeof describeGuard>[0] | undefined): string =>
+  guard === undefined ? "" : describeGuard(guard, { forced: true });
 
 const PC = "plugin_configs" as const;
 const AT = { file: "pcsync.yaml", line: 4, col: 7 };
@@ -48,7 +52,7 @@ describe("protected records", () => {
     const plan = planOf(family, [...records(2), remoteRecord({ id: 7, name: "Legacy export", order: 3 })]);
     expect(plan.changes.map((change) => change.action)).toEqual(["delete"]);
     expect(plan.guards).toEqual([expect.objectContaining({ rule: "protected", project: "1", family: PC })]);
-    expect(plan.guards[0]?.message).toContain(
+    expect(words(plan.guards[0])).toContain(
       '"Legacy export" (id 7, protected by "Legacy *" at pcsync.yaml:4)',
     );
     expect(plan.families[0]?.protect).toEqual([{ pattern: "Legacy *", source: "pcsync.yaml:4" }]);
@@ -89,10 +93,10 @@ describe("protected records", () => {
     const current = {
       families: [{ project: "1", family: PC, records: [remoteRecord({ id: 5, name: "Keep" })] }],
     };
-    const guards = recheckProtection(edited, current, [], describeGuardFinding);
+    const guards = recheckProtection(edited, current, []);
     expect(guards).toHaveLength(1);
-    expect(guards[0]?.message).toContain('"Keep" (id 5');
-    expect(recheckProtection(edited, current, ["Keep"], describeGuardFinding)).toEqual([]);
+    expect(words(guards[0])).toContain('"Keep" (id 5');
+    expect(recheckProtection(edited, current, ["Keep"])).toEqual([]);
   });
 
   it("glob characters other than * stand for themselves", () => {
@@ -107,9 +111,9 @@ describe("protected records", () => {
       { maxDeletePercent: 100 },
     );
     const protectedGuard = plan.guards.find((guard) => guard.rule === "protected");
-    expect(protectedGuard?.message).toContain('"a.b (x)?[1]" (id 1');
-    expect(protectedGuard?.message).not.toContain("id 2");
-    expect(protectedGuard?.message).not.toContain("id 3");
+    expect(words(protectedGuard)).toContain('"a.b (x)?[1]" (id 1');
+    expect(words(protectedGuard)).not.toContain("id 2");
+    expect(words(protectedGuard)).not.toContain("id 3");
   });
 });
 
@@ -188,7 +192,7 @@ describe("the update guard", () => {
       ).guards;
     expect(at(3)).toEqual([]);
     expect(at(4)).toEqual([expect.objectContaining({ rule: "max_update_percent" })]);
-    expect(at(4)[0]?.message).toContain("would update 4 of 10 records (40%, more than 30%)");
+    expect(words(at(4)[0])).toContain("would update 4 of 10 records (40%, more than 30%)");
     expect(at(9, 9)).toEqual([]);
     const raised = planOf(
       desiredFamily(
@@ -226,7 +230,7 @@ describe("the update guard", () => {
       ),
     );
     expect(changing.guards).toEqual([expect.objectContaining({ rule: "max_update_percent" })]);
-    expect(changing.guards[0]?.message).toContain("would update 4 of 10 records");
+    expect(words(changing.guards[0])).toContain("would update 4 of 10 records");
   });
 
   it("is computed again for a saved plan from the records read at apply, with the limit given then", () => {
@@ -244,7 +248,7 @@ describe("the update guard", () => {
     expect(plan.guards).toEqual([]);
     const again = recomputeGuards(plan, current, { maxDeletePercent: 30, maxUpdatePercent: 30 });
     expect(again.guards).toEqual([expect.objectContaining({ rule: "max_update_percent", project: "1" })]);
-    expect(again.guards[0]?.message).toContain("would update 4 of 10 records (40%, more than 30%)");
+    expect(words(again.guards[0])).toContain("would update 4 of 10 records (40%, more than 30%)");
     expect(recomputeGuards(plan, current, { maxDeletePercent: 30, maxUpdatePercent: 40 }).guards).toEqual([]);
   });
 });

@@ -33,7 +33,7 @@ function bigPlan(families: { project: string; changes: number }[]): Plan {
   );
   return {
     format: "pcsync-plan",
-    version: 1,
+    version: 2,
     summary: { create: 0, update: changes.length, delete: 0, reorder: 0 },
     changes,
     reorders: [],

@@ -157,7 +157,7 @@ describe("renderText", () => {
 function planWithUpdate(fields: Plan["changes"][number]["fields"], project = "1"): Plan {
   return {
     format: "pcsync-plan",
-    version: 1,
+    version: 2,
     summary: { create: 0, update: 1, delete: 0, reorder: 0 },
     changes: [
       {

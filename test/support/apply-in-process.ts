@@ -8,6 +8,7 @@ import type { DesiredState } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
+import { describeGuard } from "../../src/render/guard-message.js";
 
 /** Reads, plans and applies in-process, as `pcsync apply` does. */
 export async function applyOnce(
@@ -20,7 +21,7 @@ export async function applyOnce(
   const { plan, errors } = computePlan(desired, current);
   if (!plan) throw new Error(`plan refused: ${errors.map((error) => error.message).join("; ")}`);
   if (plan.guards.length > 0)
-    throw new Error(`guards: ${plan.guards.map((guard) => guard.message).join("; ")}`);
+    throw new Error(`guards: ${plan.guards.map((guard) => describeGuard(guard)).join("; ")}`);
   const report = await applyPlan(client, plan, current, { concurrency: 2, ...options });
   return { plan, report };
 }

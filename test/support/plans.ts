@@ -4,7 +4,6 @@
 import { FAMILY_NAMES, type FamilyName } from "../../src/families.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import type { FieldChanges, FieldValue, Plan, PlannedChange, PlannedReorder } from "../../src/plan/types.js";
-import { describeGuard } from "../../src/render/guard-message.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "./builders.js";
 import { FE, PC } from "./families.js";
 import { fc } from "./fast-check.js";
@@ -70,8 +69,7 @@ export function buildRepresentativePlan(): Plan {
         },
       ],
     },
-    // The guard in the words the CLI gives it.
-    { describeGuard },
+    {},
   );
   if (!plan) throw new Error(`fixture plan failed: ${errors.map((error) => error.message).join("; ")}`);
   return plan;
@@ -181,10 +179,10 @@ export function arbitraryPlan(maxChanges: number): fc.Arbitrary<Plan> {
       reorders: fc.array(reorder, { maxLength: 5 }),
       size: fc.nat({ max: maxChanges }),
       unmanagedNames: fc.array(fc.option(weirdName, { nil: null }), { maxLength: 8 }),
-      guardMessage: fc.option(weirdName, { nil: undefined }),
+      guardSource: fc.option(weirdName, { nil: undefined }),
       projectSpread: fc.integer({ min: 1, max: 5_000 }),
     })
-    .map(({ changes, reorders, size, unmanagedNames, guardMessage, projectSpread }) => {
+    .map(({ changes, reorders, size, unmanagedNames, guardSource, projectSpread }) => {
       const all: PlannedChange[] = [];
       // Spread the copies over many projects when asked, so some plans have thousands of families.
       for (let index = 0; changes.length > 0 && index < size; index += 1) {
@@ -193,7 +191,7 @@ export function arbitraryPlan(maxChanges: number): fc.Arbitrary<Plan> {
       }
       return {
         format: "pcsync-plan",
-        version: 1,
+        version: 2,
         summary: {
           create: all.filter((item) => item.action === "create").length,
           update: all.filter((item) => item.action === "update").length,
@@ -220,9 +218,19 @@ export function arbitraryPlan(maxChanges: number): fc.Arbitrary<Plan> {
         ],
         fingerprints: {},
         guards:
-          guardMessage === undefined
+          guardSource === undefined
             ? []
-            : [{ project: "1", family: PC, rule: "max_delete_percent" as const, message: guardMessage }],
+            : [
+                {
+                  project: "1",
+                  family: PC,
+                  rule: "max_delete_percent" as const,
+                  owned: 10,
+                  deletes: 5,
+                  limitPercent: 30,
+                  source: guardSource,
+                },
+              ],
       } satisfies Plan;
     });
 }

@@ -22,7 +22,7 @@ function update(id: number): PlannedChange {
 function planOf(changes: PlannedChange[]): Plan {
   return {
     format: "pcsync-plan",
-    version: 1,
+    version: 2,
     summary: { create: 0, update: changes.length, delete: 0, reorder: 0 },
     changes,
     reorders: [],

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { RefusedError } from "../../refused-error.js";
+import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
@@ -61,7 +62,7 @@ Examples:
       await appendStepSummary(plan, io, "pcsync plan");
       if (protectedDeletes.length > 0) {
         throw new RefusedError("safety_guard", {
-          messages: protectedDeletes.map((guard) => guard.message),
+          messages: protectedDeletes.map((guard) => describeGuard(guard)),
           lead: "refusing the plan: it deletes protected records",
         });
       }

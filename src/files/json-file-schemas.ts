@@ -1,0 +1,33 @@
+// The JSON Schemas of the files pcsync reads back (a saved plan, an apply journal's lines, a
+// rollout journal's lines) and the ajv options their validators are compiled with: shared by the
+// build, which precompiles them (scripts/build-validators.mjs), and the *-validator.ts modules.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findPackageFile } from "../package-files.js";
+
+/** Every error, with the schema beside it (`verbose`), for messages that name the first. */
+export const JSON_FILE_AJV_OPTIONS = {
+  allErrors: true,
+  strict: true,
+  allowUnionTypes: true,
+  verbose: true,
+  discriminator: true,
+} as const;
+
+/** Each schema's file under schemas/. */
+export const JSON_FILE_SCHEMAS = {
+  plan: "plan.schema.json",
+  journal: "journal.schema.json",
+  rolloutJournal: "rollout-journal.schema.json",
+} as const;
+
+/** A schema of JSON_FILE_SCHEMAS, as parsed JSON. */
+export function readJsonFileSchema(name: keyof typeof JSON_FILE_SCHEMAS): Record<string, unknown> {
+  const file = join("schemas", JSON_FILE_SCHEMAS[name]);
+  const parsed: unknown = JSON.parse(readFileSync(findPackageFile(file), "utf8"));
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`${file} is not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
