@@ -6,8 +6,9 @@ import { dirname, join } from "node:path";
 import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import { EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
+import { describeError, EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import { checkJournalServer, readJournal } from "../journal/read-journal.js";
@@ -25,6 +26,7 @@ import {
   readRolloutJournal,
   rolloutDigest,
 } from "../rollout/rollout-journal.js";
+import { createRolloutMetrics, type WaveStatus } from "../rollout/rollout-metrics.js";
 import {
   type RolloutEvent,
   type RolloutOutcome,
@@ -32,6 +34,7 @@ import {
   runRollout,
 } from "../rollout/run-rollout.js";
 import { selectFamilies } from "../watch/heal.js";
+import { renderOwnMetrics } from "../watch/watch-metrics.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -56,6 +59,13 @@ export interface RolloutRun {
   onEvent?: (event: RolloutEvent) => void;
   /** Where the events go besides the output; drained (10 s at most) before the run ends. */
   webhooks?: WebhookSender;
+  /** `--metrics-file`: the rollout's metrics are written there at each event (absolute or from cwd). */
+  metricsFile?: string;
+}
+
+/** `apply --metrics-file PATH`, for a rollout's metrics; nothing without the flag. */
+export function rolloutMetricsFile(flags: { metricsFile?: string }): { metricsFile?: string } {
+  return flags.metricsFile === undefined ? {} : { metricsFile: flags.metricsFile };
 }
 
 /** The webhooks of `apply --webhook`, for a rollout's events; none without the flag. */
@@ -159,6 +169,7 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     return { ...rest, families: run.desired.families.filter((family) => keep.has(family.project)) };
   };
   const reports: ApplyReport[] = [];
+  const metrics = await startMetricsFile(run, journal.state);
   // The plan this run just made (and the user approved) serves the first wave it writes; every
   // later wave is planned again when it starts, as a bake may have lasted long.
   let unusedPlan: { plan: Plan; current: CurrentState } | undefined = {
@@ -254,8 +265,10 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     onEvent: (event) => {
       run.onEvent?.(event);
       run.webhooks?.send(rolloutWebhookEvent(event, new Date()));
+      metrics?.record(event);
     },
   }).finally(async () => {
+    await metrics?.flushed();
     if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
       io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
   });
@@ -263,6 +276,54 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
   tellOutcome(outcome, journal.path, io);
   throwUnlessComplete(outcome, merged, journal.path, interrupts);
   return merged;
+}
+
+/** Where each wave of a rollout stands by its journal: a resumed rollout's metrics start there. */
+function waveStatuses(state: RolloutState): WaveStatus[] {
+  return state.waves.map((wave): WaveStatus => {
+    if (wave.rolledBack === true) return "rolled_back";
+    if (wave.judged !== undefined) return wave.judged.healthy ? "passed" : "halted";
+    return wave.journals.length > 0 ? "started" : "pending";
+  });
+}
+
+/**
+ * The rollout's metrics file, written now (every wave's status, from the journal) and again at each
+ * event, one write after another; a write that fails is a warning: the rollout goes on.
+ */
+async function startMetricsFile(
+  run: RolloutRun,
+  state: RolloutState,
+): Promise<{ record(event: RolloutEvent): void; flushed(): Promise<void> } | undefined> {
+  const { metricsFile, io } = run;
+  if (metricsFile === undefined) return undefined;
+  const metrics = createRolloutMetrics(
+    state.header.rollout.waves.map((wave) => wave.name),
+    io.secrets,
+    waveStatuses(state),
+  );
+  let failed = false;
+  const write = async () => {
+    try {
+      // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
+      await writeFileSafely(metricsFile, await renderOwnMetrics(metrics), {
+        cwd: io.cwd,
+        inputs: run.inputs,
+      });
+    } catch (error) {
+      if (!failed) io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
+      failed = true;
+    }
+  };
+  let writes = write();
+  await writes;
+  return {
+    record(event) {
+      metrics.record(event, new Date());
+      writes = writes.then(write);
+    },
+    flushed: () => writes,
+  };
 }
 
 function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): void {

@@ -70,6 +70,7 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   autoApprove?: boolean;
   format?: string;
   webhook?: string[];
+  metricsFile?: string;
   webhookSecretFile?: string;
 }
 
@@ -196,6 +197,12 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
       new Option(
         "--webhook-secret-file <path>",
         "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--metrics-file <path>",
+        "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
       ),
     );
   addJournalOptions(
@@ -360,6 +367,7 @@ Examples:
               interrupts,
               inputs,
               ...(await rolloutRun.rolloutWebhooks(flags, io)),
+              ...rolloutRun.rolloutMetricsFile(flags),
             })
           : await applyJournaled(client, plan, state, {
               flags,
