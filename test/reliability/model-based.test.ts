@@ -120,6 +120,15 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("second-owner" as const), race: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("export-plan" as const), templates: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("rollout" as const),
+      manifest: manifestIndex,
+      failing: fc.boolean(),
+      onFailure: fc.constantFrom("rollback" as const, "halt" as const),
+    }),
+  },
 );
 
 function setupArb(profile: ProfileName): fc.Arbitrary<WorldSetup> {
@@ -306,6 +315,22 @@ const SEQUENCES: Sequence[] = [
     steps: [
       { kind: "apply", manifest: 0, scope: {} },
       { kind: "export-plan", templates: false },
+    ],
+  },
+  {
+    seam: "a rollout whose first wave fails rolls back, and a healthy one completes with nothing left to write",
+    profiles: ["seed"],
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+      ),
+    ],
+    steps: [
+      { kind: "rollout", manifest: 0, failing: true, onFailure: "rollback" },
+      { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" },
     ],
   },
 ];
