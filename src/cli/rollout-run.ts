@@ -7,6 +7,7 @@ import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import { describeError, EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
+import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
@@ -163,36 +164,40 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
   } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
 
   const journalDir = given === undefined ? undefined : dirname(given);
-  const waveDesired = (projects: readonly string[]): DesiredState => {
+  const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {
     const keep = new Set(projects);
     const { rollout: _rollout, ...rest } = run.desired;
-    return { ...rest, families: run.desired.families.filter((family) => keep.has(family.project)) };
+    return {
+      ...rest,
+      families: run.desired.families.filter(
+        (family) =>
+          keep.has(family.project) &&
+          (families === undefined || families.has(familyKey(family.project, family.family))),
+      ),
+    };
   };
   const reports: ApplyReport[] = [];
   const metrics = await startMetricsFile(run, journal.state);
-  // The plan this run just made (and the user approved) serves the first wave it writes; every
-  // later wave is planned again when it starts, as a bake may have lasted long.
-  let unusedPlan: { plan: Plan; current: CurrentState } | undefined = {
-    plan: run.plan,
-    current: run.current,
-  };
   interrupts.beginWrites();
   const outcome = await runRollout(rollout, {
     journal,
     cwd: io.cwd,
-    async planProjects(projects) {
-      if (unusedPlan !== undefined) {
-        const { plan, current } = unusedPlan;
-        unusedPlan = undefined;
-        const keep = new Set(projects);
-        return {
-          plan: selectFamilies(plan, (project) => keep.has(project)),
-          current: { families: current.families.filter((family) => keep.has(family.project)) },
-        };
-      }
+    // Each wave writes its part of the plan this run made (and the user approved), from the state
+    // read once at the start: a wave's projects are written by no earlier wave, and the re-read
+    // after its writes is what says the wave is done.
+    planWave(projects) {
+      const keep = new Set(projects);
+      return {
+        plan: selectFamilies(run.plan, (project) => keep.has(project)),
+        current: { families: run.current.families.filter((family) => keep.has(family.project)) },
+      };
+    },
+    async planProjects(projects, families) {
+      // The lists the planner needs for these families (the overlap of lists included) are its to
+      // choose: only the manifest's blocks are narrowed.
       const planned = await planFromFlags(
         client,
-        waveDesired(projects),
+        waveDesired(projects, families),
         { ...flags, target: [], exclude: [] },
         io,
       );
