@@ -34,6 +34,12 @@ const COMMANDS: readonly Command[] = [
   { label: "pcsync --version", args: [CLI, "--version"], targetRatio: 2 },
   { label: "pcsync validate -f examples/", args: [CLI, "validate", "-f", EXAMPLES], targetRatio: 2.5 },
   { label: "pcsync plan -f examples/", args: [CLI, "plan", "-f", EXAMPLES], targetRatio: 4, connects: true },
+  {
+    label: "pcsync plan -f examples/pcsync.yaml",
+    args: [CLI, "plan", "-f", `${EXAMPLES}pcsync.yaml`],
+    targetRatio: 3.5,
+    connects: true,
+  },
 ];
 
 /**

@@ -27,8 +27,11 @@ import { FLEET_SCENARIOS } from "./scenarios-fleet.js";
 import { LARGE_MANIFEST_SCENARIOS } from "./scenarios-large-manifest.js";
 import { MANIFEST_SCENARIOS } from "./scenarios-manifest.js";
 import { PAGE_SCENARIOS } from "./scenarios-pages.js";
+import { PLAN_READS_SCENARIOS } from "./scenarios-plan-reads.js";
 import { ROLLOUT_SCENARIOS } from "./scenarios-rollout.js";
 import { STARTUP_SCENARIOS } from "./scenarios-startup.js";
+import { STARTUP_IMPORT_SCENARIOS } from "./scenarios-startup-imports.js";
+import { STRUCTURE_SCENARIOS } from "./scenarios-structure.js";
 import { WATCH_SCENARIOS } from "./scenarios-watch.js";
 
 // One list request reads a family of up to this many records (the client's page size).
@@ -415,7 +418,10 @@ export const SCENARIOS: readonly Scenario[] = [
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,
+  ...PLAN_READS_SCENARIOS,
   ...STARTUP_SCENARIOS,
+  ...STARTUP_IMPORT_SCENARIOS,
+  ...STRUCTURE_SCENARIOS,
   ...FAULT_SCENARIOS,
   ...EXPORT_SCENARIOS,
   ...MANIFEST_SCENARIOS,

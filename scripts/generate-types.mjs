@@ -1,5 +1,5 @@
 // `npm run generate`: writes the manifest's TypeScript types from its JSON Schema. Run it after
-// editing schemas/manifest.schema.json; test/manifest/schema-types.test.ts fails until then.
+// editing schemas/manifest.schema.json; test/lint/manifest-schema-types.test.ts fails until then.
 
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";

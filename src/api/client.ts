@@ -1,6 +1,6 @@
 // The HTTP client of the Plugin Configuration Service: owns the connection pool, the key and the
-// shared rate limiter, sends each attempt (counted and traced) and turns the last one into a
-// response or an error. The retry loop is request-with-retry.ts; endpoints.ts builds on `request`.
+// shared rate limiter, sends each attempt (counted and traced) through the one retry loop
+// (retry.ts) and turns the last one into a response or an error. endpoints.ts builds on `request`.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
@@ -21,22 +21,22 @@ import {
 import { createDispatcher } from "./dispatcher.js";
 import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
-import { isServiceEnvelope } from "./failure-kind.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
-import { CREATE_POSTS_DEFAULT, minimumSettleTimeoutMs, settleWindowMs } from "./proof-window.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
-import { type RetryContext, type RetrySafety, requestWithRetry } from "./request-with-retry.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
   backoffDelayMs,
   mayHaveBeenProcessed,
   parseRetryAfter,
   RETRY_DEFAULTS,
+  type RetryContext,
   type RetryOptions,
+  type RetrySafety,
+  sendWithRetry,
 } from "./retry.js";
 import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
-import { readServiceError, validateResponse } from "./validate-response.js";
+import { isServiceEnvelope, readServiceError, validateResponse } from "./validate-response.js";
 
 export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
@@ -64,16 +64,16 @@ export interface ApiClientOptions {
   listBounds?: Partial<ListBounds> | undefined;
   /**
    * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
-   * and resends (see create-config.ts); no POST is sent after it. Default, and at least: a whole
-   * proof window for each POST a create may send (`minimumSettleTimeoutMs`), so that no window is
-   * ever cut short; a smaller value is a RangeError.
+   * and resends (src/apply/create-config.ts, which holds the rule); no POST is sent after it.
+   * Default, and at least: a whole proof window for each POST a create may send
+   * (src/apply/proof-window.ts); a smaller value is a RangeError when a create uses it.
    */
   settleTimeoutMs?: number | undefined;
   /** POSTs one create sends at most (default 3), each shown not to have made it before the next. */
   createPosts?: number | undefined;
   /**
    * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
-   * its body: for a proxy that imitates the service's error envelope (see failure-kind.ts).
+   * its body: for a proxy that imitates the service's error envelope (src/apply/failure-kind.ts).
    */
   treat5xxAsInFlight?: boolean | undefined;
   /**
@@ -132,7 +132,8 @@ export const CLIENT_DEFAULTS = {
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
   listBounds: LIST_BOUND_DEFAULTS,
-  createPosts: CREATE_POSTS_DEFAULT,
+  // Each POST a create sends may cost a whole proof window: few are allowed.
+  createPosts: 3,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -182,10 +183,8 @@ export class ApiClient {
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly listBounds: ListBounds;
-  /** See ApiClientOptions.settleTimeoutMs. */
-  readonly settleTimeoutMs: number;
-  /** How long a POST nobody answered may still commit, from the give-up (see proof-window.ts). */
-  readonly settleWindowMs: number;
+  /** See ApiClientOptions.settleTimeoutMs (scaled); undefined: the least the rule allows. */
+  readonly settleTimeoutMs: number | undefined;
   /** See ApiClientOptions.createPosts. */
   readonly createPosts: number;
   /** See ApiClientOptions.treat5xxAsInFlight. */
@@ -265,18 +264,10 @@ export class ApiClient {
     };
     this.createPosts = positiveInteger(options.createPosts ?? CLIENT_DEFAULTS.createPosts, "createPosts");
     this.treat5xxAsInFlight = options.treat5xxAsInFlight === true;
-    this.settleWindowMs = settleWindowMs(this.#requestTimeoutMs, timeScale);
-    const leastSettleMs = minimumSettleTimeoutMs(this.#requestTimeoutMs, this.createPosts, timeScale);
     this.settleTimeoutMs =
       options.settleTimeoutMs === undefined
-        ? leastSettleMs
+        ? undefined
         : positiveInteger(scaled(options.settleTimeoutMs), "settleTimeoutMs");
-    // A window cut short can never prove a POST absent: a budget below the windows would turn
-    // creates that can be settled into unknown ones.
-    if (this.settleTimeoutMs < leastSettleMs)
-      throw new RangeError(
-        `settleTimeoutMs must be at least ${leastSettleMs} (${this.createPosts} proof windows of ${this.settleWindowMs} ms)`,
-      );
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
@@ -348,11 +339,6 @@ export class ApiClient {
     return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
   }
 
-  /** Waits the backoff before retry number `retryNumber` (from 1); rejects once the signal aborts. */
-  async backoff(retryNumber: number): Promise<void> {
-    await this.sleep(backoffDelayMs(retryNumber, this.retryOptions, this.#random));
-  }
-
   /** The time allowed for a response's headers: how long a request may be pending unanswered. */
   get requestTimeoutMs(): number {
     return this.#requestTimeoutMs;
@@ -404,7 +390,7 @@ export class ApiClient {
     };
     if (body !== undefined) headers["content-type"] = "application/json";
     const traceLabel = `${method} ${url.pathname}${url.search}`;
-    const last = await requestWithRetry(this.#retryContext, {
+    const last = await sendWithRetry(this.#retryContext, {
       failedRequest,
       traceLabel,
       safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),

@@ -94,14 +94,18 @@ function wrapTunnelFailure(error: Error): Error {
 
 function isServiceTlsError(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && isTlsFailure(code);
+}
+
+/** Whether a system or undici error code is a TLS failure (a certificate, a protocol mismatch). */
+export function isTlsFailure(code: string): boolean {
   return (
-    typeof code === "string" &&
-    (code.startsWith("ERR_TLS") ||
-      code.startsWith("ERR_SSL") ||
-      code.startsWith("CERT_") ||
-      code.startsWith("UNABLE_TO_") ||
-      code.includes("SELF_SIGNED") ||
-      code === "EPROTO")
+    code.startsWith("ERR_TLS") ||
+    code.startsWith("ERR_SSL") ||
+    code.startsWith("CERT_") ||
+    code.includes("SELF_SIGNED") ||
+    code.startsWith("UNABLE_TO_") ||
+    code === "EPROTO"
   );
 }
 

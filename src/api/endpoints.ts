@@ -14,13 +14,12 @@ import type {
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { ClientError, isApiError, isRequestError, OutcomeUnknownError, ResponseError } from "./errors.js";
-import type { LogQuery } from "./log-query.js";
-import { paginate, readWholeList } from "./paginate.js";
+import { listItems, paginate } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 
-/** The projects the key can see, all pages, from one read whose pages add up (see readWholeList). */
+/** The projects the key can see, all pages, from one read whose pages add up (see paginate). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
-  return await readWholeList(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+  return await listItems(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
 }
 
 /**
@@ -40,7 +39,7 @@ export async function reachesProjectList(client: ApiClient): Promise<boolean | u
 /**
  * The whole family as listed (seed: without soft-deleted ones): one request for a family of up
  * to `pageSize` records. The pages are checked to add up to one state of the list, which is read
- * again if it changed while it was paged (see readWholeList); a plan, a dedupe or a create's
+ * again if it changed while it was paged (see paginate); a plan, a dedupe or a create's
  * re-read never works from records of a half-changed list.
  */
 export async function listAllConfigs(
@@ -49,19 +48,7 @@ export async function listAllConfigs(
   family: FamilyName,
 ): Promise<PluginConfigRecord[]> {
   const firstUrl = client.url(collectionPath(projectId, family), { limit: client.pageSize });
-  return await readWholeList(client, firstUrl, "recordPage");
-}
-
-/**
- * The family's records one by one, for callers that iterate. Yields only after the whole list is
- * read and checked, so a record is never handed over from a read that is later thrown away.
- */
-export async function* listConfigs(
-  client: ApiClient,
-  projectId: string,
-  family: FamilyName,
-): AsyncGenerator<PluginConfigRecord, void, undefined> {
-  yield* await listAllConfigs(client, projectId, family);
+  return await listItems(client, firstUrl, "recordPage");
 }
 
 export async function getConfig(
@@ -144,7 +131,7 @@ export async function createJob(
  * Sets orders: keys are config ids (seed) or plugin ids (posthog-2024), values the new orders.
  * Returns the family's records as the service lists them after the change (a bare array).
  */
-export async function rearrange(
+export async function rearrangeConfigs(
   client: ApiClient,
   projectId: string,
   family: FamilyName,
@@ -159,6 +146,17 @@ export async function rearrange(
   }
   const url = client.url(rearrangePath(projectId, family));
   return await client.requestJson({ method: "PATCH", url, body: { orders } }, "recordList");
+}
+
+/** The filters of the logs endpoint; `typeFilter` becomes repeated `type_filter` parameters. */
+export interface LogQuery {
+  limit?: number;
+  offset?: number;
+  typeFilter?: readonly string[];
+  search?: string;
+  /** ISO-8601 time, or a Date. */
+  after?: string | Date;
+  before?: string | Date;
 }
 
 /** One page of a plugin config's log entries, newest first, filtered as asked. */
@@ -182,7 +180,7 @@ export async function listLogs(
  * read, and `count` grows with them. An entry added between two pages shifts the older ones to
  * later offsets, so the next page starts with entries already yielded: those are skipped by id.
  * Entries only leave at the tail (retention), which shifts nothing before it. So the list-change
- * refusal of readWholeList would refuse a busy plugin's logs for no gain, and is not applied;
+ * refusal of a whole list's read would refuse a busy plugin's logs for no gain, and is not applied;
  * the next links are still held to this config's logs and these filters.
  */
 export async function* iterateLogs(

@@ -1,8 +1,10 @@
-// Pagination over the list envelope. `next` is followed only to the next page of the same list
-// (same origin, path, project, family and filters; only limit and offset may change); a whole
-// list's later pages are asked for by offset, several at once, and taken as a walk along `next`
-// would take them. A whole list is only handed over once its pages add up: a list that changed
-// while it was paged is read again from its first page, and refused if it never holds still.
+// The one list reader (paginate): pages of a list as an async iterator, each `next` followed only
+// to the next page of the same list (same origin, path, project, family and filters; only limit
+// and offset may change), bounded by list-bounds.ts. A whole list (a family, the project list) is
+// read as one consistent state: its later pages are asked for by offset, several at once, taken as
+// a walk along `next` would take them, and handed over only once they add up; a list that changed
+// while it was paged is read again from its first page, and refused if it never holds still. A
+// stream (logs) is handed over page by page as it is read.
 
 import type { ApiClient } from "./client.js";
 import { ResponseError } from "./errors.js";
@@ -109,24 +111,53 @@ function checkedNextLink(
   return next;
 }
 
+/** One page at `url` of the list `firstUrl` starts, and its checked `next` link. */
+async function readPage<S extends PageShape>(
+  client: ApiClient,
+  walk: ListWalk,
+  firstUrl: URL,
+  url: URL,
+  shape: S,
+): Promise<{ page: ResponseShapes[S]; next: URL | undefined }> {
+  walk.checkTime();
+  const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
+  return { page, next: checkedNextLink(client, firstUrl, url, page) };
+}
+
 /**
- * Yields each page from `firstUrl` on. The caller puts `limit` (and any filters) in `firstUrl`;
- * later pages are the service's `next` links, each checked to be a page of the same list and to
- * go further on (see ListWalk). The pages themselves are not checked against each other:
- * `readWholeList` does that. The time bound counts the time spent reading, not the time the
- * caller spends between pages.
+ * The pages of the list `firstUrl` starts; the caller puts `limit` (and any filters) in it. Later
+ * pages are the service's `next` links, each checked to be a page of the same list and to go
+ * further on (see ListWalk).
+ *
+ * `whole`: the pages of one read of the whole list whose pages add up (see readListPages and
+ * findListInconsistency), bounded in records and time. A read that does not add up is thrown
+ * away and the list read again from its first page, after a short backoff, up to
+ * LIST_READ_ATTEMPTS reads; then ListChangedDuringReadError. Nothing of a read is yielded before
+ * the whole of it is checked, so no caller can act on part of an inconsistent list.
+ *
+ * Otherwise, a stream (logs): each page as it is read, not checked against the others; the time
+ * bound counts the time spent reading, not the time the caller spends between pages.
  */
 export async function* paginate<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
+  options: { whole?: boolean } = {},
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const walk = newWalk(client, firstUrl, false);
+  const walk = newWalk(client, firstUrl, options.whole === true);
+  if (options.whole === true) {
+    yield* await readWholeList(client, firstUrl, shape, walk);
+    return;
+  }
   let url: URL | undefined = firstUrl;
   while (url !== undefined) {
-    walk.checkTime();
-    const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
-    const next = checkedNextLink(client, firstUrl, url, page);
+    const { page, next }: { page: ResponseShapes[S]; next: URL | undefined } = await readPage(
+      client,
+      walk,
+      firstUrl,
+      url,
+      shape,
+    );
     walk.admit(url, page, next);
     walk.pause();
     yield page;
@@ -169,7 +200,7 @@ interface ListRead<P> {
  * cannot add up (a count that moved, a record listed again, more records than the count), so a
  * server repeating its pages is asked for a few pages, not for its count's worth.
  */
-async function readListPages<S extends "recordPage" | "projectPage">(
+async function readListPages<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
@@ -185,9 +216,7 @@ async function readListPages<S extends "recordPage" | "projectPage">(
     problem = tally.add(page);
     return problem === undefined;
   };
-  walk.checkTime();
-  const first: ResponseShapes[S] = await client.requestJson({ method: "GET", url: firstUrl }, shape);
-  const firstNext = checkedNextLink(client, firstUrl, firstUrl, first);
+  const { page: first, next: firstNext } = await readPage(client, walk, firstUrl, firstUrl, shape);
   if (!take(firstUrl, first, firstNext) || firstNext === undefined) {
     return { pages, problem: problem ?? tally.finish() };
   }
@@ -199,9 +228,7 @@ async function readListPages<S extends "recordPage" | "projectPage">(
     resumeAt = byOffset.resumeAt;
   }
   for (let url = resumeAt; url !== undefined; ) {
-    walk.checkTime();
-    const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
-    const next = checkedNextLink(client, firstUrl, url, page);
+    const { page, next } = await readPage(client, walk, firstUrl, url, shape);
     if (!take(url, page, next)) return { pages, problem };
     url = next;
   }
@@ -226,7 +253,7 @@ function isAsPlanned(taken: { offset: number; page: ListedPage; next: URL | unde
  * refused a page, the caller stops instead); rejects with the error of the first page in order
  * that failed.
  */
-async function readPagesByOffset<S extends "recordPage" | "projectPage">(
+async function readPagesByOffset<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
@@ -290,9 +317,7 @@ async function readPagesByOffset<S extends "recordPage" | "projectPage">(
       url.searchParams.set("limit", String(pageSize));
       url.searchParams.set("offset", String(offset));
       try {
-        walk.checkTime();
-        const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
-        const next = checkedNextLink(client, firstUrl, url, page);
+        const { page, next } = await readPage(client, walk, firstUrl, url, shape);
         arrived.set(index, { read: true, url, offset, page, next });
       } catch (error) {
         arrived.set(index, { read: false, error });
@@ -397,24 +422,29 @@ class ListTally {
 /** The items of a list shape. */
 export type ListItem<S extends "recordPage" | "projectPage"> = ResponseShapes[S]["results"][number];
 
-/**
- * Every item of a list, from one read (see readListPages) whose pages add up (see
- * findListInconsistency). A read that does not is thrown away and the list read again from its
- * first page, after a short backoff, up to LIST_READ_ATTEMPTS reads; then
- * ListChangedDuringReadError. Nothing of a read is handed over
- * before the whole of it is checked, so no caller can act on part of an inconsistent list.
- */
-export async function readWholeList<S extends "recordPage" | "projectPage">(
+/** Every item of a whole list, from one consistent read (see paginate). */
+export async function listItems<S extends "recordPage" | "projectPage">(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
 ): Promise<ListItem<S>[]> {
-  const shownUrl = `${firstUrl.pathname}${firstUrl.search}`;
+  const items: ListItem<S>[] = [];
+  for await (const page of paginate(client, firstUrl, shape, { whole: true })) items.push(...page.results);
+  return items;
+}
+
+/** The pages of the first read of the list that adds up; see paginate's `whole`. */
+async function readWholeList<S extends PageShape>(
+  client: ApiClient,
+  firstUrl: URL,
+  shape: S,
   // One time bound for the whole of it, re-reads and their backoff included.
-  const walk = newWalk(client, firstUrl, true);
+  walk: ListWalk,
+): Promise<ResponseShapes[S][]> {
+  const shownUrl = `${firstUrl.pathname}${firstUrl.search}`;
   for (let read = 1; ; read += 1) {
     const { pages, problem } = await readListPages(client, firstUrl, shape, walk);
-    if (problem === undefined) return pages.flatMap((page): ListItem<S>[] => page.results);
+    if (problem === undefined) return pages;
     if (read >= LIST_READ_ATTEMPTS) {
       throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
         reads: read,
@@ -424,6 +454,6 @@ export async function readWholeList<S extends "recordPage" | "projectPage">(
     client.traceLine(
       `GET ${shownUrl}: the list changed while it was read (${problem}); reading it again (${read + 1}/${LIST_READ_ATTEMPTS})`,
     );
-    await client.backoff(read);
+    await client.sleep(client.backoffDelayMs(read));
   }
 }

@@ -1,5 +1,11 @@
-// When and how long to wait before sending a request again: capped full-jitter exponential
-// backoff, and the service's own wait time on 429 (Retry-After, or the detail of its body).
+// The one retry policy of every request pcsync sends (the API client's and the webhooks'): which
+// failures are sent again, capped full-jitter exponential backoff, the wait a 429 states
+// (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
+
+import { type FailedRequest, RequestError } from "./errors.js";
+import type { RateLimiter } from "./rate-limiter.js";
+import { type AttemptResponse, headerValue, TransportFailure } from "./transport.js";
+import { readServiceError } from "./validate-response.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt, for faults and for throttling each. */
@@ -22,11 +28,9 @@ export const RETRY_DEFAULTS = {
   maxRetryAfterMs: 90_000,
 } as const satisfies RetryOptions;
 
-/** Statuses that say "not now" rather than "no": a later attempt can succeed. */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-
+/** Statuses that say "not now" rather than "no" from the service: a later attempt can succeed. */
 export function isRetryableStatus(status: number): boolean {
-  return RETRYABLE_STATUSES.has(status);
+  return status === 429 || mayHaveBeenProcessed(status);
 }
 
 /**
@@ -65,4 +69,142 @@ export function parseThrottleDetail(detail: string | undefined): number | undefi
   if (detail === undefined) return undefined;
   const match = /expected available in (\d+(?:\.\d+)?) seconds?/i.exec(detail);
   return match?.[1] === undefined ? undefined : Math.ceil(Number(match[1]) * 1000);
+}
+
+/**
+ * `idempotent`: repeated on 429, retryable statuses and connection failures. `unsafe` (POST):
+ * repeated only when the service cannot have processed it (429, connection refused); otherwise the
+ * failure is thrown with `outcomeUnknown` so the caller decides (apply's create re-reads the family).
+ */
+export type RetrySafety = "idempotent" | "unsafe";
+
+/** What the loop shares with its sender: the limiter, the policy, the clock and the counters. */
+export interface RetryContext {
+  readonly limiter: RateLimiter;
+  readonly options: RetryOptions;
+  /** Once aborted, no attempt starts and no retry waits. */
+  readonly signal: AbortSignal | undefined;
+  /** Counters of retries and 429 answers. */
+  readonly stats: { retries: number; throttled: number };
+  readonly random: () => number;
+  readonly now: () => number;
+  /** Sleeps; rejects with the signal's reason once the signal aborts. */
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly trace: (line: string) => void;
+}
+
+export interface RetriedRequest {
+  /** The request as its errors name it. */
+  failedRequest: FailedRequest;
+  /** How trace lines name the request: method, path and query. */
+  traceLabel: string;
+  safety: RetrySafety;
+  /** DELETE: a 404 after an attempt whose outcome is unknown means that attempt did the job. */
+  notFoundMeansDone?: boolean | undefined;
+  /** Goes ahead of the sender's own pacing (a create's settle re-reads and resend; see rate-limiter.ts). */
+  ahead?: boolean | undefined;
+  /** Statuses other than 429 sent again (idempotent requests only); default isRetryableStatus. */
+  retryStatus?: ((status: number) => boolean) | undefined;
+  /** Sends one attempt; throws a TransportFailure when no answer came. */
+  send: () => Promise<AttemptResponse>;
+}
+
+/** The last attempt: an answer (done, or one that retrying could not change) or a transport failure. */
+export type LastAttempt = { attempts: number; earlierOutcomeUnknown: boolean } & (
+  | {
+      response: AttemptResponse;
+      /** A 2xx, or the 404 of a DELETE that an earlier attempt already did. */
+      done: boolean;
+      failure?: undefined;
+    }
+  | { failure: TransportFailure; response?: undefined }
+);
+
+/** Sends `request` until an attempt is done or may not, or need not, be repeated. */
+export async function sendWithRetry(context: RetryContext, request: RetriedRequest): Promise<LastAttempt> {
+  const { limiter, options, signal, stats, trace } = context;
+  const { failedRequest, traceLabel, safety } = request;
+  const retryStatus = request.retryStatus ?? isRetryableStatus;
+  const { retries, maxRetryAfterMs } = options;
+  let attempts = 0;
+  let faultRetries = 0;
+  let throttleRetries = 0;
+  let earlierOutcomeUnknown = false;
+  // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
+  const aborted = () =>
+    new RequestError("request_aborted", failedRequest, {
+      attempts,
+      outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
+    });
+  const backoff = (retryNumber: number) =>
+    context.sleep(backoffDelayMs(retryNumber, options, context.random)).catch((sleepError: unknown) => {
+      throw signal?.aborted ? aborted() : sleepError;
+    });
+  for (;;) {
+    let response: AttemptResponse;
+    let release: () => void;
+    try {
+      signal?.throwIfAborted();
+      release = await limiter.acquire(signal, { ahead: request.ahead });
+    } catch (error) {
+      if (signal?.aborted) throw aborted();
+      throw error;
+    }
+    attempts += 1;
+    try {
+      response = await request.send();
+    } catch (error) {
+      if (!(error instanceof TransportFailure)) throw error;
+      const canRepeat = safety === "idempotent" || !error.sent;
+      if (!error.retryable || !canRepeat || faultRetries >= retries) {
+        return { failure: error, attempts, earlierOutcomeUnknown };
+      }
+      earlierOutcomeUnknown ||= error.sent;
+      faultRetries += 1;
+      stats.retries += 1;
+      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${error.reason}`);
+      // The slot is not held through the backoff: others may use it meanwhile.
+      release();
+      await backoff(faultRetries);
+      continue;
+    } finally {
+      release();
+    }
+
+    const { status } = response;
+    if (status >= 200 && status < 300) return { response, done: true, attempts, earlierOutcomeUnknown };
+    if (status === 404 && request.notFoundMeansDone === true && earlierOutcomeUnknown) {
+      trace(`${traceLabel}: 404 after an attempt with unknown outcome; it was done then`);
+      return { response, done: true, attempts, earlierOutcomeUnknown };
+    }
+    if (status === 429) {
+      stats.throttled += 1;
+      const serverWaitMs =
+        parseRetryAfter(headerValue(response.headers["retry-after"]), context.now()) ??
+        parseThrottleDetail(readServiceError(response.body)?.detail);
+      const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
+      // A wait beyond the cap fails this request at once; the others must not sleep through it
+      // either, so it pauses nobody (they fail on their own 429s, promptly, if the service
+      // still refuses). A wait within the cap holds every request until then, not just this one,
+      // and a wait the service stated also tells the limiter the service's limit.
+      const withinCap = waitMs <= maxRetryAfterMs;
+      if (withinCap) limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
+      if (throttleRetries < retries && withinCap) {
+        throttleRetries += 1;
+        stats.retries += 1;
+        trace(
+          `${traceLabel}: throttled; retry ${throttleRetries}/${retries} in ${waitMs} ms${serverWaitMs === undefined ? " (backoff)" : ""}`,
+        );
+        continue;
+      }
+    } else if (retryStatus(status) && safety === "idempotent" && faultRetries < retries) {
+      earlierOutcomeUnknown = true;
+      faultRetries += 1;
+      stats.retries += 1;
+      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${status}`);
+      await backoff(faultRetries);
+      continue;
+    }
+    return { response, done: false, attempts, earlierOutcomeUnknown };
+  }
 }

@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 import { describeError } from "../errors.js";
-import { PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
+import { isTlsFailure, PROXY_TUNNEL_FAILURE } from "./dispatcher.js";
 
 export interface AttemptRequest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -20,6 +20,10 @@ export interface AttemptRequest {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   maxResponseBytes: number;
+  /** Ends the attempt at once when it aborts (a webhook sender that closes). */
+  signal?: AbortSignal | undefined;
+  /** Bounds the whole attempt, from connecting to the end of the body (a webhook's timeout). */
+  deadlineMs?: number | undefined;
 }
 
 export interface AttemptResponse {
@@ -91,6 +95,40 @@ const CONNECTION_LOST = new Set([
 /** Sends the request once. Resolves with any HTTP status; rejects only with a TransportFailure. */
 export async function sendAttempt(dispatcher: Dispatcher, request: AttemptRequest): Promise<AttemptResponse> {
   const controller = new AbortController();
+  const abort = () => controller.abort();
+  request.signal?.addEventListener("abort", abort, { once: true });
+  let deadlinePassed = false;
+  const deadline =
+    request.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          deadlinePassed = true;
+          abort();
+        }, request.deadlineMs);
+  try {
+    if (request.signal?.aborted) abort();
+    return await sendWithin(dispatcher, request, controller);
+  } catch (error) {
+    if (!deadlinePassed) throw error;
+    throw new TransportFailure({
+      kind: "timeout",
+      reason: "timeout",
+      description: `no answer within ${request.deadlineMs} ms`,
+      sent: true,
+      retryable: true,
+      phase: "headers",
+    });
+  } finally {
+    clearTimeout(deadline);
+    request.signal?.removeEventListener("abort", abort);
+  }
+}
+
+async function sendWithin(
+  dispatcher: Dispatcher,
+  request: AttemptRequest,
+  controller: AbortController,
+): Promise<AttemptResponse> {
   let bodyDeadlinePassed = false;
   let response: Dispatcher.ResponseData;
   try {
@@ -351,17 +389,6 @@ function classifyProxyFailure(error: unknown, request: AttemptRequest): Transpor
       : describe(cause ?? error, code),
     retryable: timedOut || UNREACHABLE.has(code) || CONNECTION_LOST.has(code),
   });
-}
-
-function isTlsFailure(code: string): boolean {
-  return (
-    code.startsWith("ERR_TLS") ||
-    code.startsWith("ERR_SSL") ||
-    code.startsWith("CERT_") ||
-    code.includes("SELF_SIGNED") ||
-    code.startsWith("UNABLE_TO_") ||
-    code === "EPROTO"
-  );
 }
 
 function errorCode(error: unknown): string {

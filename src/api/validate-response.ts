@@ -55,6 +55,25 @@ export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
   return result.ok ? result.value : undefined;
 }
 
+/** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
+export function isServiceEnvelope(body: Buffer | string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+  } catch {
+    return false;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const fields = value as Record<string, unknown>;
+  return (
+    typeof fields.type === "string" &&
+    fields.type !== "" &&
+    typeof fields.code === "string" &&
+    fields.code !== "" &&
+    typeof fields.detail === "string"
+  );
+}
+
 /** Fills what the schemas let the service leave out, so callers see one shape. */
 function normalize(shape: ResponseShape, value: unknown): unknown {
   const object = value as Record<string, unknown>;

@@ -4,10 +4,10 @@
 // have an unknown outcome. Once the signal aborts, no new write starts.
 
 import type { ApiClient } from "../api/index.js";
-import { FamilyReader } from "../api/index.js";
 import { appendAll } from "../append-all.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { type FamilyWork, groupWork } from "./family-work.js";
 import { RecordWriter, type WriteJournal } from "./journaled-writes.js";

@@ -2,17 +2,18 @@
 // one record made since the plan (same name and plugin), every copy but the lowest id is deleted.
 // Two runs of apply at once both make the record; a POST whose outcome was unknown may land late;
 // every run follows the same rule, so exactly one record per config survives: the lowest id.
-// Known limit: a create settled by finding its record (src/api/create-config.ts) may have found a
+// Known limit: a create settled by finding its record (src/apply/create-config.ts) may have found a
 // concurrent run's identical record while its own POST was still on its way; if that POST lands
 // after both runs' checks, a copy remains (a later plan names both ids). Closing that would mean
 // waiting out the settle window before every check that follows an adopted create.
 
-import type { ApiClient, FamilyListing, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { FamilyReader, isApiError } from "../api/index.js";
+import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../service-text.js";
+import { type FamilyListing, FamilyReader } from "./create-config.js";
 import { RecordWriter } from "./journaled-writes.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner, showsChange } from "./write-mark.js";

@@ -2,22 +2,11 @@
 // the write-ahead journal (its intent, on disk) before it is sent, and its outcome after the answer.
 // Without a journal (--no-journal) the writes go straight to the API.
 
-import type {
-  ApiClient,
-  CreateConfigOptions,
-  CreateResult,
-  PluginConfigInput,
-  PluginConfigRecord,
-} from "../api/index.js";
-import {
-  createConfigDetailed,
-  isOutcomeUnknown,
-  isRequestError,
-  rearrangeConfigs,
-  updateConfig,
-} from "../api/index.js";
+import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { isOutcomeUnknown, isRequestError, rearrangeConfigs, updateConfig } from "../api/index.js";
 import type { FamilyName } from "../families.js";
 import type { FieldValue } from "../plan/types.js";
+import { type CreateConfigOptions, type CreateResult, createConfigDetailed } from "./create-config.js";
 
 /** What a write is for: `copy` deletes or fixes a duplicate found after the family's creates. */
 export type WriteOp = "create" | "update" | "delete" | "order" | "rearrange" | "copy";

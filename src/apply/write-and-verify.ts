@@ -2,7 +2,7 @@
 // accepted but did not apply (a field that did not take) is a failure that says why.
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { type FamilyReader, isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
+import { isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
 import { describeStoredDescription } from "../description-view.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
@@ -10,6 +10,7 @@ import { shownValue } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { neutraliseJson } from "../server-text.js";
 import { checkBeforeClaim, confirmClaim, isClaim } from "./claim-record.js";
+import type { FamilyReader } from "./create-config.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";

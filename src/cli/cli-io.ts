@@ -1,24 +1,16 @@
 // What a command may touch of the outside world, injected so tests can run commands in-process.
 
-import type { Readable, Writable } from "node:stream";
+import type { Readable } from "node:stream";
 import { redactDeep, SecretRegistry } from "../redact.js";
+import type { RunIo } from "../run/run-io.js";
 import { OutputEdge, type OutputLoss } from "./output-edge.js";
 
-export interface CliIo {
-  stdout: Writable & { isTTY?: boolean };
-  stderr: Writable & { isTTY?: boolean };
+export interface CliIo extends RunIo {
   /**
    * Where `apply` reads its confirmation from, when it is a terminal. Absent, or not a terminal
    * (CI, a pipe, /dev/null): nothing is ever read and nothing is asked.
    */
   stdin?: Readable & { isTTY?: boolean };
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /**
-   * The secrets of this run (the API key, webhook secrets): every writer redacts them, and
-   * documents written exactly are refused if they hold one. One registry per run, passed in.
-   */
-  secrets: SecretRegistry;
   /**
    * The redacting edge that `stdout` and `stderr` belong to. runCli puts streams behind one when
    * it is not given one; the human-readable files and renderers count their redactions here.

@@ -1,21 +1,12 @@
-// Connection flags shared by every command that talks to the service, and the one place that
-// turns them (plus the environment and the manifest's server.base_url) into an API client.
+// Connection flags shared by every command that talks to the service, checked and handed to the
+// use case that connects (src/run/connect.ts: the server, the key, the client).
 
 import { type Command, Option } from "commander";
-import {
-  ApiClient,
-  type ApiClientOptions,
-  CLIENT_DEFAULTS,
-  LIST_BOUND_DEFAULTS,
-  type ListBounds,
-  minimumSettleTimeoutMs,
-  settleWindowMs,
-} from "../api/index.js";
+import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
+import { minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { UsageError } from "../errors.js";
-import { formatSource } from "../manifest/diagnostics.js";
-import type { DesiredState } from "../manifest/types.js";
+import { type ConnectOptions, connect } from "../run/connect.js";
 import type { CliIo } from "./cli-io.js";
-import { resolveApiKey } from "./credentials.js";
 
 export interface ConnectionFlags {
   baseUrl?: string;
@@ -83,7 +74,7 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
 
 /**
  * `--settle-timeout` and `--treat-5xx-as-in-flight`, on the commands that create records (apply,
- * rollback, watch): how a failed create is settled, see src/api/create-config.ts.
+ * rollback, watch): how a failed create is settled, see src/apply/create-config.ts.
  */
 export function addSettleTimeoutOption(command: Command): Command {
   return command
@@ -133,54 +124,6 @@ export function parsePositiveNumber(value: string, flag: string): number {
   return number;
 }
 
-/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL, and where it is from. */
-export interface BaseUrlFallbackValue {
-  baseUrl: string | undefined;
-  /** What to do when there is none, for the message. */
-  orElse: string;
-  /** Where the value is from (`server.base_url at pcsync.yaml:3`), for messages about it. */
-  source?: string | undefined;
-}
-
-/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
-export function manifestServer(desired: DesiredState | undefined): BaseUrlFallbackValue {
-  const source = desired?.baseUrlSource;
-  return {
-    baseUrl: desired?.baseUrl,
-    orElse: "set server.base_url in the manifest",
-    source: source === undefined ? undefined : `server.base_url at ${formatSource(source)}`,
-  };
-}
-
-/**
- * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
- * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
- * With where it came from, for messages about it.
- */
-export function resolveBaseUrl(
-  flags: ConnectionFlags,
-  io: CliIo,
-  fallback?: BaseUrlFallbackValue,
-): { baseUrl: string; source: string | undefined } {
-  // An empty variable is an unset one (CI systems often define variables as empty strings).
-  const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
-  const [baseUrl, source] =
-    flags.baseUrl !== undefined
-      ? // Typed on the command line just now: naming it again would only lengthen the message.
-        [flags.baseUrl, undefined]
-      : fromEnv !== undefined
-        ? [fromEnv, "PCSYNC_BASE_URL"]
-        : [fallback?.baseUrl, fallback?.source];
-  if (baseUrl === undefined || baseUrl === "") {
-    throw new UsageError(
-      fallback === undefined
-        ? "no server given: pass --base-url URL or set PCSYNC_BASE_URL"
-        : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,
-    );
-  }
-  return { baseUrl, source };
-}
-
 export function concurrencyOf(flags: ConnectionFlags): number {
   return flags.concurrency === undefined
     ? CLIENT_DEFAULTS.concurrency
@@ -215,52 +158,39 @@ function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   return scale;
 }
 
+/**
+ * The API client of a command (src/run/connect.ts): its other flags are checked once the server
+ * and the key are known, so that a missing server or key is what is said first.
+ */
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,
-  options: {
-    /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
-    fallback?: BaseUrlFallbackValue;
-    /** Once aborted, the client starts no new request (apply interrupted). */
-    signal?: AbortSignal;
-    /** Told of every request attempt's method and status (watch's metrics). */
-    onAttempt?: ApiClientOptions["onAttempt"];
-  } = {},
+  options: ConnectOptions = {},
 ): Promise<ApiClient> {
-  const { fallback, signal, onAttempt } = options;
-  const { baseUrl, source } = resolveBaseUrl(flags, io, fallback);
-  const apiKey = await resolveApiKey(
+  return connect(
     {
-      env: io.env,
-      cwd: io.cwd,
-      ...(flags.apiKeyFile === undefined ? {} : { keyFile: flags.apiKeyFile }),
+      baseUrl: flags.baseUrl,
+      apiKeyFile: flags.apiKeyFile,
+      client: () => {
+        const timeoutMs =
+          flags.timeout === undefined
+            ? CLIENT_DEFAULTS.requestTimeoutMs
+            : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+        return {
+          allowInsecureHttp: flags.insecureHttp === true,
+          concurrency: concurrencyOf(flags),
+          ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
+          requestTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
+          listBounds: listBoundsOf(flags),
+          settleTimeoutMs: settleTimeoutOf(flags, timeoutMs),
+          timeScale: timeScaleOf(io.env),
+          treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
+          ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
+        };
+      },
     },
-    io.secrets,
+    io,
+    options,
   );
-  const timeoutMs =
-    flags.timeout === undefined
-      ? CLIENT_DEFAULTS.requestTimeoutMs
-      : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
-  const client = new ApiClient({
-    baseUrl,
-    baseUrlSource: source,
-    apiKey,
-    secrets: io.secrets,
-    allowInsecureHttp: flags.insecureHttp === true,
-    concurrency: concurrencyOf(flags),
-    ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
-    requestTimeoutMs: timeoutMs,
-    bodyTimeoutMs: timeoutMs,
-    listBounds: listBoundsOf(flags),
-    settleTimeoutMs: settleTimeoutOf(flags, timeoutMs),
-    timeScale: timeScaleOf(io.env),
-    treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
-    ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
-    ...(signal === undefined ? {} : { signal }),
-    ...(onAttempt === undefined ? {} : { onAttempt }),
-    // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
-    proxyEnvironment: io.env,
-  });
-  if (client.base.correction !== undefined) io.stderr.write(`warning: ${client.base.correction}\n`);
-  return client;
 }

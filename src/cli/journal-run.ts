@@ -5,7 +5,7 @@ import { type Command, Option } from "commander";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
-import { ApplyJournal, type JournalStart } from "../journal/apply-journal.js";
+import type { JournalStart } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
 import type { JournalLock } from "../journal/journal-lock.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -29,35 +29,6 @@ export function addJournalOptions(command: Command, pathHelp: string): Command {
 /** A path as it can be pasted into a shell. */
 export function shellWord(path: string): string {
   return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * A resumed apply that finds nothing left to do still ends its journal: the resume and an end line
- * (nothing done) say that the plan was finished, so the journal no longer reads as cut short.
- */
-export async function endResumedJournal(
-  resumed: Journal,
-  state: CurrentState,
-  run: { io: CliIo; inputs: readonly RunInput[] },
-): Promise<void> {
-  const journal = await ApplyJournal.resume(
-    resumed,
-    { cwd: run.io.cwd, inputs: run.inputs, secrets: run.io.secrets },
-    state,
-  );
-  const nothing: ApplyReport = {
-    outcomes: [],
-    done: 0,
-    failed: 0,
-    skipped: 0,
-    unknown: 0,
-    unchecked: 0,
-    interrupted: false,
-  };
-  await journal.finish(nothing);
-  run.io.stderr.write(
-    `Journal: ${journal.path}\n  undo this apply: pcsync rollback --journal ${shellWord(journal.path)}\n`,
-  );
 }
 
 /**

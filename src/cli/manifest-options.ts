@@ -1,34 +1,12 @@
-// The manifest options that validate, plan, apply, export and demo share: -f, --var and
-// --var-file, and loading the manifest with its diagnostics printed (and annotated on GitHub Actions).
+// The manifest options that validate, plan, apply, export, demo and watch share: -f, --var and
+// --var-file (loading the manifest they name is src/run/load-manifest.ts).
 
 import { type Command, Option } from "commander";
-import { UsageError } from "../errors.js";
-import type { RunInput } from "../files/output-target.js";
-import {
-  DEFAULT_MANIFEST_PATH,
-  formatDiagnostic,
-  formatGithubAnnotation,
-  type LoadedManifest,
-  type LoadOptions,
-  type LoadResult,
-  loadManifests,
-  loadVariables,
-  ManifestError,
-  type ManifestVariables,
-  parseVariableAssignment,
-  type VariableAssignment,
-} from "../manifest/index.js";
-import type { CliIo } from "./cli-io.js";
-import { peekApiKeyFile } from "./credentials.js";
+import type { ManifestInput } from "../run/load-manifest.js";
 import { collect } from "./options.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */
-export interface ManifestFlags {
-  file: string[];
-  var?: string[];
-  varFile?: string[];
-  apiKeyFile?: string;
-}
+export type ManifestFlags = ManifestInput;
 
 /**
  * Adds `-f, --file PATH` (repeatable; none means pcsync.yaml), `--var NAME=VALUE` and
@@ -41,27 +19,6 @@ export function addManifestOption(command: Command): Command {
       .default([], "pcsync.yaml"),
   );
   return addVariableOptions(command);
-}
-
-/**
- * The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
- * is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
- * files and the API key file.
- */
-export function runInputs(
-  flags: Partial<ManifestFlags>,
-  options: { manifests: boolean; savedPlan?: string | undefined },
-): RunInput[] {
-  const manifests =
-    flags.file === undefined || flags.file.length === 0 ? [DEFAULT_MANIFEST_PATH] : flags.file;
-  return [
-    ...(options.manifests ? manifests.map((path) => ({ path, what: "a manifest (-f)" })) : []),
-    ...(options.savedPlan === undefined
-      ? []
-      : [{ path: options.savedPlan, what: "the saved plan (--plan)" }]),
-    ...(flags.varFile ?? []).map((path) => ({ path, what: "a var file (--var-file)" })),
-    ...(flags.apiKeyFile === undefined ? [] : [{ path: flags.apiKeyFile, what: "the API key file" }]),
-  ];
 }
 
 /** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
@@ -79,84 +36,4 @@ export function addVariableOptions(command: Command): Command {
         "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable",
       ).argParser(collect),
     );
-}
-
-/** The `--var` arguments as assignments; a malformed one is a usage error that never quotes it. */
-export function parseVariableFlags(values: readonly string[] | undefined): VariableAssignment[] {
-  return (values ?? []).map((argument, index) => {
-    const parsed = parseVariableAssignment(argument);
-    if ("problem" in parsed) {
-      const which = values !== undefined && values.length > 1 ? ` (the ${ordinal(index + 1)} one)` : "";
-      throw new UsageError(`--var${which} ${parsed.problem}; write --var NAME=VALUE`);
-    }
-    return parsed;
-  });
-}
-
-function ordinal(n: number): string {
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
-  return `${n}${suffix}`;
-}
-
-/**
- * Loads the manifests with the variables the flags and PCSYNC_VAR_* give. The API key, from the
- * environment or the key file, is handed over so that no value may contain it; a key file that
- * cannot be read is left for the connection to report.
- */
-export async function loadManifestsFromFlags(flags: ManifestFlags, io: CliIo): Promise<LoadResult> {
-  return loadManifests(flags.file, await variableOptions(flags, io));
-}
-
-async function variableOptions(flags: Omit<ManifestFlags, "file">, io: CliIo): Promise<LoadOptions> {
-  const assignments = parseVariableFlags(flags.var);
-  const secrets: string[] = [];
-  if (flags.apiKeyFile !== undefined) {
-    const key = await peekApiKeyFile(flags.apiKeyFile, io.cwd);
-    if (key !== undefined) secrets.push(key);
-  }
-  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
-}
-
-/**
- * The variables alone (export -o matches an existing manifest's `${NAME}` with them); var-file
- * problems are printed like manifest ones and end the command.
- */
-export async function loadVariablesOrThrow(
-  flags: Omit<ManifestFlags, "file">,
-  io: CliIo,
-): Promise<ManifestVariables> {
-  const result = await loadVariables(await variableOptions(flags, io));
-  printDiagnostics({ ...result, value: undefined, files: [] }, io);
-  if (result.errors.length > 0) throw new ManifestError(result.errors);
-  return result.variables;
-}
-
-/**
- * Loads the manifests and prints their warnings and errors (file:line:col on stderr, plus
- * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
- * top-level handler only adds a one-line summary.
- */
-export async function loadManifestsOrThrow(flags: ManifestFlags, io: CliIo): Promise<LoadedManifest> {
-  const result = await loadManifestsFromFlags(flags, io);
-  printDiagnostics(result, io);
-  if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);
-  return result.value;
-}
-
-/**
- * Prints the warnings and errors as file:line:col on stderr (`text: false`: only the GitHub
- * annotations, for `validate --format json`, whose document holds them).
- */
-export function printDiagnostics(
-  result: LoadResult,
-  io: CliIo,
-  options: { text: boolean } = { text: true },
-): void {
-  const diagnostics = [...result.errors, ...result.warnings];
-  if (options.text)
-    for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-  if (io.env.GITHUB_ACTIONS === "true") {
-    // The runner reads workflow commands from stderr too, which keeps stdout for results (a JSON plan).
-    for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
-  }
 }

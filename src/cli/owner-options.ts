@@ -1,8 +1,6 @@
-// `--takeover` on plan and apply, and what the planner is told of the manifest's `owner:`.
+// `--takeover` on plan, apply and watch: configs may claim records another owner marked.
 
 import { Option } from "commander";
-import type { DesiredState } from "../manifest/types.js";
-import type { PlanOptions } from "../plan/compute-plan.js";
 
 export interface OwnerFlags {
   takeover?: boolean;
@@ -13,11 +11,4 @@ export function takeoverOption(): Option {
     "--takeover",
     "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
   );
-}
-
-export function ownerPlanOptions(
-  desired: DesiredState,
-  flags: OwnerFlags,
-): Pick<PlanOptions, "owner" | "takeover"> {
-  return { owner: desired.owner?.name, takeover: flags.takeover === true };
 }

@@ -5,10 +5,10 @@ import { isApiError } from "../api/errors.js";
 import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
+import { registerEnvironmentApiKey, registerSecretWords } from "../run/credentials.js";
 import { neutraliseLines } from "../server-text.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import type { CommandRegistrar } from "./command-registrar.js";
-import { registerEnvironmentApiKey, registerSecretWords } from "./credentials.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
 

@@ -11,10 +11,6 @@ import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
-import { JournalLock } from "../journal/journal-lock.js";
-import { checkJournalServer, readJournal } from "../journal/read-journal.js";
-import { readAndPlanRollback } from "../journal/read-rollback-state.js";
-import { findNameClashes } from "../journal/rollback-names.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
@@ -34,6 +30,8 @@ import {
   rolloutTargets,
   runRollout,
 } from "../rollout/run-rollout.js";
+import { planManifest } from "../run/plan-manifest.js";
+import { rollBackJournal } from "../run/rollback-journal.js";
 import { selectFamilies } from "../watch/heal.js";
 import { renderOwnMetrics } from "../watch/watch-metrics.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
@@ -41,8 +39,7 @@ import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags, shellWord } from "./journal-run.js";
-import type { ScopeFlags } from "./scope-options.js";
-import { planFromFlags } from "./scope-options.js";
+import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import { parseWebhooks, readWebhookSecret } from "./webhook-options.js";
 
 export interface RolloutRun {
@@ -195,10 +192,12 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     async planProjects(projects, families) {
       // The lists the planner needs for these families (the overlap of lists included) are its to
       // choose: only the manifest's blocks are narrowed.
-      const planned = await planFromFlags(
+      const waveFlags = { ...flags, target: [], exclude: [] };
+      const planned = await planManifest(
         client,
         waveDesired(projects, families),
-        { ...flags, target: [], exclude: [] },
+        scopeOf(waveFlags),
+        planSettingsOf(waveFlags, io),
         io,
       );
       return { plan: planned.plan, current: planned.current };
@@ -220,47 +219,41 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
       return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
     },
     async rollbackJournal(path) {
-      // Checked like any `pcsync rollback`: one writer per journal, no change since the run, and
-      // no name another live record holds now.
-      const lock = await JournalLock.acquire(path, { cwd: io.cwd, command: "rollback" });
-      try {
-        const applied = await readJournal(path, io.cwd);
-        checkJournalServer(applied, server);
-        const shown = await readAndPlanRollback(client, applied, {
-          concurrency: concurrencyOf(flags),
-          force: false,
-        });
-        if (shown.conflicts.length > 0) {
-          return {
-            complete: false,
-            summary: `not rolled back: ${shown.conflicts.length} record(s) were changed since by someone else; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
-          };
-        }
-        const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
-        if (clashes.length > 0) {
-          return {
-            complete: false,
-            summary: `not rolled back: it would give ${clashes.length} name(s) to two live records; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
-          };
-        }
-        if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
-          return { complete: true, summary: "nothing left to undo" };
-        const report = await applyJournaled(client, shown.plan, shown.current, {
-          flags: { ...flags, journal: undefined },
-          io,
-          interrupts,
-          start: { command: "rollback", planFile: null, rollbackOf: path },
-          alsoKnown: shown.retrievedState,
-          inputs: run.inputs,
-        });
-        const complete = isApplyComplete(report) && !report.interrupted;
+      // Checked like any `pcsync rollback`, through the same use case: one writer per journal, no
+      // change since the run, and no name another live record holds now.
+      const outcome = await rollBackJournal(
+        { journal: path, cwd: io.cwd, force: false, concurrency: concurrencyOf(flags) },
+        {
+          connect: async () => client,
+          onNote: () => undefined,
+          apply: (wave) =>
+            applyJournaled(client, wave.plan, wave.current, {
+              flags: { ...flags, journal: undefined },
+              io,
+              interrupts,
+              start: wave.start,
+              alsoKnown: wave.alsoKnown,
+              inputs: run.inputs,
+            }),
+        },
+      );
+      if (outcome.result === "refused") {
+        const why =
+          outcome.conflicts.length > 0
+            ? `${outcome.conflicts.length} record(s) were changed since by someone else`
+            : `it would give ${outcome.clashes.length} name(s) to two live records`;
         return {
-          complete,
-          summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
+          complete: false,
+          summary: `not rolled back: ${why}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
         };
-      } finally {
-        await lock.release();
       }
+      if (outcome.result !== "applied") return { complete: true, summary: "nothing left to undo" };
+      const { report } = outcome;
+      const complete = isApplyComplete(report) && !report.interrupted;
+      return {
+        complete,
+        summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
+      };
     },
     gate: createLogHealthGate(client, rollout.health.logs, concurrencyOf(flags)),
     signal: interrupts.signal,

@@ -6,9 +6,9 @@ import { resolve } from "node:path";
 import { isLoopbackHost } from "../api/index.js";
 import { UsageError } from "../errors.js";
 import type { SecretRegistry } from "../redact.js";
+import { registerSecretWords } from "../run/credentials.js";
 import { displayWebhook } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
-import { registerSecretWords } from "./credentials.js";
 
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 export function parseWebhooks(values: readonly string[], io: CliIo): URL[] {

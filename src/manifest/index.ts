@@ -1,6 +1,6 @@
 // Loads manifest files into the desired state: read, parse with positions, interpolate the
 // variables handed to pcsync, validate against the schema, check semantics, merge. Problems come
-// back as diagnostics, never thrown.
+// back as diagnostics, never thrown. The one way in from the rest of src/ (test/lint holds it so).
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
@@ -38,7 +38,7 @@ export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
 export type { LoadedManifest } from "./loaded-manifest.js";
 export { ManifestError, summarizeErrors } from "./manifest-error.js";
-export { DEFAULT_MANIFEST_PATH } from "./read-files.js";
+export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {
   API_KEY_VARIABLE,

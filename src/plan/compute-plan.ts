@@ -57,6 +57,12 @@ export interface PlanOptions {
   owner?: string | undefined;
   /** `--takeover`: configs may claim records another owner marked. */
   takeover?: boolean | undefined;
+  /**
+   * A config that matches another owner's record refuses its family only (watch): the plan is made
+   * (the refused family's drift still shows in it), and `refused` names the families that must not
+   * be written. Otherwise the whole plan is refused.
+   */
+  refuseFamilyOnly?: boolean | undefined;
 }
 
 export const PLAN_DEFAULTS = { maxDeletePercent: 30, maxUpdatePercent: 30 } as const satisfies Required<
@@ -75,6 +81,8 @@ export interface PlanDiagnostic {
 export interface PlanResult {
   plan: Plan | undefined;
   errors: PlanDiagnostic[];
+  /** With `refuseFamilyOnly`: the owner conflicts, each refusing its family. */
+  refused: PlanDiagnostic[];
 }
 
 /** Records claimed by manifest configs, per project, shared across the project's families. */
@@ -107,21 +115,30 @@ export interface ProjectPlan {
 }
 
 /**
- * Plans the whole desired state against the whole current state at once, for callers that hold
- * both (tests, and the property tests' oracle). The CLI's path (readAndPlan) plans each project as
- * its lists arrive with the same planProject and assemblePlan, so both give the same plan.
+ * The planner's one entry point: the plan of `desired` against `current`, pure. A reader that
+ * plans each project as soon as its lists are in (src/read/read-and-plan.ts) hands those parts in
+ * as `planned`; they are not planned again, and every other project is planned here.
  */
 export function computePlan(
   desired: DesiredState,
   current: CurrentState,
   options: PlanOptions = {},
+  planned?: ReadonlyMap<string, ProjectPlan>,
 ): PlanResult {
   const withOwner: PlanOptions = { owner: desired.owner?.name, ...options };
   const currentByProject = groupBy(current.families, (family) => family.project);
-  const parts = [...groupBy(desired.families, (family) => family.project)].map(([project, families]) =>
-    planProject(project, families, currentByProject.get(project) ?? [], withOwner),
+  const parts = [...groupBy(desired.families, (family) => family.project)].map(
+    ([project, families]) =>
+      planned?.get(project) ?? planProject(project, families, currentByProject.get(project) ?? [], withOwner),
   );
-  return assemblePlan(parts, withOwner);
+  if (!withOwner.refuseFamilyOnly) return { ...assemblePlan(parts, withOwner), refused: [] };
+  const refused: PlanDiagnostic[] = [];
+  const kept = parts.map((part) => {
+    const errors: PlanDiagnostic[] = [];
+    for (const error of part.errors) (error.refused === true ? refused : errors).push(error);
+    return { ...part, errors };
+  });
+  return { ...assemblePlan(kept, withOwner), refused };
 }
 
 /**
@@ -142,9 +159,13 @@ export function planProject(
 
 /**
  * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
- * `options.targets` (--target/--exclude), the plan says it is partial.
+ * `options.targets` (--target/--exclude), the plan says it is partial. Not a planner: computePlan
+ * is; a rollback's plan, made of a journal's inverse, is joined here too.
  */
-export function assemblePlan(parts: readonly ProjectPlan[], options: PlanOptions = {}): PlanResult {
+export function assemblePlan(
+  parts: readonly ProjectPlan[],
+  options: PlanOptions = {},
+): Pick<PlanResult, "plan" | "errors"> {
   const errors = parts.flatMap((part) => part.errors);
   if (errors.length > 0) return { plan: undefined, errors };
   const changes = parts.flatMap((part) => part.changes);

@@ -1,5 +1,6 @@
 // Reads the current state and plans it, project by project: a project is planned (pure, see
-// plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight.
+// plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight;
+// computePlan, the one planning entry point, then joins the parts into the plan.
 
 import type { ApiClient } from "../api/index.js";
 import { listProjects } from "../api/index.js";
@@ -8,7 +9,7 @@ import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredFamily, DesiredState, RolloutSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import {
-  assemblePlan,
+  computePlan,
   type PlanDiagnostic,
   type PlanOptions,
   type PlanResult,
@@ -51,8 +52,6 @@ export interface ReadAndPlanOptions {
 
 export interface ReadAndPlanResult extends PlanResult {
   current: CurrentState;
-  /** With `refuseFamilyOnly`: the owner conflicts, each refusing its family. */
-  refused: PlanDiagnostic[];
   /** Time spent in the (synchronous, pure) planning itself, in milliseconds. */
   planningMs: number;
 }
@@ -155,16 +154,14 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  const projectPlans = [...desiredByProject.keys()].flatMap((project) => parts.get(project) ?? []);
-  const refused: PlanDiagnostic[] = [];
-  if (options.refuseFamilyOnly) {
-    for (const part of projectPlans) {
-      const kept: PlanDiagnostic[] = [];
-      for (const error of part.errors) (error.refused === true ? refused : kept).push(error);
-      part.errors = kept;
-    }
-  }
-  const result = assemblePlan(projectPlans, planOptions);
+  // Every project is planned already: the one entry point joins them into the plan.
+  const current: CurrentState = { families };
+  const result = computePlan(
+    desired,
+    current,
+    { ...planOptions, refuseFamilyOnly: options.refuseFamilyOnly === true },
+    parts,
+  );
   planningMs += performance.now() - started;
-  return { ...result, current: { families }, planningMs, refused };
+  return { ...result, current, planningMs };
 }

@@ -4,26 +4,31 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
-import type { CliIo } from "../cli/cli-io.js";
-import type { ConnectionFlags } from "../cli/connection.js";
-import { concurrencyOf } from "../cli/connection.js";
-import { type ManifestFlags, printDiagnostics, runInputs } from "../cli/manifest-options.js";
-import { narrowDesiredState, planFromFlags, type ScopeFlags } from "../cli/scope-options.js";
 import { PcsyncError, UsageError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
 import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
+import { printDiagnostics } from "../run/load-manifest.js";
+import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
+import type { RunIo } from "../run/run-io.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
 import type { SettledManifest } from "./settled-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
 
-export type CycleFlags = ScopeFlags & ConnectionFlags & ManifestFlags;
-
 export interface CycleSettings {
   client: ApiClient;
-  flags: CycleFlags;
-  io: CliIo;
+  /** The projects and families watched (--project, --family, --shard). */
+  scope: PlanScope;
+  /**
+   * The planner's settings, made again at each cycle: a value that cannot be used fails the
+   * cycle (and every cycle), as a fault of the run would.
+   */
+  planSettings: () => PlanSettings;
+  /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
+  inputs: readonly RunInput[];
+  io: RunIo;
   /** The mode of the families whose manifest does not say `drift:`. */
   mode: DriftMode;
   /** Stops the cycle: no new request starts, writes in flight finish. */
@@ -101,7 +106,7 @@ export class CycleRunner {
   }
 
   async #loadManifest(): Promise<{ desired: DesiredState } | { report: CycleReport }> {
-    const { flags, io, manifest } = this.#settings;
+    const { scope, io, manifest } = this.#settings;
     const result = await manifest.current();
     const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
     if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
@@ -110,7 +115,7 @@ export class CycleRunner {
       return { report: endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false) };
     }
     try {
-      return { desired: narrowDesiredState(result.value, flags) };
+      return { desired: narrowDesiredState(result.value, scope) };
     } catch (error) {
       // --project or --family that the manifest, as it now reads, does not have.
       if (error instanceof UsageError)
@@ -120,18 +125,22 @@ export class CycleRunner {
   }
 
   async #planAndHeal(narrowed: DesiredState): Promise<CycleReport> {
-    const { client, flags, io, mode, signal, onProjectPlanned } = this.#settings;
-    const { plan, current, desired, refused } = await planFromFlags(client, narrowed, flags, io, {
-      refuseFamilyOnly: true,
-      onProjectPlanned,
-    });
+    const { client, scope, inputs, io, mode, signal, onProjectPlanned } = this.#settings;
+    const settings = this.#settings.planSettings();
+    const { plan, current, desired, refused } = await planManifest(
+      client,
+      narrowed,
+      scope,
+      { ...settings, refuseFamilyOnly: true, onProjectPlanned },
+      io,
+    );
     const { flapping } = this.#settings;
     const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
     const heal = await healPlan(client, hold.plan, current, modesOf(desired, mode), {
-      concurrency: concurrencyOf(flags),
+      concurrency: settings.concurrency,
       signal,
       refused,
-      journal: { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets },
+      journal: { cwd: io.cwd, inputs, secrets: io.secrets },
       onNote: (line) => io.stderr.write(`${line}\n`),
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;

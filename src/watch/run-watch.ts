@@ -3,18 +3,20 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import type { CliIo } from "../cli/cli-io.js";
-import { loadManifestsFromFlags, runInputs } from "../cli/manifest-options.js";
 import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode, SIGNAL_EXIT_CODES } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
+import { loadManifest, type ManifestInput, runInputs } from "../run/load-manifest.js";
+import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
+import type { RunIo } from "../run/run-io.js";
 import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { settledDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
-import { type CycleFlags, type CycleReport, CycleRunner } from "./run-cycle.js";
+import { type CycleReport, CycleRunner } from "./run-cycle.js";
 import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, SettledManifest } from "./settled-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import {
@@ -28,7 +30,11 @@ import { startWatchServer, type WatchServer } from "./watch-server.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 export interface WatchSettings {
-  flags: CycleFlags;
+  /** The manifest files and variables, read again when they change. */
+  manifest: ManifestInput;
+  scope: PlanScope;
+  /** The planner's settings, made again at each cycle (see CycleSettings). */
+  planSettings: () => PlanSettings;
   intervalMs: number;
   jitterShare: number;
   mode: DriftMode;
@@ -56,15 +62,16 @@ type StopSignal = "SIGTERM" | "SIGINT";
  * Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
  * or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
  */
-export async function runWatch(settings: WatchSettings, parts: WatchParts, io: CliIo): Promise<ExitCode> {
+export async function runWatch(settings: WatchSettings, parts: WatchParts, io: RunIo): Promise<ExitCode> {
   const metrics = createWatchMetrics({ processMetrics: true, secrets: io.secrets });
   const stop = new AbortController();
   const client = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
-  const { flags } = settings;
+  const flags = settings.manifest;
+  const inputs = runInputs(flags, { manifests: true });
   const manifest = new SettledManifest(
     {
-      load: () => loadManifestsFromFlags(flags, io),
+      load: () => loadManifest(flags, io),
       digest: () => digestManifestFiles(flags.file, flags.varFile ?? [], io.cwd),
     },
     {
@@ -75,7 +82,9 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
   );
   const runner = new CycleRunner({
     client,
-    flags: settings.flags,
+    scope: settings.scope,
+    planSettings: settings.planSettings,
+    inputs,
     io,
     mode: settings.mode,
     signal: stop.signal,
@@ -114,7 +123,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
         formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
       );
       if (settings.metricsFile !== undefined) {
-        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, settings.flags));
+        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, inputs));
       }
       // A process that exits after its one cycle has no heap to keep small.
       if (!settings.once) compactHeap();
@@ -163,14 +172,14 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: C
 async function writeMetricsFile(
   path: string,
   metrics: WatchMetrics,
-  io: CliIo,
-  flags: CycleFlags,
+  io: RunIo,
+  inputs: readonly RunInput[],
 ): Promise<boolean> {
   try {
     // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
     await writeFileSafely(path, await renderOwnMetrics(metrics), {
       cwd: io.cwd,
-      inputs: runInputs(flags, { manifests: true }),
+      inputs,
     });
     return true;
   } catch (error) {
@@ -185,12 +194,12 @@ async function writeMetricsFile(
  */
 class SignalHandlers {
   received: StopSignal | undefined;
-  readonly #io: CliIo;
+  readonly #io: RunIo;
   readonly #stop: AbortController;
   readonly #loop: WatchLoop;
   readonly #handlers: [NodeJS.Signals, () => void][];
 
-  constructor(io: CliIo, stop: AbortController, loop: WatchLoop) {
+  constructor(io: RunIo, stop: AbortController, loop: WatchLoop) {
     this.#io = io;
     this.#stop = stop;
     this.#loop = loop;

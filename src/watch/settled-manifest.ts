@@ -4,8 +4,7 @@
 // configs that is still valid YAML; used, `prune: true` would delete the rest.
 
 import { createHash } from "node:crypto";
-import type { LoadResult } from "../manifest/index.js";
-import { readManifestSources, readVarFiles } from "../manifest/read-files.js";
+import { type LoadResult, readManifestSources, readVarFiles } from "../manifest/index.js";
 
 /** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
 export const DEFAULT_MANIFEST_SETTLE_MS = 10_000;

@@ -1,11 +1,23 @@
 // Delivers watch events to webhooks without ever holding up a cycle: each webhook has its own
-// queue, delivered in order, each POST bounded by a timeout and retried with backoff when the
-// receiver is down, slow or failing (5xx, 429). A full queue drops its oldest event, with a warning.
+// queue, delivered in order, each POST bounded by a timeout and sent again when the receiver is
+// down, slow or failing (5xx, 408, 429), through the API client's own HTTP stack, retry policy and
+// limiter (src/api). A full queue drops its oldest event, with a warning.
 
 import { randomUUID } from "node:crypto";
-import { type Dispatcher, request } from "undici";
-import { createDispatcher } from "../api/dispatcher.js";
-import { type ProxyEnvironment, resolveProxy } from "../api/proxy.js";
+import type { Dispatcher } from "undici";
+import {
+  type AttemptResponse,
+  createDispatcher,
+  type ProxyEnvironment,
+  RateLimiter,
+  type RetryContext,
+  realSleep,
+  resolveProxy,
+  sendAttempt,
+  sendWithRetry,
+  sleepUnlessAborted,
+  TransportFailure,
+} from "../api/index.js";
 import { describeError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { SecretRegistry } from "../redact.js";
@@ -21,7 +33,11 @@ export interface WebhookOptions {
   timeoutMs: number;
   /** Attempts per event, the first included. */
   attempts: number;
-  /** The wait before the first retry; it doubles for each next one (with jitter), up to maxBackoffMs. */
+  /**
+   * The backoff before the first retry; it doubles for each next one (full jitter), up to
+   * maxBackoffMs, which also caps the Retry-After a receiver may ask for (a longer one ends the
+   * delivery, as the API client's policy does with its own cap).
+   */
   backoffMs: number;
   maxBackoffMs: number;
   /** Events waiting per webhook at most. */
@@ -51,12 +67,12 @@ export function displayWebhook(url: URL): string {
   return `${url.protocol}//${url.host}`;
 }
 
-/** Why an attempt did not deliver, and whether another attempt may. */
-interface AttemptFailure {
-  reason: string;
-  retry: boolean;
-  /** The receiver's Retry-After, in ms. */
-  afterMs?: number;
+// The answer is not used; a receiver's longer one is not a webhook receiver's.
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** Statuses sent again besides 429: the receiver's own failures, and its 408. */
+function isRetryableAnswer(status: number): boolean {
+  return status >= 500 || status === 408;
 }
 
 class WebhookQueue {
@@ -66,6 +82,7 @@ class WebhookQueue {
   readonly #dispatcher: Dispatcher;
   readonly #pending: WatchEvent[] = [];
   readonly #stop = new AbortController();
+  readonly #retry: RetryContext;
   #running: Promise<void> | undefined;
 
   constructor(url: URL, options: WebhookOptions, stats: WebhookStats) {
@@ -82,6 +99,22 @@ class WebhookQueue {
       connectTimeoutMs: options.timeoutMs,
       proxy,
     });
+    const signal = this.#stop.signal;
+    this.#retry = {
+      limiter: new RateLimiter({ concurrency: 1 }),
+      options: {
+        retries: options.attempts - 1,
+        baseDelayMs: options.backoffMs,
+        maxDelayMs: options.maxBackoffMs,
+        maxRetryAfterMs: options.maxBackoffMs,
+      },
+      signal,
+      stats: { retries: 0, throttled: 0 },
+      random: Math.random,
+      now: Date.now,
+      sleep: (ms) => sleepUnlessAborted(realSleep, ms, signal),
+      trace: () => undefined,
+    };
   }
 
   async whenIdle(): Promise<void> {
@@ -118,7 +151,7 @@ class WebhookQueue {
   }
 
   async #deliver(event: WatchEvent): Promise<void> {
-    const { format, secret, secrets, attempts } = this.#options;
+    const { format, secret, secrets } = this.#options;
     const body = renderWebhookBody(event, format, secrets);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -128,76 +161,50 @@ class WebhookQueue {
       "x-pcsync-delivery": randomUUID(),
     };
     if (secret !== undefined) headers["x-pcsync-signature"] = signBody(body, secret);
-    let failure: AttemptFailure | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      failure = await this.#attempt(body, headers);
-      if (failure === undefined) {
-        this.#stats.delivered += 1;
-        return;
-      }
-      if (!failure.retry || attempt === attempts || this.#stop.signal.aborted) break;
-      await this.#sleep(failure.afterMs ?? this.#backoff(attempt));
+    const failure = await this.#send(body, headers);
+    if (failure === undefined) {
+      this.#stats.delivered += 1;
+      return;
     }
     this.#stats.failed += 1;
-    this.#options.warn(
-      `webhook ${displayWebhook(this.#url)}: ${event.event} not delivered: ${failure?.reason ?? "stopped"}`,
-    );
+    this.#options.warn(`webhook ${displayWebhook(this.#url)}: ${event.event} not delivered: ${failure}`);
   }
 
-  async #attempt(body: string, headers: Record<string, string>): Promise<AttemptFailure | undefined> {
+  /** Sends the event with retries; why it was not delivered, or undefined once it was. */
+  async #send(body: string, headers: Record<string, string>): Promise<string | undefined> {
     const { timeoutMs } = this.#options;
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#stop.signal]);
-    try {
-      const response = await request(this.#url, {
+    const send = (): Promise<AttemptResponse> =>
+      sendAttempt(this.#dispatcher, {
         method: "POST",
+        url: this.#url,
         headers,
         body,
-        dispatcher: this.#dispatcher,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal,
+        headersTimeoutMs: timeoutMs,
+        bodyTimeoutMs: timeoutMs,
+        maxResponseBytes: MAX_ANSWER_BYTES,
+        signal: this.#stop.signal,
+        deadlineMs: timeoutMs,
       });
-      // The answer is not used, but is read to its end so the connection can be kept.
-      await response.body.dump({ limit: 64 * 1024, signal });
-      const { statusCode } = response;
-      if (statusCode >= 200 && statusCode < 300) return undefined;
-      const retryAfter = Number(response.headers["retry-after"]);
-      return {
-        reason: `the receiver answered ${statusCode}`,
-        // A 4xx other than 408 and 429 is the request's own fault: sending it again changes nothing.
-        retry: statusCode >= 500 || statusCode === 429 || statusCode === 408,
-        ...(Number.isFinite(retryAfter) && retryAfter >= 0
-          ? { afterMs: Math.min(retryAfter * 1000, this.#options.maxBackoffMs) }
-          : {}),
-      };
+    try {
+      const last = await sendWithRetry(this.#retry, {
+        failedRequest: { method: "POST", path: displayWebhook(this.#url) },
+        traceLabel: "",
+        // The delivery id lets a receiver tell a retry from a new event.
+        safety: "idempotent",
+        retryStatus: isRetryableAnswer,
+        send,
+      });
+      if (last.failure !== undefined) {
+        return last.failure.kind === "timeout" && !this.#stop.signal.aborted
+          ? `no answer within ${timeoutMs / 1000} s`
+          : last.failure.message;
+      }
+      return last.done ? undefined : `the receiver answered ${last.response.status}`;
     } catch (error) {
-      const timedOut = signal.aborted && !this.#stop.signal.aborted;
-      return {
-        reason: timedOut ? `no answer within ${timeoutMs / 1000} s` : describeError(error),
-        retry: true,
-      };
+      if (this.#stop.signal.aborted) return "stopped";
+      if (error instanceof TransportFailure) return error.message;
+      return describeError(error);
     }
-  }
-
-  #backoff(attempt: number): number {
-    const { backoffMs, maxBackoffMs } = this.#options;
-    const base = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
-    // Full jitter over the upper half: a fleet of watchers does not retry in step.
-    return base / 2 + Math.random() * (base / 2);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((done) => {
-      const timer = setTimeout(done, ms);
-      this.#stop.signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          done();
-        },
-        { once: true },
-      );
-    });
   }
 
   async close(): Promise<void> {

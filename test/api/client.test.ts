@@ -3,7 +3,6 @@
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  createConfig,
   createJob,
   deleteConfig,
   getConfig,
@@ -12,9 +11,10 @@ import {
   listLogs,
   type RequestError,
   type ResponseError,
-  rearrange,
+  rearrangeConfigs,
   updateConfig,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import type { PcsyncError } from "../../src/errors.js";
 import {
   page,
@@ -106,7 +106,7 @@ describe("requests", () => {
   it("sends rearrange as {orders} and returns the bare array", async () => {
     server.setHandler((_request, response) => sendJson(response, 200, [record(1), record(2)]));
     const { client } = makeClient();
-    const records = await rearrange(client, "1", "plugin_configs", { "1": 2, "2": 1 });
+    const records = await rearrangeConfigs(client, "1", "plugin_configs", { "1": 2, "2": 1 });
     expect(records.map((entry) => entry.id)).toEqual([1, 2]);
     expect(server.requests[0]?.url).toBe("/api/projects/1/plugin_configs/rearrange/");
     expect(JSON.parse(server.requests[0]?.body ?? "")).toEqual({ orders: { "1": 2, "2": 1 } });

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiClient,
   type ApiClientOptions,
-  createConfig,
   createJob,
   deleteConfig,
   getConfig,
@@ -15,9 +14,10 @@ import {
   listProjects,
   paginate,
   type RequestError,
-  rearrange,
+  rearrangeConfigs,
   updateConfig,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { type ProfileName, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 
 const FULL_KEY = "phx_contract_full_0123456789";
@@ -131,7 +131,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
 
       // seed keys rearrange by config id, posthog-2024 by plugin id (of enabled configs).
       const orders = posthog ? { "1": 7, "5": 8 } : { "1": 7, "3": 8 };
-      const records = await rearrange(client, "1", "plugin_configs", orders);
+      const records = await rearrangeConfigs(client, "1", "plugin_configs", orders);
       expect(Array.isArray(records)).toBe(true);
       const byId = new Map(records.map((record) => [record.id, record.order]));
       expect(byId.get(1)).toBe(7);

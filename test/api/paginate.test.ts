@@ -2,18 +2,13 @@
 // and handing over a whole list only when its pages add up.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  iterateLogs,
-  listAllConfigs,
-  listConfigs,
-  listProjects,
-  type ResponseError,
-} from "../../src/api/index.js";
+import { iterateLogs, listAllConfigs, listProjects, type ResponseError } from "../../src/api/index.js";
 import {
   describeNextLinkMismatch,
   findListInconsistency,
   LIST_READ_ATTEMPTS,
   type ListedPage,
+  paginate,
 } from "../../src/api/paginate.js";
 import { fc } from "../support/fast-check.js";
 import {
@@ -607,7 +602,9 @@ describe("reading a whole list", () => {
     clients.push(client);
     const yielded: number[] = [];
     const error = await (async () => {
-      for await (const entry of listConfigs(client, "1", "plugin_configs")) yielded.push(entry.id);
+      const firstUrl = client.url("/api/projects/1/plugin_configs/", { limit: client.pageSize });
+      for await (const listed of paginate(client, firstUrl, "recordPage", { whole: true }))
+        yielded.push(...listed.results.map((entry) => entry.id));
     })().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "list_changed_during_read" });
     expect((error as ResponseError).code).toBe("list_changed_during_read");

@@ -5,12 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type ApiClient,
-  createConfig,
   listProjects,
   matchNoProxy,
   type RequestError,
   resolveProxy,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
 import {
   record,

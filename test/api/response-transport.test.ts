@@ -5,7 +5,8 @@ import type { ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfig, listAllConfigs, RequestError, type ResponseError } from "../../src/api/index.js";
+import { listAllConfigs, RequestError, type ResponseError } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { SecretRegistry } from "../../src/redact.js";
 import {
   page,

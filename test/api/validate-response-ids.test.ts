@@ -4,14 +4,14 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createConfig,
   getConfig,
   listAllConfigs,
   listLogs,
   listProjects,
   type ResponseError,
-  rearrange,
+  rearrangeConfigs,
 } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
 
 let server: ScriptedServer;
@@ -144,7 +144,7 @@ describe("ids that are not safe positive integers are refused", () => {
       "PATCH /api/projects/1/plugin_configs/rearrange/",
       `[${recordText()}, ${recordText({ id: "0" })}]`,
     );
-    const error = await refusal(() => rearrange(client(), "1", "plugin_configs", { "1": 1 }));
+    const error = await refusal(() => rearrangeConfigs(client(), "1", "plugin_configs", { "1": 1 }));
     expect(error.message).toMatch(
       /^PATCH \/api\/projects\/1\/plugin_configs\/rearrange\/: malformed response: \[1\]\.id: must be a positive integer id, not 0/,
     );

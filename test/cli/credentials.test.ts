@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError } from "../../src/api/errors.js";
-import { resolveApiKey } from "../../src/cli/credentials.js";
 import { CommandError } from "../../src/command-error.js";
 import { SecretRegistry } from "../../src/redact.js";
+import { resolveApiKey } from "../../src/run/credentials.js";
 
 let directory: string;
 

@@ -94,6 +94,16 @@ describe("plans with an owner", () => {
     expect(taken.plan?.changes[0]?.mark).toEqual({ owner: "team-a", from: "team-b", keep: "theirs" });
   });
 
+  it("as watch plans (refuseFamilyOnly), sets the refusal apart and still makes the plan", () => {
+    const record = remoteRecord({ id: 5, name: "A", order: 1, description: theirs("theirs") });
+    const watched = plan(desired([desiredConfig({ name: "A", order: 1 })]), [record], {
+      refuseFamilyOnly: true,
+    });
+    expect(watched.errors).toEqual([]);
+    expect(watched.refused).toEqual([expect.objectContaining({ project: "1", family: PC, refused: true })]);
+    expect(watched.plan?.families).toEqual([expect.objectContaining({ project: "1", family: PC })]);
+  });
+
   it("refuses `deleted: true` on another owner's record as any write, and deletes its own or an unmarked one", () => {
     const record = remoteRecord({ id: 5, name: "A", order: 1, description: theirs("theirs") });
     const gone = desiredConfig({ name: "A", deleted: true });

@@ -4,7 +4,8 @@
 
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, createConfig } from "../../src/api/index.js";
+import { ApiClient } from "../../src/api/index.js";
+import { createConfig } from "../../src/apply/create-config.js";
 import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
 import type { ApplyOutcome } from "../../src/apply/types.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";

@@ -4,7 +4,8 @@
 // adopted and renamed, never deleted and copied, on both profiles, with lost answers too.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, createConfigDetailed } from "../../src/api/index.js";
+import { ApiClient } from "../../src/api/index.js";
+import { createConfigDetailed } from "../../src/apply/create-config.js";
 import { PROFILE_NAMES, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { loadManifestSources } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";

@@ -51,7 +51,9 @@ describe("/readyz after a cycle that met an internal error", () => {
     let bug: Error | undefined;
     const runner = new CycleRunner({
       client,
-      flags: { file: [file] },
+      scope: {},
+      planSettings: () => ({ concurrency: 4, plan: {} }),
+      inputs: [{ path: file, what: "a manifest (-f)" }],
       io,
       mode: "warn",
       signal: new AbortController().signal,

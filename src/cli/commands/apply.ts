@@ -1,28 +1,18 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
-import { rm } from "node:fs/promises";
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { APPLY_CANCELLED, ApplyError } from "../../apply/apply-errors.js";
-import {
-  checkApprovedPlan,
-  checkSavedPlan,
-  type RereadOptions,
-  readSavedPlan,
-} from "../../apply/check-saved-plan.js";
-import { RefusedError, throwSayingNothingChanged, UsageError } from "../../errors.js";
-import type { JournalLock } from "../../journal/journal-lock.js";
-import { holdsNoRun, tornLineNote } from "../../journal/read-journal.js";
-import { resumeSavedPlan } from "../../journal/resume-saved-plan.js";
-import type { DesiredState } from "../../manifest/types.js";
-import { recheckProtection } from "../../plan/protect.js";
-import { refusingGuards } from "../../plan/safety-guards.js";
-import type { CurrentState, Plan } from "../../plan/types.js";
+import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
+import { RefusedError, UsageError } from "../../errors.js";
+import type { Plan } from "../../plan/types.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
-import { describeGuard, describeOverriddenGuard } from "../../render/guard-message.js";
-import { lockJournalToResume } from "../../run/lock-journal.js";
+import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
+import { manifestServer } from "../../run/connect.js";
+import { runInputs } from "../../run/load-manifest.js";
+import { loadScopedManifest } from "../../run/plan-manifest.js";
+import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { applyQuestion, askForYes, canAsk } from "../confirm.js";
@@ -32,32 +22,20 @@ import {
   type ConnectionFlags,
   concurrencyOf,
   createClientFromFlags,
-  manifestServer,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { addJournalOptions, applyJournaled, endResumedJournal, type JournalFlags } from "../journal-run.js";
-import {
-  addManifestOption,
-  loadManifestsOrThrow,
-  type ManifestFlags,
-  runInputs,
-} from "../manifest-options.js";
+import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from "../journal-run.js";
+import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { collect, formatOption, parseFormat } from "../options.js";
-import {
-  checkPlanPrintableAsJson,
-  hasChanges,
-  printApplyJson,
-  printPlan,
-  warnGuards,
-} from "../print-plan.js";
+import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
   maxDeletePercentOf,
-  narrowDesiredState,
-  planFromFlags,
+  planSettingsOf,
   type ScopeFlags,
+  scopeOf,
 } from "../scope-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
@@ -88,33 +66,15 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
 }
 
 /**
- * A saved plan's protection guard, made again on the records as the service shows them now and
- * with this run's --allow-destroy: a delete added to the file by hand, or a record renamed since
- * the plan, meets the rule as a fresh plan would.
- */
-function withProtectionRechecked(
-  checked: { plan: Plan; current: CurrentState },
-  allowDestroy: readonly string[],
-): { plan: Plan; current: CurrentState } {
-  const { plan, current } = checked;
-  const others = plan.guards.filter((guard) => guard.rule !== "protected");
-  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
-  return { plan: { ...plan, guards }, current };
-}
-
-/**
  * On a terminal, without --auto-approve: asks for `yes` after the plan was shown. A Ctrl-C at the
  * question cancels like any other answer but "yes" (exit 130, as for a signal before any write).
- * Then reads again what the plan touches: the answer may come minutes later, and the plan the
- * user approved is applied only if it still describes the service.
  */
 async function confirmPlan(
   plan: Plan,
   client: ApiClient,
-  flags: ApplyFlags,
   io: CliIo & { stdin: NonNullable<CliIo["stdin"]> },
   interrupts: InterruptWatch,
-): Promise<CurrentState> {
+): Promise<void> {
   const { create, update, delete: deletes, reorder } = plan.summary;
   interrupts.setStopMessage(`\npcsync: ${APPLY_CANCELLED}\n`);
   let approved: boolean;
@@ -128,14 +88,6 @@ async function confirmPlan(
     interrupts.setStopMessage(undefined);
   }
   if (!approved) throw new ApplyError("apply_cancelled", {});
-  return checkApprovedPlan(plan, client, rereadOptions(flags, io));
-}
-
-function withOverriddenGuards(plan: Plan): Plan {
-  return {
-    ...plan,
-    guards: plan.guards.map((guard) => ({ ...guard, message: describeOverriddenGuard(guard) })),
-  };
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -246,7 +198,8 @@ Examples:
       );
     }
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
-    const desired = saved ? undefined : narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
+    const scope = scopeOf(flags);
+    const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
     // A saved plan's server is only checked, never used: the API key goes to a server the user
     // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.
     const client = await createClientFromFlags(flags, io, {
@@ -258,129 +211,116 @@ Examples:
         : manifestServer(desired),
       signal: interrupts.signal,
     });
-    let resumeLock: JournalLock | undefined;
+    let resume: ResumeStart | undefined;
     try {
       // `--resume` holds the interrupted apply's journal from before it is read to the end of the run.
-      if (flags.resume && saved !== undefined)
-        resumeLock = await lockJournalToResume(saved, flags.journal, {
-          cwd: io.cwd,
-          onNote: (line) => io.stderr.write(`${line}\n`),
-        });
-      // A journal without a run (absent, or cut off in its header): the interrupted apply was killed
-      // before its first write, as the header is on disk before that. The plan is applied as saved.
-      const unstarted =
-        flags.resume && typeof flags.journal === "string" && (await holdsNoRun(flags.journal, io.cwd));
-      if (unstarted && typeof flags.journal === "string") {
-        await rm(resolve(io.cwd, flags.journal), { force: true });
-        io.stderr.write(
-          `note: ${flags.journal} holds no run: the interrupted apply was stopped before its first write, so nothing of the plan was made; it is applied as saved, with every check, and journaled there.\n`,
+      if (flags.resume && saved !== undefined && flags.plan !== undefined)
+        resume = await startResume(
+          client,
+          {
+            saved,
+            planFile: flags.plan,
+            journal: typeof flags.journal === "string" ? flags.journal : undefined,
+            cwd: io.cwd,
+            reread: rereadOptions(flags, io),
+          },
+          (line) => io.stderr.write(`${line}\n`),
         );
-      }
-      const resumed =
-        // A plan without changes has nothing to resume: it is applied (checked) as it is.
-        flags.resume && !unstarted && saved !== undefined && flags.plan !== undefined && hasChanges(saved)
-          ? await resumeSavedPlan(
-              saved,
-              flags.plan,
-              resumeLock?.journal ?? (typeof flags.journal === "string" ? flags.journal : undefined),
-              client,
-              { ...rereadOptions(flags, io), cwd: io.cwd },
-            ).catch(throwSayingNothingChanged)
-          : undefined;
-      if (resumed) {
-        const note = tornLineNote(resumed.journal);
-        if (note !== undefined) io.stderr.write(`${note}\n`);
-        io.stderr.write(
-          `Resuming from ${resumed.journal.path}: the interrupted apply did ${resumed.done} of the plan's changes and moves; the rest follows.\n`,
-        );
-      }
-      // Nothing is written before the plan stands: say so, unless the refusal already does.
-      let rolledOut: DesiredState | undefined;
-      const { plan: planned, current } = await (resumed
-        ? Promise.resolve(resumed)
-        : saved !== undefined && flags.plan !== undefined
-          ? checkSavedPlan(saved, flags.plan, client, {
-              ...rereadOptions(flags, io),
+      const source: PlanSource =
+        saved !== undefined && flags.plan !== undefined
+          ? {
+              from: "saved",
+              plan: saved,
+              file: flags.plan,
               guards: {
                 maxDeletePercent: maxDeletePercentOf(flags),
                 maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
-                describeGuard,
               },
-            }).then((checked) => withProtectionRechecked(checked, flags.allowDestroy ?? []))
-          : planFromFlags(client, desired ?? { families: [] }, flags, io).then((made) => {
-              rolledOut = made.desired;
-              return made;
-            })
-      ).catch(throwSayingNothingChanged);
-      if (planned.rollout !== undefined && rolledOut === undefined) {
-        throw new UsageError(
-          "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
-        );
-      }
-      // With --force, a guard is shown as what it found, not as advice to use --force.
-      const plan = flags.force ? withOverriddenGuards(planned) : planned;
-      if (format !== "json")
-        printPlan(plan, format, io, { forced: flags.force === true, verbose: flags.verbose === true });
-      else checkPlanPrintableAsJson(plan, io.secrets);
-      // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
-      if (flags.force || flags.dryRun) warnGuards(plan, io, flags.force === true);
-      if (flags.dryRun) {
+              allowDestroy: flags.allowDestroy ?? [],
+              resumed: resume?.resumed,
+            }
+          : {
+              from: "manifest",
+              desired: desired ?? { families: [] },
+              scope,
+              settings: planSettingsOf(flags, io),
+            };
+      const forced = flags.force === true;
+      const stdin = io.stdin;
+      const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
+      const end: { journal?: { lines: string; path: string } } = {};
+      // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
+      let rolloutRun: typeof import("../rollout-run.js") | undefined;
+      const outcome = await applyPlanRun(
+        client,
+        { source, force: forced, dryRun: flags.dryRun === true, reread: rereadOptions(flags, io) },
+        {
+          show: (plan) => {
+            if (format !== "json") printPlan(plan, format, io, { forced, verbose: flags.verbose === true });
+            else checkPlanPrintableAsJson(plan, io.secrets);
+            // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
+            if (forced || flags.dryRun) warnGuards(plan, io, forced);
+          },
+          hasMoreWork: async (plan, rolledOut) => {
+            if (plan.rollout === undefined) return false;
+            rolloutRun = await import("../rollout-run.js");
+            return (await rolloutRun.unfinishedRollout(client, rolledOut, flags, io)) !== undefined;
+          },
+          approve:
+            asks && stdin !== undefined
+              ? (plan) => confirmPlan(plan, client, { ...io, stdin }, interrupts)
+              : undefined,
+          apply: async (plan, state, rolledOut) =>
+            plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
+              ? rolloutRun.applyRollout({
+                  client,
+                  plan,
+                  current: state,
+                  rollout: plan.rollout,
+                  desired: rolledOut,
+                  flags,
+                  io,
+                  interrupts,
+                  inputs,
+                  ...(await rolloutRun.rolloutWebhooks(flags, io)),
+                  ...rolloutRun.rolloutMetricsFile(flags),
+                })
+              : applyJournaled(client, plan, state, {
+                  flags,
+                  io,
+                  interrupts,
+                  start: { command: "apply", planFile: flags.plan ?? null },
+                  resumed: resume?.resumed?.journal,
+                  lock: resume?.lock,
+                  inputs,
+                  endWith: (journal) => {
+                    end.journal = journal;
+                  },
+                }),
+        },
+        io,
+      );
+      const { plan } = outcome;
+      if (outcome.result === "dry_run") {
         if (format === "json") printPlan(plan, format, io);
         return;
       }
-      const refusing = refusingGuards(plan.guards, flags.force === true);
-      if (refusing.length > 0)
-        throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
-      // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
-      const rolloutRun =
-        plan.rollout !== undefined && rolledOut !== undefined ? await import("../rollout-run.js") : undefined;
-      const rolloutLeft =
-        rolloutRun !== undefined && rolledOut !== undefined
-          ? await rolloutRun.unfinishedRollout(client, rolledOut, flags, io)
-          : undefined;
-      if (!hasChanges(plan) && rolloutLeft === undefined) {
+      if (outcome.result === "nothing") {
         if (format === "json") printApplyJson(plan, null, io);
-        if (resumed)
-          await endResumedJournal(resumed.journal, current, {
-            io,
+        const resumed = resume?.resumed;
+        if (resumed) {
+          const journal = await endResumedJournal(resumed.journal, outcome.current, {
+            cwd: io.cwd,
             inputs: runInputs(flags, { manifests: false, savedPlan: flags.plan }),
+            secrets: io.secrets,
           });
+          io.stderr.write(
+            `Journal: ${journal}\n  undo this apply: pcsync rollback --journal ${shellWord(journal)}\n`,
+          );
+        }
         return;
       }
-      const stdin = io.stdin;
-      const state =
-        asks && stdin !== undefined
-          ? await confirmPlan(plan, client, flags, { ...io, stdin }, interrupts)
-          : current;
-      const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
-      const end: { journal?: { lines: string; path: string } } = {};
-      const report =
-        plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
-          ? await rolloutRun.applyRollout({
-              client,
-              plan,
-              current: state,
-              rollout: plan.rollout,
-              desired: rolledOut,
-              flags,
-              io,
-              interrupts,
-              inputs,
-              ...(await rolloutRun.rolloutWebhooks(flags, io)),
-              ...rolloutRun.rolloutMetricsFile(flags),
-            })
-          : await applyJournaled(client, plan, state, {
-              flags,
-              io,
-              interrupts,
-              start: { command: "apply", planFile: flags.plan ?? null },
-              resumed: resumed?.journal,
-              lock: resumeLock,
-              inputs,
-              endWith: (journal) => {
-                end.journal = journal;
-              },
-            });
+      const { report } = outcome;
       const journal = end.journal?.path;
       const journalLines = end.journal?.lines;
       if (format === "json") printApplyJson(plan, report, io);
@@ -390,7 +330,7 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title, { forced: flags.force === true, report });
+      await appendStepSummary(plan, io, title, { forced, report });
       // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
         throw new ApplyError("interrupted", { report, signal: interrupts.received, journal: journalLines });
@@ -409,7 +349,7 @@ Examples:
         throw new ApplyError("apply_incomplete", { report, journal: journalLines });
       if (journalLines !== undefined) io.stderr.write(journalLines);
     } finally {
-      await resumeLock?.release();
+      await resume?.lock?.release();
       await client.close();
     }
   };

@@ -7,9 +7,10 @@ import { Command, Option } from "commander";
 import { startEmulator } from "../../emulator/index.js";
 import { EXIT_ERROR, type ExitCode } from "../../errors.js";
 import { findPackageFile } from "../../package-files.js";
+import { parseVariableFlags } from "../../run/load-manifest.js";
 import type { CliIo } from "../cli-io.js";
 import type { RunCli } from "../command-registrar.js";
-import { addVariableOptions, parseVariableFlags } from "../manifest-options.js";
+import { addVariableOptions } from "../manifest-options.js";
 
 interface DemoFlags {
   profile: "seed" | "posthog-2024";

@@ -22,6 +22,7 @@ import { groupBy } from "../../group-by.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
+import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
 import { neutraliseInline } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
@@ -31,7 +32,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { requireFlag } from "../find-config-record.js";
-import { addVariableOptions, loadVariablesOrThrow, runInputs } from "../manifest-options.js";
+import { addVariableOptions } from "../manifest-options.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { refuseSecretIn } from "../refuse-secret.js";
 

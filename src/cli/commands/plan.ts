@@ -3,22 +3,15 @@
 import { Command, Option } from "commander";
 import { EXIT_CHANGES, RefusedError } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
+import { manifestServer } from "../../run/connect.js";
+import { runInputs } from "../../run/load-manifest.js";
+import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import {
-  addConnectionOptions,
-  type ConnectionFlags,
-  createClientFromFlags,
-  manifestServer,
-} from "../connection.js";
-import {
-  addManifestOption,
-  loadManifestsOrThrow,
-  type ManifestFlags,
-  runInputs,
-} from "../manifest-options.js";
+import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, outOption, parseFormat } from "../options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
-import { addScopeOptions, narrowDesiredState, planFromFlags, type ScopeFlags } from "../scope-options.js";
+import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
@@ -50,7 +43,8 @@ Examples:
   );
   command.action(async (flags: PlanFlags) => {
     const format = parseFormat(flags.format);
-    const desired = narrowDesiredState(await loadManifestsOrThrow(flags, io), flags);
+    const scope = scopeOf(flags);
+    const desired = await loadScopedManifest(flags, scope, io);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
     const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
     if (flags.out) await resolveOutputTarget(flags.out, output);
@@ -58,7 +52,7 @@ Examples:
       fallback: manifestServer(desired),
     });
     try {
-      const { plan } = await planFromFlags(client, desired, flags, io);
+      const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
       printPlan(plan, format, io, { verbose: flags.verbose === true });
       // A delete of a protected record is refused already here (exit 3), the others at apply.
       const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");

@@ -5,21 +5,12 @@ import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { ApplyError } from "../../apply/apply-errors.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
-import { isErrorOf, RefusedError, UsageError } from "../../errors.js";
+import { RefusedError, UsageError } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
-import { JournalError } from "../../journal/journal-error.js";
-import type { Journal } from "../../journal/journal-format.js";
-import { JournalLock } from "../../journal/journal-lock.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
-import {
-  checkJournalExists,
-  checkJournalServer,
-  readJournal,
-  tornLineNote,
-} from "../../journal/read-journal.js";
-import { type RollbackState, readAndPlanRollback } from "../../journal/read-rollback-state.js";
-import { findNameClashes } from "../../journal/rollback-names.js";
+import type { RollbackState } from "../../journal/read-rollback-state.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { askForYes, canAsk } from "../confirm.js";
@@ -32,8 +23,8 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
-import { formatOption, type OutputFormat, outOption, parseFormat } from "../options.js";
-import { checkPlanPrintableAsJson, hasChanges, printApplyJson, printPlan, savePlan } from "../print-plan.js";
+import { formatOption, outOption, parseFormat } from "../options.js";
+import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
@@ -74,26 +65,22 @@ function rollbackInputs(flags: RollbackFlags): RunInput[] {
   ];
 }
 
-/** A rollback that would leave two live records of one name is refused, --force or not. */
-function refuseNameClashes(state: RollbackState, journal: string): void {
-  const clashes = findNameClashes(state.plan, state.current, state.retrievedState);
-  if (clashes.length > 0) throw new RefusedError("rollback_name_taken", { journal, clashes });
+/** A rollback that would leave two live records of one name, or undo changes made since, is refused. */
+function refuseRollback(outcome: Extract<RollbackOutcome, { result: "refused" }>): never {
+  const journal = outcome.journal.path;
+  // --force or not: names are never given to two live records.
+  if (outcome.clashes.length > 0)
+    throw new RefusedError("rollback_name_taken", { journal, clashes: outcome.clashes });
+  throw new RefusedError("rollback_conflict", { journal, conflicts: describeConflicts(outcome.conflicts) });
 }
 
-/** The changes of a rollback plan, to tell whether the state moved while the user was asked. */
-function changesOf(state: RollbackState): string {
-  return JSON.stringify(state.plan.changes);
-}
-
+/** Asks for `yes` on a terminal; Ctrl-C at the question cancels as any answer but "yes". */
 async function confirmRollback(
   client: ApiClient,
-  journal: Journal,
   shown: RollbackState,
-  flags: RollbackFlags,
-  io: CliIo,
+  io: CliIo & { stdin: NonNullable<CliIo["stdin"]> },
   interrupts: InterruptWatch,
-): Promise<RollbackState> {
-  if (flags.autoApprove || !canAsk(io.stdin)) return shown;
+): Promise<void> {
   const { create, update, delete: deletes } = shown.plan.summary;
   const count = create + update + deletes;
   interrupts.setStopMessage("\npcsync: Rollback cancelled; nothing was changed.\n");
@@ -108,17 +95,6 @@ async function confirmRollback(
     interrupts.setStopMessage(undefined);
   }
   if (!approved) throw new ApplyError("apply_cancelled", {});
-  const again = await readAndPlanRollback(client, journal, {
-    concurrency: concurrencyOf(flags),
-    force: flags.force === true,
-  });
-  refuseNameClashes(again, journal.path);
-  if (changesOf(again) !== changesOf(shown) || (again.conflicts.length > 0 && !flags.force)) {
-    throw new RefusedError("changed_while_asking", {
-      reasons: ["the records the rollback changes were changed; run it again to see its plan now"],
-    });
-  }
-  return again;
 }
 
 export const registerRollbackCommand: CommandRegistrar = (program, io) => {
@@ -158,88 +134,77 @@ Examples:
         "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
       );
     }
-    // One writer per journal: a rollback holds the journal it undoes (a dry run only looks).
-    await checkJournalExists(flags.journal, io.cwd);
-    let lock: JournalLock | undefined;
-    if (flags.dryRun) await JournalLock.refuseIfHeld(flags.journal, { cwd: io.cwd });
-    else {
-      try {
-        lock = await JournalLock.acquire(flags.journal, { cwd: io.cwd, command: "rollback" });
-      } catch (error) {
-        // A journal in a directory this user cannot write (an artifact, a read-only mount): no
-        // run of this user writes it either; the held check still stands, the lock cannot.
-        if (!isErrorOf(error, JournalError, ["journal_unlockable"])) throw error;
-        await JournalLock.refuseIfHeld(flags.journal, { cwd: io.cwd });
-        io.stderr.write(`warning: ${error.message}; rolling back without holding it\n`);
-      }
-      const takeOver = lock?.takeOverNote;
-      if (takeOver !== undefined) io.stderr.write(`${takeOver}\n`);
-    }
+    let client: ApiClient | undefined;
+    const end: { journal?: { lines: string; path: string } } = {};
+    const stdin = io.stdin;
     try {
-      await rollBackHeld(flags, interrupts, format);
-    } finally {
-      await lock?.release();
-    }
-  };
-  const rollBackHeld = async (flags: RollbackFlags, interrupts: InterruptWatch, format: OutputFormat) => {
-    const journal = await readJournal(flags.journal, io.cwd);
-    const note = tornLineNote(journal);
-    if (note !== undefined) io.stderr.write(`${note}\n`);
-    const client = await createClientFromFlags(flags, io, { signal: interrupts.signal });
-    try {
-      checkJournalServer(journal, client.base.display);
-      const shown = await readAndPlanRollback(client, journal, {
-        concurrency: concurrencyOf(flags),
-        force: flags.force === true,
-      });
-      for (const line of shown.notes) io.stderr.write(`note: ${line}\n`);
-      refuseNameClashes(shown, journal.path);
-      if (shown.conflicts.length > 0 && !flags.force)
-        throw new RefusedError("rollback_conflict", {
-          journal: journal.path,
-          conflicts: describeConflicts(shown.conflicts),
-        });
-      if (shown.conflicts.length > 0)
-        io.stderr.write(
-          `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
-        );
-      const { plan } = shown;
-      if (format !== "json") printPlan(plan, format, io);
-      else checkPlanPrintableAsJson(plan, io.secrets);
-      if (flags.out) {
-        const saved = await savePlan(plan, flags.out, {
+      const outcome = await rollBackJournal(
+        {
+          journal: flags.journal,
           cwd: io.cwd,
-          inputs: rollbackInputs(flags),
-          secrets: io.secrets,
-        });
-        io.stderr.write(`${saved}\n`);
-      }
-      if (flags.dryRun) {
+          force: flags.force === true,
+          concurrency: concurrencyOf(flags),
+          dryRun: flags.dryRun === true,
+        },
+        {
+          connect: async () => {
+            client = await createClientFromFlags(flags, io, { signal: interrupts.signal });
+            return client;
+          },
+          onNote: (line) => io.stderr.write(`${line}\n`),
+          onUnlockable: (message) =>
+            io.stderr.write(`warning: ${message}; rolling back without holding it\n`),
+          show: async (shown) => {
+            if (shown.conflicts.length > 0)
+              io.stderr.write(
+                `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
+              );
+            const { plan } = shown;
+            if (format !== "json") printPlan(plan, format, io);
+            else checkPlanPrintableAsJson(plan, io.secrets);
+            if (flags.out) {
+              const saved = await savePlan(plan, flags.out, {
+                cwd: io.cwd,
+                inputs: rollbackInputs(flags),
+                secrets: io.secrets,
+              });
+              io.stderr.write(`${saved}\n`);
+            }
+          },
+          approve:
+            flags.autoApprove || stdin === undefined || !canAsk(stdin)
+              ? undefined
+              : (shown, client) => confirmRollback(client, shown, { ...io, stdin }, interrupts),
+          apply: (run) =>
+            applyJournaled(run.client, run.plan, run.current, {
+              // --journal names the journal undone; the rollback's own goes where an apply's would.
+              flags: { ...flags, journal: undefined },
+              io,
+              interrupts,
+              start: run.start,
+              alsoKnown: run.alsoKnown,
+              inputs: rollbackInputs(flags),
+              endWith: (journal) => {
+                end.journal = journal;
+              },
+            }),
+        },
+      );
+      if (outcome.result === "refused") refuseRollback(outcome);
+      const { plan } = outcome.state;
+      if (outcome.result === "shown") {
         if (format === "json") printPlan(plan, format, io);
         await appendStepSummary(plan, io, "pcsync rollback (dry run)");
         return;
       }
-      if (!hasChanges(plan)) {
+      if (outcome.result === "nothing") {
         await appendStepSummary(plan, io, "pcsync rollback");
         if (format === "json") printApplyJson(plan, null, io);
         else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
         return;
       }
-      const state = await confirmRollback(client, journal, shown, flags, io, interrupts);
-      const end: { journal?: { lines: string; path: string } } = {};
-      const report = await applyJournaled(client, state.plan, state.current, {
-        // --journal names the journal undone; the rollback's own goes where an apply's would.
-        flags: { ...flags, journal: undefined },
-        io,
-        interrupts,
-        start: { command: "rollback", planFile: null, rollbackOf: journal.path },
-        alsoKnown: state.retrievedState,
-        inputs: rollbackInputs(flags),
-        endWith: (journal) => {
-          end.journal = journal;
-        },
-      });
-      if (format === "json") printApplyJson(state.plan, report, io);
+      const { report } = outcome;
+      if (format === "json") printApplyJson(plan, report, io);
       else
         renderApplyReport(report, io.stdout, {
           colour: useColour(io.stdout, io.env),
@@ -247,7 +212,7 @@ Examples:
           journal: end.journal?.path,
         });
       await appendStepSummary(
-        state.plan,
+        plan,
         io,
         isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
         { report, command: "rollback" },
@@ -265,7 +230,7 @@ Examples:
         throw new ApplyError("apply_incomplete", { report, words, journal: lines });
       if (lines !== undefined) io.stderr.write(lines);
     } finally {
-      await client.close();
+      await client?.close();
     }
   };
   command.action(async (flags: RollbackFlags) => {

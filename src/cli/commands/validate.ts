@@ -4,13 +4,9 @@
 import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
 import { formatSource, type LoadedManifest, type LoadResult, summarizeErrors } from "../../manifest/index.js";
+import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import {
-  addManifestOption,
-  loadManifestsFromFlags,
-  type ManifestFlags,
-  printDiagnostics,
-} from "../manifest-options.js";
+import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
 
 /**
@@ -86,7 +82,7 @@ Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, 
 The API key is never interpolated.`,
   );
   command.action(async (flags: ManifestFlags & { format: TextOrJson }) => {
-    const result = await loadManifestsFromFlags(flags, io);
+    const result = await loadManifest(flags, io);
     const invalid = result.errors.length > 0 || result.value === undefined;
     if (flags.format === "json") {
       printDiagnostics(result, io, { text: false });

@@ -1,32 +1,28 @@
 // `pcsync watch`: reconcile continuously. Its options are parsed and checked here; the service
 // itself is in src/watch/.
 
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { isLoopbackHost } from "../../api/index.js";
 import { UsageError } from "../../errors.js";
 import type { DriftMode } from "../../manifest/types.js";
-import type { SecretRegistry } from "../../redact.js";
+import { manifestServer } from "../../run/connect.js";
+import { loadManifest } from "../../run/load-manifest.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
-import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
-import type { CliIo } from "../cli-io.js";
+import { WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
-  manifestServer,
   parsePositiveNumber,
 } from "../connection.js";
-import { registerSecretWords } from "../credentials.js";
 import { parseDuration } from "../duration.js";
-import { addManifestOption, loadManifestsFromFlags, type ManifestFlags } from "../manifest-options.js";
+import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { collect } from "../options.js";
-import { addScopeOptions, type ScopeFlags } from "../scope-options.js";
+import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { parseWebhooks, readWebhookSecret } from "../webhook-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
@@ -221,7 +217,9 @@ Examples:
     const { runWatch } = await import("../../watch/run-watch.js");
     const code = await runWatch(
       {
-        flags,
+        manifest: flags,
+        scope: scopeOf(flags),
+        planSettings: () => planSettingsOf(flags, io),
         intervalMs,
         jitterShare,
         mode: flags.mode,
@@ -235,7 +233,7 @@ Examples:
         webhooks,
         createClient: async (signal, metrics) => {
           // The base URL may come from the manifest: read it once here, as plan does.
-          const loaded = await loadManifestsFromFlags(flags, io).catch(() => undefined);
+          const loaded = await loadManifest(flags, io).catch(() => undefined);
           return createClientFromFlags(flags, io, {
             fallback: manifestServer(loaded?.value),
             signal,

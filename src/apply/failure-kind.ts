@@ -10,7 +10,7 @@
 // a 503 with Retry-After (how the service and well-behaved proxies shed load, as client-go reads it)
 // were refused before any processing.
 
-import { isRequestError, isResponseError } from "./errors.js";
+import { isRequestError, isResponseError } from "../api/index.js";
 
 /** What the client knows of a failed POST. */
 export type PostFailure =
@@ -73,25 +73,6 @@ export function classifyPostFailure(failure: PostFailure, rules: FailureRules): 
       return failure.serviceEnvelope ? "answered" : "in_flight";
     }
   }
-}
-
-/** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
-export function isServiceEnvelope(body: Buffer | string): boolean {
-  let value: unknown;
-  try {
-    value = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
-  } catch {
-    return false;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const fields = value as Record<string, unknown>;
-  return (
-    typeof fields.type === "string" &&
-    fields.type !== "" &&
-    typeof fields.code === "string" &&
-    fields.code !== "" &&
-    typeof fields.detail === "string"
-  );
 }
 
 /**

@@ -1,16 +1,14 @@
-// What a failed POST proves (src/api/failure-kind.ts), row by row: refused before processing,
+// What a failed POST proves (src/apply/failure-kind.ts), row by row: refused before processing,
 // answered by the service, still in flight, answered with something unreadable, or rejected.
 
 import { describe, expect, it } from "vitest";
+import { isServiceEnvelope, RequestError, ResponseError } from "../../src/api/index.js";
 import {
   classifyPostFailure,
-  isServiceEnvelope,
   type PostFailure,
   type PostFailureKind,
   postFailureOf,
-  RequestError,
-  ResponseError,
-} from "../../src/api/index.js";
+} from "../../src/apply/failure-kind.js";
 import { fc } from "../support/fast-check.js";
 
 const status = (code: number, serviceEnvelope: boolean, retryAfter = false): PostFailure => ({

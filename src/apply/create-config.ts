@@ -1,6 +1,6 @@
 // Creating a record without ever creating it twice: a failed POST is judged by what its failure
 // proves (failure-kind.ts), and is sent again only once a re-read of the family shows it did not
-// make the record.
+// make the record. It is apply's rule: the client only sends the POST.
 //
 // The rule, by kind of failure:
 //   - refused before processing: a 429 (the client already waited the pause the service asked for
@@ -38,29 +38,22 @@
 // A copy that lands later still (beyond these bounds) is caught by the check after the family's
 // creates (src/apply/dedupe-creates.ts), which keeps the lowest id.
 
-import { PcsyncError } from "../errors.js";
-import type { FamilyName } from "../families.js";
-import { showsText, trimAsService } from "../service-text.js";
-import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
-import type { ApiClient } from "./client.js";
-import { listAllConfigs } from "./endpoints.js";
 import {
+  type ApiClient,
+  collectionPath,
   isRequestError,
+  listAllConfigs,
   notMadeAfter,
   OutcomeUnknownError,
   type RequestError,
   type ResponseError,
-} from "./errors.js";
+} from "../api/index.js";
+import { PcsyncError } from "../errors.js";
+import type { FamilyName } from "../families.js";
+import { showsText, trimAsService } from "../service-text.js";
+import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
-import { collectionPath } from "./paths.js";
-
-export {
-  CREATE_POSTS_DEFAULT,
-  MIN_SETTLE_WINDOW_MS,
-  minimumSettleTimeoutMs,
-  SETTLE_TIMEOUT_FACTOR,
-  settleWindowMs,
-} from "./proof-window.js";
+import { settleBudgetOf } from "./proof-window.js";
 
 export interface CreateConfigOptions {
   /**
@@ -116,7 +109,7 @@ export async function createConfigDetailed(
   const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-  const windowMs = client.settleWindowMs;
+  const { windowMs, settleTimeoutMs } = settleBudgetOf(client);
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
@@ -146,7 +139,7 @@ export async function createConfigDetailed(
     const kind = classifyPostFailure(facts, { fiveXxInFlight: client.treat5xxAsInFlight });
     failures.push(kind);
     const giveUpAt = client.now();
-    settleDeadline ??= giveUpAt + client.settleTimeoutMs;
+    settleDeadline ??= giveUpAt + settleTimeoutMs;
     const notMade = (why: string) => ("settledAs" in failure ? failure.settledAs(why, false) : failure);
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
@@ -205,7 +198,7 @@ export async function createConfigDetailed(
       );
     if (client.now() + pauseMs > settleDeadline)
       throw notMade(
-        `${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(client.settleTimeoutMs)} (--settle-timeout) would be over first`,
+        `${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(settleTimeoutMs)} (--settle-timeout) would be over first`,
       );
     client.traceLine(
       `POST ${url.pathname}: not created by the attempt that failed; sending it again${pauseMs > 0 ? ` in ${pauseMs} ms` : ""}`,

@@ -1,4 +1,4 @@
-// Preloaded with `node --import` by test/support/imports.ts: registers record-imports-hooks.mjs,
+// Preloaded with `node --import` by bench/scenarios-startup-imports.ts: registers record-imports-hooks.mjs,
 // which writes every module the process loads through `import` to a file, and at exit adds the
 // CommonJS modules it loaded through require() (ajv's compiler, undici's parts), which the hooks
 // do not see.

@@ -21,7 +21,7 @@ function part(index: number): ProjectPlan {
   };
 }
 
-describe("assemblePlan", () => {
+describe("a plan of many projects", () => {
   it("joins 200,000 projects' parts (beyond any call's argument limit), keeping every fingerprint", () => {
     const parts = Array.from({ length: 200_000 }, (_, index) => part(index));
     const { plan } = assemblePlan(parts);

@@ -1,18 +1,17 @@
-// The rule of createConfig (src/api/create-config.ts) on an injected clock, by what each failure
+// The rule of createConfig (src/apply/create-config.ts) on an injected clock, by what each failure
 // proves: a POST the service answered is decided by one re-read; one still in flight is never sent
 // again until a re-read that started after the proof window (two and a half request timeouts, at
 // least 1 s, from the give-up) shows it did not commit; a create sends 3 POSTs at most.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ApiClientOptions, type OutcomeUnknownError, RequestError } from "../../src/api/index.js";
+import { createConfigDetailed } from "../../src/apply/create-config.js";
 import {
-  type ApiClientOptions,
-  createConfigDetailed,
   MIN_SETTLE_WINDOW_MS,
   minimumSettleTimeoutMs,
-  type OutcomeUnknownError,
-  RequestError,
+  settleBudgetOf,
   settleWindowMs,
-} from "../../src/api/index.js";
+} from "../../src/apply/proof-window.js";
 import {
   page,
   record,
@@ -134,16 +133,18 @@ describe("the settle time of one create", () => {
     const clock = fakeClock();
     const apiClient = client(clock);
     expect(apiClient.createPosts).toBe(3);
-    expect(apiClient.settleTimeoutMs).toBe(minimumSettleTimeoutMs(30_000, 3));
-    expect(apiClient.settleTimeoutMs).toBe(225_000);
+    expect(settleBudgetOf(apiClient).settleTimeoutMs).toBe(minimumSettleTimeoutMs(30_000, 3));
+    expect(settleBudgetOf(apiClient).settleTimeoutMs).toBe(225_000);
   });
 
   it("cannot be set below the windows it must hold", () => {
     const clock = fakeClock();
-    expect(() => client(clock, 30_000, undefined, { settleTimeoutMs: 120_000 })).toThrow(
+    expect(() => settleBudgetOf(client(clock, 30_000, undefined, { settleTimeoutMs: 120_000 }))).toThrow(
       /settleTimeoutMs must be at least 225000/,
     );
-    expect(client(clock, 30_000, undefined, { settleTimeoutMs: 225_000 }).settleTimeoutMs).toBe(225_000);
+    expect(
+      settleBudgetOf(client(clock, 30_000, undefined, { settleTimeoutMs: 225_000 })).settleTimeoutMs,
+    ).toBe(225_000);
   });
 
   it("lets a create survive two POSTs lost in flight: each window runs to its end, the third POST makes it", async () => {

@@ -1,0 +1,134 @@
+// `apply`, from the plan to its report: the plan made from the manifest, or a saved plan checked
+// against the state read again (or what is left of it, resumed), its guards, the approval (a
+// callback) and the state read again after it, then the journaled writes the caller hands in.
+
+import type { ApiClient } from "../api/index.js";
+import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
+import type { ApplyReport } from "../apply/types.js";
+import { RefusedError, throwSayingNothingChanged, UsageError } from "../errors.js";
+import type { ResumedPlan } from "../journal/resume-saved-plan.js";
+import type { LoadedManifest } from "../manifest/index.js";
+import type { DesiredState } from "../manifest/types.js";
+import { recheckProtection } from "../plan/protect.js";
+import type { GuardOptions } from "../plan/recompute-guards.js";
+import { refusingGuards } from "../plan/safety-guards.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { describeGuard, describeOverriddenGuard } from "../render/guard-message.js";
+import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
+import type { RunIo } from "./run-io.js";
+
+/** Where the plan comes from: the manifest, planned now, or a file saved by `plan --out`. */
+export type PlanSource =
+  | { from: "manifest"; desired: LoadedManifest; scope: PlanScope; settings: PlanSettings }
+  | {
+      from: "saved";
+      plan: Plan;
+      file: string;
+      /** The guards' limits now: a saved plan's guards are computed again from the state read. */
+      guards: Omit<GuardOptions, "describeGuard">;
+      /** --allow-destroy of this run: protection is checked again on the records as they are. */
+      allowDestroy: readonly string[];
+      /** What is left of it after an interrupted apply (resume-run.ts). */
+      resumed?: ResumedPlan | undefined;
+    };
+
+export interface ApplyRunInput {
+  source: PlanSource;
+  /** --force: the safety guards (not protection) are overridden, and shown as what they found. */
+  force: boolean;
+  /** --dry-run: the plan is shown, nothing is written. */
+  dryRun: boolean;
+  /** How the state is read again after the approval. */
+  reread: RereadOptions;
+}
+
+export interface ApplyRunSteps {
+  /** Shown the plan once it stands, before the guards refuse it and before any write. */
+  show: (plan: Plan) => void;
+  /** Work the run has to do beyond the plan's changes (an unfinished rollout to finish). */
+  hasMoreWork?: ((plan: Plan, desired: DesiredState) => Promise<boolean>) | undefined;
+  /** Asks for approval, and throws to cancel; the state is then read again (the answer may be late). */
+  approve?: ((plan: Plan) => Promise<void>) | undefined;
+  /** The journaled writes; `desired` is the manifest planned (for a rollout), none for a saved plan. */
+  apply: (plan: Plan, current: CurrentState, desired: DesiredState | undefined) => Promise<ApplyReport>;
+}
+
+export type ApplyRunOutcome =
+  | { result: "dry_run"; plan: Plan }
+  /** Nothing to write; `current` is the state the plan was checked against. */
+  | { result: "nothing"; plan: Plan; current: CurrentState }
+  | { result: "applied"; plan: Plan; report: ApplyReport };
+
+export async function applyPlanRun(
+  client: ApiClient,
+  input: ApplyRunInput,
+  steps: ApplyRunSteps,
+  io: RunIo,
+): Promise<ApplyRunOutcome> {
+  // Nothing is written before the plan stands: say so, unless the refusal already does.
+  const made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
+  if (made.plan.rollout !== undefined && made.desired === undefined) {
+    throw new UsageError(
+      "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
+    );
+  }
+  // With --force, a guard is shown as what it found, not as advice to use --force.
+  const plan = input.force ? withOverriddenGuards(made.plan) : made.plan;
+  steps.show(plan);
+  if (input.dryRun) return { result: "dry_run", plan };
+  const refusing = refusingGuards(plan.guards, input.force);
+  if (refusing.length > 0)
+    throw new RefusedError("safety_guard", { messages: refusing.map((guard) => guard.message) });
+  const moreWork =
+    made.desired !== undefined && steps.hasMoreWork !== undefined
+      ? await steps.hasMoreWork(plan, made.desired)
+      : false;
+  if (plan.changes.length === 0 && plan.reorders.length === 0 && !moreWork)
+    return { result: "nothing", plan, current: made.current };
+  let state = made.current;
+  if (steps.approve !== undefined) {
+    await steps.approve(plan);
+    state = await checkApprovedPlan(plan, client, input.reread);
+  }
+  const report = await steps.apply(plan, state, made.desired);
+  return { result: "applied", plan, report };
+}
+
+/** The plan that stands: resumed, a saved one checked against the state now, or made from the manifest. */
+async function makePlan(
+  client: ApiClient,
+  source: PlanSource,
+  reread: RereadOptions,
+  io: RunIo,
+): Promise<{ plan: Plan; current: CurrentState; desired?: DesiredState }> {
+  if (source.from === "manifest")
+    return planManifest(client, source.desired, source.scope, source.settings, io);
+  if (source.resumed !== undefined) return source.resumed;
+  const checked = await checkSavedPlan(source.plan, source.file, client, {
+    ...reread,
+    guards: { ...source.guards, describeGuard },
+  });
+  return withProtectionRechecked(checked, source.allowDestroy);
+}
+
+/**
+ * A saved plan's protection guard, made again on the records as the service shows them now and
+ * with this run's --allow-destroy: a delete added to the file by hand, or a record renamed since
+ * the plan, meets the rule as a fresh plan would.
+ */
+function withProtectionRechecked(
+  checked: { plan: Plan; current: CurrentState },
+  allowDestroy: readonly string[],
+): { plan: Plan; current: CurrentState } {
+  const { plan, current } = checked;
+  const others = plan.guards.filter((guard) => guard.rule !== "protected");
+  const guards = [...recheckProtection(plan, current, allowDestroy, describeGuard), ...others];
+  return { plan: { ...plan, guards }, current };
+}
+
+function withOverriddenGuards(plan: Plan): Plan {
+  return {
+    ...plan,
+    guards: plan.guards.map((guard) => ({ ...guard, message: describeOverriddenGuard(guard) })),
+  };
+}

@@ -1,0 +1,112 @@
+// Connecting to the service: the server (--base-url, else PCSYNC_BASE_URL, else the manifest's
+// server.base_url), the API key (src/run/credentials.ts), and the one API client of a run.
+
+import { ApiClient, type ApiClientOptions } from "../api/index.js";
+import { UsageError } from "../errors.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { DesiredState } from "../manifest/types.js";
+import { resolveApiKey } from "./credentials.js";
+import type { RunIo } from "./run-io.js";
+
+/** The client's settings beside the server and the key, as the command's flags give them. */
+export type ClientSettings = Omit<
+  ApiClientOptions,
+  "baseUrl" | "baseUrlSource" | "apiKey" | "secrets" | "signal" | "onAttempt" | "proxyEnvironment"
+>;
+
+export interface ConnectSettings {
+  /** --base-url: wins over the environment and the manifest. */
+  baseUrl?: string | undefined;
+  /** --api-key-file: wins over PCSYNC_API_KEY. */
+  apiKeyFile?: string | undefined;
+  /** Made once the server and the key are known: their problems are said first. */
+  client: () => ClientSettings;
+}
+
+export interface ConnectOptions {
+  /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
+  fallback?: BaseUrlFallbackValue;
+  /** Once aborted, the client starts no new request (apply interrupted). */
+  signal?: AbortSignal;
+  /** Told of every request attempt's method and status (watch's metrics). */
+  onAttempt?: ApiClientOptions["onAttempt"];
+}
+
+/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL, and where it is from. */
+export interface BaseUrlFallbackValue {
+  baseUrl: string | undefined;
+  /** What to do when there is none, for the message. */
+  orElse: string;
+  /** Where the value is from (`server.base_url at pcsync.yaml:3`), for messages about it. */
+  source?: string | undefined;
+}
+
+/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
+export function manifestServer(desired: DesiredState | undefined): BaseUrlFallbackValue {
+  const source = desired?.baseUrlSource;
+  return {
+    baseUrl: desired?.baseUrl,
+    orElse: "set server.base_url in the manifest",
+    source: source === undefined ? undefined : `server.base_url at ${formatSource(source)}`,
+  };
+}
+
+/**
+ * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
+ * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
+ * With where it came from, for messages about it.
+ */
+export function resolveBaseUrl(
+  settings: Pick<ConnectSettings, "baseUrl">,
+  io: RunIo,
+  fallback?: BaseUrlFallbackValue,
+): { baseUrl: string; source: string | undefined } {
+  // An empty variable is an unset one (CI systems often define variables as empty strings).
+  const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
+  const [baseUrl, source] =
+    settings.baseUrl !== undefined
+      ? // Typed on the command line just now: naming it again would only lengthen the message.
+        [settings.baseUrl, undefined]
+      : fromEnv !== undefined
+        ? [fromEnv, "PCSYNC_BASE_URL"]
+        : [fallback?.baseUrl, fallback?.source];
+  if (baseUrl === undefined || baseUrl === "") {
+    throw new UsageError(
+      fallback === undefined
+        ? "no server given: pass --base-url URL or set PCSYNC_BASE_URL"
+        : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,
+    );
+  }
+  return { baseUrl, source };
+}
+
+/** The API client of a run; a base URL the client corrected is worth a warning. */
+export async function connect(
+  settings: ConnectSettings,
+  io: RunIo,
+  options: ConnectOptions = {},
+): Promise<ApiClient> {
+  const { fallback, signal, onAttempt } = options;
+  const { baseUrl, source } = resolveBaseUrl(settings, io, fallback);
+  const apiKey = await resolveApiKey(
+    {
+      env: io.env,
+      cwd: io.cwd,
+      ...(settings.apiKeyFile === undefined ? {} : { keyFile: settings.apiKeyFile }),
+    },
+    io.secrets,
+  );
+  const client = new ApiClient({
+    ...settings.client(),
+    baseUrl,
+    baseUrlSource: source,
+    apiKey,
+    secrets: io.secrets,
+    ...(signal === undefined ? {} : { signal }),
+    ...(onAttempt === undefined ? {} : { onAttempt }),
+    // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
+    proxyEnvironment: io.env,
+  });
+  if (client.base.correction !== undefined) io.stderr.write(`warning: ${client.base.correction}\n`);
+  return client;
+}

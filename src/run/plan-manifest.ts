@@ -1,0 +1,167 @@
+// The first half of plan, apply, watch's cycles and a rollout's waves: the manifest loaded and
+// narrowed to the scope asked for, then read and planned (the one planning path, src/read).
+
+import { type ApiClient, listProjects } from "../api/index.js";
+import { UsageError } from "../errors.js";
+import type { FamilyName } from "../families.js";
+import { type LoadedManifest, ManifestError, resolveProjectSets } from "../manifest/index.js";
+import { didYouMean } from "../manifest/suggest.js";
+import type { DesiredState } from "../manifest/types.js";
+import type { PlanDiagnostic, PlanOptions } from "../plan/compute-plan.js";
+import { parseShard, selectShard } from "../plan/shard.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+import { type ReadAndPlanOptions, type ReadProgressCounts, readAndPlan } from "../read/read-and-plan.js";
+import { matchesAnyGlob } from "../record-name.js";
+import { describeGuard } from "../render/guard-message.js";
+import { loadManifestOrThrow, type ManifestInput, printDiagnostics } from "./load-manifest.js";
+import type { RunIo } from "./run-io.js";
+
+/** The projects and families a run is narrowed to (--project, --family, --shard). */
+export interface PlanScope {
+  project?: string[] | undefined;
+  family?: FamilyName[] | undefined;
+  /** `K/N`: the projects of worker K of N. */
+  shard?: string | undefined;
+}
+
+/** How the manifest is read and planned: the planner's rules, and what to tell on the way. */
+export interface PlanSettings {
+  concurrency: number;
+  /** The guards' limits, --allow-destroy, --target/--exclude and --takeover. */
+  plan: Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent" | "allowDestroy" | "targets" | "takeover">;
+  /** A config that matches another owner's record refuses its family only (watch). */
+  refuseFamilyOnly?: boolean | undefined;
+  onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
+  /** How far the read has come (the CLI's progress line). */
+  onProgress?: ((counts: ReadProgressCounts) => void) | undefined;
+}
+
+export interface PlannedManifest {
+  plan: Plan;
+  current: CurrentState;
+  /** The desired state planned: `projects: all` resolved from the listing. */
+  desired: DesiredState;
+  /** With `refuseFamilyOnly`: the owner conflicts, each refusing its family. */
+  refused: PlanDiagnostic[];
+}
+
+/** Loads the manifest (its problems printed) and narrows it to the scope. */
+export async function loadScopedManifest(
+  input: ManifestInput,
+  scope: PlanScope,
+  io: RunIo,
+): Promise<LoadedManifest> {
+  return narrowDesiredState(await loadManifestOrThrow(input, io), scope);
+}
+
+/** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
+export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: PlanScope): T {
+  const projects = scope.project;
+  const families = scope.family;
+  // With `projects: all` unresolved, a project may come from the listing: checked once it is read.
+  const pending = desired.unresolved !== undefined;
+  if (projects && !pending) {
+    const known = new Set(desired.families.map((family) => family.project));
+    const missing = projects.filter((project) => !known.has(project));
+    if (missing.length > 0) {
+      throw new UsageError(
+        `--project ${missing.join(", ")}: not in the manifest (it has ${[...known].join(", ") || "no projects"})`,
+      );
+    }
+  }
+  const selected = desired.families.filter(
+    (family) =>
+      (projects === undefined || projects.includes(family.project)) &&
+      (families === undefined || families.includes(family.family)),
+  );
+  if (families && !pending && selected.length === 0 && desired.families.length > 0) {
+    // Planning nothing would print "No changes" and exit 0: a drift check that checks nothing.
+    const scoped = desired.families.filter(
+      (family) => projects === undefined || projects.includes(family.project),
+    );
+    const present = [...new Set(scoped.map((family) => family.family))];
+    throw new UsageError(
+      `--family ${families.join(", ")} selects nothing: the manifest${projects ? ` (project ${projects.join(", ")})` : ""} manages only ${present.join(", ")}`,
+    );
+  }
+  const shard = scope.shard === undefined ? undefined : parseShard(scope.shard);
+  return {
+    ...desired,
+    families: shard ? selectShard(selected, shard, (family) => family.project) : selected,
+  };
+}
+
+/**
+ * Resolves `projects: all` from the API key's project listing (paged), only when a set says it;
+ * problems that arise for a listed project are printed like manifest ones.
+ */
+async function resolveAllProjects(
+  client: ApiClient,
+  desired: LoadedManifest,
+  io: RunIo,
+): Promise<DesiredState> {
+  const listed = await listProjects(client);
+  const result = resolveProjectSets(
+    desired,
+    listed.map((project) => String(project.id)),
+  );
+  printDiagnostics({ ...result, value: undefined, files: [] }, io);
+  if (result.value === undefined) throw new ManifestError(result.errors);
+  return result.value;
+}
+
+/**
+ * Reads and plans the narrowed manifest; also gives the desired state planned (with `projects:
+ * all` resolved from the listing, and narrowed to `scope` again).
+ */
+export async function planManifest(
+  client: ApiClient,
+  desired: LoadedManifest,
+  scope: PlanScope,
+  settings: PlanSettings,
+  io: RunIo,
+): Promise<PlannedManifest> {
+  const { unresolved, ...named } = desired;
+  // The planner sees resolved state only: the manifest's own projects, or those of the listing.
+  const resolved: DesiredState =
+    unresolved === undefined
+      ? named
+      : narrowDesiredState(await resolveAllProjects(client, desired, io), scope);
+  const planned = await readAndPlan(client, resolved, {
+    concurrency: settings.concurrency,
+    refuseFamilyOnly: settings.refuseFamilyOnly === true,
+    onProjectPlanned: settings.onProjectPlanned,
+    plan: { ...settings.plan, describeGuard, owner: resolved.owner?.name },
+    ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
+  });
+  warnUnmatchedNames(settings.plan, resolved, planned.current, io);
+  return { ...planned, desired: resolved };
+}
+
+/**
+ * A --target, --exclude or --allow-destroy that names no config of the manifest and no record read
+ * is most likely a typo: a partial plan of nothing would say "No changes" and look like success.
+ */
+function warnUnmatchedNames(
+  options: PlanSettings["plan"],
+  desired: DesiredState,
+  current: CurrentState,
+  io: RunIo,
+): void {
+  const names = new Set<string>();
+  for (const family of desired.families) for (const config of family.configs) names.add(config.fields.name);
+  for (const family of current.families)
+    for (const record of family.records) if (record.name !== null) names.add(record.name);
+  const known = [...names];
+  const given = [
+    ...(options.targets?.target ?? []).map((pattern) => ["--target", pattern] as const),
+    ...(options.targets?.exclude ?? []).map((pattern) => ["--exclude", pattern] as const),
+    ...(options.allowDestroy ?? []).map((pattern) => ["--allow-destroy", pattern] as const),
+  ];
+  for (const [flag, pattern] of given) {
+    if (known.some(matchesAnyGlob([pattern]))) continue;
+    io.stderr.write(
+      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`,
+    );
+  }
+}

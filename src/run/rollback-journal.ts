@@ -1,0 +1,150 @@
+// The rollback of one journal, which `pcsync rollback` and a rollout's halted waves share: the
+// journal held (one writer per journal), read, checked against the server, the inverse planned,
+// refused where the records changed since or a name is taken, then applied with its own journal.
+
+import type { ApiClient } from "../api/index.js";
+import type { ApplyReport } from "../apply/types.js";
+import { isErrorOf, RefusedError } from "../errors.js";
+import type { JournalStart } from "../journal/apply-journal.js";
+import { JournalError } from "../journal/journal-error.js";
+import type { Journal } from "../journal/journal-format.js";
+import { JournalLock } from "../journal/journal-lock.js";
+import type { RollbackConflict } from "../journal/plan-rollback.js";
+import {
+  checkJournalExists,
+  checkJournalServer,
+  readJournal,
+  tornLineNote,
+} from "../journal/read-journal.js";
+import { type RollbackState, readAndPlanRollback } from "../journal/read-rollback-state.js";
+import { findNameClashes } from "../journal/rollback-names.js";
+import type { CurrentState, Plan } from "../plan/types.js";
+
+export interface RollbackInput {
+  /** The journal of the run to undo. */
+  journal: string;
+  cwd: string;
+  /** Put back the journal's values also over changes made since the run. */
+  force: boolean;
+  concurrency: number;
+  /** Plan and show only: the journal is looked at, not held, and nothing is written. */
+  dryRun?: boolean | undefined;
+}
+
+/** What the rollback needs from its caller: the client, and what it shows, asks and writes with. */
+export interface RollbackSteps {
+  /** The client, made once the journal is held and read (the caller closes it). */
+  connect: () => Promise<ApiClient>;
+  /** A line worth saying on the way (a torn last line, a stale lock taken over, what the planner noticed). */
+  onNote: (line: string) => void;
+  /** A lock that cannot be made where the journal is: the rollback goes on without holding it. */
+  onUnlockable?: ((message: string) => void) | undefined;
+  /** Shown the plan before anything is written (a dry run ends after it). */
+  show?: ((state: RollbackState, journal: Journal) => Promise<void>) | undefined;
+  /**
+   * Asked before the writes; throws to cancel. Once it returns, the state is read and planned
+   * again, and the rollback refused if its changes are not those approved.
+   */
+  approve?: ((state: RollbackState, client: ApiClient) => Promise<void>) | undefined;
+  /** The journaled apply of the rollback's plan (the caller's progress, interrupts and ending). */
+  apply: (run: RollbackApply) => Promise<ApplyReport>;
+}
+
+/** A rollback's plan as the journaled apply takes it. */
+export interface RollbackApply {
+  client: ApiClient;
+  plan: Plan;
+  current: CurrentState;
+  /** Records the lists do not show that the rollback's journal must know as they are. */
+  alsoKnown: CurrentState;
+  start: Omit<JournalStart, "server" | "plan">;
+}
+
+export type RollbackOutcome =
+  /** Not rolled back: records changed since the run (and no force), or names another record holds. */
+  | {
+      result: "refused";
+      journal: Journal;
+      conflicts: readonly RollbackConflict[];
+      /** One line per clash (rollback-names.ts). */
+      clashes: readonly string[];
+    }
+  /** Every record the run touched is as it was before it. */
+  | { result: "nothing"; journal: Journal; state: RollbackState }
+  | { result: "shown"; journal: Journal; state: RollbackState }
+  | { result: "applied"; journal: Journal; state: RollbackState; report: ApplyReport };
+
+/** Undoes the run that wrote `input.journal`; how it ended is the outcome, not an error. */
+export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps): Promise<RollbackOutcome> {
+  await checkJournalExists(input.journal, input.cwd);
+  const lock = await holdJournal(input, steps);
+  try {
+    const journal = await readJournal(input.journal, input.cwd);
+    const torn = tornLineNote(journal);
+    if (torn !== undefined) steps.onNote(torn);
+    const client = await steps.connect();
+    checkJournalServer(journal, client.base.display);
+    const planRollback = () =>
+      readAndPlanRollback(client, journal, { concurrency: input.concurrency, force: input.force });
+    const shown = await planRollback();
+    for (const line of shown.notes) steps.onNote(`note: ${line}`);
+    const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
+    if (clashes.length > 0 || (shown.conflicts.length > 0 && !input.force))
+      return { result: "refused", journal, conflicts: shown.conflicts, clashes };
+    await steps.show?.(shown, journal);
+    if (input.dryRun) return { result: "shown", journal, state: shown };
+    if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
+      return { result: "nothing", journal, state: shown };
+    let state = shown;
+    if (steps.approve !== undefined) {
+      await steps.approve(shown, client);
+      // The answer may come minutes later: the plan approved is applied only if it still stands.
+      state = await planRollback();
+      const again = findNameClashes(state.plan, state.current, state.retrievedState);
+      if (again.length > 0)
+        throw new RefusedError("rollback_name_taken", { journal: journal.path, clashes: again });
+      if (
+        JSON.stringify(state.plan.changes) !== JSON.stringify(shown.plan.changes) ||
+        (state.conflicts.length > 0 && !input.force)
+      ) {
+        throw new RefusedError("changed_while_asking", {
+          reasons: ["the records the rollback changes were changed; run it again to see its plan now"],
+        });
+      }
+    }
+    const report = await steps.apply({
+      client,
+      plan: state.plan,
+      current: state.current,
+      alsoKnown: state.retrievedState,
+      start: { command: "rollback", planFile: null, rollbackOf: journal.path },
+    });
+    return { result: "applied", journal, state, report };
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * One writer per journal: a rollback holds the journal it undoes (a dry run only looks). A journal
+ * in a directory this user cannot write (an artifact, a read-only mount) is written by no run of
+ * this user either: the held check still stands, the lock cannot.
+ */
+async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<JournalLock | undefined> {
+  if (input.dryRun) {
+    await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
+    return undefined;
+  }
+  let lock: JournalLock | undefined;
+  try {
+    lock = await JournalLock.acquire(input.journal, { cwd: input.cwd, command: "rollback" });
+  } catch (error) {
+    if (!isErrorOf(error, JournalError, ["journal_unlockable"]) || steps.onUnlockable === undefined)
+      throw error;
+    await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
+    steps.onUnlockable(error.message);
+  }
+  const takeOver = lock?.takeOverNote;
+  if (takeOver !== undefined) steps.onNote(takeOver);
+  return lock;
+}
