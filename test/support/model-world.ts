@@ -150,8 +150,8 @@ export class World {
       profile: this.setup.profile,
       data: remoteData(this.setup.remote),
       keys: [{ key: KEY, scopes: null, projects: "*" }],
-      // 100 entries a second: a rollout's 1 s bake has enough to judge.
-      logRate: 6000,
+      // 1,000 entries a second: a rollout with no bake has enough to judge by the time it judges.
+      logRate: 60_000,
       log: (line) => {
         if (!line.startsWith("GET ")) this.onWrite?.();
       },
@@ -626,7 +626,7 @@ export class World {
         "      percent: 50",
         "    - name: rest",
         "      percent: 100",
-        "  bake: 1s",
+        "  bake: 0s",
         "  health:",
         "    logs:",
         "      min_entries: 1",
