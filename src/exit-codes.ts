@@ -77,7 +77,8 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
       validate: "the manifest is invalid, or could not be read; bad flags",
       plan: "error: invalid manifest or flags, API or network failure",
       apply: "error: invalid manifest or flags, API or network failure, partial apply, not approved",
-      watch: "could not start (bad flags, manifest, listen address); --once: the cycle failed",
+      watch:
+        "could not start (bad flags, listen address); --once: the manifest is invalid, the cycle failed, or --metrics-file could not be written",
       rollback: "error: bad flags or journal, API or network failure, partial rollback, not approved",
       show: "the plan file is missing or not a pcsync plan; bad flags",
       demo: "a step of the demo did not succeed",
@@ -102,9 +103,9 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
     commands: {
       plan: "refused: it deletes a protected record, or a config matches another owner's record",
       apply:
-        "refused by a safety guard, a stale saved plan, another owner's record, or records changed while asking; nothing was changed",
+        "refused by a safety guard, a stale saved plan, another owner's record, records changed while asking, or a journal another run holds or of another plan or server; nothing was changed (but another owner's claim that won during the run: see its message)",
       rollback:
-        "refused: records changed since the run (without --force) or while asking; nothing was changed",
+        "refused: records changed since the run (without --force) or while asking, a name a live record holds now, or a journal another run holds or of another server; nothing was changed",
       watch: "--once: refused by a safety guard or another owner's record; nothing was written",
     },
   },
@@ -125,7 +126,8 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
       ...EVERY_COMMAND(STOPPED_BY_SIGINT),
       apply: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
       rollback: "interrupted by Ctrl-C (SIGINT): no change started after it; the summary says what was done",
-      watch: "a second Ctrl-C (SIGINT): exited at once, writes in flight may or may not be made",
+      watch:
+        "Ctrl-C (SIGINT) while it starts, a second one (exited at once: writes in flight may or may not be made), or one that stopped the cycle of --once before it wrote",
       serve: "a second Ctrl-C (SIGINT) while stopping: ended at once",
     },
   },
@@ -137,7 +139,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
       ...EVERY_COMMAND(STOPPED_BY_SIGTERM),
       apply: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
       rollback: "interrupted by SIGTERM (a cancelled CI job): as for Ctrl-C",
-      watch: "a second SIGTERM: exited at once, writes in flight may or may not be made",
+      watch: "SIGTERM: as for Ctrl-C",
       serve: "a second SIGTERM while stopping: ended at once",
     },
   },

@@ -4,7 +4,7 @@
 // from their TypeScript source (the tests), which have no generated files beside them, compile
 // the schemas themselves, with the ajv compiler imported for that alone.
 
-import { CommandError } from "./command-error.js";
+import { InputError } from "./input-error.js";
 
 /**
  * The generated module `importing` loads, from built code; `undefined` from source, where the
@@ -53,7 +53,7 @@ function isModuleNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND";
 }
 
-function brokenBuild(what: string, cause: unknown): CommandError<"build_broken"> {
+function brokenBuild(what: string, cause: unknown): InputError<"build_broken"> {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new CommandError("build_broken", { what, reason: reason.split("\n")[0] ?? reason });
+  return new InputError("build_broken", { what, reason: reason.split("\n")[0] ?? reason });
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiError } from "../src/api/errors.js";
+import { apiError } from "../src/api/service-error.js";
 import { withOutputEdge } from "../src/cli/cli-io.js";
 import { printPlan } from "../src/cli/print-plan.js";
 import { appendStepSummary } from "../src/cli/step-summary.js";

@@ -1,7 +1,7 @@
 // The API key goes into an Authorization header as is: only visible ASCII can, so anything else
 // is refused (never shown) before a request is made.
 
-import { ClientError } from "./errors.js";
+import { InputError } from "../input-error.js";
 
 const VALID_KEY = /^[\x21-\x7e]+$/;
 
@@ -13,7 +13,7 @@ export function isValidApiKey(key: string): boolean {
 /** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
 export function checkApiKey(key: string, source: string): string {
   if (!isValidApiKey(key)) {
-    throw new ClientError("api_key_invalid", {
+    throw new InputError("api_key_invalid", {
       source: source,
       reason: "contains spaces, line breaks or non-ASCII characters; it must hold the key alone",
     });

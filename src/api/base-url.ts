@@ -3,7 +3,7 @@
 
 import { isIP } from "node:net";
 import { FAMILIES } from "../families.js";
-import { ClientError } from "./errors.js";
+import { InputError } from "../input-error.js";
 
 export interface BaseUrl {
   /** e.g. `https://app.example.com` */
@@ -38,7 +38,7 @@ export function parseBaseUrl(
     const host = value.trim().split(/[/?#]/)[0] ?? "";
     const looksLikeHost = /^[\w.-]+(?::\d+)?$/.test(host) && !host.includes("@");
     const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given",
       reason: looksLikeHost
         ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}`
@@ -50,7 +50,7 @@ export function parseBaseUrl(
   try {
     url = new URL(value);
   } catch {
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: "given",
       reason: "not an absolute URL; use e.g. https://app.example.com",
       source,
@@ -58,7 +58,7 @@ export function parseBaseUrl(
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: shown,
       reason: "only http:// and https:// are supported",
       source,
@@ -66,24 +66,24 @@ export function parseBaseUrl(
   }
   // Credentials in the URL would end up in traces and messages; the key is the only credential.
   if (url.username !== "" || url.password !== "") {
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: shown,
       reason: "it must not contain a user name or password",
       source,
     });
   }
   if (url.search !== "" || url.hash !== "") {
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: shown,
       reason: "it must not have a query string or fragment",
       source,
     });
   }
   if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new ClientError("insecure_http", { host: url.host, source });
+    throw new InputError("insecure_http", { host: url.host, source });
   }
   if (ENDPOINT_PATH.test(url.pathname)) {
-    throw new ClientError("invalid_base_url", {
+    throw new InputError("invalid_base_url", {
       shown: shown,
       reason: `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
       source,

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
+import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
@@ -19,7 +20,6 @@ import {
   type QueryParams,
 } from "./base-url.js";
 import { createDispatcher } from "./dispatcher.js";
-import { apiError, ClientError, type FailedRequest, RequestError, ResponseError } from "./errors.js";
 import { explainFailure } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
@@ -35,6 +35,7 @@ import {
   type RetrySafety,
   sendWithRetry,
 } from "./retry.js";
+import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
 import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
 import { isServiceEnvelope, readServiceError, validateResponse } from "./validate-response.js";
 
@@ -374,11 +375,11 @@ export class ApiClient {
    * earlier attempt already did) and throws a PcsyncError subclass otherwise.
    */
   async request(spec: RequestSpec): Promise<ApiResponse> {
-    if (this.#closed) throw new ClientError("invalid_request", { message: "The API client is closed." });
+    if (this.#closed) throw new InputError("invalid_request", { message: "The API client is closed." });
     const { method, url } = spec;
     const failedRequest = this.describeRequest(method, url);
     if (!this.isUnderBase(url)) {
-      throw new ClientError("invalid_request", {
+      throw new InputError("invalid_request", {
         message: `Refusing to send the API key to ${url.origin}${url.pathname}: it is outside ${this.base.display}.`,
       });
     }
@@ -405,7 +406,7 @@ export class ApiClient {
     if (last.done) return { ...response, attempts };
     const { status } = response;
     if (status >= 300 && status < 400) {
-      throw new RequestError("redirect_not_followed", failedRequest, {
+      throw new ServiceError("redirect_not_followed", failedRequest, {
         ...{
           status,
           location: describeLocation(headerValue(response.headers.location), url),
@@ -494,7 +495,7 @@ export class ApiClient {
     } catch {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
       const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
-      throw new ResponseError("malformed_response", failedRequest, {
+      throw new ServiceError("malformed_response", failedRequest, {
         problem:
           text.trim() === ""
             ? "empty body where JSON was expected"
@@ -502,7 +503,7 @@ export class ApiClient {
       });
     }
     const result = validateResponse(shape, value);
-    if (!result.ok) throw new ResponseError("malformed_response", failedRequest, { problem: result.problem });
+    if (!result.ok) throw new ServiceError("malformed_response", failedRequest, { problem: result.problem });
     return result.value;
   }
 
@@ -542,30 +543,30 @@ export class ApiClient {
     const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
       return failure.encoding === undefined
-        ? new ResponseError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes })
-        : new ResponseError("response_too_large", failedRequest, {
+        ? new ServiceError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes })
+        : new ServiceError("response_too_large", failedRequest, {
             limitBytes: this.#maxResponseBytes,
             encoding: failure.encoding,
           });
     }
     if (failure.kind === "headers_too_large") {
-      return new RequestError("response_headers_too_large", failedRequest, {
+      return new ServiceError("response_headers_too_large", failedRequest, {
         ...{ limitBytes: maxHeaderSize, attempts },
         outcomeUnknown: failedRequest.method !== "GET",
       });
     }
     if (failure.kind === "undecodable")
-      return new ResponseError("malformed_response", failedRequest, { problem: failure.message });
+      return new ServiceError("malformed_response", failedRequest, { problem: failure.message });
     if (failure.kind === "timeout") {
       const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
-      return new RequestError("timeout", failedRequest, {
+      return new ServiceError("timeout", failedRequest, {
         phase: failure.phase,
         timeoutMs,
         attempts,
         outcomeUnknown,
       });
     }
-    return new RequestError("network_error", failedRequest, {
+    return new ServiceError("network_error", failedRequest, {
       origin: this.base.origin,
       reason: failure.reason,
       description: failure.message,

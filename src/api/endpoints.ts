@@ -1,8 +1,8 @@
 // One typed function per endpoint of the service, for any family (paths come from families.ts).
 // Everything plan and apply need from the network goes through these.
 
-import type { FamilyName } from "../families.js";
-import { getFamily } from "../families.js";
+import { type FamilyName, getFamily } from "../families.js";
+import { InputError } from "../input-error.js";
 import type {
   JobInput,
   LogEntry,
@@ -13,9 +13,9 @@ import type {
   RearrangeOrders,
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
-import { ClientError, isApiError, isRequestError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import { listItems, paginate } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
+import { isApiError, isRequestError, ServiceError } from "./service-error.js";
 
 /** The projects the key can see, all pages, from one read whose pages add up (see paginate). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
@@ -111,7 +111,7 @@ export async function createJob(
   job: JobInput,
 ): Promise<PluginConfigRecord | null> {
   if (typeof job.type !== "string" || job.type.trim() === "") {
-    throw new ClientError("invalid_request", { message: "A job needs a type (the name of the job to run)." });
+    throw new InputError("invalid_request", { message: "A job needs a type (the name of the job to run)." });
   }
   const url = client.url(recordPath(projectId, family, configId, "job"));
   const body = { job: { type: job.type, payload: job.payload ?? {} } };
@@ -119,7 +119,7 @@ export async function createJob(
     return await client.requestOptionalJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   } catch (error) {
     if (isRequestError(error) && error.outcomeUnknown) {
-      throw new OutcomeUnknownError("job_outcome_unknown", client.describeRequest("POST", url), {
+      throw new ServiceError("job_outcome_unknown", client.describeRequest("POST", url), {
         failure: error.message,
       });
     }
@@ -139,7 +139,7 @@ export async function rearrangeConfigs(
 ): Promise<PluginConfigRecord[]> {
   for (const [key, order] of Object.entries(orders)) {
     if (!Number.isSafeInteger(order)) {
-      throw new ClientError("invalid_request", {
+      throw new InputError("invalid_request", {
         message: `Rearrange: the order of ${key} must be an integer, not ${String(order)}.`,
       });
     }
@@ -208,7 +208,7 @@ export async function* iterateLogs(
     // to its count.
     pagesWithNothingNew = yieldedIds.size === before ? pagesWithNothingNew + 1 : 0;
     if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) {
-      throw new ResponseError("pagination_loop", client.describeRequest("GET", firstUrl), {
+      throw new ServiceError("pagination_loop", client.describeRequest("GET", firstUrl), {
         reason: `${pagesWithNothingNew} pages in a row hold only log entries already read`,
       });
     }
@@ -225,11 +225,11 @@ function logsUrl(
   configId: number,
   query: LogQuery,
 ): URL {
-  if (!getFamily(family).hasLogs) throw new ClientError("logs_not_supported", { family: family });
+  if (!getFamily(family).hasLogs) throw new InputError("logs_not_supported", { family: family });
   for (const name of ["limit", "offset"] as const) {
     const value = query[name];
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
-      throw new ClientError("invalid_request", {
+      throw new InputError("invalid_request", {
         message: `Logs: ${name} must be a non-negative integer, not ${String(value)}.`,
       });
     }
@@ -247,6 +247,6 @@ function logsUrl(
 function formatTime(value: string | Date | undefined): string | undefined {
   if (value === undefined || typeof value === "string") return value;
   if (Number.isNaN(value.getTime()))
-    throw new ClientError("invalid_request", { message: "Logs: after/before must be a valid time." });
+    throw new InputError("invalid_request", { message: "Logs: after/before must be a valid time." });
   return value.toISOString();
 }

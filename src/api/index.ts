@@ -26,17 +26,6 @@ export {
   rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
-export {
-  ClientError,
-  isApiError,
-  isOutcomeUnknown,
-  isRequestError,
-  isResponseError,
-  notMadeAfter,
-  OutcomeUnknownError,
-  RequestError,
-  ResponseError,
-} from "./errors.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";
@@ -54,5 +43,13 @@ export {
   type RetryContext,
   sendWithRetry,
 } from "./retry.js";
+export {
+  isApiError,
+  isOutcomeUnknown,
+  isRequestError,
+  isResponseError,
+  notMadeAfter,
+  ServiceError,
+} from "./service-error.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
 export { isServiceEnvelope } from "./validate-response.js";

@@ -3,7 +3,7 @@
 // ever) is stopped with an error naming the list, before memory or requests grow without end.
 
 import { FAMILY_NAMES } from "../families.js";
-import { type FailedRequest, ResponseError } from "./errors.js";
+import { type FailedRequest, ServiceError } from "./service-error.js";
 
 export interface ListBounds {
   /** The most records one list may hold: a larger `count` is refused at the first page. */
@@ -99,7 +99,7 @@ export class ListWalk {
   checkTime(): void {
     const elapsedMs = this.#now() - this.#startedAt - this.#pausedMs;
     if (elapsedMs <= this.#maxReadMs) return;
-    throw new ResponseError("list_too_long", this.#list, {
+    throw new ServiceError("list_too_long", this.#list, {
       reason: `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(this.#maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`,
       bound: "--list-timeout",
     });
@@ -110,7 +110,7 @@ export class ListWalk {
     this.#pages += 1;
     this.#records += page.results.length;
     if (this.#maxRecords !== undefined && page.count > this.#maxRecords) {
-      throw new ResponseError("list_too_long", this.#list, {
+      throw new ServiceError("list_too_long", this.#list, {
         reason: `the service gives the count of ${nameList(this.#list.path)} as ${page.count}, more than the ${this.#maxRecords} records pcsync reads of one list (--max-list-records)`,
         bound: "--max-list-records",
       });
@@ -119,7 +119,7 @@ export class ListWalk {
     const from = offsetOf(url);
     const to = offsetOf(next);
     if (to <= from) {
-      throw new ResponseError("pagination_loop", this.#list, {
+      throw new ServiceError("pagination_loop", this.#list, {
         reason: `in ${nameList(this.#list.path)}, the next link of the page at offset ${from} goes to offset ${to}, which is not further on`,
       });
     }

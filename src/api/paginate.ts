@@ -7,9 +7,9 @@
 // stream (logs) is handed over page by page as it is read.
 
 import type { ApiClient } from "./client.js";
-import { ResponseError } from "./errors.js";
 import { ListWalk, offsetOf, pathSegments } from "./list-bounds.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
+import { ServiceError } from "./service-error.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
 export const LIST_READ_ATTEMPTS = 3;
@@ -85,26 +85,26 @@ function checkedNextLink(
   try {
     next = new URL(page.next, url);
   } catch {
-    throw new ResponseError("malformed_response", failedRequest, {
+    throw new ServiceError("malformed_response", failedRequest, {
       problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})`,
     });
   }
   next.hash = "";
   if (!client.isUnderBase(next)) {
-    throw new ResponseError("foreign_next_link", failedRequest, {
+    throw new ServiceError("foreign_next_link", failedRequest, {
       link: `${next.origin}${next.pathname}`,
       base: client.base.display,
     });
   }
   const mismatch = describeNextLinkMismatch(firstUrl, next);
   if (mismatch !== undefined) {
-    throw new ResponseError("next_link_off_collection", failedRequest, {
+    throw new ServiceError("next_link_off_collection", failedRequest, {
       link: `${next.pathname}${next.search}`,
       reason: mismatch,
     });
   }
   if (page.results.length === 0) {
-    throw new ResponseError("pagination_loop", failedRequest, {
+    throw new ServiceError("pagination_loop", failedRequest, {
       reason: "a page without results links to a further page",
     });
   }
@@ -446,7 +446,7 @@ async function readWholeList<S extends PageShape>(
     const { pages, problem } = await readListPages(client, firstUrl, shape, walk);
     if (problem === undefined) return pages;
     if (read >= LIST_READ_ATTEMPTS) {
-      throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
+      throw new ServiceError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
         reads: read,
         problem: problem,
       });

@@ -2,7 +2,7 @@
 // here, so a project or config id can never turn into another path.
 
 import { type FamilyName, getFamily } from "../families.js";
-import { ClientError } from "./errors.js";
+import { InputError } from "../input-error.js";
 
 // C0 and C1 control characters and DEL: nothing a project name contains, and header/log hazards.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -11,19 +11,19 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 /** Checks a project id and encodes it as one path segment. */
 export function encodeProjectId(projectId: string): string {
   if (typeof projectId !== "string" || projectId === "") {
-    throw new ClientError("invalid_project_id", {
+    throw new InputError("invalid_project_id", {
       projectId: String(projectId),
       reason: "it is empty; use an id from the project listing",
     });
   }
   if (projectId === "." || projectId === "..") {
-    throw new ClientError("invalid_project_id", {
+    throw new InputError("invalid_project_id", {
       projectId: projectId,
       reason: "a dot segment would name another path",
     });
   }
   if (CONTROL_CHARACTERS.test(projectId)) {
-    throw new ClientError("invalid_project_id", {
+    throw new InputError("invalid_project_id", {
       projectId: projectId,
       reason: "it contains control characters",
     });
@@ -34,7 +34,7 @@ export function encodeProjectId(projectId: string): string {
 
 export function checkConfigId(configId: number): number {
   if (!Number.isSafeInteger(configId) || configId < 0)
-    throw new ClientError("invalid_config_id", { configId: configId });
+    throw new InputError("invalid_config_id", { configId: configId });
   return configId;
 }
 

@@ -3,8 +3,8 @@
 // choice is made once, when the client is made.
 
 import { BlockList, isIP } from "node:net";
+import { InputError } from "../input-error.js";
 import { isLoopbackHost } from "./base-url.js";
-import { ClientError } from "./errors.js";
 
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
@@ -70,20 +70,20 @@ export function parseProxyUrl(value: string, variable: string): ProxyRoute {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new ClientError("invalid_proxy", {
+    throw new InputError("invalid_proxy", {
       variable: variable,
       reason: "it is not a URL; write it as http://HOST:PORT",
     });
   }
   const display = `${url.protocol}//${url.host}`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ClientError("invalid_proxy", {
+    throw new InputError("invalid_proxy", {
       variable: variable,
       reason: `pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`,
     });
   }
   if (url.hostname === "") {
-    throw new ClientError("invalid_proxy", {
+    throw new InputError("invalid_proxy", {
       variable: variable,
       reason: "it names no host; write it as http://HOST:PORT",
     });

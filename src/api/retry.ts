@@ -2,8 +2,8 @@
 // failures are sent again, capped full-jitter exponential backoff, the wait a 429 states
 // (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
 
-import { type FailedRequest, RequestError } from "./errors.js";
 import type { RateLimiter } from "./rate-limiter.js";
+import { type FailedRequest, ServiceError } from "./service-error.js";
 import { type AttemptResponse, headerValue, TransportFailure } from "./transport.js";
 import { readServiceError } from "./validate-response.js";
 
@@ -132,7 +132,7 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
   let earlierOutcomeUnknown = false;
   // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
-    new RequestError("request_aborted", failedRequest, {
+    new ServiceError("request_aborted", failedRequest, {
       attempts,
       outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
     });

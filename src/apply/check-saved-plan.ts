@@ -5,18 +5,18 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
-import { RefusedError } from "../errors.js";
 import { familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
+import { InputError } from "../input-error.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
-import { PlanError } from "../plan/plan-error.js";
 import { parsePlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
 import { type GuardOptions, guardedFamilies, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
+import { RefusedError } from "../refused-error.js";
 
 export interface RereadOptions {
   concurrency: number;
@@ -38,7 +38,7 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
       (error as NodeJS.ErrnoException).code === "ENOENT"
         ? "no such file; check the path, or save a plan with `pcsync plan --out FILE`"
         : (error as Error).message;
-    throw new PlanError("plan_file_unreadable", { file: path, reason });
+    throw new InputError("plan_file_unreadable", { file: path, reason });
   }
   const plan = parsePlanFile(text, path, getPlanValidator());
   const problems = findPlanInconsistencies(plan);

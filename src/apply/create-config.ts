@@ -44,9 +44,7 @@ import {
   isRequestError,
   listAllConfigs,
   notMadeAfter,
-  OutcomeUnknownError,
-  type RequestError,
-  type ResponseError,
+  ServiceError,
 } from "../api/index.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
@@ -91,7 +89,7 @@ export async function createConfig(
   return (await createConfigDetailed(client, projectId, family, body, options)).record;
 }
 
-type PostError = RequestError | ResponseError;
+type PostError = ServiceError | ServiceError;
 
 /**
  * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
@@ -113,7 +111,7 @@ export async function createConfigDetailed(
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
-    new OutcomeUnknownError("create_outcome_unknown", client.describeRequest("POST", url), {
+    new ServiceError("create_outcome_unknown", client.describeRequest("POST", url), {
       failure: failure.message,
       why,
       ...(conclusiveAfter === undefined ? {} : { conclusiveAfter }),
@@ -259,14 +257,14 @@ async function settleAnsweredPost(
     ({ records } = await client.ahead(() => reader.read(client.now())));
   } catch (rereadError) {
     if (!(rereadError instanceof PcsyncError)) throw rereadError;
-    throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
+    throw new ServiceError("create_outcome_unknown", failedRequest, {
       failure: error.message,
       why: `${answer}, and re-reading the family to check failed (${rereadError.message})`,
     });
   }
   const record = findCreatedRecord(records, body, knownIds);
   if (record === undefined) {
-    throw new OutcomeUnknownError("create_outcome_unknown", failedRequest, {
+    throw new ServiceError("create_outcome_unknown", failedRequest, {
       failure: error.message,
       why: `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
     });

@@ -4,7 +4,7 @@
 import { type Command, Option } from "commander";
 import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
 import { minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { type ConnectOptions, connect } from "../run/connect.js";
 import type { CliIo } from "./cli-io.js";
 
@@ -103,7 +103,8 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
   const leastMs = minimumSettleTimeoutMs(timeoutMs, posts);
   if (settleMs < leastMs) {
     const window = settleWindowMs(timeoutMs);
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1000} s that settling one create may need: a proof window of ${window / 1000} s (2.5 × --timeout, at least 1 s) for each of its ${posts} POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1000)} or more, or leave it out (it then defaults to that), or lower --timeout`,
     );
   }
@@ -112,14 +113,14 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
 
 export function parsePositiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new UsageError(`${flag} must be a whole number ≥ 1, not "${value}"`);
+    throw new InputError("usage", `${flag} must be a whole number ≥ 1, not "${value}"`);
   return Number(value);
 }
 
 export function parsePositiveNumber(value: string, flag: string): number {
   const number = Number(value);
   if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
-    throw new UsageError(`${flag} must be a number > 0, not "${value}"`);
+    throw new InputError("usage", `${flag} must be a number > 0, not "${value}"`);
   }
   return number;
 }
@@ -154,7 +155,7 @@ function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const scale = Number(raw);
   if (!(Number.isFinite(scale) && scale > 0 && scale <= 1))
-    throw new UsageError(`PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
+    throw new InputError("usage", `PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
   return scale;
 }
 

@@ -1,7 +1,7 @@
 // Time flags of `pcsync logs`: an ISO-8601 time or a duration back from now (`15m`, `2h`, `1d`, `1h30m`).
 
 import { parseDuration } from "../duration.js";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 
 export { parseDuration };
 
@@ -18,7 +18,8 @@ export function parseTimeFlag(value: string, flag: string, now: number): Date {
   const trimmed = value.trim();
   const ms = ISO_TIME.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `${flag} must be an ISO-8601 time (e.g. 2024-06-01T12:00:00Z) or a duration ago (e.g. 30s, 15m, 2h, 1d, 1h30m), not "${value}"`,
     );
   }

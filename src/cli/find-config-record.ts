@@ -1,8 +1,7 @@
 // The record a command acts on (`--project`, `--family`, `--config NAME|ID`), shared by logs, job and
 // frontend, and the hints they add to service refusals.
 
-import type { Command } from "commander";
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import {
   type ApiClient,
   getConfig,
@@ -10,9 +9,8 @@ import {
   listAllConfigs,
   type PluginConfigRecord,
 } from "../api/index.js";
-import { CommandError } from "../command-error.js";
-import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { quoteServerText } from "../server-text.js";
 import { familyOption } from "./options.js";
@@ -63,7 +61,7 @@ export function readTarget(flags: TargetFlags): Target {
 /** A flag the command cannot run without; `example` shows the user what to add. */
 export function requireFlag(value: string | undefined, flag: string, example: string): string {
   if (value === undefined || value.trim() === "") {
-    throw new UsageError(`${flag} is required (e.g. ${example})`);
+    throw new InputError("usage", `${flag} is required (e.g. ${example})`);
   }
   return value;
 }
@@ -94,7 +92,7 @@ export async function findConfigRecord(
   const where = describeWhere(families, target.project);
   if (first === undefined) {
     const list = `list them with: pcsync export --project ${target.project}${families.length === 1 ? ` --family ${families[0]}` : ""}`;
-    throw new CommandError(
+    throw new InputError(
       "config_not_found",
       CONFIG_ID.test(nameOrId)
         ? { what: `with id ${nameOrId}`, where, next: list }
@@ -104,7 +102,7 @@ export async function findConfigRecord(
   const inFamilies = [...new Set(found.matches.map((match) => match.family))];
   const [onlyFamily] = inFamilies;
   if (inFamilies.length === 1 && onlyFamily !== undefined) {
-    throw new CommandError("config_ambiguous", {
+    throw new InputError("config_ambiguous", {
       name: target.config,
       project: target.project,
       family: onlyFamily,
@@ -118,7 +116,7 @@ export async function findConfigRecord(
       return `id ${id} in ${where.join(" and ")}`;
     })
     .join(", ");
-  throw new CommandError("config_ambiguous", { name: target.config, project: target.project, ids, each });
+  throw new InputError("config_ambiguous", { name: target.config, project: target.project, ids, each });
 }
 
 interface Found {
@@ -189,7 +187,7 @@ const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
 export function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
-    return new CommandError("scoped_key_refused", { refusal: error, action: action });
+    return new InputError("scoped_key_refused", { refusal: error, action: action }, { cause: error });
   }
   return error;
 }

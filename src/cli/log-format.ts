@@ -1,7 +1,7 @@
 // How `pcsync logs` prints an entry: a text line coloured by type, or one JSON object per line.
 
 import type { LogEntry } from "../api/index.js";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { createPaint, type Style } from "../render/colour.js";
 import { neutraliseInline, neutraliseJson, neutraliseLines } from "../server-text.js";
 import type { TextOrJson } from "./options.js";
@@ -15,7 +15,8 @@ export function parseLogTypes(values: readonly string[]): LogType[] {
   for (const value of values.flatMap((item) => item.split(","))) {
     const type = value.trim().toUpperCase();
     if (!(LOG_TYPES as readonly string[]).includes(type)) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         `--level must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`,
       );
     }

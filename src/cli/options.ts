@@ -3,15 +3,16 @@
 // while with a warning.
 
 import { type Command, Option } from "commander";
-import { UsageError } from "../errors.js";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
+import { InputError } from "../input-error.js";
 import { suggestClosest } from "../manifest/suggest.js";
 import type { CliIo } from "./cli-io.js";
 
 /** The one error for a --family value that is not a family, whichever command it was given to. */
-function unknownFamily(value: string): UsageError {
+function unknownFamily(value: string): InputError {
   const suggestion = suggestFamily(value);
-  return new UsageError(
+  return new InputError(
+    "usage",
     `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`,
   );
 }
@@ -76,7 +77,7 @@ export function parseFormat(
 ): OutputFormat {
   const format = value ?? "text";
   if (!(formats as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${formats.join(", ")}, not "${format}"`);
+    throw new InputError("usage", `--format must be one of ${formats.join(", ")}, not "${format}"`);
   }
   return format as OutputFormat;
 }

@@ -1,8 +1,9 @@
 // Commander wiring: one file per command under commands/, errors mapped to exit codes here only.
 
 import { Command, CommanderError, Option } from "commander";
-import { isApiError } from "../api/errors.js";
-import { EXIT_ERROR, type ExitCode, NothingChangedError, PcsyncError, UsageError } from "../errors.js";
+import { isApiError } from "../api/service-error.js";
+import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { registerEnvironmentApiKey, registerSecretWords } from "../run/credentials.js";
@@ -127,7 +128,8 @@ Examples:
 ${describeExitCodes(undefined)}`,
   );
   program.on("option:v", () => {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       "-v is --verbose, an option of each command (pcsync plan -v); to print the version, run pcsync --version (or -V)",
     );
   });
@@ -202,8 +204,9 @@ function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegist
 }
 
 /** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
-function keyOnCommandLine(flag: string): UsageError {
-  return new UsageError(
+function keyOnCommandLine(flag: string): InputError {
+  return new InputError(
+    "usage",
     `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
   );
 }
@@ -227,6 +230,5 @@ function reportError(error: unknown, io: CliIo): ExitCode {
 
 /** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
 function describeKeySources(error: PcsyncError): string | undefined {
-  const refusal = error instanceof NothingChangedError ? error.cause : error;
-  return isApiError(refusal, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : undefined;
+  return isApiError(error, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : undefined;
 }

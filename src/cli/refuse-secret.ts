@@ -1,7 +1,7 @@
 // Documents that are read back (saved plans, JSON plans and results, exports) are written exactly,
 // never redacted: one that holds the API key in any form is refused instead, naming where it is.
 
-import { CommandError } from "../command-error.js";
+import { InputError } from "../input-error.js";
 import type { SecretRegistry } from "../redact.js";
 
 /** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
@@ -13,7 +13,7 @@ export function refuseSecretIn(
   secrets: SecretRegistry,
 ): void {
   if (secrets.contains(text))
-    throw new CommandError("secret_in_output", {
+    throw new InputError("secret_in_output", {
       what: what,
       places: locate(),
       remedy: remedy,

@@ -5,11 +5,13 @@
 import { dirname, join } from "node:path";
 import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
+import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
-import { describeError, EXIT_ROLLOUT_HALTED, PcsyncError, SIGNAL_EXIT_CODES, UsageError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
+import { InputError } from "../input-error.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
@@ -74,7 +76,10 @@ export async function rolloutWebhooks(
   const urls = parseWebhooks(flags.webhook ?? [], io);
   if (urls.length === 0) {
     if (flags.webhookSecretFile !== undefined)
-      throw new UsageError("--webhook-secret-file signs the events of --webhook: give --webhook URL too");
+      throw new InputError(
+        "usage",
+        "--webhook-secret-file signs the events of --webhook: give --webhook URL too",
+      );
     return {};
   }
   const secret =
@@ -352,43 +357,29 @@ function throwUnlessComplete(
   switch (outcome.result) {
     case "complete":
       return;
-    case "halted": {
-      const undone = outcome.undone.every((entry) => entry.complete);
-      throw new PcsyncError(
-        "rollout_halted",
-        `the rollout halted in wave "${outcome.wave}": ${outcome.failing.length} project(s) failed the health check (${outcome.failing.map((verdict) => verdict.project).join(", ")}); ${
-          outcome.rolledBack
-            ? "every wave applied was rolled back."
-            : outcome.undone.length === 0
-              ? "nothing was rolled back (on_failure: halt)."
-              : undone
-                ? "the waves were rolled back."
-                : `the rollback is incomplete: ${again}.`
-        }`,
-        { exitCode: EXIT_ROLLOUT_HALTED },
-      );
-    }
-    case "interrupted": {
-      const signal = interrupts.received ?? "SIGINT";
-      throw new PcsyncError(
-        "interrupted",
-        `the rollout was stopped by ${signal} in wave "${outcome.wave}" (${outcome.stage === "bake" ? "while it baked" : "while it was judged"}): its writes are made and journaled, nothing more was written; ${again}.`,
-        { exitCode: SIGNAL_EXIT_CODES[signal] },
-      );
-    }
+    case "halted":
+      throw new RunError("rollout_halted", {
+        wave: outcome.wave,
+        failing: outcome.failing.map((verdict) => verdict.project),
+        rolledBack: outcome.rolledBack,
+        undoneWaves: outcome.undone.length,
+        undoneComplete: outcome.undone.every((entry) => entry.complete),
+        again,
+      });
+    case "interrupted":
+      throw new RunError("interrupted", {
+        signal: interrupts.received ?? "SIGINT",
+        rollout: { wave: outcome.wave, stage: outcome.stage, again },
+      });
     case "stopped": {
       const signal = interrupts.received;
       const done = `${report.done} change(s) made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
-      throw new PcsyncError(
-        signal === undefined ? "apply_incomplete" : "interrupted",
-        `the rollout stopped in wave "${outcome.wave}" ${signal === undefined ? "because a write did not succeed" : `on ${signal}`} (${done}); no later wave was written; ${again}.`,
-        { exitCode: signal === undefined ? 1 : SIGNAL_EXIT_CODES[signal] },
-      );
+      const rollout = { wave: outcome.wave, done, again };
+      throw signal === undefined
+        ? new RunError("apply_incomplete", { rollout })
+        : new RunError("interrupted", { signal, rollout });
     }
     case "not_as_planned":
-      throw new PcsyncError(
-        "rollout_not_as_planned",
-        `the rollout stopped in wave "${outcome.wave}": after its writes, project(s) ${outcome.projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`,
-      );
+      throw new RunError("rollout_not_as_planned", { wave: outcome.wave, projects: outcome.projects, again });
   }
 }

@@ -2,7 +2,7 @@
 // (--target/--exclude) and --allow-destroy, parsed once into the planner's options.
 
 import { Option } from "commander";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { PLAN_DEFAULTS, type PlanOptions } from "../plan/compute-plan.js";
 import { parsePositiveNumber } from "./connection.js";
 
@@ -17,7 +17,7 @@ export interface SafetyFlags {
 function globOption(flags: string, description: string): Option {
   const flag = flags.split(" ")[0] ?? flags;
   return new Option(flags, description).argParser((value: string, previous: string[] | undefined) => {
-    if (value.trim() === "") throw new UsageError(`${flag} needs a record name or a * glob, not ""`);
+    if (value.trim() === "") throw new InputError("usage", `${flag} needs a record name or a * glob, not ""`);
     return [...(previous ?? []), value];
   });
 }

@@ -3,7 +3,8 @@
 
 import type { ApplyReport } from "../apply/types.js";
 import { appendToFile } from "../files/append-file.js";
-import { describeFileError, OutputFileError } from "../files/file-errors.js";
+import { describeFileError, OUTPUT_CODES } from "../files/file-errors.js";
+import { isInputError } from "../input-error.js";
 import type { Plan } from "../plan/types.js";
 import { renderApplyReport } from "../render/apply-report.js";
 import { renderMarkdown } from "../render/index.js";
@@ -38,7 +39,9 @@ export async function appendStepSummary(
   } catch (error) {
     // The summary is a copy for the job page: failing it must not turn a good plan or a finished
     // apply into an error, nor change --detailed-exitcode.
-    const reason = error instanceof OutputFileError ? error.reason : describeFileError(error, summaryFile);
+    const reason = isInputError(error, ...OUTPUT_CODES)
+      ? error.facts.reason
+      : describeFileError(error, summaryFile);
     io.stderr.write(
       `warning: could not append the plan to $GITHUB_STEP_SUMMARY (${summaryFile}): ${reason}\n`,
     );

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { isLoopbackHost } from "../api/index.js";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import type { SecretRegistry } from "../redact.js";
 import { registerSecretWords } from "../run/credentials.js";
 import { displayWebhook } from "../watch/webhook-sender.js";
@@ -18,10 +18,13 @@ export function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
     try {
       url = new URL(value);
     } catch {
-      throw new UsageError("--webhook must be an http:// or https:// URL (the value given is not a URL)");
+      throw new InputError(
+        "usage",
+        "--webhook must be an http:// or https:// URL (the value given is not a URL)",
+      );
     }
     if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new UsageError(`--webhook must be an http:// or https:// URL, not ${url.protocol}`);
+      throw new InputError("usage", `--webhook must be an http:// or https:// URL, not ${url.protocol}`);
     }
     if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
       io.stderr.write(
@@ -38,12 +41,13 @@ export async function readWebhookSecret(path: string, cwd: string, secrets: Secr
     text = await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--webhook-secret-file ${path}: ${code === "ENOENT" ? "no such file" : `cannot be read (${code ?? "unknown error"})`}`,
     );
   }
   const secret = text.replace(/\r?\n$/, "");
-  if (secret.trim() === "") throw new UsageError(`--webhook-secret-file ${path}: the file is empty`);
+  if (secret.trim() === "") throw new InputError("usage", `--webhook-secret-file ${path}: the file is empty`);
   registerSecretWords(secret, secrets);
   return secret;
 }

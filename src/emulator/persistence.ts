@@ -11,8 +11,9 @@ import { randomUUID } from "node:crypto";
 import { type FileHandle, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { openForAppend } from "../files/append-file.js";
-import { OutputFileError } from "../files/file-errors.js";
+import { OUTPUT_CODES } from "../files/file-errors.js";
 import { syncDirectory, writeFileSafely } from "../files/write-file.js";
+import { isInputError } from "../input-error.js";
 import { type ChangeBatch, DataFileError, parseEmulatorData } from "./data-file.js";
 import { encodeBatch, encodeJournalHeader, replayJournal } from "./journal.js";
 import type { EmulatorData } from "./types.js";
@@ -92,7 +93,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
   try {
     await writeFileSafely(file, text, { cwd: process.cwd() });
   } catch (error) {
-    throw error instanceof OutputFileError && error.cause !== undefined ? error.cause : error;
+    throw isInputError(error, ...OUTPUT_CODES) && error.cause !== undefined ? error.cause : error;
   }
 }
 

@@ -1,7 +1,7 @@
 // Whether an existing file that `export -o` would update is a pcsync manifest. Only a manifest is
 // changed: any other YAML (a compose file, a list, an empty file) is refused, and left byte for byte.
 
-import { CommandError } from "../command-error.js";
+import { InputError } from "../input-error.js";
 import { type Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "../vendor/yaml.js";
 
 /** The top-level keys of a manifest (schemas/manifest.schema.json). */
@@ -46,7 +46,7 @@ function notAManifest(document: Document): string | undefined {
 export function parseManifestTarget(text: string, fileName: string): { document: Document; root: YAMLMap } {
   const document = parseDocument(text, { keepSourceTokens: true });
   if (document.errors.length > 0) {
-    throw new CommandError("export_target_invalid", {
+    throw new InputError("export_target_invalid", {
       file: fileName,
       problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
     });
@@ -57,7 +57,7 @@ export function parseManifestTarget(text: string, fileName: string): { document:
 function manifestRoot(document: Document, fileName: string): YAMLMap {
   const problem = notAManifest(document);
   if (problem === undefined && isMap(document.contents)) return document.contents;
-  throw new CommandError("export_target_invalid", {
+  throw new InputError("export_target_invalid", {
     file: fileName,
     problem: `is not a pcsync manifest (${problem ?? "its top level is not a mapping"}); it was left as it is. ${REMEDY}, or remove ${fileName} first`,
   });

@@ -1,7 +1,7 @@
 // Writes exported manifest data: as a new file, or merged into an existing manifest so that its
 // comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
-import { CommandError } from "../command-error.js";
+import { InputError } from "../input-error.js";
 import { Document, isMap, isScalar, isSeq, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
 import type { ExportedConfig, ExportResult } from "./build-manifest.js";
 import { type ExportDestination, exportText } from "./display-yaml.js";
@@ -179,7 +179,7 @@ export function updateManifestText(
   // remote change belongs (the template, an override, the project) is the user's choice.
   const fleetKeys = FLEET_KEYS.filter((key) => document.has(key));
   if (fleetKeys.length > 0) {
-    throw new CommandError("export_target_fleet", { file: fileName, keys: fleetKeys });
+    throw new InputError("export_target_fleet", { file: fileName, keys: fleetKeys });
   }
   if (!document.has("version")) document.set("version", 1);
   if (options.owner !== undefined)

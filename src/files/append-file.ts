@@ -5,12 +5,13 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { OutputFileError } from "./file-errors.js";
+import { InputError } from "../input-error.js";
+import { outputUnwritable } from "./file-errors.js";
 import { describeDevice, resolveOutputTarget } from "./output-target.js";
 import { PRIVATE_FILE_MODE, syncDirectory, type WriteFileOptions } from "./write-file.js";
 
 /**
- * Opens `path` for appending. Throws OutputFileError for anything but a regular file (a device,
+ * Opens `path` for appending. Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file (a device,
  * a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
  * system refuses.
  */
@@ -21,11 +22,10 @@ export async function openForAppend(
   const shown = options.shown ?? path;
   const target = await resolveOutputTarget(path, { ...options, shown });
   if (target.kind !== "file") {
-    throw new OutputFileError(
-      shown,
-      `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`,
-      { code: "output_refused" },
-    );
+    throw new InputError("output_refused", {
+      path: shown,
+      reason: `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`,
+    });
   }
   let handle: FileHandle | undefined;
   try {
@@ -43,13 +43,10 @@ export async function openForAppend(
     );
     const info = await handle.stat();
     if (!info.isFile()) {
-      throw new OutputFileError(
-        shown,
-        "it changed into something that is not a regular file; give a file name",
-        {
-          code: "output_refused",
-        },
-      );
+      throw new InputError("output_refused", {
+        path: shown,
+        reason: "it changed into something that is not a regular file; give a file name",
+      });
     }
     if ((info.mode & 0o777) !== PRIVATE_FILE_MODE) {
       // Another user's file (the runner's step summary) keeps its mode where only its owner may change it.
@@ -61,7 +58,7 @@ export async function openForAppend(
     return handle;
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    throw OutputFileError.fromSystem(shown, error);
+    throw outputUnwritable(shown, error);
   }
 }
 
@@ -76,7 +73,7 @@ export async function appendToFile(
     await handle.writeFile(text);
     await handle.sync();
   } catch (error) {
-    throw OutputFileError.fromSystem(options.shown ?? path, error);
+    throw outputUnwritable(options.shown ?? path, error);
   } finally {
     await handle.close().catch(() => undefined);
   }

@@ -2,34 +2,25 @@
 // path they gave, never a temporary one, and what to do instead.
 
 import { dirname } from "node:path";
-import { describeError, PcsyncError } from "../errors.js";
+import { describeError } from "../errors.js";
+import { InputError, isInputError } from "../input-error.js";
 
 /**
- * A file pcsync was asked to write (`-o`, the step summary, a journal) could not be written, or
- * was refused: `output_unwritable` (the system said no), `output_refused` (not a file pcsync may
- * replace), `output_is_input` (one of the files this run reads).
+ * A file pcsync was asked to write (`-o`, the step summary, a journal) that the system refused:
+ * `output_unwritable`, the reason in words, naming `path` as the user gave it. One already said
+ * so is returned as it is.
  */
-export class OutputFileError extends PcsyncError {
-  /** Why, without the path: for a message that names the file its own way. */
-  readonly reason: string;
-
-  constructor(
-    path: string,
-    reason: string,
-    options: { code?: "output_unwritable" | "output_refused" | "output_is_input"; cause?: unknown } = {},
-  ) {
-    super(options.code ?? "output_unwritable", `cannot write ${path}: ${reason}`, {
-      ...(options.cause === undefined ? {} : { cause: options.cause }),
-    });
-    this.reason = reason;
-  }
-
-  /** The system refused a write: the reason in words, naming `path` as the user gave it. */
-  static fromSystem(path: string, error: unknown): OutputFileError {
-    if (error instanceof OutputFileError) return error;
-    return new OutputFileError(path, describeFileError(error, path), { cause: error });
-  }
+export function outputUnwritable(path: string, error: unknown): InputError {
+  if (isInputError(error, ...OUTPUT_CODES)) return error;
+  return new InputError(
+    "output_unwritable",
+    { path, reason: describeFileError(error, path) },
+    { cause: error },
+  );
 }
+
+/** The codes of a file pcsync was asked to write and did not. */
+export const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] as const;
 
 /** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
 export function describeFileError(error: unknown, path: string): string {

@@ -7,7 +7,8 @@
 import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, extname, resolve } from "node:path";
-import { OutputFileError } from "./file-errors.js";
+import { InputError } from "../input-error.js";
+import { outputUnwritable } from "./file-errors.js";
 
 /** A file the run reads; an output may not be it. */
 export interface RunInput {
@@ -32,7 +33,7 @@ export function describeDevice(device: Extract<OutputTarget, { kind: "through" }
 const MAX_LINKS = 40;
 
 /**
- * Where writing `path` goes. Throws OutputFileError (`output_refused`, `output_is_input`) for a
+ * Where writing `path` goes. Throws InputError (`output_refused`, `output_is_input`) for a
  * path pcsync must not write; errors reading the path itself become `output_unwritable`.
  */
 export async function resolveOutputTarget(
@@ -58,7 +59,7 @@ async function followToTarget(start: string, shown: string): Promise<OutputTarge
     }
     if (info.isSymbolicLink()) {
       const directory = await realpath(dirname(current)).catch((error: unknown) => {
-        throw OutputFileError.fromSystem(shown, error);
+        throw outputUnwritable(shown, error);
       });
       // /dev/stdout, /dev/fd/N, /proc/self/fd/N: a descriptor this process holds, as the shell opened it.
       if (directory === "/proc" || directory.startsWith("/proc/")) {
@@ -84,12 +85,12 @@ async function lstatOrUndefined(path: string, shown: string): Promise<Stats | un
     return await lstat(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw OutputFileError.fromSystem(shown, error);
+    throw outputUnwritable(shown, error);
   }
 }
 
-function refused(shown: string, reason: string): OutputFileError {
-  return new OutputFileError(shown, reason, { code: "output_refused" });
+function refused(shown: string, reason: string): InputError {
+  return new InputError("output_refused", { path: shown, reason });
 }
 
 const STICKY = 0o1000;
@@ -159,10 +160,9 @@ function sameFile(a: Stats, b: Stats): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
-function isInput(shown: string, clause: string): OutputFileError {
-  return new OutputFileError(
-    shown,
-    `${clause}, which this run reads; the output would replace it: give another path for the output`,
-    { code: "output_is_input" },
-  );
+function isInput(shown: string, clause: string): InputError {
+  return new InputError("output_is_input", {
+    path: shown,
+    reason: `${clause}, which this run reads; the output would replace it: give another path for the output`,
+  });
 }

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { OutputFileError } from "./file-errors.js";
+import { outputUnwritable } from "./file-errors.js";
 import {
   type OutputTarget,
   type RunInput,
@@ -31,7 +31,7 @@ export interface WriteFileOptions {
 
 /**
  * Writes `content` to `path` (see the module comment); returns where it went, so that a message
- * can say "saved" of a file and "written to" of a device. Throws OutputFileError, naming the path
+ * can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
  * as given, when it is refused or fails; a failed write leaves no temporary file behind.
  */
 export async function writeFileSafely(
@@ -48,7 +48,7 @@ export async function writeFileSafely(
       await writeThrough(target, content, options, shown);
     }
   } catch (error) {
-    throw OutputFileError.fromSystem(shown, error);
+    throw outputUnwritable(shown, error);
   }
   return target;
 }

@@ -9,11 +9,11 @@ import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
 import { pluginDefaults } from "../filled-defaults.js";
+import { InputError } from "../input-error.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { locateSecrets, type SecretRegistry } from "../redact.js";
-import { JournalError } from "./journal-error.js";
 import { JournalFile } from "./journal-file.js";
 import {
   imageOf,
@@ -152,7 +152,7 @@ export class ApplyJournal implements WriteJournal {
     }
     const entry: JournalEntry = { type: "intent", seq, ...intent, before };
     if (locateSecrets(entry, this.secrets).length > 0)
-      throw new JournalError("journal_would_hold_key", { intent: intent });
+      throw new InputError("journal_would_hold_key", { intent: intent });
     this.#pending.set(seq, { project, family, ids: intent.op === "create" ? null : ids });
     this.#append(entry);
     await this.file.sync();

@@ -3,12 +3,11 @@
 // groups: one fsync covers every line appended while the previous fsync ran, so writes in flight
 // together share one sync.
 
-import type { FileHandle } from "node:fs/promises";
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { openForAppend } from "../files/append-file.js";
 import { describeDevice, type RunInput, resolveOutputTarget } from "../files/output-target.js";
-import { JournalError } from "./journal-error.js";
+import { InputError } from "../input-error.js";
 
 /** Whether the file ends in a line cut off by a kill (no final newline). */
 async function endsMidLine(path: string): Promise<boolean> {
@@ -60,12 +59,12 @@ export class JournalFile {
     const { cwd, inputs } = options;
     const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
     if (target.kind !== "file")
-      throw new JournalError("journal_unwritable", {
+      throw new InputError("journal_unwritable", {
         path,
         reason: `it is ${describeDevice(target.device)}, not a file; a journal is appended to and kept, so give a file name`,
       });
     if (options.fresh && target.existing !== undefined) {
-      throw new JournalError("journal_unwritable", {
+      throw new InputError("journal_unwritable", {
         path: path,
         reason:
           "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
@@ -105,7 +104,7 @@ export class JournalFile {
       await this.handle.write(text);
       await this.handle.sync();
     } catch (error) {
-      this.#failure = new JournalError("journal_unwritable", {
+      this.#failure = new InputError("journal_unwritable", {
         path: this.path,
         reason: (error as Error).message,
       });

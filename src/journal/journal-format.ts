@@ -4,8 +4,8 @@
 
 import type { WriteOp, WriteStatus } from "../apply/journaled-writes.js";
 import { type FamilyName, isFamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { InputError } from "../input-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { JournalError } from "./journal-error.js";
 
 export const JOURNAL_FORMAT = "pcsync-journal";
 export const JOURNAL_VERSION = 1;
@@ -233,7 +233,7 @@ export function parseJournal(text: string, path: string): Journal {
   const tornLines: number[] = [];
   if (cutOff !== "") tornLines.push(lines.length + 1);
   if (lines.length === 0)
-    throw new JournalError("journal_invalid", {
+    throw new InputError("journal_invalid", {
       path: path,
       line: 1,
       reason: "the journal is empty (no header line)",
@@ -260,7 +260,7 @@ export function parseJournal(text: string, path: string): Journal {
   for (const [index, value] of parsed.entries()) {
     const lineNo = index + 1;
     const check: Check = (ok, what) => {
-      if (!ok) throw new JournalError("journal_invalid", { path: path, line: lineNo, reason: what });
+      if (!ok) throw new InputError("journal_invalid", { path: path, line: lineNo, reason: what });
     };
     if (value === undefined) {
       // A line cut off by a kill, which a resumed run then wrote past: tolerated.
@@ -290,7 +290,7 @@ export function parseJournal(text: string, path: string): Journal {
     }
   }
   if (header === undefined)
-    throw new JournalError("journal_invalid", { path: path, line: 1, reason: "no header line" });
+    throw new InputError("journal_invalid", { path: path, line: 1, reason: "no header line" });
   tornLines.sort((a, b) => a - b);
   return { ...journal, header };
 }

@@ -7,9 +7,9 @@ import { readFileSync, unlinkSync } from "node:fs";
 import { link, open, readFile, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { RefusedError } from "../errors.js";
 import { PRIVATE_FILE_MODE } from "../files/write-file.js";
-import { JournalError } from "./journal-error.js";
+import { InputError } from "../input-error.js";
+import { RefusedError } from "../refused-error.js";
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -217,8 +217,8 @@ async function createExclusively(path: string, text: string, journal: string): P
     const reason = `cannot create its lock ${path}: ${(error as Error).message}`;
     // A directory this user may not write: for a journal that is only read, the caller decides.
     if (["EACCES", "EROFS", "EPERM"].includes(code))
-      throw new JournalError("journal_unlockable", { path: journal, reason });
-    throw new JournalError("journal_unwritable", { path: journal, reason });
+      throw new InputError("journal_unlockable", { path: journal, reason });
+    throw new InputError("journal_unwritable", { path: journal, reason });
   };
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {

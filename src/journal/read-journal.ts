@@ -3,9 +3,9 @@
 
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { RefusedError } from "../errors.js";
+import { InputError } from "../input-error.js";
+import { RefusedError } from "../refused-error.js";
 import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
-import { JournalError } from "./journal-error.js";
 import { type Journal, parseJournal } from "./journal-format.js";
 
 /** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
@@ -15,7 +15,7 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
     text = await readFile(resolve(cwd, path), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new JournalError("journal_unreadable", {
+    throw new InputError("journal_unreadable", {
       path,
       reason: code === "ENOENT" ? "no such file" : (error as Error).message,
       directory: DEFAULT_JOURNAL_DIR,

@@ -3,10 +3,10 @@
 
 import type { ApiClient } from "../api/index.js";
 import { checkPlanServer, type RereadOptions, readStateForPlan } from "../apply/check-saved-plan.js";
-import { RefusedError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { RefusedError } from "../refused-error.js";
 import { DEFAULT_JOURNAL_DIR, fingerprintPlan } from "./apply-journal.js";
-import { JournalError } from "./journal-error.js";
 import type { Journal } from "./journal-format.js";
 import { checkJournalServer, findJournalOfPlan, readJournal } from "./read-journal.js";
 import { replayJournal } from "./replay-journal.js";
@@ -34,7 +34,7 @@ export async function resumeSavedPlan(
       ? await findJournalOfPlan(options.cwd, fingerprint)
       : await readJournal(journalPath, options.cwd);
   if (journal === undefined) {
-    throw new JournalError("journal_not_found", { planFile, directory: DEFAULT_JOURNAL_DIR });
+    throw new InputError("journal_not_found", { planFile, directory: DEFAULT_JOURNAL_DIR });
   }
   checkJournalServer(journal, client.base.display);
   if (journal.header.command !== "apply" || journal.header.plan.fingerprint !== fingerprint) {

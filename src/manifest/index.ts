@@ -37,7 +37,6 @@ export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
 export type { LoadedManifest } from "./loaded-manifest.js";
-export { ManifestError, summarizeErrors } from "./manifest-error.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {

@@ -3,9 +3,9 @@
 
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { describeError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
 import { neutraliseJson } from "../server-text.js";
-import { PlanError } from "./plan-error.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
@@ -80,26 +80,26 @@ export function parsePlanFile(text: string, fileName: string, validate: Validate
     data = JSON.parse(text);
   } catch (error) {
     const reason = describeError(error);
-    throw new PlanError("plan_file_invalid", {
+    throw new InputError("plan_file_invalid", {
       file: fileName,
       problem: `is not a pcsync plan: it is not valid JSON (${reason}). ${redo}`,
     });
   }
   if (!isObject(data) || data.format !== PLAN_FORMAT) {
-    throw new PlanError("plan_file_invalid", {
+    throw new InputError("plan_file_invalid", {
       file: fileName,
       problem: `is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`,
     });
   }
   if (data.version !== PLAN_VERSION) {
-    throw new PlanError("plan_file_invalid", {
+    throw new InputError("plan_file_invalid", {
       file: fileName,
       problem: `is a version ${JSON.stringify(data.version)} plan; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
     });
   }
   if (!validate(data)) {
     const problem = describeSchemaErrors(validate.errors ?? []);
-    throw new PlanError("plan_file_invalid", {
+    throw new InputError("plan_file_invalid", {
       file: fileName,
       problem: `is not a valid pcsync plan: ${problem}. ${redo}`,
     });
@@ -123,7 +123,7 @@ function checkSummary(plan: Plan, fileName: string, redo: string): void {
   };
   for (const key of ["create", "update", "delete", "reorder"] as const) {
     if (plan.summary[key] !== counted[key]) {
-      throw new PlanError("plan_file_invalid", {
+      throw new InputError("plan_file_invalid", {
         file: fileName,
         problem: `is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
       });

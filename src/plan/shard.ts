@@ -1,7 +1,7 @@
 // Splits the projects of a manifest among N independent workers (`--shard K/N`): a stable hash of
 // the project id picks the shard, so a project stays with its worker as the manifest grows.
 
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 
 /** One worker's part: `index` counts from 1 (as written on the command line), up to `count`. */
 export interface ShardSpec {
@@ -36,19 +36,22 @@ export function shardOf(projectId: string, shardCount: number): number {
 export function parseShard(text: string): ShardSpec {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   if (!match?.[1] || !match[2]) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--shard must be K/N, worker K of N counting from 1 (e.g. --shard 1/4), not "${text}"`,
     );
   }
   const index = Number(match[1]);
   const count = Number(match[2]);
   if (count < 1 || count > MAX_SHARDS) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--shard ${text.trim()}: the number of shards N must be between 1 and ${MAX_SHARDS}`,
     );
   }
   if (index < 1 || index > count) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--shard ${text.trim()}: K must be between 1 and ${count} (shards count from 1, e.g. --shard 1/${count} to --shard ${count}/${count})`,
     );
   }

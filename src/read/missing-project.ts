@@ -2,21 +2,15 @@
 // does not exist or the key cannot see it, or (when nothing has answered yet) the base URL's path
 // is not where the service's API is; one request to the project list tells the two apart.
 
-import {
-  type ApiClient,
-  ClientError,
-  isApiError,
-  type RequestError,
-  reachesProjectList,
-} from "../api/index.js";
+import { type ApiClient, isApiError, reachesProjectList, type ServiceError } from "../api/index.js";
 import type { PcsyncError } from "../errors.js";
 import type { FamilyRef } from "../families.js";
+import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { SourceLocation } from "../manifest/types.js";
-import { PlanError } from "../plan/plan-error.js";
 
 /** Whether `error` is the 404 of a family's list (not of a record read on the way). */
-export function isMissingList(error: unknown, ref: FamilyRef): error is RequestError<"api_error"> {
+export function isMissingList(error: unknown, ref: FamilyRef): error is ServiceError<"api_error"> {
   return (
     isApiError(error, 404) &&
     error.method === "GET" &&
@@ -33,17 +27,17 @@ export async function explainMissingProject(
   client: ApiClient,
   ref: FamilyRef,
   source: SourceLocation | undefined,
-  error: RequestError<"api_error">,
+  error: ServiceError<"api_error">,
 ): Promise<PcsyncError> {
   const { base } = client;
   if (!client.hasSucceeded() && (await reachesProjectList(client)) === false) {
-    return new ClientError("invalid_base_url", {
+    return new InputError("invalid_base_url", {
       shown: base.display,
       reason: `${error.method} ${error.path} and GET ${base.prefix}/api/projects/ both answer 404, so the service's API is not under it; check its path: it is the service's root (with the path prefix it is mounted under, if any), and pcsync adds /api/projects/... itself`,
       source: base.source,
     });
   }
-  return new PlanError("project_not_found", {
+  return new InputError("project_not_found", {
     project: ref.project,
     where: source === undefined ? undefined : formatSource(source),
     server: base.display,

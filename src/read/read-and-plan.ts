@@ -2,9 +2,9 @@
 // plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight;
 // computePlan, the one planning entry point, then joins the parts into the plan.
 
-import type { ApiClient } from "../api/index.js";
-import { listProjects } from "../api/index.js";
+import { type ApiClient, listProjects } from "../api/index.js";
 import { groupBy } from "../group-by.js";
+import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredFamily, DesiredState, RolloutSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
@@ -16,11 +16,10 @@ import {
   type ProjectPlan,
   planProject,
 } from "../plan/compute-plan.js";
-import { PlanError } from "../plan/plan-error.js";
 import { assignWaves, projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { explainMissingProject, isMissingList } from "./missing-project.js";
-import { planErrorOf } from "./plan-error.js";
+import { planErrorOf } from "./no-plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
 import { readFamily } from "./read-family.js";
 
@@ -57,7 +56,7 @@ export interface ReadAndPlanResult extends PlanResult {
 }
 
 /**
- * The plan of `desired` against the server, and the state it was made from; a PlanError when the
+ * The plan of `desired` against the server, and the state it was made from; a InputError when the
  * manifest and the server's state contradict each other.
  */
 export async function readAndPlan(
@@ -73,13 +72,13 @@ export async function readAndPlan(
   return { plan: planned, current, refused };
 }
 
-/** The waves of the plan's projects; a PlanError when a project the plan writes is in no wave. */
+/** The waves of the plan's projects; a InputError when a project the plan writes is in no wave. */
 function planRolloutWaves(spec: RolloutSpec, plan: Plan): PlanRollout {
   const { rollout, unassigned } = assignWaves(spec, projectsWritten(plan));
   if (unassigned.length === 0) return rollout;
   const shown = unassigned.slice(0, 20).map((project) => `"${project}"`);
   const more = unassigned.length > shown.length ? ` and ${unassigned.length - shown.length} more` : "";
-  throw new PlanError("plan_invalid", {
+  throw new InputError("plan_invalid", {
     problems: [
       `${formatSource(spec.source)}: the plan changes project${unassigned.length === 1 ? "" : "s"} ${shown.join(", ")}${more}, which no wave of rollout takes; end the waves with one that says \`percent: 100\`, or name ${unassigned.length === 1 ? "it" : "them"} in a wave`,
     ],
@@ -101,7 +100,7 @@ async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Pro
   const resolved = String(first.id);
   const named = desired.families.find((family) => family.project === resolved);
   if (!named) return;
-  throw new PlanError("plan_invalid", {
+  throw new InputError("plan_invalid", {
     problems: [
       `${formatSource(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`,
     ],

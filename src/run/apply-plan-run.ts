@@ -5,7 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
 import type { ApplyReport } from "../apply/types.js";
-import { RefusedError, throwSayingNothingChanged, UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import type { ResumedPlan } from "../journal/resume-saved-plan.js";
 import type { LoadedManifest } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
@@ -13,6 +13,7 @@ import { recheckProtection } from "../plan/protect.js";
 import type { GuardOptions } from "../plan/recompute-guards.js";
 import { refusingGuards } from "../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
 import { describeGuard, describeOverriddenGuard } from "../render/guard-message.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
 import type { RunIo } from "./run-io.js";
@@ -68,7 +69,8 @@ export async function applyPlanRun(
   // Nothing is written before the plan stands: say so, unless the refusal already does.
   const made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
   if (made.plan.rollout !== undefined && made.desired === undefined) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
     );
   }

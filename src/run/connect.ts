@@ -2,7 +2,7 @@
 // server.base_url), the API key (src/run/credentials.ts), and the one API client of a run.
 
 import { ApiClient, type ApiClientOptions } from "../api/index.js";
-import { UsageError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredState } from "../manifest/types.js";
 import { resolveApiKey } from "./credentials.js";
@@ -71,7 +71,8 @@ export function resolveBaseUrl(
         ? [fromEnv, "PCSYNC_BASE_URL"]
         : [fallback?.baseUrl, fallback?.source];
   if (baseUrl === undefined || baseUrl === "") {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       fallback === undefined
         ? "no server given: pass --base-url URL or set PCSYNC_BASE_URL"
         : `no server given: pass --base-url URL, set PCSYNC_BASE_URL, or ${fallback.orElse}`,

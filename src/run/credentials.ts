@@ -5,8 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { checkApiKey, isValidApiKey } from "../api/api-key.js";
-import { ClientError } from "../api/errors.js";
-import { CommandError } from "../command-error.js";
+import { InputError } from "../input-error.js";
 import type { SecretRegistry } from "../redact.js";
 
 export const API_KEY_ENV = "PCSYNC_API_KEY";
@@ -31,10 +30,10 @@ async function readApiKey(sources: ApiKeySources): Promise<string> {
     return checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
   }
   const fromEnv = sources.env[API_KEY_ENV];
-  if (fromEnv === undefined) throw new CommandError("api_key_missing", {});
+  if (fromEnv === undefined) throw new InputError("api_key_missing", {});
   const key = fromEnv.trim();
   if (key === "") {
-    throw new ClientError("api_key_invalid", {
+    throw new InputError("api_key_invalid", {
       source: API_KEY_ENV,
       reason: "is empty; set it to the key, or unset it and use --api-key-file",
     });
@@ -48,11 +47,11 @@ async function readKeyFile(file: string, cwd: string | undefined): Promise<strin
   try {
     content = await readFile(cwd === undefined ? file : resolve(cwd, file), "utf8");
   } catch (error) {
-    throw new CommandError("api_key_file", { file: file, reason: describeReadFailure(error) });
+    throw new InputError("api_key_file", { file: file, reason: describeReadFailure(error) });
   }
   const key = content.trim();
   if (key === "")
-    throw new CommandError("api_key_file", { file: file, reason: "is empty; write the API key into it" });
+    throw new InputError("api_key_file", { file: file, reason: "is empty; write the API key into it" });
   return key;
 }
 

@@ -1,8 +1,8 @@
 // Loading the manifest a run names (its files, --var and --var-file values, PCSYNC_VAR_*), with its
 // warnings and errors printed (and annotated on GitHub Actions); and the files a run reads.
 
-import { UsageError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
+import { InputError } from "../input-error.js";
 import {
   DEFAULT_MANIFEST_PATH,
   formatDiagnostic,
@@ -12,7 +12,6 @@ import {
   type LoadResult,
   loadManifests,
   loadVariables,
-  ManifestError,
   type ManifestVariables,
   parseVariableAssignment,
   type VariableAssignment,
@@ -55,7 +54,7 @@ export function parseVariableFlags(values: readonly string[] | undefined): Varia
     const parsed = parseVariableAssignment(argument);
     if ("problem" in parsed) {
       const which = values !== undefined && values.length > 1 ? ` (the ${ordinal(index + 1)} one)` : "";
-      throw new UsageError(`--var${which} ${parsed.problem}; write --var NAME=VALUE`);
+      throw new InputError("usage", `--var${which} ${parsed.problem}; write --var NAME=VALUE`);
     }
     return parsed;
   });
@@ -95,19 +94,20 @@ export async function loadVariablesOrThrow(
 ): Promise<ManifestVariables> {
   const result = await loadVariables(await variableOptions(flags, io));
   printDiagnostics({ ...result, value: undefined, files: [] }, io);
-  if (result.errors.length > 0) throw new ManifestError(result.errors);
+  if (result.errors.length > 0) throw new InputError("manifest_invalid", { diagnostics: result.errors });
   return result.variables;
 }
 
 /**
  * Loads the manifests and prints their warnings and errors (file:line:col on stderr, plus
- * `::error` annotations when GITHUB_ACTIONS=true). Throws ManifestError after printing, so the
+ * `::error` annotations when GITHUB_ACTIONS=true). Throws InputError after printing, so the
  * top-level handler only adds a one-line summary.
  */
 export async function loadManifestOrThrow(flags: ManifestInput, io: RunIo): Promise<LoadedManifest> {
   const result = await loadManifest(flags, io);
   printDiagnostics(result, io);
-  if (result.errors.length > 0 || result.value === undefined) throw new ManifestError(result.errors);
+  if (result.errors.length > 0 || result.value === undefined)
+    throw new InputError("manifest_invalid", { diagnostics: result.errors });
   return result.value;
 }
 

@@ -2,9 +2,9 @@
 // narrowed to the scope asked for, then read and planned (the one planning path, src/read).
 
 import { type ApiClient, listProjects } from "../api/index.js";
-import { UsageError } from "../errors.js";
 import type { FamilyName } from "../families.js";
-import { type LoadedManifest, ManifestError, resolveProjectSets } from "../manifest/index.js";
+import { InputError } from "../input-error.js";
+import { type LoadedManifest, resolveProjectSets } from "../manifest/index.js";
 import { didYouMean } from "../manifest/suggest.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { PlanDiagnostic, PlanOptions } from "../plan/compute-plan.js";
@@ -64,7 +64,8 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: 
     const known = new Set(desired.families.map((family) => family.project));
     const missing = projects.filter((project) => !known.has(project));
     if (missing.length > 0) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         `--project ${missing.join(", ")}: not in the manifest (it has ${[...known].join(", ") || "no projects"})`,
       );
     }
@@ -80,7 +81,8 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: 
       (family) => projects === undefined || projects.includes(family.project),
     );
     const present = [...new Set(scoped.map((family) => family.family))];
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--family ${families.join(", ")} selects nothing: the manifest${projects ? ` (project ${projects.join(", ")})` : ""} manages only ${present.join(", ")}`,
     );
   }
@@ -106,7 +108,7 @@ async function resolveAllProjects(
     listed.map((project) => String(project.id)),
   );
   printDiagnostics({ ...result, value: undefined, files: [] }, io);
-  if (result.value === undefined) throw new ManifestError(result.errors);
+  if (result.value === undefined) throw new InputError("manifest_invalid", { diagnostics: result.errors });
   return result.value;
 }
 

@@ -7,7 +7,6 @@ import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import type { RereadOptions } from "../apply/check-saved-plan.js";
 import type { ApplyReport } from "../apply/types.js";
-import { throwSayingNothingChanged } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { ApplyJournal, fingerprintPlan } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
@@ -16,6 +15,7 @@ import { findJournalOfPlan, holdsNoRun, tornLineNote } from "../journal/read-jou
 import { type ResumedPlan, resumeSavedPlan } from "../journal/resume-saved-plan.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
+import { throwSayingNothingChanged } from "../refused-error.js";
 
 export interface ResumeInput {
   saved: Plan;

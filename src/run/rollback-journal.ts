@@ -4,9 +4,9 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import { isErrorOf, RefusedError } from "../errors.js";
+import { isErrorOf } from "../errors.js";
+import { InputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
-import { JournalError } from "../journal/journal-error.js";
 import type { Journal } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import type { RollbackConflict } from "../journal/plan-rollback.js";
@@ -19,6 +19,7 @@ import {
 import { type RollbackState, readAndPlanRollback } from "../journal/read-rollback-state.js";
 import { findNameClashes } from "../journal/rollback-names.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { RefusedError } from "../refused-error.js";
 
 export interface RollbackInput {
   /** The journal of the run to undo. */
@@ -139,7 +140,7 @@ async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<
   try {
     lock = await JournalLock.acquire(input.journal, { cwd: input.cwd, command: "rollback" });
   } catch (error) {
-    if (!isErrorOf(error, JournalError, ["journal_unlockable"]) || steps.onUnlockable === undefined)
+    if (!isErrorOf(error, InputError, ["journal_unlockable"]) || steps.onUnlockable === undefined)
       throw error;
     await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
     steps.onUnlockable(error.message);

@@ -4,9 +4,10 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
-import { PcsyncError, UsageError } from "../errors.js";
+import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
-import { type DesiredState, type DriftMode, formatDiagnostic, ManifestError } from "../manifest/index.js";
+import { isInputError } from "../input-error.js";
+import { type DesiredState, type DriftMode, formatDiagnostic } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { printDiagnostics } from "../run/load-manifest.js";
 import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
@@ -96,8 +97,8 @@ export class CycleRunner {
       return await this.#planAndHeal(loaded.desired);
     } catch (error) {
       if (signal.aborted) return { ...endedEarly("failed", [], undefined), interrupted: true };
-      if (error instanceof ManifestError) {
-        return endedEarly("invalid_manifest", error.diagnostics.map(formatDiagnostic), false);
+      if (isInputError(error, "manifest_invalid")) {
+        return endedEarly("invalid_manifest", error.facts.diagnostics.map(formatDiagnostic), false);
       }
       if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
       const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
@@ -118,7 +119,7 @@ export class CycleRunner {
       return { desired: narrowDesiredState(result.value, scope) };
     } catch (error) {
       // --project or --family that the manifest, as it now reads, does not have.
-      if (error instanceof UsageError)
+      if (isInputError(error, "usage"))
         return { report: endedEarly("invalid_manifest", [error.message], false) };
       throw error;
     }

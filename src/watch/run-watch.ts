@@ -153,7 +153,10 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   }
 
   if (settings.once) {
-    if (lastReport === undefined) return EXIT_ERROR;
+    // A signal that stopped the one cycle before it finished ends the run as it ends apply's.
+    if (lastReport === undefined) {
+      return signals.received === undefined ? EXIT_ERROR : SIGNAL_EXIT_CODES[signals.received];
+    }
     return metricsFileFailed ? EXIT_ERROR : exitCodeOf(lastReport);
   }
   const tally = CYCLE_RESULTS.map((result) => `${counts[result]} ${result}`).join(", ");

@@ -3,7 +3,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CommandError } from "../command-error.js";
+import { InputError } from "../input-error.js";
 import { formatAddress, type ListenAddress } from "./listen-address.js";
 import type { LoopState } from "./watch-loop.js";
 import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
@@ -25,7 +25,7 @@ export function isHealthy(state: HealthState): boolean {
   return now - last <= 3 * state.intervalMs;
 }
 
-function listenError(address: ListenAddress, error: NodeJS.ErrnoException): CommandError {
+function listenError(address: ListenAddress, error: NodeJS.ErrnoException): InputError {
   const why =
     error.code === "EADDRINUSE"
       ? "the address is in use (another pcsync watch?)"
@@ -34,7 +34,7 @@ function listenError(address: ListenAddress, error: NodeJS.ErrnoException): Comm
         : error.code === "EACCES"
           ? "permission denied (ports below 1024 need privileges)"
           : (error.message ?? String(error));
-  return new CommandError("listen_failed", { where: formatAddress(address), why });
+  return new InputError("listen_failed", { where: formatAddress(address), why });
 }
 
 export interface WatchServer {

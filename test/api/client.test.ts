@@ -9,9 +9,8 @@ import {
   getFrontend,
   listAllConfigs,
   listLogs,
-  type RequestError,
-  type ResponseError,
   rearrangeConfigs,
+  type ServiceError,
   updateConfig,
 } from "../../src/api/index.js";
 import { createConfig } from "../../src/apply/create-config.js";
@@ -150,7 +149,7 @@ describe("errors", () => {
       { knownIds: new Set() },
     ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "api_error" });
-    const apiError = error as RequestError;
+    const apiError = error as ServiceError;
     expect(apiError.message).toBe(
       '400 POST /api/projects/1/plugin_configs/: plugin: Invalid pk "99" - object does not exist.',
     );
@@ -201,7 +200,7 @@ describe("errors", () => {
     server.setHandler((_request, response) => sendJson(response, 200, page(records)));
     const wrongType = await listAllConfigs(client, "1", "plugin_configs").catch((caught: unknown) => caught);
     expect(wrongType).toMatchObject({ code: "malformed_response" });
-    expect((wrongType as ResponseError<"malformed_response">).facts.problem).toBe(
+    expect((wrongType as ServiceError<"malformed_response">).facts.problem).toBe(
       "results[3].enabled: must be boolean",
     );
 
@@ -245,7 +244,7 @@ describe("errors", () => {
     const { client } = makeClient({ bodyTimeoutMs: 150, retry: { retries: 1 } });
     const slowBody = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
     expect(slowBody).toMatchObject({ code: "timeout" });
-    expect((slowBody as RequestError<"timeout">).facts.phase).toBe("body");
+    expect((slowBody as ServiceError<"timeout">).facts.phase).toBe("body");
     expect((slowBody as Error).message).toMatch(/response body not complete within 150 ms, after 2 attempts/);
     expect(server.requests).toHaveLength(2);
 
@@ -265,7 +264,7 @@ describe("errors", () => {
     const { client, sleeps } = makeClient({ retry: { retries: 2 } }, url);
     const error = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "network_error" });
-    expect((error as RequestError<"network_error">).facts.reason).toBe("ECONNREFUSED");
+    expect((error as ServiceError<"network_error">).facts.reason).toBe("ECONNREFUSED");
     expect((error as Error).message).toContain("after 3 attempts");
     expect(sleeps).toHaveLength(2);
   });
@@ -369,7 +368,7 @@ describe("retries", () => {
     const { client } = makeClient();
     const error = (await getConfig(client, "1", "plugin_configs", 1).catch(
       (caught: unknown) => caught,
-    )) as RequestError;
+    )) as ServiceError;
     expect(error.status).toBe(429);
     expect(error.hint).toMatch(/throttling/);
     expect(server.requests).toHaveLength(1);
@@ -540,7 +539,7 @@ describe("the key stays secret", () => {
     const error = await getConfig(client, "1", "plugin_configs", 1).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "api_error" });
     // Data, not output: code compares the service's detail, so it is kept as the service sent it.
-    expect((error as RequestError).serviceError?.attr).toBe(TEST_KEY);
+    expect((error as ServiceError).serviceError?.attr).toBe(TEST_KEY);
     const shown = [
       inspect(error),
       inspect(error, { depth: 10, showHidden: true }),
@@ -554,7 +553,7 @@ describe("the key stays secret", () => {
     for (const text of shown) expect(text).not.toContain(TEST_KEY);
     expect(inspect(error)).toContain("[REDACTED]");
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({
-      name: "RequestError",
+      name: "ServiceError",
       code: "api_error",
       status: 401,
       serviceError: { attr: "[REDACTED]" },

@@ -4,7 +4,7 @@
 // refused as that walk is, and never has more requests in flight than the client allows.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { type ApiClient, listAllConfigs, ResponseError } from "../../src/api/index.js";
+import { type ApiClient, listAllConfigs, ServiceError } from "../../src/api/index.js";
 import { findListInconsistency, LIST_READ_ATTEMPTS, paginate } from "../../src/api/paginate.js";
 import { readCurrentState } from "../../src/read/read-current-state.js";
 import { fc } from "../support/fast-check.js";
@@ -62,7 +62,7 @@ async function readSequentially(client: ApiClient): Promise<unknown[]> {
     const problem = findListInconsistency(pages);
     if (problem === undefined) return pages.flatMap((listed) => listed.results);
     if (read >= LIST_READ_ATTEMPTS) {
-      throw new ResponseError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
+      throw new ServiceError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
         reads: read,
         problem: problem,
       });

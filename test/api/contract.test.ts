@@ -13,8 +13,8 @@ import {
   listLogs,
   listProjects,
   paginate,
-  type RequestError,
   rearrangeConfigs,
+  type ServiceError,
   updateConfig,
 } from "../../src/api/index.js";
 import { createConfig } from "../../src/apply/create-config.js";
@@ -50,13 +50,13 @@ function clientWith(overrides: Partial<ApiClientOptions> = {}): ApiClient {
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<RequestError> {
+async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
   expect(error).toMatchObject({ code: "api_error" });
-  return error as RequestError;
+  return error as ServiceError;
 }
 
 describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[])(

@@ -2,7 +2,7 @@
 // and handing over a whole list only when its pages add up.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { iterateLogs, listAllConfigs, listProjects, type ResponseError } from "../../src/api/index.js";
+import { iterateLogs, listAllConfigs, listProjects, type ServiceError } from "../../src/api/index.js";
 import {
   describeNextLinkMismatch,
   findListInconsistency,
@@ -607,7 +607,7 @@ describe("reading a whole list", () => {
         yielded.push(...listed.results.map((entry) => entry.id));
     })().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "list_changed_during_read" });
-    expect((error as ResponseError).code).toBe("list_changed_during_read");
+    expect((error as ServiceError).code).toBe("list_changed_during_read");
     expect((error as Error).message).toMatch(
       /^GET \/api\/projects\/1\/plugin_configs\/: the service's list changed while it was being read, on 3 reads in a row \(last: the count went from \d+ to \d+ between pages 1 and 2\), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records/,
     );
@@ -640,7 +640,7 @@ describe("reading a whole list", () => {
       (caught: unknown) => caught,
     );
     expect(error).toMatchObject({ code: "next_link_off_collection" });
-    expect((error as ResponseError).code).toBe("next_link_off_collection");
+    expect((error as ServiceError).code).toBe("next_link_off_collection");
     expect((error as Error).message).toBe(
       "GET /api/projects/1/plugin_configs/: the next-page link /api/projects/2/plugin_configs/?limit=1&offset=1 is not the next page of this list (its path is /api/projects/2/plugin_configs/, not /api/projects/1/plugin_configs/); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it",
     );

@@ -7,8 +7,8 @@ import {
   type ApiClient,
   listProjects,
   matchNoProxy,
-  type RequestError,
   resolveProxy,
+  type ServiceError,
 } from "../../src/api/index.js";
 import { createConfig } from "../../src/apply/create-config.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
@@ -200,7 +200,7 @@ describe("requests through a proxy", () => {
     expect(error).toMatchObject({ code: "network_error" });
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain("wrong");
-    expect((error as RequestError).outcomeUnknown).toBe(false);
+    expect((error as ServiceError).outcomeUnknown).toBe(false);
     expect(seen.connects).toHaveLength(connects);
     expect(service.requests).toEqual([]);
   });

@@ -5,7 +5,7 @@ import type { ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listAllConfigs, RequestError, type ResponseError } from "../../src/api/index.js";
+import { listAllConfigs, ServiceError } from "../../src/api/index.js";
 import { createConfig } from "../../src/apply/create-config.js";
 import { SecretRegistry } from "../../src/redact.js";
 import {
@@ -105,7 +105,7 @@ describe("compressed answers", () => {
     server.setHandler((_request, response) => sendEncoded(response, encoding, body));
     const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
     expect(error).toMatchObject({ code: "malformed_response" });
-    expect((error as ResponseError<"malformed_response">).facts.problem).toMatch(problem);
+    expect((error as ServiceError<"malformed_response">).facts.problem).toMatch(problem);
     // Reading it again would read the same bytes.
     expect(server.requests).toHaveLength(1);
   });
@@ -121,7 +121,7 @@ describe("redirects", () => {
       });
       const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
       expect(error).toMatchObject({ code: "redirect_not_followed" });
-      const redirect = error as RequestError;
+      const redirect = error as ServiceError;
       expect(redirect.code).toBe("redirect_not_followed");
       expect(redirect.status).toBe(307);
       expect(redirect.outcomeUnknown).toBe(false);
@@ -180,8 +180,8 @@ describe("response headers", () => {
     });
     const error = await failure(() => listAllConfigs(makeClient(), "1", "plugin_configs"));
     expect(error).toMatchObject({ code: "response_headers_too_large" });
-    expect(error).toBeInstanceOf(RequestError);
-    expect((error as RequestError).code).toBe("response_headers_too_large");
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).code).toBe("response_headers_too_large");
     expect((error as Error).message).toBe(
       "GET /api/projects/1/plugin_configs/: the response headers are larger than the 16 KiB limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?",
     );

@@ -8,8 +8,8 @@ import {
   listAllConfigs,
   listLogs,
   listProjects,
-  type ResponseError,
   rearrangeConfigs,
+  type ServiceError,
 } from "../../src/api/index.js";
 import { createConfig } from "../../src/apply/create-config.js";
 import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
@@ -50,13 +50,13 @@ function recordText(overrides: Record<string, string> = {}): string {
     .join(", ")}}`;
 }
 
-async function refusal(read: () => Promise<unknown>): Promise<ResponseError<"malformed_response">> {
+async function refusal(read: () => Promise<unknown>): Promise<ServiceError<"malformed_response">> {
   const error = await read().then(
     () => undefined,
     (caught: unknown) => caught,
   );
   expect(error).toMatchObject({ code: "malformed_response" });
-  return error as ResponseError<"malformed_response">;
+  return error as ServiceError<"malformed_response">;
 }
 
 describe("ids that are not safe positive integers are refused", () => {

@@ -4,7 +4,7 @@
 // least 1 s, from the give-up) shows it did not commit; a create sends 3 POSTs at most.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ApiClientOptions, type OutcomeUnknownError, RequestError } from "../../src/api/index.js";
+import { type ApiClientOptions, ServiceError } from "../../src/api/index.js";
 import { createConfigDetailed } from "../../src/apply/create-config.js";
 import {
   MIN_SETTLE_WINDOW_MS,
@@ -161,7 +161,7 @@ describe("the settle time of one create", () => {
     const clock = fakeClock();
     const { log } = script(clock, { post: () => ({ status: 504 }) });
     const error = await create(client(clock)).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
     expect((error as Error).message).toMatch(
       /^504 POST \/api\/projects\/1\/plugin_configs\/: unavailable.*; the create was sent 3 times, and none of them made the record \(re-reading the family showed so\)$/,
@@ -425,7 +425,7 @@ describe("a POST whose outcome is unknown", () => {
     const posts = log.filter((entry) => entry.method === "POST").length;
     expect(posts).toBe(apiClient.createPosts);
     expect(posts).toBe(3);
-    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
     expect((error as Error).message).toMatch(
       new RegExp(
@@ -442,7 +442,7 @@ describe("a POST whose outcome is unknown", () => {
     });
     const error = await create(client(clock, 2_000)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "create_outcome_unknown" });
-    expect((error as OutcomeUnknownError).conclusiveAfter).toBe(5_000);
+    expect((error as ServiceError).conclusiveAfter).toBe(5_000);
     expect((error as Error).message).toMatch(
       /^503 POST \/api\/projects\/1\/plugin_configs\/: unavailable\. The record may or may not have been created: re-reading the family to check failed \(500 GET .*\)\. Run `pcsync plan` once the service answers to see whether it exists\.$/,
     );

@@ -2,7 +2,7 @@
 // answered by the service, still in flight, answered with something unreadable, or rejected.
 
 import { describe, expect, it } from "vitest";
-import { isServiceEnvelope, RequestError, ResponseError } from "../../src/api/index.js";
+import { isServiceEnvelope, ServiceError } from "../../src/api/index.js";
 import {
   classifyPostFailure,
   type PostFailure,
@@ -90,7 +90,7 @@ describe("the service's error envelope", () => {
 describe("the facts of a client error", () => {
   const request = { method: "POST", path: "/api/projects/1/plugin_configs/" };
   it("reads status, envelope and Retry-After from an api_error", () => {
-    const error = new RequestError("api_error", request, {
+    const error = new ServiceError("api_error", request, {
       status: 503,
       detail: "x",
       serviceEnvelope: true,
@@ -104,12 +104,12 @@ describe("the facts of a client error", () => {
   it("tells a connection lost after sending from one never made", () => {
     const base = { origin: "http://x", reason: "ECONNRESET", description: "reset", attempts: 1 };
     expect(
-      postFailureOf(new RequestError("network_error", request, { ...base, outcomeUnknown: true })),
+      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: true })),
     ).toEqual({
       kind: "no_answer",
     });
     expect(
-      postFailureOf(new RequestError("network_error", request, { ...base, outcomeUnknown: false })),
+      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: false })),
     ).toEqual({
       kind: "not_sent",
     });
@@ -118,7 +118,7 @@ describe("the facts of a client error", () => {
   it("takes a timeout for no answer, and an unreadable 2xx for an unreadable answer", () => {
     expect(
       postFailureOf(
-        new RequestError("timeout", request, {
+        new ServiceError("timeout", request, {
           phase: "headers",
           timeoutMs: 1,
           attempts: 1,
@@ -126,7 +126,7 @@ describe("the facts of a client error", () => {
         }),
       ),
     ).toEqual({ kind: "no_answer" });
-    expect(postFailureOf(new ResponseError("malformed_response", request, { problem: "x" }))).toEqual({
+    expect(postFailureOf(new ServiceError("malformed_response", request, { problem: "x" }))).toEqual({
       kind: "unreadable_answer",
     });
     expect(postFailureOf(new Error("bug"))).toBeUndefined();

@@ -4,8 +4,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClientError } from "../../src/api/errors.js";
-import { CommandError } from "../../src/command-error.js";
+import { InputError } from "../../src/input-error.js";
 import { SecretRegistry } from "../../src/redact.js";
 import { resolveApiKey } from "../../src/run/credentials.js";
 
@@ -72,13 +71,13 @@ describe("resolveApiKey", () => {
     await chmod(unreadable, 0o000);
 
     const cases: Array<[string, RegExp, new (...args: never[]) => Error]> = [
-      [join(directory, "missing"), /does not exist/, CommandError],
-      [empty, /is empty/, CommandError],
-      [directory, /is a directory/, CommandError],
-      [spaced, /contains spaces/, ClientError],
+      [join(directory, "missing"), /does not exist/, InputError],
+      [empty, /is empty/, InputError],
+      [directory, /is a directory/, InputError],
+      [spaced, /contains spaces/, InputError],
     ];
     // Root reads anything; only check permissions where they apply.
-    if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, CommandError]);
+    if (process.getuid?.() !== 0) cases.push([unreadable, /permission denied/, InputError]);
     for (const [file, message, type] of cases) {
       const error = await rejection(
         resolveApiKey({ env: { PCSYNC_API_KEY: "phx_env" }, keyFile: file }, new SecretRegistry()),

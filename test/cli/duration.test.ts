@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { parseDuration, parseTimeFlag } from "../../src/cli/duration.js";
-import { UsageError } from "../../src/errors.js";
+import { InputError } from "../../src/input-error.js";
 
 const NOW = Date.parse("2024-06-01T12:00:00.000Z");
 
@@ -51,7 +51,7 @@ describe("parseTimeFlag", () => {
     "refuses %j with a message naming the flag and the accepted forms",
     (value) => {
       const parse = () => parseTimeFlag(value, "--since", NOW);
-      expect(parse).toThrow(UsageError);
+      expect(parse).toThrow(InputError);
       expect(parse).toThrow(
         /^--since must be an ISO-8601 time .* or a duration ago \(e\.g\. 30s, 15m, 2h, 1d/,
       );

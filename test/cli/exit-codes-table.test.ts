@@ -1,9 +1,13 @@
 // The one table of exit codes (src/exit-codes.ts) against what the commands do: every --help shows
 // exactly its command's rows, and each command's real exit paths (a bad flag, an invalid manifest,
 // pending changes, a refusal, a signal...) end with a code its row lists, and every code a row lists
-// is reached by one of them. Runs in-process against the emulator; signals use the built binary.
+// is reached by one of them; the manual's tables (README.md, docs/commands.md) list exactly its codes.
+// Runs in-process against the emulator; signals use the built binary.
 
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +15,7 @@ import { COMMAND_NAMES, type CommandName, EXIT_CODE_TABLE, exitCodesOf } from ".
 import { spawnCli } from "../support/cli.js";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
+import { REPOSITORY } from "../support/paths.js";
 import { API_KEY, startServer, type TestServer } from "../support/test-server.js";
 import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
@@ -95,6 +100,19 @@ describe("--help lists exactly the table's exit codes", () => {
   });
 });
 
+describe("the manual's exit-code tables list exactly the table's codes", () => {
+  it.each(["README.md", "docs/commands.md"])("%s", async (file) => {
+    const text = await readFile(join(REPOSITORY, file), "utf8");
+    const section = text.split("\n## Exit codes\n")[1]?.split("\n## ")[0] ?? "";
+    // A row is `| 130, 143 | ... |` or `| 3 | ... |`; its first cell lists the codes it explains.
+    const codes = section
+      .split("\n")
+      .flatMap((line) => /^\| *(\d+(?:, *\d+)*) *\|/.exec(line)?.[1]?.split(",") ?? [])
+      .map((code) => Number(code.trim()));
+    expect(codes, `${file}'s "Exit codes" table`).toEqual(EXIT_CODE_TABLE.map((row) => row.code));
+  });
+});
+
 describe("each command's real exit paths end with a code its help lists", () => {
   it.each(COMMAND_NAMES)("%s: an unknown option is exit 1", async (command) => {
     const result = await exitOf(command, ["--no-such-option"]);
@@ -145,6 +163,40 @@ describe("each command's real exit paths end with a code its help lists", () => 
     expect(forced.code, forced.stderr).toBe(0);
     expect((await exitOf("rollback", ["--journal", "missing.jsonl", "--auto-approve"])).code).toBe(1);
   });
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "watch --once: %s while its cycle waits for the service ends with the signal's code, as apply does",
+    async (signal) => {
+      // A service that answers only once the signal came (503): the signal comes while the cycle waits.
+      const held: ServerResponse[] = [];
+      const silent = createServer((_request, response) => {
+        held.push(response);
+      });
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      try {
+        const file = await work.write(`watched-silently-${signal}.yaml`, CREATES);
+        const run = spawnCli(["watch", "--once", "-f", file], {
+          cwd: work.path,
+          env: {
+            ...server.env,
+            PCSYNC_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          },
+        });
+        await waitFor(() => held.length > 0, "the cycle's first request");
+        run.child.kill(signal);
+        await waitFor(() => run.soFar().stderr.includes("received: stopping"), "the watcher stopping");
+        for (const response of held) response.writeHead(503).end();
+        const ended = await run.done;
+        see("watch", ended.code ?? -1, ended.stderr);
+        expect(ended.stderr).toContain(`${signal} received: stopping`);
+        expect(ended.code).toBe(signal === "SIGINT" ? 130 : 143);
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    },
+    30_000,
+  );
 
   it("apply: 4 when a rollout halts on a failed health check (and is rolled back)", async () => {
     const rollout = await work.write(

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/api/index.js";
 import { formatLogEntry, parseLogTypes } from "../../src/cli/log-format.js";
-import { UsageError } from "../../src/errors.js";
+import { InputError } from "../../src/input-error.js";
 
 function entry(fields: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -27,7 +27,7 @@ describe("parseLogTypes", () => {
   });
 
   it("refuses an unknown type, listing the valid ones", () => {
-    expect(() => parseLogTypes(["warn", "fatal"])).toThrow(UsageError);
+    expect(() => parseLogTypes(["warn", "fatal"])).toThrow(InputError);
     expect(() => parseLogTypes(["fatal"])).toThrow(
       '--level must be one of DEBUG, LOG, INFO, WARN, ERROR (any case), not "fatal"',
     );

@@ -13,7 +13,7 @@ import {
   registerServeCommand,
   runServe,
 } from "../../src/cli/commands/serve.js";
-import { UsageError } from "../../src/errors.js";
+import { InputError } from "../../src/input-error.js";
 import { SecretRegistry } from "../../src/redact.js";
 
 class Capture extends Writable {
@@ -181,7 +181,7 @@ describe("serve flags", () => {
     [{ faultLogErrors: ["description:BROKEN@0,8"] }, /the ratio "@0,8" must be a number from 0 to 1/],
     [{ data: "" }, /--data must name a file/],
   ])("rejects %o with a usage error", (raw, message) => {
-    expect(() => parseServeOptions(raw, "/")).toThrow(UsageError);
+    expect(() => parseServeOptions(raw, "/")).toThrow(InputError);
     expect(() => parseServeOptions(raw, "/")).toThrow(message);
   });
 

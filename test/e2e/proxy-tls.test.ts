@@ -9,7 +9,7 @@ import { connect, type Server as NetServer } from "node:net";
 import { join } from "node:path";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, listProjects, type RequestError } from "../../src/api/index.js";
+import { ApiClient, listProjects, type ServiceError } from "../../src/api/index.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
 import { API_KEY, startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
@@ -149,7 +149,7 @@ describe("the wrong scheme for the port", () => {
     const error = await listProjects(client).catch((caught: unknown) => caught);
     await client.close();
     expect(error).toMatchObject({ code: "network_error" });
-    expect((error as RequestError).hint).toBe(
+    expect((error as ServiceError).hint).toBe(
       `if the server at 127.0.0.1:${tlsPort} speaks https, the base URL should be https://127.0.0.1:${tlsPort}`,
     );
   });

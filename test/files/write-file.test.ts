@@ -27,8 +27,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendToFile, openForAppend } from "../../src/files/append-file.js";
-import { OutputFileError } from "../../src/files/file-errors.js";
+import { OUTPUT_CODES } from "../../src/files/file-errors.js";
 import { writeFileSafely } from "../../src/files/write-file.js";
+import { isInputError } from "../../src/input-error.js";
 
 let dir: string;
 const isRoot = process.geteuid?.() === 0;
@@ -45,14 +46,14 @@ const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(
 const write = (path: string, text: string, inputs: { path: string; what: string }[] = []) =>
   writeFileSafely(path, text, { cwd: dir, inputs });
 
-/** The code of the OutputFileError `promise` rejects with, and its message. */
+/** The code of the output error (an InputError `output_*`) `promise` rejects with, and its message. */
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof OutputFileError))
-    throw new Error(`expected an OutputFileError, got ${String(error)}`);
+  if (!isInputError(error, ...OUTPUT_CODES))
+    throw new Error(`expected an output error, got ${String(error)}`);
   return { code: error.code, message: error.message };
 }
 

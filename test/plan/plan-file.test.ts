@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FAMILY_NAMES, WRITABLE_FIELDS } from "../../src/families.js";
+import { InputError } from "../../src/input-error.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
-import { PlanError } from "../../src/plan/plan-error.js";
 import { parsePlanFile, serializePlan } from "../../src/plan/plan-file.js";
 import { readPlanSchema } from "../../src/plan/plan-schema.js";
 import { getPlanValidator } from "../../src/plan/plan-validator.js";
@@ -380,8 +380,8 @@ describe("serializePlan and parsePlanFile", () => {
     try {
       parsePlanFile(text, "saved-plan.json", getPlanValidator());
     } catch (error) {
-      expect(error).toBeInstanceOf(PlanError);
-      expect((error as PlanError).code).toBe("plan_file_invalid");
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).code).toBe("plan_file_invalid");
       return (error as Error).message;
     }
     throw new Error("expected the plan to be refused");

@@ -2,7 +2,7 @@
 // never moves, and bad --shard values say how to write a good one.
 
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { InputError } from "../../src/input-error.js";
 import { parseShard, selectShard, shardOf } from "../../src/plan/shard.js";
 import { fc } from "../support/fast-check.js";
 
@@ -83,7 +83,7 @@ describe("parseShard", () => {
     ["1/0", /N must be between 1 and/],
     ["1/99999999999999999999", /N must be between 1 and/],
   ])("refuses %j with a message that says how to fix it", (text, message) => {
-    expect(() => parseShard(text)).toThrow(UsageError);
+    expect(() => parseShard(text)).toThrow(InputError);
     expect(() => parseShard(text)).toThrow(message);
   });
 });

@@ -3,10 +3,11 @@
 
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { APPLY_CANCELLED, ApplyError } from "../../apply/apply-errors.js";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
-import { RefusedError, UsageError } from "../../errors.js";
+import { APPLY_CANCELLED, RunError } from "../../apply/run-error.js";
+import { InputError } from "../../input-error.js";
 import type { Plan } from "../../plan/types.js";
+import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
 import { manifestServer } from "../../run/connect.js";
@@ -87,7 +88,7 @@ async function confirmPlan(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyError("apply_cancelled", {});
+  if (!approved) throw new RunError("apply_cancelled", {});
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -109,7 +110,8 @@ function refuseOptionsBesidePlan(command: Command): void {
     ([, flag]) => flag,
   );
   if (given.length > 0) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `${given.join(", ")} cannot be combined with --plan: a saved plan is applied exactly as it was made. Give them to \`pcsync plan ... --out FILE\` instead, then apply that plan.`,
     );
   }
@@ -186,14 +188,18 @@ Examples:
     const format = parseFormat(flags.format);
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     if (flags.resume && flags.plan === undefined)
-      throw new UsageError("--resume finishes a saved plan: give the plan with --plan FILE");
+      throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
     if (flags.resume && flags.journal === false)
-      throw new UsageError("--resume reads the interrupted apply's journal: it cannot go with --no-journal");
+      throw new InputError(
+        "usage",
+        "--resume reads the interrupted apply's journal: it cannot go with --no-journal",
+      );
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
     // Before any file or request: an apply nobody can approve reads nothing.
-    if (asks && !canAsk(io.stdin)) throw new ApplyError("approval_required", { command: "apply" });
+    if (asks && !canAsk(io.stdin)) throw new RunError("approval_required", { command: "apply" });
     if (asks && format === "json") {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
       );
     }
@@ -333,7 +339,7 @@ Examples:
       await appendStepSummary(plan, io, title, { forced, report });
       // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received, journal: journalLines });
+        throw new RunError("interrupted", { report, signal: interrupts.received, journal: journalLines });
       // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
       const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
       if (lostClaims.length > 0) {
@@ -345,8 +351,7 @@ Examples:
           ),
         });
       }
-      if (!isApplyComplete(report))
-        throw new ApplyError("apply_incomplete", { report, journal: journalLines });
+      if (!isApplyComplete(report)) throw new RunError("apply_incomplete", { report, journal: journalLines });
       if (journalLines !== undefined) io.stderr.write(journalLines);
     } finally {
       await resume?.lock?.release();

@@ -3,8 +3,6 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { type ApiClient, listProjects } from "../../api/index.js";
-import { CommandError } from "../../command-error.js";
-import { UsageError } from "../../errors.js";
 import { buildManifest } from "../../export/build-manifest.js";
 import type { ExportDestination } from "../../export/display-yaml.js";
 import { exportOwner } from "../../export/export-owner.js";
@@ -15,10 +13,11 @@ import { renderTemplatedManifest } from "../../export/render-templates.js";
 import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { listsToRead } from "../../family-lists.js";
-import { OutputFileError } from "../../files/file-errors.js";
+import { outputUnwritable } from "../../files/file-errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { writeFileSafely } from "../../files/write-file.js";
 import { groupBy } from "../../group-by.js";
+import { InputError } from "../../input-error.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { readCurrentState } from "../../read/read-current-state.js";
@@ -52,14 +51,15 @@ interface ExportFlags extends ConnectionFlags {
 /** The projects to export, numerically sorted and each once: the output does not depend on flag order. */
 async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<string[]> {
   if (flags.all && flags.project !== undefined) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       "give either --all or --project <id>, not both (--all already exports every project)",
     );
   }
   const projects = flags.all
     ? (await listProjects(client)).map((project) => String(project.id))
     : (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
-  if (flags.all && projects.length === 0) throw new CommandError("export_no_projects", {});
+  if (flags.all && projects.length === 0) throw new InputError("export_no_projects", {});
   return [...new Set(projects)].sort(compareProjectIds);
 }
 
@@ -69,7 +69,7 @@ async function readExisting(path: string, shown: string): Promise<string | undef
     return await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw OutputFileError.fromSystem(shown, error);
+    throw outputUnwritable(shown, error);
   }
 }
 
@@ -108,7 +108,7 @@ Examples:
   );
   command.action(async (flags: ExportFlags) => {
     if (!flags.all && flags.project === undefined) {
-      throw new UsageError("--project <id> or --all is required (e.g. --project 1)");
+      throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
     }
     const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
@@ -118,7 +118,7 @@ Examples:
     const outputOptions = { cwd: io.cwd, inputs: runInputs(flags, { manifests: false }) };
     const output = flags.out === undefined ? undefined : await resolveOutputTarget(flags.out, outputOptions);
     if (flags.templates && flags.out && output?.kind === "file" && output.existing !== undefined) {
-      throw new CommandError("export_target_exists", { file: flags.out });
+      throw new InputError("export_target_exists", { file: flags.out });
     }
     // Before any request too: a file that is not a pcsync manifest (a compose file) is refused.
     if (flags.out && output?.kind === "file") {
@@ -182,7 +182,7 @@ Examples:
         // Only a regular file is updated in place: a device or a descriptor is written to.
         const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
         if (existing !== undefined && factored)
-          throw new CommandError("export_target_exists", { file: flags.out });
+          throw new InputError("export_target_exists", { file: flags.out });
         // An existing manifest is updated in place: its comments, layout and other projects stay.
         const text =
           existing === undefined

@@ -2,8 +2,9 @@
 
 import { Command, Option } from "commander";
 import { createJob } from "../../api/index.js";
-import { describeError, UsageError } from "../../errors.js";
+import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
+import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
@@ -32,12 +33,14 @@ export function parsePayload(text: string | undefined): Record<string, unknown> 
     value = JSON.parse(text);
   } catch (error) {
     const reason = describeError(error);
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--payload is not valid JSON (${reason}); quote it for the shell, e.g. --payload '{"key": "value"}'`,
     );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--payload must be a JSON object such as '{"key": "value"}', not ${text.trim().slice(0, 60)}`,
     );
   }

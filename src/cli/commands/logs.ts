@@ -11,8 +11,8 @@ import {
   type LogEntry,
   type LogQuery,
 } from "../../api/index.js";
-import { UsageError } from "../../errors.js";
 import { type FamilyName, getFamily } from "../../families.js";
+import { InputError } from "../../input-error.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
@@ -72,17 +72,21 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
   const target = readTarget(flags);
   const { family } = target;
   if (family !== undefined && !getFamily(family).hasLogs) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `the ${family} family has no logs: logs exist only for plugin_configs (on posthog-2024 servers, frontend apps are listed there too: try --family plugin_configs)`,
     );
   }
   const since = flags.since === undefined ? undefined : parseTimeFlag(flags.since, "--since", now);
   const until = flags.until === undefined ? undefined : parseTimeFlag(flags.until, "--until", now);
   if (since && until && since.getTime() >= until.getTime()) {
-    throw new UsageError(`--since (${since.toISOString()}) must be before --until (${until.toISOString()})`);
+    throw new InputError(
+      "usage",
+      `--since (${since.toISOString()}) must be before --until (${until.toISOString()})`,
+    );
   }
   if (flags.follow && until) {
-    throw new UsageError("--follow waits for new entries, so it cannot be combined with --until");
+    throw new InputError("usage", "--follow waits for new entries, so it cannot be combined with --until");
   }
   const types = parseLogTypes(flags.level ?? []);
   const query: LogQuery = {
@@ -159,7 +163,8 @@ Examples:
         "pipeline_frontend_apps_configs",
       ]);
       if (!getFamily(family).hasLogs) {
-        throw new UsageError(
+        throw new InputError(
+          "usage",
           `${describeRecord(record)} is a config of ${family}, which has no logs: logs exist only for plugin_configs`,
         );
       }

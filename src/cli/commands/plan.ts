@@ -1,8 +1,9 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
 import { Command, Option } from "commander";
-import { EXIT_CHANGES, RefusedError } from "../../errors.js";
+import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
+import { RefusedError } from "../../refused-error.js";
 import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";

@@ -3,12 +3,13 @@
 
 import { Command, Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
-import { ApplyError } from "../../apply/apply-errors.js";
+import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
-import { RefusedError, UsageError } from "../../errors.js";
 import type { RunInput } from "../../files/output-target.js";
+import { InputError } from "../../input-error.js";
 import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
 import type { RollbackState } from "../../journal/read-rollback-state.js";
+import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { type CliIo, useColour } from "../cli-io.js";
@@ -94,7 +95,7 @@ async function confirmRollback(
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new ApplyError("apply_cancelled", {});
+  if (!approved) throw new RunError("apply_cancelled", {});
 }
 
 export const registerRollbackCommand: CommandRegistrar = (program, io) => {
@@ -127,10 +128,11 @@ Examples:
     const format = parseFormat(flags.format);
     // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
     if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
-      throw new ApplyError("approval_required", { command: "rollback" });
+      throw new RunError("approval_required", { command: "rollback" });
     }
     if (format === "json" && !flags.autoApprove && !flags.dryRun) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
       );
     }
@@ -225,9 +227,8 @@ Examples:
       // The journal's lines end the output: after the report, and after the error if there is one.
       const lines = end.journal?.lines;
       if (interrupts.received !== undefined)
-        throw new ApplyError("interrupted", { report, signal: interrupts.received, words, journal: lines });
-      if (!isApplyComplete(report))
-        throw new ApplyError("apply_incomplete", { report, words, journal: lines });
+        throw new RunError("interrupted", { report, signal: interrupts.received, words, journal: lines });
+      if (!isApplyComplete(report)) throw new RunError("apply_incomplete", { report, words, journal: lines });
       if (lines !== undefined) io.stderr.write(lines);
     } finally {
       await client?.close();

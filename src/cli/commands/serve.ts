@@ -3,7 +3,6 @@
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { CommandError } from "../../command-error.js";
 import {
   type ApiKeySpec,
   DataFileError,
@@ -17,8 +16,9 @@ import {
   parseLogErrorFault,
   startEmulator,
 } from "../../emulator/index.js";
-import { EXIT_OK, UsageError } from "../../errors.js";
+import { EXIT_OK } from "../../errors.js";
 import { describeFileError } from "../../files/file-errors.js";
+import { InputError } from "../../input-error.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { collect } from "../options.js";
@@ -55,7 +55,7 @@ const SCOPE_PATTERN = /^(\*|[a-z_]+:(read|write))$/;
 function parseInteger(flag: string, raw: string, min: number, max: number, what: string): number {
   const value = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
+    throw new InputError("usage", `${flag} must be ${what}, got "${raw}"`);
   }
   return value;
 }
@@ -63,7 +63,8 @@ function parseInteger(flag: string, raw: string, min: number, max: number, what:
 function parseRate(flag: string, raw: string): number {
   const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 0 && value <= 1)) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `${flag} must be a fraction from 0 to 1 (e.g. 0.1 for 10% of requests), got "${raw}"`,
     );
   }
@@ -73,7 +74,8 @@ function parseRate(flag: string, raw: string): number {
 function parseLogRate(raw: string): number {
   const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 0 && value <= MAX_LOG_RATE)) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--log-rate must be log entries per minute per plugin config, from 0 (none) to ${MAX_LOG_RATE}, got "${raw}"`,
     );
   }
@@ -85,7 +87,7 @@ function parseFaultLogErrors(spec: string): LogErrorFault {
     return parseLogErrorFault(spec);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    throw new UsageError(`--fault-log-errors "${spec}": ${error.message}`);
+    throw new InputError("usage", `--fault-log-errors "${spec}": ${error.message}`);
   }
 }
 
@@ -96,7 +98,8 @@ function parseScopes(raw: string, spec: string): string[] | null {
   const scopes = raw.split(",").map((scope) => scope.trim());
   const bad = scopes.find((scope) => !SCOPE_PATTERN.test(scope));
   if (bad !== undefined) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--key "${spec}": "${bad}" is not a scope; use e.g. plugin:read,plugin:write, * or unscoped`,
     );
   }
@@ -111,7 +114,7 @@ export function parseKeySpec(spec: string): ApiKeySpec {
   const firstColon = spec.indexOf(":");
   const key = firstColon === -1 ? spec : spec.slice(0, firstColon);
   if (key === "" || /\s/.test(key)) {
-    throw new UsageError(`--key "${spec}": the key must be a non-empty string without spaces`);
+    throw new InputError("usage", `--key "${spec}": the key must be a non-empty string without spaces`);
   }
   if (firstColon === -1) return { key, scopes: ["*"], projects: "*" };
   const rest = spec.slice(firstColon + 1);
@@ -139,7 +142,8 @@ export function parseRateLimit(spec: string): { perMinute?: number; perHour?: nu
     const [count = "", unit = "minute", ...extra] = part.trim().split("/");
     const window = (RATE_WINDOWS as Record<string, "perMinute" | "perHour" | undefined>)[unit.trim()];
     if (window === undefined || extra.length > 0 || limits[window] !== undefined) {
-      throw new UsageError(
+      throw new InputError(
+        "usage",
         `--rate-limit must be requests per minute, or windows like 480/minute,4800/hour; got "${spec}"`,
       );
     }
@@ -185,13 +189,16 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   let profile: ProfileName = "seed";
   if (raw.profile !== undefined) {
     if (!(PROFILE_NAMES as readonly string[]).includes(raw.profile)) {
-      throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw.profile}"`);
+      throw new InputError(
+        "usage",
+        `--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw.profile}"`,
+      );
     }
     profile = raw.profile as ProfileName;
   }
   const host = raw.host ?? "127.0.0.1";
   if (host.trim() === "")
-    throw new UsageError("--host must not be empty (e.g. --host 0.0.0.0 to listen everywhere)");
+    throw new InputError("usage", "--host must not be empty (e.g. --host 0.0.0.0 to listen everywhere)");
 
   const emulator: EmulatorOptions = {
     port:
@@ -203,7 +210,8 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
     faults,
   };
   if (raw.data !== undefined) {
-    if (raw.data.trim() === "") throw new UsageError("--data must name a file (it is created if missing)");
+    if (raw.data.trim() === "")
+      throw new InputError("usage", "--data must name a file (it is created if missing)");
     emulator.dataFile = resolve(cwd, raw.data);
   }
   if (raw.key !== undefined && raw.key.length > 0) emulator.keys = raw.key.map(parseKeySpec);
@@ -233,7 +241,7 @@ export async function runServe(settings: ServeSettings, io: CliIo, stop: Promise
 
 function describeStartFailure(error: unknown, options: EmulatorOptions): unknown {
   if (error instanceof DataFileError) {
-    return new CommandError("emulator_data_invalid", { problem: error.message, advice: error.advice });
+    return new InputError("emulator_data_invalid", { problem: error.message, advice: error.advice });
   }
   // Every system error here comes from what the flags named: the address (--host, --port) or
   // the data file (--data); said as such, never as an internal error.
@@ -243,12 +251,12 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
   const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
   const listening = ["listen", "bind", "getaddrinfo"].includes(failure?.syscall ?? "");
   if (!listening && options.dataFile !== undefined) {
-    return new CommandError("emulator_data_invalid", {
+    return new InputError("emulator_data_invalid", {
       problem: `cannot use ${options.dataFile} as the data file: ${describeFileError(failure, options.dataFile)}`,
       advice: "choose another --data file",
     });
   }
-  return new CommandError("serve_listen_failed", { address, code });
+  return new InputError("serve_listen_failed", { address, code });
 }
 
 function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {

@@ -3,7 +3,8 @@
 
 import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
-import { formatSource, type LoadedManifest, type LoadResult, summarizeErrors } from "../../manifest/index.js";
+import { summarizeErrors } from "../../input-error.js";
+import { formatSource, type LoadedManifest, type LoadResult } from "../../manifest/index.js";
 import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";

@@ -3,7 +3,7 @@
 
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { UsageError } from "../../errors.js";
+import { InputError } from "../../input-error.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest } from "../../run/load-manifest.js";
@@ -58,7 +58,8 @@ const MAX_JITTER_PERCENT = 50;
 function parseInterval(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined || ms < MIN_INTERVAL_MS) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--interval must be a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h, not "${value}"`,
     );
   }
@@ -71,7 +72,8 @@ const MAX_MANIFEST_SETTLE_MS = 3_600_000;
 function parseManifestSettle(value: string): number {
   const ms = value.trim() === "0" ? 0 : parseDuration(value);
   if (ms === undefined || ms > MAX_MANIFEST_SETTLE_MS) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--manifest-settle must be a duration from 0s to 1h, such as 10s, 30s or 2m, not "${value}"`,
     );
   }
@@ -81,7 +83,10 @@ function parseManifestSettle(value: string): number {
 function parseJitter(value: string): number {
   const percent = Number(value);
   if (value.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > MAX_JITTER_PERCENT) {
-    throw new UsageError(`--jitter must be a percentage from 0 to ${MAX_JITTER_PERCENT}, not "${value}"`);
+    throw new InputError(
+      "usage",
+      `--jitter must be a percentage from 0 to ${MAX_JITTER_PERCENT}, not "${value}"`,
+    );
   }
   return percent / 100;
 }
@@ -89,7 +94,8 @@ function parseJitter(value: string): number {
 function parseListenFlag(value: string): ListenAddress {
   const address = parseListen(value);
   if (address === undefined) {
-    throw new UsageError(
+    throw new InputError(
+      "usage",
       `--listen must be HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464, not "${value}"`,
     );
   }
@@ -194,7 +200,7 @@ Examples:
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
     const urls = parseWebhooks(flags.webhook ?? [], io);
     if (flags.webhookSecretFile !== undefined && urls.length === 0) {
-      throw new UsageError("--webhook-secret-file needs a --webhook URL to sign events for");
+      throw new InputError("usage", "--webhook-secret-file needs a --webhook URL to sign events for");
     }
     const secret =
       flags.webhookSecretFile === undefined

@@ -1,0 +1,402 @@
+// ServiceError, what the API client throws once a request is under way: its codes tell apart a
+// request that failed, an answer that cannot be used and a write whose outcome is unknown (the
+// client's setup and arguments are InputErrors, refused before sending). No error keeps request
+// headers. What the server sent (which may quote the key) is kept as sent, since code compares it;
+// it is redacted where output leaves the process, and PcsyncError redacts inspect and JSON.
+
+import { STATUS_CODES } from "node:http";
+import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
+import { formatBytes } from "../format-bytes.js";
+import type { SecretRegistry } from "../redact.js";
+import { neutraliseInline } from "../server-text.js";
+import type { ServiceErrorBody } from "../wire-types.js";
+
+/** What an error needs to know about the request that failed. */
+export interface FailedRequest {
+  method: string;
+  /** The URL path (without query string) as sent. */
+  path: string;
+  /** The client's secrets: the error's inspect and JSON redact them (see PcsyncError). */
+  secrets?: SecretRegistry | undefined;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+interface Tries {
+  /** How many times the request was sent before giving up. */
+  attempts: number;
+  /**
+   * True when the last attempt may have been processed by the service (the connection dropped after
+   * sending, a timeout, a 502/503/504): a write may have happened although it failed.
+   */
+  outcomeUnknown: boolean;
+  hint?: string | undefined;
+  /** What is known since (a create found not made by re-reading): added to the message. */
+  settled?: string | undefined;
+}
+
+type Sent<Facts> = FailedRequest & Tries & Facts;
+
+export type TimeoutPhase = "connect" | "headers" | "body";
+
+const SERVICE_CODES = {
+  // -- A request that was sent (or tried) and failed: an HTTP error, the network, a timeout, an abort
+  /** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
+  api_error: {
+    exit: EXIT_ERROR,
+    message: (
+      f: Sent<{
+        status: number;
+        detail: string;
+        serviceError?: ServiceErrorBody | undefined;
+        /** The body is the service's own `{type, code, detail}` envelope (see failure-kind.ts). */
+        serviceEnvelope?: boolean | undefined;
+        /** The wait a Retry-After header asked for, when it had a readable one. */
+        retryAfterMs?: number | undefined;
+      }>,
+    ) =>
+      `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`,
+    hint: (f: Tries) => f.hint,
+  },
+  /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
+  network_error: {
+    exit: EXIT_ERROR,
+    message: (
+      f: Sent<{
+        origin: string;
+        /** The system or undici error code, e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
+        reason: string;
+        description: string;
+        /** Says what happened in the user's terms (a proxy, TLS, DNS), instead of the generic line. */
+        explanation?: string | undefined;
+      }>,
+    ) =>
+      f.explanation !== undefined
+        ? `${f.method} ${f.path}: ${f.explanation}`
+        : f.outcomeUnknown
+          ? `${f.method} ${f.path}: connection to ${f.origin} lost (${f.description}) after ${plural(f.attempts, "attempt")}; the request may or may not have been processed`
+          : `${f.method} ${f.path}: could not reach ${f.origin} (${f.description}) after ${plural(f.attempts, "attempt")}; check the base URL and that the service is reachable`,
+    hint: (f: Tries) => f.hint,
+  },
+  /** No response, or no complete body, within the configured time. */
+  timeout: {
+    exit: EXIT_ERROR,
+    message: (f: Sent<{ phase: TimeoutPhase; timeoutMs: number }>) =>
+      `${f.method} ${f.path}: ${{ connect: "could not connect", headers: "no response", body: "response body not complete" }[f.phase]} within ${f.timeoutMs} ms, after ${plural(f.attempts, "attempt")}`,
+    hint: (f: Tries) => f.hint,
+  },
+  /** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
+  redirect_not_followed: {
+    exit: EXIT_ERROR,
+    message: (
+      f: Sent<{
+        status: number;
+        /** Origin and path of the Location header (no query string), or undefined without one. */
+        location: string | undefined;
+        base: string;
+      }>,
+    ) =>
+      `${f.status} ${f.method} ${f.path}: the service redirected ${f.location === undefined ? "without a Location" : `to ${f.location}`}; pcsync does not follow redirects (the API key is only sent to ${f.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`,
+    hint: (f: Tries) => f.hint,
+  },
+  /** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
+  response_headers_too_large: {
+    exit: EXIT_ERROR,
+    message: (f: Sent<{ limitBytes: number }>) =>
+      `${f.method} ${f.path}: the response headers are larger than the ${formatBytes(f.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`,
+    hint: (f: Tries) => f.hint,
+  },
+  /**
+   * The client's abort signal fired (apply was interrupted) before this request could be sent, or
+   * sent again: `attempts` counts the attempts that did go out.
+   */
+  request_aborted: {
+    exit: EXIT_ERROR,
+    message: (f: Sent<object>) =>
+      `${f.method} ${f.path}: ${
+        f.attempts === 0
+          ? "not sent"
+          : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`
+      }: the run was interrupted`,
+    hint: (f: Tries) => f.hint,
+  },
+  // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
+  /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
+  response_too_large: {
+    exit: EXIT_ERROR,
+    message: ({
+      method,
+      path,
+      limitBytes,
+      encoding,
+    }: FailedRequest & { limitBytes: number; encoding?: string | undefined }) =>
+      encoding === undefined
+        ? `${method} ${path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`
+        : `${method} ${path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
+  },
+  /** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
+  malformed_response: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, problem }: FailedRequest & { problem: string }) =>
+      `${method} ${path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`,
+  },
+  /** A `next` link off the base URL's origin or path prefix (`link`: its origin and path). */
+  foreign_next_link: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, link, base }: FailedRequest & { link: string; base: string }) =>
+      `${method} ${path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
+  },
+  /** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
+  pagination_loop: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, reason }: FailedRequest & { reason: string }) =>
+      `${method} ${path}: pagination does not end (${reason}); refusing to read further`,
+  },
+  /**
+   * A `next` link on the base URL that is not the next page of the same list: following it would
+   * read another list's records as this one's.
+   */
+  next_link_off_collection: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, link, reason }: FailedRequest & { link: string; reason: string }) =>
+      `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
+  },
+  /**
+   * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
+   * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
+   */
+  list_too_long: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
+      `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
+  },
+  /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
+  list_changed_during_read: {
+    exit: EXIT_ERROR,
+    message: ({ method, path, reads, problem }: FailedRequest & { reads: number; problem: string }) =>
+      `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
+  },
+  // -- A write that may or may not have happened, and is not sent again
+  /** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
+  job_outcome_unknown: {
+    exit: EXIT_ERROR,
+    message: ({ failure }: { failure: string }) =>
+      `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
+  },
+  /** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
+  create_outcome_unknown: {
+    exit: EXIT_ERROR,
+    message: ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
+      `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
+  },
+} satisfies ErrorTable;
+
+export type ServiceErrorCode = keyof typeof SERVICE_CODES;
+/** What an error of `code` knows besides the request, which it is given on its own. */
+export type ServiceFacts<Code extends ServiceErrorCode> = Omit<
+  FactsOf<typeof SERVICE_CODES, Code>,
+  keyof FailedRequest
+>;
+
+/** The codes of a request that was sent (or tried) and failed: they carry its tries. */
+const REQUEST_CODES = [
+  "api_error",
+  "network_error",
+  "timeout",
+  "redirect_not_followed",
+  "response_headers_too_large",
+  "request_aborted",
+] as const satisfies readonly ServiceErrorCode[];
+export type RequestErrorCode = (typeof REQUEST_CODES)[number];
+
+/** The codes of an answer that cannot be used. */
+const RESPONSE_CODES = [
+  "response_too_large",
+  "malformed_response",
+  "foreign_next_link",
+  "pagination_loop",
+  "next_link_off_collection",
+  "list_too_long",
+  "list_changed_during_read",
+] as const satisfies readonly ServiceErrorCode[];
+export type ResponseErrorCode = (typeof RESPONSE_CODES)[number];
+
+/** The codes of a POST that may or may not have been carried out, and is not sent again. */
+const OUTCOME_CODES = [
+  "job_outcome_unknown",
+  "create_outcome_unknown",
+] as const satisfies readonly ServiceErrorCode[];
+export type OutcomeErrorCode = (typeof OUTCOME_CODES)[number];
+
+/** The service or the network failed a request under way; what to do depends on the code. */
+export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> extends PcsyncError {
+  declare readonly code: Code;
+  readonly method: string;
+  readonly path: string;
+  /** How many times the request was sent before giving up (a request code's). */
+  readonly attempts: number | undefined;
+  /** See Tries: a write may have happened although it failed (always, for an outcome code). */
+  readonly outcomeUnknown: boolean;
+  /** The HTTP status of an answer (`api_error`, `redirect_not_followed`). */
+  readonly status: number | undefined;
+  /** The service's `{type, code, detail, attr}` body, when it sent one. */
+  readonly serviceError: ServiceErrorBody | undefined;
+  /**
+   * A create of unknown outcome: a read of the family that starts at or after this time (the
+   * client's clock) and does not show the record proves it was not created; else undefined.
+   */
+  readonly conclusiveAfter: number | undefined;
+  readonly facts: ServiceFacts<Code>;
+
+  constructor(code: Code, request: FailedRequest, facts: ServiceFacts<Code>) {
+    const known = facts as unknown as Partial<Tries> & {
+      status?: number;
+      serviceError?: ServiceErrorBody | undefined;
+      conclusiveAfter?: number | undefined;
+    };
+    const described = describeCode(SERVICE_CODES, code, {
+      ...facts,
+      method: request.method,
+      path: request.path,
+    } as unknown as FactsOf<typeof SERVICE_CODES, Code>);
+    super(
+      code,
+      known.settled === undefined
+        ? described
+        : { ...described, message: `${described.message}; ${known.settled}` },
+      { secrets: request.secrets },
+    );
+    this.method = request.method;
+    this.path = request.path;
+    this.attempts = known.attempts;
+    this.outcomeUnknown = known.outcomeUnknown ?? (OUTCOME_CODES as readonly string[]).includes(code);
+    this.status = known.status;
+    this.serviceError = known.serviceError;
+    this.conclusiveAfter = known.conclusiveAfter;
+    this.facts = facts;
+  }
+
+  /** The same failure, with what was found out since; `outcomeUnknown` as now known (a request's). */
+  settledAs(settled: string, outcomeUnknown: boolean): ServiceError<Code> {
+    if (!isRequestError(this)) return this;
+    const known = this.facts as unknown as Tries;
+    const more = known.settled === undefined ? settled : `${known.settled}; ${settled}`;
+    return new ServiceError(this.code, { method: this.method, path: this.path, secrets: this.secrets }, {
+      ...this.facts,
+      outcomeUnknown,
+      settled: more,
+      hint: this.hint,
+    } as ServiceFacts<Code>);
+  }
+}
+
+function isServiceError<Code extends ServiceErrorCode>(
+  error: unknown,
+  kind: readonly ServiceErrorCode[],
+  codes: readonly Code[],
+): error is ServiceError<Code> {
+  return (
+    error instanceof ServiceError &&
+    kind.includes(error.code) &&
+    (codes.length === 0 || (codes as readonly string[]).includes(error.code))
+  );
+}
+
+/** Whether `error` is a failed request, of one of `codes` when given. */
+export function isRequestError<Code extends RequestErrorCode = RequestErrorCode>(
+  error: unknown,
+  ...codes: Code[]
+): error is ServiceError<Code> & { attempts: number } {
+  return isServiceError(error, REQUEST_CODES, codes);
+}
+
+/** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
+export function isApiError(
+  error: unknown,
+  ...statuses: number[]
+): error is ServiceError<"api_error"> & { status: number; attempts: number } {
+  return (
+    isRequestError(error, "api_error") &&
+    error.status !== undefined &&
+    (statuses.length === 0 || statuses.includes(error.status))
+  );
+}
+
+/** Whether `error` is an answer that cannot be used, of one of `codes` when given. */
+export function isResponseError<Code extends ResponseErrorCode = ResponseErrorCode>(
+  error: unknown,
+  ...codes: Code[]
+): error is ServiceError<Code> {
+  return isServiceError(error, RESPONSE_CODES, codes);
+}
+
+/** Whether `error` is a write of unknown outcome, of one of `codes` when given. */
+export function isOutcomeUnknown<Code extends OutcomeErrorCode = OutcomeErrorCode>(
+  error: unknown,
+  ...codes: Code[]
+): error is ServiceError<Code> {
+  return isServiceError(error, OUTCOME_CODES, codes);
+}
+
+/**
+ * What a user can do about a status the service's text may not explain. A 401 has none here: where
+ * the key comes from is the caller's to say (the CLI names its variable and flag).
+ */
+const STATUS_HINTS: Readonly<Record<number, string>> = {
+  403: "The API key lacks the scope or the project access named above; use a key that has it.",
+  429: "The service is throttling this key; wait a little and try again.",
+};
+
+/** The service's non-2xx answer as an `api_error`, its text on one line. */
+export function apiError(
+  request: FailedRequest,
+  details: {
+    status: number;
+    /** The service's `{type, code, detail, attr}` body, when it sent one. */
+    serviceError?: ServiceErrorBody | undefined;
+    /** Used when the body is not the service's error shape (a proxy's HTML page, an empty body). */
+    fallbackDetail?: string | undefined;
+    /** The body is the service's own `{type, code, detail}` envelope. */
+    serviceEnvelope?: boolean | undefined;
+    /** The wait a Retry-After header asked for. */
+    retryAfterMs?: number | undefined;
+    attempts: number;
+    outcomeUnknown?: boolean;
+    /** What to check, when the answer says more than its status (a TLS port answering plain http). */
+    hint?: string | undefined;
+  },
+): ServiceError<"api_error"> {
+  // The service's text is shown on one line: a line break in it could start a line that a CI
+  // runner reads as a command (`::error::`, `::add-mask::`) or that looks like pcsync's own.
+  const serviceError = details.serviceError && {
+    type: oneLine(details.serviceError.type),
+    code: oneLine(details.serviceError.code),
+    detail: oneLine(details.serviceError.detail),
+    attr: details.serviceError.attr === null ? null : oneLine(details.serviceError.attr),
+  };
+  const detail = serviceError
+    ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}`
+    : details.fallbackDetail || STATUS_CODES[details.status] || "unexpected status";
+  return new ServiceError("api_error", request, {
+    status: details.status,
+    detail,
+    serviceError,
+    ...(details.serviceEnvelope === undefined ? {} : { serviceEnvelope: details.serviceEnvelope }),
+    ...(details.retryAfterMs === undefined ? {} : { retryAfterMs: details.retryAfterMs }),
+    attempts: details.attempts,
+    outcomeUnknown: details.outcomeUnknown ?? false,
+    hint: details.hint ?? STATUS_HINTS[details.status],
+  });
+}
+
+/** Text from the service on one line, every character visible (see server-text.ts). */
+const oneLine = neutraliseInline;
+
+/** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
+export function notMadeAfter(posts: number): string {
+  return posts > 1
+    ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)`
+    : "it did not make the record (re-reading the family showed so)";
+}

@@ -1,0 +1,160 @@
+// How a run that writes (apply, rollback, a rollout) ends when it does not carry out the whole plan:
+// incomplete, interrupted by a signal, not approved, or a rollout halted. Each code with its exit
+// code and a message that says what was done and what to do next. (Refusals are RefusedError.)
+
+import {
+  describeCode,
+  type ErrorTable,
+  EXIT_ERROR,
+  EXIT_ROLLOUT_HALTED,
+  type FactsOf,
+  type InterruptSignal,
+  PcsyncError,
+  SIGNAL_EXIT_CODES,
+} from "../errors.js";
+import type { ApplyReport } from "./types.js";
+
+export const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
+
+/** What a run that applies a plan is, in its errors: `apply`, or `rollback` (with its journal). */
+export interface RunWords {
+  command: "apply" | "rollback";
+  /** The command that carries on where the run stopped. */
+  again: string;
+}
+
+const APPLY_WORDS: RunWords = { command: "apply", again: "run apply again" };
+
+/** The run's journal lines (describeJournalNext), last: what to run next is where the eye ends. */
+function endingWith(journal: string | undefined): string {
+  return journal === undefined ? "" : `\n${journal.trimEnd()}`;
+}
+
+/** Where a rollout stopped, and how to finish it. */
+interface RolloutStop {
+  wave: string;
+  /** What to run to finish it (names the rollout journal). */
+  again: string;
+}
+
+/** A rollout stopped after a wave's writes began: what they did (`done`). */
+interface RolloutStoppedInWrites extends RolloutStop {
+  done: string;
+}
+
+/** A rollout stopped while it baked or judged a wave, its writes made and journaled. */
+interface RolloutStoppedBetweenWaves extends RolloutStop {
+  stage: "bake" | "judge";
+}
+
+const RUN_CODES = {
+  apply_incomplete: {
+    exit: EXIT_ERROR,
+    message: (
+      facts:
+        | { report: ApplyReport; words?: RunWords; journal?: string | undefined }
+        | { rollout: RolloutStoppedInWrites },
+    ) => {
+      if ("rollout" in facts) {
+        const { wave, done, again } = facts.rollout;
+        return `the rollout stopped in wave "${wave}" because a write did not succeed (${done}); no later wave was written; ${again}.`;
+      }
+      const { report, words = APPLY_WORDS, journal } = facts;
+      const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
+      const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
+      const settle =
+        report.unknown > 0 || report.unchecked > 0
+          ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
+          : "";
+      return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}${endingWith(journal)}`;
+    },
+  },
+  /** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
+  interrupted: {
+    exit: ({ signal }: { signal: InterruptSignal }) => SIGNAL_EXIT_CODES[signal],
+    message: (
+      facts:
+        | { report: ApplyReport; signal: InterruptSignal; words?: RunWords; journal?: string | undefined }
+        | { signal: InterruptSignal; rollout: RolloutStoppedInWrites | RolloutStoppedBetweenWaves },
+    ) => {
+      if ("rollout" in facts) {
+        const { signal, rollout } = facts;
+        return "done" in rollout
+          ? `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`
+          : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${rollout.stage === "bake" ? "while it baked" : "while it was judged"}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
+      }
+      const { report, signal, words = APPLY_WORDS, journal } = facts;
+      const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
+      const unknown = report.unknown > 0 ? `, ${report.unknown} unknown` : "";
+      const next =
+        words.command === "apply"
+          ? "Run `pcsync plan` to see what is left, then apply again to finish"
+          : `To finish, ${words.again}`;
+      return `${words.command} interrupted by ${signal}: ${report.done} done, ${notStarted} not started, ${report.failed} failed${unknown}. ${next}.${endingWith(journal)}`;
+    },
+  },
+  /** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
+  apply_cancelled: {
+    exit: EXIT_ERROR,
+    message: (_: Record<string, never>) => APPLY_CANCELLED,
+  },
+  /**
+   * No terminal to ask on and no --auto-approve: refused before anything is read, as Terraform
+   * does, so that a cron job or `ssh host pcsync apply` never writes unapproved.
+   */
+  approval_required: {
+    exit: EXIT_ERROR,
+    message: ({ command }: { command: "apply" | "rollback" }) =>
+      command === "apply"
+        ? "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE`. Nothing was read or changed."
+        : "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
+  },
+  /**
+   * A rollout halted by a failed health check (`failing`: the projects): `rolledBack` with
+   * on_failure: rollback; else `undoneWaves` waves were rolled back, `undoneComplete` if wholly.
+   */
+  rollout_halted: {
+    exit: EXIT_ROLLOUT_HALTED,
+    message: ({
+      wave,
+      failing,
+      rolledBack,
+      undoneWaves,
+      undoneComplete,
+      again,
+    }: RolloutStop & {
+      failing: readonly string[];
+      rolledBack: boolean;
+      undoneWaves: number;
+      undoneComplete: boolean;
+    }) =>
+      `the rollout halted in wave "${wave}": ${failing.length} project(s) failed the health check (${failing.join(", ")}); ${
+        rolledBack
+          ? "every wave applied was rolled back."
+          : undoneWaves === 0
+            ? "nothing was rolled back (on_failure: halt)."
+            : undoneComplete
+              ? "the waves were rolled back."
+              : `the rollback is incomplete: ${again}.`
+      }`,
+  },
+  /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
+  rollout_not_as_planned: {
+    exit: EXIT_ERROR,
+    message: ({ wave, projects, again }: RolloutStop & { projects: readonly string[] }) =>
+      `the rollout stopped in wave "${wave}": after its writes, project(s) ${projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`,
+  },
+} satisfies ErrorTable;
+
+export type RunErrorCode = keyof typeof RUN_CODES;
+
+/** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
+export class RunError<Code extends RunErrorCode = RunErrorCode> extends PcsyncError {
+  declare readonly code: Code;
+  readonly facts: FactsOf<typeof RUN_CODES, Code>;
+
+  constructor(code: Code, facts: FactsOf<typeof RUN_CODES, Code>) {
+    super(code, describeCode(RUN_CODES, code, facts));
+    this.facts = facts;
+  }
+}

@@ -1,0 +1,307 @@
+// Errors the user fixes in what pcsync was given: flags, the manifest, a saved plan or journal, the
+// API client's setup, the API key, a file to write, an address to listen on, the install itself.
+// Each code with its exit code, its message and what to do next.
+
+import type { ServiceError } from "./api/service-error.js";
+import type { WriteIntent } from "./apply/journaled-writes.js";
+import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
+import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
+import { MIN_ENCODED_FORM_LENGTH, REDACTED } from "./redact.js";
+
+/** A file not written: the path as the user gave it, and why without the path. */
+interface OutputFacts {
+  path: string;
+  reason: string;
+}
+
+const INPUT_CODES = {
+  // -- Flags and arguments
+  /** A command-line usage error: bad flag values, missing required options; the text says which. */
+  usage: {
+    exit: EXIT_ERROR,
+    message: (text: string) => text,
+  },
+  // -- The manifest
+  /** Every diagnostic is kept for callers to print or annotate; `message` replaces the summary. */
+  manifest_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ diagnostics, message }: { diagnostics: readonly ManifestDiagnostic[]; message?: string }) =>
+      message ?? summarizeErrors(diagnostics),
+  },
+  // -- A plan that cannot be made from the manifest and the server, or a saved plan file
+  plan_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ problems }: { problems: readonly string[] }) =>
+      `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}`,
+  },
+  /** Not JSON, not a plan, another version, or invalid (`problem` follows the file's name). */
+  plan_file_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+  },
+  plan_file_unreadable: {
+    exit: EXIT_ERROR,
+    message: ({ file, reason }: { file: string; reason: string }) =>
+      `cannot read the plan file ${file}: ${reason}`,
+  },
+  /** A project's list answered 404: `where` is its place in the manifest, `failure` the 404's own line. */
+  project_not_found: {
+    exit: EXIT_ERROR,
+    message: (f: { project: string; where: string | undefined; server: string; failure: string }) =>
+      `project ${f.project}${f.where === undefined ? "" : ` (${f.where})`}: the server at ${f.server} does not know it, or it is not visible to this API key (${f.failure}). Check the project id, or use a key with access to project ${f.project}.`,
+  },
+  // -- Journals
+  journal_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ path, line, reason }: { path: string; line: number; reason: string }) =>
+      `${path}:${line}: ${reason}. The journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
+    hint: () => "use the journal exactly as the apply wrote it",
+  },
+  journal_unreadable: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: { path: string; reason: string; directory: string }) =>
+      `cannot read the journal ${path}: ${reason}`,
+    hint: ({ directory }: { directory: string }) =>
+      `an apply names its journal at the end of its output; by default they are in ${directory}/`,
+  },
+  journal_unwritable: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: { path: string; reason: string }) =>
+      `cannot write the journal ${path}: ${reason}`,
+    hint: () => "give another path with --journal PATH, or skip the journal with --no-journal",
+  },
+  /** The directory of a journal that is only read (a rollback's) takes no lock file. */
+  journal_unlockable: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: { path: string; reason: string }) =>
+      `cannot lock the journal ${path}: ${reason}`,
+  },
+  /** A write whose journal line would hold the API key is not sent. */
+  journal_would_hold_key: {
+    exit: EXIT_ERROR,
+    message: ({ intent }: { intent: WriteIntent }) =>
+      `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,
+    hint: () => "remove the key's text from that record, or apply with --no-journal",
+  },
+  /** `apply --plan FILE --resume` found no journal of that plan. */
+  journal_not_found: {
+    exit: EXIT_ERROR,
+    message: ({ planFile, directory }: { planFile: string; directory: string }) =>
+      `no journal of an apply of ${planFile} in ${directory}/. Give the interrupted apply's journal with --journal PATH.`,
+  },
+  // -- The API client's setup and arguments, refused before any request is sent
+  /** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
+  insecure_http: {
+    exit: EXIT_ERROR,
+    message: ({ host, source }: { host: string; source?: string | undefined }) =>
+      `Refusing to send the API key over plain http to ${host}${source === undefined ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
+  },
+  /** The proxy variable's value may hold a password, so it is never shown. */
+  invalid_proxy: {
+    exit: EXIT_ERROR,
+    message: ({ variable, reason }: { variable: string; reason: string }) =>
+      `The proxy in ${variable} cannot be used: ${reason}.`,
+  },
+  invalid_base_url: {
+    exit: EXIT_ERROR,
+    message: ({ shown, reason, source }: { shown: string; reason: string; source?: string | undefined }) =>
+      `Invalid base URL ${shown}${source === undefined ? "" : ` (from ${source})`}: ${reason}.`,
+  },
+  /** A project id that could be turned into another path. */
+  invalid_project_id: {
+    exit: EXIT_ERROR,
+    message: ({ projectId, reason }: { projectId: string; reason: string }) =>
+      `Invalid project id ${JSON.stringify(projectId)}: ${reason}.`,
+  },
+  invalid_config_id: {
+    exit: EXIT_ERROR,
+    message: ({ configId }: { configId: unknown }) =>
+      `Invalid config id ${String(configId)}: it must be a non-negative integer.`,
+  },
+  /** An argument the service would reject or misread. */
+  invalid_request: {
+    exit: EXIT_ERROR,
+    message: ({ message }: { message: string }) => message,
+  },
+  logs_not_supported: {
+    exit: EXIT_ERROR,
+    message: ({ family }: { family: string }) =>
+      `The ${family} family has no logs endpoint; logs exist for plugin_configs only.`,
+  },
+  /** A key that cannot go into an Authorization header as is; its value is never shown. */
+  api_key_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ source, reason }: { source: string; reason: string }) =>
+      `The API key from ${source} ${reason}.`,
+  },
+  // -- A command's own inputs: the API key, targets, configs, addresses, the install
+  api_key_missing: {
+    exit: EXIT_ERROR,
+    message: (_: Record<string, never>) =>
+      "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
+  },
+  /** The key file is missing, unreadable or empty; its content is never shown. */
+  api_key_file: {
+    exit: EXIT_ERROR,
+    message: ({ file, reason }: { file: string; reason: string }) => `API key file ${file}: ${reason}.`,
+  },
+  /** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
+  scoped_key_refused: {
+    exit: EXIT_ERROR,
+    message: ({ refusal }: { refusal: ServiceError; action: string }) => refusal.message,
+    hint: ({ action }: { action: string }) =>
+      `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
+  },
+  /**
+   * Output that must be written exactly (a saved plan, a JSON plan, an export) holds the API key;
+   * `places` name where, `shortestSecret` is the length of the shortest key registered.
+   */
+  secret_in_output: {
+    exit: EXIT_ERROR,
+    message: ({
+      what,
+      places,
+      remedy,
+      shortestSecret,
+    }: {
+      what: string;
+      places: readonly string[];
+      remedy: string;
+      shortestSecret: number;
+    }) => {
+      const shown = places.length > 0 ? places : ["its fixed text (field names)"];
+      const listed =
+        shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
+      const shortKey =
+        shortestSecret > 0 && shortestSecret < MIN_ENCODED_FORM_LENGTH
+          ? ` The API key is only ${shortestSecret} characters long, so ordinary text contains it: use a real key.`
+          : "";
+      return `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`;
+    },
+  },
+  /** `export --all` found no project: there is nothing to write, and an empty manifest would hide why. */
+  export_no_projects: {
+    exit: EXIT_ERROR,
+    message: (_: Record<string, never>) =>
+      "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)",
+  },
+  /** `--templates` writes a whole fleet manifest; merging one into a manifest a person keeps is not done. */
+  export_target_exists: {
+    exit: EXIT_ERROR,
+    message: ({ file }: { file: string }) =>
+      `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}`,
+  },
+  /** The manifest export would update is not one it can update (`problem` follows the file's name). */
+  export_target_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+  },
+  export_target_fleet: {
+    exit: EXIT_ERROR,
+    message: ({ file, keys }: { file: string; keys: readonly string[] }) =>
+      `${file} uses ${keys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over`,
+  },
+  /** `what`: `with id 5` or `named "x"`; `next`: how to find the right one. */
+  config_not_found: {
+    exit: EXIT_ERROR,
+    message: ({ what, where, next }: { what: string; where: string; next: string }) =>
+      `no config ${what} in ${where}; ${next}`,
+  },
+  /** Several configs have the name: in one `family` (`ids`), or in both families (`each` says where). */
+  config_ambiguous: {
+    exit: EXIT_ERROR,
+    message: ({
+      name,
+      project,
+      family,
+      ids,
+      each,
+    }: {
+      name: string;
+      project: string;
+      family?: string | undefined;
+      ids: readonly number[];
+      each: string;
+    }) =>
+      family !== undefined
+        ? `${ids.length} configs in ${family} of project ${project} are named "${name}" (ids ${ids.join(", ")}); pass one id with --config`
+        : `"${name}" names configs in both families of project ${project} (${each}); pass --family with the one you mean, or its id with --config`,
+  },
+  /** `watch --listen` could not listen (`why`: in words). */
+  listen_failed: {
+    exit: EXIT_ERROR,
+    message: ({ where, why }: { where: string; why: string }) =>
+      `--listen ${where}: ${why}; choose another with --listen HOST:PORT`,
+  },
+  /** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
+  serve_listen_failed: {
+    exit: EXIT_ERROR,
+    message: ({ address, code }: { address: string; code: string }) =>
+      code === "EADDRINUSE"
+        ? `cannot listen on ${address}: the port is in use; pick another with --port`
+        : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME"
+          ? `cannot listen on ${address}: no such host (${code}); give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`
+          : `cannot listen on ${address} (${code}); check --host and --port`,
+  },
+  /**
+   * This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
+   * missing, cut short, or needing a dependency the install lacks (`reason`).
+   */
+  build_broken: {
+    exit: EXIT_ERROR,
+    message: ({ what, reason }: { what: string; reason: string }) =>
+      `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).`,
+  },
+  /** The emulator's data file cannot be loaded. */
+  emulator_data_invalid: {
+    exit: EXIT_ERROR,
+    message: ({ problem, advice }: { problem: string; advice: string }) => `${problem}; ${advice}`,
+  },
+  // -- A file pcsync was asked to write (`-o`, the step summary, a journal): `reason` without the path
+  /** The system said no. */
+  output_unwritable: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+  },
+  /** Not a file pcsync may replace. */
+  output_refused: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+  },
+  /** One of the files this run reads. */
+  output_is_input: {
+    exit: EXIT_ERROR,
+    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+  },
+} satisfies ErrorTable;
+
+export type InputErrorCode = keyof typeof INPUT_CODES;
+export type InputFacts<Code extends InputErrorCode> = FactsOf<typeof INPUT_CODES, Code>;
+
+/** What the user must fix in what pcsync was given; exit code 1. */
+export class InputError<Code extends InputErrorCode = InputErrorCode> extends PcsyncError {
+  declare readonly code: Code;
+  readonly facts: InputFacts<Code>;
+
+  constructor(code: Code, facts: InputFacts<Code>, options: { cause?: unknown } = {}) {
+    super(code, describeCode(INPUT_CODES, code, facts), options);
+    this.facts = facts;
+  }
+}
+
+/** Whether `error` is an InputError, of one of `codes` when given. */
+export function isInputError<Code extends InputErrorCode>(
+  error: unknown,
+  ...codes: Code[]
+): error is InputError<Code> {
+  return error instanceof InputError && (codes.length === 0 || (codes as string[]).includes(error.code));
+}
+
+/** "manifest invalid: 3 errors in 2 files; fix them and run pcsync validate" */
+export function summarizeErrors(diagnostics: readonly ManifestDiagnostic[]): string {
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
+  const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
+  const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
+  const where = files === 1 ? "1 file" : `${files} files`;
+  return `manifest invalid: ${count} in ${where}`;
+}
