@@ -161,14 +161,15 @@ export const ROLLOUT_SCENARIOS: readonly Scenario[] = [
         const plainRun = await withEmulator(settings, false, async (emulator) => {
           const result = await run(["apply", "-f", plain, "--auto-approve"], directory, emulator.url);
           expectCode(result, 0, "the plain apply");
-          return result;
+          return { ...result, requests: (await emulator.requestLog()).length };
         });
         const rolloutRun = await withEmulator(settings, false, async (emulator) => {
           const result = await run(["apply", "-f", change, "--auto-approve"], directory, emulator.url);
           expectCode(result, 0, "the rollout");
+          const requests = (await emulator.requestLog()).length;
           const again = await run(["plan", "-f", plain, "--detailed-exitcode"], directory, emulator.url);
           expectCode(again, 0, "the plan after the rollout");
-          return result;
+          return { ...result, requests };
         });
         const bakesMs = WAVES * BAKE_SECONDS * 1000;
         const overhead = (rolloutRun.wallMs - bakesMs) / plainRun.wallMs - 1;
@@ -200,6 +201,10 @@ export const ROLLOUT_SCENARIOS: readonly Scenario[] = [
           { metric: "plain apply of the change (one wave)", value: ms(plainRun.wallMs) },
           { metric: `rollout of the change (${WAVES} waves)`, value: ms(rolloutRun.wallMs) },
           { metric: "the bakes in it", value: ms(bakesMs) },
+          {
+            metric: "requests: plain apply / rollout",
+            value: `${plainRun.requests.toLocaleString("en-US")} / ${rolloutRun.requests.toLocaleString("en-US")}`,
+          },
           {
             metric: "overhead beyond the bakes, against the plain apply",
             value: `${(overhead * 100).toFixed(1)} %`,

@@ -7,7 +7,10 @@ import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
+import { describeError } from "../errors.js";
+import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
 import { InputError } from "../input-error.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import type { DesiredState } from "../manifest/types.js";
@@ -22,6 +25,7 @@ import {
   readRolloutJournal,
   rolloutDigest,
 } from "../rollout/rollout-journal.js";
+import { createRolloutMetrics, type WaveStatus } from "../rollout/rollout-metrics.js";
 import {
   type RolloutEvent,
   type RolloutOutcome,
@@ -31,6 +35,7 @@ import {
 import { planManifest } from "../run/plan-manifest.js";
 import { rollBackJournal } from "../run/rollback-journal.js";
 import { selectFamilies } from "../watch/heal.js";
+import { renderOwnMetrics } from "../watch/watch-metrics.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -54,6 +59,13 @@ export interface RolloutRun {
   onEvent?: (event: RolloutEvent) => void;
   /** Where the events go besides the output; drained (10 s at most) before the run ends. */
   webhooks?: WebhookSender;
+  /** `--metrics-file`: the rollout's metrics are written there at each event (absolute or from cwd). */
+  metricsFile?: string;
+}
+
+/** `apply --metrics-file PATH`, for a rollout's metrics; nothing without the flag. */
+export function rolloutMetricsFile(flags: { metricsFile?: string }): { metricsFile?: string } {
+  return flags.metricsFile === undefined ? {} : { metricsFile: flags.metricsFile };
 }
 
 /** The webhooks of `apply --webhook`, for a rollout's events; none without the flag. */
@@ -154,36 +166,41 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
   } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
 
   const journalDir = given === undefined ? undefined : dirname(given);
-  const waveDesired = (projects: readonly string[]): DesiredState => {
+  const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {
     const keep = new Set(projects);
     const { rollout: _rollout, ...rest } = run.desired;
-    return { ...rest, families: run.desired.families.filter((family) => keep.has(family.project)) };
+    return {
+      ...rest,
+      families: run.desired.families.filter(
+        (family) =>
+          keep.has(family.project) &&
+          (families === undefined || families.has(familyKey(family.project, family.family))),
+      ),
+    };
   };
   const reports: ApplyReport[] = [];
-  // The plan this run just made (and the user approved) serves the first wave it writes; every
-  // later wave is planned again when it starts, as a bake may have lasted long.
-  let unusedPlan: { plan: Plan; current: CurrentState } | undefined = {
-    plan: run.plan,
-    current: run.current,
-  };
+  const metrics = await startMetricsFile(run, journal.state);
   interrupts.beginWrites();
   const outcome = await runRollout(rollout, {
     journal,
     cwd: io.cwd,
-    async planProjects(projects) {
-      if (unusedPlan !== undefined) {
-        const { plan, current } = unusedPlan;
-        unusedPlan = undefined;
-        const keep = new Set(projects);
-        return {
-          plan: selectFamilies(plan, (project) => keep.has(project)),
-          current: { families: current.families.filter((family) => keep.has(family.project)) },
-        };
-      }
+    // Each wave writes its part of the plan this run made (and the user approved), from the state
+    // read once at the start: a wave's projects are written by no earlier wave, and the re-read
+    // after its writes is what says the wave is done.
+    planWave(projects) {
+      const keep = new Set(projects);
+      return {
+        plan: selectFamilies(run.plan, (project) => keep.has(project)),
+        current: { families: run.current.families.filter((family) => keep.has(family.project)) },
+      };
+    },
+    async planProjects(projects, families) {
+      // The lists the planner needs for these families (the overlap of lists included) are its to
+      // choose: only the manifest's blocks are narrowed.
       const waveFlags = { ...flags, target: [], exclude: [] };
       const planned = await planManifest(
         client,
-        waveDesired(projects),
+        waveDesired(projects, families),
         scopeOf(waveFlags),
         planSettingsOf(waveFlags, io),
         io,
@@ -251,8 +268,10 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
     onEvent: (event) => {
       run.onEvent?.(event);
       run.webhooks?.send(rolloutWebhookEvent(event, new Date()));
+      metrics?.record(event);
     },
   }).finally(async () => {
+    await metrics?.flushed();
     if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
       io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
   });
@@ -260,6 +279,54 @@ export async function applyRollout(run: RolloutRun): Promise<ApplyReport> {
   tellOutcome(outcome, journal.path, io);
   throwUnlessComplete(outcome, merged, journal.path, interrupts);
   return merged;
+}
+
+/** Where each wave of a rollout stands by its journal: a resumed rollout's metrics start there. */
+function waveStatuses(state: RolloutState): WaveStatus[] {
+  return state.waves.map((wave): WaveStatus => {
+    if (wave.rolledBack === true) return "rolled_back";
+    if (wave.judged !== undefined) return wave.judged.healthy ? "passed" : "halted";
+    return wave.journals.length > 0 ? "started" : "pending";
+  });
+}
+
+/**
+ * The rollout's metrics file, written now (every wave's status, from the journal) and again at each
+ * event, one write after another; a write that fails is a warning: the rollout goes on.
+ */
+async function startMetricsFile(
+  run: RolloutRun,
+  state: RolloutState,
+): Promise<{ record(event: RolloutEvent): void; flushed(): Promise<void> } | undefined> {
+  const { metricsFile, io } = run;
+  if (metricsFile === undefined) return undefined;
+  const metrics = createRolloutMetrics(
+    state.header.rollout.waves.map((wave) => wave.name),
+    io.secrets,
+    waveStatuses(state),
+  );
+  let failed = false;
+  const write = async () => {
+    try {
+      // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
+      await writeFileSafely(metricsFile, await renderOwnMetrics(metrics), {
+        cwd: io.cwd,
+        inputs: run.inputs,
+      });
+    } catch (error) {
+      if (!failed) io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
+      failed = true;
+    }
+  };
+  let writes = write();
+  await writes;
+  return {
+    record(event) {
+      metrics.record(event, new Date());
+      writes = writes.then(write);
+    },
+    flushed: () => writes,
+  };
 }
 
 function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): void {

@@ -6,6 +6,7 @@
 
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
+import { familyKey } from "../families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
@@ -22,8 +23,19 @@ export type RolloutEvent =
 export interface RolloutParts {
   journal: RolloutJournal;
   cwd: string;
-  /** Reads the projects again and plans them from the manifest (no cached status). */
-  planProjects(projects: readonly string[]): Promise<{ plan: Plan; current: CurrentState }>;
+  /**
+   * The wave's part of the run's own plan, and the state it was made from: nothing is read again
+   * (the projects of a wave are written by no earlier wave).
+   */
+  planWave(projects: readonly string[]): { plan: Plan; current: CurrentState };
+  /**
+   * Reads the projects again and plans them from the manifest (no cached status): only the
+   * families in `families` (family keys) when given, every family of theirs otherwise.
+   */
+  planProjects(
+    projects: readonly string[],
+    families?: ReadonlySet<string>,
+  ): Promise<{ plan: Plan; current: CurrentState }>;
   /** Applies one wave's plan, journaled in a new apply journal; its path is announced first. */
   applyWave(plan: Plan, current: CurrentState, journalPath: string): Promise<ApplyReport>;
   /** The path of a new apply journal for a wave (or its rollback). */
@@ -79,9 +91,11 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
 
     let current: CurrentState | undefined;
     if (waveState?.writtenAt === undefined) {
-      // Planned again now: an earlier wave's bake may have lasted long, and a resumed wave
-      // writes only what is left of it.
-      const fresh = await parts.planProjects(wave.projects);
+      // A wave started by a run that was killed is seen again whole: what that run wrote is in no
+      // plan of this one. Otherwise the families this wave changes are what is read again.
+      const resumedWave = (waveState?.journals.length ?? 0) > 0;
+      const fresh = parts.planWave(wave.projects);
+      const changed = changedFamilies(fresh.plan);
       if (hasWork(fresh.plan)) {
         const path = parts.newJournalPath(`wave-${index + 1}`);
         await journal.append(
@@ -95,7 +109,10 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
         if (report.interrupted || report.failed > 0 || report.unknown > 0)
           return { result: "stopped", wave: wave.name, report, reports };
       }
-      const seen = await parts.planProjects(wave.projects);
+      const seen = await parts.planProjects(
+        wave.projects,
+        resumedWave || changed.size === 0 ? undefined : changed,
+      );
       const unsettled = projectsWithWork(seen.plan);
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
@@ -118,7 +135,15 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       }
     }
 
-    if (current === undefined) current = (await parts.planProjects(wave.projects)).current;
+    if (current === undefined) {
+      // Resumed after the wave was written: its judged configs' families are read again.
+      const targeted = new Set(
+        journal.state.header.targets
+          .filter((target) => wave.projects.includes(target.project))
+          .map((target) => familyKey(target.project, target.family)),
+      );
+      current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : undefined)).current;
+    }
     const toJudge = wave.projects.map((project) => ({
       project,
       configs: judgedConfigs(journal.state.header.targets, project, current),
@@ -249,6 +274,11 @@ function judgedConfigs(
     });
   }
   return configs;
+}
+
+/** The families (family keys) a plan changes or reorders. */
+function changedFamilies(plan: Plan): Set<string> {
+  return new Set([...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)));
 }
 
 function hasWork(plan: Plan): boolean {

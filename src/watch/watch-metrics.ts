@@ -141,7 +141,10 @@ export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
   return metrics.secrets.redact(text).text;
 }
 
-/** The text `--metrics-file` holds: pcsync's metrics alone (node_exporter has the process ones); redacted. */
-export async function renderOwnMetrics(metrics: WatchMetrics): Promise<string> {
+/**
+ * The text `--metrics-file` holds: pcsync's metrics alone (node_exporter has the process ones);
+ * redacted. Also what `apply --metrics-file` writes of a rollout's metrics.
+ */
+export async function renderOwnMetrics(metrics: Pick<WatchMetrics, "registry" | "secrets">): Promise<string> {
   return metrics.secrets.redact(await metrics.registry.metrics()).text;
 }

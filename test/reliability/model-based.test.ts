@@ -2,14 +2,16 @@
 // its CI and other people take on one service (apply, plan, apply of a saved plan, rollback of the
 // latest journal, a rollback of a journal whose apply still runs, an apply killed with SIGKILL at a
 // random write and resumed, a heal cycle, another actor's edit or create over HTTP, a second
-// owner's apply alone or racing the first, export then plan), with manifests drawn from every
+// owner's apply alone or racing the first, export then plan, a rollout in waves), with manifests drawn from every
 // manifest feature at once, against emulator states holding look-alike and null names, on both
 // profiles. After every step the emulator's own state and every output are held to the invariants
 // (test/support/model-world.ts): no two live records of one name per family, a protected record
 // never deleted, another owner's record never written, a rollback restores the journal's before
 // image exactly (and is not refused when nothing changed since), a heal that writes keeps a
 // journal, a plan after a clean apply is empty, export names the owner its records carry and plans
-// back to nothing but the renames it warned of, no internal error or stack trace, exit codes 0-4.
+// back to nothing but the renames it warned of, no project of a later wave written after a rollout's
+// halt, the records as before after its rollback, a finished rollout applied again writes nothing,
+// no internal error or stack trace, exit codes 0-4.
 //
 // `npm test` runs 3 short sequences per profile (new runs stop after 15 s);
 // PCSYNC_MODEL_RUNS=200 runs that many with no time limit, PCSYNC_MODEL_STEPS sets the longest
@@ -66,6 +68,22 @@ const scopeArb: fc.Arbitrary<Scope> = fc.oneof(
 
 const manifestIndex = fc.nat({ max: MANIFESTS - 1 });
 
+/**
+ * A rollout step (2 waves, its configs logging errors or not, on_failure rollback or halt). Drawn in
+ * explorations only (PCSYNC_TEST_SEED, PCSYNC_MODEL_RUNS): `npm test`'s pinned seed keeps the
+ * sequences it walked before rollouts existed, and the replayed sequences below run rollouts on
+ * every run.
+ */
+const rolloutStep = {
+  weight: 1,
+  arbitrary: fc.record({
+    kind: fc.constant("rollout" as const),
+    manifest: manifestIndex,
+    failing: fc.boolean(),
+    onFailure: fc.constantFrom("rollback" as const, "halt" as const),
+  }),
+};
+
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
@@ -120,6 +138,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("second-owner" as const), race: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("export-plan" as const), templates: fc.boolean() }) },
+  ...(PINNED_SEED === undefined ? [rolloutStep] : []),
 );
 
 function setupArb(profile: ProfileName): fc.Arbitrary<WorldSetup> {
@@ -306,6 +325,23 @@ const SEQUENCES: Sequence[] = [
     steps: [
       { kind: "apply", manifest: 0, scope: {} },
       { kind: "export-plan", templates: false },
+    ],
+  },
+  {
+    seam: "a rollout whose first wave fails rolls back or halts, and a healthy one completes with nothing left to write",
+    profiles: ["seed"],
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+      ),
+    ],
+    steps: [
+      { kind: "rollout", manifest: 0, failing: true, onFailure: "rollback" },
+      { kind: "rollout", manifest: 0, failing: true, onFailure: "halt" },
+      { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" },
     ],
   },
 ];

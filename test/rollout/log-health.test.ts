@@ -1,8 +1,12 @@
 // The logs gate's rule on a project's counts: the ERROR share against max_error_ratio, and too few
-// entries as unknown, which fails unless allowed.
+// entries as unknown, which fails unless allowed; and its reads of the emulator's logs endpoint.
 
 import { describe, expect, it } from "vitest";
-import { judgeCounts } from "../../src/rollout/log-health.js";
+import { ApiClient, updateConfig } from "../../src/api/index.js";
+import { startEmulator } from "../../src/emulator/index.js";
+import { createLogHealthGate, judgeCounts } from "../../src/rollout/log-health.js";
+
+const KEY = "phx_log_health_0123456789";
 
 const spec = { maxErrorRatio: 0.05, minEntries: 20, allowUnknown: false };
 
@@ -18,5 +22,64 @@ describe("the logs gate", () => {
     const verdict = judgeCounts("1", 2, counts, rule);
     expect(verdict).toMatchObject({ project: "1", status, passed });
     expect(verdict.summary).toContain(`${counts.errors} ERROR of ${counts.entries} entries`);
+  });
+});
+
+/** An emulator whose plugin configs log `perMinute` entries, half ERROR once BROKEN; config 1 changed. */
+async function brokenConfig(perMinute: number, onFinished: (done: () => Promise<void>) => void) {
+  const emulator = await startEmulator({
+    profile: "seed",
+    keys: [{ key: KEY, scopes: null, projects: "*" }],
+    logRate: perMinute,
+    faults: { logErrors: [{ description: "BROKEN", ratio: 0.5 }] },
+  });
+  onFinished(() => emulator.close());
+  const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
+  const changed = await updateConfig(client, "1", "plugin_configs", 1, { description: "BROKEN build" });
+  expect(changed.description).toBe("BROKEN build");
+  // After the change's own time, whatever precision the service gives updated_at.
+  const since = new Date();
+  const gate = createLogHealthGate(client, { ...spec, minEntries: 1 }, 4);
+  return {
+    logReads: () => emulator.requestLog.filter((entry) => entry.path.includes("/logs")).length,
+    judge: () =>
+      gate.judge(
+        {
+          wave: "canary",
+          since,
+          projects: [
+            { project: "1", configs: [{ family: "plugin_configs", id: 1, name: "GeoIP", writtenAt: since }] },
+          ],
+        },
+        new AbortController().signal,
+      ),
+  };
+}
+
+describe("the logs gate against the emulator", () => {
+  it("counts a bake's entries from one page per config", async ({ onTestFinished }) => {
+    // 100 entries a second: a page of 200 holds what 0.3 s of bake logged, even on a loaded machine.
+    const config = await brokenConfig(6_000, onTestFinished);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [verdict] = await config.judge();
+    expect(config.logReads()).toBe(1);
+    expect(verdict?.figures.entries).toBeGreaterThan(0);
+    expect(verdict?.figures.entries).toBeLessThanOrEqual(200);
+    expect(verdict?.figures.errors).toBeGreaterThan(0);
+    expect(verdict?.passed).toBe(false);
+  });
+
+  it("asks for the ERROR count in a second read only when the page does not hold every entry", async ({
+    onTestFinished,
+  }) => {
+    // 1,000 entries a second: half a second is more than a page.
+    const config = await brokenConfig(60_000, onTestFinished);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const [verdict] = await config.judge();
+    expect(config.logReads()).toBe(2);
+    expect(verdict?.figures.entries).toBeGreaterThan(200);
+    expect(verdict?.figures.ratio).toBeGreaterThan(0.4);
+    expect(verdict?.figures.ratio).toBeLessThan(0.6);
+    expect(verdict?.status).toBe("fail");
   });
 });

@@ -61,7 +61,8 @@ export type Step =
   | { kind: "edit"; pick: number; change: EditKind }
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
   | { kind: "second-owner"; race: boolean }
-  | { kind: "export-plan"; templates: boolean };
+  | { kind: "export-plan"; templates: boolean }
+  | { kind: "rollout"; manifest: number; failing: boolean; onFailure: "rollback" | "halt" };
 
 /** One step in words, for the transcript a failure prints. */
 export function describeStep(step: Step): string {
@@ -94,6 +95,8 @@ export function describeStep(step: Step): string {
       return step.race ? "owner team-b's apply racing m0's apply (two processes)" : "owner team-b's apply";
     case "export-plan":
       return `export --project 1 --project 2${step.templates ? " --templates" : ""} -o; plan -f the export --detailed-exitcode`;
+    case "rollout":
+      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}`;
   }
 }
 
@@ -147,6 +150,8 @@ export class World {
       profile: this.setup.profile,
       data: remoteData(this.setup.remote),
       keys: [{ key: KEY, scopes: null, projects: "*" }],
+      // 1,000 entries a second: a rollout with no bake has enough to judge by the time it judges.
+      logRate: 60_000,
       log: (line) => {
         if (!line.startsWith("GET ")) this.onWrite?.();
       },
@@ -387,6 +392,8 @@ export class World {
         return step.race ? this.race() : this.apply(this.setup.second, {});
       case "export-plan":
         return this.exportAndPlan(step.templates);
+      case "rollout":
+        return this.rollout(this.manifest(step.manifest), step.failing, step.onFailure);
     }
   }
 
@@ -596,6 +603,105 @@ export class World {
         `nothing else ran, yet the resume of the killed apply ended with ${resumed.code}:\n${resumed.stdout}${resumed.stderr}`,
       );
     if (resumed.code === 0) await this.expectEmptyPlan(manifest, {}, "the resumed apply");
+  }
+
+  /**
+   * `apply` of the manifest with a rollout of 2 waves (half the plan's projects, then the rest),
+   * its plugin configs logging only errors after a change when `failing`. After a halt no project
+   * of a later wave was written; after a rollback the records are as before the rollout; after a
+   * complete one, a second apply writes nothing. Its journals stay out of the rollback step's list.
+   */
+  private async rollout(
+    model: ManifestModel,
+    failing: boolean,
+    onFailure: "rollback" | "halt",
+  ): Promise<void> {
+    const manifest = this.path("rollout.yaml");
+    await writeFile(
+      manifest,
+      `${renderManifest(model)}${[
+        "rollout:",
+        "  waves:",
+        "    - name: first",
+        "      percent: 50",
+        "    - name: rest",
+        "      percent: 100",
+        "  bake: 0s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 1",
+        `  on_failure: ${onFailure}`,
+      ].join("\n")}\n`,
+    );
+    const planned = await this.pcsync(["plan", "-f", manifest, "--format", "json"]);
+    if (planned.code !== 0) return;
+    const waves =
+      (JSON.parse(planned.stdout) as { rollout?: { waves: { name: string; projects: string[] }[] } }).rollout
+        ?.waves ?? [];
+    if (failing) this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
+    const before = this.snapshot();
+    let applied: Run;
+    try {
+      applied = await this.pcsync([
+        "apply",
+        "--auto-approve",
+        "-f",
+        manifest,
+        "--journal",
+        this.path("rollout.jsonl"),
+      ]);
+    } finally {
+      this.emulator.setFaults({});
+    }
+    const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    const output = `${applied.stdout}${applied.stderr}`;
+    const halted = /Rollout halted in wave "([^"]+)"/.exec(applied.stdout)?.[1];
+    if (applied.code === 4 && halted !== undefined) {
+      const haltedAt = waves.findIndex((wave) => wave.name === halted);
+      const later = new Set(waves.slice(haltedAt + 1).flatMap((wave) => wave.projects));
+      const changed = this.changedRecords(before, after).filter((record) =>
+        later.has(String(record.project)),
+      );
+      if (changed.length > 0)
+        this.broken(
+          "no project of a later wave is written after a halt",
+          `the rollout halted in wave "${halted}", yet records of later waves changed: ${JSON.stringify(changed)}\n${output}`,
+        );
+      if (onFailure === "rollback") {
+        const left = this.changedRecords(before, after);
+        if (left.length > 0 || !applied.stderr.includes("every wave applied was rolled back"))
+          this.broken(
+            "after a rollout's rollback the records are as before it",
+            `records not restored: ${JSON.stringify(left)}\n${output}`,
+          );
+      }
+      return;
+    }
+    if (applied.code !== 0) return;
+    const again = await this.pcsync([
+      "apply",
+      "--auto-approve",
+      "-f",
+      manifest,
+      "--journal",
+      this.path("again.jsonl"),
+    ]);
+    const changed = this.changedRecords(after, this.snapshot());
+    if (again.code !== 0 || changed.length > 0 || /": writing/.test(again.stderr))
+      this.broken(
+        "a second apply of a finished rollout writes nothing",
+        `the second apply ended with ${again.code} and changed ${JSON.stringify(changed)}:\n${again.stdout}${again.stderr}`,
+      );
+  }
+
+  /** The records of `after` that differ from `before` (a record new since: one still live). */
+  private changedRecords(before: EmulatorData, after: EmulatorData): StoredRecord[] {
+    const fields = ["name", "plugin", "enabled", "order", "description", "deleted", "match_action"] as const;
+    const earlier = new Map(before.records.map((record) => [record.id, record]));
+    return after.records.filter((record) => {
+      const was = earlier.get(record.id);
+      return was === undefined ? !record.deleted : fields.some((field) => was[field] !== record[field]);
+    });
   }
 
   private async heal(model: ManifestModel): Promise<void> {

@@ -49,6 +49,7 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   autoApprove?: boolean;
   format?: string;
   webhook?: string[];
+  metricsFile?: string;
   webhookSecretFile?: string;
 }
 
@@ -150,6 +151,12 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
       new Option(
         "--webhook-secret-file <path>",
         "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--metrics-file <path>",
+        "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
       ),
     );
   addJournalOptions(
@@ -282,6 +289,7 @@ Examples:
                   interrupts,
                   inputs,
                   ...(await rolloutRun.rolloutWebhooks(flags, io)),
+                  ...rolloutRun.rolloutMetricsFile(flags),
                 })
               : applyJournaled(client, plan, state, {
                   flags,
