@@ -528,12 +528,10 @@ export class ApiClient {
   ): Error {
     const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
-      return failure.encoding === undefined
-        ? new ServiceError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes })
-        : new ServiceError("response_too_large", failedRequest, {
-            limitBytes: this.#maxResponseBytes,
-            encoding: failure.encoding,
-          });
+      return new ServiceError("response_too_large", failedRequest, {
+        limitBytes: this.#maxResponseBytes,
+        encoding: failure.encoding,
+      });
     }
     if (failure.kind === "headers_too_large") {
       return new ServiceError("response_headers_too_large", failedRequest, {
