@@ -111,3 +111,37 @@ describe.concurrent.each(["seed", "posthog-2024"] as const)("apply --metrics-fil
     120_000,
   );
 });
+
+describe("apply --metrics-file and --webhook without rollout:", () => {
+  it("warns that they are ignored, writes no file and applies as usual", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const dir = await temporaryDirectory();
+    onTestFinished(() => dir.remove());
+    const file = await dir.write(
+      "pcsync.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: GeoIP",
+        "          plugin: 1",
+        "          enabled: true",
+      ),
+    );
+    const run = spawnCli(
+      [
+        ...["apply", "-f", file, "--auto-approve", "--metrics-file", "pcsync-rollout.prom"],
+        ...["--webhook", "http://127.0.0.1:9/hook"],
+      ],
+      { cwd: dir.path, env: { ...server.env }, timeoutMs: 30_000 },
+    );
+    const ended = await run.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain(
+      "warning: --webhook, --metrics-file report a rollout's waves, and this apply has no `rollout:` in its manifest: ignored",
+    );
+    await expect(readFile(join(dir.path, "pcsync-rollout.prom"), "utf8")).rejects.toThrow(/ENOENT/);
+  }, 40_000);
+});
