@@ -293,7 +293,7 @@ Examples:
           hasMoreWork: async (plan, rolledOut) => {
             if (plan.rollout === undefined) return false;
             rolloutRun = await import("../rollout-run.js");
-            return (await rolloutRun.unfinishedRollout(client, rolledOut, flags, io)) !== undefined;
+            return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, flags, io)) !== undefined;
           },
           approve:
             asks && stdin !== undefined
