@@ -243,7 +243,10 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
         summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
       };
     },
-    gate: createRolloutGate(client, rollout.health, { concurrency: run.concurrency, io }),
+    gate: createRolloutGate(client, rollout.health, {
+      concurrency: run.concurrency,
+      proxyEnvironment: io.env,
+    }),
     signal: interrupts.signal,
     sleep: realSleep,
     now: () => new Date(),

@@ -296,4 +296,46 @@ describe("the rollout block", () => {
       /c\.yaml:5:\d+: wave "canary" names project "9", which the manifest does not manage/,
     );
   });
+
+  it("refuses a Prometheus gate with a user in its URL or a query without {{project}}, with file:line", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const prometheus = (url: string, query: string) =>
+      rolloutManifest("x", [
+        "rollout:",
+        "  waves:",
+        "    - name: all",
+        "      percent: 100",
+        "  health:",
+        "    prometheus:",
+        `      url: ${url}`,
+        `      query: '${query}'`,
+        "      max: 0",
+      ]);
+    const good = await write(
+      "good.yaml",
+      prometheus("http://prometheus:9090", 'sum(errors{p="{{project}}"})'),
+    );
+    const valid = await server.run(["validate", "-f", good], { cwd: dir });
+    expect(valid.code, valid.stderr).toBe(0);
+    const bad = await write(
+      "bad.yaml",
+      prometheus("http://admin:hunter2@prometheus:9090", "sum(errors{{ job }})"),
+    );
+    const refused = await server.run(["validate", "-f", bad], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/bad\.yaml:8:\d+: prometheus url holds a user or password/);
+    expect(refused.stderr).toMatch(/bad\.yaml:9:\d+: prometheus query holds \{\{job\}\}/);
+    expect(refused.stderr).toMatch(/bad\.yaml:9:\d+: prometheus query holds no \{\{project\}\}/);
+    expect(refused.stderr).not.toContain("hunter2");
+    const missing = await write(
+      "missing.yaml",
+      prometheus("http://prometheus:9090", "x{{project}}").replace("      max: 0\n", ""),
+    );
+    const incomplete = await server.run(["validate", "-f", missing], { cwd: dir });
+    expect(incomplete.code).toBe(1);
+    expect(incomplete.stderr).toMatch(/missing\.yaml:8:\d+: missing required key "max" in "prometheus"/);
+  });
 });
