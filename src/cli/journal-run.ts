@@ -10,6 +10,7 @@ import type { Journal } from "../journal/journal-format.js";
 import type { JournalLock } from "../journal/journal-lock.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
+import { shellWord } from "../shell-word.js";
 import { createApplyProgress } from "./apply-progress.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -26,10 +27,7 @@ export function addJournalOptions(command: Command, pathHelp: string): Command {
     .addOption(new Option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)"));
 }
 
-/** A path as it can be pasted into a shell. */
-export function shellWord(path: string): string {
-  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-}
+export { shellWord };
 
 /**
  * The lines that end a journaled run, newline included: where its journal is, the command that

@@ -188,6 +188,8 @@ export interface LogStreamSource {
   /** The ERROR share after the record's last change, when a fault selects it. */
   errorRatio: number | undefined;
   nowMs: number;
+  /** Every entry since the record was created, not only the last 24 hours: a counter's count. */
+  sinceCreation?: boolean;
 }
 
 function hex(value: number, digits: number): string {
@@ -209,7 +211,7 @@ export class SynthesizedLog {
     this.intervalMs = intervalMs;
     this.createdMs = Date.parse(record.created_at);
     const firstAfter = (ms: number) => Math.floor((ms - this.createdMs) / intervalMs) + 1;
-    let lo = Math.max(1, firstAfter(nowMs - LOG_WINDOW_MS));
+    let lo = source.sinceCreation === true ? 1 : Math.max(1, firstAfter(nowMs - LOG_WINDOW_MS));
     let hi = firstAfter(nowMs) - 1;
     if (filter.after !== undefined) lo = Math.max(lo, firstAfter(filter.after));
     if (filter.before !== undefined)
@@ -351,6 +353,7 @@ export class LogStream {
     plugin: PluginData | undefined,
     profile: ProfileBehaviour,
     filter: LogFilter,
+    options: { sinceCreation?: boolean } = {},
   ): SynthesizedLog | undefined {
     if (this.intervalMs === undefined || !record.enabled || record.deleted || plugin?.frontendApp === true) {
       return undefined;
@@ -360,6 +363,9 @@ export class LogStream {
       record,
       shownText(record, plugin, profile.fallsBackToPluginText),
     );
-    return new SynthesizedLog({ record, intervalMs: this.intervalMs, errorRatio, nowMs: this.now() }, filter);
+    return new SynthesizedLog(
+      { record, intervalMs: this.intervalMs, errorRatio, nowMs: this.now(), ...options },
+      filter,
+    );
   }
 }

@@ -9,6 +9,7 @@ import { HANDLERS } from "./dispatch.js";
 import type { FaultInjector } from "./faults.js";
 import type { HandlerContext, HandlerResult } from "./handler-types.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
+import { renderLogMetrics } from "./log-metrics.js";
 import type { LogStream } from "./log-stream.js";
 import { capPageSize } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
@@ -150,6 +151,16 @@ export async function serveRequest(
   const started = performance.now();
   const method = request.method ?? "GET";
   const target = request.url ?? "/";
+  // The emulator's own metrics, outside the API: no key, no faults, not in the request log.
+  if (method === "GET" && target.split("?")[0] === "/metrics") {
+    const text = renderLogMetrics(deps.store, deps.logStream, deps.profile);
+    response.writeHead(200, {
+      "content-type": "text/plain; version=0.0.4; charset=utf-8",
+      "content-length": String(Buffer.byteLength(text)),
+    });
+    response.end(text);
+    return;
+  }
   let outcome: Outcome;
   try {
     outcome = await processRequest(deps, request, method, target);

@@ -246,6 +246,11 @@ export class EmulatorStore {
   }
 
   /** The log entries of one config of the project, newest first. */
+  /** Every record, deleted ones included, and every stored log entry: what /metrics counts. */
+  everything(): { records: readonly StoredRecord[]; logEntries: readonly LogEntry[] } {
+    return { records: this.data.records, logEntries: this.data.logEntries };
+  }
+
   logsOf(projectId: number, configId: number): LogEntry[] {
     return this.data.logEntries
       .filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId)

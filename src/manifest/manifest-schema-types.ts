@@ -89,9 +89,30 @@ export interface Rollout {
    */
   bake?: string;
   /**
-   * What a wave is judged on, per project.
+   * What a wave is judged on, per project: `logs` (the default when `health` names no signal), `prometheus`, or both, in which case a project passes only if it passes each.
    */
   health?: {
+    /**
+     * A PromQL instant query, run against Prometheus once per project after the bake: `{{project}}` in it is the project's id (and `{{window}}` the time since the wave's writes, e.g. `95s`); it must give one value, and a value over `max` fails the project.
+     */
+    prometheus?: {
+      /**
+       * Prometheus's base URL (`http://prometheus:9090`); `/api/v1/query` is asked under it. No user or password in it: it is written to the plan and the journal.
+       */
+      url: string;
+      /**
+       * The PromQL query, holding `{{project}}`: e.g. `sum(increase(errors_total{project="{{project}}"}[{{window}}]))`.
+       */
+      query: string;
+      /**
+       * A project fails when its value exceeds this.
+       */
+      max: number;
+      /**
+       * A project the query gives no value for (no series, NaN, or Prometheus not answering) passes (said in the output). Default false.
+       */
+      allow_unknown?: boolean;
+    };
     /**
      * The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.
      */

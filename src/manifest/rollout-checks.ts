@@ -6,7 +6,7 @@
 import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
 import type { LocationIndex } from "./plain-manifest.js";
-import type { LogHealthSpec } from "./types.js";
+import type { PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
 /** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
@@ -32,7 +32,7 @@ export interface RolloutWaveFact {
 export interface RolloutFact {
   waves: RolloutWaveFact[];
   bakeMs: number;
-  health: { logs: LogHealthSpec };
+  health: RolloutHealthSpec;
   failureBudget: number;
   onFailure: "rollback" | "halt";
   position: Position;
@@ -126,16 +126,21 @@ export function readRollout(
   // A bake that is not a duration is the schema's to report (its pattern); the default stands in.
   const bakeMs =
     (typeof rollout.bake === "string" ? parseDuration(rollout.bake) : undefined) ?? ROLLOUT_DEFAULTS.bakeMs;
-  const logs = asRecord(asRecord(rollout.health)?.logs);
-  const health: { logs: LogHealthSpec } = {
-    logs: {
+  const healthValue = asRecord(rollout.health);
+  const logs = asRecord(healthValue?.logs);
+  const prometheus = readPrometheus(asRecord(healthValue?.prometheus), at, errors);
+  const health: RolloutHealthSpec = {};
+  // The logs are judged when they are named, and when no signal is: the default gate.
+  if (logs !== undefined || prometheus === undefined) {
+    health.logs = {
       maxErrorRatio:
         typeof logs?.max_error_ratio === "number" ? logs.max_error_ratio : ROLLOUT_DEFAULTS.maxErrorRatio,
       minEntries: typeof logs?.min_entries === "number" ? logs.min_entries : ROLLOUT_DEFAULTS.minEntries,
       allowUnknown:
         typeof logs?.allow_unknown === "boolean" ? logs.allow_unknown : ROLLOUT_DEFAULTS.allowUnknown,
-    },
-  };
+    };
+  }
+  if (prometheus !== undefined) health.prometheus = prometheus;
   return {
     waves,
     bakeMs,
@@ -144,6 +149,73 @@ export function readRollout(
       typeof rollout.failure_budget === "number" ? rollout.failure_budget : ROLLOUT_DEFAULTS.failureBudget,
     onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
     position: locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 },
+  };
+}
+
+/** The placeholders a Prometheus query may hold; `{{project}}` it must. */
+const QUERY_PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set(["project", "window"]);
+
+/**
+ * `health.prometheus`, when its keys have the schema's types (the schema reports them otherwise),
+ * with the checks the schema cannot make: a URL that parses and holds no credentials (it is written
+ * to the plan and the journal), a query that names the project and no unknown placeholder.
+ */
+function readPrometheus(
+  prometheus: Record<string, unknown> | undefined,
+  at: (path: readonly (string | number)[]) => Position,
+  errors: YamlProblem[],
+): PrometheusHealthSpec | undefined {
+  if (prometheus === undefined) return undefined;
+  const { url, query, max } = prometheus;
+  if (typeof url !== "string" || typeof query !== "string" || typeof max !== "number") return undefined;
+  const urlAt = at(["health", "prometheus", "url"]);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    errors.push({
+      position: urlAt,
+      message: `prometheus url "${url}" is not a URL; give e.g. http://prometheus:9090`,
+    });
+  }
+  if (parsed !== undefined && (parsed.username !== "" || parsed.password !== "")) {
+    errors.push({
+      position: urlAt,
+      message:
+        "prometheus url holds a user or password: it would be written to the plan and the rollout journal; give Prometheus's URL without them",
+    });
+  }
+  if (parsed !== undefined && (parsed.search !== "" || parsed.hash !== "")) {
+    errors.push({
+      position: urlAt,
+      message: `prometheus url "${url}" has a query or fragment: give Prometheus's base URL (pcsync asks /api/v1/query under it)`,
+    });
+  }
+  const queryAt = at(["health", "prometheus", "query"]);
+  const names = [...query.matchAll(QUERY_PLACEHOLDER)].map((match) => match[1] ?? "");
+  for (const name of new Set(names)) {
+    if (!KNOWN_PLACEHOLDERS.has(name))
+      errors.push({
+        position: queryAt,
+        message: `prometheus query holds {{${name}}}: it knows {{project}} (the project's id) and {{window}} (the time since the wave's writes)`,
+      });
+  }
+  if (!names.includes("project")) {
+    errors.push({
+      position: queryAt,
+      message:
+        'prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project="{{project}}"}[5m]))',
+    });
+  }
+  return {
+    url,
+    query,
+    max,
+    allowUnknown:
+      typeof prometheus.allow_unknown === "boolean"
+        ? prometheus.allow_unknown
+        : ROLLOUT_DEFAULTS.allowUnknown,
   };
 }
 

@@ -105,10 +105,29 @@ export interface RolloutWaveSpec {
 export interface RolloutSpec {
   waves: RolloutWaveSpec[];
   bakeMs: number;
-  health: { logs: LogHealthSpec };
+  /** The signals a wave is judged on: the logs (also when `health:` names none), Prometheus. */
+  health: RolloutHealthSpec;
   failureBudget: number;
   onFailure: "rollback" | "halt";
   source: SourceLocation;
+}
+
+/** `rollout.health`: each signal given is judged, and a project passes only if it passes each. */
+export interface RolloutHealthSpec {
+  logs?: LogHealthSpec;
+  prometheus?: PrometheusHealthSpec;
+}
+
+/**
+ * `rollout.health.prometheus`: a PromQL query run once per project (its `{{project}}` filled in),
+ * whose one value fails the project when it exceeds `max`.
+ */
+export interface PrometheusHealthSpec {
+  /** Prometheus's base URL, without credentials: `/api/v1/query` is asked under it. */
+  url: string;
+  query: string;
+  max: number;
+  allowUnknown: boolean;
 }
 
 /** `rollout.health.logs`: the ERROR share of the entries logged since a wave's writes. */

@@ -62,7 +62,10 @@ export function assignWaves(
     rollout: {
       waves,
       bakeSeconds: spec.bakeMs / 1000,
-      health: { logs: { ...spec.health.logs } },
+      health: {
+        ...(spec.health.logs === undefined ? {} : { logs: { ...spec.health.logs } }),
+        ...(spec.health.prometheus === undefined ? {} : { prometheus: { ...spec.health.prometheus } }),
+      },
       failureBudget: spec.failureBudget,
       onFailure: spec.onFailure,
     },

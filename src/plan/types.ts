@@ -242,7 +242,10 @@ export interface PlanRollout {
   /** In order; every project the plan writes is in exactly one. A wave may hold no project. */
   waves: PlanWave[];
   bakeSeconds: number;
-  health: { logs: { maxErrorRatio: number; minEntries: number; allowUnknown: boolean } };
+  health: {
+    logs?: { maxErrorRatio: number; minEntries: number; allowUnknown: boolean };
+    prometheus?: { url: string; query: string; max: number; allowUnknown: boolean };
+  };
   failureBudget: number;
   onFailure: "rollback" | "halt";
 }

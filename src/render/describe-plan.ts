@@ -383,13 +383,27 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
   const rollout = plan.rollout;
   // A plan with nothing to write has no wave to tell of.
   if (rollout === undefined || rollout.waves.every((wave) => wave.projects.length === 0)) return undefined;
-  const { maxErrorRatio, minEntries, allowUnknown } = rollout.health.logs;
+  const { logs, prometheus } = rollout.health;
+  const subjects: string[] = [];
+  const details: string[] = [];
+  if (logs !== undefined) {
+    subjects.push("its plugin configs' logs");
+    details.push(
+      `at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${logs.minEntries} entries${logs.allowUnknown ? ", fewer passes" : ""}`,
+    );
+  }
+  if (prometheus !== undefined) {
+    subjects.push(`a Prometheus query at ${escapeControl(prometheus.url)}`);
+    details.push(
+      `its value at most ${prometheus.max} per project${prometheus.allowUnknown ? ", no value passes" : ""}`,
+    );
+  }
   const count = rollout.waves.length;
   const budget =
     rollout.failureBudget === 0
       ? "no failing project allowed"
       : `${rollout.failureBudget} failing project${rollout.failureBudget === 1 ? "" : "s"} allowed per wave`;
-  const heading = `Rollout in ${count} wave${count === 1 ? "" : "s"}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on its plugin configs' logs (at most ${formatRatio(maxErrorRatio)} ERROR, over at least ${minEntries} entries${allowUnknown ? ", fewer passes" : ""}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
+  const heading = `Rollout in ${count} wave${count === 1 ? "" : "s"}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on ${subjects.join(" and ")} (${details.join("; ")}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
   const waves = rollout.waves.map((wave, index) => {
     const shown = wave.projects.slice(0, MAX_WAVE_PROJECTS).map(escapeControl);
     const more = wave.projects.length - shown.length;

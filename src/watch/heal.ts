@@ -7,7 +7,8 @@ import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
-import { type PlanDiagnostic, summarizePlan } from "../plan/compute-plan.js";
+import type { PlanDiagnostic } from "../plan/compute-plan.js";
+import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
@@ -37,25 +38,6 @@ export function findingOf(
     (candidate) => candidate.project === project && candidate.family === family,
   );
   return { project, family, changes, reorder };
-}
-
-/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
-export function selectFamilies(plan: Plan, keep: (project: string, family: FamilyName) => boolean): Plan {
-  const changes = plan.changes.filter((change) => keep(change.project, change.family));
-  const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));
-  const families = plan.families.filter((family) => keep(family.project, family.family));
-  const prefixes = families.map((family) => `${family.project}/${family.family}/`);
-  return {
-    ...plan,
-    summary: summarizePlan(changes, reorders),
-    changes,
-    reorders,
-    families,
-    fingerprints: Object.fromEntries(
-      Object.entries(plan.fingerprints).filter(([key]) => prefixes.some((prefix) => key.startsWith(prefix))),
-    ),
-    guards: plan.guards.filter((guard) => keep(guard.project, guard.family)),
-  };
 }
 
 export interface HealResult {

@@ -6,31 +6,11 @@
 
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
-import { manifest } from "../support/manifest-text.js";
+import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
 import { openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-const PROJECTS = ["1", "2", "3"] as const;
-
-/** Three projects, each with a GeoIP whose description the change sets; the rollout as given. */
-function rolloutManifest(description: (project: string) => string, rollout: readonly string[]): string {
-  return manifest(
-    "version: 1",
-    ...rollout,
-    "projects:",
-    ...PROJECTS.flatMap((project) => [
-      `  "${project}":`,
-      "    plugin_configs:",
-      "      configs:",
-      "        - name: GeoIP",
-      "          plugin: 1",
-      "          enabled: true",
-      `          description: ${description(project)}`,
-    ]),
-  );
-}
-
 async function workDir(onFinished: (done: () => Promise<void>) => void) {
   const dir = await temporaryDirectory();
   onFinished(() => dir.remove());
@@ -39,11 +19,6 @@ async function workDir(onFinished: (done: () => Promise<void>) => void) {
 
 function runSlow(server: TestServer, args: readonly string[], cwd: string) {
   return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
-}
-
-async function descriptions(server: TestServer): Promise<(string | null)[]> {
-  const lists = await Promise.all(PROJECTS.map((project) => server.list(project, "plugin_configs")));
-  return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description ?? null);
 }
 
 /** Waits (polling, bounded) until `ready` holds; fails the test with `what` when it never does. */
@@ -100,7 +75,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");
     server.emulator.setFaults({});
-    const [oneAfterKill, twoAfterKill, threeAfterKill] = await descriptions(server);
+    const [oneAfterKill, twoAfterKill, threeAfterKill] = await geoipDescriptions(server);
     // The canary was cut short: one of its projects written, the other not; the next wave untouched.
     expect([twoAfterKill, threeAfterKill].filter((description) => description === "v8")).toHaveLength(1);
     expect(oneAfterKill).not.toBe("v8");
@@ -128,7 +103,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(judged).toBeGreaterThan(baked);
     expect(next).toBeGreaterThan(judged);
     expect(resumed.stdout).toContain("Rollout complete");
-    expect(await descriptions(server)).toEqual(["v8", "v8", "v8"]);
+    expect(await geoipDescriptions(server)).toEqual(["v8", "v8", "v8"]);
   }, 120_000);
 
   it("in the rollback of a halted rollout: applied again, it finishes the rollback and writes no wave", async ({
@@ -137,26 +112,10 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     const logErrors = [{ description: "BROKEN", ratio: 0.8 }];
     const server = await openServer(onTestFinished, profile, { faults: { logErrors } });
     const { path: dir, write } = await workDir(onTestFinished);
-    const before = await descriptions(server);
+    const before = await geoipDescriptions(server);
     const file = await write(
       "pcsync.yaml",
-      rolloutManifest(
-        (project) => (project === "1" ? "v9 BROKEN" : "v9"),
-        [
-          "rollout:",
-          "  waves:",
-          "    - name: canary",
-          '      projects: ["2"]',
-          "    - name: second",
-          '      projects: ["1"]',
-          "    - name: rest",
-          "      percent: 100",
-          "  bake: 2s",
-          "  health:",
-          "    logs:",
-          "      min_entries: 2",
-        ],
-      ),
+      rolloutManifest((project) => (project === "1" ? "v9 BROKEN" : "v9"), threeWaveRollout("2s")),
     );
     const run = spawnCli(["apply", "-f", file, "--auto-approve", "--concurrency", "1"], {
       cwd: dir,
@@ -177,7 +136,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     const killed = await run.done;
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
     server.emulator.setFaults({ logErrors });
-    const [oneAfterKill, twoAfterKill, threeAfterKill] = await descriptions(server);
+    const [oneAfterKill, twoAfterKill, threeAfterKill] = await geoipDescriptions(server);
     expect(oneAfterKill).toBe(before[0]);
     expect(twoAfterKill).toBe("v9");
     expect(threeAfterKill).toBe(before[2]);
@@ -193,7 +152,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(resumed.stdout).toContain('Rollout halted in wave "second"');
     expect(resumed.stdout).toMatch(/rolled back wave "canary": 1 change\(s\) undone/);
     expect(resumed.stderr).toContain("every wave applied was rolled back");
-    expect(await descriptions(server)).toEqual(before);
+    expect(await geoipDescriptions(server)).toEqual(before);
 
     // The rollout ended: the same manifest applied again starts a new one (which halts again).
     const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
@@ -214,7 +173,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
       name: "Legacy",
     });
     expect(made.status).toBe(201);
-    const before = await descriptions(server);
+    const before = await geoipDescriptions(server);
     // The canary deletes Legacy and changes GeoIP in project 2, then fails its check (too few
     // entries in the bake); while it bakes someone creates another "Legacy".
     const text = rolloutManifest(
@@ -259,7 +218,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     );
     expect(halted.stderr).toMatch(/the rollback is incomplete: apply the same manifest again to finish it/);
     // Nothing was undone: the canary's change stands, and no later wave was written.
-    expect(await descriptions(server)).toEqual([before[0], "v10", before[2]]);
+    expect(await geoipDescriptions(server)).toEqual([before[0], "v10", before[2]]);
 
     // Once the name is free again, the same manifest applied again finishes the rollback.
     const newId = (taken.body as { id: number }).id;
@@ -268,7 +227,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     expect(finished.code, finished.stderr).toBe(4);
     expect(finished.stderr).toContain("Resuming the rollout");
     expect(finished.stdout).toMatch(/rolled back wave "canary": 2 change\(s\) undone/);
-    expect(await descriptions(server)).toEqual(before);
+    expect(await geoipDescriptions(server)).toEqual(before);
     const legacy = (await server.list(2, "plugin_configs")).filter((record) => record.name === "Legacy");
     expect(legacy.map((record) => record.id)).toEqual([(made.body as { id: number }).id]);
   }, 120_000);

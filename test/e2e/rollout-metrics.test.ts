@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
+import { rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -38,31 +39,7 @@ describe.concurrent.each(["seed", "posthog-2024"] as const)("apply --metrics-fil
       onTestFinished(() => dir.remove());
       const file = await dir.write(
         "pcsync.yaml",
-        manifest(
-          "version: 1",
-          "rollout:",
-          "  waves:",
-          "    - name: canary",
-          '      projects: ["2"]',
-          "    - name: second",
-          '      projects: ["1"]',
-          "    - name: rest",
-          "      percent: 100",
-          "  bake: 2s",
-          "  health:",
-          "    logs:",
-          "      min_entries: 2",
-          "projects:",
-          ...["1", "2", "3"].flatMap((project) => [
-            `  "${project}":`,
-            "    plugin_configs:",
-            "      configs:",
-            "        - name: GeoIP",
-            "          plugin: 1",
-            "          enabled: true",
-            `          description: v11${project === "1" ? " BROKEN" : ""}`,
-          ]),
-        ),
+        rolloutManifest((project) => (project === "1" ? "v11 BROKEN" : "v11"), threeWaveRollout("2s")),
       );
       const metricsFile = join(dir.path, "pcsync-rollout.prom");
       const run = spawnCli(["apply", "-f", file, "--auto-approve", "--metrics-file", "pcsync-rollout.prom"], {
@@ -110,4 +87,38 @@ describe.concurrent.each(["seed", "posthog-2024"] as const)("apply --metrics-fil
     },
     120_000,
   );
+});
+
+describe("apply --metrics-file and --webhook without rollout:", () => {
+  it("warns that they are ignored, writes no file and applies as usual", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const dir = await temporaryDirectory();
+    onTestFinished(() => dir.remove());
+    const file = await dir.write(
+      "pcsync.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: GeoIP",
+        "          plugin: 1",
+        "          enabled: true",
+      ),
+    );
+    const run = spawnCli(
+      [
+        ...["apply", "-f", file, "--auto-approve", "--metrics-file", "pcsync-rollout.prom"],
+        ...["--webhook", "http://127.0.0.1:9/hook"],
+      ],
+      { cwd: dir.path, env: { ...server.env }, timeoutMs: 30_000 },
+    );
+    const ended = await run.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain(
+      "warning: --webhook, --metrics-file report a rollout's waves, and this apply has no `rollout:` in its manifest: ignored",
+    );
+    await expect(readFile(join(dir.path, "pcsync-rollout.prom"), "utf8")).rejects.toThrow(/ENOENT/);
+  }, 40_000);
 });

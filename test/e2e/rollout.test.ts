@@ -9,28 +9,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
+import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
 import { openServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-
-/** Three projects, each with a GeoIP whose description the change sets; the rollout as given. */
-function rolloutManifest(description: string, rollout: readonly string[]): string {
-  return manifest(
-    "version: 1",
-    ...rollout,
-    "projects:",
-    ...["1", "2", "3"].flatMap((project) => [
-      `  "${project}":`,
-      "    plugin_configs:",
-      "      configs:",
-      "        - name: GeoIP",
-      "          plugin: 1",
-      "          enabled: true",
-      `          description: ${description}`,
-    ]),
-  );
-}
 
 const WAVES = [
   "rollout:",
@@ -57,11 +40,6 @@ function wavesWritten(stderr: string): string[] {
 /** The built CLI against the server, with time for bakes on a loaded machine. */
 function runSlow(server: TestServer, args: readonly string[], cwd: string) {
   return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
-}
-
-async function descriptions(server: TestServer): Promise<(string | null)[]> {
-  const lists = await Promise.all(["1", "2", "3"].map((project) => server.list(project, "plugin_configs")));
-  return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description ?? null);
 }
 
 describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
@@ -99,7 +77,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const canaryJudged = applied.stderr.indexOf('wave 1/2 "canary": project 2 passes');
     expect(canaryJudged).toBeGreaterThan(0);
     expect(applied.stderr.indexOf('wave 2/2 "rest": writing')).toBeGreaterThan(canaryJudged);
-    expect(await descriptions(server)).toEqual(["v2", "v2", "v2"]);
+    expect(await geoipDescriptions(server)).toEqual(["v2", "v2", "v2"]);
     const again = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("Rollout in");
@@ -110,7 +88,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
   }) => {
     const server = await openServer(onTestFinished, profile);
     const { path: dir, write } = await workDir(onTestFinished);
-    const before = await descriptions(server);
+    const before = await geoipDescriptions(server);
     // The canary's config logs nothing within the bake: fewer entries than min_entries is unknown,
     // which fails it.
     const file = await write(
@@ -127,12 +105,12 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(applied.stderr).toContain("every wave applied was rolled back");
     // Nothing of a later wave was written, and the canary is as it was.
     expect(wavesWritten(applied.stderr)).toEqual(["canary: 2"]);
-    expect(await descriptions(server)).toEqual(before);
+    expect(await geoipDescriptions(server)).toEqual(before);
 
     // Applied again, the same manifest starts a new rollout, which halts the same way.
     const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(again.code, again.stderr).toBe(4);
-    expect(await descriptions(server)).toEqual(before);
+    expect(await geoipDescriptions(server)).toEqual(before);
   }, 90_000);
 
   it("on_failure: halt stops with the waves written, and says nothing was rolled back", async ({
@@ -154,7 +132,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(applied.code, applied.stderr).toBe(4);
     expect(applied.stdout).toContain("Nothing was rolled back (on_failure: halt)");
-    const [one, two, three] = await descriptions(server);
+    const [one, two, three] = await geoipDescriptions(server);
     expect(two).toBe("v4");
     expect([one, three]).not.toContain("v4");
   }, 90_000);
@@ -178,7 +156,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(run.soFar().stderr).toContain('wave 1/2 "canary": written and seen as planned; baking');
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");
-    const [firstAfterKill, canaryAfterKill, thirdAfterKill] = await descriptions(server);
+    const [firstAfterKill, canaryAfterKill, thirdAfterKill] = await geoipDescriptions(server);
     expect(canaryAfterKill).toBe("v5");
     expect([firstAfterKill, thirdAfterKill]).not.toContain("v5");
 
@@ -193,7 +171,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
       (entry) => entry.method !== "GET" && entry.path.startsWith("/api/projects/2/"),
     );
     expect(writesToProject2).toEqual([]);
-    expect(await descriptions(server)).toEqual(["v5", "v5", "v5"]);
+    expect(await geoipDescriptions(server)).toEqual(["v5", "v5", "v5"]);
     // The rollout's journal is ended: a third apply has nothing to do and resumes nothing.
     const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(third.code).toBe(0);
@@ -231,21 +209,8 @@ describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, o
     });
     const { path: dir, write } = await workDir(onTestFinished);
     const receiver = await webhookReceiver(onTestFinished);
-    const before = await descriptions(server);
-    const text = rolloutManifest("v6", [
-      "rollout:",
-      "  waves:",
-      "    - name: canary",
-      '      projects: ["2"]',
-      "    - name: second",
-      '      projects: ["1"]',
-      "    - name: rest",
-      "      percent: 100",
-      "  bake: 3s",
-      "  health:",
-      "    logs:",
-      "      min_entries: 2",
-    ]).replace(/( {2}"1":[\s\S]*?description: )v6/, "$1v6 BROKEN");
+    const before = await geoipDescriptions(server);
+    const text = rolloutManifest((project) => (project === "1" ? "v6 BROKEN" : "v6"), threeWaveRollout("3s"));
     const file = await write("pcsync.yaml", text);
     const applied = await runSlow(
       server,
@@ -261,7 +226,7 @@ describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, o
     // Nothing of the wave after the failing one was written; both waves written were undone.
     expect(wavesWritten(applied.stderr)).toEqual(["canary: 2", "second: 1"]);
     expect(applied.stdout).toMatch(/rolled back wave "second"[\s\S]*rolled back wave "canary"/);
-    expect(await descriptions(server)).toEqual(before);
+    expect(await geoipDescriptions(server)).toEqual(before);
     expect(
       receiver.events.map((event) => `${event.event}${event.rollout ? ` ${event.rollout.wave}` : ""}`),
     ).toEqual([
@@ -295,5 +260,47 @@ describe("the rollout block", () => {
     expect(named.stderr).toMatch(
       /c\.yaml:5:\d+: wave "canary" names project "9", which the manifest does not manage/,
     );
+  });
+
+  it("refuses a Prometheus gate with a user in its URL or a query without {{project}}, with file:line", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const prometheus = (url: string, query: string) =>
+      rolloutManifest("x", [
+        "rollout:",
+        "  waves:",
+        "    - name: all",
+        "      percent: 100",
+        "  health:",
+        "    prometheus:",
+        `      url: ${url}`,
+        `      query: '${query}'`,
+        "      max: 0",
+      ]);
+    const good = await write(
+      "good.yaml",
+      prometheus("http://prometheus:9090", 'sum(errors{p="{{project}}"})'),
+    );
+    const valid = await server.run(["validate", "-f", good], { cwd: dir });
+    expect(valid.code, valid.stderr).toBe(0);
+    const bad = await write(
+      "bad.yaml",
+      prometheus("http://admin:hunter2@prometheus:9090", "sum(errors{{ job }})"),
+    );
+    const refused = await server.run(["validate", "-f", bad], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/bad\.yaml:8:\d+: prometheus url holds a user or password/);
+    expect(refused.stderr).toMatch(/bad\.yaml:9:\d+: prometheus query holds \{\{job\}\}/);
+    expect(refused.stderr).toMatch(/bad\.yaml:9:\d+: prometheus query holds no \{\{project\}\}/);
+    expect(refused.stderr).not.toContain("hunter2");
+    const missing = await write(
+      "missing.yaml",
+      prometheus("http://prometheus:9090", "x{{project}}").replace("      max: 0\n", ""),
+    );
+    const incomplete = await server.run(["validate", "-f", missing], { cwd: dir });
+    expect(incomplete.code).toBe(1);
+    expect(incomplete.stderr).toMatch(/missing\.yaml:8:\d+: missing required key "max" in "prometheus"/);
   });
 });

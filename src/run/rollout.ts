@@ -1,0 +1,346 @@
+// The rollout use case: `apply` of a plan with `rollout:`, from the rollout journal started (or
+// resumed) to the outcome. It puts together the parts the rollout runs on: re-plans of a wave's
+// projects, journaled applies, rollbacks through the journal, the health gate, the metrics file,
+// the webhooks and sleeps a signal ends. The CLI gives it the flags' values and renders the end.
+
+import { dirname, join } from "node:path";
+import { realSleep } from "../api/abortable-sleep.js";
+import type { ApiClient } from "../api/index.js";
+import { RunError } from "../apply/run-error.js";
+import type { ApplyReport } from "../apply/types.js";
+import { describeError, type InterruptSignal } from "../errors.js";
+import { familyKey } from "../families.js";
+import type { RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
+import { defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
+import type { DesiredState } from "../manifest/types.js";
+import { selectFamilies } from "../plan/select-families.js";
+import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { isApplyComplete } from "../render/apply-report.js";
+import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
+import { createRolloutGate } from "../rollout/rollout-gate.js";
+import {
+  findUnfinishedRollout,
+  RolloutJournal,
+  type RolloutState,
+  readRolloutJournal,
+  rolloutDigest,
+} from "../rollout/rollout-journal.js";
+import { createRolloutMetrics, type WaveStatus } from "../rollout/rollout-metrics.js";
+import {
+  type RolloutEvent,
+  type RolloutOutcome,
+  rolloutTargets,
+  runRollout,
+} from "../rollout/run-rollout.js";
+import { shellWord } from "../shell-word.js";
+import { renderOwnMetrics } from "../watch/watch-metrics.js";
+import type { WebhookSender } from "../watch/webhook-sender.js";
+import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
+import { rollBackJournal } from "./rollback-journal.js";
+import type { RunIo } from "./run-io.js";
+
+/** What the rollout needs of the run's interrupt handling. */
+export interface RolloutInterrupts {
+  /** Aborts on the first signal after `beginWrites()`. */
+  readonly signal: AbortSignal;
+  readonly received: InterruptSignal | undefined;
+  beginWrites(): void;
+}
+
+/** One journaled apply, as the caller runs them (progress, the journal's closing lines). */
+export type ApplyJournaled = (
+  plan: Plan,
+  current: CurrentState,
+  options: {
+    /** The apply journal's path; undefined: the default place. */
+    journal: string | undefined;
+    start: Omit<JournalStart, "server" | "plan">;
+    alsoKnown?: CurrentState | undefined;
+  },
+) => Promise<ApplyReport>;
+
+export interface RolloutRun {
+  client: ApiClient;
+  plan: Plan;
+  /** The state the plan was made from (or re-read after the approval). */
+  current: CurrentState;
+  rollout: PlanRollout;
+  /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
+  desired: DesiredState;
+  /** `--journal PATH`: the rollout journal, its waves' journals beside it; undefined: the default place. */
+  journal: string | undefined;
+  concurrency: number;
+  /** The run's scope: a wave's projects are planned again within it. */
+  scope: PlanScope;
+  /** The planner's settings for a wave's re-plan (no --target/--exclude: the manifest is narrowed). */
+  planSettings(): PlanSettings;
+  applyJournaled: ApplyJournaled;
+  io: RunIo;
+  interrupts: RolloutInterrupts;
+  inputs: readonly RunInput[];
+  onEvent?: (event: RolloutEvent) => void;
+  /** Where the events go besides the output; drained (10 s at most) before the run ends. */
+  webhooks?: WebhookSender | undefined;
+  /** `--metrics-file`: the rollout's metrics are written there at each event (absolute or from cwd). */
+  metricsFile?: string | undefined;
+}
+
+/** How a rollout ended, with the waves' merged report; `throwUnlessComplete` turns it into an exit. */
+export interface RolloutResult {
+  outcome: RolloutOutcome;
+  report: ApplyReport;
+  journalPath: string;
+}
+
+/** The report of every wave applied, as one. */
+export function mergeReports(reports: readonly ApplyReport[]): ApplyReport {
+  return {
+    outcomes: reports.flatMap((report) => report.outcomes),
+    done: reports.reduce((sum, report) => sum + report.done, 0),
+    failed: reports.reduce((sum, report) => sum + report.failed, 0),
+    skipped: reports.reduce((sum, report) => sum + report.skipped, 0),
+    unknown: reports.reduce((sum, report) => sum + report.unknown, 0),
+    unchecked: reports.reduce((sum, report) => sum + report.unchecked, 0),
+    interrupted: reports.some((report) => report.interrupted),
+  };
+}
+
+/**
+ * The rollout of this manifest that a run before this one started and did not end (killed, or
+ * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
+ */
+export async function unfinishedRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  journal: string | undefined,
+  cwd: string,
+): Promise<RolloutState | undefined> {
+  const server = client.base.display;
+  const digest = rolloutDigest(server, desired);
+  const found =
+    journal === undefined
+      ? await findUnfinishedRollout(cwd, server, digest)
+      : await readRolloutJournal(cwd, journal).catch(() => undefined);
+  return found !== undefined &&
+    found.ended === undefined &&
+    found.header.digest === digest &&
+    found.header.server === server
+    ? found
+    : undefined;
+}
+
+/** Runs (or finishes) the rollout of `run.plan`; how it ended is the caller's to tell. */
+export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
+  const { client, io, interrupts } = run;
+  const server = client.base.display;
+  const digest = rolloutDigest(server, run.desired);
+  const given = run.journal;
+  const resumed = await unfinishedRollout(client, run.desired, given, io.cwd);
+  const rollout = resumed?.header.rollout ?? run.rollout;
+  const journal = resumed
+    ? RolloutJournal.resume(resumed)
+    : await RolloutJournal.start(io.cwd, given, {
+        kind: "rollout",
+        version: 1,
+        server,
+        digest,
+        startedAt: new Date().toISOString(),
+        rollout,
+        targets: rolloutTargets(run.plan),
+      });
+  if (resumed) {
+    io.stderr.write(
+      `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,
+    );
+  } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
+
+  const journalDir = given === undefined ? undefined : dirname(given);
+  const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {
+    const keep = new Set(projects);
+    const { rollout: _rollout, ...rest } = run.desired;
+    return {
+      ...rest,
+      families: run.desired.families.filter(
+        (family) =>
+          keep.has(family.project) &&
+          (families === undefined || families.has(familyKey(family.project, family.family))),
+      ),
+    };
+  };
+  const reports: ApplyReport[] = [];
+  const metrics = await startMetricsFile(run, journal.state);
+  interrupts.beginWrites();
+  const outcome = await runRollout(rollout, {
+    journal,
+    cwd: io.cwd,
+    // Each wave writes its part of the plan this run made (and the user approved), from the state
+    // read once at the start: a wave's projects are written by no earlier wave, and the re-read
+    // after its writes is what says the wave is done.
+    planWave(projects) {
+      const keep = new Set(projects);
+      return {
+        plan: selectFamilies(run.plan, (project) => keep.has(project)),
+        current: { families: run.current.families.filter((family) => keep.has(family.project)) },
+      };
+    },
+    async planProjects(projects, families) {
+      // The lists the planner needs for these families (the overlap of lists included) are its to
+      // choose: only the manifest's blocks are narrowed.
+      const planned = await planManifest(
+        client,
+        waveDesired(projects, families),
+        run.scope,
+        run.planSettings(),
+        io,
+      );
+      return { plan: planned.plan, current: planned.current };
+    },
+    async applyWave(plan: Plan, current: CurrentState, journalPath: string) {
+      const report = await run.applyJournaled(plan, current, {
+        journal: journalPath,
+        start: { command: "apply", planFile: null },
+      });
+      reports.push(report);
+      return report;
+    },
+    newJournalPath(label) {
+      const base = defaultJournalPath(new Date());
+      const path = base.replace(/\.jsonl$/, `-${label}.jsonl`);
+      return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
+    },
+    async rollbackJournal(path) {
+      // Checked like any `pcsync rollback`, through the same use case: one writer per journal, no
+      // change since the run, and no name another live record holds now.
+      const outcome = await rollBackJournal(
+        { journal: path, cwd: io.cwd, force: false, concurrency: run.concurrency },
+        {
+          connect: async () => client,
+          onNote: () => undefined,
+          apply: (wave) =>
+            run.applyJournaled(wave.plan, wave.current, {
+              journal: undefined,
+              start: wave.start,
+              alsoKnown: wave.alsoKnown,
+            }),
+        },
+      );
+      if (outcome.result === "refused") {
+        const why =
+          outcome.conflicts.length > 0
+            ? `${outcome.conflicts.length} record(s) were changed since by someone else`
+            : `it would give ${outcome.clashes.length} name(s) to two live records`;
+        return {
+          complete: false,
+          summary: `not rolled back: ${why}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+        };
+      }
+      if (outcome.result !== "applied") return { complete: true, summary: "nothing left to undo" };
+      const { report } = outcome;
+      const complete = isApplyComplete(report) && !report.interrupted;
+      return {
+        complete,
+        summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
+      };
+    },
+    gate: createRolloutGate(client, rollout.health, {
+      concurrency: run.concurrency,
+      proxyEnvironment: io.env,
+    }),
+    signal: interrupts.signal,
+    sleep: realSleep,
+    now: () => new Date(),
+    say: (line) => io.stderr.write(`rollout: ${line}\n`),
+    onEvent: (event) => {
+      run.onEvent?.(event);
+      run.webhooks?.send(rolloutWebhookEvent(event, new Date()));
+      metrics?.record(event);
+    },
+  }).finally(async () => {
+    await metrics?.flushed();
+    if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
+      io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
+  });
+  return { outcome, report: mergeReports(reports), journalPath: journal.path };
+}
+
+/** Where each wave of a rollout stands by its journal: a resumed rollout's metrics start there. */
+function waveStatuses(state: RolloutState): WaveStatus[] {
+  return state.waves.map((wave): WaveStatus => {
+    if (wave.rolledBack === true) return "rolled_back";
+    if (wave.judged !== undefined) return wave.judged.healthy ? "passed" : "halted";
+    return wave.journals.length > 0 ? "started" : "pending";
+  });
+}
+
+/**
+ * The rollout's metrics file, written now (every wave's status, from the journal) and again at each
+ * event, one write after another; a write that fails is a warning: the rollout goes on.
+ */
+async function startMetricsFile(
+  run: RolloutRun,
+  state: RolloutState,
+): Promise<{ record(event: RolloutEvent): void; flushed(): Promise<void> } | undefined> {
+  const { metricsFile, io } = run;
+  if (metricsFile === undefined) return undefined;
+  const metrics = createRolloutMetrics(
+    state.header.rollout.waves.map((wave) => wave.name),
+    io.secrets,
+    waveStatuses(state),
+  );
+  let failed = false;
+  const write = async () => {
+    try {
+      // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
+      await writeFileSafely(metricsFile, await renderOwnMetrics(metrics), {
+        cwd: io.cwd,
+        inputs: run.inputs,
+      });
+    } catch (error) {
+      if (!failed) io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
+      failed = true;
+    }
+  };
+  let writes = write();
+  await writes;
+  return {
+    record(event) {
+      metrics.record(event, new Date());
+      writes = writes.then(write);
+    },
+    flushed: () => writes,
+  };
+}
+
+/** The error whose exit code says how a rollout that did not complete ended: 4 halted, 1 stopped, 130/143. */
+export function throwUnlessComplete(result: RolloutResult, received: InterruptSignal | undefined): void {
+  const { outcome, report, journalPath } = result;
+  const again = `apply the same manifest again to finish it (rollout journal ${journalPath})`;
+  switch (outcome.result) {
+    case "complete":
+      return;
+    case "halted":
+      throw new RunError("rollout_halted", {
+        wave: outcome.wave,
+        failing: outcome.failing.map((verdict) => verdict.project),
+        rolledBack: outcome.rolledBack,
+        undoneWaves: outcome.undone.length,
+        undoneComplete: outcome.undone.every((entry) => entry.complete),
+        again,
+      });
+    case "interrupted":
+      throw new RunError("interrupted", {
+        signal: received ?? "SIGINT",
+        rollout: { wave: outcome.wave, stage: outcome.stage, again },
+      });
+    case "stopped": {
+      const done = `${report.done} change(s) made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
+      const rollout = { wave: outcome.wave, done, again };
+      throw received === undefined
+        ? new RunError("apply_incomplete", { rollout })
+        : new RunError("interrupted", { signal: received, rollout });
+    }
+    case "not_as_planned":
+      throw new RunError("rollout_not_as_planned", { wave: outcome.wave, projects: outcome.projects, again });
+  }
+}

@@ -1,0 +1,56 @@
+// The setup the rollout e2e tests share: three projects, each with a GeoIP whose description the
+// change sets; the three waves where the canary (project 2) is sound and the next wave (project 1)
+// is the one a BROKEN description fails; and the GeoIP descriptions as the service shows them.
+
+import { manifest } from "./manifest-text.js";
+import type { TestServer } from "./test-server.js";
+
+export const ROLLOUT_PROJECTS = ["1", "2", "3"] as const;
+
+/** The three projects' GeoIP with `description` (the same for each, or per project); `rollout` lines at the top. */
+export function rolloutManifest(
+  description: string | ((project: string) => string),
+  rollout: readonly string[],
+): string {
+  return manifest(
+    "version: 1",
+    ...rollout,
+    "projects:",
+    ...ROLLOUT_PROJECTS.flatMap((project) => [
+      `  "${project}":`,
+      "    plugin_configs:",
+      "      configs:",
+      "        - name: GeoIP",
+      "          plugin: 1",
+      "          enabled: true",
+      `          description: ${typeof description === "string" ? description : description(project)}`,
+    ]),
+  );
+}
+
+/**
+ * `rollout:` in three waves (canary: project 2; second: project 1; rest: the others), baked `bake`
+ * and judged on the logs over at least 2 entries: a BROKEN project 1 halts the second wave.
+ */
+export function threeWaveRollout(bake: string): string[] {
+  return [
+    "rollout:",
+    "  waves:",
+    "    - name: canary",
+    '      projects: ["2"]',
+    "    - name: second",
+    '      projects: ["1"]',
+    "    - name: rest",
+    "      percent: 100",
+    `  bake: ${bake}`,
+    "  health:",
+    "    logs:",
+    "      min_entries: 2",
+  ];
+}
+
+/** Each project's GeoIP description, in ROLLOUT_PROJECTS order (null when it has none or no GeoIP). */
+export async function geoipDescriptions(server: TestServer): Promise<(string | null)[]> {
+  const lists = await Promise.all(ROLLOUT_PROJECTS.map((project) => server.list(project, "plugin_configs")));
+  return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description ?? null);
+}
