@@ -12,7 +12,7 @@ import {
 import type { FamilyName } from "../families.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { quoteServerText } from "../server-text.js";
+import { quoteServerText } from "../neutralise-server-text.js";
 import { familyOption } from "./options.js";
 
 export interface TargetFlags {

@@ -3,7 +3,7 @@
 // a bad one is refused with its line number; only a line cut off by a kill is tolerated, and said.
 
 import type { ErrorObject } from "ajv";
-import type { WriteOp, WriteStatus } from "../apply/journaled-writes.js";
+import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { describeSchemaErrors, formatJsonPath } from "../files/read-json-file.js";
 import { InputError } from "../input-error.js";

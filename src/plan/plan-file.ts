@@ -5,8 +5,8 @@ import type { ValidateFunction } from "ajv";
 import { formatJsonPath, parseJson, readBoundedText, validateJson } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
+import { neutraliseJson } from "../neutralise-server-text.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
-import { neutraliseJson } from "../server-text.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";

@@ -14,10 +14,10 @@ import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
-import { settledDriftOf } from "./project-drift.js";
+import { earlyDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleReport, CycleRunner } from "./run-cycle.js";
-import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, SettledManifest } from "./settled-manifest.js";
+import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import {
   CYCLE_RESULTS,
@@ -69,13 +69,13 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   const recorder = new CycleRecorder(metrics);
   const flags = settings.manifest;
   const inputs = runInputs(flags, { manifests: true });
-  const manifest = new SettledManifest(
+  const manifest = new StableManifest(
     {
       load: () => loadManifest(flags, io),
       digest: () => digestManifestFiles(flags.file, flags.varFile ?? [], io.cwd),
     },
     {
-      settleMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
+      stableForMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
       once: settings.once,
       notice: (line) => io.stderr.write(`pcsync watch: ${line}\n`),
     },
@@ -92,7 +92,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     onProjectPlanned: (part, desired) =>
-      recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
+      recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });
   const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
     CycleResult,
@@ -107,7 +107,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     jitterShare: settings.jitterShare,
     once: settings.once,
     stop: stop.signal,
-    // A change that has settled between cycles is used at once, not an interval later.
+    // A change that has become stable between cycles is used at once, not an interval later.
     early: { nextAt: () => manifest.nextCheckAt(), check: () => manifest.check() },
     cycle: async () => {
       const started = performance.now();

@@ -20,9 +20,9 @@ import { groupBy } from "../../group-by.js";
 import { InputError } from "../../input-error.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
+import { neutraliseInline } from "../../neutralise-server-text.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
-import { neutraliseInline } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,

@@ -5,7 +5,7 @@ import { createJob } from "../../api/index.js";
 import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
-import { neutraliseJson, quoteServerText } from "../../server-text.js";
+import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import {
