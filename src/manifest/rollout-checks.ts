@@ -5,7 +5,7 @@
 
 import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
-import type { LocationIndex } from "./plain-manifest.js";
+import { asRecord, type LocationIndex } from "./plain-manifest.js";
 import type { LogHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
@@ -145,10 +145,4 @@ export function readRollout(
     onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
     position: locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 },
   };
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
