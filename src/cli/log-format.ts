@@ -4,7 +4,7 @@ import type { LogEntry } from "../api/index.js";
 import { InputError } from "../input-error.js";
 import { neutraliseInline, neutraliseJson, neutraliseLines } from "../neutralise-server-text.js";
 import { createPaint, type Style } from "../render/colour.js";
-import type { TextOrJson } from "./options.js";
+import type { TextOrJson } from "./shared-options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];

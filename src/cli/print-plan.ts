@@ -14,8 +14,8 @@ import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { renderPlan } from "../render/index.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
-import type { OutputFormat } from "./options.js";
 import { refuseSecretIn } from "./refuse-secret.js";
+import type { OutputFormat } from "./shared-options.js";
 
 /**
  * `verbose`: each order tie in full (else one warning of at most two lines for them all).

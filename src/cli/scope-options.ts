@@ -8,7 +8,6 @@ import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
-import { collect, familyOption, parseFamily } from "./options.js";
 import { createProgress } from "./progress.js";
 import {
   allowDestroyOption,
@@ -17,6 +16,7 @@ import {
   safetyPlanOptions,
   targetOption,
 } from "./safety-options.js";
+import { collect, familyOption, parseFamily } from "./shared-options.js";
 
 export interface ScopeFlags extends SafetyFlags {
   /** --takeover: with `owner:`, configs may claim records another owner marked. */

@@ -32,8 +32,8 @@ import {
 } from "../connection.js";
 import { requireFlag } from "../find-config-record.js";
 import { addVariableOptions } from "../manifest-options.js";
-import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { refuseSecretIn } from "../refuse-secret.js";
+import { addDeprecatedAlias, collect, familyOption, outOption } from "../shared-options.js";
 
 const EXPORT_REMEDY =
   "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";

@@ -17,7 +17,7 @@ import {
   requireFlag,
   type TargetFlags,
 } from "../find-config-record.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;

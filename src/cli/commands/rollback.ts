@@ -24,8 +24,8 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
-import { formatOption, outOption, parseFormat } from "../options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
+import { formatOption, outOption, parseFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
