@@ -3,7 +3,14 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode, SIGNAL_EXIT_CODES } from "../errors.js";
+import {
+  describeError,
+  EXIT_ERROR,
+  EXIT_OK,
+  type ExitCode,
+  type InterruptSignal,
+  SIGNAL_EXIT_CODES,
+} from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
@@ -55,8 +62,6 @@ export interface WatchParts {
 
 /** How long a stop waits for webhook deliveries still queued. */
 const WEBHOOK_DRAIN_MS = 10_000;
-
-type StopSignal = "SIGTERM" | "SIGINT";
 
 /**
  * Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
@@ -196,7 +201,7 @@ async function writeMetricsFile(
  * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
  */
 class SignalHandlers {
-  received: StopSignal | undefined;
+  received: InterruptSignal | undefined;
   readonly #io: RunIo;
   readonly #stop: AbortController;
   readonly #loop: WatchLoop;
@@ -221,7 +226,7 @@ class SignalHandlers {
     for (const [name, handler] of this.#handlers) process.off(name, handler);
   }
 
-  #onStop(name: StopSignal): void {
+  #onStop(name: InterruptSignal): void {
     if (this.received !== undefined) {
       this.#io.stderr.write(
         `pcsync watch: ${name} received again: exiting at once. Writes in flight may or may not have been made; the next cycle (or \`pcsync plan\`) shows what the server holds.\n`,
