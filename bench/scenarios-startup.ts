@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { startEmulatorThread } from "./emulator-thread.js";
 import type { Row, Scenario, ScenarioResult } from "./harness.js";
 
-// From dist/bench/ once built: the built CLI and the repository's examples.
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+// From dist/bench/ once built: the package's bin (the bundle a user runs) and the repository's examples.
+const CLI = fileURLToPath(new URL("../bundle/pcsync.mjs", import.meta.url));
 const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 
 const RUNS = 15;

@@ -279,10 +279,8 @@ function throttledScenario(options: {
   perMinute: number;
   shape: FleetShape;
   isDefault: boolean;
-  /** Whether the client learns the limit from the 429s' stated waits (else AIMD only). */
-  learnLimits?: boolean;
 }): Scenario {
-  const { id, perMinute, shape, learnLimits = true } = options;
+  const { id, perMinute, shape } = options;
   // Every family: 30 updates, 10 deletes, 10 creates appended (no reorders: rearrange on these
   // servers is keyed by plugin, and the point here is the pace of plain writes).
   const perFamily = shape.recordsPerFamily;
@@ -296,13 +294,13 @@ function throttledScenario(options: {
   const allowedRps = perMinute / 60;
   return {
     id,
-    title: `throttled apply: ${count(changes)} changes against posthog-2024 throttling at ${count(perMinute)}/minute (429 without Retry-After)${learnLimits ? "" : ", limit not learned (AIMD only)"}`,
+    title: `throttled apply: ${count(changes)} changes against posthog-2024 throttling at ${count(perMinute)}/minute (429 without Retry-After)`,
     default: options.isDefault,
     async run(settings) {
       const fleet = buildFleet(shape, mix);
       return withFleet(
         fleet,
-        { profile: "posthog-2024", settings, perMinute, client: { rateLimit: { learnLimits } } },
+        { profile: "posthog-2024", settings, perMinute },
         async ({ emulator, client, responses }) => {
           const started = performance.now();
           const planned = await timeReadAndPlan(client, fleet, settings);
@@ -317,7 +315,7 @@ function throttledScenario(options: {
           const total = served.reads + served.writes + served.throttled;
           const accepted = total - served.throttled;
           const achievedRps = accepted / (wallMs / 1000);
-          // After the first 429's wait: the pace the limiter keeps once it has learned the limit.
+          // After the first 429's wait: the pace the limiter keeps once throttled.
           // (Requests in flight when the first 429 came have answered within a second.)
           const firstThrottle = responses.find((response) => response.status === 429);
           const resumed =
@@ -332,7 +330,6 @@ function throttledScenario(options: {
             tail.length > 1 ? ((tail.at(-1)?.at ?? 0) - (tail[0]?.at ?? 0)) / 1000 : Number.NaN;
           const pacedRps = tail.length > 1 ? (tailAccepted - 1) / tailSeconds : Number.NaN;
           const share = served.throttled / total;
-          const { learned } = client.limiter.state;
           return {
             id,
             title: this.title,
@@ -363,12 +360,6 @@ function throttledScenario(options: {
               {
                 metric: "paced rate after the first throttle / allowed rate",
                 value: Number.isNaN(pacedRps) ? "no throttling" : ratio(pacedRps / allowedRps),
-              },
-              {
-                metric: "limit learned from the 429s (window)",
-                value: learned
-                  ? `${learned.rps.toFixed(2)} req/s (${(learned.windowMs / 1000).toFixed(1)} s)`
-                  : "none",
               },
               { metric: "limiter's rate at the end", value: `${client.limiter.state.rps.toFixed(2)} req/s` },
               {
@@ -404,17 +395,14 @@ export const SCENARIOS: readonly Scenario[] = [
     shape: { projects: 20, recordsPerFamily: 50 },
     isDefault: false,
   }),
-  // What learning the limit buys: one small fleet, with and without the learner (about 80 s each:
-  // the service's window is a minute, and only a run longer than one shows a throttling).
-  ...[true, false].map((learnLimits) =>
-    throttledScenario({
-      id: learnLimits ? "throttled-small" : "throttled-small-aimd",
-      perMinute: 1200,
-      shape: { projects: 15, recordsPerFamily: 50 },
-      isDefault: false,
-      learnLimits,
-    }),
-  ),
+  // One small fleet (about 80 s: the service's window is a minute, and only a run longer than one
+  // shows a throttling).
+  throttledScenario({
+    id: "throttled-small",
+    perMinute: 1200,
+    shape: { projects: 15, recordsPerFamily: 50 },
+    isDefault: false,
+  }),
   ...FLEET_SCENARIOS,
   ...PAGE_SCENARIOS,
   ...EMULATOR_SCENARIOS,

@@ -1,10 +1,11 @@
-// Build step of the GitHub Action: bundles the built CLI (dist/src/cli/main.js) and its runtime
-// dependencies into one file, so that the job holding the write key runs pcsync with no `npm ci`
-// and no build. The licence notices of everything bundled go beside it.
+// Bundles the built CLI (dist/src/cli/main.js) and its runtime dependencies, one chunk per command:
+// the npm package's bin (dist/bundle/, which starts faster than the tree of modules it is made
+// from), and the GitHub Action's action-dist/, so that the job holding the write key runs pcsync
+// with no `npm ci` and no build. The licence notices of everything bundled go beside it.
 //
 //   node scripts/bundle-action.mjs DIRECTORY
 //
-// `npm run build` writes dist/action-dist/ (what the tests run); `npm run bundle` writes
+// `npm run build` writes dist/bundle/ (the bin, and what the action's tests run); `npm run bundle` writes
 // action-dist/, committed at each of the action's refs. CI's check-dist job runs `npm run bundle`
 // again and fails when the committed files differ from it.
 

@@ -1,5 +1,5 @@
 // The committed action-dist/ is what action.yml runs at a ref. It must be the bundle of the
-// sources beside it: the build writes a fresh one to dist/action-dist/, and the two must agree
+// sources beside it: the build writes a fresh one to dist/bundle/, and the two must agree
 // file for file and byte for byte (`npm run bundle` rewrites the committed copy).
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -23,7 +23,7 @@ function filesUnder(root: string): string[] {
 describe("the committed action bundle", () => {
   it("is the bundle the build makes from these sources (run npm run bundle after changing src/)", () => {
     const committed = join(REPOSITORY, "action-dist");
-    const fresh = join(REPOSITORY, "dist", "action-dist");
+    const fresh = join(REPOSITORY, "dist", "bundle");
     const files = filesUnder(fresh);
     expect(filesUnder(committed)).toEqual(files);
     const stale = files.filter(

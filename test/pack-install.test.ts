@@ -36,7 +36,16 @@ describe("npm pack, then npm install -g of the tarball", () => {
     const copy = join(workdir, "package");
     const manifestBefore = readFileSync(join(REPOSITORY, "package.json"), "utf8");
     const parsed = JSON.parse(manifestBefore) as { scripts: Record<string, string> };
-    for (const path of ["dist/src", "schemas", "examples", "README.md", "docs", "CHANGELOG.md", "LICENSE"]) {
+    for (const path of [
+      "dist/src",
+      "dist/bundle",
+      "schemas",
+      "examples",
+      "README.md",
+      "docs",
+      "CHANGELOG.md",
+      "LICENSE",
+    ]) {
       cpSync(join(REPOSITORY, path), join(copy, path), { recursive: true });
     }
     cpSync(join(REPOSITORY, "scripts", "pack-manifest.mjs"), join(copy, "scripts", "pack-manifest.mjs"));
@@ -66,6 +75,7 @@ describe("npm pack, then npm install -g of the tarball", () => {
     // What the CLI loads at run time is in the package; sources, tests and maps are not.
     expect(files).toEqual(
       expect.arrayContaining([
+        "dist/bundle/pcsync.mjs",
         "dist/src/cli/main.js",
         "dist/src/api/validators.generated.js",
         "dist/src/manifest/manifest-validator.generated.js",

@@ -23,7 +23,7 @@ import { createDispatcher } from "./dispatcher.js";
 import { explainFailure } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
-import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
+import { RateLimiter } from "./rate-limiter.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
   backoffDelayMs,
@@ -94,19 +94,6 @@ export interface ApiClientOptions {
    * (refused, reset, timed out). `pcsync watch` counts requests with it for its metrics.
    */
   onAttempt?: ((method: HttpMethod, status: number | "error") => void) | undefined;
-  /** Tuning of the adaptive rate limiter beyond concurrency and maxRps. */
-  rateLimit?:
-    | Pick<
-        RateLimiterOptions,
-        | "burstSeconds"
-        | "minRps"
-        | "targetShare"
-        | "recoveryShare"
-        | "decreaseFactor"
-        | "increaseRpsPerSecond"
-        | "learnLimits"
-      >
-    | undefined;
   /** Injected for tests: jitter source, clock and sleep. */
   random?: (() => number) | undefined;
   now?: (() => number) | undefined;
@@ -278,7 +265,6 @@ export class ApiClient {
     // Every request waiting for a slot listens for the abort: hundreds may wait at once.
     if (options.signal) setMaxListeners(0, options.signal);
     this.limiter = new RateLimiter({
-      ...definedEntries(options.rateLimit ?? {}),
       concurrency,
       maxRps: options.maxRps,
       timeScale,
@@ -542,12 +528,10 @@ export class ApiClient {
   ): Error {
     const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
-      return failure.encoding === undefined
-        ? new ServiceError("response_too_large", failedRequest, { limitBytes: this.#maxResponseBytes })
-        : new ServiceError("response_too_large", failedRequest, {
-            limitBytes: this.#maxResponseBytes,
-            encoding: failure.encoding,
-          });
+      return new ServiceError("response_too_large", failedRequest, {
+        limitBytes: this.#maxResponseBytes,
+        encoding: failure.encoding,
+      });
     }
     if (failure.kind === "headers_too_large") {
       return new ServiceError("response_headers_too_large", failedRequest, {

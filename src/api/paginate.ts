@@ -52,22 +52,9 @@ export function describeNextLinkMismatch(first: URL, next: URL): string | undefi
 
 /** Names of the non-page parameters whose values differ (in number, value or presence). */
 function differingParameters(first: URLSearchParams, next: URLSearchParams): string[] {
-  const valuesByName = (params: URLSearchParams) => {
-    const byName = new Map<string, string[]>();
-    for (const [name, value] of params) {
-      if (PAGE_PARAMETERS.has(name)) continue;
-      byName.set(name, [...(byName.get(name) ?? []), value]);
-    }
-    return byName;
-  };
-  const before = valuesByName(first);
-  const after = valuesByName(next);
-  const names = new Set([...before.keys(), ...after.keys()]);
-  const same = (a: readonly string[] = [], b: readonly string[] = []) => {
-    const sortedB = [...b].sort();
-    return a.length === b.length && [...a].sort().every((value, index) => value === sortedB[index]);
-  };
-  return [...names].filter((name) => !same(before.get(name), after.get(name))).sort();
+  const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
+  const values = (params: URLSearchParams, name: string) => JSON.stringify(params.getAll(name).sort());
+  return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
 }
 
 /**

@@ -185,10 +185,9 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
       // A wait beyond the cap fails this request at once; the others must not sleep through it
       // either, so it pauses nobody (they fail on their own 429s, promptly, if the service
-      // still refuses). A wait within the cap holds every request until then, not just this one,
-      // and a wait the service stated also tells the limiter the service's limit.
+      // still refuses). A wait within the cap holds every request until then, not just this one.
       const withinCap = waitMs <= maxRetryAfterMs;
-      if (withinCap) limiter.noteThrottled(waitMs, { stated: serverWaitMs !== undefined });
+      if (withinCap) limiter.noteThrottled(waitMs);
       if (throttleRetries < retries && withinCap) {
         throttleRetries += 1;
         stats.retries += 1;

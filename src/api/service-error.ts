@@ -5,7 +5,7 @@
 // it is redacted where output leaves the process, and PcsyncError redacts inspect and JSON.
 
 import { STATUS_CODES } from "node:http";
-import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
+import { describeCode, type ErrorEntry, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
 import { neutraliseInline } from "../neutralise-server-text.js";
 import type { SecretRegistry } from "../redact.js";
@@ -45,6 +45,7 @@ const SERVICE_CODES = {
   // -- A request that was sent (or tried) and failed: an HTTP error, the network, a timeout, an abort
   /** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
   api_error: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (
       f: Sent<{
@@ -58,10 +59,10 @@ const SERVICE_CODES = {
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`,
-    hint: (f: Tries) => f.hint,
   },
   /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
   network_error: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (
       f: Sent<{
@@ -78,17 +79,17 @@ const SERVICE_CODES = {
         : f.outcomeUnknown
           ? `${f.method} ${f.path}: connection to ${f.origin} lost (${f.description}) after ${plural(f.attempts, "attempt")}; the request may or may not have been processed`
           : `${f.method} ${f.path}: could not reach ${f.origin} (${f.description}) after ${plural(f.attempts, "attempt")}; check the base URL and that the service is reachable`,
-    hint: (f: Tries) => f.hint,
   },
   /** No response, or no complete body, within the configured time. */
   timeout: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (f: Sent<{ phase: TimeoutPhase; timeoutMs: number }>) =>
       `${f.method} ${f.path}: ${{ connect: "could not connect", headers: "no response", body: "response body not complete" }[f.phase]} within ${f.timeoutMs} ms, after ${plural(f.attempts, "attempt")}`,
-    hint: (f: Tries) => f.hint,
   },
   /** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
   redirect_not_followed: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (
       f: Sent<{
@@ -99,20 +100,20 @@ const SERVICE_CODES = {
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: the service redirected ${f.location === undefined ? "without a Location" : `to ${f.location}`}; pcsync does not follow redirects (the API key is only sent to ${f.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`,
-    hint: (f: Tries) => f.hint,
   },
   /** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
   response_headers_too_large: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (f: Sent<{ limitBytes: number }>) =>
       `${f.method} ${f.path}: the response headers are larger than the ${formatBytes(f.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`,
-    hint: (f: Tries) => f.hint,
   },
   /**
    * The client's abort signal fired (apply was interrupted) before this request could be sent, or
    * sent again: `attempts` counts the attempts that did go out.
    */
   request_aborted: {
+    kind: "request",
     exit: EXIT_ERROR,
     message: (f: Sent<object>) =>
       `${f.method} ${f.path}: ${
@@ -120,11 +121,11 @@ const SERVICE_CODES = {
           ? "not sent"
           : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`
       }: the run was interrupted`,
-    hint: (f: Tries) => f.hint,
   },
   // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
   /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
   response_too_large: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({
       method,
@@ -138,18 +139,21 @@ const SERVICE_CODES = {
   },
   /** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
   malformed_response: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, problem }: FailedRequest & { problem: string }) =>
       `${method} ${path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`,
   },
   /** A `next` link off the base URL's origin or path prefix (`link`: its origin and path). */
   foreign_next_link: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, link, base }: FailedRequest & { link: string; base: string }) =>
       `${method} ${path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
   },
   /** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
   pagination_loop: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, reason }: FailedRequest & { reason: string }) =>
       `${method} ${path}: pagination does not end (${reason}); refusing to read further`,
@@ -159,6 +163,7 @@ const SERVICE_CODES = {
    * read another list's records as this one's.
    */
   next_link_off_collection: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, link, reason }: FailedRequest & { link: string; reason: string }) =>
       `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
@@ -168,12 +173,14 @@ const SERVICE_CODES = {
    * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
    */
   list_too_long: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
       `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
   },
   /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
   list_changed_during_read: {
+    kind: "response",
     exit: EXIT_ERROR,
     message: ({ method, path, reads, problem }: FailedRequest & { reads: number; problem: string }) =>
       `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
@@ -181,17 +188,19 @@ const SERVICE_CODES = {
   // -- A write that may or may not have happened, and is not sent again
   /** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
   job_outcome_unknown: {
+    kind: "outcome",
     exit: EXIT_ERROR,
     message: ({ failure }: { failure: string }) =>
       `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
   },
   /** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
   create_outcome_unknown: {
+    kind: "outcome",
     exit: EXIT_ERROR,
     message: ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
       `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
   },
-} satisfies ErrorTable;
+} satisfies Record<string, ErrorEntry<never> & { kind: "request" | "response" | "outcome" }>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_CODES;
 /** What an error of `code` knows besides the request, which it is given on its own. */
@@ -200,35 +209,17 @@ export type ServiceFacts<Code extends ServiceErrorCode> = Omit<
   keyof FailedRequest
 >;
 
-/** The codes of a request that was sent (or tried) and failed: they carry its tries. */
-const REQUEST_CODES = [
-  "api_error",
-  "network_error",
-  "timeout",
-  "redirect_not_followed",
-  "response_headers_too_large",
-  "request_aborted",
-] as const satisfies readonly ServiceErrorCode[];
-export type RequestErrorCode = (typeof REQUEST_CODES)[number];
-
-/** The codes of an answer that cannot be used. */
-const RESPONSE_CODES = [
-  "response_too_large",
-  "malformed_response",
-  "foreign_next_link",
-  "pagination_loop",
-  "next_link_off_collection",
-  "list_too_long",
-  "list_changed_during_read",
-] as const satisfies readonly ServiceErrorCode[];
-export type ResponseErrorCode = (typeof RESPONSE_CODES)[number];
-
-/** The codes of a POST that may or may not have been carried out, and is not sent again. */
-const OUTCOME_CODES = [
-  "job_outcome_unknown",
-  "create_outcome_unknown",
-] as const satisfies readonly ServiceErrorCode[];
-export type OutcomeErrorCode = (typeof OUTCOME_CODES)[number];
+/**
+ * The codes of one kind: `request`, a request that was sent (or tried) and failed, carrying its
+ * tries; `response`, an answer that cannot be used; `outcome`, a POST that may or may not have been
+ * carried out, and is not sent again.
+ */
+type CodeOfKind<Kind extends string> = {
+  [Code in ServiceErrorCode]: (typeof SERVICE_CODES)[Code]["kind"] extends Kind ? Code : never;
+}[ServiceErrorCode];
+export type RequestErrorCode = CodeOfKind<"request">;
+export type ResponseErrorCode = CodeOfKind<"response">;
+export type OutcomeErrorCode = CodeOfKind<"outcome">;
 
 /** The service or the network failed a request under way; what to do depends on the code. */
 export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> extends PcsyncError {
@@ -261,17 +252,14 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
       method: request.method,
       path: request.path,
     } as unknown as FactsOf<typeof SERVICE_CODES, Code>);
-    super(
-      code,
-      known.settled === undefined
-        ? described
-        : { ...described, message: `${described.message}; ${known.settled}` },
-      { secrets: request.secrets },
-    );
+    // A request code's hint is a fact of the request (the client's, or the one it was settled with).
+    const message =
+      known.settled === undefined ? described.message : `${described.message}; ${known.settled}`;
+    super(code, { ...described, message, hint: described.hint ?? known.hint }, { secrets: request.secrets });
     this.method = request.method;
     this.path = request.path;
     this.attempts = known.attempts;
-    this.outcomeUnknown = known.outcomeUnknown ?? (OUTCOME_CODES as readonly string[]).includes(code);
+    this.outcomeUnknown = known.outcomeUnknown ?? SERVICE_CODES[code].kind === "outcome";
     this.status = known.status;
     this.serviceError = known.serviceError;
     this.conclusiveAfter = known.conclusiveAfter;
@@ -294,12 +282,12 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
 
 function isServiceError<Code extends ServiceErrorCode>(
   error: unknown,
-  kind: readonly ServiceErrorCode[],
+  kind: "request" | "response" | "outcome",
   codes: readonly Code[],
 ): error is ServiceError<Code> {
   return (
     error instanceof ServiceError &&
-    kind.includes(error.code) &&
+    SERVICE_CODES[error.code as ServiceErrorCode].kind === kind &&
     (codes.length === 0 || (codes as readonly string[]).includes(error.code))
   );
 }
@@ -309,7 +297,7 @@ export function isRequestError<Code extends RequestErrorCode = RequestErrorCode>
   error: unknown,
   ...codes: Code[]
 ): error is ServiceError<Code> & { attempts: number } {
-  return isServiceError(error, REQUEST_CODES, codes);
+  return isServiceError(error, "request", codes);
 }
 
 /** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
@@ -329,7 +317,7 @@ export function isResponseError<Code extends ResponseErrorCode = ResponseErrorCo
   error: unknown,
   ...codes: Code[]
 ): error is ServiceError<Code> {
-  return isServiceError(error, RESPONSE_CODES, codes);
+  return isServiceError(error, "response", codes);
 }
 
 /** Whether `error` is a write of unknown outcome, of one of `codes` when given. */
@@ -337,7 +325,7 @@ export function isOutcomeUnknown<Code extends OutcomeErrorCode = OutcomeErrorCod
   error: unknown,
   ...codes: Code[]
 ): error is ServiceError<Code> {
-  return isServiceError(error, OUTCOME_CODES, codes);
+  return isServiceError(error, "outcome", codes);
 }
 
 /**

@@ -158,25 +158,11 @@ async function sendWithin(
       throw tooLarge();
     }
     const codings = contentCodings(response.headers["content-encoding"]);
-    if (codings.length > 0) {
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: await inflate(response, codings, request),
-      };
-    }
-    const chunks: Buffer[] = [];
-    let received = 0;
-    for await (const chunk of response.body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      received += buffer.length;
-      if (received > request.maxResponseBytes) {
-        response.body.destroy();
-        throw tooLarge();
-      }
-      chunks.push(buffer);
-    }
-    return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) };
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: await readBody(response, codings, request),
+    };
   } catch (error) {
     if (error instanceof TransportFailure) throw error;
     if (bodyDeadlinePassed) {
@@ -238,15 +224,15 @@ function isCoding(coding: string): coding is Coding {
 }
 
 /**
- * Inflates the body through one decoder per coding (last applied, first undone), counting the
- * inflated bytes against the memory bound: the decoders stop as soon as it is passed.
+ * Reads the body, inflated through one decoder per coding (last applied, first undone), counting
+ * the bytes kept against the memory bound: reading stops as soon as it is passed.
  */
-async function inflate(
+async function readBody(
   response: Dispatcher.ResponseData,
   codings: readonly string[],
   request: AttemptRequest,
 ): Promise<Buffer> {
-  const shown = codings.join(", ");
+  const shown = codings.length === 0 ? undefined : codings.join(", ");
   const unsupported = codings.find((coding) => !isCoding(coding));
   if (unsupported !== undefined || codings.length > MAX_CODINGS) {
     discard(response.body);
@@ -288,7 +274,7 @@ async function inflate(
     if (encodedBytes === 0 && errorCode(error) === "Z_BUF_ERROR") return Buffer.alloc(0);
     const code = errorCode(error);
     // zlib's own failures: the bytes arrived but are not what their encoding says.
-    if (code.startsWith("Z_") || code.startsWith("ERR__ERROR_")) {
+    if (shown !== undefined && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_"))) {
       throw new TransportFailure({
         kind: "undecodable",
         reason: code,

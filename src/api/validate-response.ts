@@ -45,24 +45,13 @@ export function validateResponse<S extends ResponseShape>(
 
 /** The service's error body in a non-2xx answer, if the body is one (a proxy may answer instead). */
 export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const result = validateResponse("errorBody", value);
+  const result = validateResponse("errorBody", parseBody(body));
   return result.ok ? result.value : undefined;
 }
 
 /** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
 export function isServiceEnvelope(body: Buffer | string): boolean {
-  let value: unknown;
-  try {
-    value = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
-  } catch {
-    return false;
-  }
+  const value = parseBody(body);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const fields = value as Record<string, unknown>;
   return (
@@ -72,6 +61,15 @@ export function isServiceEnvelope(body: Buffer | string): boolean {
     fields.code !== "" &&
     typeof fields.detail === "string"
   );
+}
+
+/** A body as JSON, or undefined when it is not JSON (a proxy's page, an empty body). */
+function parseBody(body: Buffer | string): unknown {
+  try {
+    return JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Fills what the schemas let the service leave out, so callers see one shape. */

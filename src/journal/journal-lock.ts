@@ -164,7 +164,9 @@ export class JournalLock {
         continue;
       }
       if (!isStale(found, path)) throw heldBy(journal, path, found);
-      if (await removeIfUnchanged(path, found.token)) tookOver = found;
+      // Whichever run then creates the lock took a stale one over, whoever removed it: say so.
+      tookOver = found;
+      await removeIfUnchanged(path, found.token);
     }
     throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
   }

@@ -1,5 +1,5 @@
-// `pcsync watch` put together: one API client for the whole run (its rate limiter, and what it
-// learned of the service's limit, carry over from cycle to cycle), the cycle loop, the metrics and
+// `pcsync watch` put together: one API client for the whole run (its rate limiter, and the rate
+// it was cut to by the service's 429s, carry over from cycle to cycle), the cycle loop, the metrics and
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";

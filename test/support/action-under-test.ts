@@ -1,5 +1,5 @@
 // The action as a workflow gets it at a ref: action.yml beside action-dist/pcsync.mjs. Tests run
-// the bundle the build just made (dist/action-dist/), so they test the source as it is; CI's
+// the bundle the build just made (dist/bundle/, also the npm package's bin), so they test the source as it is; CI's
 // check-dist job makes sure the committed action-dist/ is that same bundle.
 
 import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
@@ -12,9 +12,9 @@ let directory: string | undefined;
 /** A directory holding the action as checked out at a ref (links into this checkout). */
 export function actionUnderTest(): string {
   if (directory !== undefined) return directory;
-  const bundle = join(REPOSITORY, "dist", "action-dist");
+  const bundle = join(REPOSITORY, "dist", "bundle");
   if (!existsSync(join(bundle, "pcsync.mjs")))
-    throw new Error("no dist/action-dist/pcsync.mjs: run npm run build");
+    throw new Error("no dist/bundle/pcsync.mjs: run npm run build");
   directory = mkdtempSync(join(tmpdir(), "pcsync-action-ref-"));
   symlinkSync(bundle, join(directory, "action-dist"));
   for (const file of ["action.yml", "package.json", "schemas", "examples"]) {
