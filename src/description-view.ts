@@ -1,5 +1,5 @@
 // A record's description as pcsync compares and shows it, in one place: the user's text without the
-// owner mark (owner-mark.ts), as the service trims it (service-text.ts), and shown by posthog-2024
+// owner mark (owner-mark.ts), as the service trims it (trim-as-service.ts), and shown by posthog-2024
 // as the plugin's own where it is empty (filled-defaults.ts). Every command reads descriptions here.
 //
 // Two questions, never mixed: does a record hold the *text* a manifest wants (plan, watch, export:
@@ -8,9 +8,9 @@
 // resume, the check after a write). Comparing a stored value with a text is the bug this prevents.
 
 import { mayShowFilled, pluginDefaults } from "./filled-defaults.js";
+import { quoteServerText } from "./neutralise-server-text.js";
 import { readMark } from "./owner-mark.js";
-import { quoteServerText } from "./server-text.js";
-import { showsText } from "./service-text.js";
+import { showsText } from "./trim-as-service.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
 export { MARK_START } from "./owner-mark.js";

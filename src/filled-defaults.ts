@@ -2,7 +2,7 @@
 // name and description where a record holds null or "". Every rule about that habit starts here.
 
 import type { WritableField } from "./families.js";
-import { trimAsService } from "./service-text.js";
+import { trimAsService } from "./trim-as-service.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
 /** The fields a server may fill with a default where the record holds null or "". */
@@ -10,7 +10,7 @@ export const FILLED_WHEN_EMPTY: readonly WritableField[] = ["name", "description
 
 /**
  * Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
- * text that is empty once the service has trimmed it (service-text.ts).
+ * text that is empty once the service has trimmed it (trim-as-service.ts).
  */
 export function mayShowFilled(field: WritableField, value: unknown): boolean {
   const empty = value === null || (typeof value === "string" && trimAsService(value) === "");

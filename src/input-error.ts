@@ -3,7 +3,7 @@
 // Each code with its exit code, its message and what to do next.
 
 import type { ServiceError } from "./api/service-error.js";
-import type { WriteIntent } from "./apply/journaled-writes.js";
+import type { WriteIntent } from "./apply/record-writer.js";
 import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
 import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
 import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";

@@ -1,7 +1,7 @@
 // A record's name, in one place: its identity key (names that look the same to a reader are one
 // name) and the globs of `protect:`, `--target`, `--exclude` and `--allow-destroy` over that key.
 
-import { trimAsService } from "./service-text.js";
+import { trimAsService } from "./trim-as-service.js";
 
 /**
  * Names that look the same to a reader: equal once trimmed as the service trims and put in

@@ -9,7 +9,7 @@ import {
   storesDescription,
 } from "../src/description-view.js";
 import { OWNER_NAME_PATTERN, writeMark } from "../src/owner-mark.js";
-import { trimAsService } from "../src/service-text.js";
+import { trimAsService } from "../src/trim-as-service.js";
 import { remoteRecord } from "./support/builders.js";
 import { fc } from "./support/fast-check.js";
 

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileNameGlob, lookAlikeKey, matchesAnyGlob, matchesGlob } from "../src/record-name.js";
-import { trimAsService } from "../src/service-text.js";
+import { trimAsService } from "../src/trim-as-service.js";
 
 const RUNS = Number(process.env.PCSYNC_FUZZ_RUNS ?? 300);
 

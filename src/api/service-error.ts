@@ -7,8 +7,8 @@
 import { STATUS_CODES } from "node:http";
 import { describeCode, type ErrorEntry, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
+import { neutraliseInline } from "../neutralise-server-text.js";
 import type { SecretRegistry } from "../redact.js";
-import { neutraliseInline } from "../server-text.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
 /** What an error needs to know about the request that failed. */

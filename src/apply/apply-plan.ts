@@ -10,8 +10,8 @@ import type { CurrentState, Plan } from "../plan/types.js";
 import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { type FamilyWork, groupWork } from "./family-work.js";
-import { RecordWriter, type WriteJournal } from "./journaled-writes.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
+import { RecordWriter, type WriteJournal } from "./record-writer.js";
 import { applyReorder, type RearrangeProbe } from "./reorder.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
 import { type AppliedWrite, applyCreate, applyDelete, applyUpdate } from "./write-and-verify.js";
@@ -113,7 +113,7 @@ async function applyFamily(
     }),
   );
   // A concurrent run may have made the same creates, and a POST whose answer was lost may have
-  // landed late: one read of the family settles which record of each config stays.
+  // landed late: one read of the family decides which record of each config stays.
   const writeOutcomes = await dedupeCreates(client, {
     writer,
     project,
@@ -138,24 +138,24 @@ async function applyFamily(
   appendAll(outcomes, deleteOutcomes);
 
   if (work.reorder && reorderBase) {
-    const unsettledCreates = writeOutcomes.filter(
+    const unfinishedCreates = writeOutcomes.filter(
       (outcome) =>
         outcome.action === "create" && (outcome.status === "failed" || outcome.status === "unknown"),
     );
-    const unknownCreates = unsettledCreates.filter((outcome) => outcome.status === "unknown").length;
+    const unknownCreates = unfinishedCreates.filter((outcome) => outcome.status === "unknown").length;
     if (signal?.aborted) {
       outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
-    } else if (unsettledCreates.length > 0) {
+    } else if (unfinishedCreates.length > 0) {
       const what =
         unknownCreates === 0
           ? "failed"
-          : unknownCreates === unsettledCreates.length
+          : unknownCreates === unfinishedCreates.length
             ? "have an unknown outcome"
             : "failed or have an unknown outcome";
       outcomes.push({
         ...reorderBase,
         status: "skipped",
-        message: `${unsettledCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
+        message: `${unfinishedCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
       });
     } else {
       outcomes.push({

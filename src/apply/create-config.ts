@@ -48,7 +48,7 @@ import {
 } from "../api/index.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
-import { showsText, trimAsService } from "../service-text.js";
+import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
 import { settleBudgetOf } from "./proof-window.js";

@@ -12,9 +12,9 @@ import { isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import { showsText } from "../service-text.js";
+import { showsText } from "../trim-as-service.js";
 import { type FamilyListing, FamilyReader } from "./create-config.js";
-import { RecordWriter } from "./journaled-writes.js";
+import { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, sameOwner, showsChange } from "./write-mark.js";
 

@@ -6,8 +6,8 @@ import { isApiError, isRequestError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import { showsEveryRecord } from "../family-lists.js";
 import type { CurrentState, Plan, PlannedReorder } from "../plan/types.js";
-import type { RecordWriter } from "./journaled-writes.js";
 import { REORDER_NOT_STARTED } from "./outcomes.js";
+import type { RecordWriter } from "./record-writer.js";
 import type { OutcomeStatus } from "./types.js";
 
 /** What the run learns of the server's rearrange, shared by all its families. */
@@ -49,12 +49,12 @@ export async function applyReorder(
   let pending = reorder.moves;
   let method = "PATCH order per record";
   const safe = rearrangeIsSafe(reorder, plan, current);
-  let settleFirst: (() => void) | undefined;
+  let answerFirst: (() => void) | undefined;
   if (safe && !probe.unusable) {
     if (probe.firstAnswer) await probe.firstAnswer;
     else
       probe.firstAnswer = new Promise((resolve) => {
-        settleFirst = resolve;
+        answerFirst = resolve;
       });
   }
   if (safe && !probe.unusable) {
@@ -83,7 +83,7 @@ export async function applyReorder(
       probe.unusable = true;
       method = `PATCH order per record (rearrange refused: ${error.status})`;
     } finally {
-      settleFirst?.();
+      answerFirst?.();
     }
   }
   const failures: string[] = [];
@@ -106,10 +106,10 @@ export async function applyReorder(
     // Unknown when no move is known to have failed: some may have been applied.
     const definite = failures.length - unknownMoves - notStarted;
     const status: OutcomeStatus = definite > 0 ? "failed" : unknownMoves > 0 ? "unknown" : "skipped";
-    const settle = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
+    const seeWhich = unknownMoves > 0 ? "; run `pcsync plan` to see which moves were applied" : "";
     return {
       status,
-      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${settle}`,
+      message: `${failures.length} of ${pending.length} moves failed (${method}): ${failures.join("; ")}${seeWhich}`,
       ...(notStarted === failures.length ? { notStarted: true } : {}),
     };
   }

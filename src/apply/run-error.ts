@@ -62,11 +62,11 @@ const RUN_CODES = {
       const { report, words = APPLY_WORDS, journal } = facts;
       const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
       const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
-      const settle =
+      const checkFirst =
         report.unknown > 0 || report.unchecked > 0
           ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
           : "";
-      return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${settle}${endingWith(journal)}`;
+      return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
     },
   },
   /** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */

@@ -6,14 +6,14 @@ import { isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
 import { describeStoredDescription } from "../description-view.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
+import { neutraliseJson } from "../neutralise-server-text.js";
 import { shownValue } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import { neutraliseJson } from "../server-text.js";
 import { checkBeforeClaim, confirmClaim, isClaim } from "./claim-record.js";
 import type { FamilyReader } from "./create-config.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
-import type { RecordWriter } from "./journaled-writes.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
+import type { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
 import { markedBody, markProblem, showsChange } from "./write-mark.js";
 

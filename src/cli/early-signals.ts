@@ -34,11 +34,19 @@ export function holdEarlySignals(options: EarlySignalOptions = {}): void {
     stderr.write(describeStopBeforeChanges(name));
     exit(SIGNAL_EXIT_CODES[name]);
   };
+  releaseHeld = listenForStopSignals(source, onSignal);
+}
+
+/** Calls `onSignal` on SIGINT and SIGTERM from `source`; the function returned stops listening. */
+export function listenForStopSignals(
+  source: Pick<NodeJS.EventEmitter, "on" | "off">,
+  onSignal: (name: InterruptSignal) => void,
+): () => void {
   const onInt = () => onSignal("SIGINT");
   const onTerm = () => onSignal("SIGTERM");
   source.on("SIGINT", onInt);
   source.on("SIGTERM", onTerm);
-  releaseHeld = () => {
+  return () => {
     source.off("SIGINT", onInt);
     source.off("SIGTERM", onTerm);
   };

@@ -12,8 +12,8 @@ import {
 import type { FamilyName } from "../families.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { quoteServerText } from "../server-text.js";
-import { familyOption } from "./options.js";
+import { quoteServerText } from "../neutralise-server-text.js";
+import { familyOption } from "./shared-options.js";
 
 export interface TargetFlags {
   project?: string;

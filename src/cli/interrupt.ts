@@ -5,7 +5,7 @@
 
 import type { Writable } from "node:stream";
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
-import { describeStopBeforeChanges, releaseEarlySignals } from "./early-signals.js";
+import { describeStopBeforeChanges, listenForStopSignals, releaseEarlySignals } from "./early-signals.js";
 
 export interface InterruptWatch {
   /** Aborts on the first signal after `beginWrites()`. */
@@ -61,10 +61,7 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
     );
     controller.abort(new Error(`interrupted by ${name}`));
   };
-  const onInt = () => onSignal("SIGINT");
-  const onTerm = () => onSignal("SIGTERM");
-  source.on("SIGINT", onInt);
-  source.on("SIGTERM", onTerm);
+  const stopListening = listenForStopSignals(source, onSignal);
   // Listening now: the hold of the binary's start (early-signals.ts) can go, with no gap between.
   releaseEarlySignals();
 
@@ -79,9 +76,6 @@ export function watchInterrupts(options: InterruptOptions): InterruptWatch {
     setStopMessage(message) {
       stopMessage = message;
     },
-    dispose() {
-      source.off("SIGINT", onInt);
-      source.off("SIGTERM", onTerm);
-    },
+    dispose: stopListening,
   };
 }

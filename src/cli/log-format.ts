@@ -2,9 +2,9 @@
 
 import type { LogEntry } from "../api/index.js";
 import { InputError } from "../input-error.js";
+import { neutraliseInline, neutraliseJson, neutraliseLines } from "../neutralise-server-text.js";
 import { createPaint, type Style } from "../render/colour.js";
-import { neutraliseInline, neutraliseJson, neutraliseLines } from "../server-text.js";
-import type { TextOrJson } from "./options.js";
+import type { TextOrJson } from "./shared-options.js";
 
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];
@@ -35,7 +35,7 @@ const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
 const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
 // The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
 const SOURCE_WIDTH = 7;
-// Messages come from plugins: made safe as all server text is (server-text.ts), so they cannot
+// Messages come from plugins: made safe as all server text is (neutralise-server-text.ts), so they cannot
 // rewrite the terminal nor start a line a CI runner reads as a command.
 export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: boolean): string {
   if (format === "json") return `${neutraliseJson(JSON.stringify(entry))}\n`;

@@ -3,7 +3,7 @@
 
 import { type Command, Option } from "commander";
 import type { ManifestInput } from "../run/load-manifest.js";
-import { collect } from "./options.js";
+import { collect } from "./shared-options.js";
 
 /** The options addManifestOption adds, plus the key file that plan and apply also take. */
 export type ManifestFlags = ManifestInput;

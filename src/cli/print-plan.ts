@@ -6,16 +6,16 @@
 import type { ApplyReport } from "../apply/types.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
+import { neutraliseJson } from "../neutralise-server-text.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { renderPlan } from "../render/index.js";
-import { neutraliseJson } from "../server-text.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
-import type { OutputFormat } from "./options.js";
 import { refuseSecretIn } from "./refuse-secret.js";
+import type { OutputFormat } from "./shared-options.js";
 
 /**
  * `verbose`: each order tie in full (else one warning of at most two lines for them all).

@@ -8,8 +8,6 @@ import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
 import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
-import { collect, familyOption, parseFamily } from "./options.js";
-import { type OwnerFlags, takeoverOption } from "./owner-options.js";
 import { createProgress } from "./progress.js";
 import {
   allowDestroyOption,
@@ -18,8 +16,11 @@ import {
   safetyPlanOptions,
   targetOption,
 } from "./safety-options.js";
+import { collect, familyOption, parseFamily } from "./shared-options.js";
 
-export interface ScopeFlags extends SafetyFlags, OwnerFlags {
+export interface ScopeFlags extends SafetyFlags {
+  /** --takeover: with `owner:`, configs may claim records another owner marked. */
+  takeover?: boolean;
   project?: string[];
   family?: FamilyName[];
   maxDeletePercent?: string;
@@ -51,7 +52,12 @@ export function addScopeOptions(command: Command): Command {
     .addOption(targetOption())
     .addOption(excludeOption())
     .addOption(allowDestroyOption())
-    .addOption(takeoverOption());
+    .addOption(
+      new Option(
+        "--takeover",
+        "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
+      ),
+    );
 }
 
 /** --max-delete-percent, or the default: the share of a family a prune may delete. */

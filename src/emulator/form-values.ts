@@ -5,7 +5,7 @@
 // the message the serializer gives.
 
 import type { WritableField } from "../families.js";
-import { PYTHON_WHITE_SPACE } from "../service-text.js";
+import { PYTHON_WHITE_SPACE } from "../trim-as-service.js";
 import { FIELD_RULES, type FieldRule, REQUIRED_FIELDS } from "./field-rules.js";
 import type { FormBody, FormValue } from "./form-body.js";
 import { validationError } from "./http-error.js";

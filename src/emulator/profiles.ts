@@ -20,7 +20,7 @@ export interface ProfileBehaviour {
   /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
   readonly refusesScopedKeysOnActions: boolean;
   readonly pluginWritableOnUpdate: boolean;
-  /** Whether name and description are stored trimmed (service-text.ts), as DRF's CharField does. */
+  /** Whether name and description are stored trimmed (trim-as-service.ts), as DRF's CharField does. */
   readonly trimsText: boolean;
   /** Whether a null or "" name/description is replaced by the plugin's own on output. */
   readonly fallsBackToPluginText: boolean;

@@ -4,7 +4,7 @@
 // is first converted as the serializer converts it (form-values.ts).
 
 import type { WritableField } from "../families.js";
-import { trimAsService } from "../service-text.js";
+import { trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput } from "../wire-types.js";
 import { FIELD_ORDER, FIELD_RULES, INT_MAX, INT_MIN, REQUIRED_FIELDS } from "./field-rules.js";
 import { FormBody, UploadedFile } from "./form-body.js";

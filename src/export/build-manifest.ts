@@ -6,7 +6,7 @@ import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
-import { trimAsService } from "../service-text.js";
+import { trimAsService } from "../trim-as-service.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 interface FamilyList {

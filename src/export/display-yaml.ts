@@ -1,9 +1,9 @@
 // An exported manifest as it is printed (stdout: a terminal, a CI log, a pipe; or a device or FIFO
 // given to -o): the same data as the file pcsync writes, with server text that a terminal or a CI
-// runner would act on written as YAML's own escapes (src/server-text.ts), so that printing it
+// runner would act on written as YAML's own escapes (src/neutralise-server-text.ts), so that printing it
 // drives neither. A regular file gets the text as the service holds it, byte for byte.
 
-import { needsYamlEscapes, neutraliseYaml } from "../server-text.js";
+import { needsYamlEscapes, neutraliseYaml } from "../neutralise-server-text.js";
 import { type Document, Scalar, visit } from "../vendor/yaml.js";
 
 /** Where an exported manifest goes: a regular file gets the exact text, anything else is printed. */

@@ -155,6 +155,7 @@ export function formatJsonPath(pointer: string): string {
     }, "");
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/journaled-writes.js";
+import type { WriteIntent, WriteJournal, WriteOutcome } from "../apply/record-writer.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
 import { pluginDefaults } from "../filled-defaults.js";
@@ -159,7 +159,7 @@ export class ApplyJournal implements WriteJournal {
     return seq;
   }
 
-  settle(seq: number, outcome: WriteOutcome): void {
+  recordOutcome(seq: number, outcome: WriteOutcome): void {
     const pending = this.#pending.get(seq);
     this.#pending.delete(seq);
     const entry: JournalEntry = { type: "outcome", seq, status: outcome.status };

@@ -3,9 +3,9 @@
 // a bad one is refused with its line number; only a line cut off by a kill is tolerated, and said.
 
 import type { ErrorObject } from "ajv";
-import type { WriteOp, WriteStatus } from "../apply/journaled-writes.js";
+import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { describeSchemaErrors, formatJsonPath } from "../files/read-json-file.js";
+import { describeSchemaErrors, formatJsonPath, isObject } from "../files/read-json-file.js";
 import { InputError } from "../input-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { getJournalLineValidator } from "./journal-validator.js";
@@ -105,10 +105,6 @@ const STATUSES: readonly WriteStatus[] = ["done", "failed", "unknown", "not_sent
 const LINE_TYPES: readonly JournalEntry["type"][] = ["intent", "outcome", "resume", "end"];
 
 type Check = (ok: boolean, what: string) => asserts ok;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function imageWords(list: string): Record<string, string> {
   return {

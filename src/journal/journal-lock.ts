@@ -163,13 +163,7 @@ export class JournalLock {
         await removeIfUnchanged(path, undefined);
         continue;
       }
-      if (!isStale(found, path))
-        throw new RefusedError("journal_held", {
-          journal,
-          lock: path,
-          holder: found,
-          otherHost: found.host !== hostname(),
-        });
+      if (!isStale(found, path)) throw heldBy(journal, path, found);
       // Whichever run then creates the lock took a stale one over, whoever removed it: say so.
       tookOver = found;
       await removeIfUnchanged(path, found.token);
@@ -182,13 +176,7 @@ export class JournalLock {
     const path = resolve(options.cwd, lockPathOf(journal));
     const found = await readHolder(path);
     if (found === "young") throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
-    if (typeof found === "object" && !isStale(found, path))
-      throw new RefusedError("journal_held", {
-        journal,
-        lock: path,
-        holder: found,
-        otherHost: found.host !== hostname(),
-      });
+    if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found);
   }
 
   /** Removes the lock, if it is still this run's. Safe to call more than once. */
@@ -256,6 +244,11 @@ async function createExclusively(path: string, text: string, journal: string): P
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     return fail(error);
   }
+}
+
+/** The refusal of a lock another live run holds. */
+function heldBy(journal: string, lock: string, holder: LockHolder): RefusedError {
+  return new RefusedError("journal_held", { journal, lock, holder, otherHost: holder.host !== hostname() });
 }
 
 async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadable" | "young"> {

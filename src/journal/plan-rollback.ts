@@ -70,7 +70,8 @@ function holdsBefore(field: WritableField, value: FieldValue, record: PluginConf
   return showsStored(field, value, record);
 }
 
-export function describeRecord(item: {
+/** A record with where it is: "record 7 (\"x\") in project 1 plugin_configs" (src/cli/find-config-record.ts has the short form). */
+export function describeRecordAt(item: {
   project: string;
   family: string;
   id: number;
@@ -163,7 +164,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       for (const field of RESTORED_FIELDS)
         fields[field] = { from: undefined, to: emptiedText(touched, field, before[field] ?? null) };
       notes.push(
-        `${describeRecord(touched)} is gone from the service (the row too): it is created again, with a new id`,
+        `${describeRecordAt(touched)} is gone from the service (the row too): it is created again, with a new id`,
       );
       changes.push({
         action: "create",
@@ -191,7 +192,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     if (Object.keys(fields).length === 0) continue;
     if (fields.deleted?.to === false) {
       notes.push(
-        `${describeRecord(touched)} was deleted by the run; the service still has the row: it comes back with its id (PATCH deleted: false)`,
+        `${describeRecordAt(touched)} was deleted by the run; the service still has the row: it comes back with its id (PATCH deleted: false)`,
       );
     }
     fingerprints[key] = fingerprintRecord(now);

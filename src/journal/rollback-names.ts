@@ -5,7 +5,7 @@
 import { familyKey } from "../families.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { lookAlikeKey } from "../record-name.js";
-import { describeRecord } from "./plan-rollback.js";
+import { describeRecordAt } from "./plan-rollback.js";
 
 /** The identity the planner gives a record's name; null names are nobody's name. */
 export const nameIdentity = (name: string | null): string | null =>
@@ -89,7 +89,7 @@ export function findNameClashes(
         const shown =
           mine.id === null
             ? `the record ${JSON.stringify(mine.name)} that the rollback would create again in project ${project} ${family}`
-            : `${describeRecord({ project, family, id: mine.id, name: mine.name })}, which the rollback would bring back as ${JSON.stringify(mine.name)}`;
+            : `${describeRecordAt({ project, family, id: mine.id, name: mine.name })}, which the rollback would bring back as ${JSON.stringify(mine.name)}`;
         const holders = others
           .map((other) =>
             other.id === null

@@ -5,7 +5,6 @@
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
 import { readBlockPlain } from "./block-plain.js";
-import { readManifestBlocks } from "./desired-state.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
@@ -22,6 +21,7 @@ import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
+import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
 import {

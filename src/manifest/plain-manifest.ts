@@ -106,14 +106,14 @@ function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): Json
   for (const segment of path) {
     const next: JsonSchema[] = [];
     for (const candidate of current) {
-      const properties = asSchema(candidate.properties);
+      const properties = asRecord(candidate.properties);
       const property =
-        typeof segment === "string" && properties !== undefined ? asSchema(properties[segment]) : undefined;
+        typeof segment === "string" && properties !== undefined ? asRecord(properties[segment]) : undefined;
       if (property !== undefined) next.push(property);
-      else if (typeof segment === "string" && asSchema(candidate.additionalProperties) !== undefined) {
-        next.push(asSchema(candidate.additionalProperties) as JsonSchema);
-      } else if (typeof segment === "number" && asSchema(candidate.items) !== undefined) {
-        next.push(asSchema(candidate.items) as JsonSchema);
+      else if (typeof segment === "string" && asRecord(candidate.additionalProperties) !== undefined) {
+        next.push(asRecord(candidate.additionalProperties) as JsonSchema);
+      } else if (typeof segment === "number" && asRecord(candidate.items) !== undefined) {
+        next.push(asRecord(candidate.items) as JsonSchema);
       }
     }
     current = next.flatMap((candidate) => expand(schema, candidate));
@@ -127,21 +127,22 @@ function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
   if (typeof reference === "string" && reference.startsWith("#/")) {
     // Any local pointer (a template's field refers to `#/definitions/config/properties/plugin`).
     let target: JsonSchema | undefined = root;
-    for (const segment of reference.slice(2).split("/")) target = asSchema(target?.[segment]);
+    for (const segment of reference.slice(2).split("/")) target = asRecord(target?.[segment]);
     if (target !== undefined) for (const each of expand(root, target)) result.push(each);
   }
   if (Array.isArray(schema.allOf)) {
     for (const part of schema.allOf) {
-      const partSchema = asSchema(part);
+      const partSchema = asRecord(part);
       if (partSchema !== undefined) for (const each of expand(root, partSchema)) result.push(each);
     }
   }
   return result;
 }
 
-function asSchema(value: unknown): JsonSchema | undefined {
+/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as JsonSchema)
+    ? (value as Record<string, unknown>)
     : undefined;
 }
 
@@ -161,7 +162,7 @@ export function allowedKeysAt(path: readonly (string | number)[]): string[] {
   const schema = loadManifestSchema();
   const keys = new Set<string>();
   for (const candidate of schemasAt(schema, path)) {
-    const properties = asSchema(candidate.properties);
+    const properties = asRecord(candidate.properties);
     if (properties !== undefined) for (const key of Object.keys(properties)) keys.add(key);
   }
   return [...keys];

@@ -5,8 +5,8 @@
 
 import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
-import type { LocationIndex } from "./plain-manifest.js";
-import type { PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
+import { asRecord, type LocationIndex } from "./plain-manifest.js";
+import type { LogHealthSpec, PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
 /** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
@@ -217,10 +217,4 @@ function readPrometheus(
         ? prometheus.allow_unknown
         : ROLLOUT_DEFAULTS.allowUnknown,
   };
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }

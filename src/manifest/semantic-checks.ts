@@ -5,7 +5,7 @@
 import { isFamilyName } from "../families.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import type { Position } from "./diagnostics.js";
-import type { LocationIndex, PlainManifest } from "./plain-manifest.js";
+import { asRecord, type LocationIndex, type PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import { checkServiceText } from "./text-checks.js";
 import type { YamlProblem } from "./yaml-nodes.js";
@@ -277,12 +277,6 @@ function collectOverrideIds(
       });
     }
   }
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 function keyPosition(locations: LocationIndex, path: readonly (string | number)[]): Position {

@@ -1,9 +1,9 @@
 // Refuses text the service would not store as written: a `name` or `description` with white space
-// at either end, which the real service trims (service-text.ts). A manifest kept in git should say
+// at either end, which the real service trims (trim-as-service.ts). A manifest kept in git should say
 // what the service holds, byte for byte, on every server; so the file is fixed once, at its line,
 // rather than rewritten in silence or warned about on every run.
 
-import { describeUntrimmed } from "../service-text.js";
+import { describeUntrimmed } from "../trim-as-service.js";
 import type { LocationIndex } from "./plain-manifest.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 

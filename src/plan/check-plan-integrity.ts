@@ -5,7 +5,7 @@
 
 import { type FamilyName, familyKey } from "../families.js";
 import { lookAlikeKey } from "../record-name.js";
-import { describeUntrimmed, isTrimmedField } from "../service-text.js";
+import { describeUntrimmed, isTrimmedField } from "../trim-as-service.js";
 import { recordKey } from "./fingerprint.js";
 import type { FamilyReport, Plan } from "./types.js";
 

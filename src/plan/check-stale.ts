@@ -54,7 +54,7 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
   for (const change of plan.changes) {
     if (change.action === "create") {
       const records = listOf(change.project, change.family) ?? [];
-      // Also a look-alike (service-text.ts): on a trimming service it may be the very record.
+      // Also a look-alike (trim-as-service.ts): on a trimming service it may be the very record.
       const key = change.name === null ? null : lookAlikeKey(change.name);
       const existing = records.find((record) => record.name !== null && lookAlikeKey(record.name) === key);
       if (existing) {

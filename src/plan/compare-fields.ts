@@ -7,7 +7,7 @@ import { descriptionText, holdsDescriptionText, storesDescription } from "../des
 import type { WritableField } from "../families.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import type { DesiredFields, FieldsMode, IgnorableField } from "../manifest/types.js";
-import { isTrimmedField, showsText } from "../service-text.js";
+import { isTrimmedField, showsText } from "../trim-as-service.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
@@ -21,7 +21,7 @@ export function shownValue(field: WritableField, record: PluginConfigRecord): Fi
 
 /**
  * Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
- * service (posthog-2024) stores it (service-text.ts). A name or description written as null, or as
+ * service (posthog-2024) stores it (trim-as-service.ts). A name or description written as null, or as
  * text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
  * empty value written.
  */

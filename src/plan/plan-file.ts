@@ -2,11 +2,17 @@
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
 import type { ValidateFunction } from "ajv";
-import { formatJsonPath, parseJson, readBoundedText, validateJson } from "../files/read-json-file.js";
+import {
+  formatJsonPath,
+  isObject,
+  parseJson,
+  readBoundedText,
+  validateJson,
+} from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
+import { neutraliseJson } from "../neutralise-server-text.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
-import { neutraliseJson } from "../server-text.js";
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
@@ -130,10 +136,6 @@ export function parsePlanFile(text: string, fileName: string, validate: Validate
   checkSummary(plan, fileName, redo);
   restoreAbsentFrom(plan);
   return plan;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */

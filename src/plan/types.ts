@@ -24,7 +24,7 @@ export interface PlannedChange {
   /** Create: every field sent (from undefined). Update: only the fields that differ. Delete: empty. */
   fields: FieldChanges;
   /**
-   * An update that renames a record to a name that looks the same (service-text.ts): how the two
+   * An update that renames a record to a name that looks the same (trim-as-service.ts): how the two
    * differ, so that the plan does not show an invisible change.
    */
   lookAlike?: "white space" | "Unicode normalisation";

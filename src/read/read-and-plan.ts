@@ -3,6 +3,7 @@
 // computePlan, the one planning entry point, then joins the parts into the plan.
 
 import { type ApiClient, listProjects } from "../api/index.js";
+import type { PcsyncError } from "../errors.js";
 import { groupBy } from "../group-by.js";
 import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
@@ -18,8 +19,8 @@ import {
 } from "../plan/compute-plan.js";
 import { assignWaves, projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { RefusedError } from "../refused-error.js";
 import { explainMissingProject, isMissingList } from "./missing-project.js";
-import { planErrorOf } from "./no-plan-error.js";
 import { listsToPlan } from "./read-current-state.js";
 import { readFamily } from "./read-family.js";
 
@@ -53,6 +54,14 @@ export interface ReadAndPlanResult extends PlanResult {
   current: CurrentState;
   /** Time spent in the (synchronous, pure) planning itself, in milliseconds. */
   planningMs: number;
+}
+
+/** The error for a plan that cannot be made: a refusal when every problem is an owner conflict. */
+function planErrorOf(errors: readonly PlanDiagnostic[]): PcsyncError {
+  const problems = errors.map((error) => `${error.source}: ${error.message}`);
+  return errors.length > 0 && errors.every((error) => error.refused === true)
+    ? new RefusedError("owner_conflict", { problems })
+    : new InputError("plan_invalid", { problems });
 }
 
 /**

@@ -3,7 +3,7 @@
 // what the server now holds.
 
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
-import { neutraliseInline, quoteServerText } from "../server-text.js";
+import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
 import { createPaint } from "./colour.js";
 
 function quoteName(name: string | null): string {

@@ -3,8 +3,8 @@
 
 // The word diff alone: the package's index loads every kind of diff (a plan pays for each module).
 import { diffWordsWithSpace } from "diff/lib/diff/word.js";
+import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
 import type { FieldChange, FieldValue } from "../plan/types.js";
-import { neutraliseInline, quoteServerText } from "../server-text.js";
 
 export type SpanStyle = "added" | "removed";
 
@@ -29,7 +29,7 @@ const MAX_EDIT_LENGTH = 200;
 /** Strings longer than this are never word-diffed: the diff would cost more than it shows. */
 const MAX_DIFF_INPUT = 20_000;
 
-/** Text shown raw (project ids, sources, messages), made safe as all server text is (server-text.ts). */
+/** Text shown raw (project ids, sources, messages), made safe as all server text is (neutralise-server-text.ts). */
 export const escapeControl = neutraliseInline;
 
 /** The first `count` code points of a string, never splitting a surrogate pair. */

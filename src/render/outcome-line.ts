@@ -2,7 +2,7 @@
 // which record, where, as Terraform's "Creation complete" lines; and how long is left.
 
 import type { ApplyOutcome } from "../apply/types.js";
-import { quoteServerText } from "../server-text.js";
+import { quoteServerText } from "../neutralise-server-text.js";
 
 const DONE_VERB = { create: "created", update: "updated", delete: "deleted", reorder: "reordered" } as const;
 

@@ -16,7 +16,7 @@ import type { DriftCounts } from "./watch-metrics.js";
  * once heal has run. Nothing for a project whose plan has errors (the cycle then fails and makes
  * no plan); a config that another owner's record refuses (`refused`) still leaves a plan.
  */
-export function settledDriftOf(
+export function earlyDriftOf(
   part: Readonly<ProjectPlan>,
   desired: readonly DesiredFamily[],
   fallback: DriftMode,

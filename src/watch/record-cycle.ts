@@ -50,7 +50,7 @@ export class CycleRecorder {
   }
 
   /**
-   * Shows a project's drift while its cycle is still running (see settledDriftOf): what a cycle
+   * Shows a project's drift while its cycle is still running (see earlyDriftOf): what a cycle
    * sees is in the metric as soon as it is seen, not once every project is read. These are real
    * observations: a cycle that fails later (another project's read or plan) leaves them as they
    * are, as it leaves the values of the projects it did not get to; and the series is remembered,

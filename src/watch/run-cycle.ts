@@ -1,4 +1,4 @@
-// One cycle of `pcsync watch`: take the settled manifest (a changed one once its content has
+// One cycle of `pcsync watch`: take the stable manifest (a changed one once its content has
 // stayed the same for --manifest-settle), validate it, read and plan through the same path as
 // `plan`, and in heal mode apply the families in heal, but for the records left alone as flapping.
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
@@ -14,7 +14,7 @@ import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } f
 import type { RunIo } from "../run/run-io.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
-import type { SettledManifest } from "./settled-manifest.js";
+import type { StableManifest } from "./stable-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
 
@@ -34,8 +34,8 @@ export interface CycleSettings {
   mode: DriftMode;
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
-  /** The manifest to plan with: the last settled version. */
-  manifest: SettledManifest;
+  /** The manifest to plan with: the last stable version. */
+  manifest: StableManifest;
   /** Heal's memory of records it keeps putting back: they are left alone for a while. */
   flapping?: FlapTracker;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */

@@ -3,7 +3,14 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import { describeError, EXIT_ERROR, EXIT_OK, type ExitCode, SIGNAL_EXIT_CODES } from "../errors.js";
+import {
+  describeError,
+  EXIT_ERROR,
+  EXIT_OK,
+  type ExitCode,
+  type InterruptSignal,
+  SIGNAL_EXIT_CODES,
+} from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { DriftMode } from "../manifest/types.js";
@@ -14,10 +21,10 @@ import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
-import { settledDriftOf } from "./project-drift.js";
+import { earlyDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleReport, CycleRunner } from "./run-cycle.js";
-import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, SettledManifest } from "./settled-manifest.js";
+import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import {
   CYCLE_RESULTS,
@@ -56,8 +63,6 @@ export interface WatchParts {
 /** How long a stop waits for webhook deliveries still queued. */
 const WEBHOOK_DRAIN_MS = 10_000;
 
-type StopSignal = "SIGTERM" | "SIGINT";
-
 /**
  * Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
  * or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
@@ -69,13 +74,13 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   const recorder = new CycleRecorder(metrics);
   const flags = settings.manifest;
   const inputs = runInputs(flags, { manifests: true });
-  const manifest = new SettledManifest(
+  const manifest = new StableManifest(
     {
       load: () => loadManifest(flags, io),
       digest: () => digestManifestFiles(flags.file, flags.varFile ?? [], io.cwd),
     },
     {
-      settleMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
+      stableForMs: settings.manifestSettleMs ?? DEFAULT_MANIFEST_SETTLE_MS,
       once: settings.once,
       notice: (line) => io.stderr.write(`pcsync watch: ${line}\n`),
     },
@@ -92,7 +97,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     onProjectPlanned: (part, desired) =>
-      recorder.showProjectDrift(settledDriftOf(part, desired, settings.mode)),
+      recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });
   const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
     CycleResult,
@@ -107,7 +112,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     jitterShare: settings.jitterShare,
     once: settings.once,
     stop: stop.signal,
-    // A change that has settled between cycles is used at once, not an interval later.
+    // A change that has become stable between cycles is used at once, not an interval later.
     early: { nextAt: () => manifest.nextCheckAt(), check: () => manifest.check() },
     cycle: async () => {
       const started = performance.now();
@@ -196,7 +201,7 @@ async function writeMetricsFile(
  * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
  */
 class SignalHandlers {
-  received: StopSignal | undefined;
+  received: InterruptSignal | undefined;
   readonly #io: RunIo;
   readonly #stop: AbortController;
   readonly #loop: WatchLoop;
@@ -221,7 +226,7 @@ class SignalHandlers {
     for (const [name, handler] of this.#handlers) process.off(name, handler);
   }
 
-  #onStop(name: StopSignal): void {
+  #onStop(name: InterruptSignal): void {
     if (this.received !== undefined) {
       this.#io.stderr.write(
         `pcsync watch: ${name} received again: exiting at once. Writes in flight may or may not have been made; the next cycle (or \`pcsync plan\`) shows what the server holds.\n`,

@@ -1,7 +1,7 @@
 // When cycles run: one at a time, never overlapping; the next starts an interval (spread by
 // jitter) after the previous one started, or as soon as it ends when it ran longer than that, so a
 // slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now, and so
-// does an early check between cycles that says so (a changed manifest that has now settled).
+// does an early check between cycles that says so (a changed manifest that is now stable).
 
 export interface LoopOptions {
   intervalMs: number;

@@ -9,7 +9,12 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { exampleData } from "../../src/emulator/index.js";
 import { exportText } from "../../src/export/display-yaml.js";
-import { neutraliseInline, neutraliseJson, neutraliseLines, quoteServerText } from "../../src/server-text.js";
+import {
+  neutraliseInline,
+  neutraliseJson,
+  neutraliseLines,
+  quoteServerText,
+} from "../../src/neutralise-server-text.js";
 import { Document, parse } from "../../src/vendor/yaml.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";

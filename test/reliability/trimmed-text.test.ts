@@ -11,7 +11,7 @@ import { loadManifestSources } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
 import { lookAlikeKey } from "../../src/record-name.js";
-import { PYTHON_WHITE_SPACE, showsText, trimAsService } from "../../src/service-text.js";
+import { PYTHON_WHITE_SPACE, showsText, trimAsService } from "../../src/trim-as-service.js";
 import { applyOnce, pendingChanges } from "../support/apply-in-process.js";
 import { dataWith } from "../support/emulator-data.js";
 import { KEY, loadDesired } from "../support/scenario.js";

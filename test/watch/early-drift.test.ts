@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import type { DesiredFamily } from "../../src/manifest/types.js";
 import { planProject } from "../../src/plan/compute-plan.js";
-import { settledDriftOf } from "../../src/watch/project-drift.js";
+import { earlyDriftOf } from "../../src/watch/project-drift.js";
 import { CycleRecorder } from "../../src/watch/record-cycle.js";
 import type { CycleReport } from "../../src/watch/run-cycle.js";
 import { createWatchMetrics, renderOwnMetrics } from "../../src/watch/watch-metrics.js";
@@ -95,7 +95,7 @@ describe("pcsync watch shows each project's drift as soon as it is planned", () 
   });
 });
 
-describe("settledDriftOf (the drift a cycle can show before it ends)", () => {
+describe("earlyDriftOf (the drift a cycle can show before it ends)", () => {
   const geoIp = (enabled: boolean) => desiredConfig({ name: "GeoIP", plugin: 12, enabled, order: 1 });
   const remote = {
     project: "1",
@@ -104,7 +104,7 @@ describe("settledDriftOf (the drift a cycle can show before it ends)", () => {
   };
   const apps = { project: "1", family: "pipeline_frontend_apps_configs" as const, records: [] };
   const counts = (desired: DesiredFamily[], fallback: "warn" | "heal") =>
-    [...settledDriftOf(planProject("1", desired, [remote, apps]), desired, fallback).values()].map(
+    [...earlyDriftOf(planProject("1", desired, [remote, apps]), desired, fallback).values()].map(
       ({ family, changes }) => `${family}=${changes}`,
     );
 
@@ -131,7 +131,7 @@ describe("settledDriftOf (the drift a cycle can show before it ends)", () => {
     const twice = desiredFamily("1", "plugin_configs", [geoIp(true), geoIp(false)]);
     const part = planProject("1", [twice], [remote, apps]);
     expect(part.errors.length).toBeGreaterThan(0);
-    expect(settledDriftOf(part, [twice], "warn").size).toBe(0);
+    expect(earlyDriftOf(part, [twice], "warn").size).toBe(0);
   });
 });
 

@@ -11,7 +11,7 @@ import { loadManifests } from "../../src/manifest/index.js";
 import { SecretRegistry } from "../../src/redact.js";
 import { CycleRecorder } from "../../src/watch/record-cycle.js";
 import { type CycleReport, CycleRunner } from "../../src/watch/run-cycle.js";
-import { digestManifestFiles, SettledManifest } from "../../src/watch/settled-manifest.js";
+import { digestManifestFiles, StableManifest } from "../../src/watch/stable-manifest.js";
 import { createWatchMetrics } from "../../src/watch/watch-metrics.js";
 import { startWatchServer } from "../../src/watch/watch-server.js";
 import { captureStreams } from "../support/capture.js";
@@ -58,12 +58,12 @@ describe("/readyz after a cycle that met an internal error", () => {
       mode: "warn",
       signal: new AbortController().signal,
       // The file as read, as `watch --once` uses it.
-      manifest: new SettledManifest(
+      manifest: new StableManifest(
         {
           load: () => loadManifests([file], { env: {}, cwd: work.path, varFiles: [] }),
           digest: () => digestManifestFiles([file], [], work.path),
         },
-        { settleMs: 0, once: true, notice: () => undefined },
+        { stableForMs: 0, once: true, notice: () => undefined },
       ),
       // The hook run-watch passes: a bug in it is a bug in pcsync, met in the middle of a cycle.
       onProjectPlanned: () => {

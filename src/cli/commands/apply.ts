@@ -27,7 +27,6 @@ import {
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from "../journal-run.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
-import { collect, formatOption, parseFormat } from "../options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import { safetyPlanOptions } from "../safety-options.js";
@@ -38,6 +37,7 @@ import {
   type ScopeFlags,
   scopeOf,
 } from "../scope-options.js";
+import { collect, formatOption, parseFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {

@@ -20,9 +20,9 @@ import { groupBy } from "../../group-by.js";
 import { InputError } from "../../input-error.js";
 import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
+import { neutraliseInline } from "../../neutralise-server-text.js";
 import { readCurrentState } from "../../read/read-current-state.js";
 import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
-import { neutraliseInline } from "../../server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -32,8 +32,8 @@ import {
 } from "../connection.js";
 import { requireFlag } from "../find-config-record.js";
 import { addVariableOptions } from "../manifest-options.js";
-import { addDeprecatedAlias, collect, familyOption, outOption } from "../options.js";
 import { refuseSecretIn } from "../refuse-secret.js";
+import { addDeprecatedAlias, collect, familyOption, outOption } from "../shared-options.js";
 
 const EXPORT_REMEDY =
   "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";

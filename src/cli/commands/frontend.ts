@@ -2,7 +2,7 @@
 
 import { Command } from "commander";
 import { getFrontend } from "../../api/index.js";
-import { neutraliseLines } from "../../server-text.js";
+import { neutraliseLines } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import {
@@ -36,7 +36,7 @@ Examples:
       ]);
       const source = await getFrontend(client, target.project, family, record.id);
       // Byte for byte when redirected (a file, a pipe); a terminal, or the log of a GitHub Actions
-      // job, gets it made safe (server-text.ts), and a final newline for the prompt.
+      // job, gets it made safe (neutralise-server-text.ts), and a final newline for the prompt.
       if (io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true") {
         io.stdout.write(`${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n`);
       } else {

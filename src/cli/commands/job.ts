@@ -5,7 +5,7 @@ import { createJob } from "../../api/index.js";
 import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
-import { neutraliseJson, quoteServerText } from "../../server-text.js";
+import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import {
@@ -17,7 +17,7 @@ import {
   requireFlag,
   type TargetFlags,
 } from "../find-config-record.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;

@@ -22,7 +22,6 @@ import {
   parsePositiveInt,
   parsePositiveNumber,
 } from "../connection.js";
-import { parseTimeFlag } from "../duration.js";
 import {
   addTargetOptions,
   describeRecord,
@@ -41,7 +40,8 @@ import {
   parseFormat,
   TEXT_OR_JSON,
   type TextOrJson,
-} from "../options.js";
+} from "../shared-options.js";
+import { parseTimeFlag } from "../time-flag.js";
 
 interface LogsFlags extends ConnectionFlags, TargetFlags {
   level?: string[];

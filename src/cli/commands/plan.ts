@@ -11,9 +11,9 @@ import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
-import { formatOption, outOption, parseFormat } from "../options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
+import { formatOption, outOption, parseFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {

@@ -7,7 +7,7 @@ import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
 import { InputError } from "../../input-error.js";
-import { describeRecord, type RollbackConflict } from "../../journal/plan-rollback.js";
+import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
 import type { RollbackState } from "../../journal/read-rollback-state.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
@@ -24,8 +24,8 @@ import {
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
-import { formatOption, outOption, parseFormat } from "../options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
+import { formatOption, outOption, parseFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
@@ -49,12 +49,12 @@ function formatValue(value: unknown, withMark: boolean): string {
 /** One line per record changed since the run, for the rollback_conflict refusal. */
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
   return conflicts.map((conflict) => {
-    if (conflict.field === "record") return `${describeRecord(conflict)} was changed since`;
+    if (conflict.field === "record") return `${describeRecordAt(conflict)} was changed since`;
     const withMark =
       conflict.field === "description" &&
       [conflict.now, ...conflict.left].some((value) => descriptionOwner(value) !== null);
     const show = (value: unknown) => formatValue(value, withMark);
-    return `${describeRecord(conflict)}: ${conflict.field} is ${show(conflict.now)} now; the run left ${conflict.left.map(show).join(" or ")}`;
+    return `${describeRecordAt(conflict)}: ${conflict.field} is ${show(conflict.now)} now; the run left ${conflict.left.map(show).join(" or ")}`;
   });
 }
 

@@ -21,7 +21,7 @@ import { describeFileError } from "../../files/file-errors.js";
 import { InputError } from "../../input-error.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { collect } from "../options.js";
+import { collect } from "../shared-options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
 export interface RawServeOptions {

@@ -5,8 +5,8 @@ import { Command } from "commander";
 import { readSavedPlan } from "../../apply/check-saved-plan.js";
 import { EXIT_CHANGES } from "../../errors.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { formatOption, parseFormat } from "../options.js";
 import { hasChanges, printPlan } from "../print-plan.js";
+import { formatOption, parseFormat } from "../shared-options.js";
 
 interface ShowFlags {
   format?: string;

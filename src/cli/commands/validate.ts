@@ -8,7 +8,7 @@ import { formatSource, type LoadedManifest, type LoadResult } from "../../manife
 import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
-import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../options.js";
+import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
 /**
  * `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:

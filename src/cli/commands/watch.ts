@@ -3,6 +3,7 @@
 
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
+import { parseDuration } from "../../duration.js";
 import { InputError } from "../../input-error.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { manifestServer } from "../../run/connect.js";
@@ -19,10 +20,9 @@ import {
   createClientFromFlags,
   parsePositiveNumber,
 } from "../connection.js";
-import { parseDuration } from "../duration.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
-import { collect } from "../options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
+import { collect } from "../shared-options.js";
 import { parseWebhooks, readWebhookSecret } from "../webhook-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {

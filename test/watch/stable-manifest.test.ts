@@ -7,11 +7,11 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LoadResult, loadManifests } from "../../src/manifest/index.js";
-import { digestManifestFiles, SettledManifest } from "../../src/watch/settled-manifest.js";
+import { digestManifestFiles, StableManifest } from "../../src/watch/stable-manifest.js";
 import { createsManifest, names } from "../support/manifest-text.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
-const SETTLE_MS = 10_000;
+const STABLE_MS = 10_000;
 
 /** The names of the configs a load found (undefined: the manifest did not load). */
 function configNames(result: LoadResult): string[] | undefined {
@@ -28,7 +28,7 @@ async function setUp(onTestFinished: (fn: () => Promise<void>) => void, paths: (
   let loads = 0;
   const files = paths(path);
   const varFiles: string[] = [];
-  const settled = new SettledManifest(
+  const stable = new StableManifest(
     {
       load: () => {
         loads += 1;
@@ -36,11 +36,11 @@ async function setUp(onTestFinished: (fn: () => Promise<void>) => void, paths: (
       },
       digest: () => digestManifestFiles(files, varFiles, path),
     },
-    { settleMs: SETTLE_MS, notice: (line) => notices.push(line), now: () => now },
+    { stableForMs: STABLE_MS, notice: (line) => notices.push(line), now: () => now },
   );
   return {
     path,
-    settled,
+    stable,
     notices,
     varFiles,
     loads: () => loads,
@@ -48,7 +48,7 @@ async function setUp(onTestFinished: (fn: () => Promise<void>) => void, paths: (
       now += ms;
     },
     /** What a cycle would plan with now. */
-    use: async () => configNames(await settled.current()),
+    use: async () => configNames(await stable.current()),
   };
 }
 
@@ -56,7 +56,7 @@ const FULL = createsManifest(names("cfg", 6));
 /** The first half of FULL, cut after a whole config: valid YAML, a short list. */
 const HALF = FULL.slice(0, FULL.indexOf("        - name: cfg 4"));
 
-describe("SettledManifest", () => {
+describe("StableManifest", () => {
   it("uses the first read as read, and an unchanged manifest without loading it again", async ({
     onTestFinished,
   }) => {
@@ -86,22 +86,22 @@ describe("SettledManifest", () => {
     await writeFile(file, HALF);
     env.advance(1);
     expect(await env.use()).toEqual(names("old", 2));
-    expect(env.settled.pending).toBe(true);
+    expect(env.stable.pending).toBe(true);
     env.advance(5_000);
-    expect(await env.settled.check()).toBe(false);
+    expect(await env.stable.check()).toBe(false);
     expect(await env.use()).toEqual(names("old", 2));
     await writeFile(file, FULL);
     // The window starts again from the first read of the content the writer left: 9.999 s after
     // it, that content is not used yet.
     env.advance(1_000);
-    expect(await env.settled.check()).toBe(false);
-    env.advance(SETTLE_MS - 1);
-    expect(await env.settled.check()).toBe(false);
+    expect(await env.stable.check()).toBe(false);
+    env.advance(STABLE_MS - 1);
+    expect(await env.stable.check()).toBe(false);
     expect(await env.use()).toEqual(names("old", 2));
     env.advance(1);
-    expect(await env.settled.check()).toBe(true);
+    expect(await env.stable.check()).toBe(true);
     expect(await env.use()).toEqual(names("cfg", 6));
-    expect(env.settled.pending).toBe(false);
+    expect(env.stable.pending).toBe(false);
     expect(env.notices).toEqual([
       "the manifest changed; planning with the last settled version until its content stays the same for 10 s",
       "the manifest changed; using the new version (unchanged for 10 s)",
@@ -118,10 +118,10 @@ describe("SettledManifest", () => {
     await writeFile(file, HALF);
     expect(await env.use()).toEqual(names("cfg", 6));
     await writeFile(file, FULL);
-    env.advance(SETTLE_MS * 3);
+    env.advance(STABLE_MS * 3);
     expect(await env.use()).toEqual(names("cfg", 6));
-    expect(env.settled.pending).toBe(false);
-    expect(env.settled.nextCheckAt()).toBeUndefined();
+    expect(env.stable.pending).toBe(false);
+    expect(env.stable.nextCheckAt()).toBeUndefined();
     await writeFile(file, HALF);
     expect(await env.use()).toEqual(names("cfg", 6));
     expect(env.notices).toHaveLength(2);
@@ -144,18 +144,18 @@ describe("SettledManifest", () => {
     env.advance(2_000);
     expect(await env.use()).toEqual(["one", "two"]);
     await writeFile(join(dir, "b.yaml"), project("2", "two"));
-    env.advance(SETTLE_MS);
+    env.advance(STABLE_MS);
     expect(await env.use()).toEqual(["one", "two"]);
-    expect(env.settled.pending).toBe(false);
+    expect(env.stable.pending).toBe(false);
     // A new file in the directory is a change like any other.
     await writeFile(join(dir, "c.yaml"), project("3", "three"));
     expect(await env.use()).toEqual(["one", "two"]);
-    env.advance(SETTLE_MS);
+    env.advance(STABLE_MS);
     expect(await env.use()).toEqual(["one", "two", "three"]);
     // Deleted for good: once that has lasted the settle time, that is the manifest.
     await rm(join(dir, "b.yaml"));
     expect(await env.use()).toEqual(["one", "two", "three"]);
-    env.advance(SETTLE_MS);
+    env.advance(STABLE_MS);
     expect(await env.use()).toEqual(["one", "three"]);
   });
 
@@ -174,12 +174,12 @@ describe("SettledManifest", () => {
     expect(await env.use()).toEqual(["first"]);
     await writeFile(varFile, "NAME: second\n");
     expect(await env.use()).toEqual(["first"]);
-    env.advance(SETTLE_MS);
+    env.advance(STABLE_MS);
     expect(await env.use()).toEqual(["second"]);
     await writeFile(`${file}.tmp`, createsManifest(["renamed"]));
     await rename(`${file}.tmp`, file);
     expect(await env.use()).toEqual(["second"]);
-    env.advance(SETTLE_MS);
+    env.advance(STABLE_MS);
     expect(await env.use()).toEqual(["renamed"]);
   });
 
@@ -191,7 +191,7 @@ describe("SettledManifest", () => {
     const file = join(path, "pcsync.yaml");
     let now = 0;
     let failing = false;
-    const settled = new SettledManifest(
+    const stable = new StableManifest(
       {
         load: async () => {
           if (failing) throw new Error("the disk went away");
@@ -199,34 +199,34 @@ describe("SettledManifest", () => {
         },
         digest: () => digestManifestFiles([file], [], path),
       },
-      { settleMs: SETTLE_MS, notice: () => undefined, now: () => now },
+      { stableForMs: STABLE_MS, notice: () => undefined, now: () => now },
     );
     await writeFile(file, FULL);
-    await settled.current();
+    await stable.current();
     await writeFile(file, HALF);
-    await settled.current();
-    now += SETTLE_MS;
-    expect(await settled.check()).toBe(true);
+    await stable.current();
+    now += STABLE_MS;
+    expect(await stable.check()).toBe(true);
     failing = true;
-    await expect(settled.current()).rejects.toThrow("the disk went away");
-    expect([settled.nextCheckAt(), await settled.check()]).toEqual([undefined, false]);
+    await expect(stable.current()).rejects.toThrow("the disk went away");
+    expect([stable.nextCheckAt(), await stable.check()]).toEqual([undefined, false]);
     // The next cycle, an interval later, takes it up.
     failing = false;
     now += 60_000;
-    expect(configNames(await settled.current())).toEqual(names("cfg", 3));
+    expect(configNames(await stable.current())).toEqual(names("cfg", 3));
   });
 
   it("for --once, uses the files as read, without a digest", async () => {
     let digests = 0;
     const result = { value: undefined, errors: [], warnings: [], files: ["pcsync.yaml"] };
-    const settled = new SettledManifest(
+    const stable = new StableManifest(
       {
         load: async () => result,
         digest: async () => `${++digests}`,
       },
-      { settleMs: SETTLE_MS, once: true, notice: () => undefined },
+      { stableForMs: STABLE_MS, once: true, notice: () => undefined },
     );
-    expect(await settled.current()).toBe(result);
+    expect(await stable.current()).toBe(result);
     expect(digests).toBe(0);
   });
 
@@ -235,17 +235,17 @@ describe("SettledManifest", () => {
     onTestFinished(remove);
     const file = join(path, "pcsync.yaml");
     const notices: string[] = [];
-    const settled = new SettledManifest(
+    const stable = new StableManifest(
       {
         load: () => loadManifests([file], { env: {}, cwd: path }),
         digest: () => digestManifestFiles([file], [], path),
       },
-      { settleMs: 0, notice: (line) => notices.push(line) },
+      { stableForMs: 0, notice: (line) => notices.push(line) },
     );
     await writeFile(file, FULL);
-    expect(configNames(await settled.current())).toEqual(names("cfg", 6));
+    expect(configNames(await stable.current())).toEqual(names("cfg", 6));
     await writeFile(file, HALF);
-    expect(configNames(await settled.current())).toEqual(names("cfg", 3));
+    expect(configNames(await stable.current())).toEqual(names("cfg", 3));
     expect(notices).toEqual(["the manifest changed; using the new version (as read: --manifest-settle 0)"]);
   });
 
@@ -256,7 +256,7 @@ describe("SettledManifest", () => {
   it("starts to use no version that its reads did not find the same for the whole settle time", () => {
     const step = fc.oneof(
       fc.record({ kind: fc.constant("write" as const), version: fc.nat(3) }),
-      fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: SETTLE_MS * 1.5 }) }),
+      fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: STABLE_MS * 1.5 }) }),
       fc.record({ kind: fc.constant("cycle" as const) }),
       fc.record({ kind: fc.constant("check" as const) }),
     );
@@ -265,7 +265,7 @@ describe("SettledManifest", () => {
         let now = 0;
         let onDisk = 0;
         const reads: { at: number; version: number }[] = [];
-        const settled = new SettledManifest(
+        const stable = new StableManifest(
           {
             load: async () => ({ value: undefined, errors: [], warnings: [], files: [String(onDisk)] }),
             digest: async () => {
@@ -273,20 +273,20 @@ describe("SettledManifest", () => {
               return `version ${onDisk}`;
             },
           },
-          { settleMs: SETTLE_MS, notice: () => undefined, now: () => now },
+          { stableForMs: STABLE_MS, notice: () => undefined, now: () => now },
         );
-        await settled.current();
+        await stable.current();
         let used = 0;
         for (const item of steps) {
           if (item.kind === "write") onDisk = item.version;
           else if (item.kind === "wait") now += item.ms;
-          else if (item.kind === "check") await settled.check();
+          else if (item.kind === "check") await stable.check();
           else {
-            const version = Number((await settled.current()).files[0]);
+            const version = Number((await stable.current()).files[0]);
             if (version === used) continue;
             expect(version).toBe(onDisk);
-            const window = reads.filter((read) => read.at >= now - SETTLE_MS);
-            const before = reads.filter((read) => read.at <= now - SETTLE_MS).at(-1);
+            const window = reads.filter((read) => read.at >= now - STABLE_MS);
+            const before = reads.filter((read) => read.at <= now - STABLE_MS).at(-1);
             expect(before?.version).toBe(version);
             expect(window.every((read) => read.version === version)).toBe(true);
             used = version;

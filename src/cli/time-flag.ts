@@ -3,8 +3,6 @@
 import { parseDuration } from "../duration.js";
 import { InputError } from "../input-error.js";
 
-export { parseDuration };
-
 // A date is required so that a bare number ("15") is never taken for a year or an epoch.
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 

@@ -38,7 +38,7 @@ export interface WriteJournal {
   /** Puts the intent and the before image of every record it touches on disk; resolves after. */
   intend(intent: WriteIntent): Promise<number>;
   /** Records the answer; on disk with the next group of intents, or when the journal closes. */
-  settle(seq: number, outcome: WriteOutcome): void;
+  recordOutcome(seq: number, outcome: WriteOutcome): void;
 }
 
 function statusOfError(error: unknown): WriteStatus {
@@ -67,10 +67,10 @@ export class RecordWriter {
     try {
       result = await send();
     } catch (error) {
-      journal.settle(seq, { status: statusOfError(error) });
+      journal.recordOutcome(seq, { status: statusOfError(error) });
       throw error;
     }
-    journal.settle(seq, { status: "done", records: answered(result) });
+    journal.recordOutcome(seq, { status: "done", records: answered(result) });
     return result;
   }
 

@@ -9,8 +9,8 @@ import { type LoadResult, readManifestSources, readVarFiles } from "../manifest/
 /** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
 export const DEFAULT_MANIFEST_SETTLE_MS = 10_000;
 
-/** How often a change still settling is read again between cycles: a few times per settle time. */
-const SAMPLES_PER_SETTLE = 4;
+/** How often a change not yet stable is read again between cycles: a few times per --manifest-settle. */
+const SAMPLES_PER_WAIT = 4;
 
 export interface ManifestReader {
   /** Loads (reads, parses, validates) the manifest as it is now. */
@@ -19,9 +19,9 @@ export interface ManifestReader {
   digest(): Promise<string>;
 }
 
-export interface SettleOptions {
+export interface StableManifestOptions {
   /** A changed content is used once it has been read the same for this long (0: as read). */
-  settleMs: number;
+  stableForMs: number;
   /** One cycle only (--once): the files are used as read, without reading them for a digest too. */
   once?: boolean;
   /** Says, once per stretch, that a changed manifest is not used yet, and when one is. */
@@ -52,44 +52,44 @@ function seconds(ms: number): string {
 }
 
 /**
- * Remembers the settled manifest and the change that may replace it. `current()` is what a cycle
+ * Remembers the stable manifest and the change that may replace it. `current()` is what a cycle
  * plans with; between cycles, `nextCheckAt()` and `check()` let the loop read a change again until
- * it has settled, and start a cycle then rather than an interval later.
+ * it is stable, and start a cycle then rather than an interval later.
  */
-export class SettledManifest {
+export class StableManifest {
   readonly #reader: ManifestReader;
-  readonly #options: SettleOptions;
+  readonly #options: StableManifestOptions;
   readonly #now: () => number;
-  #settled: { digest: string | undefined; result: LoadResult } | undefined;
-  /** A content that differs from the settled one, and since when every read has found it. */
+  #stable: { digest: string | undefined; result: LoadResult } | undefined;
+  /** A content that differs from the stable one, and since when every read has found it. */
   #candidate: { digest: string; since: number; lastRead: number } | undefined;
   #told = false;
   /** The change a cycle last tried to take up: early checks do not start another cycle for it. */
   #tried: string | undefined;
 
-  constructor(reader: ManifestReader, options: SettleOptions) {
+  constructor(reader: ManifestReader, options: StableManifestOptions) {
     this.#reader = reader;
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
-  /** A change is waiting to settle. */
+  /** A change is waiting to become stable. */
   get pending(): boolean {
     return this.#candidate !== undefined;
   }
 
   /**
    * The manifest a cycle uses. The first one is used as read (the operator has just started the
-   * watcher, as they would run apply); after that, a changed one only once it has settled.
+   * watcher, as they would run apply); after that, a changed one only once it is stable.
    */
   async current(): Promise<LoadResult> {
     if (this.#options.once === true) return this.#reader.load();
-    if (this.#settled === undefined) return this.#first();
+    if (this.#stable === undefined) return this.#first();
     const digest = await this.#reader.digest();
     this.#observe(digest);
     const candidate = this.#candidate;
-    if (candidate === undefined) return this.#settled.result;
-    if (this.#now() - candidate.since >= this.#options.settleMs) {
+    if (candidate === undefined) return this.#stable.result;
+    if (this.#now() - candidate.since >= this.#options.stableForMs) {
       // Should the load fail (it throws, or the content moves under it), the next interval's cycle
       // tries again: checks between cycles do not start cycle after cycle for it.
       this.#tried = candidate.digest;
@@ -97,12 +97,12 @@ export class SettledManifest {
       const after = await this.#reader.digest();
       // Read the same before and after the load: the load read that content, and no other.
       if (after === candidate.digest) {
-        this.#settled = { digest: after, result };
+        this.#stable = { digest: after, result };
         this.#candidate = undefined;
         this.#told = false;
-        const settleMs = this.#options.settleMs;
+        const stableForMs = this.#options.stableForMs;
         this.#options.notice(
-          `the manifest changed; using the new version (${settleMs > 0 ? `unchanged for ${seconds(settleMs)}` : "as read: --manifest-settle 0"})`,
+          `the manifest changed; using the new version (${stableForMs > 0 ? `unchanged for ${seconds(stableForMs)}` : "as read: --manifest-settle 0"})`,
         );
         return result;
       }
@@ -111,22 +111,22 @@ export class SettledManifest {
     if (!this.#told && this.#candidate !== undefined) {
       this.#told = true;
       this.#options.notice(
-        `the manifest changed; planning with the last settled version until its content stays the same for ${seconds(this.#options.settleMs)}`,
+        `the manifest changed; planning with the last settled version until its content stays the same for ${seconds(this.#options.stableForMs)}`,
       );
     }
-    return this.#settled.result;
+    return this.#stable.result;
   }
 
   /** When the loop should read a change again (undefined: no change is waiting). */
   nextCheckAt(): number | undefined {
     const candidate = this.#candidate;
     if (candidate === undefined || candidate.digest === this.#tried) return undefined;
-    const settleMs = this.#options.settleMs;
-    const due = candidate.since + settleMs;
-    return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(settleMs / SAMPLES_PER_SETTLE)));
+    const stableForMs = this.#options.stableForMs;
+    const due = candidate.since + stableForMs;
+    return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(stableForMs / SAMPLES_PER_WAIT)));
   }
 
-  /** Reads the files again; true when a change has now settled, so that a cycle should use it. */
+  /** Reads the files again; true when a change is now stable, so that a cycle should use it. */
   async check(): Promise<boolean> {
     const candidate = this.#candidate;
     if (candidate === undefined) return false;
@@ -137,15 +137,15 @@ export class SettledManifest {
       candidate.lastRead = this.#now();
       return false;
     }
-    return this.#hasSettled();
+    return this.#hasBecomeStable();
   }
 
-  #hasSettled(): boolean {
+  #hasBecomeStable(): boolean {
     const candidate = this.#candidate;
     return (
       candidate !== undefined &&
       candidate.digest !== this.#tried &&
-      this.#now() - candidate.since >= this.#options.settleMs
+      this.#now() - candidate.since >= this.#options.stableForMs
     );
   }
 
@@ -154,17 +154,17 @@ export class SettledManifest {
     const result = await this.#reader.load();
     const after = await this.#reader.digest();
     // Written while it was read: used all the same, but remembered as no content read since, so
-    // that the version the writer leaves replaces it once it has settled.
-    this.#settled = { digest: before === after ? after : undefined, result };
+    // that the version the writer leaves replaces it once it is stable.
+    this.#stable = { digest: before === after ? after : undefined, result };
     if (before !== after) this.#candidate = { digest: after, since: this.#now(), lastRead: this.#now() };
     return result;
   }
 
-  /** Takes in one read: the settled content, the change still settling, or a new change. */
+  /** Takes in one read: the stable content, the change not yet stable, or a new change. */
   #observe(digest: string): void {
     const now = this.#now();
-    if (digest === this.#settled?.digest) {
-      // Back to the settled content (the writer put it back, or rewrote it the same).
+    if (digest === this.#stable?.digest) {
+      // Back to the stable content (the writer put it back, or rewrote it the same).
       this.#candidate = undefined;
       this.#told = false;
       return;

@@ -1,7 +1,8 @@
 // --since/--until parsing: ISO-8601 times and durations back from now.
 
 import { describe, expect, it } from "vitest";
-import { parseDuration, parseTimeFlag } from "../../src/cli/duration.js";
+import { parseTimeFlag } from "../../src/cli/time-flag.js";
+import { parseDuration } from "../../src/duration.js";
 import { InputError } from "../../src/input-error.js";
 
 const NOW = Date.parse("2024-06-01T12:00:00.000Z");
