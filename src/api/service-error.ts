@@ -379,7 +379,7 @@ export function apiError(
   });
 }
 
-/** Text from the service on one line, every character visible (see server-text.ts). */
+/** Text from the service on one line, every character visible (see neutralise-server-text.ts). */
 const oneLine = neutraliseInline;
 
 /** What re-reading found of a create whose outcome was unknown, sent `posts` times. */

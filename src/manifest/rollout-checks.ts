@@ -6,7 +6,7 @@
 import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
 import { asRecord, type LocationIndex } from "./plain-manifest.js";
-import type { LogHealthSpec, PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
+import type { PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
 /** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
