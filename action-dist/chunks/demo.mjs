@@ -2,8 +2,9 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { t as startEmulator } from "./emulator.mjs";
 import "./errors.mjs";
-import { m as findPackageFile } from "./api-key.mjs";
-import { n as addVariableOptions, o as parseVariableFlags } from "./manifest-options.mjs";
+import { r as findPackageFile } from "./api-key.mjs";
+import { i as parseVariableFlags } from "./load-manifest.mjs";
+import { n as addVariableOptions } from "./manifest-options.mjs";
 import { relative } from "node:path";
 import { randomBytes } from "node:crypto";
 // dist/src/cli/commands/demo.js

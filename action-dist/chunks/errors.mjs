@@ -99,6 +99,9 @@ var SecretRegistry = class SecretRegistry {
 	#forms = [];
 	#pattern;
 	#firstChars = /* @__PURE__ */ new Set();
+	/** For `holds`: the forms of secrets shorter than MIN_SECRET_LENGTH, and a pattern of the others'. */
+	#wholeForms = /* @__PURE__ */ new Set();
+	#embeddedPattern;
 	/** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
 	register(secret) {
 		if (secret === "" || this.#secrets.has(secret)) return;
@@ -108,6 +111,13 @@ var SecretRegistry = class SecretRegistry {
 		this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 		this.#pattern = new RegExp(this.#forms.map(escapeRegExp).join("|"), "g");
 		this.#firstChars = new Set(this.#forms.map((form) => form.charAt(0)));
+		if (secret.length < 8) {
+			for (const form of secretForms(secret)) this.#wholeForms.add(form);
+			return;
+		}
+		const embedded = [...this.#secrets].filter((known) => known.length >= 8);
+		const embeddedForms = [...new Set(embedded.flatMap((known) => secretForms(known)))];
+		this.#embeddedPattern = new RegExp(embeddedForms.map(escapeRegExp).join("|"));
 	}
 	/** Whether any secret is registered. */
 	get active() {
@@ -131,8 +141,16 @@ var SecretRegistry = class SecretRegistry {
 		});
 		return found;
 	}
+	/** Whether `text` holds a secret form anywhere (what redaction would replace). */
 	contains(text) {
 		return this.matches(text).length > 0;
+	}
+	/**
+	* Whether `text`, a value given as input (a manifest's), holds a secret: one of MIN_SECRET_LENGTH
+	* characters or more in any form anywhere in it, a shorter one in any form as the whole text.
+	*/
+	holds(text) {
+		return this.#wholeForms.has(text) || (this.#embeddedPattern?.test(text) ?? false);
 	}
 	/** `text` with every secret form replaced by [REDACTED], and how many were replaced. */
 	redact(text) {
@@ -178,6 +196,16 @@ var SecretRegistry = class SecretRegistry {
 		return text.slice(0, cut);
 	}
 };
+const registriesByList = /* @__PURE__ */ new WeakMap();
+/** The registry of `secretList`, made once per list. */
+function registryOf(secretList) {
+	let registry = registriesByList.get(secretList);
+	if (registry === void 0) {
+		registry = SecretRegistry.of(secretList);
+		registriesByList.set(secretList, registry);
+	}
+	return registry;
+}
 /**
 * A copy of `value` with the registered secrets replaced in every string value, for showing data
 * to a person: renderers cut and diff strings, and a cut or diffed key would no longer be
@@ -238,27 +266,37 @@ const SIGNAL_EXIT_CODES = {
 	SIGINT: 130,
 	SIGTERM: 143
 };
-/** The message of `code` in `table`, from what the error knows. */
-function messageOf(table, code, facts) {
-	return table[code](facts);
+/** What `code` of `table` says, and the exit code it ends with, from what the error knows. */
+function describeCode(table, code, facts) {
+	const entry = table[code];
+	return {
+		message: entry.message(facts),
+		exitCode: typeof entry.exit === "function" ? entry.exit(facts) : entry.exit,
+		hint: entry.hint?.(facts)
+	};
 }
 /** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
 function isErrorOf(error, type, codes) {
 	return error instanceof type && (codes.length === 0 || codes.includes(error.code));
 }
+/**
+* The base of pcsync's four kinds of error, each a class with a table of codes: InputError (fix
+* what pcsync was given), ServiceError (the service or the network), RefusedError (exit 3, nothing
+* changed) and RunError (a run that did not finish). src/cli/program.ts catches it, once.
+*/
 var PcsyncError = class extends Error {
 	/** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */
 	code;
-	/** The process exit code this error maps to. */
+	/** The process exit code this error maps to, from its table. */
 	exitCode;
 	/** What the user may check or do, when the message cannot be sure of it; printed on its own line. */
 	hint;
-	constructor(code, message, options = {}) {
-		super(message, options.cause === void 0 ? void 0 : { cause: options.cause });
+	constructor(code, described, options = {}) {
+		super(described.message, options.cause === void 0 ? void 0 : { cause: options.cause });
 		this.name = new.target.name;
 		this.code = code;
-		this.exitCode = options.exitCode ?? 1;
-		if (options.hint !== void 0) this.hint = options.hint;
+		this.exitCode = described.exitCode;
+		if (described.hint !== void 0) this.hint = described.hint;
 		this.#secrets = options.secrets;
 	}
 	#secrets;
@@ -285,73 +323,8 @@ var PcsyncError = class extends Error {
 		return this.#secrets === void 0 ? value : redactDeep(value, this.#secrets).value;
 	}
 };
-/**
-* An apply that stopped before its first write: the cause's own words, then that nothing was
-* changed, for a user wondering what happened. Code, exit code and hint stay the cause's.
-*/
-var NothingChangedError = class extends PcsyncError {
-	constructor(cause) {
-		super(cause.code, `${cause.message} Nothing was changed.`, {
-			exitCode: cause.exitCode,
-			cause,
-			hint: cause.hint
-		});
-	}
-};
-/** Rethrows `error`, saying that nothing was changed unless it says so itself (a saved plan's refusal). */
-function throwSayingNothingChanged(error) {
-	throw error instanceof PcsyncError && !isErrorOf(error, RefusedError, SAVED_PLAN_REFUSALS) ? new NothingChangedError(error) : error;
-}
 /** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 function describeError(error) {
 	return error instanceof Error ? error.message : String(error);
 }
-/** A command-line usage error: bad flag values, missing required options. Its one code is `usage`. */
-var UsageError = class extends PcsyncError {
-	constructor(message) {
-		super("usage", message);
-	}
-};
-function indented(lines) {
-	return lines.map((line) => `  ${line}`).join("\n");
-}
-const REFUSED_MESSAGES = {
-	/** A saved plan the service moved away from since it was made. */
-	stale_plan: ({ file, reasons }) => `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
-	/** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
-	plan_inconsistent: ({ file, problems }) => `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
-	plan_server_mismatch: ({ file, planServer, server }) => `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
-	journal_server_mismatch: ({ path, journalServer, server }) => `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
-	/** The journal given to resume a saved plan is of another run. */
-	journal_plan_mismatch: ({ path, planFile, why }) => `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
-	/** Another run writes the journal (its lock names it): one writer per journal. */
-	journal_held: ({ journal, lock, holder, otherHost }) => holder === void 0 ? `the journal ${journal} is being written by another run (its lock ${lock} is being taken). Nothing was changed. Run this again once that run has ended.` : `the journal ${journal} is held by pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since}): a journal has one writer. Nothing was changed. ${otherHost ? `pcsync cannot tell from this host whether that run still goes on: if it does not, delete ${lock} and run this again.` : "Run this again once that run has ended (stopping it with Ctrl-C or SIGTERM releases the lock)."}`,
-	/** A rollback would bring back a record whose name a live record holds now. */
-	rollback_name_taken: ({ journal, clashes }) => `rolling back ${journal} would leave two live records of one name in a family:\n${indented(clashes)}\nNothing was changed, and --force does not change that: rename or delete one of them first (or pin it in your manifest), then run the rollback again.`,
-	/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
-	changed_while_asking: ({ reasons }) => `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
-	/** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
-	safety_guard: ({ messages, lead }) => `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
-	/** Configs that match records another owner marked; `--takeover` is the way on. */
-	owner_conflict: ({ problems }) => `the plan is refused: records of another owner:\n${indented(problems)}`,
-	/** Two owners claimed one record at once: the other's mark won (`problems`: one line each). */
-	owner_claim_lost: ({ problems }) => `another owner claimed records at the same time as this run, and its mark won:\n${indented(problems)}\nThose records are the other owner's now (this run's writes to them may have been overwritten): run \`pcsync plan\` to see them; to take one over, pass --takeover.`,
-	/** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
-	rollback_conflict: ({ journal, conflicts }) => `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`
-};
-/** The refusals of a saved plan (or its journal) before anything is read or written. */
-const SAVED_PLAN_REFUSALS = [
-	"stale_plan",
-	"plan_inconsistent",
-	"plan_server_mismatch",
-	"journal_server_mismatch"
-];
-/** Refused by a guard or a check before anything is changed: exit code 3. */
-var RefusedError = class extends PcsyncError {
-	facts;
-	constructor(code, facts) {
-		super(code, messageOf(REFUSED_MESSAGES, code, facts), { exitCode: 3 });
-		this.facts = facts;
-	}
-};
-export { UsageError as a, messageOf as c, SecretRegistry as d, locateSecrets as f, SIGNAL_EXIT_CODES as i, throwSayingNothingChanged as l, secretForms as m, PcsyncError as n, describeError as o, redactDeep as p, RefusedError as r, isErrorOf as s, NothingChangedError as t, REDACTED as u };
+export { isErrorOf as a, locateSecrets as c, describeError as i, redactDeep as l, SIGNAL_EXIT_CODES as n, REDACTED as o, describeCode as r, SecretRegistry as s, PcsyncError as t, registryOf as u };

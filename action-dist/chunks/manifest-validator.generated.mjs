@@ -21,7 +21,7 @@ var manifest_validator_generated_default = validate10;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const pattern0 = /* @__PURE__ */ new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://", "u");
 const pattern1 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9_.-]{1,40}$", "u");
-const pattern6 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
+const pattern7 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const schema13 = {
 	"description": "How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy before the next starts. Without it, `apply` writes every project at once. Usable in any one file of a multi-file manifest.",
@@ -42,31 +42,63 @@ const schema13 = {
 			"pattern": "^(?:[0-9]+(?:ms|[smhd]))+$"
 		},
 		"health": {
-			"description": "What a wave is judged on, per project.",
+			"description": "What a wave is judged on, per project: `logs` (the default when `health` names no signal), `prometheus`, or both, in which case a project passes only if it passes each.",
 			"type": "object",
 			"additionalProperties": false,
-			"properties": { "logs": {
-				"description": "The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.",
-				"type": "object",
-				"additionalProperties": false,
-				"properties": {
-					"max_error_ratio": {
-						"description": "A project fails when its ERROR entries / all its entries logged since the wave's writes exceed this. Default 0.05.",
-						"type": "number",
-						"minimum": 0,
-						"maximum": 1
-					},
-					"min_entries": {
-						"description": "Fewer entries than this (over the project's changed configs): its health is unknown, which fails it unless `allow_unknown: true`. Default 20.",
-						"type": "integer",
-						"minimum": 0
-					},
-					"allow_unknown": {
-						"description": "A project with fewer than `min_entries` entries passes (said in the output). Default false.",
-						"type": "boolean"
+			"properties": {
+				"prometheus": {
+					"description": "A PromQL instant query, run against Prometheus once per project after the bake: `{{project}}` in it is the project's id (and `{{window}}` the time since the wave's writes, e.g. `95s`); it must give one value, and a value over `max` fails the project.",
+					"type": "object",
+					"additionalProperties": false,
+					"required": [
+						"url",
+						"query",
+						"max"
+					],
+					"properties": {
+						"url": {
+							"description": "Prometheus's base URL (`http://prometheus:9090`); `/api/v1/query` is asked under it. No user or password in it: it is written to the plan and the journal.",
+							"type": "string",
+							"pattern": "^https?://"
+						},
+						"query": {
+							"description": "The PromQL query, holding `{{project}}`: e.g. `sum(increase(errors_total{project=\"{{project}}\"}[{{window}}]))`.",
+							"type": "string",
+							"minLength": 1
+						},
+						"max": {
+							"description": "A project fails when its value exceeds this.",
+							"type": "number"
+						},
+						"allow_unknown": {
+							"description": "A project the query gives no value for (no series, NaN, or Prometheus not answering) passes (said in the output). Default false.",
+							"type": "boolean"
+						}
+					}
+				},
+				"logs": {
+					"description": "The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.",
+					"type": "object",
+					"additionalProperties": false,
+					"properties": {
+						"max_error_ratio": {
+							"description": "A project fails when its ERROR entries / all its entries logged since the wave's writes exceed this. Default 0.05.",
+							"type": "number",
+							"minimum": 0,
+							"maximum": 1
+						},
+						"min_entries": {
+							"description": "Fewer entries than this (over the project's changed configs): its health is unknown, which fails it unless `allow_unknown: true`. Default 20.",
+							"type": "integer",
+							"minimum": 0
+						},
+						"allow_unknown": {
+							"description": "A project with fewer than `min_entries` entries passes (said in the output). Default false.",
+							"type": "boolean"
+						}
 					}
 				}
-			} }
+			}
 		},
 		"failure_budget": {
 			"description": "How many projects of one wave may fail; one more halts the rollout. Default 0.",
@@ -81,6 +113,7 @@ const schema13 = {
 };
 const pattern2 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$", "u");
 const pattern3 = /* @__PURE__ */ new RegExp("^(?:[0-9]+(?:ms|[smhd]))+$", "u");
+const pattern4 = /* @__PURE__ */ new RegExp("^https?://", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
@@ -352,7 +385,7 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 		if (data.health !== void 0) {
 			let data7 = data.health;
 			if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
-				for (const key2 in data7) if (!(key2 === "logs")) {
+				for (const key2 in data7) if (!(key2 === "prometheus" || key2 === "logs")) {
 					const err19 = {
 						instancePath: instancePath + "/health",
 						schemaPath: "#/properties/health/additionalProperties",
@@ -364,26 +397,175 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err19);
 					errors++;
 				}
-				if (data7.logs !== void 0) {
-					let data8 = data7.logs;
+				if (data7.prometheus !== void 0) {
+					let data8 = data7.prometheus;
 					if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
-						for (const key3 in data8) if (!(key3 === "max_error_ratio" || key3 === "min_entries" || key3 === "allow_unknown")) {
+						if (data8.url === void 0) {
 							const err20 = {
-								instancePath: instancePath + "/health/logs",
-								schemaPath: "#/properties/health/properties/logs/additionalProperties",
-								keyword: "additionalProperties",
-								params: { additionalProperty: key3 },
-								message: "must NOT have additional properties"
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
+								keyword: "required",
+								params: { missingProperty: "url" },
+								message: "must have required property 'url'"
 							};
 							if (vErrors === null) vErrors = [err20];
 							else vErrors.push(err20);
 							errors++;
 						}
-						if (data8.max_error_ratio !== void 0) {
-							let data9 = data8.max_error_ratio;
-							if (typeof data9 == "number" && isFinite(data9)) {
-								if (data9 > 1 || isNaN(data9)) {
-									const err21 = {
+						if (data8.query === void 0) {
+							const err21 = {
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
+								keyword: "required",
+								params: { missingProperty: "query" },
+								message: "must have required property 'query'"
+							};
+							if (vErrors === null) vErrors = [err21];
+							else vErrors.push(err21);
+							errors++;
+						}
+						if (data8.max === void 0) {
+							const err22 = {
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
+								keyword: "required",
+								params: { missingProperty: "max" },
+								message: "must have required property 'max'"
+							};
+							if (vErrors === null) vErrors = [err22];
+							else vErrors.push(err22);
+							errors++;
+						}
+						for (const key3 in data8) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allow_unknown")) {
+							const err23 = {
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key3 },
+								message: "must NOT have additional properties"
+							};
+							if (vErrors === null) vErrors = [err23];
+							else vErrors.push(err23);
+							errors++;
+						}
+						if (data8.url !== void 0) {
+							let data9 = data8.url;
+							if (typeof data9 === "string") {
+								if (!pattern4.test(data9)) {
+									const err24 = {
+										instancePath: instancePath + "/health/prometheus/url",
+										schemaPath: "#/properties/health/properties/prometheus/properties/url/pattern",
+										keyword: "pattern",
+										params: { pattern: "^https?://" },
+										message: "must match pattern \"^https?://\""
+									};
+									if (vErrors === null) vErrors = [err24];
+									else vErrors.push(err24);
+									errors++;
+								}
+							} else {
+								const err25 = {
+									instancePath: instancePath + "/health/prometheus/url",
+									schemaPath: "#/properties/health/properties/prometheus/properties/url/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string"
+								};
+								if (vErrors === null) vErrors = [err25];
+								else vErrors.push(err25);
+								errors++;
+							}
+						}
+						if (data8.query !== void 0) {
+							let data10 = data8.query;
+							if (typeof data10 === "string") {
+								if (func2(data10) < 1) {
+									const err26 = {
+										instancePath: instancePath + "/health/prometheus/query",
+										schemaPath: "#/properties/health/properties/prometheus/properties/query/minLength",
+										keyword: "minLength",
+										params: { limit: 1 },
+										message: "must NOT have fewer than 1 characters"
+									};
+									if (vErrors === null) vErrors = [err26];
+									else vErrors.push(err26);
+									errors++;
+								}
+							} else {
+								const err27 = {
+									instancePath: instancePath + "/health/prometheus/query",
+									schemaPath: "#/properties/health/properties/prometheus/properties/query/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string"
+								};
+								if (vErrors === null) vErrors = [err27];
+								else vErrors.push(err27);
+								errors++;
+							}
+						}
+						if (data8.max !== void 0) {
+							let data11 = data8.max;
+							if (!(typeof data11 == "number" && isFinite(data11))) {
+								const err28 = {
+									instancePath: instancePath + "/health/prometheus/max",
+									schemaPath: "#/properties/health/properties/prometheus/properties/max/type",
+									keyword: "type",
+									params: { type: "number" },
+									message: "must be number"
+								};
+								if (vErrors === null) vErrors = [err28];
+								else vErrors.push(err28);
+								errors++;
+							}
+						}
+						if (data8.allow_unknown !== void 0) {
+							if (typeof data8.allow_unknown !== "boolean") {
+								const err29 = {
+									instancePath: instancePath + "/health/prometheus/allow_unknown",
+									schemaPath: "#/properties/health/properties/prometheus/properties/allow_unknown/type",
+									keyword: "type",
+									params: { type: "boolean" },
+									message: "must be boolean"
+								};
+								if (vErrors === null) vErrors = [err29];
+								else vErrors.push(err29);
+								errors++;
+							}
+						}
+					} else {
+						const err30 = {
+							instancePath: instancePath + "/health/prometheus",
+							schemaPath: "#/properties/health/properties/prometheus/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object"
+						};
+						if (vErrors === null) vErrors = [err30];
+						else vErrors.push(err30);
+						errors++;
+					}
+				}
+				if (data7.logs !== void 0) {
+					let data13 = data7.logs;
+					if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+						for (const key4 in data13) if (!(key4 === "max_error_ratio" || key4 === "min_entries" || key4 === "allow_unknown")) {
+							const err31 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key4 },
+								message: "must NOT have additional properties"
+							};
+							if (vErrors === null) vErrors = [err31];
+							else vErrors.push(err31);
+							errors++;
+						}
+						if (data13.max_error_ratio !== void 0) {
+							let data14 = data13.max_error_ratio;
+							if (typeof data14 == "number" && isFinite(data14)) {
+								if (data14 > 1 || isNaN(data14)) {
+									const err32 = {
 										instancePath: instancePath + "/health/logs/max_error_ratio",
 										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/maximum",
 										keyword: "maximum",
@@ -393,12 +575,12 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be <= 1"
 									};
-									if (vErrors === null) vErrors = [err21];
-									else vErrors.push(err21);
+									if (vErrors === null) vErrors = [err32];
+									else vErrors.push(err32);
 									errors++;
 								}
-								if (data9 < 0 || isNaN(data9)) {
-									const err22 = {
+								if (data14 < 0 || isNaN(data14)) {
+									const err33 = {
 										instancePath: instancePath + "/health/logs/max_error_ratio",
 										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/minimum",
 										keyword: "minimum",
@@ -408,40 +590,40 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0"
 									};
-									if (vErrors === null) vErrors = [err22];
-									else vErrors.push(err22);
+									if (vErrors === null) vErrors = [err33];
+									else vErrors.push(err33);
 									errors++;
 								}
 							} else {
-								const err23 = {
+								const err34 = {
 									instancePath: instancePath + "/health/logs/max_error_ratio",
 									schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/type",
 									keyword: "type",
 									params: { type: "number" },
 									message: "must be number"
 								};
-								if (vErrors === null) vErrors = [err23];
-								else vErrors.push(err23);
+								if (vErrors === null) vErrors = [err34];
+								else vErrors.push(err34);
 								errors++;
 							}
 						}
-						if (data8.min_entries !== void 0) {
-							let data10 = data8.min_entries;
-							if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
-								const err24 = {
+						if (data13.min_entries !== void 0) {
+							let data15 = data13.min_entries;
+							if (!(typeof data15 == "number" && !(data15 % 1) && !isNaN(data15) && isFinite(data15))) {
+								const err35 = {
 									instancePath: instancePath + "/health/logs/min_entries",
 									schemaPath: "#/properties/health/properties/logs/properties/min_entries/type",
 									keyword: "type",
 									params: { type: "integer" },
 									message: "must be integer"
 								};
-								if (vErrors === null) vErrors = [err24];
-								else vErrors.push(err24);
+								if (vErrors === null) vErrors = [err35];
+								else vErrors.push(err35);
 								errors++;
 							}
-							if (typeof data10 == "number" && isFinite(data10)) {
-								if (data10 < 0 || isNaN(data10)) {
-									const err25 = {
+							if (typeof data15 == "number" && isFinite(data15)) {
+								if (data15 < 0 || isNaN(data15)) {
+									const err36 = {
 										instancePath: instancePath + "/health/logs/min_entries",
 										schemaPath: "#/properties/health/properties/logs/properties/min_entries/minimum",
 										keyword: "minimum",
@@ -451,69 +633,69 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0"
 									};
-									if (vErrors === null) vErrors = [err25];
-									else vErrors.push(err25);
+									if (vErrors === null) vErrors = [err36];
+									else vErrors.push(err36);
 									errors++;
 								}
 							}
 						}
-						if (data8.allow_unknown !== void 0) {
-							if (typeof data8.allow_unknown !== "boolean") {
-								const err26 = {
+						if (data13.allow_unknown !== void 0) {
+							if (typeof data13.allow_unknown !== "boolean") {
+								const err37 = {
 									instancePath: instancePath + "/health/logs/allow_unknown",
 									schemaPath: "#/properties/health/properties/logs/properties/allow_unknown/type",
 									keyword: "type",
 									params: { type: "boolean" },
 									message: "must be boolean"
 								};
-								if (vErrors === null) vErrors = [err26];
-								else vErrors.push(err26);
+								if (vErrors === null) vErrors = [err37];
+								else vErrors.push(err37);
 								errors++;
 							}
 						}
 					} else {
-						const err27 = {
+						const err38 = {
 							instancePath: instancePath + "/health/logs",
 							schemaPath: "#/properties/health/properties/logs/type",
 							keyword: "type",
 							params: { type: "object" },
 							message: "must be object"
 						};
-						if (vErrors === null) vErrors = [err27];
-						else vErrors.push(err27);
+						if (vErrors === null) vErrors = [err38];
+						else vErrors.push(err38);
 						errors++;
 					}
 				}
 			} else {
-				const err28 = {
+				const err39 = {
 					instancePath: instancePath + "/health",
 					schemaPath: "#/properties/health/type",
 					keyword: "type",
 					params: { type: "object" },
 					message: "must be object"
 				};
-				if (vErrors === null) vErrors = [err28];
-				else vErrors.push(err28);
+				if (vErrors === null) vErrors = [err39];
+				else vErrors.push(err39);
 				errors++;
 			}
 		}
 		if (data.failure_budget !== void 0) {
-			let data12 = data.failure_budget;
-			if (!(typeof data12 == "number" && !(data12 % 1) && !isNaN(data12) && isFinite(data12))) {
-				const err29 = {
+			let data17 = data.failure_budget;
+			if (!(typeof data17 == "number" && !(data17 % 1) && !isNaN(data17) && isFinite(data17))) {
+				const err40 = {
 					instancePath: instancePath + "/failure_budget",
 					schemaPath: "#/properties/failure_budget/type",
 					keyword: "type",
 					params: { type: "integer" },
 					message: "must be integer"
 				};
-				if (vErrors === null) vErrors = [err29];
-				else vErrors.push(err29);
+				if (vErrors === null) vErrors = [err40];
+				else vErrors.push(err40);
 				errors++;
 			}
-			if (typeof data12 == "number" && isFinite(data12)) {
-				if (data12 < 0 || isNaN(data12)) {
-					const err30 = {
+			if (typeof data17 == "number" && isFinite(data17)) {
+				if (data17 < 0 || isNaN(data17)) {
+					const err41 = {
 						instancePath: instancePath + "/failure_budget",
 						schemaPath: "#/properties/failure_budget/minimum",
 						keyword: "minimum",
@@ -523,37 +705,37 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 						},
 						message: "must be >= 0"
 					};
-					if (vErrors === null) vErrors = [err30];
-					else vErrors.push(err30);
+					if (vErrors === null) vErrors = [err41];
+					else vErrors.push(err41);
 					errors++;
 				}
 			}
 		}
 		if (data.on_failure !== void 0) {
-			let data13 = data.on_failure;
-			if (!(data13 === "rollback" || data13 === "halt")) {
-				const err31 = {
+			let data18 = data.on_failure;
+			if (!(data18 === "rollback" || data18 === "halt")) {
+				const err42 = {
 					instancePath: instancePath + "/on_failure",
 					schemaPath: "#/properties/on_failure/enum",
 					keyword: "enum",
 					params: { allowedValues: schema13.properties.on_failure.enum },
 					message: "must be equal to one of the allowed values"
 				};
-				if (vErrors === null) vErrors = [err31];
-				else vErrors.push(err31);
+				if (vErrors === null) vErrors = [err42];
+				else vErrors.push(err42);
 				errors++;
 			}
 		}
 	} else {
-		const err32 = {
+		const err43 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
 			params: { type: "object" },
 			message: "must be object"
 		};
-		if (vErrors === null) vErrors = [err32];
-		else vErrors.push(err32);
+		if (vErrors === null) vErrors = [err43];
+		else vErrors.push(err43);
 		errors++;
 	}
 	validate11.errors = vErrors;
@@ -667,9 +849,9 @@ const schema26 = {
 		]
 	}
 };
-const func5 = Object.prototype.hasOwnProperty;
+const func6 = Object.prototype.hasOwnProperty;
 const func0 = require("ajv/dist/runtime/equal").default;
-const pattern4 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
+const pattern5 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
@@ -698,7 +880,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func5.call(schema17.properties, key0)) {
+		for (const key0 in data) if (!func6.call(schema17.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -737,7 +919,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern4.test(data0)) {
+				if (!pattern5.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/definitions/config/properties/name/pattern",
@@ -1440,7 +1622,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func5.call(schema32.properties, key0)) {
+		for (const key0 in data) if (!func6.call(schema32.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -1479,7 +1661,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern4.test(data0)) {
+				if (!pattern5.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/properties/name/pattern",
@@ -1878,7 +2060,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
-		for (const key0 in data) if (!func5.call(schema34.properties, key0)) {
+		for (const key0 in data) if (!func6.call(schema34.properties, key0)) {
 			const err0 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -2939,7 +3121,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				for (const key3 in data9) {
 					const _errs23 = errors;
 					if (typeof key3 === "string") {
-						if (!pattern6.test(key3)) {
+						if (!pattern7.test(key3)) {
 							const err14 = {
 								instancePath: instancePath + "/projects",
 								schemaPath: "#/properties/projects/propertyNames/pattern",

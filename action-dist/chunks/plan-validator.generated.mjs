@@ -32,8 +32,8 @@ const schema11 = {
 			"const": "pcsync-plan"
 		},
 		"version": {
-			"description": "Plan format version. Always 1; other versions are refused.",
-			"const": 1
+			"description": "Plan format version. Always 2 (version 1 plans worded their guards; a version 2 plan keeps them as data); other versions are refused.",
+			"const": 2
 		},
 		"server": {
 			"description": "The service the plan was read from (base URL without credentials). `apply --plan` refuses to run it against another server.",
@@ -595,37 +595,25 @@ const schema11 = {
 			}
 		},
 		"guard": {
+			"description": "A safety guard the plan violates, as data: its kind (`rule`), the counts it judged and its limit; pcsync words it when it shows the plan. Apply refuses the plan unless forced (--force does not override `protected`).",
 			"type": "object",
-			"additionalProperties": false,
-			"required": [
-				"project",
-				"family",
-				"rule",
-				"message"
-			],
-			"properties": {
-				"project": {
-					"description": "Project id.",
-					"$ref": "#/definitions/project"
-				},
-				"family": {
-					"description": "Family concerned.",
-					"$ref": "#/definitions/family"
-				},
-				"rule": {
-					"description": "The guard: too large a share of deletes or updates, a prune that empties the family, or a delete of a protected record (which --force does not override).",
-					"enum": [
-						"max_delete_percent",
-						"prune_to_empty",
-						"max_update_percent",
-						"protected"
-					]
-				},
-				"message": {
-					"description": "What the guard refuses and how to proceed.",
-					"type": "string"
-				}
-			}
+			"required": ["rule"],
+			"properties": { "rule": {
+				"description": "The guard: too large a share of deletes or updates, a prune that empties the family, or a delete of a protected record.",
+				"enum": [
+					"max_delete_percent",
+					"prune_to_empty",
+					"max_update_percent",
+					"protected"
+				]
+			} },
+			"discriminator": { "propertyName": "rule" },
+			"oneOf": [
+				{ "$ref": "#/definitions/pruneToEmptyGuard" },
+				{ "$ref": "#/definitions/maxDeletePercentGuard" },
+				{ "$ref": "#/definitions/maxUpdatePercentGuard" },
+				{ "$ref": "#/definitions/protectedGuard" }
+			]
 		},
 		"protectEntry": {
 			"type": "object",
@@ -717,29 +705,47 @@ const schema11 = {
 				"health": {
 					"type": "object",
 					"additionalProperties": false,
-					"required": ["logs"],
-					"properties": { "logs": {
-						"type": "object",
-						"additionalProperties": false,
-						"required": [
-							"maxErrorRatio",
-							"minEntries",
-							"allowUnknown"
-						],
-						"properties": {
-							"maxErrorRatio": {
-								"type": "number",
-								"minimum": 0,
-								"maximum": 1
+					"properties": {
+						"prometheus": {
+							"type": "object",
+							"additionalProperties": false,
+							"required": [
+								"url",
+								"query",
+								"max",
+								"allowUnknown"
+							],
+							"properties": {
+								"url": { "type": "string" },
+								"query": { "type": "string" },
+								"max": { "type": "number" },
+								"allowUnknown": { "type": "boolean" }
 							},
-							"minEntries": {
-								"type": "integer",
-								"minimum": 0
-							},
-							"allowUnknown": { "type": "boolean" }
+							"description": "A PromQL query run once per project ({{project}} filled in): a value over max fails the project."
 						},
-						"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
-					} },
+						"logs": {
+							"type": "object",
+							"additionalProperties": false,
+							"required": [
+								"maxErrorRatio",
+								"minEntries",
+								"allowUnknown"
+							],
+							"properties": {
+								"maxErrorRatio": {
+									"type": "number",
+									"minimum": 0,
+									"maximum": 1
+								},
+								"minEntries": {
+									"type": "integer",
+									"minimum": 0
+								},
+								"allowUnknown": { "type": "boolean" }
+							},
+							"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
+						}
+					},
 					"description": "What a wave is judged on, per project."
 				},
 				"failureBudget": {
@@ -774,6 +780,211 @@ const schema11 = {
 					}
 				}
 			}
+		},
+		"pruneToEmptyGuard": {
+			"description": "A prune that would delete every record the manifest owns in the family.",
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"project",
+				"family",
+				"rule",
+				"owned",
+				"deletes",
+				"source"
+			],
+			"properties": {
+				"project": {
+					"description": "Project id.",
+					"$ref": "#/definitions/project"
+				},
+				"family": {
+					"description": "Family concerned.",
+					"$ref": "#/definitions/family"
+				},
+				"rule": {
+					"description": "The kind of guard.",
+					"const": "prune_to_empty"
+				},
+				"owned": {
+					"description": "Records of the family the manifest owns.",
+					"type": "integer",
+					"minimum": 0
+				},
+				"deletes": {
+					"description": "How many of them the plan deletes.",
+					"type": "integer",
+					"minimum": 0
+				},
+				"owner": {
+					"description": "With `owner:`: `owned` counts this owner's records only.",
+					"$ref": "#/definitions/ownerName"
+				},
+				"source": {
+					"description": "`file:line` of the family block in the manifest.",
+					"type": "string"
+				}
+			}
+		},
+		"maxDeletePercentGuard": {
+			"description": "A prune that would delete more than the allowed share of a family of 10 or more records.",
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"project",
+				"family",
+				"rule",
+				"owned",
+				"deletes",
+				"limitPercent",
+				"source"
+			],
+			"properties": {
+				"project": {
+					"description": "Project id.",
+					"$ref": "#/definitions/project"
+				},
+				"family": {
+					"description": "Family concerned.",
+					"$ref": "#/definitions/family"
+				},
+				"rule": {
+					"description": "The kind of guard.",
+					"const": "max_delete_percent"
+				},
+				"owned": {
+					"description": "Records of the family the manifest owns.",
+					"type": "integer",
+					"minimum": 0
+				},
+				"deletes": {
+					"description": "How many of them the plan deletes.",
+					"type": "integer",
+					"minimum": 0
+				},
+				"limitPercent": {
+					"description": "The share of `owned` the plan may delete or update, in percent.",
+					"type": "number",
+					"minimum": 0,
+					"maximum": 100
+				},
+				"owner": {
+					"description": "With `owner:`: `owned` counts this owner's records only.",
+					"$ref": "#/definitions/ownerName"
+				},
+				"source": {
+					"description": "`file:line` of the family block in the manifest.",
+					"type": "string"
+				}
+			}
+		},
+		"maxUpdatePercentGuard": {
+			"description": "A plan that would update more than the allowed share of a family of 10 or more records.",
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"project",
+				"family",
+				"rule",
+				"owned",
+				"updates",
+				"limitPercent",
+				"source"
+			],
+			"properties": {
+				"project": {
+					"description": "Project id.",
+					"$ref": "#/definitions/project"
+				},
+				"family": {
+					"description": "Family concerned.",
+					"$ref": "#/definitions/family"
+				},
+				"rule": {
+					"description": "The kind of guard.",
+					"const": "max_update_percent"
+				},
+				"owned": {
+					"description": "Records of the family the manifest owns.",
+					"type": "integer",
+					"minimum": 0
+				},
+				"updates": {
+					"description": "How many of them the plan updates (changing a field).",
+					"type": "integer",
+					"minimum": 0
+				},
+				"limitPercent": {
+					"description": "The share of `owned` the plan may delete or update, in percent.",
+					"type": "number",
+					"minimum": 0,
+					"maximum": 100
+				},
+				"source": {
+					"description": "`file:line` of the family block in the manifest.",
+					"type": "string"
+				}
+			}
+		},
+		"protectedGuard": {
+			"description": "Deletes of protected records that no --allow-destroy names.",
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"project",
+				"family",
+				"rule",
+				"records",
+				"source"
+			],
+			"properties": {
+				"project": {
+					"description": "Project id.",
+					"$ref": "#/definitions/project"
+				},
+				"family": {
+					"description": "Family concerned.",
+					"$ref": "#/definitions/family"
+				},
+				"rule": {
+					"description": "The kind of guard.",
+					"const": "protected"
+				},
+				"records": {
+					"description": "The protected records the plan would delete.",
+					"type": "array",
+					"minItems": 1,
+					"items": { "$ref": "#/definitions/protectedRecord" }
+				},
+				"source": {
+					"description": "`file:line` of the family block in the manifest.",
+					"type": "string"
+				}
+			}
+		},
+		"protectedRecord": {
+			"type": "object",
+			"additionalProperties": false,
+			"required": [
+				"id",
+				"name",
+				"protectedBy"
+			],
+			"properties": {
+				"id": {
+					"description": "Record id.",
+					"type": "integer",
+					"minimum": 1
+				},
+				"name": {
+					"description": "The record's name as read.",
+					"type": ["string", "null"]
+				},
+				"protectedBy": {
+					"description": "The `protect:` entry that protects it.",
+					"$ref": "#/definitions/protectEntry"
+				}
+			}
 		}
 	}
 };
@@ -782,7 +993,7 @@ const schema12 = {
 	"type": "string",
 	"pattern": "^[A-Za-z0-9_.-]{1,40}$"
 };
-const schema60 = {
+const schema74 = {
 	"description": "The --target and --exclude record-name globs of a partial plan.",
 	"type": "object",
 	"additionalProperties": false,
@@ -4898,13 +5109,37 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 	return errors === 0;
 }
 const schema57 = {
+	"description": "A safety guard the plan violates, as data: its kind (`rule`), the counts it judged and its limit; pcsync words it when it shows the plan. Apply refuses the plan unless forced (--force does not override `protected`).",
+	"type": "object",
+	"required": ["rule"],
+	"properties": { "rule": {
+		"description": "The guard: too large a share of deletes or updates, a prune that empties the family, or a delete of a protected record.",
+		"enum": [
+			"max_delete_percent",
+			"prune_to_empty",
+			"max_update_percent",
+			"protected"
+		]
+	} },
+	"discriminator": { "propertyName": "rule" },
+	"oneOf": [
+		{ "$ref": "#/definitions/pruneToEmptyGuard" },
+		{ "$ref": "#/definitions/maxDeletePercentGuard" },
+		{ "$ref": "#/definitions/maxUpdatePercentGuard" },
+		{ "$ref": "#/definitions/protectedGuard" }
+	]
+};
+const schema58 = {
+	"description": "A prune that would delete every record the manifest owns in the family.",
 	"type": "object",
 	"additionalProperties": false,
 	"required": [
 		"project",
 		"family",
 		"rule",
-		"message"
+		"owned",
+		"deletes",
+		"source"
 	],
 	"properties": {
 		"project": {
@@ -4916,21 +5151,30 @@ const schema57 = {
 			"$ref": "#/definitions/family"
 		},
 		"rule": {
-			"description": "The guard: too large a share of deletes or updates, a prune that empties the family, or a delete of a protected record (which --force does not override).",
-			"enum": [
-				"max_delete_percent",
-				"prune_to_empty",
-				"max_update_percent",
-				"protected"
-			]
+			"description": "The kind of guard.",
+			"const": "prune_to_empty"
 		},
-		"message": {
-			"description": "What the guard refuses and how to proceed.",
+		"owned": {
+			"description": "Records of the family the manifest owns.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"deletes": {
+			"description": "How many of them the plan deletes.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"owner": {
+			"description": "With `owner:`: `owned` counts this owner's records only.",
+			"$ref": "#/definitions/ownerName"
+		},
+		"source": {
+			"description": "`file:line` of the family block in the manifest.",
 			"type": "string"
 		}
 	}
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -4941,8 +5185,8 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "project" },
 				message: "must have required property 'project'",
-				schema: schema57.required,
-				parentSchema: schema57,
+				schema: schema58.required,
+				parentSchema: schema58,
 				data
 			};
 			if (vErrors === null) vErrors = [err0];
@@ -4956,8 +5200,8 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "family" },
 				message: "must have required property 'family'",
-				schema: schema57.required,
-				parentSchema: schema57,
+				schema: schema58.required,
+				parentSchema: schema58,
 				data
 			};
 			if (vErrors === null) vErrors = [err1];
@@ -4971,49 +5215,79 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "rule" },
 				message: "must have required property 'rule'",
-				schema: schema57.required,
-				parentSchema: schema57,
+				schema: schema58.required,
+				parentSchema: schema58,
 				data
 			};
 			if (vErrors === null) vErrors = [err2];
 			else vErrors.push(err2);
 			errors++;
 		}
-		if (data.message === void 0) {
+		if (data.owned === void 0) {
 			const err3 = {
 				instancePath,
 				schemaPath: "#/required",
 				keyword: "required",
-				params: { missingProperty: "message" },
-				message: "must have required property 'message'",
-				schema: schema57.required,
-				parentSchema: schema57,
+				params: { missingProperty: "owned" },
+				message: "must have required property 'owned'",
+				schema: schema58.required,
+				parentSchema: schema58,
 				data
 			};
 			if (vErrors === null) vErrors = [err3];
 			else vErrors.push(err3);
 			errors++;
 		}
-		for (const key0 in data) if (!(key0 === "project" || key0 === "family" || key0 === "rule" || key0 === "message")) {
+		if (data.deletes === void 0) {
 			const err4 = {
 				instancePath,
-				schemaPath: "#/additionalProperties",
-				keyword: "additionalProperties",
-				params: { additionalProperty: key0 },
-				message: "must NOT have additional properties",
-				schema: false,
-				parentSchema: schema57,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "deletes" },
+				message: "must have required property 'deletes'",
+				schema: schema58.required,
+				parentSchema: schema58,
 				data
 			};
 			if (vErrors === null) vErrors = [err4];
 			else vErrors.push(err4);
 			errors++;
 		}
+		if (data.source === void 0) {
+			const err5 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "source" },
+				message: "must have required property 'source'",
+				schema: schema58.required,
+				parentSchema: schema58,
+				data
+			};
+			if (vErrors === null) vErrors = [err5];
+			else vErrors.push(err5);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "project" || key0 === "family" || key0 === "rule" || key0 === "owned" || key0 === "deletes" || key0 === "owner" || key0 === "source")) {
+			const err6 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema58,
+				data
+			};
+			if (vErrors === null) vErrors = [err6];
+			else vErrors.push(err6);
+			errors++;
+		}
 		if (data.project !== void 0) {
 			let data0 = data.project;
 			if (typeof data0 === "string") {
 				if (func3(data0) < 1) {
-					const err5 = {
+					const err7 = {
 						instancePath: instancePath + "/project",
 						schemaPath: "#/definitions/project/minLength",
 						keyword: "minLength",
@@ -5023,12 +5297,12 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema20,
 						data: data0
 					};
-					if (vErrors === null) vErrors = [err5];
-					else vErrors.push(err5);
+					if (vErrors === null) vErrors = [err7];
+					else vErrors.push(err7);
 					errors++;
 				}
 			} else {
-				const err6 = {
+				const err8 = {
 					instancePath: instancePath + "/project",
 					schemaPath: "#/definitions/project/type",
 					keyword: "type",
@@ -5038,15 +5312,15 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema20,
 					data: data0
 				};
-				if (vErrors === null) vErrors = [err6];
-				else vErrors.push(err6);
+				if (vErrors === null) vErrors = [err8];
+				else vErrors.push(err8);
 				errors++;
 			}
 		}
 		if (data.family !== void 0) {
 			let data1 = data.family;
 			if (!(data1 === "plugin_configs" || data1 === "pipeline_frontend_apps_configs")) {
-				const err7 = {
+				const err9 = {
 					instancePath: instancePath + "/family",
 					schemaPath: "#/definitions/family/enum",
 					keyword: "enum",
@@ -5056,15 +5330,1612 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema21,
 					data: data1
 				};
-				if (vErrors === null) vErrors = [err7];
-				else vErrors.push(err7);
+				if (vErrors === null) vErrors = [err9];
+				else vErrors.push(err9);
 				errors++;
 			}
 		}
 		if (data.rule !== void 0) {
 			let data2 = data.rule;
-			if (!(data2 === "max_delete_percent" || data2 === "prune_to_empty" || data2 === "max_update_percent" || data2 === "protected")) {
+			if ("prune_to_empty" !== data2) {
+				const err10 = {
+					instancePath: instancePath + "/rule",
+					schemaPath: "#/properties/rule/const",
+					keyword: "const",
+					params: { allowedValue: "prune_to_empty" },
+					message: "must be equal to constant",
+					schema: "prune_to_empty",
+					parentSchema: schema58.properties.rule,
+					data: data2
+				};
+				if (vErrors === null) vErrors = [err10];
+				else vErrors.push(err10);
+				errors++;
+			}
+		}
+		if (data.owned !== void 0) {
+			let data3 = data.owned;
+			if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+				const err11 = {
+					instancePath: instancePath + "/owned",
+					schemaPath: "#/properties/owned/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema58.properties.owned.type,
+					parentSchema: schema58.properties.owned,
+					data: data3
+				};
+				if (vErrors === null) vErrors = [err11];
+				else vErrors.push(err11);
+				errors++;
+			}
+			if (typeof data3 == "number" && isFinite(data3)) {
+				if (data3 < 0 || isNaN(data3)) {
+					const err12 = {
+						instancePath: instancePath + "/owned",
+						schemaPath: "#/properties/owned/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema58.properties.owned,
+						data: data3
+					};
+					if (vErrors === null) vErrors = [err12];
+					else vErrors.push(err12);
+					errors++;
+				}
+			}
+		}
+		if (data.deletes !== void 0) {
+			let data4 = data.deletes;
+			if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+				const err13 = {
+					instancePath: instancePath + "/deletes",
+					schemaPath: "#/properties/deletes/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema58.properties.deletes.type,
+					parentSchema: schema58.properties.deletes,
+					data: data4
+				};
+				if (vErrors === null) vErrors = [err13];
+				else vErrors.push(err13);
+				errors++;
+			}
+			if (typeof data4 == "number" && isFinite(data4)) {
+				if (data4 < 0 || isNaN(data4)) {
+					const err14 = {
+						instancePath: instancePath + "/deletes",
+						schemaPath: "#/properties/deletes/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema58.properties.deletes,
+						data: data4
+					};
+					if (vErrors === null) vErrors = [err14];
+					else vErrors.push(err14);
+					errors++;
+				}
+			}
+		}
+		if (data.owner !== void 0) {
+			let data5 = data.owner;
+			if (typeof data5 === "string") {
+				if (!pattern0.test(data5)) {
+					const err15 = {
+						instancePath: instancePath + "/owner",
+						schemaPath: "#/definitions/ownerName/pattern",
+						keyword: "pattern",
+						params: { pattern: "^[A-Za-z0-9_.-]{1,40}$" },
+						message: "must match pattern \"^[A-Za-z0-9_.-]{1,40}$\"",
+						schema: "^[A-Za-z0-9_.-]{1,40}$",
+						parentSchema: schema12,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err15];
+					else vErrors.push(err15);
+					errors++;
+				}
+			} else {
+				const err16 = {
+					instancePath: instancePath + "/owner",
+					schemaPath: "#/definitions/ownerName/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema12.type,
+					parentSchema: schema12,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err16];
+				else vErrors.push(err16);
+				errors++;
+			}
+		}
+		if (data.source !== void 0) {
+			let data6 = data.source;
+			if (typeof data6 !== "string") {
+				const err17 = {
+					instancePath: instancePath + "/source",
+					schemaPath: "#/properties/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema58.properties.source.type,
+					parentSchema: schema58.properties.source,
+					data: data6
+				};
+				if (vErrors === null) vErrors = [err17];
+				else vErrors.push(err17);
+				errors++;
+			}
+		}
+	} else {
+		const err18 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema58.type,
+			parentSchema: schema58,
+			data
+		};
+		if (vErrors === null) vErrors = [err18];
+		else vErrors.push(err18);
+		errors++;
+	}
+	validate34.errors = vErrors;
+	return errors === 0;
+}
+const schema62 = {
+	"description": "A prune that would delete more than the allowed share of a family of 10 or more records.",
+	"type": "object",
+	"additionalProperties": false,
+	"required": [
+		"project",
+		"family",
+		"rule",
+		"owned",
+		"deletes",
+		"limitPercent",
+		"source"
+	],
+	"properties": {
+		"project": {
+			"description": "Project id.",
+			"$ref": "#/definitions/project"
+		},
+		"family": {
+			"description": "Family concerned.",
+			"$ref": "#/definitions/family"
+		},
+		"rule": {
+			"description": "The kind of guard.",
+			"const": "max_delete_percent"
+		},
+		"owned": {
+			"description": "Records of the family the manifest owns.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"deletes": {
+			"description": "How many of them the plan deletes.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"limitPercent": {
+			"description": "The share of `owned` the plan may delete or update, in percent.",
+			"type": "number",
+			"minimum": 0,
+			"maximum": 100
+		},
+		"owner": {
+			"description": "With `owner:`: `owned` counts this owner's records only.",
+			"$ref": "#/definitions/ownerName"
+		},
+		"source": {
+			"description": "`file:line` of the family block in the manifest.",
+			"type": "string"
+		}
+	}
+};
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.project === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "project" },
+				message: "must have required property 'project'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.family === void 0) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "family" },
+				message: "must have required property 'family'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.rule === void 0) {
+			const err2 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "rule" },
+				message: "must have required property 'rule'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err2];
+			else vErrors.push(err2);
+			errors++;
+		}
+		if (data.owned === void 0) {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "owned" },
+				message: "must have required property 'owned'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
+		}
+		if (data.deletes === void 0) {
+			const err4 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "deletes" },
+				message: "must have required property 'deletes'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err4];
+			else vErrors.push(err4);
+			errors++;
+		}
+		if (data.limitPercent === void 0) {
+			const err5 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "limitPercent" },
+				message: "must have required property 'limitPercent'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err5];
+			else vErrors.push(err5);
+			errors++;
+		}
+		if (data.source === void 0) {
+			const err6 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "source" },
+				message: "must have required property 'source'",
+				schema: schema62.required,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err6];
+			else vErrors.push(err6);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "project" || key0 === "family" || key0 === "rule" || key0 === "owned" || key0 === "deletes" || key0 === "limitPercent" || key0 === "owner" || key0 === "source")) {
+			const err7 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema62,
+				data
+			};
+			if (vErrors === null) vErrors = [err7];
+			else vErrors.push(err7);
+			errors++;
+		}
+		if (data.project !== void 0) {
+			let data0 = data.project;
+			if (typeof data0 === "string") {
+				if (func3(data0) < 1) {
+					const err8 = {
+						instancePath: instancePath + "/project",
+						schemaPath: "#/definitions/project/minLength",
+						keyword: "minLength",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 characters",
+						schema: 1,
+						parentSchema: schema20,
+						data: data0
+					};
+					if (vErrors === null) vErrors = [err8];
+					else vErrors.push(err8);
+					errors++;
+				}
+			} else {
+				const err9 = {
+					instancePath: instancePath + "/project",
+					schemaPath: "#/definitions/project/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema20.type,
+					parentSchema: schema20,
+					data: data0
+				};
+				if (vErrors === null) vErrors = [err9];
+				else vErrors.push(err9);
+				errors++;
+			}
+		}
+		if (data.family !== void 0) {
+			let data1 = data.family;
+			if (!(data1 === "plugin_configs" || data1 === "pipeline_frontend_apps_configs")) {
+				const err10 = {
+					instancePath: instancePath + "/family",
+					schemaPath: "#/definitions/family/enum",
+					keyword: "enum",
+					params: { allowedValues: schema21.enum },
+					message: "must be equal to one of the allowed values",
+					schema: schema21.enum,
+					parentSchema: schema21,
+					data: data1
+				};
+				if (vErrors === null) vErrors = [err10];
+				else vErrors.push(err10);
+				errors++;
+			}
+		}
+		if (data.rule !== void 0) {
+			let data2 = data.rule;
+			if ("max_delete_percent" !== data2) {
+				const err11 = {
+					instancePath: instancePath + "/rule",
+					schemaPath: "#/properties/rule/const",
+					keyword: "const",
+					params: { allowedValue: "max_delete_percent" },
+					message: "must be equal to constant",
+					schema: "max_delete_percent",
+					parentSchema: schema62.properties.rule,
+					data: data2
+				};
+				if (vErrors === null) vErrors = [err11];
+				else vErrors.push(err11);
+				errors++;
+			}
+		}
+		if (data.owned !== void 0) {
+			let data3 = data.owned;
+			if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+				const err12 = {
+					instancePath: instancePath + "/owned",
+					schemaPath: "#/properties/owned/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema62.properties.owned.type,
+					parentSchema: schema62.properties.owned,
+					data: data3
+				};
+				if (vErrors === null) vErrors = [err12];
+				else vErrors.push(err12);
+				errors++;
+			}
+			if (typeof data3 == "number" && isFinite(data3)) {
+				if (data3 < 0 || isNaN(data3)) {
+					const err13 = {
+						instancePath: instancePath + "/owned",
+						schemaPath: "#/properties/owned/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema62.properties.owned,
+						data: data3
+					};
+					if (vErrors === null) vErrors = [err13];
+					else vErrors.push(err13);
+					errors++;
+				}
+			}
+		}
+		if (data.deletes !== void 0) {
+			let data4 = data.deletes;
+			if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+				const err14 = {
+					instancePath: instancePath + "/deletes",
+					schemaPath: "#/properties/deletes/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema62.properties.deletes.type,
+					parentSchema: schema62.properties.deletes,
+					data: data4
+				};
+				if (vErrors === null) vErrors = [err14];
+				else vErrors.push(err14);
+				errors++;
+			}
+			if (typeof data4 == "number" && isFinite(data4)) {
+				if (data4 < 0 || isNaN(data4)) {
+					const err15 = {
+						instancePath: instancePath + "/deletes",
+						schemaPath: "#/properties/deletes/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema62.properties.deletes,
+						data: data4
+					};
+					if (vErrors === null) vErrors = [err15];
+					else vErrors.push(err15);
+					errors++;
+				}
+			}
+		}
+		if (data.limitPercent !== void 0) {
+			let data5 = data.limitPercent;
+			if (typeof data5 == "number" && isFinite(data5)) {
+				if (data5 > 100 || isNaN(data5)) {
+					const err16 = {
+						instancePath: instancePath + "/limitPercent",
+						schemaPath: "#/properties/limitPercent/maximum",
+						keyword: "maximum",
+						params: {
+							comparison: "<=",
+							limit: 100
+						},
+						message: "must be <= 100",
+						schema: 100,
+						parentSchema: schema62.properties.limitPercent,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err16];
+					else vErrors.push(err16);
+					errors++;
+				}
+				if (data5 < 0 || isNaN(data5)) {
+					const err17 = {
+						instancePath: instancePath + "/limitPercent",
+						schemaPath: "#/properties/limitPercent/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema62.properties.limitPercent,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err17];
+					else vErrors.push(err17);
+					errors++;
+				}
+			} else {
+				const err18 = {
+					instancePath: instancePath + "/limitPercent",
+					schemaPath: "#/properties/limitPercent/type",
+					keyword: "type",
+					params: { type: "number" },
+					message: "must be number",
+					schema: schema62.properties.limitPercent.type,
+					parentSchema: schema62.properties.limitPercent,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err18];
+				else vErrors.push(err18);
+				errors++;
+			}
+		}
+		if (data.owner !== void 0) {
+			let data6 = data.owner;
+			if (typeof data6 === "string") {
+				if (!pattern0.test(data6)) {
+					const err19 = {
+						instancePath: instancePath + "/owner",
+						schemaPath: "#/definitions/ownerName/pattern",
+						keyword: "pattern",
+						params: { pattern: "^[A-Za-z0-9_.-]{1,40}$" },
+						message: "must match pattern \"^[A-Za-z0-9_.-]{1,40}$\"",
+						schema: "^[A-Za-z0-9_.-]{1,40}$",
+						parentSchema: schema12,
+						data: data6
+					};
+					if (vErrors === null) vErrors = [err19];
+					else vErrors.push(err19);
+					errors++;
+				}
+			} else {
+				const err20 = {
+					instancePath: instancePath + "/owner",
+					schemaPath: "#/definitions/ownerName/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema12.type,
+					parentSchema: schema12,
+					data: data6
+				};
+				if (vErrors === null) vErrors = [err20];
+				else vErrors.push(err20);
+				errors++;
+			}
+		}
+		if (data.source !== void 0) {
+			let data7 = data.source;
+			if (typeof data7 !== "string") {
+				const err21 = {
+					instancePath: instancePath + "/source",
+					schemaPath: "#/properties/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema62.properties.source.type,
+					parentSchema: schema62.properties.source,
+					data: data7
+				};
+				if (vErrors === null) vErrors = [err21];
+				else vErrors.push(err21);
+				errors++;
+			}
+		}
+	} else {
+		const err22 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema62.type,
+			parentSchema: schema62,
+			data
+		};
+		if (vErrors === null) vErrors = [err22];
+		else vErrors.push(err22);
+		errors++;
+	}
+	validate35.errors = vErrors;
+	return errors === 0;
+}
+const schema66 = {
+	"description": "A plan that would update more than the allowed share of a family of 10 or more records.",
+	"type": "object",
+	"additionalProperties": false,
+	"required": [
+		"project",
+		"family",
+		"rule",
+		"owned",
+		"updates",
+		"limitPercent",
+		"source"
+	],
+	"properties": {
+		"project": {
+			"description": "Project id.",
+			"$ref": "#/definitions/project"
+		},
+		"family": {
+			"description": "Family concerned.",
+			"$ref": "#/definitions/family"
+		},
+		"rule": {
+			"description": "The kind of guard.",
+			"const": "max_update_percent"
+		},
+		"owned": {
+			"description": "Records of the family the manifest owns.",
+			"type": "integer",
+			"minimum": 0
+		},
+		"updates": {
+			"description": "How many of them the plan updates (changing a field).",
+			"type": "integer",
+			"minimum": 0
+		},
+		"limitPercent": {
+			"description": "The share of `owned` the plan may delete or update, in percent.",
+			"type": "number",
+			"minimum": 0,
+			"maximum": 100
+		},
+		"source": {
+			"description": "`file:line` of the family block in the manifest.",
+			"type": "string"
+		}
+	}
+};
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.project === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "project" },
+				message: "must have required property 'project'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.family === void 0) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "family" },
+				message: "must have required property 'family'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.rule === void 0) {
+			const err2 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "rule" },
+				message: "must have required property 'rule'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err2];
+			else vErrors.push(err2);
+			errors++;
+		}
+		if (data.owned === void 0) {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "owned" },
+				message: "must have required property 'owned'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
+		}
+		if (data.updates === void 0) {
+			const err4 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "updates" },
+				message: "must have required property 'updates'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err4];
+			else vErrors.push(err4);
+			errors++;
+		}
+		if (data.limitPercent === void 0) {
+			const err5 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "limitPercent" },
+				message: "must have required property 'limitPercent'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err5];
+			else vErrors.push(err5);
+			errors++;
+		}
+		if (data.source === void 0) {
+			const err6 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "source" },
+				message: "must have required property 'source'",
+				schema: schema66.required,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err6];
+			else vErrors.push(err6);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "project" || key0 === "family" || key0 === "rule" || key0 === "owned" || key0 === "updates" || key0 === "limitPercent" || key0 === "source")) {
+			const err7 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema66,
+				data
+			};
+			if (vErrors === null) vErrors = [err7];
+			else vErrors.push(err7);
+			errors++;
+		}
+		if (data.project !== void 0) {
+			let data0 = data.project;
+			if (typeof data0 === "string") {
+				if (func3(data0) < 1) {
+					const err8 = {
+						instancePath: instancePath + "/project",
+						schemaPath: "#/definitions/project/minLength",
+						keyword: "minLength",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 characters",
+						schema: 1,
+						parentSchema: schema20,
+						data: data0
+					};
+					if (vErrors === null) vErrors = [err8];
+					else vErrors.push(err8);
+					errors++;
+				}
+			} else {
+				const err9 = {
+					instancePath: instancePath + "/project",
+					schemaPath: "#/definitions/project/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema20.type,
+					parentSchema: schema20,
+					data: data0
+				};
+				if (vErrors === null) vErrors = [err9];
+				else vErrors.push(err9);
+				errors++;
+			}
+		}
+		if (data.family !== void 0) {
+			let data1 = data.family;
+			if (!(data1 === "plugin_configs" || data1 === "pipeline_frontend_apps_configs")) {
+				const err10 = {
+					instancePath: instancePath + "/family",
+					schemaPath: "#/definitions/family/enum",
+					keyword: "enum",
+					params: { allowedValues: schema21.enum },
+					message: "must be equal to one of the allowed values",
+					schema: schema21.enum,
+					parentSchema: schema21,
+					data: data1
+				};
+				if (vErrors === null) vErrors = [err10];
+				else vErrors.push(err10);
+				errors++;
+			}
+		}
+		if (data.rule !== void 0) {
+			let data2 = data.rule;
+			if ("max_update_percent" !== data2) {
+				const err11 = {
+					instancePath: instancePath + "/rule",
+					schemaPath: "#/properties/rule/const",
+					keyword: "const",
+					params: { allowedValue: "max_update_percent" },
+					message: "must be equal to constant",
+					schema: "max_update_percent",
+					parentSchema: schema66.properties.rule,
+					data: data2
+				};
+				if (vErrors === null) vErrors = [err11];
+				else vErrors.push(err11);
+				errors++;
+			}
+		}
+		if (data.owned !== void 0) {
+			let data3 = data.owned;
+			if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+				const err12 = {
+					instancePath: instancePath + "/owned",
+					schemaPath: "#/properties/owned/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema66.properties.owned.type,
+					parentSchema: schema66.properties.owned,
+					data: data3
+				};
+				if (vErrors === null) vErrors = [err12];
+				else vErrors.push(err12);
+				errors++;
+			}
+			if (typeof data3 == "number" && isFinite(data3)) {
+				if (data3 < 0 || isNaN(data3)) {
+					const err13 = {
+						instancePath: instancePath + "/owned",
+						schemaPath: "#/properties/owned/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema66.properties.owned,
+						data: data3
+					};
+					if (vErrors === null) vErrors = [err13];
+					else vErrors.push(err13);
+					errors++;
+				}
+			}
+		}
+		if (data.updates !== void 0) {
+			let data4 = data.updates;
+			if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+				const err14 = {
+					instancePath: instancePath + "/updates",
+					schemaPath: "#/properties/updates/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema66.properties.updates.type,
+					parentSchema: schema66.properties.updates,
+					data: data4
+				};
+				if (vErrors === null) vErrors = [err14];
+				else vErrors.push(err14);
+				errors++;
+			}
+			if (typeof data4 == "number" && isFinite(data4)) {
+				if (data4 < 0 || isNaN(data4)) {
+					const err15 = {
+						instancePath: instancePath + "/updates",
+						schemaPath: "#/properties/updates/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema66.properties.updates,
+						data: data4
+					};
+					if (vErrors === null) vErrors = [err15];
+					else vErrors.push(err15);
+					errors++;
+				}
+			}
+		}
+		if (data.limitPercent !== void 0) {
+			let data5 = data.limitPercent;
+			if (typeof data5 == "number" && isFinite(data5)) {
+				if (data5 > 100 || isNaN(data5)) {
+					const err16 = {
+						instancePath: instancePath + "/limitPercent",
+						schemaPath: "#/properties/limitPercent/maximum",
+						keyword: "maximum",
+						params: {
+							comparison: "<=",
+							limit: 100
+						},
+						message: "must be <= 100",
+						schema: 100,
+						parentSchema: schema66.properties.limitPercent,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err16];
+					else vErrors.push(err16);
+					errors++;
+				}
+				if (data5 < 0 || isNaN(data5)) {
+					const err17 = {
+						instancePath: instancePath + "/limitPercent",
+						schemaPath: "#/properties/limitPercent/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 0
+						},
+						message: "must be >= 0",
+						schema: 0,
+						parentSchema: schema66.properties.limitPercent,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err17];
+					else vErrors.push(err17);
+					errors++;
+				}
+			} else {
+				const err18 = {
+					instancePath: instancePath + "/limitPercent",
+					schemaPath: "#/properties/limitPercent/type",
+					keyword: "type",
+					params: { type: "number" },
+					message: "must be number",
+					schema: schema66.properties.limitPercent.type,
+					parentSchema: schema66.properties.limitPercent,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err18];
+				else vErrors.push(err18);
+				errors++;
+			}
+		}
+		if (data.source !== void 0) {
+			let data6 = data.source;
+			if (typeof data6 !== "string") {
+				const err19 = {
+					instancePath: instancePath + "/source",
+					schemaPath: "#/properties/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema66.properties.source.type,
+					parentSchema: schema66.properties.source,
+					data: data6
+				};
+				if (vErrors === null) vErrors = [err19];
+				else vErrors.push(err19);
+				errors++;
+			}
+		}
+	} else {
+		const err20 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema66.type,
+			parentSchema: schema66,
+			data
+		};
+		if (vErrors === null) vErrors = [err20];
+		else vErrors.push(err20);
+		errors++;
+	}
+	validate36.errors = vErrors;
+	return errors === 0;
+}
+const schema69 = {
+	"description": "Deletes of protected records that no --allow-destroy names.",
+	"type": "object",
+	"additionalProperties": false,
+	"required": [
+		"project",
+		"family",
+		"rule",
+		"records",
+		"source"
+	],
+	"properties": {
+		"project": {
+			"description": "Project id.",
+			"$ref": "#/definitions/project"
+		},
+		"family": {
+			"description": "Family concerned.",
+			"$ref": "#/definitions/family"
+		},
+		"rule": {
+			"description": "The kind of guard.",
+			"const": "protected"
+		},
+		"records": {
+			"description": "The protected records the plan would delete.",
+			"type": "array",
+			"minItems": 1,
+			"items": { "$ref": "#/definitions/protectedRecord" }
+		},
+		"source": {
+			"description": "`file:line` of the family block in the manifest.",
+			"type": "string"
+		}
+	}
+};
+const schema72 = {
+	"type": "object",
+	"additionalProperties": false,
+	"required": [
+		"id",
+		"name",
+		"protectedBy"
+	],
+	"properties": {
+		"id": {
+			"description": "Record id.",
+			"type": "integer",
+			"minimum": 1
+		},
+		"name": {
+			"description": "The record's name as read.",
+			"type": ["string", "null"]
+		},
+		"protectedBy": {
+			"description": "The `protect:` entry that protects it.",
+			"$ref": "#/definitions/protectEntry"
+		}
+	}
+};
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.id === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "id" },
+				message: "must have required property 'id'",
+				schema: schema72.required,
+				parentSchema: schema72,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.name === void 0) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "name" },
+				message: "must have required property 'name'",
+				schema: schema72.required,
+				parentSchema: schema72,
+				data
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.protectedBy === void 0) {
+			const err2 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "protectedBy" },
+				message: "must have required property 'protectedBy'",
+				schema: schema72.required,
+				parentSchema: schema72,
+				data
+			};
+			if (vErrors === null) vErrors = [err2];
+			else vErrors.push(err2);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "id" || key0 === "name" || key0 === "protectedBy")) {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema72,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
+		}
+		if (data.id !== void 0) {
+			let data0 = data.id;
+			if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+				const err4 = {
+					instancePath: instancePath + "/id",
+					schemaPath: "#/properties/id/type",
+					keyword: "type",
+					params: { type: "integer" },
+					message: "must be integer",
+					schema: schema72.properties.id.type,
+					parentSchema: schema72.properties.id,
+					data: data0
+				};
+				if (vErrors === null) vErrors = [err4];
+				else vErrors.push(err4);
+				errors++;
+			}
+			if (typeof data0 == "number" && isFinite(data0)) {
+				if (data0 < 1 || isNaN(data0)) {
+					const err5 = {
+						instancePath: instancePath + "/id",
+						schemaPath: "#/properties/id/minimum",
+						keyword: "minimum",
+						params: {
+							comparison: ">=",
+							limit: 1
+						},
+						message: "must be >= 1",
+						schema: 1,
+						parentSchema: schema72.properties.id,
+						data: data0
+					};
+					if (vErrors === null) vErrors = [err5];
+					else vErrors.push(err5);
+					errors++;
+				}
+			}
+		}
+		if (data.name !== void 0) {
+			let data1 = data.name;
+			if (typeof data1 !== "string" && data1 !== null) {
+				const err6 = {
+					instancePath: instancePath + "/name",
+					schemaPath: "#/properties/name/type",
+					keyword: "type",
+					params: { type: schema72.properties.name.type },
+					message: "must be string,null",
+					schema: schema72.properties.name.type,
+					parentSchema: schema72.properties.name,
+					data: data1
+				};
+				if (vErrors === null) vErrors = [err6];
+				else vErrors.push(err6);
+				errors++;
+			}
+		}
+		if (data.protectedBy !== void 0) {
+			let data2 = data.protectedBy;
+			if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+				if (data2.pattern === void 0) {
+					const err7 = {
+						instancePath: instancePath + "/protectedBy",
+						schemaPath: "#/definitions/protectEntry/required",
+						keyword: "required",
+						params: { missingProperty: "pattern" },
+						message: "must have required property 'pattern'",
+						schema: schema54.required,
+						parentSchema: schema54,
+						data: data2
+					};
+					if (vErrors === null) vErrors = [err7];
+					else vErrors.push(err7);
+					errors++;
+				}
+				if (data2.source === void 0) {
+					const err8 = {
+						instancePath: instancePath + "/protectedBy",
+						schemaPath: "#/definitions/protectEntry/required",
+						keyword: "required",
+						params: { missingProperty: "source" },
+						message: "must have required property 'source'",
+						schema: schema54.required,
+						parentSchema: schema54,
+						data: data2
+					};
+					if (vErrors === null) vErrors = [err8];
+					else vErrors.push(err8);
+					errors++;
+				}
+				for (const key1 in data2) if (!(key1 === "pattern" || key1 === "source")) {
+					const err9 = {
+						instancePath: instancePath + "/protectedBy",
+						schemaPath: "#/definitions/protectEntry/additionalProperties",
+						keyword: "additionalProperties",
+						params: { additionalProperty: key1 },
+						message: "must NOT have additional properties",
+						schema: false,
+						parentSchema: schema54,
+						data: data2
+					};
+					if (vErrors === null) vErrors = [err9];
+					else vErrors.push(err9);
+					errors++;
+				}
+				if (data2.pattern !== void 0) {
+					let data3 = data2.pattern;
+					if (typeof data3 === "string") {
+						if (func3(data3) < 1) {
+							const err10 = {
+								instancePath: instancePath + "/protectedBy/pattern",
+								schemaPath: "#/definitions/protectEntry/properties/pattern/minLength",
+								keyword: "minLength",
+								params: { limit: 1 },
+								message: "must NOT have fewer than 1 characters",
+								schema: 1,
+								parentSchema: schema54.properties.pattern,
+								data: data3
+							};
+							if (vErrors === null) vErrors = [err10];
+							else vErrors.push(err10);
+							errors++;
+						}
+					} else {
+						const err11 = {
+							instancePath: instancePath + "/protectedBy/pattern",
+							schemaPath: "#/definitions/protectEntry/properties/pattern/type",
+							keyword: "type",
+							params: { type: "string" },
+							message: "must be string",
+							schema: schema54.properties.pattern.type,
+							parentSchema: schema54.properties.pattern,
+							data: data3
+						};
+						if (vErrors === null) vErrors = [err11];
+						else vErrors.push(err11);
+						errors++;
+					}
+				}
+				if (data2.source !== void 0) {
+					let data4 = data2.source;
+					if (typeof data4 !== "string") {
+						const err12 = {
+							instancePath: instancePath + "/protectedBy/source",
+							schemaPath: "#/definitions/protectEntry/properties/source/type",
+							keyword: "type",
+							params: { type: "string" },
+							message: "must be string",
+							schema: schema54.properties.source.type,
+							parentSchema: schema54.properties.source,
+							data: data4
+						};
+						if (vErrors === null) vErrors = [err12];
+						else vErrors.push(err12);
+						errors++;
+					}
+				}
+			} else {
+				const err13 = {
+					instancePath: instancePath + "/protectedBy",
+					schemaPath: "#/definitions/protectEntry/type",
+					keyword: "type",
+					params: { type: "object" },
+					message: "must be object",
+					schema: schema54.type,
+					parentSchema: schema54,
+					data: data2
+				};
+				if (vErrors === null) vErrors = [err13];
+				else vErrors.push(err13);
+				errors++;
+			}
+		}
+	} else {
+		const err14 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema72.type,
+			parentSchema: schema72,
+			data
+		};
+		if (vErrors === null) vErrors = [err14];
+		else vErrors.push(err14);
+		errors++;
+	}
+	validate38.errors = vErrors;
+	return errors === 0;
+}
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.project === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "project" },
+				message: "must have required property 'project'",
+				schema: schema69.required,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.family === void 0) {
+			const err1 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "family" },
+				message: "must have required property 'family'",
+				schema: schema69.required,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err1];
+			else vErrors.push(err1);
+			errors++;
+		}
+		if (data.rule === void 0) {
+			const err2 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "rule" },
+				message: "must have required property 'rule'",
+				schema: schema69.required,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err2];
+			else vErrors.push(err2);
+			errors++;
+		}
+		if (data.records === void 0) {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "records" },
+				message: "must have required property 'records'",
+				schema: schema69.required,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
+		}
+		if (data.source === void 0) {
+			const err4 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "source" },
+				message: "must have required property 'source'",
+				schema: schema69.required,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err4];
+			else vErrors.push(err4);
+			errors++;
+		}
+		for (const key0 in data) if (!(key0 === "project" || key0 === "family" || key0 === "rule" || key0 === "records" || key0 === "source")) {
+			const err5 = {
+				instancePath,
+				schemaPath: "#/additionalProperties",
+				keyword: "additionalProperties",
+				params: { additionalProperty: key0 },
+				message: "must NOT have additional properties",
+				schema: false,
+				parentSchema: schema69,
+				data
+			};
+			if (vErrors === null) vErrors = [err5];
+			else vErrors.push(err5);
+			errors++;
+		}
+		if (data.project !== void 0) {
+			let data0 = data.project;
+			if (typeof data0 === "string") {
+				if (func3(data0) < 1) {
+					const err6 = {
+						instancePath: instancePath + "/project",
+						schemaPath: "#/definitions/project/minLength",
+						keyword: "minLength",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 characters",
+						schema: 1,
+						parentSchema: schema20,
+						data: data0
+					};
+					if (vErrors === null) vErrors = [err6];
+					else vErrors.push(err6);
+					errors++;
+				}
+			} else {
+				const err7 = {
+					instancePath: instancePath + "/project",
+					schemaPath: "#/definitions/project/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema20.type,
+					parentSchema: schema20,
+					data: data0
+				};
+				if (vErrors === null) vErrors = [err7];
+				else vErrors.push(err7);
+				errors++;
+			}
+		}
+		if (data.family !== void 0) {
+			let data1 = data.family;
+			if (!(data1 === "plugin_configs" || data1 === "pipeline_frontend_apps_configs")) {
 				const err8 = {
+					instancePath: instancePath + "/family",
+					schemaPath: "#/definitions/family/enum",
+					keyword: "enum",
+					params: { allowedValues: schema21.enum },
+					message: "must be equal to one of the allowed values",
+					schema: schema21.enum,
+					parentSchema: schema21,
+					data: data1
+				};
+				if (vErrors === null) vErrors = [err8];
+				else vErrors.push(err8);
+				errors++;
+			}
+		}
+		if (data.rule !== void 0) {
+			let data2 = data.rule;
+			if ("protected" !== data2) {
+				const err9 = {
+					instancePath: instancePath + "/rule",
+					schemaPath: "#/properties/rule/const",
+					keyword: "const",
+					params: { allowedValue: "protected" },
+					message: "must be equal to constant",
+					schema: "protected",
+					parentSchema: schema69.properties.rule,
+					data: data2
+				};
+				if (vErrors === null) vErrors = [err9];
+				else vErrors.push(err9);
+				errors++;
+			}
+		}
+		if (data.records !== void 0) {
+			let data3 = data.records;
+			if (Array.isArray(data3)) {
+				if (data3.length < 1) {
+					const err10 = {
+						instancePath: instancePath + "/records",
+						schemaPath: "#/properties/records/minItems",
+						keyword: "minItems",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 items",
+						schema: 1,
+						parentSchema: schema69.properties.records,
+						data: data3
+					};
+					if (vErrors === null) vErrors = [err10];
+					else vErrors.push(err10);
+					errors++;
+				}
+				const len0 = data3.length;
+				for (let i0 = 0; i0 < len0; i0++) if (!validate38(data3[i0], {
+					instancePath: instancePath + "/records/" + i0,
+					parentData: data3,
+					parentDataProperty: i0,
+					rootData
+				})) {
+					vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+					errors = vErrors.length;
+				}
+			} else {
+				const err11 = {
+					instancePath: instancePath + "/records",
+					schemaPath: "#/properties/records/type",
+					keyword: "type",
+					params: { type: "array" },
+					message: "must be array",
+					schema: schema69.properties.records.type,
+					parentSchema: schema69.properties.records,
+					data: data3
+				};
+				if (vErrors === null) vErrors = [err11];
+				else vErrors.push(err11);
+				errors++;
+			}
+		}
+		if (data.source !== void 0) {
+			let data5 = data.source;
+			if (typeof data5 !== "string") {
+				const err12 = {
+					instancePath: instancePath + "/source",
+					schemaPath: "#/properties/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema69.properties.source.type,
+					parentSchema: schema69.properties.source,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err12];
+				else vErrors.push(err12);
+				errors++;
+			}
+		}
+	} else {
+		const err13 = {
+			instancePath,
+			schemaPath: "#/type",
+			keyword: "type",
+			params: { type: "object" },
+			message: "must be object",
+			schema: schema69.type,
+			parentSchema: schema69,
+			data
+		};
+		if (vErrors === null) vErrors = [err13];
+		else vErrors.push(err13);
+		errors++;
+	}
+	validate37.errors = vErrors;
+	return errors === 0;
+}
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+	let vErrors = null;
+	let errors = 0;
+	if (data && typeof data == "object" && !Array.isArray(data)) {
+		if (data.rule === void 0) {
+			const err0 = {
+				instancePath,
+				schemaPath: "#/required",
+				keyword: "required",
+				params: { missingProperty: "rule" },
+				message: "must have required property 'rule'",
+				schema: schema57.required,
+				parentSchema: schema57,
+				data
+			};
+			if (vErrors === null) vErrors = [err0];
+			else vErrors.push(err0);
+			errors++;
+		}
+		if (data.rule !== void 0) {
+			let data0 = data.rule;
+			if (!(data0 === "max_delete_percent" || data0 === "prune_to_empty" || data0 === "max_update_percent" || data0 === "protected")) {
+				const err1 = {
 					instancePath: instancePath + "/rule",
 					schemaPath: "#/properties/rule/enum",
 					keyword: "enum",
@@ -5072,33 +6943,95 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be equal to one of the allowed values",
 					schema: schema57.properties.rule.enum,
 					parentSchema: schema57.properties.rule,
-					data: data2
+					data: data0
 				};
-				if (vErrors === null) vErrors = [err8];
-				else vErrors.push(err8);
+				if (vErrors === null) vErrors = [err1];
+				else vErrors.push(err1);
 				errors++;
 			}
 		}
-		if (data.message !== void 0) {
-			let data3 = data.message;
-			if (typeof data3 !== "string") {
-				const err9 = {
-					instancePath: instancePath + "/message",
-					schemaPath: "#/properties/message/type",
-					keyword: "type",
-					params: { type: "string" },
-					message: "must be string",
-					schema: schema57.properties.message.type,
-					parentSchema: schema57.properties.message,
-					data: data3
+		const tag0 = data.rule;
+		if (typeof tag0 == "string") {
+			if (tag0 === "prune_to_empty") {
+				if (!validate34(data, {
+					instancePath,
+					parentData,
+					parentDataProperty,
+					rootData
+				})) {
+					vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+					errors = vErrors.length;
+				}
+			} else if (tag0 === "max_delete_percent") {
+				if (!validate35(data, {
+					instancePath,
+					parentData,
+					parentDataProperty,
+					rootData
+				})) {
+					vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+					errors = vErrors.length;
+				}
+			} else if (tag0 === "max_update_percent") {
+				if (!validate36(data, {
+					instancePath,
+					parentData,
+					parentDataProperty,
+					rootData
+				})) {
+					vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+					errors = vErrors.length;
+				}
+			} else if (tag0 === "protected") {
+				if (!validate37(data, {
+					instancePath,
+					parentData,
+					parentDataProperty,
+					rootData
+				})) {
+					vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+					errors = vErrors.length;
+				}
+			} else {
+				const err2 = {
+					instancePath,
+					schemaPath: "#/discriminator",
+					keyword: "discriminator",
+					params: {
+						error: "mapping",
+						tag: "rule",
+						tagValue: tag0
+					},
+					message: "value of tag \"rule\" must be in oneOf",
+					schema: schema57.discriminator,
+					parentSchema: schema57,
+					data
 				};
-				if (vErrors === null) vErrors = [err9];
-				else vErrors.push(err9);
+				if (vErrors === null) vErrors = [err2];
+				else vErrors.push(err2);
 				errors++;
 			}
+		} else {
+			const err3 = {
+				instancePath,
+				schemaPath: "#/discriminator",
+				keyword: "discriminator",
+				params: {
+					error: "tag",
+					tag: "rule",
+					tagValue: tag0
+				},
+				message: "tag \"rule\" must be string",
+				schema: schema57.discriminator,
+				parentSchema: schema57,
+				data
+			};
+			if (vErrors === null) vErrors = [err3];
+			else vErrors.push(err3);
+			errors++;
 		}
 	} else {
-		const err10 = {
+		const err4 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -5108,14 +7041,14 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema57,
 			data
 		};
-		if (vErrors === null) vErrors = [err10];
-		else vErrors.push(err10);
+		if (vErrors === null) vErrors = [err4];
+		else vErrors.push(err4);
 		errors++;
 	}
 	validate33.errors = vErrors;
 	return errors === 0;
 }
-const schema61 = {
+const schema75 = {
 	"type": "object",
 	"additionalProperties": false,
 	"required": [
@@ -5140,29 +7073,47 @@ const schema61 = {
 		"health": {
 			"type": "object",
 			"additionalProperties": false,
-			"required": ["logs"],
-			"properties": { "logs": {
-				"type": "object",
-				"additionalProperties": false,
-				"required": [
-					"maxErrorRatio",
-					"minEntries",
-					"allowUnknown"
-				],
-				"properties": {
-					"maxErrorRatio": {
-						"type": "number",
-						"minimum": 0,
-						"maximum": 1
+			"properties": {
+				"prometheus": {
+					"type": "object",
+					"additionalProperties": false,
+					"required": [
+						"url",
+						"query",
+						"max",
+						"allowUnknown"
+					],
+					"properties": {
+						"url": { "type": "string" },
+						"query": { "type": "string" },
+						"max": { "type": "number" },
+						"allowUnknown": { "type": "boolean" }
 					},
-					"minEntries": {
-						"type": "integer",
-						"minimum": 0
-					},
-					"allowUnknown": { "type": "boolean" }
+					"description": "A PromQL query run once per project ({{project}} filled in): a value over max fails the project."
 				},
-				"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
-			} },
+				"logs": {
+					"type": "object",
+					"additionalProperties": false,
+					"required": [
+						"maxErrorRatio",
+						"minEntries",
+						"allowUnknown"
+					],
+					"properties": {
+						"maxErrorRatio": {
+							"type": "number",
+							"minimum": 0,
+							"maximum": 1
+						},
+						"minEntries": {
+							"type": "integer",
+							"minimum": 0
+						},
+						"allowUnknown": { "type": "boolean" }
+					},
+					"description": "The ERROR share of the entries the wave's created or updated plugin configs logged since its writes."
+				}
+			},
 			"description": "What a wave is judged on, per project."
 		},
 		"failureBudget": {
@@ -5177,7 +7128,7 @@ const schema61 = {
 	},
 	"description": "The rollout of a plan: its waves over the plan's projects, and how each wave is judged."
 };
-const schema62 = {
+const schema76 = {
 	"description": "One wave of a rollout.",
 	"type": "object",
 	"additionalProperties": false,
@@ -5198,7 +7149,7 @@ const schema62 = {
 		}
 	}
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
@@ -5209,8 +7160,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "waves" },
 				message: "must have required property 'waves'",
-				schema: schema61.required,
-				parentSchema: schema61,
+				schema: schema75.required,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err0];
@@ -5224,8 +7175,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "bakeSeconds" },
 				message: "must have required property 'bakeSeconds'",
-				schema: schema61.required,
-				parentSchema: schema61,
+				schema: schema75.required,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err1];
@@ -5239,8 +7190,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "health" },
 				message: "must have required property 'health'",
-				schema: schema61.required,
-				parentSchema: schema61,
+				schema: schema75.required,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err2];
@@ -5254,8 +7205,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "failureBudget" },
 				message: "must have required property 'failureBudget'",
-				schema: schema61.required,
-				parentSchema: schema61,
+				schema: schema75.required,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err3];
@@ -5269,8 +7220,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "onFailure" },
 				message: "must have required property 'onFailure'",
-				schema: schema61.required,
-				parentSchema: schema61,
+				schema: schema75.required,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err4];
@@ -5285,7 +7236,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 				params: { additionalProperty: key0 },
 				message: "must NOT have additional properties",
 				schema: false,
-				parentSchema: schema61,
+				parentSchema: schema75,
 				data
 			};
 			if (vErrors === null) vErrors = [err5];
@@ -5303,7 +7254,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 						params: { limit: 1 },
 						message: "must NOT have fewer than 1 items",
 						schema: 1,
-						parentSchema: schema61.properties.waves,
+						parentSchema: schema75.properties.waves,
 						data: data0
 					};
 					if (vErrors === null) vErrors = [err6];
@@ -5321,8 +7272,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "required",
 								params: { missingProperty: "name" },
 								message: "must have required property 'name'",
-								schema: schema62.required,
-								parentSchema: schema62,
+								schema: schema76.required,
+								parentSchema: schema76,
 								data: data1
 							};
 							if (vErrors === null) vErrors = [err7];
@@ -5336,8 +7287,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "required",
 								params: { missingProperty: "projects" },
 								message: "must have required property 'projects'",
-								schema: schema62.required,
-								parentSchema: schema62,
+								schema: schema76.required,
+								parentSchema: schema76,
 								data: data1
 							};
 							if (vErrors === null) vErrors = [err8];
@@ -5352,7 +7303,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 								params: { additionalProperty: key1 },
 								message: "must NOT have additional properties",
 								schema: false,
-								parentSchema: schema62,
+								parentSchema: schema76,
 								data: data1
 							};
 							if (vErrors === null) vErrors = [err9];
@@ -5370,7 +7321,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 										params: { limit: 1 },
 										message: "must NOT have fewer than 1 characters",
 										schema: 1,
-										parentSchema: schema62.properties.name,
+										parentSchema: schema76.properties.name,
 										data: data2
 									};
 									if (vErrors === null) vErrors = [err10];
@@ -5384,8 +7335,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 									keyword: "type",
 									params: { type: "string" },
 									message: "must be string",
-									schema: schema62.properties.name.type,
-									parentSchema: schema62.properties.name,
+									schema: schema76.properties.name.type,
+									parentSchema: schema76.properties.name,
 									data: data2
 								};
 								if (vErrors === null) vErrors = [err11];
@@ -5408,7 +7359,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 												params: { limit: 1 },
 												message: "must NOT have fewer than 1 characters",
 												schema: 1,
-												parentSchema: schema62.properties.projects.items,
+												parentSchema: schema76.properties.projects.items,
 												data: data4
 											};
 											if (vErrors === null) vErrors = [err12];
@@ -5422,8 +7373,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 											keyword: "type",
 											params: { type: "string" },
 											message: "must be string",
-											schema: schema62.properties.projects.items.type,
-											parentSchema: schema62.properties.projects.items,
+											schema: schema76.properties.projects.items.type,
+											parentSchema: schema76.properties.projects.items,
 											data: data4
 										};
 										if (vErrors === null) vErrors = [err13];
@@ -5438,8 +7389,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 									keyword: "type",
 									params: { type: "array" },
 									message: "must be array",
-									schema: schema62.properties.projects.type,
-									parentSchema: schema62.properties.projects,
+									schema: schema76.properties.projects.type,
+									parentSchema: schema76.properties.projects,
 									data: data3
 								};
 								if (vErrors === null) vErrors = [err14];
@@ -5454,8 +7405,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "type",
 							params: { type: "object" },
 							message: "must be object",
-							schema: schema62.type,
-							parentSchema: schema62,
+							schema: schema76.type,
+							parentSchema: schema76,
 							data: data1
 						};
 						if (vErrors === null) vErrors = [err15];
@@ -5470,8 +7421,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 					keyword: "type",
 					params: { type: "array" },
 					message: "must be array",
-					schema: schema61.properties.waves.type,
-					parentSchema: schema61.properties.waves,
+					schema: schema75.properties.waves.type,
+					parentSchema: schema75.properties.waves,
 					data: data0
 				};
 				if (vErrors === null) vErrors = [err16];
@@ -5493,7 +7444,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 						},
 						message: "must be >= 0",
 						schema: 0,
-						parentSchema: schema61.properties.bakeSeconds,
+						parentSchema: schema75.properties.bakeSeconds,
 						data: data5
 					};
 					if (vErrors === null) vErrors = [err17];
@@ -5507,8 +7458,8 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 					keyword: "type",
 					params: { type: "number" },
 					message: "must be number",
-					schema: schema61.properties.bakeSeconds.type,
-					parentSchema: schema61.properties.bakeSeconds,
+					schema: schema75.properties.bakeSeconds.type,
+					parentSchema: schema75.properties.bakeSeconds,
 					data: data5
 				};
 				if (vErrors === null) vErrors = [err18];
@@ -5519,63 +7470,63 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 		if (data.health !== void 0) {
 			let data6 = data.health;
 			if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
-				if (data6.logs === void 0) {
+				for (const key2 in data6) if (!(key2 === "prometheus" || key2 === "logs")) {
 					const err19 = {
-						instancePath: instancePath + "/health",
-						schemaPath: "#/properties/health/required",
-						keyword: "required",
-						params: { missingProperty: "logs" },
-						message: "must have required property 'logs'",
-						schema: schema61.properties.health.required,
-						parentSchema: schema61.properties.health,
-						data: data6
-					};
-					if (vErrors === null) vErrors = [err19];
-					else vErrors.push(err19);
-					errors++;
-				}
-				for (const key2 in data6) if (!(key2 === "logs")) {
-					const err20 = {
 						instancePath: instancePath + "/health",
 						schemaPath: "#/properties/health/additionalProperties",
 						keyword: "additionalProperties",
 						params: { additionalProperty: key2 },
 						message: "must NOT have additional properties",
 						schema: false,
-						parentSchema: schema61.properties.health,
+						parentSchema: schema75.properties.health,
 						data: data6
 					};
-					if (vErrors === null) vErrors = [err20];
-					else vErrors.push(err20);
+					if (vErrors === null) vErrors = [err19];
+					else vErrors.push(err19);
 					errors++;
 				}
-				if (data6.logs !== void 0) {
-					let data7 = data6.logs;
+				if (data6.prometheus !== void 0) {
+					let data7 = data6.prometheus;
 					if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
-						if (data7.maxErrorRatio === void 0) {
-							const err21 = {
-								instancePath: instancePath + "/health/logs",
-								schemaPath: "#/properties/health/properties/logs/required",
+						if (data7.url === void 0) {
+							const err20 = {
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
 								keyword: "required",
-								params: { missingProperty: "maxErrorRatio" },
-								message: "must have required property 'maxErrorRatio'",
-								schema: schema61.properties.health.properties.logs.required,
-								parentSchema: schema61.properties.health.properties.logs,
+								params: { missingProperty: "url" },
+								message: "must have required property 'url'",
+								schema: schema75.properties.health.properties.prometheus.required,
+								parentSchema: schema75.properties.health.properties.prometheus,
+								data: data7
+							};
+							if (vErrors === null) vErrors = [err20];
+							else vErrors.push(err20);
+							errors++;
+						}
+						if (data7.query === void 0) {
+							const err21 = {
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
+								keyword: "required",
+								params: { missingProperty: "query" },
+								message: "must have required property 'query'",
+								schema: schema75.properties.health.properties.prometheus.required,
+								parentSchema: schema75.properties.health.properties.prometheus,
 								data: data7
 							};
 							if (vErrors === null) vErrors = [err21];
 							else vErrors.push(err21);
 							errors++;
 						}
-						if (data7.minEntries === void 0) {
+						if (data7.max === void 0) {
 							const err22 = {
-								instancePath: instancePath + "/health/logs",
-								schemaPath: "#/properties/health/properties/logs/required",
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
 								keyword: "required",
-								params: { missingProperty: "minEntries" },
-								message: "must have required property 'minEntries'",
-								schema: schema61.properties.health.properties.logs.required,
-								parentSchema: schema61.properties.health.properties.logs,
+								params: { missingProperty: "max" },
+								message: "must have required property 'max'",
+								schema: schema75.properties.health.properties.prometheus.required,
+								parentSchema: schema75.properties.health.properties.prometheus,
 								data: data7
 							};
 							if (vErrors === null) vErrors = [err22];
@@ -5584,39 +7535,190 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 						}
 						if (data7.allowUnknown === void 0) {
 							const err23 = {
-								instancePath: instancePath + "/health/logs",
-								schemaPath: "#/properties/health/properties/logs/required",
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/required",
 								keyword: "required",
 								params: { missingProperty: "allowUnknown" },
 								message: "must have required property 'allowUnknown'",
-								schema: schema61.properties.health.properties.logs.required,
-								parentSchema: schema61.properties.health.properties.logs,
+								schema: schema75.properties.health.properties.prometheus.required,
+								parentSchema: schema75.properties.health.properties.prometheus,
 								data: data7
 							};
 							if (vErrors === null) vErrors = [err23];
 							else vErrors.push(err23);
 							errors++;
 						}
-						for (const key3 in data7) if (!(key3 === "maxErrorRatio" || key3 === "minEntries" || key3 === "allowUnknown")) {
+						for (const key3 in data7) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allowUnknown")) {
 							const err24 = {
-								instancePath: instancePath + "/health/logs",
-								schemaPath: "#/properties/health/properties/logs/additionalProperties",
+								instancePath: instancePath + "/health/prometheus",
+								schemaPath: "#/properties/health/properties/prometheus/additionalProperties",
 								keyword: "additionalProperties",
 								params: { additionalProperty: key3 },
 								message: "must NOT have additional properties",
 								schema: false,
-								parentSchema: schema61.properties.health.properties.logs,
+								parentSchema: schema75.properties.health.properties.prometheus,
 								data: data7
 							};
 							if (vErrors === null) vErrors = [err24];
 							else vErrors.push(err24);
 							errors++;
 						}
-						if (data7.maxErrorRatio !== void 0) {
-							let data8 = data7.maxErrorRatio;
-							if (typeof data8 == "number" && isFinite(data8)) {
-								if (data8 > 1 || isNaN(data8)) {
-									const err25 = {
+						if (data7.url !== void 0) {
+							let data8 = data7.url;
+							if (typeof data8 !== "string") {
+								const err25 = {
+									instancePath: instancePath + "/health/prometheus/url",
+									schemaPath: "#/properties/health/properties/prometheus/properties/url/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string",
+									schema: schema75.properties.health.properties.prometheus.properties.url.type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.url,
+									data: data8
+								};
+								if (vErrors === null) vErrors = [err25];
+								else vErrors.push(err25);
+								errors++;
+							}
+						}
+						if (data7.query !== void 0) {
+							let data9 = data7.query;
+							if (typeof data9 !== "string") {
+								const err26 = {
+									instancePath: instancePath + "/health/prometheus/query",
+									schemaPath: "#/properties/health/properties/prometheus/properties/query/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string",
+									schema: schema75.properties.health.properties.prometheus.properties.query.type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.query,
+									data: data9
+								};
+								if (vErrors === null) vErrors = [err26];
+								else vErrors.push(err26);
+								errors++;
+							}
+						}
+						if (data7.max !== void 0) {
+							let data10 = data7.max;
+							if (!(typeof data10 == "number" && isFinite(data10))) {
+								const err27 = {
+									instancePath: instancePath + "/health/prometheus/max",
+									schemaPath: "#/properties/health/properties/prometheus/properties/max/type",
+									keyword: "type",
+									params: { type: "number" },
+									message: "must be number",
+									schema: schema75.properties.health.properties.prometheus.properties.max.type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.max,
+									data: data10
+								};
+								if (vErrors === null) vErrors = [err27];
+								else vErrors.push(err27);
+								errors++;
+							}
+						}
+						if (data7.allowUnknown !== void 0) {
+							let data11 = data7.allowUnknown;
+							if (typeof data11 !== "boolean") {
+								const err28 = {
+									instancePath: instancePath + "/health/prometheus/allowUnknown",
+									schemaPath: "#/properties/health/properties/prometheus/properties/allowUnknown/type",
+									keyword: "type",
+									params: { type: "boolean" },
+									message: "must be boolean",
+									schema: schema75.properties.health.properties.prometheus.properties.allowUnknown.type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.allowUnknown,
+									data: data11
+								};
+								if (vErrors === null) vErrors = [err28];
+								else vErrors.push(err28);
+								errors++;
+							}
+						}
+					} else {
+						const err29 = {
+							instancePath: instancePath + "/health/prometheus",
+							schemaPath: "#/properties/health/properties/prometheus/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object",
+							schema: schema75.properties.health.properties.prometheus.type,
+							parentSchema: schema75.properties.health.properties.prometheus,
+							data: data7
+						};
+						if (vErrors === null) vErrors = [err29];
+						else vErrors.push(err29);
+						errors++;
+					}
+				}
+				if (data6.logs !== void 0) {
+					let data12 = data6.logs;
+					if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+						if (data12.maxErrorRatio === void 0) {
+							const err30 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "maxErrorRatio" },
+								message: "must have required property 'maxErrorRatio'",
+								schema: schema75.properties.health.properties.logs.required,
+								parentSchema: schema75.properties.health.properties.logs,
+								data: data12
+							};
+							if (vErrors === null) vErrors = [err30];
+							else vErrors.push(err30);
+							errors++;
+						}
+						if (data12.minEntries === void 0) {
+							const err31 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "minEntries" },
+								message: "must have required property 'minEntries'",
+								schema: schema75.properties.health.properties.logs.required,
+								parentSchema: schema75.properties.health.properties.logs,
+								data: data12
+							};
+							if (vErrors === null) vErrors = [err31];
+							else vErrors.push(err31);
+							errors++;
+						}
+						if (data12.allowUnknown === void 0) {
+							const err32 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/required",
+								keyword: "required",
+								params: { missingProperty: "allowUnknown" },
+								message: "must have required property 'allowUnknown'",
+								schema: schema75.properties.health.properties.logs.required,
+								parentSchema: schema75.properties.health.properties.logs,
+								data: data12
+							};
+							if (vErrors === null) vErrors = [err32];
+							else vErrors.push(err32);
+							errors++;
+						}
+						for (const key4 in data12) if (!(key4 === "maxErrorRatio" || key4 === "minEntries" || key4 === "allowUnknown")) {
+							const err33 = {
+								instancePath: instancePath + "/health/logs",
+								schemaPath: "#/properties/health/properties/logs/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key4 },
+								message: "must NOT have additional properties",
+								schema: false,
+								parentSchema: schema75.properties.health.properties.logs,
+								data: data12
+							};
+							if (vErrors === null) vErrors = [err33];
+							else vErrors.push(err33);
+							errors++;
+						}
+						if (data12.maxErrorRatio !== void 0) {
+							let data13 = data12.maxErrorRatio;
+							if (typeof data13 == "number" && isFinite(data13)) {
+								if (data13 > 1 || isNaN(data13)) {
+									const err34 = {
 										instancePath: instancePath + "/health/logs/maxErrorRatio",
 										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/maximum",
 										keyword: "maximum",
@@ -5626,15 +7728,15 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be <= 1",
 										schema: 1,
-										parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
-										data: data8
+										parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
+										data: data13
 									};
-									if (vErrors === null) vErrors = [err25];
-									else vErrors.push(err25);
+									if (vErrors === null) vErrors = [err34];
+									else vErrors.push(err34);
 									errors++;
 								}
-								if (data8 < 0 || isNaN(data8)) {
-									const err26 = {
+								if (data13 < 0 || isNaN(data13)) {
+									const err35 = {
 										instancePath: instancePath + "/health/logs/maxErrorRatio",
 										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/minimum",
 										keyword: "minimum",
@@ -5644,49 +7746,49 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0",
 										schema: 0,
-										parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
-										data: data8
+										parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
+										data: data13
 									};
-									if (vErrors === null) vErrors = [err26];
-									else vErrors.push(err26);
+									if (vErrors === null) vErrors = [err35];
+									else vErrors.push(err35);
 									errors++;
 								}
 							} else {
-								const err27 = {
+								const err36 = {
 									instancePath: instancePath + "/health/logs/maxErrorRatio",
 									schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/type",
 									keyword: "type",
 									params: { type: "number" },
 									message: "must be number",
-									schema: schema61.properties.health.properties.logs.properties.maxErrorRatio.type,
-									parentSchema: schema61.properties.health.properties.logs.properties.maxErrorRatio,
-									data: data8
+									schema: schema75.properties.health.properties.logs.properties.maxErrorRatio.type,
+									parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
+									data: data13
 								};
-								if (vErrors === null) vErrors = [err27];
-								else vErrors.push(err27);
+								if (vErrors === null) vErrors = [err36];
+								else vErrors.push(err36);
 								errors++;
 							}
 						}
-						if (data7.minEntries !== void 0) {
-							let data9 = data7.minEntries;
-							if (!(typeof data9 == "number" && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
-								const err28 = {
+						if (data12.minEntries !== void 0) {
+							let data14 = data12.minEntries;
+							if (!(typeof data14 == "number" && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
+								const err37 = {
 									instancePath: instancePath + "/health/logs/minEntries",
 									schemaPath: "#/properties/health/properties/logs/properties/minEntries/type",
 									keyword: "type",
 									params: { type: "integer" },
 									message: "must be integer",
-									schema: schema61.properties.health.properties.logs.properties.minEntries.type,
-									parentSchema: schema61.properties.health.properties.logs.properties.minEntries,
-									data: data9
+									schema: schema75.properties.health.properties.logs.properties.minEntries.type,
+									parentSchema: schema75.properties.health.properties.logs.properties.minEntries,
+									data: data14
 								};
-								if (vErrors === null) vErrors = [err28];
-								else vErrors.push(err28);
+								if (vErrors === null) vErrors = [err37];
+								else vErrors.push(err37);
 								errors++;
 							}
-							if (typeof data9 == "number" && isFinite(data9)) {
-								if (data9 < 0 || isNaN(data9)) {
-									const err29 = {
+							if (typeof data14 == "number" && isFinite(data14)) {
+								if (data14 < 0 || isNaN(data14)) {
+									const err38 = {
 										instancePath: instancePath + "/health/logs/minEntries",
 										schemaPath: "#/properties/health/properties/logs/properties/minEntries/minimum",
 										keyword: "minimum",
@@ -5696,85 +7798,85 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0",
 										schema: 0,
-										parentSchema: schema61.properties.health.properties.logs.properties.minEntries,
-										data: data9
+										parentSchema: schema75.properties.health.properties.logs.properties.minEntries,
+										data: data14
 									};
-									if (vErrors === null) vErrors = [err29];
-									else vErrors.push(err29);
+									if (vErrors === null) vErrors = [err38];
+									else vErrors.push(err38);
 									errors++;
 								}
 							}
 						}
-						if (data7.allowUnknown !== void 0) {
-							let data10 = data7.allowUnknown;
-							if (typeof data10 !== "boolean") {
-								const err30 = {
+						if (data12.allowUnknown !== void 0) {
+							let data15 = data12.allowUnknown;
+							if (typeof data15 !== "boolean") {
+								const err39 = {
 									instancePath: instancePath + "/health/logs/allowUnknown",
 									schemaPath: "#/properties/health/properties/logs/properties/allowUnknown/type",
 									keyword: "type",
 									params: { type: "boolean" },
 									message: "must be boolean",
-									schema: schema61.properties.health.properties.logs.properties.allowUnknown.type,
-									parentSchema: schema61.properties.health.properties.logs.properties.allowUnknown,
-									data: data10
+									schema: schema75.properties.health.properties.logs.properties.allowUnknown.type,
+									parentSchema: schema75.properties.health.properties.logs.properties.allowUnknown,
+									data: data15
 								};
-								if (vErrors === null) vErrors = [err30];
-								else vErrors.push(err30);
+								if (vErrors === null) vErrors = [err39];
+								else vErrors.push(err39);
 								errors++;
 							}
 						}
 					} else {
-						const err31 = {
+						const err40 = {
 							instancePath: instancePath + "/health/logs",
 							schemaPath: "#/properties/health/properties/logs/type",
 							keyword: "type",
 							params: { type: "object" },
 							message: "must be object",
-							schema: schema61.properties.health.properties.logs.type,
-							parentSchema: schema61.properties.health.properties.logs,
-							data: data7
+							schema: schema75.properties.health.properties.logs.type,
+							parentSchema: schema75.properties.health.properties.logs,
+							data: data12
 						};
-						if (vErrors === null) vErrors = [err31];
-						else vErrors.push(err31);
+						if (vErrors === null) vErrors = [err40];
+						else vErrors.push(err40);
 						errors++;
 					}
 				}
 			} else {
-				const err32 = {
+				const err41 = {
 					instancePath: instancePath + "/health",
 					schemaPath: "#/properties/health/type",
 					keyword: "type",
 					params: { type: "object" },
 					message: "must be object",
-					schema: schema61.properties.health.type,
-					parentSchema: schema61.properties.health,
+					schema: schema75.properties.health.type,
+					parentSchema: schema75.properties.health,
 					data: data6
 				};
-				if (vErrors === null) vErrors = [err32];
-				else vErrors.push(err32);
+				if (vErrors === null) vErrors = [err41];
+				else vErrors.push(err41);
 				errors++;
 			}
 		}
 		if (data.failureBudget !== void 0) {
-			let data11 = data.failureBudget;
-			if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-				const err33 = {
+			let data16 = data.failureBudget;
+			if (!(typeof data16 == "number" && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
+				const err42 = {
 					instancePath: instancePath + "/failureBudget",
 					schemaPath: "#/properties/failureBudget/type",
 					keyword: "type",
 					params: { type: "integer" },
 					message: "must be integer",
-					schema: schema61.properties.failureBudget.type,
-					parentSchema: schema61.properties.failureBudget,
-					data: data11
+					schema: schema75.properties.failureBudget.type,
+					parentSchema: schema75.properties.failureBudget,
+					data: data16
 				};
-				if (vErrors === null) vErrors = [err33];
-				else vErrors.push(err33);
+				if (vErrors === null) vErrors = [err42];
+				else vErrors.push(err42);
 				errors++;
 			}
-			if (typeof data11 == "number" && isFinite(data11)) {
-				if (data11 < 0 || isNaN(data11)) {
-					const err34 = {
+			if (typeof data16 == "number" && isFinite(data16)) {
+				if (data16 < 0 || isNaN(data16)) {
+					const err43 = {
 						instancePath: instancePath + "/failureBudget",
 						schemaPath: "#/properties/failureBudget/minimum",
 						keyword: "minimum",
@@ -5784,49 +7886,49 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
 						},
 						message: "must be >= 0",
 						schema: 0,
-						parentSchema: schema61.properties.failureBudget,
-						data: data11
+						parentSchema: schema75.properties.failureBudget,
+						data: data16
 					};
-					if (vErrors === null) vErrors = [err34];
-					else vErrors.push(err34);
+					if (vErrors === null) vErrors = [err43];
+					else vErrors.push(err43);
 					errors++;
 				}
 			}
 		}
 		if (data.onFailure !== void 0) {
-			let data12 = data.onFailure;
-			if (!(data12 === "rollback" || data12 === "halt")) {
-				const err35 = {
+			let data17 = data.onFailure;
+			if (!(data17 === "rollback" || data17 === "halt")) {
+				const err44 = {
 					instancePath: instancePath + "/onFailure",
 					schemaPath: "#/properties/onFailure/enum",
 					keyword: "enum",
-					params: { allowedValues: schema61.properties.onFailure.enum },
+					params: { allowedValues: schema75.properties.onFailure.enum },
 					message: "must be equal to one of the allowed values",
-					schema: schema61.properties.onFailure.enum,
-					parentSchema: schema61.properties.onFailure,
-					data: data12
+					schema: schema75.properties.onFailure.enum,
+					parentSchema: schema75.properties.onFailure,
+					data: data17
 				};
-				if (vErrors === null) vErrors = [err35];
-				else vErrors.push(err35);
+				if (vErrors === null) vErrors = [err44];
+				else vErrors.push(err44);
 				errors++;
 			}
 		}
 	} else {
-		const err36 = {
+		const err45 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
 			params: { type: "object" },
 			message: "must be object",
-			schema: schema61.type,
-			parentSchema: schema61,
+			schema: schema75.type,
+			parentSchema: schema75,
 			data
 		};
-		if (vErrors === null) vErrors = [err36];
-		else vErrors.push(err36);
+		if (vErrors === null) vErrors = [err45];
+		else vErrors.push(err45);
 		errors++;
 	}
-	validate35.errors = vErrors;
+	validate45.errors = vErrors;
 	return errors === 0;
 }
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
@@ -5988,14 +8090,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 		}
 		if (data.version !== void 0) {
 			let data1 = data.version;
-			if (1 !== data1) {
+			if (2 !== data1) {
 				const err10 = {
 					instancePath: instancePath + "/version",
 					schemaPath: "#/properties/version/const",
 					keyword: "const",
-					params: { allowedValue: 1 },
+					params: { allowedValue: 2 },
 					message: "must be equal to constant",
-					schema: 1,
+					schema: 2,
 					parentSchema: schema11.properties.version,
 					data: data1
 				};
@@ -6334,8 +8436,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						keyword: "required",
 						params: { missingProperty: "target" },
 						message: "must have required property 'target'",
-						schema: schema60.required,
-						parentSchema: schema60,
+						schema: schema74.required,
+						parentSchema: schema74,
 						data: data17
 					};
 					if (vErrors === null) vErrors = [err26];
@@ -6349,8 +8451,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						keyword: "required",
 						params: { missingProperty: "exclude" },
 						message: "must have required property 'exclude'",
-						schema: schema60.required,
-						parentSchema: schema60,
+						schema: schema74.required,
+						parentSchema: schema74,
 						data: data17
 					};
 					if (vErrors === null) vErrors = [err27];
@@ -6365,7 +8467,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						params: { additionalProperty: key3 },
 						message: "must NOT have additional properties",
 						schema: false,
-						parentSchema: schema60,
+						parentSchema: schema74,
 						data: data17
 					};
 					if (vErrors === null) vErrors = [err28];
@@ -6387,7 +8489,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 										params: { limit: 1 },
 										message: "must NOT have fewer than 1 characters",
 										schema: 1,
-										parentSchema: schema60.properties.target.items,
+										parentSchema: schema74.properties.target.items,
 										data: data19
 									};
 									if (vErrors === null) vErrors = [err29];
@@ -6401,8 +8503,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									keyword: "type",
 									params: { type: "string" },
 									message: "must be string",
-									schema: schema60.properties.target.items.type,
-									parentSchema: schema60.properties.target.items,
+									schema: schema74.properties.target.items.type,
+									parentSchema: schema74.properties.target.items,
 									data: data19
 								};
 								if (vErrors === null) vErrors = [err30];
@@ -6417,8 +8519,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "type",
 							params: { type: "array" },
 							message: "must be array",
-							schema: schema60.properties.target.type,
-							parentSchema: schema60.properties.target,
+							schema: schema74.properties.target.type,
+							parentSchema: schema74.properties.target,
 							data: data18
 						};
 						if (vErrors === null) vErrors = [err31];
@@ -6441,7 +8543,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 										params: { limit: 1 },
 										message: "must NOT have fewer than 1 characters",
 										schema: 1,
-										parentSchema: schema60.properties.exclude.items,
+										parentSchema: schema74.properties.exclude.items,
 										data: data21
 									};
 									if (vErrors === null) vErrors = [err32];
@@ -6455,8 +8557,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									keyword: "type",
 									params: { type: "string" },
 									message: "must be string",
-									schema: schema60.properties.exclude.items.type,
-									parentSchema: schema60.properties.exclude.items,
+									schema: schema74.properties.exclude.items.type,
+									parentSchema: schema74.properties.exclude.items,
 									data: data21
 								};
 								if (vErrors === null) vErrors = [err33];
@@ -6471,8 +8573,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "type",
 							params: { type: "array" },
 							message: "must be array",
-							schema: schema60.properties.exclude.type,
-							parentSchema: schema60.properties.exclude,
+							schema: schema74.properties.exclude.type,
+							parentSchema: schema74.properties.exclude,
 							data: data20
 						};
 						if (vErrors === null) vErrors = [err34];
@@ -6487,8 +8589,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 					keyword: "type",
 					params: { type: "object" },
 					message: "must be object",
-					schema: schema60.type,
-					parentSchema: schema60,
+					schema: schema74.type,
+					parentSchema: schema74,
 					data: data17
 				};
 				if (vErrors === null) vErrors = [err35];
@@ -6497,13 +8599,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 		if (data.rollout !== void 0) {
-			if (!validate35(data.rollout, {
+			if (!validate45(data.rollout, {
 				instancePath: instancePath + "/rollout",
 				parentData: data,
 				parentDataProperty: "rollout",
 				rootData
 			})) {
-				vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+				vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 				errors = vErrors.length;
 			}
 		}

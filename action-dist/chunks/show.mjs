@@ -2,8 +2,8 @@
 import { n as Command } from "./esm.mjs";
 import { a as readSavedPlan } from "./check-saved-plan.mjs";
 import "./errors.mjs";
-import { a as formatOption, c as parseFormat } from "./options.mjs";
 import { i as printPlan, n as hasChanges } from "./print-plan.mjs";
+import { a as formatOption, c as parseFormat } from "./shared-options.mjs";
 // dist/src/cli/commands/show.js
 const registerShowCommand = (program, io, setExit) => {
 	const command = new Command("show").description("Print a plan saved with `plan --out FILE`, as plan printed it (reads no server).").argument("<plan>", "the saved plan file (JSON, from `pcsync plan --out`)").addOption(formatOption()).option("--detailed-exitcode", "exit 0 when the plan has no changes, 2 when it has, 1 on error").option("-v, --verbose", "show every order tie in full");
