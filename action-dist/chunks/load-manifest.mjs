@@ -9371,7 +9371,7 @@ function valueAt(root, path) {
 	}
 	return current;
 }
-// dist/src/manifest/rollout-checks.js
+// dist/src/manifest/rollout-defaults.js
 /** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
 const ROLLOUT_DEFAULTS = {
 	bakeMs: 6e5,
@@ -9381,6 +9381,7 @@ const ROLLOUT_DEFAULTS = {
 	failureBudget: 0,
 	onFailure: "rollback"
 };
+// dist/src/manifest/rollout-checks.js
 /**
 * Reads `rollout:` defensively (the schema reports wrong types; this reads what it can) and adds
 * the problems only it can see to `errors` and `warnings`.

@@ -6,18 +6,9 @@
 import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
 import { asRecord, type LocationIndex } from "./plain-manifest.js";
+import { ROLLOUT_DEFAULTS } from "./rollout-defaults.js";
 import type { PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
-
-/** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
-export const ROLLOUT_DEFAULTS = {
-  bakeMs: 600_000,
-  maxErrorRatio: 0.05,
-  minEntries: 20,
-  allowUnknown: false,
-  failureBudget: 0,
-  onFailure: "rollback",
-} as const;
 
 /** A wave as one file writes it, with the places merge.ts turns into file:line. */
 export interface RolloutWaveFact {

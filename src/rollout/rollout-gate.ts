@@ -2,7 +2,7 @@
 // query), and a project passes only when every one of them passes it.
 
 import type { ApiClient, ProxyEnvironment } from "../api/index.js";
-import { ROLLOUT_DEFAULTS } from "../manifest/rollout-checks.js";
+import { ROLLOUT_DEFAULTS } from "../manifest/rollout-defaults.js";
 import type { PlanRollout } from "../plan/types.js";
 import type { HealthGate, ProjectHealth, WaveToJudge } from "./health-gate.js";
 import { createLogHealthGate } from "./log-health.js";

@@ -94,7 +94,7 @@ describe("a build without its precompiled validators stops, with a message that 
   it("the action's bundle without its response validators: plan", () => {
     // The action runs its bundle from a checkout of the repository: package.json beside it.
     const bundle = join(copies, "action", "action-dist");
-    cpSync(join(REPOSITORY, "dist", "action-dist"), bundle, { recursive: true });
+    cpSync(join(REPOSITORY, "dist", "bundle"), bundle, { recursive: true });
     cpSync(join(REPOSITORY, "package.json"), join(copies, "action", "package.json"));
     unlinkSync(join(bundle, "chunks", "validators.generated.mjs"));
     expectBroken(
