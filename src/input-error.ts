@@ -3,7 +3,6 @@
 // Each code with its exit code, its message and what to do next.
 
 import type { ServiceError } from "./api/service-error.js";
-import type { WriteIntent } from "./apply/record-writer.js";
 import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
 import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
 import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
@@ -79,7 +78,12 @@ const INPUT_CODES = {
   /** A write whose journal line would hold the API key is not sent. */
   journal_would_hold_key: {
     exit: EXIT_ERROR,
-    message: ({ intent }: { intent: WriteIntent }) =>
+    // The write as apply describes it (its WriteIntent), named by what the message shows of it.
+    message: ({
+      intent,
+    }: {
+      intent: { op: string; id: number | null; name: string | null; project: string; family: string };
+    }) =>
       `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,
     hint: () => "remove the key's text from that record, or apply with --no-journal",
   },

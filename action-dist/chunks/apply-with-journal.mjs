@@ -124,6 +124,8 @@ var JournalFile = class JournalFile {
 		}
 	}
 };
+// dist/src/journal/journal-lines.js
+const JOURNAL_FORMAT = "pcsync-journal";
 // dist/src/journal/journal-validator.js
 /** The validator of a journal line; a literal import, so that the action's bundle holds the generated module. */
 const getJournalLineValidator = await precompiledValidator(import("./journal-validator.generated.mjs"), "the journal validator", import.meta.url, async () => {
@@ -131,7 +133,6 @@ const getJournalLineValidator = await precompiledValidator(import("./journal-val
 	return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile(readJsonFileSchema("journal"));
 });
 // dist/src/journal/journal-format.js
-const JOURNAL_FORMAT = "pcsync-journal";
 function imageOf(record) {
 	const image = { id: record.id };
 	for (const field of WRITABLE_FIELDS) image[field] = record[field] ?? null;

@@ -2,6 +2,6 @@
 // standalone ajv validator of schemas/rollout-journal.schema.json.
 
 import type { ValidateFunction } from "ajv";
-import type { RolloutJournalLine } from "./rollout-journal.js";
+import type { RolloutJournalLine } from "./rollout-journal-lines.js";
 
 export declare const validate: ValidateFunction<RolloutJournalLine>;

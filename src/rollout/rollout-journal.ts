@@ -6,43 +6,19 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { FamilyName } from "../families.js";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
-import type { PlanRollout } from "../plan/types.js";
 import type { ProjectHealth } from "./health-gate.js";
+import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
 import { getRolloutLineValidator } from "./rollout-journal-validator.js";
 
 /** Rollout journals live apart from apply journals, which resume reads by the directory. */
 export const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
 
-/** A plugin config the rollout's plan creates or updates: what the gate judges, by name. */
-export interface RolloutTarget {
-  project: string;
-  family: FamilyName;
-  name: string;
-}
-
-export interface RolloutHeader {
-  kind: "rollout";
-  version: 1;
-  server: string;
-  /** What ties the journal to the manifest it rolls out: a new manifest is a new rollout. */
-  digest: string;
-  startedAt: string;
-  rollout: PlanRollout;
-  targets: RolloutTarget[];
-}
-
-export type RolloutLine =
-  | { kind: "wave_started"; wave: number; journal: string; at: string }
-  | { kind: "wave_written"; wave: number; at: string }
-  | { kind: "wave_judged"; wave: number; at: string; healthy: boolean; verdicts: ProjectHealth[] }
-  | { kind: "halted"; wave: number; at: string; failing: string[] }
-  | { kind: "wave_rolled_back"; wave: number; at: string; journal: string | null; complete: boolean }
-  | { kind: "end"; at: string; result: "complete" | "halted" };
-
-/** A line of the file, as schemas/rollout-journal.schema.json allows it. */
-export type RolloutJournalLine = RolloutHeader | RolloutLine;
+export type {
+  RolloutHeader,
+  RolloutLine,
+  RolloutTarget,
+} from "./rollout-journal-lines.js";
 
 /** What the journal says of one wave. */
 export interface WaveState {
