@@ -125,8 +125,10 @@ function createLogHealthGate(client, spec, concurrency) {
 	};
 }
 async function countSince(client, project, config, since) {
+	const until = /* @__PURE__ */ new Date();
 	const all = await listLogs(client, project, config.family, config.id, {
 		after: since,
+		before: until,
 		limit: COUNTED_PAGE
 	});
 	if (all.results.length >= all.count) return {
@@ -135,6 +137,7 @@ async function countSince(client, project, config, since) {
 	};
 	const failed = await listLogs(client, project, config.family, config.id, {
 		after: since,
+		before: until,
 		limit: 1,
 		typeFilter: ["ERROR"]
 	});

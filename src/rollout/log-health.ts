@@ -53,19 +53,25 @@ async function countSince(
   config: JudgedConfig,
   since: Date,
 ): Promise<{ entries: number; errors: number }> {
+  // Both reads count one window, [since, until): entries logged between the two reads would count
+  // as errors and not as entries, and a busy config's ratio would climb with the time between them.
+  // `until` is this machine's clock, as `since` is (the time of the write).
+  const until = new Date();
   const all = await listLogs(client, project, config.family, config.id, {
     after: since,
+    before: until,
     limit: COUNTED_PAGE,
   });
-  // A page that holds every entry logged since (a bake's worth, mostly) is counted as it is.
+  // A page that holds every entry logged in the window (a bake's worth, mostly) is counted as it is.
   if (all.results.length >= all.count)
     return { entries: all.count, errors: all.results.filter((entry) => entry.type === "ERROR").length };
   const failed = await listLogs(client, project, config.family, config.id, {
     after: since,
+    before: until,
     limit: 1,
     typeFilter: ["ERROR"],
   });
-  // Entries logged between the two reads may make errors exceed entries by a few: never a ratio over 1.
+  // A service that logs late into the window may still count a few more: never a ratio over 1.
   return { entries: Math.max(all.count, failed.count), errors: failed.count };
 }
 
