@@ -480,6 +480,12 @@ function lockPathOf(journalPath) {
 }
 /** Locks this process holds, by absolute lock path: an in-process run's lock is live, not stale. */
 const heldHere = /* @__PURE__ */ new Map();
+/**
+* Locks this process is creating, by their token: a signal that ends the process between the
+* lock's file appearing and `heldHere` knowing it must not leave the lock behind. Only the exit
+* hook reads this (a lock being created is not yet held, for `isStale`).
+*/
+const creatingHere = /* @__PURE__ */ new Map();
 let exitHookInstalled = false;
 /**
 * A process ended by `process.exit` (a second Ctrl-C) runs no `finally`: its locks go on exit
@@ -489,8 +495,11 @@ function installExitHook() {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
 	process.on("exit", () => {
-		for (const [path, token] of heldHere) try {
-			if (parseHolder(readFileSync(path, "utf8"))?.token === token) unlinkSync(path);
+		const ours = new Map(creatingHere);
+		for (const [path, token] of heldHere) ours.set(path, new Set(ours.get(path)).add(token));
+		for (const [path, tokens] of ours) try {
+			const token = parseHolder(readFileSync(path, "utf8"))?.token;
+			if (token !== void 0 && tokens.has(token)) unlinkSync(path);
 		} catch {}
 	});
 }
@@ -571,11 +580,18 @@ var JournalLock = class JournalLock {
 		const text = `${JSON.stringify(holder)}\n`;
 		let tookOver;
 		for (let round = 0; round < 5; round++) {
-			if (await createExclusively(path, text, journal)) {
-				installExitHook();
-				heldHere.set(path, holder.token);
-				return new JournalLock(path, journal, holder, tookOver);
+			installExitHook();
+			const creating = creatingHere.get(path) ?? /* @__PURE__ */ new Set();
+			creatingHere.set(path, creating.add(holder.token));
+			let created;
+			try {
+				created = await createExclusively(path, text, journal);
+				if (created) heldHere.set(path, holder.token);
+			} finally {
+				creating.delete(holder.token);
+				if (creating.size === 0) creatingHere.delete(path);
 			}
+			if (created) return new JournalLock(path, journal, holder, tookOver);
 			const found = await readHolder(path);
 			if (found === "gone") continue;
 			if (found === "young") throw new RefusedError("journal_held", {

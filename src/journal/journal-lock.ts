@@ -32,6 +32,12 @@ export function lockPathOf(journalPath: string): string {
 
 /** Locks this process holds, by absolute lock path: an in-process run's lock is live, not stale. */
 const heldHere = new Map<string, string>();
+/**
+ * Locks this process is creating, by their token: a signal that ends the process between the
+ * lock's file appearing and `heldHere` knowing it must not leave the lock behind. Only the exit
+ * hook reads this (a lock being created is not yet held, for `isStale`).
+ */
+const creatingHere = new Map<string, Set<string>>();
 let exitHookInstalled = false;
 
 /**
@@ -42,9 +48,12 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on("exit", () => {
-    for (const [path, token] of heldHere) {
+    const ours = new Map<string, Set<string>>(creatingHere);
+    for (const [path, token] of heldHere) ours.set(path, new Set(ours.get(path)).add(token));
+    for (const [path, tokens] of ours) {
       try {
-        if (parseHolder(readFileSync(path, "utf8"))?.token === token) unlinkSync(path);
+        const token = parseHolder(readFileSync(path, "utf8"))?.token;
+        if (token !== undefined && tokens.has(token)) unlinkSync(path);
       } catch {
         // Gone already, or unreadable: nothing of ours to remove.
       }
@@ -150,11 +159,18 @@ export class JournalLock {
     let tookOver: LockHolder | undefined;
     // A few rounds: a stale lock removed here may be taken by another run first.
     for (let round = 0; round < 5; round++) {
-      if (await createExclusively(path, text, journal)) {
-        installExitHook();
-        heldHere.set(path, holder.token);
-        return new JournalLock(path, journal, holder, tookOver);
+      installExitHook();
+      const creating = creatingHere.get(path) ?? new Set<string>();
+      creatingHere.set(path, creating.add(holder.token));
+      let created: boolean;
+      try {
+        created = await createExclusively(path, text, journal);
+        if (created) heldHere.set(path, holder.token);
+      } finally {
+        creating.delete(holder.token);
+        if (creating.size === 0) creatingHere.delete(path);
       }
+      if (created) return new JournalLock(path, journal, holder, tookOver);
       const found = await readHolder(path);
       if (found === "gone") continue;
       if (found === "young")
