@@ -10,34 +10,13 @@ import { r as appendAll } from "./suggest.mjs";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { setTimeout as setTimeout$1 } from "node:timers/promises";
 import { BlockList, isIP } from "node:net";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { STATUS_CODES, maxHeaderSize } from "node:http";
+import { setTimeout as setTimeout$1 } from "node:timers/promises";
 import { Transform, Writable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { pipeline } from "node:stream/promises";
-// dist/src/api/abortable-sleep.js
-/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
-const realSleep = async (ms, signal) => {
-	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
-};
-/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
-function sleepUnlessAborted(sleep, ms, signal) {
-	if (signal === void 0) return sleep(ms);
-	if (signal.aborted) return Promise.reject(signal.reason);
-	return new Promise((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener("abort", onAbort, { once: true });
-		sleep(ms, signal).then(() => {
-			signal.removeEventListener("abort", onAbort);
-			resolve();
-		}, (error) => {
-			signal.removeEventListener("abort", onAbort);
-			reject(signal.aborted ? signal.reason : error);
-		});
-	});
-}
 // dist/src/api/base-url.js
 const API_SUFFIX = /\/api\/*$/;
 const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
@@ -130,6 +109,27 @@ function isUnderBase(base, url) {
 	if (url.origin !== base.origin) return false;
 	if (url.username !== "" || url.password !== "") return false;
 	return url.pathname.startsWith(`${base.prefix}/`);
+}
+// dist/src/api/abortable-sleep.js
+/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
+const realSleep = async (ms, signal) => {
+	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
+};
+/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
+function sleepUnlessAborted(sleep, ms, signal) {
+	if (signal === void 0) return sleep(ms);
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		sleep(ms, signal).then(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve();
+		}, (error) => {
+			signal.removeEventListener("abort", onAbort);
+			reject(signal.aborted ? signal.reason : error);
+		});
+	});
 }
 // node_modules/undici/lib/core/errors.js
 var require_errors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
@@ -12677,4 +12677,36 @@ function formatTime(value) {
 	if (Number.isNaN(value.getTime())) throw new InputError("invalid_request", { message: "Logs: after/before must be a valid time." });
 	return value.toISOString();
 }
-export { sleepUnlessAborted as C, realSleep as S, RateLimiter as _, listAllConfigs as a, createDispatcher as b, reachesProjectList as c, collectionPath as d, ApiClient as f, sendAttempt as g, TransportFailure as h, iterateLogs as i, rearrangeConfigs as l, sendWithRetry as m, getConfig as n, listLogs as o, CLIENT_DEFAULTS as p, getFrontend as r, listProjects as s, createJob as t, updateConfig as u, resolveProxy as v, isLoopbackHost as x, LIST_BOUND_DEFAULTS as y };
+// dist/src/api/foreign-endpoint.js
+function connectForeignEndpoint(options) {
+	const proxy = options.proxyEnvironment === void 0 ? void 0 : resolveProxy(options.origin, options.proxyEnvironment).route;
+	const dispatcher = createDispatcher({
+		origin: options.origin,
+		connections: options.connections,
+		connectTimeoutMs: options.connectTimeoutMs,
+		proxy
+	});
+	const { signal } = options;
+	return {
+		dispatcher,
+		retry: {
+			limiter: new RateLimiter({ concurrency: options.connections }),
+			options: {
+				retries: options.attempts - 1,
+				baseDelayMs: options.backoffMs,
+				maxDelayMs: options.maxBackoffMs,
+				maxRetryAfterMs: options.maxBackoffMs
+			},
+			signal,
+			stats: {
+				retries: 0,
+				throttled: 0
+			},
+			random: Math.random,
+			now: Date.now,
+			sleep: (ms) => sleepUnlessAborted(realSleep, ms, signal),
+			trace: () => void 0
+		}
+	};
+}
+export { sendAttempt as _, iterateLogs as a, isLoopbackHost as b, listProjects as c, updateConfig as d, collectionPath as f, TransportFailure as g, sendWithRetry as h, getFrontend as i, reachesProjectList as l, CLIENT_DEFAULTS as m, createJob as n, listAllConfigs as o, ApiClient as p, getConfig as r, listLogs as s, connectForeignEndpoint as t, rearrangeConfigs as u, LIST_BOUND_DEFAULTS as v, realSleep as y };

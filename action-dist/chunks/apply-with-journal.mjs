@@ -2,7 +2,7 @@
 import { r as __toESM } from "./rolldown-runtime.mjs";
 import { r as appendAll } from "./suggest.mjs";
 import { t as mapConcurrent } from "./map-concurrent.mjs";
-import { a as listAllConfigs, d as collectionPath, l as rearrangeConfigs, n as getConfig, u as updateConfig } from "./api.mjs";
+import { d as updateConfig, f as collectionPath, o as listAllConfigs, r as getConfig, u as rearrangeConfigs } from "./api.mjs";
 import { c as locateSecrets, i as describeError, t as PcsyncError } from "./errors.mjs";
 import { a as trimAsService, i as showsText } from "./trim-as-service.mjs";
 import { n as settleBudgetOf } from "./proof-window.mjs";

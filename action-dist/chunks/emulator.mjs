@@ -6,8 +6,8 @@ import { r as appendAll } from "./suggest.mjs";
 import { a as trimAsService, t as PYTHON_WHITE_SPACE } from "./trim-as-service.mjs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";
-import { setTimeout } from "node:timers/promises";
 import { createServer } from "node:http";
+import { setTimeout } from "node:timers/promises";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
 // dist/src/emulator/data-file.js
 var DataFileError = class extends Error {

@@ -3,7 +3,7 @@ import { i as familyKey } from "./families.mjs";
 import { s as managedFields, y as listsToRead } from "./order-ties.mjs";
 import { t as mapConcurrent } from "./map-concurrent.mjs";
 import { r as isApiError } from "./service-error.mjs";
-import { a as listAllConfigs, n as getConfig } from "./api.mjs";
+import { o as listAllConfigs, r as getConfig } from "./api.mjs";
 import { t as groupBy } from "./group-by.mjs";
 // dist/src/read/read-family.js
 /**

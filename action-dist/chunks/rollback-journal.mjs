@@ -3,7 +3,7 @@ import { a as isErrorOf } from "./errors.mjs";
 import { t as InputError } from "./input-error.mjs";
 import { i as JournalLock } from "./apply-with-journal.mjs";
 import { a as checkJournalExists, i as replayJournal, l as readJournal, o as checkJournalServer, u as tornLineNote } from "./journal-run.mjs";
-import { n as getConfig } from "./api.mjs";
+import { r as getConfig } from "./api.mjs";
 import { g as pluginDefaults, h as mayShowFilled, l as showsStored, y as listsToRead } from "./order-ties.mjs";
 import { r as isApiError } from "./service-error.mjs";
 import { t as mapConcurrent } from "./map-concurrent.mjs";

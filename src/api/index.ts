@@ -3,14 +3,12 @@
 export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
-export { realSleep, sleepUnlessAborted } from "./abortable-sleep.js";
 export { isLoopbackHost } from "./base-url.js";
 export {
   ApiClient,
   type ApiClientOptions,
   CLIENT_DEFAULTS,
 } from "./client.js";
-export { createDispatcher } from "./dispatcher.js";
 export {
   createJob,
   deleteConfig,
@@ -25,6 +23,7 @@ export {
   rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
+export { connectForeignEndpoint } from "./foreign-endpoint.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";

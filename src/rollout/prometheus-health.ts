@@ -6,15 +6,11 @@
 
 import type { Dispatcher } from "undici";
 import {
-  createDispatcher,
+  connectForeignEndpoint,
   type ProxyEnvironment,
-  RateLimiter,
   type RetryContext,
-  realSleep,
-  resolveProxy,
   sendAttempt,
   sendWithRetry,
-  sleepUnlessAborted,
 } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { PrometheusHealthSpec } from "../manifest/types.js";
@@ -56,31 +52,16 @@ export function createPrometheusHealthGate(
     signal: "prometheus",
     async judge(wave: WaveToJudge, abort: AbortSignal): Promise<ProjectHealth[]> {
       const window = `${Math.max(1, Math.ceil((now().getTime() - wave.since.getTime()) / 1000))}s`;
-      const proxy =
-        options.proxyEnvironment === undefined
-          ? undefined
-          : resolveProxy(base.origin, options.proxyEnvironment).route;
-      const dispatcher = createDispatcher({
+      const { dispatcher, retry } = connectForeignEndpoint({
         origin: base.origin,
         connections: Math.max(1, options.concurrency),
         connectTimeoutMs: PROMETHEUS_DEFAULTS.timeoutMs,
-        proxy,
-      });
-      const retry: RetryContext = {
-        limiter: new RateLimiter({ concurrency: Math.max(1, options.concurrency) }),
-        options: {
-          retries: PROMETHEUS_DEFAULTS.attempts - 1,
-          baseDelayMs: PROMETHEUS_DEFAULTS.backoffMs,
-          maxDelayMs: PROMETHEUS_DEFAULTS.maxBackoffMs,
-          maxRetryAfterMs: PROMETHEUS_DEFAULTS.maxBackoffMs,
-        },
+        attempts: PROMETHEUS_DEFAULTS.attempts,
+        backoffMs: PROMETHEUS_DEFAULTS.backoffMs,
+        maxBackoffMs: PROMETHEUS_DEFAULTS.maxBackoffMs,
+        proxyEnvironment: options.proxyEnvironment,
         signal: abort,
-        stats: { retries: 0, throttled: 0 },
-        random: Math.random,
-        now: Date.now,
-        sleep: (ms) => sleepUnlessAborted(realSleep, ms, abort),
-        trace: () => undefined,
-      };
+      });
       try {
         return await mapConcurrent(wave.projects, options.concurrency, async ({ project }) => {
           abort.throwIfAborted();

@@ -7,15 +7,11 @@ import { randomUUID } from "node:crypto";
 import type { Dispatcher } from "undici";
 import {
   type AttemptResponse,
-  createDispatcher,
+  connectForeignEndpoint,
   type ProxyEnvironment,
-  RateLimiter,
   type RetryContext,
-  realSleep,
-  resolveProxy,
   sendAttempt,
   sendWithRetry,
-  sleepUnlessAborted,
   TransportFailure,
 } from "../api/index.js";
 import { describeError } from "../errors.js";
@@ -89,32 +85,16 @@ class WebhookQueue {
     this.#url = url;
     this.#options = options;
     this.#stats = stats;
-    const proxy =
-      options.proxyEnvironment === undefined
-        ? undefined
-        : resolveProxy(url.origin, options.proxyEnvironment).route;
-    this.#dispatcher = createDispatcher({
+    ({ dispatcher: this.#dispatcher, retry: this.#retry } = connectForeignEndpoint({
       origin: url.origin,
       connections: 1,
       connectTimeoutMs: options.timeoutMs,
-      proxy,
-    });
-    const signal = this.#stop.signal;
-    this.#retry = {
-      limiter: new RateLimiter({ concurrency: 1 }),
-      options: {
-        retries: options.attempts - 1,
-        baseDelayMs: options.backoffMs,
-        maxDelayMs: options.maxBackoffMs,
-        maxRetryAfterMs: options.maxBackoffMs,
-      },
-      signal,
-      stats: { retries: 0, throttled: 0 },
-      random: Math.random,
-      now: Date.now,
-      sleep: (ms) => sleepUnlessAborted(realSleep, ms, signal),
-      trace: () => undefined,
-    };
+      attempts: options.attempts,
+      backoffMs: options.backoffMs,
+      maxBackoffMs: options.maxBackoffMs,
+      proxyEnvironment: options.proxyEnvironment,
+      signal: this.#stop.signal,
+    }));
   }
 
   async whenIdle(): Promise<void> {
