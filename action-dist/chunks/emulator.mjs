@@ -2847,6 +2847,9 @@ async function startEmulator(options = {}) {
 		resetRequestLog: () => {
 			requestLog.length = 0;
 		},
+		idle: async () => {
+			while (inFlight.size > 0) await Promise.all([...inFlight]);
+		},
 		close: () => {
 			closing ??= (async () => {
 				const stopped = new Promise((resolve) => server.close(() => resolve()));

@@ -157,6 +157,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     resetRequestLog: () => {
       requestLog.length = 0;
     },
+    idle: async () => {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
     close: () => {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

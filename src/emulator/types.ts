@@ -149,5 +149,10 @@ export interface RunningEmulator {
   snapshot(): EmulatorData;
   requestLog: ReadonlyArray<RequestLogEntry>;
   resetRequestLog(): void;
+  /**
+   * Resolves once every request being served now has been answered and logged: a killed client's
+   * last request is still served (after any latency) and would otherwise land in the next count.
+   */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }

@@ -74,6 +74,8 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     await waitFor(() => writesTo(server, ["2", "3"]).length > 0, "the canary's first write");
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");
+    // The killed run's last request may still be in the emulator (its latency): let it land first.
+    await server.emulator.idle();
     server.emulator.setFaults({});
     const [oneAfterKill, twoAfterKill, threeAfterKill] = await geoipDescriptions(server);
     // The canary was cut short: one of its projects written, the other not; the next wave untouched.
@@ -135,6 +137,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     run.child.kill("SIGKILL");
     const killed = await run.done;
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
+    await server.emulator.idle();
     server.emulator.setFaults({ logErrors });
     const [oneAfterKill, twoAfterKill, threeAfterKill] = await geoipDescriptions(server);
     expect(oneAfterKill).toBe(before[0]);

@@ -156,6 +156,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(run.soFar().stderr).toContain('wave 1/2 "canary": written and seen as planned; baking');
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");
+    await server.emulator.idle();
     const [firstAfterKill, canaryAfterKill, thirdAfterKill] = await geoipDescriptions(server);
     expect(canaryAfterKill).toBe("v5");
     expect([firstAfterKill, thirdAfterKill]).not.toContain("v5");
