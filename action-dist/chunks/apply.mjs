@@ -406,6 +406,7 @@ Examples:
 				hasMoreWork: async (plan, rolledOut) => {
 					if (plan.rollout === void 0) return false;
 					rolloutRun = await import("./rollout-run.mjs");
+					rolloutRun.checkGateCredentials(plan.rollout, flags, io);
 					return await rolloutRun.unfinishedRolloutOf(client, rolledOut, flags, io) !== void 0;
 				},
 				approve: asks && stdin !== void 0 ? (plan) => confirmPlan(plan, client, {

@@ -749,7 +749,9 @@ function describeRollout(plan) {
 		details.push(`at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${logs.minEntries} entries${logs.allowUnknown ? ", fewer passes" : ""}`);
 	}
 	if (prometheus !== void 0) {
-		subjects.push(`a Prometheus query at ${escapeControl(prometheus.url)}`);
+		const auth = prometheus.auth;
+		const credentials = auth === void 0 ? "" : auth.kind === "bearer" ? ` (a bearer token from $${auth.tokenEnv})` : ` (as ${escapeControl(auth.username)}, the password from $${auth.passwordEnv})`;
+		subjects.push(`a Prometheus query at ${escapeControl(prometheus.url)}${credentials}`);
 		details.push(`its value at most ${prometheus.max} per project${prometheus.allowUnknown ? ", no value passes" : ""}`);
 	}
 	const count = rollout.waves.length;

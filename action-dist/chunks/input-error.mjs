@@ -66,6 +66,16 @@ const INPUT_CODES = {
 		exit: 1,
 		message: ({ host, source }) => `Refusing to send the API key over plain http to ${host}${source === void 0 ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`
 	},
+	/** A rollout's Prometheus credentials: the variable the manifest names is not set (or empty). */
+	prometheus_credentials_missing: {
+		exit: 1,
+		message: ({ variable, key }) => `rollout.health.prometheus.${key} names the environment variable ${variable}, which is not set (or is empty): set it to the ${key === "bearer_token_env" ? "token" : "password"} Prometheus asks for; nothing was written`
+	},
+	/** Credentials for Prometheus over plain http to another host, without --insecure-http. */
+	prometheus_insecure_http: {
+		exit: 1,
+		message: ({ host }) => `Refusing to send Prometheus credentials over plain http to ${host}: give rollout.health.prometheus an https:// URL, or pass --insecure-http if the network is trusted; nothing was written`
+	},
 	/** The proxy variable's value may hold a password, so it is never shown. */
 	invalid_proxy: {
 		exit: 1,

@@ -9323,6 +9323,8 @@ function describePatternError(label, field, actual) {
 		return `${label} contains a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}); names are one line of printable text`;
 	}
 	if (field === "base_url") return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
+	if (typeof field === "string" && field.endsWith("_env")) return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
+	if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
 	return `${label} has an invalid format: ${describeValue(actual)}`;
 }
 function isControlCharacter(code) {
@@ -9539,11 +9541,39 @@ function readPrometheus(prometheus, at, errors) {
 		position: queryAt,
 		message: "prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project=\"{{project}}\"}[5m]))"
 	});
+	const auth = readPrometheusAuth(prometheus, at, errors);
 	return {
 		url,
 		query,
 		max,
-		allowUnknown: typeof prometheus.allow_unknown === "boolean" ? prometheus.allow_unknown : ROLLOUT_DEFAULTS.allowUnknown
+		allowUnknown: typeof prometheus.allow_unknown === "boolean" ? prometheus.allow_unknown : ROLLOUT_DEFAULTS.allowUnknown,
+		...auth === void 0 ? {} : { auth }
+	};
+}
+/** `bearer_token_env` or `basic_auth` (the schema checks their shapes): one of them, at most. */
+function readPrometheusAuth(prometheus, at, errors) {
+	const token = prometheus.bearer_token_env;
+	const basic = asRecord(prometheus.basic_auth);
+	if (typeof token === "string" && basic !== void 0) {
+		errors.push({
+			position: at([
+				"health",
+				"prometheus",
+				"bearer_token_env"
+			]),
+			message: "prometheus has both bearer_token_env and basic_auth: Prometheus is sent one Authorization header; keep the one it asks for"
+		});
+		return;
+	}
+	if (typeof token === "string") return {
+		kind: "bearer",
+		tokenEnv: token
+	};
+	const { username, password_env: passwordEnv } = basic ?? {};
+	if (typeof username === "string" && typeof passwordEnv === "string") return {
+		kind: "basic",
+		username,
+		passwordEnv
 	};
 }
 // dist/src/manifest/text-checks.js

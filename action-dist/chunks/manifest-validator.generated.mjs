@@ -21,7 +21,7 @@ var manifest_validator_generated_default = validate10;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const pattern0 = /* @__PURE__ */ new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://", "u");
 const pattern1 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9_.-]{1,40}$", "u");
-const pattern7 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
+const pattern10 = /* @__PURE__ */ new RegExp("^(?:[0-9]+|@current|.*\\$\\{.*)$", "u");
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const schema13 = {
 	"description": "How `apply` reaches the projects its plan changes: in waves, each written, re-read, baked and judged healthy before the next starts. Without it, `apply` writes every project at once. Usable in any one file of a multi-file manifest.",
@@ -73,6 +73,30 @@ const schema13 = {
 						"allow_unknown": {
 							"description": "A project the query gives no value for (no series, NaN, or Prometheus not answering) passes (said in the output). Default false.",
 							"type": "boolean"
+						},
+						"bearer_token_env": {
+							"description": "For a Prometheus behind an authenticating proxy: the name of the environment variable that holds a token, sent as `Authorization: Bearer <token>`. The token itself never goes in the manifest, the plan or the journal, and is never printed.",
+							"type": "string",
+							"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"
+						},
+						"basic_auth": {
+							"description": "For a Prometheus that asks for a user and password (its `--web.config.file` `basic_auth_users`): the user, and the name of the environment variable that holds the password. Not with `bearer_token_env`.",
+							"type": "object",
+							"additionalProperties": false,
+							"required": ["username", "password_env"],
+							"properties": {
+								"username": {
+									"description": "The user Prometheus knows.",
+									"type": "string",
+									"minLength": 1,
+									"pattern": "^[^:]*$"
+								},
+								"password_env": {
+									"description": "The name of the environment variable that holds the password.",
+									"type": "string",
+									"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"
+								}
+							}
 						}
 					}
 				},
@@ -114,6 +138,8 @@ const schema13 = {
 const pattern2 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$", "u");
 const pattern3 = /* @__PURE__ */ new RegExp("^(?:[0-9]+(?:ms|[smhd]))+$", "u");
 const pattern4 = /* @__PURE__ */ new RegExp("^https?://", "u");
+const pattern5 = /* @__PURE__ */ new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern6 = /* @__PURE__ */ new RegExp("^[^:]*$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
@@ -436,7 +462,7 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 							else vErrors.push(err22);
 							errors++;
 						}
-						for (const key3 in data8) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allow_unknown")) {
+						for (const key3 in data8) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allow_unknown" || key3 === "bearer_token_env" || key3 === "basic_auth")) {
 							const err23 = {
 								instancePath: instancePath + "/health/prometheus",
 								schemaPath: "#/properties/health/properties/prometheus/additionalProperties",
@@ -533,39 +559,187 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 								errors++;
 							}
 						}
+						if (data8.bearer_token_env !== void 0) {
+							let data13 = data8.bearer_token_env;
+							if (typeof data13 === "string") {
+								if (!pattern5.test(data13)) {
+									const err30 = {
+										instancePath: instancePath + "/health/prometheus/bearer_token_env",
+										schemaPath: "#/properties/health/properties/prometheus/properties/bearer_token_env/pattern",
+										keyword: "pattern",
+										params: { pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
+										message: "must match pattern \"^[A-Za-z_][A-Za-z0-9_]*$\""
+									};
+									if (vErrors === null) vErrors = [err30];
+									else vErrors.push(err30);
+									errors++;
+								}
+							} else {
+								const err31 = {
+									instancePath: instancePath + "/health/prometheus/bearer_token_env",
+									schemaPath: "#/properties/health/properties/prometheus/properties/bearer_token_env/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string"
+								};
+								if (vErrors === null) vErrors = [err31];
+								else vErrors.push(err31);
+								errors++;
+							}
+						}
+						if (data8.basic_auth !== void 0) {
+							let data14 = data8.basic_auth;
+							if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
+								if (data14.username === void 0) {
+									const err32 = {
+										instancePath: instancePath + "/health/prometheus/basic_auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/required",
+										keyword: "required",
+										params: { missingProperty: "username" },
+										message: "must have required property 'username'"
+									};
+									if (vErrors === null) vErrors = [err32];
+									else vErrors.push(err32);
+									errors++;
+								}
+								if (data14.password_env === void 0) {
+									const err33 = {
+										instancePath: instancePath + "/health/prometheus/basic_auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/required",
+										keyword: "required",
+										params: { missingProperty: "password_env" },
+										message: "must have required property 'password_env'"
+									};
+									if (vErrors === null) vErrors = [err33];
+									else vErrors.push(err33);
+									errors++;
+								}
+								for (const key4 in data14) if (!(key4 === "username" || key4 === "password_env")) {
+									const err34 = {
+										instancePath: instancePath + "/health/prometheus/basic_auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/additionalProperties",
+										keyword: "additionalProperties",
+										params: { additionalProperty: key4 },
+										message: "must NOT have additional properties"
+									};
+									if (vErrors === null) vErrors = [err34];
+									else vErrors.push(err34);
+									errors++;
+								}
+								if (data14.username !== void 0) {
+									let data15 = data14.username;
+									if (typeof data15 === "string") {
+										if (func2(data15) < 1) {
+											const err35 = {
+												instancePath: instancePath + "/health/prometheus/basic_auth/username",
+												schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/properties/username/minLength",
+												keyword: "minLength",
+												params: { limit: 1 },
+												message: "must NOT have fewer than 1 characters"
+											};
+											if (vErrors === null) vErrors = [err35];
+											else vErrors.push(err35);
+											errors++;
+										}
+										if (!pattern6.test(data15)) {
+											const err36 = {
+												instancePath: instancePath + "/health/prometheus/basic_auth/username",
+												schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/properties/username/pattern",
+												keyword: "pattern",
+												params: { pattern: "^[^:]*$" },
+												message: "must match pattern \"^[^:]*$\""
+											};
+											if (vErrors === null) vErrors = [err36];
+											else vErrors.push(err36);
+											errors++;
+										}
+									} else {
+										const err37 = {
+											instancePath: instancePath + "/health/prometheus/basic_auth/username",
+											schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/properties/username/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string"
+										};
+										if (vErrors === null) vErrors = [err37];
+										else vErrors.push(err37);
+										errors++;
+									}
+								}
+								if (data14.password_env !== void 0) {
+									let data16 = data14.password_env;
+									if (typeof data16 === "string") {
+										if (!pattern5.test(data16)) {
+											const err38 = {
+												instancePath: instancePath + "/health/prometheus/basic_auth/password_env",
+												schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/properties/password_env/pattern",
+												keyword: "pattern",
+												params: { pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
+												message: "must match pattern \"^[A-Za-z_][A-Za-z0-9_]*$\""
+											};
+											if (vErrors === null) vErrors = [err38];
+											else vErrors.push(err38);
+											errors++;
+										}
+									} else {
+										const err39 = {
+											instancePath: instancePath + "/health/prometheus/basic_auth/password_env",
+											schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/properties/password_env/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string"
+										};
+										if (vErrors === null) vErrors = [err39];
+										else vErrors.push(err39);
+										errors++;
+									}
+								}
+							} else {
+								const err40 = {
+									instancePath: instancePath + "/health/prometheus/basic_auth",
+									schemaPath: "#/properties/health/properties/prometheus/properties/basic_auth/type",
+									keyword: "type",
+									params: { type: "object" },
+									message: "must be object"
+								};
+								if (vErrors === null) vErrors = [err40];
+								else vErrors.push(err40);
+								errors++;
+							}
+						}
 					} else {
-						const err30 = {
+						const err41 = {
 							instancePath: instancePath + "/health/prometheus",
 							schemaPath: "#/properties/health/properties/prometheus/type",
 							keyword: "type",
 							params: { type: "object" },
 							message: "must be object"
 						};
-						if (vErrors === null) vErrors = [err30];
-						else vErrors.push(err30);
+						if (vErrors === null) vErrors = [err41];
+						else vErrors.push(err41);
 						errors++;
 					}
 				}
 				if (data7.logs !== void 0) {
-					let data13 = data7.logs;
-					if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
-						for (const key4 in data13) if (!(key4 === "max_error_ratio" || key4 === "min_entries" || key4 === "allow_unknown")) {
-							const err31 = {
+					let data17 = data7.logs;
+					if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+						for (const key5 in data17) if (!(key5 === "max_error_ratio" || key5 === "min_entries" || key5 === "allow_unknown")) {
+							const err42 = {
 								instancePath: instancePath + "/health/logs",
 								schemaPath: "#/properties/health/properties/logs/additionalProperties",
 								keyword: "additionalProperties",
-								params: { additionalProperty: key4 },
+								params: { additionalProperty: key5 },
 								message: "must NOT have additional properties"
 							};
-							if (vErrors === null) vErrors = [err31];
-							else vErrors.push(err31);
+							if (vErrors === null) vErrors = [err42];
+							else vErrors.push(err42);
 							errors++;
 						}
-						if (data13.max_error_ratio !== void 0) {
-							let data14 = data13.max_error_ratio;
-							if (typeof data14 == "number" && isFinite(data14)) {
-								if (data14 > 1 || isNaN(data14)) {
-									const err32 = {
+						if (data17.max_error_ratio !== void 0) {
+							let data18 = data17.max_error_ratio;
+							if (typeof data18 == "number" && isFinite(data18)) {
+								if (data18 > 1 || isNaN(data18)) {
+									const err43 = {
 										instancePath: instancePath + "/health/logs/max_error_ratio",
 										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/maximum",
 										keyword: "maximum",
@@ -575,12 +749,12 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be <= 1"
 									};
-									if (vErrors === null) vErrors = [err32];
-									else vErrors.push(err32);
+									if (vErrors === null) vErrors = [err43];
+									else vErrors.push(err43);
 									errors++;
 								}
-								if (data14 < 0 || isNaN(data14)) {
-									const err33 = {
+								if (data18 < 0 || isNaN(data18)) {
+									const err44 = {
 										instancePath: instancePath + "/health/logs/max_error_ratio",
 										schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/minimum",
 										keyword: "minimum",
@@ -590,40 +764,40 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0"
 									};
-									if (vErrors === null) vErrors = [err33];
-									else vErrors.push(err33);
+									if (vErrors === null) vErrors = [err44];
+									else vErrors.push(err44);
 									errors++;
 								}
 							} else {
-								const err34 = {
+								const err45 = {
 									instancePath: instancePath + "/health/logs/max_error_ratio",
 									schemaPath: "#/properties/health/properties/logs/properties/max_error_ratio/type",
 									keyword: "type",
 									params: { type: "number" },
 									message: "must be number"
 								};
-								if (vErrors === null) vErrors = [err34];
-								else vErrors.push(err34);
+								if (vErrors === null) vErrors = [err45];
+								else vErrors.push(err45);
 								errors++;
 							}
 						}
-						if (data13.min_entries !== void 0) {
-							let data15 = data13.min_entries;
-							if (!(typeof data15 == "number" && !(data15 % 1) && !isNaN(data15) && isFinite(data15))) {
-								const err35 = {
+						if (data17.min_entries !== void 0) {
+							let data19 = data17.min_entries;
+							if (!(typeof data19 == "number" && !(data19 % 1) && !isNaN(data19) && isFinite(data19))) {
+								const err46 = {
 									instancePath: instancePath + "/health/logs/min_entries",
 									schemaPath: "#/properties/health/properties/logs/properties/min_entries/type",
 									keyword: "type",
 									params: { type: "integer" },
 									message: "must be integer"
 								};
-								if (vErrors === null) vErrors = [err35];
-								else vErrors.push(err35);
+								if (vErrors === null) vErrors = [err46];
+								else vErrors.push(err46);
 								errors++;
 							}
-							if (typeof data15 == "number" && isFinite(data15)) {
-								if (data15 < 0 || isNaN(data15)) {
-									const err36 = {
+							if (typeof data19 == "number" && isFinite(data19)) {
+								if (data19 < 0 || isNaN(data19)) {
+									const err47 = {
 										instancePath: instancePath + "/health/logs/min_entries",
 										schemaPath: "#/properties/health/properties/logs/properties/min_entries/minimum",
 										keyword: "minimum",
@@ -633,69 +807,69 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 										},
 										message: "must be >= 0"
 									};
-									if (vErrors === null) vErrors = [err36];
-									else vErrors.push(err36);
+									if (vErrors === null) vErrors = [err47];
+									else vErrors.push(err47);
 									errors++;
 								}
 							}
 						}
-						if (data13.allow_unknown !== void 0) {
-							if (typeof data13.allow_unknown !== "boolean") {
-								const err37 = {
+						if (data17.allow_unknown !== void 0) {
+							if (typeof data17.allow_unknown !== "boolean") {
+								const err48 = {
 									instancePath: instancePath + "/health/logs/allow_unknown",
 									schemaPath: "#/properties/health/properties/logs/properties/allow_unknown/type",
 									keyword: "type",
 									params: { type: "boolean" },
 									message: "must be boolean"
 								};
-								if (vErrors === null) vErrors = [err37];
-								else vErrors.push(err37);
+								if (vErrors === null) vErrors = [err48];
+								else vErrors.push(err48);
 								errors++;
 							}
 						}
 					} else {
-						const err38 = {
+						const err49 = {
 							instancePath: instancePath + "/health/logs",
 							schemaPath: "#/properties/health/properties/logs/type",
 							keyword: "type",
 							params: { type: "object" },
 							message: "must be object"
 						};
-						if (vErrors === null) vErrors = [err38];
-						else vErrors.push(err38);
+						if (vErrors === null) vErrors = [err49];
+						else vErrors.push(err49);
 						errors++;
 					}
 				}
 			} else {
-				const err39 = {
+				const err50 = {
 					instancePath: instancePath + "/health",
 					schemaPath: "#/properties/health/type",
 					keyword: "type",
 					params: { type: "object" },
 					message: "must be object"
 				};
-				if (vErrors === null) vErrors = [err39];
-				else vErrors.push(err39);
+				if (vErrors === null) vErrors = [err50];
+				else vErrors.push(err50);
 				errors++;
 			}
 		}
 		if (data.failure_budget !== void 0) {
-			let data17 = data.failure_budget;
-			if (!(typeof data17 == "number" && !(data17 % 1) && !isNaN(data17) && isFinite(data17))) {
-				const err40 = {
+			let data21 = data.failure_budget;
+			if (!(typeof data21 == "number" && !(data21 % 1) && !isNaN(data21) && isFinite(data21))) {
+				const err51 = {
 					instancePath: instancePath + "/failure_budget",
 					schemaPath: "#/properties/failure_budget/type",
 					keyword: "type",
 					params: { type: "integer" },
 					message: "must be integer"
 				};
-				if (vErrors === null) vErrors = [err40];
-				else vErrors.push(err40);
+				if (vErrors === null) vErrors = [err51];
+				else vErrors.push(err51);
 				errors++;
 			}
-			if (typeof data17 == "number" && isFinite(data17)) {
-				if (data17 < 0 || isNaN(data17)) {
-					const err41 = {
+			if (typeof data21 == "number" && isFinite(data21)) {
+				if (data21 < 0 || isNaN(data21)) {
+					const err52 = {
 						instancePath: instancePath + "/failure_budget",
 						schemaPath: "#/properties/failure_budget/minimum",
 						keyword: "minimum",
@@ -705,37 +879,37 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 						},
 						message: "must be >= 0"
 					};
-					if (vErrors === null) vErrors = [err41];
-					else vErrors.push(err41);
+					if (vErrors === null) vErrors = [err52];
+					else vErrors.push(err52);
 					errors++;
 				}
 			}
 		}
 		if (data.on_failure !== void 0) {
-			let data18 = data.on_failure;
-			if (!(data18 === "rollback" || data18 === "halt")) {
-				const err42 = {
+			let data22 = data.on_failure;
+			if (!(data22 === "rollback" || data22 === "halt")) {
+				const err53 = {
 					instancePath: instancePath + "/on_failure",
 					schemaPath: "#/properties/on_failure/enum",
 					keyword: "enum",
 					params: { allowedValues: schema13.properties.on_failure.enum },
 					message: "must be equal to one of the allowed values"
 				};
-				if (vErrors === null) vErrors = [err42];
-				else vErrors.push(err42);
+				if (vErrors === null) vErrors = [err53];
+				else vErrors.push(err53);
 				errors++;
 			}
 		}
 	} else {
-		const err43 = {
+		const err54 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
 			params: { type: "object" },
 			message: "must be object"
 		};
-		if (vErrors === null) vErrors = [err43];
-		else vErrors.push(err43);
+		if (vErrors === null) vErrors = [err54];
+		else vErrors.push(err54);
 		errors++;
 	}
 	validate11.errors = vErrors;
@@ -849,9 +1023,9 @@ const schema26 = {
 		]
 	}
 };
-const func6 = Object.prototype.hasOwnProperty;
+const func7 = Object.prototype.hasOwnProperty;
 const func0 = require("ajv/dist/runtime/equal").default;
-const pattern5 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
+const pattern8 = /* @__PURE__ */ new RegExp("^[^\\u0000-\\u001F\\u007F]*$", "u");
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
 	let vErrors = null;
 	let errors = 0;
@@ -880,7 +1054,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func6.call(schema17.properties, key0)) {
+		for (const key0 in data) if (!func7.call(schema17.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -919,7 +1093,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern5.test(data0)) {
+				if (!pattern8.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/definitions/config/properties/name/pattern",
@@ -1622,7 +1796,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 			else vErrors.push(err1);
 			errors++;
 		}
-		for (const key0 in data) if (!func6.call(schema32.properties, key0)) {
+		for (const key0 in data) if (!func7.call(schema32.properties, key0)) {
 			const err2 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -1661,7 +1835,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err4);
 					errors++;
 				}
-				if (!pattern5.test(data0)) {
+				if (!pattern8.test(data0)) {
 					const err5 = {
 						instancePath: instancePath + "/name",
 						schemaPath: "#/properties/name/pattern",
@@ -2060,7 +2234,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
 	let vErrors = null;
 	let errors = 0;
 	if (data && typeof data == "object" && !Array.isArray(data)) {
-		for (const key0 in data) if (!func6.call(schema34.properties, key0)) {
+		for (const key0 in data) if (!func7.call(schema34.properties, key0)) {
 			const err0 = {
 				instancePath,
 				schemaPath: "#/additionalProperties",
@@ -3121,7 +3295,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				for (const key3 in data9) {
 					const _errs23 = errors;
 					if (typeof key3 === "string") {
-						if (!pattern7.test(key3)) {
+						if (!pattern10.test(key3)) {
 							const err14 = {
 								instancePath: instancePath + "/projects",
 								schemaPath: "#/properties/projects/propertyNames/pattern",

@@ -719,7 +719,32 @@ const schema11 = {
 								"url": { "type": "string" },
 								"query": { "type": "string" },
 								"max": { "type": "number" },
-								"allowUnknown": { "type": "boolean" }
+								"allowUnknown": { "type": "boolean" },
+								"auth": {
+									"description": "Where the credentials Prometheus asks for are read from when the rollout runs: the names of environment variables, never their values.",
+									"oneOf": [{
+										"type": "object",
+										"additionalProperties": false,
+										"required": ["kind", "tokenEnv"],
+										"properties": {
+											"kind": { "const": "bearer" },
+											"tokenEnv": { "type": "string" }
+										}
+									}, {
+										"type": "object",
+										"additionalProperties": false,
+										"required": [
+											"kind",
+											"username",
+											"passwordEnv"
+										],
+										"properties": {
+											"kind": { "const": "basic" },
+											"username": { "type": "string" },
+											"passwordEnv": { "type": "string" }
+										}
+									}]
+								}
 							},
 							"description": "A PromQL query run once per project ({{project}} filled in): a value over max fails the project."
 						},
@@ -7087,7 +7112,32 @@ const schema75 = {
 						"url": { "type": "string" },
 						"query": { "type": "string" },
 						"max": { "type": "number" },
-						"allowUnknown": { "type": "boolean" }
+						"allowUnknown": { "type": "boolean" },
+						"auth": {
+							"description": "Where the credentials Prometheus asks for are read from when the rollout runs: the names of environment variables, never their values.",
+							"oneOf": [{
+								"type": "object",
+								"additionalProperties": false,
+								"required": ["kind", "tokenEnv"],
+								"properties": {
+									"kind": { "const": "bearer" },
+									"tokenEnv": { "type": "string" }
+								}
+							}, {
+								"type": "object",
+								"additionalProperties": false,
+								"required": [
+									"kind",
+									"username",
+									"passwordEnv"
+								],
+								"properties": {
+									"kind": { "const": "basic" },
+									"username": { "type": "string" },
+									"passwordEnv": { "type": "string" }
+								}
+							}]
+						}
 					},
 					"description": "A PromQL query run once per project ({{project}} filled in): a value over max fails the project."
 				},
@@ -7548,7 +7598,7 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 							else vErrors.push(err23);
 							errors++;
 						}
-						for (const key3 in data7) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allowUnknown")) {
+						for (const key3 in data7) if (!(key3 === "url" || key3 === "query" || key3 === "max" || key3 === "allowUnknown" || key3 === "auth")) {
 							const err24 = {
 								instancePath: instancePath + "/health/prometheus",
 								schemaPath: "#/properties/health/properties/prometheus/additionalProperties",
@@ -7635,8 +7685,277 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 								errors++;
 							}
 						}
+						if (data7.auth !== void 0) {
+							let data12 = data7.auth;
+							const _errs31 = errors;
+							let valid9 = false;
+							let passing0 = null;
+							const _errs32 = errors;
+							if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+								if (data12.kind === void 0) {
+									const err29 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/required",
+										keyword: "required",
+										params: { missingProperty: "kind" },
+										message: "must have required property 'kind'",
+										schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].required,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err29];
+									else vErrors.push(err29);
+									errors++;
+								}
+								if (data12.tokenEnv === void 0) {
+									const err30 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/required",
+										keyword: "required",
+										params: { missingProperty: "tokenEnv" },
+										message: "must have required property 'tokenEnv'",
+										schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].required,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err30];
+									else vErrors.push(err30);
+									errors++;
+								}
+								for (const key4 in data12) if (!(key4 === "kind" || key4 === "tokenEnv")) {
+									const err31 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/additionalProperties",
+										keyword: "additionalProperties",
+										params: { additionalProperty: key4 },
+										message: "must NOT have additional properties",
+										schema: false,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err31];
+									else vErrors.push(err31);
+									errors++;
+								}
+								if (data12.kind !== void 0) {
+									let data13 = data12.kind;
+									if ("bearer" !== data13) {
+										const err32 = {
+											instancePath: instancePath + "/health/prometheus/auth/kind",
+											schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/properties/kind/const",
+											keyword: "const",
+											params: { allowedValue: "bearer" },
+											message: "must be equal to constant",
+											schema: "bearer",
+											parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].properties.kind,
+											data: data13
+										};
+										if (vErrors === null) vErrors = [err32];
+										else vErrors.push(err32);
+										errors++;
+									}
+								}
+								if (data12.tokenEnv !== void 0) {
+									let data14 = data12.tokenEnv;
+									if (typeof data14 !== "string") {
+										const err33 = {
+											instancePath: instancePath + "/health/prometheus/auth/tokenEnv",
+											schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/properties/tokenEnv/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string",
+											schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].properties.tokenEnv.type,
+											parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].properties.tokenEnv,
+											data: data14
+										};
+										if (vErrors === null) vErrors = [err33];
+										else vErrors.push(err33);
+										errors++;
+									}
+								}
+							} else {
+								const err34 = {
+									instancePath: instancePath + "/health/prometheus/auth",
+									schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/0/type",
+									keyword: "type",
+									params: { type: "object" },
+									message: "must be object",
+									schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0].type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[0],
+									data: data12
+								};
+								if (vErrors === null) vErrors = [err34];
+								else vErrors.push(err34);
+								errors++;
+							}
+							var _valid0 = _errs32 === errors;
+							if (_valid0) {
+								valid9 = true;
+								passing0 = 0;
+							}
+							const _errs38 = errors;
+							if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+								if (data12.kind === void 0) {
+									const err35 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/required",
+										keyword: "required",
+										params: { missingProperty: "kind" },
+										message: "must have required property 'kind'",
+										schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].required,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err35];
+									else vErrors.push(err35);
+									errors++;
+								}
+								if (data12.username === void 0) {
+									const err36 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/required",
+										keyword: "required",
+										params: { missingProperty: "username" },
+										message: "must have required property 'username'",
+										schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].required,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err36];
+									else vErrors.push(err36);
+									errors++;
+								}
+								if (data12.passwordEnv === void 0) {
+									const err37 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/required",
+										keyword: "required",
+										params: { missingProperty: "passwordEnv" },
+										message: "must have required property 'passwordEnv'",
+										schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].required,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err37];
+									else vErrors.push(err37);
+									errors++;
+								}
+								for (const key5 in data12) if (!(key5 === "kind" || key5 === "username" || key5 === "passwordEnv")) {
+									const err38 = {
+										instancePath: instancePath + "/health/prometheus/auth",
+										schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/additionalProperties",
+										keyword: "additionalProperties",
+										params: { additionalProperty: key5 },
+										message: "must NOT have additional properties",
+										schema: false,
+										parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1],
+										data: data12
+									};
+									if (vErrors === null) vErrors = [err38];
+									else vErrors.push(err38);
+									errors++;
+								}
+								if (data12.kind !== void 0) {
+									let data15 = data12.kind;
+									if ("basic" !== data15) {
+										const err39 = {
+											instancePath: instancePath + "/health/prometheus/auth/kind",
+											schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/properties/kind/const",
+											keyword: "const",
+											params: { allowedValue: "basic" },
+											message: "must be equal to constant",
+											schema: "basic",
+											parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].properties.kind,
+											data: data15
+										};
+										if (vErrors === null) vErrors = [err39];
+										else vErrors.push(err39);
+										errors++;
+									}
+								}
+								if (data12.username !== void 0) {
+									let data16 = data12.username;
+									if (typeof data16 !== "string") {
+										const err40 = {
+											instancePath: instancePath + "/health/prometheus/auth/username",
+											schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/properties/username/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string",
+											schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].properties.username.type,
+											parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].properties.username,
+											data: data16
+										};
+										if (vErrors === null) vErrors = [err40];
+										else vErrors.push(err40);
+										errors++;
+									}
+								}
+								if (data12.passwordEnv !== void 0) {
+									let data17 = data12.passwordEnv;
+									if (typeof data17 !== "string") {
+										const err41 = {
+											instancePath: instancePath + "/health/prometheus/auth/passwordEnv",
+											schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/properties/passwordEnv/type",
+											keyword: "type",
+											params: { type: "string" },
+											message: "must be string",
+											schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].properties.passwordEnv.type,
+											parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].properties.passwordEnv,
+											data: data17
+										};
+										if (vErrors === null) vErrors = [err41];
+										else vErrors.push(err41);
+										errors++;
+									}
+								}
+							} else {
+								const err42 = {
+									instancePath: instancePath + "/health/prometheus/auth",
+									schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf/1/type",
+									keyword: "type",
+									params: { type: "object" },
+									message: "must be object",
+									schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1].type,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.auth.oneOf[1],
+									data: data12
+								};
+								if (vErrors === null) vErrors = [err42];
+								else vErrors.push(err42);
+								errors++;
+							}
+							var _valid0 = _errs38 === errors;
+							if (_valid0 && valid9) {
+								valid9 = false;
+								passing0 = [passing0, 1];
+							} else if (_valid0) {
+								valid9 = true;
+								passing0 = 1;
+							}
+							if (!valid9) {
+								const err43 = {
+									instancePath: instancePath + "/health/prometheus/auth",
+									schemaPath: "#/properties/health/properties/prometheus/properties/auth/oneOf",
+									keyword: "oneOf",
+									params: { passingSchemas: passing0 },
+									message: "must match exactly one schema in oneOf",
+									schema: schema75.properties.health.properties.prometheus.properties.auth.oneOf,
+									parentSchema: schema75.properties.health.properties.prometheus.properties.auth,
+									data: data12
+								};
+								if (vErrors === null) vErrors = [err43];
+								else vErrors.push(err43);
+								errors++;
+							} else {
+								errors = _errs31;
+								if (vErrors !== null) {
+									if (_errs31) vErrors.length = _errs31;
+									else vErrors = null;
+								}
+							}
+						}
 					} else {
-						const err29 = {
+						const err44 = {
 							instancePath: instancePath + "/health/prometheus",
 							schemaPath: "#/properties/health/properties/prometheus/type",
 							keyword: "type",
@@ -7646,16 +7965,16 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema75.properties.health.properties.prometheus,
 							data: data7
 						};
-						if (vErrors === null) vErrors = [err29];
-						else vErrors.push(err29);
+						if (vErrors === null) vErrors = [err44];
+						else vErrors.push(err44);
 						errors++;
 					}
 				}
 				if (data6.logs !== void 0) {
-					let data12 = data6.logs;
-					if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
-						if (data12.maxErrorRatio === void 0) {
-							const err30 = {
+					let data18 = data6.logs;
+					if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
+						if (data18.maxErrorRatio === void 0) {
+							const err45 = {
 								instancePath: instancePath + "/health/logs",
 								schemaPath: "#/properties/health/properties/logs/required",
 								keyword: "required",
@@ -7663,14 +7982,14 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must have required property 'maxErrorRatio'",
 								schema: schema75.properties.health.properties.logs.required,
 								parentSchema: schema75.properties.health.properties.logs,
-								data: data12
+								data: data18
 							};
-							if (vErrors === null) vErrors = [err30];
-							else vErrors.push(err30);
+							if (vErrors === null) vErrors = [err45];
+							else vErrors.push(err45);
 							errors++;
 						}
-						if (data12.minEntries === void 0) {
-							const err31 = {
+						if (data18.minEntries === void 0) {
+							const err46 = {
 								instancePath: instancePath + "/health/logs",
 								schemaPath: "#/properties/health/properties/logs/required",
 								keyword: "required",
@@ -7678,14 +7997,14 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must have required property 'minEntries'",
 								schema: schema75.properties.health.properties.logs.required,
 								parentSchema: schema75.properties.health.properties.logs,
-								data: data12
+								data: data18
 							};
-							if (vErrors === null) vErrors = [err31];
-							else vErrors.push(err31);
+							if (vErrors === null) vErrors = [err46];
+							else vErrors.push(err46);
 							errors++;
 						}
-						if (data12.allowUnknown === void 0) {
-							const err32 = {
+						if (data18.allowUnknown === void 0) {
+							const err47 = {
 								instancePath: instancePath + "/health/logs",
 								schemaPath: "#/properties/health/properties/logs/required",
 								keyword: "required",
@@ -7693,32 +8012,32 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must have required property 'allowUnknown'",
 								schema: schema75.properties.health.properties.logs.required,
 								parentSchema: schema75.properties.health.properties.logs,
-								data: data12
+								data: data18
 							};
-							if (vErrors === null) vErrors = [err32];
-							else vErrors.push(err32);
+							if (vErrors === null) vErrors = [err47];
+							else vErrors.push(err47);
 							errors++;
 						}
-						for (const key4 in data12) if (!(key4 === "maxErrorRatio" || key4 === "minEntries" || key4 === "allowUnknown")) {
-							const err33 = {
+						for (const key6 in data18) if (!(key6 === "maxErrorRatio" || key6 === "minEntries" || key6 === "allowUnknown")) {
+							const err48 = {
 								instancePath: instancePath + "/health/logs",
 								schemaPath: "#/properties/health/properties/logs/additionalProperties",
 								keyword: "additionalProperties",
-								params: { additionalProperty: key4 },
+								params: { additionalProperty: key6 },
 								message: "must NOT have additional properties",
 								schema: false,
 								parentSchema: schema75.properties.health.properties.logs,
-								data: data12
+								data: data18
 							};
-							if (vErrors === null) vErrors = [err33];
-							else vErrors.push(err33);
+							if (vErrors === null) vErrors = [err48];
+							else vErrors.push(err48);
 							errors++;
 						}
-						if (data12.maxErrorRatio !== void 0) {
-							let data13 = data12.maxErrorRatio;
-							if (typeof data13 == "number" && isFinite(data13)) {
-								if (data13 > 1 || isNaN(data13)) {
-									const err34 = {
+						if (data18.maxErrorRatio !== void 0) {
+							let data19 = data18.maxErrorRatio;
+							if (typeof data19 == "number" && isFinite(data19)) {
+								if (data19 > 1 || isNaN(data19)) {
+									const err49 = {
 										instancePath: instancePath + "/health/logs/maxErrorRatio",
 										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/maximum",
 										keyword: "maximum",
@@ -7729,14 +8048,14 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 										message: "must be <= 1",
 										schema: 1,
 										parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
-										data: data13
+										data: data19
 									};
-									if (vErrors === null) vErrors = [err34];
-									else vErrors.push(err34);
+									if (vErrors === null) vErrors = [err49];
+									else vErrors.push(err49);
 									errors++;
 								}
-								if (data13 < 0 || isNaN(data13)) {
-									const err35 = {
+								if (data19 < 0 || isNaN(data19)) {
+									const err50 = {
 										instancePath: instancePath + "/health/logs/maxErrorRatio",
 										schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/minimum",
 										keyword: "minimum",
@@ -7747,14 +8066,14 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 										message: "must be >= 0",
 										schema: 0,
 										parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
-										data: data13
+										data: data19
 									};
-									if (vErrors === null) vErrors = [err35];
-									else vErrors.push(err35);
+									if (vErrors === null) vErrors = [err50];
+									else vErrors.push(err50);
 									errors++;
 								}
 							} else {
-								const err36 = {
+								const err51 = {
 									instancePath: instancePath + "/health/logs/maxErrorRatio",
 									schemaPath: "#/properties/health/properties/logs/properties/maxErrorRatio/type",
 									keyword: "type",
@@ -7762,17 +8081,17 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be number",
 									schema: schema75.properties.health.properties.logs.properties.maxErrorRatio.type,
 									parentSchema: schema75.properties.health.properties.logs.properties.maxErrorRatio,
-									data: data13
+									data: data19
 								};
-								if (vErrors === null) vErrors = [err36];
-								else vErrors.push(err36);
+								if (vErrors === null) vErrors = [err51];
+								else vErrors.push(err51);
 								errors++;
 							}
 						}
-						if (data12.minEntries !== void 0) {
-							let data14 = data12.minEntries;
-							if (!(typeof data14 == "number" && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
-								const err37 = {
+						if (data18.minEntries !== void 0) {
+							let data20 = data18.minEntries;
+							if (!(typeof data20 == "number" && !(data20 % 1) && !isNaN(data20) && isFinite(data20))) {
+								const err52 = {
 									instancePath: instancePath + "/health/logs/minEntries",
 									schemaPath: "#/properties/health/properties/logs/properties/minEntries/type",
 									keyword: "type",
@@ -7780,15 +8099,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be integer",
 									schema: schema75.properties.health.properties.logs.properties.minEntries.type,
 									parentSchema: schema75.properties.health.properties.logs.properties.minEntries,
-									data: data14
+									data: data20
 								};
-								if (vErrors === null) vErrors = [err37];
-								else vErrors.push(err37);
+								if (vErrors === null) vErrors = [err52];
+								else vErrors.push(err52);
 								errors++;
 							}
-							if (typeof data14 == "number" && isFinite(data14)) {
-								if (data14 < 0 || isNaN(data14)) {
-									const err38 = {
+							if (typeof data20 == "number" && isFinite(data20)) {
+								if (data20 < 0 || isNaN(data20)) {
+									const err53 = {
 										instancePath: instancePath + "/health/logs/minEntries",
 										schemaPath: "#/properties/health/properties/logs/properties/minEntries/minimum",
 										keyword: "minimum",
@@ -7799,18 +8118,18 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 										message: "must be >= 0",
 										schema: 0,
 										parentSchema: schema75.properties.health.properties.logs.properties.minEntries,
-										data: data14
+										data: data20
 									};
-									if (vErrors === null) vErrors = [err38];
-									else vErrors.push(err38);
+									if (vErrors === null) vErrors = [err53];
+									else vErrors.push(err53);
 									errors++;
 								}
 							}
 						}
-						if (data12.allowUnknown !== void 0) {
-							let data15 = data12.allowUnknown;
-							if (typeof data15 !== "boolean") {
-								const err39 = {
+						if (data18.allowUnknown !== void 0) {
+							let data21 = data18.allowUnknown;
+							if (typeof data21 !== "boolean") {
+								const err54 = {
 									instancePath: instancePath + "/health/logs/allowUnknown",
 									schemaPath: "#/properties/health/properties/logs/properties/allowUnknown/type",
 									keyword: "type",
@@ -7818,15 +8137,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be boolean",
 									schema: schema75.properties.health.properties.logs.properties.allowUnknown.type,
 									parentSchema: schema75.properties.health.properties.logs.properties.allowUnknown,
-									data: data15
+									data: data21
 								};
-								if (vErrors === null) vErrors = [err39];
-								else vErrors.push(err39);
+								if (vErrors === null) vErrors = [err54];
+								else vErrors.push(err54);
 								errors++;
 							}
 						}
 					} else {
-						const err40 = {
+						const err55 = {
 							instancePath: instancePath + "/health/logs",
 							schemaPath: "#/properties/health/properties/logs/type",
 							keyword: "type",
@@ -7834,15 +8153,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 							message: "must be object",
 							schema: schema75.properties.health.properties.logs.type,
 							parentSchema: schema75.properties.health.properties.logs,
-							data: data12
+							data: data18
 						};
-						if (vErrors === null) vErrors = [err40];
-						else vErrors.push(err40);
+						if (vErrors === null) vErrors = [err55];
+						else vErrors.push(err55);
 						errors++;
 					}
 				}
 			} else {
-				const err41 = {
+				const err56 = {
 					instancePath: instancePath + "/health",
 					schemaPath: "#/properties/health/type",
 					keyword: "type",
@@ -7852,15 +8171,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema75.properties.health,
 					data: data6
 				};
-				if (vErrors === null) vErrors = [err41];
-				else vErrors.push(err41);
+				if (vErrors === null) vErrors = [err56];
+				else vErrors.push(err56);
 				errors++;
 			}
 		}
 		if (data.failureBudget !== void 0) {
-			let data16 = data.failureBudget;
-			if (!(typeof data16 == "number" && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
-				const err42 = {
+			let data22 = data.failureBudget;
+			if (!(typeof data22 == "number" && !(data22 % 1) && !isNaN(data22) && isFinite(data22))) {
+				const err57 = {
 					instancePath: instancePath + "/failureBudget",
 					schemaPath: "#/properties/failureBudget/type",
 					keyword: "type",
@@ -7868,15 +8187,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be integer",
 					schema: schema75.properties.failureBudget.type,
 					parentSchema: schema75.properties.failureBudget,
-					data: data16
+					data: data22
 				};
-				if (vErrors === null) vErrors = [err42];
-				else vErrors.push(err42);
+				if (vErrors === null) vErrors = [err57];
+				else vErrors.push(err57);
 				errors++;
 			}
-			if (typeof data16 == "number" && isFinite(data16)) {
-				if (data16 < 0 || isNaN(data16)) {
-					const err43 = {
+			if (typeof data22 == "number" && isFinite(data22)) {
+				if (data22 < 0 || isNaN(data22)) {
+					const err58 = {
 						instancePath: instancePath + "/failureBudget",
 						schemaPath: "#/properties/failureBudget/minimum",
 						keyword: "minimum",
@@ -7887,18 +8206,18 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must be >= 0",
 						schema: 0,
 						parentSchema: schema75.properties.failureBudget,
-						data: data16
+						data: data22
 					};
-					if (vErrors === null) vErrors = [err43];
-					else vErrors.push(err43);
+					if (vErrors === null) vErrors = [err58];
+					else vErrors.push(err58);
 					errors++;
 				}
 			}
 		}
 		if (data.onFailure !== void 0) {
-			let data17 = data.onFailure;
-			if (!(data17 === "rollback" || data17 === "halt")) {
-				const err44 = {
+			let data23 = data.onFailure;
+			if (!(data23 === "rollback" || data23 === "halt")) {
+				const err59 = {
 					instancePath: instancePath + "/onFailure",
 					schemaPath: "#/properties/onFailure/enum",
 					keyword: "enum",
@@ -7906,15 +8225,15 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be equal to one of the allowed values",
 					schema: schema75.properties.onFailure.enum,
 					parentSchema: schema75.properties.onFailure,
-					data: data17
+					data: data23
 				};
-				if (vErrors === null) vErrors = [err44];
-				else vErrors.push(err44);
+				if (vErrors === null) vErrors = [err59];
+				else vErrors.push(err59);
 				errors++;
 			}
 		}
 	} else {
-		const err45 = {
+		const err60 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -7924,8 +8243,8 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema75,
 			data
 		};
-		if (vErrors === null) vErrors = [err45];
-		else vErrors.push(err45);
+		if (vErrors === null) vErrors = [err60];
+		else vErrors.push(err60);
 		errors++;
 	}
 	validate45.errors = vErrors;

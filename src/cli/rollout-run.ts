@@ -8,6 +8,7 @@ import type { RunInput } from "../files/output-target.js";
 import { InputError } from "../input-error.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { prometheusAuthorization } from "../rollout/prometheus-health.js";
 import type { RolloutState } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { applyRollout as runRolloutApply, throwUnlessComplete, unfinishedRollout } from "../run/rollout.js";
@@ -71,6 +72,16 @@ export async function rolloutWebhooks(
   };
 }
 
+/**
+ * Refuses, before the plan is approved, a rollout whose health signal's credentials cannot be read
+ * (the same check the rollout makes before it starts): nobody says yes to a run that cannot judge.
+ */
+export function checkGateCredentials(rollout: PlanRollout, flags: ConnectionFlags, io: CliIo): void {
+  const { prometheus } = rollout.health;
+  if (prometheus !== undefined)
+    prometheusAuthorization(prometheus, io.env, io.secrets, flags.insecureHttp === true);
+}
+
 /** The unfinished rollout of this manifest that --journal (or the default place) holds, if any. */
 export function unfinishedRolloutOf(
   client: ApiClient,
@@ -97,6 +108,7 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     desired: run.desired,
     journal: journalPathOf(flags),
     concurrency: concurrencyOf(flags),
+    allowInsecureHttp: flags.insecureHttp === true,
     scope: scopeOf(waveFlags),
     planSettings: () => planSettingsOf(waveFlags, io),
     applyJournaled: (plan, current, options) =>

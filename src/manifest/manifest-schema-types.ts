@@ -112,6 +112,23 @@ export interface Rollout {
        * A project the query gives no value for (no series, NaN, or Prometheus not answering) passes (said in the output). Default false.
        */
       allow_unknown?: boolean;
+      /**
+       * For a Prometheus behind an authenticating proxy: the name of the environment variable that holds a token, sent as `Authorization: Bearer <token>`. The token itself never goes in the manifest, the plan or the journal, and is never printed.
+       */
+      bearer_token_env?: string;
+      /**
+       * For a Prometheus that asks for a user and password (its `--web.config.file` `basic_auth_users`): the user, and the name of the environment variable that holds the password. Not with `bearer_token_env`.
+       */
+      basic_auth?: {
+        /**
+         * The user Prometheus knows.
+         */
+        username: string;
+        /**
+         * The name of the environment variable that holds the password.
+         */
+        password_env: string;
+      };
     };
     /**
      * The logs endpoint of each plugin config the wave created or updated: the share of ERROR entries among the entries logged since its write.

@@ -7,7 +7,7 @@ import { parseDuration } from "../duration.js";
 import type { Position } from "./diagnostics.js";
 import { asRecord, type LocationIndex } from "./plain-manifest.js";
 import { ROLLOUT_DEFAULTS } from "./rollout-defaults.js";
-import type { PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
+import type { PrometheusAuth, PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
 import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A wave as one file writes it, with the places merge.ts turns into file:line. */
@@ -199,6 +199,7 @@ function readPrometheus(
         'prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project="{{project}}"}[5m]))',
     });
   }
+  const auth = readPrometheusAuth(prometheus, at, errors);
   return {
     url,
     query,
@@ -207,5 +208,29 @@ function readPrometheus(
       typeof prometheus.allow_unknown === "boolean"
         ? prometheus.allow_unknown
         : ROLLOUT_DEFAULTS.allowUnknown,
+    ...(auth === undefined ? {} : { auth }),
   };
+}
+
+/** `bearer_token_env` or `basic_auth` (the schema checks their shapes): one of them, at most. */
+function readPrometheusAuth(
+  prometheus: Record<string, unknown>,
+  at: (path: readonly (string | number)[]) => Position,
+  errors: YamlProblem[],
+): PrometheusAuth | undefined {
+  const token = prometheus.bearer_token_env;
+  const basic = asRecord(prometheus.basic_auth);
+  if (typeof token === "string" && basic !== undefined) {
+    errors.push({
+      position: at(["health", "prometheus", "bearer_token_env"]),
+      message:
+        "prometheus has both bearer_token_env and basic_auth: Prometheus is sent one Authorization header; keep the one it asks for",
+    });
+    return undefined;
+  }
+  if (typeof token === "string") return { kind: "bearer", tokenEnv: token };
+  const { username, password_env: passwordEnv } = basic ?? {};
+  if (typeof username === "string" && typeof passwordEnv === "string")
+    return { kind: "basic", username, passwordEnv };
+  return undefined;
 }

@@ -229,6 +229,9 @@ function describePatternError(label: string, field: string | number | undefined,
   }
   if (field === "base_url")
     return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
+  if (typeof field === "string" && field.endsWith("_env"))
+    return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
+  if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
   return `${label} has an invalid format: ${describeValue(actual)}`;
 }
 

@@ -128,7 +128,14 @@ export interface PrometheusHealthSpec {
   query: string;
   max: number;
   allowUnknown: boolean;
+  /** Where the credentials Prometheus asks for are read from: environment variables, by name. */
+  auth?: PrometheusAuth;
 }
+
+/** A bearer token, or a user and password, each read from the environment when the rollout runs. */
+export type PrometheusAuth =
+  | { kind: "bearer"; tokenEnv: string }
+  | { kind: "basic"; username: string; passwordEnv: string };
 
 /** `rollout.health.logs`: the ERROR share of the entries logged since a wave's writes. */
 export interface LogHealthSpec {

@@ -2,6 +2,7 @@
 // executes. Mirrors schemas/plan.schema.json (a test checks they agree).
 
 import type { FamilyName, WritableField } from "../families.js";
+import type { PrometheusHealthSpec } from "../manifest/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 export type FieldValue = string | number | boolean | null;
@@ -244,7 +245,7 @@ export interface PlanRollout {
   bakeSeconds: number;
   health: {
     logs?: { maxErrorRatio: number; minEntries: number; allowUnknown: boolean };
-    prometheus?: { url: string; query: string; max: number; allowUnknown: boolean };
+    prometheus?: PrometheusHealthSpec;
   };
   failureBudget: number;
   onFailure: "rollback" | "halt";

@@ -393,7 +393,14 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
     );
   }
   if (prometheus !== undefined) {
-    subjects.push(`a Prometheus query at ${escapeControl(prometheus.url)}`);
+    const auth = prometheus.auth;
+    const credentials =
+      auth === undefined
+        ? ""
+        : auth.kind === "bearer"
+          ? ` (a bearer token from $${auth.tokenEnv})`
+          : ` (as ${escapeControl(auth.username)}, the password from $${auth.passwordEnv})`;
+    subjects.push(`a Prometheus query at ${escapeControl(prometheus.url)}${credentials}`);
     details.push(
       `its value at most ${prometheus.max} per project${prometheus.allowUnknown ? ", no value passes" : ""}`,
     );

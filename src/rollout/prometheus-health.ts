@@ -7,14 +7,17 @@
 import type { Dispatcher } from "undici";
 import {
   connectForeignEndpoint,
+  isLoopbackHost,
   type ProxyEnvironment,
   type RetryContext,
   sendAttempt,
   sendWithRetry,
 } from "../api/index.js";
 import { describeError } from "../errors.js";
+import { InputError } from "../input-error.js";
 import type { PrometheusHealthSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import type { SecretRegistry } from "../redact.js";
 import type { HealthGate, ProjectHealth, WaveToJudge } from "./health-gate.js";
 
 /**
@@ -33,7 +36,40 @@ export const PROMETHEUS_DEFAULTS = {
 export interface PrometheusGateOptions {
   concurrency: number;
   proxyEnvironment?: ProxyEnvironment | undefined;
+  /** The `Authorization` header's value, from `prometheusAuthorization`; none: no header. */
+  authorization?: string | undefined;
   now?: () => Date;
+}
+
+/**
+ * The `Authorization` header `auth` asks for, its secret read from the variable it names in `env`
+ * and registered in `secrets` (no output holds it). Refused, before anything is written: a variable
+ * not set or empty, and credentials over plain http to a host other than this one without
+ * `allowInsecureHttp` (`--insecure-http`), as the API key is.
+ */
+export function prometheusAuthorization(
+  spec: PrometheusHealthSpec,
+  env: NodeJS.ProcessEnv,
+  secrets: SecretRegistry,
+  allowInsecureHttp: boolean,
+): string | undefined {
+  const { auth } = spec;
+  if (auth === undefined) return undefined;
+  const url = new URL(spec.url);
+  if (url.protocol === "http:" && !allowInsecureHttp && !isLoopbackHost(url.hostname))
+    throw new InputError("prometheus_insecure_http", { host: url.host });
+  const variable = auth.kind === "bearer" ? auth.tokenEnv : auth.passwordEnv;
+  const secret = env[variable];
+  if (secret === undefined || secret === "")
+    throw new InputError("prometheus_credentials_missing", {
+      variable,
+      key: auth.kind === "bearer" ? "bearer_token_env" : "basic_auth.password_env",
+    });
+  secrets.register(secret);
+  if (auth.kind === "bearer") return `Bearer ${secret}`;
+  const header = `Basic ${Buffer.from(`${auth.username}:${secret}`, "utf8").toString("base64")}`;
+  secrets.register(header.slice("Basic ".length));
+  return header;
 }
 
 /** Prometheus as messages name it: its base URL (it holds no credentials: the manifest refuses them). */
@@ -66,7 +102,7 @@ export function createPrometheusHealthGate(
         return await mapConcurrent(wave.projects, options.concurrency, async ({ project }) => {
           abort.throwIfAborted();
           const query = fillQuery(spec.query, project, window);
-          const read = await queryValue(dispatcher, retry, base, shown, query, abort);
+          const read = await queryValue(dispatcher, retry, base, shown, query, options.authorization, abort);
           return judgeValue(project, read, spec, shown);
         });
       } finally {
@@ -92,6 +128,7 @@ async function queryValue(
   base: URL,
   shown: string,
   query: string,
+  authorization: string | undefined,
   abort: AbortSignal,
 ): Promise<QueryRead> {
   const url = new URL(`${base.pathname.replace(/\/$/, "")}/api/v1/query`, base.origin);
@@ -107,7 +144,10 @@ async function queryValue(
         sendAttempt(dispatcher, {
           method: "GET",
           url,
-          headers: { accept: "application/json" },
+          headers: {
+            accept: "application/json",
+            ...(authorization === undefined ? {} : { authorization }),
+          },
           headersTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
           maxResponseBytes: maxAnswerBytes,
@@ -125,11 +165,17 @@ async function queryValue(
       last.failure.kind === "timeout" ? `no answer within ${timeoutMs / 1000} s` : last.failure.message;
     return { none: `Prometheus at ${shown} did not answer: ${why}` };
   }
-  return readAnswer(last.response.status, last.response.body, shown);
+  return readAnswer(last.response.status, last.response.body, shown, authorization !== undefined);
 }
 
 /** The value of an answer of /api/v1/query: one series (or a scalar), or why there is none. */
-export function readAnswer(status: number, body: Buffer, shown: string): QueryRead {
+export function readAnswer(status: number, body: Buffer, shown: string, sentCredentials = false): QueryRead {
+  if (status === 401 || status === 403)
+    return {
+      none: sentCredentials
+        ? `Prometheus at ${shown} refused pcsync's credentials (${status}): check the variable that health.prometheus's basic_auth or bearer_token_env names`
+        : `Prometheus at ${shown} asks for credentials (${status}): give health.prometheus basic_auth or bearer_token_env`,
+    };
   let answer: unknown;
   try {
     answer = JSON.parse(body.toString("utf8"));

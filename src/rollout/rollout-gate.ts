@@ -1,21 +1,39 @@
 // The health gate a rollout's `health:` asks for: each signal it names (the logs, a Prometheus
 // query), and a project passes only when every one of them passes it.
 
-import type { ApiClient, ProxyEnvironment } from "../api/index.js";
+import type { ApiClient, SecretRegistry } from "../api/index.js";
 import { ROLLOUT_DEFAULTS } from "../manifest/rollout-defaults.js";
 import type { PlanRollout } from "../plan/types.js";
 import type { HealthGate, ProjectHealth, WaveToJudge } from "./health-gate.js";
 import { createLogHealthGate } from "./log-health.js";
-import { createPrometheusHealthGate } from "./prometheus-health.js";
+import { createPrometheusHealthGate, prometheusAuthorization } from "./prometheus-health.js";
 
+/**
+ * The gate `health` asks for. Any credentials a signal needs are read (from `env`, registered in
+ * `secrets`) now, so that a missing one refuses the run before it writes anything.
+ */
 export function createRolloutGate(
   client: ApiClient,
   health: PlanRollout["health"],
-  options: { concurrency: number; proxyEnvironment?: ProxyEnvironment | undefined },
+  options: {
+    concurrency: number;
+    env: NodeJS.ProcessEnv;
+    secrets: SecretRegistry;
+    allowInsecureHttp: boolean;
+  },
 ): HealthGate {
   const gates: HealthGate[] = [];
   if (health.logs !== undefined) gates.push(createLogHealthGate(client, health.logs, options.concurrency));
-  if (health.prometheus !== undefined) gates.push(createPrometheusHealthGate(health.prometheus, options));
+  if (health.prometheus !== undefined) {
+    const { env, secrets, allowInsecureHttp } = options;
+    gates.push(
+      createPrometheusHealthGate(health.prometheus, {
+        concurrency: options.concurrency,
+        proxyEnvironment: env,
+        authorization: prometheusAuthorization(health.prometheus, env, secrets, allowInsecureHttp),
+      }),
+    );
+  }
   const [only] = gates;
   // A plan names a signal (the manifest fills `logs` in when it names none); one that does not
   // is judged on the logs by their defaults, never on nothing.

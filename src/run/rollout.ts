@@ -71,6 +71,8 @@ export interface RolloutRun {
   /** `--journal PATH`: the rollout journal, its waves' journals beside it; undefined: the default place. */
   journal: string | undefined;
   concurrency: number;
+  /** `--insecure-http`: a health signal's credentials may go over plain http to another host. */
+  allowInsecureHttp: boolean;
   /** The run's scope: a wave's projects are planned again within it. */
   scope: PlanScope;
   /** The planner's settings for a wave's re-plan (no --target/--exclude: the manifest is narrowed). */
@@ -138,6 +140,13 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
   const given = run.journal;
   const resumed = await unfinishedRollout(client, run.desired, given, io.cwd);
   const rollout = resumed?.header.rollout ?? run.rollout;
+  // Before the journal: a credential the gate cannot read refuses the run with nothing started.
+  const gate = createRolloutGate(client, rollout.health, {
+    concurrency: run.concurrency,
+    env: io.env,
+    secrets: io.secrets,
+    allowInsecureHttp: run.allowInsecureHttp,
+  });
   const journal = resumed
     ? RolloutJournal.resume(resumed)
     : await RolloutJournal.start(io.cwd, given, {
@@ -243,10 +252,7 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
         summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
       };
     },
-    gate: createRolloutGate(client, rollout.health, {
-      concurrency: run.concurrency,
-      proxyEnvironment: io.env,
-    }),
+    gate,
     signal: interrupts.signal,
     sleep: realSleep,
     now: () => new Date(),

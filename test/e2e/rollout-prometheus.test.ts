@@ -4,41 +4,38 @@
 // back. A Prometheus that does not answer leaves the wave unknown: it halts, naming the URL.
 // Without Prometheus the first test skips with a note, except in CI (CI set), where it fails.
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
-import { openServer, type TestServer } from "../support/test-server.js";
+import {
+  freePort,
+  itWithPrometheus,
+  PROMETHEUS_TEST_PASSWORD,
+  PROMETHEUS_TEST_PASSWORD_HASH,
+  startPrometheus,
+} from "../support/prometheus.js";
+import { openServer, startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
-const installed = spawnSync("prometheus", ["--version"], { stdio: "ignore" }).status === 0;
-const inCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
-if (!installed && !inCi)
-  console.warn(
-    "note: prometheus not found: the rollout's Prometheus gate test is skipped (apt-get install prometheus)",
-  );
-const runIt = installed || inCi ? it : it.skip;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+const runIt = itWithPrometheus("the rollout's Prometheus gate test");
 
 // The ERROR entries a project's plugin configs logged since the wave's writes.
 const ERRORS_QUERY =
   'sum(increase(pcsync_emulator_log_entries_total{project="{{project}}",type="ERROR"}[{{window}}]))';
 
+// Both projects' series are scraped twice (an increase needs two samples) before the rollout.
+const SCRAPED_TWICE =
+  'count(count by (project) (count_over_time(pcsync_emulator_log_entries_total{project=~"1|2",type="ERROR"}[1m]) >= 2))';
+
 /** Projects 2 (the canary, healthy) then 1 (its new description makes its config log errors). */
-function rolloutManifest(prometheusUrl: string, version: string): string {
+function rolloutManifest(
+  prometheusUrl: string,
+  version: string,
+  more: { prometheus?: readonly string[]; health?: readonly string[] } = {},
+): string {
   return manifest(
     "version: 1",
     "rollout:",
@@ -49,10 +46,12 @@ function rolloutManifest(prometheusUrl: string, version: string): string {
     "      percent: 100",
     "  bake: 4s",
     "  health:",
+    ...(more.health ?? []),
     "    prometheus:",
     `      url: ${prometheusUrl}`,
     `      query: '${ERRORS_QUERY}'`,
     "      max: 0",
+    ...(more.prometheus ?? []),
     "projects:",
     ...["1", "2"].flatMap((project) => [
       `  "${project}":`,
@@ -66,6 +65,16 @@ function rolloutManifest(prometheusUrl: string, version: string): string {
   );
 }
 
+/** The text of every file under `directory` (the manifest, the plan, the journals). */
+async function filesUnder(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  return Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFile(join(entry.parentPath ?? entry.path, entry.name), "utf8")),
+  );
+}
+
 async function descriptions(server: TestServer): Promise<(string | null | undefined)[]> {
   const lists = await Promise.all(["1", "2"].map((project) => server.list(project, "plugin_configs")));
   return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description);
@@ -75,61 +84,22 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
   runIt(
     "passes the canary on its value and halts the wave whose errors Prometheus sees",
     async ({ onTestFinished }) => {
-      if (!installed)
-        throw new Error("prometheus is not installed: .ci/run installs Debian's prometheus package");
       const server = await openServer(onTestFinished, "seed", {
         faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
       });
       const dir = await temporaryDirectory();
       onTestFinished(() => dir.remove());
-      const port = await freePort();
-      const config = join(dir.path, "prometheus.yml");
-      await writeFile(
-        config,
-        [
-          "global:",
-          "  scrape_interval: 1s",
-          "  scrape_timeout: 500ms",
-          "scrape_configs:",
-          "  - job_name: emulator",
-          "    static_configs:",
-          `      - targets: ["${new URL(server.emulator.url).host}"]`,
-          "",
-        ].join("\n"),
-      );
-      const prometheus: ChildProcess = spawn(
-        "prometheus",
-        [
-          `--config.file=${config}`,
-          `--storage.tsdb.path=${join(dir.path, "tsdb")}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          "--log.level=error",
-        ],
-        { stdio: ["ignore", "ignore", "pipe"] },
-      );
-      let prometheusLog = "";
-      prometheus.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-        prometheusLog += chunk;
+      const prometheus = await startPrometheus(onTestFinished, {
+        directory: dir.path,
+        targets: [new URL(server.emulator.url).host],
       });
-      onTestFinished(async () => {
-        prometheus.kill("SIGTERM");
-        if (prometheus.exitCode === null) await new Promise((resolve) => prometheus.once("exit", resolve));
-      });
-      const url = `http://127.0.0.1:${port}`;
-      // Both projects' series are scraped twice (an increase needs two samples) before the rollout.
-      const scraped =
-        'count(count by (project) (count_over_time(pcsync_emulator_log_entries_total{project=~"1|2",type="ERROR"}[1m]) >= 2))';
-      const samples = async (): Promise<number> => {
-        try {
-          const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(scraped)}`);
-          const body = (await response.json()) as { data?: { result?: { value: [number, string] }[] } };
-          return Number(body.data?.result?.[0]?.value[1] ?? 0);
-        } catch {
-          return 0; // not up yet
-        }
-      };
+      const url = prometheus.url;
       await expect
-        .poll(samples, { timeout: 30_000, interval: 250, message: `Prometheus log:\n${prometheusLog}` })
+        .poll(() => prometheus.query(SCRAPED_TWICE), {
+          timeout: 30_000,
+          interval: 250,
+          message: `Prometheus log:\n${prometheus.log()}`,
+        })
         .toBe(2);
 
       const before = await descriptions(server);
@@ -173,5 +143,155 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
     expect(ended.stderr).toContain(`project 2 FAILS: Prometheus at ${url} did not answer`);
     expect(ended.stderr).toContain("health unknown; fails (set allow_unknown: true to let it pass)");
     expect(ended.stdout).toContain('Rollout halted in wave "canary"');
+  });
+  runIt(
+    "judges each project on its logs and on a Prometheus that asks for a password, and prints the password nowhere",
+    async ({ onTestFinished }) => {
+      const server = await openServer(onTestFinished, "posthog-2024", {
+        faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      });
+      const dir = await temporaryDirectory();
+      onTestFinished(() => dir.remove());
+      const prometheusDir = await temporaryDirectory();
+      onTestFinished(() => prometheusDir.remove());
+      const prometheus = await startPrometheus(onTestFinished, {
+        directory: prometheusDir.path,
+        targets: [new URL(server.emulator.url).host],
+        basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
+      });
+      await expect
+        .poll(() => prometheus.query(SCRAPED_TWICE), {
+          timeout: 30_000,
+          interval: 250,
+          message: `Prometheus log:\n${prometheus.log()}`,
+        })
+        .toBe(2);
+      const before = await descriptions(server);
+      const file = await dir.write(
+        "pcsync.yaml",
+        rolloutManifest(prometheus.url, "v14", {
+          health: ["    logs:", "      min_entries: 1"],
+          prometheus: [
+            "      basic_auth:",
+            "        username: pcsync",
+            "        password_env: PROM_PASSWORD",
+          ],
+        }),
+      );
+      const env = { ...server.env, PROM_PASSWORD: PROMETHEUS_TEST_PASSWORD };
+      const planned = await spawnCli(["plan", "-f", file], { cwd: dir.path, env }).done;
+      expect(planned.stdout).toContain(
+        "judged on its plugin configs' logs and a Prometheus query at http://127.0.0.1:",
+      );
+      expect(planned.stdout).toContain("(as pcsync, the password from $PROM_PASSWORD)");
+
+      const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
+        cwd: dir.path,
+        env,
+        timeoutMs: 60_000,
+      }).done;
+      expect(ended.code, ended.stderr).toBe(4);
+      // The canary passes on both signals; the next wave fails on both, and halts.
+      expect(ended.stderr).toMatch(
+        /wave 1\/2 "canary": project 2 passes: logs: .*; prometheus: the query at http:\/\/127\.0\.0\.1:\d+ gives 0: within max 0/,
+      );
+      expect(ended.stderr).toMatch(
+        /wave 2\/2 "rest": project 1 FAILS: logs: .*ERROR.*; prometheus: .*over max 0/,
+      );
+      expect(ended.stdout).toContain('rolled back wave "canary"');
+      expect(await descriptions(server)).toEqual(before);
+      // The password, and the header made of it, are in no output and no file the run wrote.
+      const header = Buffer.from(`pcsync:${PROMETHEUS_TEST_PASSWORD}`).toString("base64");
+      const written = [
+        planned.stdout,
+        planned.stderr,
+        ended.stdout,
+        ended.stderr,
+        ...(await filesUnder(dir.path)),
+      ];
+      expect(written.length).toBeGreaterThan(6); // the rollout journal and its waves' journals among them
+      for (const text of written) {
+        expect(text).not.toContain(PROMETHEUS_TEST_PASSWORD);
+        expect(text).not.toContain(header);
+      }
+    },
+  );
+
+  runIt(
+    "halts in the canary, naming the cause, when Prometheus refuses the password",
+    async ({ onTestFinished }) => {
+      const server = await openServer(onTestFinished, "seed");
+      const dir = await temporaryDirectory();
+      onTestFinished(() => dir.remove());
+      const prometheus = await startPrometheus(onTestFinished, {
+        directory: dir.path,
+        targets: [new URL(server.emulator.url).host],
+        basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
+      });
+      const file = await dir.write(
+        "pcsync.yaml",
+        rolloutManifest(prometheus.url, "v15", {
+          prometheus: [
+            "      basic_auth:",
+            "        username: pcsync",
+            "        password_env: PROM_PASSWORD",
+          ],
+        }).replace("bake: 4s", "bake: 0s"),
+      );
+      await expect.poll(() => prometheus.query("vector(1)"), { timeout: 30_000, interval: 250 }).toBe(1);
+      const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
+        cwd: dir.path,
+        env: { ...server.env, PROM_PASSWORD: "not-the-password" },
+        timeoutMs: 60_000,
+      }).done;
+      expect(ended.code, ended.stderr).toBe(4);
+      expect(ended.stderr).toContain(
+        `project 2 FAILS: Prometheus at ${prometheus.url} refused pcsync's credentials (401)`,
+      );
+      expect(ended.stdout).toContain('Rollout halted in wave "canary"');
+      expect(ended.stderr).not.toContain("not-the-password");
+    },
+  );
+
+  it.each([
+    {
+      what: "a password variable that is not set",
+      url: "http://127.0.0.1:9",
+      auth: ["      basic_auth:", "        username: pcsync", "        password_env: PROM_PASSWORD_UNSET"],
+      env: {},
+      says: "rollout.health.prometheus.basic_auth.password_env names the environment variable PROM_PASSWORD_UNSET, which is not set (or is empty)",
+    },
+    {
+      what: "an empty token variable",
+      url: "http://127.0.0.1:9",
+      auth: ["      bearer_token_env: PROM_TOKEN"],
+      env: { PROM_TOKEN: "" },
+      says: "rollout.health.prometheus.bearer_token_env names the environment variable PROM_TOKEN",
+    },
+    {
+      what: "a token over plain http to another host",
+      url: "http://prometheus.invalid:9090",
+      auth: ["      bearer_token_env: PROM_TOKEN"],
+      env: { PROM_TOKEN: "a-token-long-enough" },
+      says: "Refusing to send Prometheus credentials over plain http to prometheus.invalid:9090",
+    },
+  ])("refuses $what before the approval, writing nothing", async ({ url, auth, env, says }) => {
+    const server = await startServer("seed");
+    const dir = await temporaryDirectory();
+    try {
+      const file = await dir.write("pcsync.yaml", rolloutManifest(url, "v16", { prometheus: auth }));
+      const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
+        cwd: dir.path,
+        env: { ...server.env, ...env },
+      }).done;
+      expect(ended.code, ended.stderr).toBe(1);
+      expect(ended.stderr).toContain(says);
+      expect(ended.stderr).toContain("nothing was written");
+      expect(server.emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
+      expect(existsSync(join(dir.path, ".pcsync"))).toBe(false); // no rollout journal was started
+    } finally {
+      await dir.remove();
+      await server.close();
+    }
   });
 });

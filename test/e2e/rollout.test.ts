@@ -303,5 +303,38 @@ describe("the rollout block", () => {
     const incomplete = await server.run(["validate", "-f", missing], { cwd: dir });
     expect(incomplete.code).toBe(1);
     expect(incomplete.stderr).toMatch(/missing\.yaml:8:\d+: missing required key "max" in "prometheus"/);
+    // Credentials come from the environment, by one way at a time, under names a shell can set.
+    const withAuth = (...lines: string[]) =>
+      `${prometheus("https://prometheus:9090", "x{{project}}").replace("      max: 0\n", `      max: 0\n${lines.join("\n")}\n`)}`;
+    const basic = await write(
+      "basic.yaml",
+      withAuth("      basic_auth:", "        username: pcsync", "        password_env: PROM_PASSWORD"),
+    );
+    const basicChecked = await server.run(["validate", "-f", basic], { cwd: dir });
+    expect(basicChecked.code, basicChecked.stderr).toBe(0);
+    const both = await write(
+      "both.yaml",
+      withAuth(
+        "      bearer_token_env: PROM_TOKEN",
+        "      basic_auth:",
+        "        username: pcsync",
+        "        password_env: PROM_PASSWORD",
+      ),
+    );
+    const bothChecked = await server.run(["validate", "-f", both], { cwd: dir });
+    expect(bothChecked.code).toBe(1);
+    expect(bothChecked.stderr).toMatch(
+      /both\.yaml:11:\d+: prometheus has both bearer_token_env and basic_auth/,
+    );
+    const badNames = await write(
+      "names.yaml",
+      withAuth("      basic_auth:", '        username: "a:b"', "        password_env: $PROM-PASSWORD"),
+    );
+    const namesChecked = await server.run(["validate", "-f", badNames], { cwd: dir });
+    expect(namesChecked.code).toBe(1);
+    expect(namesChecked.stderr).toMatch(/names\.yaml:12:\d+: "username" cannot hold a colon, got text "a:b"/);
+    expect(namesChecked.stderr).toMatch(
+      /names\.yaml:13:\d+: "password_env" is the name of an environment variable/,
+    );
   });
 });

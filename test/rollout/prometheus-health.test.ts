@@ -2,7 +2,14 @@
 // /api/v1/query gives, the verdict on a value, and a project judged on two signals.
 
 import { describe, expect, it } from "vitest";
-import { fillQuery, judgeValue, readAnswer } from "../../src/rollout/prometheus-health.js";
+import { isInputError } from "../../src/input-error.js";
+import { SecretRegistry } from "../../src/redact.js";
+import {
+  fillQuery,
+  judgeValue,
+  prometheusAuthorization,
+  readAnswer,
+} from "../../src/rollout/prometheus-health.js";
 import { combineVerdicts } from "../../src/rollout/rollout-gate.js";
 
 const SPEC = { url: "http://prometheus:9090", query: "q", max: 2, allowUnknown: false };
@@ -74,5 +81,73 @@ describe("the Prometheus gate", () => {
         { signal: "prometheus", verdict: pass },
       ]),
     ).toMatchObject({ status: "pass", passed: true });
+  });
+
+  describe("credentials", () => {
+    const basic = { kind: "basic" as const, username: "pcsync", passwordEnv: "PROM_PASSWORD" };
+    const bearer = { kind: "bearer" as const, tokenEnv: "PROM_TOKEN" };
+    const refusal = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return isInputError(error) ? { code: error.code, message: error.message } : error;
+      }
+      return undefined;
+    };
+
+    it("makes the header from the variable, and registers every form of the secret", () => {
+      const secrets = new SecretRegistry();
+      const header = prometheusAuthorization(
+        { ...SPEC, url: "https://prometheus:9090", auth: basic },
+        { PROM_PASSWORD: "correct horse battery" },
+        secrets,
+        false,
+      );
+      expect(header).toBe(`Basic ${Buffer.from("pcsync:correct horse battery").toString("base64")}`);
+      expect(secrets.redact(`sent ${header} (correct horse battery)`).text).not.toMatch(/horse|cGNzeW5j/);
+      const token = prometheusAuthorization(
+        { ...SPEC, url: "https://prometheus:9090", auth: bearer },
+        { PROM_TOKEN: "tok-123456789" },
+        secrets,
+        false,
+      );
+      expect(token).toBe("Bearer tok-123456789");
+      expect(secrets.redact("tok-123456789").text).not.toContain("tok-123456789");
+      expect(prometheusAuthorization(SPEC, {}, secrets, false)).toBeUndefined();
+    });
+
+    it.each([
+      { env: {}, code: "prometheus_credentials_missing", says: "PROM_PASSWORD, which is not set" },
+      { env: { PROM_PASSWORD: "" }, code: "prometheus_credentials_missing", says: "(or is empty)" },
+    ])("refuses a password variable $env", ({ env, code, says }) => {
+      const spec = { ...SPEC, url: "https://prometheus:9090", auth: basic };
+      expect(refusal(() => prometheusAuthorization(spec, env, new SecretRegistry(), false))).toEqual({
+        code,
+        message: expect.stringContaining(says),
+      });
+    });
+
+    it("refuses credentials over plain http to another host, unless --insecure-http; loopback is fine", () => {
+      const env = { PROM_TOKEN: "tok-123456789" };
+      const remote = { ...SPEC, url: "http://prometheus:9090", auth: bearer };
+      expect(refusal(() => prometheusAuthorization(remote, env, new SecretRegistry(), false))).toEqual({
+        code: "prometheus_insecure_http",
+        message: expect.stringContaining("plain http to prometheus:9090"),
+      });
+      expect(prometheusAuthorization(remote, env, new SecretRegistry(), true)).toBe("Bearer tok-123456789");
+      for (const url of ["http://127.0.0.1:9090", "http://localhost:9090", "http://[::1]:9090"])
+        expect(prometheusAuthorization({ ...remote, url }, env, new SecretRegistry(), false)).toBeDefined();
+      // Without credentials, plain http is the user's to choose: nothing secret goes over it.
+      expect(prometheusAuthorization(SPEC, env, new SecretRegistry(), false)).toBeUndefined();
+    });
+
+    it("says whether a 401 or 403 refused the credentials sent or asks for some", () => {
+      expect(readAnswer(401, Buffer.from("Unauthorized\n"), AT, true)).toEqual({
+        none: expect.stringContaining(`Prometheus at ${AT} refused pcsync's credentials (401)`),
+      });
+      expect(readAnswer(403, Buffer.from("Forbidden"), AT)).toEqual({
+        none: expect.stringContaining(`Prometheus at ${AT} asks for credentials (403)`),
+      });
+    });
   });
 });

@@ -293,6 +293,7 @@ Examples:
           hasMoreWork: async (plan, rolledOut) => {
             if (plan.rollout === undefined) return false;
             rolloutRun = await import("../rollout-run.js");
+            rolloutRun.checkGateCredentials(plan.rollout, flags, io);
             return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, flags, io)) !== undefined;
           },
           approve:
