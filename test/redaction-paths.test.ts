@@ -10,9 +10,10 @@ import { apiError } from "../src/api/service-error.js";
 import { withOutputEdge } from "../src/cli/cli-io.js";
 import { printPlan } from "../src/cli/print-plan.js";
 import { appendStepSummary } from "../src/cli/step-summary.js";
+import { renderOwnMetrics } from "../src/notify/metrics-file.js";
 import type { Plan } from "../src/plan/types.js";
 import { REDACTED, SecretRegistry } from "../src/redact.js";
-import { createWatchMetrics, renderMetrics, renderOwnMetrics } from "../src/watch/watch-metrics.js";
+import { createWatchMetrics, renderMetrics } from "../src/watch/watch-metrics.js";
 import { captureStreams } from "./support/capture.js";
 import { buildRepresentativePlan } from "./support/plans.js";
 

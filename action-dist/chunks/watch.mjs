@@ -2,10 +2,10 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { n as parseDuration } from "./duration.mjs";
 import { t as InputError } from "./input-error.mjs";
+import { a as WEBHOOK_FORMATS, i as WebhookSender, n as readWebhookSecret, r as WEBHOOK_DEFAULTS, t as parseWebhooks } from "./webhook-options.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, o as parsePositiveNumber, s as manifestServer, t as addConnectionOptions } from "./connection.mjs";
 import { t as loadManifest } from "./load-manifest.mjs";
 import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
-import { a as WEBHOOK_FORMATS, i as WebhookSender, n as readWebhookSecret, r as WEBHOOK_DEFAULTS, t as parseWebhooks } from "./webhook-options.mjs";
 import { t as addManifestOption } from "./manifest-options.mjs";
 import { i as scopeOf, r as planSettingsOf, t as addScopeOptions } from "./scope-options.mjs";
 import { r as collect } from "./shared-options.mjs";

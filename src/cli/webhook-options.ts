@@ -5,9 +5,9 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { isLoopbackHost } from "../api/index.js";
 import { InputError } from "../input-error.js";
+import { displayWebhook } from "../notify/webhook-sender.js";
 import type { SecretRegistry } from "../redact.js";
 import { registerSecretWords } from "../run/credentials.js";
-import { displayWebhook } from "../watch/webhook-sender.js";
 import type { CliIo } from "./cli-io.js";
 
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */

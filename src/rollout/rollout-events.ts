@@ -1,12 +1,12 @@
 // A rollout's events as the webhooks of `watch` carry them: the same body, headers, signature and
 // delivery (src/watch/webhook-sender.ts), so that one receiver serves the drift service and rollouts.
 
-import type { WatchEvent } from "../watch/watch-events.js";
+import type { PcsyncEvent } from "../notify/event.js";
 import type { RolloutEvent } from "./run-rollout.js";
 
 const NO_CHANGES = { create: 0, update: 0, delete: 0, reorder: 0 };
 
-export function rolloutWebhookEvent(event: RolloutEvent, at: Date): WatchEvent {
+export function rolloutWebhookEvent(event: RolloutEvent, at: Date): PcsyncEvent {
   const base = {
     event: event.event,
     project: null,

@@ -8,12 +8,13 @@ import { realSleep } from "../api/abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
-import { describeError, type InterruptSignal } from "../errors.js";
+import type { InterruptSignal } from "../errors.js";
 import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
-import { writeFileSafely } from "../files/write-file.js";
 import { defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
 import type { DesiredState } from "../manifest/types.js";
+import { metricsFileWriter } from "../notify/metrics-file.js";
+import type { WebhookSender } from "../notify/webhook-sender.js";
 import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
@@ -34,8 +35,6 @@ import {
   runRollout,
 } from "../rollout/run-rollout.js";
 import { shellWord } from "../shell-word.js";
-import { renderOwnMetrics } from "../watch/watch-metrics.js";
-import type { WebhookSender } from "../watch/webhook-sender.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
 import { rollBackJournal } from "./rollback-journal.js";
 import type { RunIo } from "./run-io.js";
@@ -286,7 +285,7 @@ function waveStatuses(state: RolloutState): WaveStatus[] {
 async function startMetricsFile(
   run: RolloutRun,
   state: RolloutState,
-): Promise<{ record(event: RolloutEvent): void; flushed(): Promise<void> } | undefined> {
+): Promise<{ record(event: RolloutEvent): void; flushed(): Promise<unknown> } | undefined> {
   const { metricsFile, io } = run;
   if (metricsFile === undefined) return undefined;
   const metrics = createRolloutMetrics(
@@ -294,20 +293,8 @@ async function startMetricsFile(
     io.secrets,
     waveStatuses(state),
   );
-  let failed = false;
-  const write = async () => {
-    try {
-      // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
-      await writeFileSafely(metricsFile, await renderOwnMetrics(metrics), {
-        cwd: io.cwd,
-        inputs: run.inputs,
-      });
-    } catch (error) {
-      if (!failed) io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
-      failed = true;
-    }
-  };
-  let writes = write();
+  const write = metricsFileWriter(metricsFile, metrics, io, run.inputs, { warnOnce: true });
+  let writes: Promise<unknown> = write();
   await writes;
   return {
     record(event) {

@@ -3,9 +3,10 @@
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
 import { type FamilyName, familyKey } from "../families.js";
+import type { PcsyncEvent } from "../notify/event.js";
 import { driftCount, totalsOf } from "./cycle-log.js";
 import type { CycleReport } from "./run-cycle.js";
-import { EventTracker, type FamilyFinding, type WatchEvent } from "./watch-events.js";
+import { EventTracker, type FamilyFinding } from "./watch-events.js";
 import { type DriftCounts, forgetFamily, setDrift, type WatchMetrics } from "./watch-metrics.js";
 
 /** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
@@ -85,7 +86,7 @@ export class CycleRecorder {
   }
 
   /** Updates the metrics with the cycle, and returns the events it calls for. */
-  record(report: CycleReport, durationMs: number, at: Date): WatchEvent[] {
+  record(report: CycleReport, durationMs: number, at: Date): PcsyncEvent[] {
     const metrics = this.#metrics;
     const when = at.toISOString();
     metrics.cycles.inc({ result: report.result });

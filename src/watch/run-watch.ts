@@ -3,17 +3,10 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import {
-  describeError,
-  EXIT_ERROR,
-  EXIT_OK,
-  type ExitCode,
-  type InterruptSignal,
-  SIGNAL_EXIT_CODES,
-} from "../errors.js";
-import type { RunInput } from "../files/output-target.js";
-import { writeFileSafely } from "../files/write-file.js";
+import { EXIT_ERROR, EXIT_OK, type ExitCode, type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 import type { DriftMode } from "../manifest/types.js";
+import { metricsFileWriter } from "../notify/metrics-file.js";
+import type { WebhookSender } from "../notify/webhook-sender.js";
 import { loadManifest, type ManifestInput, runInputs } from "../run/load-manifest.js";
 import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
@@ -26,15 +19,8 @@ import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { type CycleReport, CycleRunner } from "./run-cycle.js";
 import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
-import {
-  CYCLE_RESULTS,
-  type CycleResult,
-  createWatchMetrics,
-  renderOwnMetrics,
-  type WatchMetrics,
-} from "./watch-metrics.js";
+import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
 import { startWatchServer, type WatchServer } from "./watch-server.js";
-import type { WebhookSender } from "./webhook-sender.js";
 
 export interface WatchSettings {
   /** The manifest files and variables, read again when they change. */
@@ -74,6 +60,10 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   const recorder = new CycleRecorder(metrics);
   const flags = settings.manifest;
   const inputs = runInputs(flags, { manifests: true });
+  const writeMetricsFile =
+    settings.metricsFile === undefined
+      ? undefined
+      : metricsFileWriter(settings.metricsFile, metrics, io, inputs, { warnOnce: false });
   const manifest = new StableManifest(
     {
       load: () => loadManifest(flags, io),
@@ -128,7 +118,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
         formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
       );
       if (settings.metricsFile !== undefined) {
-        metricsFileFailed = !(await writeMetricsFile(settings.metricsFile, metrics, io, inputs));
+        metricsFileFailed = !(await writeMetricsFile?.());
       }
       // A process that exits after its one cycle has no heap to keep small.
       if (!settings.once) compactHeap();
@@ -174,26 +164,6 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     `pcsync watch: stopped${signals.received === undefined ? "" : ` by ${signals.received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`,
   );
   return EXIT_OK;
-}
-
-/** Writes pcsync's metrics (not the process ones) for node_exporter's textfile collector; false on failure. */
-async function writeMetricsFile(
-  path: string,
-  metrics: WatchMetrics,
-  io: RunIo,
-  inputs: readonly RunInput[],
-): Promise<boolean> {
-  try {
-    // Atomic (a textfile collector never reads half of it), 0600, never over the manifest.
-    await writeFileSafely(path, await renderOwnMetrics(metrics), {
-      cwd: io.cwd,
-      inputs,
-    });
-    return true;
-  } catch (error) {
-    io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
-    return false;
-  }
 }
 
 /**

@@ -4,57 +4,13 @@
 
 import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey } from "../families.js";
+import { type EventName, MAX_EVENT_CHANGES, type PcsyncEvent } from "../notify/event.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
 import type { FamilyFinding } from "./family-finding.js";
 import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
 
 export type { FamilyFinding };
-
-export const WATCH_EVENTS = [
-  "drift_opened",
-  "drift_changed",
-  "drift_resolved",
-  "healed",
-  "heal_flapping",
-  "guard_refused",
-  "cycle_failed",
-  "manifest_invalid",
-  // A progressive rollout's (sent by `apply`, not by `watch`).
-  "rollout_wave_started",
-  "rollout_wave_passed",
-  "rollout_halted",
-  "rollout_rolled_back",
-  "rollout_completed",
-] as const;
-
-export type WatchEventName = (typeof WATCH_EVENTS)[number];
-
-/** Changes an event carries at most; `summary` counts them all. */
-export const MAX_EVENT_CHANGES = 50;
-
-export interface WatchEvent {
-  event: WatchEventName;
-  /** Null for the events about the whole cycle (cycle_failed, manifest_invalid). */
-  project: string | null;
-  family: FamilyName | null;
-  summary: PlanSummary;
-  /** As in the JSON plan, at most MAX_EVENT_CHANGES. */
-  changes: PlannedChange[];
-  /** ISO 8601, UTC. */
-  at: string;
-  /** What happened, in words: the guard, the error, the first manifest errors with file:line. */
-  message?: string;
-  /** A rollout's event: the wave, its projects, and the verdicts it was judged on. */
-  rollout?: {
-    wave: string;
-    index: number;
-    projects?: string[];
-    verdicts?: { project: string; status: string; passed: boolean; summary: string }[];
-  };
-  /** `healed`: the journal of the heal (`pcsync rollback --journal` undoes it). */
-  journal?: string;
-}
 
 /** A family's changes counted as the JSON plan's summary counts them. */
 export function summarize(
@@ -79,13 +35,13 @@ function driftSignature(changes: readonly PlannedChange[], reorder: PlannedReord
 const NO_CHANGES: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
 
 function familyEvent(
-  event: WatchEventName,
+  event: EventName,
   finding: Pick<FamilyFinding, "project" | "family">,
   changes: readonly PlannedChange[],
   reorder: PlannedReorder | undefined,
   at: string,
   message?: string,
-): WatchEvent {
+): PcsyncEvent {
   return {
     event,
     project: finding.project,
@@ -97,7 +53,7 @@ function familyEvent(
   };
 }
 
-function cycleEvent(event: WatchEventName, message: string, at: string): WatchEvent {
+function cycleEvent(event: EventName, message: string, at: string): PcsyncEvent {
   return { event, project: null, family: null, summary: NO_CHANGES, changes: [], at, message };
 }
 
@@ -118,9 +74,9 @@ export class EventTracker {
    * A cycle that read and planned: the events its findings call for, and a cycle_failed when some
    * of its heal failed (`failure`), once per stretch of such cycles.
    */
-  observeCycle(findings: readonly FamilyFinding[], at: string, failure?: string): WatchEvent[] {
+  observeCycle(findings: readonly FamilyFinding[], at: string, failure?: string): PcsyncEvent[] {
     this.#invalid = undefined;
-    const events: WatchEvent[] = [];
+    const events: PcsyncEvent[] = [];
     const seen = new Set<string>();
     for (const finding of findings) {
       const key = familyKey(finding.project, finding.family);
@@ -178,14 +134,14 @@ export class EventTracker {
   }
 
   /** A cycle that failed (the service down, a plan error): one event per stretch of failures. */
-  observeFailure(message: string, at: string): WatchEvent[] {
+  observeFailure(message: string, at: string): PcsyncEvent[] {
     const first = this.#failure === undefined;
     this.#failure = message;
     return first ? [cycleEvent("cycle_failed", message, at)] : [];
   }
 
   /** A manifest that failed validation: one event per broken version (its errors). */
-  observeInvalid(errors: readonly string[], at: string): WatchEvent[] {
+  observeInvalid(errors: readonly string[], at: string): PcsyncEvent[] {
     const signature = errors.join("\n");
     if (this.#invalid === signature) return [];
     this.#invalid = signature;

@@ -140,11 +140,3 @@ export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
   const text = `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
   return metrics.secrets.redact(text).text;
 }
-
-/**
- * The text `--metrics-file` holds: pcsync's metrics alone (node_exporter has the process ones);
- * redacted. Also what `apply --metrics-file` writes of a rollout's metrics.
- */
-export async function renderOwnMetrics(metrics: Pick<WatchMetrics, "registry" | "secrets">): Promise<string> {
-  return metrics.secrets.redact(await metrics.registry.metrics()).text;
-}

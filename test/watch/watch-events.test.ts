@@ -1,10 +1,11 @@
 // Events on a change of state only: what a receiver paging someone relies on.
 
 import { describe, expect, it } from "vitest";
+import { MAX_EVENT_CHANGES } from "../../src/notify/event.js";
+import { renderSlackText, renderWebhookBody, signBody } from "../../src/notify/webhook-payload.js";
 import type { PlannedChange } from "../../src/plan/types.js";
 import { SecretRegistry } from "../../src/redact.js";
-import { EventTracker, type FamilyFinding, MAX_EVENT_CHANGES } from "../../src/watch/watch-events.js";
-import { renderSlackText, renderWebhookBody, signBody } from "../../src/watch/webhook-payload.js";
+import { EventTracker, type FamilyFinding } from "../../src/watch/watch-events.js";
 
 function update(id: number, name = `Config ${id}`): PlannedChange {
   return {

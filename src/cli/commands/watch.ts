@@ -6,12 +6,12 @@ import { Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
 import { InputError } from "../../input-error.js";
 import type { DriftMode } from "../../manifest/types.js";
+import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
+import { WEBHOOK_DEFAULTS, WebhookSender } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest } from "../../run/load-manifest.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
-import { WEBHOOK_FORMATS, type WebhookFormat } from "../../watch/webhook-payload.js";
-import { WEBHOOK_DEFAULTS, WebhookSender } from "../../watch/webhook-sender.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,

@@ -6,7 +6,7 @@ import type { PlannedChange } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { MARKERS } from "../render/describe-plan.js";
 import { formatFieldChange, formatName, type ValueOptions } from "../render/format-value.js";
-import type { WatchEvent, WatchEventName } from "./watch-events.js";
+import type { EventName, PcsyncEvent } from "./event.js";
 
 export type WebhookFormat = "json" | "slack";
 
@@ -15,7 +15,7 @@ export const WEBHOOK_FORMATS = ["json", "slack"] as const satisfies readonly Web
 /** Changes a Slack message lists before "and N more": a message is read, not parsed. */
 const SLACK_CHANGE_LINES = 10;
 
-const HEADLINES: Record<WatchEventName, { icon: string; text: string }> = {
+const HEADLINES: Record<EventName, { icon: string; text: string }> = {
   drift_opened: { icon: ":warning:", text: "drift found" },
   drift_changed: { icon: ":warning:", text: "drift changed" },
   drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
@@ -57,7 +57,7 @@ const SUMMARY_WORDS = {
 } as const;
 
 /** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
-function describeSummary(event: WatchEvent): string {
+function describeSummary(event: PcsyncEvent): string {
   const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
   return (["create", "update", "delete", "reorder"] as const)
     .filter((action) => event.summary[action] > 0)
@@ -66,7 +66,7 @@ function describeSummary(event: WatchEvent): string {
 }
 
 /** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
-export function renderSlackText(event: WatchEvent): string {
+export function renderSlackText(event: PcsyncEvent): string {
   const headline = HEADLINES[event.event];
   const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
   const summary = describeSummary(event);
@@ -86,7 +86,11 @@ export function renderSlackText(event: WatchEvent): string {
  * The body to POST, redacted: records may hold any text, and an event must never carry the key
  * (JSON stays valid, as the key's JSON forms are replaced inside their string).
  */
-export function renderWebhookBody(event: WatchEvent, format: WebhookFormat, secrets: SecretRegistry): string {
+export function renderWebhookBody(
+  event: PcsyncEvent,
+  format: WebhookFormat,
+  secrets: SecretRegistry,
+): string {
   const body = format === "slack" ? JSON.stringify({ text: renderSlackText(event) }) : JSON.stringify(event);
   return secrets.redact(body).text;
 }

@@ -17,7 +17,7 @@ import {
 import { describeError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { SecretRegistry } from "../redact.js";
-import type { WatchEvent } from "./watch-events.js";
+import type { PcsyncEvent } from "./event.js";
 import { renderWebhookBody, signBody, type WebhookFormat } from "./webhook-payload.js";
 
 export interface WebhookOptions {
@@ -76,7 +76,7 @@ class WebhookQueue {
   readonly #options: WebhookOptions;
   readonly #stats: WebhookStats;
   readonly #dispatcher: Dispatcher;
-  readonly #pending: WatchEvent[] = [];
+  readonly #pending: PcsyncEvent[] = [];
   readonly #stop = new AbortController();
   readonly #retry: RetryContext;
   #running: Promise<void> | undefined;
@@ -101,7 +101,7 @@ class WebhookQueue {
     while (this.#running !== undefined) await this.#running;
   }
 
-  push(event: WatchEvent): void {
+  push(event: PcsyncEvent): void {
     if (this.#stop.signal.aborted) return;
     if (this.#pending.length >= this.#options.maxQueue) {
       const dropped = this.#pending.shift();
@@ -130,7 +130,7 @@ class WebhookQueue {
     }
   }
 
-  async #deliver(event: WatchEvent): Promise<void> {
+  async #deliver(event: PcsyncEvent): Promise<void> {
     const { format, secret, secrets } = this.#options;
     const body = renderWebhookBody(event, format, secrets);
     const headers: Record<string, string> = {
@@ -204,7 +204,7 @@ export class WebhookSender {
   }
 
   /** Queues the event for every webhook and returns at once. */
-  send(event: WatchEvent): void {
+  send(event: PcsyncEvent): void {
     for (const queue of this.#queues) queue.push(event);
   }
 

@@ -4,9 +4,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import type { PcsyncEvent } from "../../src/notify/event.js";
+import { type WebhookOptions, WebhookSender } from "../../src/notify/webhook-sender.js";
 import { SecretRegistry } from "../../src/redact.js";
-import type { WatchEvent } from "../../src/watch/watch-events.js";
-import { type WebhookOptions, WebhookSender } from "../../src/watch/webhook-sender.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse, attempt: number) => void;
 
@@ -36,7 +36,7 @@ async function openReceiver(onFinished: (handler: () => Promise<void>) => void, 
   };
 }
 
-function event(name: WatchEvent["event"] = "drift_opened"): WatchEvent {
+function event(name: PcsyncEvent["event"] = "drift_opened"): PcsyncEvent {
   return {
     event: name,
     project: "1",
@@ -135,7 +135,7 @@ describe.concurrent("WebhookSender", () => {
     const started = performance.now();
     expect(await webhooks.close(200)).toBe(false);
     expect(performance.now() - started).toBeLessThan(3_000);
-    expect(receiver.attempts.map((attempt) => (JSON.parse(attempt.body) as WatchEvent).event)).toEqual([
+    expect(receiver.attempts.map((attempt) => (JSON.parse(attempt.body) as PcsyncEvent).event)).toEqual([
       "drift_opened",
     ]);
   });

@@ -1,0 +1,42 @@
+// The `--metrics-file` of `watch` and of a rollout's `apply`, for node_exporter's textfile
+// collector: pcsync's own metrics (node_exporter has the process ones), redacted, written whole.
+
+import type { Registry } from "prom-client";
+import { describeError } from "../errors.js";
+import type { RunInput } from "../files/output-target.js";
+import { writeFileSafely } from "../files/write-file.js";
+import type { SecretRegistry } from "../redact.js";
+
+/** Metrics as the file holds them: a registry's text with the run's secrets redacted. */
+export async function renderOwnMetrics(metrics: {
+  readonly registry: Registry;
+  readonly secrets: SecretRegistry;
+}): Promise<string> {
+  return metrics.secrets.redact(await metrics.registry.metrics()).text;
+}
+
+/**
+ * Writes `metrics` to `path` (absolute or from `cwd`): atomic, so that a collector never reads half
+ * of it, 0600, and never over one of the run's inputs. A failure is a warning on `stderr` (the run
+ * goes on), each time, or only the first time with `warnOnce`; false when it failed.
+ */
+export function metricsFileWriter(
+  path: string,
+  metrics: { readonly registry: Registry; readonly secrets: SecretRegistry },
+  io: { cwd: string; stderr: { write(text: string): unknown } },
+  inputs: readonly RunInput[],
+  options: { warnOnce: boolean },
+): () => Promise<boolean> {
+  let warned = false;
+  return async () => {
+    try {
+      await writeFileSafely(path, await renderOwnMetrics(metrics), { cwd: io.cwd, inputs });
+      return true;
+    } catch (error) {
+      if (!(warned && options.warnOnce))
+        io.stderr.write(`warning: --metrics-file: ${describeError(error)}\n`);
+      warned = true;
+      return false;
+    }
+  };
+}
