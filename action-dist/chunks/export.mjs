@@ -636,7 +636,7 @@ function compareProjectIds(a, b) {
 	return compareText(a, b);
 }
 const registerExportCommand = (program, io) => {
-	const command = new Command("export").description("Write a manifest of projects' current state (both families, in order).").addOption(new Option("--project <id>", "a project to export (repeatable; or --all)").argParser(collect)).option("--all", "export every project the API key can see").option("--templates", "write configs that projects share once, as templates the projects use").addOption(familyOption("only this family (repeatable)", { repeatable: true })).addOption(outOption("write to this file instead of stdout; an existing manifest is updated in place, keeping its comments"));
+	const command = new Command("export").description("Write a manifest of projects' current state (both families, in order).").addOption(new Option("--project <id>", "a project to export (repeatable; or --all)").argParser(collect)).option("--all", "export every project the API key can see").option("--templates", "write configs that projects share once, as templates the projects use").addOption(familyOption("only this family (repeatable)", { repeatable: true })).addOption(outOption("write to this file instead of stdout (- is stdout); an existing manifest is updated in place, keeping its comments"));
 	addDeprecatedAlias(command, {
 		flags: "--output <file>",
 		replacement: "-o/--out",
@@ -650,7 +650,9 @@ Examples:
   $ pcsync export --project 2 --family plugin_configs
   $ pcsync export --all --templates -o fleet.yaml   # shared configs written once, as templates
   $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`);
-	command.action(async (flags) => {
+	command.action(async (given) => {
+		const { out, ...rest } = given;
+		const flags = out === "-" ? rest : given;
 		if (!flags.all && flags.project === void 0) throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
 		const families = flags.family ?? FAMILY_NAMES;
 		const variables = await loadVariablesOrThrow(flags, io);

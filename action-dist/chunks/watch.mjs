@@ -9,7 +9,6 @@ import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { t as addManifestOption } from "./manifest-options.mjs";
 import { i as scopeOf, r as planSettingsOf, t as addScopeOptions } from "./scope-options.mjs";
 import { r as collect } from "./shared-options.mjs";
-import { resolve } from "node:path";
 // dist/src/cli/commands/watch.js
 const WATCH_DEFAULTS = {
 	interval: "5m",
@@ -98,7 +97,7 @@ Examples:
 			mode: flags.mode,
 			listen,
 			once: flags.once === true,
-			metricsFile: flags.metricsFile === void 0 ? void 0 : resolve(io.cwd, flags.metricsFile),
+			metricsFile: flags.metricsFile,
 			logFormat: flags.logFormat,
 			manifestSettleMs
 		}, {

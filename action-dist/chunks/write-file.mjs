@@ -59,6 +59,7 @@ const MAX_LINKS = 40;
 */
 async function resolveOutputTarget(path, options) {
 	const shown = options.shown ?? path;
+	if (path === "-") throw refused(shown, "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)");
 	const target = await followToTarget(resolve(options.cwd, path), shown);
 	if (target.kind === "file") await refuseInput(target.path, target.existing, options, shown);
 	return target;

@@ -41,6 +41,13 @@ export async function resolveOutputTarget(
   options: { cwd: string; inputs?: readonly RunInput[]; shown?: string },
 ): Promise<OutputTarget> {
   const shown = options.shown ?? path;
+  // Where a command means standard output by `-`, it says so before this; anywhere else a file
+  // named `-` is a surprise, not what was meant.
+  if (path === "-")
+    throw refused(
+      shown,
+      "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)",
+    );
   const target = await followToTarget(resolve(options.cwd, path), shown);
   if (target.kind === "file") await refuseInput(target.path, target.existing, options, shown);
   return target;

@@ -1,6 +1,7 @@
 // E2E: what plan, apply and export print (text, JSON, markdown, step summary, colour) and write.
 // The plain text plan runs the built binary (runBuilt): results on its stdout, nothing on stderr.
 
+import { existsSync } from "node:fs";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,6 +205,36 @@ describe.concurrent("plan output (read-only, one server)", () => {
     expect(verbose.stdout).toBe(quiet.stdout);
     expect(verbose.stderr).toMatch(/GET \/api\/projects\/1\/plugin_configs\/.* -> 200/);
     expectNoSecret(verbose, API_KEY);
+  });
+});
+
+describe("- as an output path", () => {
+  it("is stdout for export -o; every other output refuses it, writes no file named - and changes nothing", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const work = await temporaryDirectory();
+    onTestFinished(() => work.remove());
+    const small = `${EXAMPLES}/small/pcsync.yaml`;
+    const exported = await server.run(["export", "--project", "1", "-o", "-"], { cwd: work.path });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain("version: 1");
+    const refusal = "pcsync: cannot write -: - is not standard output here";
+    for (const args of [
+      ["plan", "-f", small, "-o", "-"],
+      // The examples have changes to write: the journal is opened before the first of them.
+      ["apply", "-f", EXAMPLES, "--auto-approve", "--journal", "-"],
+    ]) {
+      const run = await server.run(args, { cwd: work.path });
+      expect([run.code, run.stderr], args.join(" ")).toEqual([1, expect.stringContaining(refusal)]);
+    }
+    const watched = await server.run(["watch", "-f", small, "--once", "--metrics-file", "-"], {
+      cwd: work.path,
+    });
+    expect(watched.code).toBe(1);
+    expect(watched.stderr).toContain("warning: --metrics-file: cannot write -: - is not standard output here");
+    expect(existsSync(join(work.path, "-"))).toBe(false);
+    expect(server.emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
   });
 });
 

@@ -90,7 +90,7 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
     .addOption(
       outOption(
-        "write to this file instead of stdout; an existing manifest is updated in place, keeping its comments",
+        "write to this file instead of stdout (- is stdout); an existing manifest is updated in place, keeping its comments",
       ),
     );
   addDeprecatedAlias(command, { flags: "--output <file>", replacement: "-o/--out", attribute: "out" }, io);
@@ -106,7 +106,10 @@ Examples:
   $ pcsync export --all --templates -o fleet.yaml   # shared configs written once, as templates
   $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`,
   );
-  command.action(async (flags: ExportFlags) => {
+  command.action(async (given: ExportFlags) => {
+    // `-o -` is standard output, as with curl and tar: what export writes without -o.
+    const { out, ...rest } = given;
+    const flags: ExportFlags = out === "-" ? rest : given;
     if (!flags.all && flags.project === undefined) {
       throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
     }

@@ -1,7 +1,6 @@
 // `pcsync watch`: reconcile continuously. Its options are parsed and checked here; the service
 // itself is in src/watch/.
 
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
 import { InputError } from "../../input-error.js";
@@ -231,7 +230,7 @@ Examples:
         mode: flags.mode,
         listen,
         once: flags.once === true,
-        metricsFile: flags.metricsFile === undefined ? undefined : resolve(io.cwd, flags.metricsFile),
+        metricsFile: flags.metricsFile,
         logFormat: flags.logFormat,
         manifestSettleMs,
       },
