@@ -232,7 +232,9 @@ describe("- as an output path", () => {
       cwd: work.path,
     });
     expect(watched.code).toBe(1);
-    expect(watched.stderr).toContain("warning: --metrics-file: cannot write -: - is not standard output here");
+    expect(watched.stderr).toContain(
+      "warning: --metrics-file: cannot write -: - is not standard output here",
+    );
     expect(existsSync(join(work.path, "-"))).toBe(false);
     expect(server.emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
   });
