@@ -4,7 +4,7 @@ import { n as FAMILY_NAMES } from "./families.mjs";
 import { _ as FAMILIES_IN_CLAIM_ORDER, a as diffFields, g as pluginDefaults, i as createFields, n as findOrderTies, o as isIgnored, s as managedFields, v as idsOfOtherFamilies } from "./order-ties.mjs";
 import { d as lookAlikeKey, f as matchesAnyGlob, l as compileNameGlob, t as groupBy, u as describeLookAlike, v as readMark } from "./group-by.mjs";
 import { i as formatSource } from "./diagnostics.mjs";
-import { c as recordKey, n as findGuard, o as fingerprintMembership, r as findUpdateGuard, s as fingerprintRecord, t as countsAsUpdate } from "./safety-guards.mjs";
+import { a as findUpdateGuard, d as fingerprintMembership, f as fingerprintRecord, i as findGuard, p as recordKey, r as countsAsUpdate } from "./refused-error.mjs";
 // dist/src/plan/protect.js
 /** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
 function protectEntries(family, claimedNames) {

@@ -3,13 +3,13 @@ import { n as SIGNAL_EXIT_CODES, r as describeCode, t as PcsyncError } from "./e
 import { i as Option } from "./esm.mjs";
 import { r as WRITABLE_FIELDS } from "./families.mjs";
 import { s as readBoundedText } from "./group-by.mjs";
-import { c as recordKey } from "./safety-guards.mjs";
+import { p as recordKey, t as RefusedError } from "./refused-error.mjs";
 import { a as formatBytes } from "./api-key.mjs";
 import { t as InputError } from "./input-error.mjs";
 import { p as quoteServerText } from "./service-error.mjs";
-import { t as RefusedError } from "./refused-error.mjs";
 import { r as concurrencyOf } from "./connection.mjs";
-import { l as parseJournal, o as DEFAULT_JOURNAL_DIR, t as applyWithJournal } from "./apply-with-journal.mjs";
+import { c as parseJournal, i as DEFAULT_JOURNAL_DIR } from "./journal-lock.mjs";
+import { t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as showsProgressLine, t as createProgress } from "./progress.mjs";
 import { join, resolve } from "node:path";
 import { readFile, readdir, stat } from "node:fs/promises";

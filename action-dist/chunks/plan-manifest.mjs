@@ -2,8 +2,8 @@
 import { c as listProjects, l as reachesProjectList } from "./api.mjs";
 import { t as InputError } from "./input-error.mjs";
 import { a as printDiagnostics, n as loadManifestOrThrow, u as resolveProjectSets } from "./load-manifest.mjs";
-import { r as isApiError } from "./service-error.mjs";
 import { t as didYouMean } from "./suggest.mjs";
+import { r as isApiError } from "./service-error.mjs";
 import { f as matchesAnyGlob, t as groupBy } from "./group-by.mjs";
 import { i as formatSource } from "./diagnostics.mjs";
 import { t as mapConcurrent } from "./map-concurrent.mjs";

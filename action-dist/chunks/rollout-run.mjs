@@ -7,7 +7,7 @@ import { i as describeError } from "./errors.mjs";
 import { t as mapConcurrent } from "./map-concurrent.mjs";
 import { f as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
 import { a as getFamily, i as familyKey } from "./families.mjs";
-import { s as defaultJournalPath } from "./apply-with-journal.mjs";
+import { a as defaultJournalPath } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as isApplyComplete } from "./apply-report.mjs";
 import { s as ROLLOUT_DEFAULTS } from "./load-manifest.mjs";
@@ -956,7 +956,7 @@ async function applyRollout$1(run) {
 				return report;
 			},
 			newJournalPath(label) {
-				const path = defaultJournalPath(/* @__PURE__ */ new Date()).replace(/\.jsonl$/, `-${label}.jsonl`);
+				const path = defaultJournalPath(/* @__PURE__ */ new Date(), label);
 				return journalDir === void 0 ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
 			},
 			async rollbackJournal(path) {

@@ -2,10 +2,11 @@
 import { n as SIGNAL_EXIT_CODES, s as SecretRegistry, t as PcsyncError } from "./errors.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { a as printDiagnostics, c as readManifestSources, l as readVarFiles, o as runInputs, t as loadManifest } from "./load-manifest.mjs";
-import { a as formatCycleLine, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
+import { a as formatCycleLine, c as pruneHealJournals, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { n as formatDiagnostic } from "./diagnostics.mjs";
 import { i as familyKey } from "./families.mjs";
 import { a as summarizePlan } from "./compute-plan.mjs";
+import { a as defaultJournalPath } from "./journal-lock.mjs";
 import { t as describeGuard } from "./guard-message.mjs";
 import { t as applyWithJournal } from "./apply-with-journal.mjs";
 import { r as appendAll } from "./suggest.mjs";
@@ -192,7 +193,7 @@ async function healPlan(client, plan, current, modes, options) {
 	};
 	const healPart = selectFamilies(plan, healing);
 	const healed = healPart.changes.length + healPart.reorders.length > 0 ? await applyWithJournal(client, healPart, current, {
-		journalPath: void 0,
+		journalPath: defaultJournalPath(/* @__PURE__ */ new Date(), "heal"),
 		start: {
 			command: "heal",
 			planFile: null
@@ -204,6 +205,7 @@ async function healPlan(client, plan, current, modes, options) {
 		},
 		onNote: options.onNote
 	}) : void 0;
+	if (healed?.journal !== void 0) await pruneHealJournals(options.journal.cwd, options.journal.keep);
 	const report = healed?.report;
 	const done = /* @__PURE__ */ new Map();
 	for (const outcome of report?.outcomes ?? []) {
@@ -705,7 +707,8 @@ var CycleRunner = class {
 			journal: {
 				cwd: io.cwd,
 				inputs,
-				secrets: io.secrets
+				secrets: io.secrets,
+				keep: this.#settings.keepHealJournals ?? 100
 			},
 			onNote: (line) => io.stderr.write(`${line}\n`)
 		});
@@ -1029,6 +1032,7 @@ async function runWatch(settings, parts, io) {
 		signal: stop.signal,
 		manifest,
 		flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
+		keepHealJournals: settings.keepHealJournals,
 		onProjectPlanned: (part, desired) => recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode))
 	});
 	const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0]));

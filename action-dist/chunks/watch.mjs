@@ -2,10 +2,10 @@
 import { i as Option, n as Command } from "./esm.mjs";
 import { n as parseDuration } from "./duration.mjs";
 import { t as InputError } from "./input-error.mjs";
+import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { a as WEBHOOK_FORMATS, i as WebhookSender, n as readWebhookSecret, r as WEBHOOK_DEFAULTS, t as parseWebhooks } from "./webhook-options.mjs";
 import { i as createClientFromFlags, n as addSettleTimeoutOption, o as parsePositiveNumber, s as manifestServer, t as addConnectionOptions } from "./connection.mjs";
 import { t as loadManifest } from "./load-manifest.mjs";
-import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { t as addManifestOption } from "./manifest-options.mjs";
 import { i as scopeOf, r as planSettingsOf, t as addScopeOptions } from "./scope-options.mjs";
 import { r as collect } from "./shared-options.mjs";
@@ -17,8 +17,13 @@ const WATCH_DEFAULTS = {
 	listen: "127.0.0.1:9464",
 	webhookFormat: "json",
 	logFormat: "text",
-	manifestSettle: "10s"
+	manifestSettle: "10s",
+	keepHealJournals: String(100)
 };
+function parseKeepHealJournals(value) {
+	if (!/^\d+$/.test(value)) throw new InputError("usage", `--keep-heal-journals must be a whole number ≥ 0 (0: keep all), not "${value}"`);
+	return Number(value);
+}
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
 const MIN_INTERVAL_MS = 100;
 /** Beyond this, two consecutive waits could differ threefold, and a fleet would bunch up anyway. */
@@ -46,7 +51,7 @@ function parseListenFlag(value) {
 	return address;
 }
 const registerWatchCommand = (program, io, setExit) => {
-	const command = new Command("watch").description("Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.").addOption(new Option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)").default(WATCH_DEFAULTS.interval)).addOption(new Option("--jitter <percent>", "spread each interval by up to this many percent, either way").default(WATCH_DEFAULTS.jitter)).addOption(new Option("--mode <mode>", "on drift: warn (report only) or heal (apply); a family's `drift:` wins").choices(["warn", "heal"]).default(WATCH_DEFAULTS.mode)).addOption(new Option("--listen <host:port>", "serve /metrics, /healthz and /readyz here (with --once: only when given)").default(WATCH_DEFAULTS.listen)).addOption(new Option("--webhook <url>", "POST each event to this URL (repeatable)").argParser(collect)).addOption(new Option("--webhook-secret-file <path>", "sign events with the secret in this file (X-Pcsync-Signature)")).addOption(new Option("--webhook-format <format>", "json (the event) or slack (a message for an incoming webhook)").choices(WEBHOOK_FORMATS).default(WATCH_DEFAULTS.webhookFormat)).addOption(new Option("--webhook-timeout <seconds>", "time allowed for one delivery attempt").default(String(WEBHOOK_DEFAULTS.timeoutMs / 1e3))).addOption(new Option("--once", "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused")).addOption(new Option("--metrics-file <path>", "after each cycle, write the metrics here (node_exporter textfile format)")).addOption(new Option("--log-format <format>", "one line per cycle: text, or json for log shippers").choices(LOG_FORMATS).default(WATCH_DEFAULTS.logFormat)).addOption(new Option("--manifest-settle <duration>", "use a changed manifest once its content has stayed the same this long (0: as read)").default(WATCH_DEFAULTS.manifestSettle));
+	const command = new Command("watch").description("Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.").addOption(new Option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)").default(WATCH_DEFAULTS.interval)).addOption(new Option("--jitter <percent>", "spread each interval by up to this many percent, either way").default(WATCH_DEFAULTS.jitter)).addOption(new Option("--mode <mode>", "on drift: warn (report only) or heal (apply); a family's `drift:` wins").choices(["warn", "heal"]).default(WATCH_DEFAULTS.mode)).addOption(new Option("--listen <host:port>", "serve /metrics, /healthz and /readyz here (with --once: only when given)").default(WATCH_DEFAULTS.listen)).addOption(new Option("--webhook <url>", "POST each event to this URL (repeatable)").argParser(collect)).addOption(new Option("--webhook-secret-file <path>", "sign events with the secret in this file (X-Pcsync-Signature)")).addOption(new Option("--webhook-format <format>", "json (the event) or slack (a message for an incoming webhook)").choices(WEBHOOK_FORMATS).default(WATCH_DEFAULTS.webhookFormat)).addOption(new Option("--webhook-timeout <seconds>", "time allowed for one delivery attempt").default(String(WEBHOOK_DEFAULTS.timeoutMs / 1e3))).addOption(new Option("--once", "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused")).addOption(new Option("--metrics-file <path>", "after each cycle, write the metrics here (node_exporter textfile format)")).addOption(new Option("--log-format <format>", "one line per cycle: text, or json for log shippers").choices(LOG_FORMATS).default(WATCH_DEFAULTS.logFormat)).addOption(new Option("--manifest-settle <duration>", "use a changed manifest once its content has stayed the same this long (0: as read)").default(WATCH_DEFAULTS.manifestSettle)).addOption(new Option("--keep-heal-journals <count>", "after each heal, remove the ended heal journals but the newest this many (0: keep all)").default(WATCH_DEFAULTS.keepHealJournals));
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "manifest");
@@ -61,6 +66,8 @@ once). SIGHUP reads the manifest again and starts a cycle now.
 A changed manifest is used once its content has stayed the same for --manifest-settle (until then
 cycles plan with the last settled version): update it by renaming a new file into place. A record
 healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
+Each heal that writes keeps a journal (.pcsync/journal/…-heal.jsonl, for pcsync rollback); the
+ended ones beyond the newest --keep-heal-journals are removed.
 
 Examples:
   $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
@@ -71,6 +78,7 @@ Examples:
 		const intervalMs = parseInterval(flags.interval);
 		const jitterShare = parseJitter(flags.jitter);
 		const manifestSettleMs = parseManifestSettle(flags.manifestSettle);
+		const keepHealJournals = parseKeepHealJournals(flags.keepHealJournals);
 		const listenGiven = self.getOptionValueSource("listen") === "cli";
 		const listen = flags.once && !listenGiven ? void 0 : parseListenFlag(flags.listen);
 		const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
@@ -99,7 +107,8 @@ Examples:
 			once: flags.once === true,
 			metricsFile: flags.metricsFile,
 			logFormat: flags.logFormat,
-			manifestSettleMs
+			manifestSettleMs,
+			keepHealJournals
 		}, {
 			webhooks,
 			createClient: async (signal, metrics) => {

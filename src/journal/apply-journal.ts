@@ -29,11 +29,13 @@ import {
 /** Where a journal goes when --journal is not given: under the working directory, one per run. */
 export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 
-export function defaultJournalPath(now: Date): string {
+/** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
+export function defaultJournalPath(now: Date, label?: string): string {
   // No ":" in the name: artifact stores and some file systems refuse it. The suffix keeps two runs
   // started in the same millisecond apart; names still sort by time.
   const suffix = randomBytes(3).toString("hex");
-  return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}.jsonl`);
+  const labelled = label === undefined ? "" : `-${label}`;
+  return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}${labelled}.jsonl`);
 }
 
 /** The saved-plan document's hash: what ties a journal to the plan it applied. */

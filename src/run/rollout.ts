@@ -213,8 +213,7 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
       return report;
     },
     newJournalPath(label) {
-      const base = defaultJournalPath(new Date());
-      const path = base.replace(/\.jsonl$/, `-${label}.jsonl`);
+      const path = defaultJournalPath(new Date(), label);
       return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
     },
     async rollbackJournal(path) {

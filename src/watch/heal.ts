@@ -6,6 +6,8 @@ import type { ApiClient } from "../api/index.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
+import { defaultJournalPath } from "../journal/apply-journal.js";
+import { pruneHealJournals } from "../journal/prune-heal-journals.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import { selectFamilies } from "../plan/select-families.js";
@@ -69,8 +71,11 @@ export async function healPlan(
   options: {
     concurrency: number;
     signal?: AbortSignal | undefined;
-    /** Where heal's journals go: the default directory under `cwd`, never over one of `inputs`. */
-    journal: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry };
+    /**
+     * Where heal's journals go: the default directory under `cwd`, never over one of `inputs`,
+     * named `…-heal.jsonl`; the ended ones beyond the newest `keep` are removed (0: none is).
+     */
+    journal: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry; keep: number };
     /** A note worth a line on stderr (a stale journal lock taken over). */
     onNote?: ((line: string) => void) | undefined;
     /** Families refused whatever their mode: configs that match another owner's records. */
@@ -103,13 +108,14 @@ export async function healPlan(
   const healed =
     healPart.changes.length + healPart.reorders.length > 0
       ? await applyWithJournal(client, healPart, current, {
-          journalPath: undefined,
+          journalPath: defaultJournalPath(new Date(), "heal"),
           start: { command: "heal", planFile: null },
           files: options.journal,
           apply: { concurrency: options.concurrency, signal: options.signal },
           onNote: options.onNote,
         })
       : undefined;
+  if (healed?.journal !== undefined) await pruneHealJournals(options.journal.cwd, options.journal.keep);
   const report = healed?.report;
   const done = new Map<string, ApplyOutcome[]>();
   for (const outcome of report?.outcomes ?? []) {

@@ -7,6 +7,7 @@ import type { ApiClient } from "../api/index.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
+import { DEFAULT_KEPT_HEAL_JOURNALS } from "../journal/prune-heal-journals.js";
 import { type DesiredState, type DriftMode, formatDiagnostic } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { printDiagnostics } from "../run/load-manifest.js";
@@ -38,6 +39,8 @@ export interface CycleSettings {
   manifest: StableManifest;
   /** Heal's memory of records it keeps putting back: they are left alone for a while. */
   flapping?: FlapTracker;
+  /** How many ended heal journals are kept, the newest (--keep-heal-journals; 0: all). */
+  keepHealJournals?: number | undefined;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 }
@@ -141,7 +144,12 @@ export class CycleRunner {
       concurrency: settings.concurrency,
       signal,
       refused,
-      journal: { cwd: io.cwd, inputs, secrets: io.secrets },
+      journal: {
+        cwd: io.cwd,
+        inputs,
+        secrets: io.secrets,
+        keep: this.#settings.keepHealJournals ?? DEFAULT_KEPT_HEAL_JOURNALS,
+      },
       onNote: (line) => io.stderr.write(`${line}\n`),
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;

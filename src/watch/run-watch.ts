@@ -38,6 +38,8 @@ export interface WatchSettings {
   logFormat: LogFormat;
   /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
   manifestSettleMs?: number;
+  /** --keep-heal-journals: the ended heal journals kept, the newest (0: all). */
+  keepHealJournals?: number;
 }
 
 export interface WatchParts {
@@ -86,6 +88,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     manifest,
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
+    keepHealJournals: settings.keepHealJournals,
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });

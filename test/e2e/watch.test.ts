@@ -3,7 +3,7 @@
 // a real webhook receiver; and `--once` for cron, with its exit codes and metrics file.
 
 import { createHmac } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -223,6 +223,51 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     // node_exporter has process metrics of its own: the textfile must not repeat them.
     expect(text).not.toContain("process_");
     expect((await stat(metricsFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it("keeps the newest --keep-heal-journals heal journals, each one rollback can undo", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const work = await temporaryDirectory();
+    onTestFinished(() => work.remove());
+    const file = join(work.path, "pcsync.yaml");
+    await writeSettled(file, geoIp());
+    const [geoip] = (await server.list(1, "plugin_configs")).filter((record) => record.name === "GeoIP");
+    const journals: string[] = [];
+    for (const enabled of [false, true, false]) {
+      // Drift: the manifest says enabled; someone else turns it off (or the heal before turned it on).
+      await server.call("PATCH", `/api/projects/1/plugin_configs/${geoip?.id}/`, { enabled: !enabled });
+      await writeSettled(file, geoIp({ enabled }));
+      const healed = await runBuiltCli(
+        ["watch", "--once", "--mode", "heal", "-f", file, "--keep-heal-journals", "2"],
+        { env: server.env, cwd: work.path, timeoutMs: 60_000 },
+      );
+      expect(healed.code, healed.stderr).toBe(0);
+      const journal = /\.pcsync\/journal\/\S+-heal\.jsonl/.exec(`${healed.stdout}${healed.stderr}`)?.[0];
+      expect(journal, healed.stdout).toBeDefined();
+      journals.push(journal ?? "");
+    }
+    const left = (await readdir(join(work.path, ".pcsync", "journal"))).filter((name) =>
+      name.endsWith(".jsonl"),
+    );
+    expect(left.map((name) => `.pcsync/journal/${name}`).sort()).toEqual(journals.slice(1).sort());
+    // The newest heal is undone by its journal: GeoIP is enabled again, as before it.
+    const undone = await runBuiltCli(["rollback", "--journal", journals[2] ?? "", "--auto-approve"], {
+      env: server.env,
+      cwd: work.path,
+    });
+    expect(undone.code, undone.stderr).toBe(0);
+    const [after] = (await server.list(1, "plugin_configs")).filter((record) => record.name === "GeoIP");
+    expect(after?.enabled).toBe(true);
+    const bad = await runBuiltCli(["watch", "--once", "-f", file, "--keep-heal-journals", "-1"], {
+      env: server.env,
+      cwd: work.path,
+    });
+    expect([bad.code, bad.stderr]).toEqual([
+      1,
+      'pcsync: --keep-heal-journals must be a whole number ≥ 0 (0: keep all), not "-1"\n',
+    ]);
   });
 
   it("heals in heal mode (exit 0 once in sync), and exits 3 when a guard refuses, writing nothing", async ({

@@ -4,6 +4,7 @@
 import { Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
 import { InputError } from "../../input-error.js";
+import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../../notify/webhook-sender.js";
@@ -37,6 +38,7 @@ interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   metricsFile?: string;
   logFormat: LogFormat;
   manifestSettle: string;
+  keepHealJournals: string;
 }
 
 export const WATCH_DEFAULTS = {
@@ -47,7 +49,17 @@ export const WATCH_DEFAULTS = {
   webhookFormat: "json",
   logFormat: "text",
   manifestSettle: "10s",
+  keepHealJournals: String(DEFAULT_KEPT_HEAL_JOURNALS),
 } as const satisfies Partial<WatchFlags>;
+
+function parseKeepHealJournals(value: string): number {
+  if (!/^\d+$/.test(value))
+    throw new InputError(
+      "usage",
+      `--keep-heal-journals must be a whole number ≥ 0 (0: keep all), not "${value}"`,
+    );
+  return Number(value);
+}
 
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
 const MIN_INTERVAL_MS = 100;
@@ -166,6 +178,12 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
         "--manifest-settle <duration>",
         "use a changed manifest once its content has stayed the same this long (0: as read)",
       ).default(WATCH_DEFAULTS.manifestSettle),
+    )
+    .addOption(
+      new Option(
+        "--keep-heal-journals <count>",
+        "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
+      ).default(WATCH_DEFAULTS.keepHealJournals),
     );
   addManifestOption(command);
   addScopeOptions(command);
@@ -183,6 +201,8 @@ once). SIGHUP reads the manifest again and starts a cycle now.
 A changed manifest is used once its content has stayed the same for --manifest-settle (until then
 cycles plan with the last settled version): update it by renaming a new file into place. A record
 healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
+Each heal that writes keeps a journal (.pcsync/journal/…-heal.jsonl, for pcsync rollback); the
+ended ones beyond the newest --keep-heal-journals are removed.
 
 Examples:
   $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
@@ -194,6 +214,7 @@ Examples:
     const intervalMs = parseInterval(flags.interval);
     const jitterShare = parseJitter(flags.jitter);
     const manifestSettleMs = parseManifestSettle(flags.manifestSettle);
+    const keepHealJournals = parseKeepHealJournals(flags.keepHealJournals);
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
@@ -233,6 +254,7 @@ Examples:
         metricsFile: flags.metricsFile,
         logFormat: flags.logFormat,
         manifestSettleMs,
+        keepHealJournals,
       },
       {
         webhooks,

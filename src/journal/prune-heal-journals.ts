@@ -1,0 +1,67 @@
+// A watcher heals for months: its journals would pile up without end. After each heal, the heal
+// journals (named `*-heal.jsonl`) beyond the newest `keep` are removed, but only those that ended
+// (an interrupted one may still be resumed or rolled back) and that no run holds (no lock).
+
+import { open, readdir, rm, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
+import { lockPathOf } from "./journal-lock.js";
+
+const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
+
+/** How many heal journals a watcher keeps by default (`watch --keep-heal-journals`). */
+export const DEFAULT_KEPT_HEAL_JOURNALS = 100;
+
+// The end line is short; a heal journal's last line is read from this much of its tail.
+const TAIL_BYTES = 4096;
+
+/** Whether the journal's last line is its `end` line: the run it records finished. */
+async function hasEnded(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, TAIL_BYTES);
+    const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
+    const last = buffer.toString("utf8").trimEnd().split("\n").pop() ?? "";
+    try {
+      const line = JSON.parse(last) as { type?: unknown };
+      return line.type === "end";
+    } catch {
+      return false;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Removes the ended, unlocked heal journals in the default journal directory under `cwd` beyond
+ * the newest `keep` (0 keeps all); returns the paths removed. A journal that cannot be read or
+ * removed is left as it is: pruning never fails a heal.
+ */
+export async function pruneHealJournals(cwd: string, keep: number): Promise<string[]> {
+  if (keep <= 0) return [];
+  const directory = resolve(cwd, DEFAULT_JOURNAL_DIR);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  // Names start with the time they were made: sorted, the newest are last.
+  const heals = names.filter((name) => name.endsWith(HEAL_JOURNAL_SUFFIX)).sort();
+  const removed: string[] = [];
+  for (const name of heals.slice(0, Math.max(0, heals.length - keep))) {
+    const path = join(directory, name);
+    try {
+      if ((await exists(lockPathOf(path))) || !(await hasEnded(path))) continue;
+      await rm(path);
+      removed.push(path);
+    } catch {
+      // Gone already, or not ours to remove: left alone.
+    }
+  }
+  return removed;
+}
