@@ -6,10 +6,10 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
+import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
-import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
 import {
   type BaseUrl,
