@@ -99,6 +99,8 @@ function checkedNextLink(
   return next;
 }
 
+type PageAndNext<S extends PageShape> = { page: ResponseShapes[S]; next: URL | undefined };
+
 /** One page at `url` of the list `firstUrl` starts, and its checked `next` link. */
 async function readPage<S extends PageShape>(
   client: ApiClient,
@@ -106,7 +108,7 @@ async function readPage<S extends PageShape>(
   firstUrl: URL,
   url: URL,
   shape: S,
-): Promise<{ page: ResponseShapes[S]; next: URL | undefined }> {
+): Promise<PageAndNext<S>> {
   walk.checkTime();
   const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
   return { page, next: checkedNextLink(client, firstUrl, url, page) };
@@ -132,35 +134,21 @@ export async function* paginate<S extends PageShape>(
   shape: S,
   options: { whole?: boolean } = {},
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const walk = newWalk(client, firstUrl, options.whole === true);
-  if (options.whole === true) {
+  const whole = options.whole === true;
+  const list = client.describeRequest("GET", firstUrl);
+  const walk = new ListWalk({ list, now: () => client.now(), bounds: client.listBounds, boundCount: whole });
+  if (whole) {
     yield* await readWholeList(client, firstUrl, shape, walk);
     return;
   }
-  let url: URL | undefined = firstUrl;
-  while (url !== undefined) {
-    const { page, next }: { page: ResponseShapes[S]; next: URL | undefined } = await readPage(
-      client,
-      walk,
-      firstUrl,
-      url,
-      shape,
-    );
+  for (let url: URL | undefined = firstUrl; url !== undefined; ) {
+    const { page, next }: PageAndNext<S> = await readPage(client, walk, firstUrl, url, shape);
     walk.admit(url, page, next);
     walk.pause();
     yield page;
     walk.resume();
     url = next;
   }
-}
-
-function newWalk(client: ApiClient, firstUrl: URL, boundCount: boolean): ListWalk {
-  return new ListWalk({
-    list: client.describeRequest("GET", firstUrl),
-    now: () => client.now(),
-    bounds: client.listBounds,
-    boundCount,
-  });
 }
 
 /** A page read, or why it could not be (kept until the walk reaches it: see readListPages). */
