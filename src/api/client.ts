@@ -382,15 +382,10 @@ export class ApiClient {
     if (last.done) return { ...response, attempts };
     const { status } = response;
     if (status >= 300 && status < 400) {
-      throw new ServiceError("redirect_not_followed", failedRequest, {
-        ...{
-          status,
-          location: describeLocation(headerValue(response.headers.location), url),
-          base: this.base.display,
-          attempts,
-        },
-        outcomeUnknown: failedRequest.method !== "GET",
-      });
+      const location = describeLocation(headerValue(response.headers.location), url);
+      const outcomeUnknown = method !== "GET";
+      const facts = { status, location, base: this.base.display, attempts, outcomeUnknown };
+      throw new ServiceError("redirect_not_followed", failedRequest, facts);
     }
     throw apiError(failedRequest, {
       status,
