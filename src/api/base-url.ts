@@ -33,61 +33,39 @@ export function parseBaseUrl(
   options: { allowInsecureHttp: boolean; source?: string | undefined },
 ): BaseUrl {
   const { source } = options;
+  const invalid = (shown: string, reason: string) =>
+    new InputError("invalid_base_url", { shown, reason, source });
+  const notAbsolute = "not an absolute URL; use e.g. https://app.example.com";
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
     // `app.example.com` or `localhost:8000`: a URL parser reads the latter as scheme `localhost:`.
-    const host = value.trim().split(/[/?#]/)[0] ?? "";
-    const looksLikeHost = /^[\w.-]+(?::\d+)?$/.test(host) && !host.includes("@");
+    const written = value.trim().split(/[?#]/)[0] ?? "";
+    const host = written.split("/")[0] ?? "";
+    if (!/^[\w.-]+(?::\d+)?$/.test(host) || host.includes("@")) throw invalid("given", notAbsolute);
     const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
-    throw new InputError("invalid_base_url", {
-      shown: looksLikeHost ? JSON.stringify(value.trim().split(/[?#]/)[0]) : "given",
-      reason: looksLikeHost
-        ? `it has no scheme: write ${scheme}://${value.trim().split(/[?#]/)[0]}`
-        : "not an absolute URL; use e.g. https://app.example.com",
-      source,
-    });
+    throw invalid(JSON.stringify(written), `it has no scheme: write ${scheme}://${written}`);
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InputError("invalid_base_url", {
-      shown: "given",
-      reason: "not an absolute URL; use e.g. https://app.example.com",
-      source,
-    });
+    throw invalid("given", notAbsolute);
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new InputError("invalid_base_url", {
-      shown: shown,
-      reason: "only http:// and https:// are supported",
-      source,
-    });
-  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw invalid(shown, "only http:// and https:// are supported");
   // Credentials in the URL would end up in traces and messages; the key is the only credential.
-  if (url.username !== "" || url.password !== "") {
-    throw new InputError("invalid_base_url", {
-      shown: shown,
-      reason: "it must not contain a user name or password",
-      source,
-    });
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new InputError("invalid_base_url", {
-      shown: shown,
-      reason: "it must not have a query string or fragment",
-      source,
-    });
-  }
+  if (url.username !== "" || url.password !== "")
+    throw invalid(shown, "it must not contain a user name or password");
+  if (url.search !== "" || url.hash !== "")
+    throw invalid(shown, "it must not have a query string or fragment");
   if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new InputError("insecure_http", { host: url.host, source });
   }
   if (ENDPOINT_PATH.test(url.pathname)) {
-    throw new InputError("invalid_base_url", {
-      shown: shown,
-      reason: `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
-      source,
-    });
+    throw invalid(
+      shown,
+      `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`,
+    );
   }
   let prefix = url.pathname.replace(/\/+$/, "");
   let correction: string | undefined;

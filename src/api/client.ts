@@ -6,10 +6,10 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
 import type { Dispatcher } from "undici";
+import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
-import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
 import { checkApiKey } from "./api-key.js";
 import {
   type BaseUrl,
@@ -190,19 +190,24 @@ export class ApiClient {
     bytesReceived: 0,
   };
 
+  /** The time allowed for a response's headers: how long a request may be pending unanswered. */
+  readonly requestTimeoutMs: number;
+  /** The client's abort signal, if it was given one. */
+  readonly signal: AbortSignal | undefined;
+  /** The proxy requests go through, if any. */
+  readonly proxy: ProxyRoute | undefined;
+
   // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
   readonly #authorization: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  readonly #requestTimeoutMs: number;
-  readonly #bodyTimeoutMs: number;
-  readonly #maxResponseBytes: number;
+  /** The time and size bounds of every attempt. */
+  readonly #bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
   readonly #trace: ((line: string) => void) | undefined;
   readonly #onAttempt: ((method: HttpMethod, status: number | "error") => void) | undefined;
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #sleep: Sleep;
-  readonly #signal: AbortSignal | undefined;
   readonly #retryContext: RetryContext;
   #closed = false;
   /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
@@ -226,18 +231,17 @@ export class ApiClient {
     if (!(timeScale > 0 && Number.isFinite(timeScale))) throw new RangeError("timeScale must be positive");
     this.timeScale = timeScale;
     const scaled = (ms: number) => Math.max(1, Math.round(ms * timeScale));
-    this.#requestTimeoutMs = positiveInteger(
-      scaled(options.requestTimeoutMs ?? CLIENT_DEFAULTS.requestTimeoutMs),
-      "requestTimeoutMs",
-    );
-    this.#bodyTimeoutMs = positiveInteger(
-      scaled(options.bodyTimeoutMs ?? CLIENT_DEFAULTS.bodyTimeoutMs),
-      "bodyTimeoutMs",
-    );
-    this.#maxResponseBytes = positiveInteger(
-      options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
-      "maxResponseBytes",
-    );
+    const timeout = (name: "requestTimeoutMs" | "bodyTimeoutMs") =>
+      positiveInteger(scaled(options[name] ?? CLIENT_DEFAULTS[name]), name);
+    this.requestTimeoutMs = timeout("requestTimeoutMs");
+    this.#bounds = {
+      headersTimeoutMs: this.requestTimeoutMs,
+      bodyTimeoutMs: timeout("bodyTimeoutMs"),
+      maxResponseBytes: positiveInteger(
+        options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes,
+        "maxResponseBytes",
+      ),
+    };
     const retry = { ...CLIENT_DEFAULTS.retry, ...definedEntries(options.retry ?? {}) };
     this.retryOptions = {
       retries: retry.retries,
@@ -261,7 +265,7 @@ export class ApiClient {
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? realSleep;
-    this.#signal = options.signal;
+    this.signal = options.signal;
     // Every request waiting for a slot listens for the abort: hundreds may wait at once.
     if (options.signal) setMaxListeners(0, options.signal);
     this.limiter = new RateLimiter({
@@ -275,6 +279,7 @@ export class ApiClient {
       options.proxyEnvironment === undefined || options.dispatcher !== undefined
         ? { route: undefined, note: undefined }
         : resolveProxy(this.base.origin, options.proxyEnvironment);
+    this.proxy = this.proxyDecision.route;
     if (this.proxyDecision.note !== undefined) this.traceLine(`proxy: ${this.proxyDecision.note}`);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
@@ -282,24 +287,19 @@ export class ApiClient {
       createDispatcher({
         origin: this.base.origin,
         connections: concurrency,
-        connectTimeoutMs: this.#requestTimeoutMs,
+        connectTimeoutMs: this.requestTimeoutMs,
         proxy: this.proxyDecision.route,
       });
     this.#retryContext = {
       limiter: this.limiter,
       options: this.retryOptions,
-      signal: this.#signal,
+      signal: this.signal,
       stats: this.stats,
       random: this.#random,
       now: this.#now,
       sleep: (ms) => this.sleep(ms),
       trace: (line) => this.traceLine(line),
     };
-  }
-
-  /** The proxy requests go through, if any. */
-  get proxy(): ProxyRoute | undefined {
-    return this.proxyDecision.route;
   }
 
   /** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
@@ -326,11 +326,6 @@ export class ApiClient {
     return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
   }
 
-  /** The time allowed for a response's headers: how long a request may be pending unanswered. */
-  get requestTimeoutMs(): number {
-    return this.#requestTimeoutMs;
-  }
-
   /**
    * Runs `task` so that every request it makes goes ahead of the client's own pacing and of the
    * requests queued for a slot, though never ahead of a pause the service asked for: a create
@@ -348,12 +343,7 @@ export class ApiClient {
 
   /** The client's sleep; rejects with the signal's reason once the client's signal aborts. */
   sleep(ms: number): Promise<void> {
-    return sleepUnlessAborted(this.#sleep, ms, this.#signal);
-  }
-
-  /** The client's abort signal, if it was given one. */
-  get signal(): AbortSignal | undefined {
-    return this.#signal;
+    return sleepUnlessAborted(this.#sleep, ms, this.signal);
   }
 
   /**
@@ -392,15 +382,10 @@ export class ApiClient {
     if (last.done) return { ...response, attempts };
     const { status } = response;
     if (status >= 300 && status < 400) {
-      throw new ServiceError("redirect_not_followed", failedRequest, {
-        ...{
-          status,
-          location: describeLocation(headerValue(response.headers.location), url),
-          base: this.base.display,
-          attempts,
-        },
-        outcomeUnknown: failedRequest.method !== "GET",
-      });
+      const location = describeLocation(headerValue(response.headers.location), url);
+      const outcomeUnknown = method !== "GET";
+      const facts = { status, location, base: this.base.display, attempts, outcomeUnknown };
+      throw new ServiceError("redirect_not_followed", failedRequest, facts);
     }
     throw apiError(failedRequest, {
       status,
@@ -424,12 +409,7 @@ export class ApiClient {
     if (request.body !== undefined) this.stats.bytesSent += Buffer.byteLength(request.body);
     let response: AttemptResponse;
     try {
-      response = await sendAttempt(this.#dispatcher, {
-        ...request,
-        headersTimeoutMs: this.#requestTimeoutMs,
-        bodyTimeoutMs: this.#bodyTimeoutMs,
-        maxResponseBytes: this.#maxResponseBytes,
-      });
+      response = await sendAttempt(this.#dispatcher, { ...request, ...this.#bounds });
     } catch (error) {
       if (error instanceof TransportFailure) {
         this.stats.transportFailures += 1;
@@ -452,22 +432,6 @@ export class ApiClient {
   async requestJson<S extends ResponseShape>(spec: RequestSpec, shape: S): Promise<ResponseShapes[S]> {
     const response = await this.request(spec);
     return this.parseJson(spec, response.body, shape);
-  }
-
-  /** Like requestJson, but an empty 2xx body is `null` (posthog-2024's job endpoint answers so). */
-  async requestOptionalJson<S extends ResponseShape>(
-    spec: RequestSpec,
-    shape: S,
-  ): Promise<ResponseShapes[S] | null> {
-    const response = await this.request(spec);
-    if (response.body.toString("utf8").trim() === "") return null;
-    return this.parseJson(spec, response.body, shape);
-  }
-
-  /** A request whose 2xx body is text (the frontend module). */
-  async requestText(spec: RequestSpec): Promise<string> {
-    const response = await this.request(spec);
-    return response.body.toString("utf8");
   }
 
   parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
@@ -528,8 +492,9 @@ export class ApiClient {
   ): Error {
     const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
     if (failure.kind === "too_large") {
+      const { maxResponseBytes: limitBytes } = this.#bounds;
       return new ServiceError("response_too_large", failedRequest, {
-        limitBytes: this.#maxResponseBytes,
+        limitBytes,
         encoding: failure.encoding,
       });
     }
@@ -542,7 +507,7 @@ export class ApiClient {
     if (failure.kind === "undecodable")
       return new ServiceError("malformed_response", failedRequest, { problem: failure.message });
     if (failure.kind === "timeout") {
-      const timeoutMs = failure.phase === "body" ? this.#bodyTimeoutMs : this.#requestTimeoutMs;
+      const timeoutMs = failure.phase === "body" ? this.#bounds.bodyTimeoutMs : this.requestTimeoutMs;
       return new ServiceError("timeout", failedRequest, {
         phase: failure.phase,
         timeoutMs,

@@ -88,13 +88,11 @@ function markProxyLeg(error: Error): Error {
  * unreachable, its refusal of CONNECT, its TLS) is the proxy's.
  */
 function wrapTunnelFailure(error: Error): Error {
-  if ((error as { [PROXY_LEG]?: boolean })[PROXY_LEG] !== true && isServiceTlsError(error)) return error;
-  return new ProxyTunnelFailure(error);
-}
-
-function isServiceTlsError(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && isTlsFailure(code);
+  const serviceTls = typeof code === "string" && isTlsFailure(code);
+  return (error as { [PROXY_LEG]?: boolean })[PROXY_LEG] !== true && serviceTls
+    ? error
+    : new ProxyTunnelFailure(error);
 }
 
 /** Whether a system or undici error code is a TLS failure (a certificate, a protocol mismatch). */

@@ -96,7 +96,7 @@ export async function getFrontend(
   configId: number,
 ): Promise<string> {
   const url = client.url(recordPath(projectId, family, configId, "frontend"));
-  return await client.requestText({ method: "GET", url });
+  return (await client.request({ method: "GET", url })).body.toString("utf8");
 }
 
 /**
@@ -115,8 +115,12 @@ export async function createJob(
   }
   const url = client.url(recordPath(projectId, family, configId, "job"));
   const body = { job: { type: job.type, payload: job.payload ?? {} } };
+  const spec = { method: "POST", url, body, safety: "unsafe" } as const;
   try {
-    return await client.requestOptionalJson({ method: "POST", url, body, safety: "unsafe" }, "record");
+    const response = await client.request(spec);
+    // posthog-2024 answers with an empty body.
+    if (response.body.toString("utf8").trim() === "") return null;
+    return client.parseJson(spec, response.body, "record");
   } catch (error) {
     if (isRequestError(error) && error.outcomeUnknown) {
       throw new ServiceError("job_outcome_unknown", client.describeRequest("POST", url), {

@@ -35,59 +35,48 @@ export function explainFailure(
 ): FailureExplanation {
   const { base, proxy, attempts } = context;
   const { reason, message: description } = failure;
-  const host = new URL(base.origin).host;
+  const { host, hostname } = new URL(base.origin);
   const through = proxy === undefined ? "" : ` (through the proxy ${proxy.display})`;
+  const certificate = `the TLS certificate of ${base.origin}${through}`;
+  // A host that does not resolve may be one only the network's proxy can reach.
+  const proxyHint = base.origin.startsWith("https:")
+    ? " (if this network reaches the service only through a proxy, set HTTPS_PROXY)"
+    : "";
+  const explained = (explanation: string) => ({ explanation });
   if (failure.kind === "proxy" && proxy !== undefined)
     return explainProxyFailure(failure, proxy, host, attempts);
-  if (NOT_TLS_CODES.has(reason) || (reason === "EPROTO" && NOT_TLS_TEXT.test(description))) {
-    const http = `http://${new URL(base.origin).host}${base.prefix}`;
-    return {
-      explanation: `the server at ${base.origin}${through} does not speak TLS: is the base URL ${http}?`,
-    };
-  }
-  if (UNTRUSTED_CERTIFICATE.has(reason)) {
-    return {
-      explanation: `the TLS certificate of ${base.origin}${through} is not trusted (${description}): ${PRIVATE_CA}`,
-    };
-  }
-  if (reason === "CERT_HAS_EXPIRED" || reason === "CERT_NOT_YET_VALID") {
-    return {
-      explanation: `the TLS certificate of ${base.origin}${through} is not valid now (${description}); check the server's certificate and this machine's clock`,
-    };
-  }
-  if (reason === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    return {
-      explanation: `the TLS certificate of ${base.origin}${through} is for another host name (${description}); check the base URL's host name`,
-    };
-  }
-  if (reason === "ENOTFOUND") {
-    return {
-      explanation: `the host name ${new URL(base.origin).hostname} does not resolve (DNS lookup failed); check the base URL for typos, and this machine's DNS${proxyHint(base)}`,
-    };
-  }
-  if (reason === "EAI_AGAIN") {
-    return {
-      explanation: `the DNS lookup of ${new URL(base.origin).hostname} failed for now (EAI_AGAIN), ${after(attempts)}; check this machine's network and DNS${proxyHint(base)}`,
-    };
-  }
+  if (NOT_TLS_CODES.has(reason) || (reason === "EPROTO" && NOT_TLS_TEXT.test(description)))
+    return explained(
+      `the server at ${base.origin}${through} does not speak TLS: is the base URL http://${host}${base.prefix}?`,
+    );
+  if (UNTRUSTED_CERTIFICATE.has(reason))
+    return explained(`${certificate} is not trusted (${description}): ${PRIVATE_CA}`);
+  if (reason === "CERT_HAS_EXPIRED" || reason === "CERT_NOT_YET_VALID")
+    return explained(
+      `${certificate} is not valid now (${description}); check the server's certificate and this machine's clock`,
+    );
+  if (reason === "ERR_TLS_CERT_ALTNAME_INVALID")
+    return explained(
+      `${certificate} is for another host name (${description}); check the base URL's host name`,
+    );
+  if (reason === "ENOTFOUND")
+    return explained(
+      `the host name ${hostname} does not resolve (DNS lookup failed); check the base URL for typos, and this machine's DNS${proxyHint}`,
+    );
+  if (reason === "EAI_AGAIN")
+    return explained(
+      `the DNS lookup of ${hostname} failed for now (EAI_AGAIN), ${after(attempts)}; check this machine's network and DNS${proxyHint}`,
+    );
   // A server that speaks only TLS closes a plain-http connection without a word (or answers 400).
-  if (base.origin.startsWith("http:") && failure.kind === "connection") {
+  if (base.origin.startsWith("http:") && failure.kind === "connection")
     return {
       hint: `if the server at ${host} speaks https, the base URL should be https://${host}${base.prefix}`,
     };
-  }
   return {};
 }
 
 function after(attempts: number): string {
   return `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
-}
-
-/** A host that does not resolve may be one only the network's proxy can reach. */
-function proxyHint(base: BaseUrl): string {
-  return base.origin.startsWith("https:")
-    ? " (if this network reaches the service only through a proxy, set HTTPS_PROXY)"
-    : "";
 }
 
 function explainProxyFailure(
@@ -105,20 +94,13 @@ function explainProxyFailure(
         : `refused the user name and password in ${proxy.variable}: check them (URL-encoded)`;
     return { explanation: `${named} ${credentials} (407 Proxy Authentication Required)` };
   }
-  if (status === 403) {
-    return {
-      explanation: `${named} refused to open a tunnel to ${host} (403 Forbidden): ask its administrators to allow ${host}, or list the host in NO_PROXY if it is reachable without the proxy`,
-    };
-  }
-  if (status !== undefined && status >= 500) {
-    return {
-      explanation: `${named} could not connect to ${host} (${failure.message}), ${after(attempts)}: check the base URL's host name and port, and that the service is up`,
-    };
-  }
-  if (status !== undefined) {
-    return { explanation: `${named} refused to open a tunnel to ${host} (${failure.message})` };
-  }
-  return {
-    explanation: `could not reach ${named}: ${failure.message}, ${after(attempts)}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy`,
-  };
+  const explanation =
+    status === 403
+      ? `${named} refused to open a tunnel to ${host} (403 Forbidden): ask its administrators to allow ${host}, or list the host in NO_PROXY if it is reachable without the proxy`
+      : status !== undefined && status >= 500
+        ? `${named} could not connect to ${host} (${failure.message}), ${after(attempts)}: check the base URL's host name and port, and that the service is up`
+        : status !== undefined
+          ? `${named} refused to open a tunnel to ${host} (${failure.message})`
+          : `could not reach ${named}: ${failure.message}, ${after(attempts)}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy`;
+  return { explanation };
 }

@@ -3,7 +3,7 @@
 // context of the one policy (retry.ts) with bounds of the caller's, paced by a limiter of its own.
 
 import type { Dispatcher } from "undici";
-import { realSleep, sleepUnlessAborted } from "./abortable-sleep.js";
+import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { createDispatcher } from "./dispatcher.js";
 import { type ProxyEnvironment, resolveProxy } from "./proxy.js";
 import { RateLimiter } from "./rate-limiter.js";

@@ -45,7 +45,6 @@ export {
   isOutcomeUnknown,
   isRequestError,
   isResponseError,
-  notMadeAfter,
   ServiceError,
 } from "./service-error.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";

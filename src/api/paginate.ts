@@ -99,6 +99,8 @@ function checkedNextLink(
   return next;
 }
 
+type PageAndNext<S extends PageShape> = { page: ResponseShapes[S]; next: URL | undefined };
+
 /** One page at `url` of the list `firstUrl` starts, and its checked `next` link. */
 async function readPage<S extends PageShape>(
   client: ApiClient,
@@ -106,7 +108,7 @@ async function readPage<S extends PageShape>(
   firstUrl: URL,
   url: URL,
   shape: S,
-): Promise<{ page: ResponseShapes[S]; next: URL | undefined }> {
+): Promise<PageAndNext<S>> {
   walk.checkTime();
   const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
   return { page, next: checkedNextLink(client, firstUrl, url, page) };
@@ -132,20 +134,15 @@ export async function* paginate<S extends PageShape>(
   shape: S,
   options: { whole?: boolean } = {},
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const walk = newWalk(client, firstUrl, options.whole === true);
-  if (options.whole === true) {
+  const whole = options.whole === true;
+  const list = client.describeRequest("GET", firstUrl);
+  const walk = new ListWalk({ list, now: () => client.now(), bounds: client.listBounds, boundCount: whole });
+  if (whole) {
     yield* await readWholeList(client, firstUrl, shape, walk);
     return;
   }
-  let url: URL | undefined = firstUrl;
-  while (url !== undefined) {
-    const { page, next }: { page: ResponseShapes[S]; next: URL | undefined } = await readPage(
-      client,
-      walk,
-      firstUrl,
-      url,
-      shape,
-    );
+  for (let url: URL | undefined = firstUrl; url !== undefined; ) {
+    const { page, next }: PageAndNext<S> = await readPage(client, walk, firstUrl, url, shape);
     walk.admit(url, page, next);
     walk.pause();
     yield page;
@@ -154,19 +151,8 @@ export async function* paginate<S extends PageShape>(
   }
 }
 
-function newWalk(client: ApiClient, firstUrl: URL, boundCount: boolean): ListWalk {
-  return new ListWalk({
-    list: client.describeRequest("GET", firstUrl),
-    now: () => client.now(),
-    bounds: client.listBounds,
-    boundCount,
-  });
-}
-
-/** A page read by offset, or why it could not be. */
-type OffsetPage<P> =
-  | { read: true; url: URL; offset: number; page: P; next: URL | undefined }
-  | { read: false; error: unknown };
+/** A page read, or why it could not be (kept until the walk reaches it: see readListPages). */
+type PageRead<P> = { ok: true; url: URL; page: P; next: URL | undefined } | { ok: false; error: unknown };
 
 /** One read of a list: its pages in order, and why they are not one state of it (the read stopped there). */
 interface ListRead<P> {
@@ -175,18 +161,21 @@ interface ListRead<P> {
 }
 
 /**
- * The pages of one read of a list. Once the first page gives `count` and the page size the
- * server keeps to (its result count: a server may cap `limit` below what was asked), the other
- * pages are asked for by offset, several at once, through the client's limiter (its bound on
- * requests in flight is shared with every other read) and never more than the client's
- * concurrency of them waiting for it. The pages taken are those a walk along `next` would have
- * read: a page is only taken after every page before it, the read ends at the first page without
- * a `next` link, and from a page that is not as planned (not full, or a link to an offset other
- * than the one after it), the rest is read by following `next` one page at a time. A page's error
- * surfaces only if no page before it ended the walk, so a read fails as the walk would have.
- * Pages are checked as they are taken: the read stops at the first page that shows the pages
- * cannot add up (a count that moved, a record listed again, more records than the count), so a
- * server repeating its pages is asked for a few pages, not for its count's worth.
+ * The pages of one read of a list, taken as a walk along `next` takes them. Once the first page
+ * gives `count` and the page size the server keeps to (its result count: a server may cap `limit`
+ * below what was asked), and its `next` is the plain offset after it, the pages below `count` are
+ * asked for by offset ahead of the walk: through the client's limiter (its bound on requests in
+ * flight is shared with every other read), never more than the client's concurrency of them at
+ * once nor more than twice that ahead of the page the walk is at (a slow page holds the askers,
+ * not the memory of all the pages after it). A page is only taken after every page before it, the
+ * read ends at the first page without a `next` link, and from a page that is not as planned (not
+ * full, or a link to an offset other than the one after it), the rest is read by following `next`
+ * one page at a time. No page is asked once one before it failed; a page's error surfaces only if
+ * the walk reaches it, so a read fails as the walk would have. Pages are checked as they are
+ * taken: the read stops at the first page that shows the pages cannot add up (a count that moved,
+ * a record listed again, more records than the count), so a server repeating its pages is asked
+ * for a few pages, not for its count's worth. Pages still being asked are waited for before the
+ * read goes on by links or ends.
  */
 async function readListPages<S extends PageShape>(
   client: ApiClient,
@@ -194,130 +183,77 @@ async function readListPages<S extends PageShape>(
   shape: S,
   walk: ListWalk,
 ): Promise<ListRead<ResponseShapes[S]>> {
+  type Read = PageRead<ResponseShapes[S]>;
   const tally = new ListTally();
   const pages: ResponseShapes[S][] = [];
-  let problem: string | undefined;
-  /** Takes the next page of the walk; false once the read cannot add up. */
-  const take = (url: URL, page: ResponseShapes[S], next: URL | undefined): boolean => {
-    walk.admit(url, page, next);
-    pages.push(page);
-    problem = tally.add(page);
-    return problem === undefined;
+  const read = (url: URL): Promise<Read> =>
+    readPage(client, walk, firstUrl, url, shape).then((found) => ({ ok: true, url, ...found }));
+  // The pages asked by offset (the one after the first page at index 0), and which have arrived.
+  const ahead: Promise<Read>[] = [];
+  const arrived: boolean[] = [];
+  let byOffset = false;
+  let pageSize = 0;
+  let planned = 0;
+  let inFlight = 0;
+  let failed = false;
+  // Asked when the walk waits for a page: pages that arrived are taken first, and may end the walk.
+  const askAhead = (): void => {
+    const limit = Math.min(planned, pages.length - 1 + 2 * client.concurrency);
+    while (byOffset && !failed && inFlight < client.concurrency && ahead.length < limit) {
+      const index = ahead.length;
+      const url = new URL(firstUrl.href);
+      url.searchParams.set("limit", String(pageSize));
+      url.searchParams.set("offset", String(pageSize * (index + 1)));
+      inFlight += 1;
+      const asked = read(url).catch((error: unknown): Read => {
+        failed = true;
+        return { ok: false, error };
+      });
+      ahead.push(
+        asked.finally(() => {
+          inFlight -= 1;
+          arrived[index] = true;
+          // The page the walk waits for is taken first; the walk then asks.
+          if (index !== pages.length - 1) askAhead();
+        }),
+      );
+    }
   };
-  const { page: first, next: firstNext } = await readPage(client, walk, firstUrl, firstUrl, shape);
-  if (!take(firstUrl, first, firstNext) || firstNext === undefined) {
-    return { pages, problem: problem ?? tally.finish() };
-  }
-  let resumeAt: URL | undefined = firstNext;
-  // Only a server that pages by plain offset is read by offset; any other follows its links.
-  if (offsetOf(firstNext) === first.results.length) {
-    const byOffset = await readPagesByOffset(client, firstUrl, shape, first, walk, take);
-    if (problem !== undefined) return { pages, problem };
-    resumeAt = byOffset.resumeAt;
-  }
-  for (let url = resumeAt; url !== undefined; ) {
-    const { page, next } = await readPage(client, walk, firstUrl, url, shape);
-    if (!take(url, page, next)) return { pages, problem };
-    url = next;
+  try {
+    for (let url: URL | undefined = firstUrl; url !== undefined; ) {
+      const index = pages.length - 1;
+      const fromAhead: boolean = byOffset && index < ahead.length;
+      const taken: Read = fromAhead ? await (ahead[index] as Promise<Read>) : await read(url);
+      if (!taken.ok) throw taken.error;
+      walk.admit(taken.url, taken.page, taken.next);
+      pages.push(taken.page);
+      const problem = tally.add(taken.page);
+      if (problem !== undefined) return { pages, problem };
+      const { results, count }: ListedPage = taken.page;
+      if (index === -1 && taken.next !== undefined && offsetOf(taken.next) === results.length) {
+        // Only a server that pages by plain offset is read by offset; any other follows its links.
+        [byOffset, pageSize, planned] = [true, results.length, Math.ceil(count / results.length) - 1];
+      } else if (fromAhead && !isAsPlanned(taken, offsetOf(taken.url), pageSize)) {
+        byOffset = false;
+        await Promise.all(ahead);
+      }
+      if (arrived[index + 1] !== true) askAhead();
+      url = taken.next;
+    }
+  } finally {
+    byOffset = false;
+    await Promise.all(ahead);
   }
   return { pages, problem: tally.finish() };
 }
 
 /** Whether a page read by offset links on to the page the read already asked for after it. */
-function isAsPlanned(taken: { offset: number; page: ListedPage; next: URL | undefined }, pageSize: number) {
+function isAsPlanned(taken: { page: ListedPage; next: URL | undefined }, offset: number, pageSize: number) {
   return (
     taken.next !== undefined &&
     taken.page.results.length === pageSize &&
-    offsetOf(taken.next) === taken.offset + pageSize
+    offsetOf(taken.next) === offset + pageSize
   );
-}
-
-/**
- * Pages `pageSize`, `2 * pageSize`, ... below the first page's `count`, at most the client's
- * concurrency of them asked at once, each handed to `take` in offset order as soon as every page
- * before it was. No page is asked once one before it ended the walk (no `next`), was not as
- * planned, failed, showed another count, or was refused by `take`: its successors would be thrown
- * away. Resolves with the `next` link of the last page taken, where the walk goes on (when `take`
- * refused a page, the caller stops instead); rejects with the error of the first page in order
- * that failed.
- */
-async function readPagesByOffset<S extends PageShape>(
-  client: ApiClient,
-  firstUrl: URL,
-  shape: S,
-  first: ResponseShapes[S],
-  walk: ListWalk,
-  take: (url: URL, page: ResponseShapes[S], next: URL | undefined) => boolean,
-): Promise<{ resumeAt: URL | undefined }> {
-  const pageSize = first.results.length;
-  const { count } = first;
-  const planned = Math.ceil(count / pageSize) - 1;
-  // Pages asked ahead of the walk at most: a slow page holds the askers, not the memory of all
-  // the pages after it.
-  const window = 2 * client.concurrency;
-  // Pages that arrived before an earlier one, by index.
-  const arrived = new Map<number, OffsetPage<ResponseShapes[S]>>();
-  const waiting: Array<() => void> = [];
-  let taken = 0;
-  let asked = 0;
-  // Taking stops at the end of the walk; asking also at the first failure (an earlier page may
-  // still end the walk before it, so it surfaces only when taken).
-  let stopped = false;
-  let failed = false;
-  let failure: { error: unknown } | undefined;
-  let resumeAt: URL | undefined;
-  const stop = (error?: { error: unknown }) => {
-    stopped = true;
-    failure = error;
-  };
-  const takeArrived = () => {
-    for (let entry = arrived.get(taken); !stopped && entry !== undefined; entry = arrived.get(taken)) {
-      arrived.delete(taken);
-      taken += 1;
-      if (!entry.read) {
-        stop({ error: entry.error });
-        break;
-      }
-      try {
-        if (!take(entry.url, entry.page, entry.next)) {
-          stop();
-          break;
-        }
-      } catch (error) {
-        stop({ error });
-        break;
-      }
-      resumeAt = entry.next;
-      // A list whose count moved was refused by `take`; one not as planned goes on by its links.
-      if (!isAsPlanned(entry, pageSize)) stop();
-    }
-    for (const wake of waiting.splice(0)) wake();
-  };
-  const askNext = async (): Promise<void> => {
-    while (!stopped && !failed && asked < planned) {
-      if (asked >= taken + window) {
-        await new Promise<void>((resolve) => waiting.push(resolve));
-        continue;
-      }
-      const index = asked++;
-      const offset = pageSize * (index + 1);
-      const url = new URL(firstUrl.href);
-      url.searchParams.set("limit", String(pageSize));
-      url.searchParams.set("offset", String(offset));
-      try {
-        const { page, next } = await readPage(client, walk, firstUrl, url, shape);
-        arrived.set(index, { read: true, url, offset, page, next });
-      } catch (error) {
-        arrived.set(index, { read: false, error });
-        failed = true;
-      }
-      takeArrived();
-    }
-  };
-  const askers = Math.min(client.concurrency, planned);
-  await Promise.all(Array.from({ length: askers }, askNext));
-  if (failure !== undefined) throw failure.error;
-  return { resumeAt };
 }
 
 /** What the consistency check needs of a page. */

@@ -2,7 +2,7 @@
 // one of its own): a bound on requests in flight, an optional requests-per-second ceiling, and
 // after a 429 a pause for everyone and a rate cut by a factor that then recovers (AIMD).
 
-import { realSleep, type Sleep, sleepUnlessAborted } from "./abortable-sleep.js";
+import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 
 export interface RateLimiterOptions {
   /** Requests in flight at most. */

@@ -41,13 +41,23 @@ type Sent<Facts> = FailedRequest & Tries & Facts;
 
 export type TimeoutPhase = "connect" | "headers" | "body";
 
+/** An entry of the table: every code of a ServiceError ends the run with EXIT_ERROR. */
+function entryOf<Kind extends "request" | "response" | "outcome">(kind: Kind) {
+  return <Facts>(message: (facts: Facts) => string): ErrorEntry<Facts> & { kind: Kind } => ({
+    kind,
+    exit: EXIT_ERROR,
+    message,
+  });
+}
+const request = entryOf("request");
+const response = entryOf("response");
+const outcome = entryOf("outcome");
+
 const SERVICE_CODES = {
   // -- A request that was sent (or tried) and failed: an HTTP error, the network, a timeout, an abort
   /** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
-  api_error: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (
+  api_error: request(
+    (
       f: Sent<{
         status: number;
         detail: string;
@@ -59,12 +69,10 @@ const SERVICE_CODES = {
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`,
-  },
+  ),
   /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
-  network_error: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (
+  network_error: request(
+    (
       f: Sent<{
         origin: string;
         /** The system or undici error code, e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
@@ -79,19 +87,15 @@ const SERVICE_CODES = {
         : f.outcomeUnknown
           ? `${f.method} ${f.path}: connection to ${f.origin} lost (${f.description}) after ${plural(f.attempts, "attempt")}; the request may or may not have been processed`
           : `${f.method} ${f.path}: could not reach ${f.origin} (${f.description}) after ${plural(f.attempts, "attempt")}; check the base URL and that the service is reachable`,
-  },
+  ),
   /** No response, or no complete body, within the configured time. */
-  timeout: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (f: Sent<{ phase: TimeoutPhase; timeoutMs: number }>) =>
+  timeout: request(
+    (f: Sent<{ phase: TimeoutPhase; timeoutMs: number }>) =>
       `${f.method} ${f.path}: ${{ connect: "could not connect", headers: "no response", body: "response body not complete" }[f.phase]} within ${f.timeoutMs} ms, after ${plural(f.attempts, "attempt")}`,
-  },
+  ),
   /** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
-  redirect_not_followed: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (
+  redirect_not_followed: request(
+    (
       f: Sent<{
         status: number;
         /** Origin and path of the Location header (no query string), or undefined without one. */
@@ -100,34 +104,28 @@ const SERVICE_CODES = {
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: the service redirected ${f.location === undefined ? "without a Location" : `to ${f.location}`}; pcsync does not follow redirects (the API key is only sent to ${f.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`,
-  },
+  ),
   /** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
-  response_headers_too_large: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (f: Sent<{ limitBytes: number }>) =>
+  response_headers_too_large: request(
+    (f: Sent<{ limitBytes: number }>) =>
       `${f.method} ${f.path}: the response headers are larger than the ${formatBytes(f.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`,
-  },
+  ),
   /**
    * The client's abort signal fired (apply was interrupted) before this request could be sent, or
    * sent again: `attempts` counts the attempts that did go out.
    */
-  request_aborted: {
-    kind: "request",
-    exit: EXIT_ERROR,
-    message: (f: Sent<object>) =>
+  request_aborted: request(
+    (f: Sent<object>) =>
       `${f.method} ${f.path}: ${
         f.attempts === 0
           ? "not sent"
           : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`
       }: the run was interrupted`,
-  },
+  ),
   // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
   /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
-  response_too_large: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({
+  response_too_large: response(
+    ({
       method,
       path,
       limitBytes,
@@ -136,70 +134,54 @@ const SERVICE_CODES = {
       encoding === undefined
         ? `${method} ${path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`
         : `${method} ${path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
-  },
+  ),
   /** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
-  malformed_response: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, problem }: FailedRequest & { problem: string }) =>
+  malformed_response: response(
+    ({ method, path, problem }: FailedRequest & { problem: string }) =>
       `${method} ${path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`,
-  },
+  ),
   /** A `next` link off the base URL's origin or path prefix (`link`: its origin and path). */
-  foreign_next_link: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, link, base }: FailedRequest & { link: string; base: string }) =>
+  foreign_next_link: response(
+    ({ method, path, link, base }: FailedRequest & { link: string; base: string }) =>
       `${method} ${path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
-  },
+  ),
   /** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
-  pagination_loop: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, reason }: FailedRequest & { reason: string }) =>
+  pagination_loop: response(
+    ({ method, path, reason }: FailedRequest & { reason: string }) =>
       `${method} ${path}: pagination does not end (${reason}); refusing to read further`,
-  },
+  ),
   /**
    * A `next` link on the base URL that is not the next page of the same list: following it would
    * read another list's records as this one's.
    */
-  next_link_off_collection: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, link, reason }: FailedRequest & { link: string; reason: string }) =>
+  next_link_off_collection: response(
+    ({ method, path, link, reason }: FailedRequest & { link: string; reason: string }) =>
       `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
-  },
+  ),
   /**
    * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
    * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
    */
-  list_too_long: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
+  list_too_long: response(
+    ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
       `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
-  },
+  ),
   /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
-  list_changed_during_read: {
-    kind: "response",
-    exit: EXIT_ERROR,
-    message: ({ method, path, reads, problem }: FailedRequest & { reads: number; problem: string }) =>
+  list_changed_during_read: response(
+    ({ method, path, reads, problem }: FailedRequest & { reads: number; problem: string }) =>
       `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
-  },
+  ),
   // -- A write that may or may not have happened, and is not sent again
   /** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
-  job_outcome_unknown: {
-    kind: "outcome",
-    exit: EXIT_ERROR,
-    message: ({ failure }: { failure: string }) =>
+  job_outcome_unknown: outcome(
+    ({ failure }: { failure: string }) =>
       `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
-  },
+  ),
   /** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
-  create_outcome_unknown: {
-    kind: "outcome",
-    exit: EXIT_ERROR,
-    message: ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
+  create_outcome_unknown: outcome(
+    ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
       `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
-  },
+  ),
 } satisfies Record<string, ErrorEntry<never> & { kind: "request" | "response" | "outcome" }>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_CODES;
@@ -381,10 +363,3 @@ export function apiError(
 
 /** Text from the service on one line, every character visible (see neutralise-server-text.ts). */
 const oneLine = neutraliseInline;
-
-/** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
-export function notMadeAfter(posts: number): string {
-  return posts > 1
-    ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)`
-    : "it did not make the record (re-reading the family showed so)";
-}

@@ -48,37 +48,39 @@ export type TransportFailureKind =
   | "other";
 
 export class TransportFailure extends Error {
-  readonly kind: TransportFailureKind;
+  declare readonly kind: TransportFailureKind;
   /** The system or undici code, e.g. `ECONNRESET`; `timeout` or `too_large` for our own bounds. */
-  readonly reason: string;
+  declare readonly reason: string;
   /** Whether the service may have received (and processed) the request. */
-  readonly sent: boolean;
-  readonly retryable: boolean;
-  readonly phase: "connect" | "headers" | "body";
+  declare readonly sent: boolean;
+  declare readonly retryable: boolean;
+  declare readonly phase: "connect" | "headers" | "body";
   /** The Content-Encoding of a body that failed while being inflated (too large or corrupt). */
-  readonly encoding: string | undefined;
+  declare readonly encoding?: string | undefined;
   /** The status with which a proxy refused to open the tunnel (kind `proxy`). */
-  readonly proxyStatus: number | undefined;
+  declare readonly proxyStatus?: number | undefined;
 
-  constructor(details: {
-    kind: TransportFailureKind;
-    reason: string;
-    description: string;
-    sent: boolean;
-    retryable: boolean;
-    phase: "connect" | "headers" | "body";
-    encoding?: string | undefined;
-    proxyStatus?: number | undefined;
-  }) {
-    super(details.description);
-    this.kind = details.kind;
-    this.reason = details.reason;
-    this.sent = details.sent;
-    this.retryable = details.retryable;
-    this.phase = details.phase;
-    this.encoding = details.encoding;
-    this.proxyStatus = details.proxyStatus;
+  constructor({ description, ...details }: FailureDetails & { description: string }) {
+    super(description);
+    Object.assign(this, details);
   }
+}
+
+type FailureDetails = Pick<
+  TransportFailure,
+  "kind" | "reason" | "sent" | "retryable" | "phase" | "encoding" | "proxyStatus"
+>;
+
+/** Our own time bound ran out: the request was sent, and may be repeated. */
+function timedOut(description: string, phase: "headers" | "body"): TransportFailure {
+  return new TransportFailure({
+    kind: "timeout",
+    reason: "timeout",
+    description,
+    sent: true,
+    retryable: true,
+    phase,
+  });
 }
 
 // Failures before a connection exists: the request never left, so even a POST may be repeated.
@@ -110,14 +112,7 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
     return await sendWithin(dispatcher, request, controller);
   } catch (error) {
     if (!deadlinePassed) throw error;
-    throw new TransportFailure({
-      kind: "timeout",
-      reason: "timeout",
-      description: `no answer within ${request.deadlineMs} ms`,
-      sent: true,
-      retryable: true,
-      phase: "headers",
-    });
+    throw timedOut(`no answer within ${request.deadlineMs} ms`, "headers");
   } finally {
     clearTimeout(deadline);
     request.signal?.removeEventListener("abort", abort);
@@ -165,16 +160,8 @@ async function sendWithin(
     };
   } catch (error) {
     if (error instanceof TransportFailure) throw error;
-    if (bodyDeadlinePassed) {
-      throw new TransportFailure({
-        kind: "timeout",
-        reason: "timeout",
-        description: `response body not complete within ${request.bodyTimeoutMs} ms`,
-        sent: true,
-        retryable: true,
-        phase: "body",
-      });
-    }
+    if (bodyDeadlinePassed)
+      throw timedOut(`response body not complete within ${request.bodyTimeoutMs} ms`, "body");
     throw classifyFailure(error, "body", request);
   } finally {
     clearTimeout(deadline);
@@ -187,16 +174,23 @@ function discard(body: Dispatcher.ResponseData["body"]): void {
   body.destroy();
 }
 
-function tooLarge(encoding?: string): TransportFailure {
+/** A body that arrived but cannot be used: retrying would get the same one. */
+function badBody(kind: "too_large" | "undecodable", reason: string, description: string, encoding?: string) {
   return new TransportFailure({
-    kind: "too_large",
-    reason: "too_large",
-    description: encoding === undefined ? "response too large" : `${encoding} response inflates too large`,
+    kind,
+    reason,
+    description,
     sent: true,
     retryable: false,
     phase: "body",
     encoding,
   });
+}
+
+function tooLarge(encoding?: string): TransportFailure {
+  const description =
+    encoding === undefined ? "response too large" : `${encoding} response inflates too large`;
+  return badBody("too_large", "too_large", description, encoding);
 }
 
 const DECODERS = {
@@ -236,17 +230,13 @@ async function readBody(
   const unsupported = codings.find((coding) => !isCoding(coding));
   if (unsupported !== undefined || codings.length > MAX_CODINGS) {
     discard(response.body);
-    throw new TransportFailure({
-      kind: "undecodable",
-      reason: "content_encoding",
-      description:
-        unsupported === undefined
-          ? `the body is encoded ${codings.length} times (${shown}), more than pcsync undoes`
-          : `the body is encoded with ${JSON.stringify(unsupported)}, which pcsync cannot decode`,
-      sent: true,
-      retryable: false,
-      phase: "body",
-    });
+    throw badBody(
+      "undecodable",
+      "content_encoding",
+      unsupported === undefined
+        ? `the body is encoded ${codings.length} times (${shown}), more than pcsync undoes`
+        : `the body is encoded with ${JSON.stringify(unsupported)}, which pcsync cannot decode`,
+    );
   }
   const decoders = [...codings].reverse().map((coding) => DECODERS[coding as Coding]());
   const chunks: Buffer[] = [];
@@ -275,15 +265,8 @@ async function readBody(
     const code = errorCode(error);
     // zlib's own failures: the bytes arrived but are not what their encoding says.
     if (shown !== undefined && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_"))) {
-      throw new TransportFailure({
-        kind: "undecodable",
-        reason: code,
-        description: `the ${shown}-encoded body is corrupt (${error instanceof Error ? error.message : code})`,
-        sent: true,
-        retryable: false,
-        phase: "body",
-        encoding: shown,
-      });
+      const why = error instanceof Error ? error.message : code;
+      throw badBody("undecodable", code, `the ${shown}-encoded body is corrupt (${why})`, shown);
     }
     throw error;
   }
@@ -298,51 +281,30 @@ function classifyFailure(
   const code = errorCode(error);
   if (code === PROXY_TUNNEL_FAILURE) return classifyProxyFailure(error, request);
   const description = describe(error, code);
-  const base = { reason: code || "unknown", description };
-  if (code === "UND_ERR_CONNECT_TIMEOUT") {
-    return new TransportFailure({ ...base, kind: "timeout", sent: false, retryable: true, phase: "connect" });
-  }
+  const fail = (
+    details: Omit<FailureDetails, "reason" | "phase">,
+    at: FailureDetails["phase"] = phase,
+    text = description,
+  ) => new TransportFailure({ ...details, reason: code || "unknown", description: text, phase: at });
+  if (code === "UND_ERR_CONNECT_TIMEOUT")
+    return fail({ kind: "timeout", sent: false, retryable: true }, "connect");
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
-    const timeoutPhase = code === "UND_ERR_HEADERS_TIMEOUT" ? "headers" : phase;
-    return new TransportFailure({
-      ...base,
-      description: `${description} (limit ${timeoutPhase === "headers" ? request.headersTimeoutMs : request.bodyTimeoutMs} ms)`,
-      kind: "timeout",
-      sent: true,
-      retryable: true,
-      phase: timeoutPhase,
-    });
+    const at = code === "UND_ERR_HEADERS_TIMEOUT" ? "headers" : phase;
+    const limitMs = at === "headers" ? request.headersTimeoutMs : request.bodyTimeoutMs;
+    return fail({ kind: "timeout", sent: true, retryable: true }, at, `${description} (limit ${limitMs} ms)`);
   }
-  if (UNREACHABLE.has(code)) {
-    return new TransportFailure({
-      ...base,
-      kind: "unreachable",
-      sent: false,
-      retryable: true,
-      phase: "connect",
-    });
-  }
-  if (code === "ENOTFOUND" || isTlsFailure(code)) {
-    // A host name that does not resolve, or a certificate that does not verify, will not get better.
-    return new TransportFailure({
-      ...base,
-      kind: "unreachable",
-      sent: false,
-      retryable: false,
-      phase: "connect",
-    });
-  }
-  if (CONNECTION_LOST.has(code) || code.startsWith("HPE_")) {
-    return new TransportFailure({ ...base, kind: "connection", sent: true, retryable: true, phase });
-  }
-  if (code === "UND_ERR_HEADERS_OVERFLOW") {
-    // The same server will send the same headers again: not worth a retry.
-    return new TransportFailure({ ...base, kind: "headers_too_large", sent: true, retryable: false, phase });
-  }
-  if (code === "UND_ERR_INVALID_ARG") {
-    return new TransportFailure({ ...base, kind: "other", sent: false, retryable: false, phase: "connect" });
-  }
-  return new TransportFailure({ ...base, kind: "other", sent: true, retryable: false, phase });
+  if (UNREACHABLE.has(code)) return fail({ kind: "unreachable", sent: false, retryable: true }, "connect");
+  // A host name that does not resolve, or a certificate that does not verify, will not get better.
+  if (code === "ENOTFOUND" || isTlsFailure(code))
+    return fail({ kind: "unreachable", sent: false, retryable: false }, "connect");
+  if (CONNECTION_LOST.has(code) || code.startsWith("HPE_"))
+    return fail({ kind: "connection", sent: true, retryable: true });
+  // The same server will send the same headers again: not worth a retry.
+  if (code === "UND_ERR_HEADERS_OVERFLOW")
+    return fail({ kind: "headers_too_large", sent: true, retryable: false });
+  if (code === "UND_ERR_INVALID_ARG")
+    return fail({ kind: "other", sent: false, retryable: false }, "connect");
+  return fail({ kind: "other", sent: true, retryable: false });
 }
 
 const PROXY_REFUSAL = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { formatJsonPath } from "../files/read-json-file.js";
 import { findPackageFile } from "../package-files.js";
 import { loadPrecompiled } from "../precompiled.js";
 import type { ServiceErrorBody } from "../wire-types.js";
@@ -119,9 +120,9 @@ function registry(): Ajv {
 function describeFirstError(errors: readonly ErrorObject[], value: unknown, shape: ResponseShape): string {
   const error = errors[0];
   if (!error) return "does not match its schema";
-  const path = formatInstancePath(error.instancePath);
+  const path = formatJsonPath(error.instancePath);
   if (error.keyword === "required" && typeof error.params.missingProperty === "string") {
-    return `${appendProperty(path, error.params.missingProperty)}: is missing`;
+    return `${formatJsonPath(`${error.instancePath}/${error.params.missingProperty}`)}: is missing`;
   }
   if (
     shape === "projectPage" &&
@@ -165,19 +166,4 @@ function valueAt(root: unknown, pointer: string): unknown {
     current = (current as Record<string, unknown>)[segment];
   }
   return current;
-}
-
-/** `/results/3/enabled` -> `results[3].enabled` */
-function formatInstancePath(pointer: string): string {
-  let path = "";
-  for (const raw of pointer.split("/").slice(1)) {
-    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : appendProperty(path, segment);
-  }
-  return path;
-}
-
-function appendProperty(path: string, property: string): string {
-  if (!/^[A-Za-z_$][\w$]*$/.test(property)) return `${path}[${JSON.stringify(property)}]`;
-  return path === "" ? property : `${path}.${property}`;
 }

@@ -43,7 +43,6 @@ import {
   collectionPath,
   isRequestError,
   listAllConfigs,
-  notMadeAfter,
   ServiceError,
 } from "../api/index.js";
 import { PcsyncError } from "../errors.js";
@@ -401,4 +400,11 @@ export function findCreatedRecord(
 function showsSentText(sent: string | null | undefined, shown: string | null): boolean {
   if (typeof sent !== "string" || trimAsService(sent) === "") return true;
   return showsText(sent, shown);
+}
+
+/** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
+function notMadeAfter(posts: number): string {
+  return posts > 1
+    ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)`
+    : "it did not make the record (re-reading the family showed so)";
 }

@@ -4,7 +4,7 @@
 // the webhooks and sleeps a signal ends. The CLI gives it the flags' values and renders the end.
 
 import { dirname, join } from "node:path";
-import { realSleep } from "../api/abortable-sleep.js";
+import { realSleep } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
