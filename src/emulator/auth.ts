@@ -6,24 +6,6 @@ import type { ProfileBehaviour } from "./profiles.js";
 import type { Operation } from "./router.js";
 import type { ApiKeySpec, ProjectData } from "./types.js";
 
-const REQUIRED_SCOPE: Readonly<Record<Operation, string | null>> = {
-  // Listing projects is how a client finds its project id; any valid key may do it.
-  "projects.list": null,
-  "projects.retrieve": null,
-  list: "plugin:read",
-  retrieve: "plugin:read",
-  frontend: "plugin:read",
-  logs: "plugin:read",
-  create: "plugin:write",
-  update: "plugin:write",
-  delete: "plugin:write",
-  rearrange: "plugin:write",
-  job: "plugin:write",
-};
-
-// The real service has no scope for these actions, so it refuses any scoped key on them.
-const ACTIONS_WITHOUT_SCOPE: ReadonlySet<Operation> = new Set(["rearrange", "job", "frontend"]);
-
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
 export function authenticate(header: string | undefined, keys: readonly ApiKeySpec[]): ApiKeySpec {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -90,13 +72,12 @@ function scopeSatisfies(held: string, required: string): boolean {
 export function authorizeOperation(operation: Operation, key: ApiKeySpec, profile: ProfileBehaviour): void {
   if (key.scopes === null) return;
   const isWildcardKey = key.scopes.length === 1 && key.scopes[0] === "*";
-  if (profile.refusesScopedKeysOnActions && ACTIONS_WITHOUT_SCOPE.has(operation) && !isWildcardKey) {
+  if (profile.refusesScopedKeysOnActions && operation.unscoped && !isWildcardKey) {
     throw permissionDenied("This action does not support Personal API Key access");
   }
-  const required = REQUIRED_SCOPE[operation];
+  const required = operation.scope;
   if (required === null) return;
-  const scopes = key.scopes;
-  if (!scopes.some((held) => scopeSatisfies(held, required))) {
+  if (!key.scopes.some((held) => scopeSatisfies(held, required))) {
     throw permissionDenied(`API key missing required scope '${required}'`);
   }
 }

@@ -8,9 +8,10 @@
 // page it returns.
 
 import type { LogEntry, Page } from "../wire-types.js";
-import { logErrorRatio, shownText } from "./log-faults.js";
+import { logErrorRatio } from "./log-faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
+import { shownText } from "./record-view.js";
 import type { LogErrorFault, PluginData, StoredRecord } from "./types.js";
 
 /** Entries per minute of each plugin config unless told otherwise. */
@@ -358,11 +359,9 @@ export class LogStream {
     if (this.intervalMs === undefined || !record.enabled || record.deleted || plugin?.frontendApp === true) {
       return undefined;
     }
-    const errorRatio = logErrorRatio(
-      this.faults(),
-      record,
-      shownText(record, plugin, profile.fallsBackToPluginText),
-    );
+    const { name, description } = shownText(record, plugin, profile);
+    const text = { name: name ?? "", description: description ?? "" };
+    const errorRatio = logErrorRatio(this.faults(), record, text);
     return new SynthesizedLog(
       { record, intervalMs: this.intervalMs, errorRatio, nowMs: this.now(), ...options },
       filter,

@@ -2,7 +2,7 @@
 // serializer would see. Where Django is lenient about a malformed body (a missing closing
 // boundary, part headers that never end), this is a 400: a client sending one has a bug to find.
 
-import type { Decode } from "./charset.js";
+import { type Decode, parseHeaderValue } from "./charset.js";
 import {
   FormBody,
   MAX_FORM_FIELDS,
@@ -11,7 +11,6 @@ import {
   tooManyFiles,
   UploadedFile,
 } from "./form-body.js";
-import { parseHeaderValue } from "./header-parameters.js";
 import { parseError } from "./http-error.js";
 
 /** Django's MAX_TOTAL_HEADER_SIZE for the headers of one part. */
