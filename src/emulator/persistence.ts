@@ -177,26 +177,16 @@ export interface PersistedState {
 // Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
 const MIN_JOURNAL_BYTES = 64 * 1024;
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+type Deferred = { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
 
 function deferred(): Deferred {
-  let resolve: () => void = () => undefined;
-  let reject: (error: unknown) => void = () => undefined;
-  const promise = new Promise<void>((resolvePromise, rejectPromise) => {
-    resolve = resolvePromise;
-    reject = rejectPromise;
-  });
-  return { promise, resolve, reject };
+  const settled = {} as Deferred;
+  settled.promise = new Promise<void>((resolve, reject) => Object.assign(settled, { resolve, reject }));
+  return settled;
 }
 
 export class DataFileWriter {
-  private readonly file: string;
   private readonly journalFile: string;
-  private readonly state: PersistedState;
   private journal: FileHandle | undefined;
   private journalBytes = 0;
   private snapshotBytes = 0;
@@ -210,10 +200,11 @@ export class DataFileWriter {
   /** Those waiting for the commit after the running one. */
   private waiting: Deferred | undefined;
 
-  constructor(file: string, state: PersistedState) {
-    this.file = file;
+  constructor(
+    private readonly file: string,
+    private readonly state: PersistedState,
+  ) {
     this.journalFile = journalFileOf(file);
-    this.state = state;
     this.durableCount = state.changeCount;
   }
 

@@ -3,12 +3,25 @@
 // slash can never reach another resource.
 
 import { FAMILIES, type FamilyName } from "../families.js";
-import * as handlers from "./handlers.js";
+import {
+  createJob,
+  createRecord,
+  deleteRecord,
+  type Handler,
+  listLogs,
+  listProjects,
+  listRecords,
+  rearrangeRecords,
+  retrieveFrontend,
+  retrieveProject,
+  retrieveRecord,
+  updateRecord,
+} from "./handlers.js";
 import { notFound } from "./http-error.js";
 
 export interface Operation {
   name: string;
-  handle: handlers.Handler;
+  handle: Handler;
   /** The scope a key needs; null lets any valid key in (listing projects is how a client finds its id). */
   scope: "plugin:read" | "plugin:write" | null;
   /** "json" reads a JSON body, "form" also a form body where the profile takes them; others ignore it. */
@@ -30,56 +43,35 @@ export type RouteMatch =
   /** The path exists but not with this method: answered 405, after authentication. */
   | { kind: "wrong-method"; allowed: readonly string[] };
 
-const READ = "plugin:read";
-const WRITE = "plugin:write";
+const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
+  name,
+  handle,
+  scope,
+  ...more,
+});
+const [READ, WRITE, FORM, JSON_BODY] = ["plugin:read", "plugin:write", "form", "json"] as const;
 const FAMILY = "api/projects/:project/:family";
 
 // First match wins, so the literal `rearrange` shadows a record id of that name.
 const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = [
-  ["api/projects", { GET: { name: "projects.list", handle: handlers.listProjects, scope: null } }],
-  [
-    "api/projects/:project",
-    { GET: { name: "projects.retrieve", handle: handlers.retrieveProject, scope: null } },
-  ],
-  [
-    FAMILY,
-    {
-      GET: { name: "list", handle: handlers.listRecords, scope: READ },
-      POST: { name: "create", handle: handlers.createRecord, scope: WRITE, body: "form" },
-    },
-  ],
+  ["api/projects", { GET: op("projects.list", listProjects, null) }],
+  ["api/projects/:project", { GET: op("projects.retrieve", retrieveProject, null) }],
+  [FAMILY, { GET: op("list", listRecords, READ), POST: op("create", createRecord, WRITE, { body: FORM }) }],
   [
     `${FAMILY}/rearrange`,
-    {
-      PATCH: {
-        name: "rearrange",
-        handle: handlers.rearrangeRecords,
-        scope: WRITE,
-        body: "json",
-        unscoped: true,
-      },
-    },
+    { PATCH: op("rearrange", rearrangeRecords, WRITE, { body: JSON_BODY, unscoped: true }) },
   ],
   [
     `${FAMILY}/:id`,
     {
-      GET: { name: "retrieve", handle: handlers.retrieveRecord, scope: READ },
-      PATCH: { name: "update", handle: handlers.updateRecord, scope: WRITE, body: "form" },
-      DELETE: { name: "delete", handle: handlers.deleteRecord, scope: WRITE },
+      GET: op("retrieve", retrieveRecord, READ),
+      PATCH: op("update", updateRecord, WRITE, { body: FORM }),
+      DELETE: op("delete", deleteRecord, WRITE),
     },
   ],
-  [
-    `${FAMILY}/:id/frontend`,
-    { GET: { name: "frontend", handle: handlers.retrieveFrontend, scope: READ, unscoped: true } },
-  ],
-  [
-    `${FAMILY}/:id/job`,
-    { POST: { name: "job", handle: handlers.createJob, scope: WRITE, body: "json", unscoped: true } },
-  ],
-  [
-    "api/projects/:project/:logs-family/:id/logs",
-    { GET: { name: "logs", handle: handlers.listLogs, scope: READ } },
-  ],
+  [`${FAMILY}/:id/frontend`, { GET: op("frontend", retrieveFrontend, READ, { unscoped: true }) }],
+  [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
+  ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
 ];
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]): RouteParams | undefined {
