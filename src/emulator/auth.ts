@@ -24,42 +24,27 @@ export function accessibleProjects(key: ApiKeySpec, projects: readonly ProjectDa
   return sorted.filter((project) => allowed.has(project.id));
 }
 
-function canAccess(key: ApiKeySpec, projectId: number): boolean {
-  return key.projects === "*" || key.projects.includes(projectId);
-}
-
 /**
- * Resolves a raw project path segment. Only a canonical decimal id or `@current` name a project;
- * anything else is "Project not found." rather than being decoded or interpreted.
+ * Resolves a raw project path segment. Only a canonical decimal id or `@current` (the key's first
+ * accessible project: its first listed one that exists) name a project; anything else is "Project
+ * not found." rather than being decoded or interpreted.
  */
 export function resolveProject(
   segment: string,
   key: ApiKeySpec,
   projects: readonly ProjectData[],
 ): ProjectData {
+  const byId = (id: number) => projects.find((candidate) => candidate.id === id);
+  let project: ProjectData | undefined;
   if (segment === "@current") {
-    const first = currentProject(key, projects);
-    if (!first) throw projectNotFound();
-    return first;
-  }
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(segment)) throw projectNotFound();
-  const id = Number(segment);
-  const project = projects.find((candidate) => candidate.id === id);
+    const ids = key.projects === "*" ? accessibleProjects(key, projects).map(({ id }) => id) : key.projects;
+    project = ids.map(byId).find((found) => found !== undefined);
+  } else if (/^(0|[1-9][0-9]{0,15})$/.test(segment)) project = byId(Number(segment));
   if (!project) throw projectNotFound();
-  if (!canAccess(key, project.id)) {
+  if (key.projects !== "*" && !key.projects.includes(project.id)) {
     throw permissionDenied(`API key does not have access to the requested project '${project.id}'`);
   }
   return project;
-}
-
-/** `@current`: the key's first accessible project (its first listed one that exists). */
-function currentProject(key: ApiKeySpec, projects: readonly ProjectData[]): ProjectData | undefined {
-  if (key.projects === "*") return accessibleProjects(key, projects)[0];
-  for (const id of key.projects) {
-    const project = projects.find((candidate) => candidate.id === id);
-    if (project) return project;
-  }
-  return undefined;
 }
 
 function scopeSatisfies(held: string, required: string): boolean {

@@ -17,7 +17,6 @@ export function compareRecords(a: StoredRecord, b: StoredRecord): number {
 }
 
 export class EmulatorStore {
-  private readonly data: EmulatorData;
   private readonly recordsById = new Map<number, StoredRecord>();
   // A record never changes project: lists scan only their project's records, not all of them.
   private readonly recordsByProject = new Map<number, StoredRecord[]>();
@@ -32,13 +31,11 @@ export class EmulatorStore {
   private changedRecords = new Set<StoredRecord>();
   private newLogEntries: LogEntry[] = [];
 
-  constructor(data: EmulatorData) {
-    this.data = data;
+  constructor(private readonly data: EmulatorData) {
     for (const record of data.records) {
       this.index(record);
-      for (const attachment of record.attachments ?? []) {
-        this.lastAttachmentId = Math.max(this.lastAttachmentId, attachment.uid);
-      }
+      for (const { uid } of record.attachments ?? [])
+        this.lastAttachmentId = Math.max(this.lastAttachmentId, uid);
     }
     for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
   }
@@ -149,10 +146,6 @@ export class EmulatorStore {
     return new Date(ms).toISOString();
   }
 
-  private changed(): void {
-    this.changeCounter += 1;
-  }
-
   createRecord(
     family: FamilyName,
     projectId: number,
@@ -181,7 +174,7 @@ export class EmulatorStore {
     this.data.records.push(record);
     this.index(record);
     this.changedRecords.add(record);
-    this.changed();
+    this.changeCounter += 1;
     return record;
   }
 
@@ -198,7 +191,7 @@ export class EmulatorStore {
   private touch(record: StoredRecord): void {
     record.updated_at = this.writeTimestamp(record.updated_at);
     this.changedRecords.add(record);
-    this.changed();
+    this.changeCounter += 1;
   }
 
   /**
@@ -239,7 +232,7 @@ export class EmulatorStore {
     };
     this.data.logEntries.push(logEntry);
     this.newLogEntries.push(logEntry);
-    this.changed();
+    this.changeCounter += 1;
     return logEntry;
   }
 
