@@ -43,16 +43,12 @@ export function decodeBody(bytes: Uint8Array, decode: Decode): string {
   }
 }
 
-function percentDecodeToBytes(ascii: string): Uint8Array {
-  const bytes: number[] = [];
-  for (let index = 0; index < ascii.length; index += 1) {
-    const hex = ascii.slice(index + 1, index + 3);
-    if (ascii[index] === "%" && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(Number.parseInt(hex, 16));
-      index += 2;
-    } else bytes.push(ascii.charCodeAt(index));
-  }
-  return Uint8Array.from(bytes);
+/** `%XX` escapes as the bytes they name, the other (ASCII) characters as their own bytes. */
+function percentDecodeToBytes(ascii: string): Buffer {
+  const unescaped = ascii.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+  return Buffer.from(unescaped, "latin1");
 }
 
 /**

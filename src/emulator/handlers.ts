@@ -23,7 +23,7 @@ export interface HandlerContext {
   /** The project the path names, already checked against the key; absent for the project list. */
   project: ProjectData | undefined;
   params: RouteParams;
-  /** The parsed body: a JSON value, a FormBody (see request-body.ts), or undefined when there was none. */
+  /** The parsed body: a JSON value, a FormBody (see form-body.ts), or undefined when there was none. */
   body: unknown;
   /** The absolute URL the client requested, for pagination links. */
   requestUrl: URL;

@@ -96,11 +96,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     persist: () => writer?.whenDurable() ?? Promise.resolve(),
     requestLog,
     log: options.log,
-    reportInternalError: (error) => {
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-      log(`pcsync emulator internal error: ${message}`);
-    },
     ownHost: () => ownHost,
     logStream,
   };

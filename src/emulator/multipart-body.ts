@@ -18,11 +18,7 @@ const MAX_PART_HEADER_BYTES = 1024;
 // Django's check of the boundary parameter: printable ASCII, at most 201 characters, no trailing space.
 const VALID_BOUNDARY = /^[ -~]{0,200}[!-~]$/;
 
-const CR = 0x0d;
-const LF = 0x0a;
-const DASH = 0x2d;
-const SPACE = 0x20;
-const TAB = 0x09;
+const [CR, LF, DASH, SPACE, TAB] = [0x0d, 0x0a, 0x2d, 0x20, 0x09];
 const CRLF = Buffer.from("\r\n");
 const HEADERS_END = Buffer.from("\r\n\r\n");
 

@@ -214,18 +214,9 @@ export class DataFileWriter {
    * a fresh snapshot.
    */
   async open(loaded: { snapshotId: string | undefined; upToDate: boolean }): Promise<void> {
-    if (loaded.upToDate && loaded.snapshotId !== undefined) {
-      const header = encodeJournalHeader(loaded.snapshotId);
-      await writeAtomically(this.journalFile, header);
-      this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
-      this.snapshotId = loaded.snapshotId;
-      this.snapshotBytes = (await stat(this.file)).size;
-      this.journalBytes = Buffer.byteLength(header);
-      this.needsSnapshot = false;
-      this.state.takeChanges();
-      return;
-    }
-    await this.writeSnapshot();
+    if (!loaded.upToDate || loaded.snapshotId === undefined) return this.writeSnapshot();
+    await this.startJournal(loaded.snapshotId, (await stat(this.file)).size);
+    this.state.takeChanges();
   }
 
   /**
@@ -295,13 +286,18 @@ export class DataFileWriter {
     await writeAtomically(this.file, text);
     // From here until the new journal is in place, the old journal follows another snapshot and
     // is ignored on load: the new snapshot already holds all of it.
+    await this.startJournal(snapshotId, Buffer.byteLength(text));
+  }
+
+  /** Starts the (empty) journal that follows the snapshot `snapshotId`. */
+  private async startJournal(snapshotId: string, snapshotBytes: number): Promise<void> {
     const header = encodeJournalHeader(snapshotId);
     await writeAtomically(this.journalFile, header);
     await this.journal?.close().catch(() => undefined);
     this.journal = undefined;
     this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
     this.snapshotId = snapshotId;
-    this.snapshotBytes = Buffer.byteLength(text);
+    this.snapshotBytes = snapshotBytes;
     this.journalBytes = Buffer.byteLength(header);
     this.needsSnapshot = false;
   }

@@ -27,8 +27,8 @@ export interface ServerDependencies {
   /** Resolves once every change made so far is durable (immediately without a data file). */
   persist: () => Promise<void>;
   requestLog: RequestLogEntry[];
+  /** Where each request's line goes, and internal errors (to stderr without it). */
   log: ((line: string) => void) | undefined;
-  reportInternalError: (error: unknown) => void;
   /** host:port of the server itself, for requests without a usable Host header. */
   ownHost: () => string;
   logStream: LogStream;
@@ -136,7 +136,11 @@ export async function serveRequest(
   try {
     outcome = await processRequest(deps, request, method, target);
   } catch (error) {
-    if (!(error instanceof HttpError)) deps.reportInternalError(error);
+    if (!(error instanceof HttpError)) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+      log(`pcsync emulator internal error: ${message}`);
+    }
     outcome = errorOutcome(error instanceof HttpError ? error : serverError());
   }
   if (outcome === "drop") request.socket.destroy();
