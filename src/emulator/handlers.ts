@@ -5,7 +5,6 @@
 
 import type { FamilyName } from "../families.js";
 import { accessibleProjects } from "./auth.js";
-import { INT_MAX, INT_MIN } from "./field-rules.js";
 import { notFound, requiredField, serverError, validationError } from "./http-error.js";
 import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";
 import { paginate, parsePageRequest } from "./pagination.js";
@@ -14,7 +13,7 @@ import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./rec
 import type { RouteParams } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
-import { isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
+import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
 
 export interface HandlerContext {
   store: EmulatorStore;
