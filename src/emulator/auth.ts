@@ -6,24 +6,6 @@ import type { ProfileBehaviour } from "./profiles.js";
 import type { Operation } from "./router.js";
 import type { ApiKeySpec, ProjectData } from "./types.js";
 
-const REQUIRED_SCOPE: Readonly<Record<Operation, string | null>> = {
-  // Listing projects is how a client finds its project id; any valid key may do it.
-  "projects.list": null,
-  "projects.retrieve": null,
-  list: "plugin:read",
-  retrieve: "plugin:read",
-  frontend: "plugin:read",
-  logs: "plugin:read",
-  create: "plugin:write",
-  update: "plugin:write",
-  delete: "plugin:write",
-  rearrange: "plugin:write",
-  job: "plugin:write",
-};
-
-// The real service has no scope for these actions, so it refuses any scoped key on them.
-const ACTIONS_WITHOUT_SCOPE: ReadonlySet<Operation> = new Set(["rearrange", "job", "frontend"]);
-
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
 export function authenticate(header: string | undefined, keys: readonly ApiKeySpec[]): ApiKeySpec {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -42,42 +24,27 @@ export function accessibleProjects(key: ApiKeySpec, projects: readonly ProjectDa
   return sorted.filter((project) => allowed.has(project.id));
 }
 
-function canAccess(key: ApiKeySpec, projectId: number): boolean {
-  return key.projects === "*" || key.projects.includes(projectId);
-}
-
 /**
- * Resolves a raw project path segment. Only a canonical decimal id or `@current` name a project;
- * anything else is "Project not found." rather than being decoded or interpreted.
+ * Resolves a raw project path segment. Only a canonical decimal id or `@current` (the key's first
+ * accessible project: its first listed one that exists) name a project; anything else is "Project
+ * not found." rather than being decoded or interpreted.
  */
 export function resolveProject(
   segment: string,
   key: ApiKeySpec,
   projects: readonly ProjectData[],
 ): ProjectData {
+  const byId = (id: number) => projects.find((candidate) => candidate.id === id);
+  let project: ProjectData | undefined;
   if (segment === "@current") {
-    const first = currentProject(key, projects);
-    if (!first) throw projectNotFound();
-    return first;
-  }
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(segment)) throw projectNotFound();
-  const id = Number(segment);
-  const project = projects.find((candidate) => candidate.id === id);
+    const ids = key.projects === "*" ? accessibleProjects(key, projects).map(({ id }) => id) : key.projects;
+    project = ids.map(byId).find((found) => found !== undefined);
+  } else if (/^(0|[1-9][0-9]{0,15})$/.test(segment)) project = byId(Number(segment));
   if (!project) throw projectNotFound();
-  if (!canAccess(key, project.id)) {
+  if (key.projects !== "*" && !key.projects.includes(project.id)) {
     throw permissionDenied(`API key does not have access to the requested project '${project.id}'`);
   }
   return project;
-}
-
-/** `@current`: the key's first accessible project (its first listed one that exists). */
-function currentProject(key: ApiKeySpec, projects: readonly ProjectData[]): ProjectData | undefined {
-  if (key.projects === "*") return accessibleProjects(key, projects)[0];
-  for (const id of key.projects) {
-    const project = projects.find((candidate) => candidate.id === id);
-    if (project) return project;
-  }
-  return undefined;
 }
 
 function scopeSatisfies(held: string, required: string): boolean {
@@ -90,13 +57,12 @@ function scopeSatisfies(held: string, required: string): boolean {
 export function authorizeOperation(operation: Operation, key: ApiKeySpec, profile: ProfileBehaviour): void {
   if (key.scopes === null) return;
   const isWildcardKey = key.scopes.length === 1 && key.scopes[0] === "*";
-  if (profile.refusesScopedKeysOnActions && ACTIONS_WITHOUT_SCOPE.has(operation) && !isWildcardKey) {
+  if (profile.refusesScopedKeysOnActions && operation.unscoped && !isWildcardKey) {
     throw permissionDenied("This action does not support Personal API Key access");
   }
-  const required = REQUIRED_SCOPE[operation];
+  const required = operation.scope;
   if (required === null) return;
-  const scopes = key.scopes;
-  if (!scopes.some((held) => scopeSatisfies(held, required))) {
+  if (!key.scopes.some((held) => scopeSatisfies(held, required))) {
     throw permissionDenied(`API key missing required scope '${required}'`);
   }
 }

@@ -1,6 +1,6 @@
-// Text decoding for form bodies, as the real service (Django) does it: in the charset the request's
-// Content-Type names, UTF-8 when it names none or one Django does not know, and percent-escapes
-// decoded the way Python's urllib.parse.unquote decodes them.
+// How the real service (Django) reads the text of a form body: in the charset the request's
+// Content-Type names (UTF-8 when it names none or one Django does not know), percent-escapes decoded
+// the way Python's urllib.parse.unquote decodes them, and header values split into their parameters.
 
 /** Decodes bytes; `fatal` throws on bytes the charset cannot read, otherwise they become U+FFFD. */
 export type Decode = (bytes: Uint8Array, fatal: boolean) => string;
@@ -43,16 +43,12 @@ export function decodeBody(bytes: Uint8Array, decode: Decode): string {
   }
 }
 
-function percentDecodeToBytes(ascii: string): Uint8Array {
-  const bytes: number[] = [];
-  for (let index = 0; index < ascii.length; index += 1) {
-    const hex = ascii.slice(index + 1, index + 3);
-    if (ascii[index] === "%" && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(Number.parseInt(hex, 16));
-      index += 2;
-    } else bytes.push(ascii.charCodeAt(index));
-  }
-  return Uint8Array.from(bytes);
+/** `%XX` escapes as the bytes they name, the other (ASCII) characters as their own bytes. */
+function percentDecodeToBytes(ascii: string): Buffer {
+  const unescaped = ascii.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+  return Buffer.from(unescaped, "latin1");
 }
 
 /**
@@ -63,4 +59,55 @@ export function percentDecode(text: string, decode: Decode): string {
   if (!text.includes("%")) return text;
   // Runs of ASCII: everything but the code units from U+0080 up.
   return text.replace(/[^\u0080-\uFFFF]+/g, (run) => decode(percentDecodeToBytes(run), false));
+}
+
+export interface HeaderValue {
+  /** Lower-cased and trimmed: `multipart/form-data`, `form-data`. */
+  value: string;
+  /** Lower-cased names; quoted values unquoted, RFC 2231 (`name*=utf-8''...`) values decoded. */
+  params: Record<string, string>;
+}
+
+/** The `;`-separated pieces, a `;` inside a quoted string not counting. */
+function splitPieces(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === "\\" && quoted) index += 1;
+    else if (char === '"') quoted = !quoted;
+    else if (char === ";" && !quoted) {
+      pieces.push(text.slice(start, index));
+      start = index + 1;
+    }
+  }
+  pieces.push(text.slice(start));
+  return pieces.map((piece) => piece.trim());
+}
+
+/** An RFC 2231 value, `charset'language'percent-encoded`. */
+function decodeExtendedValue(value: string): string {
+  const [charset, , encoded = ""] = value.split("'");
+  return percentDecode(encoded, decoderFor(charset));
+}
+
+export function parseHeaderValue(header: string): HeaderValue {
+  const [first = "", ...rest] = splitPieces(header);
+  const params: Record<string, string> = {};
+  for (const piece of rest) {
+    const equals = piece.indexOf("=");
+    if (equals === -1) continue;
+    let name = piece.slice(0, equals).trim().toLowerCase();
+    let value = piece.slice(equals + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+      value = value.slice(1, -1).replaceAll("\\\\", "\\").replaceAll('\\"', '"');
+    }
+    if (name.endsWith("*")) {
+      name = name.slice(0, -1);
+      if (value.split("'").length === 3) value = decodeExtendedValue(value);
+    }
+    params[name] = value;
+  }
+  return { value: first.toLowerCase(), params };
 }

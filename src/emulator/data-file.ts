@@ -1,5 +1,6 @@
 // Reads EmulatorData (and the journal's batches of changes) from untrusted JSON (a data file a
-// person may have edited): every field is checked, and a problem is reported with its path.
+// person may have edited): every field is checked against a reader, and a problem is reported with
+// its path. Each shape below is checked by the compiler against its type.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
@@ -20,150 +21,130 @@ export interface ChangeBatch {
 }
 
 export class DataFileError extends Error {
-  /** What to do about it, when the message does not already say (a journal's errors do). */
-  readonly advice: string;
-
-  constructor(message: string, advice = "fix the file or remove it to start from the example data") {
+  constructor(
+    message: string,
+    /** What to do about it, when the message does not already say (a journal's errors do). */
+    readonly advice = "fix the file or remove it to start from the example data",
+  ) {
     super(message);
     this.name = "DataFileError";
-    this.advice = advice;
   }
 }
 
-type Json = Record<string, unknown>;
+type Reader<T> = (value: unknown, path: string) => T;
 
 function fail(path: string, expected: string): never {
   throw new DataFileError(`${path} must be ${expected}`);
 }
 
-function object(value: unknown, path: string): Json {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(path, "an object");
-  return value as Json;
+function check<T>(test: (value: unknown) => value is T, expected: string): Reader<T> {
+  return (value, path) => (test(value) ? value : fail(path, expected));
 }
 
-function array(value: unknown, path: string): unknown[] {
-  if (!Array.isArray(value)) fail(path, "an array");
-  return value;
-}
+const object = check(
+  (value): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value),
+  "an object",
+);
+const integer = check((value): value is number => Number.isSafeInteger(value), "an integer");
+const string = check((value): value is string => typeof value === "string", "a string");
+const boolean = check((value): value is boolean => typeof value === "boolean", "true or false");
+const family = check(
+  (value): value is FamilyName => typeof value === "string" && isFamilyName(value),
+  `one of ${FAMILY_NAMES.join(", ")}`,
+);
 
-function integer(value: unknown, path: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) fail(path, "an integer");
-  return value;
-}
-
-function string(value: unknown, path: string): string {
-  if (typeof value !== "string") fail(path, "a string");
-  return value;
-}
-
-function boolean(value: unknown, path: string): boolean {
-  if (typeof value !== "boolean") fail(path, "true or false");
-  return value;
-}
-
-function nullable<T>(read: (value: unknown, path: string) => T) {
-  return (value: unknown, path: string): T | null => (value === null ? null : read(value, path));
-}
-
-function strings(value: unknown, path: string): string[] {
-  return array(value, path).map((item, index) => string(item, `${path}[${index}]`));
-}
-
-function family(value: unknown, path: string): FamilyName {
-  const name = string(value, path);
-  if (!isFamilyName(name)) fail(path, `one of ${FAMILY_NAMES.join(", ")}`);
-  return name;
-}
-
-function readPlugin(value: unknown, path: string): PluginData {
-  const raw = object(value, path);
-  const capabilities = object(raw.capabilities ?? {}, `${path}.capabilities`);
-  return {
-    id: integer(raw.id, `${path}.id`),
-    name: string(raw.name, `${path}.name`),
-    description: string(raw.description ?? "", `${path}.description`),
-    capabilities: {
-      methods: strings(capabilities.methods ?? [], `${path}.capabilities.methods`),
-      scheduled_tasks: strings(capabilities.scheduled_tasks ?? [], `${path}.capabilities.scheduled_tasks`),
-    },
-    frontendApp: boolean(raw.frontendApp, `${path}.frontendApp`),
+function arrayOf<T>(read: Reader<T>): Reader<T[]> {
+  return (value, path) => {
+    if (!Array.isArray(value)) fail(path, "an array");
+    return value.map((item, index) => read(item, `${path}[${index}]`));
   };
 }
 
-function readProject(value: unknown, path: string): ProjectData {
-  const raw = object(value, path);
-  return { id: integer(raw.id, `${path}.id`), name: string(raw.name, `${path}.name`) };
-}
+const nullable =
+  <T>(read: Reader<T>): Reader<T | null> =>
+  (value, path) =>
+    value === null ? null : read(value, path);
 
-function readKey(value: unknown, path: string): ApiKeySpec {
-  const raw = object(value, path);
-  const key: ApiKeySpec = {
-    key: string(raw.key, `${path}.key`),
-    scopes: nullable(strings)(raw.scopes, `${path}.scopes`),
-    projects:
-      raw.projects === "*"
-        ? "*"
-        : array(raw.projects, `${path}.projects`).map((id, index) =>
-            integer(id, `${path}.projects[${index}]`),
-          ),
-  };
-  if (raw.label !== undefined) key.label = string(raw.label, `${path}.label`);
-  return key;
-}
+/** A field that may be missing, and then is left out. */
+const optional =
+  <T>(read: Reader<T>): Reader<T | undefined> =>
+  (value, path) =>
+    value === undefined ? undefined : read(value, path);
 
-function readRecord(value: unknown, path: string): StoredRecord {
-  const raw = object(value, path);
-  return {
-    id: integer(raw.id, `${path}.id`),
-    family: family(raw.family, `${path}.family`),
-    project: integer(raw.project, `${path}.project`),
-    plugin: integer(raw.plugin, `${path}.plugin`),
-    enabled: boolean(raw.enabled, `${path}.enabled`),
-    order: integer(raw.order, `${path}.order`),
-    name: nullable(string)(raw.name, `${path}.name`),
-    description: nullable(string)(raw.description, `${path}.description`),
-    deleted: boolean(raw.deleted, `${path}.deleted`),
-    match_action: nullable(integer)(raw.match_action, `${path}.match_action`),
-    config: string(raw.config, `${path}.config`),
-    ...(raw.attachments === undefined
-      ? {}
-      : {
-          attachments: array(raw.attachments, `${path}.attachments`).map((item, index) =>
-            readAttachment(item, `${path}.attachments[${index}]`),
-          ),
-        }),
-    error: nullable(string)(raw.error, `${path}.error`),
-    delivery_rate_24h: nullable(string)(raw.delivery_rate_24h, `${path}.delivery_rate_24h`),
-    created_at: string(raw.created_at, `${path}.created_at`),
-    updated_at: string(raw.updated_at, `${path}.updated_at`),
+/** A field that may be missing or null, and then is `fallback`. */
+const orElse =
+  <T>(read: Reader<T>, fallback: T): Reader<T> =>
+  (value, path) =>
+    value === undefined || value === null ? structuredClone(fallback) : read(value, path);
+
+/** An object of exactly these fields, read in this order; unknown fields are dropped. */
+function shape<T>(fields: { [K in keyof T]: Reader<T[K]> }): Reader<T> {
+  return (value, path) => {
+    const raw = object(value, path);
+    const result: Record<string, unknown> = {};
+    for (const [name, read] of Object.entries<Reader<unknown>>(fields)) {
+      const field = read(raw[name], `${path}.${name}`);
+      if (field !== undefined) result[name] = field;
+    }
+    return result as T;
   };
 }
 
-function readAttachment(value: unknown, path: string): StoredAttachment {
-  const raw = object(value, path);
-  return {
-    uid: integer(raw.uid, `${path}.uid`),
-    key: string(raw.key, `${path}.key`),
-    name: string(raw.name, `${path}.name`),
-    size: integer(raw.size, `${path}.size`),
-    type: string(raw.type, `${path}.type`),
-  };
-}
+const strings = arrayOf(string);
 
-function readLogEntry(value: unknown, path: string): LogEntry {
-  const raw = object(value, path);
-  return {
-    id: string(raw.id, `${path}.id`),
-    team_id: integer(raw.team_id, `${path}.team_id`),
-    plugin_id: integer(raw.plugin_id, `${path}.plugin_id`),
-    plugin_config_id: integer(raw.plugin_config_id, `${path}.plugin_config_id`),
-    timestamp: string(raw.timestamp, `${path}.timestamp`),
-    source: string(raw.source, `${path}.source`),
-    type: string(raw.type, `${path}.type`),
-    message: string(raw.message, `${path}.message`),
-    instance_id: string(raw.instance_id, `${path}.instance_id`),
-  };
-}
+const readPlugin = shape<PluginData>({
+  id: integer,
+  name: string,
+  description: orElse(string, ""),
+  capabilities: orElse(shape({ methods: orElse(strings, []), scheduled_tasks: orElse(strings, []) }), {
+    methods: [],
+    scheduled_tasks: [],
+  }),
+  frontendApp: boolean,
+});
+
+const readKey = shape<ApiKeySpec>({
+  key: string,
+  scopes: nullable(strings),
+  projects: (value, path) => (value === "*" ? "*" : arrayOf(integer)(value, path)),
+  label: optional(string),
+});
+
+const readRecord = shape<StoredRecord>({
+  id: integer,
+  family,
+  project: integer,
+  plugin: integer,
+  enabled: boolean,
+  order: integer,
+  name: nullable(string),
+  description: nullable(string),
+  deleted: boolean,
+  match_action: nullable(integer),
+  config: string,
+  attachments: optional(
+    arrayOf(
+      shape<StoredAttachment>({ uid: integer, key: string, name: string, size: integer, type: string }),
+    ),
+  ),
+  error: nullable(string),
+  delivery_rate_24h: nullable(string),
+  created_at: string,
+  updated_at: string,
+});
+
+const readLogEntry = shape<LogEntry>({
+  id: string,
+  team_id: integer,
+  plugin_id: integer,
+  plugin_config_id: integer,
+  timestamp: string,
+  source: string,
+  type: string,
+  message: string,
+  instance_id: string,
+});
 
 function uniqueIds(items: readonly { id: number | string }[], path: string): void {
   const seen = new Set<number | string>();
@@ -173,21 +154,20 @@ function uniqueIds(items: readonly { id: number | string }[], path: string): voi
   }
 }
 
+const readData = shape<EmulatorData>({
+  version: (value, path) =>
+    value === 1 ? 1 : fail(path, "1 (the only data format this version understands)"),
+  plugins: arrayOf(readPlugin),
+  projects: arrayOf(shape<ProjectData>({ id: integer, name: string })),
+  keys: arrayOf(readKey),
+  records: arrayOf(readRecord),
+  logEntries: arrayOf(readLogEntry),
+  nextIds: shape({ record: integer }),
+});
+
 /** Validates parsed JSON as EmulatorData (version 1); throws DataFileError naming the bad field. */
 export function parseEmulatorData(value: unknown): EmulatorData {
-  const raw = object(value, "data");
-  if (raw.version !== 1) fail("data.version", "1 (the only data format this version understands)");
-  const read = <T>(field: string, reader: (item: unknown, path: string) => T): T[] =>
-    array(raw[field], `data.${field}`).map((item, index) => reader(item, `data.${field}[${index}]`));
-  const data: EmulatorData = {
-    version: 1,
-    plugins: read("plugins", readPlugin),
-    projects: read("projects", readProject),
-    keys: read("keys", readKey),
-    records: read("records", readRecord),
-    logEntries: read("logEntries", readLogEntry),
-    nextIds: { record: integer(object(raw.nextIds, "data.nextIds").record, "data.nextIds.record") },
-  };
+  const data = readData(value, "data");
   uniqueIds(data.plugins, "data.plugins");
   uniqueIds(data.projects, "data.projects");
   uniqueIds(data.records, "data.records");
@@ -199,16 +179,9 @@ export function parseEmulatorData(value: unknown): EmulatorData {
   return data;
 }
 
-/** Validates one journal line (see journal.ts) as a ChangeBatch; throws DataFileError naming the bad field. */
-export function parseChangeBatch(value: unknown, path: string): ChangeBatch {
-  const raw = object(value, path);
-  return {
-    records: array(raw.records, `${path}.records`).map((item, index) =>
-      readRecord(item, `${path}.records[${index}]`),
-    ),
-    logEntries: array(raw.logEntries, `${path}.logEntries`).map((item, index) =>
-      readLogEntry(item, `${path}.logEntries[${index}]`),
-    ),
-    nextRecordId: integer(raw.nextRecordId, `${path}.nextRecordId`),
-  };
-}
+/** Validates one journal line (see persistence.ts) as a ChangeBatch; throws DataFileError naming the bad field. */
+export const parseChangeBatch = shape<ChangeBatch>({
+  records: arrayOf(readRecord),
+  logEntries: arrayOf(readLogEntry),
+  nextRecordId: integer,
+});

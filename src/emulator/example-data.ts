@@ -1,6 +1,7 @@
 // The emulator's default data set. The demo and the docs refer to these exact ids, so change them
 // only together with those.
 
+import type { FamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
 import type { EmulatorData, PluginData, StoredRecord } from "./types.js";
 
@@ -25,20 +26,23 @@ function frontendPlugin(id: number, name: string, description: string): PluginDa
   return { id, name, description, capabilities: { methods: [], scheduled_tasks: [] }, frontendApp: true };
 }
 
-function exampleRecord(
-  fields: Pick<StoredRecord, "id" | "family" | "project" | "plugin" | "enabled" | "order" | "name">,
-  deliveryRate: string | null,
-): StoredRecord {
+type RecordRow = [number, FamilyName, number, number, boolean, number, string, string | null];
+
+function exampleRecord([
+  id,
+  family,
+  project,
+  plugin,
+  enabled,
+  order,
+  name,
+  deliveryRate,
+]: RecordRow): StoredRecord {
   return {
-    ...fields,
-    description: null,
-    deleted: false,
-    match_action: null,
-    config: "{}",
-    error: null,
-    delivery_rate_24h: deliveryRate,
-    created_at: hoursBefore(24 * 30 - fields.id),
-    updated_at: hoursBefore(24 * 7 - fields.id),
+    ...{ id, family, project, plugin, enabled, order, name, description: null, deleted: false },
+    ...{ match_action: null, config: "{}", error: null, delivery_rate_24h: deliveryRate },
+    created_at: hoursBefore(24 * 30 - id),
+    updated_at: hoursBefore(24 * 7 - id),
   };
 }
 
@@ -82,52 +86,16 @@ export function exampleData(): EmulatorData {
       { id: 3, name: "Staging" },
     ],
     keys: [],
-    records: [
-      exampleRecord(
-        { id: 1, family: "plugin_configs", project: 1, plugin: 1, enabled: true, order: 1, name: "GeoIP" },
-        "0.9987",
-      ),
-      exampleRecord(
-        {
-          id: 2,
-          family: "plugin_configs",
-          project: 1,
-          plugin: 2,
-          enabled: false,
-          order: 2,
-          name: "Property Filter",
-        },
-        null,
-      ),
-      exampleRecord(
-        {
-          id: 3,
-          family: "plugin_configs",
-          project: 1,
-          plugin: 5,
-          enabled: true,
-          order: 3,
-          name: "Legacy S3",
-        },
-        "0.9521",
-      ),
-      exampleRecord(
-        {
-          id: 4,
-          family: "pipeline_frontend_apps_configs",
-          project: 1,
-          plugin: 40,
-          enabled: true,
-          order: 1,
-          name: "Notification Bar",
-        },
-        null,
-      ),
-      exampleRecord(
-        { id: 5, family: "plugin_configs", project: 2, plugin: 1, enabled: true, order: 1, name: "GeoIP" },
-        "1.0",
-      ),
-    ],
+    // id, family, project, plugin, enabled, order, name, delivery_rate_24h
+    records: (
+      [
+        [1, "plugin_configs", 1, 1, true, 1, "GeoIP", "0.9987"],
+        [2, "plugin_configs", 1, 2, false, 2, "Property Filter", null],
+        [3, "plugin_configs", 1, 5, true, 3, "Legacy S3", "0.9521"],
+        [4, "pipeline_frontend_apps_configs", 1, 40, true, 1, "Notification Bar", null],
+        [5, "plugin_configs", 2, 1, true, 1, "GeoIP", "1.0"],
+      ] satisfies RecordRow[]
+    ).map(exampleRecord),
     logEntries: [
       geoipLog(1, 23.5, "INFO", "SYSTEM", "Plugin loaded (instance 018fd5a0)."),
       geoipLog(2, 20, "DEBUG", "CONSOLE", "Looking up 203.0.113.7"),

@@ -1,7 +1,9 @@
 // A form-encoded or multipart body as the real service's serializer sees it (Django REST
 // framework's request.data): text fields by name, every value kept, and uploaded files merged in
-// after the fields, so that of a field and a file sent under one name, the file is what is read.
+// after the fields, so that of a field and a file sent under one name, the file is what is read; and
+// the urlencoded form, parsed as Django's QueryDict does.
 
+import { type Decode, decodeBody, percentDecode } from "./charset.js";
 import { parseError } from "./http-error.js";
 
 /** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
@@ -69,4 +71,27 @@ export class FormBody {
   value(name: string): FormValue | undefined {
     return this.#files.get(name)?.at(-1) ?? this.#fields.get(name)?.at(-1);
   }
+}
+
+const unquote = (text: string, decode: Decode) => percentDecode(text.replaceAll("+", " "), decode);
+
+/**
+ * Python's parse_qsl with blank values kept: `&`-separated, `+` for a space, percent-escapes read in
+ * the body's charset.
+ */
+export function parseUrlencodedBody(raw: Buffer, decode: Decode): FormBody {
+  const text = decodeBody(raw, decode);
+  const form = new FormBody();
+  if (text === "") return form;
+  const pieces = text.split("&");
+  // Counted as Python does, empty pieces included.
+  if (pieces.length > MAX_FORM_FIELDS) throw tooManyFields();
+  for (const piece of pieces) {
+    if (piece === "") continue;
+    const equals = piece.indexOf("=");
+    // A name without `=` is a field with an empty value.
+    const [name, value] = equals === -1 ? [piece, ""] : [piece.slice(0, equals), piece.slice(equals + 1)];
+    form.addField(unquote(name, decode), unquote(value, decode));
+  }
+  return form;
 }

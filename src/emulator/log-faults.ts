@@ -1,7 +1,7 @@
 // The log-error fault: which plugin configs log ERROR entries after a change, and how many. Parses
 // the `--fault-log-errors` selectors, checks the in-process form, and matches a record against them.
 
-import type { LogErrorFault, PluginData, StoredRecord } from "./types.js";
+import type { LogErrorFault, StoredRecord } from "./types.js";
 
 export const DEFAULT_LOG_ERROR_RATIO = 0.5;
 
@@ -64,22 +64,6 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${parts.join(".*")}$`, "s");
 }
 
-/** The name and description as the service shows them (a profile may fall back to the plugin's own). */
-export interface ShownText {
-  name: string;
-  description: string;
-}
-
-export function shownText(
-  record: StoredRecord,
-  plugin: PluginData | undefined,
-  fallsBack: boolean,
-): ShownText {
-  const name = (fallsBack ? record.name || plugin?.name : record.name) ?? "";
-  const description = (fallsBack ? record.description || plugin?.description : record.description) ?? "";
-  return { name, description };
-}
-
 /**
  * The ERROR share the record logs after its last change: that of the first fault matching it as it
  * is now, or undefined when none does. Case-sensitive, as the selectors are written.
@@ -87,7 +71,7 @@ export function shownText(
 export function logErrorRatio(
   faults: readonly LogErrorFault[],
   record: StoredRecord,
-  text: ShownText,
+  text: { name: string; description: string },
 ): number | undefined {
   for (const fault of faults) {
     const matches =

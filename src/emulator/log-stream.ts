@@ -8,9 +8,10 @@
 // page it returns.
 
 import type { LogEntry, Page } from "../wire-types.js";
-import { logErrorRatio, shownText } from "./log-faults.js";
+import { logErrorRatio } from "./log-faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
+import { shownText } from "./record-view.js";
 import type { LogErrorFault, PluginData, StoredRecord } from "./types.js";
 
 /** Entries per minute of each plugin config unless told otherwise. */
@@ -51,10 +52,7 @@ export function logIntervalMs(ratePerMinute: number): number | undefined {
   return Math.max(1, Math.round(60_000 / Math.min(ratePerMinute, MAX_LOG_RATE)));
 }
 
-interface LogContent {
-  type: string;
-  message: string;
-}
+type LogContent = Pick<LogEntry, "type" | "message">;
 
 // A 32-bit integer hash (lowbias32): the same input gives the same entry on every run and machine.
 function hash32(value: number): number {
@@ -103,14 +101,8 @@ function errorContent(position: number): LogContent {
   return { type: "ERROR", message: messages[(h >>> 4) % messages.length] ?? "Error" };
 }
 
-let normalTable: readonly LogContent[] | undefined;
-let errorTable: readonly LogContent[] | undefined;
-
-function contentTables(): { normal: readonly LogContent[]; error: readonly LogContent[] } {
-  normalTable ??= Array.from({ length: PERIOD }, (_, position) => normalContent(position));
-  errorTable ??= Array.from({ length: PERIOD }, (_, position) => errorContent(position));
-  return { normal: normalTable, error: errorTable };
-}
+const NORMAL = Array.from({ length: PERIOD }, (_, position) => normalContent(position));
+const ERRORS = Array.from({ length: PERIOD }, (_, position) => errorContent(position));
 
 // Spreading ERRORs evenly (the j-th of a period is one when ceil(j * share) steps up) makes every
 // prefix of the entries after a change hold ceil(n * share) of them: the first entry already is one,
@@ -220,8 +212,7 @@ export class SynthesizedLog {
 
     // The normal pattern starts at a place of its own for each record, so configs do not log in step.
     const rotation = hash32(record.id) % PERIOD;
-    const { normal, error } = contentTables();
-    const normalAt = (position: number) => normal[position] ?? { type: "INFO", message: "" };
+    const normalAt = (position: number) => NORMAL[position] ?? { type: "INFO", message: "" };
     const normalSegment = new Segment(lo, hi, -rotation, normalAt, filter);
     const updatedMs = Date.parse(record.updated_at);
     if (source.errorRatio === undefined || Number.isNaN(updatedMs)) {
@@ -232,7 +223,7 @@ export class SynthesizedLog {
       const shift = changed + rotation;
       const faultAt = (position: number) =>
         isErrorPosition(position, errorsPerPeriod)
-          ? (error[position] ?? { type: "ERROR", message: "" })
+          ? (ERRORS[position] ?? { type: "ERROR", message: "" })
           : normalAt((position + shift) % PERIOD);
       this.segments = [
         new Segment(Math.max(lo, changed), hi, changed, faultAt, filter),
@@ -358,11 +349,9 @@ export class LogStream {
     if (this.intervalMs === undefined || !record.enabled || record.deleted || plugin?.frontendApp === true) {
       return undefined;
     }
-    const errorRatio = logErrorRatio(
-      this.faults(),
-      record,
-      shownText(record, plugin, profile.fallsBackToPluginText),
-    );
+    const { name, description } = shownText(record, plugin, profile);
+    const text = { name: name ?? "", description: description ?? "" };
+    const errorRatio = logErrorRatio(this.faults(), record, text);
     return new SynthesizedLog(
       { record, intervalMs: this.intervalMs, errorRatio, nowMs: this.now(), ...options },
       filter,

@@ -2,7 +2,7 @@
 // serializer would see. Where Django is lenient about a malformed body (a missing closing
 // boundary, part headers that never end), this is a 400: a client sending one has a bug to find.
 
-import type { Decode } from "./charset.js";
+import { type Decode, parseHeaderValue } from "./charset.js";
 import {
   FormBody,
   MAX_FORM_FIELDS,
@@ -11,7 +11,6 @@ import {
   tooManyFiles,
   UploadedFile,
 } from "./form-body.js";
-import { parseHeaderValue } from "./header-parameters.js";
 import { parseError } from "./http-error.js";
 
 /** Django's MAX_TOTAL_HEADER_SIZE for the headers of one part. */
@@ -19,11 +18,7 @@ const MAX_PART_HEADER_BYTES = 1024;
 // Django's check of the boundary parameter: printable ASCII, at most 201 characters, no trailing space.
 const VALID_BOUNDARY = /^[ -~]{0,200}[!-~]$/;
 
-const CR = 0x0d;
-const LF = 0x0a;
-const DASH = 0x2d;
-const SPACE = 0x20;
-const TAB = 0x09;
+const [CR, LF, DASH, SPACE, TAB] = [0x0d, 0x0a, 0x2d, 0x20, 0x09];
 const CRLF = Buffer.from("\r\n");
 const HEADERS_END = Buffer.from("\r\n\r\n");
 

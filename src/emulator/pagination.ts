@@ -67,16 +67,9 @@ export function paginateCounted<T>(
 ): Page<T> {
   const { limit, offset } = page;
   const next = offset + limit >= count ? null : linkTo(requestUrl, limit, offset + limit);
-  let previous: string | null = null;
-  if (offset > 0) {
-    // Like the real service, the first page is linked without an offset at all.
-    previous =
-      offset - limit <= 0 ? linkTo(requestUrl, limit, undefined) : linkTo(requestUrl, limit, offset - limit);
-  }
-  return {
-    count,
-    next,
-    previous,
-    results: offset >= count ? [] : slice(offset, Math.min(count, offset + limit)),
-  };
+  // Like the real service, the first page is linked without an offset at all.
+  const previous =
+    offset > 0 ? linkTo(requestUrl, limit, offset - limit > 0 ? offset - limit : undefined) : null;
+  const results = offset >= count ? [] : slice(offset, Math.min(count, offset + limit));
+  return { count, next, previous, results };
 }

@@ -6,15 +6,18 @@
 // SIGKILL, leaves the old or the new file, never a torn one). A clean stop folds the journal in,
 // so that a stopped emulator leaves one self-contained file. The files hold API keys and records:
 // they are readable by their owner only (0600), whatever mode the data file had.
+//
+// The journal: a header line naming the snapshot it follows, then one line of JSON per committed
+// batch of changes; the loader replays the lines onto the snapshot.
 
 import { randomUUID } from "node:crypto";
 import { type FileHandle, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { appendAll } from "../append-all.js";
 import { openForAppend } from "../files/append-file.js";
 import { isOutputError } from "../files/file-errors.js";
 import { syncDirectory, writeFileSafely } from "../files/write-file.js";
-import { type ChangeBatch, DataFileError, parseEmulatorData } from "./data-file.js";
-import { encodeBatch, encodeJournalHeader, replayJournal } from "./journal.js";
+import { type ChangeBatch, DataFileError, parseChangeBatch, parseEmulatorData } from "./data-file.js";
 import type { EmulatorData } from "./types.js";
 
 function temporaryPrefix(file: string): string {
@@ -32,6 +35,74 @@ async function readIfExists(file: string): Promise<string | undefined> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+const JOURNAL_FORMAT = 1;
+
+function encodeJournalHeader(snapshotId: string): string {
+  return `${JSON.stringify({ journal: JOURNAL_FORMAT, snapshotId })}\n`;
+}
+
+/**
+ * Applies the journal's batches, in order, to `data` when the journal follows the snapshot
+ * `snapshotId`. A journal that follows another snapshot is left unapplied: it is what a crash
+ * right after a compaction leaves (the snapshot already holds its batches), or the data file was
+ * replaced, and the file wins. A last line without its newline is a batch whose append was cut
+ * short; it was never acknowledged, so it is skipped. Returns how many batches were applied.
+ */
+function replayJournal(
+  text: string,
+  snapshotId: string | undefined,
+  data: EmulatorData,
+  name: string,
+): number {
+  const advice = `remove ${name} to start from the data file alone`;
+  // A damaged line is a damaged journal: the data file itself is fine.
+  const parseLine = <T>(line: string, lineNumber: number, read: (value: unknown, path: string) => T): T => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new DataFileError(
+        `${name} line ${lineNumber} is not valid JSON`,
+        `${advice} (losing the writes it holds)`,
+      );
+    }
+    try {
+      return read(value, `${name} line ${lineNumber}`);
+    } catch (error) {
+      if (!(error instanceof DataFileError)) throw error;
+      throw new DataFileError(
+        error.message,
+        lineNumber === 1 ? advice : `${advice} (losing the writes it holds)`,
+      );
+    }
+  };
+  const lines = text.split("\n");
+  // The text after the last newline: empty, or a torn append.
+  lines.pop();
+  const [header, ...batchLines] = lines;
+  if (header === undefined) return 0;
+  const headerOf = (value: unknown, path: string) => {
+    const { journal, snapshotId } = (value ?? {}) as { journal?: unknown; snapshotId?: unknown };
+    if (journal !== JOURNAL_FORMAT)
+      throw new DataFileError(`${path} is not a journal header this version understands`);
+    return snapshotId;
+  };
+  const followed = parseLine(header, 1, headerOf);
+  if (snapshotId === undefined || followed !== snapshotId) return 0;
+  const positions = new Map(data.records.map((record, index) => [record.id, index]));
+  for (const [index, line] of batchLines.entries()) {
+    const batch: ChangeBatch = parseLine(line, index + 2, parseChangeBatch);
+    for (const record of batch.records) {
+      const position = positions.get(record.id);
+      if (position !== undefined) data.records[position] = record;
+      else positions.set(record.id, data.records.push(record) - 1);
+    }
+    appendAll(data.logEntries, batch.logEntries);
+    data.nextIds.record = Math.max(data.nextIds.record, batch.nextRecordId);
+  }
+  return batchLines.length;
 }
 
 export interface LoadedDataFile {
@@ -106,26 +177,16 @@ export interface PersistedState {
 // Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
 const MIN_JOURNAL_BYTES = 64 * 1024;
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+type Deferred = { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
 
 function deferred(): Deferred {
-  let resolve: () => void = () => undefined;
-  let reject: (error: unknown) => void = () => undefined;
-  const promise = new Promise<void>((resolvePromise, rejectPromise) => {
-    resolve = resolvePromise;
-    reject = rejectPromise;
-  });
-  return { promise, resolve, reject };
+  const settled = {} as Deferred;
+  settled.promise = new Promise<void>((resolve, reject) => Object.assign(settled, { resolve, reject }));
+  return settled;
 }
 
 export class DataFileWriter {
-  private readonly file: string;
   private readonly journalFile: string;
-  private readonly state: PersistedState;
   private journal: FileHandle | undefined;
   private journalBytes = 0;
   private snapshotBytes = 0;
@@ -139,10 +200,11 @@ export class DataFileWriter {
   /** Those waiting for the commit after the running one. */
   private waiting: Deferred | undefined;
 
-  constructor(file: string, state: PersistedState) {
-    this.file = file;
+  constructor(
+    private readonly file: string,
+    private readonly state: PersistedState,
+  ) {
     this.journalFile = journalFileOf(file);
-    this.state = state;
     this.durableCount = state.changeCount;
   }
 
@@ -152,18 +214,9 @@ export class DataFileWriter {
    * a fresh snapshot.
    */
   async open(loaded: { snapshotId: string | undefined; upToDate: boolean }): Promise<void> {
-    if (loaded.upToDate && loaded.snapshotId !== undefined) {
-      const header = encodeJournalHeader(loaded.snapshotId);
-      await writeAtomically(this.journalFile, header);
-      this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
-      this.snapshotId = loaded.snapshotId;
-      this.snapshotBytes = (await stat(this.file)).size;
-      this.journalBytes = Buffer.byteLength(header);
-      this.needsSnapshot = false;
-      this.state.takeChanges();
-      return;
-    }
-    await this.writeSnapshot();
+    if (!loaded.upToDate || loaded.snapshotId === undefined) return this.writeSnapshot();
+    await this.startJournal(loaded.snapshotId, (await stat(this.file)).size);
+    this.state.takeChanges();
   }
 
   /**
@@ -209,7 +262,7 @@ export class DataFileWriter {
     if (this.needsSnapshot || journal === undefined || this.journalBytes > growth) {
       return this.writeSnapshot();
     }
-    return this.append(journal, encodeBatch(this.state.takeChanges()));
+    return this.append(journal, `${JSON.stringify(this.state.takeChanges())}\n`);
   }
 
   private async append(journal: FileHandle, line: string): Promise<void> {
@@ -233,13 +286,18 @@ export class DataFileWriter {
     await writeAtomically(this.file, text);
     // From here until the new journal is in place, the old journal follows another snapshot and
     // is ignored on load: the new snapshot already holds all of it.
+    await this.startJournal(snapshotId, Buffer.byteLength(text));
+  }
+
+  /** Starts the (empty) journal that follows the snapshot `snapshotId`. */
+  private async startJournal(snapshotId: string, snapshotBytes: number): Promise<void> {
     const header = encodeJournalHeader(snapshotId);
     await writeAtomically(this.journalFile, header);
     await this.journal?.close().catch(() => undefined);
     this.journal = undefined;
     this.journal = await openForAppend(this.journalFile, { cwd: process.cwd() });
     this.snapshotId = snapshotId;
-    this.snapshotBytes = Buffer.byteLength(text);
+    this.snapshotBytes = snapshotBytes;
     this.journalBytes = Buffer.byteLength(header);
     this.needsSnapshot = false;
   }

@@ -4,53 +4,32 @@
 import type { FamilyName } from "../families.js";
 import type { ProfileName } from "./types.js";
 
-export interface ProfileBehaviour {
-  readonly name: ProfileName;
-  /**
-   * "disjoint": a record belongs to the family it was created through.
-   * "overlapping": plugin_configs shows every config, pipeline_frontend_apps_configs those of frontend apps.
-   */
-  readonly families: "disjoint" | "overlapping";
-  /** "soft-delete" sets deleted and disables; "disable" only sets enabled false. */
-  readonly deleteMode: "soft-delete" | "disable";
-  /** Status of DELETE on an unknown id. */
-  readonly deleteUnknownStatus: 404 | 500;
-  /** What the keys of a rearrange body name. */
-  readonly rearrangeKeyedBy: "config" | "plugin";
-  /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
-  readonly refusesScopedKeysOnActions: boolean;
-  readonly pluginWritableOnUpdate: boolean;
-  /** Whether name and description are stored trimmed (trim-as-service.ts), as DRF's CharField does. */
-  readonly trimsText: boolean;
-  /** Whether a null or "" name/description is replaced by the plugin's own on output. */
-  readonly fallsBackToPluginText: boolean;
-  /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
-  readonly pluginInfoInCollections: boolean;
-  readonly jobResponse: "record" | "empty";
-  /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
-  readonly acceptsFormBodies: boolean;
-  /**
-   * How `config` is written in responses: "string", as the seed interface gives it, or "object",
-   * the JSON object the real service's serializer returns (`{}` when empty).
-   */
-  readonly configAs: "string" | "object";
-  readonly retryAfterHeader: boolean;
-}
-
 export const PROFILES = {
   seed: {
     name: "seed",
+    /** "disjoint": a record belongs to the family it was created through; "overlapping": plugin_configs
+     * shows every config, pipeline_frontend_apps_configs those of frontend apps. */
     families: "disjoint",
+    /** "soft-delete" sets deleted and disables; "disable" only sets enabled false. */
     deleteMode: "soft-delete",
+    /** Status of DELETE on an unknown id. */
     deleteUnknownStatus: 404,
+    /** What the keys of a rearrange body name. */
     rearrangeKeyedBy: "config",
+    /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
     refusesScopedKeysOnActions: false,
     pluginWritableOnUpdate: true,
+    /** Whether name and description are stored trimmed (trim-as-service.ts), as DRF's CharField does. */
     trimsText: false,
+    /** Whether a null or "" name/description is replaced by the plugin's own on output. */
     fallsBackToPluginText: false,
+    /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
     pluginInfoInCollections: true,
     jobResponse: "record",
+    /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
     acceptsFormBodies: false,
+    /** How `config` is written in responses: the seed interface's string, or the JSON object the real
+     * service's serializer returns (`{}` when empty). */
     configAs: "string",
     retryAfterHeader: true,
   },
@@ -70,11 +49,10 @@ export const PROFILES = {
     configAs: "object",
     retryAfterHeader: false,
   },
-} as const satisfies Record<ProfileName, ProfileBehaviour>;
+} as const satisfies Record<ProfileName, { name: ProfileName; [flag: string]: unknown }>;
 
-export function getProfile(name: ProfileName): ProfileBehaviour {
-  return PROFILES[name];
-}
+/** Either profile: each flag's type is the union of its values, so both must set every flag. */
+export type ProfileBehaviour = (typeof PROFILES)[ProfileName];
 
 /** Whether a record is reachable through a family, given how the profile relates families. */
 export function isInFamily(

@@ -1,23 +1,58 @@
-// How a stored record is written on the wire: the interface's field order, the computed fields,
-// and the posthog-2024 quirks: name/description fall back to the plugin's own, collections carry no
-// plugin_info, and config is an object.
+// How a stored record is written: as JSON on the wire (the interface's field order, the computed
+// fields, and the posthog-2024 quirks: name/description fall back to the plugin's own, collections
+// carry no plugin_info, config is an object), and as the JavaScript module of its frontend endpoint.
 
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { ProfileBehaviour } from "./profiles.js";
-import { renderConfig } from "./record-config.js";
 import type { PluginData, StoredRecord } from "./types.js";
 
-/** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
-export type RecordContext = "single" | "collection";
+export const EMPTY_CONFIG = "{}";
+export const FRONTEND_CONTENT_TYPE = "application/javascript; charset=UTF-8";
 
+/** The name and description as the service shows them (a profile may fall back to the plugin's own). */
+export function shownText(record: StoredRecord, plugin: PluginData | undefined, profile: ProfileBehaviour) {
+  // The real serializer's `representation["name"] or plugin.name`: "" falls back as null does.
+  const fallback = profile.fallsBackToPluginText && plugin !== undefined;
+  return {
+    name: fallback ? record.name || plugin.name : record.name,
+    description: fallback ? record.description || plugin.description : record.description,
+  };
+}
+
+/** `config` as the profile writes it in a response; posthog-2024 shows each attachment under its key. */
+function renderConfig(record: StoredRecord, profile: ProfileBehaviour): unknown {
+  if (profile.configAs === "string") return record.config;
+  let config: unknown;
+  try {
+    config = record.config === EMPTY_CONFIG ? {} : JSON.parse(record.config);
+  } catch {
+    // Text no form body could have stored (a seed data file's own string): shown as it is.
+    return record.config;
+  }
+  const attachments = record.attachments ?? [];
+  if (attachments.length === 0 || typeof config !== "object" || config === null || Array.isArray(config)) {
+    return config;
+  }
+  const shown: Record<string, unknown> = { ...config };
+  for (const { uid, key, size, name, type } of attachments)
+    shown[key] = { uid, saved: true, size, name, type };
+  return shown;
+}
+
+/** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
 export function renderRecord(
   record: StoredRecord,
   plugin: PluginData | undefined,
   profile: ProfileBehaviour,
-  context: RecordContext,
+  context: "single" | "collection",
 ): PluginConfigRecord {
-  const fallback = profile.fallsBackToPluginText && plugin !== undefined;
   const showsPluginInfo = context === "single" || profile.pluginInfoInCollections;
+  const pluginInfo = {
+    id: record.plugin,
+    name: plugin?.name ?? null,
+    description: plugin?.description ?? null,
+  };
+  const { name, description } = shownText(record, plugin, profile);
   return {
     id: record.id,
     plugin: record.plugin,
@@ -26,20 +61,37 @@ export function renderRecord(
     config: renderConfig(record, profile),
     error: record.error,
     team_id: record.project,
-    plugin_info: showsPluginInfo
-      ? JSON.stringify({
-          id: record.plugin,
-          name: plugin?.name ?? null,
-          description: plugin?.description ?? null,
-        })
-      : null,
+    plugin_info: showsPluginInfo ? JSON.stringify(pluginInfo) : null,
     delivery_rate_24h: record.delivery_rate_24h,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    // The real serializer's `representation["name"] or plugin.name`: "" falls back as null does.
-    name: fallback ? record.name || plugin.name : record.name,
-    description: fallback ? record.description || plugin.description : record.description,
+    name,
+    description,
     deleted: record.deleted,
     match_action: record.match_action,
   };
+}
+
+/** What a site loads to run the app: here a stand-in exporting getFrontendApp() with the config's identity. */
+export function renderFrontendModule(record: StoredRecord, plugin: PluginData | undefined): string {
+  // JSON.stringify escapes quotes; replacing "<" keeps the text inert if it is ever inlined in HTML.
+  const app = JSON.stringify({
+    pluginConfigId: record.id,
+    pluginId: record.plugin,
+    name: record.name ?? plugin?.name ?? null,
+    enabled: record.enabled,
+  }).replaceAll("<", "\\u003c");
+  return `"use strict";
+// Frontend app of plugin config ${record.id}, served by the pcsync emulator.
+export function getFrontendApp(require) {
+  const app = ${app};
+  return {
+    inject: ({ config, posthog }) => {
+      void config;
+      void posthog;
+    },
+    app,
+  };
+}
+`;
 }

@@ -2,11 +2,10 @@
 // bodies. An empty body parses to undefined, which handlers treat as `{}`.
 
 import type { IncomingMessage } from "node:http";
-import { decoderFor } from "./charset.js";
-import { parseHeaderValue } from "./header-parameters.js";
+import { decoderFor, parseHeaderValue } from "./charset.js";
+import { parseUrlencodedBody } from "./form-body.js";
 import { parseError, payloadTooLarge, unsupportedMediaType } from "./http-error.js";
 import { parseMultipartBody } from "./multipart-body.js";
-import { parseUrlencodedBody } from "./urlencoded-body.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

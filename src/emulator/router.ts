@@ -1,21 +1,34 @@
-// Maps a method and a raw request path to an operation of the service. Paths are matched on their
-// raw (undecoded) segments so an encoded slash can never reach another resource.
+// Maps a method and a raw request path to an operation of the service: its handler, the scope it
+// needs and the body it reads. Paths are matched on their raw (undecoded) segments so an encoded
+// slash can never reach another resource.
 
 import { FAMILIES, type FamilyName } from "../families.js";
+import {
+  createJob,
+  createRecord,
+  deleteRecord,
+  type Handler,
+  listLogs,
+  listProjects,
+  listRecords,
+  rearrangeRecords,
+  retrieveFrontend,
+  retrieveProject,
+  retrieveRecord,
+  updateRecord,
+} from "./handlers.js";
 import { notFound } from "./http-error.js";
 
-export type Operation =
-  | "projects.list"
-  | "projects.retrieve"
-  | "list"
-  | "create"
-  | "retrieve"
-  | "update"
-  | "delete"
-  | "frontend"
-  | "job"
-  | "logs"
-  | "rearrange";
+export interface Operation {
+  name: string;
+  handle: Handler;
+  /** The scope a key needs; null lets any valid key in (listing projects is how a client finds its id). */
+  scope: "plugin:read" | "plugin:write" | null;
+  /** "json" reads a JSON body, "form" also a form body where the profile takes them; others ignore it. */
+  body?: "json" | "form";
+  /** The real service has no scope for this action, so it refuses scoped keys (posthog-2024). */
+  unscoped?: true;
+}
 
 export interface RouteParams {
   /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
@@ -30,38 +43,38 @@ export type RouteMatch =
   /** The path exists but not with this method: answered 405, after authentication. */
   | { kind: "wrong-method"; allowed: readonly string[] };
 
-type Segment = string | ":project" | ":family" | ":logs-family" | ":id";
-
-interface RouteDefinition {
-  segments: readonly Segment[];
-  methods: Readonly<Partial<Record<string, Operation>>>;
-}
+const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
+  name,
+  handle,
+  scope,
+  ...more,
+});
+const [READ, WRITE, FORM, JSON_BODY] = ["plugin:read", "plugin:write", "form", "json"] as const;
+const FAMILY = "api/projects/:project/:family";
 
 // First match wins, so the literal `rearrange` shadows a record id of that name.
-const ROUTES: readonly RouteDefinition[] = [
-  { segments: ["api", "projects"], methods: { GET: "projects.list" } },
-  { segments: ["api", "projects", ":project"], methods: { GET: "projects.retrieve" } },
-  { segments: ["api", "projects", ":project", ":family"], methods: { GET: "list", POST: "create" } },
-  {
-    segments: ["api", "projects", ":project", ":family", "rearrange"],
-    methods: { PATCH: "rearrange" },
-  },
-  {
-    segments: ["api", "projects", ":project", ":family", ":id"],
-    methods: { GET: "retrieve", PATCH: "update", DELETE: "delete" },
-  },
-  { segments: ["api", "projects", ":project", ":family", ":id", "frontend"], methods: { GET: "frontend" } },
-  { segments: ["api", "projects", ":project", ":family", ":id", "job"], methods: { POST: "job" } },
-  { segments: ["api", "projects", ":project", ":logs-family", ":id", "logs"], methods: { GET: "logs" } },
+const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = [
+  ["api/projects", { GET: op("projects.list", listProjects, null) }],
+  ["api/projects/:project", { GET: op("projects.retrieve", retrieveProject, null) }],
+  [FAMILY, { GET: op("list", listRecords, READ), POST: op("create", createRecord, WRITE, { body: FORM }) }],
+  [
+    `${FAMILY}/rearrange`,
+    { PATCH: op("rearrange", rearrangeRecords, WRITE, { body: JSON_BODY, unscoped: true }) },
+  ],
+  [
+    `${FAMILY}/:id`,
+    {
+      GET: op("retrieve", retrieveRecord, READ),
+      PATCH: op("update", updateRecord, WRITE, { body: FORM }),
+      DELETE: op("delete", deleteRecord, WRITE),
+    },
+  ],
+  [`${FAMILY}/:id/frontend`, { GET: op("frontend", retrieveFrontend, READ, { unscoped: true }) }],
+  [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
+  ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
 ];
 
-function familyOfSegment(segment: string, needsLogs: boolean): FamilyName | undefined {
-  const family = FAMILIES.find((candidate) => candidate.pathSegment === segment);
-  if (!family || (needsLogs && !family.hasLogs)) return undefined;
-  return family.name;
-}
-
-function matchSegments(pattern: readonly Segment[], segments: readonly string[]): RouteParams | undefined {
+function matchSegments(pattern: readonly string[], segments: readonly string[]): RouteParams | undefined {
   if (pattern.length !== segments.length) return undefined;
   const params: RouteParams = {};
   for (const [index, expected] of pattern.entries()) {
@@ -70,18 +83,17 @@ function matchSegments(pattern: readonly Segment[], segments: readonly string[])
     if (expected === ":project") params.project = actual;
     else if (expected === ":id") params.id = actual;
     else if (expected === ":family" || expected === ":logs-family") {
-      const family = familyOfSegment(actual, expected === ":logs-family");
-      if (family === undefined) return undefined;
-      params.family = family;
+      const family = FAMILIES.find((candidate) => candidate.pathSegment === actual);
+      if (!family || (expected === ":logs-family" && !family.hasLogs)) return undefined;
+      params.family = family.name;
     } else if (expected !== actual) return undefined;
   }
   return params;
 }
 
 /** The path part of a request target, with the one optional trailing slash removed. */
-export function pathOfTarget(target: string): string {
-  const queryStart = target.indexOf("?");
-  const path = queryStart === -1 ? target : target.slice(0, queryStart);
+function pathOfTarget(target: string): string {
+  const path = target.split("?", 1)[0] ?? "";
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
@@ -90,11 +102,11 @@ export function matchRoute(method: string, target: string): RouteMatch {
   const path = pathOfTarget(target);
   if (!path.startsWith("/")) throw notFound();
   const segments = path.slice(1).split("/");
-  for (const route of ROUTES) {
-    const params = matchSegments(route.segments, segments);
+  for (const [pattern, methods] of ROUTES) {
+    const params = matchSegments(pattern.split("/"), segments);
     if (params === undefined) continue;
-    const operation = route.methods[method];
-    if (operation === undefined) return { kind: "wrong-method", allowed: Object.keys(route.methods) };
+    const operation = methods[method];
+    if (operation === undefined) return { kind: "wrong-method", allowed: Object.keys(methods) };
     return { kind: "operation", operation, params };
   }
   throw notFound();

@@ -6,20 +6,17 @@ import type { FamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
 import type { ChangeBatch } from "./data-file.js";
 import type { UploadedFile } from "./form-body.js";
+import { compareLogEntries } from "./log-stream.js";
 import { isInFamily, type ProfileBehaviour } from "./profiles.js";
-import { EMPTY_CONFIG } from "./record-config.js";
+import { EMPTY_CONFIG } from "./record-view.js";
 import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
-import type { RecordInput } from "./validation.js";
-
-/** The writable fields, and the config a form body sets (JSON text; see record-config.ts). */
-export type RecordChanges = RecordInput & { config?: string };
+import type { RecordChanges } from "./validation.js";
 
 export function compareRecords(a: StoredRecord, b: StoredRecord): number {
   return a.order - b.order || a.plugin - b.plugin || a.id - b.id;
 }
 
 export class EmulatorStore {
-  private readonly data: EmulatorData;
   private readonly recordsById = new Map<number, StoredRecord>();
   // A record never changes project: lists scan only their project's records, not all of them.
   private readonly recordsByProject = new Map<number, StoredRecord[]>();
@@ -34,13 +31,11 @@ export class EmulatorStore {
   private changedRecords = new Set<StoredRecord>();
   private newLogEntries: LogEntry[] = [];
 
-  constructor(data: EmulatorData) {
-    this.data = data;
+  constructor(private readonly data: EmulatorData) {
     for (const record of data.records) {
       this.index(record);
-      for (const attachment of record.attachments ?? []) {
-        this.lastAttachmentId = Math.max(this.lastAttachmentId, attachment.uid);
-      }
+      for (const { uid } of record.attachments ?? [])
+        this.lastAttachmentId = Math.max(this.lastAttachmentId, uid);
     }
     for (const plugin of data.plugins) this.pluginsById.set(plugin.id, plugin);
   }
@@ -151,10 +146,6 @@ export class EmulatorStore {
     return new Date(ms).toISOString();
   }
 
-  private changed(): void {
-    this.changeCounter += 1;
-  }
-
   createRecord(
     family: FamilyName,
     projectId: number,
@@ -183,31 +174,33 @@ export class EmulatorStore {
     this.data.records.push(record);
     this.index(record);
     this.changedRecords.add(record);
-    this.changed();
+    this.changeCounter += 1;
     return record;
   }
 
   /** Applies the changes; a record marked deleted is always disabled too. */
   updateRecord(record: StoredRecord, changes: RecordChanges): void {
-    if (changes.plugin !== undefined) record.plugin = changes.plugin;
-    if (changes.enabled !== undefined) record.enabled = changes.enabled;
-    if (changes.order !== undefined) record.order = changes.order;
-    if (changes.name !== undefined) record.name = changes.name;
-    if (changes.description !== undefined) record.description = changes.description;
-    if (changes.deleted !== undefined) record.deleted = changes.deleted;
-    if (changes.match_action !== undefined) record.match_action = changes.match_action;
-    if (changes.config !== undefined) record.config = changes.config;
+    Object.assign(
+      record,
+      Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    );
     if (record.deleted) record.enabled = false;
+    this.touch(record);
+  }
+
+  private touch(record: StoredRecord): void {
     record.updated_at = this.writeTimestamp(record.updated_at);
     this.changedRecords.add(record);
-    this.changed();
+    this.changeCounter += 1;
   }
 
   /**
    * Attaches each file to its config key (replacing what was there), then detaches the keys given,
-   * as the service's `_update_plugin_attachments` does; attachment ids only grow.
+   * as the service's `_update_plugin_attachments` does; attachment ids only grow. Nothing to do is
+   * no change.
    */
   updateAttachments(record: StoredRecord, attach: [string, UploadedFile][], detach: readonly string[]): void {
+    if (attach.length + detach.length === 0) return;
     const byKey = new Map((record.attachments ?? []).map((attachment) => [attachment.key, attachment]));
     for (const [key, file] of attach) {
       this.lastAttachmentId += 1;
@@ -222,9 +215,7 @@ export class EmulatorStore {
     for (const key of detach) byKey.delete(key);
     if (byKey.size === 0) delete record.attachments;
     else record.attachments = [...byKey.values()];
-    record.updated_at = this.writeTimestamp(record.updated_at);
-    this.changedRecords.add(record);
-    this.changed();
+    this.touch(record);
   }
 
   appendLog(record: StoredRecord, entry: Pick<LogEntry, "source" | "type" | "message">): LogEntry {
@@ -241,19 +232,19 @@ export class EmulatorStore {
     };
     this.data.logEntries.push(logEntry);
     this.newLogEntries.push(logEntry);
-    this.changed();
+    this.changeCounter += 1;
     return logEntry;
   }
 
-  /** The log entries of one config of the project, newest first. */
   /** Every record, deleted ones included, and every stored log entry: what /metrics counts. */
   everything(): { records: readonly StoredRecord[]; logEntries: readonly LogEntry[] } {
     return { records: this.data.records, logEntries: this.data.logEntries };
   }
 
+  /** The log entries of one config of the project, newest first. */
   logsOf(projectId: number, configId: number): LogEntry[] {
     return this.data.logEntries
       .filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId)
-      .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id));
+      .sort(compareLogEntries);
   }
 }

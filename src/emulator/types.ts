@@ -90,20 +90,11 @@ export interface FaultOptions {
   fail429WaitSeconds?: number;
   /** 0..1 fraction of writes whose change is committed, then the connection is destroyed unanswered. */
   dropWriteRate?: number;
-  /**
-   * Seconds the injected 503s ask to wait in a Retry-After header (how a service sheds load before
-   * processing); without it they carry none.
-   */
+  /** Seconds the injected 503s ask to wait in Retry-After (how a service sheds load); default none. */
   fail503RetryAfterSeconds?: number;
-  /**
-   * 0..1 fraction of creates whose record is committed, then answered 500 with the service's error
-   * body, as a Django service that does not wrap requests in a transaction can.
-   */
+  /** 0..1 fraction of creates committed, then answered 500, as a Django service without transactions can. */
   commitThen500Rate?: number;
-  /**
-   * 0..1 fraction of requests answered 502 or 504 (half each) with an HTML page, as a proxy in
-   * front of the service does, without reaching the service.
-   */
+  /** 0..1 fraction of requests answered 502 or 504 (half each) with a proxy's HTML page, unserved. */
   proxyErrorRate?: number;
   /** Per-key sliding-window throttling. */
   rateLimit?: { perMinute?: number; perHour?: number };
@@ -123,10 +114,7 @@ export interface EmulatorOptions {
   data?: EmulatorData;
   keys?: ApiKeySpec[];
   faults?: FaultOptions;
-  /**
-   * Synthesized log entries per minute of each enabled plugin config (see log-stream.ts), from 0
-   * (only the stored entries) to 60000; default 60, as `pcsync serve --log-rate`.
-   */
+  /** Synthesized log entries per minute of each enabled config (log-stream.ts), 0 to 60000; default 60. */
   logRate?: number;
   log?: (line: string) => void;
 }

@@ -1,18 +1,145 @@
-// Checks create and update bodies the way the real serializer does: fields in declaration order,
-// the first error wins, unknown fields are ignored. Types of a JSON body are strict JSON types, so a
-// client sending `"5"` for an integer finds out here rather than in production; a form body's text
-// is first converted as the serializer converts it (form-values.ts).
+// Reads a create or update body the way the real serializer (Django REST framework) does: fields in
+// declaration order, the first error wins, unknown fields are ignored. Types of a JSON body are
+// strict JSON types, so a client sending `"5"` for an integer finds out here rather than in
+// production. A form body's text is first converted as the serializer converts it (a missing
+// checkbox is false on create, "" means null or nothing, "yes" and "on" are true, "7.0" is 7), so
+// one check serves both; text no rule can convert stays text, and fails that check with the
+// serializer's message. Only a form body sets the plugin `config` and its attachments (PostHog's
+// posthog/api/plugin.py, mid-2024).
 
 import type { WritableField } from "../families.js";
-import { trimAsService } from "../trim-as-service.js";
+import { PYTHON_WHITE_SPACE, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput } from "../wire-types.js";
-import { FIELD_ORDER, FIELD_RULES, INT_MAX, INT_MIN, REQUIRED_FIELDS } from "./field-rules.js";
-import { FormBody, UploadedFile } from "./form-body.js";
-import { type FieldValue, readFormField } from "./form-values.js";
-import { requiredField, validationError } from "./http-error.js";
+import { FormBody, type FormValue, UploadedFile } from "./form-body.js";
+import { requiredField, serverError, validationError } from "./http-error.js";
+import type { ProfileBehaviour } from "./profiles.js";
 
-/** The writable fields of a request body: the same wire shape the client sends. */
-export type RecordInput = PluginConfigInput;
+// The writable fields as the real serializer declares them: type, nullability, bounds, and which a
+// create requires.
+type FieldRule =
+  /** A primary key of another table (`plugin`): any integer, checked against what exists. */
+  | { kind: "related"; nullable: boolean }
+  /** A 32-bit integer column. */
+  | { kind: "integer"; nullable: boolean }
+  | { kind: "boolean"; nullable: boolean }
+  | { kind: "string"; nullable: boolean; maxLength: number };
+
+export const INT_MIN = -2_147_483_648;
+export const INT_MAX = 2_147_483_647;
+
+/** In the serializer's declaration order, the order in which fields are checked. */
+const FIELD_RULES: Readonly<Record<WritableField, FieldRule>> = {
+  plugin: { kind: "related", nullable: false },
+  enabled: { kind: "boolean", nullable: false },
+  order: { kind: "integer", nullable: false },
+  name: { kind: "string", nullable: true, maxLength: 400 },
+  description: { kind: "string", nullable: true, maxLength: 1000 },
+  deleted: { kind: "boolean", nullable: false },
+  match_action: { kind: "integer", nullable: true },
+};
+
+const FIELD_ORDER = Object.keys(FIELD_RULES) as WritableField[];
+
+/** The fields without a default: a create must send them. */
+const REQUIRED_FIELDS: readonly WritableField[] = ["plugin", "order"];
+
+interface FieldValue {
+  value: unknown;
+  /** The value as sent, where a message quotes it (`Invalid pk "007"`). */
+  sent: string;
+}
+
+// BooleanField's TRUE_VALUES, FALSE_VALUES and NULL_VALUES (the text ones).
+const TRUE_TEXTS = new Set("t T y Y yes Yes YES true True TRUE on On ON 1".split(" "));
+const FALSE_TEXTS = new Set("f F n N no No NO false False FALSE off Off OFF 0".split(" "));
+const NULL_TEXTS = new Set(["null", "Null", "NULL", ""]);
+
+/** IntegerField refuses longer text before converting it. */
+const MAX_INTEGER_TEXT = 1000;
+/** Python refuses to convert longer digit strings to int. */
+const MAX_INT_DIGITS = 4300;
+
+/** The value of a decimal digit of any script: Unicode encodes each script's 0-9 in a row. */
+function digitValue(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  let zero = code;
+  while (zero > 0 && /\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero -= 1;
+  return (code - zero) % 10;
+}
+
+const PYTHON_ZERO_FRACTION = new RegExp(`\\.0*[${PYTHON_WHITE_SPACE}]*$`);
+const PYTHON_INT_TEXT = new RegExp(
+  `^[${PYTHON_WHITE_SPACE}]*([+-]?)(\\p{Nd}+(?:_\\p{Nd}+)*)[${PYTHON_WHITE_SPACE}]*$`,
+  "u",
+);
+
+/**
+ * Python's int() of a string: surrounding whitespace, a sign, decimal digits of any script with
+ * single underscores between them. Beyond the safe integers, only the sign matters (no id or
+ * 32-bit column is that large), so the result is clamped there.
+ */
+function parsePythonInt(text: string): number | undefined {
+  const match = PYTHON_INT_TEXT.exec(text);
+  if (!match) return undefined;
+  const digits = Array.from((match[2] ?? "").replaceAll("_", ""), (char) => String(digitValue(char))).join(
+    "",
+  );
+  if (digits.length > MAX_INT_DIGITS) return undefined;
+  const magnitude = BigInt(digits);
+  const clamped =
+    magnitude > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER + 1 : Number(magnitude);
+  return match[1] === "-" && clamped !== 0 ? -clamped : clamped;
+}
+
+function convertText(field: WritableField, rule: FieldRule, text: string): unknown {
+  switch (rule.kind) {
+    case "string":
+      return text;
+    case "boolean":
+      if (TRUE_TEXTS.has(text)) return true;
+      if (FALSE_TEXTS.has(text)) return false;
+      return rule.nullable && NULL_TEXTS.has(text) ? null : text;
+    case "related":
+      return parsePythonInt(text) ?? text;
+    case "integer":
+      if (text.length > MAX_INTEGER_TEXT)
+        throw validationError("max_string_length", "String value too large.", field);
+      // IntegerField drops a fraction of zeros first: "7.0" and "7." are 7.
+      return parsePythonInt(text.replace(PYTHON_ZERO_FRACTION, "")) ?? text;
+  }
+}
+
+/** The serializer's reading of an empty value: null, "", or (undefined) as if not sent. */
+function readEmpty(field: WritableField, rule: FieldRule): FieldValue | undefined {
+  if (rule.nullable) return { value: rule.kind === "string" ? "" : null, sent: "" };
+  if (!REQUIRED_FIELDS.includes(field)) return undefined;
+  // A primary key turns "" into null; other fields convert it, and fail.
+  return { value: rule.kind === "related" ? null : "", sent: "" };
+}
+
+/**
+ * The value of `field`, or undefined when the serializer sees none. `partial` is an update: a field
+ * not sent is left alone, where a create reads a missing boolean as false (an unticked checkbox).
+ */
+function readFormField(form: FormBody, field: WritableField, partial: boolean): FieldValue | undefined {
+  const rule = FIELD_RULES[field];
+  const sent: FormValue | undefined = form.value(field);
+  if (sent === undefined) return !partial && rule.kind === "boolean" ? { value: false, sent: "" } : undefined;
+  // A file is no text: left as it is, it fails the field's check.
+  if (typeof sent !== "string") return { value: sent, sent: sent.fileName };
+  if (sent === "") return readEmpty(field, rule);
+  return { value: convertText(field, rule, sent), sent };
+}
+
+/** The writable fields a body sets, and the config (JSON text) a form body sets. */
+export type RecordChanges = PluginConfigInput & { config?: string };
+
+/** What a create or update body does: its changes, files to attach by config key, keys to detach. */
+export interface BodyChanges {
+  changes: RecordChanges;
+  attach: [string, UploadedFile][];
+  detach: string[];
+}
 
 function jsonTypeName(value: unknown): string {
   if (value === null) return "null";
@@ -21,114 +148,112 @@ function jsonTypeName(value: unknown): string {
   if (Array.isArray(value)) return "list";
   if (typeof value === "object") return "dict";
   if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  if (typeof value === "boolean") return "bool";
-  return "str";
+  return typeof value === "boolean" ? "bool" : "str";
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Throws 400 unless the body is a JSON object. */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
-  if (typeof body === "object" && body !== null && !Array.isArray(body)) {
-    return body as Record<string, unknown>;
-  }
-  throw validationError(
-    "invalid_input",
-    `Invalid data. Expected a dictionary, but got ${jsonTypeName(body)}.`,
-    null,
-  );
+  if (isPlainObject(body)) return body;
+  const detail = `Invalid data. Expected a dictionary, but got ${jsonTypeName(body)}.`;
+  throw validationError("invalid_input", detail, null);
 }
 
 function checkField(field: WritableField, value: unknown): void {
   const rule = FIELD_RULES[field];
+  const invalid = (detail: string, code = "invalid_input") => validationError(code, detail, field);
   if (value === null) {
-    if (!rule.nullable) throw validationError("null", "This field may not be null.", field);
+    if (!rule.nullable) throw invalid("This field may not be null.", "null");
     return;
   }
   switch (rule.kind) {
     case "related":
-      if (typeof value !== "number" || !Number.isInteger(value)) {
-        const detail = `Incorrect type. Expected pk value, received ${jsonTypeName(value)}.`;
-        throw validationError("invalid_input", detail, field);
-      }
+      if (typeof value !== "number" || !Number.isInteger(value))
+        throw invalid(`Incorrect type. Expected pk value, received ${jsonTypeName(value)}.`);
       return;
     case "integer":
-      if (typeof value !== "number" || !Number.isInteger(value)) {
-        throw validationError("invalid_input", "A valid integer is required.", field);
-      }
-      if (value > INT_MAX) {
-        throw validationError("max_value", `Ensure this value is less than or equal to ${INT_MAX}.`, field);
-      }
-      if (value < INT_MIN) {
-        throw validationError(
-          "min_value",
-          `Ensure this value is greater than or equal to ${INT_MIN}.`,
-          field,
-        );
-      }
+      if (typeof value !== "number" || !Number.isInteger(value))
+        throw invalid("A valid integer is required.");
+      if (value > INT_MAX)
+        throw invalid(`Ensure this value is less than or equal to ${INT_MAX}.`, "max_value");
+      if (value < INT_MIN)
+        throw invalid(`Ensure this value is greater than or equal to ${INT_MIN}.`, "min_value");
       return;
     case "boolean":
-      if (typeof value !== "boolean")
-        throw validationError("invalid_input", "Must be a valid boolean.", field);
+      if (typeof value !== "boolean") throw invalid("Must be a valid boolean.");
       return;
     case "string":
-      if (typeof value !== "string") throw validationError("invalid_input", "Not a valid string.", field);
-      if (value.length > rule.maxLength) {
-        throw validationError(
-          "max_length",
-          `Ensure this field has no more than ${rule.maxLength} characters.`,
-          field,
-        );
-      }
+      if (typeof value !== "string") throw invalid("Not a valid string.");
+      if (value.length > rule.maxLength)
+        throw invalid(`Ensure this field has no more than ${rule.maxLength} characters.`, "max_length");
       return;
   }
-}
-
-/** A field of a JSON object body, as sent. */
-function readJsonField(body: Record<string, unknown>, field: WritableField): FieldValue | undefined {
-  if (!Object.hasOwn(body, field)) return undefined;
-  const value = body[field];
-  return { value, sent: String(value) };
 }
 
 function fieldReader(rawBody: unknown, partial: boolean): (field: WritableField) => FieldValue | undefined {
   if (rawBody instanceof FormBody) return (field) => readFormField(rawBody, field, partial);
   const body = requireObjectBody(rawBody ?? {});
-  return (field) => readJsonField(body, field);
+  return (field) =>
+    Object.hasOwn(body, field) ? { value: body[field], sent: String(body[field]) } : undefined;
 }
 
 /**
- * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody.
- * A create (`partial` false) must send the required fields; an update sends any. `ignored` fields
- * are dropped unchecked (the posthog-2024 profile ignores `plugin` on update). `pluginExists`
- * turns an unknown plugin id into the serializer's does_not_exist error. `trimText` (posthog-2024)
- * strips text fields as DRF's `CharField(trim_whitespace=True)` does, before the length check.
+ * The serializer never reads `config` from a JSON body. From a form body (the service's UI sends
+ * multipart) `_fix_formdata_config_json` parses a `config` text field that is not empty, files left
+ * out: text that is not JSON fails inside the service, a 500 after validation and before any write.
+ * Files named `add_attachment[KEY]` are attached to KEY, and text fields `remove_attachment[KEY]`
+ * detach it.
  */
-export function validateRecordInput(
+function withConfigChanges(body: unknown, changes: RecordChanges): BodyChanges {
+  if (!(body instanceof FormBody)) return { changes, attach: [], detach: [] };
+  const attach = body.fileEntries().flatMap(([name, file]) => {
+    const key = /^add_attachment\[([^\]]+)\]$/.exec(name)?.[1];
+    return key === undefined ? [] : [[key, file] as [string, UploadedFile]];
+  });
+  const detach = body.fieldNames().flatMap((name) => /^remove_attachment\[([^\]]+)\]$/.exec(name)?.[1] ?? []);
+  const text = body.textField("config");
+  if (text === undefined || text === "") return { changes, attach, detach };
+  let config: string;
+  try {
+    config = JSON.stringify(JSON.parse(text));
+  } catch {
+    throw serverError();
+  }
+  return { changes: { ...changes, config }, attach, detach };
+}
+
+/**
+ * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody. A
+ * create (`partial` false) must send the required fields; an update sends any. `pluginExists` turns
+ * an unknown plugin id into the serializer's does_not_exist error.
+ */
+export function readRecordChanges(
   rawBody: unknown,
-  options: {
-    partial: boolean;
-    ignored: readonly WritableField[];
-    pluginExists: (id: number) => boolean;
-    trimText: boolean;
-  },
-): RecordInput {
-  const read = fieldReader(rawBody, options.partial);
-  const input: Record<string, unknown> = {};
+  partial: boolean,
+  profile: ProfileBehaviour,
+  pluginExists: (id: number) => boolean,
+): BodyChanges {
+  const read = fieldReader(rawBody, partial);
+  const changes: Record<string, unknown> = {};
   for (const field of FIELD_ORDER) {
-    if (options.ignored.includes(field)) continue;
+    // The posthog-2024 profile drops `plugin` on update unchecked.
+    if (partial && field === "plugin" && !profile.pluginWritableOnUpdate) continue;
     const sent = read(field);
     if (sent === undefined) {
-      if (!options.partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
+      if (!partial && REQUIRED_FIELDS.includes(field)) throw requiredField(field);
       continue;
     }
-    const value =
-      options.trimText && FIELD_RULES[field].kind === "string" && typeof sent.value === "string"
-        ? trimAsService(sent.value)
-        : sent.value;
+    // posthog-2024 strips text as DRF's `CharField(trim_whitespace=True)` does, before the length check.
+    const trims = profile.trimsText && FIELD_RULES[field].kind === "string" && typeof sent.value === "string";
+    const value = trims ? trimAsService(String(sent.value)) : sent.value;
     checkField(field, value);
-    if (field === "plugin" && typeof value === "number" && !options.pluginExists(value)) {
+    if (field === "plugin" && typeof value === "number" && !pluginExists(value)) {
       throw validationError("does_not_exist", `Invalid pk "${sent.sent}" - object does not exist.`, "plugin");
     }
-    input[field] = value;
+    changes[field] = value;
   }
-  return input as RecordInput;
+  return withConfigChanges(rawBody, changes as RecordChanges);
 }

@@ -1,0 +1,266 @@
+// The operations of the service: projects, the records of either family (list, create, retrieve,
+// update, delete), their logs, and the actions beyond CRUD (frontend module, job, rearrange), each
+// with the profile's own request shape and response. Handlers are synchronous: they read and change
+// the store in one go and describe the response; the server writes it.
+
+import type { FamilyName } from "../families.js";
+import { accessibleProjects } from "./auth.js";
+import { notFound, requiredField, serverError, validationError } from "./http-error.js";
+import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";
+import { paginate, parsePageRequest } from "./pagination.js";
+import type { ProfileBehaviour } from "./profiles.js";
+import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
+import type { RouteParams } from "./router.js";
+import type { EmulatorStore } from "./store.js";
+import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
+import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
+
+export interface HandlerContext {
+  store: EmulatorStore;
+  profile: ProfileBehaviour;
+  key: ApiKeySpec;
+  /** The project the path names, already checked against the key; absent for the project list. */
+  project: ProjectData | undefined;
+  params: RouteParams;
+  /** The parsed body: a JSON value, a FormBody (see form-body.ts), or undefined when there was none. */
+  body: unknown;
+  /** The absolute URL the client requested, for pagination links. */
+  requestUrl: URL;
+  /** The log entries plugin configs write by themselves. */
+  logStream: LogStream;
+}
+
+/** A response: no body, or a body of text with its content type. */
+export interface HandlerResult {
+  status: number;
+  body?: { text: string; contentType: string };
+}
+
+export type Handler = (context: HandlerContext) => HandlerResult;
+
+const json = (status: number, body: unknown): HandlerResult => ({
+  status,
+  body: { text: JSON.stringify(body), contentType: "application/json" },
+});
+
+/** The project and family of a family route; the router guarantees both are there. */
+function familyScope({ project, params }: HandlerContext): { projectId: number; family: FamilyName } {
+  if (project === undefined || params.family === undefined) throw new Error("family route without project");
+  return { projectId: project.id, family: params.family };
+}
+
+/** The numeric record id of the path, or undefined for one that cannot name a record. */
+function parseRecordId(segment: string | undefined): number | undefined {
+  return segment !== undefined && /^[0-9]{1,15}$/.test(segment) ? Number(segment) : undefined;
+}
+
+/** The record the path names within its project and family, soft-deleted ones included. */
+function findRecord(context: HandlerContext): StoredRecord | undefined {
+  const { projectId, family } = familyScope(context);
+  const id = parseRecordId(context.params.id);
+  return id === undefined ? undefined : context.store.findInFamily(projectId, family, id, context.profile);
+}
+
+function findRecordOrThrow(context: HandlerContext): StoredRecord {
+  const record = findRecord(context);
+  if (!record) throw notFound();
+  return record;
+}
+
+function renderFor(context: HandlerContext, record: StoredRecord, as: "single" | "collection" = "single") {
+  return renderRecord(record, context.store.plugin(record.plugin), context.profile, as);
+}
+
+function readChanges(context: HandlerContext, partial: boolean) {
+  return readRecordChanges(context.body, partial, context.profile, (id) => !!context.store.plugin(id));
+}
+
+export const listProjects: Handler = ({ requestUrl, key, store }) => {
+  const page = parsePageRequest(requestUrl.searchParams);
+  const projects = accessibleProjects(key, store.projects).map(({ id, name }) => ({ id, name }));
+  return json(200, paginate(projects, page, requestUrl));
+};
+
+export const retrieveProject: Handler = ({ project }) => {
+  if (project === undefined) throw new Error("project route without project");
+  return json(200, { id: project.id, name: project.name });
+};
+
+export const listRecords: Handler = (context) => {
+  const page = parsePageRequest(context.requestUrl.searchParams);
+  const { projectId, family } = familyScope(context);
+  const listed = paginate(
+    context.store.listFamily(projectId, family, context.profile),
+    page,
+    context.requestUrl,
+  );
+  return json(200, {
+    ...listed,
+    results: listed.results.map((record) => renderFor(context, record, "collection")),
+  });
+};
+
+export const createRecord: Handler = (context) => {
+  const { projectId, family } = familyScope(context);
+  const { changes, attach, detach } = readChanges(context, false);
+  const { plugin, order } = changes;
+  // readRecordChanges has checked both are present; this narrows their types.
+  if (plugin === undefined || order === undefined)
+    throw new Error("required fields missing after validation");
+  const record = context.store.createRecord(family, projectId, { ...changes, plugin, order });
+  // As the service does: the record is saved, then its attachments.
+  context.store.updateAttachments(record, attach, detach);
+  return json(201, renderFor(context, record));
+};
+
+export const retrieveRecord: Handler = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
+
+export const updateRecord: Handler = (context) => {
+  const record = findRecordOrThrow(context);
+  const { changes, attach, detach } = readChanges(context, true);
+  context.store.updateRecord(record, changes);
+  context.store.updateAttachments(record, attach, detach);
+  return json(200, renderFor(context, record));
+};
+
+export const deleteRecord: Handler = (context) => {
+  const record = findRecord(context);
+  // The real service fails inside its delete override when the id is unknown.
+  if (!record) throw context.profile.deleteUnknownStatus === 500 ? serverError() : notFound();
+  const soft = context.profile.deleteMode === "soft-delete";
+  context.store.updateRecord(record, soft ? { deleted: true } : { enabled: false });
+  return { status: 204 };
+};
+
+function parseInstant(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(ms)) throw validationError("invalid_input", "Enter a valid date/time.", name);
+  return ms;
+}
+
+function parseLogFilter(query: URLSearchParams): LogFilter {
+  // type_filter may be repeated or comma-separated.
+  const types = query.getAll("type_filter").flatMap((value) => value.split(","));
+  return {
+    types: new Set(types.map((value) => value.trim().toUpperCase()).filter((value) => value !== "")),
+    search: query.get("search")?.toLowerCase() ?? "",
+    after: parseInstant(query, "after"),
+    before: parseInstant(query, "before"),
+  };
+}
+
+/**
+ * Newest first, filtered by type, message text and time, and paginated like every list; an unknown
+ * config id is an empty page, as in the real service. The entries the store holds (jobs, data-file
+ * ones) are merged with the stream the config logs by itself (log-stream.ts).
+ */
+export const listLogs: Handler = (context) => {
+  const { requestUrl, store, profile } = context;
+  const page = parsePageRequest(requestUrl.searchParams);
+  const filter = parseLogFilter(requestUrl.searchParams);
+  const { projectId, family } = familyScope(context);
+  const configId = parseRecordId(context.params.id);
+  if (configId === undefined) return json(200, paginateLogs([], undefined, page, requestUrl));
+  const stored = store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
+  const record = store.findInFamily(projectId, family, configId, profile);
+  const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), profile, filter);
+  return json(200, paginateLogs(stored, synthesized, page, requestUrl));
+};
+
+export const retrieveFrontend: Handler = (context) => {
+  const record = findRecordOrThrow(context);
+  const text = renderFrontendModule(record, context.store.plugin(record.plugin));
+  return { status: 200, body: { text, contentType: FRONTEND_CONTENT_TYPE } };
+};
+
+/** Validates `{"job": {"type": "<name>", "payload": {...}}}` and returns the type. */
+function parseJobType(rawBody: unknown): string {
+  const body = requireObjectBody(rawBody ?? {});
+  if (!Object.hasOwn(body, "job")) throw requiredField("job");
+  const job = body.job;
+  const notADictionary = (attr: string) =>
+    validationError("invalid_input", "Expected a dictionary of items.", attr);
+  if (!isPlainObject(job)) throw notADictionary("job");
+  if (!Object.hasOwn(job, "type")) throw requiredField("job__type");
+  if (typeof job.type !== "string" || job.type.trim() === "") {
+    throw validationError("invalid_input", "A job type must be a non-empty string.", "job__type");
+  }
+  if (Object.hasOwn(job, "payload") && !isPlainObject(job.payload)) throw notADictionary("job__payload");
+  return job.type;
+}
+
+export const createJob: Handler = (context) => {
+  const record = findRecordOrThrow(context);
+  const type = parseJobType(context.body);
+  // A queued job shows up in the config's logs, so a client can observe that it ran.
+  context.store.appendLog(record, { source: "SYSTEM", type: "INFO", message: `Job ${type} queued` });
+  return context.profile.jobResponse === "empty" ? { status: 200 } : json(200, renderFor(context, record));
+};
+
+const CANONICAL_ID = /^(0|[1-9][0-9]{0,15})$/;
+// The real service converts keys with Python's int(), which tolerates spaces and a sign.
+const PYTHON_INT = /^\s*[+-]?[0-9]+\s*$/;
+
+function isStoredOrder(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= INT_MIN && value <= INT_MAX;
+}
+
+function setOrder(context: HandlerContext, record: StoredRecord, order: number): void {
+  if (record.order !== order) context.store.updateRecord(record, { order });
+}
+
+/** seed: orders keyed by config id within the family; bad input is a 400. */
+function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
+  const { projectId, family } = familyScope(context);
+  const body = requireObjectBody(context.body ?? {});
+  if (!Object.hasOwn(body, "orders")) throw requiredField("orders");
+  const orders = body.orders;
+  const invalid = (detail: string) => validationError("invalid_input", detail, "orders");
+  if (!isPlainObject(orders)) throw invalid("Expected a dictionary of config ids to orders.");
+  const entries = Object.entries(orders);
+  // Validate everything first so a bad entry changes nothing.
+  for (const [key, value] of entries) {
+    if (!CANONICAL_ID.test(key)) throw invalid(`"${key}" is not a valid config id.`);
+    if (!isStoredOrder(value)) throw invalid(`Order of config ${key}: a valid integer is required.`);
+  }
+  for (const [key, value] of entries) {
+    const record = context.store.findInFamily(projectId, family, Number(key), context.profile);
+    if (record && !record.deleted && isStoredOrder(value)) setOrder(context, record, value);
+  }
+  return [...context.store.listFamily(projectId, family, context.profile)];
+}
+
+/**
+ * posthog-2024: orders keyed by plugin id over the project's enabled configs of both families.
+ * Like the real service it maps plugin -> config (the last config wins for duplicated plugins),
+ * applies entries one by one, and fails with a 500 on input it cannot convert.
+ */
+function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
+  const { projectId } = familyScope(context);
+  const body = context.body ?? {};
+  if (!isPlainObject(body)) throw serverError();
+  const orders = Object.hasOwn(body, "orders") ? body.orders : {};
+  if (!isPlainObject(orders)) throw serverError();
+  const byPlugin = new Map<number, StoredRecord>();
+  for (const record of context.store.listEnabled(projectId).sort((a, b) => a.id - b.id))
+    byPlugin.set(record.plugin, record);
+  for (const [key, value] of Object.entries(orders)) {
+    if (!PYTHON_INT.test(key)) throw serverError();
+    const record = byPlugin.get(Number(key.trim()));
+    if (!record || record.order === value) continue;
+    if (!isStoredOrder(value)) throw serverError();
+    setOrder(context, record, value);
+  }
+  return context.store.listEnabled(projectId);
+}
+
+export const rearrangeRecords: Handler = (context) => {
+  const byPlugin = context.profile.rearrangeKeyedBy === "plugin";
+  const records = byPlugin ? rearrangeByPlugin(context) : rearrangeByConfig(context);
+  return json(
+    200,
+    records.map((record) => renderFor(context, record, "collection")),
+  );
+};
