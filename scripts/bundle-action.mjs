@@ -44,6 +44,38 @@ const requiresAsImports = {
   },
 };
 
+// Node modules that a dependency requires when it loads, for a feature pcsync never uses, and that
+// cost more to load than pcsync's own start-up can spare (bench/README.md, start-up): commander's
+// child_process (with dgram and the rest, for executable subcommands) and undici's HTTP/2 client
+// (node:http2 and node:tls, for a server that offers h2, which undici does not ask for by default).
+// Each require is deferred to the first call of what needs it, which behaves the same; a
+// dependency whose text no longer matches fails the build, so that the saving is not lost unseen.
+const DEFERRED_REQUIRES = [
+  {
+    module: "node_modules/commander/lib/command.js",
+    text: "const childProcess = require('node:child_process');",
+    deferred: "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+  },
+  {
+    module: "node_modules/undici/lib/dispatcher/client.js",
+    text: "const connectH2 = require('./client-h2.js')",
+    deferred: "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+  },
+];
+
+const deferRequires = {
+  name: "defer-unused-requires",
+  transform(code, id) {
+    const normalised = id.replaceAll("\\", "/");
+    const deferral = DEFERRED_REQUIRES.find((entry) => normalised.endsWith(entry.module));
+    if (deferral === undefined) return undefined;
+    if (!code.includes(deferral.text)) {
+      throw new Error(`${deferral.module} changed: "${deferral.text}" is gone; update DEFERRED_REQUIRES`);
+    }
+    return code.replace(deferral.text, deferral.deferred);
+  },
+};
+
 /** The directories of the packages a bundle holds, by name, from the module ids rolldown saw. */
 function bundledPackages(moduleIds) {
   const directories = new Map();
@@ -80,6 +112,7 @@ await build({
   logLevel: "warn",
   plugins: [
     requiresAsImports,
+    deferRequires,
     {
       name: "record-modules",
       moduleParsed: (info) => {
