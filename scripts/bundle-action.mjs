@@ -145,12 +145,15 @@ function staticClosure(id) {
 // reader) another, and what plan adds to it (the client, undici, the planner) a third, which the
 // other commands that reach the service also load whole. The rest stays one chunk per set of
 // commands that use it; commands, and what they import dynamically, stay chunks of their own.
-const COMMANDS = join(root, "dist", "src", "cli", "commands");
+const CLI = join(root, "dist", "src", "cli");
+const COMMANDS = join(CLI, "commands");
+const MAIN = join(CLI, "main.js");
+const RUN_BINARY = join(CLI, "run-binary.js");
 let closures;
 function reachedBy(command) {
   closures ??= {
-    main: staticClosure(join(root, "dist", "src", "cli", "main.js")),
-    every: staticClosure(join(root, "dist", "src", "cli", "run-binary.js")),
+    main: staticClosure(MAIN),
+    every: staticClosure(RUN_BINARY),
     validate: staticClosure(join(COMMANDS, "validate.js")),
     plan: staticClosure(join(COMMANDS, "plan.js")),
   };
@@ -164,12 +167,12 @@ const CHUNK_GROUPS = [
   {
     name: "early-signals",
     priority: 4,
-    test: (id) => reachedBy("main").has(id) && !id.endsWith("main.js"),
+    test: (id) => reachedBy("main").has(id) && id !== MAIN,
   },
   {
     name: "common-program",
     priority: 3,
-    test: (id) => reachedBy("every").has(id) && !id.endsWith("run-binary.js"),
+    test: (id) => reachedBy("every").has(id) && id !== RUN_BINARY,
   },
   {
     name: "common-manifest",
@@ -185,7 +188,7 @@ const CHUNK_GROUPS = [
 
 await build({
   cwd: root,
-  input: join(root, "dist", "src", "cli", "main.js"),
+  input: MAIN,
   platform: "node",
   logLevel: "warn",
   plugins: [
