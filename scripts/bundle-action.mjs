@@ -1,4 +1,5 @@
-// Bundles the built CLI (dist/src/cli/main.js) and its runtime dependencies, one chunk per command:
+// Bundles the built CLI (dist/src/cli/main.js) and its runtime dependencies, one chunk per command
+// and a few chunks of what commands share (CHUNK_GROUPS):
 // the npm package's bin (dist/bundle/, which starts faster than the tree of modules it is made
 // from), and the GitHub Action's action-dist/, so that the job holding the write key runs pcsync
 // with no `npm ci` and no build. The licence notices of everything bundled go beside it.
@@ -44,6 +45,56 @@ const requiresAsImports = {
   },
 };
 
+// Modules loaded at start-up for something a run may never use, deferred in the bundle to the first
+// call of what needs them (bench/README.md, start-up), which behaves the same:
+// - commander's child_process (with dgram and the rest), for executable subcommands pcsync has not;
+// - undici's HTTP/2 client (node:http2, node:tls), for a server that offers h2, which undici does
+//   not ask for by default;
+// - the yaml library, for the manifests the fast block reader leaves to it (most need none of it):
+//   rolldown bundles a require() of an ES module as an init function called at that require.
+// A module whose text no longer matches fails the build, so that the saving is not lost unseen.
+const DEFERRALS = [
+  {
+    module: "node_modules/commander/lib/command.js",
+    replace: [
+      [
+        "const childProcess = require('node:child_process');",
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      ],
+    ],
+  },
+  {
+    module: "node_modules/undici/lib/dispatcher/client.js",
+    replace: [
+      [
+        "const connectH2 = require('./client-h2.js')",
+        "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+      ],
+    ],
+  },
+  {
+    module: "dist/src/manifest/yaml-library.js",
+    replace: [
+      ['import * as yaml from "../vendor/yaml.js";', "let yaml;"],
+      ["return yaml;", 'return (yaml ??= require("../vendor/yaml.js"));'],
+    ],
+  },
+];
+
+const deferLoads = {
+  name: "defer-loads",
+  transform(code, id) {
+    const normalised = id.replaceAll("\\", "/");
+    const deferral = DEFERRALS.find((entry) => normalised.endsWith(entry.module));
+    if (deferral === undefined) return undefined;
+    return deferral.replace.reduce((text, [from, to]) => {
+      if (!text.includes(from))
+        throw new Error(`${deferral.module} changed: "${from}" is gone; update DEFERRALS`);
+      return text.replace(from, to);
+    }, code);
+  },
+};
+
 /** The directories of the packages a bundle holds, by name, from the module ids rolldown saw. */
 function bundledPackages(moduleIds) {
   const directories = new Map();
@@ -73,17 +124,81 @@ function licenceOf(name, directory) {
 rmSync(outputDirectory, { recursive: true, force: true });
 mkdirSync(outputDirectory, { recursive: true });
 const seen = new Set();
+/** Each module's static imports, by id, as rolldown parsed them. */
+const staticImports = new Map();
+
+/** `id` and every module it imports statically, directly or not. */
+function staticClosure(id) {
+  const closure = new Set();
+  const pending = [id];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (closure.has(next) || !staticImports.has(next)) continue;
+    closure.add(next);
+    pending.push(...staticImports.get(next));
+  }
+  return closure;
+}
+
+// The ES module loader pays for each file it loads (resolve, stat, read, link), about as much as for
+// a few kilobytes of code: the `plan` of a small manifest loaded 43 files. What every command loads
+// (the program and its output edge) is one chunk, what validate shares with plan (the manifest
+// reader) another, and what plan adds to it (the client, undici, the planner) a third, which the
+// other commands that reach the service also load whole. The rest stays one chunk per set of
+// commands that use it; commands, and what they import dynamically, stay chunks of their own.
+const CLI = join(root, "dist", "src", "cli");
+const COMMANDS = join(CLI, "commands");
+const MAIN = join(CLI, "main.js");
+const RUN_BINARY = join(CLI, "run-binary.js");
+let closures;
+function reachedBy(command) {
+  closures ??= {
+    main: staticClosure(MAIN),
+    every: staticClosure(RUN_BINARY),
+    validate: staticClosure(join(COMMANDS, "validate.js")),
+    plan: staticClosure(join(COMMANDS, "plan.js")),
+  };
+  return closures[command];
+}
+// Groups are made in order of priority, each taking along the modules its modules import, so the
+// smaller, earlier ones come first and keep theirs. What main.js loads before it holds signals is a
+// chunk of its own (signals are held before the program's modules load), and the run itself
+// (run-binary.js) stays out of the program's chunk, which it imports.
+const CHUNK_GROUPS = [
+  {
+    name: "early-signals",
+    priority: 4,
+    test: (id) => reachedBy("main").has(id) && id !== MAIN,
+  },
+  {
+    name: "common-program",
+    priority: 3,
+    test: (id) => reachedBy("every").has(id) && id !== RUN_BINARY,
+  },
+  {
+    name: "common-manifest",
+    priority: 2,
+    test: (id) => !id.startsWith(COMMANDS) && reachedBy("validate").has(id) && reachedBy("plan").has(id),
+  },
+  {
+    name: "common-service",
+    priority: 1,
+    test: (id) => !id.startsWith(COMMANDS) && reachedBy("plan").has(id),
+  },
+];
+
 await build({
   cwd: root,
-  input: join(root, "dist", "src", "cli", "main.js"),
+  input: MAIN,
   platform: "node",
   logLevel: "warn",
   plugins: [
     requiresAsImports,
+    deferLoads,
     {
       name: "record-modules",
       moduleParsed: (info) => {
         seen.add(info.id);
+        staticImports.set(info.id, info.importedIds);
       },
     },
   ],
@@ -94,6 +209,7 @@ await build({
     // Each command in its own chunk, as in dist/, so that a run parses only what it uses; names
     // without hashes, so that a change to the source changes files in place.
     chunkFileNames: "chunks/[name].mjs",
+    codeSplitting: { groups: CHUNK_GROUPS },
     banner:
       "// Generated by scripts/bundle-action.mjs (npm run bundle) from dist/; do not edit. Licences: NOTICES.md",
   },

@@ -2,21 +2,10 @@
 // later stages can point at the offending spot. Refuses what a manifest never needs and an
 // attacker would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
 
-import {
-  type Alias,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseDocument,
-  type Scalar,
-  visit,
-} from "../vendor/yaml.js";
+import type { Alias, Node, Scalar } from "../vendor/yaml.js";
 import type { Position } from "./diagnostics.js";
 import { parseBlockYaml } from "./parse-block-yaml.js";
+import { yamlLibrary } from "./yaml-library.js";
 import type { MapEntry, MapNode, ScalarNode, ScalarValue, ValueNode, YamlProblem } from "./yaml-nodes.js";
 
 export interface ParsedYaml {
@@ -75,6 +64,7 @@ export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAUL
 
 /** The yaml library's parse, converted; the reference that parseBlockYaml must agree with. */
 export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   const positionAt = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
@@ -184,7 +174,7 @@ function describeParserError(code: string, message: string): string {
   return hint === undefined ? cleaned : `${cleaned}; ${hint}`;
 }
 
-type ParsedDocument = ReturnType<typeof parseDocument>;
+type ParsedDocument = ReturnType<ReturnType<typeof yamlLibrary>["parseDocument"]>;
 
 class TreeConverter {
   /** Set when a limit cut the tree short. */
@@ -196,6 +186,7 @@ class TreeConverter {
   private depthReported = false;
   /** Nodes being converted, to refuse an alias to one of its own ancestors. */
   private readonly ancestors = new Set<Node>();
+  private readonly yaml = yamlLibrary();
 
   constructor(
     private readonly document: ParsedDocument,
@@ -232,7 +223,7 @@ class TreeConverter {
       return this.emptyScalar(start);
     }
 
-    if (isAlias(node)) {
+    if (this.yaml.isAlias(node)) {
       const target = this.resolveAlias(node);
       if (target === undefined) {
         this.errors.push({
@@ -250,16 +241,16 @@ class TreeConverter {
       }
       return this.convert(target, depth, true);
     }
-    if (isMap(node))
+    if (this.yaml.isMap(node))
       return this.withAncestor(node, () => this.convertMap(node.items, start, depth, viaAlias));
-    if (isSeq(node)) {
+    if (this.yaml.isSeq(node)) {
       return this.withAncestor(node, () => ({
         kind: "seq" as const,
         offset: start,
         items: node.items.map((item) => this.convert(item, depth + 1, viaAlias)),
       }));
     }
-    if (isScalar(node)) return this.convertScalar(node);
+    if (this.yaml.isScalar(node)) return this.convertScalar(node);
     return this.emptyScalar(start);
   }
 
@@ -268,9 +259,9 @@ class TreeConverter {
     if (this.aliasTargets === undefined) {
       const targets = new Map<Alias, Node | undefined>();
       const anchors = new Map<string, Node>();
-      visit(this.document, {
+      this.yaml.visit(this.document, {
         Node: (_key, node) => {
-          if (isAlias(node)) targets.set(node, anchors.get(node.source));
+          if (this.yaml.isAlias(node)) targets.set(node, anchors.get(node.source));
           else if (node.anchor) anchors.set(node.anchor, node);
         },
       });
@@ -283,7 +274,7 @@ class TreeConverter {
     const entries: MapEntry[] = [];
     const seen = new Map<string, Position>();
     for (const pair of items) {
-      if (!isPair(pair)) continue;
+      if (!this.yaml.isPair(pair)) continue;
       const keyNode = pair.key;
       // `: value` without a key has no range of its own: point at the value.
       const keyStart =
@@ -298,7 +289,7 @@ class TreeConverter {
           ? this.emptyScalar(rangeEnd(keyNode))
           : this.convert(valueNode, depth + 1, viaAlias);
       if (key === undefined) continue;
-      if (key === "<<" && isScalar(keyNode) && keyNode.type === "PLAIN") {
+      if (key === "<<" && this.yaml.isScalar(keyNode) && keyNode.type === "PLAIN") {
         this.errors.push({
           position: keyPosition,
           message:
@@ -321,7 +312,7 @@ class TreeConverter {
   }
 
   private keyText(keyNode: unknown, position: Position): string | undefined {
-    if (isScalar(keyNode)) {
+    if (this.yaml.isScalar(keyNode)) {
       const value = keyNode.value;
       if (typeof value === "string") return value;
       // An unquoted `1:` is a number to YAML but a project id to us: keep what was written.

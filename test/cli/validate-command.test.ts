@@ -3,30 +3,18 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/cli-io.js";
-import { registerValidateCommand } from "../../src/cli/commands/validate.js";
-import type { ExitCode } from "../../src/errors.js";
-import { SecretRegistry } from "../../src/redact.js";
+import type { GivenIo } from "../../src/cli/cli-io.js";
+import { runCli } from "../../src/cli/program.js";
 import { captureStreams } from "../support/capture.js";
 
+// Through runCli, as the binary runs it: an invalid manifest's summary line and exit code come from
+// the program's one error path.
 async function runValidate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const streams = captureStreams();
-  const io: CliIo = {
-    stdout: streams.stdout,
-    stderr: streams.stderr,
-    env,
-    cwd,
-    secrets: new SecretRegistry(),
-  };
-  let exitCode: ExitCode = 0;
-  const program = new Command().exitOverride();
-  registerValidateCommand(program, io, (code) => {
-    exitCode = code;
-  });
-  await program.parseAsync(["validate", ...args], { from: "user" });
-  return { code: exitCode, ...streams.text() };
+  const io: GivenIo = { stdout: streams.stdout, stderr: streams.stderr, env, cwd };
+  const code = await runCli(["validate", ...args], io);
+  return { code, ...streams.text() };
 }
 
 describe("pcsync validate", () => {

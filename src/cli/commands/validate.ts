@@ -3,7 +3,7 @@
 
 import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
-import { summarizeErrors } from "../../input-error.js";
+import { InputError } from "../../input-error.js";
 import { formatSource, type LoadedManifest, type LoadResult } from "../../manifest/index.js";
 import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -88,15 +88,14 @@ The API key is never interpolated.`,
     if (flags.format === "json") {
       printDiagnostics(result, io, { text: false });
       io.stdout.write(validationDocument(result));
+      // The document is the whole answer, the invalid one too: its exit code, but no error line.
       if (invalid) setExit(EXIT_ERROR);
       return;
     }
     printDiagnostics(result, io);
-    if (invalid || result.value === undefined) {
-      io.stderr.write(`pcsync: ${summarizeErrors(result.errors)}\n`);
-      setExit(EXIT_ERROR);
-      return;
-    }
+    // The summary line and exit code come from the one error path, as every command's do.
+    if (invalid || result.value === undefined)
+      throw new InputError("manifest_invalid", { diagnostics: result.errors });
     const projects = countProjects(result.value);
     const configs = countConfigs(result.value);
     io.stdout.write(
