@@ -465,6 +465,8 @@ async function checkCopies(client, input, target, read) {
 		});
 	}
 	const uncertain = certainty?.uncertain === true;
+	const rival = rivalCreates(read.records, change, input)[0];
+	if (rival !== void 0 && rival.id < (lowest?.id ?? ownId)) return await yieldToRival(client, input, outcome, rival, uncertain ? copies.map((record) => record.id) : [ownId]);
 	if (lowest === void 0 || lowest.id >= ownId) {
 		const later = uncertain ? copies.filter((record) => record.id > ownId).map((record) => record.id) : [];
 		if (later.length === 0) return outcome;
@@ -491,6 +493,41 @@ async function checkCopies(client, input, target, read) {
 function copiesOf(records, change, input, ownId) {
 	const plugin = change.fields.plugin?.to;
 	return records.filter((record) => (change.name === null ? record.name === null : showsText(change.name, record.name)) && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
+}
+/**
+* Records another owner made since the plan for the same config (same name and plugin, that
+* owner's mark), lowest id first; none for a run without an owner, whose records carry no mark.
+*/
+function rivalCreates(records, change, input) {
+	if (change.mark === void 0) return [];
+	const plugin = change.fields.plugin?.to;
+	return records.filter((record) => {
+		const owner = readMark(record.description).owner;
+		return owner !== null && owner !== change.mark?.owner && (change.name === null ? record.name === null : showsText(change.name, record.name)) && (typeof plugin !== "number" || record.plugin === plugin) && !input.knownIds.has(record.id) && !input.createdByRun.has(record.id);
+	}).sort((a, b) => a.id - b.id);
+}
+/** Deletes this run's copies of a config another owner created first: the create is lost to them. */
+async function yieldToRival(client, input, outcome, rival, mine) {
+	const winner = readMark(rival.description).owner;
+	const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
+	for (const id of mine) try {
+		if ((await writerOf(client, input).update("copy", input.project, input.family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
+	} catch (error) {
+		if (isApiError(error, 404)) continue;
+		return {
+			...outcome,
+			status: "failed",
+			message: `${story}, but deleting this run's copy (id ${id}) failed: ${describeError(error)}; delete it, or run apply again`,
+			ownerLost: { winner }
+		};
+	}
+	return {
+		...outcome,
+		id: rival.id,
+		status: "failed",
+		message: `${story}; this run's copy (id ${mine.join(", ")}) was deleted`,
+		ownerLost: { winner }
+	};
 }
 function writerOf(client, input) {
 	return input.writer ?? new RecordWriter(client, void 0);

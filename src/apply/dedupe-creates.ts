@@ -11,6 +11,7 @@ import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/in
 import { isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName, WritableField } from "../families.js";
+import { readMark } from "../owner-mark.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../trim-as-service.js";
 import { type FamilyListing, FamilyReader } from "./create-config.js";
@@ -142,6 +143,14 @@ async function checkCopies(
   }
 
   const uncertain = certainty?.uncertain === true;
+  // Another owner made this config's record at the same time: one record of a name stays, the
+  // lowest id, as between two runs of one owner. When it is theirs, this run's copy goes and the
+  // create is lost to them (their run, by the same rule, keeps theirs).
+  const rival = rivalCreates(read.records, change, input)[0];
+  if (rival !== undefined && rival.id < (lowest?.id ?? ownId)) {
+    const mine = uncertain ? copies.map((record) => record.id) : [ownId];
+    return await yieldToRival(client, input, outcome, rival, mine);
+  }
   if (lowest === undefined || lowest.id >= ownId) {
     // This run's record stays. Copies above it are other runs' (they delete their own) unless a POST
     // of this create may have landed late: that copy is nobody else's to delete.
@@ -196,6 +205,68 @@ function copiesOf(
       (record.id === ownId || !input.createdByRun.has(record.id)) &&
       (record.id === ownId || sameOwner(change, record)),
   );
+}
+
+/**
+ * Records another owner made since the plan for the same config (same name and plugin, that
+ * owner's mark), lowest id first; none for a run without an owner, whose records carry no mark.
+ */
+function rivalCreates(
+  records: readonly PluginConfigRecord[],
+  change: PlannedChange,
+  input: DedupeInput,
+): PluginConfigRecord[] {
+  if (change.mark === undefined) return [];
+  const plugin = change.fields.plugin?.to;
+  return records
+    .filter((record) => {
+      const owner = readMark(record.description).owner;
+      return (
+        owner !== null &&
+        owner !== change.mark?.owner &&
+        (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
+        (typeof plugin !== "number" || record.plugin === plugin) &&
+        !input.knownIds.has(record.id) &&
+        !input.createdByRun.has(record.id)
+      );
+    })
+    .sort((a, b) => a.id - b.id);
+}
+
+/** Deletes this run's copies of a config another owner created first: the create is lost to them. */
+async function yieldToRival(
+  client: ApiClient,
+  input: DedupeInput,
+  outcome: ApplyOutcome,
+  rival: PluginConfigRecord,
+  mine: readonly number[],
+): Promise<ApplyOutcome> {
+  const winner = readMark(rival.description).owner;
+  const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
+  for (const id of mine) {
+    try {
+      const removed = await writerOf(client, input).update("copy", input.project, input.family, id, {
+        deleted: true,
+      });
+      if (removed.deleted !== true)
+        throw new Error("the server answered but the record is not marked deleted");
+    } catch (error) {
+      if (isApiError(error, 404)) continue;
+      return {
+        ...outcome,
+        status: "failed",
+        message: `${story}, but deleting this run's copy (id ${id}) failed: ${describeError(error)}; delete it, or run apply again`,
+        ownerLost: { winner },
+      };
+    }
+  }
+  return {
+    ...outcome,
+    id: rival.id,
+    status: "failed",
+    message: `${story}; this run's copy (id ${mine.join(", ")}) was deleted`,
+    ownerLost: { winner },
+  };
 }
 
 function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {

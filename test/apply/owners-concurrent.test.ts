@@ -1,6 +1,9 @@
-// Two owners whose manifests both create a config of one name, applied at the same moment: the
-// check after creates (dedupe-creates.ts) must not take the other owner's record for a copy of its
-// own, delete its own and overwrite theirs. Each keeps its record, and each plan is then clean.
+// Two owners whose manifests both create a config of one name, applied at the same moment: the end
+// is what one after the other would give. The check after creates (dedupe-creates.ts) keeps the
+// lowest id, its owner's; the other run deletes its own record (never the other owner's, never
+// writing it) and reports the create lost to that owner, which `apply` refuses with exit 3. Then
+// the winner's plan is clean and the other's is refused for another owner's record, as it would
+// have been had it come second.
 
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
@@ -24,7 +27,7 @@ const want = (owner: string): DesiredState => ({
 });
 
 describe.each(["seed", "posthog-2024"] as const)("two owners create one name at once (%s)", (profile) => {
-  it("keeps both records, each with its owner's mark and text", async () => {
+  it("ends as one after the other would: one record, the lower id's owner's; the other run lost it", async () => {
     const data = exampleData();
     data.keys = [{ key: KEY, scopes: null, projects: "*" }];
     const emulator = await startEmulator({ profile, data });
@@ -43,22 +46,40 @@ describe.each(["seed", "posthog-2024"] as const)("two owners create one name at 
           return applyPlan(client, plan, current, { concurrency: 2 });
         }),
       );
-      for (const report of reports)
-        expect(report.outcomes.map((outcome) => outcome.status)).toEqual(["done"]);
-      const named = emulator
+      const statuses = reports.map((report) => report.outcomes.map((outcome) => outcome.status).join());
+      expect(statuses.sort()).toEqual(["done", "failed"]);
+      const winnerIndex = statuses.indexOf("done");
+      const winner = owners[winnerIndex] as string;
+      const loser = owners[1 - winnerIndex] as string;
+      const lost = reports[1 - winnerIndex]?.outcomes[0];
+      expect(lost?.ownerLost).toEqual({ winner });
+      expect(lost?.message).toMatch(
+        new RegExp(
+          `owner "${winner}" created it at the same time \\(id \\d+, the lower id, which stays theirs\\); this run's copy \\(id \\d+\\) was deleted`,
+        ),
+      );
+      const live = emulator
         .snapshot()
-        .records.filter((record) => record.name === "Shared name" && !record.deleted)
-        .map((record) => readMark(record.description));
-      expect(named.sort((a, b) => String(a.owner).localeCompare(String(b.owner)))).toEqual([
-        { owner: "team-a", text: "team-a's" },
-        { owner: "team-b", text: "team-b's" },
+        .records.filter((record) => record.name === "Shared name" && !record.deleted);
+      expect(live.map((record) => readMark(record.description))).toEqual([
+        { owner: winner, text: `${winner}'s` },
       ]);
-      for (const owner of owners) {
-        const current = await readCurrentState(client, listsToPlan(want(owner)), { concurrency: 2 });
-        const again = computePlan(want(owner), current);
-        expect(again.errors).toEqual([]);
-        expect(again.plan?.changes).toEqual([]);
-      }
+      const winnerPlan = computePlan(
+        want(winner),
+        await readCurrentState(client, listsToPlan(want(winner)), { concurrency: 2 }),
+      );
+      expect(winnerPlan.errors).toEqual([]);
+      expect(winnerPlan.plan?.changes).toEqual([]);
+      const loserPlan = computePlan(
+        want(loser),
+        await readCurrentState(client, listsToPlan(want(loser)), { concurrency: 2 }),
+      );
+      expect(loserPlan.errors).toEqual([
+        expect.objectContaining({
+          refused: true,
+          message: expect.stringContaining(`which owner "${winner}" manages`),
+        }),
+      ]);
     } finally {
       await client.close();
       await emulator.close();

@@ -5,7 +5,7 @@
 // apply (alone, or racing the first owner), and export then plan. After every step the invariants
 // are checked against the emulator's own state; a broken one throws with the step transcript.
 
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type EmulatorData,
@@ -86,7 +86,7 @@ export function describeStep(step: Step): string {
     case "kill-resume":
       return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume`;
     case "heal":
-      return `watch --mode heal --once -f m${step.manifest}`;
+      return `watch --mode heal --once -f m${step.manifest} --keep-heal-journals ${KEPT_HEAL_JOURNALS}`;
     case "edit":
       return `another actor: ${step.change} of live record #${step.pick} (over HTTP)`;
     case "create":
@@ -99,6 +99,9 @@ export function describeStep(step: Step): string {
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}`;
   }
 }
+
+/** The heal step's --keep-heal-journals: small, so that a run of a few heals prunes. */
+const KEPT_HEAL_JOURNALS = 1;
 
 /** A broken invariant: what it is, and what showed it. */
 export class InvariantBroken extends Error {}
@@ -708,9 +711,19 @@ export class World {
     const manifest = await this.writeManifest(model);
     await this.newDefaultJournals();
     const before = this.snapshot();
-    const healed = await this.pcsync(["watch", "--mode", "heal", "--once", "-f", manifest]);
+    const healed = await this.pcsync([
+      "watch",
+      "--mode",
+      "heal",
+      "--once",
+      "-f",
+      manifest,
+      "--keep-heal-journals",
+      String(KEPT_HEAL_JOURNALS),
+    ]);
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const journals = await this.newDefaultJournals();
+    await this.checkHealJournalsPruned();
     if (this.fingerprint() !== this.fingerprint(before) && journals.length === 0)
       this.broken(
         "every write can be rolled back: a heal keeps a journal",
@@ -719,6 +732,37 @@ export class World {
     for (const file of journals) await this.noteJournal(file, model.owner, "heal");
     if (healed.code === 0 && this.fingerprint() !== this.fingerprint(before))
       await this.expectEmptyPlan(manifest, {}, "a heal cycle");
+  }
+
+  /**
+   * A watcher's heal journals do not pile up (at most KEPT_HEAL_JOURNALS ended ones), and pruning
+   * them never removes another run's journal, nor the one the rollback step would undo.
+   */
+  private async checkHealJournalsPruned(): Promise<void> {
+    const files = await this.journalFiles();
+    for (const entry of this.journals) {
+      const mayGo = entry.path.endsWith("-heal.jsonl") && entry !== this.journals.at(-1);
+      const exists = await stat(entry.path).then(
+        () => true,
+        () => false,
+      );
+      if (!mayGo && !exists)
+        this.broken(
+          "pruning heal journals removes only older, ended heal journals",
+          `${entry.path} (the ${entry.what}'s journal) is gone after a heal`,
+        );
+    }
+    const ended: string[] = [];
+    for (const file of files) {
+      if (!file.endsWith("-heal.jsonl")) continue;
+      const last = (await readFile(file, "utf8")).trimEnd().split("\n").at(-1) ?? "";
+      if (last.includes('"type":"end"')) ended.push(file);
+    }
+    if (ended.length > KEPT_HEAL_JOURNALS)
+      this.broken(
+        "a watcher keeps at most --keep-heal-journals ended heal journals",
+        `${ended.length} ended heal journals are left, more than ${KEPT_HEAL_JOURNALS}:\n${ended.join("\n")}`,
+      );
   }
 
   private liveRecords(data: EmulatorData): StoredRecord[] {
