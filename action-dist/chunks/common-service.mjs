@@ -2,7 +2,7 @@
 import { i as __require, o as __toESM, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { c as describeCode, d as REDACTED, f as SecretRegistry, l as describeError, o as PcsyncError, p as locateSecrets } from "./early-signals.mjs";
 import { A as formatBytes, C as neutraliseInline, D as quoteServerText, N as Option, O as InputError, _ as isRequestError, b as findPackageFile, f as resolveApiKey, h as isApiError, i as useColour, k as isInputError, m as apiError, p as ServiceError, r as redactForDisplay, w as neutraliseJson, x as packageVersion, y as checkApiKey } from "./common-program.mjs";
-import { $ as isTrimmedField, C as didYouMean, G as validateJson, H as isObject, I as formatSource, J as lookAlikeKey, K as compileNameGlob, L as groupBy, R as loadPrecompiled, S as resolveProjectSets, U as parseJson, V as formatJsonPath, W as readBoundedText, Y as matchesAnyGlob, a as collect, at as FAMILIES, ct as familyKey, dt as appendAll, et as showsText, f as loadManifestOrThrow, h as printDiagnostics, l as parseFamily, lt as getFamily, o as familyOption, ot as FAMILY_NAMES, q as describeLookAlike, rt as readMark, st as WRITABLE_FIELDS, tt as trimAsService, v as formatDuration } from "./common-manifest.mjs";
+import { $ as isTrimmedField, C as didYouMean, G as validateJson, H as isObject, I as formatSource, J as lookAlikeKey, K as compileNameGlob, L as groupBy, R as loadPrecompiled, S as resolveProjectSets, U as parseJson, V as formatJsonPath, W as readBoundedText, X as sameName, Y as matchesAnyGlob, a as collect, at as FAMILIES, ct as familyKey, dt as appendAll, et as showsText, f as loadManifestOrThrow, h as printDiagnostics, l as parseFamily, lt as getFamily, o as familyOption, ot as FAMILY_NAMES, q as describeLookAlike, rt as readMark, st as WRITABLE_FIELDS, tt as trimAsService, v as formatDuration } from "./common-manifest.mjs";
 import { setMaxListeners } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { constants, readFileSync } from "node:fs";
@@ -13297,12 +13297,14 @@ function protectEntries(family, claimedNames) {
 		const source = formatSource(config.fieldSources.protect ?? config.source);
 		entries.push({
 			pattern: config.fields.name,
-			source
+			source,
+			exact: true
 		});
 		const shown = claimedNames.get(config);
 		if (shown !== void 0 && shown !== null && shown !== config.fields.name) entries.push({
 			pattern: shown,
-			source
+			source,
+			exact: true
 		});
 	}
 	return entries;
@@ -13316,7 +13318,7 @@ function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (c
 	const allowed = matchesAnyGlob(allowDestroy);
 	const globs = protect.map((entry) => ({
 		entry,
-		matches: compileNameGlob(entry.pattern)
+		matches: entry.exact === true ? (name) => sameName(name, entry.pattern) : compileNameGlob(entry.pattern)
 	}));
 	const records = [];
 	for (const change of changes) {

@@ -628,6 +628,10 @@ const schema11 = {
 				"source": {
 					"description": "`file:line` where the manifest protects it.",
 					"type": "string"
+				},
+				"exact": {
+					"description": "A `protect: true` config's name: `pattern` is that name, not a glob (a `*` in it is a `*`).",
+					"const": true
 				}
 			}
 		},
@@ -3448,6 +3452,10 @@ const schema54 = {
 		"source": {
 			"description": "`file:line` where the manifest protects it.",
 			"type": "string"
+		},
+		"exact": {
+			"description": "A `protect: true` config's name: `pattern` is that name, not a glob (a `*` in it is a `*`).",
+			"const": true
 		}
 	}
 };
@@ -4820,7 +4828,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 							else vErrors.push(err20);
 							errors++;
 						}
-						for (const key1 in data10) if (!(key1 === "pattern" || key1 === "source")) {
+						for (const key1 in data10) if (!(key1 === "pattern" || key1 === "source" || key1 === "exact")) {
 							const err21 = {
 								instancePath: instancePath + "/protect/" + i2,
 								schemaPath: "#/definitions/protectEntry/additionalProperties",
@@ -4887,8 +4895,26 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 								errors++;
 							}
 						}
+						if (data10.exact !== void 0) {
+							let data13 = data10.exact;
+							if (true !== data13) {
+								const err25 = {
+									instancePath: instancePath + "/protect/" + i2 + "/exact",
+									schemaPath: "#/definitions/protectEntry/properties/exact/const",
+									keyword: "const",
+									params: { allowedValue: true },
+									message: "must be equal to constant",
+									schema: true,
+									parentSchema: schema54.properties.exact,
+									data: data13
+								};
+								if (vErrors === null) vErrors = [err25];
+								else vErrors.push(err25);
+								errors++;
+							}
+						}
 					} else {
-						const err25 = {
+						const err26 = {
 							instancePath: instancePath + "/protect/" + i2,
 							schemaPath: "#/definitions/protectEntry/type",
 							keyword: "type",
@@ -4898,13 +4924,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema54,
 							data: data10
 						};
-						if (vErrors === null) vErrors = [err25];
-						else vErrors.push(err25);
+						if (vErrors === null) vErrors = [err26];
+						else vErrors.push(err26);
 						errors++;
 					}
 				}
 			} else {
-				const err26 = {
+				const err27 = {
 					instancePath: instancePath + "/protect",
 					schemaPath: "#/properties/protect/type",
 					keyword: "type",
@@ -4914,15 +4940,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema39.properties.protect,
 					data: data9
 				};
-				if (vErrors === null) vErrors = [err26];
-				else vErrors.push(err26);
+				if (vErrors === null) vErrors = [err27];
+				else vErrors.push(err27);
 				errors++;
 			}
 		}
 		if (data.ignored !== void 0) {
-			let data13 = data.ignored;
-			if (!(typeof data13 == "number" && !(data13 % 1) && !isNaN(data13) && isFinite(data13))) {
-				const err27 = {
+			let data14 = data.ignored;
+			if (!(typeof data14 == "number" && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
+				const err28 = {
 					instancePath: instancePath + "/ignored",
 					schemaPath: "#/properties/ignored/type",
 					keyword: "type",
@@ -4930,15 +4956,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be integer",
 					schema: schema39.properties.ignored.type,
 					parentSchema: schema39.properties.ignored,
-					data: data13
+					data: data14
 				};
-				if (vErrors === null) vErrors = [err27];
-				else vErrors.push(err27);
+				if (vErrors === null) vErrors = [err28];
+				else vErrors.push(err28);
 				errors++;
 			}
-			if (typeof data13 == "number" && isFinite(data13)) {
-				if (data13 < 1 || isNaN(data13)) {
-					const err28 = {
+			if (typeof data14 == "number" && isFinite(data14)) {
+				if (data14 < 1 || isNaN(data14)) {
+					const err29 = {
 						instancePath: instancePath + "/ignored",
 						schemaPath: "#/properties/ignored/minimum",
 						keyword: "minimum",
@@ -4949,18 +4975,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must be >= 1",
 						schema: 1,
 						parentSchema: schema39.properties.ignored,
-						data: data13
+						data: data14
 					};
-					if (vErrors === null) vErrors = [err28];
-					else vErrors.push(err28);
+					if (vErrors === null) vErrors = [err29];
+					else vErrors.push(err29);
 					errors++;
 				}
 			}
 		}
 		if (data.reorderLeftOut !== void 0) {
-			let data14 = data.reorderLeftOut;
-			if (true !== data14) {
-				const err29 = {
+			let data15 = data.reorderLeftOut;
+			if (true !== data15) {
+				const err30 = {
 					instancePath: instancePath + "/reorderLeftOut",
 					schemaPath: "#/properties/reorderLeftOut/const",
 					keyword: "const",
@@ -4968,18 +4994,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be equal to constant",
 					schema: true,
 					parentSchema: schema39.properties.reorderLeftOut,
-					data: data14
+					data: data15
 				};
-				if (vErrors === null) vErrors = [err29];
-				else vErrors.push(err29);
+				if (vErrors === null) vErrors = [err30];
+				else vErrors.push(err30);
 				errors++;
 			}
 		}
 		if (data.pruneKept !== void 0) {
-			let data15 = data.pruneKept;
-			if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
-				if (data15.unmarked === void 0) {
-					const err30 = {
+			let data16 = data.pruneKept;
+			if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+				if (data16.unmarked === void 0) {
+					const err31 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/required",
 						keyword: "required",
@@ -4987,14 +5013,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must have required property 'unmarked'",
 						schema: schema39.properties.pruneKept.required,
 						parentSchema: schema39.properties.pruneKept,
-						data: data15
+						data: data16
 					};
-					if (vErrors === null) vErrors = [err30];
-					else vErrors.push(err30);
+					if (vErrors === null) vErrors = [err31];
+					else vErrors.push(err31);
 					errors++;
 				}
-				if (data15.otherOwners === void 0) {
-					const err31 = {
+				if (data16.otherOwners === void 0) {
+					const err32 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/required",
 						keyword: "required",
@@ -5002,14 +5028,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must have required property 'otherOwners'",
 						schema: schema39.properties.pruneKept.required,
 						parentSchema: schema39.properties.pruneKept,
-						data: data15
+						data: data16
 					};
-					if (vErrors === null) vErrors = [err31];
-					else vErrors.push(err31);
+					if (vErrors === null) vErrors = [err32];
+					else vErrors.push(err32);
 					errors++;
 				}
-				for (const key2 in data15) if (!(key2 === "unmarked" || key2 === "otherOwners")) {
-					const err32 = {
+				for (const key2 in data16) if (!(key2 === "unmarked" || key2 === "otherOwners")) {
+					const err33 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/additionalProperties",
 						keyword: "additionalProperties",
@@ -5017,55 +5043,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must NOT have additional properties",
 						schema: false,
 						parentSchema: schema39.properties.pruneKept,
-						data: data15
+						data: data16
 					};
-					if (vErrors === null) vErrors = [err32];
-					else vErrors.push(err32);
+					if (vErrors === null) vErrors = [err33];
+					else vErrors.push(err33);
 					errors++;
 				}
-				if (data15.unmarked !== void 0) {
-					let data16 = data15.unmarked;
-					if (!(typeof data16 == "number" && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
-						const err33 = {
-							instancePath: instancePath + "/pruneKept/unmarked",
-							schemaPath: "#/definitions/count/type",
-							keyword: "type",
-							params: { type: "integer" },
-							message: "must be integer",
-							schema: schema14.type,
-							parentSchema: schema14,
-							data: data16
-						};
-						if (vErrors === null) vErrors = [err33];
-						else vErrors.push(err33);
-						errors++;
-					}
-					if (typeof data16 == "number" && isFinite(data16)) {
-						if (data16 < 0 || isNaN(data16)) {
-							const err34 = {
-								instancePath: instancePath + "/pruneKept/unmarked",
-								schemaPath: "#/definitions/count/minimum",
-								keyword: "minimum",
-								params: {
-									comparison: ">=",
-									limit: 0
-								},
-								message: "must be >= 0",
-								schema: 0,
-								parentSchema: schema14,
-								data: data16
-							};
-							if (vErrors === null) vErrors = [err34];
-							else vErrors.push(err34);
-							errors++;
-						}
-					}
-				}
-				if (data15.otherOwners !== void 0) {
-					let data17 = data15.otherOwners;
+				if (data16.unmarked !== void 0) {
+					let data17 = data16.unmarked;
 					if (!(typeof data17 == "number" && !(data17 % 1) && !isNaN(data17) && isFinite(data17))) {
-						const err35 = {
-							instancePath: instancePath + "/pruneKept/otherOwners",
+						const err34 = {
+							instancePath: instancePath + "/pruneKept/unmarked",
 							schemaPath: "#/definitions/count/type",
 							keyword: "type",
 							params: { type: "integer" },
@@ -5074,14 +5062,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema14,
 							data: data17
 						};
-						if (vErrors === null) vErrors = [err35];
-						else vErrors.push(err35);
+						if (vErrors === null) vErrors = [err34];
+						else vErrors.push(err34);
 						errors++;
 					}
 					if (typeof data17 == "number" && isFinite(data17)) {
 						if (data17 < 0 || isNaN(data17)) {
-							const err36 = {
-								instancePath: instancePath + "/pruneKept/otherOwners",
+							const err35 = {
+								instancePath: instancePath + "/pruneKept/unmarked",
 								schemaPath: "#/definitions/count/minimum",
 								keyword: "minimum",
 								params: {
@@ -5093,14 +5081,52 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 								parentSchema: schema14,
 								data: data17
 							};
-							if (vErrors === null) vErrors = [err36];
-							else vErrors.push(err36);
+							if (vErrors === null) vErrors = [err35];
+							else vErrors.push(err35);
+							errors++;
+						}
+					}
+				}
+				if (data16.otherOwners !== void 0) {
+					let data18 = data16.otherOwners;
+					if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
+						const err36 = {
+							instancePath: instancePath + "/pruneKept/otherOwners",
+							schemaPath: "#/definitions/count/type",
+							keyword: "type",
+							params: { type: "integer" },
+							message: "must be integer",
+							schema: schema14.type,
+							parentSchema: schema14,
+							data: data18
+						};
+						if (vErrors === null) vErrors = [err36];
+						else vErrors.push(err36);
+						errors++;
+					}
+					if (typeof data18 == "number" && isFinite(data18)) {
+						if (data18 < 0 || isNaN(data18)) {
+							const err37 = {
+								instancePath: instancePath + "/pruneKept/otherOwners",
+								schemaPath: "#/definitions/count/minimum",
+								keyword: "minimum",
+								params: {
+									comparison: ">=",
+									limit: 0
+								},
+								message: "must be >= 0",
+								schema: 0,
+								parentSchema: schema14,
+								data: data18
+							};
+							if (vErrors === null) vErrors = [err37];
+							else vErrors.push(err37);
 							errors++;
 						}
 					}
 				}
 			} else {
-				const err37 = {
+				const err38 = {
 					instancePath: instancePath + "/pruneKept",
 					schemaPath: "#/properties/pruneKept/type",
 					keyword: "type",
@@ -5108,15 +5134,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be object",
 					schema: schema39.properties.pruneKept.type,
 					parentSchema: schema39.properties.pruneKept,
-					data: data15
+					data: data16
 				};
-				if (vErrors === null) vErrors = [err37];
-				else vErrors.push(err37);
+				if (vErrors === null) vErrors = [err38];
+				else vErrors.push(err38);
 				errors++;
 			}
 		}
 	} else {
-		const err38 = {
+		const err39 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -5126,8 +5152,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema39,
 			data
 		};
-		if (vErrors === null) vErrors = [err38];
-		else vErrors.push(err38);
+		if (vErrors === null) vErrors = [err39];
+		else vErrors.push(err39);
 		errors++;
 	}
 	validate23.errors = vErrors;
@@ -6593,7 +6619,7 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 					else vErrors.push(err8);
 					errors++;
 				}
-				for (const key1 in data2) if (!(key1 === "pattern" || key1 === "source")) {
+				for (const key1 in data2) if (!(key1 === "pattern" || key1 === "source" || key1 === "exact")) {
 					const err9 = {
 						instancePath: instancePath + "/protectedBy",
 						schemaPath: "#/definitions/protectEntry/additionalProperties",
@@ -6660,8 +6686,26 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 						errors++;
 					}
 				}
+				if (data2.exact !== void 0) {
+					let data5 = data2.exact;
+					if (true !== data5) {
+						const err13 = {
+							instancePath: instancePath + "/protectedBy/exact",
+							schemaPath: "#/definitions/protectEntry/properties/exact/const",
+							keyword: "const",
+							params: { allowedValue: true },
+							message: "must be equal to constant",
+							schema: true,
+							parentSchema: schema54.properties.exact,
+							data: data5
+						};
+						if (vErrors === null) vErrors = [err13];
+						else vErrors.push(err13);
+						errors++;
+					}
+				}
 			} else {
-				const err13 = {
+				const err14 = {
 					instancePath: instancePath + "/protectedBy",
 					schemaPath: "#/definitions/protectEntry/type",
 					keyword: "type",
@@ -6671,13 +6715,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema54,
 					data: data2
 				};
-				if (vErrors === null) vErrors = [err13];
-				else vErrors.push(err13);
+				if (vErrors === null) vErrors = [err14];
+				else vErrors.push(err14);
 				errors++;
 			}
 		}
 	} else {
-		const err14 = {
+		const err15 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -6687,8 +6731,8 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema72,
 			data
 		};
-		if (vErrors === null) vErrors = [err14];
-		else vErrors.push(err14);
+		if (vErrors === null) vErrors = [err15];
+		else vErrors.push(err15);
 		errors++;
 	}
 	validate38.errors = vErrors;

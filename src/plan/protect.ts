@@ -4,7 +4,7 @@
 
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredFamily } from "../manifest/types.js";
-import { compileNameGlob, matchesAnyGlob } from "../record-name.js";
+import { compileNameGlob, matchesAnyGlob, sameName } from "../record-name.js";
 import { recordKey } from "./fingerprint.js";
 import type {
   CurrentState,
@@ -27,11 +27,11 @@ export function protectEntries(
   for (const config of family.configs) {
     if (config.fields.protect !== true) continue;
     const source = formatSource(config.fieldSources.protect ?? config.source);
-    entries.push({ pattern: config.fields.name, source });
+    entries.push({ pattern: config.fields.name, source, exact: true });
     // A config pinned by id protects its record under the name the service shows too.
     const shown = claimedNames.get(config);
     if (shown !== undefined && shown !== null && shown !== config.fields.name)
-      entries.push({ pattern: shown, source });
+      entries.push({ pattern: shown, source, exact: true });
   }
   return entries;
 }
@@ -49,7 +49,13 @@ export function findProtectedDeletes(
 ): ProtectedFinding | undefined {
   if (protect.length === 0) return undefined;
   const allowed = matchesAnyGlob(allowDestroy);
-  const globs = protect.map((entry) => ({ entry, matches: compileNameGlob(entry.pattern) }));
+  const globs = protect.map((entry) => ({
+    entry,
+    matches:
+      entry.exact === true
+        ? (name: string | null) => sameName(name, entry.pattern)
+        : compileNameGlob(entry.pattern),
+  }));
   const records: ProtectedFinding["records"] = [];
   for (const change of changes) {
     if (change.action !== "delete" || change.id === null) continue;

@@ -138,6 +138,8 @@ export interface FamilyReport {
 export interface ProtectEntry {
   pattern: string;
   source: string;
+  /** A `protect: true` config's name: it protects that name (as the identity rule sees it), its `*` a `*`. */
+  exact?: true;
 }
 
 /** --target and --exclude of a partial plan: record-name globs. */

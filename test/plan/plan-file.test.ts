@@ -168,7 +168,10 @@ const KEYS = {
   } satisfies Record<keyof PlanRollout, Presence>,
   wave: { name: "required", projects: "required" } satisfies Record<keyof PlanWave, Presence>,
   targets: { target: "required", exclude: "required" } satisfies Record<keyof PlanTargets, Presence>,
-  protectEntry: { pattern: "required", source: "required" } satisfies Record<keyof ProtectEntry, Presence>,
+  protectEntry: { pattern: "required", source: "required", exact: "optional" } satisfies Record<
+    keyof ProtectEntry,
+    Presence
+  >,
   summary: {
     create: "required",
     update: "required",

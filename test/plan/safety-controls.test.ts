@@ -99,6 +99,23 @@ describe("protected records", () => {
     expect(recheckProtection(edited, current, ["Keep"])).toEqual([]);
   });
 
+  it("`protect: true` protects its config's name, where a * is a *, not a glob", () => {
+    const config = desiredConfig({ name: "Team * Filter", protect: true });
+    const family = desiredFamily("1", PC, [config], { prune: true });
+    const remote = [
+      remoteRecord({ id: 1, name: "Team * Filter", order: 1 }),
+      remoteRecord({ id: 2, name: "Team X Filter", order: 2 }),
+    ];
+    const plan = planOf(family, remote, { maxDeletePercent: 100 });
+    expect(plan.changes).toEqual([expect.objectContaining({ action: "delete", id: 2 })]);
+    expect(plan.guards.filter((guard) => guard.rule === "protected")).toEqual([]);
+    // Its own record (as the identity rule sees the name) stays protected.
+    const gone = desiredConfig({ name: " Team * Filter", deleted: true, protect: true });
+    const refused = planOf(desiredFamily("1", PC, [gone]), remote);
+    expect(refused.guards.map((guard) => guard.rule)).toEqual(["protected"]);
+    expect(words(refused.guards[0])).toContain('"Team * Filter" (id 1');
+  });
+
   it("glob characters other than * stand for themselves", () => {
     const family = {
       ...desiredFamily("1", PC, [], { prune: true }),
