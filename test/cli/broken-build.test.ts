@@ -71,21 +71,27 @@ describe("a build without its precompiled validators stops, with a message that 
   });
 
   it("the manifest validator needs a dependency the install lacks, the plan validator is cut short", () => {
-    const entry = damagedPackage("damaged-validators", (root) => {
-      const generated = join(root, "dist", "src");
+    // One damage per copy: a command may load both validators at once, and which fails first is not
+    // defined; each message must name the one that is broken.
+    const manifestDamaged = damagedPackage("damaged-manifest-validator", (root) =>
       writeFileSync(
-        join(generated, "manifest", "manifest-validator.generated.js"),
+        join(root, "dist", "src", "manifest", "manifest-validator.generated.js"),
         'import "ajv-helpers-left-out";\nexport const validate = () => true;\n',
-      );
-      writeFileSync(join(generated, "plan", "plan-validator.generated.js"), "export const validate = (");
-    });
+      ),
+    );
     expectBroken(
-      run(entry, ["validate", "-f", EXAMPLES]),
+      run(manifestDamaged, ["validate", "-f", EXAMPLES]),
       "the manifest validator",
       /Cannot find package 'ajv-helpers-left-out'/,
     );
+    const planDamaged = damagedPackage("damaged-plan-validator", (root) =>
+      writeFileSync(
+        join(root, "dist", "src", "plan", "plan-validator.generated.js"),
+        "export const validate = (",
+      ),
+    );
     expectBroken(
-      run(entry, ["apply", "--plan", "plan.json"]),
+      run(planDamaged, ["apply", "--plan", "plan.json"]),
       "the plan file validator",
       /SyntaxError|Unexpected/,
     );
