@@ -66,6 +66,13 @@ export function prometheusAuthorization(
       key: auth.kind === "bearer" ? "bearer_token_env" : "basic_auth.password_env",
     });
   secrets.register(secret);
+  // A header cannot hold a line break or another control character (a value pasted with its newline).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  if (/[\u0000-\u001f\u007f]/.test(secret))
+    throw new InputError("prometheus_credentials_invalid", {
+      variable,
+      key: auth.kind === "bearer" ? "bearer_token_env" : "basic_auth.password_env",
+    });
   if (auth.kind === "bearer") return `Bearer ${secret}`;
   const header = `Basic ${Buffer.from(`${auth.username}:${secret}`, "utf8").toString("base64")}`;
   secrets.register(header.slice("Basic ".length));

@@ -119,7 +119,12 @@ describe("the Prometheus gate", () => {
     it.each([
       { env: {}, code: "prometheus_credentials_missing", says: "PROM_PASSWORD, which is not set" },
       { env: { PROM_PASSWORD: "" }, code: "prometheus_credentials_missing", says: "(or is empty)" },
-    ])("refuses a password variable $env", ({ env, code, says }) => {
+      {
+        env: { PROM_PASSWORD: "s3cret-password\n" },
+        code: "prometheus_credentials_invalid",
+        says: "holds a line break or another control character",
+      },
+    ])("refuses a password variable $code: $says", ({ env, code, says }) => {
       const spec = { ...SPEC, url: "https://prometheus:9090", auth: basic };
       expect(refusal(() => prometheusAuthorization(spec, env, new SecretRegistry(), false))).toEqual({
         code,
