@@ -3097,6 +3097,11 @@ const INPUT_CODES = {
 		exit: 1,
 		message: ({ variable, key }) => `rollout.health.prometheus.${key} names the environment variable ${variable}, which is not set (or is empty): set it to the ${key === "bearer_token_env" ? "token" : "password"} Prometheus asks for; nothing was written`
 	},
+	/** The variable holds a line break or another control character: no HTTP header can carry it. */
+	prometheus_credentials_invalid: {
+		exit: 1,
+		message: ({ variable, key }) => `rollout.health.prometheus.${key} names the environment variable ${variable}, whose value holds a line break or another control character (a trailing newline?), which no HTTP header can carry: set it to the value alone; nothing was written`
+	},
 	/** Credentials for Prometheus over plain http to another host, without --insecure-http. */
 	prometheus_insecure_http: {
 		exit: 1,

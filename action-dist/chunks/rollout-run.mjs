@@ -44,6 +44,10 @@ function prometheusAuthorization(spec, env, secrets, allowInsecureHttp) {
 		key: auth.kind === "bearer" ? "bearer_token_env" : "basic_auth.password_env"
 	});
 	secrets.register(secret);
+	if (/[\u0000-\u001f\u007f]/.test(secret)) throw new InputError("prometheus_credentials_invalid", {
+		variable,
+		key: auth.kind === "bearer" ? "bearer_token_env" : "basic_auth.password_env"
+	});
 	if (auth.kind === "bearer") return `Bearer ${secret}`;
 	const header = `Basic ${Buffer.from(`${auth.username}:${secret}`, "utf8").toString("base64")}`;
 	secrets.register(header.slice(6));

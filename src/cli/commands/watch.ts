@@ -3,13 +3,14 @@
 
 import { Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
+import { resolveOutputTarget } from "../../files/output-target.js";
 import { InputError } from "../../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
-import { loadManifest } from "../../run/load-manifest.js";
+import { loadManifest, runInputs } from "../../run/load-manifest.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -215,6 +216,13 @@ Examples:
     const jitterShare = parseJitter(flags.jitter);
     const manifestSettleMs = parseManifestSettle(flags.manifestSettle);
     const keepHealJournals = parseKeepHealJournals(flags.keepHealJournals);
+    // A metrics file pcsync may not write is refused before the first cycle, as plan's -o is; one
+    // that fails later (a full disk) is a warning at each cycle.
+    if (flags.metricsFile !== undefined)
+      await resolveOutputTarget(flags.metricsFile, {
+        cwd: io.cwd,
+        inputs: runInputs(flags, { manifests: true }),
+      });
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
