@@ -1,11 +1,12 @@
 // A watcher heals for months: its journals would pile up without end. After each heal, the heal
 // journals (named `*-heal.jsonl`) beyond the newest `keep` are removed, but only those that ended
-// (an interrupted one may still be resumed or rolled back) and that no run holds (no lock).
+// (an interrupted one may still be resumed or rolled back), each under its lock, so that a run
+// that holds one (a rollback of it) keeps it.
 
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
-import { lockPathOf } from "./journal-lock.js";
+import { JournalLock, lockPathOf } from "./journal-lock.js";
 
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
 
@@ -55,12 +56,18 @@ export async function pruneHealJournals(cwd: string, keep: number): Promise<stri
   const removed: string[] = [];
   for (const name of heals.slice(0, Math.max(0, heals.length - keep))) {
     const path = join(directory, name);
+    // Removed under its lock, as a rollback or resume holds it: one that holds it now keeps it.
+    let lock: JournalLock | undefined;
     try {
-      if ((await exists(lockPathOf(path))) || !(await hasEnded(path))) continue;
+      if (await exists(lockPathOf(path))) continue;
+      lock = await JournalLock.acquire(path, { cwd, command: "prune heal journals" });
+      if (!(await hasEnded(path))) continue;
       await rm(path);
       removed.push(path);
     } catch {
-      // Gone already, or not ours to remove: left alone.
+      // Held, gone already, or not ours to remove: left alone.
+    } finally {
+      await lock?.release().catch(() => undefined);
     }
   }
   return removed;
