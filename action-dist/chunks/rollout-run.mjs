@@ -4,7 +4,7 @@ import { O as InputError } from "./common-program.mjs";
 import { i as WebhookSender, n as readWebhookSecret, r as WEBHOOK_DEFAULTS, t as parseWebhooks } from "./webhook-options.mjs";
 import { L as planManifest, W as isApplyComplete, X as connectForeignEndpoint, a as scopeOf, bt as mapConcurrent, dt as isLoopbackHost, i as planSettingsOf, lt as sendAttempt, nt as listLogs, st as sendWithRetry, ut as realSleep, x as concurrencyOf } from "./common-service.mjs";
 import { l as describeError } from "./early-signals.mjs";
-import { f as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
+import { h as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
 import { U as parseJson, W as readBoundedText, X as sameName, _ as ROLLOUT_DEFAULTS, ct as familyKey, lt as getFamily, v as formatDuration, z as precompiledValidator } from "./common-manifest.mjs";
 import { a as defaultJournalPath } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";

@@ -74,7 +74,7 @@ function hasTexts(texts: PluginTexts | undefined): texts is PluginTexts {
  * answer was) or a record read alone says it. The texts belong to the plugin: one record of it
  * says them for all. Where nothing says them, one record of the plugin is read alone.
  */
-async function learnPluginTexts(
+export async function learnPluginTexts(
   client: ApiClient,
   replay: Replay,
   read: { lists: CurrentState; alone: CurrentState },

@@ -5,6 +5,7 @@
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
+import { mayShowFilled } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
@@ -20,13 +21,30 @@ export interface ResumeResult {
   done: number;
 }
 
-/** Whether the record shows, in every field, what it was before the run or what the run left. */
+/**
+ * Whether the record shows, in every field, what it was before the run or what the run left; an
+ * empty name or description as the plugin's own text where the server shows that for one.
+ */
 function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): boolean {
   return WRITABLE_FIELDS.every((field) => {
     const values = [...(touched.after.get(field) ?? []), touched.before?.[field] ?? null];
     // The journal's images hold descriptions as stored, owner mark included.
-    return values.some((value) => showsStored(field, value, record));
+    return values.some(
+      (value) => showsStored(field, value, record) || showsPluginText(touched, field, value, record),
+    );
   });
+}
+
+/** Whether the record shows the empty `value` as the plugin's own text, as the journal knows it. */
+function showsPluginText(
+  touched: TouchedRecord | undefined,
+  field: (typeof WRITABLE_FIELDS)[number],
+  value: unknown,
+  record: PluginConfigRecord,
+): boolean {
+  if (!mayShowFilled(field, value) || (field !== "name" && field !== "description")) return false;
+  const text = touched?.pluginTexts?.[field];
+  return text !== undefined && record[field] === text;
 }
 
 /** Ids are unique across a project's families; on some servers one list shows another's records. */
@@ -91,8 +109,16 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     // Done when the record shows every field as the change writes it, and the change's mark.
     return (
       record !== undefined &&
-      (Object.keys(change.fields) as (typeof WRITABLE_FIELDS)[number][]).every((field) =>
-        showsChange(change, field, record),
+      (Object.keys(change.fields) as (typeof WRITABLE_FIELDS)[number][]).every(
+        (field) =>
+          showsChange(change, field, record) ||
+          (change.mark === undefined &&
+            showsPluginText(
+              touchedById.get(projectKey(change.project, record.id)),
+              field,
+              change.fields[field]?.to,
+              record,
+            )),
       ) &&
       markProblem(change, record) === undefined
     );

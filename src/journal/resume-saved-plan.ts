@@ -9,6 +9,7 @@ import { RefusedError } from "../refused-error.js";
 import { DEFAULT_JOURNAL_DIR, fingerprintPlan } from "./apply-journal.js";
 import type { Journal } from "./journal-format.js";
 import { checkJournalServer, findJournalOfPlan, readJournal } from "./read-journal.js";
+import { learnPluginTexts } from "./read-rollback-state.js";
 import { replayJournal } from "./replay-journal.js";
 import { planResume } from "./resume-plan.js";
 
@@ -45,7 +46,11 @@ export async function resumeSavedPlan(
     });
   }
   const current = await readStateForPlan(saved, client, options);
-  const { reasons, remaining, done } = planResume(saved, replayJournal(journal), current);
+  const replay = replayJournal(journal);
+  // A write of an empty name or description shows as the plugin's own text on some servers: what
+  // the run left is recognised only with those texts (a write whose answer was lost has none).
+  await learnPluginTexts(client, replay, { lists: current, alone: { families: [] } }, options);
+  const { reasons, remaining, done } = planResume(saved, replay, current);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: planFile, reasons: reasons });
   return { journal, plan: remaining, current, done };
 }

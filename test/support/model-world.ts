@@ -723,13 +723,14 @@ export class World {
     ]);
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const journals = await this.newDefaultJournals();
-    await this.checkHealJournalsPruned();
     if (this.fingerprint() !== this.fingerprint(before) && journals.length === 0)
       this.broken(
         "every write can be rolled back: a heal keeps a journal",
         `the heal changed records but kept no journal under .pcsync/journal/, so it cannot be rolled back:\n${healed.stdout}${healed.stderr}`,
       );
     for (const file of journals) await this.noteJournal(file, model.owner, "heal");
+    // With this heal's journal noted as the newest: an older heal's may have gone, never it.
+    await this.checkHealJournalsPruned();
     if (healed.code === 0 && this.fingerprint() !== this.fingerprint(before))
       await this.expectEmptyPlan(manifest, {}, "a heal cycle");
   }

@@ -1,0 +1,56 @@
+// What of a saved plan an interrupted apply did (resume-plan.ts), on a server that shows the
+// plugin's own text for an empty description (posthog-2024): the run's write of null is the run's,
+// not a change by someone else, once the plugin's text is known; without it, the plan is stale.
+
+import { describe, expect, it } from "vitest";
+import type { PluginTexts } from "../../src/journal/journal-format.js";
+import type { TouchedRecord } from "../../src/journal/replay-journal.js";
+import { planResume } from "../../src/journal/resume-plan.js";
+import { computePlan } from "../../src/plan/compute-plan.js";
+import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+
+const PC = "plugin_configs" as const;
+const PLUGIN_TEXT = "Remove chosen properties from every event.";
+
+describe("resuming a saved plan that empties a description", () => {
+  const before = remoteRecord({ id: 100, name: "Property Filter", plugin: 2, description: "kept by hand" });
+  const { plan } = computePlan(
+    {
+      families: [
+        desiredFamily("2", PC, [desiredConfig({ name: "Property Filter", plugin: 2, description: null })]),
+      ],
+    },
+    { families: [{ project: "2", family: PC, records: [before] }] },
+  );
+  if (plan === undefined) throw new Error("no plan");
+  // After the run's write, the service shows the plugin's text for the empty description.
+  const now = {
+    families: [{ project: "2", family: PC, records: [{ ...before, description: PLUGIN_TEXT }] }],
+  };
+  const replay = (pluginTexts?: PluginTexts) => {
+    const touched: TouchedRecord = {
+      project: "2",
+      family: PC,
+      id: 100,
+      name: "Property Filter",
+      before: { ...before },
+      after: new Map([["description", [null]]]),
+      line: 2,
+      ...(pluginTexts === undefined ? {} : { pluginTexts }),
+    };
+    return { records: new Map([["2/plugin_configs/100", touched]]), lostCreates: [] };
+  };
+
+  it("knows the plugin's text for the run's own write: nothing stale, the change done", () => {
+    expect(plan.changes).toEqual([expect.objectContaining({ action: "update", id: 100 })]);
+    const resumed = planResume(plan, replay({ description: PLUGIN_TEXT }), now);
+    expect(resumed.reasons).toEqual([]);
+    expect(resumed.done).toBe(1);
+  });
+
+  it("without the plugin's text, cannot tell the run's write from another's: stale", () => {
+    expect(planResume(plan, replay(), now).reasons).toEqual([
+      expect.stringContaining('record 100 ("Property Filter") in project 2 plugin_configs was changed'),
+    ]);
+  });
+});
