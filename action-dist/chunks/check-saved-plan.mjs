@@ -284,7 +284,7 @@ async function readStateForPlan(plan, client, options) {
 }
 /** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
 function findPlanProblems(plan, current) {
-	return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
+	return [.../* @__PURE__ */ new Set([...findStaleness(plan, current), ...findOwnerProblems(plan, current)])];
 }
 /** A saved plan made against another server than the one given. */
 function checkPlanServer(plan, path, client) {

@@ -95,7 +95,8 @@ export async function readStateForPlan(
 
 /** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
 export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
-  return [...findStaleness(plan, current), ...findOwnerProblems(plan, current)];
+  // A record the plan both changes and moves is checked for each: it is named once.
+  return [...new Set([...findStaleness(plan, current), ...findOwnerProblems(plan, current)])];
 }
 
 /** A saved plan made against another server than the one given. */

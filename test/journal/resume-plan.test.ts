@@ -3,6 +3,7 @@
 // not a change by someone else, once the plugin's text is known; without it, the plan is stale.
 
 import { describe, expect, it } from "vitest";
+import { findPlanProblems } from "../../src/apply/check-saved-plan.js";
 import type { PluginTexts } from "../../src/journal/journal-format.js";
 import type { TouchedRecord } from "../../src/journal/replay-journal.js";
 import { planResume } from "../../src/journal/resume-plan.js";
@@ -52,5 +53,32 @@ describe("resuming a saved plan that empties a description", () => {
     expect(planResume(plan, replay(), now).reasons).toEqual([
       expect.stringContaining('record 100 ("Property Filter") in project 2 plugin_configs was changed'),
     ]);
+  });
+});
+
+describe("a stale saved plan", () => {
+  it("names a record it both changes and moves once", () => {
+    const records = [
+      remoteRecord({ id: 100, name: "A", plugin: 2, order: 1 }),
+      remoteRecord({ id: 101, name: "B", plugin: 3, order: 2, description: "old" }),
+    ];
+    const { plan } = computePlan(
+      {
+        families: [
+          desiredFamily("2", PC, [
+            desiredConfig({ name: "B", plugin: 3, description: "new" }),
+            desiredConfig({ name: "A", plugin: 2 }),
+          ]),
+        ],
+      },
+      { families: [{ project: "2", family: PC, records }] },
+    );
+    if (plan === undefined) throw new Error("no plan");
+    expect(plan.changes).toEqual([expect.objectContaining({ action: "update", id: 101 })]);
+    expect(plan.reorders.flatMap((reorder) => reorder.moves.map((move) => move.id))).toContain(101);
+    const changed = records.map((record) => (record.id === 101 ? { ...record, enabled: true } : record));
+    const reasons = findPlanProblems(plan, { families: [{ project: "2", family: PC, records: changed }] });
+    expect(reasons.length).toBeGreaterThan(0);
+    expect(new Set(reasons).size).toBe(reasons.length);
   });
 });
