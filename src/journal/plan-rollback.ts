@@ -19,7 +19,7 @@ import type {
 } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { Journal, PluginTexts } from "./journal-format.js";
-import type { Replay, TouchedRecord } from "./replay-journal.js";
+import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
 /** A field someone other than the run changed since the run's outcome. */
 export interface RollbackConflict {
@@ -102,18 +102,6 @@ function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
 function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldValue): FieldValue {
   if (!mayShowFilled(field, null)) return value;
   return value !== null && value === touched.pluginTexts?.[field as keyof PluginTexts] ? null : value;
-}
-
-/** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
-function showsPluginText(
-  touched: TouchedRecord,
-  field: WritableField,
-  value: FieldValue,
-  now: PluginConfigRecord,
-): boolean {
-  if (!mayShowFilled(field, value)) return false;
-  const text = touched.pluginTexts?.[field as keyof PluginTexts];
-  return text !== undefined && now[field] === text;
 }
 
 export function planRollback(input: RollbackInput): RollbackPlan {

@@ -3,8 +3,10 @@
 // answered write; both the old and the new where an answer was lost). Pure.
 
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { mayShowFilled } from "../filled-defaults.js";
 import { recordKey } from "../plan/fingerprint.js";
 import type { FieldValue } from "../plan/types.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import type { IntentEntry, Journal, PluginTexts, RecordImage } from "./journal-format.js";
 
 export interface TouchedRecord {
@@ -35,6 +37,21 @@ export interface LostCreate {
 export interface Replay {
   records: Map<string, TouchedRecord>;
   lostCreates: LostCreate[];
+}
+
+/**
+ * Whether `record` shows the empty `value` of `field` as the plugin's own text, as the journal
+ * knows that text (a server that fills an empty name or description with it: posthog-2024).
+ */
+export function showsPluginText(
+  touched: TouchedRecord | undefined,
+  field: WritableField,
+  value: unknown,
+  record: PluginConfigRecord,
+): boolean {
+  if (!mayShowFilled(field, value)) return false;
+  const text = touched?.pluginTexts?.[field as keyof PluginTexts];
+  return text !== undefined && record[field] === text;
 }
 
 function valuesOf(image: RecordImage): Map<WritableField, FieldValue[]> {

@@ -5,12 +5,11 @@
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
-import { mayShowFilled } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import type { Replay, TouchedRecord } from "./replay-journal.js";
+import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
 export interface ResumeResult {
   /** Why the plan is stale, beyond what the journal's run did; empty when it is not. */
@@ -33,18 +32,6 @@ function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): 
       (value) => showsStored(field, value, record) || showsPluginText(touched, field, value, record),
     );
   });
-}
-
-/** Whether the record shows the empty `value` as the plugin's own text, as the journal knows it. */
-function showsPluginText(
-  touched: TouchedRecord | undefined,
-  field: (typeof WRITABLE_FIELDS)[number],
-  value: unknown,
-  record: PluginConfigRecord,
-): boolean {
-  if (!mayShowFilled(field, value) || (field !== "name" && field !== "description")) return false;
-  const text = touched?.pluginTexts?.[field];
-  return text !== undefined && record[field] === text;
 }
 
 /** Ids are unique across a project's families; on some servers one list shows another's records. */
