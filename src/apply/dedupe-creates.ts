@@ -243,23 +243,14 @@ async function yieldToRival(
 ): Promise<ApplyOutcome> {
   const winner = readMark(rival.description).owner;
   const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
-  for (const id of mine) {
-    try {
-      const removed = await writerOf(client, input).update("copy", input.project, input.family, id, {
-        deleted: true,
-      });
-      if (removed.deleted !== true)
-        throw new Error("the server answered but the record is not marked deleted");
-    } catch (error) {
-      if (isApiError(error, 404)) continue;
-      return {
-        ...outcome,
-        status: "failed",
-        message: `${story}, but deleting this run's copy (id ${id}) failed: ${describeError(error)}; delete it, or run apply again`,
-        ownerLost: { winner },
-      };
-    }
-  }
+  const failure = await deleteCopies(client, input, mine);
+  if (failure !== undefined)
+    return {
+      ...outcome,
+      status: "failed",
+      message: `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
+      ownerLost: { winner },
+    };
   return {
     ...outcome,
     id: rival.id,
@@ -267,6 +258,33 @@ async function yieldToRival(
     message: `${story}; this run's copy (id ${mine.join(", ")}) was deleted`,
     ownerLost: { winner },
   };
+}
+
+/**
+ * Deletes the copies one by one (through the run's writer), each one deleted added to `removed`; a
+ * copy gone already (the other run that holds it deleted it first) is skipped. Stops at the first
+ * that fails: that copy and why.
+ */
+async function deleteCopies(
+  client: ApiClient,
+  input: DedupeInput,
+  ids: readonly number[],
+  removed: number[] = [],
+): Promise<{ id: number; error: unknown } | undefined> {
+  for (const id of ids) {
+    try {
+      const record = await writerOf(client, input).update("copy", input.project, input.family, id, {
+        deleted: true,
+      });
+      if (record.deleted !== true)
+        throw new Error("the server answered but the record is not marked deleted");
+      removed.push(id);
+    } catch (error) {
+      if (isApiError(error, 404)) continue;
+      return { id, error };
+    }
+  }
+  return undefined;
 }
 
 function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {
@@ -285,22 +303,13 @@ async function keepSurvivor(
 ): Promise<ApplyOutcome> {
   const { project, family } = input;
   const removedIds: number[] = [];
-  for (const id of copies) {
-    try {
-      const removed = await writerOf(client, input).update("copy", project, family, id, { deleted: true });
-      if (removed.deleted !== true)
-        throw new Error("the server answered but the record is not marked deleted");
-      removedIds.push(id);
-    } catch (error) {
-      // Gone already: the other run that holds it deleted it first.
-      if (isApiError(error, 404)) continue;
-      return {
-        ...outcome,
-        status: "failed",
-        message: `${words.story}, ${words.deleteFailed(id)}: ${describeError(error)}; run apply again, or delete one of them`,
-      };
-    }
-  }
+  const failure = await deleteCopies(client, input, copies, removedIds);
+  if (failure !== undefined)
+    return {
+      ...outcome,
+      status: "failed",
+      message: `${words.story}, ${words.deleteFailed(failure.id)}: ${describeError(failure.error)}; run apply again, or delete one of them`,
+    };
   const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
   const differing = differingFields(change, survivor);
   if (differing.length > 0) {
