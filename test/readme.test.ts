@@ -13,11 +13,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_PATH } from "./support/cli.js";
+import { freePort } from "./support/free-port.js";
 import { REPOSITORY } from "./support/paths.js";
 
 const SKIPPED = new Set(["npm ci", "npm test"]);
@@ -54,17 +54,6 @@ function extractShellCommands(markdown: string, page: string): ShellCommand[] {
       commands.push({ place: `${page}:${index + 1}`, command: text.trim() });
   });
   return commands;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** Turns the README's commands into one bash script that checks each command's exit code. */

@@ -9,9 +9,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
 import { manifest } from "../support/manifest-text.js";
 import {
-  freePort,
   itWithPrometheus,
   PROMETHEUS_TEST_PASSWORD,
   PROMETHEUS_TEST_PASSWORD_HASH,
@@ -80,27 +80,45 @@ async function descriptions(server: TestServer): Promise<(string | null | undefi
   return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description);
 }
 
+/**
+ * The emulator on `profile` (its BROKEN configs logging errors after a change), a work directory,
+ * and a Prometheus scraping the emulator from a directory of its own; ready once both projects'
+ * series hold two samples (an increase needs two), or with `upOnly` once Prometheus answers.
+ */
+async function prometheusOverEmulator(
+  onTestFinished: (done: () => Promise<void>) => void,
+  profile: "seed" | "posthog-2024",
+  options: { basicAuth?: { username: string; bcryptHash: string }; upOnly?: boolean } = {},
+) {
+  const server = await openServer(onTestFinished, profile, {
+    faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+  });
+  const dir = await temporaryDirectory();
+  onTestFinished(() => dir.remove());
+  const prometheusDir = await temporaryDirectory();
+  onTestFinished(() => prometheusDir.remove());
+  const prometheus = await startPrometheus(onTestFinished, {
+    directory: prometheusDir.path,
+    targets: [new URL(server.emulator.url).host],
+    ...(options.basicAuth === undefined ? {} : { basicAuth: options.basicAuth }),
+  });
+  const [query, ready] = options.upOnly === true ? ["vector(1)", 1] : [SCRAPED_TWICE, 2];
+  await expect
+    .poll(() => prometheus.query(query), {
+      timeout: 30_000,
+      interval: 250,
+      message: `Prometheus log:\n${prometheus.log()}`,
+    })
+    .toBe(ready);
+  return { server, dir, prometheus };
+}
+
 describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
   runIt(
     "passes the canary on its value and halts the wave whose errors Prometheus sees",
     async ({ onTestFinished }) => {
-      const server = await openServer(onTestFinished, "seed", {
-        faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
-      });
-      const dir = await temporaryDirectory();
-      onTestFinished(() => dir.remove());
-      const prometheus = await startPrometheus(onTestFinished, {
-        directory: dir.path,
-        targets: [new URL(server.emulator.url).host],
-      });
+      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "seed");
       const url = prometheus.url;
-      await expect
-        .poll(() => prometheus.query(SCRAPED_TWICE), {
-          timeout: 30_000,
-          interval: 250,
-          message: `Prometheus log:\n${prometheus.log()}`,
-        })
-        .toBe(2);
 
       const before = await descriptions(server);
       const file = await dir.write("pcsync.yaml", rolloutManifest(url, "v12"));
@@ -147,25 +165,9 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
   runIt(
     "judges each project on its logs and on a Prometheus that asks for a password, and prints the password nowhere",
     async ({ onTestFinished }) => {
-      const server = await openServer(onTestFinished, "posthog-2024", {
-        faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
-      });
-      const dir = await temporaryDirectory();
-      onTestFinished(() => dir.remove());
-      const prometheusDir = await temporaryDirectory();
-      onTestFinished(() => prometheusDir.remove());
-      const prometheus = await startPrometheus(onTestFinished, {
-        directory: prometheusDir.path,
-        targets: [new URL(server.emulator.url).host],
+      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "posthog-2024", {
         basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
       });
-      await expect
-        .poll(() => prometheus.query(SCRAPED_TWICE), {
-          timeout: 30_000,
-          interval: 250,
-          message: `Prometheus log:\n${prometheus.log()}`,
-        })
-        .toBe(2);
       const before = await descriptions(server);
       const file = await dir.write(
         "pcsync.yaml",
@@ -220,13 +222,9 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
   runIt(
     "halts in the canary, naming the cause, when Prometheus refuses the password",
     async ({ onTestFinished }) => {
-      const server = await openServer(onTestFinished, "seed");
-      const dir = await temporaryDirectory();
-      onTestFinished(() => dir.remove());
-      const prometheus = await startPrometheus(onTestFinished, {
-        directory: dir.path,
-        targets: [new URL(server.emulator.url).host],
+      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "seed", {
         basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
+        upOnly: true,
       });
       const file = await dir.write(
         "pcsync.yaml",
@@ -238,7 +236,6 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
           ],
         }).replace("bake: 4s", "bake: 0s"),
       );
-      await expect.poll(() => prometheus.query("vector(1)"), { timeout: 30_000, interval: 250 }).toBe(1);
       const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
         cwd: dir.path,
         env: { ...server.env, PROM_PASSWORD: "not-the-password" },

@@ -5,9 +5,9 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { it } from "vitest";
+import { freePort } from "./free-port.js";
 
 function hasCommand(name: string): boolean {
   return spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0;
@@ -31,17 +31,6 @@ export function requirePrometheus(): void {
     throw new Error(
       "prometheus and promtool are not installed: .ci/run installs Debian's prometheus package",
     );
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 export interface PrometheusOptions {
