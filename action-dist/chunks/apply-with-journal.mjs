@@ -510,17 +510,13 @@ function rivalCreates(records, change, input) {
 async function yieldToRival(client, input, outcome, rival, mine) {
 	const winner = readMark(rival.description).owner;
 	const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
-	for (const id of mine) try {
-		if ((await writerOf(client, input).update("copy", input.project, input.family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
-	} catch (error) {
-		if (isApiError(error, 404)) continue;
-		return {
-			...outcome,
-			status: "failed",
-			message: `${story}, but deleting this run's copy (id ${id}) failed: ${describeError(error)}; delete it, or run apply again`,
-			ownerLost: { winner }
-		};
-	}
+	const failure = await deleteCopies(client, input, mine);
+	if (failure !== void 0) return {
+		...outcome,
+		status: "failed",
+		message: `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
+		ownerLost: { winner }
+	};
 	return {
 		...outcome,
 		id: rival.id,
@@ -529,6 +525,23 @@ async function yieldToRival(client, input, outcome, rival, mine) {
 		ownerLost: { winner }
 	};
 }
+/**
+* Deletes the copies one by one (through the run's writer), each one deleted added to `removed`; a
+* copy gone already (the other run that holds it deleted it first) is skipped. Stops at the first
+* that fails: that copy and why.
+*/
+async function deleteCopies(client, input, ids, removed = []) {
+	for (const id of ids) try {
+		if ((await writerOf(client, input).update("copy", input.project, input.family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
+		removed.push(id);
+	} catch (error) {
+		if (isApiError(error, 404)) continue;
+		return {
+			id,
+			error
+		};
+	}
+}
 function writerOf(client, input) {
 	return input.writer ?? new RecordWriter(client, void 0);
 }
@@ -536,17 +549,12 @@ function writerOf(client, input) {
 async function keepSurvivor(client, input, change, outcome, survivor, copies, words) {
 	const { project, family } = input;
 	const removedIds = [];
-	for (const id of copies) try {
-		if ((await writerOf(client, input).update("copy", project, family, id, { deleted: true })).deleted !== true) throw new Error("the server answered but the record is not marked deleted");
-		removedIds.push(id);
-	} catch (error) {
-		if (isApiError(error, 404)) continue;
-		return {
-			...outcome,
-			status: "failed",
-			message: `${words.story}, ${words.deleteFailed(id)}: ${describeError(error)}; run apply again, or delete one of them`
-		};
-	}
+	const failure = await deleteCopies(client, input, copies, removedIds);
+	if (failure !== void 0) return {
+		...outcome,
+		status: "failed",
+		message: `${words.story}, ${words.deleteFailed(failure.id)}: ${describeError(failure.error)}; run apply again, or delete one of them`
+	};
 	const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
 	const differing = differingFields(change, survivor);
 	if (differing.length > 0) {

@@ -152,6 +152,100 @@ async function findJournalOfPlan(cwd, fingerprint) {
 		if (journal.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
 	}
 }
+// dist/src/journal/replay-journal.js
+/**
+* Whether `record` shows the empty `value` of `field` as the plugin's own text, as the journal
+* knows that text (a server that fills an empty name or description with it: posthog-2024).
+*/
+function showsPluginText(touched, field, value, record) {
+	if (!mayShowFilled(field, value)) return false;
+	const text = touched?.pluginTexts?.[field];
+	return text !== void 0 && record[field] === text;
+}
+function valuesOf(image) {
+	return new Map(WRITABLE_FIELDS.map((field) => [field, [image[field] ?? null]]));
+}
+function addCandidate(record, field, value) {
+	const values = record.after.get(field) ?? [];
+	if (!values.includes(value)) values.push(value);
+	record.after.set(field, values);
+}
+function replayJournal(journal) {
+	const records = /* @__PURE__ */ new Map();
+	const lostCreates = [];
+	const lineOf = (intent) => journal.intentLines.get(intent.seq) ?? 0;
+	const touch = (intent, id) => {
+		const key = recordKey(intent.project, intent.family, id);
+		let record = records.get(key);
+		if (!record) {
+			const before = intent.before.find((image) => image.id === id) ?? null;
+			record = {
+				project: intent.project,
+				family: intent.family,
+				id,
+				name: before?.name ?? intent.name,
+				before,
+				after: before ? valuesOf(before) : /* @__PURE__ */ new Map(),
+				line: lineOf(intent)
+			};
+			records.set(key, record);
+		}
+		return record;
+	};
+	for (const intent of [...journal.intents].sort((a, b) => a.seq - b.seq)) {
+		const outcome = journal.outcomes.get(intent.seq);
+		const status = outcome?.status ?? "unknown";
+		if (status === "not_sent" || status === "failed") continue;
+		const answered = new Map((outcome?.records ?? []).map((image) => [image.id, image]));
+		const textsOf = (record) => {
+			const texts = outcome?.pluginTexts?.[String(record.id)];
+			if (texts) record.pluginTexts = texts;
+		};
+		if (intent.op === "create") {
+			const made = status === "done" ? outcome?.records?.[0] : void 0;
+			if (made === void 0) {
+				const plugin = intent.send.plugin;
+				lostCreates.push({
+					project: intent.project,
+					family: intent.family,
+					name: intent.name,
+					plugin: typeof plugin === "number" ? plugin : null,
+					send: intent.send,
+					line: lineOf(intent)
+				});
+				continue;
+			}
+			const record = touch(intent, made.id);
+			record.after = valuesOf(made);
+			textsOf(record);
+			continue;
+		}
+		const sent = intent.op === "rearrange" ? Object.entries(intent.send.orders ?? {}).map(([id, order]) => [Number(id), { order }]) : intent.id === null ? [] : [[intent.id, intent.send]];
+		for (const [id, body] of sent) {
+			const record = touch(intent, id);
+			textsOf(record);
+			const answer = answered.get(id);
+			if (status === "done" && answer) {
+				record.after = valuesOf(answer);
+				continue;
+			}
+			if (status === "done") record.after = new Map(record.after);
+			for (const [field, value] of Object.entries(body)) {
+				if (!WRITABLE_FIELDS.includes(field)) continue;
+				if (status === "done") record.after.set(field, [value]);
+				else addCandidate(record, field, value);
+			}
+			if (body.deleted === true) {
+				if (status === "done") record.after.set("enabled", [false]);
+				else addCandidate(record, "enabled", false);
+			}
+		}
+	}
+	return {
+		records,
+		lostCreates
+	};
+}
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 function shows(field, values, record) {
@@ -189,12 +283,6 @@ function listedRecords(current) {
 function emptiedText(touched, field, value) {
 	if (!mayShowFilled(field, null)) return value;
 	return value !== null && value === touched.pluginTexts?.[field] ? null : value;
-}
-/** Whether `now` shows the empty `value` as the plugin's own text (its list gives no plugin info). */
-function showsPluginText(touched, field, value, now) {
-	if (!mayShowFilled(field, value)) return false;
-	const text = touched.pluginTexts?.[field];
-	return text !== void 0 && now[field] === text;
 }
 function planRollback(input) {
 	const { journal, replay, current, retrieved, force } = input;
@@ -343,91 +431,6 @@ function planRollback(input) {
 		plan,
 		conflicts,
 		notes
-	};
-}
-// dist/src/journal/replay-journal.js
-function valuesOf(image) {
-	return new Map(WRITABLE_FIELDS.map((field) => [field, [image[field] ?? null]]));
-}
-function addCandidate(record, field, value) {
-	const values = record.after.get(field) ?? [];
-	if (!values.includes(value)) values.push(value);
-	record.after.set(field, values);
-}
-function replayJournal(journal) {
-	const records = /* @__PURE__ */ new Map();
-	const lostCreates = [];
-	const lineOf = (intent) => journal.intentLines.get(intent.seq) ?? 0;
-	const touch = (intent, id) => {
-		const key = recordKey(intent.project, intent.family, id);
-		let record = records.get(key);
-		if (!record) {
-			const before = intent.before.find((image) => image.id === id) ?? null;
-			record = {
-				project: intent.project,
-				family: intent.family,
-				id,
-				name: before?.name ?? intent.name,
-				before,
-				after: before ? valuesOf(before) : /* @__PURE__ */ new Map(),
-				line: lineOf(intent)
-			};
-			records.set(key, record);
-		}
-		return record;
-	};
-	for (const intent of [...journal.intents].sort((a, b) => a.seq - b.seq)) {
-		const outcome = journal.outcomes.get(intent.seq);
-		const status = outcome?.status ?? "unknown";
-		if (status === "not_sent" || status === "failed") continue;
-		const answered = new Map((outcome?.records ?? []).map((image) => [image.id, image]));
-		const textsOf = (record) => {
-			const texts = outcome?.pluginTexts?.[String(record.id)];
-			if (texts) record.pluginTexts = texts;
-		};
-		if (intent.op === "create") {
-			const made = status === "done" ? outcome?.records?.[0] : void 0;
-			if (made === void 0) {
-				const plugin = intent.send.plugin;
-				lostCreates.push({
-					project: intent.project,
-					family: intent.family,
-					name: intent.name,
-					plugin: typeof plugin === "number" ? plugin : null,
-					send: intent.send,
-					line: lineOf(intent)
-				});
-				continue;
-			}
-			const record = touch(intent, made.id);
-			record.after = valuesOf(made);
-			textsOf(record);
-			continue;
-		}
-		const sent = intent.op === "rearrange" ? Object.entries(intent.send.orders ?? {}).map(([id, order]) => [Number(id), { order }]) : intent.id === null ? [] : [[intent.id, intent.send]];
-		for (const [id, body] of sent) {
-			const record = touch(intent, id);
-			textsOf(record);
-			const answer = answered.get(id);
-			if (status === "done" && answer) {
-				record.after = valuesOf(answer);
-				continue;
-			}
-			if (status === "done") record.after = new Map(record.after);
-			for (const [field, value] of Object.entries(body)) {
-				if (!WRITABLE_FIELDS.includes(field)) continue;
-				if (status === "done") record.after.set(field, [value]);
-				else addCandidate(record, field, value);
-			}
-			if (body.deleted === true) {
-				if (status === "done") record.after.set("enabled", [false]);
-				else addCandidate(record, "enabled", false);
-			}
-		}
-	}
-	return {
-		records,
-		lostCreates
 	};
 }
 // dist/src/journal/read-rollback-state.js
@@ -708,4 +711,4 @@ async function applyJournaled(client, plan, state, run) {
 		}
 	}
 }
-export { readAndPlanRollback as a, checkJournalExists as c, holdsNoRun as d, readJournal as f, RunError as h, learnPluginTexts as i, checkJournalServer as l, APPLY_CANCELLED as m, applyJournaled as n, replayJournal as o, tornLineNote as p, shellWord as r, describeRecordAt as s, addJournalOptions as t, findJournalOfPlan as u };
+export { readAndPlanRollback as a, showsPluginText as c, findJournalOfPlan as d, holdsNoRun as f, RunError as g, APPLY_CANCELLED as h, learnPluginTexts as i, checkJournalExists as l, tornLineNote as m, applyJournaled as n, describeRecordAt as o, readJournal as p, shellWord as r, replayJournal as s, addJournalOptions as t, checkJournalServer as u };

@@ -2,7 +2,7 @@
 import { u as isErrorOf } from "./early-signals.mjs";
 import { O as InputError } from "./common-program.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
-import { a as readAndPlanRollback, c as checkJournalExists, f as readJournal, l as checkJournalServer, p as tornLineNote, s as describeRecordAt } from "./journal-run.mjs";
+import { a as readAndPlanRollback, l as checkJournalExists, m as tornLineNote, o as describeRecordAt, p as readJournal, u as checkJournalServer } from "./journal-run.mjs";
 import { J as lookAlikeKey, ct as familyKey } from "./common-manifest.mjs";
 import { q as RefusedError } from "./common-service.mjs";
 // dist/src/journal/rollback-names.js

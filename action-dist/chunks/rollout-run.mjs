@@ -2,10 +2,10 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { O as InputError } from "./common-program.mjs";
 import { i as WebhookSender, n as readWebhookSecret, r as WEBHOOK_DEFAULTS, t as parseWebhooks } from "./webhook-options.mjs";
+import { U as parseJson, W as readBoundedText, X as sameName, _ as ROLLOUT_DEFAULTS, ct as familyKey, lt as getFamily, v as formatDuration, z as precompiledValidator } from "./common-manifest.mjs";
 import { L as planManifest, W as isApplyComplete, X as connectForeignEndpoint, a as scopeOf, bt as mapConcurrent, dt as isLoopbackHost, i as planSettingsOf, lt as sendAttempt, nt as listLogs, st as sendWithRetry, ut as realSleep, x as concurrencyOf } from "./common-service.mjs";
 import { l as describeError } from "./early-signals.mjs";
-import { h as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
-import { U as parseJson, W as readBoundedText, X as sameName, _ as ROLLOUT_DEFAULTS, ct as familyKey, lt as getFamily, v as formatDuration, z as precompiledValidator } from "./common-manifest.mjs";
+import { g as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
 import { a as defaultJournalPath } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
@@ -13,6 +13,93 @@ import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { dirname, join, resolve } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir } from "node:fs/promises";
+// dist/src/rollout/log-health.js
+/**
+* The entries a config's first read asks for: beyond them, the ERROR count is a second read. A page
+* of this many entries is a few tens of kB.
+*/
+const COUNTED_PAGE = 200;
+function createLogHealthGate(client, spec, concurrency) {
+	return {
+		signal: "logs",
+		async judge(wave, abort) {
+			return mapConcurrent(wave.projects, concurrency, async ({ project, configs }) => {
+				abort.throwIfAborted();
+				const readable = configs.filter((config) => getFamily(config.family).hasLogs);
+				if (readable.length === 0) return {
+					project,
+					status: "nothing_to_judge",
+					passed: true,
+					figures: {},
+					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes"
+				};
+				let entries = 0;
+				let errors = 0;
+				for (const config of readable) {
+					const counted = await countSince(client, project, config, config.writtenAt ?? wave.since);
+					entries += counted.entries;
+					errors += counted.errors;
+				}
+				return judgeCounts(project, readable.length, {
+					entries,
+					errors
+				}, spec);
+			});
+		}
+	};
+}
+async function countSince(client, project, config, since) {
+	const until = /* @__PURE__ */ new Date();
+	const all = await listLogs(client, project, config.family, config.id, {
+		after: since,
+		before: until,
+		limit: COUNTED_PAGE
+	});
+	if (all.results.length >= all.count) return {
+		entries: all.count,
+		errors: all.results.filter((entry) => entry.type === "ERROR").length
+	};
+	const failed = await listLogs(client, project, config.family, config.id, {
+		after: since,
+		before: until,
+		limit: 1,
+		typeFilter: ["ERROR"]
+	});
+	return {
+		entries: Math.max(all.count, failed.count),
+		errors: failed.count
+	};
+}
+/** The verdict on a project's counts: pure, so that the rule is tested apart from any server. */
+function judgeCounts(project, configCount, counts, spec) {
+	const { entries, errors } = counts;
+	const ratio = entries === 0 ? 0 : errors / entries;
+	const figures = {
+		entries,
+		errors,
+		ratio,
+		configs: configCount
+	};
+	const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${configCount} plugin config${configCount === 1 ? "" : "s"}`;
+	if (entries < spec.minEntries) return {
+		project,
+		status: "unknown",
+		passed: spec.allowUnknown,
+		figures,
+		summary: `${shown}: fewer than min_entries ${spec.minEntries}, health unknown; ${spec.allowUnknown ? "passes (allow_unknown)" : "fails (set allow_unknown: true to let it pass)"}`
+	};
+	const passed = ratio <= spec.maxErrorRatio;
+	return {
+		project,
+		status: passed ? "pass" : "fail",
+		passed,
+		figures,
+		summary: `${shown}: ${passed ? "within" : "over"} max_error_ratio ${percent(spec.maxErrorRatio)}`
+	};
+}
+function percent(ratio) {
+	return `${Number((ratio * 100).toFixed(2))}%`;
+}
 // dist/src/rollout/prometheus-health.js
 /**
 * Each query's bounds: an attempt's whole time, the attempts (the first included) and the backoff
@@ -176,6 +263,70 @@ function judgeValue(project, read, spec, shown) {
 function asRecord(value) {
 	return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
 }
+// dist/src/rollout/rollout-gate.js
+/**
+* The credentials the signals of `health` need, read now: one that cannot be read refuses the run
+* (InputError) before anything is written. `apply` also calls it before asking for approval.
+*/
+function readGateCredentials(health, sources) {
+	const { prometheus } = health;
+	if (prometheus === void 0) return {};
+	const { env, secrets, allowInsecureHttp } = sources;
+	return { prometheus: prometheusAuthorization(prometheus, env, secrets, allowInsecureHttp) };
+}
+/** The gate `health` asks for, its credentials read first (readGateCredentials). */
+function createRolloutGate(client, health, options) {
+	const credentials = readGateCredentials(health, options);
+	const gates = [];
+	if (health.logs !== void 0) gates.push(createLogHealthGate(client, health.logs, options.concurrency));
+	if (health.prometheus !== void 0) gates.push(createPrometheusHealthGate(health.prometheus, {
+		concurrency: options.concurrency,
+		proxyEnvironment: options.env,
+		authorization: credentials.prometheus
+	}));
+	const [only] = gates;
+	if (only === void 0) {
+		const { maxErrorRatio, minEntries, allowUnknown } = ROLLOUT_DEFAULTS;
+		return createLogHealthGate(client, {
+			maxErrorRatio,
+			minEntries,
+			allowUnknown
+		}, options.concurrency);
+	}
+	return gates.length === 1 ? only : combineGates(gates);
+}
+function combineGates(gates) {
+	return {
+		signal: gates.map((gate) => gate.signal).join("+"),
+		async judge(wave, abort) {
+			const verdicts = [];
+			for (const gate of gates) verdicts.push(await gate.judge(wave, abort));
+			return wave.projects.map(({ project }) => combineVerdicts(project, gates.map((gate, index) => ({
+				signal: gate.signal,
+				verdict: verdicts[index]?.find((verdict) => verdict.project === project)
+			}))));
+		}
+	};
+}
+/** A project's verdict from each signal's: it passes only if each passes; the worst status shows. */
+function combineVerdicts(project, bySignal) {
+	const given = bySignal.flatMap(({ signal, verdict }) => verdict === void 0 ? [] : [{
+		signal,
+		verdict
+	}]);
+	const statuses = given.map(({ verdict }) => verdict.status);
+	const passed = given.length === bySignal.length && given.every(({ verdict }) => verdict.passed);
+	const status = statuses.includes("fail") ? "fail" : statuses.includes("unknown") || !passed ? "unknown" : statuses.every((entry) => entry === "nothing_to_judge") ? "nothing_to_judge" : "pass";
+	const figures = {};
+	for (const { signal, verdict } of given) for (const [key, value] of Object.entries(verdict.figures)) figures[`${signal}_${key}`] = value;
+	return {
+		project,
+		status,
+		passed,
+		figures,
+		summary: bySignal.map(({ signal, verdict }) => `${signal}: ${verdict?.summary ?? "no verdict; fails"}`).join("; ")
+	};
+}
 // dist/src/rollout/rollout-events.js
 const NO_CHANGES = {
 	create: 0,
@@ -240,152 +391,6 @@ function verdictOf(verdict) {
 		status: verdict.status,
 		passed: verdict.passed,
 		summary: verdict.summary
-	};
-}
-// dist/src/rollout/log-health.js
-/**
-* The entries a config's first read asks for: beyond them, the ERROR count is a second read. A page
-* of this many entries is a few tens of kB.
-*/
-const COUNTED_PAGE = 200;
-function createLogHealthGate(client, spec, concurrency) {
-	return {
-		signal: "logs",
-		async judge(wave, abort) {
-			return mapConcurrent(wave.projects, concurrency, async ({ project, configs }) => {
-				abort.throwIfAborted();
-				const readable = configs.filter((config) => getFamily(config.family).hasLogs);
-				if (readable.length === 0) return {
-					project,
-					status: "nothing_to_judge",
-					passed: true,
-					figures: {},
-					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes"
-				};
-				let entries = 0;
-				let errors = 0;
-				for (const config of readable) {
-					const counted = await countSince(client, project, config, config.writtenAt ?? wave.since);
-					entries += counted.entries;
-					errors += counted.errors;
-				}
-				return judgeCounts(project, readable.length, {
-					entries,
-					errors
-				}, spec);
-			});
-		}
-	};
-}
-async function countSince(client, project, config, since) {
-	const until = /* @__PURE__ */ new Date();
-	const all = await listLogs(client, project, config.family, config.id, {
-		after: since,
-		before: until,
-		limit: COUNTED_PAGE
-	});
-	if (all.results.length >= all.count) return {
-		entries: all.count,
-		errors: all.results.filter((entry) => entry.type === "ERROR").length
-	};
-	const failed = await listLogs(client, project, config.family, config.id, {
-		after: since,
-		before: until,
-		limit: 1,
-		typeFilter: ["ERROR"]
-	});
-	return {
-		entries: Math.max(all.count, failed.count),
-		errors: failed.count
-	};
-}
-/** The verdict on a project's counts: pure, so that the rule is tested apart from any server. */
-function judgeCounts(project, configCount, counts, spec) {
-	const { entries, errors } = counts;
-	const ratio = entries === 0 ? 0 : errors / entries;
-	const figures = {
-		entries,
-		errors,
-		ratio,
-		configs: configCount
-	};
-	const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${configCount} plugin config${configCount === 1 ? "" : "s"}`;
-	if (entries < spec.minEntries) return {
-		project,
-		status: "unknown",
-		passed: spec.allowUnknown,
-		figures,
-		summary: `${shown}: fewer than min_entries ${spec.minEntries}, health unknown; ${spec.allowUnknown ? "passes (allow_unknown)" : "fails (set allow_unknown: true to let it pass)"}`
-	};
-	const passed = ratio <= spec.maxErrorRatio;
-	return {
-		project,
-		status: passed ? "pass" : "fail",
-		passed,
-		figures,
-		summary: `${shown}: ${passed ? "within" : "over"} max_error_ratio ${percent(spec.maxErrorRatio)}`
-	};
-}
-function percent(ratio) {
-	return `${Number((ratio * 100).toFixed(2))}%`;
-}
-// dist/src/rollout/rollout-gate.js
-/**
-* The gate `health` asks for. Any credentials a signal needs are read (from `env`, registered in
-* `secrets`) now, so that a missing one refuses the run before it writes anything.
-*/
-function createRolloutGate(client, health, options) {
-	const gates = [];
-	if (health.logs !== void 0) gates.push(createLogHealthGate(client, health.logs, options.concurrency));
-	if (health.prometheus !== void 0) {
-		const { env, secrets, allowInsecureHttp } = options;
-		gates.push(createPrometheusHealthGate(health.prometheus, {
-			concurrency: options.concurrency,
-			proxyEnvironment: env,
-			authorization: prometheusAuthorization(health.prometheus, env, secrets, allowInsecureHttp)
-		}));
-	}
-	const [only] = gates;
-	if (only === void 0) {
-		const { maxErrorRatio, minEntries, allowUnknown } = ROLLOUT_DEFAULTS;
-		return createLogHealthGate(client, {
-			maxErrorRatio,
-			minEntries,
-			allowUnknown
-		}, options.concurrency);
-	}
-	return gates.length === 1 ? only : combineGates(gates);
-}
-function combineGates(gates) {
-	return {
-		signal: gates.map((gate) => gate.signal).join("+"),
-		async judge(wave, abort) {
-			const verdicts = [];
-			for (const gate of gates) verdicts.push(await gate.judge(wave, abort));
-			return wave.projects.map(({ project }) => combineVerdicts(project, gates.map((gate, index) => ({
-				signal: gate.signal,
-				verdict: verdicts[index]?.find((verdict) => verdict.project === project)
-			}))));
-		}
-	};
-}
-/** A project's verdict from each signal's: it passes only if each passes; the worst status shows. */
-function combineVerdicts(project, bySignal) {
-	const given = bySignal.flatMap(({ signal, verdict }) => verdict === void 0 ? [] : [{
-		signal,
-		verdict
-	}]);
-	const statuses = given.map(({ verdict }) => verdict.status);
-	const passed = given.length === bySignal.length && given.every(({ verdict }) => verdict.passed);
-	const status = statuses.includes("fail") ? "fail" : statuses.includes("unknown") || !passed ? "unknown" : statuses.every((entry) => entry === "nothing_to_judge") ? "nothing_to_judge" : "pass";
-	const figures = {};
-	for (const { signal, verdict } of given) for (const [key, value] of Object.entries(verdict.figures)) figures[`${signal}_${key}`] = value;
-	return {
-		project,
-		status,
-		passed,
-		figures,
-		summary: bySignal.map(({ signal, verdict }) => `${signal}: ${verdict?.summary ?? "no verdict; fails"}`).join("; ")
 	};
 }
 // dist/src/rollout/rollout-journal-validator.js
@@ -1098,8 +1103,11 @@ async function rolloutWebhooks(flags, io) {
 * (the same check the rollout makes before it starts): nobody says yes to a run that cannot judge.
 */
 function checkGateCredentials(rollout, flags, io) {
-	const { prometheus } = rollout.health;
-	if (prometheus !== void 0) prometheusAuthorization(prometheus, io.env, io.secrets, flags.insecureHttp === true);
+	readGateCredentials(rollout.health, {
+		env: io.env,
+		secrets: io.secrets,
+		allowInsecureHttp: flags.insecureHttp === true
+	});
 }
 /** The unfinished rollout of this manifest that --journal (or the default place) holds, if any. */
 function unfinishedRolloutOf(client, desired, flags, io) {

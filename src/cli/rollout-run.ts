@@ -9,7 +9,7 @@ import { InputError } from "../input-error.js";
 import type { DesiredState } from "../manifest/types.js";
 import { WEBHOOK_DEFAULTS, WebhookSender } from "../notify/webhook-sender.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
-import { prometheusAuthorization } from "../rollout/prometheus-health.js";
+import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutState } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { applyRollout as runRolloutApply, throwUnlessComplete, unfinishedRollout } from "../run/rollout.js";
@@ -77,9 +77,11 @@ export async function rolloutWebhooks(
  * (the same check the rollout makes before it starts): nobody says yes to a run that cannot judge.
  */
 export function checkGateCredentials(rollout: PlanRollout, flags: ConnectionFlags, io: CliIo): void {
-  const { prometheus } = rollout.health;
-  if (prometheus !== undefined)
-    prometheusAuthorization(prometheus, io.env, io.secrets, flags.insecureHttp === true);
+  readGateCredentials(rollout.health, {
+    env: io.env,
+    secrets: io.secrets,
+    allowInsecureHttp: flags.insecureHttp === true,
+  });
 }
 
 /** The unfinished rollout of this manifest that --journal (or the default place) holds, if any. */

@@ -8,29 +8,43 @@ import type { HealthGate, ProjectHealth, WaveToJudge } from "./health-gate.js";
 import { createLogHealthGate } from "./log-health.js";
 import { createPrometheusHealthGate, prometheusAuthorization } from "./prometheus-health.js";
 
+/** Where the signals' credentials come from, and whether they may go over plain http. */
+export interface GateCredentialSources {
+  env: NodeJS.ProcessEnv;
+  /** Each credential read is registered here: no output holds it. */
+  secrets: SecretRegistry;
+  allowInsecureHttp: boolean;
+}
+
 /**
- * The gate `health` asks for. Any credentials a signal needs are read (from `env`, registered in
- * `secrets`) now, so that a missing one refuses the run before it writes anything.
+ * The credentials the signals of `health` need, read now: one that cannot be read refuses the run
+ * (InputError) before anything is written. `apply` also calls it before asking for approval.
  */
+export function readGateCredentials(
+  health: PlanRollout["health"],
+  sources: GateCredentialSources,
+): { prometheus?: string | undefined } {
+  const { prometheus } = health;
+  if (prometheus === undefined) return {};
+  const { env, secrets, allowInsecureHttp } = sources;
+  return { prometheus: prometheusAuthorization(prometheus, env, secrets, allowInsecureHttp) };
+}
+
+/** The gate `health` asks for, its credentials read first (readGateCredentials). */
 export function createRolloutGate(
   client: ApiClient,
   health: PlanRollout["health"],
-  options: {
-    concurrency: number;
-    env: NodeJS.ProcessEnv;
-    secrets: SecretRegistry;
-    allowInsecureHttp: boolean;
-  },
+  options: GateCredentialSources & { concurrency: number },
 ): HealthGate {
+  const credentials = readGateCredentials(health, options);
   const gates: HealthGate[] = [];
   if (health.logs !== undefined) gates.push(createLogHealthGate(client, health.logs, options.concurrency));
   if (health.prometheus !== undefined) {
-    const { env, secrets, allowInsecureHttp } = options;
     gates.push(
       createPrometheusHealthGate(health.prometheus, {
         concurrency: options.concurrency,
-        proxyEnvironment: env,
-        authorization: prometheusAuthorization(health.prometheus, env, secrets, allowInsecureHttp),
+        proxyEnvironment: options.env,
+        authorization: credentials.prometheus,
       }),
     );
   }
