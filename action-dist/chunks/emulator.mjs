@@ -2528,6 +2528,10 @@ async function startEmulator(options = {}) {
 	});
 	const requestLog = [];
 	const inFlight = /* @__PURE__ */ new Set();
+	/** Until every request being served, and any that came while waiting, is answered. */
+	const untilIdle = async () => {
+		while (inFlight.size > 0) await Promise.all([...inFlight]);
+	};
 	let ownHost = `${hostForUrl(host)}:0`;
 	const dependencies = {
 		store,
@@ -2560,14 +2564,12 @@ async function startEmulator(options = {}) {
 		resetRequestLog: () => {
 			requestLog.length = 0;
 		},
-		idle: async () => {
-			while (inFlight.size > 0) await Promise.all([...inFlight]);
-		},
+		idle: untilIdle,
 		close: () => {
 			closing ??= (async () => {
 				const stopped = new Promise((resolve) => server.close(() => resolve()));
 				server.closeIdleConnections();
-				await Promise.all([...inFlight]);
+				await untilIdle();
 				server.closeAllConnections();
 				await stopped;
 				await writer?.close();

@@ -88,6 +88,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const requestLog: RequestLogEntry[] = [];
   const inFlight = new Set<Promise<void>>();
+  /** Until every request being served, and any that came while waiting, is answered. */
+  const untilIdle = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
   let ownHost = `${hostForUrl(host)}:0`;
   const dependencies: ServerDependencies = {
     store,
@@ -122,15 +126,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     resetRequestLog: () => {
       requestLog.length = 0;
     },
-    idle: async () => {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
-    },
+    idle: untilIdle,
     close: () => {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // Let requests already being served finish (and persist) before cutting connections.
-        await Promise.all([...inFlight]);
+        await untilIdle();
         server.closeAllConnections();
         await stopped;
         await writer?.close();
