@@ -10,10 +10,17 @@ import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "
 import { paginate, parsePageRequest } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
-import type { RouteParams } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
 import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
+
+export interface RouteParams {
+  /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
+  project?: string;
+  family?: FamilyName;
+  /** The raw record id segment. */
+  id?: string;
+}
 
 export interface HandlerContext {
   store: EmulatorStore;

@@ -2,7 +2,7 @@
 // needs and the body it reads. Paths are matched on their raw (undecoded) segments so an encoded
 // slash can never reach another resource.
 
-import { FAMILIES, type FamilyName } from "../families.js";
+import { FAMILIES } from "../families.js";
 import {
   createJob,
   createRecord,
@@ -11,6 +11,7 @@ import {
   listLogs,
   listProjects,
   listRecords,
+  type RouteParams,
   rearrangeRecords,
   retrieveFrontend,
   retrieveProject,
@@ -28,14 +29,6 @@ export interface Operation {
   body?: "json" | "form";
   /** The real service has no scope for this action, so it refuses scoped keys (posthog-2024). */
   unscoped?: true;
-}
-
-export interface RouteParams {
-  /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
-  project?: string;
-  family?: FamilyName;
-  /** The raw record id segment. */
-  id?: string;
 }
 
 export type RouteMatch =
