@@ -14197,7 +14197,14 @@ async function refuseCurrentAlias(client, desired) {
 }
 /** Reads and plans each project as its lists arrive; the plan's errors are returned, not thrown. */
 async function readAndPlanProjects(client, desired, options) {
-	const refs = listsToPlan(desired);
+	const needed = listsToPlan(desired);
+	const knownLists = new Map((options.known?.families ?? []).map((family) => [familyKey(family.project, family.family), family]));
+	const given = [];
+	const refs = needed.filter((ref) => {
+		const known = knownLists.get(familyKey(ref.project, ref.family));
+		if (known !== void 0) given.push(known);
+		return known === void 0;
+	});
 	const planOptions = {
 		owner: desired.owner?.name,
 		...options.plan
@@ -14206,11 +14213,22 @@ async function readAndPlanProjects(client, desired, options) {
 	const outstanding = /* @__PURE__ */ new Map();
 	for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
 	const lists = /* @__PURE__ */ new Map();
+	for (const family of given) lists.set(family.project, [...lists.get(family.project) ?? [], family]);
 	const parts = /* @__PURE__ */ new Map();
 	let planningMs = 0;
 	let listsDone = 0;
 	let projectsDone = 0;
-	const families = await mapConcurrent(refs, options.concurrency, async (ref) => {
+	const planned = (project) => {
+		const started = performance.now();
+		const projectDesired = desiredByProject.get(project) ?? [];
+		const part = planProject(project, projectDesired, lists.get(project) ?? [], planOptions);
+		parts.set(project, part);
+		planningMs += performance.now() - started;
+		projectsDone += 1;
+		options.onProjectPlanned?.(part, projectDesired);
+	};
+	for (const project of lists.keys()) if (!outstanding.has(project)) planned(project);
+	const read = await mapConcurrent(refs, options.concurrency, async (ref) => {
 		const records = await readFamily(client, ref).catch(async (error) => {
 			if (!isMissingList(error, ref)) throw error;
 			const first = desiredByProject.get(ref.project)?.[0];
@@ -14227,15 +14245,7 @@ async function readAndPlanProjects(client, desired, options) {
 		lists.set(ref.project, projectLists);
 		const left = (outstanding.get(ref.project) ?? 1) - 1;
 		outstanding.set(ref.project, left);
-		if (left === 0) {
-			const started = performance.now();
-			const projectDesired = desiredByProject.get(ref.project) ?? [];
-			const part = planProject(ref.project, projectDesired, projectLists, planOptions);
-			parts.set(ref.project, part);
-			planningMs += performance.now() - started;
-			projectsDone += 1;
-			options.onProjectPlanned?.(part, projectDesired);
-		}
+		if (left === 0) planned(ref.project);
 		options.onProgress?.({
 			listsDone,
 			lists: refs.length,
@@ -14245,7 +14255,7 @@ async function readAndPlanProjects(client, desired, options) {
 		return family;
 	});
 	const started = performance.now();
-	const current = { families };
+	const current = { families: [...given, ...read] };
 	const result = computePlan(desired, current, {
 		...planOptions,
 		refuseFamilyOnly: options.refuseFamilyOnly === true
@@ -14314,7 +14324,8 @@ async function planManifest(client, desired, scope, settings, io) {
 			...settings.plan,
 			owner: resolved.owner?.name
 		},
-		...settings.onProgress === void 0 ? {} : { onProgress: settings.onProgress }
+		...settings.onProgress === void 0 ? {} : { onProgress: settings.onProgress },
+		known: settings.known
 	});
 	warnUnmatchedNames(settings.plan, resolved, planned.current, io);
 	return {

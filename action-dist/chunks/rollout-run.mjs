@@ -671,6 +671,7 @@ async function runRollout(rollout, parts) {
 					reports
 				};
 			}
+			const wroteAt = parts.now();
 			const seen = await parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed);
 			const unsettled = projectsWithWork(seen.plan);
 			if (unsettled.length > 0) return {
@@ -683,7 +684,7 @@ async function runRollout(rollout, parts) {
 			await journal.append({
 				kind: "wave_written",
 				wave: index,
-				at: iso(parts.now())
+				at: iso(wroteAt)
 			}, parts.cwd);
 		}
 		const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
@@ -938,10 +939,19 @@ async function applyRollout$1(run) {
 				};
 			},
 			async planProjects(projects, families) {
-				const planned = await planManifest(client, waveDesired(projects, families), run.scope, run.planSettings(), io);
+				const plan = (some, known) => planManifest(client, waveDesired(some, families), run.scope, {
+					...run.planSettings(),
+					known
+				}, io);
+				if (families === void 0) return plan(projects, void 0);
+				const keep = new Set(projects);
+				const first = await plan(projects, { families: run.current.families.filter((family) => keep.has(family.project) && !families.has(familyKey(family.project, family.family))) });
+				const unsettled = new Set([...first.plan.changes, ...first.plan.reorders].map((item) => item.project));
+				if (unsettled.size === 0) return first;
+				const again = await plan([...unsettled], void 0);
 				return {
-					plan: planned.plan,
-					current: planned.current
+					plan: again.plan,
+					current: { families: [...first.current.families.filter((family) => !unsettled.has(family.project)), ...again.current.families] }
 				};
 			},
 			async applyWave(plan, current, journalPath) {

@@ -4,6 +4,7 @@
 
 import { type ApiClient, listProjects } from "../api/index.js";
 import type { PcsyncError } from "../errors.js";
+import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
@@ -48,6 +49,11 @@ export interface ReadAndPlanOptions {
    * on into the plan unchanged. A part with errors is given too; the plan will not be made then.
    */
   onProjectPlanned?: ((part: Readonly<ProjectPlan>, desired: readonly DesiredFamily[]) => void) | undefined;
+  /**
+   * Lists this run read earlier, used as they are instead of read again (a rollout's re-read of a
+   * wave: the lists of the families it did not change, which only tell which records are theirs).
+   */
+  known?: CurrentState | undefined;
 }
 
 export interface ReadAndPlanResult extends PlanResult {
@@ -122,19 +128,40 @@ export async function readAndPlanProjects(
   desired: DesiredState,
   options: ReadAndPlanOptions,
 ): Promise<ReadAndPlanResult> {
-  const refs = listsToPlan(desired);
+  const needed = listsToPlan(desired);
+  const knownLists = new Map(
+    (options.known?.families ?? []).map((family) => [familyKey(family.project, family.family), family]),
+  );
+  const given: CurrentFamily[] = [];
+  const refs = needed.filter((ref) => {
+    const known = knownLists.get(familyKey(ref.project, ref.family));
+    if (known !== undefined) given.push(known);
+    return known === undefined;
+  });
   const planOptions: PlanOptions = { owner: desired.owner?.name, ...options.plan };
   // Each project is planned from its own desired families: grouped once, not scanned per project.
   const desiredByProject = groupBy(desired.families, (family) => family.project);
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
   const lists = new Map<string, CurrentFamily[]>();
+  for (const family of given) lists.set(family.project, [...(lists.get(family.project) ?? []), family]);
   const parts = new Map<string, ProjectPlan>();
   let planningMs = 0;
   let listsDone = 0;
   let projectsDone = 0;
+  const planned = (project: string) => {
+    const started = performance.now();
+    const projectDesired = desiredByProject.get(project) ?? [];
+    const part = planProject(project, projectDesired, lists.get(project) ?? [], planOptions);
+    parts.set(project, part);
+    planningMs += performance.now() - started;
+    projectsDone += 1;
+    options.onProjectPlanned?.(part, projectDesired);
+  };
+  // A project whose every list is known is planned at once.
+  for (const project of lists.keys()) if (!outstanding.has(project)) planned(project);
 
-  const families = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
+  const read = await mapConcurrent(refs, options.concurrency, async (ref): Promise<CurrentFamily> => {
     const records = await readFamily(client, ref).catch(async (error: unknown) => {
       if (!isMissingList(error, ref)) throw error;
       // The project's own key (file:line), where the user would fix the id.
@@ -148,22 +175,14 @@ export async function readAndPlanProjects(
     lists.set(ref.project, projectLists);
     const left = (outstanding.get(ref.project) ?? 1) - 1;
     outstanding.set(ref.project, left);
-    if (left === 0) {
-      const started = performance.now();
-      const projectDesired = desiredByProject.get(ref.project) ?? [];
-      const part = planProject(ref.project, projectDesired, projectLists, planOptions);
-      parts.set(ref.project, part);
-      planningMs += performance.now() - started;
-      projectsDone += 1;
-      options.onProjectPlanned?.(part, projectDesired);
-    }
+    if (left === 0) planned(ref.project);
     options.onProgress?.({ listsDone, lists: refs.length, projectsDone, projects: outstanding.size });
     return family;
   });
 
   const started = performance.now();
   // Every project is planned already: the one entry point joins them into the plan.
-  const current: CurrentState = { families };
+  const current: CurrentState = { families: [...given, ...read] };
   const result = computePlan(
     desired,
     current,

@@ -1,6 +1,6 @@
 // A progressive rollout: the plan's projects written wave by wave, each wave re-read until it is
-// seen as planned, baked, then judged by the health gate; the next wave starts only after a healthy
-// one. A failed wave halts the rollout and, with `on_failure: rollback`, every wave applied so far
+// seen as planned and baked (the bake counts from the writes, the re-read within it), then judged
+// by the health gate; the next wave starts only after a healthy one. A failed wave halts the rollout and, with `on_failure: rollback`, every wave applied so far
 // is rolled back through its journal, newest first. Every step is in the rollout journal before it
 // is taken, so a run killed anywhere and applied again finishes what was started.
 
@@ -109,6 +109,8 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
         if (report.interrupted || report.failed > 0 || report.unknown > 0)
           return { result: "stopped", wave: wave.name, report, reports };
       }
+      // The bake counts from the writes: the re-read below is part of it, not before it.
+      const wroteAt = parts.now();
       const seen = await parts.planProjects(
         wave.projects,
         resumedWave || changed.size === 0 ? undefined : changed,
@@ -117,7 +119,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
       current = seen.current;
-      await journal.append({ kind: "wave_written", wave: index, at: iso(parts.now()) }, parts.cwd);
+      await journal.append({ kind: "wave_written", wave: index, at: iso(wroteAt) }, parts.cwd);
     }
     const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
 

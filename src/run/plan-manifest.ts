@@ -33,6 +33,8 @@ export interface PlanSettings {
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
   /** How far the read has come (the CLI's progress line). */
   onProgress?: ((counts: ReadProgressCounts) => void) | undefined;
+  /** Lists this run read earlier, not read again (see ReadAndPlanOptions.known). */
+  known?: CurrentState | undefined;
 }
 
 export interface PlannedManifest {
@@ -134,6 +136,7 @@ export async function planManifest(
     onProjectPlanned: settings.onProjectPlanned,
     plan: { ...settings.plan, owner: resolved.owner?.name },
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
+    known: settings.known,
   });
   warnUnmatchedNames(settings.plan, resolved, planned.current, io);
   return { ...planned, desired: resolved };

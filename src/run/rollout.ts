@@ -195,14 +195,32 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
     async planProjects(projects, families) {
       // The lists the planner needs for these families (the overlap of lists included) are its to
       // choose: only the manifest's blocks are narrowed.
-      const planned = await planManifest(
-        client,
-        waveDesired(projects, families),
-        run.scope,
-        run.planSettings(),
-        io,
-      );
-      return { plan: planned.plan, current: planned.current };
+      const plan = (some: readonly string[], known: CurrentState | undefined) =>
+        planManifest(client, waveDesired(some, families), run.scope, { ...run.planSettings(), known }, io);
+      if (families === undefined) return plan(projects, undefined);
+      // The lists of the families the wave did not change only tell which records of a list are
+      // another family's (the overlap): those read at the start serve. A project they leave with
+      // work (a record of that family created since looks like one to prune) is read whole again,
+      // so that no change in them is missed or made up.
+      const keep = new Set(projects);
+      const known = {
+        families: run.current.families.filter(
+          (family) => keep.has(family.project) && !families.has(familyKey(family.project, family.family)),
+        ),
+      };
+      const first = await plan(projects, known);
+      const unsettled = new Set([...first.plan.changes, ...first.plan.reorders].map((item) => item.project));
+      if (unsettled.size === 0) return first;
+      const again = await plan([...unsettled], undefined);
+      return {
+        plan: again.plan,
+        current: {
+          families: [
+            ...first.current.families.filter((family) => !unsettled.has(family.project)),
+            ...again.current.families,
+          ],
+        },
+      };
     },
     async applyWave(plan: Plan, current: CurrentState, journalPath: string) {
       const report = await run.applyJournaled(plan, current, {

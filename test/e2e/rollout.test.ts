@@ -181,6 +181,73 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
   }, 90_000);
 });
 
+describe("a wave's re-read on posthog-2024, where plugin_configs also lists frontend apps", () => {
+  it("is not fooled by a frontend app created during the rollout: the wave is seen as planned, nothing is pruned", async ({
+    onTestFinished,
+  }) => {
+    // The re-read reads the families the wave changed; the frontend apps' list read at the start
+    // tells which of plugin_configs' records are theirs. A frontend app made since looks like a
+    // plugin config to prune, until its project is read whole again.
+    const server = await openServer(onTestFinished, "posthog-2024");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const geoip = ["        - name: GeoIP", "          plugin: 1", "          description: v7"];
+    const file = await write(
+      "pcsync.yaml",
+      manifest(
+        "version: 1",
+        ...WAVES,
+        "  bake: 2s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 0",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs:",
+        ...geoip,
+        "        - name: Property Filter",
+        "          plugin: 2",
+        "        - name: Legacy S3",
+        "          plugin: 5",
+        ...["2", "3"].flatMap((project) => [
+          `  "${project}":`,
+          "    plugin_configs:",
+          "      prune: true",
+          "      configs:",
+          ...geoip,
+        ]),
+      ),
+    );
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    for (let waited = 0; !run.soFar().stderr.includes("baking") && waited < 30_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const made = await server.call("POST", "/api/projects/1/pipeline_frontend_apps_configs/", {
+      plugin: 40,
+      name: "Made During The Rollout",
+      order: 9,
+      enabled: true,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    server.emulator.resetRequestLog();
+    const applied = await run.done;
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain("Rollout complete");
+    // Project 1's frontend list was read again for it alone; project 3's was not.
+    const frontendReads = server.emulator.requestLog.filter(
+      (entry) => entry.method === "GET" && entry.path.includes("/pipeline_frontend_apps_configs/"),
+    );
+    expect(frontendReads.map((entry) => entry.path.split("/")[3])).toEqual(["1"]);
+    expect(await geoipDescriptions(server)).toEqual(["v7", "v7", "v7"]);
+    const frontend = await server.list(1, "pipeline_frontend_apps_configs");
+    expect(frontend.map((record) => record.name)).toContain("Made During The Rollout");
+  }, 90_000);
+});
+
 /** A webhook receiver on port 0: the events it was sent, in order. */
 async function webhookReceiver(onFinished: (done: () => Promise<void>) => void) {
   const events: { event: string; rollout?: { wave: string } }[] = [];

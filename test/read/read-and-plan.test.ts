@@ -44,4 +44,26 @@ describe("readAndPlanProjects (projects planned as their lists arrive)", () => {
     const projectCounts = progress.map((counts) => counts.projectsDone);
     expect(projectCounts).toEqual([...projectCounts].sort((a, b) => a - b));
   });
+
+  it("plans with lists it is given as it would with those lists read, and reads only the others", async () => {
+    const loaded = await loadManifests(["examples"], { env: {}, cwd: process.cwd() });
+    const desired = loaded.value;
+    if (!desired) throw new Error(JSON.stringify(loaded.errors));
+    const refs = listsToPlan(desired);
+    const current = await readCurrentState(client, refs, { concurrency: 3 });
+    // Every other list is given (a project may then have every list given: planned at once).
+    const known = { families: current.families.filter((_, index) => index % 2 === 1) };
+    emulator.resetRequestLog();
+    const result = await readAndPlanProjects(client, desired, { concurrency: 3, known });
+    const read = emulator.requestLog.map((entry) => entry.path.split("?")[0]);
+    expect(read.length).toBe(refs.length - known.families.length);
+    for (const family of known.families)
+      expect(read).not.toContain(`/api/projects/${family.project}/${family.family}/`);
+    expect(result.plan).toEqual(computePlan(desired, current).plan);
+    const byKey = (state: typeof current) =>
+      [...state.families].sort((a, b) =>
+        `${a.project}/${a.family}`.localeCompare(`${b.project}/${b.family}`),
+      );
+    expect(byKey(result.current)).toEqual(byKey(current));
+  });
 });

@@ -1,0 +1,150 @@
+// The rollout's steps in time, on a clock of its own: the bake counts from a wave's writes (the
+// re-read that proves the wave is part of it), the gate judges from the writes, and a wave whose
+// re-read outlasts its bake is judged at once, never before it was seen as planned.
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ApplyReport } from "../../src/apply/types.js";
+import type { CurrentState, Plan, PlanRollout } from "../../src/plan/types.js";
+import type { WaveToJudge } from "../../src/rollout/health-gate.js";
+import { RolloutJournal, readRolloutJournal } from "../../src/rollout/rollout-journal.js";
+import { type RolloutParts, runRollout } from "../../src/rollout/run-rollout.js";
+
+const ROLLOUT: PlanRollout = {
+  waves: [
+    { name: "canary", projects: ["1"] },
+    { name: "rest", projects: ["2"] },
+  ],
+  bakeSeconds: 2,
+  health: { logs: { maxErrorRatio: 0.05, minEntries: 0, allowUnknown: false } },
+  failureBudget: 0,
+  onFailure: "rollback",
+};
+
+function planOf(projects: readonly string[]): Plan {
+  return {
+    format: "pcsync-plan",
+    version: 2,
+    summary: { create: 0, update: projects.length, delete: 0, reorder: 0 },
+    changes: projects.map((project) => ({
+      action: "update" as const,
+      project,
+      family: "plugin_configs" as const,
+      name: "GeoIP",
+      id: Number(project),
+      fields: { description: { from: null, to: "v2" } },
+      source: "pcsync.yaml:5",
+    })),
+    reorders: [],
+    families: [],
+    fingerprints: {},
+    guards: [],
+  };
+}
+
+const EMPTY: CurrentState = { families: [] };
+const DONE: ApplyReport = {
+  outcomes: [],
+  done: 1,
+  failed: 0,
+  skipped: 0,
+  unknown: 0,
+  unchecked: 0,
+  interrupted: false,
+};
+
+/** A rollout whose writes take `writeMs` and whose re-read takes `rereadMs` of a fake clock. */
+async function runTimed(writeMs: number, rereadMs: number) {
+  const cwd = await mkdtemp(join(tmpdir(), "pcsync-run-rollout-"));
+  try {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const events: string[] = [];
+    const judged: WaveToJudge[] = [];
+    const journal = await RolloutJournal.start(cwd, undefined, {
+      kind: "rollout",
+      version: 1,
+      server: "http://service",
+      digest: "d",
+      startedAt: new Date(clock).toISOString(),
+      rollout: ROLLOUT,
+      targets: [],
+    });
+    const at = () => `${(clock - Date.parse("2026-01-01T00:00:00Z")) / 1000}s`;
+    const parts: RolloutParts = {
+      journal,
+      cwd,
+      planWave: (projects) => ({ plan: planOf(projects), current: EMPTY }),
+      async planProjects(projects) {
+        events.push(`${at()} re-read ${projects.join(",")}`);
+        clock += rereadMs;
+        return { plan: planOf([]), current: EMPTY };
+      },
+      async applyWave(_plan, _current, path) {
+        events.push(`${at()} write ${path}`);
+        clock += writeMs;
+        return DONE;
+      },
+      newJournalPath: (label) => label,
+      rollbackJournal: async () => ({ complete: true, summary: "" }),
+      gate: {
+        signal: "logs",
+        async judge(wave) {
+          events.push(
+            `${at()} judge ${wave.wave} since ${(wave.since.getTime() - Date.parse("2026-01-01T00:00:00Z")) / 1000}s`,
+          );
+          judged.push(wave);
+          return wave.projects.map(({ project }) => ({
+            project,
+            status: "pass" as const,
+            passed: true,
+            figures: {},
+            summary: "passes",
+          }));
+        },
+      },
+      signal: new AbortController().signal,
+      async sleep(ms) {
+        events.push(`${at()} bake ${ms / 1000}s`);
+        clock += ms;
+      },
+      now: () => new Date(clock),
+      say: () => undefined,
+      onEvent: () => undefined,
+    };
+    const outcome = await runRollout(ROLLOUT, parts);
+    const state = await readRolloutJournal(cwd, journal.path);
+    return { outcome, events, judged, state };
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+describe("a wave's bake", () => {
+  it("counts from the writes: the re-read is within it, and the gate judges from the writes", async () => {
+    const { outcome, events, state } = await runTimed(300, 500);
+    expect(outcome.result).toBe("complete");
+    expect(events).toEqual([
+      "0s write wave-1",
+      "0.3s re-read 1",
+      "0.8s bake 1.5s",
+      "2.3s judge canary since 0.3s",
+      "2.3s write wave-2",
+      "2.6s re-read 2",
+      "3.1s bake 1.5s",
+      "4.6s judge rest since 2.6s",
+    ]);
+    // The journal says when the writes ended, which a resumed run bakes from.
+    expect(state.waves.map((wave) => wave.writtenAt?.toISOString())).toEqual([
+      "2026-01-01T00:00:00.300Z",
+      "2026-01-01T00:00:02.600Z",
+    ]);
+  });
+
+  it("that the re-read outlasts is not waited for again: the wave is judged once it is seen as planned", async () => {
+    const { events } = await runTimed(100, 2500);
+    expect(events.slice(0, 3)).toEqual(["0s write wave-1", "0.1s re-read 1", "2.6s judge canary since 0.1s"]);
+    expect(events.some((event) => event.includes("bake"))).toBe(false);
+  });
+});
