@@ -81,6 +81,7 @@ const rolloutStep = {
     manifest: manifestIndex,
     failing: fc.boolean(),
     onFailure: fc.constantFrom("rollback" as const, "halt" as const),
+    meddle: fc.option(fc.constantFrom(PC, FE), { nil: undefined }),
   }),
 };
 
@@ -342,6 +343,37 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout", manifest: 0, failing: true, onFailure: "rollback" },
       { kind: "rollout", manifest: 0, failing: true, onFailure: "halt" },
       { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" },
+    ],
+  },
+  {
+    seam: "a rollout's re-read, with a record another actor made during its first wave in a pruned family's project",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }], { prune: true }) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }], { prune: true }) },
+      ),
+      manifest(
+        null,
+        {
+          [PC]: family(
+            [
+              { name: "cfg-001", enabled: true, description: "y" },
+              { name: "cfg-002", enabled: true, description: "y" },
+            ],
+            { prune: true },
+          ),
+        },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "y" }], { prune: true }) },
+      ),
+    ],
+    steps: [
+      { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback", meddle: FE },
+      // The actor creates cfg-002 in project 1 (the last wave, by the hash), which the rollout is about
+      // to create there.
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", meddle: PC },
     ],
   },
 ];

@@ -62,7 +62,14 @@ export type Step =
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
   | { kind: "second-owner"; race: boolean }
   | { kind: "export-plan"; templates: boolean }
-  | { kind: "rollout"; manifest: number; failing: boolean; onFailure: "rollback" | "halt" };
+  | {
+      kind: "rollout";
+      manifest: number;
+      failing: boolean;
+      onFailure: "rollback" | "halt";
+      /** Another actor creates a record of this family in the last wave's project during the first wave. */
+      meddle?: FamilyName | undefined;
+    };
 
 /** One step in words, for the transcript a failure prints. */
 export function describeStep(step: Step): string {
@@ -96,7 +103,7 @@ export function describeStep(step: Step): string {
     case "export-plan":
       return `export --project 1 --project 2${step.templates ? " --templates" : ""} -o; plan -f the export --detailed-exitcode`;
     case "rollout":
-      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}`;
+      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}`;
   }
 }
 
@@ -396,7 +403,7 @@ export class World {
       case "export-plan":
         return this.exportAndPlan(step.templates);
       case "rollout":
-        return this.rollout(this.manifest(step.manifest), step.failing, step.onFailure);
+        return this.rollout(this.manifest(step.manifest), step.failing, step.onFailure, step.meddle);
     }
   }
 
@@ -613,11 +620,15 @@ export class World {
    * its plugin configs logging only errors after a change when `failing`. After a halt no project
    * of a later wave was written; after a rollback the records are as before the rollout; after a
    * complete one, a second apply writes nothing. Its journals stay out of the rollback step's list.
+   * With `meddle`, another actor creates a record in the last wave's project at the rollout's first
+   * write (after the run read the state): the rollout never deletes it, and ends complete, halted,
+   * or stopped with "still differ from the manifest" (exit 1), never otherwise.
    */
   private async rollout(
     model: ManifestModel,
     failing: boolean,
     onFailure: "rollback" | "halt",
+    meddle?: FamilyName,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(
@@ -643,6 +654,16 @@ export class World {
         ?.waves ?? [];
     if (failing) this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
     const before = this.snapshot();
+    const lastProject = waves.filter((wave) => wave.projects.length > 0).at(-1)?.projects[0] as
+      | ProjectId
+      | undefined;
+    let made: Promise<number | undefined> | undefined;
+    if (meddle !== undefined && lastProject !== undefined)
+      this.onWrite = () => {
+        this.onWrite = undefined;
+        const wanted = model.projects[lastProject]?.[meddle]?.configs.map((config) => config.name) ?? [];
+        made = this.createFree(lastProject, meddle, before, wanted);
+      };
     let applied: Run;
     try {
       applied = await this.pcsync([
@@ -654,10 +675,29 @@ export class World {
         this.path("rollout.jsonl"),
       ]);
     } finally {
+      this.onWrite = undefined;
       this.emulator.setFaults({});
     }
-    const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const output = `${applied.stdout}${applied.stderr}`;
+    const madeId = await made;
+    if (madeId !== undefined) {
+      const record = this.snapshot().records.find((entry) => entry.id === madeId);
+      if (record === undefined || record.deleted)
+        this.broken(
+          "a rollout never deletes a record another actor made while it ran",
+          `record ${madeId} (${meddle} in project ${lastProject}) is gone after the rollout:\n${output}`,
+        );
+      const stopped = applied.code === 1 && /still differ from the manifest/.test(applied.stderr);
+      if (applied.code !== 0 && applied.code !== 4 && !stopped)
+        this.broken(
+          "a rollout that another actor writes beside ends complete, halted, or stopped before its next wave",
+          `exit ${applied.code}:\n${output}`,
+        );
+      this.checkNoDuplicates(this.snapshot());
+      // The checks below hold a run to the state before it, which the actor changed: not here.
+      return;
+    }
+    const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const halted = /Rollout halted in wave "([^"]+)"/.exec(applied.stdout)?.[1];
     if (applied.code === 4 && halted !== undefined) {
       const haltedAt = waves.findIndex((wave) => wave.name === halted);
@@ -807,6 +847,41 @@ export class World {
     }
     await this.http("PATCH", path, body);
     this.checkAfter(data);
+  }
+
+  /**
+   * Another actor creates, over HTTP, a record of a name no live record of the family holds in
+   * `data`; its id, or undefined when every name is taken.
+   */
+  private async createFree(
+    project: ProjectId,
+    family: FamilyName,
+    data: EmulatorData,
+    prefer: readonly string[],
+  ): Promise<number | undefined> {
+    const taken = new Set(
+      this.liveRecords(data)
+        .filter((record) => String(record.project) === project && record.family === family)
+        .map((record) => identity(this.shownName(data, record) ?? "")),
+    );
+    // A name the rollout is about to create there, when there is one: the closest call.
+    const names = [...prefer, ...Object.keys(NAME_PLUGINS[family])];
+    const name = names.find(
+      (candidate) => !taken.has(identity(candidate)) && candidate in NAME_PLUGINS[family],
+    );
+    if (name === undefined) return undefined;
+    this.transcript.push(
+      `    (during the rollout) another actor creates ${JSON.stringify(name)} in project ${project} ${family}`,
+    );
+    const response = await fetch(`${this.emulator.url}/api/projects/${project}/${family}/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, plugin: NAME_PLUGINS[family][name], order: 40, enabled: true }),
+    });
+    const body = (await response.json()) as { id?: number };
+    if (response.status !== 201 || typeof body.id !== "number")
+      throw new Error(`POST during the rollout: ${response.status} ${JSON.stringify(body)}`);
+    return body.id;
   }
 
   /** Another actor creates a record of a name no live record of that family holds. */
