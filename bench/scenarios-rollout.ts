@@ -16,6 +16,8 @@ const CLI = process.env.PCSYNC_BENCH_CLI ?? fileURLToPath(new URL("../src/cli/ma
 const PROJECTS = 1000;
 const BAKE_SECONDS = 2;
 const WAVES = 3;
+/** Plain apply and rollout, run this many times each, alternating. */
+const PAIRS = 3;
 
 interface TimedRun {
   code: number | null;
@@ -158,19 +160,33 @@ export const ROLLOUT_SCENARIOS: readonly Scenario[] = [
           manifestText((project) => (project === 1 ? "v3" : "v3 BROKEN"), rolloutBlock(SECOND_WAVE)),
         );
 
-        const plainRun = await withEmulator(settings, false, async (emulator) => {
-          const result = await run(["apply", "-f", plain, "--auto-approve"], directory, emulator.url);
-          expectCode(result, 0, "the plain apply");
-          return { ...result, requests: (await emulator.requestLog()).length };
-        });
-        const rolloutRun = await withEmulator(settings, false, async (emulator) => {
-          const result = await run(["apply", "-f", change, "--auto-approve"], directory, emulator.url);
-          expectCode(result, 0, "the rollout");
-          const requests = (await emulator.requestLog()).length;
-          const again = await run(["plan", "-f", plain, "--detailed-exitcode"], directory, emulator.url);
-          expectCode(again, 0, "the plan after the rollout");
-          return { ...result, requests };
-        });
+        const plainApply = () =>
+          withEmulator(settings, false, async (emulator) => {
+            const result = await run(["apply", "-f", plain, "--auto-approve"], directory, emulator.url);
+            expectCode(result, 0, "the plain apply");
+            return { ...result, requests: (await emulator.requestLog()).length };
+          });
+        const rollout = () =>
+          withEmulator(settings, false, async (emulator) => {
+            const result = await run(["apply", "-f", change, "--auto-approve"], directory, emulator.url);
+            expectCode(result, 0, "the rollout");
+            const requests = (await emulator.requestLog()).length;
+            const again = await run(["plan", "-f", plain, "--detailed-exitcode"], directory, emulator.url);
+            expectCode(again, 0, "the plan after the rollout");
+            return { ...result, requests };
+          });
+        // Pairs, each a plain apply then the rollout; the fastest of each kind is compared (on a
+        // shared machine, the least disturbed run is the one closest to the code's own cost).
+        const plainRuns: Awaited<ReturnType<typeof plainApply>>[] = [];
+        const rolloutRuns: Awaited<ReturnType<typeof rollout>>[] = [];
+        for (let pair = 0; pair < PAIRS; pair += 1) {
+          plainRuns.push(await plainApply());
+          rolloutRuns.push(await rollout());
+        }
+        const fastest = <T extends { wallMs: number }>(runs: T[]): T =>
+          runs.reduce((best, next) => (next.wallMs < best.wallMs ? next : best));
+        const plainRun = fastest(plainRuns);
+        const rolloutRun = fastest(rolloutRuns);
         const bakesMs = WAVES * BAKE_SECONDS * 1000;
         const overhead = (rolloutRun.wallMs - bakesMs) / plainRun.wallMs - 1;
 
@@ -198,8 +214,14 @@ export const ROLLOUT_SCENARIOS: readonly Scenario[] = [
         });
 
         const rows: Row[] = [
-          { metric: "plain apply of the change (one wave)", value: ms(plainRun.wallMs) },
-          { metric: `rollout of the change (${WAVES} waves)`, value: ms(rolloutRun.wallMs) },
+          {
+            metric: `plain apply of the change (one wave; fastest of ${PAIRS})`,
+            value: ms(plainRun.wallMs),
+          },
+          {
+            metric: `rollout of the change (${WAVES} waves; fastest of ${PAIRS})`,
+            value: ms(rolloutRun.wallMs),
+          },
           { metric: "the bakes in it", value: ms(bakesMs) },
           {
             metric: "requests: plain apply / rollout",
