@@ -18,15 +18,13 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
-  createClientFromFlags,
   parsePositiveInt,
   parsePositiveNumber,
 } from "../connection.js";
 import {
+  actOnConfigRecord,
   addTargetOptions,
   describeRecord,
-  explainRefusal,
-  findConfigRecord,
   readTarget,
   type Target,
   type TargetFlags,
@@ -154,14 +152,11 @@ Examples:
   );
   command.action(async (flags: LogsFlags) => {
     const settings = parseLogsFlags(flags, Date.now());
-    const client = await createClientFromFlags(flags, io);
-    try {
-      const { target } = settings;
-      // Both families are searched so that a frontend app named here gets a clear answer.
-      const { record, family } = await findConfigRecord(client, target, [
-        "plugin_configs",
-        "pipeline_frontend_apps_configs",
-      ]);
+    const { target } = settings;
+    // Both families are searched so that a frontend app named here gets a clear answer.
+    const searched = ["plugin_configs", "pipeline_frontend_apps_configs"] as const;
+    await actOnConfigRecord(target, searched, { flags, io, action: "logs" }, async (client, found) => {
+      const { record, family } = found;
       if (!getFamily(family).hasLogs) {
         throw new InputError(
           "usage",
@@ -198,11 +193,7 @@ Examples:
         const warning = cursor.takeWarning();
         if (warning !== undefined) io.stderr.write(`warning: ${warning}\n`);
       });
-    } catch (error) {
-      throw explainRefusal(error, "logs");
-    } finally {
-      await client.close();
-    }
+    });
   });
   program.addCommand(command);
 };
