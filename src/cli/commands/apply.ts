@@ -35,7 +35,7 @@ import {
   type ScopeFlags,
   scopeOf,
 } from "../scope-options.js";
-import { collect, formatOption, parseFormat } from "../shared-options.js";
+import { collect, formatOption, type OutputFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
@@ -45,7 +45,7 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   dryRun?: boolean;
   force?: boolean;
   autoApprove?: boolean;
-  format?: string;
+  format: OutputFormat;
   webhook?: string[];
   metricsFile?: string;
   webhookSecretFile?: string;
@@ -180,7 +180,7 @@ Examples:
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     if (flags.resume && flags.plan === undefined)
       throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");

@@ -35,7 +35,6 @@ import {
   addDeprecatedAlias,
   collect,
   formatOption,
-  parseFormat,
   TEXT_OR_JSON,
   type TextOrJson,
 } from "../shared-options.js";
@@ -49,7 +48,7 @@ interface LogsFlags extends ConnectionFlags, TargetFlags {
   limit: string;
   follow?: boolean;
   interval: string;
-  format: string;
+  format: TextOrJson;
 }
 
 interface LogsSettings {
@@ -93,7 +92,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
     ...(since ? { after: since } : {}),
     ...(until ? { before: until } : {}),
   };
-  const format = parseFormat(flags.format, TEXT_OR_JSON);
+  const { format } = flags;
   return {
     target,
     query,

@@ -24,7 +24,7 @@ import {
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
-import { formatOption, outOption, parseFormat } from "../shared-options.js";
+import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
@@ -32,7 +32,7 @@ interface RollbackFlags extends ConnectionFlags {
   dryRun?: boolean;
   autoApprove?: boolean;
   force?: boolean;
-  format?: string;
+  format: OutputFormat;
   out?: string;
 }
 
@@ -101,7 +101,7 @@ Examples:
   $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
   );
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
     if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
       throw new RunError("approval_required", { command: "rollback" });
