@@ -3,6 +3,8 @@
 
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
+import { RunError } from "../apply/run-error.js";
+import type { InterruptWatch } from "./interrupt.js";
 
 /** Whether apply asks before writing: only with a terminal on stdin. */
 export function canAsk(stdin: { isTTY?: boolean } | undefined): stdin is Readable & { isTTY?: boolean } {
@@ -33,8 +35,24 @@ export async function askForYes(stdin: Readable, stderr: Writable, question: str
   }
 }
 
-/** `Apply 3 changes? (yes/no) ` */
-export function applyQuestion(changes: number, server: string): string {
-  const what = changes === 1 ? "1 change" : `${changes} changes`;
-  return `\npcsync will make the changes above on ${server}. Only "yes" goes ahead.\nApply ${what}? (yes/no) `;
+/**
+ * After the plan was shown, asks `Apply 3 changes? (yes/no) ` (or `Roll back with ...`) and throws
+ * apply_cancelled unless the answer is yes. A Ctrl-C at the question cancels as any other answer
+ * does, with `cancelled` as its line (exit 130, as for a signal before any write).
+ */
+export async function confirmChanges(
+  io: { stdin: Readable; stderr: Writable },
+  interrupts: Pick<InterruptWatch, "setStopMessage">,
+  ask: { verb: "Apply" | "Roll back with"; changes: number; server: string; cancelled: string },
+): Promise<void> {
+  const what = ask.changes === 1 ? "1 change" : `${ask.changes} changes`;
+  const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
+  interrupts.setStopMessage(`\npcsync: ${ask.cancelled}\n`);
+  let approved: boolean;
+  try {
+    approved = await askForYes(io.stdin, io.stderr, question);
+  } finally {
+    interrupts.setStopMessage(undefined);
+  }
+  if (!approved) throw new RunError("apply_cancelled", {});
 }

@@ -13,6 +13,8 @@ import type { FamilyName } from "../families.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { quoteServerText } from "../neutralise-server-text.js";
+import type { CliIo } from "./cli-io.js";
+import { type ConnectionFlags, createClientFromFlags } from "./connection.js";
 import { familyOption } from "./shared-options.js";
 
 export interface TargetFlags {
@@ -182,10 +184,30 @@ export function describeRecord(record: PluginConfigRecord): string {
   return record.name === null ? `config ${record.id}` : `${quoteServerText(record.name)} (id ${record.id})`;
 }
 
+/**
+ * Connects, finds the record `target` names (see findConfigRecord), and runs `act` on it; a refusal
+ * of the key is explained as one of `action` (explainRefusal). The client is closed at the end.
+ */
+export async function actOnConfigRecord(
+  target: Target,
+  searched: readonly FamilyName[],
+  run: { flags: ConnectionFlags; io: CliIo; action: string },
+  act: (client: ApiClient, found: FoundConfigRecord) => Promise<void>,
+): Promise<void> {
+  const client = await createClientFromFlags(run.flags, run.io);
+  try {
+    await act(client, await findConfigRecord(client, target, searched));
+  } catch (error) {
+    throw explainRefusal(error, run.action);
+  } finally {
+    await client.close();
+  }
+}
+
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
-export function explainRefusal(error: unknown, action: string): unknown {
+function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
     return new InputError("scoped_key_refused", { refusal: error, action: action }, { cause: error });
   }

@@ -42,21 +42,15 @@ const PLAN_REMEDY =
   "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
 
 /** The plan as a JSON document, refused if it would hold the API key. */
-function planDocument(plan: Plan, what: string, secrets: SecretRegistry): string {
+function planDocument(plan: Plan, what: string, secrets: SecretRegistry, remedy = PLAN_REMEDY): string {
   const text = serializePlan(plan);
-  refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), PLAN_REMEDY, secrets);
+  refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), remedy, secrets);
   return text;
 }
 
 /** Refuses, before anything is changed, a plan that `--format json` could not print. */
 export function checkPlanPrintableAsJson(plan: Plan, secrets: SecretRegistry): void {
-  refuseSecretIn(
-    serializePlan(plan),
-    "the JSON output",
-    () => locateSecretsInPlan(plan, secrets),
-    `${PLAN_REMEDY} Nothing was changed.`,
-    secrets,
-  );
+  planDocument(plan, "the JSON output", secrets, `${PLAN_REMEDY} Nothing was changed.`);
 }
 
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */

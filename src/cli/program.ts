@@ -13,49 +13,40 @@ import type { CommandRegistrar } from "./command-registrar.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
 
-interface CommandModule {
-  name: string;
-  load: () => Promise<CommandRegistrar>;
-}
-
 // One entry per command, in the order help lists them; each lives in commands/<name>.ts and is
 // imported only by a run that can reach it (undici, ajv, yaml... cost more than Node's own start).
 // demo runs pcsync itself: it is handed runCli.
-const COMMAND_MODULES: readonly CommandModule[] = [
-  { name: "validate", load: async () => (await import("./commands/validate.js")).registerValidateCommand },
-  { name: "plan", load: async () => (await import("./commands/plan.js")).registerPlanCommand },
-  { name: "apply", load: async () => (await import("./commands/apply.js")).registerApplyCommand },
-  { name: "watch", load: async () => (await import("./commands/watch.js")).registerWatchCommand },
-  { name: "rollback", load: async () => (await import("./commands/rollback.js")).registerRollbackCommand },
-  { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
-  { name: "show", load: async () => (await import("./commands/show.js")).registerShowCommand },
-  {
-    name: "demo",
-    load: async () => {
-      const { registerDemoCommand } = await import("./commands/demo.js");
-      return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
-    },
+const COMMAND_MODULES = {
+  validate: async () => (await import("./commands/validate.js")).registerValidateCommand,
+  plan: async () => (await import("./commands/plan.js")).registerPlanCommand,
+  apply: async () => (await import("./commands/apply.js")).registerApplyCommand,
+  watch: async () => (await import("./commands/watch.js")).registerWatchCommand,
+  rollback: async () => (await import("./commands/rollback.js")).registerRollbackCommand,
+  export: async () => (await import("./commands/export.js")).registerExportCommand,
+  show: async () => (await import("./commands/show.js")).registerShowCommand,
+  demo: async () => {
+    const { registerDemoCommand } = await import("./commands/demo.js");
+    return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
   },
-  { name: "serve", load: async () => (await import("./commands/serve.js")).registerServeCommand },
-  { name: "logs", load: async () => (await import("./commands/logs.js")).registerLogsCommand },
-  { name: "job", load: async () => (await import("./commands/job.js")).registerJobCommand },
-  { name: "frontend", load: async () => (await import("./commands/frontend.js")).registerFrontendCommand },
-  {
-    name: "completion",
-    load: async () => (await import("./commands/completion.js")).registerCompletionCommand,
-  },
-];
+  serve: async () => (await import("./commands/serve.js")).registerServeCommand,
+  logs: async () => (await import("./commands/logs.js")).registerLogsCommand,
+  job: async () => (await import("./commands/job.js")).registerJobCommand,
+  frontend: async () => (await import("./commands/frontend.js")).registerFrontendCommand,
+  completion: async () => (await import("./commands/completion.js")).registerCompletionCommand,
+} satisfies Record<string, () => Promise<CommandRegistrar>>;
+type CommandName = keyof typeof COMMAND_MODULES;
+const COMMAND_NAMES = Object.keys(COMMAND_MODULES) as CommandName[];
 
 // Each command's module once per instance of this module, so that every run through it uses the
 // same modules (and the same secret registry) even where the module registry is reset beneath it,
 // as the test suite's isolated in-process CLIs do between tests.
 const loadedCommands = new Map<string, Promise<CommandRegistrar>>();
 
-function loadCommand(module: CommandModule): Promise<CommandRegistrar> {
-  let registrar = loadedCommands.get(module.name);
+function loadCommand(name: CommandName): Promise<CommandRegistrar> {
+  let registrar = loadedCommands.get(name);
   if (registrar === undefined) {
-    registrar = module.load();
-    loadedCommands.set(module.name, registrar);
+    registrar = COMMAND_MODULES[name]();
+    loadedCommands.set(name, registrar);
   }
   return registrar;
 }
@@ -71,13 +62,12 @@ const WHOLE_PROGRAM_COMMANDS = new Set(["completion", "help"]);
  * (enablePositionalOptions), so a known command first means that command alone decides the output.
  * Anything else (help, a typo to suggest for, no command) gets them all, as it always did.
  */
-export function commandsReachedBy(argv: readonly string[] | undefined): readonly string[] {
-  const all = COMMAND_MODULES.map((module) => module.name);
+export function commandsReachedBy(argv: readonly string[] | undefined): readonly CommandName[] {
   const first = argv?.[0];
-  if (first === undefined) return all;
+  if (first === undefined) return COMMAND_NAMES;
   if (VERSION_FLAGS.has(first)) return [];
-  if (WHOLE_PROGRAM_COMMANDS.has(first) || !all.includes(first)) return all;
-  return [first];
+  if (WHOLE_PROGRAM_COMMANDS.has(first) || !Object.hasOwn(COMMAND_MODULES, first)) return COMMAND_NAMES;
+  return [first as CommandName];
 }
 
 /** Commands that change the service: when their output fails they still finish their writes. */
@@ -137,9 +127,7 @@ ${describeExitCodes(undefined)}`,
     if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
     if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
-  const reached = new Set(commandsReachedBy(argv));
-  const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));
-  const registrars = await Promise.all(modules.map(loadCommand));
+  const registrars = await Promise.all(commandsReachedBy(argv).map(loadCommand));
   for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
   for (const command of program.commands) {

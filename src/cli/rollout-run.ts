@@ -5,9 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
-import { InputError } from "../input-error.js";
 import type { DesiredState } from "../manifest/types.js";
-import { WEBHOOK_DEFAULTS, WebhookSender } from "../notify/webhook-sender.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutState } from "../rollout/rollout-journal.js";
@@ -18,7 +16,7 @@ import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags } from "./journal-run.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
-import { parseWebhooks, readWebhookSecret } from "./webhook-options.js";
+import { createWebhookSender, type WebhookFlags } from "./webhook-options.js";
 
 export interface RolloutRunFlags {
   client: ApiClient;
@@ -28,48 +26,10 @@ export interface RolloutRunFlags {
   rollout: PlanRollout;
   /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
   desired: DesiredState;
-  flags: ScopeFlags & ConnectionFlags & JournalFlags;
+  flags: ScopeFlags & ConnectionFlags & JournalFlags & WebhookFlags & { metricsFile?: string };
   io: CliIo;
   interrupts: InterruptWatch;
   inputs: readonly RunInput[];
-  webhooks?: WebhookSender;
-  metricsFile?: string;
-}
-
-/** `apply --metrics-file PATH`, for a rollout's metrics; nothing without the flag. */
-export function rolloutMetricsFile(flags: { metricsFile?: string }): { metricsFile?: string } {
-  return flags.metricsFile === undefined ? {} : { metricsFile: flags.metricsFile };
-}
-
-/** The webhooks of `apply --webhook`, for a rollout's events; none without the flag. */
-export async function rolloutWebhooks(
-  flags: { webhook?: string[]; webhookSecretFile?: string },
-  io: CliIo,
-): Promise<{ webhooks?: WebhookSender }> {
-  const urls = parseWebhooks(flags.webhook ?? [], io);
-  if (urls.length === 0) {
-    if (flags.webhookSecretFile !== undefined)
-      throw new InputError(
-        "usage",
-        "--webhook-secret-file signs the events of --webhook: give --webhook URL too",
-      );
-    return {};
-  }
-  const secret =
-    flags.webhookSecretFile === undefined
-      ? undefined
-      : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
-  return {
-    webhooks: new WebhookSender({
-      ...WEBHOOK_DEFAULTS,
-      urls,
-      format: "json",
-      secret,
-      secrets: io.secrets,
-      warn: (line) => io.stderr.write(`warning: ${line}\n`),
-      proxyEnvironment: io.env,
-    }),
-  };
 }
 
 /**
@@ -100,6 +60,10 @@ export function unfinishedRolloutOf(
  */
 export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   const { flags, io, interrupts } = run;
+  const webhooks = await createWebhookSender(flags, io, {
+    format: "json",
+    withoutUrl: "--webhook-secret-file signs the events of --webhook: give --webhook URL too",
+  });
   // A wave's projects are planned again from the narrowed manifest: --target/--exclude are not.
   const waveFlags = { ...flags, target: [], exclude: [] };
   const result = await runRolloutApply({
@@ -125,8 +89,8 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     io,
     interrupts,
     inputs: run.inputs,
-    webhooks: run.webhooks,
-    metricsFile: run.metricsFile,
+    webhooks,
+    metricsFile: flags.metricsFile,
   });
   tellOutcome(result.outcome, result.journalPath, io);
   throwUnlessComplete(result, interrupts.received);

@@ -16,7 +16,7 @@ import {
   safetyPlanOptions,
   targetOption,
 } from "./safety-options.js";
-import { collect, familyOption, parseFamily } from "./shared-options.js";
+import { collect, familyOption } from "./shared-options.js";
 
 export interface ScopeFlags extends SafetyFlags {
   /** --takeover: with `owner:`, configs may claim records another owner marked. */
@@ -69,8 +69,6 @@ export function maxDeletePercentOf(flags: ScopeFlags): number {
 
 /** The projects and families the flags narrow a run to. */
 export function scopeOf(flags: ScopeFlags): PlanScope {
-  // Parsed by the option already; checked again for callers that build the flags themselves.
-  for (const family of flags.family ?? []) parseFamily(family);
   return { project: flags.project, family: flags.family, shard: flags.shard };
 }
 

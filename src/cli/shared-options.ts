@@ -32,7 +32,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-export function parseFamily(value: string): FamilyName {
+function parseFamily(value: string): FamilyName {
   if (!isFamilyName(value)) throw unknownFamily(value);
   return value;
 }
@@ -60,26 +60,12 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export const TEXT_OR_JSON = ["text", "json"] as const satisfies readonly OutputFormat[];
 export type TextOrJson = (typeof TEXT_OR_JSON)[number];
 
-/** `--format`: one of `formats`, text by default. */
+/** `--format`: one of `formats` (checked by commander), text by default. */
 export function formatOption(
   description = "output format",
   formats: readonly OutputFormat[] = OUTPUT_FORMATS,
 ): Option {
   return new Option("--format <format>", description).choices(formats).default("text");
-}
-
-/** A --format value checked again, for callers that build the flags themselves. */
-export function parseFormat(value: string | undefined): OutputFormat;
-export function parseFormat<F extends OutputFormat>(value: string | undefined, formats: readonly F[]): F;
-export function parseFormat(
-  value: string | undefined,
-  formats: readonly OutputFormat[] = OUTPUT_FORMATS,
-): OutputFormat {
-  const format = value ?? "text";
-  if (!(formats as readonly string[]).includes(format)) {
-    throw new InputError("usage", `--format must be one of ${formats.join(", ")}, not "${format}"`);
-  }
-  return format as OutputFormat;
 }
 
 /** `-o, --out FILE`: every command that writes a file names it so. */

@@ -5,13 +5,48 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { isLoopbackHost } from "../api/index.js";
 import { InputError } from "../input-error.js";
-import { displayWebhook } from "../notify/webhook-sender.js";
+import type { WebhookFormat } from "../notify/webhook-payload.js";
+import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../notify/webhook-sender.js";
 import type { SecretRegistry } from "../redact.js";
 import { registerSecretWords } from "../run/credentials.js";
 import type { CliIo } from "./cli-io.js";
 
+export interface WebhookFlags {
+  webhook?: string[];
+  webhookSecretFile?: string;
+}
+
+/**
+ * The sender of --webhook's events, signed with the secret of --webhook-secret-file; undefined
+ * without a URL. `withoutUrl` is the refusal of a secret file given without one.
+ */
+export async function createWebhookSender(
+  flags: WebhookFlags,
+  io: CliIo,
+  options: { format: WebhookFormat; timeoutMs?: number; withoutUrl: string },
+): Promise<WebhookSender | undefined> {
+  const urls = parseWebhooks(flags.webhook ?? [], io);
+  const secretFile = flags.webhookSecretFile;
+  if (urls.length === 0) {
+    if (secretFile !== undefined) throw new InputError("usage", options.withoutUrl);
+    return undefined;
+  }
+  const secret =
+    secretFile === undefined ? undefined : await readWebhookSecret(secretFile, io.cwd, io.secrets);
+  return new WebhookSender({
+    ...WEBHOOK_DEFAULTS,
+    urls,
+    format: options.format,
+    secret,
+    timeoutMs: options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
+    secrets: io.secrets,
+    warn: (line) => io.stderr.write(`warning: ${line}\n`),
+    proxyEnvironment: io.env,
+  });
+}
+
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
-export function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
+function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
   return values.map((value) => {
     registerSecretWords(value, io.secrets);
     let url: URL;
@@ -35,7 +70,7 @@ export function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
   });
 }
 
-export async function readWebhookSecret(path: string, cwd: string, secrets: SecretRegistry): Promise<string> {
+async function readWebhookSecret(path: string, cwd: string, secrets: SecretRegistry): Promise<string> {
   let text: string;
   try {
     text = await readFile(resolve(cwd, path), "utf8");

@@ -2,11 +2,9 @@
 // with a report of exactly what was done.
 
 import { Command, Option } from "commander";
-import type { ApiClient } from "../../api/index.js";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { APPLY_CANCELLED, RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
-import type { Plan } from "../../plan/types.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
@@ -16,7 +14,7 @@ import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { applyQuestion, askForYes, canAsk } from "../confirm.js";
+import { canAsk, confirmChanges } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -37,7 +35,7 @@ import {
   type ScopeFlags,
   scopeOf,
 } from "../scope-options.js";
-import { collect, formatOption, parseFormat } from "../shared-options.js";
+import { collect, formatOption, type OutputFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
@@ -47,7 +45,7 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, Journal
   dryRun?: boolean;
   force?: boolean;
   autoApprove?: boolean;
-  format?: string;
+  format: OutputFormat;
   webhook?: string[];
   metricsFile?: string;
   webhookSecretFile?: string;
@@ -64,31 +62,6 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
       if (done === total) progress.finish();
     },
   };
-}
-
-/**
- * On a terminal, without --auto-approve: asks for `yes` after the plan was shown. A Ctrl-C at the
- * question cancels like any other answer but "yes" (exit 130, as for a signal before any write).
- */
-async function confirmPlan(
-  plan: Plan,
-  client: ApiClient,
-  io: CliIo & { stdin: NonNullable<CliIo["stdin"]> },
-  interrupts: InterruptWatch,
-): Promise<void> {
-  const { create, update, delete: deletes, reorder } = plan.summary;
-  interrupts.setStopMessage(`\npcsync: ${APPLY_CANCELLED}\n`);
-  let approved: boolean;
-  try {
-    approved = await askForYes(
-      io.stdin,
-      io.stderr,
-      applyQuestion(create + update + deletes + reorder, client.base.display),
-    );
-  } finally {
-    interrupts.setStopMessage(undefined);
-  }
-  if (!approved) throw new RunError("apply_cancelled", {});
 }
 
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
@@ -207,7 +180,7 @@ Examples:
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     if (flags.resume && flags.plan === undefined)
       throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
@@ -296,9 +269,16 @@ Examples:
             rolloutRun.checkGateCredentials(plan.rollout, flags, io);
             return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, flags, io)) !== undefined;
           },
+          // On a terminal, without --auto-approve: `yes` after the plan was shown.
           approve:
             asks && stdin !== undefined
-              ? (plan) => confirmPlan(plan, client, { ...io, stdin }, interrupts)
+              ? ({ summary }) =>
+                  confirmChanges({ stdin, stderr: io.stderr }, interrupts, {
+                    verb: "Apply",
+                    changes: summary.create + summary.update + summary.delete + summary.reorder,
+                    server: client.base.display,
+                    cancelled: APPLY_CANCELLED,
+                  })
               : undefined,
           apply: async (plan, state, rolledOut) =>
             plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
@@ -312,8 +292,6 @@ Examples:
                   io,
                   interrupts,
                   inputs,
-                  ...(await rolloutRun.rolloutWebhooks(flags, io)),
-                  ...rolloutRun.rolloutMetricsFile(flags),
                 })
               : applyJournaled(client, plan, state, {
                   flags,

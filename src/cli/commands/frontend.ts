@@ -4,14 +4,8 @@ import { Command } from "commander";
 import { getFrontend } from "../../api/index.js";
 import { neutraliseLines } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import {
-  addTargetOptions,
-  explainRefusal,
-  findConfigRecord,
-  readTarget,
-  type TargetFlags,
-} from "../find-config-record.js";
+import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
+import { actOnConfigRecord, addTargetOptions, readTarget, type TargetFlags } from "../find-config-record.js";
 
 export const registerFrontendCommand: CommandRegistrar = (program, io) => {
   const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");
@@ -27,13 +21,10 @@ Examples:
   );
   command.action(async (flags: TargetFlags & ConnectionFlags) => {
     const target = readTarget(flags);
-    const client = await createClientFromFlags(flags, io);
-    try {
-      // Frontend apps are that family's; posthog-2024 servers list them in plugin_configs as well.
-      const { record, family } = await findConfigRecord(client, target, [
-        "pipeline_frontend_apps_configs",
-        "plugin_configs",
-      ]);
+    // Frontend apps are that family's; posthog-2024 servers list them in plugin_configs as well.
+    const searched = ["pipeline_frontend_apps_configs", "plugin_configs"] as const;
+    const run = { flags, io, action: "frontend modules" };
+    await actOnConfigRecord(target, searched, run, async (client, { record, family }) => {
       const source = await getFrontend(client, target.project, family, record.id);
       // Byte for byte when redirected (a file, a pipe); a terminal, or the log of a GitHub Actions
       // job, gets it made safe (neutralise-server-text.ts), and a final newline for the prompt.
@@ -42,11 +33,7 @@ Examples:
       } else {
         io.stdout.write(source);
       }
-    } catch (error) {
-      throw explainRefusal(error, "frontend modules");
-    } finally {
-      await client.close();
-    }
+    });
   });
   program.addCommand(command);
 };

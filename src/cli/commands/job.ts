@@ -7,12 +7,11 @@ import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
+import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
 import {
+  actOnConfigRecord,
   addTargetOptions,
   describeRecord,
-  explainRefusal,
-  findConfigRecord,
   readTarget,
   requireFlag,
   type TargetFlags,
@@ -70,12 +69,9 @@ Examples:
     const { project } = target;
     const type = requireFlag(flags.job, "--job <name>", '--job "Export historical events"');
     const payload = parsePayload(flags.payload);
-    const client = await createClientFromFlags(flags, io);
-    try {
-      const { record, family } = await findConfigRecord(client, target, [
-        "plugin_configs",
-        "pipeline_frontend_apps_configs",
-      ]);
+    const searched = ["plugin_configs", "pipeline_frontend_apps_configs"] as const;
+    await actOnConfigRecord(target, searched, { flags, io, action: "jobs" }, async (client, found) => {
+      const { record, family } = found;
       await createJob(client, project, family, record.id, { type, payload });
       // Both profiles only queue the job (one returns the record, the other an empty body); its
       // outcome shows up in the config's logs.
@@ -96,11 +92,7 @@ Examples:
       if (getFamily(family).hasLogs) {
         io.stderr.write(`follow it with: pcsync logs --project ${project} --config ${record.id} --follow\n`);
       }
-    } catch (error) {
-      throw explainRefusal(error, "jobs");
-    } finally {
-      await client.close();
-    }
+    });
   });
   program.addCommand(command);
 };

@@ -18,15 +18,13 @@ import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
-  createClientFromFlags,
   parsePositiveInt,
   parsePositiveNumber,
 } from "../connection.js";
 import {
+  actOnConfigRecord,
   addTargetOptions,
   describeRecord,
-  explainRefusal,
-  findConfigRecord,
   readTarget,
   type Target,
   type TargetFlags,
@@ -37,7 +35,6 @@ import {
   addDeprecatedAlias,
   collect,
   formatOption,
-  parseFormat,
   TEXT_OR_JSON,
   type TextOrJson,
 } from "../shared-options.js";
@@ -51,7 +48,7 @@ interface LogsFlags extends ConnectionFlags, TargetFlags {
   limit: string;
   follow?: boolean;
   interval: string;
-  format: string;
+  format: TextOrJson;
 }
 
 interface LogsSettings {
@@ -95,7 +92,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
     ...(since ? { after: since } : {}),
     ...(until ? { before: until } : {}),
   };
-  const format = parseFormat(flags.format, TEXT_OR_JSON);
+  const { format } = flags;
   return {
     target,
     query,
@@ -154,14 +151,11 @@ Examples:
   );
   command.action(async (flags: LogsFlags) => {
     const settings = parseLogsFlags(flags, Date.now());
-    const client = await createClientFromFlags(flags, io);
-    try {
-      const { target } = settings;
-      // Both families are searched so that a frontend app named here gets a clear answer.
-      const { record, family } = await findConfigRecord(client, target, [
-        "plugin_configs",
-        "pipeline_frontend_apps_configs",
-      ]);
+    const { target } = settings;
+    // Both families are searched so that a frontend app named here gets a clear answer.
+    const searched = ["plugin_configs", "pipeline_frontend_apps_configs"] as const;
+    await actOnConfigRecord(target, searched, { flags, io, action: "logs" }, async (client, found) => {
+      const { record, family } = found;
       if (!getFamily(family).hasLogs) {
         throw new InputError(
           "usage",
@@ -198,11 +192,7 @@ Examples:
         const warning = cursor.takeWarning();
         if (warning !== undefined) io.stderr.write(`warning: ${warning}\n`);
       });
-    } catch (error) {
-      throw explainRefusal(error, "logs");
-    } finally {
-      await client.close();
-    }
+    });
   });
   program.addCommand(command);
 };

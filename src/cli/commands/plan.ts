@@ -13,12 +13,12 @@ import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } fro
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
-import { formatOption, outOption, parseFormat } from "../shared-options.js";
+import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   file: string[];
-  format?: string;
+  format: OutputFormat;
   out?: string;
   detailedExitcode?: boolean;
 }
@@ -44,7 +44,7 @@ Examples:
   $ pcsync plan --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME} in the manifest`,
   );
   command.action(async (flags: PlanFlags) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     const scope = scopeOf(flags);
     const desired = await loadScopedManifest(flags, scope, io);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.

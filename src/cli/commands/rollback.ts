@@ -8,13 +8,12 @@ import { describeStoredDescription, descriptionOwner } from "../../description-v
 import type { RunInput } from "../../files/output-target.js";
 import { InputError } from "../../input-error.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
-import type { RollbackState } from "../../journal/read-rollback-state.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
-import { type CliIo, useColour } from "../cli-io.js";
+import { useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { askForYes, canAsk } from "../confirm.js";
+import { canAsk, confirmChanges } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -25,7 +24,7 @@ import {
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
 import { applyJournaled, shellWord } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
-import { formatOption, outOption, parseFormat } from "../shared-options.js";
+import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
 interface RollbackFlags extends ConnectionFlags {
@@ -33,7 +32,7 @@ interface RollbackFlags extends ConnectionFlags {
   dryRun?: boolean;
   autoApprove?: boolean;
   force?: boolean;
-  format?: string;
+  format: OutputFormat;
   out?: string;
 }
 
@@ -75,29 +74,6 @@ function refuseRollback(outcome: Extract<RollbackOutcome, { result: "refused" }>
   throw new RefusedError("rollback_conflict", { journal, conflicts: describeConflicts(outcome.conflicts) });
 }
 
-/** Asks for `yes` on a terminal; Ctrl-C at the question cancels as any answer but "yes". */
-async function confirmRollback(
-  client: ApiClient,
-  shown: RollbackState,
-  io: CliIo & { stdin: NonNullable<CliIo["stdin"]> },
-  interrupts: InterruptWatch,
-): Promise<void> {
-  const { create, update, delete: deletes } = shown.plan.summary;
-  const count = create + update + deletes;
-  interrupts.setStopMessage("\npcsync: Rollback cancelled; nothing was changed.\n");
-  let approved: boolean;
-  try {
-    approved = await askForYes(
-      io.stdin,
-      io.stderr,
-      `\npcsync will make the changes above on ${client.base.display}. Only "yes" goes ahead.\nRoll back with ${count === 1 ? "1 change" : `${count} changes`}? (yes/no) `,
-    );
-  } finally {
-    interrupts.setStopMessage(undefined);
-  }
-  if (!approved) throw new RunError("apply_cancelled", {});
-}
-
 export const registerRollbackCommand: CommandRegistrar = (program, io) => {
   const command = new Command("rollback")
     .description("Undo the apply (or rollback) that wrote a journal.")
@@ -125,7 +101,7 @@ Examples:
   $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
   );
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
     if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
       throw new RunError("approval_required", { command: "rollback" });
@@ -176,7 +152,13 @@ Examples:
           approve:
             flags.autoApprove || stdin === undefined || !canAsk(stdin)
               ? undefined
-              : (shown, client) => confirmRollback(client, shown, { ...io, stdin }, interrupts),
+              : ({ plan: { summary } }, client) =>
+                  confirmChanges({ stdin, stderr: io.stderr }, interrupts, {
+                    verb: "Roll back with",
+                    changes: summary.create + summary.update + summary.delete,
+                    server: client.base.display,
+                    cancelled: "Rollback cancelled; nothing was changed.",
+                  }),
           apply: (run) =>
             applyJournaled(run.client, run.plan, run.current, {
               // --journal names the journal undone; the rollback's own goes where an apply's would.

@@ -60,26 +60,15 @@ function parseInteger(flag: string, raw: string, min: number, max: number, what:
   return value;
 }
 
-function parseRate(flag: string, raw: string): number {
+/** A decimal from 0 to `max`: a fault's share of requests, or --log-rate. */
+function parseDecimal(flag: string, raw: string, max: number, what: string): number {
   const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 0 && value <= 1)) {
-    throw new InputError(
-      "usage",
-      `${flag} must be a fraction from 0 to 1 (e.g. 0.1 for 10% of requests), got "${raw}"`,
-    );
-  }
+  if (!(value >= 0 && value <= max)) throw new InputError("usage", `${flag} must be ${what}, got "${raw}"`);
   return value;
 }
 
-function parseLogRate(raw: string): number {
-  const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 0 && value <= MAX_LOG_RATE)) {
-    throw new InputError(
-      "usage",
-      `--log-rate must be log entries per minute per plugin config, from 0 (none) to ${MAX_LOG_RATE}, got "${raw}"`,
-    );
-  }
-  return value;
+function parseRate(flag: string, raw: string): number {
+  return parseDecimal(flag, raw, 1, "a fraction from 0 to 1 (e.g. 0.1 for 10% of requests)");
 }
 
 function parseFaultLogErrors(spec: string): LogErrorFault {
@@ -215,7 +204,10 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
     emulator.dataFile = resolve(cwd, raw.data);
   }
   if (raw.key !== undefined && raw.key.length > 0) emulator.keys = raw.key.map(parseKeySpec);
-  if (raw.logRate !== undefined) emulator.logRate = parseLogRate(raw.logRate);
+  if (raw.logRate !== undefined) {
+    const what = `log entries per minute per plugin config, from 0 (none) to ${MAX_LOG_RATE}`;
+    emulator.logRate = parseDecimal("--log-rate", raw.logRate, MAX_LOG_RATE, what);
+  }
   return { emulator, quiet: raw.quiet === true };
 }
 

@@ -6,10 +6,10 @@ import { readSavedPlan } from "../../apply/check-saved-plan.js";
 import { EXIT_CHANGES } from "../../errors.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { hasChanges, printPlan } from "../print-plan.js";
-import { formatOption, parseFormat } from "../shared-options.js";
+import { formatOption, type OutputFormat } from "../shared-options.js";
 
 interface ShowFlags {
-  format?: string;
+  format: OutputFormat;
   detailedExitcode?: boolean;
   verbose?: boolean;
 }
@@ -30,7 +30,7 @@ Examples:
   $ pcsync show plan.json --format json | jq .summary`,
   );
   command.action(async (path: string, flags: ShowFlags) => {
-    const format = parseFormat(flags.format);
+    const { format } = flags;
     const plan = await readSavedPlan(path, io.cwd);
     printPlan(plan, format, io, { verbose: flags.verbose === true });
     if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);

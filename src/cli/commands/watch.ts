@@ -8,7 +8,7 @@ import { InputError } from "../../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
-import { WEBHOOK_DEFAULTS, WebhookSender } from "../../notify/webhook-sender.js";
+import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest, runInputs } from "../../run/load-manifest.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
@@ -24,7 +24,7 @@ import {
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { collect } from "../shared-options.js";
-import { parseWebhooks, readWebhookSecret } from "../webhook-options.js";
+import { createWebhookSender } from "../webhook-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;
@@ -226,27 +226,11 @@ Examples:
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
-    const urls = parseWebhooks(flags.webhook ?? [], io);
-    if (flags.webhookSecretFile !== undefined && urls.length === 0) {
-      throw new InputError("usage", "--webhook-secret-file needs a --webhook URL to sign events for");
-    }
-    const secret =
-      flags.webhookSecretFile === undefined
-        ? undefined
-        : await readWebhookSecret(flags.webhookSecretFile, io.cwd, io.secrets);
-    const webhooks =
-      urls.length === 0
-        ? undefined
-        : new WebhookSender({
-            ...WEBHOOK_DEFAULTS,
-            urls,
-            format: flags.webhookFormat,
-            secret,
-            timeoutMs: webhookTimeout * 1000,
-            secrets: io.secrets,
-            warn: (line) => io.stderr.write(`warning: ${line}\n`),
-            proxyEnvironment: io.env,
-          });
+    const webhooks = await createWebhookSender(flags, io, {
+      format: flags.webhookFormat,
+      timeoutMs: webhookTimeout * 1000,
+      withoutUrl: "--webhook-secret-file needs a --webhook URL to sign events for",
+    });
     // prom-client and the rest of the service load only for a run of watch, not for --help.
     const { runWatch } = await import("../../watch/run-watch.js");
     const code = await runWatch(
