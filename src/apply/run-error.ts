@@ -14,7 +14,10 @@ import {
 } from "../errors.js";
 import type { ApplyReport } from "./types.js";
 
-export const APPLY_CANCELLED = "Apply cancelled; nothing was changed.";
+/** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
+export function cancelledMessage(what: "Apply" | "Rollback"): string {
+  return `${what} cancelled; nothing was changed.`;
+}
 
 /** What a run that applies a plan is, in its errors: `apply`, or `rollback` (with its journal). */
 export interface RunWords {
@@ -96,7 +99,7 @@ const RUN_CODES = {
   /** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
   apply_cancelled: {
     exit: EXIT_ERROR,
-    message: (_: Record<string, never>) => APPLY_CANCELLED,
+    message: ({ what }: { what: "Apply" | "Rollback" }) => cancelledMessage(what),
   },
   /**
    * No terminal to ask on and no --auto-approve: refused before anything is read, as Terraform

@@ -3,7 +3,7 @@
 
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { RunError } from "../apply/run-error.js";
+import { cancelledMessage, RunError } from "../apply/run-error.js";
 import type { InterruptWatch } from "./interrupt.js";
 
 /** Whether apply asks before writing: only with a terminal on stdin. */
@@ -38,21 +38,21 @@ export async function askForYes(stdin: Readable, stderr: Writable, question: str
 /**
  * After the plan was shown, asks `Apply 3 changes? (yes/no) ` (or `Roll back with ...`) and throws
  * apply_cancelled unless the answer is yes. A Ctrl-C at the question cancels as any other answer
- * does, with `cancelled` as its line (exit 130, as for a signal before any write).
+ * does, with the same words (exit 130, as for a signal before any write).
  */
 export async function confirmChanges(
   io: { stdin: Readable; stderr: Writable },
   interrupts: Pick<InterruptWatch, "setStopMessage">,
-  ask: { verb: "Apply" | "Roll back with"; changes: number; server: string; cancelled: string },
+  ask: { verb: "Apply" | "Roll back with"; changes: number; server: string; what: "Apply" | "Rollback" },
 ): Promise<void> {
   const what = ask.changes === 1 ? "1 change" : `${ask.changes} changes`;
   const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
-  interrupts.setStopMessage(`\npcsync: ${ask.cancelled}\n`);
+  interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what)}\n`);
   let approved: boolean;
   try {
     approved = await askForYes(io.stdin, io.stderr, question);
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new RunError("apply_cancelled", {});
+  if (!approved) throw new RunError("apply_cancelled", { what: ask.what });
 }

@@ -166,6 +166,22 @@ describe.sequential("apply on a terminal", () => {
   });
 });
 
+describe.sequential("rollback on a terminal", () => {
+  it('cancels on "no" with its own words: "Rollback cancelled; nothing was changed."', async () => {
+    const manifest = await manifestCreating("Undo Me");
+    const journal = join(directory, "undo-me.jsonl");
+    const applied = await run(["apply", "-f", manifest, "--auto-approve", "--journal", journal], undefined);
+    expect(applied.code, applied.stderr).toBe(0);
+    const terminal = new FakeTerminal();
+    const result = await run(["rollback", "--journal", journal], terminal, () => terminal.write("no\n"));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Roll back with 1 change\? \(yes\/no\) pcsync: Rollback cancelled; nothing was changed\.\n$/,
+    );
+    expect(await namesInProject3()).toContain("Undo Me");
+  });
+});
+
 describe.sequential("apply that does not ask", () => {
   it("--auto-approve applies on a terminal without reading it", async () => {
     const manifest = await manifestCreating("Auto");

@@ -3,7 +3,7 @@
 
 import { Command, Option } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
-import { APPLY_CANCELLED, RunError } from "../../apply/run-error.js";
+import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
@@ -277,7 +277,7 @@ Examples:
                     verb: "Apply",
                     changes: summary.create + summary.update + summary.delete + summary.reorder,
                     server: client.base.display,
-                    cancelled: APPLY_CANCELLED,
+                    what: "Apply",
                   })
               : undefined,
           apply: async (plan, state, rolledOut) =>

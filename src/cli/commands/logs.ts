@@ -21,6 +21,7 @@ import {
   parsePositiveInt,
   parsePositiveNumber,
 } from "../connection.js";
+import { listenForStopSignals } from "../early-signals.js";
 import {
   actOnConfigRecord,
   addTargetOptions,
@@ -227,10 +228,13 @@ function createPrinter(io: CliIo, format: TextOrJson): (entry: LogEntry) => void
  */
 async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promise<void>): Promise<void> {
   const interrupted = new AbortController();
-  const onSignal = () => interrupted.abort();
+  // The first SIGINT or SIGTERM stops the loop; both listeners go with it, so that a second signal
+  // of either kind ends the process as usual.
+  const release = listenForStopSignals(process, () => {
+    release();
+    interrupted.abort();
+  });
   const stop = interrupted.signal;
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   try {
     while (!stop.aborted) {
       try {
@@ -247,8 +251,7 @@ async function pollUntilStopped(io: CliIo, intervalMs: number, poll: () => Promi
       }
     }
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    release();
   }
 }
 

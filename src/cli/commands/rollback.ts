@@ -157,7 +157,7 @@ Examples:
                     verb: "Roll back with",
                     changes: summary.create + summary.update + summary.delete,
                     server: client.base.display,
-                    cancelled: "Rollback cancelled; nothing was changed.",
+                    what: "Rollback",
                   }),
           apply: (run) =>
             applyJournaled(run.client, run.plan, run.current, {

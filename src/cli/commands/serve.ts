@@ -21,6 +21,7 @@ import { describeFileError } from "../../files/file-errors.js";
 import { InputError } from "../../input-error.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
+import { listenForStopSignals } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
@@ -251,20 +252,19 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
   return new InputError("serve_listen_failed", { address, code });
 }
 
+/**
+ * The first SIGINT or SIGTERM stops the server; both listeners go with it, so that a second signal
+ * of either kind ends the process as usual while it closes.
+ */
 function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
-  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  let dispose: () => void = () => undefined;
   const stopped = new Promise<NodeJS.Signals>((resolveStop) => {
-    onSignal = resolveStop;
+    dispose = listenForStopSignals(process, (name) => {
+      dispose();
+      resolveStop(name);
+    });
   });
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return {
-    stopped,
-    dispose: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
+  return { stopped, dispose };
 }
 
 export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo, setExit) => {
