@@ -64,23 +64,9 @@ export interface ApiClientOptions {
   /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
   /**
-   * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
-   * and resends (src/apply/create-config.ts, which holds the rule); no POST is sent after it.
-   * Default, and at least: a whole proof window for each POST a create may send
-   * (src/apply/proof-window.ts); a smaller value is a RangeError when a create uses it.
-   */
-  settleTimeoutMs?: number | undefined;
-  /** POSTs one create sends at most (default 3), each shown not to have made it before the next. */
-  createPosts?: number | undefined;
-  /**
-   * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
-   * its body: for a proxy that imitates the service's error envelope (src/apply/failure-kind.ts).
-   */
-  treat5xxAsInFlight?: boolean | undefined;
-  /**
-   * Multiplies every duration the client uses, given or default: timeouts, the proof window and
-   * its floor, the settle time, backoffs, the longest Retry-After honoured, the list time bound and
-   * the rate limiter's own constants. Tests shrink time with it and keep the defaults' proportions.
+   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
+   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
+   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
    */
   timeScale?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
@@ -120,8 +106,6 @@ export const CLIENT_DEFAULTS = {
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
   listBounds: LIST_BOUND_DEFAULTS,
-  // Each POST a create sends may cost a whole proof window: few are allowed.
-  createPosts: 3,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -171,12 +155,6 @@ export class ApiClient {
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly listBounds: ListBounds;
-  /** See ApiClientOptions.settleTimeoutMs (scaled); undefined: the least the rule allows. */
-  readonly settleTimeoutMs: number | undefined;
-  /** See ApiClientOptions.createPosts. */
-  readonly createPosts: number;
-  /** See ApiClientOptions.treat5xxAsInFlight. */
-  readonly treat5xxAsInFlight: boolean;
   /** See ApiClientOptions.timeScale. */
   readonly timeScale: number;
   readonly limiter: RateLimiter;
@@ -254,12 +232,6 @@ export class ApiClient {
       maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
       maxReadMs: positiveInteger(scaled(listBounds.maxReadMs), "listBounds.maxReadMs"),
     };
-    this.createPosts = positiveInteger(options.createPosts ?? CLIENT_DEFAULTS.createPosts, "createPosts");
-    this.treat5xxAsInFlight = options.treat5xxAsInFlight === true;
-    this.settleTimeoutMs =
-      options.settleTimeoutMs === undefined
-        ? undefined
-        : positiveInteger(scaled(options.settleTimeoutMs), "settleTimeoutMs");
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
