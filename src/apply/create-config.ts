@@ -45,6 +45,7 @@ import {
   listAllConfigs,
   ServiceError,
 } from "../api/index.js";
+import { formatSeconds } from "../duration.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../trim-as-service.js";
@@ -224,10 +225,6 @@ function mayHaveMade(kind: PostFailureKind): boolean {
 
 function isPostError(error: unknown): error is PostError {
   return postFailureOf(error) !== undefined;
-}
-
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /**
