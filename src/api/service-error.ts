@@ -33,7 +33,7 @@ interface Tries {
    */
   outcomeUnknown: boolean;
   hint?: string | undefined;
-  /** What is known since (a create found not made by re-reading): added to the message. */
+  /** What is known since (apply's re-read found a create not made): added to the message. */
   settled?: string | undefined;
 }
 
@@ -177,7 +177,10 @@ const SERVICE_CODES = {
     ({ failure }: { failure: string }) =>
       `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
   ),
-  /** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
+  /**
+   * A create failed ambiguously and the family could not be re-read to find out whether it happened;
+   * a read that starts at or after `conclusiveAfter` (the client's clock) without it proves it was not.
+   */
   create_outcome_unknown: outcome(
     ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
       `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
@@ -216,18 +219,12 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
   readonly status: number | undefined;
   /** The service's `{type, code, detail, attr}` body, when it sent one. */
   readonly serviceError: ServiceErrorBody | undefined;
-  /**
-   * A create of unknown outcome: a read of the family that starts at or after this time (the
-   * client's clock) and does not show the record proves it was not created; else undefined.
-   */
-  readonly conclusiveAfter: number | undefined;
   readonly facts: ServiceFacts<Code>;
 
   constructor(code: Code, request: FailedRequest, facts: ServiceFacts<Code>) {
     const known = facts as unknown as Partial<Tries> & {
       status?: number;
       serviceError?: ServiceErrorBody | undefined;
-      conclusiveAfter?: number | undefined;
     };
     const described = describeCode(SERVICE_CODES, code, {
       ...facts,
@@ -244,21 +241,7 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
     this.outcomeUnknown = known.outcomeUnknown ?? SERVICE_CODES[code].kind === "outcome";
     this.status = known.status;
     this.serviceError = known.serviceError;
-    this.conclusiveAfter = known.conclusiveAfter;
     this.facts = facts;
-  }
-
-  /** The same failure, with what was found out since; `outcomeUnknown` as now known (a request's). */
-  settledAs(settled: string, outcomeUnknown: boolean): ServiceError<Code> {
-    if (!isRequestError(this)) return this;
-    const known = this.facts as unknown as Tries;
-    const more = known.settled === undefined ? settled : `${known.settled}; ${settled}`;
-    return new ServiceError(this.code, { method: this.method, path: this.path, secrets: this.secrets }, {
-      ...this.facts,
-      outcomeUnknown,
-      settled: more,
-      hint: this.hint,
-    } as ServiceFacts<Code>);
   }
 }
 

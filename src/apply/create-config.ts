@@ -45,6 +45,7 @@ import {
   listAllConfigs,
   ServiceError,
 } from "../api/index.js";
+import type { RequestErrorCode, ServiceFacts } from "../api/service-error.js";
 import { formatSeconds } from "../duration.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
@@ -128,7 +129,11 @@ export async function createConfigDetailed(
     } catch (error) {
       if (isRequestError(error, "request_aborted")) {
         if (posts === 1) throw error;
-        throw error.settledAs("the earlier POSTs did not create it (re-reading the family showed so)", false);
+        throw settledAs(
+          client,
+          error,
+          "the earlier POSTs did not create it (re-reading the family showed so)",
+        );
       }
       if (!isPostError(error) || postFailureOf(error) === undefined) throw error;
       failure = error;
@@ -139,7 +144,7 @@ export async function createConfigDetailed(
     failures.push(kind);
     const giveUpAt = client.now();
     settleDeadline ??= giveUpAt + settleTimeoutMs;
-    const notMade = (why: string) => ("settledAs" in failure ? failure.settledAs(why, false) : failure);
+    const notMade = (why: string) => settledAs(client, failure, why);
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
     if (kind === "rejected" || (kind === "refused" && !(facts.kind === "status" && facts.status === 503))) {
@@ -206,16 +211,22 @@ export async function createConfigDetailed(
         await client.sleep(pauseMs);
       } catch (error) {
         if (client.signal?.aborted)
-          throw isRequestError(failure)
-            ? failure.settledAs(
-                `${notMadeAfter(posts)}; the run was interrupted before it was sent again`,
-                false,
-              )
-            : failure;
+          throw notMade(`${notMadeAfter(posts)}; the run was interrupted before it was sent again`);
         throw error;
       }
     }
   }
+}
+
+/**
+ * A failed POST (a request's failure; any other as it is) with what re-reading found since added to
+ * its message: it did not make the record, so its outcome is known.
+ */
+function settledAs(client: ApiClient, failure: ServiceError, settled: string): ServiceError {
+  if (!isRequestError(failure)) return failure;
+  const facts = { ...failure.facts, outcomeUnknown: false, settled, hint: failure.hint };
+  const request = { method: failure.method, path: failure.path, secrets: client.secrets };
+  return new ServiceError(failure.code, request, facts as ServiceFacts<RequestErrorCode>);
 }
 
 /** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */

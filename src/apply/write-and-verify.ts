@@ -83,7 +83,7 @@ export async function applyCreate(
     if (isOutcomeUnknown(error, "create_outcome_unknown")) {
       return {
         outcome: outcomeOf(change, "unknown", error.message),
-        certainty: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
+        certainty: { uncertain: true, conclusiveAfter: error.facts.conclusiveAfter },
       };
     }
     if (isRequestError(error, "request_aborted")) {

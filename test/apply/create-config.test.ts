@@ -442,7 +442,7 @@ describe("a POST whose outcome is unknown", () => {
     });
     const error = await create(client(clock, 2_000)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "create_outcome_unknown" });
-    expect((error as ServiceError).conclusiveAfter).toBe(5_000);
+    expect((error as ServiceError<"create_outcome_unknown">).facts.conclusiveAfter).toBe(5_000);
     expect((error as Error).message).toMatch(
       /^503 POST \/api\/projects\/1\/plugin_configs\/: unavailable\. The record may or may not have been created: re-reading the family to check failed \(500 GET .*\)\. Run `pcsync plan` once the service answers to see whether it exists\.$/,
     );
