@@ -42,9 +42,8 @@ export {
 } from "./retry.js";
 export {
   isApiError,
-  isOutcomeUnknown,
   isRequestError,
-  isResponseError,
+  isServiceError,
   ServiceError,
 } from "./service-error.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";

@@ -3,7 +3,7 @@
 // Without a journal (--no-journal) the writes go straight to the API.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { isOutcomeUnknown, isRequestError, rearrangeConfigs, updateConfig } from "../api/index.js";
+import { isRequestError, isServiceError, rearrangeConfigs, updateConfig } from "../api/index.js";
 import type { FamilyName } from "../families.js";
 import type { FieldValue } from "../plan/types.js";
 import { type CreateConfigOptions, type CreateResult, createConfigDetailed } from "./create-config.js";
@@ -43,7 +43,7 @@ export interface WriteJournal {
 }
 
 function statusOfError(error: unknown): WriteStatus {
-  if (isOutcomeUnknown(error, "create_outcome_unknown")) return "unknown";
+  if (isServiceError(error, "create_outcome_unknown")) return "unknown";
   if (isRequestError(error) && error.outcomeUnknown) return "unknown";
   if (isRequestError(error, "request_aborted")) return "not_sent";
   return "failed";
