@@ -148,8 +148,6 @@ export class ApiClient {
   readonly base: BaseUrl;
   /** The secrets this client's errors and excerpts must hide: its key, and the run's. */
   readonly secrets: SecretRegistry;
-  /** Whether requests go through a proxy, and why (for `--verbose`). */
-  readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
   /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
@@ -172,13 +170,13 @@ export class ApiClient {
   readonly requestTimeoutMs: number;
   /** The client's abort signal, if it was given one. */
   readonly signal: AbortSignal | undefined;
-  /** The proxy requests go through, if any. */
-  readonly proxy: ProxyRoute | undefined;
 
   // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
   readonly #authorization: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** The proxy requests go through, if any. */
+  readonly #proxy: ProxyRoute | undefined;
   /** The time and size bounds of every attempt. */
   readonly #bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
   readonly #trace: ((line: string) => void) | undefined;
@@ -247,12 +245,13 @@ export class ApiClient {
       now: this.#now,
       sleep: this.#sleep,
     });
-    this.proxyDecision =
+    // Whether requests go through a proxy, and why (for `--verbose`).
+    const proxy: ProxyDecision =
       options.proxyEnvironment === undefined || options.dispatcher !== undefined
         ? { route: undefined, note: undefined }
         : resolveProxy(this.base.origin, options.proxyEnvironment);
-    this.proxy = this.proxyDecision.route;
-    if (this.proxyDecision.note !== undefined) this.traceLine(`proxy: ${this.proxyDecision.note}`);
+    this.#proxy = proxy.route;
+    if (proxy.note !== undefined) this.traceLine(`proxy: ${proxy.note}`);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
@@ -260,7 +259,7 @@ export class ApiClient {
         origin: this.base.origin,
         connections: concurrency,
         connectTimeoutMs: this.requestTimeoutMs,
-        proxy: this.proxyDecision.route,
+        proxy: this.#proxy,
       });
     this.#retryContext = {
       limiter: this.limiter,
@@ -493,7 +492,7 @@ export class ApiClient {
       description: failure.message,
       attempts,
       outcomeUnknown,
-      ...explainFailure(failure, { base: this.base, proxy: this.proxy, attempts }),
+      ...explainFailure(failure, { base: this.base, proxy: this.#proxy, attempts }),
     });
   }
 }
