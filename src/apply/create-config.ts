@@ -24,7 +24,7 @@
 //     never sent again, since the service may hold it in a form pcsync cannot match.
 //   - rejected (a 4xx other than 429): not made; never sent again.
 // Each POST is shown not to have made the record before the next goes out. A create sends at most
-// `createPosts` POSTs that end in flight (3 by default: each costs a whole proof window),
+// `CREATE_POSTS` POSTs that end in flight (3 by default: each costs a whole proof window),
 // and at most `retries + 1` POSTs in all (9 by default: one answered or refused costs a re-read and
 // a backoff). The settle time (`--settle-timeout`) bounds one create from its first failed POST,
 // but is never smaller than a whole proof window for each POST that may end in flight, so no
@@ -52,7 +52,7 @@ import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
-import { type CreateRule, settleBudgetOf } from "./proof-window.js";
+import { CREATE_POSTS, type CreateRule, settleBudgetOf } from "./proof-window.js";
 
 /** How the create is settled (the run's --settle-timeout and --treat-5xx-as-in-flight), and what apply knows. */
 export interface CreateConfigOptions extends CreateRule {
@@ -109,7 +109,7 @@ export async function createConfigDetailed(
   const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-  const { windowMs, settleTimeoutMs, createPosts, treat5xxAsInFlight } = settleBudgetOf(client, options);
+  const { windowMs, settleTimeoutMs, treat5xxAsInFlight } = settleBudgetOf(client, options);
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
@@ -190,10 +190,10 @@ export async function createConfigDetailed(
     }
 
     // Shown not made. The inner error counts one POST; say how often it was really sent.
-    // Each POST in flight costs a whole window, so few are allowed (createPosts); one the service
+    // Each POST in flight costs a whole window, so few are allowed (CREATE_POSTS); one the service
     // answered or refused costs a re-read and a backoff, so it counts against the client's retries.
     const inFlight = failures.filter((failed) => failed === "in_flight").length;
-    if (inFlight >= createPosts || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
+    if (inFlight >= CREATE_POSTS || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
     const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
     if (stated !== undefined && stated > client.retryOptions.maxRetryAfterMs)
       throw notMade(

@@ -12,8 +12,6 @@ export interface CreateRule {
    * the client's timeScale, as its other durations are.
    */
   settleTimeoutMs?: number | undefined;
-  /** POSTs one create sends at most (default CREATE_POSTS), each shown not to have made it before the next. */
-  createPosts?: number | undefined;
   /**
    * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
    * its body: for a proxy that imitates the service's error envelope (failure-kind.ts).
@@ -21,7 +19,10 @@ export interface CreateRule {
   treat5xxAsInFlight?: boolean | undefined;
 }
 
-/** POSTs one create sends at most by default: each POST that ends in flight may cost a whole proof window. */
+/**
+ * POSTs that end in flight one create sends at most, each shown not to have made the record before
+ * the next: each may cost a whole proof window, so few are allowed.
+ */
 export const CREATE_POSTS = 3;
 
 /**
@@ -50,7 +51,6 @@ export function minimumSettleTimeoutMs(requestTimeoutMs: number, createPosts: nu
 export interface SettleBudget {
   windowMs: number;
   settleTimeoutMs: number;
-  createPosts: number;
   treat5xxAsInFlight: boolean;
 }
 
@@ -61,22 +61,13 @@ export interface SettleBudget {
  */
 export function settleBudgetOf(client: ApiClient, rule: CreateRule = {}): SettleBudget {
   const { requestTimeoutMs, timeScale } = client;
-  const createPosts = positiveInteger(rule.createPosts ?? CREATE_POSTS, "createPosts");
   const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
-  const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale);
+  const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, CREATE_POSTS, timeScale);
   const given = rule.settleTimeoutMs;
-  const settleTimeoutMs =
-    given === undefined
-      ? leastMs
-      : positiveInteger(Math.max(1, Math.round(given * timeScale)), "settleTimeoutMs");
-  if (settleTimeoutMs < leastMs)
+  const settleTimeoutMs = given === undefined ? leastMs : Math.max(1, Math.round(given * timeScale));
+  if (!(settleTimeoutMs >= leastMs))
     throw new RangeError(
-      `settleTimeoutMs must be at least ${leastMs} (${createPosts} proof windows of ${windowMs} ms)`,
+      `settleTimeoutMs must be at least ${leastMs} (${CREATE_POSTS} proof windows of ${windowMs} ms)`,
     );
-  return { windowMs, settleTimeoutMs, createPosts, treat5xxAsInFlight: rule.treat5xxAsInFlight === true };
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
+  return { windowMs, settleTimeoutMs, treat5xxAsInFlight: rule.treat5xxAsInFlight === true };
 }
