@@ -1,5 +1,6 @@
 // A duration as people write it (`90s`, `15m`, `1h30m`), for flags and for the manifest's
-// `rollout.bake`: one reader, so that a bake and an interval mean the same text the same way.
+// `rollout.bake`: one reader, so that a bake and an interval mean the same text the same way; and
+// the seconds a message states a bound or a wait in.
 
 const UNIT_MS = {
   ms: 1,
@@ -43,4 +44,9 @@ export function formatDuration(ms: number): string {
   }
   if (seconds > 0 || parts.length === 0) parts.push(`${seconds}s`);
   return parts.join("");
+}
+
+/** `0.3 s`, `225 s`, `90.4 s`: seconds to a tenth, so a wait just past a bound never reads as the bound. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -64,23 +64,9 @@ export interface ApiClientOptions {
   /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
   /**
-   * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
-   * and resends (src/apply/create-config.ts, which holds the rule); no POST is sent after it.
-   * Default, and at least: a whole proof window for each POST a create may send
-   * (src/apply/proof-window.ts); a smaller value is a RangeError when a create uses it.
-   */
-  settleTimeoutMs?: number | undefined;
-  /** POSTs one create sends at most (default 3), each shown not to have made it before the next. */
-  createPosts?: number | undefined;
-  /**
-   * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
-   * its body: for a proxy that imitates the service's error envelope (src/apply/failure-kind.ts).
-   */
-  treat5xxAsInFlight?: boolean | undefined;
-  /**
-   * Multiplies every duration the client uses, given or default: timeouts, the proof window and
-   * its floor, the settle time, backoffs, the longest Retry-After honoured, the list time bound and
-   * the rate limiter's own constants. Tests shrink time with it and keep the defaults' proportions.
+   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
+   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
+   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
    */
   timeScale?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
@@ -120,8 +106,6 @@ export const CLIENT_DEFAULTS = {
   bodyTimeoutMs: 60_000,
   maxResponseBytes: 64 * 1024 * 1024,
   listBounds: LIST_BOUND_DEFAULTS,
-  // Each POST a create sends may cost a whole proof window: few are allowed.
-  createPosts: 3,
   retry: RETRY_DEFAULTS,
 } as const satisfies Partial<ApiClientOptions>;
 
@@ -164,19 +148,11 @@ export class ApiClient {
   readonly base: BaseUrl;
   /** The secrets this client's errors and excerpts must hide: its key, and the run's. */
   readonly secrets: SecretRegistry;
-  /** Whether requests go through a proxy, and why (for `--verbose`). */
-  readonly proxyDecision: ProxyDecision;
   readonly pageSize: number;
   /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly listBounds: ListBounds;
-  /** See ApiClientOptions.settleTimeoutMs (scaled); undefined: the least the rule allows. */
-  readonly settleTimeoutMs: number | undefined;
-  /** See ApiClientOptions.createPosts. */
-  readonly createPosts: number;
-  /** See ApiClientOptions.treat5xxAsInFlight. */
-  readonly treat5xxAsInFlight: boolean;
   /** See ApiClientOptions.timeScale. */
   readonly timeScale: number;
   readonly limiter: RateLimiter;
@@ -194,13 +170,13 @@ export class ApiClient {
   readonly requestTimeoutMs: number;
   /** The client's abort signal, if it was given one. */
   readonly signal: AbortSignal | undefined;
-  /** The proxy requests go through, if any. */
-  readonly proxy: ProxyRoute | undefined;
 
   // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
   readonly #authorization: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** The proxy requests go through, if any. */
+  readonly #proxy: ProxyRoute | undefined;
   /** The time and size bounds of every attempt. */
   readonly #bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
   readonly #trace: ((line: string) => void) | undefined;
@@ -254,12 +230,6 @@ export class ApiClient {
       maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
       maxReadMs: positiveInteger(scaled(listBounds.maxReadMs), "listBounds.maxReadMs"),
     };
-    this.createPosts = positiveInteger(options.createPosts ?? CLIENT_DEFAULTS.createPosts, "createPosts");
-    this.treat5xxAsInFlight = options.treat5xxAsInFlight === true;
-    this.settleTimeoutMs =
-      options.settleTimeoutMs === undefined
-        ? undefined
-        : positiveInteger(scaled(options.settleTimeoutMs), "settleTimeoutMs");
     this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
     this.#random = options.random ?? Math.random;
@@ -275,12 +245,13 @@ export class ApiClient {
       now: this.#now,
       sleep: this.#sleep,
     });
-    this.proxyDecision =
+    // Whether requests go through a proxy, and why (for `--verbose`).
+    const proxy: ProxyDecision =
       options.proxyEnvironment === undefined || options.dispatcher !== undefined
         ? { route: undefined, note: undefined }
         : resolveProxy(this.base.origin, options.proxyEnvironment);
-    this.proxy = this.proxyDecision.route;
-    if (this.proxyDecision.note !== undefined) this.traceLine(`proxy: ${this.proxyDecision.note}`);
+    this.#proxy = proxy.route;
+    if (proxy.note !== undefined) this.traceLine(`proxy: ${proxy.note}`);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ??
@@ -288,7 +259,7 @@ export class ApiClient {
         origin: this.base.origin,
         connections: concurrency,
         connectTimeoutMs: this.requestTimeoutMs,
-        proxy: this.proxyDecision.route,
+        proxy: this.#proxy,
       });
     this.#retryContext = {
       limiter: this.limiter,
@@ -521,7 +492,7 @@ export class ApiClient {
       description: failure.message,
       attempts,
       outcomeUnknown,
-      ...explainFailure(failure, { base: this.base, proxy: this.proxy, attempts }),
+      ...explainFailure(failure, { base: this.base, proxy: this.#proxy, attempts }),
     });
   }
 }

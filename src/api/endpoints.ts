@@ -17,7 +17,7 @@ import { listItems, paginate } from "./paginate.js";
 import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 import { isApiError, isRequestError, ServiceError } from "./service-error.js";
 
-/** The projects the key can see, all pages, from one read whose pages add up (see paginate). */
+/** The projects the key can see, all pages, from one read whose pages add up (see listItems). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
   return await listItems(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
 }
@@ -39,7 +39,7 @@ export async function reachesProjectList(client: ApiClient): Promise<boolean | u
 /**
  * The whole family as listed (seed: without soft-deleted ones): one request for a family of up
  * to `pageSize` records. The pages are checked to add up to one state of the list, which is read
- * again if it changed while it was paged (see paginate); a plan, a dedupe or a create's
+ * again if it changed while it was paged (see listItems); a plan, a dedupe or a create's
  * re-read never works from records of a half-changed list.
  */
 export async function listAllConfigs(

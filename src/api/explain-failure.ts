@@ -3,6 +3,7 @@
 
 import type { BaseUrl } from "./base-url.js";
 import type { ProxyRoute } from "./proxy.js";
+import { plural } from "./service-error.js";
 import type { TransportFailure } from "./transport.js";
 
 export interface FailureExplanation {
@@ -65,7 +66,7 @@ export function explainFailure(
     );
   if (reason === "EAI_AGAIN")
     return explained(
-      `the DNS lookup of ${hostname} failed for now (EAI_AGAIN), ${after(attempts)}; check this machine's network and DNS${proxyHint}`,
+      `the DNS lookup of ${hostname} failed for now (EAI_AGAIN), after ${plural(attempts, "attempt")}; check this machine's network and DNS${proxyHint}`,
     );
   // A server that speaks only TLS closes a plain-http connection without a word (or answers 400).
   if (base.origin.startsWith("http:") && failure.kind === "connection")
@@ -73,10 +74,6 @@ export function explainFailure(
       hint: `if the server at ${host} speaks https, the base URL should be https://${host}${base.prefix}`,
     };
   return {};
-}
-
-function after(attempts: number): string {
-  return `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
 }
 
 function explainProxyFailure(
@@ -98,9 +95,9 @@ function explainProxyFailure(
     status === 403
       ? `${named} refused to open a tunnel to ${host} (403 Forbidden): ask its administrators to allow ${host}, or list the host in NO_PROXY if it is reachable without the proxy`
       : status !== undefined && status >= 500
-        ? `${named} could not connect to ${host} (${failure.message}), ${after(attempts)}: check the base URL's host name and port, and that the service is up`
+        ? `${named} could not connect to ${host} (${failure.message}), after ${plural(attempts, "attempt")}: check the base URL's host name and port, and that the service is up`
         : status !== undefined
           ? `${named} refused to open a tunnel to ${host} (${failure.message})`
-          : `could not reach ${named}: ${failure.message}, ${after(attempts)}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy`;
+          : `could not reach ${named}: ${failure.message}, after ${plural(attempts, "attempt")}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy`;
   return { explanation };
 }

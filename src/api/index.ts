@@ -27,25 +27,15 @@ export { connectForeignEndpoint } from "./foreign-endpoint.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";
-export {
-  matchNoProxy,
-  type ProxyEnvironment,
-  resolveProxy,
-} from "./proxy.js";
-export {
-  RateLimiter,
-  type RateLimiterOptions,
-} from "./rate-limiter.js";
+export type { ProxyEnvironment } from "./proxy.js";
 export {
   type RetryContext,
   sendWithRetry,
 } from "./retry.js";
 export {
   isApiError,
-  isOutcomeUnknown,
   isRequestError,
-  isResponseError,
+  isServiceError,
   ServiceError,
 } from "./service-error.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
-export { isServiceEnvelope } from "./validate-response.js";

@@ -2,6 +2,7 @@
 // links that do not move on or that point past what `count` allows, pages that come slowly for
 // ever) is stopped with an error naming the list, before memory or requests grow without end.
 
+import { formatSeconds } from "../duration.js";
 import { FAMILY_NAMES } from "../families.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
 
@@ -124,8 +125,4 @@ export class ListWalk {
       });
     }
   }
-}
-
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }

@@ -1,11 +1,10 @@
-// The one list reader (paginate): pages of a list as an async iterator, each `next` followed only
-// to the next page of the same list (same origin, path, project, family and filters; only limit
-// and offset may change), bounded by list-bounds.ts. A whole list (a family, the project list) is
-// read as one consistent state: its later pages are asked for by offset, several at once, taken as
-// a walk along `next` would take them, and handed over only once they add up; a list that changed
-// while it was paged is read again from its first page, and refused if it never holds still. A
-// stream (logs) is handed over page by page as it is read.
-
+// The one list reader: each `next` followed only to the next page of the same list (same origin,
+// path, project, family and filters; only limit and offset may change), bounded by list-bounds.ts.
+// A whole list (listItems: a family, the project list) is read as one consistent state: its later
+// pages are asked for by offset, several at once, taken as a walk along `next` would take them, and
+// handed over only once they add up; a list that changed while it was paged is read again from its
+// first page, and refused if it never holds still. A stream (paginate: logs) is handed over page by
+// page, as an async iterator, as it is read.
 import { appendAll } from "../append-all.js";
 import type { ApiClient } from "./client.js";
 import { ListWalk, offsetOf, pathSegments } from "./list-bounds.js";
@@ -115,32 +114,17 @@ async function readPage<S extends PageShape>(
 }
 
 /**
- * The pages of the list `firstUrl` starts; the caller puts `limit` (and any filters) in it. Later
- * pages are the service's `next` links, each checked to be a page of the same list and to go
- * further on (see ListWalk).
- *
- * `whole`: the pages of one read of the whole list whose pages add up (see readListPages and
- * findListInconsistency), bounded in records and time. A read that does not add up is thrown
- * away and the list read again from its first page, after a short backoff, up to
- * LIST_READ_ATTEMPTS reads; then ListChangedDuringReadError. Nothing of a read is yielded before
- * the whole of it is checked, so no caller can act on part of an inconsistent list.
- *
- * Otherwise, a stream (logs): each page as it is read, not checked against the others; the time
- * bound counts the time spent reading, not the time the caller spends between pages.
+ * The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
+ * it. Later pages are the service's `next` links, each checked to be a page of the same list and to
+ * go further on (see ListWalk). Each page is handed over as it is read, not checked against the
+ * others; the time bound counts the time spent reading, not the time the caller spends between pages.
  */
 export async function* paginate<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
-  options: { whole?: boolean } = {},
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const whole = options.whole === true;
-  const list = client.describeRequest("GET", firstUrl);
-  const walk = new ListWalk({ list, now: () => client.now(), bounds: client.listBounds, boundCount: whole });
-  if (whole) {
-    yield* await readWholeList(client, firstUrl, shape, walk);
-    return;
-  }
+  const walk = listWalk(client, firstUrl, false);
   for (let url: URL | undefined = firstUrl; url !== undefined; ) {
     const { page, next }: PageAndNext<S> = await readPage(client, walk, firstUrl, url, shape);
     walk.admit(url, page, next);
@@ -149,6 +133,11 @@ export async function* paginate<S extends PageShape>(
     walk.resume();
     url = next;
   }
+}
+
+function listWalk(client: ApiClient, firstUrl: URL, boundCount: boolean): ListWalk {
+  const list = client.describeRequest("GET", firstUrl);
+  return new ListWalk({ list, now: () => client.now(), bounds: client.listBounds, boundCount });
 }
 
 /** A page read, or why it could not be (kept until the walk reaches it: see readListPages). */
@@ -346,23 +335,30 @@ class ListTally {
 /** The items of a list shape. */
 export type ListItem<S extends "recordPage" | "projectPage"> = ResponseShapes[S]["results"][number];
 
-/** Every item of a whole list, from one consistent read (see paginate). */
+/**
+ * Every item of a whole list (a family, the project list), from one read whose pages add up (see
+ * readListPages and findListInconsistency), bounded in records and time. A read that does not add
+ * up is thrown away and the list read again from its first page, after a short backoff, up to
+ * LIST_READ_ATTEMPTS reads; then list_changed_during_read. Nothing of a read is handed over before
+ * the whole of it is checked, so no caller can act on part of an inconsistent list.
+ */
 export async function listItems<S extends "recordPage" | "projectPage">(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
 ): Promise<ListItem<S>[]> {
   const items: ListItem<S>[] = [];
-  for await (const page of paginate(client, firstUrl, shape, { whole: true })) appendAll(items, page.results);
+  // One time bound for the whole of it, re-reads and their backoff included.
+  for (const page of await readWholeList(client, firstUrl, shape, listWalk(client, firstUrl, true)))
+    appendAll(items, page.results);
   return items;
 }
 
-/** The pages of the first read of the list that adds up; see paginate's `whole`. */
+/** The pages of the first read of the list that adds up; see listItems. */
 async function readWholeList<S extends PageShape>(
   client: ApiClient,
   firstUrl: URL,
   shape: S,
-  // One time bound for the whole of it, re-reads and their backoff included.
   walk: ListWalk,
 ): Promise<ResponseShapes[S][]> {
   const shownUrl = `${firstUrl.pathname}${firstUrl.search}`;

@@ -9,10 +9,6 @@ export interface RateLimiterOptions {
   concurrency: number;
   /** Requests per second at most; undefined means no client-side limit until the service throttles. */
   maxRps?: number | undefined;
-  /** Requests that may start back to back, as seconds' worth of the current rate (at least 1 request). */
-  burstSeconds?: number;
-  /** The rate is never lowered below this. */
-  minRps?: number;
   /** On a 429 the rate is multiplied by this; 1 never slows down at all (the pauses remain). */
   decreaseFactor?: number;
   /** After a 429's pause: requests per second regained per second. */
@@ -26,33 +22,15 @@ export interface RateLimiterOptions {
   sleep?: Sleep;
 }
 
-export const RATE_LIMITER_DEFAULTS = {
-  burstSeconds: 1,
-  minRps: 0.5,
+const RATE_LIMITER_DEFAULTS = {
   decreaseFactor: 0.5,
   increaseRpsPerSecond: 0.5,
 } as const satisfies Partial<RateLimiterOptions>;
 
-/** Gives the slot back; calling it twice is harmless. */
-export type Release = () => void;
-
-export interface AcquireOptions {
-  /**
-   * Goes ahead of the client's own pacing and of the requests queued for a slot (a create's settle
-   * re-read and its resend), never ahead of a pause the service asked for.
-   */
-  ahead?: boolean | undefined;
-}
-
-export interface RateLimiterState {
-  /** The rate in force now (Infinity: unlimited). */
-  rps: number;
-  /** Until when every request waits (epoch ms); in the past when not paused. */
-  pausedUntil: number;
-  inFlight: number;
-  queued: number;
-}
-
+// Requests that may start back to back, as seconds' worth of the current rate (at least 1 request).
+const BURST_SECONDS = 1;
+// The rate is never lowered below this (requests per second).
+const MIN_RPS = 0.5;
 // How far back starts are counted to estimate the rate that drew a 429 when there is no limit.
 const OBSERVATION_WINDOW_MS = 5_000;
 // 429s of requests already in flight when the first one came belong to the same episode.
@@ -95,8 +73,8 @@ export class RateLimiter {
     const scale = options.timeScale ?? 1;
     if (!(scale > 0)) throw new RangeError("timeScale must be positive");
     this.#ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
-    this.#burstSeconds = (options.burstSeconds ?? RATE_LIMITER_DEFAULTS.burstSeconds) * scale;
-    this.#minRps = (options.minRps ?? RATE_LIMITER_DEFAULTS.minRps) / scale;
+    this.#burstSeconds = BURST_SECONDS * scale;
+    this.#minRps = MIN_RPS / scale;
     this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
     const increase = options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond;
     this.#increasePerMs = increase / (scale * scale) / 1000;
@@ -107,11 +85,13 @@ export class RateLimiter {
   }
 
   /**
-   * Waits for a slot and for the rate to allow a start; the caller must call the returned release.
-   * Once `signal` aborts, a request still waiting gives up its place and rejects with the signal's
-   * reason: it never starts.
+   * Waits for a slot and for the rate to allow a start; the caller must call the returned release
+   * (twice is harmless). Once `signal` aborts, a request still waiting gives up its place and
+   * rejects with the signal's reason: it never starts. `ahead` goes ahead of the client's own
+   * pacing and of the requests queued for a slot (a create's settle re-read and its resend), never
+   * ahead of a pause the service asked for.
    */
-  async acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<Release> {
+  async acquire(signal?: AbortSignal, options: { ahead?: boolean | undefined } = {}): Promise<() => void> {
     const ahead = options.ahead === true;
     await this.#slots.take(signal, ahead);
     try {
@@ -163,7 +143,11 @@ export class RateLimiter {
     this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs(this.#rateAt(resumeAt)));
   }
 
-  get state(): RateLimiterState {
+  /**
+   * The rate in force now (Infinity: unlimited); until when every request waits (epoch ms, in the
+   * past when not paused); requests in flight and queued.
+   */
+  get state(): { rps: number; pausedUntil: number; inFlight: number; queued: number } {
     return {
       rps: this.#rateAt(this.#now()),
       pausedUntil: this.#pausedUntil,

@@ -20,7 +20,7 @@ export interface FailedRequest {
   secrets?: SecretRegistry | undefined;
 }
 
-function plural(count: number, word: string): string {
+export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
@@ -33,7 +33,7 @@ interface Tries {
    */
   outcomeUnknown: boolean;
   hint?: string | undefined;
-  /** What is known since (a create found not made by re-reading): added to the message. */
+  /** What is known since (apply's re-read found a create not made): added to the message. */
   settled?: string | undefined;
 }
 
@@ -177,7 +177,10 @@ const SERVICE_CODES = {
     ({ failure }: { failure: string }) =>
       `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
   ),
-  /** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
+  /**
+   * A create failed ambiguously and the family could not be re-read to find out whether it happened;
+   * a read that starts at or after `conclusiveAfter` (the client's clock) without it proves it was not.
+   */
   create_outcome_unknown: outcome(
     ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
       `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`,
@@ -192,16 +195,13 @@ export type ServiceFacts<Code extends ServiceErrorCode> = Omit<
 >;
 
 /**
- * The codes of one kind: `request`, a request that was sent (or tried) and failed, carrying its
- * tries; `response`, an answer that cannot be used; `outcome`, a POST that may or may not have been
- * carried out, and is not sent again.
+ * The codes of kind `request`: a request that was sent (or tried) and failed, carrying its tries
+ * (`response`: an answer that cannot be used; `outcome`: a POST that may or may not have been
+ * carried out, and is not sent again).
  */
-type CodeOfKind<Kind extends string> = {
-  [Code in ServiceErrorCode]: (typeof SERVICE_CODES)[Code]["kind"] extends Kind ? Code : never;
+export type RequestErrorCode = {
+  [Code in ServiceErrorCode]: (typeof SERVICE_CODES)[Code]["kind"] extends "request" ? Code : never;
 }[ServiceErrorCode];
-export type RequestErrorCode = CodeOfKind<"request">;
-export type ResponseErrorCode = CodeOfKind<"response">;
-export type OutcomeErrorCode = CodeOfKind<"outcome">;
 
 /** The service or the network failed a request under way; what to do depends on the code. */
 export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> extends PcsyncError {
@@ -216,18 +216,12 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
   readonly status: number | undefined;
   /** The service's `{type, code, detail, attr}` body, when it sent one. */
   readonly serviceError: ServiceErrorBody | undefined;
-  /**
-   * A create of unknown outcome: a read of the family that starts at or after this time (the
-   * client's clock) and does not show the record proves it was not created; else undefined.
-   */
-  readonly conclusiveAfter: number | undefined;
   readonly facts: ServiceFacts<Code>;
 
   constructor(code: Code, request: FailedRequest, facts: ServiceFacts<Code>) {
     const known = facts as unknown as Partial<Tries> & {
       status?: number;
       serviceError?: ServiceErrorBody | undefined;
-      conclusiveAfter?: number | undefined;
     };
     const described = describeCode(SERVICE_CODES, code, {
       ...facts,
@@ -244,34 +238,16 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
     this.outcomeUnknown = known.outcomeUnknown ?? SERVICE_CODES[code].kind === "outcome";
     this.status = known.status;
     this.serviceError = known.serviceError;
-    this.conclusiveAfter = known.conclusiveAfter;
     this.facts = facts;
-  }
-
-  /** The same failure, with what was found out since; `outcomeUnknown` as now known (a request's). */
-  settledAs(settled: string, outcomeUnknown: boolean): ServiceError<Code> {
-    if (!isRequestError(this)) return this;
-    const known = this.facts as unknown as Tries;
-    const more = known.settled === undefined ? settled : `${known.settled}; ${settled}`;
-    return new ServiceError(this.code, { method: this.method, path: this.path, secrets: this.secrets }, {
-      ...this.facts,
-      outcomeUnknown,
-      settled: more,
-      hint: this.hint,
-    } as ServiceFacts<Code>);
   }
 }
 
-function isServiceError<Code extends ServiceErrorCode>(
+/** Whether `error` is a ServiceError of one of `codes`. */
+export function isServiceError<Code extends ServiceErrorCode>(
   error: unknown,
-  kind: "request" | "response" | "outcome",
-  codes: readonly Code[],
+  ...codes: Code[]
 ): error is ServiceError<Code> {
-  return (
-    error instanceof ServiceError &&
-    SERVICE_CODES[error.code as ServiceErrorCode].kind === kind &&
-    (codes.length === 0 || (codes as readonly string[]).includes(error.code))
-  );
+  return error instanceof ServiceError && (codes as readonly string[]).includes(error.code);
 }
 
 /** Whether `error` is a failed request, of one of `codes` when given. */
@@ -279,7 +255,11 @@ export function isRequestError<Code extends RequestErrorCode = RequestErrorCode>
   error: unknown,
   ...codes: Code[]
 ): error is ServiceError<Code> & { attempts: number } {
-  return isServiceError(error, "request", codes);
+  return (
+    error instanceof ServiceError &&
+    SERVICE_CODES[error.code as ServiceErrorCode].kind === "request" &&
+    (codes.length === 0 || (codes as readonly string[]).includes(error.code))
+  );
 }
 
 /** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
@@ -294,22 +274,6 @@ export function isApiError(
   );
 }
 
-/** Whether `error` is an answer that cannot be used, of one of `codes` when given. */
-export function isResponseError<Code extends ResponseErrorCode = ResponseErrorCode>(
-  error: unknown,
-  ...codes: Code[]
-): error is ServiceError<Code> {
-  return isServiceError(error, "response", codes);
-}
-
-/** Whether `error` is a write of unknown outcome, of one of `codes` when given. */
-export function isOutcomeUnknown<Code extends OutcomeErrorCode = OutcomeErrorCode>(
-  error: unknown,
-  ...codes: Code[]
-): error is ServiceError<Code> {
-  return isServiceError(error, "outcome", codes);
-}
-
 /**
  * What a user can do about a status the service's text may not explain. A 401 has none here: where
  * the key comes from is the caller's to say (the CLI names its variable and flag).
@@ -322,29 +286,19 @@ const STATUS_HINTS: Readonly<Record<number, string>> = {
 /** The service's non-2xx answer as an `api_error`, its text on one line. */
 export function apiError(
   request: FailedRequest,
-  details: {
-    status: number;
-    /** The service's `{type, code, detail, attr}` body, when it sent one. */
-    serviceError?: ServiceErrorBody | undefined;
+  details: Omit<ServiceFacts<"api_error">, "detail" | "outcomeUnknown"> & {
+    outcomeUnknown?: boolean;
     /** Used when the body is not the service's error shape (a proxy's HTML page, an empty body). */
     fallbackDetail?: string | undefined;
-    /** The body is the service's own `{type, code, detail}` envelope. */
-    serviceEnvelope?: boolean | undefined;
-    /** The wait a Retry-After header asked for. */
-    retryAfterMs?: number | undefined;
-    attempts: number;
-    outcomeUnknown?: boolean;
-    /** What to check, when the answer says more than its status (a TLS port answering plain http). */
-    hint?: string | undefined;
   },
 ): ServiceError<"api_error"> {
-  // The service's text is shown on one line: a line break in it could start a line that a CI
-  // runner reads as a command (`::error::`, `::add-mask::`) or that looks like pcsync's own.
+  // The service's text is shown on one line, every character visible: a line break in it could
+  // start a line that a CI runner reads as a command (`::error::`) or that looks like pcsync's own.
   const serviceError = details.serviceError && {
-    type: oneLine(details.serviceError.type),
-    code: oneLine(details.serviceError.code),
-    detail: oneLine(details.serviceError.detail),
-    attr: details.serviceError.attr === null ? null : oneLine(details.serviceError.attr),
+    type: neutraliseInline(details.serviceError.type),
+    code: neutraliseInline(details.serviceError.code),
+    detail: neutraliseInline(details.serviceError.detail),
+    attr: details.serviceError.attr === null ? null : neutraliseInline(details.serviceError.attr),
   };
   const detail = serviceError
     ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}`
@@ -360,6 +314,3 @@ export function apiError(
     hint: details.hint ?? STATUS_HINTS[details.status],
   });
 }
-
-/** Text from the service on one line, every character visible (see neutralise-server-text.ts). */
-const oneLine = neutraliseInline;

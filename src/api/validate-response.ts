@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { formatJsonPath } from "../files/read-json-file.js";
 import { findPackageFile } from "../package-files.js";
-import { loadPrecompiled } from "../precompiled.js";
+import { precompiledValidator } from "../precompiled.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 import {
   AJV_OPTIONS,
@@ -21,24 +21,25 @@ import {
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 // Written next to this module's build output by scripts/build-validators.mjs; a literal specifier,
-// so that the action's bundle holds it too.
-const precompiled = await loadPrecompiled(
-  import("./validators.generated.js"),
+// so that the action's bundle holds it too. From source nothing is precompiled: only then is the
+// compiler imported, and every shape compiled at first use.
+const getValidators = await precompiledValidator(
+  import("./validators.generated.js").then((validators) => ({
+    validate: validators as Record<ResponseShape, ValidateFunction>,
+  })),
   "the API response validators",
   import.meta.url,
+  async () => {
+    const { Ajv } = await import("ajv");
+    return () => compileValidators(new Ajv(AJV_OPTIONS));
+  },
 );
-
-// From source nothing is precompiled: only then is the compiler imported.
-const AjvCompiler = precompiled === undefined ? (await import("ajv")).Ajv : undefined;
-
-let schemaRegistry: Ajv | undefined;
-const validators: Partial<Record<ResponseShape, ValidateFunction>> = {};
 
 export function validateResponse<S extends ResponseShape>(
   shape: S,
   value: unknown,
 ): ValidationResult<ResponseShapes[S]> {
-  const validate = validatorFor(shape);
+  const validate = getValidators()[shape];
   if (!validate(value))
     return { ok: false, problem: describeFirstError(validate.errors ?? [], value, shape) };
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
@@ -90,31 +91,20 @@ function normalize(shape: ResponseShape, value: unknown): unknown {
   return value;
 }
 
-/** Each shape's validator: precompiled by the build, else (from source) compiled at first use. */
-function validatorFor(shape: ResponseShape): ValidateFunction {
-  const cached = validators[shape];
-  if (cached) return cached;
-  if (precompiled !== undefined) {
-    validators[shape] = precompiled[shape];
-    return precompiled[shape];
-  }
-  const validate = registry().getSchema(SCHEMA_FILES[shape]);
-  if (!validate) throw new Error(`schema ${SCHEMA_FILES[shape]} did not compile`);
-  validators[shape] = validate;
-  return validate;
-}
-
-function registry(): Ajv {
-  if (schemaRegistry) return schemaRegistry;
-  if (AjvCompiler === undefined) throw new Error("no schema compiler: the build precompiles the validators");
-  const ajv = new AjvCompiler(AJV_OPTIONS);
-  const load = (file: string): Record<string, unknown> => {
+/** From source: every shape's validator, compiled from schemas/api/. */
+function compileValidators(ajv: Ajv): Record<ResponseShape, ValidateFunction> {
+  for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) {
     const path = findPackageFile(join("schemas", "api", file));
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    ajv.addSchema(JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>);
+  }
+  const compiled = (file: string): ValidateFunction => {
+    const validate = ajv.getSchema(file);
+    if (!validate) throw new Error(`schema ${file} did not compile`);
+    return validate;
   };
-  for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) ajv.addSchema(load(file));
-  schemaRegistry = ajv;
-  return ajv;
+  return Object.fromEntries(
+    Object.entries(SCHEMA_FILES).map(([shape, file]) => [shape, compiled(file)]),
+  ) as Record<ResponseShape, ValidateFunction>;
 }
 
 function describeFirstError(errors: readonly ErrorObject[], value: unknown, shape: ResponseShape): string {

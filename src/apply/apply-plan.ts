@@ -11,6 +11,7 @@ import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { type FamilyWork, groupWork } from "./family-work.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
+import type { CreateRule } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
 import { applyReorder, type RearrangeProbe } from "./reorder.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
@@ -28,6 +29,8 @@ export interface ApplyOptions {
   signal?: AbortSignal | undefined;
   /** The write-ahead journal every write is announced to before it is sent (none: --no-journal). */
   journal?: WriteJournal | undefined;
+  /** How a create whose POST failed is settled (--settle-timeout, --treat-5xx-as-in-flight). */
+  create?: CreateRule | undefined;
 }
 
 /** What apply learns of the server as it goes, shared by all families of one run. */
@@ -50,7 +53,15 @@ export async function applyPlan(
   const progress = (outcome: ApplyOutcome) => options.onProgress?.(++finished, total, outcome);
 
   const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(new RecordWriter(client, options.journal), item, plan, current, knowledge, options, progress),
+    applyFamily(
+      new RecordWriter(client, options.journal, options.create),
+      item,
+      plan,
+      current,
+      knowledge,
+      options,
+      progress,
+    ),
   );
   const outcomes = perFamily.flat();
   const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;

@@ -24,7 +24,7 @@
 //     never sent again, since the service may hold it in a form pcsync cannot match.
 //   - rejected (a 4xx other than 429): not made; never sent again.
 // Each POST is shown not to have made the record before the next goes out. A create sends at most
-// `client.createPosts` POSTs that end in flight (3 by default: each costs a whole proof window),
+// `CREATE_POSTS` POSTs that end in flight (3 by default: each costs a whole proof window),
 // and at most `retries + 1` POSTs in all (9 by default: one answered or refused costs a re-read and
 // a backoff). The settle time (`--settle-timeout`) bounds one create from its first failed POST,
 // but is never smaller than a whole proof window for each POST that may end in flight, so no
@@ -45,14 +45,17 @@ import {
   listAllConfigs,
   ServiceError,
 } from "../api/index.js";
+import type { RequestErrorCode, ServiceFacts } from "../api/service-error.js";
+import { formatSeconds } from "../duration.js";
 import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
-import { settleBudgetOf } from "./proof-window.js";
+import { CREATE_POSTS, type CreateRule, settleBudgetOf } from "./proof-window.js";
 
-export interface CreateConfigOptions {
+/** How the create is settled (the run's --settle-timeout and --treat-5xx-as-in-flight), and what apply knows. */
+export interface CreateConfigOptions extends CreateRule {
   /**
    * Ids of the family's records before this create (apply has them from its plan read). When
    * absent, the family is read first, which costs one request.
@@ -106,7 +109,7 @@ export async function createConfigDetailed(
   const reader = options.reader ?? new FamilyReader(client, projectId, family);
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
-  const { windowMs, settleTimeoutMs } = settleBudgetOf(client);
+  const { windowMs, settleTimeoutMs, treat5xxAsInFlight } = settleBudgetOf(client, options);
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
@@ -126,18 +129,22 @@ export async function createConfigDetailed(
     } catch (error) {
       if (isRequestError(error, "request_aborted")) {
         if (posts === 1) throw error;
-        throw error.settledAs("the earlier POSTs did not create it (re-reading the family showed so)", false);
+        throw settledAs(
+          client,
+          error,
+          "the earlier POSTs did not create it (re-reading the family showed so)",
+        );
       }
       if (!isPostError(error) || postFailureOf(error) === undefined) throw error;
       failure = error;
     }
     const facts = postFailureOf(failure);
     if (facts === undefined) throw failure;
-    const kind = classifyPostFailure(facts, { fiveXxInFlight: client.treat5xxAsInFlight });
+    const kind = classifyPostFailure(facts, { fiveXxInFlight: treat5xxAsInFlight });
     failures.push(kind);
     const giveUpAt = client.now();
     settleDeadline ??= giveUpAt + settleTimeoutMs;
-    const notMade = (why: string) => ("settledAs" in failure ? failure.settledAs(why, false) : failure);
+    const notMade = (why: string) => settledAs(client, failure, why);
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
     if (kind === "rejected" || (kind === "refused" && !(facts.kind === "status" && facts.status === 503))) {
@@ -183,11 +190,10 @@ export async function createConfigDetailed(
     }
 
     // Shown not made. The inner error counts one POST; say how often it was really sent.
-    // Each POST in flight costs a whole window, so few are allowed (createPosts); one the service
+    // Each POST in flight costs a whole window, so few are allowed (CREATE_POSTS); one the service
     // answered or refused costs a re-read and a backoff, so it counts against the client's retries.
     const inFlight = failures.filter((failed) => failed === "in_flight").length;
-    if (inFlight >= client.createPosts || posts > client.retryOptions.retries)
-      throw notMade(notMadeAfter(posts));
+    if (inFlight >= CREATE_POSTS || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
     const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
     if (stated !== undefined && stated > client.retryOptions.maxRetryAfterMs)
       throw notMade(
@@ -205,16 +211,22 @@ export async function createConfigDetailed(
         await client.sleep(pauseMs);
       } catch (error) {
         if (client.signal?.aborted)
-          throw isRequestError(failure)
-            ? failure.settledAs(
-                `${notMadeAfter(posts)}; the run was interrupted before it was sent again`,
-                false,
-              )
-            : failure;
+          throw notMade(`${notMadeAfter(posts)}; the run was interrupted before it was sent again`);
         throw error;
       }
     }
   }
+}
+
+/**
+ * A failed POST (a request's failure; any other as it is) with what re-reading found since added to
+ * its message: it did not make the record, so its outcome is known.
+ */
+function settledAs(client: ApiClient, failure: ServiceError, settled: string): ServiceError {
+  if (!isRequestError(failure)) return failure;
+  const facts = { ...failure.facts, outcomeUnknown: false, settled, hint: failure.hint };
+  const request = { method: failure.method, path: failure.path, secrets: client.secrets };
+  return new ServiceError(failure.code, request, facts as ServiceFacts<RequestErrorCode>);
 }
 
 /** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
@@ -224,10 +236,6 @@ function mayHaveMade(kind: PostFailureKind): boolean {
 
 function isPostError(error: unknown): error is PostError {
   return postFailureOf(error) !== undefined;
-}
-
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /**

@@ -10,7 +10,7 @@
 // a 503 with Retry-After (how the service and well-behaved proxies shed load, as client-go reads it)
 // were refused before any processing.
 
-import { isRequestError, isResponseError } from "../api/index.js";
+import { isRequestError, isServiceError } from "../api/index.js";
 
 /** What the client knows of a failed POST. */
 export type PostFailure =
@@ -80,8 +80,7 @@ export function classifyPostFailure(failure: PostFailure, rules: FailureRules): 
  * failed request (a bug, an abort: the caller handles those).
  */
 export function postFailureOf(error: unknown): PostFailure | undefined {
-  if (isResponseError(error, "malformed_response", "response_too_large"))
-    return { kind: "unreadable_answer" };
+  if (isServiceError(error, "malformed_response", "response_too_large")) return { kind: "unreadable_answer" };
   if (isRequestError(error, "api_error")) {
     return {
       kind: "status",

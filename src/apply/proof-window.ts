@@ -1,7 +1,29 @@
 // How long a POST nobody answered may still commit, and so how long settling one create may take:
-// the numbers behind create-config.ts, apart so the CLI can check a --settle-timeout against them.
+// the rule behind create-config.ts and its numbers, apart so the CLI can check a --settle-timeout.
 
 import type { ApiClient } from "../api/index.js";
+
+/** How apply settles a create whose POST failed (create-config.ts): from apply's options, not the client's. */
+export interface CreateRule {
+  /**
+   * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
+   * and resends; no POST is sent after it. Default, and at least: a whole proof window for each
+   * POST a create may send; a smaller value is a RangeError when a create uses it. Multiplied by
+   * the client's timeScale, as its other durations are.
+   */
+  settleTimeoutMs?: number | undefined;
+  /**
+   * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
+   * its body: for a proxy that imitates the service's error envelope (failure-kind.ts).
+   */
+  treat5xxAsInFlight?: boolean | undefined;
+}
+
+/**
+ * POSTs that end in flight one create sends at most, each shown not to have made the record before
+ * the next: each may cost a whole proof window, so few are allowed.
+ */
+export const CREATE_POSTS = 3;
 
 /**
  * The proof window as a multiple of the request timeout: the rule covers a commit up to twice the
@@ -25,25 +47,27 @@ export function minimumSettleTimeoutMs(requestTimeoutMs: number, createPosts: nu
   return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
 }
 
-/** The proof window of `client`'s POSTs and the settle time of one create (see ApiClientOptions). */
+/** A create rule with its defaults, and the proof window of `client`'s POSTs. */
 export interface SettleBudget {
   windowMs: number;
   settleTimeoutMs: number;
+  treat5xxAsInFlight: boolean;
 }
 
 /**
- * The client's settle budget: its settle time, by default (and at least) a whole proof window for
- * each POST a create may send; a smaller one is a RangeError, since it would turn creates that can
- * be settled into unknown ones.
+ * The settle budget of a create through `client` under `rule`: its settle time, by default (and at
+ * least) a whole proof window for each POST a create may send; a smaller one is a RangeError, since
+ * it would turn creates that can be settled into unknown ones.
  */
-export function settleBudgetOf(client: ApiClient): SettleBudget {
-  const { requestTimeoutMs, createPosts, timeScale } = client;
+export function settleBudgetOf(client: ApiClient, rule: CreateRule = {}): SettleBudget {
+  const { requestTimeoutMs, timeScale } = client;
   const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
-  const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale);
-  const settleTimeoutMs = client.settleTimeoutMs ?? leastMs;
-  if (settleTimeoutMs < leastMs)
+  const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, CREATE_POSTS, timeScale);
+  const given = rule.settleTimeoutMs;
+  const settleTimeoutMs = given === undefined ? leastMs : Math.max(1, Math.round(given * timeScale));
+  if (!(settleTimeoutMs >= leastMs))
     throw new RangeError(
-      `settleTimeoutMs must be at least ${leastMs} (${createPosts} proof windows of ${windowMs} ms)`,
+      `settleTimeoutMs must be at least ${leastMs} (${CREATE_POSTS} proof windows of ${windowMs} ms)`,
     );
-  return { windowMs, settleTimeoutMs };
+  return { windowMs, settleTimeoutMs, treat5xxAsInFlight: rule.treat5xxAsInFlight === true };
 }

@@ -3,10 +3,11 @@
 // Without a journal (--no-journal) the writes go straight to the API.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { isOutcomeUnknown, isRequestError, rearrangeConfigs, updateConfig } from "../api/index.js";
+import { isRequestError, isServiceError, rearrangeConfigs, updateConfig } from "../api/index.js";
 import type { FamilyName } from "../families.js";
 import type { FieldValue } from "../plan/types.js";
 import { type CreateConfigOptions, type CreateResult, createConfigDetailed } from "./create-config.js";
+import type { CreateRule } from "./proof-window.js";
 
 /** What a write is for: `copy` deletes or fixes a duplicate found after the family's creates. */
 export type WriteOp = "create" | "update" | "delete" | "order" | "rearrange" | "copy";
@@ -42,7 +43,7 @@ export interface WriteJournal {
 }
 
 function statusOfError(error: unknown): WriteStatus {
-  if (isOutcomeUnknown(error, "create_outcome_unknown")) return "unknown";
+  if (isServiceError(error, "create_outcome_unknown")) return "unknown";
   if (isRequestError(error) && error.outcomeUnknown) return "unknown";
   if (isRequestError(error, "request_aborted")) return "not_sent";
   return "failed";
@@ -53,6 +54,8 @@ export class RecordWriter {
   constructor(
     readonly client: ApiClient,
     private readonly journal: WriteJournal | undefined,
+    /** How this run's creates are settled (apply's options). */
+    private readonly createRule: CreateRule = {},
   ) {}
 
   async #journaled<T>(
@@ -82,7 +85,7 @@ export class RecordWriter {
   ): Promise<CreateResult> {
     return this.#journaled(
       { op: "create", project, family, id: null, name: body.name ?? null, send: { ...body } },
-      () => createConfigDetailed(this.client, project, family, body, options),
+      () => createConfigDetailed(this.client, project, family, body, { ...this.createRule, ...options }),
       (created) => [created.record],
     );
   }

@@ -2,7 +2,7 @@
 // accepted but did not apply (a field that did not take) is a failure that says why.
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { isApiError, isOutcomeUnknown, isRequestError } from "../api/index.js";
+import { isApiError, isRequestError, isServiceError } from "../api/index.js";
 import { describeStoredDescription } from "../description-view.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
@@ -80,10 +80,10 @@ export async function applyCreate(
       return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), certainty };
     return { outcome: outcomeOf({ ...change, id: record.id }, "done"), certainty };
   } catch (error) {
-    if (isOutcomeUnknown(error, "create_outcome_unknown")) {
+    if (isServiceError(error, "create_outcome_unknown")) {
       return {
         outcome: outcomeOf(change, "unknown", error.message),
-        certainty: { uncertain: true, conclusiveAfter: error.conclusiveAfter },
+        certainty: { uncertain: true, conclusiveAfter: error.facts.conclusiveAfter },
       };
     }
     if (isRequestError(error, "request_aborted")) {

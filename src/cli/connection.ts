@@ -3,7 +3,12 @@
 
 import { type Command, Option } from "commander";
 import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
-import { minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
+import {
+  CREATE_POSTS,
+  type CreateRule,
+  minimumSettleTimeoutMs,
+  settleWindowMs,
+} from "../apply/proof-window.js";
 import { InputError } from "../input-error.js";
 import { type ConnectOptions, connect } from "../run/connect.js";
 import type { CliIo } from "./cli-io.js";
@@ -81,7 +86,7 @@ export function addSettleTimeoutOption(command: Command): Command {
     .addOption(
       new Option(
         "--settle-timeout <seconds>",
-        `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CLIENT_DEFAULTS.createPosts} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CLIENT_DEFAULTS.createPosts) / 1000} s at the default --timeout)`,
+        `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CREATE_POSTS} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CREATE_POSTS) / 1000} s at the default --timeout)`,
       ),
     )
     .addOption(
@@ -99,7 +104,7 @@ export function addSettleTimeoutOption(command: Command): Command {
 function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | undefined {
   if (flags.settleTimeout === undefined) return undefined;
   const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000);
-  const posts = CLIENT_DEFAULTS.createPosts;
+  const posts = CREATE_POSTS;
   const leastMs = minimumSettleTimeoutMs(timeoutMs, posts);
   if (settleMs < leastMs) {
     const window = settleWindowMs(timeoutMs);
@@ -109,6 +114,21 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
     );
   }
   return settleMs;
+}
+
+/** `--timeout` in ms. */
+function timeoutMsOf(flags: ConnectionFlags): number {
+  return flags.timeout === undefined
+    ? CLIENT_DEFAULTS.requestTimeoutMs
+    : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+}
+
+/** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
+export function createRuleOf(flags: ConnectionFlags): CreateRule {
+  return {
+    settleTimeoutMs: settleTimeoutOf(flags, timeoutMsOf(flags)),
+    treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
+  };
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -173,10 +193,9 @@ export async function createClientFromFlags(
       baseUrl: flags.baseUrl,
       apiKeyFile: flags.apiKeyFile,
       client: () => {
-        const timeoutMs =
-          flags.timeout === undefined
-            ? CLIENT_DEFAULTS.requestTimeoutMs
-            : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+        const timeoutMs = timeoutMsOf(flags);
+        // Checked with the other flags, before anything is read; apply takes it from createRuleOf.
+        settleTimeoutOf(flags, timeoutMs);
         return {
           allowInsecureHttp: flags.insecureHttp === true,
           concurrency: concurrencyOf(flags),
@@ -184,9 +203,7 @@ export async function createClientFromFlags(
           requestTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
           listBounds: listBoundsOf(flags),
-          settleTimeoutMs: settleTimeoutOf(flags, timeoutMs),
           timeScale: timeScaleOf(io.env),
-          treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
           ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
         };
       },

@@ -13,7 +13,7 @@ import { applyWithJournal } from "../run/apply-with-journal.js";
 import { shellWord } from "../shell-word.js";
 import { createApplyProgress } from "./apply-progress.js";
 import type { CliIo } from "./cli-io.js";
-import { type ConnectionFlags, concurrencyOf } from "./connection.js";
+import { type ConnectionFlags, concurrencyOf, createRuleOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 
 export interface JournalFlags {
@@ -91,6 +91,7 @@ export async function applyJournaled(
         concurrency: concurrencyOf(flags),
         onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
         signal: interrupts.signal,
+        create: createRuleOf(flags),
       },
       onNote: (line) => io.stderr.write(`${line}\n`),
       beforeWrites: () => interrupts.beginWrites(),

@@ -3,6 +3,7 @@
 // apply path (every check apply makes, the duplicate check after creates included).
 
 import type { ApiClient } from "../api/index.js";
+import type { CreateRule } from "../apply/proof-window.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
@@ -70,6 +71,8 @@ export async function healPlan(
   modes: ReadonlyMap<string, DriftMode>,
   options: {
     concurrency: number;
+    /** How a failed create is settled (see ApplyOptions). */
+    create?: CreateRule | undefined;
     signal?: AbortSignal | undefined;
     /**
      * Where heal's journals go: the default directory under `cwd`, never over one of `inputs`,
@@ -111,7 +114,7 @@ export async function healPlan(
           journalPath: defaultJournalPath(new Date(), "heal"),
           start: { command: "heal", planFile: null },
           files: options.journal,
-          apply: { concurrency: options.concurrency, signal: options.signal },
+          apply: { concurrency: options.concurrency, signal: options.signal, create: options.create },
           onNote: options.onNote,
         })
       : undefined;

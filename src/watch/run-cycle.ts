@@ -4,6 +4,7 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
+import type { CreateRule } from "../apply/proof-window.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
@@ -41,6 +42,8 @@ export interface CycleSettings {
   flapping?: FlapTracker;
   /** How many ended heal journals are kept, the newest (--keep-heal-journals; 0: all). */
   keepHealJournals?: number | undefined;
+  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
+  createRule?: (() => CreateRule) | undefined;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 }
@@ -142,6 +145,7 @@ export class CycleRunner {
     const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
     const heal = await healPlan(client, hold.plan, current, modesOf(desired, mode), {
       concurrency: settings.concurrency,
+      create: this.#settings.createRule?.(),
       signal,
       refused,
       journal: {

@@ -3,6 +3,7 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
+import type { CreateRule } from "../apply/proof-window.js";
 import { EXIT_ERROR, EXIT_OK, type ExitCode, type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 import type { DriftMode } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
@@ -40,6 +41,8 @@ export interface WatchSettings {
   manifestSettleMs?: number;
   /** --keep-heal-journals: the ended heal journals kept, the newest (0: all). */
   keepHealJournals?: number;
+  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
+  createRule?: (() => CreateRule) | undefined;
 }
 
 export interface WatchParts {
@@ -89,6 +92,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     keepHealJournals: settings.keepHealJournals,
+    createRule: settings.createRule,
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });

@@ -8,7 +8,7 @@ import {
   findListInconsistency,
   LIST_READ_ATTEMPTS,
   type ListedPage,
-  paginate,
+  listItems,
 } from "../../src/api/paginate.js";
 import { fc } from "../support/fast-check.js";
 import {
@@ -600,19 +600,13 @@ describe("reading a whole list", () => {
     });
     const { client, sleeps } = testClient(server.url, { pageSize: 2 });
     clients.push(client);
-    const yielded: number[] = [];
-    const error = await (async () => {
-      const firstUrl = client.url("/api/projects/1/plugin_configs/", { limit: client.pageSize });
-      for await (const listed of paginate(client, firstUrl, "recordPage", { whole: true }))
-        yielded.push(...listed.results.map((entry) => entry.id));
-    })().catch((caught: unknown) => caught);
+    const firstUrl = client.url("/api/projects/1/plugin_configs/", { limit: client.pageSize });
+    const error = await listItems(client, firstUrl, "recordPage").catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "list_changed_during_read" });
     expect((error as ServiceError).code).toBe("list_changed_during_read");
     expect((error as Error).message).toMatch(
       /^GET \/api\/projects\/1\/plugin_configs\/: the service's list changed while it was being read, on 3 reads in a row \(last: the count went from \d+ to \d+ between pages 1 and 2\), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records/,
     );
-    // Nothing of a read that was thrown away reached the caller.
-    expect(yielded).toEqual([]);
     expect(server.requests.filter(isFirstPage)).toHaveLength(LIST_READ_ATTEMPTS);
     expect(sleeps).toHaveLength(LIST_READ_ATTEMPTS - 1);
   });

@@ -3,13 +3,8 @@
 // refuses. The client runs in-process against a scripted service and a CONNECT proxy on loopback.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type ApiClient,
-  listProjects,
-  matchNoProxy,
-  resolveProxy,
-  type ServiceError,
-} from "../../src/api/index.js";
+import { type ApiClient, listProjects, type ServiceError } from "../../src/api/index.js";
+import { matchNoProxy, resolveProxy } from "../../src/api/proxy.js";
 import { createConfig } from "../../src/apply/create-config.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
 import {

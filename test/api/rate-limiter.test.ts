@@ -2,7 +2,7 @@
 // of the rate after a 429, and whole runs against simulated throttling servers.
 
 import { describe, expect, it } from "vitest";
-import { RateLimiter, type RateLimiterOptions } from "../../src/api/index.js";
+import { RateLimiter, type RateLimiterOptions } from "../../src/api/rate-limiter.js";
 import { SlidingWindowLimiter } from "../../src/emulator/rate-limiter.js";
 
 function fakeClock() {

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ApiClientOptions, ServiceError } from "../../src/api/index.js";
 import { createConfigDetailed } from "../../src/apply/create-config.js";
 import {
+  CREATE_POSTS,
+  type CreateRule,
   MIN_SETTLE_WINDOW_MS,
   minimumSettleTimeoutMs,
   settleBudgetOf,
@@ -112,8 +114,8 @@ function client(
 }
 
 const BODY = { plugin: 12, order: 1, name: "New", enabled: true };
-const create = (apiClient: ReturnType<typeof client>) =>
-  createConfigDetailed(apiClient, "1", "plugin_configs", BODY, { knownIds: new Set() });
+const create = (apiClient: ReturnType<typeof client>, rule: CreateRule = {}) =>
+  createConfigDetailed(apiClient, "1", "plugin_configs", BODY, { knownIds: new Set(), ...rule });
 
 describe("the settle window", () => {
   it("is two and a half request timeouts, and never less than 1 s", () => {
@@ -132,19 +134,17 @@ describe("the settle time of one create", () => {
   it("holds a whole proof window for each of the 3 POSTs in flight allowed (225 s at --timeout 30)", () => {
     const clock = fakeClock();
     const apiClient = client(clock);
-    expect(apiClient.createPosts).toBe(3);
+    expect(CREATE_POSTS).toBe(3);
     expect(settleBudgetOf(apiClient).settleTimeoutMs).toBe(minimumSettleTimeoutMs(30_000, 3));
     expect(settleBudgetOf(apiClient).settleTimeoutMs).toBe(225_000);
   });
 
   it("cannot be set below the windows it must hold", () => {
     const clock = fakeClock();
-    expect(() => settleBudgetOf(client(clock, 30_000, undefined, { settleTimeoutMs: 120_000 }))).toThrow(
+    expect(() => settleBudgetOf(client(clock), { settleTimeoutMs: 120_000 })).toThrow(
       /settleTimeoutMs must be at least 225000/,
     );
-    expect(
-      settleBudgetOf(client(clock, 30_000, undefined, { settleTimeoutMs: 225_000 })).settleTimeoutMs,
-    ).toBe(225_000);
+    expect(settleBudgetOf(client(clock), { settleTimeoutMs: 225_000 }).settleTimeoutMs).toBe(225_000);
   });
 
   it("lets a create survive two POSTs lost in flight: each window runs to its end, the third POST makes it", async () => {
@@ -259,7 +259,7 @@ describe("a POST the service answered with its own error", () => {
     const { log } = script(clock, {
       post: (index) => (index === 0 ? { status: 500, body: ENVELOPE } : "created"),
     });
-    const result = await create(client(clock, 30_000, undefined, { treat5xxAsInFlight: true }));
+    const result = await create(client(clock), { treat5xxAsInFlight: true });
     expect(result.failures).toEqual(["in_flight"]);
     expect(at(log, "POST")).toEqual([0, 75_000]);
   });
@@ -423,7 +423,7 @@ describe("a POST whose outcome is unknown", () => {
     const apiClient = client(clock, 2_000);
     const error = await create(apiClient).catch((caught: unknown) => caught);
     const posts = log.filter((entry) => entry.method === "POST").length;
-    expect(posts).toBe(apiClient.createPosts);
+    expect(posts).toBe(CREATE_POSTS);
     expect(posts).toBe(3);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
@@ -442,7 +442,7 @@ describe("a POST whose outcome is unknown", () => {
     });
     const error = await create(client(clock, 2_000)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "create_outcome_unknown" });
-    expect((error as ServiceError).conclusiveAfter).toBe(5_000);
+    expect((error as ServiceError<"create_outcome_unknown">).facts.conclusiveAfter).toBe(5_000);
     expect((error as Error).message).toMatch(
       /^503 POST \/api\/projects\/1\/plugin_configs\/: unavailable\. The record may or may not have been created: re-reading the family to check failed \(500 GET .*\)\. Run `pcsync plan` once the service answers to see whether it exists\.$/,
     );

@@ -2,7 +2,8 @@
 // answered by the service, still in flight, answered with something unreadable, or rejected.
 
 import { describe, expect, it } from "vitest";
-import { isServiceEnvelope, ServiceError } from "../../src/api/index.js";
+import { ServiceError } from "../../src/api/index.js";
+import { isServiceEnvelope } from "../../src/api/validate-response.js";
 import {
   classifyPostFailure,
   type PostFailure,

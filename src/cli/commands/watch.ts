@@ -19,6 +19,7 @@ import {
   addSettleTimeoutOption,
   type ConnectionFlags,
   createClientFromFlags,
+  createRuleOf,
   parsePositiveNumber,
 } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
@@ -247,6 +248,8 @@ Examples:
         logFormat: flags.logFormat,
         manifestSettleMs,
         keepHealJournals,
+        // Checked with the client (createClientFromFlags) first, as the other connection flags are.
+        createRule: () => createRuleOf(flags),
       },
       {
         webhooks,
