@@ -4,7 +4,6 @@
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
-import { readBlockPlain } from "./block-plain.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
@@ -13,13 +12,13 @@ import {
   makeError,
   makeWarning,
   sortDiagnostics,
+  type YamlProblem,
 } from "./diagnostics.js";
-import { interpolateTree } from "./interpolate.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
-import { DEFAULT_YAML_LIMITS, parseYamlInFull, parseYamlWithPositions } from "./load-yaml.js";
+import { parseYaml } from "./load-yaml.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
-import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
+import { PlainBuilder, type PlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
@@ -31,7 +30,6 @@ import {
   resolveVariables,
   type VariableAssignment,
 } from "./variables.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
@@ -215,30 +213,16 @@ function loadOneManifest(
   return { errors, warnings, loaded: { file, blocks, facts: semantics.facts } };
 }
 
-/**
- * Parses and interpolates one file into the plain value ajv checks. The parse tree lives only in
- * here: what comes out points into the text with offsets, so a big file's tree is freed before
- * the next stages build their own data.
- */
+/** Reads and interpolates one file into the plain value ajv checks (without a parse tree). */
 function readPlainManifest(
   source: ManifestSource,
   variables: ManifestVariables,
 ): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
-  // Plain block YAML that interpolation leaves as it is (most big manifests): no tree at all.
-  const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
-  if (typeof direct !== "string") return { plain: direct.plain, errors: [], warnings: [], fatal: false };
-  // YAML the fast reader gave up on needs no second try of it, only the full parse.
-  const parsed =
-    direct === "interpolates" ? parseYamlWithPositions(source.text) : parseYamlInFull(source.text);
+  const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
   const { warnings } = parsed;
   if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };
-  if (parsed.root === undefined) return { plain: undefined, errors: [], warnings, fatal: false };
-  const interpolated = interpolateTree(parsed.root, variables, {
-    text: source.text,
-    positionAt: parsed.positionAt,
-  });
-  const plain = toPlainManifest(interpolated.root, parsed.positionAt);
-  return { plain, errors: [...parsed.errors, ...interpolated.errors], warnings, fatal: false };
+  const { plain, errors } = parsed.built.finish(parsed.positionAt);
+  return { plain, errors: [...parsed.errors, ...errors], warnings, fatal: false };
 }
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {

@@ -1,6 +1,6 @@
-// Where each value of a parsed manifest was written, kept in a few flat arrays instead of the
-// parse tree: once the plain value is built, the tree (an object per key and value, the largest
-// thing a big manifest costs) can go, and messages can still point at any value by JSON pointer.
+// Where each value of a read manifest was written, kept in a few flat arrays instead of a parse
+// tree (an object per key and value, the largest thing a big manifest would cost), so that messages
+// can point at any value by JSON pointer.
 //
 // Nodes are numbered in document order (a map or list before its children). For each node the
 // arrays hold its kind, the offset of the key that names it (-1 for list items and the root),
@@ -8,7 +8,6 @@
 // which is how a lookup steps from one child to the next.
 
 import type { Position } from "./diagnostics.js";
-import type { ValueNode } from "./yaml-nodes.js";
 
 /** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
 export interface NodeLocation {
@@ -38,8 +37,8 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 const INVALID_ESCAPE = /~(?![01])/;
 
 /**
- * Records nodes in document order (a map or list before what it holds): from a tree as the plain
- * value is built from it, or as a reader reads them. Room for `capacity` nodes, grown as needed.
+ * Records nodes in document order (a map or list before what it holds), as a reader reads them.
+ * Room for `capacity` nodes, grown as needed.
  */
 export class NodePlacesBuilder {
   private kinds: Uint8Array;
@@ -58,13 +57,8 @@ export class NodePlacesBuilder {
     this.ends = new Int32Array(size);
   }
 
-  /** Room for every node of `root`, counted. */
-  static forTree(root: ValueNode): NodePlacesBuilder {
-    return new NodePlacesBuilder(countNodes(root));
-  }
-
   /** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
-  open(kind: ValueNode["kind"], offset: number, key: string | undefined, keyOffset: number): number {
+  open(kind: "scalar" | "map" | "seq", offset: number, key: string | undefined, keyOffset: number): number {
     const index = this.count++;
     if (index === this.kinds.length) this.grow();
     this.kinds[index] = kind === "scalar" ? SCALAR : kind === "map" ? MAP : SEQ;
@@ -105,13 +99,6 @@ export class NodePlacesBuilder {
     this.valueOffsets = grown(this.valueOffsets, (size) => new Int32Array(size));
     this.ends = grown(this.ends, (size) => new Int32Array(size));
   }
-}
-
-function countNodes(node: ValueNode): number {
-  let count = 1;
-  if (node.kind === "map") for (const entry of node.entries) count += countNodes(entry.value);
-  else if (node.kind === "seq") for (const item of node.items) count += countNodes(item);
-  return count;
 }
 
 class NodePlaces implements LocationIndex {

@@ -4,11 +4,10 @@
 // manages) are merge.ts's.
 
 import { parseDuration } from "../duration.js";
-import type { Position } from "./diagnostics.js";
+import type { Position, YamlProblem } from "./diagnostics.js";
 import { asRecord, type LocationIndex } from "./plain-manifest.js";
 import { ROLLOUT_DEFAULTS } from "./rollout-defaults.js";
 import type { PrometheusAuth, PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A wave as one file writes it, with the places merge.ts turns into file:line. */
 export interface RolloutWaveFact {

@@ -3,6 +3,7 @@
 
 import type { ErrorObject } from "ajv";
 import { isFamilyName } from "../families.js";
+import type { YamlProblem } from "./diagnostics.js";
 import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -13,7 +14,6 @@ import {
   unescapePointerSegment,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 const MAX_SCHEMA_ERRORS = 500;
 

@@ -4,11 +4,10 @@
 
 import { isFamilyName } from "../families.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
-import type { Position } from "./diagnostics.js";
+import type { Position, YamlProblem } from "./diagnostics.js";
 import { asRecord, type LocationIndex, type PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import { checkServiceText } from "./text-checks.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 /** A family block of one file, for the "same project + family in two files" check. */
 export interface FamilyBlockFact {

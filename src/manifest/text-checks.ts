@@ -4,8 +4,8 @@
 // rather than rewritten in silence or warned about on every run.
 
 import { describeUntrimmed } from "../trim-as-service.js";
+import type { YamlProblem } from "./diagnostics.js";
 import type { LocationIndex } from "./plain-manifest.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 const CHECKED_KEYS = new Set(["name", "description"]);
 
