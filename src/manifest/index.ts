@@ -195,7 +195,7 @@ function loadOneManifest(
   }
 
   const schema = validateManifestSchema(plain);
-  const semantics = checkManifestSemantics(plain);
+  const semantics = checkManifestSemantics(plain, file);
   appendAll(warnings, toWarnings(semantics.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second

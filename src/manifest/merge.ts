@@ -7,11 +7,11 @@ import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { compareText } from "./compare-projects.js";
-import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
+import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
-import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
+import { checkOwnerDescriptions } from "./owner-checks.js";
 import { hasUnresolvedSets } from "./project-sets.js";
 import { mergeRollouts } from "./rollout-merge.js";
 import type { ManifestFacts } from "./semantic-checks.js";
@@ -35,70 +35,68 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 } {
   const errors: ManifestDiagnostic[] = [];
   const place = (placed: Placed): string => `${placed.file}:${placed.position.line}:${placed.position.col}`;
+  // Each fact of every file, with its file.
+  const placedFacts = <T extends object>(factsOf: (facts: ManifestFacts) => readonly T[]) =>
+    files.flatMap(({ file, facts }) => factsOf(facts).map((fact) => ({ ...fact, file })));
 
   // Same project + family in two files.
-  const familyBlocks = files.flatMap(({ file, facts }) =>
-    facts.familyBlocks.map((block) => ({ ...block, file, key: familyKey(block.project, block.family) })),
-  );
-  for (const group of sharingKey(familyBlocks, (block) => block.key)) {
-    const [first, ...others] = group.sort(comparePlaced);
-    if (first === undefined) continue;
-    for (const other of others) {
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
-        ),
-      );
-    }
+  const familyBlocks = placedFacts((facts) => facts.familyBlocks);
+  for (const [first, other] of repeats(familyBlocks, (block) => familyKey(block.project, block.family))) {
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
+      ),
+    );
   }
 
   // One record claimed by two configs.
-  const claims = files.flatMap(({ file, facts }) => facts.idClaims.map((claim) => ({ ...claim, file })));
-  for (const group of sharingKey(claims, (claim) => String(claim.id))) {
-    const [first, ...others] = group.sort(comparePlaced);
-    if (first === undefined) continue;
-    for (const other of others) {
-      const owner = first.name === undefined ? "another config" : `"${first.name}"`;
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
-        ),
-      );
-    }
+  for (const [first, other] of repeats(
+    placedFacts((facts) => facts.idClaims),
+    (claim) => String(claim.id),
+  )) {
+    const owner = first.name === undefined ? "another config" : `"${first.name}"`;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
+      ),
+    );
   }
 
   // server.base_url set differently in two files.
-  const baseUrls = files
-    .flatMap(({ file, facts }) => (facts.baseUrl === undefined ? [] : [{ ...facts.baseUrl, file }]))
-    .sort(comparePlaced);
-  const firstBaseUrl = baseUrls[0];
-  for (const other of baseUrls.slice(1)) {
-    if (firstBaseUrl !== undefined && other.value !== firstBaseUrl.value) {
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(firstBaseUrl.value)} at ${place(firstBaseUrl)}; set it in one file`,
-        ),
-      );
-    }
+  const baseUrls = placedFacts((facts) => (facts.baseUrl ? [facts.baseUrl] : [])).sort(comparePlaced);
+  for (const [first, other] of repeats(baseUrls, () => "")) {
+    if (other.value === first.value) continue;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${place(first)}; set it in one file`,
+      ),
+    );
   }
 
-  const owners = mergeOwners(
-    files
-      .flatMap(({ file, facts }) => (facts.owner === undefined ? [] : [{ ...facts.owner, file }]))
-      .sort(comparePlaced),
-  );
-  appendAll(errors, owners.errors);
+  // The first `owner:` (in file order) is the run's; another value is an error.
+  const owners = placedFacts((facts) => (facts.owner ? [facts.owner] : [])).sort(comparePlaced);
+  for (const [first, other] of repeats(owners, () => "")) {
+    if (other.value === first.value) continue;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({ file: first.file, line: first.position.line })}; the files of one run share one owner: run each owner's manifests separately`,
+      ),
+    );
+  }
+  const [owner] = owners;
   appendAll(
     errors,
     checkOwnerDescriptions(
       files.flatMap((file) => file.blocks ?? []),
-      owners.owner?.value,
+      owner?.value,
     ),
   );
 
@@ -120,13 +118,14 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     if (unknown.length > 0) return { state: undefined, errors: unknown, warnings: expanded.warnings };
     state.rollout = rollouts.rollout;
   }
-  if (firstBaseUrl !== undefined) {
-    const { value, file, position } = firstBaseUrl;
+  const [baseUrl] = baseUrls;
+  if (baseUrl !== undefined) {
+    const { value, file, position } = baseUrl;
     state.baseUrl = value;
     state.baseUrlSource = { file, line: position.line, col: position.col };
   }
-  if (owners.owner !== undefined) {
-    const { value, file, position } = owners.owner;
+  if (owner !== undefined) {
+    const { value, file, position } = owner;
     state.owner = { name: value, source: { file, line: position.line, col: position.col } };
   }
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
@@ -145,9 +144,12 @@ function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   return merged;
 }
 
-/** The groups of items sharing a key with another. */
-function sharingKey<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
-  return [...groupBy(items, keyOf).values()].filter((group) => group.length > 1);
+/** Each item sharing its key with an earlier one (in file order), with the first of them. */
+function* repeats<T extends Placed>(items: readonly T[], keyOf: (item: T) => string): Generator<[T, T]> {
+  for (const group of groupBy(items, keyOf).values()) {
+    const [first, ...others] = group.sort(comparePlaced);
+    if (first !== undefined) for (const other of others) yield [first, other];
+  }
 }
 
 function comparePlaced(a: Placed, b: Placed): number {

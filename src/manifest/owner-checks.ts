@@ -4,37 +4,9 @@
 // description must not read as carrying a mark (pcsync would strip it, and plan it forever).
 
 import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark.js";
-import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
+import { type ManifestDiagnostic, makeError } from "./diagnostics.js";
 import type { ManifestBlocks } from "./expand-types.js";
 import type { SourceLocation } from "./types.js";
-
-/** The owner of a run, as written: a name and the `owner:` value's place. */
-export interface OwnerFact {
-  value: string;
-  file: string;
-  position: Position;
-}
-
-/** The owners the files set: the first (in file order) is the run's; another value is an error. */
-export function mergeOwners(owners: readonly OwnerFact[]): {
-  owner: OwnerFact | undefined;
-  errors: ManifestDiagnostic[];
-} {
-  const [first, ...others] = owners;
-  const errors: ManifestDiagnostic[] = [];
-  for (const other of others) {
-    if (first !== undefined && other.value !== first.value) {
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({ file: first.file, line: first.position.line })}; the files of one run share one owner: run each owner's manifests separately`,
-        ),
-      );
-    }
-  }
-  return { owner: first, errors };
-}
 
 /** Every description written in the blocks, with where its value is. */
 function* writtenDescriptions(blocks: ManifestBlocks): Generator<[string, SourceLocation]> {

@@ -19,10 +19,11 @@ import type {
   ManifestTemplateNames,
 } from "./manifest-schema-types.js";
 import { escapePointerSegment, type LocationIndex } from "./plain-manifest.js";
-import type { DesiredFields, SourceLocation } from "./types.js";
+import type { SourceLocation } from "./types.js";
 
 // The safety keys ride along with the fields, so that templates, sets and overrides carry them.
 const SETTINGS = ["deleted", "protect", "ignore_fields"] as const;
+const COPIED_FIELDS = ["plugin", "order", "enabled", "description", "match_action", ...SETTINGS] as const;
 const OVERRIDE_FIELDS = [
   "plugin",
   "enabled",
@@ -141,11 +142,7 @@ function readConfig(
   at: Locate,
 ): ConfigItem {
   const fields: ConfigItem["fields"] = { plugin: config.plugin, name: config.name };
-  if (config.order !== undefined) fields.order = config.order;
-  if (config.enabled !== undefined) fields.enabled = config.enabled;
-  if (config.description !== undefined) fields.description = config.description;
-  if (config.match_action !== undefined) fields.match_action = config.match_action;
-  copySettings(config, fields);
+  copyFields(config, fields);
   const fieldSources: ConfigItem["fieldSources"] = {};
   for (const field of CONFIG_FIELDS) {
     if (config[field] !== undefined) fieldSources[field] = at(`${pointer}/${field}`, "value");
@@ -162,12 +159,7 @@ function readOverride(
   at: Locate,
 ): OverrideItem {
   const item: OverrideItem = { name, source: at(pointer, "key"), fields: {}, fieldSources: {} };
-  if (override.plugin !== undefined) item.fields.plugin = override.plugin;
-  if (override.order !== undefined) item.fields.order = override.order;
-  if (override.enabled !== undefined) item.fields.enabled = override.enabled;
-  if (override.description !== undefined) item.fields.description = override.description;
-  if (override.match_action !== undefined) item.fields.match_action = override.match_action;
-  copySettings(override, item.fields);
+  copyFields(override, item.fields);
   if (override.id !== undefined) item.id = override.id;
   for (const field of OVERRIDE_FIELDS) {
     if (override[field] !== undefined) item.fieldSources[field] = at(`${pointer}/${field}`, "value");
@@ -175,12 +167,11 @@ function readOverride(
   return item;
 }
 
-/** The safety keys of a config or an override, as written. */
-function copySettings(
-  from: Pick<ManifestConfigOverride, (typeof SETTINGS)[number]>,
-  to: Pick<DesiredFields, (typeof SETTINGS)[number]>,
-): void {
-  if (from.deleted !== undefined) to.deleted = from.deleted;
-  if (from.protect !== undefined) to.protect = from.protect;
-  if (from.ignore_fields !== undefined) to.ignore_fields = [...from.ignore_fields];
+/** The fields of a config or an override as written (but `name`), always in this order. */
+function copyFields(from: ManifestConfigOverride, to: OverrideItem["fields"]): void {
+  for (const field of COPIED_FIELDS) {
+    const value = from[field];
+    if (value !== undefined)
+      (to as Record<string, unknown>)[field] = Array.isArray(value) ? [...value] : value;
+  }
 }

@@ -1,8 +1,8 @@
 // `rollout:` across the files of one run: at most one file says it (a second is an error naming
 // the first), and a wave names only projects the manifest manages.
 
-import type { ManifestDiagnostic } from "./diagnostics.js";
-import { makeError } from "./diagnostics.js";
+import { compareText } from "./compare-projects.js";
+import { type ManifestDiagnostic, makeError } from "./diagnostics.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 import type { RolloutSpec } from "./types.js";
 
@@ -16,51 +16,33 @@ export interface MergedRollout {
   checkProjects(managed: ReadonlySet<string>, resolvedAtPlanTime: boolean): ManifestDiagnostic[];
 }
 
-export function mergeRollouts(files: readonly { file: string; facts: ManifestFacts }[]): MergedRollout {
+export function mergeRollouts(files: readonly { facts: ManifestFacts }[]): MergedRollout {
   const placed = files
-    .flatMap(({ file, facts }) => (facts.rollout === undefined ? [] : [{ file, fact: facts.rollout }]))
-    .sort((a, b) =>
-      a.file < b.file ? -1 : a.file > b.file ? 1 : a.fact.position.line - b.fact.position.line,
-    );
+    .flatMap(({ facts }) => (facts.rollout === undefined ? [] : [facts.rollout]))
+    .sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
   const [first, ...others] = placed;
-  const errors = others.map(({ file, fact }) =>
+  const errors = others.map(({ source }) =>
     makeError(
-      file,
-      fact.position,
-      `rollout is also set at ${first?.file}:${first?.fact.position.line}; one file of a manifest says how it rolls out`,
+      source.file,
+      source,
+      `rollout is also set at ${first?.source.file}:${first?.source.line}; one file of a manifest says how it rolls out`,
     ),
   );
   if (first === undefined) return { rollout: undefined, errors, checkProjects: () => [] };
-  const { file, fact } = first;
-  const rollout: RolloutSpec = {
-    waves: fact.waves.map((wave) => {
-      const spec: RolloutSpec["waves"][number] = {
-        name: wave.name,
-        source: { file, line: wave.position.line, col: wave.position.col },
-      };
-      if (wave.projects !== undefined) spec.projects = wave.projects;
-      if (wave.percent !== undefined) spec.percent = wave.percent;
-      return spec;
-    }),
-    bakeMs: fact.bakeMs,
-    health: fact.health,
-    failureBudget: fact.failureBudget,
-    onFailure: fact.onFailure,
-    source: { file, line: fact.position.line, col: fact.position.col },
-  };
+  const { projectSources, ...rollout } = first;
   return {
     rollout,
     errors,
     checkProjects(managed, resolvedAtPlanTime) {
       if (resolvedAtPlanTime) return [];
-      return fact.waves.flatMap((wave) =>
+      return rollout.waves.flatMap((wave, waveIndex) =>
         (wave.projects ?? []).flatMap((project, index) =>
           managed.has(project)
             ? []
             : [
                 makeError(
-                  file,
-                  wave.projectPositions?.[index] ?? wave.position,
+                  rollout.source.file,
+                  projectSources[waveIndex]?.[index] ?? wave.source,
                   `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`,
                 ),
               ],

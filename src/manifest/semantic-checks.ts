@@ -43,7 +43,7 @@ export interface SemanticResult {
 
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 
-export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
+export function checkManifestSemantics(plain: PlainManifest, file: string): SemanticResult {
   const errors: YamlProblem[] = [];
   const warnings: YamlProblem[] = [];
   const facts: ManifestFacts = { familyBlocks: [], idClaims: [] };
@@ -60,7 +60,7 @@ export function checkManifestSemantics(plain: PlainManifest): SemanticResult {
     facts.owner = { value: root.owner, position: valuePosition(locations, ["owner"]) };
   }
 
-  const rollout = readRollout(root.rollout, locations, errors, warnings);
+  const rollout = readRollout(root.rollout, file, locations, errors, warnings);
   if (rollout !== undefined) facts.rollout = rollout;
 
   checkServiceText(root, locations, errors);

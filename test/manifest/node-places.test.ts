@@ -37,7 +37,7 @@ describe("the index of where values were written", () => {
           expect(locations.lookup(path)).toStrictEqual(place);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
