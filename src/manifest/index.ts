@@ -88,17 +88,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     ]),
   ];
   const secrets = resolved.variables.secrets ?? [];
-  const errors = redactDiagnostics(
-    sortDiagnostics([...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors], order),
+  const errors = sortAndRedact(
+    [...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors],
+    order,
     secrets,
   );
   return {
     value: errors.length > 0 ? undefined : loaded.value,
     errors,
-    warnings: redactDiagnostics(
-      sortDiagnostics([...resolved.warnings, ...read.warnings, ...loaded.warnings], order),
-      secrets,
-    ),
+    warnings: sortAndRedact([...resolved.warnings, ...read.warnings, ...loaded.warnings], order, secrets),
     files,
   };
 }
@@ -113,8 +111,8 @@ export async function loadVariables(options: LoadOptions): Promise<ResolvedVaria
   const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
   return {
     variables: resolved.variables,
-    errors: redactDiagnostics(sortDiagnostics([...varFiles.errors, ...resolved.errors], order), secrets),
-    warnings: redactDiagnostics(sortDiagnostics(resolved.warnings, order), secrets),
+    errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, secrets),
+    warnings: sortAndRedact(resolved.warnings, order, secrets),
   };
 }
 
@@ -153,20 +151,23 @@ export function loadManifestSources(
   const secrets = variables.secrets ?? [];
   return {
     value: errors.length > 0 ? undefined : merged.state,
-    errors: redactDiagnostics(sortDiagnostics(errors, files), secrets),
-    warnings: redactDiagnostics(sortDiagnostics(warnings, files), secrets),
+    errors: sortAndRedact(errors, files, secrets),
+    warnings: sortAndRedact(warnings, files, secrets),
     files,
   };
 }
 
 /**
- * The API key is refused where the loader finds it, and those messages never quote it; this is
- * the last guard, for a message that quotes manifest text the loader had no reason to suspect.
+ * Sorts by file (in `order`) and position, and redacts. The API key is refused where the loader
+ * finds it, and those messages never quote it; this is the last guard, for a message that quotes
+ * manifest text the loader had no reason to suspect.
  */
-function redactDiagnostics(
-  diagnostics: ManifestDiagnostic[],
+function sortAndRedact(
+  unsorted: readonly ManifestDiagnostic[],
+  order: readonly string[],
   secrets: readonly string[],
 ): ManifestDiagnostic[] {
+  const diagnostics = sortDiagnostics(unsorted, order);
   if (secrets.length === 0) return diagnostics;
   const registry = SecretRegistry.of(secrets);
   return diagnostics.map((diagnostic) => ({

@@ -1,6 +1,6 @@
 // Where each value of a read manifest was written, kept in a few flat arrays instead of a parse
 // tree (an object per key and value, the largest thing a big manifest would cost), so that messages
-// can point at any value by JSON pointer.
+// can point at any value by its path.
 //
 // Nodes are numbered in document order (a map or list before its children). For each node the
 // arrays hold its kind, the offset of the key that names it (-1 for list items and the root),
@@ -9,7 +9,7 @@
 
 import type { Position } from "./diagnostics.js";
 
-/** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
+/** Where a value of the plain manifest was written. */
 export interface NodeLocation {
   /** The key naming this value, when it is a map entry. */
   key?: Position;
@@ -19,9 +19,7 @@ export interface NodeLocation {
 
 /** Finds where a value was written. */
 export interface LocationIndex {
-  /** By JSON pointer, as ajv's instancePath: "/projects/1/plugin_configs/configs/0/name". */
-  get(pointer: string): NodeLocation | undefined;
-  /** The same as get() of the path's pointer, without building the pointer. */
+  /** By path: ["projects", "1", "plugin_configs", "configs", 0, "name"]. */
   lookup(path: readonly (string | number)[]): NodeLocation | undefined;
 }
 
@@ -33,8 +31,6 @@ const NO_KEY = -1;
 /** Maps and lists with more children than this get an index on their first lookup, so lookups stay O(1). */
 const SCAN_LIMIT = 8;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-/** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
-const INVALID_ESCAPE = /~(?![01])/;
 
 /**
  * Records nodes in document order (a map or list before what it holds), as a reader reads them.
@@ -116,21 +112,6 @@ class NodePlaces implements LocationIndex {
     private readonly positionAt: (offset: number) => Position,
   ) {}
 
-  get(pointer: string): NodeLocation | undefined {
-    if (pointer !== "" && !pointer.startsWith("/")) return undefined;
-    // Segment by segment, without an array of them: a big manifest asks this for every value.
-    let node = this.kinds.length > 0 ? 0 : NO_KEY;
-    for (let start = 1; start <= pointer.length && node >= 0; ) {
-      const slash = pointer.indexOf("/", start);
-      const end = slash < 0 ? pointer.length : slash;
-      const raw = pointer.slice(start, end);
-      if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return undefined;
-      node = this.stepInto(node, unescapePointerSegment(raw));
-      start = end + 1;
-    }
-    return node < 0 ? undefined : this.locationOf(node);
-  }
-
   lookup(path: readonly (string | number)[]): NodeLocation | undefined {
     let node = this.kinds.length > 0 ? 0 : NO_KEY;
     for (const segment of path) {
@@ -195,9 +176,4 @@ class NodePlaces implements LocationIndex {
     }
     return children;
   }
-}
-
-export function unescapePointerSegment(segment: string): string {
-  if (!segment.includes("~")) return segment;
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
 }

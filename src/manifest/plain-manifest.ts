@@ -15,7 +15,6 @@ import type { BlockBuilder, ScalarValue } from "./parse-block-yaml.js";
 import type { ManifestVariables } from "./variables.js";
 
 export type { LocationIndex, NodeLocation } from "./node-places.js";
-export { unescapePointerSegment } from "./node-places.js";
 
 export interface PlainManifest {
   /** The manifest as plain data, interpolated values typed; not yet validated. */
@@ -34,11 +33,6 @@ export function loadManifestSchema(): JsonSchema {
   if (schemaCache !== undefined) return schemaCache;
   schemaCache = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8")) as JsonSchema;
   return schemaCache;
-}
-
-export function escapePointerSegment(segment: string): string {
-  if (!segment.includes("~") && !segment.includes("/")) return segment;
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 interface PlainContainer {

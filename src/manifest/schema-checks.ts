@@ -11,7 +11,6 @@ import {
   type LocationIndex,
   type NodeLocation,
   type PlainManifest,
-  unescapePointerSegment,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
 
@@ -242,12 +241,13 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** An ajv instancePath as a path: list indexes under `configs` are numbers, as the checks name them. */
 function parsePointer(pointer: string): (string | number)[] {
   if (pointer === "") return [];
   return pointer
     .slice(1)
     .split("/")
-    .map(unescapePointerSegment)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
     .map((segment, index, all) =>
       /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment,
     );

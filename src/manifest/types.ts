@@ -2,6 +2,7 @@
 // project resolved. The planner consumes it; the loader produces a LoadedManifest on the way.
 
 import type { FamilyName } from "../families.js";
+import type { ManifestConfig, ManifestFamily, ManifestFieldsMode } from "./manifest-schema-types.js";
 
 export interface SourceLocation {
   file: string;
@@ -10,11 +11,10 @@ export interface SourceLocation {
 }
 
 /** The record fields a config may ask pcsync never to compare or write once the record exists. */
-export const IGNORABLE_FIELDS = ["plugin", "enabled", "description", "match_action", "order"] as const;
-export type IgnorableField = (typeof IGNORABLE_FIELDS)[number];
+export type IgnorableField = NonNullable<ManifestConfig["ignore_fields"]>[number];
 
 /** `fields:` of a family: whether fields a config leaves out are managed (at the service's defaults). */
-export type FieldsMode = "listed" | "all";
+export type FieldsMode = ManifestFieldsMode;
 
 /** Fields the manifest manages on one config; a field left out of the manifest is absent here. */
 export interface DesiredFields {
@@ -53,7 +53,7 @@ export interface DesiredConfig {
 }
 
 /** `warn`: drift is reported; `heal`: `pcsync watch` also applies the plan of the family. */
-export type DriftMode = "warn" | "heal";
+export type DriftMode = NonNullable<ManifestFamily["drift"]>;
 
 export interface DesiredFamily {
   project: string;

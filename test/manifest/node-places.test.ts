@@ -1,6 +1,6 @@
-// The flat index of where each value was written (node-places.ts), which outlives the parse tree:
-// for any document, every JSON pointer finds the position a walk of the tree finds, and nothing
-// else is found.
+// The flat index of where each value was written (node-places.ts), which stands in for a parse
+// tree: for any document, every path finds the position a walk of yaml's own tree finds, and
+// nothing else is found.
 
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -27,13 +27,12 @@ const document = fc.letrec((tie) => ({
 })).value;
 
 describe("the index of where values were written", () => {
-  it("finds every value and key where a walk of the tree finds it, by pointer and by path", () => {
+  it("finds every value and key where a walk of the tree finds it", () => {
     fc.assert(
       fc.property(fc.dictionary(keyText, document, { minKeys: 1, maxKeys: 14 }), (data) => {
         const text = stringify(data, { lineWidth: 0 });
         const { locations } = readPlaces(text);
-        for (const { pointer, path, place } of walkPlaces(text)) {
-          expect(locations.get(pointer)).toStrictEqual(place);
+        for (const { path, place } of walkPlaces(text)) {
           expect(locations.lookup(path)).toStrictEqual(place);
         }
       }),
@@ -45,25 +44,23 @@ describe("the index of where values were written", () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`k${index}`, index]));
     const text = stringify({ small: { a: 1 }, big: many, list: [1, 2], long: Array(20).fill("x") });
     const { locations, positionAt } = readPlaces(text);
-    for (const pointer of [
-      "/nope",
-      "/small/b",
-      "/big/k20",
-      "/list/2",
-      "/list/-1",
-      "/list/01",
-      "/long/20",
-      "/long/x",
-      "/small/a/deeper",
-      "/a~2b",
-      "small",
+    for (const path of [
+      ["nope"],
+      ["small", "b"],
+      ["big", "k20"],
+      ["list", 2],
+      ["list", "-1"],
+      ["list", "01"],
+      ["long", 20],
+      ["long", "x"],
+      ["small", "a", "deeper"],
+      ["a~2b"],
     ]) {
-      expect(locations.get(pointer), pointer).toBeUndefined();
+      expect(locations.lookup(path), path.join("/")).toBeUndefined();
     }
-    expect(locations.lookup(["long", 20])).toBeUndefined();
-    expect(locations.get("/big/k19")?.key).toEqual(positionAt(text.indexOf("k19:")));
-    expect(locations.get("/long/19")?.value.line).toBe(text.split("\n").length - 1);
-    expect(locations.get("")?.value).toEqual({ line: 1, col: 1 });
+    expect(locations.lookup(["big", "k19"])?.key).toEqual(positionAt(text.indexOf("k19:")));
+    expect(locations.lookup(["long", 19])?.value.line).toBe(text.split("\n").length - 1);
+    expect(locations.lookup([])?.value).toEqual({ line: 1, col: 1 });
   });
 
   it("points at the last of two equal keys, as the plain value holds it", () => {
@@ -73,7 +70,7 @@ describe("the index of where values were written", () => {
     const { plain, errors } = parsed.built.finish(parsed.positionAt);
     expect(errors.map((error) => error.position)).toEqual([{ line: 2, col: 3 }]);
     expect(plain?.value).toEqual({ projects: { "": 2 } });
-    expect(plain?.locations.get("/projects/")).toEqual({
+    expect(plain?.locations.lookup(["projects", ""])).toEqual({
       key: { line: 3, col: 3 },
       value: { line: 3, col: 7 },
     });

@@ -2,7 +2,6 @@
 // places (node-places.ts) is held to, walked from yaml's document rather than by the loader.
 
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { escapePointerSegment } from "../../src/manifest/plain-manifest.js";
 
 type Position = { line: number; col: number };
 export type Place = { key?: Position; value: Position };
@@ -10,12 +9,12 @@ export type Place = { key?: Position; value: Position };
 const startOf = (node: unknown): number | undefined =>
   (node as { range?: readonly number[] } | null)?.range?.[0];
 
-/** Every value's pointer, path and place in `text` (the last of equal keys, as the plain value holds). */
-export function walkPlaces(text: string): { pointer: string; path: (string | number)[]; place: Place }[] {
+/** Every value's path and place in `text` (the last of equal keys, as the plain value holds). */
+export function walkPlaces(text: string): { path: (string | number)[]; place: Place }[] {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: false });
   const positionAt = (offset: number): Position => lineCounter.linePos(offset);
-  const found: { pointer: string; path: (string | number)[]; place: Place }[] = [];
+  const found: { path: (string | number)[]; place: Place }[] = [];
   const walk = (
     node: unknown,
     path: (string | number)[],
@@ -24,8 +23,7 @@ export function walkPlaces(text: string): { pointer: string; path: (string | num
   ) => {
     const value = positionAt(valueOffset);
     const place: Place = keyOffset === undefined ? { value } : { key: positionAt(keyOffset), value };
-    const pointer = path.map((segment) => `/${escapePointerSegment(String(segment))}`).join("");
-    found.push({ pointer, path, place });
+    found.push({ path, place });
     if (isMap(node)) {
       const last = new Map<string, { key: unknown; value: unknown }>();
       for (const pair of node.items) {
