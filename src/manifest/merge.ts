@@ -1,19 +1,19 @@
 // Merges the blocks of several manifest files into one DesiredState (expanding templates and
 // project sets, expand-manifest.ts), and checks what only shows across files: a project + family
-// defined twice, one record id claimed twice, conflicting server URLs. The result does not depend
-// on the order the files were given in.
+// defined twice, one record id claimed twice, conflicting server URLs or owners, descriptions the
+// owner's mark would not fit, a second `rollout:`, waves naming unmanaged projects. The result does
+// not depend on the order the files were given in.
 
 import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
+import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark.js";
 import { compareText } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
 import type { LoadedManifest } from "./loaded-manifest.js";
-import { checkOwnerDescriptions } from "./owner-checks.js";
 import { hasUnresolvedSets } from "./project-sets.js";
-import { mergeRollouts } from "./rollout-merge.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 
 export interface LoadedManifestFile {
@@ -100,8 +100,19 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     ),
   );
 
-  const rollouts = mergeRollouts(files);
-  appendAll(errors, rollouts.errors);
+  // One file of a manifest says how it rolls out.
+  const [rolloutFact, ...otherRollouts] = files
+    .flatMap(({ facts }) => facts.rollout ?? [])
+    .sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
+  for (const { source } of otherRollouts) {
+    errors.push(
+      makeError(
+        source.file,
+        source,
+        `rollout is also set at ${rolloutFact?.source.file}:${rolloutFact?.source.line}; one file of a manifest says how it rolls out`,
+      ),
+    );
+  }
 
   if (errors.length > 0 || files.some((file) => file.blocks === undefined))
     return { state: undefined, errors, warnings: [] };
@@ -110,13 +121,27 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: LoadedManifest = { families: expanded.families };
-  if (rollouts.rollout !== undefined) {
-    const unknown = rollouts.checkProjects(
-      new Set(expanded.families.map((family) => family.project)),
-      hasUnresolvedSets(blocks),
-    );
+  if (rolloutFact !== undefined) {
+    const { projectSources, ...rollout } = rolloutFact;
+    const managed = new Set(expanded.families.map((family) => family.project));
+    // With a set that says `projects: all`, its projects are known only at plan time: not checked.
+    const unknown = hasUnresolvedSets(blocks)
+      ? []
+      : rollout.waves.flatMap((wave, waveIndex) =>
+          (wave.projects ?? []).flatMap((project, index) =>
+            managed.has(project)
+              ? []
+              : [
+                  makeError(
+                    rollout.source.file,
+                    projectSources[waveIndex]?.[index] ?? wave.source,
+                    `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`,
+                  ),
+                ],
+          ),
+        );
     if (unknown.length > 0) return { state: undefined, errors: unknown, warnings: expanded.warnings };
-    state.rollout = rollouts.rollout;
+    state.rollout = rollout;
   }
   const [baseUrl] = baseUrls;
   if (baseUrl !== undefined) {
@@ -130,6 +155,45 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   }
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
+}
+
+/**
+ * What `owner:` asks of the descriptions of a manifest, checked over every file's blocks
+ * (templates, sets, projects, overrides), so that a text is checked where it is written, once:
+ * with an owner, the description and its mark must fit in the service's limit; without one, a
+ * description must not read as carrying a mark (pcsync would strip it, and plan it forever).
+ */
+function checkOwnerDescriptions(
+  blocks: readonly ManifestBlocks[],
+  owner: string | undefined,
+): ManifestDiagnostic[] {
+  const errors: ManifestDiagnostic[] = [];
+  for (const block of blocks) {
+    const families = [...block.templates, ...block.sets, ...block.projects].flatMap(
+      (owned) => owned.families,
+    );
+    for (const family of families) {
+      for (const item of [...(family.configs ?? []), ...family.overrides]) {
+        const text = item.fields.description;
+        const source = item.fieldSources.description;
+        if (typeof text !== "string" || source === undefined) continue;
+        const problem = owner === undefined ? markProblem(text) : lengthProblem(text, owner);
+        if (problem !== undefined) errors.push(makeError(source.file, source, problem));
+      }
+    }
+  }
+  return errors;
+}
+
+function lengthProblem(text: string, owner: string): string | undefined {
+  const length = markedLength(text, owner);
+  if (length <= DESCRIPTION_MAX_LENGTH) return undefined;
+  return `description is too long with the owner mark of ${JSON.stringify(owner)}: ${length} characters, the service takes at most ${DESCRIPTION_MAX_LENGTH}; shorten it by ${length - DESCRIPTION_MAX_LENGTH} characters`;
+}
+
+function markProblem(text: string): string | undefined {
+  if (!looksMarked(text)) return undefined;
+  return 'description ends in an owner mark ("[pcsync owner=NAME]"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest';
 }
 
 /** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
