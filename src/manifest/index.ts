@@ -16,13 +16,13 @@ import {
 } from "./diagnostics.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
 import { parseYaml } from "./load-yaml.js";
-import type { LoadedManifest } from "./loaded-manifest.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
 import { PlainBuilder, type PlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
+import type { LoadedManifest } from "./types.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
@@ -34,7 +34,6 @@ import {
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
-export type { LoadedManifest } from "./loaded-manifest.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {

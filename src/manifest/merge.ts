@@ -12,9 +12,9 @@ import { compareText } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
-import type { LoadedManifest } from "./loaded-manifest.js";
 import { hasUnresolvedSets } from "./project-sets.js";
 import type { ManifestFacts } from "./semantic-checks.js";
+import type { LoadedManifest } from "./types.js";
 
 export interface LoadedManifestFile {
   file: string;
