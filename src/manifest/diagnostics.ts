@@ -22,6 +22,12 @@ export interface Position {
   col: number;
 }
 
+/** A problem at a position of the file being read; it becomes a diagnostic once the file is named. */
+export interface YamlProblem {
+  position: Position;
+  message: string;
+}
+
 /** The position used for problems of a whole file. */
 export const WHOLE_FILE: Position = { line: 0, col: 0 };
 

@@ -78,7 +78,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
       return finishFamily(
         context,
         family,
-        own.configs.map(ownEntry(own)),
+        own.configs.map((item) => entryOf(item, own, false)),
         own.prune?.value ?? false,
         own.source,
         familySettings([own]),
@@ -108,20 +108,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
       } else templatePrune ??= templateFamily.prune;
     }
     for (const item of templateFamily.configs ?? []) {
-      addEntry(
-        entries,
-        byName,
-        context,
-        {
-          item,
-          appliedAt: application.use.source,
-          origin: application,
-          templated: true,
-          fields: item.fields,
-          fieldSources: item.fieldSources,
-        },
-        true,
-      );
+      addEntry(entries, byName, context, entryOf(item, application, true, application.use.source), true);
     }
   }
 
@@ -168,20 +155,7 @@ export function expandFamily(context: ProjectContext, family: FamilyName): Desir
   // Own configs: the sets' first, then the project's.
   for (const { set, block: overriding } of overridingBlocks) {
     for (const item of overriding.configs ?? []) {
-      addEntry(
-        entries,
-        byName,
-        context,
-        {
-          item,
-          appliedAt: set?.source,
-          origin: overriding,
-          templated: false,
-          fields: item.fields,
-          fieldSources: item.fieldSources,
-        },
-        set !== undefined,
-      );
+      addEntry(entries, byName, context, entryOf(item, overriding, false, set?.source), set !== undefined);
     }
     if (overriding.configs === undefined && !templated && !context.usesUnknownTemplate) {
       report.error(
@@ -366,7 +340,6 @@ function setPrune(
   return first?.value;
 }
 
-/** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
 /** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
 function projectSourceOf(context: ProjectContext): SourceLocation | undefined {
   if (context.block !== undefined) return context.block.source;
@@ -378,6 +351,7 @@ function projectSourceOf(context: ProjectContext): SourceLocation | undefined {
   return undefined;
 }
 
+/** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
 function finishFamily(
   context: ProjectContext,
   family: FamilyName,
@@ -458,15 +432,9 @@ function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: 
   }
 }
 
-function ownEntry(block: FamilyBlock) {
-  return (item: ConfigItem): Entry => ({
-    item,
-    appliedAt: undefined,
-    origin: block,
-    templated: false,
-    fields: item.fields,
-    fieldSources: item.fieldSources,
-  });
+/** A config as written, from the block (or template use) `origin`; `appliedAt` for a template's or a set's. */
+function entryOf(item: ConfigItem, origin: object, templated: boolean, appliedAt?: SourceLocation): Entry {
+  return { item, appliedAt, origin, templated, fields: item.fields, fieldSources: item.fieldSources };
 }
 
 function isOwnPlace(at: SourceLocation, own: FamilyBlock | undefined): boolean {

@@ -4,7 +4,6 @@
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
-import { readBlockPlain } from "./block-plain.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
@@ -13,17 +12,17 @@ import {
   makeError,
   makeWarning,
   sortDiagnostics,
+  type YamlProblem,
 } from "./diagnostics.js";
-import { interpolateTree } from "./interpolate.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
-import { DEFAULT_YAML_LIMITS, parseYamlInFull, parseYamlWithPositions } from "./load-yaml.js";
-import type { LoadedManifest } from "./loaded-manifest.js";
+import { parseYaml } from "./load-yaml.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
-import { type PlainManifest, toPlainManifest } from "./plain-manifest.js";
+import { PlainBuilder, type PlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
+import type { LoadedManifest } from "./types.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
@@ -31,12 +30,10 @@ import {
   resolveVariables,
   type VariableAssignment,
 } from "./variables.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
 export { resolveTextWith } from "./interpolate.js";
-export type { LoadedManifest } from "./loaded-manifest.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {
@@ -90,17 +87,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     ]),
   ];
   const secrets = resolved.variables.secrets ?? [];
-  const errors = redactDiagnostics(
-    sortDiagnostics([...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors], order),
+  const errors = sortAndRedact(
+    [...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors],
+    order,
     secrets,
   );
   return {
     value: errors.length > 0 ? undefined : loaded.value,
     errors,
-    warnings: redactDiagnostics(
-      sortDiagnostics([...resolved.warnings, ...read.warnings, ...loaded.warnings], order),
-      secrets,
-    ),
+    warnings: sortAndRedact([...resolved.warnings, ...read.warnings, ...loaded.warnings], order, secrets),
     files,
   };
 }
@@ -115,8 +110,8 @@ export async function loadVariables(options: LoadOptions): Promise<ResolvedVaria
   const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
   return {
     variables: resolved.variables,
-    errors: redactDiagnostics(sortDiagnostics([...varFiles.errors, ...resolved.errors], order), secrets),
-    warnings: redactDiagnostics(sortDiagnostics(resolved.warnings, order), secrets),
+    errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, secrets),
+    warnings: sortAndRedact(resolved.warnings, order, secrets),
   };
 }
 
@@ -155,20 +150,23 @@ export function loadManifestSources(
   const secrets = variables.secrets ?? [];
   return {
     value: errors.length > 0 ? undefined : merged.state,
-    errors: redactDiagnostics(sortDiagnostics(errors, files), secrets),
-    warnings: redactDiagnostics(sortDiagnostics(warnings, files), secrets),
+    errors: sortAndRedact(errors, files, secrets),
+    warnings: sortAndRedact(warnings, files, secrets),
     files,
   };
 }
 
 /**
- * The API key is refused where the loader finds it, and those messages never quote it; this is
- * the last guard, for a message that quotes manifest text the loader had no reason to suspect.
+ * Sorts by file (in `order`) and position, and redacts. The API key is refused where the loader
+ * finds it, and those messages never quote it; this is the last guard, for a message that quotes
+ * manifest text the loader had no reason to suspect.
  */
-function redactDiagnostics(
-  diagnostics: ManifestDiagnostic[],
+function sortAndRedact(
+  unsorted: readonly ManifestDiagnostic[],
+  order: readonly string[],
   secrets: readonly string[],
 ): ManifestDiagnostic[] {
+  const diagnostics = sortDiagnostics(unsorted, order);
   if (secrets.length === 0) return diagnostics;
   const registry = SecretRegistry.of(secrets);
   return diagnostics.map((diagnostic) => ({
@@ -197,7 +195,7 @@ function loadOneManifest(
   }
 
   const schema = validateManifestSchema(plain);
-  const semantics = checkManifestSemantics(plain);
+  const semantics = checkManifestSemantics(plain, file);
   appendAll(warnings, toWarnings(semantics.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
@@ -215,30 +213,16 @@ function loadOneManifest(
   return { errors, warnings, loaded: { file, blocks, facts: semantics.facts } };
 }
 
-/**
- * Parses and interpolates one file into the plain value ajv checks. The parse tree lives only in
- * here: what comes out points into the text with offsets, so a big file's tree is freed before
- * the next stages build their own data.
- */
+/** Reads and interpolates one file into the plain value ajv checks (without a parse tree). */
 function readPlainManifest(
   source: ManifestSource,
   variables: ManifestVariables,
 ): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
-  // Plain block YAML that interpolation leaves as it is (most big manifests): no tree at all.
-  const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
-  if (typeof direct !== "string") return { plain: direct.plain, errors: [], warnings: [], fatal: false };
-  // YAML the fast reader gave up on needs no second try of it, only the full parse.
-  const parsed =
-    direct === "interpolates" ? parseYamlWithPositions(source.text) : parseYamlInFull(source.text);
+  const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
   const { warnings } = parsed;
   if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };
-  if (parsed.root === undefined) return { plain: undefined, errors: [], warnings, fatal: false };
-  const interpolated = interpolateTree(parsed.root, variables, {
-    text: source.text,
-    positionAt: parsed.positionAt,
-  });
-  const plain = toPlainManifest(interpolated.root, parsed.positionAt);
-  return { plain, errors: [...parsed.errors, ...interpolated.errors], warnings, fatal: false };
+  const { plain, errors } = parsed.built.finish(parsed.positionAt);
+  return { plain, errors: [...parsed.errors, ...errors], warnings, fatal: false };
 }
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {

@@ -1,12 +1,11 @@
-// `${NAME}` and `${NAME:-default}` in values and project keys, from the variables handed to pcsync
-// (see variables.ts), never from the rest of the environment; `$${` writes a literal `${`. One pass:
-// a variable's value is never interpolated again, so it cannot inject more. No value may contain
-// the API key, written or interpolated: plans, pull-request comments and logs would show it.
+// `${NAME}` and `${NAME:-default}` in values and project keys (plain-manifest.ts applies it), from
+// the variables handed to pcsync (see variables.ts), never from the rest of the environment; `$${`
+// writes a literal `${`. One pass: a variable's value is never interpolated again, so it cannot
+// inject more. No value may contain the API key, written or interpolated: plans, pull-request
+// comments and logs would show it.
 
 import { registryOf } from "../redact.js";
-import type { Position } from "./diagnostics.js";
 import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
-import type { MapEntry, ScalarNode, ValueNode, YamlProblem, YamlSource } from "./yaml-nodes.js";
 
 export interface InterpolatedText {
   /** The text with references replaced; empty when it held the API key. */
@@ -18,11 +17,11 @@ export interface InterpolatedText {
 }
 
 /** One list for "no secrets", so that registryOf makes its registry once. */
-const NO_SECRETS: readonly string[] = [];
+export const NO_SECRETS: readonly string[] = [];
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
-const KEY_NEVER_INTERPOLATED =
+export const KEY_NEVER_INTERPOLATED =
   "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
 
 /** Replaces the references in one string. */
@@ -150,99 +149,4 @@ function describeBadReference(inner: string): string {
   if (colon !== null)
     return `invalid reference "\${${inner}}"; for a default write \${${colon[1] ?? "NAME"}:-value}`;
   return `invalid reference "\${${inner}}"; write \${NAME} or \${NAME:-default} (letters, digits, _), or \`$\${\` for a literal \`\${\``;
-}
-
-/**
- * Interpolates every string value, and the project ids (the keys of `projects`). Any other key
- * holding the API key is refused (and dropped, so that no later message quotes it).
- */
-export function interpolateTree(
-  root: ValueNode,
-  variables: ManifestVariables,
-  source: YamlSource,
-): { root: ValueNode; errors: YamlProblem[] } {
-  const { positionAt } = source;
-  const errors: YamlProblem[] = [];
-  const secrets = registryOf(variables.secrets ?? NO_SECRETS);
-
-  /** Interpolates `text`, written from `offset` to `end` of the source. */
-  const interpolateSpan = (
-    text: string,
-    offset: number,
-    end: number,
-  ): { value: string; changed: boolean; failed: boolean } => {
-    const result = interpolateText(text, variables);
-    const written = result.problems.length > 0 ? source.text.slice(offset, end) : "";
-    let searchFrom = 0;
-    for (const problem of result.problems) {
-      // Point at the reference itself when it appears verbatim in the source (it does unless escaped).
-      const found = written.indexOf(problem.token, searchFrom);
-      if (found >= 0) searchFrom = found + problem.token.length;
-      const position = positionAt(found >= 0 ? offset + found : offset);
-      errors.push({ position, message: problem.message });
-    }
-    return { value: result.value, changed: result.changed, failed: result.problems.length > 0 };
-  };
-
-  // Nodes without a change are kept as they are: a big manifest is mostly text without `${`.
-  const visit = (node: ValueNode, isProjects: boolean, isRoot: boolean): ValueNode => {
-    if (node.kind === "scalar") {
-      if (typeof node.value !== "string") return node;
-      // What interpolateText would find unchanged, without its allocations: most values.
-      if (!node.value.includes("${") && !secrets.holds(node.value)) return node;
-      const { value, changed } = interpolateSpan(node.value, node.offset, node.end);
-      return changed ? ({ ...node, value, interpolated: true } satisfies ScalarNode) : node;
-    }
-    if (node.kind === "seq") {
-      let items: ValueNode[] | undefined;
-      for (let index = 0; index < node.items.length; index++) {
-        const item = node.items[index] as ValueNode;
-        const visited = visit(item, false, false);
-        if (visited !== item) {
-          items ??= node.items.slice();
-          items[index] = visited;
-        }
-      }
-      return items === undefined ? node : { ...node, items };
-    }
-    const entries: MapEntry[] = [];
-    let changed = false;
-    const seen = new Map<string, Position>();
-    for (const entry of node.entries) {
-      if (!isProjects) {
-        if (secrets.holds(entry.key)) {
-          errors.push({
-            position: positionAt(entry.keyOffset),
-            message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
-          });
-          changed = true;
-          continue;
-        }
-        const value = visit(entry.value, isRoot && entry.key === "projects", false);
-        if (value !== entry.value) changed = true;
-        entries.push(value === entry.value ? entry : { ...entry, value });
-        continue;
-      }
-      const { value: key, failed } = interpolateSpan(entry.key, entry.keyOffset, entry.keyEnd);
-      const keyPosition = positionAt(entry.keyOffset);
-      const first = seen.get(key);
-      if (first !== undefined) {
-        // Only interpolation can make two keys equal: the parser already refused literal duplicates.
-        errors.push({
-          position: keyPosition,
-          message: `project "${key}" is also defined at line ${first.line}, column ${first.col} (after interpolation); merge the two blocks`,
-        });
-        changed = true;
-        continue;
-      }
-      // A key that failed to interpolate is not a project id to compare with the others.
-      if (!failed) seen.set(key, keyPosition);
-      const value = visit(entry.value, false, false);
-      if (key !== entry.key || value !== entry.value) changed = true;
-      entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });
-    }
-    return changed ? { ...node, entries } : node;
-  };
-
-  return { root: visit(root, false, true), errors };
 }

@@ -1,16 +1,14 @@
-// Parses one manifest's YAML text into a tree that remembers where every key and value is, so
-// later stages can point at the offending spot. Refuses what a manifest never needs and an
-// attacker would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
+// Reads one YAML text (a manifest or a var file) into a BlockBuilder, which is told where every key
+// and value is, so later stages can point at the offending spot: plain block YAML with the fast
+// reader, anything else with the yaml library. Refuses what a manifest never needs and an attacker
+// would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
 
 import type { Alias, Node, Scalar } from "../vendor/yaml.js";
-import type { Position } from "./diagnostics.js";
-import { parseBlockYaml } from "./parse-block-yaml.js";
+import type { Position, YamlProblem } from "./diagnostics.js";
+import { type BlockBuilder, readBlockYaml, type ScalarValue } from "./parse-block-yaml.js";
 import { yamlLibrary } from "./yaml-library.js";
-import type { MapEntry, MapNode, ScalarNode, ScalarValue, ValueNode, YamlProblem } from "./yaml-nodes.js";
 
 export interface ParsedYaml {
-  /** The document's content; undefined for an empty document (or only comments). */
-  root: ValueNode | undefined;
   errors: YamlProblem[];
   warnings: YamlProblem[];
   /**
@@ -53,17 +51,28 @@ const PARSER_HINTS: Partial<Record<string, string>> = {
   DUPLICATE_KEY: "remove one of the duplicate keys",
 };
 
-/** Parses a manifest's text: plain block YAML quickly, anything else with the yaml library. */
-export function parseYamlWithPositions(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
-  const block = parseBlockYaml(text, limits.maxDepth);
-  if (block !== undefined) {
-    return { root: block.root, errors: [], warnings: [], fatal: false, positionAt: block.positionAt };
-  }
-  return parseYamlInFull(text, limits);
+/**
+ * Reads `text` into a builder made by `makeBuilder`: plain block YAML quickly, anything else with
+ * the yaml library (into a second builder: what the fast reader's made is dropped).
+ */
+export function parseYaml<Built extends BlockBuilder<unknown, unknown>>(
+  text: string,
+  makeBuilder: () => Built,
+  limits: YamlLimits = DEFAULT_YAML_LIMITS,
+): ParsedYaml & { built: Built } {
+  const fast = makeBuilder();
+  const read = readBlockYaml(text, limits.maxDepth, fast);
+  if (read !== undefined) return { built: fast, errors: [], warnings: [], fatal: false, ...read };
+  const built = makeBuilder();
+  return { built, ...parseYamlInFull(text, built, limits) };
 }
 
-/** The yaml library's parse, converted; the reference that parseBlockYaml must agree with. */
-export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
+/** The yaml library's parse, told to `builder`; the reference that readBlockYaml must agree with. */
+export function parseYamlInFull<Container, Slot>(
+  text: string,
+  builder: BlockBuilder<Container, Slot>,
+  limits: YamlLimits = DEFAULT_YAML_LIMITS,
+): ParsedYaml {
   const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   const positionAt = (offset: number): Position => {
@@ -92,14 +101,18 @@ export function parseYamlInFull(text: string, limits: YamlLimits = DEFAULT_YAML_
     warnings.push({ position: positionAt(warning.pos[0]), message });
   }
   // A document that does not parse would produce a misleading tree of fragments.
-  if (errors.length > 0) return { root: undefined, errors, warnings, fatal: true, positionAt };
+  if (errors.length > 0) return { errors, warnings, fatal: true, positionAt };
 
-  const converter = new TreeConverter(document, text, positionAt, limits, errors);
+  const converter = new TreeConverter(document, text, positionAt, limits, errors, builder);
   const contents = document.contents;
-  const root = contents === null ? undefined : converter.convert(contents, 0);
-  const isEmptyScalar =
-    root?.kind === "scalar" && root.value === null && text.slice(root.offset, root.end).trim() === "";
-  return { root: isEmptyScalar ? undefined : root, errors, warnings, fatal: converter.truncated, positionAt };
+  // An empty document (or only comments) is nothing to build.
+  const isEmpty =
+    contents === null ||
+    (yamlLibrary().isScalar(contents) &&
+      contents.value === null &&
+      text.slice(rangeStart(contents), rangeEnd(contents)).trim() === "");
+  if (!isEmpty) converter.convert(contents, 0, null);
+  return { errors, warnings, fatal: converter.truncated, positionAt };
 }
 
 /** Lines indented with a tab, shown one by one up to this many; the rest in one more error. */
@@ -176,7 +189,17 @@ function describeParserError(code: string, message: string): string {
 
 type ParsedDocument = ReturnType<ReturnType<typeof yamlLibrary>["parseDocument"]>;
 
-class TreeConverter {
+/** Builds nothing: a value the converter must read for its errors, but that has no place (a duplicate key's). */
+const DROP: BlockBuilder<null, null> = {
+  container: () => null,
+  scalar: () => undefined,
+  entrySlot: () => null,
+  itemSlot: () => null,
+  end: () => undefined,
+};
+
+/** Walks yaml's document, telling the builder what the fast reader would tell it of the same text. */
+class TreeConverter<Container, Slot> {
   /** Set when a limit cut the tree short. */
   truncated = false;
   private aliasExpansion = 0;
@@ -194,10 +217,30 @@ class TreeConverter {
     private readonly positionAt: (offset: number) => Position,
     private readonly limits: YamlLimits,
     private readonly errors: YamlProblem[],
+    private builder: BlockBuilder<Container, Slot>,
   ) {}
 
-  convert(node: unknown, depth: number, viaAlias = false): ValueNode {
+  convert(node: unknown, depth: number, slot: Slot | null, viaAlias = false): void {
     const start = rangeStart(node);
+    const target = this.admit(node, depth, viaAlias, start);
+    if (target === undefined) this.emptyScalar(start, slot);
+    else if (target !== node) this.convert(target, depth, slot, true);
+    else if (this.yaml.isMap(node)) {
+      const map = this.builder.container("map", start, slot);
+      this.withAncestor(node, () => this.convertMap(node.items, map, depth, viaAlias));
+      this.builder.end(map);
+    } else if (this.yaml.isSeq(node)) {
+      const seq = this.builder.container("seq", start, slot);
+      this.withAncestor(node, () => {
+        for (const item of node.items) this.convert(item, depth + 1, this.builder.itemSlot(seq), viaAlias);
+      });
+      this.builder.end(seq);
+    } else if (this.yaml.isScalar(node)) this.convertScalar(node, slot);
+    else this.emptyScalar(start, slot);
+  }
+
+  /** The node to read for `node` (an alias's target), or undefined when a limit or a bad alias refuses it (reported). */
+  private admit(node: unknown, depth: number, viaAlias: boolean, start: number): unknown {
     const position = this.positionAt(start);
     const aliasBudget = Math.max(this.limits.maxAliasExpansion, this.text.length);
     if (viaAlias && ++this.aliasExpansion > aliasBudget) {
@@ -209,7 +252,7 @@ class TreeConverter {
           message: `aliases expand to more than ${aliasBudget} values (an alias bomb?); write the data out or use fewer aliases`,
         });
       }
-      return this.emptyScalar(start);
+      return undefined;
     }
     if (depth > this.limits.maxDepth) {
       this.truncated = true;
@@ -220,38 +263,25 @@ class TreeConverter {
           message: `nesting is deeper than ${this.limits.maxDepth} levels; a manifest needs only a few`,
         });
       }
-      return this.emptyScalar(start);
+      return undefined;
     }
-
-    if (this.yaml.isAlias(node)) {
-      const target = this.resolveAlias(node);
-      if (target === undefined) {
-        this.errors.push({
-          position,
-          message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``,
-        });
-        return this.emptyScalar(start);
-      }
-      if (this.ancestors.has(target)) {
-        this.errors.push({
-          position,
-          message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`,
-        });
-        return this.emptyScalar(start);
-      }
-      return this.convert(target, depth, true);
+    if (!this.yaml.isAlias(node)) return node;
+    const target = this.resolveAlias(node);
+    if (target === undefined) {
+      this.errors.push({
+        position,
+        message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``,
+      });
+      return undefined;
     }
-    if (this.yaml.isMap(node))
-      return this.withAncestor(node, () => this.convertMap(node.items, start, depth, viaAlias));
-    if (this.yaml.isSeq(node)) {
-      return this.withAncestor(node, () => ({
-        kind: "seq" as const,
-        offset: start,
-        items: node.items.map((item) => this.convert(item, depth + 1, viaAlias)),
-      }));
+    if (this.ancestors.has(target)) {
+      this.errors.push({
+        position,
+        message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`,
+      });
+      return undefined;
     }
-    if (this.yaml.isScalar(node)) return this.convertScalar(node);
-    return this.emptyScalar(start);
+    return target;
   }
 
   /** As `alias.resolve(document)`: the last node anchored with its name before it. */
@@ -270,8 +300,7 @@ class TreeConverter {
     return this.aliasTargets.get(alias);
   }
 
-  private convertMap(items: readonly unknown[], offset: number, depth: number, viaAlias: boolean): MapNode {
-    const entries: MapEntry[] = [];
+  private convertMap(items: readonly unknown[], map: Container, depth: number, viaAlias: boolean): void {
     const seen = new Map<string, Position>();
     for (const pair of items) {
       if (!this.yaml.isPair(pair)) continue;
@@ -282,33 +311,27 @@ class TreeConverter {
       const keyEnd = Math.max(keyStart, rangeEnd(keyNode));
       const keyPosition = this.positionAt(keyStart);
       const key = this.keyText(keyNode, keyPosition);
+      const problem = key === undefined ? undefined : this.keyProblem(key, keyNode, seen.get(key));
+      if (problem !== undefined) this.errors.push({ position: keyPosition, message: problem });
+      else if (key !== undefined) seen.set(key, keyPosition);
+      // A key refused (or not text) drops its entry, but its value is still read for its own errors.
+      const kept = key !== undefined && problem === undefined;
+      const slot = kept ? this.builder.entrySlot(map, key, keyStart, keyEnd) : null;
       const valueNode = pair.value;
-      // `key:` with nothing after it: a null value, placed right after the key.
-      const value =
-        valueNode === null || valueNode === undefined
-          ? this.emptyScalar(rangeEnd(keyNode))
-          : this.convert(valueNode, depth + 1, viaAlias);
-      if (key === undefined) continue;
-      if (key === "<<" && this.yaml.isScalar(keyNode) && keyNode.type === "PLAIN") {
-        this.errors.push({
-          position: keyPosition,
-          message:
-            "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead",
-        });
-        continue;
-      }
-      const first = seen.get(key);
-      if (first !== undefined) {
-        this.errors.push({
-          position: keyPosition,
-          message: `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`,
-        });
-        continue;
-      }
-      seen.set(key, keyPosition);
-      entries.push({ key, keyOffset: keyStart, keyEnd, value });
+      this.withBuilder(kept ? this.builder : (DROP as unknown as BlockBuilder<Container, Slot>), () => {
+        // `key:` with nothing after it: a null value, placed right after the key.
+        if (valueNode === null || valueNode === undefined) this.emptyScalar(rangeEnd(keyNode), slot);
+        else this.convert(valueNode, depth + 1, slot, viaAlias);
+      });
     }
-    return { kind: "map", offset, entries };
+  }
+
+  private keyProblem(key: string, keyNode: unknown, first: Position | undefined): string | undefined {
+    if (key === "<<" && this.yaml.isScalar(keyNode) && keyNode.type === "PLAIN")
+      return "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead";
+    if (first !== undefined)
+      return `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`;
+    return undefined;
   }
 
   private keyText(keyNode: unknown, position: Position): string | undefined {
@@ -327,7 +350,7 @@ class TreeConverter {
     return undefined;
   }
 
-  private convertScalar(node: Scalar): ScalarNode {
+  private convertScalar(node: Scalar, slot: Slot | null): void {
     const start = rangeStart(node);
     const raw: unknown = node.value;
     // The core schema only yields these; anything else (a custom tag's object) is read as text.
@@ -335,19 +358,29 @@ class TreeConverter {
       raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number"
         ? raw
         : String(raw);
-    return { kind: "scalar", value, offset: start, end: Math.max(start, rangeEnd(node)) };
+    this.builder.scalar(value, start, Math.max(start, rangeEnd(node)), slot);
   }
 
-  private emptyScalar(offset: number): ScalarNode {
-    return { kind: "scalar", value: null, offset, end: offset };
+  private emptyScalar(offset: number, slot: Slot | null): void {
+    this.builder.scalar(null, offset, offset, slot);
   }
 
-  private withAncestor<T>(node: Node, convert: () => T): T {
+  private withAncestor(node: Node, convert: () => void): void {
     this.ancestors.add(node);
     try {
-      return convert();
+      convert();
     } finally {
       this.ancestors.delete(node);
+    }
+  }
+
+  private withBuilder(builder: BlockBuilder<Container, Slot>, convert: () => void): void {
+    const outer = this.builder;
+    this.builder = builder;
+    try {
+      convert();
+    } finally {
+      this.builder = outer;
     }
   }
 }

@@ -1,20 +1,20 @@
 // Merges the blocks of several manifest files into one DesiredState (expanding templates and
 // project sets, expand-manifest.ts), and checks what only shows across files: a project + family
-// defined twice, one record id claimed twice, conflicting server URLs. The result does not depend
-// on the order the files were given in.
+// defined twice, one record id claimed twice, conflicting server URLs or owners, descriptions the
+// owner's mark would not fit, a second `rollout:`, waves naming unmanaged projects. The result does
+// not depend on the order the files were given in.
 
 import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
+import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark.js";
 import { compareText } from "./compare-projects.js";
-import { type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
+import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest } from "./expand-manifest.js";
 import type { ManifestBlocks } from "./expand-types.js";
-import type { LoadedManifest } from "./loaded-manifest.js";
-import { checkOwnerDescriptions, mergeOwners } from "./owner-checks.js";
 import { hasUnresolvedSets } from "./project-sets.js";
-import { mergeRollouts } from "./rollout-merge.js";
 import type { ManifestFacts } from "./semantic-checks.js";
+import type { LoadedManifest } from "./types.js";
 
 export interface LoadedManifestFile {
   file: string;
@@ -35,75 +35,84 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 } {
   const errors: ManifestDiagnostic[] = [];
   const place = (placed: Placed): string => `${placed.file}:${placed.position.line}:${placed.position.col}`;
+  // Each fact of every file, with its file.
+  const placedFacts = <T extends object>(factsOf: (facts: ManifestFacts) => readonly T[]) =>
+    files.flatMap(({ file, facts }) => factsOf(facts).map((fact) => ({ ...fact, file })));
 
   // Same project + family in two files.
-  const familyBlocks = files.flatMap(({ file, facts }) =>
-    facts.familyBlocks.map((block) => ({ ...block, file, key: familyKey(block.project, block.family) })),
-  );
-  for (const group of sharingKey(familyBlocks, (block) => block.key)) {
-    const [first, ...others] = group.sort(comparePlaced);
-    if (first === undefined) continue;
-    for (const other of others) {
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
-        ),
-      );
-    }
+  const familyBlocks = placedFacts((facts) => facts.familyBlocks);
+  for (const [first, other] of repeats(familyBlocks, (block) => familyKey(block.project, block.family))) {
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
+      ),
+    );
   }
 
   // One record claimed by two configs.
-  const claims = files.flatMap(({ file, facts }) => facts.idClaims.map((claim) => ({ ...claim, file })));
-  for (const group of sharingKey(claims, (claim) => String(claim.id))) {
-    const [first, ...others] = group.sort(comparePlaced);
-    if (first === undefined) continue;
-    for (const other of others) {
-      const owner = first.name === undefined ? "another config" : `"${first.name}"`;
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
-        ),
-      );
-    }
+  for (const [first, other] of repeats(
+    placedFacts((facts) => facts.idClaims),
+    (claim) => String(claim.id),
+  )) {
+    const owner = first.name === undefined ? "another config" : `"${first.name}"`;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
+      ),
+    );
   }
 
   // server.base_url set differently in two files.
-  const baseUrls = files
-    .flatMap(({ file, facts }) => (facts.baseUrl === undefined ? [] : [{ ...facts.baseUrl, file }]))
-    .sort(comparePlaced);
-  const firstBaseUrl = baseUrls[0];
-  for (const other of baseUrls.slice(1)) {
-    if (firstBaseUrl !== undefined && other.value !== firstBaseUrl.value) {
-      errors.push(
-        makeError(
-          other.file,
-          other.position,
-          `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(firstBaseUrl.value)} at ${place(firstBaseUrl)}; set it in one file`,
-        ),
-      );
-    }
+  const baseUrls = placedFacts((facts) => (facts.baseUrl ? [facts.baseUrl] : [])).sort(comparePlaced);
+  for (const [first, other] of repeats(baseUrls, () => "")) {
+    if (other.value === first.value) continue;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${place(first)}; set it in one file`,
+      ),
+    );
   }
 
-  const owners = mergeOwners(
-    files
-      .flatMap(({ file, facts }) => (facts.owner === undefined ? [] : [{ ...facts.owner, file }]))
-      .sort(comparePlaced),
-  );
-  appendAll(errors, owners.errors);
+  // The first `owner:` (in file order) is the run's; another value is an error.
+  const owners = placedFacts((facts) => (facts.owner ? [facts.owner] : [])).sort(comparePlaced);
+  for (const [first, other] of repeats(owners, () => "")) {
+    if (other.value === first.value) continue;
+    errors.push(
+      makeError(
+        other.file,
+        other.position,
+        `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({ file: first.file, line: first.position.line })}; the files of one run share one owner: run each owner's manifests separately`,
+      ),
+    );
+  }
+  const [owner] = owners;
   appendAll(
     errors,
     checkOwnerDescriptions(
       files.flatMap((file) => file.blocks ?? []),
-      owners.owner?.value,
+      owner?.value,
     ),
   );
 
-  const rollouts = mergeRollouts(files);
-  appendAll(errors, rollouts.errors);
+  // One file of a manifest says how it rolls out.
+  const [rolloutFact, ...otherRollouts] = files
+    .flatMap(({ facts }) => facts.rollout ?? [])
+    .sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
+  for (const { source } of otherRollouts) {
+    errors.push(
+      makeError(
+        source.file,
+        source,
+        `rollout is also set at ${rolloutFact?.source.file}:${rolloutFact?.source.line}; one file of a manifest says how it rolls out`,
+      ),
+    );
+  }
 
   if (errors.length > 0 || files.some((file) => file.blocks === undefined))
     return { state: undefined, errors, warnings: [] };
@@ -112,25 +121,79 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
   const state: LoadedManifest = { families: expanded.families };
-  if (rollouts.rollout !== undefined) {
-    const unknown = rollouts.checkProjects(
-      new Set(expanded.families.map((family) => family.project)),
-      hasUnresolvedSets(blocks),
-    );
+  if (rolloutFact !== undefined) {
+    const { projectSources, ...rollout } = rolloutFact;
+    const managed = new Set(expanded.families.map((family) => family.project));
+    // With a set that says `projects: all`, its projects are known only at plan time: not checked.
+    const unknown = hasUnresolvedSets(blocks)
+      ? []
+      : rollout.waves.flatMap((wave, waveIndex) =>
+          (wave.projects ?? []).flatMap((project, index) =>
+            managed.has(project)
+              ? []
+              : [
+                  makeError(
+                    rollout.source.file,
+                    projectSources[waveIndex]?.[index] ?? wave.source,
+                    `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`,
+                  ),
+                ],
+          ),
+        );
     if (unknown.length > 0) return { state: undefined, errors: unknown, warnings: expanded.warnings };
-    state.rollout = rollouts.rollout;
+    state.rollout = rollout;
   }
-  if (firstBaseUrl !== undefined) {
-    const { value, file, position } = firstBaseUrl;
+  const [baseUrl] = baseUrls;
+  if (baseUrl !== undefined) {
+    const { value, file, position } = baseUrl;
     state.baseUrl = value;
     state.baseUrlSource = { file, line: position.line, col: position.col };
   }
-  if (owners.owner !== undefined) {
-    const { value, file, position } = owners.owner;
+  if (owner !== undefined) {
+    const { value, file, position } = owner;
     state.owner = { name: value, source: { file, line: position.line, col: position.col } };
   }
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
+}
+
+/**
+ * What `owner:` asks of the descriptions of a manifest, checked over every file's blocks
+ * (templates, sets, projects, overrides), so that a text is checked where it is written, once:
+ * with an owner, the description and its mark must fit in the service's limit; without one, a
+ * description must not read as carrying a mark (pcsync would strip it, and plan it forever).
+ */
+function checkOwnerDescriptions(
+  blocks: readonly ManifestBlocks[],
+  owner: string | undefined,
+): ManifestDiagnostic[] {
+  const errors: ManifestDiagnostic[] = [];
+  for (const block of blocks) {
+    const families = [...block.templates, ...block.sets, ...block.projects].flatMap(
+      (owned) => owned.families,
+    );
+    for (const family of families) {
+      for (const item of [...(family.configs ?? []), ...family.overrides]) {
+        const text = item.fields.description;
+        const source = item.fieldSources.description;
+        if (typeof text !== "string" || source === undefined) continue;
+        const problem = owner === undefined ? markProblem(text) : lengthProblem(text, owner);
+        if (problem !== undefined) errors.push(makeError(source.file, source, problem));
+      }
+    }
+  }
+  return errors;
+}
+
+function lengthProblem(text: string, owner: string): string | undefined {
+  const length = markedLength(text, owner);
+  if (length <= DESCRIPTION_MAX_LENGTH) return undefined;
+  return `description is too long with the owner mark of ${JSON.stringify(owner)}: ${length} characters, the service takes at most ${DESCRIPTION_MAX_LENGTH}; shorten it by ${length - DESCRIPTION_MAX_LENGTH} characters`;
+}
+
+function markProblem(text: string): string | undefined {
+  if (!looksMarked(text)) return undefined;
+  return 'description ends in an owner mark ("[pcsync owner=NAME]"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest';
 }
 
 /** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
@@ -145,9 +208,12 @@ function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   return merged;
 }
 
-/** The groups of items sharing a key with another. */
-function sharingKey<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
-  return [...groupBy(items, keyOf).values()].filter((group) => group.length > 1);
+/** Each item sharing its key with an earlier one (in file order), with the first of them. */
+function* repeats<T extends Placed>(items: readonly T[], keyOf: (item: T) => string): Generator<[T, T]> {
+  for (const group of groupBy(items, keyOf).values()) {
+    const [first, ...others] = group.sort(comparePlaced);
+    if (first !== undefined) for (const other of others) yield [first, other];
+  }
 }
 
 function comparePlaced(a: Placed, b: Placed): number {

@@ -1,6 +1,6 @@
-// Where each value of a parsed manifest was written, kept in a few flat arrays instead of the
-// parse tree: once the plain value is built, the tree (an object per key and value, the largest
-// thing a big manifest costs) can go, and messages can still point at any value by JSON pointer.
+// Where each value of a read manifest was written, kept in a few flat arrays instead of a parse
+// tree (an object per key and value, the largest thing a big manifest would cost), so that messages
+// can point at any value by its path.
 //
 // Nodes are numbered in document order (a map or list before its children). For each node the
 // arrays hold its kind, the offset of the key that names it (-1 for list items and the root),
@@ -8,9 +8,8 @@
 // which is how a lookup steps from one child to the next.
 
 import type { Position } from "./diagnostics.js";
-import type { ValueNode } from "./yaml-nodes.js";
 
-/** Where a value of the plain manifest was written, by JSON pointer (as in ajv's instancePath). */
+/** Where a value of the plain manifest was written. */
 export interface NodeLocation {
   /** The key naming this value, when it is a map entry. */
   key?: Position;
@@ -20,9 +19,7 @@ export interface NodeLocation {
 
 /** Finds where a value was written. */
 export interface LocationIndex {
-  /** By JSON pointer, as ajv's instancePath: "/projects/1/plugin_configs/configs/0/name". */
-  get(pointer: string): NodeLocation | undefined;
-  /** The same as get() of the path's pointer, without building the pointer. */
+  /** By path: ["projects", "1", "plugin_configs", "configs", 0, "name"]. */
   lookup(path: readonly (string | number)[]): NodeLocation | undefined;
 }
 
@@ -34,12 +31,10 @@ const NO_KEY = -1;
 /** Maps and lists with more children than this get an index on their first lookup, so lookups stay O(1). */
 const SCAN_LIMIT = 8;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-/** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
-const INVALID_ESCAPE = /~(?![01])/;
 
 /**
- * Records nodes in document order (a map or list before what it holds): from a tree as the plain
- * value is built from it, or as a reader reads them. Room for `capacity` nodes, grown as needed.
+ * Records nodes in document order (a map or list before what it holds), as a reader reads them.
+ * Room for `capacity` nodes, grown as needed.
  */
 export class NodePlacesBuilder {
   private kinds: Uint8Array;
@@ -58,13 +53,8 @@ export class NodePlacesBuilder {
     this.ends = new Int32Array(size);
   }
 
-  /** Room for every node of `root`, counted. */
-  static forTree(root: ValueNode): NodePlacesBuilder {
-    return new NodePlacesBuilder(countNodes(root));
-  }
-
   /** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
-  open(kind: ValueNode["kind"], offset: number, key: string | undefined, keyOffset: number): number {
+  open(kind: "scalar" | "map" | "seq", offset: number, key: string | undefined, keyOffset: number): number {
     const index = this.count++;
     if (index === this.kinds.length) this.grow();
     this.kinds[index] = kind === "scalar" ? SCALAR : kind === "map" ? MAP : SEQ;
@@ -107,13 +97,6 @@ export class NodePlacesBuilder {
   }
 }
 
-function countNodes(node: ValueNode): number {
-  let count = 1;
-  if (node.kind === "map") for (const entry of node.entries) count += countNodes(entry.value);
-  else if (node.kind === "seq") for (const item of node.items) count += countNodes(item);
-  return count;
-}
-
 class NodePlaces implements LocationIndex {
   /** For big maps: each key's node (the last entry of a key, as in the plain value). */
   private readonly keyIndexes = new Map<number, Map<string, number>>();
@@ -128,21 +111,6 @@ class NodePlaces implements LocationIndex {
     private readonly keys: readonly (string | undefined)[],
     private readonly positionAt: (offset: number) => Position,
   ) {}
-
-  get(pointer: string): NodeLocation | undefined {
-    if (pointer !== "" && !pointer.startsWith("/")) return undefined;
-    // Segment by segment, without an array of them: a big manifest asks this for every value.
-    let node = this.kinds.length > 0 ? 0 : NO_KEY;
-    for (let start = 1; start <= pointer.length && node >= 0; ) {
-      const slash = pointer.indexOf("/", start);
-      const end = slash < 0 ? pointer.length : slash;
-      const raw = pointer.slice(start, end);
-      if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return undefined;
-      node = this.stepInto(node, unescapePointerSegment(raw));
-      start = end + 1;
-    }
-    return node < 0 ? undefined : this.locationOf(node);
-  }
 
   lookup(path: readonly (string | number)[]): NodeLocation | undefined {
     let node = this.kinds.length > 0 ? 0 : NO_KEY;
@@ -208,9 +176,4 @@ class NodePlaces implements LocationIndex {
     }
     return children;
   }
-}
-
-export function unescapePointerSegment(segment: string): string {
-  if (!segment.includes("~")) return segment;
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
 }

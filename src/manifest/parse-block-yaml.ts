@@ -1,12 +1,12 @@
 // A fast reader for the plain block YAML that manifests are written in (indented maps and lists of
-// one-line scalars), giving the same tree as load-yaml.ts's full parse. It gives up (undefined) on
-// anything else, and load-yaml.ts then parses with the yaml library: the result never depends on
-// which of the two read the file, only the time and memory do (a 20,000-config file in a fifth).
-// What it builds is a BlockBuilder's choice: the parse tree here, or (block-plain.ts) the plain
-// value and where each part of it was written, without a tree at all.
+// one-line scalars), telling a BlockBuilder what it reads just as load-yaml.ts's full parse does. It
+// gives up (undefined) on anything else, and load-yaml.ts then parses with the yaml library: the
+// result never depends on which of the two read the file, only the time and memory do (a
+// 20,000-config file in a fifth). No parse tree is built: the builder makes what it needs.
 
 import type { Position } from "./diagnostics.js";
-import type { MapEntry, MapNode, ScalarNode, ScalarValue, SeqNode, ValueNode } from "./yaml-nodes.js";
+
+export type ScalarValue = string | number | boolean | null;
 
 /** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
@@ -16,10 +16,10 @@ const GIVE_UP = Symbol("give up");
  * holds, and ends after it. A slot says where a node goes (null: it is the document).
  */
 export interface BlockBuilder<Container, Slot> {
-  /** A map or a list starting at `offset`, put in `slot`. */
+  /** A map or a list starting at `offset` (its first key or `-`, or its `[`), put in `slot`. */
   container(kind: "map" | "seq", offset: number, slot: Slot | null): Container;
-  /** A scalar written from `offset` to `end`, put in `slot` (never the document: the reader gives up on that). */
-  scalar(value: ScalarValue, offset: number, end: number, slot: Slot): void;
+  /** A scalar written from `offset` to `end` (past its closing quote), put in `slot` (null: the document). */
+  scalar(value: ScalarValue, offset: number, end: number, slot: Slot | null): void;
   /** Where the value of `key`, just read in `map`, goes. */
   entrySlot(map: Container, key: string, keyOffset: number, keyEnd: number): Slot;
   /** Where the next item of `seq` goes. */
@@ -68,25 +68,10 @@ const MAX_KEY_LENGTH = 1000;
 const MAX_SHARED_KEY_LENGTH = 40;
 const MAX_SHARED_KEYS = 4096;
 
-export interface BlockYaml {
-  /** The document's content; undefined when it holds only comments and blank lines. */
-  root: ValueNode | undefined;
-  positionAt: (offset: number) => Position;
-}
-
-/**
- * Reads `text` if it is plain block YAML without problems; undefined means "parse it in full".
- * `maxDepth` as in YamlLimits: deeper text is left to the full parse, which reports it.
- */
-export function parseBlockYaml(text: string, maxDepth: number): BlockYaml | undefined {
-  const builder = new TreeBuilder();
-  const read = readBlockYaml(text, maxDepth, builder);
-  return read === undefined ? undefined : { root: builder.root, positionAt: read.positionAt };
-}
-
 /**
  * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
- * it in full" (and whatever the builder made is to be dropped). A builder may give up too.
+ * it in full" (and whatever the builder made is to be dropped). `maxDepth` as in YamlLimits:
+ * deeper text is left to the full parse, which reports it. A builder may give up too.
  */
 export function readBlockYaml<Container, Slot>(
   text: string,
@@ -106,47 +91,6 @@ export function readBlockYaml<Container, Slot>(
 /** Stops the read: the text is left to the full parse. */
 export function giveUp(): never {
   throw GIVE_UP;
-}
-
-/** Builds the parse tree (yaml-nodes.ts). */
-class TreeBuilder implements BlockBuilder<MapNode | SeqNode, SeqNode | MapEntry> {
-  root: ValueNode | undefined;
-
-  container(kind: "map" | "seq", offset: number, slot: SeqNode | MapEntry | null): MapNode | SeqNode {
-    const node: MapNode | SeqNode =
-      kind === "map" ? { kind: "map", offset, entries: [] } : { kind: "seq", offset, items: [] };
-    this.put(slot, node);
-    return node;
-  }
-
-  scalar(value: ScalarValue, offset: number, end: number, slot: SeqNode | MapEntry): void {
-    this.put(slot, { kind: "scalar", value, offset, end });
-  }
-
-  entrySlot(map: MapNode | SeqNode, key: string, keyOffset: number, keyEnd: number): MapEntry {
-    const entry: MapEntry = { key, keyOffset, keyEnd, value: EMPTY_PLACEHOLDER };
-    (map as MapNode).entries.push(entry);
-    return entry;
-  }
-
-  itemSlot(seq: MapNode | SeqNode): SeqNode {
-    return seq as SeqNode;
-  }
-
-  /**
-   * A finished map's or list's array at its length: an array grown by push keeps room for about
-   * 17 elements, four times what a config's map of four keys needs.
-   */
-  end(node: MapNode | SeqNode): void {
-    if (node.kind === "map") node.entries = node.entries.slice();
-    else node.items = node.items.slice();
-  }
-
-  private put(slot: SeqNode | MapEntry | null, node: ValueNode): void {
-    if (slot === null) this.root = node;
-    else if ("items" in slot) slot.items.push(node);
-    else slot.value = node;
-  }
 }
 
 class BlockReader<Container, Slot> {
@@ -419,8 +363,6 @@ function hasKey(frame: Frame<unknown>, key: string): boolean {
   }
   return false;
 }
-
-const EMPTY_PLACEHOLDER: ScalarNode = { kind: "scalar", value: null, offset: 0, end: 0 };
 
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw: string): ScalarValue {

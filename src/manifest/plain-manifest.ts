@@ -1,16 +1,20 @@
-// The manifest as plain data for ajv, with an index from JSON pointer to where each value was
-// written. Interpolated values are typed by what the schema expects there, so
+// The manifest as plain data for ajv, built straight from what a YAML reader reads (no parse tree:
+// for a big manifest the tree was the largest thing the load made), with an index from JSON pointer
+// to where each value was written. Interpolates on the way (interpolate.ts): values, and the project
+// ids (the keys of `projects`); an interpolated value is typed by what the schema expects there, so
 // `plugin: ${PLUGIN_ID}` becomes an integer.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
-import type { Position } from "./diagnostics.js";
+import { registryOf, type SecretRegistry } from "../redact.js";
+import type { Position, YamlProblem } from "./diagnostics.js";
+import { interpolateText, KEY_NEVER_INTERPOLATED, NO_SECRETS } from "./interpolate.js";
 import { type LocationIndex, NodePlacesBuilder } from "./node-places.js";
-import type { ValueNode } from "./yaml-nodes.js";
+import type { BlockBuilder, ScalarValue } from "./parse-block-yaml.js";
+import type { ManifestVariables } from "./variables.js";
 
 export type { LocationIndex, NodeLocation } from "./node-places.js";
-export { unescapePointerSegment } from "./node-places.js";
 
 export interface PlainManifest {
   /** The manifest as plain data, interpolated values typed; not yet validated. */
@@ -31,64 +35,170 @@ export function loadManifestSchema(): JsonSchema {
   return schemaCache;
 }
 
-export function escapePointerSegment(segment: string): string {
-  if (!segment.includes("~") && !segment.includes("/")) return segment;
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+interface PlainContainer {
+  value: Record<string, unknown> | unknown[];
+  /** Its number in the places. */
+  place: number;
+  /** Where it sits; null for the document. */
+  slot: PlainSlot | null;
+  /** In the `projects` map: each project id (after interpolation) and where its key is. */
+  projects?: Map<string, number>;
 }
 
-/**
- * Builds the plain value ajv checks, and the index from JSON pointer to source position, which
- * keeps nothing of the tree (`positionAt` maps the tree's offsets to positions: the parse's).
- */
-export function toPlainManifest(root: ValueNode, positionAt: (offset: number) => Position): PlainManifest {
-  const schema = loadManifestSchema();
-  // The path of the node being visited: only an interpolated value needs it (for its schema type).
-  const path: (string | number)[] = [];
+interface PlainSlot {
+  container: PlainContainer;
+  /** The key the value goes under; undefined for a list's item. */
+  key: string | undefined;
+  keyOffset: number;
+  /** A list item's index. */
+  index: number;
+}
+
+/** Where what is read goes when it is left out of the manifest (its key was refused): nowhere. */
+const DROPPED = {} as PlainSlot & PlainContainer;
+
+/** Nodes the places first have room for (they grow as needed). */
+const INITIAL_PLACES = 4096;
+
+/** A problem found while building, at an offset of the text; its words may need positions too. */
+interface BuildProblem {
+  offset: number;
+  message: string | ((positionAt: (offset: number) => Position) => string);
+}
+
+/** Builds the plain manifest, interpolated, from either reader (parse-block-yaml.ts, load-yaml.ts). */
+export class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
+  private root: unknown;
+  private readonly places = new NodePlacesBuilder(INITIAL_PLACES);
+  private readonly secrets: SecretRegistry;
+  private readonly problems: BuildProblem[] = [];
+  private readonly schema = loadManifestSchema();
   // The schema's types at a path depend on which keys it names, not on which list indexes: one
   // walk of the schema per shape of path, not per interpolated value.
-  const typesByShape = new Map<string, Set<string>>();
-  const typesHere = (): Set<string> => {
+  private readonly typesByShape = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly text: string,
+    private readonly variables: ManifestVariables,
+  ) {
+    this.secrets = registryOf(variables.secrets ?? NO_SECRETS);
+  }
+
+  container(kind: "map" | "seq", offset: number, slot: PlainSlot | null): PlainContainer {
+    if (slot === DROPPED) return DROPPED;
+    const value = kind === "map" ? {} : [];
+    const place = this.places.open(kind, offset, slot?.key, slot?.keyOffset ?? 0);
+    this.put(slot, value);
+    const container: PlainContainer = { value, place, slot };
+    if (kind === "map" && slot?.key === "projects" && slot.container.slot === null)
+      container.projects = new Map();
+    return container;
+  }
+
+  scalar(value: ScalarValue, offset: number, end: number, slot: PlainSlot | null): void {
+    if (slot === DROPPED) return;
+    let plain: unknown = value;
+    // Most values hold neither a reference nor the key: no interpolation to make.
+    if (typeof value === "string" && (value.includes("${") || this.secrets.holds(value))) {
+      const interpolated = this.interpolate(value, offset, end);
+      if (interpolated.changed) plain = coerceInterpolated(interpolated.value, this.typesAt(slot));
+    }
+    this.places.close(this.places.open("scalar", offset, slot?.key, slot?.keyOffset ?? 0));
+    this.put(slot, plain);
+  }
+
+  entrySlot(map: PlainContainer, key: string, keyOffset: number, keyEnd: number): PlainSlot {
+    if (map === DROPPED) return DROPPED;
+    const projects = map.projects;
+    if (projects === undefined) {
+      // Any key but a project id holding the API key is refused, and dropped so no later message quotes it.
+      if (!this.secrets.holds(key)) return { container: map, key, keyOffset, index: 0 };
+      this.problems.push({
+        offset: keyOffset,
+        message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
+      });
+      return DROPPED;
+    }
+    const { value: project, failed } = this.interpolate(key, keyOffset, keyEnd);
+    const first = projects.get(project);
+    if (first !== undefined) {
+      // Only interpolation can make two keys equal: the readers already refused literal duplicates.
+      this.problems.push({
+        offset: keyOffset,
+        message: (positionAt) => {
+          const { line, col } = positionAt(first);
+          return `project "${project}" is also defined at line ${line}, column ${col} (after interpolation); merge the two blocks`;
+        },
+      });
+      return DROPPED;
+    }
+    // A key that failed to interpolate is not a project id to compare with the others.
+    if (!failed) projects.set(project, keyOffset);
+    return { container: map, key: project, keyOffset, index: 0 };
+  }
+
+  itemSlot(seq: PlainContainer): PlainSlot {
+    if (seq === DROPPED) return DROPPED;
+    return { container: seq, key: undefined, keyOffset: 0, index: (seq.value as unknown[]).length };
+  }
+
+  end(container: PlainContainer): void {
+    if (container !== DROPPED) this.places.close(container.place);
+  }
+
+  /** The plain manifest (undefined for a text of only comments), and the problems interpolation found. */
+  finish(positionAt: (offset: number) => Position): {
+    plain: PlainManifest | undefined;
+    errors: YamlProblem[];
+  } {
+    const errors = this.problems.map(({ offset, message }) => ({
+      position: positionAt(offset),
+      message: typeof message === "string" ? message : message(positionAt),
+    }));
+    if (this.root === undefined) return { plain: undefined, errors };
+    return { plain: { value: this.root, locations: this.places.finish(positionAt) }, errors };
+  }
+
+  /** Interpolates `text`, written from `offset` to `end`; a problem points at its reference. */
+  private interpolate(
+    text: string,
+    offset: number,
+    end: number,
+  ): { value: string; changed: boolean; failed: boolean } {
+    const result = interpolateText(text, this.variables);
+    const written = result.problems.length > 0 ? this.text.slice(offset, end) : "";
+    let searchFrom = 0;
+    for (const problem of result.problems) {
+      // Point at the reference itself when it appears verbatim in the source (it does unless escaped).
+      const found = written.indexOf(problem.token, searchFrom);
+      if (found >= 0) searchFrom = found + problem.token.length;
+      this.problems.push({ offset: found >= 0 ? offset + found : offset, message: problem.message });
+    }
+    return { value: result.value, changed: result.changed, failed: result.problems.length > 0 };
+  }
+
+  private typesAt(slot: PlainSlot | null): Set<string> {
+    const path: (string | number)[] = [];
+    for (let at = slot; at !== null; at = at.container.slot) path.push(at.key ?? at.index);
+    path.reverse();
     const shape = JSON.stringify(path.map((segment) => (typeof segment === "number" ? 0 : segment)));
-    let types = typesByShape.get(shape);
+    let types = this.typesByShape.get(shape);
     if (types === undefined) {
-      types = schemaTypesAt(schema, path);
-      typesByShape.set(shape, types);
+      types = schemaTypesAt(this.schema, path);
+      this.typesByShape.set(shape, types);
     }
     return types;
-  };
+  }
 
-  const places = NodePlacesBuilder.forTree(root);
-  const visit = (node: ValueNode, key: string | undefined, keyOffset: number): unknown => {
-    const place = places.open(node.kind, node.offset, key, keyOffset);
-    const value = plainValueOf(node);
-    places.close(place);
-    return value;
-  };
-  const plainValueOf = (node: ValueNode): unknown => {
-    if (node.kind === "scalar") {
-      return node.interpolated === true ? coerceInterpolated(node.value, typesHere()) : node.value;
+  private put(slot: PlainSlot | null, value: unknown): void {
+    if (slot === null) {
+      this.root = value;
+      return;
     }
-    if (node.kind === "seq") {
-      const items: unknown[] = new Array(node.items.length);
-      for (let index = 0; index < node.items.length; index++) {
-        path.push(index);
-        items[index] = visit(node.items[index] as ValueNode, undefined, 0);
-        path.pop();
-      }
-      return items;
-    }
-    const object: Record<string, unknown> = {};
-    for (const entry of node.entries) {
-      path.push(entry.key);
-      const value = visit(entry.value, entry.key, entry.keyOffset);
-      path.pop();
-      setKey(object, entry.key, value);
-    }
-    return object;
-  };
-
-  const value = visit(root, undefined, 0);
-  return { value, locations: places.finish(positionAt) };
+    const target = slot.container.value;
+    if (Array.isArray(target)) target.push(value);
+    else setKey(target, slot.key ?? "", value);
+  }
 }
 
 /** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */

@@ -18,11 +18,12 @@ import type {
   ManifestTemplateConfig,
   ManifestTemplateNames,
 } from "./manifest-schema-types.js";
-import { escapePointerSegment, type LocationIndex } from "./plain-manifest.js";
-import type { DesiredFields, SourceLocation } from "./types.js";
+import type { LocationIndex } from "./plain-manifest.js";
+import type { SourceLocation } from "./types.js";
 
 // The safety keys ride along with the fields, so that templates, sets and overrides carry them.
 const SETTINGS = ["deleted", "protect", "ignore_fields"] as const;
+const COPIED_FIELDS = ["plugin", "order", "enabled", "description", "match_action", ...SETTINGS] as const;
 const OVERRIDE_FIELDS = [
   "plugin",
   "enabled",
@@ -34,16 +35,18 @@ const OVERRIDE_FIELDS = [
 ] as const;
 const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS] as const;
 
-/** Where the value (or key) at a JSON pointer was written; pointers are built once per block or config. */
-type Locate = (pointer: string, which: "key" | "value") => SourceLocation;
+type Path = readonly (string | number)[];
+
+/** Where the value (or key) at a path of the manifest was written. */
+type Locate = (path: Path, which: "key" | "value") => SourceLocation;
 
 export function readManifestBlocks(
   file: string,
   manifest: Manifest,
   locations: LocationIndex,
 ): ManifestBlocks {
-  const at: Locate = (pointer, which) => {
-    const location = locations.get(pointer);
+  const at: Locate = (path, which) => {
+    const location = locations.lookup(path);
     const position = (which === "key" ? location?.key : undefined) ?? location?.value ?? { line: 1, col: 1 };
     return { file, line: position.line, col: position.col };
   };
@@ -51,83 +54,81 @@ export function readManifestBlocks(
 
   for (const [name, template] of Object.entries(manifest.templates ?? {})) {
     if (template === undefined) continue;
-    const pointer = `/templates/${escapePointerSegment(name)}`;
+    const path = ["templates", name];
     blocks.templates.push({
       name,
-      source: at(pointer, "key"),
-      families: readFamilies(template, pointer, at),
+      source: at(path, "key"),
+      families: readFamilies(template, path, at),
     });
   }
 
   (manifest.project_sets ?? []).forEach((set, index) => {
-    const pointer = `/project_sets/${index}`;
+    const path = ["project_sets", index];
     const block: ProjectSetBlock = {
       label: set.name ?? `project_sets[${index}]`,
-      source: at(pointer, "value"),
-      projects: typeof set.projects === "string" ? "all" : readNames(set.projects, `${pointer}/projects`, at),
-      except: readNames(set.except ?? [], `${pointer}/except`, at),
-      use: readNames(set.use ?? [], `${pointer}/use`, at),
-      families: readFamilies(set, pointer, at),
+      source: at(path, "value"),
+      projects: typeof set.projects === "string" ? "all" : readNames(set.projects, [...path, "projects"], at),
+      except: readNames(set.except ?? [], [...path, "except"], at),
+      use: readNames(set.use ?? [], [...path, "use"], at),
+      families: readFamilies(set, path, at),
     };
     blocks.sets.push(block);
   });
 
   for (const [project, projectBlock] of Object.entries(manifest.projects ?? {})) {
     if (projectBlock === undefined) continue;
-    const pointer = `/projects/${escapePointerSegment(project)}`;
+    const path = ["projects", project];
     blocks.projects.push({
       project,
-      source: at(pointer, "key"),
-      ...(projectBlock.use === undefined ? {} : { useSource: at(`${pointer}/use`, "key") }),
-      use: readNames(projectBlock.use ?? [], `${pointer}/use`, at),
-      families: readFamilies(projectBlock, pointer, at),
+      source: at(path, "key"),
+      ...(projectBlock.use === undefined ? {} : { useSource: at([...path, "use"], "key") }),
+      use: readNames(projectBlock.use ?? [], [...path, "use"], at),
+      families: readFamilies(projectBlock, path, at),
     });
   }
   return blocks;
 }
 
-function readNames(names: ManifestTemplateNames | readonly (string | number)[], pointer: string, at: Locate) {
+function readNames(names: ManifestTemplateNames | readonly (string | number)[], path: Path, at: Locate) {
   return names.map(
-    (name, index): NamedPlace => ({ name: String(name), source: at(`${pointer}/${index}`, "value") }),
+    (name, index): NamedPlace => ({ name: String(name), source: at([...path, index], "value") }),
   );
 }
 
 function readFamilies(
   owner: Partial<Record<(typeof FAMILY_NAMES)[number], ManifestFamily | undefined>>,
-  ownerPointer: string,
+  ownerPath: Path,
   at: Locate,
 ): FamilyBlock[] {
   const families: FamilyBlock[] = [];
   for (const family of FAMILY_NAMES) {
     const block = owner[family];
     if (block === undefined) continue;
-    const pointer = `${ownerPointer}/${family}`;
+    const path = [...ownerPath, family];
     const read: FamilyBlock = {
       family,
-      source: at(pointer, "key"),
-      valueSource: at(pointer, "value"),
+      source: at(path, "key"),
+      valueSource: at(path, "value"),
       overrides: Object.entries(block.overrides ?? {}).flatMap(([name, override]) =>
-        override === undefined
-          ? []
-          : [readOverride(name, override, `${pointer}/overrides/${escapePointerSegment(name)}`, at)],
+        override === undefined ? [] : [readOverride(name, override, [...path, "overrides", name], at)],
       ),
-      omit: readNames(block.omit ?? [], `${pointer}/omit`, at),
+      omit: readNames(block.omit ?? [], [...path, "omit"], at),
     };
     if (block.prune !== undefined)
-      read.prune = { value: block.prune, source: at(`${pointer}/prune`, "value") };
+      read.prune = { value: block.prune, source: at([...path, "prune"], "value") };
     if (block.drift !== undefined)
-      read.drift = { value: block.drift, source: at(`${pointer}/drift`, "value") };
+      read.drift = { value: block.drift, source: at([...path, "drift"], "value") };
     if (block.fields !== undefined)
-      read.fields = { value: block.fields, source: at(`${pointer}/fields`, "value") };
+      read.fields = { value: block.fields, source: at([...path, "fields"], "value") };
     if (block.protect !== undefined) {
       read.protect = block.protect.map((pattern, index) => ({
         pattern,
-        source: at(`${pointer}/protect/${index}`, "value"),
+        source: at([...path, "protect", index], "value"),
       }));
     }
     if (block.configs !== undefined) {
       read.configs = block.configs.map((config, index) =>
-        readConfig(config, `${pointer}/configs/${index}`, at),
+        readConfig(config, [...path, "configs", index], at),
       );
     }
     families.push(read);
@@ -135,52 +136,33 @@ function readFamilies(
   return families;
 }
 
-function readConfig(
-  config: ManifestTemplateConfig & { id?: number },
-  pointer: string,
-  at: Locate,
-): ConfigItem {
+function readConfig(config: ManifestTemplateConfig & { id?: number }, path: Path, at: Locate): ConfigItem {
   const fields: ConfigItem["fields"] = { plugin: config.plugin, name: config.name };
-  if (config.order !== undefined) fields.order = config.order;
-  if (config.enabled !== undefined) fields.enabled = config.enabled;
-  if (config.description !== undefined) fields.description = config.description;
-  if (config.match_action !== undefined) fields.match_action = config.match_action;
-  copySettings(config, fields);
+  copyFields(config, fields);
   const fieldSources: ConfigItem["fieldSources"] = {};
   for (const field of CONFIG_FIELDS) {
-    if (config[field] !== undefined) fieldSources[field] = at(`${pointer}/${field}`, "value");
+    if (config[field] !== undefined) fieldSources[field] = at([...path, field], "value");
   }
-  const item: ConfigItem = { fields, source: at(pointer, "value"), fieldSources };
+  const item: ConfigItem = { fields, source: at(path, "value"), fieldSources };
   if (config.id !== undefined) item.id = config.id;
   return item;
 }
 
-function readOverride(
-  name: string,
-  override: ManifestConfigOverride,
-  pointer: string,
-  at: Locate,
-): OverrideItem {
-  const item: OverrideItem = { name, source: at(pointer, "key"), fields: {}, fieldSources: {} };
-  if (override.plugin !== undefined) item.fields.plugin = override.plugin;
-  if (override.order !== undefined) item.fields.order = override.order;
-  if (override.enabled !== undefined) item.fields.enabled = override.enabled;
-  if (override.description !== undefined) item.fields.description = override.description;
-  if (override.match_action !== undefined) item.fields.match_action = override.match_action;
-  copySettings(override, item.fields);
+function readOverride(name: string, override: ManifestConfigOverride, path: Path, at: Locate): OverrideItem {
+  const item: OverrideItem = { name, source: at(path, "key"), fields: {}, fieldSources: {} };
+  copyFields(override, item.fields);
   if (override.id !== undefined) item.id = override.id;
   for (const field of OVERRIDE_FIELDS) {
-    if (override[field] !== undefined) item.fieldSources[field] = at(`${pointer}/${field}`, "value");
+    if (override[field] !== undefined) item.fieldSources[field] = at([...path, field], "value");
   }
   return item;
 }
 
-/** The safety keys of a config or an override, as written. */
-function copySettings(
-  from: Pick<ManifestConfigOverride, (typeof SETTINGS)[number]>,
-  to: Pick<DesiredFields, (typeof SETTINGS)[number]>,
-): void {
-  if (from.deleted !== undefined) to.deleted = from.deleted;
-  if (from.protect !== undefined) to.protect = from.protect;
-  if (from.ignore_fields !== undefined) to.ignore_fields = [...from.ignore_fields];
+/** The fields of a config or an override as written (but `name`), always in this order. */
+function copyFields(from: ManifestConfigOverride, to: OverrideItem["fields"]): void {
+  for (const field of COPIED_FIELDS) {
+    const value = from[field];
+    if (value !== undefined)
+      (to as Record<string, unknown>)[field] = Array.isArray(value) ? [...value] : value;
+  }
 }

@@ -4,29 +4,21 @@
 // manages) are merge.ts's.
 
 import { parseDuration } from "../duration.js";
-import type { Position } from "./diagnostics.js";
+import type { Position, YamlProblem } from "./diagnostics.js";
 import { asRecord, type LocationIndex } from "./plain-manifest.js";
 import { ROLLOUT_DEFAULTS } from "./rollout-defaults.js";
-import type { PrometheusAuth, PrometheusHealthSpec, RolloutHealthSpec } from "./types.js";
-import type { YamlProblem } from "./yaml-nodes.js";
+import type {
+  PrometheusAuth,
+  PrometheusHealthSpec,
+  RolloutHealthSpec,
+  RolloutSpec,
+  RolloutWaveSpec,
+  SourceLocation,
+} from "./types.js";
 
-/** A wave as one file writes it, with the places merge.ts turns into file:line. */
-export interface RolloutWaveFact {
-  name: string;
-  projects?: string[];
-  /** Where each named project is written, in `projects` order. */
-  projectPositions?: Position[];
-  percent?: number;
-  position: Position;
-}
-
-export interface RolloutFact {
-  waves: RolloutWaveFact[];
-  bakeMs: number;
-  health: RolloutHealthSpec;
-  failureBudget: number;
-  onFailure: "rollback" | "halt";
-  position: Position;
+/** `rollout:` of one file, and where each wave's named projects are written (merge.ts checks them). */
+export interface RolloutFact extends RolloutSpec {
+  projectSources: SourceLocation[][];
 }
 
 /**
@@ -35,6 +27,7 @@ export interface RolloutFact {
  */
 export function readRollout(
   value: unknown,
+  file: string,
   locations: LocationIndex,
   errors: YamlProblem[],
   warnings: YamlProblem[],
@@ -44,16 +37,18 @@ export function readRollout(
   const at = (path: readonly (string | number)[]): Position =>
     locations.lookup(["rollout", ...path])?.value ??
     locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 };
+  const placed = ({ line, col }: Position): SourceLocation => ({ file, line, col });
 
-  const waves: RolloutWaveFact[] = [];
+  const waves: RolloutWaveSpec[] = [];
+  const projectSources: SourceLocation[][] = [];
   const names = new Map<string, Position>();
   const projectWaves = new Map<string, string>();
   let largestPercent: { percent: number; name: string } | undefined;
   let complete: string | undefined;
   (Array.isArray(rollout.waves) ? rollout.waves : []).forEach((waveValue, index) => {
-    const wave = asRecord(waveValue);
-    if (wave === undefined || typeof wave.name !== "string") return;
-    const name = wave.name;
+    const written = asRecord(waveValue);
+    if (written === undefined || typeof written.name !== "string") return;
+    const name = written.name;
     const position = at(["waves", index, "name"]);
     const earlier = names.get(name);
     if (earlier !== undefined) {
@@ -69,9 +64,10 @@ export function readRollout(
         message: `wave "${name}" comes after wave "${complete}", which already reaches 100% of the plan's projects: it will never write anything`,
       });
     }
-    const fact: RolloutWaveFact = { name, position };
-    const hasProjects = Array.isArray(wave.projects);
-    if (hasProjects === (typeof wave.percent === "number")) {
+    const wave: RolloutWaveSpec = { name, source: placed(position) };
+    const sources: SourceLocation[] = [];
+    const hasProjects = Array.isArray(written.projects);
+    if (hasProjects === (typeof written.percent === "number")) {
       errors.push({
         position,
         message: hasProjects
@@ -79,10 +75,10 @@ export function readRollout(
           : `wave "${name}" says neither which projects nor what share; give it \`projects: [...]\` or \`percent: N\``,
       });
     }
-    if (Array.isArray(wave.projects)) {
-      fact.projects = [];
-      fact.projectPositions = [];
-      wave.projects.forEach((project, projectIndex) => {
+    if (Array.isArray(written.projects)) {
+      const projects: string[] = [];
+      wave.projects = projects;
+      written.projects.forEach((project, projectIndex) => {
         if (typeof project !== "string") return;
         const projectPosition = at(["waves", index, "projects", projectIndex]);
         const other = projectWaves.get(project);
@@ -97,21 +93,23 @@ export function readRollout(
           return;
         }
         projectWaves.set(project, name);
-        fact.projects?.push(project);
-        fact.projectPositions?.push(projectPosition);
+        projects.push(project);
+        sources.push(placed(projectPosition));
       });
     }
-    if (typeof wave.percent === "number") {
-      fact.percent = wave.percent;
-      if (largestPercent !== undefined && wave.percent < largestPercent.percent) {
+    const { percent } = written;
+    if (typeof percent === "number") {
+      wave.percent = percent;
+      if (largestPercent !== undefined && percent < largestPercent.percent) {
         errors.push({
           position: at(["waves", index, "percent"]),
-          message: `wave "${name}" says percent: ${wave.percent}, less than the ${largestPercent.percent} wave "${largestPercent.name}" already reaches; a wave's percent counts the earlier waves, so it never shrinks`,
+          message: `wave "${name}" says percent: ${percent}, less than the ${largestPercent.percent} wave "${largestPercent.name}" already reaches; a wave's percent counts the earlier waves, so it never shrinks`,
         });
-      } else largestPercent = { percent: wave.percent, name };
-      if (wave.percent >= 100) complete ??= name;
+      } else largestPercent = { percent, name };
+      if (percent >= 100) complete ??= name;
     }
-    waves.push(fact);
+    waves.push(wave);
+    projectSources.push(sources);
   });
 
   // A bake that is not a duration is the schema's to report (its pattern); the default stands in.
@@ -139,7 +137,8 @@ export function readRollout(
     failureBudget:
       typeof rollout.failure_budget === "number" ? rollout.failure_budget : ROLLOUT_DEFAULTS.failureBudget,
     onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
-    position: locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 },
+    source: placed(locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 }),
+    projectSources,
   };
 }
 

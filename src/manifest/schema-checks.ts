@@ -3,6 +3,7 @@
 
 import type { ErrorObject } from "ajv";
 import { isFamilyName } from "../families.js";
+import type { YamlProblem } from "./diagnostics.js";
 import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -10,10 +11,8 @@ import {
   type LocationIndex,
   type NodeLocation,
   type PlainManifest,
-  unescapePointerSegment,
 } from "./plain-manifest.js";
 import { didYouMean } from "./suggest.js";
-import type { YamlProblem } from "./yaml-nodes.js";
 
 const MAX_SCHEMA_ERRORS = 500;
 
@@ -33,7 +32,6 @@ export function validateManifestSchema(plain: PlainManifest): {
     // Project ids are checked, with better messages, by the semantic checks.
     if (error.propertyName !== undefined || error.keyword === "propertyNames") continue;
     const problem = describeAjvError(error, plain);
-    if (problem === undefined) continue;
     // One message per value is enough (a URL that fails both `pattern` and `format`, say); keys and
     // missing keys each get their own.
     const perKey = error.keyword === "additionalProperties" || error.keyword === "required";
@@ -58,79 +56,60 @@ const FIELD_HINTS: Partial<Record<string, string>> = {
   configs: "add `configs:` with the list of configs (`configs: []` for none)",
 };
 
-function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem | undefined {
+function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem {
   const path = parsePointer(error.instancePath);
   const location = nearestLocation(plain.locations, path);
-  const field = path.at(-1);
-  const label = describeField(path, plain.value);
-  const actual = valueAt(plain.value, path);
   const params = error.params as Record<string, unknown>;
+  if (error.keyword === "additionalProperties") {
+    const key = String(params.additionalProperty);
+    const keyLocation = plain.locations.lookup([...path, key]);
+    return {
+      position: keyLocation?.key ?? location.value,
+      message: describeUnknownKey(key, path, allowedKeysAt(path)),
+    };
+  }
+  return { position: location.value, message: describeValueError(error, path, plain.value, params) };
+}
 
+/** The message of an ajv error about the value at `path` (anything but an unknown key). */
+function describeValueError(
+  error: ErrorObject,
+  path: readonly (string | number)[],
+  root: unknown,
+  params: Record<string, unknown>,
+): string {
+  const field = path.at(-1);
+  const label = describeField(path, root);
+  const actual = valueAt(root, path);
   switch (error.keyword) {
-    case "additionalProperties": {
-      const key = String(params.additionalProperty);
-      const keyLocation = plain.locations.lookup([...path, key]);
-      const allowed = allowedKeysAt(path);
-      return {
-        position: keyLocation?.key ?? location.value,
-        message: describeUnknownKey(key, path, allowed),
-      };
-    }
     case "required": {
       const missing = String(params.missingProperty);
       const hint = FIELD_HINTS[missing];
       const where = path.length === 0 ? "at the top of the manifest" : `in ${label}`;
-      return {
-        position: location.value,
-        message: `missing required key "${missing}" ${where}${hint === undefined ? "" : `; ${hint}`}`,
-      };
+      return `missing required key "${missing}" ${where}${hint === undefined ? "" : `; ${hint}`}`;
     }
     case "type":
-      return {
-        position: location.value,
-        message: describeTypeError(label, String(params.type), actual, field),
-      };
+      return describeTypeError(label, String(params.type), actual, field);
     case "const":
-      return {
-        position: location.value,
-        message: `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`,
-      };
+      return `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`;
     case "minimum":
-      return {
-        position: location.value,
-        message: `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`,
-      };
+      return `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`;
     case "maximum":
-      return {
-        position: location.value,
-        message: `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`,
-      };
+      return `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`;
     case "maxLength":
-      return {
-        position: location.value,
-        message: `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`,
-      };
+      return `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`;
     case "minLength":
-      return { position: location.value, message: `${label} must not be empty` };
+      return `${label} must not be empty`;
     case "pattern":
-      return { position: location.value, message: describePatternError(label, field, actual) };
+      return describePatternError(label, field, actual);
     case "enum":
-      return {
-        position: location.value,
-        message: describeEnumError(path, actual, (params.allowedValues as unknown[]).map(String)),
-      };
+      return describeEnumError(path, actual, (params.allowedValues as unknown[]).map(String));
     case "uniqueItems":
-      return {
-        position: location.value,
-        message: `${label} lists ${describeValue(valueAt(plain.value, [...path, Number(params.j)]))} twice; keep one`,
-      };
+      return `${label} lists ${describeValue(valueAt(root, [...path, Number(params.j)]))} twice; keep one`;
     case "format":
-      return {
-        position: location.value,
-        message: `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`,
-      };
+      return `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`;
     default:
-      return { position: location.value, message: `${label} ${error.message ?? "is invalid"}` };
+      return `${label} ${error.message ?? "is invalid"}`;
   }
 }
 
@@ -262,12 +241,13 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** An ajv instancePath as a path: list indexes under `configs` are numbers, as the checks name them. */
 function parsePointer(pointer: string): (string | number)[] {
   if (pointer === "") return [];
   return pointer
     .slice(1)
     .split("/")
-    .map(unescapePointerSegment)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
     .map((segment, index, all) =>
       /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment,
     );

@@ -2,6 +2,8 @@
 // project resolved. The planner consumes it; the loader produces a LoadedManifest on the way.
 
 import type { FamilyName } from "../families.js";
+import type { ManifestBlocks } from "./expand-types.js";
+import type { ManifestConfig, ManifestFamily, ManifestFieldsMode } from "./manifest-schema-types.js";
 
 export interface SourceLocation {
   file: string;
@@ -10,11 +12,10 @@ export interface SourceLocation {
 }
 
 /** The record fields a config may ask pcsync never to compare or write once the record exists. */
-export const IGNORABLE_FIELDS = ["plugin", "enabled", "description", "match_action", "order"] as const;
-export type IgnorableField = (typeof IGNORABLE_FIELDS)[number];
+export type IgnorableField = NonNullable<ManifestConfig["ignore_fields"]>[number];
 
 /** `fields:` of a family: whether fields a config leaves out are managed (at the service's defaults). */
-export type FieldsMode = "listed" | "all";
+export type FieldsMode = ManifestFieldsMode;
 
 /** Fields the manifest manages on one config; a field left out of the manifest is absent here. */
 export interface DesiredFields {
@@ -53,7 +54,7 @@ export interface DesiredConfig {
 }
 
 /** `warn`: drift is reported; `heal`: `pcsync watch` also applies the plan of the family. */
-export type DriftMode = "warn" | "heal";
+export type DriftMode = NonNullable<ManifestFamily["drift"]>;
 
 export interface DesiredFamily {
   project: string;
@@ -89,6 +90,20 @@ export interface DesiredState {
   rollout?: RolloutSpec;
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
+}
+
+/**
+ * The manifest as loaded, before the planner may see it: the desired state of the projects it
+ * names and, while a project set says `projects: all`, the blocks still to expand once the API
+ * key's project listing is read (resolveProjectSets makes a DesiredState of it).
+ */
+export interface LoadedManifest extends DesiredState {
+  /**
+   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
+   * time once the project listing is read. Until then, `families` holds the expansion for the
+   * projects the manifest names explicitly.
+   */
+  unresolved?: ManifestBlocks;
 }
 
 /** One wave of `rollout:`: named projects, or the cumulative share of the plan's projects. */

@@ -4,9 +4,9 @@
 
 import { appendAll } from "../append-all.js";
 import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
-import { parseYamlWithPositions } from "./load-yaml.js";
+import { parseYaml } from "./load-yaml.js";
+import type { BlockBuilder, ScalarValue } from "./parse-block-yaml.js";
 import type { ManifestSource } from "./read-files.js";
-import type { ValueNode } from "./yaml-nodes.js";
 
 /** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
 export const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
@@ -140,12 +140,13 @@ export function parseVarFile(source: ManifestSource): {
   warnings: ManifestDiagnostic[];
 } {
   const { file } = source;
-  const parsed = parseYamlWithPositions(source.text);
+  const parsed = parseYaml(source.text, () => new VarFileBuilder(source.text));
   const errors: ManifestDiagnostic[] = [];
   const warnings = parsed.warnings.map((warning) =>
     makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"),
   );
-  if (parsed.fatal && parsed.root === undefined) {
+  const { root, entries: read } = parsed.built;
+  if (parsed.fatal && root === undefined) {
     const first = parsed.errors[0];
     const position = first?.position ?? { line: 1, col: 1 };
     // One error is enough: past the first syntax error the parser's positions are guesses.
@@ -160,7 +161,6 @@ export function parseVarFile(source: ManifestSource): {
   }
   // The other errors (duplicate keys, merge keys, aliases, nesting) name keys and anchors only.
   for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
-  const root = parsed.root;
   if (root === undefined || parsed.fatal) return { entries: [], errors, warnings };
   if (root.kind !== "map") {
     errors.push(
@@ -169,7 +169,7 @@ export function parseVarFile(source: ManifestSource): {
     return { entries: [], errors, warnings };
   }
   const entries: VarFileEntry[] = [];
-  for (const entry of root.entries) {
+  for (const entry of read) {
     if (!VARIABLE_NAME.test(entry.key)) {
       errors.push(
         makeError(
@@ -180,30 +180,62 @@ export function parseVarFile(source: ManifestSource): {
       );
       continue;
     }
-    const value = variableText(entry.value, source.text);
-    if (value === undefined) {
+    if (entry.value === undefined) {
       errors.push(
         makeError(
           file,
-          parsed.positionAt(entry.value.offset),
+          parsed.positionAt(entry.valueOffset),
           `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`,
         ),
       );
       continue;
     }
     const { line, col } = parsed.positionAt(entry.keyOffset);
-    entries.push({ name: entry.key, variable: { value, origin: `${file}:${line}:${col}` } });
+    entries.push({ name: entry.key, variable: { value: entry.value, origin: `${file}:${line}:${col}` } });
   }
   return { entries, errors, warnings };
 }
 
 /**
- * A var file value as the text it stands for in `${NAME}`: quoted and block values as YAML reads
- * them, unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
- * `0x1F`, an empty value is empty), since the manifest types the text where it lands.
+ * Keeps what a var file needs of what a reader reads: the document's kind, and its entries. A
+ * value is the text it stands for in `${NAME}`: quoted and block values as YAML reads them,
+ * unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
+ * `0x1F`, an empty value is empty), since the manifest types the text where it lands. Containers
+ * are their depth (0: the document); a slot is its entry's index, or -1 below the entries.
  */
-function variableText(node: ValueNode, text: string): string | undefined {
-  if (node.kind !== "scalar") return undefined;
-  if (typeof node.value === "string") return node.value;
-  return text.slice(node.offset, node.end).trim();
+class VarFileBuilder implements BlockBuilder<number, number> {
+  root: { kind: "map" | "seq" | "scalar"; offset: number } | undefined;
+  /** The top-level entries; `value` is undefined for a list or mapping. */
+  readonly entries: { key: string; keyOffset: number; value: string | undefined; valueOffset: number }[] = [];
+
+  constructor(private readonly text: string) {}
+
+  container(kind: "map" | "seq", offset: number, slot: number | null): number {
+    if (slot === null) this.root = { kind, offset };
+    else this.setValue(slot, undefined, offset);
+    return slot === null ? 0 : 1;
+  }
+
+  scalar(value: ScalarValue, offset: number, end: number, slot: number | null): void {
+    if (slot === null) this.root = { kind: "scalar", offset };
+    else this.setValue(slot, typeof value === "string" ? value : this.text.slice(offset, end).trim(), offset);
+  }
+
+  entrySlot(map: number, key: string, keyOffset: number): number {
+    if (map !== 0) return -1;
+    return this.entries.push({ key, keyOffset, value: undefined, valueOffset: keyOffset }) - 1;
+  }
+
+  itemSlot(): number {
+    return -1;
+  }
+
+  end(): void {}
+
+  private setValue(slot: number, value: string | undefined, offset: number): void {
+    const entry = this.entries[slot];
+    if (entry === undefined) return;
+    entry.value = value;
+    entry.valueOffset = offset;
+  }
 }

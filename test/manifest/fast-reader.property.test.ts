@@ -1,77 +1,74 @@
 // The fast reader of plain block YAML (parse-block-yaml.ts) against the yaml library's full parse:
-// whenever it reads a text, it gives the same tree, to the position, and the full parse finds no
-// problem in it; everything after the parse is shared, so the diagnostics are the same too.
+// whenever it reads a text, the full parse finds no problem in it, and the plain manifest built
+// from either is the same: the same value, the same interpolation problems, every value and key
+// found at the same place. Everything after is shared, so the diagnostics are the same too.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { readBlockPlain } from "../../src/manifest/block-plain.js";
-import { formatDiagnostic, loadManifestSources, variablesFromEnvironment } from "../../src/manifest/index.js";
+import {
+  formatDiagnostic,
+  loadManifestSources,
+  NO_VARIABLES,
+  variablesFromEnvironment,
+} from "../../src/manifest/index.js";
 import { parseYamlInFull } from "../../src/manifest/load-yaml.js";
-import { parseBlockYaml } from "../../src/manifest/parse-block-yaml.js";
-import { toPlainManifest } from "../../src/manifest/plain-manifest.js";
-import type { ValueNode } from "../../src/manifest/yaml-nodes.js";
-import { SecretRegistry } from "../../src/redact.js";
+import { readBlockYaml } from "../../src/manifest/parse-block-yaml.js";
+import { PlainBuilder } from "../../src/manifest/plain-manifest.js";
+import { resolveVariables } from "../../src/manifest/variables.js";
 import { fc } from "../support/fast-check.js";
-import { walkPlaces } from "../support/tree-places.js";
 
 const MAX_DEPTH = 32;
-/** A secret that some generated values hold (the reader without a tree leaves those to the tree path). */
+/** A secret that some generated values hold, and a variable that some of them use. */
 const SECRET = "s3cr3t-key-0123456789";
+const VARIABLES = resolveVariables({ env: { PCSYNC_VAR_PLUGIN_ID: "12" }, secrets: [SECRET] }).variables;
+
+/** Whether the fast reader reads `text` (rather than leaving it to the full parse). */
+function readsFast(text: string): boolean {
+  return readBlockYaml(text, MAX_DEPTH, new PlainBuilder(text, NO_VARIABLES)) !== undefined;
+}
 
 /** Checks agreement on `text`; says whether the fast reader read it. */
 function agree(text: string): boolean {
-  const fast = parseBlockYaml(text, MAX_DEPTH);
-  if (fast === undefined) {
-    // What the fast reader gives up on, the reader without a tree gives up on too (it may stop
-    // sooner, at a `${`), and the loader goes straight to the full parse.
-    const direct = readBlockPlain(text, MAX_DEPTH, [SECRET]);
-    expect(["interpolates", "not block YAML"]).toContain(direct);
-    if (!text.includes("${") && !SecretRegistry.of([SECRET]).holds(text))
-      expect(direct).toBe("not block YAML");
-    return false;
-  }
-  const full = parseYamlInFull(text);
+  const fastBuilder = new PlainBuilder(text, VARIABLES);
+  const fastRead = readBlockYaml(text, MAX_DEPTH, fastBuilder);
+  if (fastRead === undefined) return false;
+  const fullBuilder = new PlainBuilder(text, VARIABLES);
+  const full = parseYamlInFull(text, fullBuilder);
   expect({ errors: full.errors, warnings: full.warnings, fatal: full.fatal }).toStrictEqual({
     errors: [],
     warnings: [],
     fatal: false,
   });
-  expect(fast.root).toStrictEqual(full.root);
   for (const offset of [0, 1, Math.floor(text.length / 2), text.length - 1, text.length, text.length + 5]) {
-    expect(fast.positionAt(offset)).toStrictEqual(full.positionAt(offset));
+    expect(fastRead.positionAt(offset)).toStrictEqual(full.positionAt(offset));
   }
-  agreeWithoutTree(text, full.root, full.positionAt);
+  const fast = fastBuilder.finish(fastRead.positionAt);
+  const reference = fullBuilder.finish(full.positionAt);
+  expect(fast.errors).toStrictEqual(reference.errors);
+  // Not toStrictEqual: it compares the `constructor` properties, which a map with such a key has as data.
+  expect(fast.plain?.value).toEqual(reference.plain?.value);
+  expect(JSON.stringify(fast.plain?.value)).toBe(JSON.stringify(reference.plain?.value));
+  for (const path of pathsOf(reference.plain?.value)) {
+    const place = reference.plain?.locations.lookup(path);
+    expect(place).toBeDefined();
+    expect(fast.plain?.locations.lookup(path)).toStrictEqual(place);
+  }
   return true;
 }
 
-/**
- * The reader that builds no tree (block-plain.ts) reads what the fast reader reads, unless
- * interpolation would change it, and makes of it what the tree path makes: the same plain value,
- * every value and key found at the same place.
- */
-function agreeWithoutTree(
-  text: string,
-  root: ValueNode | undefined,
-  positionAt: (offset: number) => { line: number; col: number },
-) {
-  const direct = readBlockPlain(text, MAX_DEPTH, [SECRET]);
-  const interpolates = text.includes("${") || SecretRegistry.of([SECRET]).holds(text);
-  // The fast reader read the text: only interpolation can stand in the way.
-  expect(typeof direct === "string" ? direct : "read").toBe(interpolates ? "interpolates" : "read");
-  if (typeof direct === "string") return;
-  if (root === undefined) {
-    expect(direct.plain).toBeUndefined();
-    return;
+/** The path of every value in a plain value, itself first. */
+function pathsOf(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (value === undefined) return [];
+  const paths = [path];
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) paths.push(...pathsOf(item, [...path, index]));
+  } else if (typeof value === "object" && value !== null) {
+    for (const key of Object.keys(value)) {
+      paths.push(...pathsOf(Object.getOwnPropertyDescriptor(value, key)?.value, [...path, key]));
+    }
   }
-  const viaTree = toPlainManifest(root, positionAt);
-  // Not toStrictEqual: it compares the `constructor` properties, which a map with such a key has as data.
-  expect(direct.plain?.value).toEqual(viaTree.value);
-  expect(JSON.stringify(direct.plain?.value)).toBe(JSON.stringify(viaTree.value));
-  for (const { pointer, path, place } of walkPlaces(root, positionAt)) {
-    expect(direct.plain?.locations.get(pointer)).toStrictEqual(place);
-    expect(direct.plain?.locations.lookup(path)).toStrictEqual(place);
-  }
+  return paths;
 }
 
 const key = fc.constantFrom(
@@ -316,14 +313,14 @@ function errorsOf(text: string, env: Record<string, string> = {}): string[] {
 describe("positions stay exact on the fast path", () => {
   it("points at an error at the very end of a 20,000-config file", () => {
     const text = bigManifest(20_000, "          enabled: maybe");
-    expect(parseBlockYaml(text, MAX_DEPTH)).toBeDefined();
+    expect(readsFast(text)).toBe(true);
     // Config 20,000 starts on line 6 + 3 * 19,999: `enabled` is its third line.
     expect(errorsOf(text)).toEqual(['m.yaml:60005:20: "enabled" must be true or false, got text "maybe"']);
   });
 
   it("points at an unknown key with `/` and `~` in it, and at a `__proto__` key", () => {
     const text = bigManifest(3, "          a/b~c: 1\n          __proto__: 2");
-    expect(parseBlockYaml(text, MAX_DEPTH)).toBeDefined();
+    expect(readsFast(text)).toBe(true);
     const errors = errorsOf(text);
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/^m\.yaml:14:11: unknown key "a\/b~c"/);
@@ -339,12 +336,12 @@ describe("positions stay exact on the fast path", () => {
 
   it("leaves duplicate keys, anchors and aliases to the full parse, with the same messages", () => {
     const duplicate = bigManifest(3, "          enabled: true\n          enabled: false");
-    expect(parseBlockYaml(duplicate, MAX_DEPTH)).toBeUndefined();
+    expect(readsFast(duplicate)).toBe(false);
     expect(errorsOf(duplicate)).toEqual([
       'm.yaml:15:11: duplicate key "enabled" (first at line 14, column 11); remove one of them',
     ]);
     const aliased = bigManifest(3, "          enabled: &on true\n          description: *on");
-    expect(parseBlockYaml(aliased, MAX_DEPTH)).toBeUndefined();
+    expect(readsFast(aliased)).toBe(false);
     // An alias's value is where the anchor's is, as before.
     expect(errorsOf(aliased)).toEqual([
       'm.yaml:14:24: "description" must be text or null, got true; if it is meant as text, quote it: description: "true"',
@@ -354,7 +351,7 @@ describe("positions stay exact on the fast path", () => {
   it("reads a huge single string once, and points at it", () => {
     const huge = "x".repeat(2_000_000);
     const text = bigManifest(2, `          description: ${huge}`);
-    expect(parseBlockYaml(text, MAX_DEPTH)).toBeDefined();
+    expect(readsFast(text)).toBe(true);
     const errors = errorsOf(text);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^m\.yaml:11:24: "description" is 2000000 characters long/);
@@ -362,7 +359,7 @@ describe("positions stay exact on the fast path", () => {
 
   it("points at the later of two project keys that became equal when one failed to interpolate", () => {
     const text = 'version: 1\nprojects:\n  ${NOPE}: {}\n  "": {}\n';
-    expect(parseBlockYaml(text, MAX_DEPTH)).toBeDefined();
+    expect(readsFast(text)).toBe(true);
     const errors = errorsOf(text);
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/^m\.yaml:3:3: variable NOPE is not set/);

@@ -1,12 +1,12 @@
-// The flat index of where each value was written (node-places.ts), which outlives the parse tree:
-// for any document, every JSON pointer finds the position a walk of the tree finds, and nothing
-// else is found.
+// The flat index of where each value was written (node-places.ts), which stands in for a parse
+// tree: for any document, every path finds the position a walk of yaml's own tree finds, and
+// nothing else is found.
 
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { parseYamlWithPositions } from "../../src/manifest/load-yaml.js";
-import { toPlainManifest } from "../../src/manifest/plain-manifest.js";
-import type { MapNode, ValueNode } from "../../src/manifest/yaml-nodes.js";
+import { NO_VARIABLES } from "../../src/manifest/index.js";
+import { parseYaml } from "../../src/manifest/load-yaml.js";
+import { PlainBuilder } from "../../src/manifest/plain-manifest.js";
 import { fc } from "../support/fast-check.js";
 import { walkPlaces } from "../support/tree-places.js";
 
@@ -27,73 +27,61 @@ const document = fc.letrec((tie) => ({
 })).value;
 
 describe("the index of where values were written", () => {
-  it("finds every value and key where a walk of the tree finds it, by pointer and by path", () => {
+  it("finds every value and key where a walk of the tree finds it", () => {
     fc.assert(
       fc.property(fc.dictionary(keyText, document, { minKeys: 1, maxKeys: 14 }), (data) => {
         const text = stringify(data, { lineWidth: 0 });
-        const parsed = parseYamlWithPositions(text);
-        expect(parsed.errors).toEqual([]);
-        const root = parsed.root as ValueNode;
-        const { locations } = toPlainManifest(root, parsed.positionAt);
-        for (const { pointer, path, place } of walkPlaces(root, parsed.positionAt)) {
-          expect(locations.get(pointer)).toStrictEqual(place);
+        const { locations } = readPlaces(text);
+        for (const { path, place } of walkPlaces(text)) {
           expect(locations.lookup(path)).toStrictEqual(place);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
   it("finds nothing where there is nothing, in small and indexed maps and lists alike", () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`k${index}`, index]));
     const text = stringify({ small: { a: 1 }, big: many, list: [1, 2], long: Array(20).fill("x") });
-    const parsed = parseYamlWithPositions(text);
-    const { locations } = toPlainManifest(parsed.root as ValueNode, parsed.positionAt);
-    for (const pointer of [
-      "/nope",
-      "/small/b",
-      "/big/k20",
-      "/list/2",
-      "/list/-1",
-      "/list/01",
-      "/long/20",
-      "/long/x",
-      "/small/a/deeper",
-      "/a~2b",
-      "small",
+    const { locations, positionAt } = readPlaces(text);
+    for (const path of [
+      ["nope"],
+      ["small", "b"],
+      ["big", "k20"],
+      ["list", 2],
+      ["list", "-1"],
+      ["list", "01"],
+      ["long", 20],
+      ["long", "x"],
+      ["small", "a", "deeper"],
+      ["a~2b"],
     ]) {
-      expect(locations.get(pointer), pointer).toBeUndefined();
+      expect(locations.lookup(path), path.join("/")).toBeUndefined();
     }
-    expect(locations.lookup(["long", 20])).toBeUndefined();
-    expect(locations.get("/big/k19")?.key).toEqual(parsed.positionAt(text.indexOf("k19:")));
-    expect(locations.get("/long/19")?.value.line).toBe(text.split("\n").length - 1);
-    expect(locations.get("")?.value).toEqual({ line: 1, col: 1 });
+    expect(locations.lookup(["big", "k19"])?.key).toEqual(positionAt(text.indexOf("k19:")));
+    expect(locations.lookup(["long", 19])?.value.line).toBe(text.split("\n").length - 1);
+    expect(locations.lookup([])?.value).toEqual({ line: 1, col: 1 });
   });
 
   it("points at the last of two equal keys, as the plain value holds it", () => {
-    // Only a failed interpolation leaves two equal keys in a tree; build one by hand.
-    const text = "projects:\n  a: 1\n  a: 2\n";
-    const map = (offset: number, entries: MapNode["entries"]): MapNode => ({ kind: "map", offset, entries });
-    const scalar = (offset: number, value: number) => ({
-      kind: "scalar" as const,
-      value,
-      offset,
-      end: offset + 1,
+    // Only a failed interpolation leaves two equal keys: an unset `${NOPE}` is left out.
+    const text = 'projects:\n  ${NOPE}: 1\n  "": 2\n';
+    const parsed = parseYaml(text, () => new PlainBuilder(text, NO_VARIABLES));
+    const { plain, errors } = parsed.built.finish(parsed.positionAt);
+    expect(errors.map((error) => error.position)).toEqual([{ line: 2, col: 3 }]);
+    expect(plain?.value).toEqual({ projects: { "": 2 } });
+    expect(plain?.locations.lookup(["projects", ""])).toEqual({
+      key: { line: 3, col: 3 },
+      value: { line: 3, col: 7 },
     });
-    const root = map(0, [
-      {
-        key: "projects",
-        keyOffset: 0,
-        keyEnd: 8,
-        value: map(12, [
-          { key: "a", keyOffset: 12, keyEnd: 13, value: scalar(15, 1) },
-          { key: "a", keyOffset: 19, keyEnd: 20, value: scalar(22, 2) },
-        ]),
-      },
-    ]);
-    const parsed = parseYamlWithPositions(text);
-    const { value, locations } = toPlainManifest(root, parsed.positionAt);
-    expect(value).toEqual({ projects: { a: 2 } });
-    expect(locations.get("/projects/a")).toEqual({ key: { line: 3, col: 3 }, value: { line: 3, col: 6 } });
   });
 });
+
+/** The places of a text that parses without problems. */
+function readPlaces(text: string) {
+  const parsed = parseYaml(text, () => new PlainBuilder(text, NO_VARIABLES));
+  expect(parsed.errors).toEqual([]);
+  const { plain } = parsed.built.finish(parsed.positionAt);
+  if (plain === undefined) throw new Error("nothing read");
+  return { locations: plain.locations, positionAt: parsed.positionAt };
+}

@@ -1,36 +1,49 @@
-// Where a walk of a parse tree finds each value: the reference the flat index of places
-// (node-places.ts) and the tree-free reader (block-plain.ts) are held to.
+// Where the yaml library's own parse tree puts each value and key: the reference the index of
+// places (node-places.ts) is held to, walked from yaml's document rather than by the loader.
 
-import { escapePointerSegment } from "../../src/manifest/plain-manifest.js";
-import type { ValueNode } from "../../src/manifest/yaml-nodes.js";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 
 type Position = { line: number; col: number };
 export type Place = { key?: Position; value: Position };
 
-/** Every node's pointer, path and place, by walking the tree (the last of equal keys, as the plain value holds). */
-export function walkPlaces(
-  node: ValueNode,
-  positionAt: (offset: number) => Position,
-  path: (string | number)[] = [],
-  keyOffset?: number,
-  found: { pointer: string; path: (string | number)[]; place: Place }[] = [],
-) {
-  const value = positionAt(node.offset);
-  const place: Place = keyOffset === undefined ? { value } : { key: positionAt(keyOffset), value };
-  found.push({
-    pointer: path.map((segment) => `/${escapePointerSegment(String(segment))}`).join(""),
-    path,
-    place,
-  });
-  if (node.kind === "map") {
-    const last = new Map(node.entries.map((entry) => [entry.key, entry]));
-    for (const entry of last.values()) {
-      walkPlaces(entry.value, positionAt, [...path, entry.key], entry.keyOffset, found);
+const startOf = (node: unknown): number | undefined =>
+  (node as { range?: readonly number[] } | null)?.range?.[0];
+
+/** Every value's path and place in `text` (the last of equal keys, as the plain value holds). */
+export function walkPlaces(text: string): { path: (string | number)[]; place: Place }[] {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const positionAt = (offset: number): Position => lineCounter.linePos(offset);
+  const found: { path: (string | number)[]; place: Place }[] = [];
+  const walk = (
+    node: unknown,
+    path: (string | number)[],
+    keyOffset: number | undefined,
+    valueOffset: number,
+  ) => {
+    const value = positionAt(valueOffset);
+    const place: Place = keyOffset === undefined ? { value } : { key: positionAt(keyOffset), value };
+    found.push({ path, place });
+    if (isMap(node)) {
+      const last = new Map<string, { key: unknown; value: unknown }>();
+      for (const pair of node.items) {
+        const key = pair.key;
+        // As the loader: an unquoted `1:` is the key "1", as written.
+        const name =
+          isScalar(key) && typeof key.value !== "string" ? key.source : (key as { value: string }).value;
+        last.set(String(name), pair);
+      }
+      for (const [name, pair] of last) {
+        const keyStart = startOf(pair.key) ?? 0;
+        const keyEnd = (pair.key as { range?: readonly number[] }).range?.[1] ?? keyStart;
+        walk(pair.value, [...path, name], keyStart, startOf(pair.value) ?? keyEnd);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => {
+        walk(item, [...path, index], undefined, startOf(item) ?? 0);
+      });
     }
-  } else if (node.kind === "seq") {
-    node.items.forEach((item, index) => {
-      walkPlaces(item, positionAt, [...path, index], undefined, found);
-    });
-  }
+  };
+  walk(document.contents, [], undefined, startOf(document.contents) ?? 0);
   return found;
 }
