@@ -416,6 +416,45 @@ function brokenBuild(what, cause) {
 		reason: reason.split("\n")[0] ?? reason
 	});
 }
+// dist/src/duration.js
+const UNIT_MS = {
+	ms: 1,
+	s: 1e3,
+	m: 6e4,
+	h: 36e5,
+	d: 864e5,
+	w: 6048e5
+};
+const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
+const DURATION_PART = /(\d+)(ms|[smhdw])/g;
+/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
+function parseDuration(text) {
+	const trimmed = text.trim().toLowerCase();
+	if (!DURATION.test(trimmed)) return void 0;
+	let total = 0;
+	for (const match of trimmed.matchAll(DURATION_PART)) total += Number(match[1]) * UNIT_MS[match[2]];
+	return Number.isSafeInteger(total) ? total : void 0;
+}
+/** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
+function formatDuration(ms) {
+	if (ms < 1e3) return `${Math.round(ms)}ms`;
+	let seconds = Math.round(ms / 1e3);
+	const parts = [];
+	for (const [unit, size] of [
+		["d", 86400],
+		["h", 3600],
+		["m", 60]
+	]) if (seconds >= size) {
+		parts.push(`${Math.floor(seconds / size)}${unit}`);
+		seconds %= size;
+	}
+	if (seconds > 0 || parts.length === 0) parts.push(`${seconds}s`);
+	return parts.join("");
+}
+/** `0.3 s`, `225 s`, `90.4 s`: seconds to a tenth, so a wait just past a bound never reads as the bound. */
+function formatSeconds(ms) {
+	return `${Number((ms / 1e3).toFixed(1))} s`;
+}
 // dist/src/group-by.js
 function groupBy(items, keyOf) {
 	const groups = /* @__PURE__ */ new Map();
@@ -479,177 +518,23 @@ function escapeProperty(value) {
 function oneLine(text) {
 	return text.replace(/\r\n|\r|\n/g, "\\n");
 }
-// dist/src/manifest/node-places.js
-const SCALAR = 0;
-const MAP = 1;
-const SEQ = 2;
-const NO_KEY = -1;
-/** Maps and lists with more children than this get an index on their first lookup, so lookups stay O(1). */
-const SCAN_LIMIT$1 = 8;
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-/** No escaped pointer segment has these (so none matched when the index was a map of pointers). */
-const INVALID_ESCAPE = /~(?![01])/;
-/**
-* Records nodes in document order (a map or list before what it holds): from a tree as the plain
-* value is built from it, or as a reader reads them. Room for `capacity` nodes, grown as needed.
-*/
-var NodePlacesBuilder = class NodePlacesBuilder {
-	kinds;
-	keyOffsets;
-	valueOffsets;
-	ends;
-	/** The key naming each node (undefined for list items): the reader's strings, shared. */
-	keys = [];
-	count = 0;
-	constructor(capacity) {
-		const size = Math.max(1, capacity);
-		this.kinds = new Uint8Array(size);
-		this.keyOffsets = new Int32Array(size);
-		this.valueOffsets = new Int32Array(size);
-		this.ends = new Int32Array(size);
-	}
-	/** Room for every node of `root`, counted. */
-	static forTree(root) {
-		return new NodePlacesBuilder(countNodes(root));
-	}
-	/** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
-	open(kind, offset, key, keyOffset) {
-		const index = this.count++;
-		if (index === this.kinds.length) this.grow();
-		this.kinds[index] = kind === "scalar" ? SCALAR : kind === "map" ? MAP : SEQ;
-		this.keyOffsets[index] = key === void 0 ? NO_KEY : keyOffset;
-		this.valueOffsets[index] = offset;
-		this.keys[index] = key;
-		return index;
-	}
-	/** The node numbered `index` and all its descendants are recorded. */
-	close(index) {
-		this.ends[index] = this.count;
-	}
-	finish(positionAt) {
-		const { count } = this;
-		const atCount = (array) => array.length === count ? array : array.slice(0, count);
-		return new NodePlaces(atCount(this.kinds), atCount(this.keyOffsets), atCount(this.valueOffsets), atCount(this.ends), this.keys, positionAt);
-	}
-	grow() {
-		const size = this.kinds.length * 2;
-		const grown = (array, make) => {
-			const bigger = make(size);
-			bigger.set(array);
-			return bigger;
-		};
-		this.kinds = grown(this.kinds, (size) => new Uint8Array(size));
-		this.keyOffsets = grown(this.keyOffsets, (size) => new Int32Array(size));
-		this.valueOffsets = grown(this.valueOffsets, (size) => new Int32Array(size));
-		this.ends = grown(this.ends, (size) => new Int32Array(size));
-	}
-};
-function countNodes(node) {
-	let count = 1;
-	if (node.kind === "map") for (const entry of node.entries) count += countNodes(entry.value);
-	else if (node.kind === "seq") for (const item of node.items) count += countNodes(item);
-	return count;
-}
-var NodePlaces = class {
-	kinds;
-	keyOffsets;
-	valueOffsets;
-	ends;
-	keys;
-	positionAt;
-	/** For big maps: each key's node (the last entry of a key, as in the plain value). */
-	keyIndexes = /* @__PURE__ */ new Map();
-	/** For big lists: each item's node. */
-	itemIndexes = /* @__PURE__ */ new Map();
-	constructor(kinds, keyOffsets, valueOffsets, ends, keys, positionAt) {
-		this.kinds = kinds;
-		this.keyOffsets = keyOffsets;
-		this.valueOffsets = valueOffsets;
-		this.ends = ends;
-		this.keys = keys;
-		this.positionAt = positionAt;
-	}
-	get(pointer) {
-		if (pointer !== "" && !pointer.startsWith("/")) return void 0;
-		let node = this.kinds.length > 0 ? 0 : NO_KEY;
-		for (let start = 1; start <= pointer.length && node >= 0;) {
-			const slash = pointer.indexOf("/", start);
-			const end = slash < 0 ? pointer.length : slash;
-			const raw = pointer.slice(start, end);
-			if (raw.includes("~") && INVALID_ESCAPE.test(raw)) return void 0;
-			node = this.stepInto(node, unescapePointerSegment(raw));
-			start = end + 1;
-		}
-		return node < 0 ? void 0 : this.locationOf(node);
-	}
-	lookup(path) {
-		let node = this.kinds.length > 0 ? 0 : NO_KEY;
-		for (const segment of path) {
-			if (node < 0) return void 0;
-			node = this.stepInto(node, String(segment));
-		}
-		return node < 0 ? void 0 : this.locationOf(node);
-	}
-	locationOf(node) {
-		const value = this.positionAt(this.valueOffsets[node] ?? 0);
-		const keyOffset = this.keyOffsets[node] ?? NO_KEY;
-		return keyOffset === NO_KEY ? { value } : {
-			key: this.positionAt(keyOffset),
-			value
-		};
-	}
-	/** The child of `node` that `segment` names, or -1. */
-	stepInto(node, segment) {
-		const kind = this.kinds[node];
-		if (kind === SEQ) return ARRAY_INDEX.test(segment) ? this.itemOf(node, Number(segment)) : NO_KEY;
-		if (kind === MAP) return this.entryOf(node, segment);
-		return NO_KEY;
-	}
-	itemOf(node, position) {
-		const indexed = this.itemIndexes.get(node);
-		if (indexed !== void 0) return indexed[position] ?? NO_KEY;
-		const children = this.childrenOf(node, 9);
-		if (children.length <= SCAN_LIMIT$1) return children[position] ?? NO_KEY;
-		const all = Int32Array.from(this.childrenOf(node, Number.POSITIVE_INFINITY));
-		this.itemIndexes.set(node, all);
-		return all[position] ?? NO_KEY;
-	}
-	entryOf(node, key) {
-		const indexed = this.keyIndexes.get(node);
-		if (indexed !== void 0) return indexed.get(key) ?? NO_KEY;
-		const children = this.childrenOf(node, 9);
-		if (children.length <= SCAN_LIMIT$1) {
-			for (let index = children.length - 1; index >= 0; index--) {
-				const child = children[index] ?? NO_KEY;
-				if (this.keys[child] === key) return child;
-			}
-			return NO_KEY;
-		}
-		const all = /* @__PURE__ */ new Map();
-		for (const child of this.childrenOf(node, Number.POSITIVE_INFINITY)) {
-			const name = this.keys[child];
-			if (name !== void 0) all.set(name, child);
-		}
-		this.keyIndexes.set(node, all);
-		return all.get(key) ?? NO_KEY;
-	}
-	/** The first `limit` children of `node`, in order. */
-	childrenOf(node, limit) {
-		const children = [];
-		const end = this.ends[node] ?? node;
-		for (let child = node + 1; child < end && children.length < limit; child = this.ends[child] ?? end) children.push(child);
-		return children;
-	}
-};
-function unescapePointerSegment(segment) {
-	if (!segment.includes("~")) return segment;
-	return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+// dist/src/manifest/lean-heap.js
+/** Manifest text (all files together) from which the heap is kept near its live size. */
+const LEAN_HEAP_FROM_BYTES = 8388608;
+/** How far past its live size the heap may grow before V8 collects, in percent. */
+const HEAP_GROWING_PERCENT = 20;
+let lean = false;
+/** Keeps the heap near its live size from now on, when `textLength` characters of manifest are to be held. */
+function keepHeapLeanFor(textLength) {
+	if (lean || textLength < LEAN_HEAP_FROM_BYTES) return;
+	lean = true;
+	setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 // dist/src/manifest/parse-block-yaml.js
 /** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
 /** Maps up to this many entries are scanned for a duplicate key rather than indexed. */
-const SCAN_LIMIT = 8;
+const SCAN_LIMIT$1 = 8;
 const INDICATORS = /* @__PURE__ */ new Set([..."-?:,[]{}#&*!|>'\"%@`"]);
 const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
 const NULL_TEXT = /^(?:~|[Nn]ull|NULL)?$/;
@@ -664,20 +549,9 @@ const MAX_KEY_LENGTH = 1e3;
 const MAX_SHARED_KEY_LENGTH = 40;
 const MAX_SHARED_KEYS = 4096;
 /**
-* Reads `text` if it is plain block YAML without problems; undefined means "parse it in full".
-* `maxDepth` as in YamlLimits: deeper text is left to the full parse, which reports it.
-*/
-function parseBlockYaml(text, maxDepth) {
-	const builder = new TreeBuilder();
-	const read = readBlockYaml(text, maxDepth, builder);
-	return read === void 0 ? void 0 : {
-		root: builder.root,
-		positionAt: read.positionAt
-	};
-}
-/**
 * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
-* it in full" (and whatever the builder made is to be dropped). A builder may give up too.
+* it in full" (and whatever the builder made is to be dropped). `maxDepth` as in YamlLimits:
+* deeper text is left to the full parse, which reports it. A builder may give up too.
 */
 function readBlockYaml(text, maxDepth, builder) {
 	if (UNUSUAL_CHARACTERS.test(text)) return void 0;
@@ -692,57 +566,6 @@ function readBlockYaml(text, maxDepth, builder) {
 function giveUp() {
 	throw GIVE_UP;
 }
-/** Builds the parse tree (yaml-nodes.ts). */
-var TreeBuilder = class {
-	root;
-	container(kind, offset, slot) {
-		const node = kind === "map" ? {
-			kind: "map",
-			offset,
-			entries: []
-		} : {
-			kind: "seq",
-			offset,
-			items: []
-		};
-		this.put(slot, node);
-		return node;
-	}
-	scalar(value, offset, end, slot) {
-		this.put(slot, {
-			kind: "scalar",
-			value,
-			offset,
-			end
-		});
-	}
-	entrySlot(map, key, keyOffset, keyEnd) {
-		const entry = {
-			key,
-			keyOffset,
-			keyEnd,
-			value: EMPTY_PLACEHOLDER
-		};
-		map.entries.push(entry);
-		return entry;
-	}
-	itemSlot(seq) {
-		return seq;
-	}
-	/**
-	* A finished map's or list's array at its length: an array grown by push keeps room for about
-	* 17 elements, four times what a config's map of four keys needs.
-	*/
-	end(node) {
-		if (node.kind === "map") node.entries = node.entries.slice();
-		else node.items = node.items.slice();
-	}
-	put(slot, node) {
-		if (slot === null) this.root = node;
-		else if ("items" in slot) slot.items.push(node);
-		else slot.value = node;
-	}
-};
 var BlockReader = class {
 	text;
 	maxDepth;
@@ -990,18 +813,12 @@ function hasKey(frame, key) {
 	const list = frame.keyList;
 	if (list.includes(key)) return true;
 	list.push(key);
-	if (list.length > SCAN_LIMIT) {
+	if (list.length > SCAN_LIMIT$1) {
 		frame.keySet = new Set(list);
 		frame.keyList = void 0;
 	}
 	return false;
 }
-const EMPTY_PLACEHOLDER = {
-	kind: "scalar",
-	value: null,
-	offset: 0,
-	end: 0
-};
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw) {
 	const first = raw.charCodeAt(0);
@@ -1027,227 +844,6 @@ function positionIn(lineStarts, length, offset) {
 	return {
 		line: low + 1,
 		col: clamped - (lineStarts[low] ?? 0) + 1
-	};
-}
-// dist/src/manifest/plain-manifest.js
-const SCHEMA_FILE = join("schemas", "manifest.schema.json");
-let schemaCache;
-/** The manifest schema, found by walking up from this module (it ships at the package root). */
-function loadManifestSchema() {
-	if (schemaCache !== void 0) return schemaCache;
-	schemaCache = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
-	return schemaCache;
-}
-function escapePointerSegment(segment) {
-	if (!segment.includes("~") && !segment.includes("/")) return segment;
-	return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-/**
-* Builds the plain value ajv checks, and the index from JSON pointer to source position, which
-* keeps nothing of the tree (`positionAt` maps the tree's offsets to positions: the parse's).
-*/
-function toPlainManifest(root, positionAt) {
-	const schema = loadManifestSchema();
-	const path = [];
-	const typesByShape = /* @__PURE__ */ new Map();
-	const typesHere = () => {
-		const shape = JSON.stringify(path.map((segment) => typeof segment === "number" ? 0 : segment));
-		let types = typesByShape.get(shape);
-		if (types === void 0) {
-			types = schemaTypesAt(schema, path);
-			typesByShape.set(shape, types);
-		}
-		return types;
-	};
-	const places = NodePlacesBuilder.forTree(root);
-	const visit = (node, key, keyOffset) => {
-		const place = places.open(node.kind, node.offset, key, keyOffset);
-		const value = plainValueOf(node);
-		places.close(place);
-		return value;
-	};
-	const plainValueOf = (node) => {
-		if (node.kind === "scalar") return node.interpolated === true ? coerceInterpolated(node.value, typesHere()) : node.value;
-		if (node.kind === "seq") {
-			const items = new Array(node.items.length);
-			for (let index = 0; index < node.items.length; index++) {
-				path.push(index);
-				items[index] = visit(node.items[index], void 0, 0);
-				path.pop();
-			}
-			return items;
-		}
-		const object = {};
-		for (const entry of node.entries) {
-			path.push(entry.key);
-			const value = visit(entry.value, entry.key, entry.keyOffset);
-			path.pop();
-			setKey(object, entry.key, value);
-		}
-		return object;
-	};
-	return {
-		value: visit(root, void 0, 0),
-		locations: places.finish(positionAt)
-	};
-}
-/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
-function setKey(object, key, value) {
-	if (key === "__proto__") Object.defineProperty(object, key, {
-		value,
-		enumerable: true,
-		writable: true,
-		configurable: true
-	});
-	else object[key] = value;
-}
-/** The schemas that apply at a path, following $ref and allOf. */
-function schemasAt(schema, path) {
-	let current = expand(schema, schema);
-	for (const segment of path) {
-		const next = [];
-		for (const candidate of current) {
-			const properties = asRecord(candidate.properties);
-			const property = typeof segment === "string" && properties !== void 0 ? asRecord(properties[segment]) : void 0;
-			if (property !== void 0) next.push(property);
-			else if (typeof segment === "string" && asRecord(candidate.additionalProperties) !== void 0) next.push(asRecord(candidate.additionalProperties));
-			else if (typeof segment === "number" && asRecord(candidate.items) !== void 0) next.push(asRecord(candidate.items));
-		}
-		current = next.flatMap((candidate) => expand(schema, candidate));
-	}
-	return current;
-}
-function expand(root, schema) {
-	const result = [schema];
-	const reference = schema.$ref;
-	if (typeof reference === "string" && reference.startsWith("#/")) {
-		let target = root;
-		for (const segment of reference.slice(2).split("/")) target = asRecord(target?.[segment]);
-		if (target !== void 0) for (const each of expand(root, target)) result.push(each);
-	}
-	if (Array.isArray(schema.allOf)) for (const part of schema.allOf) {
-		const partSchema = asRecord(part);
-		if (partSchema !== void 0) for (const each of expand(root, partSchema)) result.push(each);
-	}
-	return result;
-}
-/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
-function asRecord(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
-}
-function schemaTypesAt(schema, path) {
-	const types = /* @__PURE__ */ new Set();
-	for (const candidate of schemasAt(schema, path)) {
-		const type = candidate.type;
-		if (typeof type === "string") types.add(type);
-		if (Array.isArray(type)) {
-			for (const each of type) if (typeof each === "string") types.add(each);
-		}
-		if (typeof candidate.const === "number") types.add("integer");
-	}
-	return types;
-}
-/** The keys the schema allows in the mapping at `path`. */
-function allowedKeysAt(path) {
-	const schema = loadManifestSchema();
-	const keys = /* @__PURE__ */ new Set();
-	for (const candidate of schemasAt(schema, path)) {
-		const properties = asRecord(candidate.properties);
-		if (properties !== void 0) for (const key of Object.keys(properties)) keys.add(key);
-	}
-	return [...keys];
-}
-/** Gives an interpolated string the type the schema wants here; text stays text where text is allowed. */
-function coerceInterpolated(value, types) {
-	if (typeof value !== "string" || types.size === 0 || types.has("string")) return value;
-	const trimmed = value.trim();
-	if ((types.has("integer") || types.has("number")) && /^[+-]?\d+$/.test(trimmed)) {
-		const number = Number(trimmed);
-		if (Number.isSafeInteger(number)) return number;
-	}
-	if (types.has("number") && trimmed !== "" && Number.isFinite(Number(trimmed))) return Number(trimmed);
-	if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
-	if (types.has("null") && (trimmed === "" || trimmed === "null" || trimmed === "~")) return null;
-	return value;
-}
-// dist/src/manifest/block-plain.js
-/** Nodes the places first have room for (they grow as needed). */
-const INITIAL_PLACES = 4096;
-var PlainBuilder = class {
-	root;
-	/** Gave up on text that interpolation would change or refuse (not on the YAML). */
-	interpolates = false;
-	places = new NodePlacesBuilder(INITIAL_PLACES);
-	secrets;
-	constructor(secretList) {
-		this.secrets = registryOf(secretList);
-	}
-	container(kind, offset, slot) {
-		const value = kind === "map" ? {} : [];
-		const place = this.places.open(kind, offset, slot?.key, slot?.keyOffset ?? 0);
-		this.put(slot, value);
-		return {
-			value,
-			place
-		};
-	}
-	scalar(value, offset, _end, slot) {
-		if (typeof value === "string" && this.wouldInterpolate(value)) this.giveUpToInterpolation();
-		this.places.close(this.places.open("scalar", offset, slot.key, slot.keyOffset));
-		this.put(slot, value);
-	}
-	entrySlot(map, key, keyOffset) {
-		if (this.wouldInterpolate(key)) this.giveUpToInterpolation();
-		return {
-			container: map,
-			key,
-			keyOffset
-		};
-	}
-	itemSlot(seq) {
-		return {
-			container: seq,
-			key: void 0,
-			keyOffset: 0
-		};
-	}
-	end(container) {
-		this.places.close(container.place);
-	}
-	wouldInterpolate(text) {
-		return text.includes("${") || this.secrets.holds(text);
-	}
-	giveUpToInterpolation() {
-		this.interpolates = true;
-		return giveUp();
-	}
-	put(slot, value) {
-		if (slot === null) {
-			this.root = value;
-			return;
-		}
-		const target = slot.container.value;
-		if (Array.isArray(target)) target.push(value);
-		else setKey(target, slot.key ?? "", value);
-	}
-};
-/**
-* The plain manifest of `text`, when it is plain block YAML that interpolation with `secrets`
-* would leave as it is; `plain` is undefined for a text of only comments. Otherwise why not:
-* "interpolates" (interpolation would change or refuse some of it: the YAML may be plain block
-* YAML) or "not block YAML" (the fast reader gives up on it, for a tree as well).
-*/
-function readBlockPlain(text, maxDepth, secrets) {
-	if (text.includes("${")) return "interpolates";
-	const builder = new PlainBuilder(secrets);
-	const read = readBlockYaml(text, maxDepth, builder);
-	if (read === void 0) return builder.interpolates ? "interpolates" : "not block YAML";
-	return {
-		plain: builder.root === void 0 ? void 0 : {
-			value: builder.root,
-			locations: builder.places.finish(read.positionAt)
-		},
-		positionAt: read.positionAt
 	};
 }
 // dist/src/vendor/yaml.js
@@ -7861,20 +7457,28 @@ const PARSER_HINTS = {
 	KEY_OVER_1024_CHARS: "keys are limited to 1024 characters",
 	DUPLICATE_KEY: "remove one of the duplicate keys"
 };
-/** Parses a manifest's text: plain block YAML quickly, anything else with the yaml library. */
-function parseYamlWithPositions(text, limits = DEFAULT_YAML_LIMITS) {
-	const block = parseBlockYaml(text, limits.maxDepth);
-	if (block !== void 0) return {
-		root: block.root,
+/**
+* Reads `text` into a builder made by `makeBuilder`: plain block YAML quickly, anything else with
+* the yaml library (into a second builder: what the fast reader's made is dropped).
+*/
+function parseYaml(text, makeBuilder, limits = DEFAULT_YAML_LIMITS) {
+	const fast = makeBuilder();
+	const read = readBlockYaml(text, limits.maxDepth, fast);
+	if (read !== void 0) return {
+		built: fast,
 		errors: [],
 		warnings: [],
 		fatal: false,
-		positionAt: block.positionAt
+		...read
 	};
-	return parseYamlInFull(text, limits);
+	const built = makeBuilder();
+	return {
+		built,
+		...parseYamlInFull(text, built, limits)
+	};
 }
-/** The yaml library's parse, converted; the reference that parseBlockYaml must agree with. */
-function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
+/** The yaml library's parse, told to `builder`; the reference that readBlockYaml must agree with. */
+function parseYamlInFull(text, builder, limits = DEFAULT_YAML_LIMITS) {
 	const { LineCounter, parseDocument } = yamlLibrary();
 	const lineCounter = new LineCounter();
 	const positionAt = (offset) => {
@@ -7901,17 +7505,15 @@ function parseYamlInFull(text, limits = DEFAULT_YAML_LIMITS) {
 		});
 	}
 	if (errors.length > 0) return {
-		root: void 0,
 		errors,
 		warnings,
 		fatal: true,
 		positionAt
 	};
-	const converter = new TreeConverter(document, text, positionAt, limits, errors);
+	const converter = new TreeConverter(document, text, positionAt, limits, errors, builder);
 	const contents = document.contents;
-	const root = contents === null ? void 0 : converter.convert(contents, 0);
+	if (!(contents === null || yamlLibrary().isScalar(contents) && contents.value === null && text.slice(rangeStart(contents), rangeEnd(contents)).trim() === "")) converter.convert(contents, 0, null);
 	return {
-		root: root?.kind === "scalar" && root.value === null && text.slice(root.offset, root.end).trim() === "" ? void 0 : root,
 		errors,
 		warnings,
 		fatal: converter.truncated,
@@ -7982,12 +7584,22 @@ function describeParserError(code, message) {
 	const cleaned = message.replace(/\.$/, "");
 	return hint === void 0 ? cleaned : `${cleaned}; ${hint}`;
 }
+/** Builds nothing: a value the converter must read for its errors, but that has no place (a duplicate key's). */
+const DROP = {
+	container: () => null,
+	scalar: () => void 0,
+	entrySlot: () => null,
+	itemSlot: () => null,
+	end: () => void 0
+};
+/** Walks yaml's document, telling the builder what the fast reader would tell it of the same text. */
 var TreeConverter = class {
 	document;
 	text;
 	positionAt;
 	limits;
 	errors;
+	builder;
 	/** Set when a limit cut the tree short. */
 	truncated = false;
 	aliasExpansion = 0;
@@ -7998,15 +7610,34 @@ var TreeConverter = class {
 	/** Nodes being converted, to refuse an alias to one of its own ancestors. */
 	ancestors = /* @__PURE__ */ new Set();
 	yaml = yamlLibrary();
-	constructor(document, text, positionAt, limits, errors) {
+	constructor(document, text, positionAt, limits, errors, builder) {
 		this.document = document;
 		this.text = text;
 		this.positionAt = positionAt;
 		this.limits = limits;
 		this.errors = errors;
+		this.builder = builder;
 	}
-	convert(node, depth, viaAlias = false) {
+	convert(node, depth, slot, viaAlias = false) {
 		const start = rangeStart(node);
+		const target = this.admit(node, depth, viaAlias, start);
+		if (target === void 0) this.emptyScalar(start, slot);
+		else if (target !== node) this.convert(target, depth, slot, true);
+		else if (this.yaml.isMap(node)) {
+			const map = this.builder.container("map", start, slot);
+			this.withAncestor(node, () => this.convertMap(node.items, map, depth, viaAlias));
+			this.builder.end(map);
+		} else if (this.yaml.isSeq(node)) {
+			const seq = this.builder.container("seq", start, slot);
+			this.withAncestor(node, () => {
+				for (const item of node.items) this.convert(item, depth + 1, this.builder.itemSlot(seq), viaAlias);
+			});
+			this.builder.end(seq);
+		} else if (this.yaml.isScalar(node)) this.convertScalar(node, slot);
+		else this.emptyScalar(start, slot);
+	}
+	/** The node to read for `node` (an alias's target), or undefined when a limit or a bad alias refuses it (reported). */
+	admit(node, depth, viaAlias, start) {
 		const position = this.positionAt(start);
 		const aliasBudget = Math.max(this.limits.maxAliasExpansion, this.text.length);
 		if (viaAlias && ++this.aliasExpansion > aliasBudget) {
@@ -8018,7 +7649,7 @@ var TreeConverter = class {
 					message: `aliases expand to more than ${aliasBudget} values (an alias bomb?); write the data out or use fewer aliases`
 				});
 			}
-			return this.emptyScalar(start);
+			return;
 		}
 		if (depth > this.limits.maxDepth) {
 			this.truncated = true;
@@ -8029,34 +7660,25 @@ var TreeConverter = class {
 					message: `nesting is deeper than ${this.limits.maxDepth} levels; a manifest needs only a few`
 				});
 			}
-			return this.emptyScalar(start);
+			return;
 		}
-		if (this.yaml.isAlias(node)) {
-			const target = this.resolveAlias(node);
-			if (target === void 0) {
-				this.errors.push({
-					position,
-					message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``
-				});
-				return this.emptyScalar(start);
-			}
-			if (this.ancestors.has(target)) {
-				this.errors.push({
-					position,
-					message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`
-				});
-				return this.emptyScalar(start);
-			}
-			return this.convert(target, depth, true);
+		if (!this.yaml.isAlias(node)) return node;
+		const target = this.resolveAlias(node);
+		if (target === void 0) {
+			this.errors.push({
+				position,
+				message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``
+			});
+			return;
 		}
-		if (this.yaml.isMap(node)) return this.withAncestor(node, () => this.convertMap(node.items, start, depth, viaAlias));
-		if (this.yaml.isSeq(node)) return this.withAncestor(node, () => ({
-			kind: "seq",
-			offset: start,
-			items: node.items.map((item) => this.convert(item, depth + 1, viaAlias))
-		}));
-		if (this.yaml.isScalar(node)) return this.convertScalar(node);
-		return this.emptyScalar(start);
+		if (this.ancestors.has(target)) {
+			this.errors.push({
+				position,
+				message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`
+			});
+			return;
+		}
+		return target;
 	}
 	/** As `alias.resolve(document)`: the last node anchored with its name before it. */
 	resolveAlias(alias) {
@@ -8071,8 +7693,7 @@ var TreeConverter = class {
 		}
 		return this.aliasTargets.get(alias);
 	}
-	convertMap(items, offset, depth, viaAlias) {
-		const entries = [];
+	convertMap(items, map, depth, viaAlias) {
 		const seen = /* @__PURE__ */ new Map();
 		for (const pair of items) {
 			if (!this.yaml.isPair(pair)) continue;
@@ -8081,37 +7702,24 @@ var TreeConverter = class {
 			const keyEnd = Math.max(keyStart, rangeEnd(keyNode));
 			const keyPosition = this.positionAt(keyStart);
 			const key = this.keyText(keyNode, keyPosition);
+			const problem = key === void 0 ? void 0 : this.keyProblem(key, keyNode, seen.get(key));
+			if (problem !== void 0) this.errors.push({
+				position: keyPosition,
+				message: problem
+			});
+			else if (key !== void 0) seen.set(key, keyPosition);
+			const kept = key !== void 0 && problem === void 0;
+			const slot = kept ? this.builder.entrySlot(map, key, keyStart, keyEnd) : null;
 			const valueNode = pair.value;
-			const value = valueNode === null || valueNode === void 0 ? this.emptyScalar(rangeEnd(keyNode)) : this.convert(valueNode, depth + 1, viaAlias);
-			if (key === void 0) continue;
-			if (key === "<<" && this.yaml.isScalar(keyNode) && keyNode.type === "PLAIN") {
-				this.errors.push({
-					position: keyPosition,
-					message: "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead"
-				});
-				continue;
-			}
-			const first = seen.get(key);
-			if (first !== void 0) {
-				this.errors.push({
-					position: keyPosition,
-					message: `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`
-				});
-				continue;
-			}
-			seen.set(key, keyPosition);
-			entries.push({
-				key,
-				keyOffset: keyStart,
-				keyEnd,
-				value
+			this.withBuilder(kept ? this.builder : DROP, () => {
+				if (valueNode === null || valueNode === void 0) this.emptyScalar(rangeEnd(keyNode), slot);
+				else this.convert(valueNode, depth + 1, slot, viaAlias);
 			});
 		}
-		return {
-			kind: "map",
-			offset,
-			entries
-		};
+	}
+	keyProblem(key, keyNode, first) {
+		if (key === "<<" && this.yaml.isScalar(keyNode) && keyNode.type === "PLAIN") return "YAML merge keys (<<) are not supported; write the keys out, or alias a whole block instead";
+		if (first !== void 0) return `duplicate key "${key}" (first at line ${first.line}, column ${first.col}); remove one of them`;
 	}
 	keyText(keyNode, position) {
 		if (this.yaml.isScalar(keyNode)) {
@@ -8124,30 +7732,30 @@ var TreeConverter = class {
 			message: "keys must be plain text; write the key as a string"
 		});
 	}
-	convertScalar(node) {
+	convertScalar(node, slot) {
 		const start = rangeStart(node);
 		const raw = node.value;
-		return {
-			kind: "scalar",
-			value: raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number" ? raw : String(raw),
-			offset: start,
-			end: Math.max(start, rangeEnd(node))
-		};
+		const value = raw === null || typeof raw === "string" || typeof raw === "boolean" || typeof raw === "number" ? raw : String(raw);
+		this.builder.scalar(value, start, Math.max(start, rangeEnd(node)), slot);
 	}
-	emptyScalar(offset) {
-		return {
-			kind: "scalar",
-			value: null,
-			offset,
-			end: offset
-		};
+	emptyScalar(offset, slot) {
+		this.builder.scalar(null, offset, offset, slot);
 	}
 	withAncestor(node, convert) {
 		this.ancestors.add(node);
 		try {
-			return convert();
+			convert();
 		} finally {
 			this.ancestors.delete(node);
+		}
+	}
+	withBuilder(builder, convert) {
+		const outer = this.builder;
+		this.builder = builder;
+		try {
+			convert();
+		} finally {
+			this.builder = outer;
 		}
 	}
 };
@@ -8161,388 +7769,6 @@ function rangeStart(node) {
 }
 function rangeEnd(node) {
 	return rangeOf(node)?.[1] ?? rangeStart(node);
-}
-// dist/src/manifest/variables.js
-/** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
-const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/**
-* The API key's environment variable (api/credentials reads it). `${PCSYNC_API_KEY}` is refused
-* whatever defines it, and no manifest value may contain the key it holds.
-*/
-const API_KEY_VARIABLE = "PCSYNC_API_KEY";
-/** No variables at all: every `${NAME}` without a default is an error. */
-const NO_VARIABLES = { values: /* @__PURE__ */ new Map() };
-/** Merges the sources by precedence: environment < var files (in order) < --var (last wins). */
-function resolveVariables(inputs) {
-	const values = /* @__PURE__ */ new Map();
-	const unprefixed = /* @__PURE__ */ new Set();
-	for (const [key, value] of Object.entries(inputs.env)) {
-		if (value === void 0) continue;
-		if (!key.startsWith("PCSYNC_VAR_")) {
-			unprefixed.add(key);
-			continue;
-		}
-		const name = key.slice(11);
-		if (VARIABLE_NAME.test(name)) values.set(name, {
-			value,
-			origin: key
-		});
-	}
-	const errors = [];
-	const warnings = [];
-	for (const source of inputs.varFiles ?? []) {
-		const parsed = parseVarFile(source);
-		appendAll(errors, parsed.errors);
-		appendAll(warnings, parsed.warnings);
-		for (const entry of parsed.entries) values.set(entry.name, entry.variable);
-	}
-	for (const { name, value } of inputs.assignments ?? []) values.set(name, {
-		value,
-		origin: `--var ${name}`
-	});
-	const secrets = [...inputs.secrets ?? []];
-	const envKey = inputs.env[API_KEY_VARIABLE]?.trim();
-	if (envKey !== void 0 && envKey !== "") secrets.push(envKey);
-	return {
-		variables: {
-			values,
-			unprefixedEnvironmentNames: unprefixed,
-			secrets: [...new Set(secrets.map((secret) => secret.trim()).filter((secret) => secret !== ""))]
-		},
-		errors,
-		warnings
-	};
-}
-/**
-* Parses one `--var` argument. The problem never quotes the argument: it may be a secret given
-* by mistake (`--var $TOKEN`), or a name and value split at the wrong `=`.
-*/
-function parseVariableAssignment(argument) {
-	const equals = argument.indexOf("=");
-	if (equals < 0) return { problem: "expects NAME=VALUE, and this argument has no `=`" };
-	const name = argument.slice(0, equals);
-	if (!VARIABLE_NAME.test(name)) return { problem: "expects NAME=VALUE, and the text before the first `=` is not a name (letters, digits and _, not starting with a digit)" };
-	return {
-		name,
-		value: argument.slice(equals + 1)
-	};
-}
-const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
-/**
-* Reads a var file: a YAML mapping of names to single values. A var file may hold secrets, so its
-* messages name positions and keys, never values (nor the parser's own text, which can quote them).
-*/
-function parseVarFile(source) {
-	const { file } = source;
-	const parsed = parseYamlWithPositions(source.text);
-	const errors = [];
-	const warnings = parsed.warnings.map((warning) => makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"));
-	if (parsed.fatal && parsed.root === void 0) {
-		const position = parsed.errors[0]?.position ?? {
-			line: 1,
-			col: 1
-		};
-		errors.push(makeError(file, position, `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`));
-		return {
-			entries: [],
-			errors,
-			warnings
-		};
-	}
-	for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
-	const root = parsed.root;
-	if (root === void 0 || parsed.fatal) return {
-		entries: [],
-		errors,
-		warnings
-	};
-	if (root.kind !== "map") {
-		errors.push(makeError(file, parsed.positionAt(root.offset), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``));
-		return {
-			entries: [],
-			errors,
-			warnings
-		};
-	}
-	const entries = [];
-	for (const entry of root.entries) {
-		if (!VARIABLE_NAME.test(entry.key)) {
-			errors.push(makeError(file, parsed.positionAt(entry.keyOffset), `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`));
-			continue;
-		}
-		const value = variableText(entry.value, source.text);
-		if (value === void 0) {
-			errors.push(makeError(file, parsed.positionAt(entry.value.offset), `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`));
-			continue;
-		}
-		const { line, col } = parsed.positionAt(entry.keyOffset);
-		entries.push({
-			name: entry.key,
-			variable: {
-				value,
-				origin: `${file}:${line}:${col}`
-			}
-		});
-	}
-	return {
-		entries,
-		errors,
-		warnings
-	};
-}
-/**
-* A var file value as the text it stands for in `${NAME}`: quoted and block values as YAML reads
-* them, unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
-* `0x1F`, an empty value is empty), since the manifest types the text where it lands.
-*/
-function variableText(node, text) {
-	if (node.kind !== "scalar") return void 0;
-	if (typeof node.value === "string") return node.value;
-	return text.slice(node.offset, node.end).trim();
-}
-// dist/src/manifest/interpolate.js
-/** One list for "no secrets", so that registryOf makes its registry once. */
-const NO_SECRETS = [];
-const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
-const KEY_NEVER_INTERPOLATED = "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
-/** Replaces the references in one string. */
-function interpolateText(text, variables = NO_VARIABLES) {
-	const secrets = registryOf(variables.secrets ?? NO_SECRETS);
-	if (secrets.holds(text)) return {
-		value: "",
-		changed: true,
-		problems: [{
-			token: "",
-			message: `this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`
-		}]
-	};
-	if (!text.includes("${")) return {
-		value: text,
-		changed: false,
-		problems: []
-	};
-	const problems = [];
-	let value = "";
-	let changed = false;
-	let index = 0;
-	while (index < text.length) {
-		const dollar = text.indexOf("$", index);
-		if (dollar < 0) break;
-		value += text.slice(index, dollar);
-		if (text.startsWith("$${", dollar)) {
-			value += "${";
-			changed = true;
-			index = dollar + 3;
-			continue;
-		}
-		if (!text.startsWith("${", dollar)) {
-			value += "$";
-			index = dollar + 1;
-			continue;
-		}
-		const close = text.indexOf("}", dollar + 2);
-		if (close < 0) {
-			const token = text.slice(dollar, dollar + 40);
-			problems.push({
-				token,
-				message: "unclosed `${`: write ${NAME} or ${NAME:-default}, or `$${` for a literal `${`"
-			});
-			value += text.slice(dollar);
-			index = text.length;
-			break;
-		}
-		const token = text.slice(dollar, close + 1);
-		const inner = text.slice(dollar + 2, close);
-		index = close + 1;
-		changed = true;
-		const match = REFERENCE.exec(inner);
-		const name = match?.[1];
-		const fallback = match?.[2];
-		if (match === null || name === void 0 || fallback?.includes("${")) {
-			problems.push({
-				token,
-				message: describeBadReference(inner)
-			});
-			value += token;
-			continue;
-		}
-		if (name === "PCSYNC_API_KEY") {
-			problems.push({
-				token,
-				message: `\${${name}} is refused: ${KEY_NEVER_INTERPOLATED}; pcsync reads the key only to authenticate`
-			});
-			continue;
-		}
-		const variable = variables.values.get(name);
-		if (variable !== void 0 && secrets.holds(variable.value)) {
-			problems.push({
-				token,
-				message: `the value of ${name} (from ${variable.origin}) contains the API key; ${KEY_NEVER_INTERPOLATED}. Give ${name} another value`
-			});
-			continue;
-		}
-		if (variable !== void 0 && (fallback === void 0 || variable.value !== "")) value += variable.value;
-		else if (fallback !== void 0) value += fallback;
-		else problems.push({
-			token,
-			message: describeUnset(name, variables)
-		});
-	}
-	value += text.slice(index);
-	if (secrets.holds(value)) return {
-		value: "",
-		changed: true,
-		problems: [...problems, {
-			token: "",
-			message: `after interpolation this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Check the variables it uses`
-		}]
-	};
-	return {
-		value,
-		changed,
-		problems
-	};
-}
-/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
-function resolveTextWith(variables) {
-	return (text) => {
-		const result = interpolateText(text, variables);
-		return result.problems.length > 0 ? void 0 : result.value;
-	};
-}
-function describeUnset(name, variables) {
-	const envName = `${VARIABLE_ENV_PREFIX}${name}`;
-	const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
-	if (name.startsWith("PCSYNC_VAR_") && name.length > 11) {
-		const short = name.slice(11);
-		return `variable ${name} is not set; write \${${short}}: the ${VARIABLE_ENV_PREFIX} prefix belongs only on the environment variable (${name} sets \${${short}})`;
-	}
-	if (variables.unprefixedEnvironmentNames?.has(name)) return `variable ${name} is not set: pcsync no longer reads the environment variable ${name} (a manifest could read any secret that way); set ${envName} or pass --var ${name}=VALUE`;
-	return `variable ${name} is not set; ${ways}`;
-}
-function describeBadReference(inner) {
-	if (inner.includes("${")) return `nested \`\${\` in "\${${inner}}" is not supported; use one variable per reference`;
-	const colon = /^([A-Za-z_][A-Za-z0-9_]*):([^-][\s\S]*)?$/.exec(inner);
-	if (colon !== null) return `invalid reference "\${${inner}}"; for a default write \${${colon[1] ?? "NAME"}:-value}`;
-	return `invalid reference "\${${inner}}"; write \${NAME} or \${NAME:-default} (letters, digits, _), or \`$\${\` for a literal \`\${\``;
-}
-/**
-* Interpolates every string value, and the project ids (the keys of `projects`). Any other key
-* holding the API key is refused (and dropped, so that no later message quotes it).
-*/
-function interpolateTree(root, variables, source) {
-	const { positionAt } = source;
-	const errors = [];
-	const secrets = registryOf(variables.secrets ?? NO_SECRETS);
-	/** Interpolates `text`, written from `offset` to `end` of the source. */
-	const interpolateSpan = (text, offset, end) => {
-		const result = interpolateText(text, variables);
-		const written = result.problems.length > 0 ? source.text.slice(offset, end) : "";
-		let searchFrom = 0;
-		for (const problem of result.problems) {
-			const found = written.indexOf(problem.token, searchFrom);
-			if (found >= 0) searchFrom = found + problem.token.length;
-			const position = positionAt(found >= 0 ? offset + found : offset);
-			errors.push({
-				position,
-				message: problem.message
-			});
-		}
-		return {
-			value: result.value,
-			changed: result.changed,
-			failed: result.problems.length > 0
-		};
-	};
-	const visit = (node, isProjects, isRoot) => {
-		if (node.kind === "scalar") {
-			if (typeof node.value !== "string") return node;
-			if (!node.value.includes("${") && !secrets.holds(node.value)) return node;
-			const { value, changed } = interpolateSpan(node.value, node.offset, node.end);
-			return changed ? {
-				...node,
-				value,
-				interpolated: true
-			} : node;
-		}
-		if (node.kind === "seq") {
-			let items;
-			for (let index = 0; index < node.items.length; index++) {
-				const item = node.items[index];
-				const visited = visit(item, false, false);
-				if (visited !== item) {
-					items ??= node.items.slice();
-					items[index] = visited;
-				}
-			}
-			return items === void 0 ? node : {
-				...node,
-				items
-			};
-		}
-		const entries = [];
-		let changed = false;
-		const seen = /* @__PURE__ */ new Map();
-		for (const entry of node.entries) {
-			if (!isProjects) {
-				if (secrets.holds(entry.key)) {
-					errors.push({
-						position: positionAt(entry.keyOffset),
-						message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`
-					});
-					changed = true;
-					continue;
-				}
-				const value = visit(entry.value, isRoot && entry.key === "projects", false);
-				if (value !== entry.value) changed = true;
-				entries.push(value === entry.value ? entry : {
-					...entry,
-					value
-				});
-				continue;
-			}
-			const { value: key, failed } = interpolateSpan(entry.key, entry.keyOffset, entry.keyEnd);
-			const keyPosition = positionAt(entry.keyOffset);
-			const first = seen.get(key);
-			if (first !== void 0) {
-				errors.push({
-					position: keyPosition,
-					message: `project "${key}" is also defined at line ${first.line}, column ${first.col} (after interpolation); merge the two blocks`
-				});
-				changed = true;
-				continue;
-			}
-			if (!failed) seen.set(key, keyPosition);
-			const value = visit(entry.value, false, false);
-			if (key !== entry.key || value !== entry.value) changed = true;
-			entries.push(key === entry.key && value === entry.value ? entry : {
-				...entry,
-				key,
-				value
-			});
-		}
-		return changed ? {
-			...node,
-			entries
-		} : node;
-	};
-	return {
-		root: visit(root, false, true),
-		errors
-	};
-}
-// dist/src/manifest/lean-heap.js
-/** Manifest text (all files together) from which the heap is kept near its live size. */
-const LEAN_HEAP_FROM_BYTES = 8388608;
-/** How far past its live size the heap may grow before V8 collects, in percent. */
-const HEAP_GROWING_PERCENT = 20;
-let lean = false;
-/** Keeps the heap near its live size from now on, when `textLength` characters of manifest are to be held. */
-function keepHeapLeanFor(textLength) {
-	if (lean || textLength < LEAN_HEAP_FROM_BYTES) return;
-	lean = true;
-	setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 // dist/src/manifest/compare-projects.js
 /** Code-unit comparison, not localeCompare: the order must not depend on the machine's locale. */
@@ -8620,7 +7846,7 @@ function expandFamily(context, family) {
 				if (!context.usesUnknownTemplate) report.error(own.valueSource, missingConfigs(family, context.templates.size > 0));
 				return;
 			}
-			return finishFamily(context, family, own.configs.map(ownEntry(own)), own.prune?.value ?? false, own.source, familySettings([own]));
+			return finishFamily(context, family, own.configs.map((item) => entryOf(item, own, false)), own.prune?.value ?? false, own.source, familySettings([own]));
 		}
 	}
 	const entries = [];
@@ -8639,14 +7865,7 @@ function expandFamily(context, family) {
 			if (templatePrune !== void 0 && templatePrune.value !== templateFamily.prune.value) report.error(templateFamily.prune.source, `prune: ${templateFamily.prune.value} differs from prune: ${templatePrune.value} at ${formatSource(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`, project);
 			else templatePrune ??= templateFamily.prune;
 		}
-		for (const item of templateFamily.configs ?? []) addEntry(entries, byName, context, {
-			item,
-			appliedAt: application.use.source,
-			origin: application,
-			templated: true,
-			fields: item.fields,
-			fieldSources: item.fieldSources
-		}, true);
+		for (const item of templateFamily.configs ?? []) addEntry(entries, byName, context, entryOf(item, application, true, application.use.source), true);
 	}
 	const overridingBlocks = [...setBlocks, ...own ? [{
 		set: void 0,
@@ -8676,14 +7895,7 @@ function expandFamily(context, family) {
 		}
 	}
 	for (const { set, block: overriding } of overridingBlocks) {
-		for (const item of overriding.configs ?? []) addEntry(entries, byName, context, {
-			item,
-			appliedAt: set?.source,
-			origin: overriding,
-			templated: false,
-			fields: item.fields,
-			fieldSources: item.fieldSources
-		}, set !== void 0);
+		for (const item of overriding.configs ?? []) addEntry(entries, byName, context, entryOf(item, overriding, false, set?.source), set !== void 0);
 		if (overriding.configs === void 0 && !templated && !context.usesUnknownTemplate) report.error(overriding.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
 	}
 	if (entries.length === 0 && !templated && overridingBlocks.length === 0) return void 0;
@@ -8810,7 +8022,6 @@ function setPrune(setBlocks, family, context) {
 	}
 	return first?.value;
 }
-/** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
 /** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
 function projectSourceOf(context) {
 	if (context.block !== void 0) return context.block.source;
@@ -8820,6 +8031,7 @@ function projectSourceOf(context) {
 		if (named !== void 0) return named.source;
 	}
 }
+/** Resolves orders (all given, or none: list positions; a mix is an error) and builds the family. */
 function finishFamily(context, family, entries, prune, source, settings) {
 	let withOrder;
 	let withoutOrder;
@@ -8881,15 +8093,16 @@ function warnSharedOrders(context, family, entries) {
 		context.report.warn(entry.fieldSources.order ?? entry.item.source, `order ${order} of "${entry.fields.name}" is also the order of "${other.fields.name}" (${formatSource(otherAt)}) in ${family}; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides)`, context.project);
 	}
 }
-function ownEntry(block) {
-	return (item) => ({
+/** A config as written, from the block (or template use) `origin`; `appliedAt` for a template's or a set's. */
+function entryOf(item, origin, templated, appliedAt) {
+	return {
 		item,
-		appliedAt: void 0,
-		origin: block,
-		templated: false,
+		appliedAt,
+		origin,
+		templated,
 		fields: item.fields,
 		fieldSources: item.fieldSources
-	});
+	};
 }
 function isOwnPlace(at, own) {
 	return own?.omit.some((entry) => entry.source === at) ?? false;
@@ -8901,56 +8114,6 @@ function unknownTemplated(key, name, family, byName) {
 	const candidates = [...byName.values()].filter((entry) => entry.templated).map((entry) => entry.fields.name);
 	if (candidates.length === 0) return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
 	return `${key}: "${name}" is not a config of the templates used here${didYouMean(name, candidates) || `; they provide ${candidates.slice(0, 10).map((candidate) => `"${candidate}"`).join(", ")}`}`;
-}
-// dist/src/manifest/expansion-checks.js
-function indexTemplates(templates, report) {
-	const byName = /* @__PURE__ */ new Map();
-	for (const template of templates) {
-		const first = byName.get(template.name);
-		if (first !== void 0) {
-			report.error(template.source, `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`);
-			continue;
-		}
-		byName.set(template.name, template);
-		if (template.families.length === 0) report.warn(template.source, `template "${template.name}" provides no family; using it changes nothing`);
-	}
-	return byName;
-}
-function checkUseEntries(blocks, templates, report) {
-	const names = [...templates.keys()];
-	const check = (use, owner) => {
-		const seen = /* @__PURE__ */ new Map();
-		for (const entry of use) {
-			if (!templates.has(entry.name)) {
-				const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
-				report.error(entry.source, `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`);
-			}
-			const first = seen.get(entry.name);
-			if (first !== void 0) report.error(entry.source, `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`);
-			else seen.set(entry.name, entry.source);
-		}
-	};
-	for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
-	for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
-}
-/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
-function mergeProjectBlocks(blocks, report) {
-	const merged = /* @__PURE__ */ new Map();
-	for (const block of blocks) {
-		const first = merged.get(block.project);
-		if (first === void 0) {
-			merged.set(block.project, block);
-			continue;
-		}
-		if (first.useSource !== void 0 && block.useSource !== void 0) report.error(block.useSource, `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`);
-		merged.set(block.project, {
-			...first,
-			use: first.use.length > 0 ? first.use : block.use,
-			...first.useSource ?? block.useSource ? { useSource: first.useSource ?? block.useSource } : {},
-			families: [...first.families, ...block.families]
-		});
-	}
-	return merged;
 }
 // dist/src/manifest/expansion-report.js
 /** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
@@ -9166,135 +8329,88 @@ function resolveProjectSets(desired, visibleProjects) {
 		warnings
 	};
 }
-// dist/src/manifest/owner-checks.js
-/** The owners the files set: the first (in file order) is the run's; another value is an error. */
-function mergeOwners(owners) {
-	const [first, ...others] = owners;
-	const errors = [];
-	for (const other of others) if (first !== void 0 && other.value !== first.value) errors.push(makeError(other.file, other.position, `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({
-		file: first.file,
-		line: first.position.line
-	})}; the files of one run share one owner: run each owner's manifests separately`));
-	return {
-		owner: first,
-		errors
-	};
-}
-/** Every description written in the blocks, with where its value is. */
-function* writtenDescriptions(blocks) {
-	const families = [
-		...blocks.templates.flatMap((template) => template.families),
-		...blocks.sets.flatMap((set) => set.families),
-		...blocks.projects.flatMap((project) => project.families)
-	];
-	for (const family of families) for (const item of [...family.configs ?? [], ...family.overrides]) {
-		const text = item.fields.description;
-		const source = item.fieldSources.description;
-		if (typeof text === "string" && source !== void 0) yield [text, source];
+/** Templates by name: each defined once (across the files). */
+function indexTemplates(templates, report) {
+	const byName = /* @__PURE__ */ new Map();
+	for (const template of templates) {
+		const first = byName.get(template.name);
+		if (first !== void 0) {
+			report.error(template.source, `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`);
+			continue;
+		}
+		byName.set(template.name, template);
+		if (template.families.length === 0) report.warn(template.source, `template "${template.name}" provides no family; using it changes nothing`);
 	}
+	return byName;
 }
-function checkOwnerDescriptions(blocks, owner) {
-	const errors = [];
-	for (const block of blocks) for (const [text, source] of writtenDescriptions(block)) {
-		const problem = owner === void 0 ? markProblem(text) : lengthProblem(text, owner);
-		if (problem !== void 0) errors.push(makeError(source.file, source, problem));
-	}
-	return errors;
-}
-function lengthProblem(text, owner) {
-	const length = markedLength(text, owner);
-	if (length <= 1e3) return void 0;
-	return `description is too long with the owner mark of ${JSON.stringify(owner)}: ${length} characters, the service takes at most ${DESCRIPTION_MAX_LENGTH}; shorten it by ${length - DESCRIPTION_MAX_LENGTH} characters`;
-}
-function markProblem(text) {
-	if (!looksMarked(text)) return void 0;
-	return "description ends in an owner mark (\"[pcsync owner=NAME]\"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest";
-}
-// dist/src/manifest/rollout-merge.js
-function mergeRollouts(files) {
-	const [first, ...others] = files.flatMap(({ file, facts }) => facts.rollout === void 0 ? [] : [{
-		file,
-		fact: facts.rollout
-	}]).sort((a, b) => a.file < b.file ? -1 : a.file > b.file ? 1 : a.fact.position.line - b.fact.position.line);
-	const errors = others.map(({ file, fact }) => makeError(file, fact.position, `rollout is also set at ${first?.file}:${first?.fact.position.line}; one file of a manifest says how it rolls out`));
-	if (first === void 0) return {
-		rollout: void 0,
-		errors,
-		checkProjects: () => []
-	};
-	const { file, fact } = first;
-	return {
-		rollout: {
-			waves: fact.waves.map((wave) => {
-				const spec = {
-					name: wave.name,
-					source: {
-						file,
-						line: wave.position.line,
-						col: wave.position.col
-					}
-				};
-				if (wave.projects !== void 0) spec.projects = wave.projects;
-				if (wave.percent !== void 0) spec.percent = wave.percent;
-				return spec;
-			}),
-			bakeMs: fact.bakeMs,
-			health: fact.health,
-			failureBudget: fact.failureBudget,
-			onFailure: fact.onFailure,
-			source: {
-				file,
-				line: fact.position.line,
-				col: fact.position.col
+/** `use:` entries name a template, once per list. */
+function checkUseEntries(blocks, templates, report) {
+	const names = [...templates.keys()];
+	const check = (use, owner) => {
+		const seen = /* @__PURE__ */ new Map();
+		for (const entry of use) {
+			if (!templates.has(entry.name)) {
+				const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
+				report.error(entry.source, `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`);
 			}
-		},
-		errors,
-		checkProjects(managed, resolvedAtPlanTime) {
-			if (resolvedAtPlanTime) return [];
-			return fact.waves.flatMap((wave) => (wave.projects ?? []).flatMap((project, index) => managed.has(project) ? [] : [makeError(file, wave.projectPositions?.[index] ?? wave.position, `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`)]));
+			const first = seen.get(entry.name);
+			if (first !== void 0) report.error(entry.source, `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`);
+			else seen.set(entry.name, entry.source);
 		}
 	};
+	for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
+	for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
+}
+/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
+function mergeProjectBlocks(blocks, report) {
+	const merged = /* @__PURE__ */ new Map();
+	for (const block of blocks) {
+		const first = merged.get(block.project);
+		if (first === void 0) {
+			merged.set(block.project, block);
+			continue;
+		}
+		if (first.useSource !== void 0 && block.useSource !== void 0) report.error(block.useSource, `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`);
+		merged.set(block.project, {
+			...first,
+			use: first.use.length > 0 ? first.use : block.use,
+			...first.useSource ?? block.useSource ? { useSource: first.useSource ?? block.useSource } : {},
+			families: [...first.families, ...block.families]
+		});
+	}
+	return merged;
 }
 // dist/src/manifest/merge.js
 function mergeManifestFiles(files) {
 	const errors = [];
 	const place = (placed) => `${placed.file}:${placed.position.line}:${placed.position.col}`;
-	const familyBlocks = files.flatMap(({ file, facts }) => facts.familyBlocks.map((block) => ({
-		...block,
-		file,
-		key: familyKey(block.project, block.family)
-	})));
-	for (const group of sharingKey(familyBlocks, (block) => block.key)) {
-		const [first, ...others] = group.sort(comparePlaced);
-		if (first === void 0) continue;
-		for (const other of others) errors.push(makeError(other.file, other.position, `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`));
-	}
-	const claims = files.flatMap(({ file, facts }) => facts.idClaims.map((claim) => ({
-		...claim,
+	const placedFacts = (factsOf) => files.flatMap(({ file, facts }) => factsOf(facts).map((fact) => ({
+		...fact,
 		file
 	})));
-	for (const group of sharingKey(claims, (claim) => String(claim.id))) {
-		const [first, ...others] = group.sort(comparePlaced);
-		if (first === void 0) continue;
-		for (const other of others) {
-			const owner = first.name === void 0 ? "another config" : `"${first.name}"`;
-			errors.push(makeError(other.file, other.position, `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`));
-		}
+	const familyBlocks = placedFacts((facts) => facts.familyBlocks);
+	for (const [first, other] of repeats(familyBlocks, (block) => familyKey(block.project, block.family))) errors.push(makeError(other.file, other.position, `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`));
+	for (const [first, other] of repeats(placedFacts((facts) => facts.idClaims), (claim) => String(claim.id))) {
+		const owner = first.name === void 0 ? "another config" : `"${first.name}"`;
+		errors.push(makeError(other.file, other.position, `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`));
 	}
-	const baseUrls = files.flatMap(({ file, facts }) => facts.baseUrl === void 0 ? [] : [{
-		...facts.baseUrl,
-		file
-	}]).sort(comparePlaced);
-	const firstBaseUrl = baseUrls[0];
-	for (const other of baseUrls.slice(1)) if (firstBaseUrl !== void 0 && other.value !== firstBaseUrl.value) errors.push(makeError(other.file, other.position, `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(firstBaseUrl.value)} at ${place(firstBaseUrl)}; set it in one file`));
-	const owners = mergeOwners(files.flatMap(({ file, facts }) => facts.owner === void 0 ? [] : [{
-		...facts.owner,
-		file
-	}]).sort(comparePlaced));
-	appendAll(errors, owners.errors);
-	appendAll(errors, checkOwnerDescriptions(files.flatMap((file) => file.blocks ?? []), owners.owner?.value));
-	const rollouts = mergeRollouts(files);
-	appendAll(errors, rollouts.errors);
+	const baseUrls = placedFacts((facts) => facts.baseUrl ? [facts.baseUrl] : []).sort(comparePlaced);
+	for (const [first, other] of repeats(baseUrls, () => "")) {
+		if (other.value === first.value) continue;
+		errors.push(makeError(other.file, other.position, `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${place(first)}; set it in one file`));
+	}
+	const owners = placedFacts((facts) => facts.owner ? [facts.owner] : []).sort(comparePlaced);
+	for (const [first, other] of repeats(owners, () => "")) {
+		if (other.value === first.value) continue;
+		errors.push(makeError(other.file, other.position, `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({
+			file: first.file,
+			line: first.position.line
+		})}; the files of one run share one owner: run each owner's manifests separately`));
+	}
+	const [owner] = owners;
+	appendAll(errors, checkOwnerDescriptions(files.flatMap((file) => file.blocks ?? []), owner?.value));
+	const [rolloutFact, ...otherRollouts] = files.flatMap(({ facts }) => facts.rollout ?? []).sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
+	for (const { source } of otherRollouts) errors.push(makeError(source.file, source, `rollout is also set at ${rolloutFact?.source.file}:${rolloutFact?.source.line}; one file of a manifest says how it rolls out`));
 	if (errors.length > 0 || files.some((file) => file.blocks === void 0)) return {
 		state: void 0,
 		errors,
@@ -9308,17 +8424,20 @@ function mergeManifestFiles(files) {
 		warnings: expanded.warnings
 	};
 	const state = { families: expanded.families };
-	if (rollouts.rollout !== void 0) {
-		const unknown = rollouts.checkProjects(new Set(expanded.families.map((family) => family.project)), hasUnresolvedSets(blocks));
+	if (rolloutFact !== void 0) {
+		const { projectSources, ...rollout } = rolloutFact;
+		const managed = new Set(expanded.families.map((family) => family.project));
+		const unknown = hasUnresolvedSets(blocks) ? [] : rollout.waves.flatMap((wave, waveIndex) => (wave.projects ?? []).flatMap((project, index) => managed.has(project) ? [] : [makeError(rollout.source.file, projectSources[waveIndex]?.[index] ?? wave.source, `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`)]));
 		if (unknown.length > 0) return {
 			state: void 0,
 			errors: unknown,
 			warnings: expanded.warnings
 		};
-		state.rollout = rollouts.rollout;
+		state.rollout = rollout;
 	}
-	if (firstBaseUrl !== void 0) {
-		const { value, file, position } = firstBaseUrl;
+	const [baseUrl] = baseUrls;
+	if (baseUrl !== void 0) {
+		const { value, file, position } = baseUrl;
 		state.baseUrl = value;
 		state.baseUrlSource = {
 			file,
@@ -9326,8 +8445,8 @@ function mergeManifestFiles(files) {
 			col: position.col
 		};
 	}
-	if (owners.owner !== void 0) {
-		const { value, file, position } = owners.owner;
+	if (owner !== void 0) {
+		const { value, file, position } = owner;
 		state.owner = {
 			name: value,
 			source: {
@@ -9344,6 +8463,39 @@ function mergeManifestFiles(files) {
 		warnings: expanded.warnings
 	};
 }
+/**
+* What `owner:` asks of the descriptions of a manifest, checked over every file's blocks
+* (templates, sets, projects, overrides), so that a text is checked where it is written, once:
+* with an owner, the description and its mark must fit in the service's limit; without one, a
+* description must not read as carrying a mark (pcsync would strip it, and plan it forever).
+*/
+function checkOwnerDescriptions(blocks, owner) {
+	const errors = [];
+	for (const block of blocks) {
+		const families = [
+			...block.templates,
+			...block.sets,
+			...block.projects
+		].flatMap((owned) => owned.families);
+		for (const family of families) for (const item of [...family.configs ?? [], ...family.overrides]) {
+			const text = item.fields.description;
+			const source = item.fieldSources.description;
+			if (typeof text !== "string" || source === void 0) continue;
+			const problem = owner === void 0 ? markProblem(text) : lengthProblem(text, owner);
+			if (problem !== void 0) errors.push(makeError(source.file, source, problem));
+		}
+	}
+	return errors;
+}
+function lengthProblem(text, owner) {
+	const length = markedLength(text, owner);
+	if (length <= 1e3) return void 0;
+	return `description is too long with the owner mark of ${JSON.stringify(owner)}: ${length} characters, the service takes at most ${DESCRIPTION_MAX_LENGTH}; shorten it by ${length - DESCRIPTION_MAX_LENGTH} characters`;
+}
+function markProblem(text) {
+	if (!looksMarked(text)) return void 0;
+	return "description ends in an owner mark (\"[pcsync owner=NAME]\"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest";
+}
 /** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
 function mergeBlocks(files) {
 	const merged = {
@@ -9359,12 +8511,693 @@ function mergeBlocks(files) {
 	}
 	return merged;
 }
-/** The groups of items sharing a key with another. */
-function sharingKey(items, keyOf) {
-	return [...groupBy(items, keyOf).values()].filter((group) => group.length > 1);
+/** Each item sharing its key with an earlier one (in file order), with the first of them. */
+function* repeats(items, keyOf) {
+	for (const group of groupBy(items, keyOf).values()) {
+		const [first, ...others] = group.sort(comparePlaced);
+		if (first !== void 0) for (const other of others) yield [first, other];
+	}
 }
 function comparePlaced(a, b) {
 	return compareText(a.file, b.file) || a.position.line - b.position.line || a.position.col - b.position.col;
+}
+// dist/src/manifest/variables.js
+/** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
+const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+* The API key's environment variable (api/credentials reads it). `${PCSYNC_API_KEY}` is refused
+* whatever defines it, and no manifest value may contain the key it holds.
+*/
+const API_KEY_VARIABLE = "PCSYNC_API_KEY";
+/** No variables at all: every `${NAME}` without a default is an error. */
+const NO_VARIABLES = { values: /* @__PURE__ */ new Map() };
+/** Merges the sources by precedence: environment < var files (in order) < --var (last wins). */
+function resolveVariables(inputs) {
+	const values = /* @__PURE__ */ new Map();
+	const unprefixed = /* @__PURE__ */ new Set();
+	for (const [key, value] of Object.entries(inputs.env)) {
+		if (value === void 0) continue;
+		if (!key.startsWith("PCSYNC_VAR_")) {
+			unprefixed.add(key);
+			continue;
+		}
+		const name = key.slice(11);
+		if (VARIABLE_NAME.test(name)) values.set(name, {
+			value,
+			origin: key
+		});
+	}
+	const errors = [];
+	const warnings = [];
+	for (const source of inputs.varFiles ?? []) {
+		const parsed = parseVarFile(source);
+		appendAll(errors, parsed.errors);
+		appendAll(warnings, parsed.warnings);
+		for (const entry of parsed.entries) values.set(entry.name, entry.variable);
+	}
+	for (const { name, value } of inputs.assignments ?? []) values.set(name, {
+		value,
+		origin: `--var ${name}`
+	});
+	const secrets = [...inputs.secrets ?? []];
+	const envKey = inputs.env[API_KEY_VARIABLE]?.trim();
+	if (envKey !== void 0 && envKey !== "") secrets.push(envKey);
+	return {
+		variables: {
+			values,
+			unprefixedEnvironmentNames: unprefixed,
+			secrets: [...new Set(secrets.map((secret) => secret.trim()).filter((secret) => secret !== ""))]
+		},
+		errors,
+		warnings
+	};
+}
+/**
+* Parses one `--var` argument. The problem never quotes the argument: it may be a secret given
+* by mistake (`--var $TOKEN`), or a name and value split at the wrong `=`.
+*/
+function parseVariableAssignment(argument) {
+	const equals = argument.indexOf("=");
+	if (equals < 0) return { problem: "expects NAME=VALUE, and this argument has no `=`" };
+	const name = argument.slice(0, equals);
+	if (!VARIABLE_NAME.test(name)) return { problem: "expects NAME=VALUE, and the text before the first `=` is not a name (letters, digits and _, not starting with a digit)" };
+	return {
+		name,
+		value: argument.slice(equals + 1)
+	};
+}
+const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
+/**
+* Reads a var file: a YAML mapping of names to single values. A var file may hold secrets, so its
+* messages name positions and keys, never values (nor the parser's own text, which can quote them).
+*/
+function parseVarFile(source) {
+	const { file } = source;
+	const parsed = parseYaml(source.text, () => new VarFileBuilder(source.text));
+	const errors = [];
+	const warnings = parsed.warnings.map((warning) => makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"));
+	const { root, entries: read } = parsed.built;
+	if (parsed.fatal && root === void 0) {
+		const position = parsed.errors[0]?.position ?? {
+			line: 1,
+			col: 1
+		};
+		errors.push(makeError(file, position, `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`));
+		return {
+			entries: [],
+			errors,
+			warnings
+		};
+	}
+	for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
+	if (root === void 0 || parsed.fatal) return {
+		entries: [],
+		errors,
+		warnings
+	};
+	if (root.kind !== "map") {
+		errors.push(makeError(file, parsed.positionAt(root.offset), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``));
+		return {
+			entries: [],
+			errors,
+			warnings
+		};
+	}
+	const entries = [];
+	for (const entry of read) {
+		if (!VARIABLE_NAME.test(entry.key)) {
+			errors.push(makeError(file, parsed.positionAt(entry.keyOffset), `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`));
+			continue;
+		}
+		if (entry.value === void 0) {
+			errors.push(makeError(file, parsed.positionAt(entry.valueOffset), `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`));
+			continue;
+		}
+		const { line, col } = parsed.positionAt(entry.keyOffset);
+		entries.push({
+			name: entry.key,
+			variable: {
+				value: entry.value,
+				origin: `${file}:${line}:${col}`
+			}
+		});
+	}
+	return {
+		entries,
+		errors,
+		warnings
+	};
+}
+/**
+* Keeps what a var file needs of what a reader reads: the document's kind, and its entries. A
+* value is the text it stands for in `${NAME}`: quoted and block values as YAML reads them,
+* unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
+* `0x1F`, an empty value is empty), since the manifest types the text where it lands. Containers
+* are their depth (0: the document); a slot is its entry's index, or -1 below the entries.
+*/
+var VarFileBuilder = class {
+	text;
+	root;
+	/** The top-level entries; `value` is undefined for a list or mapping. */
+	entries = [];
+	constructor(text) {
+		this.text = text;
+	}
+	container(kind, offset, slot) {
+		if (slot === null) this.root = {
+			kind,
+			offset
+		};
+		else this.setValue(slot, void 0, offset);
+		return slot === null ? 0 : 1;
+	}
+	scalar(value, offset, end, slot) {
+		if (slot === null) this.root = {
+			kind: "scalar",
+			offset
+		};
+		else this.setValue(slot, typeof value === "string" ? value : this.text.slice(offset, end).trim(), offset);
+	}
+	entrySlot(map, key, keyOffset) {
+		if (map !== 0) return -1;
+		return this.entries.push({
+			key,
+			keyOffset,
+			value: void 0,
+			valueOffset: keyOffset
+		}) - 1;
+	}
+	itemSlot() {
+		return -1;
+	}
+	end() {}
+	setValue(slot, value, offset) {
+		const entry = this.entries[slot];
+		if (entry === void 0) return;
+		entry.value = value;
+		entry.valueOffset = offset;
+	}
+};
+// dist/src/manifest/interpolate.js
+/** One list for "no secrets", so that registryOf makes its registry once. */
+const NO_SECRETS = [];
+const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+const KEY_NEVER_INTERPOLATED = "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
+/** Replaces the references in one string. */
+function interpolateText(text, variables = NO_VARIABLES) {
+	const secrets = registryOf(variables.secrets ?? NO_SECRETS);
+	if (secrets.holds(text)) return {
+		value: "",
+		changed: true,
+		problems: [{
+			token: "",
+			message: `this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`
+		}]
+	};
+	if (!text.includes("${")) return {
+		value: text,
+		changed: false,
+		problems: []
+	};
+	const problems = [];
+	let value = "";
+	let changed = false;
+	let index = 0;
+	while (index < text.length) {
+		const dollar = text.indexOf("$", index);
+		if (dollar < 0) break;
+		value += text.slice(index, dollar);
+		if (text.startsWith("$${", dollar)) {
+			value += "${";
+			changed = true;
+			index = dollar + 3;
+			continue;
+		}
+		if (!text.startsWith("${", dollar)) {
+			value += "$";
+			index = dollar + 1;
+			continue;
+		}
+		const close = text.indexOf("}", dollar + 2);
+		if (close < 0) {
+			const token = text.slice(dollar, dollar + 40);
+			problems.push({
+				token,
+				message: "unclosed `${`: write ${NAME} or ${NAME:-default}, or `$${` for a literal `${`"
+			});
+			value += text.slice(dollar);
+			index = text.length;
+			break;
+		}
+		const token = text.slice(dollar, close + 1);
+		const inner = text.slice(dollar + 2, close);
+		index = close + 1;
+		changed = true;
+		const match = REFERENCE.exec(inner);
+		const name = match?.[1];
+		const fallback = match?.[2];
+		if (match === null || name === void 0 || fallback?.includes("${")) {
+			problems.push({
+				token,
+				message: describeBadReference(inner)
+			});
+			value += token;
+			continue;
+		}
+		if (name === "PCSYNC_API_KEY") {
+			problems.push({
+				token,
+				message: `\${${name}} is refused: ${KEY_NEVER_INTERPOLATED}; pcsync reads the key only to authenticate`
+			});
+			continue;
+		}
+		const variable = variables.values.get(name);
+		if (variable !== void 0 && secrets.holds(variable.value)) {
+			problems.push({
+				token,
+				message: `the value of ${name} (from ${variable.origin}) contains the API key; ${KEY_NEVER_INTERPOLATED}. Give ${name} another value`
+			});
+			continue;
+		}
+		if (variable !== void 0 && (fallback === void 0 || variable.value !== "")) value += variable.value;
+		else if (fallback !== void 0) value += fallback;
+		else problems.push({
+			token,
+			message: describeUnset(name, variables)
+		});
+	}
+	value += text.slice(index);
+	if (secrets.holds(value)) return {
+		value: "",
+		changed: true,
+		problems: [...problems, {
+			token: "",
+			message: `after interpolation this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Check the variables it uses`
+		}]
+	};
+	return {
+		value,
+		changed,
+		problems
+	};
+}
+/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
+function resolveTextWith(variables) {
+	return (text) => {
+		const result = interpolateText(text, variables);
+		return result.problems.length > 0 ? void 0 : result.value;
+	};
+}
+function describeUnset(name, variables) {
+	const envName = `${VARIABLE_ENV_PREFIX}${name}`;
+	const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
+	if (name.startsWith("PCSYNC_VAR_") && name.length > 11) {
+		const short = name.slice(11);
+		return `variable ${name} is not set; write \${${short}}: the ${VARIABLE_ENV_PREFIX} prefix belongs only on the environment variable (${name} sets \${${short}})`;
+	}
+	if (variables.unprefixedEnvironmentNames?.has(name)) return `variable ${name} is not set: pcsync no longer reads the environment variable ${name} (a manifest could read any secret that way); set ${envName} or pass --var ${name}=VALUE`;
+	return `variable ${name} is not set; ${ways}`;
+}
+function describeBadReference(inner) {
+	if (inner.includes("${")) return `nested \`\${\` in "\${${inner}}" is not supported; use one variable per reference`;
+	const colon = /^([A-Za-z_][A-Za-z0-9_]*):([^-][\s\S]*)?$/.exec(inner);
+	if (colon !== null) return `invalid reference "\${${inner}}"; for a default write \${${colon[1] ?? "NAME"}:-value}`;
+	return `invalid reference "\${${inner}}"; write \${NAME} or \${NAME:-default} (letters, digits, _), or \`$\${\` for a literal \`\${\``;
+}
+// dist/src/manifest/node-places.js
+const SCALAR = 0;
+const MAP = 1;
+const SEQ = 2;
+const NO_KEY = -1;
+/** Maps and lists with more children than this get an index on their first lookup, so lookups stay O(1). */
+const SCAN_LIMIT = 8;
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+/**
+* Records nodes in document order (a map or list before what it holds), as a reader reads them.
+* Room for `capacity` nodes, grown as needed.
+*/
+var NodePlacesBuilder = class {
+	kinds;
+	keyOffsets;
+	valueOffsets;
+	ends;
+	/** The key naming each node (undefined for list items): the reader's strings, shared. */
+	keys = [];
+	count = 0;
+	constructor(capacity) {
+		const size = Math.max(1, capacity);
+		this.kinds = new Uint8Array(size);
+		this.keyOffsets = new Int32Array(size);
+		this.valueOffsets = new Int32Array(size);
+		this.ends = new Int32Array(size);
+	}
+	/** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
+	open(kind, offset, key, keyOffset) {
+		const index = this.count++;
+		if (index === this.kinds.length) this.grow();
+		this.kinds[index] = kind === "scalar" ? SCALAR : kind === "map" ? MAP : SEQ;
+		this.keyOffsets[index] = key === void 0 ? NO_KEY : keyOffset;
+		this.valueOffsets[index] = offset;
+		this.keys[index] = key;
+		return index;
+	}
+	/** The node numbered `index` and all its descendants are recorded. */
+	close(index) {
+		this.ends[index] = this.count;
+	}
+	finish(positionAt) {
+		const { count } = this;
+		const atCount = (array) => array.length === count ? array : array.slice(0, count);
+		return new NodePlaces(atCount(this.kinds), atCount(this.keyOffsets), atCount(this.valueOffsets), atCount(this.ends), this.keys, positionAt);
+	}
+	grow() {
+		const size = this.kinds.length * 2;
+		const grown = (array, make) => {
+			const bigger = make(size);
+			bigger.set(array);
+			return bigger;
+		};
+		this.kinds = grown(this.kinds, (size) => new Uint8Array(size));
+		this.keyOffsets = grown(this.keyOffsets, (size) => new Int32Array(size));
+		this.valueOffsets = grown(this.valueOffsets, (size) => new Int32Array(size));
+		this.ends = grown(this.ends, (size) => new Int32Array(size));
+	}
+};
+var NodePlaces = class {
+	kinds;
+	keyOffsets;
+	valueOffsets;
+	ends;
+	keys;
+	positionAt;
+	/** For big maps: each key's node (the last entry of a key, as in the plain value). */
+	keyIndexes = /* @__PURE__ */ new Map();
+	/** For big lists: each item's node. */
+	itemIndexes = /* @__PURE__ */ new Map();
+	constructor(kinds, keyOffsets, valueOffsets, ends, keys, positionAt) {
+		this.kinds = kinds;
+		this.keyOffsets = keyOffsets;
+		this.valueOffsets = valueOffsets;
+		this.ends = ends;
+		this.keys = keys;
+		this.positionAt = positionAt;
+	}
+	lookup(path) {
+		let node = this.kinds.length > 0 ? 0 : NO_KEY;
+		for (const segment of path) {
+			if (node < 0) return void 0;
+			node = this.stepInto(node, String(segment));
+		}
+		return node < 0 ? void 0 : this.locationOf(node);
+	}
+	locationOf(node) {
+		const value = this.positionAt(this.valueOffsets[node] ?? 0);
+		const keyOffset = this.keyOffsets[node] ?? NO_KEY;
+		return keyOffset === NO_KEY ? { value } : {
+			key: this.positionAt(keyOffset),
+			value
+		};
+	}
+	/** The child of `node` that `segment` names, or -1. */
+	stepInto(node, segment) {
+		const kind = this.kinds[node];
+		if (kind === SEQ) return ARRAY_INDEX.test(segment) ? this.itemOf(node, Number(segment)) : NO_KEY;
+		if (kind === MAP) return this.entryOf(node, segment);
+		return NO_KEY;
+	}
+	itemOf(node, position) {
+		const indexed = this.itemIndexes.get(node);
+		if (indexed !== void 0) return indexed[position] ?? NO_KEY;
+		const children = this.childrenOf(node, 9);
+		if (children.length <= SCAN_LIMIT) return children[position] ?? NO_KEY;
+		const all = Int32Array.from(this.childrenOf(node, Number.POSITIVE_INFINITY));
+		this.itemIndexes.set(node, all);
+		return all[position] ?? NO_KEY;
+	}
+	entryOf(node, key) {
+		const indexed = this.keyIndexes.get(node);
+		if (indexed !== void 0) return indexed.get(key) ?? NO_KEY;
+		const children = this.childrenOf(node, 9);
+		if (children.length <= SCAN_LIMIT) {
+			for (let index = children.length - 1; index >= 0; index--) {
+				const child = children[index] ?? NO_KEY;
+				if (this.keys[child] === key) return child;
+			}
+			return NO_KEY;
+		}
+		const all = /* @__PURE__ */ new Map();
+		for (const child of this.childrenOf(node, Number.POSITIVE_INFINITY)) {
+			const name = this.keys[child];
+			if (name !== void 0) all.set(name, child);
+		}
+		this.keyIndexes.set(node, all);
+		return all.get(key) ?? NO_KEY;
+	}
+	/** The first `limit` children of `node`, in order. */
+	childrenOf(node, limit) {
+		const children = [];
+		const end = this.ends[node] ?? node;
+		for (let child = node + 1; child < end && children.length < limit; child = this.ends[child] ?? end) children.push(child);
+		return children;
+	}
+};
+// dist/src/manifest/plain-manifest.js
+const SCHEMA_FILE = join("schemas", "manifest.schema.json");
+let schemaCache;
+/** The manifest schema, found by walking up from this module (it ships at the package root). */
+function loadManifestSchema() {
+	if (schemaCache !== void 0) return schemaCache;
+	schemaCache = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
+	return schemaCache;
+}
+/** Where what is read goes when it is left out of the manifest (its key was refused): nowhere. */
+const DROPPED = {};
+/** Nodes the places first have room for (they grow as needed). */
+const INITIAL_PLACES = 4096;
+/** Builds the plain manifest, interpolated, from either reader (parse-block-yaml.ts, load-yaml.ts). */
+var PlainBuilder = class {
+	text;
+	variables;
+	root;
+	places = new NodePlacesBuilder(INITIAL_PLACES);
+	secrets;
+	problems = [];
+	schema = loadManifestSchema();
+	typesByShape = /* @__PURE__ */ new Map();
+	constructor(text, variables) {
+		this.text = text;
+		this.variables = variables;
+		this.secrets = registryOf(variables.secrets ?? NO_SECRETS);
+	}
+	container(kind, offset, slot) {
+		if (slot === DROPPED) return DROPPED;
+		const value = kind === "map" ? {} : [];
+		const place = this.places.open(kind, offset, slot?.key, slot?.keyOffset ?? 0);
+		this.put(slot, value);
+		const container = {
+			value,
+			place,
+			slot
+		};
+		if (kind === "map" && slot?.key === "projects" && slot.container.slot === null) container.projects = /* @__PURE__ */ new Map();
+		return container;
+	}
+	scalar(value, offset, end, slot) {
+		if (slot === DROPPED) return;
+		let plain = value;
+		if (typeof value === "string" && (value.includes("${") || this.secrets.holds(value))) {
+			const interpolated = this.interpolate(value, offset, end);
+			if (interpolated.changed) plain = coerceInterpolated(interpolated.value, this.typesAt(slot));
+		}
+		this.places.close(this.places.open("scalar", offset, slot?.key, slot?.keyOffset ?? 0));
+		this.put(slot, plain);
+	}
+	entrySlot(map, key, keyOffset, keyEnd) {
+		if (map === DROPPED) return DROPPED;
+		const projects = map.projects;
+		if (projects === void 0) {
+			if (!this.secrets.holds(key)) return {
+				container: map,
+				key,
+				keyOffset,
+				index: 0
+			};
+			this.problems.push({
+				offset: keyOffset,
+				message: `this key contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`
+			});
+			return DROPPED;
+		}
+		const { value: project, failed } = this.interpolate(key, keyOffset, keyEnd);
+		const first = projects.get(project);
+		if (first !== void 0) {
+			this.problems.push({
+				offset: keyOffset,
+				message: (positionAt) => {
+					const { line, col } = positionAt(first);
+					return `project "${project}" is also defined at line ${line}, column ${col} (after interpolation); merge the two blocks`;
+				}
+			});
+			return DROPPED;
+		}
+		if (!failed) projects.set(project, keyOffset);
+		return {
+			container: map,
+			key: project,
+			keyOffset,
+			index: 0
+		};
+	}
+	itemSlot(seq) {
+		if (seq === DROPPED) return DROPPED;
+		return {
+			container: seq,
+			key: void 0,
+			keyOffset: 0,
+			index: seq.value.length
+		};
+	}
+	end(container) {
+		if (container !== DROPPED) this.places.close(container.place);
+	}
+	/** The plain manifest (undefined for a text of only comments), and the problems interpolation found. */
+	finish(positionAt) {
+		const errors = this.problems.map(({ offset, message }) => ({
+			position: positionAt(offset),
+			message: typeof message === "string" ? message : message(positionAt)
+		}));
+		if (this.root === void 0) return {
+			plain: void 0,
+			errors
+		};
+		return {
+			plain: {
+				value: this.root,
+				locations: this.places.finish(positionAt)
+			},
+			errors
+		};
+	}
+	/** Interpolates `text`, written from `offset` to `end`; a problem points at its reference. */
+	interpolate(text, offset, end) {
+		const result = interpolateText(text, this.variables);
+		const written = result.problems.length > 0 ? this.text.slice(offset, end) : "";
+		let searchFrom = 0;
+		for (const problem of result.problems) {
+			const found = written.indexOf(problem.token, searchFrom);
+			if (found >= 0) searchFrom = found + problem.token.length;
+			this.problems.push({
+				offset: found >= 0 ? offset + found : offset,
+				message: problem.message
+			});
+		}
+		return {
+			value: result.value,
+			changed: result.changed,
+			failed: result.problems.length > 0
+		};
+	}
+	typesAt(slot) {
+		const path = [];
+		for (let at = slot; at !== null; at = at.container.slot) path.push(at.key ?? at.index);
+		path.reverse();
+		const shape = JSON.stringify(path.map((segment) => typeof segment === "number" ? 0 : segment));
+		let types = this.typesByShape.get(shape);
+		if (types === void 0) {
+			types = schemaTypesAt(this.schema, path);
+			this.typesByShape.set(shape, types);
+		}
+		return types;
+	}
+	put(slot, value) {
+		if (slot === null) {
+			this.root = value;
+			return;
+		}
+		const target = slot.container.value;
+		if (Array.isArray(target)) target.push(value);
+		else setKey(target, slot.key ?? "", value);
+	}
+};
+/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
+function setKey(object, key, value) {
+	if (key === "__proto__") Object.defineProperty(object, key, {
+		value,
+		enumerable: true,
+		writable: true,
+		configurable: true
+	});
+	else object[key] = value;
+}
+/** The schemas that apply at a path, following $ref and allOf. */
+function schemasAt(schema, path) {
+	let current = expand(schema, schema);
+	for (const segment of path) {
+		const next = [];
+		for (const candidate of current) {
+			const properties = asRecord(candidate.properties);
+			const property = typeof segment === "string" && properties !== void 0 ? asRecord(properties[segment]) : void 0;
+			if (property !== void 0) next.push(property);
+			else if (typeof segment === "string" && asRecord(candidate.additionalProperties) !== void 0) next.push(asRecord(candidate.additionalProperties));
+			else if (typeof segment === "number" && asRecord(candidate.items) !== void 0) next.push(asRecord(candidate.items));
+		}
+		current = next.flatMap((candidate) => expand(schema, candidate));
+	}
+	return current;
+}
+function expand(root, schema) {
+	const result = [schema];
+	const reference = schema.$ref;
+	if (typeof reference === "string" && reference.startsWith("#/")) {
+		let target = root;
+		for (const segment of reference.slice(2).split("/")) target = asRecord(target?.[segment]);
+		if (target !== void 0) for (const each of expand(root, target)) result.push(each);
+	}
+	if (Array.isArray(schema.allOf)) for (const part of schema.allOf) {
+		const partSchema = asRecord(part);
+		if (partSchema !== void 0) for (const each of expand(root, partSchema)) result.push(each);
+	}
+	return result;
+}
+/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
+function asRecord(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
+}
+function schemaTypesAt(schema, path) {
+	const types = /* @__PURE__ */ new Set();
+	for (const candidate of schemasAt(schema, path)) {
+		const type = candidate.type;
+		if (typeof type === "string") types.add(type);
+		if (Array.isArray(type)) {
+			for (const each of type) if (typeof each === "string") types.add(each);
+		}
+		if (typeof candidate.const === "number") types.add("integer");
+	}
+	return types;
+}
+/** The keys the schema allows in the mapping at `path`. */
+function allowedKeysAt(path) {
+	const schema = loadManifestSchema();
+	const keys = /* @__PURE__ */ new Set();
+	for (const candidate of schemasAt(schema, path)) {
+		const properties = asRecord(candidate.properties);
+		if (properties !== void 0) for (const key of Object.keys(properties)) keys.add(key);
+	}
+	return [...keys];
+}
+/** Gives an interpolated string the type the schema wants here; text stays text where text is allowed. */
+function coerceInterpolated(value, types) {
+	if (typeof value !== "string" || types.size === 0 || types.has("string")) return value;
+	const trimmed = value.trim();
+	if ((types.has("integer") || types.has("number")) && /^[+-]?\d+$/.test(trimmed)) {
+		const number = Number(trimmed);
+		if (Number.isSafeInteger(number)) return number;
+	}
+	if (types.has("number") && trimmed !== "" && Number.isFinite(Number(trimmed))) return Number(trimmed);
+	if (types.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+	if (types.has("null") && (trimmed === "" || trimmed === "null" || trimmed === "~")) return null;
+	return value;
 }
 // dist/src/manifest/read-files.js
 const MIB = 1048576;
@@ -9539,6 +9372,19 @@ function displayPath(path, cwd) {
 	return normalize(path);
 }
 // dist/src/manifest/read-manifest-blocks.js
+const SETTINGS = [
+	"deleted",
+	"protect",
+	"ignore_fields"
+];
+const COPIED_FIELDS = [
+	"plugin",
+	"order",
+	"enabled",
+	"description",
+	"match_action",
+	...SETTINGS
+];
 const OVERRIDE_FIELDS = [
 	"plugin",
 	"enabled",
@@ -9546,16 +9392,12 @@ const OVERRIDE_FIELDS = [
 	"match_action",
 	"order",
 	"id",
-	...[
-		"deleted",
-		"protect",
-		"ignore_fields"
-	]
+	...SETTINGS
 ];
 const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS];
 function readManifestBlocks(file, manifest, locations) {
-	const at = (pointer, which) => {
-		const location = locations.get(pointer);
+	const at = (path, which) => {
+		const location = locations.lookup(path);
 		const position = (which === "key" ? location?.key : void 0) ?? location?.value ?? {
 			line: 1,
 			col: 1
@@ -9573,120 +9415,124 @@ function readManifestBlocks(file, manifest, locations) {
 	};
 	for (const [name, template] of Object.entries(manifest.templates ?? {})) {
 		if (template === void 0) continue;
-		const pointer = `/templates/${escapePointerSegment(name)}`;
+		const path = ["templates", name];
 		blocks.templates.push({
 			name,
-			source: at(pointer, "key"),
-			families: readFamilies(template, pointer, at)
+			source: at(path, "key"),
+			families: readFamilies(template, path, at)
 		});
 	}
 	(manifest.project_sets ?? []).forEach((set, index) => {
-		const pointer = `/project_sets/${index}`;
+		const path = ["project_sets", index];
 		const block = {
 			label: set.name ?? `project_sets[${index}]`,
-			source: at(pointer, "value"),
-			projects: typeof set.projects === "string" ? "all" : readNames(set.projects, `${pointer}/projects`, at),
-			except: readNames(set.except ?? [], `${pointer}/except`, at),
-			use: readNames(set.use ?? [], `${pointer}/use`, at),
-			families: readFamilies(set, pointer, at)
+			source: at(path, "value"),
+			projects: typeof set.projects === "string" ? "all" : readNames(set.projects, [...path, "projects"], at),
+			except: readNames(set.except ?? [], [...path, "except"], at),
+			use: readNames(set.use ?? [], [...path, "use"], at),
+			families: readFamilies(set, path, at)
 		};
 		blocks.sets.push(block);
 	});
 	for (const [project, projectBlock] of Object.entries(manifest.projects ?? {})) {
 		if (projectBlock === void 0) continue;
-		const pointer = `/projects/${escapePointerSegment(project)}`;
+		const path = ["projects", project];
 		blocks.projects.push({
 			project,
-			source: at(pointer, "key"),
-			...projectBlock.use === void 0 ? {} : { useSource: at(`${pointer}/use`, "key") },
-			use: readNames(projectBlock.use ?? [], `${pointer}/use`, at),
-			families: readFamilies(projectBlock, pointer, at)
+			source: at(path, "key"),
+			...projectBlock.use === void 0 ? {} : { useSource: at([...path, "use"], "key") },
+			use: readNames(projectBlock.use ?? [], [...path, "use"], at),
+			families: readFamilies(projectBlock, path, at)
 		});
 	}
 	return blocks;
 }
-function readNames(names, pointer, at) {
+function readNames(names, path, at) {
 	return names.map((name, index) => ({
 		name: String(name),
-		source: at(`${pointer}/${index}`, "value")
+		source: at([...path, index], "value")
 	}));
 }
-function readFamilies(owner, ownerPointer, at) {
+function readFamilies(owner, ownerPath, at) {
 	const families = [];
 	for (const family of FAMILY_NAMES) {
 		const block = owner[family];
 		if (block === void 0) continue;
-		const pointer = `${ownerPointer}/${family}`;
+		const path = [...ownerPath, family];
 		const read = {
 			family,
-			source: at(pointer, "key"),
-			valueSource: at(pointer, "value"),
-			overrides: Object.entries(block.overrides ?? {}).flatMap(([name, override]) => override === void 0 ? [] : [readOverride(name, override, `${pointer}/overrides/${escapePointerSegment(name)}`, at)]),
-			omit: readNames(block.omit ?? [], `${pointer}/omit`, at)
+			source: at(path, "key"),
+			valueSource: at(path, "value"),
+			overrides: Object.entries(block.overrides ?? {}).flatMap(([name, override]) => override === void 0 ? [] : [readOverride(name, override, [
+				...path,
+				"overrides",
+				name
+			], at)]),
+			omit: readNames(block.omit ?? [], [...path, "omit"], at)
 		};
 		if (block.prune !== void 0) read.prune = {
 			value: block.prune,
-			source: at(`${pointer}/prune`, "value")
+			source: at([...path, "prune"], "value")
 		};
 		if (block.drift !== void 0) read.drift = {
 			value: block.drift,
-			source: at(`${pointer}/drift`, "value")
+			source: at([...path, "drift"], "value")
 		};
 		if (block.fields !== void 0) read.fields = {
 			value: block.fields,
-			source: at(`${pointer}/fields`, "value")
+			source: at([...path, "fields"], "value")
 		};
 		if (block.protect !== void 0) read.protect = block.protect.map((pattern, index) => ({
 			pattern,
-			source: at(`${pointer}/protect/${index}`, "value")
+			source: at([
+				...path,
+				"protect",
+				index
+			], "value")
 		}));
-		if (block.configs !== void 0) read.configs = block.configs.map((config, index) => readConfig(config, `${pointer}/configs/${index}`, at));
+		if (block.configs !== void 0) read.configs = block.configs.map((config, index) => readConfig(config, [
+			...path,
+			"configs",
+			index
+		], at));
 		families.push(read);
 	}
 	return families;
 }
-function readConfig(config, pointer, at) {
+function readConfig(config, path, at) {
 	const fields = {
 		plugin: config.plugin,
 		name: config.name
 	};
-	if (config.order !== void 0) fields.order = config.order;
-	if (config.enabled !== void 0) fields.enabled = config.enabled;
-	if (config.description !== void 0) fields.description = config.description;
-	if (config.match_action !== void 0) fields.match_action = config.match_action;
-	copySettings(config, fields);
+	copyFields(config, fields);
 	const fieldSources = {};
-	for (const field of CONFIG_FIELDS) if (config[field] !== void 0) fieldSources[field] = at(`${pointer}/${field}`, "value");
+	for (const field of CONFIG_FIELDS) if (config[field] !== void 0) fieldSources[field] = at([...path, field], "value");
 	const item = {
 		fields,
-		source: at(pointer, "value"),
+		source: at(path, "value"),
 		fieldSources
 	};
 	if (config.id !== void 0) item.id = config.id;
 	return item;
 }
-function readOverride(name, override, pointer, at) {
+function readOverride(name, override, path, at) {
 	const item = {
 		name,
-		source: at(pointer, "key"),
+		source: at(path, "key"),
 		fields: {},
 		fieldSources: {}
 	};
-	if (override.plugin !== void 0) item.fields.plugin = override.plugin;
-	if (override.order !== void 0) item.fields.order = override.order;
-	if (override.enabled !== void 0) item.fields.enabled = override.enabled;
-	if (override.description !== void 0) item.fields.description = override.description;
-	if (override.match_action !== void 0) item.fields.match_action = override.match_action;
-	copySettings(override, item.fields);
+	copyFields(override, item.fields);
 	if (override.id !== void 0) item.id = override.id;
-	for (const field of OVERRIDE_FIELDS) if (override[field] !== void 0) item.fieldSources[field] = at(`${pointer}/${field}`, "value");
+	for (const field of OVERRIDE_FIELDS) if (override[field] !== void 0) item.fieldSources[field] = at([...path, field], "value");
 	return item;
 }
-/** The safety keys of a config or an override, as written. */
-function copySettings(from, to) {
-	if (from.deleted !== void 0) to.deleted = from.deleted;
-	if (from.protect !== void 0) to.protect = from.protect;
-	if (from.ignore_fields !== void 0) to.ignore_fields = [...from.ignore_fields];
+/** The fields of a config or an override as written (but `name`), always in this order. */
+function copyFields(from, to) {
+	for (const field of COPIED_FIELDS) {
+		const value = from[field];
+		if (value !== void 0) to[field] = Array.isArray(value) ? [...value] : value;
+	}
 }
 // dist/src/manifest/manifest-ajv.js
 /** The options the manifest validator is compiled with, at build time and at run time alike. */
@@ -9728,7 +9574,6 @@ function validateManifestSchema(plain) {
 	for (const error of (validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS)) {
 		if (error.propertyName !== void 0 || error.keyword === "propertyNames") continue;
 		const problem = describeAjvError(error, plain);
-		if (problem === void 0) continue;
 		const identity = error.keyword === "additionalProperties" || error.keyword === "required" ? `${problem.position.line}:${problem.position.col}:${problem.message}` : error.instancePath;
 		if (seen.has(identity)) continue;
 		seen.add(identity);
@@ -9749,73 +9594,41 @@ const FIELD_HINTS = {
 function describeAjvError(error, plain) {
 	const path = parsePointer(error.instancePath);
 	const location = nearestLocation(plain.locations, path);
-	const field = path.at(-1);
-	const label = describeField(path, plain.value);
-	const actual = valueAt(plain.value, path);
 	const params = error.params;
+	if (error.keyword === "additionalProperties") {
+		const key = String(params.additionalProperty);
+		return {
+			position: plain.locations.lookup([...path, key])?.key ?? location.value,
+			message: describeUnknownKey(key, path, allowedKeysAt(path))
+		};
+	}
+	return {
+		position: location.value,
+		message: describeValueError(error, path, plain.value, params)
+	};
+}
+/** The message of an ajv error about the value at `path` (anything but an unknown key). */
+function describeValueError(error, path, root, params) {
+	const field = path.at(-1);
+	const label = describeField(path, root);
+	const actual = valueAt(root, path);
 	switch (error.keyword) {
-		case "additionalProperties": {
-			const key = String(params.additionalProperty);
-			const keyLocation = plain.locations.lookup([...path, key]);
-			const allowed = allowedKeysAt(path);
-			return {
-				position: keyLocation?.key ?? location.value,
-				message: describeUnknownKey(key, path, allowed)
-			};
-		}
 		case "required": {
 			const missing = String(params.missingProperty);
 			const hint = FIELD_HINTS[missing];
-			const where = path.length === 0 ? "at the top of the manifest" : `in ${label}`;
-			return {
-				position: location.value,
-				message: `missing required key "${missing}" ${where}${hint === void 0 ? "" : `; ${hint}`}`
-			};
+			return `missing required key "${missing}" ${path.length === 0 ? "at the top of the manifest" : `in ${label}`}${hint === void 0 ? "" : `; ${hint}`}`;
 		}
-		case "type": return {
-			position: location.value,
-			message: describeTypeError(label, String(params.type), actual, field)
-		};
-		case "const": return {
-			position: location.value,
-			message: `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`
-		};
-		case "minimum": return {
-			position: location.value,
-			message: `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`
-		};
-		case "maximum": return {
-			position: location.value,
-			message: `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`
-		};
-		case "maxLength": return {
-			position: location.value,
-			message: `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`
-		};
-		case "minLength": return {
-			position: location.value,
-			message: `${label} must not be empty`
-		};
-		case "pattern": return {
-			position: location.value,
-			message: describePatternError(label, field, actual)
-		};
-		case "enum": return {
-			position: location.value,
-			message: describeEnumError(path, actual, params.allowedValues.map(String))
-		};
-		case "uniqueItems": return {
-			position: location.value,
-			message: `${label} lists ${describeValue(valueAt(plain.value, [...path, Number(params.j)]))} twice; keep one`
-		};
-		case "format": return {
-			position: location.value,
-			message: `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`
-		};
-		default: return {
-			position: location.value,
-			message: `${label} ${error.message ?? "is invalid"}`
-		};
+		case "type": return describeTypeError(label, String(params.type), actual, field);
+		case "const": return `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`;
+		case "minimum": return `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`;
+		case "maximum": return `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`;
+		case "maxLength": return `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`;
+		case "minLength": return `${label} must not be empty`;
+		case "pattern": return describePatternError(label, field, actual);
+		case "enum": return describeEnumError(path, actual, params.allowedValues.map(String));
+		case "uniqueItems": return `${label} lists ${describeValue(valueAt(root, [...path, Number(params.j)]))} twice; keep one`;
+		case "format": return `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`;
+		default: return `${label} ${error.message ?? "is invalid"}`;
 	}
 }
 function describeUnknownKey(key, path, allowed) {
@@ -9899,9 +9712,10 @@ function describeValue(value) {
 	if (typeof value === "object") return "a mapping";
 	return String(value);
 }
+/** An ajv instancePath as a path: list indexes under `configs` are numbers, as the checks name them. */
 function parsePointer(pointer) {
 	if (pointer === "") return [];
-	return pointer.slice(1).split("/").map(unescapePointerSegment).map((segment, index, all) => /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment);
+	return pointer.slice(1).split("/").map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~")).map((segment, index, all) => /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment);
 }
 function nearestLocation(locations, path) {
 	for (let length = path.length; length >= 0; length--) {
@@ -9921,41 +9735,6 @@ function valueAt(root, path) {
 	}
 	return current;
 }
-// dist/src/duration.js
-const UNIT_MS = {
-	ms: 1,
-	s: 1e3,
-	m: 6e4,
-	h: 36e5,
-	d: 864e5,
-	w: 6048e5
-};
-const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
-const DURATION_PART = /(\d+)(ms|[smhdw])/g;
-/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
-function parseDuration(text) {
-	const trimmed = text.trim().toLowerCase();
-	if (!DURATION.test(trimmed)) return void 0;
-	let total = 0;
-	for (const match of trimmed.matchAll(DURATION_PART)) total += Number(match[1]) * UNIT_MS[match[2]];
-	return Number.isSafeInteger(total) ? total : void 0;
-}
-/** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
-function formatDuration(ms) {
-	if (ms < 1e3) return `${Math.round(ms)}ms`;
-	let seconds = Math.round(ms / 1e3);
-	const parts = [];
-	for (const [unit, size] of [
-		["d", 86400],
-		["h", 3600],
-		["m", 60]
-	]) if (seconds >= size) {
-		parts.push(`${Math.floor(seconds / size)}${unit}`);
-		seconds %= size;
-	}
-	if (seconds > 0 || parts.length === 0) parts.push(`${seconds}s`);
-	return parts.join("");
-}
 // dist/src/manifest/rollout-defaults.js
 /** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
 const ROLLOUT_DEFAULTS = {
@@ -9971,22 +9750,28 @@ const ROLLOUT_DEFAULTS = {
 * Reads `rollout:` defensively (the schema reports wrong types; this reads what it can) and adds
 * the problems only it can see to `errors` and `warnings`.
 */
-function readRollout(value, locations, errors, warnings) {
+function readRollout(value, file, locations, errors, warnings) {
 	const rollout = asRecord(value);
 	if (rollout === void 0) return void 0;
 	const at = (path) => locations.lookup(["rollout", ...path])?.value ?? locations.lookup(["rollout"])?.key ?? {
 		line: 1,
 		col: 1
 	};
+	const placed = ({ line, col }) => ({
+		file,
+		line,
+		col
+	});
 	const waves = [];
+	const projectSources = [];
 	const names = /* @__PURE__ */ new Map();
 	const projectWaves = /* @__PURE__ */ new Map();
 	let largestPercent;
 	let complete;
 	(Array.isArray(rollout.waves) ? rollout.waves : []).forEach((waveValue, index) => {
-		const wave = asRecord(waveValue);
-		if (wave === void 0 || typeof wave.name !== "string") return;
-		const name = wave.name;
+		const written = asRecord(waveValue);
+		if (written === void 0 || typeof written.name !== "string") return;
+		const name = written.name;
 		const position = at([
 			"waves",
 			index,
@@ -10002,19 +9787,20 @@ function readRollout(value, locations, errors, warnings) {
 			position,
 			message: `wave "${name}" comes after wave "${complete}", which already reaches 100% of the plan's projects: it will never write anything`
 		});
-		const fact = {
+		const wave = {
 			name,
-			position
+			source: placed(position)
 		};
-		const hasProjects = Array.isArray(wave.projects);
-		if (hasProjects === (typeof wave.percent === "number")) errors.push({
+		const sources = [];
+		const hasProjects = Array.isArray(written.projects);
+		if (hasProjects === (typeof written.percent === "number")) errors.push({
 			position,
 			message: hasProjects ? `wave "${name}" gives both projects and percent; a wave is either named projects or a share of the plan's projects` : `wave "${name}" says neither which projects nor what share; give it \`projects: [...]\` or \`percent: N\``
 		});
-		if (Array.isArray(wave.projects)) {
-			fact.projects = [];
-			fact.projectPositions = [];
-			wave.projects.forEach((project, projectIndex) => {
+		if (Array.isArray(written.projects)) {
+			const projects = [];
+			wave.projects = projects;
+			written.projects.forEach((project, projectIndex) => {
 				if (typeof project !== "string") return;
 				const projectPosition = at([
 					"waves",
@@ -10031,27 +9817,29 @@ function readRollout(value, locations, errors, warnings) {
 					return;
 				}
 				projectWaves.set(project, name);
-				fact.projects?.push(project);
-				fact.projectPositions?.push(projectPosition);
+				projects.push(project);
+				sources.push(placed(projectPosition));
 			});
 		}
-		if (typeof wave.percent === "number") {
-			fact.percent = wave.percent;
-			if (largestPercent !== void 0 && wave.percent < largestPercent.percent) errors.push({
+		const { percent } = written;
+		if (typeof percent === "number") {
+			wave.percent = percent;
+			if (largestPercent !== void 0 && percent < largestPercent.percent) errors.push({
 				position: at([
 					"waves",
 					index,
 					"percent"
 				]),
-				message: `wave "${name}" says percent: ${wave.percent}, less than the ${largestPercent.percent} wave "${largestPercent.name}" already reaches; a wave's percent counts the earlier waves, so it never shrinks`
+				message: `wave "${name}" says percent: ${percent}, less than the ${largestPercent.percent} wave "${largestPercent.name}" already reaches; a wave's percent counts the earlier waves, so it never shrinks`
 			});
 			else largestPercent = {
-				percent: wave.percent,
+				percent,
 				name
 			};
-			if (wave.percent >= 100) complete ??= name;
+			if (percent >= 100) complete ??= name;
 		}
-		waves.push(fact);
+		waves.push(wave);
+		projectSources.push(sources);
 	});
 	const bakeMs = (typeof rollout.bake === "string" ? parseDuration(rollout.bake) : void 0) ?? ROLLOUT_DEFAULTS.bakeMs;
 	const healthValue = asRecord(rollout.health);
@@ -10070,10 +9858,11 @@ function readRollout(value, locations, errors, warnings) {
 		health,
 		failureBudget: typeof rollout.failure_budget === "number" ? rollout.failure_budget : ROLLOUT_DEFAULTS.failureBudget,
 		onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
-		position: locations.lookup(["rollout"])?.key ?? {
+		source: placed(locations.lookup(["rollout"])?.key ?? {
 			line: 1,
 			col: 1
-		}
+		}),
+		projectSources
 	};
 }
 /** The placeholders a Prometheus query may hold; `{{project}}` it must. */
@@ -10159,43 +9948,11 @@ function readPrometheusAuth(prometheus, at, errors) {
 		passwordEnv
 	};
 }
-// dist/src/manifest/text-checks.js
-const CHECKED_KEYS = /* @__PURE__ */ new Set(["name", "description"]);
-/** Every config `name` and `description` in the manifest (configs, templates, sets, overrides). */
-function checkServiceText(root, locations, errors) {
-	walk(root, [], (path, key, text) => {
-		if (key === "name" && path.length === 2 && path[0] === "project_sets") return;
-		const problem = describeUntrimmed(key, text);
-		if (problem === void 0) return;
-		const position = locations.lookup([...path, key])?.value ?? {
-			line: 1,
-			col: 1
-		};
-		errors.push({
-			position,
-			message: problem
-		});
-	});
-}
-function walk(value, path, visit) {
-	if (Array.isArray(value)) {
-		for (const [index, item] of value.entries()) walk(item, [...path, index], visit);
-		return;
-	}
-	if (typeof value !== "object" || value === null) return;
-	for (const [key, item] of Object.entries(value)) if (typeof item === "string" && CHECKED_KEYS.has(key)) visit(path, key, item);
-	else walk(item, [...path, key], visit);
-}
 // dist/src/manifest/semantic-checks.js
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
-function checkManifestSemantics(plain) {
-	const errors = [];
-	const warnings = [];
-	const facts = {
-		familyBlocks: [],
-		idClaims: []
-	};
-	const { locations } = plain;
+function checkManifestSemantics(plain, file) {
+	const checks = new SemanticChecks(plain.locations);
+	const { errors, warnings, facts } = checks;
 	const root = asRecord(plain.value);
 	if (root === void 0) return {
 		errors,
@@ -10205,33 +9962,24 @@ function checkManifestSemantics(plain) {
 	const server = asRecord(root.server);
 	if (server !== void 0 && typeof server.base_url === "string") facts.baseUrl = {
 		value: server.base_url,
-		position: valuePosition(locations, ["server", "base_url"])
+		position: checks.valueAt(["server", "base_url"])
 	};
 	if (typeof root.owner === "string") facts.owner = {
 		value: root.owner,
-		position: valuePosition(locations, ["owner"])
+		position: checks.valueAt(["owner"])
 	};
-	const rollout = readRollout(root.rollout, locations, errors, warnings);
+	const rollout = readRollout(root.rollout, file, plain.locations, errors, warnings);
 	if (rollout !== void 0) facts.rollout = rollout;
-	checkServiceText(root, locations, errors);
-	checkTemplates(asRecord(root.templates), locations, errors, warnings);
-	if (Array.isArray(root.project_sets)) checkProjectSets(root.project_sets, locations, errors, warnings);
-	const projects = asRecord(root.projects);
-	if (projects === void 0) return {
-		errors,
-		warnings,
-		facts
-	};
-	for (const [project, projectValue] of Object.entries(projects)) {
-		const projectPosition = keyPosition(locations, ["projects", project]);
+	checks.serviceText(root, []);
+	checks.templates(asRecord(root.templates));
+	if (Array.isArray(root.project_sets)) checks.projectSets(root.project_sets);
+	for (const [project, projectValue] of Object.entries(asRecord(root.projects) ?? {})) {
 		const projectProblem = checkProjectId(project);
 		if (projectProblem !== void 0) errors.push({
-			position: projectPosition,
+			position: checks.keyAt(["projects", project]),
 			message: projectProblem
 		});
-		const families = asRecord(projectValue);
-		if (families === void 0) continue;
-		for (const [family, familyValue] of Object.entries(families)) {
+		for (const [family, familyValue] of Object.entries(asRecord(projectValue) ?? {})) {
 			if (!isFamilyName(family)) continue;
 			const familyPath = [
 				"projects",
@@ -10241,17 +9989,16 @@ function checkManifestSemantics(plain) {
 			facts.familyBlocks.push({
 				project,
 				family,
-				position: keyPosition(locations, familyPath)
+				position: checks.keyAt(familyPath)
 			});
 			const where = {
 				project,
 				family,
 				label: `${family} of project "${project}"`
 			};
-			collectOverrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, locations, facts);
+			checks.overrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, facts.idClaims);
 			const configs = asRecord(familyValue)?.configs;
-			if (!Array.isArray(configs)) continue;
-			checkFamilyConfigs(configs, [...familyPath, "configs"], where, locations, errors, warnings, facts);
+			if (Array.isArray(configs)) checks.familyConfigs(configs, [...familyPath, "configs"], where, facts.idClaims);
 		}
 	}
 	return {
@@ -10266,171 +10013,203 @@ function checkProjectId(project) {
 	if (/^0[0-9]+$/.test(project)) return `project id "${project}" has leading zeros; write "${project.replace(/^0+/, "")}"`;
 	return `project id ${JSON.stringify(project.length > 60 ? `${project.slice(0, 57)}...` : project)} must be a decimal project id (such as "1") or "@current"`;
 }
-function checkFamilyConfigs(configs, configsPath, where, locations, errors, warnings, facts) {
-	const names = /* @__PURE__ */ new Map();
-	const orders = /* @__PURE__ */ new Map();
-	let firstWithOrder;
-	let firstWithoutOrder;
-	const familyLabel = where.label;
-	configs.forEach((configValue, index) => {
-		const config = asRecord(configValue);
-		if (config === void 0) return;
-		const path = [...configsPath, index];
-		const name = typeof config.name === "string" ? config.name : void 0;
-		const label = name === void 0 ? `config #${index + 1}` : `"${name}"`;
-		if (name !== void 0) {
-			const namePosition = valuePosition(locations, [...path, "name"]);
-			const key = lookAlikeKey(name);
-			const first = names.get(key);
-			if (first === void 0) names.set(key, {
-				...namePosition,
-				name
-			});
-			else {
-				const spelled = first.name === name ? "" : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
-				errors.push({
-					position: namePosition,
-					message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}${spelled}); a name identifies one config, rename one of them`
-				});
-			}
-		}
-		if ("order" in config) {
-			const position = valuePosition(locations, [...path, "order"]);
-			firstWithOrder ??= {
-				label,
-				position
-			};
-			if (typeof config.order === "number" && Number.isInteger(config.order)) {
-				const other = orders.get(config.order);
-				if (other === void 0) orders.set(config.order, {
-					name: label,
-					position
-				});
-				else warnings.push({
-					position,
-					message: `order ${config.order} is also given to ${other.name} (line ${other.position.line}); the service breaks the tie by plugin id, give distinct orders`
-				});
-			}
-		} else firstWithoutOrder ??= {
-			label,
-			position: valuePosition(locations, path)
+/** The checks of one file, with the problems and facts they find. */
+var SemanticChecks = class {
+	locations;
+	errors = [];
+	warnings = [];
+	facts = {
+		familyBlocks: [],
+		idClaims: []
+	};
+	constructor(locations) {
+		this.locations = locations;
+	}
+	keyAt(path) {
+		const location = this.locations.lookup(path);
+		return location?.key ?? location?.value ?? {
+			line: 1,
+			col: 1
 		};
-		if (typeof config.id === "number" && Number.isSafeInteger(config.id) && config.id >= 1) facts.idClaims.push({
-			id: config.id,
-			project: where.project,
-			family: where.family,
-			name,
-			position: valuePosition(locations, [...path, "id"])
-		});
-	});
-	if (firstWithOrder !== void 0 && firstWithoutOrder !== void 0) errors.push({
-		position: firstWithoutOrder.position,
-		message: `${firstWithoutOrder.label} has no order, but ${firstWithOrder.label} has one (line ${firstWithOrder.position.line}); in ${familyLabel} give every config an order, or none (then list position is the order)`
-	});
-}
-function checkTemplates(templates, locations, errors, warnings) {
-	for (const [name, template] of Object.entries(templates ?? {})) {
-		const path = ["templates", name];
-		if (name.trim() === "") errors.push({
-			position: keyPosition(locations, path),
-			message: "template name is empty; name it, e.g. `baseline:`"
-		});
-		for (const [family, familyValue] of Object.entries(asRecord(template) ?? {})) {
-			const configs = asRecord(familyValue)?.configs;
-			if (!isFamilyName(family) || !Array.isArray(configs)) continue;
-			const where = {
-				project: "",
-				family,
-				label: `${family} of template "${name}"`
-			};
-			checkFamilyConfigs(configs, [
-				...path,
-				family,
-				"configs"
-			], where, locations, errors, warnings, {
-				familyBlocks: [],
-				idClaims: []
+	}
+	valueAt(path) {
+		return this.locations.lookup(path)?.value ?? {
+			line: 1,
+			col: 1
+		};
+	}
+	/**
+	* Refuses a config `name` or `description` (in configs, templates, sets, overrides) with white
+	* space at either end, which the real service trims (trim-as-service.ts). A manifest kept in git
+	* should say what the service holds, byte for byte, on every server; so the file is fixed once,
+	* at its line, rather than rewritten in silence or warned about on every run.
+	*/
+	serviceText(value, path) {
+		if (Array.isArray(value)) {
+			for (const [index, item] of value.entries()) this.serviceText(item, [...path, index]);
+			return;
+		}
+		if (typeof value !== "object" || value === null) return;
+		for (const [key, item] of Object.entries(value)) {
+			if (typeof item !== "string" || key !== "name" && key !== "description") {
+				this.serviceText(item, [...path, key]);
+				continue;
+			}
+			if (key === "name" && path.length === 2 && path[0] === "project_sets") continue;
+			const problem = describeUntrimmed(key, item);
+			if (problem !== void 0) this.errors.push({
+				position: this.valueAt([...path, key]),
+				message: problem
 			});
 		}
 	}
-}
-function checkProjectSets(sets, locations, errors, warnings) {
-	sets.forEach((setValue, index) => {
-		const set = asRecord(setValue);
-		if (set === void 0) return;
-		const path = ["project_sets", index];
-		const label = typeof set.name === "string" ? `project set "${set.name}"` : `project_sets[${index}]`;
-		if (typeof set.projects === "string" && set.projects !== "all") errors.push({
-			position: valuePosition(locations, [...path, "projects"]),
-			message: `projects of ${label} must be a list of project ids (["1", "4"]) or \`all\`, got ${JSON.stringify(set.projects)}`
-		});
-		for (const key of ["projects", "except"]) {
-			const ids = set[key];
-			if (!Array.isArray(ids)) continue;
-			ids.forEach((id, idIndex) => {
-				const problem = typeof id === "string" || typeof id === "number" ? checkProjectId(String(id)) : void 0;
-				if (problem !== void 0) errors.push({
-					position: valuePosition(locations, [
-						...path,
-						key,
-						idIndex
-					]),
-					message: problem
+	familyConfigs(configs, configsPath, where, idClaims) {
+		const names = /* @__PURE__ */ new Map();
+		const orders = /* @__PURE__ */ new Map();
+		let firstWithOrder;
+		let firstWithoutOrder;
+		const familyLabel = where.label;
+		configs.forEach((configValue, index) => {
+			const config = asRecord(configValue);
+			if (config === void 0) return;
+			const path = [...configsPath, index];
+			const name = typeof config.name === "string" ? config.name : void 0;
+			const label = name === void 0 ? `config #${index + 1}` : `"${name}"`;
+			if (name !== void 0) {
+				const namePosition = this.valueAt([...path, "name"]);
+				const key = lookAlikeKey(name);
+				const first = names.get(key);
+				if (first === void 0) names.set(key, {
+					...namePosition,
+					name
 				});
-			});
-		}
-		for (const [family, familyValue] of Object.entries(set)) {
-			if (!isFamilyName(family)) continue;
-			const familyPath = [...path, family];
-			const ids = [];
-			const where = {
-				project: "",
-				family,
-				label: `${family} of ${label}`
+				else {
+					const spelled = first.name === name ? "" : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
+					this.errors.push({
+						position: namePosition,
+						message: `duplicate name "${name}" in ${familyLabel} (first at line ${first.line}, column ${first.col}${spelled}); a name identifies one config, rename one of them`
+					});
+				}
+			}
+			if ("order" in config) {
+				const position = this.valueAt([...path, "order"]);
+				firstWithOrder ??= {
+					label,
+					position
+				};
+				if (typeof config.order === "number" && Number.isInteger(config.order)) {
+					const other = orders.get(config.order);
+					if (other === void 0) orders.set(config.order, {
+						name: label,
+						position
+					});
+					else this.warnings.push({
+						position,
+						message: `order ${config.order} is also given to ${other.name} (line ${other.position.line}); the service breaks the tie by plugin id, give distinct orders`
+					});
+				}
+			} else firstWithoutOrder ??= {
+				label,
+				position: this.valueAt(path)
 			};
-			collectOverrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, locations, { idClaims: ids });
-			const configs = asRecord(familyValue)?.configs;
-			if (Array.isArray(configs)) checkFamilyConfigs(configs, [...familyPath, "configs"], where, locations, errors, warnings, {
-				familyBlocks: [],
-				idClaims: ids
-			});
-			for (const claim of ids) errors.push({
-				position: claim.position,
-				message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`
-			});
-		}
-	});
-}
-function collectOverrideIds(overrides, familyPath, where, locations, facts) {
-	for (const [name, override] of Object.entries(overrides ?? {})) {
-		const id = asRecord(override)?.id;
-		if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) facts.idClaims.push({
-			id,
-			project: where.project,
-			family: where.family,
-			name,
-			position: valuePosition(locations, [
-				...familyPath,
-				"overrides",
+			if (typeof config.id === "number" && Number.isSafeInteger(config.id) && config.id >= 1) idClaims.push({
+				id: config.id,
+				project: where.project,
+				family: where.family,
 				name,
-				"id"
-			])
+				position: this.valueAt([...path, "id"])
+			});
+		});
+		if (firstWithOrder !== void 0 && firstWithoutOrder !== void 0) this.errors.push({
+			position: firstWithoutOrder.position,
+			message: `${firstWithoutOrder.label} has no order, but ${firstWithOrder.label} has one (line ${firstWithOrder.position.line}); in ${familyLabel} give every config an order, or none (then list position is the order)`
 		});
 	}
-}
-function keyPosition(locations, path) {
-	const location = locations.lookup(path);
-	return location?.key ?? location?.value ?? {
-		line: 1,
-		col: 1
-	};
-}
-function valuePosition(locations, path) {
-	return locations.lookup(path)?.value ?? {
-		line: 1,
-		col: 1
-	};
-}
+	templates(templates) {
+		for (const [name, template] of Object.entries(templates ?? {})) {
+			const path = ["templates", name];
+			if (name.trim() === "") this.errors.push({
+				position: this.keyAt(path),
+				message: "template name is empty; name it, e.g. `baseline:`"
+			});
+			for (const [family, familyValue] of Object.entries(asRecord(template) ?? {})) {
+				const configs = asRecord(familyValue)?.configs;
+				if (!isFamilyName(family) || !Array.isArray(configs)) continue;
+				const where = {
+					project: "",
+					family,
+					label: `${family} of template "${name}"`
+				};
+				this.familyConfigs(configs, [
+					...path,
+					family,
+					"configs"
+				], where, []);
+			}
+		}
+	}
+	projectSets(sets) {
+		sets.forEach((setValue, index) => {
+			const set = asRecord(setValue);
+			if (set === void 0) return;
+			const path = ["project_sets", index];
+			const label = typeof set.name === "string" ? `project set "${set.name}"` : `project_sets[${index}]`;
+			if (typeof set.projects === "string" && set.projects !== "all") this.errors.push({
+				position: this.valueAt([...path, "projects"]),
+				message: `projects of ${label} must be a list of project ids (["1", "4"]) or \`all\`, got ${JSON.stringify(set.projects)}`
+			});
+			for (const key of ["projects", "except"]) {
+				const ids = set[key];
+				if (!Array.isArray(ids)) continue;
+				ids.forEach((id, idIndex) => {
+					const problem = typeof id === "string" || typeof id === "number" ? checkProjectId(String(id)) : void 0;
+					if (problem !== void 0) this.errors.push({
+						position: this.valueAt([
+							...path,
+							key,
+							idIndex
+						]),
+						message: problem
+					});
+				});
+			}
+			for (const [family, familyValue] of Object.entries(set)) {
+				if (!isFamilyName(family)) continue;
+				const familyPath = [...path, family];
+				const ids = [];
+				const where = {
+					project: "",
+					family,
+					label: `${family} of ${label}`
+				};
+				this.overrideIds(asRecord(asRecord(familyValue)?.overrides), familyPath, where, ids);
+				const configs = asRecord(familyValue)?.configs;
+				if (Array.isArray(configs)) this.familyConfigs(configs, [...familyPath, "configs"], where, ids);
+				for (const claim of ids) this.errors.push({
+					position: claim.position,
+					message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`
+				});
+			}
+		});
+	}
+	overrideIds(overrides, familyPath, where, idClaims) {
+		for (const [name, override] of Object.entries(overrides ?? {})) {
+			const id = asRecord(override)?.id;
+			if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) idClaims.push({
+				id,
+				project: where.project,
+				family: where.family,
+				name,
+				position: this.valueAt([
+					...familyPath,
+					"overrides",
+					name,
+					"id"
+				])
+			});
+		}
+	}
+};
 /** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
 async function loadManifests(paths, options) {
 	const { resolved, varFiles } = await readAndResolveVariables(options);
@@ -10446,20 +10225,20 @@ async function loadManifests(paths, options) {
 		...read.errors.map((error) => error.file)
 	])];
 	const secrets = resolved.variables.secrets ?? [];
-	const errors = redactDiagnostics(sortDiagnostics([
+	const errors = sortAndRedact([
 		...varFiles.errors,
 		...resolved.errors,
 		...read.errors,
 		...loaded.errors
-	], order), secrets);
+	], order, secrets);
 	return {
 		value: errors.length > 0 ? void 0 : loaded.value,
 		errors,
-		warnings: redactDiagnostics(sortDiagnostics([
+		warnings: sortAndRedact([
 			...resolved.warnings,
 			...read.warnings,
 			...loaded.warnings
-		], order), secrets),
+		], order, secrets),
 		files
 	};
 }
@@ -10473,8 +10252,8 @@ async function loadVariables(options) {
 	const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
 	return {
 		variables: resolved.variables,
-		errors: redactDiagnostics(sortDiagnostics([...varFiles.errors, ...resolved.errors], order), secrets),
-		warnings: redactDiagnostics(sortDiagnostics(resolved.warnings, order), secrets)
+		errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, secrets),
+		warnings: sortAndRedact(resolved.warnings, order, secrets)
 	};
 }
 async function readAndResolveVariables(options) {
@@ -10510,16 +10289,18 @@ function loadManifestSources(sources, variables = NO_VARIABLES) {
 	const secrets = variables.secrets ?? [];
 	return {
 		value: errors.length > 0 ? void 0 : merged.state,
-		errors: redactDiagnostics(sortDiagnostics(errors, files), secrets),
-		warnings: redactDiagnostics(sortDiagnostics(warnings, files), secrets),
+		errors: sortAndRedact(errors, files, secrets),
+		warnings: sortAndRedact(warnings, files, secrets),
 		files
 	};
 }
 /**
-* The API key is refused where the loader finds it, and those messages never quote it; this is
-* the last guard, for a message that quotes manifest text the loader had no reason to suspect.
+* Sorts by file (in `order`) and position, and redacts. The API key is refused where the loader
+* finds it, and those messages never quote it; this is the last guard, for a message that quotes
+* manifest text the loader had no reason to suspect.
 */
-function redactDiagnostics(diagnostics, secrets) {
+function sortAndRedact(unsorted, order, secrets) {
+	const diagnostics = sortDiagnostics(unsorted, order);
 	if (secrets.length === 0) return diagnostics;
 	const registry = SecretRegistry.of(secrets);
 	return diagnostics.map((diagnostic) => ({
@@ -10548,7 +10329,7 @@ function loadOneManifest(source, variables) {
 		loaded: void 0
 	};
 	const schema = validateManifestSchema(plain);
-	const semantics = checkManifestSemantics(plain);
+	const semantics = checkManifestSemantics(plain, file);
 	appendAll(warnings, toWarnings(semantics.warnings));
 	const earlyErrors = front.errors;
 	const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
@@ -10564,20 +10345,9 @@ function loadOneManifest(source, variables) {
 		}
 	};
 }
-/**
-* Parses and interpolates one file into the plain value ajv checks. The parse tree lives only in
-* here: what comes out points into the text with offsets, so a big file's tree is freed before
-* the next stages build their own data.
-*/
+/** Reads and interpolates one file into the plain value ajv checks (without a parse tree). */
 function readPlainManifest(source, variables) {
-	const direct = readBlockPlain(source.text, DEFAULT_YAML_LIMITS.maxDepth, variables.secrets ?? []);
-	if (typeof direct !== "string") return {
-		plain: direct.plain,
-		errors: [],
-		warnings: [],
-		fatal: false
-	};
-	const parsed = direct === "interpolates" ? parseYamlWithPositions(source.text) : parseYamlInFull(source.text);
+	const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
 	const { warnings } = parsed;
 	if (parsed.fatal) return {
 		plain: void 0,
@@ -10585,19 +10355,10 @@ function readPlainManifest(source, variables) {
 		warnings,
 		fatal: true
 	};
-	if (parsed.root === void 0) return {
-		plain: void 0,
-		errors: [],
-		warnings,
-		fatal: false
-	};
-	const interpolated = interpolateTree(parsed.root, variables, {
-		text: source.text,
-		positionAt: parsed.positionAt
-	});
+	const { plain, errors } = parsed.built.finish(parsed.positionAt);
 	return {
-		plain: toPlainManifest(interpolated.root, parsed.positionAt),
-		errors: [...parsed.errors, ...interpolated.errors],
+		plain,
+		errors: [...parsed.errors, ...errors],
 		warnings,
 		fatal: false
 	};
@@ -10754,14 +10515,9 @@ const OUTPUT_FORMATS = [
 ];
 /** Markdown is for plans (a pull-request comment); logs, jobs and validation print text or JSON. */
 const TEXT_OR_JSON = ["text", "json"];
-/** `--format`: one of `formats`, text by default. */
+/** `--format`: one of `formats` (checked by commander), text by default. */
 function formatOption(description = "output format", formats = OUTPUT_FORMATS) {
 	return new Option("--format <format>", description).choices(formats).default("text");
-}
-function parseFormat(value, formats = OUTPUT_FORMATS) {
-	const format = value ?? "text";
-	if (!formats.includes(format)) throw new InputError("usage", `--format must be one of ${formats.join(", ")}, not "${format}"`);
-	return format;
 }
 /** `-o, --out FILE`: every command that writes a file names it so. */
 function outOption(description) {
@@ -10797,4 +10553,4 @@ function addManifestOption(command) {
 function addVariableOptions(command) {
 	return command.addOption(new Option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable").argParser(collect)).addOption(new Option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable").argParser(collect));
 }
-export { isTrimmedField as $, isMap as A, describeSchemaErrors as B, didYouMean as C, Scalar as D, Document as E, formatDiagnostic as F, validateJson as G, isObject as H, formatSource as I, lookAlikeKey as J, compileNameGlob as K, groupBy as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, describeUntrimmed as Q, loadPrecompiled as R, resolveProjectSets as S, resolveTextWith as T, parseJson as U, formatJsonPath as V, readBoundedText as W, sameName as X, matchesAnyGlob as Y, PYTHON_WHITE_SPACE as Z, ROLLOUT_DEFAULTS as _, collect as a, FAMILIES as at, readManifestSources as b, outOption as c, familyKey as ct, loadManifest as d, appendAll as dt, showsText as et, loadManifestOrThrow as f, runInputs as g, printDiagnostics as h, addDeprecatedAlias as i, writeMark as it, isScalar as j, init_yaml as k, parseFamily as l, getFamily as lt, parseVariableFlags as m, addVariableOptions as n, MARK_START as nt, familyOption as o, FAMILY_NAMES as ot, loadVariablesOrThrow as p, describeLookAlike as q, TEXT_OR_JSON as r, readMark as rt, formatOption as s, WRITABLE_FIELDS as st, addManifestOption as t, trimAsService as tt, parseFormat as u, isFamilyName as ut, formatDuration as v, compareText as w, readVarFiles as x, parseDuration as y, precompiledValidator as z };
+export { trimAsService as $, visit as A, isObject as B, Scalar as C, isScalar as D, isMap as E, formatSeconds as F, describeLookAlike as G, readBoundedText as H, parseDuration as I, sameName as J, lookAlikeKey as K, precompiledValidator as L, formatSource as M, groupBy as N, isSeq as O, formatDuration as P, showsText as Q, describeSchemaErrors as R, Document as S, init_yaml as T, validateJson as U, parseJson as V, compileNameGlob as W, describeUntrimmed as X, PYTHON_WHITE_SPACE as Y, isTrimmedField as Z, readVarFiles as _, collect as a, WRITABLE_FIELDS as at, didYouMean as b, outOption as c, isFamilyName as ct, loadVariablesOrThrow as d, MARK_START as et, parseVariableFlags as f, readManifestSources as g, ROLLOUT_DEFAULTS as h, addDeprecatedAlias as i, FAMILY_NAMES as it, formatDiagnostic as j, parseDocument as k, loadManifest as l, appendAll as lt, runInputs as m, addVariableOptions as n, writeMark as nt, familyOption as o, familyKey as ot, printDiagnostics as p, matchesAnyGlob as q, TEXT_OR_JSON as r, FAMILIES as rt, formatOption as s, getFamily as st, addManifestOption as t, readMark as tt, loadManifestOrThrow as u, resolveTextWith as v, YAMLSeq as w, compareText as x, resolveProjectSets as y, formatJsonPath as z };

@@ -3409,11 +3409,14 @@ const SERVICE_CODES = {
 	list_changed_during_read: response(({ method, path, reads, problem }) => `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`),
 	/** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
 	job_outcome_unknown: outcome(({ failure }) => `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`),
-	/** A create failed ambiguously and the family could not be re-read to find out whether it happened. */
+	/**
+	* A create failed ambiguously and the family could not be re-read to find out whether it happened;
+	* a read that starts at or after `conclusiveAfter` (the client's clock) without it proves it was not.
+	*/
 	create_outcome_unknown: outcome(({ failure, why }) => `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`)
 };
 /** The service or the network failed a request under way; what to do depends on the code. */
-var ServiceError = class ServiceError extends PcsyncError {
+var ServiceError = class extends PcsyncError {
 	method;
 	path;
 	/** How many times the request was sent before giving up (a request code's). */
@@ -3424,11 +3427,6 @@ var ServiceError = class ServiceError extends PcsyncError {
 	status;
 	/** The service's `{type, code, detail, attr}` body, when it sent one. */
 	serviceError;
-	/**
-	* A create of unknown outcome: a read of the family that starts at or after this time (the
-	* client's clock) and does not show the record proves it was not created; else undefined.
-	*/
-	conclusiveAfter;
 	facts;
 	constructor(code, request, facts) {
 		const known = facts;
@@ -3449,44 +3447,20 @@ var ServiceError = class ServiceError extends PcsyncError {
 		this.outcomeUnknown = known.outcomeUnknown ?? SERVICE_CODES[code].kind === "outcome";
 		this.status = known.status;
 		this.serviceError = known.serviceError;
-		this.conclusiveAfter = known.conclusiveAfter;
 		this.facts = facts;
 	}
-	/** The same failure, with what was found out since; `outcomeUnknown` as now known (a request's). */
-	settledAs(settled, outcomeUnknown) {
-		if (!isRequestError(this)) return this;
-		const known = this.facts;
-		const more = known.settled === void 0 ? settled : `${known.settled}; ${settled}`;
-		return new ServiceError(this.code, {
-			method: this.method,
-			path: this.path,
-			secrets: this.secrets
-		}, {
-			...this.facts,
-			outcomeUnknown,
-			settled: more,
-			hint: this.hint
-		});
-	}
 };
-function isServiceError(error, kind, codes) {
-	return error instanceof ServiceError && SERVICE_CODES[error.code].kind === kind && (codes.length === 0 || codes.includes(error.code));
+/** Whether `error` is a ServiceError of one of `codes`. */
+function isServiceError(error, ...codes) {
+	return error instanceof ServiceError && codes.includes(error.code);
 }
 /** Whether `error` is a failed request, of one of `codes` when given. */
 function isRequestError(error, ...codes) {
-	return isServiceError(error, "request", codes);
+	return error instanceof ServiceError && SERVICE_CODES[error.code].kind === "request" && (codes.length === 0 || codes.includes(error.code));
 }
 /** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
 function isApiError(error, ...statuses) {
 	return isRequestError(error, "api_error") && error.status !== void 0 && (statuses.length === 0 || statuses.includes(error.status));
-}
-/** Whether `error` is an answer that cannot be used, of one of `codes` when given. */
-function isResponseError(error, ...codes) {
-	return isServiceError(error, "response", codes);
-}
-/** Whether `error` is a write of unknown outcome, of one of `codes` when given. */
-function isOutcomeUnknown(error, ...codes) {
-	return isServiceError(error, "outcome", codes);
 }
 /**
 * What a user can do about a status the service's text may not explain. A 401 has none here: where
@@ -3499,10 +3473,10 @@ const STATUS_HINTS = {
 /** The service's non-2xx answer as an `api_error`, its text on one line. */
 function apiError(request, details) {
 	const serviceError = details.serviceError && {
-		type: oneLine(details.serviceError.type),
-		code: oneLine(details.serviceError.code),
-		detail: oneLine(details.serviceError.detail),
-		attr: details.serviceError.attr === null ? null : oneLine(details.serviceError.attr)
+		type: neutraliseInline(details.serviceError.type),
+		code: neutraliseInline(details.serviceError.code),
+		detail: neutraliseInline(details.serviceError.detail),
+		attr: details.serviceError.attr === null ? null : neutraliseInline(details.serviceError.attr)
 	};
 	const detail = serviceError ? `${serviceError.attr ? `${serviceError.attr}: ` : ""}${serviceError.detail}` : details.fallbackDetail || STATUS_CODES[details.status] || "unexpected status";
 	return new ServiceError("api_error", request, {
@@ -3516,8 +3490,6 @@ function apiError(request, details) {
 		hint: details.hint ?? STATUS_HINTS[details.status]
 	});
 }
-/** Text from the service on one line, every character visible (see neutralise-server-text.ts). */
-const oneLine = neutraliseInline;
 // dist/src/run/credentials.js
 const API_KEY_ENV = "PCSYNC_API_KEY";
 /** The key, registered in `secrets` (the run's) once read. */
@@ -3815,7 +3787,7 @@ function useColour(stream, env) {
 }
 // dist/src/exit-codes.js
 /** Every command, in the order help lists them. */
-const COMMAND_NAMES = [
+const COMMAND_NAMES$1 = [
 	"validate",
 	"plan",
 	"apply",
@@ -3831,7 +3803,7 @@ const COMMAND_NAMES = [
 	"completion"
 ];
 /** Every command's, for the codes any run can end with. */
-const EVERY_COMMAND = (value) => Object.fromEntries(COMMAND_NAMES.map((name) => [name, value]));
+const EVERY_COMMAND = (value) => Object.fromEntries(COMMAND_NAMES$1.map((name) => [name, value]));
 const STOPPED_BY_SIGINT = "stopped by Ctrl-C (SIGINT)";
 const STOPPED_BY_SIGTERM = "stopped by SIGTERM";
 const EXIT_CODE_TABLE = [
@@ -3931,7 +3903,7 @@ function exitCodesOf(command) {
 	});
 }
 function isCommandName(name) {
-	return COMMAND_NAMES.includes(name);
+	return COMMAND_NAMES$1.includes(name);
 }
 // dist/src/cli/exit-codes-help.js
 /** The exit codes `command` can end with; for the program (undefined), the whole table. */
@@ -3945,69 +3917,31 @@ function describeExitCodes(command) {
 	return `\nExit codes:\n${rows.map(({ code, meaning }) => `  ${String(code).padEnd(width)}  ${meaning}`).join("\n")}`;
 }
 // dist/src/cli/program.js
-const COMMAND_MODULES = [
-	{
-		name: "validate",
-		load: async () => (await import("./validate.mjs")).registerValidateCommand
+const COMMAND_MODULES = {
+	validate: async () => (await import("./validate.mjs")).registerValidateCommand,
+	plan: async () => (await import("./plan.mjs")).registerPlanCommand,
+	apply: async () => (await import("./apply.mjs")).registerApplyCommand,
+	watch: async () => (await import("./watch.mjs")).registerWatchCommand,
+	rollback: async () => (await import("./rollback.mjs")).registerRollbackCommand,
+	export: async () => (await import("./export.mjs")).registerExportCommand,
+	show: async () => (await import("./show.mjs")).registerShowCommand,
+	demo: async () => {
+		const { registerDemoCommand } = await import("./demo.mjs");
+		return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
 	},
-	{
-		name: "plan",
-		load: async () => (await import("./plan.mjs")).registerPlanCommand
-	},
-	{
-		name: "apply",
-		load: async () => (await import("./apply.mjs")).registerApplyCommand
-	},
-	{
-		name: "watch",
-		load: async () => (await import("./watch.mjs")).registerWatchCommand
-	},
-	{
-		name: "rollback",
-		load: async () => (await import("./rollback.mjs")).registerRollbackCommand
-	},
-	{
-		name: "export",
-		load: async () => (await import("./export.mjs")).registerExportCommand
-	},
-	{
-		name: "show",
-		load: async () => (await import("./show.mjs")).registerShowCommand
-	},
-	{
-		name: "demo",
-		load: async () => {
-			const { registerDemoCommand } = await import("./demo.mjs");
-			return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
-		}
-	},
-	{
-		name: "serve",
-		load: async () => (await import("./serve.mjs")).registerServeCommand
-	},
-	{
-		name: "logs",
-		load: async () => (await import("./logs.mjs")).registerLogsCommand
-	},
-	{
-		name: "job",
-		load: async () => (await import("./job.mjs")).registerJobCommand
-	},
-	{
-		name: "frontend",
-		load: async () => (await import("./frontend.mjs")).registerFrontendCommand
-	},
-	{
-		name: "completion",
-		load: async () => (await import("./completion.mjs")).registerCompletionCommand
-	}
-];
+	serve: async () => (await import("./serve.mjs")).registerServeCommand,
+	logs: async () => (await import("./logs.mjs")).registerLogsCommand,
+	job: async () => (await import("./job.mjs")).registerJobCommand,
+	frontend: async () => (await import("./frontend.mjs")).registerFrontendCommand,
+	completion: async () => (await import("./completion.mjs")).registerCompletionCommand
+};
+const COMMAND_NAMES = Object.keys(COMMAND_MODULES);
 const loadedCommands = /* @__PURE__ */ new Map();
-function loadCommand(module) {
-	let registrar = loadedCommands.get(module.name);
+function loadCommand(name) {
+	let registrar = loadedCommands.get(name);
 	if (registrar === void 0) {
-		registrar = module.load();
-		loadedCommands.set(module.name, registrar);
+		registrar = COMMAND_MODULES[name]();
+		loadedCommands.set(name, registrar);
 	}
 	return registrar;
 }
@@ -4025,11 +3959,10 @@ const WHOLE_PROGRAM_COMMANDS = /* @__PURE__ */ new Set(["completion", "help"]);
 * Anything else (help, a typo to suggest for, no command) gets them all, as it always did.
 */
 function commandsReachedBy(argv) {
-	const all = COMMAND_MODULES.map((module) => module.name);
 	const first = argv?.[0];
-	if (first === void 0) return all;
+	if (first === void 0) return COMMAND_NAMES;
 	if (VERSION_FLAGS.has(first)) return [];
-	if (WHOLE_PROGRAM_COMMANDS.has(first) || !all.includes(first)) return all;
+	if (WHOLE_PROGRAM_COMMANDS.has(first) || !Object.hasOwn(COMMAND_MODULES, first)) return COMMAND_NAMES;
 	return [first];
 }
 /** Commands that change the service: when their output fails they still finish their writes. */
@@ -4070,9 +4003,7 @@ ${describeExitCodes(void 0)}`);
 		if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
 		if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
 	});
-	const reached = new Set(commandsReachedBy(argv));
-	const modules = COMMAND_MODULES.filter((module) => reached.has(module.name));
-	const registrars = await Promise.all(modules.map(loadCommand));
+	const registrars = await Promise.all(commandsReachedBy(argv).map(loadCommand));
 	for (const register of registrars) register(program, io, setExit);
 	for (const command of program.commands) {
 		command.copyInheritedSettings(program);
@@ -4158,4 +4089,4 @@ function reportError(error, io) {
 function describeKeySources(error) {
 	return isApiError(error, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
-export { formatBytes as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, InputError as O, needsYamlEscapes as S, neutraliseLines as T, isRequestError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isOutcomeUnknown as g, isApiError as h, useColour as i, Argument as j, isInputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, peekApiKeyFile as u, isResponseError as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };
+export { formatBytes as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, InputError as O, needsYamlEscapes as S, neutraliseLines as T, isServiceError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isRequestError as g, isApiError as h, useColour as i, Argument as j, isInputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, peekApiKeyFile as u, plural as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };

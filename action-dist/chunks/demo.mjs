@@ -2,7 +2,7 @@
 import { M as Command, N as Option, b as findPackageFile } from "./common-program.mjs";
 import { t as startEmulator } from "./emulator.mjs";
 import "./early-signals.mjs";
-import { m as parseVariableFlags, n as addVariableOptions } from "./common-manifest.mjs";
+import { f as parseVariableFlags, n as addVariableOptions } from "./common-manifest.mjs";
 import { relative } from "node:path";
 import { randomBytes } from "node:crypto";
 // dist/src/cli/commands/demo.js

@@ -3,7 +3,7 @@ import { M as Command } from "./common-program.mjs";
 import { a as readSavedPlan } from "./check-saved-plan.mjs";
 import "./early-signals.mjs";
 import { c as hasChanges, u as printPlan } from "./common-service.mjs";
-import { s as formatOption, u as parseFormat } from "./common-manifest.mjs";
+import { s as formatOption } from "./common-manifest.mjs";
 // dist/src/cli/commands/show.js
 const registerShowCommand = (program, io, setExit) => {
 	const command = new Command("show").description("Print a plan saved with `plan --out FILE`, as plan printed it (reads no server).").argument("<plan>", "the saved plan file (JSON, from `pcsync plan --out`)").addOption(formatOption()).option("--detailed-exitcode", "exit 0 when the plan has no changes, 2 when it has, 1 on error").option("-v, --verbose", "show every order tie in full");
@@ -13,7 +13,7 @@ Examples:
   $ pcsync show plan.json --format markdown > plan.md   # a pull-request comment
   $ pcsync show plan.json --format json | jq .summary`);
 	command.action(async (path, flags) => {
-		const format = parseFormat(flags.format);
+		const { format } = flags;
 		const plan = await readSavedPlan(path, io.cwd);
 		printPlan(plan, format, io, { verbose: flags.verbose === true });
 		if (flags.detailedExitcode && hasChanges(plan)) setExit(2);
