@@ -14185,7 +14185,12 @@ async function readAndPlanProjects(client, desired, options) {
 	const outstanding = /* @__PURE__ */ new Map();
 	for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
 	const lists = /* @__PURE__ */ new Map();
-	for (const family of given) lists.set(family.project, [...lists.get(family.project) ?? [], family]);
+	const addList = (family) => {
+		const projectLists = lists.get(family.project) ?? [];
+		projectLists.push(family);
+		lists.set(family.project, projectLists);
+	};
+	for (const family of given) addList(family);
 	const parts = /* @__PURE__ */ new Map();
 	let planningMs = 0;
 	let listsDone = 0;
@@ -14212,9 +14217,7 @@ async function readAndPlanProjects(client, desired, options) {
 			records
 		};
 		listsDone += 1;
-		const projectLists = lists.get(ref.project) ?? [];
-		projectLists.push(family);
-		lists.set(ref.project, projectLists);
+		addList(family);
 		const left = (outstanding.get(ref.project) ?? 1) - 1;
 		outstanding.set(ref.project, left);
 		if (left === 0) planned(ref.project);
@@ -16101,4 +16104,4 @@ function reportMarkdown(report, command) {
 	const fence = "`".repeat(longest + 1);
 	return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
-export { getConfig as $, describeDevice as A, recordKey as At, summarizePlan as B, createRuleOf as C, findGuard as Ct, openForAppend as D, serializePlan as Dt, settleBudgetOf as E, readPlanFile as Et, manifestServer as F, isApplyComplete as G, groupTiedOrders as H, loadScopedManifest as I, RefusedError as J, renderApplyReport as K, narrowDesiredState as L, describeFileError as M, listsToRead as Mt, isOutputError as N, showsEveryRecord as Nt, syncDirectory as O, fingerprintMembership as Ot, outputUnwritable as P, createJob as Q, planManifest as R, createClientFromFlags as S, countsAsUpdate as St, parsePositiveNumber as T, refusingGuards as Tt, describeGuard as U, TIE_EFFECT as V, recheckProtection as W, readCurrentState as X, throwSayingNothingChanged as Y, connectForeignEndpoint as Z, createProgress as _, descriptionOwner as _t, scopeOf as a, rearrangeConfigs as at, addSettleTimeoutOption as b, pluginDefaults as bt, hasChanges as c, sendWithRetry as ct, savePlan as d, realSleep as dt, getFrontend as et, warnGuards as f, isLoopbackHost as ft, formatName as g, describeStoredDescription as gt, formatFieldChange as h, showsWritten as ht, planSettingsOf as i, listProjects as it, resolveOutputTarget as j, idsOfOtherFamilies as jt, writeFileSafely as k, fingerprintRecord as kt, printApplyJson as l, TransportFailure as lt, MARKERS as m, showsStored as mt, addScopeOptions as n, listAllConfigs as nt, safetyPlanOptions as o, updateConfig as ot, refuseSecretIn as p, shownValue as pt, createPaint as q, maxDeletePercentOf as r, listLogs as rt, checkPlanPrintableAsJson as s, collectionPath as st, appendStepSummary as t, iterateLogs as tt, printPlan as u, sendAttempt as ut, showsProgressLine as v, descriptionText as vt, parsePositiveInt as w, findUpdateGuard as wt, concurrencyOf as x, mapConcurrent as xt, addConnectionOptions as y, mayShowFilled as yt, assemblePlan as z };
+export { createJob as $, describeDevice as A, fingerprintRecord as At, assemblePlan as B, createRuleOf as C, countsAsUpdate as Ct, openForAppend as D, readPlanFile as Dt, settleBudgetOf as E, refusingGuards as Et, manifestServer as F, recheckProtection as G, TIE_EFFECT as H, loadScopedManifest as I, createPaint as J, isApplyComplete as K, narrowDesiredState as L, describeFileError as M, idsOfOtherFamilies as Mt, isOutputError as N, listsToRead as Nt, syncDirectory as O, serializePlan as Ot, outputUnwritable as P, showsEveryRecord as Pt, connectForeignEndpoint as Q, planManifest as R, createClientFromFlags as S, mapConcurrent as St, parsePositiveNumber as T, findUpdateGuard as Tt, groupTiedOrders as U, summarizePlan as V, describeGuard as W, throwSayingNothingChanged as X, RefusedError as Y, readCurrentState as Z, createProgress as _, describeStoredDescription as _t, scopeOf as a, listProjects as at, addSettleTimeoutOption as b, mayShowFilled as bt, hasChanges as c, collectionPath as ct, savePlan as d, sendAttempt as dt, getConfig as et, warnGuards as f, realSleep as ft, formatName as g, showsWritten as gt, formatFieldChange as h, showsStored as ht, planSettingsOf as i, listLogs as it, resolveOutputTarget as j, recordKey as jt, writeFileSafely as k, fingerprintMembership as kt, printApplyJson as l, sendWithRetry as lt, MARKERS as m, shownValue as mt, addScopeOptions as n, iterateLogs as nt, safetyPlanOptions as o, rearrangeConfigs as ot, refuseSecretIn as p, isLoopbackHost as pt, renderApplyReport as q, maxDeletePercentOf as r, listAllConfigs as rt, checkPlanPrintableAsJson as s, updateConfig as st, appendStepSummary as t, getFrontend as tt, printPlan as u, TransportFailure as ut, showsProgressLine as v, descriptionOwner as vt, parsePositiveInt as w, findGuard as wt, concurrencyOf as x, pluginDefaults as xt, addConnectionOptions as y, descriptionText as yt, projectsWritten as z };

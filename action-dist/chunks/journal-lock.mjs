@@ -3,7 +3,7 @@ import { o as __toESM } from "./rolldown-runtime.mjs";
 import { p as locateSecrets } from "./early-signals.mjs";
 import { O as InputError } from "./common-program.mjs";
 import { B as isObject, L as precompiledValidator, R as describeSchemaErrors, at as WRITABLE_FIELDS, z as formatJsonPath } from "./common-manifest.mjs";
-import { A as describeDevice, At as recordKey, D as openForAppend, Dt as serializePlan, J as RefusedError, bt as pluginDefaults, j as resolveOutputTarget } from "./common-service.mjs";
+import { A as describeDevice, D as openForAppend, Ot as serializePlan, Y as RefusedError, j as resolveOutputTarget, jt as recordKey, xt as pluginDefaults } from "./common-service.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { dirname, join, resolve } from "node:path";
 import { readFileSync, unlinkSync } from "node:fs";

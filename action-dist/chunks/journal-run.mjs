@@ -2,7 +2,7 @@
 import { c as describeCode, o as PcsyncError, s as SIGNAL_EXIT_CODES } from "./early-signals.mjs";
 import { A as formatBytes, D as quoteServerText, N as Option, O as InputError, h as isApiError } from "./common-program.mjs";
 import { H as readBoundedText, at as WRITABLE_FIELDS, ot as familyKey } from "./common-manifest.mjs";
-import { $ as getConfig, At as recordKey, C as createRuleOf, J as RefusedError, Mt as listsToRead, Ot as fingerprintMembership, X as readCurrentState, _ as createProgress, bt as pluginDefaults, kt as fingerprintRecord, mt as showsStored, v as showsProgressLine, x as concurrencyOf, xt as mapConcurrent, yt as mayShowFilled, z as assemblePlan } from "./common-service.mjs";
+import { At as fingerprintRecord, B as assemblePlan, C as createRuleOf, Nt as listsToRead, St as mapConcurrent, Y as RefusedError, Z as readCurrentState, _ as createProgress, bt as mayShowFilled, et as getConfig, ht as showsStored, jt as recordKey, kt as fingerprintMembership, v as showsProgressLine, x as concurrencyOf, xt as pluginDefaults } from "./common-service.mjs";
 import { c as parseJournal, i as DEFAULT_JOURNAL_DIR } from "./journal-lock.mjs";
 import { t as applyWithJournal } from "./apply-with-journal.mjs";
 import { join, resolve } from "node:path";

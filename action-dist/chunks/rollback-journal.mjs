@@ -4,7 +4,7 @@ import { O as InputError } from "./common-program.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
 import { a as readAndPlanRollback, l as checkJournalExists, m as tornLineNote, o as describeRecordAt, p as readJournal, u as checkJournalServer } from "./journal-run.mjs";
 import { K as lookAlikeKey, ot as familyKey } from "./common-manifest.mjs";
-import { J as RefusedError } from "./common-service.mjs";
+import { Y as RefusedError } from "./common-service.mjs";
 // dist/src/journal/rollback-names.js
 /** The identity the planner gives a record's name; null names are nobody's name. */
 const nameIdentity = (name) => name === null ? null : lookAlikeKey(name);

@@ -3,7 +3,7 @@ import { f as SecretRegistry, o as PcsyncError, s as SIGNAL_EXIT_CODES } from ".
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { _ as readVarFiles, g as readManifestSources, j as formatDiagnostic, l as loadManifest, lt as appendAll, m as runInputs, ot as familyKey, p as printDiagnostics } from "./common-manifest.mjs";
 import { a as formatCycleLine, c as pruneHealJournals, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
-import { B as summarizePlan, L as narrowDesiredState, R as planManifest, U as describeGuard } from "./common-service.mjs";
+import { L as narrowDesiredState, R as planManifest, V as summarizePlan, W as describeGuard } from "./common-service.mjs";
 import { a as defaultJournalPath } from "./journal-lock.mjs";
 import { t as applyWithJournal } from "./apply-with-journal.mjs";
 import { O as InputError, k as isInputError } from "./common-program.mjs";

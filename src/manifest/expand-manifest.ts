@@ -7,11 +7,17 @@ import { FAMILY_NAMES } from "../families.js";
 import { compareProjects } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic } from "./diagnostics.js";
 import { applicationsOf, expandFamily, type ProjectContext, usesUnknownTemplate } from "./expand-family.js";
-import type { ManifestBlocks, NamedPlace, ProjectBlock, TemplateBlock } from "./expand-types.js";
+import type {
+  LoadedManifest,
+  ManifestBlocks,
+  NamedPlace,
+  ProjectBlock,
+  TemplateBlock,
+} from "./expand-types.js";
 import { ANY_PROJECT, Reporter } from "./expansion-report.js";
 import { hasUnresolvedSets, resolveCurrent, setMembership } from "./project-sets.js";
 import { didYouMean } from "./suggest.js";
-import type { DesiredFamily, DesiredState, LoadedManifest, SourceLocation } from "./types.js";
+import type { DesiredFamily, DesiredState, SourceLocation } from "./types.js";
 
 export interface ExpandResult {
   families: DesiredFamily[];

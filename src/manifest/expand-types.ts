@@ -2,7 +2,14 @@
 // project sets and project blocks of every file, before `use:`, `overrides:` and `omit:` are applied.
 
 import type { FamilyName } from "../families.js";
-import type { DesiredFields, DriftMode, FieldsMode, ProtectPattern, SourceLocation } from "./types.js";
+import type {
+  DesiredFields,
+  DesiredState,
+  DriftMode,
+  FieldsMode,
+  ProtectPattern,
+  SourceLocation,
+} from "./types.js";
 
 /** A config as written (in a template, a set or a project): its order may be left out. */
 export interface ConfigItem {
@@ -78,4 +85,18 @@ export interface ManifestBlocks {
   templates: TemplateBlock[];
   sets: ProjectSetBlock[];
   projects: ProjectBlock[];
+}
+
+/**
+ * The manifest as loaded, before the planner may see it: the desired state of the projects it
+ * names and, while a project set says `projects: all`, the blocks still to expand once the API
+ * key's project listing is read (resolveProjectSets makes a DesiredState of it).
+ */
+export interface LoadedManifest extends DesiredState {
+  /**
+   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
+   * time once the project listing is read. Until then, `families` holds the expansion for the
+   * projects the manifest names explicitly.
+   */
+  unresolved?: ManifestBlocks;
 }

@@ -14,6 +14,7 @@ import {
   sortDiagnostics,
   type YamlProblem,
 } from "./diagnostics.js";
+import type { LoadedManifest } from "./expand-types.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
 import { parseYaml } from "./load-yaml.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
@@ -22,7 +23,6 @@ import { type ManifestSource, readManifestSources, readVarFiles } from "./read-f
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
 import { checkManifestSemantics } from "./semantic-checks.js";
-import type { LoadedManifest } from "./types.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
@@ -33,6 +33,7 @@ import {
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand-manifest.js";
+export type { LoadedManifest } from "./expand-types.js";
 export { resolveTextWith } from "./interpolate.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";

@@ -11,10 +11,9 @@ import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark
 import { compareText } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
 import { expandManifest } from "./expand-manifest.js";
-import type { ManifestBlocks } from "./expand-types.js";
+import type { LoadedManifest, ManifestBlocks } from "./expand-types.js";
 import { hasUnresolvedSets } from "./project-sets.js";
 import type { ManifestFacts } from "./semantic-checks.js";
-import type { LoadedManifest } from "./types.js";
 
 export interface LoadedManifestFile {
   file: string;

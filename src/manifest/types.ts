@@ -2,7 +2,6 @@
 // project resolved. The planner consumes it; the loader produces a LoadedManifest on the way.
 
 import type { FamilyName } from "../families.js";
-import type { ManifestBlocks } from "./expand-types.js";
 import type { ManifestConfig, ManifestFamily, ManifestFieldsMode } from "./manifest-schema-types.js";
 
 export interface SourceLocation {
@@ -90,20 +89,6 @@ export interface DesiredState {
   rollout?: RolloutSpec;
   /** Sorted by project, then by family in FAMILIES order: deterministic whatever the file order. */
   families: DesiredFamily[];
-}
-
-/**
- * The manifest as loaded, before the planner may see it: the desired state of the projects it
- * names and, while a project set says `projects: all`, the blocks still to expand once the API
- * key's project listing is read (resolveProjectSets makes a DesiredState of it).
- */
-export interface LoadedManifest extends DesiredState {
-  /**
-   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
-   * time once the project listing is read. Until then, `families` holds the expansion for the
-   * projects the manifest names explicitly.
-   */
-  unresolved?: ManifestBlocks;
 }
 
 /** One wave of `rollout:`: named projects, or the cumulative share of the plan's projects. */

@@ -144,7 +144,12 @@ export async function readAndPlanProjects(
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
   const lists = new Map<string, CurrentFamily[]>();
-  for (const family of given) lists.set(family.project, [...(lists.get(family.project) ?? []), family]);
+  const addList = (family: CurrentFamily) => {
+    const projectLists = lists.get(family.project) ?? [];
+    projectLists.push(family);
+    lists.set(family.project, projectLists);
+  };
+  for (const family of given) addList(family);
   const parts = new Map<string, ProjectPlan>();
   let planningMs = 0;
   let listsDone = 0;
@@ -170,9 +175,7 @@ export async function readAndPlanProjects(
     });
     const family: CurrentFamily = { project: ref.project, family: ref.family, records };
     listsDone += 1;
-    const projectLists = lists.get(ref.project) ?? [];
-    projectLists.push(family);
-    lists.set(ref.project, projectLists);
+    addList(family);
     const left = (outstanding.get(ref.project) ?? 1) - 1;
     outstanding.set(ref.project, left);
     if (left === 0) planned(ref.project);

@@ -7,6 +7,7 @@
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey } from "../families.js";
+import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
@@ -115,7 +116,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
         wave.projects,
         resumedWave || changed.size === 0 ? undefined : changed,
       );
-      const unsettled = projectsWithWork(seen.plan);
+      const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
       current = seen.current;
@@ -285,10 +286,6 @@ function changedFamilies(plan: Plan): Set<string> {
 
 function hasWork(plan: Plan): boolean {
   return plan.changes.length > 0 || plan.reorders.length > 0;
-}
-
-function projectsWithWork(plan: Plan): string[] {
-  return [...new Set([...plan.changes, ...plan.reorders].map((item) => item.project))];
 }
 
 function describeProjects(projects: readonly string[]): string {

@@ -15,6 +15,7 @@ import { defaultJournalPath, type JournalStart } from "../journal/apply-journal.
 import type { DesiredState } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
 import type { WebhookSender } from "../notify/webhook-sender.js";
+import { projectsWritten } from "../plan/rollout-waves.js";
 import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
@@ -209,7 +210,7 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
         ),
       };
       const first = await plan(projects, known);
-      const unsettled = new Set([...first.plan.changes, ...first.plan.reorders].map((item) => item.project));
+      const unsettled = projectsWritten(first.plan);
       if (unsettled.size === 0) return first;
       const again = await plan([...unsettled], undefined);
       return {
