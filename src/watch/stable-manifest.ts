@@ -4,6 +4,7 @@
 // configs that is still valid YAML; used, `prune: true` would delete the rest.
 
 import { createHash } from "node:crypto";
+import { formatSeconds } from "../duration.js";
 import { type LoadResult, readManifestSources, readVarFiles } from "../manifest/index.js";
 
 /** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
@@ -45,10 +46,6 @@ export async function digestManifestFiles(
   for (const problem of [...manifests.errors, ...vars.errors])
     hash.update(`!${problem.file}:${problem.message}\n`);
   return hash.digest("hex");
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -102,7 +99,7 @@ export class StableManifest {
         this.#told = false;
         const stableForMs = this.#options.stableForMs;
         this.#options.notice(
-          `the manifest changed; using the new version (${stableForMs > 0 ? `unchanged for ${seconds(stableForMs)}` : "as read: --manifest-settle 0"})`,
+          `the manifest changed; using the new version (${stableForMs > 0 ? `unchanged for ${formatSeconds(stableForMs)}` : "as read: --manifest-settle 0"})`,
         );
         return result;
       }
@@ -111,7 +108,7 @@ export class StableManifest {
     if (!this.#told && this.#candidate !== undefined) {
       this.#told = true;
       this.#options.notice(
-        `the manifest changed; planning with the last settled version until its content stays the same for ${seconds(this.#options.stableForMs)}`,
+        `the manifest changed; planning with the last settled version until its content stays the same for ${formatSeconds(this.#options.stableForMs)}`,
       );
     }
     return this.#stable.result;
