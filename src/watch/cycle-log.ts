@@ -58,6 +58,11 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
       refused: report.refused,
       ...(report.journal === undefined ? {} : { journal: report.journal }),
       problems: report.problems,
+      refusals: refusalsOf(report).map((item) => ({
+        project: item.project,
+        family: item.family,
+        guards: item.why,
+      })),
     })}\n`;
   }
   const parts = [
@@ -72,12 +77,30 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
         : `journal ${report.journal}`,
     report.refused > 0 ? `${report.refused} refused by a guard` : undefined,
   ].filter((part) => part !== undefined);
-  const shown = report.problems.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
-  const more =
-    report.problems.length > PROBLEMS_SHOWN
-      ? `\n  (and ${report.problems.length - PROBLEMS_SHOWN} more)`
-      : "";
+  // What a guard refused, and why: the line says which family and the guard's words, not only a count.
+  const said = [
+    ...report.problems,
+    ...refusalsOf(report).map((item) => `${item.what}: ${item.why.join("; ")}`),
+  ];
+  const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
+  const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
   return `${parts.join(": ")}${shown.join("")}${more}\n`;
+}
+
+/** The families heal was refused for this cycle, with the guards' words. */
+function refusalsOf(report: CycleReport) {
+  return report.findings.flatMap((finding) =>
+    finding.refused === undefined
+      ? []
+      : [
+          {
+            project: finding.project,
+            family: finding.family,
+            what: `heal refused in project ${finding.project} ${finding.family}`,
+            why: finding.refused,
+          },
+        ],
+  );
 }
 
 export function plural(count: number, one: string, many: string): string {

@@ -16,6 +16,7 @@ import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } f
 import type { RunIo } from "../run/run-io.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
+import type { RolloutHold } from "./rollout-hold.js";
 import type { StableManifest } from "./stable-manifest.js";
 import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
@@ -40,6 +41,8 @@ export interface CycleSettings {
   manifest: StableManifest;
   /** Heal's memory of records it keeps putting back: they are left alone for a while. */
   flapping?: FlapTracker;
+  /** Heal's memory of each family's manifest when last in sync: with `rollout:`, a change is held. */
+  rolloutHold?: RolloutHold;
   /** How many ended heal journals are kept, the newest (--keep-heal-journals; 0: all). */
   keepHealJournals?: number | undefined;
   /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
@@ -141,13 +144,15 @@ export class CycleRunner {
       { ...settings, refuseFamilyOnly: true, onProjectPlanned },
       io,
     );
-    const { flapping } = this.#settings;
+    const { flapping, rolloutHold } = this.#settings;
     const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
-    const heal = await healPlan(client, hold.plan, current, modesOf(desired, mode), {
+    const modes = modesOf(desired, mode);
+    const held = rolloutHold?.held(hold.plan, desired, modes) ?? [];
+    const heal = await healPlan(client, hold.plan, current, modes, {
       concurrency: settings.concurrency,
       create: this.#settings.createRule?.(),
       signal,
-      refused,
+      refused: [...(refused ?? []), ...held],
       journal: {
         cwd: io.cwd,
         inputs,
@@ -157,6 +162,7 @@ export class CycleRunner {
       onNote: (line) => io.stderr.write(`${line}\n`),
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
+    rolloutHold?.observe(findings, desired);
     const failedProjects = new Set<string>();
     const problems: string[] = [];
     for (const outcome of heal.report?.outcomes ?? []) {

@@ -17,6 +17,7 @@ import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { earlyDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
+import { RolloutHold } from "./rollout-hold.js";
 import { type CycleReport, CycleRunner } from "./run-cycle.js";
 import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
@@ -91,6 +92,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     manifest,
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
+    rolloutHold: new RolloutHold(),
     keepHealJournals: settings.keepHealJournals,
     createRule: settings.createRule,
     onProjectPlanned: (part, desired) =>

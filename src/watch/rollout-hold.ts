@@ -1,0 +1,78 @@
+// Heal and `rollout:` together: a change to the manifest reaches the fleet through `apply`'s waves,
+// never all at once through heal. Heal remembers, per family, what the manifest said of it when the
+// watcher last saw it in sync; with `rollout:`, it writes a family only to put it back to that
+// (drift), and holds a family whose manifest is new to it (a change, or one not yet seen in sync
+// since the watcher started), reporting its drift until an apply has rolled it out.
+
+import { createHash } from "node:crypto";
+import { familyKey } from "../families.js";
+import { type DesiredFamily, type DesiredState, type DriftMode, formatSource } from "../manifest/index.js";
+import type { PlanDiagnostic } from "../plan/compute-plan.js";
+import type { Plan } from "../plan/types.js";
+import type { FamilyFinding } from "./family-finding.js";
+
+export const HELD_FOR_ROLLOUT =
+  "not healed: with `rollout:`, heal only puts back what this watcher last saw in sync, and the manifest's version of this family is new to it (changed, or not seen in sync since the watcher started); `pcsync apply` rolls a change out in waves";
+
+/** What the manifest asks of a family, as a digest: its location in the files does not count. */
+function fingerprint(family: DesiredFamily, owner: string | undefined): string {
+  const asked = {
+    owner: owner ?? null,
+    prune: family.prune,
+    protect: (family.protect ?? []).map((item) => item.pattern),
+    fields: family.fields ?? null,
+    explicitOrder: family.explicitOrder,
+    configs: family.configs.map((config) => [config.id ?? null, config.fields]),
+  };
+  return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
+}
+
+export class RolloutHold {
+  /** Family key -> the fingerprint of the manifest's family when the family was last in sync. */
+  readonly #inSync = new Map<string, string>();
+
+  /**
+   * The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
+   * the manifest, those with drift whose manifest differs from the one last seen in sync.
+   */
+  held(
+    plan: Pick<Plan, "changes" | "reorders">,
+    desired: Pick<DesiredState, "families" | "owner" | "rollout">,
+    modes: ReadonlyMap<string, DriftMode>,
+  ): PlanDiagnostic[] {
+    if (desired.rollout === undefined) return [];
+    const drifting = new Set(
+      [...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)),
+    );
+    return desired.families
+      .filter((family) => {
+        const key = familyKey(family.project, family.family);
+        return (
+          drifting.has(key) &&
+          modes.get(key) === "heal" &&
+          this.#inSync.get(key) !== fingerprint(family, desired.owner?.name)
+        );
+      })
+      .map((family) => ({
+        project: family.project,
+        family: family.family,
+        source: formatSource(family.source),
+        message: HELD_FOR_ROLLOUT,
+      }));
+  }
+
+  /** Remembers the manifest of each family the cycle left in sync (as found, or as healed). */
+  observe(findings: readonly FamilyFinding[], desired: Pick<DesiredState, "families" | "owner">): void {
+    const inSync = new Set(
+      findings
+        .filter(
+          (item) => item.changes.length === 0 && item.reorder === undefined && item.refused === undefined,
+        )
+        .map((item) => familyKey(item.project, item.family)),
+    );
+    for (const family of desired.families) {
+      const key = familyKey(family.project, family.family);
+      if (inSync.has(key)) this.#inSync.set(key, fingerprint(family, desired.owner?.name));
+    }
+  }
+}

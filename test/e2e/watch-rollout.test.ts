@@ -1,0 +1,153 @@
+// E2E: `pcsync watch --mode heal` with `rollout:` in the manifest, the built CLI against the
+// emulator. Heal puts drift back as always, but a change to the manifest is not sent to the fleet
+// at once by heal: it is held (reported as drift, refused by a guard) until `pcsync apply` has
+// rolled it out in waves; after that, drift is healed again, to the new version.
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBuiltCli as runCli } from "../support/cli.js";
+import { manifest } from "../support/manifest-text.js";
+import { openServer } from "../support/test-server.js";
+import { startWatcher, writeSettled } from "../support/watcher.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+let directory: string;
+let removeWorkDir: () => Promise<void>;
+beforeAll(async () => {
+  ({ path: directory, remove: removeWorkDir } = await temporaryDirectory());
+});
+afterAll(() => removeWorkDir());
+
+const ROLLOUT = [
+  "rollout:",
+  "  waves:",
+  "    - name: canary",
+  '      projects: ["2"]',
+  "    - name: rest",
+  "      percent: 100",
+  "  bake: 1s",
+  "  health:",
+  "    logs:",
+  "      min_entries: 0",
+];
+
+/** Project 2's GeoIP (id 5 in the seed data), enabled, with this description; `rollout:` or not. */
+function geoip(description: string | null, rollout: boolean): string {
+  return manifest(
+    "version: 1",
+    ...(rollout ? ROLLOUT : []),
+    "projects:",
+    '  "2":',
+    "    plugin_configs:",
+    "      configs:",
+    "        - name: GeoIP",
+    "          plugin: 1",
+    "          enabled: true",
+    `          description: ${description === null ? "null" : JSON.stringify(description)}`,
+  );
+}
+
+async function openReceiver(onFinished: (handler: () => Promise<void>) => void) {
+  const events: { event: string; message?: string; summary?: string }[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      events.push(JSON.parse(body));
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
+}
+
+describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90_000 }, () => {
+  it("heals drift, holds a manifest change until apply has rolled it out, then heals to the new version", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const receiver = await openReceiver(onTestFinished);
+    const file = join(directory, "watched.yaml");
+    const current = (await server.list(2, "plugin_configs")).find((record) => record.id === 5);
+    const before = (current?.description as string | null | undefined) ?? null;
+    await writeSettled(file, geoip(before, true));
+    const watcher = await startWatcher(
+      ["-f", file, "--mode", "heal", "--interval", "300ms", "--jitter", "0", "--webhook", receiver.url],
+      { env: server.env, cwd: directory },
+    );
+    onTestFinished(async () => {
+      watcher.signal("SIGKILL");
+      await watcher.done;
+    });
+    const record = async () => (await server.list(2, "plugin_configs")).find((item) => item.id === 5);
+    const events = (name: string) => receiver.events.filter((event) => event.event === name);
+
+    // In sync first; then drift (someone disables it): healed, rollout or not.
+    await expect
+      .poll(() => /cycle \d+ ok .*0 drifting/.test(watcher.soFar().stdout), { timeout: 20_000 })
+      .toBe(true);
+    await server.call("PATCH", "/api/projects/2/plugin_configs/5/", { enabled: false });
+    await expect.poll(async () => (await record())?.enabled, { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => events("healed").length, { timeout: 20_000 }).toBe(1);
+
+    // The manifest changes: heal does not write it to the fleet, it says why, and keeps saying
+    // there is drift.
+    await writeSettled(file, geoip("v2", true));
+    await expect.poll(() => events("guard_refused").length, { timeout: 20_000 }).toBe(1);
+    expect(events("guard_refused")[0]?.message).toContain("`pcsync apply` rolls a change out in waves");
+    const cyclesNow = (await watcher.cycles(1)).length;
+    await watcher.cycles(cyclesNow + 3);
+    expect((await record())?.description).toBe(before);
+    expect(events("healed")).toHaveLength(1);
+    expect((await watcher.cycles(1)).at(-1)).toMatch(
+      /guarded .*1 drifting \(1 change\): 1 refused by a guard$/,
+    );
+
+    // apply rolls it out; the watcher then finds it in sync, and heals drift to the new version.
+    const applied = await runCli(["apply", "-f", file, "--auto-approve"], {
+      env: server.env,
+      cwd: directory,
+    });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(`${applied.stdout}${applied.stderr}`).toContain("Rollout complete");
+    expect((await record())?.description).toBe("v2");
+    const afterApply = (await watcher.cycles(1)).length;
+    await watcher.cycles(afterApply + 2);
+    await server.call("PATCH", "/api/projects/2/plugin_configs/5/", { enabled: false });
+    await expect.poll(async () => (await record())?.enabled, { timeout: 20_000 }).toBe(true);
+    expect((await record())?.description).toBe("v2");
+    await expect.poll(() => events("healed").length, { timeout: 20_000 }).toBe(2);
+  });
+
+  it("--once heals a manifest change without rollout:, and with it holds it (exit 3), writing nothing", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "posthog-2024");
+    const file = join(directory, "once.yaml");
+    const record = async () => (await server.list(2, "plugin_configs")).find((item) => item.id === 5);
+
+    await writeSettled(file, geoip("held", true));
+    const held = await runCli(["watch", "--once", "--mode", "heal", "-f", file], {
+      env: server.env,
+      cwd: directory,
+    });
+    expect(held.code, held.stderr).toBe(3);
+    expect(`${held.stdout}${held.stderr}`).toContain(
+      "heal refused in project 2 plugin_configs: once.yaml:14: not healed: with `rollout:`, heal only puts back what this watcher last saw in sync",
+    );
+    expect((await record())?.description).not.toBe("held");
+
+    await writeSettled(file, geoip("healed", false));
+    const healed = await runCli(["watch", "--once", "--mode", "heal", "-f", file], {
+      env: server.env,
+      cwd: directory,
+    });
+    expect(healed.code, healed.stderr).toBe(0);
+    expect((await record())?.description).toBe("healed");
+  });
+});

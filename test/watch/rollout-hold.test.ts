@@ -1,0 +1,90 @@
+// Heal with `rollout:` in the manifest: a family is healed only back to the manifest it was last
+// seen in sync with; a family whose manifest is new to the watcher (changed, or never seen in sync)
+// is held, and a family's place in the files is not a change.
+
+import { describe, expect, it } from "vitest";
+import type { DesiredFamily, DesiredState, DriftMode } from "../../src/manifest/index.js";
+import type { PlannedChange } from "../../src/plan/types.js";
+import type { FamilyFinding } from "../../src/watch/family-finding.js";
+import { HELD_FOR_ROLLOUT, RolloutHold } from "../../src/watch/rollout-hold.js";
+
+const ROLLOUT = { waves: [], bake: 0 } as unknown as NonNullable<DesiredState["rollout"]>;
+const HEAL = new Map<string, DriftMode>([["1\u0000plugin_configs", "heal"]]);
+
+function family(description: string, line = 5): DesiredFamily {
+  return {
+    project: "1",
+    family: "plugin_configs",
+    prune: false,
+    explicitOrder: false,
+    source: { file: "pcsync.yaml", line, col: 5 },
+    configs: [
+      {
+        fields: { name: "GeoIP", plugin: 1, description, order: 0 },
+        source: { file: "pcsync.yaml", line: line + 2, col: 9 },
+        fieldSources: {},
+      },
+    ],
+  };
+}
+
+const drift: PlannedChange = {
+  action: "update",
+  project: "1",
+  family: "plugin_configs",
+  name: "GeoIP",
+  id: 5,
+  fields: { enabled: { from: false, to: true } },
+  source: "pcsync.yaml:7",
+};
+const plan = { changes: [drift], reorders: [] };
+
+function finding(inSync: boolean): FamilyFinding {
+  return { project: "1", family: "plugin_configs", changes: inSync ? [] : [drift], reorder: undefined };
+}
+
+describe("RolloutHold", () => {
+  it("holds nothing without rollout:, whatever it has seen", () => {
+    const hold = new RolloutHold();
+    expect(hold.held(plan, { families: [family("v1")] }, HEAL)).toEqual([]);
+  });
+
+  it("holds a family it has not seen in sync, and says why, pointing at the family", () => {
+    const hold = new RolloutHold();
+    expect(hold.held(plan, { families: [family("v1")], rollout: ROLLOUT }, HEAL)).toEqual([
+      { project: "1", family: "plugin_configs", source: "pcsync.yaml:5", message: HELD_FOR_ROLLOUT },
+    ]);
+  });
+
+  it("heals drift back to the manifest last seen in sync, even when lines moved in the file", () => {
+    const hold = new RolloutHold();
+    hold.observe([finding(true)], { families: [family("v1")] });
+    expect(hold.held(plan, { families: [family("v1", 40)], rollout: ROLLOUT }, HEAL)).toEqual([]);
+  });
+
+  it("holds a family whose manifest changed since it was in sync, until it is seen in sync with the new one", () => {
+    const hold = new RolloutHold();
+    hold.observe([finding(true)], { families: [family("v1")] });
+    const changed = { families: [family("v2")], rollout: ROLLOUT };
+    expect(hold.held(plan, changed, HEAL)).toHaveLength(1);
+    // Still drifting (held): nothing is learnt.
+    hold.observe([{ ...finding(false), refused: [HELD_FOR_ROLLOUT] }], changed);
+    expect(hold.held(plan, changed, HEAL)).toHaveLength(1);
+    // apply rolled it out: in sync with v2, whose drift is healed from now on.
+    hold.observe([finding(true)], changed);
+    expect(hold.held(plan, changed, HEAL)).toEqual([]);
+  });
+
+  it("an owner change is a change; a family in sync, in warn mode or without drift is never held", () => {
+    const hold = new RolloutHold();
+    hold.observe([finding(true)], { families: [family("v1")] });
+    const owned = {
+      families: [family("v1")],
+      rollout: ROLLOUT,
+      owner: { name: "team-a", source: family("v1").source },
+    };
+    expect(hold.held(plan, owned, HEAL)).toHaveLength(1);
+    expect(hold.held({ changes: [], reorders: [] }, owned, HEAL)).toEqual([]);
+    expect(hold.held(plan, owned, new Map([["1\u0000plugin_configs", "warn"]]))).toEqual([]);
+  });
+});
