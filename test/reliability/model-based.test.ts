@@ -1,7 +1,7 @@
 // The model-based test that looks for the next seam between features: sequences of steps a team,
 // its CI and other people take on one service (apply, plan, apply of a saved plan, rollback of the
 // latest journal, a rollback of a journal whose apply still runs, an apply killed with SIGKILL at a
-// random write and resumed, a heal cycle, another actor's edit or create over HTTP, a second
+// random write and resumed, a heal cycle (its manifest with rollout: or not), another actor's edit or create over HTTP, a second
 // owner's apply alone or racing the first, export then plan, a rollout in waves), with manifests drawn from every
 // manifest feature at once, against emulator states holding look-alike and null names, on both
 // profiles. After every step the emulator's own state and every output are held to the invariants
@@ -10,7 +10,7 @@
 // image exactly (and is not refused when nothing changed since), a heal that writes keeps a
 // journal, a plan after a clean apply is empty, export names the owner its records carry and plans
 // back to nothing but the renames it warned of, no project of a later wave written after a rollout's
-// halt, the records as before after its rollback, a finished rollout applied again writes nothing,
+// halt, the records as before after its rollback, a finished rollout applied again writes nothing, a heal never sends a change past rollout:,
 // no internal error or stack trace, exit codes 0-4.
 //
 // `npm test` runs 3 short sequences per profile (new runs stop after 15 s);
@@ -113,6 +113,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("heal" as const), manifest: manifestIndex }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("heal" as const),
+      manifest: manifestIndex,
+      rollout: fc.constant(true),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -289,6 +297,13 @@ const SEQUENCES: Sequence[] = [
     remote: [],
     manifests: [manifest(null, { [PC]: family([{ name: "GeoIP", enabled: false }]) })],
     steps: [{ kind: "heal", manifest: 0 }],
+  },
+  {
+    seam: "a heal sends a manifest change to every project at once, past the manifest's rollout:",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(null, { [PC]: family([{ name: "GeoIP", enabled: false }]) })],
+    steps: [{ kind: "heal", manifest: 0, rollout: true }],
   },
   {
     seam: "two owners adopting one unmarked record at once both succeed",

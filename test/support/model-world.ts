@@ -57,7 +57,7 @@ export type Step =
   | { kind: "rollback" }
   | { kind: "rollback-during-apply"; manifest: number; writes: number }
   | { kind: "kill-resume"; manifest: number; writes: number }
-  | { kind: "heal"; manifest: number }
+  | { kind: "heal"; manifest: number /** The manifest with a `rollout:` block. */; rollout?: boolean }
   | { kind: "edit"; pick: number; change: EditKind }
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
   | { kind: "second-owner"; race: boolean }
@@ -93,7 +93,7 @@ export function describeStep(step: Step): string {
     case "kill-resume":
       return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume`;
     case "heal":
-      return `watch --mode heal --once -f m${step.manifest} --keep-heal-journals ${KEPT_HEAL_JOURNALS}`;
+      return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}`;
     case "edit":
       return `another actor: ${step.change} of live record #${step.pick} (over HTTP)`;
     case "create":
@@ -105,6 +105,23 @@ export function describeStep(step: Step): string {
     case "rollout":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}`;
   }
+}
+
+/** A manifest with a `rollout:` of 2 waves (half the plan's projects, then the rest), no bake. */
+function withRollout(model: ManifestModel, onFailure: "rollback" | "halt"): string {
+  return `${renderManifest(model)}${[
+    "rollout:",
+    "  waves:",
+    "    - name: first",
+    "      percent: 50",
+    "    - name: rest",
+    "      percent: 100",
+    "  bake: 0s",
+    "  health:",
+    "    logs:",
+    "      min_entries: 1",
+    `  on_failure: ${onFailure}`,
+  ].join("\n")}\n`;
 }
 
 /** The heal step's --keep-heal-journals: small, so that a run of a few heals prunes. */
@@ -393,7 +410,7 @@ export class World {
       case "kill-resume":
         return this.killAndResume(this.manifest(step.manifest), step.writes);
       case "heal":
-        return this.heal(this.manifest(step.manifest));
+        return this.heal(this.manifest(step.manifest), step.rollout === true);
       case "edit":
         return this.edit(step.pick, step.change);
       case "create":
@@ -631,22 +648,7 @@ export class World {
     meddle?: FamilyName,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
-    await writeFile(
-      manifest,
-      `${renderManifest(model)}${[
-        "rollout:",
-        "  waves:",
-        "    - name: first",
-        "      percent: 50",
-        "    - name: rest",
-        "      percent: 100",
-        "  bake: 0s",
-        "  health:",
-        "    logs:",
-        "      min_entries: 1",
-        `  on_failure: ${onFailure}`,
-      ].join("\n")}\n`,
-    );
+    await writeFile(manifest, withRollout(model, onFailure));
     const planned = await this.pcsync(["plan", "-f", manifest, "--format", "json"]);
     if (planned.code !== 0) return;
     const waves =
@@ -747,8 +749,9 @@ export class World {
     });
   }
 
-  private async heal(model: ManifestModel): Promise<void> {
-    const manifest = await this.writeManifest(model);
+  private async heal(model: ManifestModel, rollout: boolean): Promise<void> {
+    const manifest = rollout ? this.path("heal-rollout.yaml") : await this.writeManifest(model);
+    if (rollout) await writeFile(manifest, withRollout(model, "rollback"));
     await this.newDefaultJournals();
     const before = this.snapshot();
     const healed = await this.pcsync([
@@ -762,6 +765,11 @@ export class World {
       String(KEPT_HEAL_JOURNALS),
     ]);
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    if (rollout && this.fingerprint() !== this.fingerprint(before))
+      this.broken(
+        "with rollout:, heal never sends a manifest change to the fleet",
+        `watch --once (which has seen no family in sync) changed records:\n${healed.stdout}${healed.stderr}`,
+      );
     const journals = await this.newDefaultJournals();
     if (this.fingerprint() !== this.fingerprint(before) && journals.length === 0)
       this.broken(
