@@ -30,6 +30,8 @@ function fingerprint(family: DesiredFamily, owner: string | undefined): string {
 export class RolloutHold {
   /** Family key -> the fingerprint of the manifest's family when the family was last in sync. */
   readonly #inSync = new Map<string, string>();
+  /** The last cycle held a family: a rollout may be under way, so nothing is learnt from it. */
+  #holding = false;
 
   /**
    * The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
@@ -40,11 +42,12 @@ export class RolloutHold {
     desired: Pick<DesiredState, "families" | "owner" | "rollout">,
     modes: ReadonlyMap<string, DriftMode>,
   ): PlanDiagnostic[] {
+    this.#holding = false;
     if (desired.rollout === undefined) return [];
     const drifting = new Set(
       [...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)),
     );
-    return desired.families
+    const held = desired.families
       .filter((family) => {
         const key = familyKey(family.project, family.family);
         return (
@@ -59,10 +62,18 @@ export class RolloutHold {
         source: formatSource(family.source),
         message: HELD_FOR_ROLLOUT,
       }));
+    this.#holding = held.length > 0;
+    return held;
   }
 
-  /** Remembers the manifest of each family the cycle left in sync (as found, or as healed). */
+  /**
+   * Remembers the manifest of each family the cycle left in sync (as found, or as healed), unless
+   * the cycle held a family. A change part-way through its rollout leaves the projects of its
+   * first waves in sync with it and holds the rest: were those learnt, a wave rolled back after a
+   * failed health check would be healed straight back to the change that failed.
+   */
   observe(findings: readonly FamilyFinding[], desired: Pick<DesiredState, "families" | "owner">): void {
+    if (this.#holding) return;
     const inSync = new Set(
       findings
         .filter(

@@ -3,6 +3,7 @@
 // at once by heal: it is held (reported as drift, refused by a guard) until `pcsync apply` has
 // rolled it out in waves; after that, drift is healed again, to the new version.
 
+import { writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -149,5 +150,73 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     });
     expect(healed.code, healed.stderr).toBe(0);
     expect((await record())?.description).toBe("healed");
+  });
+
+  it("does not heal a wave that was rolled back to the change it rolled back", async ({ onTestFinished }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const file = join(directory, "two.yaml");
+    const partial = join(directory, "two-no-rollout.yaml");
+    const journal = join(directory, "wave-1.jsonl");
+    const describe = async (project: number, id: number) =>
+      ((await server.list(project, "plugin_configs")).find((item) => item.id === id)?.description ?? null) as
+        | string
+        | null;
+    /** GeoIP of projects 1 (id 1) and 2 (id 5), with this description. */
+    const both = (description: string | null, rollout: boolean) =>
+      manifest(
+        "version: 1",
+        ...(rollout ? ROLLOUT : []),
+        "projects:",
+        ...["1", "2"].flatMap((project) => [
+          `  "${project}":`,
+          "    plugin_configs:",
+          "      configs:",
+          "        - name: GeoIP",
+          "          plugin: 1",
+          `          description: ${description === null ? "null" : JSON.stringify(description)}`,
+        ]),
+      );
+    const before = [await describe(1, 1), await describe(2, 5)];
+    expect(before).toEqual([null, null]);
+    await writeSettled(file, both(null, true));
+    // --manifest-settle 0: the watcher plans with each version as soon as it is written.
+    const watcher = await startWatcher(
+      ["-f", file, "--mode", "heal", "--interval", "300ms", "--jitter", "0", "--manifest-settle", "0"],
+      { env: server.env, cwd: directory },
+    );
+    onTestFinished(async () => {
+      watcher.signal("SIGKILL");
+      await watcher.done;
+    });
+    const lastCycle = async () => (await watcher.cycles(1)).at(-1) ?? "";
+    await expect.poll(lastCycle, { timeout: 20_000 }).toMatch(/ ok .*0 drifting/);
+
+    // The change: its first wave (project 2) is written, the rest is held.
+    await writeSettled(file, both("v2", true));
+    await expect.poll(lastCycle, { timeout: 20_000 }).toMatch(/guarded .*2 drifting .*2 refused by a guard/);
+    await writeFile(partial, both("v2", false));
+    const wave = await runCli(
+      ["apply", "-f", partial, "--project", "2", "--auto-approve", "--journal", journal],
+      {
+        env: server.env,
+        cwd: directory,
+      },
+    );
+    expect(wave.code, wave.stderr).toBe(0);
+    const seen = (await watcher.cycles(1)).length;
+    await watcher.cycles(seen + 2);
+    expect(await lastCycle()).toMatch(/guarded .*1 drifting .*1 refused by a guard/);
+
+    // The wave failed its health check and was rolled back: heal must not write it again.
+    const undone = await runCli(["rollback", "--journal", journal, "--auto-approve"], {
+      env: server.env,
+      cwd: directory,
+    });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(await describe(2, 5)).toBeNull();
+    const after = (await watcher.cycles(1)).length;
+    await watcher.cycles(after + 3);
+    expect([await describe(1, 1), await describe(2, 5)]).toEqual([null, null]);
+    expect(await lastCycle()).toMatch(/guarded .*2 drifting .*2 refused by a guard/);
   });
 });

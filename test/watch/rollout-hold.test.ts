@@ -70,7 +70,8 @@ describe("RolloutHold", () => {
     // Still drifting (held): nothing is learnt.
     hold.observe([{ ...finding(false), refused: [HELD_FOR_ROLLOUT] }], changed);
     expect(hold.held(plan, changed, HEAL)).toHaveLength(1);
-    // apply rolled it out: in sync with v2, whose drift is healed from now on.
+    // apply rolled it out: a cycle finds it in sync with v2, whose drift is healed from now on.
+    expect(hold.held({ changes: [], reorders: [] }, changed, HEAL)).toEqual([]);
     hold.observe([finding(true)], changed);
     expect(hold.held(plan, changed, HEAL)).toEqual([]);
   });
@@ -86,5 +87,24 @@ describe("RolloutHold", () => {
     expect(hold.held(plan, owned, HEAL)).toHaveLength(1);
     expect(hold.held({ changes: [], reorders: [] }, owned, HEAL)).toEqual([]);
     expect(hold.held(plan, owned, new Map([["1\u0000plugin_configs", "warn"]]))).toEqual([]);
+  });
+
+  it("learns nothing while a change is part-way out: a wave rolled back is not healed back to the change", () => {
+    const hold = new RolloutHold();
+    const project = (id: string, description: string) => ({ ...family(description), project: id });
+    const heal = new Map<string, DriftMode>([
+      ["1\u0000plugin_configs", "heal"],
+      ["2\u0000plugin_configs", "heal"],
+    ]);
+    const inSync = (id: string) => ({ ...finding(true), project: id });
+    const drifting = (id: string) => ({ ...finding(false), project: id });
+    const driftIn = (id: string) => ({ changes: [{ ...drift, project: id }], reorders: [] });
+    hold.observe([inSync("1"), inSync("2")], { families: [project("1", "v1"), project("2", "v1")] });
+    const v2 = { families: [project("1", "v2"), project("2", "v2")], rollout: ROLLOUT };
+    // Wave 1 wrote project 1; project 2 waits for wave 2 and is held.
+    expect(hold.held(driftIn("2"), v2, heal).map((item) => item.project)).toEqual(["2"]);
+    hold.observe([inSync("1"), { ...drifting("2"), refused: [HELD_FOR_ROLLOUT] }], v2);
+    // The wave failed and was rolled back: project 1 is at v1 again, which is not healed to v2.
+    expect(hold.held(driftIn("1"), v2, heal).map((item) => item.project)).toEqual(["1"]);
   });
 });
