@@ -9,6 +9,7 @@ export {
   type ApiClientOptions,
   CLIENT_DEFAULTS,
 } from "./client.js";
+export { connectForeignEndpoint } from "./endpoint-stack.js";
 export {
   createJob,
   deleteConfig,
@@ -23,8 +24,7 @@ export {
   rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
-export { connectForeignEndpoint } from "./foreign-endpoint.js";
-export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";
 export type { ProxyEnvironment } from "./proxy.js";

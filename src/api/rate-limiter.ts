@@ -17,7 +17,7 @@ export interface RateLimiterOptions {
    * Multiplies the limiter's own durations (burst, observation window, the interval between
    * decreases) and divides its rates by it, as the client's `timeScale` does for tests.
    */
-  timeScale?: number;
+  timeScale?: number | undefined;
   now?: () => number;
   sleep?: Sleep;
 }
@@ -44,15 +44,16 @@ interface Recovery {
 }
 
 export class RateLimiter {
-  readonly #slots: SlotSemaphore;
+  readonly #concurrency: number;
+  #inFlight = 0;
+  /** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
+  readonly #waiting: [ahead: Array<() => void>, others: Array<() => void>] = [[], []];
   readonly #ceilingRps: number;
-  readonly #burstSeconds: number;
-  readonly #minRps: number;
+  /** Multiplies the limiter's own durations and divides its rates (see RateLimiterOptions). */
+  readonly #scale: number;
   readonly #decreaseFactor: number;
   /** Requests per second regained per ms. */
   readonly #increasePerMs: number;
-  readonly #observationWindowMs: number;
-  readonly #minDecreaseIntervalMs: number;
   readonly #now: () => number;
   readonly #sleep: Sleep;
   /** Theoretical arrival time of the token bucket (GCRA form: starts are reserved ahead of time). */
@@ -67,19 +68,19 @@ export class RateLimiter {
   #firstStart: number | undefined;
 
   constructor(options: RateLimiterOptions) {
-    this.#slots = new SlotSemaphore(options.concurrency);
+    const { concurrency } = options;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError("concurrency must be a positive integer");
+    this.#concurrency = concurrency;
     if (options.maxRps !== undefined && !(options.maxRps > 0))
       throw new RangeError("maxRps must be positive");
     const scale = options.timeScale ?? 1;
     if (!(scale > 0)) throw new RangeError("timeScale must be positive");
+    this.#scale = scale;
     this.#ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
-    this.#burstSeconds = BURST_SECONDS * scale;
-    this.#minRps = MIN_RPS / scale;
     this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
     const increase = options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond;
     this.#increasePerMs = increase / (scale * scale) / 1000;
-    this.#observationWindowMs = OBSERVATION_WINDOW_MS * scale;
-    this.#minDecreaseIntervalMs = MIN_DECREASE_INTERVAL_MS * scale;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? realSleep;
   }
@@ -93,7 +94,7 @@ export class RateLimiter {
    */
   async acquire(signal?: AbortSignal, options: { ahead?: boolean | undefined } = {}): Promise<() => void> {
     const ahead = options.ahead === true;
-    await this.#slots.take(signal, ahead);
+    await this.#takeSlot(signal, ahead);
     try {
       for (;;) {
         signal?.throwIfAborted();
@@ -105,7 +106,7 @@ export class RateLimiter {
       }
       signal?.throwIfAborted();
     } catch (error) {
-      this.#slots.release();
+      this.#releaseSlot();
       throw error;
     }
     this.#recordStart(this.#now());
@@ -113,7 +114,7 @@ export class RateLimiter {
     return () => {
       if (released) return;
       released = true;
-      this.#slots.release();
+      this.#releaseSlot();
     };
   }
 
@@ -128,11 +129,12 @@ export class RateLimiter {
     // The refused request did not count against the service's limit.
     this.#starts.pop();
     // Only the first 429 of an episode lowers the rate: the others were sent before it arrived.
-    const newEpisode = now >= this.#pausedUntil && now - this.#lastDecreaseAt >= this.#minDecreaseIntervalMs;
+    const newEpisode =
+      now >= this.#pausedUntil && now - this.#lastDecreaseAt >= MIN_DECREASE_INTERVAL_MS * this.#scale;
     if (this.#decreaseFactor < 1 && newEpisode) {
       const before = this.#rateAt(now);
       const drawnRate = Number.isFinite(before) ? before : this.#observedRps(now);
-      const lowered = Math.max(this.#minRps, drawnRate * this.#decreaseFactor);
+      const lowered = Math.max(MIN_RPS / this.#scale, drawnRate * this.#decreaseFactor);
       const recoverTo = Number.isFinite(this.#ceilingRps) ? this.#ceilingRps : Math.max(drawnRate, lowered);
       this.#recovery = { from: resumeAt, rps: lowered, recoverTo };
       this.#lastDecreaseAt = now;
@@ -151,8 +153,8 @@ export class RateLimiter {
     return {
       rps: this.#rateAt(this.#now()),
       pausedUntil: this.#pausedUntil,
-      inFlight: this.#slots.inFlight,
-      queued: this.#slots.queued,
+      inFlight: this.#inFlight,
+      queued: this.#waiting[0].length + this.#waiting[1].length,
     };
   }
 
@@ -186,79 +188,54 @@ export class RateLimiter {
 
   #burstToleranceMs(rate: number): number {
     if (!Number.isFinite(rate)) return 0;
-    const burst = Math.max(1, Math.floor(rate * this.#burstSeconds));
+    const burst = Math.max(1, Math.floor(rate * BURST_SECONDS * this.#scale));
     return ((burst - 1) * 1000) / rate;
   }
 
   #recordStart(now: number): void {
     this.#firstStart ??= now;
     this.#starts.push(now);
-    while ((this.#starts[0] ?? now) < now - this.#observationWindowMs) this.#starts.shift();
+    while ((this.#starts[0] ?? now) < now - OBSERVATION_WINDOW_MS * this.#scale) this.#starts.shift();
   }
 
   /** The rate of starts over the observation window (or since the first start, if shorter). */
   #observedRps(now: number): number {
-    const windowMs = this.#observationWindowMs;
+    const windowMs = OBSERVATION_WINDOW_MS * this.#scale;
     const count = this.#starts.filter((start) => start >= now - windowMs).length;
     const running = this.#firstStart === undefined ? 0 : now - this.#firstStart;
     const spanMs = Math.min(windowMs, Math.max(windowMs / 5, running));
-    return Math.max(this.#minRps, (count * 1000) / spanMs);
-  }
-}
-
-// A bound on requests in flight: a request takes a slot before it starts and gives it back when
-// done; waiters are served in order, and one whose signal aborts leaves the queue.
-class SlotSemaphore {
-  readonly #slots: number;
-  #inFlight = 0;
-  readonly #waiting: Array<() => void> = [];
-  /** How many waiters at the front of the queue went ahead. */
-  #aheadWaiting = 0;
-
-  constructor(slots: number) {
-    if (!Number.isInteger(slots) || slots < 1) throw new RangeError("concurrency must be a positive integer");
-    this.#slots = slots;
-  }
-
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  get queued(): number {
-    return this.#waiting.length;
+    return Math.max(MIN_RPS / this.#scale, (count * 1000) / spanMs);
   }
 
   /**
-   * Resolves once a slot is taken; rejects with the signal's reason if it aborts first. `ahead`
-   * waits before every other waiter (after those that also went ahead).
+   * Resolves once a slot is taken (waiters are served in order, those `ahead` before every other);
+   * rejects with the signal's reason, leaving the queue, if it aborts first.
    */
-  take(signal: AbortSignal | undefined, ahead: boolean): Promise<void> {
+  #takeSlot(signal: AbortSignal | undefined, ahead: boolean): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#inFlight < this.#slots) {
+    if (this.#inFlight < this.#concurrency) {
       this.#inFlight += 1;
       return Promise.resolve();
     }
+    const queue = this.#waiting[ahead ? 0 : 1];
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        const index = this.#waiting.indexOf(take);
+        const index = queue.indexOf(take);
         if (index < 0) return;
-        this.#waiting.splice(index, 1);
-        if (index < this.#aheadWaiting) this.#aheadWaiting -= 1;
+        queue.splice(index, 1);
         reject(signal?.reason);
       };
       const take = () => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
       };
-      if (ahead) this.#waiting.splice(this.#aheadWaiting++, 0, take);
-      else this.#waiting.push(take);
+      queue.push(take);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
-  release(): void {
-    const next = this.#waiting.shift();
-    if (this.#aheadWaiting > 0) this.#aheadWaiting -= 1;
+  #releaseSlot(): void {
+    const next = this.#waiting[0].shift() ?? this.#waiting[1].shift();
     // The slot passes straight to the next waiter, so the count does not change.
     if (next) next();
     else this.#inFlight -= 1;

@@ -160,7 +160,7 @@ const SERVICE_CODES = {
   ),
   /**
    * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
-   * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
+   * bound, or a read past the time bound (list-walk.ts). `bound` names the option that raises it.
    */
   list_too_long: response(
     ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
