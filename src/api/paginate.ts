@@ -206,24 +206,18 @@ class ListTally {
       }
       this.#pageOf.set(key, number);
     }
-    if (this.#read > this.#count) return this.#beyondCount();
     // The service builds `next` from the count (null once offset + limit reaches it): a link to
     // an offset at or past it announces records beyond the count, like a page holding them.
     const next = page.next === undefined || page.next === null ? undefined : nextOffsetOf(page.next);
-    return next !== undefined && next >= this.#count ? this.#beyondCount() : undefined;
-  }
-
-  #beyondCount(): string {
-    return `records were listed beyond the count of ${this.#count ?? 0}`;
+    if (this.#read <= this.#count && (next === undefined || next < this.#count)) return undefined;
+    return `records were listed beyond the count of ${this.#count}`;
   }
 
   /** After the last page: whether the records read are as many as the count. */
   finish(): string | undefined {
-    return this.#read === (this.#count ?? 0) ? undefined : this.#recordsForCount();
-  }
-
-  #recordsForCount(): string {
-    return `${this.#read} ${this.#read === 1 ? "record was" : "records were"} listed for a count of ${this.#count ?? 0}`;
+    const count = this.#count ?? 0;
+    if (this.#read === count) return undefined;
+    return `${this.#read} ${this.#read === 1 ? "record was" : "records were"} listed for a count of ${count}`;
   }
 }
 
