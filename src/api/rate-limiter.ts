@@ -1,6 +1,6 @@
 // The one limiter every request passes, reads and writes alike (and each webhook's queue, with
 // one of its own): a bound on requests in flight, an optional requests-per-second ceiling, and
-// after a 429 a pause for everyone and a rate cut by a factor that then recovers (AIMD).
+// after a 429 a pause for everyone until the time the service named.
 
 import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 
@@ -9,51 +9,24 @@ export interface RateLimiterOptions {
   concurrency: number;
   /** Requests per second at most; undefined means no client-side limit until the service throttles. */
   maxRps?: number | undefined;
-  /** On a 429 the rate is multiplied by this; 1 never slows down at all (the pauses remain). */
-  decreaseFactor?: number;
-  /** After a 429's pause: requests per second regained per second. */
-  increaseRpsPerSecond?: number;
-  /**
-   * Multiplies the limiter's own durations (burst, observation window, the interval between
-   * decreases) and divides its rates by it, as the client's `timeScale` does for tests.
-   */
+  /** Multiplies the limiter's own duration (the burst), as the client's `timeScale` does for tests. */
   timeScale?: number | undefined;
   now?: () => number;
   sleep?: Sleep;
 }
 
-const RATE_LIMITER_DEFAULTS = {
-  decreaseFactor: 0.5,
-  increaseRpsPerSecond: 0.5,
-} as const satisfies Partial<RateLimiterOptions>;
-
-// Requests that may start back to back, as seconds' worth of the current rate (at least 1 request).
+// Requests that may start back to back, as seconds' worth of the rate (at least 1 request).
 const BURST_SECONDS = 1;
-// The rate is never lowered below this (requests per second).
-const MIN_RPS = 0.5;
-// How far back starts are counted to estimate the rate that drew a 429 when there is no limit.
-const OBSERVATION_WINDOW_MS = 5_000;
-// 429s of requests already in flight when the first one came belong to the same episode.
-const MIN_DECREASE_INTERVAL_MS = 1_000;
-
-/** After a 429: the rate from `from` on is `rps` plus the recovery, until it reaches `recoverTo`. */
-interface Recovery {
-  from: number;
-  rps: number;
-  recoverTo: number;
-}
 
 export class RateLimiter {
   readonly #concurrency: number;
   #inFlight = 0;
   /** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
   readonly #waiting: [ahead: Array<() => void>, others: Array<() => void>] = [[], []];
-  readonly #ceilingRps: number;
-  /** Multiplies the limiter's own durations and divides its rates (see RateLimiterOptions). */
-  readonly #scale: number;
-  readonly #decreaseFactor: number;
-  /** Requests per second regained per ms. */
-  readonly #increasePerMs: number;
+  /** Requests per second at most (Infinity: unlimited). */
+  readonly #rps: number;
+  /** How far starts may run ahead of the rate: one second's worth of it (scaled), less one request. */
+  readonly #burstToleranceMs: number;
   readonly #now: () => number;
   readonly #sleep: Sleep;
   /** Theoretical arrival time of the token bucket (GCRA form: starts are reserved ahead of time). */
@@ -61,11 +34,6 @@ export class RateLimiter {
   #pausedUntil = Number.NEGATIVE_INFINITY;
   /** Bumped on each 429, so a request that reserved its start before it re-checks. */
   #pauseGeneration = 0;
-  #recovery: Recovery | undefined;
-  #lastDecreaseAt = Number.NEGATIVE_INFINITY;
-  /** Start times within the observation window, oldest first. */
-  readonly #starts: number[] = [];
-  #firstStart: number | undefined;
 
   constructor(options: RateLimiterOptions) {
     const { concurrency } = options;
@@ -76,11 +44,9 @@ export class RateLimiter {
       throw new RangeError("maxRps must be positive");
     const scale = options.timeScale ?? 1;
     if (!(scale > 0)) throw new RangeError("timeScale must be positive");
-    this.#scale = scale;
-    this.#ceilingRps = options.maxRps ?? Number.POSITIVE_INFINITY;
-    this.#decreaseFactor = options.decreaseFactor ?? RATE_LIMITER_DEFAULTS.decreaseFactor;
-    const increase = options.increaseRpsPerSecond ?? RATE_LIMITER_DEFAULTS.increaseRpsPerSecond;
-    this.#increasePerMs = increase / (scale * scale) / 1000;
+    this.#rps = options.maxRps ?? Number.POSITIVE_INFINITY;
+    const burst = Math.max(1, Math.floor(this.#rps * BURST_SECONDS * scale));
+    this.#burstToleranceMs = Number.isFinite(this.#rps) ? ((burst - 1) * 1000) / this.#rps : 0;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? realSleep;
   }
@@ -109,7 +75,6 @@ export class RateLimiter {
       this.#releaseSlot();
       throw error;
     }
-    this.#recordStart(this.#now());
     let released = false;
     return () => {
       if (released) return;
@@ -118,40 +83,21 @@ export class RateLimiter {
     };
   }
 
-  /**
-   * The service refused a request (429) and asks to wait `waitMs`: everyone waits, and the first
-   * 429 of an episode cuts the rate by `decreaseFactor` (from the rate observed when none was in
-   * force); it then grows back linearly to where it was.
-   */
+  /** The service refused a request (429) and asks to wait `waitMs`: everyone waits until then. */
   noteThrottled(waitMs: number): void {
-    const now = this.#now();
-    const resumeAt = now + Math.max(0, waitMs);
-    // The refused request did not count against the service's limit.
-    this.#starts.pop();
-    // Only the first 429 of an episode lowers the rate: the others were sent before it arrived.
-    const newEpisode =
-      now >= this.#pausedUntil && now - this.#lastDecreaseAt >= MIN_DECREASE_INTERVAL_MS * this.#scale;
-    if (this.#decreaseFactor < 1 && newEpisode) {
-      const before = this.#rateAt(now);
-      const drawnRate = Number.isFinite(before) ? before : this.#observedRps(now);
-      const lowered = Math.max(MIN_RPS / this.#scale, drawnRate * this.#decreaseFactor);
-      const recoverTo = Number.isFinite(this.#ceilingRps) ? this.#ceilingRps : Math.max(drawnRate, lowered);
-      this.#recovery = { from: resumeAt, rps: lowered, recoverTo };
-      this.#lastDecreaseAt = now;
-    }
-    this.#pausedUntil = Math.max(this.#pausedUntil, resumeAt);
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + Math.max(0, waitMs));
     this.#pauseGeneration += 1;
     // Everyone starts again after the pause with no burst.
-    this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs(this.#rateAt(resumeAt)));
+    this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs);
   }
 
   /**
-   * The rate in force now (Infinity: unlimited); until when every request waits (epoch ms, in the
+   * The requests-per-second ceiling (Infinity: none); until when every request waits (epoch ms, in the
    * past when not paused); requests in flight and queued.
    */
   get state(): { rps: number; pausedUntil: number; inFlight: number; queued: number } {
     return {
-      rps: this.#rateAt(this.#now()),
+      rps: this.#rps,
       pausedUntil: this.#pausedUntil,
       inFlight: this.#inFlight,
       queued: this.#waiting[0].length + this.#waiting[1].length,
@@ -165,46 +111,11 @@ export class RateLimiter {
    */
   #reserveStart(now: number, ahead: boolean): number {
     const earliest = Math.max(now, this.#pausedUntil);
-    const rate = this.#rateAt(earliest);
-    if (!Number.isFinite(rate)) return earliest - now;
-    const interval = 1000 / rate;
+    if (!Number.isFinite(this.#rps)) return earliest - now;
     const tat = Math.max(this.#tat, earliest);
-    this.#tat = tat + interval;
+    this.#tat = tat + 1000 / this.#rps;
     if (ahead) return earliest - now;
-    return Math.max(earliest, tat - this.#burstToleranceMs(rate)) - now;
-  }
-
-  /** The rate in force at `time` (Infinity: unlimited); a recovery that is complete ends. */
-  #rateAt(time: number): number {
-    const recovery = this.#recovery;
-    if (!recovery) return this.#ceilingRps;
-    const rate = recovery.rps + this.#increasePerMs * Math.max(0, time - recovery.from);
-    if (rate >= recovery.recoverTo) {
-      this.#recovery = undefined;
-      return this.#ceilingRps;
-    }
-    return Math.min(rate, this.#ceilingRps);
-  }
-
-  #burstToleranceMs(rate: number): number {
-    if (!Number.isFinite(rate)) return 0;
-    const burst = Math.max(1, Math.floor(rate * BURST_SECONDS * this.#scale));
-    return ((burst - 1) * 1000) / rate;
-  }
-
-  #recordStart(now: number): void {
-    this.#firstStart ??= now;
-    this.#starts.push(now);
-    while ((this.#starts[0] ?? now) < now - OBSERVATION_WINDOW_MS * this.#scale) this.#starts.shift();
-  }
-
-  /** The rate of starts over the observation window (or since the first start, if shorter). */
-  #observedRps(now: number): number {
-    const windowMs = OBSERVATION_WINDOW_MS * this.#scale;
-    const count = this.#starts.filter((start) => start >= now - windowMs).length;
-    const running = this.#firstStart === undefined ? 0 : now - this.#firstStart;
-    const spanMs = Math.min(windowMs, Math.max(windowMs / 5, running));
-    return Math.max(MIN_RPS / this.#scale, (count * 1000) / spanMs);
+    return Math.max(earliest, tat - this.#burstToleranceMs) - now;
   }
 
   /**
