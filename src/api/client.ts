@@ -7,6 +7,8 @@ import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import type { Sleep } from "../abortable-sleep.js";
+import type { ProxyEnvironment, ProxyRoute } from "../http/proxy.js";
+import { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
@@ -15,7 +17,6 @@ import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } f
 import { createEndpointStack } from "./endpoint-stack.js";
 import { failureError } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
-import type { ProxyEnvironment, ProxyRoute } from "./proxy.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
@@ -27,7 +28,6 @@ import {
   sendWithRetry,
 } from "./retry.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
-import { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";
 import { validateResponse } from "./validate-response.js";
 
 export interface ApiClientOptions {

@@ -4,9 +4,9 @@
 
 import type { Dispatcher } from "undici";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import { createDispatcher } from "../http/dispatcher.js";
+import { type ProxyDecision, type ProxyEnvironment, resolveProxy } from "../http/proxy.js";
 import type { ApiClientOptions } from "./client.js";
-import { createDispatcher } from "./dispatcher.js";
-import { type ProxyDecision, type ProxyEnvironment, resolveProxy } from "./proxy.js";
 import { RateLimiter } from "./rate-limiter.js";
 import type { RetryContext, RetryOptions } from "./retry.js";
 

@@ -1,9 +1,11 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
+export { isLoopbackHost } from "../http/loopback-host.js";
+export type { ProxyEnvironment } from "../http/proxy.js";
+export { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
-export { isLoopbackHost } from "./base-url.js";
 export {
   ApiClient,
   type ApiClientOptions,
@@ -27,7 +29,6 @@ export {
 export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";
-export type { ProxyEnvironment } from "./proxy.js";
 export {
   type RetryContext,
   sendWithRetry,
@@ -38,4 +39,3 @@ export {
   isServiceError,
   ServiceError,
 } from "./service-error.js";
-export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";

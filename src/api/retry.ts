@@ -2,9 +2,9 @@
 // failures are sent again, capped full-jitter exponential backoff, the wait a 429 states
 // (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
 
+import { type AttemptResponse, headerValue, TransportFailure } from "../http/transport.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
-import { type AttemptResponse, headerValue, TransportFailure } from "./transport.js";
 import { readServiceError } from "./validate-response.js";
 
 export interface RetryOptions {

@@ -1,10 +1,10 @@
-// Which proxy, if any, carries the requests to the base URL: HTTPS_PROXY, HTTP_PROXY and NO_PROXY
-// (and their lower-case forms), read as curl and Go read them. A client talks to one origin, so the
-// choice is made once, when the client is made.
+// Which proxy, if any, carries the requests to an origin (the base URL's, a webhook's, Prometheus's):
+// HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms), read as curl and Go read them.
+// A client talks to one origin, so the choice is made once, when the client is made.
 
 import { BlockList, isIP } from "node:net";
 import { InputError } from "../input-error.js";
-import { isLoopbackHost } from "./base-url.js";
+import { isLoopbackHost } from "./loopback-host.js";
 
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
