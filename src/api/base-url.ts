@@ -2,7 +2,7 @@
 // or checked against, so no request or followed link can leave its origin and path prefix.
 
 import { FAMILIES } from "../families.js";
-import { isLoopbackHost } from "../http/loopback-host.js";
+import { isLoopbackHost } from "../http/proxy.js";
 import { InputError } from "../input-error.js";
 
 export interface BaseUrl {

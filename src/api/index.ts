@@ -1,7 +1,7 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
-export { isLoopbackHost } from "../http/loopback-host.js";
 export type { ProxyEnvironment } from "../http/proxy.js";
+export { isLoopbackHost } from "../http/proxy.js";
 export { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.

@@ -4,7 +4,6 @@
 
 import { BlockList, isIP } from "node:net";
 import { InputError } from "../input-error.js";
-import { isLoopbackHost } from "./loopback-host.js";
 
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
@@ -161,4 +160,16 @@ function inCidr(host: string, version: number, cidr: string): boolean {
   const list = new BlockList();
   list.addSubnet(network, prefix, ipType(networkVersion));
   return list.check(host, ipType(version));
+}
+
+/**
+ * Hosts that never leave this machine: no proxy can reach them, and plain http to them exposes
+ * nothing (the base URL, a webhook, Prometheus may use it).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (isIP(host) === 4) return host.startsWith("127.");
+  if (isIP(host) === 6) return host === "::1" || /^::ffff:127\./.test(host);
+  return false;
 }
