@@ -1,8 +1,8 @@
 // The base URL: parsed once, checked for transport safety, and the only place URLs are built from
 // or checked against, so no request or followed link can leave its origin and path prefix.
 
-import { isIP } from "node:net";
 import { FAMILIES } from "../families.js";
+import { isLoopbackHost } from "../http/proxy.js";
 import { InputError } from "../input-error.js";
 
 export interface BaseUrl {
@@ -83,15 +83,6 @@ export function parseBaseUrl(
 /** ` (from server.base_url at pcsync.yaml:3)`, or nothing when the source is not known. */
 export function fromWhere(source: string | undefined): string {
   return source === undefined ? "" : ` (from ${source})`;
-}
-
-/** Hosts that never leave this machine, where plain http exposes nothing. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost")) return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  if (isIP(host) === 6) return host === "::1" || /^::ffff:127\./.test(host);
-  return false;
 }
 
 /** `path` is an API path such as `/api/projects/1/plugin_configs/`, already encoded. */

@@ -4,40 +4,31 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
-import { type IncomingHttpHeaders, maxHeaderSize } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import type { Sleep } from "../abortable-sleep.js";
+import type { ProxyEnvironment, ProxyRoute } from "../http/proxy.js";
+import { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { checkApiKey } from "./api-key.js";
-import {
-  type BaseUrl,
-  buildUrl,
-  fromWhere,
-  isUnderBase,
-  parseBaseUrl,
-  type QueryParams,
-} from "./base-url.js";
-import { createDispatcher } from "./dispatcher.js";
-import { explainFailure } from "./explain-failure.js";
-import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
-import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "./proxy.js";
-import { RateLimiter } from "./rate-limiter.js";
+import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
+import { createEndpointStack } from "./endpoint-stack.js";
+import { failureError } from "./explain-failure.js";
+import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
+import type { RateLimiter } from "./rate-limiter.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
   backoffDelayMs,
-  mayHaveBeenProcessed,
-  parseRetryAfter,
   RETRY_DEFAULTS,
   type RetryContext,
   type RetryOptions,
   type RetrySafety,
   sendWithRetry,
 } from "./retry.js";
-import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
-import { type AttemptResponse, headerValue, sendAttempt, TransportFailure } from "./transport.js";
-import { isServiceEnvelope, readServiceError, validateResponse } from "./validate-response.js";
+import { type FailedRequest, ServiceError } from "./service-error.js";
+import { validateResponse } from "./validate-response.js";
 
 export interface ApiClientOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
@@ -179,12 +170,9 @@ export class ApiClient {
   readonly #proxy: ProxyRoute | undefined;
   /** The time and size bounds of every attempt. */
   readonly #bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
-  readonly #trace: ((line: string) => void) | undefined;
   readonly #onAttempt: ((method: HttpMethod, status: number | "error") => void) | undefined;
-  readonly #random: () => number;
-  readonly #now: () => number;
-  readonly #sleep: Sleep;
-  readonly #retryContext: RetryContext;
+  /** The retry loop's limiter, policy, clock, sleep and trace. */
+  readonly #retry: RetryContext;
   #closed = false;
   /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
   readonly #ahead = new AsyncLocalStorage<boolean>();
@@ -230,47 +218,25 @@ export class ApiClient {
       maxRecords: positiveInteger(listBounds.maxRecords, "listBounds.maxRecords"),
       maxReadMs: positiveInteger(scaled(listBounds.maxReadMs), "listBounds.maxReadMs"),
     };
-    this.#trace = options.trace;
     this.#onAttempt = options.onAttempt;
-    this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? realSleep;
     this.signal = options.signal;
     // Every request waiting for a slot listens for the abort: hundreds may wait at once.
     if (options.signal) setMaxListeners(0, options.signal);
-    this.limiter = new RateLimiter({
-      concurrency,
-      maxRps: options.maxRps,
+    const stack = createEndpointStack({
+      ...options,
+      origin: this.base.origin,
+      connections: concurrency,
+      connectTimeoutMs: this.requestTimeoutMs,
+      retry: this.retryOptions,
       timeScale,
-      now: this.#now,
-      sleep: this.#sleep,
-    });
-    // Whether requests go through a proxy, and why (for `--verbose`).
-    const proxy: ProxyDecision =
-      options.proxyEnvironment === undefined || options.dispatcher !== undefined
-        ? { route: undefined, note: undefined }
-        : resolveProxy(this.base.origin, options.proxyEnvironment);
-    this.#proxy = proxy.route;
-    if (proxy.note !== undefined) this.traceLine(`proxy: ${proxy.note}`);
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher =
-      options.dispatcher ??
-      createDispatcher({
-        origin: this.base.origin,
-        connections: concurrency,
-        connectTimeoutMs: this.requestTimeoutMs,
-        proxy: this.#proxy,
-      });
-    this.#retryContext = {
-      limiter: this.limiter,
-      options: this.retryOptions,
-      signal: this.signal,
       stats: this.stats,
-      random: this.#random,
-      now: this.#now,
-      sleep: (ms) => this.sleep(ms),
-      trace: (line) => this.traceLine(line),
-    };
+    });
+    this.#retry = stack.retry;
+    this.limiter = stack.retry.limiter;
+    this.#proxy = stack.proxy.route;
+    if (stack.proxy.note !== undefined) this.traceLine(`proxy: ${stack.proxy.note}`);
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = stack.dispatcher;
   }
 
   /** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
@@ -289,12 +255,12 @@ export class ApiClient {
   }
 
   traceLine(line: string): void {
-    this.#trace?.(line);
+    this.#retry.trace(line);
   }
 
   /** The backoff before retry number `retryNumber` (from 1), with the client's jitter. */
   backoffDelayMs(retryNumber: number): number {
-    return backoffDelayMs(retryNumber, this.retryOptions, this.#random);
+    return backoffDelayMs(retryNumber, this.retryOptions, this.#retry.random);
   }
 
   /**
@@ -309,12 +275,12 @@ export class ApiClient {
 
   /** The client's clock (injectable for tests). */
   now(): number {
-    return this.#now();
+    return this.#retry.now();
   }
 
   /** The client's sleep; rejects with the signal's reason once the client's signal aborts. */
   sleep(ms: number): Promise<void> {
-    return sleepUnlessAborted(this.#sleep, ms, this.signal);
+    return this.#retry.sleep(ms);
   }
 
   /**
@@ -338,7 +304,7 @@ export class ApiClient {
     };
     if (body !== undefined) headers["content-type"] = "application/json";
     const traceLabel = `${method} ${url.pathname}${url.search}`;
-    const last = await sendWithRetry(this.#retryContext, {
+    const last = await sendWithRetry(this.#retry, {
       failedRequest,
       traceLabel,
       safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
@@ -346,27 +312,14 @@ export class ApiClient {
       ahead: this.#ahead.getStore() === true,
       send: () => this.#sendAttempt({ method, url, headers, body }, traceLabel),
     });
-    if (last.failure !== undefined) {
-      throw this.#transportError(failedRequest, last.failure, last.attempts, last.earlierOutcomeUnknown);
-    }
-    const { response, attempts } = last;
-    if (last.done) return { ...response, attempts };
-    const { status } = response;
-    if (status >= 300 && status < 400) {
-      const location = describeLocation(headerValue(response.headers.location), url);
-      const outcomeUnknown = method !== "GET";
-      const facts = { status, location, base: this.base.display, attempts, outcomeUnknown };
-      throw new ServiceError("redirect_not_followed", failedRequest, facts);
-    }
-    throw apiError(failedRequest, {
-      status,
-      serviceError: readServiceError(response.body),
-      serviceEnvelope: isServiceEnvelope(response.body),
-      retryAfterMs: parseRetryAfter(headerValue(response.headers["retry-after"]), this.#now()),
-      fallbackDetail: fallbackDetail(response, this.secrets),
-      hint: this.#hintFor(status, response),
-      attempts,
-      outcomeUnknown: method !== "GET" && (mayHaveBeenProcessed(status) || last.earlierOutcomeUnknown),
+    if (last.failure === undefined && last.done) return { ...last.response, attempts: last.attempts };
+    throw failureError(failedRequest, url, last, {
+      base: this.base,
+      proxy: this.#proxy,
+      secrets: this.secrets,
+      bounds: this.#bounds,
+      now: this.now(),
+      hasSucceeded: this.hasSucceeded(),
     });
   }
 
@@ -375,7 +328,7 @@ export class ApiClient {
     request: { method: HttpMethod; url: URL; headers: Record<string, string>; body: string | undefined },
     traceLabel: string,
   ): Promise<AttemptResponse> {
-    const startedAt = this.#now();
+    const startedAt = this.now();
     this.stats.requests += 1;
     if (request.body !== undefined) this.stats.bytesSent += Buffer.byteLength(request.body);
     let response: AttemptResponse;
@@ -385,7 +338,7 @@ export class ApiClient {
       if (error instanceof TransportFailure) {
         this.stats.transportFailures += 1;
         this.#onAttempt?.(request.method, "error");
-        this.traceLine(`${traceLabel} -> ${error.message} (${this.#now() - startedAt} ms)`);
+        this.traceLine(`${traceLabel} -> ${error.message} (${this.now() - startedAt} ms)`);
       }
       throw error;
     }
@@ -394,7 +347,7 @@ export class ApiClient {
     this.#onAttempt?.(request.method, status);
     this.stats.bytesReceived += response.body.length;
     this.traceLine(
-      `${traceLabel} -> ${status} (${this.#now() - startedAt} ms, ${response.body.length} bytes)`,
+      `${traceLabel} -> ${status} (${this.now() - startedAt} ms, ${response.body.length} bytes)`,
     );
     return response;
   }
@@ -439,83 +392,6 @@ export class ApiClient {
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
-
-  /** A hint that the answer's body gives beyond its status. */
-  #hintFor(status: number, response: AttemptResponse): string | undefined {
-    // nginx and others answer plain http sent to their TLS port with a 400 (or 497) saying so.
-    if (
-      (status === 400 || status === 497) &&
-      /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))
-    ) {
-      const host = new URL(this.base.origin).host;
-      return `the server at ${host} speaks https on this port: the base URL should be https://${host}${this.base.prefix}`;
-    }
-    // A wrong path in the base URL makes every request a 404: before any answer came back, say so.
-    if (status === 404 && !this.hasSucceeded()) return notFoundHint(this.base);
-    return undefined;
-  }
-
-  #transportError(
-    failedRequest: FailedRequest,
-    failure: TransportFailure,
-    attempts: number,
-    earlierOutcomeUnknown: boolean,
-  ): Error {
-    const outcomeUnknown = failedRequest.method !== "GET" && (failure.sent || earlierOutcomeUnknown);
-    if (failure.kind === "too_large") {
-      const { maxResponseBytes: limitBytes } = this.#bounds;
-      return new ServiceError("response_too_large", failedRequest, {
-        limitBytes,
-        encoding: failure.encoding,
-      });
-    }
-    if (failure.kind === "headers_too_large") {
-      return new ServiceError("response_headers_too_large", failedRequest, {
-        ...{ limitBytes: maxHeaderSize, attempts },
-        outcomeUnknown: failedRequest.method !== "GET",
-      });
-    }
-    if (failure.kind === "undecodable")
-      return new ServiceError("malformed_response", failedRequest, { problem: failure.message });
-    if (failure.kind === "timeout") {
-      const timeoutMs = failure.phase === "body" ? this.#bounds.bodyTimeoutMs : this.requestTimeoutMs;
-      return new ServiceError("timeout", failedRequest, {
-        phase: failure.phase,
-        timeoutMs,
-        attempts,
-        outcomeUnknown,
-      });
-    }
-    return new ServiceError("network_error", failedRequest, {
-      origin: this.base.origin,
-      reason: failure.reason,
-      description: failure.message,
-      attempts,
-      outcomeUnknown,
-      ...explainFailure(failure, { base: this.base, proxy: this.#proxy, attempts }),
-    });
-  }
-}
-
-/** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
-function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): string | undefined {
-  const contentType = headerValue(response.headers["content-type"]) ?? "";
-  if (contentType.includes("html")) return undefined;
-  const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
-  if (text === "") return undefined;
-  const excerpt = secrets.excerpt(text, 200);
-  return excerpt.length < text.length ? `${excerpt}...` : text;
-}
-
-/** A redirect's target as origin and path: its query string may carry anything, even a token. */
-function describeLocation(location: string | undefined, from: URL): string | undefined {
-  if (location === undefined) return undefined;
-  try {
-    const target = new URL(location, from);
-    return `${target.origin}${target.pathname}`;
-  } catch {
-    return JSON.stringify(location.slice(0, 80));
-  }
 }
 
 function positiveInteger(value: number, name: string): number {
@@ -528,9 +404,4 @@ function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
-}
-
-/** For a 404 before any request succeeded: the base URL's path may be what is wrong. */
-export function notFoundHint(base: BaseUrl): string {
-  return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }

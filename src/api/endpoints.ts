@@ -155,7 +155,6 @@ export async function rearrangeConfigs(
 /** The filters of the logs endpoint; `typeFilter` becomes repeated `type_filter` parameters. */
 export interface LogQuery {
   limit?: number;
-  offset?: number;
   typeFilter?: readonly string[];
   search?: string;
   /** ISO-8601 time, or a Date. */
@@ -230,17 +229,14 @@ function logsUrl(
   query: LogQuery,
 ): URL {
   if (!getFamily(family).hasLogs) throw new InputError("logs_not_supported", { family: family });
-  for (const name of ["limit", "offset"] as const) {
-    const value = query[name];
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
-      throw new InputError("invalid_request", {
-        message: `Logs: ${name} must be a non-negative integer, not ${String(value)}.`,
-      });
-    }
+  const { limit } = query;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
+    throw new InputError("invalid_request", {
+      message: `Logs: limit must be a non-negative integer, not ${String(limit)}.`,
+    });
   }
   return client.url(recordPath(projectId, family, configId, "logs"), {
-    limit: query.limit,
-    offset: query.offset,
+    limit,
     type_filter: query.typeFilter,
     search: query.search,
     after: formatTime(query.after),

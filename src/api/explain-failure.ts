@@ -1,10 +1,134 @@
-// A connection failure in the user's terms: which hop failed (the proxy or the service) and what
-// to check, instead of a system error code or OpenSSL's two-line message.
+// A request that failed, as the ServiceError a user reads: an answer that was not a 2xx (with what
+// its body says, and a hint where the status alone misleads), or a connection failure in the
+// user's terms: which hop failed (the proxy or the service) and what to check, instead of a
+// system error code or OpenSSL's two-line message.
 
-import type { BaseUrl } from "./base-url.js";
-import type { ProxyRoute } from "./proxy.js";
-import { plural } from "./service-error.js";
-import type { TransportFailure } from "./transport.js";
+import { maxHeaderSize } from "node:http";
+import type { ProxyRoute } from "../http/proxy.js";
+import { type AttemptResponse, headerValue, type TransportFailure } from "../http/transport.js";
+import type { SecretRegistry } from "../redact.js";
+import { type BaseUrl, fromWhere } from "./base-url.js";
+import { type LastAttempt, mayHaveBeenProcessed, parseRetryAfter } from "./retry.js";
+import { apiError, type FailedRequest, plural, ServiceError } from "./service-error.js";
+import { isServiceEnvelope, readServiceError } from "./validate-response.js";
+
+/** What the client knows that its errors need. */
+export interface FailureContext {
+  base: BaseUrl;
+  proxy: ProxyRoute | undefined;
+  secrets: SecretRegistry;
+  /** The time and size bounds of every attempt. */
+  bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
+  now: number;
+  /** Whether any request of the client has had a 2xx answer (the base URL reaches the API). */
+  hasSucceeded: boolean;
+}
+
+/** The error for the last attempt of a request that was not done (see sendWithRetry). */
+export function failureError(
+  request: FailedRequest,
+  url: URL,
+  last: LastAttempt,
+  context: FailureContext,
+): Error {
+  const { attempts, earlierOutcomeUnknown } = last;
+  const writes = request.method !== "GET";
+  if (last.failure !== undefined) return transportError(request, last, context);
+  const { response } = last;
+  const { status } = response;
+  if (status >= 300 && status < 400) {
+    const location = describeLocation(headerValue(response.headers.location), url);
+    const facts = { status, location, base: context.base.display, attempts, outcomeUnknown: writes };
+    return new ServiceError("redirect_not_followed", request, facts);
+  }
+  return apiError(request, {
+    status,
+    serviceError: readServiceError(response.body),
+    serviceEnvelope: isServiceEnvelope(response.body),
+    retryAfterMs: parseRetryAfter(headerValue(response.headers["retry-after"]), context.now),
+    fallbackDetail: fallbackDetail(response, context.secrets),
+    hint: hintFor(status, response, context),
+    attempts,
+    outcomeUnknown: writes && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
+  });
+}
+
+/** A hint that the answer's body gives beyond its status. */
+function hintFor(status: number, response: AttemptResponse, { base, hasSucceeded }: FailureContext) {
+  // nginx and others answer plain http sent to their TLS port with a 400 (or 497) saying so.
+  if (
+    (status === 400 || status === 497) &&
+    /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))
+  ) {
+    const host = new URL(base.origin).host;
+    return `the server at ${host} speaks https on this port: the base URL should be https://${host}${base.prefix}`;
+  }
+  // A wrong path in the base URL makes every request a 404: before any answer came back, say so.
+  if (status === 404 && !hasSucceeded) {
+    return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
+  }
+  return undefined;
+}
+
+/** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
+function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): string | undefined {
+  const contentType = headerValue(response.headers["content-type"]) ?? "";
+  if (contentType.includes("html")) return undefined;
+  const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
+  if (text === "") return undefined;
+  const excerpt = secrets.excerpt(text, 200);
+  return excerpt.length < text.length ? `${excerpt}...` : text;
+}
+
+/** A redirect's target as origin and path: its query string may carry anything, even a token. */
+function describeLocation(location: string | undefined, from: URL): string | undefined {
+  if (location === undefined) return undefined;
+  try {
+    const target = new URL(location, from);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return JSON.stringify(location.slice(0, 80));
+  }
+}
+
+/** A request that got no usable answer. */
+function transportError(
+  request: FailedRequest,
+  last: LastAttempt & { failure: TransportFailure },
+  context: FailureContext,
+) {
+  const { failure, attempts, earlierOutcomeUnknown } = last;
+  const writes = request.method !== "GET";
+  const outcomeUnknown = writes && (failure.sent || earlierOutcomeUnknown);
+  const { bounds } = context;
+  if (failure.kind === "too_large") {
+    const { encoding } = failure;
+    return new ServiceError("response_too_large", request, { limitBytes: bounds.maxResponseBytes, encoding });
+  }
+  if (failure.kind === "headers_too_large") {
+    const facts = { limitBytes: maxHeaderSize, attempts, outcomeUnknown: writes };
+    return new ServiceError("response_headers_too_large", request, facts);
+  }
+  if (failure.kind === "undecodable")
+    return new ServiceError("malformed_response", request, { problem: failure.message });
+  if (failure.kind === "timeout") {
+    const timeoutMs = failure.phase === "body" ? bounds.bodyTimeoutMs : bounds.headersTimeoutMs;
+    return new ServiceError("timeout", request, {
+      phase: failure.phase,
+      timeoutMs,
+      attempts,
+      outcomeUnknown,
+    });
+  }
+  return new ServiceError("network_error", request, {
+    origin: context.base.origin,
+    reason: failure.reason,
+    description: failure.message,
+    attempts,
+    outcomeUnknown,
+    ...explainFailure(failure, { base: context.base, proxy: context.proxy, attempts }),
+  });
+}
 
 export interface FailureExplanation {
   /** Replaces the generic "could not reach" line when set. */

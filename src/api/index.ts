@@ -1,14 +1,17 @@
 // The public surface of the API client: what plan, apply and the CLI import.
 
+export type { ProxyEnvironment } from "../http/proxy.js";
+export { isLoopbackHost } from "../http/proxy.js";
+export { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
-export { isLoopbackHost } from "./base-url.js";
 export {
   ApiClient,
   type ApiClientOptions,
   CLIENT_DEFAULTS,
 } from "./client.js";
+export { connectForeignEndpoint } from "./endpoint-stack.js";
 export {
   createJob,
   deleteConfig,
@@ -23,11 +26,9 @@ export {
   rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
-export { connectForeignEndpoint } from "./foreign-endpoint.js";
-export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-bounds.js";
+export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 export { paginate } from "./paginate.js";
 export { collectionPath } from "./paths.js";
-export type { ProxyEnvironment } from "./proxy.js";
 export {
   type RetryContext,
   sendWithRetry,
@@ -38,4 +39,3 @@ export {
   isServiceError,
   ServiceError,
 } from "./service-error.js";
-export { type AttemptResponse, sendAttempt, TransportFailure } from "./transport.js";

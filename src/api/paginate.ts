@@ -1,117 +1,17 @@
-// The one list reader: each `next` followed only to the next page of the same list (same origin,
-// path, project, family and filters; only limit and offset may change), bounded by list-bounds.ts.
-// A whole list (listItems: a family, the project list) is read as one consistent state: its later
-// pages are asked for by offset, several at once, taken as a walk along `next` would take them, and
+// The one list reader, built on ListWalk (list-walk.ts), which reads and checks each page. A whole
+// list (listItems: a family, the project list) is read as one consistent state: its later pages
+// are asked for by offset, several at once, taken as a walk along `next` would take them, and
 // handed over only once they add up; a list that changed while it was paged is read again from its
 // first page, and refused if it never holds still. A stream (paginate: logs) is handed over page by
 // page, as an async iterator, as it is read.
 import { appendAll } from "../append-all.js";
 import type { ApiClient } from "./client.js";
-import { ListWalk, offsetOf, pathSegments } from "./list-bounds.js";
+import { ListWalk, offsetOf, type PageAndNext } from "./list-walk.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { ServiceError } from "./service-error.js";
 
 /** Reads of one list before it is refused as changing (the first read included). */
 export const LIST_READ_ATTEMPTS = 3;
-
-// The page parameters a server may change from one page to the next: it may cap the page size
-// (`limit`), and `offset` is what moves. Everything else is part of which list is read.
-const PAGE_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset"]);
-
-/**
- * Why `next` is not a page of the list `first` asked for, or undefined when it is. Both URLs are
- * absolute and on the base URL (origin and prefix are checked before). Paths compare segment by
- * segment after percent-decoding, with one trailing slash optional (the service takes both); the
- * URL parser has already resolved dot segments, `%2e` ones included. Query parameters other than
- * limit and offset compare as a multiset of decoded name/value pairs; the fragment is never sent.
- */
-export function describeNextLinkMismatch(first: URL, next: URL): string | undefined {
-  const firstPath = pathSegments(first.pathname);
-  const nextPath = pathSegments(next.pathname);
-  if (
-    firstPath.length !== nextPath.length ||
-    firstPath.some((segment, index) => segment !== nextPath[index])
-  ) {
-    return `its path is ${next.pathname}, not ${first.pathname}`;
-  }
-  for (const name of PAGE_PARAMETERS) {
-    const values = next.searchParams.getAll(name);
-    if (values.length > 1) return `it gives ${name} ${values.length} times`;
-    const [value] = values;
-    if (value !== undefined && !/^\d{1,15}$/.test(value)) {
-      return `its ${name} ${JSON.stringify(value.slice(0, 40))} is not a non-negative integer`;
-    }
-  }
-  const differing = differingParameters(first.searchParams, next.searchParams);
-  if (differing.length > 0) {
-    return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
-  }
-  return undefined;
-}
-
-/** Names of the non-page parameters whose values differ (in number, value or presence). */
-function differingParameters(first: URLSearchParams, next: URLSearchParams): string[] {
-  const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
-  const values = (params: URLSearchParams, name: string) => JSON.stringify(params.getAll(name).sort());
-  return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
-}
-
-/**
- * The `next` link of `page` (read at `url`), checked to be a page of the list `firstUrl` asked
- * for; undefined at the end of the list. Every page read has its link checked, followed or not.
- */
-function checkedNextLink(
-  client: ApiClient,
-  firstUrl: URL,
-  url: URL,
-  page: { next: string | null; results: readonly unknown[] },
-): URL | undefined {
-  if (page.next === null) return undefined;
-  const failedRequest = client.describeRequest("GET", url);
-  let next: URL;
-  try {
-    next = new URL(page.next, url);
-  } catch {
-    throw new ServiceError("malformed_response", failedRequest, {
-      problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})`,
-    });
-  }
-  next.hash = "";
-  if (!client.isUnderBase(next)) {
-    throw new ServiceError("foreign_next_link", failedRequest, {
-      link: `${next.origin}${next.pathname}`,
-      base: client.base.display,
-    });
-  }
-  const mismatch = describeNextLinkMismatch(firstUrl, next);
-  if (mismatch !== undefined) {
-    throw new ServiceError("next_link_off_collection", failedRequest, {
-      link: `${next.pathname}${next.search}`,
-      reason: mismatch,
-    });
-  }
-  if (page.results.length === 0) {
-    throw new ServiceError("pagination_loop", failedRequest, {
-      reason: "a page without results links to a further page",
-    });
-  }
-  return next;
-}
-
-type PageAndNext<S extends PageShape> = { page: ResponseShapes[S]; next: URL | undefined };
-
-/** One page at `url` of the list `firstUrl` starts, and its checked `next` link. */
-async function readPage<S extends PageShape>(
-  client: ApiClient,
-  walk: ListWalk,
-  firstUrl: URL,
-  url: URL,
-  shape: S,
-): Promise<PageAndNext<S>> {
-  walk.checkTime();
-  const page: ResponseShapes[S] = await client.requestJson({ method: "GET", url }, shape);
-  return { page, next: checkedNextLink(client, firstUrl, url, page) };
-}
 
 /**
  * The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
@@ -124,20 +24,15 @@ export async function* paginate<S extends PageShape>(
   firstUrl: URL,
   shape: S,
 ): AsyncGenerator<ResponseShapes[S], void, undefined> {
-  const walk = listWalk(client, firstUrl, false);
+  const walk = new ListWalk(client, firstUrl, false);
   for (let url: URL | undefined = firstUrl; url !== undefined; ) {
-    const { page, next }: PageAndNext<S> = await readPage(client, walk, firstUrl, url, shape);
+    const { page, next }: PageAndNext<S> = await walk.read(url, shape);
     walk.admit(url, page, next);
     walk.pause();
     yield page;
     walk.resume();
     url = next;
   }
-}
-
-function listWalk(client: ApiClient, firstUrl: URL, boundCount: boolean): ListWalk {
-  const list = client.describeRequest("GET", firstUrl);
-  return new ListWalk({ list, now: () => client.now(), bounds: client.listBounds, boundCount });
 }
 
 /** A page read, or why it could not be (kept until the walk reaches it: see readListPages). */
@@ -176,7 +71,7 @@ async function readListPages<S extends PageShape>(
   const tally = new ListTally();
   const pages: ResponseShapes[S][] = [];
   const read = (url: URL): Promise<Read> =>
-    readPage(client, walk, firstUrl, url, shape).then((found) => ({ ok: true, url, ...found }));
+    walk.read(url, shape).then((found) => ({ ok: true, url, ...found }));
   // The pages asked by offset (the one after the first page at index 0), and which have arrived.
   const ahead: Promise<Read>[] = [];
   const arrived: boolean[] = [];
@@ -311,24 +206,18 @@ class ListTally {
       }
       this.#pageOf.set(key, number);
     }
-    if (this.#read > this.#count) return this.#beyondCount();
     // The service builds `next` from the count (null once offset + limit reaches it): a link to
     // an offset at or past it announces records beyond the count, like a page holding them.
     const next = page.next === undefined || page.next === null ? undefined : nextOffsetOf(page.next);
-    return next !== undefined && next >= this.#count ? this.#beyondCount() : undefined;
-  }
-
-  #beyondCount(): string {
-    return `records were listed beyond the count of ${this.#count ?? 0}`;
+    if (this.#read <= this.#count && (next === undefined || next < this.#count)) return undefined;
+    return `records were listed beyond the count of ${this.#count}`;
   }
 
   /** After the last page: whether the records read are as many as the count. */
   finish(): string | undefined {
-    return this.#read === (this.#count ?? 0) ? undefined : this.#recordsForCount();
-  }
-
-  #recordsForCount(): string {
-    return `${this.#read} ${this.#read === 1 ? "record was" : "records were"} listed for a count of ${this.#count ?? 0}`;
+    const count = this.#count ?? 0;
+    if (this.#read === count) return undefined;
+    return `${this.#read} ${this.#read === 1 ? "record was" : "records were"} listed for a count of ${count}`;
   }
 }
 
@@ -349,7 +238,7 @@ export async function listItems<S extends "recordPage" | "projectPage">(
 ): Promise<ListItem<S>[]> {
   const items: ListItem<S>[] = [];
   // One time bound for the whole of it, re-reads and their backoff included.
-  for (const page of await readWholeList(client, firstUrl, shape, listWalk(client, firstUrl, true)))
+  for (const page of await readWholeList(client, firstUrl, shape, new ListWalk(client, firstUrl, true)))
     appendAll(items, page.results);
   return items;
 }

@@ -10,24 +10,16 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Checks a project id and encodes it as one path segment. */
 export function encodeProjectId(projectId: string): string {
-  if (typeof projectId !== "string" || projectId === "") {
-    throw new InputError("invalid_project_id", {
-      projectId: String(projectId),
-      reason: "it is empty; use an id from the project listing",
-    });
-  }
-  if (projectId === "." || projectId === "..") {
-    throw new InputError("invalid_project_id", {
-      projectId: projectId,
-      reason: "a dot segment would name another path",
-    });
-  }
-  if (CONTROL_CHARACTERS.test(projectId)) {
-    throw new InputError("invalid_project_id", {
-      projectId: projectId,
-      reason: "it contains control characters",
-    });
-  }
+  const reason =
+    typeof projectId !== "string" || projectId === ""
+      ? "it is empty; use an id from the project listing"
+      : projectId === "." || projectId === ".."
+        ? "a dot segment would name another path"
+        : CONTROL_CHARACTERS.test(projectId)
+          ? "it contains control characters"
+          : undefined;
+  if (reason !== undefined)
+    throw new InputError("invalid_project_id", { projectId: String(projectId), reason });
   // `@` is a legal path character and `@current` is a documented alias; keep it readable.
   return encodeURIComponent(projectId).replace(/%40/g, "@");
 }

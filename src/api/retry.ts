@@ -2,9 +2,9 @@
 // failures are sent again, capped full-jitter exponential backoff, the wait a 429 states
 // (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
 
+import { type AttemptResponse, headerValue, TransportFailure } from "../http/transport.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
-import { type AttemptResponse, headerValue, TransportFailure } from "./transport.js";
 import { readServiceError } from "./validate-response.js";
 
 export interface RetryOptions {
@@ -136,12 +136,18 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       attempts,
       outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
     });
-  const backoff = (retryNumber: number) =>
-    context.sleep(backoffDelayMs(retryNumber, options, context.random)).catch((sleepError: unknown) => {
-      throw signal?.aborted ? aborted() : sleepError;
-    });
+  // A fault (no answer, or a status that says "not now") is sent again after the backoff.
+  const retryFault = (why: string | number) => {
+    faultRetries += 1;
+    stats.retries += 1;
+    trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${why}`);
+    return context
+      .sleep(backoffDelayMs(faultRetries, options, context.random))
+      .catch((sleepError: unknown) => {
+        throw signal?.aborted ? aborted() : sleepError;
+      });
+  };
   for (;;) {
-    let response: AttemptResponse;
     let release: () => void;
     try {
       signal?.throwIfAborted();
@@ -151,26 +157,25 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       throw error;
     }
     attempts += 1;
+    let response: AttemptResponse | TransportFailure;
     try {
       response = await request.send();
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;
-      const canRepeat = safety === "idempotent" || !error.sent;
-      if (!error.retryable || !canRepeat || faultRetries >= retries) {
-        return { failure: error, attempts, earlierOutcomeUnknown };
-      }
-      earlierOutcomeUnknown ||= error.sent;
-      faultRetries += 1;
-      stats.retries += 1;
-      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${error.reason}`);
-      // The slot is not held through the backoff: others may use it meanwhile.
-      release();
-      await backoff(faultRetries);
-      continue;
+      response = error;
     } finally {
+      // The slot is not held through a backoff or a pause: others may use it meanwhile.
       release();
     }
-
+    if (response instanceof TransportFailure) {
+      const canRepeat = safety === "idempotent" || !response.sent;
+      if (!response.retryable || !canRepeat || faultRetries >= retries) {
+        return { failure: response, attempts, earlierOutcomeUnknown };
+      }
+      earlierOutcomeUnknown ||= response.sent;
+      await retryFault(response.reason);
+      continue;
+    }
     const { status } = response;
     if (status >= 200 && status < 300) return { response, done: true, attempts, earlierOutcomeUnknown };
     if (status === 404 && request.notFoundMeansDone === true && earlierOutcomeUnknown) {
@@ -198,10 +203,7 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       }
     } else if (retryStatus(status) && safety === "idempotent" && faultRetries < retries) {
       earlierOutcomeUnknown = true;
-      faultRetries += 1;
-      stats.retries += 1;
-      trace(`${traceLabel}: retry ${faultRetries}/${retries} after ${status}`);
-      await backoff(faultRetries);
+      await retryFault(status);
       continue;
     }
     return { response, done: false, attempts, earlierOutcomeUnknown };

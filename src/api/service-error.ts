@@ -124,16 +124,10 @@ const SERVICE_CODES = {
   ),
   // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
   /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
-  response_too_large: response(
-    ({
-      method,
-      path,
-      limitBytes,
-      encoding,
-    }: FailedRequest & { limitBytes: number; encoding?: string | undefined }) =>
-      encoding === undefined
-        ? `${method} ${path}: the response is larger than the ${formatBytes(limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`
-        : `${method} ${path}: the ${encoding}-encoded response inflates to more than the ${formatBytes(limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
+  response_too_large: response((f: FailedRequest & { limitBytes: number; encoding?: string | undefined }) =>
+    f.encoding === undefined
+      ? `${f.method} ${f.path}: the response is larger than the ${formatBytes(f.limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`
+      : `${f.method} ${f.path}: the ${f.encoding}-encoded response inflates to more than the ${formatBytes(f.limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
   ),
   /** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
   malformed_response: response(
@@ -160,7 +154,7 @@ const SERVICE_CODES = {
   ),
   /**
    * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
-   * bound, or a read past the time bound (list-bounds.ts). `bound` names the option that raises it.
+   * bound, or a read past the time bound (list-walk.ts). `bound` names the option that raises it.
    */
   list_too_long: response(
     ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>

@@ -55,14 +55,9 @@ export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
 export function isServiceEnvelope(body: Buffer | string): boolean {
   const value = parseBody(body);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const fields = value as Record<string, unknown>;
-  return (
-    typeof fields.type === "string" &&
-    fields.type !== "" &&
-    typeof fields.code === "string" &&
-    fields.code !== "" &&
-    typeof fields.detail === "string"
-  );
+  const { type, code, detail } = value as Record<string, unknown>;
+  const named = (field: unknown) => typeof field === "string" && field !== "";
+  return named(type) && named(code) && typeof detail === "string";
 }
 
 /** A body as JSON, or undefined when it is not JSON (a proxy's page, an empty body). */

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { parseBaseUrl } from "../../src/api/base-url.js";
 import { explainFailure } from "../../src/api/explain-failure.js";
-import { parseProxyUrl } from "../../src/api/proxy.js";
-import { TransportFailure } from "../../src/api/transport.js";
+import { parseProxyUrl } from "../../src/http/proxy.js";
+import { TransportFailure } from "../../src/http/transport.js";
 
 const base = parseBaseUrl("https://app.example.com/svc", { allowInsecureHttp: false });
 

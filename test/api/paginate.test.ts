@@ -3,8 +3,8 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { iterateLogs, listAllConfigs, listProjects, type ServiceError } from "../../src/api/index.js";
+import { describeNextLinkMismatch } from "../../src/api/list-walk.js";
 import {
-  describeNextLinkMismatch,
   findListInconsistency,
   LIST_READ_ATTEMPTS,
   type ListedPage,

@@ -1,5 +1,5 @@
-// The shared limiter on a fake clock: concurrency, rate, the server's wait, the cut and recovery
-// of the rate after a 429, and whole runs against simulated throttling servers.
+// The shared limiter on a fake clock: concurrency, rate, the server's wait, and whole runs against
+// simulated throttling servers.
 
 import { describe, expect, it } from "vitest";
 import { RateLimiter, type RateLimiterOptions } from "../../src/api/rate-limiter.js";
@@ -173,23 +173,9 @@ describe("RateLimiter", () => {
     expect(clock.now()).toBe(8_000);
   });
 
-  it("halves the rate once per episode and recovers additively", async () => {
+  it("before any request, still makes everyone wait, and starts them again without a burst", async () => {
     const clock = fakeClock();
-    const limiter = new RateLimiter({ concurrency: 10, maxRps: 8, increaseRpsPerSecond: 1, ...clock });
-    await startRequests(limiter, clock, 5, 100);
-    limiter.noteThrottled(3_000);
-    // A second 429 from a request already in flight does not halve again.
-    limiter.noteThrottled(3_000);
-    expect(limiter.state.rps).toBe(4);
-    clock.advance(3_000 + 2_000);
-    expect(limiter.state.rps).toBe(6);
-    clock.advance(5_000);
-    expect(limiter.state.rps).toBe(8);
-  });
-
-  it("before any request, still makes everyone wait and halves the rate", async () => {
-    const clock = fakeClock();
-    const limiter = new RateLimiter({ concurrency: 10, maxRps: 8, increaseRpsPerSecond: 0, ...clock });
+    const limiter = new RateLimiter({ concurrency: 10, maxRps: 8, ...clock });
     limiter.noteThrottled(3_000);
     limiter.noteThrottled(3_000);
     expect(limiter.state.pausedUntil).toBe(3_000);
@@ -198,13 +184,13 @@ describe("RateLimiter", () => {
       (await limiter.acquire())();
       starts.push(clock.now());
     }
-    expect(starts).toEqual([3_000, 3_250, 3_500]);
-    expect(limiter.state.rps).toBe(4);
+    expect(starts).toEqual([3_000, 3_125, 3_250]);
+    expect(limiter.state.rps).toBe(8);
   });
 
-  it("with decreaseFactor 1, waits as told but never slows down", async () => {
+  it("waits as told but never slows down", async () => {
     const clock = fakeClock();
-    const limiter = new RateLimiter({ concurrency: 10, decreaseFactor: 1, ...clock });
+    const limiter = new RateLimiter({ concurrency: 10, ...clock });
     await startRequests(limiter, clock, 50, 1);
     limiter.noteThrottled(1_000);
     expect(limiter.state.pausedUntil).toBe(1_050);

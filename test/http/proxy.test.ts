@@ -4,8 +4,8 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ApiClient, listProjects, type ServiceError } from "../../src/api/index.js";
-import { matchNoProxy, resolveProxy } from "../../src/api/proxy.js";
 import { createConfig } from "../../src/apply/create-config.js";
+import { matchNoProxy, resolveProxy } from "../../src/http/proxy.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
 import {
   record,

@@ -1,10 +1,9 @@
-// Which proxy, if any, carries the requests to the base URL: HTTPS_PROXY, HTTP_PROXY and NO_PROXY
-// (and their lower-case forms), read as curl and Go read them. A client talks to one origin, so the
-// choice is made once, when the client is made.
+// Which proxy, if any, carries the requests to an origin (the base URL's, a webhook's, Prometheus's):
+// HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms), read as curl and Go read them.
+// A client talks to one origin, so the choice is made once, when the client is made.
 
 import { BlockList, isIP } from "node:net";
 import { InputError } from "../input-error.js";
-import { isLoopbackHost } from "./base-url.js";
 
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
@@ -161,4 +160,16 @@ function inCidr(host: string, version: number, cidr: string): boolean {
   const list = new BlockList();
   list.addSubnet(network, prefix, ipType(networkVersion));
   return list.check(host, ipType(version));
+}
+
+/**
+ * Hosts that never leave this machine: no proxy can reach them, and plain http to them exposes
+ * nothing (the base URL, a webhook, Prometheus may use it).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (isIP(host) === 4) return host.startsWith("127.");
+  if (isIP(host) === 6) return host === "::1" || /^::ffff:127\./.test(host);
+  return false;
 }

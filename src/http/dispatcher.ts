@@ -1,6 +1,6 @@
-// The connections of a client: a keep-alive pool to the base URL's origin, or the same pool
-// through a proxy's CONNECT tunnel. Both keep the client's connection limit and time bounds, and a
-// failure to reach or pass the proxy is told apart from a failure of the service.
+// The connections of a client: a keep-alive pool to its origin (the base URL's, a webhook's), or the
+// same pool through a proxy's CONNECT tunnel. Both keep the client's connection limit and time
+// bounds, and a failure to reach or pass the proxy is told apart from a failure of the server.
 
 import type { buildConnector } from "undici";
 // By path (undici has no exports map; typed in undici-parts.d.ts): undici's index loads all of

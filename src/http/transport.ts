@@ -99,72 +99,61 @@ export async function sendAttempt(dispatcher: Dispatcher, request: AttemptReques
   const controller = new AbortController();
   const abort = () => controller.abort();
   request.signal?.addEventListener("abort", abort, { once: true });
-  let deadlinePassed = false;
-  const deadline =
-    request.deadlineMs === undefined
+  // Which of our own time bounds ended the attempt: the whole attempt's, or the body's.
+  const passed = { deadline: false, body: false };
+  const bound = (ms: number | undefined, which: keyof typeof passed) =>
+    ms === undefined
       ? undefined
       : setTimeout(() => {
-          deadlinePassed = true;
+          passed[which] = true;
           abort();
-        }, request.deadlineMs);
+        }, ms);
+  const deadline = bound(request.deadlineMs, "deadline");
+  let bodyDeadline: NodeJS.Timeout | undefined;
   try {
     if (request.signal?.aborted) abort();
-    return await sendWithin(dispatcher, request, controller);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({
+        origin: request.url.origin,
+        path: `${request.url.pathname}${request.url.search}`,
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? null,
+        headersTimeout: request.headersTimeoutMs,
+        // undici's body timeout is an idle timeout between chunks; the bound below caps the whole body.
+        bodyTimeout: request.bodyTimeoutMs,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      throw classifyFailure(error, "headers", request);
+    }
+    bodyDeadline = bound(request.bodyTimeoutMs, "body");
+    try {
+      const declaredLength = Number(response.headers["content-length"]);
+      if (Number.isFinite(declaredLength) && declaredLength > request.maxResponseBytes) {
+        discard(response.body);
+        throw tooLarge();
+      }
+      const codings = contentCodings(response.headers["content-encoding"]);
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: await readBody(response, codings, request),
+      };
+    } catch (error) {
+      if (error instanceof TransportFailure) throw error;
+      if (passed.body)
+        throw timedOut(`response body not complete within ${request.bodyTimeoutMs} ms`, "body");
+      throw classifyFailure(error, "body", request);
+    }
   } catch (error) {
-    if (!deadlinePassed) throw error;
+    if (!passed.deadline) throw error;
     throw timedOut(`no answer within ${request.deadlineMs} ms`, "headers");
   } finally {
     clearTimeout(deadline);
+    clearTimeout(bodyDeadline);
     request.signal?.removeEventListener("abort", abort);
-  }
-}
-
-async function sendWithin(
-  dispatcher: Dispatcher,
-  request: AttemptRequest,
-  controller: AbortController,
-): Promise<AttemptResponse> {
-  let bodyDeadlinePassed = false;
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await dispatcher.request({
-      origin: request.url.origin,
-      path: `${request.url.pathname}${request.url.search}`,
-      method: request.method,
-      headers: request.headers,
-      body: request.body ?? null,
-      headersTimeout: request.headersTimeoutMs,
-      // undici's body timeout is an idle timeout between chunks; the deadline below bounds the whole body.
-      bodyTimeout: request.bodyTimeoutMs,
-      signal: controller.signal,
-    });
-  } catch (error) {
-    throw classifyFailure(error, "headers", request);
-  }
-
-  const deadline = setTimeout(() => {
-    bodyDeadlinePassed = true;
-    controller.abort();
-  }, request.bodyTimeoutMs);
-  try {
-    const declaredLength = Number(response.headers["content-length"]);
-    if (Number.isFinite(declaredLength) && declaredLength > request.maxResponseBytes) {
-      discard(response.body);
-      throw tooLarge();
-    }
-    const codings = contentCodings(response.headers["content-encoding"]);
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: await readBody(response, codings, request),
-    };
-  } catch (error) {
-    if (error instanceof TransportFailure) throw error;
-    if (bodyDeadlinePassed)
-      throw timedOut(`response body not complete within ${request.bodyTimeoutMs} ms`, "body");
-    throw classifyFailure(error, "body", request);
-  } finally {
-    clearTimeout(deadline);
   }
 }
 
