@@ -8,6 +8,7 @@ import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 import {
   actOnConfigRecord,
   addTargetOptions,
@@ -15,8 +16,7 @@ import {
   readTarget,
   requireFlag,
   type TargetFlags,
-} from "../find-config-record.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
+} from "../target-options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;

@@ -1,6 +1,7 @@
 // `pcsync serve`: runs the service emulator until SIGINT/SIGTERM, for trying pcsync without a real
 // service and for end-to-end tests.
 
+import { once } from "node:events";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
@@ -21,7 +22,7 @@ import { describeFileError } from "../../files/file-errors.js";
 import { InputError } from "../../input-error.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { listenForStopSignals } from "../early-signals.js";
+import { abortOnStopSignal } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
@@ -252,21 +253,6 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
   return new InputError("serve_listen_failed", { address, code });
 }
 
-/**
- * The first SIGINT or SIGTERM stops the server; both listeners go with it, so that a second signal
- * of either kind ends the process as usual while it closes.
- */
-function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
-  let dispose: () => void = () => undefined;
-  const stopped = new Promise<NodeJS.Signals>((resolveStop) => {
-    dispose = listenForStopSignals(process, (name) => {
-      dispose();
-      resolveStop(name);
-    });
-  });
-  return { stopped, dispose };
-}
-
 export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo, setExit) => {
   program
     .command("serve")
@@ -332,11 +318,11 @@ Examples:
     )
     .action(async (raw: RawServeOptions) => {
       const settings = parseServeOptions(raw, io.cwd);
-      const signal = waitForSignal();
+      const stop = abortOnStopSignal();
       try {
-        await runServe(settings, io, signal.stopped);
+        await runServe(settings, io, once(stop.signal, "abort"));
       } finally {
-        signal.dispose();
+        stop.dispose();
       }
       setExit(EXIT_OK);
     });
