@@ -131,18 +131,29 @@ export function createRuleOf(flags: ConnectionFlags): CreateRule {
   };
 }
 
+/** `value` as `parse` reads it (undefined: not valid), or the usage error `FLAG must be WHAT, not "VALUE"`. */
+export function parseFlag<T>(
+  flag: string,
+  value: string,
+  what: string,
+  parse: (value: string) => T | undefined,
+): T {
+  const parsed = parse(value);
+  if (parsed === undefined) throw new InputError("usage", `${flag} must be ${what}, not "${value}"`);
+  return parsed;
+}
+
 export function parsePositiveInt(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new InputError("usage", `${flag} must be a whole number ≥ 1, not "${value}"`);
-  return Number(value);
+  return parseFlag(flag, value, "a whole number ≥ 1", (text) =>
+    /^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : undefined,
+  );
 }
 
 export function parsePositiveNumber(value: string, flag: string): number {
   const number = Number(value);
-  if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
-    throw new InputError("usage", `${flag} must be a number > 0, not "${value}"`);
-  }
-  return number;
+  return parseFlag(flag, value, "a number > 0", () =>
+    value.trim() !== "" && Number.isFinite(number) && number > 0 ? number : undefined,
+  );
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
@@ -174,9 +185,9 @@ function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.PCSYNC_TIME_SCALE;
   if (raw === undefined || raw === "") return undefined;
   const scale = Number(raw);
-  if (!(Number.isFinite(scale) && scale > 0 && scale <= 1))
-    throw new InputError("usage", `PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
-  return scale;
+  return parseFlag("PCSYNC_TIME_SCALE", raw, "a number > 0 and ≤ 1", () =>
+    Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : undefined,
+  );
 }
 
 /**

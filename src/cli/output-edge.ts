@@ -54,11 +54,6 @@ export class RedactingWriter extends Writable {
     return this.#target.isTTY === true;
   }
 
-  /** The failure of the underlying stream, once it failed. */
-  get lost(): NodeJS.ErrnoException | undefined {
-    return this.#lost;
-  }
-
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: () => void): void {
     const text = typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
     this.#pass(this.#held + text, false);
@@ -128,11 +123,6 @@ export class OutputEdge {
       });
     this.stdout = writer("stdout");
     this.stderr = writer("stderr");
-  }
-
-  /** Secret forms replaced so far, in the streams and in text passed through `redactText`. */
-  get redactions(): number {
-    return this.#redactions;
   }
 
   get losses(): readonly OutputLoss[] {

@@ -27,10 +27,9 @@ import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from 
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
-import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
-  maxDeletePercentOf,
+  guardLimitsOf,
   planSettingsOf,
   type ScopeFlags,
   scopeOf,
@@ -234,10 +233,7 @@ Examples:
               from: "saved",
               plan: saved,
               file: flags.plan,
-              guards: {
-                maxDeletePercent: maxDeletePercentOf(flags),
-                maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
-              },
+              guards: guardLimitsOf(flags),
               allowDestroy: flags.allowDestroy ?? [],
               resumed: resume?.resumed,
             }

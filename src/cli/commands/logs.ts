@@ -5,7 +5,6 @@ import { Command, Option } from "commander";
 import type { LogEntry, LogQuery } from "../../api/index.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
-import type { Target } from "../../run/find-config-record.js";
 import { followLogs, readLogTail } from "../../run/read-logs.js";
 import { useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -44,21 +43,11 @@ interface LogsFlags extends ConnectionFlags, TargetFlags {
   format: TextOrJson;
 }
 
-interface LogsSettings {
-  target: Target;
-  query: LogQuery;
-  since: Date | undefined;
-  limit: number;
-  follow: boolean;
-  intervalMs: number;
-  format: TextOrJson;
-}
-
 const DEFAULT_LIMIT = "100";
 const DEFAULT_INTERVAL = "2";
 
 /** Checks every flag before any request, so a typo costs no network round trip. */
-export function parseLogsFlags(flags: LogsFlags, now: number): LogsSettings {
+export function parseLogsFlags(flags: LogsFlags, now: number) {
   const target = readTarget(flags);
   const { family } = target;
   if (family !== undefined && !getFamily(family).hasLogs) {
