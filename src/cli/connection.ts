@@ -1,7 +1,7 @@
 // Connection flags shared by every command that talks to the service, checked and handed to the
 // use case that connects (src/run/connect.ts: the server, the key, the client).
 
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
 import {
   CREATE_POSTS,
@@ -41,39 +41,25 @@ const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
 
 export function addConnectionOptions(command: Command, fallback: BaseUrlFallback): Command {
   return command
-    .addOption(new Option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`))
-    .addOption(
-      new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)"),
+    .option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`)
+    .option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)")
+    .option("--insecure-http", "allow plain http:// to a non-loopback host")
+    .option("--concurrency <n>", "requests in flight at most", String(CLIENT_DEFAULTS.concurrency))
+    .option("--max-rps <n>", "requests per second at most (default: no client-side limit)")
+    .option("--timeout <seconds>", "per-request timeout", String(CLIENT_DEFAULTS.requestTimeoutMs / 1000))
+    .option(
+      "--max-list-records <n>",
+      "refuse a list (a family, the project list) whose count is larger than this",
+      String(LIST_BOUND_DEFAULTS.maxRecords),
     )
-    .addOption(new Option("--insecure-http", "allow plain http:// to a non-loopback host"))
-    .addOption(
-      new Option("--concurrency <n>", "requests in flight at most").default(
-        String(CLIENT_DEFAULTS.concurrency),
-      ),
+    .option(
+      "--list-timeout <seconds>",
+      "longest time to read one list, all its pages and re-reads",
+      String(LIST_BOUND_DEFAULTS.maxReadMs / 1000),
     )
-    .addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)"))
-    .addOption(
-      new Option("--timeout <seconds>", "per-request timeout").default(
-        String(CLIENT_DEFAULTS.requestTimeoutMs / 1000),
-      ),
-    )
-    .addOption(
-      new Option(
-        "--max-list-records <n>",
-        "refuse a list (a family, the project list) whose count is larger than this",
-      ).default(String(LIST_BOUND_DEFAULTS.maxRecords)),
-    )
-    .addOption(
-      new Option(
-        "--list-timeout <seconds>",
-        "longest time to read one list, all its pages and re-reads",
-      ).default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1000)),
-    )
-    .addOption(
-      new Option(
-        "-v, --verbose",
-        "trace every request, and the proxy used, on stderr (the API key is never shown)",
-      ),
+    .option(
+      "-v, --verbose",
+      "trace every request, and the proxy used, on stderr (the API key is never shown)",
     );
 }
 
@@ -83,17 +69,13 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
  */
 export function addSettleTimeoutOption(command: Command): Command {
   return command
-    .addOption(
-      new Option(
-        "--settle-timeout <seconds>",
-        `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CREATE_POSTS} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CREATE_POSTS) / 1000} s at the default --timeout)`,
-      ),
+    .option(
+      "--settle-timeout <seconds>",
+      `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CREATE_POSTS} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CREATE_POSTS) / 1000} s at the default --timeout)`,
     )
-    .addOption(
-      new Option(
-        "--treat-5xx-as-in-flight",
-        "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
-      ),
+    .option(
+      "--treat-5xx-as-in-flight",
+      "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
     );
 }
 

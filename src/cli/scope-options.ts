@@ -36,25 +36,21 @@ function globOption(flags: string, description: string): Option {
 
 export function addScopeOptions(command: Command): Command {
   return command
-    .addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect))
+    .option("--project <id>", "only this project (repeatable)", collect)
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
-    .addOption(
-      new Option(
-        "--shard <K/N>",
-        "only the projects of worker K of N (stable hash of the project id), for CI matrices",
-      ),
+    .option(
+      "--shard <K/N>",
+      "only the projects of worker K of N (stable hash of the project id), for CI matrices",
     )
-    .addOption(
-      new Option(
-        "--max-delete-percent <n>",
-        "refuse to prune more than this share of a family of 10+ records",
-      ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
+    .option(
+      "--max-delete-percent <n>",
+      "refuse to prune more than this share of a family of 10+ records",
+      String(PLAN_DEFAULTS.maxDeletePercent),
     )
-    .addOption(
-      new Option(
-        "--max-update-percent <n>",
-        "refuse to update more than this share of a family of 10+ records",
-      ).default(String(PLAN_DEFAULTS.maxUpdatePercent)),
+    .option(
+      "--max-update-percent <n>",
+      "refuse to update more than this share of a family of 10+ records",
+      String(PLAN_DEFAULTS.maxUpdatePercent),
     )
     .addOption(
       globOption(
@@ -71,11 +67,9 @@ export function addScopeOptions(command: Command): Command {
         "allow deleting this protected record (repeatable, * globs); --force does not lift protection",
       ),
     )
-    .addOption(
-      new Option(
-        "--takeover",
-        "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
-      ),
+    .option(
+      "--takeover",
+      "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
     );
 }
 

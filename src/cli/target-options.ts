@@ -1,7 +1,7 @@
 // The record that logs, job and frontend act on, as flags (`--project`, `--family`, `--config
 // NAME|ID`): checked, then found (src/run/find-config-record.ts) through a client of the flags.
 
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { ApiClient, PluginConfigRecord } from "../api/index.js";
 import type { FamilyName } from "../families.js";
 import { InputError } from "../input-error.js";
@@ -29,14 +29,14 @@ export interface TargetFlags {
  */
 export function addTargetOptions(command: Command): Command {
   return command
-    .addOption(new Option("--project <id>", "the project holding the config (required)"))
+    .option("--project <id>", "the project holding the config (required)")
     .addOption(
       familyOption(
         "the family of the config (default: both are searched; needed only when a name is in both)",
         { repeatable: false },
       ),
     )
-    .addOption(new Option("--config <name|id>", "the config: its name, or its numeric id (required)"));
+    .option("--config <name|id>", "the config: its name, or its numeric id (required)");
 }
 
 export function readTarget(flags: TargetFlags): Target {

@@ -1,7 +1,7 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
@@ -114,44 +114,33 @@ function warnRolloutFlagsUnused(
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
-    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
-    .addOption(new Option("--dry-run", "print the plan only; change nothing"))
-    .addOption(
-      new Option(
-        "--force",
-        "override the safety guards (mass deletes or updates, pruning to empty); not protection",
-      ),
+    .option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale")
+    .option("--dry-run", "print the plan only; change nothing")
+    .option(
+      "--force",
+      "override the safety guards (mass deletes or updates, pruning to empty); not protection",
     )
-    .addOption(
-      new Option(
-        "--auto-approve",
-        "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
-      ),
+    .option(
+      "--auto-approve",
+      "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
     )
-    .addOption(
-      new Option(
-        "--resume",
-        "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
-      ),
+    .option(
+      "--resume",
+      "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
     )
     .addOption(formatOption())
-    .addOption(
-      new Option(
-        "--webhook <url>",
-        "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
-      ).argParser(collect),
+    .option(
+      "--webhook <url>",
+      "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
+      collect,
     )
-    .addOption(
-      new Option(
-        "--webhook-secret-file <path>",
-        "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
-      ),
+    .option(
+      "--webhook-secret-file <path>",
+      "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
     )
-    .addOption(
-      new Option(
-        "--metrics-file <path>",
-        "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
-      ),
+    .option(
+      "--metrics-file <path>",
+      "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
     );
   addJournalOptions(
     command,

@@ -1,7 +1,7 @@
 // `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
 import { readFile } from "node:fs/promises";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { parseManifestTarget } from "../../export/manifest-target.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { outputUnwritable } from "../../files/file-errors.js";
@@ -51,7 +51,7 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
   const command = new Command("export")
     .description("Write a manifest of projects' current state (both families, in order).")
     // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
-    .addOption(new Option("--project <id>", "a project to export (repeatable; or --all)").argParser(collect))
+    .option("--project <id>", "a project to export (repeatable; or --all)", collect)
     .option("--all", "export every project the API key can see")
     .option("--templates", "write configs that projects share once, as templates the projects use")
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))

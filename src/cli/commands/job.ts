@@ -1,6 +1,6 @@
 // `pcsync job`: run a job (a plugin's named task) on a config and say what the service did.
 
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { createJob } from "../../api/index.js";
 import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
@@ -50,8 +50,8 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   const command = new Command("job").description("Run a job on a config (a task the plugin exports).");
   addTargetOptions(command);
   command
-    .addOption(new Option("--job <name>", "the name of the job to run (required)"))
-    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"))
+    .option("--job <name>", "the name of the job to run (required)")
+    .option("--payload <json>", "the job's payload, a JSON object (default: {})")
     .addOption(formatOption("text, or json: one object naming the job and the record", TEXT_OR_JSON));
   // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
   addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);

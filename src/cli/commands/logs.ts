@@ -98,18 +98,12 @@ export const registerLogsCommand: CommandRegistrar = (program, io) => {
         // Keep the choices for help and completion, but accept any case and "warn,error".
         .argParser(collect),
     )
-    .addOption(new Option("--search <text>", "only entries whose message contains this text"))
-    .addOption(
-      new Option("--since <time>", "only entries after this time: ISO-8601, or a duration ago (15m, 2h, 1d)"),
-    )
-    .addOption(new Option("--until <time>", "only entries before this time: ISO-8601, or a duration ago"))
-    .addOption(
-      new Option("--limit <n>", "show at most this many entries (the newest)").default(DEFAULT_LIMIT),
-    )
-    .addOption(new Option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C"))
-    .addOption(
-      new Option("--interval <seconds>", "with --follow: seconds between polls").default(DEFAULT_INTERVAL),
-    )
+    .option("--search <text>", "only entries whose message contains this text")
+    .option("--since <time>", "only entries after this time: ISO-8601, or a duration ago (15m, 2h, 1d)")
+    .option("--until <time>", "only entries before this time: ISO-8601, or a duration ago")
+    .option("--limit <n>", "show at most this many entries (the newest)", DEFAULT_LIMIT)
+    .option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C")
+    .option("--interval <seconds>", "with --follow: seconds between polls", DEFAULT_INTERVAL)
     .addOption(formatOption("text, or json: one JSON object per line", TEXT_OR_JSON));
   // `--type` was the level until `job --type` (a job's name) made one word mean two things.
   addDeprecatedAlias(

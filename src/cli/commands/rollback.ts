@@ -78,9 +78,9 @@ export const registerRollbackCommand: CommandRegistrar = (program, io) => {
   const command = new Command("rollback")
     .description("Undo the apply (or rollback) that wrote a journal.")
     .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
-    .addOption(new Option("--dry-run", "print the rollback's plan only; change nothing"))
-    .addOption(new Option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)"))
-    .addOption(new Option("--force", "put back the journal's values also over changes made since the run"))
+    .option("--dry-run", "print the rollback's plan only; change nothing")
+    .option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)")
+    .option("--force", "put back the journal's values also over changes made since the run")
     .addOption(formatOption())
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");

@@ -55,72 +55,52 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
     .description(
       "Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.",
     )
-    .addOption(
-      new Option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)").default(
-        "5m",
-      ),
-    )
-    .addOption(
-      new Option("--jitter <percent>", "spread each interval by up to this many percent, either way").default(
-        "10",
-      ),
-    )
+    .option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)", "5m")
+    .option("--jitter <percent>", "spread each interval by up to this many percent, either way", "10")
     .addOption(
       new Option("--mode <mode>", "on drift: warn (report only) or heal (apply); a family's `drift:` wins")
         .choices(["warn", "heal"])
         .default("warn"),
     )
-    .addOption(
-      new Option(
-        "--listen <host:port>",
-        "serve /metrics, /healthz and /readyz here (with --once: only when given)",
-      ).default("127.0.0.1:9464"),
+    .option(
+      "--listen <host:port>",
+      "serve /metrics, /healthz and /readyz here (with --once: only when given)",
+      "127.0.0.1:9464",
     )
-    .addOption(new Option("--webhook <url>", "POST each event to this URL (repeatable)").argParser(collect))
-    .addOption(
-      new Option(
-        "--webhook-secret-file <path>",
-        "sign events with the secret in this file (X-Pcsync-Signature)",
-      ),
-    )
+    .option("--webhook <url>", "POST each event to this URL (repeatable)", collect)
+    .option("--webhook-secret-file <path>", "sign events with the secret in this file (X-Pcsync-Signature)")
     .addOption(
       new Option("--webhook-format <format>", "json (the event) or slack (a message for an incoming webhook)")
         .choices(WEBHOOK_FORMATS)
         .default("json"),
     )
-    .addOption(
-      new Option("--webhook-timeout <seconds>", "time allowed for one delivery attempt").default(
-        String(WEBHOOK_DEFAULTS.timeoutMs / 1000),
-      ),
+    .option(
+      "--webhook-timeout <seconds>",
+      "time allowed for one delivery attempt",
+      String(WEBHOOK_DEFAULTS.timeoutMs / 1000),
     )
-    .addOption(
-      new Option(
-        "--once",
-        "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
-      ),
+    .option(
+      "--once",
+      "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
     )
-    .addOption(
-      new Option(
-        "--metrics-file <path>",
-        "after each cycle, write the metrics here (node_exporter textfile format)",
-      ),
+    .option(
+      "--metrics-file <path>",
+      "after each cycle, write the metrics here (node_exporter textfile format)",
     )
     .addOption(
       new Option("--log-format <format>", "one line per cycle: text, or json for log shippers")
         .choices(LOG_FORMATS)
         .default("text"),
     )
-    .addOption(
-      new Option(
-        "--manifest-settle <duration>",
-        "use a changed manifest once its content has stayed the same this long (0: as read)",
-      ).default("10s"),
+    .option(
+      "--manifest-settle <duration>",
+      "use a changed manifest once its content has stayed the same this long (0: as read)",
+      "10s",
     )
-    .addOption(
-      new Option(
-        "--keep-heal-journals <count>",
-        "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
-      ).default(String(DEFAULT_KEPT_HEAL_JOURNALS)),
+    .option(
+      "--keep-heal-journals <count>",
+      "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
+      String(DEFAULT_KEPT_HEAL_JOURNALS),
     );
   addManifestOption(command);
   addScopeOptions(command);
