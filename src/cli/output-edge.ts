@@ -100,8 +100,13 @@ export class OutputEdge {
   readonly stderr: RedactingWriter;
   readonly registry: SecretRegistry;
   #redactions = 0;
-  readonly #losses: OutputLoss[] = [];
-  #keepRunningFor: string | undefined;
+  /** The streams lost on the way. */
+  readonly losses: OutputLoss[] = [];
+  /**
+   * The command that changes the service (apply, rollback, job) and so must not be cut short, nor
+   * left half done, because nobody reads its output any more: its writes matter more than its report.
+   */
+  keepRunningFor: string | undefined;
   readonly #onLoss: ((loss: OutputLoss) => void) | undefined;
 
   constructor(
@@ -117,29 +122,12 @@ export class OutputEdge {
         },
         onLost: (error) => {
           const loss = { stream, error };
-          this.#losses.push(loss);
+          this.losses.push(loss);
           this.#onLoss?.(loss);
         },
       });
     this.stdout = writer("stdout");
     this.stderr = writer("stderr");
-  }
-
-  get losses(): readonly OutputLoss[] {
-    return this.#losses;
-  }
-
-  /**
-   * A command that changes the service (apply, job) must not be cut short, nor left half done,
-   * because nobody reads its output any more: its writes matter more than its report.
-   */
-  keepRunningWhenOutputLost(command: string): void {
-    this.#keepRunningFor = command;
-  }
-
-  /** The command that keeps running when its output is lost, if the current one does. */
-  get keepsRunningFor(): string | undefined {
-    return this.#keepRunningFor;
   }
 
   /** Text for a human-readable file (the step summary), redacted and counted like the streams. */

@@ -124,7 +124,7 @@ ${describeExitCodes(undefined)}`,
     );
   });
   program.hook("preAction", (_program, command) => {
-    if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+    if (io.edge && KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge.keepRunningFor = command.name();
     if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
   const registrars = await Promise.all(commandsReachedBy(argv).map(loadCommand));

@@ -14,7 +14,7 @@ import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { canAsk, confirmChanges } from "../confirm.js";
+import { confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -66,21 +66,22 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
 // ignore them, so that a user who thinks they narrowed the apply would apply everything.
 const PLAN_SHAPING_OPTIONS = [
-  ["file", "-f/--file"],
-  ["var", "--var"],
-  ["varFile", "--var-file"],
-  ["project", "--project"],
-  ["family", "--family"],
-  ["shard", "--shard"],
-  ["target", "--target"],
-  ["exclude", "--exclude"],
-  ["takeover", "--takeover"],
-] as const;
+  "file",
+  "var",
+  "varFile",
+  "project",
+  "family",
+  "shard",
+  "target",
+  "exclude",
+  "takeover",
+];
 
 function refuseOptionsBesidePlan(command: Command): void {
-  const given = PLAN_SHAPING_OPTIONS.filter(([key]) => command.getOptionValueSource(key) === "cli").map(
-    ([, flag]) => flag,
-  );
+  const given = command.options
+    .filter((option) => PLAN_SHAPING_OPTIONS.includes(option.attributeName()))
+    .filter((option) => command.getOptionValueSource(option.attributeName()) === "cli")
+    .map((option) => [option.short, option.long].filter((flag) => flag !== undefined).join("/"));
   if (given.length > 0) {
     throw new InputError(
       "usage",
@@ -178,14 +179,7 @@ Examples:
         "--resume reads the interrupted apply's journal: it cannot go with --no-journal",
       );
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
-    // Before any file or request: an apply nobody can approve reads nothing.
-    if (asks && !canAsk(io.stdin)) throw new RunError("approval_required", { command: "apply" });
-    if (asks && format === "json") {
-      throw new InputError(
-        "usage",
-        "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
-      );
-    }
+    if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE");
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const scope = scopeOf(flags);
     const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);

@@ -6,14 +6,13 @@ import type { ApiClient } from "../../api/index.js";
 import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
-import { InputError } from "../../input-error.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { canAsk, confirmChanges } from "../confirm.js";
+import { canAsk, confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -102,16 +101,7 @@ Examples:
   );
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
     const { format } = flags;
-    // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
-    if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
-      throw new RunError("approval_required", { command: "rollback" });
-    }
-    if (format === "json" && !flags.autoApprove && !flags.dryRun) {
-      throw new InputError(
-        "usage",
-        "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
-      );
-    }
+    if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
     let client: ApiClient | undefined;
     const end: { journal?: { lines: string; path: string } } = {};
     const stdin = io.stdin;
