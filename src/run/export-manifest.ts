@@ -81,32 +81,30 @@ function compareProjectIds(a: string, b: string): number {
   return compareText(a, b);
 }
 
-/**
- * The manifest's text: `existing` (the text of `file`) updated in place, its comments, layout and
- * other projects kept; else a new manifest, escaped where it is printed (`display`).
- */
-export function exportManifestText(
+/** A new manifest's text, or templates' (--templates), escaped where it is printed (`display`). */
+export function exportManifestText(exported: ExportRead, destination: ExportDestination): string {
+  const { results, factored } = exported;
+  return factored
+    ? renderTemplatedManifest(factored, results, destination)
+    : renderNewManifest(results, destination);
+}
+
+/** `text`, the manifest in `file`, updated in place: its comments, layout and other projects kept. */
+export function updateExportedManifest(
   exported: ExportRead,
-  options: {
-    destination: ExportDestination;
-    existing?: { text: string; file: string; resolveText: ResolveText; warn: (message: string) => void };
-  },
+  text: string,
+  file: string,
+  options: { resolveText: ResolveText; warn: (message: string) => void },
 ): string {
-  const { results, factored, owned } = exported;
-  const { existing } = options;
-  if (existing === undefined)
-    return factored
-      ? renderTemplatedManifest(factored, results, options.destination)
-      : renderNewManifest(results, options.destination);
-  return results.reduce(
+  const { owner } = exported.owned;
+  return exported.results.reduce(
     (updated, result, index) =>
-      updateManifestText(updated, result, existing.file, {
-        resolveText: existing.resolveText,
+      updateManifestText(updated, result, file, {
+        ...options,
         // Once: the owner is the file's, not a project's (and so is a warning about it).
-        ...(owned.owner === undefined || index > 0 ? {} : { owner: owned.owner }),
-        warn: existing.warn,
+        ...(owner === undefined || index > 0 ? {} : { owner }),
       }),
-    existing.text,
+    text,
   );
 }
 

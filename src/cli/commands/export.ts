@@ -10,7 +10,12 @@ import { writeFileSafely } from "../../files/write-file.js";
 import { InputError } from "../../input-error.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { neutraliseInline } from "../../neutralise-server-text.js";
-import { exportManifestText, locateSecretsInRead, readExport } from "../../run/export-manifest.js";
+import {
+  exportManifestText,
+  locateSecretsInRead,
+  readExport,
+  updateExportedManifest,
+} from "../../run/export-manifest.js";
 import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
@@ -138,19 +143,13 @@ Examples:
         const existing = output.kind === "file" ? await readExisting(output.path, file) : undefined;
         if (existing !== undefined && factored) throw new InputError("export_target_exists", { file });
         // Printed (a device or FIFO given to -o), server text is escaped: the same data.
-        const text = exportManifestText(exported, {
-          destination: output.kind === "file" ? "file" : "display",
-          ...(existing === undefined
-            ? {}
-            : {
-                existing: {
-                  text: existing,
-                  file,
-                  resolveText: resolveTextWith(variables),
-                  warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
-                },
-              }),
-        });
+        const text =
+          existing === undefined
+            ? exportManifestText(exported, output.kind === "file" ? "file" : "display")
+            : updateExportedManifest(exported, existing, file, {
+                resolveText: resolveTextWith(variables),
+                warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
+              });
         refuseSecret(text, file, existing);
         await writeFileSafely(file, text, outputOptions);
         const configCount = exported.results.reduce((total, result) => total + result.configCount, 0);
@@ -163,7 +162,7 @@ Examples:
           `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${file}${shared}\n`,
         );
       } else {
-        const text = exportManifestText(exported, { destination: "display" });
+        const text = exportManifestText(exported, "display");
         refuseSecret(text, "the exported manifest");
         io.stdout.write(text);
       }

@@ -10,6 +10,7 @@ import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payloa
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest, runInputs } from "../../run/load-manifest.js";
+import { createWebhookSender } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
 import type { CommandRegistrar } from "../command-registrar.js";
@@ -25,7 +26,6 @@ import {
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { collect } from "../shared-options.js";
-import { createWebhookSender } from "../webhook-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;
