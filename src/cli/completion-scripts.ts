@@ -100,14 +100,8 @@ function firstLine(text: string): string {
 }
 
 export function renderCompletion(tree: CompletionTree, shell: Shell): string {
-  switch (shell) {
-    case "bash":
-      return renderBash(tree);
-    case "zsh":
-      return renderZsh(tree);
-    case "fish":
-      return renderFish(tree);
-  }
+  const renderers = { bash: renderBash, zsh: renderZsh, fish: renderFish } satisfies Record<Shell, unknown>;
+  return renderers[shell](tree);
 }
 
 // ---- bash ----

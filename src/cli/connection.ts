@@ -12,16 +12,18 @@ import {
 import { InputError } from "../input-error.js";
 import { type ConnectOptions, connect } from "../run/connect.js";
 import type { CliIo } from "./cli-io.js";
+import { parseFlag } from "./shared-options.js";
 
 export interface ConnectionFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   insecureHttp?: boolean;
-  concurrency?: string;
+  /** Each option with a default is always given. */
+  concurrency: string;
   maxRps?: string;
-  timeout?: string;
-  maxListRecords?: string;
-  listTimeout?: string;
+  timeout: string;
+  maxListRecords: string;
+  listTimeout: string;
   /** Only on the commands that create records (addSettleTimeoutOption). */
   settleTimeout?: string;
   /** Only on the commands that create records (addSettleTimeoutOption). */
@@ -100,9 +102,7 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
 
 /** `--timeout` in ms. */
 function timeoutMsOf(flags: ConnectionFlags): number {
-  return flags.timeout === undefined
-    ? CLIENT_DEFAULTS.requestTimeoutMs
-    : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+  return parsePositiveNumber(flags.timeout, "--timeout") * 1000;
 }
 
 /** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
@@ -111,18 +111,6 @@ export function createRuleOf(flags: ConnectionFlags): CreateRule {
     settleTimeoutMs: settleTimeoutOf(flags, timeoutMsOf(flags)),
     treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
   };
-}
-
-/** `value` as `parse` reads it (undefined: not valid), or the usage error `FLAG must be WHAT, not "VALUE"`. */
-export function parseFlag<T>(
-  flag: string,
-  value: string,
-  what: string,
-  parse: (value: string) => T | undefined,
-): T {
-  const parsed = parse(value);
-  if (parsed === undefined) throw new InputError("usage", `${flag} must be ${what}, not "${value}"`);
-  return parsed;
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
@@ -139,22 +127,14 @@ export function parsePositiveNumber(value: string, flag: string): number {
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
-  return flags.concurrency === undefined
-    ? CLIENT_DEFAULTS.concurrency
-    : parsePositiveInt(flags.concurrency, "--concurrency");
+  return parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
-/** `--max-list-records` and `--list-timeout`, checked; defaults where not given. */
+/** `--max-list-records` and `--list-timeout`, checked. */
 function listBoundsOf(flags: ConnectionFlags): ListBounds {
   return {
-    maxRecords:
-      flags.maxListRecords === undefined
-        ? LIST_BOUND_DEFAULTS.maxRecords
-        : parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-    maxReadMs:
-      flags.listTimeout === undefined
-        ? LIST_BOUND_DEFAULTS.maxReadMs
-        : Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+    maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+    maxReadMs: Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
   };
 }
 

@@ -17,8 +17,9 @@ export interface ScopeFlags {
   takeover?: boolean;
   project?: string[];
   family?: FamilyName[];
-  maxDeletePercent?: string;
-  maxUpdatePercent?: string;
+  /** Each option with a default is always given. */
+  maxDeletePercent: string;
+  maxUpdatePercent: string;
   shard?: string;
   target?: string[];
   exclude?: string[];
@@ -73,19 +74,13 @@ export function addScopeOptions(command: Command): Command {
     );
 }
 
-/** --max-delete-percent and --max-update-percent, or their defaults: the shares the guards allow. */
+/** --max-delete-percent and --max-update-percent, checked: the shares the guards allow. */
 export function guardLimitsOf(
   flags: ScopeFlags,
 ): Required<Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent">> {
   return {
-    maxDeletePercent:
-      flags.maxDeletePercent === undefined
-        ? PLAN_DEFAULTS.maxDeletePercent
-        : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent"),
-    maxUpdatePercent:
-      flags.maxUpdatePercent === undefined
-        ? PLAN_DEFAULTS.maxUpdatePercent
-        : parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent"),
+    maxDeletePercent: parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent"),
+    maxUpdatePercent: parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent"),
   };
 }
 

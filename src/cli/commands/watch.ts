@@ -20,12 +20,11 @@ import {
   type ConnectionFlags,
   createClientFromFlags,
   createRuleOf,
-  parseFlag,
   parsePositiveNumber,
 } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
-import { collect } from "../shared-options.js";
+import { collect, parseFlag } from "../shared-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;
