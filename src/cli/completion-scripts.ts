@@ -100,14 +100,8 @@ function firstLine(text: string): string {
 }
 
 export function renderCompletion(tree: CompletionTree, shell: Shell): string {
-  switch (shell) {
-    case "bash":
-      return renderBash(tree);
-    case "zsh":
-      return renderZsh(tree);
-    case "fish":
-      return renderFish(tree);
-  }
+  const renderers = { bash: renderBash, zsh: renderZsh, fish: renderFish } satisfies Record<Shell, unknown>;
+  return renderers[shell](tree);
 }
 
 // ---- bash ----
@@ -120,28 +114,21 @@ function renderBash(tree: CompletionTree): string {
     ...tree.options.flatMap((o) => o.flags),
   ];
   const cases = tree.commands.map((command) => {
-    const valueCases: string[] = [];
-    const choiceOptions = command.options.filter((option) => option.takesValue && option.choices.length > 0);
-    for (const option of choiceOptions) {
-      valueCases.push(
-        `        ${option.flags.join("|")}) COMPREPLY=($(compgen -W "${option.choices.join(" ")}" -- "$cur")); return ;;`,
-      );
-    }
-    const fileFlags = command.options.filter((option) => option.files && option.choices.length === 0);
-    if (fileFlags.length > 0) {
-      valueCases.push(
-        `        ${fileFlags.flatMap((option) => option.flags).join("|")}) ${filesFn}; return ;;`,
-      );
-    }
-    const freeFlags = command.options.filter(
-      (option) => option.takesValue && !option.files && option.choices.length === 0,
-    );
-    if (freeFlags.length > 0) {
+    const flagsOf = (options: CompletionOption[]) => options.flatMap((option) => option.flags).join("|");
+    const valued = command.options.filter((option) => option.takesValue);
+    const files = valued.filter((option) => option.files && option.choices.length === 0);
+    const free = valued.filter((option) => !option.files && option.choices.length === 0);
+    const valueCases = [
+      ...valued
+        .filter((option) => option.choices.length > 0)
+        .map(
+          (option) =>
+            `        ${option.flags.join("|")}) COMPREPLY=($(compgen -W "${option.choices.join(" ")}" -- "$cur")); return ;;`,
+        ),
+      ...(files.length > 0 ? [`        ${flagsOf(files)}) ${filesFn}; return ;;`] : []),
       // A free value (an id, a name) has nothing to offer; options would be wrong there.
-      valueCases.push(
-        `        ${freeFlags.flatMap((option) => option.flags).join("|")}) COMPREPLY=(); return ;;`,
-      );
-    }
+      ...(free.length > 0 ? [`        ${flagsOf(free)}) COMPREPLY=(); return ;;`] : []),
+    ];
     const words = [...command.options.flatMap((option) => option.flags), ...command.argumentChoices];
     return [
       `    ${command.name})`,

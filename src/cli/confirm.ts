@@ -4,11 +4,29 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { cancelledMessage, RunError } from "../apply/run-error.js";
+import { InputError } from "../input-error.js";
 import type { InterruptWatch } from "./interrupt.js";
 
 /** Whether apply asks before writing: only with a terminal on stdin. */
 export function canAsk(stdin: { isTTY?: boolean } | undefined): stdin is Readable & { isTTY?: boolean } {
   return stdin?.isTTY === true;
+}
+
+/**
+ * Before any file or request: a run that must ask reads nothing when nobody can answer (stdin is
+ * not a terminal), nor with --format json, which prints no plan to say yes to.
+ */
+export function refuseUnanswerable(
+  command: "apply" | "rollback",
+  stdin: { isTTY?: boolean } | undefined,
+  format: string,
+  orElse = "",
+): void {
+  if (!canAsk(stdin)) throw new RunError("approval_required", { command });
+  if (format === "json") {
+    const advice = `on a terminal, add --auto-approve${orElse}`;
+    throw new InputError("usage", `${command} --format json prints no plan to say yes to: ${advice}`);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // Connection flags shared by every command that talks to the service, checked and handed to the
 // use case that connects (src/run/connect.ts: the server, the key, the client).
 
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
 import {
   CREATE_POSTS,
@@ -12,16 +12,18 @@ import {
 import { InputError } from "../input-error.js";
 import { type ConnectOptions, connect } from "../run/connect.js";
 import type { CliIo } from "./cli-io.js";
+import { parseFlag } from "./shared-options.js";
 
 export interface ConnectionFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   insecureHttp?: boolean;
-  concurrency?: string;
+  /** Each option with a default is always given. */
+  concurrency: string;
   maxRps?: string;
-  timeout?: string;
-  maxListRecords?: string;
-  listTimeout?: string;
+  timeout: string;
+  maxListRecords: string;
+  listTimeout: string;
   /** Only on the commands that create records (addSettleTimeoutOption). */
   settleTimeout?: string;
   /** Only on the commands that create records (addSettleTimeoutOption). */
@@ -41,39 +43,25 @@ const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
 
 export function addConnectionOptions(command: Command, fallback: BaseUrlFallback): Command {
   return command
-    .addOption(new Option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`))
-    .addOption(
-      new Option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)"),
+    .option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`)
+    .option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)")
+    .option("--insecure-http", "allow plain http:// to a non-loopback host")
+    .option("--concurrency <n>", "requests in flight at most", String(CLIENT_DEFAULTS.concurrency))
+    .option("--max-rps <n>", "requests per second at most (default: no client-side limit)")
+    .option("--timeout <seconds>", "per-request timeout", String(CLIENT_DEFAULTS.requestTimeoutMs / 1000))
+    .option(
+      "--max-list-records <n>",
+      "refuse a list (a family, the project list) whose count is larger than this",
+      String(LIST_BOUND_DEFAULTS.maxRecords),
     )
-    .addOption(new Option("--insecure-http", "allow plain http:// to a non-loopback host"))
-    .addOption(
-      new Option("--concurrency <n>", "requests in flight at most").default(
-        String(CLIENT_DEFAULTS.concurrency),
-      ),
+    .option(
+      "--list-timeout <seconds>",
+      "longest time to read one list, all its pages and re-reads",
+      String(LIST_BOUND_DEFAULTS.maxReadMs / 1000),
     )
-    .addOption(new Option("--max-rps <n>", "requests per second at most (default: no client-side limit)"))
-    .addOption(
-      new Option("--timeout <seconds>", "per-request timeout").default(
-        String(CLIENT_DEFAULTS.requestTimeoutMs / 1000),
-      ),
-    )
-    .addOption(
-      new Option(
-        "--max-list-records <n>",
-        "refuse a list (a family, the project list) whose count is larger than this",
-      ).default(String(LIST_BOUND_DEFAULTS.maxRecords)),
-    )
-    .addOption(
-      new Option(
-        "--list-timeout <seconds>",
-        "longest time to read one list, all its pages and re-reads",
-      ).default(String(LIST_BOUND_DEFAULTS.maxReadMs / 1000)),
-    )
-    .addOption(
-      new Option(
-        "-v, --verbose",
-        "trace every request, and the proxy used, on stderr (the API key is never shown)",
-      ),
+    .option(
+      "-v, --verbose",
+      "trace every request, and the proxy used, on stderr (the API key is never shown)",
     );
 }
 
@@ -83,17 +71,13 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
  */
 export function addSettleTimeoutOption(command: Command): Command {
   return command
-    .addOption(
-      new Option(
-        "--settle-timeout <seconds>",
-        `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CREATE_POSTS} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CREATE_POSTS) / 1000} s at the default --timeout)`,
-      ),
+    .option(
+      "--settle-timeout <seconds>",
+      `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its ${CREATE_POSTS} POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, CREATE_POSTS) / 1000} s at the default --timeout)`,
     )
-    .addOption(
-      new Option(
-        "--treat-5xx-as-in-flight",
-        "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
-      ),
+    .option(
+      "--treat-5xx-as-in-flight",
+      "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
     );
 }
 
@@ -118,9 +102,7 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
 
 /** `--timeout` in ms. */
 function timeoutMsOf(flags: ConnectionFlags): number {
-  return flags.timeout === undefined
-    ? CLIENT_DEFAULTS.requestTimeoutMs
-    : parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+  return parsePositiveNumber(flags.timeout, "--timeout") * 1000;
 }
 
 /** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
@@ -132,36 +114,27 @@ export function createRuleOf(flags: ConnectionFlags): CreateRule {
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new InputError("usage", `${flag} must be a whole number ≥ 1, not "${value}"`);
-  return Number(value);
+  return parseFlag(flag, value, "a whole number ≥ 1", (text) =>
+    /^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : undefined,
+  );
 }
 
 export function parsePositiveNumber(value: string, flag: string): number {
   const number = Number(value);
-  if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
-    throw new InputError("usage", `${flag} must be a number > 0, not "${value}"`);
-  }
-  return number;
+  return parseFlag(flag, value, "a number > 0", () =>
+    value.trim() !== "" && Number.isFinite(number) && number > 0 ? number : undefined,
+  );
 }
 
 export function concurrencyOf(flags: ConnectionFlags): number {
-  return flags.concurrency === undefined
-    ? CLIENT_DEFAULTS.concurrency
-    : parsePositiveInt(flags.concurrency, "--concurrency");
+  return parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
-/** `--max-list-records` and `--list-timeout`, checked; defaults where not given. */
+/** `--max-list-records` and `--list-timeout`, checked. */
 function listBoundsOf(flags: ConnectionFlags): ListBounds {
   return {
-    maxRecords:
-      flags.maxListRecords === undefined
-        ? LIST_BOUND_DEFAULTS.maxRecords
-        : parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-    maxReadMs:
-      flags.listTimeout === undefined
-        ? LIST_BOUND_DEFAULTS.maxReadMs
-        : Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+    maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+    maxReadMs: Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
   };
 }
 
@@ -174,9 +147,9 @@ function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.PCSYNC_TIME_SCALE;
   if (raw === undefined || raw === "") return undefined;
   const scale = Number(raw);
-  if (!(Number.isFinite(scale) && scale > 0 && scale <= 1))
-    throw new InputError("usage", `PCSYNC_TIME_SCALE must be a number > 0 and ≤ 1, not "${raw}"`);
-  return scale;
+  return parseFlag("PCSYNC_TIME_SCALE", raw, "a number > 0 and ≤ 1", () =>
+    Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : undefined,
+  );
 }
 
 /**

@@ -53,6 +53,19 @@ export function listenForStopSignals(
 }
 
 /**
+ * The first SIGINT or SIGTERM aborts the signal returned (serve stops, logs --follow ends); both
+ * listeners go with it, so that a second signal of either kind ends the process as usual.
+ */
+export function abortOnStopSignal(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const dispose = listenForStopSignals(process, () => {
+    dispose();
+    controller.abort();
+  });
+  return { signal: controller.signal, dispose };
+}
+
+/**
  * Stops holding the signals: called once a command's own listeners are installed, or as the
  * action of a command without any starts. Without a hold (the CLI run in-process), nothing happens.
  */

@@ -1,7 +1,7 @@
 // The journal around a run of apply or rollback: its options, where it goes, and the line that
 // names it at the end with the command that undoes the run.
 
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
@@ -23,8 +23,8 @@ export interface JournalFlags {
 
 export function addJournalOptions(command: Command, pathHelp: string): Command {
   return command
-    .addOption(new Option("--journal <path>", pathHelp))
-    .addOption(new Option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)"));
+    .option("--journal <path>", pathHelp)
+    .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
 }
 
 export { shellWord };

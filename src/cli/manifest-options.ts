@@ -24,16 +24,14 @@ export function addManifestOption(command: Command): Command {
 /** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
 export function addVariableOptions(command: Command): Command {
   return command
-    .addOption(
-      new Option(
-        "--var <NAME=VALUE>",
-        "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable",
-      ).argParser(collect),
+    .option(
+      "--var <NAME=VALUE>",
+      "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable",
+      collect,
     )
-    .addOption(
-      new Option(
-        "--var-file <file>",
-        "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable",
-      ).argParser(collect),
+    .option(
+      "--var-file <file>",
+      "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable",
+      collect,
     );
 }

@@ -54,11 +54,6 @@ export class RedactingWriter extends Writable {
     return this.#target.isTTY === true;
   }
 
-  /** The failure of the underlying stream, once it failed. */
-  get lost(): NodeJS.ErrnoException | undefined {
-    return this.#lost;
-  }
-
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: () => void): void {
     const text = typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
     this.#pass(this.#held + text, false);
@@ -105,8 +100,13 @@ export class OutputEdge {
   readonly stderr: RedactingWriter;
   readonly registry: SecretRegistry;
   #redactions = 0;
-  readonly #losses: OutputLoss[] = [];
-  #keepRunningFor: string | undefined;
+  /** The streams lost on the way. */
+  readonly losses: OutputLoss[] = [];
+  /**
+   * The command that changes the service (apply, rollback, job) and so must not be cut short, nor
+   * left half done, because nobody reads its output any more: its writes matter more than its report.
+   */
+  keepRunningFor: string | undefined;
   readonly #onLoss: ((loss: OutputLoss) => void) | undefined;
 
   constructor(
@@ -122,34 +122,12 @@ export class OutputEdge {
         },
         onLost: (error) => {
           const loss = { stream, error };
-          this.#losses.push(loss);
+          this.losses.push(loss);
           this.#onLoss?.(loss);
         },
       });
     this.stdout = writer("stdout");
     this.stderr = writer("stderr");
-  }
-
-  /** Secret forms replaced so far, in the streams and in text passed through `redactText`. */
-  get redactions(): number {
-    return this.#redactions;
-  }
-
-  get losses(): readonly OutputLoss[] {
-    return this.#losses;
-  }
-
-  /**
-   * A command that changes the service (apply, job) must not be cut short, nor left half done,
-   * because nobody reads its output any more: its writes matter more than its report.
-   */
-  keepRunningWhenOutputLost(command: string): void {
-    this.#keepRunningFor = command;
-  }
-
-  /** The command that keeps running when its output is lost, if the current one does. */
-  get keepsRunningFor(): string | undefined {
-    return this.#keepRunningFor;
   }
 
   /** Text for a human-readable file (the step summary), redacted and counted like the streams. */

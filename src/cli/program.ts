@@ -87,7 +87,7 @@ export async function buildProgram(
     .name("pcsync")
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
     .version(packageVersion(), "-V, --version", "print pcsync's version")
-    .addOption(new Option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)"))
+    .option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)")
     // Options of the program are read only before the command. `-v` is every command's --verbose,
     // never the version: before a command it is answered with both meanings, not guessed.
     .enablePositionalOptions()
@@ -124,7 +124,7 @@ ${describeExitCodes(undefined)}`,
     );
   });
   program.hook("preAction", (_program, command) => {
-    if (KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge?.keepRunningWhenOutputLost(command.name());
+    if (io.edge && KEEP_RUNNING_WHEN_OUTPUT_LOST.has(command.name())) io.edge.keepRunningFor = command.name();
     if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
   const registrars = await Promise.all(commandsReachedBy(argv).map(loadCommand));

@@ -11,12 +11,12 @@ import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutState } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { applyRollout as runRolloutApply, throwUnlessComplete, unfinishedRollout } from "../run/rollout.js";
+import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags } from "./journal-run.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
-import { createWebhookSender, type WebhookFlags } from "./webhook-options.js";
 
 export interface RolloutRunFlags {
   client: ApiClient;

@@ -19,10 +19,10 @@ const { edge } = io;
 /**
  * A command that only reads (plan, export, logs --follow...) stops as soon as nobody can read
  * its output: quietly for a reader that went away (`pcsync plan | head`), with one line otherwise.
- * apply and job go on (see OutputEdge.keepRunningWhenOutputLost) and say so when they end.
+ * apply and job go on (see OutputEdge.keepRunningFor) and say so when they end.
  */
 function stopOnOutputLoss(loss: OutputLoss): void {
-  if (edge.keepsRunningFor !== undefined) return;
+  if (edge.keepRunningFor !== undefined) return;
   const line = describeStoppedByLoss(loss);
   if (line !== undefined) edge.stderr.write(line);
   edge.finish();
@@ -41,7 +41,7 @@ process.on("unhandledRejection", reportInternalError);
 
 const exitCode = await runCli(process.argv.slice(2), io);
 edge.finish();
-const command = edge.keepsRunningFor;
+const command = edge.keepRunningFor;
 const lossLine =
   command === undefined ? undefined : describeFinishedDespiteLoss(edge.losses, command, exitCode);
 if (lossLine !== undefined) edge.stderr.write(lossLine);

@@ -1,70 +1,87 @@
-// The scope and planning options of plan, apply and watch, and what they make for the use case
-// that plans (src/run/plan-manifest.ts): the scope, and the planner's settings with a progress line.
+// The scope, guard and targeting options of plan, apply and watch, and what they make for the use
+// case that plans (src/run/plan-manifest.ts): the scope, and the planner's settings with a progress line.
 
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { FamilyName } from "../families.js";
-import { PLAN_DEFAULTS } from "../plan/compute-plan.js";
+import { InputError } from "../input-error.js";
+import { PLAN_DEFAULTS, type PlanOptions } from "../plan/compute-plan.js";
 import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, parsePositiveNumber } from "./connection.js";
 import { createProgress } from "./progress.js";
-import {
-  allowDestroyOption,
-  excludeOption,
-  type SafetyFlags,
-  safetyPlanOptions,
-  targetOption,
-} from "./safety-options.js";
 import { collect, familyOption } from "./shared-options.js";
 
-export interface ScopeFlags extends SafetyFlags {
+export interface ScopeFlags {
   /** --takeover: with `owner:`, configs may claim records another owner marked. */
   takeover?: boolean;
   project?: string[];
   family?: FamilyName[];
-  maxDeletePercent?: string;
+  /** Each option with a default is always given. */
+  maxDeletePercent: string;
+  maxUpdatePercent: string;
   shard?: string;
+  target?: string[];
+  exclude?: string[];
+  allowDestroy?: string[];
+}
+
+/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
+function globOption(flags: string, description: string): Option {
+  const flag = flags.split(" ")[0] ?? flags;
+  return new Option(flags, description).argParser((value: string, previous: string[] | undefined) => {
+    if (value.trim() === "") throw new InputError("usage", `${flag} needs a record name or a * glob, not ""`);
+    return [...(previous ?? []), value];
+  });
 }
 
 export function addScopeOptions(command: Command): Command {
   return command
-    .addOption(new Option("--project <id>", "only this project (repeatable)").argParser(collect))
+    .option("--project <id>", "only this project (repeatable)", collect)
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
+    .option(
+      "--shard <K/N>",
+      "only the projects of worker K of N (stable hash of the project id), for CI matrices",
+    )
+    .option(
+      "--max-delete-percent <n>",
+      "refuse to prune more than this share of a family of 10+ records",
+      String(PLAN_DEFAULTS.maxDeletePercent),
+    )
+    .option(
+      "--max-update-percent <n>",
+      "refuse to update more than this share of a family of 10+ records",
+      String(PLAN_DEFAULTS.maxUpdatePercent),
+    )
     .addOption(
-      new Option(
-        "--shard <K/N>",
-        "only the projects of worker K of N (stable hash of the project id), for CI matrices",
+      globOption(
+        "--target <name>",
+        "plan only the changes of records with this name (repeatable, * globs): a partial plan",
       ),
     )
     .addOption(
-      new Option(
-        "--max-delete-percent <n>",
-        "refuse to prune more than this share of a family of 10+ records",
-      ).default(String(PLAN_DEFAULTS.maxDeletePercent)),
+      globOption("--exclude <name>", "leave out the changes of records with this name (repeatable, * globs)"),
     )
     .addOption(
-      new Option(
-        "--max-update-percent <n>",
-        "refuse to update more than this share of a family of 10+ records",
-      ).default(String(PLAN_DEFAULTS.maxUpdatePercent)),
-    )
-    .addOption(targetOption())
-    .addOption(excludeOption())
-    .addOption(allowDestroyOption())
-    .addOption(
-      new Option(
-        "--takeover",
-        "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
+      globOption(
+        "--allow-destroy <name>",
+        "allow deleting this protected record (repeatable, * globs); --force does not lift protection",
       ),
+    )
+    .option(
+      "--takeover",
+      "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)",
     );
 }
 
-/** --max-delete-percent, or the default: the share of a family a prune may delete. */
-export function maxDeletePercentOf(flags: ScopeFlags): number {
-  return flags.maxDeletePercent === undefined
-    ? PLAN_DEFAULTS.maxDeletePercent
-    : parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent");
+/** --max-delete-percent and --max-update-percent, checked: the shares the guards allow. */
+export function guardLimitsOf(
+  flags: ScopeFlags,
+): Required<Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent">> {
+  return {
+    maxDeletePercent: parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent"),
+    maxUpdatePercent: parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent"),
+  };
 }
 
 /** The projects and families the flags narrow a run to. */
@@ -81,16 +98,15 @@ export function planSettingsOf(
   io: CliIo,
   options: Pick<PlanSettings, "refuseFamilyOnly" | "onProjectPlanned"> = {},
 ): PlanSettings {
-  const maxDeletePercent = maxDeletePercentOf(flags);
-  const { maxUpdatePercent, allowDestroy, targets } = safetyPlanOptions(flags);
+  const target = flags.target ?? [];
+  const exclude = flags.exclude ?? [];
   const progress = createProgress(io);
   return {
     concurrency: concurrencyOf(flags),
     plan: {
-      maxDeletePercent,
-      maxUpdatePercent,
-      allowDestroy,
-      ...(targets === undefined ? {} : { targets }),
+      ...guardLimitsOf(flags),
+      allowDestroy: flags.allowDestroy ?? [],
+      ...(target.length > 0 || exclude.length > 0 ? { targets: { target, exclude } } : {}),
       takeover: flags.takeover === true,
     },
     ...options,

@@ -1,6 +1,6 @@
 // Options that several commands share, so that each is spelt, described and checked the same way
-// everywhere: `--family`, `--format`, `-o/--out`, repeatable options, and old spellings kept for a
-// while with a warning.
+// everywhere: `--family`, `--format`, `-o/--out`, repeatable options, the error for a bad value, and
+// old spellings kept for a while with a warning.
 
 import { type Command, Option } from "commander";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
@@ -25,6 +25,18 @@ function suggestFamily(value: string): FamilyName | undefined {
   if (word.length < 3) return undefined;
   const containing = FAMILY_NAMES.filter((name) => name.includes(word));
   return containing.length === 1 ? containing[0] : undefined;
+}
+
+/** `value` as `parse` reads it (undefined: not valid), or the usage error `FLAG must be WHAT, not "VALUE"`. */
+export function parseFlag<T>(
+  flag: string,
+  value: string,
+  what: string,
+  parse: (value: string) => T | undefined,
+): T {
+  const parsed = parse(value);
+  if (parsed === undefined) throw new InputError("usage", `${flag} must be ${what}, not "${value}"`);
+  return parsed;
 }
 
 /** The parser of a repeatable option: each use adds its value to the list. */

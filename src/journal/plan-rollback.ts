@@ -70,7 +70,7 @@ function holdsBefore(field: WritableField, value: FieldValue, record: PluginConf
   return showsStored(field, value, record);
 }
 
-/** A record with where it is: "record 7 (\"x\") in project 1 plugin_configs" (src/cli/find-config-record.ts has the short form). */
+/** A record with where it is: "record 7 (\"x\") in project 1 plugin_configs" (src/cli/target-options.ts has the short form). */
 export function describeRecordAt(item: {
   project: string;
   family: string;

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/api/index.js";
-import { FOLLOW_CLOCK_SKEW_MS, LogFollowCursor } from "../../src/cli/log-follow.js";
+import { FOLLOW_CLOCK_SKEW_MS, LogFollowCursor } from "../../src/run/log-follow.js";
 
 const BASE = Date.parse("2024-06-01T12:00:00.000Z");
 

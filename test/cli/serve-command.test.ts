@@ -7,14 +7,10 @@ import { Writable } from "node:stream";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/cli-io.js";
-import {
-  parseKeySpec,
-  parseServeOptions,
-  registerServeCommand,
-  runServe,
-} from "../../src/cli/commands/serve.js";
+import { parseKeySpec, parseServeOptions, registerServeCommand } from "../../src/cli/commands/serve.js";
 import { InputError } from "../../src/input-error.js";
 import { SecretRegistry } from "../../src/redact.js";
+import { runServe } from "../../src/run/serve-emulator.js";
 
 class Capture extends Writable {
   text = "";

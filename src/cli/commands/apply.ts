@@ -1,7 +1,7 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
@@ -14,7 +14,7 @@ import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { canAsk, confirmChanges } from "../confirm.js";
+import { confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -27,10 +27,9 @@ import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from 
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
-import { safetyPlanOptions } from "../safety-options.js";
 import {
   addScopeOptions,
-  maxDeletePercentOf,
+  guardLimitsOf,
   planSettingsOf,
   type ScopeFlags,
   scopeOf,
@@ -67,21 +66,22 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
 // These shaped the saved plan when it was made; accepting them beside --plan would silently
 // ignore them, so that a user who thinks they narrowed the apply would apply everything.
 const PLAN_SHAPING_OPTIONS = [
-  ["file", "-f/--file"],
-  ["var", "--var"],
-  ["varFile", "--var-file"],
-  ["project", "--project"],
-  ["family", "--family"],
-  ["shard", "--shard"],
-  ["target", "--target"],
-  ["exclude", "--exclude"],
-  ["takeover", "--takeover"],
-] as const;
+  "file",
+  "var",
+  "varFile",
+  "project",
+  "family",
+  "shard",
+  "target",
+  "exclude",
+  "takeover",
+];
 
 function refuseOptionsBesidePlan(command: Command): void {
-  const given = PLAN_SHAPING_OPTIONS.filter(([key]) => command.getOptionValueSource(key) === "cli").map(
-    ([, flag]) => flag,
-  );
+  const given = command.options
+    .filter((option) => PLAN_SHAPING_OPTIONS.includes(option.attributeName()))
+    .filter((option) => command.getOptionValueSource(option.attributeName()) === "cli")
+    .map((option) => [option.short, option.long].filter((flag) => flag !== undefined).join("/"));
   if (given.length > 0) {
     throw new InputError(
       "usage",
@@ -115,44 +115,33 @@ function warnRolloutFlagsUnused(
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
-    .addOption(new Option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale"))
-    .addOption(new Option("--dry-run", "print the plan only; change nothing"))
-    .addOption(
-      new Option(
-        "--force",
-        "override the safety guards (mass deletes or updates, pruning to empty); not protection",
-      ),
+    .option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale")
+    .option("--dry-run", "print the plan only; change nothing")
+    .option(
+      "--force",
+      "override the safety guards (mass deletes or updates, pruning to empty); not protection",
     )
-    .addOption(
-      new Option(
-        "--auto-approve",
-        "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
-      ),
+    .option(
+      "--auto-approve",
+      "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run",
     )
-    .addOption(
-      new Option(
-        "--resume",
-        "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
-      ),
+    .option(
+      "--resume",
+      "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal",
     )
     .addOption(formatOption())
-    .addOption(
-      new Option(
-        "--webhook <url>",
-        "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
-      ).argParser(collect),
+    .option(
+      "--webhook <url>",
+      "with rollout: in the manifest, POST each rollout event to this URL (repeatable)",
+      collect,
     )
-    .addOption(
-      new Option(
-        "--webhook-secret-file <path>",
-        "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
-      ),
+    .option(
+      "--webhook-secret-file <path>",
+      "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file",
     )
-    .addOption(
-      new Option(
-        "--metrics-file <path>",
-        "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
-      ),
+    .option(
+      "--metrics-file <path>",
+      "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
     );
   addJournalOptions(
     command,
@@ -190,14 +179,7 @@ Examples:
         "--resume reads the interrupted apply's journal: it cannot go with --no-journal",
       );
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
-    // Before any file or request: an apply nobody can approve reads nothing.
-    if (asks && !canAsk(io.stdin)) throw new RunError("approval_required", { command: "apply" });
-    if (asks && format === "json") {
-      throw new InputError(
-        "usage",
-        "apply --format json prints no plan to say yes to: on a terminal, add --auto-approve, or apply a saved plan with --plan FILE",
-      );
-    }
+    if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE");
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const scope = scopeOf(flags);
     const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
@@ -234,10 +216,7 @@ Examples:
               from: "saved",
               plan: saved,
               file: flags.plan,
-              guards: {
-                maxDeletePercent: maxDeletePercentOf(flags),
-                maxUpdatePercent: safetyPlanOptions(flags).maxUpdatePercent,
-              },
+              guards: guardLimitsOf(flags),
               allowDestroy: flags.allowDestroy ?? [],
               resumed: resume?.resumed,
             }

@@ -32,9 +32,7 @@ export const registerDemoCommand = (
       new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed"),
     )
     // No commander default: it would print `(default: "")` beside the one that means something.
-    .addOption(
-      new Option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)"),
-    );
+    .option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)");
   addVariableOptions(command);
   command.addHelpText(
     "after",

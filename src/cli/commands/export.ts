@@ -1,27 +1,21 @@
 // `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
 import { readFile } from "node:fs/promises";
-import { Command, Option } from "commander";
-import { type ApiClient, listProjects } from "../../api/index.js";
-import { buildManifest } from "../../export/build-manifest.js";
-import type { ExportDestination } from "../../export/display-yaml.js";
-import { exportOwner } from "../../export/export-owner.js";
-import { factorTemplates } from "../../export/factor-templates.js";
-import { locateSecretsInExport } from "../../export/locate-secrets.js";
+import { Command } from "commander";
 import { parseManifestTarget } from "../../export/manifest-target.js";
-import { renderTemplatedManifest } from "../../export/render-templates.js";
-import { renderNewManifest, updateManifestText } from "../../export/update-manifest.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
-import { listsToRead } from "../../family-lists.js";
 import { outputUnwritable } from "../../files/file-errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { writeFileSafely } from "../../files/write-file.js";
-import { groupBy } from "../../group-by.js";
 import { InputError } from "../../input-error.js";
-import { compareText } from "../../manifest/compare-projects.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { neutraliseInline } from "../../neutralise-server-text.js";
-import { readCurrentState } from "../../read/read-current-state.js";
+import {
+  exportManifestText,
+  locateSecretsInRead,
+  readExport,
+  updateExportedManifest,
+} from "../../run/export-manifest.js";
 import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
@@ -30,10 +24,10 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import { requireFlag } from "../find-config-record.js";
 import { addVariableOptions } from "../manifest-options.js";
 import { refuseSecretIn } from "../refuse-secret.js";
 import { addDeprecatedAlias, collect, familyOption, outOption } from "../shared-options.js";
+import { requireFlag } from "../target-options.js";
 
 const EXPORT_REMEDY =
   "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
@@ -48,21 +42,6 @@ interface ExportFlags extends ConnectionFlags {
   varFile?: string[];
 }
 
-/** The projects to export, numerically sorted and each once: the output does not depend on flag order. */
-async function selectProjects(flags: ExportFlags, client: ApiClient): Promise<string[]> {
-  if (flags.all && flags.project !== undefined) {
-    throw new InputError(
-      "usage",
-      "give either --all or --project <id>, not both (--all already exports every project)",
-    );
-  }
-  const projects = flags.all
-    ? (await listProjects(client)).map((project) => String(project.id))
-    : (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
-  if (flags.all && projects.length === 0) throw new InputError("export_no_projects", {});
-  return [...new Set(projects)].sort(compareProjectIds);
-}
-
 /** The manifest export -o updates, or undefined if there is none yet; one it cannot read is an error. */
 async function readExisting(path: string, shown: string): Promise<string | undefined> {
   try {
@@ -73,18 +52,11 @@ async function readExisting(path: string, shown: string): Promise<string | undef
   }
 }
 
-// Unlike the manifest's compareProjects, decimal ids do not go first: kept as export has ordered them.
-function compareProjectIds(a: string, b: string): number {
-  const numeric = /^\d+$/;
-  if (numeric.test(a) && numeric.test(b)) return a.length - b.length || compareText(a, b);
-  return compareText(a, b);
-}
-
 export const registerExportCommand: CommandRegistrar = (program, io) => {
   const command = new Command("export")
     .description("Write a manifest of projects' current state (both families, in order).")
     // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
-    .addOption(new Option("--project <id>", "a project to export (repeatable; or --all)").argParser(collect))
+    .option("--project <id>", "a project to export (repeatable; or --all)", collect)
     .option("--all", "export every project the API key can see")
     .option("--templates", "write configs that projects share once, as templates the projects use")
     .addOption(familyOption("only this family (repeatable)", { repeatable: true }))
@@ -130,88 +102,67 @@ Examples:
     }
     const client = await createClientFromFlags(flags, io);
     try {
-      const projects = await selectProjects(flags, client);
-      // An export holds every record a family owns: the lists that also show other families'
-      // records are read with theirs, to leave those out (see family-lists.ts).
-      // Every listed plugin's info is read where lists leave it out (posthog-2024): buildManifest
-      // leaves out a description that is the plugin's own (see read/read-family.ts).
-      const toRead = listsToRead(
-        projects.flatMap((project) => families.map((family) => ({ project, family, wholeFamily: true }))),
+      if (flags.all && flags.project !== undefined) {
+        throw new InputError(
+          "usage",
+          "give either --all or --project <id>, not both (--all already exports every project)",
+        );
+      }
+      const projects = (flags.project ?? []).map((project) =>
+        requireFlag(project, "--project <id>", "--project 1"),
       );
-      const withPluginInfo = toRead.map((ref) => ({ ...ref, pluginInfoFor: "all" as const }));
-      // As many lists in flight as plan reads: an export of every project reads hundreds.
-      const read = (await readCurrentState(client, withPluginInfo, { concurrency: concurrencyOf(flags) }))
-        .families;
-      // Grouped once: an export of every project reads hundreds of lists.
-      const listsOf = groupBy(read, (item) => item.project);
-      const results = projects.map((project) => {
-        const lists = listsOf.get(project) ?? [];
-        return buildManifest({
-          project,
-          families: lists.filter((item) => families.includes(item.family)),
-          otherLists: lists.filter((item) => !families.includes(item.family)),
-        });
+      const exported = await readExport(client, {
+        projects: flags.all ? "all" : projects,
+        families,
+        templates: flags.templates === true,
+        concurrency: concurrencyOf(flags),
       });
-      for (const result of results) {
-        const about = projects.length === 1 ? "" : `project ${result.project}: `;
+      for (const result of exported.results) {
+        const about = exported.projects.length === 1 ? "" : `project ${result.project}: `;
         // A warning may quote a record's name: server text, shown on one line, every character visible.
         for (const warning of result.warnings)
           io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
       }
-      // Records that all carry one owner's mark export as that owner's manifest; mixed marks are said.
-      const owned = exportOwner(results);
+      const { owned, factored } = exported;
       if (owned.warning !== undefined) io.stderr.write(`warning: ${neutraliseInline(owned.warning)}\n`);
-      const factored = flags.templates ? factorTemplates(results) : undefined;
-      // Printed (stdout, or a device or FIFO given to -o), server text is escaped: the same data.
-      const render = (destination: ExportDestination) =>
-        factored
-          ? renderTemplatedManifest(factored, results, destination)
-          : renderNewManifest(results, destination);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
       const refuseSecret = (text: string, what: string, existing?: string) =>
         refuseSecretIn(
           text,
           what,
           () => {
-            const places = results.flatMap((result) =>
-              locateSecretsInExport(result, listsOf.get(result.project) ?? [], io.secrets),
-            );
+            const places = locateSecretsInRead(exported, io.secrets);
             return places.length === 0 && existing !== undefined ? [`the text already in ${what}`] : places;
           },
           EXPORT_REMEDY,
           io.secrets,
         );
       if (flags.out && output) {
+        const file = flags.out;
         // Only a regular file is updated in place: a device or a descriptor is written to.
-        const existing = output.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
-        if (existing !== undefined && factored)
-          throw new InputError("export_target_exists", { file: flags.out });
-        // An existing manifest is updated in place: its comments, layout and other projects stay.
+        const existing = output.kind === "file" ? await readExisting(output.path, file) : undefined;
+        if (existing !== undefined && factored) throw new InputError("export_target_exists", { file });
+        // Printed (a device or FIFO given to -o), server text is escaped: the same data.
         const text =
           existing === undefined
-            ? render(output.kind === "file" ? "file" : "display")
-            : results.reduce(
-                (updated, result, index) =>
-                  updateManifestText(updated, result, flags.out ?? "", {
-                    resolveText: resolveTextWith(variables),
-                    // Once: the owner is the file's, not a project's (and so is a warning about it).
-                    ...(owned.owner === undefined || index > 0 ? {} : { owner: owned.owner }),
-                    warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
-                  }),
-                existing,
-              );
-        refuseSecret(text, flags.out, existing);
-        await writeFileSafely(flags.out, text, outputOptions);
-        const configCount = results.reduce((total, result) => total + result.configCount, 0);
+            ? exportManifestText(exported, output.kind === "file" ? "file" : "display")
+            : updateExportedManifest(exported, existing, file, {
+                resolveText: resolveTextWith(variables),
+                warn: (message) => io.stderr.write(`warning: ${neutraliseInline(message)}\n`),
+              });
+        refuseSecret(text, file, existing);
+        await writeFileSafely(file, text, outputOptions);
+        const configCount = exported.results.reduce((total, result) => total + result.configCount, 0);
+        const { projects } = exported;
         const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
         const templates = factored?.templates.length;
         const shared =
           templates === undefined ? "" : ` (${templates} ${templates === 1 ? "template" : "templates"})`;
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${flags.out}${shared}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${file}${shared}\n`,
         );
       } else {
-        const text = render("display");
+        const text = exportManifestText(exported, "display");
         refuseSecret(text, "the exported manifest");
         io.stdout.write(text);
       }

@@ -5,7 +5,7 @@ import { getFrontend } from "../../api/index.js";
 import { neutraliseLines } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
-import { actOnConfigRecord, addTargetOptions, readTarget, type TargetFlags } from "../find-config-record.js";
+import { actOnConfigRecord, addTargetOptions, readTarget, type TargetFlags } from "../target-options.js";
 
 export const registerFrontendCommand: CommandRegistrar = (program, io) => {
   const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");

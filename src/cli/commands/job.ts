@@ -1,6 +1,6 @@
 // `pcsync job`: run a job (a plugin's named task) on a config and say what the service did.
 
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { createJob } from "../../api/index.js";
 import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
@@ -8,6 +8,7 @@ import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
+import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 import {
   actOnConfigRecord,
   addTargetOptions,
@@ -15,8 +16,7 @@ import {
   readTarget,
   requireFlag,
   type TargetFlags,
-} from "../find-config-record.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
+} from "../target-options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
   job?: string;
@@ -50,8 +50,8 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   const command = new Command("job").description("Run a job on a config (a task the plugin exports).");
   addTargetOptions(command);
   command
-    .addOption(new Option("--job <name>", "the name of the job to run (required)"))
-    .addOption(new Option("--payload <json>", "the job's payload, a JSON object (default: {})"))
+    .option("--job <name>", "the name of the job to run (required)")
+    .option("--payload <json>", "the job's payload, a JSON object (default: {})")
     .addOption(formatOption("text, or json: one object naming the job and the record", TEXT_OR_JSON));
   // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
   addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);

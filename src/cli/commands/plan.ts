@@ -1,6 +1,6 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { RefusedError } from "../../refused-error.js";
@@ -28,9 +28,7 @@ export const registerPlanCommand: CommandRegistrar = (program, io, setExit) => {
     .description("Read the current state and show what apply would change (a dry run).")
     .addOption(formatOption())
     .addOption(outOption("also save the plan as JSON to this file, for `apply --plan`"))
-    .addOption(
-      new Option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error"),
-    );
+    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error");
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");

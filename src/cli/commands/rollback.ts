@@ -6,14 +6,13 @@ import type { ApiClient } from "../../api/index.js";
 import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
-import { InputError } from "../../input-error.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { canAsk, confirmChanges } from "../confirm.js";
+import { canAsk, confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -78,9 +77,9 @@ export const registerRollbackCommand: CommandRegistrar = (program, io) => {
   const command = new Command("rollback")
     .description("Undo the apply (or rollback) that wrote a journal.")
     .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
-    .addOption(new Option("--dry-run", "print the rollback's plan only; change nothing"))
-    .addOption(new Option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)"))
-    .addOption(new Option("--force", "put back the journal's values also over changes made since the run"))
+    .option("--dry-run", "print the rollback's plan only; change nothing")
+    .option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)")
+    .option("--force", "put back the journal's values also over changes made since the run")
     .addOption(formatOption())
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");
@@ -102,16 +101,7 @@ Examples:
   );
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
     const { format } = flags;
-    // Before any file or request, as for apply: a rollback nobody can approve reads nothing.
-    if (!flags.autoApprove && !flags.dryRun && !canAsk(io.stdin)) {
-      throw new RunError("approval_required", { command: "rollback" });
-    }
-    if (format === "json" && !flags.autoApprove && !flags.dryRun) {
-      throw new InputError(
-        "usage",
-        "rollback --format json prints no plan to say yes to: on a terminal, add --auto-approve",
-      );
-    }
+    if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
     let client: ApiClient | undefined;
     const end: { journal?: { lines: string; path: string } } = {};
     const stdin = io.stdin;

@@ -1,11 +1,11 @@
 // `pcsync serve`: runs the service emulator until SIGINT/SIGTERM, for trying pcsync without a real
-// service and for end-to-end tests.
+// service and for end-to-end tests. Its flags are parsed here; running it is src/run/serve-emulator.ts.
 
+import { once } from "node:events";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
   type ApiKeySpec,
-  DataFileError,
   DEFAULT_LOG_RATE,
   type EmulatorOptions,
   type FaultOptions,
@@ -14,14 +14,13 @@ import {
   PROFILE_NAMES,
   type ProfileName,
   parseLogErrorFault,
-  startEmulator,
 } from "../../emulator/index.js";
 import { EXIT_OK } from "../../errors.js";
-import { describeFileError } from "../../files/file-errors.js";
 import { InputError } from "../../input-error.js";
+import { DEFAULT_PORT, runServe, type ServeSettings } from "../../run/serve-emulator.js";
 import type { CliIo } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
-import { listenForStopSignals } from "../early-signals.js";
+import { abortOnStopSignal } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
@@ -45,12 +44,6 @@ export interface RawServeOptions {
   quiet?: boolean;
 }
 
-export interface ServeSettings {
-  emulator: EmulatorOptions;
-  quiet: boolean;
-}
-
-const DEFAULT_PORT = 8000;
 const SCOPE_PATTERN = /^(\*|[a-z_]+:(read|write))$/;
 
 function parseInteger(flag: string, raw: string, min: number, max: number, what: string): number {
@@ -212,61 +205,6 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   return { emulator, quiet: raw.quiet === true };
 }
 
-/** Starts the emulator, prints how to reach it, and stops it (flushing the data file) once `stop` settles. */
-export async function runServe(settings: ServeSettings, io: CliIo, stop: Promise<unknown>): Promise<void> {
-  const options: EmulatorOptions = { ...settings.emulator };
-  if (!settings.quiet) options.log = (line) => io.stderr.write(`${line}\n`);
-  let emulator: Awaited<ReturnType<typeof startEmulator>>;
-  try {
-    emulator = await startEmulator(options);
-  } catch (error) {
-    throw describeStartFailure(error, options);
-  }
-  io.stdout.write(`pcsync serve: listening on ${emulator.url} (profile ${emulator.profile})\n`);
-  if (emulator.devKey !== undefined) {
-    io.stdout.write(`development API key: ${emulator.devKey}\n`);
-    io.stdout.write(`export PCSYNC_BASE_URL=${emulator.url} PCSYNC_API_KEY=${emulator.devKey}\n`);
-  }
-  await stop;
-  await emulator.close();
-  io.stderr.write("pcsync serve: stopped\n");
-}
-
-function describeStartFailure(error: unknown, options: EmulatorOptions): unknown {
-  if (error instanceof DataFileError) {
-    return new InputError("emulator_data_invalid", { problem: error.message, advice: error.advice });
-  }
-  // Every system error here comes from what the flags named: the address (--host, --port) or
-  // the data file (--data); said as such, never as an internal error.
-  const failure = error as NodeJS.ErrnoException | undefined;
-  const code = failure?.code;
-  if (typeof code !== "string") return error;
-  const address = `${options.host ?? "127.0.0.1"}:${options.port ?? DEFAULT_PORT}`;
-  const listening = ["listen", "bind", "getaddrinfo"].includes(failure?.syscall ?? "");
-  if (!listening && options.dataFile !== undefined) {
-    return new InputError("emulator_data_invalid", {
-      problem: `cannot use ${options.dataFile} as the data file: ${describeFileError(failure, options.dataFile)}`,
-      advice: "choose another --data file",
-    });
-  }
-  return new InputError("serve_listen_failed", { address, code });
-}
-
-/**
- * The first SIGINT or SIGTERM stops the server; both listeners go with it, so that a second signal
- * of either kind ends the process as usual while it closes.
- */
-function waitForSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
-  let dispose: () => void = () => undefined;
-  const stopped = new Promise<NodeJS.Signals>((resolveStop) => {
-    dispose = listenForStopSignals(process, (name) => {
-      dispose();
-      resolveStop(name);
-    });
-  });
-  return { stopped, dispose };
-}
-
 export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo, setExit) => {
   program
     .command("serve")
@@ -332,11 +270,11 @@ Examples:
     )
     .action(async (raw: RawServeOptions) => {
       const settings = parseServeOptions(raw, io.cwd);
-      const signal = waitForSignal();
+      const stop = abortOnStopSignal();
       try {
-        await runServe(settings, io, signal.stopped);
+        await runServe(settings, io, once(stop.signal, "abort"));
       } finally {
-        signal.dispose();
+        stop.dispose();
       }
       setExit(EXIT_OK);
     });

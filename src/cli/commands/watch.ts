@@ -4,15 +4,15 @@
 import { Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
-import { InputError } from "../../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest, runInputs } from "../../run/load-manifest.js";
+import { createWebhookSender } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
-import { type ListenAddress, parseListen } from "../../watch/listen-address.js";
+import { parseListen } from "../../watch/listen-address.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import {
   addConnectionOptions,
@@ -24,8 +24,7 @@ import {
 } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
-import { collect } from "../shared-options.js";
-import { createWebhookSender } from "../webhook-options.js";
+import { collect, parseFlag } from "../shared-options.js";
 
 interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   interval: string;
@@ -43,149 +42,64 @@ interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   keepHealJournals: string;
 }
 
-export const WATCH_DEFAULTS = {
-  interval: "5m",
-  jitter: "10",
-  mode: "warn",
-  listen: "127.0.0.1:9464",
-  webhookFormat: "json",
-  logFormat: "text",
-  manifestSettle: "10s",
-  keepHealJournals: String(DEFAULT_KEPT_HEAL_JOURNALS),
-} as const satisfies Partial<WatchFlags>;
-
-function parseKeepHealJournals(value: string): number {
-  if (!/^\d+$/.test(value))
-    throw new InputError(
-      "usage",
-      `--keep-heal-journals must be a whole number ≥ 0 (0: keep all), not "${value}"`,
-    );
-  return Number(value);
-}
-
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
 const MIN_INTERVAL_MS = 100;
 /** Beyond this, two consecutive waits could differ threefold, and a fleet would bunch up anyway. */
 const MAX_JITTER_PERCENT = 50;
-
-function parseInterval(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined || ms < MIN_INTERVAL_MS) {
-    throw new InputError(
-      "usage",
-      `--interval must be a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h, not "${value}"`,
-    );
-  }
-  return ms;
-}
-
 /** A change held back longer than this would in practice never be used. */
 const MAX_MANIFEST_SETTLE_MS = 3_600_000;
-
-function parseManifestSettle(value: string): number {
-  const ms = value.trim() === "0" ? 0 : parseDuration(value);
-  if (ms === undefined || ms > MAX_MANIFEST_SETTLE_MS) {
-    throw new InputError(
-      "usage",
-      `--manifest-settle must be a duration from 0s to 1h, such as 10s, 30s or 2m, not "${value}"`,
-    );
-  }
-  return ms;
-}
-
-function parseJitter(value: string): number {
-  const percent = Number(value);
-  if (value.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > MAX_JITTER_PERCENT) {
-    throw new InputError(
-      "usage",
-      `--jitter must be a percentage from 0 to ${MAX_JITTER_PERCENT}, not "${value}"`,
-    );
-  }
-  return percent / 100;
-}
-
-function parseListenFlag(value: string): ListenAddress {
-  const address = parseListen(value);
-  if (address === undefined) {
-    throw new InputError(
-      "usage",
-      `--listen must be HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464, not "${value}"`,
-    );
-  }
-  return address;
-}
 
 export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => {
   const command = new Command("watch")
     .description(
       "Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.",
     )
-    .addOption(
-      new Option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)").default(
-        WATCH_DEFAULTS.interval,
-      ),
-    )
-    .addOption(
-      new Option("--jitter <percent>", "spread each interval by up to this many percent, either way").default(
-        WATCH_DEFAULTS.jitter,
-      ),
-    )
+    .option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)", "5m")
+    .option("--jitter <percent>", "spread each interval by up to this many percent, either way", "10")
     .addOption(
       new Option("--mode <mode>", "on drift: warn (report only) or heal (apply); a family's `drift:` wins")
         .choices(["warn", "heal"])
-        .default(WATCH_DEFAULTS.mode),
+        .default("warn"),
     )
-    .addOption(
-      new Option(
-        "--listen <host:port>",
-        "serve /metrics, /healthz and /readyz here (with --once: only when given)",
-      ).default(WATCH_DEFAULTS.listen),
+    .option(
+      "--listen <host:port>",
+      "serve /metrics, /healthz and /readyz here (with --once: only when given)",
+      "127.0.0.1:9464",
     )
-    .addOption(new Option("--webhook <url>", "POST each event to this URL (repeatable)").argParser(collect))
-    .addOption(
-      new Option(
-        "--webhook-secret-file <path>",
-        "sign events with the secret in this file (X-Pcsync-Signature)",
-      ),
-    )
+    .option("--webhook <url>", "POST each event to this URL (repeatable)", collect)
+    .option("--webhook-secret-file <path>", "sign events with the secret in this file (X-Pcsync-Signature)")
     .addOption(
       new Option("--webhook-format <format>", "json (the event) or slack (a message for an incoming webhook)")
         .choices(WEBHOOK_FORMATS)
-        .default(WATCH_DEFAULTS.webhookFormat),
+        .default("json"),
     )
-    .addOption(
-      new Option("--webhook-timeout <seconds>", "time allowed for one delivery attempt").default(
-        String(WEBHOOK_DEFAULTS.timeoutMs / 1000),
-      ),
+    .option(
+      "--webhook-timeout <seconds>",
+      "time allowed for one delivery attempt",
+      String(WEBHOOK_DEFAULTS.timeoutMs / 1000),
     )
-    .addOption(
-      new Option(
-        "--once",
-        "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
-      ),
+    .option(
+      "--once",
+      "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
     )
-    .addOption(
-      new Option(
-        "--metrics-file <path>",
-        "after each cycle, write the metrics here (node_exporter textfile format)",
-      ),
+    .option(
+      "--metrics-file <path>",
+      "after each cycle, write the metrics here (node_exporter textfile format)",
     )
     .addOption(
       new Option("--log-format <format>", "one line per cycle: text, or json for log shippers")
         .choices(LOG_FORMATS)
-        .default(WATCH_DEFAULTS.logFormat),
+        .default("text"),
     )
-    .addOption(
-      new Option(
-        "--manifest-settle <duration>",
-        "use a changed manifest once its content has stayed the same this long (0: as read)",
-      ).default(WATCH_DEFAULTS.manifestSettle),
+    .option(
+      "--manifest-settle <duration>",
+      "use a changed manifest once its content has stayed the same this long (0: as read)",
+      "10s",
     )
-    .addOption(
-      new Option(
-        "--keep-heal-journals <count>",
-        "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
-      ).default(WATCH_DEFAULTS.keepHealJournals),
+    .option(
+      "--keep-heal-journals <count>",
+      "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
+      String(DEFAULT_KEPT_HEAL_JOURNALS),
     );
   addManifestOption(command);
   addScopeOptions(command);
@@ -213,10 +127,40 @@ Examples:
   $ pcsync watch --once --metrics-file /var/lib/node_exporter/pcsync.prom   # in cron`,
   );
   command.action(async (flags: WatchFlags, self: Command) => {
-    const intervalMs = parseInterval(flags.interval);
-    const jitterShare = parseJitter(flags.jitter);
-    const manifestSettleMs = parseManifestSettle(flags.manifestSettle);
-    const keepHealJournals = parseKeepHealJournals(flags.keepHealJournals);
+    const intervalMs = parseFlag(
+      "--interval",
+      flags.interval,
+      `a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h`,
+      (value) => {
+        const ms = parseDuration(value);
+        return ms !== undefined && ms >= MIN_INTERVAL_MS ? ms : undefined;
+      },
+    );
+    const jitterShare = parseFlag(
+      "--jitter",
+      flags.jitter,
+      `a percentage from 0 to ${MAX_JITTER_PERCENT}`,
+      (value) => {
+        const percent = Number(value);
+        const valid = value.trim() !== "" && Number.isFinite(percent) && percent >= 0;
+        return valid && percent <= MAX_JITTER_PERCENT ? percent / 100 : undefined;
+      },
+    );
+    const manifestSettleMs = parseFlag(
+      "--manifest-settle",
+      flags.manifestSettle,
+      "a duration from 0s to 1h, such as 10s, 30s or 2m",
+      (value) => {
+        const ms = value.trim() === "0" ? 0 : parseDuration(value);
+        return ms !== undefined && ms <= MAX_MANIFEST_SETTLE_MS ? ms : undefined;
+      },
+    );
+    const keepHealJournals = parseFlag(
+      "--keep-heal-journals",
+      flags.keepHealJournals,
+      "a whole number ≥ 0 (0: keep all)",
+      (value) => (/^\d+$/.test(value) ? Number(value) : undefined),
+    );
     // A metrics file pcsync may not write is refused before the first cycle, as plan's -o is; one
     // that fails later (a full disk) is a warning at each cycle.
     if (flags.metricsFile !== undefined)
@@ -225,7 +169,15 @@ Examples:
         inputs: runInputs(flags, { manifests: true }),
       });
     const listenGiven = self.getOptionValueSource("listen") === "cli";
-    const listen = flags.once && !listenGiven ? undefined : parseListenFlag(flags.listen);
+    const listen =
+      flags.once && !listenGiven
+        ? undefined
+        : parseFlag(
+            "--listen",
+            flags.listen,
+            "HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464",
+            parseListen,
+          );
     const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
     const webhooks = await createWebhookSender(flags, io, {
       format: flags.webhookFormat,

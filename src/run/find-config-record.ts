@@ -1,7 +1,6 @@
-// The record a command acts on (`--project`, `--family`, `--config NAME|ID`), shared by logs, job and
-// frontend, and the hints they add to service refusals.
+// Finding the record a command acts on (`--project`, `--family`, `--config NAME|ID`) for logs, job
+// and frontend: by id or by exact name, in one family or in several; and the refusal of a scoped key.
 
-import { type Command, Option } from "commander";
 import {
   type ApiClient,
   getConfig,
@@ -12,16 +11,6 @@ import {
 import type { FamilyName } from "../families.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { quoteServerText } from "../neutralise-server-text.js";
-import type { CliIo } from "./cli-io.js";
-import { type ConnectionFlags, createClientFromFlags } from "./connection.js";
-import { familyOption } from "./shared-options.js";
-
-export interface TargetFlags {
-  project?: string;
-  family?: FamilyName;
-  config?: string;
-}
 
 /** The record a command acts on, as named on the command line. */
 export interface Target {
@@ -35,37 +24,6 @@ export interface Target {
 export interface FoundConfigRecord {
   record: PluginConfigRecord;
   family: FamilyName;
-}
-
-/**
- * Adds `--project`, `--config` and `--family`. They are checked by `readTarget` rather than made
- * commander's required options: commander reports a missing required option before an unknown
- * one, so `--projcet 1` would say "--project not specified" instead of suggesting the right name.
- */
-export function addTargetOptions(command: Command): Command {
-  return command
-    .addOption(new Option("--project <id>", "the project holding the config (required)"))
-    .addOption(
-      familyOption(
-        "the family of the config (default: both are searched; needed only when a name is in both)",
-        { repeatable: false },
-      ),
-    )
-    .addOption(new Option("--config <name|id>", "the config: its name, or its numeric id (required)"));
-}
-
-export function readTarget(flags: TargetFlags): Target {
-  const project = requireFlag(flags.project, "--project <id>", "--project 1");
-  const config = requireFlag(flags.config, "--config <name|id>", "--config GeoIP or --config 12");
-  return { project, family: flags.family, config };
-}
-
-/** A flag the command cannot run without; `example` shows the user what to add. */
-export function requireFlag(value: string | undefined, flag: string, example: string): string {
-  if (value === undefined || value.trim() === "") {
-    throw new InputError("usage", `${flag} is required (e.g. ${example})`);
-  }
-  return value;
 }
 
 const CONFIG_ID = /^\d{1,15}$/;
@@ -180,34 +138,10 @@ function describeNames(lists: Found["lists"]): string {
     .join("; ");
 }
 
-export function describeRecord(record: PluginConfigRecord): string {
-  return record.name === null ? `config ${record.id}` : `${quoteServerText(record.name)} (id ${record.id})`;
-}
-
-/**
- * Connects, finds the record `target` names (see findConfigRecord), and runs `act` on it; a refusal
- * of the key is explained as one of `action` (explainRefusal). The client is closed at the end.
- */
-export async function actOnConfigRecord(
-  target: Target,
-  searched: readonly FamilyName[],
-  run: { flags: ConnectionFlags; io: CliIo; action: string },
-  act: (client: ApiClient, found: FoundConfigRecord) => Promise<void>,
-): Promise<void> {
-  const client = await createClientFromFlags(run.flags, run.io);
-  try {
-    await act(client, await findConfigRecord(client, target, searched));
-  } catch (error) {
-    throw explainRefusal(error, run.action);
-  } finally {
-    await client.close();
-  }
-}
-
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
 /** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
-function explainRefusal(error: unknown, action: string): unknown {
+export function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
     return new InputError("scoped_key_refused", { refusal: error, action: action }, { cause: error });
   }

@@ -1,5 +1,5 @@
-// The webhook options of `watch` and of `apply` (a rollout's events): URLs checked once, and the
-// signing secret read from its file; both are registered as secrets, so that no output shows them.
+// Where a run's events go (`watch`'s, a rollout's): the --webhook URLs checked once, and the signing
+// secret read from its file; both are registered as secrets, so that no output shows them.
 
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -8,8 +8,8 @@ import { InputError } from "../input-error.js";
 import type { WebhookFormat } from "../notify/webhook-payload.js";
 import { displayWebhook, WEBHOOK_DEFAULTS, WebhookSender } from "../notify/webhook-sender.js";
 import type { SecretRegistry } from "../redact.js";
-import { registerSecretWords } from "../run/credentials.js";
-import type { CliIo } from "./cli-io.js";
+import { registerSecretWords } from "./credentials.js";
+import type { RunIo } from "./run-io.js";
 
 export interface WebhookFlags {
   webhook?: string[];
@@ -22,7 +22,7 @@ export interface WebhookFlags {
  */
 export async function createWebhookSender(
   flags: WebhookFlags,
-  io: CliIo,
+  io: RunIo,
   options: { format: WebhookFormat; timeoutMs?: number; withoutUrl: string },
 ): Promise<WebhookSender | undefined> {
   const urls = parseWebhooks(flags.webhook ?? [], io);
@@ -46,7 +46,7 @@ export async function createWebhookSender(
 }
 
 /** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
-function parseWebhooks(values: readonly string[], io: CliIo): URL[] {
+function parseWebhooks(values: readonly string[], io: RunIo): URL[] {
   return values.map((value) => {
     registerSecretWords(value, io.secrets);
     let url: URL;
