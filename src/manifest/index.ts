@@ -32,7 +32,7 @@ import {
 } from "./variables.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
-export { resolveProjectSets } from "./expand-manifest.js";
+export { resolveProjectSets } from "./expand.js";
 export type { LoadedManifest } from "./expand-types.js";
 export { resolveTextWith } from "./interpolate.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";

@@ -1,5 +1,5 @@
 // Merges the blocks of several manifest files into one DesiredState (expanding templates and
-// project sets, expand-manifest.ts), and checks what only shows across files: a project + family
+// project sets, expand.ts), and checks what only shows across files: a project + family
 // defined twice, one record id claimed twice, conflicting server URLs or owners, descriptions the
 // owner's mark would not fit, a second `rollout:`, waves naming unmanaged projects. The result does
 // not depend on the order the files were given in.
@@ -10,9 +10,8 @@ import { groupBy } from "../group-by.js";
 import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark.js";
 import { compareText } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
-import { expandManifest } from "./expand-manifest.js";
+import { expandManifest, hasUnresolvedSets } from "./expand.js";
 import type { LoadedManifest, ManifestBlocks } from "./expand-types.js";
-import { hasUnresolvedSets } from "./project-sets.js";
 import type { ManifestFacts } from "./semantic-checks.js";
 
 export interface LoadedManifestFile {

@@ -1,6 +1,6 @@
 // Turns one validated manifest file into blocks with positions (expand-types.ts): its templates,
 // project sets and projects, each config with only the fields the manifest sets and where each
-// came from. expand-manifest.ts turns the blocks of all files into the planner's DesiredFamily records.
+// came from. expand.ts turns the blocks of all files into the planner's DesiredFamily records.
 
 import { FAMILY_NAMES } from "../families.js";
 import type {
