@@ -465,7 +465,6 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     }
   };
 
-  let templatePrune: { value: boolean; source: SourceLocation } | undefined;
   let firstUse: SourceLocation | undefined;
   const settingBlocks: FamilyBlock[] = [];
   for (const application of context.applications) {
@@ -473,20 +472,9 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     if (block === undefined) continue;
     settingBlocks.push(block);
     firstUse ??= application.use.source;
-    if (
-      block.prune !== undefined &&
-      templatePrune !== undefined &&
-      templatePrune.value !== block.prune.value
-    ) {
-      problems.add(
-        "error",
-        block.prune.source,
-        `prune: ${block.prune.value} differs from prune: ${templatePrune.value} at ${formatSource(templatePrune.source)}, both templates used for ${family}; set prune in the project's ${family} block`,
-        project,
-      );
-    } else templatePrune ??= block.prune;
     for (const item of block.configs ?? []) add(entryOf(item, application, application.use.source), true);
   }
+  const templatePrune = agreedPrune(settingBlocks, `, both templates used for ${family}`, family, context);
   const templated = firstUse !== undefined;
   // Until own configs are added, every entry is a templated one: what omit and overrides may name.
   const unknownTemplated = (key: "omit" | "overrides", name: string) =>
@@ -535,8 +523,13 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
 
   const prune =
     own?.prune?.value ??
-    setPrune(overriding.slice(0, setCount), family, context) ??
-    templatePrune?.value ??
+    agreedPrune(
+      overriding.slice(0, setCount).map(({ block }) => block),
+      " of another set with the same project",
+      family,
+      context,
+    ) ??
+    templatePrune ??
     false;
   const source = own?.source ?? overriding[0]?.block.source ?? firstUse ?? context.block?.source;
   if (source === undefined) return undefined;
@@ -545,24 +538,25 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   return finishFamily(context, family, kept, prune, source, settingBlocks);
 }
 
-/** The sets' `prune:` of a family: two sets of one project disagreeing is an error. */
-function setPrune(
-  setBlocks: readonly { block: FamilyBlock }[],
+/** The `prune:` of the templates (or the sets) of a family: two of them disagreeing is an error. */
+function agreedPrune(
+  blocks: readonly FamilyBlock[],
+  others: string,
   family: FamilyName,
   context: ProjectContext,
 ): boolean | undefined {
   let first: { value: boolean; source: SourceLocation } | undefined;
-  for (const { block } of setBlocks) {
-    if (block.prune === undefined) continue;
-    if (first !== undefined && first.value !== block.prune.value) {
+  for (const { prune } of blocks) {
+    if (prune === undefined) continue;
+    if (first !== undefined && first.value !== prune.value) {
       context.problems.add(
         "error",
-        block.prune.source,
-        `prune: ${block.prune.value} differs from prune: ${first.value} at ${formatSource(first.source)} of another set with the same project; set prune in the project's ${family} block`,
+        prune.source,
+        `prune: ${prune.value} differs from prune: ${first.value} at ${formatSource(first.source)}${others}; set prune in the project's ${family} block`,
         context.project,
       );
     }
-    first ??= block.prune;
+    first ??= prune;
   }
   return first?.value;
 }
