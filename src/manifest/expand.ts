@@ -403,7 +403,7 @@ function applicationsOf(
 interface Entry {
   item: ConfigItem;
   appliedAt: SourceLocation | undefined;
-  /** Which block gave it (a template use, a set's or the project's own configs): duplicates within one block are the semantic checks'. */
+  /** Which block gave it (a template use, a set's or the project's own configs): duplicates within one block are reported as it is read (read-manifest-blocks.ts). */
   origin: object;
   omittedAt?: SourceLocation;
   /** For each field a set overrides: where, and the value (two sets disagreeing is an error). */
@@ -453,7 +453,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     if (first === undefined) {
       byName.set(key, entry);
       entries.push(entry);
-      // Two configs of one block with one name: the semantic checks already said so.
+      // Two configs of one block with one name: reported as the block was read.
     } else if (first.origin !== entry.origin) {
       const firstWhere = `${formatSource(first.item.source)}${first.appliedAt === undefined ? "" : ` via ${formatSource(first.appliedAt)}`}`;
       problems.add(
@@ -519,7 +519,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
       );
     }
   }
-  if (entries.length === 0 && !templated && overriding.length === 0) return undefined;
+  if (!templated && overriding.length === 0) return undefined;
 
   const prune =
     own?.prune?.value ??
@@ -628,7 +628,7 @@ function finishFamily(
   if (withOrder !== undefined && withoutOrder !== undefined) {
     const orderAt = withOrder.fieldSources.order ?? withOrder.item.source;
     const inherited = withOrder.appliedAt !== undefined || withoutOrder.appliedAt !== undefined;
-    // Within one block the semantic checks said it already.
+    // Within one block it was reported as the block was read.
     if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) {
       context.problems.add(
         "error",
@@ -695,7 +695,7 @@ function projectSourceOf(context: ProjectContext): SourceLocation | undefined {
 /**
  * Two configs of one project + family at one order, brought together from different blocks (a
  * template and the project's own configs, two templates, an override): within one block as written
- * the semantic checks warned already.
+ * it was warned of as the block was read.
  */
 function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: readonly Entry[]): void {
   const byOrder = new Map<number, Entry>();

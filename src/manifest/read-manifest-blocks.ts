@@ -311,10 +311,15 @@ class BlockReader {
     claims: IdClaim[],
   ): ConfigItem[] {
     const items: ConfigItem[] = [];
-    const names = new Map<string, SourceLocation & { name: string }>();
-    const orders = new Map<number, { label: string; source: SourceLocation }>();
-    let firstWithOrder: { label: string; source: SourceLocation } | undefined;
-    let firstWithoutOrder: { label: string; source: SourceLocation } | undefined;
+    // Each config by its index in `configs` (a label names one without a name by its number).
+    const labelOf = (index: number) => {
+      const name = asRecord(configs[index])?.name;
+      return typeof name === "string" ? `"${name}"` : `config #${index + 1}`;
+    };
+    const names = new Map<string, ConfigItem>();
+    const orders = new Map<number, number>();
+    let firstWithOrder: number | undefined;
+    let firstWithoutOrder: { index: number; item: ConfigItem } | undefined;
 
     configs.forEach((value, index) => {
       const config = asRecord(value);
@@ -322,62 +327,63 @@ class BlockReader {
       const item = this.config(config, [...configsPath, index]);
       items.push(item);
       const { fieldSources } = item;
-      const name = typeof config.name === "string" ? config.name : undefined;
-      const label = name === undefined ? `config #${index + 1}` : `"${name}"`;
+      const { name, order, id } = config;
 
-      if (name !== undefined && fieldSources.name !== undefined) {
+      if (typeof name === "string" && fieldSources.name !== undefined) {
         // Names are compared as the planner matches records (record-name.ts): look-alikes are one name.
         const key = lookAlikeKey(name);
         const first = names.get(key);
-        if (first === undefined) names.set(key, { ...fieldSources.name, name });
-        else {
+        const firstName = first?.fields.name;
+        const firstAt = first?.fieldSources.name;
+        if (first === undefined) names.set(key, item);
+        else if (firstName !== undefined && firstAt !== undefined) {
           const spelled =
-            first.name === name
+            firstName === name
               ? ""
-              : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
+              : `, as ${JSON.stringify(firstName)}: the same name but for ${describeLookAlike(firstName, name)}`;
           this.errors.push({
             position: fieldSources.name,
-            message: `duplicate name "${name}" in ${where.label} (first at line ${first.line}, column ${first.col}${spelled}); a name identifies one config, rename one of them`,
+            message: `duplicate name "${name}" in ${where.label} (first at line ${firstAt.line}, column ${firstAt.col}${spelled}); a name identifies one config, rename one of them`,
           });
         }
       }
 
       if (fieldSources.order !== undefined) {
-        const source = fieldSources.order;
-        firstWithOrder ??= { label, source };
-        if (typeof config.order === "number" && Number.isInteger(config.order)) {
-          const other = orders.get(config.order);
-          if (other === undefined) orders.set(config.order, { label, source });
+        firstWithOrder ??= index;
+        if (typeof order === "number" && Number.isInteger(order)) {
+          const other = orders.get(order);
+          if (other === undefined) orders.set(order, index);
           else {
             this.warnings.push({
-              position: source,
-              message: `order ${config.order} is also given to ${other.label} (line ${other.source.line}); the service breaks the tie by plugin id, give distinct orders`,
+              position: fieldSources.order,
+              message: `order ${order} is also given to ${labelOf(other)} (line ${this.at([...configsPath, other, "order"]).line}); the service breaks the tie by plugin id, give distinct orders`,
             });
           }
         }
-      } else firstWithoutOrder ??= { label, source: item.source };
+      } else firstWithoutOrder ??= { index, item };
 
-      const { id } = config;
       if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
+        const source = fieldSources.id ?? item.source;
         claims.push({
           id,
           project: where.project,
           family: where.family,
-          name,
-          source: fieldSources.id ?? item.source,
+          name: typeof name === "string" ? name : undefined,
+          source,
         });
       }
     });
 
     if (firstWithOrder !== undefined && firstWithoutOrder !== undefined) {
       this.errors.push({
-        position: firstWithoutOrder.source,
-        message: `${firstWithoutOrder.label} has no order, but ${firstWithOrder.label} has one (line ${firstWithOrder.source.line}); in ${where.label} give every config an order, or none (then list position is the order)`,
+        position: firstWithoutOrder.item.source,
+        message: `${labelOf(firstWithoutOrder.index)} has no order, but ${labelOf(firstWithOrder)} has one (line ${this.at([...configsPath, firstWithOrder, "order"]).line}); in ${where.label} give every config an order, or none (then list position is the order)`,
       });
     }
     return items;
   }
 
+  /** A config as written; its fields have the types ConfigItem says once the schema passed (the only time it is expanded). */
   private config(config: Record<string, unknown>, path: Path): ConfigItem {
     const fields = { plugin: config.plugin, name: config.name } as ConfigItem["fields"];
     copyFields(config, fields);
