@@ -9,7 +9,14 @@ import { FAMILY_NAMES } from "../families.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import { describeUntrimmed } from "../trim-as-service.js";
 import type { YamlProblem } from "./diagnostics.js";
-import type { ConfigItem, FamilyBlock, ManifestBlocks, NamedPlace, OverrideItem } from "./expand-types.js";
+import type {
+  ConfigItem,
+  FamilyBlock,
+  ManifestBlocks,
+  NamedPlace,
+  OverrideItem,
+  ProjectSetBlock,
+} from "./expand-types.js";
 import { asRecord, type PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import type { SourceLocation } from "./types.js";
@@ -187,7 +194,7 @@ class BlockReader {
     }
   }
 
-  projectSet(set: Record<string, unknown>, index: number) {
+  projectSet(set: Record<string, unknown>, index: number): ProjectSetBlock {
     const path = ["project_sets", index];
     const label = typeof set.name === "string" ? `project set "${set.name}"` : `project_sets[${index}]`;
     if (typeof set.projects === "string" && set.projects !== "all") {
@@ -228,7 +235,7 @@ class BlockReader {
     return {
       label: typeof set.name === "string" ? set.name : `project_sets[${index}]`,
       source: this.at(path),
-      projects: typeof set.projects === "string" ? ("all" as const) : projects,
+      projects: typeof set.projects === "string" ? "all" : projects,
       except,
       use: this.names(set.use, [...path, "use"]),
       families: families.map((each) => each.block),
@@ -260,6 +267,7 @@ class BlockReader {
         }),
         omit: this.names(value.omit, [...path, "omit"]),
       };
+      // `{ value, source }` of each setting written (their types are the schema's to check).
       for (const key of ["prune", "drift", "fields"] as const) {
         if (value[key] !== undefined)
           Object.assign(block, { [key]: { value: value[key], source: this.at([...path, key]) } });
