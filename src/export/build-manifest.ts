@@ -106,7 +106,7 @@ function selectExportable(
     }
     const trimmed = trimAsService(record.name);
     if (trimmed !== record.name) {
-      // The manifest refuses such a name (manifest/semantic-checks.ts): export the name the service
+      // The manifest refuses such a name (manifest/read-manifest-blocks.ts): export the name the service
       // would store, pinned, so that planning it renames the record instead of copying it.
       const quoted = `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
       if (trimmed === "" || used.has(trimmed)) {
@@ -200,7 +200,7 @@ function exportedDescription(
 ): string | null {
   const description = descriptionText(record.description);
   if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
-  // The manifest refuses what the service would trim (manifest/semantic-checks.ts): written trimmed.
+  // The manifest refuses what the service would trim (manifest/read-manifest-blocks.ts): written trimmed.
   const trimmed = trimAsService(description);
   if (trimmed !== description) {
     warnings.push(

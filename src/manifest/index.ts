@@ -22,7 +22,6 @@ import { PlainBuilder, type PlainManifest } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
-import { checkManifestSemantics } from "./semantic-checks.js";
 import {
   type ManifestVariables,
   NO_VARIABLES,
@@ -32,7 +31,7 @@ import {
 } from "./variables.js";
 
 export type { ManifestDiagnostic } from "./diagnostics.js";
-export { resolveProjectSets } from "./expand-manifest.js";
+export { resolveProjectSets } from "./expand.js";
 export type { LoadedManifest } from "./expand-types.js";
 export { resolveTextWith } from "./interpolate.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
@@ -196,22 +195,18 @@ function loadOneManifest(
   }
 
   const schema = validateManifestSchema(plain);
-  const semantics = checkManifestSemantics(plain, file);
-  appendAll(warnings, toWarnings(semantics.warnings));
+  const checked = readManifestBlocks(file, plain);
+  appendAll(warnings, toWarnings(checked.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.
   const earlyErrors = front.errors;
   const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
-  const consequences = [...schema.errors, ...semantics.errors].filter(
+  const consequences = [...schema.errors, ...checked.errors].filter(
     (problem) => !earlyLines.has(problem.position.line),
   );
   const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
-  const blocks =
-    errors.length === 0 && schema.manifest !== undefined
-      ? readManifestBlocks(file, schema.manifest, plain.locations)
-      : undefined;
-  return { errors, warnings, loaded: { file, blocks, facts: semantics.facts } };
+  return { errors, warnings, loaded: { ...checked.read, valid: errors.length === 0 } };
 }
 
 /** Reads and interpolates one file into the plain value ajv checks (without a parse tree). */

@@ -1,5 +1,5 @@
 // Merges the blocks of several manifest files into one DesiredState (expanding templates and
-// project sets, expand-manifest.ts), and checks what only shows across files: a project + family
+// project sets, expand.ts), and checks what only shows across files: a project + family
 // defined twice, one record id claimed twice, conflicting server URLs or owners, descriptions the
 // owner's mark would not fit, a second `rollout:`, waves naming unmanaged projects. The result does
 // not depend on the order the files were given in.
@@ -9,22 +9,19 @@ import { familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { DESCRIPTION_MAX_LENGTH, looksMarked, markedLength } from "../owner-mark.js";
 import { compareText } from "./compare-projects.js";
-import { formatSource, type ManifestDiagnostic, makeError, type Position } from "./diagnostics.js";
-import { expandManifest } from "./expand-manifest.js";
+import { formatSource, type ManifestDiagnostic, makeError } from "./diagnostics.js";
+import { expandManifest, hasUnresolvedSets } from "./expand.js";
 import type { LoadedManifest, ManifestBlocks } from "./expand-types.js";
-import { hasUnresolvedSets } from "./project-sets.js";
-import type { ManifestFacts } from "./semantic-checks.js";
+import type { ManifestFileBlocks } from "./read-manifest-blocks.js";
+import type { SourceLocation } from "./types.js";
 
-export interface LoadedManifestFile {
-  file: string;
-  /** Undefined when the file has errors of its own. */
-  blocks: ManifestBlocks | undefined;
-  facts: ManifestFacts;
+export interface LoadedManifestFile extends ManifestFileBlocks {
+  /** Whether the file has no errors of its own: only then are its blocks expanded. */
+  valid: boolean;
 }
 
 interface Placed {
-  file: string;
-  position: Position;
+  source: SourceLocation;
 }
 
 export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
@@ -33,75 +30,66 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   warnings: ManifestDiagnostic[];
 } {
   const errors: ManifestDiagnostic[] = [];
-  const place = (placed: Placed): string => `${placed.file}:${placed.position.line}:${placed.position.col}`;
-  // Each fact of every file, with its file.
-  const placedFacts = <T extends object>(factsOf: (facts: ManifestFacts) => readonly T[]) =>
-    files.flatMap(({ file, facts }) => factsOf(facts).map((fact) => ({ ...fact, file })));
+  const place = ({ source }: Placed): string => `${source.file}:${source.line}:${source.col}`;
+  const conflict = ({ source }: Placed, message: string) =>
+    errors.push(makeError(source.file, source, message));
 
   // Same project + family in two files.
-  const familyBlocks = placedFacts((facts) => facts.familyBlocks);
+  const familyBlocks = files.flatMap(({ blocks }) =>
+    blocks.projects.flatMap(({ project, families }) =>
+      families.map(({ family, source }) => ({ project, family, source })),
+    ),
+  );
   for (const [first, other] of repeats(familyBlocks, (block) => familyKey(block.project, block.family))) {
-    errors.push(
-      makeError(
-        other.file,
-        other.position,
-        `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
-      ),
+    conflict(
+      other,
+      `${other.family} of project "${other.project}" is also defined at ${place(first)}; define each project + family in one file`,
     );
   }
 
   // One record claimed by two configs.
   for (const [first, other] of repeats(
-    placedFacts((facts) => facts.idClaims),
+    files.flatMap((file) => file.idClaims),
     (claim) => String(claim.id),
   )) {
     const owner = first.name === undefined ? "another config" : `"${first.name}"`;
-    errors.push(
-      makeError(
-        other.file,
-        other.position,
-        `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
-      ),
+    conflict(
+      other,
+      `id ${other.id} is already pinned by ${owner} (${first.family} of project "${first.project}") at ${place(first)}; a record can be managed by one config only`,
     );
   }
 
   // server.base_url set differently in two files.
-  const baseUrls = placedFacts((facts) => (facts.baseUrl ? [facts.baseUrl] : [])).sort(comparePlaced);
+  const baseUrls = files.flatMap((file) => file.baseUrl ?? []).sort(comparePlaced);
   for (const [first, other] of repeats(baseUrls, () => "")) {
     if (other.value === first.value) continue;
-    errors.push(
-      makeError(
-        other.file,
-        other.position,
-        `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${place(first)}; set it in one file`,
-      ),
+    conflict(
+      other,
+      `server.base_url ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${place(first)}; set it in one file`,
     );
   }
 
   // The first `owner:` (in file order) is the run's; another value is an error.
-  const owners = placedFacts((facts) => (facts.owner ? [facts.owner] : [])).sort(comparePlaced);
+  const owners = files.flatMap((file) => file.owner ?? []).sort(comparePlaced);
   for (const [first, other] of repeats(owners, () => "")) {
     if (other.value === first.value) continue;
-    errors.push(
-      makeError(
-        other.file,
-        other.position,
-        `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource({ file: first.file, line: first.position.line })}; the files of one run share one owner: run each owner's manifests separately`,
-      ),
+    conflict(
+      other,
+      `owner ${JSON.stringify(other.value)} differs from ${JSON.stringify(first.value)} at ${formatSource(first.source)}; the files of one run share one owner: run each owner's manifests separately`,
     );
   }
   const [owner] = owners;
   appendAll(
     errors,
     checkOwnerDescriptions(
-      files.flatMap((file) => file.blocks ?? []),
+      files.flatMap((file) => (file.valid ? [file.blocks] : [])),
       owner?.value,
     ),
   );
 
   // One file of a manifest says how it rolls out.
   const [rolloutFact, ...otherRollouts] = files
-    .flatMap(({ facts }) => facts.rollout ?? [])
+    .flatMap((file) => file.rollout ?? [])
     .sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
   for (const { source } of otherRollouts) {
     errors.push(
@@ -113,7 +101,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     );
   }
 
-  if (errors.length > 0 || files.some((file) => file.blocks === undefined))
+  if (errors.length > 0 || files.some((file) => !file.valid))
     return { state: undefined, errors, warnings: [] };
   const blocks = mergeBlocks(files);
   const expanded = expandManifest(blocks);
@@ -144,14 +132,10 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   }
   const [baseUrl] = baseUrls;
   if (baseUrl !== undefined) {
-    const { value, file, position } = baseUrl;
-    state.baseUrl = value;
-    state.baseUrlSource = { file, line: position.line, col: position.col };
+    state.baseUrl = baseUrl.value;
+    state.baseUrlSource = baseUrl.source;
   }
-  if (owner !== undefined) {
-    const { value, file, position } = owner;
-    state.owner = { name: value, source: { file, line: position.line, col: position.col } };
-  }
+  if (owner !== undefined) state.owner = { name: owner.value, source: owner.source };
   if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
 }
@@ -199,7 +183,6 @@ function markProblem(text: string): string | undefined {
 function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   const merged: ManifestBlocks = { templates: [], sets: [], projects: [] };
   for (const { blocks } of [...files].sort((a, b) => compareText(a.file, b.file))) {
-    if (blocks === undefined) continue;
     appendAll(merged.templates, blocks.templates);
     appendAll(merged.sets, blocks.sets);
     appendAll(merged.projects, blocks.projects);
@@ -215,6 +198,6 @@ function* repeats<T extends Placed>(items: readonly T[], keyOf: (item: T) => str
   }
 }
 
-function comparePlaced(a: Placed, b: Placed): number {
-  return compareText(a.file, b.file) || a.position.line - b.position.line || a.position.col - b.position.col;
+function comparePlaced({ source: a }: Placed, { source: b }: Placed): number {
+  return compareText(a.file, b.file) || a.line - b.line || a.col - b.col;
 }

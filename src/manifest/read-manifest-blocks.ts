@@ -1,8 +1,14 @@
-// Turns one validated manifest file into blocks with positions (expand-types.ts): its templates,
-// project sets and projects, each config with only the fields the manifest sets and where each
-// came from. expand-manifest.ts turns the blocks of all files into the planner's DesiredFamily records.
+// Reads one manifest file into blocks with positions (expand-types.ts): its templates, project sets
+// and projects, each config with only the fields the manifest sets and where each came from; and,
+// in the same walk, checks what the schema cannot: project ids, unique names, all-or-none `order`,
+// text the service would trim, ids pinned in a set. Reads the plain value defensively, so the
+// checks run even when the schema found errors and all problems of a file come out in one run;
+// expand.ts expands the blocks of all files once none has errors, merge.ts checks across files.
 
 import { FAMILY_NAMES } from "../families.js";
+import { describeLookAlike, lookAlikeKey } from "../record-name.js";
+import { describeUntrimmed } from "../trim-as-service.js";
+import type { YamlProblem } from "./diagnostics.js";
 import type {
   ConfigItem,
   FamilyBlock,
@@ -11,15 +17,34 @@ import type {
   OverrideItem,
   ProjectSetBlock,
 } from "./expand-types.js";
-import type {
-  Manifest,
-  ManifestConfigOverride,
-  ManifestFamily,
-  ManifestTemplateConfig,
-  ManifestTemplateNames,
-} from "./manifest-schema-types.js";
-import type { LocationIndex } from "./plain-manifest.js";
+import { asRecord, type PlainManifest } from "./plain-manifest.js";
+import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import type { SourceLocation } from "./types.js";
+
+/** A value of the file and where it is written. */
+export interface Placed<T> {
+  value: T;
+  source: SourceLocation;
+}
+
+/** A pinned record id of a project block, for the "one id claimed twice" check across files. */
+export interface IdClaim {
+  id: number;
+  project: string;
+  family: string;
+  name: string | undefined;
+  source: SourceLocation;
+}
+
+/** One file as read: its blocks (also when it has errors, for the checks across files) and top-level keys. */
+export interface ManifestFileBlocks {
+  file: string;
+  blocks: ManifestBlocks;
+  baseUrl?: Placed<string>;
+  owner?: Placed<string>;
+  rollout?: RolloutFact;
+  idClaims: IdClaim[];
+}
 
 // The safety keys ride along with the fields, so that templates, sets and overrides carry them.
 const SETTINGS = ["deleted", "protect", "ignore_fields"] as const;
@@ -34,132 +59,354 @@ const OVERRIDE_FIELDS = [
   ...SETTINGS,
 ] as const;
 const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS] as const;
+const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 
 type Path = readonly (string | number)[];
 
-/** Where the value (or key) at a path of the manifest was written. */
-type Locate = (path: Path, which: "key" | "value") => SourceLocation;
+/** Where a family's configs are, and how messages name the family. */
+interface FamilyPlace {
+  project: string;
+  family: string;
+  label: string;
+}
 
 export function readManifestBlocks(
   file: string,
-  manifest: Manifest,
-  locations: LocationIndex,
-): ManifestBlocks {
-  const at: Locate = (path, which) => {
-    const location = locations.lookup(path);
-    const position = (which === "key" ? location?.key : undefined) ?? location?.value ?? { line: 1, col: 1 };
-    return { file, line: position.line, col: position.col };
-  };
-  const blocks: ManifestBlocks = { templates: [], sets: [], projects: [] };
+  plain: PlainManifest,
+): { read: ManifestFileBlocks; errors: YamlProblem[]; warnings: YamlProblem[] } {
+  const reader = new BlockReader(file, plain);
+  const { errors, warnings } = reader;
+  const read: ManifestFileBlocks = { file, blocks: { templates: [], sets: [], projects: [] }, idClaims: [] };
+  const root = asRecord(plain.value);
+  if (root === undefined) return { read, errors, warnings };
 
-  for (const [name, template] of Object.entries(manifest.templates ?? {})) {
-    if (template === undefined) continue;
+  const server = asRecord(root.server);
+  if (server !== undefined && typeof server.base_url === "string")
+    read.baseUrl = { value: server.base_url, source: reader.at(["server", "base_url"]) };
+  if (typeof root.owner === "string") read.owner = { value: root.owner, source: reader.at(["owner"]) };
+  const rollout = readRollout(root.rollout, file, plain.locations, errors, warnings);
+  if (rollout !== undefined) read.rollout = rollout;
+
+  reader.serviceText(root, []);
+  for (const [name, template] of Object.entries(asRecord(root.templates) ?? {})) {
     const path = ["templates", name];
-    blocks.templates.push({
-      name,
-      source: at(path, "key"),
-      families: readFamilies(template, path, at),
-    });
-  }
-
-  (manifest.project_sets ?? []).forEach((set, index) => {
-    const path = ["project_sets", index];
-    const block: ProjectSetBlock = {
-      label: set.name ?? `project_sets[${index}]`,
-      source: at(path, "value"),
-      projects: typeof set.projects === "string" ? "all" : readNames(set.projects, [...path, "projects"], at),
-      except: readNames(set.except ?? [], [...path, "except"], at),
-      use: readNames(set.use ?? [], [...path, "use"], at),
-      families: readFamilies(set, path, at),
-    };
-    blocks.sets.push(block);
-  });
-
-  for (const [project, projectBlock] of Object.entries(manifest.projects ?? {})) {
-    if (projectBlock === undefined) continue;
-    const path = ["projects", project];
-    blocks.projects.push({
-      project,
-      source: at(path, "key"),
-      ...(projectBlock.use === undefined ? {} : { useSource: at([...path, "use"], "key") }),
-      use: readNames(projectBlock.use ?? [], [...path, "use"], at),
-      families: readFamilies(projectBlock, path, at),
-    });
-  }
-  return blocks;
-}
-
-function readNames(names: ManifestTemplateNames | readonly (string | number)[], path: Path, at: Locate) {
-  return names.map(
-    (name, index): NamedPlace => ({ name: String(name), source: at([...path, index], "value") }),
-  );
-}
-
-function readFamilies(
-  owner: Partial<Record<(typeof FAMILY_NAMES)[number], ManifestFamily | undefined>>,
-  ownerPath: Path,
-  at: Locate,
-): FamilyBlock[] {
-  const families: FamilyBlock[] = [];
-  for (const family of FAMILY_NAMES) {
-    const block = owner[family];
-    if (block === undefined) continue;
-    const path = [...ownerPath, family];
-    const read: FamilyBlock = {
+    if (name.trim() === "")
+      errors.push({
+        position: reader.at(path, "key"),
+        message: "template name is empty; name it, e.g. `baseline:`",
+      });
+    // Ids are refused in templates by the schema: no claims to collect.
+    const families = reader.families(asRecord(template), path, (family) => ({
+      project: "",
       family,
-      source: at(path, "key"),
-      valueSource: at(path, "value"),
-      overrides: Object.entries(block.overrides ?? {}).flatMap(([name, override]) =>
-        override === undefined ? [] : [readOverride(name, override, [...path, "overrides", name], at)],
-      ),
-      omit: readNames(block.omit ?? [], [...path, "omit"], at),
+      label: `${family} of template "${name}"`,
+    }));
+    read.blocks.templates.push({
+      name,
+      source: reader.at(path, "key"),
+      families: families.map((each) => each.block),
+    });
+  }
+  if (Array.isArray(root.project_sets)) {
+    root.project_sets.forEach((value, index) => {
+      const set = asRecord(value);
+      if (set !== undefined) read.blocks.sets.push(reader.projectSet(set, index));
+    });
+  }
+  for (const [project, value] of Object.entries(asRecord(root.projects) ?? {})) {
+    const path = ["projects", project];
+    const source = reader.at(path, "key");
+    const projectProblem = checkProjectId(project);
+    if (projectProblem !== undefined) errors.push({ position: source, message: projectProblem });
+    const block = asRecord(value) ?? {};
+    const families = reader.families(block, path, (family) => ({
+      project,
+      family,
+      label: `${family} of project "${project}"`,
+    }));
+    for (const each of families) for (const claim of each.claims) read.idClaims.push(claim);
+    read.blocks.projects.push({
+      project,
+      source,
+      ...(block.use === undefined ? {} : { useSource: reader.at([...path, "use"], "key") }),
+      use: reader.names(block.use, [...path, "use"]),
+      families: families.map((each) => each.block),
+    });
+  }
+  return { read, errors, warnings };
+}
+
+function checkProjectId(project: string): string | undefined {
+  if (project.trim() === "") return 'project id is empty; write a project id such as "1", or "@current"';
+  if (PROJECT_ID.test(project)) return undefined;
+  if (/^0[0-9]+$/.test(project)) {
+    return `project id "${project}" has leading zeros; write "${project.replace(/^0+/, "")}"`;
+  }
+  const shown = JSON.stringify(project.length > 60 ? `${project.slice(0, 57)}...` : project);
+  return `project id ${shown} must be a decimal project id (such as "1") or "@current"`;
+}
+
+/** The walk of one file: where each value is, and the problems found. */
+class BlockReader {
+  readonly errors: YamlProblem[] = [];
+  readonly warnings: YamlProblem[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly plain: PlainManifest,
+  ) {}
+
+  /** Where the value (or key) at a path was written. */
+  at(path: Path, which: "key" | "value" = "value"): SourceLocation {
+    const location = this.plain.locations.lookup(path);
+    const position = (which === "key" ? location?.key : undefined) ?? location?.value ?? { line: 1, col: 1 };
+    return { file: this.file, line: position.line, col: position.col };
+  }
+
+  names(names: unknown, path: Path): NamedPlace[] {
+    if (!Array.isArray(names)) return [];
+    return names.map(
+      (name, index): NamedPlace => ({ name: String(name), source: this.at([...path, index]) }),
+    );
+  }
+
+  /**
+   * Refuses a config `name` or `description` (in configs, templates, sets, overrides) with white
+   * space at either end, which the real service trims (trim-as-service.ts). A manifest kept in git
+   * should say what the service holds, byte for byte, on every server; so the file is fixed once,
+   * at its line, rather than rewritten in silence or warned about on every run.
+   */
+  serviceText(value: unknown, path: (string | number)[]): void {
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) this.serviceText(item, [...path, index]);
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    for (const [key, item] of Object.entries(value)) {
+      if (typeof item !== "string" || (key !== "name" && key !== "description")) {
+        this.serviceText(item, [...path, key]);
+        continue;
+      }
+      // A project set's `name` is a label for messages, never sent.
+      if (key === "name" && path.length === 2 && path[0] === "project_sets") continue;
+      const problem = describeUntrimmed(key, item);
+      if (problem !== undefined) this.errors.push({ position: this.at([...path, key]), message: problem });
+    }
+  }
+
+  projectSet(set: Record<string, unknown>, index: number): ProjectSetBlock {
+    const path = ["project_sets", index];
+    const label = typeof set.name === "string" ? `project set "${set.name}"` : `project_sets[${index}]`;
+    if (typeof set.projects === "string" && set.projects !== "all") {
+      this.errors.push({
+        position: this.at([...path, "projects"]),
+        message: `projects of ${label} must be a list of project ids (["1", "4"]) or \`all\`, got ${JSON.stringify(set.projects)}`,
+      });
+    }
+    const projects = this.names(set.projects, [...path, "projects"]);
+    const except = this.names(set.except, [...path, "except"]);
+    for (const [key, places] of [
+      ["projects", projects],
+      ["except", except],
+    ] as const) {
+      const ids = set[key];
+      if (!Array.isArray(ids)) continue;
+      ids.forEach((id: unknown, idIndex) => {
+        const problem =
+          typeof id === "string" || typeof id === "number" ? checkProjectId(String(id)) : undefined;
+        const position = places[idIndex]?.source;
+        if (problem !== undefined && position !== undefined) this.errors.push({ position, message: problem });
+      });
+    }
+    const families = this.families(set, path, (family) => ({
+      project: "",
+      family,
+      label: `${family} of ${label}`,
+    }));
+    // A pinned id is one project's record: a set would pin it in each of its projects.
+    for (const { claims } of families) {
+      for (const claim of claims) {
+        this.errors.push({
+          position: claim.source,
+          message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`,
+        });
+      }
+    }
+    return {
+      label: typeof set.name === "string" ? set.name : `project_sets[${index}]`,
+      source: this.at(path),
+      projects: typeof set.projects === "string" ? "all" : projects,
+      except,
+      use: this.names(set.use, [...path, "use"]),
+      families: families.map((each) => each.block),
     };
-    if (block.prune !== undefined)
-      read.prune = { value: block.prune, source: at([...path, "prune"], "value") };
-    if (block.drift !== undefined)
-      read.drift = { value: block.drift, source: at([...path, "drift"], "value") };
-    if (block.fields !== undefined)
-      read.fields = { value: block.fields, source: at([...path, "fields"], "value") };
-    if (block.protect !== undefined) {
-      read.protect = block.protect.map((pattern, index) => ({
-        pattern,
-        source: at([...path, "protect", index], "value"),
-      }));
-    }
-    if (block.configs !== undefined) {
-      read.configs = block.configs.map((config, index) =>
-        readConfig(config, [...path, "configs", index], at),
-      );
-    }
-    families.push(read);
   }
-  return families;
-}
 
-function readConfig(config: ManifestTemplateConfig & { id?: number }, path: Path, at: Locate): ConfigItem {
-  const fields: ConfigItem["fields"] = { plugin: config.plugin, name: config.name };
-  copyFields(config, fields);
-  const fieldSources: ConfigItem["fieldSources"] = {};
-  for (const field of CONFIG_FIELDS) {
-    if (config[field] !== undefined) fieldSources[field] = at([...path, field], "value");
+  /** The family blocks of a template, set or project, checked; with the ids their configs and overrides pin. */
+  families(
+    owner: Record<string, unknown> | undefined,
+    ownerPath: Path,
+    placeOf: (family: string) => FamilyPlace,
+  ): { block: FamilyBlock; claims: IdClaim[] }[] {
+    const families: { block: FamilyBlock; claims: IdClaim[] }[] = [];
+    for (const family of FAMILY_NAMES) {
+      if (owner?.[family] === undefined) continue;
+      const value = asRecord(owner[family]) ?? {};
+      const path = [...ownerPath, family];
+      const where = placeOf(family);
+      const claims: IdClaim[] = [];
+      const block: FamilyBlock = {
+        family,
+        source: this.at(path, "key"),
+        valueSource: this.at(path),
+        overrides: Object.entries(asRecord(value.overrides) ?? {}).flatMap(([name, override]) => {
+          const record = asRecord(override);
+          return record === undefined
+            ? []
+            : [this.override(name, record, [...path, "overrides", name], where, claims)];
+        }),
+        omit: this.names(value.omit, [...path, "omit"]),
+      };
+      // `{ value, source }` of each setting written (their types are the schema's to check).
+      for (const key of ["prune", "drift", "fields"] as const) {
+        if (value[key] !== undefined)
+          Object.assign(block, { [key]: { value: value[key], source: this.at([...path, key]) } });
+      }
+      if (Array.isArray(value.protect)) {
+        block.protect = value.protect.map((pattern, index) => ({
+          pattern: pattern as string,
+          source: this.at([...path, "protect", index]),
+        }));
+      }
+      if (Array.isArray(value.configs))
+        block.configs = this.configs(value.configs, [...path, "configs"], where, claims);
+      families.push({ block, claims });
+    }
+    return families;
   }
-  const item: ConfigItem = { fields, source: at(path, "value"), fieldSources };
-  if (config.id !== undefined) item.id = config.id;
-  return item;
-}
 
-function readOverride(name: string, override: ManifestConfigOverride, path: Path, at: Locate): OverrideItem {
-  const item: OverrideItem = { name, source: at(path, "key"), fields: {}, fieldSources: {} };
-  copyFields(override, item.fields);
-  if (override.id !== undefined) item.id = override.id;
-  for (const field of OVERRIDE_FIELDS) {
-    if (override[field] !== undefined) item.fieldSources[field] = at([...path, field], "value");
+  private override(
+    name: string,
+    override: Record<string, unknown>,
+    path: Path,
+    where: FamilyPlace,
+    claims: IdClaim[],
+  ): OverrideItem {
+    const item: OverrideItem = { name, source: this.at(path, "key"), fields: {}, fieldSources: {} };
+    copyFields(override, item.fields);
+    if (override.id !== undefined) item.id = override.id as number;
+    for (const field of OVERRIDE_FIELDS) {
+      if (override[field] !== undefined) item.fieldSources[field] = this.at([...path, field]);
+    }
+    const { id } = override;
+    if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
+      claims.push({
+        id,
+        project: where.project,
+        family: where.family,
+        name,
+        source: item.fieldSources.id ?? item.source,
+      });
+    }
+    return item;
   }
-  return item;
+
+  /** The configs of a family block, with the checks of one block: unique names, all-or-none `order`. */
+  private configs(
+    configs: readonly unknown[],
+    configsPath: Path,
+    where: FamilyPlace,
+    claims: IdClaim[],
+  ): ConfigItem[] {
+    const items: ConfigItem[] = [];
+    // Each config by its index in `configs` (a label names one without a name by its number).
+    const labelOf = (index: number) => {
+      const name = asRecord(configs[index])?.name;
+      return typeof name === "string" ? `"${name}"` : `config #${index + 1}`;
+    };
+    const names = new Map<string, ConfigItem>();
+    const orders = new Map<number, number>();
+    let firstWithOrder: number | undefined;
+    let firstWithoutOrder: { index: number; item: ConfigItem } | undefined;
+
+    configs.forEach((value, index) => {
+      const config = asRecord(value);
+      if (config === undefined) return;
+      const item = this.config(config, [...configsPath, index]);
+      items.push(item);
+      const { fieldSources } = item;
+      const { name, order, id } = config;
+
+      if (typeof name === "string" && fieldSources.name !== undefined) {
+        // Names are compared as the planner matches records (record-name.ts): look-alikes are one name.
+        const key = lookAlikeKey(name);
+        const first = names.get(key);
+        const firstName = first?.fields.name;
+        const firstAt = first?.fieldSources.name;
+        if (first === undefined) names.set(key, item);
+        else if (firstName !== undefined && firstAt !== undefined) {
+          const spelled =
+            firstName === name
+              ? ""
+              : `, as ${JSON.stringify(firstName)}: the same name but for ${describeLookAlike(firstName, name)}`;
+          this.errors.push({
+            position: fieldSources.name,
+            message: `duplicate name "${name}" in ${where.label} (first at line ${firstAt.line}, column ${firstAt.col}${spelled}); a name identifies one config, rename one of them`,
+          });
+        }
+      }
+
+      if (fieldSources.order !== undefined) {
+        firstWithOrder ??= index;
+        if (typeof order === "number" && Number.isInteger(order)) {
+          const other = orders.get(order);
+          if (other === undefined) orders.set(order, index);
+          else {
+            this.warnings.push({
+              position: fieldSources.order,
+              message: `order ${order} is also given to ${labelOf(other)} (line ${this.at([...configsPath, other, "order"]).line}); the service breaks the tie by plugin id, give distinct orders`,
+            });
+          }
+        }
+      } else firstWithoutOrder ??= { index, item };
+
+      if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
+        const source = fieldSources.id ?? item.source;
+        claims.push({
+          id,
+          project: where.project,
+          family: where.family,
+          name: typeof name === "string" ? name : undefined,
+          source,
+        });
+      }
+    });
+
+    if (firstWithOrder !== undefined && firstWithoutOrder !== undefined) {
+      this.errors.push({
+        position: firstWithoutOrder.item.source,
+        message: `${labelOf(firstWithoutOrder.index)} has no order, but ${labelOf(firstWithOrder)} has one (line ${this.at([...configsPath, firstWithOrder, "order"]).line}); in ${where.label} give every config an order, or none (then list position is the order)`,
+      });
+    }
+    return items;
+  }
+
+  /** A config as written; its fields have the types ConfigItem says once the schema passed (the only time it is expanded). */
+  private config(config: Record<string, unknown>, path: Path): ConfigItem {
+    const fields = { plugin: config.plugin, name: config.name } as ConfigItem["fields"];
+    copyFields(config, fields);
+    const fieldSources: ConfigItem["fieldSources"] = {};
+    for (const field of CONFIG_FIELDS) {
+      if (config[field] !== undefined) fieldSources[field] = this.at([...path, field]);
+    }
+    const item: ConfigItem = { fields, source: this.at(path), fieldSources };
+    if (config.id !== undefined) item.id = config.id as number;
+    return item;
+  }
 }
 
 /** The fields of a config or an override as written (but `name`), always in this order. */
-function copyFields(from: ManifestConfigOverride, to: OverrideItem["fields"]): void {
+function copyFields(from: Record<string, unknown>, to: OverrideItem["fields"]): void {
   for (const field of COPIED_FIELDS) {
     const value = from[field];
     if (value !== undefined)

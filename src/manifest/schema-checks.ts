@@ -4,7 +4,6 @@
 import type { ErrorObject } from "ajv";
 import { isFamilyName } from "../families.js";
 import type { YamlProblem } from "./diagnostics.js";
-import type { Manifest } from "./manifest-schema-types.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
   allowedKeysAt,
@@ -18,18 +17,17 @@ const MAX_SCHEMA_ERRORS = 500;
 
 /** Validates the plain manifest; problems point at the key or value concerned. */
 export function validateManifestSchema(plain: PlainManifest): {
-  manifest: Manifest | undefined;
   errors: YamlProblem[];
   /** Errors left undescribed past the limit. */
   omitted: number;
 } {
   const validate = getManifestValidator();
-  if (validate(plain.value)) return { manifest: plain.value, errors: [], omitted: 0 };
+  if (validate(plain.value)) return { errors: [], omitted: 0 };
   const errors: YamlProblem[] = [];
   const seen = new Set<string>();
   // Describing is cheap, but not for a file of 50,000 unknown keys: the first errors are what a person reads.
   for (const error of (validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS)) {
-    // Project ids are checked, with better messages, by the semantic checks.
+    // Project ids are checked, with better messages, as the blocks are read (read-manifest-blocks.ts).
     if (error.propertyName !== undefined || error.keyword === "propertyNames") continue;
     const problem = describeAjvError(error, plain);
     // One message per value is enough (a URL that fails both `pattern` and `format`, say); keys and
@@ -43,7 +41,6 @@ export function validateManifestSchema(plain: PlainManifest): {
     errors.push(problem);
   }
   return {
-    manifest: undefined,
     errors,
     omitted: Math.max(0, (validate.errors?.length ?? 0) - MAX_SCHEMA_ERRORS),
   };
