@@ -2,13 +2,13 @@
 import { M as Command, N as Option, b as findPackageFile } from "./common-program.mjs";
 import { t as startEmulator } from "./emulator.mjs";
 import "./early-signals.mjs";
-import { f as parseVariableFlags, n as addVariableOptions } from "./common-manifest.mjs";
+import { n as addVariableOptions, p as parseVariableFlags } from "./common-manifest.mjs";
 import { relative } from "node:path";
 import { randomBytes } from "node:crypto";
 // dist/src/cli/commands/demo.js
 /** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
 const registerDemoCommand = (program, io, setExit, runCli) => {
-	const command = new Command("demo").description("Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.").addOption(new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed")).addOption(new Option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)"));
+	const command = new Command("demo").description("Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.").addOption(new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed")).option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)");
 	addVariableOptions(command);
 	command.addHelpText("after", "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml");
 	command.action(async (flags) => {

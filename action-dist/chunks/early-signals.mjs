@@ -357,6 +357,21 @@ function listenForStopSignals(source, onSignal) {
 	};
 }
 /**
+* The first SIGINT or SIGTERM aborts the signal returned (serve stops, logs --follow ends); both
+* listeners go with it, so that a second signal of either kind ends the process as usual.
+*/
+function abortOnStopSignal() {
+	const controller = new AbortController();
+	const dispose = listenForStopSignals(process, () => {
+		dispose();
+		controller.abort();
+	});
+	return {
+		signal: controller.signal,
+		dispose
+	};
+}
+/**
 * Stops holding the signals: called once a command's own listeners are installed, or as the
 * action of a command without any starts. Without a hold (the CLI run in-process), nothing happens.
 */
@@ -366,4 +381,4 @@ function releaseEarlySignals() {
 }
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
-export { releaseEarlySignals as a, describeCode as c, REDACTED as d, SecretRegistry as f, registryOf as h, listenForStopSignals as i, describeError as l, redactDeep as m, describeStopBeforeChanges as n, PcsyncError as o, locateSecrets as p, holdEarlySignals as r, SIGNAL_EXIT_CODES as s, COMMANDS_HANDLING_SIGNALS as t, isErrorOf as u };
+export { listenForStopSignals as a, SIGNAL_EXIT_CODES as c, isErrorOf as d, REDACTED as f, registryOf as g, redactDeep as h, holdEarlySignals as i, describeCode as l, locateSecrets as m, abortOnStopSignal as n, releaseEarlySignals as o, SecretRegistry as p, describeStopBeforeChanges as r, PcsyncError as s, COMMANDS_HANDLING_SIGNALS as t, describeError as u };

@@ -87,7 +87,12 @@ function formatCycleLine(entry, format) {
 		healed: report.healed,
 		refused: report.refused,
 		...report.journal === void 0 ? {} : { journal: report.journal },
-		problems: report.problems
+		problems: report.problems,
+		refusals: refusalsOf(report).map((item) => ({
+			project: item.project,
+			family: item.family,
+			guards: item.why
+		}))
 	})}\n`;
 	const parts = [
 		`${at.toISOString()} cycle ${cycle} ${report.result} in ${seconds.toFixed(2)} s`,
@@ -95,9 +100,19 @@ function formatCycleLine(entry, format) {
 		report.healed > 0 ? `${report.healed} healed${report.journal === void 0 ? "" : ` (journal ${report.journal})`}` : report.journal === void 0 ? void 0 : `journal ${report.journal}`,
 		report.refused > 0 ? `${report.refused} refused by a guard` : void 0
 	].filter((part) => part !== void 0);
-	const shown = report.problems.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
-	const more = report.problems.length > PROBLEMS_SHOWN ? `\n  (and ${report.problems.length - PROBLEMS_SHOWN} more)` : "";
+	const said = [...report.problems, ...refusalsOf(report).map((item) => `${item.what}: ${item.why.join("; ")}`)];
+	const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
+	const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
 	return `${parts.join(": ")}${shown.join("")}${more}\n`;
+}
+/** The families heal was refused for this cycle, with the guards' words. */
+function refusalsOf(report) {
+	return report.findings.flatMap((finding) => finding.refused === void 0 ? [] : [{
+		project: finding.project,
+		family: finding.family,
+		what: `heal refused in project ${finding.project} ${finding.family}`,
+		why: finding.refused
+	}]);
 }
 function plural(count, one, many) {
 	return `${count} ${count === 1 ? one : many}`;

@@ -7,10 +7,10 @@ const { edge } = io;
 /**
 * A command that only reads (plan, export, logs --follow...) stops as soon as nobody can read
 * its output: quietly for a reader that went away (`pcsync plan | head`), with one line otherwise.
-* apply and job go on (see OutputEdge.keepRunningWhenOutputLost) and say so when they end.
+* apply and job go on (see OutputEdge.keepRunningFor) and say so when they end.
 */
 function stopOnOutputLoss(loss) {
-	if (edge.keepsRunningFor !== void 0) return;
+	if (edge.keepRunningFor !== void 0) return;
 	const line = describeStoppedByLoss(loss);
 	if (line !== void 0) edge.stderr.write(line);
 	edge.finish();
@@ -26,7 +26,7 @@ process.on("uncaughtException", reportInternalError);
 process.on("unhandledRejection", reportInternalError);
 const exitCode = await runCli(process.argv.slice(2), io);
 edge.finish();
-const command = edge.keepsRunningFor;
+const command = edge.keepRunningFor;
 const lossLine = command === void 0 ? void 0 : describeFinishedDespiteLoss(edge.losses, command, exitCode);
 if (lossLine !== void 0) edge.stderr.write(lossLine);
 process.exitCode = exitCodeAfterLoss(exitCode, edge.losses);

@@ -2,7 +2,7 @@
 import { M as Command } from "./common-program.mjs";
 import { a as readSavedPlan } from "./check-saved-plan.mjs";
 import "./early-signals.mjs";
-import { c as hasChanges, u as printPlan } from "./common-service.mjs";
+import { l as printPlan, s as hasChanges } from "./common-service.mjs";
 import { s as formatOption } from "./common-manifest.mjs";
 // dist/src/cli/commands/show.js
 const registerShowCommand = (program, io, setExit) => {
