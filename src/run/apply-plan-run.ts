@@ -6,7 +6,7 @@ import type { ApiClient } from "../api/index.js";
 import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
 import type { ApplyReport } from "../apply/types.js";
 import { InputError } from "../input-error.js";
-import type { ResumedPlan } from "../journal/resume-saved-plan.js";
+import type { ResumedPlan } from "../journal/resume-plan.js";
 import type { LoadedManifest } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
 import { recheckProtection } from "../plan/protect.js";

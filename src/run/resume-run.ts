@@ -12,7 +12,7 @@ import { ApplyJournal, fingerprintPlan } from "../journal/apply-journal.js";
 import type { Journal } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import { findJournalOfPlan, holdsNoRun, tornLineNote } from "../journal/read-journal.js";
-import { type ResumedPlan, resumeSavedPlan } from "../journal/resume-saved-plan.js";
+import { type ResumedPlan, resumeSavedPlan } from "../journal/resume-plan.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { throwSayingNothingChanged } from "../refused-error.js";
