@@ -5,11 +5,12 @@
 
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
+import { type FamilyName, familyKey } from "../families.js";
+import { groupBy } from "../group-by.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import type { CurrentState, Plan } from "../plan/types.js";
+import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
-import { type FamilyWork, groupWork } from "./family-work.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import type { CreateRule } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
@@ -178,4 +179,28 @@ async function applyFamily(
     if (reordered !== undefined) progress(reordered);
   }
   return outcomes;
+}
+
+interface FamilyWork {
+  project: string;
+  family: FamilyName;
+  changes: PlannedChange[];
+  reorder: PlannedReorder | undefined;
+}
+
+/** One unit per project + family with changes or a reorder, in the order first met in the plan. */
+function groupWork(plan: Plan): FamilyWork[] {
+  const changes = groupBy(plan.changes, (change) => familyKey(change.project, change.family));
+  const reorders = new Map(
+    plan.reorders.map((reorder) => [familyKey(reorder.project, reorder.family), reorder]),
+  );
+  const work: FamilyWork[] = [];
+  for (const key of new Set([...changes.keys(), ...reorders.keys()])) {
+    const familyChanges = changes.get(key) ?? [];
+    const reorder = reorders.get(key);
+    const first = familyChanges[0] ?? reorder;
+    if (first === undefined) continue;
+    work.push({ project: first.project, family: first.family, changes: familyChanges, reorder });
+  }
+  return work;
 }

@@ -51,7 +51,12 @@ import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
-import { classifyPostFailure, type PostFailureKind, postFailureOf } from "./failure-kind.js";
+import {
+  classifyPostFailure,
+  type PostFailure,
+  type PostFailureKind,
+  postFailureOf,
+} from "./failure-kind.js";
 import { CREATE_POSTS, type CreateRule, settleBudgetOf } from "./proof-window.js";
 
 /** How the create is settled (the run's --settle-timeout and --treat-5xx-as-in-flight), and what apply knows. */
@@ -91,8 +96,6 @@ export async function createConfig(
   return (await createConfigDetailed(client, projectId, family, body, options)).record;
 }
 
-type PostError = ServiceError | ServiceError;
-
 /**
  * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
  * the outcome could not be settled; any other error means the record was not created (the last
@@ -112,7 +115,7 @@ export async function createConfigDetailed(
   const { windowMs, settleTimeoutMs, treat5xxAsInFlight } = settleBudgetOf(client, options);
   const failures: PostFailureKind[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
-  const unknown = (failure: PostError, why: string, conclusiveAfter?: number) =>
+  const unknown = (failure: ServiceError, why: string, conclusiveAfter?: number) =>
     new ServiceError("create_outcome_unknown", client.describeRequest("POST", url), {
       failure: failure.message,
       why,
@@ -121,7 +124,8 @@ export async function createConfigDetailed(
   // Settling this create ends by its first failure plus the settle time, however many POSTs.
   let settleDeadline: number | undefined;
   for (let posts = 1; ; posts += 1) {
-    let failure: PostError;
+    let failure: ServiceError;
+    let facts: PostFailure | undefined;
     try {
       // A resend goes ahead of the others: the first POST showed this create is behind.
       const record = posts === 1 ? await post() : await client.ahead(post);
@@ -135,11 +139,10 @@ export async function createConfigDetailed(
           "the earlier POSTs did not create it (re-reading the family showed so)",
         );
       }
-      if (!isPostError(error) || postFailureOf(error) === undefined) throw error;
+      facts = postFailureOf(error);
+      if (facts === undefined || !(error instanceof ServiceError)) throw error;
       failure = error;
     }
-    const facts = postFailureOf(failure);
-    if (facts === undefined) throw failure;
     const kind = classifyPostFailure(facts, { fiveXxInFlight: treat5xxAsInFlight });
     failures.push(kind);
     const giveUpAt = client.now();
@@ -234,10 +237,6 @@ function mayHaveMade(kind: PostFailureKind): boolean {
   return kind !== "rejected";
 }
 
-function isPostError(error: unknown): error is PostError {
-  return postFailureOf(error) !== undefined;
-}
-
 /**
  * A POST the service answered with something unreadable (not JSON, the wrong shape, too large) or
  * with a redirect. The service has finished with the request (it answered), so nothing can commit
@@ -251,7 +250,7 @@ async function settleAnsweredPost(
   body: PluginConfigInput,
   knownIds: ReadonlySet<number>,
   url: URL,
-  error: PostError,
+  error: ServiceError,
   posts: number,
   failures: PostFailureKind[],
 ): Promise<CreateResult> {

@@ -16,6 +16,7 @@ import type { CurrentState, Plan } from "../plan/types.js";
 import { locateSecrets, type SecretRegistry } from "../redact.js";
 import { JournalFile } from "./journal-file.js";
 import {
+  DEFAULT_JOURNAL_DIR,
   imageOf,
   JOURNAL_FORMAT,
   JOURNAL_VERSION,
@@ -25,9 +26,6 @@ import {
   type PluginTexts,
   type RecordImage,
 } from "./journal-format.js";
-
-/** Where a journal goes when --journal is not given: under the working directory, one per run. */
-export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 
 /** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
 export function defaultJournalPath(now: Date, label?: string): string {

@@ -1,15 +1,23 @@
 // The journal's lines, as types (what schemas/journal.schema.json allows), and the reader that
 // checks them: a journal is input (it may have been copied, cut or edited by hand), so every line
 // is validated and a bad one is refused with its line number; only a line cut off by a kill is
-// tolerated, and said.
+// tolerated, and said. Then reading one from disk, checking it belongs to the server at hand, and
+// finding the journal of a saved plan whose apply was interrupted.
 
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { ErrorObject } from "ajv";
 import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { describeSchemaErrors, formatJsonPath, isObject } from "../files/read-json-file.js";
+import { describeSchemaErrors, formatJsonPath, isObject, readBoundedText } from "../files/read-json-file.js";
+import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
+import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { getJournalLineValidator } from "./journal-validator.js";
+
+/** Where a journal goes when --journal is not given: under the working directory, one per run. */
+export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 
 export const JOURNAL_FORMAT = "pcsync-journal";
 export const JOURNAL_VERSION = 1;
@@ -284,4 +292,97 @@ export function parseJournal(text: string, path: string): Journal {
     throw new InputError("journal_invalid", { path: path, line: 1, reason: "no header line" });
   tornLines.sort((a, b) => a - b);
   return { ...journal, header };
+}
+
+/** The largest journal read: a run of 20,000 writes keeps a few tens of MB. */
+export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+
+/** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
+export async function readJournal(path: string, cwd: string): Promise<Journal> {
+  const read = await readBoundedText(path, cwd, MAX_JOURNAL_BYTES);
+  if (read.problem !== undefined) {
+    throw new InputError("journal_unreadable", {
+      path,
+      reason:
+        read.problem.kind === "missing"
+          ? "no such file"
+          : read.problem.kind === "too_large"
+            ? `it is over the ${formatBytes(read.problem.maxBytes)} limit for a journal`
+            : read.problem.reason,
+      directory: DEFAULT_JOURNAL_DIR,
+    });
+  }
+  return parseJournal(read.value, path);
+}
+
+/** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */
+export async function checkJournalExists(path: string, cwd: string): Promise<void> {
+  const there = await stat(resolve(cwd, path)).then(
+    () => true,
+    () => false,
+  );
+  if (!there) await readJournal(path, cwd);
+}
+
+/**
+ * Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
+ * header line (killed while creating it). A run's header is on disk before its first write, so
+ * such a run made no change.
+ */
+export async function holdsNoRun(path: string, cwd: string): Promise<boolean> {
+  try {
+    const { size, isFile } = await stat(resolve(cwd, path)).then((info) => ({
+      size: info.size,
+      isFile: info.isFile(),
+    }));
+    if (!isFile) return false;
+    if (size === 0) return true;
+    if (size > 65_536) return false;
+    return !(await readFile(resolve(cwd, path), "utf8")).includes("\n");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
+
+export function checkJournalServer(journal: Journal, server: string): void {
+  if (journal.header.server !== server)
+    throw new RefusedError("journal_server_mismatch", {
+      path: journal.path,
+      journalServer: journal.header.server,
+      server: server,
+    });
+}
+
+/** The note a journal with a line cut off by a kill gets: it reads, without that line. */
+export function tornLineNote(journal: Journal): string | undefined {
+  if (journal.tornLines.length === 0) return undefined;
+  const lines = journal.tornLines.join(", ");
+  return `note: ${journal.path}: line ${lines} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
+}
+
+/**
+ * The newest journal under the default directory of an apply of the plan with this fingerprint:
+ * what `apply --plan FILE --resume` finishes when no --journal is given.
+ */
+export async function findJournalOfPlan(cwd: string, fingerprint: string): Promise<Journal | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR));
+  } catch {
+    return undefined;
+  }
+  // The names are UTC timestamps: newest last.
+  for (const name of names
+    .filter((entry) => entry.endsWith(".jsonl"))
+    .sort()
+    .reverse()) {
+    let journal: Journal;
+    try {
+      journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);
+    } catch {
+      continue;
+    }
+    if (journal.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
+  }
+  return undefined;
 }

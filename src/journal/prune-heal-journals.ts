@@ -5,7 +5,7 @@
 
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { DEFAULT_JOURNAL_DIR } from "./apply-journal.js";
+import { DEFAULT_JOURNAL_DIR } from "./journal-format.js";
 import { JournalLock, lockPathOf } from "./journal-lock.js";
 
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";

@@ -18,9 +18,14 @@ import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { DEFAULT_JOURNAL_DIR, fingerprintPlan } from "./apply-journal.js";
-import type { Journal } from "./journal-format.js";
-import { checkJournalServer, findJournalOfPlan, readJournal } from "./read-journal.js";
+import { fingerprintPlan } from "./apply-journal.js";
+import {
+  checkJournalServer,
+  DEFAULT_JOURNAL_DIR,
+  findJournalOfPlan,
+  type Journal,
+  readJournal,
+} from "./journal-format.js";
 import { learnPluginTexts } from "./read-rollback-state.js";
 import { type Replay, replayJournal, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 

@@ -7,17 +7,17 @@ import type { ApplyReport } from "../apply/types.js";
 import { isErrorOf } from "../errors.js";
 import { InputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
-import type { Journal } from "../journal/journal-format.js";
-import { JournalLock } from "../journal/journal-lock.js";
-import type { RollbackConflict } from "../journal/plan-rollback.js";
 import {
   checkJournalExists,
   checkJournalServer,
+  type Journal,
   readJournal,
   tornLineNote,
-} from "../journal/read-journal.js";
+} from "../journal/journal-format.js";
+import { JournalLock } from "../journal/journal-lock.js";
+import type { RollbackConflict } from "../journal/plan-rollback.js";
+import { findNameClashes } from "../journal/plan-rollback.js";
 import { type RollbackState, readAndPlanRollback } from "../journal/read-rollback-state.js";
-import { findNameClashes } from "../journal/rollback-names.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { RefusedError } from "../refused-error.js";
 
@@ -67,7 +67,7 @@ export type RollbackOutcome =
       result: "refused";
       journal: Journal;
       conflicts: readonly RollbackConflict[];
-      /** One line per clash (rollback-names.ts). */
+      /** One line per clash (plan-rollback.ts). */
       clashes: readonly string[];
     }
   /** Every record the run touched is as it was before it. */

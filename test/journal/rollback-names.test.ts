@@ -3,7 +3,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findNameClashes } from "../../src/journal/rollback-names.js";
+import { findNameClashes } from "../../src/journal/plan-rollback.js";
 import type { CurrentState, PlannedChange } from "../../src/plan/types.js";
 import { lookAlikeKey } from "../../src/record-name.js";
 import { remoteRecord } from "../support/builders.js";
