@@ -10,6 +10,7 @@ import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { InputError } from "../input-error.js";
+import { familiesTouchedBy } from "../plan/check-stale.js";
 import { recordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -93,12 +94,7 @@ export class ApplyJournal implements WriteJournal {
     await makeDefaultDirectory(path, files.cwd);
     const file = await JournalFile.openForAppend(path, { fresh: true, ...files });
     const { plan } = start;
-    const families = new Map<
-      string,
-      { project: string; family: JournalHeader["families"][number]["family"] }
-    >();
-    for (const item of [...plan.changes, ...plan.reorders])
-      families.set(`${item.project}/${item.family}`, { project: item.project, family: item.family });
+    const families = familiesTouchedBy(plan);
     const header: JournalHeader = {
       type: "header",
       format: JOURNAL_FORMAT,
@@ -106,8 +102,8 @@ export class ApplyJournal implements WriteJournal {
       command: start.command,
       server: start.server,
       startedAt: new Date().toISOString(),
-      projects: [...new Set([...families.values()].map((item) => item.project))],
-      families: [...families.values()],
+      projects: [...new Set(families.map((item) => item.project))],
+      families,
       plan: { fingerprint: fingerprintPlan(plan), file: start.planFile },
       manifests: manifestsOf(plan),
       ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),

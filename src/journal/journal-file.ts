@@ -9,15 +9,17 @@ import { openForAppend } from "../files/append-file.js";
 import { describeDevice, type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { InputError } from "../input-error.js";
 
-/** Whether the file ends in a line cut off by a kill (no final newline). */
-async function endsMidLine(path: string): Promise<boolean> {
+/**
+ * The last `bytes` of the file (all of it when it is shorter) and its size: what a journal's end
+ * (a line cut off by a kill, a run that ended, a run that wrote nothing) is judged by.
+ */
+export async function readTail(path: string, bytes: number): Promise<{ size: number; text: string }> {
   const handle = await open(path, "r");
   try {
     const { size } = await handle.stat();
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last.toString() !== "\n";
+    const length = Math.min(size, bytes);
+    const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
+    return { size, text: buffer.toString("utf8") };
   } finally {
     await handle.close();
   }
@@ -45,7 +47,9 @@ export class JournalFile {
   ): Promise<JournalFile> {
     const { cwd, inputs } = options;
     await JournalFile.checkTarget(path, options);
-    const cutOff = !options.fresh && (await endsMidLine(resolve(cwd, path)));
+    // A file that ends in a line cut off by a kill (no final newline).
+    const tail = options.fresh ? undefined : await readTail(resolve(cwd, path), 1);
+    const cutOff = tail !== undefined && tail.size > 0 && tail.text !== "\n";
     const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
     if (cutOff) file.#pending = "\n";
     return file;

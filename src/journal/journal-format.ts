@@ -4,7 +4,7 @@
 // tolerated, and said. Then reading one from disk, checking it belongs to the server at hand, and
 // finding the journal of a saved plan whose apply was interrupted.
 
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ErrorObject } from "ajv";
 import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
@@ -14,6 +14,7 @@ import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
+import { readTail } from "./journal-file.js";
 import { getJournalLineValidator } from "./journal-validator.js";
 
 /** Where a journal goes when --journal is not given: under the working directory, one per run. */
@@ -324,6 +325,9 @@ export async function checkJournalExists(path: string, cwd: string): Promise<voi
   if (!there) await readJournal(path, cwd);
 }
 
+// A header line is far shorter: a longer file without a newline is not a header cut off by a kill.
+const NO_RUN_BYTES = 65_536;
+
 /**
  * Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
  * header line (killed while creating it). A run's header is on disk before its first write, so
@@ -331,14 +335,9 @@ export async function checkJournalExists(path: string, cwd: string): Promise<voi
  */
 export async function holdsNoRun(path: string, cwd: string): Promise<boolean> {
   try {
-    const { size, isFile } = await stat(resolve(cwd, path)).then((info) => ({
-      size: info.size,
-      isFile: info.isFile(),
-    }));
-    if (!isFile) return false;
-    if (size === 0) return true;
-    if (size > 65_536) return false;
-    return !(await readFile(resolve(cwd, path), "utf8")).includes("\n");
+    const info = await stat(resolve(cwd, path));
+    if (!info.isFile() || info.size > NO_RUN_BYTES) return false;
+    return !(await readTail(resolve(cwd, path), NO_RUN_BYTES)).text.includes("\n");
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT";
   }

@@ -3,8 +3,9 @@
 // (an interrupted one may still be resumed or rolled back), each under its lock, so that a run
 // that holds one (a rollback of it) keeps it.
 
-import { open, readdir, rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { readTail } from "./journal-file.js";
 import { DEFAULT_JOURNAL_DIR } from "./journal-format.js";
 import { JournalLock, lockPathOf } from "./journal-lock.js";
 
@@ -18,20 +19,11 @@ const TAIL_BYTES = 4096;
 
 /** Whether the journal's last line is its `end` line: the run it records finished. */
 async function hasEnded(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
+  const last = (await readTail(path, TAIL_BYTES)).text.trimEnd().split("\n").pop() ?? "";
   try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, TAIL_BYTES);
-    const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
-    const last = buffer.toString("utf8").trimEnd().split("\n").pop() ?? "";
-    try {
-      const line = JSON.parse(last) as { type?: unknown };
-      return line.type === "end";
-    } catch {
-      return false;
-    }
-  } finally {
-    await handle.close();
+    return (JSON.parse(last) as { type?: unknown }).type === "end";
+  } catch {
+    return false;
   }
 }
 

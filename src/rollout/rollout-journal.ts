@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
+import { JournalFile } from "../journal/journal-file.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
 import { getRolloutLineValidator } from "./rollout-journal-validator.js";
@@ -34,8 +35,6 @@ export interface RolloutState {
   waves: WaveState[];
   halted?: { wave: number; failing: string[] };
   ended?: "complete" | "halted";
-  /** A last line cut off by a kill: read without it. */
-  torn: boolean;
 }
 
 /** The digest of what a rollout applies: the server and the desired state, in a stable form. */
@@ -70,7 +69,6 @@ export class RolloutJournal {
       path: chosen,
       header,
       waves: header.rollout.waves.map(() => ({ journals: [] })),
-      torn: false,
     });
   }
 
@@ -79,18 +77,11 @@ export class RolloutJournal {
   }
 
   async append(line: RolloutLine, cwd: string): Promise<void> {
-    const handle = await open(resolve(cwd, this.path), "a", 0o600);
-    try {
-      // A torn last line (a kill while writing it) is ended first, so that this line reads whole.
-      if (this.state.torn) {
-        await handle.write("\n");
-        this.state.torn = false;
-      }
-      await handle.write(`${JSON.stringify(line)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    // Through the apply journal's file: a last line cut off by a kill is ended first, so that
+    // this line reads whole.
+    const file = await JournalFile.openForAppend(this.path, { fresh: false, cwd, inputs: [] });
+    file.append(JSON.stringify(line));
+    await file.close();
     applyLine(this.state, line);
   }
 }
@@ -138,12 +129,12 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
   const endsWhole = text.endsWith("\n");
   if (endsWhole) lines.pop();
   const parsed: unknown[] = [];
-  let torn = false;
   lines.forEach((line, index) => {
     const value = parseJson(line);
     if (value.problem === undefined) parsed.push(value.value);
-    else if (index === lines.length - 1 && !endsWhole) torn = true;
-    else throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
+    // A last line cut off by a kill is read without it; the next append ends it first.
+    else if (index < lines.length - 1 || endsWhole)
+      throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
   });
   const validate = getRolloutLineValidator();
   const [header, ...rest] = parsed;
@@ -153,7 +144,6 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
     path,
     header,
     waves: header.rollout.waves.map(() => ({ journals: [] })),
-    torn,
   };
   rest.forEach((line, index) => {
     if (!validate(line) || line.kind === "rollout" || ("wave" in line && line.wave >= state.waves.length))
