@@ -155,9 +155,6 @@ export async function createConfigDetailed(
       // not made. After earlier POSTs, say that re-reading showed none of them made it either.
       throw posts > 1 ? notMade(notMadeAfter(posts)) : failure;
     }
-    if (kind === "unreadable")
-      return await settleAnsweredPost(client, reader, body, knownIds, url, failure, posts, failures);
-
     let found: PluginConfigRecord | undefined;
     if (kind === "in_flight") {
       client.traceLine(
@@ -167,12 +164,17 @@ export async function createConfigDetailed(
       if (settled.kind === "unknown") throw unknown(failure, settled.why, giveUpAt + windowMs);
       found = settled.kind === "found" ? settled.record : undefined;
     } else {
-      // Answered by the service, or refused with a stated pause: nothing of it commits later, so
-      // one read started after the answer decides.
+      // Answered by the service (with its own error, or with something that is not a record), or
+      // refused with a stated pause: nothing of it commits later, so one read started after the
+      // answer decides.
       const answer =
         kind === "refused"
           ? "the service refused it with Retry-After"
-          : "the service answered it with its own error";
+          : kind === "answered"
+            ? "the service answered it with its own error"
+            : isRequestError(failure, "redirect_not_followed")
+              ? "the service answered with a redirect, which pcsync does not follow"
+              : "the service's answer could not be read";
       client.traceLine(`POST ${url.pathname}: ${answer}; re-reading the family once to decide`);
       try {
         const { records } = await client.ahead(() => reader.read(giveUpAt));
@@ -186,6 +188,13 @@ export async function createConfigDetailed(
           `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`,
         );
       }
+      // An answer that is not a record may stand for one stored in a form pcsync cannot match: a
+      // record made from it would be duplicated, so it is never sent again.
+      if (found === undefined && kind === "unreadable")
+        throw unknown(
+          failure,
+          `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
+        );
     }
     if (found !== undefined) {
       client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
@@ -235,48 +244,6 @@ function settledAs(client: ApiClient, failure: ServiceError, settled: string): S
 /** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
 function mayHaveMade(kind: PostFailureKind): boolean {
   return kind !== "rejected";
-}
-
-/**
- * A POST the service answered with something unreadable (not JSON, the wrong shape, too large) or
- * with a redirect. The service has finished with the request (it answered), so nothing can commit
- * later and no window is needed: one re-read shows the record (adopted), or the outcome stays
- * unknown, never resent, since a record the service made from it in some other form would be
- * duplicated.
- */
-async function settleAnsweredPost(
-  client: ApiClient,
-  reader: FamilyReader,
-  body: PluginConfigInput,
-  knownIds: ReadonlySet<number>,
-  url: URL,
-  error: ServiceError,
-  posts: number,
-  failures: PostFailureKind[],
-): Promise<CreateResult> {
-  const failedRequest = client.describeRequest("POST", url);
-  const answer = isRequestError(error, "redirect_not_followed")
-    ? "the service answered with a redirect, which pcsync does not follow"
-    : "the service's answer could not be read";
-  let records: PluginConfigRecord[];
-  try {
-    ({ records } = await client.ahead(() => reader.read(client.now())));
-  } catch (rereadError) {
-    if (!(rereadError instanceof PcsyncError)) throw rereadError;
-    throw new ServiceError("create_outcome_unknown", failedRequest, {
-      failure: error.message,
-      why: `${answer}, and re-reading the family to check failed (${rereadError.message})`,
-    });
-  }
-  const record = findCreatedRecord(records, body, knownIds);
-  if (record === undefined) {
-    throw new ServiceError("create_outcome_unknown", failedRequest, {
-      failure: error.message,
-      why: `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
-    });
-  }
-  client.traceLine(`POST ${url.pathname}: ${answer}; record ${record.id} found by re-reading the family`);
-  return { record, posts, uncertain: true, adopted: true, failures };
 }
 
 type SettleResult =
