@@ -10,14 +10,14 @@
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
-import type { FamilyName, WritableField } from "../families.js";
+import type { FamilyName } from "../families.js";
 import { readMark } from "../owner-mark.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../trim-as-service.js";
 import { type FamilyListing, FamilyReader } from "./create-config.js";
 import { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
-import { markDescription, sameOwner, showsChange } from "./write-mark.js";
+import { markDescription, mismatchedFields, sameOwner } from "./write-mark.js";
 
 /** How certain it is that a create happened once, as far as the duplicate check needs to know. */
 export interface CreateCertainty {
@@ -184,6 +184,19 @@ async function checkCopies(
 }
 
 /**
+ * Whether the record is of the create's config: its name as the service stores it (a trimming
+ * service shows "GeoIP " as "GeoIP"), and its plugin (on servers whose plugin_configs list shows
+ * the frontend apps, a frontend app of the same name is another config, not a copy).
+ */
+function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
+  const plugin = change.fields.plugin?.to;
+  return (
+    (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
+    (typeof plugin !== "number" || record.plugin === plugin)
+  );
+}
+
+/**
  * Records made since the plan for the same config: same name and plugin, not listed at plan time,
  * and not a record this run made for another config.
  */
@@ -193,14 +206,9 @@ function copiesOf(
   input: DedupeInput,
   ownId: number | null,
 ): PluginConfigRecord[] {
-  const plugin = change.fields.plugin?.to;
   return records.filter(
     (record) =>
-      // As the service stores it: a trimming service shows "GeoIP " as "GeoIP".
-      (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
-      // Same plugin too: on servers whose plugin_configs list shows the frontend apps, a frontend
-      // app of the same name is another config, not a copy.
-      (typeof plugin !== "number" || record.plugin === plugin) &&
+      isOfConfig(change, record) &&
       !input.knownIds.has(record.id) &&
       (record.id === ownId || !input.createdByRun.has(record.id)) &&
       (record.id === ownId || sameOwner(change, record)),
@@ -217,15 +225,13 @@ function rivalCreates(
   input: DedupeInput,
 ): PluginConfigRecord[] {
   if (change.mark === undefined) return [];
-  const plugin = change.fields.plugin?.to;
   return records
     .filter((record) => {
       const owner = readMark(record.description).owner;
       return (
         owner !== null &&
         owner !== change.mark?.owner &&
-        (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
-        (typeof plugin !== "number" || record.plugin === plugin) &&
+        isOfConfig(change, record) &&
         !input.knownIds.has(record.id) &&
         !input.createdByRun.has(record.id)
       );
@@ -311,7 +317,7 @@ async function keepSurvivor(
       message: `${words.story}, ${words.deleteFailed(failure.id)}: ${describeError(failure.error)}; run apply again, or delete one of them`,
     };
   const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
-  const differing = differingFields(change, survivor);
+  const differing = mismatchedFields(change, survivor);
   if (differing.length > 0) {
     const body: Record<string, FieldValue> = {};
     for (const field of differing) body[field] = change.fields[field]?.to ?? null;
@@ -326,7 +332,7 @@ async function keepSurvivor(
         survivor.id,
         body as PluginConfigInput,
       );
-      const still = differingFields(change, updated);
+      const still = mismatchedFields(change, updated);
       if (still.length > 0) throw new Error(`the server did not apply ${still.join(", ")}`);
     } catch (error) {
       return {
@@ -344,17 +350,4 @@ async function keepSurvivor(
     message: `${words.story}${deleted}${differing.length > 0 ? ` and the survivor's ${differing.join(", ")} set` : ""}`,
     ...(removedIds.length > 0 ? { copiesRemoved: removedIds } : {}),
   };
-}
-
-/** Fields of the create whose value the record does not have (an emptied name may show the plugin's). */
-function differingFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
-  const differing: WritableField[] = [];
-  for (const [field, fieldChange] of Object.entries(change.fields) as [
-    WritableField,
-    PlannedChange["fields"][WritableField],
-  ][]) {
-    if (!fieldChange) continue;
-    if (!showsChange(change, field, record)) differing.push(field);
-  }
-  return differing;
 }

@@ -15,7 +15,7 @@ import type { CreateCertainty } from "./dedupe-creates.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
-import { markedBody, markProblem, showsChange } from "./write-mark.js";
+import { markedBody, markProblem, mismatchedFields } from "./write-mark.js";
 
 /** A create's outcome and, for the check after the family's creates, how it was settled. */
 export interface AppliedWrite {
@@ -30,13 +30,6 @@ function bodyOf(change: PlannedChange): PluginConfigInput {
     if (fieldChange) body[field] = fieldChange.to;
   }
   return markedBody(change, body as PluginConfigInput);
-}
-
-/** Fields whose value in the server's response is not what was written. */
-function mismatchedFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
-  return (Object.keys(change.fields) as WritableField[]).filter(
-    (field) => !showsChange(change, field, record),
-  );
 }
 
 /** Why the server's answer to a write is not what was written; undefined when it is. */

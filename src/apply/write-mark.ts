@@ -56,3 +56,10 @@ export function showsChange(
   if (to === undefined) return true;
   return change.mark === undefined ? showsStored(field, to, record) : showsWritten(field, to, record);
 }
+
+/** The fields whose value the record does not show as the change writes it. */
+export function mismatchedFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
+  return (Object.keys(change.fields) as WritableField[]).filter(
+    (field) => !showsChange(change, field, record),
+  );
+}
