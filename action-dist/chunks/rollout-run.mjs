@@ -4,9 +4,10 @@ import { F as formatDuration, H as parseJson, R as precompiledValidator, U as re
 import { G as isApplyComplete, L as planManifest, R as projectsWritten, a as scopeOf, b as concurrencyOf, ct as connectForeignEndpoint, dt as sendAttempt, ft as isLoopbackHost, i as planSettingsOf, lt as realSleep, nt as listLogs, st as sendWithRetry, xt as mapConcurrent } from "./common-service.mjs";
 import { u as describeError } from "./early-signals.mjs";
 import { O as InputError } from "./common-program.mjs";
-import { h as RunError, n as applyJournaled, r as shellWord } from "./journal-run.mjs";
-import { a as defaultJournalPath } from "./journal-lock.mjs";
+import { n as applyJournaled, r as shellWord, u as RunError } from "./journal-run.mjs";
+import { a as defaultJournalPath } from "./apply-with-journal.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
+import { f as JournalFile } from "./journal-lock.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
@@ -428,25 +429,20 @@ var RolloutJournal = class RolloutJournal {
 		return new RolloutJournal(chosen, {
 			path: chosen,
 			header,
-			waves: header.rollout.waves.map(() => ({ journals: [] })),
-			torn: false
+			waves: header.rollout.waves.map(() => ({ journals: [] }))
 		});
 	}
 	static resume(state) {
 		return new RolloutJournal(state.path, state);
 	}
 	async append(line, cwd) {
-		const handle = await open(resolve(cwd, this.path), "a", 384);
-		try {
-			if (this.state.torn) {
-				await handle.write("\n");
-				this.state.torn = false;
-			}
-			await handle.write(`${JSON.stringify(line)}\n`);
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
+		const file = await JournalFile.openForAppend(this.path, {
+			fresh: false,
+			cwd,
+			inputs: []
+		});
+		file.append(JSON.stringify(line));
+		await file.close();
 		applyLine(this.state, line);
 	}
 };
@@ -492,12 +488,10 @@ async function readRolloutJournal(cwd, path) {
 	const endsWhole = text.endsWith("\n");
 	if (endsWhole) lines.pop();
 	const parsed = [];
-	let torn = false;
 	lines.forEach((line, index) => {
 		const value = parseJson(line);
 		if (value.problem === void 0) parsed.push(value.value);
-		else if (index === lines.length - 1 && !endsWhole) torn = true;
-		else throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
+		else if (index < lines.length - 1 || endsWhole) throw new RolloutJournalProblem(`${path}:${index + 1}: not a line pcsync wrote (not JSON)`);
 	});
 	const validate = getRolloutLineValidator();
 	const [header, ...rest] = parsed;
@@ -505,8 +499,7 @@ async function readRolloutJournal(cwd, path) {
 	const state = {
 		path,
 		header,
-		waves: header.rollout.waves.map(() => ({ journals: [] })),
-		torn
+		waves: header.rollout.waves.map(() => ({ journals: [] }))
 	};
 	rest.forEach((line, index) => {
 		if (!validate(line) || line.kind === "rollout" || "wave" in line && line.wave >= state.waves.length) throw new RolloutJournalProblem(`${path}:${index + 2}: not a line pcsync wrote`);

@@ -4,8 +4,7 @@ import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client }
 import { I as formatSeconds, M as formatDiagnostic, N as formatSource, _ as readManifestSources, h as runInputs, m as printDiagnostics, st as familyKey, u as loadManifest, ut as appendAll, v as readVarFiles } from "./common-manifest.mjs";
 import { a as formatCycleLine, c as pruneHealJournals, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { B as summarizePlan, I as narrowDesiredState, L as planManifest, U as describeGuard } from "./common-service.mjs";
-import { a as defaultJournalPath } from "./journal-lock.mjs";
-import { t as applyWithJournal } from "./apply-with-journal.mjs";
+import { a as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { O as InputError, k as isInputError } from "./common-program.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
