@@ -2,17 +2,24 @@
 // changed: any other YAML (a compose file, a list, an empty file) is refused, and left byte for byte.
 
 import { InputError } from "../input-error.js";
+import type { Manifest } from "../manifest/manifest-schema-types.js";
 import { type Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "../vendor/yaml.js";
 
-/** The top-level keys of a manifest (schemas/manifest.schema.json). */
-const MANIFEST_KEYS: readonly string[] = [
-  "version",
-  "server",
-  "owner",
-  "templates",
-  "project_sets",
-  "projects",
-];
+/**
+ * The top-level keys of a manifest: the compiler holds this list to the type generated from
+ * schemas/manifest.schema.json, so a key the schema gains (as `rollout:` did) cannot be missed.
+ */
+const MANIFEST_KEYS: ReadonlySet<string> = new Set(
+  Object.keys({
+    version: true,
+    server: true,
+    owner: true,
+    rollout: true,
+    templates: true,
+    project_sets: true,
+    projects: true,
+  } satisfies Record<keyof Manifest, true>),
+);
 
 const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";
 
@@ -27,7 +34,7 @@ function notAManifest(document: Document): string | undefined {
   if (isSeq(contents)) return "its top level is a list, not a mapping";
   if (!isMap(contents)) return "its top level is not a mapping";
   const keys = contents.items.map((pair) => keyName(pair.key));
-  const foreign = keys.filter((key) => !MANIFEST_KEYS.includes(key));
+  const foreign = keys.filter((key) => !MANIFEST_KEYS.has(key));
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 5).map((key) => JSON.stringify(key));
     return `it has top-level ${foreign.length === 1 ? "key" : "keys"} ${shown.join(", ")}${foreign.length > 5 ? " and more" : ""}, which a manifest does not`;

@@ -1,6 +1,7 @@
 // `export -o` updates only a pcsync manifest (any other YAML is refused, whatever it holds), and an
 // export takes the `owner:` of the mark its records share; mixed marks are a warning naming them.
 
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildManifest, type ExportResult } from "../../src/export/build-manifest.js";
 import { exportOwner } from "../../src/export/export-owner.js";
@@ -8,6 +9,10 @@ import { renderNewManifest, updateManifestText } from "../../src/export/update-m
 import { writeMark } from "../../src/owner-mark.js";
 import { remoteRecord } from "../support/builders.js";
 import { fc } from "../support/fast-check.js";
+
+const SCHEMA = JSON.parse(
+  readFileSync(new URL("../../schemas/manifest.schema.json", import.meta.url), "utf8"),
+) as { properties: Record<string, unknown> };
 
 const result = buildManifest({
   project: "1",
@@ -49,7 +54,7 @@ describe("export -o on a file that is not a pcsync manifest", () => {
   });
 
   it("refuses any mapping with a key a manifest does not have", () => {
-    const manifestKeys = ["version", "server", "owner", "templates", "project_sets", "projects"];
+    const manifestKeys = Object.keys(SCHEMA.properties);
     const foreign = fc.string({ minLength: 1 }).filter((key) => !manifestKeys.includes(key));
     fc.assert(
       fc.property(foreign, fc.boolean(), (key, withVersion) => {
@@ -57,6 +62,25 @@ describe("export -o on a file that is not a pcsync manifest", () => {
         expect(() => updateManifestText(text, result, "f.yaml")).toThrow(/is not a pcsync manifest/);
       }),
     );
+  });
+
+  // (templates and project_sets are refused by a rule of their own: export does not update a fleet.)
+  it("updates a manifest that has every other top-level key the schema has, rollout: too, keeping them", () => {
+    expect(Object.keys(SCHEMA.properties)).toContain("rollout");
+    const blocks: Record<string, string> = {
+      version: "version: 1",
+      server: "server:\n  base_url: https://app.example.com",
+      owner: "owner: team-a",
+      rollout: "rollout:\n  waves:\n    - name: all\n      percent: 100\n  bake: 5m",
+      projects: "projects: {}",
+    };
+    const text = `${Object.keys(SCHEMA.properties)
+      .filter((key) => key !== "templates" && key !== "project_sets")
+      .map((key) => blocks[key] ?? `${key}: a block this test has no example of`)
+      .join("\n")}\n`;
+    const updated = updateManifestText(text, result, "pcsync.yaml");
+    for (const block of Object.values(blocks).slice(0, -1)) expect(updated).toContain(block);
+    expect(updated).toContain("name: GeoIP");
   });
 
   it("updates a manifest with a comment header, keeping it", () => {
