@@ -38,6 +38,11 @@ const INPUT_CODES = {
     exit: EXIT_ERROR,
     message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
   },
+  /** One of pcsync's own files, of another kind than the command reads (a journal given as a plan). */
+  wrong_file_kind: {
+    exit: EXIT_ERROR,
+    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+  },
   plan_file_unreadable: {
     exit: EXIT_ERROR,
     message: ({ file, reason }: { file: string; reason: string }) =>

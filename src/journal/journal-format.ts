@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import type { ErrorObject } from "ajv";
 import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { refuseOtherKind } from "../files/pcsync-file-kind.js";
 import { describeSchemaErrors, formatJsonPath, isObject, readBoundedText } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
@@ -226,6 +227,7 @@ function checkLine(value: Record<string, unknown>, check: Check, first: boolean)
 
 /** Parses and checks a journal's text (`path` names it in errors). */
 export function parseJournal(text: string, path: string): Journal {
+  refuseOtherKind(text, path, "journal");
   const lines = text.split("\n");
   // A complete journal ends in "\n": the last piece is then empty; anything else was cut off.
   const cutOff = lines.pop() ?? "";

@@ -2,6 +2,7 @@
 // `apply --plan`, which must not act on a damaged, foreign or hand-broken file.
 
 import type { ValidateFunction } from "ajv";
+import { refuseOtherKind } from "../files/pcsync-file-kind.js";
 import {
   formatJsonPath,
   isObject,
@@ -105,6 +106,7 @@ export async function readPlanFile(
 /** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
+  refuseOtherKind(text, fileName, "plan");
   const parsed = parseJson(text);
   if (parsed.problem !== undefined) {
     throw new InputError("plan_file_invalid", {
