@@ -3019,13 +3019,6 @@ const { program, createCommand, createArgument, createOption, CommanderError, In
 	exports.InvalidArgumentError = InvalidArgumentError;
 	exports.InvalidOptionArgumentError = InvalidArgumentError;
 })))(), 1)).default;
-// dist/src/format-bytes.js
-/** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
-function formatBytes(bytes) {
-	if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
-	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-	return `${bytes} bytes`;
-}
 // dist/src/input-error.js
 const INPUT_CODES = {
 	/** A command-line usage error: bad flag values, missing required options; the text says which. */
@@ -3044,6 +3037,11 @@ const INPUT_CODES = {
 	},
 	/** Not JSON, not a plan, another version, or invalid (`problem` follows the file's name). */
 	plan_file_invalid: {
+		exit: 1,
+		message: ({ file, problem }) => `${file} ${problem}`
+	},
+	/** One of pcsync's own files, of another kind than the command reads (a journal given as a plan). */
+	wrong_file_kind: {
 		exit: 1,
 		message: ({ file, problem }) => `${file} ${problem}`
 	},
@@ -3252,6 +3250,13 @@ function summarizeErrors(diagnostics) {
 	const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
 	const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
 	return `manifest invalid: ${errors.length === 1 ? "1 error" : `${errors.length} errors`} in ${files === 1 ? "1 file" : `${files} files`}`;
+}
+// dist/src/format-bytes.js
+/** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
+function formatBytes(bytes) {
+	if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
+	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+	return `${bytes} bytes`;
 }
 // dist/src/neutralise-server-text.js
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
@@ -4072,4 +4077,4 @@ function reportError(error, io) {
 function describeKeySources(error) {
 	return isApiError(error, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
-export { formatBytes as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, InputError as O, needsYamlEscapes as S, neutraliseLines as T, isServiceError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isRequestError as g, isApiError as h, useColour as i, Argument as j, isInputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, peekApiKeyFile as u, plural as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };
+export { isInputError as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, formatBytes as O, needsYamlEscapes as S, neutraliseLines as T, isServiceError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isRequestError as g, isApiError as h, useColour as i, Argument as j, InputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, peekApiKeyFile as u, plural as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };

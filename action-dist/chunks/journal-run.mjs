@@ -2,7 +2,7 @@
 import { c as SIGNAL_EXIT_CODES, l as describeCode, s as PcsyncError } from "./early-signals.mjs";
 import { D as quoteServerText, h as isApiError } from "./common-program.mjs";
 import { ot as WRITABLE_FIELDS, q as lookAlikeKey, st as familyKey } from "./common-manifest.mjs";
-import { At as recordKey, Mt as listsToRead, Ot as fingerprintMembership, Q as getConfig, S as createRuleOf, X as readCurrentState, _ as showsProgressLine, b as concurrencyOf, bt as pluginDefaults, g as createProgress, kt as fingerprintRecord, mt as showsStored, xt as mapConcurrent, yt as mayShowFilled, z as assemblePlan } from "./common-service.mjs";
+import { At as fingerprintRecord, Nt as listsToRead, Q as getConfig, S as createRuleOf, X as readCurrentState, _ as showsProgressLine, b as concurrencyOf, bt as pluginDefaults, g as createProgress, jt as recordKey, kt as fingerprintMembership, mt as showsStored, xt as mapConcurrent, yt as mayShowFilled, z as assemblePlan } from "./common-service.mjs";
 import { t as applyWithJournal } from "./apply-with-journal.mjs";
 // dist/src/apply/run-error.js
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */

@@ -3,7 +3,7 @@ import { o as __toESM } from "./rolldown-runtime.mjs";
 import { F as formatDuration, H as parseJson, R as precompiledValidator, U as readBoundedText, Y as sameName, ct as getFamily, g as ROLLOUT_DEFAULTS, st as familyKey } from "./common-manifest.mjs";
 import { G as isApplyComplete, L as planManifest, R as projectsWritten, a as scopeOf, b as concurrencyOf, ct as connectForeignEndpoint, dt as sendAttempt, ft as isLoopbackHost, i as planSettingsOf, lt as realSleep, nt as listLogs, st as sendWithRetry, xt as mapConcurrent } from "./common-service.mjs";
 import { u as describeError } from "./early-signals.mjs";
-import { O as InputError } from "./common-program.mjs";
+import { k as InputError } from "./common-program.mjs";
 import { n as applyJournaled, r as shellWord, u as RunError } from "./journal-run.mjs";
 import { a as defaultJournalPath } from "./apply-with-journal.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";

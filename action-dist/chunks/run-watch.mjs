@@ -5,7 +5,7 @@ import { I as formatSeconds, M as formatDiagnostic, N as formatSource, _ as read
 import { a as formatCycleLine, c as pruneHealJournals, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { B as summarizePlan, I as narrowDesiredState, L as planManifest, U as describeGuard } from "./common-service.mjs";
 import { a as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
-import { O as InputError, k as isInputError } from "./common-program.mjs";
+import { A as isInputError, k as InputError } from "./common-program.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
