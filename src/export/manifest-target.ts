@@ -2,7 +2,7 @@
 // changed: any other YAML (a compose file, a list, an empty file) is refused, and left byte for byte.
 
 import { InputError } from "../input-error.js";
-import type { Manifest } from "../manifest/manifest-schema-types.js";
+import type { ManifestDocument } from "../manifest/index.js";
 import { type Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "../vendor/yaml.js";
 
 /**
@@ -18,7 +18,7 @@ const MANIFEST_KEYS: ReadonlySet<string> = new Set(
     templates: true,
     project_sets: true,
     projects: true,
-  } satisfies Record<keyof Manifest, true>),
+  } satisfies Record<keyof ManifestDocument, true>),
 );
 
 const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";

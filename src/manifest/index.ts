@@ -34,6 +34,8 @@ export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand.js";
 export type { LoadedManifest } from "./expand-types.js";
 export { resolveTextWith } from "./interpolate.js";
+/** The manifest document as the schema describes it (types generated from schemas/manifest.schema.json). */
+export type { Manifest as ManifestDocument } from "./manifest-schema-types.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
 export {
