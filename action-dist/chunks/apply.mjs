@@ -400,7 +400,10 @@ Examples:
 					flags,
 					io,
 					interrupts,
-					inputs
+					inputs,
+					onEnd: (rollout) => {
+						end.rollout = rollout;
+					}
 				}) : applyJournaled(client, plan, state, {
 					flags,
 					io,
@@ -441,7 +444,7 @@ Examples:
 			const { report } = outcome;
 			const journal = end.journal?.path;
 			const journalLines = end.journal?.lines;
-			if (format === "json") printApplyJson(plan, report, io);
+			if (format === "json") printApplyJson(plan, report, io, end.rollout);
 			else renderApplyReport(report, io.stdout, {
 				colour: useColour(io.stdout, io.env),
 				journal

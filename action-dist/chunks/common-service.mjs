@@ -15923,10 +15923,14 @@ function checkPlanPrintableAsJson(plan, secrets) {
 	planDocument(plan, "the JSON output", secrets, `${PLAN_REMEDY} Nothing was changed.`);
 }
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */
-function printApplyJson(plan, result, io) {
-	const text = `${neutraliseJson(JSON.stringify({
+function printApplyJson(plan, result, io, rollout) {
+	const text = `${neutraliseJson(JSON.stringify(rollout === void 0 ? {
 		plan,
 		result
+	} : {
+		plan,
+		result,
+		rollout
 	}, null, 2))}\n`;
 	const locate = () => {
 		const places = locateSecrets(result, io.secrets).map((path) => {

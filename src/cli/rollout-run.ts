@@ -16,7 +16,9 @@ import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags } from "./journal-run.js";
+import { printApplyJson } from "./print-plan.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
+import type { OutputFormat } from "./shared-options.js";
 
 export interface RolloutRunFlags {
   client: ApiClient;
@@ -26,10 +28,43 @@ export interface RolloutRunFlags {
   rollout: PlanRollout;
   /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
   desired: DesiredState;
-  flags: ScopeFlags & ConnectionFlags & JournalFlags & WebhookFlags & { metricsFile?: string };
+  flags: ScopeFlags &
+    ConnectionFlags &
+    JournalFlags &
+    WebhookFlags & { metricsFile?: string; format?: OutputFormat | undefined };
   io: CliIo;
   interrupts: InterruptWatch;
   inputs: readonly RunInput[];
+  /** With --format json: the rollout's end as data, for the apply's JSON document. */
+  onEnd?: ((rollout: RolloutJson) => void) | undefined;
+}
+
+/** A rollout's end in `apply --format json`'s document (`rollout`), beside `plan` and `result`. */
+export interface RolloutJson {
+  result: RolloutOutcome["result"];
+  /** The wave it ended in, unless complete. */
+  wave?: string;
+  /** With `halted`: the failing projects with their figures, and the waves rolled back. */
+  failing?: { project: string; status: string; figures: Record<string, number>; summary: string }[];
+  undone?: { wave: string; complete: boolean; summary: string }[];
+  journal: string;
+}
+
+function rolloutJson(outcome: RolloutOutcome, journal: string): RolloutJson {
+  if (outcome.result === "complete") return { result: "complete", journal };
+  if (outcome.result !== "halted") return { result: outcome.result, wave: outcome.wave, journal };
+  return {
+    result: "halted",
+    wave: outcome.wave,
+    failing: outcome.failing.map(({ project, status, figures, summary }) => ({
+      project,
+      status,
+      figures,
+      summary,
+    })),
+    undone: outcome.undone,
+    journal,
+  };
 }
 
 /**
@@ -92,8 +127,14 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     webhooks,
     metricsFile: flags.metricsFile,
   });
-  tellOutcome(result.outcome, result.journalPath, io);
+  // With --format json, stdout holds the JSON document alone: the words go to stderr, and a rollout
+  // that did not complete prints its document (with the failing projects) before its error.
+  const json = flags.format === "json";
+  tellOutcome(result.outcome, result.journalPath, json ? io.stderr : io.stdout);
+  const summary = rolloutJson(result.outcome, result.journalPath);
+  if (json && result.outcome.result !== "complete") printApplyJson(run.plan, result.report, io, summary);
   throwUnlessComplete(result, interrupts.received);
+  run.onEnd?.(summary);
   return result.report;
 }
 
@@ -101,9 +142,9 @@ function journalPathOf(flags: JournalFlags): string | undefined {
   return typeof flags.journal === "string" ? flags.journal : undefined;
 }
 
-function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): void {
+function tellOutcome(outcome: RolloutOutcome, journalPath: string, out: NodeJS.WritableStream): void {
   if (outcome.result === "complete") {
-    io.stdout.write("Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n");
+    out.write("Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n");
     return;
   }
   if (outcome.result !== "halted") return;
@@ -116,5 +157,5 @@ function tellOutcome(outcome: RolloutOutcome, journalPath: string, io: CliIo): v
       `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
     );
   lines.push(`Rollout journal: ${journalPath}`);
-  io.stdout.write(`${lines.join("\n")}\n`);
+  out.write(`${lines.join("\n")}\n`);
 }

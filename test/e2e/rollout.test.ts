@@ -81,6 +81,18 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const again = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("Rollout in");
+
+    // --format json: stdout is the JSON document alone, the rollout's end in it; the words on stderr.
+    const next = await write(
+      "next.yaml",
+      rolloutManifest("v4", [...WAVES, "  bake: 1s", "  health:", "    logs:", "      min_entries: 0"]),
+    );
+    const asJson = await runSlow(server, ["apply", "-f", next, "--auto-approve", "--format", "json"], dir);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    const document = JSON.parse(asJson.stdout) as { result: { done: number }; rollout: { result: string } };
+    expect(document.result.done).toBe(3);
+    expect(document.rollout).toMatchObject({ result: "complete" });
+    expect(asJson.stderr).toContain("Rollout complete");
   }, 90_000);
 
   it("a wave that fails its health check halts the rollout, rolls back what it applied, and exits 4", async ({
@@ -107,10 +119,23 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(wavesWritten(applied.stderr)).toEqual(["canary: 2"]);
     expect(await geoipDescriptions(server)).toEqual(before);
 
-    // Applied again, the same manifest starts a new rollout, which halts the same way.
-    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    // Applied again, the same manifest starts a new rollout, which halts the same way; with
+    // --format json, stdout is the JSON document alone, which names the failing project.
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve", "--format", "json"], dir);
     expect(again.code, again.stderr).toBe(4);
     expect(await geoipDescriptions(server)).toEqual(before);
+    const document = JSON.parse(again.stdout) as {
+      rollout: {
+        result: string;
+        wave: string;
+        failing: { project: string; status: string }[];
+        undone: unknown[];
+      };
+    };
+    expect(document.rollout).toMatchObject({ result: "halted", wave: "canary" });
+    expect(document.rollout.failing).toEqual([expect.objectContaining({ project: "2", status: "unknown" })]);
+    expect(document.rollout.undone).toEqual([expect.objectContaining({ wave: "canary", complete: true })]);
+    expect(again.stderr).toContain('Rollout halted in wave "canary"');
   }, 90_000);
 
   it("on_failure: halt stops with the waves written, and says nothing was rolled back", async ({

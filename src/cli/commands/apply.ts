@@ -27,6 +27,7 @@ import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from 
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
+import type { RolloutJson } from "../rollout-run.js";
 import {
   addScopeOptions,
   guardLimitsOf,
@@ -229,7 +230,7 @@ Examples:
       const forced = flags.force === true;
       const stdin = io.stdin;
       const inputs = runInputs(flags, { manifests: flags.plan === undefined, savedPlan: flags.plan });
-      const end: { journal?: { lines: string; path: string } } = {};
+      const end: { journal?: { lines: string; path: string }; rollout?: RolloutJson } = {};
       // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
       let rolloutRun: typeof import("../rollout-run.js") | undefined;
       const outcome = await applyPlanRun(
@@ -271,6 +272,9 @@ Examples:
                   io,
                   interrupts,
                   inputs,
+                  onEnd: (rollout) => {
+                    end.rollout = rollout;
+                  },
                 })
               : applyJournaled(client, plan, state, {
                   flags,
@@ -310,7 +314,7 @@ Examples:
       const { report } = outcome;
       const journal = end.journal?.path;
       const journalLines = end.journal?.lines;
-      if (format === "json") printApplyJson(plan, report, io);
+      if (format === "json") printApplyJson(plan, report, io, end.rollout);
       else renderApplyReport(report, io.stdout, { colour: useColour(io.stdout, io.env), journal });
       const title = report.interrupted
         ? "pcsync apply (interrupted)"
