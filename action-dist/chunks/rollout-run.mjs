@@ -6,8 +6,8 @@ import { u as describeError } from "./early-signals.mjs";
 import { k as InputError } from "./common-program.mjs";
 import { n as applyJournaled, r as shellWord, u as RunError } from "./journal-run.mjs";
 import { a as defaultJournalPath } from "./apply-with-journal.mjs";
+import { f as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
-import { f as JournalFile } from "./journal-lock.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
@@ -880,8 +880,27 @@ async function unfinishedRollout(client, desired, journal, cwd) {
 	const found = journal === void 0 ? await findUnfinishedRollout(cwd, server, digest) : await readRolloutJournal(cwd, journal).catch(() => void 0);
 	return found !== void 0 && found.ended === void 0 && found.header.digest === digest && found.header.server === server ? found : void 0;
 }
-/** Runs (or finishes) the rollout of `run.plan`; how it ended is the caller's to tell. */
+/**
+* Runs (or finishes) the rollout of `run.plan`; how it ended is the caller's to tell. One run at a
+* time drives a manifest's rollout from a working directory: a second apply of the same manifest
+* while the first runs (or bakes) is refused (exit 3, naming the run), where it would otherwise
+* resume the journal the first still writes, or start a second rollout beside it.
+*/
 async function applyRollout$1(run) {
+	const digest = rolloutDigest(run.client.base.display, run.desired);
+	await mkdir(resolve(run.io.cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
+	const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
+		cwd: run.io.cwd,
+		command: "apply (rollout)"
+	});
+	if (lock.takeOverNote !== void 0) run.io.stderr.write(`${lock.takeOverNote}\n`);
+	try {
+		return await applyRolloutLocked(run);
+	} finally {
+		await lock.release();
+	}
+}
+async function applyRolloutLocked(run) {
 	const { client, io, interrupts } = run;
 	const server = client.base.display;
 	const digest = rolloutDigest(server, run.desired);

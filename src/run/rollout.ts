@@ -3,7 +3,8 @@
 // projects, journaled applies, rollbacks through the journal, the health gate, the metrics file,
 // the webhooks and sleeps a signal ends. The CLI gives it the flags' values and renders the end.
 
-import { dirname, join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { realSleep } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import { RunError } from "../apply/run-error.js";
@@ -12,6 +13,7 @@ import type { InterruptSignal } from "../errors.js";
 import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
+import { JournalLock } from "../journal/journal-lock.js";
 import type { DesiredState } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
 import type { WebhookSender } from "../notify/webhook-sender.js";
@@ -23,6 +25,7 @@ import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
 import { createRolloutGate } from "../rollout/rollout-gate.js";
 import {
   findUnfinishedRollout,
+  ROLLOUT_JOURNAL_DIR,
   RolloutJournal,
   type RolloutState,
   readRolloutJournal,
@@ -132,8 +135,28 @@ export async function unfinishedRollout(
     : undefined;
 }
 
-/** Runs (or finishes) the rollout of `run.plan`; how it ended is the caller's to tell. */
+/**
+ * Runs (or finishes) the rollout of `run.plan`; how it ended is the caller's to tell. One run at a
+ * time drives a manifest's rollout from a working directory: a second apply of the same manifest
+ * while the first runs (or bakes) is refused (exit 3, naming the run), where it would otherwise
+ * resume the journal the first still writes, or start a second rollout beside it.
+ */
 export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
+  const digest = rolloutDigest(run.client.base.display, run.desired);
+  await mkdir(resolve(run.io.cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
+  const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
+    cwd: run.io.cwd,
+    command: "apply (rollout)",
+  });
+  if (lock.takeOverNote !== undefined) run.io.stderr.write(`${lock.takeOverNote}\n`);
+  try {
+    return await applyRolloutLocked(run);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
   const { client, io, interrupts } = run;
   const server = client.base.display;
   const digest = rolloutDigest(server, run.desired);

@@ -95,6 +95,37 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(asJson.stderr).toContain("Rollout complete");
   }, 90_000);
 
+  it("a second apply of the manifest while its rollout runs is refused (exit 3); the first finishes alone", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
+    );
+    const first = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await expect
+      .poll(() => first.soFar().stderr, { timeout: 30_000 })
+      .toMatch(/"canary": written and seen as planned; baking/);
+    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(second.code, second.stderr).toBe(3);
+    expect(second.stderr).toMatch(
+      /is held by pid \d+ on host .* \(apply \(rollout\), since .*\): a journal has one writer\. Nothing was changed\./,
+    );
+    const done = await first.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(wavesWritten(done.stderr).length).toBe(2);
+    expect(await geoipDescriptions(server)).toEqual(["v5", "v5", "v5"]);
+    // The lock went with the run: the next apply of the manifest runs (and finds nothing to do).
+    const after = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(after.code, after.stderr).toBe(0);
+  }, 90_000);
+
   it("a wave that fails its health check halts the rollout, rolls back what it applied, and exits 4", async ({
     onTestFinished,
   }) => {
