@@ -78,7 +78,20 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     const before = (current?.description as string | null | undefined) ?? null;
     await writeSettled(file, geoip(before, true));
     const watcher = await startWatcher(
-      ["-f", file, "--mode", "heal", "--interval", "300ms", "--jitter", "0", "--webhook", receiver.url],
+      [
+        "-f",
+        file,
+        "--mode",
+        "heal",
+        "--interval",
+        "300ms",
+        "--jitter",
+        "0",
+        "--manifest-settle",
+        "0",
+        "--webhook",
+        receiver.url,
+      ],
       { env: server.env, cwd: directory },
     );
     onTestFinished(async () => {
