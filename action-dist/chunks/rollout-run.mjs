@@ -1143,11 +1143,6 @@ async function applyRollout(run) {
 		format: "json",
 		withoutUrl: "--webhook-secret-file signs the events of --webhook: give --webhook URL too"
 	});
-	const waveFlags = {
-		...flags,
-		target: [],
-		exclude: []
-	};
 	const result = await applyRollout$1({
 		client: run.client,
 		plan: run.plan,
@@ -1157,8 +1152,8 @@ async function applyRollout(run) {
 		journal: journalPathOf(flags),
 		concurrency: concurrencyOf(flags),
 		allowInsecureHttp: flags.insecureHttp === true,
-		scope: scopeOf(waveFlags),
-		planSettings: () => planSettingsOf(waveFlags, io),
+		scope: scopeOf(flags),
+		planSettings: () => planSettingsOf(flags, io),
 		applyJournaled: (plan, current, options) => applyJournaled(run.client, plan, current, {
 			flags: {
 				...flags,

@@ -99,8 +99,8 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     format: "json",
     withoutUrl: "--webhook-secret-file signs the events of --webhook: give --webhook URL too",
   });
-  // A wave's projects are planned again from the narrowed manifest: --target/--exclude are not.
-  const waveFlags = { ...flags, target: [], exclude: [] };
+  // The re-read that says a wave is done plans with the run's own --target/--exclude: a record they
+  // leave out was not to be written, so its difference does not make the wave "not as planned".
   const result = await runRolloutApply({
     client: run.client,
     plan: run.plan,
@@ -110,8 +110,8 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     journal: journalPathOf(flags),
     concurrency: concurrencyOf(flags),
     allowInsecureHttp: flags.insecureHttp === true,
-    scope: scopeOf(waveFlags),
-    planSettings: () => planSettingsOf(waveFlags, io),
+    scope: scopeOf(flags),
+    planSettings: () => planSettingsOf(flags, io),
     applyJournaled: (plan, current, options) =>
       applyJournaled(run.client, plan, current, {
         flags: { ...flags, journal: options.journal },

@@ -126,6 +126,41 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(after.code, after.stderr).toBe(0);
   }, 90_000);
 
+  it("with --exclude, a wave is seen as planned by the records it was to write; the excluded one is left", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      manifest(
+        "version: 1",
+        ...WAVES.map((line) => line.replace('["2"]', '["1"]')),
+        "  bake: 1s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 0",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1, description: excluded-test }",
+        "        - { name: Property Filter, plugin: 2, description: excluded-test }",
+      ),
+    );
+    const applied = await runSlow(
+      server,
+      ["apply", "-f", file, "--exclude", "Property Filter", "--auto-approve"],
+      dir,
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain("Rollout complete");
+    const records = await server.list(1, "plugin_configs");
+    const description = (name: string) => records.find((record) => record.name === name)?.description;
+    expect(description("GeoIP")).toBe("excluded-test");
+    expect(description("Property Filter")).not.toBe("excluded-test");
+  }, 90_000);
+
   it("a wave that fails its health check halts the rollout, rolls back what it applied, and exits 4", async ({
     onTestFinished,
   }) => {
