@@ -4,7 +4,7 @@ import { Dt as serializePlan, Pt as showsEveryRecord, Q as getConfig, T as settl
 import { m as locateSecrets, s as PcsyncError, u as describeError } from "./early-signals.mjs";
 import { _ as isServiceError, g as isRequestError, h as isApiError, k as InputError, p as ServiceError, w as neutraliseJson } from "./common-program.mjs";
 import { t as familiesTouchedBy } from "./check-stale.mjs";
-import { f as JournalFile, i as JOURNAL_FORMAT, l as imageOf, r as DEFAULT_JOURNAL_DIR, t as JournalLock } from "./journal-lock.mjs";
+import { c as imageOf, d as JOURNAL_FORMAT, f as JournalFile, r as DEFAULT_JOURNAL_DIR, t as JournalLock } from "./journal-lock.mjs";
 import { dirname, join, resolve } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";

@@ -5,7 +5,7 @@ import { c as replayJournal, i as learnPluginTexts, l as showsPluginText, n as a
 import { B as summarizePlan, F as loadScopedManifest, G as isApplyComplete, J as RefusedError, K as renderApplyReport, L as planManifest, P as manifestServer, Tt as refusingGuards, U as describeGuard, W as recheckProtection, Y as throwSayingNothingChanged, a as scopeOf, b as concurrencyOf, c as printApplyJson, d as warnGuards, g as createProgress, i as planSettingsOf, l as printPlan, mt as showsStored, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, t as appendStepSummary, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
 import { a as collect, h as runInputs, ot as WRITABLE_FIELDS, s as formatOption, st as familyKey, t as addManifestOption } from "./common-manifest.mjs";
 import { i as ApplyJournal, n as markProblem, o as fingerprintPlan, r as showsChange } from "./apply-with-journal.mjs";
-import { c as holdsNoRun, d as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { a as checkJournalServer, l as readJournal, o as findJournalOfPlan, r as DEFAULT_JOURNAL_DIR, s as holdsNoRun, t as JournalLock, u as tornLineNote } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
 import { resolve } from "node:path";
 import { rm } from "node:fs/promises";

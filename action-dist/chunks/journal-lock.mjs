@@ -123,10 +123,11 @@ const getJournalLineValidator = await precompiledValidator(import("./journal-val
 	const { Ajv } = await import("./ajv2.mjs").then((m) => /* @__PURE__ */ __toESM(m.default, 1));
 	return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile(readJsonFileSchema("journal"));
 });
+// dist/src/journal/journal-lines.js
+const JOURNAL_FORMAT = "pcsync-journal";
 // dist/src/journal/journal-format.js
 /** Where a journal goes when --journal is not given: under the working directory, one per run. */
 const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
-const JOURNAL_FORMAT = "pcsync-journal";
 function imageOf(record) {
 	const image = { id: record.id };
 	for (const field of WRITABLE_FIELDS) image[field] = record[field] ?? null;
@@ -645,4 +646,4 @@ async function removeIfUnchanged(path, token) {
 		await unlink(breaker).catch(() => void 0);
 	}
 }
-export { checkJournalExists as a, holdsNoRun as c, tornLineNote as d, JournalFile as f, JOURNAL_FORMAT as i, imageOf as l, lockPathOf as n, checkJournalServer as o, readTail as p, DEFAULT_JOURNAL_DIR as r, findJournalOfPlan as s, JournalLock as t, readJournal as u };
+export { checkJournalServer as a, imageOf as c, JOURNAL_FORMAT as d, JournalFile as f, checkJournalExists as i, readJournal as l, lockPathOf as n, findJournalOfPlan as o, readTail as p, DEFAULT_JOURNAL_DIR as r, holdsNoRun as s, JournalLock as t, tornLineNote as u };

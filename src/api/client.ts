@@ -6,15 +6,14 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import type { Sleep } from "../abortable-sleep.js";
-import type { ProxyEnvironment, ProxyRoute } from "../http/proxy.js";
+import type { ProxyRoute } from "../http/proxy.js";
 import { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
-import { createEndpointStack } from "./endpoint-stack.js";
+import { createEndpointStack, type EndpointOptions } from "./endpoint-stack.js";
 import { failureError } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 import type { RateLimiter } from "./rate-limiter.js";
@@ -30,7 +29,7 @@ import {
 import { type FailedRequest, ServiceError } from "./service-error.js";
 import { validateResponse } from "./validate-response.js";
 
-export interface ApiClientOptions {
+export interface ApiClientOptions extends EndpointOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
   baseUrl: string;
   apiKey: string;
@@ -42,8 +41,6 @@ export interface ApiClientOptions {
   baseUrlSource?: string | undefined;
   /** Requests in flight at most. */
   concurrency?: number | undefined;
-  /** Requests per second at most (client side); none by default. */
-  maxRps?: number | undefined;
   /** `limit` asked of list endpoints; a family up to this size is read in one request. */
   pageSize?: number | undefined;
   /** Time allowed until the response headers arrive (also the connect timeout). */
@@ -54,39 +51,12 @@ export interface ApiClientOptions {
   maxResponseBytes?: number | undefined;
   /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
-  /**
-   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
-   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
-   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
-   */
-  timeScale?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
-  /**
-   * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
-   * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
-   */
-  trace?: ((line: string) => void) | undefined;
   /**
    * Told of every attempt as it ends: its method and status, or `"error"` when no response came
    * (refused, reset, timed out). `pcsync watch` counts requests with it for its metrics.
    */
   onAttempt?: ((method: HttpMethod, status: number | "error") => void) | undefined;
-  /** Injected for tests: jitter source, clock and sleep. */
-  random?: (() => number) | undefined;
-  now?: (() => number) | undefined;
-  sleep?: Sleep | undefined;
-  /**
-   * Once aborted, no request attempt starts: requests waiting for a slot, for the rate or for a
-   * retry reject with RequestAbortedError. Attempts already sent finish or time out.
-   */
-  signal?: AbortSignal | undefined;
-  /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
-  dispatcher?: Dispatcher | undefined;
-  /**
-   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms) are read from: the
-   * CLI passes its environment. Without it the client connects directly.
-   */
-  proxyEnvironment?: ProxyEnvironment | undefined;
 }
 
 export const CLIENT_DEFAULTS = {

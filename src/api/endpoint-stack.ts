@@ -3,18 +3,47 @@
 // retry context of the one policy (retry.ts), paced by a limiter of its own.
 
 import type { Dispatcher } from "undici";
-import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { createDispatcher } from "../http/dispatcher.js";
 import { type ProxyDecision, type ProxyEnvironment, resolveProxy } from "../http/proxy.js";
-import type { ApiClientOptions } from "./client.js";
 import { RateLimiter } from "./rate-limiter.js";
 import type { RetryContext, RetryOptions } from "./retry.js";
 
-/** The options of the client that are the stack's, and what the client derives for it. */
-type EndpointStackOptions = Pick<
-  ApiClientOptions,
-  "maxRps" | "timeScale" | "proxyEnvironment" | "dispatcher" | "signal" | "random" | "now" | "sleep" | "trace"
-> & {
+/** The client's options (ApiClientOptions) that are the endpoint stack's: pacing, transport, tests' clock. */
+export interface EndpointOptions {
+  /** Requests per second at most (client side); none by default. */
+  maxRps?: number | undefined;
+  /**
+   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
+   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
+   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
+   */
+  timeScale?: number | undefined;
+  /**
+   * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
+   * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
+   */
+  trace?: ((line: string) => void) | undefined;
+  /** Injected for tests: jitter source, clock and sleep. */
+  random?: (() => number) | undefined;
+  now?: (() => number) | undefined;
+  sleep?: Sleep | undefined;
+  /**
+   * Once aborted, no request attempt starts: requests waiting for a slot, for the rate or for a
+   * retry reject with RequestAbortedError. Attempts already sent finish or time out.
+   */
+  signal?: AbortSignal | undefined;
+  /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
+  dispatcher?: Dispatcher | undefined;
+  /**
+   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms) are read from: the
+   * CLI passes its environment. Without it the client connects directly.
+   */
+  proxyEnvironment?: ProxyEnvironment | undefined;
+}
+
+/** The stack's options, and what the client derives for it. */
+type EndpointStackOptions = EndpointOptions & {
   origin: string;
   /** Requests in flight at most. */
   connections: number;

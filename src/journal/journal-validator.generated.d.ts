@@ -2,6 +2,6 @@
 // standalone ajv validator of schemas/journal.schema.json.
 
 import type { ValidateFunction } from "ajv";
-import type { JournalLine } from "./journal-format.js";
+import type { JournalLine } from "./journal-lines.js";
 
 export declare const validate: ValidateFunction<JournalLine>;

@@ -5,7 +5,7 @@
 import type { ValidateFunction } from "ajv";
 import { JSON_FILE_AJV_OPTIONS, readJsonFileSchema } from "../files/json-file-schemas.js";
 import { precompiledValidator } from "../precompiled.js";
-import type { JournalLine } from "./journal-format.js";
+import type { JournalLine } from "./journal-lines.js";
 
 /** The validator of a journal line; a literal import, so that the action's bundle holds the generated module. */
 export const getJournalLineValidator: () => ValidateFunction<JournalLine> = await precompiledValidator(
