@@ -115,7 +115,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
     meaning: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
     commands: {
       apply:
-        "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back",
+        "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back; or refused (nothing changed): the same manifest's last rollout halted and a failing project still holds the change",
     },
   },
   {

@@ -131,7 +131,7 @@ const RUN_CODES = {
       undoneWaves: number;
       undoneComplete: boolean;
     }) =>
-      `the rollout halted in wave "${wave}": ${failing.length} project(s) failed the health check (${failing.join(", ")}); ${
+      `the rollout halted in wave "${wave}": ${failing.length === 1 ? "1 project" : `${failing.length} projects`} failed the health check (${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}); ${
         rolledBack
           ? "every wave applied was rolled back."
           : undoneWaves === 0
@@ -140,6 +140,32 @@ const RUN_CODES = {
               ? "the waves were rolled back."
               : `the rollback is incomplete: ${again}.`
       }`,
+  },
+  /**
+   * The manifest's last rollout halted and a project it failed still holds the change: a new
+   * rollout would find nothing to write in the waves done and go on to the later ones.
+   */
+  rollout_still_halted: {
+    exit: EXIT_ROLLOUT_HALTED,
+    message: ({
+      journal,
+      wave,
+      failing,
+      lastWave,
+      undo,
+    }: {
+      journal: string;
+      wave: string;
+      failing: readonly string[];
+      /** The wave it halted in is the last: nothing is left to write. */
+      lastWave: boolean;
+      undo: readonly string[];
+    }) =>
+      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, still ${failing.length === 1 ? "holds" : "hold"} the change. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
+        undo.length === 0
+          ? ""
+          : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`
+      }.`,
   },
   /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
   rollout_not_as_planned: {

@@ -162,6 +162,24 @@ export async function findUnfinishedRollout(
   server: string,
   digest: string,
 ): Promise<RolloutState | undefined> {
+  return findRollout(cwd, server, digest, (state) => state.ended === undefined);
+}
+
+/** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
+export function findLatestRollout(
+  cwd: string,
+  server: string,
+  digest: string,
+): Promise<RolloutState | undefined> {
+  return findRollout(cwd, server, digest, () => true);
+}
+
+async function findRollout(
+  cwd: string,
+  server: string,
+  digest: string,
+  accept: (state: RolloutState) => boolean,
+): Promise<RolloutState | undefined> {
   let names: string[];
   try {
     names = (await readdir(resolve(cwd, ROLLOUT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
@@ -171,12 +189,7 @@ export async function findUnfinishedRollout(
   for (const name of names.sort().reverse()) {
     const path = join(ROLLOUT_JOURNAL_DIR, name);
     const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-    if (
-      state &&
-      state.ended === undefined &&
-      state.header.server === server &&
-      state.header.digest === digest
-    )
+    if (state && state.header.server === server && state.header.digest === digest && accept(state))
       return state;
   }
   return undefined;

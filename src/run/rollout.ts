@@ -24,6 +24,7 @@ import { isApplyComplete } from "../render/apply-report.js";
 import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
 import { createRolloutGate } from "../rollout/rollout-gate.js";
 import {
+  findLatestRollout,
   findUnfinishedRollout,
   ROLLOUT_JOURNAL_DIR,
   RolloutJournal,
@@ -133,6 +134,52 @@ export async function unfinishedRollout(
     found.header.server === server
     ? found
     : undefined;
+}
+
+/**
+ * Refuses (exit 4, nothing written) an apply of a manifest whose last rollout halted while a
+ * project it failed still holds the change (on_failure: halt, or a failing project written again
+ * since): the waves already written would have nothing left to write, so a new rollout would go
+ * straight on to the later waves with no healthy wave before them, and an apply with no change left
+ * would say "no changes" and exit 0. Once no failing project holds the change (rolled back by the
+ * rollout or by hand), the same manifest rolls out again from its first wave.
+ */
+export async function refuseHaltedRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  journal: string | undefined,
+  cwd: string,
+): Promise<void> {
+  const server = client.base.display;
+  const digest = rolloutDigest(server, desired);
+  const last =
+    journal === undefined
+      ? await findLatestRollout(cwd, server, digest)
+      : await readRolloutJournal(cwd, journal).catch(() => undefined);
+  if (
+    last?.ended !== "halted" ||
+    last.halted === undefined ||
+    last.header.digest !== digest ||
+    last.header.server !== server
+  )
+    return;
+  const written = projectsWritten(plan);
+  const failing = last.halted.failing.filter((project) => !written.has(project));
+  if (failing.length === 0) return;
+  const index = last.halted.wave;
+  const undo = last.waves
+    .slice(0, index + 1)
+    .flatMap((wave) => (wave.rolledBack === true ? [] : wave.journals))
+    .reverse()
+    .map((path) => shellWord(path));
+  throw new RunError("rollout_still_halted", {
+    journal: last.path,
+    wave: `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`,
+    failing,
+    lastWave: index === last.header.rollout.waves.length - 1,
+    undo,
+  });
 }
 
 /**

@@ -102,7 +102,9 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const { path: dir, write } = await workDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
-      rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
+      // Bakes long enough for the second apply to start, read and plan on a loaded machine while
+      // the first still runs: 2 s lost that race under a full suite.
+      rolloutManifest("v5", [...WAVES, "  bake: 5s", "  health:", "    logs:", "      min_entries: 0"]),
     );
     const first = spawnCli(["apply", "-f", file, "--auto-approve"], {
       cwd: dir,

@@ -53,13 +53,20 @@ export interface TestServer {
 
 export async function startServer(
   profile: ProfileName,
-  options: { data?: EmulatorData; faults?: FaultOptions; key?: Omit<ApiKeySpec, "key"> } = {},
+  options: {
+    data?: EmulatorData;
+    faults?: FaultOptions;
+    key?: Omit<ApiKeySpec, "key">;
+    /** Log entries each enabled plugin config writes a minute (the emulator's default: 60). */
+    logRate?: number;
+  } = {},
 ): Promise<TestServer> {
   const emulator = await startEmulator({
     profile,
     keys: [{ key: API_KEY, ...(options.key ?? { scopes: null, projects: "*" }) }],
     ...(options.data === undefined ? {} : { data: options.data }),
     ...(options.faults === undefined ? {} : { faults: options.faults }),
+    ...(options.logRate === undefined ? {} : { logRate: options.logRate }),
   });
   const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: API_KEY };
   const http = new HttpClient(emulator.url, API_KEY);

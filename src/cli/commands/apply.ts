@@ -12,6 +12,7 @@ import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
+import { checkRolloutRun } from "../../run/rollout-scope.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { confirmChanges, refuseUnanswerable } from "../confirm.js";
@@ -185,6 +186,12 @@ Examples:
     const scope = scopeOf(flags);
     const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
     warnRolloutFlagsUnused(flags, desired?.rollout !== undefined, io);
+    if (desired?.rollout !== undefined)
+      checkRolloutRun(
+        desired.rollout,
+        { scope, writes: flags.dryRun !== true, noJournal: flags.journal === false },
+        (line) => io.stderr.write(`${line}\n`),
+      );
     // A saved plan's server is only checked, never used: the API key goes to a server the user
     // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.
     const client = await createClientFromFlags(flags, io, {
@@ -247,7 +254,7 @@ Examples:
             if (plan.rollout === undefined) return false;
             rolloutRun = await import("../rollout-run.js");
             rolloutRun.checkGateCredentials(plan.rollout, flags, io);
-            return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, flags, io)) !== undefined;
+            return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, plan, flags, io)) !== undefined;
           },
           // On a terminal, without --auto-approve: `yes` after the plan was shown.
           approve:

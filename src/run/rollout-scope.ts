@@ -1,0 +1,50 @@
+// What a run's scope and journal flags do to a manifest's `rollout:`: --shard would run this
+// shard's waves beside the other shards' (refused where it writes), --project can leave a named
+// wave's projects out so later waves go without them first (warned), and --no-journal would leave
+// nothing to resume the rollout from or roll its waves back with (refused).
+
+import { InputError } from "../input-error.js";
+import { formatSource } from "../manifest/diagnostics.js";
+import type { RolloutSpec } from "../manifest/types.js";
+import type { PlanScope } from "./plan-manifest.js";
+
+export interface RolloutRunFlags {
+  scope: PlanScope;
+  /** The run writes (apply), rather than only showing the plan (plan, apply --dry-run). */
+  writes: boolean;
+  /** --no-journal was given. */
+  noJournal: boolean;
+}
+
+/** Throws a usage error for a rollout the flags would break; calls `warn` for one they thin out. */
+export function checkRolloutRun(
+  rollout: RolloutSpec,
+  run: RolloutRunFlags,
+  warn: (line: string) => void,
+): void {
+  const where = `the manifest's rollout: (${formatSource(rollout.source)})`;
+  if (run.scope.shard !== undefined) {
+    const why = `a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes`;
+    if (run.writes)
+      throw new InputError(
+        "usage",
+        `--shard ${run.scope.shard} cannot go with ${where}: ${why}; apply the rollout in one run, without --shard`,
+      );
+    warn(`warning: apply refuses --shard with ${where}: ${why}`);
+  }
+  if (run.writes && run.noJournal)
+    throw new InputError(
+      "usage",
+      `--no-journal cannot go with ${where}: a rollout keeps its progress and the undo of each wave in journals, to resume after an interruption and to roll back on a failed health check`,
+    );
+  const only = run.scope.project;
+  if (only === undefined) return;
+  for (const [index, wave] of rollout.waves.entries()) {
+    const later = rollout.waves.slice(index + 1).map((next, at) => `${index + at + 2} "${next.name}"`);
+    const left = (wave.projects ?? []).filter((project) => !only.includes(project));
+    if (left.length === 0 || later.length === 0) continue;
+    warn(
+      `warning: rollout wave ${index + 1} "${wave.name}" names project ${left.join(", ")}, which --project leaves out of this run, so ${later.length === 1 ? "wave" : "waves"} ${later.join(", ")} ${later.length === 1 ? "is" : "are"} written before ${left.length === 1 ? "it" : "them"}`,
+    );
+  }
+}

@@ -1,0 +1,176 @@
+// E2E: where a rollout meets the rest of apply. A rollout that halted with its change left in place
+// (on_failure: halt) is not gone around by applying the same manifest again: the later waves would
+// be written with no healthy wave before them, or the apply would say "no changes" and exit 0; once
+// the failing project no longer holds the change, the manifest rolls out again from its first
+// wave. And the flags that would break a rollout say so: --shard and --no-journal are refused where
+// apply writes, and --project that leaves a named wave out is warned of. Both profiles.
+
+import { describe, expect, it } from "vitest";
+import { spawnCli } from "../support/cli.js";
+import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
+import { openServer, type TestServer } from "../support/test-server.js";
+import { temporaryDirectory } from "../support/work-dir.js";
+
+const PROFILES = ["seed", "posthog-2024"] as const;
+
+async function workDir(onFinished: (done: () => Promise<void>) => void) {
+  const dir = await temporaryDirectory();
+  onFinished(() => dir.remove());
+  return dir;
+}
+
+/** The built CLI against the server, with time for bakes on a loaded machine. */
+function runSlow(server: TestServer, args: readonly string[], cwd: string) {
+  return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
+}
+
+/** The waves apply wrote, from its progress lines. */
+function wavesWritten(stderr: string): string[] {
+  return [...stderr.matchAll(/rollout: wave \d+\/\d+ "([^"]+)": writing /g)].map((match) => match[1] ?? "");
+}
+
+describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt, on %s", (profile) => {
+  it("is refused when the same manifest is applied again, until the failing project no longer holds the change", async ({
+    onTestFinished,
+  }) => {
+    // 600 entries a minute with a 1 s bake: the entries a wave is judged on, as 60 a minute give
+    // over the 10 s bakes users start with.
+    const server = await openServer(onTestFinished, profile, {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      logRate: 600,
+    });
+    const { path: dir, write } = await workDir(onTestFinished);
+    const before = await geoipDescriptions(server);
+    // The canary (project 2) is sound, the second wave (project 1) breaks, the rest (project 3) waits.
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest(
+        (project) => (project === "1" ? "v7 BROKEN" : "v7"),
+        [...threeWaveRollout("1s"), "  on_failure: halt"],
+      ),
+    );
+    const halted = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(halted.code, halted.stderr).toBe(4);
+    expect(wavesWritten(halted.stderr)).toEqual(["canary", "second"]);
+    expect(halted.stderr).toContain("1 project failed the health check (project 1); nothing was rolled back");
+    const written = await geoipDescriptions(server);
+    expect(written).toEqual(["v7 BROKEN", "v7", before[2]]);
+
+    // Applied again as it is (a CI job run again): nothing is written, and the exit stays 4.
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(4);
+    expect(wavesWritten(again.stderr)).toEqual([]);
+    expect(again.stderr).toMatch(
+      /the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\), and project 1, which failed the health check, still holds the change\. Applying the same manifest again would write the waves after it with no healthy wave before them, so it is refused: nothing was changed\./,
+    );
+    expect(await geoipDescriptions(server)).toEqual(written);
+    // The way out it names: the waves' journals, newest first.
+    const undo = [...again.stderr.matchAll(/pcsync rollback --journal (\S+?\.jsonl)/g)].map(
+      (match) => match[1] ?? "",
+    );
+    expect(undo).toHaveLength(2);
+    expect(undo[0]).toMatch(/wave-2\.jsonl$/);
+    expect(undo[1]).toMatch(/wave-1\.jsonl$/);
+
+    // The second wave undone by hand: the manifest rolls out again, and halts again in that wave.
+    const undone = await runSlow(server, ["rollback", "--journal", undo[0] ?? "", "--auto-approve"], dir);
+    expect(undone.code, undone.stderr).toBe(0);
+    const rerun = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(rerun.code, rerun.stderr).toBe(4);
+    expect(wavesWritten(rerun.stderr)).toEqual(["second"]);
+    expect(rerun.stderr).toContain("1 project failed the health check (project 1)");
+    expect((await geoipDescriptions(server))[2]).toEqual(before[2]);
+  }, 120_000);
+
+  it("halted in its last wave: applying it again is refused too, where it would say no changes and exit 0", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile, {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      logRate: 600,
+    });
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest(
+        (project) => (project === "2" ? "v8" : "v8 BROKEN"),
+        [
+          "rollout:",
+          "  waves:",
+          "    - name: canary",
+          '      projects: ["2"]',
+          "    - name: rest",
+          "      percent: 100",
+          "  bake: 1s",
+          "  on_failure: halt",
+          "  health:",
+          "    logs:",
+          "      min_entries: 2",
+        ],
+      ),
+    );
+    const halted = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(halted.code, halted.stderr).toBe(4);
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(4);
+    // The plan shown has nothing to write (the manifest's state is there); the apply still ends 4.
+    expect(again.stdout).toContain("No changes.");
+    expect(again.stderr).toMatch(
+      /halted in wave 2 "rest" .*projects (1, 3|3, 1), which failed the health check, still hold the change\. Applying the same manifest again would find nothing left to write and end as if the rollout had passed, so it is refused/,
+    );
+    // A plan says what it sees: the manifest's state is there, no drift.
+    const plan = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+  }, 120_000);
+});
+
+describe("flags that would break a rollout", () => {
+  it("--shard and --no-journal are refused by apply, before any request; plan and --dry-run warn of --shard", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v9", threeWaveRollout("1s")));
+    const before = await geoipDescriptions(server);
+
+    const sharded = await server.run(["apply", "-f", file, "--shard", "1/2", "--auto-approve"], { cwd: dir });
+    expect(sharded.code).toBe(1);
+    expect(sharded.stderr).toMatch(
+      /--shard 1\/2 cannot go with the manifest's rollout: \(.*pcsync\.yaml:2\): a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes; apply the rollout in one run, without --shard/,
+    );
+    const unjournaled = await server.run(["apply", "-f", file, "--no-journal", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(unjournaled.code).toBe(1);
+    expect(unjournaled.stderr).toContain("--no-journal cannot go with the manifest's rollout:");
+    expect(await geoipDescriptions(server)).toEqual(before);
+
+    for (const args of [
+      ["plan", "-f", file, "--shard", "1/2"],
+      ["apply", "-f", file, "--shard", "1/2", "--dry-run"],
+    ]) {
+      const shown = await server.run(args, { cwd: dir });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stderr).toContain("warning: apply refuses --shard with the manifest's rollout:");
+    }
+  });
+
+  it("--project that leaves a named wave's projects out is warned of, naming the waves written before them", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v10", threeWaveRollout("1s")));
+    const planned = await server.run(["plan", "-f", file, "--project", "3"], { cwd: dir });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain(
+      'warning: rollout wave 1 "canary" names project 2, which --project leaves out of this run, so waves 2 "second", 3 "rest" are written before it\n',
+    );
+    expect(planned.stderr).toContain(
+      'warning: rollout wave 2 "second" names project 1, which --project leaves out of this run, so wave 3 "rest" is written before it\n',
+    );
+    // Every named project in the run: no warning.
+    const whole = await server.run(["plan", "-f", file, "--project", "1", "--project", "2"], { cwd: dir });
+    expect(whole.stderr).not.toContain("warning");
+  });
+});
