@@ -70,9 +70,13 @@ const INPUT_CODES = {
   },
   journal_unwritable: {
     exit: EXIT_ERROR,
-    message: ({ path, reason }: { path: string; reason: string }) =>
+    message: ({ path, reason }: { path: string; reason: string; rollout?: boolean }) =>
       `cannot write the journal ${path}: ${reason}`,
-    hint: () => "give another path with --journal PATH, or skip the journal with --no-journal",
+    // A rollout cannot go without its journal.
+    hint: ({ rollout }: { rollout?: boolean }) =>
+      rollout === true
+        ? "give another path with --journal PATH, or leave --journal out"
+        : "give another path with --journal PATH, or skip the journal with --no-journal",
   },
   /** The directory of a journal that is only read (a rollback's) takes no lock file. */
   journal_unlockable: {

@@ -6,7 +6,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { RunInput } from "../files/output-target.js";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
+import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
@@ -49,16 +51,36 @@ export class RolloutJournal {
     readonly state: RolloutState,
   ) {}
 
-  static async start(cwd: string, path: string | undefined, header: RolloutHeader): Promise<RolloutJournal> {
+  static async start(
+    cwd: string,
+    path: string | undefined,
+    header: RolloutHeader,
+    inputs: readonly RunInput[] = [],
+  ): Promise<RolloutJournal> {
     const chosen =
       path ??
       join(
         ROLLOUT_JOURNAL_DIR,
         `${header.startedAt.replace(/:/g, "-")}-${randomBytes(3).toString("hex")}.jsonl`,
       );
+    // --journal PATH as any journal: not a device, not one of the run's own files.
+    if (path !== undefined)
+      await JournalFile.checkTarget(path, { fresh: false, cwd, inputs }).catch((error: unknown) => {
+        if (isInputError(error, "journal_unwritable"))
+          throw new InputError("journal_unwritable", { ...error.facts, rollout: true });
+        throw error;
+      });
     const absolute = resolve(cwd, chosen);
     await mkdir(resolve(absolute, ".."), { recursive: true });
-    const handle = await open(absolute, "wx", 0o600);
+    const handle = await open(absolute, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+      throw new InputError("journal_unwritable", {
+        path: chosen,
+        reason:
+          "it exists already and holds no unfinished rollout of this manifest (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
+        rollout: true,
+      });
+    });
     try {
       await handle.write(`${JSON.stringify(header)}\n`);
       await handle.sync();

@@ -219,15 +219,20 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
   });
   const journal = resumed
     ? RolloutJournal.resume(resumed)
-    : await RolloutJournal.start(io.cwd, given, {
-        kind: "rollout",
-        version: 1,
-        server,
-        digest,
-        startedAt: new Date().toISOString(),
-        rollout,
-        targets: rolloutTargets(run.plan),
-      });
+    : await RolloutJournal.start(
+        io.cwd,
+        given,
+        {
+          kind: "rollout",
+          version: 1,
+          server,
+          digest,
+          startedAt: new Date().toISOString(),
+          rollout,
+          targets: rolloutTargets(run.plan),
+        },
+        run.inputs,
+      );
   if (resumed) {
     io.stderr.write(
       `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,

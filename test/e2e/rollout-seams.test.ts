@@ -155,6 +155,38 @@ describe("flags that would break a rollout", () => {
     }
   });
 
+  it("--journal naming a file that holds no unfinished rollout of the manifest, or a device, is a clear error, not an internal one", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await workDir(onTestFinished);
+    const waves = [
+      ...threeWaveRollout("0s").filter((line) => !line.includes("min_entries")),
+      "      min_entries: 0",
+    ];
+    const first = await write("first.yaml", rolloutManifest("v11", waves));
+    const done = await server.run(["apply", "-f", first, "--journal", "r.jsonl", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(done.code, done.stderr).toBe(0);
+    const second = await write("second.yaml", rolloutManifest("v12", waves));
+    const cases: [journal: string, why: string][] = [
+      ["r.jsonl", "it exists already and holds no unfinished rollout of this manifest"],
+      [second, "which this run reads"],
+      [first, "it exists already and holds no unfinished rollout of this manifest"],
+      ["/dev/null", "it is a character device, not a file"],
+    ];
+    for (const [journal, why] of cases) {
+      const refused = await server.run(["apply", "-f", second, "--journal", journal, "--auto-approve"], {
+        cwd: dir,
+      });
+      expect(refused.code, `${journal}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toContain(why);
+      expect(refused.stderr).not.toMatch(/internal error|--no-journal/);
+    }
+    expect(await geoipDescriptions(server)).toEqual(["v11", "v11", "v11"]);
+  });
+
   it("--project that leaves a named wave's projects out is warned of, naming the waves written before them", async ({
     onTestFinished,
   }) => {
