@@ -10,7 +10,8 @@
 // image exactly (and is not refused when nothing changed since), a heal that writes keeps a
 // journal, a plan after a clean apply is empty, export names the owner its records carry and plans
 // back to nothing but the renames it warned of, no project of a later wave written after a rollout's
-// halt, the records as before after its rollback, a finished rollout applied again writes nothing, a heal never sends a change past rollout:,
+// halt, the records as before after its rollback, a finished rollout applied again writes nothing,
+// nor does a halted one whose change is still in place, a heal never sends a change past rollout:,
 // no internal error or stack trace, exit codes 0-4.
 //
 // `npm test` runs 3 short sequences per profile (new runs stop after 15 s);

@@ -666,16 +666,10 @@ export class World {
         const wanted = model.projects[lastProject]?.[meddle]?.configs.map((config) => config.name) ?? [];
         made = this.createFree(lastProject, meddle, before, wanted);
       };
+    const rolloutJournal = this.path("rollout.jsonl");
     let applied: Run;
     try {
-      applied = await this.pcsync([
-        "apply",
-        "--auto-approve",
-        "-f",
-        manifest,
-        "--journal",
-        this.path("rollout.jsonl"),
-      ]);
+      applied = await this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal]);
     } finally {
       this.onWrite = undefined;
       this.emulator.setFaults({});
@@ -719,7 +713,23 @@ export class World {
             "after a rollout's rollback the records are as before it",
             `records not restored: ${JSON.stringify(left)}\n${output}`,
           );
+        return;
       }
+      // Halted, its change left in place: the same manifest applied again (a CI job run again)
+      // writes nothing while the failing projects hold the change, and ends 4 again.
+      this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
+      let again: Run;
+      try {
+        again = await this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal]);
+      } finally {
+        this.emulator.setFaults({});
+      }
+      const written = this.changedRecords(after, this.snapshot());
+      if (again.code !== 4 || written.length > 0)
+        this.broken(
+          "a halted rollout applied again writes nothing while its failing projects hold the change",
+          `the second apply ended with ${again.code} and changed ${JSON.stringify(written)}:\n${again.stdout}${again.stderr}`,
+        );
       return;
     }
     if (applied.code !== 0) return;
