@@ -1,5 +1,6 @@
 // What a run's scope and journal flags do to a manifest's `rollout:`: --shard would run this
-// shard's waves beside the other shards' (refused where it writes), --project can leave a named
+// shard's waves beside the other shards' (refused where it writes; a plan of a shard is a drift
+// check like any), --project can leave a named
 // wave's projects out so later waves go without them first (warned), and --no-journal would leave
 // nothing to resume the rollout from or roll its waves back with (refused).
 
@@ -10,7 +11,7 @@ import type { PlanScope } from "./plan-manifest.js";
 
 export interface RolloutRunFlags {
   scope: PlanScope;
-  /** The run writes (apply), rather than only showing the plan (plan, apply --dry-run). */
+  /** The run writes (apply), rather than only showing the plan (apply --dry-run). */
   writes: boolean;
   /** --no-journal was given. */
   noJournal: boolean;
@@ -23,22 +24,20 @@ export function checkRolloutRun(
   warn: (line: string) => void,
 ): void {
   const where = `the manifest's rollout: (${formatSource(rollout.source)})`;
-  if (run.scope.shard !== undefined) {
-    const why = `a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes`;
-    if (run.writes)
-      throw new InputError(
-        "usage",
-        `--shard ${run.scope.shard} cannot go with ${where}: ${why}; apply the rollout in one run, without --shard`,
-      );
-    warn(`warning: apply refuses --shard with ${where}: ${why}`);
-  }
+  // Planning one shard of a rollout is a drift check like any: only writing it is refused.
+  if (run.writes && run.scope.shard !== undefined)
+    throw new InputError(
+      "usage",
+      `--shard ${run.scope.shard} cannot go with ${where}: a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes; apply the rollout in one run, without --shard`,
+    );
   if (run.writes && run.noJournal)
     throw new InputError(
       "usage",
       `--no-journal cannot go with ${where}: a rollout keeps its progress and the undo of each wave in journals, to resume after an interruption and to roll back on a failed health check`,
     );
+  // A plan shows the waves as they fall ("canary: no project"); the warning is for the run that writes.
   const only = run.scope.project;
-  if (only === undefined) return;
+  if (only === undefined || !run.writes) return;
   for (const [index, wave] of rollout.waves.entries()) {
     const later = rollout.waves.slice(index + 1).map((next, at) => `${index + at + 2} "${next.name}"`);
     const left = (wave.projects ?? []).filter((project) => !only.includes(project));

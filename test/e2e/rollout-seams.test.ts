@@ -125,7 +125,7 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
 });
 
 describe("flags that would break a rollout", () => {
-  it("--shard and --no-journal are refused by apply, before any request; plan and --dry-run warn of --shard", async ({
+  it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
@@ -145,13 +145,14 @@ describe("flags that would break a rollout", () => {
     expect(unjournaled.stderr).toContain("--no-journal cannot go with the manifest's rollout:");
     expect(await geoipDescriptions(server)).toEqual(before);
 
+    // A shard's plan is a drift check (the sharded cron workflow): no refusal, no warning.
     for (const args of [
       ["plan", "-f", file, "--shard", "1/2"],
       ["apply", "-f", file, "--shard", "1/2", "--dry-run"],
     ]) {
       const shown = await server.run(args, { cwd: dir });
       expect(shown.code, shown.stderr).toBe(0);
-      expect(shown.stderr).toContain("warning: apply refuses --shard with the manifest's rollout:");
+      expect(shown.stderr).not.toContain("--shard");
     }
   });
 
@@ -187,22 +188,35 @@ describe("flags that would break a rollout", () => {
     expect(await geoipDescriptions(server)).toEqual(["v11", "v11", "v11"]);
   });
 
-  it("--project that leaves a named wave's projects out is warned of, naming the waves written before them", async ({
+  it("--project that leaves a named wave's projects out is warned of by apply, naming the waves written before them", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
     const { path: dir, write } = await workDir(onTestFinished);
-    const file = await write("pcsync.yaml", rolloutManifest("v10", threeWaveRollout("1s")));
-    const planned = await server.run(["plan", "-f", file, "--project", "3"], { cwd: dir });
-    expect(planned.code, planned.stderr).toBe(0);
-    expect(planned.stderr).toContain(
+    const waves = [
+      ...threeWaveRollout("0s").filter((line) => !line.includes("min_entries")),
+      "      min_entries: 0",
+    ];
+    const file = await write("pcsync.yaml", rolloutManifest("v10", waves));
+    const applied = await server.run(["apply", "-f", file, "--project", "3", "--auto-approve"], { cwd: dir });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain(
       'warning: rollout wave 1 "canary" names project 2, which --project leaves out of this run, so waves 2 "second", 3 "rest" are written before it\n',
     );
-    expect(planned.stderr).toContain(
+    expect(applied.stderr).toContain(
       'warning: rollout wave 2 "second" names project 1, which --project leaves out of this run, so wave 3 "rest" is written before it\n',
     );
-    // Every named project in the run: no warning.
-    const whole = await server.run(["plan", "-f", file, "--project", "1", "--project", "2"], { cwd: dir });
+    // A plan shows the waves as they fall, without the warning; every named project in the run: none.
+    const planned = await server.run(["plan", "-f", file, "--project", "1"], { cwd: dir });
+    expect(planned.stdout).toContain("1. canary: no project");
+    expect(planned.stderr).not.toContain("warning");
+    const whole = await server.run(
+      ["apply", "-f", file, "--project", "1", "--project", "2", "--auto-approve"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stderr).not.toContain("warning");
   });
 });

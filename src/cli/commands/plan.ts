@@ -8,7 +8,6 @@ import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
-import { checkRolloutRun } from "../../run/rollout-scope.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
@@ -46,10 +45,6 @@ Examples:
     const { format } = flags;
     const scope = scopeOf(flags);
     const desired = await loadScopedManifest(flags, scope, io);
-    if (desired.rollout !== undefined)
-      checkRolloutRun(desired.rollout, { scope, writes: false, noJournal: false }, (line) =>
-        io.stderr.write(`${line}\n`),
-      );
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
     const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
     if (flags.out) await resolveOutputTarget(flags.out, output);
