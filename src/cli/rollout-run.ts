@@ -24,6 +24,7 @@ import { applyJournaled, type JournalFlags } from "./journal-run.js";
 import { printApplyJson } from "./print-plan.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import type { OutputFormat } from "./shared-options.js";
+import { appendStepSummary } from "./step-summary.js";
 
 export interface RolloutRunFlags {
   client: ApiClient;
@@ -142,9 +143,15 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   // With --format json, stdout holds the JSON document alone: the words go to stderr, and a rollout
   // that did not complete prints its document (with the failing projects) before its error.
   const json = flags.format === "json";
-  tellOutcome(result.outcome, result.journalPath, json ? io.stderr : io.stdout);
+  const told = outcomeText(result.outcome, result.journalPath);
+  (json ? io.stderr : io.stdout).write(told);
   const summary = rolloutJson(result.outcome, result.journalPath);
   if (json && result.outcome.result !== "complete") printApplyJson(run.plan, result.report, io, summary);
+  // The job page's summary says how the rollout ended, also (and above all) when it did not complete.
+  await appendStepSummary(run.plan, io, `pcsync apply (rollout ${ROLLOUT_TITLES[result.outcome.result]})`, {
+    report: result.report,
+    after: told,
+  });
   throwUnlessComplete(result, interrupts.received);
   run.onEnd?.(summary);
   return result.report;
@@ -154,12 +161,19 @@ function journalPathOf(flags: JournalFlags): string | undefined {
   return typeof flags.journal === "string" ? flags.journal : undefined;
 }
 
-function tellOutcome(outcome: RolloutOutcome, journalPath: string, out: NodeJS.WritableStream): void {
-  if (outcome.result === "complete") {
-    out.write("Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n");
-    return;
-  }
-  if (outcome.result !== "halted") return;
+const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {
+  complete: "complete",
+  halted: "halted",
+  stopped: "stopped",
+  not_as_planned: "stopped",
+  interrupted: "interrupted",
+};
+
+/** How the rollout ended, in lines for people: the output's and the job summary's. */
+function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
+  if (outcome.result === "complete")
+    return "Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n";
+  if (outcome.result !== "halted") return "";
   const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
   for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
   if (outcome.undone.length === 0)
@@ -169,5 +183,5 @@ function tellOutcome(outcome: RolloutOutcome, journalPath: string, out: NodeJS.W
       `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
     );
   lines.push(`Rollout journal: ${journalPath}`);
-  out.write(`${lines.join("\n")}\n`);
+  return `${lines.join("\n")}\n`;
 }

@@ -19,12 +19,20 @@ export async function appendStepSummary(
   plan: Plan,
   io: CliIo,
   title: string,
-  display: { forced?: boolean; report?: ApplyReport; command?: "apply" | "rollback" } = {},
+  display: {
+    forced?: boolean;
+    report?: ApplyReport;
+    command?: "apply" | "rollback";
+    /** Lines the run printed after its report (how a rollout ended), shown under it. */
+    after?: string;
+  } = {},
 ): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
   const outcome =
-    display.report === undefined ? "" : reportMarkdown(display.report, display.command ?? "apply");
+    display.report === undefined
+      ? ""
+      : reportMarkdown(display.report, display.command ?? "apply", display.after ?? "");
   // The whole must fit a pull-request comment (65,536 characters), as the plan alone does.
   const markdown = `${renderMarkdown(redactForDisplay(plan, io), {
     title,
@@ -50,7 +58,7 @@ const MARKDOWN_MAX_CHARS = 60_000;
 const REPORT_MAX_LINES = 40;
 
 /** What an apply or a rollback did, as its log says it, in a code block under the plan. */
-function reportMarkdown(report: ApplyReport, command: "apply" | "rollback"): string {
+function reportMarkdown(report: ApplyReport, command: "apply" | "rollback", after: string): string {
   let text = "";
   renderApplyReport(
     report,
@@ -71,7 +79,16 @@ function reportMarkdown(report: ApplyReport, command: "apply" | "rollback"): str
           `... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
           ...lines.slice(-1),
         ];
-  const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
+  const more = after.trimEnd() === "" ? [] : after.trimEnd().split("\n");
+  if (more.length > REPORT_MAX_LINES)
+    more.splice(
+      REPORT_MAX_LINES - 1,
+      Infinity,
+      `... ${more.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+    );
+  const body = [...shown, ...more]
+    .map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line))
+    .join("\n");
   // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
   const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
   const fence = "`".repeat(longest + 1);

@@ -3,8 +3,11 @@
 // be written with no healthy wave before them, or the apply would say "no changes" and exit 0; once
 // the failing project no longer holds the change, the manifest rolls out again from its first
 // wave. And the flags that would break a rollout say so: --shard and --no-journal are refused where
-// apply writes, and --project that leaves a named wave out is warned of. Both profiles.
+// apply writes, and --project that leaves a named wave out is warned of. The job summary in GitHub
+// Actions says how a rollout ended, also when it halted. Both profiles.
 
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
@@ -20,8 +23,8 @@ async function workDir(onFinished: (done: () => Promise<void>) => void) {
 }
 
 /** The built CLI against the server, with time for bakes on a loaded machine. */
-function runSlow(server: TestServer, args: readonly string[], cwd: string) {
-  return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
+function runSlow(server: TestServer, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  return spawnCli(args, { cwd, env: { ...server.env, ...env }, timeoutMs: 80_000 }).done;
 }
 
 /** The waves apply wrote, from its progress lines. */
@@ -49,9 +52,20 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
         [...threeWaveRollout("1s"), "  on_failure: halt"],
       ),
     );
-    const halted = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const summaryFile = join(dir, "step-summary.md");
+    const halted = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summaryFile,
+    });
     expect(halted.code, halted.stderr).toBe(4);
     expect(wavesWritten(halted.stderr)).toEqual(["canary", "second"]);
+    // The job page says how it ended, not only the plan.
+    const summary = await readFile(summaryFile, "utf8");
+    expect(summary).toContain("### pcsync apply (rollout halted)");
+    expect(summary).toMatch(
+      /Rollout halted in wave "second": failing projects:\n {2}project 1: \d+ ERROR of \d+ entries/,
+    );
+    expect(summary).toContain("Nothing was rolled back (on_failure: halt): the waves written stay.");
     expect(halted.stderr).toContain("1 project failed the health check (project 1); nothing was rolled back");
     const written = await geoipDescriptions(server);
     expect(written).toEqual(["v7 BROKEN", "v7", before[2]]);
@@ -198,8 +212,19 @@ describe("flags that would break a rollout", () => {
       "      min_entries: 0",
     ];
     const file = await write("pcsync.yaml", rolloutManifest("v10", waves));
-    const applied = await server.run(["apply", "-f", file, "--project", "3", "--auto-approve"], { cwd: dir });
+    const summaryFile = join(dir, "step-summary.md");
+    const applied = await server.run(["apply", "-f", file, "--project", "3", "--auto-approve"], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(applied.code, applied.stderr).toBe(0);
+    // One summary for the run, saying the rollout completed.
+    const summary = await readFile(summaryFile, "utf8");
+    expect(summary.match(/<!-- pcsync-plan -->/g)).toHaveLength(1);
+    expect(summary).toContain("### pcsync apply (rollout complete)");
+    expect(summary).toContain(
+      "Rollout complete: every wave was written, seen as planned, baked and judged healthy.",
+    );
     expect(applied.stderr).toContain(
       'warning: rollout wave 1 "canary" names project 2, which --project leaves out of this run, so waves 2 "second", 3 "rest" are written before it\n',
     );

@@ -328,7 +328,8 @@ Examples:
         : isApplyComplete(report)
           ? "pcsync apply"
           : "pcsync apply (incomplete)";
-      await appendStepSummary(plan, io, title, { forced, report });
+      // A rollout's run wrote its own, with how it ended.
+      if (end.rollout === undefined) await appendStepSummary(plan, io, title, { forced, report });
       // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
         throw new RunError("interrupted", { report, signal: interrupts.received, journal: journalLines });
