@@ -3,13 +3,15 @@
 // it started. One JSON object per line; each wave's writes keep an ordinary apply journal of their
 // own, named here, which `pcsync rollback` undoes like any other.
 
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { RunInput } from "../files/output-target.js";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
+import { manifestFingerprint } from "../manifest/asked.js";
+import type { DesiredState } from "../manifest/types.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
 import { getRolloutLineValidator } from "./rollout-journal-validator.js";
@@ -39,9 +41,12 @@ export interface RolloutState {
   ended?: "complete" | "halted";
 }
 
-/** The digest of what a rollout applies: the server and the desired state, in a stable form. */
-export function rolloutDigest(server: string, desired: unknown): string {
-  return createHash("sha256").update(server).update("\u0000").update(JSON.stringify(desired)).digest("hex");
+/**
+ * A rollout's identity: the server and what the manifest asks (not where the files say it, so a
+ * comment or a moved block neither orphans an interrupted rollout nor lifts a halt).
+ */
+export function rolloutDigest(server: string, desired: DesiredState): string {
+  return manifestFingerprint(server, desired);
 }
 
 /** Appends lines, each synced to disk before the step it announces is taken. */

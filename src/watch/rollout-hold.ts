@@ -4,28 +4,15 @@
 // (drift), and holds a family whose manifest is new to it (a change, or one not yet seen in sync
 // since the watcher started), reporting its drift until an apply has rolled it out.
 
-import { createHash } from "node:crypto";
 import { familyKey } from "../families.js";
-import { type DesiredFamily, type DesiredState, type DriftMode, formatSource } from "../manifest/index.js";
+import { familyFingerprint } from "../manifest/asked.js";
+import { type DesiredState, type DriftMode, formatSource } from "../manifest/index.js";
 import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import type { Plan } from "../plan/types.js";
 import type { FamilyFinding } from "./family-finding.js";
 
 export const HELD_FOR_ROLLOUT =
   "not healed: with `rollout:`, heal only puts back what this watcher last saw in sync, and the manifest's version of this family is new to it (changed, or not seen in sync since the watcher started); `pcsync apply` rolls a change out in waves";
-
-/** What the manifest asks of a family, as a digest: its location in the files does not count. */
-function fingerprint(family: DesiredFamily, owner: string | undefined): string {
-  const asked = {
-    owner: owner ?? null,
-    prune: family.prune,
-    protect: (family.protect ?? []).map((item) => item.pattern),
-    fields: family.fields ?? null,
-    explicitOrder: family.explicitOrder,
-    configs: family.configs.map((config) => [config.id ?? null, config.fields]),
-  };
-  return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
-}
 
 export class RolloutHold {
   /** Family key -> the fingerprint of the manifest's family when the family was last in sync. */
@@ -53,7 +40,7 @@ export class RolloutHold {
         return (
           drifting.has(key) &&
           modes.get(key) === "heal" &&
-          this.#inSync.get(key) !== fingerprint(family, desired.owner?.name)
+          this.#inSync.get(key) !== familyFingerprint(family, desired.owner?.name)
         );
       })
       .map((family) => ({
@@ -83,7 +70,7 @@ export class RolloutHold {
     );
     for (const family of desired.families) {
       const key = familyKey(family.project, family.family);
-      if (inSync.has(key)) this.#inSync.set(key, fingerprint(family, desired.owner?.name));
+      if (inSync.has(key)) this.#inSync.set(key, familyFingerprint(family, desired.owner?.name));
     }
   }
 }

@@ -78,6 +78,17 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
       /the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\), and project 1, which failed the health check, still holds the change\. Applying the same manifest again would write the waves after it with no healthy wave before them, so it is refused: nothing was changed\./,
     );
     expect(await geoipDescriptions(server)).toEqual(written);
+    // Nor by the same manifest with a comment on top, under another file name: what it asks is
+    // the same (a comment must not lift a halt, nor orphan an interrupted rollout).
+    const text = await readFile(file, "utf8");
+    const commented = await write(
+      "commented.yaml",
+      `# reviewed again\n${text.replace("\nprojects:", "\n# the fleet\nprojects:")}`,
+    );
+    const moved = await runSlow(server, ["apply", "-f", commented, "--auto-approve"], dir);
+    expect(moved.code, moved.stderr).toBe(4);
+    expect(moved.stderr).toContain("the last rollout of this manifest halted in wave 2");
+    expect(await geoipDescriptions(server)).toEqual(written);
     // The way out it names: the waves' journals, newest first.
     const undo = [...again.stderr.matchAll(/pcsync rollback --journal (\S+?\.jsonl)/g)].map(
       (match) => match[1] ?? "",
