@@ -97,6 +97,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
 
   it("a second apply of the manifest while its rollout runs is refused (exit 3); the first finishes alone", async ({
     onTestFinished,
+    expect,
   }) => {
     const server = await openServer(onTestFinished, profile);
     const { path: dir, write } = await workDir(onTestFinished);
@@ -114,7 +115,12 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     await expect
       .poll(() => first.soFar().stderr, { timeout: 30_000 })
       .toMatch(/"canary": written and seen as planned; baking/);
-    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    // Stopped (as a shell's ^Z does) while the second runs: on a loaded machine the second's start
+    // could outlast the bake, and the rollout would end before the second asked for its journal.
+    first.child.kill("SIGSTOP");
+    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).finally(() =>
+      first.child.kill("SIGCONT"),
+    );
     expect(second.code, second.stderr).toBe(3);
     expect(second.stderr).toMatch(
       /is held by pid \d+ on host .* \(apply \(rollout\), since .*\): a journal has one writer\. Nothing was changed\./,
