@@ -90,7 +90,9 @@ describe("pcsync watch, running", { timeout: 90_000, concurrent: true }, () => {
         "--webhook-secret-file",
         secretFile,
       ],
-      { env: server.env },
+      // The client's durations a tenth as long, in proportion: the cycle that finds the service
+      // down waits out its retries' backoff.
+      { env: { ...server.env, PCSYNC_TIME_SCALE: "0.1" } },
     );
     onTestFinished(async () => {
       watcher.signal("SIGKILL");
