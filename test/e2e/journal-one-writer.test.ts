@@ -193,7 +193,8 @@ describe("a journal has one writer", { timeout: 120_000, concurrent: true }, () 
   });
 });
 
-describe("a stopped run releases its journal", { timeout: 120_000, concurrent: true }, () => {
+// Not concurrent: it checks that no lock is left under the shared directory's .pcsync/journal/.
+describe("a stopped run releases its journal", { timeout: 120_000 }, () => {
   it.for([
     { signal: "SIGTERM", times: 1, code: 143 },
     { signal: "SIGINT", times: 2, code: 130 },
