@@ -103,9 +103,9 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const { path: dir, write } = await workDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
-      // Bakes long enough for the second apply to start, read and plan on a loaded machine while
-      // the first still runs: 2 s lost that race under a full suite.
-      rolloutManifest("v5", [...WAVES, "  bake: 5s", "  health:", "    logs:", "      min_entries: 0"]),
+      // The first is stopped while the second runs (below), so its bake need not outlast the
+      // second's start on a loaded machine.
+      rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
     );
     const first = spawnCli(["apply", "-f", file, "--auto-approve"], {
       cwd: dir,

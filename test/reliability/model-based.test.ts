@@ -14,7 +14,7 @@
 // nor does a halted one whose change is still in place, a heal never sends a change past rollout:,
 // no internal error or stack trace, exit codes 0-4.
 //
-// `npm test` runs 3 short sequences per profile (new runs stop after 15 s);
+// `npm test` runs 3 short sequences per profile (new runs stop after 45 s);
 // PCSYNC_MODEL_RUNS=200 runs that many with no time limit, PCSYNC_MODEL_STEPS sets the longest
 // sequence (default 7). A failure prints the seed (PCSYNC_TEST_SEED=N replays it), the shrunk
 // sequence, the commands it ran with their exit codes, the manifests and the records added.
