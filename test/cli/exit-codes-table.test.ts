@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMAND_NAMES, type CommandName, EXIT_CODE_TABLE, exitCodesOf } from "../../src/exit-codes.js";
-import { spawnCli } from "../support/cli.js";
+import { CLI_MODULES_PATH, spawnCli } from "../support/cli.js";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
 import { REPOSITORY } from "../support/paths.js";
@@ -270,6 +270,7 @@ describe("each command's real exit paths end with a code its help lists", () => 
           PCSYNC_TEST_HOLD_MODULE: `/dist/src/cli/commands/${command}.js`,
           PCSYNC_TEST_HOLD_MARKER: marker,
         },
+        cliPath: CLI_MODULES_PATH, // the tree of modules, whose command modules are held above
       });
       await waitFor(() => existsSync(marker), `the load of ${command}`);
       run.child.kill(signal);

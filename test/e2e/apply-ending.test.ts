@@ -61,7 +61,7 @@ function expectBounded(stdout: string): void {
   expect(perChange.length).toBeLessThanOrEqual(2 * NOT_STARTED_LISTED);
 }
 
-describe("an apply that does not finish ends with its journal and what to run next", () => {
+describe.concurrent("an apply that does not finish ends with its journal and what to run next", () => {
   it("SIGINT mid-run: exit 130, counts and at most 20 names a kind, then the rollback command", async () => {
     const file = await work.write("sigint.yaml", createsManifest(names("Interrupted", CHANGES)));
     const run = await interruptAfter(

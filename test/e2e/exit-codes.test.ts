@@ -116,8 +116,10 @@ describe.concurrent("plan --detailed-exitcode", () => {
   }) => {
     const server = await openServer(onTestFinished, "seed");
     const url = `http://127.0.0.1:${await closedPort()}`;
+    // The client's retries of a refused connection, every one of its durations a tenth as long
+    // (PCSYNC_TIME_SCALE keeps their proportions): 12 s of backoff otherwise.
     const result = await server.run(["plan", "-f", `${EXAMPLES}/small`, "--detailed-exitcode"], {
-      env: { PCSYNC_BASE_URL: url },
+      env: { PCSYNC_BASE_URL: url, PCSYNC_TIME_SCALE: "0.1" },
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");

@@ -77,7 +77,7 @@ async function startApply(server: TestServer, args: string[], journal: string) {
   return run;
 }
 
-describe("a journal has one writer", { timeout: 120_000 }, () => {
+describe("a journal has one writer", { timeout: 120_000, concurrent: true }, () => {
   it("refuses the rollback of a journal whose apply is running; the apply finishes, then rolls back", async ({
     onTestFinished,
   }) => {
@@ -193,6 +193,7 @@ describe("a journal has one writer", { timeout: 120_000 }, () => {
   });
 });
 
+// Not concurrent: it checks that no lock is left under the shared directory's .pcsync/journal/.
 describe("a stopped run releases its journal", { timeout: 120_000 }, () => {
   it.for([
     { signal: "SIGTERM", times: 1, code: 143 },
@@ -242,7 +243,10 @@ describe("a stopped run releases its journal", { timeout: 120_000 }, () => {
   );
 });
 
-describe("a rollback never leaves two live records of one name", { timeout: 60_000 }, () => {
+describe("a rollback never leaves two live records of one name", {
+  timeout: 60_000,
+  concurrent: true,
+}, () => {
   it("refuses bringing back a record whose name (or a look-alike) is taken since, --force or not", async ({
     onTestFinished,
   }) => {

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, type ExpectStatic, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
 import { manifest } from "../support/manifest-text.js";
@@ -86,7 +86,7 @@ async function descriptions(server: TestServer): Promise<(string | null | undefi
  * series hold two samples (an increase needs two), or with `upOnly` once Prometheus answers.
  */
 async function prometheusOverEmulator(
-  onTestFinished: (done: () => Promise<void>) => void,
+  { onTestFinished, expect }: { onTestFinished: (done: () => Promise<void>) => void; expect: ExpectStatic },
   profile: "seed" | "posthog-2024",
   options: { basicAuth?: { username: string; bcryptHash: string }; upOnly?: boolean } = {},
 ) {
@@ -113,36 +113,31 @@ async function prometheusOverEmulator(
   return { server, dir, prometheus };
 }
 
-describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
-  runIt(
-    "passes the canary on its value and halts the wave whose errors Prometheus sees",
-    async ({ onTestFinished }) => {
-      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "seed");
-      const url = prometheus.url;
+describe("a rollout's Prometheus gate", { timeout: 90_000, concurrent: true }, () => {
+  runIt("passes the canary on its value and halts the wave whose errors Prometheus sees", async (context) => {
+    const { server, dir, prometheus } = await prometheusOverEmulator(context, "seed");
+    const url = prometheus.url;
 
-      const before = await descriptions(server);
-      const file = await dir.write("pcsync.yaml", rolloutManifest(url, "v12"));
-      const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
-        cwd: dir.path,
-        env: { ...server.env },
-        timeoutMs: 60_000,
-      }).done;
-      expect(ended.code, ended.stderr).toBe(4);
-      expect(ended.stdout).toContain(
-        "Rollout in 2 waves, each baked 4s then judged on a Prometheus query at",
-      );
-      expect(ended.stderr).toMatch(
-        /wave 1\/2 "canary": project 2 passes: the query at http:\/\/127\.0\.0\.1:\d+ gives 0: within max 0/,
-      );
-      expect(ended.stderr).toMatch(
-        /wave 2\/2 "rest": project 1 FAILS: the query at http:\/\/127\.0\.0\.1:\d+ gives [\d.]+: over max 0/,
-      );
-      expect(ended.stdout).toContain('Rollout halted in wave "rest": failing projects:');
-      expect(ended.stdout).toContain('rolled back wave "canary"');
-      // Both waves were rolled back: the descriptions are as they were.
-      expect(await descriptions(server)).toEqual(before);
-    },
-  );
+    const before = await descriptions(server);
+    const file = await dir.write("pcsync.yaml", rolloutManifest(url, "v12"));
+    const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir.path,
+      env: { ...server.env },
+      timeoutMs: 60_000,
+    }).done;
+    expect(ended.code, ended.stderr).toBe(4);
+    expect(ended.stdout).toContain("Rollout in 2 waves, each baked 4s then judged on a Prometheus query at");
+    expect(ended.stderr).toMatch(
+      /wave 1\/2 "canary": project 2 passes: the query at http:\/\/127\.0\.0\.1:\d+ gives 0: within max 0/,
+    );
+    expect(ended.stderr).toMatch(
+      /wave 2\/2 "rest": project 1 FAILS: the query at http:\/\/127\.0\.0\.1:\d+ gives [\d.]+: over max 0/,
+    );
+    expect(ended.stdout).toContain('Rollout halted in wave "rest": failing projects:');
+    expect(ended.stdout).toContain('rolled back wave "canary"');
+    // Both waves were rolled back: the descriptions are as they were.
+    expect(await descriptions(server)).toEqual(before);
+  });
 
   it("leaves a wave unknown when Prometheus does not answer, and halts naming its URL", async ({
     onTestFinished,
@@ -164,8 +159,8 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
   });
   runIt(
     "judges each project on its logs and on a Prometheus that asks for a password, and prints the password nowhere",
-    async ({ onTestFinished }) => {
-      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "posthog-2024", {
+    async (context) => {
+      const { server, dir, prometheus } = await prometheusOverEmulator(context, "posthog-2024", {
         basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
       });
       const before = await descriptions(server);
@@ -219,36 +214,29 @@ describe("a rollout's Prometheus gate", { timeout: 90_000 }, () => {
     },
   );
 
-  runIt(
-    "halts in the canary, naming the cause, when Prometheus refuses the password",
-    async ({ onTestFinished }) => {
-      const { server, dir, prometheus } = await prometheusOverEmulator(onTestFinished, "seed", {
-        basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
-        upOnly: true,
-      });
-      const file = await dir.write(
-        "pcsync.yaml",
-        rolloutManifest(prometheus.url, "v15", {
-          prometheus: [
-            "      basic_auth:",
-            "        username: pcsync",
-            "        password_env: PROM_PASSWORD",
-          ],
-        }).replace("bake: 4s", "bake: 0s"),
-      );
-      const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
-        cwd: dir.path,
-        env: { ...server.env, PROM_PASSWORD: "not-the-password" },
-        timeoutMs: 60_000,
-      }).done;
-      expect(ended.code, ended.stderr).toBe(4);
-      expect(ended.stderr).toContain(
-        `project 2 FAILS: Prometheus at ${prometheus.url} refused pcsync's credentials (401)`,
-      );
-      expect(ended.stdout).toContain('Rollout halted in wave "canary"');
-      expect(ended.stderr).not.toContain("not-the-password");
-    },
-  );
+  runIt("halts in the canary, naming the cause, when Prometheus refuses the password", async (context) => {
+    const { server, dir, prometheus } = await prometheusOverEmulator(context, "seed", {
+      basicAuth: { username: "pcsync", bcryptHash: PROMETHEUS_TEST_PASSWORD_HASH },
+      upOnly: true,
+    });
+    const file = await dir.write(
+      "pcsync.yaml",
+      rolloutManifest(prometheus.url, "v15", {
+        prometheus: ["      basic_auth:", "        username: pcsync", "        password_env: PROM_PASSWORD"],
+      }).replace("bake: 4s", "bake: 0s"),
+    );
+    const ended = await spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir.path,
+      env: { ...server.env, PROM_PASSWORD: "not-the-password" },
+      timeoutMs: 60_000,
+    }).done;
+    expect(ended.code, ended.stderr).toBe(4);
+    expect(ended.stderr).toContain(
+      `project 2 FAILS: Prometheus at ${prometheus.url} refused pcsync's credentials (401)`,
+    );
+    expect(ended.stdout).toContain('Rollout halted in wave "canary"');
+    expect(ended.stderr).not.toContain("not-the-password");
+  });
 
   it.each([
     {

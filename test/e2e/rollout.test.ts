@@ -97,14 +97,15 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
 
   it("a second apply of the manifest while its rollout runs is refused (exit 3); the first finishes alone", async ({
     onTestFinished,
+    expect,
   }) => {
     const server = await openServer(onTestFinished, profile);
     const { path: dir, write } = await workDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
-      // Bakes long enough for the second apply to start, read and plan on a loaded machine while
-      // the first still runs: 2 s lost that race under a full suite.
-      rolloutManifest("v5", [...WAVES, "  bake: 5s", "  health:", "    logs:", "      min_entries: 0"]),
+      // The first is stopped while the second runs (below), so its bake need not outlast the
+      // second's start on a loaded machine.
+      rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
     );
     const first = spawnCli(["apply", "-f", file, "--auto-approve"], {
       cwd: dir,
@@ -114,7 +115,12 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     await expect
       .poll(() => first.soFar().stderr, { timeout: 30_000 })
       .toMatch(/"canary": written and seen as planned; baking/);
-    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    // Stopped (as a shell's ^Z does) while the second runs: on a loaded machine the second's start
+    // could outlast the bake, and the rollout would end before the second asked for its journal.
+    first.child.kill("SIGSTOP");
+    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).finally(() =>
+      first.child.kill("SIGCONT"),
+    );
     expect(second.code, second.stderr).toBe(3);
     expect(second.stderr).toMatch(
       /is held by pid \d+ on host .* \(apply \(rollout\), since .*\): a journal has one writer\. Nothing was changed\./,

@@ -62,9 +62,11 @@ async function openReceiver(onFinished: (handler: () => Promise<void>) => void) 
   return { url: `http://127.0.0.1:${port}/hooks/pcsync`, deliveries, events };
 }
 
-describe("pcsync watch, running", { timeout: 90_000 }, () => {
+describe("pcsync watch, running", { timeout: 90_000, concurrent: true }, () => {
+  // The context's expect: its polls belong to this test while the --once tests run beside it.
   it("reports drift, refuses a broken manifest, heals, survives the service going down, and stops on SIGTERM", async ({
     onTestFinished,
+    expect,
   }) => {
     const server = await openServer(onTestFinished, "seed");
     const receiver = await openReceiver(onTestFinished);
@@ -88,7 +90,9 @@ describe("pcsync watch, running", { timeout: 90_000 }, () => {
         "--webhook-secret-file",
         secretFile,
       ],
-      { env: server.env },
+      // The client's durations a tenth as long, in proportion: the cycle that finds the service
+      // down waits out its retries' backoff.
+      { env: { ...server.env, PCSYNC_TIME_SCALE: "0.1" } },
     );
     onTestFinished(async () => {
       watcher.signal("SIGKILL");

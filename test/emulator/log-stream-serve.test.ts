@@ -1,33 +1,25 @@
 // End to end: `pcsync serve` with its log stream and log-error fault, read with `pcsync logs`, both
 // built and run as a user runs them.
 
-import type { ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/emulator/index.js";
 import { type CliRun, runBuiltCli, spawnCli } from "../support/cli.js";
 
 const KEY = "log-stream-key";
-const running: ChildProcess[] = [];
 
-afterEach(async () => {
-  await Promise.all(
-    running.splice(0).map(
-      (child) =>
-        new Promise((resolve) => {
-          child.once("close", resolve);
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
-});
-
-/** `pcsync serve` on a free port with the given flags, once it listens. */
-async function serve(flags: string[]): Promise<string> {
+/**
+ * `pcsync serve` on a free port with the given flags, once it listens; stopped (SIGTERM) when the
+ * test finishes, so that the tests, each with a server of its own, run at once.
+ */
+async function serve(onFinished: (done: () => Promise<void>) => void, flags: string[]): Promise<string> {
   const { child, done } = spawnCli(["serve", "--port", "0", "--quiet", "--key", KEY, ...flags], {
     timeoutMs: 60_000,
   });
-  running.push(child);
+  onFinished(async () => {
+    child.kill("SIGTERM");
+    await done;
+  });
   return await new Promise<string>((resolve, reject) => {
     let output = "";
     child.stdout?.on("data", (chunk: string) => {
@@ -69,9 +61,11 @@ function entriesOf(run: CliRun): { type: string; timestamp: string; source: stri
     .map((line) => JSON.parse(line) as { type: string; timestamp: string; source: string });
 }
 
-describe.each(PROFILE_NAMES)("pcsync serve's log stream (%s profile)", (profile) => {
-  it("makes a config updated with BROKEN in its description log errors after the update, none before", async () => {
-    const url = await serve([
+describe.concurrent.each(PROFILE_NAMES)("pcsync serve's log stream (%s profile)", (profile) => {
+  it("makes a config updated with BROKEN in its description log errors after the update, none before", async ({
+    onTestFinished,
+  }) => {
+    const url = await serve(onTestFinished, [
       "--profile",
       profile,
       "--log-rate",
@@ -105,8 +99,8 @@ describe.each(PROFILE_NAMES)("pcsync serve's log stream (%s profile)", (profile)
     expect(beforeChange.filter((entry) => entry.type === "ERROR")).toEqual([]);
   });
 
-  it("shows only the stored entries with --log-rate 0", async () => {
-    const url = await serve(["--profile", profile, "--log-rate", "0"]);
+  it("shows only the stored entries with --log-rate 0", async ({ onTestFinished }) => {
+    const url = await serve(onTestFinished, ["--profile", profile, "--log-rate", "0"]);
     const entries = entriesOf(await logs(url, ["--config", "GeoIP"]));
     expect(entries.map((entry) => entry.timestamp)).toEqual([
       "2024-06-01T11:00:00.000Z",
@@ -119,7 +113,7 @@ describe.each(PROFILE_NAMES)("pcsync serve's log stream (%s profile)", (profile)
   });
 });
 
-describe("pcsync serve's log flags", () => {
+describe.concurrent("pcsync serve's log flags", () => {
   it("refuses a bad selector or rate as it refuses any bad flag: a usage error, no stack trace", async () => {
     const [badPort, badSelector, badRate] = await Promise.all([
       runBuiltCli(["serve", "--port", "abc"]),

@@ -124,7 +124,12 @@ afterAll(async () => {
   for (const remove of directories.splice(0)) await remove();
 });
 
-async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string[] = []) {
+async function runAgainst(
+  fault: Fault,
+  command: "plan" | "apply",
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startScriptedServer(serviceWith(fault));
   servers.push(server);
   const directory = await temporaryDirectory();
@@ -134,7 +139,7 @@ async function runAgainst(fault: Fault, command: "plan" | "apply", extra: string
   const run = await runCliInProcess(
     [command, ...approve, "-f", manifest, "--base-url", server.url, ...extra],
     {
-      env: { PCSYNC_API_KEY: KEY },
+      env: { PCSYNC_API_KEY: KEY, ...env },
       cwd: directory.path,
     },
   );
@@ -212,7 +217,11 @@ describe.concurrent("plan against a hostile server", () => {
         return true;
       },
       "plan",
-      ["--timeout", "0.3"],
+      // The default 30 s timeout and every other duration of the client (the backoffs between the
+      // 9 attempts) a hundredth as long, in the proportions users get: 300 ms, and 0.1 s of backoff
+      // where --timeout 0.3 alone left 12 s of it.
+      [],
+      { PCSYNC_TIME_SCALE: "0.01" },
     );
     expectCleanFailure(
       run,

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnCli } from "../support/cli.js";
+import { CLI_MODULES_PATH, spawnCli } from "../support/cli.js";
 import { type FamilyServer, LIST, type PostContext, startFamilyServer } from "../support/family-server.js";
 import { createsManifest, names } from "../support/manifest-text.js";
 import { KEY } from "../support/scenario.js";
@@ -54,7 +54,11 @@ async function startApply(
       String(CONCURRENCY),
       ...extra,
     ],
-    { env: { PCSYNC_API_KEY: KEY, ...env } },
+    // A held module is one of the tree the bundle is made from: run that tree when one is held.
+    {
+      env: { PCSYNC_API_KEY: KEY, ...env },
+      ...(env.PCSYNC_TEST_HOLD_MODULE === undefined ? {} : { cliPath: CLI_MODULES_PATH }),
+    },
   );
 }
 

@@ -227,7 +227,8 @@ describe.concurrent("the API key never appears in output or written files", () =
       [["plan", "-f", manifestA, "--base-url", fine.url, "--out", join(directory, "stale.json")], 0],
       [["apply", "--auto-approve", "-f", manifestA, "--base-url", fine.url], 0],
       [["apply", "--plan", join(directory, "stale.json"), "--base-url", fine.url, ...verbose], 3],
-      [["plan", "-f", manifestA, "--base-url", refused, ...verbose], 1],
+      // Every retry traced, each of the client's durations a tenth as long (12 s of backoff otherwise).
+      [["plan", "-f", manifestA, "--base-url", refused, ...verbose], 1, { PCSYNC_TIME_SCALE: "0.1" }],
       [["plan", "-f", manifestA, "--base-url", fine.url], 1, { PCSYNC_API_KEY: `${KEY} ${KEY}` }],
       [["plan", "-f", manifestA, "--base-url", "http://example.com"], 1],
     ];
