@@ -1,7 +1,7 @@
-// The module scripts/build-validators.mjs writes beside journal-validator.js (not in src/): the
+// The module scripts/build-validators.mjs writes beside journal-format.js (not in src/): the
 // standalone ajv validator of schemas/journal.schema.json.
 
 import type { ValidateFunction } from "ajv";
-import type { JournalLine } from "./journal-lines.js";
+import type { JournalLine } from "./journal-format.js";
 
 export declare const validate: ValidateFunction<JournalLine>;

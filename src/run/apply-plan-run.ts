@@ -6,7 +6,6 @@ import type { ApiClient } from "../api/index.js";
 import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
 import type { ApplyReport } from "../apply/types.js";
 import { InputError } from "../input-error.js";
-import type { ResumedPlan } from "../journal/resume-plan.js";
 import type { LoadedManifest } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
 import { recheckProtection } from "../plan/protect.js";
@@ -16,6 +15,7 @@ import type { CurrentState, Plan } from "../plan/types.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
 import { describeGuard } from "../render/guard-message.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
+import type { ResumedPlan } from "./resume-run.js";
 import type { RunIo } from "./run-io.js";
 
 /** Where the plan comes from: the manifest, planned now, or a file saved by `plan --out`. */
