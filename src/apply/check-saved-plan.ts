@@ -41,7 +41,8 @@ export async function checkSavedPlan(
   options: SavedPlanOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   checkPlanServer(plan, path, client);
-  const { current, reasons } = await rereadForPlan(plan, client, options);
+  const current = await readStateForPlan(plan, client, options);
+  const reasons = findPlanProblems(plan, current);
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
@@ -58,19 +59,10 @@ export async function checkApprovedPlan(
   client: ApiClient,
   options: RereadOptions,
 ): Promise<CurrentState> {
-  const { current, reasons } = await rereadForPlan(plan, client, options);
+  const current = await readStateForPlan(plan, client, options);
+  const reasons = findPlanProblems(plan, current);
   if (reasons.length > 0) throw new RefusedError("changed_while_asking", { reasons });
   return current;
-}
-
-/** Reads again what the plan touches: the state it will be applied to, and what changed since. */
-async function rereadForPlan(
-  plan: Plan,
-  client: ApiClient,
-  options: RereadOptions,
-): Promise<{ current: CurrentState; reasons: string[] }> {
-  const current = await readStateForPlan(plan, client, options);
-  return { current, reasons: findPlanProblems(plan, current) };
 }
 
 /** Reads the lists a plan touches: the state it is checked against and applied to. */
