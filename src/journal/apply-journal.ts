@@ -183,19 +183,13 @@ export class ApplyJournal implements WriteJournal {
   }
 
   /** Writes the run's end with its summary, and closes the journal (everything on disk). */
-  async finish(report: ApplyReport | undefined): Promise<void> {
+  async finish(
+    report: Pick<ApplyReport, "done" | "failed" | "skipped" | "unknown" | "interrupted"> | undefined,
+  ): Promise<void> {
     if (report !== undefined) {
-      this.#append({
-        type: "end",
-        at: new Date().toISOString(),
-        summary: {
-          done: report.done,
-          failed: report.failed,
-          skipped: report.skipped,
-          unknown: report.unknown,
-        },
-        interrupted: report.interrupted,
-      });
+      const { done, failed, skipped, unknown, interrupted } = report;
+      const at = new Date().toISOString();
+      this.#append({ type: "end", at, summary: { done, failed, skipped, unknown }, interrupted });
     }
     await this.file.close();
   }

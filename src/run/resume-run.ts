@@ -7,7 +7,6 @@ import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import type { RereadOptions } from "../apply/check-saved-plan.js";
 import { checkPlanServer, readStateForPlan } from "../apply/check-saved-plan.js";
-import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
 import { InputError } from "../input-error.js";
 import { ApplyJournal, fingerprintPlan } from "../journal/apply-journal.js";
@@ -138,15 +137,6 @@ export async function endResumedJournal(
   files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
 ): Promise<string> {
   const journal = await ApplyJournal.resume(resumed, files, state);
-  const nothing: ApplyReport = {
-    outcomes: [],
-    done: 0,
-    failed: 0,
-    skipped: 0,
-    unknown: 0,
-    unchecked: 0,
-    interrupted: false,
-  };
-  await journal.finish(nothing);
+  await journal.finish({ done: 0, failed: 0, skipped: 0, unknown: 0, interrupted: false });
   return journal.path;
 }

@@ -206,7 +206,6 @@ async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<
     await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
     steps.onUnlockable(error.message);
   }
-  const takeOver = lock?.takeOverNote;
-  if (takeOver !== undefined) steps.onNote(takeOver);
+  if (lock?.takeOverNote !== undefined) steps.onNote(lock.takeOverNote);
   return lock;
 }
