@@ -76,12 +76,8 @@ export async function loadManifest(flags: ManifestInput, io: RunIo): Promise<Loa
 
 async function variableOptions(flags: Omit<ManifestInput, "file">, io: RunIo): Promise<LoadOptions> {
   const assignments = parseVariableFlags(flags.var);
-  const secrets: string[] = [];
-  if (flags.apiKeyFile !== undefined) {
-    const key = await readKeyFile(flags.apiKeyFile, io.cwd).catch(() => undefined);
-    if (key !== undefined) secrets.push(key);
-  }
-  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
+  const key = flags.apiKeyFile && (await readKeyFile(flags.apiKeyFile, io.cwd).catch(() => undefined));
+  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets: key ? [key] : [] };
 }
 
 /**
