@@ -86,8 +86,8 @@ export type JournalLine = JournalHeader | JournalEntry;
  * source (the tests) compiled at first use (src/precompiled.ts has the rule). A literal import, so
  * that the action's bundle holds the generated module.
  */
-const getJournalLineValidator: () => ValidateFunction<JournalLine> = await precompiledValidator(
-  import("./journal-validator.generated.js"),
+const getJournalLineValidator = await precompiledValidator(
+  import("./journal-validator.generated.js") as Promise<{ validate: ValidateFunction<JournalLine> }>,
   "the journal validator",
   import.meta.url,
   async () => {
