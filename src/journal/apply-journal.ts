@@ -26,6 +26,7 @@ import {
   type JournalHeader,
   type PluginTexts,
   type RecordImage,
+  sentTo,
 } from "./journal-format.js";
 
 /** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
@@ -135,12 +136,7 @@ export class ApplyJournal implements WriteJournal {
   async intend(intent: WriteIntent): Promise<number> {
     const seq = ++this.#seq;
     const { project, family } = intent;
-    const ids =
-      intent.op === "rearrange"
-        ? Object.keys((intent.send.orders ?? {}) as Record<string, number>).map(Number)
-        : intent.id === null
-          ? []
-          : [intent.id];
+    const ids = sentTo(intent).map(([id]) => id);
     const before: RecordImage[] = [];
     for (const id of ids) {
       const image = this.#images.get(recordKey(project, family, id));

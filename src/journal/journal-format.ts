@@ -81,6 +81,13 @@ export type JournalEntry = IntentEntry | OutcomeEntry | ResumeEntry | EndEntry;
 /** A line of the journal file, as schemas/journal.schema.json allows it. */
 export type JournalLine = JournalHeader | JournalEntry;
 
+/** The records a write touches, each with what was sent to it (a rearrange sends each its order). */
+export function sentTo(intent: WriteIntent): [number, Record<string, unknown>][] {
+  if (intent.op !== "rearrange") return intent.id === null ? [] : [[intent.id, intent.send]];
+  const orders = (intent.send.orders ?? {}) as Record<string, number>;
+  return Object.entries(orders).map(([id, order]) => [Number(id), { order }]);
+}
+
 /**
  * The validator of a journal line, precompiled by the build (scripts/build-validators.mjs); from
  * source (the tests) compiled at first use (src/precompiled.ts has the rule). A literal import, so

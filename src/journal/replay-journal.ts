@@ -10,7 +10,13 @@ import { mapConcurrent } from "../map-concurrent.js";
 import { recordKey } from "../plan/fingerprint.js";
 import type { CurrentState, FieldValue } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import type { IntentEntry, Journal, PluginTexts, RecordImage } from "./journal-format.js";
+import {
+  type IntentEntry,
+  type Journal,
+  type PluginTexts,
+  type RecordImage,
+  sentTo,
+} from "./journal-format.js";
 
 export interface TouchedRecord {
   project: string;
@@ -119,16 +125,7 @@ export function replayJournal(journal: Journal): Replay {
       textsOf(record);
       continue;
     }
-    const sent: [number, Record<string, unknown>][] =
-      intent.op === "rearrange"
-        ? Object.entries((intent.send.orders ?? {}) as Record<string, number>).map(([id, order]) => [
-            Number(id),
-            { order },
-          ])
-        : intent.id === null
-          ? []
-          : [[intent.id, intent.send]];
-    for (const [id, body] of sent) {
+    for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
       const answer = answered.get(id);
