@@ -34,35 +34,24 @@ export interface ApplyOptions {
   create?: CreateRule | undefined;
 }
 
-/** What apply learns of the server as it goes, shared by all families of one run. */
-interface RunKnowledge {
-  rearrange: RearrangeProbe;
-  /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
-  createdIds: Set<number>;
-}
-
 export async function applyPlan(
   client: ApiClient,
   plan: Plan,
   current: CurrentState,
   options: ApplyOptions,
 ): Promise<ApplyReport> {
-  const knowledge: RunKnowledge = { rearrange: { unusable: false }, createdIds: new Set() };
-  const work = groupWork(plan);
+  const run: RunContext = {
+    plan,
+    current,
+    options,
+    rearrange: { unusable: false },
+    createdIds: new Set(),
+    progress: (outcome) => options.onProgress?.(++finished, total, outcome),
+  };
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
-  const progress = (outcome: ApplyOutcome) => options.onProgress?.(++finished, total, outcome);
-
-  const perFamily = await mapConcurrent(work, options.concurrency, (item) =>
-    applyFamily(
-      new RecordWriter(client, options.journal, options.create),
-      item,
-      plan,
-      current,
-      knowledge,
-      options,
-      progress,
-    ),
+  const perFamily = await mapConcurrent(groupWork(plan), options.concurrency, (work) =>
+    applyFamily(new RecordWriter(client, options.journal, options.create), work, run),
   );
   const outcomes = perFamily.flat();
   const counted = (status: OutcomeStatus) => outcomes.filter((outcome) => outcome.status === status).length;
@@ -77,17 +66,21 @@ export async function applyPlan(
   };
 }
 
-async function applyFamily(
-  writer: RecordWriter,
-  work: FamilyWork,
-  plan: Plan,
-  current: CurrentState,
-  knowledge: RunKnowledge,
-  options: ApplyOptions,
-  progress: (outcome: ApplyOutcome) => void,
-): Promise<ApplyOutcome[]> {
+/** A run's plan and options, and what it learns of the server as it goes, shared by all its families. */
+interface RunContext {
+  plan: Plan;
+  current: CurrentState;
+  options: ApplyOptions;
+  rearrange: RearrangeProbe;
+  /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
+  createdIds: Set<number>;
+  progress: (outcome: ApplyOutcome) => void;
+}
+
+async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunContext): Promise<ApplyOutcome[]> {
   const { project, family } = work;
-  const { signal } = options;
+  const { plan, current, progress } = run;
+  const { signal } = run.options;
   const reorderBase = work.reorder && {
     action: "reorder" as const,
     project,
@@ -118,7 +111,7 @@ async function applyFamily(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(writer, change, knownIds, knowledge.createdIds, reader)
+          ? await applyCreate(writer, change, knownIds, run.createdIds, reader)
           : { outcome: await applyUpdate(writer, change) };
       progress(applied.outcome);
       return applied;
@@ -131,7 +124,7 @@ async function applyFamily(
     project,
     family,
     knownIds,
-    createdByRun: knowledge.createdIds,
+    createdByRun: run.createdIds,
     changes: writes,
     outcomes: appliedWrites.map((applied) => applied.outcome),
     certainties: appliedWrites.map((applied) => applied.certainty),
@@ -172,7 +165,7 @@ async function applyFamily(
     } else {
       outcomes.push({
         ...reorderBase,
-        ...(await applyReorder(writer, work.reorder, plan, current, knowledge.rearrange)),
+        ...(await applyReorder(writer, work.reorder, plan, current, run.rearrange)),
       });
     }
     const reordered = outcomes.at(-1);

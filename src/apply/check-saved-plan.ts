@@ -10,6 +10,7 @@ import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
 import { readPlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
+import { recheckProtection } from "../plan/protect.js";
 import { type GuardOptions, guardedFamilies, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
@@ -23,6 +24,8 @@ export interface RereadOptions {
 export interface SavedPlanOptions extends RereadOptions {
   /** The guards are computed again from the state read at apply time, with these settings. */
   guards: GuardOptions;
+  /** --allow-destroy of this run: protection is checked again on the records as they are. */
+  allowDestroy: readonly string[];
 }
 
 /** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
@@ -41,12 +44,17 @@ export async function checkSavedPlan(
   options: SavedPlanOptions,
 ): Promise<{ plan: Plan; current: CurrentState }> {
   checkPlanServer(plan, path, client);
-  const { current, reasons } = await rereadForPlan(plan, client, options);
+  const current = await readStateForPlan(plan, client, options);
+  const reasons = findPlanProblems(plan, current);
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
   // The file's own guards say what they said when it was made; these are the ones that hold now.
-  return { plan: { ...plan, guards: rechecked.guards }, current };
+  // Protection is made again on the records as the service shows them now and with this run's
+  // --allow-destroy: a delete added to the file by hand, or a record renamed since the plan, meets
+  // the rule as a fresh plan would.
+  const guards = [...recheckProtection(plan, current, options.allowDestroy), ...rechecked.guards];
+  return { plan: { ...plan, guards }, current };
 }
 
 /**
@@ -58,19 +66,10 @@ export async function checkApprovedPlan(
   client: ApiClient,
   options: RereadOptions,
 ): Promise<CurrentState> {
-  const { current, reasons } = await rereadForPlan(plan, client, options);
+  const current = await readStateForPlan(plan, client, options);
+  const reasons = findPlanProblems(plan, current);
   if (reasons.length > 0) throw new RefusedError("changed_while_asking", { reasons });
   return current;
-}
-
-/** Reads again what the plan touches: the state it will be applied to, and what changed since. */
-async function rereadForPlan(
-  plan: Plan,
-  client: ApiClient,
-  options: RereadOptions,
-): Promise<{ current: CurrentState; reasons: string[] }> {
-  const current = await readStateForPlan(plan, client, options);
-  return { current, reasons: findPlanProblems(plan, current) };
 }
 
 /** Reads the lists a plan touches: the state it is checked against and applied to. */

@@ -138,7 +138,6 @@ async function checkCopies(
     return await keepSurvivor(client, input, change, outcome, lowest, others, {
       story: `its POST got no answer, and the check after the family's creates found the record (id ${lowest.id})`,
       deleted: others.length > 0 ? `the later copies (ids ${others.join(", ")}) were deleted` : "",
-      deleteFailed: (id) => `but deleting the later copy (id ${id}) failed`,
     });
   }
 
@@ -161,7 +160,6 @@ async function checkCopies(
     return await keepSurvivor(client, input, change, outcome, own, later, {
       story: `created as id ${ownId}, and later copies of it were found (ids ${later.join(", ")}: a late commit of a POST whose answer was lost, or a concurrent run's)`,
       deleted: "they were deleted, as the lowest id is kept",
-      deleteFailed: (id) => `but deleting the later copy (id ${id}) failed`,
     });
   }
 
@@ -176,10 +174,6 @@ async function checkCopies(
   return await keepSurvivor(client, input, change, outcome, lowest, [ownId, ...others], {
     story,
     deleted: `this run's copy (id ${ownId})${others.length > 0 ? ` and the later copies (ids ${others.join(", ")}) were` : " was"} deleted`,
-    deleteFailed: (id) =>
-      id === ownId
-        ? `but deleting this run's copy (id ${ownId}) failed`
-        : `but deleting the later copy (id ${id}) failed`,
   });
 }
 
@@ -279,9 +273,15 @@ async function deleteCopies(
 ): Promise<{ id: number; error: unknown } | undefined> {
   for (const id of ids) {
     try {
-      const record = await writerOf(client, input).update("copy", input.project, input.family, id, {
-        deleted: true,
-      });
+      const record = await (input.writer ?? new RecordWriter(client, undefined)).update(
+        "copy",
+        input.project,
+        input.family,
+        id,
+        {
+          deleted: true,
+        },
+      );
       if (record.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
       removed.push(id);
@@ -293,10 +293,6 @@ async function deleteCopies(
   return undefined;
 }
 
-function writerOf(client: ApiClient, input: DedupeInput): RecordWriter {
-  return input.writer ?? new RecordWriter(client, undefined);
-}
-
 /** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(
   client: ApiClient,
@@ -305,7 +301,7 @@ async function keepSurvivor(
   outcome: ApplyOutcome,
   survivor: PluginConfigRecord,
   copies: readonly number[],
-  words: { story: string; deleted: string; deleteFailed: (id: number) => string },
+  words: { story: string; deleted: string },
 ): Promise<ApplyOutcome> {
   const { project, family } = input;
   const removedIds: number[] = [];
@@ -314,7 +310,7 @@ async function keepSurvivor(
     return {
       ...outcome,
       status: "failed",
-      message: `${words.story}, ${words.deleteFailed(failure.id)}: ${describeError(failure.error)}; run apply again, or delete one of them`,
+      message: `${words.story}, but deleting ${failure.id === outcome.id ? "this run's copy" : "the later copy"} (id ${failure.id}) failed: ${describeError(failure.error)}; run apply again, or delete one of them`,
     };
   const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
   const differing = mismatchedFields(change, survivor);
@@ -325,7 +321,7 @@ async function keepSurvivor(
     const text = body.description;
     if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
-      const updated = await writerOf(client, input).update(
+      const updated = await (input.writer ?? new RecordWriter(client, undefined)).update(
         "copy",
         project,
         family,

@@ -43,20 +43,19 @@ export type PostFailure =
  */
 export type PostFailureKind = "refused" | "answered" | "in_flight" | "unreadable" | "rejected";
 
-export interface FailureRules {
-  /**
-   * Every 5xx is taken for in flight, whatever its body: for a proxy that imitates the service's
-   * envelope (`--treat-5xx-as-in-flight`).
-   */
-  fiveXxInFlight: boolean;
-}
-
 // Answered by a proxy in front of the service, which may have forwarded the request and given up
 // on it while the service still works on it.
 const PROXY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
-/** What `failure` proves about the POST, by the rule at the top of this file. */
-export function classifyPostFailure(failure: PostFailure, rules: FailureRules): PostFailureKind {
+/**
+ * What `failure` proves about the POST, by the rule at the top of this file. `fiveXxInFlight`:
+ * every 5xx is taken for in flight, whatever its body, for a proxy that imitates the service's
+ * envelope (`--treat-5xx-as-in-flight`).
+ */
+export function classifyPostFailure(
+  failure: PostFailure,
+  rules: { fiveXxInFlight: boolean },
+): PostFailureKind {
   switch (failure.kind) {
     case "not_sent":
       return "refused";

@@ -47,19 +47,15 @@ export function minimumSettleTimeoutMs(requestTimeoutMs: number, createPosts: nu
   return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
 }
 
-/** A create rule with its defaults, and the proof window of `client`'s POSTs. */
-export interface SettleBudget {
-  windowMs: number;
-  settleTimeoutMs: number;
-  treat5xxAsInFlight: boolean;
-}
-
 /**
  * The settle budget of a create through `client` under `rule`: its settle time, by default (and at
  * least) a whole proof window for each POST a create may send; a smaller one is a RangeError, since
  * it would turn creates that can be settled into unknown ones.
  */
-export function settleBudgetOf(client: ApiClient, rule: CreateRule = {}): SettleBudget {
+export function settleBudgetOf(
+  client: ApiClient,
+  rule: CreateRule = {},
+): { windowMs: number; settleTimeoutMs: number; treat5xxAsInFlight: boolean } {
   const { requestTimeoutMs, timeScale } = client;
   const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
   const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, CREATE_POSTS, timeScale);

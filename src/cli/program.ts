@@ -7,7 +7,7 @@ import { InputError } from "../input-error.js";
 import { neutraliseLines } from "../neutralise-server-text.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
-import { registerEnvironmentApiKey, registerSecretWords } from "../run/credentials.js";
+import { API_KEY_ENV, registerSecretWords } from "../run/credentials.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import type { CommandRegistrar } from "./command-registrar.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
@@ -144,7 +144,7 @@ ${describeExitCodes(undefined)}`,
  */
 export async function runCli(argv: readonly string[], given: GivenIo): Promise<ExitCode> {
   const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
-  registerEnvironmentApiKey(given.env, secrets);
+  registerSecretWords(given.env[API_KEY_ENV] ?? "", secrets);
   const keyFlag = registerMistypedKeyFlags(argv, secrets);
   // --no-color anywhere before `--`, on every command: the same as NO_COLOR=1.
   const end = argv.indexOf("--");

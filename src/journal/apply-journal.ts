@@ -26,6 +26,7 @@ import {
   type JournalHeader,
   type PluginTexts,
   type RecordImage,
+  sentTo,
 } from "./journal-format.js";
 
 /** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
@@ -135,12 +136,7 @@ export class ApplyJournal implements WriteJournal {
   async intend(intent: WriteIntent): Promise<number> {
     const seq = ++this.#seq;
     const { project, family } = intent;
-    const ids =
-      intent.op === "rearrange"
-        ? Object.keys((intent.send.orders ?? {}) as Record<string, number>).map(Number)
-        : intent.id === null
-          ? []
-          : [intent.id];
+    const ids = sentTo(intent).map(([id]) => id);
     const before: RecordImage[] = [];
     for (const id of ids) {
       const image = this.#images.get(recordKey(project, family, id));
@@ -183,19 +179,13 @@ export class ApplyJournal implements WriteJournal {
   }
 
   /** Writes the run's end with its summary, and closes the journal (everything on disk). */
-  async finish(report: ApplyReport | undefined): Promise<void> {
+  async finish(
+    report: Pick<ApplyReport, "done" | "failed" | "skipped" | "unknown" | "interrupted"> | undefined,
+  ): Promise<void> {
     if (report !== undefined) {
-      this.#append({
-        type: "end",
-        at: new Date().toISOString(),
-        summary: {
-          done: report.done,
-          failed: report.failed,
-          skipped: report.skipped,
-          unknown: report.unknown,
-        },
-        interrupted: report.interrupted,
-      });
+      const { done, failed, skipped, unknown, interrupted } = report;
+      const at = new Date().toISOString();
+      this.#append({ type: "end", at, summary: { done, failed, skipped, unknown }, interrupted });
     }
     await this.file.close();
   }

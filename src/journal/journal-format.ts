@@ -6,33 +6,102 @@
 
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { ErrorObject } from "ajv";
-import type { WriteOp, WriteStatus } from "../apply/record-writer.js";
-import { WRITABLE_FIELDS } from "../families.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { WriteIntent, WriteOp, WriteStatus } from "../apply/record-writer.js";
+import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { JSON_FILE_AJV_OPTIONS, readJsonFileSchema } from "../files/json-file-schemas.js";
 import { refuseOtherKind } from "../files/pcsync-file-kind.js";
 import { describeSchemaErrors, formatJsonPath, isObject, readBoundedText } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
+import { precompiledValidator } from "../precompiled.js";
 import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { readTail } from "./journal-file.js";
-import { getJournalLineValidator } from "./journal-validator.js";
 
 /** Where a journal goes when --journal is not given: under the working directory, one per run. */
 export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 
-export type * from "./journal-lines.js";
-export { JOURNAL_FORMAT, JOURNAL_VERSION } from "./journal-lines.js";
+export const JOURNAL_FORMAT = "pcsync-journal";
+export const JOURNAL_VERSION = 1;
 
-import type {
-  IntentEntry,
-  JournalEntry,
-  JournalHeader,
-  JournalLine,
-  OutcomeEntry,
-  RecordImage,
-} from "./journal-lines.js";
-import { JOURNAL_FORMAT, JOURNAL_VERSION } from "./journal-lines.js";
+/** A record's id and every writable field, as the journal keeps it. */
+export type RecordImage = { id: number } & { [F in WritableField]: PluginConfigRecord[F] | null };
+
+export interface JournalHeader {
+  type: "header";
+  format: typeof JOURNAL_FORMAT;
+  version: typeof JOURNAL_VERSION;
+  /** `apply`, or `rollback` (then `rollbackOf` names the journal it undoes). */
+  command: "apply" | "rollback" | "heal";
+  /** The base URL of the service written to, without credentials. */
+  server: string;
+  startedAt: string;
+  projects: string[];
+  families: { project: string; family: FamilyName }[];
+  /** The plan applied: its fingerprint (sha256 of the saved-plan document), and its file if saved. */
+  plan: { fingerprint: string; file: string | null };
+  /** The manifest files the plan's changes come from. */
+  manifests: string[];
+  rollbackOf?: string;
+}
+
+/** A write as announced (WriteIntent), with every record it touches as it was just before it was sent (none for a create). */
+export type IntentEntry = WriteIntent & { type: "intent"; seq: number; before: RecordImage[] };
+
+export interface OutcomeEntry {
+  type: "outcome";
+  seq: number;
+  status: WriteStatus;
+  /** The records as the server answered (a create's new record; a rearrange's moved records). */
+  records?: RecordImage[];
+  /** By record id: the plugin's own name and description, which some servers show for empty ones. */
+  pluginTexts?: Record<string, PluginTexts>;
+}
+
+export interface PluginTexts {
+  name?: string;
+  description?: string;
+}
+
+export interface ResumeEntry {
+  type: "resume";
+  at: string;
+}
+
+export interface EndEntry {
+  type: "end";
+  at: string;
+  summary: { done: number; failed: number; skipped: number; unknown: number };
+  interrupted: boolean;
+}
+
+export type JournalEntry = IntentEntry | OutcomeEntry | ResumeEntry | EndEntry;
+
+/** A line of the journal file, as schemas/journal.schema.json allows it. */
+export type JournalLine = JournalHeader | JournalEntry;
+
+/** The records a write touches, each with what was sent to it (a rearrange sends each its order). */
+export function sentTo(intent: WriteIntent): [number, Record<string, unknown>][] {
+  if (intent.op !== "rearrange") return intent.id === null ? [] : [[intent.id, intent.send]];
+  const orders = (intent.send.orders ?? {}) as Record<string, number>;
+  return Object.entries(orders).map(([id, order]) => [Number(id), { order }]);
+}
+
+/**
+ * The validator of a journal line, precompiled by the build (scripts/build-validators.mjs); from
+ * source (the tests) compiled at first use (src/precompiled.ts has the rule). A literal import, so
+ * that the action's bundle holds the generated module.
+ */
+const getJournalLineValidator = await precompiledValidator(
+  import("./journal-validator.generated.js") as Promise<{ validate: ValidateFunction<JournalLine> }>,
+  "the journal validator",
+  import.meta.url,
+  async () => {
+    const { Ajv } = await import("ajv");
+    return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile<JournalLine>(readJsonFileSchema("journal"));
+  },
+);
 
 export interface Journal {
   path: string;

@@ -48,8 +48,8 @@ export interface RollbackInput {
   replay: Replay;
   /** The lists of the families the journal touched. */
   current: CurrentState;
-  /** Records read one by one because no list shows them (deleted ones); null where the service has no such row. */
-  retrieved: ReadonlyMap<string, PluginConfigRecord | null>;
+  /** Records read one by one because no list shows them (deleted ones); absent where the service has no such row. */
+  retrieved: CurrentState;
   /** Put back the journal's values even where someone changed them since. */
   force: boolean;
 }
@@ -109,7 +109,7 @@ function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldV
 
 export function planRollback(input: RollbackInput): RollbackPlan {
   const { journal, replay, current, retrieved, force } = input;
-  const listed = listedRecords(current);
+  const listed = listedRecords({ families: [...current.families, ...retrieved.families] });
   const changes: PlannedChange[] = [];
   const conflicts: RollbackConflict[] = [];
   const notes: string[] = [];
@@ -141,7 +141,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
 
   for (const touched of replay.records.values()) {
     const key = recordKey(touched.project, touched.family, touched.id);
-    const now = listed.get(key) ?? retrieved.get(key) ?? null;
+    const now = listed.get(key) ?? null;
     const { before } = touched;
     if (before === null) {
       // Made during the run: it goes, unless it is gone already.
@@ -272,10 +272,6 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   return { plan, conflicts, notes };
 }
 
-/** The identity the planner gives a record's name; null names are nobody's name. */
-export const nameIdentity = (name: string | null): string | null =>
-  name === null ? null : lookAlikeKey(name);
-
 interface FinalRecord {
   id: number | null;
   name: string | null;
@@ -343,8 +339,9 @@ export function findNameClashes(
   for (const { project, family, records } of families.values()) {
     const byName = new Map<string, FinalRecord[]>();
     for (const record of records.values()) {
-      const identity = nameIdentity(record.name);
-      if (identity === null) continue;
+      // The identity the planner gives a record's name; null names are nobody's name.
+      if (record.name === null) continue;
+      const identity = lookAlikeKey(record.name);
       byName.set(identity, [...(byName.get(identity) ?? []), record]);
     }
     for (const group of byName.values()) {

@@ -1,13 +1,22 @@
 // What a journal says its run did, record by record: the state before the run's first write to
 // each record, and every value each field may hold now if nobody else wrote to it (one value per
-// answered write; both the old and the new where an answer was lost). Pure.
+// answered write; both the old and the new where an answer was lost). Pure, but for
+// learnPluginTexts, which asks the service what the journal could not say.
 
+import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { mayShowFilled } from "../filled-defaults.js";
+import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import { recordKey } from "../plan/fingerprint.js";
-import type { FieldValue } from "../plan/types.js";
+import type { CurrentState, FieldValue } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import type { IntentEntry, Journal, PluginTexts, RecordImage } from "./journal-format.js";
+import {
+  type IntentEntry,
+  type Journal,
+  type PluginTexts,
+  type RecordImage,
+  sentTo,
+} from "./journal-format.js";
 
 export interface TouchedRecord {
   project: string;
@@ -116,16 +125,7 @@ export function replayJournal(journal: Journal): Replay {
       textsOf(record);
       continue;
     }
-    const sent: [number, Record<string, unknown>][] =
-      intent.op === "rearrange"
-        ? Object.entries((intent.send.orders ?? {}) as Record<string, number>).map(([id, order]) => [
-            Number(id),
-            { order },
-          ])
-        : intent.id === null
-          ? []
-          : [[intent.id, intent.send]];
-    for (const [id, body] of sent) {
+    for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
       const answer = answered.get(id);
@@ -147,4 +147,74 @@ export function replayJournal(journal: Journal): Replay {
     }
   }
   return { records, lostCreates };
+}
+
+function hasTexts(texts: PluginTexts | undefined): texts is PluginTexts {
+  return texts !== undefined && (texts.name !== undefined || texts.description !== undefined);
+}
+
+/**
+ * Gives the touched records the plugin's own texts where the journal lacks them and the lists do
+ * not show them. A server that shows those texts for an empty name or description (posthog-2024)
+ * leaves plugin_info out of its lists, so a before image read from a list holds the plugin's text
+ * where the record holds nothing; only an answer to a write (the journal's outcome, lost when the
+ * answer was) or a record read alone says it. The texts belong to the plugin: one record of it
+ * says them for all. Where nothing says them, one record of the plugin is read alone.
+ */
+export async function learnPluginTexts(
+  client: ApiClient,
+  replay: Replay,
+  read: { lists: CurrentState; alone: CurrentState },
+  options: { concurrency: number },
+): Promise<void> {
+  const pluginOf = (touched: TouchedRecord): number | undefined => {
+    const plugin = touched.before?.plugin ?? touched.after.get("plugin")?.[0];
+    return typeof plugin === "number" ? plugin : undefined;
+  };
+  // Families whose list shows plugin_info: their before images show what the records hold.
+  const withInfo = new Set<string>();
+  for (const { project, family, records } of read.lists.families)
+    if (records.some((record) => record.plugin_info != null)) withInfo.add(`${project}/${family}`);
+  const byPlugin = new Map<number, PluginTexts>();
+  for (const touched of replay.records.values()) {
+    const plugin = pluginOf(touched);
+    if (plugin !== undefined && hasTexts(touched.pluginTexts)) byPlugin.set(plugin, touched.pluginTexts);
+  }
+  for (const { records } of [...read.lists.families, ...read.alone.families])
+    for (const record of records) {
+      const texts = pluginDefaults(record);
+      if (hasTexts(texts) && !byPlugin.has(record.plugin)) byPlugin.set(record.plugin, texts);
+    }
+  // Only a before image can hold the plugin's text by mistake: records the run created have none.
+  const lacking = [...replay.records.values()].filter(
+    (touched) =>
+      touched.before !== null &&
+      !hasTexts(touched.pluginTexts) &&
+      !withInfo.has(`${touched.project}/${touched.family}`),
+  );
+  const unknown = new Map<number, TouchedRecord[]>();
+  for (const touched of lacking) {
+    const plugin = pluginOf(touched);
+    if (plugin !== undefined && !byPlugin.has(plugin))
+      unknown.set(plugin, [...(unknown.get(plugin) ?? []), touched]);
+  }
+  await mapConcurrent([...unknown.values()], options.concurrency, async (candidates) => {
+    for (const touched of candidates) {
+      let record: PluginConfigRecord;
+      try {
+        record = await getConfig(client, touched.project, touched.family, touched.id);
+      } catch (error) {
+        if (isApiError(error, 404)) continue;
+        throw error;
+      }
+      const texts = pluginDefaults(record);
+      if (hasTexts(texts)) byPlugin.set(record.plugin, texts);
+      return;
+    }
+  });
+  for (const touched of lacking) {
+    const plugin = pluginOf(touched);
+    const texts = plugin === undefined ? undefined : byPlugin.get(plugin);
+    if (texts) touched.pluginTexts = texts;
+  }
 }

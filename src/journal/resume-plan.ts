@@ -1,33 +1,15 @@
-// `apply --plan FILE --resume`: finds the interrupted apply's journal, checks that it is of this
-// plan and server, and works out from it and the current state what the run already did. The state
-// with the run's own writes taken out must still be the one the plan was made from (every
-// stale-plan check applies to it); what is left is applied. planResume is pure.
+// `apply --plan FILE --resume`: what the interrupted run already did, worked out from its journal
+// and the current state. The state with the run's own writes taken out must still be the one the
+// plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
 
-import type { ApiClient } from "../api/index.js";
-import {
-  checkPlanServer,
-  findPlanProblems,
-  type RereadOptions,
-  readStateForPlan,
-} from "../apply/check-saved-plan.js";
+import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
-import { InputError } from "../input-error.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
-import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { fingerprintPlan } from "./apply-journal.js";
-import {
-  checkJournalServer,
-  DEFAULT_JOURNAL_DIR,
-  findJournalOfPlan,
-  type Journal,
-  readJournal,
-} from "./journal-format.js";
-import { learnPluginTexts } from "./read-rollback-state.js";
-import { type Replay, replayJournal, showsPluginText, type TouchedRecord } from "./replay-journal.js";
+import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
 export interface ResumeResult {
   /** Why the plan is stale, beyond what the journal's run did; empty when it is not. */
@@ -145,46 +127,4 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     reorders,
   };
   return { reasons, remaining, done };
-}
-
-export interface ResumedPlan {
-  journal: Journal;
-  plan: Plan;
-  current: CurrentState;
-  /** The plan's changes and moves the interrupted run had done. */
-  done: number;
-}
-
-export async function resumeSavedPlan(
-  saved: Plan,
-  planFile: string,
-  journalPath: string | undefined,
-  client: ApiClient,
-  options: RereadOptions & { cwd: string },
-): Promise<ResumedPlan> {
-  checkPlanServer(saved, planFile, client);
-  const fingerprint = fingerprintPlan(saved);
-  const journal =
-    journalPath === undefined
-      ? await findJournalOfPlan(options.cwd, fingerprint)
-      : await readJournal(journalPath, options.cwd);
-  if (journal === undefined) {
-    throw new InputError("journal_not_found", { planFile, directory: DEFAULT_JOURNAL_DIR });
-  }
-  checkJournalServer(journal, client.base.display);
-  if (journal.header.command !== "apply" || journal.header.plan.fingerprint !== fingerprint) {
-    throw new RefusedError("journal_plan_mismatch", {
-      path: journal.path,
-      planFile,
-      why: journal.header.command === "apply" ? "another plan" : `it is a ${journal.header.command}'s`,
-    });
-  }
-  const current = await readStateForPlan(saved, client, options);
-  const replay = replayJournal(journal);
-  // A write of an empty name or description shows as the plugin's own text on some servers: what
-  // the run left is recognised only with those texts (a write whose answer was lost has none).
-  await learnPluginTexts(client, replay, { lists: current, alone: { families: [] } }, options);
-  const { reasons, remaining, done } = planResume(saved, replay, current);
-  if (reasons.length > 0) throw new RefusedError("stale_plan", { file: planFile, reasons: reasons });
-  return { journal, plan: remaining, current, done };
 }

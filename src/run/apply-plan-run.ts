@@ -6,16 +6,15 @@ import type { ApiClient } from "../api/index.js";
 import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
 import type { ApplyReport } from "../apply/types.js";
 import { InputError } from "../input-error.js";
-import type { ResumedPlan } from "../journal/resume-plan.js";
 import type { LoadedManifest } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
-import { recheckProtection } from "../plan/protect.js";
 import type { GuardOptions } from "../plan/recompute-guards.js";
 import { refusingGuards } from "../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
 import { describeGuard } from "../render/guard-message.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
+import type { ResumedPlan } from "./resume-run.js";
 import type { RunIo } from "./run-io.js";
 
 /** Where the plan comes from: the manifest, planned now, or a file saved by `plan --out`. */
@@ -106,24 +105,9 @@ async function makePlan(
   if (source.from === "manifest")
     return planManifest(client, source.desired, source.scope, source.settings, io);
   if (source.resumed !== undefined) return source.resumed;
-  const checked = await checkSavedPlan(source.plan, source.file, client, {
+  return checkSavedPlan(source.plan, source.file, client, {
     ...reread,
     guards: source.guards,
+    allowDestroy: source.allowDestroy,
   });
-  return withProtectionRechecked(checked, source.allowDestroy);
-}
-
-/**
- * A saved plan's protection guard, made again on the records as the service shows them now and
- * with this run's --allow-destroy: a delete added to the file by hand, or a record renamed since
- * the plan, meets the rule as a fresh plan would.
- */
-function withProtectionRechecked(
-  checked: { plan: Plan; current: CurrentState },
-  allowDestroy: readonly string[],
-): { plan: Plan; current: CurrentState } {
-  const { plan, current } = checked;
-  const others = plan.guards.filter((guard) => guard.rule !== "protected");
-  const guards = [...recheckProtection(plan, current, allowDestroy), ...others];
-  return { plan: { ...plan, guards }, current };
 }

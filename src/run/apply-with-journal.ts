@@ -53,8 +53,9 @@ export async function applyWithJournal(
 ): Promise<JournaledApply> {
   const { files } = options;
   const known = options.alsoKnown ? { families: [...state.families, ...options.alsoKnown.families] } : state;
-  const path = options.resumed?.path ?? (options.journalPath === false ? undefined : options.journalPath);
-  const journalPath = path ?? (options.journalPath === false ? undefined : defaultJournalPath(new Date()));
+  const given = options.journalPath;
+  const journalPath =
+    options.resumed?.path ?? (given === false ? undefined : (given ?? defaultJournalPath(new Date())));
   let lock = options.lock;
   let ownLock: JournalLock | undefined;
   if (journalPath !== undefined && lock === undefined) {
@@ -63,8 +64,7 @@ export async function applyWithJournal(
     if (!options.resumed) await JournalFile.checkTarget(journalPath, { ...files, fresh: true });
     ownLock = await JournalLock.acquire(journalPath, { cwd: files.cwd, command: options.start.command });
     lock = ownLock;
-    const note = ownLock.takeOverNote;
-    if (note !== undefined) options.onNote?.(note);
+    if (ownLock.takeOverNote !== undefined) options.onNote?.(ownLock.takeOverNote);
   }
   try {
     let journal: ApplyJournal | undefined;

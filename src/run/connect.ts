@@ -87,24 +87,17 @@ export async function connect(
   io: RunIo,
   options: ConnectOptions = {},
 ): Promise<ApiClient> {
-  const { fallback, signal, onAttempt } = options;
-  const { baseUrl, source } = resolveBaseUrl(settings, io, fallback);
-  const apiKey = await resolveApiKey(
-    {
-      env: io.env,
-      cwd: io.cwd,
-      ...(settings.apiKeyFile === undefined ? {} : { keyFile: settings.apiKeyFile }),
-    },
-    io.secrets,
-  );
+  const { baseUrl, source } = resolveBaseUrl(settings, io, options.fallback);
+  const keyFile = settings.apiKeyFile;
+  const apiKey = await resolveApiKey({ env: io.env, cwd: io.cwd, keyFile }, io.secrets);
   const client = new ApiClient({
     ...settings.client(),
     baseUrl,
     baseUrlSource: source,
     apiKey,
     secrets: io.secrets,
-    ...(signal === undefined ? {} : { signal }),
-    ...(onAttempt === undefined ? {} : { onAttempt }),
+    signal: options.signal,
+    onAttempt: options.onAttempt,
     // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
     proxyEnvironment: io.env,
   });

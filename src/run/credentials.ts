@@ -20,29 +20,27 @@ export interface ApiKeySources {
 
 /** The key, registered in `secrets` (the run's) once read. */
 export async function resolveApiKey(sources: ApiKeySources, secrets: SecretRegistry): Promise<string> {
-  const key = await readApiKey(sources);
-  secrets.register(key);
-  return key;
-}
-
-async function readApiKey(sources: ApiKeySources): Promise<string> {
-  if (sources.keyFile !== undefined) {
-    return checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
-  }
-  const fromEnv = sources.env[API_KEY_ENV];
-  if (fromEnv === undefined) throw new InputError("api_key_missing", {});
-  const key = fromEnv.trim();
-  if (key === "") {
+  const fromEnv = sources.env[API_KEY_ENV]?.trim();
+  let key: string;
+  if (sources.keyFile !== undefined)
+    key = checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
+  else if (fromEnv === undefined) throw new InputError("api_key_missing", {});
+  else if (fromEnv === "")
     throw new InputError("api_key_invalid", {
       source: API_KEY_ENV,
       reason: "is empty; set it to the key, or unset it and use --api-key-file",
     });
-  }
-  return checkApiKey(key, API_KEY_ENV);
+  else key = checkApiKey(fromEnv, API_KEY_ENV);
+  secrets.register(key);
+  return key;
 }
 
-/** Reads `file` (relative to `cwd` when given), naming it as given in errors. */
-async function readKeyFile(file: string, cwd: string | undefined): Promise<string> {
+/**
+ * Reads `file` (relative to `cwd` when given), naming it as given in errors. The manifest loader
+ * reads it too, to refuse values holding the key before any connection is made; a key file that
+ * cannot be read is then left for the connection to report.
+ */
+export async function readKeyFile(file: string, cwd: string | undefined): Promise<string> {
   let content: string;
   try {
     content = await readFile(cwd === undefined ? file : resolve(cwd, file), "utf8");
@@ -56,30 +54,11 @@ async function readKeyFile(file: string, cwd: string | undefined): Promise<strin
 }
 
 /**
- * The key in `file` as the connection will read it, or undefined when it cannot be read or is
- * empty (the connection reports that when it reads the file itself). For the manifest loader,
- * which refuses values holding the key before any connection is made.
- */
-export async function peekApiKeyFile(file: string, cwd: string): Promise<string | undefined> {
-  return await readKeyFile(file, cwd).catch(() => undefined);
-}
-
-/**
- * Registers the key in the environment as a secret before any command runs, whether or not the
- * command uses it: a manifest may interpolate it (`${PCSYNC_API_KEY}`) into a value that an error
- * quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)
- * has each of its words of MIN_SECRET_LENGTH (8) or more characters registered instead.
- */
-export function registerEnvironmentApiKey(
-  env: Readonly<Record<string, string | undefined>>,
-  secrets: SecretRegistry,
-): void {
-  registerSecretWords(env[API_KEY_ENV] ?? "", secrets);
-}
-
-/**
- * Registers `text` as a secret if it is a valid key, else each of its long enough words, and the
- * whole text when it is long enough (a webhook secret may hold white space).
+ * Registers `text` as a secret if it is a valid key, else each of its long enough words (of
+ * MIN_SECRET_LENGTH, 8, or more characters: `Bearer <key>`, two keys), and the whole text when it
+ * is long enough (a webhook secret may hold white space). The key in the environment is registered
+ * so before any command runs, whether or not the command uses it: a manifest may interpolate it
+ * (`${PCSYNC_API_KEY}`) into a value that an error quotes before the key is ever read.
  */
 export function registerSecretWords(text: string, secrets: SecretRegistry): void {
   const key = text.trim();

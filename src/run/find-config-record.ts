@@ -59,24 +59,22 @@ export async function findConfigRecord(
         : { what: `named "${target.config}"`, where, next: describeNames(found.lists) },
     );
   }
+  // Several records of the name: in one family, or (`each`) said family by family.
   const inFamilies = [...new Set(found.matches.map((match) => match.family))];
-  const [onlyFamily] = inFamilies;
-  if (inFamilies.length === 1 && onlyFamily !== undefined) {
-    throw new InputError("config_ambiguous", {
-      name: target.config,
-      project: target.project,
-      family: onlyFamily,
-      ids,
-      each: "",
-    });
-  }
+  const family = inFamilies.length === 1 ? inFamilies[0] : undefined;
   const each = ids
     .map((id) => {
       const where = found.matches.filter((match) => match.record.id === id).map((match) => match.family);
       return `id ${id} in ${where.join(" and ")}`;
     })
     .join(", ");
-  throw new InputError("config_ambiguous", { name: target.config, project: target.project, ids, each });
+  throw new InputError("config_ambiguous", {
+    name: target.config,
+    project: target.project,
+    family,
+    ids,
+    each,
+  });
 }
 
 interface Found {

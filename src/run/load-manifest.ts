@@ -16,7 +16,7 @@ import {
   parseVariableAssignment,
   type VariableAssignment,
 } from "../manifest/index.js";
-import { peekApiKeyFile } from "./credentials.js";
+import { readKeyFile } from "./credentials.js";
 import type { RunIo } from "./run-io.js";
 
 /** The manifest files, `--var` assignments and var files of a run, and its API key file. */
@@ -76,12 +76,8 @@ export async function loadManifest(flags: ManifestInput, io: RunIo): Promise<Loa
 
 async function variableOptions(flags: Omit<ManifestInput, "file">, io: RunIo): Promise<LoadOptions> {
   const assignments = parseVariableFlags(flags.var);
-  const secrets: string[] = [];
-  if (flags.apiKeyFile !== undefined) {
-    const key = await peekApiKeyFile(flags.apiKeyFile, io.cwd);
-    if (key !== undefined) secrets.push(key);
-  }
-  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets };
+  const key = flags.apiKeyFile && (await readKeyFile(flags.apiKeyFile, io.cwd).catch(() => undefined));
+  return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets: key ? [key] : [] };
 }
 
 /**

@@ -6,15 +6,25 @@ import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import type { RereadOptions } from "../apply/check-saved-plan.js";
-import type { ApplyReport } from "../apply/types.js";
+import { checkPlanServer, readStateForPlan } from "../apply/check-saved-plan.js";
 import type { RunInput } from "../files/output-target.js";
+import { InputError } from "../input-error.js";
 import { ApplyJournal, fingerprintPlan } from "../journal/apply-journal.js";
-import { findJournalOfPlan, holdsNoRun, type Journal, tornLineNote } from "../journal/journal-format.js";
+import {
+  checkJournalServer,
+  DEFAULT_JOURNAL_DIR,
+  findJournalOfPlan,
+  holdsNoRun,
+  type Journal,
+  readJournal,
+  tornLineNote,
+} from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import { type ResumedPlan, resumeSavedPlan } from "../journal/resume-plan.js";
+import { learnPluginTexts, replayJournal } from "../journal/replay-journal.js";
+import { planResume } from "../journal/resume-plan.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
-import { throwSayingNothingChanged } from "../refused-error.js";
+import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
 
 export interface ResumeInput {
   saved: Plan;
@@ -32,6 +42,15 @@ export interface ResumeStart {
   resumed: ResumedPlan | undefined;
 }
 
+/** What is left of a saved plan after an interrupted apply, and the journal that apply left. */
+export interface ResumedPlan {
+  journal: Journal;
+  plan: Plan;
+  current: CurrentState;
+  /** The plan's changes and moves the interrupted run had done. */
+  done: number;
+}
+
 /**
  * Holds the interrupted apply's journal from before it is read, and works out what is left of the
  * plan. `onNote` is told each line worth saying (a torn line, where the resume starts).
@@ -41,25 +60,26 @@ export async function startResume(
   input: ResumeInput,
   onNote: (line: string) => void,
 ): Promise<ResumeStart> {
-  const lock = await lockJournalToResume(input.saved, input.journal, { cwd: input.cwd, onNote });
+  const { saved, cwd } = input;
+  const fingerprint = fingerprintPlan(saved);
+  // A journal another run holds is refused (exit 3, naming it); none found is said below.
+  const path = input.journal ?? (await findJournalOfPlan(cwd, fingerprint))?.path;
+  const lock =
+    path === undefined ? undefined : await JournalLock.acquire(path, { cwd, command: "apply --resume" });
+  if (lock?.takeOverNote !== undefined) onNote(lock.takeOverNote);
   try {
-    const given = input.journal;
     // A journal without a run (absent, or cut off in its header): the interrupted apply was killed
     // before its first write, as the header is on disk before that. The plan is applied as saved.
-    if (given !== undefined && (await holdsNoRun(given, input.cwd))) {
-      await rm(resolve(input.cwd, given), { force: true });
+    if (input.journal !== undefined && (await holdsNoRun(input.journal, cwd))) {
+      await rm(resolve(cwd, input.journal), { force: true });
       onNote(
-        `note: ${given} holds no run: the interrupted apply was stopped before its first write, so nothing of the plan was made; it is applied as saved, with every check, and journaled there.`,
+        `note: ${input.journal} holds no run: the interrupted apply was stopped before its first write, so nothing of the plan was made; it is applied as saved, with every check, and journaled there.`,
       );
       return { lock, resumed: undefined };
     }
     // A plan without changes has nothing to resume: it is applied (checked) as it is.
-    if (input.saved.changes.length === 0 && input.saved.reorders.length === 0)
-      return { lock, resumed: undefined };
-    const resumed = await resumeSavedPlan(input.saved, input.planFile, lock?.journal ?? given, client, {
-      ...input.reread,
-      cwd: input.cwd,
-    }).catch(throwSayingNothingChanged);
+    if (saved.changes.length === 0 && saved.reorders.length === 0) return { lock, resumed: undefined };
+    const resumed = await resumeSavedPlan(client, input, path, fingerprint).catch(throwSayingNothingChanged);
     const torn = tornLineNote(resumed.journal);
     if (torn !== undefined) onNote(torn);
     onNote(
@@ -73,20 +93,37 @@ export async function startResume(
 }
 
 /**
- * The lock of the journal to resume; undefined when no journal of the plan is found (the resume
- * then says so, with what to do). A journal another run holds is refused (exit 3, naming it).
+ * Reads the journal at `path` (held), checks that it is of this plan and server, and works out
+ * from it and the state read again what the run already did (planResume). The state with the
+ * run's own writes taken out must still be the one the plan was made from.
  */
-async function lockJournalToResume(
-  saved: Plan,
-  journal: string | undefined,
-  io: { cwd: string; onNote: (line: string) => void },
-): Promise<JournalLock | undefined> {
-  const path = journal ?? (await findJournalOfPlan(io.cwd, fingerprintPlan(saved)))?.path;
-  if (path === undefined) return undefined;
-  const lock = await JournalLock.acquire(path, { cwd: io.cwd, command: "apply --resume" });
-  const note = lock.takeOverNote;
-  if (note !== undefined) io.onNote(note);
-  return lock;
+async function resumeSavedPlan(
+  client: ApiClient,
+  input: ResumeInput,
+  path: string | undefined,
+  fingerprint: string,
+): Promise<ResumedPlan> {
+  const { saved, planFile } = input;
+  checkPlanServer(saved, planFile, client);
+  if (path === undefined)
+    throw new InputError("journal_not_found", { planFile, directory: DEFAULT_JOURNAL_DIR });
+  const journal = await readJournal(path, input.cwd);
+  checkJournalServer(journal, client.base.display);
+  if (journal.header.command !== "apply" || journal.header.plan.fingerprint !== fingerprint) {
+    throw new RefusedError("journal_plan_mismatch", {
+      path: journal.path,
+      planFile,
+      why: journal.header.command === "apply" ? "another plan" : `it is a ${journal.header.command}'s`,
+    });
+  }
+  const current = await readStateForPlan(saved, client, input.reread);
+  const replay = replayJournal(journal);
+  // A write of an empty name or description shows as the plugin's own text on some servers: what
+  // the run left is recognised only with those texts (a write whose answer was lost has none).
+  await learnPluginTexts(client, replay, { lists: current, alone: { families: [] } }, input.reread);
+  const { reasons, remaining, done } = planResume(saved, replay, current);
+  if (reasons.length > 0) throw new RefusedError("stale_plan", { file: planFile, reasons: reasons });
+  return { journal, plan: remaining, current, done };
 }
 
 /**
@@ -100,15 +137,6 @@ export async function endResumedJournal(
   files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
 ): Promise<string> {
   const journal = await ApplyJournal.resume(resumed, files, state);
-  const nothing: ApplyReport = {
-    outcomes: [],
-    done: 0,
-    failed: 0,
-    skipped: 0,
-    unknown: 0,
-    unchecked: 0,
-    interrupted: false,
-  };
-  await journal.finish(nothing);
+  await journal.finish({ done: 0, failed: 0, skipped: 0, unknown: 0, interrupted: false });
   return journal.path;
 }

@@ -2,9 +2,11 @@
 // journal held (one writer per journal), read, checked against the server, the inverse planned,
 // refused where the records changed since or a name is taken, then applied with its own journal.
 
-import type { ApiClient } from "../api/index.js";
+import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import { isErrorOf } from "../errors.js";
+import { type FamilyRef, familyKey } from "../families.js";
+import { listsToRead } from "../family-lists.js";
 import { InputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
 import {
@@ -15,10 +17,17 @@ import {
   tornLineNote,
 } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import type { RollbackConflict } from "../journal/plan-rollback.js";
-import { findNameClashes } from "../journal/plan-rollback.js";
-import { type RollbackState, readAndPlanRollback } from "../journal/read-rollback-state.js";
+import {
+  findNameClashes,
+  planRollback,
+  type RollbackConflict,
+  type RollbackPlan,
+  recordsToRetrieve,
+} from "../journal/plan-rollback.js";
+import { learnPluginTexts, replayJournal } from "../journal/replay-journal.js";
+import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan } from "../plan/types.js";
+import { readCurrentState } from "../read/read-current-state.js";
 import { RefusedError } from "../refused-error.js";
 
 export interface RollbackInput {
@@ -75,6 +84,60 @@ export type RollbackOutcome =
   | { result: "shown"; journal: Journal; state: RollbackState }
   | { result: "applied"; journal: Journal; state: RollbackState; report: ApplyReport };
 
+export interface RollbackState extends RollbackPlan {
+  current: CurrentState;
+  /** The records read one by one, as lists of their families (for the rollback's own journal). */
+  retrievedState: CurrentState;
+}
+
+/** Reads what the journal's run touched as it is now, and plans the run's inverse from it. */
+async function readAndPlanRollback(
+  client: ApiClient,
+  journal: Journal,
+  input: RollbackInput,
+): Promise<RollbackState> {
+  const replay = replayJournal(journal);
+  const families = new Map<string, FamilyRef>();
+  for (const { project, family } of [
+    ...journal.header.families,
+    ...replay.records.values(),
+    ...replay.lostCreates,
+  ])
+    families.set(familyKey(project, family), { project, family });
+  const current = await readCurrentState(
+    client,
+    listsToRead([...families.values()].map((ref) => ({ ...ref, wholeFamily: true }))),
+    { concurrency: input.concurrency },
+  );
+  // A record no list shows (a deleted one) is read alone: does the service still have the row?
+  const retrievedState: CurrentState = { families: [] };
+  await mapConcurrent(
+    recordsToRetrieve(replay, current),
+    input.concurrency,
+    async ({ project, family, id }) => {
+      try {
+        retrievedState.families.push({
+          project,
+          family,
+          records: [await getConfig(client, project, family, id)],
+        });
+      } catch (error) {
+        // Only a 404 says the row is gone: anything else is an error, never a reason to create again.
+        if (!isApiError(error, 404)) throw error;
+      }
+    },
+  );
+  await learnPluginTexts(client, replay, { lists: current, alone: retrievedState }, input);
+  const planned = planRollback({ journal, replay, current, retrieved: retrievedState, force: input.force });
+  return {
+    ...planned,
+    // Saved with -o, the plan names its server as plan's do: show and apply --plan check it.
+    plan: { ...planned.plan, server: client.base.display },
+    current,
+    retrievedState,
+  };
+}
+
 /** Undoes the run that wrote `input.journal`; how it ended is the outcome, not an error. */
 export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps): Promise<RollbackOutcome> {
   await checkJournalExists(input.journal, input.cwd);
@@ -85,9 +148,7 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     if (torn !== undefined) steps.onNote(torn);
     const client = await steps.connect();
     checkJournalServer(journal, client.base.display);
-    const planRollback = () =>
-      readAndPlanRollback(client, journal, { concurrency: input.concurrency, force: input.force });
-    const shown = await planRollback();
+    const shown = await readAndPlanRollback(client, journal, input);
     for (const line of shown.notes) steps.onNote(`note: ${line}`);
     const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
     if (clashes.length > 0 || (shown.conflicts.length > 0 && !input.force))
@@ -100,7 +161,7 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     if (steps.approve !== undefined) {
       await steps.approve(shown, client);
       // The answer may come minutes later: the plan approved is applied only if it still stands.
-      state = await planRollback();
+      state = await readAndPlanRollback(client, journal, input);
       const again = findNameClashes(state.plan, state.current, state.retrievedState);
       if (again.length > 0)
         throw new RefusedError("rollback_name_taken", { journal: journal.path, clashes: again });
@@ -145,7 +206,6 @@ async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<
     await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
     steps.onUnlockable(error.message);
   }
-  const takeOver = lock?.takeOverNote;
-  if (takeOver !== undefined) steps.onNote(takeOver);
+  if (lock?.takeOverNote !== undefined) steps.onNote(lock.takeOverNote);
   return lock;
 }
