@@ -262,12 +262,7 @@ function claimRecords(
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
     const byId = new Map(records.map((record) => [record.id, record]));
-    const byName = new Map<string | null, PluginConfigRecord[]>();
-    for (const record of records) {
-      const named = byName.get(record.name);
-      if (named) named.push(record);
-      else byName.set(record.name, [record]);
-    }
+    const byName = groupBy(records, (record) => record.name);
     const where = `project ${input.project} ${family}`;
 
     // Pinned ids first, so that a name match never steals a record someone pinned.
@@ -351,21 +346,9 @@ function claimLookAlikes(
 ): Map<DesiredConfig, PluginConfigRecord> {
   const adopted = new Map<DesiredConfig, PluginConfigRecord>();
   if (configs.length === 0) return adopted;
-  const byKey = new Map<string, PluginConfigRecord[]>();
-  for (const record of records) {
-    if (record.name === null || claims.has(record.id)) continue;
-    const key = lookAlikeKey(record.name);
-    const group = byKey.get(key);
-    if (group) group.push(record);
-    else byKey.set(key, [record]);
-  }
-  const wanted = new Map<string, DesiredConfig[]>();
-  for (const config of configs) {
-    const key = lookAlikeKey(config.fields.name);
-    const group = wanted.get(key);
-    if (group) group.push(config);
-    else wanted.set(key, [config]);
-  }
+  const free = records.filter((record) => record.name !== null && !claims.has(record.id));
+  const byKey = groupBy(free, (record) => lookAlikeKey(record.name ?? ""));
+  const wanted = groupBy(configs, (config) => lookAlikeKey(config.fields.name));
   for (const [key, candidates] of byKey) {
     const takers = wanted.get(key);
     const config = takers?.[0];
