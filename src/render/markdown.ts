@@ -18,7 +18,7 @@ import {
   type PlanItem,
   type RolloutDescription,
 } from "./describe-plan.js";
-import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
+import { escapeControl, truncateCodePoints, type ValueOptions } from "./format-value.js";
 import { describeGuard } from "./guard-message.js";
 
 export interface MarkdownOptions {
@@ -253,12 +253,8 @@ function describeSection(section: FamilySection): string {
 function renderItem(item: PlanItem): string {
   const marker = MARKERS[item.kind];
   const lines = [`${marker} ${item.head}  # ${item.source}`];
-  for (const field of item.fields) lines.push(`${marker}     ${joinSpans(field)}`);
+  for (const field of item.fields) lines.push(`${marker}     ${field.map((span) => span.text).join("")}`);
   return lines.map(escapeCodeLine).join("\n");
-}
-
-function joinSpans(spans: readonly Span[]): string {
-  return spans.map((span) => span.text).join("");
 }
 
 /** The block with its first `shown` items; the rest are counted in a note after the code. */
