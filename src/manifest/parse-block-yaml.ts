@@ -66,7 +66,7 @@ const MAX_SHARED_KEYS = 4096;
 
 /**
  * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
- * it in full" (and whatever the builder made is to be dropped). `maxDepth` as in YamlLimits:
+ * it in full" (and whatever the builder made is to be dropped). `maxDepth` as load-yaml.ts sets it:
  * deeper text is left to the full parse, which reports it. A builder may give up too.
  */
 export function readBlockYaml<Container, Slot>(
