@@ -3,22 +3,13 @@
 // MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers, which
 // the plan keeps; render/guard-message.ts words them.
 
-import type { FamilyName } from "../families.js";
-import type { GuardFinding, MaxUpdatePercentFinding, PlannedChange } from "./types.js";
+import type { GuardFinding, MaxUpdatePercentFinding, PlannedChange, PruneToEmptyFinding } from "./types.js";
 
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
 
 /** One family's prune: its records the manifest owns, and what the plan creates and deletes there. */
-export interface PruneCounts {
-  project: string;
-  family: FamilyName;
-  owned: number;
-  creates: number;
-  deletes: number;
-  /** `file:line` of the family block. */
-  source: string;
-}
+export type PruneCounts = Omit<PruneToEmptyFinding, "rule" | "owner"> & { creates: number };
 
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFinding | undefined {
@@ -53,7 +44,7 @@ export function countsAsUpdate(change: PlannedChange): boolean {
 
 /** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
 export function findUpdateGuard(
-  counts: { project: string; family: FamilyName; owned: number; updates: number; source: string },
+  counts: Omit<MaxUpdatePercentFinding, "rule" | "limitPercent">,
   maxUpdatePercent: number,
 ): MaxUpdatePercentFinding | undefined {
   const { owned, updates } = counts;
