@@ -29,7 +29,6 @@ import type {
   CurrentFamily,
   CurrentState,
   FamilyReport,
-  GuardFinding,
   GuardViolation,
   OrderMove,
   OrderTie,
@@ -384,7 +383,7 @@ interface FamilyPlan {
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
-  guards: GuardFinding[];
+  guards: GuardViolation[];
   touchedIds: number[];
 }
 
@@ -511,7 +510,6 @@ function planFamily(
   const where = { project, family, source: familySource };
   // An owner's prune is measured against the records it may delete or keeps: its own.
   const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
-  const guards: GuardFinding[] = [];
   const deleteGuard = findGuard(
     {
       ...where,
@@ -533,8 +531,7 @@ function planFamily(
   // With an owner, the delete guard's share is of its own records.
   const ownersDeleteGuard =
     deleteGuard === undefined || owner === undefined ? deleteGuard : { ...deleteGuard, owner: owner.name };
-  for (const guard of [protectedGuard, ownersDeleteGuard, updateGuard])
-    if (guard !== undefined) guards.push(guard);
+  const guards = [protectedGuard, ownersDeleteGuard, updateGuard].filter((guard) => guard !== undefined);
 
   return {
     errors,

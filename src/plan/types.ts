@@ -158,10 +158,7 @@ export type GuardRule = "max_delete_percent" | "prune_to_empty" | "max_update_pe
  * A safety guard the plan violates, as data: its kind (`rule`), the counts it judged and the limit
  * it holds them to. The words are render/'s (src/render/guard-message.ts).
  */
-export type GuardViolation = GuardFinding;
-
-/** A guard the planner found, in numbers. */
-export type GuardFinding =
+export type GuardViolation =
   | PruneToEmptyFinding
   | MaxDeletePercentFinding
   | MaxUpdatePercentFinding
