@@ -148,7 +148,34 @@ export function planProject(
   const input: ProjectInput = { project, desired: new Map(), current: new Map() };
   for (const family of desired) if (family.project === project) input.desired.set(family.family, family);
   for (const family of current) if (family.project === project) input.current.set(family.family, family);
-  return planProjectInput(input, options);
+  const part: ProjectPlan = {
+    project,
+    changes: [],
+    reorders: [],
+    families: [],
+    fingerprints: {},
+    guards: [],
+    errors: [],
+  };
+  const owner = ownerSettings(options);
+  const claims = claimRecords(input, part.errors, owner);
+  for (const family of FAMILY_NAMES) {
+    const desiredFamily = input.desired.get(family);
+    if (!desiredFamily) continue;
+    const records = input.current.get(family)?.records ?? [];
+    const familyPlan = planFamily(input, desiredFamily, records, claims, options, owner);
+    appendAll(part.errors, familyPlan.errors);
+    appendAll(part.changes, familyPlan.changes);
+    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
+    part.families.push(familyPlan.report);
+    appendAll(part.guards, familyPlan.guards);
+    const byId = new Map(records.map((record) => [record.id, record]));
+    for (const id of familyPlan.touchedIds) {
+      const record = byId.get(id);
+      if (record) part.fingerprints[recordKey(project, family, id)] = fingerprintRecord(record);
+    }
+  }
+  return part;
 }
 
 /**
@@ -202,36 +229,6 @@ function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] 
   const fingerprints: Plan["fingerprints"] = {};
   for (const part of parts) Object.assign(fingerprints, part.fingerprints);
   return fingerprints;
-}
-
-function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
-  const part: ProjectPlan = {
-    project: input.project,
-    changes: [],
-    reorders: [],
-    families: [],
-    fingerprints: {},
-    guards: [],
-    errors: [],
-  };
-  const claims = claimRecords(input, part.errors, ownerSettings(options));
-  for (const family of FAMILY_NAMES) {
-    const desiredFamily = input.desired.get(family);
-    if (!desiredFamily) continue;
-    const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, options, ownerSettings(options));
-    appendAll(part.errors, familyPlan.errors);
-    appendAll(part.changes, familyPlan.changes);
-    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
-    part.families.push(familyPlan.report);
-    appendAll(part.guards, familyPlan.guards);
-    const byId = new Map(records.map((record) => [record.id, record]));
-    for (const id of familyPlan.touchedIds) {
-      const record = byId.get(id);
-      if (record) part.fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
-    }
-  }
-  return part;
 }
 
 /**
