@@ -2,6 +2,7 @@
 // manifest): pure. Expanding the result gives each project exactly the configs it was exported with.
 
 import { FAMILY_NAMES, type FamilyName, familyKey } from "../families.js";
+import { groupBy } from "../group-by.js";
 import type { ExportedConfig, ExportedFamily, ExportResult } from "./build-manifest.js";
 
 /** A template: configs that the same projects share, per family; never pinned by `id:`. */
@@ -102,13 +103,14 @@ function compareGroups(a: Group, b: Group): number {
  */
 export function factorTemplates(results: readonly ExportResult[]): FactoredExport {
   const entries = results.flatMap(entriesOf);
-  const projectsByKey = new Map<string, string[]>();
-  for (const entry of entries) {
-    if (entry.config.id !== undefined) continue;
-    const projects = projectsByKey.get(entry.key);
-    if (projects) projects.push(entry.project);
-    else projectsByKey.set(entry.key, [entry.project]);
-  }
+  const projectsByKey = new Map(
+    [
+      ...groupBy(
+        entries.filter((entry) => entry.config.id === undefined),
+        (entry) => entry.key,
+      ),
+    ].map(([key, group]) => [key, group.map((entry) => entry.project)]),
+  );
   const groupsBySet = new Map<string, Group>();
   const groupOfKey = new Map<string, Group>();
   for (const entry of entries) {
@@ -135,14 +137,10 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   // Each project's templates, in the order they are written.
   const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
   for (const group of groups) for (const project of group.projects) uses.get(project)?.push(group);
-  const own = new Map<string, Entry[]>();
-  for (const entry of entries) {
-    if (groupOfKey.has(entry.key)) continue;
-    const key = familyKey(entry.project, entry.family);
-    const list = own.get(key);
-    if (list) list.push(entry);
-    else own.set(key, [entry]);
-  }
+  const own = groupBy(
+    entries.filter((entry) => !groupOfKey.has(entry.key)),
+    (entry) => familyKey(entry.project, entry.family),
+  );
   for (const list of own.values()) list.sort(byOrderThenName);
   const ownOf = (project: string, family: FamilyName) => own.get(familyKey(project, family)) ?? [];
   const templatedOf = (group: Group, family: FamilyName) =>

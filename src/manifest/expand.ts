@@ -619,12 +619,8 @@ function finishFamily(
   source: SourceLocation,
   settingBlocks: readonly FamilyBlock[],
 ): DesiredFamily {
-  let withOrder: Entry | undefined;
-  let withoutOrder: Entry | undefined;
-  for (const entry of entries) {
-    if (entry.fields.order === undefined) withoutOrder ??= entry;
-    else withOrder ??= entry;
-  }
+  const withOrder = entries.find((entry) => entry.fields.order !== undefined);
+  const withoutOrder = entries.find((entry) => entry.fields.order === undefined);
   if (withOrder !== undefined && withoutOrder !== undefined) {
     const orderAt = withOrder.fieldSources.order ?? withOrder.item.source;
     const inherited = withOrder.appliedAt !== undefined || withoutOrder.appliedAt !== undefined;

@@ -18,7 +18,7 @@ import type { LoadedManifest } from "./expand-types.js";
 import { keepHeapLeanFor } from "./lean-heap.js";
 import { parseYaml } from "./load-yaml.js";
 import { type LoadedManifestFile, mergeManifestFiles } from "./merge.js";
-import { PlainBuilder, type PlainManifest } from "./plain-manifest.js";
+import { PlainBuilder } from "./plain-manifest.js";
 import { type ManifestSource, readManifestSources, readVarFiles } from "./read-files.js";
 import { readManifestBlocks } from "./read-manifest-blocks.js";
 import { validateManifestSchema } from "./schema-checks.js";
@@ -187,10 +187,11 @@ function loadOneManifest(
   const toWarnings = (problems: readonly YamlProblem[]) =>
     problems.map((problem) => makeWarning(file, problem.position, problem.message));
 
-  const front = readPlainManifest(source, variables);
-  const warnings = toWarnings(front.warnings);
-  if (front.fatal) return { errors: capErrors(file, toErrors(front.errors)), warnings, loaded: undefined };
-  const { plain } = front;
+  // Read and interpolated into the plain value ajv checks, without a parse tree.
+  const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
+  const warnings = toWarnings(parsed.warnings);
+  if (parsed.fatal) return { errors: capErrors(file, toErrors(parsed.errors)), warnings, loaded: undefined };
+  const { plain, errors: interpolation } = parsed.built.finish(parsed.positionAt);
   if (plain === undefined) {
     const error = makeError(file, { line: 1, col: 1 }, "file is empty; a manifest starts with `version: 1`");
     return { errors: [error], warnings, loaded: undefined };
@@ -202,25 +203,13 @@ function loadOneManifest(
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.
-  const earlyErrors = front.errors;
+  const earlyErrors = [...parsed.errors, ...interpolation];
   const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
   const consequences = [...schema.errors, ...checked.errors].filter(
     (problem) => !earlyLines.has(problem.position.line),
   );
   const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
   return { errors, warnings, loaded: { ...checked.read, valid: errors.length === 0 } };
-}
-
-/** Reads and interpolates one file into the plain value ajv checks (without a parse tree). */
-function readPlainManifest(
-  source: ManifestSource,
-  variables: ManifestVariables,
-): { plain: PlainManifest | undefined; errors: YamlProblem[]; warnings: YamlProblem[]; fatal: boolean } {
-  const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
-  const { warnings } = parsed;
-  if (parsed.fatal) return { plain: undefined, errors: parsed.errors, warnings, fatal: true };
-  const { plain, errors } = parsed.built.finish(parsed.positionAt);
-  return { plain, errors: [...parsed.errors, ...errors], warnings, fatal: false };
 }
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {

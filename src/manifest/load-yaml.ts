@@ -20,20 +20,17 @@ export interface ParsedYaml {
   positionAt: (offset: number) => Position;
 }
 
-export interface YamlLimits {
-  /** Deepest nesting of maps and lists (a manifest needs 6). */
-  maxDepth: number;
-  /**
-   * Nodes that aliases may expand to in all, or one per character of the text if that is more: a
-   * large manifest may alias a value in each of its configs, an alias bomb needs millions.
-   */
-  maxAliasExpansion: number;
-}
+/** Deepest nesting of maps and lists (a manifest needs 6). */
+const MAX_DEPTH = 32;
+
+/**
+ * Nodes that aliases may expand to in all, or one per character of the text if that is more: a
+ * large manifest may alias a value in each of its configs, an alias bomb needs millions.
+ */
+const MAX_ALIAS_EXPANSION = 10_000;
 
 /** Most parser errors (and warnings) converted; the loader reports fewer still. */
 const MAX_PROBLEMS = 200;
-
-export const DEFAULT_YAML_LIMITS = { maxDepth: 32, maxAliasExpansion: 10_000 } as const satisfies YamlLimits;
 
 // yaml's error codes, reworded to say what to do.
 const PARSER_HINTS: Partial<Record<string, string>> = {
@@ -58,20 +55,18 @@ const PARSER_HINTS: Partial<Record<string, string>> = {
 export function parseYaml<Built extends BlockBuilder<unknown, unknown>>(
   text: string,
   makeBuilder: () => Built,
-  limits: YamlLimits = DEFAULT_YAML_LIMITS,
 ): ParsedYaml & { built: Built } {
   const fast = makeBuilder();
-  const read = readBlockYaml(text, limits.maxDepth, fast);
+  const read = readBlockYaml(text, MAX_DEPTH, fast);
   if (read !== undefined) return { built: fast, errors: [], warnings: [], fatal: false, ...read };
   const built = makeBuilder();
-  return { built, ...parseYamlInFull(text, built, limits) };
+  return { built, ...parseYamlInFull(text, built) };
 }
 
 /** The yaml library's parse, told to `builder`; the reference that readBlockYaml must agree with. */
 export function parseYamlInFull<Container, Slot>(
   text: string,
   builder: BlockBuilder<Container, Slot>,
-  limits: YamlLimits = DEFAULT_YAML_LIMITS,
 ): ParsedYaml {
   const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
@@ -103,7 +98,7 @@ export function parseYamlInFull<Container, Slot>(
   // A document that does not parse would produce a misleading tree of fragments.
   if (errors.length > 0) return { errors, warnings, fatal: true, positionAt };
 
-  const converter = new TreeConverter(document, text, positionAt, limits, errors, builder);
+  const converter = new TreeConverter(document, text, positionAt, errors, builder);
   const contents = document.contents;
   // An empty document (or only comments) is nothing to build.
   const isEmpty =
@@ -215,7 +210,6 @@ class TreeConverter<Container, Slot> {
     private readonly document: ParsedDocument,
     private readonly text: string,
     private readonly positionAt: (offset: number) => Position,
-    private readonly limits: YamlLimits,
     private readonly errors: YamlProblem[],
     private builder: BlockBuilder<Container, Slot>,
   ) {}
@@ -225,16 +219,15 @@ class TreeConverter<Container, Slot> {
     const target = this.admit(node, depth, viaAlias, start);
     if (target === undefined) this.emptyScalar(start, slot);
     else if (target !== node) this.convert(target, depth, slot, true);
-    else if (this.yaml.isMap(node)) {
-      const map = this.builder.container("map", start, slot);
-      this.withAncestor(node, () => this.convertMap(node.items, map, depth, viaAlias));
-      this.builder.end(map);
-    } else if (this.yaml.isSeq(node)) {
-      const seq = this.builder.container("seq", start, slot);
-      this.withAncestor(node, () => {
-        for (const item of node.items) this.convert(item, depth + 1, this.builder.itemSlot(seq), viaAlias);
-      });
-      this.builder.end(seq);
+    else if (this.yaml.isMap(node) || this.yaml.isSeq(node)) {
+      const container = this.builder.container(this.yaml.isMap(node) ? "map" : "seq", start, slot);
+      this.ancestors.add(node);
+      if (this.yaml.isMap(node)) this.convertMap(node.items, container, depth, viaAlias);
+      else
+        for (const item of node.items)
+          this.convert(item, depth + 1, this.builder.itemSlot(container), viaAlias);
+      this.ancestors.delete(node);
+      this.builder.end(container);
     } else if (this.yaml.isScalar(node)) this.convertScalar(node, slot);
     else this.emptyScalar(start, slot);
   }
@@ -242,7 +235,7 @@ class TreeConverter<Container, Slot> {
   /** The node to read for `node` (an alias's target), or undefined when a limit or a bad alias refuses it (reported). */
   private admit(node: unknown, depth: number, viaAlias: boolean, start: number): unknown {
     const position = this.positionAt(start);
-    const aliasBudget = Math.max(this.limits.maxAliasExpansion, this.text.length);
+    const aliasBudget = Math.max(MAX_ALIAS_EXPANSION, this.text.length);
     if (viaAlias && ++this.aliasExpansion > aliasBudget) {
       this.truncated = true;
       if (!this.aliasBudgetReported) {
@@ -254,13 +247,13 @@ class TreeConverter<Container, Slot> {
       }
       return undefined;
     }
-    if (depth > this.limits.maxDepth) {
+    if (depth > MAX_DEPTH) {
       this.truncated = true;
       if (!this.depthReported) {
         this.depthReported = true;
         this.errors.push({
           position,
-          message: `nesting is deeper than ${this.limits.maxDepth} levels; a manifest needs only a few`,
+          message: `nesting is deeper than ${MAX_DEPTH} levels; a manifest needs only a few`,
         });
       }
       return undefined;
@@ -318,11 +311,12 @@ class TreeConverter<Container, Slot> {
       const kept = key !== undefined && problem === undefined;
       const slot = kept ? this.builder.entrySlot(map, key, keyStart, keyEnd) : null;
       const valueNode = pair.value;
-      this.withBuilder(kept ? this.builder : (DROP as unknown as BlockBuilder<Container, Slot>), () => {
-        // `key:` with nothing after it: a null value, placed right after the key.
-        if (valueNode === null || valueNode === undefined) this.emptyScalar(rangeEnd(keyNode), slot);
-        else this.convert(valueNode, depth + 1, slot, viaAlias);
-      });
+      const builder = this.builder;
+      if (!kept) this.builder = DROP as unknown as BlockBuilder<Container, Slot>;
+      // `key:` with nothing after it: a null value, placed right after the key.
+      if (valueNode === null || valueNode === undefined) this.emptyScalar(rangeEnd(keyNode), slot);
+      else this.convert(valueNode, depth + 1, slot, viaAlias);
+      this.builder = builder;
     }
   }
 
@@ -363,25 +357,6 @@ class TreeConverter<Container, Slot> {
 
   private emptyScalar(offset: number, slot: Slot | null): void {
     this.builder.scalar(null, offset, offset, slot);
-  }
-
-  private withAncestor(node: Node, convert: () => void): void {
-    this.ancestors.add(node);
-    try {
-      convert();
-    } finally {
-      this.ancestors.delete(node);
-    }
-  }
-
-  private withBuilder(builder: BlockBuilder<Container, Slot>, convert: () => void): void {
-    const outer = this.builder;
-    this.builder = builder;
-    try {
-      convert();
-    } finally {
-      this.builder = outer;
-    }
   }
 }
 

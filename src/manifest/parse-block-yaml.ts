@@ -43,13 +43,9 @@ interface Frame<Container> {
   indent: number;
   container: Container;
   isSeq: boolean;
-  /** A map's keys so far, scanned while few, then indexed: a duplicate is left to the full parse. */
-  keyList?: string[] | undefined;
-  keySet?: Set<string>;
+  /** A map's keys so far: a duplicate is left to the full parse. */
+  keys?: Set<string>;
 }
-
-/** Maps up to this many entries are scanned for a duplicate key rather than indexed. */
-const SCAN_LIMIT = 8;
 
 // Characters that start something other than a plain scalar (YAML 1.2 indicators).
 const INDICATORS = new Set([..."-?:,[]{}#&*!|>'\"%@`"]);
@@ -70,7 +66,7 @@ const MAX_SHARED_KEYS = 4096;
 
 /**
  * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
- * it in full" (and whatever the builder made is to be dropped). `maxDepth` as in YamlLimits:
+ * it in full" (and whatever the builder made is to be dropped). `maxDepth` as load-yaml.ts sets it:
  * deeper text is left to the full parse, which reports it. A builder may give up too.
  */
 export function readBlockYaml<Container, Slot>(
@@ -348,19 +344,9 @@ class BlockReader<Container, Slot> {
 
 /** Whether the map of `frame` has `key` already; remembers it otherwise. */
 function hasKey(frame: Frame<unknown>, key: string): boolean {
-  if (frame.keySet !== undefined) {
-    if (frame.keySet.has(key)) return true;
-    frame.keySet.add(key);
-    return false;
-  }
-  if (frame.keyList === undefined) frame.keyList = [];
-  const list = frame.keyList;
-  if (list.includes(key)) return true;
-  list.push(key);
-  if (list.length > SCAN_LIMIT) {
-    frame.keySet = new Set(list);
-    frame.keyList = undefined;
-  }
+  frame.keys ??= new Set();
+  if (frame.keys.has(key)) return true;
+  frame.keys.add(key);
   return false;
 }
 

@@ -56,14 +56,12 @@ export async function readManifestSources(
   for (const path of given) {
     const absolute = resolve(cwd, path);
     const display = displayPath(path, cwd);
-    const info = await statPath(absolute);
+    const hint = usingDefault
+      ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH"
+      : "; check the path given to -f";
+    const info = await statPath(absolute, `no such file or directory${hint}`);
     if (typeof info === "string") {
-      const hint = usingDefault
-        ? "; create it (see examples/pcsync.yaml) or name the manifest with -f PATH"
-        : "; check the path given to -f";
-      errors.push(
-        makeError(display, WHOLE_FILE, describeStatFailure(info, `no such file or directory${hint}`)),
-      );
+      errors.push(makeError(display, WHOLE_FILE, info));
       continue;
     }
     if (info.isDirectory()) {
@@ -123,9 +121,8 @@ export async function readManifestSources(
 }
 
 async function readManifestFile(absolute: string, limits: ReadLimits): Promise<string | { problem: string }> {
-  const info = await statPath(absolute);
-  if (typeof info === "string")
-    return { problem: describeStatFailure(info, "no such file (a broken link?)") };
+  const info = await statPath(absolute, "no such file (a broken link?)");
+  if (typeof info === "string") return { problem: info };
   // A device or pipe could be endless: only regular files are read.
   if (!info.isFile())
     return { problem: "not a regular file; give a YAML manifest file or a directory of them" };
@@ -138,12 +135,12 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   return decodeManifestText(bytes);
 }
 
-/** The file's status, or the error code that kept it from being read (ELOOP, ENOENT, ...). */
-async function statPath(absolute: string): Promise<Stats | string> {
+/** The path's status, or why it cannot be read, in words; `missing` for a path that does not exist. */
+async function statPath(absolute: string, missing: string): Promise<Stats | string> {
   try {
     return await stat(absolute);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? "UNKNOWN";
+    return describeStatFailure((error as NodeJS.ErrnoException).code ?? "UNKNOWN", missing);
   }
 }
 
@@ -179,15 +176,9 @@ export async function readVarFiles(
   for (const path of paths) {
     const display = displayPath(path, cwd);
     const absolute = resolve(cwd, path);
-    const info = await statPath(absolute);
+    const info = await statPath(absolute, "no such file; check the path given to --var-file");
     if (typeof info === "string") {
-      errors.push(
-        makeError(
-          display,
-          WHOLE_FILE,
-          describeStatFailure(info, "no such file; check the path given to --var-file"),
-        ),
-      );
+      errors.push(makeError(display, WHOLE_FILE, info));
       continue;
     }
     if (info.isDirectory()) {

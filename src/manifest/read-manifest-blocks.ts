@@ -5,6 +5,7 @@
 // checks run even when the schema found errors and all problems of a file come out in one run;
 // expand.ts expands the blocks of all files once none has errors, merge.ts checks across files.
 
+import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES } from "../families.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import { describeUntrimmed } from "../trim-as-service.js";
@@ -292,22 +293,11 @@ class BlockReader {
     where: FamilyPlace,
     claims: IdClaim[],
   ): OverrideItem {
-    const item: OverrideItem = { name, source: this.at(path, "key"), fields: {}, fieldSources: {} };
+    const fieldSources = this.fieldSources(override, path, OVERRIDE_FIELDS);
+    const item: OverrideItem = { name, source: this.at(path, "key"), fields: {}, fieldSources };
     copyFields(override, item.fields);
     if (override.id !== undefined) item.id = override.id as number;
-    for (const field of OVERRIDE_FIELDS) {
-      if (override[field] !== undefined) item.fieldSources[field] = this.at([...path, field]);
-    }
-    const { id } = override;
-    if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
-      claims.push({
-        id,
-        project: where.project,
-        family: where.family,
-        name,
-        source: item.fieldSources.id ?? item.source,
-      });
-    }
+    appendAll(claims, claimOf(item, where, name));
     return item;
   }
 
@@ -335,7 +325,7 @@ class BlockReader {
       const item = this.config(config, [...configsPath, index]);
       items.push(item);
       const { fieldSources } = item;
-      const { name, order, id } = config;
+      const { name, order } = config;
 
       if (typeof name === "string" && fieldSources.name !== undefined) {
         // Names are compared as the planner matches records (record-name.ts): look-alikes are one name.
@@ -369,17 +359,7 @@ class BlockReader {
           }
         }
       } else firstWithoutOrder ??= { index, item };
-
-      if (typeof id === "number" && Number.isSafeInteger(id) && id >= 1) {
-        const source = fieldSources.id ?? item.source;
-        claims.push({
-          id,
-          project: where.project,
-          family: where.family,
-          name: typeof name === "string" ? name : undefined,
-          source,
-        });
-      }
+      appendAll(claims, claimOf(item, where, name));
     });
 
     if (firstWithOrder !== undefined && firstWithoutOrder !== undefined) {
@@ -395,14 +375,34 @@ class BlockReader {
   private config(config: Record<string, unknown>, path: Path): ConfigItem {
     const fields = { plugin: config.plugin, name: config.name } as ConfigItem["fields"];
     copyFields(config, fields);
-    const fieldSources: ConfigItem["fieldSources"] = {};
-    for (const field of CONFIG_FIELDS) {
-      if (config[field] !== undefined) fieldSources[field] = this.at([...path, field]);
-    }
-    const item: ConfigItem = { fields, source: this.at(path), fieldSources };
+    const item: ConfigItem = {
+      fields,
+      source: this.at(path),
+      fieldSources: this.fieldSources(config, path, CONFIG_FIELDS),
+    };
     if (config.id !== undefined) item.id = config.id as number;
     return item;
   }
+
+  /** Where each of `fields` that `written` sets is written. */
+  private fieldSources<Field extends string>(
+    written: Record<string, unknown>,
+    path: Path,
+    fields: readonly Field[],
+  ): Partial<Record<Field, SourceLocation>> {
+    const sources: Partial<Record<Field, SourceLocation>> = {};
+    for (const field of fields) if (written[field] !== undefined) sources[field] = this.at([...path, field]);
+    return sources;
+  }
+}
+
+/** The record a config or an override pins with `id:`, as a claim (merge.ts finds one record claimed twice). */
+function claimOf(item: ConfigItem | OverrideItem, where: FamilyPlace, name: unknown): IdClaim[] {
+  const { id } = item;
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) return [];
+  const { project, family } = where;
+  const source = item.fieldSources.id ?? item.source;
+  return [{ id, project, family, name: typeof name === "string" ? name : undefined, source }];
 }
 
 /** The fields of a config or an override as written (but `name`), always in this order. */

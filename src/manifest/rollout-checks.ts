@@ -122,11 +122,9 @@ export function readRollout(
   // The logs are judged when they are named, and when no signal is: the default gate.
   if (logs !== undefined || prometheus === undefined) {
     health.logs = {
-      maxErrorRatio:
-        typeof logs?.max_error_ratio === "number" ? logs.max_error_ratio : ROLLOUT_DEFAULTS.maxErrorRatio,
-      minEntries: typeof logs?.min_entries === "number" ? logs.min_entries : ROLLOUT_DEFAULTS.minEntries,
-      allowUnknown:
-        typeof logs?.allow_unknown === "boolean" ? logs.allow_unknown : ROLLOUT_DEFAULTS.allowUnknown,
+      maxErrorRatio: orDefault(logs?.max_error_ratio, ROLLOUT_DEFAULTS.maxErrorRatio),
+      minEntries: orDefault(logs?.min_entries, ROLLOUT_DEFAULTS.minEntries),
+      allowUnknown: orDefault(logs?.allow_unknown, ROLLOUT_DEFAULTS.allowUnknown),
     };
   }
   if (prometheus !== undefined) health.prometheus = prometheus;
@@ -134,12 +132,16 @@ export function readRollout(
     waves,
     bakeMs,
     health,
-    failureBudget:
-      typeof rollout.failure_budget === "number" ? rollout.failure_budget : ROLLOUT_DEFAULTS.failureBudget,
+    failureBudget: orDefault(rollout.failure_budget, ROLLOUT_DEFAULTS.failureBudget),
     onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
     source: placed(locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 }),
     projectSources,
   };
+}
+
+/** A value read defensively: as written when it has its default's type (else the schema reports it), or the default. */
+function orDefault<T extends number | boolean>(value: unknown, fallback: T): T {
+  return typeof value === typeof fallback ? (value as T) : fallback;
 }
 
 /** The placeholders a Prometheus query may hold; `{{project}}` it must. */
@@ -203,10 +205,7 @@ function readPrometheus(
     url,
     query,
     max,
-    allowUnknown:
-      typeof prometheus.allow_unknown === "boolean"
-        ? prometheus.allow_unknown
-        : ROLLOUT_DEFAULTS.allowUnknown,
+    allowUnknown: orDefault(prometheus.allow_unknown, ROLLOUT_DEFAULTS.allowUnknown),
     ...(auth === undefined ? {} : { auth }),
   };
 }

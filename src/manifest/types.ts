@@ -16,23 +16,15 @@ export type IgnorableField = NonNullable<ManifestConfig["ignore_fields"]>[number
 /** `fields:` of a family: whether fields a config leaves out are managed (at the service's defaults). */
 export type FieldsMode = ManifestFieldsMode;
 
-/** Fields the manifest manages on one config; a field left out of the manifest is absent here. */
-export interface DesiredFields {
-  plugin: number;
-  name: string;
-  /** Resolved order: the explicit `order`, or the 1-based position among the configs not deleted. */
-  order: number;
-  enabled?: boolean;
-  description?: string | null;
-  match_action?: number | null;
-  /** `deleted: true`: the record this config matches is deleted. */
-  deleted?: boolean;
-  // Safety settings, not record fields; kept here so that templates, sets and overrides carry them.
-  /** `protect: true`: never deleted without --allow-destroy. */
-  protect?: boolean;
-  /** Fields never compared or written once the record exists. */
-  ignore_fields?: IgnorableField[];
-}
+/**
+ * Fields the manifest manages on one config, typed as the schema types a config (its `id` is the
+ * config's, not a field); a field left out of the manifest is absent here. `order` is resolved:
+ * the explicit `order`, or the 1-based position among the configs not deleted. `deleted: true`
+ * deletes the record the config matches; the safety settings (`protect: true`: never deleted
+ * without --allow-destroy; `ignore_fields`: never compared or written once the record exists) ride
+ * along, so that templates, sets and overrides carry them.
+ */
+export type DesiredFields = Omit<ManifestConfig, "id" | "order"> & { order: number };
 
 /** A `protect:` entry of a family: a record name or `*` glob, and where it was written. */
 export interface ProtectPattern {

@@ -2,9 +2,9 @@
 // "yes"): a plan with an owner deletes only records with its mark, and writes to another's record
 // only as the adoption or takeover it planned. A hand-edited plan gets no more than a planned one.
 
-import { familyKey } from "../families.js";
 import { readMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
+import { recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan, PlannedChange } from "./types.js";
 
 function describeOwner(owner: string | null): string {
@@ -17,11 +17,10 @@ export function findOwnerProblems(plan: Plan, current: CurrentState): string[] {
   const owner = plan.owner;
   const records = new Map<string, PluginConfigRecord>();
   for (const list of current.families) {
-    for (const record of list.records)
-      records.set(familyKey(list.project, `${list.family}/${record.id}`), record);
+    for (const record of list.records) records.set(recordKey(list.project, list.family, record.id), record);
   }
   const recordOf = (project: string, family: string, id: number) =>
-    records.get(familyKey(project, `${family}/${id}`));
+    records.get(recordKey(project, family, id));
   const label = (change: { project: string; family: string; id: number | null; name: string | null }) =>
     `record ${change.id ?? "to create"}${change.name === null ? "" : ` ("${change.name}")`} in project ${change.project} ${change.family}`;
 
@@ -31,12 +30,12 @@ export function findOwnerProblems(plan: Plan, current: CurrentState): string[] {
     const problem = ownerProblem(plan, change, recordOf);
     if (problem !== undefined) problems.push(`${label(change)}: ${problem}`);
     if (change.mark?.from !== undefined && change.id !== null)
-      changingHands.add(familyKey(change.project, `${change.family}/${change.id}`));
+      changingHands.add(recordKey(change.project, change.family, change.id));
   }
   if (owner === undefined) return problems;
   for (const reorder of plan.reorders) {
     for (const move of reorder.moves) {
-      const key = familyKey(reorder.project, `${reorder.family}/${move.id}`);
+      const key = recordKey(reorder.project, reorder.family, move.id);
       const record = records.get(key);
       if (record === undefined || changingHands.has(key)) continue;
       const found = readMark(record.description).owner;

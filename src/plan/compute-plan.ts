@@ -29,7 +29,6 @@ import type {
   CurrentFamily,
   CurrentState,
   FamilyReport,
-  GuardFinding,
   GuardViolation,
   OrderMove,
   OrderTie,
@@ -149,7 +148,34 @@ export function planProject(
   const input: ProjectInput = { project, desired: new Map(), current: new Map() };
   for (const family of desired) if (family.project === project) input.desired.set(family.family, family);
   for (const family of current) if (family.project === project) input.current.set(family.family, family);
-  return planProjectInput(input, options);
+  const part: ProjectPlan = {
+    project,
+    changes: [],
+    reorders: [],
+    families: [],
+    fingerprints: {},
+    guards: [],
+    errors: [],
+  };
+  const owner = ownerSettings(options);
+  const claims = claimRecords(input, part.errors, owner);
+  for (const family of FAMILY_NAMES) {
+    const desiredFamily = input.desired.get(family);
+    if (!desiredFamily) continue;
+    const records = input.current.get(family)?.records ?? [];
+    const familyPlan = planFamily(input, desiredFamily, records, claims, options, owner);
+    appendAll(part.errors, familyPlan.errors);
+    appendAll(part.changes, familyPlan.changes);
+    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
+    part.families.push(familyPlan.report);
+    appendAll(part.guards, familyPlan.guards);
+    const byId = new Map(records.map((record) => [record.id, record]));
+    for (const id of familyPlan.touchedIds) {
+      const record = byId.get(id);
+      if (record) part.fingerprints[recordKey(project, family, id)] = fingerprintRecord(record);
+    }
+  }
+  return part;
 }
 
 /**
@@ -205,36 +231,6 @@ function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] 
   return fingerprints;
 }
 
-function planProjectInput(input: ProjectInput, options: PlanOptions): ProjectPlan {
-  const part: ProjectPlan = {
-    project: input.project,
-    changes: [],
-    reorders: [],
-    families: [],
-    fingerprints: {},
-    guards: [],
-    errors: [],
-  };
-  const claims = claimRecords(input, part.errors, ownerSettings(options));
-  for (const family of FAMILY_NAMES) {
-    const desiredFamily = input.desired.get(family);
-    if (!desiredFamily) continue;
-    const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, options, ownerSettings(options));
-    appendAll(part.errors, familyPlan.errors);
-    appendAll(part.changes, familyPlan.changes);
-    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
-    part.families.push(familyPlan.report);
-    appendAll(part.guards, familyPlan.guards);
-    const byId = new Map(records.map((record) => [record.id, record]));
-    for (const id of familyPlan.touchedIds) {
-      const record = byId.get(id);
-      if (record) part.fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
-    }
-  }
-  return part;
-}
-
 /**
  * Matches every config of a project to at most one remote record: by pinned id, else by name.
  * Families claim in FAMILIES_IN_CLAIM_ORDER: where one family's list also shows another's records
@@ -262,12 +258,7 @@ function claimRecords(
     if (!desiredFamily) continue;
     const records = input.current.get(family)?.records ?? [];
     const byId = new Map(records.map((record) => [record.id, record]));
-    const byName = new Map<string | null, PluginConfigRecord[]>();
-    for (const record of records) {
-      const named = byName.get(record.name);
-      if (named) named.push(record);
-      else byName.set(record.name, [record]);
-    }
+    const byName = groupBy(records, (record) => record.name);
     const where = `project ${input.project} ${family}`;
 
     // Pinned ids first, so that a name match never steals a record someone pinned.
@@ -351,21 +342,9 @@ function claimLookAlikes(
 ): Map<DesiredConfig, PluginConfigRecord> {
   const adopted = new Map<DesiredConfig, PluginConfigRecord>();
   if (configs.length === 0) return adopted;
-  const byKey = new Map<string, PluginConfigRecord[]>();
-  for (const record of records) {
-    if (record.name === null || claims.has(record.id)) continue;
-    const key = lookAlikeKey(record.name);
-    const group = byKey.get(key);
-    if (group) group.push(record);
-    else byKey.set(key, [record]);
-  }
-  const wanted = new Map<string, DesiredConfig[]>();
-  for (const config of configs) {
-    const key = lookAlikeKey(config.fields.name);
-    const group = wanted.get(key);
-    if (group) group.push(config);
-    else wanted.set(key, [config]);
-  }
+  const free = records.filter((record) => record.name !== null && !claims.has(record.id));
+  const byKey = groupBy(free, (record) => lookAlikeKey(record.name ?? ""));
+  const wanted = groupBy(configs, (config) => lookAlikeKey(config.fields.name));
   for (const [key, candidates] of byKey) {
     const takers = wanted.get(key);
     const config = takers?.[0];
@@ -401,7 +380,7 @@ interface FamilyPlan {
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
   report: FamilyReport;
-  guards: GuardFinding[];
+  guards: GuardViolation[];
   touchedIds: number[];
 }
 
@@ -528,7 +507,6 @@ function planFamily(
   const where = { project, family, source: familySource };
   // An owner's prune is measured against the records it may delete or keeps: its own.
   const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
-  const guards: GuardFinding[] = [];
   const deleteGuard = findGuard(
     {
       ...where,
@@ -550,8 +528,7 @@ function planFamily(
   // With an owner, the delete guard's share is of its own records.
   const ownersDeleteGuard =
     deleteGuard === undefined || owner === undefined ? deleteGuard : { ...deleteGuard, owner: owner.name };
-  for (const guard of [protectedGuard, ownersDeleteGuard, updateGuard])
-    if (guard !== undefined) guards.push(guard);
+  const guards = [protectedGuard, ownersDeleteGuard, updateGuard].filter((guard) => guard !== undefined);
 
   return {
     errors,

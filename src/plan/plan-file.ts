@@ -19,8 +19,7 @@ import type { Plan } from "./types.js";
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 2;
 
-/** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
-/** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
+/** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
 export function serializePlan(plan: Plan): string {
   return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
 }

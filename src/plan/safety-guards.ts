@@ -3,25 +3,16 @@
 // MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers, which
 // the plan keeps; render/guard-message.ts words them.
 
-import type { FamilyName } from "../families.js";
-import type { GuardFinding, MaxUpdatePercentFinding, PlannedChange } from "./types.js";
+import type { GuardViolation, MaxUpdatePercentFinding, PlannedChange, PruneToEmptyFinding } from "./types.js";
 
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
 
 /** One family's prune: its records the manifest owns, and what the plan creates and deletes there. */
-export interface PruneCounts {
-  project: string;
-  family: FamilyName;
-  owned: number;
-  creates: number;
-  deletes: number;
-  /** `file:line` of the family block. */
-  source: string;
-}
+export type PruneCounts = Omit<PruneToEmptyFinding, "rule" | "owner"> & { creates: number };
 
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
-export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardFinding | undefined {
+export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardViolation | undefined {
   const { project, family, owned, creates, deletes, source } = prune;
   if (deletes === 0) return undefined;
   if (owned > 0 && owned - deletes + creates === 0) {
@@ -53,7 +44,7 @@ export function countsAsUpdate(change: PlannedChange): boolean {
 
 /** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
 export function findUpdateGuard(
-  counts: { project: string; family: FamilyName; owned: number; updates: number; source: string },
+  counts: Omit<MaxUpdatePercentFinding, "rule" | "limitPercent">,
   maxUpdatePercent: number,
 ): MaxUpdatePercentFinding | undefined {
   const { owned, updates } = counts;
@@ -62,12 +53,12 @@ export function findUpdateGuard(
 }
 
 /** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
-export function isForceable(rule: GuardFinding["rule"]): boolean {
+export function isForceable(rule: GuardViolation["rule"]): boolean {
   return rule !== "protected";
 }
 
 /** The guards that stop an apply: all of them, or with --force only those it cannot override. */
-export function refusingGuards<T extends { rule: GuardFinding["rule"] }>(
+export function refusingGuards<T extends { rule: GuardViolation["rule"] }>(
   guards: readonly T[],
   force: boolean,
 ): T[] {

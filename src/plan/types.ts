@@ -2,7 +2,7 @@
 // executes. Mirrors schemas/plan.schema.json (a test checks they agree).
 
 import type { FamilyName, WritableField } from "../families.js";
-import type { PrometheusHealthSpec } from "../manifest/types.js";
+import type { RolloutHealthSpec } from "../manifest/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
 export type FieldValue = string | number | boolean | null;
@@ -158,23 +158,23 @@ export type GuardRule = "max_delete_percent" | "prune_to_empty" | "max_update_pe
  * A safety guard the plan violates, as data: its kind (`rule`), the counts it judged and the limit
  * it holds them to. The words are render/'s (src/render/guard-message.ts).
  */
-export type GuardViolation = GuardFinding;
-
-/** A guard the planner found, in numbers. */
-export type GuardFinding =
+export type GuardViolation =
   | PruneToEmptyFinding
   | MaxDeletePercentFinding
   | MaxUpdatePercentFinding
   | ProtectedFinding;
 
-interface GuardCounts {
+/** Where a guard was found: the family, and `file:line` of its block. */
+interface GuardPlace {
   project: string;
   family: FamilyName;
+  source: string;
+}
+
+interface GuardCounts extends GuardPlace {
   /** Records of the family that the manifest owns, and how many of them the prune deletes. */
   owned: number;
   deletes: number;
-  /** `file:line` of the family block. */
-  source: string;
   /** With `owner:`: `owned` counts the records with this owner's mark only. */
   owner?: string;
 }
@@ -189,25 +189,19 @@ export interface MaxDeletePercentFinding extends GuardCounts {
   limitPercent: number;
 }
 
-export interface MaxUpdatePercentFinding {
+export interface MaxUpdatePercentFinding extends GuardPlace {
   rule: "max_update_percent";
-  project: string;
-  family: FamilyName;
   /** Records of the family that the manifest owns, and how many of them the plan updates. */
   owned: number;
   updates: number;
   /** The share of `owned` that a plan may update, in percent. */
   limitPercent: number;
-  source: string;
 }
 
 /** Deletes of protected records that no --allow-destroy names. */
-export interface ProtectedFinding {
+export interface ProtectedFinding extends GuardPlace {
   rule: "protected";
-  project: string;
-  family: FamilyName;
   records: { id: number; name: string | null; protectedBy: ProtectEntry }[];
-  source: string;
 }
 
 export interface PlanSummary {
@@ -245,10 +239,7 @@ export interface PlanRollout {
   /** In order; every project the plan writes is in exactly one. A wave may hold no project. */
   waves: PlanWave[];
   bakeSeconds: number;
-  health: {
-    logs?: { maxErrorRatio: number; minEntries: number; allowUnknown: boolean };
-    prometheus?: PrometheusHealthSpec;
-  };
+  health: RolloutHealthSpec;
   failureBudget: number;
   onFailure: "rollback" | "halt";
 }

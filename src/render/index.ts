@@ -1,12 +1,13 @@
-// The renderers of a plan, and `renderPlan` to write one in the format the user chose.
+// The renderers of a plan, and `renderPlan` to write one in the format the user chose. JSON is the
+// saved plan's own document (plan-file.ts), so that scripts and `apply --plan` read one format.
 
 import type { Writable } from "node:stream";
+import { serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
-import { renderJson } from "./json.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderText } from "./text.js";
 
-export { renderJson } from "./json.js";
+export { serializePlan as renderJson } from "../plan/plan-file.js";
 export { PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
 export { renderText } from "./text.js";
 
@@ -33,7 +34,7 @@ export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, option
       });
       return;
     case "json":
-      out.write(renderJson(plan));
+      out.write(serializePlan(plan));
       return;
     case "markdown":
       out.write(

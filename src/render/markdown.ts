@@ -18,7 +18,7 @@ import {
   type PlanItem,
   type RolloutDescription,
 } from "./describe-plan.js";
-import { escapeControl, type Span, truncateCodePoints, type ValueOptions } from "./format-value.js";
+import { escapeControl, truncateCodePoints, type ValueOptions } from "./format-value.js";
 import { describeGuard } from "./guard-message.js";
 
 export interface MarkdownOptions {
@@ -207,32 +207,23 @@ function sumCounts(all: readonly PlanSummary[]): PlanSummary {
 /** One family's collapsed diff, kept as separate items so it can be cut between items only. */
 interface Block {
   open: string;
-  /** Each item's lines, escaped and joined: a change with its fields, a move, or the unmanaged note. */
+  /** Each item's lines, escaped and joined: its changes and moves first, then its notes (unmanaged records, ties). */
   items: string[];
-  /** Whether each item is a change or move (counted in "N more changes"), not a note. */
-  isChange: boolean[];
+  /** How many of the items are changes or moves (counted in "N more changes"). */
   changeCount: number;
   full: string;
 }
 
 function buildBlock(section: FamilySection): Block {
-  const items = section.items.map(renderItem);
-  const isChange = items.map(() => true);
   const unmanaged = describeUnmanaged(section.unmanaged, MARKDOWN_VALUES, section.pruneKept);
-  if (unmanaged) {
-    items.push(escapeCodeLine(`  ${unmanaged}`));
-    isChange.push(false);
-  }
-  for (const tie of section.ties) {
-    items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
-    isChange.push(false);
-  }
-  for (const note of section.notes) {
-    items.push(escapeCodeLine(`  ${note}`));
-    isChange.push(false);
-  }
+  const items = [
+    ...section.items.map(renderItem),
+    ...(unmanaged === undefined ? [] : [escapeCodeLine(`  ${unmanaged}`)]),
+    ...section.ties.map((tie) => escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`)),
+    ...section.notes.map((note) => escapeCodeLine(`  ${note}`)),
+  ];
   const open = `<details><summary>${describeSection(section)}</summary>\n\n`;
-  const block = { open, items, isChange, changeCount: section.items.length, full: "" };
+  const block = { open, items, changeCount: section.items.length, full: "" };
   block.full = renderBlock(block, items.length);
   return block;
 }
@@ -253,12 +244,8 @@ function describeSection(section: FamilySection): string {
 function renderItem(item: PlanItem): string {
   const marker = MARKERS[item.kind];
   const lines = [`${marker} ${item.head}  # ${item.source}`];
-  for (const field of item.fields) lines.push(`${marker}     ${joinSpans(field)}`);
+  for (const field of item.fields) lines.push(`${marker}     ${field.map((span) => span.text).join("")}`);
   return lines.map(escapeCodeLine).join("\n");
-}
-
-function joinSpans(spans: readonly Span[]): string {
-  return spans.map((span) => span.text).join("");
 }
 
 /** The block with its first `shown` items; the rest are counted in a note after the code. */
@@ -269,7 +256,7 @@ function renderBlock(block: Block, shown: number): string {
 
 function renderCutNote(block: Block, shown: number): string {
   if (shown >= block.items.length) return "";
-  const hidden = block.isChange.slice(shown).filter(Boolean).length;
+  const hidden = Math.max(0, block.changeCount - shown);
   const what =
     hidden === 0
       ? "The notes on unmanaged records are"

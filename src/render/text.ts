@@ -44,21 +44,9 @@ const TEXT_VALUES: ValueOptions = { maxValueChars: Number.POSITIVE_INFINITY };
 
 export function renderText(plan: Plan, out: Writable, options: TextOptions): void {
   const paint = createPaint(options.colour);
-  const paintSpans = (spans: readonly Span[], base: Style): string => {
-    // Runs of one style are painted once, so the output carries no redundant codes.
-    const runs: { style: Style; text: string }[] = [];
-    for (const span of spans) {
-      const style = span.style === "added" ? "green" : span.style === "removed" ? "red" : base;
-      const last = runs[runs.length - 1];
-      if (last && last.style === style) last.text += span.text;
-      else runs.push({ style, text: span.text });
-    }
-    return runs.map((run) => paint(run.style, run.text)).join("");
-  };
-
   for (const section of describePlan(plan, TEXT_VALUES)) {
     out.write(
-      `${renderSection(section, paint, paintSpans, options.verbose === true, options.forced === true).join("\n")}\n\n`,
+      `${renderSection(section, paint, options.verbose === true, options.forced === true).join("\n")}\n\n`,
     );
   }
 
@@ -88,20 +76,26 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   }
 }
 
-function renderSection(
-  section: FamilySection,
-  paint: Paint,
-  paintSpans: (spans: readonly Span[], base: Style) => string,
-  verbose: boolean,
-  forced: boolean,
-): string[] {
+/** Spans in their styles over `base`; runs of one style are painted once, so the output carries no redundant codes. */
+function paintSpans(paint: Paint, spans: readonly Span[], base: Style): string {
+  const runs: { style: Style; text: string }[] = [];
+  for (const span of spans) {
+    const style = span.style === "added" ? "green" : span.style === "removed" ? "red" : base;
+    const last = runs[runs.length - 1];
+    if (last && last.style === style) last.text += span.text;
+    else runs.push({ style, text: span.text });
+  }
+  return runs.map((run) => paint(run.style, run.text)).join("");
+}
+
+function renderSection(section: FamilySection, paint: Paint, verbose: boolean, forced: boolean): string[] {
   const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];
   for (const item of section.items) {
     const style = KIND_STYLE[item.kind];
     lines.push(
       `  ${paint(style, `${MARKERS[item.kind]} ${item.head}`)}  ${paint("dim", `# ${item.source}`)}`,
     );
-    for (const field of item.fields) lines.push(`      ${paintSpans(field, style)}`);
+    for (const field of item.fields) lines.push(`      ${paintSpans(paint, field, style)}`);
   }
   const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
   if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
