@@ -5,8 +5,7 @@
 // since the watcher started), reporting its drift until an apply has rolled it out.
 
 import { familyKey } from "../families.js";
-import { familyFingerprint } from "../manifest/asked.js";
-import { type DesiredState, type DriftMode, formatSource } from "../manifest/index.js";
+import { type DesiredState, type DriftMode, familyFingerprint, formatSource } from "../manifest/index.js";
 import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import type { Plan } from "../plan/types.js";
 import type { FamilyFinding } from "./family-finding.js";
