@@ -3067,7 +3067,7 @@ const INPUT_CODES = {
 	journal_unwritable: {
 		exit: 1,
 		message: ({ path, reason }) => `cannot write the journal ${path}: ${reason}`,
-		hint: () => "give another path with --journal PATH, or skip the journal with --no-journal"
+		hint: ({ rollout }) => rollout === true ? "give another path with --journal PATH, or leave --journal out" : "give another path with --journal PATH, or skip the journal with --no-journal"
 	},
 	/** The directory of a journal that is only read (a rollback's) takes no lock file. */
 	journal_unlockable: {
@@ -3499,22 +3499,23 @@ function apiError(request, details) {
 const API_KEY_ENV = "PCSYNC_API_KEY";
 /** The key, registered in `secrets` (the run's) once read. */
 async function resolveApiKey(sources, secrets) {
-	const key = await readApiKey(sources);
-	secrets.register(key);
-	return key;
-}
-async function readApiKey(sources) {
-	if (sources.keyFile !== void 0) return checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
-	const fromEnv = sources.env[API_KEY_ENV];
-	if (fromEnv === void 0) throw new InputError("api_key_missing", {});
-	const key = fromEnv.trim();
-	if (key === "") throw new InputError("api_key_invalid", {
+	const fromEnv = sources.env[API_KEY_ENV]?.trim();
+	let key;
+	if (sources.keyFile !== void 0) key = checkApiKey(await readKeyFile(sources.keyFile, sources.cwd), `file ${sources.keyFile}`);
+	else if (fromEnv === void 0) throw new InputError("api_key_missing", {});
+	else if (fromEnv === "") throw new InputError("api_key_invalid", {
 		source: API_KEY_ENV,
 		reason: "is empty; set it to the key, or unset it and use --api-key-file"
 	});
-	return checkApiKey(key, API_KEY_ENV);
+	else key = checkApiKey(fromEnv, API_KEY_ENV);
+	secrets.register(key);
+	return key;
 }
-/** Reads `file` (relative to `cwd` when given), naming it as given in errors. */
+/**
+* Reads `file` (relative to `cwd` when given), naming it as given in errors. The manifest loader
+* reads it too, to refuse values holding the key before any connection is made; a key file that
+* cannot be read is then left for the connection to report.
+*/
 async function readKeyFile(file, cwd) {
 	let content;
 	try {
@@ -3533,25 +3534,11 @@ async function readKeyFile(file, cwd) {
 	return key;
 }
 /**
-* The key in `file` as the connection will read it, or undefined when it cannot be read or is
-* empty (the connection reports that when it reads the file itself). For the manifest loader,
-* which refuses values holding the key before any connection is made.
-*/
-async function peekApiKeyFile(file, cwd) {
-	return await readKeyFile(file, cwd).catch(() => void 0);
-}
-/**
-* Registers the key in the environment as a secret before any command runs, whether or not the
-* command uses it: a manifest may interpolate it (`${PCSYNC_API_KEY}`) into a value that an error
-* quotes before the key is ever read. A value that is not a valid key (`Bearer <key>`, two keys)
-* has each of its words of MIN_SECRET_LENGTH (8) or more characters registered instead.
-*/
-function registerEnvironmentApiKey(env, secrets) {
-	registerSecretWords(env["PCSYNC_API_KEY"] ?? "", secrets);
-}
-/**
-* Registers `text` as a secret if it is a valid key, else each of its long enough words, and the
-* whole text when it is long enough (a webhook secret may hold white space).
+* Registers `text` as a secret if it is a valid key, else each of its long enough words (of
+* MIN_SECRET_LENGTH, 8, or more characters: `Bearer <key>`, two keys), and the whole text when it
+* is long enough (a webhook secret may hold white space). The key in the environment is registered
+* so before any command runs, whether or not the command uses it: a manifest may interpolate it
+* (`${PCSYNC_API_KEY}`) into a value that an error quotes before the key is ever read.
 */
 function registerSecretWords(text, secrets) {
 	const key = text.trim();
@@ -3853,7 +3840,7 @@ const EXIT_CODE_TABLE = [
 		code: 4,
 		name: "rollout_halted",
 		meaning: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
-		commands: { apply: "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back" }
+		commands: { apply: "a rollout (rollout: in the manifest) halted by a failed health check; with on_failure: rollback, every wave applied was rolled back; or refused (nothing changed): the same manifest's last rollout halted and a failing project still holds the change" }
 	},
 	{
 		code: 130,
@@ -4006,7 +3993,7 @@ ${describeExitCodes(void 0)}`);
 */
 async function runCli(argv, given) {
 	const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
-	registerEnvironmentApiKey(given.env, secrets);
+	registerSecretWords(given.env["PCSYNC_API_KEY"] ?? "", secrets);
 	const keyFlag = registerMistypedKeyFlags(argv, secrets);
 	const end = argv.indexOf("--");
 	const isColourOff = (arg, index) => arg === "--no-color" && (end === -1 || index < end);
@@ -4077,4 +4064,4 @@ function reportError(error, io) {
 function describeKeySources(error) {
 	return isApiError(error, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : void 0;
 }
-export { isInputError as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, formatBytes as O, needsYamlEscapes as S, neutraliseLines as T, isServiceError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isRequestError as g, isApiError as h, useColour as i, Argument as j, InputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, peekApiKeyFile as u, plural as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };
+export { isInputError as A, neutraliseInline as C, quoteServerText as D, neutraliseYaml as E, Command as M, Option as N, formatBytes as O, needsYamlEscapes as S, neutraliseLines as T, isServiceError as _, withOutputEdge as a, findPackageFile as b, exitCodeAfterLoss as c, registerSecretWords as d, resolveApiKey as f, isRequestError as g, isApiError as h, useColour as i, Argument as j, InputError as k, isQuietLoss as l, apiError as m, processIo as n, describeFinishedDespiteLoss as o, ServiceError as p, redactForDisplay as r, describeStoppedByLoss as s, runCli as t, readKeyFile as u, plural as v, neutraliseJson as w, packageVersion as x, checkApiKey as y };

@@ -2,7 +2,7 @@
 import { i as __require, o as __toESM, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { f as REDACTED, l as describeCode, m as locateSecrets, p as SecretRegistry, s as PcsyncError, u as describeError } from "./early-signals.mjs";
 import { A as isInputError, C as neutraliseInline, D as quoteServerText, N as Option, O as formatBytes, b as findPackageFile, f as resolveApiKey, g as isRequestError, h as isApiError, i as useColour, k as InputError, m as apiError, p as ServiceError, r as redactForDisplay, v as plural, w as neutraliseJson, x as packageVersion, y as checkApiKey } from "./common-program.mjs";
-import { $ as showsText, B as formatJsonPath, F as formatDuration, G as compileNameGlob, H as parseJson, I as formatSeconds, J as matchesAnyGlob, K as describeLookAlike, N as formatSource, P as groupBy, Q as isTrimmedField, R as precompiledValidator, U as readBoundedText, V as isObject, W as validateJson, Y as sameName, a as collect, at as FAMILY_NAMES, b as resolveProjectSets, ct as getFamily, d as loadManifestOrThrow, et as trimAsService, it as FAMILIES, l as parseFlag, m as printDiagnostics, nt as readMark, o as familyOption, ot as WRITABLE_FIELDS, q as lookAlikeKey, st as familyKey, ut as appendAll, x as didYouMean } from "./common-manifest.mjs";
+import { B as precompiledValidator, C as didYouMean, F as formatDuration, G as readBoundedText, H as formatJsonPath, I as formatSeconds, J as describeLookAlike, K as validateJson, P as groupBy, S as resolveProjectSets, U as isObject, W as parseJson, X as matchesAnyGlob, Y as lookAlikeKey, Z as sameName, a as collect, ct as WRITABLE_FIELDS, d as loadManifestOrThrow, et as isTrimmedField, ft as appendAll, it as readMark, l as parseFlag, lt as familyKey, m as printDiagnostics, nt as trimAsService, o as familyOption, ot as FAMILIES, q as compileNameGlob, st as FAMILY_NAMES, tt as showsText, ut as getFamily, z as formatSource } from "./common-manifest.mjs";
 import { setMaxListeners } from "node:events";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { constants, readFileSync } from "node:fs";
@@ -153,8 +153,7 @@ function refuseOtherKind(text, file, wanted) {
 }
 // dist/src/plan/plan-file.js
 const PLAN_FORMAT = "pcsync-plan";
-/** The plan document: pretty JSON, one trailing newline. A create's `from` is left out. */
-/** The plan document; the characters a terminal or CI runner could act on are JSON escapes. */
+/** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
 function serializePlan(plan) {
 	return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
 }
@@ -267,6 +266,80 @@ function checkSummary(plan, fileName, redo) {
 /** JSON drops `from: undefined`; put the key back so the result is the Plan that was saved. */
 function restoreAbsentFrom(plan) {
 	for (const change of plan.changes) for (const fieldChange of Object.values(change.fields)) if (!Object.hasOwn(fieldChange, "from")) fieldChange.from = void 0;
+}
+// dist/src/plan/protect.js
+/** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
+function protectEntries(family, claimedNames) {
+	const entries = (family.protect ?? []).map(({ pattern, source }) => ({
+		pattern,
+		source: formatSource(source)
+	}));
+	for (const config of family.configs) {
+		if (config.fields.protect !== true) continue;
+		const source = formatSource(config.fieldSources.protect ?? config.source);
+		entries.push({
+			pattern: config.fields.name,
+			source,
+			exact: true
+		});
+		const shown = claimedNames.get(config);
+		if (shown !== void 0 && shown !== null && shown !== config.fields.name) entries.push({
+			pattern: shown,
+			source,
+			exact: true
+		});
+	}
+	return entries;
+}
+/**
+* The deletes among `changes` of one family whose record is protected and that no --allow-destroy
+* pattern names; `nameOf` gives the record's name as the service shows it (the change's, by default).
+*/
+function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (change) => change.name) {
+	if (protect.length === 0) return void 0;
+	const allowed = matchesAnyGlob(allowDestroy);
+	const globs = protect.map((entry) => ({
+		entry,
+		matches: entry.exact === true ? (name) => sameName(name, entry.pattern) : compileNameGlob(entry.pattern)
+	}));
+	const records = [];
+	for (const change of changes) {
+		if (change.action !== "delete" || change.id === null) continue;
+		const name = nameOf(change);
+		const protectedBy = globs.find(({ matches }) => matches(name))?.entry;
+		if (protectedBy === void 0 || allowed(name)) continue;
+		records.push({
+			id: change.id,
+			name,
+			protectedBy
+		});
+	}
+	return records.length === 0 ? void 0 : {
+		rule: "protected",
+		...where,
+		records
+	};
+}
+/**
+* The protection guard of a plan as it stands against `current` (the state read again at apply):
+* each delete is named as the service shows the record now, so that a saved plan edited by hand,
+* or a record renamed since, meets the same rule. Replaces the plan's own protection guards.
+*/
+function recheckProtection(plan, current, allowDestroy) {
+	const names = /* @__PURE__ */ new Map();
+	for (const family of current.families) for (const record of family.records) names.set(recordKey(family.project, family.family, record.id), record.name);
+	const guards = [];
+	for (const report of plan.families) {
+		const { project, family } = report;
+		const deletes = plan.changes.filter((change) => change.action === "delete" && change.project === project && change.family === family);
+		const finding = findProtectedDeletes({
+			project,
+			family,
+			source: deletes[0]?.source ?? ""
+		}, deletes, report.protect ?? [], allowDestroy, (change) => change.id === null ? change.name : names.get(recordKey(project, family, change.id)) ?? change.name);
+		if (finding !== void 0) guards.push(finding);
+	}
+	return guards;
 }
 // dist/src/plan/safety-guards.js
 /** A family smaller than this may lose any share of its records, though not all of them. */
@@ -13227,80 +13300,6 @@ function renderApplyReport(report, out, options) {
 function isApplyComplete(report) {
 	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
 }
-// dist/src/plan/protect.js
-/** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
-function protectEntries(family, claimedNames) {
-	const entries = (family.protect ?? []).map(({ pattern, source }) => ({
-		pattern,
-		source: formatSource(source)
-	}));
-	for (const config of family.configs) {
-		if (config.fields.protect !== true) continue;
-		const source = formatSource(config.fieldSources.protect ?? config.source);
-		entries.push({
-			pattern: config.fields.name,
-			source,
-			exact: true
-		});
-		const shown = claimedNames.get(config);
-		if (shown !== void 0 && shown !== null && shown !== config.fields.name) entries.push({
-			pattern: shown,
-			source,
-			exact: true
-		});
-	}
-	return entries;
-}
-/**
-* The deletes among `changes` of one family whose record is protected and that no --allow-destroy
-* pattern names; `nameOf` gives the record's name as the service shows it (the change's, by default).
-*/
-function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (change) => change.name) {
-	if (protect.length === 0) return void 0;
-	const allowed = matchesAnyGlob(allowDestroy);
-	const globs = protect.map((entry) => ({
-		entry,
-		matches: entry.exact === true ? (name) => sameName(name, entry.pattern) : compileNameGlob(entry.pattern)
-	}));
-	const records = [];
-	for (const change of changes) {
-		if (change.action !== "delete" || change.id === null) continue;
-		const name = nameOf(change);
-		const protectedBy = globs.find(({ matches }) => matches(name))?.entry;
-		if (protectedBy === void 0 || allowed(name)) continue;
-		records.push({
-			id: change.id,
-			name,
-			protectedBy
-		});
-	}
-	return records.length === 0 ? void 0 : {
-		rule: "protected",
-		...where,
-		records
-	};
-}
-/**
-* The protection guard of a plan as it stands against `current` (the state read again at apply):
-* each delete is named as the service shows the record now, so that a saved plan edited by hand,
-* or a record renamed since, meets the same rule. Replaces the plan's own protection guards.
-*/
-function recheckProtection(plan, current, allowDestroy) {
-	const names = /* @__PURE__ */ new Map();
-	for (const family of current.families) for (const record of family.records) names.set(recordKey(family.project, family.family, record.id), record.name);
-	const guards = [];
-	for (const report of plan.families) {
-		const { project, family } = report;
-		const deletes = plan.changes.filter((change) => change.action === "delete" && change.project === project && change.family === family);
-		const finding = findProtectedDeletes({
-			project,
-			family,
-			source: deletes[0]?.source ?? ""
-		}, deletes, report.protect ?? [], allowDestroy, (change) => change.id === null ? change.name : names.get(recordKey(project, family, change.id)) ?? change.name);
-		if (finding !== void 0) guards.push(finding);
-	}
-	return guards;
-}
 // dist/src/render/guard-message.js
 const OVERRIDES = {
 	prune_to_empty: "Use --force if that is really intended.",
@@ -13366,7 +13365,6 @@ function parseShard(text) {
 * through `projectIdOf` (e.g. the families of a desired state), so a project's families stay together.
 */
 function selectShard(items, shard, projectIdOf = (item) => String(item)) {
-	if (!Number.isSafeInteger(shard.index) || shard.index < 1 || shard.index > shard.count) throw new RangeError(`shard index must be between 1 and ${shard.count}, not ${String(shard.index)}`);
 	const wanted = shard.index - 1;
 	return items.filter((item) => shardOf(projectIdOf(item), shard.count) === wanted);
 }
@@ -13583,7 +13581,34 @@ function planProject(project, desired, current, options = {}) {
 	};
 	for (const family of desired) if (family.project === project) input.desired.set(family.family, family);
 	for (const family of current) if (family.project === project) input.current.set(family.family, family);
-	return planProjectInput(input, options);
+	const part = {
+		project,
+		changes: [],
+		reorders: [],
+		families: [],
+		fingerprints: {},
+		guards: [],
+		errors: []
+	};
+	const owner = ownerSettings(options);
+	const claims = claimRecords(input, part.errors, owner);
+	for (const family of FAMILY_NAMES) {
+		const desiredFamily = input.desired.get(family);
+		if (!desiredFamily) continue;
+		const records = input.current.get(family)?.records ?? [];
+		const familyPlan = planFamily(input, desiredFamily, records, claims, options, owner);
+		appendAll(part.errors, familyPlan.errors);
+		appendAll(part.changes, familyPlan.changes);
+		if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
+		part.families.push(familyPlan.report);
+		appendAll(part.guards, familyPlan.guards);
+		const byId = new Map(records.map((record) => [record.id, record]));
+		for (const id of familyPlan.touchedIds) {
+			const record = byId.get(id);
+			if (record) part.fingerprints[recordKey(project, family, id)] = fingerprintRecord(record);
+		}
+	}
+	return part;
 }
 /**
 * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
@@ -13634,35 +13659,6 @@ function mergeFingerprints(parts) {
 	for (const part of parts) Object.assign(fingerprints, part.fingerprints);
 	return fingerprints;
 }
-function planProjectInput(input, options) {
-	const part = {
-		project: input.project,
-		changes: [],
-		reorders: [],
-		families: [],
-		fingerprints: {},
-		guards: [],
-		errors: []
-	};
-	const claims = claimRecords(input, part.errors, ownerSettings(options));
-	for (const family of FAMILY_NAMES) {
-		const desiredFamily = input.desired.get(family);
-		if (!desiredFamily) continue;
-		const records = input.current.get(family)?.records ?? [];
-		const familyPlan = planFamily(input, desiredFamily, records, claims, options, ownerSettings(options));
-		appendAll(part.errors, familyPlan.errors);
-		appendAll(part.changes, familyPlan.changes);
-		if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
-		part.families.push(familyPlan.report);
-		appendAll(part.guards, familyPlan.guards);
-		const byId = new Map(records.map((record) => [record.id, record]));
-		for (const id of familyPlan.touchedIds) {
-			const record = byId.get(id);
-			if (record) part.fingerprints[recordKey(input.project, family, id)] = fingerprintRecord(record);
-		}
-	}
-	return part;
-}
 /**
 * Matches every config of a project to at most one remote record: by pinned id, else by name.
 * Families claim in FAMILIES_IN_CLAIM_ORDER: where one family's list also shows another's records
@@ -13688,12 +13684,7 @@ function claimRecords(input, errors, owner) {
 		if (!desiredFamily) continue;
 		const records = input.current.get(family)?.records ?? [];
 		const byId = new Map(records.map((record) => [record.id, record]));
-		const byName = /* @__PURE__ */ new Map();
-		for (const record of records) {
-			const named = byName.get(record.name);
-			if (named) named.push(record);
-			else byName.set(record.name, [record]);
-		}
+		const byName = groupBy(records, (record) => record.name);
 		const where = `project ${input.project} ${family}`;
 		for (const config of desiredFamily.configs) {
 			if (config.id === void 0) continue;
@@ -13760,21 +13751,9 @@ function claimRecords(input, errors, owner) {
 function claimLookAlikes(configs, records, claims, report, where) {
 	const adopted = /* @__PURE__ */ new Map();
 	if (configs.length === 0) return adopted;
-	const byKey = /* @__PURE__ */ new Map();
-	for (const record of records) {
-		if (record.name === null || claims.has(record.id)) continue;
-		const key = lookAlikeKey(record.name);
-		const group = byKey.get(key);
-		if (group) group.push(record);
-		else byKey.set(key, [record]);
-	}
-	const wanted = /* @__PURE__ */ new Map();
-	for (const config of configs) {
-		const key = lookAlikeKey(config.fields.name);
-		const group = wanted.get(key);
-		if (group) group.push(config);
-		else wanted.set(key, [config]);
-	}
+	const free = records.filter((record) => record.name !== null && !claims.has(record.id));
+	const byKey = groupBy(free, (record) => lookAlikeKey(record.name ?? ""));
+	const wanted = groupBy(configs, (config) => lookAlikeKey(config.fields.name));
 	for (const [key, candidates] of byKey) {
 		const takers = wanted.get(key);
 		const config = takers?.[0];
@@ -13935,7 +13914,6 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		source: familySource
 	};
 	const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
-	const guards = [];
 	const deleteGuard = findGuard({
 		...where,
 		owned: ownedByThis,
@@ -13947,16 +13925,14 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		owned: owned.length,
 		updates: selected.changes.filter(countsAsUpdate).length
 	}, options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent);
-	const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
-	const ownersDeleteGuard = deleteGuard === void 0 || owner === void 0 ? deleteGuard : {
-		...deleteGuard,
-		owner: owner.name
-	};
-	for (const guard of [
-		protectedGuard,
-		ownersDeleteGuard,
+	const guards = [
+		findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []),
+		deleteGuard === void 0 || owner === void 0 ? deleteGuard : {
+			...deleteGuard,
+			owner: owner.name
+		},
 		updateGuard
-	]) if (guard !== void 0) guards.push(guard);
+	].filter((guard) => guard !== void 0);
 	return {
 		errors,
 		changes: selected.changes,
@@ -14323,12 +14299,12 @@ function resolveBaseUrl(settings, io, fallback) {
 }
 /** The API client of a run; a base URL the client corrected is worth a warning. */
 async function connect(settings, io, options = {}) {
-	const { fallback, signal, onAttempt } = options;
-	const { baseUrl, source } = resolveBaseUrl(settings, io, fallback);
+	const { baseUrl, source } = resolveBaseUrl(settings, io, options.fallback);
+	const keyFile = settings.apiKeyFile;
 	const apiKey = await resolveApiKey({
 		env: io.env,
 		cwd: io.cwd,
-		...settings.apiKeyFile === void 0 ? {} : { keyFile: settings.apiKeyFile }
+		keyFile
 	}, io.secrets);
 	const client = new ApiClient({
 		...settings.client(),
@@ -14336,8 +14312,8 @@ async function connect(settings, io, options = {}) {
 		baseUrlSource: source,
 		apiKey,
 		secrets: io.secrets,
-		...signal === void 0 ? {} : { signal },
-		...onAttempt === void 0 ? {} : { onAttempt },
+		signal: options.signal,
+		onAttempt: options.onAttempt,
 		proxyEnvironment: io.env
 	});
 	if (client.base.correction !== void 0) io.stderr.write(`warning: ${client.base.correction}\n`);
@@ -14785,10 +14761,6 @@ function createProgress(io) {
 			shown = false;
 		}
 	};
-}
-// dist/src/render/json.js
-function renderJson(plan) {
-	return serializePlan(plan);
 }
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
@@ -15704,25 +15676,16 @@ function sumCounts(all) {
 	return total;
 }
 function buildBlock(section) {
-	const items = section.items.map(renderItem);
-	const isChange = items.map(() => true);
 	const unmanaged = describeUnmanaged(section.unmanaged, MARKDOWN_VALUES, section.pruneKept);
-	if (unmanaged) {
-		items.push(escapeCodeLine(`  ${unmanaged}`));
-		isChange.push(false);
-	}
-	for (const tie of section.ties) {
-		items.push(escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
-		isChange.push(false);
-	}
-	for (const note of section.notes) {
-		items.push(escapeCodeLine(`  ${note}`));
-		isChange.push(false);
-	}
+	const items = [
+		...section.items.map(renderItem),
+		...unmanaged === void 0 ? [] : [escapeCodeLine(`  ${unmanaged}`)],
+		...section.ties.map((tie) => escapeCodeLine(`! order tie: ${describeOrderTie(tie, MARKDOWN_VALUES)}`)),
+		...section.notes.map((note) => escapeCodeLine(`  ${note}`))
+	];
 	const block = {
 		open: `<details><summary>${describeSection(section)}</summary>\n\n`,
 		items,
-		isChange,
 		changeCount: section.items.length,
 		full: ""
 	};
@@ -15743,11 +15706,8 @@ function describeSection(section) {
 function renderItem(item) {
 	const marker = MARKERS[item.kind];
 	const lines = [`${marker} ${item.head}  # ${item.source}`];
-	for (const field of item.fields) lines.push(`${marker}     ${joinSpans(field)}`);
+	for (const field of item.fields) lines.push(`${marker}     ${field.map((span) => span.text).join("")}`);
 	return lines.map(escapeCodeLine).join("\n");
-}
-function joinSpans(spans) {
-	return spans.map((span) => span.text).join("");
 }
 /** The block with its first `shown` items; the rest are counted in a note after the code. */
 function renderBlock(block, shown) {
@@ -15756,7 +15716,7 @@ function renderBlock(block, shown) {
 }
 function renderCutNote(block, shown) {
 	if (shown >= block.items.length) return "";
-	const hidden = block.isChange.slice(shown).filter(Boolean).length;
+	const hidden = Math.max(0, block.changeCount - shown);
 	return `_… ${hidden === 0 ? "The notes on unmanaged records are" : hidden === 1 ? "1 more change is" : `${hidden} more changes are`} not shown; ${FULL_PLAN_HINT}._\n\n`;
 }
 function renderOmittedNote(sections, changes) {
@@ -15820,20 +15780,7 @@ const KIND_STYLE = {
 const TEXT_VALUES = { maxValueChars: Number.POSITIVE_INFINITY };
 function renderText(plan, out, options) {
 	const paint = createPaint(options.colour);
-	const paintSpans = (spans, base) => {
-		const runs = [];
-		for (const span of spans) {
-			const style = span.style === "added" ? "green" : span.style === "removed" ? "red" : base;
-			const last = runs[runs.length - 1];
-			if (last && last.style === style) last.text += span.text;
-			else runs.push({
-				style,
-				text: span.text
-			});
-		}
-		return runs.map((run) => paint(run.style, run.text)).join("");
-	};
-	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, paintSpans, options.verbose === true, options.forced === true).join("\n")}\n\n`);
+	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, options.verbose === true, options.forced === true).join("\n")}\n\n`);
 	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : describeNoChanges(plan))}\n`);
 	const partial = describePartial(plan);
 	if (partial) out.write(`${paint("yellow", partial)}\n`);
@@ -15850,12 +15797,26 @@ function renderText(plan, out, options) {
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
 	else if (ties) out.write(`${paint("yellow", `Warning: ${ties}: ${TIE_EFFECT}.`)}\n${paint("yellow", "  Run with --verbose for each tie and how to settle it.")}\n`);
 }
-function renderSection(section, paint, paintSpans, verbose, forced) {
+/** Spans in their styles over `base`; runs of one style are painted once, so the output carries no redundant codes. */
+function paintSpans(paint, spans, base) {
+	const runs = [];
+	for (const span of spans) {
+		const style = span.style === "added" ? "green" : span.style === "removed" ? "red" : base;
+		const last = runs[runs.length - 1];
+		if (last && last.style === style) last.text += span.text;
+		else runs.push({
+			style,
+			text: span.text
+		});
+	}
+	return runs.map((run) => paint(run.style, run.text)).join("");
+}
+function renderSection(section, paint, verbose, forced) {
 	const lines = [paint("bold", `project ${escapeControl(section.project)} / ${section.family}`)];
 	for (const item of section.items) {
 		const style = KIND_STYLE[item.kind];
 		lines.push(`  ${paint(style, `${MARKERS[item.kind]} ${item.head}`)}  ${paint("dim", `# ${item.source}`)}`);
-		for (const field of item.fields) lines.push(`      ${paintSpans(field, style)}`);
+		for (const field of item.fields) lines.push(`      ${paintSpans(paint, field, style)}`);
 	}
 	const unmanaged = describeUnmanaged(section.unmanaged, TEXT_VALUES, section.pruneKept);
 	if (unmanaged) lines.push(`  ${paint("dim", unmanaged)}`);
@@ -15875,7 +15836,7 @@ function renderPlan(plan, format, out, options) {
 			});
 			return;
 		case "json":
-			out.write(renderJson(plan));
+			out.write(serializePlan(plan));
 			return;
 		case "markdown":
 			out.write(renderMarkdown(plan, {
@@ -16025,7 +15986,7 @@ function planSettingsOf(flags, io, options = {}) {
 async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
-	const outcome = display.report === void 0 ? "" : reportMarkdown(display.report, display.command ?? "apply");
+	const outcome = display.report === void 0 ? "" : reportMarkdown(display.report, display.command ?? "apply", display.after ?? "");
 	const markdown = `${renderMarkdown(redactForDisplay(plan, io), {
 		title,
 		forced: display.forced === true,
@@ -16044,7 +16005,7 @@ const MARKDOWN_MAX_CHARS = 6e4;
 /** Lines of an apply's report in the summary; the log has them all. */
 const REPORT_MAX_LINES = 40;
 /** What an apply or a rollback did, as its log says it, in a code block under the plan. */
-function reportMarkdown(report, command) {
+function reportMarkdown(report, command, after) {
 	let text = "";
 	renderApplyReport(report, { write: (chunk) => {
 		text += chunk;
@@ -16053,13 +16014,16 @@ function reportMarkdown(report, command) {
 		command
 	});
 	const lines = text.trimEnd().split("\n");
-	const body = (lines.length <= REPORT_MAX_LINES ? lines : [
+	const shown = lines.length <= REPORT_MAX_LINES ? lines : [
 		...lines.slice(0, 38),
 		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
 		...lines.slice(-1)
-	]).map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
+	];
+	const more = after.trimEnd() === "" ? [] : after.trimEnd().split("\n");
+	if (more.length > REPORT_MAX_LINES) more.splice(39, Infinity, `... ${more.length - REPORT_MAX_LINES + 1} more lines in the job's log`);
+	const body = [...shown, ...more].map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
 	const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
 	const fence = "`".repeat(longest + 1);
 	return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
-export { getFrontend as $, resolveOutputTarget as A, fingerprintRecord as At, summarizePlan as B, parsePositiveInt as C, findGuard as Ct, syncDirectory as D, serializePlan as Dt, openForAppend as E, readPlanFile as Et, loadScopedManifest as F, isApplyComplete as G, groupTiedOrders as H, narrowDesiredState as I, RefusedError as J, renderApplyReport as K, planManifest as L, isOutputError as M, idsOfOtherFamilies as Mt, outputUnwritable as N, listsToRead as Nt, writeFileSafely as O, refuseOtherKind as Ot, manifestServer as P, showsEveryRecord as Pt, getConfig as Q, projectsWritten as R, createRuleOf as S, countsAsUpdate as St, settleBudgetOf as T, refusingGuards as Tt, describeGuard as U, TIE_EFFECT as V, recheckProtection as W, readCurrentState as X, throwSayingNothingChanged as Y, createJob as Z, showsProgressLine as _, descriptionOwner as _t, scopeOf as a, updateConfig as at, concurrencyOf as b, pluginDefaults as bt, printApplyJson as c, connectForeignEndpoint as ct, warnGuards as d, sendAttempt as dt, iterateLogs as et, refuseSecretIn as f, isLoopbackHost as ft, createProgress as g, describeStoredDescription as gt, formatName as h, showsWritten as ht, planSettingsOf as i, rearrangeConfigs as it, describeFileError as j, recordKey as jt, describeDevice as k, fingerprintMembership as kt, printPlan as l, realSleep as lt, formatFieldChange as m, showsStored as mt, addScopeOptions as n, listLogs as nt, checkPlanPrintableAsJson as o, collectionPath as ot, MARKERS as p, shownValue as pt, createPaint as q, guardLimitsOf as r, listProjects as rt, hasChanges as s, sendWithRetry as st, appendStepSummary as t, listAllConfigs as tt, savePlan as u, TransportFailure as ut, addConnectionOptions as v, descriptionText as vt, parsePositiveNumber as w, findUpdateGuard as wt, createClientFromFlags as x, mapConcurrent as xt, addSettleTimeoutOption as y, mayShowFilled as yt, assemblePlan as z };
+export { iterateLogs as $, resolveOutputTarget as A, fingerprintRecord as At, summarizePlan as B, parsePositiveInt as C, findUpdateGuard as Ct, syncDirectory as D, serializePlan as Dt, openForAppend as E, readPlanFile as Et, loadScopedManifest as F, renderApplyReport as G, groupTiedOrders as H, narrowDesiredState as I, throwSayingNothingChanged as J, createPaint as K, planManifest as L, isOutputError as M, idsOfOtherFamilies as Mt, outputUnwritable as N, listsToRead as Nt, writeFileSafely as O, refuseOtherKind as Ot, manifestServer as P, showsEveryRecord as Pt, getFrontend as Q, projectsWritten as R, createRuleOf as S, findGuard as St, settleBudgetOf as T, recheckProtection as Tt, describeGuard as U, TIE_EFFECT as V, isApplyComplete as W, createJob as X, readCurrentState as Y, getConfig as Z, showsProgressLine as _, descriptionText as _t, scopeOf as a, collectionPath as at, concurrencyOf as b, mapConcurrent as bt, printApplyJson as c, realSleep as ct, warnGuards as d, isLoopbackHost as dt, listAllConfigs as et, refuseSecretIn as f, shownValue as ft, createProgress as g, descriptionOwner as gt, formatName as h, describeStoredDescription as ht, planSettingsOf as i, updateConfig as it, describeFileError as j, recordKey as jt, describeDevice as k, fingerprintMembership as kt, printPlan as l, TransportFailure as lt, formatFieldChange as m, showsWritten as mt, addScopeOptions as n, listProjects as nt, checkPlanPrintableAsJson as o, sendWithRetry as ot, MARKERS as p, showsStored as pt, RefusedError as q, guardLimitsOf as r, rearrangeConfigs as rt, hasChanges as s, connectForeignEndpoint as st, appendStepSummary as t, listLogs as tt, savePlan as u, sendAttempt as ut, addConnectionOptions as v, mayShowFilled as vt, parsePositiveNumber as w, refusingGuards as wt, createClientFromFlags as x, countsAsUpdate as xt, addSettleTimeoutOption as y, pluginDefaults as yt, assemblePlan as z };
