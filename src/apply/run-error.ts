@@ -167,6 +167,12 @@ const RUN_CODES = {
           : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`
       }.`,
   },
+  /** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
+  rollout_changed: {
+    exit: EXIT_ERROR,
+    message: ({ wave, reasons, again }: RolloutStop & { reasons: readonly string[] }) =>
+      `the rollout stopped before wave "${wave}": since the plan was made, ${reasons.length === 1 ? "this changed" : "these changed"} (someone else writing?):\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing of that wave or any later one was written; run \`pcsync plan\` to see the state as it is now, then ${again}.`,
+  },
   /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
   rollout_not_as_planned: {
     exit: EXIT_ERROR,

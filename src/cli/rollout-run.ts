@@ -166,6 +166,7 @@ const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {
   halted: "halted",
   stopped: "stopped",
   not_as_planned: "stopped",
+  changed: "stopped",
   interrupted: "interrupted",
 };
 

@@ -25,10 +25,15 @@ export interface RolloutParts {
   journal: RolloutJournal;
   cwd: string;
   /**
-   * The wave's part of the run's own plan, and the state it was made from: nothing is read again
-   * (the projects of a wave are written by no earlier wave).
+   * The wave's part of the run's own plan, and the state to write it to. With `check` (a bake has
+   * passed since the run read the state), the lists it writes are read again first and the plan
+   * checked against them as a saved plan is: `changed` says why it no longer holds (a record it
+   * updates was changed, a record of the name it creates appeared...); without, nothing is read.
    */
-  planWave(projects: readonly string[]): { plan: Plan; current: CurrentState };
+  planWave(
+    projects: readonly string[],
+    check: boolean,
+  ): Promise<{ plan: Plan; current: CurrentState; changed?: undefined } | { changed: string[] }>;
   /**
    * Reads the projects again and plans them from the manifest (no cached status): only the
    * families in `families` (family keys) when given, every family of theirs otherwise.
@@ -63,6 +68,8 @@ export type RolloutOutcome =
     }
   | { result: "stopped"; wave: string; report: ApplyReport; reports: ApplyReport[] }
   | { result: "not_as_planned"; wave: string; projects: string[]; reports: ApplyReport[] }
+  /** Before a wave's writes, its projects were found changed since the plan was made. */
+  | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
   | { result: "interrupted"; wave: string; stage: "bake" | "judge"; reports: ApplyReport[] };
 
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
@@ -81,6 +88,10 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
 
   if (state.halted !== undefined) return finishHalt(rollout, parts, reports);
 
+  // The run's plan was made from the state read at its start: once a bake has passed, a wave's
+  // lists are read again before its writes, so that hours later it writes nothing the world has
+  // moved away from (a record someone else created under a name it creates, one they changed).
+  let baked = false;
   for (const [index, wave] of rollout.waves.entries()) {
     const waveState = state.waves[index];
     if (waveState?.judged?.healthy) continue;
@@ -95,7 +106,9 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
       // A wave started by a run that was killed is seen again whole: what that run wrote is in no
       // plan of this one. Otherwise the families this wave changes are what is read again.
       const resumedWave = (waveState?.journals.length ?? 0) > 0;
-      const fresh = parts.planWave(wave.projects);
+      const fresh = await parts.planWave(wave.projects, baked);
+      if (fresh.changed !== undefined)
+        return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
       const changed = changedFamilies(fresh.plan);
       if (hasWork(fresh.plan)) {
         const path = parts.newJournalPath(`wave-${index + 1}`);
@@ -137,6 +150,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
         throw error;
       }
     }
+    baked = true;
 
     if (current === undefined) {
       // Resumed after the wave was written: its judged configs' families are read again.

@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { realSleep } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
+import { findPlanProblems, readStateForPlan } from "../apply/check-saved-plan.js";
 import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { InterruptSignal } from "../errors.js";
@@ -258,14 +259,28 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
   const outcome = await runRollout(rollout, {
     journal,
     cwd: io.cwd,
-    // Each wave writes its part of the plan this run made (and the user approved), from the state
-    // read once at the start: a wave's projects are written by no earlier wave, and the re-read
-    // after its writes is what says the wave is done.
-    planWave(projects) {
+    // Each wave writes its part of the plan this run made (and the user approved): a wave's
+    // projects are written by no earlier wave, and the re-read after its writes is what says the
+    // wave is done. Once a bake has passed, the lists it writes are read again first and the plan
+    // checked against them as a saved plan is, and it is written to what was read.
+    async planWave(projects, check) {
       const keep = new Set(projects);
+      const plan = selectFamilies(run.plan, (project) => keep.has(project));
+      const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
+      if (!check || (plan.changes.length === 0 && plan.reorders.length === 0))
+        return { plan, current: started };
+      const read = await readStateForPlan(plan, client, { concurrency: run.concurrency });
+      const changed = findPlanProblems(plan, read);
+      if (changed.length > 0) return { changed };
+      const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
       return {
-        plan: selectFamilies(run.plan, (project) => keep.has(project)),
-        current: { families: run.current.families.filter((family) => keep.has(family.project)) },
+        plan,
+        current: {
+          families: [
+            ...started.families.filter((family) => !fresh.has(familyKey(family.project, family.family))),
+            ...read.families,
+          ],
+        },
       };
     },
     async planProjects(projects, families) {
@@ -428,5 +443,7 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
     }
     case "not_as_planned":
       throw new RunError("rollout_not_as_planned", { wave: outcome.wave, projects: outcome.projects, again });
+    case "changed":
+      throw new RunError("rollout_changed", { wave: outcome.wave, reasons: outcome.reasons, again });
   }
 }

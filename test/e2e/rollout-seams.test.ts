@@ -149,6 +149,52 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
   }, 120_000);
 });
 
+describe.concurrent.each(PROFILES)(
+  "a later wave whose projects changed during an earlier wave's bake, on %s",
+  (profile) => {
+    it("is not written from the plan made before: the rollout stops before it (exit 1), with no second record of a name", async ({
+      onTestFinished,
+    }) => {
+      const server = await openServer(onTestFinished, profile);
+      const { path: dir, write } = await workDir(onTestFinished);
+      // Project 1 (the second wave) is to get a new config, "Fresh One".
+      const text = rolloutManifest("v13", threeWaveRollout("2s")).replace(
+        '  "1":\n    plugin_configs:\n      configs:\n',
+        '  "1":\n    plugin_configs:\n      configs:\n        - name: Fresh One\n          plugin: 3\n',
+      );
+      expect(text).toContain("Fresh One");
+      const file = await write("pcsync.yaml", text.replace("min_entries: 2", "min_entries: 0"));
+      const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+        cwd: dir,
+        env: { ...server.env },
+        timeoutMs: 80_000,
+      });
+      for (
+        let waited = 0;
+        !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
+        waited += 20
+      )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      // Someone else creates "Fresh One" in project 1 while the canary bakes.
+      const made = await server.call("POST", "/api/projects/1/plugin_configs/", {
+        plugin: 3,
+        name: "Fresh One",
+        enabled: true,
+        order: 9,
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const applied = await run.done;
+      expect(applied.code, applied.stderr).toBe(1);
+      expect(wavesWritten(applied.stderr)).toEqual(["canary"]);
+      expect(applied.stderr).toMatch(
+        /the rollout stopped before wave "second": since the plan was made, th(?:is|ese) changed \(someone else writing\?\):\n(?: {2}.*\n)* {2}a record named "Fresh One" \(id \d+\) now exists in project 1 plugin_configs; the plan would create a second one\n(?: {2}.*\n)*Nothing of that wave or any later one was written/,
+      );
+      const records = await server.list("1", "plugin_configs");
+      expect(records.filter((record) => record.name === "Fresh One")).toHaveLength(1);
+    }, 90_000);
+  },
+);
+
 describe("flags that would break a rollout", () => {
   it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
     onTestFinished,

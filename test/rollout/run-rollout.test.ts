@@ -75,7 +75,7 @@ async function runTimed(writeMs: number, rereadMs: number) {
     const parts: RolloutParts = {
       journal,
       cwd,
-      planWave: (projects) => ({ plan: planOf(projects), current: EMPTY }),
+      planWave: async (projects) => ({ plan: planOf(projects), current: EMPTY }),
       async planProjects(projects) {
         events.push(`${at()} re-read ${projects.join(",")}`);
         clock += rereadMs;

@@ -638,8 +638,9 @@ export class World {
    * of a later wave was written; after a rollback the records are as before the rollout; after a
    * complete one, a second apply writes nothing. Its journals stay out of the rollback step's list.
    * With `meddle`, another actor creates a record in the last wave's project at the rollout's first
-   * write (after the run read the state): the rollout never deletes it, and ends complete, halted,
-   * or stopped with "still differ from the manifest" (exit 1), never otherwise.
+   * write (after the run read the state): the rollout never deletes it, never writes a second
+   * record of its name, and ends complete, halted, or stopped (exit 1) after a wave's writes
+   * ("still differ from the manifest") or before them ("since the plan was made"), never otherwise.
    */
   private async rollout(
     model: ManifestModel,
@@ -656,7 +657,10 @@ export class World {
         ?.waves ?? [];
     if (failing) this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
     const before = this.snapshot();
-    const lastProject = waves.filter((wave) => wave.projects.length > 0).at(-1)?.projects[0] as
+    // The actor writes in a later wave's project than the first write's: a create of the same name
+    // at the same instant as the rollout's own is a race no client can win without the service.
+    const written = waves.filter((wave) => wave.projects.length > 0);
+    const lastProject = (written.length > 1 ? written.at(-1)?.projects[0] : undefined) as
       | ProjectId
       | undefined;
     let made: Promise<number | undefined> | undefined;
@@ -683,7 +687,10 @@ export class World {
           "a rollout never deletes a record another actor made while it ran",
           `record ${madeId} (${meddle} in project ${lastProject}) is gone after the rollout:\n${output}`,
         );
-      const stopped = applied.code === 1 && /still differ from the manifest/.test(applied.stderr);
+      // Stopped after a wave's writes (its re-read differs), or before a wave whose lists changed
+      // since the plan was made (the record made under a name the wave creates).
+      const stopped =
+        applied.code === 1 && /still differ from the manifest|since the plan was made/.test(applied.stderr);
       if (applied.code !== 0 && applied.code !== 4 && !stopped)
         this.broken(
           "a rollout that another actor writes beside ends complete, halted, or stopped before its next wave",
