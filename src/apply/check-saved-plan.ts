@@ -76,12 +76,20 @@ export async function checkApprovedPlan(
 export async function readStateForPlan(
   plan: Plan,
   client: ApiClient,
-  options: RereadOptions,
+  options: RereadOptions & {
+    /** The guards are not made again (a rollout's wave, approved whole): only deletes read whole. */
+    noGuards?: boolean;
+  },
 ): Promise<CurrentState> {
   // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
   // A family the plan deletes from or updates is read whole (with the lists it also shows), so
   // that the guards and the ownership of each delete can be checked again (recompute-guards.ts).
-  const deleting = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
+  const deleting = new Set(
+    (options.noGuards === true
+      ? plan.changes.filter((change) => change.action === "delete")
+      : guardedFamilies(plan)
+    ).map((ref) => familyKey(ref.project, ref.family)),
+  );
   const refs = listsToRead([
     ...familiesTouchedBy(plan).map((ref) => ({
       ...ref,

@@ -269,7 +269,7 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
       if (!check || (plan.changes.length === 0 && plan.reorders.length === 0))
         return { plan, current: started };
-      const read = await readStateForPlan(plan, client, { concurrency: run.concurrency });
+      const read = await readStateForPlan(plan, client, { concurrency: run.concurrency, noGuards: true });
       const changed = findPlanProblems(plan, read);
       if (changed.length > 0) return { changed };
       const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
