@@ -210,7 +210,7 @@ async function checkApprovedPlan(plan, client, options) {
 }
 /** Reads the lists a plan touches: the state it is checked against and applied to. */
 async function readStateForPlan(plan, client, options) {
-	const deleting = new Set(guardedFamilies(plan).map((ref) => familyKey(ref.project, ref.family)));
+	const deleting = new Set((options.noGuards === true ? plan.changes.filter((change) => change.action === "delete") : guardedFamilies(plan)).map((ref) => familyKey(ref.project, ref.family)));
 	const refs = listsToRead([...familiesTouchedBy(plan).map((ref) => ({
 		...ref,
 		wholeFamily: deleting.has(familyKey(ref.project, ref.family))

@@ -77,6 +77,11 @@ const RUN_CODES = {
 		exit: 4,
 		message: ({ journal, wave, failing, lastWave, undo }) => `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, still ${failing.length === 1 ? "holds" : "hold"} the change. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${undo.length === 0 ? "" : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`}.`
 	},
+	/** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
+	rollout_changed: {
+		exit: 1,
+		message: ({ wave, reasons, again }) => `the rollout stopped before wave "${wave}": since the plan was made, ${reasons.length === 1 ? "this changed" : "these changed"} (someone else writing?):\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing of that wave or any later one was written; run \`pcsync plan\` to see the state as it is now, then ${again}.`
+	},
 	/** After a wave's writes, projects still differ from the manifest: no later wave is written. */
 	rollout_not_as_planned: {
 		exit: 1,

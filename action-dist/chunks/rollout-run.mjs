@@ -4,6 +4,7 @@ import { B as precompiledValidator, F as formatDuration, G as readBoundedText, W
 import { L as planManifest, R as projectsWritten, W as isApplyComplete, a as scopeOf, b as concurrencyOf, bt as mapConcurrent, c as printApplyJson, ct as realSleep, dt as isLoopbackHost, i as planSettingsOf, ot as sendWithRetry, st as connectForeignEndpoint, t as appendStepSummary, tt as listLogs, ut as sendAttempt } from "./common-service.mjs";
 import { u as describeError } from "./early-signals.mjs";
 import { A as isInputError, k as InputError } from "./common-program.mjs";
+import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
 import { a as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
@@ -655,6 +656,7 @@ async function runRollout(rollout, parts) {
 	const state = journal.state;
 	const reports = [];
 	if (state.halted !== void 0) return finishHalt(rollout, parts, reports);
+	let baked = false;
 	for (const [index, wave] of rollout.waves.entries()) {
 		const waveState = state.waves[index];
 		if (waveState?.judged?.healthy) continue;
@@ -666,7 +668,13 @@ async function runRollout(rollout, parts) {
 		let current;
 		if (waveState?.writtenAt === void 0) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
-			const fresh = parts.planWave(wave.projects);
+			const fresh = await parts.planWave(wave.projects, baked);
+			if (fresh.changed !== void 0) return {
+				result: "changed",
+				wave: wave.name,
+				reasons: fresh.changed,
+				reports
+			};
 			const changed = changedFamilies(fresh.plan);
 			if (hasWork(fresh.plan)) {
 				const path = parts.newJournalPath(`wave-${index + 1}`);
@@ -725,6 +733,7 @@ async function runRollout(rollout, parts) {
 				throw error;
 			}
 		}
+		baked = true;
 		if (current === void 0) {
 			const targeted = new Set(journal.state.header.targets.filter((target) => wave.projects.includes(target.project)).map((target) => familyKey(target.project, target.family)));
 			current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : void 0)).current;
@@ -994,11 +1003,24 @@ async function applyRolloutLocked(run) {
 		outcome: await runRollout(rollout, {
 			journal,
 			cwd: io.cwd,
-			planWave(projects) {
+			async planWave(projects, check) {
 				const keep = new Set(projects);
+				const plan = selectFamilies(run.plan, (project) => keep.has(project));
+				const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
+				if (!check || plan.changes.length === 0 && plan.reorders.length === 0) return {
+					plan,
+					current: started
+				};
+				const read = await readStateForPlan(plan, client, {
+					concurrency: run.concurrency,
+					noGuards: true
+				});
+				const changed = findPlanProblems(plan, read);
+				if (changed.length > 0) return { changed };
+				const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
 				return {
-					plan: selectFamilies(run.plan, (project) => keep.has(project)),
-					current: { families: run.current.families.filter((family) => keep.has(family.project)) }
+					plan,
+					current: { families: [...started.families.filter((family) => !fresh.has(familyKey(family.project, family.family))), ...read.families] }
 				};
 			},
 			async planProjects(projects, families) {
@@ -1146,6 +1168,11 @@ function throwUnlessComplete(result, received) {
 			projects: outcome.projects,
 			again
 		});
+		case "changed": throw new RunError("rollout_changed", {
+			wave: outcome.wave,
+			reasons: outcome.reasons,
+			again
+		});
 	}
 }
 // dist/src/cli/rollout-run.js
@@ -1251,6 +1278,7 @@ const ROLLOUT_TITLES = {
 	halted: "halted",
 	stopped: "stopped",
 	not_as_planned: "stopped",
+	changed: "stopped",
 	interrupted: "interrupted"
 };
 /** How the rollout ended, in lines for people: the output's and the job summary's. */
