@@ -520,6 +520,36 @@ describe("the example workflows, run against the emulator", () => {
     expect(opened[0]?.comments.at(-1)?.body).toContain("No drift any more");
   });
 
+  it("rolls a change out in waves on merge, behind production, and uploads the rollout's journals for a re-run", async () => {
+    // The example manifest with a rollout of two waves, no bake (the emulator's logs need none).
+    const changed = withTaxonomy("Renames events, rolled out in waves");
+    const rollout = changed.replace(
+      "\nprojects:",
+      "\nrollout:\n  waves:\n    - name: canary\n      percent: 50\n    - name: rest\n      percent: 100\n  bake: 0s\n  health:\n    logs:\n      min_entries: 0\nprojects:",
+    );
+    expect(rollout).toContain("rollout:\n  waves:");
+    mainManifest = rollout;
+    const results = await runOnMain("pcsync-rollout.yml", "push", "w1w1w1");
+    expect(results.rollout?.result, results.rollout?.log).toBe("success");
+    expect(results.rollout?.environment).toBe("production");
+    expect(results.rollout?.log).toContain("Rollout complete");
+    secretFree(results.rollout);
+    // The artifact holds the rollout's journal and its waves' journals, where a re-run looks.
+    const run = github.runs.findLast(
+      (candidate) => candidate.path === ".github/workflows/pcsync-rollout.yml",
+    );
+    const artifact = github.artifacts.find((candidate) => candidate.name === `pcsync-rollout-${run?.id}`);
+    const files = Object.keys(artifact?.files ?? {});
+    expect(files).toContain("rollout/journal.jsonl");
+    expect(
+      files.some((file) => /^rollout\/.*-wave-1\.jsonl$/.test(file)),
+      files.join(", "),
+    ).toBe(true);
+    expect((await planMain()).code).toBe(0);
+    // The tests after this one apply without waves.
+    mainManifest = changed;
+  });
+
   it("rolls back an apply run from its journal, behind production, and rolls back the rollback", async () => {
     const dispatch = async (inputs: ExpressionObject) => {
       const run = github.startRun("workflow_dispatch", ".github/workflows/pcsync-rollback.yml", "m3m3m3");

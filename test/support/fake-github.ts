@@ -2,9 +2,9 @@
 // runs and artifacts, reached through the calls the workflows make (octokit's shape, as
 // actions/github-script hands it) and checked against the job token's declared permissions.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { ExpressionObject, JobState, UsesCall, UsesHandler, UsesResult } from "./actions-runner.js";
 
 export const BOT = "github-actions[bot]";
@@ -56,7 +56,7 @@ export class FakeGitHub {
   /** Commits on main, and the pull request numbers each one is associated with. */
   readonly commitPulls = new Map<string, number[]>();
   readonly runs: WorkflowRun[] = [];
-  readonly artifacts: Artifact[] = [];
+  artifacts: Artifact[] = [];
   private nextId = 100;
   private clock = Date.UTC(2024, 5, 1);
 
@@ -270,17 +270,29 @@ export class FakeGitHub {
         const run = this.runs.find((candidate) => candidate.id === Number(github.run_id));
         if (run === undefined) throw new Error("upload-artifact outside a started run");
         const path = call.with.path ?? "";
-        let content: string;
+        // A file, or a directory's files (hidden ones with include-hidden-files) by their paths in it.
+        let files: Record<string, string>;
         try {
-          content = readFileSync(path, "utf8");
+          const absolute = resolve(call.cwd, path);
+          files = statSync(absolute).isDirectory()
+            ? Object.fromEntries(
+                (readdirSync(absolute, { recursive: true, encoding: "utf8" }) as string[])
+                  .filter((name) => statSync(join(absolute, name)).isFile())
+                  .map((name) => [name, readFileSync(join(absolute, name), "utf8")]),
+              )
+            : { [basename(path)]: readFileSync(absolute, "utf8") };
         } catch {
+          files = {};
+        }
+        if (Object.keys(files).length === 0) {
+          if (call.with["if-no-files-found"] === "ignore") return { log: `No files were found: ${path}\n` };
           return { failed: true, log: `No files were found with the provided path: ${path}.\n` };
         }
-        if (
-          this.artifacts.some(
-            (artifact) => artifact.workflow_run.id === run.id && artifact.name === call.with.name,
-          )
-        ) {
+        const sameName = (artifact: { workflow_run: { id: number }; name: string }) =>
+          artifact.workflow_run.id === run.id && artifact.name === call.with.name;
+        if (call.with.overwrite === "true")
+          this.artifacts = this.artifacts.filter((artifact) => !sameName(artifact));
+        if (this.artifacts.some(sameName)) {
           return { failed: true, log: `an artifact named ${call.with.name} exists in this run\n` };
         }
         this.artifacts.push({
@@ -294,7 +306,7 @@ export class FakeGitHub {
             head_repository_id: run.head_repository_id,
             repository_id: this.repository.id,
           },
-          files: { [basename(path)]: content },
+          files,
         });
         return {};
       },
@@ -318,8 +330,10 @@ export class FakeGitHub {
         }
         const target = call.with.path || call.cwd;
         mkdirSync(target, { recursive: true });
-        for (const [name, content] of Object.entries(artifact.files))
+        for (const [name, content] of Object.entries(artifact.files)) {
+          mkdirSync(dirname(join(target, name)), { recursive: true });
           writeFileSync(join(target, name), content);
+        }
         return {};
       },
     };
