@@ -1,8 +1,8 @@
 // What a run's scope and journal flags do to a manifest's `rollout:`: --shard would run this
 // shard's waves beside the other shards' (refused where it writes; a plan of a shard is a drift
-// check like any), --project can leave a named
-// wave's projects out so later waves go without them first (warned), and --no-journal would leave
-// nothing to resume the rollout from or roll its waves back with (refused).
+// check like any), --project can leave a named wave's projects out so later waves go without them
+// first (warned), and --no-journal would leave nothing to resume the rollout from or roll its
+// waves back with (refused).
 
 import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
