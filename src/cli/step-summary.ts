@@ -69,28 +69,22 @@ function reportMarkdown(report: ApplyReport, command: "apply" | "rollback", afte
     },
     { colour: false, command },
   );
-  const lines = text.trimEnd().split("\n");
-  // The summary line is the last: keep it when the list before it is cut.
-  const shown =
-    lines.length <= REPORT_MAX_LINES
-      ? lines
-      : [
-          ...lines.slice(0, REPORT_MAX_LINES - 2),
-          `... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
-          ...lines.slice(-1),
-        ];
-  const more = after.trimEnd() === "" ? [] : after.trimEnd().split("\n");
-  if (more.length > REPORT_MAX_LINES)
-    more.splice(
-      REPORT_MAX_LINES - 1,
-      Infinity,
-      `... ${more.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
-    );
-  const body = [...shown, ...more]
-    .map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line))
-    .join("\n");
+  // The report's summary line is its last: kept when the list before it is cut.
+  const shown = [...capLines(text, 1), ...capLines(after, 0)];
+  const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
   // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
   const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
   const fence = "`".repeat(longest + 1);
   return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
+}
+
+/** `text`'s lines, at most REPORT_MAX_LINES: past that, a line that says so, then its last `keepLast`. */
+function capLines(text: string, keepLast: number): string[] {
+  const lines = text.trimEnd() === "" ? [] : text.trimEnd().split("\n");
+  if (lines.length <= REPORT_MAX_LINES) return lines;
+  return [
+    ...lines.slice(0, REPORT_MAX_LINES - 1 - keepLast),
+    `... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+    ...lines.slice(lines.length - keepLast),
+  ];
 }
