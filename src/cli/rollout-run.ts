@@ -10,12 +10,7 @@ import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutState } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
-import {
-  refuseHaltedRollout,
-  applyRollout as runRolloutApply,
-  throwUnlessComplete,
-  unfinishedRollout,
-} from "../run/rollout.js";
+import { rolloutToFinish, applyRollout as runRolloutApply, throwUnlessComplete } from "../run/rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -89,17 +84,14 @@ export function checkGateCredentials(rollout: PlanRollout, flags: ConnectionFlag
  * The unfinished rollout of this manifest that --journal (or the default place) holds, if any;
  * refuses (exit 4) where its last rollout halted and a failing project still holds the change.
  */
-export async function unfinishedRolloutOf(
+export function unfinishedRolloutOf(
   client: ApiClient,
   desired: DesiredState,
   plan: Plan,
   flags: JournalFlags,
   io: CliIo,
 ): Promise<RolloutState | undefined> {
-  const unfinished = await unfinishedRollout(client, desired, journalPathOf(flags), io.cwd);
-  if (unfinished === undefined)
-    await refuseHaltedRollout(client, desired, plan, journalPathOf(flags), io.cwd);
-  return unfinished;
+  return rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
 }
 
 /**

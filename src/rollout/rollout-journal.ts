@@ -179,32 +179,11 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
   return state;
 }
 
-/**
- * The newest rollout journal under the working directory that was not ended and rolls out this
- * digest to this server: the rollout an apply of the same manifest finishes.
- */
-export async function findUnfinishedRollout(
-  cwd: string,
-  server: string,
-  digest: string,
-): Promise<RolloutState | undefined> {
-  return findRollout(cwd, server, digest, (state) => state.ended === undefined);
-}
-
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
-export function findLatestRollout(
+export async function findLatestRollout(
   cwd: string,
   server: string,
   digest: string,
-): Promise<RolloutState | undefined> {
-  return findRollout(cwd, server, digest, () => true);
-}
-
-async function findRollout(
-  cwd: string,
-  server: string,
-  digest: string,
-  accept: (state: RolloutState) => boolean,
 ): Promise<RolloutState | undefined> {
   let names: string[];
   try {
@@ -215,8 +194,7 @@ async function findRollout(
   for (const name of names.sort().reverse()) {
     const path = join(ROLLOUT_JOURNAL_DIR, name);
     const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-    if (state && state.header.server === server && state.header.digest === digest && accept(state))
-      return state;
+    if (state && state.header.server === server && state.header.digest === digest) return state;
   }
   return undefined;
 }

@@ -1,8 +1,8 @@
-// What a run's scope and journal flags do to a manifest's `rollout:`: --shard would run this
-// shard's waves beside the other shards' (refused where it writes; a plan of a shard is a drift
-// check like any), --project can leave a named wave's projects out so later waves go without them
-// first (warned), and --no-journal would leave nothing to resume the rollout from or roll its
-// waves back with (refused).
+// What apply's flags do to a manifest's `rollout:`, or without one: --shard would run this shard's
+// waves beside the other shards' (refused where it writes; a plan of a shard is a drift check like
+// any), --project can leave a named wave's projects out so later waves go without them first
+// (warned), --no-journal would leave nothing to resume the rollout from or roll its waves back with
+// (refused); and without `rollout:`, the flags that report a rollout's waves do nothing (warned).
 
 import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
@@ -11,18 +11,38 @@ import type { PlanScope } from "./plan-manifest.js";
 
 export interface RolloutRunFlags {
   scope: PlanScope;
+  webhook?: readonly string[] | undefined;
+  webhookSecretFile?: string | undefined;
+  metricsFile?: string | undefined;
   /** The run writes (apply), rather than only showing the plan (apply --dry-run). */
   writes: boolean;
   /** --no-journal was given. */
   noJournal: boolean;
 }
 
-/** Throws a usage error for a rollout the flags would break; calls `warn` for one they thin out. */
-export function checkRolloutRun(
-  rollout: RolloutSpec,
+/**
+ * Throws a usage error for a rollout the flags would break; calls `warn` for one they thin out, and
+ * for --webhook, --webhook-secret-file and --metrics-file without a rollout (or with --plan, which
+ * never rolls out): a warning, not a refusal, since one CI command line may serve manifests with
+ * and without a rollout.
+ */
+export function checkRolloutFlags(
+  rollout: RolloutSpec | undefined,
   run: RolloutRunFlags,
   warn: (line: string) => void,
 ): void {
+  if (rollout === undefined) {
+    const given = [
+      ...((run.webhook ?? []).length > 0 ? ["--webhook"] : []),
+      ...(run.webhookSecretFile === undefined ? [] : ["--webhook-secret-file"]),
+      ...(run.metricsFile === undefined ? [] : ["--metrics-file"]),
+    ];
+    if (given.length > 0)
+      warn(
+        `warning: ${given.join(", ")} ${given.length === 1 ? "reports" : "report"} a rollout's waves, and this apply has no \`rollout:\` in its manifest: ignored`,
+      );
+    return;
+  }
   const where = `the manifest's rollout: (${formatSource(rollout.source)})`;
   // Planning one shard of a rollout is a drift check like any: only writing it is refused.
   if (run.writes && run.scope.shard !== undefined)

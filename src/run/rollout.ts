@@ -26,7 +26,6 @@ import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
 import { createRolloutGate } from "../rollout/rollout-gate.js";
 import {
   findLatestRollout,
-  findUnfinishedRollout,
   ROLLOUT_JOURNAL_DIR,
   RolloutJournal,
   type RolloutState,
@@ -113,6 +112,22 @@ export function mergeReports(reports: readonly ApplyReport[]): ApplyReport {
   };
 }
 
+/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
+async function lastRolloutOf(
+  client: ApiClient,
+  desired: DesiredState,
+  journal: string | undefined,
+  cwd: string,
+): Promise<RolloutState | undefined> {
+  const server = client.base.display;
+  const digest = rolloutDigest(server, desired);
+  const found =
+    journal === undefined
+      ? await findLatestRollout(cwd, server, digest)
+      : await readRolloutJournal(cwd, journal).catch(() => undefined);
+  return found?.header.digest === digest && found.header.server === server ? found : undefined;
+}
+
 /**
  * The rollout of this manifest that a run before this one started and did not end (killed, or
  * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
@@ -123,51 +138,32 @@ export async function unfinishedRollout(
   journal: string | undefined,
   cwd: string,
 ): Promise<RolloutState | undefined> {
-  const server = client.base.display;
-  const digest = rolloutDigest(server, desired);
-  const found =
-    journal === undefined
-      ? await findUnfinishedRollout(cwd, server, digest)
-      : await readRolloutJournal(cwd, journal).catch(() => undefined);
-  return found !== undefined &&
-    found.ended === undefined &&
-    found.header.digest === digest &&
-    found.header.server === server
-    ? found
-    : undefined;
+  const last = await lastRolloutOf(client, desired, journal, cwd);
+  return last?.ended === undefined ? last : undefined;
 }
 
 /**
- * Refuses (exit 4, nothing written) an apply of a manifest whose last rollout halted while a
- * project it failed still holds the change (on_failure: halt, or a failing project written again
- * since): the waves already written would have nothing left to write, so a new rollout would go
- * straight on to the later waves with no healthy wave before them, and an apply with no change left
- * would say "no changes" and exit 0. Once no failing project holds the change (rolled back by the
- * rollout or by hand), the same manifest rolls out again from its first wave.
+ * The rollout an apply of `plan` finishes, as `unfinishedRollout`, read once; and refuses (exit 4,
+ * nothing written) an apply of a manifest whose last rollout halted while a project it failed still
+ * holds the change (on_failure: halt, or a failing project written again since): the waves already
+ * written would have nothing left to write, so a new rollout would go straight on to the later
+ * waves with no healthy wave before them, and an apply with no change left would say "no changes"
+ * and exit 0. Once no failing project holds the change (rolled back by the rollout or by hand), the
+ * same manifest rolls out again from its first wave.
  */
-export async function refuseHaltedRollout(
+export async function rolloutToFinish(
   client: ApiClient,
   desired: DesiredState,
   plan: Pick<Plan, "changes" | "reorders">,
   journal: string | undefined,
   cwd: string,
-): Promise<void> {
-  const server = client.base.display;
-  const digest = rolloutDigest(server, desired);
-  const last =
-    journal === undefined
-      ? await findLatestRollout(cwd, server, digest)
-      : await readRolloutJournal(cwd, journal).catch(() => undefined);
-  if (
-    last?.ended !== "halted" ||
-    last.halted === undefined ||
-    last.header.digest !== digest ||
-    last.header.server !== server
-  )
-    return;
+): Promise<RolloutState | undefined> {
+  const last = await lastRolloutOf(client, desired, journal, cwd);
+  if (last === undefined || last.ended === undefined) return last;
+  if (last.ended !== "halted" || last.halted === undefined) return undefined;
   const written = projectsWritten(plan);
   const failing = last.halted.failing.filter((project) => !written.has(project));
-  if (failing.length === 0) return;
+  if (failing.length === 0) return undefined;
   const index = last.halted.wave;
   const undo = last.waves
     .slice(0, index + 1)
@@ -267,8 +263,7 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       const keep = new Set(projects);
       const plan = selectFamilies(run.plan, (project) => keep.has(project));
       const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
-      if (!check || (plan.changes.length === 0 && plan.reorders.length === 0))
-        return { plan, current: started };
+      if (!check || projectsWritten(plan).size === 0) return { plan, current: started };
       const read = await readStateForPlan(plan, client, { concurrency: run.concurrency, noGuards: true });
       const changed = findPlanProblems(plan, read);
       if (changed.length > 0) return { changed };

@@ -12,7 +12,7 @@ import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
-import { checkRolloutRun } from "../../run/rollout-scope.js";
+import { checkRolloutFlags } from "../../run/rollout-scope.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import type { CommandRegistrar } from "../command-registrar.js";
 import { confirmChanges, refuseUnanswerable } from "../confirm.js";
@@ -92,28 +92,6 @@ function refuseOptionsBesidePlan(command: Command): void {
   }
 }
 
-/**
- * --webhook, --webhook-secret-file and --metrics-file report a rollout's waves: without `rollout:`
- * (or with --plan, which never rolls out) they would be silently ignored, so the run says so. A
- * warning, not a refusal: one CI command line may serve manifests with and without a rollout.
- */
-function warnRolloutFlagsUnused(
-  flags: { webhook?: string[]; webhookSecretFile?: string; metricsFile?: string },
-  rollsOut: boolean,
-  io: { stderr: NodeJS.WritableStream },
-): void {
-  if (rollsOut) return;
-  const given = [
-    ...((flags.webhook ?? []).length > 0 ? ["--webhook"] : []),
-    ...(flags.webhookSecretFile === undefined ? [] : ["--webhook-secret-file"]),
-    ...(flags.metricsFile === undefined ? [] : ["--metrics-file"]),
-  ];
-  if (given.length === 0) return;
-  io.stderr.write(
-    `warning: ${given.join(", ")} ${given.length === 1 ? "reports" : "report"} a rollout's waves, and this apply has no \`rollout:\` in its manifest: ignored\n`,
-  );
-}
-
 export const registerApplyCommand: CommandRegistrar = (program, io) => {
   const command = new Command("apply")
     .description("Make the remote state equal to the manifest, or carry out a saved plan.")
@@ -185,13 +163,12 @@ Examples:
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const scope = scopeOf(flags);
     const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
-    warnRolloutFlagsUnused(flags, desired?.rollout !== undefined, io);
-    if (desired?.rollout !== undefined)
-      checkRolloutRun(
-        desired.rollout,
-        { scope, writes: flags.dryRun !== true, noJournal: flags.journal === false },
-        (line) => io.stderr.write(`${line}\n`),
-      );
+    checkRolloutFlags(
+      // A saved plan never rolls out (a plan with waves is refused with --plan).
+      desired?.rollout,
+      { ...flags, scope, writes: flags.dryRun !== true, noJournal: flags.journal === false },
+      (line) => io.stderr.write(`${line}\n`),
+    );
     // A saved plan's server is only checked, never used: the API key goes to a server the user
     // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.
     const client = await createClientFromFlags(flags, io, {
