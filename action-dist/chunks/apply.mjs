@@ -224,8 +224,22 @@ async function endResumedJournal(resumed, state, files) {
 	return journal.path;
 }
 // dist/src/run/rollout-scope.js
-/** Throws a usage error for a rollout the flags would break; calls `warn` for one they thin out. */
-function checkRolloutRun(rollout, run, warn) {
+/**
+* Throws a usage error for a rollout the flags would break; calls `warn` for one they thin out, and
+* for --webhook, --webhook-secret-file and --metrics-file without a rollout (or with --plan, which
+* never rolls out): a warning, not a refusal, since one CI command line may serve manifests with
+* and without a rollout.
+*/
+function checkRolloutFlags(rollout, run, warn) {
+	if (rollout === void 0) {
+		const given = [
+			...(run.webhook ?? []).length > 0 ? ["--webhook"] : [],
+			...run.webhookSecretFile === void 0 ? [] : ["--webhook-secret-file"],
+			...run.metricsFile === void 0 ? [] : ["--metrics-file"]
+		];
+		if (given.length > 0) warn(`warning: ${given.join(", ")} ${given.length === 1 ? "reports" : "report"} a rollout's waves, and this apply has no \`rollout:\` in its manifest: ignored`);
+		return;
+	}
 	const where = `the manifest's rollout: (${formatSource(rollout.source)})`;
 	if (run.writes && run.scope.shard !== void 0) throw new InputError("usage", `--shard ${run.scope.shard} cannot go with ${where}: a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes; apply the rollout in one run, without --shard`);
 	if (run.writes && run.noJournal) throw new InputError("usage", `--no-journal cannot go with ${where}: a rollout keeps its progress and the undo of each wave in journals, to resume after an interruption and to roll back on a failed health check`);
@@ -265,21 +279,6 @@ function refuseOptionsBesidePlan(command) {
 	const given = command.options.filter((option) => PLAN_SHAPING_OPTIONS.includes(option.attributeName())).filter((option) => command.getOptionValueSource(option.attributeName()) === "cli").map((option) => [option.short, option.long].filter((flag) => flag !== void 0).join("/"));
 	if (given.length > 0) throw new InputError("usage", `${given.join(", ")} cannot be combined with --plan: a saved plan is applied exactly as it was made. Give them to \`pcsync plan ... --out FILE\` instead, then apply that plan.`);
 }
-/**
-* --webhook, --webhook-secret-file and --metrics-file report a rollout's waves: without `rollout:`
-* (or with --plan, which never rolls out) they would be silently ignored, so the run says so. A
-* warning, not a refusal: one CI command line may serve manifests with and without a rollout.
-*/
-function warnRolloutFlagsUnused(flags, rollsOut, io) {
-	if (rollsOut) return;
-	const given = [
-		...(flags.webhook ?? []).length > 0 ? ["--webhook"] : [],
-		...flags.webhookSecretFile === void 0 ? [] : ["--webhook-secret-file"],
-		...flags.metricsFile === void 0 ? [] : ["--metrics-file"]
-	];
-	if (given.length === 0) return;
-	io.stderr.write(`warning: ${given.join(", ")} ${given.length === 1 ? "reports" : "report"} a rollout's waves, and this apply has no \`rollout:\` in its manifest: ignored\n`);
-}
 const registerApplyCommand = (program, io) => {
 	const command = new Command("apply").description("Make the remote state equal to the manifest, or carry out a saved plan.").option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale").option("--dry-run", "print the plan only; change nothing").option("--force", "override the safety guards (mass deletes or updates, pruning to empty); not protection").option("--auto-approve", "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run").option("--resume", "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal").addOption(formatOption()).option("--webhook <url>", "with rollout: in the manifest, POST each rollout event to this URL (repeatable)", collect).option("--webhook-secret-file <path>", "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file").option("--metrics-file <path>", "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)");
 	addJournalOptions(command, "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's");
@@ -311,8 +310,8 @@ Examples:
 		const saved = flags.plan === void 0 ? void 0 : await readSavedPlan(flags.plan, io.cwd);
 		const scope = scopeOf(flags);
 		const desired = saved ? void 0 : await loadScopedManifest(flags, scope, io);
-		warnRolloutFlagsUnused(flags, desired?.rollout !== void 0, io);
-		if (desired?.rollout !== void 0) checkRolloutRun(desired.rollout, {
+		checkRolloutFlags(desired?.rollout, {
+			...flags,
 			scope,
 			writes: flags.dryRun !== true,
 			noJournal: flags.journal === false

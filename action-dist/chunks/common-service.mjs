@@ -16013,17 +16013,19 @@ function reportMarkdown(report, command, after) {
 		colour: false,
 		command
 	});
-	const lines = text.trimEnd().split("\n");
-	const shown = lines.length <= REPORT_MAX_LINES ? lines : [
-		...lines.slice(0, 38),
-		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
-		...lines.slice(-1)
-	];
-	const more = after.trimEnd() === "" ? [] : after.trimEnd().split("\n");
-	if (more.length > REPORT_MAX_LINES) more.splice(39, Infinity, `... ${more.length - REPORT_MAX_LINES + 1} more lines in the job's log`);
-	const body = [...shown, ...more].map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
+	const body = [...capLines(text, 1), ...capLines(after, 0)].map((line) => line.length > 300 ? `${line.slice(0, 297)}...` : line).join("\n");
 	const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);
 	const fence = "`".repeat(longest + 1);
 	return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
+}
+/** `text`'s lines, at most REPORT_MAX_LINES: past that, a line that says so, then its last `keepLast`. */
+function capLines(text, keepLast) {
+	const lines = text.trimEnd() === "" ? [] : text.trimEnd().split("\n");
+	if (lines.length <= REPORT_MAX_LINES) return lines;
+	return [
+		...lines.slice(0, 39 - keepLast),
+		`... ${lines.length - REPORT_MAX_LINES + 1} more lines in the job's log`,
+		...lines.slice(lines.length - keepLast)
+	];
 }
 export { iterateLogs as $, resolveOutputTarget as A, fingerprintRecord as At, summarizePlan as B, parsePositiveInt as C, findUpdateGuard as Ct, syncDirectory as D, serializePlan as Dt, openForAppend as E, readPlanFile as Et, loadScopedManifest as F, renderApplyReport as G, groupTiedOrders as H, narrowDesiredState as I, throwSayingNothingChanged as J, createPaint as K, planManifest as L, isOutputError as M, idsOfOtherFamilies as Mt, outputUnwritable as N, listsToRead as Nt, writeFileSafely as O, refuseOtherKind as Ot, manifestServer as P, showsEveryRecord as Pt, getFrontend as Q, projectsWritten as R, createRuleOf as S, findGuard as St, settleBudgetOf as T, recheckProtection as Tt, describeGuard as U, TIE_EFFECT as V, isApplyComplete as W, createJob as X, readCurrentState as Y, getConfig as Z, showsProgressLine as _, descriptionText as _t, scopeOf as a, collectionPath as at, concurrencyOf as b, mapConcurrent as bt, printApplyJson as c, realSleep as ct, warnGuards as d, isLoopbackHost as dt, listAllConfigs as et, refuseSecretIn as f, shownValue as ft, createProgress as g, descriptionOwner as gt, formatName as h, describeStoredDescription as ht, planSettingsOf as i, updateConfig as it, describeFileError as j, recordKey as jt, describeDevice as k, fingerprintMembership as kt, printPlan as l, TransportFailure as lt, formatFieldChange as m, showsWritten as mt, addScopeOptions as n, listProjects as nt, checkPlanPrintableAsJson as o, sendWithRetry as ot, MARKERS as p, showsStored as pt, RefusedError as q, guardLimitsOf as r, rearrangeConfigs as rt, hasChanges as s, connectForeignEndpoint as st, appendStepSummary as t, listLogs as tt, savePlan as u, sendAttempt as ut, addConnectionOptions as v, mayShowFilled as vt, parsePositiveNumber as w, refusingGuards as wt, createClientFromFlags as x, countsAsUpdate as xt, addSettleTimeoutOption as y, pluginDefaults as yt, assemblePlan as z };

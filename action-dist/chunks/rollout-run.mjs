@@ -529,18 +529,8 @@ async function readRolloutJournal(cwd, path) {
 	});
 	return state;
 }
-/**
-* The newest rollout journal under the working directory that was not ended and rolls out this
-* digest to this server: the rollout an apply of the same manifest finishes.
-*/
-async function findUnfinishedRollout(cwd, server, digest) {
-	return findRollout(cwd, server, digest, (state) => state.ended === void 0);
-}
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
-function findLatestRollout(cwd, server, digest) {
-	return findRollout(cwd, server, digest, () => true);
-}
-async function findRollout(cwd, server, digest, accept) {
+async function findLatestRollout(cwd, server, digest) {
 	let names;
 	try {
 		names = (await readdir(resolve(cwd, ROLLOUT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
@@ -549,7 +539,7 @@ async function findRollout(cwd, server, digest, accept) {
 	}
 	for (const name of names.sort().reverse()) {
 		const state = await readRolloutJournal(cwd, join(ROLLOUT_JOURNAL_DIR, name)).catch(() => void 0);
-		if (state && state.header.server === server && state.header.digest === digest && accept(state)) return state;
+		if (state && state.header.server === server && state.header.digest === digest) return state;
 	}
 }
 // dist/src/rollout/rollout-metrics.js
@@ -907,32 +897,37 @@ function mergeReports(reports) {
 		interrupted: reports.some((report) => report.interrupted)
 	};
 }
+/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
+async function lastRolloutOf(client, desired, journal, cwd) {
+	const server = client.base.display;
+	const digest = rolloutDigest(server, desired);
+	const found = journal === void 0 ? await findLatestRollout(cwd, server, digest) : await readRolloutJournal(cwd, journal).catch(() => void 0);
+	return found?.header.digest === digest && found.header.server === server ? found : void 0;
+}
 /**
 * The rollout of this manifest that a run before this one started and did not end (killed, or
 * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
 */
 async function unfinishedRollout(client, desired, journal, cwd) {
-	const server = client.base.display;
-	const digest = rolloutDigest(server, desired);
-	const found = journal === void 0 ? await findUnfinishedRollout(cwd, server, digest) : await readRolloutJournal(cwd, journal).catch(() => void 0);
-	return found !== void 0 && found.ended === void 0 && found.header.digest === digest && found.header.server === server ? found : void 0;
+	const last = await lastRolloutOf(client, desired, journal, cwd);
+	return last?.ended === void 0 ? last : void 0;
 }
 /**
-* Refuses (exit 4, nothing written) an apply of a manifest whose last rollout halted while a
-* project it failed still holds the change (on_failure: halt, or a failing project written again
-* since): the waves already written would have nothing left to write, so a new rollout would go
-* straight on to the later waves with no healthy wave before them, and an apply with no change left
-* would say "no changes" and exit 0. Once no failing project holds the change (rolled back by the
-* rollout or by hand), the same manifest rolls out again from its first wave.
+* The rollout an apply of `plan` finishes, as `unfinishedRollout`, read once; and refuses (exit 4,
+* nothing written) an apply of a manifest whose last rollout halted while a project it failed still
+* holds the change (on_failure: halt, or a failing project written again since): the waves already
+* written would have nothing left to write, so a new rollout would go straight on to the later
+* waves with no healthy wave before them, and an apply with no change left would say "no changes"
+* and exit 0. Once no failing project holds the change (rolled back by the rollout or by hand), the
+* same manifest rolls out again from its first wave.
 */
-async function refuseHaltedRollout(client, desired, plan, journal, cwd) {
-	const server = client.base.display;
-	const digest = rolloutDigest(server, desired);
-	const last = journal === void 0 ? await findLatestRollout(cwd, server, digest) : await readRolloutJournal(cwd, journal).catch(() => void 0);
-	if (last?.ended !== "halted" || last.halted === void 0 || last.header.digest !== digest || last.header.server !== server) return;
+async function rolloutToFinish(client, desired, plan, journal, cwd) {
+	const last = await lastRolloutOf(client, desired, journal, cwd);
+	if (last === void 0 || last.ended === void 0) return last;
+	if (last.ended !== "halted" || last.halted === void 0) return void 0;
 	const written = projectsWritten(plan);
 	const failing = last.halted.failing.filter((project) => !written.has(project));
-	if (failing.length === 0) return;
+	if (failing.length === 0) return void 0;
 	const index = last.halted.wave;
 	const undo = last.waves.slice(0, index + 1).flatMap((wave) => wave.rolledBack === true ? [] : wave.journals).reverse().map((path) => shellWord(path));
 	throw new RunError("rollout_still_halted", {
@@ -1007,7 +1002,7 @@ async function applyRolloutLocked(run) {
 				const keep = new Set(projects);
 				const plan = selectFamilies(run.plan, (project) => keep.has(project));
 				const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
-				if (!check || plan.changes.length === 0 && plan.reorders.length === 0) return {
+				if (!check || projectsWritten(plan).size === 0) return {
 					plan,
 					current: started
 				};
@@ -1214,10 +1209,8 @@ function checkGateCredentials(rollout, flags, io) {
 * The unfinished rollout of this manifest that --journal (or the default place) holds, if any;
 * refuses (exit 4) where its last rollout halted and a failing project still holds the change.
 */
-async function unfinishedRolloutOf(client, desired, plan, flags, io) {
-	const unfinished = await unfinishedRollout(client, desired, journalPathOf(flags), io.cwd);
-	if (unfinished === void 0) await refuseHaltedRollout(client, desired, plan, journalPathOf(flags), io.cwd);
-	return unfinished;
+function unfinishedRolloutOf(client, desired, plan, flags, io) {
+	return rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
 }
 /**
 * Runs (or finishes) the rollout of `run.plan`; returns the waves' merged report. Ends with an
