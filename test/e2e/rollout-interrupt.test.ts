@@ -6,20 +6,16 @@
 
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
-import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
+import {
+  geoipDescriptions,
+  rolloutManifest,
+  rolloutWorkDir,
+  runSlow,
+  threeWaveRollout,
+} from "../support/rollout-setup.js";
 import { openServer, type TestServer } from "../support/test-server.js";
-import { temporaryDirectory } from "../support/work-dir.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-async function workDir(onFinished: (done: () => Promise<void>) => void) {
-  const dir = await temporaryDirectory();
-  onFinished(() => dir.remove());
-  return dir;
-}
-
-function runSlow(server: TestServer, args: readonly string[], cwd: string) {
-  return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
-}
 
 /** Waits (polling, bounded) until `ready` holds; fails the test with `what` when it never does. */
 async function waitFor(ready: () => boolean, what: string): Promise<void> {
@@ -47,7 +43,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     // Every request takes 150 ms, and one at a time (--concurrency 1): a kill just after the
     // canary's first write lands before its second.
     const server = await openServer(onTestFinished, profile, { faults: { latencyMs: 150 } });
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       rolloutManifest(
@@ -113,7 +109,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
   }) => {
     const logErrors = [{ description: "BROKEN", ratio: 0.8 }];
     const server = await openServer(onTestFinished, profile, { faults: { logErrors } });
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const before = await geoipDescriptions(server);
     const file = await write(
       "pcsync.yaml",
@@ -169,7 +165,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const made = await server.call("POST", "/api/projects/2/plugin_configs/", {
       plugin: 1,
       order: 7,

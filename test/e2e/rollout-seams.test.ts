@@ -10,22 +10,16 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
-import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
-import { openServer, type TestServer } from "../support/test-server.js";
-import { temporaryDirectory } from "../support/work-dir.js";
+import {
+  geoipDescriptions,
+  rolloutManifest,
+  rolloutWorkDir,
+  runSlow,
+  threeWaveRollout,
+} from "../support/rollout-setup.js";
+import { openServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-
-async function workDir(onFinished: (done: () => Promise<void>) => void) {
-  const dir = await temporaryDirectory();
-  onFinished(() => dir.remove());
-  return dir;
-}
-
-/** The built CLI against the server, with time for bakes on a loaded machine. */
-function runSlow(server: TestServer, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  return spawnCli(args, { cwd, env: { ...server.env, ...env }, timeoutMs: 80_000 }).done;
-}
 
 /** The waves apply wrote, from its progress lines. */
 function wavesWritten(stderr: string): string[] {
@@ -42,7 +36,7 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
       faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
       logRate: 600,
     });
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const before = await geoipDescriptions(server);
     // The canary (project 2) is sound, the second wave (project 1) breaks, the rest (project 3) waits.
     const file = await write(
@@ -114,7 +108,7 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
       faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
       logRate: 600,
     });
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       rolloutManifest(
@@ -156,7 +150,7 @@ describe.concurrent.each(PROFILES)(
       onTestFinished,
     }) => {
       const server = await openServer(onTestFinished, profile);
-      const { path: dir, write } = await workDir(onTestFinished);
+      const { path: dir, write } = await rolloutWorkDir(onTestFinished);
       // Project 1 (the second wave) is to get a new config, "Fresh One".
       const text = rolloutManifest("v13", threeWaveRollout("2s")).replace(
         '  "1":\n    plugin_configs:\n      configs:\n',
@@ -200,7 +194,7 @@ describe("flags that would break a rollout", () => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write("pcsync.yaml", rolloutManifest("v9", threeWaveRollout("1s")));
     const before = await geoipDescriptions(server);
 
@@ -231,7 +225,7 @@ describe("flags that would break a rollout", () => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const waves = [
       ...threeWaveRollout("0s").filter((line) => !line.includes("min_entries")),
       "      min_entries: 0",
@@ -263,7 +257,7 @@ describe("flags that would break a rollout", () => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const waves = [
       ...threeWaveRollout("0s").filter((line) => !line.includes("min_entries")),
       "      min_entries: 0",

@@ -9,9 +9,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
-import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
-import { openServer, type TestServer } from "../support/test-server.js";
-import { temporaryDirectory } from "../support/work-dir.js";
+import {
+  geoipDescriptions,
+  rolloutManifest,
+  rolloutWorkDir,
+  runSlow,
+  threeWaveRollout,
+} from "../support/rollout-setup.js";
+import { openServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
 
@@ -24,12 +29,6 @@ const WAVES = [
   "      percent: 100",
 ];
 
-async function workDir(onFinished: (done: () => Promise<void>) => void) {
-  const dir = await temporaryDirectory();
-  onFinished(() => dir.remove());
-  return dir;
-}
-
 /** The projects in the order apply wrote their waves, from its progress lines. */
 function wavesWritten(stderr: string): string[] {
   return [
@@ -37,17 +36,12 @@ function wavesWritten(stderr: string): string[] {
   ].map((match) => `${match[1]}: ${match[2]}`);
 }
 
-/** The built CLI against the server, with time for bakes on a loaded machine. */
-function runSlow(server: TestServer, args: readonly string[], cwd: string) {
-  return spawnCli(args, { cwd, env: { ...server.env }, timeoutMs: 80_000 }).done;
-}
-
 describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
   it("plan shows the waves, apply writes them in that order, and the next plan is empty", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       rolloutManifest("v2", [...WAVES, "  bake: 1s", "  health:", "    logs:", "      min_entries: 0"]),
@@ -100,7 +94,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       // The first is stopped while the second runs (below), so its bake need not outlast the
@@ -138,7 +132,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       manifest(
@@ -173,7 +167,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const before = await geoipDescriptions(server);
     // The canary's config logs nothing within the bake: fewer entries than min_entries is unknown,
     // which fails it.
@@ -216,7 +210,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       rolloutManifest("v4", [
@@ -240,7 +234,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile);
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write(
       "pcsync.yaml",
       rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
@@ -288,7 +282,7 @@ describe("a wave's re-read on posthog-2024, where plugin_configs also lists fron
     // tells which of plugin_configs' records are theirs. A frontend app made since looks like a
     // plugin config to prune, until its project is read whole again.
     const server = await openServer(onTestFinished, "posthog-2024");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const geoip = ["        - name: GeoIP", "          plugin: 1", "          description: v7"];
     const file = await write(
       "pcsync.yaml",
@@ -376,7 +370,7 @@ describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, o
     const server = await openServer(onTestFinished, profile, {
       faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
     });
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const receiver = await webhookReceiver(onTestFinished);
     const before = await geoipDescriptions(server);
     const text = rolloutManifest((project) => (project === "1" ? "v6 BROKEN" : "v6"), threeWaveRollout("3s"));
@@ -414,7 +408,7 @@ describe("the rollout block", () => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const first = await write("a.yaml", rolloutManifest("x", WAVES));
     const second = await write("b.yaml", manifest("version: 1", ...WAVES));
     const twice = await server.run(["validate", "-f", first, "-f", second], { cwd: dir });
@@ -435,7 +429,7 @@ describe("the rollout block", () => {
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
-    const { path: dir, write } = await workDir(onTestFinished);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const prometheus = (url: string, query: string) =>
       rolloutManifest("x", [
         "rollout:",

@@ -2,8 +2,10 @@
 // change sets; the three waves where the canary (project 2) is sound and the next wave (project 1)
 // is the one a BROKEN description fails; and the GeoIP descriptions as the service shows them.
 
+import { spawnCli } from "./cli.js";
 import { manifest } from "./manifest-text.js";
-import type { TestServer } from "./test-server.js";
+import type { OnFinished, TestServer } from "./test-server.js";
+import { temporaryDirectory, type WorkDir } from "./work-dir.js";
 
 export const ROLLOUT_PROJECTS = ["1", "2", "3"] as const;
 
@@ -53,4 +55,21 @@ export function threeWaveRollout(bake: string): string[] {
 export async function geoipDescriptions(server: TestServer): Promise<(string | null)[]> {
   const lists = await Promise.all(ROLLOUT_PROJECTS.map((project) => server.list(project, "plugin_configs")));
   return lists.map((records) => records.find((record) => record.name === "GeoIP")?.description ?? null);
+}
+
+/** A temporary directory for one test's manifests and journals, removed when the test ends. */
+export async function rolloutWorkDir(onFinished: OnFinished): Promise<WorkDir> {
+  const dir = await temporaryDirectory();
+  onFinished(() => dir.remove());
+  return dir;
+}
+
+/** The built CLI against the server (`env` added), with time for bakes on a loaded machine. */
+export function runSlow(
+  server: TestServer,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+) {
+  return spawnCli(args, { cwd, env: { ...server.env, ...env }, timeoutMs: 80_000 }).done;
 }
