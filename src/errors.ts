@@ -33,10 +33,11 @@ export type ExitCode =
 
 /**
  * One code of an error class: from what an error of that code knows (its facts), the exit code it
- * ends a run with, what it says, and what the user may check when the message cannot be sure of it.
+ * ends a run with (the class's own when left out), what it says, and what the user may check when
+ * the message cannot be sure of it.
  */
 export interface ErrorEntry<Facts> {
-  exit: ExitCode | ((facts: Facts) => ExitCode);
+  exit?: ExitCode | ((facts: Facts) => ExitCode);
   message: (facts: Facts) => string;
   hint?: (facts: Facts) => string | undefined;
 }
@@ -52,27 +53,22 @@ export type FactsOf<Table extends ErrorTable, Code extends keyof Table> = Parame
   Table[Code]["message"]
 >[0];
 
-/** What `code` of `table` says, and the exit code it ends with, from what the error knows. */
+/**
+ * What `code` of `table` says, and the exit code it ends with, from what the error knows;
+ * `classExit` is the exit code of the codes that name none.
+ */
 export function describeCode<Table extends ErrorTable, Code extends keyof Table & string>(
   table: Table,
   code: Code,
   facts: FactsOf<Table, Code>,
+  classExit: ExitCode = EXIT_ERROR,
 ): { message: string; exitCode: ExitCode; hint: string | undefined } {
   const entry = table[code] as unknown as ErrorEntry<FactsOf<Table, Code>>;
   return {
     message: entry.message(facts),
-    exitCode: typeof entry.exit === "function" ? entry.exit(facts) : entry.exit,
+    exitCode: typeof entry.exit === "function" ? entry.exit(facts) : (entry.exit ?? classExit),
     hint: entry.hint?.(facts),
   };
-}
-
-/** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
-export function isErrorOf<Type extends PcsyncError>(
-  error: unknown,
-  type: abstract new (...args: never[]) => Type,
-  codes: readonly string[],
-): error is Type {
-  return error instanceof type && (codes.length === 0 || codes.includes(error.code));
 }
 
 /**

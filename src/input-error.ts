@@ -1,75 +1,65 @@
 // Errors the user fixes in what pcsync was given: flags, the manifest, a saved plan or journal, the
 // API client's setup, the API key, a file to write, an address to listen on, the install itself.
-// Each code with its exit code, its message and what to do next.
+// Each code with its message and what to do next; every one ends a run with exit code 1.
 
 import type { ServiceError } from "./api/service-error.js";
-import { describeCode, type ErrorTable, EXIT_ERROR, type FactsOf, PcsyncError } from "./errors.js";
+import { describeCode, type ErrorTable, type FactsOf, PcsyncError } from "./errors.js";
 import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
 import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
 
+/** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
+const fileProblem = ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`;
+
 /** A file not written: the path as the user gave it, and why without the path. */
-interface OutputFacts {
-  path: string;
-  reason: string;
-}
+const notWritten = ({ path, reason }: { path: string; reason: string }) => `cannot write ${path}: ${reason}`;
 
 const INPUT_CODES = {
   // -- Flags and arguments
   /** A command-line usage error: bad flag values, missing required options; the text says which. */
   usage: {
-    exit: EXIT_ERROR,
     message: (text: string) => text,
   },
   // -- The manifest
   /** Every diagnostic is kept for callers to print or annotate; `message` replaces the summary. */
   manifest_invalid: {
-    exit: EXIT_ERROR,
     message: ({ diagnostics, message }: { diagnostics: readonly ManifestDiagnostic[]; message?: string }) =>
       message ?? summarizeErrors(diagnostics),
   },
   // -- A plan that cannot be made from the manifest and the server, or a saved plan file
   plan_invalid: {
-    exit: EXIT_ERROR,
     message: ({ problems }: { problems: readonly string[] }) =>
       `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}`,
   },
   /** Not JSON, not a plan, another version, or invalid (`problem` follows the file's name). */
   plan_file_invalid: {
-    exit: EXIT_ERROR,
-    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+    message: fileProblem,
   },
   /** One of pcsync's own files, of another kind than the command reads (a journal given as a plan). */
   wrong_file_kind: {
-    exit: EXIT_ERROR,
-    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+    message: fileProblem,
   },
   plan_file_unreadable: {
-    exit: EXIT_ERROR,
     message: ({ file, reason }: { file: string; reason: string }) =>
       `cannot read the plan file ${file}: ${reason}`,
   },
   /** A project's list answered 404: `where` is its place in the manifest, `failure` the 404's own line. */
   project_not_found: {
-    exit: EXIT_ERROR,
     message: (f: { project: string; where: string | undefined; server: string; failure: string }) =>
       `project ${f.project}${f.where === undefined ? "" : ` (${f.where})`}: the server at ${f.server} does not know it, or it is not visible to this API key (${f.failure}). Check the project id, or use a key with access to project ${f.project}.`,
   },
   // -- Journals
   journal_invalid: {
-    exit: EXIT_ERROR,
     message: ({ path, line, reason }: { path: string; line: number; reason: string }) =>
       `${path}:${line}: ${reason}. The journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
     hint: () => "use the journal exactly as the apply wrote it",
   },
   journal_unreadable: {
-    exit: EXIT_ERROR,
     message: ({ path, reason }: { path: string; reason: string; directory: string }) =>
       `cannot read the journal ${path}: ${reason}`,
     hint: ({ directory }: { directory: string }) =>
       `an apply names its journal at the end of its output; by default they are in ${directory}/`,
   },
   journal_unwritable: {
-    exit: EXIT_ERROR,
     message: ({ path, reason }: { path: string; reason: string; rollout?: boolean }) =>
       `cannot write the journal ${path}: ${reason}`,
     // A rollout cannot go without its journal.
@@ -80,13 +70,11 @@ const INPUT_CODES = {
   },
   /** The directory of a journal that is only read (a rollback's) takes no lock file. */
   journal_unlockable: {
-    exit: EXIT_ERROR,
     message: ({ path, reason }: { path: string; reason: string }) =>
       `cannot lock the journal ${path}: ${reason}`,
   },
   /** A write whose journal line would hold the API key is not sent. */
   journal_would_hold_key: {
-    exit: EXIT_ERROR,
     // The write as apply describes it (its WriteIntent), named by what the message shows of it.
     message: ({
       intent,
@@ -98,87 +86,72 @@ const INPUT_CODES = {
   },
   /** `apply --plan FILE --resume` found no journal of that plan. */
   journal_not_found: {
-    exit: EXIT_ERROR,
     message: ({ planFile, directory }: { planFile: string; directory: string }) =>
       `no journal of an apply of ${planFile} in ${directory}/. Give the interrupted apply's journal with --journal PATH.`,
   },
   // -- The API client's setup and arguments, refused before any request is sent
   /** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
   insecure_http: {
-    exit: EXIT_ERROR,
     message: ({ host, source }: { host: string; source?: string | undefined }) =>
       `Refusing to send the API key over plain http to ${host}${source === undefined ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
   },
   /** A rollout's Prometheus credentials: the variable the manifest names is not set (or empty). */
   prometheus_credentials_missing: {
-    exit: EXIT_ERROR,
     message: ({ variable, key }: { variable: string; key: string }) =>
       `rollout.health.prometheus.${key} names the environment variable ${variable}, which is not set (or is empty): set it to the ${key === "bearer_token_env" ? "token" : "password"} Prometheus asks for; nothing was written`,
   },
   /** The variable holds a line break or another control character: no HTTP header can carry it. */
   prometheus_credentials_invalid: {
-    exit: EXIT_ERROR,
     message: ({ variable, key }: { variable: string; key: string }) =>
       `rollout.health.prometheus.${key} names the environment variable ${variable}, whose value holds a line break or another control character (a trailing newline?), which no HTTP header can carry: set it to the value alone; nothing was written`,
   },
   /** Credentials for Prometheus over plain http to another host, without --insecure-http. */
   prometheus_insecure_http: {
-    exit: EXIT_ERROR,
     message: ({ host }: { host: string }) =>
       `Refusing to send Prometheus credentials over plain http to ${host}: give rollout.health.prometheus an https:// URL, or pass --insecure-http if the network is trusted; nothing was written`,
   },
   /** The proxy variable's value may hold a password, so it is never shown. */
   invalid_proxy: {
-    exit: EXIT_ERROR,
     message: ({ variable, reason }: { variable: string; reason: string }) =>
       `The proxy in ${variable} cannot be used: ${reason}.`,
   },
   invalid_base_url: {
-    exit: EXIT_ERROR,
     message: ({ shown, reason, source }: { shown: string; reason: string; source?: string | undefined }) =>
       `Invalid base URL ${shown}${source === undefined ? "" : ` (from ${source})`}: ${reason}.`,
   },
   /** A project id that could be turned into another path. */
   invalid_project_id: {
-    exit: EXIT_ERROR,
     message: ({ projectId, reason }: { projectId: string; reason: string }) =>
       `Invalid project id ${JSON.stringify(projectId)}: ${reason}.`,
   },
   invalid_config_id: {
-    exit: EXIT_ERROR,
     message: ({ configId }: { configId: unknown }) =>
       `Invalid config id ${String(configId)}: it must be a non-negative integer.`,
   },
   /** An argument the service would reject or misread. */
   invalid_request: {
-    exit: EXIT_ERROR,
     message: ({ message }: { message: string }) => message,
   },
   logs_not_supported: {
-    exit: EXIT_ERROR,
     message: ({ family }: { family: string }) =>
       `The ${family} family has no logs endpoint; logs exist for plugin_configs only.`,
   },
   /** A key that cannot go into an Authorization header as is; its value is never shown. */
   api_key_invalid: {
-    exit: EXIT_ERROR,
     message: ({ source, reason }: { source: string; reason: string }) =>
       `The API key from ${source} ${reason}.`,
   },
   // -- A command's own inputs: the API key, targets, configs, addresses, the install
   api_key_missing: {
-    exit: EXIT_ERROR,
     message: (_: Record<string, never>) =>
       "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
   },
   /** The key file is missing, unreadable or empty; its content is never shown. */
   api_key_file: {
-    exit: EXIT_ERROR,
     message: ({ file, reason }: { file: string; reason: string }) => `API key file ${file}: ${reason}.`,
   },
   /** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
   scoped_key_refused: {
-    exit: EXIT_ERROR,
     message: ({ refusal }: { refusal: ServiceError; action: string }) => refusal.message,
     hint: ({ action }: { action: string }) =>
       `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
@@ -188,7 +161,6 @@ const INPUT_CODES = {
    * `places` name where, `shortestSecret` is the length of the shortest key registered.
    */
   secret_in_output: {
-    exit: EXIT_ERROR,
     message: ({
       what,
       places,
@@ -212,35 +184,29 @@ const INPUT_CODES = {
   },
   /** `export --all` found no project: there is nothing to write, and an empty manifest would hide why. */
   export_no_projects: {
-    exit: EXIT_ERROR,
     message: (_: Record<string, never>) =>
       "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)",
   },
   /** `--templates` writes a whole fleet manifest; merging one into a manifest a person keeps is not done. */
   export_target_exists: {
-    exit: EXIT_ERROR,
     message: ({ file }: { file: string }) =>
       `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}`,
   },
   /** The manifest export would update is not one it can update (`problem` follows the file's name). */
   export_target_invalid: {
-    exit: EXIT_ERROR,
-    message: ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`,
+    message: fileProblem,
   },
   export_target_fleet: {
-    exit: EXIT_ERROR,
     message: ({ file, keys }: { file: string; keys: readonly string[] }) =>
       `${file} uses ${keys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over`,
   },
   /** `what`: `with id 5` or `named "x"`; `next`: how to find the right one. */
   config_not_found: {
-    exit: EXIT_ERROR,
     message: ({ what, where, next }: { what: string; where: string; next: string }) =>
       `no config ${what} in ${where}; ${next}`,
   },
   /** Several configs have the name: in one `family` (`ids`), or in both families (`each` says where). */
   config_ambiguous: {
-    exit: EXIT_ERROR,
     message: ({
       name,
       project,
@@ -260,13 +226,11 @@ const INPUT_CODES = {
   },
   /** `watch --listen` could not listen (`why`: in words). */
   listen_failed: {
-    exit: EXIT_ERROR,
     message: ({ where, why }: { where: string; why: string }) =>
       `--listen ${where}: ${why}; choose another with --listen HOST:PORT`,
   },
   /** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
   serve_listen_failed: {
-    exit: EXIT_ERROR,
     message: ({ address, code }: { address: string; code: string }) =>
       code === "EADDRINUSE"
         ? `cannot listen on ${address}: the port is in use; pick another with --port`
@@ -279,30 +243,25 @@ const INPUT_CODES = {
    * missing, cut short, or needing a dependency the install lacks (`reason`).
    */
   build_broken: {
-    exit: EXIT_ERROR,
     message: ({ what, reason }: { what: string; reason: string }) =>
       `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).`,
   },
   /** The emulator's data file cannot be loaded. */
   emulator_data_invalid: {
-    exit: EXIT_ERROR,
     message: ({ problem, advice }: { problem: string; advice: string }) => `${problem}; ${advice}`,
   },
   // -- A file pcsync was asked to write (`-o`, the step summary, a journal): `reason` without the path
   /** The system said no. */
   output_unwritable: {
-    exit: EXIT_ERROR,
-    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+    message: notWritten,
   },
   /** Not a file pcsync may replace. */
   output_refused: {
-    exit: EXIT_ERROR,
-    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+    message: notWritten,
   },
   /** One of the files this run reads. */
   output_is_input: {
-    exit: EXIT_ERROR,
-    message: ({ path, reason }: OutputFacts) => `cannot write ${path}: ${reason}`,
+    message: notWritten,
   },
 } satisfies ErrorTable;
 

@@ -10,35 +10,29 @@ function indented(lines: readonly string[]): string {
 const REFUSED_CODES = {
   /** A saved plan the service moved away from since it was made. */
   stale_plan: {
-    exit: EXIT_REFUSED,
     message: ({ file, reasons }: { file: string; reasons: readonly string[] }) =>
       `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
   },
   /** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
   plan_inconsistent: {
-    exit: EXIT_REFUSED,
     message: ({ file, problems }: { file: string; problems: readonly string[] }) =>
       `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
   },
   plan_server_mismatch: {
-    exit: EXIT_REFUSED,
     message: ({ file, planServer, server }: { file: string; planServer: string; server: string }) =>
       `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.`,
   },
   journal_server_mismatch: {
-    exit: EXIT_REFUSED,
     message: ({ path, journalServer, server }: { path: string; journalServer: string; server: string }) =>
       `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
   },
   /** The journal given to resume a saved plan is of another run. */
   journal_plan_mismatch: {
-    exit: EXIT_REFUSED,
     message: ({ path, planFile, why }: { path: string; planFile: string; why: string }) =>
       `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
   },
   /** Another run writes the journal (its lock names it): one writer per journal. */
   journal_held: {
-    exit: EXIT_REFUSED,
     message: ({
       journal,
       lock,
@@ -60,37 +54,31 @@ const REFUSED_CODES = {
   },
   /** A rollback would bring back a record whose name a live record holds now. */
   rollback_name_taken: {
-    exit: EXIT_REFUSED,
     message: ({ journal, clashes }: { journal: string; clashes: readonly string[] }) =>
       `rolling back ${journal} would leave two live records of one name in a family:\n${indented(clashes)}\nNothing was changed, and --force does not change that: rename or delete one of them first (or pin it in your manifest), then run the rollback again.`,
   },
   /** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
   changed_while_asking: {
-    exit: EXIT_REFUSED,
     message: ({ reasons }: { reasons: readonly string[] }) =>
       `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
   },
   /** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
   safety_guard: {
-    exit: EXIT_REFUSED,
     message: ({ messages, lead }: { messages: readonly string[]; lead?: string | undefined }) =>
       `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
   },
   /** Configs that match records another owner marked; `--takeover` is the way on. */
   owner_conflict: {
-    exit: EXIT_REFUSED,
     message: ({ problems }: { problems: readonly string[] }) =>
       `the plan is refused: records of another owner:\n${indented(problems)}`,
   },
   /** Two owners claimed one record at once: the other's mark won (`problems`: one line each). */
   owner_claim_lost: {
-    exit: EXIT_REFUSED,
     message: ({ problems }: { problems: readonly string[] }) =>
       `another owner claimed records at the same time as this run, and its mark won:\n${indented(problems)}\nThose records are the other owner's now (this run's writes to them may have been overwritten): run \`pcsync plan\` to see them; to take one over, pass --takeover.`,
   },
   /** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
   rollback_conflict: {
-    exit: EXIT_REFUSED,
     message: ({ journal, conflicts }: { journal: string; conflicts: readonly string[] }) =>
       `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`,
   },
@@ -112,7 +100,7 @@ export class RefusedError<Code extends RefusedCode = RefusedCode> extends Pcsync
   readonly facts: FactsOf<typeof REFUSED_CODES, Code>;
 
   constructor(code: Code, facts: FactsOf<typeof REFUSED_CODES, Code>) {
-    super(code, describeCode(REFUSED_CODES, code, facts));
+    super(code, describeCode(REFUSED_CODES, code, facts, EXIT_REFUSED));
     this.facts = facts;
   }
 }

@@ -24,36 +24,29 @@ const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] 
 
 /** Whether `error` says a file pcsync was asked to write was not written. */
 export function isOutputError(error: unknown): error is InputError<(typeof OUTPUT_CODES)[number]> {
-  return isInputError(error) && (OUTPUT_CODES as readonly string[]).includes(error.code);
+  return isInputError(error, ...OUTPUT_CODES);
 }
+
+/** What the system's refusals mean to a user, and what to do instead. */
+const FILE_ERROR_WORDS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied; choose a path you can write to",
+  EPERM: "permission denied; choose a path you can write to",
+  EROFS: "permission denied; choose a path you can write to",
+  EISDIR: "it is a directory; give a file name",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "the file is too large for the device",
+  EIO: "input/output error on the device",
+  EPIPE: "the reader went away before everything was written",
+  ENXIO:
+    "nothing is there to receive it (a FIFO without a reader, or a socket); start the reader first, or give a file name",
+  ELOOP: "it is a loop of symbolic links; give a file name",
+};
 
 /** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
 export function describeFileError(error: unknown, path: string): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case "ENOENT":
-    case "ENOTDIR":
-      return `the directory ${dirname(path)} does not exist; create it or choose another path`;
-    case "EACCES":
-    case "EPERM":
-    case "EROFS":
-      return "permission denied; choose a path you can write to";
-    case "EISDIR":
-      return "it is a directory; give a file name";
-    case "ENOSPC":
-      return "no space left on the device";
-    case "EDQUOT":
-      return "disk quota exceeded";
-    case "EFBIG":
-      return "the file is too large for the device";
-    case "EIO":
-      return "input/output error on the device";
-    case "EPIPE":
-      return "the reader went away before everything was written";
-    case "ENXIO":
-      return "nothing is there to receive it (a FIFO without a reader, or a socket); start the reader first, or give a file name";
-    case "ELOOP":
-      return "it is a loop of symbolic links; give a file name";
-    default:
-      return describeError(error);
-  }
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  if (code === "ENOENT" || code === "ENOTDIR")
+    return `the directory ${dirname(path)} does not exist; create it or choose another path`;
+  return FILE_ERROR_WORDS[code] ?? describeError(error);
 }

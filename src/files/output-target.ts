@@ -125,17 +125,20 @@ async function refuseForeignLinkInSharedDirectory(
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml"]);
 
-/** Throws `output_is_input` when the file at `path` is one the run reads. */
-async function refuseInput(
-  path: string,
+/**
+ * Throws `output_is_input` when `existing` (the file at `path`, or an opened output without a path)
+ * is a file the run reads, or when `path` would be a manifest in a directory the run reads.
+ */
+export async function refuseInput(
+  path: string | undefined,
   existing: Stats | undefined,
   options: { cwd: string; inputs?: readonly RunInput[] },
   shown: string,
 ): Promise<void> {
   const inputs = options.inputs ?? [];
-  if (inputs.length === 0) return;
-  const parent = await stat(dirname(path)).catch(() => undefined);
-  const manifestLike = MANIFEST_EXTENSIONS.has(extname(path).toLowerCase());
+  if (inputs.length === 0 || (existing !== undefined && !existing.isFile())) return;
+  const parent = path === undefined ? undefined : await stat(dirname(path)).catch(() => undefined);
+  const manifestLike = path !== undefined && MANIFEST_EXTENSIONS.has(extname(path).toLowerCase());
   for (const input of inputs) {
     const info = await stat(resolve(options.cwd, input.path)).catch(() => undefined);
     if (info === undefined) continue;
@@ -146,20 +149,6 @@ async function refuseInput(
     if (info.isDirectory() && manifestLike && parent !== undefined && sameFile(info, parent)) {
       throw isInput(shown, `it would be one of the manifest files in ${input.path}, ${input.what}`);
     }
-  }
-}
-
-/** Throws `output_is_input` when an opened output (a descriptor that is a regular file) is an input. */
-export async function refuseInputIdentity(
-  opened: Stats,
-  options: { cwd: string; inputs?: readonly RunInput[] },
-  shown: string,
-): Promise<void> {
-  if (!opened.isFile()) return;
-  for (const input of options.inputs ?? []) {
-    const info = await stat(resolve(options.cwd, input.path)).catch(() => undefined);
-    if (info !== undefined && sameFile(info, opened))
-      throw isInput(shown, `it is ${input.what} (${input.path})`);
   }
 }
 

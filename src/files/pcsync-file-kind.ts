@@ -3,6 +3,7 @@
 // takes it, instead of calling the file broken or edited.
 
 import { InputError } from "../input-error.js";
+import { isObject, parseJson } from "./read-json-file.js";
 
 export type PcsyncFileKind = "plan" | "journal" | "rollout_journal";
 
@@ -10,14 +11,8 @@ export type PcsyncFileKind = "plan" | "journal" | "rollout_journal";
 export const FILE_FORMATS = { plan: "pcsync-plan", journal: "pcsync-journal" } as const;
 
 function objectOf(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const { value } = parseJson(text);
+  return isObject(value) ? value : undefined;
 }
 
 /** Which of pcsync's files the text is: a journal by its first line, a plan by the whole document. */

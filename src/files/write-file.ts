@@ -8,12 +8,7 @@ import { constants, type Stats } from "node:fs";
 import { type FileHandle, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { outputUnwritable } from "./file-errors.js";
-import {
-  type OutputTarget,
-  type RunInput,
-  refuseInputIdentity,
-  resolveOutputTarget,
-} from "./output-target.js";
+import { type OutputTarget, type RunInput, refuseInput, resolveOutputTarget } from "./output-target.js";
 
 /** Files that hold plan or state data (records, keys): only their owner may read them. */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -128,7 +123,8 @@ async function writeThrough(
     await probe?.close();
   }
   try {
-    await refuseInputIdentity(await handle.stat(), options, shown);
+    // An open descriptor may be a regular file the run reads.
+    await refuseInput(undefined, await handle.stat(), options, shown);
     await handle.writeFile(content);
   } finally {
     await handle.close();

@@ -66,13 +66,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 /** The code of an error that kept the tunnel from opening; its cause is what went wrong. */
 export const PROXY_TUNNEL_FAILURE = "PCSYNC_PROXY_TUNNEL";
 
-/** The tunnel through the proxy could not be opened: the request never reached the service. */
-export class ProxyTunnelFailure extends Error {
-  readonly code = PROXY_TUNNEL_FAILURE;
-
-  constructor(cause: unknown) {
-    super(describeError(cause), { cause });
-  }
+/**
+ * The tunnel through the proxy could not be opened: the request never reached the service. Marked
+ * with its code for transport.ts, which makes it a TransportFailure of kind `proxy`.
+ */
+function tunnelFailure(cause: Error): Error {
+  return Object.assign(new Error(describeError(cause), { cause }), { code: PROXY_TUNNEL_FAILURE });
 }
 
 const PROXY_LEG = Symbol("failed on the way to the proxy");
@@ -92,7 +91,7 @@ function wrapTunnelFailure(error: Error): Error {
   const serviceTls = typeof code === "string" && isTlsFailure(code);
   return (error as { [PROXY_LEG]?: boolean })[PROXY_LEG] !== true && serviceTls
     ? error
-    : new ProxyTunnelFailure(error);
+    : tunnelFailure(error);
 }
 
 /** Whether a system or undici error code is a TLS failure (a certificate, a protocol mismatch). */

@@ -4,10 +4,9 @@
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import { isErrorOf } from "../errors.js";
 import { type FamilyRef, familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
-import { InputError } from "../input-error.js";
+import { isInputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
 import {
   checkJournalExists,
@@ -201,8 +200,7 @@ async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<
   try {
     lock = await JournalLock.acquire(input.journal, { cwd: input.cwd, command: "rollback" });
   } catch (error) {
-    if (!isErrorOf(error, InputError, ["journal_unlockable"]) || steps.onUnlockable === undefined)
-      throw error;
+    if (!isInputError(error, "journal_unlockable") || steps.onUnlockable === undefined) throw error;
     await JournalLock.refuseIfHeld(input.journal, { cwd: input.cwd });
     steps.onUnlockable(error.message);
   }
