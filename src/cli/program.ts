@@ -9,7 +9,7 @@ import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { API_KEY_ENV, registerSecretWords } from "../run/credentials.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
-import type { CommandRegistrar } from "./command-registrar.js";
+import type { CommandRegistrar } from "./command.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 import { describeExitCodes } from "./exit-codes-help.js";
 
@@ -26,7 +26,7 @@ const COMMAND_MODULES = {
   show: async () => (await import("./commands/show.js")).registerShowCommand,
   demo: async () => {
     const { registerDemoCommand } = await import("./commands/demo.js");
-    return (program, io, setExit) => registerDemoCommand(program, io, setExit, runCli);
+    return (io, setExit) => registerDemoCommand(io, setExit, runCli);
   },
   serve: async () => (await import("./commands/serve.js")).registerServeCommand,
   logs: async () => (await import("./commands/logs.js")).registerLogsCommand,
@@ -128,12 +128,9 @@ ${describeExitCodes(undefined)}`,
     if (!COMMANDS_HANDLING_SIGNALS.has(command.name())) releaseEarlySignals();
   });
   const registrars = await Promise.all(commandsReachedBy(argv).map(loadCommand));
-  for (const register of registrars) register(program, io, setExit);
   // Subcommands built with `new Command()` do not inherit these settings on their own.
-  for (const command of program.commands) {
-    command.copyInheritedSettings(program);
-    command.addHelpText("after", describeExitCodes(command.name()));
-  }
+  for (const register of registrars)
+    program.addCommand(register(io, setExit, program).copyInheritedSettings(program));
   return program;
 }
 

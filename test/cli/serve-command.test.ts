@@ -44,8 +44,7 @@ function programWithServe(io: CliIo): Command {
     writeOut: (text) => io.stdout.write(text),
     writeErr: (text) => io.stderr.write(text),
   });
-  registerServeCommand(program, io, () => undefined);
-  for (const command of program.commands) command.exitOverride();
+  program.addCommand(registerServeCommand(io, () => undefined, program).copyInheritedSettings(program));
   return program;
 }
 

@@ -1,7 +1,7 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
-import { Command } from "commander";
+import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
@@ -14,7 +14,7 @@ import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { checkRolloutFlags } from "../../run/rollout-scope.js";
 import { type CliIo, useColour } from "../cli-io.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -92,9 +92,25 @@ function refuseOptionsBesidePlan(command: Command): void {
   }
 }
 
-export const registerApplyCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("apply")
-    .description("Make the remote state equal to the manifest, or carry out a saved plan.")
+export const registerApplyCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "apply",
+    "Make the remote state equal to the manifest, or carry out a saved plan.",
+    `
+On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
+anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
+Where stdin is not a terminal (CI, cron, ssh, make), apply refuses with exit 1 before reading
+anything, unless --auto-approve, a saved plan (--plan FILE) or --dry-run.
+
+Examples:
+  $ pcsync apply -f pcsync.yaml
+  $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
+  $ pcsync plan -o plan.json && pcsync apply --plan plan.json
+  $ pcsync apply --plan plan.json --resume       # finish it after a kill, from its journal
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
+  $ pcsync apply --dry-run --project 1
+  $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
+  )
     .option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale")
     .option("--dry-run", "print the plan only; change nothing")
     .option(
@@ -131,23 +147,6 @@ export const registerApplyCommand: CommandRegistrar = (program, io) => {
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
   addSettleTimeoutOption(command);
-  command.addHelpText(
-    "after",
-    `
-On a terminal, apply shows the plan and asks "Apply N changes? (yes/no)"; only "yes" goes ahead,
-anything else (or Ctrl-D) cancels with exit 1, Ctrl-C with exit 130, nothing changed.
-Where stdin is not a terminal (CI, cron, ssh, make), apply refuses with exit 1 before reading
-anything, unless --auto-approve, a saved plan (--plan FILE) or --dry-run.
-
-Examples:
-  $ pcsync apply -f pcsync.yaml
-  $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
-  $ pcsync plan -o plan.json && pcsync apply --plan plan.json
-  $ pcsync apply --plan plan.json --resume       # finish it after a kill, from its journal
-  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
-  $ pcsync apply --dry-run --project 1
-  $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
-  );
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const { format } = flags;
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
@@ -328,7 +327,7 @@ Examples:
       await client.close();
     }
   };
-  command.action(async (flags: ApplyFlags, self: Command) => {
+  return command.action(async (flags: ApplyFlags, self: Command) => {
     // Until the writes begin, a signal ends the run at once; after, it stops new writes only.
     const interrupts = watchInterrupts({ stderr: io.stderr });
     try {
@@ -337,5 +336,4 @@ Examples:
       interrupts.dispose();
     }
   });
-  program.addCommand(command);
 };

@@ -3,13 +3,13 @@
 
 import { randomBytes } from "node:crypto";
 import { relative } from "node:path";
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { startEmulator } from "../../emulator/index.js";
 import { EXIT_ERROR, type ExitCode } from "../../errors.js";
 import { findPackageFile } from "../../package-files.js";
 import { parseVariableFlags } from "../../run/load-manifest.js";
 import type { CliIo } from "../cli-io.js";
-import type { RunCli } from "../command-registrar.js";
+import { newCommand, type RunCli } from "../command.js";
 import { addVariableOptions } from "../manifest-options.js";
 
 interface DemoFlags {
@@ -21,24 +21,22 @@ interface DemoFlags {
 
 /** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
 export const registerDemoCommand = (
-  program: Command,
   io: CliIo,
   setExit: (code: ExitCode) => void,
   runCli: RunCli,
-): void => {
-  const command = new Command("demo")
-    .description("Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.")
+): Command => {
+  const command = newCommand(
+    "demo",
+    "Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.",
+    "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml",
+  )
     .addOption(
       new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed"),
     )
     // No commander default: it would print `(default: "")` beside the one that means something.
     .option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)");
   addVariableOptions(command);
-  command.addHelpText(
-    "after",
-    "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml",
-  );
-  command.action(async (flags: DemoFlags) => {
+  return command.action(async (flags: DemoFlags) => {
     const manifest = flags.file || relative(io.cwd, findPackageFile("examples")) || ".";
     // Checked before the emulator starts; the steps get the same flags in the same order.
     parseVariableFlags(flags.var);
@@ -92,5 +90,4 @@ export const registerDemoCommand = (
       await emulator.close();
     }
   });
-  program.addCommand(command);
 };

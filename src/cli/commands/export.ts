@@ -1,7 +1,6 @@
 // `pcsync export`: write a manifest of projects' current state; planning it back shows no changes.
 
 import { readFile } from "node:fs/promises";
-import { Command } from "commander";
 import { parseManifestTarget } from "../../export/manifest-target.js";
 import { FAMILY_NAMES, type FamilyName } from "../../families.js";
 import { outputUnwritable } from "../../files/file-errors.js";
@@ -17,7 +16,7 @@ import {
   updateExportedManifest,
 } from "../../run/export-manifest.js";
 import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -52,9 +51,17 @@ async function readExisting(path: string, shown: string): Promise<string | undef
   }
 }
 
-export const registerExportCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("export")
-    .description("Write a manifest of projects' current state (both families, in order).")
+export const registerExportCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "export",
+    "Write a manifest of projects' current state (both families, in order).",
+    `
+Examples:
+  $ pcsync export --project 1 -o pcsync.yaml
+  $ pcsync export --project 2 --family plugin_configs
+  $ pcsync export --all --templates -o fleet.yaml   # shared configs written once, as templates
+  $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`,
+  )
     // Checked in the action, not by commander, so that a mistyped flag still gets a suggestion.
     .option("--project <id>", "a project to export (repeatable; or --all)", collect)
     .option("--all", "export every project the API key can see")
@@ -69,16 +76,7 @@ export const registerExportCommand: CommandRegistrar = (program, io) => {
   // An existing manifest's ${NAME} (a project key, a value) is matched with what plan would read.
   addVariableOptions(command);
   addConnectionOptions(command, "none");
-  command.addHelpText(
-    "after",
-    `
-Examples:
-  $ pcsync export --project 1 -o pcsync.yaml
-  $ pcsync export --project 2 --family plugin_configs
-  $ pcsync export --all --templates -o fleet.yaml   # shared configs written once, as templates
-  $ pcsync export --project 42 -o pcsync.yaml --var PROJECT_ID=42   # updates the "\${PROJECT_ID}" block`,
-  );
-  command.action(async (given: ExportFlags) => {
+  return command.action(async (given: ExportFlags) => {
     // `-o -` is standard output, as with curl and tar: what export writes without -o.
     const { out, ...rest } = given;
     const flags: ExportFlags = out === "-" ? rest : given;
@@ -170,5 +168,4 @@ Examples:
       await client.close();
     }
   });
-  program.addCommand(command);
 };

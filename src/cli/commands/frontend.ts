@@ -1,25 +1,24 @@
 // `pcsync frontend`: print the JavaScript module a site loads for a config's frontend app.
 
-import { Command } from "commander";
 import { getFrontend } from "../../api/index.js";
 import { neutraliseLines } from "../../neutralise-server-text.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
 import { actOnConfigRecord, addTargetOptions, readTarget, type TargetFlags } from "../target-options.js";
 
-export const registerFrontendCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("frontend").description("Print the frontend module (JavaScript) of a config.");
-  addTargetOptions(command);
-  addConnectionOptions(command, "none");
-  command.addHelpText(
-    "after",
+export const registerFrontendCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "frontend",
+    "Print the frontend module (JavaScript) of a config.",
     `
 Examples:
   $ pcsync frontend --project 1 --config "Notification Bar"
   $ pcsync frontend --project 1 --config 4 > frontend.js
   $ pcsync frontend --project 1 --family pipeline_frontend_apps_configs --config Banner   # a name in both families`,
   );
-  command.action(async (flags: TargetFlags & ConnectionFlags) => {
+  addTargetOptions(command);
+  addConnectionOptions(command, "none");
+  return command.action(async (flags: TargetFlags & ConnectionFlags) => {
     const target = readTarget(flags);
     // Frontend apps are that family's; posthog-2024 servers list them in plugin_configs as well.
     const searched = ["pipeline_frontend_apps_configs", "plugin_configs"] as const;
@@ -35,5 +34,4 @@ Examples:
       }
     });
   });
-  program.addCommand(command);
 };

@@ -1,12 +1,11 @@
 // `pcsync job`: run a job (a plugin's named task) on a config and say what the service did.
 
-import { Command } from "commander";
 import { createJob } from "../../api/index.js";
 import { describeError } from "../../errors.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
 import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 import {
@@ -46,8 +45,16 @@ export function parsePayload(text: string | undefined): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-export const registerJobCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("job").description("Run a job on a config (a task the plugin exports).");
+export const registerJobCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "job",
+    "Run a job on a config (a task the plugin exports).",
+    `
+Examples:
+  $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
+  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'
+  $ pcsync job --project 1 --config GeoIP --job sync --format json | jq .config.id`,
+  );
   addTargetOptions(command);
   command
     .option("--job <name>", "the name of the job to run (required)")
@@ -56,15 +63,7 @@ export const registerJobCommand: CommandRegistrar = (program, io) => {
   // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
   addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
   addConnectionOptions(command, "none");
-  command.addHelpText(
-    "after",
-    `
-Examples:
-  $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
-  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'
-  $ pcsync job --project 1 --config GeoIP --job sync --format json | jq .config.id`,
-  );
-  command.action(async (flags: JobFlags) => {
+  return command.action(async (flags: JobFlags) => {
     const target = readTarget(flags);
     const { project } = target;
     const type = requireFlag(flags.job, "--job <name>", '--job "Export historical events"');
@@ -94,5 +93,4 @@ Examples:
       }
     });
   });
-  program.addCommand(command);
 };

@@ -1,13 +1,13 @@
 // `pcsync logs`: the log entries of a plugin config, filtered, newest first; `--follow` keeps polling
 // and prints new entries as they arrive, like `tail -f`.
 
-import { Command, Option } from "commander";
+import { Option } from "commander";
 import type { LogEntry, LogQuery } from "../../api/index.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
 import { followLogs, readLogTail } from "../../run/read-logs.js";
 import { useColour } from "../cli-io.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -86,9 +86,15 @@ export function parseLogsFlags(flags: LogsFlags, now: number) {
   };
 }
 
-export const registerLogsCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("logs").description(
+export const registerLogsCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "logs",
     "Show the log entries of a plugin config, newest first (with --follow, oldest first as they arrive).",
+    `
+Examples:
+  $ pcsync logs --project 1 --config GeoIP --level warn --level error --since 2h
+  $ pcsync logs --project 1 --config 12 --search timeout --format json | jq .message
+  $ pcsync logs --project 1 --config GeoIP --follow --interval 5`,
   );
   addTargetOptions(command);
   command
@@ -117,15 +123,7 @@ export const registerLogsCommand: CommandRegistrar = (program, io) => {
     io,
   );
   addConnectionOptions(command, "none");
-  command.addHelpText(
-    "after",
-    `
-Examples:
-  $ pcsync logs --project 1 --config GeoIP --level warn --level error --since 2h
-  $ pcsync logs --project 1 --config 12 --search timeout --format json | jq .message
-  $ pcsync logs --project 1 --config GeoIP --follow --interval 5`,
-  );
-  command.action(async (flags: LogsFlags) => {
+  return command.action(async (flags: LogsFlags) => {
     const settings = parseLogsFlags(flags, Date.now());
     const { target } = settings;
     // Both families are searched so that a frontend app named here gets a clear answer.
@@ -176,5 +174,4 @@ Examples:
       }
     });
   });
-  program.addCommand(command);
 };

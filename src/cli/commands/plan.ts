@@ -1,6 +1,5 @@
 // `pcsync plan`: read the current state and print what apply would change.
 
-import { Command } from "commander";
 import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { RefusedError } from "../../refused-error.js";
@@ -8,7 +7,7 @@ import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
 import { runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
@@ -23,25 +22,24 @@ interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
   detailedExitcode?: boolean;
 }
 
-export const registerPlanCommand: CommandRegistrar = (program, io, setExit) => {
-  const command = new Command("plan")
-    .description("Read the current state and show what apply would change (a dry run).")
-    .addOption(formatOption())
-    .addOption(outOption("also save the plan as JSON to this file, for `apply --plan`"))
-    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error");
-  addManifestOption(command);
-  addScopeOptions(command);
-  addConnectionOptions(command, "manifest");
-  command.addHelpText(
-    "after",
+export const registerPlanCommand: CommandRegistrar = (io, setExit) => {
+  const command = newCommand(
+    "plan",
+    "Read the current state and show what apply would change (a dry run).",
     `
 Examples:
   $ pcsync plan -f pcsync.yaml
   $ pcsync plan --project 1 --format markdown -o plan.json
   $ pcsync plan --detailed-exitcode   # in cron: exit 2 means drift
   $ pcsync plan --var-file prod.vars.yaml --var PROJECT_ID=42   # values for \${NAME} in the manifest`,
-  );
-  command.action(async (flags: PlanFlags) => {
+  )
+    .addOption(formatOption())
+    .addOption(outOption("also save the plan as JSON to this file, for `apply --plan`"))
+    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error");
+  addManifestOption(command);
+  addScopeOptions(command);
+  addConnectionOptions(command, "manifest");
+  return command.action(async (flags: PlanFlags) => {
     const { format } = flags;
     const scope = scopeOf(flags);
     const desired = await loadScopedManifest(flags, scope, io);
@@ -73,5 +71,4 @@ Examples:
       await client.close();
     }
   });
-  program.addCommand(command);
 };

@@ -1,7 +1,7 @@
 // `pcsync rollback --journal PATH`: undoes the apply (or rollback) that wrote the journal, with its
 // own journal, so that it can be undone in turn. Approval as for apply.
 
-import { Command, Option } from "commander";
+import { Option } from "commander";
 import type { ApiClient } from "../../api/index.js";
 import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
@@ -11,7 +11,7 @@ import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { useColour } from "../cli-io.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { canAsk, confirmChanges, refuseUnanswerable } from "../confirm.js";
 import {
   addConnectionOptions,
@@ -73,19 +73,10 @@ function refuseRollback(outcome: Extract<RollbackOutcome, { result: "refused" }>
   throw new RefusedError("rollback_conflict", { journal, conflicts: describeConflicts(outcome.conflicts) });
 }
 
-export const registerRollbackCommand: CommandRegistrar = (program, io) => {
-  const command = new Command("rollback")
-    .description("Undo the apply (or rollback) that wrote a journal.")
-    .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
-    .option("--dry-run", "print the rollback's plan only; change nothing")
-    .option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)")
-    .option("--force", "put back the journal's values also over changes made since the run")
-    .addOption(formatOption())
-    .addOption(outOption("also save the rollback's plan as JSON to this file"));
-  addConnectionOptions(command, "none");
-  addSettleTimeoutOption(command);
-  command.addHelpText(
-    "after",
+export const registerRollbackCommand: CommandRegistrar = (io) => {
+  const command = newCommand(
+    "rollback",
+    "Undo the apply (or rollback) that wrote a journal.",
     `
 Records the run deleted come back (with their ids where the service still has the row, else
 created again), fields it changed get their old values, order included, records it created are
@@ -98,7 +89,15 @@ Examples:
   $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl --dry-run
   $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
   $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
-  );
+  )
+    .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
+    .option("--dry-run", "print the rollback's plan only; change nothing")
+    .option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)")
+    .option("--force", "put back the journal's values also over changes made since the run")
+    .addOption(formatOption())
+    .addOption(outOption("also save the rollback's plan as JSON to this file"));
+  addConnectionOptions(command, "none");
+  addSettleTimeoutOption(command);
   const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
     const { format } = flags;
     if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
@@ -206,7 +205,7 @@ Examples:
       await client?.close();
     }
   };
-  command.action(async (flags: RollbackFlags) => {
+  return command.action(async (flags: RollbackFlags) => {
     const interrupts = watchInterrupts({ stderr: io.stderr });
     try {
       await runRollback(flags, interrupts);
@@ -214,5 +213,4 @@ Examples:
       interrupts.dispose();
     }
   });
-  program.addCommand(command);
 };

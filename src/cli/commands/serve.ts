@@ -3,7 +3,6 @@
 
 import { once } from "node:events";
 import { resolve } from "node:path";
-import type { Command } from "commander";
 import {
   type ApiKeySpec,
   DEFAULT_LOG_RATE,
@@ -18,8 +17,7 @@ import {
 import { EXIT_OK } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { DEFAULT_PORT, runServe, type ServeSettings } from "../../run/serve-emulator.js";
-import type { CliIo } from "../cli-io.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { abortOnStopSignal } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
@@ -205,10 +203,31 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   return { emulator, quiet: raw.quiet === true };
 }
 
-export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo, setExit) => {
-  program
-    .command("serve")
-    .description("Run the Plugin Configuration Service emulator (in memory, or persisted with --data).")
+export const registerServeCommand: CommandRegistrar = (io, setExit) =>
+  newCommand(
+    "serve",
+    "Run the Plugin Configuration Service emulator (in memory, or persisted with --data).",
+    `
+Keys: KEY alone has every scope on every project. Scopes are comma-separated
+(e.g. plugin:read,plugin:write or *), or "unscoped" for a legacy key; projects are
+comma-separated ids or *. Without --key and without keys in the data file, a
+development key is generated and printed.
+
+Logs: every enabled plugin config (not frontend apps) logs --log-rate entries a
+minute since its creation, mostly INFO with some LOG and WARN; the last 24 hours
+are shown, with the stored entries (jobs). --fault-log-errors SELECTOR makes the
+configs it matches, as they are now, log a share of ERROR entries after their
+last create or update (entries before it stay normal). SELECTOR is one of
+name:GLOB (* matches anything), plugin:ID or description:TEXT (a case-sensitive
+substring), optionally ending in @RATIO, the ERROR share from 0 to 1 (default
+0.5). Entries are the same on every run: no --seed needed.
+
+Examples:
+  $ pcsync serve --port 8000 --data state.json --profile posthog-2024 \\
+      --key ci-key:plugin:read,plugin:write:1,2 --fail-503 0.05 --seed 7
+  $ pcsync serve --log-rate 600 --fault-log-errors 'description:BROKEN@0.8'
+`,
+  )
     .option("--port <n>", `port to listen on, 0 for any free port (default ${DEFAULT_PORT})`)
     .option("--host <host>", "address to listen on (default 127.0.0.1)")
     .option("--data <file>", "persist state in this JSON file: created if missing, reloaded on start")
@@ -245,29 +264,6 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
       collect,
     )
     .option("--quiet", "do not log requests to stderr")
-    .addHelpText(
-      "after",
-      `
-Keys: KEY alone has every scope on every project. Scopes are comma-separated
-(e.g. plugin:read,plugin:write or *), or "unscoped" for a legacy key; projects are
-comma-separated ids or *. Without --key and without keys in the data file, a
-development key is generated and printed.
-
-Logs: every enabled plugin config (not frontend apps) logs --log-rate entries a
-minute since its creation, mostly INFO with some LOG and WARN; the last 24 hours
-are shown, with the stored entries (jobs). --fault-log-errors SELECTOR makes the
-configs it matches, as they are now, log a share of ERROR entries after their
-last create or update (entries before it stay normal). SELECTOR is one of
-name:GLOB (* matches anything), plugin:ID or description:TEXT (a case-sensitive
-substring), optionally ending in @RATIO, the ERROR share from 0 to 1 (default
-0.5). Entries are the same on every run: no --seed needed.
-
-Examples:
-  $ pcsync serve --port 8000 --data state.json --profile posthog-2024 \\
-      --key ci-key:plugin:read,plugin:write:1,2 --fail-503 0.05 --seed 7
-  $ pcsync serve --log-rate 600 --fault-log-errors 'description:BROKEN@0.8'
-`,
-    )
     .action(async (raw: RawServeOptions) => {
       const settings = parseServeOptions(raw, io.cwd);
       const stop = abortOnStopSignal();
@@ -278,4 +274,3 @@ Examples:
       }
       setExit(EXIT_OK);
     });
-};

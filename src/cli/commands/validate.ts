@@ -1,12 +1,11 @@
 // `pcsync validate`: checks the manifest offline (schema and semantic checks) and prints every
 // problem as file:line:col.
 
-import { Command } from "commander";
 import { EXIT_ERROR } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { formatSource, type LoadedManifest, type LoadResult } from "../../manifest/index.js";
 import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
@@ -59,15 +58,10 @@ function countConfigs(desired: LoadedManifest): number {
   return desired.families.reduce((count, family) => count + family.configs.length, 0);
 }
 
-export const registerValidateCommand: CommandRegistrar = (program, io, setExit) => {
-  const command = new Command("validate")
-    .description(
-      "Check the manifest offline: schema and semantic checks; prints every problem as file:line:col.",
-    )
-    .addOption(formatOption("text, or json: one document with every diagnostic, on stdout", TEXT_OR_JSON));
-  addManifestOption(command);
-  command.addHelpText(
-    "after",
+export const registerValidateCommand: CommandRegistrar = (io, setExit) => {
+  const command = newCommand(
+    "validate",
+    "Check the manifest offline: schema and semantic checks; prints every problem as file:line:col.",
     `
 Exit status: 0 when the manifest is valid, 1 when it is not.
 
@@ -81,8 +75,9 @@ Examples:
 Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, then each
 --var-file in order, then --var NAME=VALUE (the last one wins); no other environment variable.
 The API key is never interpolated.`,
-  );
-  command.action(async (flags: ManifestFlags & { format: TextOrJson }) => {
+  ).addOption(formatOption("text, or json: one document with every diagnostic, on stdout", TEXT_OR_JSON));
+  addManifestOption(command);
+  return command.action(async (flags: ManifestFlags & { format: TextOrJson }) => {
     const result = await loadManifest(flags, io);
     const invalid = result.errors.length > 0 || result.value === undefined;
     if (flags.format === "json") {
@@ -107,7 +102,6 @@ The API key is never interpolated.`,
       );
     }
   });
-  program.addCommand(command);
 };
 
 function plural(count: number, noun: string): string {

@@ -1,7 +1,7 @@
 // `pcsync watch`: reconcile continuously. Its options are parsed and checked here; the service
 // itself is in src/watch/.
 
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
@@ -13,7 +13,7 @@ import { loadManifest, runInputs } from "../../run/load-manifest.js";
 import { createWebhookSender } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
-import type { CommandRegistrar } from "../command-registrar.js";
+import { type CommandRegistrar, newCommand } from "../command.js";
 import {
   addConnectionOptions,
   addSettleTimeoutOption,
@@ -49,11 +49,29 @@ const MAX_JITTER_PERCENT = 50;
 /** A change held back longer than this would in practice never be used. */
 const MAX_MANIFEST_SETTLE_MS = 3_600_000;
 
-export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => {
-  const command = new Command("watch")
-    .description(
-      "Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.",
-    )
+export const registerWatchCommand: CommandRegistrar = (io, setExit) => {
+  const command = newCommand(
+    "watch",
+    "Reconcile continuously: plan every interval, expose metrics and health, send webhook events, heal the families in heal mode.",
+    `
+Heal mode is the approval: like Argo CD's automated sync, a family in heal is applied without a
+question, with every safety guard apply has (a guard that refuses writes nothing to that family).
+
+Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
+once). SIGHUP reads the manifest again and starts a cycle now.
+
+A changed manifest is used once its content has stayed the same for --manifest-settle (until then
+cycles plan with the last settled version): update it by renaming a new file into place. A record
+healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
+Each heal that writes keeps a journal (.pcsync/journal/…-heal.jsonl, for pcsync rollback); the
+ended ones beyond the newest --keep-heal-journals are removed.
+
+Examples:
+  $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
+  $ pcsync watch --mode heal --interval 2m --webhook https://hooks.example.com/pcsync
+  $ pcsync watch --shard 2/4 --listen 0.0.0.0:9464              # one watcher of four
+  $ pcsync watch --once --metrics-file /var/lib/node_exporter/pcsync.prom   # in cron`,
+  )
     .option("--interval <duration>", "time from one cycle's start to the next's (30s, 5m, 1h)", "5m")
     .option("--jitter <percent>", "spread each interval by up to this many percent, either way", "10")
     .addOption(
@@ -105,28 +123,7 @@ export const registerWatchCommand: CommandRegistrar = (program, io, setExit) => 
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");
   addSettleTimeoutOption(command);
-  command.addHelpText(
-    "after",
-    `
-Heal mode is the approval: like Argo CD's automated sync, a family in heal is applied without a
-question, with every safety guard apply has (a guard that refuses writes nothing to that family).
-
-Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
-once). SIGHUP reads the manifest again and starts a cycle now.
-
-A changed manifest is used once its content has stayed the same for --manifest-settle (until then
-cycles plan with the last settled version): update it by renaming a new file into place. A record
-healed in 3 cycles in a row is flapping: heal leaves it alone for a while (heal_flapping event).
-Each heal that writes keeps a journal (.pcsync/journal/…-heal.jsonl, for pcsync rollback); the
-ended ones beyond the newest --keep-heal-journals are removed.
-
-Examples:
-  $ pcsync watch -f pcsync.yaml                                 # warn only; metrics on 127.0.0.1:9464
-  $ pcsync watch --mode heal --interval 2m --webhook https://hooks.example.com/pcsync
-  $ pcsync watch --shard 2/4 --listen 0.0.0.0:9464              # one watcher of four
-  $ pcsync watch --once --metrics-file /var/lib/node_exporter/pcsync.prom   # in cron`,
-  );
-  command.action(async (flags: WatchFlags, self: Command) => {
+  return command.action(async (flags: WatchFlags, self: Command) => {
     const intervalMs = parseFlag(
       "--interval",
       flags.interval,
@@ -219,5 +216,4 @@ Examples:
     );
     setExit(code);
   });
-  program.addCommand(command);
 };
