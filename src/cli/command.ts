@@ -1,10 +1,11 @@
 // The one way a command is declared (its name, what it does, and what its --help ends with, the
-// exit codes last), and what program.ts hands each command, so that no command imports the program.
+// exit codes last, made from the one table in src/exit-codes.ts), and what program.ts hands each
+// command, so that no command imports the program.
 
 import { Command } from "commander";
 import type { ExitCode } from "../errors.js";
+import { EXIT_CODE_TABLE, exitCodesOf, isCommandName } from "../exit-codes.js";
 import type { CliIo, GivenIo } from "./cli-io.js";
-import { describeExitCodes } from "./exit-codes-help.js";
 
 /** Runs pcsync with these arguments and returns the exit code; never throws (program.ts's runCli). */
 export type RunCli = (argv: readonly string[], io: GivenIo) => Promise<ExitCode>;
@@ -18,4 +19,17 @@ export function newCommand(name: string, description: string, helpAfter: string)
     .description(description)
     .addHelpText("after", helpAfter)
     .addHelpText("after", describeExitCodes(name));
+}
+
+/** The exit codes `command` can end with; for the program (undefined), the whole table. */
+export function describeExitCodes(command: string | undefined): string {
+  const rows =
+    command === undefined
+      ? EXIT_CODE_TABLE.map(({ code, meaning }) => ({ code, meaning }))
+      : isCommandName(command)
+        ? exitCodesOf(command)
+        : [];
+  if (rows.length === 0) return "";
+  const width = rows.reduce((widest, { code }) => Math.max(widest, String(code).length), 0);
+  return `\nExit codes:\n${rows.map(({ code, meaning }) => `  ${String(code).padEnd(width)}  ${meaning}`).join("\n")}`;
 }

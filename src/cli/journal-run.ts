@@ -11,10 +11,10 @@ import type { JournalLock } from "../journal/journal-lock.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
 import { shellWord } from "../shell-word.js";
-import { createApplyProgress } from "./apply-progress.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, createRuleOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
+import { createApplyProgress } from "./progress.js";
 
 export interface JournalFlags {
   /** A path; false with --no-journal. */
@@ -26,8 +26,6 @@ export function addJournalOptions(command: Command, pathHelp: string): Command {
     .option("--journal <path>", pathHelp)
     .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
 }
-
-export { shellWord };
 
 /**
  * The lines that end a journaled run, newline included: where its journal is, the command that

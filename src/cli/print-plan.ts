@@ -6,6 +6,7 @@
 import type { ApplyReport } from "../apply/types.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
+import { InputError } from "../input-error.js";
 import { neutraliseJson } from "../neutralise-server-text.js";
 import { locateSecretsInPlan, serializePlan } from "../plan/plan-file.js";
 import { isForceable } from "../plan/safety-guards.js";
@@ -14,7 +15,6 @@ import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { renderPlan } from "../render/index.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
-import { refuseSecretIn } from "./refuse-secret.js";
 import type { OutputFormat } from "./shared-options.js";
 
 /**
@@ -106,4 +106,21 @@ export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
 
 export function hasChanges(plan: Plan): boolean {
   return plan.changes.length > 0 || plan.reorders.length > 0;
+}
+
+/** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
+export function refuseSecretIn(
+  text: string,
+  what: string,
+  locate: () => readonly string[],
+  remedy: string,
+  secrets: SecretRegistry,
+): void {
+  if (secrets.contains(text))
+    throw new InputError("secret_in_output", {
+      what: what,
+      places: locate(),
+      remedy: remedy,
+      shortestSecret: secrets.shortestSecretLength,
+    });
 }

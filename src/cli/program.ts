@@ -9,9 +9,8 @@ import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { API_KEY_ENV, registerSecretWords } from "../run/credentials.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
-import type { CommandRegistrar } from "./command.js";
+import { type CommandRegistrar, describeExitCodes } from "./command.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
-import { describeExitCodes } from "./exit-codes-help.js";
 
 // One entry per command, in the order help lists them; each lives in commands/<name>.ts and is
 // imported only by a run that can reach it (undici, ajv, yaml... cost more than Node's own start).

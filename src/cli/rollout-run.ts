@@ -8,7 +8,6 @@ import type { RunInput } from "../files/output-target.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
-import type { RolloutState } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { rolloutToFinish, applyRollout as runRolloutApply, throwUnlessComplete } from "../run/rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
@@ -69,29 +68,21 @@ function rolloutJson(outcome: RolloutOutcome, journal: string): RolloutJson {
 }
 
 /**
- * Refuses, before the plan is approved, a rollout whose health signal's credentials cannot be read
- * (the same check the rollout makes before it starts): nobody says yes to a run that cannot judge.
+ * Before the plan is approved: refuses a rollout whose health signal's credentials cannot be read
+ * (the check the rollout makes before it starts: nobody says yes to a run that cannot judge), or
+ * whose manifest's last rollout halted with a failing project still holding the change (exit 4).
+ * Whether --journal (or the default place) holds an unfinished rollout of this manifest.
  */
-export function checkGateCredentials(rollout: PlanRollout, flags: ConnectionFlags, io: CliIo): void {
-  readGateCredentials(rollout.health, {
-    env: io.env,
-    secrets: io.secrets,
-    allowInsecureHttp: flags.insecureHttp === true,
-  });
-}
-
-/**
- * The unfinished rollout of this manifest that --journal (or the default place) holds, if any;
- * refuses (exit 4) where its last rollout halted and a failing project still holds the change.
- */
-export function unfinishedRolloutOf(
+export async function hasUnfinishedRollout(
   client: ApiClient,
   desired: DesiredState,
   plan: Plan,
-  flags: JournalFlags,
+  flags: ConnectionFlags & JournalFlags,
   io: CliIo,
-): Promise<RolloutState | undefined> {
-  return rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
+): Promise<boolean> {
+  if (plan.rollout !== undefined)
+    readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
+  return (await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd)) !== undefined;
 }
 
 /**

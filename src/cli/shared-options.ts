@@ -1,6 +1,7 @@
 // Options that several commands share, so that each is spelt, described and checked the same way
-// everywhere: `--family`, `--format`, `-o/--out`, repeatable options, the error for a bad value, and
-// old spellings kept for a while with a warning.
+// everywhere: `--family`, `--format`, `-o/--out`, the manifest's `-f`, `--var` and `--var-file`
+// (loading it is src/run/load-manifest.ts), repeatable options, the error for a bad value, and old
+// spellings kept for a while with a warning.
 
 import { type Command, Option } from "commander";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
@@ -117,4 +118,32 @@ export function addDeprecatedAlias(command: Command, alias: DeprecatedAlias, io:
       return undefined;
     }),
   );
+}
+
+/**
+ * Adds `-f, --file PATH` (repeatable; none means pcsync.yaml), `--var NAME=VALUE` and
+ * `--var-file FILE` (both repeatable); the action gets them as ManifestFlags.
+ */
+export function addManifestOption(command: Command): Command {
+  command.addOption(
+    new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable")
+      .argParser(collect)
+      .default([], "pcsync.yaml"),
+  );
+  return addVariableOptions(command);
+}
+
+/** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
+export function addVariableOptions(command: Command): Command {
+  return command
+    .option(
+      "--var <NAME=VALUE>",
+      "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable",
+      collect,
+    )
+    .option(
+      "--var-file <file>",
+      "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable",
+      collect,
+    );
 }

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/api/index.js";
-import { formatLogEntry, parseLogTypes } from "../../src/cli/log-format.js";
+import { formatLogEntry, parseLogTypes } from "../../src/cli/commands/logs.js";
 import { InputError } from "../../src/input-error.js";
 
 function entry(fields: Partial<LogEntry> = {}): LogEntry {

@@ -1,7 +1,7 @@
 // --since/--until parsing: ISO-8601 times and durations back from now.
 
 import { describe, expect, it } from "vitest";
-import { parseTimeFlag } from "../../src/cli/time-flag.js";
+import { parseTimeFlag } from "../../src/cli/commands/logs.js";
 import { parseDuration } from "../../src/duration.js";
 import { InputError } from "../../src/input-error.js";
 

@@ -9,10 +9,11 @@ import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
 import { manifestServer } from "../../run/connect.js";
-import { runInputs } from "../../run/load-manifest.js";
+import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { checkRolloutFlags } from "../../run/rollout-scope.js";
+import { shellWord } from "../../shell-word.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { confirmChanges, refuseUnanswerable } from "../confirm.js";
@@ -24,8 +25,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { addJournalOptions, applyJournaled, type JournalFlags, shellWord } from "../journal-run.js";
-import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
+import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import type { RolloutJson } from "../rollout-run.js";
@@ -36,10 +36,10 @@ import {
   type ScopeFlags,
   scopeOf,
 } from "../scope-options.js";
-import { collect, formatOption, type OutputFormat } from "../shared-options.js";
+import { addManifestOption, collect, formatOption, type OutputFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
-interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestFlags, JournalFlags {
+interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestInput, JournalFlags {
   file: string[];
   plan?: string;
   resume?: boolean;
@@ -229,8 +229,13 @@ Examples:
           hasMoreWork: async (plan, rolledOut) => {
             if (plan.rollout === undefined) return false;
             rolloutRun = await import("../rollout-run.js");
-            rolloutRun.checkGateCredentials(plan.rollout, flags, io);
-            return (await rolloutRun.unfinishedRolloutOf(client, rolledOut, plan, flags, io)) !== undefined;
+            return rolloutRun.hasUnfinishedRollout(
+              client,
+              rolledOut,
+              { ...plan, rollout: plan.rollout },
+              flags,
+              io,
+            );
           },
           // On a terminal, without --auto-approve: `yes` after the plan was shown.
           approve:

@@ -10,7 +10,7 @@ import { findPackageFile } from "../../package-files.js";
 import { parseVariableFlags } from "../../run/load-manifest.js";
 import type { CliIo } from "../cli-io.js";
 import { newCommand, type RunCli } from "../command.js";
-import { addVariableOptions } from "../manifest-options.js";
+import { addVariableOptions } from "../shared-options.js";
 
 interface DemoFlags {
   profile: "seed" | "posthog-2024";

@@ -23,9 +23,14 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import { addVariableOptions } from "../manifest-options.js";
-import { refuseSecretIn } from "../refuse-secret.js";
-import { addDeprecatedAlias, collect, familyOption, outOption } from "../shared-options.js";
+import { refuseSecretIn } from "../print-plan.js";
+import {
+  addDeprecatedAlias,
+  addVariableOptions,
+  collect,
+  familyOption,
+  outOption,
+} from "../shared-options.js";
 import { requireFlag } from "../target-options.js";
 
 const EXPORT_REMEDY =

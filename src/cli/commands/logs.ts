@@ -1,10 +1,14 @@
 // `pcsync logs`: the log entries of a plugin config, filtered, newest first; `--follow` keeps polling
-// and prints new entries as they arrive, like `tail -f`.
+// and prints new entries as they arrive, like `tail -f`. Its time flags take an ISO-8601 time or a
+// duration back from now; an entry prints as a text line coloured by type, or as a JSON object.
 
 import { Option } from "commander";
 import type { LogEntry, LogQuery } from "../../api/index.js";
+import { parseDuration } from "../../duration.js";
 import { getFamily } from "../../families.js";
 import { InputError } from "../../input-error.js";
+import { neutraliseInline, neutraliseJson, neutraliseLines } from "../../neutralise-server-text.js";
+import { createPaint, type Style } from "../../render/colour.js";
 import { followLogs, readLogTail } from "../../run/read-logs.js";
 import { useColour } from "../cli-io.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
@@ -15,11 +19,11 @@ import {
   parsePositiveNumber,
 } from "../connection.js";
 import { abortOnStopSignal } from "../early-signals.js";
-import { formatLogEntry, LOG_TYPES, parseLogTypes } from "../log-format.js";
 import {
   addDeprecatedAlias,
   collect,
   formatOption,
+  parseFlag,
   TEXT_OR_JSON,
   type TextOrJson,
 } from "../shared-options.js";
@@ -30,7 +34,66 @@ import {
   readTarget,
   type TargetFlags,
 } from "../target-options.js";
-import { parseTimeFlag } from "../time-flag.js";
+
+export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+
+/** `--level` values, case-insensitive and comma-separable (`--level warn,error`), deduplicated. */
+export function parseLogTypes(values: readonly string[]): LogType[] {
+  const types = new Set<LogType>();
+  for (const value of values.flatMap((item) => item.split(","))) {
+    const type = value.trim().toUpperCase();
+    if (!(LOG_TYPES as readonly string[]).includes(type)) {
+      throw new InputError(
+        "usage",
+        `--level must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`,
+      );
+    }
+    types.add(type as LogType);
+  }
+  return [...types];
+}
+
+const TYPE_STYLES: Readonly<Partial<Record<string, Style>>> = {
+  DEBUG: "dim",
+  INFO: "cyan",
+  WARN: "yellow",
+  ERROR: "red",
+};
+// bounded-spread: the five log types.
+const TYPE_WIDTH = Math.max(...LOG_TYPES.map((type) => type.length));
+// The longest source the service sends (SYSTEM, PLUGIN, CONSOLE).
+const SOURCE_WIDTH = 7;
+// Messages come from plugins: made safe as all server text is (neutralise-server-text.ts), so they cannot
+// rewrite the terminal nor start a line a CI runner reads as a command.
+export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: boolean): string {
+  if (format === "json") return `${neutraliseJson(JSON.stringify(entry))}\n`;
+  const type = neutraliseInline(entry.type);
+  const shownType = type.padEnd(TYPE_WIDTH);
+  const style = TYPE_STYLES[type];
+  const coloured = style === undefined ? shownType : createPaint(colour)(style, shownType);
+  // Continuation lines are indented so that every printed line starting at column 0 is an entry.
+  const message = neutraliseLines(entry.message).join("\n    ");
+  const source = neutraliseInline(entry.source).padEnd(SOURCE_WIDTH);
+  return `${neutraliseInline(entry.timestamp)} ${coloured} ${source} ${message}\n`;
+}
+
+// A date is required so that a bare number ("15") is never taken for a year or an epoch.
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * `--since`/`--until`: an ISO-8601 time (a date alone means its midnight UTC; a time without an
+ * offset is local time, as `Date.parse` reads it) or a duration ago.
+ */
+export function parseTimeFlag(value: string, flag: string, now: number): Date {
+  const duration = parseDuration(value);
+  if (duration !== undefined) return new Date(now - duration);
+  const trimmed = value.trim();
+  const ms = ISO_TIME.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  const what =
+    "an ISO-8601 time (e.g. 2024-06-01T12:00:00Z) or a duration ago (e.g. 30s, 15m, 2h, 1d, 1h30m)";
+  return parseFlag(flag, value, what, () => (Number.isNaN(ms) ? undefined : new Date(ms)));
+}
 
 interface LogsFlags extends ConnectionFlags, TargetFlags {
   level?: string[];

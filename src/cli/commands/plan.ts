@@ -5,17 +5,16 @@ import { resolveOutputTarget } from "../../files/output-target.js";
 import { RefusedError } from "../../refused-error.js";
 import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
-import { runInputs } from "../../run/load-manifest.js";
+import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
-import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
+import { addManifestOption, formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
-interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
+interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestInput {
   file: string[];
   format: OutputFormat;
   out?: string;

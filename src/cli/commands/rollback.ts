@@ -10,6 +10,7 @@ import { describeRecordAt, type RollbackConflict } from "../../journal/plan-roll
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
+import { shellWord } from "../../shell-word.js";
 import { useColour } from "../cli-io.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { canAsk, confirmChanges, refuseUnanswerable } from "../confirm.js";
@@ -21,7 +22,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { applyJournaled, shellWord } from "../journal-run.js";
+import { applyJournaled } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
 import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";

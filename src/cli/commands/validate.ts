@@ -4,10 +4,9 @@
 import { EXIT_ERROR } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { formatSource, type LoadedManifest, type LoadResult } from "../../manifest/index.js";
-import { loadManifest, printDiagnostics } from "../../run/load-manifest.js";
+import { loadManifest, type ManifestInput, printDiagnostics } from "../../run/load-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
-import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
-import { formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
+import { addManifestOption, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
 /**
  * `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:
@@ -77,7 +76,7 @@ Variables: \${NAME} in the manifest reads PCSYNC_VAR_NAME from the environment, 
 The API key is never interpolated.`,
   ).addOption(formatOption("text, or json: one document with every diagnostic, on stdout", TEXT_OR_JSON));
   addManifestOption(command);
-  return command.action(async (flags: ManifestFlags & { format: TextOrJson }) => {
+  return command.action(async (flags: ManifestInput & { format: TextOrJson }) => {
     const result = await loadManifest(flags, io);
     const invalid = result.errors.length > 0 || result.value === undefined;
     if (flags.format === "json") {

@@ -9,7 +9,7 @@ import type { DriftMode } from "../../manifest/types.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
-import { loadManifest, runInputs } from "../../run/load-manifest.js";
+import { loadManifest, type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { createWebhookSender } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
@@ -22,11 +22,10 @@ import {
   createRuleOf,
   parsePositiveNumber,
 } from "../connection.js";
-import { addManifestOption, type ManifestFlags } from "../manifest-options.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
-import { collect, parseFlag } from "../shared-options.js";
+import { addManifestOption, collect, parseFlag } from "../shared-options.js";
 
-interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestFlags {
+interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestInput {
   interval: string;
   jitter: string;
   mode: DriftMode;
