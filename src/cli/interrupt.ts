@@ -5,7 +5,12 @@
 
 import type { Writable } from "node:stream";
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
-import { describeStopBeforeChanges, listenForStopSignals, releaseEarlySignals } from "./early-signals.js";
+import {
+  describeStopBeforeChanges,
+  type EarlySignalOptions,
+  listenForStopSignals,
+  releaseEarlySignals,
+} from "./early-signals.js";
 
 export interface InterruptWatch {
   /** Aborts on the first signal after `beginWrites()`. */
@@ -23,15 +28,7 @@ export interface InterruptWatch {
   dispose(): void;
 }
 
-export interface InterruptOptions {
-  stderr: Writable;
-  /** Ends the process at once (injectable for tests). */
-  exit?: ((code: number) => void) | undefined;
-  /** Where the signals come from (injectable for tests). */
-  source?: Pick<NodeJS.EventEmitter, "on" | "off"> | undefined;
-}
-
-export function watchInterrupts(options: InterruptOptions): InterruptWatch {
+export function watchInterrupts(options: EarlySignalOptions & { stderr: Writable }): InterruptWatch {
   const { stderr } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const source = options.source ?? process;

@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { isApiError } from "../api/service-error.js";
 import { EXIT_ERROR, type ExitCode, PcsyncError } from "../errors.js";
+import { COMMAND_NAMES, type CommandName, isCommandName } from "../exit-codes.js";
 import { InputError } from "../input-error.js";
 import { neutraliseLines } from "../neutralise-server-text.js";
 import { packageVersion } from "../package-files.js";
@@ -12,9 +13,9 @@ import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import { type CommandRegistrar, describeExitCodes } from "./command.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
 
-// One entry per command, in the order help lists them; each lives in commands/<name>.ts and is
-// imported only by a run that can reach it (undici, ajv, yaml... cost more than Node's own start).
-// demo runs pcsync itself: it is handed runCli.
+// One entry per command (src/exit-codes.ts lists them in help's order); each lives in
+// commands/<name>.ts and is imported only by a run that can reach it (undici, ajv, yaml... cost
+// more than Node's own start). demo runs pcsync itself: it is handed runCli.
 const COMMAND_MODULES = {
   validate: async () => (await import("./commands/validate.js")).registerValidateCommand,
   plan: async () => (await import("./commands/plan.js")).registerPlanCommand,
@@ -32,9 +33,7 @@ const COMMAND_MODULES = {
   job: async () => (await import("./commands/job.js")).registerJobCommand,
   frontend: async () => (await import("./commands/frontend.js")).registerFrontendCommand,
   completion: async () => (await import("./commands/completion.js")).registerCompletionCommand,
-} satisfies Record<string, () => Promise<CommandRegistrar>>;
-type CommandName = keyof typeof COMMAND_MODULES;
-const COMMAND_NAMES = Object.keys(COMMAND_MODULES) as CommandName[];
+} satisfies Record<CommandName, () => Promise<CommandRegistrar>>;
 
 // Each command's module once per instance of this module, so that every run through it uses the
 // same modules (and the same secret registry) even where the module registry is reset beneath it,
@@ -65,8 +64,8 @@ export function commandsReachedBy(argv: readonly string[] | undefined): readonly
   const first = argv?.[0];
   if (first === undefined) return COMMAND_NAMES;
   if (VERSION_FLAGS.has(first)) return [];
-  if (WHOLE_PROGRAM_COMMANDS.has(first) || !Object.hasOwn(COMMAND_MODULES, first)) return COMMAND_NAMES;
-  return [first as CommandName];
+  if (WHOLE_PROGRAM_COMMANDS.has(first) || !isCommandName(first)) return COMMAND_NAMES;
+  return [first];
 }
 
 /** Commands that change the service: when their output fails they still finish their writes. */

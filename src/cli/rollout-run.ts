@@ -4,12 +4,16 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import type { RunInput } from "../files/output-target.js";
 import type { DesiredState } from "../manifest/types.js";
-import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import type { Plan } from "../plan/types.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
-import { rolloutToFinish, applyRollout as runRolloutApply, throwUnlessComplete } from "../run/rollout.js";
+import {
+  type RolloutRun,
+  rolloutToFinish,
+  applyRollout as runRolloutApply,
+  throwUnlessComplete,
+} from "../run/rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -20,21 +24,15 @@ import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import type { OutputFormat } from "./shared-options.js";
 import { appendStepSummary } from "./step-summary.js";
 
-export interface RolloutRunFlags {
-  client: ApiClient;
-  plan: Plan;
-  /** The state the plan was made from (or re-read after the approval). */
-  current: CurrentState;
-  rollout: PlanRollout;
-  /** The manifest as planned (`projects: all` resolved): each wave is planned again from it. */
-  desired: DesiredState;
+/** The rollout use case's run, as the CLI has it: its flags, not yet the settings made of them. */
+export interface RolloutRunFlags
+  extends Pick<RolloutRun, "client" | "plan" | "current" | "rollout" | "desired" | "inputs"> {
   flags: ScopeFlags &
     ConnectionFlags &
     JournalFlags &
     WebhookFlags & { metricsFile?: string; format?: OutputFormat | undefined };
   io: CliIo;
   interrupts: InterruptWatch;
-  inputs: readonly RunInput[];
   /** With --format json: the rollout's end as data, for the apply's JSON document. */
   onEnd?: ((rollout: RolloutJson) => void) | undefined;
 }

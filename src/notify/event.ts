@@ -5,24 +5,25 @@
 import type { FamilyName } from "../families.js";
 import type { PlannedChange, PlanSummary } from "../plan/types.js";
 
-export const EVENT_NAMES = [
-  "drift_opened",
-  "drift_changed",
-  "drift_resolved",
-  "healed",
-  "heal_flapping",
-  "guard_refused",
-  "cycle_failed",
-  "manifest_invalid",
+/** Every event, with the headline of its Slack message (webhook-payload.ts). */
+export const EVENT_HEADLINES = {
+  drift_opened: { icon: ":warning:", text: "drift found" },
+  drift_changed: { icon: ":warning:", text: "drift changed" },
+  drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
+  healed: { icon: ":wrench:", text: "healed" },
+  heal_flapping: { icon: ":repeat:", text: "heal keeps being undone; left alone for now" },
+  guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
+  cycle_failed: { icon: ":x:", text: "cycle failed" },
+  manifest_invalid: { icon: ":x:", text: "manifest invalid" },
   // A progressive rollout's (sent by `apply`, not by `watch`).
-  "rollout_wave_started",
-  "rollout_wave_passed",
-  "rollout_halted",
-  "rollout_rolled_back",
-  "rollout_completed",
-] as const;
+  rollout_wave_started: { icon: ":rocket:", text: "rollout wave started" },
+  rollout_wave_passed: { icon: ":white_check_mark:", text: "rollout wave healthy" },
+  rollout_halted: { icon: ":octagonal_sign:", text: "rollout halted by a failed health check" },
+  rollout_rolled_back: { icon: ":rewind:", text: "rollout wave rolled back" },
+  rollout_completed: { icon: ":tada:", text: "rollout complete" },
+} as const satisfies Record<string, { icon: string; text: string }>;
 
-export type EventName = (typeof EVENT_NAMES)[number];
+export type EventName = keyof typeof EVENT_HEADLINES;
 
 /** Changes an event carries at most; `summary` counts them all. */
 export const MAX_EVENT_CHANGES = 50;

@@ -6,7 +6,7 @@ import type { PlannedChange } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { MARKERS } from "../render/describe-plan.js";
 import { formatFieldChange, formatName, type ValueOptions } from "../render/format-value.js";
-import type { EventName, PcsyncEvent } from "./event.js";
+import { EVENT_HEADLINES, type PcsyncEvent } from "./event.js";
 
 export type WebhookFormat = "json" | "slack";
 
@@ -14,22 +14,6 @@ export const WEBHOOK_FORMATS = ["json", "slack"] as const satisfies readonly Web
 
 /** Changes a Slack message lists before "and N more": a message is read, not parsed. */
 const SLACK_CHANGE_LINES = 10;
-
-const HEADLINES: Record<EventName, { icon: string; text: string }> = {
-  drift_opened: { icon: ":warning:", text: "drift found" },
-  drift_changed: { icon: ":warning:", text: "drift changed" },
-  drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
-  healed: { icon: ":wrench:", text: "healed" },
-  heal_flapping: { icon: ":repeat:", text: "heal keeps being undone; left alone for now" },
-  guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
-  cycle_failed: { icon: ":x:", text: "cycle failed" },
-  manifest_invalid: { icon: ":x:", text: "manifest invalid" },
-  rollout_wave_started: { icon: ":rocket:", text: "rollout wave started" },
-  rollout_wave_passed: { icon: ":white_check_mark:", text: "rollout wave healthy" },
-  rollout_halted: { icon: ":octagonal_sign:", text: "rollout halted by a failed health check" },
-  rollout_rolled_back: { icon: ":rewind:", text: "rollout wave rolled back" },
-  rollout_completed: { icon: ":tada:", text: "rollout complete" },
-};
 
 const SLACK_VALUES: ValueOptions = { maxValueChars: 80 };
 
@@ -67,7 +51,7 @@ function describeSummary(event: PcsyncEvent): string {
 
 /** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
 export function renderSlackText(event: PcsyncEvent): string {
-  const headline = HEADLINES[event.event];
+  const headline = EVENT_HEADLINES[event.event];
   const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
   const summary = describeSummary(event);
   const lines = [
