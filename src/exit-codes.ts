@@ -34,8 +34,6 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface ExitCodeRow {
   code: ExitCode;
-  /** Stable, for scripts and tests. */
-  name: "ok" | "error" | "changes" | "refused" | "rollout_halted" | "sigint" | "sigterm";
   /** What it means for pcsync as a whole (the program's --help). */
   meaning: string;
   /** The commands that can end with it, and what it means there. */
@@ -54,7 +52,6 @@ const STOPPED_BY_SIGTERM = "stopped by SIGTERM";
 export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     code: EXIT_OK,
-    name: "ok",
     meaning: "success (with --detailed-exitcode: no changes)",
     commands: {
       ...EVERY_COMMAND("success"),
@@ -70,7 +67,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_ERROR,
-    name: "error",
     meaning: "error: invalid manifest or flags, API or network failure, partial apply",
     commands: {
       ...EVERY_COMMAND("error: bad flags, API or network failure"),
@@ -88,7 +84,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_CHANGES,
-    name: "changes",
     meaning: "plan --detailed-exitcode: changes are pending",
     commands: {
       plan: "plan --detailed-exitcode: changes are pending",
@@ -98,7 +93,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_REFUSED,
-    name: "refused",
     meaning: "refused by a safety guard or a stale saved plan; nothing was changed",
     commands: {
       plan: "refused: it deletes a protected record, or a config matches another owner's record",
@@ -111,7 +105,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_ROLLOUT_HALTED,
-    name: "rollout_halted",
     meaning: "a rollout halted by a failed health check (rolled back, with on_failure: rollback)",
     commands: {
       apply:
@@ -120,7 +113,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_SIGINT,
-    name: "sigint",
     meaning: "interrupted by Ctrl-C (SIGINT); an apply's summary says what was done",
     commands: {
       ...EVERY_COMMAND(STOPPED_BY_SIGINT),
@@ -133,7 +125,6 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_SIGTERM,
-    name: "sigterm",
     meaning: "interrupted by SIGTERM (a cancelled CI job); an apply's summary says what was done",
     commands: {
       ...EVERY_COMMAND(STOPPED_BY_SIGTERM),

@@ -14,8 +14,9 @@ const UNSAFE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\p{Cf}\u2028\u20
 // What ends a line for a terminal or a runner: CR LF, CR, LF, VT, FF, NEL, LS, PS.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks is the point.
 const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
-// Escapes that are not JSON's own, in JSON text: DEL, C1, format characters, separators.
-const UNSAFE_IN_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+// What JSON strings, and YAML's double-quoted style, leave raw (both escape C0 controls): DEL, C1,
+// format characters, separators.
+const UNSAFE_IN_ESCAPED = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -52,7 +53,7 @@ export function neutraliseLines(text: string): string[] {
 export function neutraliseJson(json: string): string {
   // Such characters and `##[` occur only inside strings: JSON's own syntax is plain ASCII.
   return json
-    .replace(UNSAFE_IN_JSON, (character) =>
+    .replace(UNSAFE_IN_ESCAPED, (character) =>
       Array.from(
         { length: character.length },
         (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`,
@@ -61,9 +62,6 @@ export function neutraliseJson(json: string): string {
     .replace(/##\[/g, "#\\u0023[");
 }
 
-// What YAML's double-quoted style leaves raw (it escapes C0 controls as JSON does): DEL, C1,
-// format characters, separators.
-const UNSAFE_IN_YAML = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 // Anything neutraliseInline would change: then a YAML scalar must be written double-quoted.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]|##\[/u;
@@ -84,7 +82,7 @@ export function needsYamlEscapes(text: string): boolean {
  */
 export function neutraliseYaml(yaml: string): string {
   return yaml
-    .replace(UNSAFE_IN_YAML, (character) => {
+    .replace(UNSAFE_IN_ESCAPED, (character) => {
       const code = character.codePointAt(0) ?? 0;
       return code > 0xffff
         ? `\\U${code.toString(16).padStart(8, "0")}`

@@ -81,17 +81,6 @@ export function validateJson<T>(
   return { problem: describeSchemaErrors(validate.errors ?? [], root) };
 }
 
-/** Parses and validates a JSON text: `parseJson` then `validateJson`. */
-export function parseJsonDocument<T>(
-  text: string,
-  validate: ValidateFunction<T>,
-  root: string,
-): Checked<T, JsonProblem> {
-  const parsed = parseJson(text);
-  if (parsed.problem !== undefined) return parsed;
-  return validateJson(parsed.value, validate, root);
-}
-
 /**
  * The first schema error in words, at a path a user can find in the file. The alternatives of a
  * union (`integer or null`) are merged.

@@ -5,7 +5,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { parseJsonDocument, readBoundedText } from "../../src/files/read-json-file.js";
+import { parseJson, readBoundedText, validateJson } from "../../src/files/read-json-file.js";
 import { openWorkspace } from "../support/workspace.js";
 
 const validate = new Ajv({ allErrors: true }).compile<{ items: number[] }>({
@@ -13,6 +13,12 @@ const validate = new Ajv({ allErrors: true }).compile<{ items: number[] }>({
   required: ["items"],
   properties: { items: { type: "array", items: { type: "integer" } } },
 });
+
+/** A JSON text parsed, then validated, as the readers of plans and journals do. */
+function parseJsonDocument(text: string) {
+  const parsed = parseJson(text);
+  return parsed.problem === undefined ? validateJson(parsed.value, validate, "the file") : parsed;
+}
 
 describe("reading an untrusted JSON file", () => {
   it("stops at the byte limit, and says a missing file is missing", async ({ onTestFinished }) => {
@@ -26,15 +32,13 @@ describe("reading an untrusted JSON file", () => {
   });
 
   it("returns the value, or the first problem at its path", () => {
-    expect(parseJsonDocument('{"items":[1,2]}', validate, "the file")).toEqual({ value: { items: [1, 2] } });
-    expect(parseJsonDocument('{"items":[1,"2"]}', validate, "the file").problem).toEqual({
+    expect(parseJsonDocument('{"items":[1,2]}')).toEqual({ value: { items: [1, 2] } });
+    expect(parseJsonDocument('{"items":[1,"2"]}').problem).toEqual({
       kind: "schema",
       message: "items[1] must be integer",
       path: "items[1]",
     });
-    expect(parseJsonDocument("{}", validate, "the file").problem?.message).toBe(
-      'the file lacks the required property "items"',
-    );
-    expect(parseJsonDocument("{", validate, "the file").problem?.kind).toBe("not_json");
+    expect(parseJsonDocument("{}").problem?.message).toBe('the file lacks the required property "items"');
+    expect(parseJsonDocument("{").problem?.kind).toBe("not_json");
   });
 });
