@@ -38,16 +38,6 @@ export function redactForDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
 
-export function processIo(): GivenIo {
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    env: process.env,
-    cwd: process.cwd(),
-  };
-}
-
 /** Colour on a stream: NO_COLOR disables, FORCE_COLOR enables, else only on a TTY. */
 export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;

@@ -1,7 +1,6 @@
-// The journal around a run of apply or rollback: its options, where it goes, and the line that
-// names it at the end with the command that undoes the run.
+// The journal around a run of apply or rollback: where it goes, and the line that names it at the
+// end with the command that undoes the run.
 
-import type { Command } from "commander";
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { RunInput } from "../files/output-target.js";
@@ -19,12 +18,6 @@ import { createApplyProgress } from "./progress.js";
 export interface JournalFlags {
   /** A path; false with --no-journal. */
   journal?: string | false | undefined;
-}
-
-export function addJournalOptions(command: Command, pathHelp: string): Command {
-  return command
-    .option("--journal <path>", pathHelp)
-    .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
 }
 
 /**

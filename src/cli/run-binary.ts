@@ -3,7 +3,7 @@
 // fails ends the run with one line on stderr and a defined exit code, never a stack trace.
 
 import { EXIT_ERROR } from "../errors.js";
-import { processIo, withOutputEdge } from "./cli-io.js";
+import { withOutputEdge } from "./cli-io.js";
 import {
   describeFinishedDespiteLoss,
   describeStoppedByLoss,
@@ -13,7 +13,8 @@ import {
 } from "./output-edge.js";
 import { runCli } from "./program.js";
 
-const io = withOutputEdge(processIo(), { onLoss: stopOnOutputLoss });
+const { stdout, stderr, stdin, env } = process;
+const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, { onLoss: stopOnOutputLoss });
 const { edge } = io;
 
 /**

@@ -13,7 +13,7 @@ import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import { checkRolloutFlags } from "../../run/rollout-scope.js";
-import { shellWord } from "../../shell-word.js";
+import type { WebhookFlags } from "../../run/webhooks.js";
 import { type CliIo, useColour } from "../cli-io.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { confirmChanges, refuseUnanswerable } from "../confirm.js";
@@ -25,7 +25,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
-import { addJournalOptions, applyJournaled, type JournalFlags } from "../journal-run.js";
+import { applyJournaled, describeJournalNext, type JournalFlags } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import type { RolloutJson } from "../rollout-run.js";
@@ -39,17 +39,14 @@ import {
 import { addManifestOption, collect, formatOption, type OutputFormat } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
 
-interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestInput, JournalFlags {
-  file: string[];
+interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestInput, JournalFlags, WebhookFlags {
   plan?: string;
   resume?: boolean;
   dryRun?: boolean;
   force?: boolean;
   autoApprove?: boolean;
   format: OutputFormat;
-  webhook?: string[];
   metricsFile?: string;
-  webhookSecretFile?: string;
 }
 
 /** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
@@ -138,11 +135,12 @@ Examples:
     .option(
       "--metrics-file <path>",
       "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)",
-    );
-  addJournalOptions(
-    command,
-    "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
-  );
+    )
+    .option(
+      "--journal <path>",
+      "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
+    )
+    .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
@@ -293,9 +291,7 @@ Examples:
             inputs: runInputs(flags, { manifests: false, savedPlan: flags.plan }),
             secrets: io.secrets,
           });
-          io.stderr.write(
-            `Journal: ${journal}\n  undo this apply: pcsync rollback --journal ${shellWord(journal)}\n`,
-          );
+          io.stderr.write(describeJournalNext(journal, { command: "apply", planFile: null }));
         }
         return;
       }

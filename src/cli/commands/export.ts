@@ -15,7 +15,7 @@ import {
   readExport,
   updateExportedManifest,
 } from "../../run/export-manifest.js";
-import { loadVariablesOrThrow, runInputs } from "../../run/load-manifest.js";
+import { loadVariablesOrThrow, type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import {
   addConnectionOptions,
@@ -36,14 +36,12 @@ import { requireFlag } from "../target-options.js";
 const EXPORT_REMEDY =
   "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
 
-interface ExportFlags extends ConnectionFlags {
+interface ExportFlags extends ConnectionFlags, Pick<ManifestInput, "var" | "varFile"> {
   project?: string[];
   all?: boolean;
   templates?: boolean;
   family?: FamilyName[];
   out?: string;
-  var?: string[];
-  varFile?: string[];
 }
 
 /** The manifest export -o updates, or undefined if there is none yet; one it cannot read is an error. */

@@ -15,7 +15,6 @@ import { addManifestOption, formatOption, type OutputFormat, outOption } from ".
 import { appendStepSummary } from "../step-summary.js";
 
 interface PlanFlags extends ConnectionFlags, ScopeFlags, ManifestInput {
-  file: string[];
   format: OutputFormat;
   out?: string;
   detailedExitcode?: boolean;

@@ -10,7 +10,7 @@ import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payloa
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
 import { loadManifest, type ManifestInput, runInputs } from "../../run/load-manifest.js";
-import { createWebhookSender } from "../../run/webhooks.js";
+import { createWebhookSender, type WebhookFlags } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
@@ -25,13 +25,11 @@ import {
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { addManifestOption, collect, parseFlag } from "../shared-options.js";
 
-interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestInput {
+interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestInput, WebhookFlags {
   interval: string;
   jitter: string;
   mode: DriftMode;
   listen: string;
-  webhook?: string[];
-  webhookSecretFile?: string;
   webhookFormat: WebhookFormat;
   webhookTimeout: string;
   once?: boolean;
