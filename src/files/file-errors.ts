@@ -24,7 +24,7 @@ const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] 
 
 /** Whether `error` says a file pcsync was asked to write was not written. */
 export function isOutputError(error: unknown): error is InputError<(typeof OUTPUT_CODES)[number]> {
-  return isInputError(error, ...OUTPUT_CODES);
+  return isInputError(error, ...OUTPUT_CODES); // bounded-spread: three codes
 }
 
 /** What the system's refusals mean to a user, and what to do instead. */

@@ -37,22 +37,18 @@ interface RollbackFlags extends ConnectionFlags {
 }
 
 /**
- * A value as the refusal shows it. A description is its text, and its owner mark when either side
- * carries one (description-view.ts): a mark added or taken away is the difference then.
+ * One line per record changed since the run, for the rollback_conflict refusal. A description is
+ * shown with its owner mark when either side carries one (description-view.ts): a mark added or
+ * taken away is the difference then.
  */
-function formatValue(value: unknown, withMark: boolean): string {
-  if (value === undefined) return "absent";
-  return withMark ? describeStoredDescription(value) : JSON.stringify(value);
-}
-
-/** One line per record changed since the run, for the rollback_conflict refusal. */
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
   return conflicts.map((conflict) => {
     if (conflict.field === "record") return `${describeRecordAt(conflict)} was changed since`;
     const withMark =
       conflict.field === "description" &&
       [conflict.now, ...conflict.left].some((value) => descriptionOwner(value) !== null);
-    const show = (value: unknown) => formatValue(value, withMark);
+    const show = (value: unknown) =>
+      value === undefined ? "absent" : withMark ? describeStoredDescription(value) : JSON.stringify(value);
     return `${describeRecordAt(conflict)}: ${conflict.field} is ${show(conflict.now)} now; the run left ${conflict.left.map(show).join(" or ")}`;
   });
 }
