@@ -103,11 +103,6 @@ export abstract class PcsyncError extends Error {
 
   readonly #secrets: SecretRegistry | undefined;
 
-  /** The secrets this error hides in its inspect and JSON, for an error made from it. */
-  protected get secrets(): SecretRegistry | undefined {
-    return this.#secrets;
-  }
-
   // An error may quote what a server sent, the API key included; it is shown where output leaves
   // the process, redacted there. Inspecting it or turning it into JSON redacts too, so a log line
   // or a crash report made of it never carries the key.

@@ -202,16 +202,15 @@ function reportError(error: unknown, io: CliIo): ExitCode {
   if (error instanceof PcsyncError) {
     // A message may quote the service (an error body, a record's name): made safe line by line.
     io.stderr.write(`pcsync: ${neutraliseLines(error.message).join("\n")}\n`);
-    const hint = error.hint ?? describeKeySources(error);
+    // The key refused (401): the hint names where pcsync reads it, which the client cannot know.
+    const keyHint = isApiError(error, 401)
+      ? "Check the API key (PCSYNC_API_KEY or --api-key-file)."
+      : undefined;
+    const hint = error.hint ?? keyHint;
     if (hint !== undefined) io.stderr.write(`hint: ${hint}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
   return EXIT_ERROR;
-}
-
-/** The service refused the key (401): the hint names where pcsync reads it, which the client cannot know. */
-function describeKeySources(error: PcsyncError): string | undefined {
-  return isApiError(error, 401) ? "Check the API key (PCSYNC_API_KEY or --api-key-file)." : undefined;
 }

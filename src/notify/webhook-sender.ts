@@ -12,7 +12,6 @@ import {
   type RetryContext,
   sendAttempt,
   sendWithRetry,
-  TransportFailure,
 } from "../api/index.js";
 import { describeError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
@@ -182,7 +181,6 @@ class WebhookQueue {
       return last.done ? undefined : `the receiver answered ${last.response.status}`;
     } catch (error) {
       if (this.#stop.signal.aborted) return "stopped";
-      if (error instanceof TransportFailure) return error.message;
       return describeError(error);
     }
   }
