@@ -79,11 +79,6 @@ function parseQuoted(body: string): string | undefined {
   }
 }
 
-/** The description without its mark, whatever owner wrote it: what is compared, shown and exported. */
-export function stripMark(description: string | null | undefined): string | null {
-  return readMark(description).text;
-}
-
 /** Whether a text, written without an owner, would read as carrying a mark. */
 export function looksMarked(text: string): boolean {
   return readMark(text).owner !== null;

@@ -88,11 +88,6 @@ export function matchesAnyGlob(patterns: readonly string[]): NameGlob {
   };
 }
 
-/** Whether one name glob matches `name`. */
-export function matchesGlob(pattern: string, name: string | null): boolean {
-  return compileNameGlob(pattern)(name);
-}
-
 const STAR = Symbol("*");
 type Token = string | typeof STAR;
 
