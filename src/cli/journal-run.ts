@@ -10,10 +10,10 @@ import type { JournalLock } from "../journal/journal-lock.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
 import { shellWord } from "../shell-word.js";
+import { createApplyProgress } from "./apply-progress.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf, createRuleOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
-import { createApplyProgress } from "./progress.js";
 
 export interface JournalFlags {
   /** A path; false with --no-journal. */

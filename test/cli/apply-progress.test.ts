@@ -5,8 +5,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { ApplyOutcome, ApplyReport } from "../../src/apply/types.js";
+import { type ApplyProgressClock, createApplyProgress, HEARTBEAT_MS } from "../../src/cli/apply-progress.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
-import { type ApplyProgressClock, createApplyProgress, HEARTBEAT_MS } from "../../src/cli/progress.js";
 import { SecretRegistry } from "../../src/redact.js";
 import { NOT_STARTED_LISTED, renderApplyReport } from "../../src/render/apply-report.js";
 import { formatElapsed } from "../../src/render/outcome-line.js";
