@@ -385,6 +385,14 @@ function rolloutWebhookEvent(event, at) {
 			...base,
 			message: `every wave (${event.waves}) written and judged healthy`
 		};
+		case "rollout_stopped": return {
+			...base,
+			message: `stopped in wave "${event.wave}" (${event.reason}): ${event.detail}; applying the same manifest again finishes it`,
+			rollout: {
+				wave: event.wave,
+				index: event.index
+			}
+		};
 	}
 }
 function verdictOf(verdict) {
@@ -558,7 +566,8 @@ const ROLLOUT_EVENTS = [
 	"rollout_wave_passed",
 	"rollout_halted",
 	"rollout_rolled_back",
-	"rollout_completed"
+	"rollout_completed",
+	"rollout_stopped"
 ];
 /**
 * The metrics of a rollout of `waves`; `statuses` says where each wave stands already (a resumed
@@ -569,7 +578,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 	const registers = [registry];
 	const events = new import_prom_client.Counter({
 		name: "pcsync_rollout_events_total",
-		help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed.",
+		help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed or stopped short of a verdict.",
 		labelNames: ["event"],
 		registers
 	});
@@ -587,7 +596,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 	});
 	const lastEvent = new import_prom_client.Gauge({
 		name: "pcsync_rollout_last_event_timestamp_seconds",
-		help: "When the rollout last started, passed, halted or rolled back a wave, or completed (Unix time).",
+		help: "When the rollout last started, passed, halted or rolled back a wave, or completed or stopped (Unix time).",
 		registers
 	});
 	const complete = new import_prom_client.Gauge({
@@ -628,6 +637,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 				case "rollout_completed":
 					complete.set(1);
 					return;
+				case "rollout_stopped": return;
 			}
 		}
 	};
@@ -642,6 +652,45 @@ function rolloutTargets(plan) {
 	}] : []);
 }
 async function runRollout(rollout, parts) {
+	const position = { index: 0 };
+	let outcome;
+	try {
+		outcome = await runWaves(rollout, parts, position);
+	} catch (error) {
+		parts.onEvent({
+			event: "rollout_stopped",
+			wave: rollout.waves[position.index]?.name ?? "",
+			index: position.index,
+			reason: "error",
+			detail: error instanceof Error ? error.message : String(error)
+		});
+		throw error;
+	}
+	if (outcome.result !== "complete" && outcome.result !== "halted") {
+		const index = rollout.waves.findIndex((wave) => wave.name === outcome.wave);
+		parts.onEvent({
+			event: "rollout_stopped",
+			wave: outcome.wave,
+			index,
+			reason: outcome.result,
+			detail: stopDetail(outcome)
+		});
+	}
+	return outcome;
+}
+/** In words, why a rollout stopped in a wave, for its event. */
+function stopDetail(outcome) {
+	switch (outcome.result) {
+		case "stopped": {
+			const { failed, unknown, skipped, interrupted } = outcome.report;
+			return interrupted ? "its writes were interrupted" : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
+		}
+		case "not_as_planned": return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+		case "changed": return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+		case "interrupted": return `interrupted by a signal while it was ${outcome.stage === "bake" ? "baking" : "being judged"}`;
+	}
+}
+async function runWaves(rollout, parts, position) {
 	const { journal } = parts;
 	const state = journal.state;
 	const reports = [];
@@ -650,6 +699,7 @@ async function runRollout(rollout, parts) {
 	for (const [index, wave] of rollout.waves.entries()) {
 		const waveState = state.waves[index];
 		if (waveState?.judged?.healthy) continue;
+		position.index = index;
 		const label = `wave ${index + 1}/${rollout.waves.length} "${wave.name}"`;
 		if (wave.projects.length === 0) {
 			parts.say(`${label}: no project of the plan; nothing to write.`);

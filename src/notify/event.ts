@@ -20,6 +20,7 @@ export const EVENT_NAMES = [
   "rollout_halted",
   "rollout_rolled_back",
   "rollout_completed",
+  "rollout_stopped",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -29,6 +29,10 @@ const HEADLINES: Record<EventName, { icon: string; text: string }> = {
   rollout_halted: { icon: ":octagonal_sign:", text: "rollout halted by a failed health check" },
   rollout_rolled_back: { icon: ":rewind:", text: "rollout wave rolled back" },
   rollout_completed: { icon: ":tada:", text: "rollout complete" },
+  rollout_stopped: {
+    icon: ":pause_button:",
+    text: "rollout stopped before a verdict; apply again to finish it",
+  },
 };
 
 const SLACK_VALUES: ValueOptions = { maxValueChars: 80 };

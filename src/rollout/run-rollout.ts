@@ -19,7 +19,12 @@ export type RolloutEvent =
   | { event: "rollout_wave_passed"; wave: string; index: number; verdicts: ProjectHealth[] }
   | { event: "rollout_halted"; wave: string; index: number; failing: ProjectHealth[] }
   | { event: "rollout_rolled_back"; wave: string; index: number; complete: boolean }
-  | { event: "rollout_completed"; waves: number };
+  | { event: "rollout_completed"; waves: number }
+  /** The rollout stopped without a verdict (applying the same manifest again finishes it). */
+  | { event: "rollout_stopped"; wave: string; index: number; reason: StopReason; detail: string };
+
+/** Why a rollout stopped short of a verdict: the outcome it ended with. */
+export type StopReason = "stopped" | "not_as_planned" | "changed" | "interrupted" | "error";
 
 export interface RolloutParts {
   journal: RolloutJournal;
@@ -82,6 +87,59 @@ export function rolloutTargets(plan: Plan): RolloutTarget[] {
 }
 
 export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Promise<RolloutOutcome> {
+  // The wave the run is in, for the event of an error that ends it there.
+  const position = { index: 0 };
+  let outcome: RolloutOutcome;
+  try {
+    outcome = await runWaves(rollout, parts, position);
+  } catch (error) {
+    parts.onEvent({
+      event: "rollout_stopped",
+      wave: rollout.waves[position.index]?.name ?? "",
+      index: position.index,
+      reason: "error",
+      detail: error instanceof Error ? error.message : String(error),
+    });
+    throw error;
+  }
+  // Those watching the events (a webhook, the metrics file) hear of a rollout that stopped short
+  // of a verdict too, not only of its waves' starts: a stop is what they are there to notice.
+  if (outcome.result !== "complete" && outcome.result !== "halted") {
+    const index = rollout.waves.findIndex((wave) => wave.name === outcome.wave);
+    parts.onEvent({
+      event: "rollout_stopped",
+      wave: outcome.wave,
+      index,
+      reason: outcome.result,
+      detail: stopDetail(outcome),
+    });
+  }
+  return outcome;
+}
+
+/** In words, why a rollout stopped in a wave, for its event. */
+function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "halted" }>): string {
+  switch (outcome.result) {
+    case "stopped": {
+      const { failed, unknown, skipped, interrupted } = outcome.report;
+      return interrupted
+        ? "its writes were interrupted"
+        : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
+    }
+    case "not_as_planned":
+      return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+    case "changed":
+      return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+    case "interrupted":
+      return `interrupted by a signal while it was ${outcome.stage === "bake" ? "baking" : "being judged"}`;
+  }
+}
+
+async function runWaves(
+  rollout: PlanRollout,
+  parts: RolloutParts,
+  position: { index: number },
+): Promise<RolloutOutcome> {
   const { journal } = parts;
   const state = journal.state;
   const reports: ApplyReport[] = [];
@@ -95,6 +153,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
   for (const [index, wave] of rollout.waves.entries()) {
     const waveState = state.waves[index];
     if (waveState?.judged?.healthy) continue;
+    position.index = index;
     const label = `wave ${index + 1}/${rollout.waves.length} "${wave.name}"`;
     if (wave.projects.length === 0) {
       parts.say(`${label}: no project of the plan; nothing to write.`);

@@ -16,6 +16,7 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  webhookReceiver,
 } from "../support/rollout-setup.js";
 import { openServer } from "../support/test-server.js";
 
@@ -146,11 +147,12 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
 describe.concurrent.each(PROFILES)(
   "a later wave whose projects changed during an earlier wave's bake, on %s",
   (profile) => {
-    it("is not written from the plan made before: the rollout stops before it (exit 1), with no second record of a name", async ({
+    it("is not written from the plan made before: the rollout stops before it (exit 1), with no second record of a name, and says so to the webhook and the metrics file", async ({
       onTestFinished,
     }) => {
       const server = await openServer(onTestFinished, profile);
       const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const receiver = await webhookReceiver(onTestFinished);
       // Project 1 (the second wave) is to get a new config, "Fresh One".
       const text = rolloutManifest("v13", threeWaveRollout("2s")).replace(
         '  "1":\n    plugin_configs:\n      configs:\n',
@@ -158,11 +160,10 @@ describe.concurrent.each(PROFILES)(
       );
       expect(text).toContain("Fresh One");
       const file = await write("pcsync.yaml", text.replace("min_entries: 2", "min_entries: 0"));
-      const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
-        cwd: dir,
-        env: { ...server.env },
-        timeoutMs: 80_000,
-      });
+      const run = spawnCli(
+        ["apply", "-f", file, "--auto-approve", "--webhook", receiver.url, "--metrics-file", "rollout.prom"],
+        { cwd: dir, env: { ...server.env }, timeoutMs: 80_000 },
+      );
       for (
         let waited = 0;
         !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
@@ -185,6 +186,19 @@ describe.concurrent.each(PROFILES)(
       );
       const records = await server.list("1", "plugin_configs");
       expect(records.filter((record) => record.name === "Fresh One")).toHaveLength(1);
+      // Those who watch the rollout's events hear that it stopped, not only that the canary passed.
+      expect(receiver.events.map((event) => event.event)).toEqual([
+        "rollout_wave_started",
+        "rollout_wave_passed",
+        "rollout_stopped",
+      ]);
+      expect(receiver.events[2]?.rollout?.wave).toBe("second");
+      expect(receiver.events[2]?.message).toMatch(
+        /^stopped in wave "second" \(changed\): its projects changed since the plan was made: a record named "Fresh One" .*applying the same manifest again finishes it$/,
+      );
+      const metrics = await readFile(join(dir, "rollout.prom"), "utf8");
+      expect(metrics).toContain('pcsync_rollout_events_total{event="rollout_stopped"} 1\n');
+      expect(metrics).toContain('pcsync_rollout_wave_status{wave="second",status="pending"} 1\n');
     }, 90_000);
   },
 );
