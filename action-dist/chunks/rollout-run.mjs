@@ -5,7 +5,7 @@ import { L as planManifest, R as projectsWritten, W as isApplyComplete, a as sco
 import { u as describeError } from "./early-signals.mjs";
 import { A as isInputError, k as InputError } from "./common-program.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
-import { n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
+import { c as STAGE_WORDS, n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
 import { a as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
@@ -687,7 +687,7 @@ function stopDetail(outcome) {
 		}
 		case "not_as_planned": return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
 		case "changed": return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
-		case "interrupted": return `interrupted by a signal while it was ${outcome.stage === "bake" ? "baking" : "being judged"}`;
+		case "interrupted": return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
 	}
 }
 async function runWaves(rollout, parts, position) {
@@ -708,7 +708,13 @@ async function runWaves(rollout, parts, position) {
 		let current;
 		if (waveState?.writtenAt === void 0) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
-			const fresh = await parts.planWave(wave.projects, baked);
+			const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
+			if (fresh === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "check",
+				reports
+			};
 			if (fresh.changed !== void 0) return {
 				result: "changed",
 				wave: wave.name,
@@ -741,7 +747,13 @@ async function runWaves(rollout, parts, position) {
 				};
 			}
 			const wroteAt = parts.now();
-			const seen = await parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed);
+			const seen = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed));
+			if (seen === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "reread",
+				reports
+			};
 			const unsettled = [...projectsWritten(seen.plan)];
 			if (unsettled.length > 0) return {
 				result: "not_as_planned",
@@ -776,7 +788,14 @@ async function runWaves(rollout, parts, position) {
 		baked = true;
 		if (current === void 0) {
 			const targeted = new Set(journal.state.header.targets.filter((target) => wave.projects.includes(target.project)).map((target) => familyKey(target.project, target.family)));
-			current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : void 0)).current;
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, targeted.size > 0 ? targeted : void 0));
+			if (seen === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "judge",
+				reports
+			};
+			current = seen.current;
 		}
 		const toJudge = wave.projects.map((project) => ({
 			project,
@@ -918,6 +937,19 @@ function judgedConfigs(targets, project, current) {
 		});
 	}
 	return configs;
+}
+/**
+* `read()`'s result; undefined when a signal came before it ended (it may then have failed for
+* that reason: the client sends no request once the run is interrupted).
+*/
+async function whileNotInterrupted(parts, read) {
+	try {
+		const result = await read();
+		return parts.signal.aborted ? void 0 : result;
+	} catch (error) {
+		if (parts.signal.aborted) return void 0;
+		throw error;
+	}
 }
 /** The families (family keys) a plan changes or reorders. */
 function changedFamilies(plan) {

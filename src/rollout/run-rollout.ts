@@ -4,6 +4,7 @@
 // is rolled back through its journal, newest first. Every step is in the rollout journal before it
 // is taken, so a run killed anywhere and applied again finishes what was started.
 
+import { STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey } from "../families.js";
@@ -75,7 +76,11 @@ export type RolloutOutcome =
   | { result: "not_as_planned"; wave: string; projects: string[]; reports: ApplyReport[] }
   /** Before a wave's writes, its projects were found changed since the plan was made. */
   | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
-  | { result: "interrupted"; wave: string; stage: "bake" | "judge"; reports: ApplyReport[] };
+  /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
+  | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
+
+/** Where in a wave a signal stopped the rollout, outside its writes. */
+export type InterruptedStage = "check" | "reread" | "bake" | "judge";
 
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
@@ -131,7 +136,7 @@ function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "hal
     case "changed":
       return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
     case "interrupted":
-      return `interrupted by a signal while it was ${outcome.stage === "bake" ? "baking" : "being judged"}`;
+      return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
   }
 }
 
@@ -165,7 +170,10 @@ async function runWaves(
       // A wave started by a run that was killed is seen again whole: what that run wrote is in no
       // plan of this one. Otherwise the families this wave changes are what is read again.
       const resumedWave = (waveState?.journals.length ?? 0) > 0;
-      const fresh = await parts.planWave(wave.projects, baked);
+      // A signal during the read (it can take a while for a large wave) starts no wave: the reads
+      // not sent yet are refused, and those answered are of no use.
+      const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
+      if (fresh === undefined) return { result: "interrupted", wave: wave.name, stage: "check", reports };
       if (fresh.changed !== undefined)
         return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
       const changed = changedFamilies(fresh.plan);
@@ -182,12 +190,15 @@ async function runWaves(
         if (report.interrupted || report.failed > 0 || report.unknown > 0)
           return { result: "stopped", wave: wave.name, report, reports };
       }
-      // The bake counts from the writes: the re-read below is part of it, not before it.
+      // The bake counts from the writes: the re-read below is part of it, not before it. A signal
+      // after the last write (or during the re-read) leaves the wave to be seen again by the next run.
       const wroteAt = parts.now();
-      const seen = await parts.planProjects(
-        wave.projects,
-        resumedWave || changed.size === 0 ? undefined : changed,
-      );
+      const seen = parts.signal.aborted
+        ? undefined
+        : await whileNotInterrupted(parts, () =>
+            parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? undefined : changed),
+          );
+      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
@@ -218,7 +229,11 @@ async function runWaves(
           .filter((target) => wave.projects.includes(target.project))
           .map((target) => familyKey(target.project, target.family)),
       );
-      current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : undefined)).current;
+      const seen = await whileNotInterrupted(parts, () =>
+        parts.planProjects(wave.projects, targeted.size > 0 ? targeted : undefined),
+      );
+      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
+      current = seen.current;
     }
     const toJudge = wave.projects.map((project) => ({
       project,
@@ -350,6 +365,20 @@ function judgedConfigs(
     });
   }
   return configs;
+}
+
+/**
+ * `read()`'s result; undefined when a signal came before it ended (it may then have failed for
+ * that reason: the client sends no request once the run is interrupted).
+ */
+async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    const result = await read();
+    return parts.signal.aborted ? undefined : result;
+  } catch (error) {
+    if (parts.signal.aborted) return undefined;
+    throw error;
+  }
 }
 
 /** The families (family keys) a plan changes or reorders. */
