@@ -12,7 +12,6 @@ import {
   PcsyncError,
   SIGNAL_EXIT_CODES,
 } from "../errors.js";
-import type { InterruptedStage } from "../rollout/run-rollout.js";
 import type { ApplyReport } from "./types.js";
 
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
@@ -53,6 +52,9 @@ interface RolloutStoppedInWrites extends RolloutStop {
 interface RolloutStoppedBetweenWaves extends RolloutStop {
   stage: InterruptedStage;
 }
+
+/** Where in a wave a signal stopped a rollout, outside its writes. */
+export type InterruptedStage = "check" | "reread" | "bake" | "judge";
 
 /** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
 export const STAGE_WORDS: Record<InterruptedStage, string> = {

@@ -4,7 +4,7 @@
 // is rolled back through its journal, newest first. Every step is in the rollout journal before it
 // is taken, so a run killed anywhere and applied again finishes what was started.
 
-import { STAGE_WORDS } from "../apply/run-error.js";
+import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey } from "../families.js";
@@ -78,9 +78,6 @@ export type RolloutOutcome =
   | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
   /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
   | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
-
-/** Where in a wave a signal stopped the rollout, outside its writes. */
-export type InterruptedStage = "check" | "reread" | "bake" | "judge";
 
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
