@@ -23,7 +23,8 @@ const STAGE_WORDS = {
 	check: "while its projects were read again, before its writes",
 	reread: "after its writes, before they were all read again",
 	bake: "while it baked",
-	judge: "while it was judged"
+	judge: "while it was judged",
+	rollback: "after it halted, while its waves were rolled back"
 };
 const RUN_CODES = {
 	apply_incomplete: {
@@ -47,6 +48,7 @@ const RUN_CODES = {
 			if ("rollout" in facts) {
 				const { signal, rollout } = facts;
 				if ("done" in rollout) return `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`;
+				if (rollout.stage === "rollback") return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: what was rolled back is journaled; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
 				return rollout.stage === "check" ? `the rollout was stopped by ${signal} before wave "${rollout.wave}" was written (while its projects were read again): nothing of that wave or any later one was written; ${rollout.again}.` : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${STAGE_WORDS[rollout.stage]}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
 			}
 			const { report, signal, words = APPLY_WORDS, journal } = facts;

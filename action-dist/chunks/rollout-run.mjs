@@ -12,9 +12,9 @@ import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client }
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir } from "node:fs/promises";
+import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
 // dist/src/rollout/log-health.js
 /**
 * The entries a config's first read asks for: beyond them, the ERROR count is a second read. A page
@@ -423,9 +423,11 @@ function rolloutDigest(server, desired) {
 var RolloutJournal = class RolloutJournal {
 	path;
 	state;
-	constructor(path, state) {
+	movedAside;
+	constructor(path, state, movedAside) {
 		this.path = path;
 		this.state = state;
+		this.movedAside = movedAside;
 	}
 	static async start(cwd, path, header, inputs = []) {
 		const chosen = path ?? join(ROLLOUT_JOURNAL_DIR, `${header.startedAt.replace(/:/g, "-")}-${randomBytes(3).toString("hex")}.jsonl`);
@@ -442,13 +444,23 @@ var RolloutJournal = class RolloutJournal {
 		});
 		const absolute = resolve(cwd, chosen);
 		await mkdir(resolve(absolute, ".."), { recursive: true });
-		const handle = await open(absolute, "wx", 384).catch((error) => {
+		const create = () => open(absolute, "wx", 384);
+		let movedAside;
+		const handle = await create().catch(async (error) => {
 			if (error.code !== "EEXIST") throw error;
-			throw new InputError("journal_unwritable", {
+			const earlier = await readRolloutJournal(cwd, chosen).catch(() => void 0);
+			if (earlier?.ended === void 0) throw new InputError("journal_unwritable", {
 				path: chosen,
-				reason: "it exists already and holds no unfinished rollout of this manifest (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
+				reason: "it exists already and holds no rollout of this manifest to finish, nor one that ended (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
 				rollout: true
 			});
+			const to = await asidePath(absolute, earlier.header.startedAt);
+			await rename(absolute, to);
+			movedAside = {
+				to: relative(cwd, to) || to,
+				ended: earlier.ended
+			};
+			return await create();
 		});
 		try {
 			await handle.write(`${JSON.stringify(header)}\n`);
@@ -460,7 +472,7 @@ var RolloutJournal = class RolloutJournal {
 			path: chosen,
 			header,
 			waves: header.rollout.waves.map(() => ({ journals: [] }))
-		});
+		}, movedAside);
 	}
 	static resume(state) {
 		return new RolloutJournal(state.path, state);
@@ -503,6 +515,14 @@ function applyLine(state, line) {
 		case "end":
 			state.ended = line.result;
 			return;
+	}
+}
+/** `journal.jsonl` -> `journal.<its start>.jsonl` beside it (a free name). */
+async function asidePath(absolute, startedAt) {
+	const base = `${absolute.endsWith(".jsonl") ? absolute.slice(0, -6) : absolute}.${startedAt.replace(/:/g, "-")}`;
+	for (let attempt = 0;; attempt += 1) {
+		const candidate = `${base}${attempt === 0 ? "" : `-${attempt}`}.jsonl`;
+		if (!await stat(candidate).then(() => true, () => false)) return candidate;
 	}
 }
 /** Why a rollout journal cannot be read: said with its path and line. */
@@ -882,7 +902,13 @@ async function finishHalt(rollout, parts, reports) {
 		let complete = true;
 		const summaries = [];
 		for (const path of [...waveState.journals].reverse()) {
-			const result = await parts.rollbackJournal(path);
+			const result = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+			if (result === void 0) return {
+				result: "interrupted",
+				wave: rollout.waves[haltedWave]?.name ?? "",
+				stage: "rollback",
+				reports
+			};
 			summaries.push(result.summary);
 			complete &&= result.complete;
 		}
@@ -1063,7 +1089,10 @@ async function applyRolloutLocked(run) {
 		targets: rolloutTargets(run.plan)
 	}, run.inputs);
 	if (resumed) io.stderr.write(`Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`);
-	else io.stderr.write(`Rollout journal: ${journal.path}\n`);
+	else {
+		if (journal.movedAside !== void 0) io.stderr.write(`The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`);
+		io.stderr.write(`Rollout journal: ${journal.path}\n`);
+	}
 	const journalDir = given === void 0 ? void 0 : dirname(given);
 	const waveDesired = (projects, families) => {
 		const keep = new Set(projects);

@@ -54,7 +54,7 @@ interface RolloutStoppedBetweenWaves extends RolloutStop {
 }
 
 /** Where in a wave a signal stopped a rollout, outside its writes. */
-export type InterruptedStage = "check" | "reread" | "bake" | "judge";
+export type InterruptedStage = "check" | "reread" | "bake" | "judge" | "rollback";
 
 /** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
 export const STAGE_WORDS: Record<InterruptedStage, string> = {
@@ -62,6 +62,7 @@ export const STAGE_WORDS: Record<InterruptedStage, string> = {
   reread: "after its writes, before they were all read again",
   bake: "while it baked",
   judge: "while it was judged",
+  rollback: "after it halted, while its waves were rolled back",
 };
 
 const RUN_CODES = {
@@ -98,6 +99,8 @@ const RUN_CODES = {
         const { signal, rollout } = facts;
         if ("done" in rollout)
           return `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`;
+        if (rollout.stage === "rollback")
+          return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: what was rolled back is journaled; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
         return rollout.stage === "check"
           ? `the rollout was stopped by ${signal} before wave "${rollout.wave}" was written (while its projects were read again): nothing of that wave or any later one was written; ${rollout.again}.`
           : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${STAGE_WORDS[rollout.stage]}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;

@@ -311,8 +311,19 @@ async function finishHalt(
       let complete = true;
       const summaries: string[] = [];
       // A wave resumed after a kill wrote through more than one journal: the newest is undone first.
+      // A signal stops the rollback as it stops an apply (the client sends nothing more): the halt
+      // is in the journal, and the next apply of the manifest finishes the rollback.
       for (const path of [...waveState.journals].reverse()) {
-        const result = await parts.rollbackJournal(path);
+        const result = parts.signal.aborted
+          ? undefined
+          : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+        if (result === undefined)
+          return {
+            result: "interrupted",
+            wave: rollout.waves[haltedWave]?.name ?? "",
+            stage: "rollback",
+            reports,
+          };
         summaries.push(result.summary);
         complete &&= result.complete;
       }

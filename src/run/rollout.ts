@@ -234,7 +234,13 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
     io.stderr.write(
       `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,
     );
-  } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
+  } else {
+    if (journal.movedAside !== undefined)
+      io.stderr.write(
+        `The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`,
+      );
+    io.stderr.write(`Rollout journal: ${journal.path}\n`);
+  }
 
   const journalDir = given === undefined ? undefined : dirname(given);
   const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {

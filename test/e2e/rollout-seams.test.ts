@@ -235,7 +235,7 @@ describe("flags that would break a rollout", () => {
     }
   });
 
-  it("--journal naming a file that holds no unfinished rollout of the manifest, or a device, is a clear error, not an internal one", async ({
+  it("--journal naming a file that holds a rollout still to finish of another manifest, not a rollout journal, or a device, is a clear error; one whose rollout ended is moved aside", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
@@ -249,11 +249,16 @@ describe("flags that would break a rollout", () => {
       cwd: dir,
     });
     expect(done.code, done.stderr).toBe(0);
+    const ended = await readFile(join(dir, "r.jsonl"), "utf8");
+    // The same rollout as if killed before its end: one still to finish, of another manifest.
+    const unfinished = await write("unfinished.jsonl", ended.replace(/^.*"kind":"end".*\n/m, ""));
     const second = await write("second.yaml", rolloutManifest("v12", waves));
+    const stillToFinish =
+      "it exists already and holds no rollout of this manifest to finish, nor one that ended";
     const cases: [journal: string, why: string][] = [
-      ["r.jsonl", "it exists already and holds no unfinished rollout of this manifest"],
+      [unfinished, stillToFinish],
       [second, "which this run reads"],
-      [first, "it exists already and holds no unfinished rollout of this manifest"],
+      [first, stillToFinish],
       ["/dev/null", "it is a character device, not a file"],
     ];
     for (const [journal, why] of cases) {
@@ -265,6 +270,25 @@ describe("flags that would break a rollout", () => {
       expect(refused.stderr).not.toMatch(/internal error|--no-journal/);
     }
     expect(await geoipDescriptions(server)).toEqual(["v11", "v11", "v11"]);
+
+    // A fixed path (a CI workflow's, run again) whose rollout ended: moved aside, said, kept whole.
+    const next = await server.run(["apply", "-f", second, "--journal", "r.jsonl", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(next.code, next.stderr).toBe(0);
+    const moved =
+      /The rollout journal r\.jsonl held a rollout that ended \(complete\): moved to (r\.[-0-9TZ.]+\.jsonl)\./.exec(
+        next.stderr,
+      )?.[1];
+    expect(moved, next.stderr).toBeDefined();
+    expect(await readFile(join(dir, moved ?? ""), "utf8")).toBe(ended);
+    expect(await geoipDescriptions(server)).toEqual(["v12", "v12", "v12"]);
+    // The new rollout is the path's now: applied again, nothing to do, nothing moved.
+    const again = await server.run(["apply", "-f", second, "--journal", "r.jsonl", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("moved to");
   });
 
   it("--project that leaves a named wave's projects out is warned of by apply, naming the waves written before them", async ({

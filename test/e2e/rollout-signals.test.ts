@@ -137,4 +137,39 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     expect(writes("2")).toBe(0);
     expect(await geoipDescriptions(server)).toEqual(["v23", "v23", "v23"]);
   }, 120_000);
+
+  it("SIGTERM in the rollback of a halted rollout: exit 143, says the rollback is left to finish; applied again, it is finished (exit 4)", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile, {
+      faults: { latencyMs: 400, logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+    });
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const before = await geoipDescriptions(server);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest((project) => (project === "1" ? "v24 BROKEN" : "v24"), threeWaveRollout("2s")),
+    );
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await waitFor(() => run.soFar().stderr.includes('rolling back wave "second"'), "the rollback");
+    run.child.kill("SIGTERM");
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(
+      /the rollout halted in wave "second" and was stopped by SIGTERM while its waves were rolled back: what was rolled back is journaled; apply the same manifest again to finish the rollback \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\)\./,
+    );
+    expect(stopped.stderr).not.toContain("not sent");
+
+    await server.emulator.idle();
+    server.emulator.setFaults({});
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(4);
+    expect(again.stderr).toContain('it halted in wave "second", and its rollback is finished first');
+    expect(again.stdout).toMatch(/rolled back wave "canary"/);
+    expect(await geoipDescriptions(server)).toEqual(before);
+  }, 120_000);
 });
