@@ -726,7 +726,23 @@ async function runWaves(rollout, parts, position) {
 			continue;
 		}
 		let current;
-		if (waveState?.writtenAt === void 0) {
+		let written = waveState?.writtenAt !== void 0;
+		if (written) {
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
+			if (seen === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "reread",
+				reports
+			};
+			const unsettled = [...projectsWritten(seen.plan)];
+			if (unsettled.length === 0) current = seen.current;
+			else {
+				parts.say(`${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`);
+				written = false;
+			}
+		}
+		if (!written) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
 			const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
 			if (fresh === void 0) return {
@@ -806,17 +822,7 @@ async function runWaves(rollout, parts, position) {
 			}
 		}
 		baked = true;
-		if (current === void 0) {
-			const targeted = new Set(journal.state.header.targets.filter((target) => wave.projects.includes(target.project)).map((target) => familyKey(target.project, target.family)));
-			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, targeted.size > 0 ? targeted : void 0));
-			if (seen === void 0) return {
-				result: "interrupted",
-				wave: wave.name,
-				stage: "judge",
-				reports
-			};
-			current = seen.current;
-		}
+		if (current === void 0) throw new Error("a wave judged before it was seen as planned");
 		const toJudge = wave.projects.map((project) => ({
 			project,
 			configs: judgedConfigs(journal.state.header.targets, project, current)

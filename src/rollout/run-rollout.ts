@@ -163,7 +163,23 @@ async function runWaves(
     }
 
     let current: CurrentState | undefined;
-    if (waveState?.writtenAt === undefined) {
+    let written = waveState?.writtenAt !== undefined;
+    if (written) {
+      // Resumed after the wave was written (a run stopped in its bake or judging): its projects
+      // are read again whole. One no longer as written (rolled back by hand since, or changed) is
+      // not judged by what it no longer holds: the wave is written again, and baked from there.
+      const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
+      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
+      const unsettled = [...projectsWritten(seen.plan)];
+      if (unsettled.length === 0) current = seen.current;
+      else {
+        parts.say(
+          `${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`,
+        );
+        written = false;
+      }
+    }
+    if (!written) {
       // A wave started by a run that was killed is seen again whole: what that run wrote is in no
       // plan of this one. Otherwise the families this wave changes are what is read again.
       const resumedWave = (waveState?.journals.length ?? 0) > 0;
@@ -219,19 +235,7 @@ async function runWaves(
     }
     baked = true;
 
-    if (current === undefined) {
-      // Resumed after the wave was written: its judged configs' families are read again.
-      const targeted = new Set(
-        journal.state.header.targets
-          .filter((target) => wave.projects.includes(target.project))
-          .map((target) => familyKey(target.project, target.family)),
-      );
-      const seen = await whileNotInterrupted(parts, () =>
-        parts.planProjects(wave.projects, targeted.size > 0 ? targeted : undefined),
-      );
-      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
-      current = seen.current;
-    }
+    if (current === undefined) throw new Error("a wave judged before it was seen as planned");
     const toJudge = wave.projects.map((project) => ({
       project,
       configs: judgedConfigs(journal.state.header.targets, project, current),

@@ -172,4 +172,43 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     expect(again.stdout).toMatch(/rolled back wave "canary"/);
     expect(await geoipDescriptions(server)).toEqual(before);
   }, 120_000);
+
+  it("a wave rolled back by hand while the rollout was stopped in its bake is written again when the rollout is resumed, not judged by what it no longer holds", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const [one, two, three] = await geoipDescriptions(server);
+    const file = await write("pcsync.yaml", rolloutManifest("v25", threeWaveRollout("2s")));
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await waitFor(
+      () => run.soFar().stderr.includes('"canary": written and seen as planned; baking'),
+      "the bake",
+    );
+    run.child.kill("SIGTERM");
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    const canaryJournal = /"canary": writing project 2; journal (\S+wave-1\.jsonl)/.exec(stopped.stderr)?.[1];
+    expect(canaryJournal, stopped.stderr).toBeDefined();
+    const undone = await server.run(["rollback", "--journal", canaryJournal ?? "", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(await geoipDescriptions(server)).toEqual([one, two, three]);
+
+    server.emulator.resetRequestLog();
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(
+      'wave 1/3 "canary": project 2 no longer as the wave wrote it (rolled back or changed since?): the wave is written again',
+    );
+    expect(writesTo(server, "2")).toHaveLength(1);
+    expect(await geoipDescriptions(server)).toEqual(["v25", "v25", "v25"]);
+    const plan = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
+    expect(plan.code, plan.stdout).toBe(0);
+  }, 120_000);
 });
