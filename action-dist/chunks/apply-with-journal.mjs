@@ -1109,12 +1109,14 @@ async function applyWithJournal(client, plan, state, options) {
 	const journalPath = options.resumed?.path ?? (given === false ? void 0 : given ?? defaultJournalPath(/* @__PURE__ */ new Date()));
 	let lock = options.lock;
 	let ownLock;
-	if (journalPath !== void 0 && lock === void 0) {
+	if (journalPath !== void 0 && (lock === void 0 || !options.resumed)) {
 		await makeDefaultDirectory(journalPath, files.cwd);
 		if (!options.resumed) await JournalFile.checkTarget(journalPath, {
 			...files,
 			fresh: true
 		});
+	}
+	if (journalPath !== void 0 && lock === void 0) {
 		ownLock = await JournalLock.acquire(journalPath, {
 			cwd: files.cwd,
 			command: options.start.command
@@ -1149,4 +1151,4 @@ async function applyWithJournal(client, plan, state, options) {
 		await ownLock?.release();
 	}
 }
-export { defaultJournalPath as a, ApplyJournal as i, markProblem as n, fingerprintPlan as o, showsChange as r, applyWithJournal as t };
+export { defaultJournalPath as a, ApplyJournal as i, markProblem as n, fingerprintPlan as o, showsChange as r, makeDefaultDirectory as s, applyWithJournal as t };

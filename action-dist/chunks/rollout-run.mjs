@@ -6,7 +6,7 @@ import { u as describeError } from "./early-signals.mjs";
 import { A as isInputError, k as InputError } from "./common-program.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { c as STAGE_WORDS, n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
-import { a as defaultJournalPath } from "./apply-with-journal.mjs";
+import { a as defaultJournalPath, s as makeDefaultDirectory } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
@@ -1073,7 +1073,7 @@ async function applyRollout$1(run) {
 	}
 }
 async function applyRolloutLocked(run) {
-	const { client, io, interrupts } = run;
+	const { client, io } = run;
 	const server = client.base.display;
 	const digest = rolloutDigest(server, run.desired);
 	const given = run.journal;
@@ -1099,7 +1099,27 @@ async function applyRolloutLocked(run) {
 		if (journal.movedAside !== void 0) io.stderr.write(`The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`);
 		io.stderr.write(`Rollout journal: ${journal.path}\n`);
 	}
-	const journalDir = given === void 0 ? void 0 : dirname(given);
+	const reports = [];
+	const held = /* @__PURE__ */ new Map();
+	const hold = async (path) => {
+		await makeDefaultDirectory(path, io.cwd);
+		const lock = await JournalLock.acquire(path, {
+			cwd: io.cwd,
+			command: "apply (rollout)"
+		});
+		held.set(path, lock);
+		return lock;
+	};
+	try {
+		for (const wave of journal.state.waves) if (wave.rolledBack !== true) for (const path of wave.journals) await hold(path);
+		return await runLocked(run, journal, rollout, gate, reports, hold, held);
+	} finally {
+		for (const lock of held.values()) await lock.release();
+	}
+}
+async function runLocked(run, journal, rollout, gate, reports, hold, held) {
+	const { client, io, interrupts } = run;
+	const journalDir = run.journal === void 0 ? void 0 : dirname(run.journal);
 	const waveDesired = (projects, families) => {
 		const keep = new Set(projects);
 		const { rollout: _rollout, ...rest } = run.desired;
@@ -1108,7 +1128,6 @@ async function applyRolloutLocked(run) {
 			families: run.desired.families.filter((family) => keep.has(family.project) && (families === void 0 || families.has(familyKey(family.project, family.family))))
 		};
 	};
-	const reports = [];
 	const metrics = await startMetricsFile(run, journal.state);
 	interrupts.beginWrites();
 	return {
@@ -1157,7 +1176,8 @@ async function applyRolloutLocked(run) {
 					start: {
 						command: "apply",
 						planFile: null
-					}
+					},
+					lock: await hold(journalPath)
 				});
 				reports.push(report);
 				return report;
@@ -1167,6 +1187,8 @@ async function applyRolloutLocked(run) {
 				return journalDir === void 0 ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
 			},
 			async rollbackJournal(path) {
+				await held.get(path)?.release();
+				held.delete(path);
 				const outcome = await rollBackJournal({
 					journal: path,
 					cwd: io.cwd,
@@ -1359,6 +1381,7 @@ async function applyRollout(run) {
 			interrupts,
 			start: options.start,
 			alsoKnown: options.alsoKnown,
+			lock: options.lock,
 			inputs: run.inputs
 		}),
 		io,

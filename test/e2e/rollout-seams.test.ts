@@ -203,6 +203,44 @@ describe.concurrent.each(PROFILES)(
   },
 );
 
+describe.concurrent.each(PROFILES)("a wave's journal while its rollout runs, on %s", (profile) => {
+  it("cannot be rolled back by hand (exit 3, naming the run): the rollout would go on from a wave that no longer holds its change", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v26", threeWaveRollout("3s")));
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    for (
+      let waited = 0;
+      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
+      waited += 20
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const canaryJournal = /"canary": writing project 2; journal (\S+wave-1\.jsonl)/.exec(
+      run.soFar().stderr,
+    )?.[1];
+    expect(canaryJournal, run.soFar().stderr).toBeDefined();
+    const byHand = await server.run(["rollback", "--journal", canaryJournal ?? "", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(byHand.code, byHand.stderr).toBe(3);
+    expect(byHand.stderr).toMatch(/apply \(rollout\)/);
+    const applied = await run.done;
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await geoipDescriptions(server)).toEqual(["v26", "v26", "v26"]);
+    // Once the rollout has ended, the wave's journal is anyone's to roll back.
+    const after = await server.run(["rollback", "--journal", canaryJournal ?? "", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(after.code, after.stderr).toBe(0);
+  }, 90_000);
+});
+
 describe("flags that would break a rollout", () => {
   it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
     onTestFinished,

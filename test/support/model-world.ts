@@ -297,12 +297,16 @@ export class World {
     return fresh;
   }
 
-  private async noteJournal(path: string, owner: string | null, what: string): Promise<void> {
+  /**
+   * `raced`: the run raced another, whose writes may have come after its own: what it left is not
+   * known, so a rollback of it may rightly find records changed since.
+   */
+  private async noteJournal(path: string, owner: string | null, what: string, raced = false): Promise<void> {
     const exists = await readFile(path, "utf8").then(
       () => true,
       () => false,
     );
-    if (exists) this.journals.push({ path, owner, stateAfter: this.fingerprint(), what });
+    if (exists) this.journals.push({ path, owner, stateAfter: raced ? "raced" : this.fingerprint(), what });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -816,6 +820,8 @@ export class World {
       this.checkAfter(before, { model, scope: {}, owner: model.owner });
       const output = `${stopped.stdout}${stopped.stderr}`;
       const expected = signal === "SIGINT" ? 130 : 143;
+      // 3: refused by a guard before any write (the plan warned of it), nothing to stop.
+      if (stopped.code === 3) return;
       if (signal !== "SIGKILL" && ![0, 4, expected].includes(stopped.code ?? -1))
         this.broken(
           "a signal ends a rollout as it ends apply (130, 143), with a true account",
@@ -1060,7 +1066,12 @@ export class World {
     for (const [index, model] of runs.entries()) {
       const result = results[index] as CliRun;
       this.checkOutput(["apply", `(${model.owner})`], result, false);
-      await this.noteJournal(journals[index] as string, model.owner, `owner ${model.owner}'s racing apply`);
+      await this.noteJournal(
+        journals[index] as string,
+        model.owner,
+        `owner ${model.owner}'s racing apply`,
+        true,
+      );
       if (result.code !== 0) continue;
       for (const project of PROJECTS)
         for (const family of FAMILIES) {
