@@ -1,8 +1,8 @@
 // One line per cycle on stdout: words for a person, or (--log-format json) one JSON object per
 // line for a log shipper.
 
+import type { FamilyFinding } from "./family-finding.js";
 import type { CycleReport } from "./run-cycle.js";
-import type { FamilyFinding } from "./watch-events.js";
 
 /** The changes a family's plan still holds, counted as the plan's summary counts them. */
 export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {

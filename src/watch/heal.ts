@@ -7,6 +7,7 @@ import type { CreateRule } from "../apply/proof-window.js";
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
+import { groupBy } from "../group-by.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import { pruneHealJournals } from "../journal/prune-heal-journals.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
@@ -16,18 +17,16 @@ import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/
 import type { SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
-import type { FamilyFinding } from "./watch-events.js";
+import type { FamilyFinding } from "./family-finding.js";
 
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
 export function modesOf(
   desired: { readonly families: readonly DesiredFamily[] },
   fallback: DriftMode,
 ): Map<string, DriftMode> {
-  const modes = new Map<string, DriftMode>();
-  for (const family of desired.families) {
-    modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
-  }
-  return modes;
+  return new Map(
+    desired.families.map((family) => [familyKey(family.project, family.family), family.drift ?? fallback]),
+  );
 }
 
 /** A family's part of a plan (or of a project's plan): its changes and its reorder. */
@@ -85,22 +84,16 @@ export async function healPlan(
     refused?: readonly PlanDiagnostic[] | undefined;
   },
 ): Promise<HealResult> {
-  const guardsByFamily = new Map<string, string[]>();
-  for (const guard of plan.guards) {
-    const key = familyKey(guard.project, guard.family);
-    guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), describeGuard(guard)]);
-  }
+  const byFamily = (item: { project: string; family: string }) => familyKey(item.project, item.family);
+  const guardsByFamily = groupBy(plan.guards, byFamily);
   // An owner conflict is refused in warn mode too: that family's plan is not to be trusted, as a
   // `plan` of it is refused (exit 3), while the other families go on.
-  const ownerRefusals = new Map<string, string[]>();
-  for (const item of options.refused ?? []) {
-    const key = familyKey(item.project, item.family);
-    ownerRefusals.set(key, [...(ownerRefusals.get(key) ?? []), `${item.source}: ${item.message}`]);
-  }
+  const ownerRefusals = groupBy(options.refused ?? [], byFamily);
   const refusalOf = (key: string): string[] | undefined => {
-    const owner = ownerRefusals.get(key);
+    const owner = (ownerRefusals.get(key) ?? []).map((item) => `${item.source}: ${item.message}`);
     const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : undefined;
-    return owner === undefined && guards === undefined ? undefined : [...(owner ?? []), ...(guards ?? [])];
+    const refusal = [...owner, ...(guards ?? []).map((guard) => describeGuard(guard))];
+    return refusal.length === 0 ? undefined : refusal;
   };
   const healing = (project: string, family: FamilyName) => {
     const key = familyKey(project, family);
@@ -120,16 +113,14 @@ export async function healPlan(
       : undefined;
   if (healed?.journal !== undefined) await pruneHealJournals(options.journal.cwd, options.journal.keep);
   const report = healed?.report;
-  const done = new Map<string, ApplyOutcome[]>();
-  for (const outcome of report?.outcomes ?? []) {
-    if (outcome.status !== "done") continue;
-    const key = familyKey(outcome.project, outcome.family);
-    done.set(key, [...(done.get(key) ?? []), outcome]);
-  }
+  const done = groupBy(
+    (report?.outcomes ?? []).filter((outcome) => outcome.status === "done"),
+    byFamily,
+  );
 
   let refused = 0;
   const findings = plan.families.map((report): FamilyFinding => {
-    const key = familyKey(report.project, report.family);
+    const key = byFamily(report);
     const finding = findingOf(plan, report.project, report.family);
     const { changes, reorder } = finding;
     const refusal = refusalOf(key);

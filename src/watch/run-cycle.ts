@@ -4,37 +4,32 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
-import type { CreateRule } from "../apply/proof-window.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../journal/prune-heal-journals.js";
-import { type DesiredState, type DriftMode, formatDiagnostic } from "../manifest/index.js";
+import { type DesiredState, formatDiagnostic } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { printDiagnostics } from "../run/load-manifest.js";
-import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
+import { narrowDesiredState, planManifest } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
+import type { FamilyFinding } from "./family-finding.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
 import type { RolloutHold } from "./rollout-hold.js";
+import type { WatchSettings } from "./run-watch.js";
 import type { StableManifest } from "./stable-manifest.js";
-import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
 
-export interface CycleSettings {
+/** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
+export type CycleSettings = Pick<
+  WatchSettings,
+  "scope" | "planSettings" | "mode" | "keepHealJournals" | "createRule"
+> & {
   client: ApiClient;
-  /** The projects and families watched (--project, --family, --shard). */
-  scope: PlanScope;
-  /**
-   * The planner's settings, made again at each cycle: a value that cannot be used fails the
-   * cycle (and every cycle), as a fault of the run would.
-   */
-  planSettings: () => PlanSettings;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
   io: RunIo;
-  /** The mode of the families whose manifest does not say `drift:`. */
-  mode: DriftMode;
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
   /** The manifest to plan with: the last stable version. */
@@ -43,13 +38,9 @@ export interface CycleSettings {
   flapping?: FlapTracker;
   /** Heal's memory of each family's manifest when last in sync: with `rollout:`, a change is held. */
   rolloutHold?: RolloutHold;
-  /** How many ended heal journals are kept, the newest (--keep-heal-journals; 0: all). */
-  keepHealJournals?: number | undefined;
-  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
-  createRule?: (() => CreateRule) | undefined;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
-}
+};
 
 export interface CycleReport {
   result: CycleResult;
@@ -72,21 +63,14 @@ export interface CycleReport {
   internalError?: true;
 }
 
+/** A cycle that ended before it read and planned: nothing found, nothing healed. */
 function endedEarly(
   result: CycleResult,
   problems: string[],
   manifestValid: boolean | undefined,
 ): CycleReport {
-  return {
-    result,
-    manifestValid,
-    problems,
-    findings: [],
-    succeeded: [],
-    healed: 0,
-    refused: 0,
-    interrupted: false,
-  };
+  const nothing = { findings: [], succeeded: [], healed: 0, refused: 0, interrupted: false };
+  return { result, manifestValid, problems, ...nothing };
 }
 
 /** Runs cycles; remembers what it printed, so that unchanged manifest warnings are not repeated. */
