@@ -5,7 +5,6 @@ import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "
 import { type FamilyName, familyKey } from "../families.js";
 import type { PcsyncEvent } from "../notify/event.js";
 import { driftCount, totalsOf } from "./cycle-log.js";
-import type { FamilyFinding } from "./family-finding.js";
 import type { CycleReport } from "./run-cycle.js";
 import { EventTracker } from "./watch-events.js";
 import type { DriftCounts, WatchMetrics } from "./watch-metrics.js";
