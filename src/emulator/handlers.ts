@@ -84,14 +84,11 @@ function readChanges(context: HandlerContext, partial: boolean) {
 
 export const listProjects: Handler = ({ requestUrl, key, store }) => {
   const page = parsePageRequest(requestUrl.searchParams);
-  const projects = accessibleProjects(key, store.projects).map(({ id, name }) => ({ id, name }));
-  return json(200, paginate(projects, page, requestUrl));
+  // A project is its id and name (the data file's reader keeps no other field).
+  return json(200, paginate(accessibleProjects(key, store.data.projects), page, requestUrl));
 };
 
-export const retrieveProject: Handler = ({ project }) => {
-  if (project === undefined) throw new Error("project route without project");
-  return json(200, { id: project.id, name: project.name });
-};
+export const retrieveProject: Handler = ({ project }) => json(200, project);
 
 export const listRecords: Handler = (context) => {
   const page = parsePageRequest(context.requestUrl.searchParams);

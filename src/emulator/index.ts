@@ -121,7 +121,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     profile: profileName,
     devKey,
     setFaults: (next) => faults.configure(next),
-    snapshot: () => store.snapshot(),
+    // A deep copy, safe to hand out while the state keeps changing.
+    snapshot: () => structuredClone(data),
     requestLog,
     resetRequestLog: () => {
       requestLog.length = 0;

@@ -13,7 +13,8 @@ export function renderLogMetrics(
   logStream: LogStream,
   profile: ProfileBehaviour,
 ): string {
-  const { records, logEntries } = store.everything();
+  // Every record, deleted ones included, and every stored log entry.
+  const { records, logEntries } = store.data;
   const stored = new Map<string, number>();
   for (const entry of logEntries) {
     const key = `${entry.plugin_config_id}/${entry.type.toUpperCase()}`;

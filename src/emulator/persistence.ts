@@ -18,6 +18,7 @@ import { openForAppend } from "../files/append-file.js";
 import { isOutputError } from "../files/file-errors.js";
 import { syncDirectory, writeFileSafely } from "../files/write-file.js";
 import { type ChangeBatch, DataFileError, parseChangeBatch, parseEmulatorData } from "./data-file.js";
+import type { EmulatorStore } from "./store.js";
 import type { EmulatorData } from "./types.js";
 
 function temporaryPrefix(file: string): string {
@@ -156,11 +157,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** What the writer needs of the store. */
-export interface PersistedState {
-  readonly changeCount: number;
-  takeChanges(): ChangeBatch;
-  toJson(snapshotId: string): string;
-}
+type PersistedState = Pick<EmulatorStore, "changeCount" | "takeChanges" | "toJson">;
 
 // Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
 const MIN_JOURNAL_BYTES = 64 * 1024;

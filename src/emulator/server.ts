@@ -70,13 +70,13 @@ async function processRequest(
   const rawBody = await readBody(request);
 
   const route = matchRoute(method, target);
-  const key = authenticate(request.headers.authorization, store.keys);
+  const key = authenticate(request.headers.authorization, store.data.keys);
   const wait = faults.throttle(key.key, Date.now());
   if (wait !== undefined) throw throttled(wait, profile.retryAfterHeader);
   if (route.kind === "wrong-method") throw methodNotAllowed(method, route.allowed);
   const { operation, params } = route;
   const project =
-    params.project === undefined ? undefined : resolveProject(params.project, key, store.projects);
+    params.project === undefined ? undefined : resolveProject(params.project, key, store.data.projects);
   authorizeOperation(operation, key, profile);
   const contentType = request.headers["content-type"];
   const formBodies = profile.acceptsFormBodies && operation.body === "form";
