@@ -8,7 +8,7 @@
 // page it returns.
 
 import type { LogEntry, Page } from "../wire-types.js";
-import { logErrorRatio } from "./log-faults.js";
+import { logErrorRatio } from "./faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { shownText } from "./record-view.js";

@@ -15,7 +15,7 @@ export type StoredAttachment = ReturnType<typeof readAttachment>;
 export type EmulatorData = ReturnType<typeof readData>;
 
 /**
- * Which plugin configs log errors after a change (see log-faults.ts): by name glob (`*` only), plugin
+ * Which plugin configs log errors after a change (see faults.ts): by name glob (`*` only), plugin
  * id, or a text in the description, each on the record as it is now; `ratio` (default 0.5) is the
  * share of ERROR entries among those stamped after the record's last create or update.
  */

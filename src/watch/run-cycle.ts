@@ -83,11 +83,24 @@ export class CycleRunner {
   }
 
   async run(): Promise<CycleReport> {
-    const { signal } = this.#settings;
+    const { signal, scope, io, manifest } = this.#settings;
     try {
-      const loaded = await this.#loadManifest();
-      if ("report" in loaded) return loaded.report;
-      return await this.#planAndHeal(loaded.desired);
+      const result = await manifest.current();
+      const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
+      if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
+      this.#printedDiagnostics = printed;
+      if (result.errors.length > 0 || result.value === undefined) {
+        return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
+      }
+      let narrowed: DesiredState;
+      try {
+        narrowed = narrowDesiredState(result.value, scope);
+      } catch (error) {
+        // --project or --family that the manifest, as it now reads, does not have.
+        if (isInputError(error, "usage")) return endedEarly("invalid_manifest", [error.message], false);
+        throw error;
+      }
+      return await this.#planAndHeal(narrowed);
     } catch (error) {
       if (signal.aborted) return { ...endedEarly("failed", [], undefined), interrupted: true };
       if (isInputError(error, "manifest_invalid")) {
@@ -96,25 +109,6 @@ export class CycleRunner {
       if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
       const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       return { ...endedEarly("failed", [message], true), internalError: true };
-    }
-  }
-
-  async #loadManifest(): Promise<{ desired: DesiredState } | { report: CycleReport }> {
-    const { scope, io, manifest } = this.#settings;
-    const result = await manifest.current();
-    const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
-    if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
-    this.#printedDiagnostics = printed;
-    if (result.errors.length > 0 || result.value === undefined) {
-      return { report: endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false) };
-    }
-    try {
-      return { desired: narrowDesiredState(result.value, scope) };
-    } catch (error) {
-      // --project or --family that the manifest, as it now reads, does not have.
-      if (isInputError(error, "usage"))
-        return { report: endedEarly("invalid_manifest", [error.message], false) };
-      throw error;
     }
   }
 
