@@ -28,16 +28,8 @@ function frontendPlugin(id: number, name: string, description: string): PluginDa
 
 type RecordRow = [number, FamilyName, number, number, boolean, number, string, string | null];
 
-function exampleRecord([
-  id,
-  family,
-  project,
-  plugin,
-  enabled,
-  order,
-  name,
-  deliveryRate,
-]: RecordRow): StoredRecord {
+function exampleRecord(row: RecordRow): StoredRecord {
+  const [id, family, project, plugin, enabled, order, name, deliveryRate] = row;
   return {
     ...{ id, family, project, plugin, enabled, order, name, description: null, deleted: false },
     ...{ match_action: null, config: "{}", error: null, delivery_rate_24h: deliveryRate },

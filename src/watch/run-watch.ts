@@ -99,10 +99,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });
-  const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
-    CycleResult,
-    number
-  >;
+  const counts = new Map<CycleResult, number>();
   let healed = 0;
   let lastReport: CycleReport | undefined;
   let metricsFileFailed = false;
@@ -120,16 +117,14 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       const durationMs = performance.now() - started;
       if (report.interrupted && report.healed === 0) return;
       lastReport = report;
-      counts[report.result] += 1;
+      counts.set(report.result, (counts.get(report.result) ?? 0) + 1);
       healed += report.healed;
       const at = new Date();
       for (const event of recorder.record(report, durationMs, at)) parts.webhooks?.send(event);
       io.stdout.write(
         formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
       );
-      if (settings.metricsFile !== undefined) {
-        metricsFileFailed = !(await writeMetricsFile?.());
-      }
+      if (writeMetricsFile !== undefined) metricsFileFailed = !(await writeMetricsFile());
       // A process that exits after its one cycle has no heap to keep small.
       if (!settings.once) compactHeap();
     },
@@ -165,7 +160,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     }
     return metricsFileFailed ? EXIT_ERROR : exitCodeOf(lastReport);
   }
-  const tally = CYCLE_RESULTS.map((result) => `${counts[result]} ${result}`).join(", ");
+  const tally = CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`).join(", ");
   const webhookStats = parts.webhooks?.stats;
   const webhookTally =
     webhookStats === undefined
