@@ -4,7 +4,7 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
-import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
+import type { ApplyReport } from "../apply/types.js";
 import { type FamilyName, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { groupBy } from "../group-by.js";
@@ -13,7 +13,7 @@ import { pruneHealJournals } from "../journal/prune-heal-journals.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import type { PlanDiagnostic, ProjectPlan } from "../plan/compute-plan.js";
 import { selectFamilies } from "../plan/select-families.js";
-import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
+import type { CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
@@ -120,42 +120,33 @@ export async function healPlan(
     byFamily,
   );
 
-  let refused = 0;
+  const journal = healed?.journal;
   const findings = plan.families.map((report): FamilyFinding => {
     const key = byFamily(report);
     const finding = findingOf(plan, report.project, report.family);
-    const { changes, reorder } = finding;
     const refusal = refusalOf(key);
-    if (refusal !== undefined) {
-      refused += 1;
-      return { ...finding, refused: refusal };
-    }
+    if (refusal !== undefined) return { ...finding, refused: refusal };
     const applied = done.get(key);
     if (applied === undefined) return finding;
-    return { ...finding, ...splitApplied(changes, reorder, applied, healed?.journal) };
+    // What heal did of the family's changes, and what is left (failed, skipped, outcome unknown).
+    const doneKeys = new Set(applied.map(changeKey));
+    const isDone = (change: PlannedChange) => doneKeys.has(changeKey(change));
+    const { changes, reorder } = finding;
+    const reordered =
+      reorder !== undefined && doneKeys.has(changeKey({ action: "reorder", id: null, name: null }));
+    return {
+      ...finding,
+      changes: changes.filter((change) => !isDone(change)),
+      reorder: reordered ? undefined : reorder,
+      healed: {
+        changes: changes.filter(isDone),
+        reorder: reordered ? reorder : undefined,
+        ...(journal === undefined ? {} : { journal }),
+      },
+    };
   });
-  return { findings, report, refused, journal: healed?.journal };
-}
-
-/** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
-function splitApplied(
-  changes: readonly PlannedChange[],
-  reorder: PlannedReorder | undefined,
-  applied: readonly ApplyOutcome[],
-  journal: string | undefined,
-): Pick<FamilyFinding, "changes" | "reorder" | "healed"> {
-  const doneKeys = new Set(applied.map(changeKey));
-  const reordered =
-    reorder !== undefined && doneKeys.has(changeKey({ action: "reorder", id: null, name: null }));
-  return {
-    changes: changes.filter((change) => !doneKeys.has(changeKey(change))),
-    reorder: reordered ? undefined : reorder,
-    healed: {
-      changes: changes.filter((change) => doneKeys.has(changeKey(change))),
-      reorder: reordered ? reorder : undefined,
-      ...(journal === undefined ? {} : { journal }),
-    },
-  };
+  const refused = findings.filter((finding) => finding.refused !== undefined).length;
+  return { findings, report, refused, journal };
 }
 
 /**
