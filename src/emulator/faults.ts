@@ -48,32 +48,21 @@ export class FaultInjector {
     this.limiter = new SlidingWindowLimiter(faults.rateLimit ?? {});
   }
 
-  private roll(rate: number | undefined): boolean {
+  /** Whether this request meets the fault of one of the 0..1 rates. */
+  roll(fault: (typeof RATES)[number]): boolean {
+    const rate = this.options[fault];
     // No draw at rate 0, so enabling one fault does not shift another's sequence.
     return rate !== undefined && rate > 0 && this.random() < rate;
   }
 
-  shouldFail503(): boolean {
-    return this.roll(this.options.fail503Rate);
-  }
-
   /** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
   proxyError(): 502 | 504 | undefined {
-    if (!this.roll(this.options.proxyErrorRate)) return undefined;
+    if (!this.roll("proxyErrorRate")) return undefined;
     return this.random() < 0.5 ? 502 : 504;
   }
 
-  /** Whether this create, already committed, is answered 500 instead of its record. */
-  shouldAnswer500AfterCommit(): boolean {
-    return this.roll(this.options.commitThen500Rate);
-  }
-
-  shouldFail429(): boolean {
-    return this.roll(this.options.fail429Rate);
-  }
-
   shouldDropWrite(method: string): boolean {
-    return WRITE_METHODS.has(method) && this.roll(this.options.dropWriteRate);
+    return WRITE_METHODS.has(method) && this.roll("dropWriteRate");
   }
 
   /** Seconds the key must wait, or undefined when the request is within its limits. */

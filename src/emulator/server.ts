@@ -64,8 +64,8 @@ async function processRequest(
   if (latencyMs > 0) await sleep(latencyMs);
   const proxyStatus = faults.proxyError();
   if (proxyStatus !== undefined) return proxyPage(proxyStatus);
-  if (faults.shouldFail503()) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
-  if (faults.shouldFail429())
+  if (faults.roll("fail503Rate")) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
+  if (faults.roll("fail429Rate"))
     throw throttled(faults.options.fail429WaitSeconds ?? 1, profile.retryAfterHeader);
   const rawBody = await readBody(request);
 
@@ -100,7 +100,8 @@ async function processRequest(
     await deps.persist();
   }
   if (result.status < 300 && faults.shouldDropWrite(method)) return "drop";
-  if (result.status < 300 && operation.name === "create" && faults.shouldAnswer500AfterCommit())
+  // A create committed, then answered 500 instead of its record.
+  if (result.status < 300 && operation.name === "create" && faults.roll("commitThen500Rate"))
     return errorOutcome(serverError());
   return result;
 }
