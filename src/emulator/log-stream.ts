@@ -159,15 +159,6 @@ class Segment {
     return this.base + Math.floor(ordinal / perPeriod) * PERIOD + position;
   }
 
-  covers(k: number): boolean {
-    return k >= this.lo && k <= this.hi;
-  }
-
-  matchesAt(k: number): boolean {
-    const position = modulo(k - this.base, PERIOD);
-    return (this.before[position + 1] ?? 0) > (this.before[position] ?? 0);
-  }
-
   contentAt(k: number): LogContent {
     return this.table(modulo(k - this.base, PERIOD));
   }
@@ -256,13 +247,9 @@ export class SynthesizedLog {
     for (const segment of this.segments) before += segment.count(newer, segment.hi);
     if (sinceCreation % this.intervalMs === 0) {
       const same = sinceCreation / this.intervalMs;
-      const segment = this.segments.find((candidate) => candidate.covers(same));
-      if (
-        segment?.matchesAt(same) &&
-        compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0
-      ) {
-        before += 1;
-      }
+      // The entry made at that very instant, if it matches: it sorts before when its id is greater.
+      const segment = this.segments.find((candidate) => candidate.count(same, same) > 0);
+      if (segment && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
     }
     return before;
   }
