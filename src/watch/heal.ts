@@ -5,7 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
 import type { ApplyReport } from "../apply/types.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { groupBy } from "../group-by.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
@@ -164,7 +164,7 @@ export function earlyDriftOf(
   desired: readonly DesiredFamily[],
   fallback: DriftMode,
 ): DriftCounts {
-  const counts = new Map<string, { project: string; family: DesiredFamily["family"]; changes: number }>();
+  const counts = new Map<string, FamilyRef & { changes: number }>();
   if (part.errors.some((error) => error.refused !== true)) return counts;
   const modes = modesOf({ families: desired }, fallback);
   for (const { project, family } of part.families) {

@@ -2,7 +2,7 @@
 // logs, and (for --once) the exit code `plan --detailed-exitcode` would give.
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import type { PcsyncEvent } from "../notify/event.js";
 import { driftCount, totalsOf } from "./cycle-log.js";
 import type { CycleReport } from "./run-cycle.js";
@@ -24,7 +24,7 @@ export class CycleRecorder {
    * The families with series of their own: the last cycle's, and those whose drift was shown since
    * as projects were planned; and the projects with a last-success time. Those that leave lose them.
    */
-  #families = new Map<string, { project: string; family: FamilyName }>();
+  #families = new Map<string, FamilyRef>();
   #projects = new Set<string>();
   #ready = false;
   /** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
@@ -79,7 +79,7 @@ export class CycleRecorder {
     if (report.findings.length === 0 && report.result === "failed") {
       return this.#tracker.observeFailure(report.problems.join("\n"), when);
     }
-    const families = new Map<string, { project: string; family: FamilyName }>();
+    const families = new Map<string, FamilyRef>();
     for (const finding of report.findings) {
       const { project, family } = finding;
       families.set(familyKey(project, family), { project, family });

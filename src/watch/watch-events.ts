@@ -3,7 +3,7 @@
 // records changes, drift_resolved when it is back in sync. Pure: the caller gives the time.
 
 import { appendAll } from "../append-all.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import { type EventName, MAX_EVENT_CHANGES, type PcsyncEvent } from "../notify/event.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
@@ -46,15 +46,9 @@ function cycleEvent(event: EventName, message: string, at: string): PcsyncEvent 
   return { event, project: null, family: null, summary: summarizePlan([], []), changes: [], at, message };
 }
 
-interface Remembered {
-  project: string;
-  family: FamilyName;
-  signature: string;
-}
-
 /** Remembers each family's drift and refusals, and the cycle's failure, across cycles. */
 export class EventTracker {
-  readonly #drift = new Map<string, Remembered>();
+  readonly #drift = new Map<string, FamilyRef & { signature: string }>();
   readonly #refused = new Map<string, string>();
   #failure: string | undefined;
   #invalid: string | undefined;

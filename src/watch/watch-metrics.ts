@@ -2,7 +2,7 @@
 // what drifts now, how cycles end, what heal changed, and the requests made to the service.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { FamilyName } from "../families.js";
+import type { FamilyRef } from "../families.js";
 import { SecretRegistry } from "../redact.js";
 
 /** How a cycle ended, as `pcsync_cycles_total{result}` counts it. */
@@ -18,26 +18,12 @@ const LINT_FAILING_DEFAULTS = [
   "nodejs_active_resources_total",
 ];
 
-export interface WatchMetrics {
-  /** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
-  readonly registry: Registry;
-  /** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
-  readonly processRegistry: Registry;
-  readonly driftChanges: Gauge<"project" | "family">;
-  readonly lastSuccess: Gauge<"project">;
-  readonly cycles: Counter<"result">;
-  readonly cycleDuration: Histogram;
-  readonly heals: Counter<"project" | "family">;
-  readonly healFlapping: Gauge<"project" | "family">;
-  readonly manifestValid: Gauge;
-  readonly requests: Counter<"method" | "status">;
-  /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
-  readonly secrets: SecretRegistry;
-}
+/** The metrics of a run, each by the name its `help` goes with. */
+export type WatchMetrics = ReturnType<typeof createWatchMetrics>;
 
 export function createWatchMetrics(
   options: { processMetrics: boolean; secrets?: SecretRegistry } = { processMetrics: true },
-): WatchMetrics {
+) {
   const registry = new Registry();
   const processRegistry = new Registry();
   // node_exporter exports its own process_* metrics: a textfile with them would collide, so the
@@ -53,9 +39,12 @@ export function createWatchMetrics(
     new Gauge<L>({ name, help, labelNames, registers });
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers });
-  const metrics: WatchMetrics = {
+  const metrics = {
+    /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
     secrets: options.secrets ?? new SecretRegistry(),
+    /** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
     registry,
+    /** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
     processRegistry,
     driftChanges: gauge(
       "pcsync_drift_changes",
@@ -103,7 +92,7 @@ export function createWatchMetrics(
 }
 
 /** One watched family and its count of planned changes, keyed by its family key. */
-export type DriftCounts = ReadonlyMap<string, { project: string; family: FamilyName; changes: number }>;
+export type DriftCounts = ReadonlyMap<string, FamilyRef & { changes: number }>;
 
 /** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
