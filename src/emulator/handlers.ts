@@ -1,7 +1,8 @@
 // The operations of the service: projects, the records of either family (list, create, retrieve,
 // update, delete), their logs, and the actions beyond CRUD (frontend module, job, rearrange), each
-// with the profile's own request shape and response. Handlers are synchronous: they read and change
-// the store in one go and describe the response; the server writes it.
+// with the profile's own request shape and response, and the table of the paths and methods that
+// reach them (ROUTES). Handlers are synchronous: they read and change the store in one go and
+// describe the response; the server writes it.
 
 import type { FamilyName } from "../families.js";
 import { accessibleProjects } from "./auth.js";
@@ -10,6 +11,7 @@ import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "
 import { paginate, parsePageRequest } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
+import type { Operation } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
 import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
@@ -82,15 +84,15 @@ function readChanges(context: HandlerContext, partial: boolean) {
   return readRecordChanges(context.body, partial, context.profile, (id) => !!context.store.plugin(id));
 }
 
-export const listProjects: Handler = ({ requestUrl, key, store }) => {
+const listProjects: Handler = ({ requestUrl, key, store }) => {
   const page = parsePageRequest(requestUrl.searchParams);
   // A project is its id and name (the data file's reader keeps no other field).
   return json(200, paginate(accessibleProjects(key, store.data.projects), page, requestUrl));
 };
 
-export const retrieveProject: Handler = ({ project }) => json(200, project);
+const retrieveProject: Handler = ({ project }) => json(200, project);
 
-export const listRecords: Handler = (context) => {
+const listRecords: Handler = (context) => {
   const page = parsePageRequest(context.requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
   const listed = paginate(
@@ -104,7 +106,7 @@ export const listRecords: Handler = (context) => {
   });
 };
 
-export const createRecord: Handler = (context) => {
+const createRecord: Handler = (context) => {
   const { projectId, family } = familyScope(context);
   const { changes, attach, detach } = readChanges(context, false);
   const { plugin, order } = changes;
@@ -117,9 +119,9 @@ export const createRecord: Handler = (context) => {
   return json(201, renderFor(context, record));
 };
 
-export const retrieveRecord: Handler = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
+const retrieveRecord: Handler = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
 
-export const updateRecord: Handler = (context) => {
+const updateRecord: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const { changes, attach, detach } = readChanges(context, true);
   context.store.updateRecord(record, changes);
@@ -127,7 +129,7 @@ export const updateRecord: Handler = (context) => {
   return json(200, renderFor(context, record));
 };
 
-export const deleteRecord: Handler = (context) => {
+const deleteRecord: Handler = (context) => {
   const record = findRecord(context);
   // The real service fails inside its delete override when the id is unknown.
   if (!record) throw context.profile.deleteUnknownStatus === 500 ? serverError() : notFound();
@@ -160,7 +162,7 @@ function parseLogFilter(query: URLSearchParams): LogFilter {
  * config id is an empty page, as in the real service. The entries the store holds (jobs, data-file
  * ones) are merged with the stream the config logs by itself (log-stream.ts).
  */
-export const listLogs: Handler = (context) => {
+const listLogs: Handler = (context) => {
   const { requestUrl, store, profile } = context;
   const page = parsePageRequest(requestUrl.searchParams);
   const filter = parseLogFilter(requestUrl.searchParams);
@@ -173,7 +175,7 @@ export const listLogs: Handler = (context) => {
   return json(200, paginateLogs(stored, synthesized, page, requestUrl));
 };
 
-export const retrieveFrontend: Handler = (context) => {
+const retrieveFrontend: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const text = renderFrontendModule(record, context.store.plugin(record.plugin));
   return { status: 200, body: { text, contentType: FRONTEND_CONTENT_TYPE } };
@@ -195,7 +197,7 @@ function parseJobType(rawBody: unknown): string {
   return job.type;
 }
 
-export const createJob: Handler = (context) => {
+const createJob: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const type = parseJobType(context.body);
   // A queued job shows up in the config's logs, so a client can observe that it ran.
@@ -260,7 +262,7 @@ function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
   return context.store.listEnabled(projectId);
 }
 
-export const rearrangeRecords: Handler = (context) => {
+const rearrangeRecords: Handler = (context) => {
   const byPlugin = context.profile.rearrangeKeyedBy === "plugin";
   const records = byPlugin ? rearrangeByPlugin(context) : rearrangeByConfig(context);
   return json(
@@ -268,3 +270,34 @@ export const rearrangeRecords: Handler = (context) => {
     records.map((record) => renderFor(context, record, "collection")),
   );
 };
+
+const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
+  name,
+  handle,
+  scope,
+  ...more,
+});
+const [READ, WRITE, FORM, JSON_BODY] = ["plugin:read", "plugin:write", "form", "json"] as const;
+const FAMILY = "api/projects/:project/:family";
+
+// First match wins, so the literal `rearrange` shadows a record id of that name.
+export const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = [
+  ["api/projects", { GET: op("projects.list", listProjects, null) }],
+  ["api/projects/:project", { GET: op("projects.retrieve", retrieveProject, null) }],
+  [FAMILY, { GET: op("list", listRecords, READ), POST: op("create", createRecord, WRITE, { body: FORM }) }],
+  [
+    `${FAMILY}/rearrange`,
+    { PATCH: op("rearrange", rearrangeRecords, WRITE, { body: JSON_BODY, unscoped: true }) },
+  ],
+  [
+    `${FAMILY}/:id`,
+    {
+      GET: op("retrieve", retrieveRecord, READ),
+      PATCH: op("update", updateRecord, WRITE, { body: FORM }),
+      DELETE: op("delete", deleteRecord, WRITE),
+    },
+  ],
+  [`${FAMILY}/:id/frontend`, { GET: op("frontend", retrieveFrontend, READ, { unscoped: true }) }],
+  [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
+  ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
+];
