@@ -107,7 +107,7 @@ export const readKey = shape({
 });
 
 /** An attachment as the real service shows it in `config[key]` (its contents are not kept). */
-export const readAttachment = shape({ uid: integer, key: string, name: string, size: integer, type: string });
+const readAttachment = shape({ uid: integer, key: string, name: string, size: integer, type: string });
 
 /**
  * A plugin config as stored: the record's own fields as the wire shows them, the computed ones as

@@ -1,7 +1,7 @@
 // Types of the emulator: its options, its running handle, and EmulatorData — the in-memory state
 // that is also, as JSON, the format of the data file (its shapes are data-file.ts's readers).
 
-import type { readAttachment, readData, readKey, readPlugin, readProject, readRecord } from "./data-file.js";
+import type { readData, readKey, readPlugin, readProject, readRecord } from "./data-file.js";
 
 export type ProfileName = "seed" | "posthog-2024";
 
@@ -11,7 +11,6 @@ export type ApiKeySpec = ReturnType<typeof readKey>;
 export type PluginData = ReturnType<typeof readPlugin>;
 export type ProjectData = ReturnType<typeof readProject>;
 export type StoredRecord = ReturnType<typeof readRecord>;
-export type StoredAttachment = ReturnType<typeof readAttachment>;
 export type EmulatorData = ReturnType<typeof readData>;
 
 /**
