@@ -67,7 +67,7 @@ function parseRecordId(segment: string | undefined): number | undefined {
 function findRecord(context: HandlerContext): StoredRecord | undefined {
   const { projectId, family } = familyScope(context);
   const id = parseRecordId(context.params.id);
-  return id === undefined ? undefined : context.store.findInFamily(projectId, family, id, context.profile);
+  return id === undefined ? undefined : context.store.findInFamily(projectId, family, id);
 }
 
 function findRecordOrThrow(context: HandlerContext): StoredRecord {
@@ -95,11 +95,7 @@ const retrieveProject: Handler = ({ project }) => json(200, project);
 const listRecords: Handler = (context) => {
   const page = parsePageRequest(context.requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
-  const listed = paginate(
-    context.store.listFamily(projectId, family, context.profile),
-    page,
-    context.requestUrl,
-  );
+  const listed = paginate(context.store.listFamily(projectId, family), page, context.requestUrl);
   return json(200, {
     ...listed,
     results: listed.results.map((record) => renderFor(context, record, "collection")),
@@ -170,7 +166,7 @@ const listLogs: Handler = (context) => {
   const configId = parseRecordId(context.params.id);
   if (configId === undefined) return json(200, paginateLogs([], undefined, page, requestUrl));
   const stored = store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
-  const record = store.findInFamily(projectId, family, configId, profile);
+  const record = store.findInFamily(projectId, family, configId);
   const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), profile, filter);
   return json(200, paginateLogs(stored, synthesized, page, requestUrl));
 };
@@ -232,10 +228,10 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
     if (!isStoredOrder(value)) throw invalid(`Order of config ${key}: a valid integer is required.`);
   }
   for (const [key, value] of entries) {
-    const record = context.store.findInFamily(projectId, family, Number(key), context.profile);
+    const record = context.store.findInFamily(projectId, family, Number(key));
     if (record && !record.deleted && isStoredOrder(value)) setOrder(context, record, value);
   }
-  return [...context.store.listFamily(projectId, family, context.profile)];
+  return [...context.store.listFamily(projectId, family)];
 }
 
 /**

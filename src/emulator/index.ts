@@ -66,7 +66,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.keys !== undefined) data.keys = structuredClone(options.keys);
   const keysBefore = data.keys.length;
   const devKey = ensureDevelopmentKey(data, options.keys !== undefined);
-  const store = new EmulatorStore(data);
+  const store = new EmulatorStore(data, profile);
   const writer = dataFile === undefined ? undefined : new DataFileWriter(dataFile, store);
   // Creates a missing file and records key overrides, a generated key or a replayed journal in a
   // fresh snapshot before anything is served; a file that holds this exact state is kept as it is.

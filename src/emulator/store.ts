@@ -32,7 +32,10 @@ export class EmulatorStore {
   private newLogEntries: LogEntry[] = [];
 
   /** The state itself: read it freely; change it only through the methods below. */
-  constructor(readonly data: EmulatorData) {
+  constructor(
+    readonly data: EmulatorData,
+    private readonly profile: ProfileBehaviour,
+  ) {
     for (const record of data.records) {
       this.index(record);
       for (const { uid } of record.attachments ?? [])
@@ -81,33 +84,33 @@ export class EmulatorStore {
     return this.pluginsById.get(id);
   }
 
-  private belongsTo(record: StoredRecord, family: FamilyName, profile: ProfileBehaviour): boolean {
-    return isInFamily(profile, record, family, this.pluginsById.get(record.plugin)?.frontendApp === true);
+  private belongsTo(record: StoredRecord, family: FamilyName): boolean {
+    return isInFamily(
+      this.profile,
+      record,
+      family,
+      this.pluginsById.get(record.plugin)?.frontendApp === true,
+    );
   }
 
   /** A record of the project reachable through the family, soft-deleted ones included. */
-  findInFamily(
-    projectId: number,
-    family: FamilyName,
-    id: number,
-    profile: ProfileBehaviour,
-  ): StoredRecord | undefined {
+  findInFamily(projectId: number, family: FamilyName, id: number): StoredRecord | undefined {
     const record = this.recordsById.get(id);
-    if (!record || record.project !== projectId || !this.belongsTo(record, family, profile)) return undefined;
+    if (!record || record.project !== projectId || !this.belongsTo(record, family)) return undefined;
     return record;
   }
 
   /** What a list shows: the family's records that are not deleted, in service order. */
-  listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): readonly StoredRecord[] {
+  listFamily(projectId: number, family: FamilyName): readonly StoredRecord[] {
     if (this.listedAt !== this.changeCounter) {
       this.listed.clear();
       this.listedAt = this.changeCounter;
     }
-    const key = `${profile.name}/${projectId}/${family}`;
+    const key = `${projectId}/${family}`;
     let records = this.listed.get(key);
     if (records === undefined) {
       records = this.projectRecords(projectId)
-        .filter((record) => !record.deleted && this.belongsTo(record, family, profile))
+        .filter((record) => !record.deleted && this.belongsTo(record, family))
         .sort(compareRecords);
       this.listed.set(key, records);
     }
