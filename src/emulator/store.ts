@@ -7,7 +7,7 @@ import type { LogEntry } from "../wire-types.js";
 import type { ChangeBatch } from "./data-file.js";
 import type { UploadedFile } from "./form-body.js";
 import { compareLogEntries } from "./log-stream.js";
-import { isInFamily, type ProfileBehaviour } from "./profiles.js";
+import type { ProfileBehaviour } from "./profiles.js";
 import { EMPTY_CONFIG } from "./record-view.js";
 import type { EmulatorData, PluginData, StoredRecord } from "./types.js";
 import type { RecordChanges } from "./validation.js";
@@ -84,13 +84,10 @@ export class EmulatorStore {
     return this.pluginsById.get(id);
   }
 
+  /** Whether a record is reachable through a family, given how the profile relates families. */
   private belongsTo(record: StoredRecord, family: FamilyName): boolean {
-    return isInFamily(
-      this.profile,
-      record,
-      family,
-      this.pluginsById.get(record.plugin)?.frontendApp === true,
-    );
+    if (this.profile.families === "disjoint") return record.family === family;
+    return family === "plugin_configs" || this.pluginsById.get(record.plugin)?.frontendApp === true;
   }
 
   /** A record of the project reachable through the family, soft-deleted ones included. */
