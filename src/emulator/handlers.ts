@@ -159,7 +159,7 @@ function parseLogFilter(query: URLSearchParams): LogFilter {
  * ones) are merged with the stream the config logs by itself (log-stream.ts).
  */
 const listLogs: Handler = (context) => {
-  const { requestUrl, store, profile } = context;
+  const { requestUrl, store } = context;
   const page = parsePageRequest(requestUrl.searchParams);
   const filter = parseLogFilter(requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
@@ -167,7 +167,7 @@ const listLogs: Handler = (context) => {
   if (configId === undefined) return json(200, paginateLogs([], undefined, page, requestUrl));
   const stored = store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
   const record = store.findInFamily(projectId, family, configId);
-  const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), profile, filter);
+  const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), filter);
   return json(200, paginateLogs(stored, synthesized, page, requestUrl));
 };
 

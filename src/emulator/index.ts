@@ -55,7 +55,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!(logRate >= 0 && logRate <= MAX_LOG_RATE)) {
     throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
   }
-  const logStream = new LogStream(logRate, () => faults.options.logErrors ?? []);
+  const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile);
   const host = options.host ?? "127.0.0.1";
 
   const { dataFile } = options;

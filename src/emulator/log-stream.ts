@@ -309,13 +309,14 @@ export function paginateLogs(
   return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
 }
 
-/** The emulator's stream settings: a rate, the log-error faults as they are now, and a clock. */
+/** The emulator's stream settings: a rate, the log-error faults as they are now, the profile, a clock. */
 export class LogStream {
   private readonly intervalMs: number | undefined;
 
   constructor(
     ratePerMinute: number,
     private readonly faults: () => readonly LogErrorFault[],
+    private readonly profile: ProfileBehaviour,
     private readonly now: () => number = Date.now,
   ) {
     this.intervalMs = logIntervalMs(ratePerMinute);
@@ -329,14 +330,13 @@ export class LogStream {
   of(
     record: StoredRecord,
     plugin: PluginData | undefined,
-    profile: ProfileBehaviour,
     filter: LogFilter,
     options: { sinceCreation?: boolean } = {},
   ): SynthesizedLog | undefined {
     if (this.intervalMs === undefined || !record.enabled || record.deleted || plugin?.frontendApp === true) {
       return undefined;
     }
-    const { name, description } = shownText(record, plugin, profile);
+    const { name, description } = shownText(record, plugin, this.profile);
     const text = { name: name ?? "", description: description ?? "" };
     const errorRatio = logErrorRatio(this.faults(), record, text);
     return new SynthesizedLog(

@@ -129,7 +129,7 @@ export async function serveRequest(
   const target = request.url ?? "/";
   // The emulator's own metrics, outside the API: no key, no faults, not in the request log.
   if (method === "GET" && target.split("?")[0] === "/metrics") {
-    const text = renderLogMetrics(deps.store, deps.logStream, deps.profile);
+    const text = renderLogMetrics(deps.store, deps.logStream);
     write(response, { status: 200, body: { text, contentType: "text/plain; version=0.0.4; charset=utf-8" } });
     return;
   }
