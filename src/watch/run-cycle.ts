@@ -141,15 +141,14 @@ export class CycleRunner {
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
     rolloutHold?.observe(findings, desired);
-    const failedProjects = new Set<string>();
-    const problems: string[] = [];
-    for (const outcome of heal.report?.outcomes ?? []) {
-      if (outcome.status !== "failed" && outcome.status !== "unknown") continue;
-      failedProjects.add(outcome.project);
-      problems.push(
+    const failed = (heal.report?.outcomes ?? []).filter(
+      ({ status }) => status === "failed" || status === "unknown",
+    );
+    const failedProjects = new Set(failed.map((outcome) => outcome.project));
+    const problems = failed.map(
+      (outcome) =>
         `heal: ${outcome.action} ${outcome.name ?? `id ${outcome.id}`} in project ${outcome.project} ${outcome.family}: ${outcome.status}${outcome.message === undefined ? "" : ` (${outcome.message})`}`,
-      );
-    }
+    );
     const result: CycleResult = problems.length > 0 ? "failed" : heal.refused > 0 ? "guarded" : "ok";
     const projects = [...new Set(plan.families.map((family) => family.project))];
     return {
