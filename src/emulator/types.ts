@@ -3,9 +3,8 @@
 
 import type { readData, readKey, readPlugin, readProject, readRecord } from "./data-file.js";
 
-export type ProfileName = "seed" | "posthog-2024";
-
-export const PROFILE_NAMES = ["seed", "posthog-2024"] as const satisfies readonly ProfileName[];
+export const PROFILE_NAMES = ["seed", "posthog-2024"] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export type ApiKeySpec = ReturnType<typeof readKey>;
 export type PluginData = ReturnType<typeof readPlugin>;
