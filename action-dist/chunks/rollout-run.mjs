@@ -6,7 +6,7 @@ import { u as describeError } from "./early-signals.mjs";
 import { A as isInputError, k as InputError } from "./common-program.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { c as STAGE_WORDS, n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
-import { a as defaultJournalPath, s as makeDefaultDirectory } from "./apply-with-journal.mjs";
+import { c as makeDefaultDirectory, o as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
@@ -33,7 +33,7 @@ function createLogHealthGate(client, spec, concurrency) {
 					status: "nothing_to_judge",
 					passed: true,
 					figures: {},
-					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes"
+					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)"
 				};
 				let entries = 0;
 				let errors = 0;
