@@ -164,53 +164,6 @@ var ApplyJournal = class ApplyJournal {
 	}
 	#pending = /* @__PURE__ */ new Map();
 };
-// dist/src/apply/write-mark.js
-/** The text under the mark a change writes: the description it sets, else the one it keeps. */
-function markedText(change) {
-	const set = change.fields.description;
-	if (set !== void 0) return typeof set.to === "string" ? set.to : null;
-	return change.mark?.keep ?? null;
-}
-/** The body of a create or update with its description marked, when the change carries a mark. */
-function markedBody(change, body) {
-	if (change.mark === void 0) return body;
-	return {
-		...body,
-		description: writeMark(markedText(change), change.mark.owner)
-	};
-}
-/** A description a change sets, as sent: with the change's mark, if it carries one. */
-function markDescription(change, text) {
-	return change.mark === void 0 ? text : writeMark(text, change.mark.owner);
-}
-/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
-function markProblem(change, record) {
-	if (change.mark === void 0) return void 0;
-	const read = readMark(record.description);
-	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
-	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
-}
-/**
-* Whether a record another run made may be a copy of this change's create: with an owner, only a
-* record with the same owner's mark (another owner's record of the same name is theirs to keep).
-*/
-function sameOwner(change, record) {
-	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
-}
-/**
-* Whether the record shows what the change writes to `field`. A description under a mark is the
-* user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
-* stored: a rollback puts back a description with its old mark, or takes a mark away.
-*/
-function showsChange(change, field, record) {
-	const to = change.fields[field]?.to;
-	if (to === void 0) return true;
-	return change.mark === void 0 ? showsStored(field, to, record) : showsWritten(field, to, record);
-}
-/** The fields whose value the record does not show as the change writes it. */
-function mismatchedFields(change, record) {
-	return Object.keys(change.fields).filter((field) => !showsChange(change, field, record));
-}
 // dist/src/apply/failure-kind.js
 const PROXY_STATUSES = /* @__PURE__ */ new Set([502, 504]);
 /**
@@ -539,6 +492,53 @@ var RecordWriter = class {
 		}, () => rearrangeConfigs(this.client, project, family, orders), (records) => records);
 	}
 };
+// dist/src/apply/write-mark.js
+/** The text under the mark a change writes: the description it sets, else the one it keeps. */
+function markedText(change) {
+	const set = change.fields.description;
+	if (set !== void 0) return typeof set.to === "string" ? set.to : null;
+	return change.mark?.keep ?? null;
+}
+/** The body of a create or update with its description marked, when the change carries a mark. */
+function markedBody(change, body) {
+	if (change.mark === void 0) return body;
+	return {
+		...body,
+		description: writeMark(markedText(change), change.mark.owner)
+	};
+}
+/** A description a change sets, as sent: with the change's mark, if it carries one. */
+function markDescription(change, text) {
+	return change.mark === void 0 ? text : writeMark(text, change.mark.owner);
+}
+/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
+function markProblem(change, record) {
+	if (change.mark === void 0) return void 0;
+	const read = readMark(record.description);
+	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
+	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
+}
+/**
+* Whether a record another run made may be a copy of this change's create: with an owner, only a
+* record with the same owner's mark (another owner's record of the same name is theirs to keep).
+*/
+function sameOwner(change, record) {
+	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
+}
+/**
+* Whether the record shows what the change writes to `field`. A description under a mark is the
+* user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
+* stored: a rollback puts back a description with its old mark, or takes a mark away.
+*/
+function showsChange(change, field, record) {
+	const to = change.fields[field]?.to;
+	if (to === void 0) return true;
+	return change.mark === void 0 ? showsStored(field, to, record) : showsWritten(field, to, record);
+}
+/** The fields whose value the record does not show as the change writes it. */
+function mismatchedFields(change, record) {
+	return Object.keys(change.fields).filter((field) => !showsChange(change, field, record));
+}
 // dist/src/apply/dedupe-creates.js
 /**
 * Returns the outcomes with each create's outcome revised: unchanged when this run's record is the
@@ -636,13 +636,21 @@ async function checkCopies(client, input, target, read) {
 	});
 }
 /**
-* Whether the record is of the create's config: its name as the service stores it (a trimming
-* service shows "GeoIP " as "GeoIP"), and its plugin (on servers whose plugin_configs list shows
-* the frontend apps, a frontend app of the same name is another config, not a copy).
+* The one rule for "is this the record a create made": its name as the service stores it (a
+* trimming service shows "GeoIP " as "GeoIP"), and its plugin when known (on servers whose
+* plugin_configs list shows the frontend apps, a frontend app of the same name is another config,
+* not a copy). Apply's failed-create proof, resume's "done already" and rollback's lost create all
+* ask it.
 */
+function isRecordOfCreate(create, record) {
+	return (create.name === null ? record.name === null : showsText(create.name, record.name)) && (typeof create.plugin !== "number" || record.plugin === create.plugin);
+}
+/** Whether the record is of the create's config (`isRecordOfCreate`). */
 function isOfConfig(change, record) {
-	const plugin = change.fields.plugin?.to;
-	return (change.name === null ? record.name === null : showsText(change.name, record.name)) && (typeof plugin !== "number" || record.plugin === plugin);
+	return isRecordOfCreate({
+		name: change.name,
+		plugin: change.fields.plugin?.to
+	}, record);
 }
 /**
 * Records made since the plan for the same config: same name and plugin, not listed at plan time,
@@ -1109,12 +1117,14 @@ async function applyWithJournal(client, plan, state, options) {
 	const journalPath = options.resumed?.path ?? (given === false ? void 0 : given ?? defaultJournalPath(/* @__PURE__ */ new Date()));
 	let lock = options.lock;
 	let ownLock;
-	if (journalPath !== void 0 && lock === void 0) {
+	if (journalPath !== void 0 && (lock === void 0 || !options.resumed)) {
 		await makeDefaultDirectory(journalPath, files.cwd);
 		if (!options.resumed) await JournalFile.checkTarget(journalPath, {
 			...files,
 			fresh: true
 		});
+	}
+	if (journalPath !== void 0 && lock === void 0) {
 		ownLock = await JournalLock.acquire(journalPath, {
 			cwd: files.cwd,
 			command: options.start.command
@@ -1149,4 +1159,4 @@ async function applyWithJournal(client, plan, state, options) {
 		await ownLock?.release();
 	}
 }
-export { defaultJournalPath as a, ApplyJournal as i, markProblem as n, fingerprintPlan as o, showsChange as r, applyWithJournal as t };
+export { ApplyJournal as a, makeDefaultDirectory as c, showsChange as i, isRecordOfCreate as n, defaultJournalPath as o, markProblem as r, fingerprintPlan as s, applyWithJournal as t };

@@ -4,7 +4,7 @@ import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as r
 import { a as replayJournal, i as learnPluginTexts, n as applyJournaled, o as showsPluginText, r as shellWord, s as RunError, t as addJournalOptions } from "./journal-run.mjs";
 import { B as summarizePlan, F as loadScopedManifest, G as renderApplyReport, J as throwSayingNothingChanged, L as planManifest, P as manifestServer, U as describeGuard, W as isApplyComplete, a as scopeOf, b as concurrencyOf, c as printApplyJson, d as warnGuards, g as createProgress, i as planSettingsOf, l as printPlan, n as addScopeOptions, o as checkPlanPrintableAsJson, pt as showsStored, q as RefusedError, r as guardLimitsOf, t as appendStepSummary, v as addConnectionOptions, wt as refusingGuards, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
 import { a as collect, ct as WRITABLE_FIELDS, h as runInputs, lt as familyKey, s as formatOption, t as addManifestOption, z as formatSource } from "./common-manifest.mjs";
-import { i as ApplyJournal, n as markProblem, o as fingerprintPlan, r as showsChange } from "./apply-with-journal.mjs";
+import { a as ApplyJournal, i as showsChange, n as isRecordOfCreate, r as markProblem, s as fingerprintPlan } from "./apply-with-journal.mjs";
 import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
 import { resolve } from "node:path";
@@ -101,8 +101,11 @@ function planResume(plan, replay, current) {
 	const isDone = (change) => {
 		const records = listOf(change.project, change.family);
 		if (change.action === "create") {
-			const plugin = change.fields.plugin?.to;
-			return records.some((record) => record.name === change.name && (typeof plugin !== "number" || record.plugin === plugin) && runCreated.has(projectKey(change.project, record.id)));
+			const create = {
+				name: change.name,
+				plugin: change.fields.plugin?.to
+			};
+			return records.some((record) => isRecordOfCreate(create, record) && runCreated.has(projectKey(change.project, record.id)));
 		}
 		const record = records.find((candidate) => candidate.id === change.id);
 		if (change.action === "delete") return record === void 0;

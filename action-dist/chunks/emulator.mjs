@@ -55,6 +55,7 @@ const readPlugin = shape({
 	id: integer,
 	name: string,
 	description: orElse(string, ""),
+	/** What the plugin can do server-side; frontend apps have neither. */
 	capabilities: orElse(shape({
 		methods: orElse(strings, []),
 		scheduled_tasks: orElse(strings, [])
@@ -62,17 +63,33 @@ const readPlugin = shape({
 		methods: [],
 		scheduled_tasks: []
 	}),
+	/** A site/frontend app: what `pipeline_frontend_apps_configs` shows in the posthog-2024 profile. */
 	frontendApp: boolean
 });
 const readKey = shape({
 	key: string,
+	/** `null` is an unscoped legacy key: full access. */
 	scopes: nullable(strings),
 	projects: (value, path) => value === "*" ? "*" : arrayOf(integer)(value, path),
 	label: optional(string)
 });
+/** An attachment as the real service shows it in `config[key]` (its contents are not kept). */
+const readAttachment = shape({
+	uid: integer,
+	key: string,
+	name: string,
+	size: integer,
+	type: string
+});
+/**
+* A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
+* the emulator keeps them, plus the family it was created through. `name` and `description` are
+* stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
+*/
 const readRecord = shape({
 	id: integer,
 	family,
+	/** The project id (the record's `team_id`). */
 	project: integer,
 	plugin: integer,
 	enabled: boolean,
@@ -81,14 +98,10 @@ const readRecord = shape({
 	description: nullable(string),
 	deleted: boolean,
 	match_action: nullable(integer),
+	/** JSON text: the seed profile writes it as this string, posthog-2024 as the object it holds. */
 	config: string,
-	attachments: optional(arrayOf(shape({
-		uid: integer,
-		key: string,
-		name: string,
-		size: integer,
-		type: string
-	}))),
+	/** Files attached to config fields through a form (posthog-2024), shown inside `config`. */
+	attachments: optional(arrayOf(readAttachment)),
 	error: nullable(string),
 	delivery_rate_24h: nullable(string),
 	created_at: string,
@@ -112,13 +125,15 @@ function uniqueIds(items, path) {
 		seen.add(item.id);
 	}
 }
+const readProject = shape({
+	id: integer,
+	name: string
+});
+/** The in-memory state, and as JSON the data file. */
 const readData = shape({
 	version: (value, path) => value === 1 ? 1 : fail(path, "1 (the only data format this version understands)"),
 	plugins: arrayOf(readPlugin),
-	projects: arrayOf(shape({
-		id: integer,
-		name: string
-	})),
+	projects: arrayOf(readProject),
 	keys: arrayOf(readKey),
 	records: arrayOf(readRecord),
 	logEntries: arrayOf(readLogEntry),
@@ -135,7 +150,10 @@ function parseEmulatorData(value) {
 	data.nextIds.record = Math.max(data.nextIds.record, highestId + 1);
 	return data;
 }
-/** Validates one journal line (see persistence.ts) as a ChangeBatch; throws DataFileError naming the bad field. */
+/**
+* Validates one journal line (see persistence.ts): the changes one commit made (records as they are
+* after it, new log entries, the id counter); throws DataFileError naming the bad field.
+*/
 const parseChangeBatch = shape({
 	records: arrayOf(readRecord),
 	logEntries: arrayOf(readLogEntry),
@@ -146,31 +164,24 @@ const REFERENCE_TIME = Date.parse("2024-06-01T12:00:00.000Z");
 function hoursBefore(hours) {
 	return (/* @__PURE__ */ new Date(REFERENCE_TIME - hours * 36e5)).toISOString();
 }
-function serverPlugin(id, name, description, methods) {
+/** A plugin; without `methods`, a frontend app (which has neither methods nor scheduled tasks). */
+function plugin(id, name, description, methods) {
 	return {
 		id,
 		name,
 		description,
-		capabilities: {
+		capabilities: methods === void 0 ? {
+			methods: [],
+			scheduled_tasks: []
+		} : {
 			methods,
 			scheduled_tasks: ["runEveryMinute"]
 		},
-		frontendApp: false
+		frontendApp: methods === void 0
 	};
 }
-function frontendPlugin(id, name, description) {
-	return {
-		id,
-		name,
-		description,
-		capabilities: {
-			methods: [],
-			scheduled_tasks: []
-		},
-		frontendApp: true
-	};
-}
-function exampleRecord([id, family, project, plugin, enabled, order, name, deliveryRate]) {
+function exampleRecord(row) {
+	const [id, family, project, plugin, enabled, order, name, deliveryRate] = row;
 	return {
 		id,
 		family,
@@ -206,18 +217,18 @@ function exampleData() {
 	return {
 		version: 1,
 		plugins: [
-			serverPlugin(1, "GeoIP", "Enrich events with the location of their IP address.", ["processEvent"]),
-			serverPlugin(2, "Property Filter", "Remove chosen properties from every event.", ["processEvent"]),
-			serverPlugin(3, "Taxonomy Standardizer", "Rename events to one naming convention.", ["processEvent"]),
-			serverPlugin(4, "Customer.io Export", "Send events and identities to Customer.io.", ["onEvent"]),
-			serverPlugin(5, "S3 Export", "Export events to an Amazon S3 bucket in batches.", ["onEvent"]),
-			serverPlugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
-			serverPlugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", ["processEvent"]),
-			serverPlugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
-			frontendPlugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
-			frontendPlugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
-			frontendPlugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),
-			frontendPlugin(43, "Early Access Features", "Let visitors opt in to early access features.")
+			plugin(1, "GeoIP", "Enrich events with the location of their IP address.", ["processEvent"]),
+			plugin(2, "Property Filter", "Remove chosen properties from every event.", ["processEvent"]),
+			plugin(3, "Taxonomy Standardizer", "Rename events to one naming convention.", ["processEvent"]),
+			plugin(4, "Customer.io Export", "Send events and identities to Customer.io.", ["onEvent"]),
+			plugin(5, "S3 Export", "Export events to an Amazon S3 bucket in batches.", ["onEvent"]),
+			plugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
+			plugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", ["processEvent"]),
+			plugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
+			plugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
+			plugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
+			plugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),
+			plugin(43, "Early Access Features", "Let visitors opt in to early access features.")
 		],
 		projects: [
 			{
@@ -297,66 +308,6 @@ function exampleData() {
 		nextIds: { record: 6 }
 	};
 }
-const SELECTOR_KINDS = [
-	"name",
-	"plugin",
-	"description"
-];
-const RATIO_LIKE = /^[0-9.,]+$/;
-/**
-* Parses `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1).
-* Throws a RangeError whose message says what is wrong and what is expected.
-*/
-function parseLogErrorFault(spec) {
-	let body = spec;
-	let ratio;
-	const at = spec.lastIndexOf("@");
-	if (at !== -1 && RATIO_LIKE.test(spec.slice(at + 1))) {
-		const raw = spec.slice(at + 1);
-		ratio = Number(raw);
-		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`the ratio "@${raw}" must be a number from 0 to 1 (e.g. @0.8 for 80% errors)`);
-		body = spec.slice(0, at);
-	}
-	const colon = body.indexOf(":");
-	const kind = colon === -1 ? "" : body.slice(0, colon);
-	const value = body.slice(colon + 1);
-	if (!SELECTOR_KINDS.includes(kind)) throw new RangeError("a selector is name:GLOB, plugin:ID or description:TEXT, optionally ending in @RATIO (e.g. \"description:BROKEN@0.8\")");
-	if (value === "") throw new RangeError(`${kind}: needs a value after the colon`);
-	const withRatio = ratio === void 0 ? {} : { ratio };
-	if (kind === "plugin") {
-		if (!/^[0-9]{1,15}$/.test(value)) throw new RangeError(`plugin: takes a plugin id (a number), got "${value}"`);
-		return {
-			plugin: Number(value),
-			...withRatio
-		};
-	}
-	return kind === "name" ? {
-		name: value,
-		...withRatio
-	} : {
-		description: value,
-		...withRatio
-	};
-}
-/** Throws a RangeError for an in-process fault that is not one selector with a ratio from 0 to 1. */
-function checkLogErrorFaults(faults) {
-	for (const [index, fault] of faults.entries()) {
-		if (SELECTOR_KINDS.filter((kind) => kind in fault).length !== 1) throw new RangeError(`faults.logErrors[${index}] must have exactly one of name, plugin or description`);
-		const ratio = fault.ratio ?? .5;
-		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`faults.logErrors[${index}].ratio must be between 0 and 1, got ${ratio}`);
-	}
-}
-function globToRegExp(glob) {
-	const parts = glob.split("*").map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, "\\$&"));
-	return new RegExp(`^${parts.join(".*")}$`, "s");
-}
-/**
-* The ERROR share the record logs after its last change: that of the first fault matching it as it
-* is now, or undefined when none does. Case-sensitive, as the selectors are written.
-*/
-function logErrorRatio(faults, record, text) {
-	for (const fault of faults) if ("plugin" in fault ? record.plugin === fault.plugin : "name" in fault ? globToRegExp(fault.name).test(text.name) : text.description.includes(fault.description)) return fault.ratio ?? .5;
-}
 // dist/src/emulator/prng.js
 /** Returns a function yielding floats in [0, 1), the same sequence for the same seed. */
 function createRandom(seed) {
@@ -374,16 +325,14 @@ var SlidingWindowLimiter = class {
 	windows;
 	longestMs;
 	history = /* @__PURE__ */ new Map();
-	constructor(limits) {
-		const windows = [];
-		if (limits.perMinute !== void 0) windows.push({
-			limit: limits.perMinute,
+	constructor({ perMinute, perHour }) {
+		const windows = [...perMinute === void 0 ? [] : [{
+			limit: perMinute,
 			ms: 6e4
-		});
-		if (limits.perHour !== void 0) windows.push({
-			limit: limits.perHour,
+		}], ...perHour === void 0 ? [] : [{
+			limit: perHour,
 			ms: 36e5
-		});
+		}]];
 		this.windows = windows;
 		this.longestMs = Math.max(0, ...windows.map((window) => window.ms));
 	}
@@ -457,32 +406,84 @@ var FaultInjector = class {
 		this.random = createRandom(faults.seed ?? Math.floor(Math.random() * 2 ** 32));
 		this.limiter = new SlidingWindowLimiter(faults.rateLimit ?? {});
 	}
-	roll(rate) {
+	/** Whether this request meets the fault of one of the 0..1 rates. */
+	roll(fault) {
+		const rate = this.options[fault];
 		return rate !== void 0 && rate > 0 && this.random() < rate;
-	}
-	shouldFail503() {
-		return this.roll(this.options.fail503Rate);
 	}
 	/** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
 	proxyError() {
-		if (!this.roll(this.options.proxyErrorRate)) return void 0;
+		if (!this.roll("proxyErrorRate")) return void 0;
 		return this.random() < .5 ? 502 : 504;
 	}
-	/** Whether this create, already committed, is answered 500 instead of its record. */
-	shouldAnswer500AfterCommit() {
-		return this.roll(this.options.commitThen500Rate);
-	}
-	shouldFail429() {
-		return this.roll(this.options.fail429Rate);
-	}
 	shouldDropWrite(method) {
-		return WRITE_METHODS.has(method) && this.roll(this.options.dropWriteRate);
+		return WRITE_METHODS.has(method) && this.roll("dropWriteRate");
 	}
 	/** Seconds the key must wait, or undefined when the request is within its limits. */
 	throttle(key, nowMs) {
 		return this.limiter.take(key, nowMs);
 	}
 };
+const SELECTOR_KINDS = [
+	"name",
+	"plugin",
+	"description"
+];
+const RATIO_LIKE = /^[0-9.,]+$/;
+/**
+* Parses `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1).
+* Throws a RangeError whose message says what is wrong and what is expected.
+*/
+function parseLogErrorFault(spec) {
+	let body = spec;
+	let ratio;
+	const at = spec.lastIndexOf("@");
+	if (at !== -1 && RATIO_LIKE.test(spec.slice(at + 1))) {
+		const raw = spec.slice(at + 1);
+		ratio = Number(raw);
+		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`the ratio "@${raw}" must be a number from 0 to 1 (e.g. @0.8 for 80% errors)`);
+		body = spec.slice(0, at);
+	}
+	const colon = body.indexOf(":");
+	const kind = colon === -1 ? "" : body.slice(0, colon);
+	const value = body.slice(colon + 1);
+	if (!SELECTOR_KINDS.includes(kind)) throw new RangeError("a selector is name:GLOB, plugin:ID or description:TEXT, optionally ending in @RATIO (e.g. \"description:BROKEN@0.8\")");
+	if (value === "") throw new RangeError(`${kind}: needs a value after the colon`);
+	const withRatio = ratio === void 0 ? {} : { ratio };
+	if (kind === "plugin") {
+		if (!/^[0-9]{1,15}$/.test(value)) throw new RangeError(`plugin: takes a plugin id (a number), got "${value}"`);
+		return {
+			plugin: Number(value),
+			...withRatio
+		};
+	}
+	return kind === "name" ? {
+		name: value,
+		...withRatio
+	} : {
+		description: value,
+		...withRatio
+	};
+}
+/** Throws a RangeError for an in-process fault that is not one selector with a ratio from 0 to 1. */
+function checkLogErrorFaults(faults) {
+	for (const [index, fault] of faults.entries()) {
+		if (SELECTOR_KINDS.filter((kind) => kind in fault).length !== 1) throw new RangeError(`faults.logErrors[${index}] must have exactly one of name, plugin or description`);
+		const ratio = fault.ratio ?? .5;
+		if (!(ratio >= 0 && ratio <= 1)) throw new RangeError(`faults.logErrors[${index}].ratio must be between 0 and 1, got ${ratio}`);
+	}
+}
+function globToRegExp(glob) {
+	const parts = glob.split("*").map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, "\\$&"));
+	return new RegExp(`^${parts.join(".*")}$`, "s");
+}
+/**
+* The ERROR share the record logs after its last change: that of the first fault matching it as it
+* is now, or undefined when none does. Case-sensitive, as the selectors are written.
+*/
+function logErrorRatio(faults, record, text) {
+	for (const fault of faults) if ("plugin" in fault ? record.plugin === fault.plugin : "name" in fault ? globToRegExp(fault.name).test(text.name) : text.description.includes(fault.description)) return fault.ratio ?? .5;
+}
 // dist/src/emulator/http-error.js
 var HttpError = class extends Error {
 	status;
@@ -548,8 +549,7 @@ function parsePageRequest(query) {
 function capPageSize(requestUrl, maxPageSize) {
 	const limit = requestUrl.searchParams.get("limit");
 	const asked = limit === null ? 100 : Number(limit);
-	if (maxPageSize === void 0 || !(asked > maxPageSize)) return requestUrl;
-	requestUrl.searchParams.set("limit", String(maxPageSize));
+	if (maxPageSize !== void 0 && asked > maxPageSize) requestUrl.searchParams.set("limit", String(maxPageSize));
 	return requestUrl;
 }
 function linkTo(requestUrl, limit, offset) {
@@ -778,13 +778,6 @@ var Segment = class {
 		const position = this.positions[ordinal % perPeriod] ?? 0;
 		return this.base + Math.floor(ordinal / perPeriod) * PERIOD + position;
 	}
-	covers(k) {
-		return k >= this.lo && k <= this.hi;
-	}
-	matchesAt(k) {
-		const position = modulo(k - this.base, PERIOD);
-		return (this.before[position + 1] ?? 0) > (this.before[position] ?? 0);
-	}
 	contentAt(k) {
 		return this.table(modulo(k - this.base, PERIOD));
 	}
@@ -851,8 +844,8 @@ var SynthesizedLog = class {
 		for (const segment of this.segments) before += segment.count(newer, segment.hi);
 		if (sinceCreation % this.intervalMs === 0) {
 			const same = sinceCreation / this.intervalMs;
-			const segment = this.segments.find((candidate) => candidate.covers(same));
-			if (segment?.matchesAt(same) && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
+			const segment = this.segments.find((candidate) => candidate.count(same, same) > 0);
+			if (segment && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
 		}
 		return before;
 	}
@@ -898,13 +891,15 @@ function paginateLogs(stored, synthesized, page, requestUrl) {
 	};
 	return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
 }
-/** The emulator's stream settings: a rate, the log-error faults as they are now, and a clock. */
+/** The emulator's stream settings: a rate, the log-error faults as they are now, the profile, a clock. */
 var LogStream = class {
 	faults;
+	profile;
 	now;
 	intervalMs;
-	constructor(ratePerMinute, faults, now = Date.now) {
+	constructor(ratePerMinute, faults, profile, now = Date.now) {
 		this.faults = faults;
+		this.profile = profile;
 		this.now = now;
 		this.intervalMs = logIntervalMs(ratePerMinute);
 	}
@@ -913,9 +908,9 @@ var LogStream = class {
 	* nothing: the stream is off, the record is disabled or deleted, or it is a frontend app (those
 	* run in the browser, and have no logs).
 	*/
-	of(record, plugin, profile, filter, options = {}) {
+	of(record, plugin, filter, options = {}) {
 		if (this.intervalMs === void 0 || !record.enabled || record.deleted || plugin?.frontendApp === true) return;
-		const { name, description } = shownText(record, plugin, profile);
+		const { name, description } = shownText(record, plugin, this.profile);
 		const text = {
 			name: name ?? "",
 			description: description ?? ""
@@ -962,17 +957,13 @@ function encodeJournalHeader(snapshotId) {
 function replayJournal(text, snapshotId, data, name) {
 	const advice = `remove ${name} to start from the data file alone`;
 	const parseLine = (line, lineNumber, read) => {
-		let value;
+		const losing = `${advice} (losing the writes it holds)`;
 		try {
-			value = JSON.parse(line);
-		} catch {
-			throw new DataFileError(`${name} line ${lineNumber} is not valid JSON`, `${advice} (losing the writes it holds)`);
-		}
-		try {
-			return read(value, `${name} line ${lineNumber}`);
+			return read(JSON.parse(line), `${name} line ${lineNumber}`);
 		} catch (error) {
+			if (error instanceof SyntaxError) throw new DataFileError(`${name} line ${lineNumber} is not valid JSON`, losing);
 			if (!(error instanceof DataFileError)) throw error;
-			throw new DataFileError(error.message, lineNumber === 1 ? advice : `${advice} (losing the writes it holds)`);
+			throw new DataFileError(error.message, lineNumber === 1 ? advice : losing);
 		}
 	};
 	const lines = text.split("\n");
@@ -1004,15 +995,12 @@ async function loadDataFile(file) {
 	const text = await readIfExists(file);
 	if (text === void 0) return void 0;
 	let parsed;
-	try {
-		parsed = JSON.parse(text);
-	} catch (error) {
-		throw new DataFileError(`${file} is not valid JSON (${error.message})`);
-	}
 	let data;
 	try {
+		parsed = JSON.parse(text);
 		data = parseEmulatorData(parsed);
 	} catch (error) {
+		if (error instanceof SyntaxError) throw new DataFileError(`${file} is not valid JSON (${error.message})`);
 		if (error instanceof DataFileError) throw new DataFileError(`${file}: ${error.message}`, error.advice);
 		throw error;
 	}
@@ -1051,14 +1039,6 @@ async function writeAtomically(file, text) {
 	}
 }
 const MIN_JOURNAL_BYTES = 65536;
-function deferred() {
-	const settled = {};
-	settled.promise = new Promise((resolve, reject) => Object.assign(settled, {
-		resolve,
-		reject
-	}));
-	return settled;
-}
 var DataFileWriter = class {
 	file;
 	state;
@@ -1071,8 +1051,8 @@ var DataFileWriter = class {
 	/** Every change up to this count is durable. */
 	durableCount;
 	running;
-	/** Those waiting for the commit after the running one. */
-	waiting;
+	/** The commit after the running one, which those who came since wait for. */
+	next;
 	constructor(file, state) {
 		this.file = file;
 		this.state = state;
@@ -1098,27 +1078,27 @@ var DataFileWriter = class {
 		const target = this.state.changeCount;
 		if (target <= this.durableCount) return Promise.resolve();
 		if (this.running && this.running.upTo >= target) return this.running.done;
-		this.waiting ??= deferred();
-		const { promise } = this.waiting;
-		if (!this.running) this.startCommit();
-		return promise;
+		if (this.next) return this.next;
+		if (!this.running) return this.startCommit();
+		const started = () => this.startCommit();
+		this.next = this.running.done.then(started, started);
+		return this.next;
 	}
 	startCommit() {
-		const waiting = this.waiting;
-		this.waiting = void 0;
+		this.next = void 0;
 		const upTo = this.state.changeCount;
-		const done = this.commit();
+		const done = this.commit().then(() => {
+			this.durableCount = Math.max(this.durableCount, upTo);
+		});
 		this.running = {
 			upTo,
 			done
 		};
-		done.then(() => {
-			this.durableCount = Math.max(this.durableCount, upTo);
-			waiting?.resolve();
-		}, (error) => waiting?.reject(error)).finally(() => {
-			this.running = void 0;
-			if (this.waiting) this.startCommit();
-		});
+		const ended = () => {
+			if (this.running?.done === done) this.running = void 0;
+		};
+		done.then(ended, ended);
+		return done;
 	}
 	commit() {
 		const journal = this.journal;
@@ -1164,7 +1144,7 @@ var DataFileWriter = class {
 	*/
 	async close() {
 		for (;;) {
-			const pending = this.running?.done ?? this.waiting?.promise;
+			const pending = this.next ?? this.running?.done;
 			if (pending === void 0) break;
 			await pending.catch(() => void 0);
 		}
@@ -1225,11 +1205,6 @@ const PROFILES = {
 		retryAfterHeader: false
 	}
 };
-/** Whether a record is reachable through a family, given how the profile relates families. */
-function isInFamily(profile, record, family, pluginIsFrontendApp) {
-	if (profile.families === "disjoint") return record.family === family;
-	return family === "plugin_configs" || pluginIsFrontendApp;
-}
 // dist/src/emulator/auth.js
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
 function authenticate(header, keys) {
@@ -1280,8 +1255,8 @@ const TYPES = [
 	"INFO",
 	"LOG"
 ];
-function renderLogMetrics(store, logStream, profile) {
-	const { records, logEntries } = store.everything();
+function renderLogMetrics(store, logStream) {
+	const { records, logEntries } = store.data;
 	const stored = /* @__PURE__ */ new Map();
 	for (const entry of logEntries) {
 		const key = `${entry.plugin_config_id}/${entry.type.toUpperCase()}`;
@@ -1290,7 +1265,6 @@ function renderLogMetrics(store, logStream, profile) {
 	const lines = ["# HELP pcsync_emulator_log_entries_total Log entries each plugin config has logged since it was created, by type.", "# TYPE pcsync_emulator_log_entries_total counter"];
 	for (const record of records) {
 		if (record.deleted) continue;
-		const plugin = store.plugin(record.plugin);
 		for (const type of TYPES) {
 			const filter = {
 				types: /* @__PURE__ */ new Set([type]),
@@ -1298,7 +1272,7 @@ function renderLogMetrics(store, logStream, profile) {
 				after: void 0,
 				before: void 0
 			};
-			const synthesized = logStream.of(record, plugin, profile, filter, { sinceCreation: true });
+			const synthesized = logStream.of(record, store.plugin(record.plugin), filter, { sinceCreation: true });
 			const count = (synthesized?.count ?? 0) + (stored.get(`${record.id}/${type}`) ?? 0);
 			if (synthesized === void 0 && count === 0) continue;
 			lines.push(`pcsync_emulator_log_entries_total{project="${record.project}",config="${record.id}",type="${type}"} ${count}`);
@@ -1383,11 +1357,6 @@ function splitPieces(text) {
 	pieces.push(text.slice(start));
 	return pieces.map((piece) => piece.trim());
 }
-/** An RFC 2231 value, `charset'language'percent-encoded`. */
-function decodeExtendedValue(value) {
-	const [charset, , encoded = ""] = value.split("'");
-	return percentDecode(encoded, decoderFor(charset));
-}
 function parseHeaderValue(header) {
 	const [first = "", ...rest] = splitPieces(header);
 	const params = {};
@@ -1399,7 +1368,8 @@ function parseHeaderValue(header) {
 		if (value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")) value = value.slice(1, -1).replaceAll("\\\\", "\\").replaceAll("\\\"", "\"");
 		if (name.endsWith("*")) {
 			name = name.slice(0, -1);
-			if (value.split("'").length === 3) value = decodeExtendedValue(value);
+			const parts = value.split("'");
+			if (parts.length === 3) value = percentDecode(parts[2] ?? "", decoderFor(parts[0]));
 		}
 		params[name] = value;
 	}
@@ -1436,9 +1406,6 @@ var FormBody = class {
 	}
 	addFile(name, file) {
 		this.#files.set(name, [...this.#files.get(name) ?? [], file]);
-	}
-	has(name) {
-		return this.#fields.has(name) || this.#files.has(name);
 	}
 	/** The names of the text fields, in the order first sent (`request.POST`'s keys). */
 	fieldNames() {
@@ -1594,37 +1561,25 @@ const DRAIN_LIMIT_FACTOR = 64;
 */
 function readBody(request, limitBytes = MAX_BODY_BYTES) {
 	return new Promise((resolve, reject) => {
-		if (request.destroyed) {
-			reject(parseError("the request ended before its body was complete"));
-			return;
-		}
-		const declared = Number(request.headers["content-length"]);
-		if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) {
-			reject(payloadTooLarge(limitBytes));
-			return;
-		}
 		const chunks = [];
 		let size = 0;
 		let settled = false;
+		const settle = (error) => {
+			if (settled) return;
+			settled = true;
+			if (error === void 0) resolve(Buffer.concat(chunks));
+			else reject(error);
+		};
+		const ended = () => settle(parseError("the request ended before its body was complete"));
+		if (request.destroyed) return ended();
+		const declared = Number(request.headers["content-length"]);
+		if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) return settle(payloadTooLarge(limitBytes));
 		request.on("data", (chunk) => {
 			size += chunk.length;
 			if (size <= limitBytes) chunks.push(chunk);
-			else if (size > limitBytes * DRAIN_LIMIT_FACTOR && !settled) {
-				settled = true;
-				reject(payloadTooLarge(limitBytes));
-			}
+			else if (size > limitBytes * DRAIN_LIMIT_FACTOR) settle(payloadTooLarge(limitBytes));
 		});
-		request.on("end", () => {
-			if (settled) return;
-			settled = true;
-			if (size > limitBytes) reject(payloadTooLarge(limitBytes));
-			else resolve(Buffer.concat(chunks));
-		});
-		const ended = () => {
-			if (settled) return;
-			settled = true;
-			reject(parseError("the request ended before its body was complete"));
-		};
+		request.on("end", () => settle(size > limitBytes ? payloadTooLarge(limitBytes) : void 0));
 		request.on("error", ended);
 		request.on("close", ended);
 	});
@@ -1906,7 +1861,7 @@ function parseRecordId(segment) {
 function findRecord(context) {
 	const { projectId, family } = familyScope(context);
 	const id = parseRecordId(context.params.id);
-	return id === void 0 ? void 0 : context.store.findInFamily(projectId, family, id, context.profile);
+	return id === void 0 ? void 0 : context.store.findInFamily(projectId, family, id);
 }
 function findRecordOrThrow(context) {
 	const record = findRecord(context);
@@ -1921,23 +1876,13 @@ function readChanges(context, partial) {
 }
 const listProjects = ({ requestUrl, key, store }) => {
 	const page = parsePageRequest(requestUrl.searchParams);
-	const projects = accessibleProjects(key, store.projects).map(({ id, name }) => ({
-		id,
-		name
-	}));
-	return json(200, paginate(projects, page, requestUrl));
+	return json(200, paginate(accessibleProjects(key, store.data.projects), page, requestUrl));
 };
-const retrieveProject = ({ project }) => {
-	if (project === void 0) throw new Error("project route without project");
-	return json(200, {
-		id: project.id,
-		name: project.name
-	});
-};
+const retrieveProject = ({ project }) => json(200, project);
 const listRecords = (context) => {
 	const page = parsePageRequest(context.requestUrl.searchParams);
 	const { projectId, family } = familyScope(context);
-	const listed = paginate(context.store.listFamily(projectId, family, context.profile), page, context.requestUrl);
+	const listed = paginate(context.store.listFamily(projectId, family), page, context.requestUrl);
 	return json(200, {
 		...listed,
 		results: listed.results.map((record) => renderFor(context, record, "collection"))
@@ -1993,15 +1938,15 @@ function parseLogFilter(query) {
 * ones) are merged with the stream the config logs by itself (log-stream.ts).
 */
 const listLogs = (context) => {
-	const { requestUrl, store, profile } = context;
+	const { requestUrl, store } = context;
 	const page = parsePageRequest(requestUrl.searchParams);
 	const filter = parseLogFilter(requestUrl.searchParams);
 	const { projectId, family } = familyScope(context);
 	const configId = parseRecordId(context.params.id);
 	if (configId === void 0) return json(200, paginateLogs([], void 0, page, requestUrl));
 	const stored = store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
-	const record = store.findInFamily(projectId, family, configId, profile);
-	const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), profile, filter);
+	const record = store.findInFamily(projectId, family, configId);
+	const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), filter);
 	return json(200, paginateLogs(stored, synthesized, page, requestUrl));
 };
 const retrieveFrontend = (context) => {
@@ -2058,10 +2003,10 @@ function rearrangeByConfig(context) {
 		if (!isStoredOrder(value)) throw invalid(`Order of config ${key}: a valid integer is required.`);
 	}
 	for (const [key, value] of entries) {
-		const record = context.store.findInFamily(projectId, family, Number(key), context.profile);
+		const record = context.store.findInFamily(projectId, family, Number(key));
 		if (record && !record.deleted && isStoredOrder(value)) setOrder(context, record, value);
 	}
-	return [...context.store.listFamily(projectId, family, context.profile)];
+	return [...context.store.listFamily(projectId, family)];
 }
 /**
 * posthog-2024: orders keyed by plugin id over the project's enabled configs of both families.
@@ -2089,7 +2034,6 @@ const rearrangeRecords = (context) => {
 	const records = context.profile.rearrangeKeyedBy === "plugin" ? rearrangeByPlugin(context) : rearrangeByConfig(context);
 	return json(200, records.map((record) => renderFor(context, record, "collection")));
 };
-// dist/src/emulator/router.js
 const op = (name, handle, scope, more = {}) => ({
 	name,
 	handle,
@@ -2126,6 +2070,7 @@ const ROUTES = [
 	}) }],
 	["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }]
 ];
+// dist/src/emulator/router.js
 function matchSegments(pattern, segments) {
 	if (pattern.length !== segments.length) return void 0;
 	const params = {};
@@ -2200,16 +2145,16 @@ async function processRequest(deps, request, method, target) {
 	if (latencyMs > 0) await setTimeout(latencyMs);
 	const proxyStatus = faults.proxyError();
 	if (proxyStatus !== void 0) return proxyPage(proxyStatus);
-	if (faults.shouldFail503()) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
-	if (faults.shouldFail429()) throw throttled(faults.options.fail429WaitSeconds ?? 1, profile.retryAfterHeader);
+	if (faults.roll("fail503Rate")) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
+	if (faults.roll("fail429Rate")) throw throttled(faults.options.fail429WaitSeconds ?? 1, profile.retryAfterHeader);
 	const rawBody = await readBody(request);
 	const route = matchRoute(method, target);
-	const key = authenticate(request.headers.authorization, store.keys);
+	const key = authenticate(request.headers.authorization, store.data.keys);
 	const wait = faults.throttle(key.key, Date.now());
 	if (wait !== void 0) throw throttled(wait, profile.retryAfterHeader);
 	if (route.kind === "wrong-method") throw methodNotAllowed(method, route.allowed);
 	const { operation, params } = route;
-	const project = params.project === void 0 ? void 0 : resolveProject(params.project, key, store.projects);
+	const project = params.project === void 0 ? void 0 : resolveProject(params.project, key, store.data.projects);
 	authorizeOperation(operation, key, profile);
 	const contentType = request.headers["content-type"];
 	const formBodies = profile.acceptsFormBodies && operation.body === "form";
@@ -2235,7 +2180,7 @@ async function processRequest(deps, request, method, target) {
 		await deps.persist();
 	}
 	if (result.status < 300 && faults.shouldDropWrite(method)) return "drop";
-	if (result.status < 300 && operation.name === "create" && faults.shouldAnswer500AfterCommit()) return errorOutcome(serverError());
+	if (result.status < 300 && operation.name === "create" && faults.roll("commitThen500Rate")) return errorOutcome(serverError());
 	return result;
 }
 function write(response, { status, body, headers = {} }) {
@@ -2256,7 +2201,7 @@ async function serveRequest(deps, request, response) {
 		write(response, {
 			status: 200,
 			body: {
-				text: renderLogMetrics(deps.store, deps.logStream, deps.profile),
+				text: renderLogMetrics(deps.store, deps.logStream),
 				contentType: "text/plain; version=0.0.4; charset=utf-8"
 			}
 		});
@@ -2289,6 +2234,7 @@ function compareRecords(a, b) {
 }
 var EmulatorStore = class {
 	data;
+	profile;
 	recordsById = /* @__PURE__ */ new Map();
 	recordsByProject = /* @__PURE__ */ new Map();
 	pluginsById = /* @__PURE__ */ new Map();
@@ -2299,8 +2245,10 @@ var EmulatorStore = class {
 	listedAt = 0;
 	changedRecords = /* @__PURE__ */ new Set();
 	newLogEntries = [];
-	constructor(data) {
+	/** The state itself: read it freely; change it only through the methods below. */
+	constructor(data, profile) {
 		this.data = data;
+		this.profile = profile;
 		for (const record of data.records) {
 			this.index(record);
 			for (const { uid } of record.attachments ?? []) this.lastAttachmentId = Math.max(this.lastAttachmentId, uid);
@@ -2319,16 +2267,6 @@ var EmulatorStore = class {
 	/** Increases on every change; the data-file writer compares it with what it has made durable. */
 	get changeCount() {
 		return this.changeCounter;
-	}
-	get keys() {
-		return this.data.keys;
-	}
-	get projects() {
-		return this.data.projects;
-	}
-	/** A deep copy, safe to hand out or serialise while the state keeps changing. */
-	snapshot() {
-		return structuredClone(this.data);
 	}
 	/**
 	* The state as data-file JSON, straight from the live objects (no intermediate copy); `snapshotId`
@@ -2354,28 +2292,27 @@ var EmulatorStore = class {
 	plugin(id) {
 		return this.pluginsById.get(id);
 	}
-	isFrontendApp(pluginId) {
-		return this.pluginsById.get(pluginId)?.frontendApp === true;
-	}
-	belongsTo(record, family, profile) {
-		return isInFamily(profile, record, family, this.isFrontendApp(record.plugin));
+	/** Whether a record is reachable through a family, given how the profile relates families. */
+	belongsTo(record, family) {
+		if (this.profile.families === "disjoint") return record.family === family;
+		return family === "plugin_configs" || this.pluginsById.get(record.plugin)?.frontendApp === true;
 	}
 	/** A record of the project reachable through the family, soft-deleted ones included. */
-	findInFamily(projectId, family, id, profile) {
+	findInFamily(projectId, family, id) {
 		const record = this.recordsById.get(id);
-		if (!record || record.project !== projectId || !this.belongsTo(record, family, profile)) return void 0;
+		if (!record || record.project !== projectId || !this.belongsTo(record, family)) return void 0;
 		return record;
 	}
 	/** What a list shows: the family's records that are not deleted, in service order. */
-	listFamily(projectId, family, profile) {
+	listFamily(projectId, family) {
 		if (this.listedAt !== this.changeCounter) {
 			this.listed.clear();
 			this.listedAt = this.changeCounter;
 		}
-		const key = `${profile.name}/${projectId}/${family}`;
+		const key = `${projectId}/${family}`;
 		let records = this.listed.get(key);
 		if (records === void 0) {
-			records = this.projectRecords(projectId).filter((record) => !record.deleted && this.belongsTo(record, family, profile)).sort(compareRecords);
+			records = this.projectRecords(projectId).filter((record) => !record.deleted && this.belongsTo(record, family)).sort(compareRecords);
 			this.listed.set(key, records);
 		}
 		return records;
@@ -2468,13 +2405,6 @@ var EmulatorStore = class {
 		this.changeCounter += 1;
 		return logEntry;
 	}
-	/** Every record, deleted ones included, and every stored log entry: what /metrics counts. */
-	everything() {
-		return {
-			records: this.data.records,
-			logEntries: this.data.logEntries
-		};
-	}
 	/** The log entries of one config of the project, newest first. */
 	logsOf(projectId, configId) {
 		return this.data.logEntries.filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId).sort(compareLogEntries);
@@ -2510,7 +2440,7 @@ async function startEmulator(options = {}) {
 	const faults = new FaultInjector(options.faults ?? {});
 	const logRate = options.logRate ?? 60;
 	if (!(logRate >= 0 && logRate <= 6e4)) throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
-	const logStream = new LogStream(logRate, () => faults.options.logErrors ?? []);
+	const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile);
 	const host = options.host ?? "127.0.0.1";
 	const { dataFile } = options;
 	if (dataFile !== void 0) await removeStaleTemporaryFiles(dataFile);
@@ -2519,7 +2449,7 @@ async function startEmulator(options = {}) {
 	if (options.keys !== void 0) data.keys = structuredClone(options.keys);
 	const keysBefore = data.keys.length;
 	const devKey = ensureDevelopmentKey(data, options.keys !== void 0);
-	const store = new EmulatorStore(data);
+	const store = new EmulatorStore(data, profile);
 	const writer = dataFile === void 0 ? void 0 : new DataFileWriter(dataFile, store);
 	const upToDate = loaded?.replayedBatches === 0 && options.keys === void 0 && data.keys.length === keysBefore;
 	await writer?.open({
@@ -2559,7 +2489,7 @@ async function startEmulator(options = {}) {
 		profile: profileName,
 		devKey,
 		setFaults: (next) => faults.configure(next),
-		snapshot: () => store.snapshot(),
+		snapshot: () => structuredClone(data),
 		requestLog,
 		resetRequestLog: () => {
 			requestLog.length = 0;

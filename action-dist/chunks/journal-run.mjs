@@ -18,6 +18,14 @@ const APPLY_WORDS = {
 function endingWith(journal) {
 	return journal === void 0 ? "" : `\n${journal.trimEnd()}`;
 }
+/** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
+const STAGE_WORDS = {
+	check: "while its projects were read again, before its writes",
+	reread: "after its writes, before they were all read again",
+	bake: "while it baked",
+	judge: "while it was judged",
+	rollback: "after it halted, while its waves were rolled back"
+};
 const RUN_CODES = {
 	apply_incomplete: {
 		exit: 1,
@@ -39,7 +47,9 @@ const RUN_CODES = {
 		message: (facts) => {
 			if ("rollout" in facts) {
 				const { signal, rollout } = facts;
-				return "done" in rollout ? `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.` : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${rollout.stage === "bake" ? "while it baked" : "while it was judged"}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
+				if ("done" in rollout) return `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`;
+				if (rollout.stage === "rollback") return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: what was rolled back is journaled; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
+				return rollout.stage === "check" ? `the rollout was stopped by ${signal} before wave "${rollout.wave}" was written (while its projects were read again): nothing of that wave or any later one was written; ${rollout.again}.` : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${STAGE_WORDS[rollout.stage]}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
 			}
 			const { report, signal, words = APPLY_WORDS, journal } = facts;
 			const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;
@@ -414,4 +424,4 @@ async function applyJournaled(client, plan, state, run) {
 		}
 	}
 }
-export { replayJournal as a, cancelledMessage as c, learnPluginTexts as i, applyJournaled as n, showsPluginText as o, shellWord as r, RunError as s, addJournalOptions as t };
+export { replayJournal as a, STAGE_WORDS as c, learnPluginTexts as i, cancelledMessage as l, applyJournaled as n, showsPluginText as o, shellWord as r, RunError as s, addJournalOptions as t };

@@ -50,6 +50,7 @@ async function pruneHealJournals(cwd, keep) {
 function driftCount(finding) {
 	return finding.changes.length + (finding.reorder?.moves.length ?? 0);
 }
+/** How many families the cycle planned, how many drift, and by how many changes. */
 function totalsOf(report) {
 	const counts = report.findings.map(driftCount);
 	return {
@@ -80,10 +81,10 @@ function formatCycleLine(entry, format) {
 		refused: report.refused,
 		...report.journal === void 0 ? {} : { journal: report.journal },
 		problems: report.problems,
-		refusals: refusalsOf(report).map((item) => ({
-			project: item.project,
-			family: item.family,
-			guards: item.why
+		refusals: refusalsOf(report).map(({ project, family, guards }) => ({
+			project,
+			family,
+			guards
 		}))
 	})}\n`;
 	const parts = [
@@ -92,18 +93,17 @@ function formatCycleLine(entry, format) {
 		report.healed > 0 ? `${report.healed} healed${report.journal === void 0 ? "" : ` (journal ${report.journal})`}` : report.journal === void 0 ? void 0 : `journal ${report.journal}`,
 		report.refused > 0 ? `${report.refused} refused by a guard` : void 0
 	].filter((part) => part !== void 0);
-	const said = [...report.problems, ...refusalsOf(report).map((item) => `${item.what}: ${item.why.join("; ")}`)];
+	const said = [...report.problems, ...refusalsOf(report).map(({ project, family, guards }) => `heal refused in project ${project} ${family}: ${guards.join("; ")}`)];
 	const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
 	const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
 	return `${parts.join(": ")}${shown.join("")}${more}\n`;
 }
 /** The families heal was refused for this cycle, with the guards' words. */
 function refusalsOf(report) {
-	return report.findings.flatMap((finding) => finding.refused === void 0 ? [] : [{
-		project: finding.project,
-		family: finding.family,
-		what: `heal refused in project ${finding.project} ${finding.family}`,
-		why: finding.refused
+	return report.findings.flatMap(({ project, family, refused }) => refused === void 0 ? [] : [{
+		project,
+		family,
+		guards: refused
 	}]);
 }
 function plural(count, one, many) {

@@ -4,6 +4,7 @@ import { d as isErrorOf } from "./early-signals.mjs";
 import { Y as lookAlikeKey, ct as WRITABLE_FIELDS, lt as familyKey } from "./common-manifest.mjs";
 import { h as isApiError, k as InputError } from "./common-program.mjs";
 import { a as checkJournalExists, f as tornLineNote, o as checkJournalServer, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { n as isRecordOfCreate } from "./apply-with-journal.mjs";
 import { a as replayJournal, i as learnPluginTexts, o as showsPluginText } from "./journal-run.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
@@ -133,7 +134,7 @@ function planRollback(input) {
 		});
 	}
 	for (const lost of replay.lostCreates) {
-		const matching = (current.families.find((item) => item.project === lost.project && item.family === lost.family)?.records ?? []).filter((record) => record.name === lost.name && (lost.plugin === null || record.plugin === lost.plugin));
+		const matching = (current.families.find((item) => item.project === lost.project && item.family === lost.family)?.records ?? []).filter((record) => isRecordOfCreate(lost, record));
 		const found = matching.filter((record) => !knownIds.has(record.id));
 		const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
 		if (found.length === 0) {

@@ -5,16 +5,16 @@ import { L as planManifest, R as projectsWritten, W as isApplyComplete, a as sco
 import { u as describeError } from "./early-signals.mjs";
 import { A as isInputError, k as InputError } from "./common-program.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
-import { n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
-import { a as defaultJournalPath } from "./apply-with-journal.mjs";
+import { c as STAGE_WORDS, n as applyJournaled, r as shellWord, s as RunError } from "./journal-run.mjs";
+import { c as makeDefaultDirectory, o as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir } from "node:fs/promises";
+import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
 // dist/src/rollout/log-health.js
 /**
 * The entries a config's first read asks for: beyond them, the ERROR count is a second read. A page
@@ -33,7 +33,7 @@ function createLogHealthGate(client, spec, concurrency) {
 					status: "nothing_to_judge",
 					passed: true,
 					figures: {},
-					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes"
+					summary: "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)"
 				};
 				let entries = 0;
 				let errors = 0;
@@ -385,6 +385,14 @@ function rolloutWebhookEvent(event, at) {
 			...base,
 			message: `every wave (${event.waves}) written and judged healthy`
 		};
+		case "rollout_stopped": return {
+			...base,
+			message: `stopped in wave "${event.wave}" (${event.reason}): ${event.detail}; applying the same manifest again finishes it`,
+			rollout: {
+				wave: event.wave,
+				index: event.index
+			}
+		};
 	}
 }
 function verdictOf(verdict) {
@@ -415,9 +423,11 @@ function rolloutDigest(server, desired) {
 var RolloutJournal = class RolloutJournal {
 	path;
 	state;
-	constructor(path, state) {
+	movedAside;
+	constructor(path, state, movedAside) {
 		this.path = path;
 		this.state = state;
+		this.movedAside = movedAside;
 	}
 	static async start(cwd, path, header, inputs = []) {
 		const chosen = path ?? join(ROLLOUT_JOURNAL_DIR, `${header.startedAt.replace(/:/g, "-")}-${randomBytes(3).toString("hex")}.jsonl`);
@@ -434,13 +444,23 @@ var RolloutJournal = class RolloutJournal {
 		});
 		const absolute = resolve(cwd, chosen);
 		await mkdir(resolve(absolute, ".."), { recursive: true });
-		const handle = await open(absolute, "wx", 384).catch((error) => {
+		const create = () => open(absolute, "wx", 384);
+		let movedAside;
+		const handle = await create().catch(async (error) => {
 			if (error.code !== "EEXIST") throw error;
-			throw new InputError("journal_unwritable", {
+			const earlier = await readRolloutJournal(cwd, chosen).catch(() => void 0);
+			if (earlier?.ended === void 0) throw new InputError("journal_unwritable", {
 				path: chosen,
-				reason: "it exists already and holds no unfinished rollout of this manifest (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
+				reason: "it exists already and holds no rollout of this manifest to finish, nor one that ended (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
 				rollout: true
 			});
+			const to = await asidePath(absolute, earlier.header.startedAt);
+			await rename(absolute, to);
+			movedAside = {
+				to: relative(cwd, to) || to,
+				ended: earlier.ended
+			};
+			return await create();
 		});
 		try {
 			await handle.write(`${JSON.stringify(header)}\n`);
@@ -452,7 +472,7 @@ var RolloutJournal = class RolloutJournal {
 			path: chosen,
 			header,
 			waves: header.rollout.waves.map(() => ({ journals: [] }))
-		});
+		}, movedAside);
 	}
 	static resume(state) {
 		return new RolloutJournal(state.path, state);
@@ -495,6 +515,14 @@ function applyLine(state, line) {
 		case "end":
 			state.ended = line.result;
 			return;
+	}
+}
+/** `journal.jsonl` -> `journal.<its start>.jsonl` beside it (a free name). */
+async function asidePath(absolute, startedAt) {
+	const base = `${absolute.endsWith(".jsonl") ? absolute.slice(0, -6) : absolute}.${startedAt.replace(/:/g, "-")}`;
+	for (let attempt = 0;; attempt += 1) {
+		const candidate = `${base}${attempt === 0 ? "" : `-${attempt}`}.jsonl`;
+		if (!await stat(candidate).then(() => true, () => false)) return candidate;
 	}
 }
 /** Why a rollout journal cannot be read: said with its path and line. */
@@ -558,7 +586,8 @@ const ROLLOUT_EVENTS = [
 	"rollout_wave_passed",
 	"rollout_halted",
 	"rollout_rolled_back",
-	"rollout_completed"
+	"rollout_completed",
+	"rollout_stopped"
 ];
 /**
 * The metrics of a rollout of `waves`; `statuses` says where each wave stands already (a resumed
@@ -569,7 +598,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 	const registers = [registry];
 	const events = new import_prom_client.Counter({
 		name: "pcsync_rollout_events_total",
-		help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed.",
+		help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed or stopped short of a verdict.",
 		labelNames: ["event"],
 		registers
 	});
@@ -587,7 +616,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 	});
 	const lastEvent = new import_prom_client.Gauge({
 		name: "pcsync_rollout_last_event_timestamp_seconds",
-		help: "When the rollout last started, passed, halted or rolled back a wave, or completed (Unix time).",
+		help: "When the rollout last started, passed, halted or rolled back a wave, or completed or stopped (Unix time).",
 		registers
 	});
 	const complete = new import_prom_client.Gauge({
@@ -628,6 +657,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 				case "rollout_completed":
 					complete.set(1);
 					return;
+				case "rollout_stopped": return;
 			}
 		}
 	};
@@ -642,6 +672,45 @@ function rolloutTargets(plan) {
 	}] : []);
 }
 async function runRollout(rollout, parts) {
+	const position = { index: 0 };
+	let outcome;
+	try {
+		outcome = await runWaves(rollout, parts, position);
+	} catch (error) {
+		parts.onEvent({
+			event: "rollout_stopped",
+			wave: rollout.waves[position.index]?.name ?? "",
+			index: position.index,
+			reason: "error",
+			detail: error instanceof Error ? error.message : String(error)
+		});
+		throw error;
+	}
+	if (outcome.result !== "complete" && outcome.result !== "halted") {
+		const index = rollout.waves.findIndex((wave) => wave.name === outcome.wave);
+		parts.onEvent({
+			event: "rollout_stopped",
+			wave: outcome.wave,
+			index,
+			reason: outcome.result,
+			detail: stopDetail(outcome)
+		});
+	}
+	return outcome;
+}
+/** In words, why a rollout stopped in a wave, for its event. */
+function stopDetail(outcome) {
+	switch (outcome.result) {
+		case "stopped": {
+			const { failed, unknown, skipped, interrupted } = outcome.report;
+			return interrupted ? "its writes were interrupted" : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
+		}
+		case "not_as_planned": return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+		case "changed": return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+		case "interrupted": return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
+	}
+}
+async function runWaves(rollout, parts, position) {
 	const { journal } = parts;
 	const state = journal.state;
 	const reports = [];
@@ -650,15 +719,38 @@ async function runRollout(rollout, parts) {
 	for (const [index, wave] of rollout.waves.entries()) {
 		const waveState = state.waves[index];
 		if (waveState?.judged?.healthy) continue;
+		position.index = index;
 		const label = `wave ${index + 1}/${rollout.waves.length} "${wave.name}"`;
 		if (wave.projects.length === 0) {
 			parts.say(`${label}: no project of the plan; nothing to write.`);
 			continue;
 		}
 		let current;
-		if (waveState?.writtenAt === void 0) {
+		let written = waveState?.writtenAt !== void 0;
+		if (written) {
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
+			if (seen === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "reread",
+				reports
+			};
+			const unsettled = [...projectsWritten(seen.plan)];
+			if (unsettled.length === 0) current = seen.current;
+			else {
+				parts.say(`${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`);
+				written = false;
+			}
+		}
+		if (!written) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
-			const fresh = await parts.planWave(wave.projects, baked);
+			const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
+			if (fresh === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "check",
+				reports
+			};
 			if (fresh.changed !== void 0) return {
 				result: "changed",
 				wave: wave.name,
@@ -691,7 +783,13 @@ async function runRollout(rollout, parts) {
 				};
 			}
 			const wroteAt = parts.now();
-			const seen = await parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed);
+			const seen = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed));
+			if (seen === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "reread",
+				reports
+			};
 			const unsettled = [...projectsWritten(seen.plan)];
 			if (unsettled.length > 0) return {
 				result: "not_as_planned",
@@ -724,10 +822,7 @@ async function runRollout(rollout, parts) {
 			}
 		}
 		baked = true;
-		if (current === void 0) {
-			const targeted = new Set(journal.state.header.targets.filter((target) => wave.projects.includes(target.project)).map((target) => familyKey(target.project, target.family)));
-			current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : void 0)).current;
-		}
+		if (current === void 0) throw new Error("a wave judged before it was seen as planned");
 		const toJudge = wave.projects.map((project) => ({
 			project,
 			configs: judgedConfigs(journal.state.header.targets, project, current)
@@ -813,7 +908,13 @@ async function finishHalt(rollout, parts, reports) {
 		let complete = true;
 		const summaries = [];
 		for (const path of [...waveState.journals].reverse()) {
-			const result = await parts.rollbackJournal(path);
+			const result = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+			if (result === void 0) return {
+				result: "interrupted",
+				wave: rollout.waves[haltedWave]?.name ?? "",
+				stage: "rollback",
+				reports
+			};
 			summaries.push(result.summary);
 			complete &&= result.complete;
 		}
@@ -868,6 +969,19 @@ function judgedConfigs(targets, project, current) {
 		});
 	}
 	return configs;
+}
+/**
+* `read()`'s result; undefined when a signal came before it ended (it may then have failed for
+* that reason: the client sends no request once the run is interrupted).
+*/
+async function whileNotInterrupted(parts, read) {
+	try {
+		const result = await read();
+		return parts.signal.aborted ? void 0 : result;
+	} catch (error) {
+		if (parts.signal.aborted) return void 0;
+		throw error;
+	}
 }
 /** The families (family keys) a plan changes or reorders. */
 function changedFamilies(plan) {
@@ -959,7 +1073,7 @@ async function applyRollout$1(run) {
 	}
 }
 async function applyRolloutLocked(run) {
-	const { client, io, interrupts } = run;
+	const { client, io } = run;
 	const server = client.base.display;
 	const digest = rolloutDigest(server, run.desired);
 	const given = run.journal;
@@ -981,8 +1095,31 @@ async function applyRolloutLocked(run) {
 		targets: rolloutTargets(run.plan)
 	}, run.inputs);
 	if (resumed) io.stderr.write(`Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`);
-	else io.stderr.write(`Rollout journal: ${journal.path}\n`);
-	const journalDir = given === void 0 ? void 0 : dirname(given);
+	else {
+		if (journal.movedAside !== void 0) io.stderr.write(`The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`);
+		io.stderr.write(`Rollout journal: ${journal.path}\n`);
+	}
+	const reports = [];
+	const held = /* @__PURE__ */ new Map();
+	const hold = async (path) => {
+		await makeDefaultDirectory(path, io.cwd);
+		const lock = await JournalLock.acquire(path, {
+			cwd: io.cwd,
+			command: "apply (rollout)"
+		});
+		held.set(path, lock);
+		return lock;
+	};
+	try {
+		for (const wave of journal.state.waves) if (wave.rolledBack !== true) for (const path of wave.journals) await hold(path);
+		return await runLocked(run, journal, rollout, gate, reports, hold, held);
+	} finally {
+		for (const lock of held.values()) await lock.release();
+	}
+}
+async function runLocked(run, journal, rollout, gate, reports, hold, held) {
+	const { client, io, interrupts } = run;
+	const journalDir = run.journal === void 0 ? void 0 : dirname(run.journal);
 	const waveDesired = (projects, families) => {
 		const keep = new Set(projects);
 		const { rollout: _rollout, ...rest } = run.desired;
@@ -991,7 +1128,6 @@ async function applyRolloutLocked(run) {
 			families: run.desired.families.filter((family) => keep.has(family.project) && (families === void 0 || families.has(familyKey(family.project, family.family))))
 		};
 	};
-	const reports = [];
 	const metrics = await startMetricsFile(run, journal.state);
 	interrupts.beginWrites();
 	return {
@@ -1040,7 +1176,8 @@ async function applyRolloutLocked(run) {
 					start: {
 						command: "apply",
 						planFile: null
-					}
+					},
+					lock: await hold(journalPath)
 				});
 				reports.push(report);
 				return report;
@@ -1050,6 +1187,8 @@ async function applyRolloutLocked(run) {
 				return journalDir === void 0 ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
 			},
 			async rollbackJournal(path) {
+				await held.get(path)?.release();
+				held.delete(path);
 				const outcome = await rollBackJournal({
 					journal: path,
 					cwd: io.cwd,
@@ -1242,6 +1381,7 @@ async function applyRollout(run) {
 			interrupts,
 			start: options.start,
 			alsoKnown: options.alsoKnown,
+			lock: options.lock,
 			inputs: run.inputs
 		}),
 		io,

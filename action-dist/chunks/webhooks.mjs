@@ -61,6 +61,10 @@ const HEADLINES = {
 	rollout_completed: {
 		icon: ":tada:",
 		text: "rollout complete"
+	},
+	rollout_stopped: {
+		icon: ":pause_button:",
+		text: "rollout stopped before a verdict; apply again to finish it"
 	}
 };
 const SLACK_VALUES = { maxValueChars: 80 };

@@ -178,16 +178,25 @@ async function checkCopies(
 }
 
 /**
- * Whether the record is of the create's config: its name as the service stores it (a trimming
- * service shows "GeoIP " as "GeoIP"), and its plugin (on servers whose plugin_configs list shows
- * the frontend apps, a frontend app of the same name is another config, not a copy).
+ * The one rule for "is this the record a create made": its name as the service stores it (a
+ * trimming service shows "GeoIP " as "GeoIP"), and its plugin when known (on servers whose
+ * plugin_configs list shows the frontend apps, a frontend app of the same name is another config,
+ * not a copy). Apply's failed-create proof, resume's "done already" and rollback's lost create all
+ * ask it.
  */
-function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
-  const plugin = change.fields.plugin?.to;
+export function isRecordOfCreate(
+  create: { name: string | null; plugin: unknown },
+  record: Pick<PluginConfigRecord, "name" | "plugin">,
+): boolean {
   return (
-    (change.name === null ? record.name === null : showsText(change.name, record.name)) &&
-    (typeof plugin !== "number" || record.plugin === plugin)
+    (create.name === null ? record.name === null : showsText(create.name, record.name)) &&
+    (typeof create.plugin !== "number" || record.plugin === create.plugin)
   );
+}
+
+/** Whether the record is of the create's config (`isRecordOfCreate`). */
+function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
+  return isRecordOfCreate({ name: change.name, plugin: change.fields.plugin?.to }, record);
 }
 
 /**

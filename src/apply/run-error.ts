@@ -45,10 +45,25 @@ interface RolloutStoppedInWrites extends RolloutStop {
   done: string;
 }
 
-/** A rollout stopped while it baked or judged a wave, its writes made and journaled. */
+/**
+ * A rollout stopped while it baked or judged a wave, its writes made and journaled; or before a
+ * wave's writes (`check`: its projects read again after a bake), nothing of it written.
+ */
 interface RolloutStoppedBetweenWaves extends RolloutStop {
-  stage: "bake" | "judge";
+  stage: InterruptedStage;
 }
+
+/** Where in a wave a signal stopped a rollout, outside its writes. */
+export type InterruptedStage = "check" | "reread" | "bake" | "judge" | "rollback";
+
+/** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
+export const STAGE_WORDS: Record<InterruptedStage, string> = {
+  check: "while its projects were read again, before its writes",
+  reread: "after its writes, before they were all read again",
+  bake: "while it baked",
+  judge: "while it was judged",
+  rollback: "after it halted, while its waves were rolled back",
+};
 
 const RUN_CODES = {
   apply_incomplete: {
@@ -82,9 +97,13 @@ const RUN_CODES = {
     ) => {
       if ("rollout" in facts) {
         const { signal, rollout } = facts;
-        return "done" in rollout
-          ? `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`
-          : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${rollout.stage === "bake" ? "while it baked" : "while it was judged"}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
+        if ("done" in rollout)
+          return `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`;
+        if (rollout.stage === "rollback")
+          return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: what was rolled back is journaled; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
+        return rollout.stage === "check"
+          ? `the rollout was stopped by ${signal} before wave "${rollout.wave}" was written (while its projects were read again): nothing of that wave or any later one was written; ${rollout.again}.`
+          : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${STAGE_WORDS[rollout.stage]}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;
       }
       const { report, signal, words = APPLY_WORDS, journal } = facts;
       const notStarted = report.outcomes.filter((outcome) => outcome.notStarted === true).length;

@@ -113,6 +113,7 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
         interrupts,
         start: options.start,
         alsoKnown: options.alsoKnown,
+        lock: options.lock,
         inputs: run.inputs,
       }),
     io,

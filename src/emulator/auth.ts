@@ -3,6 +3,7 @@
 
 import { authenticationFailed, notAuthenticated, permissionDenied, projectNotFound } from "./http-error.js";
 import type { ProfileBehaviour } from "./profiles.js";
+import type { Operation } from "./router.js";
 import type { ApiKeySpec, ProjectData } from "./types.js";
 
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
@@ -52,15 +53,9 @@ function scopeSatisfies(held: string, required: string): boolean {
   return required.endsWith(":read") && held === `${required.slice(0, -":read".length)}:write`;
 }
 
-/** What a route says of the keys it lets in (router.ts's Operation). */
-interface OperationAccess {
-  scope: "plugin:read" | "plugin:write" | null;
-  unscoped?: true;
-}
-
 /** Throws 403 when the key may not perform the operation. */
 export function authorizeOperation(
-  operation: OperationAccess,
+  operation: Pick<Operation, "scope" | "unscoped">,
   key: ApiKeySpec,
   profile: ProfileBehaviour,
 ): void {

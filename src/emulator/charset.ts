@@ -86,12 +86,6 @@ function splitPieces(text: string): string[] {
   return pieces.map((piece) => piece.trim());
 }
 
-/** An RFC 2231 value, `charset'language'percent-encoded`. */
-function decodeExtendedValue(value: string): string {
-  const [charset, , encoded = ""] = value.split("'");
-  return percentDecode(encoded, decoderFor(charset));
-}
-
 export function parseHeaderValue(header: string): HeaderValue {
   const [first = "", ...rest] = splitPieces(header);
   const params: Record<string, string> = {};
@@ -105,7 +99,9 @@ export function parseHeaderValue(header: string): HeaderValue {
     }
     if (name.endsWith("*")) {
       name = name.slice(0, -1);
-      if (value.split("'").length === 3) value = decodeExtendedValue(value);
+      // An RFC 2231 value, `charset'language'percent-encoded`.
+      const parts = value.split("'");
+      if (parts.length === 3) value = percentDecode(parts[2] ?? "", decoderFor(parts[0]));
     }
     params[name] = value;
   }

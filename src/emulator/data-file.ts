@@ -1,24 +1,10 @@
-// Reads EmulatorData (and the journal's batches of changes) from untrusted JSON (a data file a
-// person may have edited): every field is checked against a reader, and a problem is reported with
-// its path. Each shape below is checked by the compiler against its type.
+// The data file's format, and its reader: EmulatorData (and the journal's batches of changes) read
+// from untrusted JSON (a data file a person may have edited), every field checked by a reader and a
+// problem reported with its path. The shapes below are the one statement of each stored type
+// (types.ts names them), and the log entry's is checked by the compiler against the wire's.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import type { LogEntry } from "../wire-types.js";
-import type {
-  ApiKeySpec,
-  EmulatorData,
-  PluginData,
-  ProjectData,
-  StoredAttachment,
-  StoredRecord,
-} from "./types.js";
-
-/** The changes one commit made: records as they are after it, new log entries, the id counter. */
-export interface ChangeBatch {
-  records: StoredRecord[];
-  logEntries: LogEntry[];
-  nextRecordId: number;
-}
 
 export class DataFileError extends Error {
   constructor(
@@ -32,6 +18,12 @@ export class DataFileError extends Error {
 }
 
 type Reader<T> = (value: unknown, path: string) => T;
+type Readers = Record<string, Reader<unknown>>;
+type Read<F extends Readers, K extends keyof F> = ReturnType<F[K]>;
+/** The object a shape reads: a field whose reader may give undefined is optional. */
+type Shaped<F extends Readers> = {
+  [K in keyof F as undefined extends Read<F, K> ? never : K]: Read<F, K>;
+} & { [K in keyof F as undefined extends Read<F, K> ? K : never]?: Exclude<Read<F, K>, undefined> };
 
 function fail(path: string, expected: string): never {
   throw new DataFileError(`${path} must be ${expected}`);
@@ -79,7 +71,7 @@ const orElse =
     value === undefined || value === null ? structuredClone(fallback) : read(value, path);
 
 /** An object of exactly these fields, read in this order; unknown fields are dropped. */
-function shape<T>(fields: { [K in keyof T]: Reader<T[K]> }): Reader<T> {
+function shape<F extends Readers>(fields: F): Reader<Shaped<F>> {
   return (value, path) => {
     const raw = object(value, path);
     const result: Record<string, unknown> = {};
@@ -87,33 +79,45 @@ function shape<T>(fields: { [K in keyof T]: Reader<T[K]> }): Reader<T> {
       const field = read(raw[name], `${path}.${name}`);
       if (field !== undefined) result[name] = field;
     }
-    return result as T;
+    return result as Shaped<F>;
   };
 }
 
 const strings = arrayOf(string);
 
-const readPlugin = shape<PluginData>({
+export const readPlugin = shape({
   id: integer,
   name: string,
   description: orElse(string, ""),
+  /** What the plugin can do server-side; frontend apps have neither. */
   capabilities: orElse(shape({ methods: orElse(strings, []), scheduled_tasks: orElse(strings, []) }), {
     methods: [],
     scheduled_tasks: [],
   }),
+  /** A site/frontend app: what `pipeline_frontend_apps_configs` shows in the posthog-2024 profile. */
   frontendApp: boolean,
 });
 
-const readKey = shape<ApiKeySpec>({
+export const readKey = shape({
   key: string,
+  /** `null` is an unscoped legacy key: full access. */
   scopes: nullable(strings),
-  projects: (value, path) => (value === "*" ? "*" : arrayOf(integer)(value, path)),
+  projects: (value, path): number[] | "*" => (value === "*" ? "*" : arrayOf(integer)(value, path)),
   label: optional(string),
 });
 
-const readRecord = shape<StoredRecord>({
+/** An attachment as the real service shows it in `config[key]` (its contents are not kept). */
+const readAttachment = shape({ uid: integer, key: string, name: string, size: integer, type: string });
+
+/**
+ * A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
+ * the emulator keeps them, plus the family it was created through. `name` and `description` are
+ * stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
+ */
+export const readRecord = shape({
   id: integer,
   family,
+  /** The project id (the record's `team_id`). */
   project: integer,
   plugin: integer,
   enabled: boolean,
@@ -122,19 +126,18 @@ const readRecord = shape<StoredRecord>({
   description: nullable(string),
   deleted: boolean,
   match_action: nullable(integer),
+  /** JSON text: the seed profile writes it as this string, posthog-2024 as the object it holds. */
   config: string,
-  attachments: optional(
-    arrayOf(
-      shape<StoredAttachment>({ uid: integer, key: string, name: string, size: integer, type: string }),
-    ),
-  ),
+  /** Files attached to config fields through a form (posthog-2024), shown inside `config`. */
+  attachments: optional(arrayOf(readAttachment)),
   error: nullable(string),
   delivery_rate_24h: nullable(string),
   created_at: string,
   updated_at: string,
 });
 
-const readLogEntry = shape<LogEntry>({
+// Stored as the logs endpoint sends them: log entries have no fields of their own.
+const readLogEntry: Reader<LogEntry> = shape({
   id: string,
   team_id: integer,
   plugin_id: integer,
@@ -154,11 +157,14 @@ function uniqueIds(items: readonly { id: number | string }[], path: string): voi
   }
 }
 
-const readData = shape<EmulatorData>({
-  version: (value, path) =>
+export const readProject = shape({ id: integer, name: string });
+
+/** The in-memory state, and as JSON the data file. */
+export const readData = shape({
+  version: (value, path): 1 =>
     value === 1 ? 1 : fail(path, "1 (the only data format this version understands)"),
   plugins: arrayOf(readPlugin),
-  projects: arrayOf(shape<ProjectData>({ id: integer, name: string })),
+  projects: arrayOf(readProject),
   keys: arrayOf(readKey),
   records: arrayOf(readRecord),
   logEntries: arrayOf(readLogEntry),
@@ -166,7 +172,7 @@ const readData = shape<EmulatorData>({
 });
 
 /** Validates parsed JSON as EmulatorData (version 1); throws DataFileError naming the bad field. */
-export function parseEmulatorData(value: unknown): EmulatorData {
+export function parseEmulatorData(value: unknown): ReturnType<typeof readData> {
   const data = readData(value, "data");
   uniqueIds(data.plugins, "data.plugins");
   uniqueIds(data.projects, "data.projects");
@@ -179,9 +185,14 @@ export function parseEmulatorData(value: unknown): EmulatorData {
   return data;
 }
 
-/** Validates one journal line (see persistence.ts) as a ChangeBatch; throws DataFileError naming the bad field. */
-export const parseChangeBatch = shape<ChangeBatch>({
+/**
+ * Validates one journal line (see persistence.ts): the changes one commit made (records as they are
+ * after it, new log entries, the id counter); throws DataFileError naming the bad field.
+ */
+export const parseChangeBatch = shape({
   records: arrayOf(readRecord),
   logEntries: arrayOf(readLogEntry),
   nextRecordId: integer,
 });
+
+export type ChangeBatch = ReturnType<typeof parseChangeBatch>;

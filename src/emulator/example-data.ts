@@ -12,32 +12,19 @@ function hoursBefore(hours: number): string {
   return new Date(REFERENCE_TIME - hours * 3_600_000).toISOString();
 }
 
-function serverPlugin(id: number, name: string, description: string, methods: string[]): PluginData {
-  return {
-    id,
-    name,
-    description,
-    capabilities: { methods, scheduled_tasks: ["runEveryMinute"] },
-    frontendApp: false,
-  };
-}
-
-function frontendPlugin(id: number, name: string, description: string): PluginData {
-  return { id, name, description, capabilities: { methods: [], scheduled_tasks: [] }, frontendApp: true };
+/** A plugin; without `methods`, a frontend app (which has neither methods nor scheduled tasks). */
+function plugin(id: number, name: string, description: string, methods?: string[]): PluginData {
+  const capabilities =
+    methods === undefined
+      ? { methods: [], scheduled_tasks: [] }
+      : { methods, scheduled_tasks: ["runEveryMinute"] };
+  return { id, name, description, capabilities, frontendApp: methods === undefined };
 }
 
 type RecordRow = [number, FamilyName, number, number, boolean, number, string, string | null];
 
-function exampleRecord([
-  id,
-  family,
-  project,
-  plugin,
-  enabled,
-  order,
-  name,
-  deliveryRate,
-]: RecordRow): StoredRecord {
+function exampleRecord(row: RecordRow): StoredRecord {
+  const [id, family, project, plugin, enabled, order, name, deliveryRate] = row;
   return {
     ...{ id, family, project, plugin, enabled, order, name, description: null, deleted: false },
     ...{ match_action: null, config: "{}", error: null, delivery_rate_24h: deliveryRate },
@@ -65,20 +52,18 @@ export function exampleData(): EmulatorData {
   return {
     version: 1,
     plugins: [
-      serverPlugin(1, "GeoIP", "Enrich events with the location of their IP address.", ["processEvent"]),
-      serverPlugin(2, "Property Filter", "Remove chosen properties from every event.", ["processEvent"]),
-      serverPlugin(3, "Taxonomy Standardizer", "Rename events to one naming convention.", ["processEvent"]),
-      serverPlugin(4, "Customer.io Export", "Send events and identities to Customer.io.", ["onEvent"]),
-      serverPlugin(5, "S3 Export", "Export events to an Amazon S3 bucket in batches.", ["onEvent"]),
-      serverPlugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
-      serverPlugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", [
-        "processEvent",
-      ]),
-      serverPlugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
-      frontendPlugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
-      frontendPlugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
-      frontendPlugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),
-      frontendPlugin(43, "Early Access Features", "Let visitors opt in to early access features."),
+      plugin(1, "GeoIP", "Enrich events with the location of their IP address.", ["processEvent"]),
+      plugin(2, "Property Filter", "Remove chosen properties from every event.", ["processEvent"]),
+      plugin(3, "Taxonomy Standardizer", "Rename events to one naming convention.", ["processEvent"]),
+      plugin(4, "Customer.io Export", "Send events and identities to Customer.io.", ["onEvent"]),
+      plugin(5, "S3 Export", "Export events to an Amazon S3 bucket in batches.", ["onEvent"]),
+      plugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
+      plugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", ["processEvent"]),
+      plugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
+      plugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
+      plugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
+      plugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),
+      plugin(43, "Early Access Features", "Let visitors opt in to early access features."),
     ],
     projects: [
       { id: 1, name: "Web" },

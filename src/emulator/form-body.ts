@@ -45,10 +45,6 @@ export class FormBody {
     this.#files.set(name, [...(this.#files.get(name) ?? []), file]);
   }
 
-  has(name: string): boolean {
-    return this.#fields.has(name) || this.#files.has(name);
-  }
-
   /** The names of the text fields, in the order first sent (`request.POST`'s keys). */
   fieldNames(): string[] {
     return [...this.#fields.keys()];

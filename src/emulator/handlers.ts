@@ -1,7 +1,8 @@
 // The operations of the service: projects, the records of either family (list, create, retrieve,
 // update, delete), their logs, and the actions beyond CRUD (frontend module, job, rearrange), each
-// with the profile's own request shape and response. Handlers are synchronous: they read and change
-// the store in one go and describe the response; the server writes it.
+// with the profile's own request shape and response, and the table of the paths and methods that
+// reach them (ROUTES). Handlers are synchronous: they read and change the store in one go and
+// describe the response; the server writes it.
 
 import type { FamilyName } from "../families.js";
 import { accessibleProjects } from "./auth.js";
@@ -10,6 +11,7 @@ import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "
 import { paginate, parsePageRequest } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
+import type { Operation } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
 import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
@@ -65,7 +67,7 @@ function parseRecordId(segment: string | undefined): number | undefined {
 function findRecord(context: HandlerContext): StoredRecord | undefined {
   const { projectId, family } = familyScope(context);
   const id = parseRecordId(context.params.id);
-  return id === undefined ? undefined : context.store.findInFamily(projectId, family, id, context.profile);
+  return id === undefined ? undefined : context.store.findInFamily(projectId, family, id);
 }
 
 function findRecordOrThrow(context: HandlerContext): StoredRecord {
@@ -82,32 +84,25 @@ function readChanges(context: HandlerContext, partial: boolean) {
   return readRecordChanges(context.body, partial, context.profile, (id) => !!context.store.plugin(id));
 }
 
-export const listProjects: Handler = ({ requestUrl, key, store }) => {
+const listProjects: Handler = ({ requestUrl, key, store }) => {
   const page = parsePageRequest(requestUrl.searchParams);
-  const projects = accessibleProjects(key, store.projects).map(({ id, name }) => ({ id, name }));
-  return json(200, paginate(projects, page, requestUrl));
+  // A project is its id and name (the data file's reader keeps no other field).
+  return json(200, paginate(accessibleProjects(key, store.data.projects), page, requestUrl));
 };
 
-export const retrieveProject: Handler = ({ project }) => {
-  if (project === undefined) throw new Error("project route without project");
-  return json(200, { id: project.id, name: project.name });
-};
+const retrieveProject: Handler = ({ project }) => json(200, project);
 
-export const listRecords: Handler = (context) => {
+const listRecords: Handler = (context) => {
   const page = parsePageRequest(context.requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
-  const listed = paginate(
-    context.store.listFamily(projectId, family, context.profile),
-    page,
-    context.requestUrl,
-  );
+  const listed = paginate(context.store.listFamily(projectId, family), page, context.requestUrl);
   return json(200, {
     ...listed,
     results: listed.results.map((record) => renderFor(context, record, "collection")),
   });
 };
 
-export const createRecord: Handler = (context) => {
+const createRecord: Handler = (context) => {
   const { projectId, family } = familyScope(context);
   const { changes, attach, detach } = readChanges(context, false);
   const { plugin, order } = changes;
@@ -120,9 +115,9 @@ export const createRecord: Handler = (context) => {
   return json(201, renderFor(context, record));
 };
 
-export const retrieveRecord: Handler = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
+const retrieveRecord: Handler = (context) => json(200, renderFor(context, findRecordOrThrow(context)));
 
-export const updateRecord: Handler = (context) => {
+const updateRecord: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const { changes, attach, detach } = readChanges(context, true);
   context.store.updateRecord(record, changes);
@@ -130,7 +125,7 @@ export const updateRecord: Handler = (context) => {
   return json(200, renderFor(context, record));
 };
 
-export const deleteRecord: Handler = (context) => {
+const deleteRecord: Handler = (context) => {
   const record = findRecord(context);
   // The real service fails inside its delete override when the id is unknown.
   if (!record) throw context.profile.deleteUnknownStatus === 500 ? serverError() : notFound();
@@ -163,20 +158,20 @@ function parseLogFilter(query: URLSearchParams): LogFilter {
  * config id is an empty page, as in the real service. The entries the store holds (jobs, data-file
  * ones) are merged with the stream the config logs by itself (log-stream.ts).
  */
-export const listLogs: Handler = (context) => {
-  const { requestUrl, store, profile } = context;
+const listLogs: Handler = (context) => {
+  const { requestUrl, store } = context;
   const page = parsePageRequest(requestUrl.searchParams);
   const filter = parseLogFilter(requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
   const configId = parseRecordId(context.params.id);
   if (configId === undefined) return json(200, paginateLogs([], undefined, page, requestUrl));
   const stored = store.logsOf(projectId, configId).filter((entry) => matchesLogFilter(entry, filter));
-  const record = store.findInFamily(projectId, family, configId, profile);
-  const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), profile, filter);
+  const record = store.findInFamily(projectId, family, configId);
+  const synthesized = record && context.logStream.of(record, store.plugin(record.plugin), filter);
   return json(200, paginateLogs(stored, synthesized, page, requestUrl));
 };
 
-export const retrieveFrontend: Handler = (context) => {
+const retrieveFrontend: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const text = renderFrontendModule(record, context.store.plugin(record.plugin));
   return { status: 200, body: { text, contentType: FRONTEND_CONTENT_TYPE } };
@@ -198,7 +193,7 @@ function parseJobType(rawBody: unknown): string {
   return job.type;
 }
 
-export const createJob: Handler = (context) => {
+const createJob: Handler = (context) => {
   const record = findRecordOrThrow(context);
   const type = parseJobType(context.body);
   // A queued job shows up in the config's logs, so a client can observe that it ran.
@@ -233,10 +228,10 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
     if (!isStoredOrder(value)) throw invalid(`Order of config ${key}: a valid integer is required.`);
   }
   for (const [key, value] of entries) {
-    const record = context.store.findInFamily(projectId, family, Number(key), context.profile);
+    const record = context.store.findInFamily(projectId, family, Number(key));
     if (record && !record.deleted && isStoredOrder(value)) setOrder(context, record, value);
   }
-  return [...context.store.listFamily(projectId, family, context.profile)];
+  return [...context.store.listFamily(projectId, family)];
 }
 
 /**
@@ -263,7 +258,7 @@ function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
   return context.store.listEnabled(projectId);
 }
 
-export const rearrangeRecords: Handler = (context) => {
+const rearrangeRecords: Handler = (context) => {
   const byPlugin = context.profile.rearrangeKeyedBy === "plugin";
   const records = byPlugin ? rearrangeByPlugin(context) : rearrangeByConfig(context);
   return json(
@@ -271,3 +266,34 @@ export const rearrangeRecords: Handler = (context) => {
     records.map((record) => renderFor(context, record, "collection")),
   );
 };
+
+const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
+  name,
+  handle,
+  scope,
+  ...more,
+});
+const [READ, WRITE, FORM, JSON_BODY] = ["plugin:read", "plugin:write", "form", "json"] as const;
+const FAMILY = "api/projects/:project/:family";
+
+// First match wins, so the literal `rearrange` shadows a record id of that name.
+export const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = [
+  ["api/projects", { GET: op("projects.list", listProjects, null) }],
+  ["api/projects/:project", { GET: op("projects.retrieve", retrieveProject, null) }],
+  [FAMILY, { GET: op("list", listRecords, READ), POST: op("create", createRecord, WRITE, { body: FORM }) }],
+  [
+    `${FAMILY}/rearrange`,
+    { PATCH: op("rearrange", rearrangeRecords, WRITE, { body: JSON_BODY, unscoped: true }) },
+  ],
+  [
+    `${FAMILY}/:id`,
+    {
+      GET: op("retrieve", retrieveRecord, READ),
+      PATCH: op("update", updateRecord, WRITE, { body: FORM }),
+      DELETE: op("delete", deleteRecord, WRITE),
+    },
+  ],
+  [`${FAMILY}/:id/frontend`, { GET: op("frontend", retrieveFrontend, READ, { unscoped: true }) }],
+  [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
+  ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
+];

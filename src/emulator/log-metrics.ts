@@ -3,17 +3,13 @@
 // service's own metrics would show, and a rollout's Prometheus gate can be tried against it.
 
 import type { LogStream } from "./log-stream.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import type { EmulatorStore } from "./store.js";
 
 const TYPES = ["ERROR", "WARN", "INFO", "LOG"] as const;
 
-export function renderLogMetrics(
-  store: EmulatorStore,
-  logStream: LogStream,
-  profile: ProfileBehaviour,
-): string {
-  const { records, logEntries } = store.everything();
+export function renderLogMetrics(store: EmulatorStore, logStream: LogStream): string {
+  // Every record, deleted ones included, and every stored log entry.
+  const { records, logEntries } = store.data;
   const stored = new Map<string, number>();
   for (const entry of logEntries) {
     const key = `${entry.plugin_config_id}/${entry.type.toUpperCase()}`;
@@ -25,10 +21,9 @@ export function renderLogMetrics(
   ];
   for (const record of records) {
     if (record.deleted) continue;
-    const plugin = store.plugin(record.plugin);
     for (const type of TYPES) {
       const filter = { types: new Set([type]), search: "", after: undefined, before: undefined };
-      const synthesized = logStream.of(record, plugin, profile, filter, { sinceCreation: true });
+      const synthesized = logStream.of(record, store.plugin(record.plugin), filter, { sinceCreation: true });
       const count = (synthesized?.count ?? 0) + (stored.get(`${record.id}/${type}`) ?? 0);
       // A config that logs nothing (disabled, a frontend app) has no series, as an exporter would.
       if (synthesized === undefined && count === 0) continue;

@@ -8,7 +8,7 @@
 // page it returns.
 
 import type { LogEntry, Page } from "../wire-types.js";
-import { logErrorRatio } from "./log-faults.js";
+import { logErrorRatio } from "./faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { shownText } from "./record-view.js";
@@ -159,15 +159,6 @@ class Segment {
     return this.base + Math.floor(ordinal / perPeriod) * PERIOD + position;
   }
 
-  covers(k: number): boolean {
-    return k >= this.lo && k <= this.hi;
-  }
-
-  matchesAt(k: number): boolean {
-    const position = modulo(k - this.base, PERIOD);
-    return (this.before[position + 1] ?? 0) > (this.before[position] ?? 0);
-  }
-
   contentAt(k: number): LogContent {
     return this.table(modulo(k - this.base, PERIOD));
   }
@@ -256,13 +247,9 @@ export class SynthesizedLog {
     for (const segment of this.segments) before += segment.count(newer, segment.hi);
     if (sinceCreation % this.intervalMs === 0) {
       const same = sinceCreation / this.intervalMs;
-      const segment = this.segments.find((candidate) => candidate.covers(same));
-      if (
-        segment?.matchesAt(same) &&
-        compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0
-      ) {
-        before += 1;
-      }
+      // The entry made at that very instant, if it matches: it sorts before when its id is greater.
+      const segment = this.segments.find((candidate) => candidate.count(same, same) > 0);
+      if (segment && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
     }
     return before;
   }
@@ -322,13 +309,14 @@ export function paginateLogs(
   return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
 }
 
-/** The emulator's stream settings: a rate, the log-error faults as they are now, and a clock. */
+/** The emulator's stream settings: a rate, the log-error faults as they are now, the profile, a clock. */
 export class LogStream {
   private readonly intervalMs: number | undefined;
 
   constructor(
     ratePerMinute: number,
     private readonly faults: () => readonly LogErrorFault[],
+    private readonly profile: ProfileBehaviour,
     private readonly now: () => number = Date.now,
   ) {
     this.intervalMs = logIntervalMs(ratePerMinute);
@@ -342,14 +330,13 @@ export class LogStream {
   of(
     record: StoredRecord,
     plugin: PluginData | undefined,
-    profile: ProfileBehaviour,
     filter: LogFilter,
     options: { sinceCreation?: boolean } = {},
   ): SynthesizedLog | undefined {
     if (this.intervalMs === undefined || !record.enabled || record.deleted || plugin?.frontendApp === true) {
       return undefined;
     }
-    const { name, description } = shownText(record, plugin, profile);
+    const { name, description } = shownText(record, plugin, this.profile);
     const text = { name: name ?? "", description: description ?? "" };
     const errorRatio = logErrorRatio(this.faults(), record, text);
     return new SynthesizedLog(

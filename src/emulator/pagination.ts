@@ -37,8 +37,8 @@ export function capPageSize(requestUrl: URL, maxPageSize: number | undefined): U
   const limit = requestUrl.searchParams.get("limit");
   const asked = limit === null ? DEFAULT_PAGE_SIZE : Number(limit);
   // A limit that is not a number stays as sent, for the 400 it earns.
-  if (maxPageSize === undefined || !(asked > maxPageSize)) return requestUrl;
-  requestUrl.searchParams.set("limit", String(maxPageSize));
+  if (maxPageSize !== undefined && asked > maxPageSize)
+    requestUrl.searchParams.set("limit", String(maxPageSize));
   return requestUrl;
 }
 

@@ -18,6 +18,7 @@ import { openForAppend } from "../files/append-file.js";
 import { isOutputError } from "../files/file-errors.js";
 import { syncDirectory, writeFileSafely } from "../files/write-file.js";
 import { type ChangeBatch, DataFileError, parseChangeBatch, parseEmulatorData } from "./data-file.js";
+import type { EmulatorStore } from "./store.js";
 import type { EmulatorData } from "./types.js";
 
 function temporaryPrefix(file: string): string {
@@ -59,23 +60,14 @@ function replayJournal(
   const advice = `remove ${name} to start from the data file alone`;
   // A damaged line is a damaged journal: the data file itself is fine.
   const parseLine = <T>(line: string, lineNumber: number, read: (value: unknown, path: string) => T): T => {
-    let value: unknown;
+    const losing = `${advice} (losing the writes it holds)`;
     try {
-      value = JSON.parse(line);
-    } catch {
-      throw new DataFileError(
-        `${name} line ${lineNumber} is not valid JSON`,
-        `${advice} (losing the writes it holds)`,
-      );
-    }
-    try {
-      return read(value, `${name} line ${lineNumber}`);
+      return read(JSON.parse(line), `${name} line ${lineNumber}`);
     } catch (error) {
+      if (error instanceof SyntaxError)
+        throw new DataFileError(`${name} line ${lineNumber} is not valid JSON`, losing);
       if (!(error instanceof DataFileError)) throw error;
-      throw new DataFileError(
-        error.message,
-        lineNumber === 1 ? advice : `${advice} (losing the writes it holds)`,
-      );
+      throw new DataFileError(error.message, lineNumber === 1 ? advice : losing);
     }
   };
   const lines = text.split("\n");
@@ -118,15 +110,12 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   const text = await readIfExists(file);
   if (text === undefined) return undefined;
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new DataFileError(`${file} is not valid JSON (${(error as Error).message})`);
-  }
   let data: EmulatorData;
   try {
+    parsed = JSON.parse(text);
     data = parseEmulatorData(parsed);
   } catch (error) {
+    if (error instanceof SyntaxError) throw new DataFileError(`${file} is not valid JSON (${error.message})`);
     if (error instanceof DataFileError) throw new DataFileError(`${file}: ${error.message}`, error.advice);
     throw error;
   }
@@ -168,22 +157,10 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** What the writer needs of the store. */
-export interface PersistedState {
-  readonly changeCount: number;
-  takeChanges(): ChangeBatch;
-  toJson(snapshotId: string): string;
-}
+type PersistedState = Pick<EmulatorStore, "changeCount" | "takeChanges" | "toJson">;
 
 // Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
 const MIN_JOURNAL_BYTES = 64 * 1024;
-
-type Deferred = { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
-
-function deferred(): Deferred {
-  const settled = {} as Deferred;
-  settled.promise = new Promise<void>((resolve, reject) => Object.assign(settled, { resolve, reject }));
-  return settled;
-}
 
 export class DataFileWriter {
   private readonly journalFile: string;
@@ -197,8 +174,8 @@ export class DataFileWriter {
   /** Every change up to this count is durable. */
   private durableCount: number;
   private running: { upTo: number; done: Promise<void> } | undefined;
-  /** Those waiting for the commit after the running one. */
-  private waiting: Deferred | undefined;
+  /** The commit after the running one, which those who came since wait for. */
+  private next: Promise<void> | undefined;
 
   constructor(
     private readonly file: string,
@@ -228,32 +205,27 @@ export class DataFileWriter {
     const target = this.state.changeCount;
     if (target <= this.durableCount) return Promise.resolve();
     if (this.running && this.running.upTo >= target) return this.running.done;
-    this.waiting ??= deferred();
-    const { promise } = this.waiting;
-    if (!this.running) this.startCommit();
-    return promise;
+    if (this.next) return this.next;
+    if (!this.running) return this.startCommit();
+    const started = () => this.startCommit();
+    this.next = this.running.done.then(started, started);
+    return this.next;
   }
 
-  private startCommit(): void {
-    const waiting = this.waiting;
-    this.waiting = undefined;
+  private startCommit(): Promise<void> {
+    this.next = undefined;
     const upTo = this.state.changeCount;
     // commit() takes the changes synchronously, before its first await: the batch is exactly the
     // changes made up to now.
-    const done = this.commit();
+    const done = this.commit().then(() => {
+      this.durableCount = Math.max(this.durableCount, upTo);
+    });
     this.running = { upTo, done };
-    done
-      .then(
-        () => {
-          this.durableCount = Math.max(this.durableCount, upTo);
-          waiting?.resolve();
-        },
-        (error: unknown) => waiting?.reject(error),
-      )
-      .finally(() => {
-        this.running = undefined;
-        if (this.waiting) this.startCommit();
-      });
+    const ended = () => {
+      if (this.running?.done === done) this.running = undefined;
+    };
+    done.then(ended, ended);
+    return done;
   }
 
   private commit(): Promise<void> {
@@ -309,7 +281,7 @@ export class DataFileWriter {
    */
   async close(): Promise<void> {
     for (;;) {
-      const pending = this.running?.done ?? this.waiting?.promise;
+      const pending = this.next ?? this.running?.done;
       if (pending === undefined) break;
       await pending.catch(() => undefined);
     }

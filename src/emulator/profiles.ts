@@ -1,7 +1,6 @@
 // The two behaviours the emulator can take, as data: handlers consult these flags instead of
 // branching on the profile name, so every difference between the profiles is listed here.
 
-import type { FamilyName } from "../families.js";
 import type { ProfileName } from "./types.js";
 
 export const PROFILES = {
@@ -53,14 +52,3 @@ export const PROFILES = {
 
 /** Either profile: each flag's type is the union of its values, so both must set every flag. */
 export type ProfileBehaviour = (typeof PROFILES)[ProfileName];
-
-/** Whether a record is reachable through a family, given how the profile relates families. */
-export function isInFamily(
-  profile: ProfileBehaviour,
-  record: { family: FamilyName },
-  family: FamilyName,
-  pluginIsFrontendApp: boolean,
-): boolean {
-  if (profile.families === "disjoint") return record.family === family;
-  return family === "plugin_configs" || pluginIsFrontendApp;
-}

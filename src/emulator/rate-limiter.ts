@@ -1,25 +1,18 @@
 // Per-key throttling with sliding windows (a log of accepted request times), which gives an exact
 // "available in N seconds": the time until the oldest request that counts falls out of its window.
 
-export interface RateLimits {
-  perMinute?: number;
-  perHour?: number;
-}
-
-interface Window {
-  limit: number;
-  ms: number;
-}
+import type { FaultOptions } from "./types.js";
 
 export class SlidingWindowLimiter {
-  private readonly windows: readonly Window[];
+  private readonly windows: readonly { limit: number; ms: number }[];
   private readonly longestMs: number;
   private readonly history = new Map<string, number[]>();
 
-  constructor(limits: RateLimits) {
-    const windows: Window[] = [];
-    if (limits.perMinute !== undefined) windows.push({ limit: limits.perMinute, ms: 60_000 });
-    if (limits.perHour !== undefined) windows.push({ limit: limits.perHour, ms: 3_600_000 });
+  constructor({ perMinute, perHour }: NonNullable<FaultOptions["rateLimit"]>) {
+    const windows = [
+      ...(perMinute === undefined ? [] : [{ limit: perMinute, ms: 60_000 }]),
+      ...(perHour === undefined ? [] : [{ limit: perHour, ms: 3_600_000 }]),
+    ];
     this.windows = windows;
     // bounded-spread: at most the two windows above.
     this.longestMs = Math.max(0, ...windows.map((window) => window.ms));

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import { decoderFor, parseHeaderValue } from "./charset.js";
 import { parseUrlencodedBody } from "./form-body.js";
-import { parseError, payloadTooLarge, unsupportedMediaType } from "./http-error.js";
+import { type HttpError, parseError, payloadTooLarge, unsupportedMediaType } from "./http-error.js";
 import { parseMultipartBody } from "./multipart-body.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,40 +19,30 @@ const DRAIN_LIMIT_FACTOR = 64;
  */
 export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    // A client that went away before its body was read (killed mid-request, while the emulator
-    // waited out its latency) sends no more events: settle now rather than hang close().
-    if (request.destroyed) {
-      reject(parseError("the request ended before its body was complete"));
-      return;
-    }
-    const declared = Number(request.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) {
-      reject(payloadTooLarge(limitBytes));
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const settle = (error?: HttpError) => {
+      if (settled) return;
+      settled = true;
+      if (error === undefined) resolve(Buffer.concat(chunks));
+      else reject(error);
+    };
+    // The client aborted (or was killed) mid-body: its request, not an emulator fault.
+    const ended = () => settle(parseError("the request ended before its body was complete"));
+    // A client that went away before its body was read (killed mid-request, while the emulator
+    // waited out its latency) sends no more events: settle now rather than hang close().
+    if (request.destroyed) return ended();
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limitBytes * DRAIN_LIMIT_FACTOR) {
+      return settle(payloadTooLarge(limitBytes));
+    }
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
-      else if (size > limitBytes * DRAIN_LIMIT_FACTOR && !settled) {
-        settled = true;
-        reject(payloadTooLarge(limitBytes));
-      }
+      else if (size > limitBytes * DRAIN_LIMIT_FACTOR) settle(payloadTooLarge(limitBytes));
     });
-    request.on("end", () => {
-      if (settled) return;
-      settled = true;
-      if (size > limitBytes) reject(payloadTooLarge(limitBytes));
-      else resolve(Buffer.concat(chunks));
-    });
-    // The client aborted (or was killed) mid-body: its request, not an emulator fault.
-    const ended = () => {
-      if (settled) return;
-      settled = true;
-      reject(parseError("the request ended before its body was complete"));
-    };
+    request.on("end", () => settle(size > limitBytes ? payloadTooLarge(limitBytes) : undefined));
     request.on("error", ended);
     request.on("close", ended);
   });

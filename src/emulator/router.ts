@@ -1,23 +1,9 @@
-// Maps a method and a raw request path to an operation of the service: its handler, the scope it
-// needs and the body it reads. Paths are matched on their raw (undecoded) segments so an encoded
-// slash can never reach another resource.
+// Maps a method and a raw request path to an operation of the service (handlers.ts's ROUTES): its
+// handler, the scope it needs and the body it reads. Paths are matched on their raw (undecoded)
+// segments so an encoded slash can never reach another resource.
 
 import { FAMILIES } from "../families.js";
-import {
-  createJob,
-  createRecord,
-  deleteRecord,
-  type Handler,
-  listLogs,
-  listProjects,
-  listRecords,
-  type RouteParams,
-  rearrangeRecords,
-  retrieveFrontend,
-  retrieveProject,
-  retrieveRecord,
-  updateRecord,
-} from "./handlers.js";
+import { type Handler, ROUTES, type RouteParams } from "./handlers.js";
 import { notFound } from "./http-error.js";
 
 export interface Operation {
@@ -35,37 +21,6 @@ export type RouteMatch =
   | { kind: "operation"; operation: Operation; params: RouteParams }
   /** The path exists but not with this method: answered 405, after authentication. */
   | { kind: "wrong-method"; allowed: readonly string[] };
-
-const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
-  name,
-  handle,
-  scope,
-  ...more,
-});
-const [READ, WRITE, FORM, JSON_BODY] = ["plugin:read", "plugin:write", "form", "json"] as const;
-const FAMILY = "api/projects/:project/:family";
-
-// First match wins, so the literal `rearrange` shadows a record id of that name.
-const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = [
-  ["api/projects", { GET: op("projects.list", listProjects, null) }],
-  ["api/projects/:project", { GET: op("projects.retrieve", retrieveProject, null) }],
-  [FAMILY, { GET: op("list", listRecords, READ), POST: op("create", createRecord, WRITE, { body: FORM }) }],
-  [
-    `${FAMILY}/rearrange`,
-    { PATCH: op("rearrange", rearrangeRecords, WRITE, { body: JSON_BODY, unscoped: true }) },
-  ],
-  [
-    `${FAMILY}/:id`,
-    {
-      GET: op("retrieve", retrieveRecord, READ),
-      PATCH: op("update", updateRecord, WRITE, { body: FORM }),
-      DELETE: op("delete", deleteRecord, WRITE),
-    },
-  ],
-  [`${FAMILY}/:id/frontend`, { GET: op("frontend", retrieveFrontend, READ, { unscoped: true }) }],
-  [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
-  ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
-];
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]): RouteParams | undefined {
   if (pattern.length !== segments.length) return undefined;

@@ -64,19 +64,19 @@ async function processRequest(
   if (latencyMs > 0) await sleep(latencyMs);
   const proxyStatus = faults.proxyError();
   if (proxyStatus !== undefined) return proxyPage(proxyStatus);
-  if (faults.shouldFail503()) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
-  if (faults.shouldFail429())
+  if (faults.roll("fail503Rate")) throw serviceUnavailable(faults.options.fail503RetryAfterSeconds);
+  if (faults.roll("fail429Rate"))
     throw throttled(faults.options.fail429WaitSeconds ?? 1, profile.retryAfterHeader);
   const rawBody = await readBody(request);
 
   const route = matchRoute(method, target);
-  const key = authenticate(request.headers.authorization, store.keys);
+  const key = authenticate(request.headers.authorization, store.data.keys);
   const wait = faults.throttle(key.key, Date.now());
   if (wait !== undefined) throw throttled(wait, profile.retryAfterHeader);
   if (route.kind === "wrong-method") throw methodNotAllowed(method, route.allowed);
   const { operation, params } = route;
   const project =
-    params.project === undefined ? undefined : resolveProject(params.project, key, store.projects);
+    params.project === undefined ? undefined : resolveProject(params.project, key, store.data.projects);
   authorizeOperation(operation, key, profile);
   const contentType = request.headers["content-type"];
   const formBodies = profile.acceptsFormBodies && operation.body === "form";
@@ -100,7 +100,8 @@ async function processRequest(
     await deps.persist();
   }
   if (result.status < 300 && faults.shouldDropWrite(method)) return "drop";
-  if (result.status < 300 && operation.name === "create" && faults.shouldAnswer500AfterCommit())
+  // A create committed, then answered 500 instead of its record.
+  if (result.status < 300 && operation.name === "create" && faults.roll("commitThen500Rate"))
     return errorOutcome(serverError());
   return result;
 }
@@ -128,7 +129,7 @@ export async function serveRequest(
   const target = request.url ?? "/";
   // The emulator's own metrics, outside the API: no key, no faults, not in the request log.
   if (method === "GET" && target.split("?")[0] === "/metrics") {
-    const text = renderLogMetrics(deps.store, deps.logStream, deps.profile);
+    const text = renderLogMetrics(deps.store, deps.logStream);
     write(response, { status: 200, body: { text, contentType: "text/plain; version=0.0.4; charset=utf-8" } });
     return;
   }

@@ -7,9 +7,9 @@ import type { LogEntry } from "../wire-types.js";
 import type { ChangeBatch } from "./data-file.js";
 import type { UploadedFile } from "./form-body.js";
 import { compareLogEntries } from "./log-stream.js";
-import { isInFamily, type ProfileBehaviour } from "./profiles.js";
+import type { ProfileBehaviour } from "./profiles.js";
 import { EMPTY_CONFIG } from "./record-view.js";
-import type { ApiKeySpec, EmulatorData, PluginData, ProjectData, StoredRecord } from "./types.js";
+import type { EmulatorData, PluginData, StoredRecord } from "./types.js";
 import type { RecordChanges } from "./validation.js";
 
 export function compareRecords(a: StoredRecord, b: StoredRecord): number {
@@ -31,7 +31,11 @@ export class EmulatorStore {
   private changedRecords = new Set<StoredRecord>();
   private newLogEntries: LogEntry[] = [];
 
-  constructor(private readonly data: EmulatorData) {
+  /** The state itself: read it freely; change it only through the methods below. */
+  constructor(
+    readonly data: EmulatorData,
+    private readonly profile: ProfileBehaviour,
+  ) {
     for (const record of data.records) {
       this.index(record);
       for (const { uid } of record.attachments ?? [])
@@ -54,19 +58,6 @@ export class EmulatorStore {
   /** Increases on every change; the data-file writer compares it with what it has made durable. */
   get changeCount(): number {
     return this.changeCounter;
-  }
-
-  get keys(): readonly ApiKeySpec[] {
-    return this.data.keys;
-  }
-
-  get projects(): readonly ProjectData[] {
-    return this.data.projects;
-  }
-
-  /** A deep copy, safe to hand out or serialise while the state keeps changing. */
-  snapshot(): EmulatorData {
-    return structuredClone(this.data);
   }
 
   /**
@@ -93,37 +84,30 @@ export class EmulatorStore {
     return this.pluginsById.get(id);
   }
 
-  isFrontendApp(pluginId: number): boolean {
-    return this.pluginsById.get(pluginId)?.frontendApp === true;
-  }
-
-  private belongsTo(record: StoredRecord, family: FamilyName, profile: ProfileBehaviour): boolean {
-    return isInFamily(profile, record, family, this.isFrontendApp(record.plugin));
+  /** Whether a record is reachable through a family, given how the profile relates families. */
+  private belongsTo(record: StoredRecord, family: FamilyName): boolean {
+    if (this.profile.families === "disjoint") return record.family === family;
+    return family === "plugin_configs" || this.pluginsById.get(record.plugin)?.frontendApp === true;
   }
 
   /** A record of the project reachable through the family, soft-deleted ones included. */
-  findInFamily(
-    projectId: number,
-    family: FamilyName,
-    id: number,
-    profile: ProfileBehaviour,
-  ): StoredRecord | undefined {
+  findInFamily(projectId: number, family: FamilyName, id: number): StoredRecord | undefined {
     const record = this.recordsById.get(id);
-    if (!record || record.project !== projectId || !this.belongsTo(record, family, profile)) return undefined;
+    if (!record || record.project !== projectId || !this.belongsTo(record, family)) return undefined;
     return record;
   }
 
   /** What a list shows: the family's records that are not deleted, in service order. */
-  listFamily(projectId: number, family: FamilyName, profile: ProfileBehaviour): readonly StoredRecord[] {
+  listFamily(projectId: number, family: FamilyName): readonly StoredRecord[] {
     if (this.listedAt !== this.changeCounter) {
       this.listed.clear();
       this.listedAt = this.changeCounter;
     }
-    const key = `${profile.name}/${projectId}/${family}`;
+    const key = `${projectId}/${family}`;
     let records = this.listed.get(key);
     if (records === undefined) {
       records = this.projectRecords(projectId)
-        .filter((record) => !record.deleted && this.belongsTo(record, family, profile))
+        .filter((record) => !record.deleted && this.belongsTo(record, family))
         .sort(compareRecords);
       this.listed.set(key, records);
     }
@@ -234,11 +218,6 @@ export class EmulatorStore {
     this.newLogEntries.push(logEntry);
     this.changeCounter += 1;
     return logEntry;
-  }
-
-  /** Every record, deleted ones included, and every stored log entry: what /metrics counts. */
-  everything(): { records: readonly StoredRecord[]; logEntries: readonly LogEntry[] } {
-    return { records: this.data.records, logEntries: this.data.logEntries };
   }
 
   /** The log entries of one config of the project, newest first. */

@@ -1,77 +1,19 @@
 // Types of the emulator: its options, its running handle, and EmulatorData — the in-memory state
-// that is also, as JSON, the format of the data file.
+// that is also, as JSON, the format of the data file (its shapes are data-file.ts's readers).
 
-import type { FamilyName, WritableField } from "../families.js";
-import type { LogEntry, PluginConfigRecord } from "../wire-types.js";
+import type { readData, readKey, readPlugin, readProject, readRecord } from "./data-file.js";
 
-export type ProfileName = "seed" | "posthog-2024";
+export const PROFILE_NAMES = ["seed", "posthog-2024"] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
 
-export const PROFILE_NAMES = ["seed", "posthog-2024"] as const satisfies readonly ProfileName[];
-
-export interface ApiKeySpec {
-  key: string;
-  /** `null` is an unscoped legacy key: full access. */
-  scopes: string[] | null;
-  projects: number[] | "*";
-  label?: string;
-}
-
-export interface PluginData {
-  id: number;
-  name: string;
-  description: string;
-  /** What the plugin can do server-side; frontend apps have neither. */
-  capabilities: { methods: string[]; scheduled_tasks: string[] };
-  /** A site/frontend app: what `pipeline_frontend_apps_configs` shows in the posthog-2024 profile. */
-  frontendApp: boolean;
-}
-
-export interface ProjectData {
-  id: number;
-  name: string;
-}
+export type ApiKeySpec = ReturnType<typeof readKey>;
+export type PluginData = ReturnType<typeof readPlugin>;
+export type ProjectData = ReturnType<typeof readProject>;
+export type StoredRecord = ReturnType<typeof readRecord>;
+export type EmulatorData = ReturnType<typeof readData>;
 
 /**
- * A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
- * the emulator keeps them, plus the family it was created through. `name` and `description` are
- * stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
- */
-export interface StoredRecord extends Pick<PluginConfigRecord, "id" | WritableField> {
-  family: FamilyName;
-  /** The project id (the record's `team_id`). */
-  project: number;
-  /** JSON text: the seed profile writes it as this string, posthog-2024 as the object it holds. */
-  config: string;
-  /** Files attached to config fields through a form (posthog-2024), shown inside `config`. */
-  attachments?: StoredAttachment[];
-  error: string | null;
-  delivery_rate_24h: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** An attachment as the real service shows it in `config[key]` (its contents are not kept). */
-export interface StoredAttachment {
-  uid: number;
-  key: string;
-  name: string;
-  size: number;
-  type: string;
-}
-
-export interface EmulatorData {
-  version: 1;
-  plugins: PluginData[];
-  projects: ProjectData[];
-  keys: ApiKeySpec[];
-  records: StoredRecord[];
-  /** Stored as the logs endpoint sends them: log entries have no fields of their own. */
-  logEntries: LogEntry[];
-  nextIds: { record: number };
-}
-
-/**
- * Which plugin configs log errors after a change (see log-faults.ts): by name glob (`*` only), plugin
+ * Which plugin configs log errors after a change (see faults.ts): by name glob (`*` only), plugin
  * id, or a text in the description, each on the record as it is now; `ratio` (default 0.5) is the
  * share of ERROR entries among those stamped after the record's last create or update.
  */

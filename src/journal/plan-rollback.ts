@@ -6,6 +6,7 @@
 // It never leaves two live records of one name in a family: a record it brings back or renames
 // back, whose name another live record holds now (as the planner compares names), is a clash.
 
+import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { mayShowFilled } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
@@ -202,9 +203,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const family = current.families.find(
       (item) => item.project === lost.project && item.family === lost.family,
     );
-    const matching = (family?.records ?? []).filter(
-      (record) => record.name === lost.name && (lost.plugin === null || record.plugin === lost.plugin),
-    );
+    const matching = (family?.records ?? []).filter((record) => isRecordOfCreate(lost, record));
     const found = matching.filter((record) => !knownIds.has(record.id));
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
     if (found.length === 0) {

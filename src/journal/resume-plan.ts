@@ -3,6 +3,7 @@
 // plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
 
 import { findPlanProblems } from "../apply/check-saved-plan.js";
+import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
 import { showsStored } from "../plan/compare-fields.js";
@@ -83,12 +84,9 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
   const isDone = (change: PlannedChange): boolean => {
     const records = listOf(change.project, change.family);
     if (change.action === "create") {
-      const plugin = change.fields.plugin?.to;
+      const create = { name: change.name, plugin: change.fields.plugin?.to };
       return records.some(
-        (record) =>
-          record.name === change.name &&
-          (typeof plugin !== "number" || record.plugin === plugin) &&
-          runCreated.has(projectKey(change.project, record.id)),
+        (record) => isRecordOfCreate(create, record) && runCreated.has(projectKey(change.project, record.id)),
       );
     }
     const record = records.find((candidate) => candidate.id === change.id);

@@ -21,6 +21,10 @@ export const EVENT_HEADLINES = {
   rollout_halted: { icon: ":octagonal_sign:", text: "rollout halted by a failed health check" },
   rollout_rolled_back: { icon: ":rewind:", text: "rollout wave rolled back" },
   rollout_completed: { icon: ":tada:", text: "rollout complete" },
+  rollout_stopped: {
+    icon: ":pause_button:",
+    text: "rollout stopped before a verdict; apply again to finish it",
+  },
 } as const satisfies Record<string, { icon: string; text: string }>;
 
 export type EventName = keyof typeof EVENT_HEADLINES;

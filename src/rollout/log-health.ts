@@ -31,7 +31,7 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
             passed: true,
             figures: {},
             summary:
-              "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs); passes",
+              "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)",
           } satisfies ProjectHealth;
         }
         let entries = 0;

@@ -42,6 +42,12 @@ export function rolloutWebhookEvent(event: RolloutEvent, at: Date): PcsyncEvent 
       };
     case "rollout_completed":
       return { ...base, message: `every wave (${event.waves}) written and judged healthy` };
+    case "rollout_stopped":
+      return {
+        ...base,
+        message: `stopped in wave "${event.wave}" (${event.reason}): ${event.detail}; applying the same manifest again finishes it`,
+        rollout: { wave: event.wave, index: event.index },
+      };
   }
 }
 

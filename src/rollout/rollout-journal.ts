@@ -4,8 +4,8 @@
 // own, named here, which `pcsync rollback` undoes like any other.
 
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import type { RunInput } from "../files/output-target.js";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import { InputError, isInputError } from "../input-error.js";
@@ -53,6 +53,8 @@ export class RolloutJournal {
   private constructor(
     readonly path: string,
     readonly state: RolloutState,
+    /** Where the finished rollout that `--journal PATH` held was moved to, to start this one. */
+    readonly movedAside?: { to: string; ended: "complete" | "halted" },
   ) {}
 
   static async start(
@@ -76,14 +78,27 @@ export class RolloutJournal {
       });
     const absolute = resolve(cwd, chosen);
     await mkdir(resolve(absolute, ".."), { recursive: true });
-    const handle = await open(absolute, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
+    const create = () => open(absolute, "wx", 0o600);
+    let movedAside: { to: string; ended: "complete" | "halted" } | undefined;
+    const handle = await create().catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST") throw error;
-      throw new InputError("journal_unwritable", {
-        path: chosen,
-        reason:
-          "it exists already and holds no unfinished rollout of this manifest (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
-        rollout: true,
-      });
+      // A fixed --journal PATH (a CI workflow's, run again) that holds a rollout which ended
+      // (complete, or halted with its rollback finished) is moved aside, its waves' journals left
+      // where they are: a rollout journal holds one rollout, and nothing of that one is left to do.
+      // One still unfinished (another manifest's, another server's) or not a rollout journal is
+      // left alone, and this run refused.
+      const earlier = await readRolloutJournal(cwd, chosen).catch(() => undefined);
+      if (earlier?.ended === undefined)
+        throw new InputError("journal_unwritable", {
+          path: chosen,
+          reason:
+            "it exists already and holds no rollout of this manifest to finish, nor one that ended (a rollout journal holds one rollout: give a new path, or leave --journal out to keep it under .pcsync/rollout/)",
+          rollout: true,
+        });
+      const to = await asidePath(absolute, earlier.header.startedAt);
+      await rename(absolute, to);
+      movedAside = { to: relative(cwd, to) || to, ended: earlier.ended };
+      return await create();
     });
     try {
       await handle.write(`${JSON.stringify(header)}\n`);
@@ -91,11 +106,11 @@ export class RolloutJournal {
     } finally {
       await handle.close();
     }
-    return new RolloutJournal(chosen, {
-      path: chosen,
-      header,
-      waves: header.rollout.waves.map(() => ({ journals: [] })),
-    });
+    return new RolloutJournal(
+      chosen,
+      { path: chosen, header, waves: header.rollout.waves.map(() => ({ journals: [] })) },
+      movedAside,
+    );
   }
 
   static resume(state: RolloutState): RolloutJournal {
@@ -133,6 +148,22 @@ function applyLine(state: RolloutState, line: RolloutLine): void {
     case "end":
       state.ended = line.result;
       return;
+  }
+}
+
+/** `journal.jsonl` -> `journal.<its start>.jsonl` beside it (a free name). */
+async function asidePath(absolute: string, startedAt: string): Promise<string> {
+  const stem = absolute.endsWith(".jsonl") ? absolute.slice(0, -".jsonl".length) : absolute;
+  const base = `${stem}.${startedAt.replace(/:/g, "-")}`;
+  for (let attempt = 0; ; attempt += 1) {
+    const candidate = `${base}${attempt === 0 ? "" : `-${attempt}`}.jsonl`;
+    if (
+      !(await stat(candidate).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return candidate;
   }
 }
 

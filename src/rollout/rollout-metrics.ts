@@ -16,6 +16,7 @@ export const ROLLOUT_EVENTS = [
   "rollout_halted",
   "rollout_rolled_back",
   "rollout_completed",
+  "rollout_stopped",
 ] as const satisfies readonly RolloutEvent["event"][];
 
 export interface RolloutMetrics {
@@ -38,7 +39,7 @@ export function createRolloutMetrics(
   const registers = [registry];
   const events = new Counter({
     name: "pcsync_rollout_events_total",
-    help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed.",
+    help: "Rollout events of this run: a wave started, passed, the rollout halted, a wave rolled back, the rollout completed or stopped short of a verdict.",
     labelNames: ["event"],
     registers,
   });
@@ -56,7 +57,7 @@ export function createRolloutMetrics(
   });
   const lastEvent = new Gauge({
     name: "pcsync_rollout_last_event_timestamp_seconds",
-    help: "When the rollout last started, passed, halted or rolled back a wave, or completed (Unix time).",
+    help: "When the rollout last started, passed, halted or rolled back a wave, or completed or stopped (Unix time).",
     registers,
   });
   const complete = new Gauge({
@@ -95,6 +96,9 @@ export function createRolloutMetrics(
           return;
         case "rollout_completed":
           complete.set(1);
+          return;
+        case "rollout_stopped":
+          // The wave stands where it stood; the count and the time say that the run stopped.
           return;
       }
     },

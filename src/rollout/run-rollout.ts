@@ -4,6 +4,7 @@
 // is rolled back through its journal, newest first. Every step is in the rollout journal before it
 // is taken, so a run killed anywhere and applied again finishes what was started.
 
+import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey } from "../families.js";
@@ -19,7 +20,12 @@ export type RolloutEvent =
   | { event: "rollout_wave_passed"; wave: string; index: number; verdicts: ProjectHealth[] }
   | { event: "rollout_halted"; wave: string; index: number; failing: ProjectHealth[] }
   | { event: "rollout_rolled_back"; wave: string; index: number; complete: boolean }
-  | { event: "rollout_completed"; waves: number };
+  | { event: "rollout_completed"; waves: number }
+  /** The rollout stopped without a verdict (applying the same manifest again finishes it). */
+  | { event: "rollout_stopped"; wave: string; index: number; reason: StopReason; detail: string };
+
+/** Why a rollout stopped short of a verdict: the outcome it ended with. */
+export type StopReason = "stopped" | "not_as_planned" | "changed" | "interrupted" | "error";
 
 export interface RolloutParts {
   journal: RolloutJournal;
@@ -70,7 +76,8 @@ export type RolloutOutcome =
   | { result: "not_as_planned"; wave: string; projects: string[]; reports: ApplyReport[] }
   /** Before a wave's writes, its projects were found changed since the plan was made. */
   | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
-  | { result: "interrupted"; wave: string; stage: "bake" | "judge"; reports: ApplyReport[] };
+  /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
+  | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
 
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
@@ -82,6 +89,59 @@ export function rolloutTargets(plan: Plan): RolloutTarget[] {
 }
 
 export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Promise<RolloutOutcome> {
+  // The wave the run is in, for the event of an error that ends it there.
+  const position = { index: 0 };
+  let outcome: RolloutOutcome;
+  try {
+    outcome = await runWaves(rollout, parts, position);
+  } catch (error) {
+    parts.onEvent({
+      event: "rollout_stopped",
+      wave: rollout.waves[position.index]?.name ?? "",
+      index: position.index,
+      reason: "error",
+      detail: error instanceof Error ? error.message : String(error),
+    });
+    throw error;
+  }
+  // Those watching the events (a webhook, the metrics file) hear of a rollout that stopped short
+  // of a verdict too, not only of its waves' starts: a stop is what they are there to notice.
+  if (outcome.result !== "complete" && outcome.result !== "halted") {
+    const index = rollout.waves.findIndex((wave) => wave.name === outcome.wave);
+    parts.onEvent({
+      event: "rollout_stopped",
+      wave: outcome.wave,
+      index,
+      reason: outcome.result,
+      detail: stopDetail(outcome),
+    });
+  }
+  return outcome;
+}
+
+/** In words, why a rollout stopped in a wave, for its event. */
+function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "halted" }>): string {
+  switch (outcome.result) {
+    case "stopped": {
+      const { failed, unknown, skipped, interrupted } = outcome.report;
+      return interrupted
+        ? "its writes were interrupted"
+        : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
+    }
+    case "not_as_planned":
+      return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+    case "changed":
+      return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+    case "interrupted":
+      return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
+  }
+}
+
+async function runWaves(
+  rollout: PlanRollout,
+  parts: RolloutParts,
+  position: { index: number },
+): Promise<RolloutOutcome> {
   const { journal } = parts;
   const state = journal.state;
   const reports: ApplyReport[] = [];
@@ -95,6 +155,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
   for (const [index, wave] of rollout.waves.entries()) {
     const waveState = state.waves[index];
     if (waveState?.judged?.healthy) continue;
+    position.index = index;
     const label = `wave ${index + 1}/${rollout.waves.length} "${wave.name}"`;
     if (wave.projects.length === 0) {
       parts.say(`${label}: no project of the plan; nothing to write.`);
@@ -102,11 +163,30 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
     }
 
     let current: CurrentState | undefined;
-    if (waveState?.writtenAt === undefined) {
+    let written = waveState?.writtenAt !== undefined;
+    if (written) {
+      // Resumed after the wave was written (a run stopped in its bake or judging): its projects
+      // are read again whole. One no longer as written (rolled back by hand since, or changed) is
+      // not judged by what it no longer holds: the wave is written again, and baked from there.
+      const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
+      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
+      const unsettled = [...projectsWritten(seen.plan)];
+      if (unsettled.length === 0) current = seen.current;
+      else {
+        parts.say(
+          `${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`,
+        );
+        written = false;
+      }
+    }
+    if (!written) {
       // A wave started by a run that was killed is seen again whole: what that run wrote is in no
       // plan of this one. Otherwise the families this wave changes are what is read again.
       const resumedWave = (waveState?.journals.length ?? 0) > 0;
-      const fresh = await parts.planWave(wave.projects, baked);
+      // A signal during the read (it can take a while for a large wave) starts no wave: the reads
+      // not sent yet are refused, and those answered are of no use.
+      const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
+      if (fresh === undefined) return { result: "interrupted", wave: wave.name, stage: "check", reports };
       if (fresh.changed !== undefined)
         return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
       const changed = changedFamilies(fresh.plan);
@@ -123,12 +203,15 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
         if (report.interrupted || report.failed > 0 || report.unknown > 0)
           return { result: "stopped", wave: wave.name, report, reports };
       }
-      // The bake counts from the writes: the re-read below is part of it, not before it.
+      // The bake counts from the writes: the re-read below is part of it, not before it. A signal
+      // after the last write (or during the re-read) leaves the wave to be seen again by the next run.
       const wroteAt = parts.now();
-      const seen = await parts.planProjects(
-        wave.projects,
-        resumedWave || changed.size === 0 ? undefined : changed,
-      );
+      const seen = parts.signal.aborted
+        ? undefined
+        : await whileNotInterrupted(parts, () =>
+            parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? undefined : changed),
+          );
+      if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
@@ -152,15 +235,7 @@ export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Pro
     }
     baked = true;
 
-    if (current === undefined) {
-      // Resumed after the wave was written: its judged configs' families are read again.
-      const targeted = new Set(
-        journal.state.header.targets
-          .filter((target) => wave.projects.includes(target.project))
-          .map((target) => familyKey(target.project, target.family)),
-      );
-      current = (await parts.planProjects(wave.projects, targeted.size > 0 ? targeted : undefined)).current;
-    }
+    if (current === undefined) throw new Error("a wave judged before it was seen as planned");
     const toJudge = wave.projects.map((project) => ({
       project,
       configs: judgedConfigs(journal.state.header.targets, project, current),
@@ -240,8 +315,19 @@ async function finishHalt(
       let complete = true;
       const summaries: string[] = [];
       // A wave resumed after a kill wrote through more than one journal: the newest is undone first.
+      // A signal stops the rollback as it stops an apply (the client sends nothing more): the halt
+      // is in the journal, and the next apply of the manifest finishes the rollback.
       for (const path of [...waveState.journals].reverse()) {
-        const result = await parts.rollbackJournal(path);
+        const result = parts.signal.aborted
+          ? undefined
+          : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+        if (result === undefined)
+          return {
+            result: "interrupted",
+            wave: rollout.waves[haltedWave]?.name ?? "",
+            stage: "rollback",
+            reports,
+          };
         summaries.push(result.summary);
         complete &&= result.complete;
       }
@@ -291,6 +377,20 @@ function judgedConfigs(
     });
   }
   return configs;
+}
+
+/**
+ * `read()`'s result; undefined when a signal came before it ended (it may then have failed for
+ * that reason: the client sends no request once the run is interrupted).
+ */
+async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    const result = await read();
+    return parts.signal.aborted ? undefined : result;
+  } catch (error) {
+    if (parts.signal.aborted) return undefined;
+    throw error;
+  }
 }
 
 /** The families (family keys) a plan changes or reorders. */

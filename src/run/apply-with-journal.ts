@@ -30,7 +30,10 @@ export interface JournaledApplyOptions {
   journalPath: string | false | undefined;
   /** The journal of the interrupted run this one finishes (appended to, not started). */
   resumed?: Journal | undefined;
-  /** The lock the caller took already on the journal's path (a resume's); else it is taken here. */
+  /**
+   * The lock the caller took already on the journal's path (a resume's; a rollout's wave, held
+   * until the rollout ends); else it is taken here, and released when the apply ends.
+   */
   lock?: JournalLock | undefined;
   start: Omit<JournalStart, "server" | "plan">;
   files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry };
@@ -58,10 +61,13 @@ export async function applyWithJournal(
     options.resumed?.path ?? (given === false ? undefined : (given ?? defaultJournalPath(new Date())));
   let lock = options.lock;
   let ownLock: JournalLock | undefined;
-  if (journalPath !== undefined && lock === undefined) {
-    // What the journal's path is, checked before its lock is made beside it.
+  // What the journal's path is, checked before its lock is made beside it (or, taken by the
+  // caller already, before the journal's first line).
+  if (journalPath !== undefined && (lock === undefined || !options.resumed)) {
     await makeDefaultDirectory(journalPath, files.cwd);
     if (!options.resumed) await JournalFile.checkTarget(journalPath, { ...files, fresh: true });
+  }
+  if (journalPath !== undefined && lock === undefined) {
     ownLock = await JournalLock.acquire(journalPath, { cwd: files.cwd, command: options.start.command });
     lock = ownLock;
     if (ownLock.takeOverNote !== undefined) options.onNote?.(ownLock.takeOverNote);

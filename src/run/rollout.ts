@@ -13,7 +13,7 @@ import type { ApplyReport } from "../apply/types.js";
 import type { InterruptSignal } from "../errors.js";
 import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
-import { defaultJournalPath, type JournalStart } from "../journal/apply-journal.js";
+import { defaultJournalPath, type JournalStart, makeDefaultDirectory } from "../journal/apply-journal.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import type { DesiredState } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
@@ -22,6 +22,7 @@ import { projectsWritten } from "../plan/rollout-waves.js";
 import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
+import type { HealthGate } from "../rollout/health-gate.js";
 import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
 import { createRolloutGate } from "../rollout/rollout-gate.js";
 import {
@@ -61,6 +62,8 @@ export type ApplyJournaled = (
     journal: string | undefined;
     start: Omit<JournalStart, "server" | "plan">;
     alsoKnown?: CurrentState | undefined;
+    /** The lock the rollout holds on the journal's path (a wave's). */
+    lock?: JournalLock | undefined;
   },
 ) => Promise<ApplyReport>;
 
@@ -201,7 +204,7 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
 }
 
 async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
-  const { client, io, interrupts } = run;
+  const { client, io } = run;
   const server = client.base.display;
   const digest = rolloutDigest(server, run.desired);
   const given = run.journal;
@@ -234,9 +237,46 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
     io.stderr.write(
       `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,
     );
-  } else io.stderr.write(`Rollout journal: ${journal.path}\n`);
+  } else {
+    if (journal.movedAside !== undefined)
+      io.stderr.write(
+        `The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`,
+      );
+    io.stderr.write(`Rollout journal: ${journal.path}\n`);
+  }
 
-  const journalDir = given === undefined ? undefined : dirname(given);
+  const reports: ApplyReport[] = [];
+  // A wave's journal stays locked until the run ends, a resumed run's waves' too: a `pcsync
+  // rollback` of a wave by hand while the rollout runs or bakes is refused (exit 3, naming this
+  // run), where the rollout would otherwise judge, and go on from, a wave that no longer holds its
+  // change. The halt's own rollback of a wave lets go of its lock first.
+  const held = new Map<string, JournalLock>();
+  const hold = async (path: string) => {
+    await makeDefaultDirectory(path, io.cwd);
+    const lock = await JournalLock.acquire(path, { cwd: io.cwd, command: "apply (rollout)" });
+    held.set(path, lock);
+    return lock;
+  };
+  try {
+    for (const wave of journal.state.waves)
+      if (wave.rolledBack !== true) for (const path of wave.journals) await hold(path);
+    return await runLocked(run, journal, rollout, gate, reports, hold, held);
+  } finally {
+    for (const lock of held.values()) await lock.release();
+  }
+}
+
+async function runLocked(
+  run: RolloutRun,
+  journal: RolloutJournal,
+  rollout: PlanRollout,
+  gate: HealthGate,
+  reports: ApplyReport[],
+  hold: (path: string) => Promise<JournalLock>,
+  held: Map<string, JournalLock>,
+): Promise<RolloutResult> {
+  const { client, io, interrupts } = run;
+  const journalDir = run.journal === undefined ? undefined : dirname(run.journal);
   const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {
     const keep = new Set(projects);
     const { rollout: _rollout, ...rest } = run.desired;
@@ -249,7 +289,6 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       ),
     };
   };
-  const reports: ApplyReport[] = [];
   const metrics = await startMetricsFile(run, journal.state);
   interrupts.beginWrites();
   const outcome = await runRollout(rollout, {
@@ -312,6 +351,7 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       const report = await run.applyJournaled(plan, current, {
         journal: journalPath,
         start: { command: "apply", planFile: null },
+        lock: await hold(journalPath),
       });
       reports.push(report);
       return report;
@@ -321,6 +361,8 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
     },
     async rollbackJournal(path) {
+      await held.get(path)?.release();
+      held.delete(path);
       // Checked like any `pcsync rollback`, through the same use case: one writer per journal, no
       // change since the run, and no name another live record holds now.
       const outcome = await rollBackJournal(

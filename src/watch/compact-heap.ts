@@ -11,22 +11,11 @@ import { runInNewContext } from "node:vm";
 
 let collect: (() => void) | undefined;
 
-/** The full collection V8 makes on request: exposed once, to a context of its own. */
-function collector(): () => void {
-  if (collect !== undefined) return collect;
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed !== undefined) collect = exposed;
-  else {
-    // The flag only adds `gc` to contexts made after it is set: the main one is left as it is.
-    setFlagsFromString("--expose-gc");
-    collect = runInNewContext("gc") as () => void;
-  }
-  return collect;
-}
-
-/** Collects the garbage of the cycle that just ended; how long it took, in milliseconds. */
-export function compactHeap(): number {
-  const started = performance.now();
-  collector()();
-  return performance.now() - started;
+/** Collects the garbage of the cycle that just ended: the full collection V8 makes on request. */
+export function compactHeap(): void {
+  // The flag only adds `gc` to contexts made after it is set (the main one is left as it is): it
+  // is exposed once, to a context of its own, unless node runs with --expose-gc already.
+  if (collect === undefined) setFlagsFromString("--expose-gc");
+  collect ??= (globalThis as { gc?: () => void }).gc ?? (runInNewContext("gc") as () => void);
+  collect();
 }

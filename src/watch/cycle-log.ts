@@ -1,21 +1,16 @@
 // One line per cycle on stdout: words for a person, or (--log-format json) one JSON object per
 // line for a log shipper.
 
+import type { FamilyFinding } from "./family-finding.js";
 import type { CycleReport } from "./run-cycle.js";
-import type { FamilyFinding } from "./watch-events.js";
 
 /** The changes a family's plan still holds, counted as the plan's summary counts them. */
 export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {
   return finding.changes.length + (finding.reorder?.moves.length ?? 0);
 }
 
-export interface CycleTotals {
-  families: number;
-  drifting: number;
-  changes: number;
-}
-
-export function totalsOf(report: CycleReport): CycleTotals {
+/** How many families the cycle planned, how many drift, and by how many changes. */
+export function totalsOf(report: CycleReport) {
   const counts = report.findings.map(driftCount);
   return {
     families: counts.length,
@@ -24,9 +19,8 @@ export function totalsOf(report: CycleReport): CycleTotals {
   };
 }
 
-export type LogFormat = "text" | "json";
-
-export const LOG_FORMATS = ["text", "json"] as const satisfies readonly LogFormat[];
+export const LOG_FORMATS = ["text", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface CycleLogEntry {
   cycle: number;
@@ -58,11 +52,7 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
       refused: report.refused,
       ...(report.journal === undefined ? {} : { journal: report.journal }),
       problems: report.problems,
-      refusals: refusalsOf(report).map((item) => ({
-        project: item.project,
-        family: item.family,
-        guards: item.why,
-      })),
+      refusals: refusalsOf(report).map(({ project, family, guards }) => ({ project, family, guards })),
     })}\n`;
   }
   const parts = [
@@ -80,7 +70,9 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
   // What a guard refused, and why: the line says which family and the guard's words, not only a count.
   const said = [
     ...report.problems,
-    ...refusalsOf(report).map((item) => `${item.what}: ${item.why.join("; ")}`),
+    ...refusalsOf(report).map(
+      ({ project, family, guards }) => `heal refused in project ${project} ${family}: ${guards.join("; ")}`,
+    ),
   ];
   const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
   const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
@@ -89,17 +81,8 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
 
 /** The families heal was refused for this cycle, with the guards' words. */
 function refusalsOf(report: CycleReport) {
-  return report.findings.flatMap((finding) =>
-    finding.refused === undefined
-      ? []
-      : [
-          {
-            project: finding.project,
-            family: finding.family,
-            what: `heal refused in project ${finding.project} ${finding.family}`,
-            why: finding.refused,
-          },
-        ],
+  return report.findings.flatMap(({ project, family, refused }) =>
+    refused === undefined ? [] : [{ project, family, guards: refused }],
   );
 }
 

@@ -1,13 +1,11 @@
 // What one watch cycle found for one family, as heal, the flapping memory, the events and the
 // cycle's log line read it: a type of its own, so that none of them imports another for it.
 
-import type { FamilyName } from "../families.js";
+import type { FamilyRef } from "../families.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 
 /** What one cycle found for one watched family. */
-export interface FamilyFinding {
-  project: string;
-  family: FamilyName;
+export interface FamilyFinding extends FamilyRef {
   /** The drift left at the end of the cycle (after heal: what it did not do). */
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;

@@ -4,7 +4,7 @@
 // that doubles each time it flaps again (up to an hour), then healed once more; once it stays put,
 // its count starts again from nothing.
 
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { Plan, PlannedChange } from "../plan/types.js";
 import type { FamilyFinding } from "./family-finding.js";
@@ -14,9 +14,7 @@ export const FLAP_CYCLES = 3;
 /** The longest a flapping record is left alone before heal tries it again. */
 export const MAX_FLAP_BACKOFF_MS = 3_600_000;
 
-interface RecordMemory {
-  project: string;
-  family: FamilyName;
+interface RecordMemory extends FamilyRef {
   /** Cycles in a row it was healed in. */
   streak: number;
   /** Set once it flaps: how long it is left alone, and until when. */

@@ -4,30 +4,31 @@
 
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
-import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
-import { type FamilyName, familyKey } from "../families.js";
+import type { ApplyReport } from "../apply/types.js";
+import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
+import { groupBy } from "../group-by.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
 import { pruneHealJournals } from "../journal/prune-heal-journals.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
-import type { PlanDiagnostic } from "../plan/compute-plan.js";
+import type { PlanDiagnostic, ProjectPlan } from "../plan/compute-plan.js";
 import { selectFamilies } from "../plan/select-families.js";
-import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
+import type { CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
-import type { FamilyFinding } from "./watch-events.js";
+import { driftCount } from "./cycle-log.js";
+import type { FamilyFinding } from "./family-finding.js";
+import type { DriftCounts } from "./watch-metrics.js";
 
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
 export function modesOf(
   desired: { readonly families: readonly DesiredFamily[] },
   fallback: DriftMode,
 ): Map<string, DriftMode> {
-  const modes = new Map<string, DriftMode>();
-  for (const family of desired.families) {
-    modes.set(familyKey(family.project, family.family), family.drift ?? fallback);
-  }
-  return modes;
+  return new Map(
+    desired.families.map((family) => [familyKey(family.project, family.family), family.drift ?? fallback]),
+  );
 }
 
 /** A family's part of a plan (or of a project's plan): its changes and its reorder. */
@@ -85,22 +86,16 @@ export async function healPlan(
     refused?: readonly PlanDiagnostic[] | undefined;
   },
 ): Promise<HealResult> {
-  const guardsByFamily = new Map<string, string[]>();
-  for (const guard of plan.guards) {
-    const key = familyKey(guard.project, guard.family);
-    guardsByFamily.set(key, [...(guardsByFamily.get(key) ?? []), describeGuard(guard)]);
-  }
+  const byFamily = (item: { project: string; family: string }) => familyKey(item.project, item.family);
+  const guardsByFamily = groupBy(plan.guards, byFamily);
   // An owner conflict is refused in warn mode too: that family's plan is not to be trusted, as a
   // `plan` of it is refused (exit 3), while the other families go on.
-  const ownerRefusals = new Map<string, string[]>();
-  for (const item of options.refused ?? []) {
-    const key = familyKey(item.project, item.family);
-    ownerRefusals.set(key, [...(ownerRefusals.get(key) ?? []), `${item.source}: ${item.message}`]);
-  }
+  const ownerRefusals = groupBy(options.refused ?? [], byFamily);
   const refusalOf = (key: string): string[] | undefined => {
-    const owner = ownerRefusals.get(key);
+    const owner = (ownerRefusals.get(key) ?? []).map((item) => `${item.source}: ${item.message}`);
     const guards = modes.get(key) === "heal" ? guardsByFamily.get(key) : undefined;
-    return owner === undefined && guards === undefined ? undefined : [...(owner ?? []), ...(guards ?? [])];
+    const refusal = [...owner, ...(guards ?? []).map((guard) => describeGuard(guard))];
+    return refusal.length === 0 ? undefined : refusal;
   };
   const healing = (project: string, family: FamilyName) => {
     const key = familyKey(project, family);
@@ -120,47 +115,63 @@ export async function healPlan(
       : undefined;
   if (healed?.journal !== undefined) await pruneHealJournals(options.journal.cwd, options.journal.keep);
   const report = healed?.report;
-  const done = new Map<string, ApplyOutcome[]>();
-  for (const outcome of report?.outcomes ?? []) {
-    if (outcome.status !== "done") continue;
-    const key = familyKey(outcome.project, outcome.family);
-    done.set(key, [...(done.get(key) ?? []), outcome]);
-  }
+  const done = groupBy(
+    (report?.outcomes ?? []).filter((outcome) => outcome.status === "done"),
+    byFamily,
+  );
 
-  let refused = 0;
+  const journal = healed?.journal;
   const findings = plan.families.map((report): FamilyFinding => {
-    const key = familyKey(report.project, report.family);
+    const key = byFamily(report);
     const finding = findingOf(plan, report.project, report.family);
-    const { changes, reorder } = finding;
     const refusal = refusalOf(key);
-    if (refusal !== undefined) {
-      refused += 1;
-      return { ...finding, refused: refusal };
-    }
+    if (refusal !== undefined) return { ...finding, refused: refusal };
     const applied = done.get(key);
     if (applied === undefined) return finding;
-    return { ...finding, ...splitApplied(changes, reorder, applied, healed?.journal) };
+    // What heal did of the family's changes, and what is left (failed, skipped, outcome unknown).
+    const doneKeys = new Set(applied.map(changeKey));
+    const isDone = (change: PlannedChange) => doneKeys.has(changeKey(change));
+    const { changes, reorder } = finding;
+    const reordered =
+      reorder !== undefined && doneKeys.has(changeKey({ action: "reorder", id: null, name: null }));
+    return {
+      ...finding,
+      changes: changes.filter((change) => !isDone(change)),
+      reorder: reordered ? undefined : reorder,
+      healed: {
+        changes: changes.filter(isDone),
+        reorder: reordered ? reorder : undefined,
+        ...(journal === undefined ? {} : { journal }),
+      },
+    };
   });
-  return { findings, report, refused, journal: healed?.journal };
+  const refused = findings.filter((finding) => finding.refused !== undefined).length;
+  return { findings, report, refused, journal };
 }
 
-/** The changes of a family that heal did, and those left (failed, skipped, outcome unknown). */
-function splitApplied(
-  changes: readonly PlannedChange[],
-  reorder: PlannedReorder | undefined,
-  applied: readonly ApplyOutcome[],
-  journal: string | undefined,
-): Pick<FamilyFinding, "changes" | "reorder" | "healed"> {
-  const doneKeys = new Set(applied.map(changeKey));
-  const reordered =
-    reorder !== undefined && doneKeys.has(changeKey({ action: "reorder", id: null, name: null }));
-  return {
-    changes: changes.filter((change) => !doneKeys.has(changeKey(change))),
-    reorder: reordered ? undefined : reorder,
-    healed: {
-      changes: changes.filter((change) => doneKeys.has(changeKey(change))),
-      reorder: reordered ? reorder : undefined,
-      ...(journal === undefined ? {} : { journal }),
-    },
-  };
+/**
+ * A project's drift as soon as its plan is known, before the cycle ends (the cycle reads and plans
+ * every project before it reports, so at 1,000 projects an edit read early in a cycle would wait
+ * for the whole read, and cycles back to back for the next, before its gauge moved). The drift
+ * counts of a project's freshly made plan that the cycle's end will report unchanged:
+ * each family not in heal (nothing this cycle writes changes its drift), and each family in heal
+ * that is in sync. A family in heal that drifts is left out: what remains after heal is known only
+ * once heal has run. Nothing for a project whose plan has errors (the cycle then fails and makes
+ * no plan); a config that another owner's record refuses (`refused`) still leaves a plan.
+ */
+export function earlyDriftOf(
+  part: Readonly<ProjectPlan>,
+  desired: readonly DesiredFamily[],
+  fallback: DriftMode,
+): DriftCounts {
+  const counts = new Map<string, FamilyRef & { changes: number }>();
+  if (part.errors.some((error) => error.refused !== true)) return counts;
+  const modes = modesOf({ families: desired }, fallback);
+  for (const { project, family } of part.families) {
+    const key = familyKey(project, family);
+    const changes = driftCount(findingOf(part, project, family));
+    if ((modes.get(key) ?? fallback) === "heal" && changes > 0) continue;
+    counts.set(key, { project, family, changes });
+  }
+  return counts;
 }

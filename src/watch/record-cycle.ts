@@ -2,12 +2,12 @@
 // logs, and (for --once) the exit code `plan --detailed-exitcode` would give.
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import type { PcsyncEvent } from "../notify/event.js";
 import { driftCount, totalsOf } from "./cycle-log.js";
 import type { CycleReport } from "./run-cycle.js";
-import { EventTracker, type FamilyFinding } from "./watch-events.js";
-import { type DriftCounts, forgetFamily, setDrift, type WatchMetrics } from "./watch-metrics.js";
+import { EventTracker } from "./watch-events.js";
+import type { DriftCounts, WatchMetrics } from "./watch-metrics.js";
 
 /** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
 export function exitCodeOf(report: CycleReport): ExitCode {
@@ -20,14 +20,13 @@ export function exitCodeOf(report: CycleReport): ExitCode {
 export class CycleRecorder {
   readonly #metrics: WatchMetrics;
   readonly #tracker = new EventTracker();
-  /** Every drift series shown: the last cycle's, and those shown since as projects were planned. */
-  #drift = new Map<string, { project: string; family: FamilyFinding["family"]; changes: number }>();
+  /**
+   * The families with series of their own: the last cycle's, and those whose drift was shown since
+   * as projects were planned; and the projects with a last-success time. Those that leave lose them.
+   */
+  #families = new Map<string, FamilyRef>();
+  #projects = new Set<string>();
   #ready = false;
-  /** The projects and families that have series of their own, so that those that leave lose them. */
-  #watched = {
-    projects: new Set<string>(),
-    families: new Map<string, { project: string; family: FamilyName }>(),
-  };
   /** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
   #internalError = false;
 
@@ -58,31 +57,10 @@ export class CycleRecorder {
    * so the next cycle that completes removes it if its family has left the manifest.
    */
   showProjectDrift(counts: DriftCounts): void {
-    setDrift(this.#metrics, counts, new Map());
-    for (const [key, value] of counts) this.#drift.set(key, value);
-  }
-
-  /**
-   * Removes every series of the projects and families that this cycle, which planned the whole
-   * manifest, no longer watches: a stale last-success time would fire the no-success alert
-   * forever, and a stale count would be reported as today's.
-   */
-  #forgetLeavers(findings: readonly FamilyFinding[]): void {
-    const metrics = this.#metrics;
-    const projects = new Set(findings.map((finding) => finding.project));
-    const families = new Map(
-      findings.map((finding) => [familyKey(finding.project, finding.family), finding] as const),
-    );
-    for (const project of this.#watched.projects) {
-      if (!projects.has(project)) metrics.lastSuccess.remove({ project });
+    for (const [key, { project, family, changes }] of counts) {
+      this.#metrics.driftChanges.set({ project, family }, changes);
+      this.#families.set(key, { project, family });
     }
-    for (const [key, { project, family }] of this.#watched.families) {
-      if (!families.has(key)) forgetFamily(metrics, project, family);
-    }
-    this.#watched = {
-      projects,
-      families: new Map([...families].map(([key, { project, family }]) => [key, { project, family }])),
-    };
   }
 
   /** Updates the metrics with the cycle, and returns the events it calls for. */
@@ -101,17 +79,27 @@ export class CycleRecorder {
     if (report.findings.length === 0 && report.result === "failed") {
       return this.#tracker.observeFailure(report.problems.join("\n"), when);
     }
-    const counts = new Map<string, { project: string; family: FamilyFinding["family"]; changes: number }>();
+    const families = new Map<string, FamilyRef>();
     for (const finding of report.findings) {
       const { project, family } = finding;
-      counts.set(familyKey(project, family), { project, family, changes: driftCount(finding) });
+      families.set(familyKey(project, family), { project, family });
+      metrics.driftChanges.set({ project, family }, driftCount(finding));
       if (finding.healed !== undefined) metrics.heals.inc({ project, family }, driftCount(finding.healed));
       metrics.healFlapping.set({ project, family }, finding.flapping?.records ?? 0);
     }
-    setDrift(metrics, counts, this.#drift);
-    this.#drift = counts;
     for (const project of report.succeeded) metrics.lastSuccess.set({ project }, at.getTime() / 1000);
-    this.#forgetLeavers(report.findings);
+    // This cycle planned the whole manifest: a family or project it no longer watches loses its
+    // series, as a stale last-success time would fire the no-success alert forever, and a stale
+    // count would be reported as today's.
+    for (const [key, { project, family }] of this.#families) {
+      if (families.has(key)) continue;
+      for (const metric of [metrics.driftChanges, metrics.heals, metrics.healFlapping])
+        metric.remove({ project, family });
+    }
+    const projects = new Set(report.findings.map((finding) => finding.project));
+    for (const project of this.#projects) if (!projects.has(project)) metrics.lastSuccess.remove({ project });
+    this.#families = families;
+    this.#projects = projects;
     return this.#tracker.observeCycle(
       report.findings,
       when,

@@ -33,21 +33,13 @@ export class RolloutHold {
     const drifting = new Set(
       [...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)),
     );
-    const held = desired.families
-      .filter((family) => {
-        const key = familyKey(family.project, family.family);
-        return (
-          drifting.has(key) &&
-          modes.get(key) === "heal" &&
-          this.#inSync.get(key) !== familyFingerprint(family, desired.owner?.name)
-        );
-      })
-      .map((family) => ({
-        project: family.project,
-        family: family.family,
-        source: formatSource(family.source),
-        message: HELD_FOR_ROLLOUT,
-      }));
+    const held = desired.families.flatMap((entry) => {
+      const { project, family } = entry;
+      const key = familyKey(project, family);
+      if (!drifting.has(key) || modes.get(key) !== "heal") return [];
+      if (this.#inSync.get(key) === familyFingerprint(entry, desired.owner?.name)) return [];
+      return [{ project, family, source: formatSource(entry.source), message: HELD_FOR_ROLLOUT }];
+    });
     this.#holding = held.length > 0;
     return held;
   }

@@ -4,37 +4,32 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
-import type { CreateRule } from "../apply/proof-window.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../journal/prune-heal-journals.js";
-import { type DesiredState, type DriftMode, formatDiagnostic } from "../manifest/index.js";
+import { type DesiredState, formatDiagnostic } from "../manifest/index.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { printDiagnostics } from "../run/load-manifest.js";
-import { narrowDesiredState, type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
+import { narrowDesiredState, planManifest } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
+import type { FamilyFinding } from "./family-finding.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
 import type { RolloutHold } from "./rollout-hold.js";
+import type { WatchSettings } from "./run-watch.js";
 import type { StableManifest } from "./stable-manifest.js";
-import type { FamilyFinding } from "./watch-events.js";
 import type { CycleResult } from "./watch-metrics.js";
 
-export interface CycleSettings {
+/** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
+export type CycleSettings = Pick<
+  WatchSettings,
+  "scope" | "planSettings" | "mode" | "keepHealJournals" | "createRule"
+> & {
   client: ApiClient;
-  /** The projects and families watched (--project, --family, --shard). */
-  scope: PlanScope;
-  /**
-   * The planner's settings, made again at each cycle: a value that cannot be used fails the
-   * cycle (and every cycle), as a fault of the run would.
-   */
-  planSettings: () => PlanSettings;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
   io: RunIo;
-  /** The mode of the families whose manifest does not say `drift:`. */
-  mode: DriftMode;
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
   /** The manifest to plan with: the last stable version. */
@@ -43,13 +38,9 @@ export interface CycleSettings {
   flapping?: FlapTracker;
   /** Heal's memory of each family's manifest when last in sync: with `rollout:`, a change is held. */
   rolloutHold?: RolloutHold;
-  /** How many ended heal journals are kept, the newest (--keep-heal-journals; 0: all). */
-  keepHealJournals?: number | undefined;
-  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
-  createRule?: (() => CreateRule) | undefined;
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
-}
+};
 
 export interface CycleReport {
   result: CycleResult;
@@ -72,21 +63,14 @@ export interface CycleReport {
   internalError?: true;
 }
 
+/** A cycle that ended before it read and planned: nothing found, nothing healed. */
 function endedEarly(
   result: CycleResult,
   problems: string[],
   manifestValid: boolean | undefined,
 ): CycleReport {
-  return {
-    result,
-    manifestValid,
-    problems,
-    findings: [],
-    succeeded: [],
-    healed: 0,
-    refused: 0,
-    interrupted: false,
-  };
+  const nothing = { findings: [], succeeded: [], healed: 0, refused: 0, interrupted: false };
+  return { result, manifestValid, problems, ...nothing };
 }
 
 /** Runs cycles; remembers what it printed, so that unchanged manifest warnings are not repeated. */
@@ -99,11 +83,24 @@ export class CycleRunner {
   }
 
   async run(): Promise<CycleReport> {
-    const { signal } = this.#settings;
+    const { signal, scope, io, manifest } = this.#settings;
     try {
-      const loaded = await this.#loadManifest();
-      if ("report" in loaded) return loaded.report;
-      return await this.#planAndHeal(loaded.desired);
+      const result = await manifest.current();
+      const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
+      if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
+      this.#printedDiagnostics = printed;
+      if (result.errors.length > 0 || result.value === undefined) {
+        return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
+      }
+      let narrowed: DesiredState;
+      try {
+        narrowed = narrowDesiredState(result.value, scope);
+      } catch (error) {
+        // --project or --family that the manifest, as it now reads, does not have.
+        if (isInputError(error, "usage")) return endedEarly("invalid_manifest", [error.message], false);
+        throw error;
+      }
+      return await this.#planAndHeal(narrowed);
     } catch (error) {
       if (signal.aborted) return { ...endedEarly("failed", [], undefined), interrupted: true };
       if (isInputError(error, "manifest_invalid")) {
@@ -112,25 +109,6 @@ export class CycleRunner {
       if (error instanceof PcsyncError) return endedEarly("failed", [error.message], true);
       const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       return { ...endedEarly("failed", [message], true), internalError: true };
-    }
-  }
-
-  async #loadManifest(): Promise<{ desired: DesiredState } | { report: CycleReport }> {
-    const { scope, io, manifest } = this.#settings;
-    const result = await manifest.current();
-    const printed = [...result.errors, ...result.warnings].map(formatDiagnostic).join("\n");
-    if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
-    this.#printedDiagnostics = printed;
-    if (result.errors.length > 0 || result.value === undefined) {
-      return { report: endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false) };
-    }
-    try {
-      return { desired: narrowDesiredState(result.value, scope) };
-    } catch (error) {
-      // --project or --family that the manifest, as it now reads, does not have.
-      if (isInputError(error, "usage"))
-        return { report: endedEarly("invalid_manifest", [error.message], false) };
-      throw error;
     }
   }
 
@@ -163,15 +141,14 @@ export class CycleRunner {
     });
     const findings = flapping?.observe(heal.findings, hold.held) ?? heal.findings;
     rolloutHold?.observe(findings, desired);
-    const failedProjects = new Set<string>();
-    const problems: string[] = [];
-    for (const outcome of heal.report?.outcomes ?? []) {
-      if (outcome.status !== "failed" && outcome.status !== "unknown") continue;
-      failedProjects.add(outcome.project);
-      problems.push(
+    const failed = (heal.report?.outcomes ?? []).filter(
+      ({ status }) => status === "failed" || status === "unknown",
+    );
+    const failedProjects = new Set(failed.map((outcome) => outcome.project));
+    const problems = failed.map(
+      (outcome) =>
         `heal: ${outcome.action} ${outcome.name ?? `id ${outcome.id}`} in project ${outcome.project} ${outcome.family}: ${outcome.status}${outcome.message === undefined ? "" : ` (${outcome.message})`}`,
-      );
-    }
+    );
     const result: CycleResult = problems.length > 0 ? "failed" : heal.refused > 0 ? "guarded" : "ok";
     const projects = [...new Set(plan.families.map((family) => family.project))];
     return {

@@ -13,9 +13,9 @@ import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
 import { compactHeap } from "./compact-heap.js";
 import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import { earlyDriftOf } from "./heal.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
-import { earlyDriftOf } from "./project-drift.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { RolloutHold } from "./rollout-hold.js";
 import { type CycleReport, CycleRunner } from "./run-cycle.js";
@@ -27,11 +27,16 @@ import { startWatchServer, type WatchServer } from "./watch-server.js";
 export interface WatchSettings {
   /** The manifest files and variables, read again when they change. */
   manifest: ManifestInput;
+  /** The projects and families watched (--project, --family, --shard). */
   scope: PlanScope;
-  /** The planner's settings, made again at each cycle (see CycleSettings). */
+  /**
+   * The planner's settings, made again at each cycle: a value that cannot be used fails the
+   * cycle (and every cycle), as a fault of the run would.
+   */
   planSettings: () => PlanSettings;
   intervalMs: number;
   jitterShare: number;
+  /** The mode of the families whose manifest does not say `drift:`. */
   mode: DriftMode;
   /** Undefined: no HTTP endpoints (--once without --listen). */
   listen: ListenAddress | undefined;
@@ -82,26 +87,19 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     },
   );
   const runner = new CycleRunner({
+    ...settings,
     client,
-    scope: settings.scope,
-    planSettings: settings.planSettings,
     inputs,
     io,
-    mode: settings.mode,
     signal: stop.signal,
     manifest,
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
     rolloutHold: new RolloutHold(),
-    keepHealJournals: settings.keepHealJournals,
-    createRule: settings.createRule,
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });
-  const counts = Object.fromEntries(CYCLE_RESULTS.map((result) => [result, 0])) as Record<
-    CycleResult,
-    number
-  >;
+  const counts = new Map<CycleResult, number>();
   let healed = 0;
   let lastReport: CycleReport | undefined;
   let metricsFileFailed = false;
@@ -119,23 +117,21 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       const durationMs = performance.now() - started;
       if (report.interrupted && report.healed === 0) return;
       lastReport = report;
-      counts[report.result] += 1;
+      counts.set(report.result, (counts.get(report.result) ?? 0) + 1);
       healed += report.healed;
       const at = new Date();
       for (const event of recorder.record(report, durationMs, at)) parts.webhooks?.send(event);
       io.stdout.write(
         formatCycleLine({ cycle: loop.cycles + 1, report, durationMs, at }, settings.logFormat),
       );
-      if (settings.metricsFile !== undefined) {
-        metricsFileFailed = !(await writeMetricsFile?.());
-      }
+      if (writeMetricsFile !== undefined) metricsFileFailed = !(await writeMetricsFile());
       // A process that exits after its one cycle has no heap to keep small.
       if (!settings.once) compactHeap();
     },
   });
 
   let server: WatchServer | undefined;
-  const signals = new SignalHandlers(io, stop, loop);
+  let signals: ReturnType<typeof handleSignals> | undefined;
   try {
     if (settings.listen !== undefined) {
       server = await startWatchServer(settings.listen, metrics, {
@@ -146,31 +142,32 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       });
       io.stderr.write(`pcsync watch: serving /metrics, /healthz and /readyz on ${server.url}\n`);
     }
-    signals.install();
+    signals = handleSignals(io, stop, loop);
     await loop.run();
   } finally {
-    signals.dispose();
+    signals?.dispose();
     await server?.close();
     const drained = (await parts.webhooks?.close(WEBHOOK_DRAIN_MS)) ?? true;
     if (!drained) io.stderr.write("warning: webhook events still queued at exit were not sent\n");
     await client.close();
   }
 
+  const received = signals?.received();
   if (settings.once) {
     // A signal that stopped the one cycle before it finished ends the run as it ends apply's.
     if (lastReport === undefined) {
-      return signals.received === undefined ? EXIT_ERROR : SIGNAL_EXIT_CODES[signals.received];
+      return received === undefined ? EXIT_ERROR : SIGNAL_EXIT_CODES[received];
     }
     return metricsFileFailed ? EXIT_ERROR : exitCodeOf(lastReport);
   }
-  const tally = CYCLE_RESULTS.map((result) => `${counts[result]} ${result}`).join(", ");
+  const tally = CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`).join(", ");
   const webhookStats = parts.webhooks?.stats;
   const webhookTally =
     webhookStats === undefined
       ? ""
       : `; webhook events: ${webhookStats.delivered} delivered, ${webhookStats.failed} failed, ${webhookStats.dropped} dropped`;
   io.stderr.write(
-    `pcsync watch: stopped${signals.received === undefined ? "" : ` by ${signals.received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`,
+    `pcsync watch: stopped${received === undefined ? "" : ` by ${received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`,
   );
   return EXIT_OK;
 }
@@ -179,53 +176,38 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
  * SIGTERM and SIGINT stop the loop: the cycle in progress finishes its writes in flight and starts
  * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
  */
-class SignalHandlers {
-  received: InterruptSignal | undefined;
-  readonly #io: RunIo;
-  readonly #stop: AbortController;
-  readonly #loop: WatchLoop;
-  readonly #handlers: [NodeJS.Signals, () => void][];
-
-  constructor(io: RunIo, stop: AbortController, loop: WatchLoop) {
-    this.#io = io;
-    this.#stop = stop;
-    this.#loop = loop;
-    this.#handlers = [
-      ["SIGTERM", () => this.#onStop("SIGTERM")],
-      ["SIGINT", () => this.#onStop("SIGINT")],
-      ["SIGHUP", () => this.#onHangUp()],
-    ];
-  }
-
-  install(): void {
-    for (const [name, handler] of this.#handlers) process.on(name, handler);
-  }
-
-  dispose(): void {
-    for (const [name, handler] of this.#handlers) process.off(name, handler);
-  }
-
-  #onStop(name: InterruptSignal): void {
-    if (this.received !== undefined) {
-      this.#io.stderr.write(
+function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop) {
+  let received: InterruptSignal | undefined;
+  const onStop = (name: InterruptSignal) => {
+    if (received !== undefined) {
+      io.stderr.write(
         `pcsync watch: ${name} received again: exiting at once. Writes in flight may or may not have been made; the next cycle (or \`pcsync plan\`) shows what the server holds.\n`,
       );
       process.exit(SIGNAL_EXIT_CODES[name]);
     }
-    this.received = name;
-    const busy = this.#loop.running
+    received = name;
+    const busy = loop.running
       ? "; the cycle in progress finishes its writes in flight and starts no new one"
       : "";
-    this.#io.stderr.write(
-      `pcsync watch: ${name} received: stopping${busy} (send it again to exit at once)\n`,
+    io.stderr.write(`pcsync watch: ${name} received: stopping${busy} (send it again to exit at once)\n`);
+    stop.abort(new Error(`stopped by ${name}`));
+  };
+  const onHangUp = () => {
+    io.stderr.write(
+      `pcsync watch: SIGHUP received: ${loop.running ? "another cycle starts as soon as this one ends" : "starting a cycle now"}, reading the manifest again\n`,
     );
-    this.#stop.abort(new Error(`stopped by ${name}`));
-  }
-
-  #onHangUp(): void {
-    this.#io.stderr.write(
-      `pcsync watch: SIGHUP received: ${this.#loop.running ? "another cycle starts as soon as this one ends" : "starting a cycle now"}, reading the manifest again\n`,
-    );
-    this.#loop.trigger();
-  }
+    loop.trigger();
+  };
+  const handlers: [NodeJS.Signals, () => void][] = [
+    ["SIGTERM", () => onStop("SIGTERM")],
+    ["SIGINT", () => onStop("SIGINT")],
+    ["SIGHUP", onHangUp],
+  ];
+  for (const [name, handler] of handlers) process.on(name, handler);
+  return {
+    received: () => received,
+    dispose: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+    },
+  };
 }

@@ -134,15 +134,10 @@ export class StableManifest {
       candidate.lastRead = this.#now();
       return false;
     }
-    return this.#hasBecomeStable();
-  }
-
-  #hasBecomeStable(): boolean {
-    const candidate = this.#candidate;
+    // A change now stable that no cycle has tried yet.
+    const now = this.#candidate;
     return (
-      candidate !== undefined &&
-      candidate.digest !== this.#tried &&
-      this.#now() - candidate.since >= this.#options.stableForMs
+      now !== undefined && now.digest !== this.#tried && this.#now() - now.since >= this.#options.stableForMs
     );
   }
 

@@ -3,22 +3,12 @@
 // records changes, drift_resolved when it is back in sync. Pure: the caller gives the time.
 
 import { appendAll } from "../append-all.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import { type EventName, MAX_EVENT_CHANGES, type PcsyncEvent } from "../notify/event.js";
 import { summarizePlan } from "../plan/compute-plan.js";
-import type { PlannedChange, PlannedReorder, PlanSummary } from "../plan/types.js";
+import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./family-finding.js";
 import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
-
-export type { FamilyFinding };
-
-/** A family's changes counted as the JSON plan's summary counts them. */
-export function summarize(
-  changes: readonly PlannedChange[],
-  reorder: PlannedReorder | undefined,
-): PlanSummary {
-  return summarizePlan(changes, reorder === undefined ? [] : [reorder]);
-}
 
 /**
  * Which records drift: a record is its id (a create's name, as it has none) and what would be done
@@ -32,11 +22,10 @@ function driftSignature(changes: readonly PlannedChange[], reorder: PlannedReord
   return records.sort().join("\n");
 }
 
-const NO_CHANGES: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
-
+/** A family's event; its summary counts the changes as the JSON plan's summary does. */
 function familyEvent(
   event: EventName,
-  finding: Pick<FamilyFinding, "project" | "family">,
+  { project, family }: Pick<FamilyFinding, "project" | "family">,
   changes: readonly PlannedChange[],
   reorder: PlannedReorder | undefined,
   at: string,
@@ -44,9 +33,9 @@ function familyEvent(
 ): PcsyncEvent {
   return {
     event,
-    project: finding.project,
-    family: finding.family,
-    summary: summarize(changes, reorder),
+    project,
+    family,
+    summary: summarizePlan(changes, reorder === undefined ? [] : [reorder]),
     changes: changes.slice(0, MAX_EVENT_CHANGES),
     at,
     ...(message === undefined ? {} : { message }),
@@ -54,18 +43,12 @@ function familyEvent(
 }
 
 function cycleEvent(event: EventName, message: string, at: string): PcsyncEvent {
-  return { event, project: null, family: null, summary: NO_CHANGES, changes: [], at, message };
-}
-
-interface Remembered {
-  project: string;
-  family: FamilyName;
-  signature: string;
+  return { event, project: null, family: null, summary: summarizePlan([], []), changes: [], at, message };
 }
 
 /** Remembers each family's drift and refusals, and the cycle's failure, across cycles. */
 export class EventTracker {
-  readonly #drift = new Map<string, Remembered>();
+  readonly #drift = new Map<string, FamilyRef & { signature: string }>();
   readonly #refused = new Map<string, string>();
   #failure: string | undefined;
   #invalid: string | undefined;
@@ -115,16 +98,8 @@ export class EventTracker {
     // A family dropped from the manifest (or from this watcher's shard) is no longer drifting here.
     for (const [key, remembered] of this.#drift) {
       if (seen.has(key)) continue;
-      events.push(
-        familyEvent(
-          "drift_resolved",
-          remembered,
-          [],
-          undefined,
-          at,
-          "no longer watched: not in the manifest",
-        ),
-      );
+      const message = "no longer watched: not in the manifest";
+      events.push(familyEvent("drift_resolved", remembered, [], undefined, at, message));
       this.#drift.delete(key);
       this.#refused.delete(key);
     }
@@ -159,7 +134,7 @@ function describeFlapping(started: NonNullable<FamilyFinding["flapping"]>["start
 }
 
 /** The first errors of a manifest, with file:line, and how many more there are. */
-export function describeManifestErrors(errors: readonly string[], shown = 5): string {
+function describeManifestErrors(errors: readonly string[], shown = 5): string {
   const more = errors.length > shown ? `\n(and ${errors.length - shown} more)` : "";
   return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;
 }

@@ -19,15 +19,11 @@ export interface LoopOptions {
   early?: { nextAt(): number | undefined; check(): Promise<boolean> };
 }
 
-export interface LoopState {
-  /** When the loop started, and when the last cycle ended (epoch ms; undefined before the first). */
-  readonly startedAt: number;
-  readonly lastCycleEndedAt: number | undefined;
-  readonly cycles: number;
-  readonly running: boolean;
-}
+/** What the endpoints read of the loop. */
+export type LoopState = Readonly<Pick<WatchLoop, "startedAt" | "lastCycleEndedAt" | "cycles" | "running">>;
 
-export class WatchLoop implements LoopState {
+export class WatchLoop {
+  /** When the loop started, and when the last cycle ended (epoch ms; undefined before the first). */
   readonly startedAt: number;
   lastCycleEndedAt: number | undefined;
   cycles = 0;

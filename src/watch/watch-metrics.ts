@@ -2,18 +2,12 @@
 // what drifts now, how cycles end, what heal changed, and the requests made to the service.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { FamilyName } from "../families.js";
+import type { FamilyRef } from "../families.js";
 import { SecretRegistry } from "../redact.js";
 
 /** How a cycle ended, as `pcsync_cycles_total{result}` counts it. */
-export type CycleResult = "ok" | "failed" | "guarded" | "invalid_manifest";
-
-export const CYCLE_RESULTS = [
-  "ok",
-  "failed",
-  "guarded",
-  "invalid_manifest",
-] as const satisfies readonly CycleResult[];
+export const CYCLE_RESULTS = ["ok", "failed", "guarded", "invalid_manifest"] as const;
+export type CycleResult = (typeof CYCLE_RESULTS)[number];
 
 // From a fast emulator (tens of ms) to a fleet at a slow service (minutes).
 const CYCLE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -24,26 +18,12 @@ const LINT_FAILING_DEFAULTS = [
   "nodejs_active_resources_total",
 ];
 
-export interface WatchMetrics {
-  /** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
-  readonly registry: Registry;
-  /** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
-  readonly processRegistry: Registry;
-  readonly driftChanges: Gauge<"project" | "family">;
-  readonly lastSuccess: Gauge<"project">;
-  readonly cycles: Counter<"result">;
-  readonly cycleDuration: Histogram;
-  readonly heals: Counter<"project" | "family">;
-  readonly healFlapping: Gauge<"project" | "family">;
-  readonly manifestValid: Gauge;
-  readonly requests: Counter<"method" | "status">;
-  /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
-  readonly secrets: SecretRegistry;
-}
+/** The metrics of a run, each by the name its `help` goes with. */
+export type WatchMetrics = ReturnType<typeof createWatchMetrics>;
 
 export function createWatchMetrics(
   options: { processMetrics: boolean; secrets?: SecretRegistry } = { processMetrics: true },
-): WatchMetrics {
+) {
   const registry = new Registry();
   const processRegistry = new Registry();
   // node_exporter exports its own process_* metrics: a textfile with them would collide, so the
@@ -55,57 +35,56 @@ export function createWatchMetrics(
     for (const name of LINT_FAILING_DEFAULTS) processRegistry.removeSingleMetric(name);
   }
   const registers = [registry];
-  const metrics: WatchMetrics = {
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge<L>({ name, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const metrics = {
+    /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
     secrets: options.secrets ?? new SecretRegistry(),
+    /** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
     registry,
+    /** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
     processRegistry,
-    driftChanges: new Gauge({
-      name: "pcsync_drift_changes",
-      help: "Changes a plan would make now in this project and family (0: in sync).",
-      labelNames: ["project", "family"],
-      registers,
-    }),
-    lastSuccess: new Gauge({
-      name: "pcsync_last_success_timestamp_seconds",
-      help: "When a cycle last read and planned this project without error (Unix time).",
-      labelNames: ["project"],
-      registers,
-    }),
-    cycles: new Counter({
-      name: "pcsync_cycles_total",
-      help: "Cycles completed, by result: ok, failed, guarded (heal refused by a guard), invalid_manifest.",
-      labelNames: ["result"],
-      registers,
-    }),
+    driftChanges: gauge(
+      "pcsync_drift_changes",
+      "Changes a plan would make now in this project and family (0: in sync).",
+      ["project", "family"],
+    ),
+    lastSuccess: gauge(
+      "pcsync_last_success_timestamp_seconds",
+      "When a cycle last read and planned this project without error (Unix time).",
+      ["project"],
+    ),
+    cycles: counter(
+      "pcsync_cycles_total",
+      "Cycles completed, by result: ok, failed, guarded (heal refused by a guard), invalid_manifest.",
+      ["result"],
+    ),
     cycleDuration: new Histogram({
       name: "pcsync_cycle_duration_seconds",
       help: "How long a cycle took: reading the manifest, reading the service, planning and healing.",
       buckets: CYCLE_DURATION_BUCKETS,
       registers,
     }),
-    heals: new Counter({
-      name: "pcsync_heals_total",
-      help: "Changes applied by heal mode, by project and family.",
-      labelNames: ["project", "family"],
-      registers,
-    }),
-    healFlapping: new Gauge({
-      name: "pcsync_heal_flapping",
-      help: "Records heal leaves alone for now, as something else keeps changing them back (healed in 3 cycles in a row).",
-      labelNames: ["project", "family"],
-      registers,
-    }),
-    manifestValid: new Gauge({
-      name: "pcsync_manifest_valid",
-      help: "1 when the manifest last read passed validation, 0 when it did not.",
-      registers,
-    }),
-    requests: new Counter({
-      name: "pcsync_requests_total",
-      help: "Requests sent to the service (retries included), by method and status; status error: no response.",
-      labelNames: ["method", "status"],
-      registers,
-    }),
+    heals: counter("pcsync_heals_total", "Changes applied by heal mode, by project and family.", [
+      "project",
+      "family",
+    ]),
+    healFlapping: gauge(
+      "pcsync_heal_flapping",
+      "Records heal leaves alone for now, as something else keeps changing them back (healed in 3 cycles in a row).",
+      ["project", "family"],
+    ),
+    manifestValid: gauge(
+      "pcsync_manifest_valid",
+      "1 when the manifest last read passed validation, 0 when it did not.",
+    ),
+    requests: counter(
+      "pcsync_requests_total",
+      "Requests sent to the service (retries included), by method and status; status error: no response.",
+      ["method", "status"],
+    ),
   };
   // Every result shows from the start, at 0: rate() and increase() then see the first one.
   for (const result of CYCLE_RESULTS) metrics.cycles.inc({ result }, 0);
@@ -113,27 +92,7 @@ export function createWatchMetrics(
 }
 
 /** One watched family and its count of planned changes, keyed by its family key. */
-export type DriftCounts = ReadonlyMap<string, { project: string; family: FamilyName; changes: number }>;
-
-/**
- * Sets the drift gauge to `counts`, and removes the series of the families in `previous` that are
- * no longer watched (dropped from the manifest), so that a stale value does not alert forever.
- */
-export function setDrift(metrics: WatchMetrics, counts: DriftCounts, previous: DriftCounts): void {
-  for (const { project, family, changes } of counts.values()) {
-    metrics.driftChanges.set({ project, family }, changes);
-  }
-  for (const [key, { project, family }] of previous) {
-    if (!counts.has(key)) metrics.driftChanges.remove({ project, family });
-  }
-}
-
-/** Removes the series of a family that is no longer watched (the drift gauge goes with setDrift). */
-export function forgetFamily(metrics: WatchMetrics, project: string, family: FamilyName): void {
-  metrics.heals.remove({ project, family });
-  metrics.healFlapping.remove({ project, family });
-  metrics.driftChanges.remove({ project, family });
-}
+export type DriftCounts = ReadonlyMap<string, FamilyRef & { changes: number }>;
 
 /** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 export async function renderMetrics(metrics: WatchMetrics): Promise<string> {

@@ -14,26 +14,23 @@ export interface HealthState {
   /** A cycle has completed with a valid manifest. */
   ready: () => boolean;
   /** Why it is not ready, for the 503's body. */
-  notReadyReason?: () => string;
-  now?: () => number;
+  notReadyReason: () => string;
 }
 
 /** Healthy while a cycle has ended (or the loop started) within three intervals. */
-export function isHealthy(state: HealthState): boolean {
-  const now = (state.now ?? Date.now)();
+function isHealthy(state: HealthState): boolean {
   const last = state.loop.lastCycleEndedAt ?? state.loop.startedAt;
-  return now - last <= 3 * state.intervalMs;
+  return Date.now() - last <= 3 * state.intervalMs;
 }
 
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: "the address is in use (another pcsync watch?)",
+  EADDRNOTAVAIL: "this machine has no such address",
+  EACCES: "permission denied (ports below 1024 need privileges)",
+};
+
 function listenError(address: ListenAddress, error: NodeJS.ErrnoException): InputError {
-  const why =
-    error.code === "EADDRINUSE"
-      ? "the address is in use (another pcsync watch?)"
-      : error.code === "EADDRNOTAVAIL"
-        ? "this machine has no such address"
-        : error.code === "EACCES"
-          ? "permission denied (ports below 1024 need privileges)"
-          : (error.message ?? String(error));
+  const why = LISTEN_FAILURES[error.code ?? ""] ?? error.message ?? String(error);
   return new InputError("listen_failed", { where: formatAddress(address), why });
 }
 
@@ -65,29 +62,17 @@ export async function startWatchServer(
         (text) => send(200, metrics.registry.contentType, text),
         (error: unknown) => send(500, "text/plain", `cannot render the metrics: ${String(error)}\n`),
       );
-      return;
-    }
-    if (path === "/healthz") {
+    } else if (path === "/healthz") {
       const healthy = isHealthy(health);
       send(
         healthy ? 200 : 503,
         "text/plain",
         healthy ? "ok\n" : "no cycle has completed within three intervals\n",
       );
-      return;
-    }
-    if (path === "/readyz") {
+    } else if (path === "/readyz") {
       const ready = health.ready();
-      send(
-        ready ? 200 : 503,
-        "text/plain",
-        ready
-          ? "ready\n"
-          : `${health.notReadyReason?.() ?? "no cycle has completed with a valid manifest yet"}\n`,
-      );
-      return;
-    }
-    send(404, "text/plain", "not found: this server has /metrics, /healthz and /readyz\n");
+      send(ready ? 200 : 503, "text/plain", ready ? "ready\n" : `${health.notReadyReason()}\n`);
+    } else send(404, "text/plain", "not found: this server has /metrics, /healthz and /readyz\n");
   });
   // A scraper's keep-alive connection must not keep the process alive after a stop.
   server.keepAliveTimeout = 5_000;

@@ -16,6 +16,7 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  webhookReceiver,
 } from "../support/rollout-setup.js";
 import { openServer } from "../support/test-server.js";
 
@@ -146,11 +147,12 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
 describe.concurrent.each(PROFILES)(
   "a later wave whose projects changed during an earlier wave's bake, on %s",
   (profile) => {
-    it("is not written from the plan made before: the rollout stops before it (exit 1), with no second record of a name", async ({
+    it("is not written from the plan made before: the rollout stops before it (exit 1), with no second record of a name, and says so to the webhook and the metrics file", async ({
       onTestFinished,
     }) => {
       const server = await openServer(onTestFinished, profile);
       const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const receiver = await webhookReceiver(onTestFinished);
       // Project 1 (the second wave) is to get a new config, "Fresh One".
       const text = rolloutManifest("v13", threeWaveRollout("2s")).replace(
         '  "1":\n    plugin_configs:\n      configs:\n',
@@ -158,11 +160,10 @@ describe.concurrent.each(PROFILES)(
       );
       expect(text).toContain("Fresh One");
       const file = await write("pcsync.yaml", text.replace("min_entries: 2", "min_entries: 0"));
-      const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
-        cwd: dir,
-        env: { ...server.env },
-        timeoutMs: 80_000,
-      });
+      const run = spawnCli(
+        ["apply", "-f", file, "--auto-approve", "--webhook", receiver.url, "--metrics-file", "rollout.prom"],
+        { cwd: dir, env: { ...server.env }, timeoutMs: 80_000 },
+      );
       for (
         let waited = 0;
         !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
@@ -185,9 +186,60 @@ describe.concurrent.each(PROFILES)(
       );
       const records = await server.list("1", "plugin_configs");
       expect(records.filter((record) => record.name === "Fresh One")).toHaveLength(1);
+      // Those who watch the rollout's events hear that it stopped, not only that the canary passed.
+      expect(receiver.events.map((event) => event.event)).toEqual([
+        "rollout_wave_started",
+        "rollout_wave_passed",
+        "rollout_stopped",
+      ]);
+      expect(receiver.events[2]?.rollout?.wave).toBe("second");
+      expect(receiver.events[2]?.message).toMatch(
+        /^stopped in wave "second" \(changed\): its projects changed since the plan was made: a record named "Fresh One" .*applying the same manifest again finishes it$/,
+      );
+      const metrics = await readFile(join(dir, "rollout.prom"), "utf8");
+      expect(metrics).toContain('pcsync_rollout_events_total{event="rollout_stopped"} 1\n');
+      expect(metrics).toContain('pcsync_rollout_wave_status{wave="second",status="pending"} 1\n');
     }, 90_000);
   },
 );
+
+describe.concurrent.each(PROFILES)("a wave's journal while its rollout runs, on %s", (profile) => {
+  it("cannot be rolled back by hand (exit 3, naming the run): the rollout would go on from a wave that no longer holds its change", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v26", threeWaveRollout("3s")));
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    for (
+      let waited = 0;
+      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
+      waited += 20
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const canaryJournal = /"canary": writing project 2; journal (\S+wave-1\.jsonl)/.exec(
+      run.soFar().stderr,
+    )?.[1];
+    expect(canaryJournal, run.soFar().stderr).toBeDefined();
+    const byHand = await server.run(["rollback", "--journal", canaryJournal ?? "", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(byHand.code, byHand.stderr).toBe(3);
+    expect(byHand.stderr).toMatch(/apply \(rollout\)/);
+    const applied = await run.done;
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await geoipDescriptions(server)).toEqual(["v26", "v26", "v26"]);
+    // Once the rollout has ended, the wave's journal is anyone's to roll back.
+    const after = await server.run(["rollback", "--journal", canaryJournal ?? "", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(after.code, after.stderr).toBe(0);
+  }, 90_000);
+});
 
 describe("flags that would break a rollout", () => {
   it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
@@ -221,7 +273,7 @@ describe("flags that would break a rollout", () => {
     }
   });
 
-  it("--journal naming a file that holds no unfinished rollout of the manifest, or a device, is a clear error, not an internal one", async ({
+  it("--journal naming a file that holds a rollout still to finish of another manifest, not a rollout journal, or a device, is a clear error; one whose rollout ended is moved aside", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, "seed");
@@ -235,11 +287,16 @@ describe("flags that would break a rollout", () => {
       cwd: dir,
     });
     expect(done.code, done.stderr).toBe(0);
+    const ended = await readFile(join(dir, "r.jsonl"), "utf8");
+    // The same rollout as if killed before its end: one still to finish, of another manifest.
+    const unfinished = await write("unfinished.jsonl", ended.replace(/^.*"kind":"end".*\n/m, ""));
     const second = await write("second.yaml", rolloutManifest("v12", waves));
+    const stillToFinish =
+      "it exists already and holds no rollout of this manifest to finish, nor one that ended";
     const cases: [journal: string, why: string][] = [
-      ["r.jsonl", "it exists already and holds no unfinished rollout of this manifest"],
+      [unfinished, stillToFinish],
       [second, "which this run reads"],
-      [first, "it exists already and holds no unfinished rollout of this manifest"],
+      [first, stillToFinish],
       ["/dev/null", "it is a character device, not a file"],
     ];
     for (const [journal, why] of cases) {
@@ -251,6 +308,25 @@ describe("flags that would break a rollout", () => {
       expect(refused.stderr).not.toMatch(/internal error|--no-journal/);
     }
     expect(await geoipDescriptions(server)).toEqual(["v11", "v11", "v11"]);
+
+    // A fixed path (a CI workflow's, run again) whose rollout ended: moved aside, said, kept whole.
+    const next = await server.run(["apply", "-f", second, "--journal", "r.jsonl", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(next.code, next.stderr).toBe(0);
+    const moved =
+      /The rollout journal r\.jsonl held a rollout that ended \(complete\): moved to (r\.[-0-9TZ.]+\.jsonl)\./.exec(
+        next.stderr,
+      )?.[1];
+    expect(moved, next.stderr).toBeDefined();
+    expect(await readFile(join(dir, moved ?? ""), "utf8")).toBe(ended);
+    expect(await geoipDescriptions(server)).toEqual(["v12", "v12", "v12"]);
+    // The new rollout is the path's now: applied again, nothing to do, nothing moved.
+    const again = await server.run(["apply", "-f", second, "--journal", "r.jsonl", "--auto-approve"], {
+      cwd: dir,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("moved to");
   });
 
   it("--project that leaves a named wave's projects out is warned of by apply, naming the waves written before them", async ({

@@ -3,8 +3,6 @@
 // rolls back what was applied; a rollout killed in a bake finishes when applied again, writing
 // nothing twice. Against the emulator, on both profiles.
 
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
@@ -15,6 +13,7 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  webhookReceiver,
 } from "../support/rollout-setup.js";
 import { openServer } from "../support/test-server.js";
 
@@ -342,24 +341,6 @@ describe("a wave's re-read on posthog-2024, where plugin_configs also lists fron
     expect(frontend.map((record) => record.name)).toContain("Made During The Rollout");
   }, 90_000);
 });
-
-/** A webhook receiver on port 0: the events it was sent, in order. */
-async function webhookReceiver(onFinished: (done: () => Promise<void>) => void) {
-  const events: { event: string; rollout?: { wave: string } }[] = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8").on("data", (chunk: string) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      events.push(JSON.parse(body) as { event: string; rollout?: { wave: string } });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  onFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
-}
 
 describe.concurrent.each(PROFILES)("a rollout whose change breaks its plugins, on %s", (profile) => {
   it("halts in the wave that logs errors, writes no later wave, rolls back every wave newest first, and tells the webhook", async ({

@@ -90,6 +90,19 @@ const rolloutStep = {
   }),
 };
 
+/** A rollout stopped by a signal somewhere in it, then applied again (explorations only, as above). */
+const rolloutSignalStep = {
+  weight: 1,
+  arbitrary: fc.record({
+    kind: fc.constant("rollout-signal" as const),
+    manifest: manifestIndex,
+    failing: fc.boolean(),
+    signal: fc.constantFrom("SIGINT" as const, "SIGTERM" as const, "SIGKILL" as const),
+    writes: fc.integer({ min: 1, max: 4 }),
+    delayMs: fc.integer({ min: 0, max: 60 }),
+  }),
+};
+
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
@@ -152,7 +165,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("second-owner" as const), race: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("export-plan" as const), templates: fc.boolean() }) },
-  ...(PINNED_SEED === undefined ? [rolloutStep] : []),
+  ...(PINNED_SEED === undefined ? [rolloutStep, rolloutSignalStep] : []),
 );
 
 function setupArb(profile: ProfileName): fc.Arbitrary<WorldSetup> {
@@ -394,6 +407,33 @@ const SEQUENCES: Sequence[] = [
       // The actor creates cfg-002 in project 1 (the last wave, by the hash), which the rollout is about
       // to create there.
       { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", meddle: PC },
+    ],
+  },
+  {
+    seam: "a rollout stopped by a signal in its writes, its re-read, the read before its next wave, its rollback",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+      ),
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "y" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "y" }]) },
+      ),
+    ],
+    steps: [
+      // The first wave's one write in flight: the re-read after it is refused by the client.
+      { kind: "rollout-signal", manifest: 0, failing: false, signal: "SIGINT", writes: 1, delayMs: 0 },
+      // After the first wave: in its judging or the read before the second.
+      { kind: "rollout-signal", manifest: 1, failing: false, signal: "SIGTERM", writes: 1, delayMs: 40 },
+      // A halting rollout: in its judging or its rollback, then killed in its rollback's write (its
+      // second: the first wave wrote one); applied again, the rollback is finished.
+      { kind: "rollout-signal", manifest: 0, failing: true, signal: "SIGINT", writes: 1, delayMs: 15 },
+      { kind: "rollout-signal", manifest: 0, failing: true, signal: "SIGKILL", writes: 2, delayMs: 0 },
     ],
   },
 ];

@@ -57,6 +57,30 @@ async function brokenConfig(perMinute: number, onFinished: (done: () => Promise<
 }
 
 describe("the logs gate against the emulator", () => {
+  it("passes a project whose wave created or updated no plugin config, and says so, reading no logs", async ({
+    onTestFinished,
+  }) => {
+    const emulator = await startEmulator({
+      profile: "seed",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+    });
+    onTestFinished(() => emulator.close());
+    const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
+    const verdicts = await createLogHealthGate(client, spec, 4).judge(
+      { wave: "canary", since: new Date(), projects: [{ project: "1", configs: [] }] },
+      new AbortController().signal,
+    );
+    expect(verdicts).toEqual([
+      expect.objectContaining({
+        project: "1",
+        passed: true,
+        summary:
+          "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)",
+      }),
+    ]);
+    expect(emulator.requestLog).toEqual([]);
+  });
+
   it("counts a bake's entries from one page per config", async ({ onTestFinished }) => {
     // 100 entries a second: a page of 200 holds what 0.3 s of bake logged, even on a loaded machine.
     const config = await brokenConfig(6_000, onTestFinished);

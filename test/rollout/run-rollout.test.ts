@@ -10,7 +10,7 @@ import type { ApplyReport } from "../../src/apply/types.js";
 import type { CurrentState, Plan, PlanRollout } from "../../src/plan/types.js";
 import type { WaveToJudge } from "../../src/rollout/health-gate.js";
 import { RolloutJournal, readRolloutJournal } from "../../src/rollout/rollout-journal.js";
-import { type RolloutParts, runRollout } from "../../src/rollout/run-rollout.js";
+import { type RolloutEvent, type RolloutParts, runRollout } from "../../src/rollout/run-rollout.js";
 
 const ROLLOUT: PlanRollout = {
   waves: [
@@ -56,11 +56,12 @@ const DONE: ApplyReport = {
 };
 
 /** A rollout whose writes take `writeMs` and whose re-read takes `rereadMs` of a fake clock. */
-async function runTimed(writeMs: number, rereadMs: number) {
+async function runTimed(writeMs: number, rereadMs: number, options: { failJudgeOf?: string } = {}) {
   const cwd = await mkdtemp(join(tmpdir(), "pcsync-run-rollout-"));
   try {
     let clock = Date.parse("2026-01-01T00:00:00Z");
     const events: string[] = [];
+    const sent: RolloutEvent[] = [];
     const judged: WaveToJudge[] = [];
     const journal = await RolloutJournal.start(cwd, undefined, {
       kind: "rollout",
@@ -95,6 +96,7 @@ async function runTimed(writeMs: number, rereadMs: number) {
             `${at()} judge ${wave.wave} since ${(wave.since.getTime() - Date.parse("2026-01-01T00:00:00Z")) / 1000}s`,
           );
           judged.push(wave);
+          if (wave.wave === options.failJudgeOf) throw new Error("the logs endpoint answered 500 five times");
           return wave.projects.map(({ project }) => ({
             project,
             status: "pass" as const,
@@ -111,11 +113,11 @@ async function runTimed(writeMs: number, rereadMs: number) {
       },
       now: () => new Date(clock),
       say: () => undefined,
-      onEvent: () => undefined,
+      onEvent: (event) => sent.push(event),
     };
-    const outcome = await runRollout(ROLLOUT, parts);
+    const outcome = await runRollout(ROLLOUT, parts).catch((error: unknown) => error);
     const state = await readRolloutJournal(cwd, journal.path);
-    return { outcome, events, judged, state };
+    return { outcome, events, judged, state, sent };
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }
@@ -124,7 +126,7 @@ async function runTimed(writeMs: number, rereadMs: number) {
 describe("a wave's bake", () => {
   it("counts from the writes: the re-read is within it, and the gate judges from the writes", async () => {
     const { outcome, events, state } = await runTimed(300, 500);
-    expect(outcome.result).toBe("complete");
+    expect(outcome).toMatchObject({ result: "complete" });
     expect(events).toEqual([
       "0s write wave-1",
       "0.3s re-read 1",
@@ -146,5 +148,25 @@ describe("a wave's bake", () => {
     const { events } = await runTimed(100, 2500);
     expect(events.slice(0, 3)).toEqual(["0s write wave-1", "0.1s re-read 1", "2.6s judge canary since 0.1s"]);
     expect(events.some((event) => event.includes("bake"))).toBe(false);
+  });
+});
+
+describe("a rollout that ends short of a verdict", () => {
+  it("tells its events' listeners where and why, then ends as it would have (the error goes on)", async () => {
+    const { outcome, sent } = await runTimed(100, 100, { failJudgeOf: "rest" });
+    expect(outcome).toBeInstanceOf(Error);
+    expect(sent.map((event) => event.event)).toEqual([
+      "rollout_wave_started",
+      "rollout_wave_passed",
+      "rollout_wave_started",
+      "rollout_stopped",
+    ]);
+    expect(sent.at(-1)).toEqual({
+      event: "rollout_stopped",
+      wave: "rest",
+      index: 1,
+      reason: "error",
+      detail: "the logs endpoint answered 500 five times",
+    });
   });
 });

@@ -69,6 +69,15 @@ export type Step =
       onFailure: "rollback" | "halt";
       /** Another actor creates a record of this family in the last wave's project during the first wave. */
       meddle?: FamilyName | undefined;
+    }
+  | {
+      kind: "rollout-signal";
+      manifest: number;
+      failing: boolean;
+      signal: "SIGINT" | "SIGTERM" | "SIGKILL";
+      /** The signal is sent this long after the rollout's `writes`-th write (a rollback's included). */
+      writes: number;
+      delayMs: number;
     };
 
 /** One step in words, for the transcript a failure prints. */
@@ -102,6 +111,8 @@ export function describeStep(step: Step): string {
       return step.race ? "owner team-b's apply racing m0's apply (two processes)" : "owner team-b's apply";
     case "export-plan":
       return `export --project 1 --project 2${step.templates ? " --templates" : ""} -o; plan -f the export --detailed-exitcode`;
+    case "rollout-signal":
+      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}`;
   }
@@ -286,12 +297,16 @@ export class World {
     return fresh;
   }
 
-  private async noteJournal(path: string, owner: string | null, what: string): Promise<void> {
+  /**
+   * `raced`: the run raced another, whose writes may have come after its own: what it left is not
+   * known, so a rollback of it may rightly find records changed since.
+   */
+  private async noteJournal(path: string, owner: string | null, what: string, raced = false): Promise<void> {
     const exists = await readFile(path, "utf8").then(
       () => true,
       () => false,
     );
-    if (exists) this.journals.push({ path, owner, stateAfter: this.fingerprint(), what });
+    if (exists) this.journals.push({ path, owner, stateAfter: raced ? "raced" : this.fingerprint(), what });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -421,6 +436,14 @@ export class World {
         return this.exportAndPlan(step.templates);
       case "rollout":
         return this.rollout(this.manifest(step.manifest), step.failing, step.onFailure, step.meddle);
+      case "rollout-signal":
+        return this.rolloutSignal(
+          this.manifest(step.manifest),
+          step.failing,
+          step.signal,
+          step.writes,
+          step.delayMs,
+        );
     }
   }
 
@@ -756,6 +779,73 @@ export class World {
       );
   }
 
+  /**
+   * A rollout (on_failure: rollback) stopped by a signal wherever it lands (a wave's writes, the
+   * re-read, the read before the next wave, the judging, the rollback): SIGINT and SIGTERM end it
+   * with 130 or 143 (or 0 or 4, when it had ended), never with an error; applied again, it
+   * finishes: complete with nothing left to plan, or (its configs logging errors) halted with
+   * every record as before the rollout.
+   */
+  private async rolloutSignal(
+    model: ManifestModel,
+    failing: boolean,
+    signal: "SIGINT" | "SIGTERM" | "SIGKILL",
+    writesBefore: number,
+    delayMs: number,
+  ): Promise<void> {
+    const manifest = this.path("rollout.yaml");
+    await writeFile(manifest, withRollout(model, "rollback"));
+    // Nothing to roll out (0), or a plan refused: no rollout to stop.
+    const planned = await this.pcsync(["plan", "-f", manifest, "--detailed-exitcode"]);
+    if (planned.code !== 2) return;
+    const before = this.snapshot();
+    const rolloutJournal = this.path("rollout.jsonl");
+    const args = ["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal];
+    if (failing) this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
+    let stopped: CliRun;
+    let again: Run;
+    try {
+      const { child, done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
+      let writes = 0;
+      this.onWrite = () => {
+        writes += 1;
+        if (writes === writesBefore) setTimeout(() => child.kill(signal), delayMs);
+      };
+      try {
+        stopped = await done;
+      } finally {
+        this.onWrite = undefined;
+      }
+      this.checkOutput(args, stopped, true);
+      this.checkAfter(before, { model, scope: {}, owner: model.owner });
+      const output = `${stopped.stdout}${stopped.stderr}`;
+      const expected = signal === "SIGINT" ? 130 : 143;
+      // 3: refused by a guard before any write (the plan warned of it), nothing to stop.
+      if (stopped.code === 3) return;
+      if (signal !== "SIGKILL" && ![0, 4, expected].includes(stopped.code ?? -1))
+        this.broken(
+          "a signal ends a rollout as it ends apply (130, 143), with a true account",
+          `${signal} after write ${writesBefore} (+${delayMs} ms): exit ${stopped.signal ?? stopped.code}:\n${output}`,
+        );
+      again = await this.pcsync(args);
+    } finally {
+      this.emulator.setFaults({});
+    }
+    const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    const told = `${signal} after write ${writesBefore} (+${delayMs} ms), then applied again: exit ${again.code}:\n${again.stdout}${again.stderr}`;
+    if (failing) {
+      const left = this.changedRecords(before, after);
+      if (again.code !== 4 || left.length > 0)
+        this.broken(
+          "a rollout stopped by a signal and applied again finishes: halted, every record as before it",
+          `${told}\nrecords not restored: ${JSON.stringify(left)}`,
+        );
+      return;
+    }
+    if (again.code !== 0) this.broken("a rollout stopped by a signal and applied again finishes", told);
+    await this.expectEmptyPlan(manifest, {}, "a rollout stopped by a signal and applied again");
+  }
+
   /** The records of `after` that differ from `before` (a record new since: one still live). */
   private changedRecords(before: EmulatorData, after: EmulatorData): StoredRecord[] {
     const fields = ["name", "plugin", "enabled", "order", "description", "deleted", "match_action"] as const;
@@ -976,7 +1066,12 @@ export class World {
     for (const [index, model] of runs.entries()) {
       const result = results[index] as CliRun;
       this.checkOutput(["apply", `(${model.owner})`], result, false);
-      await this.noteJournal(journals[index] as string, model.owner, `owner ${model.owner}'s racing apply`);
+      await this.noteJournal(
+        journals[index] as string,
+        model.owner,
+        `owner ${model.owner}'s racing apply`,
+        true,
+      );
       if (result.code !== 0) continue;
       for (const project of PROJECTS)
         for (const family of FAMILIES) {

@@ -2,6 +2,8 @@
 // change sets; the three waves where the canary (project 2) is sound and the next wave (project 1)
 // is the one a BROKEN description fails; and the GeoIP descriptions as the service shows them.
 
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { spawnCli } from "./cli.js";
 import { manifest } from "./manifest-text.js";
 import type { OnFinished, TestServer } from "./test-server.js";
@@ -72,4 +74,22 @@ export function runSlow(
   env: NodeJS.ProcessEnv = {},
 ) {
   return spawnCli(args, { cwd, env: { ...server.env, ...env }, timeoutMs: 80_000 }).done;
+}
+
+/** A webhook receiver on port 0: the events it was sent, in order. */
+export async function webhookReceiver(onFinished: OnFinished) {
+  const events: { event: string; message?: string; rollout?: { wave: string } }[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      events.push(JSON.parse(body) as (typeof events)[number]);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
 }

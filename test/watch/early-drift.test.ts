@@ -8,7 +8,7 @@ import { runCli } from "../../src/cli/program.js";
 import type { DesiredFamily } from "../../src/manifest/types.js";
 import { renderOwnMetrics } from "../../src/notify/metrics-file.js";
 import { planProject } from "../../src/plan/compute-plan.js";
-import { earlyDriftOf } from "../../src/watch/project-drift.js";
+import { earlyDriftOf } from "../../src/watch/heal.js";
 import { CycleRecorder } from "../../src/watch/record-cycle.js";
 import type { CycleReport } from "../../src/watch/run-cycle.js";
 import { createWatchMetrics } from "../../src/watch/watch-metrics.js";

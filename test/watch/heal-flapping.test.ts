@@ -4,8 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import type { Plan, PlannedChange } from "../../src/plan/types.js";
+import type { FamilyFinding } from "../../src/watch/family-finding.js";
 import { FlapTracker, MAX_FLAP_BACKOFF_MS } from "../../src/watch/heal-flapping.js";
-import { EventTracker, type FamilyFinding } from "../../src/watch/watch-events.js";
+import { EventTracker } from "../../src/watch/watch-events.js";
 
 function update(id: number): PlannedChange {
   return {

@@ -5,7 +5,8 @@ import { MAX_EVENT_CHANGES } from "../../src/notify/event.js";
 import { renderSlackText, renderWebhookBody, signBody } from "../../src/notify/webhook-payload.js";
 import type { PlannedChange } from "../../src/plan/types.js";
 import { SecretRegistry } from "../../src/redact.js";
-import { EventTracker, type FamilyFinding } from "../../src/watch/watch-events.js";
+import type { FamilyFinding } from "../../src/watch/family-finding.js";
+import { EventTracker } from "../../src/watch/watch-events.js";
 
 function update(id: number, name = `Config ${id}`): PlannedChange {
   return {
