@@ -266,18 +266,17 @@ const SIGNAL_EXIT_CODES = {
 	SIGINT: 130,
 	SIGTERM: 143
 };
-/** What `code` of `table` says, and the exit code it ends with, from what the error knows. */
-function describeCode(table, code, facts) {
+/**
+* What `code` of `table` says, and the exit code it ends with, from what the error knows;
+* `classExit` is the exit code of the codes that name none.
+*/
+function describeCode(table, code, facts, classExit = 1) {
 	const entry = table[code];
 	return {
 		message: entry.message(facts),
-		exitCode: typeof entry.exit === "function" ? entry.exit(facts) : entry.exit,
+		exitCode: typeof entry.exit === "function" ? entry.exit(facts) : entry.exit ?? classExit,
 		hint: entry.hint?.(facts)
 	};
-}
-/** Whether `error` is a `type`, of one of `codes` when given: a code check, not a class per kind. */
-function isErrorOf(error, type, codes) {
-	return error instanceof type && (codes.length === 0 || codes.includes(error.code));
 }
 /**
 * The base of pcsync's four kinds of error, each a class with a table of codes: InputError (fix
@@ -300,10 +299,6 @@ var PcsyncError = class extends Error {
 		this.#secrets = options.secrets;
 	}
 	#secrets;
-	/** The secrets this error hides in its inspect and JSON, for an error made from it. */
-	get secrets() {
-		return this.#secrets;
-	}
 	[inspect.custom](_depth, options) {
 		const shown = new Error(this.message, this.cause === void 0 ? void 0 : { cause: this.cause });
 		Object.defineProperty(shown, "stack", {
@@ -381,4 +376,4 @@ function releaseEarlySignals() {
 }
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
-export { listenForStopSignals as a, SIGNAL_EXIT_CODES as c, isErrorOf as d, REDACTED as f, registryOf as g, redactDeep as h, holdEarlySignals as i, describeCode as l, locateSecrets as m, abortOnStopSignal as n, releaseEarlySignals as o, SecretRegistry as p, describeStopBeforeChanges as r, PcsyncError as s, COMMANDS_HANDLING_SIGNALS as t, describeError as u };
+export { listenForStopSignals as a, SIGNAL_EXIT_CODES as c, REDACTED as d, SecretRegistry as f, registryOf as h, holdEarlySignals as i, describeCode as l, redactDeep as m, abortOnStopSignal as n, releaseEarlySignals as o, locateSecrets as p, describeStopBeforeChanges as r, PcsyncError as s, COMMANDS_HANDLING_SIGNALS as t, describeError as u };

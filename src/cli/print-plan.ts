@@ -104,10 +104,6 @@ export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   }
 }
 
-export function hasChanges(plan: Plan): boolean {
-  return plan.changes.length > 0 || plan.reorders.length > 0;
-}
-
 /** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
 export function refuseSecretIn(
   text: string,

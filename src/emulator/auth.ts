@@ -3,7 +3,6 @@
 
 import { authenticationFailed, notAuthenticated, permissionDenied, projectNotFound } from "./http-error.js";
 import type { ProfileBehaviour } from "./profiles.js";
-import type { Operation } from "./router.js";
 import type { ApiKeySpec, ProjectData } from "./types.js";
 
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
@@ -53,9 +52,12 @@ function scopeSatisfies(held: string, required: string): boolean {
   return required.endsWith(":read") && held === `${required.slice(0, -":read".length)}:write`;
 }
 
+/** The scope an operation needs of a key; null lets any valid key in. */
+export type RequiredScope = "plugin:read" | "plugin:write" | null;
+
 /** Throws 403 when the key may not perform the operation. */
 export function authorizeOperation(
-  operation: Pick<Operation, "scope" | "unscoped">,
+  operation: { scope: RequiredScope; unscoped?: true },
   key: ApiKeySpec,
   profile: ProfileBehaviour,
 ): void {

@@ -5,13 +5,12 @@
 // describe the response; the server writes it.
 
 import type { FamilyName } from "../families.js";
-import { accessibleProjects } from "./auth.js";
+import { accessibleProjects, type RequiredScope } from "./auth.js";
 import { notFound, requiredField, serverError, validationError } from "./http-error.js";
 import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";
 import { paginate, parsePageRequest } from "./pagination.js";
 import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
-import type { Operation } from "./router.js";
 import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
 import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
@@ -266,6 +265,18 @@ const rearrangeRecords: Handler = (context) => {
     records.map((record) => renderFor(context, record, "collection")),
   );
 };
+
+/** An operation of the service: its handler, the scope a key needs, the body it reads. */
+export interface Operation {
+  name: string;
+  handle: Handler;
+  /** The scope a key needs; null lets any valid key in (listing projects is how a client finds its id). */
+  scope: RequiredScope;
+  /** "json" reads a JSON body, "form" also a form body where the profile takes them; others ignore it. */
+  body?: "json" | "form";
+  /** The real service has no scope for this action, so it refuses scoped keys (posthog-2024). */
+  unscoped?: true;
+}
 
 const op = (name: string, handle: Handler, scope: Operation["scope"], more: Partial<Operation> = {}) => ({
   name,

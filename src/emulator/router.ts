@@ -3,19 +3,8 @@
 // segments so an encoded slash can never reach another resource.
 
 import { FAMILIES } from "../families.js";
-import { type Handler, ROUTES, type RouteParams } from "./handlers.js";
+import { type Operation, ROUTES, type RouteParams } from "./handlers.js";
 import { notFound } from "./http-error.js";
-
-export interface Operation {
-  name: string;
-  handle: Handler;
-  /** The scope a key needs; null lets any valid key in (listing projects is how a client finds its id). */
-  scope: "plugin:read" | "plugin:write" | null;
-  /** "json" reads a JSON body, "form" also a form body where the profile takes them; others ignore it. */
-  body?: "json" | "form";
-  /** The real service has no scope for this action, so it refuses scoped keys (posthog-2024). */
-  unscoped?: true;
-}
 
 export type RouteMatch =
   | { kind: "operation"; operation: Operation; params: RouteParams }

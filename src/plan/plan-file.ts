@@ -17,6 +17,14 @@ import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js
 import type { Plan } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
+
+/**
+ * Whether the plan has anything to do (a change or a reorder): `plan --detailed-exitcode`'s 2,
+ * apply's and rollback's "nothing to do", a saved plan with nothing to resume, a wave with no write.
+ */
+export function hasChanges(plan: Pick<Plan, "changes" | "reorders">): boolean {
+  return plan.changes.length > 0 || plan.reorders.length > 0;
+}
 export const PLAN_VERSION = 2;
 
 /** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */

@@ -6,6 +6,7 @@ import { MARK_START, viewDescription } from "../description-view.js";
 import { formatDuration } from "../duration.js";
 import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
+import { hasChanges } from "../plan/plan-file.js";
 import type {
   FamilyReport,
   FieldChange,
@@ -365,9 +366,10 @@ export function describeNoChanges(plan: Plan): string {
   return plan.partial === true ? NO_TARGETED_CHANGES : NO_CHANGES;
 }
 
+/** Whether the plan has changes, counting the ones its summary counts but does not list. */
 export function hasPlannedChanges(plan: Plan): boolean {
   const { create, update, delete: deletes, reorder } = plan.summary;
-  return create + update + deletes + reorder > 0 || plan.changes.length > 0 || plan.reorders.length > 0;
+  return create + update + deletes + reorder > 0 || hasChanges(plan);
 }
 
 /** A rollout in words: the heading (how waves are judged) and a line per wave, with its projects. */

@@ -8,6 +8,7 @@ import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey } from "../families.js";
+import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { sameName } from "../record-name.js";
@@ -190,7 +191,7 @@ async function runWaves(
       if (fresh.changed !== undefined)
         return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
       const changed = changedFamilies(fresh.plan);
-      if (hasWork(fresh.plan)) {
+      if (hasChanges(fresh.plan)) {
         const path = parts.newJournalPath(`wave-${index + 1}`);
         await journal.append(
           { kind: "wave_started", wave: index, journal: path, at: iso(parts.now()) },
@@ -396,10 +397,6 @@ async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T
 /** The families (family keys) a plan changes or reorders. */
 function changedFamilies(plan: Plan): Set<string> {
   return new Set([...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)));
-}
-
-function hasWork(plan: Plan): boolean {
-  return plan.changes.length > 0 || plan.reorders.length > 0;
 }
 
 function describeProjects(projects: readonly string[]): string {

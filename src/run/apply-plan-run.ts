@@ -8,6 +8,7 @@ import type { ApplyReport } from "../apply/types.js";
 import { InputError } from "../input-error.js";
 import type { LoadedManifest } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
+import { hasChanges } from "../plan/plan-file.js";
 import type { GuardOptions } from "../plan/recompute-guards.js";
 import { refusingGuards } from "../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
@@ -84,8 +85,7 @@ export async function applyPlanRun(
     made.desired !== undefined && steps.hasMoreWork !== undefined
       ? await steps.hasMoreWork(plan, made.desired)
       : false;
-  if (plan.changes.length === 0 && plan.reorders.length === 0 && !moreWork)
-    return { result: "nothing", plan, current: made.current };
+  if (!hasChanges(plan) && !moreWork) return { result: "nothing", plan, current: made.current };
   let state = made.current;
   if (steps.approve !== undefined) {
     await steps.approve(plan);

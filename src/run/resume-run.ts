@@ -22,6 +22,7 @@ import {
 import { JournalLock } from "../journal/journal-lock.js";
 import { learnPluginTexts, replayJournal } from "../journal/replay-journal.js";
 import { planResume } from "../journal/resume-plan.js";
+import { hasChanges } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
@@ -78,7 +79,7 @@ export async function startResume(
       return { lock, resumed: undefined };
     }
     // A plan without changes has nothing to resume: it is applied (checked) as it is.
-    if (saved.changes.length === 0 && saved.reorders.length === 0) return { lock, resumed: undefined };
+    if (!hasChanges(saved)) return { lock, resumed: undefined };
     const resumed = await resumeSavedPlan(client, input, path, fingerprint).catch(throwSayingNothingChanged);
     const torn = tornLineNote(resumed.journal);
     if (torn !== undefined) onNote(torn);

@@ -25,6 +25,7 @@ import {
 } from "../journal/plan-rollback.js";
 import { learnPluginTexts, replayJournal } from "../journal/replay-journal.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import { hasChanges } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { readCurrentState } from "../read/read-current-state.js";
 import { RefusedError } from "../refused-error.js";
@@ -154,8 +155,7 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
       return { result: "refused", journal, conflicts: shown.conflicts, clashes };
     await steps.show?.(shown, journal);
     if (input.dryRun) return { result: "shown", journal, state: shown };
-    if (shown.plan.changes.length === 0 && shown.plan.reorders.length === 0)
-      return { result: "nothing", journal, state: shown };
+    if (!hasChanges(shown.plan)) return { result: "nothing", journal, state: shown };
     let state = shown;
     if (steps.approve !== undefined) {
       await steps.approve(shown, client);

@@ -2,7 +2,29 @@
 // line for a log shipper.
 
 import type { FamilyFinding } from "./family-finding.js";
-import type { CycleReport } from "./run-cycle.js";
+import type { CycleResult } from "./watch-metrics.js";
+
+/** What one cycle found and did, as the log line, the metrics and the events tell it. */
+export interface CycleReport {
+  result: CycleResult;
+  /** Undefined when the cycle ended before it could tell. */
+  manifestValid: boolean | undefined;
+  /** The manifest's errors (file:line:col: message), or the failure, in words. */
+  problems: string[];
+  /** Every family read and planned, with what drifts and what heal did. */
+  findings: FamilyFinding[];
+  /** Projects read and planned (and healed, in heal mode) without error. */
+  succeeded: string[];
+  /** Changes heal applied, and families it was refused for. */
+  healed: number;
+  refused: number;
+  /** The journal of what heal wrote this cycle (`pcsync rollback --journal` undoes it). */
+  journal?: string;
+  /** The stop signal came during the cycle: its result is not counted. */
+  interrupted: boolean;
+  /** The cycle met a bug in pcsync (an error no user input explains): /readyz fails until a clean cycle. */
+  internalError?: true;
+}
 
 /** The changes a family's plan still holds, counted as the plan's summary counts them. */
 export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {

@@ -4,28 +4,44 @@
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
 import type { ApiClient } from "../api/index.js";
+import type { CreateRule } from "../apply/proof-window.js";
 import { PcsyncError } from "../errors.js";
 import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../journal/prune-heal-journals.js";
 import { type DesiredState, formatDiagnostic } from "../manifest/index.js";
+import type { DriftMode } from "../manifest/types.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
 import { printDiagnostics } from "../run/load-manifest.js";
+import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import { narrowDesiredState, planManifest } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
-import type { FamilyFinding } from "./family-finding.js";
+import type { CycleReport } from "./cycle-log.js";
 import { healPlan, modesOf } from "./heal.js";
 import type { FlapTracker } from "./heal-flapping.js";
 import type { RolloutHold } from "./rollout-hold.js";
-import type { WatchSettings } from "./run-watch.js";
 import type { StableManifest } from "./stable-manifest.js";
 import type { CycleResult } from "./watch-metrics.js";
 
+/** The settings of the run that a cycle reads (WatchSettings has them). */
+export interface CycleSetup {
+  /** The projects and families watched (--project, --family, --shard). */
+  scope: PlanScope;
+  /**
+   * The planner's settings, made again at each cycle: a value that cannot be used fails the
+   * cycle (and every cycle), as a fault of the run would.
+   */
+  planSettings: () => PlanSettings;
+  /** The mode of the families whose manifest does not say `drift:`. */
+  mode: DriftMode;
+  /** --keep-heal-journals: the ended heal journals kept, the newest (0: all). */
+  keepHealJournals?: number;
+  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
+  createRule?: (() => CreateRule) | undefined;
+}
+
 /** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
-export type CycleSettings = Pick<
-  WatchSettings,
-  "scope" | "planSettings" | "mode" | "keepHealJournals" | "createRule"
-> & {
+export type CycleSettings = CycleSetup & {
   client: ApiClient;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
@@ -41,27 +57,6 @@ export type CycleSettings = Pick<
   /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 };
-
-export interface CycleReport {
-  result: CycleResult;
-  /** Undefined when the cycle ended before it could tell. */
-  manifestValid: boolean | undefined;
-  /** The manifest's errors (file:line:col: message), or the failure, in words. */
-  problems: string[];
-  /** Every family read and planned, with what drifts and what heal did. */
-  findings: FamilyFinding[];
-  /** Projects read and planned (and healed, in heal mode) without error. */
-  succeeded: string[];
-  /** Changes heal applied, and families it was refused for. */
-  healed: number;
-  refused: number;
-  /** The journal of what heal wrote this cycle (`pcsync rollback --journal` undoes it). */
-  journal?: string;
-  /** The stop signal came during the cycle: its result is not counted. */
-  interrupted: boolean;
-  /** The cycle met a bug in pcsync (an error no user input explains): /readyz fails until a clean cycle. */
-  internalError?: true;
-}
 
 /** A cycle that ended before it read and planned: nothing found, nothing healed. */
 function endedEarly(

@@ -3,41 +3,30 @@
 // their endpoints, webhook events, the metrics file, and the signals.
 
 import type { ApiClient } from "../api/index.js";
-import type { CreateRule } from "../apply/proof-window.js";
 import { EXIT_ERROR, EXIT_OK, type ExitCode, type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
-import type { DriftMode } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
 import type { WebhookSender } from "../notify/webhook-sender.js";
 import { loadManifest, type ManifestInput, runInputs } from "../run/load-manifest.js";
-import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import type { RunIo } from "../run/run-io.js";
 import { compactHeap } from "./compact-heap.js";
-import { formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
+import { type CycleReport, formatCycleLine, type LogFormat, plural } from "./cycle-log.js";
 import { earlyDriftOf } from "./heal.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
 import { RolloutHold } from "./rollout-hold.js";
-import { type CycleReport, CycleRunner } from "./run-cycle.js";
+import { CycleRunner, type CycleSetup } from "./run-cycle.js";
 import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
 import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
 import { startWatchServer, type WatchServer } from "./watch-server.js";
 
-export interface WatchSettings {
+/** The run's settings: a cycle's own (CycleSetup) and the loop's. */
+export interface WatchSettings extends CycleSetup {
   /** The manifest files and variables, read again when they change. */
   manifest: ManifestInput;
-  /** The projects and families watched (--project, --family, --shard). */
-  scope: PlanScope;
-  /**
-   * The planner's settings, made again at each cycle: a value that cannot be used fails the
-   * cycle (and every cycle), as a fault of the run would.
-   */
-  planSettings: () => PlanSettings;
   intervalMs: number;
   jitterShare: number;
-  /** The mode of the families whose manifest does not say `drift:`. */
-  mode: DriftMode;
   /** Undefined: no HTTP endpoints (--once without --listen). */
   listen: ListenAddress | undefined;
   once: boolean;
@@ -45,10 +34,6 @@ export interface WatchSettings {
   logFormat: LogFormat;
   /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
   manifestSettleMs?: number;
-  /** --keep-heal-journals: the ended heal journals kept, the newest (0: all). */
-  keepHealJournals?: number;
-  /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
-  createRule?: (() => CreateRule) | undefined;
 }
 
 export interface WatchParts {

@@ -2,6 +2,7 @@
 
 import { EXIT_CHANGES } from "../../errors.js";
 import { resolveOutputTarget } from "../../files/output-target.js";
+import { hasChanges } from "../../plan/plan-file.js";
 import { RefusedError } from "../../refused-error.js";
 import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
@@ -9,7 +10,7 @@ import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { hasChanges, printPlan, savePlan, warnGuards } from "../print-plan.js";
+import { printPlan, savePlan, warnGuards } from "../print-plan.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { addManifestOption, formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";

@@ -3,8 +3,9 @@
 
 import { readSavedPlan } from "../../apply/check-saved-plan.js";
 import { EXIT_CHANGES } from "../../errors.js";
+import { hasChanges } from "../../plan/plan-file.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
-import { hasChanges, printPlan } from "../print-plan.js";
+import { printPlan } from "../print-plan.js";
 import { formatOption, type OutputFormat } from "../shared-options.js";
 
 interface ShowFlags {
