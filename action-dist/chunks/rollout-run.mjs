@@ -705,7 +705,7 @@ function stopDetail(outcome) {
 			const { failed, unknown, skipped, interrupted } = outcome.report;
 			return interrupted ? "its writes were interrupted" : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
 		}
-		case "not_as_planned": return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+		case "not_as_planned": return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
 		case "changed": return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
 		case "interrupted": return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
 	}
@@ -726,6 +726,8 @@ async function runWaves(rollout, parts, position) {
 			continue;
 		}
 		let current;
+		let seenAt = parts.now();
+		let families;
 		let written = waveState?.writtenAt !== void 0;
 		if (written) {
 			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
@@ -736,8 +738,10 @@ async function runWaves(rollout, parts, position) {
 				reports
 			};
 			const unsettled = [...projectsWritten(seen.plan)];
-			if (unsettled.length === 0) current = seen.current;
-			else {
+			if (unsettled.length === 0) {
+				current = seen.current;
+				seenAt = parts.now();
+			} else {
 				parts.say(`${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`);
 				written = false;
 			}
@@ -783,7 +787,8 @@ async function runWaves(rollout, parts, position) {
 				};
 			}
 			const wroteAt = parts.now();
-			const seen = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? void 0 : changed));
+			families = resumedWave || changed.size === 0 ? void 0 : changed;
+			const seen = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -795,9 +800,11 @@ async function runWaves(rollout, parts, position) {
 				result: "not_as_planned",
 				wave: wave.name,
 				projects: unsettled,
+				when: "written",
 				reports
 			};
 			current = seen.current;
+			seenAt = parts.now();
 			await journal.append({
 				kind: "wave_written",
 				wave: index,
@@ -822,6 +829,25 @@ async function runWaves(rollout, parts, position) {
 			}
 		}
 		baked = true;
+		if (seenAt.getTime() < bakeEnd) {
+			const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+			if (now === void 0) return {
+				result: "interrupted",
+				wave: wave.name,
+				stage: "judge",
+				reports
+			};
+			const judged = journal.state.header.targets.filter((target) => wave.projects.includes(target.project));
+			const altered = new Set(now.plan.changes.filter((change) => judged.some((target) => target.project === change.project && target.family === change.family && sameName(change.name, target.name))).map((change) => change.project));
+			if (altered.size > 0) return {
+				result: "not_as_planned",
+				wave: wave.name,
+				projects: [...altered],
+				when: "baked",
+				reports
+			};
+			current = now.current;
+		}
 		if (current === void 0) throw new Error("a wave judged before it was seen as planned");
 		const toJudge = wave.projects.map((project) => ({
 			project,
@@ -1297,6 +1323,7 @@ function throwUnlessComplete(result, received) {
 		case "not_as_planned": throw new RunError("rollout_not_as_planned", {
 			wave: outcome.wave,
 			projects: outcome.projects,
+			when: outcome.when,
 			again
 		});
 		case "changed": throw new RunError("rollout_changed", {

@@ -195,8 +195,15 @@ const RUN_CODES = {
   /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
   rollout_not_as_planned: {
     exit: EXIT_ERROR,
-    message: ({ wave, projects, again }: RolloutStop & { projects: readonly string[] }) =>
-      `the rollout stopped in wave "${wave}": after its writes, project(s) ${projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`,
+    message: ({
+      wave,
+      projects,
+      when,
+      again,
+    }: RolloutStop & { projects: readonly string[]; when: "written" | "baked" }) =>
+      when === "written"
+        ? `the rollout stopped in wave "${wave}": after its writes, project(s) ${projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`
+        : `the rollout stopped in wave "${wave}": when its bake ended, project(s) ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`,
   },
 } satisfies ErrorTable;
 

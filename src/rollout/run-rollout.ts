@@ -74,7 +74,14 @@ export type RolloutOutcome =
       reports: ApplyReport[];
     }
   | { result: "stopped"; wave: string; report: ApplyReport; reports: ApplyReport[] }
-  | { result: "not_as_planned"; wave: string; projects: string[]; reports: ApplyReport[] }
+  /** Re-read after its writes (`written`), or when its bake ended (`baked`), projects not as planned. */
+  | {
+      result: "not_as_planned";
+      wave: string;
+      projects: string[];
+      when: "written" | "baked";
+      reports: ApplyReport[];
+    }
   /** Before a wave's writes, its projects were found changed since the plan was made. */
   | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
   /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
@@ -130,7 +137,7 @@ function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "hal
         : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
     }
     case "not_as_planned":
-      return `re-read after its writes, project(s) ${outcome.projects.join(", ")} not as planned`;
+      return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
     case "changed":
       return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
     case "interrupted":
@@ -164,6 +171,9 @@ async function runWaves(
     }
 
     let current: CurrentState | undefined;
+    // When `current` was read, and which families of the wave's projects (undefined: all).
+    let seenAt = parts.now();
+    let families: ReadonlySet<string> | undefined;
     let written = waveState?.writtenAt !== undefined;
     if (written) {
       // Resumed after the wave was written (a run stopped in its bake or judging): its projects
@@ -172,8 +182,10 @@ async function runWaves(
       const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
       if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
-      if (unsettled.length === 0) current = seen.current;
-      else {
+      if (unsettled.length === 0) {
+        current = seen.current;
+        seenAt = parts.now();
+      } else {
         parts.say(
           `${label}: ${describeProjects(unsettled)} no longer as the wave wrote ${unsettled.length === 1 ? "it" : "them"} (rolled back or changed since?): the wave is written again`,
         );
@@ -207,16 +219,16 @@ async function runWaves(
       // The bake counts from the writes: the re-read below is part of it, not before it. A signal
       // after the last write (or during the re-read) leaves the wave to be seen again by the next run.
       const wroteAt = parts.now();
+      families = resumedWave || changed.size === 0 ? undefined : changed;
       const seen = parts.signal.aborted
         ? undefined
-        : await whileNotInterrupted(parts, () =>
-            parts.planProjects(wave.projects, resumedWave || changed.size === 0 ? undefined : changed),
-          );
+        : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
       if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
-        return { result: "not_as_planned", wave: wave.name, projects: unsettled, reports };
+        return { result: "not_as_planned", wave: wave.name, projects: unsettled, when: "written", reports };
       current = seen.current;
+      seenAt = parts.now();
       await journal.append({ kind: "wave_written", wave: index, at: iso(wroteAt) }, parts.cwd);
     }
     const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
@@ -236,6 +248,31 @@ async function runWaves(
     }
     baked = true;
 
+    // The configs the gate judges are judged as they are when the bake ends, not as they were
+    // seen before it: one changed meanwhile (deleted, edited or rolled back by hand) would be
+    // judged on what it no longer holds (the logs of a deleted config are an empty page). Such a
+    // wave is not judged: the rollout stops, and applying again writes it again. Other changes in
+    // its projects (a record of another name) are not the wave's to answer for.
+    if (seenAt.getTime() < bakeEnd) {
+      const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+      if (now === undefined) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
+      const judged = journal.state.header.targets.filter((target) => wave.projects.includes(target.project));
+      const altered = new Set(
+        now.plan.changes
+          .filter((change) =>
+            judged.some(
+              (target) =>
+                target.project === change.project &&
+                target.family === change.family &&
+                sameName(change.name, target.name),
+            ),
+          )
+          .map((change) => change.project),
+      );
+      if (altered.size > 0)
+        return { result: "not_as_planned", wave: wave.name, projects: [...altered], when: "baked", reports };
+      current = now.current;
+    }
     if (current === undefined) throw new Error("a wave judged before it was seen as planned");
     const toJudge = wave.projects.map((project) => ({
       project,

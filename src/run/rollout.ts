@@ -479,7 +479,12 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
         : new RunError("interrupted", { signal: received, rollout });
     }
     case "not_as_planned":
-      throw new RunError("rollout_not_as_planned", { wave: outcome.wave, projects: outcome.projects, again });
+      throw new RunError("rollout_not_as_planned", {
+        wave: outcome.wave,
+        projects: outcome.projects,
+        when: outcome.when,
+        again,
+      });
     case "changed":
       throw new RunError("rollout_changed", { wave: outcome.wave, reasons: outcome.reasons, again });
   }

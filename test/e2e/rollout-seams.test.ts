@@ -241,6 +241,45 @@ describe.concurrent.each(PROFILES)("a wave's journal while its rollout runs, on 
   }, 90_000);
 });
 
+describe.concurrent.each(PROFILES)("a wave changed by someone else during its bake, on %s", (profile) => {
+  it("is not judged on what it no longer holds: the rollout stops (exit 1) before any later wave; applied again, the wave is written again and the rollout finishes", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v27", threeWaveRollout("2s")));
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    for (
+      let waited = 0;
+      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
+      waited += 20
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Someone puts the canary's GeoIP back by hand while it bakes.
+    const geoip = (await server.list("2", "plugin_configs")).find((record) => record.name === "GeoIP");
+    const edited = await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, {
+      description: "by hand",
+    });
+    expect(edited.status).toBe(200);
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(stopped.stderr).toMatch(
+      /the rollout stopped in wave "canary": when its bake ended, project\(s\) 2 no longer held what the wave wrote to the plugin configs it judges \(changed, deleted or rolled back during the bake\?\), so the wave was not judged; no later wave was written/,
+    );
+    expect(stopped.stderr).not.toMatch(/"canary": project 2 passes/);
+    expect(wavesWritten(stopped.stderr)).toEqual(["canary"]);
+
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('wave 1/3 "canary": project 2 no longer as the wave wrote it');
+    expect(await geoipDescriptions(server)).toEqual(["v27", "v27", "v27"]);
+  }, 90_000);
+});
+
 describe("flags that would break a rollout", () => {
   it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
     onTestFinished,

@@ -1,5 +1,6 @@
 // The rollout's steps in time, on a clock of its own: the bake counts from a wave's writes (the
-// re-read that proves the wave is part of it), the gate judges from the writes, and a wave whose
+// re-read that proves the wave is part of it), the gate judges from the writes, each wave is read
+// again when its bake ends and judged as it is then, and a wave whose
 // re-read outlasts its bake is judged at once, never before it was seen as planned.
 
 import { mkdtemp, rm } from "node:fs/promises";
@@ -127,20 +128,23 @@ describe("a wave's bake", () => {
   it("counts from the writes: the re-read is within it, and the gate judges from the writes", async () => {
     const { outcome, events, state } = await runTimed(300, 500);
     expect(outcome).toMatchObject({ result: "complete" });
+    // Each wave is read again when its bake ends, and judged as it is then.
     expect(events).toEqual([
       "0s write wave-1",
       "0.3s re-read 1",
       "0.8s bake 1.5s",
-      "2.3s judge canary since 0.3s",
-      "2.3s write wave-2",
-      "2.6s re-read 2",
-      "3.1s bake 1.5s",
-      "4.6s judge rest since 2.6s",
+      "2.3s re-read 1",
+      "2.8s judge canary since 0.3s",
+      "2.8s write wave-2",
+      "3.1s re-read 2",
+      "3.6s bake 1.5s",
+      "5.1s re-read 2",
+      "5.6s judge rest since 3.1s",
     ]);
     // The journal says when the writes ended, which a resumed run bakes from.
     expect(state.waves.map((wave) => wave.writtenAt?.toISOString())).toEqual([
       "2026-01-01T00:00:00.300Z",
-      "2026-01-01T00:00:02.600Z",
+      "2026-01-01T00:00:03.100Z",
     ]);
   });
 

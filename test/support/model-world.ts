@@ -713,7 +713,10 @@ export class World {
       // Stopped after a wave's writes (its re-read differs), or before a wave whose lists changed
       // since the plan was made (the record made under a name the wave creates).
       const stopped =
-        applied.code === 1 && /still differ from the manifest|since the plan was made/.test(applied.stderr);
+        applied.code === 1 &&
+        /still differ from the manifest|since the plan was made|no longer held what the wave wrote/.test(
+          applied.stderr,
+        );
       if (applied.code !== 0 && applied.code !== 4 && !stopped)
         this.broken(
           "a rollout that another actor writes beside ends complete, halted, or stopped before its next wave",
