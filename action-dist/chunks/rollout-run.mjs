@@ -1408,6 +1408,9 @@ async function applyRollout(run) {
 		inputs: run.inputs,
 		webhooks,
 		metricsFile: flags.metricsFile
+	}).catch(async (error) => {
+		await appendStepSummary(run.plan, io, "pcsync apply (rollout stopped by an error)").catch(() => void 0);
+		throw error;
 	});
 	const json = flags.format === "json";
 	const told = outcomeText(result.outcome, result.journalPath);

@@ -121,6 +121,13 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     inputs: run.inputs,
     webhooks,
     metricsFile: flags.metricsFile,
+  }).catch(async (error: unknown) => {
+    // A rollout that an error ended (the logs endpoint failing, a refusal) still says so in the
+    // job's summary, as every outcome does; the error itself is told as any run's is.
+    await appendStepSummary(run.plan, io, "pcsync apply (rollout stopped by an error)").catch(
+      () => undefined,
+    );
+    throw error;
   });
   // With --format json, stdout holds the JSON document alone: the words go to stderr, and a rollout
   // that did not complete prints its document (with the failing projects) before its error.

@@ -280,6 +280,44 @@ describe.concurrent.each(PROFILES)("a wave changed by someone else during its ba
   }, 90_000);
 });
 
+describe("a rollout that an error ends", () => {
+  it("says so in the job summary, and tells its webhook rollout_stopped with the error", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const receiver = await webhookReceiver(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v28", threeWaveRollout("2s")));
+    const summaryFile = join(dir, "step-summary.md");
+    const run = spawnCli(["apply", "-f", file, "--auto-approve", "--webhook", receiver.url], {
+      cwd: dir,
+      // The client's retries at a tenth of their durations, in proportion.
+      env: {
+        ...server.env,
+        GITHUB_ACTIONS: "true",
+        GITHUB_STEP_SUMMARY: summaryFile,
+        PCSYNC_TIME_SCALE: "0.1",
+      },
+      timeoutMs: 80_000,
+    });
+    for (
+      let waited = 0;
+      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
+      waited += 20
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    // The service fails every request from the canary's bake on.
+    server.emulator.setFaults({ fail503Rate: 1 });
+    const ended = await run.done;
+    server.emulator.setFaults({});
+    expect(ended.code, ended.stderr).toBe(1);
+    expect(await readFile(summaryFile, "utf8")).toContain("### pcsync apply (rollout stopped by an error)");
+    const last = receiver.events.at(-1);
+    expect(last?.event).toBe("rollout_stopped");
+    expect(last?.message).toMatch(/^stopped in wave "canary" \(error\): .*503/);
+  }, 90_000);
+});
+
 describe("flags that would break a rollout", () => {
   it("--shard and --no-journal are refused by apply, before any request; a plan of one shard is not", async ({
     onTestFinished,
