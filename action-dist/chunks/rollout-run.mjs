@@ -706,7 +706,7 @@ function stopDetail(outcome) {
 			return interrupted ? "its writes were interrupted" : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
 		}
 		case "not_as_planned": return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
-		case "changed": return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+		case "changed": return `its projects changed since the plan was made: ${firstOf(outcome.reasons, 3, "; ")}`;
 		case "interrupted": return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
 	}
 }
@@ -788,7 +788,7 @@ async function runWaves(rollout, parts, position) {
 			}
 			const wroteAt = parts.now();
 			families = resumedWave || changed.size === 0 ? void 0 : changed;
-			const seen = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -934,7 +934,7 @@ async function finishHalt(rollout, parts, reports) {
 		let complete = true;
 		const summaries = [];
 		for (const path of [...waveState.journals].reverse()) {
-			const result = parts.signal.aborted ? void 0 : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+			const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
 			if (result === void 0) return {
 				result: "interrupted",
 				wave: rollout.waves[haltedWave]?.name ?? "",
@@ -997,10 +997,11 @@ function judgedConfigs(targets, project, current) {
 	return configs;
 }
 /**
-* `read()`'s result; undefined when a signal came before it ended (it may then have failed for
-* that reason: the client sends no request once the run is interrupted).
+* `read()`'s result; undefined when a signal came before it ended, or before it began (it may then
+* have failed for that reason: the client sends no request once the run is interrupted).
 */
 async function whileNotInterrupted(parts, read) {
+	if (parts.signal.aborted) return void 0;
 	try {
 		const result = await read();
 		return parts.signal.aborted ? void 0 : result;
@@ -1014,9 +1015,12 @@ function changedFamilies(plan) {
 	return new Set([...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)));
 }
 function describeProjects(projects) {
-	const shown = projects.slice(0, 10).join(", ");
-	const more = projects.length > 10 ? ` and ${projects.length - 10} more` : "";
-	return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${shown}${more}`;
+	return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${firstOf(projects, 10, ", ")}`;
+}
+/** The first `shown` items, joined, and how many more there are. */
+function firstOf(items, shown, separator) {
+	const more = items.length > shown ? ` and ${items.length - shown} more` : "";
+	return `${items.slice(0, shown).join(separator)}${more}`;
 }
 function iso(date) {
 	return date.toISOString();
@@ -1122,26 +1126,46 @@ async function applyRolloutLocked(run) {
 		if (journal.movedAside !== void 0) io.stderr.write(`The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`);
 		io.stderr.write(`Rollout journal: ${journal.path}\n`);
 	}
-	const reports = [];
-	const held = /* @__PURE__ */ new Map();
-	const hold = async (path) => {
-		await makeDefaultDirectory(path, io.cwd);
-		const lock = await JournalLock.acquire(path, {
-			cwd: io.cwd,
-			command: "apply (rollout)"
-		});
-		held.set(path, lock);
-		return lock;
-	};
+	const locks = new WaveLocks(io.cwd);
 	try {
-		for (const wave of journal.state.waves) if (wave.rolledBack !== true) for (const path of wave.journals) await hold(path);
-		return await runLocked(run, journal, rollout, gate, reports, hold, held);
+		for (const wave of journal.state.waves) if (wave.rolledBack !== true) for (const path of wave.journals) await locks.hold(path);
+		return await runLocked(run, journal, rollout, gate, locks);
 	} finally {
-		for (const lock of held.values()) await lock.release();
+		await locks.releaseAll();
 	}
 }
-async function runLocked(run, journal, rollout, gate, reports, hold, held) {
+/**
+* The locks of a rollout's wave journals, each held from its wave's writes (or the resume) until
+* the run ends: a `pcsync rollback` of a wave by hand while the rollout runs or bakes is refused
+* (exit 3, naming this run), where the rollout would otherwise judge, and go on from, a wave that
+* no longer holds its change. The halt's own rollback of a wave lets go of its lock first.
+*/
+var WaveLocks = class {
+	cwd;
+	#held = /* @__PURE__ */ new Map();
+	constructor(cwd) {
+		this.cwd = cwd;
+	}
+	async hold(path) {
+		await makeDefaultDirectory(path, this.cwd);
+		const lock = await JournalLock.acquire(path, {
+			cwd: this.cwd,
+			command: "apply (rollout)"
+		});
+		this.#held.set(path, lock);
+		return lock;
+	}
+	async letGo(path) {
+		await this.#held.get(path)?.release();
+		this.#held.delete(path);
+	}
+	async releaseAll() {
+		for (const path of [...this.#held.keys()]) await this.letGo(path);
+	}
+};
+async function runLocked(run, journal, rollout, gate, locks) {
 	const { client, io, interrupts } = run;
+	const reports = [];
 	const journalDir = run.journal === void 0 ? void 0 : dirname(run.journal);
 	const waveDesired = (projects, families) => {
 		const keep = new Set(projects);
@@ -1200,7 +1224,7 @@ async function runLocked(run, journal, rollout, gate, reports, hold, held) {
 						command: "apply",
 						planFile: null
 					},
-					lock: await hold(journalPath)
+					lock: await locks.hold(journalPath)
 				});
 				reports.push(report);
 				return report;
@@ -1210,8 +1234,7 @@ async function runLocked(run, journal, rollout, gate, reports, hold, held) {
 				return journalDir === void 0 ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
 			},
 			async rollbackJournal(path) {
-				await held.get(path)?.release();
-				held.delete(path);
+				await locks.letGo(path);
 				const outcome = await rollBackJournal({
 					journal: path,
 					cwd: io.cwd,

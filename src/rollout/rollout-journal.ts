@@ -48,13 +48,19 @@ export function rolloutDigest(server: string, desired: DesiredState): string {
   return manifestFingerprint(server, desired);
 }
 
+/** A rollout that ended, moved aside from `--journal PATH` (`to`, from cwd) to start a new one. */
+interface MovedAside {
+  to: string;
+  ended: NonNullable<RolloutState["ended"]>;
+}
+
 /** Appends lines, each synced to disk before the step it announces is taken. */
 export class RolloutJournal {
   private constructor(
     readonly path: string,
     readonly state: RolloutState,
     /** Where the finished rollout that `--journal PATH` held was moved to, to start this one. */
-    readonly movedAside?: { to: string; ended: "complete" | "halted" },
+    readonly movedAside?: MovedAside,
   ) {}
 
   static async start(
@@ -79,7 +85,7 @@ export class RolloutJournal {
     const absolute = resolve(cwd, chosen);
     await mkdir(resolve(absolute, ".."), { recursive: true });
     const create = () => open(absolute, "wx", 0o600);
-    let movedAside: { to: string; ended: "complete" | "halted" } | undefined;
+    let movedAside: MovedAside | undefined;
     const handle = await create().catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST") throw error;
       // A fixed --journal PATH (a CI workflow's, run again) that holds a rollout which ended

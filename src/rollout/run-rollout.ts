@@ -139,7 +139,7 @@ function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "hal
     case "not_as_planned":
       return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
     case "changed":
-      return `its projects changed since the plan was made: ${outcome.reasons.slice(0, 3).join("; ")}${outcome.reasons.length > 3 ? ` and ${outcome.reasons.length - 3} more` : ""}`;
+      return `its projects changed since the plan was made: ${firstOf(outcome.reasons, 3, "; ")}`;
     case "interrupted":
       return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
   }
@@ -220,9 +220,7 @@ async function runWaves(
       // after the last write (or during the re-read) leaves the wave to be seen again by the next run.
       const wroteAt = parts.now();
       families = resumedWave || changed.size === 0 ? undefined : changed;
-      const seen = parts.signal.aborted
-        ? undefined
-        : await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+      const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
       if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
@@ -356,9 +354,7 @@ async function finishHalt(
       // A signal stops the rollback as it stops an apply (the client sends nothing more): the halt
       // is in the journal, and the next apply of the manifest finishes the rollback.
       for (const path of [...waveState.journals].reverse()) {
-        const result = parts.signal.aborted
-          ? undefined
-          : await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+        const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
         if (result === undefined)
           return {
             result: "interrupted",
@@ -418,10 +414,11 @@ function judgedConfigs(
 }
 
 /**
- * `read()`'s result; undefined when a signal came before it ended (it may then have failed for
- * that reason: the client sends no request once the run is interrupted).
+ * `read()`'s result; undefined when a signal came before it ended, or before it began (it may then
+ * have failed for that reason: the client sends no request once the run is interrupted).
  */
 async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T>): Promise<T | undefined> {
+  if (parts.signal.aborted) return undefined;
   try {
     const result = await read();
     return parts.signal.aborted ? undefined : result;
@@ -437,9 +434,13 @@ function changedFamilies(plan: Plan): Set<string> {
 }
 
 function describeProjects(projects: readonly string[]): string {
-  const shown = projects.slice(0, 10).join(", ");
-  const more = projects.length > 10 ? ` and ${projects.length - 10} more` : "";
-  return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${shown}${more}`;
+  return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${firstOf(projects, 10, ", ")}`;
+}
+
+/** The first `shown` items, joined, and how many more there are. */
+function firstOf(items: readonly string[], shown: number, separator: string): string {
+  const more = items.length > shown ? ` and ${items.length - shown} more` : "";
+  return `${items.slice(0, shown).join(separator)}${more}`;
 }
 
 function iso(date: Date): string {

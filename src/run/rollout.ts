@@ -245,24 +245,41 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
     io.stderr.write(`Rollout journal: ${journal.path}\n`);
   }
 
-  const reports: ApplyReport[] = [];
-  // A wave's journal stays locked until the run ends, a resumed run's waves' too: a `pcsync
-  // rollback` of a wave by hand while the rollout runs or bakes is refused (exit 3, naming this
-  // run), where the rollout would otherwise judge, and go on from, a wave that no longer holds its
-  // change. The halt's own rollback of a wave lets go of its lock first.
-  const held = new Map<string, JournalLock>();
-  const hold = async (path: string) => {
-    await makeDefaultDirectory(path, io.cwd);
-    const lock = await JournalLock.acquire(path, { cwd: io.cwd, command: "apply (rollout)" });
-    held.set(path, lock);
-    return lock;
-  };
+  const locks = new WaveLocks(io.cwd);
   try {
     for (const wave of journal.state.waves)
-      if (wave.rolledBack !== true) for (const path of wave.journals) await hold(path);
-    return await runLocked(run, journal, rollout, gate, reports, hold, held);
+      if (wave.rolledBack !== true) for (const path of wave.journals) await locks.hold(path);
+    return await runLocked(run, journal, rollout, gate, locks);
   } finally {
-    for (const lock of held.values()) await lock.release();
+    await locks.releaseAll();
+  }
+}
+
+/**
+ * The locks of a rollout's wave journals, each held from its wave's writes (or the resume) until
+ * the run ends: a `pcsync rollback` of a wave by hand while the rollout runs or bakes is refused
+ * (exit 3, naming this run), where the rollout would otherwise judge, and go on from, a wave that
+ * no longer holds its change. The halt's own rollback of a wave lets go of its lock first.
+ */
+class WaveLocks {
+  readonly #held = new Map<string, JournalLock>();
+
+  constructor(private readonly cwd: string) {}
+
+  async hold(path: string): Promise<JournalLock> {
+    await makeDefaultDirectory(path, this.cwd);
+    const lock = await JournalLock.acquire(path, { cwd: this.cwd, command: "apply (rollout)" });
+    this.#held.set(path, lock);
+    return lock;
+  }
+
+  async letGo(path: string): Promise<void> {
+    await this.#held.get(path)?.release();
+    this.#held.delete(path);
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const path of [...this.#held.keys()]) await this.letGo(path);
   }
 }
 
@@ -271,11 +288,10 @@ async function runLocked(
   journal: RolloutJournal,
   rollout: PlanRollout,
   gate: HealthGate,
-  reports: ApplyReport[],
-  hold: (path: string) => Promise<JournalLock>,
-  held: Map<string, JournalLock>,
+  locks: WaveLocks,
 ): Promise<RolloutResult> {
   const { client, io, interrupts } = run;
+  const reports: ApplyReport[] = [];
   const journalDir = run.journal === undefined ? undefined : dirname(run.journal);
   const waveDesired = (projects: readonly string[], families?: ReadonlySet<string>): DesiredState => {
     const keep = new Set(projects);
@@ -351,7 +367,7 @@ async function runLocked(
       const report = await run.applyJournaled(plan, current, {
         journal: journalPath,
         start: { command: "apply", planFile: null },
-        lock: await hold(journalPath),
+        lock: await locks.hold(journalPath),
       });
       reports.push(report);
       return report;
@@ -361,8 +377,7 @@ async function runLocked(
       return journalDir === undefined ? path : join(journalDir, path.split(/[/\\]/).pop() ?? path);
     },
     async rollbackJournal(path) {
-      await held.get(path)?.release();
-      held.delete(path);
+      await locks.letGo(path);
       // Checked like any `pcsync rollback`, through the same use case: one writer per journal, no
       // change since the run, and no name another live record holds now.
       const outcome = await rollBackJournal(
