@@ -12,29 +12,12 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  waitFor,
+  writesTo,
 } from "../support/rollout-setup.js";
-import { openServer, type TestServer } from "../support/test-server.js";
+import { openServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-
-/** Waits (polling, bounded) until `ready` holds; fails the test with `what` when it never does. */
-async function waitFor(ready: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !ready(); waited += 10) {
-    if (waited > 60_000) throw new Error(`never saw ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** The writes (not GET) the server was sent to these projects since the request log's entry `from`. */
-function writesTo(server: TestServer, projects: readonly string[], from = 0) {
-  return server.emulator.requestLog
-    .slice(from)
-    .filter(
-      (entry) =>
-        entry.method !== "GET" &&
-        projects.some((project) => entry.path.startsWith(`/api/projects/${project}/`)),
-    );
-}
 
 describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profile) => {
   it("in a wave's writes: applied again, it writes only what is left, bakes and judges that wave, then the next", async ({

@@ -16,8 +16,12 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  waitFor,
   webhookReceiver,
 } from "../support/rollout-setup.js";
+
+const CANARY_BAKING = '"canary": written and seen as planned; baking';
+
 import { openServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
@@ -164,12 +168,7 @@ describe.concurrent.each(PROFILES)(
         ["apply", "-f", file, "--auto-approve", "--webhook", receiver.url, "--metrics-file", "rollout.prom"],
         { cwd: dir, env: { ...server.env }, timeoutMs: 80_000 },
       );
-      for (
-        let waited = 0;
-        !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
-        waited += 20
-      )
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(() => run.soFar().stderr.includes(CANARY_BAKING), "the canary's bake");
       // Someone else creates "Fresh One" in project 1 while the canary bakes.
       const made = await server.call("POST", "/api/projects/1/plugin_configs/", {
         plugin: 3,
@@ -215,12 +214,7 @@ describe.concurrent.each(PROFILES)("a wave's journal while its rollout runs, on 
       env: { ...server.env },
       timeoutMs: 80_000,
     });
-    for (
-      let waited = 0;
-      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
-      waited += 20
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => run.soFar().stderr.includes(CANARY_BAKING), "the canary's bake");
     const canaryJournal = /"canary": writing project 2; journal (\S+wave-1\.jsonl)/.exec(
       run.soFar().stderr,
     )?.[1];
@@ -253,12 +247,7 @@ describe.concurrent.each(PROFILES)("a wave changed by someone else during its ba
       env: { ...server.env },
       timeoutMs: 80_000,
     });
-    for (
-      let waited = 0;
-      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
-      waited += 20
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => run.soFar().stderr.includes(CANARY_BAKING), "the canary's bake");
     // Someone puts the canary's GeoIP back by hand while it bakes.
     const geoip = (await server.list("2", "plugin_configs")).find((record) => record.name === "GeoIP");
     const edited = await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, {
@@ -300,12 +289,7 @@ describe("a rollout that an error ends", () => {
       },
       timeoutMs: 80_000,
     });
-    for (
-      let waited = 0;
-      !run.soFar().stderr.includes('"canary": written and seen as planned; baking') && waited < 30_000;
-      waited += 20
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => run.soFar().stderr.includes(CANARY_BAKING), "the canary's bake");
     // The service fails every request from the canary's bake on.
     server.emulator.setFaults({ fail503Rate: 1 });
     const ended = await run.done;

@@ -11,24 +11,12 @@ import {
   rolloutWorkDir,
   runSlow,
   threeWaveRollout,
+  waitFor,
+  writesTo,
 } from "../support/rollout-setup.js";
 import { openServer, type TestServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
-
-async function waitFor(ready: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !ready(); waited += 10) {
-    if (waited > 60_000) throw new Error(`never saw ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** The writes (not GET) the server was sent to `project` since the request log was reset. */
-function writesTo(server: TestServer, project: string) {
-  return server.emulator.requestLog.filter(
-    (entry) => entry.method !== "GET" && entry.path.startsWith(`/api/projects/${project}/`),
-  );
-}
 
 /** Applies the manifest again (no latency): it finishes the rollout; returns the writes per project. */
 async function finish(server: TestServer, file: string, dir: string) {
@@ -39,7 +27,7 @@ async function finish(server: TestServer, file: string, dir: string) {
   expect(again.code, again.stderr).toBe(0);
   expect(again.stderr).toContain("Resuming the rollout of .pcsync");
   expect(again.stdout).toContain("Rollout complete");
-  return { again, writes: (project: string) => writesTo(server, project).length };
+  return { again, writes: (project: string) => writesTo(server, [project]).length };
 }
 
 describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profile) => {
@@ -98,7 +86,7 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     );
     // No wave was started: no journal announced, no write, no "undo this apply" for an empty one.
     expect(stopped.stderr).not.toContain('wave 2/3 "second": writing');
-    expect(writesTo(server, "1")).toEqual([]);
+    expect(writesTo(server, ["1"])).toEqual([]);
     expect(await geoipDescriptions(server)).toEqual([one, "v22", three]);
 
     const { writes } = await finish(server, file, dir);
@@ -206,7 +194,7 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     expect(again.stderr).toContain(
       'wave 1/3 "canary": project 2 no longer as the wave wrote it (rolled back or changed since?): the wave is written again',
     );
-    expect(writesTo(server, "2")).toHaveLength(1);
+    expect(writesTo(server, ["2"])).toHaveLength(1);
     expect(await geoipDescriptions(server)).toEqual(["v25", "v25", "v25"]);
     const plan = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
     expect(plan.code, plan.stdout).toBe(0);

@@ -93,3 +93,22 @@ export async function webhookReceiver(onFinished: OnFinished) {
   onFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
 }
+
+/** Waits (polling, bounded) until `ready` holds; fails the test with `what` when it never does. */
+export async function waitFor(ready: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !ready(); waited += 10) {
+    if (waited > 60_000) throw new Error(`never saw ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The writes (not GET) the server was sent to these projects since the request log's entry `from`. */
+export function writesTo(server: TestServer, projects: readonly string[], from = 0) {
+  return server.emulator.requestLog
+    .slice(from)
+    .filter(
+      (entry) =>
+        entry.method !== "GET" &&
+        projects.some((project) => entry.path.startsWith(`/api/projects/${project}/`)),
+    );
+}
