@@ -9,6 +9,8 @@ export interface JudgedConfig {
   family: FamilyName;
   id: number;
   name: string | null;
+  /** As the re-read found it: a disabled plugin runs on no event, so it logs nothing to judge. */
+  enabled: boolean;
   /**
    * When the service says it was last written (its `updated_at`): what it logged after this is the
    * change's doing, on the service's own clock, whatever this machine's clock says.

@@ -23,7 +23,12 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
     async judge(wave: WaveToJudge, abort: AbortSignal): Promise<ProjectHealth[]> {
       return mapConcurrent(wave.projects, concurrency, async ({ project, configs }) => {
         abort.throwIfAborted();
-        const readable = configs.filter((config) => getFamily(config.family).hasLogs);
+        const withLogs = configs.filter((config) => getFamily(config.family).hasLogs);
+        // A disabled plugin runs on no event, so it logs nothing: judged by its logs, a change that
+        // creates one disabled, or switches one off (turning off a broken plugin across the fleet),
+        // would always be "unknown" and roll itself back.
+        const readable = withLogs.filter((config) => config.enabled);
+        const disabled = withLogs.length - readable.length;
         if (readable.length === 0) {
           return {
             project,
@@ -31,7 +36,9 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
             passed: true,
             figures: {},
             summary:
-              "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)",
+              disabled === 0
+                ? "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)"
+                : `nothing to judge: the plugin config${disabled === 1 ? "" : "s"} the wave created or updated here ${disabled === 1 ? "is" : "are"} disabled (a disabled plugin logs nothing)`,
           } satisfies ProjectHealth;
         }
         let entries = 0;
@@ -41,7 +48,10 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
           entries += counted.entries;
           errors += counted.errors;
         }
-        return judgeCounts(project, readable.length, { entries, errors }, spec);
+        const verdict = judgeCounts(project, readable.length, { entries, errors }, spec);
+        return disabled === 0
+          ? verdict
+          : { ...verdict, summary: `${verdict.summary}; ${disabled} disabled, not judged (logs nothing)` };
       });
     },
   };

@@ -407,6 +407,7 @@ function judgedConfigs(
       family: target.family,
       id: record.id,
       name: record.name,
+      enabled: record.enabled !== false,
       ...(Number.isNaN(writtenAt) ? {} : { writtenAt: new Date(writtenAt) }),
     });
   }

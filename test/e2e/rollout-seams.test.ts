@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import {
   geoipDescriptions,
+  ROLLOUT_PROJECTS,
   rolloutManifest,
   rolloutWorkDir,
   runSlow,
@@ -268,6 +269,42 @@ describe.concurrent.each(PROFILES)("a wave changed by someone else during its ba
     expect(await geoipDescriptions(server)).toEqual(["v27", "v27", "v27"]);
   }, 90_000);
 });
+
+describe.concurrent.each(PROFILES)(
+  "a rollout that switches a plugin off across the fleet, on %s",
+  (profile) => {
+    it("completes: a config the wave leaves disabled logs nothing, so it is not judged, and the verdict says so", async ({
+      onTestFinished,
+    }) => {
+      // Busy plugins and min_entries 2: an enabled config would be judged; a disabled one, judged by
+      // its logs, would be "unknown", fail, and roll the switch-off back.
+      const server = await openServer(onTestFinished, profile, { logRate: 600 });
+      const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const file = await write(
+        "pcsync.yaml",
+        rolloutManifest("Country lookup", threeWaveRollout("1s")).replaceAll(
+          "enabled: true",
+          "enabled: false",
+        ),
+      );
+      const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stderr).toContain(
+        'wave 1/3 "canary": project 2 passes: nothing to judge: the plugin config the wave created or updated here is disabled (a disabled plugin logs nothing)',
+      );
+      const lists = await Promise.all(
+        ROLLOUT_PROJECTS.map((project) => server.list(project, "plugin_configs")),
+      );
+      expect(lists.map((records) => records.find((record) => record.name === "GeoIP")?.enabled)).toEqual([
+        false,
+        false,
+        false,
+      ]);
+      const again = await runSlow(server, ["plan", "-f", file, "--detailed-exitcode"], dir);
+      expect(again.code, again.stdout).toBe(0);
+    });
+  },
+);
 
 describe("a rollout that an error ends", () => {
   it("says so in the job summary, and tells its webhook rollout_stopped with the error", async ({

@@ -436,6 +436,19 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout-signal", manifest: 0, failing: true, signal: "SIGKILL", writes: 2, delayMs: 0 },
     ],
   },
+  {
+    seam: "a rollout whose configs are left disabled (enabled's default): they log nothing, so they pass as nothing to judge",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(null, { [PC]: family([]) }, { [PC]: family([{ name: "cfg-002" }, { name: "Legacy S3" }]) }),
+      manifest(null, { [PC]: family([{ name: "cfg-001" }]) }, { [PC]: family([{ name: "cfg-003" }]) }),
+    ],
+    steps: [
+      { kind: "rollout-signal", manifest: 0, failing: false, signal: "SIGINT", writes: 1, delayMs: 0 },
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback" },
+    ],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {

@@ -48,7 +48,10 @@ async function brokenConfig(perMinute: number, onFinished: (done: () => Promise<
           wave: "canary",
           since,
           projects: [
-            { project: "1", configs: [{ family: "plugin_configs", id: 1, name: "GeoIP", writtenAt: since }] },
+            {
+              project: "1",
+              configs: [{ family: "plugin_configs", id: 1, name: "GeoIP", enabled: true, writtenAt: since }],
+            },
           ],
         },
         new AbortController().signal,
@@ -79,6 +82,82 @@ describe("the logs gate against the emulator", () => {
       }),
     ]);
     expect(emulator.requestLog).toEqual([]);
+  });
+
+  it("does not judge a config the wave left disabled (it logs nothing), and says so", async ({
+    onTestFinished,
+  }) => {
+    // Busy plugins: an enabled config has entries to judge within a few milliseconds.
+    const emulator = await startEmulator({
+      profile: "seed",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+      logRate: 60_000,
+    });
+    onTestFinished(() => emulator.close());
+    const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
+    const since = new Date();
+    const off = await updateConfig(client, "1", "plugin_configs", 2, { enabled: false });
+    expect(off.enabled).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const disabled = {
+      family: "plugin_configs" as const,
+      id: 2,
+      name: off.name,
+      enabled: false,
+      writtenAt: since,
+    };
+    const enabled = {
+      family: "plugin_configs" as const,
+      id: 1,
+      name: "GeoIP",
+      enabled: true,
+      writtenAt: since,
+    };
+    const gate = createLogHealthGate(client, { ...spec, minEntries: 1 }, 4);
+    const verdicts = await gate.judge(
+      {
+        wave: "canary",
+        since,
+        projects: [
+          { project: "1", configs: [disabled] },
+          {
+            project: "2",
+            configs: [
+              { ...disabled, id: 5 },
+              { ...disabled, id: 6 },
+            ],
+          },
+        ],
+      },
+      new AbortController().signal,
+    );
+    expect(verdicts).toEqual([
+      expect.objectContaining({
+        project: "1",
+        status: "nothing_to_judge",
+        passed: true,
+        summary:
+          "nothing to judge: the plugin config the wave created or updated here is disabled (a disabled plugin logs nothing)",
+      }),
+      expect.objectContaining({
+        project: "2",
+        status: "nothing_to_judge",
+        summary:
+          "nothing to judge: the plugin configs the wave created or updated here are disabled (a disabled plugin logs nothing)",
+      }),
+    ]);
+    expect(emulator.requestLog.filter((entry) => entry.path.includes("/logs"))).toEqual([]);
+
+    // Beside an enabled one, it is left out of the figures, and the verdict says so.
+    const [mixed] = await gate.judge(
+      { wave: "canary", since, projects: [{ project: "1", configs: [enabled, disabled] }] },
+      new AbortController().signal,
+    );
+    expect(mixed).toMatchObject({ status: "pass", passed: true, figures: { configs: 1 } });
+    expect(mixed?.summary).toMatch(/from 1 plugin config: .*; 1 disabled, not judged \(logs nothing\)$/);
+    const logReads = emulator.requestLog.filter((entry) => entry.path.includes("/logs"));
+    expect(logReads.length).toBeGreaterThan(0);
+    expect(logReads.every((entry) => entry.path.includes("/plugin_configs/1/logs"))).toBe(true);
   });
 
   it("counts a bake's entries from one page per config", async ({ onTestFinished }) => {

@@ -728,6 +728,10 @@ export class World {
     }
     const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const halted = /Rollout halted in wave "([^"]+)"/.exec(applied.stdout)?.[1];
+    // Busy plugins and healthy logs: every config a wave judges has entries, and those it cannot
+    // judge (frontend apps, deletes, configs left disabled) pass and say so.
+    if (!failing && applied.code === 4)
+      this.broken("a rollout of a change whose plugins log no errors completes", output);
     if (applied.code === 4 && halted !== undefined) {
       const haltedAt = waves.findIndex((wave) => wave.name === halted);
       const later = new Set(waves.slice(haltedAt + 1).flatMap((wave) => wave.projects));
