@@ -192,6 +192,15 @@ const RUN_CODES = {
     message: ({ wave, reasons, again }: RolloutStop & { reasons: readonly string[] }) =>
       `the rollout stopped before wave "${wave}": since the plan was made, ${reasons.length === 1 ? "this changed" : "these changed"} (someone else writing?):\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing of that wave or any later one was written; run \`pcsync plan\` to see the state as it is now, then ${again}.`,
   },
+  /**
+   * A rollout resumed from its journal completed, but this run's plan changes projects none of its
+   * waves still to finish took: nothing of them was written, and a new rollout writes them.
+   */
+  rollout_left_out: {
+    exit: EXIT_ERROR,
+    message: ({ journal, projects }: { journal: string; projects: string }) =>
+      `the rollout of ${journal} is complete, but it was planned by an earlier run, and none of its waves still to finish took ${projects}, where this run's plan has changes (the earlier run had other --project, --target or --exclude flags, their wave was judged healthy before they were made, or the records changed since): nothing of them was written. Apply the same manifest again: a new rollout writes them, from its first wave.`,
+  },
   /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
   rollout_not_as_planned: {
     exit: EXIT_ERROR,

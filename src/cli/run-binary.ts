@@ -4,6 +4,7 @@
 
 import { EXIT_ERROR } from "../errors.js";
 import { withOutputEdge } from "./cli-io.js";
+import { listenForStopSignals } from "./early-signals.js";
 import {
   describeFinishedDespiteLoss,
   describeStoppedByLoss,
@@ -47,3 +48,7 @@ const lossLine =
   command === undefined ? undefined : describeFinishedDespiteLoss(edge.losses, command, exitCode);
 if (lossLine !== undefined) edge.stderr.write(lossLine);
 process.exitCode = exitCodeAfterLoss(exitCode, edge.losses);
+// The command has ended (its output may still be flushing, a connection still closing): a signal now
+// has nothing left to stop, and the process ends with the exit code the run decided, where Node
+// would otherwise end it as killed by the signal (an apply that made every change, seen as stopped).
+listenForStopSignals(process, () => process.exit());

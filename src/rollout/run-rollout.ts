@@ -175,6 +175,9 @@ async function runWaves(
     let seenAt = parts.now();
     let families: ReadonlySet<string> | undefined;
     let written = waveState?.writtenAt !== undefined;
+    // The configs judged: those the rollout's first plan creates or updates, and those this run's
+    // part of the wave does (a resumed rollout writes this run's plan of the wave's projects).
+    let targets = journal.state.header.targets;
     if (written) {
       // Resumed after the wave was written (a run stopped in its bake or judging): its projects
       // are read again whole. One no longer as written (rolled back by hand since, or changed) is
@@ -203,6 +206,7 @@ async function runWaves(
       if (fresh.changed !== undefined)
         return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
       const changed = changedFamilies(fresh.plan);
+      targets = [...targets, ...rolloutTargets(fresh.plan)];
       if (hasChanges(fresh.plan)) {
         const path = parts.newJournalPath(`wave-${index + 1}`);
         await journal.append(
@@ -254,7 +258,7 @@ async function runWaves(
     if (seenAt.getTime() < bakeEnd) {
       const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
       if (now === undefined) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
-      const judged = journal.state.header.targets.filter((target) => wave.projects.includes(target.project));
+      const judged = targets.filter((target) => wave.projects.includes(target.project));
       const altered = new Set(
         now.plan.changes
           .filter((change) =>
@@ -274,7 +278,7 @@ async function runWaves(
     if (current === undefined) throw new Error("a wave judged before it was seen as planned");
     const toJudge = wave.projects.map((project) => ({
       project,
-      configs: judgedConfigs(journal.state.header.targets, project, current),
+      configs: judgedConfigs(targets, project, current),
     }));
     let verdicts: ProjectHealth[];
     try {
@@ -396,6 +400,8 @@ function judgedConfigs(
   const configs: JudgedConfig[] = [];
   for (const target of targets) {
     if (target.project !== project) continue;
+    if (configs.some((config) => config.family === target.family && sameName(config.name, target.name)))
+      continue;
     const family = current.families.find(
       (entry) => entry.project === project && entry.family === target.family,
     );

@@ -71,7 +71,7 @@ export async function applyPlanRun(
   if (made.plan.rollout !== undefined && made.desired === undefined) {
     throw new InputError(
       "usage",
-      "this saved plan rolls out in waves (rollout: in its manifest): a rollout plans each wave again from the manifest as it goes, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
+      "this saved plan rolls out in waves (rollout: in its manifest): a rollout reads each wave's projects again as it goes and finishes itself from its journal, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
     );
   }
   // With --force, a guard is shown as what it found, not as advice to use --force.

@@ -100,6 +100,8 @@ export interface RolloutResult {
   outcome: RolloutOutcome;
   report: ApplyReport;
   journalPath: string;
+  /** Projects this run's plan changes that the rollout (resumed) did not write: `projectsLeftOut`. */
+  leftOut: readonly string[];
 }
 
 /** The report of every wave applied, as one. */
@@ -305,6 +307,11 @@ async function runLocked(
       ),
     };
   };
+  const leftOut = projectsLeftOut(run.plan, rollout, journal.state);
+  if (leftOut.length > 0)
+    io.stderr.write(
+      `warning: the rollout this run finishes was planned by an earlier run, and none of its waves still to finish takes ${describeLeftOut(leftOut)}: ${leftOut.length === 1 ? "its" : "their"} changes in this plan are left for a new rollout, after this one ends\n`,
+    );
   const metrics = await startMetricsFile(run, journal.state);
   interrupts.beginWrites();
   const outcome = await runRollout(rollout, {
@@ -426,7 +433,26 @@ async function runLocked(
     if (run.webhooks !== undefined && !(await run.webhooks.close(10_000)))
       io.stderr.write("warning: some rollout events were not delivered within 10 s of the end\n");
   });
-  return { outcome, report: mergeReports(reports), journalPath: journal.path };
+  return { outcome, report: mergeReports(reports), journalPath: journal.path, leftOut };
+}
+
+/**
+ * The projects this run's plan changes that the rollout it runs will not write: a rollout resumed
+ * from its journal writes its own waves, and a project that none of its waves still to finish takes
+ * (its wave was judged healthy before this run, or the rollout was started with other --project,
+ * --target or --exclude flags, or the project changed since) is not its to write.
+ */
+function projectsLeftOut(plan: Plan, rollout: PlanRollout, state: RolloutState): string[] {
+  if (state.halted !== undefined) return [];
+  const open = new Set(
+    rollout.waves.flatMap((wave, index) => (state.waves[index]?.judged?.healthy ? [] : wave.projects)),
+  );
+  return [...projectsWritten(plan)].filter((project) => !open.has(project));
+}
+
+function describeLeftOut(projects: readonly string[]): string {
+  const shown = projects.slice(0, 10).join(", ");
+  return `project${projects.length === 1 ? "" : "s"} ${shown}${projects.length > 10 ? ` and ${projects.length - 10} more` : ""}`;
 }
 
 /** Where each wave of a rollout stands by its journal: a resumed rollout's metrics start there. */
@@ -471,6 +497,11 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
   const again = `apply the same manifest again to finish it (rollout journal ${journalPath})`;
   switch (outcome.result) {
     case "complete":
+      if (result.leftOut.length > 0)
+        throw new RunError("rollout_left_out", {
+          journal: journalPath,
+          projects: describeLeftOut(result.leftOut),
+        });
       return;
     case "halted":
       throw new RunError("rollout_halted", {

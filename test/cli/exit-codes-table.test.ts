@@ -217,6 +217,7 @@ describe("each command's real exit paths end with a code its help lists", () => 
         "      configs:",
         "        - name: Rolled out",
         "          plugin: 1",
+        "          enabled: true",
       ),
     );
     const halted = await exitOf("apply", ["-f", rollout, "--auto-approve"]);

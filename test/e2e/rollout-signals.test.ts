@@ -199,4 +199,45 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     const plan = await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: dir });
     expect(plan.code, plan.stdout).toBe(0);
   }, 120_000);
+
+  it("resumed after a project of a wave already judged healthy changed: the rollout finishes, then says that project's changes were not written (exit 1); applied again, a new rollout writes them", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write("pcsync.yaml", rolloutManifest("v31", threeWaveRollout("2s")));
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await waitFor(
+      () => run.soFar().stderr.includes('"second": written and seen as planned; baking'),
+      "the bake",
+    );
+    run.child.kill("SIGTERM");
+    expect((await run.done).code).toBe(143);
+    // Someone edits the canary's GeoIP (project 2), judged healthy already.
+    const geoip = (await server.list("2", "plugin_configs")).find((record) => record.name === "GeoIP");
+    await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, { description: "hotfix" });
+
+    server.emulator.resetRequestLog();
+    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stderr).toContain(
+      "warning: the rollout this run finishes was planned by an earlier run, and none of its waves still to finish takes project 2",
+    );
+    expect(resumed.stdout).toContain("Rollout complete");
+    expect(resumed.stderr).toMatch(
+      /the rollout of \.pcsync\/rollout\/[^ ]+\.jsonl is complete, but .* none of its waves still to finish took project 2, where this run's plan has changes .*: nothing of them was written\. Apply the same manifest again: a new rollout writes them, from its first wave\./,
+    );
+    expect(resumed.stderr).not.toContain("Apply complete");
+    expect(writesTo(server, ["2"])).toEqual([]);
+    expect(await geoipDescriptions(server)).toEqual(["v31", "hotfix", "v31"]);
+
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('wave 1/3 "canary": writing project 2');
+    expect(await geoipDescriptions(server)).toEqual(["v31", "v31", "v31"]);
+  }, 120_000);
 });

@@ -12,12 +12,15 @@ import { type FamilyServer, LIST, type PostContext, startFamilyServer } from "..
 import { createsManifest, names } from "../support/manifest-text.js";
 import { KEY } from "../support/scenario.js";
 import { sendJson } from "../support/scripted-server.js";
+import { startServer } from "../support/test-server.js";
 import { waitFor } from "../support/wait-for.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const servers: FamilyServer[] = [];
 const directories: Array<() => Promise<void>> = [];
+const onEnd: Array<() => Promise<void>> = [];
 afterAll(async () => {
+  for (const end of onEnd.splice(0)) await end();
   for (const server of servers.splice(0)) await server.close();
   for (const remove of directories.splice(0)) await remove();
 });
@@ -257,4 +260,34 @@ describe.concurrent("a signal while pcsync starts, before apply listens for it",
     },
     30_000,
   );
+});
+
+describe("a signal once the command has ended", () => {
+  const LINGER = pathToFileURL(fileURLToPath(new URL("../support/linger.mjs", import.meta.url))).href;
+
+  it.each([
+    ["apply that made every change", true, 0],
+    ["validate of a manifest it refuses", false, 1],
+  ] as const)("leaves the exit code as the run decided it: %s", async (_what, valid, code) => {
+    const directory = await temporaryDirectory();
+    directories.push(directory.remove);
+    const server = await startServer("seed");
+    onEnd.push(() => server.close());
+    const manifest = await writeManifest(
+      directory.path,
+      valid ? createsManifest(["Late signal"]) : "version: 1\nprojects: [not a map]\n",
+    );
+    const run = spawnCli(valid ? ["apply", "--auto-approve", "-f", manifest] : ["validate", "-f", manifest], {
+      cwd: directory.path,
+      env: { ...server.env, NODE_OPTIONS: `--import ${LINGER}` },
+    });
+    const ended = valid ? "Apply complete" : "error";
+    await waitFor(() => `${run.soFar().stdout}${run.soFar().stderr}`.includes(ended), "the end of the run");
+    // Past the command's own handling of signals: the process only lingers now.
+    await sleep(500);
+    run.child.kill("SIGINT");
+    const result = await run.done;
+    expect(result.signal).toBeNull();
+    expect(result.code, result.stderr).toBe(code);
+  });
 });
