@@ -1,19 +1,19 @@
 // `apply` of a plan with `rollout:`, as the CLI runs it: the flags (--webhook, --metrics-file,
-// --journal, the scope) turned into the rollout use case's input (src/run/rollout.ts), and its
+// --journal, the scope) turned into the rollout use case's input (src/rollout/apply-rollout.ts), and its
 // end told on stdout and as the exit code.
 
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { Plan } from "../plan/types.js";
-import { readGateCredentials } from "../rollout/rollout-gate.js";
-import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import {
   type RolloutRun,
   rolloutToFinish,
   applyRollout as runRolloutApply,
   throwUnlessComplete,
-} from "../run/rollout.js";
+} from "../rollout/apply-rollout.js";
+import { readGateCredentials } from "../rollout/rollout-gate.js";
+import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";

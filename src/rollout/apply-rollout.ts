@@ -22,9 +22,13 @@ import { projectsWritten } from "../plan/rollout-waves.js";
 import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { isApplyComplete } from "../render/apply-report.js";
-import type { HealthGate } from "../rollout/health-gate.js";
-import { rolloutWebhookEvent } from "../rollout/rollout-events.js";
-import { createRolloutGate } from "../rollout/rollout-gate.js";
+import { type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
+import { rollBackJournal } from "../run/rollback-journal.js";
+import type { RunIo } from "../run/run-io.js";
+import { shellWord } from "../shell-word.js";
+import type { HealthGate } from "./health-gate.js";
+import { rolloutWebhookEvent } from "./rollout-events.js";
+import { createRolloutGate } from "./rollout-gate.js";
 import {
   findLatestRollout,
   ROLLOUT_JOURNAL_DIR,
@@ -32,18 +36,9 @@ import {
   type RolloutState,
   readRolloutJournal,
   rolloutDigest,
-} from "../rollout/rollout-journal.js";
-import { createRolloutMetrics, type WaveStatus } from "../rollout/rollout-metrics.js";
-import {
-  type RolloutEvent,
-  type RolloutOutcome,
-  rolloutTargets,
-  runRollout,
-} from "../rollout/run-rollout.js";
-import { shellWord } from "../shell-word.js";
-import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
-import { rollBackJournal } from "./rollback-journal.js";
-import type { RunIo } from "./run-io.js";
+} from "./rollout-journal.js";
+import { createRolloutMetrics, type WaveStatus } from "./rollout-metrics.js";
+import { type RolloutEvent, type RolloutOutcome, rolloutTargets, runRollout } from "./run-rollout.js";
 
 /** What the rollout needs of the run's interrupt handling. */
 export interface RolloutInterrupts {

@@ -7,7 +7,7 @@
 import { InputError } from "../input-error.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { RolloutSpec } from "../manifest/types.js";
-import type { PlanScope } from "./plan-manifest.js";
+import type { PlanScope } from "../run/plan-manifest.js";
 
 export interface RolloutRunFlags {
   scope: PlanScope;
