@@ -45,11 +45,14 @@ export interface RolloutJson {
   /** With `halted`: the failing projects with their figures, and the waves rolled back. */
   failing?: { project: string; status: string; figures: Record<string, number>; summary: string }[];
   undone?: { wave: string; complete: boolean; summary: string }[];
+  /** Projects this run's plan changes that the rollout it finished did not write (exit 1). */
+  notWritten?: string[];
   journal: string;
 }
 
-function rolloutJson(outcome: RolloutOutcome, journal: string): RolloutJson {
-  if (outcome.result === "complete") return { result: "complete", journal };
+function rolloutJson(outcome: RolloutOutcome, journal: string, notWritten: readonly string[]): RolloutJson {
+  if (outcome.result === "complete")
+    return { result: "complete", ...(notWritten.length > 0 ? { notWritten: [...notWritten] } : {}), journal };
   if (outcome.result !== "halted") return { result: outcome.result, wave: outcome.wave, journal };
   return {
     result: "halted",
@@ -134,8 +137,9 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   const json = flags.format === "json";
   const told = outcomeText(result.outcome, result.journalPath);
   (json ? io.stderr : io.stdout).write(told);
-  const summary = rolloutJson(result.outcome, result.journalPath);
-  if (json && result.outcome.result !== "complete") printApplyJson(run.plan, result.report, io, summary);
+  const summary = rolloutJson(result.outcome, result.journalPath, result.leftOut);
+  const ends = result.outcome.result === "complete" && result.leftOut.length === 0;
+  if (json && !ends) printApplyJson(run.plan, result.report, io, summary);
   // The job page's summary says how the rollout ended, also (and above all) when it did not complete.
   await appendStepSummary(run.plan, io, `pcsync apply (rollout ${ROLLOUT_TITLES[result.outcome.result]})`, {
     report: result.report,

@@ -222,12 +222,14 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, { description: "hotfix" });
 
     server.emulator.resetRequestLog();
-    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve", "--format", "json"], dir);
     expect(resumed.code, resumed.stderr).toBe(1);
+    // The JSON document is printed, naming what was not written, before the error.
+    expect(JSON.parse(resumed.stdout).rollout).toMatchObject({ result: "complete", notWritten: ["2"] });
     expect(resumed.stderr).toContain(
       "warning: the rollout this run finishes was planned by an earlier run, and none of its waves still to finish takes project 2",
     );
-    expect(resumed.stdout).toContain("Rollout complete");
+    expect(resumed.stderr).toContain("Rollout complete");
     expect(resumed.stderr).toMatch(
       /the rollout of \.pcsync\/rollout\/[^ ]+\.jsonl is complete, but .* none of its waves still to finish took project 2, where this run's plan has changes .*: nothing of them was written\. Apply the same manifest again: a new rollout writes them, from its first wave\./,
     );
