@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApplyReport } from "../../src/apply/types.js";
-import type { CurrentState, Plan, PlanRollout } from "../../src/plan/types.js";
+import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../../src/plan/types.js";
 import type { WaveToJudge } from "../../src/rollout/health-gate.js";
-import { RolloutJournal, readRolloutJournal } from "../../src/rollout/rollout-journal.js";
+import { RolloutJournal, type RolloutTarget, readRolloutJournal } from "../../src/rollout/rollout-journal.js";
 import { type RolloutEvent, type RolloutParts, runRollout } from "../../src/rollout/run-rollout.js";
 
 const ROLLOUT: PlanRollout = {
@@ -57,7 +57,11 @@ const DONE: ApplyReport = {
 };
 
 /** A rollout whose writes take `writeMs` and whose re-read takes `rereadMs` of a fake clock. */
-async function runTimed(writeMs: number, rereadMs: number, options: { failJudgeOf?: string } = {}) {
+async function runTimed(
+  writeMs: number,
+  rereadMs: number,
+  options: { failJudgeOf?: string; seen?: CurrentState; targets?: RolloutTarget[] } = {},
+) {
   const cwd = await mkdtemp(join(tmpdir(), "pcsync-run-rollout-"));
   try {
     let clock = Date.parse("2026-01-01T00:00:00Z");
@@ -71,7 +75,7 @@ async function runTimed(writeMs: number, rereadMs: number, options: { failJudgeO
       digest: "d",
       startedAt: new Date(clock).toISOString(),
       rollout: ROLLOUT,
-      targets: [],
+      targets: options.targets ?? [],
     });
     const at = () => `${(clock - Date.parse("2026-01-01T00:00:00Z")) / 1000}s`;
     const parts: RolloutParts = {
@@ -81,7 +85,7 @@ async function runTimed(writeMs: number, rereadMs: number, options: { failJudgeO
       async planProjects(projects) {
         events.push(`${at()} re-read ${projects.join(",")}`);
         clock += rereadMs;
-        return { plan: planOf([]), current: EMPTY };
+        return { plan: planOf([]), current: options.seen ?? EMPTY };
       },
       async applyWave(_plan, _current, path) {
         events.push(`${at()} write ${path}`);
@@ -172,5 +176,64 @@ describe("a rollout that ends short of a verdict", () => {
       reason: "error",
       detail: "the logs endpoint answered 500 five times",
     });
+  });
+});
+
+describe("the configs a wave is judged on", () => {
+  it("are those the rollout's first plan writes and those this run's part of the wave writes, each once, as the re-read found them", async () => {
+    const record = (project: string, enabled: boolean) => ({
+      id: Number(project),
+      name: "GeoIP",
+      plugin: 1,
+      enabled,
+      order: 1,
+      description: "v2",
+      deleted: false,
+      match_action: null,
+      updated_at: "2026-01-01T00:00:00.100Z",
+    });
+    const seen: CurrentState = {
+      families: ["1", "2"].map((project) => ({
+        project,
+        family: "plugin_configs" as const,
+        records: [record(project, project === "1")] as unknown as CurrentFamily["records"],
+      })),
+    };
+    // The first plan (a resumed rollout's header) wrote project 1's GeoIP; this run's plan writes
+    // both projects' (planOf): project 2's is judged too, and project 1's once.
+    const { judged } = await runTimed(100, 100, {
+      seen,
+      targets: [{ project: "1", family: "plugin_configs", name: "GeoIP" }],
+    });
+    expect(judged.map((wave) => wave.projects)).toEqual([
+      [
+        {
+          project: "1",
+          configs: [
+            {
+              family: "plugin_configs",
+              id: 1,
+              name: "GeoIP",
+              enabled: true,
+              writtenAt: new Date("2026-01-01T00:00:00.100Z"),
+            },
+          ],
+        },
+      ],
+      [
+        {
+          project: "2",
+          configs: [
+            {
+              family: "plugin_configs",
+              id: 2,
+              name: "GeoIP",
+              enabled: false,
+              writtenAt: new Date("2026-01-01T00:00:00.100Z"),
+            },
+          ],
+        },
+      ],
+    ]);
   });
 });
