@@ -73,7 +73,12 @@ function ownerProblem(
   const found = readMark(record.description).owner;
   if (found === owner) return undefined;
   if (change.action === "delete") {
-    return `prune deletes only records with the mark of owner "${owner}", and it carries ${describeOwner(found)}`;
+    // `deleted: true` names the record: one without a mark is deleted as the planner deleted it,
+    // another owner's only as a takeover.
+    if (change.explicit !== true)
+      return `prune deletes only records with the mark of owner "${owner}", and it carries ${describeOwner(found)}`;
+    if (found === null || plan.takeover === true) return undefined;
+    return `it carries ${describeOwner(found)}: deleting it (deleted: true) needs a plan made with --takeover`;
   }
   if (change.mark?.from !== found) {
     return `it carries ${describeOwner(found)}, and the plan does not ${found === null ? "adopt" : "take over"} it for owner "${owner}"`;

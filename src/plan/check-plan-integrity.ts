@@ -70,7 +70,7 @@ export function findPlanInconsistencies(plan: Plan): string[] {
     // An update or delete without a record id is refused by the plan's schema, before this check.
     if (change.id === null) continue;
     touch(what, change.project, change.family, change.id);
-    if (change.action === "delete" && report && !report.prune) {
+    if (change.action === "delete" && change.explicit !== true && report && !report.prune) {
       problems.push(
         `${what}: project ${change.project} ${change.family} is not pruned in this plan, so nothing in it is deleted`,
       );

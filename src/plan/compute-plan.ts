@@ -428,7 +428,8 @@ function planFamily(
         errors.push({ project, family, message, source, refused: true });
         continue;
       }
-      if (claim) changes.push(deleteChange(project, family, claim.record, source, via));
+      if (claim)
+        changes.push({ ...deleteChange(project, family, claim.record, source, via), explicit: true });
       continue;
     }
     if (!claim) {

@@ -37,6 +37,8 @@ export function recomputeGuards(
     const claimedHere = new Set(changes.flatMap((change) => (change.id === null ? [] : [change.id])));
     const owned = list.records.filter((record) => !others.has(record.id) || claimedHere.has(record.id));
     const deletes = changes.filter((change) => change.action === "delete");
+    // The delete guard counts a prune's deletes, as the planner does: not those `deleted: true` asks for.
+    const pruned = deletes.filter((change) => change.explicit !== true);
     for (const change of deletes) {
       if (change.id !== null && others.has(change.id)) {
         reasons.push(
@@ -47,7 +49,7 @@ export function recomputeGuards(
     const source = plan.families.find((report) => report.project === project && report.family === family);
     const updates = changes.filter(countsAsUpdate);
     const findings = [
-      deletes.length === 0
+      pruned.length === 0
         ? undefined
         : findGuard(
             {
@@ -55,8 +57,8 @@ export function recomputeGuards(
               family,
               owned: owned.length,
               creates: changes.filter((change) => change.action === "create").length,
-              deletes: deletes.length,
-              source: deletes[0]?.source ?? source?.family ?? family,
+              deletes: pruned.length,
+              source: pruned[0]?.source ?? source?.family ?? family,
             },
             options.maxDeletePercent,
           ),

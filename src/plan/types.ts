@@ -29,6 +29,11 @@ export interface PlannedChange {
    * differ, so that the plan does not show an invisible change.
    */
   lookAlike?: "white space" | "Unicode normalisation";
+  /**
+   * A delete the manifest asks for by name (`deleted: true`), not a prune: made in a family without
+   * prune, and counted by no delete guard.
+   */
+  explicit?: true;
   /** `file:line` of the manifest config; for a prune delete, of the family block. */
   source: string;
   /** For a config from a template or project set: `file:line` where it was applied to this project. */

@@ -254,3 +254,66 @@ describe.concurrent("saved plans", () => {
     expect(server.emulator.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
   });
 });
+
+describe.concurrent.each(["seed", "posthog-2024"] as const)(
+  "a saved plan's deletes that `deleted: true` asks for, on %s",
+  (profile) => {
+    it("are carried out in a family without prune, counted by no delete guard, and an owner deletes an unmarked record as its plan did", async ({
+      onTestFinished,
+    }) => {
+      const server = await openServer(onTestFinished, profile);
+      const { path: here, write: writeHere, remove } = await temporaryDirectory();
+      onTestFinished(remove);
+      // Project 2's only plugin config goes: a prune of all of a family would trip the delete guard,
+      // but a delete asked for by name is not a prune.
+      const deletes = await writeHere(
+        "deletes.yaml",
+        manifest(
+          "version: 1",
+          "projects:",
+          '  "1":',
+          "    plugin_configs:",
+          "      configs:",
+          "        - { name: GeoIP, plugin: 1, deleted: true }",
+          '  "2":',
+          "    plugin_configs:",
+          "      configs:",
+          "        - { name: GeoIP, plugin: 1, deleted: true }",
+        ),
+      );
+      const owned = await writeHere(
+        "owned.yaml",
+        manifest(
+          "version: 1",
+          "owner: team-a",
+          "projects:",
+          '  "1":',
+          "    plugin_configs:",
+          "      configs:",
+          "        - { name: Legacy S3, plugin: 5, deleted: true }",
+        ),
+      );
+      for (const [file, gone] of [
+        [deletes, ["GeoIP"]],
+        [owned, ["GeoIP", "Legacy S3"]],
+      ] as const) {
+        const saved = join(here, "plan.json");
+        const planned = await server.run(["plan", "-f", file, "--out", saved], { cwd: here });
+        expect(planned.code, planned.stderr).toBe(0);
+        const plan = JSON.parse(await readFile(saved, "utf8")) as {
+          changes: { action: string; explicit?: true }[];
+        };
+        expect(validatePlan(plan)).toBe(true);
+        expect(plan.changes.every((change) => change.action === "delete" && change.explicit === true)).toBe(
+          true,
+        );
+        const applied = await server.run(["apply", "--plan", saved], { cwd: here });
+        expect(applied.code, applied.stderr).toBe(0);
+        const names = (await server.list(1, PC)).map((record) => record.name);
+        for (const name of gone) expect(names).not.toContain(name);
+        expect((await server.run(["plan", "-f", file, "--detailed-exitcode"], { cwd: here })).code).toBe(0);
+      }
+      expect(await server.list(2, PC)).toEqual([]);
+    });
+  },
+);

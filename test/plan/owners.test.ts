@@ -280,6 +280,30 @@ describe("apply's second look at the owner rules", () => {
       'record 1 ("A") in project 1 plugin_configs: it carries the mark of owner "team-b": taking it over needs a plan made with --takeover',
       'record 7 ("Theirs") in project 1 plugin_configs: prune deletes only records with the mark of owner "team-a", and it carries the mark of owner "team-b"',
     ]);
+    // A delete `deleted: true` asks for: of an unmarked record, as the planner makes it; of another
+    // owner's, only in a plan made with --takeover.
+    const unmarked = remoteRecord({ id: 8, name: "Loose", order: 8, description: "no mark" });
+    const named = (record: typeof other) => ({
+      ...made,
+      changes: [
+        {
+          action: "delete" as const,
+          project: "1",
+          family: PC,
+          name: record.name,
+          id: record.id,
+          fields: {},
+          explicit: true as const,
+          source: "x:2",
+        },
+      ],
+      reorders: [],
+    });
+    expect(findOwnerProblems(named(unmarked), current([unmarked]))).toEqual([]);
+    expect(findOwnerProblems(named(other), current([other]))).toEqual([
+      'record 7 ("Theirs") in project 1 plugin_configs: it carries the mark of owner "team-b": deleting it (deleted: true) needs a plan made with --takeover',
+    ]);
+    expect(findOwnerProblems({ ...named(other), takeover: true }, current([other]))).toEqual([]);
     const { owner: _owner, ...ownerless } = made;
     expect(findOwnerProblems(ownerless, current(records))).toEqual([
       'record 1 ("A") in project 1 plugin_configs: the change writes an owner mark, but the plan names no owner',

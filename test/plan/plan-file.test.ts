@@ -186,6 +186,7 @@ const KEYS = {
     id: "required",
     fields: "required",
     lookAlike: "optional",
+    explicit: "optional",
     source: "required",
     via: "optional",
     mark: "optional",

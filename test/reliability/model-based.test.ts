@@ -449,6 +449,28 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback" },
     ],
   },
+  {
+    seam: "a rollout's later wave deletes a record by `deleted: true`: the check before the wave took it for a prune",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        OWNER_A,
+        { [PC]: family([{ name: "GeoIP", deleted: true }]) },
+        { [FE]: family([{ name: "app-banner" }]) },
+      ),
+      manifest(
+        null,
+        { [PC]: family([{ name: "Legacy S3", deleted: true }]) },
+        { [PC]: family([{ name: "cfg-002" }]) },
+      ),
+    ],
+    // By the hash, project 2 is the first wave and project 1 the last.
+    steps: [
+      { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" },
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback" },
+    ],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {

@@ -732,6 +732,10 @@ export class World {
     // judge (frontend apps, deletes, configs left disabled) pass and say so.
     if (!failing && applied.code === 4)
       this.broken("a rollout of a change whose plugins log no errors completes", output);
+    // Nobody else writes: it is not stopped short (3: refused by a guard before any write, which
+    // the plan warned of).
+    if (![0, 3, 4].includes(applied.code ?? -1))
+      this.broken("a rollout nobody else writes beside ends complete, halted or refused", output);
     if (applied.code === 4 && halted !== undefined) {
       const haltedAt = waves.findIndex((wave) => wave.name === halted);
       const later = new Set(waves.slice(haltedAt + 1).flatMap((wave) => wave.projects));
