@@ -12,6 +12,7 @@ import { isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { readMark } from "../owner-mark.js";
+import { sameName } from "../record-name.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { showsText } from "../trim-as-service.js";
 import { type FamilyListing, FamilyReader } from "./create-config.js";
@@ -231,10 +232,14 @@ function rivalCreates(
   return records
     .filter((record) => {
       const owner = readMark(record.description).owner;
+      // Another owner's manifest may spell the name as a look-alike (NFD against NFC, white space
+      // at its ends): the planner takes it for the same config, and so does this check.
+      const plugin = change.fields.plugin?.to;
       return (
         owner !== null &&
         owner !== change.mark?.owner &&
-        isOfConfig(change, record) &&
+        sameName(change.name, record.name) &&
+        (typeof plugin !== "number" || record.plugin === plugin) &&
         !input.knownIds.has(record.id) &&
         !input.createdByRun.has(record.id)
       );
