@@ -471,6 +471,22 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback" },
     ],
   },
+  {
+    seam: "apply --plan --resume of a plan whose delete `deleted: true` asks for, killed after its first write",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        OWNER_A,
+        {
+          [PC]: family([{ name: "Legacy S3" }, { name: "café" }]),
+          [FE]: family([{ name: "Notification Bar", deleted: true }, { name: "app-banner" }]),
+        },
+        { [FE]: family([{ name: "Notification Bar", deleted: true }, { name: "app-banner" }]) },
+      ),
+    ],
+    steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }, { kind: "rollback" }],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {
