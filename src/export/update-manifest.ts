@@ -1,12 +1,17 @@
-// Writes exported manifest data: as a new file, or merged into an existing manifest so that its
-// comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
+// Writes exported manifest data: as a new file (each project written out, or with the templates
+// factor-templates.ts found), or merged into an existing manifest so that its comments, key order
+// and layout survive (yaml's Document API edits the parsed tree in place).
 
 import { InputError } from "../input-error.js";
-import { Document, isMap, isScalar, isSeq, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
-import type { ExportedConfig, ExportResult } from "./build-manifest.js";
-import { type ExportDestination, exportText } from "./display-yaml.js";
-import { escapeConfig, escapeInterpolation } from "./escape-text.js";
-import { exportOwner } from "./export-owner.js";
+import { needsYamlEscapes, neutraliseYaml } from "../neutralise-server-text.js";
+import { Document, isMap, isScalar, isSeq, Scalar, visit, type YAMLMap, YAMLSeq } from "../vendor/yaml.js";
+import {
+  type ExportedConfig,
+  type ExportedFamily,
+  type ExportResult,
+  exportOwner,
+} from "./build-manifest.js";
+import type { FactoredExport } from "./factor-templates.js";
 import { parseManifestTarget } from "./manifest-target.js";
 
 /** Top-level keys of a fleet manifest (templates and project sets). */
@@ -15,32 +20,114 @@ const FLEET_KEYS = ["templates", "project_sets"] as const;
 /** The fields export writes; an existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = ["name", "id", "plugin", "enabled", "description", "match_action", "order"] as const;
 
+/** Where an exported manifest goes: a regular file gets the exact text, anything else is printed. */
+export type ExportDestination = "file" | "display";
+
 /** A new manifest of the exported projects, each written out in full, as text for `destination`. */
 export function renderNewManifest(
   results: readonly ExportResult[],
   destination: ExportDestination = "file",
 ): string {
-  const projects: Record<string, unknown> = {};
-  for (const result of results) {
-    const projectBlock: Record<string, unknown> = {};
-    for (const family of result.families)
-      projectBlock[family.family] = { prune: false, configs: family.configs.map(escapeConfig) };
-    projects[result.project] = projectBlock;
-  }
-  // The owner whose mark every record carries (export-owner.ts): it plans back to no changes.
-  const { owner } = exportOwner(results);
-  const document = new Document({ version: 1, ...(owner === undefined ? {} : { owner }), projects });
-  document.commentBefore = `${exportedBy(results)} prune is false: records added
+  const projects = Object.fromEntries(
+    results.map((result) => [result.project, familyBlocks(result.families, { prune: false })]),
+  );
+  const comment = ` prune is false: records added
  remotely are left alone until you set prune: true.`;
+  return newManifest(results, { projects }, comment, destination);
+}
+
+/** A new manifest of factored export data: `templates:`, then each project's `use:` and own configs. */
+export function renderTemplatedManifest(
+  factored: FactoredExport,
+  results: readonly ExportResult[],
+  destination: ExportDestination = "file",
+): string {
+  const templates = Object.fromEntries(
+    factored.templates.map((template) => [template.name, familyBlocks(template.families)]),
+  );
+  const projects = Object.fromEntries(
+    factored.projects.map((project) => [
+      project.project,
+      { ...(project.use.length > 0 ? { use: project.use } : {}), ...familyBlocks(project.families) },
+    ]),
+  );
+  const comment = ` Configs that several projects share are in templates;
+ a project uses them, then lists its own. prune is false (the default): records added remotely
+ are left alone until you set prune: true.`;
+  const fleet = factored.templates.length > 0 ? { templates, projects } : { projects };
+  return newManifest(results, fleet, comment, destination);
+}
+
+function familyBlocks(families: readonly ExportedFamily[], settings: object = {}): Record<string, unknown> {
+  return Object.fromEntries(
+    families.map((family) => [family.family, { ...settings, configs: family.configs.map(escapeConfig) }]),
+  );
+}
+
+/**
+ * A new manifest as text for `destination`: `version:`, the owner whose mark every record carries
+ * (so that it plans back to no changes), then `contents`.
+ */
+function newManifest(
+  results: readonly ExportResult[],
+  contents: { projects: Record<string, unknown> },
+  comment: string,
+  destination: ExportDestination,
+): string {
+  const { owner } = exportOwner(results);
+  const document = new Document({ version: 1, ...(owner === undefined ? {} : { owner }), ...contents });
+  // `use: [shared-1, shared-2]` on one line: a project's list of templates reads like a sentence.
+  for (const project of Object.keys(contents.projects)) {
+    const use = document.getIn(["projects", project, "use"], true);
+    if (isSeq(use)) use.flow = true;
+  }
+  document.commentBefore = `${exportedBy(results)}${comment}`;
   return exportText(document, destination);
 }
 
 /** The first line of an exported manifest's header comment. */
-export function exportedBy(results: readonly ExportResult[]): string {
+function exportedBy(results: readonly ExportResult[]): string {
   const [only] = results;
   return results.length === 1 && only
     ? ` Exported by pcsync export --project ${only.project}.`
     : ` Exported by pcsync export (${results.length} projects).`;
+}
+
+/**
+ * The document as text for `destination`, without line folding. Printed (stdout: a terminal, a CI
+ * log, a pipe; or a device or FIFO given to -o), server text that a terminal or a CI runner would
+ * act on is written as YAML's own escapes (src/neutralise-server-text.ts), so that printing it
+ * drives neither. A regular file gets the text as the service holds it, byte for byte.
+ */
+export function exportText(document: Document, destination: ExportDestination): string {
+  if (destination === "file") return document.toString({ lineWidth: 0 });
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && needsYamlEscapes(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  // One line per double-quoted scalar: a line break in it is `\n`, so no line of it starts with `::`.
+  return neutraliseYaml(
+    document.toString({ lineWidth: 0, doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER }),
+  );
+}
+
+/**
+ * A value read from the server, written so that the manifest loader reads it back unchanged: `${`
+ * starts a variable reference there, so a literal one is written `$${`.
+ */
+function escapeInterpolation(text: string): string {
+  // A function, not a string: in a replacement string `$$` would stand for one `$`.
+  return text.replaceAll("${", () => "$${");
+}
+
+/** The config as manifest text: its string fields escaped. */
+function escapeConfig(config: ExportedConfig): ExportedConfig {
+  return {
+    ...config,
+    name: escapeInterpolation(config.name),
+    description: config.description === null ? null : escapeInterpolation(config.description),
+  };
 }
 
 function scalarValue(node: unknown): unknown {
@@ -138,7 +225,7 @@ export interface UpdateOptions {
   /** Interpolates references in the existing manifest; without it, only literal text matches. */
   resolveText?: ResolveText;
   warn?: (message: string) => void;
-  /** The owner whose mark every exported record carries (export-owner.ts), written when missing. */
+  /** The owner whose mark every exported record carries (exportOwner), written when missing. */
   owner?: string;
 }
 

@@ -27,18 +27,12 @@ export const KEY_NEVER_INTERPOLATED =
 /** Replaces the references in one string. */
 export function interpolateText(text: string, variables: ManifestVariables = NO_VARIABLES): InterpolatedText {
   const secrets = registryOf(variables.secrets ?? NO_SECRETS);
-  if (secrets.holds(text)) {
-    return {
-      value: "",
-      changed: true,
-      problems: [
-        {
-          token: "",
-          message: `this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Remove it, and replace the key: it is in this file`,
-        },
-      ],
-    };
-  }
+  if (secrets.holds(text))
+    return refused(
+      [],
+      "this text contains the API key",
+      "Remove it, and replace the key: it is in this file",
+    );
   if (!text.includes("${")) return { value: text, changed: false, problems: [] };
   const problems: InterpolatedText["problems"] = [];
   let value = "";
@@ -104,20 +98,19 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
   }
   value += text.slice(index);
   // Each part may be harmless while the parts together spell the key, also next to a refused part.
-  if (secrets.holds(value)) {
-    return {
-      value: "",
-      changed: true,
-      problems: [
-        ...problems,
-        {
-          token: "",
-          message: `after interpolation this text contains the API key; ${KEY_NEVER_INTERPOLATED}. Check the variables it uses`,
-        },
-      ],
-    };
-  }
+  if (secrets.holds(value))
+    return refused(
+      problems,
+      "after interpolation this text contains the API key",
+      "Check the variables it uses",
+    );
   return { value, changed, problems };
+}
+
+/** A text refused whole, for holding the API key: it becomes empty, and no message quotes it. */
+function refused(problems: InterpolatedText["problems"], what: string, remedy: string): InterpolatedText {
+  const message = `${what}; ${KEY_NEVER_INTERPOLATED}. ${remedy}`;
+  return { value: "", changed: true, problems: [...problems, { token: "", message }] };
 }
 
 /** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */

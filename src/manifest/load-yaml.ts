@@ -200,8 +200,7 @@ class TreeConverter<Container, Slot> {
   private aliasExpansion = 0;
   /** Each alias's anchored node, found in one pass: resolving each alias alone is quadratic. */
   private aliasTargets: Map<Alias, Node | undefined> | undefined;
-  private aliasBudgetReported = false;
-  private depthReported = false;
+  private readonly limitsReported = new Set<string>();
   /** Nodes being converted, to refuse an alias to one of its own ancestors. */
   private readonly ancestors = new Set<Node>();
   private readonly yaml = yamlLibrary();
@@ -237,44 +236,35 @@ class TreeConverter<Container, Slot> {
     const position = this.positionAt(start);
     const aliasBudget = Math.max(MAX_ALIAS_EXPANSION, this.text.length);
     if (viaAlias && ++this.aliasExpansion > aliasBudget) {
-      this.truncated = true;
-      if (!this.aliasBudgetReported) {
-        this.aliasBudgetReported = true;
-        this.errors.push({
-          position,
-          message: `aliases expand to more than ${aliasBudget} values (an alias bomb?); write the data out or use fewer aliases`,
-        });
-      }
-      return undefined;
+      const message = `aliases expand to more than ${aliasBudget} values (an alias bomb?); write the data out or use fewer aliases`;
+      return this.truncate(position, message);
     }
-    if (depth > MAX_DEPTH) {
-      this.truncated = true;
-      if (!this.depthReported) {
-        this.depthReported = true;
-        this.errors.push({
-          position,
-          message: `nesting is deeper than ${MAX_DEPTH} levels; a manifest needs only a few`,
-        });
-      }
-      return undefined;
-    }
+    if (depth > MAX_DEPTH)
+      return this.truncate(
+        position,
+        `nesting is deeper than ${MAX_DEPTH} levels; a manifest needs only a few`,
+      );
     if (!this.yaml.isAlias(node)) return node;
     const target = this.resolveAlias(node);
-    if (target === undefined) {
-      this.errors.push({
-        position,
-        message: `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``,
-      });
-      return undefined;
+    const message =
+      target === undefined
+        ? `unknown anchor "${node.source}"; define \`&${node.source}\` before using \`*${node.source}\``
+        : this.ancestors.has(target)
+          ? `alias "*${node.source}" refers to a value that contains it; remove the cycle`
+          : undefined;
+    if (message === undefined) return target;
+    this.errors.push({ position, message });
+    return undefined;
+  }
+
+  /** A limit cut the tree short: said once per message, however often it is met. */
+  private truncate(position: Position, message: string): undefined {
+    this.truncated = true;
+    if (!this.limitsReported.has(message)) {
+      this.limitsReported.add(message);
+      this.errors.push({ position, message });
     }
-    if (this.ancestors.has(target)) {
-      this.errors.push({
-        position,
-        message: `alias "*${node.source}" refers to a value that contains it; remove the cycle`,
-      });
-      return undefined;
-    }
-    return target;
+    return undefined;
   }
 
   /** As `alias.resolve(document)`: the last node anchored with its name before it. */

@@ -30,8 +30,7 @@ let schemaCache: JsonSchema | undefined;
 
 /** The manifest schema, found by walking up from this module (it ships at the package root). */
 export function loadManifestSchema(): JsonSchema {
-  if (schemaCache !== undefined) return schemaCache;
-  schemaCache = JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8")) as JsonSchema;
+  schemaCache ??= JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8")) as JsonSchema;
   return schemaCache;
 }
 

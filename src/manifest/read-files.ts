@@ -140,24 +140,19 @@ async function statPath(absolute: string, missing: string): Promise<Stats | stri
   try {
     return await stat(absolute);
   } catch (error) {
-    return describeStatFailure((error as NodeJS.ErrnoException).code ?? "UNKNOWN", missing);
-  }
-}
-
-/** Why a path could not be read, in words; `missing` for a path that does not exist. */
-function describeStatFailure(code: string, missing: string): string {
-  switch (code) {
-    case "ELOOP":
-      return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied; check the permissions of the file and of the directories above it";
-    case "ENOTDIR":
-      return "a part of the path is a file, not a directory; check the path";
-    case "ENAMETOOLONG":
-      return "the path is too long";
-    default:
-      return missing;
+    switch ((error as NodeJS.ErrnoException).code) {
+      case "ELOOP":
+        return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
+      case "EACCES":
+      case "EPERM":
+        return "permission denied; check the permissions of the file and of the directories above it";
+      case "ENOTDIR":
+        return "a part of the path is a file, not a directory; check the path";
+      case "ENAMETOOLONG":
+        return "the path is too long";
+      default:
+        return missing;
+    }
   }
 }
 

@@ -204,21 +204,8 @@ class BlockReader {
         message: `projects of ${label} must be a list of project ids (["1", "4"]) or \`all\`, got ${JSON.stringify(set.projects)}`,
       });
     }
-    const projects = this.names(set.projects, [...path, "projects"]);
-    const except = this.names(set.except, [...path, "except"]);
-    for (const [key, places] of [
-      ["projects", projects],
-      ["except", except],
-    ] as const) {
-      const ids = set[key];
-      if (!Array.isArray(ids)) continue;
-      ids.forEach((id: unknown, idIndex) => {
-        const problem =
-          typeof id === "string" || typeof id === "number" ? checkProjectId(String(id)) : undefined;
-        const position = places[idIndex]?.source;
-        if (problem !== undefined && position !== undefined) this.errors.push({ position, message: problem });
-      });
-    }
+    const projects = this.projectIds(set.projects, [...path, "projects"]);
+    const except = this.projectIds(set.except, [...path, "except"]);
     const families = this.families(set, path, (family) => ({
       project: "",
       family,
@@ -241,6 +228,18 @@ class BlockReader {
       use: this.names(set.use, [...path, "use"]),
       families: families.map((each) => each.block),
     };
+  }
+
+  /** The project ids of a set's `projects:` or `except:` list, each checked (other types are the schema's). */
+  private projectIds(ids: unknown, path: Path): NamedPlace[] {
+    const places = this.names(ids, path);
+    for (const [index, place] of places.entries()) {
+      const id = (ids as unknown[])[index];
+      const problem =
+        typeof id === "string" || typeof id === "number" ? checkProjectId(place.name) : undefined;
+      if (problem !== undefined) this.errors.push({ position: place.source, message: problem });
+    }
+    return places;
   }
 
   /** The family blocks of a template, set or project, checked; with the ids their configs and overrides pin. */

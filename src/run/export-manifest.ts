@@ -2,14 +2,16 @@
 // new, merged into an existing manifest (its comments and other projects kept), or as templates.
 
 import { type ApiClient, listProjects } from "../api/index.js";
-import type { ExportResult } from "../export/build-manifest.js";
-import { buildManifest } from "../export/build-manifest.js";
-import type { ExportDestination } from "../export/display-yaml.js";
-import { type ExportOwner, exportOwner } from "../export/export-owner.js";
+import { buildManifest, type ExportOwner, type ExportResult, exportOwner } from "../export/build-manifest.js";
 import { type FactoredExport, factorTemplates } from "../export/factor-templates.js";
 import { locateSecretsInExport } from "../export/locate-secrets.js";
-import { renderTemplatedManifest } from "../export/render-templates.js";
-import { type ResolveText, renderNewManifest, updateManifestText } from "../export/update-manifest.js";
+import {
+  type ExportDestination,
+  type ResolveText,
+  renderNewManifest,
+  renderTemplatedManifest,
+  updateManifestText,
+} from "../export/update-manifest.js";
 import type { FamilyName } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { groupBy } from "../group-by.js";

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { exampleData } from "../../src/emulator/index.js";
-import { exportText } from "../../src/export/display-yaml.js";
+import { exportText } from "../../src/export/update-manifest.js";
 import {
   neutraliseInline,
   neutraliseJson,

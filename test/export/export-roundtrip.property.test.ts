@@ -4,8 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { buildManifest } from "../../src/export/build-manifest.js";
 import { factorTemplates } from "../../src/export/factor-templates.js";
-import { renderTemplatedManifest } from "../../src/export/render-templates.js";
-import { renderNewManifest } from "../../src/export/update-manifest.js";
+import { renderNewManifest, renderTemplatedManifest } from "../../src/export/update-manifest.js";
 import type { FamilyName } from "../../src/families.js";
 import { loadManifestSources } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";

@@ -3,8 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildManifest, type ExportResult } from "../../src/export/build-manifest.js";
-import { exportOwner } from "../../src/export/export-owner.js";
+import { buildManifest, type ExportResult, exportOwner } from "../../src/export/build-manifest.js";
 import { renderNewManifest, updateManifestText } from "../../src/export/update-manifest.js";
 import { writeMark } from "../../src/owner-mark.js";
 import { remoteRecord } from "../support/builders.js";
