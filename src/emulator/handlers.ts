@@ -5,15 +5,15 @@
 // describe the response; the server writes it.
 
 import { FAMILIES, type FamilyName } from "../families.js";
+import { isObject } from "../files/read-json-file.js";
 import { accessibleProjects, type RequiredScope } from "./auth.js";
 import { notFound, requiredField, serverError, validationError } from "./http-error.js";
 import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";
 import { paginate, parsePageRequest } from "./pagination.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
 import type { EmulatorStore } from "./store.js";
-import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
-import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
+import type { ApiKeySpec, ProfileBehaviour, ProjectData, StoredRecord } from "./types.js";
+import { INT_MAX, INT_MIN, readRecordChanges, requireObjectBody } from "./validation.js";
 
 export interface RouteParams {
   /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
@@ -183,12 +183,12 @@ function parseJobType(rawBody: unknown): string {
   const job = body.job;
   const notADictionary = (attr: string) =>
     validationError("invalid_input", "Expected a dictionary of items.", attr);
-  if (!isPlainObject(job)) throw notADictionary("job");
+  if (!isObject(job)) throw notADictionary("job");
   if (!Object.hasOwn(job, "type")) throw requiredField("job__type");
   if (typeof job.type !== "string" || job.type.trim() === "") {
     throw validationError("invalid_input", "A job type must be a non-empty string.", "job__type");
   }
-  if (Object.hasOwn(job, "payload") && !isPlainObject(job.payload)) throw notADictionary("job__payload");
+  if (Object.hasOwn(job, "payload") && !isObject(job.payload)) throw notADictionary("job__payload");
   return job.type;
 }
 
@@ -219,7 +219,7 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
   if (!Object.hasOwn(body, "orders")) throw requiredField("orders");
   const orders = body.orders;
   const invalid = (detail: string) => validationError("invalid_input", detail, "orders");
-  if (!isPlainObject(orders)) throw invalid("Expected a dictionary of config ids to orders.");
+  if (!isObject(orders)) throw invalid("Expected a dictionary of config ids to orders.");
   const entries = Object.entries(orders);
   // Validate everything first so a bad entry changes nothing.
   for (const [key, value] of entries) {
@@ -241,9 +241,9 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
 function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
   const { projectId } = familyScope(context);
   const body = context.body ?? {};
-  if (!isPlainObject(body)) throw serverError();
+  if (!isObject(body)) throw serverError();
   const orders = Object.hasOwn(body, "orders") ? body.orders : {};
-  if (!isPlainObject(orders)) throw serverError();
+  if (!isObject(orders)) throw serverError();
   const byPlugin = new Map<number, StoredRecord>();
   for (const record of context.store.listEnabled(projectId).sort((a, b) => a.id - b.id))
     byPlugin.set(record.plugin, record);

@@ -10,10 +10,9 @@ import { type HandlerResult, matchRoute } from "./handlers.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
 import type { LogStream } from "./log-stream.js";
 import { capPageSize } from "./pagination.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { parseRequestBody, readBody } from "./request-body.js";
 import type { EmulatorStore } from "./store.js";
-import type { RequestLogEntry } from "./types.js";
+import type { ProfileBehaviour, RequestLogEntry } from "./types.js";
 
 // A Host header is echoed into pagination links, so only plain host[:port] values are trusted.
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
