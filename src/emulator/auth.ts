@@ -2,8 +2,7 @@
 // needs. The order of checks follows the real service so errors come out in the same order.
 
 import { authenticationFailed, notAuthenticated, permissionDenied, projectNotFound } from "./http-error.js";
-import type { ProfileBehaviour } from "./profiles.js";
-import type { ApiKeySpec, ProjectData } from "./types.js";
+import type { ApiKeySpec, ProfileBehaviour, ProjectData } from "./types.js";
 
 /** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
 export function authenticate(header: string | undefined, keys: readonly ApiKeySpec[]): ApiKeySpec {

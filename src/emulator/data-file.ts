@@ -4,6 +4,7 @@
 // (types.ts names them), and the log entry's is checked by the compiler against the wire's.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
+import { isObject } from "../files/read-json-file.js";
 import type { LogEntry } from "../wire-types.js";
 
 export class DataFileError extends Error {
@@ -33,11 +34,7 @@ function check<T>(test: (value: unknown) => value is T, expected: string): Reade
   return (value, path) => (test(value) ? value : fail(path, expected));
 }
 
-const object = check(
-  (value): value is Record<string, unknown> =>
-    typeof value === "object" && value !== null && !Array.isArray(value),
-  "an object",
-);
+const object = check(isObject, "an object");
 const integer = check((value): value is number => Number.isSafeInteger(value), "an integer");
 const string = check((value): value is string => typeof value === "string", "a string");
 const boolean = check((value): value is boolean => typeof value === "boolean", "true or false");

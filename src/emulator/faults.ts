@@ -3,8 +3,6 @@
 // rate limits. One seeded PRNG drives every random decision, so a seed replays the faults. Also the
 // log-error fault: the `--fault-log-errors` selectors parsed, checked, and matched against a record.
 
-import { createRandom, type Random } from "./prng.js";
-import { SlidingWindowLimiter } from "./rate-limiter.js";
 import type { FaultOptions, LogErrorFault, StoredRecord } from "./types.js";
 
 const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
@@ -28,6 +26,66 @@ export function checkFaultOptions(faults: FaultOptions): void {
     }
   }
   checkLogErrorFaults(faults.logErrors ?? []);
+}
+
+type Random = () => number;
+
+/** A small seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
+export function createRandom(seed: number): Random {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/**
+ * Per-key throttling with sliding windows (a log of accepted request times), which gives an exact
+ * "available in N seconds": the time until the oldest request that counts falls out of its window.
+ */
+export class SlidingWindowLimiter {
+  private readonly windows: readonly { limit: number; ms: number }[];
+  private readonly longestMs: number;
+  private readonly history = new Map<string, number[]>();
+
+  constructor({ perMinute, perHour }: NonNullable<FaultOptions["rateLimit"]>) {
+    const windows = [
+      ...(perMinute === undefined ? [] : [{ limit: perMinute, ms: 60_000 }]),
+      ...(perHour === undefined ? [] : [{ limit: perHour, ms: 3_600_000 }]),
+    ];
+    this.windows = windows;
+    // bounded-spread: at most the two windows above.
+    this.longestMs = Math.max(0, ...windows.map((window) => window.ms));
+  }
+
+  /**
+   * Counts a request of `key` at `nowMs` if every window has room and returns undefined; otherwise
+   * counts nothing (a refused request does not extend the wait) and returns the whole seconds to wait.
+   */
+  take(key: string, nowMs: number): number | undefined {
+    if (this.windows.length === 0) return undefined;
+    const times = (this.history.get(key) ?? []).filter((time) => time > nowMs - this.longestMs);
+    let waitMs = 0;
+    for (const window of this.windows) {
+      const inWindow = times.filter((time) => time > nowMs - window.ms);
+      if (inWindow.length < window.limit) continue;
+      // This many must expire before one more fits; the last of them sets the wait.
+      const mustExpire = inWindow.length - window.limit + 1;
+      const freeingTime = inWindow[mustExpire - 1];
+      if (freeingTime !== undefined) waitMs = Math.max(waitMs, freeingTime + window.ms - nowMs);
+      else waitMs = Math.max(waitMs, window.ms); // a limit of 0 never frees up
+    }
+    if (waitMs > 0) {
+      this.history.set(key, times);
+      return Math.max(1, Math.ceil(waitMs / 1000));
+    }
+    times.push(nowMs);
+    this.history.set(key, times);
+    return undefined;
+  }
 }
 
 export class FaultInjector {

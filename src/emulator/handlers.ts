@@ -4,16 +4,16 @@
 // reach them (ROUTES). Handlers are synchronous: they read and change the store in one go and
 // describe the response; the server writes it.
 
-import type { FamilyName } from "../families.js";
+import { FAMILIES, type FamilyName } from "../families.js";
+import { isObject } from "../files/read-json-file.js";
 import { accessibleProjects, type RequiredScope } from "./auth.js";
 import { notFound, requiredField, serverError, validationError } from "./http-error.js";
 import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";
 import { paginate, parsePageRequest } from "./pagination.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { FRONTEND_CONTENT_TYPE, renderFrontendModule, renderRecord } from "./record-view.js";
 import type { EmulatorStore } from "./store.js";
-import type { ApiKeySpec, ProjectData, StoredRecord } from "./types.js";
-import { INT_MAX, INT_MIN, isPlainObject, readRecordChanges, requireObjectBody } from "./validation.js";
+import type { ApiKeySpec, ProfileBehaviour, ProjectData, StoredRecord } from "./types.js";
+import { INT_MAX, INT_MIN, readRecordChanges, requireObjectBody } from "./validation.js";
 
 export interface RouteParams {
   /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
@@ -183,12 +183,12 @@ function parseJobType(rawBody: unknown): string {
   const job = body.job;
   const notADictionary = (attr: string) =>
     validationError("invalid_input", "Expected a dictionary of items.", attr);
-  if (!isPlainObject(job)) throw notADictionary("job");
+  if (!isObject(job)) throw notADictionary("job");
   if (!Object.hasOwn(job, "type")) throw requiredField("job__type");
   if (typeof job.type !== "string" || job.type.trim() === "") {
     throw validationError("invalid_input", "A job type must be a non-empty string.", "job__type");
   }
-  if (Object.hasOwn(job, "payload") && !isPlainObject(job.payload)) throw notADictionary("job__payload");
+  if (Object.hasOwn(job, "payload") && !isObject(job.payload)) throw notADictionary("job__payload");
   return job.type;
 }
 
@@ -219,7 +219,7 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
   if (!Object.hasOwn(body, "orders")) throw requiredField("orders");
   const orders = body.orders;
   const invalid = (detail: string) => validationError("invalid_input", detail, "orders");
-  if (!isPlainObject(orders)) throw invalid("Expected a dictionary of config ids to orders.");
+  if (!isObject(orders)) throw invalid("Expected a dictionary of config ids to orders.");
   const entries = Object.entries(orders);
   // Validate everything first so a bad entry changes nothing.
   for (const [key, value] of entries) {
@@ -241,9 +241,9 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
 function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
   const { projectId } = familyScope(context);
   const body = context.body ?? {};
-  if (!isPlainObject(body)) throw serverError();
+  if (!isObject(body)) throw serverError();
   const orders = Object.hasOwn(body, "orders") ? body.orders : {};
-  if (!isPlainObject(orders)) throw serverError();
+  if (!isObject(orders)) throw serverError();
   const byPlugin = new Map<number, StoredRecord>();
   for (const record of context.store.listEnabled(projectId).sort((a, b) => a.id - b.id))
     byPlugin.set(record.plugin, record);
@@ -308,3 +308,47 @@ export const ROUTES: readonly [string, Readonly<Record<string, Operation>>][] = 
   [`${FAMILY}/:id/job`, { POST: op("job", createJob, WRITE, { body: JSON_BODY, unscoped: true }) }],
   ["api/projects/:project/:logs-family/:id/logs", { GET: op("logs", listLogs, READ) }],
 ];
+
+type RouteMatch =
+  | { kind: "operation"; operation: Operation; params: RouteParams }
+  /** The path exists but not with this method: answered 405, after authentication. */
+  | { kind: "wrong-method"; allowed: readonly string[] };
+
+/** Matched on the raw (undecoded) segments, so an encoded slash can never reach another resource. */
+function matchSegments(pattern: readonly string[], segments: readonly string[]): RouteParams | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  const params: RouteParams = {};
+  for (const [index, expected] of pattern.entries()) {
+    const actual = segments[index];
+    if (actual === undefined || actual === "") return undefined;
+    if (expected === ":project") params.project = actual;
+    else if (expected === ":id") params.id = actual;
+    else if (expected === ":family" || expected === ":logs-family") {
+      const family = FAMILIES.find((candidate) => candidate.pathSegment === actual);
+      if (!family || (expected === ":logs-family" && !family.hasLogs)) return undefined;
+      params.family = family.name;
+    } else if (expected !== actual) return undefined;
+  }
+  return params;
+}
+
+/** The path part of a request target, with the one optional trailing slash removed. */
+function pathOfTarget(target: string): string {
+  const path = target.split("?", 1)[0] ?? "";
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+/** The operation a method and a raw request target reach; a 404 for a path the service lacks. */
+export function matchRoute(method: string, target: string): RouteMatch {
+  const path = pathOfTarget(target);
+  if (!path.startsWith("/")) throw notFound();
+  const segments = path.slice(1).split("/");
+  for (const [pattern, methods] of ROUTES) {
+    const params = matchSegments(pattern.split("/"), segments);
+    if (params === undefined) continue;
+    const operation = methods[method];
+    if (operation === undefined) return { kind: "wrong-method", allowed: Object.keys(methods) };
+    return { kind: "operation", operation, params };
+  }
+  throw notFound();
+}

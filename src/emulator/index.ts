@@ -10,13 +10,13 @@ import { exampleData } from "./example-data.js";
 import { FaultInjector } from "./faults.js";
 import { DEFAULT_LOG_RATE, LogStream, MAX_LOG_RATE } from "./log-stream.js";
 import { DataFileWriter, loadDataFile, removeStaleTemporaryFiles } from "./persistence.js";
-import { PROFILES } from "./profiles.js";
 import { type ServerDependencies, serveRequest } from "./server.js";
 import { EmulatorStore } from "./store.js";
 import {
   type EmulatorData,
   type EmulatorOptions,
   PROFILE_NAMES,
+  PROFILES,
   type RequestLogEntry,
   type RunningEmulator,
 } from "./types.js";

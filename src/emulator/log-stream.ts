@@ -10,9 +10,8 @@
 import type { LogEntry, Page } from "../wire-types.js";
 import { logErrorRatio } from "./faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { shownText } from "./record-view.js";
-import type { LogErrorFault, PluginData, StoredRecord } from "./types.js";
+import type { LogErrorFault, PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 
 /** Entries per minute of each plugin config unless told otherwise. */
 export const DEFAULT_LOG_RATE = 60;

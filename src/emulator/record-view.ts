@@ -2,9 +2,9 @@
 // fields, and the posthog-2024 quirks: name/description fall back to the plugin's own, collections
 // carry no plugin_info, config is an object), and as the JavaScript module of its frontend endpoint.
 
+import { isObject } from "../files/read-json-file.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import type { ProfileBehaviour } from "./profiles.js";
-import type { PluginData, StoredRecord } from "./types.js";
+import type { PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 
 export const EMPTY_CONFIG = "{}";
 export const FRONTEND_CONTENT_TYPE = "application/javascript; charset=UTF-8";
@@ -30,9 +30,7 @@ function renderConfig(record: StoredRecord, profile: ProfileBehaviour): unknown 
     return record.config;
   }
   const attachments = record.attachments ?? [];
-  if (attachments.length === 0 || typeof config !== "object" || config === null || Array.isArray(config)) {
-    return config;
-  }
+  if (attachments.length === 0 || !isObject(config)) return config;
   const shown: Record<string, unknown> = { ...config };
   for (const { uid, key, size, name, type } of attachments)
     shown[key] = { uid, saved: true, size, name, type };

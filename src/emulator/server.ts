@@ -6,16 +6,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate, authorizeOperation, resolveProject } from "./auth.js";
 import type { FaultInjector } from "./faults.js";
-import type { HandlerResult } from "./handlers.js";
+import { type HandlerResult, matchRoute } from "./handlers.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
-import { renderLogMetrics } from "./log-metrics.js";
 import type { LogStream } from "./log-stream.js";
 import { capPageSize } from "./pagination.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { parseRequestBody, readBody } from "./request-body.js";
-import { matchRoute } from "./router.js";
 import type { EmulatorStore } from "./store.js";
-import type { RequestLogEntry } from "./types.js";
+import type { ProfileBehaviour, RequestLogEntry } from "./types.js";
 
 // A Host header is echoed into pagination links, so only plain host[:port] values are trusted.
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
@@ -116,6 +113,41 @@ function write(response: ServerResponse, { status, body, headers = {} }: Outcome
     ...(length === undefined ? {} : { "content-length": length }),
   });
   response.end(body?.text);
+}
+
+const LOG_TYPES = ["ERROR", "WARN", "INFO", "LOG"] as const;
+
+/**
+ * The emulator's /metrics (Prometheus text format): how many log entries each plugin config has
+ * logged since it was created, by type, so that a Prometheus scraping the emulator sees what a
+ * service's own metrics would show, and a rollout's Prometheus gate can be tried against it.
+ */
+function renderLogMetrics(store: EmulatorStore, logStream: LogStream): string {
+  // Every record, deleted ones included, and every stored log entry.
+  const { records, logEntries } = store.data;
+  const stored = new Map<string, number>();
+  for (const entry of logEntries) {
+    const key = `${entry.plugin_config_id}/${entry.type.toUpperCase()}`;
+    stored.set(key, (stored.get(key) ?? 0) + 1);
+  }
+  const lines = [
+    "# HELP pcsync_emulator_log_entries_total Log entries each plugin config has logged since it was created, by type.",
+    "# TYPE pcsync_emulator_log_entries_total counter",
+  ];
+  for (const record of records) {
+    if (record.deleted) continue;
+    for (const type of LOG_TYPES) {
+      const filter = { types: new Set([type]), search: "", after: undefined, before: undefined };
+      const synthesized = logStream.of(record, store.plugin(record.plugin), filter, { sinceCreation: true });
+      const count = (synthesized?.count ?? 0) + (stored.get(`${record.id}/${type}`) ?? 0);
+      // A config that logs nothing (disabled, a frontend app) has no series, as an exporter would.
+      if (synthesized === undefined && count === 0) continue;
+      lines.push(
+        `pcsync_emulator_log_entries_total{project="${record.project}",config="${record.id}",type="${type}"} ${count}`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** Serves one request to its end; never rejects. */

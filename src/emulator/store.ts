@@ -7,9 +7,8 @@ import type { LogEntry } from "../wire-types.js";
 import type { ChangeBatch } from "./data-file.js";
 import type { UploadedFile } from "./form-body.js";
 import { compareLogEntries } from "./log-stream.js";
-import type { ProfileBehaviour } from "./profiles.js";
 import { EMPTY_CONFIG } from "./record-view.js";
-import type { EmulatorData, PluginData, StoredRecord } from "./types.js";
+import type { EmulatorData, PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 import type { RecordChanges } from "./validation.js";
 
 export function compareRecords(a: StoredRecord, b: StoredRecord): number {

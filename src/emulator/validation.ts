@@ -8,11 +8,12 @@
 // posthog/api/plugin.py, mid-2024).
 
 import type { WritableField } from "../families.js";
+import { isObject } from "../files/read-json-file.js";
 import { PYTHON_WHITE_SPACE, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput } from "../wire-types.js";
 import { FormBody, type FormValue, UploadedFile } from "./form-body.js";
 import { requiredField, serverError, validationError } from "./http-error.js";
-import type { ProfileBehaviour } from "./profiles.js";
+import type { ProfileBehaviour } from "./types.js";
 
 // The writable fields as the real serializer declares them: type, nullability, bounds, and which a
 // create requires.
@@ -151,13 +152,9 @@ function jsonTypeName(value: unknown): string {
   return typeof value === "boolean" ? "bool" : "str";
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Throws 400 unless the body is a JSON object. */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
-  if (isPlainObject(body)) return body;
+  if (isObject(body)) return body;
   const detail = `Invalid data. Expected a dictionary, but got ${jsonTypeName(body)}.`;
   throw validationError("invalid_input", detail, null);
 }

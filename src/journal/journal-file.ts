@@ -25,6 +25,9 @@ export async function readTail(path: string, bytes: number): Promise<{ size: num
   }
 }
 
+/** `fresh`: the journal must not exist yet; `inputs`: the run's inputs, never written to. */
+type OpenOptions = { fresh: boolean; cwd: string; inputs: readonly RunInput[] };
+
 export class JournalFile {
   #pending = "";
   #running: Promise<void> | undefined;
@@ -41,10 +44,7 @@ export class JournalFile {
    * one run). An existing file (a resumed apply) is appended to; if it ends in a cut-off line, the
    * next line starts afresh.
    */
-  static async openForAppend(
-    path: string,
-    options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
-  ): Promise<JournalFile> {
+  static async openForAppend(path: string, options: OpenOptions): Promise<JournalFile> {
     const { cwd, inputs } = options;
     await JournalFile.checkTarget(path, options);
     // A file that ends in a line cut off by a kill (no final newline).
@@ -56,10 +56,7 @@ export class JournalFile {
   }
 
   /** Throws what opening `path` would refuse: one of the run's inputs; `fresh`, a file there already. */
-  static async checkTarget(
-    path: string,
-    options: { fresh: boolean; cwd: string; inputs: readonly RunInput[] },
-  ): Promise<void> {
+  static async checkTarget(path: string, options: OpenOptions): Promise<void> {
     const { cwd, inputs } = options;
     const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
     if (target.kind !== "file")
@@ -69,7 +66,7 @@ export class JournalFile {
       });
     if (options.fresh && target.existing !== undefined) {
       throw new InputError("journal_unwritable", {
-        path: path,
+        path,
         reason:
           "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)",
       });

@@ -246,12 +246,8 @@ export function parseJournal(text: string, path: string): Journal {
   const cutOff = lines.pop() ?? "";
   const tornLines: number[] = [];
   if (cutOff !== "") tornLines.push(lines.length + 1);
-  if (lines.length === 0)
-    throw new InputError("journal_invalid", {
-      path: path,
-      line: 1,
-      reason: "the journal is empty (no header line)",
-    });
+  const invalid = (line: number, reason: string) => new InputError("journal_invalid", { path, line, reason });
+  if (lines.length === 0) throw invalid(1, "the journal is empty (no header line)");
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     try {
       const value: unknown = JSON.parse(line);
@@ -274,7 +270,7 @@ export function parseJournal(text: string, path: string): Journal {
   for (const [index, value] of parsed.entries()) {
     const lineNo = index + 1;
     const check: Check = (ok, what) => {
-      if (!ok) throw new InputError("journal_invalid", { path: path, line: lineNo, reason: what });
+      if (!ok) throw invalid(lineNo, what);
     };
     if (value === undefined) {
       // A line cut off by a kill, which a resumed run then wrote past: tolerated.
@@ -304,8 +300,7 @@ export function parseJournal(text: string, path: string): Journal {
       journal.ended = true;
     }
   }
-  if (header === undefined)
-    throw new InputError("journal_invalid", { path: path, line: 1, reason: "no header line" });
+  if (header === undefined) throw invalid(1, "no header line");
   tornLines.sort((a, b) => a - b);
   return { ...journal, header };
 }
@@ -358,13 +353,9 @@ export async function holdsNoRun(path: string, cwd: string): Promise<boolean> {
   }
 }
 
-export function checkJournalServer(journal: Journal, server: string): void {
-  if (journal.header.server !== server)
-    throw new RefusedError("journal_server_mismatch", {
-      path: journal.path,
-      journalServer: journal.header.server,
-      server: server,
-    });
+export function checkJournalServer({ path, header }: Journal, server: string): void {
+  if (header.server !== server)
+    throw new RefusedError("journal_server_mismatch", { path, journalServer: header.server, server });
 }
 
 /** The note a journal with a line cut off by a kill gets: it reads, without that line. */

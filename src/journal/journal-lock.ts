@@ -212,6 +212,17 @@ export class JournalLock {
   }
 }
 
+/** Creates `path` (O_EXCL: it must not exist) holding `text`, synced. */
+async function writeNew(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx", PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Creates the lock file whole, atomically: written under a name of its own, then linked to the
  * lock's name (a link fails if the name exists). Where links are not supported, O_EXCL.
@@ -226,17 +237,12 @@ async function createExclusively(path: string, text: string, journal: string): P
       throw new InputError("journal_unlockable", { path: journal, reason });
     throw new InputError("journal_unwritable", { path: journal, reason });
   };
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(temporary, "wx", PRIVATE_FILE_MODE);
-    await handle.writeFile(text);
-    await handle.sync();
+    await writeNew(temporary, text);
   } catch (error) {
-    await handle?.close().catch(() => undefined);
     await unlink(temporary).catch(() => undefined);
     return fail(error);
   }
-  await handle.close();
   try {
     await link(temporary, path);
     return true;
@@ -248,18 +254,20 @@ async function createExclusively(path: string, text: string, journal: string): P
     await unlink(temporary).catch(() => undefined);
   }
   try {
-    const exclusive = await open(path, "wx", PRIVATE_FILE_MODE);
-    try {
-      await exclusive.writeFile(text);
-      await exclusive.sync();
-    } finally {
-      await exclusive.close();
-    }
+    await writeNew(path, text);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     return fail(error);
   }
+}
+
+/** How long ago the file was last written; 0 when it is gone. */
+function ageMs(path: string): Promise<number> {
+  return stat(path).then(
+    (info) => Date.now() - info.mtimeMs,
+    () => 0,
+  );
 }
 
 /** The refusal of a lock another live run holds. */
@@ -277,12 +285,8 @@ async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadab
   }
   const holder = parseHolder(text);
   if (holder !== undefined) return holder;
-  const age = await stat(path).then(
-    (info) => Date.now() - info.mtimeMs,
-    () => 0,
-  );
   // Too young to judge: being written (O_EXCL fallback); held meanwhile.
-  return age < UNREADABLE_STALE_MS ? "young" : "unreadable";
+  return (await ageMs(path)) < UNREADABLE_STALE_MS ? "young" : "unreadable";
 }
 
 /**
@@ -297,11 +301,7 @@ async function removeIfUnchanged(path: string, token: string | undefined): Promi
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     // Another run is removing it; a breaker left by a kill goes once it is old.
-    const age = await stat(breaker).then(
-      (info) => Date.now() - info.mtimeMs,
-      () => 0,
-    );
-    if (age > UNREADABLE_STALE_MS) await unlink(breaker).catch(() => undefined);
+    if ((await ageMs(breaker)) > UNREADABLE_STALE_MS) await unlink(breaker).catch(() => undefined);
     await new Promise((done) => setTimeout(done, 50));
     return false;
   }

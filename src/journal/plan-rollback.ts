@@ -115,7 +115,15 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const conflicts: RollbackConflict[] = [];
   const notes: string[] = [];
   const fingerprints: Record<string, string> = {};
-  const sourceOf = (line: number) => `${journal.path}:${line}`;
+  /** A change of the record the run touched, from the journal line of the run's first write to it. */
+  const addChange = (
+    touched: TouchedRecord,
+    change: Pick<PlannedChange, "action" | "name" | "id" | "fields">,
+  ): void => {
+    const { project, family, line } = touched;
+    const { action, name, id, fields } = change;
+    changes.push({ action, project, family, name, id, fields, source: `${journal.path}:${line}` });
+  };
   /** The records the journal accounts for, by id: the line of the run's first write to each. */
   const knownIds = new Map<number, number>(
     [...replay.records.values()].map((record) => [record.id, record.line]),
@@ -129,15 +137,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       conflicts.push({ ...touched, field, now: now[field] ?? null, left: touched.after.get(field) ?? [] });
     if (differing.length > 0 && !force) return;
     fingerprints[recordKey(touched.project, touched.family, now.id)] = fingerprintRecord(now);
-    changes.push({
-      action: "delete",
-      project: touched.project,
-      family: touched.family,
-      name: now.name ?? touched.name,
-      id: now.id,
-      fields: {},
-      source: sourceOf(touched.line),
-    });
+    addChange(touched, { action: "delete", name: now.name ?? touched.name, id: now.id, fields: {} });
   };
 
   for (const touched of replay.records.values()) {
@@ -158,15 +158,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       notes.push(
         `${describeRecordAt(touched)} is gone from the service (the row too): it is created again, with a new id`,
       );
-      changes.push({
-        action: "create",
-        project: touched.project,
-        family: touched.family,
-        name: before.name,
-        id: null,
-        fields,
-        source: sourceOf(touched.line),
-      });
+      addChange(touched, { action: "create", name: before.name, id: null, fields });
       continue;
     }
     const fields: FieldChanges = {};
@@ -188,15 +180,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       );
     }
     fingerprints[key] = fingerprintRecord(now);
-    changes.push({
-      action: "update",
-      project: touched.project,
-      family: touched.family,
-      name: now.deleted ? before.name : (now.name ?? before.name),
-      id: touched.id,
-      fields,
-      source: sourceOf(touched.line),
-    });
+    const name = now.deleted ? before.name : (now.name ?? before.name);
+    addChange(touched, { action: "update", name, id: touched.id, fields });
   }
 
   for (const lost of replay.lostCreates) {

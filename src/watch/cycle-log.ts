@@ -1,8 +1,29 @@
-// One line per cycle on stdout: words for a person, or (--log-format json) one JSON object per
-// line for a log shipper.
+// What a cycle found and did (FamilyFinding, CycleReport: heal, the flapping memory and the events
+// share them), and the one line per cycle on stdout: words for a person, or (--log-format json)
+// one JSON object per line for a log shipper.
 
-import type { FamilyFinding } from "./family-finding.js";
+import type { FamilyRef } from "../families.js";
+import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { CycleResult } from "./watch-metrics.js";
+
+/**
+ * What one cycle found for one watched family, as heal, the flapping memory, the events and the
+ * cycle's log line read it.
+ */
+export interface FamilyFinding extends FamilyRef {
+  /** The drift left at the end of the cycle (after heal: what it did not do). */
+  changes: PlannedChange[];
+  reorder: PlannedReorder | undefined;
+  /** What heal applied this cycle, if it applied anything, and the journal that undoes it. */
+  healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined; journal?: string };
+  /** Heal was refused by these guards: nothing was written to the family. */
+  refused?: string[];
+  /**
+   * Records heal keeps putting back (heal-flapping.ts): how many are flapping now, and those that
+   * started to (or flapped again) this cycle, with how long they are now left alone.
+   */
+  flapping?: { records: number; started: { change: PlannedChange; backoffMs: number }[] };
+}
 
 /** What one cycle found and did, as the log line, the metrics and the events tell it. */
 export interface CycleReport {

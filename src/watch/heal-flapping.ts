@@ -7,7 +7,7 @@
 import { type FamilyRef, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/compute-plan.js";
 import type { Plan, PlannedChange } from "../plan/types.js";
-import type { FamilyFinding } from "./family-finding.js";
+import type { FamilyFinding } from "./cycle-log.js";
 
 /** Cycles in a row a record is healed in before it counts as flapping. */
 export const FLAP_CYCLES = 3;

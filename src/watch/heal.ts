@@ -17,8 +17,7 @@ import type { CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
 import { applyWithJournal } from "../run/apply-with-journal.js";
-import { driftCount } from "./cycle-log.js";
-import type { FamilyFinding } from "./family-finding.js";
+import { driftCount, type FamilyFinding } from "./cycle-log.js";
 import type { DriftCounts } from "./watch-metrics.js";
 
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */

@@ -4,8 +4,7 @@
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, type ExitCode } from "../errors.js";
 import { type FamilyRef, familyKey } from "../families.js";
 import type { PcsyncEvent } from "../notify/event.js";
-import type { CycleReport } from "./cycle-log.js";
-import { driftCount, totalsOf } from "./cycle-log.js";
+import { type CycleReport, driftCount, totalsOf } from "./cycle-log.js";
 import { EventTracker } from "./watch-events.js";
 import type { DriftCounts, WatchMetrics } from "./watch-metrics.js";
 

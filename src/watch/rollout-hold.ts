@@ -8,7 +8,7 @@ import { familyKey } from "../families.js";
 import { type DesiredState, type DriftMode, familyFingerprint, formatSource } from "../manifest/index.js";
 import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import type { Plan } from "../plan/types.js";
-import type { FamilyFinding } from "./family-finding.js";
+import type { FamilyFinding } from "./cycle-log.js";
 
 export const HELD_FOR_ROLLOUT =
   "not healed: with `rollout:`, heal only puts back what this watcher last saw in sync, and the manifest's version of this family is new to it (changed, or not seen in sync since the watcher started); `pcsync apply` rolls a change out in waves";

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { RateLimiter, type RateLimiterOptions } from "../../src/api/rate-limiter.js";
-import { SlidingWindowLimiter } from "../../src/emulator/rate-limiter.js";
+import { SlidingWindowLimiter } from "../../src/emulator/faults.js";
 
 function fakeClock() {
   let now = 0;

@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PROFILE_NAMES } from "../../src/emulator/index.js";
-import { PROFILES } from "../../src/emulator/profiles.js";
+import { PROFILES } from "../../src/emulator/types.js";
 import { FAMILY_NAMES } from "../../src/families.js";
 import { writeMark } from "../../src/owner-mark.js";
 import { spawnCli } from "../support/cli.js";

@@ -2,7 +2,7 @@
 // per-key rate limits with the right headers and wait per profile, and latency.
 
 import { describe, expect, it } from "vitest";
-import { SlidingWindowLimiter } from "../../src/emulator/rate-limiter.js";
+import { SlidingWindowLimiter } from "../../src/emulator/faults.js";
 import { READ_ONLY, startTestEmulator } from "../support/emulator.js";
 import { errorBody, obj } from "../support/http-client.js";
 

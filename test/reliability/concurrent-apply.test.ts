@@ -4,8 +4,8 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
+import { createRandom } from "../../src/emulator/faults.js";
 import { type FaultOptions, PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
-import { createRandom } from "../../src/emulator/prng.js";
 import { applyOnce, pendingChanges } from "../support/apply-in-process.js";
 import { KEY, loadDesired, MANIFEST_A, reliabilityData } from "../support/scenario.js";
 import { pickTestSeed } from "../support/seed.js";

@@ -8,13 +8,13 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEmulatorData } from "../../src/emulator/data-file.js";
+import { createRandom } from "../../src/emulator/faults.js";
 import {
   type EmulatorData,
   PROFILE_NAMES,
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { createRandom } from "../../src/emulator/prng.js";
 import { type CliRun, spawnCli } from "../support/cli.js";
 import { durableState } from "../support/emulator-data.js";
 import { runCliInProcess } from "../support/in-process.js";

@@ -7,8 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createRandom } from "../../src/emulator/faults.js";
 import { PROFILE_NAMES, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { createRandom } from "../../src/emulator/prng.js";
 import { parseJournal } from "../../src/journal/journal-format.js";
 import { spawnCli } from "../support/cli.js";
 import { runCliInProcess } from "../support/in-process.js";

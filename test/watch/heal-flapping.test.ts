@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Plan, PlannedChange } from "../../src/plan/types.js";
-import type { FamilyFinding } from "../../src/watch/family-finding.js";
+import type { FamilyFinding } from "../../src/watch/cycle-log.js";
 import { FlapTracker, MAX_FLAP_BACKOFF_MS } from "../../src/watch/heal-flapping.js";
 import { EventTracker } from "../../src/watch/watch-events.js";
 

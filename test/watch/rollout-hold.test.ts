@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { DesiredFamily, DesiredState, DriftMode } from "../../src/manifest/index.js";
 import type { PlannedChange } from "../../src/plan/types.js";
-import type { FamilyFinding } from "../../src/watch/family-finding.js";
+import type { FamilyFinding } from "../../src/watch/cycle-log.js";
 import { HELD_FOR_ROLLOUT, RolloutHold } from "../../src/watch/rollout-hold.js";
 
 const ROLLOUT = { waves: [], bake: 0 } as unknown as NonNullable<DesiredState["rollout"]>;

@@ -5,7 +5,7 @@ import { MAX_EVENT_CHANGES } from "../../src/notify/event.js";
 import { renderSlackText, renderWebhookBody, signBody } from "../../src/notify/webhook-payload.js";
 import type { PlannedChange } from "../../src/plan/types.js";
 import { SecretRegistry } from "../../src/redact.js";
-import type { FamilyFinding } from "../../src/watch/family-finding.js";
+import type { FamilyFinding } from "../../src/watch/cycle-log.js";
 import { EventTracker } from "../../src/watch/watch-events.js";
 
 function update(id: number, name = `Config ${id}`): PlannedChange {
