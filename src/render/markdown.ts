@@ -4,12 +4,11 @@
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
   describeGuardOverride,
-  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
+  describePlanTotals,
   describeRollout,
-  describeSummary,
   describeTieCount,
   describeUnmanaged,
   type FamilySection,
@@ -46,7 +45,6 @@ const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
 
-/** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
 // Markdown and HTML syntax, and what GitHub links: `@user` (a mention) and `#123` (an issue).
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
 const TEXT_SPECIALS_BUT_ISSUES = /[&<>`*_[\]|\\~$@]/g;
@@ -57,7 +55,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   // The title is the caller's ("Plan for PR #12"): its issue links are meant.
   const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
   const changed = hasPlannedChanges(plan);
-  const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
+  const summary = `**${describePlanTotals(plan)}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
