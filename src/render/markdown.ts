@@ -191,14 +191,11 @@ function countChanges(counts: PlanSummary): number {
   return counts.create + counts.update + counts.delete + counts.reorder;
 }
 
+const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies readonly (keyof PlanSummary)[];
+
 function sumCounts(all: readonly PlanSummary[]): PlanSummary {
   const total: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
-  for (const counts of all) {
-    total.create += counts.create;
-    total.update += counts.update;
-    total.delete += counts.delete;
-    total.reorder += counts.reorder;
-  }
+  for (const counts of all) for (const action of ACTIONS) total[action] += counts[action];
   return total;
 }
 
@@ -228,13 +225,10 @@ function buildBlock(section: FamilySection): Block {
 
 function describeSection(section: FamilySection): string {
   const { counts } = section;
-  const parts = [
-    counts.create > 0 ? `${counts.create} to create` : "",
-    counts.update > 0 ? `${counts.update} to update` : "",
-    counts.delete > 0 ? `${counts.delete} to delete` : "",
-    counts.reorder > 0 ? `${counts.reorder} to reorder` : "",
-    section.unmanaged.length > 0 ? `${section.unmanaged.length} unmanaged` : "",
-  ].filter((part) => part !== "");
+  const parts = ACTIONS.filter((action) => counts[action] > 0).map(
+    (action) => `${counts[action]} to ${action}`,
+  );
+  if (section.unmanaged.length > 0) parts.push(`${section.unmanaged.length} unmanaged`);
   const project = escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS));
   return `project ${project} / ${section.family}: ${parts.length > 0 ? parts.join(", ") : "no changes"}`;
 }
