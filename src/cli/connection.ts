@@ -88,13 +88,12 @@ export function addSettleTimeoutOption(command: Command): Command {
 function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | undefined {
   if (flags.settleTimeout === undefined) return undefined;
   const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000);
-  const posts = CREATE_POSTS;
-  const leastMs = minimumSettleTimeoutMs(timeoutMs, posts);
+  const leastMs = minimumSettleTimeoutMs(timeoutMs, CREATE_POSTS);
   if (settleMs < leastMs) {
     const window = settleWindowMs(timeoutMs);
     throw new InputError(
       "usage",
-      `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1000} s that settling one create may need: a proof window of ${window / 1000} s (2.5 × --timeout, at least 1 s) for each of its ${posts} POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1000)} or more, or leave it out (it then defaults to that), or lower --timeout`,
+      `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1000} s that settling one create may need: a proof window of ${window / 1000} s (2.5 × --timeout, at least 1 s) for each of its ${CREATE_POSTS} POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1000)} or more, or leave it out (it then defaults to that), or lower --timeout`,
     );
   }
   return settleMs;

@@ -5,7 +5,6 @@
 
 import { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, type ExitCode } from "../errors.js";
 import { REDACTED, redactDeep, type SecretRegistry } from "../redact.js";
 
 export type OutputStreamName = "stdout" | "stderr";
@@ -160,54 +159,4 @@ export class OutputEdge {
       this.stderr.flush();
     }
   }
-}
-
-const ERRNO_WORDS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on the device",
-  EIO: "input/output error",
-  EPIPE: "the reader went away",
-  EDQUOT: "disk quota exceeded",
-  EFBIG: "the file is too large",
-  EBADF: "the stream is closed",
-};
-
-function describeFailure(error: NodeJS.ErrnoException): string {
-  const words = error.code === undefined ? undefined : ERRNO_WORDS[error.code];
-  if (words !== undefined) return `${words} (${error.code})`;
-  return error.code === undefined ? error.message : `${error.message} (${error.code})`;
-}
-
-/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
-export function isQuietLoss(loss: OutputLoss): boolean {
-  return loss.error.code === "EPIPE";
-}
-
-/** The one line that says a stream failed and the run stopped there; undefined for a quiet loss. */
-export function describeStoppedByLoss(loss: OutputLoss): string | undefined {
-  if (isQuietLoss(loss)) return undefined;
-  return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; stopped, the output is lost\n`;
-}
-
-/**
- * The one line for a command that went on to the end although its output failed, saying how the
- * command itself ended; undefined when every loss was quiet.
- */
-export function describeFinishedDespiteLoss(
-  losses: readonly OutputLoss[],
-  command: string,
-  exitCode: ExitCode,
-): string | undefined {
-  const loss = losses.find((item) => !isQuietLoss(item));
-  if (loss === undefined) return undefined;
-  const outcome = exitCode === EXIT_OK ? "succeeded" : `ended with exit code ${exitCode}`;
-  return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; the output is lost, but the ${command} itself ran to the end and ${outcome}\n`;
-}
-
-/**
- * The exit code once the output failed: a run whose output was lost has not succeeded (0) nor
- * reported changes (2) to anyone, so it exits 1; a failure or refusal keeps its own code.
- */
-export function exitCodeAfterLoss(exitCode: ExitCode, losses: readonly OutputLoss[]): ExitCode {
-  if (!losses.some((loss) => !isQuietLoss(loss))) return exitCode;
-  return exitCode === EXIT_OK || exitCode === EXIT_CHANGES ? EXIT_ERROR : exitCode;
 }

@@ -2,17 +2,31 @@
 // and stderr are put behind the output edge (secrets redacted at write time), and a stream that
 // fails ends the run with one line on stderr and a defined exit code, never a stack trace.
 
-import { EXIT_ERROR } from "../errors.js";
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from "../errors.js";
 import { withOutputEdge } from "./cli-io.js";
 import { listenForStopSignals } from "./early-signals.js";
-import {
-  describeFinishedDespiteLoss,
-  describeStoppedByLoss,
-  exitCodeAfterLoss,
-  isQuietLoss,
-  type OutputLoss,
-} from "./output-edge.js";
+import type { OutputLoss } from "./output-edge.js";
 import { runCli } from "./program.js";
+
+const ERRNO_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the device",
+  EIO: "input/output error",
+  EPIPE: "the reader went away",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "the file is too large",
+  EBADF: "the stream is closed",
+};
+
+function describeFailure(error: NodeJS.ErrnoException): string {
+  const words = error.code === undefined ? undefined : ERRNO_WORDS[error.code];
+  if (words !== undefined) return `${words} (${error.code})`;
+  return error.code === undefined ? error.message : `${error.message} (${error.code})`;
+}
+
+/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
+function isQuietLoss(loss: OutputLoss): boolean {
+  return loss.error.code === "EPIPE";
+}
 
 const { stdout, stderr, stdin, env } = process;
 const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, { onLoss: stopOnOutputLoss });
@@ -25,8 +39,10 @@ const { edge } = io;
  */
 function stopOnOutputLoss(loss: OutputLoss): void {
   if (edge.keepRunningFor !== undefined) return;
-  const line = describeStoppedByLoss(loss);
-  if (line !== undefined) edge.stderr.write(line);
+  if (!isQuietLoss(loss))
+    edge.stderr.write(
+      `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; stopped, the output is lost\n`,
+    );
   edge.finish();
   process.exit(isQuietLoss(loss) ? (process.exitCode ?? 0) : EXIT_ERROR);
 }
@@ -43,11 +59,17 @@ process.on("unhandledRejection", reportInternalError);
 
 const exitCode = await runCli(process.argv.slice(2), io);
 edge.finish();
-const command = edge.keepRunningFor;
-const lossLine =
-  command === undefined ? undefined : describeFinishedDespiteLoss(edge.losses, command, exitCode);
-if (lossLine !== undefined) edge.stderr.write(lossLine);
-process.exitCode = exitCodeAfterLoss(exitCode, edge.losses);
+const loss = edge.losses.find((item) => !isQuietLoss(item));
+if (loss !== undefined && edge.keepRunningFor !== undefined) {
+  const outcome = exitCode === EXIT_OK ? "succeeded" : `ended with exit code ${exitCode}`;
+  edge.stderr.write(
+    `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; the output is lost, but the ${edge.keepRunningFor} itself ran to the end and ${outcome}\n`,
+  );
+}
+// A run whose output was lost has not succeeded (0) nor reported changes (2) to anyone, so it
+// exits 1; a failure or refusal keeps its own code.
+process.exitCode =
+  loss !== undefined && (exitCode === EXIT_OK || exitCode === EXIT_CHANGES) ? EXIT_ERROR : exitCode;
 // The command has ended (its output may still be flushing, a connection still closing): a signal now
 // has nothing left to stop, and the process ends with the exit code the run decided, where Node
 // would otherwise end it as killed by the signal (an apply that made every change, seen as stopped).

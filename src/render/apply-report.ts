@@ -4,7 +4,7 @@
 
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
-import { createPaint } from "./colour.js";
+import { createPaint, type Style } from "./colour.js";
 
 function quoteName(name: string | null): string {
   return name === null ? "null" : quoteServerText(name);
@@ -64,26 +64,15 @@ export function renderApplyReport(
     }
   }
   for (const outcome of report.outcomes) {
-    if (outcome.status === "failed")
-      out.write(
-        `${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
-      );
-    if (outcome.status === "skipped" && outcome.notStarted !== true)
-      out.write(
-        `${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
-      );
-    if (outcome.status === "unknown")
-      out.write(
-        `${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
-      );
+    const flag = (style: Style, label: string) =>
+      out.write(`${paint(style, label)}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+    if (outcome.status === "failed") flag("red", "✗ failed");
+    if (outcome.status === "skipped" && outcome.notStarted !== true) flag("yellow", "… skipped");
+    if (outcome.status === "unknown") flag("magenta", "? unknown");
     if (outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted !== true)
-      out.write(
-        `${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
-      );
+      flag("yellow", "! unchecked");
     if (outcome.status === "done" && outcome.copiesRemoved !== undefined)
-      out.write(
-        `${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`,
-      );
+      flag("yellow", "! duplicates removed");
   }
   const count = (action: ApplyOutcome["action"]) =>
     report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;

@@ -351,19 +351,17 @@ export function describeTieCount(plan: Plan): string | undefined {
       : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
 
-/** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */
-export function describeSummary(summary: PlanSummary): string {
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.reorder} to reorder.`;
-}
-
-export const NO_CHANGES = "No changes. The remote state matches the manifest.";
-
-/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
-export const NO_TARGETED_CHANGES = "No changes in the targeted records.";
-
-/** What a plan without changes says: of the whole manifest, or of the records --target/--exclude left in. */
-export function describeNoChanges(plan: Plan): string {
-  return plan.partial === true ? NO_TARGETED_CHANGES : NO_CHANGES;
+/**
+ * `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.`, or that nothing changes: a partial
+ * plan saw only the targeted records, so it cannot say the rest matches the manifest.
+ */
+export function describePlanTotals(plan: Plan): string {
+  const { create, update, delete: deletes, reorder } = plan.summary;
+  if (hasPlannedChanges(plan))
+    return `Plan: ${create} to create, ${update} to update, ${deletes} to delete, ${reorder} to reorder.`;
+  return plan.partial === true
+    ? "No changes in the targeted records."
+    : "No changes. The remote state matches the manifest.";
 }
 
 /** Whether the plan has changes, counting the ones its summary counts but does not list. */

@@ -105,8 +105,13 @@ function compactContext(text: string, isFirst: boolean, isLast: boolean): string
   const words = tokens.filter(isWord).length;
   const sides = isFirst || isLast ? 1 : 2;
   if (words <= CONTEXT_WORDS * sides && text.length <= CONTEXT_CHARS * sides) return text;
-  const head = clipEnd(firstWords(tokens, CONTEXT_WORDS).trimEnd());
-  const tail = clipStart(lastWords(tokens, CONTEXT_WORDS).trimStart());
+  const head = clipEnd(leadingWords(tokens, CONTEXT_WORDS).join("").trimEnd());
+  const tail = clipStart(
+    leadingWords([...tokens].reverse(), CONTEXT_WORDS)
+      .reverse()
+      .join("")
+      .trimStart(),
+  );
   if (isFirst) return `…${tail}`;
   if (isLast) return `${head}…`;
   return `${head}…${tail}`;
@@ -116,33 +121,18 @@ function isWord(token: string): boolean {
   return /\S/.test(token);
 }
 
-/** The text of the leading tokens holding `count` words. */
-function firstWords(tokens: readonly string[], count: number): string {
-  let words = 0;
-  let text = "";
-  for (const token of tokens) {
-    if (isWord(token)) {
-      if (words === count) break;
-      words += 1;
-    }
-    text += token;
-  }
-  return text;
-}
-
-/** The text of the trailing tokens holding `count` words. */
-function lastWords(tokens: readonly string[], count: number): string {
+/** The leading tokens that hold `count` words (and the white space between them). */
+function leadingWords(tokens: readonly string[], count: number): string[] {
   let words = 0;
   const kept: string[] = [];
-  for (let index = tokens.length - 1; index >= 0; index -= 1) {
-    const token = tokens[index] ?? "";
+  for (const token of tokens) {
     if (isWord(token)) {
       if (words === count) break;
       words += 1;
     }
     kept.push(token);
   }
-  return kept.reverse().join("");
+  return kept;
 }
 
 function clipEnd(text: string): string {

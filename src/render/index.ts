@@ -4,8 +4,8 @@
 import type { Writable } from "node:stream";
 import { serializePlan } from "../plan/plan-file.js";
 import type { Plan } from "../plan/types.js";
-import { renderMarkdown } from "./markdown.js";
-import { renderText } from "./text.js";
+import { type MarkdownOptions, renderMarkdown } from "./markdown.js";
+import { renderText, type TextOptions } from "./text.js";
 
 export { serializePlan as renderJson } from "../plan/plan-file.js";
 export { PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
@@ -13,36 +13,19 @@ export { renderText } from "./text.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 
-export interface RenderOptions {
-  /** ANSI colours in text output; ignored by json and markdown. */
-  colour: boolean;
-  /** Markdown heading. */
-  title?: string;
-  /** The plan is applied with --force: its guards are shown as overridden, not as refusals. */
-  forced?: boolean;
-  /** Text: each order tie in full, not one short warning for them all. */
-  verbose?: boolean;
-}
+/** Colour and verbosity are text's, the title markdown's; json takes none. */
+export type RenderOptions = TextOptions & Pick<MarkdownOptions, "title">;
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {
     case "text":
-      renderText(plan, out, {
-        colour: options.colour,
-        forced: options.forced === true,
-        verbose: options.verbose === true,
-      });
+      renderText(plan, out, options);
       return;
     case "json":
       out.write(serializePlan(plan));
       return;
     case "markdown":
-      out.write(
-        renderMarkdown(plan, {
-          ...(options.title === undefined ? {} : { title: options.title }),
-          forced: options.forced === true,
-        }),
-      );
+      out.write(renderMarkdown(plan, options));
       return;
   }
 }

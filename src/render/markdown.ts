@@ -4,12 +4,11 @@
 import type { Plan, PlanSummary } from "../plan/types.js";
 import {
   describeGuardOverride,
-  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
+  describePlanTotals,
   describeRollout,
-  describeSummary,
   describeTieCount,
   describeUnmanaged,
   type FamilySection,
@@ -46,7 +45,6 @@ const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
 
-/** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
 // Markdown and HTML syntax, and what GitHub links: `@user` (a mention) and `#123` (an issue).
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
 const TEXT_SPECIALS_BUT_ISSUES = /[&<>`*_[\]|\\~$@]/g;
@@ -57,7 +55,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   // The title is the caller's ("Plan for PR #12"): its issue links are meant.
   const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
   const changed = hasPlannedChanges(plan);
-  const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
+  const summary = `**${describePlanTotals(plan)}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
   const top = [PLAN_COMMENT_MARKER, title, summary];
@@ -193,14 +191,11 @@ function countChanges(counts: PlanSummary): number {
   return counts.create + counts.update + counts.delete + counts.reorder;
 }
 
+const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies readonly (keyof PlanSummary)[];
+
 function sumCounts(all: readonly PlanSummary[]): PlanSummary {
   const total: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
-  for (const counts of all) {
-    total.create += counts.create;
-    total.update += counts.update;
-    total.delete += counts.delete;
-    total.reorder += counts.reorder;
-  }
+  for (const counts of all) for (const action of ACTIONS) total[action] += counts[action];
   return total;
 }
 
@@ -230,13 +225,10 @@ function buildBlock(section: FamilySection): Block {
 
 function describeSection(section: FamilySection): string {
   const { counts } = section;
-  const parts = [
-    counts.create > 0 ? `${counts.create} to create` : "",
-    counts.update > 0 ? `${counts.update} to update` : "",
-    counts.delete > 0 ? `${counts.delete} to delete` : "",
-    counts.reorder > 0 ? `${counts.reorder} to reorder` : "",
-    section.unmanaged.length > 0 ? `${section.unmanaged.length} unmanaged` : "",
-  ].filter((part) => part !== "");
+  const parts = ACTIONS.filter((action) => counts[action] > 0).map(
+    (action) => `${counts[action]} to ${action}`,
+  );
+  if (section.unmanaged.length > 0) parts.push(`${section.unmanaged.length} unmanaged`);
   const project = escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS));
   return `project ${project} / ${section.family}: ${parts.length > 0 ? parts.join(", ") : "no changes"}`;
 }

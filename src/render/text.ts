@@ -7,16 +7,14 @@ import type { Plan } from "../plan/types.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
   describeGuardOverride,
-  describeNoChanges,
   describeOrderTie,
   describePartial,
   describePlan,
+  describePlanTotals,
   describeRollout,
-  describeSummary,
   describeTieCount,
   describeUnmanaged,
   type FamilySection,
-  hasPlannedChanges,
   type ItemKind,
   MARKERS,
 } from "./describe-plan.js";
@@ -50,9 +48,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
     );
   }
 
-  out.write(
-    `${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : describeNoChanges(plan))}\n`,
-  );
+  out.write(`${paint("bold", describePlanTotals(plan))}\n`);
   const partial = describePartial(plan);
   if (partial) out.write(`${paint("yellow", partial)}\n`);
   const rollout = describeRollout(plan);

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { describeProgram, renderCompletion, SHELLS } from "../../src/cli/completion-scripts.js";
+import { describeProgram, renderCompletion, SHELLS } from "../../src/cli/commands/completion.js";
 import { buildProgram } from "../../src/cli/program.js";
 import { SecretRegistry } from "../../src/redact.js";
 
