@@ -22,6 +22,7 @@ import {
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
+import { summarizePlan } from "./plan-file.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
@@ -210,18 +211,6 @@ export function assemblePlan(
     plan.targets = options.targets;
   }
   return { plan, errors };
-}
-
-export function summarizePlan(
-  changes: readonly PlannedChange[],
-  reorders: readonly PlannedReorder[],
-): Plan["summary"] {
-  return {
-    create: changes.filter((change) => change.action === "create").length,
-    update: changes.filter((change) => change.action === "update").length,
-    delete: changes.filter((change) => change.action === "delete").length,
-    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-  };
 }
 
 // A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
