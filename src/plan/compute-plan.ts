@@ -436,16 +436,17 @@ function planFamily(
       continue;
     }
     const { record } = claim;
-    const keepsOrder = record.order === order || isIgnored(desired, "order");
     // A config whose order ignore_fields leaves alone stays where the service has it, not at the
     // manifest's order: its ties are found there (order-ties.ts).
+    const orderIgnored = record.order !== order && isIgnored(desired, "order");
+    const keepsOrder = record.order === order || orderIgnored;
     placed.push(
-      record.order !== order && isIgnored(desired, "order")
+      orderIgnored
         ? { id: record.id, name, plugin, order: record.order, placed: "ignored", source }
         : { id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source },
     );
     const diff = diffFields(desired, record);
-    ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
+    ignored += diff.ignored + (orderIgnored ? 1 : 0);
     const fields = diff.changes;
     // The mark keeps the description the family manages: none where ignore_fields names it.
     const { description: _ignored, ...withoutDescription } = desired;
