@@ -136,10 +136,7 @@ export function computePlan(
   return { ...assemblePlan(kept, withOwner), refused };
 }
 
-/**
- * Plans one project from its desired families and the lists read for it. A caller that reads
- * project by project can plan each as soon as its lists are in, while others are still read.
- */
+/** Plans one project from its desired families and the lists read for it (see computePlan). */
 export function planProject(
   project: string,
   desired: readonly DesiredFamily[],

@@ -1,7 +1,7 @@
 // The safety guards of a plan about to be applied (the delete and the update guard), computed again
 // from the state read at apply time: a saved plan's `guards` are what it says of itself, and a file
-// can say anything. Also
-// refuses a delete of a record that the re-read shows to be another family's. Pure.
+// can say anything. Also refuses a delete of a record that the re-read shows to be another family's.
+// Pure.
 
 import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
@@ -47,19 +47,17 @@ export function recomputeGuards(
     const source = plan.families.find((report) => report.project === project && report.family === family);
     const updates = changes.filter(countsAsUpdate);
     const findings = [
-      deletes.length === 0
-        ? undefined
-        : findGuard(
-            {
-              project,
-              family,
-              owned: owned.length,
-              creates: changes.filter((change) => change.action === "create").length,
-              deletes: deletes.length,
-              source: deletes[0]?.source ?? source?.family ?? family,
-            },
-            options.maxDeletePercent,
-          ),
+      findGuard(
+        {
+          project,
+          family,
+          owned: owned.length,
+          creates: changes.filter((change) => change.action === "create").length,
+          deletes: deletes.length,
+          source: deletes[0]?.source ?? source?.family ?? family,
+        },
+        options.maxDeletePercent,
+      ),
       findUpdateGuard(
         {
           project,
