@@ -22,7 +22,7 @@ import {
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
-import { summarizePlan } from "./plan-file.js";
+import { PLAN_FORMAT, PLAN_VERSION, summarizePlan } from "./plan-file.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
@@ -190,8 +190,8 @@ export function assemblePlan(
   const changes = parts.flatMap((part) => part.changes);
   const reorders = parts.flatMap((part) => part.reorders);
   const plan: Plan = {
-    format: "pcsync-plan",
-    version: 2,
+    format: PLAN_FORMAT,
+    version: PLAN_VERSION,
     summary: summarizePlan(changes, reorders),
     changes,
     reorders,

@@ -17,6 +17,7 @@ import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js
 import type { Plan, PlannedChange, PlannedReorder, PlanSummary } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
+export const PLAN_VERSION = 2;
 
 /**
  * Whether the plan has anything to do (a change or a reorder): `plan --detailed-exitcode`'s 2,
@@ -25,7 +26,6 @@ export const PLAN_FORMAT = "pcsync-plan";
 export function hasChanges(plan: Pick<Plan, "changes" | "reorders">): boolean {
   return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export const PLAN_VERSION = 2;
 
 /** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
 export function summarizePlan(
