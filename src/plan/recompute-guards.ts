@@ -5,6 +5,7 @@
 
 import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
+import { familiesTouchedBy } from "./check-stale.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
@@ -76,10 +77,6 @@ export function recomputeGuards(
 
 /** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
 export function guardedFamilies(plan: Plan): FamilyRef[] {
-  const refs = new Map<string, FamilyRef>();
-  for (const change of plan.changes) {
-    if (change.action === "delete" || countsAsUpdate(change))
-      refs.set(familyKey(change.project, change.family), { project: change.project, family: change.family });
-  }
-  return [...refs.values()];
+  const guarded = plan.changes.filter((change) => change.action === "delete" || countsAsUpdate(change));
+  return familiesTouchedBy({ changes: guarded, reorders: [] });
 }
