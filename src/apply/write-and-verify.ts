@@ -62,10 +62,7 @@ export async function applyCreate(
   reader: FamilyReader,
 ): Promise<AppliedWrite> {
   try {
-    const created = await writer.create(change.project, change.family, bodyOf(change), {
-      knownIds,
-      reader,
-    });
+    const created = await writer.create(change.project, change.family, bodyOf(change), { knownIds, reader });
     const { record } = created;
     createdIds.add(record.id);
     const certainty = { uncertain: created.uncertain };
@@ -80,9 +77,8 @@ export async function applyCreate(
         certainty: { uncertain: true, conclusiveAfter: error.facts.conclusiveAfter },
       };
     }
-    if (isRequestError(error, "request_aborted")) {
+    if (isRequestError(error, "request_aborted"))
       return { outcome: notStartedOutcome(change, error.message) };
-    }
     // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
     // unreadable answers included.
     return { outcome: outcomeOf(change, "failed", describeError(error)) };
@@ -139,9 +135,7 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
     }
     return outcomeOf(change, "done");
   } catch (error) {
-    if (isApiError(error, 404)) {
-      return outcomeOf(change, "done", "already gone");
-    }
+    if (isApiError(error, 404)) return outcomeOf(change, "done", "already gone");
     return outcomeOfError(change, error);
   }
 }
