@@ -169,17 +169,9 @@ function lost(change: PlannedChange, winner: string | null, written: boolean): A
  */
 async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome | undefined> {
   if (change.id === null || change.mark === undefined) return undefined;
-  let record: PluginConfigRecord;
-  try {
-    record = await getConfig(client, change.project, change.family, change.id);
-  } catch (error) {
-    return outcomeOf(
-      change,
-      "failed",
-      `could not read the record before claiming it: ${describeError(error)}`,
-    );
-  }
-  const owner = readMark(record.description).owner;
+  const owner = await ownerNow(client, change, change.id);
+  if (typeof owner === "object" && owner !== null)
+    return outcomeOf(change, "failed", `could not read the record before claiming it: ${owner.error}`);
   if (owner === change.mark.from || owner === change.mark.owner) return undefined;
   return lost(change, owner, false);
 }
@@ -191,16 +183,26 @@ async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promi
 async function confirmClaim(client: ApiClient, change: PlannedChange, tookMs: number): Promise<ApplyOutcome> {
   if (change.id === null || change.mark === undefined) return outcomeOf(change, "done");
   await new Promise((done) => setTimeout(done, Math.max(CLAIM_WINDOW_MS, 2 * tookMs)));
-  let record: PluginConfigRecord;
-  try {
-    record = await getConfig(client, change.project, change.family, change.id);
-  } catch (error) {
+  const owner = await ownerNow(client, change, change.id);
+  if (typeof owner === "object" && owner !== null) {
     return outcomeOf(
       change,
       "unknown",
-      `written, but the record could not be read again to confirm that this owner's mark won: ${describeError(error)}; run \`pcsync plan\` to see`,
+      `written, but the record could not be read again to confirm that this owner's mark won: ${owner.error}; run \`pcsync plan\` to see`,
     );
   }
-  const owner = readMark(record.description).owner;
   return owner === change.mark.owner ? outcomeOf(change, "done") : lost(change, owner, true);
+}
+
+/** The owner whose mark the record carries now (null: none), or why it could not be read. */
+async function ownerNow(
+  client: ApiClient,
+  change: PlannedChange,
+  id: number,
+): Promise<string | null | { error: string }> {
+  try {
+    return readMark((await getConfig(client, change.project, change.family, id)).description).owner;
+  } catch (error) {
+    return { error: describeError(error) };
+  }
 }
