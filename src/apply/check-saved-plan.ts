@@ -49,10 +49,8 @@ export async function checkSavedPlan(
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
-  // The file's own guards say what they said when it was made; these are the ones that hold now.
-  // Protection is made again on the records as the service shows them now and with this run's
-  // --allow-destroy: a delete added to the file by hand, or a record renamed since the plan, meets
-  // the rule as a fresh plan would.
+  // The file's own guards say what they said when it was made; these are the ones that hold now,
+  // protection included (with this run's --allow-destroy).
   const guards = [...recheckProtection(plan, current, options.allowDestroy), ...rechecked.guards];
   return { plan: { ...plan, guards }, current };
 }

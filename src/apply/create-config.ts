@@ -151,8 +151,7 @@ export async function createConfigDetailed(
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
     if (kind === "rejected" || (kind === "refused" && !(facts.kind === "status" && facts.status === 503))) {
-      // Refused or rejected for good (a 429 the client could not wait out, a request never sent):
-      // not made. After earlier POSTs, say that re-reading showed none of them made it either.
+      // Not made. After earlier POSTs, say that re-reading showed none of them made it either.
       throw posts > 1 ? notMade(notMadeAfter(posts)) : failure;
     }
     let found: PluginConfigRecord | undefined;
@@ -164,9 +163,7 @@ export async function createConfigDetailed(
       if (settled.kind === "unknown") throw unknown(failure, settled.why, giveUpAt + windowMs);
       found = settled.kind === "found" ? settled.record : undefined;
     } else {
-      // Answered by the service (with its own error, or with something that is not a record), or
-      // refused with a stated pause: nothing of it commits later, so one read started after the
-      // answer decides.
+      // Answered, or refused with a stated pause: one read started after the answer decides.
       const answer =
         kind === "refused"
           ? "the service refused it with Retry-After"
@@ -188,8 +185,6 @@ export async function createConfigDetailed(
           `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`,
         );
       }
-      // An answer that is not a record may stand for one stored in a form pcsync cannot match: a
-      // record made from it would be duplicated, so it is never sent again.
       if (found === undefined && kind === "unreadable")
         throw unknown(
           failure,
@@ -202,8 +197,6 @@ export async function createConfigDetailed(
     }
 
     // Shown not made. The inner error counts one POST; say how often it was really sent.
-    // Each POST in flight costs a whole window, so few are allowed (CREATE_POSTS); one the service
-    // answered or refused costs a re-read and a backoff, so it counts against the client's retries.
     const inFlight = failures.filter((failed) => failed === "in_flight").length;
     if (inFlight >= CREATE_POSTS || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
     const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);

@@ -285,17 +285,10 @@ async function deleteCopies(
   ids: readonly number[],
   removed: number[] = [],
 ): Promise<{ id: number; error: unknown } | undefined> {
+  const writer = input.writer ?? new RecordWriter(client, undefined);
   for (const id of ids) {
     try {
-      const record = await (input.writer ?? new RecordWriter(client, undefined)).update(
-        "copy",
-        input.project,
-        input.family,
-        id,
-        {
-          deleted: true,
-        },
-      );
+      const record = await writer.update("copy", input.project, input.family, id, { deleted: true });
       if (record.deleted !== true)
         throw new Error("the server answered but the record is not marked deleted");
       removed.push(id);
@@ -335,13 +328,8 @@ async function keepSurvivor(
     const text = body.description;
     if (typeof text === "string" || text === null) body.description = markDescription(change, text);
     try {
-      const updated = await (input.writer ?? new RecordWriter(client, undefined)).update(
-        "copy",
-        project,
-        family,
-        survivor.id,
-        body as PluginConfigInput,
-      );
+      const writer = input.writer ?? new RecordWriter(client, undefined);
+      const updated = await writer.update("copy", project, family, survivor.id, body as PluginConfigInput);
       const still = mismatchedFields(change, updated);
       if (still.length > 0) throw new Error(`the server did not apply ${still.join(", ")}`);
     } catch (error) {

@@ -1,14 +1,7 @@
 // What a failed POST proves, in one table: whether the service refused it before processing, answered
-// it (so nothing of it can commit later), or may still be processing it. create-config.ts acts on it.
-//
-// A service that answered is done with the request: it may have committed before answering (Django
-// does not wrap a request in a transaction by default, so a 500 can follow a commit), but nothing of
-// it commits later, so one re-read made after the answer decides. A request nobody answered (a
-// timeout, a connection lost after sending) or that a proxy answered for the service (502, 504, a
-// 5xx page that is not the service's `{type, code, detail}` body) may still be queued upstream and
-// commit later: only a re-read after the proof window decides it. A 429, a request never sent, and
-// a 503 with Retry-After (how the service and well-behaved proxies shed load, as client-go reads it)
-// were refused before any processing.
+// it (so nothing of it can commit later), or may still be processing it. create-config.ts acts on it,
+// by the rule (and its reasons) at its top. A 503 with Retry-After counts as refused, as client-go
+// reads it: how the service and well-behaved proxies shed load.
 
 import { isRequestError, isServiceError } from "../api/index.js";
 
@@ -31,15 +24,9 @@ export type PostFailure =
   | { kind: "unreadable_answer" };
 
 /**
- * - `refused`: not processed; sent again after the stated pause or backoff (a 503 with Retry-After
- *   is first confirmed by one re-read, since it proves nothing beyond the proxy's word).
- * - `answered`: the service finished with it; one re-read after the answer decides, and a POST it
- *   shows absent is sent again after backoff.
- * - `in_flight`: may still commit; re-read over the proof window before anything is sent again.
- * - `unreadable`: answered with something that is not a record; one re-read decides, and without
- *   the record the outcome stays unknown (the service may hold it in a form pcsync cannot match),
- *   never resent.
- * - `rejected`: the service said no (a 4xx other than 429): not made, not sent again.
+ * `refused`: not processed. `answered`: the service is done with it. `in_flight`: it may still
+ * commit. `unreadable`: answered with something that is not a record. `rejected`: a 4xx other than
+ * 429, not made. What follows from each is create-config.ts's rule.
  */
 export type PostFailureKind = "refused" | "answered" | "in_flight" | "unreadable" | "rejected";
 
@@ -48,7 +35,7 @@ export type PostFailureKind = "refused" | "answered" | "in_flight" | "unreadable
 const PROXY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
 /**
- * What `failure` proves about the POST, by the rule at the top of this file. `fiveXxInFlight`:
+ * What `failure` proves about the POST. `fiveXxInFlight`:
  * every 5xx is taken for in flight, whatever its body, for a proxy that imitates the service's
  * envelope (`--treat-5xx-as-in-flight`).
  */

@@ -6,10 +6,8 @@ import type { ApiClient } from "../api/index.js";
 /** How apply settles a create whose POST failed (create-config.ts): from apply's options, not the client's. */
 export interface CreateRule {
   /**
-   * The longest one create that failed is settled, from its first failed POST: re-reads, pauses
-   * and resends; no POST is sent after it. Default, and at least: a whole proof window for each
-   * POST a create may send; a smaller value is a RangeError when a create uses it. Multiplied by
-   * the client's timeScale, as its other durations are.
+   * The longest one create that failed is settled, from its first failed POST; no POST is sent
+   * after it. Default, and at least: minimumSettleTimeoutMs. Multiplied by the client's timeScale.
    */
   settleTimeoutMs?: number | undefined;
   /**
@@ -19,10 +17,7 @@ export interface CreateRule {
   treat5xxAsInFlight?: boolean | undefined;
 }
 
-/**
- * POSTs that end in flight one create sends at most, each shown not to have made the record before
- * the next: each may cost a whole proof window, so few are allowed.
- */
+/** POSTs that end in flight one create sends at most: each may cost a whole proof window. */
 export const CREATE_POSTS = 3;
 
 /**
@@ -48,9 +43,8 @@ export function minimumSettleTimeoutMs(requestTimeoutMs: number, createPosts: nu
 }
 
 /**
- * The settle budget of a create through `client` under `rule`: its settle time, by default (and at
- * least) a whole proof window for each POST a create may send; a smaller one is a RangeError, since
- * it would turn creates that can be settled into unknown ones.
+ * The settle budget of a create through `client` under `rule`. A settle time below the minimum is a
+ * RangeError: it would turn creates that can be settled into unknown ones.
  */
 export function settleBudgetOf(
   client: ApiClient,

@@ -1,15 +1,16 @@
 // One create, update or delete sent and verified from the service's answer: a write the server
-// accepted but did not apply (a field that did not take) is a failure that says why.
+// accepted but did not apply (a field that did not take) is a failure that says why. An update that
+// claims a record for its owner is checked against a rival claim before and after (below).
 
-import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { isApiError, isRequestError, isServiceError } from "../api/index.js";
+import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
+import { getConfig, isApiError, isRequestError, isServiceError } from "../api/index.js";
 import { describeStoredDescription } from "../description-view.js";
 import { describeError } from "../errors.js";
 import type { WritableField } from "../families.js";
 import { neutraliseJson } from "../neutralise-server-text.js";
+import { readMark } from "../owner-mark.js";
 import { shownValue } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import { checkBeforeClaim, confirmClaim, isClaim } from "./claim-record.js";
 import type { FamilyReader } from "./create-config.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
@@ -61,10 +62,7 @@ export async function applyCreate(
   reader: FamilyReader,
 ): Promise<AppliedWrite> {
   try {
-    const created = await writer.create(change.project, change.family, bodyOf(change), {
-      knownIds,
-      reader,
-    });
+    const created = await writer.create(change.project, change.family, bodyOf(change), { knownIds, reader });
     const { record } = created;
     createdIds.add(record.id);
     const certainty = { uncertain: created.uncertain };
@@ -79,9 +77,8 @@ export async function applyCreate(
         certainty: { uncertain: true, conclusiveAfter: error.facts.conclusiveAfter },
       };
     }
-    if (isRequestError(error, "request_aborted")) {
+    if (isRequestError(error, "request_aborted"))
       return { outcome: notStartedOutcome(change, error.message) };
-    }
     // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
     // unreadable answers included.
     return { outcome: outcomeOf(change, "failed", describeError(error)) };
@@ -138,9 +135,74 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
     }
     return outcomeOf(change, "done");
   } catch (error) {
-    if (isApiError(error, 404)) {
-      return outcomeOf(change, "done", "already gone");
-    }
+    if (isApiError(error, 404)) return outcomeOf(change, "done", "already gone");
     return outcomeOfError(change, error);
+  }
+}
+
+// A write that adopts a record (no mark) or takes it over (another owner's mark) races another
+// owner claiming it at once, and the service has no conditional write: the last write wins. So a
+// claim reads the record just before it writes (another owner's mark there now: not sent), and
+// again after a window in which a rival's write would land (not its own mark: lost, naming the
+// winner). Of two owners claiming one record at once, the one whose write the record shows wins.
+
+/** At least this long between a claim's write and its check: a rival's write sent at once lands. */
+const CLAIM_WINDOW_MS = 1000;
+
+/** Whether the change hands the record to its owner (adopted, or taken over with --takeover). */
+function isClaim(change: PlannedChange): boolean {
+  return change.mark?.from !== undefined;
+}
+
+function lost(change: PlannedChange, winner: string | null, written: boolean): ApplyOutcome {
+  const what = written
+    ? winner === null
+      ? "its mark was replaced by another write to the description at the same time (the record carries no owner mark now)"
+      : `owner "${winner}" claimed it at the same time, and its mark won (its write came last)`
+    : `owner "${winner}" claimed it since the plan was made; it was not written`;
+  return { ...outcomeOf(change, "failed", what), ownerLost: { winner } };
+}
+
+/**
+ * Before the write: the record's owner now. A claim of a record another owner holds since the
+ * plan is lost before it is sent (undefined: go on and write).
+ */
+async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome | undefined> {
+  if (change.id === null || change.mark === undefined) return undefined;
+  const owner = await ownerNow(client, change, change.id);
+  if (typeof owner === "object" && owner !== null)
+    return outcomeOf(change, "failed", `could not read the record before claiming it: ${owner.error}`);
+  if (owner === change.mark.from || owner === change.mark.owner) return undefined;
+  return lost(change, owner, false);
+}
+
+/**
+ * After the write: waits out the window (at least as long as the write took from the check before
+ * it, so a rival as slow still lands), reads the record, and says whether this owner's mark won.
+ */
+async function confirmClaim(client: ApiClient, change: PlannedChange, tookMs: number): Promise<ApplyOutcome> {
+  if (change.id === null || change.mark === undefined) return outcomeOf(change, "done");
+  await new Promise((done) => setTimeout(done, Math.max(CLAIM_WINDOW_MS, 2 * tookMs)));
+  const owner = await ownerNow(client, change, change.id);
+  if (typeof owner === "object" && owner !== null) {
+    return outcomeOf(
+      change,
+      "unknown",
+      `written, but the record could not be read again to confirm that this owner's mark won: ${owner.error}; run \`pcsync plan\` to see`,
+    );
+  }
+  return owner === change.mark.owner ? outcomeOf(change, "done") : lost(change, owner, true);
+}
+
+/** The owner whose mark the record carries now (null: none), or why it could not be read. */
+async function ownerNow(
+  client: ApiClient,
+  change: PlannedChange,
+  id: number,
+): Promise<string | null | { error: string }> {
+  try {
+    return readMark((await getConfig(client, change.project, change.family, id)).description).owner;
+  } catch (error) {
+    return { error: describeError(error) };
   }
 }

@@ -7,7 +7,7 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, WRITABLE_FIELDS } from "../families.js";
 import { showsStored } from "../plan/compare-fields.js";
-import { summarizePlan } from "../plan/compute-plan.js";
+import { summarizePlan } from "../plan/plan-file.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";

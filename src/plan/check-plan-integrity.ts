@@ -16,21 +16,18 @@ export function findPlanInconsistencies(plan: Plan): string[] {
     problems.push("it names no server it was made against (`server`)");
   }
   const reports = new Map<string, FamilyReport>();
+  const unmanagedIds = new Set<number>();
   for (const report of plan.families) {
     const key = familyKey(report.project, report.family);
     if (reports.has(key)) problems.push(`families lists project ${report.project} ${report.family} twice`);
     reports.set(key, report);
+    for (const record of report.unmanaged) unmanagedIds.add(record.id);
     // With an owner, a prune leaves other owners' and unmarked records alone, and lists them.
     if (report.prune && plan.owner === undefined && report.unmanaged.length > 0) {
       problems.push(
         `project ${report.project} ${report.family} is pruned yet lists unmanaged records (a prune leaves none)`,
       );
     }
-  }
-  const unmanagedIds = new Map<number, string>();
-  for (const report of plan.families) {
-    for (const record of report.unmanaged)
-      unmanagedIds.set(record.id, familyKey(report.project, report.family));
   }
 
   const reportFor = (what: string, project: string, family: FamilyName): FamilyReport | undefined => {

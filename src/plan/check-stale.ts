@@ -7,8 +7,8 @@ import { lookAlikeKey } from "../record-name.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
 
-/** The families `apply --plan` must re-read: those with a change or a reorder. */
-export function familiesTouchedBy(plan: Plan): FamilyRef[] {
+/** The families `apply --plan` must re-read: those with a change or a reorder, each once. */
+export function familiesTouchedBy(plan: Pick<Plan, "changes" | "reorders">): FamilyRef[] {
   const refs = new Map<string, FamilyRef>();
   for (const item of [...plan.changes, ...plan.reorders]) {
     refs.set(familyKey(item.project, item.family), { project: item.project, family: item.family });

@@ -22,6 +22,7 @@ import {
   splitPrunable,
   unmanagedOwner,
 } from "./owner-plan.js";
+import { PLAN_FORMAT, PLAN_VERSION, summarizePlan } from "./plan-file.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
@@ -135,10 +136,7 @@ export function computePlan(
   return { ...assemblePlan(kept, withOwner), refused };
 }
 
-/**
- * Plans one project from its desired families and the lists read for it. A caller that reads
- * project by project can plan each as soon as its lists are in, while others are still read.
- */
+/** Plans one project from its desired families and the lists read for it (see computePlan). */
 export function planProject(
   project: string,
   desired: readonly DesiredFamily[],
@@ -192,8 +190,8 @@ export function assemblePlan(
   const changes = parts.flatMap((part) => part.changes);
   const reorders = parts.flatMap((part) => part.reorders);
   const plan: Plan = {
-    format: "pcsync-plan",
-    version: 2,
+    format: PLAN_FORMAT,
+    version: PLAN_VERSION,
     summary: summarizePlan(changes, reorders),
     changes,
     reorders,
@@ -210,18 +208,6 @@ export function assemblePlan(
     plan.targets = options.targets;
   }
   return { plan, errors };
-}
-
-export function summarizePlan(
-  changes: readonly PlannedChange[],
-  reorders: readonly PlannedReorder[],
-): Plan["summary"] {
-  return {
-    create: changes.filter((change) => change.action === "create").length,
-    update: changes.filter((change) => change.action === "update").length,
-    delete: changes.filter((change) => change.action === "delete").length,
-    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-  };
 }
 
 // A loop, not Object.assign({}, ...parts): a spread of one argument per project has a limit.
@@ -448,16 +434,17 @@ function planFamily(
       continue;
     }
     const { record } = claim;
-    const keepsOrder = record.order === order || isIgnored(desired, "order");
     // A config whose order ignore_fields leaves alone stays where the service has it, not at the
     // manifest's order: its ties are found there (order-ties.ts).
+    const orderIgnored = record.order !== order && isIgnored(desired, "order");
+    const keepsOrder = record.order === order || orderIgnored;
     placed.push(
-      record.order !== order && isIgnored(desired, "order")
+      orderIgnored
         ? { id: record.id, name, plugin, order: record.order, placed: "ignored", source }
         : { id: record.id, name, plugin, order, placed: keepsOrder ? "kept" : "move", source },
     );
     const diff = diffFields(desired, record);
-    ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
+    ignored += diff.ignored + (orderIgnored ? 1 : 0);
     const fields = diff.changes;
     // The mark keeps the description the family manages: none where ignore_fields names it.
     const { description: _ignored, ...withoutDescription } = desired;

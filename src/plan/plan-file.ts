@@ -14,9 +14,10 @@ import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { neutraliseJson } from "../neutralise-server-text.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
-import type { Plan } from "./types.js";
+import type { Plan, PlannedChange, PlannedReorder, PlanSummary } from "./types.js";
 
 export const PLAN_FORMAT = "pcsync-plan";
+export const PLAN_VERSION = 2;
 
 /**
  * Whether the plan has anything to do (a change or a reorder): `plan --detailed-exitcode`'s 2,
@@ -25,7 +26,19 @@ export const PLAN_FORMAT = "pcsync-plan";
 export function hasChanges(plan: Pick<Plan, "changes" | "reorders">): boolean {
   return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-export const PLAN_VERSION = 2;
+
+/** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
+export function summarizePlan(
+  changes: readonly PlannedChange[],
+  reorders: readonly PlannedReorder[],
+): PlanSummary {
+  return {
+    create: changes.filter((change) => change.action === "create").length,
+    update: changes.filter((change) => change.action === "update").length,
+    delete: changes.filter((change) => change.action === "delete").length,
+    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
+  };
+}
 
 /** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
 export function serializePlan(plan: Plan): string {
@@ -149,12 +162,7 @@ export function parsePlanFile(text: string, fileName: string, validate: Validate
 
 /** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */
 function checkSummary(plan: Plan, fileName: string, redo: string): void {
-  const counted = {
-    create: plan.changes.filter((change) => change.action === "create").length,
-    update: plan.changes.filter((change) => change.action === "update").length,
-    delete: plan.changes.filter((change) => change.action === "delete").length,
-    reorder: plan.reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-  };
+  const counted = summarizePlan(plan.changes, plan.reorders);
   for (const key of ["create", "update", "delete", "reorder"] as const) {
     if (plan.summary[key] !== counted[key]) {
       throw new InputError("plan_file_invalid", {

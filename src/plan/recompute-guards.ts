@@ -1,10 +1,11 @@
 // The safety guards of a plan about to be applied (the delete and the update guard), computed again
 // from the state read at apply time: a saved plan's `guards` are what it says of itself, and a file
-// can say anything. Also
-// refuses a delete of a record that the re-read shows to be another family's. Pure.
+// can say anything. Also refuses a delete of a record that the re-read shows to be another family's.
+// Pure.
 
 import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
+import { familiesTouchedBy } from "./check-stale.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
@@ -49,19 +50,17 @@ export function recomputeGuards(
     const source = plan.families.find((report) => report.project === project && report.family === family);
     const updates = changes.filter(countsAsUpdate);
     const findings = [
-      pruned.length === 0
-        ? undefined
-        : findGuard(
-            {
-              project,
-              family,
-              owned: owned.length,
-              creates: changes.filter((change) => change.action === "create").length,
-              deletes: pruned.length,
-              source: pruned[0]?.source ?? source?.family ?? family,
-            },
-            options.maxDeletePercent,
-          ),
+      findGuard(
+        {
+          project,
+          family,
+          owned: owned.length,
+          creates: changes.filter((change) => change.action === "create").length,
+          deletes: pruned.length,
+          source: pruned[0]?.source ?? source?.family ?? family,
+        },
+        options.maxDeletePercent,
+      ),
       findUpdateGuard(
         {
           project,
@@ -80,10 +79,6 @@ export function recomputeGuards(
 
 /** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
 export function guardedFamilies(plan: Plan): FamilyRef[] {
-  const refs = new Map<string, FamilyRef>();
-  for (const change of plan.changes) {
-    if (change.action === "delete" || countsAsUpdate(change))
-      refs.set(familyKey(change.project, change.family), { project: change.project, family: change.family });
-  }
-  return [...refs.values()];
+  const guarded = plan.changes.filter((change) => change.action === "delete" || countsAsUpdate(change));
+  return familiesTouchedBy({ changes: guarded, reorders: [] });
 }

@@ -2,7 +2,7 @@
 // what each wave of a rollout writes of the run's plan. Pure.
 
 import type { FamilyName } from "../families.js";
-import { summarizePlan } from "./compute-plan.js";
+import { summarizePlan } from "./plan-file.js";
 import type { Plan } from "./types.js";
 
 /** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */

@@ -34,24 +34,18 @@ export function shardOf(projectId: string, shardCount: number): number {
 
 /** Reads `K/N` (e.g. `2/4`): worker K of N, K from 1 to N. */
 export function parseShard(text: string): ShardSpec {
+  const usage = (message: string) => new InputError("usage", message);
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   if (!match?.[1] || !match[2]) {
-    throw new InputError(
-      "usage",
-      `--shard must be K/N, worker K of N counting from 1 (e.g. --shard 1/4), not "${text}"`,
-    );
+    throw usage(`--shard must be K/N, worker K of N counting from 1 (e.g. --shard 1/4), not "${text}"`);
   }
   const index = Number(match[1]);
   const count = Number(match[2]);
   if (count < 1 || count > MAX_SHARDS) {
-    throw new InputError(
-      "usage",
-      `--shard ${text.trim()}: the number of shards N must be between 1 and ${MAX_SHARDS}`,
-    );
+    throw usage(`--shard ${text.trim()}: the number of shards N must be between 1 and ${MAX_SHARDS}`);
   }
   if (index < 1 || index > count) {
-    throw new InputError(
-      "usage",
+    throw usage(
       `--shard ${text.trim()}: K must be between 1 and ${count} (shards count from 1, e.g. --shard 1/${count} to --shard ${count}/${count})`,
     );
   }

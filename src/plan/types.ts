@@ -153,10 +153,7 @@ export interface PlanTargets {
   exclude: string[];
 }
 
-/**
- * A safety guard: a prune may not empty a family, nor delete more than a share of a large one; a
- * plan may not update more than a share of a large family, nor delete a protected record.
- */
+/** The kinds of safety guard; safety-guards.ts says what each refuses. */
 export type GuardRule = "max_delete_percent" | "prune_to_empty" | "max_update_percent" | "protected";
 
 /**

@@ -5,7 +5,7 @@
 // its count starts again from nothing.
 
 import { type FamilyRef, familyKey } from "../families.js";
-import { summarizePlan } from "../plan/compute-plan.js";
+import { summarizePlan } from "../plan/plan-file.js";
 import type { Plan, PlannedChange } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 

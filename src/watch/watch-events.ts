@@ -5,7 +5,7 @@
 import { appendAll } from "../append-all.js";
 import { type FamilyRef, familyKey } from "../families.js";
 import { type EventName, MAX_EVENT_CHANGES, type PcsyncEvent } from "../notify/event.js";
-import { summarizePlan } from "../plan/compute-plan.js";
+import { summarizePlan } from "../plan/plan-file.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
