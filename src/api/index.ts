@@ -10,8 +10,8 @@ export {
   ApiClient,
   type ApiClientOptions,
   CLIENT_DEFAULTS,
+  connectForeignEndpoint,
 } from "./client.js";
-export { connectForeignEndpoint } from "./endpoint-stack.js";
 export {
   collectionPath,
   createJob,
