@@ -1,22 +1,25 @@
 // The HTTP client of the Plugin Configuration Service: owns the connection pool, the key and the
 // shared rate limiter, sends each attempt (counted and traced) through the one retry loop
 // (retry.ts) and turns the last one into a response or an error. endpoints.ts builds on `request`.
+// Its endpoint stack (a dispatcher, and a retry context paced by a limiter of its own) is also
+// how a webhook receiver or a Prometheus server is reached (connectForeignEndpoint).
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import type { ProxyRoute } from "../http/proxy.js";
+import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import { createDispatcher } from "../http/dispatcher.js";
+import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "../http/proxy.js";
 import { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
 import { InputError } from "../input-error.js";
 import { packageVersion } from "../package-files.js";
 import { SecretRegistry } from "../redact.js";
 import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
-import { createEndpointStack, type EndpointOptions } from "./endpoint-stack.js";
 import { failureError } from "./explain-failure.js";
 import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import { RateLimiter } from "./rate-limiter.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
   backoffDelayMs,
@@ -374,4 +377,103 @@ function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
+}
+
+/** The client's options (ApiClientOptions) that are the endpoint stack's: pacing, transport, tests' clock. */
+interface EndpointOptions {
+  /** Requests per second at most (client side); none by default. */
+  maxRps?: number | undefined;
+  /**
+   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
+   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
+   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
+   */
+  timeScale?: number | undefined;
+  /**
+   * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
+   * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
+   */
+  trace?: ((line: string) => void) | undefined;
+  /** Injected for tests: jitter source, clock and sleep. */
+  random?: (() => number) | undefined;
+  now?: (() => number) | undefined;
+  sleep?: Sleep | undefined;
+  /**
+   * Once aborted, no request attempt starts: requests waiting for a slot, for the rate or for a
+   * retry reject with RequestAbortedError. Attempts already sent finish or time out.
+   */
+  signal?: AbortSignal | undefined;
+  /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
+  dispatcher?: Dispatcher | undefined;
+  /**
+   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms) are read from: the
+   * CLI passes its environment. Without it the client connects directly.
+   */
+  proxyEnvironment?: ProxyEnvironment | undefined;
+}
+
+/** The stack's options, and what the client derives for it. */
+type EndpointStackOptions = EndpointOptions & {
+  origin: string;
+  /** Requests in flight at most. */
+  connections: number;
+  connectTimeoutMs: number;
+  retry: RetryOptions;
+  stats?: RetryContext["stats"];
+};
+
+/** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
+function createEndpointStack(options: EndpointStackOptions) {
+  const { origin, signal, proxyEnvironment } = options;
+  const proxy: ProxyDecision =
+    proxyEnvironment === undefined || options.dispatcher !== undefined
+      ? { route: undefined, note: undefined }
+      : resolveProxy(origin, proxyEnvironment);
+  const dispatcher =
+    options.dispatcher ??
+    createDispatcher({
+      origin,
+      connections: options.connections,
+      connectTimeoutMs: options.connectTimeoutMs,
+      proxy: proxy.route,
+    });
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const { maxRps, timeScale, trace } = options;
+  const retry = {
+    limiter: new RateLimiter({ concurrency: options.connections, maxRps, timeScale, now, sleep }),
+    options: options.retry,
+    signal,
+    stats: options.stats ?? { retries: 0, throttled: 0 },
+    random: options.random ?? Math.random,
+    now,
+    sleep: (ms: number) => sleepUnlessAborted(sleep, ms, signal),
+    trace: (line: string) => trace?.(line),
+  };
+  return { dispatcher, proxy, retry };
+}
+
+/** An endpoint other than the service, with bounds of the caller's. */
+export function connectForeignEndpoint(options: {
+  origin: string;
+  /** Requests in flight at most. */
+  connections: number;
+  connectTimeoutMs: number;
+  /** Attempts of one request, the first included. */
+  attempts: number;
+  /** The first retry's wait (full jitter), doubling up to maxBackoffMs, which also caps a Retry-After. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  proxyEnvironment?: ProxyEnvironment | undefined;
+  /** Once aborted, no attempt starts and no retry waits. */
+  signal: AbortSignal;
+}): { dispatcher: Dispatcher; retry: RetryContext } {
+  const { attempts, backoffMs, maxBackoffMs, ...connection } = options;
+  const retry = {
+    retries: attempts - 1,
+    baseDelayMs: backoffMs,
+    maxDelayMs: maxBackoffMs,
+    maxRetryAfterMs: maxBackoffMs,
+  };
+  return createEndpointStack({ ...connection, retry });
 }

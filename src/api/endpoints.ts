@@ -1,5 +1,6 @@
 // One typed function per endpoint of the service, for any family (paths come from families.ts).
-// Everything plan and apply need from the network goes through these.
+// Everything plan and apply need from the network goes through these. Ids are checked and encoded
+// in the paths built here, so a project or config id can never turn into another path.
 
 import { type FamilyName, getFamily } from "../families.js";
 import { InputError } from "../input-error.js";
@@ -14,12 +15,13 @@ import type {
 } from "../wire-types.js";
 import type { ApiClient } from "./client.js";
 import { listItems, paginate } from "./paginate.js";
-import { collectionPath, projectsPath, rearrangePath, recordPath } from "./paths.js";
 import { isApiError, isRequestError, ServiceError } from "./service-error.js";
+
+const PROJECTS_PATH = "/api/projects/";
 
 /** The projects the key can see, all pages, from one read whose pages add up (see listItems). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
-  return await listItems(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+  return await listItems(client, client.url(PROJECTS_PATH, { limit: client.pageSize }), "projectPage");
 }
 
 /**
@@ -28,7 +30,7 @@ export async function listProjects(client: ApiClient): Promise<Project[]> {
  */
 export async function reachesProjectList(client: ApiClient): Promise<boolean | undefined> {
   try {
-    await client.request({ method: "GET", url: client.url(projectsPath(), { limit: 1 }) });
+    await client.request({ method: "GET", url: client.url(PROJECTS_PATH, { limit: 1 }) });
     return true;
   } catch (error) {
     if (isApiError(error, 404)) return false;
@@ -148,7 +150,7 @@ export async function rearrangeConfigs(
       });
     }
   }
-  const url = client.url(rearrangePath(projectId, family));
+  const url = client.url(`${collectionPath(projectId, family)}rearrange/`);
   return await client.requestJson({ method: "PATCH", url, body: { orders } }, "recordList");
 }
 
@@ -249,4 +251,42 @@ function formatTime(value: string | Date | undefined): string | undefined {
   if (Number.isNaN(value.getTime()))
     throw new InputError("invalid_request", { message: "Logs: after/before must be a valid time." });
   return value.toISOString();
+}
+
+// C0 and C1 control characters and DEL: nothing a project name contains, and header/log hazards.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Checks a project id and encodes it as one path segment. */
+function encodeProjectId(projectId: string): string {
+  const reason =
+    typeof projectId !== "string" || projectId === ""
+      ? "it is empty; use an id from the project listing"
+      : projectId === "." || projectId === ".."
+        ? "a dot segment would name another path"
+        : CONTROL_CHARACTERS.test(projectId)
+          ? "it contains control characters"
+          : undefined;
+  if (reason !== undefined)
+    throw new InputError("invalid_project_id", { projectId: String(projectId), reason });
+  // `@` is a legal path character and `@current` is a documented alias; keep it readable.
+  return encodeURIComponent(projectId).replace(/%40/g, "@");
+}
+
+/** `/api/projects/{project}/{family}/`, with the trailing slash the service's examples use. */
+export function collectionPath(projectId: string, family: FamilyName): string {
+  return `${PROJECTS_PATH}${encodeProjectId(projectId)}/${getFamily(family).pathSegment}/`;
+}
+
+/** A record's path, or one of its sub-resources. */
+function recordPath(
+  projectId: string,
+  family: FamilyName,
+  configId: number,
+  subresource?: "frontend" | "job" | "logs",
+): string {
+  if (!Number.isSafeInteger(configId) || configId < 0)
+    throw new InputError("invalid_config_id", { configId: configId });
+  const base = `${collectionPath(projectId, family)}${configId}/`;
+  return subresource === undefined ? base : `${base}${subresource}/`;
 }

@@ -10,9 +10,10 @@ export {
   ApiClient,
   type ApiClientOptions,
   CLIENT_DEFAULTS,
+  connectForeignEndpoint,
 } from "./client.js";
-export { connectForeignEndpoint } from "./endpoint-stack.js";
 export {
+  collectionPath,
   createJob,
   deleteConfig,
   getConfig,
@@ -28,7 +29,6 @@ export {
 } from "./endpoints.js";
 export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 export { paginate } from "./paginate.js";
-export { collectionPath } from "./paths.js";
 export {
   type RetryContext,
   sendWithRetry,

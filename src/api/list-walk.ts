@@ -6,25 +6,9 @@
 
 import { formatSeconds } from "../duration.js";
 import { FAMILY_NAMES } from "../families.js";
-import type { SecretRegistry } from "../redact.js";
-import type { BaseUrl } from "./base-url.js";
+import type { ApiClient } from "./client.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
-
-/** What a walk needs of the client (ApiClient is one): its clock, its bounds, and one page's GET. */
-export interface PageClient {
-  now(): number;
-  readonly listBounds: ListBounds;
-  requestJson<S extends keyof ResponseShapes>(
-    spec: { method: "GET"; url: URL },
-    shape: S,
-  ): Promise<ResponseShapes[S]>;
-  /** For the messages: the base URL, whether a link stays under it, the request as said, the secrets. */
-  readonly base: BaseUrl;
-  isUnderBase(url: URL): boolean;
-  describeRequest(method: string, url: URL): FailedRequest;
-  readonly secrets: SecretRegistry;
-}
 
 export interface ListBounds {
   /** The most records one list may hold: a larger `count` is refused at the first page. */
@@ -126,7 +110,7 @@ export type PageAndNext<S extends PageShape> = { page: ResponseShapes[S]; next: 
  * whose pages come slowly.
  */
 export class ListWalk {
-  readonly #client: PageClient;
+  readonly #client: ApiClient;
   readonly #firstUrl: URL;
   /** The first request of the list: what messages name. */
   readonly #list: FailedRequest;
@@ -139,7 +123,7 @@ export class ListWalk {
   #pausedAt: number | undefined;
 
   /** `boundCount` false: a stream read only in part (logs), whose count may be large and is not bounded. */
-  constructor(client: PageClient, firstUrl: URL, boundCount: boolean) {
+  constructor(client: ApiClient, firstUrl: URL, boundCount: boolean) {
     this.#client = client;
     this.#firstUrl = firstUrl;
     this.#list = client.describeRequest("GET", firstUrl);

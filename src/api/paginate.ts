@@ -177,11 +177,7 @@ export function findListInconsistency(pages: readonly ListedPage[]): string | un
   return pages.length === 0 ? undefined : tally.finish();
 }
 
-/**
- * The check of findListInconsistency, one page at a time, so a read can stop at the first page
- * that shows its pages cannot add up: a count unlike the first page's, an id listed before, or
- * more records than the count.
- */
+/** The check of findListInconsistency, one page at a time: a read stops at the first page that fails it. */
 class ListTally {
   readonly #pageOf = new Map<string, number>();
   #count: number | undefined;

@@ -113,12 +113,10 @@ export function matchNoProxy(hostname: string, port: number, noProxy: string): s
     if (entry === "*") return raw;
     const { name, entryPort } = splitPort(entry);
     if (entryPort !== undefined && entryPort !== port) continue;
-    if (name.includes("/")) {
-      if (hostIpVersion !== 0 && inCidr(host, hostIpVersion, name)) return raw;
-      continue;
-    }
-    if (isIP(name) !== 0) {
-      if (hostIpVersion !== 0 && sameAddress(host, hostIpVersion, name)) return raw;
+    if (name.includes("/") || isIP(name) !== 0) {
+      // An address is the range of that address alone.
+      const range = name.includes("/") ? name : `${name}/${isIP(name) === 6 ? 128 : 32}`;
+      if (hostIpVersion !== 0 && inCidr(host, hostIpVersion, range)) return raw;
       continue;
     }
     const domain = normaliseHost(name.replace(/^\*?\./, ""));
@@ -144,12 +142,6 @@ function splitPort(entry: string): { name: string; entryPort: number | undefined
 
 function ipType(version: number): "ipv4" | "ipv6" {
   return version === 6 ? "ipv6" : "ipv4";
-}
-
-function sameAddress(host: string, version: number, address: string): boolean {
-  const list = new BlockList();
-  list.addAddress(address, ipType(isIP(address)));
-  return list.check(host, ipType(version));
 }
 
 function inCidr(host: string, version: number, cidr: string): boolean {

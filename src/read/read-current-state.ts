@@ -1,15 +1,56 @@
-// Reads the current state: the paginated lists of the families asked for, concurrently (bounded),
-// plus the plugin info some comparisons need (read-family.ts). `listsToPlan` names the lists a
-// plan of a desired state needs.
+// The one way to read a family (readFamily), and the current state: the lists of the families
+// asked for, concurrently (bounded), with the plugin info some comparisons need. `listsToPlan`
+// names the lists a plan of a desired state needs.
 
-import type { ApiClient } from "../api/index.js";
-import { familyKey } from "../families.js";
+import { type ApiClient, getConfig, isApiError, listAllConfigs } from "../api/index.js";
+import { type FamilyRef, familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
+import { groupBy } from "../group-by.js";
 import type { DesiredState } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { managedFields } from "../plan/compare-fields.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
-import { type FamilyReadRequest, readFamily } from "./read-family.js";
+import type { PluginConfigRecord } from "../wire-types.js";
+
+/** A list to read, and the plugins whose info to add (those named, or every plugin listed: export). */
+export interface FamilyReadRequest extends FamilyRef {
+  pluginInfoFor?: readonly number[] | "all";
+}
+
+/**
+ * Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
+ * plugin_info null, retrieves one of them (a single record carries it) and gives its plugin_info to
+ * every listed record of that plugin. One request per such plugin, none where lists carry it.
+ * posthog-2024 sends plugin_info null in lists, while showing the plugin's own description where a
+ * record's is null or "": from the list alone, a config meant to have no description (plan) or
+ * that has none (export) cannot be told from one with the plugin's text.
+ */
+export async function readFamily(client: ApiClient, ref: FamilyReadRequest): Promise<PluginConfigRecord[]> {
+  const records = await listAllConfigs(client, ref.project, ref.family);
+  const wanted = ref.pluginInfoFor === "all" ? undefined : new Set(ref.pluginInfoFor ?? []);
+  // Only where the list sent plugin_info as null, as posthog-2024's lists do.
+  const lacking = groupBy(
+    records.filter((record) => wanted?.has(record.plugin) !== false && record.plugin_info === null),
+    (record) => record.plugin,
+  );
+  for (const ofPlugin of lacking.values()) {
+    const [sample] = ofPlugin;
+    if (sample === undefined) continue;
+    const pluginInfo = await retrievePluginInfo(client, ref, sample.id);
+    for (const record of ofPlugin) record.plugin_info = pluginInfo;
+  }
+  return records;
+}
+
+async function retrievePluginInfo(client: ApiClient, ref: FamilyRef, id: number): Promise<unknown> {
+  try {
+    return (await getConfig(client, ref.project, ref.family, id)).plugin_info;
+  } catch (error) {
+    // Gone since the list was read: the plan shows the description as listed, as it would have.
+    if (isApiError(error, 404)) return null;
+    throw error;
+  }
+}
 
 /**
  * The lists a plan of `desired` must read: a family must tell its own records from those of the

@@ -7,8 +7,7 @@ import { applyPlan } from "../../src/apply/apply-plan.js";
 import { buildManifest } from "../../src/export/build-manifest.js";
 import type { DesiredState } from "../../src/manifest/types.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
-import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
-import { readFamily } from "../../src/read/read-family.js";
+import { listsToPlan, readCurrentState, readFamily } from "../../src/read/read-current-state.js";
 import { desiredConfig, desiredFamily } from "../support/builders.js";
 import {
   page,
