@@ -2,7 +2,7 @@
 import { Y as lookAlikeKey, lt as familyKey } from "./common-manifest.mjs";
 import { At as recordKey, Ot as fingerprintMembership, kt as fingerprintRecord } from "./common-service.mjs";
 // dist/src/plan/check-stale.js
-/** The families `apply --plan` must re-read: those with a change or a reorder. */
+/** The families `apply --plan` must re-read: those with a change or a reorder, each once. */
 function familiesTouchedBy(plan) {
 	const refs = /* @__PURE__ */ new Map();
 	for (const item of [...plan.changes, ...plan.reorders]) refs.set(familyKey(item.project, item.family), {

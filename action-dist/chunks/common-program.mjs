@@ -561,46 +561,6 @@ var OutputEdge = class {
 		}
 	}
 };
-const ERRNO_WORDS = {
-	ENOSPC: "no space left on the device",
-	EIO: "input/output error",
-	EPIPE: "the reader went away",
-	EDQUOT: "disk quota exceeded",
-	EFBIG: "the file is too large",
-	EBADF: "the stream is closed"
-};
-function describeFailure(error) {
-	const words = error.code === void 0 ? void 0 : ERRNO_WORDS[error.code];
-	if (words !== void 0) return `${words} (${error.code})`;
-	return error.code === void 0 ? error.message : `${error.message} (${error.code})`;
-}
-/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
-function isQuietLoss(loss) {
-	return loss.error.code === "EPIPE";
-}
-/** The one line that says a stream failed and the run stopped there; undefined for a quiet loss. */
-function describeStoppedByLoss(loss) {
-	if (isQuietLoss(loss)) return void 0;
-	return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; stopped, the output is lost\n`;
-}
-/**
-* The one line for a command that went on to the end although its output failed, saying how the
-* command itself ended; undefined when every loss was quiet.
-*/
-function describeFinishedDespiteLoss(losses, command, exitCode) {
-	const loss = losses.find((item) => !isQuietLoss(item));
-	if (loss === void 0) return void 0;
-	const outcome = exitCode === 0 ? "succeeded" : `ended with exit code ${exitCode}`;
-	return `pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; the output is lost, but the ${command} itself ran to the end and ${outcome}\n`;
-}
-/**
-* The exit code once the output failed: a run whose output was lost has not succeeded (0) nor
-* reported changes (2) to anyone, so it exits 1; a failure or refusal keeps its own code.
-*/
-function exitCodeAfterLoss(exitCode, losses) {
-	if (!losses.some((loss) => !isQuietLoss(loss))) return exitCode;
-	return exitCode === 0 || exitCode === 2 ? 1 : exitCode;
-}
 // dist/src/cli/cli-io.js
 /** `io` with its secrets, and with its streams behind a new output edge that redacts them. */
 function withOutputEdge(io, options = {}) {
@@ -3934,4 +3894,4 @@ function reportError(error, io) {
 	io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
 	return 1;
 }
-export { formatBytes as A, packageVersion as C, neutraliseLines as D, neutraliseJson as E, isInputError as M, neutraliseYaml as O, findPackageFile as S, neutraliseInline as T, isApiError as _, redactForDisplay as a, plural as b, describeFinishedDespiteLoss as c, isQuietLoss as d, readKeyFile as f, apiError as g, ServiceError as h, Option as i, InputError as j, quoteServerText as k, describeStoppedByLoss as l, resolveApiKey as m, newCommand as n, useColour as o, registerSecretWords as p, Argument as r, withOutputEdge as s, runCli as t, exitCodeAfterLoss as u, isRequestError as v, needsYamlEscapes as w, checkApiKey as x, isServiceError as y };
+export { neutraliseLines as C, InputError as D, formatBytes as E, isInputError as O, neutraliseJson as S, quoteServerText as T, checkApiKey as _, redactForDisplay as a, needsYamlEscapes as b, readKeyFile as c, ServiceError as d, apiError as f, plural as g, isServiceError as h, Option as i, registerSecretWords as l, isRequestError as m, newCommand as n, useColour as o, isApiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, findPackageFile as v, neutraliseYaml as w, neutraliseInline as x, packageVersion as y };

@@ -2,7 +2,7 @@
 import { i as __require, o as __toESM, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { d as REDACTED, f as SecretRegistry, l as describeCode, p as locateSecrets, s as PcsyncError, u as describeError } from "./early-signals.mjs";
 import { B as precompiledValidator, C as didYouMean, F as formatDuration, G as readBoundedText, H as formatJsonPath, I as formatSeconds, J as describeLookAlike, K as validateJson, P as groupBy, S as resolveProjectSets, U as isObject, W as parseJson, X as matchesAnyGlob, Y as lookAlikeKey, Z as sameName, a as collect, ct as WRITABLE_FIELDS, d as loadManifestOrThrow, et as isTrimmedField, ft as appendAll, it as readMark, l as parseFlag, lt as familyKey, m as printDiagnostics, nt as trimAsService, o as familyOption, ot as FAMILIES, q as compileNameGlob, st as FAMILY_NAMES, tt as showsText, ut as getFamily, z as formatSource } from "./common-manifest.mjs";
-import { A as formatBytes, C as packageVersion, E as neutraliseJson, M as isInputError, S as findPackageFile, T as neutraliseInline, _ as isApiError, a as redactForDisplay, b as plural, g as apiError, h as ServiceError, i as Option, j as InputError, k as quoteServerText, m as resolveApiKey, o as useColour, v as isRequestError, x as checkApiKey } from "./common-program.mjs";
+import { D as InputError, E as formatBytes, O as isInputError, S as neutraliseJson, T as quoteServerText, _ as checkApiKey, a as redactForDisplay, d as ServiceError, f as apiError, g as plural, i as Option, m as isRequestError, o as useColour, p as isApiError, u as resolveApiKey, v as findPackageFile, x as neutraliseInline, y as packageVersion } from "./common-program.mjs";
 import { createHash, randomBytes } from "node:crypto";
 import { constants, readFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
@@ -156,6 +156,15 @@ const PLAN_FORMAT = "pcsync-plan";
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
+/** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
+function summarizePlan(changes, reorders) {
+	return {
+		create: changes.filter((change) => change.action === "create").length,
+		update: changes.filter((change) => change.action === "update").length,
+		delete: changes.filter((change) => change.action === "delete").length,
+		reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0)
+	};
+}
 /** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
 function serializePlan(plan) {
 	return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
@@ -250,12 +259,7 @@ function parsePlanFile(text, fileName, validate) {
 }
 /** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */
 function checkSummary(plan, fileName, redo) {
-	const counted = {
-		create: plan.changes.filter((change) => change.action === "create").length,
-		update: plan.changes.filter((change) => change.action === "update").length,
-		delete: plan.changes.filter((change) => change.action === "delete").length,
-		reorder: plan.reorders.reduce((total, reorder) => total + reorder.moves.length, 0)
-	};
+	const counted = summarizePlan(plan.changes, plan.reorders);
 	for (const key of [
 		"create",
 		"update",
@@ -396,193 +400,6 @@ function isForceable(rule) {
 function refusingGuards(guards, force) {
 	return guards.filter((guard) => !force || !isForceable(guard.rule));
 }
-// dist/src/map-concurrent.js
-async function mapConcurrent(items, limit, work) {
-	const results = new Array(items.length);
-	let next = 0;
-	let failed = false;
-	const worker = async () => {
-		while (!failed && next < items.length) {
-			const index = next++;
-			try {
-				results[index] = await work(items[index], index);
-			} catch (error) {
-				failed = true;
-				throw error;
-			}
-		}
-	};
-	const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
-	const failure = (await Promise.allSettled(workers)).find((outcome) => outcome.status === "rejected");
-	if (failure !== void 0) throw failure.reason;
-	return results;
-}
-// dist/src/filled-defaults.js
-/** The fields a server may fill with a default where the record holds null or "". */
-const FILLED_WHEN_EMPTY = ["name", "description"];
-/**
-* Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
-* text that is empty once the service has trimmed it (trim-as-service.ts).
-*/
-function mayShowFilled(field, value) {
-	return (value === null || typeof value === "string" && trimAsService(value) === "") && FILLED_WHEN_EMPTY.includes(field);
-}
-/** The plugin's own name and description, when the record's `plugin_info` carries them. */
-function pluginDefaults(record) {
-	let info = record.plugin_info;
-	if (typeof info === "string") try {
-		info = JSON.parse(info);
-	} catch {
-		return {};
-	}
-	if (typeof info !== "object" || info === null) return {};
-	const { name, description } = info;
-	return {
-		...typeof name === "string" ? { name } : {},
-		...typeof description === "string" ? { description } : {}
-	};
-}
-// dist/src/description-view.js
-/** The view of a description as the service stores it (anything but text reads as none). */
-function viewDescription(stored) {
-	return readMark(typeof stored === "string" ? stored : null);
-}
-/** The user's text of a stored description, without its mark: what plan shows and export writes. */
-function descriptionText(stored) {
-	return viewDescription(stored).text;
-}
-/** The owner whose mark a stored description carries; null when it carries none. */
-function descriptionOwner(stored) {
-	return viewDescription(stored).owner;
-}
-/** The plugin's own description, which posthog-2024 shows where a record's is empty. */
-function pluginText(record, known) {
-	return known ?? pluginDefaults(record).description;
-}
-/**
-* Whether the record holds the user's text `written`, whatever mark it carries: as written, as a
-* trimming service stores it, or, for an empty one, as the plugin's own text (posthog-2024).
-*/
-function holdsDescriptionText(written, record) {
-	const shown = descriptionText(record.description);
-	if (shown === written) return true;
-	if (typeof written === "string" && showsText(written, shown)) return true;
-	return mayShowFilled("description", written) && record.description === pluginText(record);
-}
-/**
-* Whether the record stores the description `sent` exactly, mark included (a different mark, or
-* none where one was sent, is a different description): as sent, as a trimming service stores it,
-* or, for an empty one, as the plugin's own text (`plugin` where the record's list leaves it out).
-*/
-function storesDescription(sent, record, plugin) {
-	const stored = record.description ?? null;
-	if (stored === sent) return true;
-	if (typeof sent === "string" && showsText(sent, stored)) return true;
-	if (!mayShowFilled("description", sent)) return false;
-	const text = pluginText(record, plugin);
-	return text !== void 0 && stored === text;
-}
-/**
-* A stored description for a message, as a user reads it: its text (quoted, so white space and
-* control characters show) and its mark, e.g. `"Adds country" (owner mark "web")` or `null (no owner mark)`.
-*/
-function describeStoredDescription(stored) {
-	const view = viewDescription(stored);
-	const mark = view.owner === null ? "no owner mark" : `owner mark ${quoteServerText(view.owner)}`;
-	return `${view.text === null ? "null" : quoteServerText(view.text)} (${mark})`;
-}
-// dist/src/plan/compare-fields.js
-/** Fields compared as updates; `order` is handled by the reorder. */
-const UPDATE_FIELDS = [
-	"plugin",
-	"name",
-	"enabled",
-	"description",
-	"match_action"
-];
-/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
-function shownValue(field, record) {
-	return field === "description" ? descriptionText(record.description) : record[field] ?? null;
-}
-/**
-* Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
-* service (posthog-2024) stores it (trim-as-service.ts). A name or description written as null, or as
-* text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
-* empty value written.
-*/
-function showsWritten(field, written, record) {
-	if (field === "description") return (written === null || typeof written === "string") && holdsDescriptionText(written, record);
-	const shown = shownValue(field, record);
-	if (shown === written) return true;
-	if (isTrimmedField(field) && typeof written === "string" && showsText(written, shown)) return true;
-	return mayShowFilled(field, written) && shown === pluginDefaults(record)[field];
-}
-/**
-* Whether the record stores `value` in `field` as the service stored it when written: for a
-* description, mark included (a journal's images, a write sent as it is). Other fields as
-* showsWritten.
-*/
-function showsStored(field, value, record) {
-	if (field !== "description") return showsWritten(field, value, record);
-	return (value === null || typeof value === "string") && storesDescription(value, record);
-}
-/**
-* The fields the manifest sets that differ on the record (order excluded), and how many differences
-* were left alone because the config's `ignore_fields` names the field.
-*/
-function diffFields(desired, record) {
-	const changes = {};
-	let ignored = 0;
-	for (const field of UPDATE_FIELDS) {
-		const value = desired[field];
-		if (value === void 0 || showsWritten(field, value, record)) continue;
-		if (isIgnored(desired, field)) ignored += 1;
-		else changes[field] = {
-			from: shownValue(field, record),
-			to: value
-		};
-	}
-	return {
-		changes,
-		ignored
-	};
-}
-/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
-function isIgnored(desired, field) {
-	return field !== "name" && desired.ignore_fields?.includes(field) === true;
-}
-/** What `fields: all` manages where a config says nothing: the service's defaults for a new record. */
-const SERVICE_DEFAULTS = {
-	enabled: false,
-	description: null,
-	match_action: null
-};
-/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
-function managedFields(desired, mode) {
-	return mode === "all" ? {
-		...SERVICE_DEFAULTS,
-		...desired
-	} : desired;
-}
-/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
-function createFields(desired) {
-	const changes = {};
-	for (const field of [
-		"plugin",
-		"name",
-		"enabled",
-		"description",
-		"match_action",
-		"order"
-	]) {
-		const value = desired[field];
-		if (value !== void 0) changes[field] = {
-			from: void 0,
-			to: value
-		};
-	}
-	return changes;
-}
 // dist/src/http/proxy.js
 /** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
 const PROXY_VARIABLES = {
@@ -671,12 +488,9 @@ function matchNoProxy(hostname, port, noProxy) {
 		if (entry === "*") return raw;
 		const { name, entryPort } = splitPort(entry);
 		if (entryPort !== void 0 && entryPort !== port) continue;
-		if (name.includes("/")) {
-			if (hostIpVersion !== 0 && inCidr(host, hostIpVersion, name)) return raw;
-			continue;
-		}
-		if (isIP(name) !== 0) {
-			if (hostIpVersion !== 0 && sameAddress(host, hostIpVersion, name)) return raw;
+		if (name.includes("/") || isIP(name) !== 0) {
+			const range = name.includes("/") ? name : `${name}/${isIP(name) === 6 ? 128 : 32}`;
+			if (hostIpVersion !== 0 && inCidr(host, hostIpVersion, range)) return raw;
 			continue;
 		}
 		const domain = normaliseHost(name.replace(/^\*?\./, ""));
@@ -703,11 +517,6 @@ function splitPort(entry) {
 }
 function ipType(version) {
 	return version === 6 ? "ipv6" : "ipv4";
-}
-function sameAddress(host, version, address) {
-	const list = new BlockList();
-	list.addAddress(address, ipType(isIP(address)));
-	return list.check(host, ipType(version));
 }
 function inCidr(host, version, cidr) {
 	const [network = "", bits = ""] = cidr.split("/");
@@ -11598,6 +11407,27 @@ function oneLine(message) {
 	if (openssl?.[1] !== void 0) return openssl[1].trim();
 	return (message.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }
+// dist/src/abortable-sleep.js
+/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
+const realSleep = async (ms, signal) => {
+	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
+};
+/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
+function sleepUnlessAborted(sleep, ms, signal) {
+	if (signal === void 0) return sleep(ms);
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		sleep(ms, signal).then(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve();
+		}, (error) => {
+			signal.removeEventListener("abort", onAbort);
+			reject(signal.aborted ? signal.reason : error);
+		});
+	});
+}
 // dist/src/api/base-url.js
 const API_SUFFIX = /\/api\/*$/;
 const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
@@ -11665,206 +11495,6 @@ function isUnderBase(base, url) {
 	if (url.origin !== base.origin) return false;
 	if (url.username !== "" || url.password !== "") return false;
 	return url.pathname.startsWith(`${base.prefix}/`);
-}
-// dist/src/abortable-sleep.js
-/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
-const realSleep = async (ms, signal) => {
-	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
-};
-/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
-function sleepUnlessAborted(sleep, ms, signal) {
-	if (signal === void 0) return sleep(ms);
-	if (signal.aborted) return Promise.reject(signal.reason);
-	return new Promise((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener("abort", onAbort, { once: true });
-		sleep(ms, signal).then(() => {
-			signal.removeEventListener("abort", onAbort);
-			resolve();
-		}, (error) => {
-			signal.removeEventListener("abort", onAbort);
-			reject(signal.aborted ? signal.reason : error);
-		});
-	});
-}
-// dist/src/api/rate-limiter.js
-const BURST_SECONDS = 1;
-var RateLimiter = class {
-	#concurrency;
-	#inFlight = 0;
-	/** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
-	#waiting = [[], []];
-	/** Requests per second at most (Infinity: unlimited). */
-	#rps;
-	/** How far starts may run ahead of the rate: one second's worth of it (scaled), less one request. */
-	#burstToleranceMs;
-	#now;
-	#sleep;
-	/** Theoretical arrival time of the token bucket (GCRA form: starts are reserved ahead of time). */
-	#tat = Number.NEGATIVE_INFINITY;
-	#pausedUntil = Number.NEGATIVE_INFINITY;
-	/** Bumped on each 429, so a request that reserved its start before it re-checks. */
-	#pauseGeneration = 0;
-	constructor(options) {
-		const { concurrency } = options;
-		if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
-		this.#concurrency = concurrency;
-		if (options.maxRps !== void 0 && !(options.maxRps > 0)) throw new RangeError("maxRps must be positive");
-		const scale = options.timeScale ?? 1;
-		if (!(scale > 0)) throw new RangeError("timeScale must be positive");
-		this.#rps = options.maxRps ?? Number.POSITIVE_INFINITY;
-		const burst = Math.max(1, Math.floor(this.#rps * BURST_SECONDS * scale));
-		this.#burstToleranceMs = Number.isFinite(this.#rps) ? (burst - 1) * 1e3 / this.#rps : 0;
-		this.#now = options.now ?? Date.now;
-		this.#sleep = options.sleep ?? realSleep;
-	}
-	/**
-	* Waits for a slot and for the rate to allow a start; the caller must call the returned release
-	* (twice is harmless). Once `signal` aborts, a request still waiting gives up its place and
-	* rejects with the signal's reason: it never starts. `ahead` goes ahead of the client's own
-	* pacing and of the requests queued for a slot (a create's settle re-read and its resend), never
-	* ahead of a pause the service asked for.
-	*/
-	async acquire(signal, options = {}) {
-		const ahead = options.ahead === true;
-		await this.#takeSlot(signal, ahead);
-		try {
-			for (;;) {
-				signal?.throwIfAborted();
-				const generation = this.#pauseGeneration;
-				const wait = this.#reserveStart(this.#now(), ahead);
-				if (wait > 0) await sleepUnlessAborted(this.#sleep, wait, signal);
-				if (generation === this.#pauseGeneration) break;
-			}
-			signal?.throwIfAborted();
-		} catch (error) {
-			this.#releaseSlot();
-			throw error;
-		}
-		let released = false;
-		return () => {
-			if (released) return;
-			released = true;
-			this.#releaseSlot();
-		};
-	}
-	/** The service refused a request (429) and asks to wait `waitMs`: everyone waits until then. */
-	noteThrottled(waitMs) {
-		this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + Math.max(0, waitMs));
-		this.#pauseGeneration += 1;
-		this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs);
-	}
-	/**
-	* The requests-per-second ceiling (Infinity: none); until when every request waits (epoch ms, in the
-	* past when not paused); requests in flight and queued.
-	*/
-	get state() {
-		return {
-			rps: this.#rps,
-			pausedUntil: this.#pausedUntil,
-			inFlight: this.#inFlight,
-			queued: this.#waiting[0].length + this.#waiting[1].length
-		};
-	}
-	/**
-	* Reserves the next start allowed by pause and rate; returns how long to wait for it. A start
-	* `ahead` goes as soon as the service's pause allows, whatever the client's own rate, but still
-	* counts against that rate, so those queued behind move back by one interval.
-	*/
-	#reserveStart(now, ahead) {
-		const earliest = Math.max(now, this.#pausedUntil);
-		if (!Number.isFinite(this.#rps)) return earliest - now;
-		const tat = Math.max(this.#tat, earliest);
-		this.#tat = tat + 1e3 / this.#rps;
-		if (ahead) return earliest - now;
-		return Math.max(earliest, tat - this.#burstToleranceMs) - now;
-	}
-	/**
-	* Resolves once a slot is taken (waiters are served in order, those `ahead` before every other);
-	* rejects with the signal's reason, leaving the queue, if it aborts first.
-	*/
-	#takeSlot(signal, ahead) {
-		if (signal?.aborted) return Promise.reject(signal.reason);
-		if (this.#inFlight < this.#concurrency) {
-			this.#inFlight += 1;
-			return Promise.resolve();
-		}
-		const queue = this.#waiting[ahead ? 0 : 1];
-		return new Promise((resolve, reject) => {
-			const onAbort = () => {
-				const index = queue.indexOf(take);
-				if (index < 0) return;
-				queue.splice(index, 1);
-				reject(signal?.reason);
-			};
-			const take = () => {
-				signal?.removeEventListener("abort", onAbort);
-				resolve();
-			};
-			queue.push(take);
-			signal?.addEventListener("abort", onAbort, { once: true });
-		});
-	}
-	#releaseSlot() {
-		const next = this.#waiting[0].shift() ?? this.#waiting[1].shift();
-		if (next) next();
-		else this.#inFlight -= 1;
-	}
-};
-// dist/src/api/endpoint-stack.js
-/** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
-function createEndpointStack(options) {
-	const { origin, signal, proxyEnvironment } = options;
-	const proxy = proxyEnvironment === void 0 || options.dispatcher !== void 0 ? {
-		route: void 0,
-		note: void 0
-	} : resolveProxy(origin, proxyEnvironment);
-	const dispatcher = options.dispatcher ?? createDispatcher({
-		origin,
-		connections: options.connections,
-		connectTimeoutMs: options.connectTimeoutMs,
-		proxy: proxy.route
-	});
-	const now = options.now ?? Date.now;
-	const sleep = options.sleep ?? realSleep;
-	const { maxRps, timeScale, trace } = options;
-	return {
-		dispatcher,
-		proxy,
-		retry: {
-			limiter: new RateLimiter({
-				concurrency: options.connections,
-				maxRps,
-				timeScale,
-				now,
-				sleep
-			}),
-			options: options.retry,
-			signal,
-			stats: options.stats ?? {
-				retries: 0,
-				throttled: 0
-			},
-			random: options.random ?? Math.random,
-			now,
-			sleep: (ms) => sleepUnlessAborted(sleep, ms, signal),
-			trace: (line) => trace?.(line)
-		}
-	};
-}
-/** An endpoint other than the service, with bounds of the caller's. */
-function connectForeignEndpoint(options) {
-	const { attempts, backoffMs, maxBackoffMs, ...connection } = options;
-	const retry = {
-		retries: attempts - 1,
-		baseDelayMs: backoffMs,
-		maxDelayMs: maxBackoffMs,
-		maxRetryAfterMs: maxBackoffMs
-	};
-	return createEndpointStack({
-		...connection,
-		retry
-	});
 }
 // dist/src/api/response-schemas.js
 const SCHEMA_FILES = {
@@ -12402,6 +12032,130 @@ var ListWalk = class {
 		return next;
 	}
 };
+// dist/src/api/rate-limiter.js
+const BURST_SECONDS = 1;
+var RateLimiter = class {
+	#concurrency;
+	#inFlight = 0;
+	/** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
+	#waiting = [[], []];
+	/** Requests per second at most (Infinity: unlimited). */
+	#rps;
+	/** How far starts may run ahead of the rate: one second's worth of it (scaled), less one request. */
+	#burstToleranceMs;
+	#now;
+	#sleep;
+	/** Theoretical arrival time of the token bucket (GCRA form: starts are reserved ahead of time). */
+	#tat = Number.NEGATIVE_INFINITY;
+	#pausedUntil = Number.NEGATIVE_INFINITY;
+	/** Bumped on each 429, so a request that reserved its start before it re-checks. */
+	#pauseGeneration = 0;
+	constructor(options) {
+		const { concurrency } = options;
+		if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
+		this.#concurrency = concurrency;
+		if (options.maxRps !== void 0 && !(options.maxRps > 0)) throw new RangeError("maxRps must be positive");
+		const scale = options.timeScale ?? 1;
+		if (!(scale > 0)) throw new RangeError("timeScale must be positive");
+		this.#rps = options.maxRps ?? Number.POSITIVE_INFINITY;
+		const burst = Math.max(1, Math.floor(this.#rps * BURST_SECONDS * scale));
+		this.#burstToleranceMs = Number.isFinite(this.#rps) ? (burst - 1) * 1e3 / this.#rps : 0;
+		this.#now = options.now ?? Date.now;
+		this.#sleep = options.sleep ?? realSleep;
+	}
+	/**
+	* Waits for a slot and for the rate to allow a start; the caller must call the returned release
+	* (twice is harmless). Once `signal` aborts, a request still waiting gives up its place and
+	* rejects with the signal's reason: it never starts. `ahead` goes ahead of the client's own
+	* pacing and of the requests queued for a slot (a create's settle re-read and its resend), never
+	* ahead of a pause the service asked for.
+	*/
+	async acquire(signal, options = {}) {
+		const ahead = options.ahead === true;
+		await this.#takeSlot(signal, ahead);
+		try {
+			for (;;) {
+				signal?.throwIfAborted();
+				const generation = this.#pauseGeneration;
+				const wait = this.#reserveStart(this.#now(), ahead);
+				if (wait > 0) await sleepUnlessAborted(this.#sleep, wait, signal);
+				if (generation === this.#pauseGeneration) break;
+			}
+			signal?.throwIfAborted();
+		} catch (error) {
+			this.#releaseSlot();
+			throw error;
+		}
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.#releaseSlot();
+		};
+	}
+	/** The service refused a request (429) and asks to wait `waitMs`: everyone waits until then. */
+	noteThrottled(waitMs) {
+		this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + Math.max(0, waitMs));
+		this.#pauseGeneration += 1;
+		this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs);
+	}
+	/**
+	* The requests-per-second ceiling (Infinity: none); until when every request waits (epoch ms, in the
+	* past when not paused); requests in flight and queued.
+	*/
+	get state() {
+		return {
+			rps: this.#rps,
+			pausedUntil: this.#pausedUntil,
+			inFlight: this.#inFlight,
+			queued: this.#waiting[0].length + this.#waiting[1].length
+		};
+	}
+	/**
+	* Reserves the next start allowed by pause and rate; returns how long to wait for it. A start
+	* `ahead` goes as soon as the service's pause allows, whatever the client's own rate, but still
+	* counts against that rate, so those queued behind move back by one interval.
+	*/
+	#reserveStart(now, ahead) {
+		const earliest = Math.max(now, this.#pausedUntil);
+		if (!Number.isFinite(this.#rps)) return earliest - now;
+		const tat = Math.max(this.#tat, earliest);
+		this.#tat = tat + 1e3 / this.#rps;
+		if (ahead) return earliest - now;
+		return Math.max(earliest, tat - this.#burstToleranceMs) - now;
+	}
+	/**
+	* Resolves once a slot is taken (waiters are served in order, those `ahead` before every other);
+	* rejects with the signal's reason, leaving the queue, if it aborts first.
+	*/
+	#takeSlot(signal, ahead) {
+		if (signal?.aborted) return Promise.reject(signal.reason);
+		if (this.#inFlight < this.#concurrency) {
+			this.#inFlight += 1;
+			return Promise.resolve();
+		}
+		const queue = this.#waiting[ahead ? 0 : 1];
+		return new Promise((resolve, reject) => {
+			const onAbort = () => {
+				const index = queue.indexOf(take);
+				if (index < 0) return;
+				queue.splice(index, 1);
+				reject(signal?.reason);
+			};
+			const take = () => {
+				signal?.removeEventListener("abort", onAbort);
+				resolve();
+			};
+			queue.push(take);
+			signal?.addEventListener("abort", onAbort, { once: true });
+		});
+	}
+	#releaseSlot() {
+		const next = this.#waiting[0].shift() ?? this.#waiting[1].shift();
+		if (next) next();
+		else this.#inFlight -= 1;
+	}
+};
 // dist/src/api/client.js
 const CLIENT_DEFAULTS = {
 	allowInsecureHttp: false,
@@ -12658,6 +12412,60 @@ function positiveInteger(value, name) {
 function definedEntries(value) {
 	return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== void 0));
 }
+/** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
+function createEndpointStack(options) {
+	const { origin, signal, proxyEnvironment } = options;
+	const proxy = proxyEnvironment === void 0 || options.dispatcher !== void 0 ? {
+		route: void 0,
+		note: void 0
+	} : resolveProxy(origin, proxyEnvironment);
+	const dispatcher = options.dispatcher ?? createDispatcher({
+		origin,
+		connections: options.connections,
+		connectTimeoutMs: options.connectTimeoutMs,
+		proxy: proxy.route
+	});
+	const now = options.now ?? Date.now;
+	const sleep = options.sleep ?? realSleep;
+	const { maxRps, timeScale, trace } = options;
+	return {
+		dispatcher,
+		proxy,
+		retry: {
+			limiter: new RateLimiter({
+				concurrency: options.connections,
+				maxRps,
+				timeScale,
+				now,
+				sleep
+			}),
+			options: options.retry,
+			signal,
+			stats: options.stats ?? {
+				retries: 0,
+				throttled: 0
+			},
+			random: options.random ?? Math.random,
+			now,
+			sleep: (ms) => sleepUnlessAborted(sleep, ms, signal),
+			trace: (line) => trace?.(line)
+		}
+	};
+}
+/** An endpoint other than the service, with bounds of the caller's. */
+function connectForeignEndpoint(options) {
+	const { attempts, backoffMs, maxBackoffMs, ...connection } = options;
+	const retry = {
+		retries: attempts - 1,
+		baseDelayMs: backoffMs,
+		maxDelayMs: maxBackoffMs,
+		maxRetryAfterMs: maxBackoffMs
+	};
+	return createEndpointStack({
+		...connection,
+		retry
+	});
+}
 /**
 * The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
 * it. Later pages are the service's `next` links, each checked to be a page of the same list and to
@@ -12776,11 +12584,7 @@ function nextOffsetOf(link) {
 		return;
 	}
 }
-/**
-* The check of findListInconsistency, one page at a time, so a read can stop at the first page
-* that shows its pages cannot add up: a count unlike the first page's, an id listed before, or
-* more records than the count.
-*/
+/** The check of findListInconsistency, one page at a time: a read stops at the first page that fails it. */
 var ListTally = class {
 	#pageOf = /* @__PURE__ */ new Map();
 	#count;
@@ -12836,40 +12640,11 @@ async function readWholeList(client, firstUrl, shape, walk) {
 		await client.sleep(client.backoffDelayMs(read));
 	}
 }
-// dist/src/api/paths.js
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-/** Checks a project id and encodes it as one path segment. */
-function encodeProjectId(projectId) {
-	const reason = typeof projectId !== "string" || projectId === "" ? "it is empty; use an id from the project listing" : projectId === "." || projectId === ".." ? "a dot segment would name another path" : CONTROL_CHARACTERS.test(projectId) ? "it contains control characters" : void 0;
-	if (reason !== void 0) throw new InputError("invalid_project_id", {
-		projectId: String(projectId),
-		reason
-	});
-	return encodeURIComponent(projectId).replace(/%40/g, "@");
-}
-function checkConfigId(configId) {
-	if (!Number.isSafeInteger(configId) || configId < 0) throw new InputError("invalid_config_id", { configId });
-	return configId;
-}
-function projectsPath() {
-	return "/api/projects/";
-}
-/** `/api/projects/{project}/{family}/`, with the trailing slash the service's examples use. */
-function collectionPath(projectId, family) {
-	return `/api/projects/${encodeProjectId(projectId)}/${getFamily(family).pathSegment}/`;
-}
-/** A record's path, or one of its sub-resources. */
-function recordPath(projectId, family, configId, subresource) {
-	const base = `${collectionPath(projectId, family)}${checkConfigId(configId)}/`;
-	return subresource === void 0 ? base : `${base}${subresource}/`;
-}
-function rearrangePath(projectId, family) {
-	return `${collectionPath(projectId, family)}rearrange/`;
-}
 // dist/src/api/endpoints.js
+const PROJECTS_PATH = "/api/projects/";
 /** The projects the key can see, all pages, from one read whose pages add up (see listItems). */
 async function listProjects(client) {
-	return await listItems(client, client.url(projectsPath(), { limit: client.pageSize }), "projectPage");
+	return await listItems(client, client.url(PROJECTS_PATH, { limit: client.pageSize }), "projectPage");
 }
 /**
 * Whether the base URL reaches the service's API: one page of one project from the project list.
@@ -12879,7 +12654,7 @@ async function reachesProjectList(client) {
 	try {
 		await client.request({
 			method: "GET",
-			url: client.url(projectsPath(), { limit: 1 })
+			url: client.url(PROJECTS_PATH, { limit: 1 })
 		});
 		return true;
 	} catch (error) {
@@ -12951,7 +12726,7 @@ async function createJob(client, projectId, family, configId, job) {
 */
 async function rearrangeConfigs(client, projectId, family, orders) {
 	for (const [key, order] of Object.entries(orders)) if (!Number.isSafeInteger(order)) throw new InputError("invalid_request", { message: `Rearrange: the order of ${key} must be an integer, not ${String(order)}.` });
-	const url = client.url(rearrangePath(projectId, family));
+	const url = client.url(`${collectionPath(projectId, family)}rearrange/`);
 	return await client.requestJson({
 		method: "PATCH",
 		url,
@@ -13014,11 +12789,221 @@ function formatTime(value) {
 	if (Number.isNaN(value.getTime())) throw new InputError("invalid_request", { message: "Logs: after/before must be a valid time." });
 	return value.toISOString();
 }
-// dist/src/read/read-family.js
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+/** Checks a project id and encodes it as one path segment. */
+function encodeProjectId(projectId) {
+	const reason = typeof projectId !== "string" || projectId === "" ? "it is empty; use an id from the project listing" : projectId === "." || projectId === ".." ? "a dot segment would name another path" : CONTROL_CHARACTERS.test(projectId) ? "it contains control characters" : void 0;
+	if (reason !== void 0) throw new InputError("invalid_project_id", {
+		projectId: String(projectId),
+		reason
+	});
+	return encodeURIComponent(projectId).replace(/%40/g, "@");
+}
+/** `/api/projects/{project}/{family}/`, with the trailing slash the service's examples use. */
+function collectionPath(projectId, family) {
+	return `${PROJECTS_PATH}${encodeProjectId(projectId)}/${getFamily(family).pathSegment}/`;
+}
+/** A record's path, or one of its sub-resources. */
+function recordPath(projectId, family, configId, subresource) {
+	if (!Number.isSafeInteger(configId) || configId < 0) throw new InputError("invalid_config_id", { configId });
+	const base = `${collectionPath(projectId, family)}${configId}/`;
+	return subresource === void 0 ? base : `${base}${subresource}/`;
+}
+// dist/src/map-concurrent.js
+async function mapConcurrent(items, limit, work) {
+	const results = new Array(items.length);
+	let next = 0;
+	let failed = false;
+	const worker = async () => {
+		while (!failed && next < items.length) {
+			const index = next++;
+			try {
+				results[index] = await work(items[index], index);
+			} catch (error) {
+				failed = true;
+				throw error;
+			}
+		}
+	};
+	const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
+	const failure = (await Promise.allSettled(workers)).find((outcome) => outcome.status === "rejected");
+	if (failure !== void 0) throw failure.reason;
+	return results;
+}
+// dist/src/filled-defaults.js
+/** The fields a server may fill with a default where the record holds null or "". */
+const FILLED_WHEN_EMPTY = ["name", "description"];
+/**
+* Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
+* text that is empty once the service has trimmed it (trim-as-service.ts).
+*/
+function mayShowFilled(field, value) {
+	return (value === null || typeof value === "string" && trimAsService(value) === "") && FILLED_WHEN_EMPTY.includes(field);
+}
+/** The plugin's own name and description, when the record's `plugin_info` carries them. */
+function pluginDefaults(record) {
+	let info = record.plugin_info;
+	if (typeof info === "string") try {
+		info = JSON.parse(info);
+	} catch {
+		return {};
+	}
+	if (typeof info !== "object" || info === null) return {};
+	const { name, description } = info;
+	return {
+		...typeof name === "string" ? { name } : {},
+		...typeof description === "string" ? { description } : {}
+	};
+}
+// dist/src/description-view.js
+/** The view of a description as the service stores it (anything but text reads as none). */
+function viewDescription(stored) {
+	return readMark(typeof stored === "string" ? stored : null);
+}
+/** The user's text of a stored description, without its mark: what plan shows and export writes. */
+function descriptionText(stored) {
+	return viewDescription(stored).text;
+}
+/** The owner whose mark a stored description carries; null when it carries none. */
+function descriptionOwner(stored) {
+	return viewDescription(stored).owner;
+}
+/** The plugin's own description, which posthog-2024 shows where a record's is empty. */
+function pluginText(record, known) {
+	return known ?? pluginDefaults(record).description;
+}
+/**
+* Whether the record holds the user's text `written`, whatever mark it carries: as written, as a
+* trimming service stores it, or, for an empty one, as the plugin's own text (posthog-2024).
+*/
+function holdsDescriptionText(written, record) {
+	const shown = descriptionText(record.description);
+	if (shown === written) return true;
+	if (typeof written === "string" && showsText(written, shown)) return true;
+	return mayShowFilled("description", written) && record.description === pluginText(record);
+}
+/**
+* Whether the record stores the description `sent` exactly, mark included (a different mark, or
+* none where one was sent, is a different description): as sent, as a trimming service stores it,
+* or, for an empty one, as the plugin's own text (`plugin` where the record's list leaves it out).
+*/
+function storesDescription(sent, record, plugin) {
+	const stored = record.description ?? null;
+	if (stored === sent) return true;
+	if (typeof sent === "string" && showsText(sent, stored)) return true;
+	if (!mayShowFilled("description", sent)) return false;
+	const text = pluginText(record, plugin);
+	return text !== void 0 && stored === text;
+}
+/**
+* A stored description for a message, as a user reads it: its text (quoted, so white space and
+* control characters show) and its mark, e.g. `"Adds country" (owner mark "web")` or `null (no owner mark)`.
+*/
+function describeStoredDescription(stored) {
+	const view = viewDescription(stored);
+	const mark = view.owner === null ? "no owner mark" : `owner mark ${quoteServerText(view.owner)}`;
+	return `${view.text === null ? "null" : quoteServerText(view.text)} (${mark})`;
+}
+// dist/src/plan/compare-fields.js
+/** Fields compared as updates; `order` is handled by the reorder. */
+const UPDATE_FIELDS = [
+	"plugin",
+	"name",
+	"enabled",
+	"description",
+	"match_action"
+];
+/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+function shownValue(field, record) {
+	return field === "description" ? descriptionText(record.description) : record[field] ?? null;
+}
+/**
+* Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
+* service (posthog-2024) stores it (trim-as-service.ts). A name or description written as null, or as
+* text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
+* empty value written.
+*/
+function showsWritten(field, written, record) {
+	if (field === "description") return (written === null || typeof written === "string") && holdsDescriptionText(written, record);
+	const shown = shownValue(field, record);
+	if (shown === written) return true;
+	if (isTrimmedField(field) && typeof written === "string" && showsText(written, shown)) return true;
+	return mayShowFilled(field, written) && shown === pluginDefaults(record)[field];
+}
+/**
+* Whether the record stores `value` in `field` as the service stored it when written: for a
+* description, mark included (a journal's images, a write sent as it is). Other fields as
+* showsWritten.
+*/
+function showsStored(field, value, record) {
+	if (field !== "description") return showsWritten(field, value, record);
+	return (value === null || typeof value === "string") && storesDescription(value, record);
+}
+/**
+* The fields the manifest sets that differ on the record (order excluded), and how many differences
+* were left alone because the config's `ignore_fields` names the field.
+*/
+function diffFields(desired, record) {
+	const changes = {};
+	let ignored = 0;
+	for (const field of UPDATE_FIELDS) {
+		const value = desired[field];
+		if (value === void 0 || showsWritten(field, value, record)) continue;
+		if (isIgnored(desired, field)) ignored += 1;
+		else changes[field] = {
+			from: shownValue(field, record),
+			to: value
+		};
+	}
+	return {
+		changes,
+		ignored
+	};
+}
+/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
+function isIgnored(desired, field) {
+	return field !== "name" && desired.ignore_fields?.includes(field) === true;
+}
+/** What `fields: all` manages where a config says nothing: the service's defaults for a new record. */
+const SERVICE_DEFAULTS = {
+	enabled: false,
+	description: null,
+	match_action: null
+};
+/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
+function managedFields(desired, mode) {
+	return mode === "all" ? {
+		...SERVICE_DEFAULTS,
+		...desired
+	} : desired;
+}
+/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
+function createFields(desired) {
+	const changes = {};
+	for (const field of [
+		"plugin",
+		"name",
+		"enabled",
+		"description",
+		"match_action",
+		"order"
+	]) {
+		const value = desired[field];
+		if (value !== void 0) changes[field] = {
+			from: void 0,
+			to: value
+		};
+	}
+	return changes;
+}
+// dist/src/read/read-current-state.js
 /**
 * Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
 * plugin_info null, retrieves one of them (a single record carries it) and gives its plugin_info to
 * every listed record of that plugin. One request per such plugin, none where lists carry it.
+* posthog-2024 sends plugin_info null in lists, while showing the plugin's own description where a
+* record's is null or "": from the list alone, a config meant to have no description (plan) or
+* that has none (export) cannot be told from one with the plugin's text.
 */
 async function readFamily(client, ref) {
 	const records = await listAllConfigs(client, ref.project, ref.family);
@@ -13040,7 +13025,6 @@ async function retrievePluginInfo(client, ref, id) {
 		throw error;
 	}
 }
-// dist/src/read/read-current-state.js
 /**
 * The lists a plan of `desired` must read: a family must tell its own records from those of the
 * families its list also shows (see family-lists.ts), to prune only its own and to warn only of
@@ -13231,11 +13215,12 @@ function renderApplyReport(report, out, options) {
 		}
 	}
 	for (const outcome of report.outcomes) {
-		if (outcome.status === "failed") out.write(`${paint("red", "✗ failed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "skipped" && outcome.notStarted !== true) out.write(`${paint("yellow", "… skipped")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "unknown") out.write(`${paint("magenta", "? unknown")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted !== true) out.write(`${paint("yellow", "! unchecked")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
-		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) out.write(`${paint("yellow", "! duplicates removed")}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		const flag = (style, label) => out.write(`${paint(style, label)}: ${describe(outcome)}: ${neutraliseInline(outcome.message ?? "")}\n`);
+		if (outcome.status === "failed") flag("red", "✗ failed");
+		if (outcome.status === "skipped" && outcome.notStarted !== true) flag("yellow", "… skipped");
+		if (outcome.status === "unknown") flag("magenta", "? unknown");
+		if (outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted !== true) flag("yellow", "! unchecked");
+		if (outcome.status === "done" && outcome.copiesRemoved !== void 0) flag("yellow", "! duplicates removed");
 	}
 	const count = (action) => report.outcomes.filter((outcome) => outcome.action === action && outcome.status === "done").length;
 	const moved = report.outcomes.filter((outcome) => outcome.action === "reorder" && outcome.status === "done").reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
@@ -13316,12 +13301,13 @@ function shardOf(projectId, shardCount) {
 }
 /** Reads `K/N` (e.g. `2/4`): worker K of N, K from 1 to N. */
 function parseShard(text) {
+	const usage = (message) => new InputError("usage", message);
 	const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-	if (!match?.[1] || !match[2]) throw new InputError("usage", `--shard must be K/N, worker K of N counting from 1 (e.g. --shard 1/4), not "${text}"`);
+	if (!match?.[1] || !match[2]) throw usage(`--shard must be K/N, worker K of N counting from 1 (e.g. --shard 1/4), not "${text}"`);
 	const index = Number(match[1]);
 	const count = Number(match[2]);
-	if (count < 1 || count > MAX_SHARDS) throw new InputError("usage", `--shard ${text.trim()}: the number of shards N must be between 1 and ${MAX_SHARDS}`);
-	if (index < 1 || index > count) throw new InputError("usage", `--shard ${text.trim()}: K must be between 1 and ${count} (shards count from 1, e.g. --shard 1/${count} to --shard ${count}/${count})`);
+	if (count < 1 || count > MAX_SHARDS) throw usage(`--shard ${text.trim()}: the number of shards N must be between 1 and ${MAX_SHARDS}`);
+	if (index < 1 || index > count) throw usage(`--shard ${text.trim()}: K must be between 1 and ${count} (shards count from 1, e.g. --shard 1/${count} to --shard ${count}/${count})`);
 	return {
 		index,
 		count
@@ -13536,10 +13522,7 @@ function computePlan(desired, current, options = {}, planned) {
 		refused
 	};
 }
-/**
-* Plans one project from its desired families and the lists read for it. A caller that reads
-* project by project can plan each as soon as its lists are in, while others are still read.
-*/
+/** Plans one project from its desired families and the lists read for it (see computePlan). */
 function planProject(project, desired, current, options = {}) {
 	const input = {
 		project,
@@ -13591,7 +13574,7 @@ function assemblePlan(parts, options = {}) {
 	const changes = parts.flatMap((part) => part.changes);
 	const reorders = parts.flatMap((part) => part.reorders);
 	const plan = {
-		format: "pcsync-plan",
+		format: PLAN_FORMAT,
 		version: 2,
 		summary: summarizePlan(changes, reorders),
 		changes,
@@ -13611,14 +13594,6 @@ function assemblePlan(parts, options = {}) {
 	return {
 		plan,
 		errors
-	};
-}
-function summarizePlan(changes, reorders) {
-	return {
-		create: changes.filter((change) => change.action === "create").length,
-		update: changes.filter((change) => change.action === "update").length,
-		delete: changes.filter((change) => change.action === "delete").length,
-		reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0)
 	};
 }
 function mergeFingerprints(parts) {
@@ -13785,7 +13760,10 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 				});
 				continue;
 			}
-			if (claim) changes.push(deleteChange(project, family, claim.record, source, via));
+			if (claim) changes.push({
+				...deleteChange(project, family, claim.record, source, via),
+				explicit: true
+			});
 			continue;
 		}
 		if (!claim) {
@@ -13811,8 +13789,9 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 			continue;
 		}
 		const { record } = claim;
-		const keepsOrder = record.order === order || isIgnored(desired, "order");
-		placed.push(record.order !== order && isIgnored(desired, "order") ? {
+		const orderIgnored = record.order !== order && isIgnored(desired, "order");
+		const keepsOrder = record.order === order || orderIgnored;
+		placed.push(orderIgnored ? {
 			id: record.id,
 			name,
 			plugin,
@@ -13828,7 +13807,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 			source
 		});
 		const diff = diffFields(desired, record);
-		ignored += diff.ignored + (record.order !== order && isIgnored(desired, "order") ? 1 : 0);
+		ignored += diff.ignored + (orderIgnored ? 1 : 0);
 		const fields = diff.changes;
 		const { description: _ignored, ...withoutDescription } = desired;
 		const managed = isIgnored(desired, "description") ? withoutDescription : desired;
@@ -14007,30 +13986,6 @@ function assignWaves(spec, planned) {
 		unassigned: order.filter((project) => !assigned.has(project))
 	};
 }
-// dist/src/read/missing-project.js
-/** Whether `error` is the 404 of a family's list (not of a record read on the way). */
-function isMissingList(error, ref) {
-	return isApiError(error, 404) && error.method === "GET" && error.path.endsWith(`/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/`);
-}
-/**
-* The error to report for the 404 of `ref`'s list: the project named at `source` is unknown to the
-* server or not visible to the key; or, if the project list answers 404 too before anything else
-* answered, the base URL is wrong.
-*/
-async function explainMissingProject(client, ref, source, error) {
-	const { base } = client;
-	if (!client.hasSucceeded() && await reachesProjectList(client) === false) return new InputError("invalid_base_url", {
-		shown: base.display,
-		reason: `${error.method} ${error.path} and GET ${base.prefix}/api/projects/ both answer 404, so the service's API is not under it; check its path: it is the service's root (with the path prefix it is mounted under, if any), and pcsync adds /api/projects/... itself`,
-		source: base.source
-	});
-	return new InputError("project_not_found", {
-		project: ref.project,
-		where: source === void 0 ? void 0 : formatSource(source),
-		server: base.display,
-		failure: error.message
-	});
-}
 // dist/src/read/read-and-plan.js
 /** The error for a plan that cannot be made: a refusal when every problem is an owner conflict. */
 function planErrorOf(errors) {
@@ -14154,6 +14109,29 @@ async function readAndPlanProjects(client, desired, options) {
 		current,
 		planningMs
 	};
+}
+/** Whether `error` is the 404 of a family's list (not of a record read on the way). */
+function isMissingList(error, ref) {
+	return isApiError(error, 404) && error.method === "GET" && error.path.endsWith(`/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/`);
+}
+/**
+* The error to report for the 404 of `ref`'s list: the project named at `source` is unknown to the
+* server or not visible to the key; or, if the project list answers 404 too before anything else
+* answered, the base URL is wrong.
+*/
+async function explainMissingProject(client, ref, source, error) {
+	const { base } = client;
+	if (!client.hasSucceeded() && await reachesProjectList(client) === false) return new InputError("invalid_base_url", {
+		shown: base.display,
+		reason: `${error.method} ${error.path} and GET ${base.prefix}/api/projects/ both answer 404, so the service's API is not under it; check its path: it is the service's root (with the path prefix it is mounted under, if any), and pcsync adds /api/projects/... itself`,
+		source: base.source
+	});
+	return new InputError("project_not_found", {
+		project: ref.project,
+		where: source === void 0 ? void 0 : formatSource(source),
+		server: base.display,
+		failure: error.message
+	});
 }
 // dist/src/run/plan-manifest.js
 /** Loads the manifest (its problems printed) and narrows it to the scope. */
@@ -14590,9 +14568,8 @@ function minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale = 1) {
 	return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
 }
 /**
-* The settle budget of a create through `client` under `rule`: its settle time, by default (and at
-* least) a whole proof window for each POST a create may send; a smaller one is a RangeError, since
-* it would turn creates that can be settled into unknown ones.
+* The settle budget of a create through `client` under `rule`. A settle time below the minimum is a
+* RangeError: it would turn creates that can be settled into unknown ones.
 */
 function settleBudgetOf(client, rule = {}) {
 	const { requestTimeoutMs, timeScale } = client;
@@ -14630,11 +14607,10 @@ function addSettleTimeoutOption(command) {
 function settleTimeoutOf(flags, timeoutMs) {
 	if (flags.settleTimeout === void 0) return void 0;
 	const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1e3);
-	const posts = 3;
-	const leastMs = minimumSettleTimeoutMs(timeoutMs, posts);
+	const leastMs = minimumSettleTimeoutMs(timeoutMs, 3);
 	if (settleMs < leastMs) {
 		const window = settleWindowMs(timeoutMs);
-		throw new InputError("usage", `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1e3} s that settling one create may need: a proof window of ${window / 1e3} s (2.5 × --timeout, at least 1 s) for each of its ${posts} POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1e3)} or more, or leave it out (it then defaults to that), or lower --timeout`);
+		throw new InputError("usage", `--settle-timeout ${flags.settleTimeout} is shorter than the ${leastMs / 1e3} s that settling one create may need: a proof window of ${window / 1e3} s (2.5 × --timeout, at least 1 s) for each of its 3 POSTs, and a window cut short can never show that a create was not made. Pass --settle-timeout ${Math.ceil(leastMs / 1e3)} or more, or leave it out (it then defaults to that), or lower --timeout`);
 	}
 	return settleMs;
 }
@@ -15182,8 +15158,8 @@ function compactContext(text, isFirst, isLast) {
 	const words = tokens.filter(isWord).length;
 	const sides = isFirst || isLast ? 1 : 2;
 	if (words <= CONTEXT_WORDS * sides && text.length <= CONTEXT_CHARS * sides) return text;
-	const head = clipEnd(firstWords(tokens, CONTEXT_WORDS).trimEnd());
-	const tail = clipStart(lastWords(tokens, CONTEXT_WORDS).trimStart());
+	const head = clipEnd(leadingWords(tokens, CONTEXT_WORDS).join("").trimEnd());
+	const tail = clipStart(leadingWords([...tokens].reverse(), CONTEXT_WORDS).reverse().join("").trimStart());
 	if (isFirst) return `…${tail}`;
 	if (isLast) return `${head}…`;
 	return `${head}…${tail}`;
@@ -15191,32 +15167,18 @@ function compactContext(text, isFirst, isLast) {
 function isWord(token) {
 	return /\S/.test(token);
 }
-/** The text of the leading tokens holding `count` words. */
-function firstWords(tokens, count) {
-	let words = 0;
-	let text = "";
-	for (const token of tokens) {
-		if (isWord(token)) {
-			if (words === count) break;
-			words += 1;
-		}
-		text += token;
-	}
-	return text;
-}
-/** The text of the trailing tokens holding `count` words. */
-function lastWords(tokens, count) {
+/** The leading tokens that hold `count` words (and the white space between them). */
+function leadingWords(tokens, count) {
 	let words = 0;
 	const kept = [];
-	for (let index = tokens.length - 1; index >= 0; index -= 1) {
-		const token = tokens[index] ?? "";
+	for (const token of tokens) {
 		if (isWord(token)) {
 			if (words === count) break;
 			words += 1;
 		}
 		kept.push(token);
 	}
-	return kept.reverse().join("");
+	return kept;
 }
 function clipEnd(text) {
 	return text.length > CONTEXT_CHARS ? truncateCodePoints(text, CONTEXT_CHARS) : text;
@@ -15441,16 +15403,14 @@ function describeTieCount(plan) {
 	const count = ties.length === 1 ? "1 order tie" : `${ties.length} order ties`;
 	return ties.every((tie) => tie.unmanaged.length > 0) ? `${count} with records the manifest does not manage` : ties.every((tie) => tie.unmanaged.length === 0) ? `${count} that ignore_fields: [order] leaves between configs of the manifest` : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
-/** `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.` */
-function describeSummary(summary) {
-	return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.reorder} to reorder.`;
-}
-const NO_CHANGES = "No changes. The remote state matches the manifest.";
-/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
-const NO_TARGETED_CHANGES = "No changes in the targeted records.";
-/** What a plan without changes says: of the whole manifest, or of the records --target/--exclude left in. */
-function describeNoChanges(plan) {
-	return plan.partial === true ? NO_TARGETED_CHANGES : NO_CHANGES;
+/**
+* `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.`, or that nothing changes: a partial
+* plan saw only the targeted records, so it cannot say the rest matches the manifest.
+*/
+function describePlanTotals(plan) {
+	const { create, update, delete: deletes, reorder } = plan.summary;
+	if (hasPlannedChanges(plan)) return `Plan: ${create} to create, ${update} to update, ${deletes} to delete, ${reorder} to reorder.`;
+	return plan.partial === true ? "No changes in the targeted records." : "No changes. The remote state matches the manifest.";
 }
 /** Whether the plan has changes, counting the ones its summary counts but does not list. */
 function hasPlannedChanges(plan) {
@@ -15507,7 +15467,6 @@ const MAX_LINE_CHARS = 600;
 const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
-/** Markdown and HTML syntax characters, as entities; `@` gets a zero-width space so it mentions nobody. */
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
 const TEXT_SPECIALS_BUT_ISSUES = /[&<>`*_[\]|\\~$@]/g;
 function renderMarkdown(plan, options = {}) {
@@ -15515,7 +15474,7 @@ function renderMarkdown(plan, options = {}) {
 	if (!(maxChars >= MIN_MAX_CHARS)) throw new RangeError(`maxChars must be at least ${MIN_MAX_CHARS}`);
 	const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
 	const changed = hasPlannedChanges(plan);
-	const summary = `**${changed ? describeSummary(plan.summary) : describeNoChanges(plan)}**`;
+	const summary = `**${describePlanTotals(plan)}**`;
 	const sections = describePlan(plan, MARKDOWN_VALUES);
 	const top = [
 		PLAN_COMMENT_MARKER,
@@ -15624,6 +15583,12 @@ function renderRow(project, family, counts) {
 function countChanges(counts) {
 	return counts.create + counts.update + counts.delete + counts.reorder;
 }
+const ACTIONS = [
+	"create",
+	"update",
+	"delete",
+	"reorder"
+];
 function sumCounts(all) {
 	const total = {
 		create: 0,
@@ -15631,12 +15596,7 @@ function sumCounts(all) {
 		delete: 0,
 		reorder: 0
 	};
-	for (const counts of all) {
-		total.create += counts.create;
-		total.update += counts.update;
-		total.delete += counts.delete;
-		total.reorder += counts.reorder;
-	}
+	for (const counts of all) for (const action of ACTIONS) total[action] += counts[action];
 	return total;
 }
 function buildBlock(section) {
@@ -15658,13 +15618,8 @@ function buildBlock(section) {
 }
 function describeSection(section) {
 	const { counts } = section;
-	const parts = [
-		counts.create > 0 ? `${counts.create} to create` : "",
-		counts.update > 0 ? `${counts.update} to update` : "",
-		counts.delete > 0 ? `${counts.delete} to delete` : "",
-		counts.reorder > 0 ? `${counts.reorder} to reorder` : "",
-		section.unmanaged.length > 0 ? `${section.unmanaged.length} unmanaged` : ""
-	].filter((part) => part !== "");
+	const parts = ACTIONS.filter((action) => counts[action] > 0).map((action) => `${counts[action]} to ${action}`);
+	if (section.unmanaged.length > 0) parts.push(`${section.unmanaged.length} unmanaged`);
 	return `project ${escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS))} / ${section.family}: ${parts.length > 0 ? parts.join(", ") : "no changes"}`;
 }
 function renderItem(item) {
@@ -15745,7 +15700,7 @@ const TEXT_VALUES = { maxValueChars: Number.POSITIVE_INFINITY };
 function renderText(plan, out, options) {
 	const paint = createPaint(options.colour);
 	for (const section of describePlan(plan, TEXT_VALUES)) out.write(`${renderSection(section, paint, options.verbose === true, options.forced === true).join("\n")}\n\n`);
-	out.write(`${paint("bold", hasPlannedChanges(plan) ? describeSummary(plan.summary) : describeNoChanges(plan))}\n`);
+	out.write(`${paint("bold", describePlanTotals(plan))}\n`);
 	const partial = describePartial(plan);
 	if (partial) out.write(`${paint("yellow", partial)}\n`);
 	const rollout = describeRollout(plan);
@@ -15793,20 +15748,13 @@ function renderSection(section, paint, verbose, forced) {
 function renderPlan(plan, format, out, options) {
 	switch (format) {
 		case "text":
-			renderText(plan, out, {
-				colour: options.colour,
-				forced: options.forced === true,
-				verbose: options.verbose === true
-			});
+			renderText(plan, out, options);
 			return;
 		case "json":
 			out.write(serializePlan(plan));
 			return;
 		case "markdown":
-			out.write(renderMarkdown(plan, {
-				...options.title === void 0 ? {} : { title: options.title },
-				forced: options.forced === true
-			}));
+			out.write(renderMarkdown(plan, options));
 			return;
 	}
 }
@@ -15988,4 +15936,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { listAllConfigs as $, describeFileError as A, recordKey as At, TIE_EFFECT as B, parsePositiveNumber as C, recheckProtection as Ct, writeFileSafely as D, refuseOtherKind as Dt, syncDirectory as E, serializePlan as Et, narrowDesiredState as F, createPaint as G, describeGuard as H, planManifest as I, readCurrentState as J, RefusedError as K, projectsWritten as L, outputUnwritable as M, listsToRead as Mt, manifestServer as N, showsEveryRecord as Nt, describeDevice as O, fingerprintMembership as Ot, loadScopedManifest as P, iterateLogs as Q, assemblePlan as R, parsePositiveInt as S, refusingGuards as St, openForAppend as T, readPlanFile as Tt, isApplyComplete as U, groupTiedOrders as V, renderApplyReport as W, getConfig as X, createJob as Y, getFrontend as Z, addConnectionOptions as _, pluginDefaults as _t, scopeOf as a, sendWithRetry as at, createClientFromFlags as b, findGuard as bt, printPlan as c, sendAttempt as ct, warnGuards as d, showsStored as dt, listLogs as et, MARKERS as f, showsWritten as ft, showsProgressLine as g, mayShowFilled as gt, createProgress as h, descriptionText as ht, planSettingsOf as i, collectionPath as it, isOutputError as j, idsOfOtherFamilies as jt, resolveOutputTarget as k, fingerprintRecord as kt, refuseSecretIn as l, isLoopbackHost as lt, formatName as m, descriptionOwner as mt, addScopeOptions as n, rearrangeConfigs as nt, checkPlanPrintableAsJson as o, connectForeignEndpoint as ot, formatFieldChange as p, describeStoredDescription as pt, throwSayingNothingChanged as q, guardLimitsOf as r, updateConfig as rt, printApplyJson as s, realSleep as st, appendStepSummary as t, listProjects as tt, savePlan as u, shownValue as ut, addSettleTimeoutOption as v, mapConcurrent as vt, settleBudgetOf as w, hasChanges as wt, createRuleOf as x, findUpdateGuard as xt, concurrencyOf as y, countsAsUpdate as yt, summarizePlan as z };
+export { descriptionText as $, describeFileError as A, recordKey as At, groupTiedOrders as B, parsePositiveNumber as C, hasChanges as Ct, writeFileSafely as D, refuseOtherKind as Dt, syncDirectory as E, summarizePlan as Et, narrowDesiredState as F, RefusedError as G, isApplyComplete as H, planManifest as I, shownValue as J, throwSayingNothingChanged as K, projectsWritten as L, outputUnwritable as M, listsToRead as Mt, manifestServer as N, showsEveryRecord as Nt, describeDevice as O, fingerprintMembership as Ot, loadScopedManifest as P, descriptionOwner as Q, assemblePlan as R, parsePositiveInt as S, recheckProtection as St, openForAppend as T, serializePlan as Tt, renderApplyReport as U, describeGuard as V, createPaint as W, showsWritten as X, showsStored as Y, describeStoredDescription as Z, addConnectionOptions as _, isLoopbackHost as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, findUpdateGuard as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, mayShowFilled as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sendAttempt as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, isOutputError as j, idsOfOtherFamilies as jt, resolveOutputTarget as k, fingerprintRecord as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, readCurrentState as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, pluginDefaults as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, countsAsUpdate as vt, settleBudgetOf as w, readPlanFile as wt, createRuleOf as x, refusingGuards as xt, concurrencyOf as y, findGuard as yt, TIE_EFFECT as z };

@@ -236,6 +236,10 @@ const schema11 = {
 					"description": "An update that renames a record to a name that looks the same: how the two names differ (white space at their ends, which a trimming service strips, or Unicode normalisation, NFC against NFD).",
 					"enum": ["white space", "Unicode normalisation"]
 				},
+				"explicit": {
+					"description": "A delete the manifest asks for by name (`deleted: true`), not a prune: made in a family without prune, and counted by no delete guard.",
+					"const": true
+				},
 				"source": {
 					"description": "`file:line` of the manifest config; for a prune delete, of the family block.",
 					"$ref": "#/definitions/source"
@@ -1388,6 +1392,10 @@ const schema18 = {
 		"lookAlike": {
 			"description": "An update that renames a record to a name that looks the same: how the two names differ (white space at their ends, which a trimming service strips, or Unicode normalisation, NFC against NFD).",
 			"enum": ["white space", "Unicode normalisation"]
+		},
+		"explicit": {
+			"description": "A delete the manifest asks for by name (`deleted: true`), not a prune: made in a family without prune, and counted by no delete guard.",
+			"const": true
 		},
 		"source": {
 			"description": "`file:line` of the manifest config; for a prune delete, of the family block.",
@@ -2753,46 +2761,30 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
-		if (data.source !== void 0) {
-			let data24 = data.source;
-			if (typeof data24 === "string") {
-				if (!pattern1.test(data24)) {
-					const err57 = {
-						instancePath: instancePath + "/source",
-						schemaPath: "#/definitions/source/pattern",
-						keyword: "pattern",
-						params: { pattern: "^.+:[0-9]+$" },
-						message: "must match pattern \"^.+:[0-9]+$\"",
-						schema: "^.+:[0-9]+$",
-						parentSchema: schema27,
-						data: data24
-					};
-					if (vErrors === null) vErrors = [err57];
-					else vErrors.push(err57);
-					errors++;
-				}
-			} else {
-				const err58 = {
-					instancePath: instancePath + "/source",
-					schemaPath: "#/definitions/source/type",
-					keyword: "type",
-					params: { type: "string" },
-					message: "must be string",
-					schema: schema27.type,
-					parentSchema: schema27,
+		if (data.explicit !== void 0) {
+			let data24 = data.explicit;
+			if (true !== data24) {
+				const err57 = {
+					instancePath: instancePath + "/explicit",
+					schemaPath: "#/properties/explicit/const",
+					keyword: "const",
+					params: { allowedValue: true },
+					message: "must be equal to constant",
+					schema: true,
+					parentSchema: schema18.properties.explicit,
 					data: data24
 				};
-				if (vErrors === null) vErrors = [err58];
-				else vErrors.push(err58);
+				if (vErrors === null) vErrors = [err57];
+				else vErrors.push(err57);
 				errors++;
 			}
 		}
-		if (data.via !== void 0) {
-			let data25 = data.via;
+		if (data.source !== void 0) {
+			let data25 = data.source;
 			if (typeof data25 === "string") {
 				if (!pattern1.test(data25)) {
-					const err59 = {
-						instancePath: instancePath + "/via",
+					const err58 = {
+						instancePath: instancePath + "/source",
 						schemaPath: "#/definitions/source/pattern",
 						keyword: "pattern",
 						params: { pattern: "^.+:[0-9]+$" },
@@ -2801,13 +2793,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema27,
 						data: data25
 					};
-					if (vErrors === null) vErrors = [err59];
-					else vErrors.push(err59);
+					if (vErrors === null) vErrors = [err58];
+					else vErrors.push(err58);
 					errors++;
 				}
 			} else {
-				const err60 = {
-					instancePath: instancePath + "/via",
+				const err59 = {
+					instancePath: instancePath + "/source",
 					schemaPath: "#/definitions/source/type",
 					keyword: "type",
 					params: { type: "string" },
@@ -2816,8 +2808,42 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema27,
 					data: data25
 				};
-				if (vErrors === null) vErrors = [err60];
-				else vErrors.push(err60);
+				if (vErrors === null) vErrors = [err59];
+				else vErrors.push(err59);
+				errors++;
+			}
+		}
+		if (data.via !== void 0) {
+			let data26 = data.via;
+			if (typeof data26 === "string") {
+				if (!pattern1.test(data26)) {
+					const err60 = {
+						instancePath: instancePath + "/via",
+						schemaPath: "#/definitions/source/pattern",
+						keyword: "pattern",
+						params: { pattern: "^.+:[0-9]+$" },
+						message: "must match pattern \"^.+:[0-9]+$\"",
+						schema: "^.+:[0-9]+$",
+						parentSchema: schema27,
+						data: data26
+					};
+					if (vErrors === null) vErrors = [err60];
+					else vErrors.push(err60);
+					errors++;
+				}
+			} else {
+				const err61 = {
+					instancePath: instancePath + "/via",
+					schemaPath: "#/definitions/source/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema27.type,
+					parentSchema: schema27,
+					data: data26
+				};
+				if (vErrors === null) vErrors = [err61];
+				else vErrors.push(err61);
 				errors++;
 			}
 		}
@@ -2833,7 +2859,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 			}
 		}
 	} else {
-		const err61 = {
+		const err62 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -2843,8 +2869,8 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema18,
 			data
 		};
-		if (vErrors === null) vErrors = [err61];
-		else vErrors.push(err61);
+		if (vErrors === null) vErrors = [err62];
+		else vErrors.push(err62);
 		errors++;
 	}
 	validate13.errors = vErrors;

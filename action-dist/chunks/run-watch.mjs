@@ -4,20 +4,12 @@ import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client }
 import { I as formatSeconds, P as groupBy, R as formatDiagnostic, b as readVarFiles, ft as appendAll, g as familyFingerprint, h as runInputs, lt as familyKey, m as printDiagnostics, u as loadManifest, y as readManifestSources, z as formatSource } from "./common-manifest.mjs";
 import { a as formatCycleLine, c as pruneHealJournals, i as driftCount, o as plural, s as totalsOf, t as formatAddress } from "./listen-address.mjs";
 import { o as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
-import { F as narrowDesiredState, H as describeGuard, I as planManifest, z as summarizePlan } from "./common-service.mjs";
-import { M as isInputError, j as InputError } from "./common-program.mjs";
+import { Et as summarizePlan, F as narrowDesiredState, I as planManifest, V as describeGuard } from "./common-service.mjs";
+import { D as InputError, O as isInputError } from "./common-program.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { runInNewContext } from "node:vm";
-// dist/src/watch/compact-heap.js
-let collect;
-/** Collects the garbage of the cycle that just ended: the full collection V8 makes on request. */
-function compactHeap() {
-	if (collect === void 0) setFlagsFromString("--expose-gc");
-	collect ??= globalThis.gc ?? runInNewContext("gc");
-	collect();
-}
 // dist/src/watch/heal.js
 /** Each watched family's mode: its manifest's `drift:` if it says one, else `--mode`. */
 function modesOf(desired, fallback) {
@@ -1078,5 +1070,12 @@ function handleSignals(io, stop, loop) {
 			for (const [name, handler] of handlers) process.off(name, handler);
 		}
 	};
+}
+let collect;
+/** Collects the garbage of the cycle that just ended: the full collection V8 makes on request. */
+function compactHeap() {
+	if (collect === void 0) setFlagsFromString("--expose-gc");
+	collect ??= globalThis.gc ?? runInNewContext("gc");
+	collect();
 }
 export { runWatch };
