@@ -11877,161 +11877,6 @@ function explainProxyFailure(failure, proxy, host, attempts) {
 	if (status === 407) return { explanation: `${named} ${proxy.url.username === "" ? `asks for credentials: put them in ${proxy.variable} as http://USER:PASSWORD@HOST:PORT (URL-encoded)` : `refused the user name and password in ${proxy.variable}: check them (URL-encoded)`} (407 Proxy Authentication Required)` };
 	return { explanation: status === 403 ? `${named} refused to open a tunnel to ${host} (403 Forbidden): ask its administrators to allow ${host}, or list the host in NO_PROXY if it is reachable without the proxy` : status !== void 0 && status >= 500 ? `${named} could not connect to ${host} (${failure.message}), after ${plural(attempts, "attempt")}: check the base URL's host name and port, and that the service is up` : status !== void 0 ? `${named} refused to open a tunnel to ${host} (${failure.message})` : `could not reach ${named}: ${failure.message}, after ${plural(attempts, "attempt")}; check ${proxy.variable}, or list ${host} in NO_PROXY if the service is reachable without the proxy` };
 }
-// dist/src/api/list-walk.js
-const LIST_BOUND_DEFAULTS = {
-	maxRecords: 1e5,
-	maxReadMs: 3e5
-};
-const PAGE_PARAMETERS = /* @__PURE__ */ new Set(["limit", "offset"]);
-/** The `offset` a page URL asks for (absent: 0). The URL's parameters are already checked. */
-function offsetOf(url) {
-	return Number(url.searchParams.get("offset") ?? 0);
-}
-/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
-function pathSegments(pathname) {
-	const segments = pathname.split("/");
-	if (segments.length > 1 && segments.at(-1) === "") segments.pop();
-	return segments.map((segment) => {
-		try {
-			return decodeURIComponent(segment);
-		} catch {
-			return segment;
-		}
-	});
-}
-/**
-* The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
-* of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
-*/
-function nameList(path) {
-	const segments = pathSegments(path).filter((segment) => segment !== "");
-	const at = segments.lastIndexOf("projects");
-	const [project, family, config, logs] = segments.slice(at + 1);
-	if (at < 0 || project === void 0) return "the project list";
-	const list = `project ${project}'s ${family !== void 0 && FAMILY_NAMES.includes(family) ? family : "list"}`;
-	return logs === "logs" && config !== void 0 ? `the logs of config ${config} in ${list}` : list;
-}
-/**
-* Why `next` is not a page of the list `first` asked for, or undefined when it is. Both URLs are
-* absolute and on the base URL (origin and prefix are checked before). Paths compare segment by
-* segment after percent-decoding, with one trailing slash optional (the service takes both); the
-* URL parser has already resolved dot segments, `%2e` ones included. Query parameters other than
-* limit and offset compare as a multiset of decoded name/value pairs; the fragment is never sent.
-*/
-function describeNextLinkMismatch(first, next) {
-	const firstPath = pathSegments(first.pathname);
-	const nextPath = pathSegments(next.pathname);
-	if (firstPath.length !== nextPath.length || firstPath.some((segment, index) => segment !== nextPath[index])) return `its path is ${next.pathname}, not ${first.pathname}`;
-	for (const name of PAGE_PARAMETERS) {
-		const values = next.searchParams.getAll(name);
-		if (values.length > 1) return `it gives ${name} ${values.length} times`;
-		const [value] = values;
-		if (value !== void 0 && !/^\d{1,15}$/.test(value)) return `its ${name} ${JSON.stringify(value.slice(0, 40))} is not a non-negative integer`;
-	}
-	const differing = differingParameters(first.searchParams, next.searchParams);
-	if (differing.length > 0) return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
-}
-/** Names of the non-page parameters whose values differ (in number, value or presence). */
-function differingParameters(first, next) {
-	const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
-	const values = (params, name) => JSON.stringify(params.getAll(name).sort());
-	return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
-}
-/**
-* One read of the list `firstUrl` starts (its re-reads included), held to the bounds. Every page
-* has its `next` link checked as it is read, followed or not, and is admitted before it is used:
-* its count must be plausible (when the list is read whole), and its `next` link must go further
-* on (a higher offset). With pages that are never empty, and a read that stops once its records
-* pass the count or repeat (paginate.ts), a read ends within `count` pages; the time bound ends one
-* whose pages come slowly.
-*/
-var ListWalk = class {
-	#client;
-	#firstUrl;
-	/** The first request of the list: what messages name. */
-	#list;
-	#startedAt;
-	#maxRecords;
-	#pages = 0;
-	#records = 0;
-	/** Time the reader spent away (the caller of a paged iteration), which the bound does not count. */
-	#pausedMs = 0;
-	#pausedAt;
-	/** `boundCount` false: a stream read only in part (logs), whose count may be large and is not bounded. */
-	constructor(client, firstUrl, boundCount) {
-		this.#client = client;
-		this.#firstUrl = firstUrl;
-		this.#list = client.describeRequest("GET", firstUrl);
-		this.#startedAt = client.now();
-		this.#maxRecords = boundCount ? client.listBounds.maxRecords : void 0;
-	}
-	/** The caller has a page and reads no further until `resume`. */
-	pause() {
-		this.#pausedAt ??= this.#client.now();
-	}
-	resume() {
-		if (this.#pausedAt !== void 0) this.#pausedMs += this.#client.now() - this.#pausedAt;
-		this.#pausedAt = void 0;
-	}
-	/** The page at `url` and its checked `next` link; throws once the read has taken too long. */
-	async read(url, shape) {
-		this.#checkTime();
-		const page = await this.#client.requestJson({
-			method: "GET",
-			url
-		}, shape);
-		return {
-			page,
-			next: this.#checkedNextLink(url, page)
-		};
-	}
-	/** Checks a page read at `url` and its `next` link (undefined at the end of the list). */
-	admit(url, page, next) {
-		this.#pages += 1;
-		this.#records += page.results.length;
-		if (this.#maxRecords !== void 0 && page.count > this.#maxRecords) throw new ServiceError("list_too_long", this.#list, {
-			reason: `the service gives the count of ${nameList(this.#list.path)} as ${page.count}, more than the ${this.#maxRecords} records pcsync reads of one list (--max-list-records)`,
-			bound: "--max-list-records"
-		});
-		if (next === void 0) return;
-		const from = offsetOf(url);
-		const to = offsetOf(next);
-		if (to <= from) throw new ServiceError("pagination_loop", this.#list, { reason: `in ${nameList(this.#list.path)}, the next link of the page at offset ${from} goes to offset ${to}, which is not further on` });
-	}
-	#checkTime() {
-		const elapsedMs = this.#client.now() - this.#startedAt - this.#pausedMs;
-		const maxReadMs = this.#client.listBounds.maxReadMs;
-		if (elapsedMs <= maxReadMs) return;
-		throw new ServiceError("list_too_long", this.#list, {
-			reason: `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`,
-			bound: "--list-timeout"
-		});
-	}
-	/** The `next` link of `page` (read at `url`), checked to be a page of this list further on. */
-	#checkedNextLink(url, page) {
-		if (page.next === null) return void 0;
-		const client = this.#client;
-		const failedRequest = client.describeRequest("GET", url);
-		let next;
-		try {
-			next = new URL(page.next, url);
-		} catch {
-			throw new ServiceError("malformed_response", failedRequest, { problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})` });
-		}
-		next.hash = "";
-		if (!client.isUnderBase(next)) throw new ServiceError("foreign_next_link", failedRequest, {
-			link: `${next.origin}${next.pathname}`,
-			base: client.base.display
-		});
-		const mismatch = describeNextLinkMismatch(this.#firstUrl, next);
-		if (mismatch !== void 0) throw new ServiceError("next_link_off_collection", failedRequest, {
-			link: `${next.pathname}${next.search}`,
-			reason: mismatch
-		});
-		if (page.results.length === 0) throw new ServiceError("pagination_loop", failedRequest, { reason: "a page without results links to a further page" });
-		return next;
-	}
-};
 // dist/src/api/rate-limiter.js
 const BURST_SECONDS = 1;
 var RateLimiter = class {
@@ -12157,6 +12002,10 @@ var RateLimiter = class {
 	}
 };
 // dist/src/api/client.js
+const LIST_BOUND_DEFAULTS = {
+	maxRecords: 1e5,
+	maxReadMs: 3e5
+};
 const CLIENT_DEFAULTS = {
 	allowInsecureHttp: false,
 	concurrency: 8,
@@ -12466,6 +12315,157 @@ function connectForeignEndpoint(options) {
 		retry
 	});
 }
+// dist/src/api/list-walk.js
+const PAGE_PARAMETERS = /* @__PURE__ */ new Set(["limit", "offset"]);
+/** The `offset` a page URL asks for (absent: 0). The URL's parameters are already checked. */
+function offsetOf(url) {
+	return Number(url.searchParams.get("offset") ?? 0);
+}
+/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
+function pathSegments(pathname) {
+	const segments = pathname.split("/");
+	if (segments.length > 1 && segments.at(-1) === "") segments.pop();
+	return segments.map((segment) => {
+		try {
+			return decodeURIComponent(segment);
+		} catch {
+			return segment;
+		}
+	});
+}
+/**
+* The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
+* of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
+*/
+function nameList(path) {
+	const segments = pathSegments(path).filter((segment) => segment !== "");
+	const at = segments.lastIndexOf("projects");
+	const [project, family, config, logs] = segments.slice(at + 1);
+	if (at < 0 || project === void 0) return "the project list";
+	const list = `project ${project}'s ${family !== void 0 && FAMILY_NAMES.includes(family) ? family : "list"}`;
+	return logs === "logs" && config !== void 0 ? `the logs of config ${config} in ${list}` : list;
+}
+/**
+* Why `next` is not a page of the list `first` asked for, or undefined when it is. Both URLs are
+* absolute and on the base URL (origin and prefix are checked before). Paths compare segment by
+* segment after percent-decoding, with one trailing slash optional (the service takes both); the
+* URL parser has already resolved dot segments, `%2e` ones included. Query parameters other than
+* limit and offset compare as a multiset of decoded name/value pairs; the fragment is never sent.
+*/
+function describeNextLinkMismatch(first, next) {
+	const firstPath = pathSegments(first.pathname);
+	const nextPath = pathSegments(next.pathname);
+	if (firstPath.length !== nextPath.length || firstPath.some((segment, index) => segment !== nextPath[index])) return `its path is ${next.pathname}, not ${first.pathname}`;
+	for (const name of PAGE_PARAMETERS) {
+		const values = next.searchParams.getAll(name);
+		if (values.length > 1) return `it gives ${name} ${values.length} times`;
+		const [value] = values;
+		if (value !== void 0 && !/^\d{1,15}$/.test(value)) return `its ${name} ${JSON.stringify(value.slice(0, 40))} is not a non-negative integer`;
+	}
+	const differing = differingParameters(first.searchParams, next.searchParams);
+	if (differing.length > 0) return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
+}
+/** Names of the non-page parameters whose values differ (in number, value or presence). */
+function differingParameters(first, next) {
+	const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
+	const values = (params, name) => JSON.stringify(params.getAll(name).sort());
+	return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
+}
+/**
+* One read of the list `firstUrl` starts (its re-reads included), held to the bounds. Every page
+* has its `next` link checked as it is read, followed or not, and is admitted before it is used:
+* its count must be plausible (when the list is read whole), and its `next` link must go further
+* on (a higher offset). With pages that are never empty, and a read that stops once its records
+* pass the count or repeat (paginate.ts), a read ends within `count` pages; the time bound ends one
+* whose pages come slowly.
+*/
+var ListWalk = class {
+	#client;
+	#firstUrl;
+	/** The first request of the list: what messages name. */
+	#list;
+	#startedAt;
+	#maxRecords;
+	#pages = 0;
+	#records = 0;
+	/** Time the reader spent away (the caller of a paged iteration), which the bound does not count. */
+	#pausedMs = 0;
+	#pausedAt;
+	/** `boundCount` false: a stream read only in part (logs), whose count may be large and is not bounded. */
+	constructor(client, firstUrl, boundCount) {
+		this.#client = client;
+		this.#firstUrl = firstUrl;
+		this.#list = client.describeRequest("GET", firstUrl);
+		this.#startedAt = client.now();
+		this.#maxRecords = boundCount ? client.listBounds.maxRecords : void 0;
+	}
+	/** The caller has a page and reads no further until `resume`. */
+	pause() {
+		this.#pausedAt ??= this.#client.now();
+	}
+	resume() {
+		if (this.#pausedAt !== void 0) this.#pausedMs += this.#client.now() - this.#pausedAt;
+		this.#pausedAt = void 0;
+	}
+	/** The page at `url` and its checked `next` link; throws once the read has taken too long. */
+	async read(url, shape) {
+		this.#checkTime();
+		const page = await this.#client.requestJson({
+			method: "GET",
+			url
+		}, shape);
+		return {
+			page,
+			next: this.#checkedNextLink(url, page)
+		};
+	}
+	/** Checks a page read at `url` and its `next` link (undefined at the end of the list). */
+	admit(url, page, next) {
+		this.#pages += 1;
+		this.#records += page.results.length;
+		if (this.#maxRecords !== void 0 && page.count > this.#maxRecords) throw new ServiceError("list_too_long", this.#list, {
+			reason: `the service gives the count of ${nameList(this.#list.path)} as ${page.count}, more than the ${this.#maxRecords} records pcsync reads of one list (--max-list-records)`,
+			bound: "--max-list-records"
+		});
+		if (next === void 0) return;
+		const from = offsetOf(url);
+		const to = offsetOf(next);
+		if (to <= from) throw new ServiceError("pagination_loop", this.#list, { reason: `in ${nameList(this.#list.path)}, the next link of the page at offset ${from} goes to offset ${to}, which is not further on` });
+	}
+	#checkTime() {
+		const elapsedMs = this.#client.now() - this.#startedAt - this.#pausedMs;
+		const maxReadMs = this.#client.listBounds.maxReadMs;
+		if (elapsedMs <= maxReadMs) return;
+		throw new ServiceError("list_too_long", this.#list, {
+			reason: `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`,
+			bound: "--list-timeout"
+		});
+	}
+	/** The `next` link of `page` (read at `url`), checked to be a page of this list further on. */
+	#checkedNextLink(url, page) {
+		if (page.next === null) return void 0;
+		const client = this.#client;
+		const failedRequest = client.describeRequest("GET", url);
+		let next;
+		try {
+			next = new URL(page.next, url);
+		} catch {
+			throw new ServiceError("malformed_response", failedRequest, { problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})` });
+		}
+		next.hash = "";
+		if (!client.isUnderBase(next)) throw new ServiceError("foreign_next_link", failedRequest, {
+			link: `${next.origin}${next.pathname}`,
+			base: client.base.display
+		});
+		const mismatch = describeNextLinkMismatch(this.#firstUrl, next);
+		if (mismatch !== void 0) throw new ServiceError("next_link_off_collection", failedRequest, {
+			link: `${next.pathname}${next.search}`,
+			reason: mismatch
+		});
+		if (page.results.length === 0) throw new ServiceError("pagination_loop", failedRequest, { reason: "a page without results links to a further page" });
+		return next;
+	}
+};
 /**
 * The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
 * it. Later pages are the service's `next` links, each checked to be a page of the same list and to

@@ -18,7 +18,6 @@ import { SecretRegistry } from "../redact.js";
 import { checkApiKey } from "./api-key.js";
 import { type BaseUrl, buildUrl, isUnderBase, parseBaseUrl, type QueryParams } from "./base-url.js";
 import { failureError } from "./explain-failure.js";
-import { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 import { RateLimiter } from "./rate-limiter.js";
 import type { ResponseShape, ResponseShapes } from "./response-schemas.js";
 import {
@@ -31,6 +30,19 @@ import {
 } from "./retry.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
 import { validateResponse } from "./validate-response.js";
+
+/** How far one list read may go (list-walk.ts holds a walk to them). */
+export interface ListBounds {
+  /** The most records one list may hold: a larger `count` is refused at the first page. */
+  maxRecords: number;
+  /** The longest one list may take to read, all its pages and re-reads together (ms). */
+  maxReadMs: number;
+}
+
+export const LIST_BOUND_DEFAULTS = {
+  maxRecords: 100_000,
+  maxReadMs: 300_000,
+} as const satisfies ListBounds;
 
 export interface ApiClientOptions extends EndpointOptions {
   /** The service's base URL; may carry a path prefix (`https://host/posthog`). */

@@ -11,6 +11,8 @@ export {
   type ApiClientOptions,
   CLIENT_DEFAULTS,
   connectForeignEndpoint,
+  LIST_BOUND_DEFAULTS,
+  type ListBounds,
 } from "./client.js";
 export {
   collectionPath,
@@ -27,7 +29,6 @@ export {
   rearrangeConfigs,
   updateConfig,
 } from "./endpoints.js";
-export { LIST_BOUND_DEFAULTS, type ListBounds } from "./list-walk.js";
 export { paginate } from "./paginate.js";
 export {
   type RetryContext,

@@ -10,18 +10,6 @@ import type { ApiClient } from "./client.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
 
-export interface ListBounds {
-  /** The most records one list may hold: a larger `count` is refused at the first page. */
-  maxRecords: number;
-  /** The longest one list may take to read, all its pages and re-reads together (ms). */
-  maxReadMs: number;
-}
-
-export const LIST_BOUND_DEFAULTS = {
-  maxRecords: 100_000,
-  maxReadMs: 300_000,
-} as const satisfies ListBounds;
-
 // The page parameters a server may change from one page to the next: it may cap the page size
 // (`limit`), and `offset` is what moves. Everything else is part of which list is read.
 const PAGE_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset"]);
