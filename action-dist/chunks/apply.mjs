@@ -118,7 +118,7 @@ function planResume(plan, replay, current) {
 			if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted) continue;
 			const own = idsIn.get(familyKey(project, touched.family));
 			if (own?.has(touched.id)) continue;
-			if (touched.family === family || own !== void 0 && [...own].some((id) => listed.has(id))) kept.push({ ...touched.before });
+			if (touched.family === family || own !== void 0 && own.size > 0 && [...own].every((id) => listed.has(id))) kept.push({ ...touched.before });
 		}
 		return {
 			project,

@@ -69,12 +69,15 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
       if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted)
         continue;
       // Deleted by the run: it was in its family's list when the plan was made, and in this one
-      // too where this list shows that family's records (seen from a record in both). One still
-      // in its own family's list was not deleted (an update of it): it is only not of this list.
+      // too where this list shows that family's records (every record of that family's list is in
+      // this one: plugin_configs shows the frontend apps on posthog-2024, never the other way
+      // round). One still in its own family's list was not deleted (an update of it): it is only
+      // not of this list.
       const own = idsIn.get(familyKey(project, touched.family));
       if (own?.has(touched.id)) continue;
       const overlaps =
-        touched.family === family || (own !== undefined && [...own].some((id) => listed.has(id)));
+        touched.family === family ||
+        (own !== undefined && own.size > 0 && [...own].every((id) => listed.has(id)));
       if (overlaps) kept.push({ ...touched.before } as PluginConfigRecord);
     }
     return { project, family, records: kept };

@@ -487,6 +487,26 @@ const SEQUENCES: Sequence[] = [
     ],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }, { kind: "rollback" }],
   },
+  {
+    seam: "apply --plan --resume of deletes in both families, killed after four writes (posthog-2024: plugin_configs shows the frontend apps, not the other way round)",
+    profiles: PROFILE_NAMES,
+    remote: [record("Señal", "as-is", { family: FE, enabled: false })],
+    manifests: [
+      manifest(
+        OWNER_A,
+        {
+          [PC]: family([
+            { name: "cfg-001" },
+            { name: "Legacy S3", deleted: true },
+            { name: "Property Filter" },
+          ]),
+          [FE]: family([{ name: "Señal", deleted: true }]),
+        },
+        { [FE]: family([{ name: "Señal", deleted: true }]) },
+      ),
+    ],
+    steps: [{ kind: "kill-resume", manifest: 0, writes: 4 }],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {
