@@ -178,11 +178,13 @@ function buildManifest(input) {
 * The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
 * the manifest's `owner:`, see exportOwner). posthog-2024 shows the plugin's own
 * description where the record has none: that is a null description (compare-fields.ts reads it
-* back so), not a text anybody set.
+* back so), not a text anybody set. Under an owner mark (an owner's adoption keeps the text it
+* saw) the same text is stored, and exported as it is.
 */
 function exportedDescription(record, family, warnings) {
 	const description = descriptionText(record.description);
-	if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
+	const stored = descriptionOwner(record.description) !== null;
+	if (typeof description !== "string" || !stored && description === pluginDefaults(record).description) return null;
 	const trimmed = trimAsService(description);
 	if (trimmed !== description) warnings.push(`record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`);
 	return trimmed;

@@ -191,7 +191,8 @@ export function buildManifest(input: ExportInput): ExportResult {
  * The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
  * the manifest's `owner:`, see exportOwner). posthog-2024 shows the plugin's own
  * description where the record has none: that is a null description (compare-fields.ts reads it
- * back so), not a text anybody set.
+ * back so), not a text anybody set. Under an owner mark (an owner's adoption keeps the text it
+ * saw) the same text is stored, and exported as it is.
  */
 function exportedDescription(
   record: PluginConfigRecord,
@@ -199,7 +200,10 @@ function exportedDescription(
   warnings: string[],
 ): string | null {
   const description = descriptionText(record.description);
-  if (typeof description !== "string" || description === pluginDefaults(record).description) return null;
+  // Under an owner mark the text is stored, not shown in place of none: it is exported as it is.
+  const stored = descriptionOwner(record.description) !== null;
+  if (typeof description !== "string" || (!stored && description === pluginDefaults(record).description))
+    return null;
   // The manifest refuses what the service would trim (manifest/read-manifest-blocks.ts): written trimmed.
   const trimmed = trimAsService(description);
   if (trimmed !== description) {

@@ -507,6 +507,16 @@ const SEQUENCES: Sequence[] = [
     ],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 4 }],
   },
+  {
+    seam: "export of a record an owner adopted while posthog-2024 showed the plugin's own description",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(OWNER_A, { [PC]: family([]) }, { [PC]: family([{ name: "GeoIP" }]) })],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      { kind: "export-plan", templates: false },
+    ],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {
