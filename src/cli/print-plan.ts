@@ -20,12 +20,14 @@ import type { OutputFormat } from "./shared-options.js";
 /**
  * `verbose`: each order tie in full (else one warning of at most two lines for them all).
  * `forced`: the plan is applied with --force, so its guards are shown as overridden.
+ * `followed`: lines follow it (an apply's progress, a rollback's result): in markdown, a blank
+ * line ends the document, so that they do not run on into its last paragraph.
  */
 export function printPlan(
   plan: Plan,
   format: OutputFormat,
   io: CliIo,
-  options: { forced?: boolean; verbose?: boolean } = {},
+  options: { forced?: boolean; verbose?: boolean; followed?: boolean } = {},
 ): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
@@ -36,6 +38,7 @@ export function printPlan(
     forced: options.forced === true,
     verbose: options.verbose === true,
   });
+  if (format === "markdown" && options.followed === true) io.stdout.write("\n");
 }
 
 const PLAN_REMEDY =

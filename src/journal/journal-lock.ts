@@ -74,13 +74,16 @@ function bootId(): string | undefined {
   return readProc("/proc/sys/kernel/random/boot_id")?.trim();
 }
 
-/** A process's start time in clock ticks since boot (Linux, field 22 of /proc/PID/stat). */
-function startTicks(pid: number): string | undefined {
+/**
+ * A process's state (Linux, field 3 of /proc/PID/stat: Z for one that has exited and not been
+ * reaped) and its start time in clock ticks since boot (field 22).
+ */
+function procStat(pid: number): { state: string; started: string | undefined } | undefined {
   const text = readProc(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return fields[19];
+  return { state: fields[0] ?? "", started: fields[19] };
 }
 
 function parseHolder(text: string): LockHolder | undefined {
@@ -111,9 +114,13 @@ export function isStale(holder: LockHolder, path: string): boolean {
     // EPERM: a process of another user has that pid: alive.
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
-  // Alive: the same process unless its pid was given to another since (its start time differs).
-  const started = startTicks(holder.pid);
-  return holder.started !== undefined && started !== undefined && started !== holder.started;
+  // A zombie (ended, its parent has not reaped it: a run killed under a shell or an init that
+  // does not wait) answers the signal but runs nothing: gone. Alive: the same process unless its
+  // pid was given to another since (its start time differs).
+  const stat = procStat(holder.pid);
+  if (stat === undefined) return false;
+  if (stat.state === "Z" || stat.state === "X") return true;
+  return holder.started !== undefined && stat.started !== undefined && stat.started !== holder.started;
 }
 
 /** The holder in words: `pid 123 on host ci-7 (apply, since 2024-06-01T10:00:00.000Z)`. */
@@ -145,7 +152,7 @@ export class JournalLock {
   static async acquire(journal: string, options: { cwd: string; command: string }): Promise<JournalLock> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const boot = bootId();
-    const started = startTicks(process.pid);
+    const started = procStat(process.pid)?.started;
     const holder: LockHolder = {
       pid: process.pid,
       host: hostname(),

@@ -298,6 +298,23 @@ describe.concurrent("apply output", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("| Project | Family | Create | Update | Delete | Reorder |");
     expect(await readFile(summary, "utf8")).toContain("pcsync apply");
+    // The lines after the document do not run on into its last paragraph or details block.
+    expect(result.stdout).toMatch(/<\/details>\n\n/);
+    expect(result.stdout).not.toMatch(/<\/details>\n[^\n]/);
+    // Nothing left to do: the "no changes" paragraph and what follows stay apart as well.
+    const journal = /Journal: (\S+)/.exec(result.stdout + result.stderr)?.[1] ?? "";
+    for (const _ of ["undone", "nothing left to undo"]) {
+      const rollback = await server.run([
+        "rollback",
+        "--auto-approve",
+        "--journal",
+        journal,
+        "--format",
+        "markdown",
+      ]);
+      expect(rollback.code).toBe(0);
+      expect(rollback.stdout).not.toMatch(/(<\/details>|\*\*)\n[^\n]/);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 // The lock beside a journal: one holder at a time, named when it refuses; a lock whose process is
 // gone (same host) is taken over; a lock from another host is never judged stale.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -105,6 +105,48 @@ describe("journal lock", () => {
     const note = held[0]?.takeOverNote;
     if (note !== undefined) expect(note).toContain(`locked by pid ${pid}`);
     await held[0]?.release();
+  });
+
+  it("takes over a lock whose process has ended but is not reaped (a zombie), and refuses its live parent's", async () => {
+    const cwd = await directory();
+    // A shell that starts a child and becomes a process that never waits: the child, once ended,
+    // stays a zombie (it still answers kill(pid, 0)) until its parent ends.
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    try {
+      const zombie = Number(
+        await new Promise<string>((done) =>
+          parent.stdout.once("data", (chunk: Buffer) => done(chunk.toString())),
+        ),
+      );
+      const state = (): string => {
+        const text = spawnSync("cat", [`/proc/${zombie}/stat`]).stdout.toString();
+        return text.slice(text.lastIndexOf(")") + 2).split(" ")[0] ?? "";
+      };
+      for (let tries = 0; state() !== "Z" && tries < 100; tries++)
+        await new Promise((done) => setTimeout(done, 20));
+      expect(state()).toBe("Z");
+      const holder = (pid: number) =>
+        JSON.stringify({
+          pid,
+          host: hostname(),
+          since: "2024-06-01T10:00:00.000Z",
+          command: "apply",
+          token: "z",
+        });
+
+      await writeFile(join(cwd, lockPathOf("zombie.jsonl")), holder(zombie));
+      const lock = await JournalLock.acquire("zombie.jsonl", { cwd, command: "apply --resume" });
+      expect(lock.takeOverNote).toContain(`locked by pid ${zombie} on host ${hostname()}`);
+      await lock.release();
+
+      await writeFile(join(cwd, lockPathOf("live.jsonl")), holder(parent.pid ?? 0));
+      const refused = await refusal(JournalLock.acquire("live.jsonl", { cwd, command: "apply" }));
+      expect(refused.code).toBe("journal_held");
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("takes over a lock with this process's pid that this process does not hold (a restarted container)", async () => {

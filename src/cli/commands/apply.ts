@@ -219,7 +219,8 @@ Examples:
         { source, force: forced, dryRun: flags.dryRun === true, reread: rereadOptions(flags, io) },
         {
           show: (plan) => {
-            if (format !== "json") printPlan(plan, format, io, { forced, verbose: flags.verbose === true });
+            if (format !== "json")
+              printPlan(plan, format, io, { forced, verbose: flags.verbose === true, followed: true });
             else checkPlanPrintableAsJson(plan, io.secrets);
             // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
             if (forced || flags.dryRun) warnGuards(plan, io, forced);

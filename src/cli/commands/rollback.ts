@@ -124,7 +124,7 @@ Examples:
                 `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
               );
             const { plan } = shown;
-            if (format !== "json") printPlan(plan, format, io);
+            if (format !== "json") printPlan(plan, format, io, { followed: true });
             else checkPlanPrintableAsJson(plan, io.secrets);
             if (flags.out) {
               const saved = await savePlan(plan, flags.out, {
