@@ -64,6 +64,11 @@ export interface JournalStart {
   server: string;
   plan: Plan;
   planFile: string | null;
+  /**
+   * A saved plan's fingerprint, of the document its file holds: what `--resume` finds its journal
+   * by. The plan applied differs from it where its guards were computed again at apply time.
+   */
+  fingerprint?: string;
   rollbackOf?: string;
 }
 
@@ -105,7 +110,7 @@ export class ApplyJournal implements WriteJournal {
       startedAt: new Date().toISOString(),
       projects: [...new Set(families.map((item) => item.project))],
       families,
-      plan: { fingerprint: fingerprintPlan(plan), file: start.planFile },
+      plan: { fingerprint: start.fingerprint ?? fingerprintPlan(plan), file: start.planFile },
       manifests: manifestsOf(plan),
       ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),
     };

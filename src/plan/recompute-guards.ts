@@ -6,6 +6,7 @@
 import { type FamilyRef, familyKey } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { familiesTouchedBy } from "./check-stale.js";
+import { ownerOf } from "./owner-plan.js";
 import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
 import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
@@ -40,6 +41,12 @@ export function recomputeGuards(
     const deletes = changes.filter((change) => change.action === "delete");
     // The delete guard counts a prune's deletes, as the planner does: not those `deleted: true` asks for.
     const pruned = deletes.filter((change) => change.explicit !== true);
+    // An owner's prune is measured against its own records, as the planner does: those it claims
+    // and those that carry its mark (a prune leaves the others alone).
+    const ownersOwn =
+      plan.owner === undefined
+        ? owned
+        : owned.filter((record) => claimedHere.has(record.id) || ownerOf(record) === plan.owner);
     for (const change of deletes) {
       if (change.id !== null && others.has(change.id)) {
         reasons.push(
@@ -49,18 +56,22 @@ export function recomputeGuards(
     }
     const source = plan.families.find((report) => report.project === project && report.family === family);
     const updates = changes.filter(countsAsUpdate);
+    const deleteGuard = findGuard(
+      {
+        project,
+        family,
+        owned: ownersOwn.length,
+        creates: changes.filter((change) => change.action === "create").length,
+        deletes: pruned.length,
+        source: pruned[0]?.source ?? source?.family ?? family,
+      },
+      options.maxDeletePercent,
+    );
     const findings = [
-      findGuard(
-        {
-          project,
-          family,
-          owned: owned.length,
-          creates: changes.filter((change) => change.action === "create").length,
-          deletes: pruned.length,
-          source: pruned[0]?.source ?? source?.family ?? family,
-        },
-        options.maxDeletePercent,
-      ),
+      // With an owner, the delete guard's share is of its own records.
+      deleteGuard === undefined || plan.owner === undefined
+        ? deleteGuard
+        : { ...deleteGuard, owner: plan.owner },
       findUpdateGuard(
         {
           project,

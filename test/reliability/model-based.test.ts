@@ -517,6 +517,23 @@ const SEQUENCES: Sequence[] = [
       { kind: "export-plan", templates: false },
     ],
   },
+  {
+    seam: "apply --plan --resume of a run killed after its first write, its plan pruning an owner's record and creating from a template",
+    profiles: PROFILE_NAMES,
+    remote: [
+      record("Legacy S3", "as-is", { project: "2", enabled: false }),
+      record("Billing", "as-is", { project: "2", enabled: false, mark: OWNER_A }),
+    ],
+    manifests: [
+      {
+        owner: OWNER_A,
+        template: { configs: [{ name: "Property Filter" }], protect: [] },
+        set: { useTemplate: false, frontend: family([]) },
+        projects: { "1": { [PC]: family([]) }, "2": { [PC]: family([], { prune: true }) } },
+      },
+    ],
+    steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }],
+  },
 ];
 
 describe("model-based: the sequences that found seams, replayed", () => {
