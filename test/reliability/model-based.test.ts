@@ -12,6 +12,7 @@
 // back to nothing but the renames it warned of, no project of a later wave written after a rollout's
 // halt, the records as before after its rollback, a finished rollout applied again writes nothing,
 // nor does a halted one whose change is still in place, a heal never sends a change past rollout:,
+// apply --plan of a plan nothing has moved refuses exactly the plans whose guards plan showed,
 // no internal error or stack trace, exit codes 0-4.
 //
 // `npm test` runs 3 short sequences per profile (new runs stop after 45 s);
@@ -533,6 +534,16 @@ const SEQUENCES: Sequence[] = [
       },
     ],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }],
+  },
+  {
+    seam: "apply --plan of an owner's prune of its last marked record beside an unmarked one passes the guard plan showed",
+    profiles: PROFILE_NAMES,
+    remote: [
+      record("Legacy S3", "as-is", { project: "2", enabled: false }),
+      record("Billing", "as-is", { project: "2", enabled: false, mark: OWNER_A }),
+    ],
+    manifests: [manifest(OWNER_A, { [PC]: family([]) }, { [PC]: family([], { prune: true }) })],
+    steps: [{ kind: "plan", manifest: 0, scope: {} }, { kind: "apply-saved" }],
   },
 ];
 

@@ -489,6 +489,15 @@ export class World {
     const clean = this.fingerprint(before) === saved.stateAtSave;
     const applied = await this.pcsync(["apply", "--plan", saved.path, "--journal", journal]);
     this.checkAfter(before, { model, scope: saved.scope, owner: model.owner });
+    // Nothing changed since the plan was saved: apply --plan computes its guards again and finds
+    // the ones the plan found, so it refuses (exit 3, without --force) exactly the plans it did.
+    const guards = (JSON.parse(await readFile(saved.path, "utf8")) as { guards: { rule: string }[] }).guards;
+    const refusedByGuard = applied.code === 3 && /safety guard|--force|--allow-destroy/.test(applied.stderr);
+    if (clean && (guards.length > 0) !== refusedByGuard)
+      this.broken(
+        "apply --plan refuses the plans whose guards plan showed",
+        `the saved plan's guards (${guards.map((guard) => guard.rule).join(", ") || "none"}) and apply --plan's refusal disagree; it ended with ${applied.code}:\n${applied.stdout}${applied.stderr}`,
+      );
     await this.noteJournal(journal, model.owner, "apply --plan");
     if (applied.code === 0 && clean)
       await this.expectEmptyPlan(await this.writeManifest(model), saved.scope, "apply --plan");
