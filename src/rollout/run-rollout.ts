@@ -11,6 +11,7 @@ import { familyKey } from "../families.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { plural } from "../plural.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
 import type { RolloutJournal, RolloutTarget } from "./rollout-journal.js";
@@ -318,7 +319,7 @@ async function runWaves(
     );
     parts.onEvent({ event: "rollout_halted", wave: wave.name, index, failing });
     parts.say(
-      `${label}: ${failing.length} failing project${failing.length === 1 ? "" : "s"}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`,
+      `${label}: ${plural(failing.length, "failing project")}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`,
     );
     return finishHalt(rollout, parts, reports);
   }
