@@ -7,7 +7,7 @@
 import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
-import { familyKey } from "../families.js";
+import { familyKey, ofFamily } from "../families.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
@@ -403,9 +403,7 @@ function judgedConfigs(
     if (target.project !== project) continue;
     if (configs.some((config) => config.family === target.family && sameName(config.name, target.name)))
       continue;
-    const family = current.families.find(
-      (entry) => entry.project === project && entry.family === target.family,
-    );
+    const family = current.families.find(ofFamily(project, target.family));
     // Found as the planner finds a config's record: by its name's identity (trimmed, normalised).
     const record = family?.records.find((entry) => sameName(entry.name, target.name));
     if (record === undefined) continue;
