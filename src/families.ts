@@ -45,6 +45,14 @@ export interface FamilyRef {
   family: FamilyName;
 }
 
+/** Whether an entry (a plan's change, reorder or report, a list read) is of that family of that project. */
+export function ofFamily(
+  project: string,
+  family: string,
+): (entry: { project: string; family: string }) => boolean {
+  return (entry) => entry.project === project && entry.family === family;
+}
+
 /** The Map key of a family of a project; unambiguous, as no family name holds a NUL. */
 export function familyKey(project: string, family: string): string {
   return `${project}\u0000${family}`;

@@ -5,6 +5,7 @@
 import type { ServiceError } from "./api/service-error.js";
 import { describeCode, type ErrorTable, type FactsOf, PcsyncError } from "./errors.js";
 import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
+import { plural } from "./plural.js";
 import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
 
 /** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
@@ -291,7 +292,5 @@ export function isInputError<Code extends InputErrorCode>(
 export function summarizeErrors(diagnostics: readonly ManifestDiagnostic[]): string {
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
   const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
-  const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
-  const where = files === 1 ? "1 file" : `${files} files`;
-  return `manifest invalid: ${count} in ${where}`;
+  return `manifest invalid: ${plural(errors.length, "error")} in ${plural(files, "file")}`;
 }

@@ -8,6 +8,11 @@ import { STATUS_CODES } from "node:http";
 import { Writable } from "node:stream";
 import { readFile } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
+// dist/src/plural.js
+/** `${count} ${one}` when count is 1, else `${count} ${many}` (by default one with an `s`). */
+function plural(count, one, many = `${one}s`) {
+	return `${count} ${count === 1 ? one : many}`;
+}
 // dist/src/input-error.js
 /** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
 const fileProblem = ({ file, problem }) => `${file} ${problem}`;
@@ -129,7 +134,7 @@ function isInputError(error, ...codes) {
 function summarizeErrors(diagnostics) {
 	const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
 	const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
-	return `manifest invalid: ${errors.length === 1 ? "1 error" : `${errors.length} errors`} in ${files === 1 ? "1 file" : `${files} files`}`;
+	return `manifest invalid: ${plural(errors.length, "error")} in ${plural(files, "file")}`;
 }
 // dist/src/format-bytes.js
 /** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
@@ -237,9 +242,6 @@ function checkApiKey(key, source) {
 	return key;
 }
 // dist/src/api/service-error.js
-function plural(count, word) {
-	return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
 /** An entry of the table: every code of a ServiceError ends the run with EXIT_ERROR. */
 function entryOf(kind) {
 	return (message) => ({
@@ -3894,4 +3896,4 @@ function reportError(error, io) {
 	io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
 	return 1;
 }
-export { neutraliseLines as C, InputError as D, formatBytes as E, isInputError as O, neutraliseJson as S, quoteServerText as T, checkApiKey as _, redactForDisplay as a, needsYamlEscapes as b, readKeyFile as c, ServiceError as d, apiError as f, plural as g, isServiceError as h, Option as i, registerSecretWords as l, isRequestError as m, newCommand as n, useColour as o, isApiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, findPackageFile as v, neutraliseYaml as w, neutraliseInline as x, packageVersion as y };
+export { neutraliseYaml as C, isInputError as D, InputError as E, plural as O, neutraliseLines as S, formatBytes as T, findPackageFile as _, redactForDisplay as a, neutraliseInline as b, readKeyFile as c, ServiceError as d, apiError as f, checkApiKey as g, isServiceError as h, Option as i, registerSecretWords as l, isRequestError as m, newCommand as n, useColour as o, isApiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, packageVersion as v, quoteServerText as w, neutraliseJson as x, needsYamlEscapes as y };

@@ -3,13 +3,13 @@ import { o as __toESM } from "./rolldown-runtime.mjs";
 import { Ct as hasChanges, H as isApplyComplete, I as planManifest, L as projectsWritten, _t as isLoopbackHost, a as scopeOf, gt as sendAttempt, ht as realSleep, i as planSettingsOf, lt as listLogs, mt as sendWithRetry, nt as mapConcurrent, pt as connectForeignEndpoint, s as printApplyJson, t as appendStepSummary, y as concurrencyOf } from "./common-service.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { c as STAGE_WORDS, r as shellWord, s as RunError, t as applyJournaled } from "./journal-run.mjs";
-import { B as precompiledValidator, F as formatDuration, G as readBoundedText, W as parseJson, Z as sameName, _ as manifestFingerprint, lt as familyKey, ut as getFamily, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
+import { B as precompiledValidator, F as formatDuration, K as asRecord, Q as sameName, U as parseJson, W as readBoundedText, _ as manifestFingerprint, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
 import { c as makeDefaultDirectory, o as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
+import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
 import { u as describeError } from "./early-signals.mjs";
-import { D as InputError, O as isInputError } from "./common-program.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { randomBytes } from "node:crypto";
@@ -162,7 +162,7 @@ function judgeCounts(project, configCount, counts, spec) {
 		ratio,
 		configs: configCount
 	};
-	const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${configCount} plugin config${configCount === 1 ? "" : "s"}`;
+	const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${plural(configCount, "plugin config")}`;
 	if (entries < spec.minEntries) return {
 		project,
 		status: "unknown",
@@ -341,9 +341,6 @@ function judgeValue(project, read, spec, shown) {
 		} : { max: spec.max },
 		summary: `the query at ${shown} gives ${read.value}: ${passed ? "within" : "over"} max ${spec.max}`
 	};
-}
-function asRecord(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
 }
 // dist/src/rollout/rollout-gate.js
 /**
@@ -909,7 +906,7 @@ async function runWaves(rollout, parts, position) {
 			index,
 			failing
 		});
-		parts.say(`${label}: ${failing.length} failing project${failing.length === 1 ? "" : "s"}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`);
+		parts.say(`${label}: ${plural(failing.length, "failing project")}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`);
 		return finishHalt(rollout, parts, reports);
 	}
 	await journal.append({
@@ -993,7 +990,7 @@ function judgedConfigs(targets, project, current) {
 	for (const target of targets) {
 		if (target.project !== project) continue;
 		if (configs.some((config) => config.family === target.family && sameName(config.name, target.name))) continue;
-		const record = current.families.find((entry) => entry.project === project && entry.family === target.family)?.records.find((entry) => sameName(entry.name, target.name));
+		const record = current.families.find(ofFamily(project, target.family))?.records.find((entry) => sameName(entry.name, target.name));
 		if (record === void 0) continue;
 		const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : NaN;
 		configs.push({

@@ -6,10 +6,11 @@
 import { maxHeaderSize } from "node:http";
 import type { ProxyRoute } from "../http/proxy.js";
 import { type AttemptResponse, headerValue, type TransportFailure } from "../http/transport.js";
+import { plural } from "../plural.js";
 import type { SecretRegistry } from "../redact.js";
 import { type BaseUrl, fromWhere } from "./base-url.js";
 import { type LastAttempt, mayHaveBeenProcessed, parseRetryAfter } from "./retry.js";
-import { apiError, type FailedRequest, plural, ServiceError } from "./service-error.js";
+import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
 import { isServiceEnvelope, readServiceError } from "./validate-response.js";
 
 /** What the client knows that its errors need. */

@@ -6,6 +6,7 @@
 
 import { formatSeconds } from "../duration.js";
 import { FAMILY_NAMES } from "../families.js";
+import { plural } from "../plural.js";
 import type { ApiClient } from "./client.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
@@ -161,7 +162,7 @@ export class ListWalk {
     const maxReadMs = this.#client.listBounds.maxReadMs;
     if (elapsedMs <= maxReadMs) return;
     throw new ServiceError("list_too_long", this.#list, {
-      reason: `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(maxReadMs)} one list may take (--list-timeout), after ${this.#pages} ${this.#pages === 1 ? "page" : "pages"} and ${this.#records} ${this.#records === 1 ? "record" : "records"}`,
+      reason: `reading ${nameList(this.#list.path)} has taken ${formatSeconds(elapsedMs)}, more than the ${formatSeconds(maxReadMs)} one list may take (--list-timeout), after ${plural(this.#pages, "page")} and ${plural(this.#records, "record")}`,
       bound: "--list-timeout",
     });
   }

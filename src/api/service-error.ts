@@ -8,6 +8,7 @@ import { STATUS_CODES } from "node:http";
 import { describeCode, type ErrorEntry, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
 import { formatBytes } from "../format-bytes.js";
 import { neutraliseInline } from "../neutralise-server-text.js";
+import { plural } from "../plural.js";
 import type { SecretRegistry } from "../redact.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
@@ -18,10 +19,6 @@ export interface FailedRequest {
   path: string;
   /** The client's secrets: the error's inspect and JSON redact them (see PcsyncError). */
   secrets?: SecretRegistry | undefined;
-}
-
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 interface Tries {

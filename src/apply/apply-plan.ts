@@ -5,7 +5,7 @@
 
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
-import { type FamilyName, familyKey } from "../families.js";
+import { type FamilyName, familyKey, ofFamily } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
@@ -96,8 +96,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     for (const outcome of outcomes) progress(outcome);
     return outcomes;
   }
-  const listed =
-    current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
+  const listed = current.families.find(ofFamily(project, family))?.records ?? [];
   const knownIds = new Set(listed.map((record) => record.id));
   // The creates' re-reads and the check after them share reads of the family.
   const { client } = writer;

@@ -12,6 +12,7 @@ import {
   PcsyncError,
   SIGNAL_EXIT_CODES,
 } from "../errors.js";
+import { plural } from "../plural.js";
 import type { ApplyReport } from "./types.js";
 
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
@@ -150,7 +151,7 @@ const RUN_CODES = {
       undoneWaves: number;
       undoneComplete: boolean;
     }) =>
-      `the rollout halted in wave "${wave}": ${failing.length === 1 ? "1 project" : `${failing.length} projects`} failed the health check (${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}); ${
+      `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}); ${
         rolledBack
           ? "every wave applied was rolled back."
           : undoneWaves === 0

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { cancelledMessage, RunError } from "../apply/run-error.js";
 import { InputError } from "../input-error.js";
+import { plural } from "../plural.js";
 import type { InterruptWatch } from "./interrupt.js";
 
 /** Whether apply asks before writing: only with a terminal on stdin. */
@@ -63,7 +64,7 @@ export async function confirmChanges(
   interrupts: Pick<InterruptWatch, "setStopMessage">,
   ask: { verb: "Apply" | "Roll back with"; changes: number; server: string; what: "Apply" | "Rollback" },
 ): Promise<void> {
-  const what = ask.changes === 1 ? "1 change" : `${ask.changes} changes`;
+  const what = plural(ask.changes, "change");
   const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
   interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what)}\n`);
   let approved: boolean;

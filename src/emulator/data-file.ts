@@ -4,7 +4,7 @@
 // (types.ts names them), and the log entry's is checked by the compiler against the wire's.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
-import { isObject } from "../files/read-json-file.js";
+import { isObject } from "../plain-object.js";
 import type { LogEntry } from "../wire-types.js";
 
 export class DataFileError extends Error {

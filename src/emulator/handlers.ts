@@ -5,7 +5,7 @@
 // describe the response; the server writes it.
 
 import { FAMILIES, type FamilyName } from "../families.js";
-import { isObject } from "../files/read-json-file.js";
+import { isObject } from "../plain-object.js";
 import { accessibleProjects, type RequiredScope } from "./auth.js";
 import { notFound, requiredField, serverError, validationError } from "./http-error.js";
 import { type LogFilter, type LogStream, matchesLogFilter, paginateLogs } from "./log-stream.js";

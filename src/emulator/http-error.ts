@@ -1,6 +1,7 @@
 // The service's error responses: one class carrying status, headers and the `{type, code, detail,
 // attr}` body, and a constructor per row of the error table so handlers never spell a body by hand.
 
+import { plural } from "../plural.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
 export class HttpError extends Error {
@@ -60,7 +61,7 @@ export const throttled = (seconds: number, retryAfterHeader: boolean) =>
   httpError(
     429,
     "throttled",
-    `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+    `Request was throttled. Expected available in ${plural(seconds, "second")}.`,
     retryAfter(retryAfterHeader ? seconds : undefined),
   );
 export const serverError = () => httpError(500, "error", "A server error occurred.");

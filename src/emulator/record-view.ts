@@ -2,7 +2,7 @@
 // fields, and the posthog-2024 quirks: name/description fall back to the plugin's own, collections
 // carry no plugin_info, config is an object), and as the JavaScript module of its frontend endpoint.
 
-import { isObject } from "../files/read-json-file.js";
+import { isObject } from "../plain-object.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 

@@ -8,7 +8,7 @@
 // posthog/api/plugin.py, mid-2024).
 
 import type { WritableField } from "../families.js";
-import { isObject } from "../files/read-json-file.js";
+import { isObject } from "../plain-object.js";
 import { PYTHON_WHITE_SPACE, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput } from "../wire-types.js";
 import { FormBody, type FormValue, UploadedFile } from "./form-body.js";

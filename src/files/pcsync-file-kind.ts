@@ -3,7 +3,8 @@
 // takes it, instead of calling the file broken or edited.
 
 import { InputError } from "../input-error.js";
-import { isObject, parseJson } from "./read-json-file.js";
+import { asRecord } from "../plain-object.js";
+import { parseJson } from "./read-json-file.js";
 
 export type PcsyncFileKind = "plan" | "journal" | "rollout_journal";
 
@@ -12,7 +13,7 @@ export const FILE_FORMATS = { plan: "pcsync-plan", journal: "pcsync-journal" } a
 
 function objectOf(text: string): Record<string, unknown> | undefined {
   const { value } = parseJson(text);
-  return isObject(value) ? value : undefined;
+  return asRecord(value);
 }
 
 /** Which of pcsync's files the text is: a journal by its first line, a plan by the whole document. */

@@ -5,6 +5,7 @@
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { isObject } from "../plain-object.js";
 
 /** Why a file could not be read: absent, over the limit, or refused by the system (`reason`). */
 export type FileReadProblem =
@@ -142,9 +143,4 @@ export function formatJsonPath(pointer: string): string {
       if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return index === 0 ? segment : `${path}.${segment}`;
       return `${path}[${JSON.stringify(segment)}]`;
     }, "");
-}
-
-/** A JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -11,9 +11,10 @@ import type { WriteIntent, WriteOp, WriteStatus } from "../apply/record-writer.j
 import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { JSON_FILE_AJV_OPTIONS, readJsonFileSchema } from "../files/json-file-schemas.js";
 import { refuseOtherKind } from "../files/pcsync-file-kind.js";
-import { describeSchemaErrors, formatJsonPath, isObject, readBoundedText } from "../files/read-json-file.js";
+import { describeSchemaErrors, formatJsonPath, readBoundedText } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
+import { asRecord } from "../plain-object.js";
 import { precompiledValidator } from "../precompiled.js";
 import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -251,7 +252,7 @@ export function parseJournal(text: string, path: string): Journal {
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     try {
       const value: unknown = JSON.parse(line);
-      return isObject(value) ? value : undefined;
+      return asRecord(value);
     } catch {
       return undefined;
     }

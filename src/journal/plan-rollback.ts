@@ -7,7 +7,7 @@
 // back, whose name another live record holds now (as the planner compares names), is a clash.
 
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
-import { type FamilyName, familyKey, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { mayShowFilled } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
@@ -185,9 +185,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   }
 
   for (const lost of replay.lostCreates) {
-    const family = current.families.find(
-      (item) => item.project === lost.project && item.family === lost.family,
-    );
+    const family = current.families.find(ofFamily(lost.project, lost.family));
     const matching = (family?.records ?? []).filter((record) => isRecordOfCreate(lost, record));
     const found = matching.filter((record) => !knownIds.has(record.id));
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
@@ -237,9 +235,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const key = familyKey(change.project, change.family);
     if (seen.has(key)) continue;
     seen.add(key);
-    const records =
-      current.families.find((item) => item.project === change.project && item.family === change.family)
-        ?.records ?? [];
+    const records = current.families.find(ofFamily(change.project, change.family))?.records ?? [];
     families.push({
       project: change.project,
       family: change.family,

@@ -5,7 +5,7 @@
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
-import { familyKey, WRITABLE_FIELDS } from "../families.js";
+import { familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { summarizePlan } from "../plan/plan-file.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
@@ -85,7 +85,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
   const reasons = findPlanProblems(plan, { families: unwritten });
 
   const listOf = (project: string, family: string) =>
-    current.families.find((item) => item.project === project && item.family === family)?.records ?? [];
+    current.families.find(ofFamily(project, family))?.records ?? [];
   const isDone = (change: PlannedChange): boolean => {
     const records = listOf(change.project, change.family);
     if (change.action === "create") {

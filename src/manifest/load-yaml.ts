@@ -3,6 +3,7 @@
 // reader, anything else with the yaml library. Refuses what a manifest never needs and an attacker
 // would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
 
+import { plural } from "../plural.js";
 import type { Alias, Node, Scalar } from "../vendor/yaml.js";
 import type { Position, YamlProblem } from "./diagnostics.js";
 import { type BlockBuilder, readBlockYaml, type ScalarValue } from "./parse-block-yaml.js";
@@ -154,7 +155,7 @@ function withoutCascades(
     const shown = lines.length > 10 ? `${lines.slice(0, 10).join(", ")}, ...` : lines.join(", ");
     problems.push({
       position: next,
-      message: `tabs also indent ${lines.length} more line${lines.length === 1 ? "" : "s"} (${shown}); replace every indenting tab with spaces (an editor's "convert indentation to spaces" does it)`,
+      message: `tabs also indent ${plural(lines.length, "more line")} (${shown}); replace every indenting tab with spaces (an editor's "convert indentation to spaces" does it)`,
     });
   }
   return problems;

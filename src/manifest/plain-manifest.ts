@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
+import { asRecord } from "../plain-object.js";
 import { registryOf, type SecretRegistry } from "../redact.js";
 import type { Position, YamlProblem } from "./diagnostics.js";
 import { interpolateText, KEY_NEVER_INTERPOLATED, NO_SECRETS } from "./interpolate.js";
@@ -246,13 +247,6 @@ function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
     }
   }
   return result;
-}
-
-/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): Set<string> {

@@ -7,6 +7,7 @@
 
 import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES } from "../families.js";
+import { asRecord } from "../plain-object.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
 import { describeUntrimmed } from "../trim-as-service.js";
 import type { YamlProblem } from "./diagnostics.js";
@@ -18,7 +19,7 @@ import type {
   OverrideItem,
   ProjectSetBlock,
 } from "./expand-types.js";
-import { asRecord, type PlainManifest } from "./plain-manifest.js";
+import type { PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import type { SourceLocation } from "./types.js";
 

@@ -4,8 +4,9 @@
 // manages) are merge.ts's.
 
 import { parseDuration } from "../duration.js";
+import { asRecord } from "../plain-object.js";
 import type { Position, YamlProblem } from "./diagnostics.js";
-import { asRecord, type LocationIndex } from "./plain-manifest.js";
+import type { LocationIndex } from "./plain-manifest.js";
 import { ROLLOUT_DEFAULTS } from "./rollout-defaults.js";
 import type {
   PrometheusAuth,

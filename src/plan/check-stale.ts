@@ -2,7 +2,7 @@
 // re-read. Any record the plan touches, or the membership of a family it prunes or reorders,
 // must be as it was when the plan was made.
 
-import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
+import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { lookAlikeKey } from "../record-name.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
@@ -20,7 +20,7 @@ export function familiesTouchedBy(plan: Pick<Plan, "changes" | "reorders">): Fam
 export function findStaleness(plan: Plan, current: CurrentState): string[] {
   const reasons: string[] = [];
   const listOf = (project: string, family: string) =>
-    current.families.find((item) => item.project === project && item.family === family)?.records;
+    current.families.find(ofFamily(project, family))?.records;
 
   const checkRecord = (project: string, family: FamilyName, id: number, name: string | null) => {
     const records = listOf(project, family);
@@ -42,7 +42,7 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
     if (membershipChecked.has(key)) return;
     membershipChecked.add(key);
     const records = listOf(project, family);
-    const report = plan.families.find((item) => item.project === project && item.family === family);
+    const report = plan.families.find(ofFamily(project, family));
     if (!records || !report) return;
     if (fingerprintMembership(records) !== report.membership) {
       reasons.push(

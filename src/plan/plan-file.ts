@@ -3,16 +3,11 @@
 
 import type { ValidateFunction } from "ajv";
 import { refuseOtherKind } from "../files/pcsync-file-kind.js";
-import {
-  formatJsonPath,
-  isObject,
-  parseJson,
-  readBoundedText,
-  validateJson,
-} from "../files/read-json-file.js";
+import { formatJsonPath, parseJson, readBoundedText, validateJson } from "../files/read-json-file.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { neutraliseJson } from "../neutralise-server-text.js";
+import { isObject } from "../plain-object.js";
 import { locateSecrets, type SecretRegistry, type ValuePath } from "../redact.js";
 import type { Plan, PlannedChange, PlannedReorder, PlanSummary } from "./types.js";
 

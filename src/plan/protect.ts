@@ -2,6 +2,7 @@
 // names or globs, or a `protect: true` config, match is refused unless --allow-destroy names it.
 // The planner runs it, and apply runs it again on a saved plan, on the names the service shows then.
 
+import { ofFamily } from "../families.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredFamily } from "../manifest/types.js";
 import { compileNameGlob, matchesAnyGlob, sameName } from "../record-name.js";
@@ -85,9 +86,9 @@ export function recheckProtection(
   const guards: GuardViolation[] = [];
   for (const report of plan.families) {
     const { project, family } = report;
-    const deletes = plan.changes.filter(
-      (change) => change.action === "delete" && change.project === project && change.family === family,
-    );
+    const deletes = plan.changes
+      .filter(ofFamily(project, family))
+      .filter((change) => change.action === "delete");
     const finding = findProtectedDeletes(
       { project, family, source: deletes[0]?.source ?? "" },
       deletes,

@@ -3,7 +3,7 @@
 // can say anything. Also refuses a delete of a record that the re-read shows to be another family's.
 // Pure.
 
-import { type FamilyRef, familyKey } from "../families.js";
+import { type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { familiesTouchedBy } from "./check-stale.js";
 import { ownerOf } from "./owner-plan.js";
@@ -31,7 +31,7 @@ export function recomputeGuards(
   for (const list of current.families) {
     if (!keys.has(familyKey(list.project, list.family))) continue;
     const { project, family } = list;
-    const changes = plan.changes.filter((change) => change.project === project && change.family === family);
+    const changes = plan.changes.filter(ofFamily(project, family));
     const projectLists = current.families.filter((other) => other.project === project);
     const others = idsOfOtherFamilies(family, projectLists);
     // Records of the family's own (a record another family's list shows is that family's, unless
@@ -54,7 +54,7 @@ export function recomputeGuards(
         );
       }
     }
-    const source = plan.families.find((report) => report.project === project && report.family === family);
+    const source = plan.families.find(ofFamily(project, family));
     const updates = changes.filter(countsAsUpdate);
     const deleteGuard = findGuard(
       {

@@ -4,6 +4,7 @@
 
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
+import { plural } from "../plural.js";
 import { createPaint, type Style } from "./colour.js";
 
 function quoteName(name: string | null): string {
@@ -82,7 +83,7 @@ export function renderApplyReport(
     .reduce((total, outcome) => total + (outcome.moves ?? 0), 0);
   // Copies deleted by the check after creates are not deletes of the plan, but they are writes.
   const copies = report.outcomes.reduce((total, outcome) => total + (outcome.copiesRemoved?.length ?? 0), 0);
-  const removed = copies === 0 ? "" : `, ${copies} duplicate ${copies === 1 ? "copy" : "copies"} removed`;
+  const removed = copies === 0 ? "" : `, ${plural(copies, "duplicate copy", "duplicate copies")} removed`;
   const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
   const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
   const notStarted = notStartedOutcomes.length;

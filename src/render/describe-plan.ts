@@ -19,6 +19,7 @@ import type {
   PlanSummary,
   UnmanagedRecord,
 } from "../plan/types.js";
+import { plural } from "../plural.js";
 import {
   escapeControl,
   formatFieldChange,
@@ -137,7 +138,7 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
 function describeFamilyNotes(report: FamilyReport): string[] {
   const notes: string[] = [];
   if (report.ignored !== undefined) {
-    const count = report.ignored === 1 ? "1 difference" : `${report.ignored} differences`;
+    const count = plural(report.ignored, "difference");
     notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
   }
   if (report.reorderLeftOut === true) {
@@ -276,7 +277,7 @@ export function describeUnmanaged(
   pruneKept?: PruneKept,
 ): string | undefined {
   if (records.length === 0) return undefined;
-  const count = records.length === 1 ? "1 record" : `${records.length} records`;
+  const count = plural(records.length, "record");
   const named = records
     .slice(0, UNMANAGED_NAMED)
     .map(
@@ -343,7 +344,7 @@ export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
 export function describeTieCount(plan: Plan): string | undefined {
   const ties = plan.families.flatMap((report) => report.orderTies ?? []);
   if (ties.length === 0) return undefined;
-  const count = ties.length === 1 ? "1 order tie" : `${ties.length} order ties`;
+  const count = plural(ties.length, "order tie");
   return ties.every((tie) => tie.unmanaged.length > 0)
     ? `${count} with records the manifest does not manage`
     : ties.every((tie) => tie.unmanaged.length === 0)
@@ -409,8 +410,8 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
   const budget =
     rollout.failureBudget === 0
       ? "no failing project allowed"
-      : `${rollout.failureBudget} failing project${rollout.failureBudget === 1 ? "" : "s"} allowed per wave`;
-  const heading = `Rollout in ${count} wave${count === 1 ? "" : "s"}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on ${subjects.join(" and ")} (${details.join("; ")}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
+      : `${plural(rollout.failureBudget, "failing project")} allowed per wave`;
+  const heading = `Rollout in ${plural(count, "wave")}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on ${subjects.join(" and ")} (${details.join("; ")}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
   const waves = rollout.waves.map((wave, index) => {
     const shown = wave.projects.slice(0, MAX_WAVE_PROJECTS).map(escapeControl);
     const more = wave.projects.length - shown.length;

@@ -2,6 +2,7 @@
 // collapsed diff per project and family, always shorter than the comment size limit.
 
 import type { Plan, PlanSummary } from "../plan/types.js";
+import { plural } from "../plural.js";
 import {
   describeGuardOverride,
   describeOrderTie,
@@ -260,7 +261,7 @@ function renderCutNote(block: Block, shown: number): string {
 
 function renderOmittedNote(sections: number, changes: number): string {
   const what = sections === 1 ? "1 more project/family is" : `${sections} more projects/families are`;
-  return `_… ${what} not shown (${changes} ${changes === 1 ? "change" : "changes"}); ${FULL_PLAN_HINT}._\n`;
+  return `_… ${what} not shown (${plural(changes, "change")}); ${FULL_PLAN_HINT}._\n`;
 }
 
 /**

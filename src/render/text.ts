@@ -4,6 +4,7 @@
 import type { Writable } from "node:stream";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import type { Plan } from "../plan/types.js";
+import { plural } from "../plural.js";
 import { createPaint, type Paint, type Style } from "./colour.js";
 import {
   describeGuardOverride,
@@ -57,7 +58,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
     for (const wave of rollout.waves) out.write(`  ${paint("cyan", wave.label)}: ${wave.projects}\n`);
   }
   if (plan.guards.length > 0) {
-    const guards = plan.guards.length === 1 ? "1 safety guard" : `${plan.guards.length} safety guards`;
+    const guards = plural(plan.guards.length, "safety guard");
     out.write(
       `${paint("yellow", `Warning: ${guards} above: ${describeGuardOverride(plan, options.forced === true)}`)}\n`,
     );

@@ -9,6 +9,7 @@ import { listLogs } from "../api/index.js";
 import { getFamily } from "../families.js";
 import type { LogHealthSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import { plural } from "../plural.js";
 import type { HealthGate, JudgedConfig, ProjectHealth, WaveToJudge } from "./health-gate.js";
 
 /**
@@ -95,7 +96,7 @@ export function judgeCounts(
   const { entries, errors } = counts;
   const ratio = entries === 0 ? 0 : errors / entries;
   const figures = { entries, errors, ratio, configs: configCount };
-  const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${configCount} plugin config${configCount === 1 ? "" : "s"}`;
+  const shown = `${errors} ERROR of ${entries} entries${entries === 0 ? "" : ` (${percent(ratio)})`} from ${plural(configCount, "plugin config")}`;
   if (entries < spec.minEntries) {
     return {
       project,

@@ -17,6 +17,7 @@ import { describeError } from "../errors.js";
 import { InputError } from "../input-error.js";
 import type { PrometheusHealthSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
+import { asRecord } from "../plain-object.js";
 import type { SecretRegistry } from "../redact.js";
 import type { HealthGate, ProjectHealth, WaveToJudge } from "./health-gate.js";
 
@@ -239,10 +240,4 @@ export function judgeValue(
     figures: Number.isFinite(read.value) ? { value: read.value, max: spec.max } : { max: spec.max },
     summary: `the query at ${shown} gives ${read.value}: ${passed ? "within" : "over"} max ${spec.max}`,
   };
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }

@@ -7,10 +7,11 @@
 import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
-import { familyKey } from "../families.js";
+import { familyKey, ofFamily } from "../families.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { plural } from "../plural.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
 import type { RolloutJournal, RolloutTarget } from "./rollout-journal.js";
@@ -318,7 +319,7 @@ async function runWaves(
     );
     parts.onEvent({ event: "rollout_halted", wave: wave.name, index, failing });
     parts.say(
-      `${label}: ${failing.length} failing project${failing.length === 1 ? "" : "s"}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`,
+      `${label}: ${plural(failing.length, "failing project")}, over the failure budget of ${rollout.failureBudget}: the rollout halts; nothing more is written`,
     );
     return finishHalt(rollout, parts, reports);
   }
@@ -402,9 +403,7 @@ function judgedConfigs(
     if (target.project !== project) continue;
     if (configs.some((config) => config.family === target.family && sameName(config.name, target.name)))
       continue;
-    const family = current.families.find(
-      (entry) => entry.project === project && entry.family === target.family,
-    );
+    const family = current.families.find(ofFamily(project, target.family));
     // Found as the planner finds a config's record: by its name's identity (trimmed, normalised).
     const record = family?.records.find((entry) => sameName(entry.name, target.name));
     if (record === undefined) continue;

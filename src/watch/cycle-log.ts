@@ -4,6 +4,7 @@
 
 import type { FamilyRef } from "../families.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
+import { plural } from "../plural.js";
 import type { CycleResult } from "./watch-metrics.js";
 
 /**
@@ -127,8 +128,4 @@ function refusalsOf(report: CycleReport) {
   return report.findings.flatMap(({ project, family, refused }) =>
     refused === undefined ? [] : [{ project, family, guards: refused }],
   );
-}
-
-export function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
 }

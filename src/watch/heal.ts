@@ -5,7 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
 import type { ApplyReport } from "../apply/types.js";
-import { type FamilyName, type FamilyRef, familyKey } from "../families.js";
+import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
 import { groupBy } from "../group-by.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
@@ -36,10 +36,8 @@ export function findingOf(
   project: string,
   family: FamilyName,
 ): FamilyFinding {
-  const changes = plan.changes.filter((change) => change.project === project && change.family === family);
-  const reorder = plan.reorders.find(
-    (candidate) => candidate.project === project && candidate.family === family,
-  );
+  const changes = plan.changes.filter(ofFamily(project, family));
+  const reorder = plan.reorders.find(ofFamily(project, family));
   return { project, family, changes, reorder };
 }
 

@@ -9,6 +9,7 @@ import { writeFileSafely } from "../../files/write-file.js";
 import { InputError } from "../../input-error.js";
 import { resolveTextWith } from "../../manifest/index.js";
 import { neutraliseInline } from "../../neutralise-server-text.js";
+import { plural } from "../../plural.js";
 import {
   exportManifestText,
   locateSecretsInRead,
@@ -157,8 +158,7 @@ Examples:
         const { projects } = exported;
         const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
         const templates = factored?.templates.length;
-        const shared =
-          templates === undefined ? "" : ` (${templates} ${templates === 1 ? "template" : "templates"})`;
+        const shared = templates === undefined ? "" : ` (${plural(templates, "template")})`;
         io.stderr.write(
           `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${file}${shared}\n`,
         );

@@ -4,6 +4,7 @@
 import { EXIT_ERROR } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { formatSource, type LoadedManifest, type LoadResult } from "../../manifest/index.js";
+import { plural } from "../../plural.js";
 import { loadManifest, type ManifestInput, printDiagnostics } from "../../run/load-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addManifestOption, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
@@ -102,7 +103,3 @@ The API key is never interpolated.`,
     }
   });
 };
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}

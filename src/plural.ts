@@ -1,0 +1,6 @@
+// A count with its noun for a message: `1 attempt`, `3 attempts`, `2 families`.
+
+/** `${count} ${one}` when count is 1, else `${count} ${many}` (by default one with an `s`). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
