@@ -2,9 +2,9 @@
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
 import { a as replayJournal, i as learnPluginTexts, n as describeJournalNext, o as showsPluginText, s as RunError, t as applyJournaled } from "./journal-run.mjs";
 import { E as InputError, n as newCommand, o as useColour } from "./common-program.mjs";
-import { Ct as hasChanges, Et as summarizePlan, G as RefusedError, H as isApplyComplete, I as planManifest, K as throwSayingNothingChanged, N as manifestServer, P as loadScopedManifest, U as renderApplyReport, V as describeGuard, Y as showsStored, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, xt as refusingGuards, y as concurrencyOf } from "./common-service.mjs";
-import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r as addManifestOption, s as formatOption, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
 import { a as ApplyJournal, i as showsChange, n as isRecordOfCreate, r as markProblem, s as fingerprintPlan } from "./apply-with-journal.mjs";
+import { Dt as summarizePlan, E as loadScopedManifest, F as renderApplyReport, G as RefusedError, K as throwSayingNothingChanged, N as describeGuard, O as planManifest, P as isApplyComplete, T as manifestServer, Y as showsStored, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, wt as hasChanges, y as concurrencyOf, yt as refusingGuards } from "./common-service.mjs";
+import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r as addManifestOption, s as formatOption, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
 import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
 import { resolve } from "node:path";
@@ -364,7 +364,8 @@ Examples:
 				show: (plan) => {
 					if (format !== "json") printPlan(plan, format, io, {
 						forced,
-						verbose: flags.verbose === true
+						verbose: flags.verbose === true,
+						followed: true
 					});
 					else checkPlanPrintableAsJson(plan, io.secrets);
 					if (forced || flags.dryRun) warnGuards(plan, io, forced);
@@ -405,7 +406,8 @@ Examples:
 					interrupts,
 					start: {
 						command: "apply",
-						planFile: flags.plan ?? null
+						planFile: flags.plan ?? null,
+						...saved === void 0 ? {} : { fingerprint: fingerprintPlan(saved) }
 					},
 					resumed: resume?.resumed?.journal,
 					lock: resume?.lock,
