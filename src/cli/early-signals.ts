@@ -23,10 +23,14 @@ export interface EarlySignalOptions {
 }
 
 let releaseHeld: (() => void) | undefined;
+/** Set once the binary holds the signals (never in a run in-process, whose listeners must go). */
+let inBinary = false;
+let heldAfterCommand = false;
 
 /** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
 export function holdEarlySignals(options: EarlySignalOptions = {}): void {
   if (releaseHeld !== undefined) return;
+  inBinary = true;
   const stderr = options.stderr ?? process.stderr;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const source = options.source ?? process;
@@ -72,6 +76,18 @@ export function abortOnStopSignal(): { signal: AbortSignal; dispose: () => void 
 export function releaseEarlySignals(): void {
   releaseHeld?.();
   releaseHeld = undefined;
+}
+
+/**
+ * The binary only: from the moment a command that handles signals stops listening until the
+ * process exits, a signal has nothing left to stop. It is held (ignored) here, where Node would
+ * end the process by it, as if the run had been stopped; run-binary.ts then ends the process with
+ * the run's own exit code on a signal that comes while output flushes or connections close.
+ */
+export function holdAfterCommand(): void {
+  if (!inBinary || heldAfterCommand) return;
+  heldAfterCommand = true;
+  listenForStopSignals(process, () => undefined);
 }
 
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */

@@ -8,6 +8,7 @@ import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 import {
   describeStopBeforeChanges,
   type EarlySignalOptions,
+  holdAfterCommand,
   listenForStopSignals,
   releaseEarlySignals,
 } from "./early-signals.js";
@@ -24,7 +25,7 @@ export interface InterruptWatch {
    * default line, which names the signal); the confirmation prompt says the apply was cancelled.
    */
   setStopMessage(message: string | undefined): void;
-  /** Stops listening; the default handling of the signals returns. */
+  /** Stops listening, at the command's end: in the binary, a signal then ends nothing (holdAfterCommand). */
   dispose(): void;
 }
 
@@ -73,6 +74,10 @@ export function watchInterrupts(options: EarlySignalOptions & { stderr: Writable
     setStopMessage(message) {
       stopMessage = message;
     },
-    dispose: stopListening,
+    dispose() {
+      // Held first: with no listener between the two, a signal would end the process by itself.
+      holdAfterCommand();
+      stopListening();
+    },
   };
 }

@@ -74,3 +74,16 @@ process.exitCode =
 // has nothing left to stop, and the process ends with the exit code the run decided, where Node
 // would otherwise end it as killed by the signal (an apply that made every change, seen as stopped).
 listenForStopSignals(process, () => process.exit());
+// And it exits now, once stdout and stderr have taken what was written, not when its event loop
+// empties (a keep-alive socket closing): as Node tears an emptied loop down it gives the signals
+// their default action back, and a signal in that moment would end it as killed after all.
+await Promise.all([stdout, stderr].map(drained));
+process.exit();
+
+/** Resolves once the stream has no write pending (or can take none: closed, failed). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  return new Promise((done) => {
+    for (const event of ["drain", "close", "error"]) stream.once(event, () => done());
+  });
+}

@@ -290,4 +290,23 @@ describe("a signal once the command has ended", () => {
     expect(result.signal).toBeNull();
     expect(result.code, result.stderr).toBe(code);
   });
+
+  it("leaves the exit code as the run decided it when the signal comes as apply stops listening", async () => {
+    const directory = await temporaryDirectory();
+    directories.push(directory.remove);
+    const server = await startServer("seed");
+    onEnd.push(() => server.close());
+    const manifest = await writeManifest(directory.path, createsManifest(["Signal at the end"]));
+    const atEnd = pathToFileURL(
+      fileURLToPath(new URL("../support/signal-at-command-end.mjs", import.meta.url)),
+    ).href;
+    const run = spawnCli(["apply", "--auto-approve", "-f", manifest], {
+      cwd: directory.path,
+      env: { ...server.env, NODE_OPTIONS: `--import ${atEnd}` },
+    });
+    const result = await run.done;
+    expect(result.signal).toBeNull();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Apply complete");
+  });
 });
