@@ -333,6 +333,14 @@ const SEQUENCES: Sequence[] = [
     steps: [{ kind: "second-owner", race: true }],
   },
   {
+    seam: "rollback of the journal of an owner whose racing create lost (its copy deleted by the run) (model: the copy's image is the run's own)",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "Billing" }]) })],
+    second: manifest(OWNER_B, { [PC]: family([{ name: "Billing" }]) }),
+    steps: [{ kind: "second-owner", race: true }, { kind: "rollback" }],
+  },
+  {
     seam: "deleted: true deletes a record another owner marked",
     profiles: PROFILE_NAMES,
     remote: [record("cfg-001", "as-is", { mark: OWNER_A })],

@@ -588,8 +588,10 @@ export class World {
     const firstImages = new Map<number, { image: RecordImage; project: string; family: FamilyName }>();
     const created = new Map<number, { project: string; family: FamilyName }>();
     for (const intent of intents) {
+      // A record the run created has no image from before the run (a later intent's image of it,
+      // such as the delete of its copy that lost a race to another owner, is the run's own).
       for (const image of intent.before)
-        if (!firstImages.has(image.id))
+        if (!firstImages.has(image.id) && !created.has(image.id))
           firstImages.set(image.id, { image, project: intent.project, family: intent.family });
       const outcome = outcomes.get(intent.seq);
       if (intent.op === "create" && outcome?.status === "done")
