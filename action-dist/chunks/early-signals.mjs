@@ -328,9 +328,13 @@ function describeStopBeforeChanges(name) {
 	return `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`;
 }
 let releaseHeld;
+/** Set once the binary holds the signals (never in a run in-process, whose listeners must go). */
+let inBinary = false;
+let heldAfterCommand = false;
 /** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
 function holdEarlySignals(options = {}) {
 	if (releaseHeld !== void 0) return;
+	inBinary = true;
 	const stderr = options.stderr ?? process.stderr;
 	const exit = options.exit ?? ((code) => process.exit(code));
 	const source = options.source ?? process;
@@ -374,6 +378,17 @@ function releaseEarlySignals() {
 	releaseHeld?.();
 	releaseHeld = void 0;
 }
+/**
+* The binary only: from the moment a command that handles signals stops listening until the
+* process exits, a signal has nothing left to stop. It is held (ignored) here, where Node would
+* end the process by it, as if the run had been stopped; run-binary.ts then ends the process with
+* the run's own exit code on a signal that comes while output flushes or connections close.
+*/
+function holdAfterCommand() {
+	if (!inBinary || heldAfterCommand) return;
+	heldAfterCommand = true;
+	listenForStopSignals(process, () => void 0);
+}
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
-export { listenForStopSignals as a, SIGNAL_EXIT_CODES as c, REDACTED as d, SecretRegistry as f, registryOf as h, holdEarlySignals as i, describeCode as l, redactDeep as m, abortOnStopSignal as n, releaseEarlySignals as o, locateSecrets as p, describeStopBeforeChanges as r, PcsyncError as s, COMMANDS_HANDLING_SIGNALS as t, describeError as u };
+export { holdEarlySignals as a, PcsyncError as c, describeError as d, REDACTED as f, registryOf as g, redactDeep as h, holdAfterCommand as i, SIGNAL_EXIT_CODES as l, locateSecrets as m, abortOnStopSignal as n, listenForStopSignals as o, SecretRegistry as p, describeStopBeforeChanges as r, releaseEarlySignals as s, COMMANDS_HANDLING_SIGNALS as t, describeCode as u };

@@ -2,7 +2,7 @@
 import { C as neutraliseYaml, E as InputError, O as plural, b as neutraliseInline, n as newCommand, y as needsYamlEscapes } from "./common-program.mjs";
 import { A as isScalar, D as YAMLSeq, E as Scalar, M as parseDocument, N as visit, O as init_yaml, P as groupBy, T as Document, a as collect, c as outOption, ct as FAMILY_NAMES, f as loadVariablesOrThrow, h as runInputs, i as addVariableOptions, j as isSeq, k as isMap, n as addDeprecatedAlias, o as familyOption, rt as trimAsService, ut as familyKey, w as compareText, x as resolveTextWith } from "./common-manifest.mjs";
 import { $ as descriptionText, M as groupTiedOrders, Mt as idsOfOtherFamilies, Nt as listsToRead, Q as descriptionOwner, St as pluginDefaults, V as resolveOutputTarget, W as outputUnwritable, _ as addConnectionOptions, b as createClientFromFlags, ct as listProjects, j as TIE_EFFECT, l as refuseSecretIn, q as readCurrentState, y as concurrencyOf, z as writeFileSafely } from "./common-service.mjs";
-import { p as locateSecrets } from "./early-signals.mjs";
+import { m as locateSecrets } from "./early-signals.mjs";
 import { a as requireFlag } from "./target-options.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/manifest-target.js

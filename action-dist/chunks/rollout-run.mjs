@@ -9,7 +9,7 @@ import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
-import { u as describeError } from "./early-signals.mjs";
+import { d as describeError } from "./early-signals.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { randomBytes } from "node:crypto";
