@@ -493,7 +493,7 @@ export class World {
     // the ones the plan found, so it refuses (exit 3, without --force) exactly the plans it did.
     const guards = (JSON.parse(await readFile(saved.path, "utf8")) as { guards: { rule: string }[] }).guards;
     const refusedByGuard = applied.code === 3 && /safety guard|--force|--allow-destroy/.test(applied.stderr);
-    if (clean && (guards.length > 0) !== refusedByGuard)
+    if (clean && guards.length > 0 !== refusedByGuard)
       this.broken(
         "apply --plan refuses the plans whose guards plan showed",
         `the saved plan's guards (${guards.map((guard) => guard.rule).join(", ") || "none"}) and apply --plan's refusal disagree; it ended with ${applied.code}:\n${applied.stdout}${applied.stderr}`,
