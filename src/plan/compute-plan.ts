@@ -501,6 +501,8 @@ function planFamily(
       owned: ownedByThis,
       creates: selected.changes.filter((change) => change.action === "create").length,
       deletes: selected.changes.filter((change) => prunes.includes(change)).length,
+      // With an owner, the delete guard's share is of its own records.
+      ...(owner === undefined ? {} : { owner: owner.name }),
     },
     options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent,
   );
@@ -513,10 +515,7 @@ function planFamily(
     options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
   );
   const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
-  // With an owner, the delete guard's share is of its own records.
-  const ownersDeleteGuard =
-    deleteGuard === undefined || owner === undefined ? deleteGuard : { ...deleteGuard, owner: owner.name };
-  const guards = [protectedGuard, ownersDeleteGuard, updateGuard].filter((guard) => guard !== undefined);
+  const guards = [protectedGuard, deleteGuard, updateGuard].filter((guard) => guard !== undefined);
 
   return {
     errors,

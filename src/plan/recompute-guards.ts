@@ -56,22 +56,19 @@ export function recomputeGuards(
     }
     const source = plan.families.find(ofFamily(project, family));
     const updates = changes.filter(countsAsUpdate);
-    const deleteGuard = findGuard(
-      {
-        project,
-        family,
-        owned: ownersOwn.length,
-        creates: changes.filter((change) => change.action === "create").length,
-        deletes: pruned.length,
-        source: pruned[0]?.source ?? source?.family ?? family,
-      },
-      options.maxDeletePercent,
-    );
     const findings = [
-      // With an owner, the delete guard's share is of its own records.
-      deleteGuard === undefined || plan.owner === undefined
-        ? deleteGuard
-        : { ...deleteGuard, owner: plan.owner },
+      findGuard(
+        {
+          project,
+          family,
+          owned: ownersOwn.length,
+          creates: changes.filter((change) => change.action === "create").length,
+          deletes: pruned.length,
+          source: pruned[0]?.source ?? source?.family ?? family,
+          ...(plan.owner === undefined ? {} : { owner: plan.owner }),
+        },
+        options.maxDeletePercent,
+      ),
       findUpdateGuard(
         {
           project,

@@ -8,15 +8,19 @@ import type { GuardViolation, MaxUpdatePercentFinding, PlannedChange, PruneToEmp
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
 
-/** One family's prune: its records the manifest owns, and what the plan creates and deletes there. */
-export type PruneCounts = Omit<PruneToEmptyFinding, "rule" | "owner"> & { creates: number };
+/**
+ * One family's prune: its records the manifest owns, and what the plan creates and deletes there.
+ * With `owner`, `owned` counts that owner's own records, and the guard names it.
+ */
+export type PruneCounts = Omit<PruneToEmptyFinding, "rule"> & { creates: number };
 
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardViolation | undefined {
-  const { project, family, owned, creates, deletes, source } = prune;
+  const { project, family, owned, creates, deletes, source, owner } = prune;
   if (deletes === 0) return undefined;
+  const whose = owner === undefined ? {} : { owner };
   if (owned > 0 && owned - deletes + creates === 0) {
-    return { rule: "prune_to_empty", project, family, owned, deletes, source };
+    return { rule: "prune_to_empty", project, family, owned, deletes, source, ...whose };
   }
   if (owned >= MIN_RECORDS_FOR_SHARE && (deletes * 100) / owned > maxDeletePercent) {
     return {
@@ -27,6 +31,7 @@ export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardVi
       deletes,
       limitPercent: maxDeletePercent,
       source,
+      ...whose,
     };
   }
   return undefined;
