@@ -258,87 +258,6 @@ describe.concurrent("saved plans", () => {
 describe.concurrent.each(["seed", "posthog-2024"] as const)(
   "a saved plan's deletes that `deleted: true` asks for, on %s",
   (profile) => {
-    it("an owner's prune of its only marked record is refused at apply --plan as at apply -f, and a forced apply's journal is found again by --resume", async ({
-      onTestFinished,
-    }) => {
-      const server = await openServer(onTestFinished, profile);
-      const { path: here, write: writeHere, remove } = await temporaryDirectory();
-      onTestFinished(remove);
-      // Project 2: GeoIP without a mark (prune leaves it alone), Billing with team-a's.
-      const created = await server.call("POST", "/api/projects/2/plugin_configs/", {
-        plugin: 2,
-        name: "Billing",
-        enabled: false,
-        order: 6,
-        description: "[pcsync owner=team-a]",
-      });
-      expect(created.status).toBe(201);
-      const file = await writeHere(
-        "owner.yaml",
-        manifest(
-          "version: 1",
-          "owner: team-a",
-          "projects:",
-          '  "2":',
-          "    plugin_configs:",
-          "      prune: true",
-          "      configs: []",
-        ),
-      );
-      const saved = join(here, "plan.json");
-      expect((await server.run(["plan", "-f", file, "--out", saved], { cwd: here })).code).toBe(0);
-      expect(JSON.parse(await readFile(saved, "utf8"))).toMatchObject({
-        guards: [{ rule: "prune_to_empty", owner: "team-a", owned: 1, deletes: 1 }],
-      });
-      for (const args of [
-        ["-f", file, "--auto-approve"],
-        ["--plan", saved],
-      ]) {
-        const refused = await server.run(["apply", ...args], { cwd: here });
-        expect(refused.code, refused.stderr).toBe(3);
-        expect(refused.stderr).toContain('prune would delete the only record of owner "team-a"');
-      }
-      expect((await server.list(2, PC)).map((record) => record.name)).toContain("Billing");
-      const forced = await server.run(["apply", "--plan", saved, "--force"], { cwd: here });
-      expect(forced.code, forced.stderr).toBe(0);
-      expect((await server.list(2, PC)).map((record) => record.name)).toEqual(["GeoIP"]);
-      // A saved plan's journal is found by the plan it applied, as its file holds it, whatever
-      // guards are computed again at apply time: here the delete guard's share, of a plan made
-      // with a larger one (4 of project 2's 10 records pruned, 40 %; apply's default allows 30).
-      for (let index = 1; index <= 9; index++)
-        await server.call("POST", "/api/projects/2/plugin_configs/", {
-          plugin: 2,
-          name: `r${index}`,
-          enabled: false,
-          order: 10 + index,
-        });
-      const share = await writeHere(
-        "share.yaml",
-        manifest(
-          "version: 1",
-          "projects:",
-          '  "2":',
-          "    plugin_configs:",
-          "      prune: true",
-          "      configs:",
-          "        - { name: GeoIP, plugin: 1 }",
-          ...[1, 2, 3, 4, 5].map((index) => `        - { name: r${index}, plugin: 2 }`),
-        ),
-      );
-      const limits = join(here, "limits.json");
-      const planned = await server.run(["plan", "-f", share, "--out", limits, "--max-delete-percent", "50"], {
-        cwd: here,
-      });
-      expect(planned.code, planned.stderr).toBe(0);
-      expect(JSON.parse(await readFile(limits, "utf8"))).toMatchObject({ guards: [] });
-      expect((await server.run(["apply", "--plan", limits], { cwd: here })).code).toBe(3);
-      const applied = await server.run(["apply", "--plan", limits, "--force"], { cwd: here });
-      expect(applied.code, applied.stderr).toBe(0);
-      expect(await server.list(2, PC)).toHaveLength(6);
-      const resumed = await server.run(["apply", "--plan", limits, "--resume", "--force"], { cwd: here });
-      expect(resumed.code, resumed.stderr).toBe(0);
-    });
-
     it("are carried out in a family without prune, counted by no delete guard, and an owner deletes an unmarked record as its plan did", async ({
       onTestFinished,
     }) => {
@@ -398,3 +317,86 @@ describe.concurrent.each(["seed", "posthog-2024"] as const)(
     });
   },
 );
+
+describe.concurrent.each(["seed", "posthog-2024"] as const)("a saved plan's guards, on %s", (profile) => {
+  it("an owner's prune of its only marked record is refused at apply --plan as at apply -f, and a forced apply's journal is found again by --resume", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: here, write: writeHere, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    // Project 2: GeoIP without a mark (prune leaves it alone), Billing with team-a's.
+    const created = await server.call("POST", "/api/projects/2/plugin_configs/", {
+      plugin: 2,
+      name: "Billing",
+      enabled: false,
+      order: 6,
+      description: "[pcsync owner=team-a]",
+    });
+    expect(created.status).toBe(201);
+    const file = await writeHere(
+      "owner.yaml",
+      manifest(
+        "version: 1",
+        "owner: team-a",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs: []",
+      ),
+    );
+    const saved = join(here, "plan.json");
+    expect((await server.run(["plan", "-f", file, "--out", saved], { cwd: here })).code).toBe(0);
+    expect(JSON.parse(await readFile(saved, "utf8"))).toMatchObject({
+      guards: [{ rule: "prune_to_empty", owner: "team-a", owned: 1, deletes: 1 }],
+    });
+    for (const args of [
+      ["-f", file, "--auto-approve"],
+      ["--plan", saved],
+    ]) {
+      const refused = await server.run(["apply", ...args], { cwd: here });
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.stderr).toContain('prune would delete the only record of owner "team-a"');
+    }
+    expect((await server.list(2, PC)).map((record) => record.name)).toContain("Billing");
+    const forced = await server.run(["apply", "--plan", saved, "--force"], { cwd: here });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await server.list(2, PC)).map((record) => record.name)).toEqual(["GeoIP"]);
+    // A saved plan's journal is found by the plan it applied, as its file holds it, whatever
+    // guards are computed again at apply time: here the delete guard's share, of a plan made
+    // with a larger one (4 of project 2's 10 records pruned, 40 %; apply's default allows 30).
+    for (let index = 1; index <= 9; index++)
+      await server.call("POST", "/api/projects/2/plugin_configs/", {
+        plugin: 2,
+        name: `r${index}`,
+        enabled: false,
+        order: 10 + index,
+      });
+    const share = await writeHere(
+      "share.yaml",
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1 }",
+        ...[1, 2, 3, 4, 5].map((index) => `        - { name: r${index}, plugin: 2 }`),
+      ),
+    );
+    const limits = join(here, "limits.json");
+    const planned = await server.run(["plan", "-f", share, "--out", limits, "--max-delete-percent", "50"], {
+      cwd: here,
+    });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(JSON.parse(await readFile(limits, "utf8"))).toMatchObject({ guards: [] });
+    expect((await server.run(["apply", "--plan", limits], { cwd: here })).code).toBe(3);
+    const applied = await server.run(["apply", "--plan", limits, "--force"], { cwd: here });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await server.list(2, PC)).toHaveLength(6);
+    const resumed = await server.run(["apply", "--plan", limits, "--resume", "--force"], { cwd: here });
+    expect(resumed.code, resumed.stderr).toBe(0);
+  });
+});
