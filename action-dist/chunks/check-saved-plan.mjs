@@ -143,18 +143,15 @@ function recomputeGuards(plan, current, options) {
 		for (const change of deletes) if (change.id !== null && others.has(change.id)) reasons.push(`record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`);
 		const source = plan.families.find(ofFamily(project, family));
 		const updates = changes.filter(countsAsUpdate);
-		const deleteGuard = findGuard({
+		const findings = [findGuard({
 			project,
 			family,
 			owned: ownersOwn.length,
 			creates: changes.filter((change) => change.action === "create").length,
 			deletes: pruned.length,
-			source: pruned[0]?.source ?? source?.family ?? family
-		}, options.maxDeletePercent);
-		const findings = [deleteGuard === void 0 || plan.owner === void 0 ? deleteGuard : {
-			...deleteGuard,
-			owner: plan.owner
-		}, findUpdateGuard({
+			source: pruned[0]?.source ?? source?.family ?? family,
+			...plan.owner === void 0 ? {} : { owner: plan.owner }
+		}, options.maxDeletePercent), findUpdateGuard({
 			project,
 			family,
 			owned: owned.length,

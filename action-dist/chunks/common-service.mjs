@@ -466,15 +466,17 @@ function preferOwnRecord(owner, named) {
 const MIN_RECORDS_FOR_SHARE = 10;
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 function findGuard(prune, maxDeletePercent) {
-	const { project, family, owned, creates, deletes, source } = prune;
+	const { project, family, owned, creates, deletes, source, owner } = prune;
 	if (deletes === 0) return void 0;
+	const whose = owner === void 0 ? {} : { owner };
 	if (owned > 0 && owned - deletes + creates === 0) return {
 		rule: "prune_to_empty",
 		project,
 		family,
 		owned,
 		deletes,
-		source
+		source,
+		...whose
 	};
 	if (owned >= MIN_RECORDS_FOR_SHARE && deletes * 100 / owned > maxDeletePercent) return {
 		rule: "max_delete_percent",
@@ -483,7 +485,8 @@ function findGuard(prune, maxDeletePercent) {
 		owned,
 		deletes,
 		limitPercent: maxDeletePercent,
-		source
+		source,
+		...whose
 	};
 }
 /**
@@ -14148,7 +14151,8 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		...where,
 		owned: ownedByThis,
 		creates: selected.changes.filter((change) => change.action === "create").length,
-		deletes: selected.changes.filter((change) => prunes.includes(change)).length
+		deletes: selected.changes.filter((change) => prunes.includes(change)).length,
+		...owner === void 0 ? {} : { owner: owner.name }
 	}, options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent);
 	const updateGuard = findUpdateGuard({
 		...where,
@@ -14157,10 +14161,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	}, options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent);
 	const guards = [
 		findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []),
-		deleteGuard === void 0 || owner === void 0 ? deleteGuard : {
-			...deleteGuard,
-			owner: owner.name
-		},
+		deleteGuard,
 		updateGuard
 	].filter((guard) => guard !== void 0);
 	return {
