@@ -21,6 +21,11 @@ function familiesShownBy(family: FamilyName): readonly FamilyName[] {
   return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
 }
 
+/** Whether `list`'s list may show records of `family`: its own, or those `listAlsoShows` names. */
+export function listMayShow(list: FamilyName, family: FamilyName): boolean {
+  return list === family || familiesShownBy(list).includes(family);
+}
+
 /** Families whose records no other family's list shows: their lists show every record. */
 const TOP_FAMILIES: readonly FamilyName[] = FAMILY_NAMES.filter(
   (family) => !FAMILY_NAMES.some((other) => familiesShownBy(other).includes(family)),

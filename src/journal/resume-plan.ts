@@ -6,7 +6,9 @@ import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
 import { familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
+import { listMayShow } from "../family-lists.js";
 import { showsStored } from "../plan/compare-fields.js";
+import { fingerprintMembership } from "../plan/fingerprint.js";
 import { summarizePlan } from "../plan/plan-file.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -65,21 +67,28 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
       else kept.push(record);
     }
     const listed = idsIn.get(familyKey(project, family)) ?? new Set<number>();
+    // Deleted by the run, of a family this list may show but with no record of it left to tell.
+    const untold: PluginConfigRecord[] = [];
     for (const touched of replay.records.values()) {
       if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted)
         continue;
       // Deleted by the run: it was in its family's list when the plan was made, and in this one
-      // too where this list shows that family's records (every record of that family's list is in
-      // this one: plugin_configs shows the frontend apps on posthog-2024, never the other way
-      // round). One still in its own family's list was not deleted (an update of it): it is only
-      // not of this list.
+      // too where this list shows that family's records. Which lists show another family's is
+      // the server's choice (plugin_configs shows the frontend apps on posthog-2024, not on seed;
+      // never the other way round): this one does when every record of that family's list is in
+      // it. One still in its own family's list was not deleted (an update of it): it is only not
+      // of this list.
       const own = idsIn.get(familyKey(project, touched.family));
-      if (own?.has(touched.id)) continue;
-      const overlaps =
-        touched.family === family ||
-        (own !== undefined && own.size > 0 && [...own].every((id) => listed.has(id)));
-      if (overlaps) kept.push({ ...touched.before } as PluginConfigRecord);
+      if (own?.has(touched.id) || !listMayShow(family, touched.family)) continue;
+      const before = { ...touched.before } as PluginConfigRecord;
+      if (touched.family === family) kept.push(before);
+      else if (own === undefined || own.size === 0) untold.push(before);
+      else if ([...own].every((id) => listed.has(id))) kept.push(before);
     }
+    // No record of that family left to tell (the run deleted them all): the list held them when
+    // the plan was made if, with them, it is the list the plan was made from.
+    const membership = plan.families.find(ofFamily(project, family))?.membership;
+    if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership) kept.push(...untold);
     return { project, family, records: kept };
   });
   const reasons = findPlanProblems(plan, { families: unwritten });

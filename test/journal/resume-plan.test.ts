@@ -82,3 +82,114 @@ describe("a stale saved plan", () => {
     expect(new Set(reasons).size).toBe(reasons.length);
   });
 });
+
+describe("resuming a saved plan whose run deleted records, on a server whose plugin_configs list shows the frontend apps or not", () => {
+  const FE = "pipeline_frontend_apps_configs" as const;
+  const pc = remoteRecord({ id: 5, name: "GeoIP", plugin: 1 });
+  const fe = (id: number, name: string) => remoteRecord({ id, name, plugin: 43 });
+  const deletedByRun = (
+    record: ReturnType<typeof remoteRecord>,
+    family: typeof PC | typeof FE,
+  ): TouchedRecord => ({
+    project: "2",
+    family,
+    id: record.id,
+    name: record.name,
+    before: { ...record },
+    after: new Map(),
+    line: 2,
+  });
+  const replayOf = (...touched: TouchedRecord[]) => ({
+    records: new Map(touched.map((record) => [`2/${record.family}/${record.id}`, record])),
+    lostCreates: [],
+  });
+  const planOf = (
+    pcList: ReturnType<typeof remoteRecord>[],
+    feList: ReturnType<typeof remoteRecord>[],
+    keepFe: string[],
+  ) => {
+    const { plan } = computePlan(
+      {
+        families: [
+          desiredFamily("2", PC, [], { prune: true }),
+          desiredFamily(
+            "2",
+            FE,
+            keepFe.map((name) => desiredConfig({ name, plugin: 43 })),
+            { prune: true },
+          ),
+        ],
+      },
+      {
+        families: [
+          { project: "2", family: PC, records: pcList },
+          { project: "2", family: FE, records: feList },
+        ],
+      },
+    );
+    if (plan === undefined) throw new Error("no plan");
+    return plan;
+  };
+
+  it("a plugin config the run deleted is not taken for a frontend app when plugin_configs holds only frontend apps since", () => {
+    const apps = [fe(6, "early-access"), fe(7, "app-banner")];
+    // posthog-2024: plugin_configs lists its own record and the frontend apps.
+    const plan = planOf([pc, ...apps], apps, ["early-access"]);
+    expect(plan.changes.map((change) => [change.action, change.id])).toEqual([
+      ["delete", 5],
+      ["delete", 7],
+    ]);
+    const now = {
+      families: [
+        { project: "2", family: PC, records: apps },
+        { project: "2", family: FE, records: apps },
+      ],
+    };
+    const resumed = planResume(plan, replayOf(deletedByRun(pc, PC)), now);
+    expect(resumed.reasons).toEqual([]);
+    expect(resumed.done).toBe(1);
+  });
+
+  it.each([
+    ["posthog-2024 (plugin_configs lists the frontend apps)", true],
+    ["seed (each list its own)", false],
+  ])("the run deleted every frontend app, so no list tells which lists show them: %s", (_, overlap) => {
+    const app = fe(6, "early-access");
+    const plan = planOf(overlap ? [pc, app] : [pc], [app], []);
+    expect(plan.changes.map((change) => [change.action, change.id]).sort()).toEqual([
+      ["delete", 5],
+      ["delete", 6],
+    ]);
+    const now = {
+      families: [
+        { project: "2", family: PC, records: [pc] },
+        { project: "2", family: FE, records: [] },
+      ],
+    };
+    const resumed = planResume(plan, replayOf(deletedByRun(app, FE)), now);
+    expect(resumed.reasons).toEqual([]);
+    expect(resumed.remaining.changes.map((change) => change.id)).toEqual([5]);
+  });
+
+  it("still sees a record someone else deleted", () => {
+    const apps = [fe(6, "early-access"), fe(7, "app-banner")];
+    const other = fe(8, "other");
+    const withOther = planOf([pc, ...apps, other], [...apps, other], ["early-access", "app-banner"]);
+    expect(withOther.changes.map((change) => [change.action, change.id]).sort()).toEqual([
+      ["delete", 5],
+      ["delete", 8],
+    ]);
+    // The run deleted 5; someone else deleted 7 meanwhile.
+    const now = {
+      families: [
+        { project: "2", family: PC, records: [apps[0], other] },
+        { project: "2", family: FE, records: [apps[0], other] },
+      ] as { project: string; family: typeof PC | typeof FE; records: ReturnType<typeof remoteRecord>[] }[],
+    };
+    const resumed = planResume(withOther, replayOf(deletedByRun(pc, PC)), now);
+    expect(resumed.reasons).toEqual([
+      expect.stringContaining("the set of records in project 2 plugin_configs changed"),
+      expect.stringContaining("the set of records in project 2 pipeline_frontend_apps_configs changed"),
+    ]);
+  });
+});
