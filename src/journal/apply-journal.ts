@@ -65,10 +65,10 @@ export interface JournalStart {
   plan: Plan;
   planFile: string | null;
   /**
-   * A saved plan's fingerprint, of the document its file holds: what `--resume` finds its journal
-   * by. The plan applied differs from it where its guards were computed again at apply time.
+   * A saved plan as its file holds it: its fingerprint is what `--resume` finds the journal by.
+   * The plan applied differs from it where its guards were computed again at apply time.
    */
-  fingerprint?: string;
+  saved?: Plan | undefined;
   rollbackOf?: string;
 }
 
@@ -110,7 +110,7 @@ export class ApplyJournal implements WriteJournal {
       startedAt: new Date().toISOString(),
       projects: [...new Set(families.map((item) => item.project))],
       families,
-      plan: { fingerprint: start.fingerprint ?? fingerprintPlan(plan), file: start.planFile },
+      plan: { fingerprint: fingerprintPlan(start.saved ?? plan), file: start.planFile },
       manifests: manifestsOf(plan),
       ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),
     };

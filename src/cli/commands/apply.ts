@@ -5,7 +5,6 @@ import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
-import { fingerprintPlan } from "../../journal/apply-journal.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { checkRolloutFlags } from "../../rollout/rollout-flags.js";
@@ -271,7 +270,7 @@ Examples:
                   start: {
                     command: "apply",
                     planFile: flags.plan ?? null,
-                    ...(saved === undefined ? {} : { fingerprint: fingerprintPlan(saved) }),
+                    saved,
                   },
                   resumed: resume?.resumed?.journal,
                   lock: resume?.lock,
