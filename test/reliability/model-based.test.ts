@@ -41,7 +41,14 @@ import {
   remoteArb,
   type Variant,
 } from "../support/model-manifests.js";
-import { type EditKind, type Scope, type Step, World, type WorldSetup } from "../support/model-world.js";
+import {
+  type EditKind,
+  type Scope,
+  type Step,
+  type TransportFaults,
+  World,
+  type WorldSetup,
+} from "../support/model-world.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 const RUNS = Number(process.env.PCSYNC_MODEL_RUNS ?? 3);
@@ -104,10 +111,33 @@ const rolloutSignalStep = {
   }),
 };
 
+/**
+ * The rates the guarantees name, and dropped answers well beyond them (30%: each dropped create is
+ * settled by a re-read, never sent twice); each fault on or off, so that runs meet them alone too.
+ */
+const faultsArb: fc.Arbitrary<TransportFaults> = fc.record({
+  fail503Rate: fc.constantFrom(0, 0.15),
+  retryAfter503: fc.boolean(),
+  fail429Rate: fc.constantFrom(0, 0.1),
+  dropWriteRate: fc.constantFrom(0, 0.05, 0.3),
+  commitThen500Rate: fc.constantFrom(0, 0.1),
+  proxyErrorRate: fc.constantFrom(0, 0.05),
+  seed: fc.integer({ min: 1, max: 1_000_000 }),
+});
+
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.record({ kind: fc.constant("apply" as const), manifest: manifestIndex, scope: scopeArb }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("apply" as const),
+      manifest: manifestIndex,
+      scope: scopeArb,
+      faults: faultsArb,
+    }),
   },
   {
     weight: 2,
@@ -566,6 +596,46 @@ const SEQUENCES: Sequence[] = [
       },
     ],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 2 }],
+  },
+  {
+    seam: "an apply under every fault at once (creates, adoptions, deletes and a reorder in both families), then its rollback, then a second owner's apply",
+    profiles: PROFILE_NAMES,
+    remote: [
+      record("Legacy S3", "as-is", { project: "2", enabled: false }),
+      record("early-access", "as-is", { project: "2", family: FE, enabled: false }),
+    ],
+    manifests: [
+      manifest(
+        OWNER_A,
+        {
+          [PC]: family([{ name: "cfg-001" }, { name: "GeoIP" }, { name: "Legacy S3", deleted: true }]),
+          [FE]: family([{ name: "app-banner" }, { name: "Notification Bar" }]),
+        },
+        {
+          [PC]: family([{ name: "café" }, { name: "GeoIP" }], { prune: true }),
+          [FE]: family([{ name: "early-access" }, { name: "Señal" }]),
+        },
+      ),
+    ],
+    steps: [
+      {
+        kind: "apply",
+        manifest: 0,
+        scope: {},
+        faults: {
+          fail503Rate: 0.15,
+          retryAfter503: false,
+          fail429Rate: 0.1,
+          dropWriteRate: 0.3,
+          commitThen500Rate: 0.1,
+          proxyErrorRate: 0.05,
+          seed: 7,
+        },
+      },
+      { kind: "rollback" },
+      { kind: "second-owner", race: false },
+    ],
+    second: manifest(OWNER_B, { [PC]: family([{ name: "Property Filter" }], { prune: true }) }),
   },
 ];
 

@@ -51,7 +51,7 @@ export interface Scope {
 export type EditKind = "toggle-enabled" | "describe" | "rename-look-alike" | "delete" | "reorder";
 
 export type Step =
-  | { kind: "apply"; manifest: number; scope: Scope }
+  | { kind: "apply"; manifest: number; scope: Scope; faults?: TransportFaults }
   | { kind: "plan"; manifest: number; scope: Scope }
   | { kind: "apply-saved" }
   | { kind: "rollback" }
@@ -81,6 +81,42 @@ export type Step =
     };
 
 /** One step in words, for the transcript a failure prints. */
+/**
+ * Faults of the network and the service an apply meets: those the guarantees name
+ * (docs/guarantees.md: 503, 429, writes committed then unanswered, creates answered 500 after they
+ * committed, a proxy's 502/504 pages), each at a rate of its own.
+ */
+export interface TransportFaults {
+  fail503Rate: number;
+  /** The 503s state a wait (Retry-After), as a service shedding load does. */
+  retryAfter503: boolean;
+  fail429Rate: number;
+  dropWriteRate: number;
+  commitThen500Rate: number;
+  proxyErrorRate: number;
+  seed: number;
+}
+
+/**
+ * Every duration of a faulted run (timeouts, proof windows, backoffs, the service's stated waits)
+ * at 1/100, as the fault soak runs them: one factor for all, so that no window is shrunk alone.
+ */
+const FAULTED_TIME_SCALE = 0.01;
+
+function describeFaults(faults: TransportFaults): string {
+  const rates = [
+    [faults.retryAfter503 ? "503 with Retry-After" : "503", faults.fail503Rate],
+    ["429", faults.fail429Rate],
+    ["dropped", faults.dropWriteRate],
+    ["commit-then-500", faults.commitThen500Rate],
+    ["proxy 502/504", faults.proxyErrorRate],
+  ] as const;
+  const named = rates
+    .filter(([, rate]) => rate > 0)
+    .map(([what, rate]) => `${what} ${Math.round(rate * 100)}%`);
+  return ` under faults (${named.join(", ") || "none"}; seed ${faults.seed})`;
+}
+
 export function describeStep(step: Step): string {
   const scope = (s: Scope) =>
     [
@@ -90,7 +126,7 @@ export function describeStep(step: Step): string {
     ].join("");
   switch (step.kind) {
     case "apply":
-      return `apply -f m${step.manifest}${scope(step.scope)}`;
+      return `apply -f m${step.manifest}${scope(step.scope)}${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "plan":
       return `plan -f m${step.manifest}${scope(step.scope)} -o saved.json`;
     case "apply-saved":
@@ -223,8 +259,8 @@ export class World {
   // Running pcsync and reading the state.
 
   /** `pcsync ARGS` in-process; its output and exit code are held to the invariants of every run. */
-  private async pcsync(args: string[]): Promise<Run> {
-    const run = await runCliInProcess(args, { env: this.env, cwd: this.directory });
+  private async pcsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+    const run = await runCliInProcess(args, { env: { ...this.env, ...env }, cwd: this.directory });
     this.checkOutput(args, run, false);
     return run;
   }
@@ -413,7 +449,7 @@ export class World {
     this.transcript.push(`  ${index + 1}. ${describeStep(step)}`);
     switch (step.kind) {
       case "apply":
-        return this.apply(this.manifest(step.manifest), step.scope);
+        return this.apply(this.manifest(step.manifest), step.scope, step.faults);
       case "plan":
         return this.plan(step.manifest, step.scope);
       case "apply-saved":
@@ -447,22 +483,60 @@ export class World {
     }
   }
 
-  private async apply(model: ManifestModel, scope: Scope): Promise<void> {
+  /**
+   * `apply` of the manifest; with `faults`, against a service that meets them (every duration at
+   * 1/100). Faults never duplicate a record or touch one outside the run's reach (the checks of
+   * every run), and at these rates the one apply converges: when it ends 1, the same apply
+   * without faults right after must not find a change it could make, or the faults, not the
+   * manifest, made the run fall short.
+   */
+  private async apply(model: ManifestModel, scope: Scope, faults?: TransportFaults): Promise<void> {
     const manifest = await this.writeManifest(model);
     const journal = this.path("journal.jsonl");
     const before = this.snapshot();
-    const applied = await this.pcsync([
+    const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal, ...scopeArgs(scope)];
+    // The waits the service states are scaled with the rest: 1 s for a 429, 2 s for a 503 when
+    // it states one.
+    if (faults !== undefined) {
+      const { retryAfter503, ...rates } = faults;
+      this.emulator.setFaults({
+        ...rates,
+        fail429WaitSeconds: 1 * FAULTED_TIME_SCALE,
+        ...(retryAfter503 ? { fail503RetryAfterSeconds: 2 * FAULTED_TIME_SCALE } : {}),
+      });
+    }
+    let applied: Run;
+    try {
+      applied = await this.pcsync(
+        args,
+        faults === undefined ? {} : { PCSYNC_TIME_SCALE: String(FAULTED_TIME_SCALE) },
+      );
+    } finally {
+      if (faults !== undefined) {
+        this.emulator.setFaults({});
+        await this.emulator.idle();
+      }
+    }
+    this.checkAfter(before, { model, scope, owner: model.owner });
+    await this.noteJournal(journal, model.owner, "apply");
+    if (applied.code === 0) await this.expectEmptyPlan(manifest, scope, "apply");
+    if (faults === undefined || applied.code !== 1) return;
+    const afterFaults = this.snapshot();
+    const again = await this.pcsync([
       "apply",
       "--auto-approve",
       "-f",
       manifest,
       "--journal",
-      journal,
+      this.path("journal.jsonl"),
       ...scopeArgs(scope),
     ]);
-    this.checkAfter(before, { model, scope, owner: model.owner });
-    await this.noteJournal(journal, model.owner, "apply");
-    if (applied.code === 0) await this.expectEmptyPlan(manifest, scope, "apply");
+    this.checkAfter(afterFaults, { model, scope, owner: model.owner });
+    if (again.code === 0 && this.changedRecords(afterFaults, this.snapshot()).length > 0)
+      this.broken(
+        "an apply under the faults the guarantees name converges in one run",
+        `under faults it ended 1:\n${applied.stdout}${applied.stderr}\nthe same apply without faults then ended 0 and wrote:\n${again.stdout}${again.stderr}`,
+      );
   }
 
   private async plan(index: number, scope: Scope): Promise<void> {
