@@ -82,6 +82,23 @@ const scopeArb: fc.Arbitrary<Scope> = fc.oneof(
 const manifestIndex = fc.nat({ max: MANIFESTS - 1 });
 
 /**
+ * The rates the guarantees name, and dropped answers well beyond them (30%: each dropped create is
+ * settled by a re-read, never sent twice); each fault on or off, so that runs meet them alone too.
+ */
+const faultsArb: fc.Arbitrary<TransportFaults> = fc.record({
+  fail503Rate: fc.constantFrom(0, 0.15),
+  retryAfter503: fc.boolean(),
+  fail429Rate: fc.constantFrom(0, 0.1),
+  dropWriteRate: fc.constantFrom(0, 0.05, 0.3),
+  commitThen500Rate: fc.constantFrom(0, 0.1),
+  proxyErrorRate: fc.constantFrom(0, 0.05),
+  seed: fc.integer({ min: 1, max: 1_000_000 }),
+});
+
+/** A step that meets faults half the time. */
+const sometimesFaults = fc.option(faultsArb, { nil: undefined, freq: 2 });
+
+/**
  * A rollout step (2 waves, its configs logging errors or not, on_failure rollback or halt). Drawn in
  * explorations only (PCSYNC_TEST_SEED, PCSYNC_MODEL_RUNS): `npm test`'s pinned seed keeps the
  * sequences it walked before rollouts existed, and the replayed sequences below run rollouts on
@@ -95,6 +112,7 @@ const rolloutStep = {
     failing: fc.boolean(),
     onFailure: fc.constantFrom("rollback" as const, "halt" as const),
     meddle: fc.option(fc.constantFrom(PC, FE), { nil: undefined }),
+    faults: sometimesFaults,
   }),
 };
 
@@ -110,20 +128,6 @@ const rolloutSignalStep = {
     delayMs: fc.integer({ min: 0, max: 60 }),
   }),
 };
-
-/**
- * The rates the guarantees name, and dropped answers well beyond them (30%: each dropped create is
- * settled by a re-read, never sent twice); each fault on or off, so that runs meet them alone too.
- */
-const faultsArb: fc.Arbitrary<TransportFaults> = fc.record({
-  fail503Rate: fc.constantFrom(0, 0.15),
-  retryAfter503: fc.boolean(),
-  fail429Rate: fc.constantFrom(0, 0.1),
-  dropWriteRate: fc.constantFrom(0, 0.05, 0.3),
-  commitThen500Rate: fc.constantFrom(0, 0.1),
-  proxyErrorRate: fc.constantFrom(0, 0.05),
-  seed: fc.integer({ min: 1, max: 1_000_000 }),
-});
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -144,7 +148,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant("plan" as const), manifest: manifestIndex, scope: scopeArb }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("apply-saved" as const) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("rollback" as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant("rollback" as const), faults: sometimesFaults }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -159,6 +166,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant("kill-resume" as const),
       manifest: manifestIndex,
       writes: fc.integer({ min: 1, max: 5 }),
+      faults: sometimesFaults,
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("heal" as const), manifest: manifestIndex }) },

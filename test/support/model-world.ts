@@ -9,6 +9,7 @@ import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type EmulatorData,
+  type FaultOptions,
   type ProfileName,
   type RunningEmulator,
   startEmulator,
@@ -51,12 +52,12 @@ export interface Scope {
 export type EditKind = "toggle-enabled" | "describe" | "rename-look-alike" | "delete" | "reorder";
 
 export type Step =
-  | { kind: "apply"; manifest: number; scope: Scope; faults?: TransportFaults }
+  | { kind: "apply"; manifest: number; scope: Scope; faults?: TransportFaults | undefined }
   | { kind: "plan"; manifest: number; scope: Scope }
   | { kind: "apply-saved" }
-  | { kind: "rollback" }
+  | { kind: "rollback"; faults?: TransportFaults | undefined }
   | { kind: "rollback-during-apply"; manifest: number; writes: number }
-  | { kind: "kill-resume"; manifest: number; writes: number }
+  | { kind: "kill-resume"; manifest: number; writes: number; faults?: TransportFaults | undefined }
   | { kind: "heal"; manifest: number /** The manifest with a `rollout:` block. */; rollout?: boolean }
   | { kind: "edit"; pick: number; change: EditKind }
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
@@ -69,6 +70,8 @@ export type Step =
       onFailure: "rollback" | "halt";
       /** Another actor creates a record of this family in the last wave's project during the first wave. */
       meddle?: FamilyName | undefined;
+      /** The rollout meets these (not with `meddle`: the actor's own writes would meet them). */
+      faults?: TransportFaults | undefined;
     }
   | {
       kind: "rollout-signal";
@@ -132,11 +135,11 @@ export function describeStep(step: Step): string {
     case "apply-saved":
       return "apply --plan saved.json (the latest saved plan)";
     case "rollback":
-      return "rollback --journal (the latest journal)";
+      return `rollback --journal (the latest journal)${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "rollback-during-apply":
       return `apply -f m${step.manifest} in a process; after ${step.writes} writes, rollback of its journal while it runs`;
     case "kill-resume":
-      return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume`;
+      return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
     case "heal":
       return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}`;
     case "edit":
@@ -150,7 +153,7 @@ export function describeStep(step: Step): string {
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
-      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}`;
+      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.faults === undefined || step.meddle !== undefined ? "" : describeFaults(step.faults)}`;
   }
 }
 
@@ -257,6 +260,33 @@ export class World {
 
   // -------------------------------------------------------------------------------------------
   // Running pcsync and reading the state.
+
+  /**
+   * Runs `body` against a service that meets `faults` (and `also`, such as log errors), with the
+   * environment a run under them takes (every duration at FAULTED_TIME_SCALE); the service is
+   * well again, and idle, once it ends.
+   */
+  private async faulted<T>(
+    faults: TransportFaults | undefined,
+    body: (env: NodeJS.ProcessEnv) => Promise<T>,
+    also: FaultOptions = {},
+  ): Promise<T> {
+    // The waits the service states are scaled with the rest: 1 s for a 429, 2 s for a 503 when
+    // it states one.
+    const { retryAfter503, ...rates } = faults ?? { retryAfter503: false };
+    this.emulator.setFaults({
+      ...rates,
+      ...(faults === undefined ? {} : { fail429WaitSeconds: 1 * FAULTED_TIME_SCALE }),
+      ...(retryAfter503 ? { fail503RetryAfterSeconds: 2 * FAULTED_TIME_SCALE } : {}),
+      ...also,
+    });
+    try {
+      return await body(faults === undefined ? {} : { PCSYNC_TIME_SCALE: String(FAULTED_TIME_SCALE) });
+    } finally {
+      this.emulator.setFaults({});
+      if (faults !== undefined) await this.emulator.idle();
+    }
+  }
 
   /** `pcsync ARGS` in-process; its output and exit code are held to the invariants of every run. */
   private async pcsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
@@ -455,11 +485,11 @@ export class World {
       case "apply-saved":
         return this.applySaved();
       case "rollback":
-        return this.rollback();
+        return this.rollback(step.faults);
       case "rollback-during-apply":
         return this.rollbackDuringApply(this.manifest(step.manifest), step.writes);
       case "kill-resume":
-        return this.killAndResume(this.manifest(step.manifest), step.writes);
+        return this.killAndResume(this.manifest(step.manifest), step.writes, step.faults);
       case "heal":
         return this.heal(this.manifest(step.manifest), step.rollout === true);
       case "edit":
@@ -471,7 +501,13 @@ export class World {
       case "export-plan":
         return this.exportAndPlan(step.templates);
       case "rollout":
-        return this.rollout(this.manifest(step.manifest), step.failing, step.onFailure, step.meddle);
+        return this.rollout(
+          this.manifest(step.manifest),
+          step.failing,
+          step.onFailure,
+          step.meddle,
+          step.meddle === undefined ? step.faults : undefined,
+        );
       case "rollout-signal":
         return this.rolloutSignal(
           this.manifest(step.manifest),
@@ -495,28 +531,7 @@ export class World {
     const journal = this.path("journal.jsonl");
     const before = this.snapshot();
     const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal, ...scopeArgs(scope)];
-    // The waits the service states are scaled with the rest: 1 s for a 429, 2 s for a 503 when
-    // it states one.
-    if (faults !== undefined) {
-      const { retryAfter503, ...rates } = faults;
-      this.emulator.setFaults({
-        ...rates,
-        fail429WaitSeconds: 1 * FAULTED_TIME_SCALE,
-        ...(retryAfter503 ? { fail503RetryAfterSeconds: 2 * FAULTED_TIME_SCALE } : {}),
-      });
-    }
-    let applied: Run;
-    try {
-      applied = await this.pcsync(
-        args,
-        faults === undefined ? {} : { PCSYNC_TIME_SCALE: String(FAULTED_TIME_SCALE) },
-      );
-    } finally {
-      if (faults !== undefined) {
-        this.emulator.setFaults({});
-        await this.emulator.idle();
-      }
-    }
+    const applied = await this.faulted(faults, (env) => this.pcsync(args, env));
     this.checkAfter(before, { model, scope, owner: model.owner });
     await this.noteJournal(journal, model.owner, "apply");
     if (applied.code === 0) await this.expectEmptyPlan(manifest, scope, "apply");
@@ -577,7 +592,7 @@ export class World {
       await this.expectEmptyPlan(await this.writeManifest(model), saved.scope, "apply --plan");
   }
 
-  private async rollback(): Promise<void> {
+  private async rollback(faults?: TransportFaults): Promise<void> {
     const latest = this.journals.at(-1);
     if (latest === undefined) {
       this.transcript.push("    (no journal yet: nothing to do)");
@@ -587,7 +602,9 @@ export class World {
     const before = this.snapshot();
     const clean = this.fingerprint(before) === latest.stateAfter;
     const journal = parseJournal(await readFile(latest.path, "utf8"), latest.path);
-    const rolledBack = await this.pcsync(["rollback", "--journal", latest.path, "--auto-approve"]);
+    const rolledBack = await this.faulted(faults, (env) =>
+      this.pcsync(["rollback", "--journal", latest.path, "--auto-approve"], env),
+    );
     // The rollback acts as the run it undoes: its owner's rules hold.
     this.checkAfter(before);
     this.checkOthersUntouched(before, this.snapshot(), latest.owner);
@@ -706,7 +723,11 @@ export class World {
     return (await response.json()) as Record<string, unknown>;
   }
 
-  private async killAndResume(model: ManifestModel, writesBeforeKill: number): Promise<void> {
+  private async killAndResume(
+    model: ManifestModel,
+    writesBeforeKill: number,
+    faults?: TransportFaults,
+  ): Promise<void> {
     const manifest = await this.writeManifest(model);
     const plan = this.path("killed-plan.json");
     const journal = this.path("journal.jsonl");
@@ -715,21 +736,24 @@ export class World {
     const before = this.snapshot();
     let writes = 0;
     const args = ["apply", "--plan", plan, "--journal", journal];
-    const { child, done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
-    this.onWrite = () => {
-      writes += 1;
-      if (writes === writesBeforeKill) child.kill("SIGKILL");
-    };
-    let killed: CliRun;
-    try {
-      killed = await done;
-    } finally {
-      this.onWrite = undefined;
-    }
+    const killed = await this.faulted(faults, async (env) => {
+      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
+      this.onWrite = () => {
+        writes += 1;
+        if (writes === writesBeforeKill) child.kill("SIGKILL");
+      };
+      try {
+        return await done;
+      } finally {
+        this.onWrite = undefined;
+      }
+    });
     this.checkOutput(args, killed, true);
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const afterKill = this.snapshot();
-    const resumed = await this.pcsync(["apply", "--plan", plan, "--resume", "--journal", journal]);
+    const resumed = await this.faulted(faults, (env) =>
+      this.pcsync(["apply", "--plan", plan, "--resume", "--journal", journal], env),
+    );
     this.checkAfter(afterKill, { model, scope: {}, owner: model.owner });
     await this.noteJournal(journal, model.owner, "apply --plan (killed, then resumed)");
     if (resumed.code !== 0 && killed.signal === "SIGKILL")
@@ -755,6 +779,7 @@ export class World {
     failing: boolean,
     onFailure: "rollback" | "halt",
     meddle?: FamilyName,
+    faults?: TransportFaults,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(manifest, withRollout(model, onFailure));
@@ -763,7 +788,6 @@ export class World {
     const waves =
       (JSON.parse(planned.stdout) as { rollout?: { waves: { name: string; projects: string[] }[] } }).rollout
         ?.waves ?? [];
-    if (failing) this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
     const before = this.snapshot();
     // The actor writes in a later wave's project than the first write's: a create of the same name
     // at the same instant as the rollout's own is a race no client can win without the service.
@@ -781,10 +805,13 @@ export class World {
     const rolloutJournal = this.path("rollout.jsonl");
     let applied: Run;
     try {
-      applied = await this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal]);
+      applied = await this.faulted(
+        faults,
+        (env) => this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal], env),
+        failing ? { logErrors: [{ name: "*", ratio: 1 }] } : {},
+      );
     } finally {
       this.onWrite = undefined;
-      this.emulator.setFaults({});
     }
     const output = `${applied.stdout}${applied.stderr}`;
     const madeId = await made;
