@@ -1,13 +1,29 @@
 // Decides which requests fail and how: injected latency, random 503/429 (503s with Retry-After if
-// asked), a proxy's 502/504 pages, writes committed and then dropped or answered 500, and per-key
+// asked), a proxy's 502/504 pages, writes that commit late (after their client stopped waiting),
+// writes committed and then dropped or answered 500, and per-key
 // rate limits. One seeded PRNG drives every random decision, so a seed replays the faults. Also the
 // log-error fault: the `--fault-log-errors` selectors parsed, checked, and matched against a record.
 
 import type { FaultOptions, LogErrorFault, StoredRecord } from "./types.js";
 
 const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
-const RATES = ["fail503Rate", "fail429Rate", "dropWriteRate", "commitThen500Rate", "proxyErrorRate"] as const;
-const COUNTS = ["latencyMs", "fail429WaitSeconds", "fail503RetryAfterSeconds", "maxPageSize"] as const;
+const RATES = [
+  "fail503Rate",
+  "fail429Rate",
+  "dropWriteRate",
+  "lateWriteRate",
+  "commitThen500Rate",
+  "proxyErrorRate",
+] as const;
+const COUNTS = [
+  "latencyMs",
+  "fail429WaitSeconds",
+  "fail503RetryAfterSeconds",
+  "maxPageSize",
+  "lateWriteMs",
+] as const;
+/** How long a late write is held by default: longer than the CLI waits for an answer (30 s). */
+export const DEFAULT_LATE_WRITE_MS = 45_000;
 
 /** Throws a RangeError naming the first option out of range; the CLI checks flags before this. */
 export function checkFaultOptions(faults: FaultOptions): void {
@@ -121,6 +137,12 @@ export class FaultInjector {
 
   shouldDropWrite(method: string): boolean {
     return WRITE_METHODS.has(method) && this.roll("dropWriteRate");
+  }
+
+  /** How long to hold this request before it commits: 0, or `lateWriteMs` for a late write. */
+  lateWriteDelayMs(method: string): number {
+    if (!WRITE_METHODS.has(method) || !this.roll("lateWriteRate")) return 0;
+    return this.options.lateWriteMs ?? DEFAULT_LATE_WRITE_MS;
   }
 
   /** Seconds the key must wait, or undefined when the request is within its limits. */

@@ -23,7 +23,7 @@ import {
 
 export { DataFileError } from "./data-file.js";
 export { exampleData } from "./example-data.js";
-export { parseLogErrorFault } from "./faults.js";
+export { DEFAULT_LATE_WRITE_MS, parseLogErrorFault } from "./faults.js";
 export { DEFAULT_LOG_RATE, MAX_LOG_RATE } from "./log-stream.js";
 export * from "./types.js";
 

@@ -65,6 +65,9 @@ async function processRequest(
   if (faults.roll("fail429Rate"))
     throw throttled(faults.options.fail429WaitSeconds ?? 1, profile.retryAfterHeader);
   const rawBody = await readBody(request);
+  // Held with its body read, so that it commits whether or not its client is still there.
+  const lateMs = faults.lateWriteDelayMs(method);
+  if (lateMs > 0) await sleep(lateMs);
 
   const route = matchRoute(method, target);
   const key = authenticate(request.headers.authorization, store.data.keys);

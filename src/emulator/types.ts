@@ -87,6 +87,13 @@ export interface FaultOptions {
   dropWriteRate?: number;
   /** Seconds the injected 503s ask to wait in Retry-After (how a service sheds load); default none. */
   fail503RetryAfterSeconds?: number;
+  /**
+   * 0..1 fraction of writes held `lateWriteMs` after they arrive, then committed and answered: a
+   * request that waited in a load balancer's queue, which lands after its client stopped waiting.
+   */
+  lateWriteRate?: number;
+  /** How long a late write is held; default 45,000 ms (the CLI gives up on a request after 30 s). */
+  lateWriteMs?: number;
   /** 0..1 fraction of creates committed, then answered 500, as a Django service without transactions can. */
   commitThen500Rate?: number;
   /** 0..1 fraction of requests answered 502 or 504 (half each) with a proxy's HTML page, unserved. */

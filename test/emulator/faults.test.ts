@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { SlidingWindowLimiter } from "../../src/emulator/faults.js";
-import { READ_ONLY, startTestEmulator } from "../support/emulator.js";
+import { ALL_ACCESS, READ_ONLY, startTestEmulator } from "../support/emulator.js";
 import { errorBody, obj } from "../support/http-client.js";
 
 const CONFIGS = "/api/projects/1/plugin_configs";
@@ -98,6 +98,30 @@ describe("dropped writes", () => {
       ["PATCH", 0],
       ["GET", 200],
     ]);
+  });
+});
+
+describe("late writes", () => {
+  it("hold a write past its client's timeout, then commit it all the same; reads are never held", async () => {
+    const client = await startTestEmulator({ faults: { lateWriteRate: 1, lateWriteMs: 300 } });
+    const { url } = client.emulator;
+    const started = Date.now();
+    expect((await client.get(CONFIGS)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(300);
+    await expect(
+      fetch(`${url}${CONFIGS}/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ALL_ACCESS}`, "content-type": "application/json" },
+        body: JSON.stringify({ plugin: 8, order: 4, name: "late" }),
+        signal: AbortSignal.timeout(50),
+      }),
+    ).rejects.toThrow();
+    // The client gave up; the write has not landed yet, and does once it has been held.
+    expect(client.emulator.snapshot().records.find((record) => record.name === "late")).toBeUndefined();
+    await client.emulator.idle();
+    expect(client.emulator.snapshot().records.find((record) => record.name === "late")).toMatchObject({
+      id: 6,
+    });
   });
 });
 

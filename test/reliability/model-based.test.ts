@@ -90,6 +90,8 @@ const faultsArb: fc.Arbitrary<TransportFaults> = fc.record({
   retryAfter503: fc.boolean(),
   fail429Rate: fc.constantFrom(0, 0.1),
   dropWriteRate: fc.constantFrom(0, 0.05, 0.3),
+  lateWriteRate: fc.constantFrom(0, 0.1, 0.3),
+  lateWriteMs: fc.constantFrom(450 as const, 850 as const),
   commitThen500Rate: fc.constantFrom(0, 0.1),
   proxyErrorRate: fc.constantFrom(0, 0.05),
   seed: fc.integer({ min: 1, max: 1_000_000 }),
@@ -169,7 +171,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       faults: sometimesFaults,
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("heal" as const), manifest: manifestIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("heal" as const),
+      manifest: manifestIndex,
+      faults: sometimesFaults,
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -635,6 +644,8 @@ const SEQUENCES: Sequence[] = [
           retryAfter503: false,
           fail429Rate: 0.1,
           dropWriteRate: 0.3,
+          lateWriteRate: 0.1,
+          lateWriteMs: 850,
           commitThen500Rate: 0.1,
           proxyErrorRate: 0.05,
           seed: 7,
@@ -644,6 +655,19 @@ const SEQUENCES: Sequence[] = [
       { kind: "second-owner", race: false },
     ],
     second: manifest(OWNER_B, { [PC]: family([{ name: "Property Filter" }], { prune: true }) }),
+  },
+  {
+    seam: "apply --plan of a plan made with --allow-destroy, given the same at apply as the manual says, passes the guards plan showed (none)",
+    profiles: ["posthog-2024"],
+    remote: [record("cfg-002", "as-is", { project: "2", enabled: false })],
+    manifests: [
+      manifest(
+        OWNER_A,
+        { [PC]: family([]) },
+        { [PC]: family([{ name: "cfg-002", deleted: true }], { protect: ["cfg-*"] }) },
+      ),
+    ],
+    steps: [{ kind: "plan", manifest: 0, scope: { allowDestroy: "*" } }, { kind: "apply-saved" }],
   },
 ];
 

@@ -58,7 +58,13 @@ export type Step =
   | { kind: "rollback"; faults?: TransportFaults | undefined }
   | { kind: "rollback-during-apply"; manifest: number; writes: number }
   | { kind: "kill-resume"; manifest: number; writes: number; faults?: TransportFaults | undefined }
-  | { kind: "heal"; manifest: number /** The manifest with a `rollout:` block. */; rollout?: boolean }
+  | {
+      kind: "heal";
+      manifest: number;
+      /** The manifest with a `rollout:` block. */
+      rollout?: boolean;
+      faults?: TransportFaults | undefined;
+    }
   | { kind: "edit"; pick: number; change: EditKind }
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
   | { kind: "second-owner"; race: boolean }
@@ -95,6 +101,13 @@ export interface TransportFaults {
   retryAfter503: boolean;
   fail429Rate: number;
   dropWriteRate: number;
+  /** Writes held past the client's timeout (300 ms at FAULTED_TIME_SCALE), then committed. */
+  lateWriteRate: number;
+  /**
+   * How long a late write is held: it commits at most twice the timeout after the client gave up,
+   * the bound the create rule covers (450: half a timeout after; 850: nearly two).
+   */
+  lateWriteMs: 450 | 850;
   commitThen500Rate: number;
   proxyErrorRate: number;
   seed: number;
@@ -111,6 +124,7 @@ function describeFaults(faults: TransportFaults): string {
     [faults.retryAfter503 ? "503 with Retry-After" : "503", faults.fail503Rate],
     ["429", faults.fail429Rate],
     ["dropped", faults.dropWriteRate],
+    [`late by ${faults.lateWriteMs} ms`, faults.lateWriteRate],
     ["commit-then-500", faults.commitThen500Rate],
     ["proxy 502/504", faults.proxyErrorRate],
   ] as const;
@@ -141,7 +155,7 @@ export function describeStep(step: Step): string {
     case "kill-resume":
       return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
     case "heal":
-      return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}`;
+      return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "edit":
       return `another actor: ${step.change} of live record #${step.pick} (over HTTP)`;
     case "create":
@@ -491,7 +505,7 @@ export class World {
       case "kill-resume":
         return this.killAndResume(this.manifest(step.manifest), step.writes, step.faults);
       case "heal":
-        return this.heal(this.manifest(step.manifest), step.rollout === true);
+        return this.heal(this.manifest(step.manifest), step.rollout === true, step.faults);
       case "edit":
         return this.edit(step.pick, step.change);
       case "create":
@@ -576,7 +590,10 @@ export class World {
     const journal = this.path("journal.jsonl");
     const before = this.snapshot();
     const clean = this.fingerprint(before) === saved.stateAtSave;
-    const applied = await this.pcsync(["apply", "--plan", saved.path, "--journal", journal]);
+    // `plan --allow-destroy` only lets the plan be made; its apply is given the same, as the
+    // manual says (docs/safety.md).
+    const allow = saved.scope.allowDestroy === undefined ? [] : ["--allow-destroy", saved.scope.allowDestroy];
+    const applied = await this.pcsync(["apply", "--plan", saved.path, "--journal", journal, ...allow]);
     this.checkAfter(before, { model, scope: saved.scope, owner: model.owner });
     // Nothing changed since the plan was saved: apply --plan computes its guards again and finds
     // the ones the plan found, so it refuses (exit 3, without --force) exactly the plans it did.
@@ -984,21 +1001,26 @@ export class World {
     });
   }
 
-  private async heal(model: ManifestModel, rollout: boolean): Promise<void> {
+  private async heal(model: ManifestModel, rollout: boolean, faults?: TransportFaults): Promise<void> {
     const manifest = rollout ? this.path("heal-rollout.yaml") : await this.writeManifest(model);
     if (rollout) await writeFile(manifest, withRollout(model, "rollback"));
     await this.newDefaultJournals();
     const before = this.snapshot();
-    const healed = await this.pcsync([
-      "watch",
-      "--mode",
-      "heal",
-      "--once",
-      "-f",
-      manifest,
-      "--keep-heal-journals",
-      String(KEPT_HEAL_JOURNALS),
-    ]);
+    const healed = await this.faulted(faults, (env) =>
+      this.pcsync(
+        [
+          "watch",
+          "--mode",
+          "heal",
+          "--once",
+          "-f",
+          manifest,
+          "--keep-heal-journals",
+          String(KEPT_HEAL_JOURNALS),
+        ],
+        env,
+      ),
+    );
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
     if (rollout && this.fingerprint() !== this.fingerprint(before))
       this.broken(

@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import {
   type ApiKeySpec,
+  DEFAULT_LATE_WRITE_MS,
   DEFAULT_LOG_RATE,
   type EmulatorOptions,
   type FaultOptions,
@@ -31,6 +32,8 @@ export interface RawServeOptions {
   fail503?: string;
   fail429?: string;
   dropWrites?: string;
+  lateWrites?: string;
+  lateWriteDelay?: string;
   fail500AfterCommit?: string;
   proxyErrors?: string;
   retryAfter503?: string;
@@ -147,6 +150,15 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
   if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
+  if (raw.lateWrites !== undefined) faults.lateWriteRate = parseRate("--late-writes", raw.lateWrites);
+  if (raw.lateWriteDelay !== undefined)
+    faults.lateWriteMs = parseInteger(
+      "--late-write-delay",
+      raw.lateWriteDelay,
+      0,
+      600_000,
+      "a whole number of milliseconds",
+    );
   if (raw.fail500AfterCommit !== undefined)
     faults.commitThen500Rate = parseRate("--fail-500-after-commit", raw.fail500AfterCommit);
   if (raw.proxyErrors !== undefined) faults.proxyErrorRate = parseRate("--proxy-errors", raw.proxyErrors);
@@ -238,6 +250,14 @@ Examples:
     .option(
       "--drop-writes <rate>",
       "commit this fraction (0..1) of writes, then drop the connection unanswered",
+    )
+    .option(
+      "--late-writes <rate>",
+      "hold this fraction (0..1) of writes before they commit, so that they land after the client gave up",
+    )
+    .option(
+      "--late-write-delay <ms>",
+      `how long --late-writes holds a write (default ${DEFAULT_LATE_WRITE_MS}: longer than pcsync's 30 s timeout)`,
     )
     .option(
       "--fail-500-after-commit <rate>",
