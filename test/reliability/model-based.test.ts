@@ -212,6 +212,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("second-owner" as const), race: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("twin" as const),
+      manifest: manifestIndex,
+      faults: sometimesFaults,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("export-plan" as const), templates: fc.boolean() }) },
   ...(PINNED_SEED === undefined ? [rolloutStep, rolloutSignalStep] : []),
 );

@@ -68,6 +68,8 @@ export type Step =
   | { kind: "edit"; pick: number; change: EditKind }
   | { kind: "create"; project: ProjectId; family: FamilyName; pick: number; variant: Variant }
   | { kind: "second-owner"; race: boolean }
+  /** The manifest applied by two processes at once, as two CI jobs of one merge do. */
+  | { kind: "twin"; manifest: number; faults?: TransportFaults | undefined }
   | { kind: "export-plan"; templates: boolean }
   | {
       kind: "rollout";
@@ -148,6 +150,8 @@ export function describeStep(step: Step): string {
       return `plan -f m${step.manifest}${scope(step.scope)} -o saved.json`;
     case "apply-saved":
       return "apply --plan saved.json (the latest saved plan)";
+    case "twin":
+      return `apply -f m${step.manifest} in two processes at once${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "rollback":
       return `rollback --journal (the latest journal)${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "rollback-during-apply":
@@ -514,6 +518,8 @@ export class World {
         return step.race ? this.race() : this.apply(this.setup.second, {});
       case "export-plan":
         return this.exportAndPlan(step.templates);
+      case "twin":
+        return this.twin(this.manifest(step.manifest), step.faults);
       case "rollout":
         return this.rollout(
           this.manifest(step.manifest),
@@ -1243,6 +1249,37 @@ export class World {
           }
         }
     }
+  }
+
+  /**
+   * One manifest applied by two processes at once (a slow service, or one meeting `faults`,
+   * widens the window between each run's read and its writes). Neither duplicates a record or
+   * touches one outside its reach; when both end 0, a plan has nothing left to do.
+   */
+  private async twin(model: ManifestModel, faults?: TransportFaults): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const journals = [this.path("journal.jsonl"), this.path("journal.jsonl")];
+    const before = this.snapshot();
+    const results = await this.faulted(
+      faults,
+      (env) =>
+        Promise.all(
+          journals.map(
+            (journal) =>
+              spawnCli(["apply", "--auto-approve", "-f", manifest, "--journal", journal], {
+                env: { ...this.env, ...env },
+                timeoutMs: 30_000,
+              }).done,
+          ),
+        ),
+      faults === undefined ? { latencyMs: 100 } : {},
+    );
+    for (const result of results)
+      this.checkOutput(["apply", "-f", manifest, "(one of two at once)"], result, false);
+    this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    for (const journal of journals) await this.noteJournal(journal, model.owner, "twin apply", true);
+    if (results.every((result) => result.code === 0))
+      await this.expectEmptyPlan(manifest, {}, "two applies of it at once");
   }
 
   private async exportAndPlan(templates: boolean): Promise<void> {
