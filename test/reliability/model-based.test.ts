@@ -82,20 +82,36 @@ const scopeArb: fc.Arbitrary<Scope> = fc.oneof(
 const manifestIndex = fc.nat({ max: MANIFESTS - 1 });
 
 /**
- * The rates the guarantees name, and dropped answers well beyond them (30%: each dropped create is
- * settled by a re-read, never sent twice); each fault on or off, so that runs meet them alone too.
+ * The faults at the rates the guarantees name (docs/guarantees.md), each on or off so that runs
+ * meet them alone too; or dropped or late writes alone, well beyond them (20%: each such create is
+ * settled by re-reads, never sent twice). Not all at heavy rates at once: then every attempt of a
+ * write fails about one time in two, and the retry budget (9 attempts) runs out now and then, as
+ * it is meant to (the write is reported unknown, exit 1), which no invariant could tell from a seam.
  */
-const faultsArb: fc.Arbitrary<TransportFaults> = fc.record({
-  fail503Rate: fc.constantFrom(0, 0.15),
-  retryAfter503: fc.boolean(),
-  fail429Rate: fc.constantFrom(0, 0.1),
-  dropWriteRate: fc.constantFrom(0, 0.05, 0.3),
-  lateWriteRate: fc.constantFrom(0, 0.1, 0.3),
-  lateWriteMs: fc.constantFrom(450 as const, 850 as const),
-  commitThen500Rate: fc.constantFrom(0, 0.1),
-  proxyErrorRate: fc.constantFrom(0, 0.05),
-  seed: fc.integer({ min: 1, max: 1_000_000 }),
-});
+const faultsArb: fc.Arbitrary<TransportFaults> = fc.oneof(
+  fc.record({
+    fail503Rate: fc.constantFrom(0, 0.15),
+    retryAfter503: fc.boolean(),
+    fail429Rate: fc.constantFrom(0, 0.1),
+    dropWriteRate: fc.constantFrom(0, 0.05),
+    lateWriteRate: fc.constantFrom(0, 0.05),
+    lateWriteMs: fc.constantFrom(450 as const, 850 as const),
+    commitThen500Rate: fc.constantFrom(0, 0.1),
+    proxyErrorRate: fc.constantFrom(0, 0.05),
+    seed: fc.integer({ min: 1, max: 1_000_000 }),
+  }),
+  fc.record({
+    fail503Rate: fc.constant(0),
+    retryAfter503: fc.constant(false),
+    fail429Rate: fc.constant(0),
+    dropWriteRate: fc.constantFrom(0, 0.2),
+    lateWriteRate: fc.constantFrom(0, 0.2),
+    lateWriteMs: fc.constantFrom(450 as const, 850 as const),
+    commitThen500Rate: fc.constant(0),
+    proxyErrorRate: fc.constant(0),
+    seed: fc.integer({ min: 1, max: 1_000_000 }),
+  }),
+);
 
 /** A step that meets faults half the time. */
 const sometimesFaults = fc.option(faultsArb, { nil: undefined, freq: 2 });
@@ -259,6 +275,9 @@ describe.each(PROFILE_NAMES)("model-based: every feature against every other (%s
         ),
         {
           numRuns: RUNS,
+          // Shrinking a long failing sequence can take longer than finding it: PCSYNC_MODEL_NO_SHRINK=1
+          // prints the sequence as found.
+          ...(process.env.PCSYNC_MODEL_NO_SHRINK === "1" ? { endOnFailure: true } : {}),
           interruptAfterTimeLimit: TIME_LIMIT_MS,
           ...(PINNED_SEED === undefined ? {} : { seed: PINNED_SEED }),
         },
@@ -651,8 +670,8 @@ const SEQUENCES: Sequence[] = [
           fail503Rate: 0.15,
           retryAfter503: false,
           fail429Rate: 0.1,
-          dropWriteRate: 0.3,
-          lateWriteRate: 0.1,
+          dropWriteRate: 0.05,
+          lateWriteRate: 0.05,
           lateWriteMs: 850,
           commitThen500Rate: 0.1,
           proxyErrorRate: 0.05,
