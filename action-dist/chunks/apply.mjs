@@ -2,9 +2,9 @@
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
 import { a as replayJournal, i as learnPluginTexts, n as describeJournalNext, o as showsPluginText, s as RunError, t as applyJournaled } from "./journal-run.mjs";
 import { E as InputError, n as newCommand, o as useColour } from "./common-program.mjs";
-import { a as ApplyJournal, i as showsChange, n as isRecordOfCreate, r as markProblem, s as fingerprintPlan } from "./apply-with-journal.mjs";
-import { Dt as summarizePlan, E as loadScopedManifest, F as renderApplyReport, G as RefusedError, K as throwSayingNothingChanged, N as describeGuard, O as planManifest, P as isApplyComplete, T as manifestServer, Y as showsStored, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, wt as hasChanges, y as concurrencyOf, yt as refusingGuards } from "./common-service.mjs";
+import { Dt as summarizePlan, G as RefusedError, H as isApplyComplete, I as planManifest, K as throwSayingNothingChanged, N as manifestServer, Nt as listMayShow, P as loadScopedManifest, U as renderApplyReport, V as describeGuard, Y as showsStored, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, kt as fingerprintMembership, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, wt as hasChanges, y as concurrencyOf, yt as refusingGuards } from "./common-service.mjs";
 import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r as addManifestOption, s as formatOption, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
+import { a as ApplyJournal, i as showsChange, n as isRecordOfCreate, r as markProblem, s as fingerprintPlan } from "./apply-with-journal.mjs";
 import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
 import { resolve } from "node:path";
@@ -114,12 +114,18 @@ function planResume(plan, replay, current) {
 			else kept.push(record);
 		}
 		const listed = idsIn.get(familyKey(project, family)) ?? /* @__PURE__ */ new Set();
+		const untold = [];
 		for (const touched of replay.records.values()) {
 			if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted) continue;
 			const own = idsIn.get(familyKey(project, touched.family));
-			if (own?.has(touched.id)) continue;
-			if (touched.family === family || own !== void 0 && own.size > 0 && [...own].every((id) => listed.has(id))) kept.push({ ...touched.before });
+			if (own?.has(touched.id) || !listMayShow(family, touched.family)) continue;
+			const before = { ...touched.before };
+			if (touched.family === family) kept.push(before);
+			else if (own === void 0 || own.size === 0) untold.push(before);
+			else if ([...own].every((id) => listed.has(id))) kept.push(before);
 		}
+		const membership = plan.families.find(ofFamily(project, family))?.membership;
+		if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership) kept.push(...untold);
 		return {
 			project,
 			family,
@@ -407,7 +413,7 @@ Examples:
 					start: {
 						command: "apply",
 						planFile: flags.plan ?? null,
-						...saved === void 0 ? {} : { fingerprint: fingerprintPlan(saved) }
+						saved
 					},
 					resumed: resume?.resumed?.journal,
 					lock: resume?.lock,
