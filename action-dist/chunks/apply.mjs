@@ -125,7 +125,7 @@ function planResume(plan, replay, current) {
 			else if ([...own].every((id) => listed.has(id))) kept.push(before);
 		}
 		const membership = plan.families.find(ofFamily(project, family))?.membership;
-		if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership) kept.push(...untold);
+		if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership) for (const record of untold) kept.push(record);
 		return {
 			project,
 			family,

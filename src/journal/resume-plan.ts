@@ -88,7 +88,8 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     // No record of that family left to tell (the run deleted them all): the list held them when
     // the plan was made if, with them, it is the list the plan was made from.
     const membership = plan.families.find(ofFamily(project, family))?.membership;
-    if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership) kept.push(...untold);
+    if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership)
+      for (const record of untold) kept.push(record);
     return { project, family, records: kept };
   });
   const reasons = findPlanProblems(plan, { families: unwritten });
