@@ -118,6 +118,11 @@ export interface ApiStats {
   throttled: number;
   bytesSent: number;
   bytesReceived: number;
+  /**
+   * When an update or delete last went unanswered (the client gave up, or a 502/503/504 came) and
+   * was sent again: the first may still be applied later (see `mayLandUntil` in apply-plan.ts).
+   */
+  lastUnansweredWriteAt?: number;
 }
 
 export class ApiClient {

@@ -85,7 +85,7 @@ export interface RetryContext {
   /** Once aborted, no attempt starts and no retry waits. */
   readonly signal: AbortSignal | undefined;
   /** Counters of retries and 429 answers. */
-  readonly stats: { retries: number; throttled: number };
+  readonly stats: { retries: number; throttled: number; lastUnansweredWriteAt?: number };
   readonly random: () => number;
   readonly now: () => number;
   /** Sleeps; rejects with the signal's reason once the signal aborts. */
@@ -167,6 +167,12 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       // The slot is not held through a backoff or a pause: others may use it meanwhile.
       release();
     }
+    // An update or delete the service may have taken without answering: sent again, the first may
+    // still be applied after the second (a create's POST is settled by apply's rule instead).
+    const unanswered =
+      response instanceof TransportFailure ? response.sent : mayHaveBeenProcessed(response.status);
+    if (unanswered && safety === "idempotent" && failedRequest.method !== "GET")
+      stats.lastUnansweredWriteAt = context.now();
     if (response instanceof TransportFailure) {
       const canRepeat = safety === "idempotent" || !response.sent;
       if (!response.retryable || !canRepeat || faultRetries >= retries) {

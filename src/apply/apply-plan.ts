@@ -12,7 +12,7 @@ import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/
 import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
-import type { CreateRule } from "./proof-window.js";
+import { type CreateRule, settleWindowMs } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
 import { applyReorder, type RearrangeProbe } from "./reorder.js";
 import type { ApplyOutcome, ApplyReport, OutcomeStatus } from "./types.js";
@@ -50,6 +50,7 @@ export async function applyPlan(
   };
   const total = plan.changes.length + plan.reorders.length;
   let finished = 0;
+  const startedAt = client.now();
   const perFamily = await mapConcurrent(groupWork(plan), options.concurrency, (work) =>
     applyFamily(new RecordWriter(client, options.journal, options.create), work, run),
   );
@@ -63,7 +64,18 @@ export async function applyPlan(
     unknown: counted("unknown"),
     unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
     interrupted: options.signal?.aborted === true,
+    ...mayLandUntil(client, startedAt),
   };
+}
+
+/**
+ * Until when an update or delete this run sent, which went unanswered and was sent again, may still
+ * be applied: the proof window of a create's POST, from the last such give-up (proof-window.ts).
+ */
+function mayLandUntil(client: ApiClient, since: number): Pick<ApplyReport, "mayLandUntil"> {
+  const at = client.stats.lastUnansweredWriteAt;
+  if (at === undefined || at < since) return {};
+  return { mayLandUntil: new Date(at + settleWindowMs(client.requestTimeoutMs, client.timeScale)) };
 }
 
 /** A run's plan and options, and what it learns of the server as it goes, shared by all its families. */

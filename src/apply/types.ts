@@ -44,4 +44,9 @@ export interface ApplyReport {
   unchecked: number;
   /** The signal aborted during the run: changes not started then are skipped. */
   interrupted: boolean;
+  /**
+   * An update or delete of the run went unanswered and was sent again: until then the service may
+   * still apply the first, over whatever was written since (a rollback, a hand edit).
+   */
+  mayLandUntil?: Date | undefined;
 }

@@ -127,6 +127,10 @@ export function renderApplyReport(
       .join(", and ");
     out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
   }
+  if (report.mayLandUntil !== undefined)
+    out.write(
+      `${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then: wait until then before a rollback or an edit by hand.\n`,
+    );
 }
 
 /** Every change done and checked, nothing interrupted: the server holds what the plan showed. */

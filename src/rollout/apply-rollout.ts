@@ -109,7 +109,13 @@ export function mergeReports(reports: readonly ApplyReport[]): ApplyReport {
     unknown: reports.reduce((sum, report) => sum + report.unknown, 0),
     unchecked: reports.reduce((sum, report) => sum + report.unchecked, 0),
     interrupted: reports.some((report) => report.interrupted),
+    ...latest(reports.flatMap((report) => (report.mayLandUntil === undefined ? [] : [report.mayLandUntil]))),
   };
+}
+
+function latest(times: readonly Date[]): Pick<ApplyReport, "mayLandUntil"> {
+  const ms = times.reduce((max, time) => Math.max(max, time.getTime()), Number.NEGATIVE_INFINITY);
+  return Number.isFinite(ms) ? { mayLandUntil: new Date(ms) } : {};
 }
 
 /** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */

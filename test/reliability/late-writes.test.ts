@@ -1,9 +1,11 @@
 // Writes that land after the client stopped waiting, end to end (the CLI in-process): a POST that
 // commits up to twice --timeout after the client gave up, one that commits and is never answered,
-// and a service that goes away in the middle of many creates. Apply ends with one record per
+// and a service that goes away in the middle of many creates; an update whose first PATCH lands
+// late, after the retry was answered: the apply says until when it may. Apply ends with one record per
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { startEmulator } from "../../src/emulator/index.js";
 import { countByName, type FamilyServer, startFamilyServer } from "../support/family-server.js";
 import { runCliInProcess } from "../support/in-process.js";
 import { createsManifest, names } from "../support/manifest-text.js";
@@ -265,5 +267,70 @@ describe.concurrent("the summary is true when only the check after the creates f
       "Apply incomplete: 1 created, 0 updated, 0 deleted, 0 reordered; 0 failed, 0 skipped, 1 unchecked.",
     );
     expect(run.stderr).toContain("Run `pcsync plan` first to see what the server holds");
+  }, 30_000);
+});
+
+describe("an update whose first PATCH lands late", () => {
+  // Seed 18: the emulator's first write is held past the client's timeout, the next ones are not.
+  const faults = { lateWriteRate: 0.5, lateWriteMs: 2_000, seed: 18 };
+  const manifest = [
+    "version: 1",
+    "projects:",
+    '  "1":',
+    "    plugin_configs:",
+    "      configs:",
+    "        - name: GeoIP",
+    "          plugin: 1",
+    "          description: changed",
+    "",
+  ].join("\n");
+
+  async function applyWith(emulatorFaults: typeof faults | Record<string, never>) {
+    const emulator = await startEmulator({
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+      faults: emulatorFaults,
+    });
+    const directory = await temporaryDirectory();
+    directories.push(directory.remove);
+    const file = await writeManifest(directory.path, manifest);
+    // The timeout 0.6 s: the first PATCH, held 2 s, lands 1.4 s after the client gave up on it.
+    const run = await runCliInProcess(["apply", "--auto-approve", "-f", file, "--base-url", emulator.url], {
+      env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+      cwd: directory.path,
+    });
+    return { emulator, run };
+  }
+
+  it("says until when the first may still be applied, over a rollback or a hand edit made before then", async () => {
+    const { emulator, run } = await applyWith(faults);
+    try {
+      expect(run.code, run.stderr).toBe(0);
+      const until = /the service may still apply the first until (\S+) \(/.exec(run.stdout)?.[1];
+      expect(until, run.stdout).toBeDefined();
+      // Someone puts the record back at once (as a rollback would), before that moment...
+      const put = await fetch(`${emulator.url}/api/projects/1/plugin_configs/1/`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ description: null }),
+      });
+      expect(put.status).toBe(200);
+      expect(Date.now()).toBeLessThan(Date.parse(until ?? ""));
+      // ...and the apply's first PATCH lands over it, within the time the note gave.
+      await emulator.idle();
+      expect(Date.now()).toBeLessThanOrEqual(Date.parse(until ?? "") + 100);
+      expect(emulator.snapshot().records.find((record) => record.id === 1)?.description).toBe("changed");
+    } finally {
+      await emulator.close();
+    }
+  }, 30_000);
+
+  it("says nothing of the kind when every write was answered", async () => {
+    const { emulator, run } = await applyWith({});
+    try {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).not.toContain("may still apply");
+    } finally {
+      await emulator.close();
+    }
   }, 30_000);
 });
