@@ -146,7 +146,7 @@ var ApplyJournal = class ApplyJournal {
 	/** Writes the run's end with its summary, and closes the journal (everything on disk). */
 	async finish(report) {
 		if (report !== void 0) {
-			const { done, failed, skipped, unknown, interrupted } = report;
+			const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
 			const at = (/* @__PURE__ */ new Date()).toISOString();
 			this.#append({
 				type: "end",
@@ -157,7 +157,8 @@ var ApplyJournal = class ApplyJournal {
 					skipped,
 					unknown
 				},
-				interrupted
+				interrupted,
+				...mayLandUntil === void 0 ? {} : { mayLandUntil: mayLandUntil.toISOString() }
 			});
 		}
 		await this.file.close();

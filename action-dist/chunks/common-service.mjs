@@ -13343,7 +13343,7 @@ function renderApplyReport(report, out, options) {
 		const what = [report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "", report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : ""].filter((part) => part !== "").join(", and ");
 		out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
 	}
-	if (report.mayLandUntil !== void 0) out.write(`${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then: wait until then before a rollback or an edit by hand.\n`);
+	if (report.mayLandUntil !== void 0) out.write(`${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then (a rollback of this run's journal waits for it; an edit by hand should too).\n`);
 }
 /** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 function isApplyComplete(report) {

@@ -306,7 +306,11 @@ function parseJournal(text, path) {
 		} else if (entry.type === "resume") {
 			journal.resumes += 1;
 			journal.ended = false;
-		} else journal.ended = true;
+		} else {
+			journal.ended = true;
+			const until = entry.mayLandUntil === void 0 ? NaN : Date.parse(entry.mayLandUntil);
+			if (Number.isFinite(until)) journal.mayLandUntil = new Date(until);
+		}
 	}
 	if (header === void 0) throw invalid(1, "no header line");
 	tornLines.sort((a, b) => a - b);

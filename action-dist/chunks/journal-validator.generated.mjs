@@ -223,7 +223,11 @@ const schema11 = {
 			"properties": {
 				"type": { "const": "end" },
 				"at": { "type": "string" },
-				"summary": { "type": "object" }
+				"summary": { "type": "object" },
+				"mayLandUntil": {
+					"description": "An update or delete of the run went unanswered and was sent again: the service may still apply the first until then.",
+					"type": "string"
+				}
 			}
 		}
 	}
@@ -248,7 +252,11 @@ const schema23 = {
 	"properties": {
 		"type": { "const": "end" },
 		"at": { "type": "string" },
-		"summary": { "type": "object" }
+		"summary": { "type": "object" },
+		"mayLandUntil": {
+			"description": "An update or delete of the run went unanswered and was sent again: the service may still apply the first until then.",
+			"type": "string"
+		}
 	}
 };
 const schema12 = {
@@ -2338,8 +2346,26 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							errors++;
 						}
 					}
+					if (data.mayLandUntil !== void 0) {
+						let data6 = data.mayLandUntil;
+						if (typeof data6 !== "string") {
+							const err13 = {
+								instancePath: instancePath + "/mayLandUntil",
+								schemaPath: "#/definitions/end/properties/mayLandUntil/type",
+								keyword: "type",
+								params: { type: "string" },
+								message: "must be string",
+								schema: schema23.properties.mayLandUntil.type,
+								parentSchema: schema23.properties.mayLandUntil,
+								data: data6
+							};
+							if (vErrors === null) vErrors = [err13];
+							else vErrors.push(err13);
+							errors++;
+						}
+					}
 				} else {
-					const err13 = {
+					const err14 = {
 						instancePath,
 						schemaPath: "#/definitions/end/type",
 						keyword: "type",
@@ -2349,12 +2375,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema23,
 						data
 					};
-					if (vErrors === null) vErrors = [err13];
-					else vErrors.push(err13);
+					if (vErrors === null) vErrors = [err14];
+					else vErrors.push(err14);
 					errors++;
 				}
 			} else {
-				const err14 = {
+				const err15 = {
 					instancePath,
 					schemaPath: "#/discriminator",
 					keyword: "discriminator",
@@ -2368,12 +2394,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema11,
 					data
 				};
-				if (vErrors === null) vErrors = [err14];
-				else vErrors.push(err14);
+				if (vErrors === null) vErrors = [err15];
+				else vErrors.push(err15);
 				errors++;
 			}
 		} else {
-			const err15 = {
+			const err16 = {
 				instancePath,
 				schemaPath: "#/discriminator",
 				keyword: "discriminator",
@@ -2387,12 +2413,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				parentSchema: schema11,
 				data
 			};
-			if (vErrors === null) vErrors = [err15];
-			else vErrors.push(err15);
+			if (vErrors === null) vErrors = [err16];
+			else vErrors.push(err16);
 			errors++;
 		}
 	} else {
-		const err16 = {
+		const err17 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -2402,8 +2428,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema11,
 			data
 		};
-		if (vErrors === null) vErrors = [err16];
-		else vErrors.push(err16);
+		if (vErrors === null) vErrors = [err17];
+		else vErrors.push(err17);
 		errors++;
 	}
 	validate10.errors = vErrors;

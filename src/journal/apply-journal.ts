@@ -185,12 +185,20 @@ export class ApplyJournal implements WriteJournal {
 
   /** Writes the run's end with its summary, and closes the journal (everything on disk). */
   async finish(
-    report: Pick<ApplyReport, "done" | "failed" | "skipped" | "unknown" | "interrupted"> | undefined,
+    report:
+      | Pick<ApplyReport, "done" | "failed" | "skipped" | "unknown" | "interrupted" | "mayLandUntil">
+      | undefined,
   ): Promise<void> {
     if (report !== undefined) {
-      const { done, failed, skipped, unknown, interrupted } = report;
+      const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
       const at = new Date().toISOString();
-      this.#append({ type: "end", at, summary: { done, failed, skipped, unknown }, interrupted });
+      this.#append({
+        type: "end",
+        at,
+        summary: { done, failed, skipped, unknown },
+        interrupted,
+        ...(mayLandUntil === undefined ? {} : { mayLandUntil: mayLandUntil.toISOString() }),
+      });
     }
     await this.file.close();
   }

@@ -75,6 +75,8 @@ export interface EndEntry {
   at: string;
   summary: { done: number; failed: number; skipped: number; unknown: number };
   interrupted: boolean;
+  /** An update or delete of the run went unanswered and was sent again: the first may land until then. */
+  mayLandUntil?: string;
 }
 
 export type JournalEntry = IntentEntry | OutcomeEntry | ResumeEntry | EndEntry;
@@ -113,6 +115,8 @@ export interface Journal {
   /** How many times the apply was resumed. */
   resumes: number;
   ended: boolean;
+  /** Until when a write of the run may still be applied late (its end line says so). */
+  mayLandUntil?: Date | undefined;
   /** 1-based numbers of lines cut off by a kill (the last one, or one a resume followed). */
   tornLines: number[];
   /** The line of each intent, by seq: where a rollback's change comes from. */
@@ -299,6 +303,8 @@ export function parseJournal(text: string, path: string): Journal {
       journal.ended = false;
     } else {
       journal.ended = true;
+      const until = entry.mayLandUntil === undefined ? Number.NaN : Date.parse(entry.mayLandUntil);
+      if (Number.isFinite(until)) journal.mayLandUntil = new Date(until);
     }
   }
   if (header === undefined) throw invalid(1, "no header line");

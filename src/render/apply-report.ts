@@ -129,7 +129,7 @@ export function renderApplyReport(
   }
   if (report.mayLandUntil !== undefined)
     out.write(
-      `${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then: wait until then before a rollback or an edit by hand.\n`,
+      `${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then (a rollback of this run's journal waits for it; an edit by hand should too).\n`,
     );
 }
 

@@ -285,7 +285,7 @@ describe("an update whose first PATCH lands late", () => {
     "",
   ].join("\n");
 
-  async function applyWith(emulatorFaults: typeof faults | Record<string, never>) {
+  async function applyWith(emulatorFaults: typeof faults | Record<string, never>, extra: string[] = []) {
     const emulator = await startEmulator({
       keys: [{ key: KEY, scopes: null, projects: "*" }],
       faults: emulatorFaults,
@@ -294,11 +294,14 @@ describe("an update whose first PATCH lands late", () => {
     directories.push(directory.remove);
     const file = await writeManifest(directory.path, manifest);
     // The timeout 0.6 s: the first PATCH, held 2 s, lands 1.4 s after the client gave up on it.
-    const run = await runCliInProcess(["apply", "--auto-approve", "-f", file, "--base-url", emulator.url], {
-      env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
-      cwd: directory.path,
-    });
-    return { emulator, run };
+    const run = await runCliInProcess(
+      ["apply", "--auto-approve", "-f", file, "--base-url", emulator.url, ...extra],
+      {
+        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+        cwd: directory.path,
+      },
+    );
+    return { emulator, run, directory: directory.path };
   }
 
   it("says until when the first may still be applied, over a rollback or a hand edit made before then", async () => {
@@ -319,6 +322,25 @@ describe("an update whose first PATCH lands late", () => {
       await emulator.idle();
       expect(Date.now()).toBeLessThanOrEqual(Date.parse(until ?? "") + 100);
       expect(emulator.snapshot().records.find((record) => record.id === 1)?.description).toBe("changed");
+    } finally {
+      await emulator.close();
+    }
+  }, 30_000);
+
+  it("a rollback of its journal waits for it, so that the late PATCH cannot undo the rollback", async () => {
+    const { emulator, run, directory } = await applyWith(faults, ["--journal", "apply.jsonl"]);
+    try {
+      expect(run.code, run.stderr).toBe(0);
+      const until = /the service may still apply the first until (\S+) \(/.exec(run.stdout)?.[1];
+      const rollback = await runCliInProcess(
+        ["rollback", "--journal", "apply.jsonl", "--auto-approve", "--base-url", emulator.url],
+        { env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" }, cwd: directory },
+      );
+      expect(rollback.code, rollback.stderr).toBe(0);
+      expect(rollback.stderr).toContain(`the service may still apply the first until ${until}: waiting`);
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until ?? ""));
+      await emulator.idle();
+      expect(emulator.snapshot().records.find((record) => record.id === 1)?.description).toBeNull();
     } finally {
       await emulator.close();
     }
