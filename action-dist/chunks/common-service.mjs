@@ -11811,7 +11811,7 @@ async function sendWithRetry(context, request) {
 		} finally {
 			release();
 		}
-		if ((response instanceof TransportFailure ? response.sent : mayHaveBeenProcessed(response.status)) && safety === "idempotent" && failedRequest.method !== "GET") stats.lastUnansweredWriteAt = context.now();
+		if ((response instanceof TransportFailure ? response.sent : mayHaveBeenProcessed(response.status) && !(response.status === 503 && headerValue(response.headers["retry-after"]) !== void 0)) && safety === "idempotent" && failedRequest.method !== "GET") stats.lastUnansweredWriteAt = context.now();
 		if (response instanceof TransportFailure) {
 			const canRepeat = safety === "idempotent" || !response.sent;
 			if (!response.retryable || !canRepeat || faultRetries >= retries) return {

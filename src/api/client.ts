@@ -119,8 +119,9 @@ export interface ApiStats {
   bytesSent: number;
   bytesReceived: number;
   /**
-   * When an update or delete last went unanswered (the client gave up, or a 502/503/504 came) and
-   * was sent again: the first may still be applied later (see `mayLandUntil` in apply-plan.ts).
+   * When an update or delete last went unanswered (the client gave up, or a 502, 504 or a 503
+   * without Retry-After came) and was sent again: the first may still be applied later (see
+   * `mayLandUntil` in apply-plan.ts).
    */
   lastUnansweredWriteAt?: number;
 }

@@ -168,9 +168,13 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       release();
     }
     // An update or delete the service may have taken without answering: sent again, the first may
-    // still be applied after the second (a create's POST is settled by apply's rule instead).
+    // still be applied after the second (a create's POST is settled by apply's rule instead). A
+    // 503 with Retry-After was refused before processing, as create-config.ts takes it too.
     const unanswered =
-      response instanceof TransportFailure ? response.sent : mayHaveBeenProcessed(response.status);
+      response instanceof TransportFailure
+        ? response.sent
+        : mayHaveBeenProcessed(response.status) &&
+          !(response.status === 503 && headerValue(response.headers["retry-after"]) !== undefined);
     if (unanswered && safety === "idempotent" && failedRequest.method !== "GET")
       stats.lastUnansweredWriteAt = context.now();
     if (response instanceof TransportFailure) {

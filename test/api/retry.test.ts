@@ -1,7 +1,16 @@
-// The retry policy's arithmetic: backoff bounds and the service's wait time.
+// The retry policy's arithmetic: backoff bounds and the service's wait time; and which failed
+// attempts of a write it notes as unanswered (the first may still be applied late).
 
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs, parseRetryAfter, parseThrottleDetail } from "../../src/api/retry.js";
+import type { RateLimiter } from "../../src/api/rate-limiter.js";
+import {
+  backoffDelayMs,
+  parseRetryAfter,
+  parseThrottleDetail,
+  type RetryContext,
+  sendWithRetry,
+} from "../../src/api/retry.js";
+import { type AttemptResponse, TransportFailure } from "../../src/http/transport.js";
 
 describe("retry policy", () => {
   it("draws full-jitter backoff from [0, min(cap, base * 2^(n-1))]", () => {
@@ -26,5 +35,80 @@ describe("retry policy", () => {
     expect(parseThrottleDetail("Request was throttled. Expected available in 3 seconds.")).toBe(3_000);
     expect(parseThrottleDetail("Request was throttled. Expected available in 1 second.")).toBe(1_000);
     expect(parseThrottleDetail("Request was throttled.")).toBeUndefined();
+  });
+});
+
+describe("an update or delete that went unanswered, then was sent again", () => {
+  const timeout = () =>
+    new TransportFailure({
+      kind: "timeout",
+      reason: "timeout",
+      description: "no answer in time",
+      sent: true,
+      retryable: true,
+      phase: "headers",
+    });
+  const refusedToConnect = () =>
+    new TransportFailure({
+      kind: "unreachable",
+      reason: "ECONNREFUSED",
+      description: "connection refused",
+      sent: false,
+      retryable: true,
+      phase: "connect",
+    });
+  const answer = (status: number, headers: Record<string, string> = {}) => ({
+    status,
+    headers,
+    body: Buffer.from("{}"),
+  });
+
+  async function lastUnanswered(method: string, first: AttemptResponse | TransportFailure) {
+    const stats: RetryContext["stats"] = { retries: 0, throttled: 0 };
+    const attempts = [first, answer(200)];
+    await sendWithRetry(
+      {
+        limiter: {
+          acquire: async () => () => undefined,
+          noteThrottled: () => undefined,
+        } as unknown as RateLimiter,
+        options: { retries: 3, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 60_000 },
+        signal: undefined,
+        stats,
+        random: () => 0,
+        now: () => 1_000,
+        sleep: async () => undefined,
+        trace: () => undefined,
+      },
+      {
+        failedRequest: { method, path: "/api/projects/1/plugin_configs/1/" },
+        traceLabel: method,
+        safety: method === "POST" ? "unsafe" : "idempotent",
+        send: async () => {
+          const next = attempts.shift() ?? answer(200);
+          if (next instanceof TransportFailure) throw next;
+          return next;
+        },
+      },
+    );
+    return stats.lastUnansweredWriteAt;
+  }
+
+  it.each([
+    ["PATCH", "a timeout", timeout(), 1_000],
+    ["DELETE", "a 504", answer(504), 1_000],
+    ["PATCH", "a 502", answer(502), 1_000],
+    ["PATCH", "a 503 without Retry-After", answer(503), 1_000],
+    [
+      "PATCH",
+      "a 503 with Retry-After (refused before processing)",
+      answer(503, { "retry-after": "0" }),
+      undefined,
+    ],
+    ["PATCH", "a refused connection (never sent)", refusedToConnect(), undefined],
+    ["PATCH", "a 429", answer(429, { "retry-after": "0" }), undefined],
+    ["GET", "a timeout of a read", timeout(), undefined],
+  ])("%s after %s", async (method, _what, first, expected) => {
+    expect(await lastUnanswered(method, first)).toBe(expected);
   });
 });
