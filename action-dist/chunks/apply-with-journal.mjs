@@ -890,7 +890,11 @@ async function applyCreate(writer, change, knownIds, createdIds, reader) {
 		const { record } = created;
 		createdIds.add(record.id);
 		const certainty = { uncertain: created.uncertain };
-		const problem = writeProblem(change, record);
+		let problem = writeProblem(change, record);
+		if (problem !== void 0 && created.adopted) {
+			const shown = await getConfig(writer.client, change.project, change.family, record.id).catch(() => void 0);
+			if (shown !== void 0) problem = writeProblem(change, shown);
+		}
 		if (problem !== void 0) return {
 			outcome: outcomeOf({
 				...change,

@@ -66,7 +66,15 @@ export async function applyCreate(
     const { record } = created;
     createdIds.add(record.id);
     const certainty = { uncertain: created.uncertain };
-    const problem = writeProblem(change, record);
+    let problem = writeProblem(change, record);
+    // Adopted from a re-read of the list (its answer lost): posthog-2024's lists show the plugin's
+    // own text for an empty name or description, and not which plugin's it is. The record says.
+    if (problem !== undefined && created.adopted) {
+      const shown = await getConfig(writer.client, change.project, change.family, record.id).catch(
+        () => undefined,
+      );
+      if (shown !== undefined) problem = writeProblem(change, shown);
+    }
     if (problem !== undefined)
       return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), certainty };
     return { outcome: outcomeOf({ ...change, id: record.id }, "done"), certainty };

@@ -356,3 +356,53 @@ describe("an update whose first PATCH lands late", () => {
     }
   }, 30_000);
 });
+
+describe("a create whose answer is lost, on posthog-2024", () => {
+  it("is adopted with its empty description, which the list shows as the plugin's own text", async () => {
+    const emulator = await startEmulator({
+      profile: "posthog-2024",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+      faults: { dropWriteRate: 1 },
+    });
+    try {
+      const directory = await temporaryDirectory();
+      directories.push(directory.remove);
+      const file = await writeManifest(
+        directory.path,
+        [
+          "version: 1",
+          "projects:",
+          '  "2":',
+          "    plugin_configs:",
+          "      configs:",
+          "        - name: Legacy S3",
+          "          plugin: 5",
+          "          description: null",
+          "",
+        ].join("\n"),
+      );
+      const env = { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" };
+      const run = await runCliInProcess(["apply", "--auto-approve", "-f", file, "--base-url", emulator.url], {
+        env,
+        cwd: directory.path,
+      });
+      expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain("Apply complete: 1 created");
+      const records = emulator
+        .snapshot()
+        .records.filter((record) => record.project === 2 && record.name === "Legacy S3" && !record.deleted);
+      expect(records.map((record) => record.description)).toEqual([null]);
+      emulator.setFaults({});
+      const plan = await runCliInProcess(
+        ["plan", "-f", file, "--base-url", emulator.url, "--detailed-exitcode"],
+        {
+          env,
+          cwd: directory.path,
+        },
+      );
+      expect(plan.code, plan.stdout).toBe(0);
+    } finally {
+      await emulator.close();
+    }
+  }, 30_000);
+});
