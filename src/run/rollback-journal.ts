@@ -2,7 +2,7 @@
 // journal held (one writer per journal), read, checked against the server, the inverse planned,
 // refused where the records changed since or a name is taken, then applied with its own journal.
 
-import { setTimeout as sleep } from "node:timers/promises";
+import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
@@ -211,7 +211,7 @@ async function waitForLateWrites(
   }
   steps.onNote(`note: ${why}: waiting ${formatSeconds(left)} before reading what to roll back`);
   try {
-    await sleep(left, undefined, { signal });
+    await sleepUnlessAborted(realSleep, left, signal);
   } catch (error) {
     if (signal?.aborted) throw new RunError("apply_cancelled", { what: "Rollback" });
     throw error;
