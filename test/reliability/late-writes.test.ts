@@ -5,10 +5,10 @@
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../../src/emulator/index.js";
+import { type EmulatorOptions, startEmulator } from "../../src/emulator/index.js";
 import { countByName, type FamilyServer, startFamilyServer } from "../support/family-server.js";
 import { runCliInProcess } from "../support/in-process.js";
-import { createsManifest, names } from "../support/manifest-text.js";
+import { createsManifest, manifest, names } from "../support/manifest-text.js";
 import { KEY } from "../support/scenario.js";
 import { sendJson } from "../support/scripted-server.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
@@ -270,10 +270,28 @@ describe.concurrent("the summary is true when only the check after the creates f
   }, 30_000);
 });
 
+/**
+ * The emulator (with `options`), a directory holding `manifestText` as `file`, and `pcsync ARGS`
+ * run there against it, every duration at 0.02 (the request timeout 0.6 s).
+ */
+async function againstEmulator(options: EmulatorOptions, manifestText: string) {
+  const emulator = await startEmulator({ keys: [{ key: KEY, scopes: null, projects: "*" }], ...options });
+  const directory = await temporaryDirectory();
+  directories.push(directory.remove);
+  const file = await writeManifest(directory.path, manifestText);
+  const pcsync = (args: string[]) =>
+    runCliInProcess([...args, "--base-url", emulator.url], {
+      env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+      cwd: directory.path,
+    });
+  return { emulator, file, pcsync };
+}
+
 describe("an update whose first PATCH lands late", () => {
   // Seed 18: the emulator's first write is held past the client's timeout, the next ones are not.
+  // The first PATCH, held 2 s, lands 1.4 s after the client gave up on it.
   const faults = { lateWriteRate: 0.5, lateWriteMs: 2_000, seed: 18 };
-  const manifest = [
+  const updateGeoIp = manifest(
     "version: 1",
     "projects:",
     '  "1":',
@@ -282,26 +300,12 @@ describe("an update whose first PATCH lands late", () => {
     "        - name: GeoIP",
     "          plugin: 1",
     "          description: changed",
-    "",
-  ].join("\n");
+  );
 
-  async function applyWith(emulatorFaults: typeof faults | Record<string, never>, extra: string[] = []) {
-    const emulator = await startEmulator({
-      keys: [{ key: KEY, scopes: null, projects: "*" }],
-      faults: emulatorFaults,
-    });
-    const directory = await temporaryDirectory();
-    directories.push(directory.remove);
-    const file = await writeManifest(directory.path, manifest);
-    // The timeout 0.6 s: the first PATCH, held 2 s, lands 1.4 s after the client gave up on it.
-    const run = await runCliInProcess(
-      ["apply", "--auto-approve", "-f", file, "--base-url", emulator.url, ...extra],
-      {
-        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
-        cwd: directory.path,
-      },
-    );
-    return { emulator, run, directory: directory.path };
+  async function applyWith(emulatorFaults: EmulatorOptions["faults"], extra: string[] = []) {
+    const world = await againstEmulator({ faults: emulatorFaults ?? {} }, updateGeoIp);
+    const run = await world.pcsync(["apply", "--auto-approve", "-f", world.file, ...extra]);
+    return { ...world, run };
   }
 
   it("says until when the first may still be applied, over a rollback or a hand edit made before then", async () => {
@@ -328,14 +332,11 @@ describe("an update whose first PATCH lands late", () => {
   }, 30_000);
 
   it("a rollback of its journal waits for it, so that the late PATCH cannot undo the rollback", async () => {
-    const { emulator, run, directory } = await applyWith(faults, ["--journal", "apply.jsonl"]);
+    const { emulator, run, pcsync } = await applyWith(faults, ["--journal", "apply.jsonl"]);
     try {
       expect(run.code, run.stderr).toBe(0);
       const until = /the service may still apply the first until (\S+) \(/.exec(run.stdout)?.[1];
-      const rollback = await runCliInProcess(
-        ["rollback", "--journal", "apply.jsonl", "--auto-approve", "--base-url", emulator.url],
-        { env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" }, cwd: directory },
-      );
+      const rollback = await pcsync(["rollback", "--journal", "apply.jsonl", "--auto-approve"]);
       expect(rollback.code, rollback.stderr).toBe(0);
       expect(rollback.stderr).toContain(`the service may still apply the first until ${until}: waiting`);
       expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until ?? ""));
@@ -359,33 +360,21 @@ describe("an update whose first PATCH lands late", () => {
 
 describe("a create whose answer is lost, on posthog-2024", () => {
   it("is adopted with its empty description, which the list shows as the plugin's own text", async () => {
-    const emulator = await startEmulator({
-      profile: "posthog-2024",
-      keys: [{ key: KEY, scopes: null, projects: "*" }],
-      faults: { dropWriteRate: 1 },
-    });
+    const { emulator, file, pcsync } = await againstEmulator(
+      { profile: "posthog-2024", faults: { dropWriteRate: 1 } },
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Legacy S3",
+        "          plugin: 5",
+        "          description: null",
+      ),
+    );
     try {
-      const directory = await temporaryDirectory();
-      directories.push(directory.remove);
-      const file = await writeManifest(
-        directory.path,
-        [
-          "version: 1",
-          "projects:",
-          '  "2":',
-          "    plugin_configs:",
-          "      configs:",
-          "        - name: Legacy S3",
-          "          plugin: 5",
-          "          description: null",
-          "",
-        ].join("\n"),
-      );
-      const env = { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" };
-      const run = await runCliInProcess(["apply", "--auto-approve", "-f", file, "--base-url", emulator.url], {
-        env,
-        cwd: directory.path,
-      });
+      const run = await pcsync(["apply", "--auto-approve", "-f", file]);
       expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
       expect(run.stdout).toContain("Apply complete: 1 created");
       const records = emulator
@@ -393,13 +382,7 @@ describe("a create whose answer is lost, on posthog-2024", () => {
         .records.filter((record) => record.project === 2 && record.name === "Legacy S3" && !record.deleted);
       expect(records.map((record) => record.description)).toEqual([null]);
       emulator.setFaults({});
-      const plan = await runCliInProcess(
-        ["plan", "-f", file, "--base-url", emulator.url, "--detailed-exitcode"],
-        {
-          env,
-          cwd: directory.path,
-        },
-      );
+      const plan = await pcsync(["plan", "-f", file, "--detailed-exitcode"]);
       expect(plan.code, plan.stdout).toBe(0);
     } finally {
       await emulator.close();
