@@ -227,20 +227,6 @@ function packageVersion() {
 	versionCache = typeof version === "string" ? version : "0.0.0";
 	return versionCache;
 }
-// dist/src/api/api-key.js
-const VALID_KEY = /^[\x21-\x7e]+$/;
-/** Whether `key` can go into the header as is. */
-function isValidApiKey(key) {
-	return VALID_KEY.test(key);
-}
-/** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
-function checkApiKey(key, source) {
-	if (!isValidApiKey(key)) throw new InputError("api_key_invalid", {
-		source,
-		reason: "contains spaces, line breaks or non-ASCII characters; it must hold the key alone"
-	});
-	return key;
-}
 // dist/src/api/service-error.js
 /** An entry of the table: every code of a ServiceError ends the run with EXIT_ERROR. */
 function entryOf(kind) {
@@ -375,6 +361,20 @@ function apiError(request, details) {
 		outcomeUnknown: details.outcomeUnknown ?? false,
 		hint: details.hint ?? STATUS_HINTS[details.status]
 	});
+}
+// dist/src/api/api-key.js
+const VALID_KEY = /^[\x21-\x7e]+$/;
+/** Whether `key` can go into the header as is. */
+function isValidApiKey(key) {
+	return VALID_KEY.test(key);
+}
+/** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
+function checkApiKey(key, source) {
+	if (!isValidApiKey(key)) throw new InputError("api_key_invalid", {
+		source,
+		reason: "contains spaces, line breaks or non-ASCII characters; it must hold the key alone"
+	});
+	return key;
 }
 // dist/src/run/credentials.js
 const API_KEY_ENV = "PCSYNC_API_KEY";
@@ -3896,4 +3896,4 @@ function reportError(error, io) {
 	io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
 	return 1;
 }
-export { neutraliseYaml as C, isInputError as D, InputError as E, plural as O, neutraliseLines as S, formatBytes as T, findPackageFile as _, redactForDisplay as a, neutraliseInline as b, readKeyFile as c, ServiceError as d, apiError as f, checkApiKey as g, isServiceError as h, Option as i, registerSecretWords as l, isRequestError as m, newCommand as n, useColour as o, isApiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, packageVersion as v, quoteServerText as w, neutraliseJson as x, needsYamlEscapes as y };
+export { neutraliseYaml as C, isInputError as D, InputError as E, plural as O, neutraliseLines as S, formatBytes as T, findPackageFile as _, redactForDisplay as a, neutraliseInline as b, readKeyFile as c, checkApiKey as d, ServiceError as f, isServiceError as g, isRequestError as h, Option as i, registerSecretWords as l, isApiError as m, newCommand as n, useColour as o, apiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, packageVersion as v, quoteServerText as w, neutraliseJson as x, needsYamlEscapes as y };

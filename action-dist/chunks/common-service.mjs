@@ -2,7 +2,7 @@
 import { i as __require, o as __toESM, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { c as PcsyncError, d as describeError, f as REDACTED, m as locateSecrets, p as SecretRegistry, u as describeCode } from "./early-signals.mjs";
 import { B as precompiledValidator, C as didYouMean, F as formatDuration, G as validateJson, H as formatJsonPath, I as formatSeconds, J as compileNameGlob, K as asRecord, P as groupBy, Q as sameName, S as resolveProjectSets, U as parseJson, W as readBoundedText, X as lookAlikeKey, Y as describeLookAlike, Z as matchesAnyGlob, a as collect, at as readMark, ct as FAMILY_NAMES, d as loadManifestOrThrow, dt as getFamily, l as parseFlag, lt as WRITABLE_FIELDS, m as printDiagnostics, mt as appendAll, nt as showsText, o as familyOption, pt as ofFamily, q as isObject, rt as trimAsService, st as FAMILIES, tt as isTrimmedField, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
-import { D as isInputError, E as InputError, O as plural, T as formatBytes, _ as findPackageFile, a as redactForDisplay, b as neutraliseInline, d as ServiceError, f as apiError, g as checkApiKey, i as Option, m as isRequestError, o as useColour, p as isApiError, u as resolveApiKey, v as packageVersion, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
+import { D as isInputError, E as InputError, O as plural, T as formatBytes, _ as findPackageFile, a as redactForDisplay, b as neutraliseInline, d as checkApiKey, f as ServiceError, g as isServiceError, h as isRequestError, i as Option, m as isApiError, o as useColour, p as apiError, u as resolveApiKey, v as packageVersion, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
 import { createHash, randomBytes } from "node:crypto";
 import { constants, readFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
@@ -11527,95 +11527,6 @@ function oneLine(message) {
 	if (openssl?.[1] !== void 0) return openssl[1].trim();
 	return (message.split("\n").find((line) => line.trim() !== "") ?? "").trim();
 }
-// dist/src/abortable-sleep.js
-/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
-const realSleep = async (ms, signal) => {
-	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
-};
-/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
-function sleepUnlessAborted(sleep, ms, signal) {
-	if (signal === void 0) return sleep(ms);
-	if (signal.aborted) return Promise.reject(signal.reason);
-	return new Promise((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener("abort", onAbort, { once: true });
-		sleep(ms, signal).then(() => {
-			signal.removeEventListener("abort", onAbort);
-			resolve();
-		}, (error) => {
-			signal.removeEventListener("abort", onAbort);
-			reject(signal.aborted ? signal.reason : error);
-		});
-	});
-}
-// dist/src/api/base-url.js
-const API_SUFFIX = /\/api\/*$/;
-const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
-function parseBaseUrl(value, options) {
-	const { source } = options;
-	const invalid = (shown, reason) => new InputError("invalid_base_url", {
-		shown,
-		reason,
-		source
-	});
-	const notAbsolute = "not an absolute URL; use e.g. https://app.example.com";
-	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
-		const written = value.trim().split(/[?#]/)[0] ?? "";
-		const host = written.split("/")[0] ?? "";
-		if (!/^[\w.-]+(?::\d+)?$/.test(host) || host.includes("@")) throw invalid("given", notAbsolute);
-		const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
-		throw invalid(JSON.stringify(written), `it has no scheme: write ${scheme}://${written}`);
-	}
-	let url;
-	try {
-		url = new URL(value);
-	} catch {
-		throw invalid("given", notAbsolute);
-	}
-	const shown = `${url.protocol}//${url.host}${url.pathname}`;
-	if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid(shown, "only http:// and https:// are supported");
-	if (url.username !== "" || url.password !== "") throw invalid(shown, "it must not contain a user name or password");
-	if (url.search !== "" || url.hash !== "") throw invalid(shown, "it must not have a query string or fragment");
-	if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) throw new InputError("insecure_http", {
-		host: url.host,
-		source
-	});
-	if (ENDPOINT_PATH.test(url.pathname)) throw invalid(shown, `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`);
-	let prefix = url.pathname.replace(/\/+$/, "");
-	let correction;
-	if (API_SUFFIX.test(prefix)) {
-		const stripped = prefix.replace(API_SUFFIX, "");
-		if (!API_SUFFIX.test(stripped)) correction = `the base URL ${shown}${fromWhere(source)} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
-		prefix = stripped;
-	}
-	return {
-		origin: url.origin,
-		prefix,
-		display: `${url.origin}${prefix}`,
-		correction,
-		source
-	};
-}
-/** ` (from server.base_url at pcsync.yaml:3)`, or nothing when the source is not known. */
-function fromWhere(source) {
-	return source === void 0 ? "" : ` (from ${source})`;
-}
-/** `path` is an API path such as `/api/projects/1/plugin_configs/`, already encoded. */
-function buildUrl(base, path, query = {}) {
-	const url = new URL(`${base.origin}${base.prefix}${path}`);
-	for (const [name, value] of Object.entries(query)) {
-		if (value === void 0) continue;
-		if (typeof value === "string" || typeof value === "number") url.searchParams.append(name, String(value));
-		else for (const item of value) url.searchParams.append(name, item);
-	}
-	return url;
-}
-/** Whether a URL is on the base origin and under its path prefix: the only URLs the key goes to. */
-function isUnderBase(base, url) {
-	if (url.origin !== base.origin) return false;
-	if (url.username !== "" || url.password !== "") return false;
-	return url.pathname.startsWith(`${base.prefix}/`);
-}
 // dist/src/api/response-schemas.js
 const SCHEMA_FILES = {
 	record: "record.schema.json",
@@ -11729,6 +11640,152 @@ function valueAt(root, pointer) {
 	}
 	return current;
 }
+// dist/src/api/attempt-proof.js
+const PROXY_STATUSES = /* @__PURE__ */ new Set([502, 504]);
+/**
+* What `failure` proves about the write. `fiveXxInFlight`: for a proxy that imitates the service's
+* envelope, every 5xx may still commit.
+*/
+function proofOf(failure, rules) {
+	switch (failure.kind) {
+		case "not_sent": return "refused";
+		case "no_answer": return "in_flight";
+		case "unreadable_answer": return "unreadable";
+		case "status": {
+			const { status } = failure;
+			if (status === 429) return "refused";
+			if (status < 500) return "rejected";
+			if (rules.fiveXxInFlight || PROXY_STATUSES.has(status)) return "in_flight";
+			if (status === 503 && failure.retryAfter) return "refused";
+			return failure.serviceEnvelope ? "answered" : "in_flight";
+		}
+	}
+}
+/** What one attempt that was not a 2xx says of itself: an answer, or no answer. */
+function attemptFailureOf(attempt) {
+	if (attempt instanceof TransportFailure) return attempt.sent ? { kind: "no_answer" } : { kind: "not_sent" };
+	if (attempt.status >= 300 && attempt.status < 400) return { kind: "unreadable_answer" };
+	return {
+		kind: "status",
+		status: attempt.status,
+		serviceEnvelope: isServiceEnvelope(attempt.body),
+		retryAfter: headerValue(attempt.headers["retry-after"]) !== void 0
+	};
+}
+/** Whether a failed attempt of a write may still be applied by the service after it. */
+function mayStillCommit(attempt, rules) {
+	return proofOf(attemptFailureOf(attempt), rules) === "in_flight";
+}
+/**
+* The facts of a failed write as the client reported them; undefined for an error that is not a
+* failed request (a bug, an abort: the caller handles those).
+*/
+function attemptFailureOfError(error) {
+	if (isServiceError(error, "malformed_response", "response_too_large")) return { kind: "unreadable_answer" };
+	if (isRequestError(error, "api_error")) return {
+		kind: "status",
+		status: error.status ?? 0,
+		serviceEnvelope: error.facts.serviceEnvelope === true,
+		retryAfter: error.facts.retryAfterMs !== void 0
+	};
+	if (!isRequestError(error)) return void 0;
+	switch (error.code) {
+		case "redirect_not_followed": return { kind: "unreadable_answer" };
+		case "timeout":
+		case "response_headers_too_large": return { kind: "no_answer" };
+		case "network_error": return error.outcomeUnknown ? { kind: "no_answer" } : { kind: "not_sent" };
+		default: return;
+	}
+}
+// dist/src/abortable-sleep.js
+/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
+const realSleep = async (ms, signal) => {
+	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
+};
+/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
+function sleepUnlessAborted(sleep, ms, signal) {
+	if (signal === void 0) return sleep(ms);
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		sleep(ms, signal).then(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve();
+		}, (error) => {
+			signal.removeEventListener("abort", onAbort);
+			reject(signal.aborted ? signal.reason : error);
+		});
+	});
+}
+// dist/src/api/base-url.js
+const API_SUFFIX = /\/api\/*$/;
+const ENDPOINT_PATH = new RegExp(`/api/(?:projects|${FAMILIES.map((family) => family.pathSegment).join("|")})(?:/|$)`);
+function parseBaseUrl(value, options) {
+	const { source } = options;
+	const invalid = (shown, reason) => new InputError("invalid_base_url", {
+		shown,
+		reason,
+		source
+	});
+	const notAbsolute = "not an absolute URL; use e.g. https://app.example.com";
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
+		const written = value.trim().split(/[?#]/)[0] ?? "";
+		const host = written.split("/")[0] ?? "";
+		if (!/^[\w.-]+(?::\d+)?$/.test(host) || host.includes("@")) throw invalid("given", notAbsolute);
+		const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
+		throw invalid(JSON.stringify(written), `it has no scheme: write ${scheme}://${written}`);
+	}
+	let url;
+	try {
+		url = new URL(value);
+	} catch {
+		throw invalid("given", notAbsolute);
+	}
+	const shown = `${url.protocol}//${url.host}${url.pathname}`;
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid(shown, "only http:// and https:// are supported");
+	if (url.username !== "" || url.password !== "") throw invalid(shown, "it must not contain a user name or password");
+	if (url.search !== "" || url.hash !== "") throw invalid(shown, "it must not have a query string or fragment");
+	if (url.protocol === "http:" && !options.allowInsecureHttp && !isLoopbackHost(url.hostname)) throw new InputError("insecure_http", {
+		host: url.host,
+		source
+	});
+	if (ENDPOINT_PATH.test(url.pathname)) throw invalid(shown, `it holds an API path; give the service's root URL, e.g. ${url.origin}${url.pathname.replace(/\/api\/.*$/, "")} (pcsync adds /api/projects/... itself)`);
+	let prefix = url.pathname.replace(/\/+$/, "");
+	let correction;
+	if (API_SUFFIX.test(prefix)) {
+		const stripped = prefix.replace(API_SUFFIX, "");
+		if (!API_SUFFIX.test(stripped)) correction = `the base URL ${shown}${fromWhere(source)} ends with /api, which pcsync adds to every request itself: using ${url.origin}${stripped}. If the service is really mounted under ${url.origin}${stripped}/api, write ${url.origin}${stripped}/api/api.`;
+		prefix = stripped;
+	}
+	return {
+		origin: url.origin,
+		prefix,
+		display: `${url.origin}${prefix}`,
+		correction,
+		source
+	};
+}
+/** ` (from server.base_url at pcsync.yaml:3)`, or nothing when the source is not known. */
+function fromWhere(source) {
+	return source === void 0 ? "" : ` (from ${source})`;
+}
+/** `path` is an API path such as `/api/projects/1/plugin_configs/`, already encoded. */
+function buildUrl(base, path, query = {}) {
+	const url = new URL(`${base.origin}${base.prefix}${path}`);
+	for (const [name, value] of Object.entries(query)) {
+		if (value === void 0) continue;
+		if (typeof value === "string" || typeof value === "number") url.searchParams.append(name, String(value));
+		else for (const item of value) url.searchParams.append(name, item);
+	}
+	return url;
+}
+/** Whether a URL is on the base origin and under its path prefix: the only URLs the key goes to. */
+function isUnderBase(base, url) {
+	if (url.origin !== base.origin) return false;
+	if (url.username !== "" || url.password !== "") return false;
+	return url.pathname.startsWith(`${base.prefix}/`);
+}
 // dist/src/api/retry.js
 const RETRY_DEFAULTS = {
 	retries: 8,
@@ -11779,10 +11836,11 @@ async function sendWithRetry(context, request) {
 	let attempts = 0;
 	let faultRetries = 0;
 	let throttleRetries = 0;
-	let earlierOutcomeUnknown = false;
+	/** Whether an attempt so far may have been, or may still be, applied (never for a GET). */
+	let outcomeUnknown = false;
 	const aborted = () => new ServiceError("request_aborted", failedRequest, {
 		attempts,
-		outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown
+		outcomeUnknown
 	});
 	const retryFault = (why) => {
 		faultRetries += 1;
@@ -11811,15 +11869,17 @@ async function sendWithRetry(context, request) {
 		} finally {
 			release();
 		}
-		if ((response instanceof TransportFailure ? response.sent : mayHaveBeenProcessed(response.status) && !(response.status === 503 && headerValue(response.headers["retry-after"]) !== void 0)) && safety === "idempotent" && failedRequest.method !== "GET") stats.lastUnansweredWriteAt = context.now();
+		if (failedRequest.method !== "GET" && (response instanceof TransportFailure || response.status >= 300) && mayStillCommit(response, context.proofRules)) {
+			outcomeUnknown = true;
+			if (safety === "idempotent") stats.lastUnansweredWriteAt = context.now();
+		}
 		if (response instanceof TransportFailure) {
 			const canRepeat = safety === "idempotent" || !response.sent;
 			if (!response.retryable || !canRepeat || faultRetries >= retries) return {
 				failure: response,
 				attempts,
-				earlierOutcomeUnknown
+				outcomeUnknown
 			};
-			earlierOutcomeUnknown ||= response.sent;
 			await retryFault(response.reason);
 			continue;
 		}
@@ -11828,15 +11888,15 @@ async function sendWithRetry(context, request) {
 			response,
 			done: true,
 			attempts,
-			earlierOutcomeUnknown
+			outcomeUnknown
 		};
-		if (status === 404 && request.notFoundMeansDone === true && earlierOutcomeUnknown) {
+		if (status === 404 && request.notFoundMeansDone === true && outcomeUnknown) {
 			trace(`${traceLabel}: 404 after an attempt with unknown outcome; it was done then`);
 			return {
 				response,
 				done: true,
 				attempts,
-				earlierOutcomeUnknown
+				outcomeUnknown
 			};
 		}
 		if (status === 429) {
@@ -11852,7 +11912,6 @@ async function sendWithRetry(context, request) {
 				continue;
 			}
 		} else if (retryStatus(status) && safety === "idempotent" && faultRetries < retries) {
-			earlierOutcomeUnknown = true;
 			await retryFault(status);
 			continue;
 		}
@@ -11860,14 +11919,14 @@ async function sendWithRetry(context, request) {
 			response,
 			done: false,
 			attempts,
-			earlierOutcomeUnknown
+			outcomeUnknown
 		};
 	}
 }
 // dist/src/api/explain-failure.js
 /** The error for the last attempt of a request that was not done (see sendWithRetry). */
 function failureError(request, url, last, context) {
-	const { attempts, earlierOutcomeUnknown } = last;
+	const { attempts, outcomeUnknown } = last;
 	const writes = request.method !== "GET";
 	if (last.failure !== void 0) return transportError(request, last, context);
 	const { response } = last;
@@ -11890,7 +11949,7 @@ function failureError(request, url, last, context) {
 		fallbackDetail: fallbackDetail(response, context.secrets),
 		hint: hintFor(status, response, context),
 		attempts,
-		outcomeUnknown: writes && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown)
+		outcomeUnknown
 	});
 }
 /** A hint that the answer's body gives beyond its status. */
@@ -11921,9 +11980,8 @@ function describeLocation(location, from) {
 }
 /** A request that got no usable answer. */
 function transportError(request, last, context) {
-	const { failure, attempts, earlierOutcomeUnknown } = last;
+	const { failure, attempts, outcomeUnknown } = last;
 	const writes = request.method !== "GET";
-	const outcomeUnknown = writes && (failure.sent || earlierOutcomeUnknown);
 	const { bounds } = context;
 	if (failure.kind === "too_large") {
 		const { encoding } = failure;
@@ -12410,6 +12468,7 @@ function createEndpointStack(options) {
 				sleep
 			}),
 			options: options.retry,
+			proofRules: { fiveXxInFlight: options.treat5xxAsInFlight === true },
 			signal,
 			stats: options.stats ?? {
 				retries: 0,
@@ -14605,7 +14664,7 @@ function addConnectionOptions(command, fallback) {
 * rollback, watch): how a failed create is settled, see src/apply/create-config.ts.
 */
 function addSettleTimeoutOption(command) {
-	return command.option("--settle-timeout <seconds>", `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its 3 POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, 3) / 1e3} s at the default --timeout)`).option("--treat-5xx-as-in-flight", "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body");
+	return command.option("--settle-timeout <seconds>", `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its 3 POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, 3) / 1e3} s at the default --timeout)`).option("--treat-5xx-as-in-flight", "take every 5xx answer to a write as one that may still commit, for a proxy that imitates the service's error body: a create waits out the proof window, an update or delete is noted as one that may land late");
 }
 /**
 * `--settle-timeout` in ms, checked against the proof windows it must hold: a window cut short can
@@ -14678,6 +14737,7 @@ async function createClientFromFlags(flags, io, options = {}) {
 				requestTimeoutMs: timeoutMs,
 				bodyTimeoutMs: timeoutMs,
 				listBounds: listBoundsOf(flags),
+				treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
 				timeScale: timeScaleOf(io.env),
 				...flags.verbose ? { trace: (line) => io.stderr.write(`${line}\n`) } : {}
 			};
@@ -15946,4 +16006,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { descriptionOwner as $, resolveOutputTarget as A, refuseOtherKind as At, TIE_EFFECT as B, parsePositiveNumber as C, mayShowFilled as Ct, syncDirectory as D, readPlanFile as Dt, openForAppend as E, hasChanges as Et, loadScopedManifest as F, listMayShow as Ft, createPaint as G, describeGuard as H, narrowDesiredState as I, listsToRead as It, readCurrentState as J, RefusedError as K, planManifest as L, showsEveryRecord as Lt, isOutputError as M, fingerprintRecord as Mt, outputUnwritable as N, recordKey as Nt, writeFileSafely as O, serializePlan as Ot, manifestServer as P, idsOfOtherFamilies as Pt, describeStoredDescription as Q, projectsWritten as R, parsePositiveInt as S, ownerOf as St, settleWindowMs as T, recheckProtection as Tt, isApplyComplete as U, groupTiedOrders as V, renderApplyReport as W, showsStored as X, shownValue as Y, showsWritten as Z, addConnectionOptions as _, isLoopbackHost as _t, scopeOf as a, getFrontend as at, createClientFromFlags as b, findUpdateGuard as bt, printPlan as c, listLogs as ct, warnGuards as d, updateConfig as dt, descriptionText as et, MARKERS as f, connectForeignEndpoint as ft, showsProgressLine as g, sendAttempt as gt, createProgress as h, sleepUnlessAborted as ht, planSettingsOf as i, getConfig as it, describeFileError as j, fingerprintMembership as jt, describeDevice as k, summarizePlan as kt, refuseSecretIn as l, listProjects as lt, formatName as m, realSleep as mt, addScopeOptions as n, collectionPath as nt, checkPlanPrintableAsJson as o, iterateLogs as ot, formatFieldChange as p, sendWithRetry as pt, throwSayingNothingChanged as q, guardLimitsOf as r, createJob as rt, printApplyJson as s, listAllConfigs as st, appendStepSummary as t, mapConcurrent as tt, savePlan as u, rearrangeConfigs as ut, addSettleTimeoutOption as v, countsAsUpdate as vt, settleBudgetOf as w, pluginDefaults as wt, createRuleOf as x, refusingGuards as xt, concurrencyOf as y, findGuard as yt, assemblePlan as z };
+export { descriptionOwner as $, resolveOutputTarget as A, serializePlan as At, TIE_EFFECT as B, parsePositiveNumber as C, refusingGuards as Ct, syncDirectory as D, recheckProtection as Dt, openForAppend as E, pluginDefaults as Et, loadScopedManifest as F, recordKey as Ft, createPaint as G, describeGuard as H, narrowDesiredState as I, idsOfOtherFamilies as It, readCurrentState as J, RefusedError as K, planManifest as L, listMayShow as Lt, isOutputError as M, refuseOtherKind as Mt, outputUnwritable as N, fingerprintMembership as Nt, writeFileSafely as O, hasChanges as Ot, manifestServer as P, fingerprintRecord as Pt, describeStoredDescription as Q, projectsWritten as R, listsToRead as Rt, parsePositiveInt as S, findUpdateGuard as St, settleWindowMs as T, mayShowFilled as Tt, isApplyComplete as U, groupTiedOrders as V, renderApplyReport as W, showsStored as X, shownValue as Y, showsWritten as Z, addConnectionOptions as _, proofOf as _t, scopeOf as a, getFrontend as at, createClientFromFlags as b, countsAsUpdate as bt, printPlan as c, listLogs as ct, warnGuards as d, updateConfig as dt, descriptionText as et, MARKERS as f, connectForeignEndpoint as ft, showsProgressLine as g, attemptFailureOfError as gt, createProgress as h, sleepUnlessAborted as ht, planSettingsOf as i, getConfig as it, describeFileError as j, summarizePlan as jt, describeDevice as k, readPlanFile as kt, refuseSecretIn as l, listProjects as lt, formatName as m, realSleep as mt, addScopeOptions as n, collectionPath as nt, checkPlanPrintableAsJson as o, iterateLogs as ot, formatFieldChange as p, sendWithRetry as pt, throwSayingNothingChanged as q, guardLimitsOf as r, createJob as rt, printApplyJson as s, listAllConfigs as st, appendStepSummary as t, mapConcurrent as tt, savePlan as u, rearrangeConfigs as ut, addSettleTimeoutOption as v, sendAttempt as vt, settleBudgetOf as w, ownerOf as wt, createRuleOf as x, findGuard as xt, concurrencyOf as y, isLoopbackHost as yt, assemblePlan as z, showsEveryRecord as zt };

@@ -68,6 +68,11 @@ export interface ApiClientOptions extends EndpointOptions {
   listBounds?: Partial<ListBounds> | undefined;
   retry?: Partial<RetryOptions> | undefined;
   /**
+   * Take every 5xx answer to a write for one that may still commit, whatever its body
+   * (`--treat-5xx-as-in-flight`, for a proxy that imitates the service's error envelope).
+   */
+  treat5xxAsInFlight?: boolean | undefined;
+  /**
    * Told of every attempt as it ends: its method and status, or `"error"` when no response came
    * (refused, reset, timed out). `pcsync watch` counts requests with it for its metrics.
    */
@@ -438,6 +443,7 @@ type EndpointStackOptions = EndpointOptions & {
   connectTimeoutMs: number;
   retry: RetryOptions;
   stats?: RetryContext["stats"];
+  treat5xxAsInFlight?: boolean | undefined;
 };
 
 /** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
@@ -461,6 +467,7 @@ function createEndpointStack(options: EndpointStackOptions) {
   const retry = {
     limiter: new RateLimiter({ concurrency: options.connections, maxRps, timeScale, now, sleep }),
     options: options.retry,
+    proofRules: { fiveXxInFlight: options.treat5xxAsInFlight === true },
     signal,
     stats: options.stats ?? { retries: 0, throttled: 0 },
     random: options.random ?? Math.random,

@@ -9,7 +9,7 @@ import { type AttemptResponse, headerValue, type TransportFailure } from "../htt
 import { plural } from "../plural.js";
 import type { SecretRegistry } from "../redact.js";
 import { type BaseUrl, fromWhere } from "./base-url.js";
-import { type LastAttempt, mayHaveBeenProcessed, parseRetryAfter } from "./retry.js";
+import { type LastAttempt, parseRetryAfter } from "./retry.js";
 import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
 import { isServiceEnvelope, readServiceError } from "./validate-response.js";
 
@@ -32,7 +32,7 @@ export function failureError(
   last: LastAttempt,
   context: FailureContext,
 ): Error {
-  const { attempts, earlierOutcomeUnknown } = last;
+  const { attempts, outcomeUnknown } = last;
   const writes = request.method !== "GET";
   if (last.failure !== undefined) return transportError(request, last, context);
   const { response } = last;
@@ -50,7 +50,7 @@ export function failureError(
     fallbackDetail: fallbackDetail(response, context.secrets),
     hint: hintFor(status, response, context),
     attempts,
-    outcomeUnknown: writes && (mayHaveBeenProcessed(status) || earlierOutcomeUnknown),
+    outcomeUnknown,
   });
 }
 
@@ -98,9 +98,8 @@ function transportError(
   last: LastAttempt & { failure: TransportFailure },
   context: FailureContext,
 ) {
-  const { failure, attempts, earlierOutcomeUnknown } = last;
+  const { failure, attempts, outcomeUnknown } = last;
   const writes = request.method !== "GET";
-  const outcomeUnknown = writes && (failure.sent || earlierOutcomeUnknown);
   const { bounds } = context;
   if (failure.kind === "too_large") {
     const { encoding } = failure;

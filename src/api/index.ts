@@ -7,6 +7,12 @@ export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";
 export {
+  type AttemptFailure,
+  type AttemptProof,
+  attemptFailureOfError,
+  proofOf,
+} from "./attempt-proof.js";
+export {
   ApiClient,
   type ApiClientOptions,
   CLIENT_DEFAULTS,

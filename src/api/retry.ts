@@ -3,6 +3,7 @@
 // (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
 
 import { type AttemptResponse, headerValue, TransportFailure } from "../http/transport.js";
+import { mayStillCommit, type ProofRules } from "./attempt-proof.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
 import { readServiceError } from "./validate-response.js";
@@ -84,6 +85,8 @@ export interface RetryContext {
   readonly options: RetryOptions;
   /** Once aborted, no attempt starts and no retry waits. */
   readonly signal: AbortSignal | undefined;
+  /** How a failed attempt is judged (see attempt-proof.ts). */
+  readonly proofRules: ProofRules;
   /** Counters of retries and 429 answers. */
   readonly stats: { retries: number; throttled: number; lastUnansweredWriteAt?: number };
   readonly random: () => number;
@@ -110,7 +113,11 @@ export interface RetriedRequest {
 }
 
 /** The last attempt: an answer (done, or one that retrying could not change) or a transport failure. */
-export type LastAttempt = { attempts: number; earlierOutcomeUnknown: boolean } & (
+export type LastAttempt = {
+  attempts: number;
+  /** A write of which some attempt, the last included, may have been or may still be applied. */
+  outcomeUnknown: boolean;
+} & (
   | {
       response: AttemptResponse;
       /** A 2xx, or the 404 of a DELETE that an earlier attempt already did. */
@@ -129,12 +136,13 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
   let attempts = 0;
   let faultRetries = 0;
   let throttleRetries = 0;
-  let earlierOutcomeUnknown = false;
+  /** Whether an attempt so far may have been, or may still be, applied (never for a GET). */
+  let outcomeUnknown = false;
   // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
     new ServiceError("request_aborted", failedRequest, {
       attempts,
-      outcomeUnknown: failedRequest.method !== "GET" && earlierOutcomeUnknown,
+      outcomeUnknown,
     });
   // A fault (no answer, or a status that says "not now") is sent again after the backoff.
   const retryFault = (why: string | number) => {
@@ -167,30 +175,30 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       // The slot is not held through a backoff or a pause: others may use it meanwhile.
       release();
     }
-    // An update or delete the service may have taken without answering: sent again, the first may
-    // still be applied after the second (a create's POST is settled by apply's rule instead). A
-    // 503 with Retry-After was refused before processing, as create-config.ts takes it too.
-    const unanswered =
-      response instanceof TransportFailure
-        ? response.sent
-        : mayHaveBeenProcessed(response.status) &&
-          !(response.status === 503 && headerValue(response.headers["retry-after"]) !== undefined);
-    if (unanswered && safety === "idempotent" && failedRequest.method !== "GET")
-      stats.lastUnansweredWriteAt = context.now();
+    // An attempt the service may still apply (src/api/attempt-proof.ts) leaves the request's outcome
+    // unknown. Sent again, an update or delete may still land after the repeat: noted for the run's
+    // rollback (a create's POST is settled by apply's rule instead).
+    if (
+      failedRequest.method !== "GET" &&
+      (response instanceof TransportFailure || response.status >= 300) &&
+      mayStillCommit(response, context.proofRules)
+    ) {
+      outcomeUnknown = true;
+      if (safety === "idempotent") stats.lastUnansweredWriteAt = context.now();
+    }
     if (response instanceof TransportFailure) {
       const canRepeat = safety === "idempotent" || !response.sent;
       if (!response.retryable || !canRepeat || faultRetries >= retries) {
-        return { failure: response, attempts, earlierOutcomeUnknown };
+        return { failure: response, attempts, outcomeUnknown };
       }
-      earlierOutcomeUnknown ||= response.sent;
       await retryFault(response.reason);
       continue;
     }
     const { status } = response;
-    if (status >= 200 && status < 300) return { response, done: true, attempts, earlierOutcomeUnknown };
-    if (status === 404 && request.notFoundMeansDone === true && earlierOutcomeUnknown) {
+    if (status >= 200 && status < 300) return { response, done: true, attempts, outcomeUnknown };
+    if (status === 404 && request.notFoundMeansDone === true && outcomeUnknown) {
       trace(`${traceLabel}: 404 after an attempt with unknown outcome; it was done then`);
-      return { response, done: true, attempts, earlierOutcomeUnknown };
+      return { response, done: true, attempts, outcomeUnknown };
     }
     if (status === 429) {
       stats.throttled += 1;
@@ -212,10 +220,9 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
         continue;
       }
     } else if (retryStatus(status) && safety === "idempotent" && faultRetries < retries) {
-      earlierOutcomeUnknown = true;
       await retryFault(status);
       continue;
     }
-    return { response, done: false, attempts, earlierOutcomeUnknown };
+    return { response, done: false, attempts, outcomeUnknown };
   }
 }

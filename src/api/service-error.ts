@@ -59,7 +59,7 @@ const SERVICE_CODES = {
         status: number;
         detail: string;
         serviceError?: ServiceErrorBody | undefined;
-        /** The body is the service's own `{type, code, detail}` envelope (see failure-kind.ts). */
+        /** The body is the service's own `{type, code, detail}` envelope (see attempt-proof.ts). */
         serviceEnvelope?: boolean | undefined;
         /** The wait a Retry-After header asked for, when it had a readable one. */
         retryAfterMs?: number | undefined;

@@ -1,5 +1,5 @@
 // Creating a record without ever creating it twice: a failed POST is judged by what its failure
-// proves (failure-kind.ts), and is sent again only once a re-read of the family shows it did not
+// proves (src/api/attempt-proof.ts), and is sent again only once a re-read of the family shows it did not
 // make the record. It is apply's rule: the client only sends the POST.
 //
 // The rule, by kind of failure:
@@ -40,9 +40,13 @@
 
 import {
   type ApiClient,
+  type AttemptFailure,
+  type AttemptProof,
+  attemptFailureOfError,
   collectionPath,
   isRequestError,
   listAllConfigs,
+  proofOf,
   ServiceError,
 } from "../api/index.js";
 import type { RequestErrorCode, ServiceFacts } from "../api/service-error.js";
@@ -51,12 +55,6 @@ import { PcsyncError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
-import {
-  classifyPostFailure,
-  type PostFailure,
-  type PostFailureKind,
-  postFailureOf,
-} from "./failure-kind.js";
 import { CREATE_POSTS, type CreateRule, settleBudgetOf } from "./proof-window.js";
 
 /** How the create is settled (the run's --settle-timeout and --treat-5xx-as-in-flight), and what apply knows. */
@@ -82,7 +80,7 @@ export interface CreateResult {
   /** The record came from a re-read, not from the service's answer. */
   adopted: boolean;
   /** What each failed POST proved, in order (empty when the first POST was answered with the record). */
-  failures: PostFailureKind[];
+  failures: AttemptProof[];
 }
 
 /** Creates the record and returns it; see `createConfigDetailed`. */
@@ -113,7 +111,7 @@ export async function createConfigDetailed(
   const knownIds =
     options.knownIds ?? new Set((await reader.read(client.now())).records.map((record) => record.id));
   const { windowMs, settleTimeoutMs, treat5xxAsInFlight } = settleBudgetOf(client, options);
-  const failures: PostFailureKind[] = [];
+  const failures: AttemptProof[] = [];
   const post = () => client.requestJson({ method: "POST", url, body, safety: "unsafe" }, "record");
   const unknown = (failure: ServiceError, why: string, conclusiveAfter?: number) =>
     new ServiceError("create_outcome_unknown", client.describeRequest("POST", url), {
@@ -125,7 +123,7 @@ export async function createConfigDetailed(
   let settleDeadline: number | undefined;
   for (let posts = 1; ; posts += 1) {
     let failure: ServiceError;
-    let facts: PostFailure | undefined;
+    let facts: AttemptFailure | undefined;
     try {
       // A resend goes ahead of the others: the first POST showed this create is behind.
       const record = posts === 1 ? await post() : await client.ahead(post);
@@ -139,11 +137,11 @@ export async function createConfigDetailed(
           "the earlier POSTs did not create it (re-reading the family showed so)",
         );
       }
-      facts = postFailureOf(error);
+      facts = attemptFailureOfError(error);
       if (facts === undefined || !(error instanceof ServiceError)) throw error;
       failure = error;
     }
-    const kind = classifyPostFailure(facts, { fiveXxInFlight: treat5xxAsInFlight });
+    const kind = proofOf(facts, { fiveXxInFlight: treat5xxAsInFlight });
     failures.push(kind);
     const giveUpAt = client.now();
     settleDeadline ??= giveUpAt + settleTimeoutMs;
@@ -235,7 +233,7 @@ function settledAs(client: ApiClient, failure: ServiceError, settled: string): S
 }
 
 /** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
-function mayHaveMade(kind: PostFailureKind): boolean {
+function mayHaveMade(kind: AttemptProof): boolean {
   return kind !== "rejected";
 }
 

@@ -12,7 +12,7 @@ export interface CreateRule {
   settleTimeoutMs?: number | undefined;
   /**
    * Take every 5xx answer to a POST for one that may still commit (the proof window), whatever
-   * its body: for a proxy that imitates the service's error envelope (failure-kind.ts).
+   * its body: for a proxy that imitates the service's error envelope (attempt-proof.ts).
    */
   treat5xxAsInFlight?: boolean | undefined;
 }

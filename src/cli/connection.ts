@@ -77,7 +77,7 @@ export function addSettleTimeoutOption(command: Command): Command {
     )
     .option(
       "--treat-5xx-as-in-flight",
-      "take every 5xx answer to a create as one that may still commit (the proof window), for a proxy that imitates the service's error body",
+      "take every 5xx answer to a write as one that may still commit, for a proxy that imitates the service's error body: a create waits out the proof window, an update or delete is noted as one that may land late",
     );
 }
 
@@ -175,6 +175,7 @@ export async function createClientFromFlags(
           requestTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
           listBounds: listBoundsOf(flags),
+          treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
           timeScale: timeScaleOf(io.env),
           ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),
         };

@@ -57,22 +57,38 @@ describe("an update or delete that went unanswered, then was sent again", () => 
       retryable: true,
       phase: "connect",
     });
-  const answer = (status: number, headers: Record<string, string> = {}) => ({
+  const answer = (status: number, headers: Record<string, string> = {}, body = "{}") => ({
     status,
     headers,
-    body: Buffer.from("{}"),
+    body: Buffer.from(body),
   });
+  /** The service's own error envelope: the service answered, and is done with the request. */
+  const ENVELOPE = '{"type":"server_error","code":"error","detail":"A server error occurred.","attr":null}';
 
-  async function lastUnanswered(method: string, first: AttemptResponse | TransportFailure) {
+  async function lastUnanswered(
+    method: string,
+    first: AttemptResponse | TransportFailure,
+    fiveXxInFlight = false,
+  ) {
     const stats: RetryContext["stats"] = { retries: 0, throttled: 0 };
-    const attempts = [first, answer(200)];
-    await sendWithRetry(
+    await send(method, [first, answer(200)], stats, fiveXxInFlight);
+    return stats.lastUnansweredWriteAt;
+  }
+
+  function send(
+    method: string,
+    attempts: (AttemptResponse | TransportFailure)[],
+    stats: RetryContext["stats"] = { retries: 0, throttled: 0 },
+    fiveXxInFlight = false,
+  ) {
+    return sendWithRetry(
       {
         limiter: {
           acquire: async () => () => undefined,
           noteThrottled: () => undefined,
         } as unknown as RateLimiter,
         options: { retries: 3, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 60_000 },
+        proofRules: { fiveXxInFlight },
         signal: undefined,
         stats,
         random: () => 0,
@@ -84,6 +100,7 @@ describe("an update or delete that went unanswered, then was sent again", () => 
         failedRequest: { method, path: "/api/projects/1/plugin_configs/1/" },
         traceLabel: method,
         safety: method === "POST" ? "unsafe" : "idempotent",
+        notFoundMeansDone: method === "DELETE",
         send: async () => {
           const next = attempts.shift() ?? answer(200);
           if (next instanceof TransportFailure) throw next;
@@ -91,14 +108,17 @@ describe("an update or delete that went unanswered, then was sent again", () => 
         },
       },
     );
-    return stats.lastUnansweredWriteAt;
   }
 
+  // The same table as a failed create's (test/api/attempt-proof.test.ts): whatever may still commit.
   it.each([
     ["PATCH", "a timeout", timeout(), 1_000],
     ["DELETE", "a 504", answer(504), 1_000],
     ["PATCH", "a 502", answer(502), 1_000],
-    ["PATCH", "a 503 without Retry-After", answer(503), 1_000],
+    ["PATCH", "a 503 without Retry-After (a proxy's page)", answer(503), 1_000],
+    ["PATCH", "a 500 that is not the service's (a proxy's page; not sent again)", answer(500), 1_000],
+    ["PATCH", "a 503 with the service's body (answered: done with it)", answer(503, {}, ENVELOPE), undefined],
+    ["PATCH", "a 500 with the service's body (answered)", answer(500, {}, ENVELOPE), undefined],
     [
       "PATCH",
       "a 503 with Retry-After (refused before processing)",
@@ -107,8 +127,32 @@ describe("an update or delete that went unanswered, then was sent again", () => 
     ],
     ["PATCH", "a refused connection (never sent)", refusedToConnect(), undefined],
     ["PATCH", "a 429", answer(429, { "retry-after": "0" }), undefined],
+    ["PATCH", "a 409 (refused)", answer(409), undefined],
     ["GET", "a timeout of a read", timeout(), undefined],
   ])("%s after %s", async (method, _what, first, expected) => {
     expect(await lastUnanswered(method, first)).toBe(expected);
+  });
+
+  it("says a write's outcome is unknown when any of its attempts may still commit, the last included", async () => {
+    const four = (make: () => AttemptResponse | TransportFailure) => Array.from({ length: 4 }, make);
+    const unknown = async (attempts: (AttemptResponse | TransportFailure)[]) =>
+      (await send("PATCH", attempts)).outcomeUnknown;
+    expect(await unknown(four(() => answer(503, {}, ENVELOPE)))).toBe(false);
+    expect(await unknown(four(() => answer(503, { "retry-after": "0" })))).toBe(false);
+    expect(await unknown([timeout(), ...four(() => answer(503, {}, ENVELOPE))])).toBe(true);
+    expect(await unknown([answer(500)])).toBe(true);
+    expect(await unknown([answer(500, {}, ENVELOPE)])).toBe(false);
+    expect(await send("DELETE", [answer(502), answer(404)])).toMatchObject({ done: true });
+    expect(await send("DELETE", [answer(503, { "retry-after": "0" }), answer(404)])).toMatchObject({
+      done: false,
+    });
+    expect((await send("GET", four(timeout))).outcomeUnknown).toBe(false);
+  });
+
+  it("takes every 5xx for one that may still land with --treat-5xx-as-in-flight", async () => {
+    expect(await lastUnanswered("PATCH", answer(503, {}, ENVELOPE), true)).toBe(1_000);
+    expect(await lastUnanswered("PATCH", answer(500, {}, ENVELOPE), true)).toBe(1_000);
+    expect(await lastUnanswered("PATCH", answer(503, { "retry-after": "0" }), true)).toBe(1_000);
+    expect(await lastUnanswered("PATCH", answer(429, { "retry-after": "0" }), true)).toBeUndefined();
   });
 });

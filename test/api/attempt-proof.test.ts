@@ -1,25 +1,25 @@
-// What a failed POST proves (src/apply/failure-kind.ts), row by row: refused before processing,
+// What a failed POST proves (src/api/attempt-proof.ts), row by row: refused before processing,
 // answered by the service, still in flight, answered with something unreadable, or rejected.
 
 import { describe, expect, it } from "vitest";
+import {
+  type AttemptFailure,
+  type AttemptProof,
+  attemptFailureOfError,
+  proofOf,
+} from "../../src/api/attempt-proof.js";
 import { ServiceError } from "../../src/api/index.js";
 import { isServiceEnvelope } from "../../src/api/validate-response.js";
-import {
-  classifyPostFailure,
-  type PostFailure,
-  type PostFailureKind,
-  postFailureOf,
-} from "../../src/apply/failure-kind.js";
 import { fc } from "../support/fast-check.js";
 
-const status = (code: number, serviceEnvelope: boolean, retryAfter = false): PostFailure => ({
+const status = (code: number, serviceEnvelope: boolean, retryAfter = false): AttemptFailure => ({
   kind: "status",
   status: code,
   serviceEnvelope,
   retryAfter,
 });
 
-const TABLE: Array<[string, PostFailure, PostFailureKind, PostFailureKind]> = [
+const TABLE: Array<[string, AttemptFailure, AttemptProof, AttemptProof]> = [
   // what, failure, kind, kind with --treat-5xx-as-in-flight
   ["never sent (connection refused)", { kind: "not_sent" }, "refused", "refused"],
   ["429", status(429, true), "refused", "refused"],
@@ -43,8 +43,8 @@ const TABLE: Array<[string, PostFailure, PostFailureKind, PostFailureKind]> = [
 
 describe("what a failed POST proves", () => {
   it.each(TABLE)("%s", (_what, failure, kind, strictKind) => {
-    expect(classifyPostFailure(failure, { fiveXxInFlight: false })).toBe(kind);
-    expect(classifyPostFailure(failure, { fiveXxInFlight: true })).toBe(strictKind);
+    expect(proofOf(failure, { fiveXxInFlight: false })).toBe(kind);
+    expect(proofOf(failure, { fiveXxInFlight: true })).toBe(strictKind);
   });
 });
 
@@ -58,7 +58,7 @@ describe("what a failed POST proves, for any status", () => {
   it("never takes an answer for one the service finished with unless it carries the service's body", () => {
     fc.assert(
       fc.property(anyStatus, fc.boolean(), (facts, fiveXxInFlight) => {
-        const kind = classifyPostFailure({ kind: "status", ...facts }, { fiveXxInFlight });
+        const kind = proofOf({ kind: "status", ...facts }, { fiveXxInFlight });
         if (kind === "answered") expect(facts.serviceEnvelope && facts.status >= 500).toBe(true);
         // A proxy's gateway errors may hide a request still being processed, whatever they carry.
         if (facts.status === 502 || facts.status === 504) expect(kind).toBe("in_flight");
@@ -99,18 +99,18 @@ describe("the facts of a client error", () => {
       attempts: 1,
       outcomeUnknown: true,
     });
-    expect(postFailureOf(error)).toEqual(status(503, true, true));
+    expect(attemptFailureOfError(error)).toEqual(status(503, true, true));
   });
 
   it("tells a connection lost after sending from one never made", () => {
     const base = { origin: "http://x", reason: "ECONNRESET", description: "reset", attempts: 1 };
     expect(
-      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: true })),
+      attemptFailureOfError(new ServiceError("network_error", request, { ...base, outcomeUnknown: true })),
     ).toEqual({
       kind: "no_answer",
     });
     expect(
-      postFailureOf(new ServiceError("network_error", request, { ...base, outcomeUnknown: false })),
+      attemptFailureOfError(new ServiceError("network_error", request, { ...base, outcomeUnknown: false })),
     ).toEqual({
       kind: "not_sent",
     });
@@ -118,7 +118,7 @@ describe("the facts of a client error", () => {
 
   it("takes a timeout for no answer, and an unreadable 2xx for an unreadable answer", () => {
     expect(
-      postFailureOf(
+      attemptFailureOfError(
         new ServiceError("timeout", request, {
           phase: "headers",
           timeoutMs: 1,
@@ -127,9 +127,9 @@ describe("the facts of a client error", () => {
         }),
       ),
     ).toEqual({ kind: "no_answer" });
-    expect(postFailureOf(new ServiceError("malformed_response", request, { problem: "x" }))).toEqual({
+    expect(attemptFailureOfError(new ServiceError("malformed_response", request, { problem: "x" }))).toEqual({
       kind: "unreadable_answer",
     });
-    expect(postFailureOf(new Error("bug"))).toBeUndefined();
+    expect(attemptFailureOfError(new Error("bug"))).toBeUndefined();
   });
 });
