@@ -117,6 +117,14 @@ export interface Journal {
   ended: boolean;
   /** Until when a write of the run may still be applied late (its end line says so). */
   mayLandUntil?: Date | undefined;
+  /**
+   * Writes a run announced and was killed before it had their answer (no outcome line, or an
+   * "unknown" one): the service may still apply them. `goneBy`: the run that sent them had ended by then (the resume or end line that
+   * followed); undefined when nothing followed.
+   */
+  unanswered: { seq: number; goneBy: Date | undefined }[];
+  /** When the file was last written (readJournal): a killed run sent nothing long after its last line. */
+  modifiedAt?: Date | undefined;
   /** 1-based numbers of lines cut off by a kill (the last one, or one a resume followed). */
   tornLines: number[];
   /** The line of each intent, by seq: where a rollback's change comes from. */
@@ -270,8 +278,21 @@ export function parseJournal(text: string, path: string): Journal {
     ended: false,
     tornLines,
     intentLines: new Map(),
+    unanswered: [],
   };
   const intentSeqs = new Set<number>();
+  // The intents of the run now writing the journal with no answer yet: no outcome, or "unknown".
+  const pending = new Set<number>();
+  const settlePending = (goneBy: Date | undefined, ended: boolean) => {
+    // An ended run's end line says until when its unknown writes may land (mayLandUntil).
+    for (const seq of pending)
+      if (!ended || !journal.outcomes.has(seq)) journal.unanswered.push({ seq, goneBy });
+    pending.clear();
+  };
+  const dateOf = (text: string) => {
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) ? new Date(ms) : undefined;
+  };
   for (const [index, value] of parsed.entries()) {
     const lineNo = index + 1;
     const check: Check = (ok, what) => {
@@ -295,19 +316,25 @@ export function parseJournal(text: string, path: string): Journal {
       intentSeqs.add(entry.seq);
       journal.intents.push(entry);
       journal.intentLines.set(entry.seq, lineNo);
+      pending.add(entry.seq);
     } else if (entry.type === "outcome") {
       check(intentSeqs.has(entry.seq), `an outcome for seq ${entry.seq}, which no intent before it has`);
       journal.outcomes.set(entry.seq, entry);
+      if (entry.status === "unknown") pending.add(entry.seq);
+      else pending.delete(entry.seq);
     } else if (entry.type === "resume") {
       journal.resumes += 1;
       journal.ended = false;
+      settlePending(dateOf(entry.at), false);
     } else {
       journal.ended = true;
+      settlePending(dateOf(entry.at), true);
       const until = entry.mayLandUntil === undefined ? Number.NaN : Date.parse(entry.mayLandUntil);
       if (Number.isFinite(until)) journal.mayLandUntil = new Date(until);
     }
   }
   if (header === undefined) throw invalid(1, "no header line");
+  settlePending(undefined, false);
   tornLines.sort((a, b) => a - b);
   return { ...journal, header };
 }
@@ -330,7 +357,12 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
       directory: DEFAULT_JOURNAL_DIR,
     });
   }
-  return parseJournal(read.value, path);
+  const journal = parseJournal(read.value, path);
+  const modifiedAt = await stat(resolve(cwd, path)).then(
+    (info) => info.mtime,
+    () => undefined,
+  );
+  return { ...journal, modifiedAt };
 }
 
 /** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */

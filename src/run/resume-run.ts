@@ -26,6 +26,7 @@ import { hasChanges } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
+import { createShown, isCreate, lateWritesOf, waitForLateWrites } from "./late-writes.js";
 
 export interface ResumeInput {
   saved: Plan;
@@ -80,7 +81,9 @@ export async function startResume(
     }
     // A plan without changes has nothing to resume: it is applied (checked) as it is.
     if (!hasChanges(saved)) return { lock, resumed: undefined };
-    const resumed = await resumeSavedPlan(client, input, path, fingerprint).catch(throwSayingNothingChanged);
+    const resumed = await resumeSavedPlan(client, input, path, fingerprint, onNote).catch(
+      throwSayingNothingChanged,
+    );
     const torn = tornLineNote(resumed.journal);
     if (torn !== undefined) onNote(torn);
     onNote(
@@ -103,6 +106,7 @@ async function resumeSavedPlan(
   input: ResumeInput,
   path: string | undefined,
   fingerprint: string,
+  onNote: (line: string) => void,
 ): Promise<ResumedPlan> {
   const { saved, planFile } = input;
   checkPlanServer(saved, planFile, client);
@@ -117,7 +121,21 @@ async function resumeSavedPlan(
       why: journal.header.command === "apply" ? "another plan" : `it is a ${journal.header.command}'s`,
     });
   }
-  const current = await readStateForPlan(saved, client, input.reread);
+  let current = await readStateForPlan(saved, client, input.reread);
+  // A create the killed run sent and had no answer to may still land: the resume would make it
+  // again. It reads what is left once the creates the state does not show can no longer land (the
+  // killed run's updates and deletes write what the resume would: they may land).
+  const late = lateWritesOf(journal, client, (intent) => isCreate(intent) && !createShown(intent, current));
+  if (late !== undefined) {
+    await waitForLateWrites(late, {
+      what: "Apply",
+      reading: "what is left of the plan",
+      dryRun: false,
+      onNote,
+      signal: client.signal,
+    });
+    current = await readStateForPlan(saved, client, input.reread);
+  }
   const replay = replayJournal(journal);
   // A write of an empty name or description shows as the plugin's own text on some servers: what
   // the run left is recognised only with those texts (a write whose answer was lost has none).

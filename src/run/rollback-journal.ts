@@ -2,11 +2,8 @@
 // journal held (one writer per journal), read, checked against the server, the inverse planned,
 // refused where the records changed since or a name is taken, then applied with its own journal.
 
-import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
-import { RunError } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
-import { formatSeconds } from "../duration.js";
 import { type FamilyRef, familyKey } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { isInputError } from "../input-error.js";
@@ -32,6 +29,7 @@ import { hasChanges } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { readCurrentState } from "../read/read-current-state.js";
 import { RefusedError } from "../refused-error.js";
+import { createShown, lateWritesOf, waitForLateWrites } from "./late-writes.js";
 
 export interface RollbackInput {
   /** The journal of the run to undo. */
@@ -151,8 +149,24 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     if (torn !== undefined) steps.onNote(torn);
     const client = await steps.connect();
     checkJournalServer(journal, client.base.display);
-    await waitForLateWrites(journal, input, steps, client.signal);
-    const shown = await readAndPlanRollback(client, journal, input);
+    let shown = await readAndPlanRollback(client, journal, input);
+    // A write of the run that may still land could undo the rollback afterwards: read after it (a
+    // create the state already shows has nothing left in flight).
+    const late = lateWritesOf(
+      journal,
+      client,
+      (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState),
+    );
+    if (late !== undefined) {
+      await waitForLateWrites(late, {
+        what: "Rollback",
+        reading: "what to roll back",
+        dryRun: input.dryRun === true,
+        onNote: steps.onNote,
+        signal: client.signal,
+      });
+      if (!input.dryRun) shown = await readAndPlanRollback(client, journal, input);
+    }
     for (const line of shown.notes) steps.onNote(`note: ${line}`);
     const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
     if (clashes.length > 0 || (shown.conflicts.length > 0 && !input.force))
@@ -187,34 +201,6 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     return { result: "applied", journal, state, report };
   } finally {
     await lock?.release();
-  }
-}
-
-/**
- * A write of the run that went unanswered and was sent again may still be applied by the service
- * until the time its journal's end gives: read and written before then, the rollback could be
- * undone by it. So the rollback reads the state once that time has passed; a dry run says so.
- */
-async function waitForLateWrites(
-  journal: Journal,
-  input: RollbackInput,
-  steps: RollbackSteps,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const until = journal.mayLandUntil;
-  const left = until === undefined ? 0 : until.getTime() - Date.now();
-  if (until === undefined || left <= 0) return;
-  const why = `an update or delete of the run went unanswered and was sent again, and the service may still apply the first until ${until.toISOString()}`;
-  if (input.dryRun) {
-    steps.onNote(`note: ${why}: what this shows may change until then`);
-    return;
-  }
-  steps.onNote(`note: ${why}: waiting ${formatSeconds(left)} before reading what to roll back`);
-  try {
-    await sleepUnlessAborted(realSleep, left, signal);
-  } catch (error) {
-    if (signal?.aborted) throw new RunError("apply_cancelled", { what: "Rollback" });
-    throw error;
   }
 }
 

@@ -136,8 +136,12 @@ describe("a journal has one writer", { timeout: 120_000, concurrent: true }, () 
     first.child.kill("SIGKILL");
     await first.done;
     expect(JSON.parse(await readFile(`${journal}.lock`, "utf8"))).toMatchObject({ pid: first.child.pid });
+    // A killed run's writes may still land: the resume and the rollback wait for them, 3.5 x
+    // --timeout at most, with every duration at 1/20 here (PCSYNC_TIME_SCALE).
+    const scaled = { PCSYNC_TIME_SCALE: "0.05" };
     const resumed = await server.run(["apply", "--plan", plan, "--resume", "--journal", journal], {
       cwd: directory,
+      env: scaled,
     });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(
@@ -155,6 +159,7 @@ describe("a journal has one writer", { timeout: 120_000, concurrent: true }, () 
     await killed.done;
     const rolledBack = await server.run(["rollback", "--journal", second, "--auto-approve"], {
       cwd: directory,
+      env: scaled,
     });
     expect(rolledBack.code, rolledBack.stderr).toBe(0);
     expect(rolledBack.stderr).toContain(

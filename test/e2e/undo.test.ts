@@ -155,8 +155,12 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
         .map((line) => `${line}\n`)
         .join(""),
     );
-    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"]);
+    // As after a kill, the rollback waits for the writes without an answer (every duration at 1/50).
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], {
+      env: { PCSYNC_TIME_SCALE: "0.02" },
+    });
     expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stderr).toContain("stopped with 1 write sent and not answered");
     expect(stored()).toBe(before);
   });
 

@@ -4,8 +4,11 @@
 // late, after the retry was answered: the apply says until when it may. Apply ends with one record per
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type EmulatorOptions, startEmulator } from "../../src/emulator/index.js";
+import { spawnCli } from "../support/cli.js";
 import { countByName, type FamilyServer, startFamilyServer } from "../support/family-server.js";
 import { runCliInProcess } from "../support/in-process.js";
 import { createsManifest, manifest, names } from "../support/manifest-text.js";
@@ -284,23 +287,25 @@ async function againstEmulator(options: EmulatorOptions, manifestText: string) {
       env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
       cwd: directory.path,
     });
-  return { emulator, file, pcsync };
+  return { emulator, file, pcsync, directory: directory.path };
 }
+
+/** GeoIP of project 1 gets a description: one PATCH. */
+const updateGeoIp = manifest(
+  "version: 1",
+  "projects:",
+  '  "1":',
+  "    plugin_configs:",
+  "      configs:",
+  "        - name: GeoIP",
+  "          plugin: 1",
+  "          description: changed",
+);
 
 describe("an update whose first PATCH lands late", () => {
   // Seed 18: the emulator's first write is held past the client's timeout, the next ones are not.
   // The first PATCH, held 2 s, lands 1.4 s after the client gave up on it.
   const faults = { lateWriteRate: 0.5, lateWriteMs: 2_000, seed: 18 };
-  const updateGeoIp = manifest(
-    "version: 1",
-    "projects:",
-    '  "1":',
-    "    plugin_configs:",
-    "      configs:",
-    "        - name: GeoIP",
-    "          plugin: 1",
-    "          description: changed",
-  );
 
   async function applyWith(emulatorFaults: EmulatorOptions["faults"], extra: string[] = []) {
     const world = await againstEmulator({ faults: emulatorFaults ?? {} }, updateGeoIp);
@@ -386,6 +391,79 @@ describe("a create whose answer is lost, on posthog-2024", () => {
       expect(plan.code, plan.stdout).toBe(0);
     } finally {
       await emulator.close();
+    }
+  }, 30_000);
+});
+
+describe("a run killed while a write was in flight", () => {
+  // Every write is held 2 s before it commits, even once its client is gone; the killed run's
+  // request timeout is 0.6 s (every duration at 0.02), the resume's and rollback's wait 2.1 s.
+  const held = { lateWriteRate: 1, lateWriteMs: 2_000 };
+
+  /** `pcsync ARGS` in its own process, killed with SIGKILL once its first write has been sent. */
+  async function killAtFirstWrite(world: Awaited<ReturnType<typeof againstEmulator>>, args: string[]) {
+    const journal = join(world.directory, "apply.jsonl");
+    const { child, done } = spawnCli(
+      [...args, "--journal", "apply.jsonl", "--base-url", world.emulator.url],
+      {
+        cwd: world.directory,
+        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+      },
+    );
+    for (;;) {
+      const text = await readFile(journal, "utf8").catch(() => "");
+      if (text.includes('"type":"intent"')) break;
+      await sleep(20);
+    }
+    // The intent line is on disk before its request is sent: give the request time to arrive.
+    await sleep(300);
+    child.kill("SIGKILL");
+    expect((await done).signal).toBe("SIGKILL");
+    world.emulator.setFaults({});
+  }
+
+  it("is not undone afterwards by that write: a rollback at once waits for it first", async () => {
+    const world = await againstEmulator({ faults: held }, updateGeoIp);
+    try {
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file]);
+      const rollback = await world.pcsync(["rollback", "--journal", "apply.jsonl", "--auto-approve"]);
+      expect(rollback.code, `${rollback.stdout}${rollback.stderr}`).toBe(0);
+      expect(rollback.stderr).toContain(
+        'the run that wrote the journal was stopped with 1 write sent and not answered (update "GeoIP" in project 1 plugin_configs), and the service may still apply it until',
+      );
+      await world.emulator.idle();
+      // Before: "Nothing to roll back", then the killed run's PATCH landed and stayed.
+      expect(world.emulator.snapshot().records.find((record) => record.id === 1)?.description).toBeNull();
+    } finally {
+      await world.emulator.close();
+    }
+  }, 30_000);
+
+  it("is not created twice by a resume: the resume reads what is left once the create can no longer land", async () => {
+    const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
+    try {
+      const planned = await world.pcsync(["plan", "-f", world.file, "-o", "plan.json"]);
+      expect(planned.code, planned.stderr).toBe(0);
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "--plan", "plan.json"]);
+      const resumed = await world.pcsync([
+        "apply",
+        "--auto-approve",
+        "--plan",
+        "plan.json",
+        "--resume",
+        "--journal",
+        "apply.jsonl",
+      ]);
+      expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+      expect(resumed.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      await world.emulator.idle();
+      // Before: the resume created it again and the killed run's POST landed too: two records.
+      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
+        1,
+      );
+      expect((await world.pcsync(["plan", "-f", world.file, "--detailed-exitcode"])).code).toBe(0);
+    } finally {
+      await world.emulator.close();
     }
   }, 30_000);
 });

@@ -78,7 +78,10 @@ describe.each(PROFILES_RUN)("saved plan killed, resumed, rolled back (%s)", (pro
       const directory = await temporaryDirectory();
       cleanup.push(directory.remove, () => emulator.close());
       const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: KEY };
-      const cli = (args: string[]) => runCliInProcess(args, { env, cwd: directory.path });
+      // The resume waits for a create the killed run had in flight (3.5 x --timeout at most): every
+      // duration of the runs after the kill at 1/20.
+      const cli = (args: string[]) =>
+        runCliInProcess(args, { env: { ...env, PCSYNC_TIME_SCALE: "0.05" }, cwd: directory.path });
       let kills = 0;
 
       for (let point = 1; point <= KILL_POINTS; point++) {

@@ -120,6 +120,8 @@ export interface TransportFaults {
  * at 1/100, as the fault soak runs them: one factor for all, so that no window is shrunk alone.
  */
 const FAULTED_TIME_SCALE = 0.01;
+/** Every duration of a run without faults: a 1.5 s request timeout. */
+const STEADY_TIME_SCALE = 0.05;
 
 function describeFaults(faults: TransportFaults): string {
   const rates = [
@@ -257,8 +259,17 @@ export class World {
     return this.emulator.close();
   }
 
+  /**
+   * Every run's environment. A run after a kill waits for the writes the killed run had in flight
+   * (3.5 x --timeout at most: 105 s at the defaults), so every run has every duration at
+   * STEADY_TIME_SCALE (a faulted one at FAULTED_TIME_SCALE): the defaults' proportions, shorter.
+   */
   private get env(): NodeJS.ProcessEnv {
-    return { PCSYNC_BASE_URL: this.emulator.url, PCSYNC_API_KEY: KEY };
+    return {
+      PCSYNC_BASE_URL: this.emulator.url,
+      PCSYNC_API_KEY: KEY,
+      PCSYNC_TIME_SCALE: String(STEADY_TIME_SCALE),
+    };
   }
 
   private path(name: string): string {

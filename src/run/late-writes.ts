@@ -1,0 +1,147 @@
+// Until when the service may still apply a write of the run a journal records, in one place: an
+// update or delete the run sent again after no answer (its end line's time), and the writes of a
+// run killed while they were in flight (announced, never answered). A rollback reads what to undo
+// only once that time has passed, so that such a write cannot undo it afterwards; a resume reads
+// what is left only once the killed run's creates can no longer land, so that it does not create
+// them a second time.
+
+import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import type { ApiClient } from "../api/index.js";
+import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
+import { RunError } from "../apply/run-error.js";
+import { formatSeconds } from "../duration.js";
+import type { IntentEntry, Journal } from "../journal/journal-format.js";
+import type { CurrentState } from "../plan/types.js";
+import { plural } from "../plural.js";
+
+export interface LateWrites {
+  until: Date;
+  /** Why, as a clause: "the run was killed with 1 write in flight (...), and the service may ...". */
+  why: string;
+}
+
+/**
+ * The longest a run goes on sending one write after announcing it: every attempt of the retry
+ * policy with its longest backoff, and for a create the settle time of its resends. A run killed
+ * longer ago than this after its journal's last line sent nothing after then.
+ */
+function longestSendMs(client: ApiClient): number {
+  const { retries, maxDelayMs } = client.retryOptions;
+  const { requestTimeoutMs, timeScale } = client;
+  return (
+    (retries + 1) * (requestTimeoutMs + maxDelayMs) +
+    minimumSettleTimeoutMs(requestTimeoutMs, CREATE_POSTS, timeScale)
+  );
+}
+
+/** A create (or a copy, which creates): the one kind of write whose landing the state can show for good. */
+export function isCreate(intent: IntentEntry): boolean {
+  return intent.op === "create" || intent.op === "copy";
+}
+
+/**
+ * Whether `state` shows the record a create of the journal makes: one of its name in its family's
+ * list. Once shown, no POST of it is left in flight, since the create rule sends another only once
+ * the first is shown not to have made it. An update or delete shown done proves nothing of the
+ * kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
+ */
+export function createShown(intent: IntentEntry, state: CurrentState): boolean {
+  return (
+    isCreate(intent) &&
+    intent.name !== null &&
+    intent.name !== "" &&
+    state.families.some(
+      (list) =>
+        list.project === intent.project &&
+        list.family === intent.family &&
+        list.records.some((record) => record.name === intent.name),
+    )
+  );
+}
+
+function describeWrite(intent: IntentEntry): string {
+  const what = intent.op === "rearrange" ? "rearrange" : `${intent.op} "${intent.name ?? ""}"`;
+  return `${what} in project ${intent.project} ${intent.family}`;
+}
+
+/**
+ * Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
+ * write may commit up to the proof window after the client would have given up on it); undefined
+ * when that time has passed. `which` narrows the killed run's writes that count (a resume: its
+ * creates).
+ */
+export function lateWritesOf(
+  journal: Journal,
+  client: ApiClient,
+  which: (intent: IntentEntry) => boolean = () => true,
+  now = Date.now(),
+): LateWrites | undefined {
+  const found: { until: number; why: string }[] = [];
+  const ended = journal.mayLandUntil?.getTime();
+  if (ended !== undefined && ended > now)
+    found.push({
+      until: ended,
+      why: "an update or delete of the run went unanswered and was sent again",
+    });
+  const bySeq = new Map(journal.intents.map((intent) => [intent.seq, intent]));
+  const unanswered = journal.unanswered.flatMap(({ seq, goneBy }) => {
+    const intent = bySeq.get(seq);
+    return intent !== undefined && which(intent) ? [{ intent, goneBy }] : [];
+  });
+  if (unanswered.length > 0) {
+    const { requestTimeoutMs, timeScale } = client;
+    const lastLine = journal.modifiedAt?.getTime() ?? now;
+    // The run was gone by the line that followed, or by now; and sent nothing long after its last line.
+    const lastSend = (goneBy: Date | undefined) =>
+      goneBy?.getTime() ?? Math.min(now, lastLine + longestSendMs(client));
+    const window = requestTimeoutMs + settleWindowMs(requestTimeoutMs, timeScale);
+    const until = unanswered.reduce(
+      (latest, { goneBy }) => Math.max(latest, lastSend(goneBy) + window),
+      Number.NEGATIVE_INFINITY,
+    );
+    const first = unanswered[0];
+    if (until > now && first !== undefined)
+      found.push({
+        until,
+        why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} sent and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`,
+      });
+  }
+  if (found.length === 0) return undefined;
+  const until = found.reduce((latest, one) => Math.max(latest, one.until), Number.NEGATIVE_INFINITY);
+  const them =
+    found.length > 1 || unanswered.length > 1 ? "them" : unanswered.length === 0 ? "the first" : "it";
+  return {
+    until: new Date(until),
+    why: `${found.map((one) => one.why).join("; and ")}, and the service may still apply ${them} until ${new Date(until).toISOString()}`,
+  };
+}
+
+/**
+ * Waits until `late.until` before the caller reads the state (what to roll back, what is left to
+ * resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
+ */
+export async function waitForLateWrites(
+  late: LateWrites | undefined,
+  options: {
+    what: "Apply" | "Rollback";
+    /** "what to roll back", "what is left of the plan". */
+    reading: string;
+    dryRun: boolean;
+    onNote: (line: string) => void;
+    signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const left = late === undefined ? 0 : late.until.getTime() - Date.now();
+  if (late === undefined || left <= 0) return;
+  if (options.dryRun) {
+    options.onNote(`note: ${late.why}: what this shows may change until then`);
+    return;
+  }
+  options.onNote(`note: ${late.why}: waiting ${formatSeconds(left)} before reading ${options.reading}`);
+  try {
+    await sleepUnlessAborted(realSleep, left, options.signal);
+  } catch (error) {
+    if (options.signal?.aborted) throw new RunError("apply_cancelled", { what: options.what });
+    throw error;
+  }
+}
