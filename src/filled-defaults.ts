@@ -17,6 +17,21 @@ export function mayShowFilled(field: WritableField, value: unknown): boolean {
   return empty && FILLED_WHEN_EMPTY.includes(field);
 }
 
+/**
+ * Whether any of `records`, as a server showed them, has an empty name or description: a server
+ * that shows one does not fill them in (seed), and a text of the plugin's own it shows is the
+ * record's own text, not a default.
+ */
+export function showsEmptyText(records: Iterable<{ name?: unknown; description?: unknown }>): boolean {
+  for (const record of records)
+    if (
+      mayShowFilled("name", record.name ?? null) ||
+      mayShowFilled("description", record.description ?? null)
+    )
+      return true;
+  return false;
+}
+
 /** The plugin's own name and description, when the record's `plugin_info` carries them. */
 export function pluginDefaults(record: Pick<PluginConfigRecord, "plugin_info">): {
   name?: string;

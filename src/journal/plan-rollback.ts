@@ -8,7 +8,7 @@
 
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { mayShowFilled } from "../filled-defaults.js";
+import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "../plan/fingerprint.js";
@@ -101,15 +101,35 @@ function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
 
 /**
  * A before image read from a list may show the plugin's own name or description where the record
- * holds none (posthog-2024): that text is put back as the empty value, which shows it again.
+ * holds none (posthog-2024): that text is put back as the empty value, which shows it again. Not on
+ * a server seen showing an empty name or description (`fills` false): there the plugin's text is
+ * the record's own, and is put back as it was.
  */
-function emptiedText(touched: TouchedRecord, field: WritableField, value: FieldValue): FieldValue {
-  if (!mayShowFilled(field, null)) return value;
+function emptiedText(
+  touched: TouchedRecord,
+  field: WritableField,
+  value: FieldValue,
+  fills: boolean,
+): FieldValue {
+  if (!fills || !mayShowFilled(field, null)) return value;
   return value !== null && value === touched.pluginTexts?.[field as keyof PluginTexts] ? null : value;
+}
+
+/** Every record the rollback knows as the server showed it: read now, and in the journal. */
+function shownRecords(input: RollbackInput): Iterable<{ name?: unknown; description?: unknown }> {
+  const { journal, current, retrieved } = input;
+  return [
+    ...current.families.flatMap((family) => family.records),
+    ...retrieved.families.flatMap((family) => family.records),
+    ...journal.intents.flatMap((intent) => intent.before),
+    ...[...journal.outcomes.values()].flatMap((outcome) => outcome.records ?? []),
+  ];
 }
 
 export function planRollback(input: RollbackInput): RollbackPlan {
   const { journal, replay, current, retrieved, force } = input;
+  // Whether the server may show the plugin's own text for an empty name or description.
+  const fills = !showsEmptyText(shownRecords(input));
   const listed = listedRecords({ families: [...current.families, ...retrieved.families] });
   const changes: PlannedChange[] = [];
   const conflicts: RollbackConflict[] = [];
@@ -154,7 +174,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       // The service no longer has the row: the record comes back under a new id.
       const fields: FieldChanges = {};
       for (const field of RESTORED_FIELDS)
-        fields[field] = { from: undefined, to: emptiedText(touched, field, before[field] ?? null) };
+        fields[field] = { from: undefined, to: emptiedText(touched, field, before[field] ?? null, fills) };
       notes.push(
         `${describeRecordAt(touched)} is gone from the service (the row too): it is created again, with a new id`,
       );
@@ -163,7 +183,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     const fields: FieldChanges = {};
     for (const field of WRITABLE_FIELDS) {
-      const old = emptiedText(touched, field, before[field] ?? null);
+      const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
       const left = touched.after.get(field) ?? [];

@@ -164,6 +164,36 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
     expect(stored()).toBe(before);
   });
 
+  it("puts back a description that is the plugin's own text as that text where the server shows empty ones", async ({
+    onTestFinished,
+  }) => {
+    // GeoIP holds its plugin's description as its own. On seed, whose lists show empty
+    // descriptions as empty, that is the record's text: it comes back as it was, not emptied (it
+    // came back null). posthog-2024 shows no empty text, so there it is taken for the fallback.
+    const server = await openServer(onTestFinished, profile);
+    const plugins = await server.call("GET", "/api/projects/1/plugin_configs/1/");
+    const own = JSON.parse(String((plugins.body as { plugin_info: unknown }).plugin_info ?? "{}")) as {
+      description?: string;
+    };
+    const text = own.description ?? "";
+    expect(text).not.toBe("");
+    expect(
+      (await server.call("PATCH", "/api/projects/1/plugin_configs/1/", { description: text })).status,
+    ).toBe(200);
+    const manifest = join(dir, `own-text-${profile}.yaml`);
+    await writeFile(
+      manifest,
+      'version: 1\nprojects:\n  "1":\n    plugin_configs:\n      configs:\n        - name: GeoIP\n          plugin: 1\n          description: by the run\n',
+    );
+    const journal = newJournal();
+    const applied = await server.run(["apply", "-f", manifest, "--auto-approve", "--journal", journal]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"]);
+    expect(undone.code, undone.stderr).toBe(0);
+    const stored = server.emulator.snapshot().records.find((record) => record.id === 1)?.description;
+    expect(stored).toBe(profile === "seed" ? text : null);
+  });
+
   it("says a lost create made nothing when the record of its name is a later, answered create's", async ({
     onTestFinished,
   }) => {
