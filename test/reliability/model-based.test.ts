@@ -188,6 +188,15 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("kill-rollback" as const),
+      manifest: manifestIndex,
+      writes: fc.integer({ min: 1, max: 5 }),
+      faults: sometimesFaults,
+    }),
+  },
+  {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant("heal" as const),

@@ -58,6 +58,7 @@ export type Step =
   | { kind: "rollback"; faults?: TransportFaults | undefined }
   | { kind: "rollback-during-apply"; manifest: number; writes: number }
   | { kind: "kill-resume"; manifest: number; writes: number; faults?: TransportFaults | undefined }
+  | { kind: "kill-rollback"; manifest: number; writes: number; faults?: TransportFaults | undefined }
   | {
       kind: "heal";
       manifest: number;
@@ -160,6 +161,8 @@ export function describeStep(step: Step): string {
       return `apply -f m${step.manifest} in a process; after ${step.writes} writes, rollback of its journal while it runs`;
     case "kill-resume":
       return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
+    case "kill-rollback":
+      return `apply -f m${step.manifest} killed with SIGKILL after ${step.writes} writes; rollback of its journal at once${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
     case "heal":
       return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "edit":
@@ -519,6 +522,8 @@ export class World {
         return this.rollbackDuringApply(this.manifest(step.manifest), step.writes);
       case "kill-resume":
         return this.killAndResume(this.manifest(step.manifest), step.writes, step.faults);
+      case "kill-rollback":
+        return this.killAndRollBack(this.manifest(step.manifest), step.writes, step.faults);
       case "heal":
         return this.heal(this.manifest(step.manifest), step.rollout === true, step.faults);
       case "edit":
@@ -724,6 +729,8 @@ export class World {
           if (!firstImages.has(record.id))
             created.set(record.id, { project: intent.project, family: intent.family });
     }
+    // Judged once every write in flight (one held late, one of a killed run) has landed.
+    await this.emulator.idle();
     const problems: string[] = [];
     for (const [id, { image, project, family }] of firstImages) {
       const shown = await this.shownRecord(project, family, id);
@@ -796,6 +803,57 @@ export class World {
         `nothing else ran, yet the resume of the killed apply ended with ${resumed.code}:\n${resumed.stdout}${resumed.stderr}`,
       );
     if (resumed.code === 0) await this.expectEmptyPlan(manifest, {}, "the resumed apply");
+  }
+
+  /**
+   * `apply` killed with SIGKILL after its `writesBeforeKill`-th write (others, held late by the
+   * faults, may still be in flight), then a rollback of its journal at once, the service well again
+   * but not idle: once every write has landed, the records are as the journal's before images say.
+   */
+  private async killAndRollBack(
+    model: ManifestModel,
+    writesBeforeKill: number,
+    faults?: TransportFaults,
+  ): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const journal = this.path("journal.jsonl");
+    await this.newDefaultJournals();
+    const before = this.snapshot();
+    const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal];
+    let writes = 0;
+    const rollback = (env: NodeJS.ProcessEnv) =>
+      this.pcsync(["rollback", "--journal", journal, "--auto-approve"], env);
+    const rolledBack = await this.faulted(faults, async (env) => {
+      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
+      this.onWrite = () => {
+        writes += 1;
+        if (writes === writesBeforeKill) child.kill("SIGKILL");
+      };
+      let killed: Run;
+      try {
+        killed = await done;
+      } finally {
+        this.onWrite = undefined;
+      }
+      this.checkOutput(args, killed, true);
+      const exists = await readFile(journal, "utf8").then(
+        () => true,
+        () => false,
+      );
+      // The service is well again (a write it holds still lands when its time comes), and the
+      // rollback runs at the killed run's time scale.
+      this.emulator.setFaults({});
+      return exists ? await rollback(env) : undefined;
+    });
+    if (rolledBack === undefined) return;
+    if (rolledBack.code !== 0)
+      this.broken(
+        "rollback restores the journal's before image exactly",
+        `nothing but the killed apply changed the records, yet its rollback ended with ${rolledBack.code}:\n${rolledBack.stdout}${rolledBack.stderr}`,
+      );
+    const parsed = parseJournal(await readFile(journal, "utf8"), journal);
+    await this.expectRestored(parsed.intents, parsed.outcomes, before);
+    for (const file of await this.newDefaultJournals()) await this.noteJournal(file, model.owner, "rollback");
   }
 
   /**
