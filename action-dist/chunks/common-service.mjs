@@ -13447,6 +13447,326 @@ function describeFinding(finding) {
 	const what = finding.rule === "prune_to_empty" ? `${finding.owned === 1 ? `the only ${records.replace("records", "record")}` : `all ${finding.owned} ${records}`} and leave ${emptied} empty` : `${finding.deletes} of ${finding.owned} ${records} (${Math.round(finding.deletes * 100 / finding.owned)}%, more than ${finding.limitPercent}%)`;
 	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }
+/**
+* The proof window as a multiple of the request timeout: the rule covers a commit up to twice the
+* timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
+* the read that decides.
+*/
+const SETTLE_TIMEOUT_FACTOR = 2.5;
+/** The shortest proof window, whatever the request timeout (at time scale 1). */
+const MIN_SETTLE_WINDOW_MS = 1e3;
+/** How long after a POST with unknown outcome gave up it may still commit. */
+function settleWindowMs(requestTimeoutMs, timeScale = 1) {
+	return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, Math.round(MIN_SETTLE_WINDOW_MS * timeScale));
+}
+/**
+* The least settle time one create may be given: a whole proof window for each POST it may send,
+* since a window cut short can never show that a POST did not commit.
+*/
+function minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale = 1) {
+	return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
+}
+/**
+* The settle budget of a create through `client` under `rule`. A settle time below the minimum is a
+* RangeError: it would turn creates that can be settled into unknown ones.
+*/
+function settleBudgetOf(client, rule = {}) {
+	const { requestTimeoutMs, timeScale } = client;
+	const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
+	const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, 3, timeScale);
+	const given = rule.settleTimeoutMs;
+	const settleTimeoutMs = given === void 0 ? leastMs : Math.max(1, Math.round(given * timeScale));
+	if (!(settleTimeoutMs >= leastMs)) throw new RangeError(`settleTimeoutMs must be at least ${leastMs} (3 proof windows of ${windowMs} ms)`);
+	return {
+		windowMs,
+		settleTimeoutMs,
+		treat5xxAsInFlight: rule.treat5xxAsInFlight === true
+	};
+}
+// dist/src/files/file-errors.js
+/**
+* A file pcsync was asked to write (`-o`, the step summary, a journal) that the system refused:
+* `output_unwritable`, the reason in words, naming `path` as the user gave it. One already said
+* so is returned as it is.
+*/
+function outputUnwritable(path, error) {
+	if (isOutputError(error)) return error;
+	return new InputError("output_unwritable", {
+		path,
+		reason: describeFileError(error, path)
+	}, { cause: error });
+}
+/** The codes of a file pcsync was asked to write and did not. */
+const OUTPUT_CODES = [
+	"output_unwritable",
+	"output_refused",
+	"output_is_input"
+];
+/** Whether `error` says a file pcsync was asked to write was not written. */
+function isOutputError(error) {
+	return isInputError(error, ...OUTPUT_CODES);
+}
+/** What the system's refusals mean to a user, and what to do instead. */
+const FILE_ERROR_WORDS = {
+	EACCES: "permission denied; choose a path you can write to",
+	EPERM: "permission denied; choose a path you can write to",
+	EROFS: "permission denied; choose a path you can write to",
+	EISDIR: "it is a directory; give a file name",
+	ENOSPC: "no space left on the device",
+	EDQUOT: "disk quota exceeded",
+	EFBIG: "the file is too large for the device",
+	EIO: "input/output error on the device",
+	EPIPE: "the reader went away before everything was written",
+	ENXIO: "nothing is there to receive it (a FIFO without a reader, or a socket); start the reader first, or give a file name",
+	ELOOP: "it is a loop of symbolic links; give a file name"
+};
+/** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
+function describeFileError(error, path) {
+	const code = error.code ?? "";
+	if (code === "ENOENT" || code === "ENOTDIR") return `the directory ${dirname(path)} does not exist; create it or choose another path`;
+	return FILE_ERROR_WORDS[code] ?? describeError(error);
+}
+// dist/src/files/output-target.js
+/** "a FIFO", "an open descriptor": the thing written through, for a message. */
+function describeDevice(device) {
+	return device === "open descriptor" ? `an ${device}` : `a ${device}`;
+}
+const MAX_LINKS = 40;
+/**
+* Where writing `path` goes. Throws InputError (`output_refused`, `output_is_input`) for a
+* path pcsync must not write; errors reading the path itself become `output_unwritable`.
+*/
+async function resolveOutputTarget(path, options) {
+	const shown = options.shown ?? path;
+	if (path === "-") throw refused(shown, "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)");
+	const target = await followToTarget(resolve(options.cwd, path), shown);
+	if (target.kind === "file") await refuseInput(target.path, target.existing, options, shown);
+	return target;
+}
+async function followToTarget(start, shown) {
+	let current = start;
+	for (let links = 0; links <= MAX_LINKS; links += 1) {
+		const info = await lstatOrUndefined(current, shown);
+		if (info === void 0) {
+			if (links === 0) return {
+				kind: "file",
+				path: current,
+				existing: void 0
+			};
+			throw refused(shown, `it is a symbolic link to ${current}, which does not exist; pcsync does not create files through links: give the target's path, or create it first`);
+		}
+		if (info.isSymbolicLink()) {
+			const directory = await realpath(dirname(current)).catch((error) => {
+				throw outputUnwritable(shown, error);
+			});
+			if (directory === "/proc" || directory.startsWith("/proc/")) return {
+				kind: "through",
+				path: start,
+				device: "open descriptor"
+			};
+			await refuseForeignLinkInSharedDirectory(info, directory, shown);
+			current = resolve(directory, await readlink(current));
+			continue;
+		}
+		if (info.isFile()) return {
+			kind: "file",
+			path: current,
+			existing: info
+		};
+		if (info.isCharacterDevice()) return {
+			kind: "through",
+			path: current,
+			device: "character device"
+		};
+		if (info.isFIFO()) return {
+			kind: "through",
+			path: current,
+			device: "FIFO"
+		};
+		if (info.isDirectory()) throw refused(shown, "it is a directory; give a file name");
+		if (info.isSocket()) throw refused(shown, "it is a socket, which cannot be written as a file; give a file name");
+		throw refused(shown, "it is a block device, not a file; give a file name");
+	}
+	throw refused(shown, "it is a loop of symbolic links (or more than 40 in a row); give a file name");
+}
+async function lstatOrUndefined(path, shown) {
+	try {
+		return await lstat(path);
+	} catch (error) {
+		if (error.code === "ENOENT") return void 0;
+		throw outputUnwritable(shown, error);
+	}
+}
+function refused(shown, reason) {
+	return new InputError("output_refused", {
+		path: shown,
+		reason
+	});
+}
+const STICKY = 512;
+const WORLD_WRITABLE = 2;
+/**
+* The rule of Linux's fs.protected_symlinks, which a rename does not apply: in a sticky directory
+* anyone may write (/tmp), a link is followed only when it belongs to this user or to the
+* directory's owner. Otherwise another user could point it at a file of ours.
+*/
+async function refuseForeignLinkInSharedDirectory(link, directory, shown) {
+	const uid = process.geteuid?.();
+	if (uid === void 0 || link.uid === uid) return;
+	const parent = await stat(directory);
+	if ((parent.mode & STICKY) === 0 || (parent.mode & WORLD_WRITABLE) === 0 || link.uid === parent.uid) return;
+	throw refused(shown, `it is a symbolic link in the shared directory ${directory} that belongs to another user (uid ${link.uid}); pcsync does not follow it there, as Linux's protected_symlinks would not: give the target's path, or remove the link`);
+}
+const MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".yaml", ".yml"]);
+/**
+* Throws `output_is_input` when `existing` (the file at `path`, or an opened output without a path)
+* is a file the run reads, or when `path` would be a manifest in a directory the run reads.
+*/
+async function refuseInput(path, existing, options, shown) {
+	const inputs = options.inputs ?? [];
+	if (inputs.length === 0 || existing !== void 0 && !existing.isFile()) return;
+	const parent = path === void 0 ? void 0 : await stat(dirname(path)).catch(() => void 0);
+	const manifestLike = path !== void 0 && MANIFEST_EXTENSIONS.has(extname(path).toLowerCase());
+	for (const input of inputs) {
+		const info = await stat(resolve(options.cwd, input.path)).catch(() => void 0);
+		if (info === void 0) continue;
+		if (existing !== void 0 && sameFile(info, existing)) throw isInput(shown, `it is ${input.what} (${input.path})`);
+		if (info.isDirectory() && manifestLike && parent !== void 0 && sameFile(info, parent)) throw isInput(shown, `it would be one of the manifest files in ${input.path}, ${input.what}`);
+	}
+}
+function sameFile(a, b) {
+	return a.dev === b.dev && a.ino === b.ino;
+}
+function isInput(shown, clause) {
+	return new InputError("output_is_input", {
+		path: shown,
+		reason: `${clause}, which this run reads; the output would replace it: give another path for the output`
+	});
+}
+/**
+* Writes `content` to `path` (see the module comment); returns where it went, so that a message
+* can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
+* as given, when it is refused or fails; a failed write leaves no temporary file behind.
+*/
+async function writeFileSafely(path, content, options) {
+	const shown = options.shown ?? path;
+	const target = await resolveOutputTarget(path, {
+		...options,
+		shown
+	});
+	try {
+		if (target.kind === "file") await replaceAtomically(target.path, content, options.mode ?? 384, target.existing);
+		else await writeThrough(target, content, options, shown);
+	} catch (error) {
+		throw outputUnwritable(shown, error);
+	}
+	return target;
+}
+/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
+function temporaryFileName(file) {
+	return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+}
+async function replaceAtomically(file, content, mode, existing) {
+	const temporary = temporaryFileName(file);
+	const handle = await open(temporary, "wx", 384);
+	try {
+		try {
+			await handle.writeFile(content);
+			await handle.chmod(mode);
+			await keepOwner(handle, existing);
+			await handle.sync();
+		} finally {
+			await handle.close();
+		}
+		await rename(temporary, file);
+	} catch (error) {
+		await unlink(temporary).catch(() => void 0);
+		throw error;
+	}
+	await syncDirectory(dirname(file));
+}
+/** Root replacing someone's file (`sudo pcsync export -o theirs.yaml`) leaves it theirs. */
+async function keepOwner(handle, existing) {
+	if (existing === void 0 || process.geteuid?.() !== 0) return;
+	if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
+}
+/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
+async function syncDirectory(directory) {
+	let handle;
+	try {
+		handle = await open(directory, "r");
+		await handle.sync();
+	} catch {} finally {
+		await handle?.close().catch(() => void 0);
+	}
+}
+/**
+* A device or FIFO is written as it is (`-o /dev/null`, `-o /dev/tty`); an open descriptor
+* (`-o /dev/stdout`, `-o >(jq .)`) is appended to, so that what the shell redirected is not
+* truncated. A FIFO nobody reads is an error at once rather than a wait for ever.
+*/
+async function writeThrough(target, content, options, shown) {
+	const probe = target.device === "FIFO" ? await open(target.path, constants.O_WRONLY | constants.O_NONBLOCK) : void 0;
+	const append = target.device === "open descriptor" ? constants.O_APPEND : 0;
+	let handle;
+	try {
+		handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY | append);
+	} finally {
+		await probe?.close();
+	}
+	try {
+		await refuseInput(void 0, await handle.stat(), options, shown);
+		await handle.writeFile(content);
+	} finally {
+		await handle.close();
+	}
+}
+// dist/src/files/append-file.js
+/**
+* Opens `path` for appending. Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file (a device,
+* a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
+* system refuses.
+*/
+async function openForAppend(path, options) {
+	const shown = options.shown ?? path;
+	const target = await resolveOutputTarget(path, {
+		...options,
+		shown
+	});
+	if (target.kind !== "file") throw new InputError("output_refused", {
+		path: shown,
+		reason: `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`
+	});
+	let handle;
+	try {
+		handle = await open(target.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY, 384);
+		const info = await handle.stat();
+		if (!info.isFile()) throw new InputError("output_refused", {
+			path: shown,
+			reason: "it changed into something that is not a regular file; give a file name"
+		});
+		if ((info.mode & 511) !== 384) await handle.chmod(384).catch((error) => {
+			if (error.code !== "EPERM") throw error;
+		});
+		if (target.existing === void 0) await syncDirectory(dirname(target.path));
+		return handle;
+	} catch (error) {
+		await handle?.close().catch(() => void 0);
+		throw outputUnwritable(shown, error);
+	}
+}
+/** Appends `text` to `path` durably (written, then synced), as openForAppend opens it. */
+async function appendToFile(path, text, options) {
+	const handle = await openForAppend(path, options);
+	try {
+		await handle.writeFile(text);
+		await handle.sync();
+	} catch (error) {
+		throw outputUnwritable(options.shown ?? path, error);
+	} finally {
+		await handle.close().catch(() => void 0);
+	}
+}
 // dist/src/plan/shard.js
 const MAX_SHARDS = 1e4;
 const FNV_OFFSET_BASIS = 2166136261;
@@ -14338,326 +14658,6 @@ async function connect(settings, io, options = {}) {
 	});
 	if (client.base.correction !== void 0) io.stderr.write(`warning: ${client.base.correction}\n`);
 	return client;
-}
-// dist/src/files/file-errors.js
-/**
-* A file pcsync was asked to write (`-o`, the step summary, a journal) that the system refused:
-* `output_unwritable`, the reason in words, naming `path` as the user gave it. One already said
-* so is returned as it is.
-*/
-function outputUnwritable(path, error) {
-	if (isOutputError(error)) return error;
-	return new InputError("output_unwritable", {
-		path,
-		reason: describeFileError(error, path)
-	}, { cause: error });
-}
-/** The codes of a file pcsync was asked to write and did not. */
-const OUTPUT_CODES = [
-	"output_unwritable",
-	"output_refused",
-	"output_is_input"
-];
-/** Whether `error` says a file pcsync was asked to write was not written. */
-function isOutputError(error) {
-	return isInputError(error, ...OUTPUT_CODES);
-}
-/** What the system's refusals mean to a user, and what to do instead. */
-const FILE_ERROR_WORDS = {
-	EACCES: "permission denied; choose a path you can write to",
-	EPERM: "permission denied; choose a path you can write to",
-	EROFS: "permission denied; choose a path you can write to",
-	EISDIR: "it is a directory; give a file name",
-	ENOSPC: "no space left on the device",
-	EDQUOT: "disk quota exceeded",
-	EFBIG: "the file is too large for the device",
-	EIO: "input/output error on the device",
-	EPIPE: "the reader went away before everything was written",
-	ENXIO: "nothing is there to receive it (a FIFO without a reader, or a socket); start the reader first, or give a file name",
-	ELOOP: "it is a loop of symbolic links; give a file name"
-};
-/** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
-function describeFileError(error, path) {
-	const code = error.code ?? "";
-	if (code === "ENOENT" || code === "ENOTDIR") return `the directory ${dirname(path)} does not exist; create it or choose another path`;
-	return FILE_ERROR_WORDS[code] ?? describeError(error);
-}
-// dist/src/files/output-target.js
-/** "a FIFO", "an open descriptor": the thing written through, for a message. */
-function describeDevice(device) {
-	return device === "open descriptor" ? `an ${device}` : `a ${device}`;
-}
-const MAX_LINKS = 40;
-/**
-* Where writing `path` goes. Throws InputError (`output_refused`, `output_is_input`) for a
-* path pcsync must not write; errors reading the path itself become `output_unwritable`.
-*/
-async function resolveOutputTarget(path, options) {
-	const shown = options.shown ?? path;
-	if (path === "-") throw refused(shown, "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)");
-	const target = await followToTarget(resolve(options.cwd, path), shown);
-	if (target.kind === "file") await refuseInput(target.path, target.existing, options, shown);
-	return target;
-}
-async function followToTarget(start, shown) {
-	let current = start;
-	for (let links = 0; links <= MAX_LINKS; links += 1) {
-		const info = await lstatOrUndefined(current, shown);
-		if (info === void 0) {
-			if (links === 0) return {
-				kind: "file",
-				path: current,
-				existing: void 0
-			};
-			throw refused(shown, `it is a symbolic link to ${current}, which does not exist; pcsync does not create files through links: give the target's path, or create it first`);
-		}
-		if (info.isSymbolicLink()) {
-			const directory = await realpath(dirname(current)).catch((error) => {
-				throw outputUnwritable(shown, error);
-			});
-			if (directory === "/proc" || directory.startsWith("/proc/")) return {
-				kind: "through",
-				path: start,
-				device: "open descriptor"
-			};
-			await refuseForeignLinkInSharedDirectory(info, directory, shown);
-			current = resolve(directory, await readlink(current));
-			continue;
-		}
-		if (info.isFile()) return {
-			kind: "file",
-			path: current,
-			existing: info
-		};
-		if (info.isCharacterDevice()) return {
-			kind: "through",
-			path: current,
-			device: "character device"
-		};
-		if (info.isFIFO()) return {
-			kind: "through",
-			path: current,
-			device: "FIFO"
-		};
-		if (info.isDirectory()) throw refused(shown, "it is a directory; give a file name");
-		if (info.isSocket()) throw refused(shown, "it is a socket, which cannot be written as a file; give a file name");
-		throw refused(shown, "it is a block device, not a file; give a file name");
-	}
-	throw refused(shown, "it is a loop of symbolic links (or more than 40 in a row); give a file name");
-}
-async function lstatOrUndefined(path, shown) {
-	try {
-		return await lstat(path);
-	} catch (error) {
-		if (error.code === "ENOENT") return void 0;
-		throw outputUnwritable(shown, error);
-	}
-}
-function refused(shown, reason) {
-	return new InputError("output_refused", {
-		path: shown,
-		reason
-	});
-}
-const STICKY = 512;
-const WORLD_WRITABLE = 2;
-/**
-* The rule of Linux's fs.protected_symlinks, which a rename does not apply: in a sticky directory
-* anyone may write (/tmp), a link is followed only when it belongs to this user or to the
-* directory's owner. Otherwise another user could point it at a file of ours.
-*/
-async function refuseForeignLinkInSharedDirectory(link, directory, shown) {
-	const uid = process.geteuid?.();
-	if (uid === void 0 || link.uid === uid) return;
-	const parent = await stat(directory);
-	if ((parent.mode & STICKY) === 0 || (parent.mode & WORLD_WRITABLE) === 0 || link.uid === parent.uid) return;
-	throw refused(shown, `it is a symbolic link in the shared directory ${directory} that belongs to another user (uid ${link.uid}); pcsync does not follow it there, as Linux's protected_symlinks would not: give the target's path, or remove the link`);
-}
-const MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".yaml", ".yml"]);
-/**
-* Throws `output_is_input` when `existing` (the file at `path`, or an opened output without a path)
-* is a file the run reads, or when `path` would be a manifest in a directory the run reads.
-*/
-async function refuseInput(path, existing, options, shown) {
-	const inputs = options.inputs ?? [];
-	if (inputs.length === 0 || existing !== void 0 && !existing.isFile()) return;
-	const parent = path === void 0 ? void 0 : await stat(dirname(path)).catch(() => void 0);
-	const manifestLike = path !== void 0 && MANIFEST_EXTENSIONS.has(extname(path).toLowerCase());
-	for (const input of inputs) {
-		const info = await stat(resolve(options.cwd, input.path)).catch(() => void 0);
-		if (info === void 0) continue;
-		if (existing !== void 0 && sameFile(info, existing)) throw isInput(shown, `it is ${input.what} (${input.path})`);
-		if (info.isDirectory() && manifestLike && parent !== void 0 && sameFile(info, parent)) throw isInput(shown, `it would be one of the manifest files in ${input.path}, ${input.what}`);
-	}
-}
-function sameFile(a, b) {
-	return a.dev === b.dev && a.ino === b.ino;
-}
-function isInput(shown, clause) {
-	return new InputError("output_is_input", {
-		path: shown,
-		reason: `${clause}, which this run reads; the output would replace it: give another path for the output`
-	});
-}
-/**
-* Writes `content` to `path` (see the module comment); returns where it went, so that a message
-* can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
-* as given, when it is refused or fails; a failed write leaves no temporary file behind.
-*/
-async function writeFileSafely(path, content, options) {
-	const shown = options.shown ?? path;
-	const target = await resolveOutputTarget(path, {
-		...options,
-		shown
-	});
-	try {
-		if (target.kind === "file") await replaceAtomically(target.path, content, options.mode ?? 384, target.existing);
-		else await writeThrough(target, content, options, shown);
-	} catch (error) {
-		throw outputUnwritable(shown, error);
-	}
-	return target;
-}
-/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
-function temporaryFileName(file) {
-	return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-}
-async function replaceAtomically(file, content, mode, existing) {
-	const temporary = temporaryFileName(file);
-	const handle = await open(temporary, "wx", 384);
-	try {
-		try {
-			await handle.writeFile(content);
-			await handle.chmod(mode);
-			await keepOwner(handle, existing);
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
-		await rename(temporary, file);
-	} catch (error) {
-		await unlink(temporary).catch(() => void 0);
-		throw error;
-	}
-	await syncDirectory(dirname(file));
-}
-/** Root replacing someone's file (`sudo pcsync export -o theirs.yaml`) leaves it theirs. */
-async function keepOwner(handle, existing) {
-	if (existing === void 0 || process.geteuid?.() !== 0) return;
-	if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
-}
-/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
-async function syncDirectory(directory) {
-	let handle;
-	try {
-		handle = await open(directory, "r");
-		await handle.sync();
-	} catch {} finally {
-		await handle?.close().catch(() => void 0);
-	}
-}
-/**
-* A device or FIFO is written as it is (`-o /dev/null`, `-o /dev/tty`); an open descriptor
-* (`-o /dev/stdout`, `-o >(jq .)`) is appended to, so that what the shell redirected is not
-* truncated. A FIFO nobody reads is an error at once rather than a wait for ever.
-*/
-async function writeThrough(target, content, options, shown) {
-	const probe = target.device === "FIFO" ? await open(target.path, constants.O_WRONLY | constants.O_NONBLOCK) : void 0;
-	const append = target.device === "open descriptor" ? constants.O_APPEND : 0;
-	let handle;
-	try {
-		handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY | append);
-	} finally {
-		await probe?.close();
-	}
-	try {
-		await refuseInput(void 0, await handle.stat(), options, shown);
-		await handle.writeFile(content);
-	} finally {
-		await handle.close();
-	}
-}
-// dist/src/files/append-file.js
-/**
-* Opens `path` for appending. Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file (a device,
-* a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
-* system refuses.
-*/
-async function openForAppend(path, options) {
-	const shown = options.shown ?? path;
-	const target = await resolveOutputTarget(path, {
-		...options,
-		shown
-	});
-	if (target.kind !== "file") throw new InputError("output_refused", {
-		path: shown,
-		reason: `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`
-	});
-	let handle;
-	try {
-		handle = await open(target.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY, 384);
-		const info = await handle.stat();
-		if (!info.isFile()) throw new InputError("output_refused", {
-			path: shown,
-			reason: "it changed into something that is not a regular file; give a file name"
-		});
-		if ((info.mode & 511) !== 384) await handle.chmod(384).catch((error) => {
-			if (error.code !== "EPERM") throw error;
-		});
-		if (target.existing === void 0) await syncDirectory(dirname(target.path));
-		return handle;
-	} catch (error) {
-		await handle?.close().catch(() => void 0);
-		throw outputUnwritable(shown, error);
-	}
-}
-/** Appends `text` to `path` durably (written, then synced), as openForAppend opens it. */
-async function appendToFile(path, text, options) {
-	const handle = await openForAppend(path, options);
-	try {
-		await handle.writeFile(text);
-		await handle.sync();
-	} catch (error) {
-		throw outputUnwritable(options.shown ?? path, error);
-	} finally {
-		await handle.close().catch(() => void 0);
-	}
-}
-/**
-* The proof window as a multiple of the request timeout: the rule covers a commit up to twice the
-* timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
-* the read that decides.
-*/
-const SETTLE_TIMEOUT_FACTOR = 2.5;
-/** The shortest proof window, whatever the request timeout (at time scale 1). */
-const MIN_SETTLE_WINDOW_MS = 1e3;
-/** How long after a POST with unknown outcome gave up it may still commit. */
-function settleWindowMs(requestTimeoutMs, timeScale = 1) {
-	return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, Math.round(MIN_SETTLE_WINDOW_MS * timeScale));
-}
-/**
-* The least settle time one create may be given: a whole proof window for each POST it may send,
-* since a window cut short can never show that a POST did not commit.
-*/
-function minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale = 1) {
-	return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
-}
-/**
-* The settle budget of a create through `client` under `rule`. A settle time below the minimum is a
-* RangeError: it would turn creates that can be settled into unknown ones.
-*/
-function settleBudgetOf(client, rule = {}) {
-	const { requestTimeoutMs, timeScale } = client;
-	const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
-	const leastMs = minimumSettleTimeoutMs(requestTimeoutMs, 3, timeScale);
-	const given = rule.settleTimeoutMs;
-	const settleTimeoutMs = given === void 0 ? leastMs : Math.max(1, Math.round(given * timeScale));
-	if (!(settleTimeoutMs >= leastMs)) throw new RangeError(`settleTimeoutMs must be at least ${leastMs} (3 proof windows of ${windowMs} ms)`);
-	return {
-		windowMs,
-		settleTimeoutMs,
-		treat5xxAsInFlight: rule.treat5xxAsInFlight === true
-	};
 }
 // dist/src/cli/connection.js
 const BASE_URL_DEFAULTS = {
@@ -16015,4 +16015,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { describeStoredDescription as $, describeDevice as A, hasChanges as At, assemblePlan as B, listsToRead as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, openForAppend as D, pluginDefaults as Dt, settleWindowMs as E, mayShowFilled as Et, manifestServer as F, fingerprintMembership as Ft, renderApplyReport as G, groupTiedOrders as H, loadScopedManifest as I, fingerprintRecord as It, throwSayingNothingChanged as J, createPaint as K, narrowDesiredState as L, recordKey as Lt, describeFileError as M, serializePlan as Mt, isOutputError as N, summarizePlan as Nt, syncDirectory as O, showsEmptyText as Ot, outputUnwritable as P, refuseOtherKind as Pt, showsWritten as Q, planManifest as R, idsOfOtherFamilies as Rt, parsePositiveInt as S, findGuard as St, settleBudgetOf as T, ownerOf as Tt, describeGuard as U, TIE_EFFECT as V, showsEveryRecord as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, resolveOutputTarget as j, readPlanFile as jt, writeFileSafely as k, recheckProtection as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, minimumSettleTimeoutMs as w, refusingGuards as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, projectsWritten as z, listMayShow as zt };
+export { describeStoredDescription as $, TIE_EFFECT as A, hasChanges as At, minimumSettleTimeoutMs as B, listsToRead as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, pluginDefaults as Dt, narrowDesiredState as E, mayShowFilled as Et, describeDevice as F, fingerprintMembership as Ft, renderApplyReport as G, settleWindowMs as H, resolveOutputTarget as I, fingerprintRecord as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, recordKey as Lt, openForAppend as M, serializePlan as Mt, syncDirectory as N, summarizePlan as Nt, projectsWritten as O, showsEmptyText as Ot, writeFileSafely as P, refuseOtherKind as Pt, showsWritten as Q, isOutputError as R, idsOfOtherFamilies as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownerOf as Tt, describeGuard as U, settleBudgetOf as V, showsEveryRecord as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, readPlanFile as jt, assemblePlan as k, recheckProtection as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, refusingGuards as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, listMayShow as zt };

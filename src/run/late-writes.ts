@@ -5,13 +5,21 @@
 // what is left only once the killed run's creates can no longer land, so that it does not create
 // them a second time.
 
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
 import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { RunError } from "../apply/run-error.js";
 import { formatSeconds } from "../duration.js";
-import type { IntentEntry, Journal } from "../journal/journal-format.js";
-import type { CurrentState } from "../plan/types.js";
+import {
+  DEFAULT_JOURNAL_DIR,
+  type IntentEntry,
+  type Journal,
+  readJournal,
+} from "../journal/journal-format.js";
+import { JournalLock } from "../journal/journal-lock.js";
+import type { CurrentState, Plan } from "../plan/types.js";
 import { plural } from "../plural.js";
 
 export interface LateWrites {
@@ -144,4 +152,61 @@ export async function waitForLateWrites(
     if (options.signal?.aborted) throw new RunError("apply_cancelled", { what: options.what });
     throw error;
   }
+}
+
+/**
+ * The creates of `plan` that a run killed in this directory sent and never had answered, and that
+ * may still land (the journals under the default directory, of this server, written lately and
+ * held by no live run): an apply that sent them again before then would make them twice.
+ */
+export async function killedRunsCreates(
+  client: ApiClient,
+  cwd: string,
+  plan: Pick<Plan, "changes">,
+  now = Date.now(),
+): Promise<LateWrites | undefined> {
+  const creates = new Set(
+    plan.changes.flatMap((change) =>
+      change.action === "create" ? [createKey(change.project, change.family, change.name)] : [],
+    ),
+  );
+  if (creates.size === 0) return undefined;
+  const { requestTimeoutMs, timeScale } = client;
+  const horizon =
+    now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
+  let names: string[];
+  try {
+    names = (await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
+  } catch {
+    return undefined;
+  }
+  let found: (LateWrites & { path: string }) | undefined;
+  for (const name of names) {
+    const path = join(DEFAULT_JOURNAL_DIR, name);
+    const modified = await stat(resolve(cwd, path)).then(
+      (info) => info.mtimeMs,
+      () => 0,
+    );
+    if (modified < horizon) continue;
+    // A live run's writes are its own to settle (a second apply beside it is the dedupe's case).
+    const live = await JournalLock.refuseIfHeld(path, { cwd }).then(
+      () => false,
+      () => true,
+    );
+    if (live) continue;
+    const journal = await readJournal(path, cwd).catch(() => undefined);
+    if (journal === undefined || journal.header.server !== client.base.display) continue;
+    const late = lateWritesOf(
+      journal,
+      client,
+      (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
+      now,
+    );
+    if (late !== undefined && (found === undefined || late.until > found.until)) found = { ...late, path };
+  }
+  return found === undefined ? undefined : { until: found.until, why: `${found.path}: ${found.why}` };
+}
+
+function createKey(project: string, family: string, name: string | null): string {
+  return JSON.stringify([project, family, name]);
 }

@@ -4,7 +4,7 @@
 // late, after the retry was answered: the apply says until when it may. Apply ends with one record per
 // config, and its summary counts what the server holds: what it cannot know is reported unknown.
 
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type EmulatorOptions, startEmulator } from "../../src/emulator/index.js";
@@ -400,18 +400,28 @@ describe("a run killed while a write was in flight", () => {
   // request timeout is 0.6 s (every duration at 0.02), the resume's and rollback's wait 2.1 s.
   const held = { lateWriteRate: 1, lateWriteMs: 2_000 };
 
-  /** `pcsync ARGS` in its own process, killed with SIGKILL once its first write has been sent. */
-  async function killAtFirstWrite(world: Awaited<ReturnType<typeof againstEmulator>>, args: string[]) {
-    const journal = join(world.directory, "apply.jsonl");
-    const { child, done } = spawnCli(
-      [...args, "--journal", "apply.jsonl", "--base-url", world.emulator.url],
-      {
-        cwd: world.directory,
-        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
-      },
-    );
+  /**
+   * `pcsync ARGS` in its own process, killed with SIGKILL once its first write has been sent; its
+   * journal is apply.jsonl, or with `defaultJournal` the one it makes under the default directory.
+   */
+  async function killAtFirstWrite(
+    world: Awaited<ReturnType<typeof againstEmulator>>,
+    args: string[],
+    defaultJournal = false,
+  ) {
+    const directory = join(world.directory, ".pcsync", "journal");
+    const journal = async () => {
+      if (!defaultJournal) return join(world.directory, "apply.jsonl");
+      const names = await readdir(directory).catch(() => []);
+      return join(directory, names.find((name) => name.endsWith(".jsonl")) ?? "none");
+    };
+    const journalArgs = defaultJournal ? [] : ["--journal", "apply.jsonl"];
+    const { child, done } = spawnCli([...args, ...journalArgs, "--base-url", world.emulator.url], {
+      cwd: world.directory,
+      env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+    });
     for (;;) {
-      const text = await readFile(journal, "utf8").catch(() => "");
+      const text = await readFile(await journal(), "utf8").catch(() => "");
       if (text.includes('"type":"intent"')) break;
       await sleep(20);
     }
@@ -421,6 +431,25 @@ describe("a run killed while a write was in flight", () => {
     expect((await done).signal).toBe("SIGKILL");
     world.emulator.setFaults({});
   }
+
+  it("is not created twice by the next apply of the manifest in that directory: it waits for the create first", async () => {
+    const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
+    try {
+      // The killed run keeps its journal where the next apply looks: the default directory.
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file], true);
+      const again = await world.pcsync(["apply", "--auto-approve", "-f", world.file]);
+      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
+      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      expect(again.stdout).toContain("No changes");
+      await world.emulator.idle();
+      // Before: the apply created it again and the killed run's POST landed too: two records.
+      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
+        1,
+      );
+    } finally {
+      await world.emulator.close();
+    }
+  }, 30_000);
 
   it("is not undone afterwards by that write: a rollback at once waits for it first", async () => {
     const world = await againstEmulator({ faults: held }, updateGeoIp);
