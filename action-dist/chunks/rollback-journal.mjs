@@ -3,8 +3,8 @@ import { At as hasChanges, Bt as listsToRead, Et as mayShowFilled, Ft as fingerp
 import { X as lookAlikeKey, lt as WRITABLE_FIELDS, pt as ofFamily, ut as familyKey } from "./common-manifest.mjs";
 import { D as isInputError, m as isApiError } from "./common-program.mjs";
 import { a as checkJournalExists, f as tornLineNote, o as checkJournalServer, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
-import { n as isRecordOfCreate } from "./apply-with-journal.mjs";
-import { a as replayJournal, d as waitForLateWrites, i as learnPluginTexts, o as showsPluginText, s as createShown, u as lateWritesOf } from "./journal-run.mjs";
+import { f as lateWritesOf, l as createShown, n as isRecordOfCreate, p as waitForLateWrites } from "./apply-with-journal.mjs";
+import { a as replayJournal, i as learnPluginTexts, o as showsPluginText } from "./journal-run.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 function shows(field, values, record) {

@@ -2,12 +2,12 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { At as hasChanges, D as planManifest, O as projectsWritten, W as isApplyComplete, a as scopeOf, bt as isLoopbackHost, ht as realSleep, i as planSettingsOf, lt as listLogs, mt as sendWithRetry, nt as mapConcurrent, pt as connectForeignEndpoint, s as printApplyJson, t as appendStepSummary, y as concurrencyOf, yt as sendAttempt } from "./common-service.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
-import { f as RunError, p as STAGE_WORDS, r as shellWord, t as applyJournaled } from "./journal-run.mjs";
+import { c as makeDefaultDirectory, h as STAGE_WORDS, m as RunError, o as defaultJournalPath } from "./apply-with-journal.mjs";
 import { B as precompiledValidator, F as formatDuration, K as asRecord, Q as sameName, U as parseJson, W as readBoundedText, _ as manifestFingerprint, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
-import { c as makeDefaultDirectory, o as defaultJournalPath } from "./apply-with-journal.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
+import { r as shellWord, t as applyJournaled } from "./journal-run.mjs";
 import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";

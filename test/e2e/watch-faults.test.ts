@@ -56,8 +56,10 @@ describe.concurrent("pcsync watch --mode heal under faults", { timeout: 90_000 }
     expect(
       (await server.list(1, "plugin_configs")).filter((record) => record.name?.startsWith("Killed")).length,
     ).toBeLessThan(wanted.length);
+    // The restarted heal waits for the creates the killed one had in flight (3.5 x --timeout at
+    // most): every duration at 1/20.
     const again = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", file], {
-      env: server.env,
+      env: { ...server.env, PCSYNC_TIME_SCALE: "0.05" },
       timeoutMs: 60_000,
     });
     expect(again.code).toBe(0);

@@ -468,6 +468,23 @@ describe("a run killed while a write was in flight", () => {
     }
   }, 30_000);
 
+  it("is not created twice by a watcher's next heal after a restart: it waits for the create first", async () => {
+    const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
+    try {
+      const heal = ["watch", "--mode", "heal", "--once", "-f", world.file];
+      await killAtFirstWrite(world, heal, true);
+      const again = await world.pcsync(heal);
+      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
+      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      await world.emulator.idle();
+      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
+        1,
+      );
+    } finally {
+      await world.emulator.close();
+    }
+  }, 30_000);
+
   it("is not created twice by a resume: the resume reads what is left once the create can no longer land", async () => {
     const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
     try {
