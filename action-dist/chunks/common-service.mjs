@@ -477,6 +477,16 @@ function preferOwnRecord(owner, named) {
 // dist/src/plan/safety-guards.js
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
+/**
+* How many of `records` (a family's own, as the delete guard counts them) are left for a prune to
+* act on: those a `deleted: true` among `changes` deletes are not, as they go whatever the prune
+* does. So a plan whose explicit deletes are done (an apply cut short, a rollout's wave) is judged
+* again as it was whole, the planner's count and apply's check alike.
+*/
+function ownedForPrune(records, changes) {
+	const explicit = new Set(changes.flatMap((change) => change.action === "delete" && change.explicit === true && change.id !== null ? [change.id] : []));
+	return records.filter((record) => !explicit.has(record.id)).length;
+}
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 function findGuard(prune, maxDeletePercent) {
 	const { project, family, owned, creates, deletes, source, owner } = prune;
@@ -14256,10 +14266,11 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		family,
 		source: familySource
 	};
-	const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
+	const keptIds = new Set(kept.map((record) => record.id));
+	const ownedByThis = desiredFamily.prune ? owned.filter((record) => !keptIds.has(record.id)) : owned;
 	const deleteGuard = findGuard({
 		...where,
-		owned: ownedByThis,
+		owned: ownedForPrune(ownedByThis, selected.changes),
 		creates: selected.changes.filter((change) => change.action === "create").length,
 		deletes: selected.changes.filter((change) => prunes.includes(change)).length,
 		...owner === void 0 ? {} : { owner: owner.name }
@@ -16015,4 +16026,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { describeStoredDescription as $, TIE_EFFECT as A, hasChanges as At, minimumSettleTimeoutMs as B, listsToRead as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, pluginDefaults as Dt, narrowDesiredState as E, mayShowFilled as Et, describeDevice as F, fingerprintMembership as Ft, renderApplyReport as G, settleWindowMs as H, resolveOutputTarget as I, fingerprintRecord as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, recordKey as Lt, openForAppend as M, serializePlan as Mt, syncDirectory as N, summarizePlan as Nt, projectsWritten as O, showsEmptyText as Ot, writeFileSafely as P, refuseOtherKind as Pt, showsWritten as Q, isOutputError as R, idsOfOtherFamilies as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownerOf as Tt, describeGuard as U, settleBudgetOf as V, showsEveryRecord as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, readPlanFile as jt, assemblePlan as k, recheckProtection as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, refusingGuards as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, listMayShow as zt };
+export { describeStoredDescription as $, TIE_EFFECT as A, recheckProtection as At, minimumSettleTimeoutMs as B, listMayShow as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, mayShowFilled as Dt, narrowDesiredState as E, ownerOf as Et, describeDevice as F, refuseOtherKind as Ft, renderApplyReport as G, settleWindowMs as H, showsEveryRecord as Ht, resolveOutputTarget as I, fingerprintMembership as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintRecord as Lt, openForAppend as M, readPlanFile as Mt, syncDirectory as N, serializePlan as Nt, projectsWritten as O, pluginDefaults as Ot, writeFileSafely as P, summarizePlan as Pt, showsWritten as Q, isOutputError as R, recordKey as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, refusingGuards as Tt, describeGuard as U, settleBudgetOf as V, listsToRead as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, hasChanges as jt, assemblePlan as k, showsEmptyText as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, idsOfOtherFamilies as zt };

@@ -24,7 +24,7 @@ import {
 } from "./owner-plan.js";
 import { PLAN_FORMAT, PLAN_VERSION, summarizePlan } from "./plan-file.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
-import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { countsAsUpdate, findGuard, findUpdateGuard, ownedForPrune } from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
@@ -493,12 +493,14 @@ function planFamily(
   ];
   const protect = protectEntries(desiredFamily, claimedNames);
   const where = { project, family, source: familySource };
-  // An owner's prune is measured against the records it may delete or keeps: its own.
-  const ownedByThis = owned.length - (desiredFamily.prune ? kept.length : 0);
+  // An owner's prune is measured against the records it may delete or keeps: its own, less those
+  // `deleted: true` deletes anyway.
+  const keptIds = new Set(kept.map((record) => record.id));
+  const ownedByThis = desiredFamily.prune ? owned.filter((record) => !keptIds.has(record.id)) : owned;
   const deleteGuard = findGuard(
     {
       ...where,
-      owned: ownedByThis,
+      owned: ownedForPrune(ownedByThis, selected.changes),
       creates: selected.changes.filter((change) => change.action === "create").length,
       deletes: selected.changes.filter((change) => prunes.includes(change)).length,
       // With an owner, the delete guard's share is of its own records.

@@ -7,7 +7,7 @@ import { type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { familiesTouchedBy } from "./check-stale.js";
 import { ownerOf } from "./owner-plan.js";
-import { countsAsUpdate, findGuard, findUpdateGuard } from "./safety-guards.js";
+import { countsAsUpdate, findGuard, findUpdateGuard, ownedForPrune } from "./safety-guards.js";
 import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
 export interface GuardOptions {
@@ -61,7 +61,7 @@ export function recomputeGuards(
         {
           project,
           family,
-          owned: ownersOwn.length,
+          owned: ownedForPrune(ownersOwn, changes),
           creates: changes.filter((change) => change.action === "create").length,
           deletes: pruned.length,
           source: pruned[0]?.source ?? source?.family ?? family,

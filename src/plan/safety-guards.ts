@@ -14,6 +14,21 @@ const MIN_RECORDS_FOR_SHARE = 10;
  */
 export type PruneCounts = Omit<PruneToEmptyFinding, "rule"> & { creates: number };
 
+/**
+ * How many of `records` (a family's own, as the delete guard counts them) are left for a prune to
+ * act on: those a `deleted: true` among `changes` deletes are not, as they go whatever the prune
+ * does. So a plan whose explicit deletes are done (an apply cut short, a rollout's wave) is judged
+ * again as it was whole, the planner's count and apply's check alike.
+ */
+export function ownedForPrune(records: readonly { id: number }[], changes: readonly PlannedChange[]): number {
+  const explicit = new Set(
+    changes.flatMap((change) =>
+      change.action === "delete" && change.explicit === true && change.id !== null ? [change.id] : [],
+    ),
+  );
+  return records.filter((record) => !explicit.has(record.id)).length;
+}
+
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardViolation | undefined {
   const { project, family, owned, creates, deletes, source, owner } = prune;

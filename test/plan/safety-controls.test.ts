@@ -194,6 +194,45 @@ describe("deleted: true", () => {
     const pinned = desiredFamily("1", PC, [desiredConfig({ name: "Old", deleted: true }, { id: 3 })]);
     expect(planOf(pinned, []).changes).toEqual([]);
   });
+
+  it("leaves the records it deletes out of what the delete guard measures a prune against, before and after they are gone", () => {
+    // "Old" is deleted by `deleted: true`, "Stray" by the prune: the family ends empty, by the prune.
+    const family = desiredFamily("1", PC, [desiredConfig({ name: "Old", deleted: true })], { prune: true });
+    const whole = [remoteRecord({ id: 3, name: "Old" }), remoteRecord({ id: 4, name: "Stray" })];
+    const rules = (plan: Plan) => plan.guards.map((guard) => guard.rule);
+    // Before, the whole plan passed (2 records, 1 pruned) and the same plan with "Old" deleted
+    // already (an apply cut short) was refused: a rollout or an apply run again could not finish.
+    expect(rules(planOf(family, whole))).toEqual(["prune_to_empty"]);
+    expect(rules(planOf(family, whole.slice(1)))).toEqual(["prune_to_empty"]);
+    // Computed again at apply from the records read then, the same.
+    const plan = planOf(family, whole, { maxDeletePercent: 100 });
+    const again = (records: PluginConfigRecord[]) =>
+      recomputeGuards(
+        plan,
+        { families: [{ project: "1", family: PC, records }] },
+        {
+          maxDeletePercent: 30,
+          maxUpdatePercent: 30,
+        },
+      ).guards.map((guard) => guard.rule);
+    expect(again(whole)).toEqual(["prune_to_empty"]);
+    // The share too: of 20 records, 5 deleted by `deleted: true` and 5 pruned is 5 of the 15 left
+    // (33%, over 30%), before and after the 5 are gone (before: 5 of 20, 25%, passed, and then 33%).
+    const twenty = records(20);
+    const share = desiredFamily(
+      "1",
+      PC,
+      [
+        ...twenty.slice(0, 5).map((record) => desiredConfig({ name: String(record.name), deleted: true })),
+        ...twenty
+          .slice(10)
+          .map((record) => desiredConfig({ name: String(record.name), order: record.order, enabled: true })),
+      ],
+      { prune: true },
+    );
+    expect(rules(planOf(share, twenty))).toEqual(["max_delete_percent"]);
+    expect(rules(planOf(share, twenty.slice(5)))).toEqual(["max_delete_percent"]);
+  });
 });
 
 describe("the update guard", () => {

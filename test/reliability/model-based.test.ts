@@ -335,6 +335,15 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "a rollout killed after its `deleted: true` delete, applied again, is not refused by a prune guard the whole plan passed",
+    profiles: PROFILE_NAMES,
+    remote: [record("bot-filter", "as-is", { mark: OWNER_A })],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "Legacy S3", deleted: true }], { prune: true }) })],
+    steps: [
+      { kind: "rollout-signal", manifest: 0, failing: false, signal: "SIGKILL", writes: 1, delayMs: 0 },
+    ],
+  },
+  {
     // seed only: posthog-2024 trims names, so it never holds " Property Filter".
     seam: "rollback of a rollback puts a name that is the plugin's own back as that name, not emptied (seed shows empty names)",
     profiles: ["seed"],
