@@ -487,6 +487,15 @@ function ownedForPrune(records, changes) {
 	const explicit = new Set(changes.flatMap((change) => change.action === "delete" && change.explicit === true && change.id !== null ? [change.id] : []));
 	return records.filter((record) => !explicit.has(record.id)).length;
 }
+/**
+* How many of `records` (a family's own) are left once `changes` are made, creates aside: what the
+* update guard measures updates against. A plan whose deletes are done (an apply cut short) is so
+* judged again as it was whole.
+*/
+function ownedForUpdates(records, changes) {
+	const deleted = new Set(changes.flatMap((change) => change.action === "delete" && change.id !== null ? [change.id] : []));
+	return records.filter((record) => !deleted.has(record.id)).length;
+}
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 function findGuard(prune, maxDeletePercent) {
 	const { project, family, owned, creates, deletes, source, owner } = prune;
@@ -14277,7 +14286,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	}, options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent);
 	const updateGuard = findUpdateGuard({
 		...where,
-		owned: owned.length,
+		owned: ownedForUpdates(owned, selected.changes),
 		updates: selected.changes.filter(countsAsUpdate).length
 	}, options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent);
 	const guards = [
@@ -16026,4 +16035,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { describeStoredDescription as $, TIE_EFFECT as A, recheckProtection as At, minimumSettleTimeoutMs as B, listMayShow as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, mayShowFilled as Dt, narrowDesiredState as E, ownerOf as Et, describeDevice as F, refuseOtherKind as Ft, renderApplyReport as G, settleWindowMs as H, showsEveryRecord as Ht, resolveOutputTarget as I, fingerprintMembership as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintRecord as Lt, openForAppend as M, readPlanFile as Mt, syncDirectory as N, serializePlan as Nt, projectsWritten as O, pluginDefaults as Ot, writeFileSafely as P, summarizePlan as Pt, showsWritten as Q, isOutputError as R, recordKey as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, refusingGuards as Tt, describeGuard as U, settleBudgetOf as V, listsToRead as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, hasChanges as jt, assemblePlan as k, showsEmptyText as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, idsOfOtherFamilies as zt };
+export { describeStoredDescription as $, TIE_EFFECT as A, showsEmptyText as At, minimumSettleTimeoutMs as B, idsOfOtherFamilies as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, ownerOf as Dt, narrowDesiredState as E, refusingGuards as Et, describeDevice as F, summarizePlan as Ft, renderApplyReport as G, settleWindowMs as H, listsToRead as Ht, resolveOutputTarget as I, refuseOtherKind as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintMembership as Lt, openForAppend as M, hasChanges as Mt, syncDirectory as N, readPlanFile as Nt, projectsWritten as O, mayShowFilled as Ot, writeFileSafely as P, serializePlan as Pt, showsWritten as Q, isOutputError as R, fingerprintRecord as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownedForUpdates as Tt, describeGuard as U, showsEveryRecord as Ut, settleBudgetOf as V, listMayShow as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, recheckProtection as jt, assemblePlan as k, pluginDefaults as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, recordKey as zt };

@@ -24,7 +24,13 @@ import {
 } from "./owner-plan.js";
 import { PLAN_FORMAT, PLAN_VERSION, summarizePlan } from "./plan-file.js";
 import { findProtectedDeletes, protectEntries } from "./protect.js";
-import { countsAsUpdate, findGuard, findUpdateGuard, ownedForPrune } from "./safety-guards.js";
+import {
+  countsAsUpdate,
+  findGuard,
+  findUpdateGuard,
+  ownedForPrune,
+  ownedForUpdates,
+} from "./safety-guards.js";
 import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
@@ -511,7 +517,7 @@ function planFamily(
   const updateGuard = findUpdateGuard(
     {
       ...where,
-      owned: owned.length,
+      owned: ownedForUpdates(owned, selected.changes),
       updates: selected.changes.filter(countsAsUpdate).length,
     },
     options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,

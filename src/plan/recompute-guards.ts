@@ -7,7 +7,13 @@ import { type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { familiesTouchedBy } from "./check-stale.js";
 import { ownerOf } from "./owner-plan.js";
-import { countsAsUpdate, findGuard, findUpdateGuard, ownedForPrune } from "./safety-guards.js";
+import {
+  countsAsUpdate,
+  findGuard,
+  findUpdateGuard,
+  ownedForPrune,
+  ownedForUpdates,
+} from "./safety-guards.js";
 import type { CurrentState, GuardViolation, Plan } from "./types.js";
 
 export interface GuardOptions {
@@ -73,7 +79,7 @@ export function recomputeGuards(
         {
           project,
           family,
-          owned: owned.length,
+          owned: ownedForUpdates(owned, changes),
           updates: updates.length,
           source: source?.family ?? updates[0]?.source ?? family,
         },

@@ -29,6 +29,21 @@ export function ownedForPrune(records: readonly { id: number }[], changes: reado
   return records.filter((record) => !explicit.has(record.id)).length;
 }
 
+/**
+ * How many of `records` (a family's own) are left once `changes` are made, creates aside: what the
+ * update guard measures updates against. A plan whose deletes are done (an apply cut short) is so
+ * judged again as it was whole.
+ */
+export function ownedForUpdates(
+  records: readonly { id: number }[],
+  changes: readonly PlannedChange[],
+): number {
+  const deleted = new Set(
+    changes.flatMap((change) => (change.action === "delete" && change.id !== null ? [change.id] : [])),
+  );
+  return records.filter((record) => !deleted.has(record.id)).length;
+}
+
 /** The guard the prune violates, if any; emptying the family is checked before the share. */
 export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardViolation | undefined {
   const { project, family, owned, creates, deletes, source, owner } = prune;

@@ -236,6 +236,37 @@ describe("deleted: true", () => {
 });
 
 describe("the update guard", () => {
+  it("measures updates against the records the plan leaves, so that it judges a plan cut short after its deletes as it judged it whole", () => {
+    // 20 records: 6 pruned, 5 of the 14 kept updated: 5 of 14 (36%), whole and with the prunes done.
+    // Before: 5 of 20 (25%) passed whole, then 5 of 14 refused the apply run again.
+    const twenty = records(20);
+    const family = desiredFamily(
+      "1",
+      PC,
+      twenty
+        .slice(6)
+        .map((record, index) =>
+          desiredConfig({ name: String(record.name), order: record.order, enabled: index >= 5 }),
+        ),
+      { prune: true },
+    );
+    const rules = (records: PluginConfigRecord[]) =>
+      planOf(family, records, { maxDeletePercent: 100 }).guards.map((guard) => guard.rule);
+    expect(rules(twenty)).toEqual(["max_update_percent"]);
+    expect(rules(twenty.slice(6))).toEqual(["max_update_percent"]);
+    const plan = planOf(family, twenty, { maxDeletePercent: 100, maxUpdatePercent: 100 });
+    const again = recomputeGuards(
+      plan,
+      { families: [{ project: "1", family: PC, records: twenty }] },
+      {
+        maxDeletePercent: 100,
+        maxUpdatePercent: 30,
+      },
+    );
+    expect(again.guards.map((guard) => guard.rule)).toEqual(["max_update_percent"]);
+    expect(words(again.guards[0])).toContain("would update 5 of 14 records");
+  });
+
   it("allows exactly the share, refuses one more, and leaves families under 10 records alone", () => {
     const at = (updated: number, total = 10) =>
       planOf(
