@@ -1,0 +1,96 @@
+// Property: the safety guards judge a plan the same once part of it is done. Whatever part of a
+// plan's deletes (a prune's, or `deleted: true`'s) and updates an apply made before it was cut
+// short, planning again from the records it left raises no guard the whole plan did not: an apply
+// run again, a resume or a rollout's next run can always finish what the first was allowed to start.
+// Also computed again at apply (recompute-guards.ts), from the records read then.
+
+import { describe, expect, it } from "vitest";
+import { computePlan } from "../../src/plan/compute-plan.js";
+import { recomputeGuards } from "../../src/plan/recompute-guards.js";
+import type { Plan } from "../../src/plan/types.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
+import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
+import { PC } from "../support/families.js";
+import { fc } from "../support/fast-check.js";
+
+const LIMITS = { maxDeletePercent: 30, maxUpdatePercent: 30 };
+
+/** 0 to 24 records named r0.. (unique), some enabled. */
+const recordsArb = fc
+  .array(fc.boolean(), { maxLength: 24 })
+  .map((enabled) =>
+    enabled.map((on, index) =>
+      remoteRecord({ id: 100 + index, name: `r${index}`, order: index + 1, enabled: on }),
+    ),
+  );
+
+/** For each record: left out (pruned, if prune), kept as it is, kept enabled, or `deleted: true`. */
+const fateArb = fc.constantFrom("omit", "keep", "enable", "delete");
+
+const caseArb = recordsArb.chain((records) =>
+  fc.record({
+    records: fc.constant(records),
+    fates: fc.array(fateArb, { minLength: records.length, maxLength: records.length }),
+    prune: fc.boolean(),
+    /** Which of the plan's deletes and updates the cut-short apply made. */
+    done: fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }),
+  }),
+);
+
+function desiredOf(records: readonly PluginConfigRecord[], fates: readonly string[], prune: boolean) {
+  const configs = records.flatMap((record, index) => {
+    const fate = fates[index];
+    const name = String(record.name);
+    if (fate === "omit") return [];
+    if (fate === "delete") return [desiredConfig({ name, deleted: true })];
+    return [desiredConfig({ name, order: record.order, enabled: fate === "enable" ? true : record.enabled })];
+  });
+  return { families: [desiredFamily("1", PC, configs, { prune })] };
+}
+
+function planOf(desired: ReturnType<typeof desiredOf>, records: PluginConfigRecord[]): Plan {
+  const { plan } = computePlan(desired, { families: [{ project: "1", family: PC, records }] }, LIMITS);
+  if (plan === undefined) throw new Error("no plan");
+  return plan;
+}
+
+/** The records once the chosen deletes and updates of `plan` are made. */
+function applyInPart(plan: Plan, records: readonly PluginConfigRecord[], done: readonly boolean[]) {
+  let left = [...records];
+  plan.changes.forEach((change, index) => {
+    if (done[index % done.length] !== true || change.id === null) return;
+    if (change.action === "delete") left = left.filter((record) => record.id !== change.id);
+    if (change.action === "update")
+      left = left.map((record) => {
+        if (record.id !== change.id) return record;
+        const written = Object.fromEntries(
+          Object.entries(change.fields).map(([field, { to }]) => [field, to]),
+        );
+        return { ...record, ...written };
+      });
+  });
+  return left;
+}
+
+const rulesOf = (guards: readonly { rule: string }[]) => new Set(guards.map((guard) => guard.rule));
+
+describe("the safety guards of a plan applied in part", () => {
+  it("raise nothing the whole plan did not, planned again or computed again at apply", () => {
+    fc.assert(
+      fc.property(caseArb, ({ records, fates, prune, done }) => {
+        const desired = desiredOf(records, fates, prune);
+        const whole = planOf(desired, records);
+        const allowed = rulesOf(whole.guards);
+        const left = applyInPart(whole, records, done);
+        const again = planOf(desired, left);
+        for (const rule of rulesOf(again.guards)) expect(allowed, `planned again: ${rule}`).toContain(rule);
+        const rechecked = recomputeGuards(
+          again,
+          { families: [{ project: "1", family: PC, records: left }] },
+          LIMITS,
+        );
+        for (const rule of rulesOf(rechecked.guards)) expect(allowed, `at apply: ${rule}`).toContain(rule);
+      }),
+    );
+  });
+});
