@@ -105,6 +105,11 @@ describe("the safety guards of a plan applied in part", () => {
         fc.pre(typeof whole !== "string");
         if (typeof whole === "string") return;
         const allowed = rulesOf(whole.guards);
+        // The planner and apply's check count alike: the same guards from the same records.
+        const atApply = recomputeGuards(whole, { families: [{ project: "1", family: PC, records }] }, LIMITS);
+        expect([...rulesOf(atApply.guards)].sort(), "the whole plan at apply").toEqual(
+          [...allowed].filter((rule) => rule !== "protected").sort(),
+        );
         const left = applyInPart(whole, records, done);
         const again = planOf(desired, left);
         // A plan refused whole is not applied; one that was is not refused once applied in part.
