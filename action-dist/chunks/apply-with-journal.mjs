@@ -147,12 +147,12 @@ function describeWrite(intent) {
 /**
 * Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
 * write may commit up to the proof window after the client would have given up on it); undefined
-* when that time has passed. `which` narrows the killed run's writes that count (a resume: its
-* creates).
+* when that time has passed.
 */
-function lateWritesOf(journal, client, which = () => true, now = Date.now()) {
+function lateWritesOf(journal, client, options = {}) {
+	const { which = () => true, endLine = true, now = Date.now() } = options;
 	const found = [];
-	const ended = journal.mayLandUntil?.getTime();
+	const ended = endLine ? journal.mayLandUntil?.getTime() : void 0;
 	if (ended !== void 0 && ended > now) found.push({
 		until: ended,
 		why: "an update or delete of the run went unanswered and was sent again"
@@ -227,7 +227,11 @@ async function killedRunsCreates(client, cwd, plan, now = Date.now()) {
 		if (await JournalLock.refuseIfHeld(path, { cwd }).then(() => false, () => true)) continue;
 		const journal = await readJournal(path, cwd).catch(() => void 0);
 		if (journal === void 0 || journal.header.server !== client.base.display) continue;
-		const late = lateWritesOf(journal, client, (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)), now);
+		const late = lateWritesOf(journal, client, {
+			which: (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
+			endLine: false,
+			now
+		});
 		if (late !== void 0 && (found === void 0 || late.until > found.until)) found = {
 			...late,
 			path

@@ -240,7 +240,10 @@ async function resumeSavedPlan(client, input, path, fingerprint, onNote) {
 		why: journal.header.command === "apply" ? "another plan" : `it is a ${journal.header.command}'s`
 	});
 	let current = await readStateForPlan(saved, client, input.reread);
-	const late = lateWritesOf(journal, client, (intent) => isCreate(intent) && !createShown(intent, current));
+	const late = lateWritesOf(journal, client, {
+		which: (intent) => isCreate(intent) && !createShown(intent, current),
+		endLine: false
+	});
 	if (late !== void 0) {
 		await waitForLateWrites(late, {
 			what: "Apply",

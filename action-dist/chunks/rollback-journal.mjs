@@ -354,7 +354,7 @@ async function rollBackJournal(input, steps) {
 		const client = await steps.connect();
 		checkJournalServer(journal, client.base.display);
 		let shown = await readAndPlanRollback(client, journal, input);
-		const late = lateWritesOf(journal, client, (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState));
+		const late = lateWritesOf(journal, client, { which: (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState) });
 		if (late !== void 0) {
 			await waitForLateWrites(late, {
 				what: "Rollback",

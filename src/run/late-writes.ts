@@ -75,17 +75,22 @@ function describeWrite(intent: IntentEntry): string {
 /**
  * Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
  * write may commit up to the proof window after the client would have given up on it); undefined
- * when that time has passed. `which` narrows the killed run's writes that count (a resume: its
- * creates).
+ * when that time has passed.
  */
 export function lateWritesOf(
   journal: Journal,
   client: ApiClient,
-  which: (intent: IntentEntry) => boolean = () => true,
-  now = Date.now(),
+  options: {
+    /** The killed run's writes that count; default all. */
+    which?: (intent: IntentEntry) => boolean;
+    /** Whether the end line's time (updates and deletes sent again) counts; default yes. */
+    endLine?: boolean;
+    now?: number;
+  } = {},
 ): LateWrites | undefined {
+  const { which = () => true, endLine = true, now = Date.now() } = options;
   const found: { until: number; why: string }[] = [];
-  const ended = journal.mayLandUntil?.getTime();
+  const ended = endLine ? journal.mayLandUntil?.getTime() : undefined;
   if (ended !== undefined && ended > now)
     found.push({
       until: ended,
@@ -196,12 +201,14 @@ export async function killedRunsCreates(
     if (live) continue;
     const journal = await readJournal(path, cwd).catch(() => undefined);
     if (journal === undefined || journal.header.server !== client.base.display) continue;
-    const late = lateWritesOf(
-      journal,
-      client,
-      (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
+    // Only its creates this plan makes again: a late update of an ended run is the rollback's
+    // concern, and an apply of the same manifest writes what it would.
+    const late = lateWritesOf(journal, client, {
+      which: (intent) =>
+        isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
+      endLine: false,
       now,
-    );
+    });
     if (late !== undefined && (found === undefined || late.until > found.until)) found = { ...late, path };
   }
   return found === undefined ? undefined : { until: found.until, why: `${found.path}: ${found.why}` };

@@ -125,7 +125,10 @@ async function resumeSavedPlan(
   // A create the killed run sent and had no answer to may still land: the resume would make it
   // again. It reads what is left once the creates the state does not show can no longer land (the
   // killed run's updates and deletes write what the resume would: they may land).
-  const late = lateWritesOf(journal, client, (intent) => isCreate(intent) && !createShown(intent, current));
+  const late = lateWritesOf(journal, client, {
+    which: (intent) => isCreate(intent) && !createShown(intent, current),
+    endLine: false,
+  });
   if (late !== undefined) {
     await waitForLateWrites(late, {
       what: "Apply",

@@ -152,11 +152,9 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     let shown = await readAndPlanRollback(client, journal, input);
     // A write of the run that may still land could undo the rollback afterwards: read after it (a
     // create the state already shows has nothing left in flight).
-    const late = lateWritesOf(
-      journal,
-      client,
-      (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState),
-    );
+    const late = lateWritesOf(journal, client, {
+      which: (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState),
+    });
     if (late !== undefined) {
       await waitForLateWrites(late, {
         what: "Rollback",

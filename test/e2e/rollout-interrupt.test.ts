@@ -19,6 +19,13 @@ import { openServer } from "../support/test-server.js";
 
 const PROFILES = ["seed", "posthog-2024"] as const;
 
+/**
+ * A run after a kill waits for the writes the killed one announced and had no answer to (3.5 x
+ * --timeout at most: 105 s at the defaults): every duration of the client at 1/20 (not the bakes,
+ * which the manifest gives).
+ */
+const AFTER_KILL = { PCSYNC_TIME_SCALE: "0.05" };
+
 describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profile) => {
   it("in a wave's writes: applied again, it writes only what is left, bakes and judges that wave, then the next", async ({
     onTestFinished,
@@ -64,7 +71,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     const leftOver = writtenFirst === "2" ? "3" : "2";
 
     server.emulator.resetRequestLog();
-    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain("Resuming the rollout of .pcsync");
     // What was written is not written again; what was left of the canary is, once.
@@ -124,7 +131,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(threeAfterKill).toBe(before[2]);
 
     server.emulator.resetRequestLog();
-    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(resumed.code, resumed.stderr).toBe(4);
     expect(resumed.stderr).toContain('it halted in wave "second", and its rollback is finished first');
     // No wave is written again; the second wave's undo is not made twice; the canary's is made.
@@ -137,7 +144,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(await geoipDescriptions(server)).toEqual(before);
 
     // The rollout ended: the same manifest applied again starts a new one (which halts again).
-    const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(third.stderr).not.toContain("Resuming");
     expect(third.code, third.stderr).toBe(4);
   }, 120_000);
@@ -205,7 +212,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     // Once the name is free again, the same manifest applied again finishes the rollback.
     const newId = (taken.body as { id: number }).id;
     await server.call("PATCH", `/api/projects/2/plugin_configs/${newId}/`, { name: "Legacy 2" });
-    const finished = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    const finished = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(finished.code, finished.stderr).toBe(4);
     expect(finished.stderr).toContain("Resuming the rollout");
     expect(finished.stdout).toMatch(/rolled back wave "canary": 2 change\(s\) undone/);

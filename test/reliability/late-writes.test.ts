@@ -352,6 +352,21 @@ describe("an update whose first PATCH lands late", () => {
     }
   }, 30_000);
 
+  it("does not hold up the next apply: a late update is a rollback's concern, not a create's", async () => {
+    const { emulator, run, pcsync, directory } = await applyWith(faults);
+    try {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain("may still apply the first until");
+      const next = await writeManifest(directory, createsManifest(["Next one"]), "next.yaml");
+      const again = await pcsync(["apply", "--auto-approve", "-f", next]);
+      expect(again.code, again.stderr).toBe(0);
+      // Before: "waiting 1.9 s before reading the state again", for the ended run's update.
+      expect(again.stderr).not.toContain("waiting");
+    } finally {
+      await emulator.close();
+    }
+  }, 30_000);
+
   it("says nothing of the kind when every write was answered", async () => {
     const { emulator, run } = await applyWith({});
     try {

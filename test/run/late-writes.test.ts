@@ -80,7 +80,7 @@ const ago = (ms: number) => new Date(NOW - ms).toISOString();
 function lateOf(lines: unknown[], modifiedAgoMs: number, which?: (intent: { op: string }) => boolean) {
   const text = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
   const journal = { ...parseJournal(text, "j.jsonl"), modifiedAt: new Date(NOW - modifiedAgoMs) };
-  const late = lateWritesOf(journal, client, which, NOW);
+  const late = lateWritesOf(journal, client, { ...(which === undefined ? {} : { which }), now: NOW });
   return late === undefined ? undefined : late.until.getTime() - NOW;
 }
 
@@ -140,6 +140,15 @@ describe("until when a journal's run may still have a write land (ms from now)",
     expect(lateOf(lines, modifiedAgoMs)).toBe(expected);
   });
 
+  it("leaves the end line's time out when asked (an apply's or a resume's wait: a killed run's creates only)", () => {
+    const text = [HEADER, update(1), outcome(1), end(ago(1_000), new Date(NOW + 40_000).toISOString())]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join("");
+    const journal = { ...parseJournal(text, "j"), modifiedAt: new Date(NOW) };
+    expect(lateWritesOf(journal, client, { now: NOW })?.until.getTime()).toBe(NOW + 40_000);
+    expect(lateWritesOf(journal, client, { endLine: false, now: NOW })).toBeUndefined();
+  });
+
   it("counts only the writes asked about (a resume: the creates)", () => {
     const creates = (intent: { op: string }) => intent.op === "create";
     expect(lateOf([HEADER, update(1)], 0, creates)).toBeUndefined();
@@ -148,12 +157,9 @@ describe("until when a journal's run may still have a write land (ms from now)",
 
   it("names the writes and the time", () => {
     const text = [HEADER, create(1), update(2)].map((line) => `${JSON.stringify(line)}\n`).join("");
-    const late = lateWritesOf(
-      { ...parseJournal(text, "j"), modifiedAt: new Date(NOW) },
-      client,
-      undefined,
-      NOW,
-    );
+    const late = lateWritesOf({ ...parseJournal(text, "j"), modifiedAt: new Date(NOW) }, client, {
+      now: NOW,
+    });
     expect(late?.why).toBe(
       `the run that wrote the journal was stopped with 2 writes sent and not answered (create "c1" in project 1 plugin_configs, ...), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
     );
