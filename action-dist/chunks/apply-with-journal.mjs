@@ -5,8 +5,8 @@ import { $ as describeStoredDescription, B as minimumSettleTimeoutMs, H as settl
 import { t as familiesTouchedBy } from "./check-stale.mjs";
 import { E as InputError, O as plural, f as ServiceError, g as isServiceError, h as isRequestError, m as isApiError, x as neutraliseJson } from "./common-program.mjs";
 import { d as sentTo, i as JOURNAL_FORMAT, l as imageOf, p as JournalFile, r as DEFAULT_JOURNAL_DIR, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
-import { createHash, randomBytes } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, stat } from "node:fs/promises";
 // dist/src/apply/run-error.js
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
@@ -206,23 +206,24 @@ async function waitForLateWrites(late, options) {
 }
 /**
 * The creates of `plan` that a run killed in this directory sent and never had answered, and that
-* may still land (the journals under the default directory, of this server, written lately and
-* held by no live run): an apply that sent them again before then would make them twice.
+* may still land (the journals under the default directory and `directories`, of this server,
+* written lately and held by no live run): an apply that sent them again before then would make
+* them twice.
 */
-async function killedRunsCreates(client, cwd, plan, now = Date.now()) {
+async function killedRunsCreates(client, cwd, plan, options = {}) {
+	const { now = Date.now() } = options;
 	const creates = new Set(plan.changes.flatMap((change) => change.action === "create" ? [createKey(change.project, change.family, change.name)] : []));
 	if (creates.size === 0) return void 0;
 	const { requestTimeoutMs, timeScale } = client;
 	const horizon = now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
-	let names;
-	try {
-		names = (await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
-	} catch {
-		return;
+	const directories = [.../* @__PURE__ */ new Set([DEFAULT_JOURNAL_DIR, ...options.directories ?? []])];
+	const paths = [];
+	for (const directory of directories) {
+		const names = await readdir(resolve(cwd, directory)).catch(() => []);
+		for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
 	}
 	let found;
-	for (const name of names) {
-		const path = join(DEFAULT_JOURNAL_DIR, name);
+	for (const path of paths) {
 		if (await stat(resolve(cwd, path)).then((info) => info.mtimeMs, () => 0) < horizon) continue;
 		if (await JournalLock.refuseIfHeld(path, { cwd }).then(() => false, () => true)) continue;
 		const journal = await readJournal(path, cwd).catch(() => void 0);

@@ -7,7 +7,7 @@ import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r 
 import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
 import { a as replayJournal, i as learnPluginTexts, n as describeJournalNext, o as showsPluginText, t as applyJournaled } from "./journal-run.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { rm } from "node:fs/promises";
 // dist/src/rollout/rollout-flags.js
 /**
@@ -41,7 +41,7 @@ function checkRolloutFlags(rollout, run, warn) {
 // dist/src/run/apply-plan-run.js
 async function applyPlanRun(client, input, steps, io) {
 	let made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
-	const late = await killedRunsCreates(client, io.cwd, made.plan);
+	const late = await killedRunsCreates(client, io.cwd, made.plan, { directories: input.journalDirectories ?? [] });
 	if (late !== void 0) {
 		await waitForLateWrites(late, {
 			what: "Apply",
@@ -390,7 +390,8 @@ Examples:
 				source,
 				force: forced,
 				dryRun: flags.dryRun === true,
-				reread: rereadOptions(flags, io)
+				reread: rereadOptions(flags, io),
+				journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : []
 			}, {
 				show: (plan) => {
 					if (format !== "json") printPlan(plan, format, io, {

@@ -4,9 +4,9 @@ import { g as registryOf, p as SecretRegistry } from "./early-signals.mjs";
 import { E as InputError, O as plural, T as formatBytes, _ as findPackageFile, c as readKeyFile, i as Option } from "./common-program.mjs";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
+import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
-import { extname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { readFile, readdir, stat } from "node:fs/promises";
 // dist/src/append-all.js
 function appendAll(target, items) {

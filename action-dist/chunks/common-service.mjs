@@ -3,9 +3,9 @@ import { i as __require, o as __toESM, t as __commonJSMin } from "./rolldown-run
 import { c as PcsyncError, d as describeError, f as REDACTED, m as locateSecrets, p as SecretRegistry, u as describeCode } from "./early-signals.mjs";
 import { B as precompiledValidator, C as didYouMean, F as formatDuration, G as validateJson, H as formatJsonPath, I as formatSeconds, J as compileNameGlob, K as asRecord, P as groupBy, Q as sameName, S as resolveProjectSets, U as parseJson, W as readBoundedText, X as lookAlikeKey, Y as describeLookAlike, Z as matchesAnyGlob, a as collect, at as readMark, ct as FAMILY_NAMES, d as loadManifestOrThrow, dt as getFamily, l as parseFlag, lt as WRITABLE_FIELDS, m as printDiagnostics, mt as appendAll, nt as showsText, o as familyOption, pt as ofFamily, q as isObject, rt as trimAsService, st as FAMILIES, tt as isTrimmedField, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
 import { D as isInputError, E as InputError, O as plural, T as formatBytes, _ as findPackageFile, a as redactForDisplay, b as neutraliseInline, d as checkApiKey, f as ServiceError, g as isServiceError, h as isRequestError, i as Option, m as isApiError, o as useColour, p as apiError, u as resolveApiKey, v as packageVersion, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { constants, readFileSync } from "node:fs";
-import { basename, dirname, extname, join, resolve } from "node:path";
 import { BlockList, isIP } from "node:net";
 import { STATUS_CODES, maxHeaderSize } from "node:http";
 import { Transform, Writable } from "node:stream";

@@ -3,8 +3,8 @@ import { _ as findPackageFile, i as Option, n as newCommand } from "./common-pro
 import { t as startEmulator } from "./emulator.mjs";
 import "./early-signals.mjs";
 import { i as addVariableOptions, p as parseVariableFlags } from "./common-manifest.mjs";
-import { randomBytes } from "node:crypto";
 import { relative } from "node:path";
+import { randomBytes } from "node:crypto";
 // dist/src/cli/commands/demo.js
 /** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
 const registerDemoCommand = (io, setExit, runCli) => {

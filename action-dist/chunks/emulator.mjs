@@ -2,8 +2,8 @@
 import { $ as PYTHON_WHITE_SPACE, ct as FAMILY_NAMES, ft as isFamilyName, mt as appendAll, q as isObject, rt as trimAsService, st as FAMILIES } from "./common-manifest.mjs";
 import { O as plural } from "./common-program.mjs";
 import { M as openForAppend, N as syncDirectory, P as writeFileSafely, R as isOutputError } from "./common-service.mjs";
-import { randomBytes, randomUUID } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { once } from "node:events";
 import { setTimeout } from "node:timers/promises";

@@ -4,9 +4,9 @@ import { B as precompiledValidator, H as formatJsonPath, K as asRecord, V as des
 import { F as describeDevice, I as resolveOutputTarget, It as refuseOtherKind, M as openForAppend, q as RefusedError } from "./common-service.mjs";
 import { E as InputError, T as formatBytes } from "./common-program.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
+import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { link, open, readFile, readdir, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 // dist/src/journal/journal-file.js

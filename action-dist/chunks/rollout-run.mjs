@@ -12,8 +12,8 @@ import { D as isInputError, E as InputError, O as plural } from "./common-progra
 import { d as describeError } from "./early-signals.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
-import { randomBytes } from "node:crypto";
 import { dirname, join, relative, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
 // dist/src/rollout/rollout-events.js
 const NO_CHANGES = {

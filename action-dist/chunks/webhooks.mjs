@@ -3,8 +3,8 @@ import { bt as isLoopbackHost, f as MARKERS, m as formatName, mt as sendWithRetr
 import { E as InputError, l as registerSecretWords, v as packageVersion } from "./common-program.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { t as EVENT_HEADLINES } from "./event.mjs";
-import { createHmac, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
+import { createHmac, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 // dist/src/notify/webhook-payload.js
 const WEBHOOK_FORMATS = ["json", "slack"];

@@ -42,6 +42,8 @@ export interface ApplyRunInput {
   dryRun: boolean;
   /** How the state is read again after the approval. */
   reread: RereadOptions;
+  /** Where journals are kept besides the default directory (`--journal PATH`'s): a killed run's. */
+  journalDirectories?: readonly string[] | undefined;
 }
 
 export interface ApplyRunSteps {
@@ -70,7 +72,9 @@ export async function applyPlanRun(
   // Nothing is written before the plan stands: say so, unless the refusal already does.
   let made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
   // A create a run killed here sent, and which may still land, is not sent again before then.
-  const late = await killedRunsCreates(client, io.cwd, made.plan);
+  const late = await killedRunsCreates(client, io.cwd, made.plan, {
+    directories: input.journalDirectories ?? [],
+  });
   if (late !== undefined) {
     await waitForLateWrites(late, {
       what: "Apply",

@@ -161,15 +161,21 @@ export async function waitForLateWrites(
 
 /**
  * The creates of `plan` that a run killed in this directory sent and never had answered, and that
- * may still land (the journals under the default directory, of this server, written lately and
- * held by no live run): an apply that sent them again before then would make them twice.
+ * may still land (the journals under the default directory and `directories`, of this server,
+ * written lately and held by no live run): an apply that sent them again before then would make
+ * them twice.
  */
 export async function killedRunsCreates(
   client: ApiClient,
   cwd: string,
   plan: Pick<Plan, "changes">,
-  now = Date.now(),
+  options: {
+    /** Directories (from `cwd`) to look in besides the default one: `--journal PATH`'s. */
+    directories?: readonly string[];
+    now?: number;
+  } = {},
 ): Promise<LateWrites | undefined> {
+  const { now = Date.now() } = options;
   const creates = new Set(
     plan.changes.flatMap((change) =>
       change.action === "create" ? [createKey(change.project, change.family, change.name)] : [],
@@ -179,15 +185,14 @@ export async function killedRunsCreates(
   const { requestTimeoutMs, timeScale } = client;
   const horizon =
     now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
-  let names: string[];
-  try {
-    names = (await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
-  } catch {
-    return undefined;
+  const directories = [...new Set([DEFAULT_JOURNAL_DIR, ...(options.directories ?? [])])];
+  const paths: string[] = [];
+  for (const directory of directories) {
+    const names = await readdir(resolve(cwd, directory)).catch(() => [] as string[]);
+    for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
   }
   let found: (LateWrites & { path: string }) | undefined;
-  for (const name of names) {
-    const path = join(DEFAULT_JOURNAL_DIR, name);
+  for (const path of paths) {
     const modified = await stat(resolve(cwd, path)).then(
       (info) => info.mtimeMs,
       () => 0,

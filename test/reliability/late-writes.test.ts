@@ -500,6 +500,55 @@ describe("a run killed while a write was in flight", () => {
     }
   }, 30_000);
 
+  it("is not created twice by a rollout applied again, its journals kept with --journal", async () => {
+    const rollout = [
+      "rollout:",
+      "  waves:",
+      "    - name: canary",
+      '      projects: ["1"]',
+      "    - name: rest",
+      "      percent: 100",
+      "  bake: 0s",
+      "  health:",
+      "    logs:",
+      "      min_entries: 0",
+    ].join("\n");
+    const world = await againstEmulator({ faults: held }, `${createsManifest(["Late one"])}${rollout}\n`);
+    try {
+      const args = ["apply", "--auto-approve", "-f", world.file, "--journal", "rollout/run.jsonl"];
+      const { child, done } = spawnCli([...args, "--base-url", world.emulator.url], {
+        cwd: world.directory,
+        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
+      });
+      // The wave's journal, beside the rollout's: killed once its create is announced and sent.
+      for (;;) {
+        const names = await readdir(join(world.directory, "rollout")).catch(() => [] as string[]);
+        const texts = await Promise.all(
+          names
+            .filter((name) => name.includes("wave"))
+            .map((name) => readFile(join(world.directory, "rollout", name), "utf8").catch(() => "")),
+        );
+        if (texts.some((text) => text.includes('"type":"intent"'))) break;
+        await sleep(20);
+      }
+      await sleep(300);
+      child.kill("SIGKILL");
+      expect((await done).signal).toBe("SIGKILL");
+      world.emulator.setFaults({});
+      const again = await world.pcsync(args);
+      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
+      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      // Planned once it landed: nothing created again, no copy to remove.
+      expect(again.stdout).not.toContain("duplicates removed");
+      await world.emulator.idle();
+      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
+        1,
+      );
+    } finally {
+      await world.emulator.close();
+    }
+  }, 30_000);
+
   it("is not created twice by a resume: the resume reads what is left once the create can no longer land", async () => {
     const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
     try {

@@ -1,6 +1,7 @@
 // `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
 // with a report of exactly what was done.
 
+import { dirname } from "node:path";
 import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
@@ -216,7 +217,13 @@ Examples:
       let rolloutRun: typeof import("../rollout-run.js") | undefined;
       const outcome = await applyPlanRun(
         client,
-        { source, force: forced, dryRun: flags.dryRun === true, reread: rereadOptions(flags, io) },
+        {
+          source,
+          force: forced,
+          dryRun: flags.dryRun === true,
+          reread: rereadOptions(flags, io),
+          journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : [],
+        },
         {
           show: (plan) => {
             if (format !== "json")
