@@ -149,6 +149,27 @@ async function learnPluginTexts(client, replay, read, options) {
 		const texts = plugin === void 0 ? void 0 : byPlugin.get(plugin);
 		if (texts) touched.pluginTexts = texts;
 	}
+	const sentEmpty = replay.lostCreates.filter((lost) => lost.plugin !== null && (mayShowFilled("name", lost.send.name ?? null) || mayShowFilled("description", lost.send.description ?? null)));
+	await mapConcurrent(sentEmpty, options.concurrency, async (lost) => {
+		const plugin = lost.plugin ?? 0;
+		const known = byPlugin.get(plugin);
+		if (known !== void 0) {
+			lost.pluginTexts = known;
+			return;
+		}
+		const family = read.lists.families.find((list) => list.project === lost.project && list.family === lost.family);
+		const id = (family?.records.find((record) => record.plugin === plugin && record.name === lost.name))?.id ?? family?.records.find((record) => record.plugin === plugin)?.id;
+		if (id === void 0) return;
+		try {
+			const texts = pluginDefaults(await getConfig(client, lost.project, lost.family, id));
+			if (hasTexts(texts)) {
+				byPlugin.set(plugin, texts);
+				lost.pluginTexts = texts;
+			}
+		} catch (error) {
+			if (!isApiError(error, 404)) throw error;
+		}
+	});
 }
 // dist/src/shell-word.js
 function shellWord(path) {

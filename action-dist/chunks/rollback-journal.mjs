@@ -80,7 +80,10 @@ function planRollback(input) {
 	/** The records the journal accounts for, by id: the line of the run's first write to each. */
 	const knownIds = new Map([...replay.records.values()].map((record) => [record.id, record.line]));
 	const undoCreate = (touched, now) => {
-		const differing = WRITABLE_FIELDS.filter((field) => !shows(field, touched.after.get(field) ?? [now[field] ?? null], now));
+		const differing = WRITABLE_FIELDS.filter((field) => {
+			const left = touched.after.get(field) ?? [now[field] ?? null];
+			return !shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now));
+		});
 		for (const field of differing) conflicts.push({
 			...touched,
 			field,
@@ -174,7 +177,8 @@ function planRollback(input) {
 			name: lost.name,
 			before: null,
 			after,
-			line: lost.line
+			line: lost.line,
+			...lost.pluginTexts === void 0 ? {} : { pluginTexts: lost.pluginTexts }
 		}, record);
 	}
 	const families = [];

@@ -150,9 +150,11 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   );
 
   const undoCreate = (touched: TouchedRecord, now: PluginConfigRecord) => {
-    const differing = WRITABLE_FIELDS.filter(
-      (field) => !shows(field, touched.after.get(field) ?? [now[field] ?? null], now),
-    );
+    // What the run left, an empty name or description shown as the plugin's own text included.
+    const differing = WRITABLE_FIELDS.filter((field) => {
+      const left = touched.after.get(field) ?? [now[field] ?? null];
+      return !shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now));
+    });
     for (const field of differing)
       conflicts.push({ ...touched, field, now: now[field] ?? null, left: touched.after.get(field) ?? [] });
     if (differing.length > 0 && !force) return;
@@ -244,6 +246,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         before: null,
         after,
         line: lost.line,
+        ...(lost.pluginTexts === undefined ? {} : { pluginTexts: lost.pluginTexts }),
       },
       record,
     );

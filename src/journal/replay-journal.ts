@@ -41,6 +41,8 @@ export interface LostCreate {
   plugin: number | null;
   send: Record<string, unknown>;
   line: number;
+  /** The plugin's own name and description, learnt where the create sent an empty one (learnPluginTexts). */
+  pluginTexts?: PluginTexts | undefined;
 }
 
 export interface Replay {
@@ -217,4 +219,36 @@ export async function learnPluginTexts(
     const texts = plugin === undefined ? undefined : byPlugin.get(plugin);
     if (texts) touched.pluginTexts = texts;
   }
+  // A create whose answer was lost, of an empty name or description: the record it made may show
+  // the plugin's own text there. Learnt from the record of its name, read alone (its answer says
+  // which plugin's text it shows; a list on such a server does not).
+  const sentEmpty = replay.lostCreates.filter(
+    (lost) =>
+      lost.plugin !== null &&
+      (mayShowFilled("name", lost.send.name ?? null) ||
+        mayShowFilled("description", lost.send.description ?? null)),
+  );
+  await mapConcurrent(sentEmpty, options.concurrency, async (lost) => {
+    const plugin = lost.plugin ?? 0;
+    const known = byPlugin.get(plugin);
+    if (known !== undefined) {
+      lost.pluginTexts = known;
+      return;
+    }
+    const family = read.lists.families.find(
+      (list) => list.project === lost.project && list.family === lost.family,
+    );
+    const candidate = family?.records.find((record) => record.plugin === plugin && record.name === lost.name);
+    const id = candidate?.id ?? family?.records.find((record) => record.plugin === plugin)?.id;
+    if (id === undefined) return;
+    try {
+      const texts = pluginDefaults(await getConfig(client, lost.project, lost.family, id));
+      if (hasTexts(texts)) {
+        byPlugin.set(plugin, texts);
+        lost.pluginTexts = texts;
+      }
+    } catch (error) {
+      if (!isApiError(error, 404)) throw error;
+    }
+  });
 }

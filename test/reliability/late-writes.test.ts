@@ -549,6 +549,35 @@ describe("a run killed while a write was in flight", () => {
     }
   }, 30_000);
 
+  it("is undone when it was a create of an empty description, on posthog-2024 (which shows the plugin's text there)", async () => {
+    const world = await againstEmulator(
+      { profile: "posthog-2024", faults: held },
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Late one",
+        "          plugin: 5",
+        "          description: null",
+      ),
+    );
+    try {
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file]);
+      await world.emulator.idle();
+      const rollback = await world.pcsync(["rollback", "--journal", "apply.jsonl", "--auto-approve"]);
+      // Before: refused (exit 3), "description is "Export events to ..." now; the run left null".
+      expect(rollback.code, `${rollback.stdout}${rollback.stderr}`).toBe(0);
+      const live = world.emulator
+        .snapshot()
+        .records.filter((record) => record.name === "Late one" && !record.deleted);
+      expect(live).toEqual([]);
+    } finally {
+      await world.emulator.close();
+    }
+  }, 30_000);
+
   it("is not created twice by a resume: the resume reads what is left once the create can no longer land", async () => {
     const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
     try {
