@@ -117,296 +117,6 @@ var RunError = class extends PcsyncError {
 		this.facts = facts;
 	}
 };
-// dist/src/run/late-writes.js
-/**
-* The longest a run goes on sending one write after announcing it: every attempt of the retry
-* policy with its longest backoff, and for a create the settle time of its resends. A run killed
-* longer ago than this after its journal's last line sent nothing after then.
-*/
-function longestSendMs(client) {
-	const { retries, maxDelayMs } = client.retryOptions;
-	const { requestTimeoutMs, timeScale } = client;
-	return (retries + 1) * (requestTimeoutMs + maxDelayMs) + minimumSettleTimeoutMs(requestTimeoutMs, 3, timeScale);
-}
-/** A create (or a copy, which creates): the one kind of write whose landing the state can show for good. */
-function isCreate(intent) {
-	return intent.op === "create" || intent.op === "copy";
-}
-/**
-* Whether `state` shows the record a create of the journal makes: one of its name in its family's
-* list. Once shown, no POST of it is left in flight, since the create rule sends another only once
-* the first is shown not to have made it. An update or delete shown done proves nothing of the
-* kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
-*/
-function createShown(intent, state) {
-	return isCreate(intent) && intent.name !== null && intent.name !== "" && state.families.some((list) => list.project === intent.project && list.family === intent.family && list.records.some((record) => record.name === intent.name));
-}
-function describeWrite(intent) {
-	return `${intent.op === "rearrange" ? "rearrange" : `${intent.op} "${intent.name ?? ""}"`} in project ${intent.project} ${intent.family}`;
-}
-/**
-* Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
-* write may commit up to the proof window after the client would have given up on it); undefined
-* when that time has passed.
-*/
-function lateWritesOf(journal, client, options = {}) {
-	const { which = () => true, endLine = true, now = Date.now() } = options;
-	const found = [];
-	const ended = endLine ? journal.mayLandUntil?.getTime() : void 0;
-	if (ended !== void 0 && ended > now) found.push({
-		until: ended,
-		why: "an update or delete of the run went unanswered and was sent again"
-	});
-	const bySeq = new Map(journal.intents.map((intent) => [intent.seq, intent]));
-	const unanswered = journal.unanswered.flatMap(({ seq, goneBy }) => {
-		const intent = bySeq.get(seq);
-		return intent !== void 0 && which(intent) ? [{
-			intent,
-			goneBy
-		}] : [];
-	});
-	if (unanswered.length > 0) {
-		const { requestTimeoutMs, timeScale } = client;
-		const lastLine = journal.modifiedAt?.getTime() ?? now;
-		const lastSend = (goneBy) => goneBy?.getTime() ?? Math.min(now, lastLine + longestSendMs(client));
-		const window = requestTimeoutMs + settleWindowMs(requestTimeoutMs, timeScale);
-		const until = unanswered.reduce((latest, { goneBy }) => Math.max(latest, lastSend(goneBy) + window), Number.NEGATIVE_INFINITY);
-		const first = unanswered[0];
-		if (until > now && first !== void 0) found.push({
-			until,
-			why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} sent and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`
-		});
-	}
-	if (found.length === 0) return void 0;
-	const until = found.reduce((latest, one) => Math.max(latest, one.until), Number.NEGATIVE_INFINITY);
-	const them = found.length > 1 || unanswered.length > 1 ? "them" : unanswered.length === 0 ? "the first" : "it";
-	return {
-		until: new Date(until),
-		why: `${found.map((one) => one.why).join("; and ")}, and the service may still apply ${them} until ${new Date(until).toISOString()}`
-	};
-}
-/**
-* Waits until `late.until` before the caller reads the state (what to roll back, what is left to
-* resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
-*/
-async function waitForLateWrites(late, options) {
-	const left = late === void 0 ? 0 : late.until.getTime() - Date.now();
-	if (late === void 0 || left <= 0) return;
-	if (options.dryRun) {
-		options.onNote(`note: ${late.why}: what this shows may change until then`);
-		return;
-	}
-	options.onNote(`note: ${late.why}: waiting ${formatSeconds(left)} before reading ${options.reading}`);
-	try {
-		await sleepUnlessAborted(realSleep, left, options.signal);
-	} catch (error) {
-		if (options.signal?.aborted) throw new RunError("apply_cancelled", { what: options.what });
-		throw error;
-	}
-}
-/**
-* The creates of `plan` that a run killed in this directory sent and never had answered, and that
-* may still land (the journals under the default directory and `directories`, of this server,
-* written lately and held by no live run): an apply that sent them again before then would make
-* them twice.
-*/
-async function killedRunsCreates(client, cwd, plan, options = {}) {
-	const { now = Date.now() } = options;
-	const creates = new Set(plan.changes.flatMap((change) => change.action === "create" ? [createKey(change.project, change.family, change.name)] : []));
-	if (creates.size === 0) return void 0;
-	const { requestTimeoutMs, timeScale } = client;
-	const horizon = now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
-	const directories = [.../* @__PURE__ */ new Set([DEFAULT_JOURNAL_DIR, ...options.directories ?? []])];
-	const paths = [];
-	for (const directory of directories) {
-		const names = await readdir(resolve(cwd, directory)).catch(() => []);
-		for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
-	}
-	let found;
-	for (const path of paths) {
-		if (await stat(resolve(cwd, path)).then((info) => info.mtimeMs, () => 0) < horizon) continue;
-		if (await JournalLock.refuseIfHeld(path, { cwd }).then(() => false, () => true)) continue;
-		const journal = await readJournal(path, cwd).catch(() => void 0);
-		if (journal === void 0 || journal.header.server !== client.base.display) continue;
-		const late = lateWritesOf(journal, client, {
-			which: (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
-			endLine: false,
-			now
-		});
-		if (late !== void 0 && (found === void 0 || late.until > found.until)) found = {
-			...late,
-			path
-		};
-	}
-	return found === void 0 ? void 0 : {
-		until: found.until,
-		why: `${found.path}: ${found.why}`
-	};
-}
-function createKey(project, family, name) {
-	return JSON.stringify([
-		project,
-		family,
-		name
-	]);
-}
-// dist/src/journal/apply-journal.js
-/** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
-function defaultJournalPath(now, label) {
-	const suffix = randomBytes(3).toString("hex");
-	const labelled = label === void 0 ? "" : `-${label}`;
-	return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}${labelled}.jsonl`);
-}
-/** The saved-plan document's hash: what ties a journal to the plan it applied. */
-function fingerprintPlan(plan) {
-	return createHash("sha256").update(serializePlan(plan)).digest("hex");
-}
-/** The manifest files a plan's changes come from (`source` is `file:line`). */
-function manifestsOf(plan) {
-	const files = /* @__PURE__ */ new Set();
-	for (const item of [...plan.changes, ...plan.reorders]) {
-		const colon = item.source.lastIndexOf(":");
-		files.add(colon > 0 ? item.source.slice(0, colon) : item.source);
-	}
-	return [...files].sort();
-}
-/** Only the default directory is made: a --journal PATH in a directory that is not there is a typo. */
-async function makeDefaultDirectory(path, cwd) {
-	if (path.startsWith(DEFAULT_JOURNAL_DIR)) await mkdir(dirname(resolve(cwd, path)), {
-		recursive: true,
-		mode: 448
-	});
-}
-var ApplyJournal = class ApplyJournal {
-	file;
-	path;
-	secrets;
-	#seq;
-	#images = /* @__PURE__ */ new Map();
-	constructor(file, path, current, lastSeq, secrets) {
-		this.file = file;
-		this.path = path;
-		this.secrets = secrets;
-		this.#seq = lastSeq;
-		for (const { project, family, records } of current.families) for (const record of records) this.#images.set(recordKey(project, family, record.id), imageOf(record));
-	}
-	/** Creates the journal of a new run and writes its header (on disk before anything else). */
-	static async start(path, files, start, current) {
-		await makeDefaultDirectory(path, files.cwd);
-		const file = await JournalFile.openForAppend(path, {
-			fresh: true,
-			...files
-		});
-		const { plan } = start;
-		const families = familiesTouchedBy(plan);
-		const header = {
-			type: "header",
-			format: JOURNAL_FORMAT,
-			version: 1,
-			command: start.command,
-			server: start.server,
-			startedAt: (/* @__PURE__ */ new Date()).toISOString(),
-			projects: [...new Set(families.map((item) => item.project))],
-			families,
-			plan: {
-				fingerprint: fingerprintPlan(start.saved ?? plan),
-				file: start.planFile
-			},
-			manifests: manifestsOf(plan),
-			...start.rollbackOf === void 0 ? {} : { rollbackOf: start.rollbackOf }
-		};
-		const journal = new ApplyJournal(file, path, current, 0, files.secrets);
-		journal.#append(header);
-		await file.sync();
-		return journal;
-	}
-	/** Appends to the journal of an interrupted run, which this one finishes. */
-	static async resume(journal, files, current) {
-		const file = await JournalFile.openForAppend(journal.path, {
-			fresh: false,
-			...files
-		});
-		const lastSeq = journal.intents.reduce((max, intent) => Math.max(max, intent.seq), 0);
-		const resumed = new ApplyJournal(file, journal.path, current, lastSeq, files.secrets);
-		resumed.#append({
-			type: "resume",
-			at: (/* @__PURE__ */ new Date()).toISOString()
-		});
-		await file.sync();
-		return resumed;
-	}
-	#append(entry) {
-		this.file.append(JSON.stringify(entry));
-	}
-	async intend(intent) {
-		const seq = ++this.#seq;
-		const { project, family } = intent;
-		const ids = sentTo(intent).map(([id]) => id);
-		const before = [];
-		for (const id of ids) {
-			const image = this.#images.get(recordKey(project, family, id));
-			if (image) before.push(image);
-		}
-		const entry = {
-			type: "intent",
-			seq,
-			...intent,
-			before
-		};
-		if (locateSecrets(entry, this.secrets).length > 0) throw new InputError("journal_would_hold_key", { intent });
-		this.#pending.set(seq, {
-			project,
-			family,
-			ids: intent.op === "create" ? null : ids
-		});
-		this.#append(entry);
-		await this.file.sync();
-		return seq;
-	}
-	recordOutcome(seq, outcome) {
-		const pending = this.#pending.get(seq);
-		this.#pending.delete(seq);
-		const entry = {
-			type: "outcome",
-			seq,
-			status: outcome.status
-		};
-		if (outcome.status === "done" && outcome.records && pending) {
-			const wanted = pending.ids === null ? void 0 : new Set(pending.ids);
-			const records = outcome.records.filter((record) => wanted === void 0 || wanted.has(record.id)).map(imageOf);
-			for (const image of records) this.#images.set(recordKey(pending.project, pending.family, image.id), image);
-			if (locateSecrets(records, this.secrets).length === 0) entry.records = records;
-			const defaults = {};
-			for (const record of outcome.records) {
-				const texts = pluginDefaults(record);
-				if ((texts.name !== void 0 || texts.description !== void 0) && (wanted?.has(record.id) ?? true)) defaults[String(record.id)] = texts;
-			}
-			if (Object.keys(defaults).length > 0 && locateSecrets(defaults, this.secrets).length === 0) entry.pluginTexts = defaults;
-		}
-		this.#append(entry);
-	}
-	/** Writes the run's end with its summary, and closes the journal (everything on disk). */
-	async finish(report) {
-		if (report !== void 0) {
-			const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
-			const at = (/* @__PURE__ */ new Date()).toISOString();
-			this.#append({
-				type: "end",
-				at,
-				summary: {
-					done,
-					failed,
-					skipped,
-					unknown
-				},
-				interrupted,
-				...mayLandUntil === void 0 ? {} : { mayLandUntil: mayLandUntil.toISOString() }
-			});
-		}
-		await this.file.close();
-	}
-	#pending = /* @__PURE__ */ new Map();
-};
 // dist/src/apply/create-config.js
 /**
 * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
@@ -945,6 +655,314 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 		...removedIds.length > 0 ? { copiesRemoved: removedIds } : {}
 	};
 }
+// dist/src/run/late-writes.js
+/**
+* The longest a run goes on sending one write after announcing it: every attempt of the retry
+* policy with its longest backoff, and for a create the settle time of its resends. A run killed
+* longer ago than this after its journal's last line sent nothing after then.
+*/
+function longestSendMs(client) {
+	const { retries, maxDelayMs } = client.retryOptions;
+	const { requestTimeoutMs, timeScale } = client;
+	return (retries + 1) * (requestTimeoutMs + maxDelayMs) + minimumSettleTimeoutMs(requestTimeoutMs, 3, timeScale);
+}
+/** A create (or a copy, which creates): the one kind of write whose landing the state can show for good. */
+function isCreate(intent) {
+	return intent.op === "create" || intent.op === "copy";
+}
+/**
+* Whether `state` shows the record a create of the journal makes: one of its name and plugin in its
+* family's list, as a lost create is found (isRecordOfCreate). Once shown, no POST of it is left in flight, since the create rule sends another only once
+* the first is shown not to have made it. An update or delete shown done proves nothing of the
+* kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
+*/
+function createShown(intent, state) {
+	return isCreate(intent) && intent.name !== null && intent.name !== "" && state.families.some((list) => list.project === intent.project && list.family === intent.family && list.records.some((record) => isRecordOfCreate({
+		name: intent.name,
+		plugin: intent.send.plugin
+	}, record)));
+}
+function describeWrite(intent) {
+	return `${intent.op === "rearrange" ? "rearrange" : `${intent.op} "${intent.name ?? ""}"`} in project ${intent.project} ${intent.family}`;
+}
+/**
+* Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
+* write may commit up to the proof window after the client would have given up on it); undefined
+* when that time has passed.
+*/
+function lateWritesOf(journal, client, options = {}) {
+	const { which = () => true, endLine = true, now = Date.now() } = options;
+	const found = [];
+	const ended = endLine ? journal.mayLandUntil?.getTime() : void 0;
+	if (ended !== void 0 && ended > now) found.push({
+		until: ended,
+		why: "an update or delete of the run went unanswered and was sent again"
+	});
+	const bySeq = new Map(journal.intents.map((intent) => [intent.seq, intent]));
+	const unanswered = journal.unanswered.flatMap(({ seq, goneBy }) => {
+		const intent = bySeq.get(seq);
+		return intent !== void 0 && which(intent) ? [{
+			intent,
+			goneBy
+		}] : [];
+	});
+	if (unanswered.length > 0) {
+		const { requestTimeoutMs, timeScale } = client;
+		const lastLine = journal.modifiedAt?.getTime() ?? now;
+		const lastSend = (goneBy) => goneBy?.getTime() ?? Math.min(now, lastLine + longestSendMs(client));
+		const window = requestTimeoutMs + settleWindowMs(requestTimeoutMs, timeScale);
+		const until = unanswered.reduce((latest, { goneBy }) => Math.max(latest, lastSend(goneBy) + window), Number.NEGATIVE_INFINITY);
+		const first = unanswered[0];
+		if (until > now && first !== void 0) found.push({
+			until,
+			why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} sent and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`
+		});
+	}
+	if (found.length === 0) return void 0;
+	const until = found.reduce((latest, one) => Math.max(latest, one.until), Number.NEGATIVE_INFINITY);
+	const them = found.length > 1 || unanswered.length > 1 ? "them" : unanswered.length === 0 ? "the first" : "it";
+	return {
+		until: new Date(until),
+		why: `${found.map((one) => one.why).join("; and ")}, and the service may still apply ${them} until ${new Date(until).toISOString()}`
+	};
+}
+/**
+* Waits until `late.until` before the caller reads the state (what to roll back, what is left to
+* resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
+*/
+async function waitForLateWrites(late, options) {
+	const left = late === void 0 ? 0 : late.until.getTime() - Date.now();
+	if (late === void 0 || left <= 0) return;
+	if (options.dryRun) {
+		options.onNote(`note: ${late.why}: what this shows may change until then`);
+		return;
+	}
+	options.onNote(`note: ${late.why}: waiting ${formatSeconds(left)} before reading ${options.reading}`);
+	try {
+		await sleepUnlessAborted(realSleep, left, options.signal);
+	} catch (error) {
+		if (options.signal?.aborted) throw new RunError("apply_cancelled", { what: options.what });
+		throw error;
+	}
+}
+/**
+* The creates of `plan` that a run killed in this directory sent and never had answered, and that
+* may still land (the journals under the default directory and `directories`, of this server,
+* written lately and held by no live run): an apply that sent them again before then would make
+* them twice.
+*/
+async function killedRunsCreates(client, cwd, plan, options = {}) {
+	const { now = Date.now() } = options;
+	const creates = new Set(plan.changes.flatMap((change) => change.action === "create" ? [createKey(change.project, change.family, change.name)] : []));
+	if (creates.size === 0) return void 0;
+	const { requestTimeoutMs, timeScale } = client;
+	const horizon = now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
+	const directories = [.../* @__PURE__ */ new Set([DEFAULT_JOURNAL_DIR, ...options.directories ?? []])];
+	const paths = [];
+	for (const directory of directories) {
+		const names = await readdir(resolve(cwd, directory)).catch(() => []);
+		for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
+	}
+	let found;
+	for (const path of paths) {
+		if (await stat(resolve(cwd, path)).then((info) => info.mtimeMs, () => 0) < horizon) continue;
+		if (await JournalLock.refuseIfHeld(path, { cwd }).then(() => false, () => true)) continue;
+		const journal = await readJournal(path, cwd).catch(() => void 0);
+		if (journal === void 0 || journal.header.server !== client.base.display) continue;
+		const late = lateWritesOf(journal, client, {
+			which: (intent) => isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
+			endLine: false,
+			now
+		});
+		if (late !== void 0 && (found === void 0 || late.until > found.until)) found = {
+			...late,
+			path
+		};
+	}
+	return found === void 0 ? void 0 : {
+		until: found.until,
+		why: `${found.path}: ${found.why}`
+	};
+}
+/**
+* Waits, as `waitForLateWrites` does, for the creates of `plan` that a run killed in this directory
+* may still land (killedRunsCreates): whether it waited, so that the caller plans again from what
+* it reads then (a dry run only says so, and does not wait).
+*/
+async function waitForKilledRunsCreates(client, cwd, plan, options) {
+	const { directories = [], ...wait } = options;
+	const late = await killedRunsCreates(client, cwd, plan, { directories });
+	if (late === void 0) return false;
+	await waitForLateWrites(late, {
+		...wait,
+		signal: client.signal
+	});
+	return !wait.dryRun;
+}
+function createKey(project, family, name) {
+	return JSON.stringify([
+		project,
+		family,
+		name
+	]);
+}
+// dist/src/journal/apply-journal.js
+/** `label` says what wrote it (`heal`, a rollout's wave), after the time: `…-<suffix>-heal.jsonl`. */
+function defaultJournalPath(now, label) {
+	const suffix = randomBytes(3).toString("hex");
+	const labelled = label === void 0 ? "" : `-${label}`;
+	return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}${labelled}.jsonl`);
+}
+/** The saved-plan document's hash: what ties a journal to the plan it applied. */
+function fingerprintPlan(plan) {
+	return createHash("sha256").update(serializePlan(plan)).digest("hex");
+}
+/** The manifest files a plan's changes come from (`source` is `file:line`). */
+function manifestsOf(plan) {
+	const files = /* @__PURE__ */ new Set();
+	for (const item of [...plan.changes, ...plan.reorders]) {
+		const colon = item.source.lastIndexOf(":");
+		files.add(colon > 0 ? item.source.slice(0, colon) : item.source);
+	}
+	return [...files].sort();
+}
+/** Only the default directory is made: a --journal PATH in a directory that is not there is a typo. */
+async function makeDefaultDirectory(path, cwd) {
+	if (path.startsWith(DEFAULT_JOURNAL_DIR)) await mkdir(dirname(resolve(cwd, path)), {
+		recursive: true,
+		mode: 448
+	});
+}
+var ApplyJournal = class ApplyJournal {
+	file;
+	path;
+	secrets;
+	#seq;
+	#images = /* @__PURE__ */ new Map();
+	constructor(file, path, current, lastSeq, secrets) {
+		this.file = file;
+		this.path = path;
+		this.secrets = secrets;
+		this.#seq = lastSeq;
+		for (const { project, family, records } of current.families) for (const record of records) this.#images.set(recordKey(project, family, record.id), imageOf(record));
+	}
+	/** Creates the journal of a new run and writes its header (on disk before anything else). */
+	static async start(path, files, start, current) {
+		await makeDefaultDirectory(path, files.cwd);
+		const file = await JournalFile.openForAppend(path, {
+			fresh: true,
+			...files
+		});
+		const { plan } = start;
+		const families = familiesTouchedBy(plan);
+		const header = {
+			type: "header",
+			format: JOURNAL_FORMAT,
+			version: 1,
+			command: start.command,
+			server: start.server,
+			startedAt: (/* @__PURE__ */ new Date()).toISOString(),
+			projects: [...new Set(families.map((item) => item.project))],
+			families,
+			plan: {
+				fingerprint: fingerprintPlan(start.saved ?? plan),
+				file: start.planFile
+			},
+			manifests: manifestsOf(plan),
+			...start.rollbackOf === void 0 ? {} : { rollbackOf: start.rollbackOf }
+		};
+		const journal = new ApplyJournal(file, path, current, 0, files.secrets);
+		journal.#append(header);
+		await file.sync();
+		return journal;
+	}
+	/** Appends to the journal of an interrupted run, which this one finishes. */
+	static async resume(journal, files, current) {
+		const file = await JournalFile.openForAppend(journal.path, {
+			fresh: false,
+			...files
+		});
+		const lastSeq = journal.intents.reduce((max, intent) => Math.max(max, intent.seq), 0);
+		const resumed = new ApplyJournal(file, journal.path, current, lastSeq, files.secrets);
+		resumed.#append({
+			type: "resume",
+			at: (/* @__PURE__ */ new Date()).toISOString()
+		});
+		await file.sync();
+		return resumed;
+	}
+	#append(entry) {
+		this.file.append(JSON.stringify(entry));
+	}
+	async intend(intent) {
+		const seq = ++this.#seq;
+		const { project, family } = intent;
+		const ids = sentTo(intent).map(([id]) => id);
+		const before = [];
+		for (const id of ids) {
+			const image = this.#images.get(recordKey(project, family, id));
+			if (image) before.push(image);
+		}
+		const entry = {
+			type: "intent",
+			seq,
+			...intent,
+			before
+		};
+		if (locateSecrets(entry, this.secrets).length > 0) throw new InputError("journal_would_hold_key", { intent });
+		this.#pending.set(seq, {
+			project,
+			family,
+			ids: intent.op === "create" ? null : ids
+		});
+		this.#append(entry);
+		await this.file.sync();
+		return seq;
+	}
+	recordOutcome(seq, outcome) {
+		const pending = this.#pending.get(seq);
+		this.#pending.delete(seq);
+		const entry = {
+			type: "outcome",
+			seq,
+			status: outcome.status
+		};
+		if (outcome.status === "done" && outcome.records && pending) {
+			const wanted = pending.ids === null ? void 0 : new Set(pending.ids);
+			const records = outcome.records.filter((record) => wanted === void 0 || wanted.has(record.id)).map(imageOf);
+			for (const image of records) this.#images.set(recordKey(pending.project, pending.family, image.id), image);
+			if (locateSecrets(records, this.secrets).length === 0) entry.records = records;
+			const defaults = {};
+			for (const record of outcome.records) {
+				const texts = pluginDefaults(record);
+				if ((texts.name !== void 0 || texts.description !== void 0) && (wanted?.has(record.id) ?? true)) defaults[String(record.id)] = texts;
+			}
+			if (Object.keys(defaults).length > 0 && locateSecrets(defaults, this.secrets).length === 0) entry.pluginTexts = defaults;
+		}
+		this.#append(entry);
+	}
+	/** Writes the run's end with its summary, and closes the journal (everything on disk). */
+	async finish(report) {
+		if (report !== void 0) {
+			const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
+			const at = (/* @__PURE__ */ new Date()).toISOString();
+			this.#append({
+				type: "end",
+				at,
+				summary: {
+					done,
+					failed,
+					skipped,
+					unknown
+				},
+				interrupted,
+				...mayLandUntil === void 0 ? {} : { mayLandUntil: mayLandUntil.toISOString() }
+			});
+		}
+		await this.file.close();
+	}
+	#pending = /* @__PURE__ */ new Map();
+};
 // dist/src/apply/outcomes.js
 const NOT_STARTED = "not started: the run was interrupted";
 /** A reorder the interrupt came before: skipped, as not started. */
@@ -1373,4 +1391,4 @@ async function applyWithJournal(client, plan, state, options) {
 		await ownLock?.release();
 	}
 }
-export { ApplyJournal as a, makeDefaultDirectory as c, killedRunsCreates as d, lateWritesOf as f, cancelledMessage as g, STAGE_WORDS as h, showsChange as i, createShown as l, RunError as m, isRecordOfCreate as n, defaultJournalPath as o, waitForLateWrites as p, markProblem as r, fingerprintPlan as s, applyWithJournal as t, isCreate as u };
+export { makeDefaultDirectory as a, lateWritesOf as c, isRecordOfCreate as d, markProblem as f, cancelledMessage as g, STAGE_WORDS as h, fingerprintPlan as i, waitForKilledRunsCreates as l, RunError as m, ApplyJournal as n, createShown as o, showsChange as p, defaultJournalPath as r, isCreate as s, applyWithJournal as t, waitForLateWrites as u };

@@ -11821,16 +11821,13 @@ const RETRY_DEFAULTS = {
 	maxDelayMs: 5e3,
 	maxRetryAfterMs: 9e4
 };
-/** Statuses that say "not now" rather than "no" from the service: a later attempt can succeed. */
-function isRetryableStatus(status) {
-	return status === 429 || mayHaveBeenProcessed(status);
-}
 /**
-* 502/503/504 come from the service or a proxy in front of it, possibly after the request was
-* processed; 429 is refused before processing.
+* Statuses that say "not now" rather than "no" from the service (429, and 502/503/504 from it or a
+* proxy in front of it): a later attempt can succeed. Whether the failed one may still commit is
+* attempt-proof.ts's to say.
 */
-function mayHaveBeenProcessed(status) {
-	return status === 502 || status === 503 || status === 504;
+function isRetryableStatus(status) {
+	return status === 429 || status === 502 || status === 503 || status === 504;
 }
 /**
 * Full jitter: uniformly random in [0, min(cap, base * 2^(n-1))], so clients that failed together

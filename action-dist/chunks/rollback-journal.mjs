@@ -3,7 +3,7 @@ import { At as showsEmptyText, Ht as listsToRead, Lt as fingerprintMembership, M
 import { X as lookAlikeKey, lt as WRITABLE_FIELDS, pt as ofFamily, ut as familyKey } from "./common-manifest.mjs";
 import { D as isInputError, m as isApiError } from "./common-program.mjs";
 import { a as checkJournalExists, f as tornLineNote, o as checkJournalServer, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
-import { f as lateWritesOf, l as createShown, n as isRecordOfCreate, p as waitForLateWrites } from "./apply-with-journal.mjs";
+import { c as lateWritesOf, d as isRecordOfCreate, o as createShown, u as waitForLateWrites } from "./apply-with-journal.mjs";
 import { a as replayJournal, i as learnPluginTexts, o as showsPluginText } from "./journal-run.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
@@ -45,15 +45,12 @@ function emptiedText(touched, field, value, fills) {
 	if (!fills || !mayShowFilled(field, null)) return value;
 	return value !== null && value === touched.pluginTexts?.[field] ? null : value;
 }
-/** Every record the rollback knows as the server showed it: read now, and in the journal. */
-function shownRecords(input) {
+/** Every record the rollback knows as the server showed it: read now, and in the journal (not copied). */
+function* shownRecords(input) {
 	const { journal, current, retrieved } = input;
-	return [
-		...current.families.flatMap((family) => family.records),
-		...retrieved.families.flatMap((family) => family.records),
-		...journal.intents.flatMap((intent) => intent.before),
-		...[...journal.outcomes.values()].flatMap((outcome) => outcome.records ?? [])
-	];
+	for (const family of [...current.families, ...retrieved.families]) yield* family.records;
+	for (const intent of journal.intents) yield* intent.before;
+	for (const outcome of journal.outcomes.values()) yield* outcome.records ?? [];
 }
 function planRollback(input) {
 	const { journal, replay, current, retrieved, force } = input;

@@ -2,7 +2,7 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { D as planManifest, Mt as hasChanges, O as projectsWritten, W as isApplyComplete, a as scopeOf, bt as isLoopbackHost, ht as realSleep, i as planSettingsOf, lt as listLogs, mt as sendWithRetry, nt as mapConcurrent, pt as connectForeignEndpoint, s as printApplyJson, t as appendStepSummary, y as concurrencyOf, yt as sendAttempt } from "./common-service.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
-import { c as makeDefaultDirectory, h as STAGE_WORDS, m as RunError, o as defaultJournalPath } from "./apply-with-journal.mjs";
+import { a as makeDefaultDirectory, h as STAGE_WORDS, m as RunError, r as defaultJournalPath } from "./apply-with-journal.mjs";
 import { B as precompiledValidator, F as formatDuration, K as asRecord, Q as sameName, U as parseJson, W as readBoundedText, _ as manifestFingerprint, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
 import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";

@@ -4,7 +4,7 @@ import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client }
 import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
 import { I as formatSeconds, P as groupBy, R as formatDiagnostic, b as readVarFiles, g as familyFingerprint, h as runInputs, m as printDiagnostics, mt as appendAll, pt as ofFamily, u as loadManifest, ut as familyKey, y as readManifestSources, z as formatSource } from "./common-manifest.mjs";
 import { a as formatCycleLine, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
-import { d as killedRunsCreates, o as defaultJournalPath, p as waitForLateWrites, t as applyWithJournal } from "./apply-with-journal.mjs";
+import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { D as planManifest, E as narrowDesiredState, Ft as summarizePlan, U as describeGuard } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
@@ -566,17 +566,12 @@ var CycleRunner = class {
 		}, io);
 		let planned = await planNow();
 		const modes = modesOf(planned.desired, mode);
-		const late = [...modes.values()].includes("heal") ? await killedRunsCreates(client, io.cwd, planned.plan) : void 0;
-		if (late !== void 0) {
-			await waitForLateWrites(late, {
-				what: "Apply",
-				reading: "the state again, so that this heal does not make it a second time",
-				dryRun: false,
-				onNote: (line) => io.stderr.write(`${line}\n`),
-				signal
-			});
-			planned = await planNow();
-		}
+		if ([...modes.values()].includes("heal") && await waitForKilledRunsCreates(client, io.cwd, planned.plan, {
+			what: "Apply",
+			reading: "the state again, so that this heal does not make it a second time",
+			dryRun: false,
+			onNote: (line) => io.stderr.write(`${line}\n`)
+		})) planned = await planNow();
 		const { plan, current, desired, refused } = planned;
 		const { flapping, rolloutHold } = this.#settings;
 		const hold = flapping?.hold(plan) ?? {

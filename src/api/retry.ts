@@ -29,17 +29,13 @@ export const RETRY_DEFAULTS = {
   maxRetryAfterMs: 90_000,
 } as const satisfies RetryOptions;
 
-/** Statuses that say "not now" rather than "no" from the service: a later attempt can succeed. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || mayHaveBeenProcessed(status);
-}
-
 /**
- * 502/503/504 come from the service or a proxy in front of it, possibly after the request was
- * processed; 429 is refused before processing.
+ * Statuses that say "not now" rather than "no" from the service (429, and 502/503/504 from it or a
+ * proxy in front of it): a later attempt can succeed. Whether the failed one may still commit is
+ * attempt-proof.ts's to say.
  */
-export function mayHaveBeenProcessed(status: number): boolean {
-  return status === 502 || status === 503 || status === 504;
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
 /**

@@ -115,15 +115,12 @@ function emptiedText(
   return value !== null && value === touched.pluginTexts?.[field as keyof PluginTexts] ? null : value;
 }
 
-/** Every record the rollback knows as the server showed it: read now, and in the journal. */
-function shownRecords(input: RollbackInput): Iterable<{ name?: unknown; description?: unknown }> {
+/** Every record the rollback knows as the server showed it: read now, and in the journal (not copied). */
+function* shownRecords(input: RollbackInput): Iterable<{ name?: unknown; description?: unknown }> {
   const { journal, current, retrieved } = input;
-  return [
-    ...current.families.flatMap((family) => family.records),
-    ...retrieved.families.flatMap((family) => family.records),
-    ...journal.intents.flatMap((intent) => intent.before),
-    ...[...journal.outcomes.values()].flatMap((outcome) => outcome.records ?? []),
-  ];
+  for (const family of [...current.families, ...retrieved.families]) yield* family.records;
+  for (const intent of journal.intents) yield* intent.before;
+  for (const outcome of journal.outcomes.values()) yield* outcome.records ?? [];
 }
 
 export function planRollback(input: RollbackInput): RollbackPlan {

@@ -4,7 +4,8 @@
 // learnPluginTexts, which asks the service what the journal could not say.
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
-import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { isRecordOfCreate } from "../apply/dedupe-creates.js";
+import { type FamilyName, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { recordKey } from "../plan/fingerprint.js";
@@ -194,17 +195,37 @@ export async function learnPluginTexts(
       !hasTexts(touched.pluginTexts) &&
       !withInfo.has(`${touched.project}/${touched.family}`),
   );
-  const unknown = new Map<number, TouchedRecord[]>();
-  for (const touched of lacking) {
-    const plugin = pluginOf(touched);
-    if (plugin !== undefined && !byPlugin.has(plugin))
-      unknown.set(plugin, [...(unknown.get(plugin) ?? []), touched]);
+  // A create whose answer was lost, of an empty name or description: the record it made may show
+  // the plugin's own text there, which its list (on such a server) does not say either.
+  const sentEmpty = replay.lostCreates.filter(
+    (lost) =>
+      mayShowFilled("name", lost.send.name ?? null) ||
+      mayShowFilled("description", lost.send.description ?? null),
+  );
+  // Where nothing says a plugin's texts, one record of it read alone does: a before image's
+  // record, or the lost create's (else any record of its plugin in that list).
+  const unknown = new Map<number, { project: string; family: FamilyName; id: number }[]>();
+  const readAlone = (
+    plugin: number | null | undefined,
+    record: { project: string; family: FamilyName; id: number },
+  ) => {
+    if (typeof plugin === "number" && !byPlugin.has(plugin))
+      unknown.set(plugin, [...(unknown.get(plugin) ?? []), record]);
+  };
+  for (const touched of lacking) readAlone(pluginOf(touched), touched);
+  for (const lost of sentEmpty) {
+    const records = read.lists.families.find(ofFamily(lost.project, lost.family))?.records ?? [];
+    const record =
+      records.find((candidate) => isRecordOfCreate(lost, candidate)) ??
+      records.find((candidate) => candidate.plugin === lost.plugin);
+    if (record !== undefined)
+      readAlone(lost.plugin, { project: lost.project, family: lost.family, id: record.id });
   }
   await mapConcurrent([...unknown.values()], options.concurrency, async (candidates) => {
-    for (const touched of candidates) {
+    for (const { project, family, id } of candidates) {
       let record: PluginConfigRecord;
       try {
-        record = await getConfig(client, touched.project, touched.family, touched.id);
+        record = await getConfig(client, project, family, id);
       } catch (error) {
         if (isApiError(error, 404)) continue;
         throw error;
@@ -219,36 +240,8 @@ export async function learnPluginTexts(
     const texts = plugin === undefined ? undefined : byPlugin.get(plugin);
     if (texts) touched.pluginTexts = texts;
   }
-  // A create whose answer was lost, of an empty name or description: the record it made may show
-  // the plugin's own text there. Learnt from the record of its name, read alone (its answer says
-  // which plugin's text it shows; a list on such a server does not).
-  const sentEmpty = replay.lostCreates.filter(
-    (lost) =>
-      lost.plugin !== null &&
-      (mayShowFilled("name", lost.send.name ?? null) ||
-        mayShowFilled("description", lost.send.description ?? null)),
-  );
-  await mapConcurrent(sentEmpty, options.concurrency, async (lost) => {
-    const plugin = lost.plugin ?? 0;
-    const known = byPlugin.get(plugin);
-    if (known !== undefined) {
-      lost.pluginTexts = known;
-      return;
-    }
-    const family = read.lists.families.find(
-      (list) => list.project === lost.project && list.family === lost.family,
-    );
-    const candidate = family?.records.find((record) => record.plugin === plugin && record.name === lost.name);
-    const id = candidate?.id ?? family?.records.find((record) => record.plugin === plugin)?.id;
-    if (id === undefined) return;
-    try {
-      const texts = pluginDefaults(await getConfig(client, lost.project, lost.family, id));
-      if (hasTexts(texts)) {
-        byPlugin.set(plugin, texts);
-        lost.pluginTexts = texts;
-      }
-    } catch (error) {
-      if (!isApiError(error, 404)) throw error;
-    }
-  });
+  for (const lost of sentEmpty) {
+    const texts = lost.plugin === null ? undefined : byPlugin.get(lost.plugin);
+    if (texts) lost.pluginTexts = texts;
+  }
 }

@@ -14,7 +14,7 @@ import { refusingGuards } from "../plan/safety-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { RefusedError, throwSayingNothingChanged } from "../refused-error.js";
 import { describeGuard } from "../render/guard-message.js";
-import { killedRunsCreates, waitForLateWrites } from "./late-writes.js";
+import { waitForKilledRunsCreates } from "./late-writes.js";
 import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest.js";
 import type { ResumedPlan } from "./resume-run.js";
 import type { RunIo } from "./run-io.js";
@@ -72,20 +72,14 @@ export async function applyPlanRun(
   // Nothing is written before the plan stands: say so, unless the refusal already does.
   let made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
   // A create a run killed here sent, and which may still land, is not sent again before then.
-  const late = await killedRunsCreates(client, io.cwd, made.plan, {
+  const waited = await waitForKilledRunsCreates(client, io.cwd, made.plan, {
     directories: input.journalDirectories ?? [],
+    what: "Apply",
+    reading: "the state again, so that this apply does not make it a second time",
+    dryRun: input.dryRun,
+    onNote: (line) => io.stderr.write(`${line}\n`),
   });
-  if (late !== undefined) {
-    await waitForLateWrites(late, {
-      what: "Apply",
-      reading: "the state again, so that this apply does not make it a second time",
-      dryRun: input.dryRun,
-      onNote: (line) => io.stderr.write(`${line}\n`),
-      signal: client.signal,
-    });
-    if (!input.dryRun)
-      made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
-  }
+  if (waited) made = await makePlan(client, input.source, input.reread, io).catch(throwSayingNothingChanged);
   if (made.plan.rollout !== undefined && made.desired === undefined) {
     throw new InputError(
       "usage",

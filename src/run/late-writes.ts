@@ -9,6 +9,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
+import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { RunError } from "../apply/run-error.js";
 import { formatSeconds } from "../duration.js";
@@ -48,8 +49,8 @@ export function isCreate(intent: IntentEntry): boolean {
 }
 
 /**
- * Whether `state` shows the record a create of the journal makes: one of its name in its family's
- * list. Once shown, no POST of it is left in flight, since the create rule sends another only once
+ * Whether `state` shows the record a create of the journal makes: one of its name and plugin in its
+ * family's list, as a lost create is found (isRecordOfCreate). Once shown, no POST of it is left in flight, since the create rule sends another only once
  * the first is shown not to have made it. An update or delete shown done proves nothing of the
  * kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
  */
@@ -62,7 +63,9 @@ export function createShown(intent: IntentEntry, state: CurrentState): boolean {
       (list) =>
         list.project === intent.project &&
         list.family === intent.family &&
-        list.records.some((record) => record.name === intent.name),
+        list.records.some((record) =>
+          isRecordOfCreate({ name: intent.name, plugin: intent.send.plugin }, record),
+        ),
     )
   );
 }
@@ -217,6 +220,24 @@ export async function killedRunsCreates(
     if (late !== undefined && (found === undefined || late.until > found.until)) found = { ...late, path };
   }
   return found === undefined ? undefined : { until: found.until, why: `${found.path}: ${found.why}` };
+}
+
+/**
+ * Waits, as `waitForLateWrites` does, for the creates of `plan` that a run killed in this directory
+ * may still land (killedRunsCreates): whether it waited, so that the caller plans again from what
+ * it reads then (a dry run only says so, and does not wait).
+ */
+export async function waitForKilledRunsCreates(
+  client: ApiClient,
+  cwd: string,
+  plan: Pick<Plan, "changes">,
+  options: Omit<Parameters<typeof waitForLateWrites>[1], "signal"> & { directories?: readonly string[] },
+): Promise<boolean> {
+  const { directories = [], ...wait } = options;
+  const late = await killedRunsCreates(client, cwd, plan, { directories });
+  if (late === undefined) return false;
+  await waitForLateWrites(late, { ...wait, signal: client.signal });
+  return !wait.dryRun;
 }
 
 function createKey(project: string, family: string, name: string | null): string {

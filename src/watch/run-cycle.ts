@@ -12,7 +12,7 @@ import { DEFAULT_KEPT_HEAL_JOURNALS } from "../journal/prune-heal-journals.js";
 import { type DesiredState, formatDiagnostic } from "../manifest/index.js";
 import type { DriftMode } from "../manifest/types.js";
 import type { ReadAndPlanOptions } from "../read/read-and-plan.js";
-import { killedRunsCreates, waitForLateWrites } from "../run/late-writes.js";
+import { waitForKilledRunsCreates } from "../run/late-writes.js";
 import { printDiagnostics } from "../run/load-manifest.js";
 import type { PlanScope, PlanSettings } from "../run/plan-manifest.js";
 import { narrowDesiredState, planManifest } from "../run/plan-manifest.js";
@@ -117,19 +117,15 @@ export class CycleRunner {
     const modes = modesOf(planned.desired, mode);
     // A create a run killed here (a watcher before a restart) sent, and which may still land, is
     // not sent again before then: the heal waits for it and plans from what it reads then.
-    const late = [...modes.values()].includes("heal")
-      ? await killedRunsCreates(client, io.cwd, planned.plan)
-      : undefined;
-    if (late !== undefined) {
-      await waitForLateWrites(late, {
+    const waited =
+      [...modes.values()].includes("heal") &&
+      (await waitForKilledRunsCreates(client, io.cwd, planned.plan, {
         what: "Apply",
         reading: "the state again, so that this heal does not make it a second time",
         dryRun: false,
         onNote: (line) => io.stderr.write(`${line}\n`),
-        signal,
-      });
-      planned = await planNow();
-    }
+      }));
+    if (waited) planned = await planNow();
     const { plan, current, desired, refused } = planned;
     const { flapping, rolloutHold } = this.#settings;
     const hold = flapping?.hold(plan) ?? { plan, held: new Map() };
