@@ -3,19 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { parseJournal } from "../../src/journal/journal-format.js";
+import { JOURNAL_HEADER, journalOf } from "../support/journal-lines.js";
 
-const HEADER = {
-  type: "header",
-  format: "pcsync-journal",
-  version: 1,
-  command: "apply",
-  server: "http://127.0.0.1:1",
-  startedAt: "2026-01-01T00:00:00Z",
-  projects: ["1"],
-  families: [{ project: "1", family: "plugin_configs" }],
-  plan: { fingerprint: "f", file: null },
-  manifests: ["pcsync.yaml"],
-};
+const HEADER = JOURNAL_HEADER;
 const IMAGE = {
   id: 5,
   plugin: 2,
@@ -37,10 +27,6 @@ const INTENT = {
   send: { enabled: false },
   before: [IMAGE],
 };
-
-function journalOf(...lines: unknown[]): string {
-  return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
-}
 
 function reasonFor(...lines: unknown[]): string {
   try {

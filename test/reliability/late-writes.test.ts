@@ -415,29 +415,31 @@ describe("a run killed while a write was in flight", () => {
   // request timeout is 0.6 s (every duration at 0.02), the resume's and rollback's wait 2.1 s.
   const held = { lateWriteRate: 1, lateWriteMs: 2_000 };
 
+  /** The killed run's journal, where a rollback or resume is told to find it. */
+  const KILLED_JOURNAL = ["--journal", "apply.jsonl"];
+
   /**
-   * `pcsync ARGS` in its own process, killed with SIGKILL once its first write has been sent; its
-   * journal is apply.jsonl, or with `defaultJournal` the one it makes under the default directory.
+   * `pcsync ARGS` in its own process, killed with SIGKILL once its first write has been sent: once
+   * a journal under `journalsIn` (from the world's directory) announces it.
    */
   async function killAtFirstWrite(
     world: Awaited<ReturnType<typeof againstEmulator>>,
     args: string[],
-    defaultJournal = false,
+    journalsIn = ".",
   ) {
-    const directory = join(world.directory, ".pcsync", "journal");
-    const journal = async () => {
-      if (!defaultJournal) return join(world.directory, "apply.jsonl");
-      const names = await readdir(directory).catch(() => []);
-      return join(directory, names.find((name) => name.endsWith(".jsonl")) ?? "none");
-    };
-    const journalArgs = defaultJournal ? [] : ["--journal", "apply.jsonl"];
-    const { child, done } = spawnCli([...args, ...journalArgs, "--base-url", world.emulator.url], {
+    const directory = join(world.directory, journalsIn);
+    const { child, done } = spawnCli([...args, "--base-url", world.emulator.url], {
       cwd: world.directory,
       env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
     });
     for (;;) {
-      const text = await readFile(await journal(), "utf8").catch(() => "");
-      if (text.includes('"type":"intent"')) break;
+      const names = (await readdir(directory).catch(() => [] as string[])).filter((name) =>
+        name.endsWith(".jsonl"),
+      );
+      const texts = await Promise.all(
+        names.map((name) => readFile(join(directory, name), "utf8").catch(() => "")),
+      );
+      if (texts.some((text) => text.includes('"type":"intent"'))) break;
       await sleep(20);
     }
     // The intent line is on disk before its request is sent: give the request time to arrive.
@@ -447,20 +449,28 @@ describe("a run killed while a write was in flight", () => {
     world.emulator.setFaults({});
   }
 
+  /**
+   * `pcsync AGAIN` after the kill: it ends 0, saying it waited for the killed run's create of "Late
+   * one", and the service holds that record once. Before, it was created again and the killed
+   * run's POST landed too: two records.
+   */
+  async function expectCreatedOnce(world: Awaited<ReturnType<typeof againstEmulator>>, again: string[]) {
+    const run = await world.pcsync(again);
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+    await world.emulator.idle();
+    expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(1);
+    return run;
+  }
+
   it("is not created twice by the next apply of the manifest in that directory: it waits for the create first", async () => {
     const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
     try {
       // The killed run keeps its journal where the next apply looks: the default directory.
-      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file], true);
-      const again = await world.pcsync(["apply", "--auto-approve", "-f", world.file]);
-      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
-      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      const apply = ["apply", "--auto-approve", "-f", world.file];
+      await killAtFirstWrite(world, apply, join(".pcsync", "journal"));
+      const again = await expectCreatedOnce(world, apply);
       expect(again.stdout).toContain("No changes");
-      await world.emulator.idle();
-      // Before: the apply created it again and the killed run's POST landed too: two records.
-      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
-        1,
-      );
     } finally {
       await world.emulator.close();
     }
@@ -469,8 +479,8 @@ describe("a run killed while a write was in flight", () => {
   it("is not undone afterwards by that write: a rollback at once waits for it first", async () => {
     const world = await againstEmulator({ faults: held }, updateGeoIp);
     try {
-      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file]);
-      const rollback = await world.pcsync(["rollback", "--journal", "apply.jsonl", "--auto-approve"]);
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file, ...KILLED_JOURNAL]);
+      const rollback = await world.pcsync(["rollback", ...KILLED_JOURNAL, "--auto-approve"]);
       expect(rollback.code, `${rollback.stdout}${rollback.stderr}`).toBe(0);
       expect(rollback.stderr).toContain(
         'the run that wrote the journal was stopped with 1 write sent and not answered (update "GeoIP" in project 1 plugin_configs), and the service may still apply it until',
@@ -487,14 +497,8 @@ describe("a run killed while a write was in flight", () => {
     const world = await againstEmulator({ faults: held }, createsManifest(["Late one"]));
     try {
       const heal = ["watch", "--mode", "heal", "--once", "-f", world.file];
-      await killAtFirstWrite(world, heal, true);
-      const again = await world.pcsync(heal);
-      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
-      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
-      await world.emulator.idle();
-      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
-        1,
-      );
+      await killAtFirstWrite(world, heal, join(".pcsync", "journal"));
+      await expectCreatedOnce(world, heal);
     } finally {
       await world.emulator.close();
     }
@@ -516,34 +520,11 @@ describe("a run killed while a write was in flight", () => {
     const world = await againstEmulator({ faults: held }, `${createsManifest(["Late one"])}${rollout}\n`);
     try {
       const args = ["apply", "--auto-approve", "-f", world.file, "--journal", "rollout/run.jsonl"];
-      const { child, done } = spawnCli([...args, "--base-url", world.emulator.url], {
-        cwd: world.directory,
-        env: { PCSYNC_API_KEY: KEY, PCSYNC_TIME_SCALE: "0.02" },
-      });
-      // The wave's journal, beside the rollout's: killed once its create is announced and sent.
-      for (;;) {
-        const names = await readdir(join(world.directory, "rollout")).catch(() => [] as string[]);
-        const texts = await Promise.all(
-          names
-            .filter((name) => name.includes("wave"))
-            .map((name) => readFile(join(world.directory, "rollout", name), "utf8").catch(() => "")),
-        );
-        if (texts.some((text) => text.includes('"type":"intent"'))) break;
-        await sleep(20);
-      }
-      await sleep(300);
-      child.kill("SIGKILL");
-      expect((await done).signal).toBe("SIGKILL");
-      world.emulator.setFaults({});
-      const again = await world.pcsync(args);
-      expect(again.code, `${again.stdout}${again.stderr}`).toBe(0);
-      expect(again.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
+      // Its wave's journal, beside the rollout's, announces the create.
+      await killAtFirstWrite(world, args, "rollout");
+      const again = await expectCreatedOnce(world, args);
       // Planned once it landed: nothing created again, no copy to remove.
       expect(again.stdout).not.toContain("duplicates removed");
-      await world.emulator.idle();
-      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
-        1,
-      );
     } finally {
       await world.emulator.close();
     }
@@ -564,9 +545,9 @@ describe("a run killed while a write was in flight", () => {
       ),
     );
     try {
-      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file]);
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "-f", world.file, ...KILLED_JOURNAL]);
       await world.emulator.idle();
-      const rollback = await world.pcsync(["rollback", "--journal", "apply.jsonl", "--auto-approve"]);
+      const rollback = await world.pcsync(["rollback", ...KILLED_JOURNAL, "--auto-approve"]);
       // Before: refused (exit 3), "description is "Export events to ..." now; the run left null".
       expect(rollback.code, `${rollback.stdout}${rollback.stderr}`).toBe(0);
       const live = world.emulator
@@ -583,23 +564,15 @@ describe("a run killed while a write was in flight", () => {
     try {
       const planned = await world.pcsync(["plan", "-f", world.file, "-o", "plan.json"]);
       expect(planned.code, planned.stderr).toBe(0);
-      await killAtFirstWrite(world, ["apply", "--auto-approve", "--plan", "plan.json"]);
-      const resumed = await world.pcsync([
+      await killAtFirstWrite(world, ["apply", "--auto-approve", "--plan", "plan.json", ...KILLED_JOURNAL]);
+      await expectCreatedOnce(world, [
         "apply",
         "--auto-approve",
         "--plan",
         "plan.json",
         "--resume",
-        "--journal",
-        "apply.jsonl",
+        ...KILLED_JOURNAL,
       ]);
-      expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
-      expect(resumed.stderr).toContain('not answered (create "Late one" in project 1 plugin_configs)');
-      await world.emulator.idle();
-      // Before: the resume created it again and the killed run's POST landed too: two records.
-      expect(world.emulator.snapshot().records.filter((record) => record.name === "Late one")).toHaveLength(
-        1,
-      );
       expect((await world.pcsync(["plan", "-f", world.file, "--detailed-exitcode"])).code).toBe(0);
     } finally {
       await world.emulator.close();

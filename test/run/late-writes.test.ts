@@ -6,19 +6,9 @@ import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { parseJournal } from "../../src/journal/journal-format.js";
 import { lateWritesOf } from "../../src/run/late-writes.js";
+import { JOURNAL_HEADER, journalOf } from "../support/journal-lines.js";
 
-const HEADER = {
-  type: "header",
-  format: "pcsync-journal",
-  version: 1,
-  command: "apply",
-  server: "http://127.0.0.1:1",
-  startedAt: "2026-01-01T00:00:00Z",
-  projects: ["1"],
-  families: [{ project: "1", family: "plugin_configs" }],
-  plan: { fingerprint: "f", file: null },
-  manifests: ["pcsync.yaml"],
-};
+const HEADER = JOURNAL_HEADER;
 const update = (seq: number) => ({
   type: "intent",
   seq,
@@ -78,7 +68,7 @@ const NOW = Date.parse("2026-01-01T01:00:00Z");
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
 function lateOf(lines: unknown[], modifiedAgoMs: number, which?: (intent: { op: string }) => boolean) {
-  const text = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+  const text = journalOf(...lines);
   const journal = { ...parseJournal(text, "j.jsonl"), modifiedAt: new Date(NOW - modifiedAgoMs) };
   const late = lateWritesOf(journal, client, { ...(which === undefined ? {} : { which }), now: NOW });
   return late === undefined ? undefined : late.until.getTime() - NOW;
@@ -141,9 +131,12 @@ describe("until when a journal's run may still have a write land (ms from now)",
   });
 
   it("leaves the end line's time out when asked (an apply's or a resume's wait: a killed run's creates only)", () => {
-    const text = [HEADER, update(1), outcome(1), end(ago(1_000), new Date(NOW + 40_000).toISOString())]
-      .map((line) => `${JSON.stringify(line)}\n`)
-      .join("");
+    const text = journalOf(
+      HEADER,
+      update(1),
+      outcome(1),
+      end(ago(1_000), new Date(NOW + 40_000).toISOString()),
+    );
     const journal = { ...parseJournal(text, "j"), modifiedAt: new Date(NOW) };
     expect(lateWritesOf(journal, client, { now: NOW })?.until.getTime()).toBe(NOW + 40_000);
     expect(lateWritesOf(journal, client, { endLine: false, now: NOW })).toBeUndefined();
@@ -156,7 +149,7 @@ describe("until when a journal's run may still have a write land (ms from now)",
   });
 
   it("names the writes and the time", () => {
-    const text = [HEADER, create(1), update(2)].map((line) => `${JSON.stringify(line)}\n`).join("");
+    const text = journalOf(HEADER, create(1), update(2));
     const late = lateWritesOf({ ...parseJournal(text, "j"), modifiedAt: new Date(NOW) }, client, {
       now: NOW,
     });
