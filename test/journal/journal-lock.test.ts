@@ -110,8 +110,9 @@ describe("journal lock", () => {
   it("takes over a lock whose process has ended but is not reaped (a zombie), and refuses its live parent's", async () => {
     const cwd = await directory();
     // A shell that starts a child and becomes a process that never waits: the child, once ended,
-    // stays a zombie (it still answers kill(pid, 0)) until its parent ends.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+    // stays a zombie (it still answers kill(pid, 0)) until its parent ends. The child outlives the
+    // shell's exec by a second: one that ended before it could be reaped by the shell, and be gone.
+    const parent = spawn("sh", ["-c", "sleep 1 & echo $!; exec sleep 30"], {
       stdio: ["ignore", "pipe", "ignore"],
     });
     try {
@@ -124,8 +125,8 @@ describe("journal lock", () => {
         const text = spawnSync("cat", [`/proc/${zombie}/stat`]).stdout.toString();
         return text.slice(text.lastIndexOf(")") + 2).split(" ")[0] ?? "";
       };
-      for (let tries = 0; state() !== "Z" && tries < 100; tries++)
-        await new Promise((done) => setTimeout(done, 20));
+      for (let tries = 0; state() !== "Z" && tries < 250; tries++)
+        await new Promise((done) => setTimeout(done, 40));
       expect(state()).toBe("Z");
       const holder = (pid: number) =>
         JSON.stringify({
