@@ -4,10 +4,10 @@ import { I as formatSeconds, P as groupBy, Q as sameName, at as readMark, mt as 
 import { $ as describeStoredDescription, B as minimumSettleTimeoutMs, H as settleWindowMs, Pt as serializePlan, Q as showsWritten, Ut as showsEveryRecord, V as settleBudgetOf, X as shownValue, Z as showsStored, _t as attemptFailureOfError, at as getConfig, ct as listAllConfigs, dt as rearrangeConfigs, ft as updateConfig, gt as sleepUnlessAborted, ht as realSleep, kt as pluginDefaults, nt as mapConcurrent, rt as collectionPath, vt as proofOf, zt as recordKey } from "./common-service.mjs";
 import { t as familiesTouchedBy } from "./check-stale.mjs";
 import { E as InputError, O as plural, f as ServiceError, g as isServiceError, h as isRequestError, m as isApiError, x as neutraliseJson } from "./common-program.mjs";
-import { d as sentTo, i as JOURNAL_FORMAT, l as imageOf, p as JournalFile, r as DEFAULT_JOURNAL_DIR, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { d as sentTo, h as regularFilesIn, i as JOURNAL_FORMAT, l as imageOf, p as JournalFile, r as DEFAULT_JOURNAL_DIR, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
 import { dirname, join, resolve } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 // dist/src/apply/run-error.js
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
 function cancelledMessage(what) {
@@ -759,10 +759,7 @@ async function killedRunsCreates(client, cwd, plan, options = {}) {
 	const horizon = now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
 	const directories = [.../* @__PURE__ */ new Set([DEFAULT_JOURNAL_DIR, ...options.directories ?? []])];
 	const paths = [];
-	for (const directory of directories) {
-		const names = await readdir(resolve(cwd, directory)).catch(() => []);
-		for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
-	}
+	for (const directory of directories) for (const name of await regularFilesIn(resolve(cwd, directory), ".jsonl")) paths.push(join(directory, name));
 	let found;
 	for (const path of paths) {
 		if (await stat(resolve(cwd, path)).then((info) => info.mtimeMs, () => 0) < horizon) continue;

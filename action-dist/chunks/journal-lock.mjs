@@ -9,6 +9,16 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { link, open, readFile, readdir, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
+// dist/src/files/regular-files.js
+async function regularFilesIn(directory, suffix) {
+	const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+	const names = [];
+	for (const entry of entries) {
+		if (!entry.name.endsWith(suffix)) continue;
+		if (entry.isFile() || entry.isSymbolicLink() && await stat(join(directory, entry.name)).then((info) => info.isFile(), () => false)) names.push(entry.name);
+	}
+	return names;
+}
 // dist/src/journal/journal-file.js
 /**
 * The last `bytes` of the file (all of it when it is shorter) and its size: what a journal's end
@@ -392,13 +402,8 @@ function tornLineNote(journal) {
 * what `apply --plan FILE --resume` finishes when no --journal is given.
 */
 async function findJournalOfPlan(cwd, fingerprint) {
-	let names;
-	try {
-		names = await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR));
-	} catch {
-		return;
-	}
-	for (const name of names.filter((entry) => entry.endsWith(".jsonl")).sort().reverse()) {
+	const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
+	for (const name of names.sort().reverse()) {
 		let journal;
 		try {
 			journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);
@@ -687,4 +692,4 @@ async function removeIfUnchanged(path, token) {
 		await unlink(breaker).catch(() => void 0);
 	}
 }
-export { checkJournalExists as a, holdsNoRun as c, sentTo as d, tornLineNote as f, JOURNAL_FORMAT as i, imageOf as l, readTail as m, lockPathOf as n, checkJournalServer as o, JournalFile as p, DEFAULT_JOURNAL_DIR as r, findJournalOfPlan as s, JournalLock as t, readJournal as u };
+export { checkJournalExists as a, holdsNoRun as c, sentTo as d, tornLineNote as f, regularFilesIn as h, JOURNAL_FORMAT as i, imageOf as l, readTail as m, lockPathOf as n, checkJournalServer as o, JournalFile as p, DEFAULT_JOURNAL_DIR as r, findJournalOfPlan as s, JournalLock as t, readJournal as u };

@@ -4,7 +4,7 @@ import { D as planManifest, Mt as hasChanges, O as projectsWritten, W as isApply
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { a as makeDefaultDirectory, h as STAGE_WORDS, m as RunError, r as defaultJournalPath } from "./apply-with-journal.mjs";
 import { B as precompiledValidator, F as formatDuration, K as asRecord, Q as sameName, U as parseJson, W as readBoundedText, _ as manifestFingerprint, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
-import { p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
+import { h as regularFilesIn, p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { r as shellWord, t as applyJournaled } from "./journal-run.mjs";
@@ -14,7 +14,7 @@ import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { dirname, join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { mkdir, open, rename, stat } from "node:fs/promises";
 // dist/src/rollout/rollout-events.js
 const NO_CHANGES = {
 	create: 0,
@@ -562,12 +562,7 @@ async function readRolloutJournal(cwd, path) {
 }
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
 async function findLatestRollout(cwd, server, digest) {
-	let names;
-	try {
-		names = (await readdir(resolve(cwd, ROLLOUT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
-	} catch {
-		return;
-	}
+	const names = await regularFilesIn(resolve(cwd, ROLLOUT_JOURNAL_DIR), ".jsonl");
 	for (const name of names.sort().reverse()) {
 		const state = await readRolloutJournal(cwd, join(ROLLOUT_JOURNAL_DIR, name)).catch(() => void 0);
 		if (state && state.header.server === server && state.header.digest === digest) return state;

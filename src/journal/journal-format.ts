@@ -4,7 +4,7 @@
 // tolerated, and said. Then reading one from disk, checking it belongs to the server at hand, and
 // finding the journal of a saved plan whose apply was interrupted.
 
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { WriteIntent, WriteOp, WriteStatus } from "../apply/record-writer.js";
@@ -12,6 +12,7 @@ import { type FamilyName, WRITABLE_FIELDS, type WritableField } from "../familie
 import { JSON_FILE_AJV_OPTIONS, readJsonFileSchema } from "../files/json-file-schemas.js";
 import { refuseOtherKind } from "../files/pcsync-file-kind.js";
 import { describeSchemaErrors, formatJsonPath, readBoundedText } from "../files/read-json-file.js";
+import { regularFilesIn } from "../files/regular-files.js";
 import { formatBytes } from "../format-bytes.js";
 import { InputError } from "../input-error.js";
 import { asRecord } from "../plain-object.js";
@@ -409,17 +410,9 @@ export function tornLineNote(journal: Journal): string | undefined {
  * what `apply --plan FILE --resume` finishes when no --journal is given.
  */
 export async function findJournalOfPlan(cwd: string, fingerprint: string): Promise<Journal | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(resolve(cwd, DEFAULT_JOURNAL_DIR));
-  } catch {
-    return undefined;
-  }
+  const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
   // The names are UTC timestamps: newest last.
-  for (const name of names
-    .filter((entry) => entry.endsWith(".jsonl"))
-    .sort()
-    .reverse()) {
+  for (const name of names.sort().reverse()) {
     let journal: Journal;
     try {
       journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);

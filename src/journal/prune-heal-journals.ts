@@ -3,8 +3,9 @@
 // (an interrupted one may still be resumed or rolled back), each under its lock, so that a run
 // that holds one (a rollback of it) keeps it.
 
-import { readdir, rm, stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { regularFilesIn } from "../files/regular-files.js";
 import { readTail } from "./journal-file.js";
 import { DEFAULT_JOURNAL_DIR } from "./journal-format.js";
 import { JournalLock, lockPathOf } from "./journal-lock.js";
@@ -42,9 +43,8 @@ async function exists(path: string): Promise<boolean> {
 export async function pruneHealJournals(cwd: string, keep: number): Promise<string[]> {
   if (keep <= 0) return [];
   const directory = resolve(cwd, DEFAULT_JOURNAL_DIR);
-  const names = await readdir(directory).catch(() => [] as string[]);
   // Names start with the time they were made: sorted, the newest are last.
-  const heals = names.filter((name) => name.endsWith(HEAL_JOURNAL_SUFFIX)).sort();
+  const heals = (await regularFilesIn(directory, HEAL_JOURNAL_SUFFIX)).sort();
   const removed: string[] = [];
   for (const name of heals.slice(0, Math.max(0, heals.length - keep))) {
     const path = join(directory, name);

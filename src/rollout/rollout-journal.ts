@@ -4,10 +4,11 @@
 // own, named here, which `pcsync rollback` undoes like any other.
 
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { mkdir, open, rename, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { RunInput } from "../files/output-target.js";
 import { parseJson, readBoundedText } from "../files/read-json-file.js";
+import { regularFilesIn } from "../files/regular-files.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
 import { type DesiredState, manifestFingerprint } from "../manifest/index.js";
@@ -222,12 +223,7 @@ export async function findLatestRollout(
   server: string,
   digest: string,
 ): Promise<RolloutState | undefined> {
-  let names: string[];
-  try {
-    names = (await readdir(resolve(cwd, ROLLOUT_JOURNAL_DIR))).filter((name) => name.endsWith(".jsonl"));
-  } catch {
-    return undefined;
-  }
+  const names = await regularFilesIn(resolve(cwd, ROLLOUT_JOURNAL_DIR), ".jsonl");
   for (const name of names.sort().reverse()) {
     const path = join(ROLLOUT_JOURNAL_DIR, name);
     const state = await readRolloutJournal(cwd, path).catch(() => undefined);

@@ -5,7 +5,7 @@
 // what is left only once the killed run's creates can no longer land, so that it does not create
 // them a second time.
 
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
@@ -13,6 +13,7 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { RunError } from "../apply/run-error.js";
 import { formatSeconds } from "../duration.js";
+import { regularFilesIn } from "../files/regular-files.js";
 import {
   DEFAULT_JOURNAL_DIR,
   type IntentEntry,
@@ -191,8 +192,8 @@ export async function killedRunsCreates(
   const directories = [...new Set([DEFAULT_JOURNAL_DIR, ...(options.directories ?? [])])];
   const paths: string[] = [];
   for (const directory of directories) {
-    const names = await readdir(resolve(cwd, directory)).catch(() => [] as string[]);
-    for (const name of names) if (name.endsWith(".jsonl")) paths.push(join(directory, name));
+    for (const name of await regularFilesIn(resolve(cwd, directory), ".jsonl"))
+      paths.push(join(directory, name));
   }
   let found: (LateWrites & { path: string }) | undefined;
   for (const path of paths) {

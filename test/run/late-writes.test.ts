@@ -2,10 +2,14 @@
 // write sent again after no answer (the end line's time), and writes a killed run sent and never
 // had answered, with what followed them in the journal and how long ago its last line was written.
 
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { parseJournal } from "../../src/journal/journal-format.js";
-import { lateWritesOf } from "../../src/run/late-writes.js";
+import { killedRunsCreates, lateWritesOf } from "../../src/run/late-writes.js";
 import { JOURNAL_HEADER, journalOf } from "../support/journal-lines.js";
 
 const HEADER = JOURNAL_HEADER;
@@ -155,6 +159,29 @@ describe("until when a journal's run may still have a write land (ms from now)",
     });
     expect(late?.why).toBe(
       `the run that wrote the journal was stopped with 2 writes sent and not answered (create "c1" in project 1 plugin_configs, ...), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
+    );
+  });
+});
+
+describe("the creates of a run killed in this directory that a plan would make again", () => {
+  const plan = {
+    changes: [{ action: "create", project: "1", family: "plugin_configs", name: "c1" }],
+  } as unknown as Parameters<typeof killedRunsCreates>[2];
+  const here = { ...client, base: { display: JOURNAL_HEADER.server } } as unknown as ApiClient;
+
+  it("are found in a journal file of the default directory, and anything there that is not a file is passed over without being read", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "pcsync-killed-"));
+    const directory = join(cwd, ".pcsync", "journal");
+    await mkdir(directory, { recursive: true });
+    // A FIFO would hold a read until something writes to it: never, here.
+    execFileSync("mkfifo", [join(directory, "a-fifo.jsonl")]);
+    await mkdir(join(directory, "a-directory.jsonl"));
+    expect(await killedRunsCreates(here, cwd, plan)).toBeUndefined();
+
+    await writeFile(join(directory, "killed.jsonl"), journalOf(HEADER, create(1)));
+    const late = await killedRunsCreates(here, cwd, plan);
+    expect(late?.why).toContain(
+      `${join(".pcsync", "journal", "killed.jsonl")}: the run that wrote the journal was stopped with 1 write sent`,
     );
   });
 });
