@@ -102,14 +102,14 @@ function planResume(plan, replay, current) {
 	const runCreated = /* @__PURE__ */ new Set();
 	const touchedById = /* @__PURE__ */ new Map();
 	for (const touched of replay.records.values()) touchedById.set(projectKey(touched.project, touched.id), touched);
-	const lostCreates = new Set(replay.lostCreates.map((lost) => `${lost.project}\u0000${lost.name}`));
+	const isLostCreate = (project, family, record) => replay.lostCreates.some((lost) => lost.project === project && listMayShow(family, lost.family) && isRecordOfCreate(lost, record));
 	const idsIn = /* @__PURE__ */ new Map();
 	for (const { project, family, records } of current.families) idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
 	const unwritten = current.families.map(({ project, family, records }) => {
 		const kept = [];
 		for (const record of records) {
 			const touched = touchedById.get(projectKey(project, record.id));
-			const lost = touched === void 0 && lostCreates.has(`${project}\u0000${record.name}`);
+			const lost = touched === void 0 && isLostCreate(project, family, record);
 			if (touched && touched.before === null || lost) {
 				runCreated.add(projectKey(project, record.id));
 				continue;

@@ -5,7 +5,7 @@
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
-import { familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
+import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
 import { listMayShow } from "../family-lists.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { fingerprintMembership } from "../plan/fingerprint.js";
@@ -47,7 +47,14 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
   const touchedById = new Map<string, TouchedRecord>();
   for (const touched of replay.records.values())
     touchedById.set(projectKey(touched.project, touched.id), touched);
-  const lostCreates = new Set(replay.lostCreates.map((lost) => `${lost.project}\u0000${lost.name}`));
+  // A record is a lost create's as the rollback finds one (isRecordOfCreate: its name as the service
+  // keeps it, and its plugin), in its family's list or one that shows that family's records: never
+  // a record of another family that only shares its name.
+  const isLostCreate = (project: string, family: FamilyName, record: PluginConfigRecord) =>
+    replay.lostCreates.some(
+      (lost) =>
+        lost.project === project && listMayShow(family, lost.family) && isRecordOfCreate(lost, record),
+    );
   const idsIn = new Map<string, Set<number>>();
   for (const { project, family, records } of current.families)
     idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
@@ -57,7 +64,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     const kept: PluginConfigRecord[] = [];
     for (const record of records) {
       const touched = touchedById.get(projectKey(project, record.id));
-      const lost = touched === undefined && lostCreates.has(`${project}\u0000${record.name}`);
+      const lost = touched === undefined && isLostCreate(project, family, record);
       if ((touched && touched.before === null) || lost) {
         runCreated.add(projectKey(project, record.id));
         continue;

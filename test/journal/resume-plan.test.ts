@@ -193,3 +193,62 @@ describe("resuming a saved plan whose run deleted records, on a server whose plu
     ]);
   });
 });
+
+describe("resuming a saved plan whose run lost the answer to a create", () => {
+  const FE = "pipeline_frontend_apps_configs" as const;
+  // Project 1 has a frontend app named "Notification Bar"; the plan creates a plugin config of that
+  // name (another plugin) and updates the frontend app. The run was killed after sending the create.
+  const app = remoteRecord({ id: 4, name: "Notification Bar", plugin: 40, enabled: true });
+  const { plan } = computePlan(
+    {
+      families: [
+        desiredFamily("1", PC, [desiredConfig({ name: "Notification Bar", plugin: 1 })]),
+        desiredFamily("1", FE, [desiredConfig({ name: "Notification Bar", plugin: 40, enabled: false })]),
+      ],
+    },
+    {
+      families: [
+        { project: "1", family: PC, records: [] },
+        { project: "1", family: FE, records: [app] },
+      ],
+    },
+  );
+  if (plan === undefined) throw new Error("no plan");
+  const replay = {
+    records: new Map<string, TouchedRecord>(),
+    lostCreates: [
+      {
+        project: "1",
+        family: PC,
+        name: "Notification Bar",
+        plugin: 1,
+        send: { name: "Notification Bar", plugin: 1 },
+        line: 2,
+      },
+    ],
+  };
+  const made = remoteRecord({ id: 6, name: "Notification Bar", plugin: 1 });
+
+  it("takes the create's record for the run's, and another family's record of that name for no one's", () => {
+    const resumed = planResume(plan, replay, {
+      families: [
+        { project: "1", family: PC, records: [made] },
+        { project: "1", family: FE, records: [app] },
+      ],
+    });
+    expect(resumed.reasons).toEqual([]);
+    expect(resumed.done).toBe(1);
+    expect(resumed.remaining.changes).toEqual([expect.objectContaining({ action: "update", id: 4 })]);
+  });
+
+  it("where the create never landed, leaves it to do", () => {
+    const resumed = planResume(plan, replay, {
+      families: [
+        { project: "1", family: PC, records: [] },
+        { project: "1", family: FE, records: [app] },
+      ],
+    });
+    expect(resumed.reasons).toEqual([]);
+    expect(resumed.remaining.changes.map((change) => change.action).sort()).toEqual(["create", "update"]);
+  });
+});
