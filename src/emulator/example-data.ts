@@ -60,6 +60,7 @@ export function exampleData(): EmulatorData {
       plugin(6, "BigQuery Export", "Export events to a Google BigQuery table.", ["onEvent"]),
       plugin(7, "First Time Event Tracker", "Flag the first time a person sends an event.", ["processEvent"]),
       plugin(8, "Unduplicator", "Drop events that were already ingested.", ["processEvent"]),
+      plugin(9, "Banner Events", "Record which site banners a visitor saw.", ["processEvent"]),
       plugin(40, "Notification Bar", "Show a notification bar at the top of the site."),
       plugin(41, "Pineapple Mode", "Make it rain pineapples on the site."),
       plugin(42, "Bug Report Widget", "Let visitors report bugs from a floating button."),

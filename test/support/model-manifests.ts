@@ -23,7 +23,9 @@ export const OWNER_B = "team-b";
 /**
  * The names of each family, each with the one plugin it always runs (so that no step depends on a
  * plugin change, which posthog-2024 ignores on update). Dashes, accents, and the example data's own
- * names (GeoIP, Property Filter, Legacy S3, Notification Bar), which are live from the start.
+ * names (GeoIP, Property Filter, Legacy S3, Notification Bar), which are live from the start; one
+ * name in both families ("app-banner", of two plugins), so that no rule takes a record of one
+ * family for another's of the same name.
  */
 export const NAME_PLUGINS: Record<FamilyName, Record<string, number>> = {
   plugin_configs: {
@@ -35,6 +37,7 @@ export const NAME_PLUGINS: Record<FamilyName, Record<string, number>> = {
     "bot-filter": 8,
     café: 6,
     Billing: 7,
+    "app-banner": 9,
   },
   pipeline_frontend_apps_configs: { "Notification Bar": 40, "app-banner": 41, Señal: 42, "early-access": 43 },
 };
