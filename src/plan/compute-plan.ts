@@ -252,6 +252,15 @@ function claimRecords(
     const byId = new Map(records.map((record) => [record.id, record]));
     const byName = groupBy(records, (record) => record.name);
     const where = `project ${input.project} ${family}`;
+    // A record of another family that this list also shows (posthog-2024's plugin_configs lists the
+    // frontend apps) is a config's of this family by its name only if it runs the config's plugin
+    // (or the config names none): a plugin config may share its name with a frontend app, and is
+    // then another record, never that app changed, disabled or deleted through this family.
+    const otherIds = idsOfOtherFamilies(family, input.current.values());
+    const mayClaim = (config: DesiredConfig, record: PluginConfigRecord) =>
+      !otherIds.has(record.id) ||
+      config.fields.plugin === undefined ||
+      config.fields.plugin === record.plugin;
 
     // Pinned ids first, so that a name match never steals a record someone pinned.
     for (const config of desiredFamily.configs) {
@@ -282,7 +291,7 @@ function claimRecords(
     const unmatched: DesiredConfig[] = [];
     for (const config of desiredFamily.configs) {
       if (config.id !== undefined) continue;
-      const named = byName.get(config.fields.name) ?? [];
+      const named = (byName.get(config.fields.name) ?? []).filter((record) => mayClaim(config, record));
       const free = preferOwnRecord(
         owner,
         named.filter((record) => !claims.has(record.id)),
@@ -312,7 +321,8 @@ function claimRecords(
       if (!taken) unmatched.push(config);
     }
     const report = (config: DesiredConfig, message: string) => reportIn(family, config, message);
-    for (const [config, record] of claimLookAlikes(unmatched, records, claims, report, where)) {
+    const ownRecords = records.filter((record) => !otherIds.has(record.id));
+    for (const [config, record] of claimLookAlikes(unmatched, ownRecords, claims, report, where)) {
       claim({ family, config, record });
     }
   }

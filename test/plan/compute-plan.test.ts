@@ -161,6 +161,58 @@ describe("computePlan", () => {
     ).toEqual([21]);
   });
 
+  describe("a plugin config named like a frontend app that plugin_configs also lists (posthog-2024)", () => {
+    const banner = remoteRecord({ id: 20, name: "Banner", plugin: 40, order: 1, enabled: true });
+    const planOf = (pc: Partial<Parameters<typeof desiredConfig>[0]>, frontendManaged: boolean) =>
+      computePlan(
+        {
+          families: [
+            desiredFamily("1", PC, [desiredConfig({ name: "Banner", order: 1, ...pc })]),
+            ...(frontendManaged
+              ? [
+                  desiredFamily("1", FE, [
+                    desiredConfig({ name: "Banner", plugin: 40, order: 1, enabled: true }),
+                  ]),
+                ]
+              : []),
+          ],
+        },
+        {
+          families: [
+            { project: "1", family: PC, records: [banner] },
+            { project: "1", family: FE, records: [banner] },
+          ],
+        },
+      );
+
+    it.each([true, false])(
+      "of another plugin is another record: created, never the app changed or deleted (frontend apps managed: %s)",
+      (frontendManaged) => {
+        const kept = planOf({ plugin: 9, enabled: false }, frontendManaged);
+        expect(kept.errors).toEqual([]);
+        expect(kept.plan?.changes).toEqual([
+          expect.objectContaining({ action: "create", family: PC, name: "Banner" }),
+        ]);
+        const deleted = planOf({ plugin: 9, deleted: true }, frontendManaged);
+        expect(deleted.errors).toEqual([]);
+        expect(deleted.plan?.changes).toEqual([]);
+        const lookAlike = planOf({ name: "Banner ", plugin: 9 }, frontendManaged);
+        expect(lookAlike.plan?.changes).toEqual([expect.objectContaining({ action: "create", family: PC })]);
+      },
+    );
+
+    it("of the app's plugin is the app, managed through plugin_configs when its own family is not", () => {
+      const { plan, errors } = planOf({ plugin: 40, enabled: false }, false);
+      expect(errors).toEqual([]);
+      expect(plan?.changes).toEqual([expect.objectContaining({ action: "update", family: PC, id: 20 })]);
+      expect(planOf({ plugin: 40, enabled: false }, true).errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining('record 20 ("Banner") is claimed twice'),
+        }),
+      ]);
+    });
+  });
+
   it("treats a null description shown as the plugin's own (posthog-2024 fallback) as unchanged", () => {
     const { plan } = computePlan(
       { families: [desiredFamily("1", PC, [desiredConfig({ name: "A", order: 1, description: null })])] },
