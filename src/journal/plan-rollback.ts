@@ -8,6 +8,7 @@
 
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { idsOfOtherFamilies } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
@@ -302,8 +303,14 @@ export function findNameClashes(
         known.set(`${familyKey(project, family)}/${record.id}`, { name: record.name });
   for (const { project, family, records } of current.families) {
     const entry = familyOf(project, family);
+    // Another family's records that this list also shows (posthog-2024's plugin_configs lists the
+    // frontend apps) hold their names in their own family: a plugin config may share one with them.
+    const others = idsOfOtherFamilies(
+      family,
+      current.families.filter((list) => list.project === project),
+    );
     for (const record of records)
-      if (record.deleted !== true)
+      if (record.deleted !== true && !others.has(record.id))
         entry.records.set(String(record.id), { id: record.id, name: record.name, byRollback: false });
   }
   let created = 0;

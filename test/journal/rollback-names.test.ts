@@ -36,6 +36,23 @@ describe("names a rollback would give twice", () => {
     expect(clashes[0]).toContain('record 40 ("Billing"), live now');
   });
 
+  it("lets a plugin config share its name with a frontend app that plugin_configs also lists (posthog-2024)", () => {
+    const app = remoteRecord({ id: 8, name: "app-banner", plugin: 41 });
+    const lists = (frontend: boolean): CurrentState => ({
+      families: [
+        { project: "1", family: PC, records: [app] },
+        ...(frontend
+          ? [{ project: "1", family: "pipeline_frontend_apps_configs" as const, records: [app] }]
+          : []),
+      ],
+    });
+    const retrieved = state([remoteRecord({ id: 10, name: "app-banner", plugin: 9, deleted: true })]);
+    const plan = { changes: [undelete(10, "app-banner")] };
+    expect(findNameClashes(plan, lists(true), retrieved)).toEqual([]);
+    // Without the frontend apps' list, the record is plugin_configs' own as far as anything shows.
+    expect(findNameClashes(plan, lists(false), retrieved)).toHaveLength(1);
+  });
+
   it("treats look-alike names as one: white space at the ends, NFC and NFD", () => {
     for (const taken of ["Billing ", " Billing", "Billing\u00a0"]) {
       const clashes = findNameClashes(
