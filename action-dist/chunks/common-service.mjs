@@ -14041,6 +14041,8 @@ function claimRecords(input, errors, owner) {
 		const byId = new Map(records.map((record) => [record.id, record]));
 		const byName = groupBy(records, (record) => record.name);
 		const where = `project ${input.project} ${family}`;
+		const otherIds = idsOfOtherFamilies(family, input.current.values());
+		const mayClaim = (config, record) => !otherIds.has(record.id) || config.fields.plugin === void 0 || config.fields.plugin === record.plugin;
 		for (const config of desiredFamily.configs) {
 			if (config.id === void 0) continue;
 			const record = byId.get(config.id);
@@ -14063,7 +14065,7 @@ function claimRecords(input, errors, owner) {
 		const unmatched = [];
 		for (const config of desiredFamily.configs) {
 			if (config.id !== void 0) continue;
-			const named = byName.get(config.fields.name) ?? [];
+			const named = (byName.get(config.fields.name) ?? []).filter((record) => mayClaim(config, record));
 			const free = preferOwnRecord(owner, named.filter((record) => !claims.has(record.id)));
 			if (free.length > 1) {
 				reportIn(family, config, `${free.length} records in ${where} are named "${config.fields.name}" (ids ${free.map((record) => record.id).join(", ")}): pin the one to manage with "id:" (e.g. id: ${free[0]?.id}).`);
@@ -14086,7 +14088,8 @@ function claimRecords(input, errors, owner) {
 			if (!taken) unmatched.push(config);
 		}
 		const report = (config, message) => reportIn(family, config, message);
-		for (const [config, record] of claimLookAlikes(unmatched, records, claims, report, where)) claim({
+		const ownRecords = records.filter((record) => !otherIds.has(record.id));
+		for (const [config, record] of claimLookAlikes(unmatched, ownRecords, claims, report, where)) claim({
 			family,
 			config,
 			record

@@ -5,11 +5,18 @@ import type { FamilyName } from "../families.js";
 import type { PlanRollout } from "../plan/types.js";
 import type { ProjectHealth } from "./health-gate.js";
 
-/** A plugin config the rollout's plan creates or updates: what the gate judges, by name. */
+/** A plugin config the rollout's plan creates or updates: what the gate judges. */
 export interface RolloutTarget {
   project: string;
   family: FamilyName;
   name: string;
+  /** The record an update writes. */
+  id?: number;
+  /**
+   * The plugin a create runs: its record is the one of its name and plugin, since a list may also
+   * show another family's record of that name (posthog-2024's plugin_configs lists the frontend apps).
+   */
+  plugin?: number;
 }
 
 export interface RolloutHeader {

@@ -4,10 +4,12 @@
 // is rolled back through its journal, newest first. Every step is in the rollout journal before it
 // is taken, so a run killed anywhere and applied again finishes what was started.
 
+import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey, ofFamily } from "../families.js";
+import { idsOfOtherFamilies } from "../family-lists.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
@@ -90,11 +92,19 @@ export type RolloutOutcome =
 
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
-  return plan.changes.flatMap((change) =>
-    change.action !== "delete" && change.name !== null
-      ? [{ project: change.project, family: change.family, name: change.name }]
-      : [],
-  );
+  return plan.changes.flatMap((change) => {
+    if (change.action === "delete" || change.name === null) return [];
+    const plugin = change.fields.plugin?.to;
+    return [
+      {
+        project: change.project,
+        family: change.family,
+        name: change.name,
+        ...(change.id === null ? {} : { id: change.id }),
+        ...(typeof plugin === "number" ? { plugin } : {}),
+      },
+    ];
+  });
 }
 
 export async function runRollout(rollout: PlanRollout, parts: RolloutParts): Promise<RolloutOutcome> {
@@ -392,8 +402,13 @@ async function finishHalt(
   };
 }
 
-/** The configs of `project` that the rollout's plan creates or updates, found by name in the re-read. */
-function judgedConfigs(
+/**
+ * The configs of `project` that the rollout's plan creates or updates, found in the re-read: an
+ * update's record by its id, a create's as a lost create is found (isRecordOfCreate: its name as the
+ * service keeps it, and its plugin), never another family's record of that name that the list also
+ * shows. A journal of an older pcsync names targets by name alone: found by their name's identity.
+ */
+export function judgedConfigs(
   targets: readonly RolloutTarget[],
   project: string,
   current: CurrentState,
@@ -401,12 +416,19 @@ function judgedConfigs(
   const configs: JudgedConfig[] = [];
   for (const target of targets) {
     if (target.project !== project) continue;
-    if (configs.some((config) => config.family === target.family && sameName(config.name, target.name)))
-      continue;
     const family = current.families.find(ofFamily(project, target.family));
-    // Found as the planner finds a config's record: by its name's identity (trimmed, normalised).
-    const record = family?.records.find((entry) => sameName(entry.name, target.name));
-    if (record === undefined) continue;
+    const others = idsOfOtherFamilies(
+      target.family,
+      current.families.filter((list) => list.project === project),
+    );
+    const record = family?.records.find((entry) =>
+      target.id !== undefined
+        ? entry.id === target.id
+        : target.plugin !== undefined
+          ? isRecordOfCreate({ name: target.name, plugin: target.plugin }, entry)
+          : !others.has(entry.id) && sameName(entry.name, target.name),
+    );
+    if (record === undefined || configs.some((config) => config.id === record.id)) continue;
     const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : Number.NaN;
     configs.push({
       family: target.family,
