@@ -197,6 +197,15 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("kill-apply" as const),
+      manifest: manifestIndex,
+      writes: fc.integer({ min: 1, max: 5 }),
+      faults: sometimesFaults,
+    }),
+  },
+  {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant("heal" as const),
@@ -595,6 +604,36 @@ const SEQUENCES: Sequence[] = [
       ),
     ],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }, { kind: "rollback" }],
+  },
+  {
+    seam: "apply killed with its first create held past the timeout, then applied again at once beside its journal: the create is made once (a plugin config named like a frontend app)",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(null, {
+        [PC]: family([{ name: "app-banner" }, { name: "cfg-001" }]),
+        [FE]: family([{ name: "Notification Bar" }, { name: "app-banner" }]),
+      }),
+    ],
+    steps: [
+      {
+        kind: "kill-apply",
+        manifest: 0,
+        writes: 1,
+        faults: {
+          fail503Rate: 0,
+          retryAfter503: false,
+          fail429Rate: 0,
+          dropWriteRate: 0,
+          lateWriteRate: 1,
+          lateWriteMs: 850,
+          commitThen500Rate: 0,
+          proxyErrorRate: 0,
+          seed: 1,
+        },
+      },
+      { kind: "rollback" },
+    ],
   },
   {
     seam: "apply --plan --resume of deletes in both families, killed after four writes (posthog-2024: plugin_configs shows the frontend apps, not the other way round)",

@@ -59,6 +59,7 @@ export type Step =
   | { kind: "rollback-during-apply"; manifest: number; writes: number }
   | { kind: "kill-resume"; manifest: number; writes: number; faults?: TransportFaults | undefined }
   | { kind: "kill-rollback"; manifest: number; writes: number; faults?: TransportFaults | undefined }
+  | { kind: "kill-apply"; manifest: number; writes: number; faults?: TransportFaults | undefined }
   | {
       kind: "heal";
       manifest: number;
@@ -163,6 +164,8 @@ export function describeStep(step: Step): string {
       return `plan -f m${step.manifest} -o; apply --plan killed with SIGKILL after ${step.writes} writes; apply --plan --resume${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
     case "kill-rollback":
       return `apply -f m${step.manifest} killed with SIGKILL after ${step.writes} writes; rollback of its journal at once${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
+    case "kill-apply":
+      return `apply -f m${step.manifest} killed with SIGKILL after ${step.writes} writes; apply -f m${step.manifest} again at once${step.faults === undefined ? "" : `, both${describeFaults(step.faults)}`}`;
     case "heal":
       return `watch --mode heal --once -f m${step.manifest}${step.rollout === true ? " (with rollout:)" : ""} --keep-heal-journals ${KEPT_HEAL_JOURNALS}${step.faults === undefined ? "" : describeFaults(step.faults)}`;
     case "edit":
@@ -524,6 +527,8 @@ export class World {
         return this.killAndResume(this.manifest(step.manifest), step.writes, step.faults);
       case "kill-rollback":
         return this.killAndRollBack(this.manifest(step.manifest), step.writes, step.faults);
+      case "kill-apply":
+        return this.killAndApply(this.manifest(step.manifest), step.writes, step.faults);
       case "heal":
         return this.heal(this.manifest(step.manifest), step.rollout === true, step.faults);
       case "edit":
@@ -854,6 +859,44 @@ export class World {
     const parsed = parseJournal(await readFile(journal, "utf8"), journal);
     await this.expectRestored(parsed.intents, parsed.outcomes, before);
     for (const file of await this.newDefaultJournals()) await this.noteJournal(file, model.owner, "rollback");
+  }
+
+  /**
+   * `apply` killed with SIGKILL after its `writesBeforeKill`-th write (others, held late by the
+   * faults, may still be in flight), then `apply` of the same manifest at once beside its journal,
+   * the service well again but not idle: the second makes no record twice (it waits for the creates
+   * of the killed run it would make again), and once every write has landed a plan is empty.
+   */
+  private async killAndApply(
+    model: ManifestModel,
+    writesBeforeKill: number,
+    faults?: TransportFaults,
+  ): Promise<void> {
+    const manifest = await this.writeManifest(model);
+    const journal = this.path("journal.jsonl");
+    const before = this.snapshot();
+    const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal];
+    let writes = 0;
+    const again = await this.faulted(faults, async (env) => {
+      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
+      this.onWrite = () => {
+        writes += 1;
+        if (writes === writesBeforeKill) child.kill("SIGKILL");
+      };
+      let killed: Run;
+      try {
+        killed = await done;
+      } finally {
+        this.onWrite = undefined;
+      }
+      this.checkOutput(args, killed, true);
+      this.emulator.setFaults({});
+      return await this.pcsync(args, env);
+    });
+    await this.emulator.idle();
+    this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    await this.noteJournal(journal, model.owner, "apply (after a killed one)");
+    if (again.code === 0) await this.expectEmptyPlan(manifest, {}, "the apply after the killed one");
   }
 
   /**
