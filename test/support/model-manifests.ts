@@ -25,7 +25,8 @@ export const OWNER_B = "team-b";
  * plugin change, which posthog-2024 ignores on update). Dashes, accents, and the example data's own
  * names (GeoIP, Property Filter, Legacy S3, Notification Bar), which are live from the start; one
  * name in both families ("app-banner", of two plugins), so that no rule takes a record of one
- * family for another's of the same name.
+ * family for another's of the same name; and two names of one plugin (cfg-001, cfg-003), which
+ * posthog-2024's rearrange, keyed by plugin id, cannot tell apart.
  */
 export const NAME_PLUGINS: Record<FamilyName, Record<string, number>> = {
   plugin_configs: {
@@ -38,6 +39,7 @@ export const NAME_PLUGINS: Record<FamilyName, Record<string, number>> = {
     café: 6,
     Billing: 7,
     "app-banner": 9,
+    "cfg-003": 3,
   },
   pipeline_frontend_apps_configs: { "Notification Bar": 40, "app-banner": 41, Señal: 42, "early-access": 43 },
 };
