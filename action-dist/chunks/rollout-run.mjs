@@ -661,7 +661,7 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 	};
 }
 // dist/src/rollout/run-rollout.js
-/** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
+/** The plugin configs the rollout's plan creates or updates, which the gate will judge (judgedConfigs). */
 function rolloutTargets(plan) {
 	return plan.changes.flatMap((change) => {
 		if (change.action === "delete" || change.name === null) return [];

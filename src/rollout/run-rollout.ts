@@ -90,7 +90,7 @@ export type RolloutOutcome =
   /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
   | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
 
-/** The plugin configs the rollout's plan creates or updates, which the gate will judge by name. */
+/** The plugin configs the rollout's plan creates or updates, which the gate will judge (judgedConfigs). */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
   return plan.changes.flatMap((change) => {
     if (change.action === "delete" || change.name === null) return [];
