@@ -41,7 +41,8 @@ const RUN_CODES = {
 			const unknown = report.unknown > 0 ? `${report.unknown} unknown, ` : "";
 			const unchecked = report.unchecked > 0 ? `, ${report.unchecked} unchecked` : "";
 			const checkFirst = report.unknown > 0 || report.unchecked > 0 ? " Run `pcsync plan` first to see what the server holds where this run could not tell." : "";
-			return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
+			const next = report.throttledUntil === void 0 ? `Fix the errors above and ${words.again}` : `The service throttled this API key until ${report.throttledUntil.toISOString()}, longer than pcsync waits (its hourly rate limit spent?), and the writes left were not sent: ${words.again} after then`;
+			return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. ${next}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
 		}
 	},
 	/** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
@@ -1231,7 +1232,8 @@ async function applyPlan(client, plan, current, options) {
 		unknown: counted("unknown"),
 		unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
 		interrupted: options.signal?.aborted === true,
-		...mayLandUntil(client, startedAt)
+		...mayLandUntil(client, startedAt),
+		...throttledUntil(client)
 	};
 }
 /**
@@ -1242,6 +1244,11 @@ function mayLandUntil(client, since) {
 	const at = client.stats.lastUnansweredWriteAt;
 	if (at === void 0 || at < since) return {};
 	return { mayLandUntil: new Date(at + settleWindowMs(client.requestTimeoutMs, client.timeScale)) };
+}
+/** Until when the service throttled the key beyond the client's longest wait, if it still does. */
+function throttledUntil(client) {
+	const until = client.stats.throttledUntil;
+	return until === void 0 || until <= client.now() ? {} : { throttledUntil: new Date(until) };
 }
 async function applyFamily(writer, work, run) {
 	const { project, family } = work;

@@ -259,6 +259,11 @@ const SERVICE_CODES = {
 	* sent again: `attempts` counts the attempts that did go out.
 	*/
 	request_aborted: request((f) => `${f.method} ${f.path}: ${f.attempts === 0 ? "not sent" : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`}: the run was interrupted`),
+	/**
+	* Not sent: an earlier answer throttled this API key for longer than the client waits (the
+	* service's hourly limit spent), until `until`; sent, it would only be refused too.
+	*/
+	request_throttled: request((f) => `${f.method} ${f.path}: not sent: the service throttled this API key until ${f.until}, longer than pcsync waits (its hourly rate limit spent?); run again after then`),
 	/** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
 	response_too_large: response((f) => f.encoding === void 0 ? `${f.method} ${f.path}: the response is larger than the ${formatBytes(f.limitBytes)} limit; ask for smaller pages or raise maxResponseBytes` : `${f.method} ${f.path}: the ${f.encoding}-encoded response inflates to more than the ${formatBytes(f.limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`),
 	/** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */

@@ -11884,6 +11884,15 @@ async function sendWithRetry(context, request) {
 			if (signal?.aborted) throw aborted();
 			throw error;
 		}
+		const throttledUntil = stats.throttledUntil;
+		if (attempts === 0 && throttledUntil !== void 0 && context.now() < throttledUntil) {
+			release();
+			throw new ServiceError("request_throttled", failedRequest, {
+				attempts,
+				outcomeUnknown,
+				until: new Date(throttledUntil).toISOString()
+			});
+		}
 		attempts += 1;
 		let response;
 		try {
@@ -11930,6 +11939,7 @@ async function sendWithRetry(context, request) {
 			const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
 			const withinCap = waitMs <= maxRetryAfterMs;
 			if (withinCap) limiter.noteThrottled(waitMs);
+			else stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
 			if (throttleRetries < retries && withinCap) {
 				throttleRetries += 1;
 				stats.retries += 1;

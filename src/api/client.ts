@@ -129,6 +129,11 @@ export interface ApiStats {
    * `mayLandUntil` in apply-plan.ts).
    */
   lastUnansweredWriteAt?: number;
+  /**
+   * Until when the service throttled this key, where it asked for a wait beyond the longest the
+   * client waits (an hourly limit spent): requests not yet sent are refused until then, unsent.
+   */
+  throttledUntil?: number;
 }
 
 export class ApiClient {

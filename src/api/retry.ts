@@ -84,7 +84,12 @@ export interface RetryContext {
   /** How a failed attempt is judged (see attempt-proof.ts). */
   readonly proofRules: ProofRules;
   /** Counters of retries and 429 answers. */
-  readonly stats: { retries: number; throttled: number; lastUnansweredWriteAt?: number };
+  readonly stats: {
+    retries: number;
+    throttled: number;
+    lastUnansweredWriteAt?: number;
+    throttledUntil?: number;
+  };
   readonly random: () => number;
   readonly now: () => number;
   /** Sleeps; rejects with the signal's reason once the signal aborts. */
@@ -160,6 +165,17 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       if (signal?.aborted) throw aborted();
       throw error;
     }
+    // The service throttled this key for longer than the client waits: a request not sent yet is
+    // not sent (it would only be refused too, and count against the key), saying until when.
+    const throttledUntil = stats.throttledUntil;
+    if (attempts === 0 && throttledUntil !== undefined && context.now() < throttledUntil) {
+      release();
+      throw new ServiceError("request_throttled", failedRequest, {
+        attempts,
+        outcomeUnknown,
+        until: new Date(throttledUntil).toISOString(),
+      });
+    }
     attempts += 1;
     let response: AttemptResponse | TransportFailure;
     try {
@@ -207,6 +223,7 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       // still refuses). A wait within the cap holds every request until then, not just this one.
       const withinCap = waitMs <= maxRetryAfterMs;
       if (withinCap) limiter.noteThrottled(waitMs);
+      else stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
       if (throttleRetries < retries && withinCap) {
         throttleRetries += 1;
         stats.retries += 1;

@@ -119,6 +119,14 @@ const SERVICE_CODES = {
           : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`
       }: the run was interrupted`,
   ),
+  /**
+   * Not sent: an earlier answer throttled this API key for longer than the client waits (the
+   * service's hourly limit spent), until `until`; sent, it would only be refused too.
+   */
+  request_throttled: request(
+    (f: Sent<{ until: string }>) =>
+      `${f.method} ${f.path}: not sent: the service throttled this API key until ${f.until}, longer than pcsync waits (its hourly rate limit spent?); run again after then`,
+  ),
   // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
   /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
   response_too_large: response((f: FailedRequest & { limitBytes: number; encoding?: string | undefined }) =>

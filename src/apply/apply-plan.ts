@@ -65,6 +65,7 @@ export async function applyPlan(
     unchecked: outcomes.filter((outcome) => outcome.unchecked === true).length,
     interrupted: options.signal?.aborted === true,
     ...mayLandUntil(client, startedAt),
+    ...throttledUntil(client),
   };
 }
 
@@ -76,6 +77,12 @@ function mayLandUntil(client: ApiClient, since: number): Pick<ApplyReport, "mayL
   const at = client.stats.lastUnansweredWriteAt;
   if (at === undefined || at < since) return {};
   return { mayLandUntil: new Date(at + settleWindowMs(client.requestTimeoutMs, client.timeScale)) };
+}
+
+/** Until when the service throttled the key beyond the client's longest wait, if it still does. */
+function throttledUntil(client: ApiClient): Pick<ApplyReport, "throttledUntil"> {
+  const until = client.stats.throttledUntil;
+  return until === undefined || until <= client.now() ? {} : { throttledUntil: new Date(until) };
 }
 
 /** A run's plan and options, and what it learns of the server as it goes, shared by all its families. */

@@ -85,7 +85,11 @@ const RUN_CODES = {
         report.unknown > 0 || report.unchecked > 0
           ? " Run `pcsync plan` first to see what the server holds where this run could not tell."
           : "";
-      return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. Fix the errors above and ${words.again}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
+      const next =
+        report.throttledUntil === undefined
+          ? `Fix the errors above and ${words.again}`
+          : `The service throttled this API key until ${report.throttledUntil.toISOString()}, longer than pcsync waits (its hourly rate limit spent?), and the writes left were not sent: ${words.again} after then`;
+      return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. ${next}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
     },
   },
   /** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */

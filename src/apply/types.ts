@@ -49,4 +49,6 @@ export interface ApplyReport {
    * still apply the first, over whatever was written since (a rollback, a hand edit).
    */
   mayLandUntil?: Date | undefined;
+  /** The service throttled the key beyond the client's longest wait: writes left were not sent. */
+  throttledUntil?: Date | undefined;
 }

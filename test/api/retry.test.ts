@@ -156,3 +156,53 @@ describe("an update or delete that went unanswered, then was sent again", () => 
     expect(await lastUnanswered("PATCH", answer(429, { "retry-after": "0" }), true)).toBeUndefined();
   });
 });
+
+describe("a key throttled for longer than the client waits (an hourly limit spent)", () => {
+  const THROTTLED =
+    '{"type":"throttled_error","code":"throttled","detail":"Request was throttled. Expected available in 3600 seconds.","attr":null}';
+
+  it("sends no request after that answer until the stated time, and says until when", async () => {
+    let now = 1_000;
+    let sent = 0;
+    const stats: RetryContext["stats"] = { retries: 0, throttled: 0 };
+    const context: RetryContext = {
+      limiter: {
+        acquire: async () => () => undefined,
+        noteThrottled: () => undefined,
+      } as unknown as RateLimiter,
+      options: { retries: 3, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 90_000 },
+      proofRules: { fiveXxInFlight: false },
+      signal: undefined,
+      stats,
+      random: () => 0,
+      now: () => now,
+      sleep: async () => undefined,
+      trace: () => undefined,
+    };
+    const request = (method: string) => ({
+      failedRequest: { method, path: "/api/projects/1/plugin_configs/" },
+      traceLabel: method,
+      safety: method === "POST" ? ("unsafe" as const) : ("idempotent" as const),
+      send: async () => {
+        sent += 1;
+        return { status: 429, headers: {}, body: Buffer.from(THROTTLED) };
+      },
+    });
+    // The answer itself: refused, not sent again (its wait is beyond the client's longest).
+    expect((await sendWithRetry(context, request("POST"))).response?.status).toBe(429);
+    expect(sent).toBe(1);
+    expect(stats.throttledUntil).toBe(1_000 + 3_600_000);
+    for (const method of ["GET", "PATCH", "POST"]) {
+      const refused = await sendWithRetry(context, request(method)).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: "request_throttled", outcomeUnknown: false });
+      expect(String((refused as Error).message)).toContain(
+        `not sent: the service throttled this API key until ${new Date(3_601_000).toISOString()}`,
+      );
+    }
+    expect(sent).toBe(1);
+    // Once that time has come, requests go out again.
+    now = 3_601_000;
+    await sendWithRetry(context, request("GET"));
+    expect(sent).toBe(2);
+  });
+});
