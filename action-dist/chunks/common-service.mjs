@@ -11987,8 +11987,14 @@ function failureError(request, url, last, context) {
 		outcomeUnknown
 	});
 }
+/** A 429's stated wait beyond which "wait a little" misleads: the service named an hour's limit. */
+const LONG_THROTTLE_MS = 12e4;
 /** A hint that the answer's body gives beyond its status. */
-function hintFor(status, response, { base, hasSucceeded }) {
+function hintFor(status, response, { base, hasSucceeded, now }) {
+	if (status === 429) {
+		const waitMs = parseRetryAfter(headerValue(response.headers["retry-after"]), now) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
+		if (waitMs !== void 0 && waitMs > LONG_THROTTLE_MS) return `The service throttled this key until ${new Date(now + waitMs).toISOString()} (its hourly rate limit spent?): run again after then.`;
+	}
 	if ((status === 400 || status === 497) && /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))) {
 		const host = new URL(base.origin).host;
 		return `the server at ${host} speaks https on this port: the base URL should be https://${host}${base.prefix}`;

@@ -681,13 +681,15 @@ async function runRollout(rollout, parts) {
 	try {
 		outcome = await runWaves(rollout, parts, position);
 	} catch (error) {
+		const wave = rollout.waves[position.index]?.name ?? "";
 		parts.onEvent({
 			event: "rollout_stopped",
-			wave: rollout.waves[position.index]?.name ?? "",
+			wave,
 			index: position.index,
 			reason: "error",
 			detail: error instanceof Error ? error.message : String(error)
 		});
+		parts.say(`wave ${position.index + 1}/${rollout.waves.length} "${wave}": stopped by the error below; nothing more is written, and the rollout journal keeps what was done: apply the manifest again to finish the rollout (a wave written and not yet judged is judged first)`);
 		throw error;
 	}
 	if (outcome.result !== "complete" && outcome.result !== "halted") {

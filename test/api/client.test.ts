@@ -370,7 +370,10 @@ describe("retries", () => {
       (caught: unknown) => caught,
     )) as ServiceError;
     expect(error.status).toBe(429);
-    expect(error.hint).toMatch(/throttling/);
+    // Not "wait a little": the service named a time half an hour away.
+    expect(error.hint).toMatch(
+      /^The service throttled this key until \S+Z \(its hourly rate limit spent\?\): run again after then\.$/,
+    );
     expect(server.requests).toHaveLength(1);
     // The wait it refused pauses nobody, and sends nothing more: the next request of the same client
     // fails at once, unsent, saying until when (test/api/retry.test.ts: and goes out after then).

@@ -67,6 +67,7 @@ async function runTimed(
     let clock = Date.parse("2026-01-01T00:00:00Z");
     const events: string[] = [];
     const sent: RolloutEvent[] = [];
+    const said: string[] = [];
     const judged: WaveToJudge[] = [];
     const journal = await RolloutJournal.start(cwd, undefined, {
       kind: "rollout",
@@ -117,12 +118,12 @@ async function runTimed(
         clock += ms;
       },
       now: () => new Date(clock),
-      say: () => undefined,
+      say: (line) => said.push(line),
       onEvent: (event) => sent.push(event),
     };
     const outcome = await runRollout(ROLLOUT, parts).catch((error: unknown) => error);
     const state = await readRolloutJournal(cwd, journal.path);
-    return { outcome, events, judged, state, sent };
+    return { outcome, events, judged, state, sent, said };
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }
@@ -161,8 +162,12 @@ describe("a wave's bake", () => {
 
 describe("a rollout that ends short of a verdict", () => {
   it("tells its events' listeners where and why, then ends as it would have (the error goes on)", async () => {
-    const { outcome, sent } = await runTimed(100, 100, { failJudgeOf: "rest" });
+    const { outcome, sent, said } = await runTimed(100, 100, { failJudgeOf: "rest" });
     expect(outcome).toBeInstanceOf(Error);
+    // And the user what it means for the rollout, beside the error the CLI shows.
+    expect(said.at(-1)).toBe(
+      'wave 2/2 "rest": stopped by the error below; nothing more is written, and the rollout journal keeps what was done: apply the manifest again to finish the rollout (a wave written and not yet judged is judged first)',
+    );
     expect(sent.map((event) => event.event)).toEqual([
       "rollout_wave_started",
       "rollout_wave_passed",
