@@ -225,7 +225,20 @@ async function readStateForPlan(plan, client, options) {
 		family,
 		reordered: true
 	}))]);
-	return await readCurrentState(client, refs, options);
+	const read = await readCurrentState(client, refs, options);
+	const listed = new Set(read.families.map((family) => familyKey(family.project, family.family)));
+	const unsure = plan.changes.filter((change) => {
+		if (change.action !== "create" || change.name === null) return false;
+		const key = lookAlikeKey(change.name);
+		return (read.families.find(ofFamily(change.project, change.family))?.records ?? []).some((record) => record.name !== null && lookAlikeKey(record.name) === key && record.plugin !== change.fields.plugin?.to);
+	});
+	const more = listsToRead(unsure.map(({ project, family }) => ({
+		project,
+		family,
+		wholeFamily: true
+	}))).filter((ref) => !listed.has(familyKey(ref.project, ref.family)));
+	if (more.length === 0) return read;
+	return { families: [...read.families, ...(await readCurrentState(client, more, options)).families] };
 }
 /** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
 function findPlanProblems(plan, current) {

@@ -3,7 +3,7 @@
 
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
-import { familyKey } from "../families.js";
+import { familyKey, ofFamily } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
@@ -14,6 +14,7 @@ import { recheckProtection } from "../plan/protect.js";
 import { type GuardOptions, guardedFamilies, recomputeGuards } from "../plan/recompute-guards.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { type ReadProgress, readCurrentState } from "../read/read-current-state.js";
+import { lookAlikeKey } from "../record-name.js";
 import { RefusedError } from "../refused-error.js";
 
 export interface RereadOptions {
@@ -95,7 +96,27 @@ export async function readStateForPlan(
     })),
     ...plan.reorders.map(({ project, family }) => ({ project, family, reordered: true })),
   ]);
-  return await readCurrentState(client, refs, options);
+  const read = await readCurrentState(client, refs, options);
+  // A record that holds a create's name but runs another plugin may be another family's that the
+  // list also shows (a frontend app in posthog-2024's plugin_configs), which the create does not
+  // duplicate: the lists that tell are read too, for such families only.
+  const listed = new Set(read.families.map((family) => familyKey(family.project, family.family)));
+  const unsure = plan.changes.filter((change) => {
+    if (change.action !== "create" || change.name === null) return false;
+    const key = lookAlikeKey(change.name);
+    const records = read.families.find(ofFamily(change.project, change.family))?.records ?? [];
+    return records.some(
+      (record) =>
+        record.name !== null &&
+        lookAlikeKey(record.name) === key &&
+        record.plugin !== change.fields.plugin?.to,
+    );
+  });
+  const more = listsToRead(
+    unsure.map(({ project, family }) => ({ project, family, wholeFamily: true })),
+  ).filter((ref) => !listed.has(familyKey(ref.project, ref.family)));
+  if (more.length === 0) return read;
+  return { families: [...read.families, ...(await readCurrentState(client, more, options)).families] };
 }
 
 /** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { findPlanProblems } from "../../src/apply/check-saved-plan.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 
@@ -266,5 +267,36 @@ describe("computePlan", () => {
       families: [{ project: "1", family: PC, records: [remoteRecord({ id: 1, name: "B" })] }],
     };
     expect(computePlan(desired, current)).toEqual(computePlan(desired, current));
+  });
+});
+
+describe("a saved plan that creates a plugin config named like a frontend app (posthog-2024)", () => {
+  const FE_ = "pipeline_frontend_apps_configs" as const;
+  const { plan } = computePlan(
+    { families: [desiredFamily("1", PC, [desiredConfig({ name: "Banner", plugin: 9, order: 1 })])] },
+    { families: [{ project: "1", family: PC, records: [] }] },
+  );
+  if (plan === undefined) throw new Error("no plan");
+
+  it("is not stale for an app of that name made since, which plugin_configs also lists", () => {
+    const app = remoteRecord({ id: 20, name: "Banner", plugin: 40 });
+    const lists = (frontend: boolean) => ({
+      families: [
+        { project: "1", family: PC, records: [app] },
+        ...(frontend ? [{ project: "1", family: FE_, records: [app] }] : []),
+      ],
+    });
+    expect(findPlanProblems(plan, lists(true))).toEqual([]);
+    // Without the apps' list, nothing tells it from a plugin config of that name: stale.
+    expect(findPlanProblems(plan, lists(false))).toEqual([
+      expect.stringContaining('a record named "Banner" (id 20) now exists in project 1 plugin_configs'),
+    ]);
+  });
+
+  it("is stale for a plugin config of that name made since, whatever its plugin", () => {
+    const made = remoteRecord({ id: 21, name: "Banner", plugin: 2 });
+    expect(findPlanProblems(plan, { families: [{ project: "1", family: PC, records: [made] }] })).toEqual([
+      expect.stringContaining('a record named "Banner" (id 21) now exists'),
+    ]);
   });
 });

@@ -1,0 +1,95 @@
+// A plugin config that shares its name with a frontend app, end to end on both profiles: on
+// posthog-2024 plugin_configs also lists the frontend apps, and no command may take the app for the
+// config (plan, apply, a saved plan applied after the app was made, a rollback that brings the
+// config back).
+
+import { afterEach, describe, expect, it } from "vitest";
+import { PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
+import { runBuiltCli } from "../support/cli.js";
+import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
+
+const KEY = "phx_same_name_0123456789abcdef0123";
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const APP = [
+  "    pipeline_frontend_apps_configs:",
+  "      configs:",
+  "        - { name: Banner, plugin: 40, enabled: true }",
+];
+const CONFIG = (extra: string) => [
+  "    plugin_configs:",
+  "      configs:",
+  `        - { name: Banner, plugin: 9${extra} }`,
+];
+const manifest = (...blocks: string[][]) =>
+  ["version: 1", "projects:", '  "2":', ...blocks.flat()].join("\n");
+
+describe.each(PROFILE_NAMES)("a plugin config named like a frontend app (%s)", (profile) => {
+  it("is its own record in plan, apply, a saved plan and a rollback; the app is never touched", async () => {
+    const emulator = await startEmulator({ profile, keys: [{ key: KEY, scopes: null, projects: "*" }] });
+    const directory = await temporaryDirectory();
+    cleanup.push(
+      () => emulator.close(),
+      () => directory.remove(),
+    );
+    const pcsync = (...args: string[]) =>
+      runBuiltCli(args, {
+        env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
+        cwd: directory.path,
+      });
+    const app = () =>
+      emulator
+        .snapshot()
+        .records.filter(
+          (record) => record.family === "pipeline_frontend_apps_configs" && record.project === 2,
+        );
+    const configs = () =>
+      emulator
+        .snapshot()
+        .records.filter(
+          (record) => record.family === "plugin_configs" && record.name === "Banner" && !record.deleted,
+        );
+
+    // A saved plan of the config, made before the app exists; then the app is made.
+    const onlyConfig = await writeManifest(
+      directory.path,
+      manifest(CONFIG(", enabled: false")),
+      "config.yaml",
+    );
+    expect((await pcsync("plan", "-f", onlyConfig, "--out", "plan.json")).code).toBe(0);
+    expect(
+      (
+        await pcsync(
+          "apply",
+          "-f",
+          await writeManifest(directory.path, manifest(APP), "app.yaml"),
+          "--auto-approve",
+        )
+      ).code,
+    ).toBe(0);
+    const [made] = app();
+    expect(made).toMatchObject({ name: "Banner", plugin: 40, enabled: true });
+
+    // The plan still stands, and makes the config beside the app.
+    const applied = await pcsync("apply", "--plan", "plan.json");
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(configs()).toEqual([expect.objectContaining({ plugin: 9, enabled: false })]);
+    // Planned again from the manifest (the apps' family not in it), nothing is left to do.
+    const again = await pcsync("plan", "-f", onlyConfig, "--detailed-exitcode");
+    expect(again.code, again.stdout).toBe(0);
+
+    // `deleted: true` deletes the config, not the app; its rollback brings the config back.
+    const gone = await writeManifest(directory.path, manifest(CONFIG(", deleted: true")), "gone.yaml");
+    const deleted = await pcsync("apply", "-f", gone, "--auto-approve", "--journal", "delete.jsonl");
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(configs()).toEqual([]);
+    const rolledBack = await pcsync("rollback", "--journal", "delete.jsonl", "--auto-approve");
+    expect(rolledBack.code, rolledBack.stderr).toBe(0);
+    expect(configs()).toEqual([expect.objectContaining({ plugin: 9 })]);
+    expect(app()).toEqual([made]);
+  });
+});
