@@ -344,6 +344,22 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "a rollout whose later wave creates a plugin config named like a frontend app (plugin_configs lists the apps on posthog-2024) stops before that wave, the app taken for a copy",
+    profiles: PROFILE_NAMES,
+    remote: [record("app-banner", "as-is", { family: FE })],
+    manifests: [
+      manifest(null, { [PC]: family([{ name: "app-banner" }]) }, { [PC]: family([{ name: "cfg-002" }]) }),
+    ],
+    steps: [{ kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" }],
+  },
+  {
+    seam: "a plugin config named like a frontend app that plugin_configs lists (posthog-2024) takes the app for its record, its family unmanaged",
+    profiles: PROFILE_NAMES,
+    remote: [record("app-banner", "as-is", { family: FE })],
+    manifests: [manifest(null, { [PC]: family([{ name: "app-banner", enabled: false }]) })],
+    steps: [{ kind: "apply", manifest: 0, scope: {} }, { kind: "rollback" }],
+  },
+  {
     seam: "a rollout killed after its `deleted: true` delete, applied again, is not refused by a prune guard the whole plan passed",
     profiles: PROFILE_NAMES,
     remote: [record("bot-filter", "as-is", { mark: OWNER_A })],

@@ -240,6 +240,8 @@ export class World {
   private files = 0;
   private onWrite: (() => void) | undefined;
   private emulator!: RunningEmulator;
+  /** How much of the emulator's request log checkWritesThroughOwnFamily has read. */
+  private writesChecked = 0;
   private stepLabel = "setup";
   private readonly knownJournalFiles = new Set<string>();
 
@@ -482,6 +484,26 @@ export class World {
     }
   }
 
+  /**
+   * A record is written only through its own family's endpoint: never a frontend app through
+   * plugin_configs, which also lists the apps on posthog-2024 (the model's plugin configs never
+   * run a frontend app's plugin, so none of them may take an app for its record).
+   */
+  private checkWritesThroughOwnFamily(data: EmulatorData): void {
+    const log = this.emulator.requestLog;
+    for (const entry of log.slice(this.writesChecked)) {
+      if (entry.method === "GET") continue;
+      const [, project, family, id] = /^\/api\/projects\/(\d+)\/(\w+)\/(\d+)\//.exec(entry.path) ?? [];
+      const record = data.records.find((candidate) => candidate.id === Number(id));
+      if (record !== undefined && record.family !== family)
+        this.broken(
+          "a record is written only through its own family",
+          `${entry.method} ${entry.path} (answered ${entry.status}): record ${id} of project ${project} is one of ${record.family} ("${record.name}")`,
+        );
+    }
+    this.writesChecked = log.length;
+  }
+
   /** The invariants every step is held to: the state's, and a run's of `model` when it wrote. */
   private checkAfter(
     before: EmulatorData,
@@ -489,6 +511,7 @@ export class World {
   ): EmulatorData {
     const after = this.snapshot();
     this.checkNoDuplicates(after);
+    this.checkWritesThroughOwnFamily(after);
     if (run) {
       this.checkProtected(before, after, run.model, run.scope);
       this.checkOthersUntouched(before, after, run.owner);
