@@ -792,6 +792,27 @@ export class World {
     return (await response.json()) as Record<string, unknown>;
   }
 
+  /**
+   * `pcsync ARGS` in a process killed with SIGKILL at its `writesBeforeKill`-th write (as the
+   * service sees it), or ended on its own first; its output held to the invariants of a killed run.
+   */
+  private async killedAfter(args: string[], env: NodeJS.ProcessEnv, writesBeforeKill: number): Promise<Run> {
+    const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
+    let writes = 0;
+    this.onWrite = () => {
+      writes += 1;
+      if (writes === writesBeforeKill) child.kill("SIGKILL");
+    };
+    let killed: Run;
+    try {
+      killed = await done;
+    } finally {
+      this.onWrite = undefined;
+    }
+    this.checkOutput(args, killed, true);
+    return killed;
+  }
+
   private async killAndResume(
     model: ManifestModel,
     writesBeforeKill: number,
@@ -803,21 +824,8 @@ export class World {
     const planned = await this.pcsync(["plan", "-f", manifest, "-o", plan]);
     if (planned.code !== 0) return;
     const before = this.snapshot();
-    let writes = 0;
     const args = ["apply", "--plan", plan, "--journal", journal];
-    const killed = await this.faulted(faults, async (env) => {
-      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
-      this.onWrite = () => {
-        writes += 1;
-        if (writes === writesBeforeKill) child.kill("SIGKILL");
-      };
-      try {
-        return await done;
-      } finally {
-        this.onWrite = undefined;
-      }
-    });
-    this.checkOutput(args, killed, true);
+    const killed = await this.faulted(faults, (env) => this.killedAfter(args, env, writesBeforeKill));
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const afterKill = this.snapshot();
     const resumed = await this.faulted(faults, (env) =>
@@ -848,22 +856,10 @@ export class World {
     await this.newDefaultJournals();
     const before = this.snapshot();
     const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal];
-    let writes = 0;
     const rollback = (env: NodeJS.ProcessEnv) =>
       this.pcsync(["rollback", "--journal", journal, "--auto-approve"], env);
     const rolledBack = await this.faulted(faults, async (env) => {
-      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
-      this.onWrite = () => {
-        writes += 1;
-        if (writes === writesBeforeKill) child.kill("SIGKILL");
-      };
-      let killed: Run;
-      try {
-        killed = await done;
-      } finally {
-        this.onWrite = undefined;
-      }
-      this.checkOutput(args, killed, true);
+      await this.killedAfter(args, env, writesBeforeKill);
       const exists = await readFile(journal, "utf8").then(
         () => true,
         () => false,
@@ -899,20 +895,8 @@ export class World {
     const journal = this.path("journal.jsonl");
     const before = this.snapshot();
     const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal];
-    let writes = 0;
     const again = await this.faulted(faults, async (env) => {
-      const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
-      this.onWrite = () => {
-        writes += 1;
-        if (writes === writesBeforeKill) child.kill("SIGKILL");
-      };
-      let killed: Run;
-      try {
-        killed = await done;
-      } finally {
-        this.onWrite = undefined;
-      }
-      this.checkOutput(args, killed, true);
+      await this.killedAfter(args, env, writesBeforeKill);
       this.emulator.setFaults({});
       return await this.pcsync(args, env);
     });
