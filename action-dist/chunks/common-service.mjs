@@ -69,6 +69,22 @@ function orderForClaims() {
 	return ordered;
 }
 /**
+* `idsOfOtherFamilies` of `project`'s list of `family`, from a state read that may hold the lists
+* of other projects too.
+*/
+function idsOfOtherFamiliesIn(state, project, family) {
+	return idsOfOtherFamilies(family, state.families.filter((list) => list.project === project));
+}
+/**
+* Whether `record`, in a list that also shows other families' records (`otherIds`), is another
+* family's config than one that runs `plugin`: a config takes such a record by its name only if it
+* runs the config's plugin, or the config names none (a plugin config may share its name with a
+* frontend app). The planner claims by this rule, and a saved plan's stale check follows it.
+*/
+function isAnotherFamilysConfig(record, plugin, otherIds) {
+	return otherIds.has(record.id) && typeof plugin === "number" && record.plugin !== plugin;
+}
+/**
 * Ids in `family`'s list that are another family's records, as far as the project's lists read
 * tell: those the lists of the families its list also shows hold.
 */
@@ -11852,6 +11868,10 @@ function parseThrottleDetail(detail) {
 	const match = /expected available in (\d+(?:\.\d+)?) seconds?/i.exec(detail);
 	return match?.[1] === void 0 ? void 0 : Math.ceil(Number(match[1]) * 1e3);
 }
+/** The wait a 429 states: its Retry-After header, else the service's throttled detail. */
+function throttleWaitMs(response, now) {
+	return parseRetryAfter(headerValue(response.headers["retry-after"]), now) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
+}
 /** Sends `request` until an attempt is done or may not, or need not, be repeated. */
 async function sendWithRetry(context, request) {
 	const { limiter, options, signal, stats, trace } = context;
@@ -11935,7 +11955,7 @@ async function sendWithRetry(context, request) {
 		}
 		if (status === 429) {
 			stats.throttled += 1;
-			const serverWaitMs = parseRetryAfter(headerValue(response.headers["retry-after"]), context.now()) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
+			const serverWaitMs = throttleWaitMs(response, context.now());
 			const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
 			const withinCap = waitMs <= maxRetryAfterMs;
 			if (withinCap) limiter.noteThrottled(waitMs);
@@ -11992,7 +12012,7 @@ const LONG_THROTTLE_MS = 12e4;
 /** A hint that the answer's body gives beyond its status. */
 function hintFor(status, response, { base, hasSucceeded, now }) {
 	if (status === 429) {
-		const waitMs = parseRetryAfter(headerValue(response.headers["retry-after"]), now) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
+		const waitMs = throttleWaitMs(response, now);
 		if (waitMs !== void 0 && waitMs > LONG_THROTTLE_MS) return `The service throttled this key until ${new Date(now + waitMs).toISOString()} (its hourly rate limit spent?): run again after then.`;
 	}
 	if ((status === 400 || status === 497) && /plain HTTP request was sent to HTTPS port/i.test(response.body.toString("utf8"))) {
@@ -14058,7 +14078,7 @@ function claimRecords(input, errors, owner) {
 		const byName = groupBy(records, (record) => record.name);
 		const where = `project ${input.project} ${family}`;
 		const otherIds = idsOfOtherFamilies(family, input.current.values());
-		const mayClaim = (config, record) => !otherIds.has(record.id) || config.fields.plugin === void 0 || config.fields.plugin === record.plugin;
+		const mayClaim = (config, record) => !isAnotherFamilysConfig(record, config.fields.plugin, otherIds);
 		for (const config of desiredFamily.configs) {
 			if (config.id === void 0) continue;
 			const record = byId.get(config.id);
@@ -16051,4 +16071,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { describeStoredDescription as $, TIE_EFFECT as A, showsEmptyText as At, minimumSettleTimeoutMs as B, idsOfOtherFamilies as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, ownerOf as Dt, narrowDesiredState as E, refusingGuards as Et, describeDevice as F, summarizePlan as Ft, renderApplyReport as G, settleWindowMs as H, listsToRead as Ht, resolveOutputTarget as I, refuseOtherKind as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintMembership as Lt, openForAppend as M, hasChanges as Mt, syncDirectory as N, readPlanFile as Nt, projectsWritten as O, mayShowFilled as Ot, writeFileSafely as P, serializePlan as Pt, showsWritten as Q, isOutputError as R, fingerprintRecord as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownedForUpdates as Tt, describeGuard as U, showsEveryRecord as Ut, settleBudgetOf as V, listMayShow as Vt, isApplyComplete as W, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, recheckProtection as jt, assemblePlan as k, pluginDefaults as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, recordKey as zt };
+export { describeStoredDescription as $, TIE_EFFECT as A, showsEmptyText as At, minimumSettleTimeoutMs as B, idsOfOtherFamilies as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, ownerOf as Dt, narrowDesiredState as E, refusingGuards as Et, describeDevice as F, summarizePlan as Ft, renderApplyReport as G, showsEveryRecord as Gt, settleWindowMs as H, isAnotherFamilysConfig as Ht, resolveOutputTarget as I, refuseOtherKind as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintMembership as Lt, openForAppend as M, hasChanges as Mt, syncDirectory as N, readPlanFile as Nt, projectsWritten as O, mayShowFilled as Ot, writeFileSafely as P, serializePlan as Pt, showsWritten as Q, isOutputError as R, fingerprintRecord as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownedForUpdates as Tt, describeGuard as U, listMayShow as Ut, settleBudgetOf as V, idsOfOtherFamiliesIn as Vt, isApplyComplete as W, listsToRead as Wt, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, recheckProtection as jt, assemblePlan as k, pluginDefaults as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, recordKey as zt };

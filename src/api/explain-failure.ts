@@ -9,7 +9,7 @@ import { type AttemptResponse, headerValue, type TransportFailure } from "../htt
 import { plural } from "../plural.js";
 import type { SecretRegistry } from "../redact.js";
 import { type BaseUrl, fromWhere } from "./base-url.js";
-import { type LastAttempt, parseRetryAfter, parseThrottleDetail } from "./retry.js";
+import { type LastAttempt, parseRetryAfter, throttleWaitMs } from "./retry.js";
 import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
 import { isServiceEnvelope, readServiceError } from "./validate-response.js";
 
@@ -60,9 +60,7 @@ const LONG_THROTTLE_MS = 120_000;
 /** A hint that the answer's body gives beyond its status. */
 function hintFor(status: number, response: AttemptResponse, { base, hasSucceeded, now }: FailureContext) {
   if (status === 429) {
-    const waitMs =
-      parseRetryAfter(headerValue(response.headers["retry-after"]), now) ??
-      parseThrottleDetail(readServiceError(response.body)?.detail);
+    const waitMs = throttleWaitMs(response, now);
     if (waitMs !== undefined && waitMs > LONG_THROTTLE_MS)
       return `The service throttled this key until ${new Date(now + waitMs).toISOString()} (its hourly rate limit spent?): run again after then.`;
   }

@@ -68,6 +68,14 @@ export function parseThrottleDetail(detail: string | undefined): number | undefi
   return match?.[1] === undefined ? undefined : Math.ceil(Number(match[1]) * 1000);
 }
 
+/** The wait a 429 states: its Retry-After header, else the service's throttled detail. */
+export function throttleWaitMs(response: AttemptResponse, now: number): number | undefined {
+  return (
+    parseRetryAfter(headerValue(response.headers["retry-after"]), now) ??
+    parseThrottleDetail(readServiceError(response.body)?.detail)
+  );
+}
+
 /**
  * `idempotent`: repeated on 429, retryable statuses and connection failures. `unsafe` (POST):
  * repeated only when the service cannot have processed it (429, connection refused); otherwise the
@@ -214,9 +222,7 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
     }
     if (status === 429) {
       stats.throttled += 1;
-      const serverWaitMs =
-        parseRetryAfter(headerValue(response.headers["retry-after"]), context.now()) ??
-        parseThrottleDetail(readServiceError(response.body)?.detail);
+      const serverWaitMs = throttleWaitMs(response, context.now());
       const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
       // A wait beyond the cap fails this request at once; the others must not sleep through it
       // either, so it pauses nobody (they fail on their own 429s, promptly, if the service
