@@ -81,6 +81,35 @@ function orderForClaims(): FamilyName[] {
 }
 
 /**
+ * `idsOfOtherFamilies` of `project`'s list of `family`, from a state read that may hold the lists
+ * of other projects too.
+ */
+export function idsOfOtherFamiliesIn(
+  state: { families: readonly { project: string; family: FamilyName; records: readonly { id: number }[] }[] },
+  project: string,
+  family: FamilyName,
+): Set<number> {
+  return idsOfOtherFamilies(
+    family,
+    state.families.filter((list) => list.project === project),
+  );
+}
+
+/**
+ * Whether `record`, in a list that also shows other families' records (`otherIds`), is another
+ * family's config than one that runs `plugin`: a config takes such a record by its name only if it
+ * runs the config's plugin, or the config names none (a plugin config may share its name with a
+ * frontend app). The planner claims by this rule, and a saved plan's stale check follows it.
+ */
+export function isAnotherFamilysConfig(
+  record: { id: number; plugin: number },
+  plugin: unknown,
+  otherIds: ReadonlySet<number>,
+): boolean {
+  return otherIds.has(record.id) && typeof plugin === "number" && record.plugin !== plugin;
+}
+
+/**
  * Ids in `family`'s list that are another family's records, as far as the project's lists read
  * tell: those the lists of the families its list also shows hold.
  */

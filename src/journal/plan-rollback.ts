@@ -8,7 +8,7 @@
 
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { idsOfOtherFamilies } from "../family-lists.js";
+import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
@@ -305,10 +305,7 @@ export function findNameClashes(
     const entry = familyOf(project, family);
     // Another family's records that this list also shows (posthog-2024's plugin_configs lists the
     // frontend apps) hold their names in their own family: a plugin config may share one with them.
-    const others = idsOfOtherFamilies(
-      family,
-      current.families.filter((list) => list.project === project),
-    );
+    const others = idsOfOtherFamiliesIn(current, project, family);
     for (const record of records)
       if (record.deleted !== true && !others.has(record.id))
         entry.records.set(String(record.id), { id: record.id, name: record.name, byRollback: false });

@@ -3,7 +3,7 @@
 // must be as it was when the plan was made.
 
 import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../families.js";
-import { idsOfOtherFamilies } from "../family-lists.js";
+import { idsOfOtherFamiliesIn, isAnotherFamilysConfig } from "../family-lists.js";
 import { lookAlikeKey } from "../record-name.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, Plan } from "./types.js";
@@ -60,16 +60,13 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
       // Not a record of another family that this list also shows (posthog-2024's plugin_configs
       // lists the frontend apps) and that runs another plugin: the planner never takes one for
       // the config's record (compute-plan.ts), so the create does not make a second one.
-      const others = idsOfOtherFamilies(
-        change.family,
-        current.families.filter((list) => list.project === change.project),
-      );
+      const others = idsOfOtherFamiliesIn(current, change.project, change.family);
       const plugin = change.fields.plugin?.to;
       const existing = records.find(
         (record) =>
           record.name !== null &&
           lookAlikeKey(record.name) === key &&
-          !(others.has(record.id) && typeof plugin === "number" && record.plugin !== plugin),
+          !isAnotherFamilysConfig(record, plugin, others),
       );
       if (existing) {
         reasons.push(

@@ -3,7 +3,7 @@
 
 import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
-import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies } from "../family-lists.js";
+import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies, isAnotherFamilysConfig } from "../family-lists.js";
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
@@ -258,9 +258,7 @@ function claimRecords(
     // then another record, never that app changed, disabled or deleted through this family.
     const otherIds = idsOfOtherFamilies(family, input.current.values());
     const mayClaim = (config: DesiredConfig, record: PluginConfigRecord) =>
-      !otherIds.has(record.id) ||
-      config.fields.plugin === undefined ||
-      config.fields.plugin === record.plugin;
+      !isAnotherFamilysConfig(record, config.fields.plugin, otherIds);
 
     // Pinned ids first, so that a name match never steals a record someone pinned.
     for (const config of desiredFamily.configs) {

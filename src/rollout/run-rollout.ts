@@ -9,7 +9,7 @@ import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
 import { familyKey, ofFamily } from "../families.js";
-import { idsOfOtherFamilies } from "../family-lists.js";
+import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
@@ -422,10 +422,7 @@ export function judgedConfigs(
   for (const target of targets) {
     if (target.project !== project) continue;
     const family = current.families.find(ofFamily(project, target.family));
-    const others = idsOfOtherFamilies(
-      target.family,
-      current.families.filter((list) => list.project === project),
-    );
+    const others = idsOfOtherFamiliesIn(current, project, target.family);
     const record = family?.records.find((entry) =>
       target.id !== undefined
         ? entry.id === target.id
