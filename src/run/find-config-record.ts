@@ -9,6 +9,7 @@ import {
   type PluginConfigRecord,
 } from "../api/index.js";
 import type { FamilyName } from "../families.js";
+import { idsOfOtherFamilies, listsToRead } from "../family-lists.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
 
@@ -106,14 +107,34 @@ async function findByName(
   families: readonly FamilyName[],
   name: string,
 ): Promise<Found> {
-  const lists = await mapConcurrent(families, 2, async (family) => ({
-    family,
-    records: await listAllConfigs(client, project, family),
-  }));
-  const matches = lists.flatMap(({ family, records }) =>
-    records.filter((record) => record.name === name).map((record) => ({ family, record })),
-  );
-  return { matches, lists };
+  const read = (family: FamilyName) => listAllConfigs(client, project, family);
+  const lists = await mapConcurrent(families, 2, async (family) => ({ family, records: await read(family) }));
+  const named = (family: FamilyName) =>
+    lists.find((list) => list.family === family)?.records.filter((record) => record.name === name) ?? [];
+  // A list that also shows another family's records (posthog-2024's plugin_configs shows the
+  // frontend apps, which are plugin configs there too) may hold the name twice: the family's own
+  // record and the other family's. The family's own is the one meant, as `--family` is how the
+  // refusal of such a name says to choose; the other family's lists are read to tell them apart,
+  // only then. A name that only the other family's record holds stays found: on that server it is
+  // a record of this family as well.
+  const shown = new Map<FamilyName, Set<number>>();
+  for (const family of families) {
+    if (new Set(named(family).map((record) => record.id)).size < 2) continue;
+    const others = listsToRead([{ project, family, wholeFamily: true }]).filter(
+      (ref) => ref.family !== family,
+    );
+    for (const other of others)
+      if (!lists.some((list) => list.family === other.family))
+        lists.push({ family: other.family, records: await read(other.family) });
+    shown.set(family, idsOfOtherFamilies(family, lists));
+  }
+  const matches = families.flatMap((family) => {
+    const records = named(family);
+    const others = shown.get(family);
+    const own = others === undefined ? records : records.filter((record) => !others.has(record.id));
+    return (own.length > 0 ? own : records).map((record) => ({ family, record }));
+  });
+  return { matches, lists: lists.filter((list) => families.includes(list.family)) };
 }
 
 function describeWhere(families: readonly FamilyName[], project: string): string {
