@@ -660,7 +660,41 @@ function createRolloutMetrics(waves, secrets, statuses = []) {
 		}
 	};
 }
-// dist/src/rollout/run-rollout.js
+/**
+* A wave's verdicts in words: every project that fails, each with its figures; the passing ones
+* each too while there are at most PASSING_SHOWN of them. A larger wave shows the passing ones
+* nearest the limit (the highest ERROR share first) and sums up the rest, by status, naming the
+* rollout journal that holds every project's figures: a wave of 900 projects is not 900 lines.
+*/
+function verdictLines(label, verdicts, journalPath) {
+	const line = (verdict) => `${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`;
+	const passing = verdicts.filter((verdict) => verdict.passed);
+	if (passing.length <= 20) return verdicts.map(line);
+	const shown = new Set([...passing].sort((a, b) => nearLimit(b.figures) - nearLimit(a.figures)).slice(0, 10));
+	const rest = passing.filter((verdict) => !shown.has(verdict));
+	const byStatus = /* @__PURE__ */ new Map();
+	for (const verdict of rest) byStatus.set(verdict.status, (byStatus.get(verdict.status) ?? 0) + 1);
+	const statuses = [...byStatus].map(([status, count]) => `${count} ${STATUS_WORDS[status] ?? status}`);
+	return [...verdicts.filter((verdict) => !verdict.passed || shown.has(verdict)).map(line), `${label}: ${rest.length} more projects pass (${statuses.join("; ")}); each one's figures are in the rollout journal ${journalPath}`];
+}
+/**
+* How near a verdict's figures come to failing, to show the nearest first: the highest ERROR share
+* (`ratio`, `logs_ratio`), or a value against its `max` (`value`, `prometheus_value`).
+*/
+function nearLimit(figures) {
+	let near = 0;
+	for (const [key, value] of Object.entries(figures)) {
+		if (key.endsWith("ratio")) near = Math.max(near, value);
+		const max = key.endsWith("value") ? figures[`${key.slice(0, -5)}max`] : void 0;
+		if (max !== void 0 && max > 0) near = Math.max(near, value / max);
+	}
+	return near;
+}
+const STATUS_WORDS = {
+	pass: "within the limits",
+	unknown: "of unknown health, which allow_unknown lets pass",
+	nothing_to_judge: "with nothing to judge"
+};
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge (judgedConfigs). */
 function rolloutTargets(plan) {
 	return plan.changes.flatMap((change) => {
@@ -886,7 +920,7 @@ async function runWaves(rollout, parts, position) {
 			healthy,
 			verdicts
 		}, parts.cwd);
-		for (const verdict of verdicts) parts.say(`${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`);
+		for (const line of verdictLines(label, verdicts, journal.path)) parts.say(line);
 		if (healthy) {
 			parts.say(`${label}: healthy (${failing.length} failing, budget ${rollout.failureBudget})${index + 1 < rollout.waves.length ? "; the next wave starts" : ""}`);
 			parts.onEvent({

@@ -90,6 +90,57 @@ export type RolloutOutcome =
   /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
   | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
 
+/** Passing projects shown one by one in a wave's verdicts; more are summed up (verdictLines). */
+export const PASSING_SHOWN = 20;
+
+/**
+ * A wave's verdicts in words: every project that fails, each with its figures; the passing ones
+ * each too while there are at most PASSING_SHOWN of them. A larger wave shows the passing ones
+ * nearest the limit (the highest ERROR share first) and sums up the rest, by status, naming the
+ * rollout journal that holds every project's figures: a wave of 900 projects is not 900 lines.
+ */
+export function verdictLines(
+  label: string,
+  verdicts: readonly ProjectHealth[],
+  journalPath: string,
+): string[] {
+  const line = (verdict: ProjectHealth) =>
+    `${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`;
+  const passing = verdicts.filter((verdict) => verdict.passed);
+  if (passing.length <= PASSING_SHOWN) return verdicts.map(line);
+  const shown = new Set(
+    [...passing].sort((a, b) => nearLimit(b.figures) - nearLimit(a.figures)).slice(0, PASSING_SHOWN / 2),
+  );
+  const rest = passing.filter((verdict) => !shown.has(verdict));
+  const byStatus = new Map<string, number>();
+  for (const verdict of rest) byStatus.set(verdict.status, (byStatus.get(verdict.status) ?? 0) + 1);
+  const statuses = [...byStatus].map(([status, count]) => `${count} ${STATUS_WORDS[status] ?? status}`);
+  return [
+    ...verdicts.filter((verdict) => !verdict.passed || shown.has(verdict)).map(line),
+    `${label}: ${rest.length} more projects pass (${statuses.join("; ")}); each one's figures are in the rollout journal ${journalPath}`,
+  ];
+}
+
+/**
+ * How near a verdict's figures come to failing, to show the nearest first: the highest ERROR share
+ * (`ratio`, `logs_ratio`), or a value against its `max` (`value`, `prometheus_value`).
+ */
+function nearLimit(figures: Readonly<Record<string, number>>): number {
+  let near = 0;
+  for (const [key, value] of Object.entries(figures)) {
+    if (key.endsWith("ratio")) near = Math.max(near, value);
+    const max = key.endsWith("value") ? figures[`${key.slice(0, -"value".length)}max`] : undefined;
+    if (max !== undefined && max > 0) near = Math.max(near, value / max);
+  }
+  return near;
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  pass: "within the limits",
+  unknown: "of unknown health, which allow_unknown lets pass",
+  nothing_to_judge: "with nothing to judge",
+};
+
 /** The plugin configs the rollout's plan creates or updates, which the gate will judge (judgedConfigs). */
 export function rolloutTargets(plan: Plan): RolloutTarget[] {
   return plan.changes.flatMap((change) => {
@@ -312,10 +363,7 @@ async function runWaves(
       { kind: "wave_judged", wave: index, at: iso(parts.now()), healthy, verdicts },
       parts.cwd,
     );
-    for (const verdict of verdicts)
-      parts.say(
-        `${label}: project ${verdict.project} ${verdict.passed ? "passes" : "FAILS"}: ${verdict.summary}`,
-      );
+    for (const line of verdictLines(label, verdicts, journal.path)) parts.say(line);
     if (healthy) {
       parts.say(
         `${label}: healthy (${failing.length} failing, budget ${rollout.failureBudget})${index + 1 < rollout.waves.length ? "; the next wave starts" : ""}`,
