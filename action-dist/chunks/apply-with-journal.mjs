@@ -867,7 +867,8 @@ var ApplyJournal = class ApplyJournal {
 				file: start.planFile
 			},
 			manifests: manifestsOf(plan),
-			...start.rollbackOf === void 0 ? {} : { rollbackOf: start.rollbackOf }
+			...start.rollbackOf === void 0 ? {} : { rollbackOf: start.rollbackOf },
+			...plan.owner === void 0 ? {} : { owner: plan.owner }
 		};
 		const journal = new ApplyJournal(file, path, current, 0, files.secrets);
 		journal.#append(header);

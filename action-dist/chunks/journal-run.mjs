@@ -38,6 +38,7 @@ function replayJournal(journal) {
 				name: before?.name ?? intent.name,
 				before,
 				after: before ? valuesOf(before) : /* @__PURE__ */ new Map(),
+				sent: /* @__PURE__ */ new Set(),
 				line: lineOf(intent)
 			};
 			records.set(key, record);
@@ -75,6 +76,8 @@ function replayJournal(journal) {
 		for (const [id, body] of sentTo(intent)) {
 			const record = touch(intent, id);
 			textsOf(record);
+			for (const field of Object.keys(body)) if (WRITABLE_FIELDS.includes(field)) record.sent.add(field);
+			if (body.deleted === true) record.sent.add("enabled");
 			const answer = answered.get(id);
 			if (status === "done" && answer) {
 				record.after = valuesOf(answer);

@@ -97,7 +97,11 @@ const schema11 = {
 					"type": "array",
 					"items": { "type": "string" }
 				},
-				"rollbackOf": { "type": "string" }
+				"rollbackOf": { "type": "string" },
+				"owner": {
+					"type": "string",
+					"minLength": 1
+				}
 			}
 		},
 		"image": {
@@ -315,7 +319,11 @@ const schema12 = {
 			"type": "array",
 			"items": { "type": "string" }
 		},
-		"rollbackOf": { "type": "string" }
+		"rollbackOf": { "type": "string" },
+		"owner": {
+			"type": "string",
+			"minLength": 1
+		}
 	}
 };
 const schema13 = {
@@ -885,8 +893,42 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
+		if (data.owner !== void 0) {
+			let data18 = data.owner;
+			if (typeof data18 === "string") {
+				if (func2(data18) < 1) {
+					const err33 = {
+						instancePath: instancePath + "/owner",
+						schemaPath: "#/properties/owner/minLength",
+						keyword: "minLength",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 characters",
+						schema: 1,
+						parentSchema: schema12.properties.owner,
+						data: data18
+					};
+					if (vErrors === null) vErrors = [err33];
+					else vErrors.push(err33);
+					errors++;
+				}
+			} else {
+				const err34 = {
+					instancePath: instancePath + "/owner",
+					schemaPath: "#/properties/owner/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema12.properties.owner.type,
+					parentSchema: schema12.properties.owner,
+					data: data18
+				};
+				if (vErrors === null) vErrors = [err34];
+				else vErrors.push(err34);
+				errors++;
+			}
+		}
 	} else {
-		const err33 = {
+		const err35 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -896,8 +938,8 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema12,
 			data
 		};
-		if (vErrors === null) vErrors = [err33];
-		else vErrors.push(err33);
+		if (vErrors === null) vErrors = [err35];
+		else vErrors.push(err35);
 		errors++;
 	}
 	validate11.errors = vErrors;

@@ -15,6 +15,7 @@ import { c as outOption, s as formatOption } from "./common-manifest.mjs";
 function describeConflicts(conflicts) {
 	return conflicts.map((conflict) => {
 		if (conflict.field === "record") return `${describeRecordAt(conflict)} was changed since`;
+		if (conflict.field === "owner") return `${describeRecordAt(conflict)} carries owner "${conflict.now}"'s mark now, not the run's owner "${conflict.left.join("")}": it is that owner's record`;
 		const withMark = conflict.field === "description" && [conflict.now, ...conflict.left].some((value) => descriptionOwner(value) !== null);
 		const show = (value) => value === void 0 ? "absent" : withMark ? describeStoredDescription(value) : JSON.stringify(value);
 		return `${describeRecordAt(conflict)}: ${conflict.field} is ${show(conflict.now)} now; the run left ${conflict.left.map(show).join(" or ")}`;

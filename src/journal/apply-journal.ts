@@ -113,6 +113,7 @@ export class ApplyJournal implements WriteJournal {
       plan: { fingerprint: fingerprintPlan(start.saved ?? plan), file: start.planFile },
       manifests: manifestsOf(plan),
       ...(start.rollbackOf === undefined ? {} : { rollbackOf: start.rollbackOf }),
+      ...(plan.owner === undefined ? {} : { owner: plan.owner }),
     };
     const journal = new ApplyJournal(file, path, current, 0, files.secrets);
     journal.#append(header);

@@ -46,6 +46,8 @@ export interface JournalHeader {
   /** The manifest files the plan's changes come from. */
   manifests: string[];
   rollbackOf?: string;
+  /** The manifest's `owner:` (a rollback: the owner of the run it undoes); absent without one. */
+  owner?: string;
 }
 
 /** A write as announced (WriteIntent), with every record it touches as it was just before it was sent (none for a create). */

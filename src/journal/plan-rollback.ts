@@ -10,6 +10,7 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
+import { readMark } from "../owner-mark.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "../plan/fingerprint.js";
@@ -32,7 +33,8 @@ export interface RollbackConflict {
   family: FamilyName;
   id: number;
   name: string | null;
-  field: WritableField | "record";
+  /** `owner`: the record carries another owner's mark (`now`), not the run's (`left`). */
+  field: WritableField | "record" | "owner";
   /** What the record shows now, and what the run left there (every possibility). */
   now: FieldValue | undefined;
   left: FieldValue[];
@@ -147,7 +149,22 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     [...replay.records.values()].map((record) => [record.id, record.line]),
   );
 
+  /**
+   * A run of an owner undoes its writes only to records that carry no other owner's mark now: one
+   * that does is that owner's (claimed since, or in a race with the run), and the rollback leaves
+   * it, as the run's own apply would have, unless forced. A journal written before runs named
+   * their owner, or by a run without one, is not checked.
+   */
+  const owner = journal.header.owner;
+  const mayWrite = (touched: TouchedRecord, now: PluginConfigRecord): boolean => {
+    const holder = readMark(now.description).owner;
+    if (owner === undefined || holder === null || holder === owner) return true;
+    conflicts.push({ ...touched, field: "owner", now: holder, left: [owner] });
+    return force;
+  };
+
   const undoCreate = (touched: TouchedRecord, now: PluginConfigRecord) => {
+    if (!mayWrite(touched, now)) return;
     // What the run left, an empty name or description shown as the plugin's own text included.
     const differing = WRITABLE_FIELDS.filter((field) => {
       const left = touched.after.get(field) ?? [now[field] ?? null];
@@ -181,8 +198,11 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       addChange(touched, { action: "create", name: before.name, id: null, fields });
       continue;
     }
+    if (!mayWrite(touched, now)) continue;
     const fields: FieldChanges = {};
-    for (const field of WRITABLE_FIELDS) {
+    // Only what the run changed: a field it never sent that differs from its before image was
+    // changed by someone else (between the run's read and its write, or since), and stays so.
+    for (const field of WRITABLE_FIELDS.filter((field) => touched.sent.has(field))) {
       const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
@@ -243,6 +263,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         name: lost.name,
         before: null,
         after,
+        sent: new Set(after.keys()),
         line: lost.line,
         ...(lost.pluginTexts === undefined ? {} : { pluginTexts: lost.pluginTexts }),
       },
@@ -270,7 +291,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     { project: "", changes, reorders: [], families, fingerprints, guards: [], errors: [] },
   ]);
   if (plan === undefined) throw new Error("internal: a rollback plan has no errors to report");
-  return { plan, conflicts, notes };
+  // The rollback runs as the run it undoes: its own journal names the same owner.
+  return { plan: owner === undefined ? plan : { ...plan, owner }, conflicts, notes };
 }
 
 interface FinalRecord {

@@ -28,6 +28,13 @@ export interface TouchedRecord {
   before: RecordImage | null;
   /** The values each field may show now if only the run wrote to it. */
   after: Map<WritableField, FieldValue[]>;
+  /**
+   * The fields the run sent to it (those of a write that may have landed), and `enabled` where it
+   * sent `deleted: true` (the service disables a deleted record): the fields the run changed. An
+   * answer may show another field changed between the run's read and its write: that change is
+   * someone else's, and a rollback leaves it.
+   */
+  sent: Set<WritableField>;
   /** The journal line of the run's first write to it. */
   line: number;
   /** The plugin's own name and description, where an answer showed them. */
@@ -93,6 +100,7 @@ export function replayJournal(journal: Journal): Replay {
         name: before?.name ?? intent.name,
         before,
         after: before ? valuesOf(before) : new Map(),
+        sent: new Set(),
         line: lineOf(intent),
       };
       records.set(key, record);
@@ -131,6 +139,9 @@ export function replayJournal(journal: Journal): Replay {
     for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
+      for (const field of Object.keys(body))
+        if ((WRITABLE_FIELDS as readonly string[]).includes(field)) record.sent.add(field as WritableField);
+      if (body.deleted === true) record.sent.add("enabled");
       const answer = answered.get(id);
       if (status === "done" && answer) {
         record.after = valuesOf(answer);

@@ -36,6 +36,7 @@ describe("resuming a saved plan that empties a description", () => {
       name: "Property Filter",
       before: { ...before },
       after: new Map([["description", [null]]]),
+      sent: new Set(["description"]),
       line: 2,
       ...(pluginTexts === undefined ? {} : { pluginTexts }),
     };
@@ -97,6 +98,7 @@ describe("resuming a saved plan whose run deleted records, on a server whose plu
     name: record.name,
     before: { ...record },
     after: new Map(),
+    sent: new Set(["deleted", "enabled"]),
     line: 2,
   });
   const replayOf = (...touched: TouchedRecord[]) => ({

@@ -44,6 +44,8 @@ interface RollbackFlags extends ConnectionFlags {
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
   return conflicts.map((conflict) => {
     if (conflict.field === "record") return `${describeRecordAt(conflict)} was changed since`;
+    if (conflict.field === "owner")
+      return `${describeRecordAt(conflict)} carries owner "${conflict.now}"'s mark now, not the run's owner "${conflict.left.join("")}": it is that owner's record`;
     const withMark =
       conflict.field === "description" &&
       [conflict.now, ...conflict.left].some((value) => descriptionOwner(value) !== null);

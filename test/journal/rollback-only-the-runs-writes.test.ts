@@ -1,0 +1,121 @@
+// A rollback undoes what the run did, and nothing that others did around it: a field the run never
+// sent that changed between its read and its write (the answer shows it) stays as it is now, and a
+// run of an owner does not write a record that carries another owner's mark now (claimed since, or
+// in a race with the run), unless forced.
+
+import { describe, expect, it } from "vitest";
+import { parseJournal } from "../../src/journal/journal-format.js";
+import { planRollback } from "../../src/journal/plan-rollback.js";
+import { replayJournal } from "../../src/journal/replay-journal.js";
+import { writeMark } from "../../src/owner-mark.js";
+import type { CurrentState } from "../../src/plan/types.js";
+import type { PluginConfigRecord } from "../../src/wire-types.js";
+import { remoteRecord } from "../support/builders.js";
+import { JOURNAL_HEADER, journalOf } from "../support/journal-lines.js";
+
+const PC = "plugin_configs" as const;
+
+function image(record: PluginConfigRecord) {
+  const { id, plugin, enabled, deleted, order, name, description, match_action } = record;
+  return { id, plugin, enabled, deleted, order, name, description, match_action };
+}
+
+/** A journal of one write of record 3: what the run read, sent, and the answer it got. */
+function journalOfWrite(
+  read: PluginConfigRecord,
+  send: Record<string, unknown>,
+  answer: PluginConfigRecord,
+  owner?: string,
+) {
+  const header = owner === undefined ? JOURNAL_HEADER : { ...JOURNAL_HEADER, owner };
+  const intent = {
+    type: "intent",
+    seq: 1,
+    op: "update",
+    project: "1",
+    family: PC,
+    id: 3,
+    name: read.name,
+    send,
+  };
+  return parseJournal(
+    journalOf(
+      header,
+      { ...intent, before: [image(read)] },
+      { type: "outcome", seq: 1, status: "done", records: [image(answer)] },
+    ),
+    "j.jsonl",
+  );
+}
+
+function rollbackOf(journal: ReturnType<typeof journalOfWrite>, now: PluginConfigRecord, force = false) {
+  const current: CurrentState = { families: [{ project: "1", family: PC, records: [now] }] };
+  return planRollback({
+    journal,
+    replay: replayJournal(journal),
+    current,
+    retrieved: { families: [] },
+    force,
+  });
+}
+
+const READ = remoteRecord({ id: 3, name: "Legacy S3", enabled: true, description: "drops $ip", order: 3 });
+
+describe("a rollback undoes only the run's own writes", () => {
+  it("leaves a field the run never sent that someone changed between the run's read and its write", () => {
+    // The run disabled the record; someone renamed its description just before the write landed.
+    const answer = { ...READ, enabled: false, description: "edited by hand" };
+    const { plan, conflicts } = rollbackOf(journalOfWrite(READ, { enabled: false }, answer), answer);
+    expect(conflicts).toEqual([]);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({ action: "update", id: 3, fields: { enabled: { from: false, to: true } } }),
+    ]);
+  });
+
+  it("brings back a deleted record's enabled with it: the service disables what it deletes", () => {
+    const answer = { ...READ, enabled: false, deleted: true };
+    const { plan } = rollbackOf(journalOfWrite(READ, { deleted: true }, answer), answer);
+    expect(plan.changes[0]?.fields).toEqual({
+      enabled: { from: false, to: true },
+      deleted: { from: true, to: false },
+    });
+  });
+
+  it("still puts back each field the run sent, and calls a later change of it a conflict", () => {
+    const answer = { ...READ, description: "v2" };
+    const journal = journalOfWrite(READ, { description: "v2" }, answer);
+    expect(rollbackOf(journal, answer).plan.changes[0]?.fields).toEqual({
+      description: { from: "v2", to: "drops $ip" },
+    });
+    const conflicts = rollbackOf(journal, { ...answer, description: "v3" }).conflicts;
+    expect(conflicts).toEqual([expect.objectContaining({ id: 3, field: "description", now: "v3" })]);
+  });
+});
+
+describe("a rollback of an owner's run and another owner's mark", () => {
+  // Owner team-b's run read the record unmarked and deleted it; owner team-a marked it in between.
+  const marked = { ...READ, description: writeMark("drops $ip", "team-a") };
+  const deleted = { ...marked, enabled: false, deleted: true };
+
+  it("does not write a record another owner marked, and says whose it is", () => {
+    const journal = journalOfWrite(READ, { deleted: true }, deleted, "team-b");
+    const { plan, conflicts } = rollbackOf(journal, deleted);
+    expect(plan.changes).toEqual([]);
+    expect(conflicts).toEqual([
+      expect.objectContaining({ id: 3, field: "owner", now: "team-a", left: ["team-b"] }),
+    ]);
+    // Forced, the run's own change is undone, and the other owner's mark stays.
+    const forced = rollbackOf(journal, deleted, true);
+    expect(forced.plan.changes[0]?.fields).toEqual({
+      enabled: { from: false, to: true },
+      deleted: { from: true, to: false },
+    });
+    expect(forced.plan.owner).toBe("team-b");
+  });
+
+  it("writes a record that carries the run's own mark, or none; a journal without an owner is not checked", () => {
+    const own = { ...deleted, description: writeMark("drops $ip", "team-b") };
+    expect(rollbackOf(journalOfWrite(READ, { deleted: true }, own, "team-b"), own).conflicts).toEqual([]);
+    expect(rollbackOf(journalOfWrite(READ, { deleted: true }, deleted), deleted).conflicts).toEqual([]);
+  });
+});
