@@ -141,7 +141,7 @@ function planRollback(input) {
 		}
 		if (!mayWrite(touched, now)) continue;
 		const fields = {};
-		for (const field of WRITABLE_FIELDS.filter((field) => touched.sent.has(field))) {
+		for (const field of WRITABLE_FIELDS) {
 			const old = emptiedText(touched, field, before[field] ?? null, fills);
 			if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
 			const left = touched.after.get(field) ?? [];
@@ -154,6 +154,7 @@ function planRollback(input) {
 				});
 				if (!force) continue;
 			}
+			if (!touched.sent.has(field)) continue;
 			fields[field] = {
 				from: now[field] ?? null,
 				to: old

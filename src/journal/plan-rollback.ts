@@ -200,9 +200,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     if (!mayWrite(touched, now)) continue;
     const fields: FieldChanges = {};
-    // Only what the run changed: a field it never sent that differs from its before image was
-    // changed by someone else (between the run's read and its write, or since), and stays so.
-    for (const field of WRITABLE_FIELDS.filter((field) => touched.sent.has(field))) {
+    for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
       // A deleted record is disabled by the service: enabled comes back with deleted.
@@ -211,6 +209,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         conflicts.push({ ...touched, field, now: now[field] ?? null, left });
         if (!force) continue;
       }
+      // A field the run never sent is not the run's change, even forced: someone else changed it
+      // (between the run's read and its write, which the answer shows, or since), and it stays.
+      if (!touched.sent.has(field)) continue;
       fields[field] = { from: now[field] ?? null, to: old };
     }
     if (Object.keys(fields).length === 0) continue;

@@ -72,6 +72,16 @@ describe("a rollback undoes only the run's own writes", () => {
     ]);
   });
 
+  it("still calls a change of a field the run never sent, made after the run, a change since", () => {
+    const answer = { ...READ, enabled: false };
+    const deletedSince = { ...answer, deleted: true };
+    const { plan, conflicts } = rollbackOf(journalOfWrite(READ, { enabled: false }, answer), deletedSince);
+    expect(conflicts).toEqual([
+      expect.objectContaining({ id: 3, field: "deleted", now: true, left: [false] }),
+    ]);
+    expect(plan.changes[0]?.fields).toEqual({ enabled: { from: false, to: true } });
+  });
+
   it("brings back a deleted record's enabled with it: the service disables what it deletes", () => {
     const answer = { ...READ, enabled: false, deleted: true };
     const { plan } = rollbackOf(journalOfWrite(READ, { deleted: true }, answer), answer);
