@@ -96,6 +96,15 @@ export function idsOfOtherFamiliesIn(
 }
 
 /**
+ * Whether `lists` (one project's) hold the list of every family that `family`'s list also shows:
+ * then `idsOfOtherFamilies` tells all of that list's records of other families.
+ */
+export function showsOtherFamiliesOf(family: FamilyName, lists: Iterable<{ family: FamilyName }>): boolean {
+  const read = new Set([...lists].map((list) => list.family));
+  return familiesShownBy(family).every((shown) => read.has(shown));
+}
+
+/**
  * Whether `record`, in a list that also shows other families' records (`otherIds`), is another
  * family's config than one that runs `plugin`: a config takes such a record by its name only if it
  * runs the config's plugin, or the config names none (a plugin config may share its name with a

@@ -76,6 +76,14 @@ function idsOfOtherFamiliesIn(state, project, family) {
 	return idsOfOtherFamilies(family, state.families.filter((list) => list.project === project));
 }
 /**
+* Whether `lists` (one project's) hold the list of every family that `family`'s list also shows:
+* then `idsOfOtherFamilies` tells all of that list's records of other families.
+*/
+function showsOtherFamiliesOf(family, lists) {
+	const read = new Set([...lists].map((list) => list.family));
+	return familiesShownBy(family).every((shown) => read.has(shown));
+}
+/**
 * Whether `record`, in a list that also shows other families' records (`otherIds`), is another
 * family's config than one that runs `plugin`: a config takes such a record by its name only if it
 * runs the config's plugin, or the config names none (a plugin config may share its name with a
@@ -14345,6 +14353,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 			prune: desiredFamily.prune,
 			recordCount: owned.length,
 			membership: fingerprintMembership(listed),
+			...showsOtherFamiliesOf(family, input.current.values()) ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) } : {},
 			unmanaged: unmanaged.map((record) => ({
 				id: record.id,
 				name: record.name,
@@ -16071,4 +16080,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { describeStoredDescription as $, TIE_EFFECT as A, showsEmptyText as At, minimumSettleTimeoutMs as B, idsOfOtherFamilies as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, ownerOf as Dt, narrowDesiredState as E, refusingGuards as Et, describeDevice as F, summarizePlan as Ft, renderApplyReport as G, showsEveryRecord as Gt, settleWindowMs as H, isAnotherFamilysConfig as Ht, resolveOutputTarget as I, refuseOtherKind as It, throwSayingNothingChanged as J, createPaint as K, describeFileError as L, fingerprintMembership as Lt, openForAppend as M, hasChanges as Mt, syncDirectory as N, readPlanFile as Nt, projectsWritten as O, mayShowFilled as Ot, writeFileSafely as P, serializePlan as Pt, showsWritten as Q, isOutputError as R, fingerprintRecord as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownedForUpdates as Tt, describeGuard as U, listMayShow as Ut, settleBudgetOf as V, idsOfOtherFamiliesIn as Vt, isApplyComplete as W, listsToRead as Wt, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, recheckProtection as jt, assemblePlan as k, pluginDefaults as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, recordKey as zt };
+export { describeStoredDescription as $, TIE_EFFECT as A, showsEmptyText as At, minimumSettleTimeoutMs as B, idsOfOtherFamilies as Bt, parsePositiveNumber as C, findUpdateGuard as Ct, planManifest as D, ownerOf as Dt, narrowDesiredState as E, refusingGuards as Et, describeDevice as F, summarizePlan as Ft, renderApplyReport as G, showsEveryRecord as Gt, settleWindowMs as H, isAnotherFamilysConfig as Ht, resolveOutputTarget as I, refuseOtherKind as It, throwSayingNothingChanged as J, createPaint as K, showsOtherFamiliesOf as Kt, describeFileError as L, fingerprintMembership as Lt, openForAppend as M, hasChanges as Mt, syncDirectory as N, readPlanFile as Nt, projectsWritten as O, mayShowFilled as Ot, writeFileSafely as P, serializePlan as Pt, showsWritten as Q, isOutputError as R, fingerprintRecord as Rt, parsePositiveInt as S, findGuard as St, loadScopedManifest as T, ownedForUpdates as Tt, describeGuard as U, listMayShow as Ut, settleBudgetOf as V, idsOfOtherFamiliesIn as Vt, isApplyComplete as W, listsToRead as Wt, shownValue as X, readCurrentState as Y, showsStored as Z, addConnectionOptions as _, attemptFailureOfError as _t, scopeOf as a, getConfig as at, createClientFromFlags as b, isLoopbackHost as bt, printPlan as c, listAllConfigs as ct, warnGuards as d, rearrangeConfigs as dt, descriptionOwner as et, MARKERS as f, updateConfig as ft, showsProgressLine as g, sleepUnlessAborted as gt, createProgress as h, realSleep as ht, planSettingsOf as i, createJob as it, groupTiedOrders as j, recheckProtection as jt, assemblePlan as k, pluginDefaults as kt, refuseSecretIn as l, listLogs as lt, formatName as m, sendWithRetry as mt, addScopeOptions as n, mapConcurrent as nt, checkPlanPrintableAsJson as o, getFrontend as ot, formatFieldChange as p, connectForeignEndpoint as pt, RefusedError as q, guardLimitsOf as r, collectionPath as rt, printApplyJson as s, iterateLogs as st, appendStepSummary as t, descriptionText as tt, savePlan as u, listProjects as ut, addSettleTimeoutOption as v, proofOf as vt, manifestServer as w, ownedForPrune as wt, createRuleOf as x, countsAsUpdate as xt, concurrencyOf as y, sendAttempt as yt, outputUnwritable as z, recordKey as zt };

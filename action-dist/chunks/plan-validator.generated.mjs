@@ -467,6 +467,11 @@ const schema11 = {
 					"type": "string",
 					"minLength": 1
 				},
+				"ownMembership": {
+					"description": "Hash of the sorted ids of the family's own records in its list, those no list of the families it also shows holds; absent where those lists were not read.",
+					"type": "string",
+					"minLength": 1
+				},
 				"unmanaged": {
 					"description": "Records in the list that no manifest config claims and that are not deleted.",
 					"type": "array",
@@ -3421,6 +3426,11 @@ const schema39 = {
 			"type": "string",
 			"minLength": 1
 		},
+		"ownMembership": {
+			"description": "Hash of the sorted ids of the family's own records in its list, those no list of the families it also shows holds; absent where those lists were not read.",
+			"type": "string",
+			"minLength": 1
+		},
 		"unmanaged": {
 			"description": "Records in the list that no manifest config claims and that are not deleted.",
 			"type": "array",
@@ -4729,13 +4739,47 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
+		if (data.ownMembership !== void 0) {
+			let data5 = data.ownMembership;
+			if (typeof data5 === "string") {
+				if (func3(data5) < 1) {
+					const err15 = {
+						instancePath: instancePath + "/ownMembership",
+						schemaPath: "#/properties/ownMembership/minLength",
+						keyword: "minLength",
+						params: { limit: 1 },
+						message: "must NOT have fewer than 1 characters",
+						schema: 1,
+						parentSchema: schema39.properties.ownMembership,
+						data: data5
+					};
+					if (vErrors === null) vErrors = [err15];
+					else vErrors.push(err15);
+					errors++;
+				}
+			} else {
+				const err16 = {
+					instancePath: instancePath + "/ownMembership",
+					schemaPath: "#/properties/ownMembership/type",
+					keyword: "type",
+					params: { type: "string" },
+					message: "must be string",
+					schema: schema39.properties.ownMembership.type,
+					parentSchema: schema39.properties.ownMembership,
+					data: data5
+				};
+				if (vErrors === null) vErrors = [err16];
+				else vErrors.push(err16);
+				errors++;
+			}
+		}
 		if (data.unmanaged !== void 0) {
-			let data5 = data.unmanaged;
-			if (Array.isArray(data5)) {
-				const len0 = data5.length;
-				for (let i0 = 0; i0 < len0; i0++) if (!validate24(data5[i0], {
+			let data6 = data.unmanaged;
+			if (Array.isArray(data6)) {
+				const len0 = data6.length;
+				for (let i0 = 0; i0 < len0; i0++) if (!validate24(data6[i0], {
 					instancePath: instancePath + "/unmanaged/" + i0,
-					parentData: data5,
+					parentData: data6,
 					parentDataProperty: i0,
 					rootData
 				})) {
@@ -4743,7 +4787,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					errors = vErrors.length;
 				}
 			} else {
-				const err15 = {
+				const err17 = {
 					instancePath: instancePath + "/unmanaged",
 					schemaPath: "#/properties/unmanaged/type",
 					keyword: "type",
@@ -4751,18 +4795,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be array",
 					schema: schema39.properties.unmanaged.type,
 					parentSchema: schema39.properties.unmanaged,
-					data: data5
+					data: data6
 				};
-				if (vErrors === null) vErrors = [err15];
-				else vErrors.push(err15);
+				if (vErrors === null) vErrors = [err17];
+				else vErrors.push(err17);
 				errors++;
 			}
 		}
 		if (data.orderTies !== void 0) {
-			let data7 = data.orderTies;
-			if (Array.isArray(data7)) {
-				if (data7.length < 1) {
-					const err16 = {
+			let data8 = data.orderTies;
+			if (Array.isArray(data8)) {
+				if (data8.length < 1) {
+					const err18 = {
 						instancePath: instancePath + "/orderTies",
 						schemaPath: "#/properties/orderTies/minItems",
 						keyword: "minItems",
@@ -4770,16 +4814,16 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must NOT have fewer than 1 items",
 						schema: 1,
 						parentSchema: schema39.properties.orderTies,
-						data: data7
+						data: data8
 					};
-					if (vErrors === null) vErrors = [err16];
-					else vErrors.push(err16);
+					if (vErrors === null) vErrors = [err18];
+					else vErrors.push(err18);
 					errors++;
 				}
-				const len1 = data7.length;
-				for (let i1 = 0; i1 < len1; i1++) if (!validate26(data7[i1], {
+				const len1 = data8.length;
+				for (let i1 = 0; i1 < len1; i1++) if (!validate26(data8[i1], {
 					instancePath: instancePath + "/orderTies/" + i1,
-					parentData: data7,
+					parentData: data8,
 					parentDataProperty: i1,
 					rootData
 				})) {
@@ -4787,7 +4831,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					errors = vErrors.length;
 				}
 			} else {
-				const err17 = {
+				const err19 = {
 					instancePath: instancePath + "/orderTies",
 					schemaPath: "#/properties/orderTies/type",
 					keyword: "type",
@@ -4795,18 +4839,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be array",
 					schema: schema39.properties.orderTies.type,
 					parentSchema: schema39.properties.orderTies,
-					data: data7
+					data: data8
 				};
-				if (vErrors === null) vErrors = [err17];
-				else vErrors.push(err17);
+				if (vErrors === null) vErrors = [err19];
+				else vErrors.push(err19);
 				errors++;
 			}
 		}
 		if (data.protect !== void 0) {
-			let data9 = data.protect;
-			if (Array.isArray(data9)) {
-				if (data9.length < 1) {
-					const err18 = {
+			let data10 = data.protect;
+			if (Array.isArray(data10)) {
+				if (data10.length < 1) {
+					const err20 = {
 						instancePath: instancePath + "/protect",
 						schemaPath: "#/properties/protect/minItems",
 						keyword: "minItems",
@@ -4814,18 +4858,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must NOT have fewer than 1 items",
 						schema: 1,
 						parentSchema: schema39.properties.protect,
-						data: data9
+						data: data10
 					};
-					if (vErrors === null) vErrors = [err18];
-					else vErrors.push(err18);
+					if (vErrors === null) vErrors = [err20];
+					else vErrors.push(err20);
 					errors++;
 				}
-				const len2 = data9.length;
+				const len2 = data10.length;
 				for (let i2 = 0; i2 < len2; i2++) {
-					let data10 = data9[i2];
-					if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
-						if (data10.pattern === void 0) {
-							const err19 = {
+					let data11 = data10[i2];
+					if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+						if (data11.pattern === void 0) {
+							const err21 = {
 								instancePath: instancePath + "/protect/" + i2,
 								schemaPath: "#/definitions/protectEntry/required",
 								keyword: "required",
@@ -4833,14 +4877,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must have required property 'pattern'",
 								schema: schema54.required,
 								parentSchema: schema54,
-								data: data10
+								data: data11
 							};
-							if (vErrors === null) vErrors = [err19];
-							else vErrors.push(err19);
+							if (vErrors === null) vErrors = [err21];
+							else vErrors.push(err21);
 							errors++;
 						}
-						if (data10.source === void 0) {
-							const err20 = {
+						if (data11.source === void 0) {
+							const err22 = {
 								instancePath: instancePath + "/protect/" + i2,
 								schemaPath: "#/definitions/protectEntry/required",
 								keyword: "required",
@@ -4848,14 +4892,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must have required property 'source'",
 								schema: schema54.required,
 								parentSchema: schema54,
-								data: data10
+								data: data11
 							};
-							if (vErrors === null) vErrors = [err20];
-							else vErrors.push(err20);
+							if (vErrors === null) vErrors = [err22];
+							else vErrors.push(err22);
 							errors++;
 						}
-						for (const key1 in data10) if (!(key1 === "pattern" || key1 === "source" || key1 === "exact")) {
-							const err21 = {
+						for (const key1 in data11) if (!(key1 === "pattern" || key1 === "source" || key1 === "exact")) {
+							const err23 = {
 								instancePath: instancePath + "/protect/" + i2,
 								schemaPath: "#/definitions/protectEntry/additionalProperties",
 								keyword: "additionalProperties",
@@ -4863,17 +4907,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must NOT have additional properties",
 								schema: false,
 								parentSchema: schema54,
-								data: data10
+								data: data11
 							};
-							if (vErrors === null) vErrors = [err21];
-							else vErrors.push(err21);
+							if (vErrors === null) vErrors = [err23];
+							else vErrors.push(err23);
 							errors++;
 						}
-						if (data10.pattern !== void 0) {
-							let data11 = data10.pattern;
-							if (typeof data11 === "string") {
-								if (func3(data11) < 1) {
-									const err22 = {
+						if (data11.pattern !== void 0) {
+							let data12 = data11.pattern;
+							if (typeof data12 === "string") {
+								if (func3(data12) < 1) {
+									const err24 = {
 										instancePath: instancePath + "/protect/" + i2 + "/pattern",
 										schemaPath: "#/definitions/protectEntry/properties/pattern/minLength",
 										keyword: "minLength",
@@ -4881,14 +4925,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 										message: "must NOT have fewer than 1 characters",
 										schema: 1,
 										parentSchema: schema54.properties.pattern,
-										data: data11
+										data: data12
 									};
-									if (vErrors === null) vErrors = [err22];
-									else vErrors.push(err22);
+									if (vErrors === null) vErrors = [err24];
+									else vErrors.push(err24);
 									errors++;
 								}
 							} else {
-								const err23 = {
+								const err25 = {
 									instancePath: instancePath + "/protect/" + i2 + "/pattern",
 									schemaPath: "#/definitions/protectEntry/properties/pattern/type",
 									keyword: "type",
@@ -4896,17 +4940,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be string",
 									schema: schema54.properties.pattern.type,
 									parentSchema: schema54.properties.pattern,
-									data: data11
+									data: data12
 								};
-								if (vErrors === null) vErrors = [err23];
-								else vErrors.push(err23);
+								if (vErrors === null) vErrors = [err25];
+								else vErrors.push(err25);
 								errors++;
 							}
 						}
-						if (data10.source !== void 0) {
-							let data12 = data10.source;
-							if (typeof data12 !== "string") {
-								const err24 = {
+						if (data11.source !== void 0) {
+							let data13 = data11.source;
+							if (typeof data13 !== "string") {
+								const err26 = {
 									instancePath: instancePath + "/protect/" + i2 + "/source",
 									schemaPath: "#/definitions/protectEntry/properties/source/type",
 									keyword: "type",
@@ -4914,17 +4958,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be string",
 									schema: schema54.properties.source.type,
 									parentSchema: schema54.properties.source,
-									data: data12
+									data: data13
 								};
-								if (vErrors === null) vErrors = [err24];
-								else vErrors.push(err24);
+								if (vErrors === null) vErrors = [err26];
+								else vErrors.push(err26);
 								errors++;
 							}
 						}
-						if (data10.exact !== void 0) {
-							let data13 = data10.exact;
-							if (true !== data13) {
-								const err25 = {
+						if (data11.exact !== void 0) {
+							let data14 = data11.exact;
+							if (true !== data14) {
+								const err27 = {
 									instancePath: instancePath + "/protect/" + i2 + "/exact",
 									schemaPath: "#/definitions/protectEntry/properties/exact/const",
 									keyword: "const",
@@ -4932,15 +4976,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be equal to constant",
 									schema: true,
 									parentSchema: schema54.properties.exact,
-									data: data13
+									data: data14
 								};
-								if (vErrors === null) vErrors = [err25];
-								else vErrors.push(err25);
+								if (vErrors === null) vErrors = [err27];
+								else vErrors.push(err27);
 								errors++;
 							}
 						}
 					} else {
-						const err26 = {
+						const err28 = {
 							instancePath: instancePath + "/protect/" + i2,
 							schemaPath: "#/definitions/protectEntry/type",
 							keyword: "type",
@@ -4948,15 +4992,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 							message: "must be object",
 							schema: schema54.type,
 							parentSchema: schema54,
-							data: data10
+							data: data11
 						};
-						if (vErrors === null) vErrors = [err26];
-						else vErrors.push(err26);
+						if (vErrors === null) vErrors = [err28];
+						else vErrors.push(err28);
 						errors++;
 					}
 				}
 			} else {
-				const err27 = {
+				const err29 = {
 					instancePath: instancePath + "/protect",
 					schemaPath: "#/properties/protect/type",
 					keyword: "type",
@@ -4964,17 +5008,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be array",
 					schema: schema39.properties.protect.type,
 					parentSchema: schema39.properties.protect,
-					data: data9
+					data: data10
 				};
-				if (vErrors === null) vErrors = [err27];
-				else vErrors.push(err27);
+				if (vErrors === null) vErrors = [err29];
+				else vErrors.push(err29);
 				errors++;
 			}
 		}
 		if (data.ignored !== void 0) {
-			let data14 = data.ignored;
-			if (!(typeof data14 == "number" && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
-				const err28 = {
+			let data15 = data.ignored;
+			if (!(typeof data15 == "number" && !(data15 % 1) && !isNaN(data15) && isFinite(data15))) {
+				const err30 = {
 					instancePath: instancePath + "/ignored",
 					schemaPath: "#/properties/ignored/type",
 					keyword: "type",
@@ -4982,15 +5026,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be integer",
 					schema: schema39.properties.ignored.type,
 					parentSchema: schema39.properties.ignored,
-					data: data14
+					data: data15
 				};
-				if (vErrors === null) vErrors = [err28];
-				else vErrors.push(err28);
+				if (vErrors === null) vErrors = [err30];
+				else vErrors.push(err30);
 				errors++;
 			}
-			if (typeof data14 == "number" && isFinite(data14)) {
-				if (data14 < 1 || isNaN(data14)) {
-					const err29 = {
+			if (typeof data15 == "number" && isFinite(data15)) {
+				if (data15 < 1 || isNaN(data15)) {
+					const err31 = {
 						instancePath: instancePath + "/ignored",
 						schemaPath: "#/properties/ignored/minimum",
 						keyword: "minimum",
@@ -5001,18 +5045,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must be >= 1",
 						schema: 1,
 						parentSchema: schema39.properties.ignored,
-						data: data14
+						data: data15
 					};
-					if (vErrors === null) vErrors = [err29];
-					else vErrors.push(err29);
+					if (vErrors === null) vErrors = [err31];
+					else vErrors.push(err31);
 					errors++;
 				}
 			}
 		}
 		if (data.reorderLeftOut !== void 0) {
-			let data15 = data.reorderLeftOut;
-			if (true !== data15) {
-				const err30 = {
+			let data16 = data.reorderLeftOut;
+			if (true !== data16) {
+				const err32 = {
 					instancePath: instancePath + "/reorderLeftOut",
 					schemaPath: "#/properties/reorderLeftOut/const",
 					keyword: "const",
@@ -5020,18 +5064,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be equal to constant",
 					schema: true,
 					parentSchema: schema39.properties.reorderLeftOut,
-					data: data15
+					data: data16
 				};
-				if (vErrors === null) vErrors = [err30];
-				else vErrors.push(err30);
+				if (vErrors === null) vErrors = [err32];
+				else vErrors.push(err32);
 				errors++;
 			}
 		}
 		if (data.pruneKept !== void 0) {
-			let data16 = data.pruneKept;
-			if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
-				if (data16.unmarked === void 0) {
-					const err31 = {
+			let data17 = data.pruneKept;
+			if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+				if (data17.unmarked === void 0) {
+					const err33 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/required",
 						keyword: "required",
@@ -5039,14 +5083,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must have required property 'unmarked'",
 						schema: schema39.properties.pruneKept.required,
 						parentSchema: schema39.properties.pruneKept,
-						data: data16
+						data: data17
 					};
-					if (vErrors === null) vErrors = [err31];
-					else vErrors.push(err31);
+					if (vErrors === null) vErrors = [err33];
+					else vErrors.push(err33);
 					errors++;
 				}
-				if (data16.otherOwners === void 0) {
-					const err32 = {
+				if (data17.otherOwners === void 0) {
+					const err34 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/required",
 						keyword: "required",
@@ -5054,14 +5098,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must have required property 'otherOwners'",
 						schema: schema39.properties.pruneKept.required,
 						parentSchema: schema39.properties.pruneKept,
-						data: data16
+						data: data17
 					};
-					if (vErrors === null) vErrors = [err32];
-					else vErrors.push(err32);
+					if (vErrors === null) vErrors = [err34];
+					else vErrors.push(err34);
 					errors++;
 				}
-				for (const key2 in data16) if (!(key2 === "unmarked" || key2 === "otherOwners")) {
-					const err33 = {
+				for (const key2 in data17) if (!(key2 === "unmarked" || key2 === "otherOwners")) {
+					const err35 = {
 						instancePath: instancePath + "/pruneKept",
 						schemaPath: "#/properties/pruneKept/additionalProperties",
 						keyword: "additionalProperties",
@@ -5069,55 +5113,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						message: "must NOT have additional properties",
 						schema: false,
 						parentSchema: schema39.properties.pruneKept,
-						data: data16
+						data: data17
 					};
-					if (vErrors === null) vErrors = [err33];
-					else vErrors.push(err33);
+					if (vErrors === null) vErrors = [err35];
+					else vErrors.push(err35);
 					errors++;
 				}
-				if (data16.unmarked !== void 0) {
-					let data17 = data16.unmarked;
-					if (!(typeof data17 == "number" && !(data17 % 1) && !isNaN(data17) && isFinite(data17))) {
-						const err34 = {
-							instancePath: instancePath + "/pruneKept/unmarked",
-							schemaPath: "#/definitions/count/type",
-							keyword: "type",
-							params: { type: "integer" },
-							message: "must be integer",
-							schema: schema14.type,
-							parentSchema: schema14,
-							data: data17
-						};
-						if (vErrors === null) vErrors = [err34];
-						else vErrors.push(err34);
-						errors++;
-					}
-					if (typeof data17 == "number" && isFinite(data17)) {
-						if (data17 < 0 || isNaN(data17)) {
-							const err35 = {
-								instancePath: instancePath + "/pruneKept/unmarked",
-								schemaPath: "#/definitions/count/minimum",
-								keyword: "minimum",
-								params: {
-									comparison: ">=",
-									limit: 0
-								},
-								message: "must be >= 0",
-								schema: 0,
-								parentSchema: schema14,
-								data: data17
-							};
-							if (vErrors === null) vErrors = [err35];
-							else vErrors.push(err35);
-							errors++;
-						}
-					}
-				}
-				if (data16.otherOwners !== void 0) {
-					let data18 = data16.otherOwners;
+				if (data17.unmarked !== void 0) {
+					let data18 = data17.unmarked;
 					if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
 						const err36 = {
-							instancePath: instancePath + "/pruneKept/otherOwners",
+							instancePath: instancePath + "/pruneKept/unmarked",
 							schemaPath: "#/definitions/count/type",
 							keyword: "type",
 							params: { type: "integer" },
@@ -5133,7 +5139,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					if (typeof data18 == "number" && isFinite(data18)) {
 						if (data18 < 0 || isNaN(data18)) {
 							const err37 = {
-								instancePath: instancePath + "/pruneKept/otherOwners",
+								instancePath: instancePath + "/pruneKept/unmarked",
 								schemaPath: "#/definitions/count/minimum",
 								keyword: "minimum",
 								params: {
@@ -5151,8 +5157,46 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 						}
 					}
 				}
+				if (data17.otherOwners !== void 0) {
+					let data19 = data17.otherOwners;
+					if (!(typeof data19 == "number" && !(data19 % 1) && !isNaN(data19) && isFinite(data19))) {
+						const err38 = {
+							instancePath: instancePath + "/pruneKept/otherOwners",
+							schemaPath: "#/definitions/count/type",
+							keyword: "type",
+							params: { type: "integer" },
+							message: "must be integer",
+							schema: schema14.type,
+							parentSchema: schema14,
+							data: data19
+						};
+						if (vErrors === null) vErrors = [err38];
+						else vErrors.push(err38);
+						errors++;
+					}
+					if (typeof data19 == "number" && isFinite(data19)) {
+						if (data19 < 0 || isNaN(data19)) {
+							const err39 = {
+								instancePath: instancePath + "/pruneKept/otherOwners",
+								schemaPath: "#/definitions/count/minimum",
+								keyword: "minimum",
+								params: {
+									comparison: ">=",
+									limit: 0
+								},
+								message: "must be >= 0",
+								schema: 0,
+								parentSchema: schema14,
+								data: data19
+							};
+							if (vErrors === null) vErrors = [err39];
+							else vErrors.push(err39);
+							errors++;
+						}
+					}
+				}
 			} else {
-				const err38 = {
+				const err40 = {
 					instancePath: instancePath + "/pruneKept",
 					schemaPath: "#/properties/pruneKept/type",
 					keyword: "type",
@@ -5160,15 +5204,15 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 					message: "must be object",
 					schema: schema39.properties.pruneKept.type,
 					parentSchema: schema39.properties.pruneKept,
-					data: data16
+					data: data17
 				};
-				if (vErrors === null) vErrors = [err38];
-				else vErrors.push(err38);
+				if (vErrors === null) vErrors = [err40];
+				else vErrors.push(err40);
 				errors++;
 			}
 		}
 	} else {
-		const err39 = {
+		const err41 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -5178,8 +5222,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema39,
 			data
 		};
-		if (vErrors === null) vErrors = [err39];
-		else vErrors.push(err39);
+		if (vErrors === null) vErrors = [err41];
+		else vErrors.push(err41);
 		errors++;
 	}
 	validate23.errors = vErrors;

@@ -8,6 +8,7 @@ import { listsToRead } from "../family-lists.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
 import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
+import { fingerprintMembership } from "../plan/fingerprint.js";
 import { readPlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
 import { recheckProtection } from "../plan/protect.js";
@@ -112,8 +113,21 @@ export async function readStateForPlan(
         record.plugin !== change.fields.plugin?.to,
     );
   });
+  // A family whose records may have changed (prune, reorder) but whose own records the plan knew
+  // apart (ownMembership): the lists that tell them apart again, where its list changed.
+  const regrouped = [...plan.changes.filter((change) => change.action === "delete"), ...plan.reorders].filter(
+    ({ project, family }) => {
+      const report = plan.families.find(ofFamily(project, family));
+      const records = read.families.find(ofFamily(project, family))?.records;
+      return (
+        report?.ownMembership !== undefined &&
+        records !== undefined &&
+        fingerprintMembership(records) !== report.membership
+      );
+    },
+  );
   const more = listsToRead(
-    unsure.map(({ project, family }) => ({ project, family, wholeFamily: true })),
+    [...unsure, ...regrouped].map(({ project, family }) => ({ project, family, wholeFamily: true })),
   ).filter((ref) => !listed.has(familyKey(ref.project, ref.family)));
   if (more.length === 0) return read;
   return { families: [...read.families, ...(await readCurrentState(client, more, options)).families] };

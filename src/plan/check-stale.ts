@@ -3,10 +3,11 @@
 // must be as it was when the plan was made.
 
 import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../families.js";
-import { idsOfOtherFamiliesIn, isAnotherFamilysConfig } from "../family-lists.js";
+import { idsOfOtherFamiliesIn, isAnotherFamilysConfig, showsOtherFamiliesOf } from "../family-lists.js";
 import { lookAlikeKey } from "../record-name.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
-import type { CurrentState, Plan } from "./types.js";
+import type { CurrentState, FamilyReport, Plan } from "./types.js";
 
 /** The families `apply --plan` must re-read: those with a change or a reorder, each once. */
 export function familiesTouchedBy(plan: Pick<Plan, "changes" | "reorders">): FamilyRef[] {
@@ -45,7 +46,7 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
     const records = listOf(project, family);
     const report = plan.families.find(ofFamily(project, family));
     if (!records || !report) return;
-    if (fingerprintMembership(records) !== report.membership) {
+    if (!sameMembership(current, report, records)) {
       reasons.push(
         `the set of records in project ${project} ${family} changed (records were added or removed)`,
       );
@@ -83,4 +84,22 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
     checkMembership(reorder.project, reorder.family);
   }
   return reasons;
+}
+
+/**
+ * Whether a family's list holds the records it held when the plan was made: all of them, or, where
+ * the plan knew which were another family's (`ownMembership`) and the lists read now tell it
+ * again, its own. A frontend app made or deleted since (posthog-2024 lists them in plugin_configs)
+ * leaves a plan that prunes or reorders plugin_configs standing; a plugin config does not.
+ */
+export function sameMembership(
+  current: CurrentState,
+  report: Pick<FamilyReport, "project" | "family" | "membership" | "ownMembership">,
+  records: readonly PluginConfigRecord[],
+): boolean {
+  if (fingerprintMembership(records) === report.membership) return true;
+  const lists = current.families.filter((list) => list.project === report.project);
+  if (report.ownMembership === undefined || !showsOtherFamiliesOf(report.family, lists)) return false;
+  const others = idsOfOtherFamiliesIn(current, report.project, report.family);
+  return fingerprintMembership(records.filter((record) => !others.has(record.id))) === report.ownMembership;
 }

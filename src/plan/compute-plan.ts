@@ -3,7 +3,12 @@
 
 import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
-import { FAMILIES_IN_CLAIM_ORDER, idsOfOtherFamilies, isAnotherFamilysConfig } from "../family-lists.js";
+import {
+  FAMILIES_IN_CLAIM_ORDER,
+  idsOfOtherFamilies,
+  isAnotherFamilysConfig,
+  showsOtherFamiliesOf,
+} from "../family-lists.js";
 import { groupBy } from "../group-by.js";
 import { formatSource } from "../manifest/diagnostics.js";
 import type { DesiredConfig, DesiredFamily, DesiredState } from "../manifest/types.js";
@@ -546,6 +551,9 @@ function planFamily(
       prune: desiredFamily.prune,
       recordCount: owned.length,
       membership: fingerprintMembership(listed),
+      ...(showsOtherFamiliesOf(family, input.current.values())
+        ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) }
+        : {}),
       unmanaged: unmanaged.map((record) => ({
         id: record.id,
         name: record.name,

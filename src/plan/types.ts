@@ -122,6 +122,12 @@ export interface FamilyReport {
   recordCount: number;
   /** Hash of the sorted ids of the family's list (membership). */
   membership: string;
+  /**
+   * Hash of the sorted ids of the family's own records in its list: those no list of the families
+   * it also shows holds (a frontend app made since joins posthog-2024's plugin_configs, and is not
+   * a record this family prunes or reorders). Absent where those lists were not read.
+   */
+  ownMembership?: string;
   /** Records in the list that no manifest config claims and that are not deleted. */
   unmanaged: UnmanagedRecord[];
   /** Orders shared after apply that the manifest's own checks cannot see (order-ties.ts); absent if none. */

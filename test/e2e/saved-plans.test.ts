@@ -147,6 +147,29 @@ describe.concurrent("saved plans", () => {
     expect(result.stderr).toContain("the set of records in project 1 plugin_configs changed");
   });
 
+  it.for(["seed", "posthog-2024"] as const)(
+    "applies a plan that prunes plugin_configs after a frontend app was made in the project (%s; posthog-2024 lists it there too), and still refuses one after a plugin config was",
+    async (profile, { onTestFinished }) => {
+      const made = async (family: string, name: string, plugin: number) => {
+        const server = await openServer(onTestFinished, profile);
+        const { path } = await savePlan(server, `${name}-made-${profile}.json`);
+        const created = await server.call("POST", `/api/projects/1/${family}/`, { name, plugin, order: 9 });
+        expect(created.status).toBe(201);
+        return { server, applied: await server.run(["apply", "--plan", path]) };
+      };
+      const app = await made("pipeline_frontend_apps_configs", "Banner", 40);
+      expect(app.applied.code, app.applied.stderr).toBe(0);
+      expect(
+        (await app.server.list(1, "pipeline_frontend_apps_configs")).map((record) => record.name),
+      ).toContain("Banner");
+      expect((await app.server.run(["plan", "-f", manifestFile, "--detailed-exitcode"])).code).toBe(0);
+
+      const config = await made("plugin_configs", "Newcomer", 8);
+      expect(config.applied.code).toBe(3);
+      expect(config.applied.stderr).toContain("the set of records in project 1 plugin_configs changed");
+    },
+  );
+
   it("refuses a plan when a record it deletes is already gone", async ({ onTestFinished }) => {
     const server = await openServer(onTestFinished, "seed");
     const { path } = await savePlan(server, "gone.json");

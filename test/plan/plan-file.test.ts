@@ -223,6 +223,7 @@ const KEYS = {
     prune: "required",
     recordCount: "required",
     membership: "required",
+    ownMembership: "optional",
     unmanaged: "required",
     orderTies: "optional",
     protect: "optional",
