@@ -255,6 +255,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("export-plan" as const), templates: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("lookup" as const), pick: fc.nat(40) }) },
   ...(PINNED_SEED === undefined ? [rolloutStep, rolloutSignalStep] : []),
 );
 
@@ -343,6 +344,16 @@ const record = (
 // The shortest sequences that broke an invariant when this test was written: each is one of the
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
+  {
+    seam: "job --family plugin_configs --config NAME, the name a frontend app's too (posthog-2024 lists the app in plugin_configs), is refused as ambiguous",
+    profiles: PROFILE_NAMES,
+    remote: [record("app-banner", "as-is", { family: FE })],
+    manifests: [manifest(null, { [PC]: family([{ name: "app-banner", enabled: false }]) })],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      ...Array.from({ length: 12 }, (_, pick) => ({ kind: "lookup" as const, pick })),
+    ],
+  },
   {
     seam: "a rollout whose later wave creates a plugin config named like a frontend app (plugin_configs lists the apps on posthog-2024) stops before that wave, the app taken for a copy",
     profiles: PROFILE_NAMES,

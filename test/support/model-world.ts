@@ -73,6 +73,7 @@ export type Step =
   /** The manifest applied by two processes at once, as two CI jobs of one merge do. */
   | { kind: "twin"; manifest: number; faults?: TransportFaults | undefined }
   | { kind: "export-plan"; templates: boolean }
+  | { kind: "lookup"; pick: number }
   | {
       kind: "rollout";
       manifest: number;
@@ -176,6 +177,8 @@ export function describeStep(step: Step): string {
       return step.race ? "owner team-b's apply racing m0's apply (two processes)" : "owner team-b's apply";
     case "export-plan":
       return `export --project 1 --project 2${step.templates ? " --templates" : ""} -o; plan -f the export --detailed-exitcode`;
+    case "lookup":
+      return `job --project P --family F --config NAME of live record #${step.pick}`;
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
@@ -562,6 +565,8 @@ export class World {
         return step.race ? this.race() : this.apply(this.setup.second, {});
       case "export-plan":
         return this.exportAndPlan(step.templates);
+      case "lookup":
+        return this.lookup(step.pick);
       case "twin":
         return this.twin(this.manifest(step.manifest), step.faults);
       case "rollout":
@@ -1236,6 +1241,55 @@ export class World {
 
   private liveRecords(data: EmulatorData): StoredRecord[] {
     return this.managedRecords(data).filter((record) => !record.deleted);
+  }
+
+  /**
+   * `job --family F --config NAME` of a live record by the name the service shows: it acts on the
+   * family's own record of that name (never another family's that F's list also shows), or, where
+   * the family holds the name twice, on none (exit 1, asking for the id).
+   */
+  private async lookup(pick: number): Promise<void> {
+    const data = this.snapshot();
+    const live = this.liveRecords(data);
+    const record = live[pick % Math.max(1, live.length)];
+    const name = record === undefined ? null : this.shownName(data, record);
+    if (record === undefined || name === null || /^\d{1,15}$/.test(name.trim())) {
+      this.transcript.push("    (no live record with a name: nothing to look up)");
+      return;
+    }
+    const own = live.filter(
+      (candidate) =>
+        candidate.project === record.project &&
+        candidate.family === record.family &&
+        this.shownName(data, candidate) === name,
+    );
+    const from = this.emulator.requestLog.length;
+    const job = `model-lookup-${from}`;
+    const run = await this.pcsync([
+      "job",
+      "--project",
+      String(record.project),
+      "--family",
+      record.family,
+      "--config",
+      name,
+      "--job",
+      job,
+    ]);
+    const posted = this.emulator.requestLog
+      .slice(from)
+      .filter((entry) => entry.method === "POST" && entry.path.includes("/job"));
+    const expected = `/api/projects/${record.project}/${record.family}/${own[0]?.id}/job/`;
+    const acted =
+      own.length === 1
+        ? run.code === 0 && posted.length === 1 && posted[0]?.path === expected
+        : run.code === 1 && posted.length === 0;
+    if (!acted)
+      this.broken(
+        "a command given --family and a name acts on that family's own record of the name",
+        `${own.length === 1 ? `expected one job at ${expected}` : `${own.length} records of ${record.family} are named ${JSON.stringify(name)}: expected exit 1 and no job`}; got exit ${run.code}, jobs posted: ${posted.map((entry) => entry.path).join(", ") || "none"}\n${run.stdout}${run.stderr}`,
+      );
+    this.checkAfter(data);
   }
 
   /** Another actor edits a live record through the service's API. */
