@@ -159,6 +159,11 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const mayWrite = (touched: TouchedRecord, now: PluginConfigRecord): boolean => {
     const holder = readMark(now.description).owner;
     if (owner === undefined || holder === null || holder === owner) return true;
+    // A mark the run wrote itself: a rollback (of a --takeover run) that gave a record back to its
+    // owner is undone in turn, as the takeover was.
+    const written = touched.sent.has("description") ? (touched.after.get("description") ?? []) : [];
+    if (written.some((value) => readMark(typeof value === "string" ? value : null).owner === holder))
+      return true;
     conflicts.push({ ...touched, field: "owner", now: holder, left: [owner] });
     return force;
   };

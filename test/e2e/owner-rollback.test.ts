@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/emulator/index.js";
+import { readMark } from "../../src/owner-mark.js";
 import { dataWith } from "../support/emulator-data.js";
 import { PC } from "../support/families.js";
 import { manifest } from "../support/manifest-text.js";
@@ -88,5 +89,63 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("rollback of an owner's run
       description: "[pcsync owner=team-a]",
     });
     expect(await record(101)).toMatchObject({ enabled: true });
+  });
+  it("undoes a --takeover, and undoes that undo, each run's own mark written back", async () => {
+    await start();
+    const teamA = await work.write(
+      "a.yaml",
+      manifest(
+        "version: 1",
+        "owner: team-a",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Meter",
+        "          plugin: 4",
+      ),
+    );
+    expect((await server.run(["apply", "-f", teamA, "--auto-approve"])).code).toBe(0);
+    const teamB = await work.write(
+      "b2.yaml",
+      manifest(
+        "version: 1",
+        "owner: team-b",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Meter",
+        "          plugin: 4",
+        "          enabled: false",
+      ),
+    );
+    const journal = join(work.path, "takeover.jsonl");
+    const taken = await server.run([
+      "apply",
+      "-f",
+      teamB,
+      "--auto-approve",
+      "--takeover",
+      "--journal",
+      journal,
+    ]);
+    expect(taken.code, taken.stderr).toBe(0);
+    const ownerOf = async () => readMark((await record(101)).description).owner;
+    expect(await record(101)).toMatchObject({ enabled: false });
+    expect(await ownerOf()).toBe("team-b");
+
+    const undone = await server.run(["rollback", "--journal", journal, "--auto-approve"], { cwd: work.path });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(await record(101)).toMatchObject({ enabled: true });
+    expect(await ownerOf()).toBe("team-a");
+
+    // The rollback's own journal names team-b, and carries the mark it gave back to team-a.
+    const undo = /Journal: (\S+)/.exec(`${undone.stdout}${undone.stderr}`)?.[1] ?? "";
+    expect(undo).toMatch(/\.jsonl$/);
+    const redone = await server.run(["rollback", "--journal", undo, "--auto-approve"], { cwd: work.path });
+    expect(redone.code, redone.stderr).toBe(0);
+    expect(await record(101)).toMatchObject({ enabled: false });
+    expect(await ownerOf()).toBe("team-b");
   });
 });

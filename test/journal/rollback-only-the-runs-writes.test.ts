@@ -123,6 +123,17 @@ describe("a rollback of an owner's run and another owner's mark", () => {
     expect(forced.plan.owner).toBe("team-b");
   });
 
+  it("undoes a write that put another owner's mark on the record itself (the rollback of a --takeover run, undone in turn)", () => {
+    // The rollback of team-b's takeover gave the record back to team-a: its journal names team-b.
+    const taken = { ...READ, description: writeMark("drops $ip", "team-b") };
+    const journal = journalOfWrite(taken, { description: marked.description }, marked, "team-b");
+    const { plan, conflicts } = rollbackOf(journal, marked);
+    expect(conflicts).toEqual([]);
+    expect(plan.changes[0]?.fields).toEqual({
+      description: { from: marked.description, to: taken.description },
+    });
+  });
+
   it("writes a record that carries the run's own mark, or none; a journal without an owner is not checked", () => {
     const own = { ...deleted, description: writeMark("drops $ip", "team-b") };
     expect(rollbackOf(journalOfWrite(READ, { deleted: true }, own, "team-b"), own).conflicts).toEqual([]);
