@@ -77,6 +77,7 @@ const scopeArb: fc.Arbitrary<Scope> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ target: fc.constantFrom(...GLOBS) }) },
   { weight: 1, arbitrary: fc.record({ exclude: fc.constantFrom(...GLOBS) }) },
   { weight: 1, arbitrary: fc.record({ allowDestroy: fc.constantFrom(...GLOBS) }) },
+  { weight: 1, arbitrary: fc.record({ takeover: fc.constant(true) }) },
 );
 
 const manifestIndex = fc.nat({ max: MANIFESTS - 1 });
@@ -344,6 +345,19 @@ const record = (
 // The shortest sequences that broke an invariant when this test was written: each is one of the
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
+  {
+    seam: "a --takeover of another owner's record, its rollback, and the rollback of that rollback (which takes it over again)",
+    profiles: PROFILE_NAMES,
+    remote: [record("Billing")],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "Billing", enabled: false }]) })],
+    second: manifest(OWNER_B, { [PC]: family([{ name: "Billing", enabled: true }]) }),
+    steps: [
+      { kind: "second-owner", race: false },
+      { kind: "apply", manifest: 0, scope: { takeover: true } },
+      { kind: "rollback" },
+      { kind: "rollback" },
+    ],
+  },
   {
     seam: "job --family plugin_configs --config NAME, the name a frontend app's too (posthog-2024 lists the app in plugin_configs), is refused as ambiguous",
     profiles: PROFILE_NAMES,

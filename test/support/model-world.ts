@@ -47,6 +47,8 @@ export interface Scope {
   target?: string;
   exclude?: string;
   allowDestroy?: string;
+  /** `--takeover`: the run may claim records another owner marked (so no owner rule binds it). */
+  takeover?: boolean;
 }
 
 export type EditKind = "toggle-enabled" | "describe" | "rename-look-alike" | "delete" | "reorder";
@@ -147,6 +149,7 @@ export function describeStep(step: Step): string {
       s.target === undefined ? "" : ` --target '${s.target}'`,
       s.exclude === undefined ? "" : ` --exclude '${s.exclude}'`,
       s.allowDestroy === undefined ? "" : ` --allow-destroy '${s.allowDestroy}'`,
+      s.takeover === true ? " --takeover" : "",
     ].join("");
   switch (step.kind) {
     case "apply":
@@ -601,8 +604,9 @@ export class World {
     const before = this.snapshot();
     const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal, ...scopeArgs(scope)];
     const applied = await this.faulted(faults, (env) => this.pcsync(args, env));
-    this.checkAfter(before, { model, scope, owner: model.owner });
-    await this.noteJournal(journal, model.owner, "apply");
+    const owner = ruledBy(model, scope);
+    this.checkAfter(before, { model, scope, owner });
+    await this.noteJournal(journal, owner, "apply");
     if (applied.code === 0) await this.expectEmptyPlan(manifest, scope, "apply");
     if (faults === undefined || applied.code !== 1) return;
     const afterFaults = this.snapshot();
@@ -615,7 +619,7 @@ export class World {
       this.path("journal.jsonl"),
       ...scopeArgs(scope),
     ]);
-    this.checkAfter(afterFaults, { model, scope, owner: model.owner });
+    this.checkAfter(afterFaults, { model, scope, owner });
     if (again.code === 0 && this.changedRecords(afterFaults, this.snapshot()).length > 0)
       this.broken(
         "an apply under the faults the guarantees name converges in one run",
@@ -649,7 +653,8 @@ export class World {
     // manual says (docs/safety.md).
     const allow = saved.scope.allowDestroy === undefined ? [] : ["--allow-destroy", saved.scope.allowDestroy];
     const applied = await this.pcsync(["apply", "--plan", saved.path, "--journal", journal, ...allow]);
-    this.checkAfter(before, { model, scope: saved.scope, owner: model.owner });
+    const owner = ruledBy(model, saved.scope);
+    this.checkAfter(before, { model, scope: saved.scope, owner });
     // Nothing changed since the plan was saved: apply --plan computes its guards again and finds
     // the ones the plan found, so it refuses (exit 3, without --force) exactly the plans it did.
     const guards = (JSON.parse(await readFile(saved.path, "utf8")) as { guards: { rule: string }[] }).guards;
@@ -659,7 +664,7 @@ export class World {
         "apply --plan refuses the plans whose guards plan showed",
         `the saved plan's guards (${guards.map((guard) => guard.rule).join(", ") || "none"}) and apply --plan's refusal disagree; it ended with ${applied.code}:\n${applied.stdout}${applied.stderr}`,
       );
-    await this.noteJournal(journal, model.owner, "apply --plan");
+    await this.noteJournal(journal, owner, "apply --plan");
     if (applied.code === 0 && clean)
       await this.expectEmptyPlan(await this.writeManifest(model), saved.scope, "apply --plan");
   }
@@ -1561,11 +1566,20 @@ function planChanges(json: string): PlannedChangeOfJson[] {
   return [...plan.changes, ...Array.from({ length: moves }, () => ({ action: "reorder", id: null }))];
 }
 
+/**
+ * The owner whose rule a run keeps: none under --takeover (it claims what another owner marked,
+ * and its rollbacks give it back, then take it again), else the manifest's.
+ */
+function ruledBy(model: ManifestModel, scope: Scope): string | null {
+  return scope.takeover === true ? null : model.owner;
+}
+
 function scopeArgs(scope: Scope): string[] {
   return [
     ...(scope.target === undefined ? [] : ["--target", scope.target]),
     ...(scope.exclude === undefined ? [] : ["--exclude", scope.exclude]),
     ...(scope.allowDestroy === undefined ? [] : ["--allow-destroy", scope.allowDestroy]),
+    ...(scope.takeover === true ? ["--takeover"] : []),
   ];
 }
 
