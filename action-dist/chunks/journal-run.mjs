@@ -76,11 +76,12 @@ function replayJournal(journal) {
 		for (const [id, body] of sentTo(intent)) {
 			const record = touch(intent, id);
 			textsOf(record);
-			for (const field of Object.keys(body)) if (WRITABLE_FIELDS.includes(field)) record.sent.add(field);
-			if (body.deleted === true) record.sent.add("enabled");
+			const written = WRITABLE_FIELDS.filter((field) => field in body || field === "enabled" && body.deleted === true);
+			for (const field of written) record.sent.add(field);
 			const answer = answered.get(id);
 			if (status === "done" && answer) {
-				record.after = valuesOf(answer);
+				record.after = new Map(record.after);
+				for (const field of written) record.after.set(field, [answer[field] ?? null]);
 				continue;
 			}
 			if (status === "done") record.after = new Map(record.after);

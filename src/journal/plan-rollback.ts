@@ -215,7 +215,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
         if (!force) continue;
       }
       // A field the run never sent is not the run's change, even forced: someone else changed it
-      // (between the run's read and its write, which the answer shows, or since), and it stays.
+      // (between the run's read and its write, or since), and it stays.
       if (!touched.sent.has(field)) continue;
       fields[field] = { from: now[field] ?? null, to: old };
     }

@@ -32,7 +32,7 @@ export interface TouchedRecord {
    * The fields the run sent to it (those of a write that may have landed), and `enabled` where it
    * sent `deleted: true` (the service disables a deleted record): the fields the run changed. An
    * answer may show another field changed between the run's read and its write: that change is
-   * someone else's, and a rollback leaves it.
+   * someone else's (`after` keeps what the run left), and a rollback never puts it back.
    */
   sent: Set<WritableField>;
   /** The journal line of the run's first write to it. */
@@ -139,12 +139,18 @@ export function replayJournal(journal: Journal): Replay {
     for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
-      for (const field of Object.keys(body))
-        if ((WRITABLE_FIELDS as readonly string[]).includes(field)) record.sent.add(field as WritableField);
-      if (body.deleted === true) record.sent.add("enabled");
+      // The fields this write changes: those it sends, and `enabled` with a delete (the service
+      // disables what it deletes).
+      const written = WRITABLE_FIELDS.filter(
+        (field) => field in body || (field === "enabled" && body.deleted === true),
+      );
+      for (const field of written) record.sent.add(field);
       const answer = answered.get(id);
       if (status === "done" && answer) {
-        record.after = valuesOf(answer);
+        // Only the fields it wrote: another field the answer shows changed (someone else's write
+        // between the run's read and this one) is not what the run left there.
+        record.after = new Map(record.after);
+        for (const field of written) record.after.set(field, [answer[field] ?? null]);
         continue;
       }
       // A lost answer (or one withheld from the journal): the old values stay possible.

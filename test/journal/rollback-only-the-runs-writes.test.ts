@@ -62,13 +62,50 @@ function rollbackOf(journal: ReturnType<typeof journalOfWrite>, now: PluginConfi
 const READ = remoteRecord({ id: 3, name: "Legacy S3", enabled: true, description: "drops $ip", order: 3 });
 
 describe("a rollback undoes only the run's own writes", () => {
-  it("leaves a field the run never sent that someone changed between the run's read and its write", () => {
-    // The run disabled the record; someone renamed its description just before the write landed.
+  it("never puts back a field the run never sent that someone changed between the run's read and its write", () => {
+    // The run disabled the record; someone edited its description just before the write landed.
     const answer = { ...READ, enabled: false, description: "edited by hand" };
-    const { plan, conflicts } = rollbackOf(journalOfWrite(READ, { enabled: false }, answer), answer);
-    expect(conflicts).toEqual([]);
-    expect(plan.changes).toEqual([
-      expect.objectContaining({ action: "update", id: 3, fields: { enabled: { from: false, to: true } } }),
+    const journal = journalOfWrite(READ, { enabled: false }, answer);
+    // Not what the run left: a change by someone else, refused as one made since.
+    const { plan, conflicts } = rollbackOf(journal, answer);
+    expect(conflicts).toEqual([
+      expect.objectContaining({ id: 3, field: "description", now: "edited by hand", left: ["drops $ip"] }),
+    ]);
+    expect(plan.changes[0]?.fields).toEqual({ enabled: { from: false, to: true } });
+    // Forced, the run's own change is undone, and the edit stays.
+    expect(rollbackOf(journal, answer, true).plan.changes[0]?.fields).toEqual({
+      enabled: { from: false, to: true },
+    });
+  });
+
+  it("takes from a write's answer only the fields it sent: another field it shows is someone else's change", () => {
+    // The run wrote the description, then the order; between the two, someone edited the description.
+    const first = { ...READ, description: "v2" };
+    const second = { ...READ, description: "edited by hand", order: 9 };
+    const intent = (seq: number, send: Record<string, unknown>, before: PluginConfigRecord) => ({
+      type: "intent",
+      seq,
+      op: "update",
+      project: "1",
+      family: PC,
+      id: 3,
+      name: READ.name,
+      send,
+      before: [image(before)],
+    });
+    const journal = parseJournal(
+      journalOf(
+        JOURNAL_HEADER,
+        intent(1, { description: "v2" }, READ),
+        { type: "outcome", seq: 1, status: "done", records: [image(first)] },
+        intent(2, { order: 9 }, first),
+        { type: "outcome", seq: 2, status: "done", records: [image(second)] },
+      ),
+      "j.jsonl",
+    );
+    const { conflicts } = rollbackOf(journal, second);
+    expect(conflicts).toEqual([
+      expect.objectContaining({ id: 3, field: "description", now: "edited by hand", left: ["v2"] }),
     ]);
   });
 
@@ -136,7 +173,9 @@ describe("a rollback of an owner's run and another owner's mark", () => {
 
   it("writes a record that carries the run's own mark, or none; a journal without an owner is not checked", () => {
     const own = { ...deleted, description: writeMark("drops $ip", "team-b") };
-    expect(rollbackOf(journalOfWrite(READ, { deleted: true }, own, "team-b"), own).conflicts).toEqual([]);
-    expect(rollbackOf(journalOfWrite(READ, { deleted: true }, deleted), deleted).conflicts).toEqual([]);
+    const ownSend = { deleted: true, description: own.description };
+    expect(rollbackOf(journalOfWrite(READ, ownSend, own, "team-b"), own).conflicts).toEqual([]);
+    const unowned = rollbackOf(journalOfWrite(READ, { deleted: true }, deleted), deleted).conflicts;
+    expect(unowned.filter((conflict) => conflict.field === "owner")).toEqual([]);
   });
 });

@@ -346,6 +346,16 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "the rollback of an owner's claim that lost a race to another owner, whose mark a later write's answer showed, erases that owner's mark",
+    profiles: PROFILE_NAMES,
+    remote: [record("café", "as-is", { enabled: false })],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "café", enabled: false }]) })],
+    second: manifest(OWNER_B, {
+      [PC]: family([{ name: "café", enabled: true, ignore_fields: ["enabled", "description"] }]),
+    }),
+    steps: [{ kind: "second-owner", race: true }, { kind: "rollback" }],
+  },
+  {
     seam: "a --takeover of another owner's record, its rollback, and the rollback of that rollback (which takes it over again)",
     profiles: PROFILE_NAMES,
     remote: [record("Billing")],
