@@ -19,19 +19,22 @@ afterEach(async () => {
   cleanup = [];
 });
 
-const TEAM_B = manifest(
-  "version: 1",
-  "owner: team-b",
-  "projects:",
-  '  "1":',
-  "    plugin_configs:",
-  "      configs:",
-  "        - name: Old Export",
-  "          plugin: 3",
-  "          deleted: true",
-  "        - name: Meter",
-  "          plugin: 4",
-  "          enabled: false",
+/** Project 1's plugin_configs of one owner, each config given by its lines. */
+const ownersManifest = (owner: string, ...configs: string[][]) =>
+  manifest(
+    "version: 1",
+    `owner: ${owner}`,
+    "projects:",
+    '  "1":',
+    "    plugin_configs:",
+    "      configs:",
+    ...configs.flat(),
+  );
+
+const TEAM_B = ownersManifest(
+  "team-b",
+  ["        - name: Old Export", "          plugin: 3", "          deleted: true"],
+  ["        - name: Meter", "          plugin: 4", "          enabled: false"],
 );
 
 describe.each<ProfileName>(["seed", "posthog-2024"])("rollback of an owner's run (%s)", (profile) => {
@@ -90,35 +93,15 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("rollback of an owner's run
     });
     expect(await record(101)).toMatchObject({ enabled: true });
   });
+
   it("undoes a --takeover, and undoes that undo, each run's own mark written back", async () => {
     await start();
-    const teamA = await work.write(
-      "a.yaml",
-      manifest(
-        "version: 1",
-        "owner: team-a",
-        "projects:",
-        '  "1":',
-        "    plugin_configs:",
-        "      configs:",
-        "        - name: Meter",
-        "          plugin: 4",
-      ),
-    );
+    const meter = ["        - name: Meter", "          plugin: 4"];
+    const teamA = await work.write("a.yaml", ownersManifest("team-a", meter));
     expect((await server.run(["apply", "-f", teamA, "--auto-approve"])).code).toBe(0);
     const teamB = await work.write(
       "b2.yaml",
-      manifest(
-        "version: 1",
-        "owner: team-b",
-        "projects:",
-        '  "1":',
-        "    plugin_configs:",
-        "      configs:",
-        "        - name: Meter",
-        "          plugin: 4",
-        "          enabled: false",
-      ),
+      ownersManifest("team-b", [...meter, "          enabled: false"]),
     );
     const journal = join(work.path, "takeover.jsonl");
     const taken = await server.run([
