@@ -4,11 +4,11 @@ import { D as planManifest, Mt as hasChanges, O as projectsWritten, Vt as idsOfO
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { a as makeDefaultDirectory, d as isRecordOfCreate, h as STAGE_WORDS, m as RunError, r as defaultJournalPath } from "./apply-with-journal.mjs";
 import { B as precompiledValidator, F as formatDuration, K as asRecord, Q as sameName, U as parseJson, W as readBoundedText, _ as manifestFingerprint, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
+import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
 import { h as regularFilesIn, p as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { r as shellWord, t as applyJournaled } from "./journal-run.mjs";
-import { D as isInputError, E as InputError, O as plural } from "./common-program.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
@@ -1268,7 +1268,14 @@ async function runLocked(run, journal, rollout, gate, locks) {
 				}, io);
 				if (families === void 0) return plan(projects, void 0);
 				const keep = new Set(projects);
-				const first = await plan(projects, { families: run.current.families.filter((family) => keep.has(family.project) && !families.has(familyKey(family.project, family.family))) });
+				const known = { families: run.current.families.filter((family) => keep.has(family.project) && !families.has(familyKey(family.project, family.family))) };
+				let first;
+				try {
+					first = await plan(projects, known);
+				} catch (error) {
+					if (!isInputError(error, "plan_invalid")) throw error;
+					return plan(projects, void 0);
+				}
 				const unsettled = projectsWritten(first.plan);
 				if (unsettled.size === 0) return first;
 				const again = await plan([...unsettled], void 0);

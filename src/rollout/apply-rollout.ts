@@ -13,6 +13,7 @@ import type { ApplyReport } from "../apply/types.js";
 import type { InterruptSignal } from "../errors.js";
 import { familyKey } from "../families.js";
 import type { RunInput } from "../files/output-target.js";
+import { isInputError } from "../input-error.js";
 import { defaultJournalPath, type JournalStart, makeDefaultDirectory } from "../journal/apply-journal.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import type { DesiredState } from "../manifest/types.js";
@@ -357,7 +358,17 @@ async function runLocked(
           (family) => keep.has(family.project) && !families.has(familyKey(family.project, family.family)),
         ),
       };
-      const first = await plan(projects, known);
+      // A record made since in a family the wave did not change may make the lists read at the
+      // start tell the overlap wrongly: a frontend app made since, which posthog-2024's
+      // plugin_configs also lists, looks like a second plugin config of its name, and the plan
+      // cannot be made. Then every list of the wave's projects is read again.
+      let first: Awaited<ReturnType<typeof plan>>;
+      try {
+        first = await plan(projects, known);
+      } catch (error) {
+        if (!isInputError(error, "plan_invalid")) throw error;
+        return plan(projects, undefined);
+      }
       const unsettled = projectsWritten(first.plan);
       if (unsettled.size === 0) return first;
       const again = await plan([...unsettled], undefined);

@@ -346,6 +346,33 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "export of records of one owner beside an unnamed record of another (exported under its plugin's name) names neither owner, and says why",
+    profiles: PROFILE_NAMES,
+    remote: [record(null, "as-is", { project: "2", family: FE, mark: OWNER_B })],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "Property Filter", enabled: false }]) })],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      { kind: "export-plan", templates: true },
+    ],
+  },
+  {
+    seam: "a rollout whose later wave creates a plugin config, a frontend app of its name made during the first wave (posthog-2024 lists it in plugin_configs), stops at its re-read with 'two records named'",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(null, { [PC]: family([{ name: "app-banner" }]) }, { [PC]: family([{ name: "app-banner" }]) }),
+    ],
+    steps: [
+      {
+        kind: "rollout",
+        manifest: 0,
+        failing: false,
+        onFailure: "rollback",
+        meddle: "pipeline_frontend_apps_configs",
+      },
+    ],
+  },
+  {
     seam: "the rollback of an owner's claim that lost a race to another owner, whose mark a later write's answer showed, erases that owner's mark",
     profiles: PROFILE_NAMES,
     remote: [record("café", "as-is", { enabled: false })],
