@@ -86,6 +86,7 @@ function planRollback(input) {
 	const mayWrite = (touched, now) => {
 		const holder = readMark(now.description).owner;
 		if (owner === void 0 || holder === null || holder === owner) return true;
+		if (touched.before !== null && readMark(touched.before.description).owner === holder) return true;
 		if ((touched.sent.has("description") ? touched.after.get("description") ?? [] : []).some((value) => readMark(typeof value === "string" ? value : null).owner === holder)) return true;
 		conflicts.push({
 			...touched,

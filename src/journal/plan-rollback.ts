@@ -159,6 +159,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const mayWrite = (touched: TouchedRecord, now: PluginConfigRecord): boolean => {
     const holder = readMark(now.description).owner;
     if (owner === undefined || holder === null || holder === owner) return true;
+    // The mark the record carried when the run found it: a --takeover run wrote (or deleted) it
+    // knowingly, and its rollback gives it back as it was.
+    if (touched.before !== null && readMark(touched.before.description).owner === holder) return true;
     // A mark the run wrote itself: a rollback (of a --takeover run) that gave a record back to its
     // owner is undone in turn, as the takeover was.
     const written = touched.sent.has("description") ? (touched.after.get("description") ?? []) : [];

@@ -171,6 +171,16 @@ describe("a rollback of an owner's run and another owner's mark", () => {
     });
   });
 
+  it("undoes a --takeover run's delete of a record that carried the other owner's mark when the run found it", () => {
+    const journal = journalOfWrite(marked, { deleted: true }, deleted, "team-b");
+    const { plan, conflicts } = rollbackOf(journal, deleted);
+    expect(conflicts).toEqual([]);
+    expect(plan.changes[0]?.fields).toEqual({
+      enabled: { from: false, to: true },
+      deleted: { from: true, to: false },
+    });
+  });
+
   it("writes a record that carries the run's own mark, or none; a journal without an owner is not checked", () => {
     const own = { ...deleted, description: writeMark("drops $ip", "team-b") };
     const ownSend = { deleted: true, description: own.description };

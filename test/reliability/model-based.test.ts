@@ -346,6 +346,13 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "the rollback of a --takeover run that deleted another owner's record is refused for that owner's mark, which the record carried before the run",
+    profiles: PROFILE_NAMES,
+    remote: [record("café", "as-is", { mark: OWNER_B })],
+    manifests: [manifest(OWNER_A, { [PC]: family([{ name: "café", deleted: true }]) })],
+    steps: [{ kind: "apply", manifest: 0, scope: { takeover: true } }, { kind: "rollback" }],
+  },
+  {
     seam: "export of records of one owner beside an unnamed record of another (exported under its plugin's name) names neither owner, and says why",
     profiles: PROFILE_NAMES,
     remote: [record(null, "as-is", { project: "2", family: FE, mark: OWNER_B })],
