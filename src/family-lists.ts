@@ -17,7 +17,8 @@ export interface ListNeed extends FamilyRef {
   reordered?: boolean;
 }
 
-function familiesShownBy(family: FamilyName): readonly FamilyName[] {
+/** The families whose records `family`'s list also shows (`listAlsoShows`). */
+export function familiesShownBy(family: FamilyName): readonly FamilyName[] {
   return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
 }
 

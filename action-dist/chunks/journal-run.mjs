@@ -76,7 +76,8 @@ function replayJournal(journal) {
 		for (const [id, body] of sentTo(intent)) {
 			const record = touch(intent, id);
 			textsOf(record);
-			const written = WRITABLE_FIELDS.filter((field) => field in body || field === "enabled" && body.deleted === true);
+			const leaves = [...Object.entries(body).filter(([field]) => WRITABLE_FIELDS.includes(field)), ...body.deleted === true ? [["enabled", false]] : []];
+			const written = new Set(leaves.map(([field]) => field));
 			for (const field of written) record.sent.add(field);
 			const answer = answered.get(id);
 			if (status === "done" && answer) {
@@ -85,15 +86,8 @@ function replayJournal(journal) {
 				continue;
 			}
 			if (status === "done") record.after = new Map(record.after);
-			for (const [field, value] of Object.entries(body)) {
-				if (!WRITABLE_FIELDS.includes(field)) continue;
-				if (status === "done") record.after.set(field, [value]);
-				else addCandidate(record, field, value);
-			}
-			if (body.deleted === true) {
-				if (status === "done") record.after.set("enabled", [false]);
-				else addCandidate(record, "enabled", false);
-			}
+			for (const [field, value] of leaves) if (status === "done") record.after.set(field, [value]);
+			else addCandidate(record, field, value);
 		}
 	}
 	return {

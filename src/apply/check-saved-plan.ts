@@ -7,8 +7,7 @@ import { familyKey, ofFamily } from "../families.js";
 import { listsToRead } from "../family-lists.js";
 import { findOwnerProblems } from "../plan/check-owner-marks.js";
 import { findPlanInconsistencies } from "../plan/check-plan-integrity.js";
-import { familiesTouchedBy, findStaleness } from "../plan/check-stale.js";
-import { fingerprintMembership } from "../plan/fingerprint.js";
+import { familiesTouchedBy, findStaleness, sameMembership } from "../plan/check-stale.js";
 import { readPlanFile } from "../plan/plan-file.js";
 import { getPlanValidator } from "../plan/plan-validator.js";
 import { recheckProtection } from "../plan/protect.js";
@@ -120,9 +119,7 @@ export async function readStateForPlan(
       const report = plan.families.find(ofFamily(project, family));
       const records = read.families.find(ofFamily(project, family))?.records;
       return (
-        report?.ownMembership !== undefined &&
-        records !== undefined &&
-        fingerprintMembership(records) !== report.membership
+        report?.ownMembership !== undefined && records !== undefined && !sameMembership(read, report, records)
       );
     },
   );

@@ -139,11 +139,15 @@ export function replayJournal(journal: Journal): Replay {
     for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
-      // The fields this write changes: those it sends, and `enabled` with a delete (the service
-      // disables what it deletes).
-      const written = WRITABLE_FIELDS.filter(
-        (field) => field in body || (field === "enabled" && body.deleted === true),
-      );
+      // What this write leaves in each field it changes: what it sends, and `enabled: false` with
+      // a delete (the service disables what it deletes).
+      const leaves = [
+        ...(Object.entries(body) as [WritableField, FieldValue][]).filter(([field]) =>
+          WRITABLE_FIELDS.includes(field),
+        ),
+        ...(body.deleted === true ? [["enabled", false] as [WritableField, FieldValue]] : []),
+      ];
+      const written = new Set(leaves.map(([field]) => field));
       for (const field of written) record.sent.add(field);
       const answer = answered.get(id);
       if (status === "done" && answer) {
@@ -155,14 +159,9 @@ export function replayJournal(journal: Journal): Replay {
       }
       // A lost answer (or one withheld from the journal): the old values stay possible.
       if (status === "done") record.after = new Map(record.after);
-      for (const [field, value] of Object.entries(body) as [WritableField, FieldValue][]) {
-        if (!WRITABLE_FIELDS.includes(field)) continue;
+      for (const [field, value] of leaves) {
         if (status === "done") record.after.set(field, [value]);
         else addCandidate(record, field, value);
-      }
-      if (body.deleted === true) {
-        if (status === "done") record.after.set("enabled", [false]);
-        else addCandidate(record, "enabled", false);
       }
     }
   }

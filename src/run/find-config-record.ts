@@ -9,7 +9,7 @@ import {
   type PluginConfigRecord,
 } from "../api/index.js";
 import type { FamilyName } from "../families.js";
-import { idsOfOtherFamilies, listsToRead } from "../family-lists.js";
+import { familiesShownBy, idsOfOtherFamilies } from "../family-lists.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
 
@@ -120,12 +120,9 @@ async function findByName(
   const shown = new Map<FamilyName, Set<number>>();
   for (const family of families) {
     if (new Set(named(family).map((record) => record.id)).size < 2) continue;
-    const others = listsToRead([{ project, family, wholeFamily: true }]).filter(
-      (ref) => ref.family !== family,
-    );
-    for (const other of others)
-      if (!lists.some((list) => list.family === other.family))
-        lists.push({ family: other.family, records: await read(other.family) });
+    for (const other of familiesShownBy(family))
+      if (!lists.some((list) => list.family === other))
+        lists.push({ family: other, records: await read(other) });
     shown.set(family, idsOfOtherFamilies(family, lists));
   }
   const matches = families.flatMap((family) => {
