@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMark } from "../../src/owner-mark.js";
 import { spawnCli } from "../support/cli.js";
-import { manifest } from "../support/manifest-text.js";
+import { ownerManifest } from "../support/manifest-text.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -33,18 +33,12 @@ describe.concurrent.each(["seed", "posthog-2024"] as const)(
         files[owner] = join(directory, `${profile}-${owner}.yaml`);
         await writeFile(
           files[owner],
-          manifest(
-            "version: 1",
-            `owner: ${owner}`,
-            "projects:",
-            '  "1":',
-            "    plugin_configs:",
-            "      configs:",
+          ownerManifest(owner, [
             "        - name: GeoIP",
             "          plugin: 1",
             "          enabled: true",
             `          description: ${owner} runs it`,
-          ),
+          ]),
         );
       }
       for (let round = 1; round <= ROUNDS; round++) {

@@ -9,7 +9,7 @@ import type { ProfileName } from "../../src/emulator/index.js";
 import { readMark } from "../../src/owner-mark.js";
 import { dataWith } from "../support/emulator-data.js";
 import { PC } from "../support/families.js";
-import { manifest } from "../support/manifest-text.js";
+import { ownerManifest } from "../support/manifest-text.js";
 import { startServer, type TestServer } from "../support/test-server.js";
 import { temporaryDirectory, type WorkDir } from "../support/work-dir.js";
 
@@ -19,19 +19,7 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** Project 1's plugin_configs of one owner, each config given by its lines. */
-const ownersManifest = (owner: string, ...configs: string[][]) =>
-  manifest(
-    "version: 1",
-    `owner: ${owner}`,
-    "projects:",
-    '  "1":',
-    "    plugin_configs:",
-    "      configs:",
-    ...configs.flat(),
-  );
-
-const TEAM_B = ownersManifest(
+const TEAM_B = ownerManifest(
   "team-b",
   ["        - name: Old Export", "          plugin: 3", "          deleted: true"],
   ["        - name: Meter", "          plugin: 4", "          enabled: false"],
@@ -97,11 +85,11 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("rollback of an owner's run
   it("undoes a --takeover, and undoes that undo, each run's own mark written back", async () => {
     await start();
     const meter = ["        - name: Meter", "          plugin: 4"];
-    const teamA = await work.write("a.yaml", ownersManifest("team-a", meter));
+    const teamA = await work.write("a.yaml", ownerManifest("team-a", meter));
     expect((await server.run(["apply", "-f", teamA, "--auto-approve"])).code).toBe(0);
     const teamB = await work.write(
       "b2.yaml",
-      ownersManifest("team-b", [...meter, "          enabled: false"]),
+      ownerManifest("team-b", [...meter, "          enabled: false"]),
     );
     const journal = join(work.path, "takeover.jsonl");
     const taken = await server.run([

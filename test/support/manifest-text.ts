@@ -6,6 +6,19 @@ export function manifest(...lines: string[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** Project 1's plugin_configs of one `owner:`, each config given as its lines. */
+export function ownerManifest(owner: string, ...configs: string[][]): string {
+  return manifest(
+    "version: 1",
+    `owner: ${owner}`,
+    "projects:",
+    '  "1":',
+    "    plugin_configs:",
+    "      configs:",
+    ...configs.flat(),
+  );
+}
+
 /** A manifest creating `names` in project 1's plugin_configs (plugin 1, enabled), with no prune. */
 export function createsManifest(names: readonly string[]): string {
   const configs = names.map(
