@@ -198,7 +198,8 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 				failures
 			};
 		}
-		if (failures.filter((failed) => failed === "in_flight").length >= 3 || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
+		if (failures.filter((failed) => failed === "in_flight").length >= 3) throw notMade(`${notMadeAfter(posts)}; it was not sent again, since 3 of them went unanswered (a proxy's 502 or 504, a timeout, a lost connection), each waited out for ${formatSeconds(windowMs)}: apply again once the service answers`);
+		if (posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
 		const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
 		if (stated !== void 0 && stated > client.retryOptions.maxRetryAfterMs) throw notMade(`${notMadeAfter(posts)}; it was not sent again, since the service asked to wait ${formatSeconds(stated)}`);
 		if (client.now() + pauseMs > settleDeadline) throw notMade(`${notMadeAfter(posts)}; it was not sent again, since the settle time of ${formatSeconds(settleTimeoutMs)} (--settle-timeout) would be over first`);

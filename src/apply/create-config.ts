@@ -196,7 +196,11 @@ export async function createConfigDetailed(
 
     // Shown not made. The inner error counts one POST; say how often it was really sent.
     const inFlight = failures.filter((failed) => failed === "in_flight").length;
-    if (inFlight >= CREATE_POSTS || posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
+    if (inFlight >= CREATE_POSTS)
+      throw notMade(
+        `${notMadeAfter(posts)}; it was not sent again, since ${CREATE_POSTS} of them went unanswered (a proxy's 502 or 504, a timeout, a lost connection), each waited out for ${formatSeconds(windowMs)}: apply again once the service answers`,
+      );
+    if (posts > client.retryOptions.retries) throw notMade(notMadeAfter(posts));
     const pauseMs = Math.max(kind === "in_flight" ? 0 : client.backoffDelayMs(posts), stated ?? 0);
     if (stated !== undefined && stated > client.retryOptions.maxRetryAfterMs)
       throw notMade(

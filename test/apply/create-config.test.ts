@@ -164,7 +164,7 @@ describe("the settle time of one create", () => {
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
     expect((error as Error).message).toMatch(
-      /^504 POST \/api\/projects\/1\/plugin_configs\/: unavailable.*; the create was sent 3 times, and none of them made the record \(re-reading the family showed so\)$/,
+      /^504 POST \/api\/projects\/1\/plugin_configs\/: unavailable.*; the create was sent 3 times, and none of them made the record \(re-reading the family showed so\); it was not sent again, since 3 of them went unanswered \(a proxy's 502 or 504, a timeout, a lost connection\), each waited out for 75 s: apply again once the service answers$/,
     );
     expect(at(log, "POST")).toEqual([0, 75_000, 150_000]);
     // The last window is not cut: its deciding read starts at its end, 225 s.
@@ -429,7 +429,7 @@ describe("a POST whose outcome is unknown", () => {
     expect(error).toMatchObject({ outcomeUnknown: false, method: "POST" });
     expect((error as Error).message).toMatch(
       new RegExp(
-        `^503 POST /api/projects/1/plugin_configs/: unavailable.*; the create was sent ${posts} times, and none of them made the record \\(re-reading the family showed so\\)$`,
+        `^503 POST /api/projects/1/plugin_configs/: unavailable.*; the create was sent ${posts} times, and none of them made the record \\(re-reading the family showed so\\); it was not sent again, since ${CREATE_POSTS} of them went unanswered .*, each waited out for 5 s: apply again once the service answers$`,
       ),
     );
   });

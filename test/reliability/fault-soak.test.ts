@@ -67,20 +67,41 @@ async function soak(profile: (typeof PROFILE_NAMES)[number], rounds: number, fau
     emulator.resetRequestLog();
     emulator.setFaults(faultsFor(baseSeed + round));
 
-    const { plan, report } = await applyOnce(client, desired);
-    faultsSeen += emulator.requestLog.filter((entry) =>
-      [0, 429, 500, 502, 503, 504].includes(entry.status),
-    ).length;
-    expect(
-      report.outcomes.filter((outcome) => outcome.status !== "done"),
-      context,
-    ).toEqual([]);
-    // Every create the plan had is counted created, adopted ones (answered 500, or dropped) too.
-    const creates = plan.changes.filter((change) => change.action === "create").length;
-    expect(
-      report.outcomes.filter((outcome) => outcome.action === "create" && outcome.status === "done"),
-      context,
-    ).toHaveLength(creates);
+    // A create whose POSTs all went unanswered (a proxy's 502/504) CREATE_POSTS times is reported
+    // failed once a re-read after each proof window showed it absent: the cap the create rule
+    // names, met by 1 create in 8,000 at a 5% proxy error rate, and more often by a seed whose draws
+    // line up with a create's POSTs (seed 41538021). Such a failure must be true (the server does
+    // not hold the record), and the next apply must make it.
+    for (let apply = 1; ; apply += 1) {
+      const { plan, report } = await applyOnce(client, desired);
+      faultsSeen += emulator.requestLog.filter((entry) =>
+        [0, 429, 500, 502, 503, 504].includes(entry.status),
+      ).length;
+      emulator.resetRequestLog();
+      const failed = report.outcomes.filter((outcome) => outcome.status !== "done");
+      for (const outcome of failed) {
+        expect(outcome, context).toMatchObject({ action: "create", status: "failed" });
+        expect(outcome.message, context).toMatch(/since 3 of them went unanswered/);
+        const held = emulator
+          .snapshot()
+          .records.filter(
+            (record) =>
+              !record.deleted &&
+              String(record.project) === outcome.project &&
+              record.family === outcome.family &&
+              record.name === outcome.name,
+          );
+        expect(held, `${context}: a create reported failed is not on the server`).toEqual([]);
+      }
+      // Every create the plan had is counted created (adopted ones, answered 500 or dropped, too), or failed as above.
+      const creates = plan.changes.filter((change) => change.action === "create").length;
+      expect(
+        report.outcomes.filter((outcome) => outcome.action === "create" && outcome.status === "done"),
+        context,
+      ).toHaveLength(creates - failed.length);
+      if (failed.length === 0) break;
+      expect(apply, `${context}: applies that met a create's cap`).toBeLessThan(3);
+    }
 
     // Check with the faults off: the checks must see the state, not more faults.
     emulator.setFaults({});
