@@ -335,7 +335,7 @@ Examples:
 		if (flags.resume && flags.plan === void 0) throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
 		if (flags.resume && flags.journal === false) throw new InputError("usage", "--resume reads the interrupted apply's journal: it cannot go with --no-journal");
 		const asks = !flags.autoApprove && !flags.dryRun && flags.plan === void 0;
-		if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE");
+		if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE (not for a manifest with rollout:)");
 		const saved = flags.plan === void 0 ? void 0 : await readSavedPlan(flags.plan, io.cwd);
 		const scope = scopeOf(flags);
 		const desired = saved ? void 0 : await loadScopedManifest(flags, scope, io);

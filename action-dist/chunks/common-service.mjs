@@ -15569,7 +15569,7 @@ function describeRollout(plan) {
 	const details = [];
 	if (logs !== void 0) {
 		subjects.push("its plugin configs' logs");
-		details.push(`at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${logs.minEntries} entries${logs.allowUnknown ? ", fewer passes" : ""}`);
+		details.push(`at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${plural(logs.minEntries, "entry", "entries")}${logs.allowUnknown ? ", fewer passes" : ""}`);
 	}
 	if (prometheus !== void 0) {
 		const auth = prometheus.auth;

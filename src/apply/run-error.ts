@@ -133,7 +133,7 @@ const RUN_CODES = {
     exit: EXIT_ERROR,
     message: ({ command }: { command: "apply" | "rollback" }) =>
       command === "apply"
-        ? "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE`. Nothing was read or changed."
+        ? "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE` (a manifest with rollout: takes --auto-approve: its waves are not applied from a saved plan). Nothing was read or changed."
         : "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
   },
   /**

@@ -390,7 +390,7 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
   if (logs !== undefined) {
     subjects.push("its plugin configs' logs");
     details.push(
-      `at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${logs.minEntries} entries${logs.allowUnknown ? ", fewer passes" : ""}`,
+      `at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${plural(logs.minEntries, "entry", "entries")}${logs.allowUnknown ? ", fewer passes" : ""}`,
     );
   }
   if (prometheus !== undefined) {

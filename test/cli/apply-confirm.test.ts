@@ -200,7 +200,13 @@ describe.sequential("apply that does not ask", () => {
       const result = await run(["apply", "-f", manifest], stdin);
       expect(result).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr).toContain("stdin is not a terminal to ask on");
-      for (const way of ["on a terminal", "--auto-approve", "apply --plan FILE"]) {
+      // The saved plan's way is not one for a rollout, which apply --plan refuses.
+      for (const way of [
+        "on a terminal",
+        "--auto-approve",
+        "apply --plan FILE",
+        "rollout: takes --auto-approve",
+      ]) {
         expect(result.stderr).toContain(way);
       }
       expect(result.stderr).not.toContain("(yes/no)");

@@ -157,7 +157,13 @@ Examples:
         "--resume reads the interrupted apply's journal: it cannot go with --no-journal",
       );
     const asks = !flags.autoApprove && !flags.dryRun && flags.plan === undefined;
-    if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE");
+    if (asks)
+      refuseUnanswerable(
+        "apply",
+        io.stdin,
+        format,
+        ", or apply a saved plan with --plan FILE (not for a manifest with rollout:)",
+      );
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const scope = scopeOf(flags);
     const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
