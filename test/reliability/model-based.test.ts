@@ -128,6 +128,7 @@ const rolloutStep = {
   arbitrary: fc.record({
     kind: fc.constant("rollout" as const),
     manifest: manifestIndex,
+    scope: scopeArb,
     failing: fc.boolean(),
     onFailure: fc.constantFrom("rollback" as const, "halt" as const),
     meddle: fc.option(fc.constantFrom(PC, FE), { nil: undefined }),

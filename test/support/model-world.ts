@@ -79,6 +79,8 @@ export type Step =
   | {
       kind: "rollout";
       manifest: number;
+      /** --target, --exclude, --allow-destroy or --takeover on the rollout's plan and apply. */
+      scope?: Scope | undefined;
       failing: boolean;
       onFailure: "rollback" | "halt";
       /** Another actor creates a record of this family in the last wave's project during the first wave. */
@@ -185,7 +187,7 @@ export function describeStep(step: Step): string {
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
-      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.faults === undefined || step.meddle !== undefined ? "" : describeFaults(step.faults)}`;
+      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.faults === undefined || step.meddle !== undefined ? "" : describeFaults(step.faults)}`;
   }
 }
 
@@ -575,6 +577,7 @@ export class World {
       case "rollout":
         return this.rollout(
           this.manifest(step.manifest),
+          step.scope ?? {},
           step.failing,
           step.onFailure,
           step.meddle,
@@ -928,6 +931,7 @@ export class World {
    */
   private async rollout(
     model: ManifestModel,
+    scope: Scope,
     failing: boolean,
     onFailure: "rollback" | "halt",
     meddle?: FamilyName,
@@ -935,7 +939,7 @@ export class World {
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(manifest, withRollout(model, onFailure));
-    const planned = await this.pcsync(["plan", "-f", manifest, "--format", "json"]);
+    const planned = await this.pcsync(["plan", "-f", manifest, "--format", "json", ...scopeArgs(scope)]);
     if (planned.code !== 0) return;
     const waves =
       (JSON.parse(planned.stdout) as { rollout?: { waves: { name: string; projects: string[] }[] } }).rollout
@@ -959,7 +963,11 @@ export class World {
     try {
       applied = await this.faulted(
         faults,
-        (env) => this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal], env),
+        (env) =>
+          this.pcsync(
+            ["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal, ...scopeArgs(scope)],
+            env,
+          ),
         failing ? { logErrors: [{ name: "*", ratio: 1 }] } : {},
       );
     } finally {
@@ -990,7 +998,7 @@ export class World {
       // The checks below hold a run to the state before it, which the actor changed: not here.
       return;
     }
-    const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    const after = this.checkAfter(before, { model, scope, owner: ruledBy(model, scope) });
     const halted = /Rollout halted in wave "([^"]+)"/.exec(applied.stdout)?.[1];
     // Busy plugins and healthy logs: every config a wave judges has entries, and those it cannot
     // judge (frontend apps, deletes, configs left disabled) pass and say so.
@@ -1025,7 +1033,15 @@ export class World {
       this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
       let again: Run;
       try {
-        again = await this.pcsync(["apply", "--auto-approve", "-f", manifest, "--journal", rolloutJournal]);
+        again = await this.pcsync([
+          "apply",
+          "--auto-approve",
+          "-f",
+          manifest,
+          "--journal",
+          rolloutJournal,
+          ...scopeArgs(scope),
+        ]);
       } finally {
         this.emulator.setFaults({});
       }
@@ -1045,6 +1061,7 @@ export class World {
       manifest,
       "--journal",
       this.path("again.jsonl"),
+      ...scopeArgs(scope),
     ]);
     const changed = this.changedRecords(after, this.snapshot());
     if (again.code !== 0 || changed.length > 0 || /": writing/.test(again.stderr))
