@@ -16,17 +16,14 @@ import { basename, dirname, join } from "node:path";
 import { appendAll } from "../append-all.js";
 import { openForAppend } from "../files/append-file.js";
 import { isOutputError } from "../files/file-errors.js";
-import { syncDirectory, writeFileSafely } from "../files/write-file.js";
+import { syncDirectory, temporaryFilePrefix, writeFileSafely } from "../files/write-file.js";
 import { type ChangeBatch, DataFileError, parseChangeBatch, parseEmulatorData } from "./data-file.js";
 import type { EmulatorStore } from "./store.js";
 import type { EmulatorData } from "./types.js";
 
-function temporaryPrefix(file: string): string {
-  return `.${basename(file)}.`;
-}
-
+/** The journal beside the data file: `.NAME.journal`. */
 export function journalFileOf(file: string): string {
-  return join(dirname(file), `${temporaryPrefix(file)}journal`);
+  return join(dirname(file), `.${basename(file)}.journal`);
 }
 
 async function readIfExists(file: string): Promise<string | undefined> {
@@ -127,10 +124,13 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   return { data, snapshotId, replayedBatches: replay };
 }
 
-/** Removes temporary files a killed emulator may have left next to the data file. */
+/**
+ * Removes temporary files a killed emulator may have left next to the data file: those of the
+ * snapshot and those of its journal's header, each written through a temporary file named after it.
+ */
 export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   const directory = dirname(file);
-  const prefix = temporaryPrefix(file);
+  const prefixes = [temporaryFilePrefix(file), temporaryFilePrefix(journalFileOf(file))];
   let names: string[];
   try {
     names = await readdir(directory);
@@ -139,7 +139,7 @@ export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   }
   await Promise.all(
     names
-      .filter((name) => name.startsWith(prefix) && name.endsWith(".tmp"))
+      .filter((name) => name.endsWith(".tmp") && prefixes.some((prefix) => name.startsWith(prefix)))
       .map((name) => unlink(join(directory, name)).catch(() => undefined)),
   );
 }

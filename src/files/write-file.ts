@@ -48,9 +48,17 @@ export async function writeFileSafely(
   return target;
 }
 
+/** How the name of every temporary file of `file` begins (`.NAME.`); each ends in `.tmp`. */
+export function temporaryFilePrefix(file: string): string {
+  return `.${basename(file)}.`;
+}
+
 /** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
 export function temporaryFileName(file: string): string {
-  return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  return join(
+    dirname(file),
+    `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+  );
 }
 
 async function replaceAtomically(

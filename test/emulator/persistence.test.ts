@@ -87,12 +87,16 @@ describe("data file", () => {
     expect(await readdir(directory)).toEqual(["state.json"]);
   });
 
-  it("removes temporary files a killed emulator left behind", async () => {
+  it("removes temporary files a killed emulator left behind, the snapshot's and the journal header's", async () => {
     const file = join(directory, "state.json");
     await writeFile(join(directory, ".state.json.1234.7.tmp"), '{"version": 1, "plu');
+    // The journal (.state.json.journal) has its header written through a temporary file of its own.
+    await writeFile(join(directory, "..state.json.journal.1234.8.tmp"), '{"snapsh');
+    // Another file's temporary file is not the emulator's to remove.
+    await writeFile(join(directory, ".other.json.1234.9.tmp"), "{");
     const emulator = await startEmulator({ dataFile: file });
     await emulator.close();
-    expect(await readdir(directory)).toEqual(["state.json"]);
+    expect((await readdir(directory)).sort()).toEqual([".other.json.1234.9.tmp", "state.json"]);
   });
 
   it("refuses to start on a file that is not valid data, naming the problem", async () => {
