@@ -22,6 +22,8 @@ describe("action.yml", () => {
 
   beforeAll(async () => {
     emulator = await startEmulator({
+      // Busy plugins: a rollout's bake of a second sees enough entries to judge.
+      logRate: 600,
       keys: [
         { key: READ_KEY, scopes: ["plugin:read"], projects: "*" },
         { key: WRITE_KEY, scopes: ["*"], projects: "*" },
@@ -191,6 +193,50 @@ describe("action.yml", () => {
     expect(result.log).toMatch(/::error file=broken\.yaml,line=7,col=11::/);
     expect(result.log).toContain("::error title=pcsync::pcsync plan failed (exit code 1)");
   });
+
+  it("a rollout halted by its health check fails the step with exit code 4, said as such", async () => {
+    const manifest = [
+      "version: 1",
+      "rollout:",
+      "  waves:",
+      "    - name: canary",
+      '      projects: ["3"]',
+      "    - name: rest",
+      "      percent: 100",
+      "  bake: 1s",
+      "  health:",
+      "    logs:",
+      "      min_entries: 2",
+      "projects:",
+      '  "3":',
+      "    plugin_configs:",
+      "      configs:",
+      "        - { name: Halting Canary, plugin: 1, enabled: true, description: BROKEN build }",
+      "",
+    ].join("\n");
+    writeFileSync(join(workspace, "rollout.yaml"), manifest);
+    emulator.setFaults({ logErrors: [{ description: "BROKEN", ratio: 1 }] });
+    let result: JobResult;
+    try {
+      result = await useAction(
+        { command: "apply", manifests: "rollout.yaml", "auto-approve": "true" },
+        server(WRITE_KEY),
+      );
+    } finally {
+      emulator.setFaults({});
+    }
+    expect(result.result, result.log).toBe("failure");
+    expect(outputsOf(result)).toMatchObject({ "exit-code": "4" });
+    expect(result.log).toContain(
+      "::error title=pcsync::pcsync apply: the rollout halted on a failed health check (exit code 4)",
+    );
+    expect(result.log).toContain('Rollout halted in wave "canary"');
+    // Rolled back: the canary's record is gone again.
+    const left = emulator
+      .snapshot()
+      .records.filter((record) => record.name === "Halting Canary" && !record.deleted);
+    expect(left).toEqual([]);
+  }, 60_000);
 
   it("validates offline, with annotations", async () => {
     const good = await useAction({ command: "validate", manifests: "config/pcsync.yaml" });

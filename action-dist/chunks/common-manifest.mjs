@@ -9896,7 +9896,7 @@ const FIELD_HINTS = {
 	configs: "add `configs:` with the list of configs (`configs: []` for none)"
 };
 function describeAjvError(error, plain) {
-	const path = parsePointer(error.instancePath);
+	const path = parsePointer(error.instancePath, plain.value);
 	const location = nearestLocation(plain.locations, path);
 	const params = error.params;
 	if (error.keyword === "additionalProperties") {
@@ -9936,7 +9936,7 @@ function describeValueError(error, path, root, params) {
 	}
 }
 function describeUnknownKey(key, path, allowed) {
-	const isConfig = typeof path.at(-1) === "number";
+	const isConfig = typeof path.at(-1) === "number" && path.at(-2) === "configs";
 	if (key === "id" && isConfig && path[0] === "templates") return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
 	const isProject = path.length === 2 && (path[0] === "projects" || path[0] === "templates");
 	const noun = isProject ? "family" : "key";
@@ -9948,7 +9948,7 @@ function describeUnknownKey(key, path, allowed) {
 /** A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): did you mean, else the list. */
 function describeEnumError(path, actual, allowed) {
 	const last = path.at(-1);
-	const inList = typeof last === "string" && /^\d+$/.test(last);
+	const inList = typeof last === "number";
 	const key = inList ? path.at(-2) : last;
 	const label = inList ? `"${String(key)}" entry ${describeValue(actual)}` : `"${String(key)}" ${describeValue(actual)}`;
 	const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
@@ -9966,7 +9966,7 @@ function typeHint(expected, actual, field) {
 	}
 	if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) return "; remove the quotes";
 	if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
-	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${key ?? "key"}: "${String(actual)}"`;
+	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${typeof field === "number" ? "" : `${key ?? "key"}: `}"${String(actual)}"`;
 	if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
 	if (expected === "object" && Array.isArray(actual) && key !== void 0 && isFamilyName(key)) return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;
 	if (expected === "array" && typeof actual === "string" && key !== void 0) return `; write it as a list: ${key}: [${actual}]`;
@@ -10000,7 +10000,11 @@ function describeField(path, root) {
 	if (last === void 0) return "the manifest";
 	if (typeof last === "number") {
 		const name = valueAt(root, [...path, "name"]);
-		return typeof name === "string" ? `config "${name}"` : `config #${last + 1} of ${String(path.at(-3))}`;
+		const list = path.at(-2);
+		const noun = list === "configs" ? "config" : list === "waves" ? "wave" : list === "project_sets" ? "project set" : void 0;
+		if (noun === void 0) return `"${String(list)}" entry #${last + 1}`;
+		if (typeof name === "string") return `${noun} "${name}"`;
+		return list === "configs" ? `config #${last + 1} of ${String(path.at(-3))}` : `${noun} #${last + 1}`;
 	}
 	if (path.length === 2 && path[0] === "projects") return `project "${last}"`;
 	return `"${last}"`;
@@ -10016,10 +10020,22 @@ function describeValue(value) {
 	if (typeof value === "object") return "a mapping";
 	return String(value);
 }
-/** An ajv instancePath as a path: list indexes under `configs` are numbers, as the checks name them. */
-function parsePointer(pointer) {
+/**
+* The path of a JSON pointer into `root`: a segment is a list index (a number) where the value it
+* steps into is a list (a config, a project set, a wave), and a key (text) in a mapping, even one of
+* digits (a project id under `projects:`).
+*/
+function parsePointer(pointer, root) {
 	if (pointer === "") return [];
-	return pointer.slice(1).split("/").map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~")).map((segment, index, all) => /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment);
+	const path = [];
+	let value = root;
+	for (const raw of pointer.slice(1).split("/")) {
+		const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+		const step = Array.isArray(value) && /^\d+$/.test(segment) ? Number(segment) : segment;
+		path.push(step);
+		value = value !== null && typeof value === "object" ? value[step] : void 0;
+	}
+	return path;
 }
 function nearestLocation(locations, path) {
 	for (let length = path.length; length >= 0; length--) {

@@ -54,7 +54,7 @@ const FIELD_HINTS: Partial<Record<string, string>> = {
 };
 
 function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem {
-  const path = parsePointer(error.instancePath);
+  const path = parsePointer(error.instancePath, plain.value);
   const location = nearestLocation(plain.locations, path);
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties") {
@@ -116,7 +116,7 @@ function describeUnknownKey(
   allowed: readonly string[],
 ): string {
   const parent = path.at(-1);
-  const isConfig = typeof parent === "number";
+  const isConfig = typeof parent === "number" && path.at(-2) === "configs";
   if (key === "id" && isConfig && path[0] === "templates") {
     return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
   }
@@ -137,7 +137,7 @@ function describeEnumError(
   allowed: readonly string[],
 ): string {
   const last = path.at(-1);
-  const inList = typeof last === "string" && /^\d+$/.test(last);
+  const inList = typeof last === "number";
   const key = inList ? path.at(-2) : last;
   const label = inList
     ? `"${String(key)}" entry ${describeValue(actual)}`
@@ -173,7 +173,9 @@ function typeHint(expected: string, actual: unknown, field: string | number | un
   if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
   // `description: 42` or `name: true`: YAML read a number or a boolean, where text was meant.
   if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) {
-    return `; if it is meant as text, quote it: ${key ?? "key"}: "${String(actual)}"`;
+    // A list entry has no key to write before it.
+    const written = typeof field === "number" ? "" : `${key ?? "key"}: `;
+    return `; if it is meant as text, quote it: ${written}"${String(actual)}"`;
   }
   if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
   if (expected === "object" && Array.isArray(actual) && key !== undefined && isFamilyName(key)) {
@@ -220,7 +222,18 @@ function describeField(path: readonly (string | number)[], root: unknown): strin
   if (last === undefined) return "the manifest";
   if (typeof last === "number") {
     const name = valueAt(root, [...path, "name"]);
-    return typeof name === "string" ? `config "${name}"` : `config #${last + 1} of ${String(path.at(-3))}`;
+    const list = path.at(-2);
+    const noun =
+      list === "configs"
+        ? "config"
+        : list === "waves"
+          ? "wave"
+          : list === "project_sets"
+            ? "project set"
+            : undefined;
+    if (noun === undefined) return `"${String(list)}" entry #${last + 1}`;
+    if (typeof name === "string") return `${noun} "${name}"`;
+    return list === "configs" ? `config #${last + 1} of ${String(path.at(-3))}` : `${noun} #${last + 1}`;
   }
   if (path.length === 2 && path[0] === "projects") return `project "${last}"`;
   return `"${last}"`;
@@ -238,16 +251,25 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
-/** An ajv instancePath as a path: list indexes under `configs` are numbers, as the checks name them. */
-function parsePointer(pointer: string): (string | number)[] {
+/**
+ * The path of a JSON pointer into `root`: a segment is a list index (a number) where the value it
+ * steps into is a list (a config, a project set, a wave), and a key (text) in a mapping, even one of
+ * digits (a project id under `projects:`).
+ */
+function parsePointer(pointer: string, root: unknown): (string | number)[] {
   if (pointer === "") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((segment, index, all) =>
-      /^\d+$/.test(segment) && all[index - 1] === "configs" ? Number(segment) : segment,
-    );
+  const path: (string | number)[] = [];
+  let value = root;
+  for (const raw of pointer.slice(1).split("/")) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    const step = Array.isArray(value) && /^\d+$/.test(segment) ? Number(segment) : segment;
+    path.push(step);
+    value =
+      value !== null && typeof value === "object"
+        ? (value as Record<string | number, unknown>)[step]
+        : undefined;
+  }
+  return path;
 }
 
 function nearestLocation(locations: LocationIndex, path: readonly (string | number)[]): NodeLocation {

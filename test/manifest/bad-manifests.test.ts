@@ -28,6 +28,45 @@ const cases: BadCase[] = [
       'bad.yaml:8:11: unknown key "colour"; allowed here: "name", "plugin", "enabled", "description", "match_action", "order", "id", "deleted", "protect", "ignore_fields"',
     ],
   },
+  // A key misspelt inside a list other than `configs` (a project set, a wave) gets its suggestion too.
+  {
+    name: "misspelt key in a project set's overrides, with a suggestion",
+    yaml: 'version: 1\nproject_sets:\n  - projects: ["1"]\n    plugin_configs:\n      overrides:\n        GeoIP: { enabld: true }\n',
+    errors: ['bad.yaml:6:18: unknown key "enabld"; did you mean "enabled"?'],
+  },
+  {
+    name: "unknown key in a project set's family block lists the allowed keys",
+    yaml: 'version: 1\nproject_sets:\n  - projects: ["1"]\n    plugin_configs:\n      colour: red\n',
+    errors: [
+      'bad.yaml:5:7: unknown key "colour"; allowed here: "prune", "drift", "configs", "overrides", "omit", "protect", "fields"',
+    ],
+  },
+  {
+    name: "misspelt key of a project set, with a suggestion",
+    yaml: 'version: 1\nproject_sets:\n  - projects: ["1"]\n    excpet: ["2"]\n',
+    errors: ['bad.yaml:4:5: unknown key "excpet"; did you mean "except"?'],
+  },
+  {
+    name: "misspelt key of a rollout wave, with a suggestion",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      precent: 100\n  bake: 1m\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: [
+      'bad.yaml:4:13: wave "all" says neither which projects nor what share; give it `projects: [...]` or `percent: N`',
+      'bad.yaml:5:7: unknown key "precent"; did you mean "percent"?',
+    ],
+  },
+  // A wrong value in a list other than `configs` is named by its list and place.
+  {
+    name: "a project of a project set that is neither text nor a number",
+    yaml: 'version: 1\nproject_sets:\n  - projects: ["1", true]\n',
+    errors: [
+      'bad.yaml:3:21: "projects" entry #2 must be text or a whole number, got true; if it is meant as text, quote it: "true"',
+    ],
+  },
+  {
+    name: "a wave whose name is not text",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: [a]\n      percent: 100\n  bake: 1m\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: [/^bad\.yaml:4:13: "name" must be/],
+  },
   {
     name: "unknown family name",
     yaml: 'version: 1\nprojects:\n  "1":\n    plugin_config:\n      configs: []\n',
