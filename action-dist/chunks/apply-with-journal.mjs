@@ -107,7 +107,7 @@ const RUN_CODES = {
 	/** After a wave's writes, projects still differ from the manifest: no later wave is written. */
 	rollout_not_as_planned: {
 		exit: 1,
-		message: ({ wave, projects, when, again }) => when === "written" ? `the rollout stopped in wave "${wave}": after its writes, project(s) ${projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.` : `the rollout stopped in wave "${wave}": when its bake ended, project(s) ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`
+		message: ({ wave, projects, when, again }) => when === "written" ? `the rollout stopped in wave "${wave}": after its writes, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} still ${projects.length === 1 ? "differs" : "differ"} from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.` : `the rollout stopped in wave "${wave}": when its bake ended, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`
 	}
 };
 /** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
@@ -1317,7 +1317,7 @@ async function applyFamily(writer, work, run) {
 			outcomes.push({
 				...reorderBase,
 				status: "skipped",
-				message: `${unfinishedCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`
+				message: `${plural(unfinishedCreates.length, "create")} in this family ${what}, so the final order cannot be reached; run apply again once they succeed`
 			});
 		} else outcomes.push({
 			...reorderBase,

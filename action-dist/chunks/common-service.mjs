@@ -13469,7 +13469,7 @@ function renderApplyReport(report, out, options) {
 	else if (isApplyComplete(report)) out.write(`${paint("green", `${run} complete`)}: ${done}.\n`);
 	else out.write(`${paint("red", `${run} incomplete`)}: ${done}; ${report.failed} failed, ${report.skipped} skipped${unknown}${unchecked}.\n`);
 	if (report.unknown > 0 || report.unchecked > 0) {
-		const what = [report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "", report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : ""].filter((part) => part !== "").join(", and ");
+		const what = [report.unknown > 0 ? report.unknown === 1 ? "whether the change marked unknown was made" : `whether the ${report.unknown} changes marked unknown were made` : "", report.unchecked > 0 ? report.unchecked === 1 ? "whether the unchecked create has a copy" : `whether the ${report.unchecked} unchecked creates have a copy` : ""].filter((part) => part !== "").join(", and ");
 		out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
 	}
 	if (report.mayLandUntil !== void 0) out.write(`${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then (a rollback of this run's journal waits for it; an edit by hand should too).\n`);

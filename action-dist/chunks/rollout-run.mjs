@@ -34,7 +34,7 @@ function rolloutWebhookEvent(event, at) {
 	switch (event.event) {
 		case "rollout_wave_started": return {
 			...base,
-			message: `wave "${event.wave}" started: ${event.projects.length} project(s)`,
+			message: `wave "${event.wave}" started: ${plural(event.projects.length, "project")}`,
 			rollout: {
 				wave: event.wave,
 				index: event.index,
@@ -745,7 +745,7 @@ function stopDetail(outcome) {
 			const { failed, unknown, skipped, interrupted } = outcome.report;
 			return interrupted ? "its writes were interrupted" : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
 		}
-		case "not_as_planned": return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
+		case "not_as_planned": return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, ${outcome.projects.length === 1 ? "project" : "projects"} ${outcome.projects.join(", ")} not as planned`;
 		case "changed": return `its projects changed since the plan was made: ${firstOf(outcome.reasons, 3, "; ")}`;
 		case "interrupted": return `interrupted by a signal ${STAGE_WORDS[outcome.stage]}`;
 	}
@@ -1318,7 +1318,7 @@ async function runLocked(run, journal, rollout, gate, locks) {
 				});
 				if (outcome.result === "refused") return {
 					complete: false,
-					summary: `not rolled back: ${outcome.conflicts.length > 0 ? `${outcome.conflicts.length} record(s) were changed since by someone else` : `it would give ${outcome.clashes.length} name(s) to two live records`}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``
+					summary: `not rolled back: ${outcome.conflicts.length > 0 ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else` : `it would give ${plural(outcome.clashes.length, "name")} to two live records`}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``
 				};
 				if (outcome.result !== "applied") return {
 					complete: true,
@@ -1328,7 +1328,7 @@ async function runLocked(run, journal, rollout, gate, locks) {
 				const complete = isApplyComplete(report) && !report.interrupted;
 				return {
 					complete,
-					summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`
+					summary: `${plural(report.done, "change")} undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`
 				};
 			},
 			gate,
@@ -1420,7 +1420,7 @@ function throwUnlessComplete(result, received) {
 			}
 		});
 		case "stopped": {
-			const done = `${report.done} change(s) made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
+			const done = `${plural(report.done, "change")} made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
 			const rollout = {
 				wave: outcome.wave,
 				done,

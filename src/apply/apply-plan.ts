@@ -9,6 +9,7 @@ import { type FamilyName, familyKey, ofFamily } from "../families.js";
 import { groupBy } from "../group-by.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
+import { plural } from "../plural.js";
 import { FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
@@ -178,7 +179,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
       outcomes.push({
         ...reorderBase,
         status: "skipped",
-        message: `${unfinishedCreates.length} create(s) in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
+        message: `${plural(unfinishedCreates.length, "create")} in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
       });
     } else {
       outcomes.push({

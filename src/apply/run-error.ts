@@ -216,8 +216,8 @@ const RUN_CODES = {
       again,
     }: RolloutStop & { projects: readonly string[]; when: "written" | "baked" }) =>
       when === "written"
-        ? `the rollout stopped in wave "${wave}": after its writes, project(s) ${projects.join(", ")} still differ from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`
-        : `the rollout stopped in wave "${wave}": when its bake ended, project(s) ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`,
+        ? `the rollout stopped in wave "${wave}": after its writes, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} still ${projects.length === 1 ? "differs" : "differ"} from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`
+        : `the rollout stopped in wave "${wave}": when its bake ended, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`,
   },
 } satisfies ErrorTable;
 

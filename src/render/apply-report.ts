@@ -120,8 +120,16 @@ export function renderApplyReport(
   }
   if (report.unknown > 0 || report.unchecked > 0) {
     const what = [
-      report.unknown > 0 ? `whether the ${report.unknown} change(s) marked unknown were made` : "",
-      report.unchecked > 0 ? `whether the ${report.unchecked} unchecked create(s) have a copy` : "",
+      report.unknown > 0
+        ? report.unknown === 1
+          ? "whether the change marked unknown was made"
+          : `whether the ${report.unknown} changes marked unknown were made`
+        : "",
+      report.unchecked > 0
+        ? report.unchecked === 1
+          ? "whether the unchecked create has a copy"
+          : `whether the ${report.unchecked} unchecked creates have a copy`
+        : "",
     ]
       .filter((part) => part !== "")
       .join(", and ");

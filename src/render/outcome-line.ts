@@ -3,6 +3,7 @@
 
 import type { ApplyOutcome } from "../apply/types.js";
 import { quoteServerText } from "../neutralise-server-text.js";
+import { plural } from "../plural.js";
 
 const DONE_VERB = { create: "created", update: "updated", delete: "deleted", reorder: "reordered" } as const;
 
@@ -23,7 +24,7 @@ export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
   if (outcome.notStarted === true) return undefined;
   const subject =
     outcome.action === "reorder"
-      ? `${outcome.moves ?? 0} record(s) ${where(outcome)}`
+      ? `${plural(outcome.moves ?? 0, "record")} ${where(outcome)}`
       : `${record(outcome)} ${where(outcome)}`;
   const reason = outcome.message === undefined ? "" : `: ${outcome.message}`;
   switch (outcome.status) {

@@ -22,6 +22,7 @@ import type { WebhookSender } from "../notify/webhook-sender.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import { plural } from "../plural.js";
 import { isApplyComplete } from "../render/apply-report.js";
 import { type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
 import { rollBackJournal } from "../run/rollback-journal.js";
@@ -415,8 +416,8 @@ async function runLocked(
       if (outcome.result === "refused") {
         const why =
           outcome.conflicts.length > 0
-            ? `${outcome.conflicts.length} record(s) were changed since by someone else`
-            : `it would give ${outcome.clashes.length} name(s) to two live records`;
+            ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else`
+            : `it would give ${plural(outcome.clashes.length, "name")} to two live records`;
         return {
           complete: false,
           summary: `not rolled back: ${why}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
@@ -427,7 +428,7 @@ async function runLocked(
       const complete = isApplyComplete(report) && !report.interrupted;
       return {
         complete,
-        summary: `${report.done} change(s) undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
+        summary: `${plural(report.done, "change")} undone${complete ? "" : `, ${report.failed + report.unknown + report.skipped} not`}`,
       };
     },
     gate,
@@ -530,7 +531,7 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
         rollout: { wave: outcome.wave, stage: outcome.stage, again },
       });
     case "stopped": {
-      const done = `${report.done} change(s) made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
+      const done = `${plural(report.done, "change")} made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;
       const rollout = { wave: outcome.wave, done, again };
       throw received === undefined
         ? new RunError("apply_incomplete", { rollout })

@@ -2,6 +2,7 @@
 // delivery (src/watch/webhook-sender.ts), so that one receiver serves the drift service and rollouts.
 
 import type { PcsyncEvent } from "../notify/event.js";
+import { plural } from "../plural.js";
 import type { RolloutEvent } from "./run-rollout.js";
 
 const NO_CHANGES = { create: 0, update: 0, delete: 0, reorder: 0 };
@@ -19,7 +20,7 @@ export function rolloutWebhookEvent(event: RolloutEvent, at: Date): PcsyncEvent 
     case "rollout_wave_started":
       return {
         ...base,
-        message: `wave "${event.wave}" started: ${event.projects.length} project(s)`,
+        message: `wave "${event.wave}" started: ${plural(event.projects.length, "project")}`,
         rollout: { wave: event.wave, index: event.index, projects: event.projects },
       };
     case "rollout_wave_passed":

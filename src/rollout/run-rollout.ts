@@ -204,7 +204,7 @@ function stopDetail(outcome: Exclude<RolloutOutcome, { result: "complete" | "hal
         : `its writes did not all succeed: ${failed} failed, ${unknown} unknown, ${skipped} not started`;
     }
     case "not_as_planned":
-      return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, project(s) ${outcome.projects.join(", ")} not as planned`;
+      return `re-read ${outcome.when === "written" ? "after its writes" : "when its bake ended"}, ${outcome.projects.length === 1 ? "project" : "projects"} ${outcome.projects.join(", ")} not as planned`;
     case "changed":
       return `its projects changed since the plan was made: ${firstOf(outcome.reasons, 3, "; ")}`;
     case "interrupted":

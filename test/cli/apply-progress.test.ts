@@ -107,7 +107,7 @@ describe("apply progress without a terminal (CI)", () => {
     expect(stderr().split("\n")).toEqual([
       'failed to update "Config 1" (id 101) in project 1 plugin_configs: 400: bad plugin',
       'deleted "Config 1" (id 101) in project 1 plugin_configs',
-      "reordered 3 record(s) in project 1 plugin_configs",
+      "reordered 3 records in project 1 plugin_configs",
       'unknown outcome of the create of "Config 1" in project 1 plugin_configs: timed out',
       "",
     ]);

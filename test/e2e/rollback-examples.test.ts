@@ -231,7 +231,9 @@ describe.concurrent.each(PROFILE_NAMES)(
       expect(storedDescription(server, id)).toBe(writeMark("Edited by hand", OWNER));
       const forced = await rollback("--force");
       expect(forced.code, forced.stderr).toBe(0);
-      expect(forced.stderr).toContain("warning: --force puts back the journal's values over 1 change(s)");
+      expect(forced.stderr).toContain(
+        "warning: --force puts back the journal's values over 1 change made since the run",
+      );
       expectRestored(stored(server), before, "GeoIP");
     });
 

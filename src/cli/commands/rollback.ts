@@ -7,6 +7,7 @@ import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
+import { plural } from "../../plural.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
@@ -123,7 +124,7 @@ Examples:
           show: async (shown) => {
             if (shown.conflicts.length > 0)
               io.stderr.write(
-                `warning: --force puts back the journal's values over ${shown.conflicts.length} change(s) made since the run\n`,
+                `warning: --force puts back the journal's values over ${plural(shown.conflicts.length, "change")} made since the run\n`,
               );
             const { plan } = shown;
             if (format !== "json") printPlan(plan, format, io, { followed: true });
