@@ -3,6 +3,7 @@
 // one JSON object per line for a log shipper.
 
 import type { FamilyRef } from "../families.js";
+import { neutraliseJson, quoteServerText } from "../neutralise-server-text.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import { plural } from "../plural.js";
 import type { CycleResult } from "./watch-metrics.js";
@@ -75,29 +76,82 @@ export interface CycleLogEntry {
 
 /** Problems a text line quotes before "and N more". */
 const PROBLEMS_SHOWN = 3;
+/** Drifting families a text line names, and the records it names of each, before "and N more". */
+const DRIFTING_SHOWN = 5;
+const RECORDS_SHOWN = 3;
+/** Records of a drifting family the JSON line names before `more`. */
+const RECORDS_LISTED = 20;
+
+const SIGNS: Readonly<Record<PlannedChange["action"], string>> = { create: "+", update: "~", delete: "-" };
+
+/** The drift left after the cycle, family by family: what a person or a log shipper acts on. */
+function driftOf(report: CycleReport) {
+  return report.findings
+    .filter((finding) => driftCount(finding) > 0)
+    .map((finding) => ({
+      project: finding.project,
+      family: finding.family,
+      changes: driftCount(finding),
+      records: finding.changes.map(({ action, name, id }) => ({ action, name, id })),
+      moved: finding.reorder?.moves.length ?? 0,
+    }));
+}
+
+/** `~ "GeoIP" (id 1)`: a drifted record, its name as the service or the manifest gives it, made safe. */
+function describeDrifted({
+  action,
+  name,
+  id,
+}: {
+  action: PlannedChange["action"];
+  name: string | null;
+  id: number | null;
+}) {
+  return `${SIGNS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
+}
+
+/** `drift in project 1 plugin_configs: ~ "GeoIP" (id 1), + "Filter", ↕ 2 records moved`. */
+function driftLine(drift: ReturnType<typeof driftOf>[number]): string {
+  const named = drift.records.slice(0, RECORDS_SHOWN).map(describeDrifted);
+  const more = drift.records.length - named.length;
+  const parts = [
+    ...named,
+    ...(more > 0 ? [`and ${more} more`] : []),
+    ...(drift.moved > 0 ? [`↕ ${plural(drift.moved, "record")} moved`] : []),
+  ];
+  return `drift in project ${drift.project} ${drift.family}: ${parts.join(", ")}`;
+}
 
 export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string {
   const { cycle, report, durationMs, at } = entry;
   const totals = totalsOf(report);
   const seconds = Math.round(durationMs) / 1000;
+  const drift = driftOf(report);
   if (format === "json") {
-    return `${JSON.stringify({
-      time: at.toISOString(),
-      level: report.result === "ok" ? "info" : report.result === "guarded" ? "warn" : "error",
-      msg: "cycle",
-      cycle,
-      result: report.result,
-      duration_seconds: seconds,
-      manifest_valid: report.manifestValid ?? null,
-      families: totals.families,
-      drifting: totals.drifting,
-      changes: totals.changes,
-      healed: report.healed,
-      refused: report.refused,
-      ...(report.journal === undefined ? {} : { journal: report.journal }),
-      problems: report.problems,
-      refusals: refusalsOf(report).map(({ project, family, guards }) => ({ project, family, guards })),
-    })}\n`;
+    return `${neutraliseJson(
+      JSON.stringify({
+        time: at.toISOString(),
+        level: report.result === "ok" ? "info" : report.result === "guarded" ? "warn" : "error",
+        msg: "cycle",
+        cycle,
+        result: report.result,
+        duration_seconds: seconds,
+        manifest_valid: report.manifestValid ?? null,
+        families: totals.families,
+        drifting: totals.drifting,
+        changes: totals.changes,
+        healed: report.healed,
+        refused: report.refused,
+        ...(report.journal === undefined ? {} : { journal: report.journal }),
+        problems: report.problems,
+        refusals: refusalsOf(report).map(({ project, family, guards }) => ({ project, family, guards })),
+        drift: drift.map(({ records, ...family }) => ({
+          ...family,
+          records: records.slice(0, RECORDS_LISTED),
+          ...(records.length > RECORDS_LISTED ? { more: records.length - RECORDS_LISTED } : {}),
+        })),
+      }),
+    )}\n`;
   }
   const parts = [
     `${at.toISOString()} cycle ${cycle} ${report.result} in ${seconds.toFixed(2)} s`,
@@ -120,7 +174,12 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
   ];
   const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
   const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
-  return `${parts.join(": ")}${shown.join("")}${more}\n`;
+  const drifting = drift.slice(0, DRIFTING_SHOWN).map((family) => `\n  ${driftLine(family)}`);
+  const moreDrifting =
+    drift.length > DRIFTING_SHOWN
+      ? `\n  (and ${plural(drift.length - DRIFTING_SHOWN, "more drifting family", "more drifting families")})`
+      : "";
+  return `${parts.join(": ")}${shown.join("")}${more}${drifting.join("")}${moreDrifting}\n`;
 }
 
 /** The families heal was refused for this cycle, with the guards' words. */

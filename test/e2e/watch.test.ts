@@ -106,6 +106,8 @@ describe("pcsync watch, running", { timeout: 90_000, concurrent: true }, () => {
     await server.call("PATCH", `/api/projects/1/plugin_configs/${record?.id}/`, { enabled: false });
     watcher.signal("SIGHUP");
     expect((await watcher.cycles(2))[1]).toMatch(/cycle 2 ok .*1 drifting \(1 change\)/);
+    // The line names what drifts.
+    expect(watcher.soFar().stdout).toMatch(/\n {2}drift in project 1 plugin_configs: ~ "GeoIP" \(id \d+\)\n/);
     const metrics = (await watcher.get("/metrics")).text;
     expect(metricValue(metrics, "pcsync_drift_changes", { project: "1", family: "plugin_configs" })).toBe(1);
     expect(metricValue(metrics, "pcsync_cycles_total", { result: "ok" })).toBe(2);
@@ -218,7 +220,21 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe("");
     expect(drift.code).toBe(2);
-    expect(JSON.parse(drift.stdout)).toMatchObject({ msg: "cycle", result: "ok", drifting: 1, changes: 1 });
+    expect(JSON.parse(drift.stdout)).toMatchObject({
+      msg: "cycle",
+      result: "ok",
+      drifting: 1,
+      changes: 1,
+      drift: [
+        {
+          project: "1",
+          family: "plugin_configs",
+          changes: 1,
+          moved: 0,
+          records: [{ action: "update", name: "GeoIP", id: expect.any(Number) }],
+        },
+      ],
+    });
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toMatch(/cycle 1 invalid_manifest/);
     const { stat } = await import("node:fs/promises");
