@@ -165,6 +165,13 @@ describe("every command that prints server text", () => {
       yaml: true,
     },
     { name: "export -o FILE", args: () => ["export", "--project", "1", "-o", "OUT"], toFile: true },
+    // The drift a watch cycle names: the hostile record is one the manifest prunes.
+    { name: "watch --once (text)", args: () => ["watch", "--once", "-f", "MANIFEST"] },
+    {
+      name: "watch --once (json)",
+      args: () => ["watch", "--once", "-f", "MANIFEST", "--log-format", "json"],
+      json: true,
+    },
   ];
 
   it.for(rows)("$name", async ({ args, markdown, json, yaml, toFile }, { onTestFinished }) => {
