@@ -15613,6 +15613,8 @@ const MAX_LINE_CHARS = 600;
 const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
+/** A notice names journals and commands to run: room for a few of them. */
+const MAX_NOTICE_CHARS = 1500;
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
 const TEXT_SPECIALS_BUT_ISSUES = /[&<>`*_[\]|\\~$@]/g;
 function renderMarkdown(plan, options = {}) {
@@ -15629,6 +15631,7 @@ function renderMarkdown(plan, options = {}) {
 	];
 	const partial = describePartial(plan);
 	if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
+	for (const notice of options.notices ?? []) top.push(`> [!${notice.level === "warning" ? "WARNING" : "NOTE"}]\n> ${escapeText(truncateCodePoints(notice.text, MAX_NOTICE_CHARS))}`);
 	const rollout = describeRollout(plan);
 	if (rollout) top.push(renderRollout(rollout));
 	const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
@@ -15919,7 +15922,8 @@ function printPlan(plan, format, io, options = {}) {
 	renderPlan(redactForDisplay(plan, io), format, io.stdout, {
 		colour: useColour(io.stdout, io.env),
 		forced: options.forced === true,
-		verbose: options.verbose === true
+		verbose: options.verbose === true,
+		...options.notices === void 0 ? {} : { notices: options.notices }
 	});
 	if (format === "markdown" && options.followed === true) io.stdout.write("\n");
 }
@@ -16047,6 +16051,7 @@ async function appendStepSummary(plan, io, title, display = {}) {
 	const markdown = `${renderMarkdown(redactForDisplay(plan, io), {
 		title,
 		forced: display.forced === true,
+		...display.notices === void 0 ? {} : { notices: display.notices },
 		maxChars: MARKDOWN_MAX_CHARS - outcome.length
 	})}${outcome}
 `;

@@ -27,13 +27,19 @@ Examples:
 		const client = await createClientFromFlags(flags, io, { fallback: manifestServer(desired) });
 		try {
 			const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
-			printPlan(plan, format, io, { verbose: flags.verbose === true });
+			const notice = plan.rollout === void 0 ? void 0 : await (await import("./apply-rollout2.mjs")).rolloutNotice(client, desired, plan, io.cwd);
+			const notices = notice === void 0 ? [] : [notice];
+			printPlan(plan, format, io, {
+				verbose: flags.verbose === true,
+				notices
+			});
+			for (const each of notices) io.stderr.write(`${each.level}: ${each.text}\n`);
 			const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
 			warnGuards({
 				...plan,
 				guards: plan.guards.filter((guard) => guard.rule !== "protected")
 			}, io, false);
-			await appendStepSummary(plan, io, "pcsync plan");
+			await appendStepSummary(plan, io, "pcsync plan", { notices });
 			if (protectedDeletes.length > 0) throw new RefusedError("safety_guard", {
 				messages: protectedDeletes.map((guard) => describeGuard(guard)),
 				lead: "refusing the plan: it deletes protected records"

@@ -13,7 +13,7 @@ import { isForceable } from "../plan/safety-guards.js";
 import type { Plan } from "../plan/types.js";
 import { locateSecrets, REDACTED, type SecretRegistry } from "../redact.js";
 import { describeGuard } from "../render/guard-message.js";
-import { renderPlan } from "../render/index.js";
+import { type PlanNotice, renderPlan } from "../render/index.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
 import type { OutputFormat } from "./shared-options.js";
 
@@ -27,7 +27,7 @@ export function printPlan(
   plan: Plan,
   format: OutputFormat,
   io: CliIo,
-  options: { forced?: boolean; verbose?: boolean; followed?: boolean } = {},
+  options: { forced?: boolean; verbose?: boolean; followed?: boolean; notices?: readonly PlanNotice[] } = {},
 ): void {
   if (format === "json") {
     io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
@@ -37,6 +37,7 @@ export function printPlan(
     colour: useColour(io.stdout, io.env),
     forced: options.forced === true,
     verbose: options.verbose === true,
+    ...(options.notices === undefined ? {} : { notices: options.notices }),
   });
   if (format === "markdown" && options.followed === true) io.stdout.write("\n");
 }

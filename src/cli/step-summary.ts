@@ -6,7 +6,7 @@ import { appendToFile } from "../files/append-file.js";
 import { describeFileError, isOutputError } from "../files/file-errors.js";
 import type { Plan } from "../plan/types.js";
 import { renderApplyReport } from "../render/apply-report.js";
-import { renderMarkdown } from "../render/index.js";
+import { type PlanNotice, renderMarkdown } from "../render/index.js";
 import { type CliIo, redactForDisplay } from "./cli-io.js";
 
 /**
@@ -25,6 +25,8 @@ export async function appendStepSummary(
     command?: "apply" | "rollback";
     /** Lines the run printed after its report (how a rollout ended), shown under it. */
     after?: string;
+    /** Shown above the plan (a halted rollout's refusal to come). */
+    notices?: readonly PlanNotice[];
   } = {},
 ): Promise<void> {
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
@@ -37,6 +39,7 @@ export async function appendStepSummary(
   const markdown = `${renderMarkdown(redactForDisplay(plan, io), {
     title,
     forced: display.forced === true,
+    ...(display.notices === undefined ? {} : { notices: display.notices }),
     maxChars: MARKDOWN_MAX_CHARS - outcome.length,
   })}${outcome}
 `;

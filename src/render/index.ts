@@ -8,13 +8,13 @@ import { type MarkdownOptions, renderMarkdown } from "./markdown.js";
 import { renderText, type TextOptions } from "./text.js";
 
 export { serializePlan as renderJson } from "../plan/plan-file.js";
-export { PLAN_COMMENT_MARKER, renderMarkdown } from "./markdown.js";
+export { PLAN_COMMENT_MARKER, type PlanNotice, renderMarkdown } from "./markdown.js";
 export { renderText } from "./text.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 
 /** Colour and verbosity are text's, the title markdown's; json takes none. */
-export type RenderOptions = TextOptions & Pick<MarkdownOptions, "title">;
+export type RenderOptions = TextOptions & Pick<MarkdownOptions, "title" | "notices">;
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {
   switch (format) {

@@ -21,9 +21,17 @@ import {
 import { escapeControl, truncateCodePoints, type ValueOptions } from "./format-value.js";
 import { describeGuard } from "./guard-message.js";
 
+/** What a plan's reader must know that the plan itself does not show (a halted rollout's refusal to come). */
+export interface PlanNotice {
+  level: "note" | "warning";
+  text: string;
+}
+
 export interface MarkdownOptions {
   /** Heading of the comment (default "pcsync plan"). */
   title?: string;
+  /** Shown above the plan, each as a note or a warning. */
+  notices?: readonly PlanNotice[];
   /** The plan is applied with --force: its guards are overridden, not refusals to come. */
   forced?: boolean;
   /** The result is always shorter than this (default 60,000, under GitHub's 65,536 comment limit). */
@@ -45,6 +53,8 @@ const MAX_LINE_CHARS = 600;
 const MAX_TITLE_CHARS = 100;
 const MAX_CELL_CHARS = 60;
 const MAX_WARNING_CHARS = 600;
+/** A notice names journals and commands to run: room for a few of them. */
+const MAX_NOTICE_CHARS = 1_500;
 
 // Markdown and HTML syntax, and what GitHub links: `@user` (a mention) and `#123` (an issue).
 const TEXT_SPECIALS = /[&<>`*_[\]|\\~$@]|#(?=\d)/g;
@@ -62,6 +72,10 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const top = [PLAN_COMMENT_MARKER, title, summary];
   const partial = describePartial(plan);
   if (partial) top.push(`> [!NOTE]\n> ${escapeText(partial)}`);
+  for (const notice of options.notices ?? [])
+    top.push(
+      `> [!${notice.level === "warning" ? "WARNING" : "NOTE"}]\n> ${escapeText(truncateCodePoints(notice.text, MAX_NOTICE_CHARS))}`,
+    );
   const rollout = describeRollout(plan);
   if (rollout) top.push(renderRollout(rollout));
   const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);

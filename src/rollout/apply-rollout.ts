@@ -24,6 +24,7 @@ import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { plural } from "../plural.js";
 import { isApplyComplete } from "../render/apply-report.js";
+import type { PlanNotice } from "../render/markdown.js";
 import { type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
 import { rollBackJournal } from "../run/rollback-journal.js";
 import type { RunIo } from "../run/run-io.js";
@@ -168,6 +169,16 @@ export async function rolloutToFinish(
 ): Promise<RolloutState | undefined> {
   const last = await lastRolloutOf(client, desired, journal, cwd);
   if (last === undefined || last.ended === undefined) return last;
+  const held = heldHalt(last, plan);
+  if (held !== undefined) throw new RunError("rollout_still_halted", held);
+  return undefined;
+}
+
+/**
+ * A halt that still holds (see rolloutToFinish): the last rollout halted, and a project it failed
+ * holds the change the plan would otherwise write there. The details the refusal names.
+ */
+function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">) {
   if (last.ended !== "halted" || last.halted === undefined) return undefined;
   const written = projectsWritten(plan);
   const failing = last.halted.failing.filter((project) => !written.has(project));
@@ -178,13 +189,62 @@ export async function rolloutToFinish(
     .flatMap((wave) => (wave.rolledBack === true ? [] : wave.journals))
     .reverse()
     .map((path) => shellWord(path));
-  throw new RunError("rollout_still_halted", {
+  return {
     journal: last.path,
     wave: `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`,
     failing,
     lastWave: index === last.header.rollout.waves.length - 1,
     undo,
-  });
+  };
+}
+
+/**
+ * What `plan` says of the manifest's last rollout (under the default place, as apply finds it),
+ * so that the plan a reviewer reads does not hide what apply will do: a halt that still holds makes
+ * apply refuse (exit 4), and a rollout that did not end is finished by apply, not started afresh.
+ */
+export async function rolloutNotice(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+): Promise<PlanNotice | undefined> {
+  const last = await lastRolloutOf(client, desired, undefined, cwd);
+  if (last === undefined) return undefined;
+  if (last.ended === undefined) {
+    const journalName = shellWord(last.path);
+    const waveName = (index: number) => `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`;
+    if (last.halted !== undefined)
+      return {
+        level: "note",
+        text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveName(last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
+      };
+    const index = last.header.rollout.waves.findIndex(
+      (_, each) => last.waves[each]?.judged?.healthy !== true,
+    );
+    const wave = last.waves[index];
+    const where =
+      wave?.writtenAt !== undefined
+        ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
+        : (wave?.journals.length ?? 0) > 0
+          ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
+          : "not yet started";
+    return {
+      level: "note",
+      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the waves below show what this plan still changes, not the rollout's order`,
+    };
+  }
+  const held = heldHalt(last, plan);
+  if (held === undefined) return undefined;
+  const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
+  const undo =
+    held.undo.length === 0
+      ? ""
+      : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;
+  return {
+    level: "warning",
+    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, still ${held.failing.length === 1 ? "holds" : "hold"} the change; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
+  };
 }
 
 /**

@@ -162,7 +162,7 @@ describe.concurrent.each(PROFILES)("on %s", (profile) => {
     );
     expect(first.stdout).toMatch(
       new RegExp(
-        `… skipped: reorder in project 1 plugin_configs \\(${file}:4\\): 1 create\\(s\\) in this family failed`,
+        `… skipped: reorder in project 1 plugin_configs \\(${file}:4\\): 1 create in this family failed`,
       ),
     );
     expect(first.stdout).toContain(

@@ -70,6 +70,12 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     const writtenFirst = twoAfterKill === "v8" ? "2" : "3";
     const leftOver = writtenFirst === "2" ? "3" : "2";
 
+    // The plan says that apply finishes this rollout, and where it stopped.
+    const planned = await runSlow(server, ["plan", "-f", file], dir, AFTER_KILL);
+    expect(planned.stderr).toMatch(
+      /^note: apply finishes the rollout of this manifest that did not end \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\): it stopped in wave 1 "canary", cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave/m,
+    );
+
     server.emulator.resetRequestLog();
     const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -130,6 +136,11 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(twoAfterKill).toBe("v9");
     expect(threeAfterKill).toBe(before[2]);
 
+    const planned = await runSlow(server, ["plan", "-f", file], dir, AFTER_KILL);
+    expect(planned.stderr).toMatch(
+      /^note: apply finishes the rollback of this manifest's rollout, halted in wave 2 "second" \(rollout journal \S+\), and writes nothing else$/m,
+    );
+
     server.emulator.resetRequestLog();
     const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(resumed.code, resumed.stderr).toBe(4);
@@ -139,7 +150,7 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(writesTo(server, ["1", "3"])).toEqual([]);
     expect(writesTo(server, ["2"])).toHaveLength(1);
     expect(resumed.stdout).toContain('Rollout halted in wave "second"');
-    expect(resumed.stdout).toMatch(/rolled back wave "canary": 1 change\(s\) undone/);
+    expect(resumed.stdout).toMatch(/rolled back wave "canary": 1 change undone/);
     expect(resumed.stderr).toContain("every wave applied was rolled back");
     expect(await geoipDescriptions(server)).toEqual(before);
 
@@ -203,7 +214,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     expect(halted.code, halted.stderr).toBe(4);
     expect(halted.stdout).toContain('Rollout halted in wave "canary"');
     expect(halted.stdout).toMatch(
-      /rolled back wave "canary": not rolled back: it would give 1 name\(s\) to two live records; see `pcsync rollback --journal \S+ --dry-run` \(INCOMPLETE\)/,
+      /rolled back wave "canary": not rolled back: it would give 1 name to two live records; see `pcsync rollback --journal \S+ --dry-run` \(INCOMPLETE\)/,
     );
     expect(halted.stderr).toMatch(/the rollback is incomplete: apply the same manifest again to finish it/);
     // Nothing was undone: the canary's change stands, and no later wave was written.
@@ -215,7 +226,7 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     const finished = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(finished.code, finished.stderr).toBe(4);
     expect(finished.stderr).toContain("Resuming the rollout");
-    expect(finished.stdout).toMatch(/rolled back wave "canary": 2 change\(s\) undone/);
+    expect(finished.stdout).toMatch(/rolled back wave "canary": 2 changes undone/);
     expect(await geoipDescriptions(server)).toEqual(before);
     const legacy = (await server.list(2, "plugin_configs")).filter((record) => record.name === "Legacy");
     expect(legacy.map((record) => record.id)).toEqual([(made.body as { id: number }).id]);

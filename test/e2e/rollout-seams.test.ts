@@ -70,6 +70,18 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     const written = await geoipDescriptions(server);
     expect(written).toEqual(["v7 BROKEN", "v7", before[2]]);
 
+    // The plan of the same manifest (the pull request's comment) says that apply will refuse: its
+    // waves alone would read as a fresh rollout whose canary has nothing to write.
+    const planned = await runSlow(server, ["plan", "-f", file], dir);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toMatch(
+      /^warning: apply will refuse \(exit 4\): the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\), and project 1, which failed the health check, still holds the change; fix the change in the manifest .*, or undo the waves written, newest first \(pcsync rollback --journal \S+wave-2\.jsonl, then pcsync rollback --journal \S+wave-1\.jsonl\)/m,
+    );
+    const comment = await runSlow(server, ["plan", "-f", file, "--format", "markdown"], dir);
+    expect(comment.stdout).toMatch(
+      /^> \[!WARNING\]\n> apply will refuse \(exit 4\): the last rollout of this manifest halted/m,
+    );
+
     // Applied again as it is (a CI job run again): nothing is written, and the exit stays 4.
     const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(again.code, again.stderr).toBe(4);
@@ -258,7 +270,7 @@ describe.concurrent.each(PROFILES)("a wave changed by someone else during its ba
     const stopped = await run.done;
     expect(stopped.code, stopped.stderr).toBe(1);
     expect(stopped.stderr).toMatch(
-      /the rollout stopped in wave "canary": when its bake ended, project\(s\) 2 no longer held what the wave wrote to the plugin configs it judges \(changed, deleted or rolled back during the bake\?\), so the wave was not judged; no later wave was written/,
+      /the rollout stopped in wave "canary": when its bake ended, project 2 no longer held what the wave wrote to the plugin configs it judges \(changed, deleted or rolled back during the bake\?\), so the wave was not judged; no later wave was written/,
     );
     expect(stopped.stderr).not.toMatch(/"canary": project 2 passes/);
     expect(wavesWritten(stopped.stderr)).toEqual(["canary"]);

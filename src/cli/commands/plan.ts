@@ -50,11 +50,24 @@ Examples:
     });
     try {
       const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
-      printPlan(plan, format, io, { verbose: flags.verbose === true });
+      // What apply will do with the manifest's last rollout (a halt that holds, one to finish): said
+      // with the plan, which would otherwise look like a fresh rollout's.
+      const notice =
+        plan.rollout === undefined
+          ? undefined
+          : await (await import("../../rollout/apply-rollout.js")).rolloutNotice(
+              client,
+              desired,
+              plan,
+              io.cwd,
+            );
+      const notices = notice === undefined ? [] : [notice];
+      printPlan(plan, format, io, { verbose: flags.verbose === true, notices });
+      for (const each of notices) io.stderr.write(`${each.level}: ${each.text}\n`);
       // A delete of a protected record is refused already here (exit 3), the others at apply.
       const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
       warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
-      await appendStepSummary(plan, io, "pcsync plan");
+      await appendStepSummary(plan, io, "pcsync plan", { notices });
       if (protectedDeletes.length > 0) {
         throw new RefusedError("safety_guard", {
           messages: protectedDeletes.map((guard) => describeGuard(guard)),

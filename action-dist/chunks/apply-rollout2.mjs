@@ -1,0 +1,1 @@
+export { r as rolloutNotice } from "./apply-rollout.mjs";
