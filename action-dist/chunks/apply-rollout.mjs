@@ -1303,7 +1303,8 @@ async function runLocked(run, journal, rollout, gate, locks) {
 			async planProjects(projects, families) {
 				const plan = (some, known) => planManifest(client, waveDesired(some, families), run.scope, {
 					...run.planSettings(),
-					known
+					known,
+					partOfAnotherPlan: true
 				}, io);
 				if (families === void 0) return plan(projects, void 0);
 				const keep = new Set(projects);

@@ -14658,7 +14658,7 @@ async function planManifest(client, desired, scope, settings, io) {
 		...settings.onProgress === void 0 ? {} : { onProgress: settings.onProgress },
 		known: settings.known
 	});
-	warnUnmatchedNames(settings.plan, resolved, planned.current, io);
+	if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io);
 	return {
 		...planned,
 		desired: resolved

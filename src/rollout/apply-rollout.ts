@@ -407,7 +407,13 @@ async function runLocked(
       // The lists the planner needs for these families (the overlap of lists included) are its to
       // choose: only the manifest's blocks are narrowed.
       const plan = (some: readonly string[], known: CurrentState | undefined) =>
-        planManifest(client, waveDesired(some, families), run.scope, { ...run.planSettings(), known }, io);
+        planManifest(
+          client,
+          waveDesired(some, families),
+          run.scope,
+          { ...run.planSettings(), known, partOfAnotherPlan: true },
+          io,
+        );
       if (families === undefined) return plan(projects, undefined);
       // The lists of the families the wave did not change only tell which records of a list are
       // another family's (the overlap): those read at the start serve. A project they leave with

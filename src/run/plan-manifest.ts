@@ -35,6 +35,11 @@ export interface PlanSettings {
   onProgress?: ((counts: ReadProgressCounts) => void) | undefined;
   /** Lists this run read earlier, not read again (see ReadAndPlanOptions.known). */
   known?: CurrentState | undefined;
+  /**
+   * A part of a plan made earlier, planned again (a rollout's wave after its writes): its names were
+   * checked against the whole manifest and every record read then, not against this part's.
+   */
+  partOfAnotherPlan?: boolean | undefined;
 }
 
 export interface PlannedManifest {
@@ -138,7 +143,7 @@ export async function planManifest(
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
     known: settings.known,
   });
-  warnUnmatchedNames(settings.plan, resolved, planned.current, io);
+  if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io);
   return { ...planned, desired: resolved };
 }
 

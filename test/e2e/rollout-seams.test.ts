@@ -481,4 +481,30 @@ describe("flags that would break a rollout", () => {
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stderr).not.toContain("warning");
   });
+
+  it.for(PROFILES)(
+    "--exclude of a record only one wave reads is checked against the whole plan, not warned of by each wave (%s)",
+    async (profile, { onTestFinished }) => {
+      const server = await openServer(onTestFinished, profile);
+      const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const waves = [
+        ...threeWaveRollout("0s").filter((line) => !line.includes("min_entries")),
+        "      min_entries: 0",
+      ];
+      const file = await write("pcsync.yaml", rolloutManifest("v11", waves));
+      // "Legacy S3" is a record of project 1 only, which the second wave writes: the canary's and
+      // the last wave's plans read no record of that name, and must not take the flag for a typo.
+      const applied = await server.run(["apply", "-f", file, "--exclude", "Legacy S3", "--auto-approve"], {
+        cwd: dir,
+      });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stderr).not.toContain("matches no config");
+      expect(applied.stdout).toContain("Rollout complete");
+      // A name nothing holds is still warned of, once, by the plan of the whole run.
+      const typo = await server.run(["apply", "-f", file, "--exclude", "Legacy S4", "--auto-approve"], {
+        cwd: dir,
+      });
+      expect(typo.stderr.match(/--exclude "Legacy S4" matches no config/g)).toHaveLength(1);
+    },
+  );
 });

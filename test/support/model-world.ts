@@ -974,6 +974,14 @@ export class World {
       this.onWrite = undefined;
     }
     const output = `${applied.stdout}${applied.stderr}`;
+    // A name flag is checked once, against the whole plan: a wave's re-plan, which reads only its
+    // projects, does not take a name another wave's project holds for a typo.
+    const unmatched = applied.stderr.match(/ matches no config of the manifest/g)?.length ?? 0;
+    if (unmatched > scopeArgs(scope).length / 2)
+      this.broken(
+        "a rollout warns of a name flag that matches nothing at most once, from the plan of the whole run",
+        output,
+      );
     const madeId = await made;
     if (madeId !== undefined) {
       const record = this.snapshot().records.find((entry) => entry.id === madeId);
@@ -986,7 +994,7 @@ export class World {
       // since the plan was made (the record made under a name the wave creates).
       const stopped =
         applied.code === 1 &&
-        /still differ from the manifest|since the plan was made|no longer held what the wave wrote/.test(
+        /still differs? from the manifest|since the plan was made|no longer held what the wave wrote/.test(
           applied.stderr,
         );
       if (applied.code !== 0 && applied.code !== 4 && !stopped)
