@@ -14658,17 +14658,26 @@ async function planManifest(client, desired, scope, settings, io) {
 		...settings.onProgress === void 0 ? {} : { onProgress: settings.onProgress },
 		known: settings.known
 	});
-	if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io);
+	if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowedBy(scope));
 	return {
 		...planned,
 		desired: resolved
 	};
 }
+/** The flags that leave part of the manifest out of the run, in words: the warning's reach. */
+function narrowedBy(scope) {
+	const flags = [
+		...scope.project === void 0 ? [] : ["--project"],
+		...scope.shard === void 0 ? [] : [`--shard ${scope.shard}`],
+		...scope.family === void 0 ? [] : ["--family"]
+	];
+	return flags.length === 0 ? void 0 : `scope (${flags.join(", ")})`;
+}
 /**
 * A --target, --exclude or --allow-destroy that names no config of the manifest and no record read
 * is most likely a typo: a partial plan of nothing would say "No changes" and look like success.
 */
-function warnUnmatchedNames(options, desired, current, io) {
+function warnUnmatchedNames(options, desired, current, io, narrowed) {
 	const names = /* @__PURE__ */ new Set();
 	for (const family of desired.families) for (const config of family.configs) names.add(config.fields.name);
 	for (const family of current.families) for (const record of family.records) if (record.name !== null) names.add(record.name);
@@ -14680,7 +14689,7 @@ function warnUnmatchedNames(options, desired, current, io) {
 	];
 	for (const [flag, pattern] of given) {
 		if (known.some(matchesAnyGlob([pattern]))) continue;
-		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`);
+		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === void 0 ? "" : ` in this run's ${narrowed}`}${didYouMean(pattern, known)}\n`);
 	}
 }
 // dist/src/run/connect.js

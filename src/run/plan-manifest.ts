@@ -143,8 +143,19 @@ export async function planManifest(
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
     known: settings.known,
   });
-  if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io);
+  if (settings.partOfAnotherPlan !== true)
+    warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowedBy(scope));
   return { ...planned, desired: resolved };
+}
+
+/** The flags that leave part of the manifest out of the run, in words: the warning's reach. */
+function narrowedBy(scope: PlanScope): string | undefined {
+  const flags = [
+    ...(scope.project === undefined ? [] : ["--project"]),
+    ...(scope.shard === undefined ? [] : [`--shard ${scope.shard}`]),
+    ...(scope.family === undefined ? [] : ["--family"]),
+  ];
+  return flags.length === 0 ? undefined : `scope (${flags.join(", ")})`;
 }
 
 /**
@@ -156,6 +167,7 @@ function warnUnmatchedNames(
   desired: DesiredState,
   current: CurrentState,
   io: RunIo,
+  narrowed: string | undefined,
 ): void {
   const names = new Set<string>();
   for (const family of desired.families) for (const config of family.configs) names.add(config.fields.name);
@@ -170,7 +182,7 @@ function warnUnmatchedNames(
   for (const [flag, pattern] of given) {
     if (known.some(matchesAnyGlob([pattern]))) continue;
     io.stderr.write(
-      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${didYouMean(pattern, known)}\n`,
+      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === undefined ? "" : ` in this run's ${narrowed}`}${didYouMean(pattern, known)}\n`,
     );
   }
 }

@@ -163,6 +163,19 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("safety controls on %s", (p
     expect(typo.stderr).toContain(
       'warning: --target "C33" matches no config of the manifest and no record read; did you mean "C3"?',
     );
+    // Narrowed by --project or --family, the warning says its reach: the name may be elsewhere.
+    const narrowed = await run(
+      "plan",
+      "-f",
+      "targeted.yaml",
+      "--target",
+      "C33",
+      "--family",
+      "plugin_configs",
+    );
+    expect(narrowed.stderr).toContain(
+      `warning: --target "C33" matches no config of the manifest and no record read in this run's scope (--family); did you mean "C3"?`,
+    );
   });
 
   it("export writes every field, nulls included, so an exported manifest sees a hand edit of any of them", async () => {
