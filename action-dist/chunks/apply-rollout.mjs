@@ -1145,12 +1145,13 @@ function heldHalt(last, plan) {
 	};
 }
 /**
-* What `plan` says of the manifest's last rollout (under the default place, as apply finds it),
+* What `plan` and `apply --dry-run` say of the manifest's last rollout (`journal`, or the newest
+* under the default place, as apply finds it),
 * so that the plan a reviewer reads does not hide what apply will do: a halt that still holds makes
 * apply refuse (exit 4), and a rollout that did not end is finished by apply, not started afresh.
 */
-async function rolloutNotice(client, desired, plan, cwd) {
-	const last = await lastRolloutOf(client, desired, void 0, cwd);
+async function rolloutNotice(client, desired, plan, cwd, journal) {
+	const last = await lastRolloutOf(client, desired, journal, cwd);
 	if (last === void 0) return void 0;
 	if (last.ended === void 0) {
 		const journalName = shellWord(last.path);
@@ -1164,7 +1165,7 @@ async function rolloutNotice(client, desired, plan, cwd) {
 		const where = wave?.writtenAt !== void 0 ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave" : (wave?.journals.length ?? 0) > 0 ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave" : "not yet started";
 		return {
 			level: "note",
-			text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the waves below show what this plan still changes, not the rollout's order`
+			text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`
 		};
 	}
 	const held = heldHalt(last, plan);

@@ -52,10 +52,13 @@ async function applyPlanRun(client, input, steps, io) {
 	if (made.plan.rollout !== void 0 && made.desired === void 0) throw new InputError("usage", "this saved plan rolls out in waves (rollout: in its manifest): a rollout reads each wave's projects again as it goes and finishes itself from its journal, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout");
 	const plan = made.plan;
 	steps.show(plan);
-	if (input.dryRun) return {
-		result: "dry_run",
-		plan
-	};
+	if (input.dryRun) {
+		if (made.desired !== void 0) await steps.dryRunNotes?.(plan, made.desired);
+		return {
+			result: "dry_run",
+			plan
+		};
+	}
 	const refusing = refusingGuards(plan.guards, input.force);
 	if (refusing.length > 0) throw new RefusedError("safety_guard", { messages: refusing.map((guard) => describeGuard(guard)) });
 	const moreWork = made.desired !== void 0 && steps.hasMoreWork !== void 0 ? await steps.hasMoreWork(plan, made.desired) : false;
@@ -406,6 +409,11 @@ Examples:
 						...plan,
 						rollout: plan.rollout
 					}, flags, io);
+				},
+				dryRunNotes: async (plan, rolledOut) => {
+					if (plan.rollout === void 0) return;
+					rolloutRun = await import("./rollout-run.mjs");
+					await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io);
 				},
 				approve: asks && stdin !== void 0 ? ({ summary }) => confirmChanges({
 					stdin,

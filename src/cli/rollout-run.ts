@@ -8,6 +8,7 @@ import type { DesiredState } from "../manifest/types.js";
 import type { Plan } from "../plan/types.js";
 import {
   type RolloutRun,
+  rolloutNotice,
   rolloutToFinish,
   applyRollout as runRolloutApply,
   throwUnlessComplete,
@@ -83,7 +84,22 @@ export async function hasUnfinishedRollout(
 ): Promise<boolean> {
   if (plan.rollout !== undefined)
     readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
-  return (await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd)) !== undefined;
+  const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
+  // Said before the question, so that a yes is given to finishing that rollout, not a new one.
+  if (unfinished !== undefined) await noteLastRollout(client, desired, plan, flags, io);
+  return unfinished !== undefined;
+}
+
+/** What apply will do with the manifest's last rollout, on stderr (plan and --dry-run say it too). */
+export async function noteLastRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Plan,
+  flags: JournalFlags,
+  io: CliIo,
+): Promise<void> {
+  const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags));
+  if (notice !== undefined) io.stderr.write(`${notice.level}: ${notice.text}\n`);
 }
 
 /**

@@ -199,7 +199,8 @@ function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">) 
 }
 
 /**
- * What `plan` says of the manifest's last rollout (under the default place, as apply finds it),
+ * What `plan` and `apply --dry-run` say of the manifest's last rollout (`journal`, or the newest
+ * under the default place, as apply finds it),
  * so that the plan a reviewer reads does not hide what apply will do: a halt that still holds makes
  * apply refuse (exit 4), and a rollout that did not end is finished by apply, not started afresh.
  */
@@ -208,8 +209,9 @@ export async function rolloutNotice(
   desired: DesiredState,
   plan: Pick<Plan, "changes" | "reorders">,
   cwd: string,
+  journal?: string,
 ): Promise<PlanNotice | undefined> {
-  const last = await lastRolloutOf(client, desired, undefined, cwd);
+  const last = await lastRolloutOf(client, desired, journal, cwd);
   if (last === undefined) return undefined;
   if (last.ended === undefined) {
     const journalName = shellWord(last.path);
@@ -231,7 +233,7 @@ export async function rolloutNotice(
           : "not yet started";
     return {
       level: "note",
-      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the waves below show what this plan still changes, not the rollout's order`,
+      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
     };
   }
   const held = heldHalt(last, plan);

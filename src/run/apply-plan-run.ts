@@ -51,6 +51,8 @@ export interface ApplyRunSteps {
   show: (plan: Plan) => void;
   /** Work the run has to do beyond the plan's changes (an unfinished rollout to finish). */
   hasMoreWork?: ((plan: Plan, desired: DesiredState) => Promise<boolean>) | undefined;
+  /** After a dry run's plan: what else apply would do with it (a rollout to finish, a halt that holds). */
+  dryRunNotes?: ((plan: Plan, desired: DesiredState) => Promise<void>) | undefined;
   /** Asks for approval, and throws to cancel; the state is then read again (the answer may be late). */
   approve?: ((plan: Plan) => Promise<void>) | undefined;
   /** The journaled writes; `desired` is the manifest planned (for a rollout), none for a saved plan. */
@@ -89,7 +91,10 @@ export async function applyPlanRun(
   // With --force, a guard is shown as what it found, not as advice to use --force.
   const plan = made.plan;
   steps.show(plan);
-  if (input.dryRun) return { result: "dry_run", plan };
+  if (input.dryRun) {
+    if (made.desired !== undefined) await steps.dryRunNotes?.(plan, made.desired);
+    return { result: "dry_run", plan };
+  }
   const refusing = refusingGuards(plan.guards, input.force);
   if (refusing.length > 0)
     throw new RefusedError("safety_guard", { messages: refusing.map((guard) => describeGuard(guard)) });

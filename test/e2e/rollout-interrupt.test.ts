@@ -75,11 +75,22 @@ describe.concurrent.each(PROFILES)("a rollout killed with SIGKILL on %s", (profi
     expect(planned.stderr).toMatch(
       /^note: apply finishes the rollout of this manifest that did not end \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\): it stopped in wave 1 "canary", cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave/m,
     );
+    // So does a dry run, which writes nothing.
+    const dry = await runSlow(server, ["apply", "-f", file, "--dry-run"], dir, AFTER_KILL);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toMatch(/^note: apply finishes the rollout of this manifest that did not end/m);
 
     server.emulator.resetRequestLog();
     const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain("Resuming the rollout of .pcsync");
+    // Said before the writes (on a terminal, before the question).
+    expect(
+      resumed.stderr.indexOf("note: apply finishes the rollout of this manifest"),
+    ).toBeGreaterThanOrEqual(0);
+    expect(resumed.stderr.indexOf("note: apply finishes the rollout")).toBeLessThan(
+      resumed.stderr.indexOf(": writing"),
+    );
     // What was written is not written again; what was left of the canary is, once.
     expect(writesTo(server, [writtenFirst])).toEqual([]);
     expect(writesTo(server, [leftOver])).toHaveLength(1);

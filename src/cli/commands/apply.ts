@@ -249,6 +249,11 @@ Examples:
               io,
             );
           },
+          dryRunNotes: async (plan, rolledOut) => {
+            if (plan.rollout === undefined) return;
+            rolloutRun = await import("../rollout-run.js");
+            await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io);
+          },
           // On a terminal, without --auto-approve: `yes` after the plan was shown.
           approve:
             asks && stdin !== undefined
