@@ -347,6 +347,17 @@ const record = (
 // seams between features that the random sequences above found, replayed as it was found.
 const SEQUENCES: Sequence[] = [
   {
+    seam: "a rollout with --exclude naming a record of one project only warns, wave after wave, that the name matches nothing (each wave's re-plan reads only its projects)",
+    profiles: PROFILE_NAMES,
+    remote: [record("bot-filter")],
+    manifests: [
+      manifest(null, { [PC]: family([{ name: "Billing" }]) }, { [PC]: family([{ name: "Billing" }]) }),
+    ],
+    steps: [
+      { kind: "rollout", manifest: 0, scope: { exclude: "bot-filter" }, failing: false, onFailure: "halt" },
+    ],
+  },
+  {
     seam: "the rollback of a --takeover run that deleted another owner's record is refused for that owner's mark, which the record carried before the run",
     profiles: PROFILE_NAMES,
     remote: [record("café", "as-is", { mark: OWNER_B })],
