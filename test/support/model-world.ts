@@ -1036,8 +1036,28 @@ export class World {
           );
         return;
       }
-      // Halted, its change left in place: the same manifest applied again (a CI job run again)
-      // writes nothing while the failing projects hold the change, and ends 4 again.
+      // Halted, its change left in place: a dry run of the same manifest (with the rollout journal,
+      // which is not in the default place plan reads) says that apply will refuse, and the same
+      // manifest applied again (a CI job run again) writes nothing while the failing projects hold
+      // the change, and ends 4 again.
+      const replanned = await this.pcsync([
+        "apply",
+        "--dry-run",
+        "-f",
+        manifest,
+        "--journal",
+        rolloutJournal,
+        ...scopeArgs(scope),
+      ]);
+      if (
+        !replanned.stderr.includes(
+          "warning: apply will refuse (exit 4): the last rollout of this manifest halted",
+        )
+      )
+        this.broken(
+          "a dry run of a manifest whose rollout halted, its change left in place, says that apply will refuse",
+          `${replanned.stdout}${replanned.stderr}`,
+        );
       this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
       let again: Run;
       try {
