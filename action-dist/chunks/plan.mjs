@@ -27,7 +27,7 @@ Examples:
 		const client = await createClientFromFlags(flags, io, { fallback: manifestServer(desired) });
 		try {
 			const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
-			const notice = plan.rollout === void 0 ? void 0 : await (await import("./apply-rollout2.mjs")).rolloutNotice(client, desired, plan, io.cwd);
+			const notice = plan.rollout === void 0 ? void 0 : await (await import("./last-rollout2.mjs")).rolloutNotice(client, desired, plan, io.cwd);
 			const notices = notice === void 0 ? [] : [notice];
 			printPlan(plan, format, io, {
 				verbose: flags.verbose === true,

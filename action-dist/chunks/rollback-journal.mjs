@@ -3,8 +3,8 @@ import { Bt as recordKey, J as RefusedError, Kt as listsToRead, Nt as hasChanges
 import { X as lookAlikeKey, at as readMark, lt as WRITABLE_FIELDS, pt as ofFamily, ut as familyKey } from "./common-manifest.mjs";
 import { D as isInputError, m as isApiError } from "./common-program.mjs";
 import { a as checkJournalExists, f as tornLineNote, o as checkJournalServer, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
-import { a as createShown, d as isRecordOfCreate, l as waitForLateWrites, s as lateWritesOf } from "./apply-journal.mjs";
-import { i as showsPluginText, n as learnPluginTexts, r as replayJournal } from "./shell-word.mjs";
+import { c as lateWritesOf, d as isRecordOfCreate, o as createShown, u as waitForLateWrites } from "./apply-with-journal.mjs";
+import { a as showsPluginText, i as replayJournal, r as learnPluginTexts } from "./journal-run.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 function shows(field, values, record) {

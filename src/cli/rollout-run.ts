@@ -8,11 +8,10 @@ import type { DesiredState } from "../manifest/types.js";
 import type { Plan } from "../plan/types.js";
 import {
   type RolloutRun,
-  rolloutNotice,
-  rolloutToFinish,
   applyRollout as runRolloutApply,
   throwUnlessComplete,
 } from "../rollout/apply-rollout.js";
+import { rolloutNotice, rolloutToFinish } from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";

@@ -24,22 +24,15 @@ import { selectFamilies } from "../plan/select-families.js";
 import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { plural } from "../plural.js";
 import { isApplyComplete } from "../render/apply-report.js";
-import type { PlanNotice } from "../render/markdown.js";
 import { type PlanScope, type PlanSettings, planManifest } from "../run/plan-manifest.js";
 import { rollBackJournal } from "../run/rollback-journal.js";
 import type { RunIo } from "../run/run-io.js";
 import { shellWord } from "../shell-word.js";
 import type { HealthGate } from "./health-gate.js";
+import { unfinishedRollout } from "./last-rollout.js";
 import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
-import {
-  findLatestRollout,
-  ROLLOUT_JOURNAL_DIR,
-  RolloutJournal,
-  type RolloutState,
-  readRolloutJournal,
-  rolloutDigest,
-} from "./rollout-journal.js";
+import { ROLLOUT_JOURNAL_DIR, RolloutJournal, type RolloutState, rolloutDigest } from "./rollout-journal.js";
 import { createRolloutMetrics, type WaveStatus } from "./rollout-metrics.js";
 import { type RolloutEvent, type RolloutOutcome, rolloutTargets, runRollout } from "./run-rollout.js";
 
@@ -119,134 +112,6 @@ export function mergeReports(reports: readonly ApplyReport[]): ApplyReport {
 function latest(times: readonly Date[]): Pick<ApplyReport, "mayLandUntil"> {
   const ms = times.reduce((max, time) => Math.max(max, time.getTime()), Number.NEGATIVE_INFINITY);
   return Number.isFinite(ms) ? { mayLandUntil: new Date(ms) } : {};
-}
-
-/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
-async function lastRolloutOf(
-  client: ApiClient,
-  desired: DesiredState,
-  journal: string | undefined,
-  cwd: string,
-): Promise<RolloutState | undefined> {
-  const server = client.base.display;
-  const digest = rolloutDigest(server, desired);
-  const found =
-    journal === undefined
-      ? await findLatestRollout(cwd, server, digest)
-      : await readRolloutJournal(cwd, journal).catch(() => undefined);
-  return found?.header.digest === digest && found.header.server === server ? found : undefined;
-}
-
-/**
- * The rollout of this manifest that a run before this one started and did not end (killed, or
- * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
- */
-export async function unfinishedRollout(
-  client: ApiClient,
-  desired: DesiredState,
-  journal: string | undefined,
-  cwd: string,
-): Promise<RolloutState | undefined> {
-  const last = await lastRolloutOf(client, desired, journal, cwd);
-  return last?.ended === undefined ? last : undefined;
-}
-
-/**
- * The rollout an apply of `plan` finishes, as `unfinishedRollout`, read once; and refuses (exit 4,
- * nothing written) an apply of a manifest whose last rollout halted while a project it failed still
- * holds the change (on_failure: halt, or a failing project written again since): the waves already
- * written would have nothing left to write, so a new rollout would go straight on to the later
- * waves with no healthy wave before them, and an apply with no change left would say "no changes"
- * and exit 0. Once no failing project holds the change (rolled back by the rollout or by hand), the
- * same manifest rolls out again from its first wave.
- */
-export async function rolloutToFinish(
-  client: ApiClient,
-  desired: DesiredState,
-  plan: Pick<Plan, "changes" | "reorders">,
-  journal: string | undefined,
-  cwd: string,
-): Promise<RolloutState | undefined> {
-  const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last === undefined || last.ended === undefined) return last;
-  const held = heldHalt(last, plan);
-  if (held !== undefined) throw new RunError("rollout_still_halted", held);
-  return undefined;
-}
-
-/**
- * A halt that still holds (see rolloutToFinish): the last rollout halted, and a project it failed
- * holds the change the plan would otherwise write there. The details the refusal names.
- */
-function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">) {
-  if (last.ended !== "halted" || last.halted === undefined) return undefined;
-  const written = projectsWritten(plan);
-  const failing = last.halted.failing.filter((project) => !written.has(project));
-  if (failing.length === 0) return undefined;
-  const index = last.halted.wave;
-  const undo = last.waves
-    .slice(0, index + 1)
-    .flatMap((wave) => (wave.rolledBack === true ? [] : wave.journals))
-    .reverse()
-    .map((path) => shellWord(path));
-  return {
-    journal: last.path,
-    wave: `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`,
-    failing,
-    lastWave: index === last.header.rollout.waves.length - 1,
-    undo,
-  };
-}
-
-/**
- * What `plan` and `apply --dry-run` say of the manifest's last rollout (`journal`, or the newest
- * under the default place, as apply finds it),
- * so that the plan a reviewer reads does not hide what apply will do: a halt that still holds makes
- * apply refuse (exit 4), and a rollout that did not end is finished by apply, not started afresh.
- */
-export async function rolloutNotice(
-  client: ApiClient,
-  desired: DesiredState,
-  plan: Pick<Plan, "changes" | "reorders">,
-  cwd: string,
-  journal?: string,
-): Promise<PlanNotice | undefined> {
-  const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last === undefined) return undefined;
-  if (last.ended === undefined) {
-    const journalName = shellWord(last.path);
-    const waveName = (index: number) => `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`;
-    if (last.halted !== undefined)
-      return {
-        level: "note",
-        text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveName(last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
-      };
-    const index = last.header.rollout.waves.findIndex(
-      (_, each) => last.waves[each]?.judged?.healthy !== true,
-    );
-    const wave = last.waves[index];
-    const where =
-      wave?.writtenAt !== undefined
-        ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
-        : (wave?.journals.length ?? 0) > 0
-          ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
-          : "not yet started";
-    return {
-      level: "note",
-      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveName(index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
-    };
-  }
-  const held = heldHalt(last, plan);
-  if (held === undefined) return undefined;
-  const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
-  const undo =
-    held.undo.length === 0
-      ? ""
-      : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;
-  return {
-    level: "warning",
-    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, still ${held.failing.length === 1 ? "holds" : "hold"} the change; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
-  };
 }
 
 /**

@@ -55,7 +55,7 @@ Examples:
       const notice =
         plan.rollout === undefined
           ? undefined
-          : await (await import("../../rollout/apply-rollout.js")).rolloutNotice(
+          : await (await import("../../rollout/last-rollout.js")).rolloutNotice(
               client,
               desired,
               plan,

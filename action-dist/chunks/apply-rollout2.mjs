@@ -1,1 +1,0 @@
-export { r as rolloutNotice } from "./apply-rollout.mjs";

@@ -1,0 +1,1 @@
+export { t as rolloutNotice } from "./last-rollout.mjs";

@@ -1,0 +1,148 @@
+// What the manifest's last rollout (its rollout journal) means for a run of the same manifest:
+// one that did not end is finished, a halt that holds refuses apply (exit 4), and plan and a dry
+// run say either, so that the plan a reviewer reads does not hide what apply will do.
+
+import type { ApiClient } from "../api/index.js";
+import { RunError } from "../apply/run-error.js";
+import type { DesiredState } from "../manifest/types.js";
+import { projectsWritten } from "../plan/rollout-waves.js";
+import type { Plan } from "../plan/types.js";
+import type { PlanNotice } from "../render/markdown.js";
+import { shellWord } from "../shell-word.js";
+import {
+  findLatestRollout,
+  type RolloutState,
+  readRolloutJournal,
+  rolloutDigest,
+} from "./rollout-journal.js";
+
+/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
+async function lastRolloutOf(
+  client: ApiClient,
+  desired: DesiredState,
+  journal: string | undefined,
+  cwd: string,
+): Promise<RolloutState | undefined> {
+  const server = client.base.display;
+  const digest = rolloutDigest(server, desired);
+  const found =
+    journal === undefined
+      ? await findLatestRollout(cwd, server, digest)
+      : await readRolloutJournal(cwd, journal).catch(() => undefined);
+  return found?.header.digest === digest && found.header.server === server ? found : undefined;
+}
+
+/**
+ * The rollout of this manifest that a run before this one started and did not end (killed, or
+ * stopped in a wave): an apply of the same manifest finishes it, even when no change is left.
+ */
+export async function unfinishedRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  journal: string | undefined,
+  cwd: string,
+): Promise<RolloutState | undefined> {
+  const last = await lastRolloutOf(client, desired, journal, cwd);
+  return last?.ended === undefined ? last : undefined;
+}
+
+/**
+ * The rollout an apply of `plan` finishes, as `unfinishedRollout`, read once; and refuses (exit 4,
+ * nothing written) an apply of a manifest whose last rollout halted while a project it failed still
+ * holds the change (on_failure: halt, or a failing project written again since): the waves already
+ * written would have nothing left to write, so a new rollout would go straight on to the later
+ * waves with no healthy wave before them, and an apply with no change left would say "no changes"
+ * and exit 0. Once no failing project holds the change (rolled back by the rollout or by hand), the
+ * same manifest rolls out again from its first wave.
+ */
+export async function rolloutToFinish(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  journal: string | undefined,
+  cwd: string,
+): Promise<RolloutState | undefined> {
+  const last = await lastRolloutOf(client, desired, journal, cwd);
+  if (last === undefined || last.ended === undefined) return last;
+  const held = heldHalt(last, plan);
+  if (held !== undefined) throw new RunError("rollout_still_halted", held);
+  return undefined;
+}
+
+/**
+ * A halt that still holds (see rolloutToFinish): the last rollout halted, and a project it failed
+ * holds the change the plan would otherwise write there. The details the refusal names.
+ */
+function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">) {
+  if (last.ended !== "halted" || last.halted === undefined) return undefined;
+  const written = projectsWritten(plan);
+  const failing = last.halted.failing.filter((project) => !written.has(project));
+  if (failing.length === 0) return undefined;
+  const index = last.halted.wave;
+  const undo = last.waves
+    .slice(0, index + 1)
+    .flatMap((wave) => (wave.rolledBack === true ? [] : wave.journals))
+    .reverse()
+    .map((path) => shellWord(path));
+  return {
+    journal: last.path,
+    wave: waveLabel(last, index),
+    failing,
+    lastWave: index === last.header.rollout.waves.length - 1,
+    undo,
+  };
+}
+
+/**
+ * What `plan` and `apply --dry-run` say of the manifest's last rollout (`journal`'s, or the newest
+ * under the default place, as apply finds it): a halt that still holds makes apply refuse (exit
+ * 4), and a rollout that did not end is finished by apply, not started afresh.
+ */
+export async function rolloutNotice(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+  journal?: string,
+): Promise<PlanNotice | undefined> {
+  const last = await lastRolloutOf(client, desired, journal, cwd);
+  if (last === undefined) return undefined;
+  if (last.ended === undefined) {
+    const journalName = shellWord(last.path);
+    if (last.halted !== undefined)
+      return {
+        level: "note",
+        text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveLabel(last, last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
+      };
+    const index = last.header.rollout.waves.findIndex(
+      (_, each) => last.waves[each]?.judged?.healthy !== true,
+    );
+    const wave = last.waves[index];
+    const where =
+      wave?.writtenAt !== undefined
+        ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
+        : (wave?.journals.length ?? 0) > 0
+          ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
+          : "not yet started";
+    return {
+      level: "note",
+      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
+    };
+  }
+  const held = heldHalt(last, plan);
+  if (held === undefined) return undefined;
+  const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
+  const undo =
+    held.undo.length === 0
+      ? ""
+      : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;
+  return {
+    level: "warning",
+    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, still ${held.failing.length === 1 ? "holds" : "hold"} the change; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
+  };
+}
+
+/** `2 "second"`: a wave of the rollout by its number and name. */
+function waveLabel(last: RolloutState, index: number): string {
+  return `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`;
+}
