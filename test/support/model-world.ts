@@ -1202,6 +1202,16 @@ export class World {
       ),
     );
     this.checkAfter(before, { model, scope: {}, owner: model.owner });
+    // The cycle's line names each family still drifting (the first five), as many as it counts.
+    const counted = /, (\d+) drifting \(/.exec(healed.stdout);
+    if (counted !== null) {
+      const named = healed.stdout.match(/^ {2}drift in project \S+ \S+: /gm) ?? [];
+      if (named.length !== Math.min(Number(counted[1]), 5) || new Set(named).size !== named.length)
+        this.broken(
+          "a watch cycle names each drifting family it counts, once",
+          `${counted[1]} drifting, ${named.length} named:\n${healed.stdout}`,
+        );
+    }
     if (rollout && this.fingerprint() !== this.fingerprint(before))
       this.broken(
         "with rollout:, heal never sends a manifest change to the fleet",
