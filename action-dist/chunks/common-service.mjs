@@ -13,7 +13,6 @@ import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
-import { setTimeout as setTimeout$1 } from "node:timers/promises";
 import { lstat, open, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
 // dist/src/family-lists.js
 /** The families whose records `family`'s list also shows (`listAlsoShows`). */
@@ -11751,10 +11750,33 @@ function attemptFailureOfError(error) {
 	}
 }
 // dist/src/abortable-sleep.js
-/** The real sleep: its timer is cleared on abort, so it does not keep the process alive. */
-const realSleep = async (ms, signal) => {
-	await setTimeout$1(ms, void 0, signal === void 0 ? void 0 : { signal });
-};
+/** The longest delay one Node timer holds (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Calls `fire` once `ms` have passed, however long (longer timers are chained); returns the cancel. */
+function setLongTimeout(fire, ms) {
+	let timer;
+	const arm = (left) => {
+		timer = setTimeout(() => left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fire(), Math.min(Math.max(0, left), MAX_TIMER_MS));
+	};
+	arm(ms);
+	return () => clearTimeout(timer);
+}
+/** The real sleep, of any length: its timer is cleared on abort, so it does not keep the process alive. */
+const realSleep = (ms, signal) => new Promise((resolve, reject) => {
+	if (signal?.aborted) {
+		reject(signal.reason);
+		return;
+	}
+	const onAbort = () => {
+		cancel();
+		reject(signal?.reason);
+	};
+	const cancel = setLongTimeout(() => {
+		signal?.removeEventListener("abort", onAbort);
+		resolve();
+	}, ms);
+	signal?.addEventListener("abort", onAbort, { once: true });
+});
 /** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
 function sleepUnlessAborted(sleep, ms, signal) {
 	if (signal === void 0) return sleep(ms);
@@ -14760,7 +14782,7 @@ function addSettleTimeoutOption(command) {
 */
 function settleTimeoutOf(flags, timeoutMs) {
 	if (flags.settleTimeout === void 0) return void 0;
-	const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1e3);
+	const settleMs = parseSecondsFlag(flags.settleTimeout, "--settle-timeout");
 	const leastMs = minimumSettleTimeoutMs(timeoutMs, 3);
 	if (settleMs < leastMs) {
 		const window = settleWindowMs(timeoutMs);
@@ -14770,7 +14792,7 @@ function settleTimeoutOf(flags, timeoutMs) {
 }
 /** `--timeout` in ms. */
 function timeoutMsOf(flags) {
-	return parsePositiveNumber(flags.timeout, "--timeout") * 1e3;
+	return parseSecondsFlag(flags.timeout, "--timeout");
 }
 /** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
 function createRuleOf(flags) {
@@ -14781,6 +14803,15 @@ function createRuleOf(flags) {
 }
 function parsePositiveInt(value, flag) {
 	return parseFlag(flag, value, "a whole number ≥ 1", (text) => /^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : void 0);
+}
+/**
+* A flag in seconds (`--timeout 2.5`), as the whole milliseconds a timer takes: more than 0, and at
+* most what one timer holds (about 24 days), so that no value ends at once or is an internal error.
+*/
+function parseSecondsFlag(value, flag) {
+	const ms = Math.ceil(parsePositiveNumber(value, flag) * 1e3);
+	if (ms > MAX_TIMER_MS) throw new InputError("usage", `${flag} must be at most ${Math.floor(MAX_TIMER_MS / 1e3)} seconds (about 24 days), not "${value}"`);
+	return ms;
 }
 function parsePositiveNumber(value, flag) {
 	const number = Number(value);
@@ -14793,7 +14824,7 @@ function concurrencyOf(flags) {
 function listBoundsOf(flags) {
 	return {
 		maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-		maxReadMs: Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1e3)
+		maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout")
 	};
 }
 /**
@@ -16099,4 +16130,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { showsWritten as $, TIE_EFFECT as A, pluginDefaults as At, outputUnwritable as B, recordKey as Bt, parsePositiveNumber as C, findGuard as Ct, planManifest as D, refusingGuards as Dt, narrowDesiredState as E, ownedForUpdates as Et, writeFileSafely as F, serializePlan as Ft, isApplyComplete as G, listMayShow as Gt, settleBudgetOf as H, idsOfOtherFamilies as Ht, describeDevice as I, summarizePlan as It, RefusedError as J, showsOtherFamiliesOf as Jt, renderApplyReport as K, listsToRead as Kt, resolveOutputTarget as L, refuseOtherKind as Lt, openForAppend as M, recheckProtection as Mt, syncDirectory as N, hasChanges as Nt, projectsWritten as O, ownerOf as Ot, temporaryFilePrefix as P, readPlanFile as Pt, showsStored as Q, describeFileError as R, fingerprintMembership as Rt, parsePositiveInt as S, countsAsUpdate as St, loadScopedManifest as T, ownedForPrune as Tt, settleWindowMs as U, idsOfOtherFamiliesIn as Ut, minimumSettleTimeoutMs as V, familiesShownBy as Vt, describeGuard as W, isAnotherFamilysConfig as Wt, readCurrentState as X, throwSayingNothingChanged as Y, shownValue as Z, addConnectionOptions as _, sleepUnlessAborted as _t, scopeOf as a, createJob as at, createClientFromFlags as b, sendAttempt as bt, printPlan as c, iterateLogs as ct, warnGuards as d, listProjects as dt, describeStoredDescription as et, MARKERS as f, rearrangeConfigs as ft, showsProgressLine as g, realSleep as gt, createProgress as h, sendWithRetry as ht, planSettingsOf as i, collectionPath as it, groupTiedOrders as j, showsEmptyText as jt, assemblePlan as k, mayShowFilled as kt, refuseSecretIn as l, listAllConfigs as lt, formatName as m, connectForeignEndpoint as mt, addScopeOptions as n, descriptionText as nt, checkPlanPrintableAsJson as o, getConfig as ot, formatFieldChange as p, updateConfig as pt, createPaint as q, showsEveryRecord as qt, guardLimitsOf as r, mapConcurrent as rt, printApplyJson as s, getFrontend as st, appendStepSummary as t, descriptionOwner as tt, savePlan as u, listLogs as ut, addSettleTimeoutOption as v, attemptFailureOfError as vt, manifestServer as w, findUpdateGuard as wt, createRuleOf as x, isLoopbackHost as xt, concurrencyOf as y, proofOf as yt, isOutputError as z, fingerprintRecord as zt };
+export { showsWritten as $, TIE_EFFECT as A, mayShowFilled as At, outputUnwritable as B, fingerprintRecord as Bt, parseSecondsFlag as C, countsAsUpdate as Ct, planManifest as D, ownedForUpdates as Dt, narrowDesiredState as E, ownedForPrune as Et, writeFileSafely as F, readPlanFile as Ft, isApplyComplete as G, isAnotherFamilysConfig as Gt, settleBudgetOf as H, familiesShownBy as Ht, describeDevice as I, serializePlan as It, RefusedError as J, showsEveryRecord as Jt, renderApplyReport as K, listMayShow as Kt, resolveOutputTarget as L, summarizePlan as Lt, openForAppend as M, showsEmptyText as Mt, syncDirectory as N, recheckProtection as Nt, projectsWritten as O, refusingGuards as Ot, temporaryFilePrefix as P, hasChanges as Pt, showsStored as Q, describeFileError as R, refuseOtherKind as Rt, parsePositiveInt as S, isLoopbackHost as St, loadScopedManifest as T, findUpdateGuard as Tt, settleWindowMs as U, idsOfOtherFamilies as Ut, minimumSettleTimeoutMs as V, recordKey as Vt, describeGuard as W, idsOfOtherFamiliesIn as Wt, readCurrentState as X, throwSayingNothingChanged as Y, showsOtherFamiliesOf as Yt, shownValue as Z, addConnectionOptions as _, setLongTimeout as _t, scopeOf as a, createJob as at, createClientFromFlags as b, proofOf as bt, printPlan as c, iterateLogs as ct, warnGuards as d, listProjects as dt, describeStoredDescription as et, MARKERS as f, rearrangeConfigs as ft, showsProgressLine as g, realSleep as gt, createProgress as h, sendWithRetry as ht, planSettingsOf as i, collectionPath as it, groupTiedOrders as j, pluginDefaults as jt, assemblePlan as k, ownerOf as kt, refuseSecretIn as l, listAllConfigs as lt, formatName as m, connectForeignEndpoint as mt, addScopeOptions as n, descriptionText as nt, checkPlanPrintableAsJson as o, getConfig as ot, formatFieldChange as p, updateConfig as pt, createPaint as q, listsToRead as qt, guardLimitsOf as r, mapConcurrent as rt, printApplyJson as s, getFrontend as st, appendStepSummary as t, descriptionOwner as tt, savePlan as u, listLogs as ut, addSettleTimeoutOption as v, sleepUnlessAborted as vt, manifestServer as w, findGuard as wt, createRuleOf as x, sendAttempt as xt, concurrencyOf as y, attemptFailureOfError as yt, isOutputError as z, fingerprintMembership as zt };

@@ -6,8 +6,8 @@ import { basename, dirname, join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { setTimeout } from "node:timers/promises";
 import { readFile, readdir, stat, unlink } from "node:fs/promises";
+import { setTimeout } from "node:timers/promises";
 // dist/src/emulator/data-file.js
 var DataFileError = class extends Error {
 	advice;

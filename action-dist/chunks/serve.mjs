@@ -126,21 +126,21 @@ function parseRateLimit(spec) {
 		const [count = "", unit = "minute", ...extra] = part.trim().split("/");
 		const window = RATE_WINDOWS[unit.trim()];
 		if (window === void 0 || extra.length > 0 || limits[window] !== void 0) throw new InputError("usage", `--rate-limit must be requests per minute, or windows like 480/minute,4800/hour; got "${spec}"`);
-		limits[window] = parseInteger("--rate-limit", count.trim(), 1, 1e6, "a positive number of requests");
+		limits[window] = parseInteger("--rate-limit", count.trim(), 1, 1e6, "a whole number of requests from 1 to 1000000");
 	}
 	return limits;
 }
 function parseServeOptions(raw, cwd) {
 	const faults = {};
-	if (raw.latency !== void 0) faults.latencyMs = parseInteger("--latency", raw.latency, 0, 6e5, "a whole number of milliseconds");
+	if (raw.latency !== void 0) faults.latencyMs = parseInteger("--latency", raw.latency, 0, 6e5, "a whole number of milliseconds up to 600000 (10 minutes)");
 	if (raw.fail503 !== void 0) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
 	if (raw.fail429 !== void 0) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
 	if (raw.dropWrites !== void 0) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
 	if (raw.lateWrites !== void 0) faults.lateWriteRate = parseRate("--late-writes", raw.lateWrites);
-	if (raw.lateWriteDelay !== void 0) faults.lateWriteMs = parseInteger("--late-write-delay", raw.lateWriteDelay, 0, 6e5, "a whole number of milliseconds");
+	if (raw.lateWriteDelay !== void 0) faults.lateWriteMs = parseInteger("--late-write-delay", raw.lateWriteDelay, 0, 6e5, "a whole number of milliseconds up to 600000 (10 minutes)");
 	if (raw.fail500AfterCommit !== void 0) faults.commitThen500Rate = parseRate("--fail-500-after-commit", raw.fail500AfterCommit);
 	if (raw.proxyErrors !== void 0) faults.proxyErrorRate = parseRate("--proxy-errors", raw.proxyErrors);
-	if (raw.retryAfter503 !== void 0) faults.fail503RetryAfterSeconds = parseInteger("--retry-after-503", raw.retryAfter503, 0, 86400, "a whole number of seconds");
+	if (raw.retryAfter503 !== void 0) faults.fail503RetryAfterSeconds = parseInteger("--retry-after-503", raw.retryAfter503, 0, 86400, "a whole number of seconds up to 86400 (a day)");
 	if (raw.rateLimit !== void 0) faults.rateLimit = parseRateLimit(raw.rateLimit);
 	if (raw.faultLogErrors !== void 0 && raw.faultLogErrors.length > 0) faults.logErrors = raw.faultLogErrors.map(parseFaultLogErrors);
 	if (raw.seed !== void 0) faults.seed = parseInteger("--seed", raw.seed, 0, 2 ** 32 - 1, "a whole number from 0 to 4294967295");

@@ -2,6 +2,7 @@
 // use case that connects (src/run/connect.ts: the server, the key, the client).
 
 import type { Command } from "commander";
+import { MAX_TIMER_MS } from "../abortable-sleep.js";
 import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
 import {
   CREATE_POSTS,
@@ -87,7 +88,7 @@ export function addSettleTimeoutOption(command: Command): Command {
  */
 function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | undefined {
   if (flags.settleTimeout === undefined) return undefined;
-  const settleMs = Math.ceil(parsePositiveNumber(flags.settleTimeout, "--settle-timeout") * 1000);
+  const settleMs = parseSecondsFlag(flags.settleTimeout, "--settle-timeout");
   const leastMs = minimumSettleTimeoutMs(timeoutMs, CREATE_POSTS);
   if (settleMs < leastMs) {
     const window = settleWindowMs(timeoutMs);
@@ -101,7 +102,7 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
 
 /** `--timeout` in ms. */
 function timeoutMsOf(flags: ConnectionFlags): number {
-  return parsePositiveNumber(flags.timeout, "--timeout") * 1000;
+  return parseSecondsFlag(flags.timeout, "--timeout");
 }
 
 /** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
@@ -116,6 +117,20 @@ export function parsePositiveInt(value: string, flag: string): number {
   return parseFlag(flag, value, "a whole number ≥ 1", (text) =>
     /^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : undefined,
   );
+}
+
+/**
+ * A flag in seconds (`--timeout 2.5`), as the whole milliseconds a timer takes: more than 0, and at
+ * most what one timer holds (about 24 days), so that no value ends at once or is an internal error.
+ */
+export function parseSecondsFlag(value: string, flag: string): number {
+  const ms = Math.ceil(parsePositiveNumber(value, flag) * 1000);
+  if (ms > MAX_TIMER_MS)
+    throw new InputError(
+      "usage",
+      `${flag} must be at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days), not "${value}"`,
+    );
+  return ms;
 }
 
 export function parsePositiveNumber(value: string, flag: string): number {
@@ -133,7 +148,7 @@ export function concurrencyOf(flags: ConnectionFlags): number {
 function listBoundsOf(flags: ConnectionFlags): ListBounds {
   return {
     maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-    maxReadMs: Math.ceil(parsePositiveNumber(flags.listTimeout, "--list-timeout") * 1000),
+    maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout"),
   };
 }
 

@@ -3,6 +3,8 @@
 // slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now, and so
 // does an early check between cycles that says so (a changed manifest that is now stable).
 
+import { setLongTimeout } from "../abortable-sleep.js";
+
 export interface LoopOptions {
   intervalMs: number;
   /** Each wait is the interval times 1 ± up to this share (0.1 for --jitter 10). */
@@ -91,12 +93,12 @@ export class WatchLoop {
     const delay = at - this.#now();
     if (delay <= 0 || this.#options.stop.aborted) return Promise.resolve();
     return new Promise((done) => {
-      const timer = setTimeout(() => {
+      const cancel = setLongTimeout(() => {
         this.#wake = undefined;
         done();
       }, delay);
       this.#wake = () => {
-        clearTimeout(timer);
+        cancel();
         this.#wake = undefined;
         done();
       };

@@ -64,6 +64,10 @@ const HOSTILE = [
   "1",
   "1.5",
   "1e400",
+  // Finite, but past what a timer holds once in milliseconds; and below a millisecond.
+  "1e308",
+  "3000000",
+  "0.0001",
   "-0",
   "NaN",
   "Infinity",

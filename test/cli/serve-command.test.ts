@@ -156,7 +156,12 @@ describe("serve flags", () => {
     [{ lateWrites: "1.2" }, /--late-writes must be a fraction/],
     [{ lateWriteDelay: "soon" }, /--late-write-delay must be a whole number of milliseconds/],
     [{ latency: "1.5" }, /--latency must be a whole number of milliseconds/],
-    [{ rateLimit: "0" }, /--rate-limit must be a positive number of requests/],
+    // Past the bound, the bound is said: a whole number of milliseconds it is.
+    [
+      { latency: "3000000000" },
+      /--latency must be a whole number of milliseconds up to 600000 \(10 minutes\)/,
+    ],
+    [{ rateLimit: "0" }, /--rate-limit must be a whole number of requests from 1 to 1000000/],
     [{ rateLimit: "480/fortnight" }, /--rate-limit must be requests per minute, or windows like/],
     [{ rateLimit: "480/minute,500/min" }, /--rate-limit must be requests per minute, or windows like/],
     [{ rateLimit: "4800/hour/2" }, /--rate-limit must be requests per minute, or windows like/],

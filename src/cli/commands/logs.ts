@@ -16,7 +16,7 @@ import {
   addConnectionOptions,
   type ConnectionFlags,
   parsePositiveInt,
-  parsePositiveNumber,
+  parseSecondsFlag,
 } from "../connection.js";
 import { abortOnStopSignal } from "../early-signals.js";
 import {
@@ -144,7 +144,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number) {
     since,
     limit: parsePositiveInt(flags.limit, "--limit"),
     follow: flags.follow === true,
-    intervalMs: parsePositiveNumber(flags.interval, "--interval") * 1000,
+    intervalMs: parseSecondsFlag(flags.interval, "--interval"),
     format,
   };
 }

@@ -136,7 +136,7 @@ export function parseRateLimit(spec: string): { perMinute?: number; perHour?: nu
       count.trim(),
       1,
       1_000_000,
-      "a positive number of requests",
+      "a whole number of requests from 1 to 1000000",
     );
   }
   return limits;
@@ -145,7 +145,13 @@ export function parseRateLimit(spec: string): { perMinute?: number; perHour?: nu
 export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSettings {
   const faults: FaultOptions = {};
   if (raw.latency !== undefined) {
-    faults.latencyMs = parseInteger("--latency", raw.latency, 0, 600_000, "a whole number of milliseconds");
+    faults.latencyMs = parseInteger(
+      "--latency",
+      raw.latency,
+      0,
+      600_000,
+      "a whole number of milliseconds up to 600000 (10 minutes)",
+    );
   }
   if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
@@ -157,7 +163,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
       raw.lateWriteDelay,
       0,
       600_000,
-      "a whole number of milliseconds",
+      "a whole number of milliseconds up to 600000 (10 minutes)",
     );
   if (raw.fail500AfterCommit !== undefined)
     faults.commitThen500Rate = parseRate("--fail-500-after-commit", raw.fail500AfterCommit);
@@ -168,7 +174,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
       raw.retryAfter503,
       0,
       86_400,
-      "a whole number of seconds",
+      "a whole number of seconds up to 86400 (a day)",
     );
   }
   if (raw.rateLimit !== undefined) faults.rateLimit = parseRateLimit(raw.rateLimit);

@@ -20,7 +20,7 @@ import {
   type ConnectionFlags,
   createClientFromFlags,
   createRuleOf,
-  parsePositiveNumber,
+  parseSecondsFlag,
 } from "../connection.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { addManifestOption, collect, parseFlag } from "../shared-options.js";
@@ -172,10 +172,10 @@ Examples:
             "HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464",
             parseListen,
           );
-    const webhookTimeout = parsePositiveNumber(flags.webhookTimeout, "--webhook-timeout");
+    const webhookTimeoutMs = parseSecondsFlag(flags.webhookTimeout, "--webhook-timeout");
     const webhooks = await createWebhookSender(flags, io, {
       format: flags.webhookFormat,
-      timeoutMs: webhookTimeout * 1000,
+      timeoutMs: webhookTimeoutMs,
       withoutUrl: "--webhook-secret-file needs a --webhook URL to sign events for",
     });
     // prom-client and the rest of the service load only for a run of watch, not for --help.
