@@ -2,7 +2,7 @@
 import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as readStateForPlan, r as checkSavedPlan, t as checkApprovedPlan } from "./check-saved-plan.mjs";
 import { t as RunError } from "./run-error.mjs";
 import { E as InputError, n as newCommand, o as useColour } from "./common-program.mjs";
-import { D as planManifest, G as isApplyComplete, J as RefusedError, K as renderApplyReport, Kt as listMayShow, Lt as summarizePlan, Ot as refusingGuards, Pt as hasChanges, Q as showsStored, T as loadScopedManifest, W as describeGuard, Y as throwSayingNothingChanged, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, w as manifestServer, y as concurrencyOf, zt as fingerprintMembership } from "./common-service.mjs";
+import { D as planManifest, G as isApplyComplete, J as RefusedError, K as renderApplyReport, Kt as listMayShow, Lt as summarizePlan, Ot as refusingGuards, Pt as hasChanges, Q as showsStored, T as loadManifestAndScope, W as describeGuard, Y as throwSayingNothingChanged, _ as addConnectionOptions, a as scopeOf, b as createClientFromFlags, c as printPlan, d as warnGuards, h as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addSettleTimeoutOption, w as manifestServer, y as concurrencyOf, zt as fingerprintMembership } from "./common-service.mjs";
 import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r as addManifestOption, s as formatOption, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
 import { c as lateWritesOf, d as isRecordOfCreate, f as markProblem, i as fingerprintPlan, l as waitForKilledRunsCreates, n as ApplyJournal, o as createShown, p as showsChange, s as isCreate, u as waitForLateWrites } from "./apply-with-journal.mjs";
 import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
@@ -342,7 +342,8 @@ Examples:
 		if (asks) refuseUnanswerable("apply", io.stdin, format, ", or apply a saved plan with --plan FILE (not for a manifest with rollout:)");
 		const saved = flags.plan === void 0 ? void 0 : await readSavedPlan(flags.plan, io.cwd);
 		const scope = scopeOf(flags);
-		const desired = saved ? void 0 : await loadScopedManifest(flags, scope, io);
+		const loaded = saved ? void 0 : await loadManifestAndScope(flags, scope, io);
+		const desired = loaded?.desired;
 		checkRolloutFlags(desired?.rollout, {
 			...flags,
 			scope,
@@ -408,12 +409,12 @@ Examples:
 					return rolloutRun.hasUnfinishedRollout(client, rolledOut, {
 						...plan,
 						rollout: plan.rollout
-					}, flags, io);
+					}, flags, io, loaded?.whole);
 				},
 				dryRunNotes: async (plan, rolledOut) => {
 					if (plan.rollout === void 0) return;
 					rolloutRun = await import("./rollout-run.mjs");
-					await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io);
+					await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
 				},
 				approve: asks && stdin !== void 0 ? ({ summary }) => confirmChanges({
 					stdin,

@@ -14621,9 +14621,21 @@ async function explainMissingProject(client, ref, source, error) {
 	});
 }
 // dist/src/run/plan-manifest.js
-/** Loads the manifest (its problems printed) and narrows it to the scope. */
-async function loadScopedManifest(input, scope, io) {
-	return narrowDesiredState(await loadManifestOrThrow(input, io), scope);
+/**
+* The manifest narrowed to the scope, and, where --project, --family or --shard narrowed it, the
+* whole manifest with those flags in words (a halt of its rollout holds for the narrowed run too).
+*/
+async function loadManifestAndScope(input, scope, io) {
+	const loaded = await loadManifestOrThrow(input, io);
+	const desired = narrowDesiredState(loaded, scope);
+	const narrowedBy = narrowingFlags(scope);
+	return narrowedBy === void 0 ? { desired } : {
+		desired,
+		whole: {
+			desired: loaded,
+			narrowedBy
+		}
+	};
 }
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
 function narrowDesiredState(desired, scope) {
@@ -14680,20 +14692,20 @@ async function planManifest(client, desired, scope, settings, io) {
 		...settings.onProgress === void 0 ? {} : { onProgress: settings.onProgress },
 		known: settings.known
 	});
-	if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowedBy(scope));
+	if (settings.partOfAnotherPlan !== true) warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowingFlags(scope));
 	return {
 		...planned,
 		desired: resolved
 	};
 }
-/** The flags that leave part of the manifest out of the run, in words: the warning's reach. */
-function narrowedBy(scope) {
+/** The flags that leave part of the manifest out of the run, in words (`--project, --shard 1/4`). */
+function narrowingFlags(scope) {
 	const flags = [
 		...scope.project === void 0 ? [] : ["--project"],
 		...scope.shard === void 0 ? [] : [`--shard ${scope.shard}`],
 		...scope.family === void 0 ? [] : ["--family"]
 	];
-	return flags.length === 0 ? void 0 : `scope (${flags.join(", ")})`;
+	return flags.length === 0 ? void 0 : flags.join(", ");
 }
 /**
 * A --target, --exclude or --allow-destroy that names no config of the manifest and no record read
@@ -14711,7 +14723,7 @@ function warnUnmatchedNames(options, desired, current, io, narrowed) {
 	];
 	for (const [flag, pattern] of given) {
 		if (known.some(matchesAnyGlob([pattern]))) continue;
-		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === void 0 ? "" : ` in this run's ${narrowed}`}${didYouMean(pattern, known)}\n`);
+		io.stderr.write(`warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === void 0 ? "" : ` in this run's scope (${narrowed})`}${didYouMean(pattern, known)}\n`);
 	}
 }
 // dist/src/run/connect.js
@@ -16130,4 +16142,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { showsWritten as $, TIE_EFFECT as A, mayShowFilled as At, outputUnwritable as B, fingerprintRecord as Bt, parseSecondsFlag as C, countsAsUpdate as Ct, planManifest as D, ownedForUpdates as Dt, narrowDesiredState as E, ownedForPrune as Et, writeFileSafely as F, readPlanFile as Ft, isApplyComplete as G, isAnotherFamilysConfig as Gt, settleBudgetOf as H, familiesShownBy as Ht, describeDevice as I, serializePlan as It, RefusedError as J, showsEveryRecord as Jt, renderApplyReport as K, listMayShow as Kt, resolveOutputTarget as L, summarizePlan as Lt, openForAppend as M, showsEmptyText as Mt, syncDirectory as N, recheckProtection as Nt, projectsWritten as O, refusingGuards as Ot, temporaryFilePrefix as P, hasChanges as Pt, showsStored as Q, describeFileError as R, refuseOtherKind as Rt, parsePositiveInt as S, isLoopbackHost as St, loadScopedManifest as T, findUpdateGuard as Tt, settleWindowMs as U, idsOfOtherFamilies as Ut, minimumSettleTimeoutMs as V, recordKey as Vt, describeGuard as W, idsOfOtherFamiliesIn as Wt, readCurrentState as X, throwSayingNothingChanged as Y, showsOtherFamiliesOf as Yt, shownValue as Z, addConnectionOptions as _, setLongTimeout as _t, scopeOf as a, createJob as at, createClientFromFlags as b, proofOf as bt, printPlan as c, iterateLogs as ct, warnGuards as d, listProjects as dt, describeStoredDescription as et, MARKERS as f, rearrangeConfigs as ft, showsProgressLine as g, realSleep as gt, createProgress as h, sendWithRetry as ht, planSettingsOf as i, collectionPath as it, groupTiedOrders as j, pluginDefaults as jt, assemblePlan as k, ownerOf as kt, refuseSecretIn as l, listAllConfigs as lt, formatName as m, connectForeignEndpoint as mt, addScopeOptions as n, descriptionText as nt, checkPlanPrintableAsJson as o, getConfig as ot, formatFieldChange as p, updateConfig as pt, createPaint as q, listsToRead as qt, guardLimitsOf as r, mapConcurrent as rt, printApplyJson as s, getFrontend as st, appendStepSummary as t, descriptionOwner as tt, savePlan as u, listLogs as ut, addSettleTimeoutOption as v, sleepUnlessAborted as vt, manifestServer as w, findGuard as wt, createRuleOf as x, sendAttempt as xt, concurrencyOf as y, attemptFailureOfError as yt, isOutputError as z, fingerprintMembership as zt };
+export { showsWritten as $, TIE_EFFECT as A, mayShowFilled as At, outputUnwritable as B, fingerprintRecord as Bt, parseSecondsFlag as C, countsAsUpdate as Ct, planManifest as D, ownedForUpdates as Dt, narrowDesiredState as E, ownedForPrune as Et, writeFileSafely as F, readPlanFile as Ft, isApplyComplete as G, isAnotherFamilysConfig as Gt, settleBudgetOf as H, familiesShownBy as Ht, describeDevice as I, serializePlan as It, RefusedError as J, showsEveryRecord as Jt, renderApplyReport as K, listMayShow as Kt, resolveOutputTarget as L, summarizePlan as Lt, openForAppend as M, showsEmptyText as Mt, syncDirectory as N, recheckProtection as Nt, projectsWritten as O, refusingGuards as Ot, temporaryFilePrefix as P, hasChanges as Pt, showsStored as Q, describeFileError as R, refuseOtherKind as Rt, parsePositiveInt as S, isLoopbackHost as St, loadManifestAndScope as T, findUpdateGuard as Tt, settleWindowMs as U, idsOfOtherFamilies as Ut, minimumSettleTimeoutMs as V, recordKey as Vt, describeGuard as W, idsOfOtherFamiliesIn as Wt, readCurrentState as X, throwSayingNothingChanged as Y, showsOtherFamiliesOf as Yt, shownValue as Z, addConnectionOptions as _, setLongTimeout as _t, scopeOf as a, createJob as at, createClientFromFlags as b, proofOf as bt, printPlan as c, iterateLogs as ct, warnGuards as d, listProjects as dt, describeStoredDescription as et, MARKERS as f, rearrangeConfigs as ft, showsProgressLine as g, realSleep as gt, createProgress as h, sendWithRetry as ht, planSettingsOf as i, collectionPath as it, groupTiedOrders as j, pluginDefaults as jt, assemblePlan as k, ownerOf as kt, refuseSecretIn as l, listAllConfigs as lt, formatName as m, connectForeignEndpoint as mt, addScopeOptions as n, descriptionText as nt, checkPlanPrintableAsJson as o, getConfig as ot, formatFieldChange as p, updateConfig as pt, createPaint as q, listsToRead as qt, guardLimitsOf as r, mapConcurrent as rt, printApplyJson as s, getFrontend as st, appendStepSummary as t, descriptionOwner as tt, savePlan as u, listLogs as ut, addSettleTimeoutOption as v, sleepUnlessAborted as vt, manifestServer as w, findGuard as wt, createRuleOf as x, sendAttempt as xt, concurrencyOf as y, attemptFailureOfError as yt, isOutputError as z, fingerprintMembership as zt };

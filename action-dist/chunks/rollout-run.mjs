@@ -1273,18 +1273,18 @@ function rolloutJson(outcome, journal, notWritten) {
 * whose manifest's last rollout halted with a failing project still holding the change (exit 4).
 * Whether --journal (or the default place) holds an unfinished rollout of this manifest.
 */
-async function hasUnfinishedRollout(client, desired, plan, flags, io) {
+async function hasUnfinishedRollout(client, desired, plan, flags, io, whole) {
 	if (plan.rollout !== void 0) readGateCredentials(plan.rollout.health, {
 		...io,
 		allowInsecureHttp: flags.insecureHttp === true
 	});
-	const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
-	if (unfinished !== void 0) await noteLastRollout(client, desired, plan, flags, io);
+	const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
+	if (unfinished !== void 0) await noteLastRollout(client, desired, plan, flags, io, whole);
 	return unfinished !== void 0;
 }
 /** What apply will do with the manifest's last rollout, on stderr (plan and --dry-run say it too). */
-async function noteLastRollout(client, desired, plan, flags, io) {
-	const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags));
+async function noteLastRollout(client, desired, plan, flags, io, whole) {
+	const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags), whole);
 	if (notice !== void 0) io.stderr.write(`${notice.level}: ${notice.text}\n`);
 }
 /**

@@ -77,12 +77,13 @@ const RUN_CODES = {
 		message: ({ wave, failing, rolledBack, undoneWaves, undoneComplete, again }) => `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}); ${rolledBack ? "every wave applied was rolled back." : undoneWaves === 0 ? "nothing was rolled back (on_failure: halt)." : undoneComplete ? "the waves were rolled back." : `the rollback is incomplete: ${again}.`}`
 	},
 	/**
-	* The manifest's last rollout halted and a project it failed still holds the change: a new
+	* The manifest's last rollout halted and a project it failed still holds the change (or, left out
+	* of a run that --project, --family or --shard narrow, may still hold it): a new
 	* rollout would find nothing to write in the waves done and go on to the later ones.
 	*/
 	rollout_still_halted: {
 		exit: 4,
-		message: ({ journal, wave, failing, lastWave, undo }) => `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, still ${failing.length === 1 ? "holds" : "hold"} the change. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${undo.length === 0 ? "" : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`}.`
+		message: ({ journal, wave, failing, lastWave, undo, narrowed }) => `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${undo.length === 0 ? "" : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`}.`
 	},
 	/** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
 	rollout_changed: {
@@ -104,6 +105,15 @@ const RUN_CODES = {
 	}
 };
 /** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
+/**
+* `still holds the change`, or for failing projects a narrowed run leaves out (`narrowed`: its flags),
+* `may still hold the change (--project leaves it out of this run, ...)`: they were not read.
+*/
+function holdingTheChange(failing, narrowed) {
+	const one = failing.length === 1;
+	if (narrowed === void 0) return `still ${one ? "holds" : "hold"} the change`;
+	return `may still hold the change (${narrowed.includes(",") ? `${narrowed} leave` : `${narrowed} leaves`} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
+}
 var RunError = class extends PcsyncError {
 	facts;
 	constructor(code, facts) {
@@ -111,4 +121,4 @@ var RunError = class extends PcsyncError {
 		this.facts = facts;
 	}
 };
-export { STAGE_WORDS as n, cancelledMessage as r, RunError as t };
+export { holdingTheChange as i, STAGE_WORDS as n, cancelledMessage as r, RunError as t };

@@ -166,7 +166,8 @@ const RUN_CODES = {
       }`,
   },
   /**
-   * The manifest's last rollout halted and a project it failed still holds the change: a new
+   * The manifest's last rollout halted and a project it failed still holds the change (or, left out
+   * of a run that --project, --family or --shard narrow, may still hold it): a new
    * rollout would find nothing to write in the waves done and go on to the later ones.
    */
   rollout_still_halted: {
@@ -177,6 +178,7 @@ const RUN_CODES = {
       failing,
       lastWave,
       undo,
+      narrowed,
     }: {
       journal: string;
       wave: string;
@@ -184,8 +186,10 @@ const RUN_CODES = {
       /** The wave it halted in is the last: nothing is left to write. */
       lastWave: boolean;
       undo: readonly string[];
+      /** The run's --project, --family or --shard leave a failing project out: it is not read. */
+      narrowed?: string | undefined;
     }) =>
-      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, still ${failing.length === 1 ? "holds" : "hold"} the change. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
+      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
         undo.length === 0
           ? ""
           : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`
@@ -224,6 +228,17 @@ const RUN_CODES = {
 export type RunErrorCode = keyof typeof RUN_CODES;
 
 /** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
+/**
+ * `still holds the change`, or for failing projects a narrowed run leaves out (`narrowed`: its flags),
+ * `may still hold the change (--project leaves it out of this run, ...)`: they were not read.
+ */
+export function holdingTheChange(failing: readonly string[], narrowed: string | undefined): string {
+  const one = failing.length === 1;
+  if (narrowed === undefined) return `still ${one ? "holds" : "hold"} the change`;
+  const flags = narrowed.includes(",") ? `${narrowed} leave` : `${narrowed} leaves`;
+  return `may still hold the change (${flags} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
+}
+
 export class RunError<Code extends RunErrorCode = RunErrorCode> extends PcsyncError {
   declare readonly code: Code;
   readonly facts: FactsOf<typeof RUN_CODES, Code>;

@@ -11,7 +11,7 @@ import {
   applyRollout as runRolloutApply,
   throwUnlessComplete,
 } from "../rollout/apply-rollout.js";
-import { rolloutNotice, rolloutToFinish } from "../rollout/last-rollout.js";
+import { rolloutNotice, rolloutToFinish, type WholeManifest } from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
@@ -80,12 +80,13 @@ export async function hasUnfinishedRollout(
   plan: Plan,
   flags: ConnectionFlags & JournalFlags,
   io: CliIo,
+  whole?: WholeManifest,
 ): Promise<boolean> {
   if (plan.rollout !== undefined)
     readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
-  const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd);
+  const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
   // Said before the question, so that a yes is given to finishing that rollout, not a new one.
-  if (unfinished !== undefined) await noteLastRollout(client, desired, plan, flags, io);
+  if (unfinished !== undefined) await noteLastRollout(client, desired, plan, flags, io, whole);
   return unfinished !== undefined;
 }
 
@@ -96,8 +97,9 @@ export async function noteLastRollout(
   plan: Plan,
   flags: JournalFlags,
   io: CliIo,
+  whole?: WholeManifest,
 ): Promise<void> {
-  const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags));
+  const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags), whole);
   if (notice !== undefined) io.stderr.write(`${notice.level}: ${notice.text}\n`);
 }
 

@@ -3,7 +3,7 @@
 // run say either, so that the plan a reviewer reads does not hide what apply will do.
 
 import type { ApiClient } from "../api/index.js";
-import { RunError } from "../apply/run-error.js";
+import { holdingTheChange, RunError } from "../apply/run-error.js";
 import type { DesiredState } from "../manifest/types.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan } from "../plan/types.js";
@@ -61,19 +61,58 @@ export async function rolloutToFinish(
   plan: Pick<Plan, "changes" | "reorders">,
   journal: string | undefined,
   cwd: string,
+  whole?: WholeManifest,
 ): Promise<RolloutState | undefined> {
   const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last === undefined || last.ended === undefined) return last;
-  const held = heldHalt(last, plan);
+  if (last !== undefined && last.ended === undefined) return last;
+  const held =
+    (last === undefined ? undefined : heldHalt(last, plan)) ??
+    (await heldHaltOfWhole(client, whole, plan, cwd));
   if (held !== undefined) throw new RunError("rollout_still_halted", held);
   return undefined;
+}
+
+/**
+ * The manifest before a run's --project, --family or --shard narrowed it, and those flags in words:
+ * a halt of the whole manifest's rollout holds for a narrowed run too, or `--project 2` would write
+ * a later wave's project while the canary that failed still holds the change.
+ */
+export interface WholeManifest {
+  desired: DesiredState;
+  narrowedBy: string;
+}
+
+/**
+ * A halt of the whole manifest's last rollout, for a narrowed run: a failing project the run leaves
+ * out is not read, so it counts as holding the change (the refusal says to apply without the flags).
+ */
+async function heldHaltOfWhole(
+  client: ApiClient,
+  whole: WholeManifest | undefined,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+): Promise<HeldHalt | undefined> {
+  if (whole === undefined) return undefined;
+  const last = await lastRolloutOf(client, whole.desired, undefined, cwd);
+  const held = last === undefined ? undefined : heldHalt(last, plan);
+  return held === undefined ? undefined : { ...held, narrowed: whole.narrowedBy };
 }
 
 /**
  * A halt that still holds (see rolloutToFinish): the last rollout halted, and a project it failed
  * holds the change the plan would otherwise write there. The details the refusal names.
  */
-function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">) {
+interface HeldHalt {
+  journal: string;
+  wave: string;
+  failing: string[];
+  lastWave: boolean;
+  undo: string[];
+  /** The flags that leave a failing project out of this run (it was not read). */
+  narrowed?: string;
+}
+
+function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">): HeldHalt | undefined {
   if (last.ended !== "halted" || last.halted === undefined) return undefined;
   const written = projectsWritten(plan);
   const failing = last.halted.failing.filter((project) => !written.has(project));
@@ -104,10 +143,10 @@ export async function rolloutNotice(
   plan: Pick<Plan, "changes" | "reorders">,
   cwd: string,
   journal?: string,
+  whole?: WholeManifest,
 ): Promise<PlanNotice | undefined> {
   const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last === undefined) return undefined;
-  if (last.ended === undefined) {
+  if (last !== undefined && last.ended === undefined) {
     const journalName = shellWord(last.path);
     if (last.halted !== undefined)
       return {
@@ -129,7 +168,9 @@ export async function rolloutNotice(
       text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
     };
   }
-  const held = heldHalt(last, plan);
+  const held =
+    (last === undefined ? undefined : heldHalt(last, plan)) ??
+    (await heldHaltOfWhole(client, whole, plan, cwd));
   if (held === undefined) return undefined;
   const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
   const undo =
@@ -138,7 +179,7 @@ export async function rolloutNotice(
       : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;
   return {
     level: "warning",
-    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, still ${held.failing.length === 1 ? "holds" : "hold"} the change; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
+    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
   };
 }
 

@@ -51,13 +51,19 @@ export interface PlannedManifest {
   refused: PlanDiagnostic[];
 }
 
-/** Loads the manifest (its problems printed) and narrows it to the scope. */
-export async function loadScopedManifest(
+/**
+ * The manifest narrowed to the scope, and, where --project, --family or --shard narrowed it, the
+ * whole manifest with those flags in words (a halt of its rollout holds for the narrowed run too).
+ */
+export async function loadManifestAndScope(
   input: ManifestInput,
   scope: PlanScope,
   io: RunIo,
-): Promise<LoadedManifest> {
-  return narrowDesiredState(await loadManifestOrThrow(input, io), scope);
+): Promise<{ desired: LoadedManifest; whole?: { desired: LoadedManifest; narrowedBy: string } }> {
+  const loaded = await loadManifestOrThrow(input, io);
+  const desired = narrowDesiredState(loaded, scope);
+  const narrowedBy = narrowingFlags(scope);
+  return narrowedBy === undefined ? { desired } : { desired, whole: { desired: loaded, narrowedBy } };
 }
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
@@ -144,18 +150,18 @@ export async function planManifest(
     known: settings.known,
   });
   if (settings.partOfAnotherPlan !== true)
-    warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowedBy(scope));
+    warnUnmatchedNames(settings.plan, resolved, planned.current, io, narrowingFlags(scope));
   return { ...planned, desired: resolved };
 }
 
-/** The flags that leave part of the manifest out of the run, in words: the warning's reach. */
-function narrowedBy(scope: PlanScope): string | undefined {
+/** The flags that leave part of the manifest out of the run, in words (`--project, --shard 1/4`). */
+export function narrowingFlags(scope: PlanScope): string | undefined {
   const flags = [
     ...(scope.project === undefined ? [] : ["--project"]),
     ...(scope.shard === undefined ? [] : [`--shard ${scope.shard}`]),
     ...(scope.family === undefined ? [] : ["--family"]),
   ];
-  return flags.length === 0 ? undefined : `scope (${flags.join(", ")})`;
+  return flags.length === 0 ? undefined : flags.join(", ");
 }
 
 /**
@@ -182,7 +188,7 @@ function warnUnmatchedNames(
   for (const [flag, pattern] of given) {
     if (known.some(matchesAnyGlob([pattern]))) continue;
     io.stderr.write(
-      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === undefined ? "" : ` in this run's ${narrowed}`}${didYouMean(pattern, known)}\n`,
+      `warning: ${flag} ${JSON.stringify(pattern)} matches no config of the manifest and no record read${narrowed === undefined ? "" : ` in this run's scope (${narrowed})`}${didYouMean(pattern, known)}\n`,
     );
   }
 }

@@ -90,6 +90,19 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
       /the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\), and project 1, which failed the health check, still holds the change\. Applying the same manifest again would write the waves after it with no healthy wave before them, so it is refused: nothing was changed\./,
     );
     expect(await geoipDescriptions(server)).toEqual(written);
+    // Nor by a run that --project narrows to a later wave's project, leaving the failing one out:
+    // it is not read, so it may still hold the change (an adversarial pass found this way around).
+    const narrowed = await runSlow(server, ["apply", "-f", file, "--project", "3", "--auto-approve"], dir);
+    expect(narrowed.code, narrowed.stderr).toBe(4);
+    expect(wavesWritten(narrowed.stderr)).toEqual([]);
+    expect(narrowed.stderr).toContain(
+      "and project 1, which failed the health check, may still hold the change (--project leaves it out of this run, so it is not read: apply without --project checks)",
+    );
+    const narrowedPlan = await runSlow(server, ["plan", "-f", file, "--project", "3"], dir);
+    expect(narrowedPlan.stderr).toMatch(
+      /^warning: apply will refuse \(exit 4\): .* may still hold the change/m,
+    );
+    expect(await geoipDescriptions(server)).toEqual(written);
     // Nor by the same manifest with a comment on top, under another file name: what it asks is
     // the same (a comment must not lift a halt, nor orphan an interrupted rollout).
     const text = await readFile(file, "utf8");

@@ -12,7 +12,7 @@ import { checkRolloutFlags } from "../../rollout/rollout-flags.js";
 import { applyPlanRun, type PlanSource } from "../../run/apply-plan-run.js";
 import { manifestServer } from "../../run/connect.js";
 import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
-import { loadScopedManifest } from "../../run/plan-manifest.js";
+import { loadManifestAndScope } from "../../run/plan-manifest.js";
 import { endResumedJournal, type ResumeStart, startResume } from "../../run/resume-run.js";
 import type { WebhookFlags } from "../../run/webhooks.js";
 import { type CliIo, useColour } from "../cli-io.js";
@@ -166,7 +166,8 @@ Examples:
       );
     const saved = flags.plan === undefined ? undefined : await readSavedPlan(flags.plan, io.cwd);
     const scope = scopeOf(flags);
-    const desired = saved ? undefined : await loadScopedManifest(flags, scope, io);
+    const loaded = saved ? undefined : await loadManifestAndScope(flags, scope, io);
+    const desired = loaded?.desired;
     checkRolloutFlags(
       // A saved plan never rolls out (a plan with waves is refused with --plan).
       desired?.rollout,
@@ -247,12 +248,13 @@ Examples:
               { ...plan, rollout: plan.rollout },
               flags,
               io,
+              loaded?.whole,
             );
           },
           dryRunNotes: async (plan, rolledOut) => {
             if (plan.rollout === undefined) return;
             rolloutRun = await import("../rollout-run.js");
-            await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io);
+            await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
           },
           // On a terminal, without --auto-approve: `yes` after the plan was shown.
           approve:

@@ -7,7 +7,7 @@ import { RefusedError } from "../../refused-error.js";
 import { describeGuard } from "../../render/guard-message.js";
 import { manifestServer } from "../../run/connect.js";
 import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
-import { loadScopedManifest, planManifest } from "../../run/plan-manifest.js";
+import { loadManifestAndScope, planManifest } from "../../run/plan-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
 import { printPlan, savePlan, warnGuards } from "../print-plan.js";
@@ -41,7 +41,7 @@ Examples:
   return command.action(async (flags: PlanFlags) => {
     const { format } = flags;
     const scope = scopeOf(flags);
-    const desired = await loadScopedManifest(flags, scope, io);
+    const { desired, whole } = await loadManifestAndScope(flags, scope, io);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
     const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
     if (flags.out) await resolveOutputTarget(flags.out, output);
@@ -60,6 +60,8 @@ Examples:
               desired,
               plan,
               io.cwd,
+              undefined,
+              whole,
             );
       const notices = notice === undefined ? [] : [notice];
       printPlan(plan, format, io, { verbose: flags.verbose === true, notices });
