@@ -24,7 +24,7 @@ const EVENT_HEADLINES = {
 	},
 	guard_refused: {
 		icon: ":no_entry:",
-		text: "heal refused by a safety guard"
+		text: "refused by a safety guard (nothing healed there)"
 	},
 	cycle_failed: {
 		icon: ":x:",

@@ -140,7 +140,7 @@ function formatCycleLine(entry, format) {
 		report.healed > 0 ? `${report.healed} healed${report.journal === void 0 ? "" : ` (journal ${report.journal})`}` : report.journal === void 0 ? void 0 : `journal ${report.journal}`,
 		report.refused > 0 ? `${report.refused} refused by a guard` : void 0
 	].filter((part) => part !== void 0);
-	const said = [...report.problems, ...refusalsOf(report).map(({ project, family, guards }) => `heal refused in project ${project} ${family}: ${guards.join("; ")}`)];
+	const said = [...report.problems, ...refusalsOf(report).map(({ project, family, guards }) => `refused in project ${project} ${family}: ${guards.join("; ")}`)];
 	const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);
 	const more = said.length > PROBLEMS_SHOWN ? `\n  (and ${said.length - PROBLEMS_SHOWN} more)` : "";
 	const drifting = drift.slice(0, DRIFTING_SHOWN).map((family) => `\n  ${driftLine(family)}`);

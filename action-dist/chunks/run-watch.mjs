@@ -864,7 +864,7 @@ function createWatchMetrics(options = { processMetrics: true }) {
 		processRegistry,
 		driftChanges: gauge("pcsync_drift_changes", "Changes a plan would make now in this project and family (0: in sync).", ["project", "family"]),
 		lastSuccess: gauge("pcsync_last_success_timestamp_seconds", "When a cycle last read and planned this project without error (Unix time).", ["project"]),
-		cycles: counter("pcsync_cycles_total", "Cycles completed, by result: ok, failed, guarded (heal refused by a guard), invalid_manifest.", ["result"]),
+		cycles: counter("pcsync_cycles_total", "Cycles completed, by result: ok, failed, guarded (a guard refused a family: another owner's record, a protected one, a limit; nothing is healed there), invalid_manifest.", ["result"]),
 		cycleDuration: new import_prom_client.Histogram({
 			name: "pcsync_cycle_duration_seconds",
 			help: "How long a cycle took: reading the manifest, reading the service, planning and healing.",

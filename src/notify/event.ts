@@ -12,7 +12,7 @@ export const EVENT_HEADLINES = {
   drift_resolved: { icon: ":white_check_mark:", text: "back in sync" },
   healed: { icon: ":wrench:", text: "healed" },
   heal_flapping: { icon: ":repeat:", text: "heal keeps being undone; left alone for now" },
-  guard_refused: { icon: ":no_entry:", text: "heal refused by a safety guard" },
+  guard_refused: { icon: ":no_entry:", text: "refused by a safety guard (nothing healed there)" },
   cycle_failed: { icon: ":x:", text: "cycle failed" },
   manifest_invalid: { icon: ":x:", text: "manifest invalid" },
   // A progressive rollout's (sent by `apply`, not by `watch`).

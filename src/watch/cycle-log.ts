@@ -169,7 +169,7 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
   const said = [
     ...report.problems,
     ...refusalsOf(report).map(
-      ({ project, family, guards }) => `heal refused in project ${project} ${family}: ${guards.join("; ")}`,
+      ({ project, family, guards }) => `refused in project ${project} ${family}: ${guards.join("; ")}`,
     ),
   ];
   const shown = said.slice(0, PROBLEMS_SHOWN).map((problem) => `\n  ${problem}`);

@@ -58,7 +58,7 @@ export function createWatchMetrics(
     ),
     cycles: counter(
       "pcsync_cycles_total",
-      "Cycles completed, by result: ok, failed, guarded (heal refused by a guard), invalid_manifest.",
+      "Cycles completed, by result: ok, failed, guarded (a guard refused a family: another owner's record, a protected one, a limit; nothing is healed there), invalid_manifest.",
       ["result"],
     ),
     cycleDuration: new Histogram({

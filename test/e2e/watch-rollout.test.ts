@@ -152,7 +152,7 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     });
     expect(held.code, held.stderr).toBe(3);
     expect(`${held.stdout}${held.stderr}`).toContain(
-      "heal refused in project 2 plugin_configs: once.yaml:14: not healed: with `rollout:`, heal only puts back what this watcher last saw in sync",
+      "refused in project 2 plugin_configs: once.yaml:14: not healed: with `rollout:`, heal only puts back what this watcher last saw in sync",
     );
     expect((await record())?.description).not.toBe("held");
 
