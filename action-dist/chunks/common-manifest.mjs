@@ -9928,7 +9928,7 @@ function describeValueError(error, path, root, params) {
 		case "maximum": return `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`;
 		case "maxLength": return `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`;
 		case "minLength": return `${label} must not be empty`;
-		case "pattern": return describePatternError(label, field, actual);
+		case "pattern": return describePatternError(label, field, actual, path.at(-3) === "waves");
 		case "enum": return describeEnumError(path, actual, params.allowedValues.map(String));
 		case "uniqueItems": return `${label} lists ${describeValue(valueAt(root, [...path, Number(params.j)]))} twice; keep one`;
 		case "format": return `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`;
@@ -9965,7 +9965,7 @@ function typeHint(expected, actual, field) {
 		if (/^(yes|no|on|off|y|n)$/i.test(actual)) return "; write true or false, without quotes (YAML 1.2 reads yes, no, on and off as text)";
 	}
 	if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) return "; remove the quotes";
-	if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
+	if (expected.includes("integer") && typeof actual === "number") return field === "id" || field === "order" ? "; ids and orders are whole numbers" : "";
 	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${typeof field === "number" ? "" : `${key ?? "key"}: `}"${String(actual)}"`;
 	if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
 	if (expected === "object" && Array.isArray(actual) && key !== void 0 && isFamilyName(key)) return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;
@@ -9981,15 +9981,15 @@ const TYPE_WORDS = {
 	object: "a mapping of keys to values",
 	array: "a list (`- item` lines)"
 };
-function describePatternError(label, field, actual) {
-	if (field === "name" && typeof actual === "string") {
-		const characters = [...actual];
-		const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
-		return `${label} contains a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}); names are one line of printable text`;
-	}
+function describePatternError(label, field, actual, ofWave) {
+	if (field === "name" && ofWave) return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
+	const characters = typeof actual === "string" ? [...actual] : [];
+	const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+	if (field === "name" && index >= 0) return `${label} contains a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}); names are one line of printable text`;
 	if (field === "base_url") return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
 	if (typeof field === "string" && field.endsWith("_env")) return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
 	if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
+	if (field === "bake") return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
 	return `${label} has an invalid format: ${describeValue(actual)}`;
 }
 function isControlCharacter(code) {

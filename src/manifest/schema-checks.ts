@@ -98,7 +98,7 @@ function describeValueError(
     case "minLength":
       return `${label} must not be empty`;
     case "pattern":
-      return describePatternError(label, field, actual);
+      return describePatternError(label, field, actual, path.at(-3) === "waves");
     case "enum":
       return describeEnumError(path, actual, (params.allowedValues as unknown[]).map(String));
     case "uniqueItems":
@@ -170,7 +170,8 @@ function typeHint(expected: string, actual: unknown, field: string | number | un
   if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) {
     return "; remove the quotes";
   }
-  if (expected.includes("integer") && typeof actual === "number") return "; ids and orders are whole numbers";
+  if (expected.includes("integer") && typeof actual === "number")
+    return field === "id" || field === "order" ? "; ids and orders are whole numbers" : "";
   // `description: 42` or `name: true`: YAML read a number or a boolean, where text was meant.
   if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) {
     // A list entry has no key to write before it.
@@ -197,10 +198,18 @@ const TYPE_WORDS: Partial<Record<string, string>> = {
   array: "a list (`- item` lines)",
 };
 
-function describePatternError(label: string, field: string | number | undefined, actual: unknown): string {
-  if (field === "name" && typeof actual === "string") {
-    const characters = [...actual];
-    const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+function describePatternError(
+  label: string,
+  field: string | number | undefined,
+  actual: unknown,
+  ofWave: boolean,
+): string {
+  // A wave's name is a short label; a config's may be any one line of printable text.
+  if (field === "name" && ofWave)
+    return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
+  const characters = typeof actual === "string" ? [...actual] : [];
+  const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+  if (field === "name" && index >= 0) {
     const code = (characters[index] ?? "").codePointAt(0) ?? 0;
     const hex = code.toString(16).toUpperCase().padStart(4, "0");
     return `${label} contains a control character (U+${hex} at character ${index + 1}); names are one line of printable text`;
@@ -210,6 +219,8 @@ function describePatternError(label: string, field: string | number | undefined,
   if (typeof field === "string" && field.endsWith("_env"))
     return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
   if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
+  if (field === "bake")
+    return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
   return `${label} has an invalid format: ${describeValue(actual)}`;
 }
 

@@ -68,6 +68,23 @@ const cases: BadCase[] = [
     errors: [/^bad\.yaml:4:13: "name" must be/],
   },
   {
+    name: "an empty wave name is said to be one, not a control character",
+    yaml: 'version: 1\nrollout:\n  waves:\n    - name: ""\n      percent: 100\n  health:\n    logs: {}\nprojects: {}\n',
+    errors: [
+      'bad.yaml:4:13: "name" must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got text ""',
+    ],
+  },
+  {
+    name: "a bake that is not a duration gives examples of one",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      percent: 100\n  bake: -1s\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: ['bad.yaml:6:9: "bake" must be a duration such as 30s, 10m, 1h or 1h30m, got text "-1s"'],
+  },
+  {
+    name: "a fraction where a whole number goes, other than an id or an order",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      percent: 100\n  failure_budget: 1.5\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: ['bad.yaml:6:19: "failure_budget" must be a whole number, got 1.5'],
+  },
+  {
     name: "unknown family name",
     yaml: 'version: 1\nprojects:\n  "1":\n    plugin_config:\n      configs: []\n',
     errors: ['bad.yaml:4:5: unknown family "plugin_config"; did you mean "plugin_configs"?'],
