@@ -10344,7 +10344,7 @@ function printDiagnostics(result, io, options = { text: true }) {
 /** The one error for a --family value that is not a family, whichever command it was given to. */
 function unknownFamily(value) {
 	const suggestion = suggestFamily(value);
-	return new InputError("usage", `unknown family "${value}" for --family${suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`);
+	return new InputError("usage", `unknown family "${value}" for --family${suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`);
 }
 /** A typo of a family, or a part of exactly one family's name (`frontend`). */
 function suggestFamily(value) {

@@ -14,7 +14,7 @@ function unknownFamily(value: string): InputError {
   const suggestion = suggestFamily(value);
   return new InputError(
     "usage",
-    `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`} Use one of: ${FAMILY_NAMES.join(", ")}`,
+    `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`,
   );
 }
 

@@ -110,7 +110,7 @@ describe("--family", () => {
     ["plugin_config", 'did you mean "plugin_configs"?'],
     ["everything", ""],
   ])("%s gets one error, with a suggestion, on every command, before any request", async (value, hint) => {
-    const expected = `pcsync: unknown family "${value}" for --family${hint === "" ? "" : `; ${hint}`} Use one of: plugin_configs, pipeline_frontend_apps_configs\n`;
+    const expected = `pcsync: unknown family "${value}" for --family${hint === "" ? "" : `; ${hint}`}; use one of: plugin_configs, pipeline_frontend_apps_configs\n`;
     for (const command of commands) {
       // Nothing listens at this base URL: an attempt to connect would fail differently.
       const result = await run([...command, "--family", value], {

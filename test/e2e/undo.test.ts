@@ -91,7 +91,12 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
 
     const again = await server.run(["rollback", "--journal", journal, "--auto-approve"]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("Nothing to roll back");
+    // Said once, and nothing of a manifest there is none of.
+    expect(again.stdout).toBe("Nothing to roll back: every record the run touched is as it was before it.\n");
+    const dryAgain = await server.run(["rollback", "--journal", journal, "--dry-run"]);
+    expect(dryAgain.stdout).toBe(
+      "Nothing to roll back: every record the run touched is as it was before it.\n",
+    );
     expect(await snapshot(server)).toBe(before);
 
     const rollbackJournal = join(dir, /--journal (\S+)/.exec(undone.stderr)?.[1] ?? "");

@@ -7,6 +7,7 @@ import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
+import { hasChanges } from "../../plan/plan-file.js";
 import { plural } from "../../plural.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
@@ -73,6 +74,8 @@ function refuseRollback(outcome: Extract<RollbackOutcome, { result: "refused" }>
   throw new RefusedError("rollback_conflict", { journal, conflicts: describeConflicts(outcome.conflicts) });
 }
 
+const NOTHING_TO_ROLL_BACK = "Nothing to roll back: every record the run touched is as it was before it.";
+
 export const registerRollbackCommand: CommandRegistrar = (io) => {
   const command = newCommand(
     "rollback",
@@ -127,7 +130,8 @@ Examples:
                 `warning: --force puts back the journal's values over ${plural(shown.conflicts.length, "change")} made since the run\n`,
               );
             const { plan } = shown;
-            if (format !== "json") printPlan(plan, format, io, { followed: true });
+            // An empty plan says nothing of a manifest: "Nothing to roll back" follows instead.
+            if (format !== "json" && hasChanges(plan)) printPlan(plan, format, io, { followed: true });
             else checkPlanPrintableAsJson(plan, io.secrets);
             if (flags.out) {
               const saved = await savePlan(plan, flags.out, {
@@ -167,13 +171,14 @@ Examples:
       const { plan } = outcome.state;
       if (outcome.result === "shown") {
         if (format === "json") printPlan(plan, format, io);
+        else if (!hasChanges(plan)) io.stdout.write(`${NOTHING_TO_ROLL_BACK}\n`);
         await appendStepSummary(plan, io, "pcsync rollback (dry run)");
         return;
       }
       if (outcome.result === "nothing") {
         await appendStepSummary(plan, io, "pcsync rollback");
         if (format === "json") printApplyJson(plan, null, io);
-        else io.stdout.write("Nothing to roll back: every record the run touched is as it was before it.\n");
+        else io.stdout.write(`${NOTHING_TO_ROLL_BACK}\n`);
         return;
       }
       const { report } = outcome;
