@@ -329,12 +329,16 @@ Examples:
   $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`).option("--plan <file>", "apply this saved plan (from `plan -o FILE`); refused if stale").option("--dry-run", "print the plan only; change nothing").option("--force", "override the safety guards (mass deletes or updates, pruning to empty); not protection").option("--auto-approve", "apply without asking for `yes`; needed where stdin is not a terminal (CI, cron, ssh), unless --plan FILE or --dry-run").option("--resume", "with --plan: finish the saved plan whose apply was interrupted, from that apply's journal").addOption(formatOption()).option("--webhook <url>", "with rollout: in the manifest, POST each rollout event to this URL (repeatable)", collect).option("--webhook-secret-file <path>", "sign each rollout event (X-Pcsync-Signature: sha256=HMAC of the body) with the secret in this file").option("--metrics-file <path>", "with rollout: in the manifest, write the rollout's metrics here at each wave event (node_exporter textfile format)").option("--journal <path>", "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's").option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
+	const journalFlags = /* @__PURE__ */ new Set();
+	command.on("option:journal", () => journalFlags.add("--journal"));
+	command.on("option:no-journal", () => journalFlags.add("--no-journal"));
 	addManifestOption(command);
 	addScopeOptions(command);
 	addConnectionOptions(command, "plan-or-manifest");
 	addSettleTimeoutOption(command);
 	const runApply = async (flags, self, interrupts) => {
 		const { format } = flags;
+		if (journalFlags.size > 1) throw new InputError("usage", "--journal PATH and --no-journal cannot go together: give one of them");
 		if (flags.plan !== void 0) refuseOptionsBesidePlan(self);
 		if (flags.resume && flags.plan === void 0) throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
 		if (flags.resume && flags.journal === false) throw new InputError("usage", "--resume reads the interrupted apply's journal: it cannot go with --no-journal");

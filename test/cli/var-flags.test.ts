@@ -100,6 +100,21 @@ describe("--var and --var-file", () => {
     }
   });
 
+  it("--journal PATH and --no-journal together are refused, in either order, before anything is read", async () => {
+    for (const flags of [
+      ["--no-journal", "--journal", join(directory, "j.jsonl")],
+      ["--journal", join(directory, "j.jsonl"), "--no-journal"],
+    ]) {
+      const result = await run(["apply", "--auto-approve", ...flags], {
+        PCSYNC_VAR_A: "a",
+        PCSYNC_VAR_B: "b",
+        PCSYNC_VAR_C: "c",
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("--journal PATH and --no-journal cannot go together");
+    }
+  });
+
   it("let export -o update the block whose key interpolates to the project", async () => {
     const target = join(directory, "exported.yaml");
     await writeFile(

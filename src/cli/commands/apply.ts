@@ -142,12 +142,19 @@ Examples:
       "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
     )
     .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
+  // Both given, commander keeps the last: a run that asked for no journal would keep one, or the
+  // other way round. They are alternatives, as the help says.
+  const journalFlags = new Set<string>();
+  command.on("option:journal", () => journalFlags.add("--journal"));
+  command.on("option:no-journal", () => journalFlags.add("--no-journal"));
   addManifestOption(command);
   addScopeOptions(command);
   addConnectionOptions(command, "plan-or-manifest");
   addSettleTimeoutOption(command);
   const runApply = async (flags: ApplyFlags, self: Command, interrupts: InterruptWatch) => {
     const { format } = flags;
+    if (journalFlags.size > 1)
+      throw new InputError("usage", "--journal PATH and --no-journal cannot go together: give one of them");
     if (flags.plan !== undefined) refuseOptionsBesidePlan(self);
     if (flags.resume && flags.plan === undefined)
       throw new InputError("usage", "--resume finishes a saved plan: give the plan with --plan FILE");
