@@ -391,74 +391,82 @@ Examples:
 			});
 			const end = {};
 			let rolloutRun;
-			const outcome = await applyPlanRun(client, {
-				source,
-				force: forced,
-				dryRun: flags.dryRun === true,
-				reread: rereadOptions(flags, io),
-				journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : []
-			}, {
-				show: (plan) => {
-					if (format !== "json") printPlan(plan, format, io, {
-						forced,
-						verbose: flags.verbose === true,
-						followed: true
-					});
-					else checkPlanPrintableAsJson(plan, io.secrets);
-					if (forced || flags.dryRun) warnGuards(plan, io, forced);
-				},
-				hasMoreWork: async (plan, rolledOut) => {
-					if (plan.rollout === void 0) return false;
-					rolloutRun = await import("./rollout-run.mjs");
-					return rolloutRun.hasUnfinishedRollout(client, rolledOut, {
-						...plan,
-						rollout: plan.rollout
-					}, flags, io, loaded?.whole);
-				},
-				dryRunNotes: async (plan, rolledOut) => {
-					if (plan.rollout === void 0) return;
-					rolloutRun = await import("./rollout-run.mjs");
-					await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
-				},
-				approve: asks && stdin !== void 0 ? ({ summary }) => confirmChanges({
-					stdin,
-					stderr: io.stderr
-				}, interrupts, {
-					verb: "Apply",
-					changes: summary.create + summary.update + summary.delete + summary.reorder,
-					server: client.base.display,
-					what: "Apply"
-				}) : void 0,
-				apply: async (plan, state, rolledOut) => plan.rollout !== void 0 && rolledOut !== void 0 && rolloutRun !== void 0 ? rolloutRun.applyRollout({
-					client,
-					plan,
-					current: state,
-					rollout: plan.rollout,
-					desired: rolledOut,
-					flags,
-					io,
-					interrupts,
-					inputs,
-					onEnd: (rollout) => {
-						end.rollout = rollout;
-					}
-				}) : applyJournaled(client, plan, state, {
-					flags,
-					io,
-					interrupts,
-					start: {
-						command: "apply",
-						planFile: flags.plan ?? null,
-						saved
+			let shown;
+			let outcome;
+			try {
+				outcome = await applyPlanRun(client, {
+					source,
+					force: forced,
+					dryRun: flags.dryRun === true,
+					reread: rereadOptions(flags, io),
+					journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : []
+				}, {
+					show: (plan) => {
+						shown = plan;
+						if (format !== "json") printPlan(plan, format, io, {
+							forced,
+							verbose: flags.verbose === true,
+							followed: true
+						});
+						else checkPlanPrintableAsJson(plan, io.secrets);
+						if (forced || flags.dryRun) warnGuards(plan, io, forced);
 					},
-					resumed: resume?.resumed?.journal,
-					lock: resume?.lock,
-					inputs,
-					endWith: (journal) => {
-						end.journal = journal;
-					}
-				})
-			}, io);
+					hasMoreWork: async (plan, rolledOut) => {
+						if (plan.rollout === void 0) return false;
+						rolloutRun = await import("./rollout-run.mjs");
+						return rolloutRun.hasUnfinishedRollout(client, rolledOut, {
+							...plan,
+							rollout: plan.rollout
+						}, flags, io, loaded?.whole);
+					},
+					dryRunNotes: async (plan, rolledOut) => {
+						if (plan.rollout === void 0) return;
+						rolloutRun = await import("./rollout-run.mjs");
+						await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
+					},
+					approve: asks && stdin !== void 0 ? ({ summary }) => confirmChanges({
+						stdin,
+						stderr: io.stderr
+					}, interrupts, {
+						verb: "Apply",
+						changes: summary.create + summary.update + summary.delete + summary.reorder,
+						server: client.base.display,
+						what: "Apply"
+					}) : void 0,
+					apply: async (plan, state, rolledOut) => plan.rollout !== void 0 && rolledOut !== void 0 && rolloutRun !== void 0 ? rolloutRun.applyRollout({
+						client,
+						plan,
+						current: state,
+						rollout: plan.rollout,
+						desired: rolledOut,
+						flags,
+						io,
+						interrupts,
+						inputs,
+						onEnd: (rollout) => {
+							end.rollout = rollout;
+						}
+					}) : applyJournaled(client, plan, state, {
+						flags,
+						io,
+						interrupts,
+						start: {
+							command: "apply",
+							planFile: flags.plan ?? null,
+							saved
+						},
+						resumed: resume?.resumed?.journal,
+						lock: resume?.lock,
+						inputs,
+						endWith: (journal) => {
+							end.journal = journal;
+						}
+					})
+				}, io);
+			} catch (error) {
+				if (format === "json" && shown !== void 0 && (error instanceof RefusedError || error instanceof RunError && error.code === "rollout_still_halted")) printApplyJson(shown, null, io, void 0, error.message);
+				throw error;
+			}
 			const { plan } = outcome;
 			if (outcome.result === "dry_run") {
 				if (format === "json") printPlan(plan, format, io);

@@ -15991,15 +15991,14 @@ function checkPlanPrintableAsJson(plan, secrets) {
 	planDocument(plan, "the JSON output", secrets, `${PLAN_REMEDY} Nothing was changed.`);
 }
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */
-function printApplyJson(plan, result, io, rollout) {
-	const text = `${neutraliseJson(JSON.stringify(rollout === void 0 ? {
-		plan,
-		result
-	} : {
+function printApplyJson(plan, result, io, rollout, refused) {
+	const document = {
 		plan,
 		result,
-		rollout
-	}, null, 2))}\n`;
+		...rollout === void 0 ? {} : { rollout },
+		...refused === void 0 ? {} : { refused }
+	};
+	const text = `${neutraliseJson(JSON.stringify(document, null, 2))}\n`;
 	const locate = () => {
 		const places = locateSecrets(result, io.secrets).map((path) => {
 			const outcome = path[0] === "outcomes" && typeof path[1] === "number" ? result?.outcomes[path[1]] : void 0;

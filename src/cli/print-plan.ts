@@ -58,8 +58,21 @@ export function checkPlanPrintableAsJson(plan: Plan, secrets: SecretRegistry): v
 }
 
 /** `apply --format json`: the plan and what became of it, as one document, never altered. */
-export function printApplyJson(plan: Plan, result: ApplyReport | null, io: CliIo, rollout?: object): void {
-  const text = `${neutraliseJson(JSON.stringify(rollout === undefined ? { plan, result } : { plan, result, rollout }, null, 2))}\n`;
+export function printApplyJson(
+  plan: Plan,
+  result: ApplyReport | null,
+  io: CliIo,
+  rollout?: object,
+  /** Why the run was refused once its plan was made: nothing was written. */
+  refused?: string,
+): void {
+  const document = {
+    plan,
+    result,
+    ...(rollout === undefined ? {} : { rollout }),
+    ...(refused === undefined ? {} : { refused }),
+  };
+  const text = `${neutraliseJson(JSON.stringify(document, null, 2))}\n`;
   const locate = () => {
     const places = locateSecrets(result, io.secrets).map((path) => {
       const outcome =

@@ -98,6 +98,13 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     expect(narrowed.stderr).toContain(
       "and project 1, which failed the health check, may still hold the change (--project leaves it out of this run, so it is not read: apply without --project checks)",
     );
+    // A script reading apply's JSON gets the plan and why it was refused, as plan gives its plan.
+    const json = await runSlow(server, ["apply", "-f", file, "--auto-approve", "--format", "json"], dir);
+    expect(json.code, json.stderr).toBe(4);
+    const document = JSON.parse(json.stdout) as { plan: { format: string }; result: null; refused: string };
+    expect(document.plan.format).toBe("pcsync-plan");
+    expect(document.result).toBeNull();
+    expect(document.refused).toMatch(/^the last rollout of this manifest halted in wave 2 "second"/);
     const narrowedPlan = await runSlow(server, ["plan", "-f", file, "--project", "3"], dir);
     expect(narrowedPlan.stderr).toMatch(
       /^warning: apply will refuse \(exit 4\): .* may still hold the change/m,

@@ -79,6 +79,11 @@ describe.each<ProfileName>(["seed", "posthog-2024"])("safety controls on %s", (p
     const forced = await run("apply", "--auto-approve", "--force");
     expect(forced.code).toBe(3);
     expect((await byName()).has("Keep B")).toBe(true);
+    // In JSON, the plan and why it was refused (stdout was empty).
+    const refusedJson = await run("apply", "--auto-approve", "--force", "--format", "json");
+    expect(refusedJson.code).toBe(3);
+    expect(JSON.parse(refusedJson.stdout)).toMatchObject({ plan: { format: "pcsync-plan" }, result: null });
+    expect(JSON.parse(refusedJson.stdout).refused).toContain("Keep B");
 
     expect((await run("plan", "--allow-destroy", "Keep B", "-o", "allowed.json")).code).toBe(0);
     const unapproved = await run("apply", "--plan", "allowed.json");

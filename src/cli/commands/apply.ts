@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
 import { InputError } from "../../input-error.js";
+import type { Plan } from "../../plan/types.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
 import { checkRolloutFlags } from "../../rollout/rollout-flags.js";
@@ -229,86 +230,103 @@ Examples:
       const end: { journal?: { lines: string; path: string }; rollout?: RolloutJson } = {};
       // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
       let rolloutRun: typeof import("../rollout-run.js") | undefined;
-      const outcome = await applyPlanRun(
-        client,
-        {
-          source,
-          force: forced,
-          dryRun: flags.dryRun === true,
-          reread: rereadOptions(flags, io),
-          journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : [],
-        },
-        {
-          show: (plan) => {
-            if (format !== "json")
-              printPlan(plan, format, io, { forced, verbose: flags.verbose === true, followed: true });
-            else checkPlanPrintableAsJson(plan, io.secrets);
-            // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
-            if (forced || flags.dryRun) warnGuards(plan, io, forced);
+      // The plan shown, for the JSON document of a run refused after it (a guard, a halt that holds).
+      let shown: Plan | undefined;
+      let outcome: Awaited<ReturnType<typeof applyPlanRun>>;
+      try {
+        outcome = await applyPlanRun(
+          client,
+          {
+            source,
+            force: forced,
+            dryRun: flags.dryRun === true,
+            reread: rereadOptions(flags, io),
+            journalDirectories: typeof flags.journal === "string" ? [dirname(flags.journal)] : [],
           },
-          hasMoreWork: async (plan, rolledOut) => {
-            if (plan.rollout === undefined) return false;
-            rolloutRun = await import("../rollout-run.js");
-            return rolloutRun.hasUnfinishedRollout(
-              client,
-              rolledOut,
-              { ...plan, rollout: plan.rollout },
-              flags,
-              io,
-              loaded?.whole,
-            );
-          },
-          dryRunNotes: async (plan, rolledOut) => {
-            if (plan.rollout === undefined) return;
-            rolloutRun = await import("../rollout-run.js");
-            await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
-          },
-          // On a terminal, without --auto-approve: `yes` after the plan was shown.
-          approve:
-            asks && stdin !== undefined
-              ? ({ summary }) =>
-                  confirmChanges({ stdin, stderr: io.stderr }, interrupts, {
-                    verb: "Apply",
-                    changes: summary.create + summary.update + summary.delete + summary.reorder,
-                    server: client.base.display,
-                    what: "Apply",
+          {
+            show: (plan) => {
+              shown = plan;
+              if (format !== "json")
+                printPlan(plan, format, io, { forced, verbose: flags.verbose === true, followed: true });
+              else checkPlanPrintableAsJson(plan, io.secrets);
+              // Without --force, a real apply refuses and its error lists the guards: no need to say it twice.
+              if (forced || flags.dryRun) warnGuards(plan, io, forced);
+            },
+            hasMoreWork: async (plan, rolledOut) => {
+              if (plan.rollout === undefined) return false;
+              rolloutRun = await import("../rollout-run.js");
+              return rolloutRun.hasUnfinishedRollout(
+                client,
+                rolledOut,
+                { ...plan, rollout: plan.rollout },
+                flags,
+                io,
+                loaded?.whole,
+              );
+            },
+            dryRunNotes: async (plan, rolledOut) => {
+              if (plan.rollout === undefined) return;
+              rolloutRun = await import("../rollout-run.js");
+              await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
+            },
+            // On a terminal, without --auto-approve: `yes` after the plan was shown.
+            approve:
+              asks && stdin !== undefined
+                ? ({ summary }) =>
+                    confirmChanges({ stdin, stderr: io.stderr }, interrupts, {
+                      verb: "Apply",
+                      changes: summary.create + summary.update + summary.delete + summary.reorder,
+                      server: client.base.display,
+                      what: "Apply",
+                    })
+                : undefined,
+            apply: async (plan, state, rolledOut) =>
+              plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
+                ? rolloutRun.applyRollout({
+                    client,
+                    plan,
+                    current: state,
+                    rollout: plan.rollout,
+                    desired: rolledOut,
+                    flags,
+                    io,
+                    interrupts,
+                    inputs,
+                    onEnd: (rollout) => {
+                      end.rollout = rollout;
+                    },
                   })
-              : undefined,
-          apply: async (plan, state, rolledOut) =>
-            plan.rollout !== undefined && rolledOut !== undefined && rolloutRun !== undefined
-              ? rolloutRun.applyRollout({
-                  client,
-                  plan,
-                  current: state,
-                  rollout: plan.rollout,
-                  desired: rolledOut,
-                  flags,
-                  io,
-                  interrupts,
-                  inputs,
-                  onEnd: (rollout) => {
-                    end.rollout = rollout;
-                  },
-                })
-              : applyJournaled(client, plan, state, {
-                  flags,
-                  io,
-                  interrupts,
-                  start: {
-                    command: "apply",
-                    planFile: flags.plan ?? null,
-                    saved,
-                  },
-                  resumed: resume?.resumed?.journal,
-                  lock: resume?.lock,
-                  inputs,
-                  endWith: (journal) => {
-                    end.journal = journal;
-                  },
-                }),
-        },
-        io,
-      );
+                : applyJournaled(client, plan, state, {
+                    flags,
+                    io,
+                    interrupts,
+                    start: {
+                      command: "apply",
+                      planFile: flags.plan ?? null,
+                      saved,
+                    },
+                    resumed: resume?.resumed?.journal,
+                    lock: resume?.lock,
+                    inputs,
+                    endWith: (journal) => {
+                      end.journal = journal;
+                    },
+                  }),
+          },
+          io,
+        );
+      } catch (error) {
+        // Refused once the plan was made (a safety guard, a halt that holds): with --format json,
+        // the plan and why it was refused, as plan prints its plan where it refuses.
+        if (
+          format === "json" &&
+          shown !== undefined &&
+          (error instanceof RefusedError ||
+            (error instanceof RunError && error.code === "rollout_still_halted"))
+        )
+          printApplyJson(shown, null, io, undefined, error.message);
+        throw error;
+      }
       const { plan } = outcome;
       if (outcome.result === "dry_run") {
         if (format === "json") printPlan(plan, format, io);
