@@ -12050,6 +12050,7 @@ function hintFor(status, response, { base, hasSucceeded, now }) {
 		const host = new URL(base.origin).host;
 		return `the server at ${host} speaks https on this port: the base URL should be https://${host}${base.prefix}`;
 	}
+	if (status === 404 && /^project not found\.?$/i.test(readServiceError(response.body)?.detail?.trim() ?? "")) return "the service has no project of this id that the API key can see: check the project id (`pcsync export --all` writes every project the key can see)";
 	if (status === 404 && !hasSucceeded) return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }
 /** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */

@@ -72,6 +72,9 @@ function hintFor(status: number, response: AttemptResponse, { base, hasSucceeded
     const host = new URL(base.origin).host;
     return `the server at ${host} speaks https on this port: the base URL should be https://${host}${base.prefix}`;
   }
+  // The service itself said the project is not there: the base URL reached it, the id is wrong.
+  if (status === 404 && /^project not found\.?$/i.test(readServiceError(response.body)?.detail?.trim() ?? ""))
+    return "the service has no project of this id that the API key can see: check the project id (`pcsync export --all` writes every project the key can see)";
   // A wrong path in the base URL makes every request a 404: before any answer came back, say so.
   if (status === 404 && !hasSucceeded) {
     return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;

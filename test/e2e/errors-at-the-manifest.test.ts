@@ -96,6 +96,18 @@ describe.concurrent("errors that point at the manifest", () => {
     );
   });
 
+  it("a project the service does not have: the hint is about the id, not the base URL", async () => {
+    const result = await server.runBuilt(["export", "--project", "99"], {
+      env: { PCSYNC_BASE_URL: server.emulator.url },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Project not found.");
+    expect(result.stderr).toContain(
+      "hint: the service has no project of this id that the API key can see: check the project id",
+    );
+    expect(result.stderr).not.toContain("check the base URL's path");
+  });
+
   it("one tab gives one error, one unknown template one, a number where text goes says to quote it", async () => {
     const configs = '  "1":\n    plugin_configs:\n      configs:\n        - name: GeoIP\n';
     const [tab, use, quote] = await Promise.all([
