@@ -200,16 +200,16 @@ async function unfinishedRollout(client, desired, journal, cwd) {
 async function rolloutToFinish(client, desired, plan, journal, cwd, whole) {
 	const last = await lastRolloutOf(client, desired, journal, cwd);
 	if (last !== void 0 && last.ended === void 0) return last;
-	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd);
+	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd, journal);
 	if (held !== void 0) throw new RunError("rollout_still_halted", held);
 }
 /**
 * A halt of the whole manifest's last rollout, for a narrowed run: a failing project the run leaves
 * out is not read, so it counts as holding the change (the refusal says to apply without the flags).
 */
-async function heldHaltOfWhole(client, whole, plan, cwd) {
+async function heldHaltOfWhole(client, whole, plan, cwd, journal) {
 	if (whole === void 0) return void 0;
-	const last = await lastRolloutOf(client, whole.desired, void 0, cwd);
+	const last = await lastRolloutOf(client, whole.desired, journal, cwd);
 	const held = last === void 0 ? void 0 : heldHalt(last, plan);
 	return held === void 0 ? void 0 : {
 		...held,
@@ -252,7 +252,7 @@ async function rolloutNotice(client, desired, plan, cwd, journal, whole) {
 			text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`
 		};
 	}
-	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd);
+	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd, journal);
 	if (held === void 0) return void 0;
 	const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
 	const undo = held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;

@@ -67,7 +67,7 @@ export async function rolloutToFinish(
   if (last !== undefined && last.ended === undefined) return last;
   const held =
     (last === undefined ? undefined : heldHalt(last, plan)) ??
-    (await heldHaltOfWhole(client, whole, plan, cwd));
+    (await heldHaltOfWhole(client, whole, plan, cwd, journal));
   if (held !== undefined) throw new RunError("rollout_still_halted", held);
   return undefined;
 }
@@ -91,9 +91,11 @@ async function heldHaltOfWhole(
   whole: WholeManifest | undefined,
   plan: Pick<Plan, "changes" | "reorders">,
   cwd: string,
+  journal: string | undefined,
 ): Promise<HeldHalt | undefined> {
   if (whole === undefined) return undefined;
-  const last = await lastRolloutOf(client, whole.desired, undefined, cwd);
+  // --journal's, when it is the whole manifest's rollout; else the newest under the default place.
+  const last = await lastRolloutOf(client, whole.desired, journal, cwd);
   const held = last === undefined ? undefined : heldHalt(last, plan);
   return held === undefined ? undefined : { ...held, narrowed: whole.narrowedBy };
 }
@@ -170,7 +172,7 @@ export async function rolloutNotice(
   }
   const held =
     (last === undefined ? undefined : heldHalt(last, plan)) ??
-    (await heldHaltOfWhole(client, whole, plan, cwd));
+    (await heldHaltOfWhole(client, whole, plan, cwd, journal));
   if (held === undefined) return undefined;
   const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
   const undo =

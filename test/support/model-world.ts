@@ -1079,6 +1079,26 @@ export class World {
           "a halted rollout applied again writes nothing while its failing projects hold the change",
           `the second apply ended with ${again.code} and changed ${JSON.stringify(written)}:\n${again.stdout}${again.stderr}`,
         );
+      // Nor does a run that --project narrows to one of its projects: a failing project it leaves
+      // out is not read, so it may still hold the change.
+      const project = Object.keys(model.projects).at(-1) ?? "1";
+      const narrowed = await this.pcsync([
+        "apply",
+        "--auto-approve",
+        "-f",
+        manifest,
+        "--journal",
+        rolloutJournal,
+        "--project",
+        project,
+        ...scopeArgs(scope),
+      ]);
+      const narrowedWrote = this.changedRecords(after, this.snapshot());
+      if (narrowed.code !== 4 || narrowedWrote.length > 0)
+        this.broken(
+          "a halted rollout applied again with --project writes nothing while its failing projects may hold the change",
+          `apply --project ${project} ended with ${narrowed.code} and changed ${JSON.stringify(narrowedWrote)}:\n${narrowed.stdout}${narrowed.stderr}`,
+        );
       return;
     }
     if (applied.code !== 0) return;
