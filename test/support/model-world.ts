@@ -1058,18 +1058,21 @@ export class World {
           "a dry run of a manifest whose rollout halted, its change left in place, says that apply will refuse",
           `${replanned.stdout}${replanned.stderr}`,
         );
-      this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
-      let again: Run;
-      try {
-        again = await this.pcsync([
+      const applyAgain = (...extra: string[]) =>
+        this.pcsync([
           "apply",
           "--auto-approve",
           "-f",
           manifest,
           "--journal",
           rolloutJournal,
+          ...extra,
           ...scopeArgs(scope),
         ]);
+      this.emulator.setFaults({ logErrors: [{ name: "*", ratio: 1 }] });
+      let again: Run;
+      try {
+        again = await applyAgain();
       } finally {
         this.emulator.setFaults({});
       }
@@ -1082,17 +1085,7 @@ export class World {
       // Nor does a run that --project narrows to one of its projects: a failing project it leaves
       // out is not read, so it may still hold the change.
       const project = Object.keys(model.projects).at(-1) ?? "1";
-      const narrowed = await this.pcsync([
-        "apply",
-        "--auto-approve",
-        "-f",
-        manifest,
-        "--journal",
-        rolloutJournal,
-        "--project",
-        project,
-        ...scopeArgs(scope),
-      ]);
+      const narrowed = await applyAgain("--project", project);
       const narrowedWrote = this.changedRecords(after, this.snapshot());
       if (narrowed.code !== 4 || narrowedWrote.length > 0)
         this.broken(
