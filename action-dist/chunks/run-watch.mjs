@@ -5,7 +5,7 @@ import { D as isInputError, E as InputError, O as plural } from "./common-progra
 import { I as formatSeconds, P as groupBy, R as formatDiagnostic, b as readVarFiles, g as familyFingerprint, h as runInputs, m as printDiagnostics, mt as appendAll, pt as ofFamily, u as loadManifest, ut as familyKey, y as readManifestSources, z as formatSource } from "./common-manifest.mjs";
 import { a as formatCycleLine, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
-import { D as planManifest, E as narrowDesiredState, Lt as summarizePlan, W as describeGuard, _t as setLongTimeout } from "./common-service.mjs";
+import { D as planManifest, E as narrowDesiredState, G as describeGuard, Rt as summarizePlan, vt as setLongTimeout } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";

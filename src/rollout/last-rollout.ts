@@ -4,10 +4,11 @@
 
 import type { ApiClient } from "../api/index.js";
 import { holdingTheChange, RunError } from "../apply/run-error.js";
-import type { DesiredState } from "../manifest/types.js";
+import type { DesiredState, LoadedManifest } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan } from "../plan/types.js";
 import type { PlanNotice } from "../render/markdown.js";
+import { resolveSilently } from "../run/plan-manifest.js";
 import { shellWord } from "../shell-word.js";
 import {
   findLatestRollout,
@@ -78,7 +79,7 @@ export async function rolloutToFinish(
  * a later wave's project while the canary that failed still holds the change.
  */
 export interface WholeManifest {
-  desired: DesiredState;
+  desired: LoadedManifest;
   narrowedBy: string;
 }
 
@@ -94,8 +95,11 @@ async function heldHaltOfWhole(
   journal: string | undefined,
 ): Promise<HeldHalt | undefined> {
   if (whole === undefined) return undefined;
+  // As a whole run records it: `projects: all` resolved from the listing.
+  const desired = await resolveSilently(client, whole.desired);
+  if (desired === undefined) return undefined;
   // --journal's, when it is the whole manifest's rollout; else the newest under the default place.
-  const last = await lastRolloutOf(client, whole.desired, journal, cwd);
+  const last = await lastRolloutOf(client, desired, journal, cwd);
   const held = last === undefined ? undefined : heldHalt(last, plan);
   return held === undefined ? undefined : { ...held, narrowed: whole.narrowedBy };
 }

@@ -106,6 +106,22 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: 
 }
 
 /**
+ * The manifest with `projects: all` resolved from the listing, printing nothing (the run's own plan
+ * prints its problems); undefined where it cannot be resolved.
+ */
+export async function resolveSilently(
+  client: ApiClient,
+  desired: LoadedManifest,
+): Promise<DesiredState | undefined> {
+  if (desired.unresolved === undefined) return desired;
+  const listed = await listProjects(client);
+  return resolveProjectSets(
+    desired,
+    listed.map((project) => String(project.id)),
+  ).value;
+}
+
+/**
  * Resolves `projects: all` from the API key's project listing (paged), only when a set says it;
  * problems that arise for a listed project are printed like manifest ones.
  */

@@ -502,6 +502,40 @@ describe("flags that would break a rollout", () => {
     expect(whole.stderr).not.toContain("warning");
   });
 
+  it("a halt of a projects: all manifest holds for a run that --project narrows (the whole manifest resolved as its rollout was)", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed", {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      logRate: 600,
+    });
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      [
+        "version: 1",
+        ...threeWaveRollout("1s"),
+        "  on_failure: halt",
+        "project_sets:",
+        "  - name: fleet",
+        "    projects: all",
+        "    plugin_configs:",
+        "      configs:",
+        '        - { name: GeoIP, plugin: 1, enabled: true, description: "v12 BROKEN" }',
+        "projects: {}",
+        "",
+      ].join("\n"),
+    );
+    const halted = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(halted.code, halted.stderr).toBe(4);
+    const written = await geoipDescriptions(server);
+    const narrowed = await runSlow(server, ["apply", "-f", file, "--project", "3", "--auto-approve"], dir);
+    expect(narrowed.code, narrowed.stderr).toBe(4);
+    expect(wavesWritten(narrowed.stderr)).toEqual([]);
+    expect(narrowed.stderr).toContain("may still hold the change (--project leaves it out of this run");
+    expect(await geoipDescriptions(server)).toEqual(written);
+  });
+
   it.for(PROFILES)(
     "--exclude of a record only one wave reads is checked against the whole plan, not warned of by each wave (%s)",
     async (profile, { onTestFinished }) => {
