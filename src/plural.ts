@@ -4,3 +4,8 @@
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/** `project 1`, or `projects 1, 2`: a noun and the items it names. */
+export function nounAndList(items: readonly string[], one: string, many = `${one}s`): string {
+  return `${items.length === 1 ? one : many} ${items.join(", ")}`;
+}

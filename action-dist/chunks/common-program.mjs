@@ -13,6 +13,10 @@ import { StringDecoder } from "node:string_decoder";
 function plural(count, one, many = `${one}s`) {
 	return `${count} ${count === 1 ? one : many}`;
 }
+/** `project 1`, or `projects 1, 2`: a noun and the items it names. */
+function nounAndList(items, one, many = `${one}s`) {
+	return `${items.length === 1 ? one : many} ${items.join(", ")}`;
+}
 // dist/src/input-error.js
 /** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
 const fileProblem = ({ file, problem }) => `${file} ${problem}`;
@@ -3901,4 +3905,4 @@ function reportError(error, io) {
 	io.stderr.write(`pcsync: internal error (please report it): ${message}\n`);
 	return 1;
 }
-export { neutraliseYaml as C, isInputError as D, InputError as E, plural as O, neutraliseLines as S, formatBytes as T, findPackageFile as _, redactForDisplay as a, neutraliseInline as b, readKeyFile as c, checkApiKey as d, ServiceError as f, isServiceError as g, isRequestError as h, Option as i, registerSecretWords as l, isApiError as m, newCommand as n, useColour as o, apiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, packageVersion as v, quoteServerText as w, neutraliseJson as x, needsYamlEscapes as y };
+export { neutraliseYaml as C, isInputError as D, InputError as E, nounAndList as O, neutraliseLines as S, formatBytes as T, findPackageFile as _, redactForDisplay as a, neutraliseInline as b, readKeyFile as c, checkApiKey as d, ServiceError as f, isServiceError as g, isRequestError as h, Option as i, plural as k, registerSecretWords as l, isApiError as m, newCommand as n, useColour as o, apiError as p, Argument as r, withOutputEdge as s, runCli as t, resolveApiKey as u, packageVersion as v, quoteServerText as w, neutraliseJson as x, needsYamlEscapes as y };

@@ -12,7 +12,7 @@ import {
   PcsyncError,
   SIGNAL_EXIT_CODES,
 } from "../errors.js";
-import { plural } from "../plural.js";
+import { nounAndList, plural } from "../plural.js";
 import type { ApplyReport } from "./types.js";
 
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
@@ -155,7 +155,7 @@ const RUN_CODES = {
       undoneWaves: number;
       undoneComplete: boolean;
     }) =>
-      `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}); ${
+      `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${nounAndList(failing, "project")}); ${
         rolledBack
           ? "every wave applied was rolled back."
           : undoneWaves === 0
@@ -189,10 +189,10 @@ const RUN_CODES = {
       /** The run's --project, --family or --shard leave a failing project out: it is not read. */
       narrowed?: string | undefined;
     }) =>
-      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${failing.length === 1 ? "project" : "projects"} ${failing.join(", ")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
+      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
         undo.length === 0
           ? ""
-          : `, or undo the waves written, newest first (${undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")}): once no failing project holds the change, this manifest rolls out again from its first wave`
+          : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out again from its first wave`
       }.`,
   },
   /** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
@@ -220,14 +220,13 @@ const RUN_CODES = {
       again,
     }: RolloutStop & { projects: readonly string[]; when: "written" | "baked" }) =>
       when === "written"
-        ? `the rollout stopped in wave "${wave}": after its writes, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} still ${projects.length === 1 ? "differs" : "differ"} from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`
-        : `the rollout stopped in wave "${wave}": when its bake ended, ${projects.length === 1 ? "project" : "projects"} ${projects.join(", ")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`,
+        ? `the rollout stopped in wave "${wave}": after its writes, ${nounAndList(projects, "project")} still ${projects.length === 1 ? "differs" : "differ"} from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.`
+        : `the rollout stopped in wave "${wave}": when its bake ended, ${nounAndList(projects, "project")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`,
   },
 } satisfies ErrorTable;
 
 export type RunErrorCode = keyof typeof RUN_CODES;
 
-/** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
 /**
  * `still holds the change`, or for failing projects a narrowed run leaves out (`narrowed`: its flags),
  * `may still hold the change (--project leaves it out of this run, ...)`: they were not read.
@@ -239,6 +238,12 @@ export function holdingTheChange(failing: readonly string[], narrowed: string | 
   return `may still hold the change (${flags} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
 }
 
+/** `pcsync rollback --journal A, then pcsync rollback --journal B`: the journals to undo, in order. */
+export function undoCommands(journals: readonly string[]): string {
+  return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
+}
+
+/** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
 export class RunError<Code extends RunErrorCode = RunErrorCode> extends PcsyncError {
   declare readonly code: Code;
   readonly facts: FactsOf<typeof RUN_CODES, Code>;

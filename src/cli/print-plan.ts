@@ -113,6 +113,11 @@ export async function savePlan(
     : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 }
 
+/** `warning: ...` or `note: ...` on stderr: what the plan's reader must know that it does not show. */
+export function writeNotices(notices: readonly PlanNotice[], io: CliIo): void {
+  for (const notice of notices) io.stderr.write(`${notice.level}: ${notice.text}\n`);
+}
+
 export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   for (const guard of plan.guards) {
     const overridden = force && isForceable(guard.rule);

@@ -11,7 +11,12 @@ import {
   applyRollout as runRolloutApply,
   throwUnlessComplete,
 } from "../rollout/apply-rollout.js";
-import { rolloutNotice, rolloutToFinish, type WholeManifest } from "../rollout/last-rollout.js";
+import {
+  rolloutNotice,
+  rolloutToFinish,
+  unfinishedNotice,
+  type WholeManifest,
+} from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
 import type { RolloutOutcome } from "../rollout/run-rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
@@ -19,7 +24,7 @@ import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags } from "./journal-run.js";
-import { printApplyJson } from "./print-plan.js";
+import { printApplyJson, writeNotices } from "./print-plan.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import type { OutputFormat } from "./shared-options.js";
 import { appendStepSummary } from "./step-summary.js";
@@ -86,7 +91,7 @@ export async function hasUnfinishedRollout(
     readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
   const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
   // Said before the question, so that a yes is given to finishing that rollout, not a new one.
-  if (unfinished !== undefined) await noteLastRollout(client, desired, plan, flags, io, whole);
+  if (unfinished !== undefined) writeNotices([unfinishedNotice(unfinished)], io);
   return unfinished !== undefined;
 }
 
@@ -100,7 +105,7 @@ export async function noteLastRollout(
   whole?: WholeManifest,
 ): Promise<void> {
   const notice = await rolloutNotice(client, desired, plan, io.cwd, journalPathOf(flags), whole);
-  if (notice !== undefined) io.stderr.write(`${notice.level}: ${notice.text}\n`);
+  if (notice !== undefined) writeNotices([notice], io);
 }
 
 /**

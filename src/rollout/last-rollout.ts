@@ -3,10 +3,11 @@
 // run say either, so that the plan a reviewer reads does not hide what apply will do.
 
 import type { ApiClient } from "../api/index.js";
-import { holdingTheChange, RunError } from "../apply/run-error.js";
+import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js";
 import type { DesiredState, LoadedManifest } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan } from "../plan/types.js";
+import { nounAndList } from "../plural.js";
 import type { PlanNotice } from "../render/markdown.js";
 import { resolveSilently } from "../run/plan-manifest.js";
 import { shellWord } from "../shell-word.js";
@@ -64,13 +65,28 @@ export async function rolloutToFinish(
   cwd: string,
   whole?: WholeManifest,
 ): Promise<RolloutState | undefined> {
+  const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
+  if (found?.held !== undefined) throw new RunError("rollout_still_halted", found.held);
+  return found?.unfinished;
+}
+
+/** What the manifest's last rollout leaves this run: one to finish, or a halt that holds. */
+type LastRollout = { unfinished: RolloutState; held?: never } | { held: HeldHalt; unfinished?: never };
+
+async function findLastRollout(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+  journal: string | undefined,
+  whole: WholeManifest | undefined,
+): Promise<LastRollout | undefined> {
   const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last !== undefined && last.ended === undefined) return last;
+  if (last !== undefined && last.ended === undefined) return { unfinished: last };
   const held =
     (last === undefined ? undefined : heldHalt(last, plan)) ??
     (await heldHaltOfWhole(client, whole, plan, cwd, journal));
-  if (held !== undefined) throw new RunError("rollout_still_halted", held);
-  return undefined;
+  return held === undefined ? undefined : { held };
 }
 
 /**
@@ -151,41 +167,35 @@ export async function rolloutNotice(
   journal?: string,
   whole?: WholeManifest,
 ): Promise<PlanNotice | undefined> {
-  const last = await lastRolloutOf(client, desired, journal, cwd);
-  if (last !== undefined && last.ended === undefined) {
-    const journalName = shellWord(last.path);
-    if (last.halted !== undefined)
-      return {
-        level: "note",
-        text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveLabel(last, last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
-      };
-    const index = last.header.rollout.waves.findIndex(
-      (_, each) => last.waves[each]?.judged?.healthy !== true,
-    );
-    const wave = last.waves[index];
-    const where =
-      wave?.writtenAt !== undefined
-        ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
-        : (wave?.journals.length ?? 0) > 0
-          ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
-          : "not yet started";
-    return {
-      level: "note",
-      text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
-    };
-  }
-  const held =
-    (last === undefined ? undefined : heldHalt(last, plan)) ??
-    (await heldHaltOfWhole(client, whole, plan, cwd, journal));
-  if (held === undefined) return undefined;
-  const projects = `${held.failing.length === 1 ? "project" : "projects"} ${held.failing.join(", ")}`;
-  const undo =
-    held.undo.length === 0
-      ? ""
-      : `, or undo the waves written, newest first (${held.undo.map((path) => `pcsync rollback --journal ${path}`).join(", then ")})`;
+  const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
+  if (found === undefined) return undefined;
+  if (found.unfinished !== undefined) return unfinishedNotice(found.unfinished);
+  const { held } = found;
   return {
     level: "warning",
-    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${projects}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a changed manifest starts a new rollout)${undo}, and this manifest rolls out again from its first wave`,
+    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a changed manifest starts a new rollout)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,
+  };
+}
+
+/** That apply finishes `last`, a rollout that did not end, and where it stopped. */
+export function unfinishedNotice(last: RolloutState): PlanNotice {
+  const journalName = shellWord(last.path);
+  if (last.halted !== undefined)
+    return {
+      level: "note",
+      text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveLabel(last, last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
+    };
+  const index = last.header.rollout.waves.findIndex((_, each) => last.waves[each]?.judged?.healthy !== true);
+  const wave = last.waves[index];
+  const where =
+    wave?.writtenAt !== undefined
+      ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
+      : (wave?.journals.length ?? 0) > 0
+        ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
+        : "not yet started";
+  return {
+    level: "note",
+    text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
   };
 }
 

@@ -10,7 +10,7 @@ import { type ManifestInput, runInputs } from "../../run/load-manifest.js";
 import { loadManifestAndScope, planManifest } from "../../run/plan-manifest.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags, createClientFromFlags } from "../connection.js";
-import { printPlan, savePlan, warnGuards } from "../print-plan.js";
+import { printPlan, savePlan, warnGuards, writeNotices } from "../print-plan.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { addManifestOption, formatOption, type OutputFormat, outOption } from "../shared-options.js";
 import { appendStepSummary } from "../step-summary.js";
@@ -65,7 +65,7 @@ Examples:
             );
       const notices = notice === undefined ? [] : [notice];
       printPlan(plan, format, io, { verbose: flags.verbose === true, notices });
-      for (const each of notices) io.stderr.write(`${each.level}: ${each.text}\n`);
+      writeNotices(notices, io);
       // A delete of a protected record is refused already here (exit 3), the others at apply.
       const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");
       warnGuards({ ...plan, guards: plan.guards.filter((guard) => guard.rule !== "protected") }, io, false);
