@@ -9995,13 +9995,19 @@ function describePatternError(label, field, actual, ofWave) {
 function isControlCharacter(code) {
 	return code < 32 || code === 127;
 }
+/** What an item of these lists is called in a message; an item of any other list is an entry. */
+const LIST_ITEM_NOUNS = {
+	configs: "config",
+	waves: "wave",
+	project_sets: "project set"
+};
 function describeField(path, root) {
 	const last = path.at(-1);
 	if (last === void 0) return "the manifest";
 	if (typeof last === "number") {
 		const name = valueAt(root, [...path, "name"]);
 		const list = path.at(-2);
-		const noun = list === "configs" ? "config" : list === "waves" ? "wave" : list === "project_sets" ? "project set" : void 0;
+		const noun = LIST_ITEM_NOUNS[String(list)];
 		if (noun === void 0) return `"${String(list)}" entry #${last + 1}`;
 		if (typeof name === "string") return `${noun} "${name}"`;
 		return list === "configs" ? `config #${last + 1} of ${String(path.at(-3))}` : `${noun} #${last + 1}`;

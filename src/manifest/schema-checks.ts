@@ -228,20 +228,20 @@ function isControlCharacter(code: number): boolean {
   return code < 0x20 || code === 0x7f;
 }
 
+/** What an item of these lists is called in a message; an item of any other list is an entry. */
+const LIST_ITEM_NOUNS: Partial<Record<string, string>> = {
+  configs: "config",
+  waves: "wave",
+  project_sets: "project set",
+};
+
 function describeField(path: readonly (string | number)[], root: unknown): string {
   const last = path.at(-1);
   if (last === undefined) return "the manifest";
   if (typeof last === "number") {
     const name = valueAt(root, [...path, "name"]);
     const list = path.at(-2);
-    const noun =
-      list === "configs"
-        ? "config"
-        : list === "waves"
-          ? "wave"
-          : list === "project_sets"
-            ? "project set"
-            : undefined;
+    const noun = LIST_ITEM_NOUNS[String(list)];
     if (noun === undefined) return `"${String(list)}" entry #${last + 1}`;
     if (typeof name === "string") return `${noun} "${name}"`;
     return list === "configs" ? `config #${last + 1} of ${String(path.at(-3))}` : `${noun} #${last + 1}`;

@@ -6,6 +6,7 @@ import type { FamilyRef } from "../families.js";
 import { neutraliseJson, quoteServerText } from "../neutralise-server-text.js";
 import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import { plural } from "../plural.js";
+import { MARKERS } from "../render/describe-plan.js";
 import type { CycleResult } from "./watch-metrics.js";
 
 /**
@@ -82,8 +83,6 @@ const RECORDS_SHOWN = 3;
 /** Records of a drifting family the JSON line names before `more`. */
 const RECORDS_LISTED = 20;
 
-const SIGNS: Readonly<Record<PlannedChange["action"], string>> = { create: "+", update: "~", delete: "-" };
-
 /** The drift left after the cycle, family by family: what a person or a log shipper acts on. */
 function driftOf(report: CycleReport) {
   return report.findings
@@ -107,7 +106,7 @@ function describeDrifted({
   name: string | null;
   id: number | null;
 }) {
-  return `${SIGNS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
+  return `${MARKERS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
 }
 
 /** `drift in project 1 plugin_configs: ~ "GeoIP" (id 1), + "Filter", ↕ 2 records moved`. */
@@ -117,7 +116,7 @@ function driftLine(drift: ReturnType<typeof driftOf>[number]): string {
   const parts = [
     ...named,
     ...(more > 0 ? [`and ${more} more`] : []),
-    ...(drift.moved > 0 ? [`↕ ${plural(drift.moved, "record")} moved`] : []),
+    ...(drift.moved > 0 ? [`${MARKERS.reorder} ${plural(drift.moved, "record")} moved`] : []),
   ];
   return `drift in project ${drift.project} ${drift.family}: ${parts.join(", ")}`;
 }
