@@ -11443,6 +11443,7 @@ async function readBody(response, codings, request) {
 		discard(response.body);
 		throw badBody("undecodable", "content_encoding", unsupported === void 0 ? `the body is encoded ${codings.length} times (${shown}), more than pcsync undoes` : `the body is encoded with ${JSON.stringify(unsupported)}, which pcsync cannot decode`);
 	}
+	if (codings.length === 0) return readPlainBody(response.body, request.maxResponseBytes);
 	const decoders = [...codings].reverse().map((coding) => DECODERS[coding]());
 	const chunks = [];
 	let received = 0;
@@ -11472,6 +11473,20 @@ async function readBody(response, codings, request) {
 		throw error;
 	}
 	return Buffer.concat(chunks);
+}
+/**
+* A body sent as it is, most of them: its chunks, counted against the memory bound as they come,
+* without the streams a coded body is inflated through. Leaving the loop early destroys the body.
+*/
+async function readPlainBody(body, maxBytes) {
+	const chunks = [];
+	let received = 0;
+	for await (const chunk of body) {
+		received += chunk.length;
+		if (received > maxBytes) throw tooLarge();
+		chunks.push(chunk);
+	}
+	return Buffer.concat(chunks, received);
 }
 function classifyFailure(error, phase, request) {
 	const code = errorCode(error);

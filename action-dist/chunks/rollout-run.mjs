@@ -2,7 +2,7 @@
 import { A as projectsWritten, Ct as sendAttempt, It as hasChanges, Kt as idsOfOtherFamiliesIn, O as planManifest, _t as sendWithRetry, a as scopeOf, at as mapConcurrent, b as concurrencyOf, f as writeNotices, ft as listLogs, gt as connectForeignEndpoint, i as planSettingsOf, q as isApplyComplete, s as printApplyJson, t as appendStepSummary, vt as realSleep, wt as isLoopbackHost } from "./common-service.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { n as STAGE_WORDS, t as RunError } from "./run-error.mjs";
-import { F as formatDuration, K as asRecord, Q as sameName, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
+import { F as formatDuration, K as asRecord, P as groupBy, Q as sameName, dt as getFamily, pt as ofFamily, ut as familyKey, v as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
 import { a as makeDefaultDirectory, d as isRecordOfCreate, r as defaultJournalPath } from "./apply-with-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
@@ -594,6 +594,8 @@ async function runWaves(rollout, parts, position) {
 	const reports = [];
 	if (state.halted !== void 0) return finishHalt(rollout, parts, reports);
 	let baked = false;
+	let ahead;
+	const pace = new ReadPace(parts.now);
 	for (const [index, wave] of rollout.waves.entries()) {
 		const waveState = state.waves[index];
 		if (waveState?.judged?.healthy) continue;
@@ -609,7 +611,7 @@ async function runWaves(rollout, parts, position) {
 		let written = waveState?.writtenAt !== void 0;
 		let targets = journal.state.header.targets;
 		if (written) {
-			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
+			const seen = await whileNotInterrupted(parts, () => pace.time(wave.projects.length, () => parts.planProjects(wave.projects)));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -627,7 +629,8 @@ async function runWaves(rollout, parts, position) {
 		}
 		if (!written) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
-			const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
+			const checkedAhead = ahead?.wave === index ? ahead : void 0;
+			const fresh = await whileNotInterrupted(parts, () => planWaveChecked(parts, wave.projects, baked, checkedAhead));
 			if (fresh === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -668,7 +671,7 @@ async function runWaves(rollout, parts, position) {
 			}
 			const wroteAt = parts.now();
 			families = resumedWave || changed.size === 0 ? void 0 : changed;
-			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+			const seen = await whileNotInterrupted(parts, () => pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families)));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -694,10 +697,20 @@ async function runWaves(rollout, parts, position) {
 		const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
 		const bakeEnd = writtenAt.getTime() + rollout.bakeSeconds * 1e3;
 		const left = bakeEnd - parts.now().getTime();
+		let atBakeEnd;
 		if (left > 0) {
 			parts.say(`${label}: written and seen as planned; baking ${formatDuration(left)}, until ${new Date(bakeEnd).toISOString()}`);
+			const next = rollout.waves[index + 1];
+			const nextState = state.waves[index + 1];
+			const rereadEnd = bakeEnd - pace.estimate(wave.projects.length);
 			try {
-				await parts.sleep(left, parts.signal);
+				if (next !== void 0 && next.projects.length > 0 && (nextState?.journals.length ?? 0) === 0 && nextState?.judged?.healthy !== true) {
+					await sleepUntil(parts, rereadEnd - pace.estimate(next.projects.length));
+					ahead = await checkAhead(parts, index + 1, next.projects, rereadEnd, pace);
+				}
+				await sleepUntil(parts, rereadEnd);
+				atBakeEnd = await pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families));
+				await sleepUntil(parts, bakeEnd);
 			} catch (error) {
 				if (parts.signal.aborted) return {
 					result: "interrupted",
@@ -710,14 +723,15 @@ async function runWaves(rollout, parts, position) {
 		}
 		baked = true;
 		if (seenAt.getTime() < bakeEnd) {
-			const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+			const now = atBakeEnd ?? await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
 			if (now === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
 				stage: "judge",
 				reports
 			};
-			const judged = targets.filter((target) => wave.projects.includes(target.project));
+			const inWave = new Set(wave.projects);
+			const judged = targets.filter((target) => inWave.has(target.project));
 			const altered = new Set(now.plan.changes.filter((change) => judged.some((target) => target.project === change.project && target.family === change.family && sameName(change.name, target.name))).map((change) => change.project));
 			if (altered.size > 0) return {
 				result: "not_as_planned",
@@ -729,9 +743,11 @@ async function runWaves(rollout, parts, position) {
 			current = now.current;
 		}
 		if (current === void 0) throw new Error("a wave judged before it was seen as planned");
+		const targetsOf = groupBy(targets, (target) => target.project);
+		const listsOf = groupBy(current.families, (family) => family.project);
 		const toJudge = wave.projects.map((project) => ({
 			project,
-			configs: judgedConfigs(targets, project, current)
+			configs: judgedConfigs(targetsOf.get(project) ?? [], project, { families: listsOf.get(project) ?? [] })
 		}));
 		let verdicts;
 		try {
@@ -887,6 +903,83 @@ function judgedConfigs(targets, project, current) {
 	}
 	return configs;
 }
+/** Projects read at a time ahead of their wave: a few rounds of requests, so as not to outlast the bake. */
+const AHEAD_CHUNK = 32;
+/**
+* The check of a wave's lists before its writes, read in the previous wave's bake: chunk after
+* chunk, while the next is expected to end by `until`. A failed read is left to the wave's start,
+* where it is made again (the read ahead changes when, never what, is read); a signal ends it.
+*/
+async function checkAhead(parts, wave, projects, until, pace) {
+	const ahead = {
+		wave,
+		projects: /* @__PURE__ */ new Set(),
+		families: [],
+		changed: []
+	};
+	for (let start = 0; start < projects.length && ahead.changed.length === 0; start += AHEAD_CHUNK) {
+		const chunk = projects.slice(start, start + AHEAD_CHUNK);
+		if (parts.now().getTime() + pace.estimate(chunk.length) > until) break;
+		try {
+			const read = await pace.time(chunk.length, () => parts.checkProjects(chunk));
+			for (const project of chunk) ahead.projects.add(project);
+			ahead.families = ahead.families.concat(read.families);
+			ahead.changed = ahead.changed.concat(read.changed);
+		} catch (error) {
+			if (parts.signal.aborted) throw error;
+			break;
+		}
+	}
+	return ahead;
+}
+/**
+* The wave's part of the plan and the state to write it to. With `check` (a bake has passed since
+* the run read the state), the lists it writes are read again first (those not read ahead) and the
+* plan checked against them: `changed` says why it no longer holds.
+*/
+async function planWaveChecked(parts, projects, check, ahead) {
+	const { plan, current } = parts.planWave(projects);
+	if (!check || projectsWritten(plan).size === 0) return {
+		plan,
+		current
+	};
+	if (ahead !== void 0 && ahead.changed.length > 0) return { changed: ahead.changed };
+	const rest = projects.filter((project) => ahead?.projects.has(project) !== true);
+	const read = rest.length === 0 ? {
+		families: [],
+		changed: []
+	} : await parts.checkProjects(rest);
+	if (read.changed.length > 0) return { changed: read.changed };
+	const fresh = [...ahead?.families ?? [], ...read.families];
+	const freshKeys = new Set(fresh.map((family) => familyKey(family.project, family.family)));
+	return {
+		plan,
+		current: { families: [...current.families.filter((family) => !freshKeys.has(familyKey(family.project, family.family))), ...fresh] }
+	};
+}
+/** This run's pace of reading projects, the last measured: how long a read of `n` will take. */
+var ReadPace = class {
+	now;
+	#msPerProject = 0;
+	constructor(now) {
+		this.now = now;
+	}
+	async time(projects, read) {
+		const started = this.now().getTime();
+		const result = await read();
+		if (projects > 0) this.#msPerProject = (this.now().getTime() - started) / projects;
+		return result;
+	}
+	/** Half as long again as the last read's pace says: a read made ahead should end in time. */
+	estimate(projects) {
+		return this.#msPerProject * projects * 1.5;
+	}
+};
+/** Sleeps until `time` (epoch ms) of the rollout's clock; at once when it has passed. */
+async function sleepUntil(parts, time) {
+	const left = time - parts.now().getTime();
+	if (left > 0) await parts.sleep(left, parts.signal);
+}
 /**
 * `read()`'s result; undefined when a signal came before it ended, or before it began (it may then
 * have failed for that reason: the client sends no request once the run is interrupted).
@@ -1038,24 +1131,23 @@ async function runLocked(run, journal, rollout, gate, locks) {
 		outcome: await runRollout(rollout, {
 			journal,
 			cwd: io.cwd,
-			async planWave(projects, check) {
+			planWave(projects) {
+				const keep = new Set(projects);
+				return {
+					plan: selectFamilies(run.plan, (project) => keep.has(project)),
+					current: { families: run.current.families.filter((family) => keep.has(family.project)) }
+				};
+			},
+			async checkProjects(projects) {
 				const keep = new Set(projects);
 				const plan = selectFamilies(run.plan, (project) => keep.has(project));
-				const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
-				if (!check || projectsWritten(plan).size === 0) return {
-					plan,
-					current: started
-				};
 				const read = await readStateForPlan(plan, client, {
 					concurrency: run.concurrency,
 					noGuards: true
 				});
-				const changed = findPlanProblems(plan, read);
-				if (changed.length > 0) return { changed };
-				const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
 				return {
-					plan,
-					current: { families: [...started.families.filter((family) => !fresh.has(familyKey(family.project, family.family))), ...read.families] }
+					families: read.families,
+					changed: findPlanProblems(plan, read)
 				};
 			},
 			async planProjects(projects, families) {

@@ -227,6 +227,7 @@ async function readBody(
         : `the body is encoded with ${JSON.stringify(unsupported)}, which pcsync cannot decode`,
     );
   }
+  if (codings.length === 0) return readPlainBody(response.body, request.maxResponseBytes);
   const decoders = [...codings].reverse().map((coding) => DECODERS[coding as Coding]());
   const chunks: Buffer[] = [];
   let received = 0;
@@ -260,6 +261,21 @@ async function readBody(
     throw error;
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * A body sent as it is, most of them: its chunks, counted against the memory bound as they come,
+ * without the streams a coded body is inflated through. Leaving the loop early destroys the body.
+ */
+async function readPlainBody(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of body) {
+    received += chunk.length;
+    if (received > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, received);
 }
 
 function classifyFailure(
