@@ -533,12 +533,16 @@ interface CheckedAhead {
   changed: string[];
 }
 
-/** Projects read at a time ahead of their wave: a few rounds of requests, so as not to outlast the bake. */
-const AHEAD_CHUNK = 32;
+/**
+ * Projects read at most at a time ahead of their wave: each chunk's pace is measured, so that the
+ * next is sized by it; the larger a chunk, the less the requests in flight thin out at its end.
+ */
+const AHEAD_CHUNK = 128;
+const AHEAD_CHUNK_LEAST = 8;
 
 /**
  * The check of a wave's lists before its writes, read in the previous wave's bake: chunk after
- * chunk, while the next is expected to end by `until`. A failed read is left to the wave's start,
+ * chunk, each as large as is expected to end by `until`. A failed read is left to the wave's start,
  * where it is made again (the read ahead changes when, never what, is read); a signal ends it.
  */
 async function checkAhead(
@@ -549,9 +553,13 @@ async function checkAhead(
   pace: ReadPace,
 ): Promise<CheckedAhead> {
   const ahead: CheckedAhead = { wave, projects: new Set(), families: [], changed: [] };
-  for (let start = 0; start < projects.length && ahead.changed.length === 0; start += AHEAD_CHUNK) {
-    const chunk = projects.slice(start, start + AHEAD_CHUNK);
-    if (parts.now().getTime() + pace.estimate(chunk.length) > until) break;
+  let start = 0;
+  while (start < projects.length && ahead.changed.length === 0) {
+    const size = Math.min(AHEAD_CHUNK, pace.fitting(until - parts.now().getTime()));
+    // The last few projects are left to the wave's start rather than read a handful at a time.
+    if (size < Math.min(AHEAD_CHUNK_LEAST, projects.length - start)) break;
+    const chunk = projects.slice(start, start + size);
+    start += chunk.length;
     try {
       const read = await pace.time(chunk.length, () => parts.checkProjects(chunk));
       for (const project of chunk) ahead.projects.add(project);
@@ -595,6 +603,9 @@ async function planWaveChecked(
   };
 }
 
+/** How much longer than the last pace a read made ahead is allowed for. */
+const SAFETY = 1.5;
+
 /** This run's pace of reading projects, the last measured: how long a read of `n` will take. */
 class ReadPace {
   #msPerProject = 0;
@@ -610,7 +621,15 @@ class ReadPace {
 
   /** Half as long again as the last read's pace says: a read made ahead should end in time. */
   estimate(projects: number): number {
-    return this.#msPerProject * projects * 1.5;
+    return this.#msPerProject * projects * SAFETY;
+  }
+
+  /** How many projects a read is expected to take at most to end within `ms` (by `estimate`). */
+  fitting(ms: number): number {
+    if (ms <= 0) return 0;
+    return this.#msPerProject === 0
+      ? Number.POSITIVE_INFINITY
+      : Math.floor(ms / (this.#msPerProject * SAFETY));
   }
 }
 

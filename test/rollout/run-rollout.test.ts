@@ -299,17 +299,17 @@ describe("the next wave's check, read in the bake before it", () => {
     const { outcome, events } = await runTimed(300, 10, { rollout: wide(200), checkMsPerProject: 10 });
     expect(outcome).toMatchObject({ result: "complete" });
     const canary = events.slice(0, events.indexOf("2.3s judge canary since 0.3s") + 1);
+    // Each chunk as large as the pace says will end before the canary's own re-read (128 at most),
+    // and none of fewer than 8 projects: the rest is left to the wave's start.
     expect(canary.filter((event) => event.includes("check"))).toEqual([
-      "0.31s check 32 projects",
-      "0.63s check 32 projects",
-      "0.95s check 32 projects",
-      "1.27s check 32 projects",
-      "1.59s check 32 projects",
+      "0.31s check 128 projects",
+      "1.59s check 46 projects",
+      "2.05s check 15 projects",
     ]);
-    // The canary is judged when its bake ends; the 40 projects left are checked before the writes.
+    // The canary is judged when its bake ends; the 11 projects left are checked before the writes.
     expect(events.slice(canary.length, canary.length + 2)).toEqual([
-      "2.3s check 40 projects",
-      "2.7s write wave-2",
+      "2.3s check 11 projects",
+      "2.41s write wave-2",
     ]);
   });
 
@@ -348,7 +348,7 @@ describe("the next wave's check, read in the bake before it", () => {
       abortAt: 1000,
     });
     expect(outcome).toMatchObject({ result: "interrupted", wave: "canary", stage: "bake" });
-    expect(events.at(-1)).toBe("0.95s check 32 projects");
+    expect(events.at(-1)).toBe("0.31s check 128 projects");
     expect(events.some((event) => event.includes("write wave-2") || event.includes("judge"))).toBe(false);
   });
 });
