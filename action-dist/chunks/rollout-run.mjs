@@ -594,8 +594,6 @@ async function runWaves(rollout, parts, position) {
 	const reports = [];
 	if (state.halted !== void 0) return finishHalt(rollout, parts, reports);
 	let baked = false;
-	let ahead;
-	const pace = new ReadPace(parts.now);
 	for (const [index, wave] of rollout.waves.entries()) {
 		const waveState = state.waves[index];
 		if (waveState?.judged?.healthy) continue;
@@ -611,7 +609,7 @@ async function runWaves(rollout, parts, position) {
 		let written = waveState?.writtenAt !== void 0;
 		let targets = journal.state.header.targets;
 		if (written) {
-			const seen = await whileNotInterrupted(parts, () => pace.time(wave.projects.length, () => parts.planProjects(wave.projects)));
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -629,8 +627,7 @@ async function runWaves(rollout, parts, position) {
 		}
 		if (!written) {
 			const resumedWave = (waveState?.journals.length ?? 0) > 0;
-			const checkedAhead = ahead?.wave === index ? ahead : void 0;
-			const fresh = await whileNotInterrupted(parts, () => planWaveChecked(parts, wave.projects, baked, checkedAhead));
+			const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
 			if (fresh === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -671,7 +668,7 @@ async function runWaves(rollout, parts, position) {
 			}
 			const wroteAt = parts.now();
 			families = resumedWave || changed.size === 0 ? void 0 : changed;
-			const seen = await whileNotInterrupted(parts, () => pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families)));
+			const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
 			if (seen === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -697,20 +694,10 @@ async function runWaves(rollout, parts, position) {
 		const writtenAt = state.waves[index]?.writtenAt ?? parts.now();
 		const bakeEnd = writtenAt.getTime() + rollout.bakeSeconds * 1e3;
 		const left = bakeEnd - parts.now().getTime();
-		let atBakeEnd;
 		if (left > 0) {
 			parts.say(`${label}: written and seen as planned; baking ${formatDuration(left)}, until ${new Date(bakeEnd).toISOString()}`);
-			const next = rollout.waves[index + 1];
-			const nextState = state.waves[index + 1];
-			const rereadEnd = bakeEnd - pace.estimate(wave.projects.length);
 			try {
-				if (next !== void 0 && next.projects.length > 0 && (nextState?.journals.length ?? 0) === 0 && nextState?.judged?.healthy !== true) {
-					await sleepUntil(parts, rereadEnd - pace.estimate(next.projects.length));
-					ahead = await checkAhead(parts, index + 1, next.projects, rereadEnd, pace);
-				}
-				await sleepUntil(parts, rereadEnd);
-				atBakeEnd = await pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families));
-				await sleepUntil(parts, bakeEnd);
+				await parts.sleep(left, parts.signal);
 			} catch (error) {
 				if (parts.signal.aborted) return {
 					result: "interrupted",
@@ -723,7 +710,7 @@ async function runWaves(rollout, parts, position) {
 		}
 		baked = true;
 		if (seenAt.getTime() < bakeEnd) {
-			const now = atBakeEnd ?? await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
+			const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
 			if (now === void 0) return {
 				result: "interrupted",
 				wave: wave.name,
@@ -904,97 +891,6 @@ function judgedConfigs(targets, project, current) {
 	return configs;
 }
 /**
-* Projects read at most at a time ahead of their wave: each chunk's pace is measured, so that the
-* next is sized by it; the larger a chunk, the less the requests in flight thin out at its end.
-*/
-const AHEAD_CHUNK = 128;
-const AHEAD_CHUNK_LEAST = 8;
-/**
-* The check of a wave's lists before its writes, read in the previous wave's bake: chunk after
-* chunk, each as large as is expected to end by `until`. A failed read is left to the wave's start,
-* where it is made again (the read ahead changes when, never what, is read); a signal ends it.
-*/
-async function checkAhead(parts, wave, projects, until, pace) {
-	const ahead = {
-		wave,
-		projects: /* @__PURE__ */ new Set(),
-		families: [],
-		changed: []
-	};
-	let start = 0;
-	while (start < projects.length && ahead.changed.length === 0) {
-		const size = Math.min(AHEAD_CHUNK, pace.fitting(until - parts.now().getTime()));
-		if (size < Math.min(AHEAD_CHUNK_LEAST, projects.length - start)) break;
-		const chunk = projects.slice(start, start + size);
-		start += chunk.length;
-		try {
-			const read = await pace.time(chunk.length, () => parts.checkProjects(chunk));
-			for (const project of chunk) ahead.projects.add(project);
-			ahead.families = ahead.families.concat(read.families);
-			ahead.changed = ahead.changed.concat(read.changed);
-		} catch (error) {
-			if (parts.signal.aborted) throw error;
-			break;
-		}
-	}
-	return ahead;
-}
-/**
-* The wave's part of the plan and the state to write it to. With `check` (a bake has passed since
-* the run read the state), the lists it writes are read again first (those not read ahead) and the
-* plan checked against them: `changed` says why it no longer holds.
-*/
-async function planWaveChecked(parts, projects, check, ahead) {
-	const { plan, current } = parts.planWave(projects);
-	if (!check || projectsWritten(plan).size === 0) return {
-		plan,
-		current
-	};
-	if (ahead !== void 0 && ahead.changed.length > 0) return { changed: ahead.changed };
-	const rest = projects.filter((project) => ahead?.projects.has(project) !== true);
-	const read = rest.length === 0 ? {
-		families: [],
-		changed: []
-	} : await parts.checkProjects(rest);
-	if (read.changed.length > 0) return { changed: read.changed };
-	const fresh = [...ahead?.families ?? [], ...read.families];
-	const freshKeys = new Set(fresh.map((family) => familyKey(family.project, family.family)));
-	return {
-		plan,
-		current: { families: [...current.families.filter((family) => !freshKeys.has(familyKey(family.project, family.family))), ...fresh] }
-	};
-}
-/** How much longer than the last pace a read made ahead is allowed for. */
-const SAFETY = 1.5;
-/** This run's pace of reading projects, the last measured: how long a read of `n` will take. */
-var ReadPace = class {
-	now;
-	#msPerProject = 0;
-	constructor(now) {
-		this.now = now;
-	}
-	async time(projects, read) {
-		const started = this.now().getTime();
-		const result = await read();
-		if (projects > 0) this.#msPerProject = (this.now().getTime() - started) / projects;
-		return result;
-	}
-	/** Half as long again as the last read's pace says: a read made ahead should end in time. */
-	estimate(projects) {
-		return this.#msPerProject * projects * SAFETY;
-	}
-	/** How many projects a read is expected to take at most to end within `ms` (by `estimate`). */
-	fitting(ms) {
-		if (ms <= 0) return 0;
-		return this.#msPerProject === 0 ? Number.POSITIVE_INFINITY : Math.floor(ms / (this.#msPerProject * SAFETY));
-	}
-};
-/** Sleeps until `time` (epoch ms) of the rollout's clock; at once when it has passed. */
-async function sleepUntil(parts, time) {
-	const left = time - parts.now().getTime();
-	if (left > 0) await parts.sleep(left, parts.signal);
-}
-/**
 * `read()`'s result; undefined when a signal came before it ended, or before it began (it may then
 * have failed for that reason: the client sends no request once the run is interrupted).
 */
@@ -1145,23 +1041,24 @@ async function runLocked(run, journal, rollout, gate, locks) {
 		outcome: await runRollout(rollout, {
 			journal,
 			cwd: io.cwd,
-			planWave(projects) {
-				const keep = new Set(projects);
-				return {
-					plan: selectFamilies(run.plan, (project) => keep.has(project)),
-					current: { families: run.current.families.filter((family) => keep.has(family.project)) }
-				};
-			},
-			async checkProjects(projects) {
+			async planWave(projects, check) {
 				const keep = new Set(projects);
 				const plan = selectFamilies(run.plan, (project) => keep.has(project));
+				const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
+				if (!check || projectsWritten(plan).size === 0) return {
+					plan,
+					current: started
+				};
 				const read = await readStateForPlan(plan, client, {
 					concurrency: run.concurrency,
 					noGuards: true
 				});
+				const changed = findPlanProblems(plan, read);
+				if (changed.length > 0) return { changed };
+				const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
 				return {
-					families: read.families,
-					changed: findPlanProblems(plan, read)
+					plan,
+					current: { families: [...started.families.filter((family) => !fresh.has(familyKey(family.project, family.family))), ...read.families] }
 				};
 			},
 			async planProjects(projects, families) {

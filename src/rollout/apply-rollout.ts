@@ -250,19 +250,25 @@ async function runLocked(
     // Each wave writes its part of the plan this run made (and the user approved): a wave's
     // projects are written by no earlier wave, and the re-read after its writes is what says the
     // wave is done. Once a bake has passed, the lists it writes are read again first and the plan
-    // checked against them as a saved plan is (checkProjects), and it is written to what was read.
-    planWave(projects) {
-      const keep = new Set(projects);
-      return {
-        plan: selectFamilies(run.plan, (project) => keep.has(project)),
-        current: { families: run.current.families.filter((family) => keep.has(family.project)) },
-      };
-    },
-    async checkProjects(projects) {
+    // checked against them as a saved plan is, and it is written to what was read.
+    async planWave(projects, check) {
       const keep = new Set(projects);
       const plan = selectFamilies(run.plan, (project) => keep.has(project));
+      const started = { families: run.current.families.filter((family) => keep.has(family.project)) };
+      if (!check || projectsWritten(plan).size === 0) return { plan, current: started };
       const read = await readStateForPlan(plan, client, { concurrency: run.concurrency, noGuards: true });
-      return { families: read.families, changed: findPlanProblems(plan, read) };
+      const changed = findPlanProblems(plan, read);
+      if (changed.length > 0) return { changed };
+      const fresh = new Set(read.families.map((family) => familyKey(family.project, family.family)));
+      return {
+        plan,
+        current: {
+          families: [
+            ...started.families.filter((family) => !fresh.has(familyKey(family.project, family.family))),
+            ...read.families,
+          ],
+        },
+      };
     },
     async planProjects(projects, families) {
       // The lists the planner needs for these families (the overlap of lists included) are its to

@@ -13,7 +13,7 @@ import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { groupBy } from "../group-by.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
-import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../plan/types.js";
+import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { plural } from "../plural.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
@@ -35,14 +35,16 @@ export type StopReason = "stopped" | "not_as_planned" | "changed" | "interrupted
 export interface RolloutParts {
   journal: RolloutJournal;
   cwd: string;
-  /** The wave's part of the run's own plan, and the state the run read for it; nothing is read. */
-  planWave(projects: readonly string[]): { plan: Plan; current: CurrentState };
   /**
-   * Reads again the lists the run's plan writes in these projects, and checks the plan against
-   * them as a saved plan is: `changed` says why it no longer holds (a record it updates was
-   * changed, a record of the name it creates appeared...), `families` are the lists read.
+   * The wave's part of the run's own plan, and the state to write it to. With `check` (a bake has
+   * passed since the run read the state), the lists it writes are read again first and the plan
+   * checked against them as a saved plan is: `changed` says why it no longer holds (a record it
+   * updates was changed, a record of the name it creates appeared...); without, nothing is read.
    */
-  checkProjects(projects: readonly string[]): Promise<{ families: CurrentFamily[]; changed: string[] }>;
+  planWave(
+    projects: readonly string[],
+    check: boolean,
+  ): Promise<{ plan: Plan; current: CurrentState; changed?: undefined } | { changed: string[] }>;
   /**
    * Reads the projects again and plans them from the manifest (no cached status): only the
    * families in `families` (family keys) when given, every family of theirs otherwise.
@@ -225,10 +227,7 @@ async function runWaves(
   // The run's plan was made from the state read at its start: once a bake has passed, a wave's
   // lists are read again before its writes, so that hours later it writes nothing the world has
   // moved away from (a record someone else created under a name it creates, one they changed).
-  // Those reads are made in the previous wave's bake, as far as they fit before its end (`ahead`).
   let baked = false;
-  let ahead: CheckedAhead | undefined;
-  const pace = new ReadPace(parts.now);
   for (const [index, wave] of rollout.waves.entries()) {
     const waveState = state.waves[index];
     if (waveState?.judged?.healthy) continue;
@@ -251,9 +250,7 @@ async function runWaves(
       // Resumed after the wave was written (a run stopped in its bake or judging): its projects
       // are read again whole. One no longer as written (rolled back by hand since, or changed) is
       // not judged by what it no longer holds: the wave is written again, and baked from there.
-      const seen = await whileNotInterrupted(parts, () =>
-        pace.time(wave.projects.length, () => parts.planProjects(wave.projects)),
-      );
+      const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects));
       if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length === 0) {
@@ -272,10 +269,7 @@ async function runWaves(
       const resumedWave = (waveState?.journals.length ?? 0) > 0;
       // A signal during the read (it can take a while for a large wave) starts no wave: the reads
       // not sent yet are refused, and those answered are of no use.
-      const checkedAhead = ahead?.wave === index ? ahead : undefined;
-      const fresh = await whileNotInterrupted(parts, () =>
-        planWaveChecked(parts, wave.projects, baked, checkedAhead),
-      );
+      const fresh = await whileNotInterrupted(parts, () => parts.planWave(wave.projects, baked));
       if (fresh === undefined) return { result: "interrupted", wave: wave.name, stage: "check", reports };
       if (fresh.changed !== undefined)
         return { result: "changed", wave: wave.name, reasons: fresh.changed, reports };
@@ -298,9 +292,7 @@ async function runWaves(
       // after the last write (or during the re-read) leaves the wave to be seen again by the next run.
       const wroteAt = parts.now();
       families = resumedWave || changed.size === 0 ? undefined : changed;
-      const seen = await whileNotInterrupted(parts, () =>
-        pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families)),
-      );
+      const seen = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
       if (seen === undefined) return { result: "interrupted", wave: wave.name, stage: "reread", reports };
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length > 0)
@@ -313,37 +305,21 @@ async function runWaves(
 
     const bakeEnd = writtenAt.getTime() + rollout.bakeSeconds * 1000;
     const left = bakeEnd - parts.now().getTime();
-    // The re-read the bake ends with (below), when the bake left time to make it in its tail.
-    let atBakeEnd: { plan: Plan; current: CurrentState } | undefined;
     if (left > 0) {
       parts.say(
         `${label}: written and seen as planned; baking ${formatDuration(left)}, until ${new Date(bakeEnd).toISOString()}`,
       );
-      // The bake's idle time makes the reads that come after it, timed by this run's own pace to
-      // end as the bake ends: the next wave's check first, as much of it as fits (the rest is
-      // read when that wave starts), then this wave's re-read. Neither delays the verdict.
-      const next = rollout.waves[index + 1];
-      const nextState = state.waves[index + 1];
-      const rereadEnd = bakeEnd - pace.estimate(wave.projects.length);
       try {
-        if (
-          next !== undefined &&
-          next.projects.length > 0 &&
-          (nextState?.journals.length ?? 0) === 0 &&
-          nextState?.judged?.healthy !== true
-        ) {
-          await sleepUntil(parts, rereadEnd - pace.estimate(next.projects.length));
-          ahead = await checkAhead(parts, index + 1, next.projects, rereadEnd, pace);
-        }
-        await sleepUntil(parts, rereadEnd);
-        atBakeEnd = await pace.time(wave.projects.length, () => parts.planProjects(wave.projects, families));
-        await sleepUntil(parts, bakeEnd);
+        await parts.sleep(left, parts.signal);
       } catch (error) {
         if (parts.signal.aborted) return { result: "interrupted", wave: wave.name, stage: "bake", reports };
         throw error;
       }
     }
     baked = true;
+    // Nothing is read in the bake's idle time, though the reads below would fit there: a read made
+    // before the bake ends misses a change made after it, to a config the wave is judged on or to
+    // a record the next wave writes (test/rollout/run-rollout.test.ts, "a change made as a bake ends").
 
     // The configs the gate judges are judged as they are when the bake ends, not as they were
     // seen before it: one changed meanwhile (deleted, edited or rolled back by hand) would be
@@ -351,8 +327,7 @@ async function runWaves(
     // wave is not judged: the rollout stops, and applying again writes it again. Other changes in
     // its projects (a record of another name) are not the wave's to answer for.
     if (seenAt.getTime() < bakeEnd) {
-      const now =
-        atBakeEnd ?? (await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families)));
+      const now = await whileNotInterrupted(parts, () => parts.planProjects(wave.projects, families));
       if (now === undefined) return { result: "interrupted", wave: wave.name, stage: "judge", reports };
       const inWave = new Set(wave.projects);
       const judged = targets.filter((target) => inWave.has(target.project));
@@ -523,120 +498,6 @@ export function judgedConfigs(
     });
   }
   return configs;
-}
-
-/** A wave's lists read in the bake before it: for which projects, and what they showed. */
-interface CheckedAhead {
-  wave: number;
-  projects: Set<string>;
-  families: CurrentFamily[];
-  changed: string[];
-}
-
-/**
- * Projects read at most at a time ahead of their wave: each chunk's pace is measured, so that the
- * next is sized by it; the larger a chunk, the less the requests in flight thin out at its end.
- */
-const AHEAD_CHUNK = 128;
-const AHEAD_CHUNK_LEAST = 8;
-
-/**
- * The check of a wave's lists before its writes, read in the previous wave's bake: chunk after
- * chunk, each as large as is expected to end by `until`. A failed read is left to the wave's start,
- * where it is made again (the read ahead changes when, never what, is read); a signal ends it.
- */
-async function checkAhead(
-  parts: RolloutParts,
-  wave: number,
-  projects: readonly string[],
-  until: number,
-  pace: ReadPace,
-): Promise<CheckedAhead> {
-  const ahead: CheckedAhead = { wave, projects: new Set(), families: [], changed: [] };
-  let start = 0;
-  while (start < projects.length && ahead.changed.length === 0) {
-    const size = Math.min(AHEAD_CHUNK, pace.fitting(until - parts.now().getTime()));
-    // The last few projects are left to the wave's start rather than read a handful at a time.
-    if (size < Math.min(AHEAD_CHUNK_LEAST, projects.length - start)) break;
-    const chunk = projects.slice(start, start + size);
-    start += chunk.length;
-    try {
-      const read = await pace.time(chunk.length, () => parts.checkProjects(chunk));
-      for (const project of chunk) ahead.projects.add(project);
-      ahead.families = ahead.families.concat(read.families);
-      ahead.changed = ahead.changed.concat(read.changed);
-    } catch (error) {
-      if (parts.signal.aborted) throw error;
-      break;
-    }
-  }
-  return ahead;
-}
-
-/**
- * The wave's part of the plan and the state to write it to. With `check` (a bake has passed since
- * the run read the state), the lists it writes are read again first (those not read ahead) and the
- * plan checked against them: `changed` says why it no longer holds.
- */
-async function planWaveChecked(
-  parts: RolloutParts,
-  projects: readonly string[],
-  check: boolean,
-  ahead: CheckedAhead | undefined,
-): Promise<{ plan: Plan; current: CurrentState; changed?: undefined } | { changed: string[] }> {
-  const { plan, current } = parts.planWave(projects);
-  if (!check || projectsWritten(plan).size === 0) return { plan, current };
-  if (ahead !== undefined && ahead.changed.length > 0) return { changed: ahead.changed };
-  const rest = projects.filter((project) => ahead?.projects.has(project) !== true);
-  const read = rest.length === 0 ? { families: [], changed: [] } : await parts.checkProjects(rest);
-  if (read.changed.length > 0) return { changed: read.changed };
-  const fresh = [...(ahead?.families ?? []), ...read.families];
-  const freshKeys = new Set(fresh.map((family) => familyKey(family.project, family.family)));
-  return {
-    plan,
-    current: {
-      families: [
-        ...current.families.filter((family) => !freshKeys.has(familyKey(family.project, family.family))),
-        ...fresh,
-      ],
-    },
-  };
-}
-
-/** How much longer than the last pace a read made ahead is allowed for. */
-const SAFETY = 1.5;
-
-/** This run's pace of reading projects, the last measured: how long a read of `n` will take. */
-class ReadPace {
-  #msPerProject = 0;
-
-  constructor(private readonly now: () => Date) {}
-
-  async time<T>(projects: number, read: () => Promise<T>): Promise<T> {
-    const started = this.now().getTime();
-    const result = await read();
-    if (projects > 0) this.#msPerProject = (this.now().getTime() - started) / projects;
-    return result;
-  }
-
-  /** Half as long again as the last read's pace says: a read made ahead should end in time. */
-  estimate(projects: number): number {
-    return this.#msPerProject * projects * SAFETY;
-  }
-
-  /** How many projects a read is expected to take at most to end within `ms` (by `estimate`). */
-  fitting(ms: number): number {
-    if (ms <= 0) return 0;
-    return this.#msPerProject === 0
-      ? Number.POSITIVE_INFINITY
-      : Math.floor(ms / (this.#msPerProject * SAFETY));
-  }
-}
-
-/** Sleeps until `time` (epoch ms) of the rollout's clock; at once when it has passed. */
-async function sleepUntil(parts: RolloutParts, time: number): Promise<void> {
-  const left = time - parts.now().getTime();
-  if (left > 0) await parts.sleep(left, parts.signal);
 }
 
 /**

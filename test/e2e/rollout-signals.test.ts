@@ -1,6 +1,6 @@
 // E2E: Ctrl-C and SIGTERM end a rollout as they end `apply`, with a true account, wherever they
-// land: in a bake (the wave's writes are made and journaled; the reads the bake makes ahead are
-// under way), in the read before a later wave (no journal, no write of that wave) or in a wave's writes (those in flight finish); applied again,
+// land: in a bake (the wave's writes are made and journaled), in the read before a later wave (no
+// journal, no write of that wave) or in a wave's writes (those in flight finish); applied again,
 // the rollout finishes without writing anything twice. On both profiles.
 
 import { describe, expect, it } from "vitest";
@@ -65,11 +65,9 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
   it("SIGINT in the read before a later wave: exit 130, nothing of that wave written, no journal for it; applied again, it finishes", async ({
     onTestFinished,
   }) => {
-    // Every request takes 700 ms: after the canary's write and re-read, its bake (2 s) has too
-    // little time left to read the second wave's project ahead as well as its own re-read (the bake
-    // reads ahead only what it expects to end in time, half as long again as the last read took).
-    // That read is made after the canary's verdict, and is under way when the signal comes.
-    const server = await openServer(onTestFinished, profile, { faults: { latencyMs: 700 } });
+    // Every request takes 400 ms: the read of the second wave's project after the canary's bake
+    // is under way when the signal comes.
+    const server = await openServer(onTestFinished, profile, { faults: { latencyMs: 400 } });
     const { path: dir, write } = await rolloutWorkDir(onTestFinished);
     const file = await write("pcsync.yaml", rolloutManifest("v22", threeWaveRollout("2s")));
     const [one, , three] = await geoipDescriptions(server);

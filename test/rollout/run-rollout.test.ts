@@ -1,9 +1,7 @@
 // The rollout's steps in time, on a clock of its own: the bake counts from a wave's writes (the
 // re-read that proves the wave is part of it), the gate judges from the writes, each wave is read
-// again as its bake ends and judged as it is then, and a wave whose re-read outlasts its bake is
-// judged at once, never before it was seen as planned. The bake's idle time makes the reads that
-// come after it (the next wave's check, as far as it fits, then the wave's own re-read), timed by
-// the run's pace to end as the bake ends: the verdict comes when the bake ends, not after them.
+// again when its bake ends and judged as it is then, and a wave whose
+// re-read outlasts its bake is judged at once, never before it was seen as planned.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,17 +64,10 @@ async function runTimed(
     failJudgeOf?: string;
     seen?: CurrentState;
     targets?: RolloutTarget[];
-    rollout?: PlanRollout;
-    /** The check of a wave's lists before its writes: its time per project (rereadMs in all, else). */
-    checkMsPerProject?: number;
-    /** What the check of these projects finds; it may throw. */
-    check?: (projects: readonly string[], call: number) => { changed: string[] };
-    /** A signal when the clock reaches this time (ms from the start). */
-    abortAt?: number;
+    /** Someone changes the project's GeoIP at this time (ms from the start): reads from then show it. */
+    changed?: { atMs: number; project: string };
   } = {},
 ) {
-  const rollout = options.rollout ?? ROLLOUT;
-  const controller = new AbortController();
   const cwd = await mkdtemp(join(tmpdir(), "pcsync-run-rollout-"));
   try {
     let clock = Date.parse("2026-01-01T00:00:00Z");
@@ -90,39 +81,31 @@ async function runTimed(
       server: "http://service",
       digest: "d",
       startedAt: new Date(clock).toISOString(),
-      rollout,
+      rollout: ROLLOUT,
       targets: options.targets ?? [],
     });
     const at = () => `${(clock - Date.parse("2026-01-01T00:00:00Z")) / 1000}s`;
-    let checks = 0;
-    // The clock goes on; a signal comes when it reaches `abortAt`, and what was under way fails.
-    const passTime = (ms: number) => {
-      const abortAt =
-        options.abortAt === undefined ? undefined : Date.parse("2026-01-01T00:00:00Z") + options.abortAt;
-      if (abortAt !== undefined && clock < abortAt && clock + ms >= abortAt) {
-        clock = abortAt;
-        controller.abort();
-        throw new Error("interrupted");
-      }
-      clock += ms;
+    const changedIn = (projects: readonly string[]) => {
+      const { changed } = options;
+      const now = clock - Date.parse("2026-01-01T00:00:00Z");
+      return changed !== undefined && now >= changed.atMs && projects.includes(changed.project)
+        ? [changed.project]
+        : [];
     };
     const parts: RolloutParts = {
       journal,
       cwd,
-      planWave: (projects) => ({ plan: planOf(projects), current: EMPTY }),
-      async checkProjects(projects) {
-        events.push(
-          `${at()} check ${projects.length > 3 ? `${projects.length} projects` : projects.join(",")}`,
-        );
-        const perProject = options.checkMsPerProject;
-        passTime(perProject === undefined ? rereadMs : perProject * projects.length);
-        checks += 1;
-        return { families: [], changed: options.check?.(projects, checks).changed ?? [] };
+      async planWave(projects, check) {
+        if (check && changedIn(projects).length > 0)
+          return { changed: changedIn(projects).map((project) => `project ${project}'s GeoIP was changed`) };
+        return { plan: planOf(projects), current: EMPTY };
       },
       async planProjects(projects) {
         events.push(`${at()} re-read ${projects.join(",")}`);
+        // The read shows the lists as they are when it starts (a change made during it may be missed).
+        const differs = changedIn(projects);
         clock += rereadMs;
-        return { plan: planOf([]), current: options.seen ?? EMPTY };
+        return { plan: planOf(differs), current: options.seen ?? EMPTY };
       },
       async applyWave(_plan, _current, path) {
         events.push(`${at()} write ${path}`);
@@ -148,17 +131,16 @@ async function runTimed(
           }));
         },
       },
-      signal: controller.signal,
-      async sleep(ms, signal) {
+      signal: new AbortController().signal,
+      async sleep(ms) {
         events.push(`${at()} bake ${ms / 1000}s`);
-        passTime(ms);
-        signal.throwIfAborted();
+        clock += ms;
       },
       now: () => new Date(clock),
       say: (line) => said.push(line),
       onEvent: (event) => sent.push(event),
     };
-    const outcome = await runRollout(rollout, parts).catch((error: unknown) => error);
+    const outcome = await runRollout(ROLLOUT, parts).catch((error: unknown) => error);
     const state = await readRolloutJournal(cwd, journal.path);
     return { outcome, events, judged, state, sent, said };
   } finally {
@@ -170,28 +152,25 @@ describe("a wave's bake", () => {
   it("counts from the writes: the re-read is within it, and the gate judges from the writes", async () => {
     const { outcome, events, state } = await runTimed(300, 500);
     expect(outcome).toMatchObject({ result: "complete" });
-    // The bake makes the next wave's check, then the wave's own re-read, each started half as
-    // long again before the end as the last read took (0.5 s: 0.75 s), and the gate judges the
-    // wave as it was read when the bake ends (2.3 s), not after the reads.
+    // Each wave is read again when its bake ends, and judged as it is then; the next wave's lists
+    // are read after the verdict. Neither read is made earlier, in the bake's idle time: a change
+    // made in its last moments would then go unseen (see "a change made as a bake ends" below).
     expect(events).toEqual([
       "0s write wave-1",
       "0.3s re-read 1",
-      "0.8s check 2",
-      "1.3s bake 0.25s",
-      "1.55s re-read 1",
-      "2.05s bake 0.25s",
-      "2.3s judge canary since 0.3s",
-      "2.3s write wave-2",
-      "2.6s re-read 2",
-      "3.1s bake 0.75s",
-      "3.85s re-read 2",
-      "4.35s bake 0.25s",
-      "4.6s judge rest since 2.6s",
+      "0.8s bake 1.5s",
+      "2.3s re-read 1",
+      "2.8s judge canary since 0.3s",
+      "2.8s write wave-2",
+      "3.1s re-read 2",
+      "3.6s bake 1.5s",
+      "5.1s re-read 2",
+      "5.6s judge rest since 3.1s",
     ]);
     // The journal says when the writes ended, which a resumed run bakes from.
     expect(state.waves.map((wave) => wave.writtenAt?.toISOString())).toEqual([
       "2026-01-01T00:00:00.300Z",
-      "2026-01-01T00:00:02.600Z",
+      "2026-01-01T00:00:03.100Z",
     ]);
   });
 
@@ -285,70 +264,26 @@ describe("the configs a wave is judged on", () => {
   });
 });
 
-describe("the next wave's check, read in the bake before it", () => {
-  const wide = (size: number): PlanRollout => ({
-    ...ROLLOUT,
-    waves: [
-      { name: "canary", projects: ["1"] },
-      { name: "rest", projects: Array.from({ length: size }, (_, index) => String(index + 2)) },
-    ],
-  });
-
-  it("is read as far as it fits, the rest when the wave starts, and never delays the verdict", async () => {
-    // 10 ms a project: 200 projects take 2 s, more than the canary's bake leaves after its writes.
-    const { outcome, events } = await runTimed(300, 10, { rollout: wide(200), checkMsPerProject: 10 });
-    expect(outcome).toMatchObject({ result: "complete" });
-    const canary = events.slice(0, events.indexOf("2.3s judge canary since 0.3s") + 1);
-    // Each chunk as large as the pace says will end before the canary's own re-read (128 at most),
-    // and none of fewer than 8 projects: the rest is left to the wave's start.
-    expect(canary.filter((event) => event.includes("check"))).toEqual([
-      "0.31s check 128 projects",
-      "1.59s check 46 projects",
-      "2.05s check 15 projects",
-    ]);
-    // The canary is judged when its bake ends; the 11 projects left are checked before the writes.
-    expect(events.slice(canary.length, canary.length + 2)).toEqual([
-      "2.3s check 11 projects",
-      "2.41s write wave-2",
-    ]);
-  });
-
-  it("that fails is made again when the wave starts: the read ahead changes when, never what, is read", async () => {
-    const { outcome, events } = await runTimed(300, 500, {
-      check: (_projects, call) => {
-        if (call === 1) throw new Error("the service answered 503 five times");
-        return { changed: [] };
-      },
+describe("a change made as a bake ends, 1 ms before", () => {
+  it("to a config the wave wrote: the wave is not judged on what it no longer holds", async () => {
+    // The canary's bake ends at 2.3 s (its writes ended at 0.3 s).
+    const { outcome, events } = await runTimed(300, 500, { changed: { atMs: 2299, project: "1" } });
+    expect(outcome).toMatchObject({
+      result: "not_as_planned",
+      wave: "canary",
+      projects: ["1"],
+      when: "baked",
     });
-    expect(outcome).toMatchObject({ result: "complete" });
-    expect(events.filter((event) => event.includes("check 2"))).toEqual(["0.8s check 2", "2.3s check 2"]);
+    expect(events.some((event) => event.includes("judge"))).toBe(false);
   });
 
-  it("that finds the wave changed stops the rollout before the wave's writes, once the wave before passes", async () => {
-    const { outcome, events, sent } = await runTimed(300, 500, {
-      check: () => ({ changed: ['project 2 plugin_configs: "GeoIP" (id 2) was changed since the plan'] }),
-    });
+  it("to a record of the next wave: the rollout stops before that wave's writes", async () => {
+    const { outcome, events } = await runTimed(300, 500, { changed: { atMs: 2299, project: "2" } });
     expect(outcome).toMatchObject({
       result: "changed",
       wave: "rest",
-      reasons: ['project 2 plugin_configs: "GeoIP" (id 2) was changed since the plan'],
+      reasons: ["project 2's GeoIP was changed"],
     });
     expect(events.filter((event) => event.includes("write"))).toEqual(["0s write wave-1"]);
-    expect(sent.map((event) => event.event)).toEqual([
-      "rollout_wave_started",
-      "rollout_wave_passed",
-      "rollout_stopped",
-    ]);
-  });
-
-  it("ends with the bake at a signal: nothing more is read or written", async () => {
-    const { outcome, events } = await runTimed(300, 10, {
-      rollout: wide(200),
-      checkMsPerProject: 10,
-      abortAt: 1000,
-    });
-    expect(outcome).toMatchObject({ result: "interrupted", wave: "canary", stage: "bake" });
-    expect(events.at(-1)).toBe("0.31s check 128 projects");
-    expect(events.some((event) => event.includes("write wave-2") || event.includes("judge"))).toBe(false);
   });
 });
