@@ -303,6 +303,45 @@ describe.concurrent.each(PROFILES)("a wave changed by someone else during its ba
 });
 
 describe.concurrent.each(PROFILES)(
+  "a wave changed by someone else in its bake's last moments, on %s",
+  (profile) => {
+    it("is not judged either: the wave is read again once its bake has ended, not in its idle time before", async ({
+      onTestFinished,
+    }) => {
+      // Every request waits 300 ms before it is handled: a re-read made in the bake's last moments
+      // (as a read ahead would) is handled before the edit below, one made once the bake has ended after it.
+      const server = await openServer(onTestFinished, profile, { faults: { latencyMs: 300 } });
+      const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const file = await write("pcsync.yaml", rolloutManifest("v28", threeWaveRollout("3s")));
+      const geoip = (await server.list("2", "plugin_configs")).find((record) => record.name === "GeoIP");
+      const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+        cwd: dir,
+        env: { ...server.env },
+        timeoutMs: 80_000,
+      });
+      await waitFor(() => run.soFar().stderr.includes(CANARY_BAKING), "the canary's bake");
+      const until = /"canary": written and seen as planned; baking [^,]+, until (\S+)\n/.exec(
+        run.soFar().stderr,
+      )?.[1];
+      expect(until).toBeDefined();
+      // Sent 400 ms before the bake ends, the edit is made 100 ms before it ends.
+      await new Promise((resolve) => setTimeout(resolve, Date.parse(until ?? "") - 400 - Date.now()));
+      const edited = await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, {
+        description: "by hand, late",
+      });
+      expect(edited.status).toBe(200);
+      const stopped = await run.done;
+      expect(stopped.code, stopped.stderr).toBe(1);
+      expect(stopped.stderr).toMatch(
+        /the rollout stopped in wave "canary": when its bake ended, project 2 no longer held/,
+      );
+      expect(stopped.stderr).not.toMatch(/"canary": project 2 passes/);
+      expect(wavesWritten(stopped.stderr)).toEqual(["canary"]);
+    }, 90_000);
+  },
+);
+
+describe.concurrent.each(PROFILES)(
   "a rollout that switches a plugin off across the fleet, on %s",
   (profile) => {
     it("completes: a config the wave leaves disabled logs nothing, so it is not judged, and the verdict says so", async ({
