@@ -133,6 +133,9 @@ const rolloutStep = {
     onFailure: fc.constantFrom("rollback" as const, "halt" as const),
     meddle: fc.option(fc.constantFrom(PC, FE), { nil: undefined }),
     faults: sometimesFaults,
+    // A bake of 1s: each wave is read again as its bake ends, and a later wave's lists after it.
+    bake: fc.constantFrom("0s" as const, "1s" as const),
+    editAfterMs: fc.option(fc.integer({ min: 0, max: 1500 }), { nil: undefined }),
   }),
 };
 
@@ -591,6 +594,30 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout", manifest: 0, failing: true, onFailure: "rollback" },
       { kind: "rollout", manifest: 0, failing: true, onFailure: "halt" },
       { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback" },
+    ],
+  },
+  {
+    seam: "a rollout whose first wave's config another actor edits in its bake stops before judging it, and never writes over the edit (a wave judged without reading it again as its bake ends would miss it)",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+      ),
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "y" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "y" }]) },
+      ),
+    ],
+    steps: [
+      { kind: "apply", manifest: 0, scope: {} },
+      // The edit lands 300 ms into the first wave's 1 s bake.
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", bake: "1s", editAfterMs: 300 },
+      // Applied again: the wave is written again; this edit lands after the bake.
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", bake: "1s", editAfterMs: 1400 },
     ],
   },
   {

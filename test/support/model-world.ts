@@ -87,6 +87,13 @@ export type Step =
       meddle?: FamilyName | undefined;
       /** The rollout meets these (not with `meddle`: the actor's own writes would meet them). */
       faults?: TransportFaults | undefined;
+      /** Each wave's bake (0s when not given): with 1s, each wave is read again as its bake ends. */
+      bake?: "0s" | "1s" | undefined;
+      /**
+       * Another actor edits a config the first wave updates, this long after the rollout's write of
+       * it (not with `meddle`): in its bake, before or after its re-read, or after it.
+       */
+      editAfterMs?: number | undefined;
     }
   | {
       kind: "rollout-signal";
@@ -187,12 +194,12 @@ export function describeStep(step: Step): string {
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
-      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.faults === undefined || step.meddle !== undefined ? "" : describeFaults(step.faults)}`;
+      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config the first wave updates ${step.editAfterMs} ms after its write` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}`;
   }
 }
 
-/** A manifest with a `rollout:` of 2 waves (half the plan's projects, then the rest), no bake. */
-function withRollout(model: ManifestModel, onFailure: "rollback" | "halt"): string {
+/** A manifest with a `rollout:` of 2 waves (half the plan's projects, then the rest), no bake unless given. */
+function withRollout(model: ManifestModel, onFailure: "rollback" | "halt", bake = "0s"): string {
   return `${renderManifest(model)}${[
     "rollout:",
     "  waves:",
@@ -200,7 +207,7 @@ function withRollout(model: ManifestModel, onFailure: "rollback" | "halt"): stri
     "      percent: 50",
     "    - name: rest",
     "      percent: 100",
-    "  bake: 0s",
+    `  bake: ${bake}`,
     "  health:",
     "    logs:",
     "      min_entries: 1",
@@ -246,7 +253,8 @@ export class World {
   private readonly journals: JournalEntryOfWorld[] = [];
   private saved: SavedPlan | undefined;
   private files = 0;
-  private onWrite: (() => void) | undefined;
+  /** Called with the emulator's log line of each write it answers. */
+  private onWrite: ((line: string) => void) | undefined;
   private emulator!: RunningEmulator;
   /** How much of the emulator's request log checkWritesThroughOwnFamily has read. */
   private writesChecked = 0;
@@ -266,7 +274,7 @@ export class World {
       // 1,000 entries a second: a rollout with no bake has enough to judge by the time it judges.
       logRate: 60_000,
       log: (line) => {
-        if (!line.startsWith("GET ")) this.onWrite?.();
+        if (!line.startsWith("GET ")) this.onWrite?.(line);
       },
     });
   }
@@ -581,7 +589,9 @@ export class World {
           step.failing,
           step.onFailure,
           step.meddle,
-          step.meddle === undefined ? step.faults : undefined,
+          step.meddle === undefined && step.editAfterMs === undefined ? step.faults : undefined,
+          step.bake,
+          step.meddle === undefined ? step.editAfterMs : undefined,
         );
       case "rollout-signal":
         return this.rolloutSignal(
@@ -936,9 +946,11 @@ export class World {
     onFailure: "rollback" | "halt",
     meddle?: FamilyName,
     faults?: TransportFaults,
+    bake?: "0s" | "1s",
+    editAfterMs?: number,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
-    await writeFile(manifest, withRollout(model, onFailure));
+    await writeFile(manifest, withRollout(model, onFailure, bake));
     const planned = await this.pcsync(["plan", "-f", manifest, "--format", "json", ...scopeArgs(scope)]);
     if (planned.code !== 0) return;
     const waves =
@@ -958,6 +970,8 @@ export class World {
         const wanted = model.projects[lastProject]?.[meddle]?.configs.map((config) => config.name) ?? [];
         made = this.createFree(lastProject, meddle, before, wanted);
       };
+    const edit =
+      editAfterMs === undefined ? undefined : this.editAfterWrite(planned.stdout, written[0], editAfterMs);
     const rolloutJournal = this.path("rollout.jsonl");
     let applied: Run;
     try {
@@ -982,6 +996,13 @@ export class World {
         "a rollout warns of a name flag that matches nothing only from the plan of the whole run, never from a wave",
         output,
       );
+    const edited = await edit?.done();
+    if (edited !== undefined) {
+      this.checkEditInBake(edited, written[0]?.name ?? "", applied);
+      this.checkNoDuplicates(this.snapshot());
+      // The checks below hold a run to the state before it, which the actor changed: not here.
+      return;
+    }
     const madeId = await made;
     if (madeId !== undefined) {
       const record = this.snapshot().records.find((entry) => entry.id === madeId);
@@ -1364,6 +1385,91 @@ export class World {
     }
     await this.http("PATCH", path, body);
     this.checkAfter(data);
+  }
+
+  /**
+   * Sets another actor to edit, over HTTP, the description of a config the first wave updates,
+   * `afterMs` after the rollout's write of it; `done` holds when the edit was answered (undefined:
+   * the wave updates none, or it never wrote it).
+   */
+  private editAfterWrite(
+    plannedJson: string,
+    wave: { name: string; projects: string[] } | undefined,
+    afterMs: number,
+  ): { done: () => Promise<{ id: number; text: string; answeredAt: number } | undefined> } {
+    const changes =
+      (
+        JSON.parse(plannedJson) as {
+          changes?: { action: string; project: string; family: string; id: number | null }[];
+        }
+      ).changes ?? [];
+    const target = changes.find(
+      (change) =>
+        change.action === "update" && change.id !== null && wave?.projects.includes(change.project) === true,
+    );
+    if (target === undefined) return { done: () => Promise.resolve(undefined) };
+    const path = `/api/projects/${target.project}/${target.family}/${target.id}/`;
+    let resolve: (value: { id: number; text: string; answeredAt: number } | undefined) => void = () =>
+      undefined;
+    const done = new Promise<{ id: number; text: string; answeredAt: number } | undefined>((settle) => {
+      resolve = settle;
+    });
+    const text = `edited by another actor ${afterMs} ms after the rollout's write`;
+    let seen = false;
+    this.onWrite = (line) => {
+      if (!line.startsWith(`PATCH ${path} 200 `)) return;
+      this.onWrite = undefined;
+      seen = true;
+      this.transcript.push(
+        `    (during the rollout) another actor edits ${path} ${afterMs} ms after the rollout's write`,
+      );
+      setTimeout(() => {
+        fetch(`${this.emulator.url}${path}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ description: text }),
+        }).then(
+          (response) =>
+            resolve(
+              response.status === 200 ? { id: Number(target.id), text, answeredAt: Date.now() } : undefined,
+            ),
+          () => resolve(undefined),
+        );
+      }, afterMs);
+    };
+    // Asked once the run has ended: a write it never made (refused, halted before it) sets no edit.
+    return { done: () => (seen ? done : Promise.resolve(undefined)) };
+  }
+
+  /**
+   * After an edit another actor made to a config the first wave wrote: the run never writes over
+   * it, and an edit made before that wave's bake ended (by 100 ms) stops the rollout before the
+   * wave is judged (exit 1): it is seen by the re-read after the writes or the one as the bake ends.
+   */
+  private checkEditInBake(
+    edited: { id: number; text: string; answeredAt: number },
+    waveName: string,
+    applied: Run,
+  ): void {
+    const output = `${applied.stdout}${applied.stderr}`;
+    const record = this.snapshot().records.find((entry) => entry.id === edited.id);
+    if (record?.description !== edited.text)
+      this.broken(
+        "a rollout never writes over an edit another actor made after its write of that record",
+        `record ${edited.id}'s description is ${JSON.stringify(record?.description)}:\n${output}`,
+      );
+    const until = new RegExp(`"${waveName}": written and seen as planned; baking [^,]+, until (\\S+)`).exec(
+      applied.stderr,
+    )?.[1];
+    if (until === undefined || edited.answeredAt >= Date.parse(until) - 100) return;
+    const stopped =
+      applied.code === 1 &&
+      /still differs? from the manifest|no longer held what the wave wrote/.test(applied.stderr);
+    if (!stopped)
+      this.broken(
+        "a wave whose judged config another actor edits before its bake ends is not judged: the rollout stops (exit 1)",
+        `the edit was answered ${Date.parse(until) - edited.answeredAt} ms before the bake's end; exit ${applied.code}:\n${output}`,
+      );
   }
 
   /**
