@@ -136,6 +136,7 @@ const rolloutStep = {
     // A bake of 1s: each wave is read again as its bake ends, and a later wave's lists after it.
     bake: fc.constantFrom("0s" as const, "1s" as const),
     editAfterMs: fc.option(fc.integer({ min: 0, max: 1500 }), { nil: undefined }),
+    editNext: fc.boolean(),
   }),
 };
 
@@ -597,7 +598,7 @@ const SEQUENCES: Sequence[] = [
     ],
   },
   {
-    seam: "a rollout whose first wave's config another actor edits in its bake stops before judging it, and never writes over the edit (a wave judged without reading it again as its bake ends would miss it)",
+    seam: "a rollout whose records another actor edits in the first wave's bake stops before judging that wave (its config edited) or before writing the next (its record edited), and never writes over the edit",
     profiles: PROFILE_NAMES,
     remote: [],
     manifests: [
@@ -618,6 +619,17 @@ const SEQUENCES: Sequence[] = [
       { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", bake: "1s", editAfterMs: 300 },
       // Applied again: the wave is written again; this edit lands after the bake.
       { kind: "rollout", manifest: 1, failing: false, onFailure: "rollback", bake: "1s", editAfterMs: 1400 },
+      { kind: "apply", manifest: 0, scope: {} },
+      // A record of the next wave, edited 300 ms into the first wave's bake: the rollout stops before it.
+      {
+        kind: "rollout",
+        manifest: 1,
+        failing: false,
+        onFailure: "rollback",
+        bake: "1s",
+        editAfterMs: 300,
+        editNext: true,
+      },
     ],
   },
   {

@@ -91,9 +91,11 @@ export type Step =
       bake?: "0s" | "1s" | undefined;
       /**
        * Another actor edits a config the first wave updates, this long after the rollout's write of
-       * it (not with `meddle`): in its bake, before or after its re-read, or after it.
+       * it (not with `meddle`): in its bake, before or after its re-read, or after it. With
+       * `editNext`, a record the next wave updates, this long after the first wave's first write.
        */
       editAfterMs?: number | undefined;
+      editNext?: boolean | undefined;
     }
   | {
       kind: "rollout-signal";
@@ -194,7 +196,7 @@ export function describeStep(step: Step): string {
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
-      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config the first wave updates ${step.editAfterMs} ms after its write` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}`;
+      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config ${step.editNext === true ? "the next wave updates" : "the first wave updates"} ${step.editAfterMs} ms after ${step.editNext === true ? "the first wave's first write" : "its write"}` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}`;
   }
 }
 
@@ -592,6 +594,7 @@ export class World {
           step.meddle === undefined && step.editAfterMs === undefined ? step.faults : undefined,
           step.bake,
           step.meddle === undefined ? step.editAfterMs : undefined,
+          step.editNext === true,
         );
       case "rollout-signal":
         return this.rolloutSignal(
@@ -948,6 +951,7 @@ export class World {
     faults?: TransportFaults,
     bake?: "0s" | "1s",
     editAfterMs?: number,
+    editNext = false,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(manifest, withRollout(model, onFailure, bake));
@@ -971,7 +975,9 @@ export class World {
         made = this.createFree(lastProject, meddle, before, wanted);
       };
     const edit =
-      editAfterMs === undefined ? undefined : this.editAfterWrite(planned.stdout, written[0], editAfterMs);
+      editAfterMs === undefined
+        ? undefined
+        : this.editAfterWrite(planned.stdout, written[editNext ? 1 : 0], editAfterMs, editNext);
     const rolloutJournal = this.path("rollout.jsonl");
     let applied: Run;
     try {
@@ -998,7 +1004,7 @@ export class World {
       );
     const edited = await edit?.done();
     if (edited !== undefined) {
-      this.checkEditInBake(edited, written[0]?.name ?? "", applied);
+      this.checkEditInBake(edited, written[0]?.name ?? "", applied, editNext);
       this.checkNoDuplicates(this.snapshot());
       // The checks below hold a run to the state before it, which the actor changed: not here.
       return;
@@ -1388,14 +1394,16 @@ export class World {
   }
 
   /**
-   * Sets another actor to edit, over HTTP, the description of a config the first wave updates,
-   * `afterMs` after the rollout's write of it; `done` holds when the edit was answered (undefined:
-   * the wave updates none, or it never wrote it).
+   * Sets another actor to edit, over HTTP, the description of a config `wave` updates, `afterMs`
+   * after the rollout's write of it (with `afterAnyWrite`, after the rollout's first write of all);
+   * `done` holds when the edit was answered (undefined: the wave updates none, or the write that
+   * sets the edit off was never made).
    */
   private editAfterWrite(
     plannedJson: string,
     wave: { name: string; projects: string[] } | undefined,
     afterMs: number,
+    afterAnyWrite: boolean,
   ): { done: () => Promise<{ id: number; text: string; answeredAt: number } | undefined> } {
     const changes =
       (
@@ -1417,11 +1425,11 @@ export class World {
     const text = `edited by another actor ${afterMs} ms after the rollout's write`;
     let seen = false;
     this.onWrite = (line) => {
-      if (!line.startsWith(`PATCH ${path} 200 `)) return;
+      if (!afterAnyWrite && !line.startsWith(`PATCH ${path} 200 `)) return;
       this.onWrite = undefined;
       seen = true;
       this.transcript.push(
-        `    (during the rollout) another actor edits ${path} ${afterMs} ms after the rollout's write`,
+        `    (during the rollout) another actor edits ${path} ${afterMs} ms after the rollout's ${afterAnyWrite ? "first write" : "write of it"}`,
       );
       setTimeout(() => {
         fetch(`${this.emulator.url}${path}`, {
@@ -1442,26 +1450,36 @@ export class World {
   }
 
   /**
-   * After an edit another actor made to a config the first wave wrote: the run never writes over
-   * it, and an edit made before that wave's bake ended (by 100 ms) stops the rollout before the
-   * wave is judged (exit 1): it is seen by the re-read after the writes or the one as the bake ends.
+   * After an edit another actor made during a rollout: to a config the first wave wrote, the run
+   * never writes over it (but by a rollback, which checks first), and an edit made before that
+   * wave's bake ended (by 100 ms) stops the rollout before the wave is judged (exit 1): it is seen
+   * by the re-read after the writes or the one as the bake ends. To a record the next wave updates,
+   * made before the first wave's bake ended, the run never writes over it: it is seen by the read
+   * of the next wave's lists after that bake, and the rollout stops before the next wave.
    */
   private checkEditInBake(
     edited: { id: number; text: string; answeredAt: number },
-    waveName: string,
+    firstWave: string,
     applied: Run,
+    nextWave: boolean,
   ): void {
     const output = `${applied.stdout}${applied.stderr}`;
-    const record = this.snapshot().records.find((entry) => entry.id === edited.id);
-    if (record?.description !== edited.text)
-      this.broken(
-        "a rollout never writes over an edit another actor made after its write of that record",
-        `record ${edited.id}'s description is ${JSON.stringify(record?.description)}:\n${output}`,
-      );
-    const until = new RegExp(`"${waveName}": written and seen as planned; baking [^,]+, until (\\S+)`).exec(
+    const until = new RegExp(`"${firstWave}": written and seen as planned; baking [^,]+, until (\\S+)`).exec(
       applied.stderr,
     )?.[1];
-    if (until === undefined || edited.answeredAt >= Date.parse(until) - 100) return;
+    const inBake = until !== undefined && edited.answeredAt < Date.parse(until) - 100;
+    const record = this.snapshot().records.find((entry) => entry.id === edited.id);
+    if (
+      (nextWave ? inBake : !applied.stderr.includes("rolling back wave")) &&
+      record?.description !== edited.text
+    )
+      this.broken(
+        nextWave
+          ? "a rollout never writes over an edit another actor made to a record of a later wave before the bake before that wave ended"
+          : "a rollout never writes over an edit another actor made after its write of that record (but by a rollback)",
+        `record ${edited.id}'s description is ${JSON.stringify(record?.description)}:\n${output}`,
+      );
+    if (nextWave || !inBake || until === undefined) return;
     const stopped =
       applied.code === 1 &&
       /still differs? from the manifest|no longer held what the wave wrote/.test(applied.stderr);
