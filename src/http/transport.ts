@@ -264,7 +264,7 @@ async function readBody(
 }
 
 /**
- * A body sent as it is, most of them: its chunks, counted against the memory bound as they come,
+ * A body sent without a coding (most are): its chunks, counted against the memory bound as they come,
  * without the streams a coded body is inflated through. Leaving the loop early destroys the body.
  */
 async function readPlainBody(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer> {
