@@ -1,1 +1,1 @@
-export { t as rolloutNotice } from "./last-rollout.mjs";
+export { n as rolloutNotice } from "./last-rollout.mjs";

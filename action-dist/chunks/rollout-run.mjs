@@ -9,7 +9,7 @@ import { t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as shellWord } from "./shell-word.mjs";
-import { a as ROLLOUT_JOURNAL_DIR, i as unfinishedRollout, n as rolloutToFinish, o as RolloutJournal, r as unfinishedNotice, s as rolloutDigest, t as rolloutNotice } from "./last-rollout.mjs";
+import { a as unfinishedRollout, c as rolloutDigest, i as unfinishedNotice, n as rolloutNotice, o as ROLLOUT_JOURNAL_DIR, r as rolloutToFinish, s as RolloutJournal, t as keptSettings } from "./last-rollout.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
@@ -979,7 +979,7 @@ async function applyRolloutLocked(run) {
 		rollout,
 		targets: rolloutTargets(run.plan)
 	}, run.inputs);
-	if (resumed) io.stderr.write(`Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`);
+	if (resumed) io.stderr.write(`Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}${keptSettings(resumed.header.rollout, run.desired.rollout)}.\n`);
 	else {
 		if (journal.movedAside !== void 0) io.stderr.write(`The rollout journal ${journal.path} held a rollout that ended (${journal.movedAside.ended}): moved to ${journal.movedAside.to}.\n`);
 		io.stderr.write(`Rollout journal: ${journal.path}\n`);
@@ -1282,7 +1282,7 @@ async function hasUnfinishedRollout(client, desired, plan, flags, io, whole) {
 		allowInsecureHttp: flags.insecureHttp === true
 	});
 	const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
-	if (unfinished !== void 0) writeNotices([unfinishedNotice(unfinished)], io);
+	if (unfinished !== void 0) writeNotices([unfinishedNotice(unfinished, plan, desired.rollout)], io);
 	return unfinished !== void 0;
 }
 /** What apply will do with the manifest's last rollout, on stderr (plan and --dry-run say it too). */

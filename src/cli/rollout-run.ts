@@ -91,7 +91,7 @@ export async function hasUnfinishedRollout(
     readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
   const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
   // Said before the question, so that a yes is given to finishing that rollout, not a new one.
-  if (unfinished !== undefined) writeNotices([unfinishedNotice(unfinished)], io);
+  if (unfinished !== undefined) writeNotices([unfinishedNotice(unfinished, plan, desired.rollout)], io);
   return unfinished !== undefined;
 }
 

@@ -29,7 +29,7 @@ import { rollBackJournal } from "../run/rollback-journal.js";
 import type { RunIo } from "../run/run-io.js";
 import { shellWord } from "../shell-word.js";
 import type { HealthGate } from "./health-gate.js";
-import { unfinishedRollout } from "./last-rollout.js";
+import { keptSettings, unfinishedRollout } from "./last-rollout.js";
 import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
 import { ROLLOUT_JOURNAL_DIR, RolloutJournal, type RolloutState, rolloutDigest } from "./rollout-journal.js";
@@ -167,7 +167,7 @@ async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
       );
   if (resumed) {
     io.stderr.write(
-      `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}.\n`,
+      `Resuming the rollout of ${resumed.path}${resumed.halted ? `: it halted in wave "${rollout.waves[resumed.halted.wave]?.name}", and its rollback is finished first` : ": the waves already judged healthy are not written again"}${keptSettings(resumed.header.rollout, run.desired.rollout)}.\n`,
     );
   } else {
     if (journal.movedAside !== undefined)

@@ -4,9 +4,10 @@
 
 import type { ApiClient } from "../api/index.js";
 import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js";
-import type { DesiredState, LoadedManifest } from "../manifest/index.js";
+import { formatDuration } from "../duration.js";
+import type { DesiredState, LoadedManifest, RolloutSpec } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
-import type { Plan } from "../plan/types.js";
+import type { Plan, PlanRollout } from "../plan/types.js";
 import { nounAndList } from "../plural.js";
 import type { PlanNotice } from "../render/markdown.js";
 import { resolveSilently } from "../run/plan-manifest.js";
@@ -15,7 +16,7 @@ import {
   findLatestRollout,
   type RolloutState,
   readRolloutJournal,
-  rolloutDigest,
+  rolloutDigests,
 } from "./rollout-journal.js";
 
 /** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
@@ -26,12 +27,14 @@ async function lastRolloutOf(
   cwd: string,
 ): Promise<RolloutState | undefined> {
   const server = client.base.display;
-  const digest = rolloutDigest(server, desired);
+  const digests = rolloutDigests(server, desired);
   const found =
     journal === undefined
-      ? await findLatestRollout(cwd, server, digest)
+      ? await findLatestRollout(cwd, server, digests)
       : await readRolloutJournal(cwd, journal).catch(() => undefined);
-  return found?.header.digest === digest && found.header.server === server ? found : undefined;
+  return found !== undefined && digests.has(found.header.digest) && found.header.server === server
+    ? found
+    : undefined;
 }
 
 /**
@@ -169,34 +172,70 @@ export async function rolloutNotice(
 ): Promise<PlanNotice | undefined> {
   const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
   if (found === undefined) return undefined;
-  if (found.unfinished !== undefined) return unfinishedNotice(found.unfinished);
+  if (found.unfinished !== undefined) return unfinishedNotice(found.unfinished, plan, desired.rollout);
   const { held } = found;
   return {
     level: "warning",
-    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a changed manifest starts a new rollout)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,
+    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,
   };
 }
 
-/** That apply finishes `last`, a rollout that did not end, and where it stopped. */
-export function unfinishedNotice(last: RolloutState): PlanNotice {
+/**
+ * That apply finishes `last`, a rollout that did not end, and where it stopped: with this run's
+ * `plan`, whether the wave it stopped in still holds what it wrote; with the manifest's `rollout:`,
+ * which of its settings differ from those the rollout keeps until it ends.
+ */
+export function unfinishedNotice(
+  last: RolloutState,
+  plan?: Pick<Plan, "changes" | "reorders">,
+  manifestRollout?: RolloutSpec,
+): PlanNotice {
   const journalName = shellWord(last.path);
+  const kept = keptSettings(last.header.rollout, manifestRollout);
   if (last.halted !== undefined)
     return {
       level: "note",
-      text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveLabel(last, last.halted.wave)} (rollout journal ${journalName}), and writes nothing else`,
+      text: `apply finishes the rollback of this manifest's rollout, halted in wave ${waveLabel(last, last.halted.wave)} (rollout journal ${journalName}), and writes nothing else${kept}`,
     };
   const index = last.header.rollout.waves.findIndex((_, each) => last.waves[each]?.judged?.healthy !== true);
   const wave = last.waves[index];
+  const waveProjects = last.header.rollout.waves[index]?.projects ?? [];
+  const toWrite = plan === undefined ? new Set<string>() : projectsWritten(plan);
   const where =
     wave?.writtenAt !== undefined
-      ? "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
+      ? waveProjects.some((project) => toWrite.has(project))
+        ? "written, and not yet judged, but its projects no longer hold all it wrote (rolled back or changed since?): apply writes it again, then bakes and judges it before the next wave"
+        : "written, and not yet judged: apply bakes it for what is left of its bake and judges it before the next wave"
       : (wave?.journals.length ?? 0) > 0
         ? "cut short in its writes: apply writes the rest of it, then bakes and judges it before the next wave"
         : "not yet started";
   return {
     level: "note",
-    text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order`,
+    text: `apply finishes the rollout of this manifest that did not end (rollout journal ${journalName}): it stopped in wave ${waveLabel(last, index)}, ${where}; the waves written and judged healthy are not written again, so the plan's waves show what is still to write, not the rollout's whole order${kept}`,
   };
+}
+
+/**
+ * The settings a rollout keeps until it ends where the manifest's `rollout:` now says otherwise,
+ * in words ("" when none differ): a rollout is finished as it started.
+ */
+export function keptSettings(started: PlanRollout, manifest: RolloutSpec | undefined): string {
+  if (manifest === undefined) return "";
+  const differ: string[] = [];
+  if (started.bakeSeconds * 1000 !== manifest.bakeMs)
+    differ.push(
+      `bake ${formatDuration(started.bakeSeconds * 1000)} (the manifest now says ${formatDuration(manifest.bakeMs)})`,
+    );
+  if (started.onFailure !== manifest.onFailure)
+    differ.push(`on_failure ${started.onFailure} (now ${manifest.onFailure})`);
+  if (started.failureBudget !== manifest.failureBudget)
+    differ.push(`failure_budget ${started.failureBudget} (now ${manifest.failureBudget})`);
+  if (JSON.stringify(started.health) !== JSON.stringify(manifest.health)) differ.push("health");
+  const names = (waves: readonly { name: string }[]) => waves.map((wave) => wave.name).join("\u0000");
+  if (names(started.waves) !== names(manifest.waves)) differ.push("waves");
+  return differ.length === 0
+    ? ""
+    : `; it keeps the rollout: settings it started with until it ends: ${differ.join(", ")}`;
 }
 
 /** `2 "second"`: a wave of the rollout by its number and name. */

@@ -23,7 +23,7 @@ export interface RolloutHeader {
   kind: "rollout";
   version: 1;
   server: string;
-  /** What ties the journal to the manifest it rolls out: a new manifest is a new rollout. */
+  /** What ties the journal to the change it rolls out (rolloutDigest): a new change is a new rollout. */
   digest: string;
   startedAt: string;
   rollout: PlanRollout;

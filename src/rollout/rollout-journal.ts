@@ -42,11 +42,22 @@ export interface RolloutState {
 }
 
 /**
- * A rollout's identity: the server and what the manifest asks (not where the files say it, so a
- * comment or a moved block neither orphans an interrupted rollout nor lifts a halt).
+ * A rollout's identity: the server and the change, what the manifest asks of the records (not
+ * where the files say it, so a comment or a moved block neither orphans an interrupted rollout nor
+ * lifts a halt; nor the `rollout:` block, so a new bake, budget or on_failure does not lift a halt
+ * either: it is the change that failed, and a rollout that did not end is finished as it started).
  */
 export function rolloutDigest(server: string, desired: DesiredState): string {
-  return manifestFingerprint(server, desired);
+  const { rollout: _rollout, ...change } = desired;
+  return manifestFingerprint(server, change);
+}
+
+/**
+ * The digests a rollout of this manifest may carry: its own, and the one pcsync gave it before the
+ * `rollout:` block was left out of it (a rollout started then is still found, and finished).
+ */
+export function rolloutDigests(server: string, desired: DesiredState): ReadonlySet<string> {
+  return new Set([rolloutDigest(server, desired), manifestFingerprint(server, desired)]);
 }
 
 /** A rollout that ended, moved aside from `--journal PATH` (`to`, from cwd) to start a new one. */
@@ -221,13 +232,13 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
 export async function findLatestRollout(
   cwd: string,
   server: string,
-  digest: string,
+  digests: ReadonlySet<string>,
 ): Promise<RolloutState | undefined> {
   const names = await regularFilesIn(resolve(cwd, ROLLOUT_JOURNAL_DIR), ".jsonl");
   for (const name of names.sort().reverse()) {
     const path = join(ROLLOUT_JOURNAL_DIR, name);
     const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-    if (state && state.header.server === server && state.header.digest === digest) return state;
+    if (state && state.header.server === server && digests.has(state.header.digest)) return state;
   }
   return undefined;
 }

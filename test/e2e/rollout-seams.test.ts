@@ -121,6 +121,24 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     expect(moved.code, moved.stderr).toBe(4);
     expect(moved.stderr).toContain("the last rollout of this manifest halted in wave 2");
     expect(await geoipDescriptions(server)).toEqual(written);
+    // Nor by a new rollout: block alone (another bake, on_failure, budget): it is the change that
+    // failed, and the halt is the change's (a user found this way around).
+    const retuned = await write(
+      "retuned.yaml",
+      text
+        .replace("bake: 1s", "bake: 3s")
+        .replace("on_failure: halt", "on_failure: rollback\n  failure_budget: 1"),
+    );
+    expect(retuned).not.toBe(file);
+    const loosened = await runSlow(server, ["apply", "-f", retuned, "--auto-approve"], dir);
+    expect(loosened.code, loosened.stderr).toBe(4);
+    expect(wavesWritten(loosened.stderr)).toEqual([]);
+    expect(loosened.stderr).toContain("the last rollout of this manifest halted in wave 2");
+    const retunedPlan = await runSlow(server, ["plan", "-f", retuned], dir);
+    expect(retunedPlan.stderr).toContain(
+      "a new change starts a new rollout; a new rollout: block alone does not",
+    );
+    expect(await geoipDescriptions(server)).toEqual(written);
     // The way out it names: the waves' journals, newest first.
     const undo = [...again.stderr.matchAll(/pcsync rollback --journal (\S+?\.jsonl)/g)].map(
       (match) => match[1] ?? "",

@@ -46,7 +46,8 @@ describe("the files of a directory pcsync looks through", () => {
       "a rollout's search for its journal",
       ROLLOUT_JOURNAL_DIR,
       ".jsonl",
-      async (cwd: string) => expect(await findLatestRollout(cwd, "http://127.0.0.1:1", "d")).toBeUndefined(),
+      async (cwd: string) =>
+        expect(await findLatestRollout(cwd, "http://127.0.0.1:1", new Set(["d"]))).toBeUndefined(),
     ],
     [
       "a heal's pruning of old heal journals",
