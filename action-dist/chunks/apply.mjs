@@ -31,7 +31,7 @@ function checkRolloutFlags(rollout, run, warn) {
 	if (run.writes && run.scope.shard !== void 0) throw new InputError("usage", `--shard ${run.scope.shard} cannot go with ${where}: a rollout's waves go one after another across all its projects, and --shard runs beside the other shards, so one shard's canary would not go before the others' writes; apply the rollout in one run, without --shard`);
 	if (run.writes && run.noJournal) throw new InputError("usage", `--no-journal cannot go with ${where}: a rollout keeps its progress and the undo of each wave in journals, to resume after an interruption and to roll back on a failed health check`);
 	const only = run.scope.project;
-	if (only === void 0 || !run.writes) return;
+	if (only === void 0) return;
 	for (const [index, wave] of rollout.waves.entries()) {
 		const later = rollout.waves.slice(index + 1).map((next, at) => `${index + at + 2} "${next.name}"`);
 		const left = (wave.projects ?? []).filter((project) => !only.includes(project));

@@ -9966,6 +9966,7 @@ function typeHint(expected, actual, field) {
 	}
 	if (expected.includes("integer") && typeof actual === "string" && /^\s*[+-]?\d+\s*$/.test(actual)) return "; remove the quotes";
 	if (expected.includes("integer") && typeof actual === "number") return field === "id" || field === "order" ? "; ids and orders are whole numbers" : "";
+	if (field === "bake" && typeof actual === "number") return `; a duration has a unit: bake: ${actual}s (or ${actual}m, ${actual}h)`;
 	if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) return `; if it is meant as text, quote it: ${typeof field === "number" ? "" : `${key ?? "key"}: `}"${String(actual)}"`;
 	if (expected === "object" && actual === null) return "; it is empty: give its keys, indented below it";
 	if (expected === "object" && Array.isArray(actual) && key !== void 0 && isFamilyName(key)) return `; put the list under \`configs:\`: indent \`configs:\` below ${key}:, and the \`- name:\` items below configs:`;

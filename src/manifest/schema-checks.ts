@@ -172,6 +172,9 @@ function typeHint(expected: string, actual: unknown, field: string | number | un
   }
   if (expected.includes("integer") && typeof actual === "number")
     return field === "id" || field === "order" ? "; ids and orders are whole numbers" : "";
+  // `bake: 10`: a number where a duration goes; quoted, it would still lack its unit.
+  if (field === "bake" && typeof actual === "number")
+    return `; a duration has a unit: bake: ${actual}s (or ${actual}m, ${actual}h)`;
   // `description: 42` or `name: true`: YAML read a number or a boolean, where text was meant.
   if (expected.includes("string") && (typeof actual === "number" || typeof actual === "boolean")) {
     // A list entry has no key to write before it.

@@ -55,9 +55,10 @@ export function checkRolloutFlags(
       "usage",
       `--no-journal cannot go with ${where}: a rollout keeps its progress and the undo of each wave in journals, to resume after an interruption and to roll back on a failed health check`,
     );
-  // A plan shows the waves as they fall ("canary: no project"); the warning is for the run that writes.
+  // A plan shows the waves as they fall ("canary: no project"); the warning is for apply, and its
+  // dry run says it too: with --auto-approve, the apply's own warning comes after the choice.
   const only = run.scope.project;
-  if (only === undefined || !run.writes) return;
+  if (only === undefined) return;
   for (const [index, wave] of rollout.waves.entries()) {
     const later = rollout.waves.slice(index + 1).map((next, at) => `${index + at + 2} "${next.name}"`);
     const left = (wave.projects ?? []).filter((project) => !only.includes(project));

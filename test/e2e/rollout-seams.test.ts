@@ -526,6 +526,12 @@ describe("flags that would break a rollout", () => {
       "      min_entries: 0",
     ];
     const file = await write("pcsync.yaml", rolloutManifest("v10", waves));
+    // Its dry run says so too: with --auto-approve, the apply's own warning comes after the choice.
+    const dry = await server.run(["apply", "-f", file, "--project", "3", "--dry-run"], { cwd: dir });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      'warning: rollout wave 1 "canary" names project 2, which --project leaves out of this run, so waves 2 "second", 3 "rest" are written before it\n',
+    );
     const summaryFile = join(dir, "step-summary.md");
     const applied = await server.run(["apply", "-f", file, "--project", "3", "--auto-approve"], {
       cwd: dir,

@@ -80,6 +80,11 @@ const cases: BadCase[] = [
     errors: ['bad.yaml:6:9: "bake" must be a duration such as 30s, 10m, 1h or 1h30m, got text "-1s"'],
   },
   {
+    name: "a bake without its unit is told to add one, not to quote the number (quoted, it would still be no duration)",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      percent: 100\n  bake: 10\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: ['bad.yaml:6:9: "bake" must be text, got 10; a duration has a unit: bake: 10s (or 10m, 10h)'],
+  },
+  {
     name: "a fraction where a whole number goes, other than an id or an order",
     yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      percent: 100\n  failure_budget: 1.5\n  health:\n    logs: {}\nprojects: {}\n",
     errors: ['bad.yaml:6:19: "failure_budget" must be a whole number, got 1.5'],
