@@ -29,6 +29,8 @@ export function parseDuration(text: string): number | undefined {
 
 /** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
 export function formatDuration(ms: number): string {
+  // No time at all reads as the manifest writes it (`bake: 0s`), not as `0ms`.
+  if (ms <= 0) return "0s";
   if (ms < 1000) return `${Math.round(ms)}ms`;
   let seconds = Math.round(ms / 1000);
   const parts: string[] = [];

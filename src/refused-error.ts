@@ -3,6 +3,12 @@
 
 import { describeCode, type ErrorTable, EXIT_REFUSED, type FactsOf, PcsyncError } from "./errors.js";
 
+/** What a lock that is not a journal's guards, for its refusal: "this manifest's rollout", and why one. */
+export interface LockSubject {
+  subject: string;
+  rule: string;
+}
+
 function indented(lines: readonly string[]): string {
   return lines.map((line) => `  ${line}`).join("\n");
 }
@@ -38,15 +44,18 @@ const REFUSED_CODES = {
       lock,
       holder,
       otherHost,
+      held,
     }: {
       journal: string;
       lock: string;
       holder: { pid: number; host: string; since: string; command: string } | undefined;
       otherHost?: boolean;
+      /** What the lock guards, when not a journal: its words, and the rule it keeps. */
+      held?: LockSubject | undefined;
     }) =>
       holder === undefined
-        ? `the journal ${journal} is being written by another run (its lock ${lock} is being taken). Nothing was changed. Run this again once that run has ended.`
-        : `the journal ${journal} is held by pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since}): a journal has one writer. Nothing was changed. ${
+        ? `${held?.subject ?? `the journal ${journal}`} is being written by another run (its lock ${lock} is being taken). Nothing was changed. Run this again once that run has ended.`
+        : `${held?.subject ?? `the journal ${journal}`} is held by pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since}): ${held?.rule ?? "a journal has one writer"}. Nothing was changed. ${
             otherHost
               ? `pcsync cannot tell from this host whether that run still goes on: if it does not, delete ${lock} and run this again.`
               : "Run this again once that run has ended (stopping it with Ctrl-C or SIGTERM releases the lock)."

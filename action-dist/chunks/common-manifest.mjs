@@ -499,6 +499,7 @@ function parseDuration(text) {
 }
 /** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
 function formatDuration(ms) {
+	if (ms <= 0) return "0s";
 	if (ms < 1e3) return `${Math.round(ms)}ms`;
 	let seconds = Math.round(ms / 1e3);
 	const parts = [];

@@ -428,20 +428,22 @@ var JournalLock = class JournalLock {
 			if (found === "young") throw new RefusedError("journal_held", {
 				journal,
 				lock: path,
-				holder: void 0
+				holder: void 0,
+				held: options.held
 			});
 			if (found === "unreadable") {
 				await removeIfUnchanged(path, void 0);
 				continue;
 			}
-			if (!isStale(found, path)) throw heldBy(journal, path, found);
+			if (!isStale(found, path)) throw heldBy(journal, path, found, options.held);
 			tookOver = found;
 			await removeIfUnchanged(path, found.token);
 		}
 		throw new RefusedError("journal_held", {
 			journal,
 			lock: path,
-			holder: void 0
+			holder: void 0,
+			held: options.held
 		});
 	}
 	/** Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads. */
@@ -530,12 +532,13 @@ function ageMs(path) {
 	return stat(path).then((info) => Date.now() - info.mtimeMs, () => 0);
 }
 /** The refusal of a lock another live run holds. */
-function heldBy(journal, lock, holder) {
+function heldBy(journal, lock, holder, held) {
 	return new RefusedError("journal_held", {
 		journal,
 		lock,
 		holder,
-		otherHost: holder.host !== hostname()
+		otherHost: holder.host !== hostname(),
+		held
 	});
 }
 async function readHolder(path) {

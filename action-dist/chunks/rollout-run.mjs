@@ -948,7 +948,11 @@ async function applyRollout$1(run) {
 	await mkdir(resolve(run.io.cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
 	const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
 		cwd: run.io.cwd,
-		command: "apply (rollout)"
+		command: "apply (rollout)",
+		held: {
+			subject: "this manifest's rollout (its change, on this server, from this directory)",
+			rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it"
+		}
 	});
 	if (lock.takeOverNote !== void 0) run.io.stderr.write(`${lock.takeOverNote}\n`);
 	try {

@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { PRIVATE_FILE_MODE } from "../files/write-file.js";
 import { InputError } from "../input-error.js";
-import { RefusedError } from "../refused-error.js";
+import { type LockSubject, RefusedError } from "../refused-error.js";
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -149,7 +149,10 @@ export class JournalLock {
    * Takes the lock of the journal at `journal` (relative to `cwd`), or refuses (exit 3) naming the
    * run that holds it. A stale lock (its process gone, same host) is taken over.
    */
-  static async acquire(journal: string, options: { cwd: string; command: string }): Promise<JournalLock> {
+  static async acquire(
+    journal: string,
+    options: { cwd: string; command: string; held?: LockSubject },
+  ): Promise<JournalLock> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const boot = bootId();
     const started = procStat(process.pid)?.started;
@@ -181,17 +184,22 @@ export class JournalLock {
       const found = await readHolder(path);
       if (found === "gone") continue;
       if (found === "young")
-        throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
+        throw new RefusedError("journal_held", {
+          journal,
+          lock: path,
+          holder: undefined,
+          held: options.held,
+        });
       if (found === "unreadable") {
         await removeIfUnchanged(path, undefined);
         continue;
       }
-      if (!isStale(found, path)) throw heldBy(journal, path, found);
+      if (!isStale(found, path)) throw heldBy(journal, path, found, options.held);
       // Whichever run then creates the lock took a stale one over, whoever removed it: say so.
       tookOver = found;
       await removeIfUnchanged(path, found.token);
     }
-    throw new RefusedError("journal_held", { journal, lock: path, holder: undefined });
+    throw new RefusedError("journal_held", { journal, lock: path, holder: undefined, held: options.held });
   }
 
   /** Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads. */
@@ -278,8 +286,14 @@ function ageMs(path: string): Promise<number> {
 }
 
 /** The refusal of a lock another live run holds. */
-function heldBy(journal: string, lock: string, holder: LockHolder): RefusedError {
-  return new RefusedError("journal_held", { journal, lock, holder, otherHost: holder.host !== hostname() });
+function heldBy(journal: string, lock: string, holder: LockHolder, held?: LockSubject): RefusedError {
+  return new RefusedError("journal_held", {
+    journal,
+    lock,
+    holder,
+    otherHost: holder.host !== hostname(),
+    held,
+  });
 }
 
 async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadable" | "young"> {

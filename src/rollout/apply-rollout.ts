@@ -126,6 +126,10 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
   const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
     cwd: run.io.cwd,
     command: "apply (rollout)",
+    held: {
+      subject: "this manifest's rollout (its change, on this server, from this directory)",
+      rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it",
+    },
   });
   if (lock.takeOverNote !== undefined) run.io.stderr.write(`${lock.takeOverNote}\n`);
   try {

@@ -116,7 +116,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     );
     expect(second.code, second.stderr).toBe(3);
     expect(second.stderr).toMatch(
-      /is held by pid \d+ on host .* \(apply \(rollout\), since .*\): a journal has one writer\. Nothing was changed\./,
+      /^pcsync: this manifest's rollout \(its change, on this server, from this directory\) is held by pid \d+ on host .* \(apply \(rollout\), since .*\): one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it\. Nothing was changed\./m,
     );
     const done = await first.done;
     expect(done.code, done.stderr).toBe(0);
