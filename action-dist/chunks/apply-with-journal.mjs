@@ -5,8 +5,8 @@ import { $ as shownValue, G as settleWindowMs, Nt as pluginDefaults, Rt as seria
 import { t as familiesTouchedBy } from "./check-stale.mjs";
 import { E as InputError, f as ServiceError, g as isServiceError, h as isRequestError, k as plural, m as isApiError, x as neutraliseJson } from "./common-program.mjs";
 import { t as RunError } from "./run-error.mjs";
-import { r as regularFilesIn, t as JournalFile } from "./journal-file.mjs";
-import { d as sentTo, i as JOURNAL_FORMAT, l as imageOf, r as DEFAULT_JOURNAL_DIR, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { a as regularFilesIn, r as JournalFile, t as JournalLock } from "./journal-lock.mjs";
+import { c as readJournal, l as sentTo, n as JOURNAL_FORMAT, s as imageOf, t as DEFAULT_JOURNAL_DIR } from "./journal-format.mjs";
 import { dirname, join, resolve } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, stat } from "node:fs/promises";

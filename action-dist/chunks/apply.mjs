@@ -5,7 +5,8 @@ import { E as InputError, n as newCommand, o as useColour } from "./common-progr
 import { At as refusingGuards, E as loadManifestAndScope, It as hasChanges, J as renderApplyReport, Jt as listMayShow, K as describeGuard, O as planManifest, T as manifestServer, Vt as fingerprintMembership, X as RefusedError, Z as throwSayingNothingChanged, a as scopeOf, b as concurrencyOf, c as printPlan, d as warnGuards, et as showsStored, g as createProgress, i as planSettingsOf, n as addScopeOptions, o as checkPlanPrintableAsJson, q as isApplyComplete, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, zt as summarizePlan } from "./common-service.mjs";
 import { a as collect, h as runInputs, lt as WRITABLE_FIELDS, pt as ofFamily, r as addManifestOption, s as formatOption, ut as familyKey, z as formatSource } from "./common-manifest.mjs";
 import { c as lateWritesOf, d as isRecordOfCreate, f as markProblem, i as fingerprintPlan, l as waitForKilledRunsCreates, n as ApplyJournal, o as createShown, p as showsChange, s as isCreate, u as waitForLateWrites } from "./apply-with-journal.mjs";
-import { c as holdsNoRun, f as tornLineNote, o as checkJournalServer, r as DEFAULT_JOURNAL_DIR, s as findJournalOfPlan, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { a as findJournalOfPlan, c as readJournal, i as checkJournalServer, o as holdsNoRun, t as DEFAULT_JOURNAL_DIR, u as tornLineNote } from "./journal-format.mjs";
+import { t as JournalLock } from "./journal-lock.mjs";
 import { a as showsPluginText, i as replayJournal, n as describeJournalNext, r as learnPluginTexts, t as applyJournaled } from "./journal-run.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
 import { dirname, resolve } from "node:path";

@@ -3,7 +3,7 @@ import { lt as WRITABLE_FIELDS, pt as ofFamily } from "./common-manifest.mjs";
 import { Mt as mayShowFilled, Nt as pluginDefaults, S as createRuleOf, Ut as recordKey, _ as showsProgressLine, at as mapConcurrent, b as concurrencyOf, ct as getConfig, g as createProgress } from "./common-service.mjs";
 import { k as plural, m as isApiError, w as quoteServerText } from "./common-program.mjs";
 import { d as isRecordOfCreate, t as applyWithJournal } from "./apply-with-journal.mjs";
-import { d as sentTo } from "./journal-lock.mjs";
+import { l as sentTo } from "./journal-format.mjs";
 import { t as shellWord } from "./shell-word.mjs";
 // dist/src/journal/replay-journal.js
 /**

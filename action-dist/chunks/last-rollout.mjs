@@ -2,10 +2,10 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { a as undoCommands, i as holdingTheChange, t as RunError } from "./run-error.mjs";
 import { B as precompiledValidator, F as formatDuration, U as parseJson, W as readBoundedText, _ as manifestFingerprint } from "./common-manifest.mjs";
+import { a as regularFilesIn, r as JournalFile, t as JournalLock } from "./journal-lock.mjs";
 import { A as projectsWritten, k as resolveSilently } from "./common-service.mjs";
 import { D as isInputError, E as InputError, O as nounAndList } from "./common-program.mjs";
 import { t as shellWord } from "./shell-word.mjs";
-import { r as regularFilesIn, t as JournalFile } from "./journal-file.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { join, relative, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -19,6 +19,10 @@ const getRolloutLineValidator = await precompiledValidator(import("./rollout-jou
 // dist/src/rollout/rollout-journal.js
 /** Rollout journals live apart from apply journals, which resume reads by the directory. */
 const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
+/** The lock the run that drives a rollout holds (one at a time), by the rollout's digest. */
+function rolloutRunLock(digest) {
+	return join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`);
+}
 /**
 * A rollout's identity: the server and the change, what the manifest asks of the records (not
 * where the files say it, so a comment or a moved block neither orphans an interrupted rollout nor
@@ -256,7 +260,14 @@ function heldHalt(last, plan) {
 async function rolloutNotice(client, desired, plan, cwd, journal, whole) {
 	const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
 	if (found === void 0) return void 0;
-	if (found.unfinished !== void 0) return unfinishedNotice(found.unfinished, plan, desired.rollout);
+	if (found.unfinished !== void 0) {
+		const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), { cwd });
+		if (driver !== void 0) return {
+			level: "warning",
+			text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(found.unfinished.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`
+		};
+		return unfinishedNotice(found.unfinished, plan, desired.rollout);
+	}
 	const { held } = found;
 	return {
 		level: "warning",
@@ -304,4 +315,4 @@ function keptSettings(started, manifest) {
 function waveLabel(last, index) {
 	return `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`;
 }
-export { unfinishedRollout as a, rolloutDigest as c, unfinishedNotice as i, rolloutNotice as n, ROLLOUT_JOURNAL_DIR as o, rolloutToFinish as r, RolloutJournal as s, keptSettings as t };
+export { unfinishedRollout as a, rolloutDigest as c, unfinishedNotice as i, rolloutRunLock as l, rolloutNotice as n, ROLLOUT_JOURNAL_DIR as o, rolloutToFinish as r, RolloutJournal as s, keptSettings as t };

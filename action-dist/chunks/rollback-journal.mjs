@@ -2,7 +2,8 @@
 import { Ht as fingerprintRecord, It as hasChanges, Kt as idsOfOtherFamiliesIn, Mt as mayShowFilled, Pt as showsEmptyText, Q as readCurrentState, Ut as recordKey, Vt as fingerprintMembership, X as RefusedError, Yt as listsToRead, at as mapConcurrent, ct as getConfig, et as showsStored, j as assemblePlan } from "./common-service.mjs";
 import { X as lookAlikeKey, at as readMark, lt as WRITABLE_FIELDS, pt as ofFamily, ut as familyKey } from "./common-manifest.mjs";
 import { D as isInputError, m as isApiError } from "./common-program.mjs";
-import { a as checkJournalExists, f as tornLineNote, o as checkJournalServer, t as JournalLock, u as readJournal } from "./journal-lock.mjs";
+import { c as readJournal, i as checkJournalServer, r as checkJournalExists, u as tornLineNote } from "./journal-format.mjs";
+import { t as JournalLock } from "./journal-lock.mjs";
 import { c as lateWritesOf, d as isRecordOfCreate, o as createShown, u as waitForLateWrites } from "./apply-with-journal.mjs";
 import { a as showsPluginText, i as replayJournal, r as learnPluginTexts } from "./journal-run.mjs";
 // dist/src/journal/plan-rollback.js

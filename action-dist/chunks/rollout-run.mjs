@@ -9,7 +9,7 @@ import { t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as shellWord } from "./shell-word.mjs";
-import { a as unfinishedRollout, c as rolloutDigest, i as unfinishedNotice, n as rolloutNotice, o as ROLLOUT_JOURNAL_DIR, r as rolloutToFinish, s as RolloutJournal, t as keptSettings } from "./last-rollout.mjs";
+import { a as unfinishedRollout, c as rolloutDigest, i as unfinishedNotice, l as rolloutRunLock, n as rolloutNotice, o as ROLLOUT_JOURNAL_DIR, r as rolloutToFinish, s as RolloutJournal, t as keptSettings } from "./last-rollout.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
@@ -946,7 +946,7 @@ function latest(times) {
 async function applyRollout$1(run) {
 	const digest = rolloutDigest(run.client.base.display, run.desired);
 	await mkdir(resolve(run.io.cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
-	const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
+	const lock = await JournalLock.acquire(rolloutRunLock(digest), {
 		cwd: run.io.cwd,
 		command: "apply (rollout)",
 		held: {

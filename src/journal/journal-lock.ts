@@ -210,6 +210,13 @@ export class JournalLock {
     if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found);
   }
 
+  /** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
+  static async holder(journal: string, options: { cwd: string }): Promise<LockHolder | undefined> {
+    const path = resolve(options.cwd, lockPathOf(journal));
+    const found = await readHolder(path);
+    return typeof found === "object" && !isStale(found, path) ? found : undefined;
+  }
+
   /** Removes the lock, if it is still this run's. Safe to call more than once. */
   async release(): Promise<void> {
     if (this.#released) return;

@@ -32,7 +32,13 @@ import type { HealthGate } from "./health-gate.js";
 import { keptSettings, unfinishedRollout } from "./last-rollout.js";
 import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
-import { ROLLOUT_JOURNAL_DIR, RolloutJournal, type RolloutState, rolloutDigest } from "./rollout-journal.js";
+import {
+  ROLLOUT_JOURNAL_DIR,
+  RolloutJournal,
+  type RolloutState,
+  rolloutDigest,
+  rolloutRunLock,
+} from "./rollout-journal.js";
 import { createRolloutMetrics, type WaveStatus } from "./rollout-metrics.js";
 import { type RolloutEvent, type RolloutOutcome, rolloutTargets, runRollout } from "./run-rollout.js";
 
@@ -123,7 +129,7 @@ function latest(times: readonly Date[]): Pick<ApplyReport, "mayLandUntil"> {
 export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
   const digest = rolloutDigest(run.client.base.display, run.desired);
   await mkdir(resolve(run.io.cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
-  const lock = await JournalLock.acquire(join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`), {
+  const lock = await JournalLock.acquire(rolloutRunLock(digest), {
     cwd: run.io.cwd,
     command: "apply (rollout)",
     held: {

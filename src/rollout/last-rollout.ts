@@ -5,6 +5,7 @@
 import type { ApiClient } from "../api/index.js";
 import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js";
 import { formatDuration } from "../duration.js";
+import { JournalLock } from "../journal/journal-lock.js";
 import type { DesiredState, LoadedManifest, RolloutSpec } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan, PlanRollout } from "../plan/types.js";
@@ -16,7 +17,9 @@ import {
   findLatestRollout,
   type RolloutState,
   readRolloutJournal,
+  rolloutDigest,
   rolloutDigests,
+  rolloutRunLock,
 } from "./rollout-journal.js";
 
 /** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
@@ -172,7 +175,18 @@ export async function rolloutNotice(
 ): Promise<PlanNotice | undefined> {
   const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
   if (found === undefined) return undefined;
-  if (found.unfinished !== undefined) return unfinishedNotice(found.unfinished, plan, desired.rollout);
+  if (found.unfinished !== undefined) {
+    // A rollout that has not ended may be under way in another run (baking, say), not stopped.
+    const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), {
+      cwd,
+    });
+    if (driver !== undefined)
+      return {
+        level: "warning",
+        text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(found.unfinished.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`,
+      };
+    return unfinishedNotice(found.unfinished, plan, desired.rollout);
+  }
   const { held } = found;
   return {
     level: "warning",

@@ -19,6 +19,11 @@ import { getRolloutLineValidator } from "./rollout-journal-validator.js";
 /** Rollout journals live apart from apply journals, which resume reads by the directory. */
 export const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
 
+/** The lock the run that drives a rollout holds (one at a time), by the rollout's digest. */
+export function rolloutRunLock(digest: string): string {
+  return join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`);
+}
+
 export type {
   RolloutHeader,
   RolloutLine,

@@ -111,6 +111,15 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     // Stopped (as a shell's ^Z does) while the second runs: on a loaded machine the second's start
     // could outlast the bake, and the rollout would end before the second asked for its journal.
     first.child.kill("SIGSTOP");
+    // A plan meanwhile says the rollout is under way in that run, not that it stopped.
+    const planned = await runSlow(server, ["plan", "-f", file], dir).catch((error: unknown) => {
+      first.child.kill("SIGCONT");
+      throw error;
+    });
+    expect(planned.stderr).toMatch(
+      /^warning: a run drives this manifest's rollout now \(pid \d+ on host .*, apply \(rollout\), since .*; rollout journal \.pcsync\/rollout\/\S+\.jsonl\): apply refuses \(exit 3\) until it ends, and then finishes what it left$/m,
+    );
+    expect(planned.stderr).not.toContain("it stopped in wave");
     const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).finally(() =>
       first.child.kill("SIGCONT"),
     );
