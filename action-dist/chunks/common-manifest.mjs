@@ -9311,7 +9311,8 @@ function readRollout(value, file, locations, errors, warnings) {
 		};
 		const sources = [];
 		const hasProjects = Array.isArray(written.projects);
-		if (hasProjects === (typeof written.percent === "number")) errors.push({
+		const refusedKey = Object.keys(written).some((key) => key !== "name");
+		if (hasProjects === (typeof written.percent === "number") && (hasProjects || !refusedKey)) errors.push({
 			position,
 			message: hasProjects ? `wave "${name}" gives both projects and percent; a wave is either named projects or a share of the plan's projects` : `wave "${name}" says neither which projects nor what share; give it \`projects: [...]\` or \`percent: N\``
 		});

@@ -68,7 +68,10 @@ export function readRollout(
     const wave: RolloutWaveSpec = { name, source: placed(position) };
     const sources: SourceLocation[] = [];
     const hasProjects = Array.isArray(written.projects);
-    if (hasProjects === (typeof written.percent === "number")) {
+    // A wave with a key the schema refuses (a misspelt `project:`, `percent: "50%"`) is the schema's
+    // to report: that it says neither would be a second error for one slip.
+    const refusedKey = Object.keys(written).some((key) => key !== "name");
+    if (hasProjects === (typeof written.percent === "number") && (hasProjects || !refusedKey)) {
       errors.push({
         position,
         message: hasProjects

@@ -49,10 +49,8 @@ const cases: BadCase[] = [
   {
     name: "misspelt key of a rollout wave, with a suggestion",
     yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      precent: 100\n  bake: 1m\n  health:\n    logs: {}\nprojects: {}\n",
-    errors: [
-      'bad.yaml:4:13: wave "all" says neither which projects nor what share; give it `projects: [...]` or `percent: N`',
-      'bad.yaml:5:7: unknown key "precent"; did you mean "percent"?',
-    ],
+    // One error for one slip: not also that the wave says neither which projects nor what share.
+    errors: ['bad.yaml:5:7: unknown key "precent"; did you mean "percent"?'],
   },
   // A wrong value in a list other than `configs` is named by its list and place.
   {
@@ -83,6 +81,21 @@ const cases: BadCase[] = [
     name: "a bake without its unit is told to add one, not to quote the number (quoted, it would still be no duration)",
     yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n      percent: 100\n  bake: 10\n  health:\n    logs: {}\nprojects: {}\n",
     errors: ['bad.yaml:6:9: "bake" must be text, got 10; a duration has a unit: bake: 10s (or 10m, 10h)'],
+  },
+  {
+    name: "a wave with a name alone says neither which projects nor what share",
+    yaml: "version: 1\nrollout:\n  waves:\n    - name: all\n  health:\n    logs: {}\nprojects: {}\n",
+    errors: [
+      'bad.yaml:4:13: wave "all" says neither which projects nor what share; give it `projects: [...]` or `percent: N`',
+    ],
+  },
+  {
+    name: "a wave's misspelt key or a percent written as text is one error each, not also 'says neither'",
+    yaml: 'version: 1\nrollout:\n  waves:\n    - name: canary\n      percent: "50%"\n    - name: rest\n      project: ["1"]\n  health:\n    logs: {}\nprojects: {}\n',
+    errors: [
+      'bad.yaml:5:16: "percent" must be a number, got text "50%"',
+      'bad.yaml:7:7: unknown key "project"; did you mean "projects"?',
+    ],
   },
   {
     name: "a fraction where a whole number goes, other than an id or an order",
