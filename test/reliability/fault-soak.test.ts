@@ -78,8 +78,19 @@ async function soak(profile: (typeof PROFILE_NAMES)[number], rounds: number, fau
         [0, 429, 500, 502, 503, 504].includes(entry.status),
       ).length;
       emulator.resetRequestLog();
-      const failed = report.outcomes.filter((outcome) => outcome.status !== "done");
-      for (const outcome of failed) {
+      const notDone = report.outcomes.filter((outcome) => outcome.status !== "done");
+      const failed = notDone.filter((outcome) => outcome.action === "create");
+      for (const outcome of notDone) {
+        // A family's rearrange waits for all its records: it is skipped where a create of it failed
+        // (seed 1978696291), and made by the next apply with the create.
+        if (outcome.action === "reorder") {
+          expect(outcome.status, context).toBe("skipped");
+          expect(
+            failed.some((create) => create.project === outcome.project && create.family === outcome.family),
+            `${context}: a rearrange skipped without a failed create in its family`,
+          ).toBe(true);
+          continue;
+        }
         expect(outcome, context).toMatchObject({ action: "create", status: "failed" });
         expect(outcome.message, context).toMatch(/since 3 of them went unanswered/);
         const held = emulator
@@ -99,7 +110,7 @@ async function soak(profile: (typeof PROFILE_NAMES)[number], rounds: number, fau
         report.outcomes.filter((outcome) => outcome.action === "create" && outcome.status === "done"),
         context,
       ).toHaveLength(creates - failed.length);
-      if (failed.length === 0) break;
+      if (notDone.length === 0) break;
       expect(apply, `${context}: applies that met a create's cap`).toBeLessThan(3);
     }
 
