@@ -23,6 +23,11 @@ const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
 function rolloutRunLock(digest) {
 	return join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`);
 }
+/** What the rollout's run lock guards, in the words of its refusal. */
+const ROLLOUT_RUN_LOCK_HELD = {
+	subject: "this manifest's rollout (its change, on this server, from this directory)",
+	rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it"
+};
 /**
 * A rollout's identity: the server and the change, what the manifest asks of the records (not
 * where the files say it, so a comment or a moved block neither orphans an interrupted rollout nor
@@ -260,19 +265,24 @@ function heldHalt(last, plan) {
 async function rolloutNotice(client, desired, plan, cwd, journal, whole) {
 	const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
 	if (found === void 0) return void 0;
-	if (found.unfinished !== void 0) {
-		const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), { cwd });
-		if (driver !== void 0) return {
-			level: "warning",
-			text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(found.unfinished.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`
-		};
-		return unfinishedNotice(found.unfinished, plan, desired.rollout);
-	}
+	if (found.unfinished !== void 0) return unfinishedRolloutNotice(client, desired, found.unfinished, plan, cwd);
 	const { held } = found;
 	return {
 		level: "warning",
 		text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`
 	};
+}
+/**
+* What apply does with `last`, a rollout that did not end: refuses (exit 3) while another run
+* drives it (it is under way, baking say, not stopped), else finishes it (unfinishedNotice).
+*/
+async function unfinishedRolloutNotice(client, desired, last, plan, cwd) {
+	const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), { cwd });
+	if (driver !== void 0) return {
+		level: "warning",
+		text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(last.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`
+	};
+	return unfinishedNotice(last, plan, desired.rollout);
 }
 /**
 * That apply finishes `last`, a rollout that did not end, and where it stopped: with this run's
@@ -315,4 +325,4 @@ function keptSettings(started, manifest) {
 function waveLabel(last, index) {
 	return `${index + 1} "${last.header.rollout.waves[index]?.name ?? ""}"`;
 }
-export { unfinishedRollout as a, rolloutDigest as c, unfinishedNotice as i, rolloutRunLock as l, rolloutNotice as n, ROLLOUT_JOURNAL_DIR as o, rolloutToFinish as r, RolloutJournal as s, keptSettings as t };
+export { unfinishedRollout as a, ROLLOUT_RUN_LOCK_HELD as c, rolloutRunLock as d, unfinishedNotice as i, RolloutJournal as l, rolloutNotice as n, unfinishedRolloutNotice as o, rolloutToFinish as r, ROLLOUT_JOURNAL_DIR as s, keptSettings as t, rolloutDigest as u };

@@ -9,7 +9,7 @@ import { t as JournalLock } from "./journal-lock.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as shellWord } from "./shell-word.mjs";
-import { a as unfinishedRollout, c as rolloutDigest, i as unfinishedNotice, l as rolloutRunLock, n as rolloutNotice, o as ROLLOUT_JOURNAL_DIR, r as rolloutToFinish, s as RolloutJournal, t as keptSettings } from "./last-rollout.mjs";
+import { a as unfinishedRollout, c as ROLLOUT_RUN_LOCK_HELD, d as rolloutRunLock, l as RolloutJournal, n as rolloutNotice, o as unfinishedRolloutNotice, r as rolloutToFinish, s as ROLLOUT_JOURNAL_DIR, t as keptSettings, u as rolloutDigest } from "./last-rollout.mjs";
 import { d as describeError } from "./early-signals.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
@@ -949,22 +949,18 @@ async function applyRollout$1(run) {
 	const lock = await JournalLock.acquire(rolloutRunLock(digest), {
 		cwd: run.io.cwd,
 		command: "apply (rollout)",
-		held: {
-			subject: "this manifest's rollout (its change, on this server, from this directory)",
-			rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it"
-		}
+		held: ROLLOUT_RUN_LOCK_HELD
 	});
 	if (lock.takeOverNote !== void 0) run.io.stderr.write(`${lock.takeOverNote}\n`);
 	try {
-		return await applyRolloutLocked(run);
+		return await applyRolloutLocked(run, digest);
 	} finally {
 		await lock.release();
 	}
 }
-async function applyRolloutLocked(run) {
+async function applyRolloutLocked(run, digest) {
 	const { client, io } = run;
 	const server = client.base.display;
-	const digest = rolloutDigest(server, run.desired);
 	const given = run.journal;
 	const resumed = await unfinishedRollout(client, run.desired, given, io.cwd);
 	const rollout = resumed?.header.rollout ?? run.rollout;
@@ -1286,7 +1282,7 @@ async function hasUnfinishedRollout(client, desired, plan, flags, io, whole) {
 		allowInsecureHttp: flags.insecureHttp === true
 	});
 	const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
-	if (unfinished !== void 0) writeNotices([unfinishedNotice(unfinished, plan, desired.rollout)], io);
+	if (unfinished !== void 0) writeNotices([await unfinishedRolloutNotice(client, desired, unfinished, plan, io.cwd)], io);
 	return unfinished !== void 0;
 }
 /** What apply will do with the manifest's last rollout, on stderr (plan and --dry-run say it too). */

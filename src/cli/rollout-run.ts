@@ -14,7 +14,7 @@ import {
 import {
   rolloutNotice,
   rolloutToFinish,
-  unfinishedNotice,
+  unfinishedRolloutNotice,
   type WholeManifest,
 } from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
@@ -91,7 +91,8 @@ export async function hasUnfinishedRollout(
     readGateCredentials(plan.rollout.health, { ...io, allowInsecureHttp: flags.insecureHttp === true });
   const unfinished = await rolloutToFinish(client, desired, plan, journalPathOf(flags), io.cwd, whole);
   // Said before the question, so that a yes is given to finishing that rollout, not a new one.
-  if (unfinished !== undefined) writeNotices([unfinishedNotice(unfinished, plan, desired.rollout)], io);
+  if (unfinished !== undefined)
+    writeNotices([await unfinishedRolloutNotice(client, desired, unfinished, plan, io.cwd)], io);
   return unfinished !== undefined;
 }
 

@@ -34,6 +34,7 @@ import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
 import {
   ROLLOUT_JOURNAL_DIR,
+  ROLLOUT_RUN_LOCK_HELD,
   RolloutJournal,
   type RolloutState,
   rolloutDigest,
@@ -132,23 +133,19 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
   const lock = await JournalLock.acquire(rolloutRunLock(digest), {
     cwd: run.io.cwd,
     command: "apply (rollout)",
-    held: {
-      subject: "this manifest's rollout (its change, on this server, from this directory)",
-      rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it",
-    },
+    held: ROLLOUT_RUN_LOCK_HELD,
   });
   if (lock.takeOverNote !== undefined) run.io.stderr.write(`${lock.takeOverNote}\n`);
   try {
-    return await applyRolloutLocked(run);
+    return await applyRolloutLocked(run, digest);
   } finally {
     await lock.release();
   }
 }
 
-async function applyRolloutLocked(run: RolloutRun): Promise<RolloutResult> {
+async function applyRolloutLocked(run: RolloutRun, digest: string): Promise<RolloutResult> {
   const { client, io } = run;
   const server = client.base.display;
-  const digest = rolloutDigest(server, run.desired);
   const given = run.journal;
   const resumed = await unfinishedRollout(client, run.desired, given, io.cwd);
   const rollout = resumed?.header.rollout ?? run.rollout;

@@ -175,23 +175,35 @@ export async function rolloutNotice(
 ): Promise<PlanNotice | undefined> {
   const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
   if (found === undefined) return undefined;
-  if (found.unfinished !== undefined) {
-    // A rollout that has not ended may be under way in another run (baking, say), not stopped.
-    const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), {
-      cwd,
-    });
-    if (driver !== undefined)
-      return {
-        level: "warning",
-        text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(found.unfinished.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`,
-      };
-    return unfinishedNotice(found.unfinished, plan, desired.rollout);
-  }
+  if (found.unfinished !== undefined)
+    return unfinishedRolloutNotice(client, desired, found.unfinished, plan, cwd);
   const { held } = found;
   return {
     level: "warning",
     text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,
   };
+}
+
+/**
+ * What apply does with `last`, a rollout that did not end: refuses (exit 3) while another run
+ * drives it (it is under way, baking say, not stopped), else finishes it (unfinishedNotice).
+ */
+export async function unfinishedRolloutNotice(
+  client: ApiClient,
+  desired: DesiredState,
+  last: RolloutState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+): Promise<PlanNotice> {
+  const driver = await JournalLock.holder(rolloutRunLock(rolloutDigest(client.base.display, desired)), {
+    cwd,
+  });
+  if (driver !== undefined)
+    return {
+      level: "warning",
+      text: `a run drives this manifest's rollout now (pid ${driver.pid} on host ${driver.host}, ${driver.command}, since ${driver.since}; rollout journal ${shellWord(last.path)}): apply refuses (exit 3) until it ends, and then finishes what it left`,
+    };
+  return unfinishedNotice(last, plan, desired.rollout);
 }
 
 /**

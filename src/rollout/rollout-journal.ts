@@ -12,6 +12,7 @@ import { regularFilesIn } from "../files/regular-files.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
 import { type DesiredState, manifestFingerprint } from "../manifest/index.js";
+import type { LockSubject } from "../refused-error.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
 import { getRolloutLineValidator } from "./rollout-journal-validator.js";
@@ -23,6 +24,12 @@ export const ROLLOUT_JOURNAL_DIR = join(".pcsync", "rollout");
 export function rolloutRunLock(digest: string): string {
   return join(ROLLOUT_JOURNAL_DIR, `rollout-of-${digest.slice(0, 16)}`);
 }
+
+/** What the rollout's run lock guards, in the words of its refusal. */
+export const ROLLOUT_RUN_LOCK_HELD: LockSubject = {
+  subject: "this manifest's rollout (its change, on this server, from this directory)",
+  rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it",
+};
 
 export type {
   RolloutHeader,
