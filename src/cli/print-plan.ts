@@ -108,6 +108,9 @@ export async function savePlan(
     planDocument(plan, `the plan file ${path}`, options.secrets),
     options,
   );
+  // A plan with waves is for review: `apply --plan` refuses it, since a rollout reads each wave again.
+  if (plan.rollout !== undefined)
+    return `${target.kind === "file" ? "Saved" : "Wrote"} the plan to ${path}, for review: it rolls out in waves, so apply the manifest it was made from with: pcsync apply -f MANIFEST (apply --plan refuses a plan with waves)`;
   return target.kind === "file"
     ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
     : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;

@@ -86,27 +86,35 @@ export function outOption(description: string): Option {
   return new Option("-o, --out <file>", description);
 }
 
-export interface DeprecatedAlias {
-  /** The old spelling, e.g. `--output <file>`. */
+/** A second spelling of an option: its value goes to the option it stands for. */
+export interface OptionAlias {
+  /** The spelling, e.g. `--output <file>`. */
   flags: string;
-  /** The option that replaces it, as the user writes it, e.g. `-o/--out`. */
-  replacement: string;
-  /** The attribute of the replacing option, e.g. `out`. */
+  /** The attribute of the option it stands for, e.g. `out`. */
   attribute: string;
-  /** How the value joins the replacing option's (repeatable options collect); default: replaces it. */
+  /** How the value joins that option's (repeatable options collect); default: replaces it. */
   merge?: (value: string, previous: unknown) => unknown;
+  /**
+   * A spelling on its way out: hidden from --help, and stderr says, once per run, that it goes
+   * in the next minor version and what to write instead (as the user writes it, e.g. `-o/--out`).
+   */
+  replacement?: string;
+  /** A synonym kept for good: shown in --help with this text. */
+  description?: string;
+  /** With `description`: the values --help and completion offer. */
+  choices?: readonly string[];
 }
 
-/**
- * Keeps an old spelling working, hidden from --help, for one more minor version: its value goes to
- * the option that replaces it, and stderr says what to write instead, once per run.
- */
-export function addDeprecatedAlias(command: Command, alias: DeprecatedAlias, io: CliIo): void {
+/** Adds `alias`: a synonym shown in --help, or an old spelling that warns (see OptionAlias). */
+export function addOptionAlias(command: Command, alias: OptionAlias, io: CliIo): void {
   let warned = false;
   const name = alias.flags.split(/[ ,]/)[0] ?? alias.flags;
+  const option = new Option(alias.flags, alias.description);
+  if (alias.choices !== undefined) option.choices(alias.choices);
+  if (alias.replacement !== undefined) option.hideHelp();
   command.addOption(
-    new Option(alias.flags).hideHelp().argParser((value: string) => {
-      if (!warned) {
+    option.argParser((value: string) => {
+      if (alias.replacement !== undefined && !warned) {
         warned = true;
         io.stderr.write(
           `warning: ${name} is deprecated and will be removed in the next minor version; use ${alias.replacement}\n`,

@@ -1,8 +1,12 @@
 // Heal and `rollout:` together: a change to the manifest reaches the fleet through `apply`'s waves,
-// never all at once through heal. Heal remembers, per family, what the manifest said of it when the
-// watcher last saw it in sync; with `rollout:`, it writes a family only to put it back to that
-// (drift), and holds a family whose manifest is new to it (a change, or one not yet seen in sync
-// since the watcher started), reporting its drift until an apply has rolled it out.
+// never all at once through heal. Heal remembers, per family, a version of the manifest it has seen
+// the family in sync with for long enough (the rollout's bake and --rollout-settle, in a row, with
+// no family held meanwhile); with `rollout:`, it writes a family only to put it back to that
+// (drift), and holds a family whose manifest is new to it (a change, one not yet seen in sync since
+// the watcher started, or not for that long), reporting its drift until an apply has rolled it out.
+// "Long enough": a rollout's last wave (or the only one) leaves every family in sync with the
+// change while it bakes, is judged, and may be rolled back; learnt then, the change would be healed
+// straight back onto the fleet that just rolled it back.
 
 import { familyKey } from "../families.js";
 import { type DesiredState, type DriftMode, familyFingerprint, formatSource } from "../manifest/index.js";
@@ -10,14 +14,27 @@ import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import type { Plan } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 
+/** How long beyond the rollout's bake a version must stay in sync before heal puts it back (--rollout-settle). */
+export const DEFAULT_ROLLOUT_SETTLE_MS = 15 * 60_000;
+
 export const HELD_FOR_ROLLOUT =
-  "not healed: with `rollout:`, heal only puts back what this watcher last saw in sync, and the manifest's version of this family is new to it (changed, or not seen in sync since the watcher started); `pcsync apply` rolls a change out in waves";
+  "not healed: with `rollout:`, heal only puts back what this watcher has seen in sync for the rollout's bake and --rollout-settle in a row, and the manifest's version of this family is new to it (changed, not seen in sync since the watcher started, or not for that long: a rollout may still roll it back); `pcsync apply` rolls a change out in waves";
 
 export class RolloutHold {
-  /** Family key -> the fingerprint of the manifest's family when the family was last in sync. */
-  readonly #inSync = new Map<string, string>();
+  /** Family key -> the fingerprint of the manifest's family heal puts it back to. */
+  readonly #learnt = new Map<string, string>();
+  /** Family key -> the version it is in sync with now, and since when (continuously). */
+  readonly #inSyncSince = new Map<string, { fingerprint: string; since: number }>();
   /** The last cycle held a family: a rollout may be under way, so nothing is learnt from it. */
   #holding = false;
+  readonly #settleMs: number;
+  readonly #now: () => number;
+
+  /** `settleMs`: --rollout-settle; `now`: the clock (tests). */
+  constructor(options: { settleMs: number; now?: () => number }) {
+    this.#settleMs = options.settleMs;
+    this.#now = options.now ?? Date.now;
+  }
 
   /**
    * The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
@@ -37,7 +54,7 @@ export class RolloutHold {
       const { project, family } = entry;
       const key = familyKey(project, family);
       if (!drifting.has(key) || modes.get(key) !== "heal") return [];
-      if (this.#inSync.get(key) === familyFingerprint(entry, desired.owner?.name)) return [];
+      if (this.#learnt.get(key) === familyFingerprint(entry, desired.owner?.name)) return [];
       return [{ project, family, source: formatSource(entry.source), message: HELD_FOR_ROLLOUT }];
     });
     this.#holding = held.length > 0;
@@ -45,13 +62,23 @@ export class RolloutHold {
   }
 
   /**
-   * Remembers the manifest of each family the cycle left in sync (as found, or as healed), unless
-   * the cycle held a family. A change part-way through its rollout leaves the projects of its
-   * first waves in sync with it and holds the rest: were those learnt, a wave rolled back after a
-   * failed health check would be healed straight back to the change that failed.
+   * Learns the manifest of each family the cycle left in sync (as found, or as healed) once it has
+   * been in sync with it for the rollout's bake and the settle time, in cycles that held nothing. A
+   * change part-way through its rollout leaves the projects of its first waves in sync with it and
+   * holds the rest, and its last wave leaves all in sync while it bakes and is judged: were either
+   * learnt, a wave rolled back after a failed health check would be healed straight back to the
+   * change that failed. So a cycle that holds a family starts every count again.
    */
-  observe(findings: readonly FamilyFinding[], desired: Pick<DesiredState, "families" | "owner">): void {
-    if (this.#holding) return;
+  observe(
+    findings: readonly FamilyFinding[],
+    desired: Pick<DesiredState, "families" | "owner" | "rollout">,
+  ): void {
+    if (this.#holding) {
+      this.#inSyncSince.clear();
+      return;
+    }
+    const now = this.#now();
+    const settle = (desired.rollout?.bakeMs ?? 0) + this.#settleMs;
     const inSync = new Set(
       findings
         .filter(
@@ -61,7 +88,15 @@ export class RolloutHold {
     );
     for (const family of desired.families) {
       const key = familyKey(family.project, family.family);
-      if (inSync.has(key)) this.#inSync.set(key, familyFingerprint(family, desired.owner?.name));
+      if (!inSync.has(key)) {
+        this.#inSyncSince.delete(key);
+        continue;
+      }
+      const fingerprint = familyFingerprint(family, desired.owner?.name);
+      const seen = this.#inSyncSince.get(key);
+      const since = seen?.fingerprint === fingerprint ? seen.since : now;
+      this.#inSyncSince.set(key, { fingerprint, since });
+      if (now - since >= settle) this.#learnt.set(key, fingerprint);
     }
   }
 }

@@ -16,7 +16,7 @@ import { earlyDriftOf } from "./heal.js";
 import { FlapTracker } from "./heal-flapping.js";
 import type { ListenAddress } from "./listen-address.js";
 import { CycleRecorder, exitCodeOf } from "./record-cycle.js";
-import { RolloutHold } from "./rollout-hold.js";
+import { DEFAULT_ROLLOUT_SETTLE_MS, RolloutHold } from "./rollout-hold.js";
 import { CycleRunner, type CycleSetup } from "./run-cycle.js";
 import { DEFAULT_MANIFEST_SETTLE_MS, digestManifestFiles, StableManifest } from "./stable-manifest.js";
 import { WatchLoop } from "./watch-loop.js";
@@ -36,6 +36,8 @@ export interface WatchSettings extends CycleSetup {
   logFormat: LogFormat;
   /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
   manifestSettleMs?: number;
+  /** --rollout-settle: with `rollout:`, how long beyond its bake heal waits before it learns a version. */
+  rolloutSettleMs?: number;
 }
 
 export interface WatchParts {
@@ -82,7 +84,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     manifest,
     // Left alone first for two intervals: at least one cycle without a heal, whatever the jitter.
     flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
-    rolloutHold: new RolloutHold(),
+    rolloutHold: new RolloutHold({ settleMs: settings.rolloutSettleMs ?? DEFAULT_ROLLOUT_SETTLE_MS }),
     onProjectPlanned: (part, desired) =>
       recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode)),
   });

@@ -94,6 +94,7 @@ describe("completion scripts", () => {
     const script = renderCompletion(describeProgram(program), "bash");
     expect(completeInBash(script, ["pcsync", "lo"])).toEqual(["logs"]);
     expect(completeInBash(script, ["pcsync", "logs", "--fo"])).toEqual(["--follow", "--format"]);
+    expect(completeInBash(script, ["pcsync", "logs", "--type", "W"])).toEqual(["WARN"]);
     expect(completeInBash(script, ["pcsync", "logs", "--level", "W"])).toEqual(["WARN"]);
     expect(completeInBash(script, ["pcsync", "logs", "--format", "=", ""])).toEqual(["text", "json"]);
     expect(completeInBash(script, ["pcsync", "job", "--project", ""])).toEqual([]);
@@ -145,6 +146,7 @@ describe("completion scripts", () => {
         .filter((entry) => entry !== "")
         .map((entry) => entry.split("\t")[0]);
     expect(complete("pcsync lo")).toEqual(["logs"]);
+    expect(complete("pcsync logs --type W")).toEqual(["WARN"]);
     expect(complete("pcsync logs --level W")).toEqual(["WARN"]);
     expect(complete("pcsync completion ")).toEqual(["bash", "fish", "zsh"]);
   });

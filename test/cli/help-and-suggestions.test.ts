@@ -108,7 +108,7 @@ describe("typos", () => {
   it("names a missing required flag with an example once the flags are spelt right", async () => {
     const result = await run(["job", "--project", "1", "--config", "GeoIP"]);
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toBe('pcsync: --job <name> is required (e.g. --job "Export historical events")\n');
+    expect(result.stderr).toBe('pcsync: --type <job> is required (e.g. --type "Export historical events")\n');
   });
 
   it("refuses an invalid choice, listing the allowed ones", async () => {

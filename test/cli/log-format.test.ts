@@ -1,4 +1,4 @@
-// How `pcsync logs` reads --level and prints entries.
+// How `pcsync logs` reads --type (or --level) and prints entries.
 
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../src/api/index.js";
@@ -29,7 +29,7 @@ describe("parseLogTypes", () => {
   it("refuses an unknown type, listing the valid ones", () => {
     expect(() => parseLogTypes(["warn", "fatal"])).toThrow(InputError);
     expect(() => parseLogTypes(["fatal"])).toThrow(
-      '--level must be one of DEBUG, LOG, INFO, WARN, ERROR (any case), not "fatal"',
+      '--type (or --level) must be one of DEBUG, LOG, INFO, WARN, ERROR (any case), not "fatal"',
     );
   });
 });

@@ -102,12 +102,12 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
       expect(printed[0]).toBe("2024-06-01T11:00:00.000Z INFO  SYSTEM  Plugin reloaded after config change.");
     });
 
-    it("filters by level (any case, repeated, old --type too), search text and time", async () => {
-      const byLevel = await run(["logs", "--project", "1", "--config", "1", "--level", "warn,info"]);
-      expect(byLevel).toMatchObject({ code: 0, stderr: "" });
-      expect(lines(byLevel.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["INFO", "WARN", "INFO"]);
-      // The deprecated spelling still works, joins --level, and says what to write instead, once.
-      const byType = await run([
+    it("filters by type (any case, repeated; --level is the same), search text and time", async () => {
+      const byType = await run(["logs", "--project", "1", "--config", "1", "--type", "warn,info"]);
+      expect(byType).toMatchObject({ code: 0, stderr: "" });
+      expect(lines(byType.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["INFO", "WARN", "INFO"]);
+      // The contract's --type and its synonym --level join, with no warning: both are kept.
+      const both = await run([
         "logs",
         "--project",
         "1",
@@ -118,11 +118,8 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
         "--level",
         "ERROR",
       ]);
-      expect(byType.code).toBe(0);
-      expect(lines(byType.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["ERROR", "WARN"]);
-      expect(byType.stderr).toBe(
-        "warning: --type is deprecated and will be removed in the next minor version; use --level\n",
-      );
+      expect(both).toMatchObject({ code: 0, stderr: "" });
+      expect(lines(both.stdout).map((line) => line.split(/\s+/)[1])).toEqual(["ERROR", "WARN"]);
 
       const bySearch = await run(["logs", "--project", "1", "--config", "GeoIP", "--search", "amsterdam"]);
       expect(lines(bySearch.stdout).map((line) => messageOf(line))).toEqual([
@@ -215,14 +212,14 @@ describe.concurrent.each(PROFILE_NAMES)("ops commands against the %s profile", (
   });
 
   describe("job", () => {
-    it("runs a job on a plugin config, and the config's logs show it", async () => {
+    it("runs a job on a plugin config (--type names it, as --job does), and the config's logs show it", async () => {
       const result = await run([
         "job",
         "--project",
         "1",
         "--config",
         "Legacy S3",
-        "--job",
+        "--type",
         "Export historical events",
         "--payload",
         '{"dateFrom": "2024-06-01"}',
@@ -461,10 +458,10 @@ describe.concurrent("flags refused before any request", () => {
     );
   });
 
-  it("logs: an unknown --level or --since says what to use instead", async () => {
-    const badType = await run(["logs", "--project", "1", "--config", "GeoIP", "--level", "fatal"]);
+  it("logs: an unknown --type or --since says what to use instead", async () => {
+    const badType = await run(["logs", "--project", "1", "--config", "GeoIP", "--type", "fatal"]);
     expect(badType).toMatchObject({ code: 1, stdout: "" });
-    expect(badType.stderr).toContain("--level must be one of DEBUG, LOG, INFO, WARN, ERROR");
+    expect(badType.stderr).toContain("--type (or --level) must be one of DEBUG, LOG, INFO, WARN, ERROR");
     const badSince = await run(["logs", "--project", "1", "--config", "GeoIP", "--since", "yesterday"]);
     expect(badSince.code).toBe(1);
     expect(badSince.stderr).toContain("or a duration ago (e.g. 30s, 15m, 2h, 1d");

@@ -4,11 +4,11 @@
 
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
-import { rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
+import { geoipDescriptions, rolloutManifest, threeWaveRollout } from "../support/rollout-setup.js";
 import { openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -121,4 +121,37 @@ describe("apply --metrics-file and --webhook without rollout:", () => {
     );
     await expect(readFile(join(dir.path, "pcsync-rollout.prom"), "utf8")).rejects.toThrow(/ENOENT/);
   }, 40_000);
+});
+
+describe("apply --metrics-file that pcsync may not write, with rollout:", () => {
+  it.for<[string, string]>([
+    ["-", "- is not standard output here"],
+    [".", "directory"],
+    ["MANIFEST", "it is a manifest (-f)"],
+  ])(
+    "%s is refused before anything is written (exit 1)",
+    { timeout: 40_000 },
+    async ([path, said], { onTestFinished }) => {
+      const server = await openServer(onTestFinished, "seed");
+      const dir = await temporaryDirectory();
+      onTestFinished(() => dir.remove());
+      const before = await geoipDescriptions(server);
+      const file = await dir.write(
+        "pcsync.yaml",
+        rolloutManifest(() => "v12", threeWaveRollout("0s")),
+      );
+      const target = path === "MANIFEST" ? basename(file) : path;
+      const run = spawnCli(["apply", "-f", file, "--auto-approve", "--metrics-file", target], {
+        cwd: dir.path,
+        env: { ...server.env },
+        timeoutMs: 30_000,
+      });
+      const ended = await run.done;
+      expect(ended.code, ended.stderr).toBe(1);
+      expect(ended.stderr).toContain(`pcsync: cannot write ${target} (--metrics-file): `);
+      expect(ended.stderr).toContain(said);
+      expect(ended.stderr).not.toContain("rollout: wave");
+      expect(await geoipDescriptions(server)).toEqual(before);
+    },
+  );
 });

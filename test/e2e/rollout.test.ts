@@ -56,6 +56,12 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(planned.flatMap((wave) => wave.projects).sort()).toEqual(["1", "2", "3"]);
     const markdown = await server.run(["plan", "-f", file, "--format", "markdown"], { cwd: dir });
     expect(markdown.stdout).toContain("| 1. canary | project 2 |");
+    // Saved, it is for review: the line says how to apply it, and that is not `apply --plan`.
+    const saved = await server.run(["plan", "-f", file, "-o", "plan.json"], { cwd: dir });
+    expect(saved.stderr).toContain(
+      "Saved the plan to plan.json, for review: it rolls out in waves, so apply the manifest it was made from with: pcsync apply -f MANIFEST",
+    );
+    expect(saved.stderr).not.toContain("pcsync apply --plan plan.json");
 
     const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(applied.stderr).not.toMatch(/internal error/);

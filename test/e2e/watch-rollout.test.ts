@@ -67,6 +67,36 @@ async function openReceiver(onFinished: (handler: () => Promise<void>) => void) 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events };
 }
 
+/** Past the time a version must hold (bake 1s + --rollout-settle 2s) before heal learns it, with a margin. */
+const LEARNT_MS = 4_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A watcher in heal mode every 300 ms (manifest used as written, versions learnt after bake +
+ * 2 s), once it has found the fleet in sync and learnt it.
+ */
+async function watchInSync(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  onTestFinished: (handler: () => Promise<void>) => void,
+) {
+  const watcher = await startWatcher(
+    [
+      ...["-f", file, "--mode", "heal", "--interval", "300ms", "--jitter", "0"],
+      ...["--manifest-settle", "0", "--rollout-settle", "2s"],
+    ],
+    { env, cwd: directory },
+  );
+  onTestFinished(async () => {
+    watcher.signal("SIGKILL");
+    await watcher.done;
+  });
+  const lastCycle = async () => (await watcher.cycles(1)).at(-1) ?? "";
+  await expect.poll(lastCycle, { timeout: 20_000 }).toMatch(/ ok .*0 drifting/);
+  await sleep(LEARNT_MS);
+  return { watcher, lastCycle };
+}
+
 describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90_000 }, () => {
   it("heals drift, holds a manifest change until apply has rolled it out, then heals to the new version", async ({
     onTestFinished,
@@ -89,6 +119,9 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
         "0",
         "--manifest-settle",
         "0",
+        // Heal learns a version once it has held for the bake (1s) and this: 3 s in all.
+        "--rollout-settle",
+        "2s",
         "--webhook",
         receiver.url,
       ],
@@ -105,6 +138,7 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     await expect
       .poll(() => /cycle \d+ ok .*0 drifting/.test(watcher.soFar().stdout), { timeout: 20_000 })
       .toBe(true);
+    await sleep(LEARNT_MS);
     await server.call("PATCH", "/api/projects/2/plugin_configs/5/", { enabled: false });
     await expect.poll(async () => (await record())?.enabled, { timeout: 20_000 }).toBe(true);
     await expect.poll(() => events("healed").length, { timeout: 20_000 }).toBe(1);
@@ -130,8 +164,7 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     expect(applied.code, applied.stderr).toBe(0);
     expect(`${applied.stdout}${applied.stderr}`).toContain("Rollout complete");
     expect((await record())?.description).toBe("v2");
-    const afterApply = (await watcher.cycles(1)).length;
-    await watcher.cycles(afterApply + 2);
+    await sleep(LEARNT_MS);
     await server.call("PATCH", "/api/projects/2/plugin_configs/5/", { enabled: false });
     await expect.poll(async () => (await record())?.enabled, { timeout: 20_000 }).toBe(true);
     expect((await record())?.description).toBe("v2");
@@ -152,7 +185,7 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     });
     expect(held.code, held.stderr).toBe(3);
     expect(`${held.stdout}${held.stderr}`).toContain(
-      "refused in project 2 plugin_configs: once.yaml:14: not healed: with `rollout:`, heal only puts back what this watcher last saw in sync",
+      "refused in project 2 plugin_configs: once.yaml:14: not healed: with `rollout:`, heal only puts back what this watcher has seen in sync for the rollout's bake and --rollout-settle in a row",
     );
     expect((await record())?.description).not.toBe("held");
 
@@ -193,16 +226,7 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     expect(before).toEqual([null, null]);
     await writeSettled(file, both(null, true));
     // --manifest-settle 0: the watcher plans with each version as soon as it is written.
-    const watcher = await startWatcher(
-      ["-f", file, "--mode", "heal", "--interval", "300ms", "--jitter", "0", "--manifest-settle", "0"],
-      { env: server.env, cwd: directory },
-    );
-    onTestFinished(async () => {
-      watcher.signal("SIGKILL");
-      await watcher.done;
-    });
-    const lastCycle = async () => (await watcher.cycles(1)).at(-1) ?? "";
-    await expect.poll(lastCycle, { timeout: 20_000 }).toMatch(/ ok .*0 drifting/);
+    const { watcher, lastCycle } = await watchInSync(file, server.env, onTestFinished);
 
     // The change: its first wave (project 2) is written, the rest is held.
     await writeSettled(file, both("v2", true));
@@ -230,6 +254,72 @@ describe("pcsync watch --mode heal with rollout: in the manifest", { timeout: 90
     const after = (await watcher.cycles(1)).length;
     await watcher.cycles(after + 3);
     expect([await describe(1, 1), await describe(2, 5)]).toEqual([null, null]);
+    expect(await lastCycle()).toMatch(/guarded .*2 drifting .*2 refused by a guard/);
+  });
+
+  it("does not heal the fleet back to a change whose last wave failed: in sync while it baked, then rolled back", async ({
+    onTestFinished,
+  }) => {
+    // 600 entries a minute over a 1 s bake: a wave is judged on entries, as 60 a minute over 10 s.
+    const server = await openServer(onTestFinished, "seed", {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      logRate: 600,
+    });
+    const file = join(directory, "last-wave.yaml");
+    const describe = async (project: number, id: number) =>
+      ((await server.list(project, "plugin_configs")).find((item) => item.id === id)?.description ?? null) as
+        | string
+        | null;
+    /** GeoIP of projects 1 (id 1, the canary) and 2 (id 5, the last wave), enabled. */
+    const fleet = (canary: string | null, last: string | null) =>
+      manifest(
+        "version: 1",
+        "rollout:",
+        "  waves:",
+        "    - name: canary",
+        '      projects: ["1"]',
+        "    - name: rest",
+        "      percent: 100",
+        "  bake: 1s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 5",
+        "projects:",
+        ...[
+          ["1", canary],
+          ["2", last],
+        ].flatMap(([project, description]) => [
+          `  "${project}":`,
+          "    plugin_configs:",
+          "      configs:",
+          "        - name: GeoIP",
+          "          plugin: 1",
+          "          enabled: true",
+          `          description: ${description === null || description === undefined ? "null" : JSON.stringify(description)}`,
+        ]),
+      );
+    const before = [await describe(1, 1), await describe(2, 5)];
+    await server.call("PATCH", "/api/projects/1/plugin_configs/1/", { enabled: true });
+    await server.call("PATCH", "/api/projects/2/plugin_configs/5/", { enabled: true });
+    await writeSettled(file, fleet(before[0] ?? null, before[1] ?? null));
+    const { watcher, lastCycle } = await watchInSync(file, server.env, onTestFinished);
+
+    // The canary passes; the last wave breaks, and every wave is rolled back. While that wave
+    // baked, every family was in sync with the change, for a few of the watcher's cycles.
+    await writeSettled(file, fleet("v2", "v2 BROKEN"));
+    const applied = await runCli(["apply", "-f", file, "--auto-approve"], {
+      env: server.env,
+      cwd: directory,
+    });
+    expect(applied.code, applied.stderr).toBe(4);
+    expect(applied.stderr).toContain('rolling back wave "rest"');
+    expect([await describe(1, 1), await describe(2, 5)]).toEqual(before);
+
+    // Heal must not put the change that failed back on the fleet, however long it watches.
+    const after = (await watcher.cycles(1)).length;
+    await watcher.cycles(after + 10);
+    await sleep(LEARNT_MS);
+    expect([await describe(1, 1), await describe(2, 5)]).toEqual(before);
     expect(await lastCycle()).toMatch(/guarded .*2 drifting .*2 refused by a guard/);
   });
 });

@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
+import { resolveOutputTarget } from "../../files/output-target.js";
 import { InputError } from "../../input-error.js";
 import type { Plan } from "../../plan/types.js";
 import { RefusedError } from "../../refused-error.js";
@@ -106,7 +107,7 @@ Examples:
   $ pcsync apply -f pcsync.yaml --auto-approve   # no question, also on a terminal
   $ pcsync plan -o plan.json && pcsync apply --plan plan.json
   $ pcsync apply --plan plan.json --resume       # finish it after a kill, from its journal
-  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z-1a2b3c.jsonl
   $ pcsync apply --dry-run --project 1
   $ PCSYNC_VAR_PROJECT_ID=42 pcsync apply   # \${PROJECT_ID} in the manifest reads PCSYNC_VAR_PROJECT_ID`,
   )
@@ -140,7 +141,7 @@ Examples:
     )
     .option(
       "--journal <path>",
-      "the journal of this apply (default .pcsync/journal/<UTC time>.jsonl); with --resume, the interrupted apply's",
+      "the journal of this apply (default .pcsync/journal/<UTC time>-<random>.jsonl); with --resume, the interrupted apply's",
     )
     .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
   // Both given, commander keeps the last: a run that asked for no journal would keep one, or the
@@ -182,6 +183,14 @@ Examples:
       { ...flags, scope, writes: flags.dryRun !== true, noJournal: flags.journal === false },
       (line) => io.stderr.write(`${line}\n`),
     );
+    // A rollout's metrics file pcsync may not write is refused before anything is written, as
+    // watch refuses its own before the first cycle; one that fails later is a warning.
+    if (desired?.rollout !== undefined && flags.metricsFile !== undefined && flags.dryRun !== true)
+      await resolveOutputTarget(flags.metricsFile, {
+        cwd: io.cwd,
+        inputs: runInputs(flags, { manifests: true }),
+        shown: `${flags.metricsFile} (--metrics-file)`,
+      });
     // A saved plan's server is only checked, never used: the API key goes to a server the user
     // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.
     const client = await createClientFromFlags(flags, io, {

@@ -25,13 +25,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { refuseSecretIn } from "../print-plan.js";
-import {
-  addDeprecatedAlias,
-  addVariableOptions,
-  collect,
-  familyOption,
-  outOption,
-} from "../shared-options.js";
+import { addOptionAlias, addVariableOptions, collect, familyOption, outOption } from "../shared-options.js";
 import { requireFlag } from "../target-options.js";
 
 const EXPORT_REMEDY =
@@ -76,7 +70,7 @@ Examples:
         "write to this file instead of stdout (- is stdout); an existing manifest is updated in place, keeping its comments",
       ),
     );
-  addDeprecatedAlias(command, { flags: "--output <file>", replacement: "-o/--out", attribute: "out" }, io);
+  addOptionAlias(command, { flags: "--output <file>", replacement: "-o/--out", attribute: "out" }, io);
   // An existing manifest's ${NAME} (a project key, a value) is matched with what plan would read.
   addVariableOptions(command);
   addConnectionOptions(command, "none");
@@ -160,7 +154,7 @@ Examples:
         const templates = factored?.templates.length;
         const shared = templates === undefined ? "" : ` (${plural(templates, "template")})`;
         io.stderr.write(
-          `${existing === undefined ? "Wrote" : "Updated"} ${configCount} configs of ${what} in ${file}${shared}\n`,
+          `${existing === undefined ? "Wrote" : "Updated"} ${plural(configCount, "config")} of ${what} in ${file}${shared}\n`,
         );
       } else {
         const text = exportManifestText(exported, "display");

@@ -7,7 +7,7 @@ import { InputError } from "../../input-error.js";
 import { neutraliseJson, quoteServerText } from "../../neutralise-server-text.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import { addConnectionOptions, type ConnectionFlags } from "../connection.js";
-import { addDeprecatedAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
+import { addOptionAlias, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 import {
   actOnConfigRecord,
   addTargetOptions,
@@ -18,7 +18,7 @@ import {
 } from "../target-options.js";
 
 interface JobFlags extends ConnectionFlags, TargetFlags {
-  job?: string;
+  type?: string;
   payload?: string;
   format: TextOrJson;
 }
@@ -51,22 +51,26 @@ export const registerJobCommand: CommandRegistrar = (io) => {
     "Run a job on a config (a task the plugin exports).",
     `
 Examples:
-  $ pcsync job --project 1 --config "S3 Export" --job "Export historical events"
-  $ pcsync job --project 1 --config 12 --job sync --payload '{"dateFrom": "2024-06-01"}'
-  $ pcsync job --project 1 --config GeoIP --job sync --format json | jq .config.id`,
+  $ pcsync job --project 1 --config "S3 Export" --type "Export historical events"
+  $ pcsync job --project 1 --config 12 --type sync --payload '{"dateFrom": "2024-06-01"}'
+  $ pcsync job --project 1 --config GeoIP --type sync --format json | jq .config.id`,
   );
   addTargetOptions(command);
   command
-    .option("--job <name>", "the name of the job to run (required)")
+    .option("--type <job>", "the name of the job to run (required)")
     .option("--payload <json>", "the job's payload, a JSON object (default: {})")
     .addOption(formatOption("text, or json: one object naming the job and the record", TEXT_OR_JSON));
-  // `--type` was the job's name until `logs --type` (a log level) made one word mean two things.
-  addDeprecatedAlias(command, { flags: "--type <job>", replacement: "--job", attribute: "job" }, io);
+  // `--type` is the contract's name; `--job` says the same.
+  addOptionAlias(
+    command,
+    { flags: "--job <name>", description: "the same as --type", attribute: "type" },
+    io,
+  );
   addConnectionOptions(command, "none");
   return command.action(async (flags: JobFlags) => {
     const target = readTarget(flags);
     const { project } = target;
-    const type = requireFlag(flags.job, "--job <name>", '--job "Export historical events"');
+    const type = requireFlag(flags.type, "--type <job>", '--type "Export historical events"');
     const payload = parsePayload(flags.payload);
     const searched = ["plugin_configs", "pipeline_frontend_apps_configs"] as const;
     await actOnConfigRecord(target, searched, { flags, io, action: "jobs" }, async (client, found) => {

@@ -20,7 +20,7 @@ import {
 } from "../connection.js";
 import { abortOnStopSignal } from "../early-signals.js";
 import {
-  addDeprecatedAlias,
+  addOptionAlias,
   collect,
   formatOption,
   parseFlag,
@@ -38,7 +38,7 @@ import {
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
-/** `--level` values, case-insensitive and comma-separable (`--level warn,error`), deduplicated. */
+/** `--type` (or `--level`) values, case-insensitive and comma-separable (`--type warn,error`), deduplicated. */
 export function parseLogTypes(values: readonly string[]): LogType[] {
   const types = new Set<LogType>();
   for (const value of values.flatMap((item) => item.split(","))) {
@@ -46,7 +46,7 @@ export function parseLogTypes(values: readonly string[]): LogType[] {
     if (!(LOG_TYPES as readonly string[]).includes(type)) {
       throw new InputError(
         "usage",
-        `--level must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`,
+        `--type (or --level) must be one of ${LOG_TYPES.join(", ")} (any case), not "${value.trim()}"`,
       );
     }
     types.add(type as LogType);
@@ -96,7 +96,7 @@ export function parseTimeFlag(value: string, flag: string, now: number): Date {
 }
 
 interface LogsFlags extends ConnectionFlags, TargetFlags {
-  level?: string[];
+  type?: string[];
   search?: string;
   since?: string;
   until?: string;
@@ -130,7 +130,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number) {
   if (flags.follow && until) {
     throw new InputError("usage", "--follow waits for new entries, so it cannot be combined with --until");
   }
-  const types = parseLogTypes(flags.level ?? []);
+  const types = parseLogTypes(flags.type ?? []);
   const query: LogQuery = {
     ...(types.length > 0 ? { typeFilter: types } : {}),
     ...(flags.search === undefined || flags.search === "" ? {} : { search: flags.search }),
@@ -155,14 +155,17 @@ export const registerLogsCommand: CommandRegistrar = (io) => {
     "Show the log entries of a plugin config, newest first (with --follow, oldest first as they arrive).",
     `
 Examples:
-  $ pcsync logs --project 1 --config GeoIP --level warn --level error --since 2h
+  $ pcsync logs --project 1 --config GeoIP --type warn --type error --since 2h
   $ pcsync logs --project 1 --config 12 --search timeout --format json | jq .message
   $ pcsync logs --project 1 --config GeoIP --follow --interval 5`,
   );
   addTargetOptions(command);
   command
     .addOption(
-      new Option("--level <level>", "only entries of this level, any case (repeatable, or comma-separated)")
+      new Option(
+        "--type <type>",
+        "only entries of this type (level), any case (repeatable, or comma-separated)",
+      )
         .choices(LOG_TYPES)
         // Keep the choices for help and completion, but accept any case and "warn,error".
         .argParser(collect),
@@ -174,13 +177,14 @@ Examples:
     .option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C")
     .option("--interval <seconds>", "with --follow: seconds between polls", DEFAULT_INTERVAL)
     .addOption(formatOption("text, or json: one JSON object per line", TEXT_OR_JSON));
-  // `--type` was the level until `job --type` (a job's name) made one word mean two things.
-  addDeprecatedAlias(
+  // `--type` is the contract's name; `--level` says the same, and both join.
+  addOptionAlias(
     command,
     {
-      flags: "--type <level>",
-      replacement: "--level",
-      attribute: "level",
+      flags: "--level <level>",
+      description: "the same as --type",
+      choices: LOG_TYPES,
+      attribute: "type",
       merge: (value, previous) => collect(value, previous as string[] | undefined),
     },
     io,

@@ -89,8 +89,8 @@ same journal again changes nothing. The server must be given (--base-url or PCSY
 the journal's.
 
 Examples:
-  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl --dry-run
-  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z.jsonl
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z-1a2b3c.jsonl --dry-run
+  $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z-1a2b3c.jsonl
   $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
   )
     .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())

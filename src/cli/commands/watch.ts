@@ -36,6 +36,7 @@ interface WatchFlags extends ConnectionFlags, ScopeFlags, ManifestInput, Webhook
   metricsFile?: string;
   logFormat: LogFormat;
   manifestSettle: string;
+  rolloutSettle: string;
   keepHealJournals: string;
 }
 
@@ -45,6 +46,15 @@ const MIN_INTERVAL_MS = 100;
 const MAX_JITTER_PERCENT = 50;
 /** A change held back longer than this would in practice never be used. */
 const MAX_MANIFEST_SETTLE_MS = 3_600_000;
+const MAX_ROLLOUT_SETTLE_MS = 24 * 3_600_000;
+
+/** A flag's duration from 0 (a bare `0` too) to `max` ms, or undefined. */
+function durationUpTo(max: number): (value: string) => number | undefined {
+  return (value) => {
+    const ms = value.trim() === "0" ? 0 : parseDuration(value);
+    return ms !== undefined && ms <= max ? ms : undefined;
+  };
+}
 
 export const registerWatchCommand: CommandRegistrar = (io, setExit) => {
   const command = newCommand(
@@ -112,6 +122,11 @@ Examples:
       "10s",
     )
     .option(
+      "--rollout-settle <duration>",
+      "with rollout: in the manifest, heal puts a family back only to a version it has seen in sync for the rollout's bake and this long in a row, so that it never heals a wave a rollout rolled back (0: the bake alone)",
+      "15m",
+    )
+    .option(
       "--keep-heal-journals <count>",
       "after each heal, remove the ended heal journals but the newest this many (0: keep all)",
       String(DEFAULT_KEPT_HEAL_JOURNALS),
@@ -144,10 +159,13 @@ Examples:
       "--manifest-settle",
       flags.manifestSettle,
       "a duration from 0s to 1h, such as 10s, 30s or 2m",
-      (value) => {
-        const ms = value.trim() === "0" ? 0 : parseDuration(value);
-        return ms !== undefined && ms <= MAX_MANIFEST_SETTLE_MS ? ms : undefined;
-      },
+      durationUpTo(MAX_MANIFEST_SETTLE_MS),
+    );
+    const rolloutSettleMs = parseFlag(
+      "--rollout-settle",
+      flags.rolloutSettle,
+      "a duration from 0s to 24h, such as 15m or 1h",
+      durationUpTo(MAX_ROLLOUT_SETTLE_MS),
     );
     const keepHealJournals = parseFlag(
       "--keep-heal-journals",
@@ -161,6 +179,7 @@ Examples:
       await resolveOutputTarget(flags.metricsFile, {
         cwd: io.cwd,
         inputs: runInputs(flags, { manifests: true }),
+        shown: `${flags.metricsFile} (--metrics-file)`,
       });
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen =
@@ -193,6 +212,7 @@ Examples:
         metricsFile: flags.metricsFile,
         logFormat: flags.logFormat,
         manifestSettleMs,
+        rolloutSettleMs,
         keepHealJournals,
         // Checked with the client (createClientFromFlags) first, as the other connection flags are.
         createRule: () => createRuleOf(flags),
