@@ -10103,6 +10103,19 @@ function manifestFingerprint(salt, desired) {
 		])
 	})}`);
 }
+/**
+* What the manifest asks of each project (all its families, for its owner), as a digest per project
+* id: a halted rollout's failure on a project holds for any manifest that asks it the same.
+*/
+function projectFingerprints(desired) {
+	const owner = desired.owner?.name;
+	const asks = /* @__PURE__ */ new Map();
+	for (const family of desired.families) {
+		const list = asks.get(family.project) ?? [];
+		asks.set(family.project, [...list, [family.family, familyAsks(family, owner)]]);
+	}
+	return Object.fromEntries([...asks].map(([project, families]) => [project, sha256(JSON.stringify(families.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))).slice(0, 32)]));
+}
 function sha256(text) {
 	return createHash("sha256").update(text).digest("hex");
 }
@@ -10402,15 +10415,15 @@ function formatOption(description = "output format", formats = OUTPUT_FORMATS) {
 function outOption(description) {
 	return new Option("-o, --out <file>", description);
 }
-/**
-* Keeps an old spelling working, hidden from --help, for one more minor version: its value goes to
-* the option that replaces it, and stderr says what to write instead, once per run.
-*/
-function addDeprecatedAlias(command, alias, io) {
+/** Adds `alias`: a synonym shown in --help, or an old spelling that warns (see OptionAlias). */
+function addOptionAlias(command, alias, io) {
 	let warned = false;
 	const name = alias.flags.split(/[ ,]/)[0] ?? alias.flags;
-	command.addOption(new Option(alias.flags).hideHelp().argParser((value) => {
-		if (!warned) {
+	const option = new Option(alias.flags, alias.description);
+	if (alias.choices !== void 0) option.choices(alias.choices);
+	if (alias.replacement !== void 0) option.hideHelp();
+	command.addOption(option.argParser((value) => {
+		if (alias.replacement !== void 0 && !warned) {
 			warned = true;
 			io.stderr.write(`warning: ${name} is deprecated and will be removed in the next minor version; use ${alias.replacement}\n`);
 		}
@@ -10431,4 +10444,4 @@ function addManifestOption(command) {
 function addVariableOptions(command) {
 	return command.option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable", collect).option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable", collect);
 }
-export { PYTHON_WHITE_SPACE as $, isScalar as A, precompiledValidator as B, didYouMean as C, YAMLSeq as D, Scalar as E, formatDuration as F, validateJson as G, formatJsonPath as H, formatSeconds as I, compileNameGlob as J, asRecord as K, parseDuration as L, parseDocument as M, visit as N, init_yaml as O, groupBy as P, sameName as Q, formatDiagnostic as R, resolveProjectSets as S, Document as T, parseJson as U, describeSchemaErrors as V, readBoundedText as W, lookAlikeKey as X, describeLookAlike as Y, matchesAnyGlob as Z, manifestFingerprint as _, collect as a, readMark as at, readVarFiles as b, outOption as c, FAMILY_NAMES as ct, loadManifestOrThrow as d, getFamily as dt, describeUntrimmed as et, loadVariablesOrThrow as f, isFamilyName as ft, familyFingerprint as g, runInputs as h, addVariableOptions as i, MARK_START as it, isSeq as j, isMap as k, parseFlag as l, WRITABLE_FIELDS as lt, printDiagnostics as m, appendAll as mt, addDeprecatedAlias as n, showsText as nt, familyOption as o, writeMark as ot, parseVariableFlags as p, ofFamily as pt, isObject as q, addManifestOption as r, trimAsService as rt, formatOption as s, FAMILIES as st, TEXT_OR_JSON as t, isTrimmedField as tt, loadManifest as u, familyKey as ut, ROLLOUT_DEFAULTS as v, compareText as w, resolveTextWith as x, readManifestSources as y, formatSource as z };
+export { sameName as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, readBoundedText as G, describeSchemaErrors as H, formatDuration as I, isObject as J, validateJson as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, matchesAnyGlob as Q, parseDuration as R, resolveTextWith as S, compareText as T, formatJsonPath as U, precompiledValidator as V, parseJson as W, describeLookAlike as X, compileNameGlob as Y, lookAlikeKey as Z, manifestFingerprint as _, collect as a, MARK_START as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, PYTHON_WHITE_SPACE as et, loadVariablesOrThrow as f, getFamily as ft, familyFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, trimAsService as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, isTrimmedField as nt, familyOption as o, readMark as ot, parseVariableFlags as p, isFamilyName as pt, asRecord as q, addOptionAlias as r, showsText as rt, formatOption as s, writeMark as st, TEXT_OR_JSON as t, describeUntrimmed as tt, loadManifest as u, WRITABLE_FIELDS as ut, projectFingerprints as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };

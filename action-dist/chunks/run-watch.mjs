@@ -2,10 +2,10 @@
 import { c as PcsyncError, l as SIGNAL_EXIT_CODES, p as SecretRegistry } from "./early-signals.mjs";
 import { n as selectFamilies, r as metricsFileWriter, t as require_prom_client } from "./prom-client.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
-import { I as formatSeconds, P as groupBy, R as formatDiagnostic, b as readVarFiles, g as familyFingerprint, h as runInputs, m as printDiagnostics, mt as appendAll, pt as ofFamily, u as loadManifest, ut as familyKey, y as readManifestSources, z as formatSource } from "./common-manifest.mjs";
+import { B as formatSource, F as groupBy, L as formatSeconds, b as readManifestSources, dt as familyKey, g as familyFingerprint, h as runInputs, ht as appendAll, m as printDiagnostics, mt as ofFamily, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
 import { a as formatCycleLine, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
-import { D as narrowDesiredState, K as describeGuard, O as planManifest, yt as setLongTimeout, zt as summarizePlan } from "./common-service.mjs";
+import { D as narrowDesiredState, O as planManifest, V as describeGuard, yt as setLongTimeout, zt as summarizePlan } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
@@ -461,13 +461,21 @@ var CycleRecorder = class {
 		return this.#tracker.observeCycle(report.findings, when, report.result === "failed" ? report.problems.join("\n") : void 0);
 	}
 };
-// dist/src/watch/rollout-hold.js
-const HELD_FOR_ROLLOUT = "not healed: with `rollout:`, heal only puts back what this watcher last saw in sync, and the manifest's version of this family is new to it (changed, or not seen in sync since the watcher started); `pcsync apply` rolls a change out in waves";
+const HELD_FOR_ROLLOUT = "not healed: with `rollout:`, heal only puts back what this watcher has seen in sync for the rollout's bake and --rollout-settle in a row, and the manifest's version of this family is new to it (changed, not seen in sync since the watcher started, or not for that long: a rollout may still roll it back); `pcsync apply` rolls a change out in waves";
 var RolloutHold = class {
-	/** Family key -> the fingerprint of the manifest's family when the family was last in sync. */
-	#inSync = /* @__PURE__ */ new Map();
+	/** Family key -> the fingerprint of the manifest's family heal puts it back to. */
+	#learnt = /* @__PURE__ */ new Map();
+	/** Family key -> the version it is in sync with now, and since when (continuously). */
+	#inSyncSince = /* @__PURE__ */ new Map();
 	/** The last cycle held a family: a rollout may be under way, so nothing is learnt from it. */
 	#holding = false;
+	#settleMs;
+	#now;
+	/** `settleMs`: --rollout-settle; `now`: the clock (tests). */
+	constructor(options) {
+		this.#settleMs = options.settleMs;
+		this.#now = options.now ?? Date.now;
+	}
 	/**
 	* The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
 	* the manifest, those with drift whose manifest differs from the one last seen in sync.
@@ -480,7 +488,7 @@ var RolloutHold = class {
 			const { project, family } = entry;
 			const key = familyKey(project, family);
 			if (!drifting.has(key) || modes.get(key) !== "heal") return [];
-			if (this.#inSync.get(key) === familyFingerprint(entry, desired.owner?.name)) return [];
+			if (this.#learnt.get(key) === familyFingerprint(entry, desired.owner?.name)) return [];
 			return [{
 				project,
 				family,
@@ -492,17 +500,35 @@ var RolloutHold = class {
 		return held;
 	}
 	/**
-	* Remembers the manifest of each family the cycle left in sync (as found, or as healed), unless
-	* the cycle held a family. A change part-way through its rollout leaves the projects of its
-	* first waves in sync with it and holds the rest: were those learnt, a wave rolled back after a
-	* failed health check would be healed straight back to the change that failed.
+	* Learns the manifest of each family the cycle left in sync (as found, or as healed) once it has
+	* been in sync with it for the rollout's bake and the settle time, in cycles that held nothing. A
+	* change part-way through its rollout leaves the projects of its first waves in sync with it and
+	* holds the rest, and its last wave leaves all in sync while it bakes and is judged: were either
+	* learnt, a wave rolled back after a failed health check would be healed straight back to the
+	* change that failed. So a cycle that holds a family starts every count again.
 	*/
 	observe(findings, desired) {
-		if (this.#holding) return;
+		if (this.#holding) {
+			this.#inSyncSince.clear();
+			return;
+		}
+		const now = this.#now();
+		const settle = (desired.rollout?.bakeMs ?? 0) + this.#settleMs;
 		const inSync = new Set(findings.filter((item) => item.changes.length === 0 && item.reorder === void 0 && item.refused === void 0).map((item) => familyKey(item.project, item.family)));
 		for (const family of desired.families) {
 			const key = familyKey(family.project, family.family);
-			if (inSync.has(key)) this.#inSync.set(key, familyFingerprint(family, desired.owner?.name));
+			if (!inSync.has(key)) {
+				this.#inSyncSince.delete(key);
+				continue;
+			}
+			const fingerprint = familyFingerprint(family, desired.owner?.name);
+			const seen = this.#inSyncSince.get(key);
+			const since = seen?.fingerprint === fingerprint ? seen.since : now;
+			this.#inSyncSince.set(key, {
+				fingerprint,
+				since
+			});
+			if (now - since >= settle) this.#learnt.set(key, fingerprint);
 		}
 	}
 };
@@ -979,7 +1005,7 @@ async function runWatch(settings, parts, io) {
 		signal: stop.signal,
 		manifest,
 		flapping: new FlapTracker({ firstBackoffMs: 2 * settings.intervalMs }),
-		rolloutHold: new RolloutHold(),
+		rolloutHold: new RolloutHold({ settleMs: settings.rolloutSettleMs ?? 9e5 }),
 		onProjectPlanned: (part, desired) => recorder.showProjectDrift(earlyDriftOf(part, desired, settings.mode))
 	});
 	const counts = /* @__PURE__ */ new Map();

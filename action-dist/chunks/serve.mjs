@@ -2,7 +2,7 @@
 import { a as parseLogErrorFault, i as DEFAULT_LATE_WRITE_MS, n as PROFILE_NAMES, o as DataFileError, r as MAX_LOG_RATE, t as startEmulator } from "./emulator.mjs";
 import { n as abortOnStopSignal } from "./early-signals.mjs";
 import { E as InputError, n as newCommand } from "./common-program.mjs";
-import { B as describeFileError } from "./common-service.mjs";
+import { q as describeFileError } from "./common-service.mjs";
 import { a as collect } from "./common-manifest.mjs";
 import { resolve } from "node:path";
 import { once } from "node:events";

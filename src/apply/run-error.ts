@@ -179,6 +179,7 @@ const RUN_CODES = {
       lastWave,
       undo,
       narrowed,
+      another,
     }: {
       journal: string;
       wave: string;
@@ -188,12 +189,20 @@ const RUN_CODES = {
       undo: readonly string[];
       /** The run's --project, --family or --shard leave a failing project out: it is not read. */
       narrowed?: string | undefined;
+      /** A rollout of another change, whose failing projects this manifest asks the same. */
+      another?: true | undefined;
     }) =>
-      `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
-        undo.length === 0
-          ? ""
-          : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out again from its first wave`
-      }.`,
+      another === true
+        ? `a rollout of another version of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)} that failed there, which this manifest asks of ${failing.length === 1 ? "it" : "them"} as it was. Applying it would write that change to the rest of the fleet with no healthy wave before it, so it is refused: nothing was changed. Fix the change for ${failing.length === 1 ? "that project" : "those projects"} in the manifest${
+            undo.length === 0
+              ? ""
+              : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out from its first wave`
+          }.`
+        : `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
+            undo.length === 0
+              ? ""
+              : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out again from its first wave`
+          }.`,
   },
   /** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
   rollout_changed: {

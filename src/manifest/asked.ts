@@ -43,6 +43,25 @@ export function manifestFingerprint(salt: string, desired: DesiredState): string
   );
 }
 
+/**
+ * What the manifest asks of each project (all its families, for its owner), as a digest per project
+ * id: a halted rollout's failure on a project holds for any manifest that asks it the same.
+ */
+export function projectFingerprints(desired: DesiredState): Record<string, string> {
+  const owner = desired.owner?.name;
+  const asks = new Map<string, [string, unknown][]>();
+  for (const family of desired.families) {
+    const list = asks.get(family.project) ?? [];
+    asks.set(family.project, [...list, [family.family, familyAsks(family, owner)]]);
+  }
+  return Object.fromEntries(
+    [...asks].map(([project, families]) => [
+      project,
+      sha256(JSON.stringify(families.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))).slice(0, 32),
+    ]),
+  );
+}
+
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }

@@ -33,6 +33,7 @@ import { keptSettings, unfinishedRollout } from "./last-rollout.js";
 import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
 import {
+  projectDigestsOf,
   ROLLOUT_JOURNAL_DIR,
   ROLLOUT_RUN_LOCK_HELD,
   RolloutJournal,
@@ -169,6 +170,7 @@ async function applyRolloutLocked(run: RolloutRun, digest: string): Promise<Roll
           startedAt: new Date().toISOString(),
           rollout,
           targets: rolloutTargets(run.plan),
+          projectDigests: projectDigestsOf(run.desired, rollout),
         },
         run.inputs,
       );

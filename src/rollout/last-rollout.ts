@@ -2,11 +2,17 @@
 // one that did not end is finished, a halt that holds refuses apply (exit 4), and plan and a dry
 // run say either, so that the plan a reviewer reads does not hide what apply will do.
 
+import { dirname } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js";
 import { formatDuration } from "../duration.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import type { DesiredState, LoadedManifest, RolloutSpec } from "../manifest/index.js";
+import {
+  type DesiredState,
+  type LoadedManifest,
+  projectFingerprints,
+  type RolloutSpec,
+} from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan, PlanRollout } from "../plan/types.js";
 import { nounAndList } from "../plural.js";
@@ -15,6 +21,7 @@ import { resolveSilently } from "../run/plan-manifest.js";
 import { shellWord } from "../shell-word.js";
 import {
   findLatestRollout,
+  findRollouts,
   type RolloutState,
   readRolloutJournal,
   rolloutDigest,
@@ -91,8 +98,52 @@ async function findLastRollout(
   if (last !== undefined && last.ended === undefined) return { unfinished: last };
   const held =
     (last === undefined ? undefined : heldHalt(last, plan)) ??
-    (await heldHaltOfWhole(client, whole, plan, cwd, journal));
+    (await heldHaltOfWhole(client, whole, plan, cwd, journal)) ??
+    (await heldHaltOfAnother(client, desired, plan, cwd, journal));
   return held === undefined ? undefined : { held };
+}
+
+/**
+ * A halt of another rollout on this server that holds for this run: one of another change (an
+ * earlier version of the manifest), or of this one found beside another --journal PATH. A project
+ * it failed holds the change that failed there, this manifest asks that project for exactly that
+ * change (the same digest), and no rollout since judged that project healthy. Without it, an
+ * unrelated edit (a project added, another config changed), or a fresh --journal path, would start
+ * a new rollout whose waves have nothing to write where the change failed, and write it to the
+ * rest of the fleet with no healthy wave before it.
+ */
+async function heldHaltOfAnother(
+  client: ApiClient,
+  desired: DesiredState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  cwd: string,
+  journal: string | undefined,
+): Promise<HeldHalt | undefined> {
+  if (desired.rollout === undefined) return undefined;
+  const server = client.base.display;
+  const own = rolloutDigests(server, desired);
+  const asks = projectFingerprints(desired);
+  const rollouts = await findRollouts(cwd, server, journal === undefined ? undefined : dirname(journal));
+  for (const [index, state] of rollouts.entries()) {
+    const same = own.has(state.header.digest);
+    const digests = state.header.projectDigests;
+    const held = heldHalt(state, plan);
+    if (held === undefined || (!same && digests === undefined)) continue;
+    const since = rollouts.slice(0, index);
+    const failing = held.failing.filter(
+      (project) =>
+        (same || (asks[project] !== undefined && asks[project] === digests?.[project])) &&
+        !since.some((later) => judgedHealthy(later, project)),
+    );
+    if (failing.length > 0) return { ...held, failing, ...(same ? {} : { another: true as const }) };
+  }
+  return undefined;
+}
+
+/** Whether `state`, a rollout, judged the wave that holds `project` healthy. */
+function judgedHealthy(state: RolloutState, project: string): boolean {
+  const index = state.header.rollout.waves.findIndex((wave) => wave.projects.includes(project));
+  return index >= 0 && state.waves[index]?.judged?.healthy === true;
 }
 
 /**
@@ -138,6 +189,8 @@ interface HeldHalt {
   undo: string[];
   /** The flags that leave a failing project out of this run (it was not read). */
   narrowed?: string;
+  /** The halt is of a rollout of another change, whose failing projects this manifest asks the same. */
+  another?: true;
 }
 
 function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">): HeldHalt | undefined {
@@ -178,6 +231,11 @@ export async function rolloutNotice(
   if (found.unfinished !== undefined)
     return unfinishedRolloutNotice(client, desired, found.unfinished, plan, cwd);
   const { held } = found;
+  if (held.another === true)
+    return {
+      level: "warning",
+      text: `apply will refuse (exit 4): a rollout of another version of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)} that failed there, which this manifest asks of ${held.failing.length === 1 ? "it" : "them"} as it was; fix the change for ${held.failing.length === 1 ? "that project" : "those projects"} in the manifest${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out from its first wave`,
+    };
   return {
     level: "warning",
     text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,

@@ -28,6 +28,11 @@ export interface RolloutHeader {
   startedAt: string;
   rollout: PlanRollout;
   targets: RolloutTarget[];
+  /**
+   * What the manifest asks of each project the rollout writes (projectFingerprints): a halt holds
+   * for a later manifest that asks a failing project the same. Absent in journals of pcsync 0.1.
+   */
+  projectDigests?: Record<string, string>;
 }
 
 export type RolloutLine =

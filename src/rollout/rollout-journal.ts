@@ -11,7 +11,8 @@ import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import { regularFilesIn } from "../files/regular-files.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
-import { type DesiredState, manifestFingerprint } from "../manifest/index.js";
+import { type DesiredState, manifestFingerprint, projectFingerprints } from "../manifest/index.js";
+import type { PlanRollout } from "../plan/types.js";
 import type { LockSubject } from "../refused-error.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
@@ -70,6 +71,17 @@ export function rolloutDigest(server: string, desired: DesiredState): string {
  */
 export function rolloutDigests(server: string, desired: DesiredState): ReadonlySet<string> {
   return new Set([rolloutDigest(server, desired), manifestFingerprint(server, desired)]);
+}
+
+/** What the manifest asks of each project the rollout's waves write: its header's `projectDigests`. */
+export function projectDigestsOf(desired: DesiredState, rollout: PlanRollout): Record<string, string> {
+  const all = projectFingerprints(desired);
+  const digests: Record<string, string> = {};
+  for (const project of rollout.waves.flatMap((wave) => wave.projects)) {
+    const digest = all[project];
+    if (digest !== undefined) digests[project] = digest;
+  }
+  return digests;
 }
 
 /** A rollout that ended, moved aside from `--journal PATH` (`to`, from cwd) to start a new one. */
@@ -238,6 +250,23 @@ export async function readRolloutJournal(cwd: string, path: string): Promise<Rol
     applyLine(state, line);
   });
   return state;
+}
+
+/**
+ * The rollouts of `server`, newest first, in the default place and in `also` (the folder of a
+ * --journal PATH): whatever change each rolled out, however it ended.
+ */
+export async function findRollouts(cwd: string, server: string, also?: string): Promise<RolloutState[]> {
+  const folders = [...new Set([ROLLOUT_JOURNAL_DIR, ...(also === undefined ? [] : [also])])];
+  const found = new Map<string, RolloutState>();
+  for (const folder of folders) {
+    for (const name of await regularFilesIn(resolve(cwd, folder), ".jsonl")) {
+      const path = join(folder, name);
+      const state = await readRolloutJournal(cwd, path).catch(() => undefined);
+      if (state?.header.server === server) found.set(resolve(cwd, path), state);
+    }
+  }
+  return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
 }
 
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */

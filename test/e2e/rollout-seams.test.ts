@@ -139,6 +139,38 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
       "a new change starts a new rollout; a new rollout: block alone does not",
     );
     expect(await geoipDescriptions(server)).toEqual(written);
+    // Nor by an edit elsewhere in the manifest (a config added to the canary's project): it is a
+    // new change, and a new rollout, but project 1 is asked for the change that failed there, and
+    // holds it; its wave would have nothing to write, and the rest would get the change unjudged
+    // (an adversarial pass found this way around, and the next one).
+    const edited = await write(
+      "edited.yaml",
+      text.replace(
+        '  "2":\n    plugin_configs:\n      configs:\n',
+        '  "2":\n    plugin_configs:\n      configs:\n        - name: Property Filter\n          plugin: 2\n          enabled: false\n',
+      ),
+    );
+    expect(await readFile(edited, "utf8")).toContain("Property Filter");
+    const unrelated = await runSlow(server, ["apply", "-f", edited, "--auto-approve"], dir);
+    expect(unrelated.code, unrelated.stderr).toBe(4);
+    expect(wavesWritten(unrelated.stderr)).toEqual([]);
+    expect(unrelated.stderr).toMatch(
+      /a rollout of another version of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\), and project 1, which failed the health check, still holds the change that failed there, which this manifest asks of it as it was\. .*refused: nothing was changed/,
+    );
+    const editedPlan = await runSlow(server, ["plan", "-f", edited], dir);
+    expect(editedPlan.stderr).toMatch(
+      /^warning: apply will refuse \(exit 4\): a rollout of another version of this manifest halted in wave 2 "second"/m,
+    );
+    // Nor by the same manifest with a fresh --journal path (a CI job that names its journal by run).
+    const fresh = await runSlow(
+      server,
+      ["apply", "-f", file, "--auto-approve", "--journal", "ci/rollout-run-42.jsonl"],
+      dir,
+    );
+    expect(fresh.code, fresh.stderr).toBe(4);
+    expect(wavesWritten(fresh.stderr)).toEqual([]);
+    expect(fresh.stderr).toContain('the last rollout of this manifest halted in wave 2 "second"');
+    expect(await geoipDescriptions(server)).toEqual(written);
     // The way out it names: the waves' journals, newest first.
     const undo = [...again.stderr.matchAll(/pcsync rollback --journal (\S+?\.jsonl)/g)].map(
       (match) => match[1] ?? "",
