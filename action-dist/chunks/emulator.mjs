@@ -2205,6 +2205,7 @@ function compareRecords(a, b) {
 var EmulatorStore = class {
 	data;
 	profile;
+	now;
 	recordsById = /* @__PURE__ */ new Map();
 	recordsByProject = /* @__PURE__ */ new Map();
 	pluginsById = /* @__PURE__ */ new Map();
@@ -2216,9 +2217,10 @@ var EmulatorStore = class {
 	changedRecords = /* @__PURE__ */ new Set();
 	newLogEntries = [];
 	/** The state itself: read it freely; change it only through the methods below. */
-	constructor(data, profile) {
+	constructor(data, profile, now = Date.now) {
 		this.data = data;
 		this.profile = profile;
+		this.now = now;
 		for (const record of data.records) {
 			this.index(record);
 			for (const { uid } of record.attachments ?? []) this.lastAttachmentId = Math.max(this.lastAttachmentId, uid);
@@ -2293,7 +2295,7 @@ var EmulatorStore = class {
 	}
 	writeTimestamp(previous) {
 		const previousMs = previous === void 0 ? 0 : Date.parse(previous);
-		const ms = Math.max(Date.now(), this.lastWriteMs + 1, Number.isNaN(previousMs) ? 0 : previousMs + 1);
+		const ms = Math.max(this.now(), this.lastWriteMs + 1, Number.isNaN(previousMs) ? 0 : previousMs + 1);
 		this.lastWriteMs = ms;
 		return new Date(ms).toISOString();
 	}
@@ -2456,7 +2458,8 @@ async function startEmulator(options = {}) {
 	const faults = new FaultInjector(options.faults ?? {});
 	const logRate = options.logRate ?? 60;
 	if (!(logRate >= 0 && logRate <= 6e4)) throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
-	const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile);
+	const now = options.now ?? Date.now;
+	const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile, now);
 	const host = options.host ?? "127.0.0.1";
 	const { dataFile } = options;
 	if (dataFile !== void 0) await removeStaleTemporaryFiles(dataFile);
@@ -2465,7 +2468,7 @@ async function startEmulator(options = {}) {
 	if (options.keys !== void 0) data.keys = structuredClone(options.keys);
 	const keysBefore = data.keys.length;
 	const devKey = ensureDevelopmentKey(data, options.keys !== void 0);
-	const store = new EmulatorStore(data, profile);
+	const store = new EmulatorStore(data, profile, now);
 	const writer = dataFile === void 0 ? void 0 : new DataFileWriter(dataFile, store);
 	const upToDate = loaded?.replayedBatches === 0 && options.keys === void 0 && data.keys.length === keysBefore;
 	await writer?.open({

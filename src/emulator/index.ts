@@ -55,7 +55,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!(logRate >= 0 && logRate <= MAX_LOG_RATE)) {
     throw new RangeError(`logRate must be from 0 to ${MAX_LOG_RATE} entries per minute, got ${logRate}`);
   }
-  const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile);
+  const now = options.now ?? Date.now;
+  const logStream = new LogStream(logRate, () => faults.options.logErrors ?? [], profile, now);
   const host = options.host ?? "127.0.0.1";
 
   const { dataFile } = options;
@@ -66,7 +67,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.keys !== undefined) data.keys = structuredClone(options.keys);
   const keysBefore = data.keys.length;
   const devKey = ensureDevelopmentKey(data, options.keys !== undefined);
-  const store = new EmulatorStore(data, profile);
+  const store = new EmulatorStore(data, profile, now);
   const writer = dataFile === undefined ? undefined : new DataFileWriter(dataFile, store);
   // Creates a missing file and records key overrides, a generated key or a replayed journal in a
   // fresh snapshot before anything is served; a file that holds this exact state is kept as it is.

@@ -34,6 +34,8 @@ export class EmulatorStore {
   constructor(
     readonly data: EmulatorData,
     private readonly profile: ProfileBehaviour,
+    /** The service's clock: what writes and log entries are stamped with. */
+    private readonly now: () => number = Date.now,
   ) {
     for (const record of data.records) {
       this.index(record);
@@ -124,7 +126,7 @@ export class EmulatorStore {
   // always tell that a record changed.
   private writeTimestamp(previous?: string): string {
     const previousMs = previous === undefined ? 0 : Date.parse(previous);
-    const ms = Math.max(Date.now(), this.lastWriteMs + 1, Number.isNaN(previousMs) ? 0 : previousMs + 1);
+    const ms = Math.max(this.now(), this.lastWriteMs + 1, Number.isNaN(previousMs) ? 0 : previousMs + 1);
     this.lastWriteMs = ms;
     return new Date(ms).toISOString();
   }

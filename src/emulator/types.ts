@@ -119,6 +119,12 @@ export interface EmulatorOptions {
   /** Synthesized log entries per minute of each enabled config (log-stream.ts), 0 to 60000; default 60. */
   logRate?: number;
   log?: (line: string) => void;
+  /**
+   * The service's clock, in ms since the epoch (default `Date.now`): what it stamps writes
+   * (`updated_at`) and log entries with. A test sets it ahead of or behind this machine's clock to
+   * play a service whose clock is skewed.
+   */
+  now?: () => number;
 }
 
 export interface RequestLogEntry {

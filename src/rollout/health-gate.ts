@@ -12,8 +12,16 @@ export interface JudgedConfig {
   /** As the re-read found it: a disabled plugin runs on no event, so it logs nothing to judge. */
   enabled: boolean;
   /**
-   * When the service says it was last written (its `updated_at`): what it logged after this is the
-   * change's doing, on the service's own clock, whatever this machine's clock says.
+   * A frontend app: it runs in the browser and has no logs. One of its own family, or one that the
+   * list of a family with logs also shows (posthog-2024's plugin_configs lists the frontend apps,
+   * so a manifest may manage one there): the project's list of its own family holds its id.
+   */
+  frontendApp: boolean;
+  /**
+   * When the wave wrote it, as the service stamped the write (its `updated_at` as read right after
+   * the wave's writes, not a later one that a change the manifest does not manage may have moved):
+   * what it logged after this is the change's doing, on the service's own clock, whatever this
+   * machine's clock says.
    */
   writtenAt?: Date;
 }

@@ -1,8 +1,9 @@
 // The logs gate: a project's health is the share of ERROR entries among the entries its changed
-// plugin configs logged since the wave's writes. One bounded read per config (a page of what was
-// logged `after` the write, whose envelope's `count` is the total), and a second only when the
-// page does not hold every entry (`type_filter=ERROR`, for the count); never a walk through every
-// entry of a busy plugin.
+// plugin configs logged since the wave's writes, on the service's clock (from each config's write
+// as the service stamped it to the newest entry it logged). One bounded read per config (a page of
+// what was logged `after` the write, whose envelope's `count` is the total), and a second only when
+// the page does not hold every entry (`type_filter=ERROR`, for the count); never a walk through
+// every entry of a busy plugin.
 
 import type { ApiClient } from "../api/index.js";
 import { listLogs } from "../api/index.js";
@@ -10,6 +11,7 @@ import { getFamily } from "../families.js";
 import type { LogHealthSpec } from "../manifest/types.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { plural } from "../plural.js";
+import type { LogEntry } from "../wire-types.js";
 import type { HealthGate, JudgedConfig, ProjectHealth, WaveToJudge } from "./health-gate.js";
 
 /**
@@ -24,7 +26,12 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
     async judge(wave: WaveToJudge, abort: AbortSignal): Promise<ProjectHealth[]> {
       return mapConcurrent(wave.projects, concurrency, async ({ project, configs }) => {
         abort.throwIfAborted();
-        const withLogs = configs.filter((config) => getFamily(config.family).hasLogs);
+        const withLogs = configs.filter(canLog);
+        // A frontend app managed under plugin_configs (which posthog-2024 lists them in too) is
+        // read through that family's logs endpoint, an empty page: it would always be "unknown".
+        const apps = configs.filter(
+          (config) => getFamily(config.family).hasLogs && config.frontendApp,
+        ).length;
         // A disabled plugin runs on no event, so it logs nothing: judged by its logs, a change that
         // creates one disabled, or switches one off (turning off a broken plugin across the fleet),
         // would always be "unknown" and roll itself back.
@@ -36,10 +43,7 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
             status: "nothing_to_judge",
             passed: true,
             figures: {},
-            summary:
-              disabled === 0
-                ? "nothing to judge: the wave created or updated no plugin config here (frontend apps and deletes have no logs)"
-                : `nothing to judge: the plugin config${disabled === 1 ? "" : "s"} the wave created or updated here ${disabled === 1 ? "is" : "are"} disabled (a disabled plugin logs nothing)`,
+            summary: `nothing to judge: ${nothingToJudge(disabled, apps)}`,
           } satisfies ProjectHealth;
         }
         let entries = 0;
@@ -50,12 +54,33 @@ export function createLogHealthGate(client: ApiClient, spec: LogHealthSpec, conc
           errors += counted.errors;
         }
         const verdict = judgeCounts(project, readable.length, { entries, errors }, spec);
-        return disabled === 0
-          ? verdict
-          : { ...verdict, summary: `${verdict.summary}; ${disabled} disabled, not judged (logs nothing)` };
+        const leftOut: string[] = [];
+        if (disabled > 0) leftOut.push(`${disabled} disabled, not judged (logs nothing)`);
+        if (apps > 0) leftOut.push(`${plural(apps, "frontend app")}, not judged (no logs)`);
+        return { ...verdict, summary: [verdict.summary, ...leftOut].join("; ") };
       });
     },
   };
+}
+
+/** Whether a config logs at all: a frontend app runs in the browser, whatever family it is managed in. */
+function canLog(config: JudgedConfig): boolean {
+  return getFamily(config.family).hasLogs && !config.frontendApp;
+}
+
+/**
+ * Why a project whose configs none log has nothing to judge: of the plugin configs the wave
+ * created or updated, `disabled` are disabled and `apps` are frontend apps (none: it wrote none).
+ */
+function nothingToJudge(disabled: number, apps: number): string {
+  const isAre = (count: number) => (count === 1 ? "is" : "are");
+  if (disabled === 0 && apps === 0)
+    return "the wave created or updated no plugin config here (frontend apps and deletes have no logs)";
+  if (apps === 0)
+    return `the plugin config${disabled === 1 ? "" : "s"} the wave created or updated here ${isAre(disabled)} disabled (a disabled plugin logs nothing)`;
+  if (disabled === 0)
+    return `the plugin config${apps === 1 ? "" : "s"} the wave created or updated here ${apps === 1 ? "is a frontend app" : "are frontend apps"} (frontend apps run in the browser and have no logs)`;
+  return `of the plugin configs the wave created or updated here, ${apps} ${isAre(apps)} ${apps === 1 ? "a frontend app" : "frontend apps"} (no logs) and ${disabled} ${isAre(disabled)} disabled (a disabled plugin logs nothing)`;
 }
 
 async function countSince(
@@ -64,26 +89,38 @@ async function countSince(
   config: JudgedConfig,
   since: Date,
 ): Promise<{ entries: number; errors: number }> {
-  // Both reads count one window, [since, until): entries logged between the two reads would count
-  // as errors and not as entries, and a busy config's ratio would climb with the time between them.
-  // `until` is this machine's clock, as `since` is (the time of the write).
-  const until = new Date();
+  // Both reads count one window, from `since` (the config's write, as the service stamped it) to
+  // the newest entry the first read found, both ends on the service's clock: this machine's clock
+  // may be minutes off the service's, more than a bake. The first read's window ends at the
+  // service's own now (no `before`); the second's (`before` is exclusive) 1 ms after that newest
+  // entry, so that an entry logged between the two reads counts neither as an error nor as an
+  // entry: else a busy config's ratio would climb with the time between them.
   const all = await listLogs(client, project, config.family, config.id, {
     after: since,
-    before: until,
     limit: COUNTED_PAGE,
   });
   // A page that holds every entry logged in the window (a bake's worth, mostly) is counted as it is.
   if (all.results.length >= all.count)
     return { entries: all.count, errors: all.results.filter((entry) => entry.type === "ERROR").length };
+  const newest = newestTime(all.results);
   const failed = await listLogs(client, project, config.family, config.id, {
     after: since,
-    before: until,
+    ...(newest === undefined ? {} : { before: new Date(newest + 1) }),
     limit: 1,
     typeFilter: ["ERROR"],
   });
   // A service that logs late into the window may still count a few more: never a ratio over 1.
   return { entries: Math.max(all.count, failed.count), errors: failed.count };
+}
+
+/** The time of the newest of `entries` (ms), on the service's clock; undefined if none says one. */
+function newestTime(entries: readonly LogEntry[]): number | undefined {
+  let newest: number | undefined;
+  for (const entry of entries) {
+    const time = Date.parse(entry.timestamp);
+    if (!Number.isNaN(time) && (newest === undefined || time > newest)) newest = time;
+  }
+  return newest;
 }
 
 /** The verdict on a project's counts: pure, so that the rule is tested apart from any server. */

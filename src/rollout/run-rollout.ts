@@ -8,8 +8,8 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type InterruptedStage, STAGE_WORDS } from "../apply/run-error.js";
 import type { ApplyReport } from "../apply/types.js";
 import { formatDuration } from "../duration.js";
-import { familyKey, ofFamily } from "../families.js";
-import { idsOfOtherFamiliesIn } from "../family-lists.js";
+import { type FamilyName, familyKey, getFamily, ofFamily } from "../families.js";
+import { familiesShownBy, idsOfOtherFamiliesIn } from "../family-lists.js";
 import { groupBy } from "../group-by.js";
 import { hasChanges } from "../plan/plan-file.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
@@ -239,6 +239,9 @@ async function runWaves(
     }
 
     let current: CurrentState | undefined;
+    // The lists as first seen after the wave's writes (or, resumed, when this run saw them again):
+    // the configs' `updated_at` there are the wave's writes, as the service stamped them.
+    let seenWritten: CurrentState | undefined;
     // When `current` was read, and which families of the wave's projects (undefined: all).
     let seenAt = parts.now();
     let families: ReadonlySet<string> | undefined;
@@ -255,6 +258,7 @@ async function runWaves(
       const unsettled = [...projectsWritten(seen.plan)];
       if (unsettled.length === 0) {
         current = seen.current;
+        seenWritten = seen.current;
         seenAt = parts.now();
       } else {
         parts.say(
@@ -298,6 +302,7 @@ async function runWaves(
       if (unsettled.length > 0)
         return { result: "not_as_planned", wave: wave.name, projects: unsettled, when: "written", reports };
       current = seen.current;
+      seenWritten = seen.current;
       seenAt = parts.now();
       await journal.append({ kind: "wave_written", wave: index, at: iso(wroteAt) }, parts.cwd);
     }
@@ -352,9 +357,15 @@ async function runWaves(
     // over every target and every list.
     const targetsOf = groupBy(targets, (target) => target.project);
     const listsOf = groupBy(current.families, (family) => family.project);
+    const writtenListsOf = groupBy(seenWritten?.families ?? [], (family) => family.project);
     const toJudge = wave.projects.map((project) => ({
       project,
-      configs: judgedConfigs(targetsOf.get(project) ?? [], project, { families: listsOf.get(project) ?? [] }),
+      configs: judgedConfigs(
+        targetsOf.get(project) ?? [],
+        project,
+        { families: listsOf.get(project) ?? [] },
+        { families: writtenListsOf.get(project) ?? [] },
+      ),
     }));
     let verdicts: ProjectHealth[];
     try {
@@ -469,11 +480,15 @@ async function finishHalt(
  * update's record by its id, a create's as a lost create is found (isRecordOfCreate: its name as the
  * service keeps it, and its plugin), never another family's record of that name that the list also
  * shows. A journal of an older pcsync names targets by name alone: found by their name's identity.
+ * Each one's write time is its `updated_at` in `written` (the lists read right after the wave's
+ * writes) when that read holds it: a later read's may have moved since, with a change the manifest
+ * does not manage (the service's, or someone's), and the window the gate counts would shrink.
  */
 export function judgedConfigs(
   targets: readonly RolloutTarget[],
   project: string,
   current: CurrentState,
+  written: CurrentState = current,
 ): JudgedConfig[] {
   const configs: JudgedConfig[] = [];
   for (const target of targets) {
@@ -488,16 +503,38 @@ export function judgedConfigs(
           : !others.has(entry.id) && sameName(entry.name, target.name),
     );
     if (record === undefined || configs.some((config) => config.id === record.id)) continue;
-    const writtenAt = typeof record.updated_at === "string" ? Date.parse(record.updated_at) : Number.NaN;
+    const wrote = written.families
+      .find(ofFamily(project, target.family))
+      ?.records.find((entry) => entry.id === record.id);
+    const writtenAt = timeOf(wrote?.updated_at ?? record.updated_at);
     configs.push({
       family: target.family,
       id: record.id,
       name: record.name,
       enabled: record.enabled !== false,
-      ...(Number.isNaN(writtenAt) ? {} : { writtenAt: new Date(writtenAt) }),
+      frontendApp: !getFamily(ownFamily(current, project, target.family, record.id)).hasLogs,
+      ...(writtenAt === undefined ? {} : { writtenAt }),
     });
   }
   return configs;
+}
+
+/**
+ * The family a record of `family`'s list belongs to: one whose records that list also shows
+ * (posthog-2024's plugin_configs lists the frontend apps) when the project's list of it holds the
+ * id, `family` itself otherwise.
+ */
+function ownFamily(current: CurrentState, project: string, family: FamilyName, id: number): FamilyName {
+  const shownBy = familiesShownBy(family).find((shown) =>
+    current.families.find(ofFamily(project, shown))?.records.some((record) => record.id === id),
+  );
+  return shownBy ?? family;
+}
+
+/** An ISO-8601 time the service sent, as a Date; undefined when it sent none it could parse. */
+function timeOf(value: unknown): Date | undefined {
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 /**

@@ -31,6 +31,47 @@ describe("the records a rollout judges", () => {
     expect(judgedConfigs(targets, "2", reread).map((judged) => judged.id)).toEqual([7]);
   });
 
+  it("tell a frontend app that plugin_configs also lists, managed there, by its id in the frontend apps' list", () => {
+    const targets = [
+      { project: "2", family: PC, name: "app-banner", id: 6 },
+      { project: "2", family: PC, name: "app-banner", id: 7 },
+      { project: "2", family: FE, name: "app-banner", id: 6 },
+    ];
+    expect(
+      ["1", "2"].flatMap((project) =>
+        judgedConfigs(targets, project, reread).map(({ family, id, frontendApp }) => ({
+          family,
+          id,
+          frontendApp,
+        })),
+      ),
+    ).toEqual([
+      { family: PC, id: 6, frontendApp: true },
+      { family: PC, id: 7, frontendApp: false },
+    ]);
+    expect(judgedConfigs(targets.slice(2), "2", reread)).toMatchObject([
+      { family: FE, id: 6, frontendApp: true },
+    ]);
+  });
+
+  it("are judged from their write as the read right after the wave's writes found it", () => {
+    const stamped = (updatedAt: string): CurrentState => ({
+      families: [
+        { project: "2", family: PC, records: [{ ...config, updated_at: updatedAt }] },
+        { project: "2", family: FE, records: [] },
+      ],
+    });
+    const targets = [{ project: "2", family: PC, name: "app-banner", id: 7 }];
+    const afterBake = stamped("2026-01-01T00:10:00.000Z");
+    expect(judgedConfigs(targets, "2", afterBake, stamped("2026-01-01T00:00:00.100Z"))).toMatchObject([
+      { id: 7, writtenAt: new Date("2026-01-01T00:00:00.100Z") },
+    ]);
+    // A read after the writes that did not hold it: as the later read found it.
+    expect(judgedConfigs(targets, "2", afterBake, { families: [] })).toMatchObject([
+      { id: 7, writtenAt: new Date("2026-01-01T00:10:00.000Z") },
+    ]);
+  });
+
   it("are named by the plan's changes with the record an update writes and the plugin a create runs", () => {
     const { plan } = computePlan(
       {

@@ -62,7 +62,8 @@ async function runTimed(
   rereadMs: number,
   options: {
     failJudgeOf?: string;
-    seen?: CurrentState;
+    /** The lists each re-read shows, or what they show at that time (ms from the start). */
+    seen?: CurrentState | ((atMs: number) => CurrentState);
     targets?: RolloutTarget[];
     /** Someone changes the project's GeoIP at this time (ms from the start): reads from then show it. */
     changed?: { atMs: number; project: string };
@@ -104,8 +105,10 @@ async function runTimed(
         events.push(`${at()} re-read ${projects.join(",")}`);
         // The read shows the lists as they are when it starts (a change made during it may be missed).
         const differs = changedIn(projects);
+        const { seen = EMPTY } = options;
+        const current = typeof seen === "function" ? seen(clock - Date.parse("2026-01-01T00:00:00Z")) : seen;
         clock += rereadMs;
-        return { plan: planOf(differs), current: options.seen ?? EMPTY };
+        return { plan: planOf(differs), current };
       },
       async applyWave(_plan, _current, path) {
         events.push(`${at()} write ${path}`);
@@ -241,6 +244,7 @@ describe("the configs a wave is judged on", () => {
               id: 1,
               name: "GeoIP",
               enabled: true,
+              frontendApp: false,
               writtenAt: new Date("2026-01-01T00:00:00.100Z"),
             },
           ],
@@ -255,11 +259,44 @@ describe("the configs a wave is judged on", () => {
               id: 2,
               name: "GeoIP",
               enabled: false,
+              frontendApp: false,
               writtenAt: new Date("2026-01-01T00:00:00.100Z"),
             },
           ],
         },
       ],
+    ]);
+  });
+});
+
+describe("the time a wave's config is judged from", () => {
+  it("is its write as the service stamped it, not a later touch in a field the manifest does not manage", async () => {
+    // The service stamps the wave's write at 0.1 s (seen by the re-read right after the writes, at
+    // 0.1 s); during the bake, at 1 s, something else touches the config (its `config`, say): the
+    // re-read when the bake ends sees a later updated_at, and nothing the manifest manages changed.
+    const geoip = (updatedAt: string): CurrentState => ({
+      families: [
+        {
+          project: "1",
+          family: "plugin_configs",
+          records: [
+            { id: 1, name: "GeoIP", plugin: 1, enabled: true, order: 1, updated_at: updatedAt },
+          ] as unknown as CurrentFamily["records"],
+        },
+      ],
+    });
+    const { judged, events } = await runTimed(100, 100, {
+      seen: (atMs) => geoip(atMs < 1000 ? "2026-01-01T00:00:00.100Z" : "2026-01-01T00:00:01.000Z"),
+    });
+    expect(events.slice(0, 5)).toEqual([
+      "0s write wave-1",
+      "0.1s re-read 1",
+      "0.2s bake 1.9s",
+      "2.1s re-read 1",
+      "2.2s judge canary since 0.1s",
+    ]);
+    expect(judged[0]?.projects[0]?.configs.map((config) => config.writtenAt?.toISOString())).toEqual([
+      "2026-01-01T00:00:00.100Z",
     ]);
   });
 });

@@ -59,6 +59,8 @@ export async function startServer(
     key?: Omit<ApiKeySpec, "key">;
     /** Log entries each enabled plugin config writes a minute (the emulator's default: 60). */
     logRate?: number;
+    /** How far the service's clock is ahead of this machine's (behind, when negative). */
+    clockAheadMs?: number;
   } = {},
 ): Promise<TestServer> {
   const emulator = await startEmulator({
@@ -67,6 +69,7 @@ export async function startServer(
     ...(options.data === undefined ? {} : { data: options.data }),
     ...(options.faults === undefined ? {} : { faults: options.faults }),
     ...(options.logRate === undefined ? {} : { logRate: options.logRate }),
+    ...(options.clockAheadMs === undefined ? {} : { now: () => Date.now() + (options.clockAheadMs ?? 0) }),
   });
   const env = { PCSYNC_BASE_URL: emulator.url, PCSYNC_API_KEY: API_KEY };
   const http = new HttpClient(emulator.url, API_KEY);
