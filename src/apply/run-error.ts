@@ -148,12 +148,15 @@ const RUN_CODES = {
       rolledBack,
       undoneWaves,
       undoneComplete,
+      byHand,
       again,
     }: RolloutStop & {
       failing: readonly string[];
       rolledBack: boolean;
       undoneWaves: number;
       undoneComplete: boolean;
+      /** Commands that finish the rollback where running the rollout again would refuse again. */
+      byHand?: readonly string[];
     }) =>
       `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${nounAndList(failing, "project")}); ${
         rolledBack
@@ -162,7 +165,9 @@ const RUN_CODES = {
             ? "nothing was rolled back (on_failure: halt)."
             : undoneComplete
               ? "the waves were rolled back."
-              : `the rollback is incomplete: ${again}.`
+              : byHand !== undefined && byHand.length > 0
+                ? `the rollback is incomplete: records a wave wrote were changed since by someone else, and applying again would refuse again; look at them (--dry-run) and finish the rollback with ${byHand.join(", then ")} (it puts back the values from before the rollout over those changes), or by hand, then ${again}.`
+                : `the rollback is incomplete: ${again}.`
       }`,
   },
   /**

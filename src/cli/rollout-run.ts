@@ -18,7 +18,7 @@ import {
   type WholeManifest,
 } from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
-import type { RolloutOutcome } from "../rollout/run-rollout.js";
+import type { RolloutOutcome, UndoneWave } from "../rollout/run-rollout.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -49,7 +49,7 @@ export interface RolloutJson {
   wave?: string;
   /** With `halted`: the failing projects with their figures, and the waves rolled back. */
   failing?: { project: string; status: string; figures: Record<string, number>; summary: string }[];
-  undone?: { wave: string; complete: boolean; summary: string }[];
+  undone?: UndoneWave[];
   /** Projects this run's plan changes that the rollout it finished did not write (exit 1). */
   notWritten?: string[];
   journal: string;

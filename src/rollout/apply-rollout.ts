@@ -360,9 +360,13 @@ async function runLocked(
           outcome.conflicts.length > 0
             ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else`
             : `it would give ${plural(outcome.clashes.length, "name")} to two live records`;
+        // Running the rollout again meets the same change: only the user can say which one stays.
         return {
           complete: false,
           summary: `not rolled back: ${why}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+          ...(outcome.conflicts.length > 0
+            ? { byHand: `pcsync rollback --journal ${shellWord(path)} --force` }
+            : {}),
         };
       }
       if (outcome.result !== "applied") return { complete: true, summary: "nothing left to undo" };
@@ -465,6 +469,7 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
         rolledBack: outcome.rolledBack,
         undoneWaves: outcome.undone.length,
         undoneComplete: outcome.undone.every((entry) => entry.complete),
+        byHand: outcome.undone.flatMap((entry) => (entry.byHand === undefined ? [] : [entry.byHand])),
         again,
       });
     case "interrupted":

@@ -58,7 +58,7 @@ export interface RolloutParts {
   /** The path of a new apply journal for a wave (or its rollback). */
   newJournalPath(label: string): string;
   /** Rolls back one apply journal as `pcsync rollback` would, checks included. */
-  rollbackJournal(path: string): Promise<{ complete: boolean; summary: string }>;
+  rollbackJournal(path: string): Promise<{ complete: boolean; summary: string; byHand?: string }>;
   gate: HealthGate;
   signal: AbortSignal;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -67,13 +67,24 @@ export interface RolloutParts {
   onEvent(event: RolloutEvent): void;
 }
 
+/**
+ * A wave a halted rollout rolled back: `complete`, or not, with why in `summary`; `byHand`, the
+ * command that finishes it when running the rollout again cannot (a record changed since).
+ */
+export interface UndoneWave {
+  wave: string;
+  complete: boolean;
+  summary: string;
+  byHand?: string;
+}
+
 export type RolloutOutcome =
   | { result: "complete"; reports: ApplyReport[] }
   | {
       result: "halted";
       wave: string;
       failing: ProjectHealth[];
-      undone: { wave: string; complete: boolean; summary: string }[];
+      undone: UndoneWave[];
       rolledBack: boolean;
       reports: ApplyReport[];
     }
@@ -422,7 +433,7 @@ async function finishHalt(
   const haltedWave = halted === undefined ? 0 : halted.wave;
   const failing =
     journal.state.waves[haltedWave]?.judged?.verdicts.filter((verdict) => !verdict.passed) ?? [];
-  const undone: { wave: string; complete: boolean; summary: string }[] = [];
+  const undone: UndoneWave[] = [];
   const rollBack = rollout.onFailure === "rollback";
   if (rollBack) {
     for (let index = haltedWave; index >= 0; index -= 1) {
@@ -437,6 +448,7 @@ async function finishHalt(
         continue;
       parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
       let complete = true;
+      let byHand: string | undefined;
       const summaries: string[] = [];
       // A wave resumed after a kill wrote through more than one journal: the newest is undone first.
       // A signal stops the rollback as it stops an apply (the client sends nothing more): the halt
@@ -452,13 +464,19 @@ async function finishHalt(
           };
         summaries.push(result.summary);
         complete &&= result.complete;
+        byHand ??= result.byHand;
       }
       await journal.append(
         { kind: "wave_rolled_back", wave: index, at: iso(parts.now()), journal: null, complete },
         parts.cwd,
       );
       parts.onEvent({ event: "rollout_rolled_back", wave: wave.name, index, complete });
-      undone.push({ wave: wave.name, complete, summary: summaries.join("; ") });
+      undone.push({
+        wave: wave.name,
+        complete,
+        summary: summaries.join("; "),
+        ...(byHand ? { byHand } : {}),
+      });
       if (!complete) break;
     }
   }

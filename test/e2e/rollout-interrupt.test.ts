@@ -242,4 +242,60 @@ describe.concurrent.each(PROFILES)("a wave's rollback on %s", (profile) => {
     const legacy = (await server.list(2, "plugin_configs")).filter((record) => record.name === "Legacy");
     expect(legacy.map((record) => record.id)).toEqual([(made.body as { id: number }).id]);
   }, 120_000);
+
+  it("does not put a wave back over a record changed since: it says how to finish by hand, and then applying again ends the rollout", async ({
+    onTestFinished,
+  }) => {
+    // 600 entries a minute over a 2 s bake: enough to judge, as 60 a minute over the 10 s users start with.
+    const server = await openServer(onTestFinished, profile, {
+      faults: { logErrors: [{ description: "BROKEN", ratio: 0.8 }] },
+      logRate: 600,
+    });
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const before = await geoipDescriptions(server);
+    // The canary (project 2) passes; the second wave (project 1) breaks. While it bakes, someone
+    // edits the record the canary wrote, which its rollback would put back.
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest((project) => (project === "1" ? "v13 BROKEN" : "v13"), threeWaveRollout("2s")),
+    );
+    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await waitFor(
+      () => run.soFar().stderr.includes('"second": written and seen as planned; baking'),
+      "the second wave's bake",
+    );
+    const geoip = (await server.list(2, "plugin_configs")).find((record) => record.name === "GeoIP");
+    await server.call("PATCH", `/api/projects/2/plugin_configs/${geoip?.id}/`, { description: "hand edit" });
+    const halted = await run.done;
+    expect(halted.code, halted.stderr).toBe(4);
+    expect(halted.stdout).toMatch(
+      /rolled back wave "canary": not rolled back: 1 record was changed since by someone else; .*\(INCOMPLETE\)/,
+    );
+    // Applying again would meet the same edit: the way out is named, not "apply again" alone.
+    const command = halted.stderr.match(/finish the rollback with (pcsync rollback --journal (\S+) --force)/);
+    expect(command, halted.stderr).not.toBeNull();
+    expect(halted.stderr).toContain("then apply the same manifest again to finish it");
+    // The second wave was rolled back; the canary's record keeps the hand edit.
+    expect(await geoipDescriptions(server)).toEqual([before[0], "hand edit", before[2]]);
+
+    const forced = await runSlow(
+      server,
+      ["rollback", "--journal", command?.[2] ?? "", "--force", "--auto-approve"],
+      dir,
+    );
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await geoipDescriptions(server)).toEqual(before);
+    const finished = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
+    expect(finished.code, finished.stderr).toBe(4);
+    expect(finished.stderr).toContain("Resuming the rollout");
+    expect(finished.stderr).not.toContain("the rollback is incomplete");
+    expect(await geoipDescriptions(server)).toEqual(before);
+    // The rollout ended: the next apply starts a new one.
+    const next = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir, AFTER_KILL);
+    expect(next.stderr).not.toContain("Resuming");
+  }, 120_000);
 });
