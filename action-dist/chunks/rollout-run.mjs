@@ -846,6 +846,7 @@ async function finishHalt(rollout, parts, reports) {
 		if (waveState === void 0 || wave === void 0 || waveState.journals.length === 0 || waveState.rolledBack) continue;
 		parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
 		let complete = true;
+		let byHand;
 		const summaries = [];
 		for (const path of [...waveState.journals].reverse()) {
 			const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
@@ -857,6 +858,7 @@ async function finishHalt(rollout, parts, reports) {
 			};
 			summaries.push(result.summary);
 			complete &&= result.complete;
+			byHand ??= result.byHand;
 		}
 		await journal.append({
 			kind: "wave_rolled_back",
@@ -874,7 +876,8 @@ async function finishHalt(rollout, parts, reports) {
 		undone.push({
 			wave: wave.name,
 			complete,
-			summary: summaries.join("; ")
+			summary: summaries.join("; "),
+			...byHand ? { byHand } : {}
 		});
 		if (!complete) break;
 	}
@@ -1169,7 +1172,8 @@ async function runLocked(run, journal, rollout, gate, locks) {
 				});
 				if (outcome.result === "refused") return {
 					complete: false,
-					summary: `not rolled back: ${outcome.conflicts.length > 0 ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else` : `it would give ${plural(outcome.clashes.length, "name")} to two live records`}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``
+					summary: `not rolled back: ${outcome.conflicts.length > 0 ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else` : `it would give ${plural(outcome.clashes.length, "name")} to two live records`}; see \`pcsync rollback --journal ${shellWord(path)} --dry-run\``,
+					...outcome.conflicts.length > 0 ? { byHand: `pcsync rollback --journal ${shellWord(path)} --force` } : {}
 				};
 				if (outcome.result !== "applied") return {
 					complete: true,
@@ -1260,6 +1264,7 @@ function throwUnlessComplete(result, received) {
 			rolledBack: outcome.rolledBack,
 			undoneWaves: outcome.undone.length,
 			undoneComplete: outcome.undone.every((entry) => entry.complete),
+			byHand: outcome.undone.flatMap((entry) => entry.byHand === void 0 ? [] : [entry.byHand]),
 			again
 		});
 		case "interrupted": throw new RunError("interrupted", {

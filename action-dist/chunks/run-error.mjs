@@ -74,7 +74,7 @@ const RUN_CODES = {
 	*/
 	rollout_halted: {
 		exit: 4,
-		message: ({ wave, failing, rolledBack, undoneWaves, undoneComplete, again }) => `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${nounAndList(failing, "project")}); ${rolledBack ? "every wave applied was rolled back." : undoneWaves === 0 ? "nothing was rolled back (on_failure: halt)." : undoneComplete ? "the waves were rolled back." : `the rollback is incomplete: ${again}.`}`
+		message: ({ wave, failing, rolledBack, undoneWaves, undoneComplete, byHand, again }) => `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${nounAndList(failing, "project")}); ${rolledBack ? "every wave applied was rolled back." : undoneWaves === 0 ? "nothing was rolled back (on_failure: halt)." : undoneComplete ? "the waves were rolled back." : byHand !== void 0 && byHand.length > 0 ? `the rollback is incomplete: records a wave wrote were changed since by someone else, and applying again would refuse again; look at them (--dry-run) and finish the rollback with ${byHand.join(", then ")} (it puts back the values from before the rollout over those changes), or by hand, then ${again}.` : `the rollback is incomplete: ${again}.`}`
 	},
 	/**
 	* The manifest's last rollout halted and a project it failed still holds the change (or, left out

@@ -581,7 +581,7 @@ const SEQUENCES: Sequence[] = [
     ],
   },
   {
-    seam: "a rollout whose first wave fails rolls back or halts, and a healthy one completes with nothing left to write",
+    seam: "a rollout whose first wave fails rolls back or halts; the same change then, its logs healthy, under a journal of its own, is refused while the failing project holds it (a new journal does not lift a halt)",
     profiles: ["seed"],
     remote: [],
     manifests: [

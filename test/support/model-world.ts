@@ -262,6 +262,12 @@ export class World {
   private writesChecked = 0;
   private stepLabel = "setup";
   private readonly knownJournalFiles = new Set<string>();
+  /**
+   * The projects earlier rollouts failed, each with what the manifest asked of it then: while one
+   * holds that (no change for it in a plan) and no rollout since judged it healthy, a rollout of a
+   * manifest that asks it the same is refused (exit 4), whatever else the manifest changed.
+   */
+  private readonly halts: { project: string; asks: string }[] = [];
 
   constructor(
     readonly setup: WorldSetup,
@@ -1002,6 +1008,8 @@ export class World {
         "a rollout warns of a name flag that matches nothing only from the plan of the whole run, never from a wave",
         output,
       );
+    if (this.checkHaltRefusal(model, scope, planned.stdout, before, applied)) return;
+    this.noteVerdicts(model, waves, applied);
     const edited = await edit?.done();
     if (edited !== undefined) {
       this.checkEditInBake(edited, written[0]?.name ?? "", applied, editNext);
@@ -1447,6 +1455,84 @@ export class World {
     };
     // Asked once the run has ended: a write it never made (refused, halted before it) sets no edit.
     return { done: () => (seen ? done : Promise.resolve(undefined)) };
+  }
+
+  /** What the manifest asks of a project, as the model wrote it: equal text, equal digest. */
+  private asksOf(model: ManifestModel, project: string): string {
+    return JSON.stringify([model.owner ?? null, model.projects[project as ProjectId] ?? null]);
+  }
+
+  /**
+   * A rollout refused because an earlier one halted: only where a project that failed there holds
+   * what the manifest asks of it (no change for it in the plan), nothing written; and, for a run of
+   * the whole manifest, always where one holds exactly what failed there. True when it was refused.
+   */
+  private checkHaltRefusal(
+    model: ManifestModel,
+    scope: Scope,
+    plannedJson: string,
+    before: EmulatorData,
+    applied: Run,
+  ): boolean {
+    const output = `${applied.stdout}${applied.stderr}`;
+    const changes =
+      (JSON.parse(plannedJson) as { changes?: { project: string }[] }).changes?.map(
+        (change) => change.project,
+      ) ?? [];
+    const holding = this.halts.filter((halt) => !changes.includes(halt.project));
+    const refused =
+      applied.code === 4 &&
+      !/Rollout halted in wave/.test(applied.stdout) &&
+      /which failed the health check, (still holds?|may still hold) the change/.test(applied.stderr);
+    if (refused) {
+      if (holding.length === 0)
+        this.broken(
+          "a rollout is refused for an earlier halt only while a project that failed holds what the manifest asks of it",
+          `no failing project of an earlier rollout holds it (${JSON.stringify(this.halts)}):
+${output}`,
+        );
+      const written = this.changedRecords(before, this.snapshot());
+      if (written.length > 0)
+        this.broken(
+          "a rollout refused for a halt writes nothing",
+          `${JSON.stringify(written)}
+${output}`,
+        );
+      return true;
+    }
+    // --target and --exclude narrow the plan: a failing project's change left out reads as held.
+    const wholeRun = scope.target === undefined && scope.exclude === undefined;
+    const same = holding.filter((halt) => halt.asks === this.asksOf(model, halt.project));
+    if (wholeRun && same.length > 0)
+      this.broken(
+        "a rollout of a manifest that asks a project what failed there, which it still holds, is refused (exit 4) before any write",
+        `project ${same[0]?.project} failed an earlier rollout and holds the same change:
+${output}`,
+      );
+    return false;
+  }
+
+  /**
+   * Remembers the projects a rollout failed (what the manifest asked of each), and forgets those a
+   * healthy wave judged since.
+   */
+  private noteVerdicts(
+    model: ManifestModel,
+    waves: readonly { name: string; projects: string[] }[],
+    applied: Run,
+  ): void {
+    for (const match of applied.stderr.matchAll(/rollout: wave \d+\/\d+ "([^"]+)": healthy/g)) {
+      const judged = new Set(waves.find((wave) => wave.name === match[1])?.projects ?? []);
+      for (let index = this.halts.length - 1; index >= 0; index--)
+        if (judged.has(this.halts[index]?.project ?? "")) this.halts.splice(index, 1);
+    }
+    const block = /Rollout halted in wave "[^"]+": failing projects:\n((?: {2}project .*\n)+)/.exec(
+      applied.stdout,
+    );
+    for (const line of block?.[1]?.split("\n") ?? []) {
+      const project = / {2}project (\S+?):/.exec(line)?.[1];
+      if (project !== undefined) this.halts.push({ project, asks: this.asksOf(model, project) });
+    }
   }
 
   /**
