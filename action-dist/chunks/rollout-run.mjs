@@ -850,12 +850,24 @@ async function finishHalt(rollout, parts, reports) {
 		const summaries = [];
 		for (const path of [...waveState.journals].reverse()) {
 			const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
-			if (result === void 0) return {
-				result: "interrupted",
-				wave: rollout.waves[haltedWave]?.name ?? "",
-				stage: "rollback",
-				reports
-			};
+			if (result === void 0) {
+				const left = rollout.waves.slice(0, index).filter((_, each) => {
+					const written = journal.state.waves[each];
+					return (written?.journals.length ?? 0) > 0 && written?.rolledBack !== true;
+				}).map((entry) => entry.name).reverse();
+				return {
+					result: "interrupted",
+					wave: rollout.waves[haltedWave]?.name ?? "",
+					stage: "rollback",
+					reports,
+					halt: {
+						failing,
+						undone,
+						stoppedIn: wave.name,
+						left
+					}
+				};
+			}
 			summaries.push(result.summary);
 			complete &&= result.complete;
 			byHand ??= result.byHand;
@@ -1272,7 +1284,12 @@ function throwUnlessComplete(result, received) {
 			rollout: {
 				wave: outcome.wave,
 				stage: outcome.stage,
-				again
+				again,
+				...outcome.halt === void 0 ? {} : {
+					undoneWaves: outcome.halt.undone.map((entry) => entry.wave),
+					stoppedIn: outcome.halt.stoppedIn,
+					left: outcome.halt.left
+				}
 			}
 		});
 		case "stopped": {
@@ -1305,6 +1322,30 @@ function rolloutJson(outcome, journal, notWritten) {
 	if (outcome.result === "complete") return {
 		result: "complete",
 		...notWritten.length > 0 ? { notWritten: [...notWritten] } : {},
+		journal
+	};
+	if (outcome.result === "interrupted" && outcome.halt !== void 0) {
+		const { failing, undone, stoppedIn, left } = outcome.halt;
+		return {
+			result: "interrupted",
+			wave: outcome.wave,
+			stage: outcome.stage,
+			failing: failing.map(({ project, status, figures, summary }) => ({
+				project,
+				status,
+				figures,
+				summary
+			})),
+			undone,
+			stoppedIn,
+			left,
+			journal
+		};
+	}
+	if (outcome.result === "interrupted") return {
+		result: outcome.result,
+		wave: outcome.wave,
+		stage: outcome.stage,
 		journal
 	};
 	if (outcome.result !== "halted") return {
@@ -1415,6 +1456,16 @@ const ROLLOUT_TITLES = {
 /** How the rollout ended, in lines for people: the output's and the job summary's. */
 function outcomeText(outcome, journalPath) {
 	if (outcome.result === "complete") return "Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n";
+	if (outcome.result === "interrupted" && outcome.halt !== void 0) {
+		const { failing, undone, stoppedIn, left } = outcome.halt;
+		const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
+		for (const verdict of failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
+		for (const entry of undone) lines.push(`  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`);
+		lines.push(`  stopped by a signal while rolling back wave "${stoppedIn}" (INCOMPLETE)`);
+		for (const name of left) lines.push(`  not rolled back: wave "${name}" (it still holds the change)`);
+		lines.push(`Rollout journal: ${journalPath}`);
+		return `${lines.join("\n")}\n`;
+	}
 	if (outcome.result !== "halted") return "";
 	const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
 	for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);

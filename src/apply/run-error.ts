@@ -52,6 +52,10 @@ interface RolloutStoppedInWrites extends RolloutStop {
  */
 interface RolloutStoppedBetweenWaves extends RolloutStop {
   stage: InterruptedStage;
+  /** Stopped in a halted rollout's rollback: the waves it had undone, the one it stopped in, and those left. */
+  undoneWaves?: readonly string[];
+  stoppedIn?: string;
+  left?: readonly string[];
 }
 
 /** Where in a wave a signal stopped a rollout, outside its writes. */
@@ -104,8 +108,17 @@ const RUN_CODES = {
         const { signal, rollout } = facts;
         if ("done" in rollout)
           return `the rollout stopped in wave "${rollout.wave}" on ${signal} (${rollout.done}); no later wave was written; ${rollout.again}.`;
-        if (rollout.stage === "rollback")
-          return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: what was rolled back is journaled; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
+        if (rollout.stage === "rollback") {
+          const waves = (names: readonly string[]) =>
+            `${names.length === 1 ? "wave" : "waves"} ${names.map((name) => `"${name}"`).join(", ")}`;
+          const done = rollout.undoneWaves ?? [];
+          const left = rollout.left ?? [];
+          const where =
+            rollout.stoppedIn === undefined
+              ? "what was rolled back is journaled"
+              : `${done.length === 0 ? "no wave was rolled back yet" : `${waves(done)} ${done.length === 1 ? "was" : "were"} rolled back`}; the rollback of wave "${rollout.stoppedIn}" was stopped part-way (what it undid is in its journal), so it may still hold the change${left.length === 0 ? "" : `, and ${waves(left)} still ${left.length === 1 ? "holds" : "hold"} it`}`;
+          return `the rollout halted in wave "${rollout.wave}" and was stopped by ${signal} while its waves were rolled back: ${where}; ${rollout.again.replace("to finish it", "to finish the rollback")}.`;
+        }
         return rollout.stage === "check"
           ? `the rollout was stopped by ${signal} before wave "${rollout.wave}" was written (while its projects were read again): nothing of that wave or any later one was written; ${rollout.again}.`
           : `the rollout was stopped by ${signal} in wave "${rollout.wave}" (${STAGE_WORDS[rollout.stage]}): its writes are made and journaled, nothing more was written; ${rollout.again}.`;

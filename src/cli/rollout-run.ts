@@ -50,6 +50,10 @@ export interface RolloutJson {
   /** With `halted`: the failing projects with their figures, and the waves rolled back. */
   failing?: { project: string; status: string; figures: Record<string, number>; summary: string }[];
   undone?: UndoneWave[];
+  /** With `interrupted`: where the signal came (InterruptedStage); in a rollback, the wave it stopped in and those left. */
+  stage?: string;
+  stoppedIn?: string;
+  left?: string[];
   /** Projects this run's plan changes that the rollout it finished did not write (exit 1). */
   notWritten?: string[];
   journal: string;
@@ -58,6 +62,26 @@ export interface RolloutJson {
 function rolloutJson(outcome: RolloutOutcome, journal: string, notWritten: readonly string[]): RolloutJson {
   if (outcome.result === "complete")
     return { result: "complete", ...(notWritten.length > 0 ? { notWritten: [...notWritten] } : {}), journal };
+  if (outcome.result === "interrupted" && outcome.halt !== undefined) {
+    const { failing, undone, stoppedIn, left } = outcome.halt;
+    return {
+      result: "interrupted",
+      wave: outcome.wave,
+      stage: outcome.stage,
+      failing: failing.map(({ project, status, figures, summary }) => ({
+        project,
+        status,
+        figures,
+        summary,
+      })),
+      undone,
+      stoppedIn,
+      left,
+      journal,
+    };
+  }
+  if (outcome.result === "interrupted")
+    return { result: outcome.result, wave: outcome.wave, stage: outcome.stage, journal };
   if (outcome.result !== "halted") return { result: outcome.result, wave: outcome.wave, journal };
   return {
     result: "halted",
@@ -190,6 +214,19 @@ const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {
 function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
   if (outcome.result === "complete")
     return "Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n";
+  if (outcome.result === "interrupted" && outcome.halt !== undefined) {
+    const { failing, undone, stoppedIn, left } = outcome.halt;
+    const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
+    for (const verdict of failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
+    for (const entry of undone)
+      lines.push(
+        `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
+      );
+    lines.push(`  stopped by a signal while rolling back wave "${stoppedIn}" (INCOMPLETE)`);
+    for (const name of left) lines.push(`  not rolled back: wave "${name}" (it still holds the change)`);
+    lines.push(`Rollout journal: ${journalPath}`);
+    return `${lines.join("\n")}\n`;
+  }
   if (outcome.result !== "halted") return "";
   const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
   for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);

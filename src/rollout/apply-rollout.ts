@@ -475,7 +475,18 @@ export function throwUnlessComplete(result: RolloutResult, received: InterruptSi
     case "interrupted":
       throw new RunError("interrupted", {
         signal: received ?? "SIGINT",
-        rollout: { wave: outcome.wave, stage: outcome.stage, again },
+        rollout: {
+          wave: outcome.wave,
+          stage: outcome.stage,
+          again,
+          ...(outcome.halt === undefined
+            ? {}
+            : {
+                undoneWaves: outcome.halt.undone.map((entry) => entry.wave),
+                stoppedIn: outcome.halt.stoppedIn,
+                left: outcome.halt.left,
+              }),
+        },
       });
     case "stopped": {
       const done = `${plural(report.done, "change")} made, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} not started`;

@@ -99,8 +99,28 @@ export type RolloutOutcome =
     }
   /** Before a wave's writes, its projects were found changed since the plan was made. */
   | { result: "changed"; wave: string; reasons: string[]; reports: ApplyReport[] }
-  /** By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was judged. */
-  | { result: "interrupted"; wave: string; stage: InterruptedStage; reports: ApplyReport[] };
+  /**
+   * By a signal: before a wave's writes (`check`), after them (`reread`), while it baked or was
+   * judged, or in a halted rollout's rollback (with `halt`: what it had undone, and what not).
+   */
+  | {
+      result: "interrupted";
+      wave: string;
+      stage: InterruptedStage;
+      reports: ApplyReport[];
+      halt?: StoppedRollback;
+    };
+
+/** A halted rollout's rollback that a signal stopped: the failing projects, and how far it went. */
+export interface StoppedRollback {
+  failing: ProjectHealth[];
+  /** The waves rolled back before the signal, newest first. */
+  undone: UndoneWave[];
+  /** The wave whose rollback the signal stopped part-way (what it wrote is in its journal). */
+  stoppedIn: string;
+  /** The waves written before it, not rolled back: they still hold the change. */
+  left: string[];
+}
 
 /** Passing projects shown one by one in a wave's verdicts; more are summed up (verdictLines). */
 export const PASSING_SHOWN = 20;
@@ -455,13 +475,23 @@ async function finishHalt(
       // is in the journal, and the next apply of the manifest finishes the rollback.
       for (const path of [...waveState.journals].reverse()) {
         const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
-        if (result === undefined)
+        if (result === undefined) {
+          const left = rollout.waves
+            .slice(0, index)
+            .filter((_, each) => {
+              const written = journal.state.waves[each];
+              return (written?.journals.length ?? 0) > 0 && written?.rolledBack !== true;
+            })
+            .map((entry) => entry.name)
+            .reverse();
           return {
             result: "interrupted",
             wave: rollout.waves[haltedWave]?.name ?? "",
             stage: "rollback",
             reports,
+            halt: { failing, undone, stoppedIn: wave.name, left },
           };
+        }
         summaries.push(result.summary);
         complete &&= result.complete;
         byHand ??= result.byHand;

@@ -126,7 +126,7 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     expect(await geoipDescriptions(server)).toEqual(["v23", "v23", "v23"]);
   }, 120_000);
 
-  it("SIGTERM in the rollback of a halted rollout: exit 143, says the rollback is left to finish; applied again, it is finished (exit 4)", async ({
+  it("SIGTERM in the rollback of a halted rollout: exit 143, says what was and was not rolled back (JSON too); applied again, it is finished (exit 4)", async ({
     onTestFinished,
   }) => {
     const server = await openServer(onTestFinished, profile, {
@@ -138,7 +138,7 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
       "pcsync.yaml",
       rolloutManifest((project) => (project === "1" ? "v24 BROKEN" : "v24"), threeWaveRollout("2s")),
     );
-    const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
+    const run = spawnCli(["apply", "-f", file, "--auto-approve", "--format", "json"], {
       cwd: dir,
       env: { ...server.env },
       timeoutMs: 80_000,
@@ -147,9 +147,33 @@ describe.concurrent.each(PROFILES)("a rollout stopped by a signal on %s", (profi
     run.child.kill("SIGTERM");
     const stopped = await run.done;
     expect(stopped.code, stopped.stderr).toBe(143);
+    // A true account: the wave being rolled back was stopped part-way, the canary was not rolled
+    // back at all, and both may still hold the change (an adversarial pass found "what was
+    // rolled back is journaled" where nothing was).
     expect(stopped.stderr).toMatch(
-      /the rollout halted in wave "second" and was stopped by SIGTERM while its waves were rolled back: what was rolled back is journaled; apply the same manifest again to finish the rollback \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\)\./,
+      /the rollout halted in wave "second" and was stopped by SIGTERM while its waves were rolled back: no wave was rolled back yet; the rollback of wave "second" was stopped part-way \(what it undid is in its journal\), so it may still hold the change, and wave "canary" still holds it; apply the same manifest again to finish the rollback \(rollout journal \.pcsync\/rollout\/[^)]+\.jsonl\)\./,
     );
+    expect(stopped.stderr).toMatch(
+      /Rollout halted in wave "second": failing projects:\n {2}project 1: \d+ ERROR of/,
+    );
+    expect(stopped.stderr).toContain('  stopped by a signal while rolling back wave "second" (INCOMPLETE)');
+    expect(stopped.stderr).toContain('  not rolled back: wave "canary" (it still holds the change)');
+    const document = JSON.parse(stopped.stdout) as {
+      rollout: {
+        result: string;
+        stage: string;
+        failing: { project: string }[];
+        stoppedIn: string;
+        left: string[];
+      };
+    };
+    expect(document.rollout).toMatchObject({
+      result: "interrupted",
+      stage: "rollback",
+      stoppedIn: "second",
+      left: ["canary"],
+    });
+    expect(document.rollout.failing.map((entry) => entry.project)).toEqual(["1"]);
     expect(stopped.stderr).not.toContain("not sent");
 
     await server.emulator.idle();
