@@ -274,16 +274,20 @@ var JournalLock = class JournalLock {
 			held: options.held
 		});
 	}
-	/** Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads. */
+	/**
+	* Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads, or
+	* one that must not run beside the lock's holder (`held`: what the lock guards, in words).
+	*/
 	static async refuseIfHeld(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const found = await readHolder(path);
 		if (found === "young") throw new RefusedError("journal_held", {
 			journal,
 			lock: path,
-			holder: void 0
+			holder: void 0,
+			held: options.held
 		});
-		if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found);
+		if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
 	}
 	/** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
 	static async holder(journal, options) {

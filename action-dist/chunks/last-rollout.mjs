@@ -241,9 +241,23 @@ async function unfinishedRollout(client, desired, journal, cwd) {
 * same manifest rolls out again from its first wave.
 */
 async function rolloutToFinish(client, desired, plan, journal, cwd, whole) {
+	if (whole !== void 0) await refuseBesideWholeRun(client, whole, cwd);
 	const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
 	if (found?.held !== void 0) throw new RunError("rollout_still_halted", found.held);
 	return found?.unfinished;
+}
+/**
+* Refuses (exit 3) a run that --project, --family or --shard narrow while a run drives the whole
+* manifest's rollout: its own lock is the narrowed manifest's, so it would write a later wave's
+* project beside that rollout, while its canary bakes.
+*/
+async function refuseBesideWholeRun(client, whole, cwd) {
+	const desired = await resolveSilently(client, whole.desired);
+	if (desired === void 0) return;
+	await JournalLock.refuseIfHeld(rolloutRunLock(rolloutDigest(client.base.display, desired)), {
+		cwd,
+		held: ROLLOUT_RUN_LOCK_HELD
+	});
 }
 async function findLastRollout(client, desired, plan, cwd, journal, whole) {
 	const last = await lastRolloutOf(client, desired, journal, cwd);

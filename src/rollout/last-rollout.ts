@@ -22,6 +22,7 @@ import { shellWord } from "../shell-word.js";
 import {
   findLatestRollout,
   findRollouts,
+  ROLLOUT_RUN_LOCK_HELD,
   type RolloutState,
   readRolloutJournal,
   rolloutDigest,
@@ -78,9 +79,24 @@ export async function rolloutToFinish(
   cwd: string,
   whole?: WholeManifest,
 ): Promise<RolloutState | undefined> {
+  if (whole !== undefined) await refuseBesideWholeRun(client, whole, cwd);
   const found = await findLastRollout(client, desired, plan, cwd, journal, whole);
   if (found?.held !== undefined) throw new RunError("rollout_still_halted", found.held);
   return found?.unfinished;
+}
+
+/**
+ * Refuses (exit 3) a run that --project, --family or --shard narrow while a run drives the whole
+ * manifest's rollout: its own lock is the narrowed manifest's, so it would write a later wave's
+ * project beside that rollout, while its canary bakes.
+ */
+async function refuseBesideWholeRun(client: ApiClient, whole: WholeManifest, cwd: string): Promise<void> {
+  const desired = await resolveSilently(client, whole.desired);
+  if (desired === undefined) return;
+  await JournalLock.refuseIfHeld(rolloutRunLock(rolloutDigest(client.base.display, desired)), {
+    cwd,
+    held: ROLLOUT_RUN_LOCK_HELD,
+  });
 }
 
 /** What the manifest's last rollout leaves this run: one to finish, or a halt that holds. */

@@ -126,13 +126,25 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
       /^warning: a run drives this manifest's rollout now \(pid \d+ on host .*, apply \(rollout\), since .*; rollout journal \.pcsync\/rollout\/\S+\.jsonl\): apply refuses \(exit 3\) until it ends, and then finishes what it left$/m,
     );
     expect(planned.stderr).not.toContain("it stopped in wave");
-    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).finally(() =>
-      first.child.kill("SIGCONT"),
+    const second = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).catch(
+      (error: unknown) => {
+        first.child.kill("SIGCONT");
+        throw error;
+      },
     );
     expect(second.code, second.stderr).toBe(3);
     expect(second.stderr).toMatch(
       /^pcsync: this manifest's rollout \(its change, on this server, from this directory\) is held by pid \d+ on host .* \(apply \(rollout\), since .*\): one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it\. Nothing was changed\./m,
     );
+    // Nor by a run that --project narrows to a later wave's project: its manifest is another, but
+    // it would write beside the rollout while the canary bakes (an adversarial pass found this).
+    const narrowed = await runSlow(
+      server,
+      ["apply", "-f", file, "--project", "3", "--auto-approve"],
+      dir,
+    ).finally(() => first.child.kill("SIGCONT"));
+    expect(narrowed.code, narrowed.stderr).toBe(3);
+    expect(narrowed.stderr).toMatch(/^pcsync: this manifest's rollout .* is held by pid \d+/m);
     const done = await first.done;
     expect(done.code, done.stderr).toBe(0);
     expect(wavesWritten(done.stderr).length).toBe(2);
