@@ -148,7 +148,7 @@ function planRollback(input) {
 			const old = emptiedText(touched, field, before[field] ?? null, fills);
 			if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
 			const left = touched.after.get(field) ?? [];
-			if (!shows(field, left, now)) {
+			if (!shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now))) {
 				conflicts.push({
 					...touched,
 					field,

@@ -211,9 +211,10 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
-      // A deleted record is disabled by the service: enabled comes back with deleted.
+      // A deleted record is disabled by the service: enabled comes back with deleted. An empty
+      // name or description the run left may show as the plugin's own text (posthog-2024).
       const left = touched.after.get(field) ?? [];
-      if (!shows(field, left, now)) {
+      if (!shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now))) {
         conflicts.push({ ...touched, field, now: now[field] ?? null, left });
         if (!force) continue;
       }

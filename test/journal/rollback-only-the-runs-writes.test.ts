@@ -188,4 +188,30 @@ describe("a rollback of an owner's run and another owner's mark", () => {
     const unowned = rollbackOf(journalOfWrite(READ, { deleted: true }, deleted), deleted).conflicts;
     expect(unowned.filter((conflict) => conflict.field === "owner")).toEqual([]);
   });
+
+  it("takes an empty description the run sent, shown now as the plugin's own text (posthog-2024), for the run's own write", () => {
+    // The run emptied the description; its answer was lost (killed), and the service now shows the
+    // plugin's text there, which the journal learnt (for its plugin) from another answer or a read.
+    const intent = { type: "intent", seq: 1, op: "update", project: "1", family: PC, id: 3, name: READ.name };
+    const journal = parseJournal(
+      journalOf(JOURNAL_HEADER, { ...intent, send: { description: null }, before: [image(READ)] }),
+      "j.jsonl",
+    );
+    const replay = replayJournal(journal);
+    const touched = [...replay.records.values()][0];
+    if (touched === undefined) throw new Error("the journal's record is not replayed");
+    touched.pluginTexts = { name: "S3 Export", description: "Export events to an Amazon S3 bucket." };
+    const now = { ...READ, description: "Export events to an Amazon S3 bucket." };
+    const rolledBack = planRollback({
+      journal,
+      replay,
+      current: { families: [{ project: "1", family: PC, records: [now] }] },
+      retrieved: { families: [] },
+      force: false,
+    });
+    expect(rolledBack.conflicts).toEqual([]);
+    expect(rolledBack.plan.changes[0]?.fields).toEqual({
+      description: { from: "Export events to an Amazon S3 bucket.", to: "drops $ip" },
+    });
+  });
 });
