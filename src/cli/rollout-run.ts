@@ -6,6 +6,7 @@ import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { Plan } from "../plan/types.js";
+import { nounAndList } from "../plural.js";
 import {
   type RolloutRun,
   applyRollout as runRolloutApply,
@@ -212,8 +213,14 @@ const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {
 
 /** How the rollout ended, in lines for people: the output's and the job summary's. */
 function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
-  if (outcome.result === "complete")
-    return "Rollout complete: every wave was written, seen as planned, baked and judged healthy.\n";
+  if (outcome.result === "complete") {
+    const { unjudged } = outcome;
+    const passed =
+      unjudged.length === 0
+        ? ""
+        : `; ${unjudged.length <= 10 ? nounAndList(unjudged, "project") : `${unjudged.length} projects (${unjudged.slice(0, 10).join(", ")}, ...)`} had nothing to judge (the waves created or updated no plugin config there that logs: deletes, reorders, frontend apps or disabled configs), and passed unjudged`;
+    return `Rollout complete: every wave was written, seen as planned, baked and judged healthy${passed}.\n`;
+  }
   if (outcome.result === "interrupted" && outcome.halt !== undefined) {
     const { failing, undone, stoppedIn, left } = outcome.halt;
     const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];

@@ -79,7 +79,8 @@ export interface UndoneWave {
 }
 
 export type RolloutOutcome =
-  | { result: "complete"; reports: ApplyReport[] }
+  /** `unjudged`: the projects its waves passed with nothing to judge (no config that logs was written). */
+  | { result: "complete"; reports: ApplyReport[]; unjudged: string[] }
   | {
       result: "halted";
       wave: string;
@@ -439,7 +440,13 @@ async function runWaves(
   }
   await journal.append({ kind: "end", at: iso(parts.now()), result: "complete" }, parts.cwd);
   parts.onEvent({ event: "rollout_completed", waves: rollout.waves.length });
-  return { result: "complete", reports };
+  const unjudged = journal.state.waves.flatMap(
+    (wave) =>
+      wave.judged?.verdicts
+        .filter((verdict) => verdict.status === "nothing_to_judge")
+        .map((verdict) => verdict.project) ?? [],
+  );
+  return { result: "complete", reports, unjudged: [...new Set(unjudged)] };
 }
 
 /** After a halt: the rollback of every wave applied so far, newest first, when asked for. */

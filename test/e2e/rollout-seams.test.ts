@@ -413,6 +413,10 @@ describe.concurrent.each(PROFILES)(
       expect(applied.stderr).toContain(
         'wave 1/3 "canary": project 2 passes: nothing to judge: the plugin config the wave created or updated here is disabled (a disabled plugin logs nothing)',
       );
+      // The last line does not say all was judged where nothing was.
+      expect(applied.stdout).toContain(
+        "Rollout complete: every wave was written, seen as planned, baked and judged healthy; projects 2, 1, 3 had nothing to judge",
+      );
       const lists = await Promise.all(
         ROLLOUT_PROJECTS.map((project) => server.list(project, "plugin_configs")),
       );
