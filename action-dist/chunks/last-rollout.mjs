@@ -202,10 +202,24 @@ async function findRollouts(cwd, server, also) {
 	const found = /* @__PURE__ */ new Map();
 	for (const folder of folders) for (const name of await regularFilesIn(resolve(cwd, folder), ".jsonl")) {
 		const path = join(folder, name);
+		if (!await startsAsRolloutJournal(resolve(cwd, path))) continue;
 		const state = await readRolloutJournal(cwd, path).catch(() => void 0);
 		if (state?.header.server === server) found.set(resolve(cwd, path), state);
 	}
 	return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
+}
+/** Whether the file's first bytes are those of a rollout journal's header (`{"kind":"rollout"`). */
+async function startsAsRolloutJournal(path) {
+	const opening = "{\"kind\":\"rollout\"";
+	const handle = await open(path, "r").catch(() => void 0);
+	if (handle === void 0) return false;
+	try {
+		const buffer = Buffer.alloc(17);
+		const { bytesRead } = await handle.read(buffer, 0, 17, 0);
+		return buffer.toString("utf8", 0, bytesRead) === opening;
+	} finally {
+		await handle.close();
+	}
 }
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
 async function findLatestRollout(cwd, server, digests) {

@@ -262,11 +262,28 @@ export async function findRollouts(cwd: string, server: string, also?: string): 
   for (const folder of folders) {
     for (const name of await regularFilesIn(resolve(cwd, folder), ".jsonl")) {
       const path = join(folder, name);
+      // Beside a --journal PATH lie the waves' apply journals, which can be large: a file is read
+      // whole only when it starts as a rollout journal does.
+      if (!(await startsAsRolloutJournal(resolve(cwd, path)))) continue;
       const state = await readRolloutJournal(cwd, path).catch(() => undefined);
       if (state?.header.server === server) found.set(resolve(cwd, path), state);
     }
   }
   return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
+}
+
+/** Whether the file's first bytes are those of a rollout journal's header (`{"kind":"rollout"`). */
+async function startsAsRolloutJournal(path: string): Promise<boolean> {
+  const opening = '{"kind":"rollout"';
+  const handle = await open(path, "r").catch(() => undefined);
+  if (handle === undefined) return false;
+  try {
+    const buffer = Buffer.alloc(opening.length);
+    const { bytesRead } = await handle.read(buffer, 0, opening.length, 0);
+    return buffer.toString("utf8", 0, bytesRead) === opening;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */

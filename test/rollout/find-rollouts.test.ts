@@ -1,0 +1,47 @@
+// The rollouts a halt is looked for in: every rollout journal of the server, in the default place and
+// beside a --journal PATH, newest first, whatever change each rolled out; the waves' apply journals
+// and other files beside them are passed over without being read whole.
+
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findRollouts } from "../../src/rollout/rollout-journal.js";
+
+let cwd: string;
+beforeEach(async () => {
+  cwd = await mkdtemp(join(tmpdir(), "pcsync-find-rollouts-"));
+});
+afterEach(() => rm(cwd, { recursive: true, force: true }));
+
+function header(server: string, startedAt: string, digest: string): string {
+  const waves = [{ name: "canary", projects: ["1"] }];
+  const rollout = {
+    waves,
+    bakeSeconds: 0,
+    health: { logs: { maxErrorRatio: 0.05, minEntries: 1, allowUnknown: false } },
+    failureBudget: 0,
+    onFailure: "halt",
+  };
+  return `${JSON.stringify({ kind: "rollout", version: 1, server, digest, startedAt, rollout, targets: [] })}\n`;
+}
+
+describe("findRollouts", () => {
+  it("finds the server's rollout journals in both places, newest first, and passes over everything else", async () => {
+    await mkdir(join(cwd, ".pcsync", "rollout"), { recursive: true });
+    await mkdir(join(cwd, "ci"));
+    await writeFile(
+      join(cwd, ".pcsync", "rollout", "a.jsonl"),
+      header("http://s", "2026-01-01T00:00:00.000Z", "a"),
+    );
+    await writeFile(join(cwd, "ci", "b.jsonl"), header("http://s", "2026-01-02T00:00:00.000Z", "b"));
+    // Another server's, a wave's apply journal, a half-written file and a file that only looks like one.
+    await writeFile(join(cwd, "ci", "c.jsonl"), header("http://other", "2026-01-03T00:00:00.000Z", "c"));
+    await writeFile(join(cwd, "ci", "b-wave-1.jsonl"), `${JSON.stringify({ type: "header", version: 1 })}\n`);
+    await writeFile(join(cwd, "ci", "cut.jsonl"), '{"kind":"rol');
+    await writeFile(join(cwd, "ci", "fake.jsonl"), '{"kind":"rollout"}\n');
+    const found = await findRollouts(cwd, "http://s", "ci");
+    expect(found.map((state) => state.header.digest)).toEqual(["b", "a"]);
+    expect(await findRollouts(cwd, "http://s")).toHaveLength(1);
+  });
+});
