@@ -10104,17 +10104,18 @@ function manifestFingerprint(salt, desired) {
 	})}`);
 }
 /**
-* What the manifest asks of each project (all its families, for its owner), as a digest per project
-* id: a halted rollout's failure on a project holds for any manifest that asks it the same.
+* What the manifest asks of one config of a family, but its place (order): the change a rollout
+* judged there. Undefined when the family has no config of that name.
 */
-function projectFingerprints(desired) {
-	const owner = desired.owner?.name;
-	const asks = /* @__PURE__ */ new Map();
-	for (const family of desired.families) {
-		const list = asks.get(family.project) ?? [];
-		asks.set(family.project, [...list, [family.family, familyAsks(family, owner)]]);
-	}
-	return Object.fromEntries([...asks].map(([project, families]) => [project, sha256(JSON.stringify(families.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))).slice(0, 32)]));
+function configFingerprint(desired, where) {
+	const config = desired.families.find((entry) => entry.project === where.project && entry.family === where.family)?.configs.find((entry) => entry.fields.name === where.name);
+	if (config === void 0) return void 0;
+	const { order: _order, ...fields } = config.fields;
+	return sha256(JSON.stringify([
+		desired.owner?.name ?? null,
+		config.id ?? null,
+		fields
+	])).slice(0, 32);
 }
 function sha256(text) {
 	return createHash("sha256").update(text).digest("hex");
@@ -10444,4 +10445,4 @@ function addManifestOption(command) {
 function addVariableOptions(command) {
 	return command.option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable", collect).option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable", collect);
 }
-export { sameName as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, readBoundedText as G, describeSchemaErrors as H, formatDuration as I, isObject as J, validateJson as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, matchesAnyGlob as Q, parseDuration as R, resolveTextWith as S, compareText as T, formatJsonPath as U, precompiledValidator as V, parseJson as W, describeLookAlike as X, compileNameGlob as Y, lookAlikeKey as Z, manifestFingerprint as _, collect as a, MARK_START as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, PYTHON_WHITE_SPACE as et, loadVariablesOrThrow as f, getFamily as ft, familyFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, trimAsService as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, isTrimmedField as nt, familyOption as o, readMark as ot, parseVariableFlags as p, isFamilyName as pt, asRecord as q, addOptionAlias as r, showsText as rt, formatOption as s, writeMark as st, TEXT_OR_JSON as t, describeUntrimmed as tt, loadManifest as u, WRITABLE_FIELDS as ut, projectFingerprints as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };
+export { sameName as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, readBoundedText as G, describeSchemaErrors as H, formatDuration as I, isObject as J, validateJson as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, matchesAnyGlob as Q, parseDuration as R, resolveTextWith as S, compareText as T, formatJsonPath as U, precompiledValidator as V, parseJson as W, describeLookAlike as X, compileNameGlob as Y, lookAlikeKey as Z, familyFingerprint as _, collect as a, MARK_START as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, PYTHON_WHITE_SPACE as et, loadVariablesOrThrow as f, getFamily as ft, configFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, trimAsService as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, isTrimmedField as nt, familyOption as o, readMark as ot, parseVariableFlags as p, isFamilyName as pt, asRecord as q, addOptionAlias as r, showsText as rt, formatOption as s, writeMark as st, TEXT_OR_JSON as t, describeUntrimmed as tt, loadManifest as u, WRITABLE_FIELDS as ut, manifestFingerprint as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };

@@ -13538,6 +13538,88 @@ function isInput(shown, clause) {
 		reason: `${clause}, which this run reads; the output would replace it: give another path for the output`
 	});
 }
+/**
+* Writes `content` to `path` (see the module comment); returns where it went, so that a message
+* can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
+* as given, when it is refused or fails; a failed write leaves no temporary file behind.
+*/
+async function writeFileSafely(path, content, options) {
+	const shown = options.shown ?? path;
+	const target = await resolveOutputTarget(path, {
+		...options,
+		shown
+	});
+	try {
+		if (target.kind === "file") await replaceAtomically(target.path, content, options.mode ?? 384, target.existing);
+		else await writeThrough(target, content, options, shown);
+	} catch (error) {
+		throw outputUnwritable(shown, error);
+	}
+	return target;
+}
+/** How the name of every temporary file of `file` begins (`.NAME.`); each ends in `.tmp`. */
+function temporaryFilePrefix(file) {
+	return `.${basename(file)}.`;
+}
+/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
+function temporaryFileName(file) {
+	return join(dirname(file), `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+}
+async function replaceAtomically(file, content, mode, existing) {
+	const temporary = temporaryFileName(file);
+	const handle = await open(temporary, "wx", 384);
+	try {
+		try {
+			await handle.writeFile(content);
+			await handle.chmod(mode);
+			await keepOwner(handle, existing);
+			await handle.sync();
+		} finally {
+			await handle.close();
+		}
+		await rename(temporary, file);
+	} catch (error) {
+		await unlink(temporary).catch(() => void 0);
+		throw error;
+	}
+	await syncDirectory(dirname(file));
+}
+/** Root replacing someone's file (`sudo pcsync export -o theirs.yaml`) leaves it theirs. */
+async function keepOwner(handle, existing) {
+	if (existing === void 0 || process.geteuid?.() !== 0) return;
+	if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
+}
+/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
+async function syncDirectory(directory) {
+	let handle;
+	try {
+		handle = await open(directory, "r");
+		await handle.sync();
+	} catch {} finally {
+		await handle?.close().catch(() => void 0);
+	}
+}
+/**
+* A device or FIFO is written as it is (`-o /dev/null`, `-o /dev/tty`); an open descriptor
+* (`-o /dev/stdout`, `-o >(jq .)`) is appended to, so that what the shell redirected is not
+* truncated. A FIFO nobody reads is an error at once rather than a wait for ever.
+*/
+async function writeThrough(target, content, options, shown) {
+	const probe = target.device === "FIFO" ? await open(target.path, constants.O_WRONLY | constants.O_NONBLOCK) : void 0;
+	const append = target.device === "open descriptor" ? constants.O_APPEND : 0;
+	let handle;
+	try {
+		handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY | append);
+	} finally {
+		await probe?.close();
+	}
+	try {
+		await refuseInput(void 0, await handle.stat(), options, shown);
+		await handle.writeFile(content);
+	} finally {
+		await handle.close();
+	}
+}
 const COLOURS = (0, (/* @__PURE__ */ __commonJSMin(((exports, module) => {
 	let p = process || {};
 	let argv = p.argv || [];
@@ -13741,88 +13823,6 @@ function settleBudgetOf(client, rule = {}) {
 		settleTimeoutMs,
 		treat5xxAsInFlight: rule.treat5xxAsInFlight === true
 	};
-}
-/**
-* Writes `content` to `path` (see the module comment); returns where it went, so that a message
-* can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
-* as given, when it is refused or fails; a failed write leaves no temporary file behind.
-*/
-async function writeFileSafely(path, content, options) {
-	const shown = options.shown ?? path;
-	const target = await resolveOutputTarget(path, {
-		...options,
-		shown
-	});
-	try {
-		if (target.kind === "file") await replaceAtomically(target.path, content, options.mode ?? 384, target.existing);
-		else await writeThrough(target, content, options, shown);
-	} catch (error) {
-		throw outputUnwritable(shown, error);
-	}
-	return target;
-}
-/** How the name of every temporary file of `file` begins (`.NAME.`); each ends in `.tmp`. */
-function temporaryFilePrefix(file) {
-	return `.${basename(file)}.`;
-}
-/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
-function temporaryFileName(file) {
-	return join(dirname(file), `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-}
-async function replaceAtomically(file, content, mode, existing) {
-	const temporary = temporaryFileName(file);
-	const handle = await open(temporary, "wx", 384);
-	try {
-		try {
-			await handle.writeFile(content);
-			await handle.chmod(mode);
-			await keepOwner(handle, existing);
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
-		await rename(temporary, file);
-	} catch (error) {
-		await unlink(temporary).catch(() => void 0);
-		throw error;
-	}
-	await syncDirectory(dirname(file));
-}
-/** Root replacing someone's file (`sudo pcsync export -o theirs.yaml`) leaves it theirs. */
-async function keepOwner(handle, existing) {
-	if (existing === void 0 || process.geteuid?.() !== 0) return;
-	if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
-}
-/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
-async function syncDirectory(directory) {
-	let handle;
-	try {
-		handle = await open(directory, "r");
-		await handle.sync();
-	} catch {} finally {
-		await handle?.close().catch(() => void 0);
-	}
-}
-/**
-* A device or FIFO is written as it is (`-o /dev/null`, `-o /dev/tty`); an open descriptor
-* (`-o /dev/stdout`, `-o >(jq .)`) is appended to, so that what the shell redirected is not
-* truncated. A FIFO nobody reads is an error at once rather than a wait for ever.
-*/
-async function writeThrough(target, content, options, shown) {
-	const probe = target.device === "FIFO" ? await open(target.path, constants.O_WRONLY | constants.O_NONBLOCK) : void 0;
-	const append = target.device === "open descriptor" ? constants.O_APPEND : 0;
-	let handle;
-	try {
-		handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY | append);
-	} finally {
-		await probe?.close();
-	}
-	try {
-		await refuseInput(void 0, await handle.stat(), options, shown);
-		await handle.writeFile(content);
-	} finally {
-		await handle.close();
-	}
 }
 // dist/src/files/append-file.js
 /**
@@ -16171,4 +16171,4 @@ function capLines(text, keepLast) {
 		...lines.slice(lines.length - keepLast)
 	];
 }
-export { shownValue as $, projectsWritten as A, refusingGuards as At, settleWindowMs as B, refuseOtherKind as Bt, parsePositiveInt as C, sendAttempt as Ct, narrowDesiredState as D, findUpdateGuard as Dt, loadManifestAndScope as E, findGuard as Et, syncDirectory as F, recheckProtection as Ft, describeDevice as G, idsOfOtherFamilies as Gt, isApplyComplete as H, fingerprintRecord as Ht, temporaryFilePrefix as I, hasChanges as It, isOutputError as J, listMayShow as Jt, resolveOutputTarget as K, idsOfOtherFamiliesIn as Kt, writeFileSafely as L, readPlanFile as Lt, TIE_EFFECT as M, mayShowFilled as Mt, groupTiedOrders as N, pluginDefaults as Nt, planManifest as O, ownedForPrune as Ot, openForAppend as P, showsEmptyText as Pt, readCurrentState as Q, minimumSettleTimeoutMs as R, serializePlan as Rt, createRuleOf as S, proofOf as St, manifestServer as T, countsAsUpdate as Tt, renderApplyReport as U, recordKey as Ut, describeGuard as V, fingerprintMembership as Vt, createPaint as W, familiesShownBy as Wt, RefusedError as X, showsEveryRecord as Xt, outputUnwritable as Y, listsToRead as Yt, throwSayingNothingChanged as Z, showsOtherFamiliesOf as Zt, showsProgressLine as _, sendWithRetry as _t, scopeOf as a, mapConcurrent as at, concurrencyOf as b, sleepUnlessAborted as bt, printPlan as c, getConfig as ct, warnGuards as d, listAllConfigs as dt, showsStored as et, writeNotices as f, listLogs as ft, createProgress as g, connectForeignEndpoint as gt, formatName as h, updateConfig as ht, planSettingsOf as i, descriptionText as it, assemblePlan as j, ownerOf as jt, resolveSilently as k, ownedForUpdates as kt, refuseSecretIn as l, getFrontend as lt, formatFieldChange as m, rearrangeConfigs as mt, addScopeOptions as n, describeStoredDescription as nt, checkPlanPrintableAsJson as o, collectionPath as ot, MARKERS as p, listProjects as pt, describeFileError as q, isAnotherFamilysConfig as qt, guardLimitsOf as r, descriptionOwner as rt, printApplyJson as s, createJob as st, appendStepSummary as t, showsWritten as tt, savePlan as u, iterateLogs as ut, addConnectionOptions as v, realSleep as vt, parseSecondsFlag as w, isLoopbackHost as wt, createClientFromFlags as x, attemptFailureOfError as xt, addSettleTimeoutOption as y, setLongTimeout as yt, settleBudgetOf as z, summarizePlan as zt };
+export { shownValue as $, projectsWritten as A, refusingGuards as At, renderApplyReport as B, refuseOtherKind as Bt, parsePositiveInt as C, sendAttempt as Ct, narrowDesiredState as D, findUpdateGuard as Dt, loadManifestAndScope as E, findGuard as Et, minimumSettleTimeoutMs as F, recheckProtection as Ft, describeDevice as G, idsOfOtherFamilies as Gt, syncDirectory as H, fingerprintRecord as Ht, settleBudgetOf as I, hasChanges as It, isOutputError as J, listMayShow as Jt, resolveOutputTarget as K, idsOfOtherFamiliesIn as Kt, settleWindowMs as L, readPlanFile as Lt, TIE_EFFECT as M, mayShowFilled as Mt, groupTiedOrders as N, pluginDefaults as Nt, planManifest as O, ownedForPrune as Ot, openForAppend as P, showsEmptyText as Pt, readCurrentState as Q, describeGuard as R, serializePlan as Rt, createRuleOf as S, proofOf as St, manifestServer as T, countsAsUpdate as Tt, temporaryFilePrefix as U, recordKey as Ut, createPaint as V, fingerprintMembership as Vt, writeFileSafely as W, familiesShownBy as Wt, RefusedError as X, showsEveryRecord as Xt, outputUnwritable as Y, listsToRead as Yt, throwSayingNothingChanged as Z, showsOtherFamiliesOf as Zt, showsProgressLine as _, sendWithRetry as _t, scopeOf as a, mapConcurrent as at, concurrencyOf as b, sleepUnlessAborted as bt, printPlan as c, getConfig as ct, warnGuards as d, listAllConfigs as dt, showsStored as et, writeNotices as f, listLogs as ft, createProgress as g, connectForeignEndpoint as gt, formatName as h, updateConfig as ht, planSettingsOf as i, descriptionText as it, assemblePlan as j, ownerOf as jt, resolveSilently as k, ownedForUpdates as kt, refuseSecretIn as l, getFrontend as lt, formatFieldChange as m, rearrangeConfigs as mt, addScopeOptions as n, describeStoredDescription as nt, checkPlanPrintableAsJson as o, collectionPath as ot, MARKERS as p, listProjects as pt, describeFileError as q, isAnotherFamilysConfig as qt, guardLimitsOf as r, descriptionOwner as rt, printApplyJson as s, createJob as st, appendStepSummary as t, showsWritten as tt, savePlan as u, iterateLogs as ut, addConnectionOptions as v, realSleep as vt, parseSecondsFlag as w, isLoopbackHost as wt, createClientFromFlags as x, attemptFailureOfError as xt, addSettleTimeoutOption as y, setLongTimeout as yt, isApplyComplete as z, summarizePlan as zt };

@@ -144,6 +144,7 @@ function planRollback(input) {
 		}
 		if (!mayWrite(touched, now)) continue;
 		const fields = {};
+		const conflictsBefore = conflicts.length;
 		for (const field of WRITABLE_FIELDS) {
 			const old = emptiedText(touched, field, before[field] ?? null, fills);
 			if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
@@ -162,6 +163,12 @@ function planRollback(input) {
 				from: now[field] ?? null,
 				to: old
 			};
+		}
+		const mine = conflicts.slice(conflictsBefore);
+		const unsent = (field) => field !== "record" && field !== "owner" && !touched.sent.has(field);
+		if (Object.keys(fields).length === 0 && mine.every((conflict) => unsent(conflict.field))) {
+			conflicts.splice(conflictsBefore);
+			continue;
 		}
 		if (Object.keys(fields).length === 0) continue;
 		if (fields.deleted?.to === false) notes.push(`${describeRecordAt(touched)} was deleted by the run; the service still has the row: it comes back with its id (PATCH deleted: false)`);

@@ -38,10 +38,6 @@ const schema11 = {
 				"digest": { "type": "string" },
 				"startedAt": { "type": "string" },
 				"targets": { "type": "array" },
-				"projectDigests": {
-					"type": "object",
-					"additionalProperties": { "type": "string" }
-				},
 				"rollout": {
 					"type": "object",
 					"required": ["waves"],
@@ -416,47 +412,11 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							errors++;
 						}
 					}
-					if (data.projectDigests !== void 0) {
-						let data7 = data.projectDigests;
-						if (data7 && typeof data7 == "object" && !Array.isArray(data7)) for (const key0 in data7) {
-							let data8 = data7[key0];
-							if (typeof data8 !== "string") {
-								const err15 = {
-									instancePath: instancePath + "/projectDigests/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-									schemaPath: "#/oneOf/0/properties/projectDigests/additionalProperties/type",
-									keyword: "type",
-									params: { type: "string" },
-									message: "must be string",
-									schema: schema11.oneOf[0].properties.projectDigests.additionalProperties.type,
-									parentSchema: schema11.oneOf[0].properties.projectDigests.additionalProperties,
-									data: data8
-								};
-								if (vErrors === null) vErrors = [err15];
-								else vErrors.push(err15);
-								errors++;
-							}
-						}
-						else {
-							const err16 = {
-								instancePath: instancePath + "/projectDigests",
-								schemaPath: "#/oneOf/0/properties/projectDigests/type",
-								keyword: "type",
-								params: { type: "object" },
-								message: "must be object",
-								schema: schema11.oneOf[0].properties.projectDigests.type,
-								parentSchema: schema11.oneOf[0].properties.projectDigests,
-								data: data7
-							};
-							if (vErrors === null) vErrors = [err16];
-							else vErrors.push(err16);
-							errors++;
-						}
-					}
 					if (data.rollout !== void 0) {
-						let data9 = data.rollout;
-						if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
-							if (data9.waves === void 0) {
-								const err17 = {
+						let data7 = data.rollout;
+						if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+							if (data7.waves === void 0) {
+								const err15 = {
 									instancePath: instancePath + "/rollout",
 									schemaPath: "#/oneOf/0/properties/rollout/required",
 									keyword: "required",
@@ -464,21 +424,21 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must have required property 'waves'",
 									schema: schema11.oneOf[0].properties.rollout.required,
 									parentSchema: schema11.oneOf[0].properties.rollout,
-									data: data9
+									data: data7
 								};
-								if (vErrors === null) vErrors = [err17];
-								else vErrors.push(err17);
+								if (vErrors === null) vErrors = [err15];
+								else vErrors.push(err15);
 								errors++;
 							}
-							if (data9.waves !== void 0) {
-								let data10 = data9.waves;
-								if (Array.isArray(data10)) {
-									const len0 = data10.length;
+							if (data7.waves !== void 0) {
+								let data8 = data7.waves;
+								if (Array.isArray(data8)) {
+									const len0 = data8.length;
 									for (let i0 = 0; i0 < len0; i0++) {
-										let data11 = data10[i0];
-										if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
-											if (data11.name === void 0) {
-												const err18 = {
+										let data9 = data8[i0];
+										if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+											if (data9.name === void 0) {
+												const err16 = {
 													instancePath: instancePath + "/rollout/waves/" + i0,
 													schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/required",
 													keyword: "required",
@@ -486,14 +446,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 													message: "must have required property 'name'",
 													schema: schema11.oneOf[0].properties.rollout.properties.waves.items.required,
 													parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items,
-													data: data11
+													data: data9
 												};
-												if (vErrors === null) vErrors = [err18];
-												else vErrors.push(err18);
+												if (vErrors === null) vErrors = [err16];
+												else vErrors.push(err16);
 												errors++;
 											}
-											if (data11.projects === void 0) {
-												const err19 = {
+											if (data9.projects === void 0) {
+												const err17 = {
 													instancePath: instancePath + "/rollout/waves/" + i0,
 													schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/required",
 													keyword: "required",
@@ -501,16 +461,16 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 													message: "must have required property 'projects'",
 													schema: schema11.oneOf[0].properties.rollout.properties.waves.items.required,
 													parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items,
-													data: data11
+													data: data9
 												};
-												if (vErrors === null) vErrors = [err19];
-												else vErrors.push(err19);
+												if (vErrors === null) vErrors = [err17];
+												else vErrors.push(err17);
 												errors++;
 											}
-											if (data11.name !== void 0) {
-												let data12 = data11.name;
-												if (typeof data12 !== "string") {
-													const err20 = {
+											if (data9.name !== void 0) {
+												let data10 = data9.name;
+												if (typeof data10 !== "string") {
+													const err18 = {
 														instancePath: instancePath + "/rollout/waves/" + i0 + "/name",
 														schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/properties/name/type",
 														keyword: "type",
@@ -518,21 +478,21 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 														message: "must be string",
 														schema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.name.type,
 														parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.name,
-														data: data12
+														data: data10
 													};
-													if (vErrors === null) vErrors = [err20];
-													else vErrors.push(err20);
+													if (vErrors === null) vErrors = [err18];
+													else vErrors.push(err18);
 													errors++;
 												}
 											}
-											if (data11.projects !== void 0) {
-												let data13 = data11.projects;
-												if (Array.isArray(data13)) {
-													const len1 = data13.length;
+											if (data9.projects !== void 0) {
+												let data11 = data9.projects;
+												if (Array.isArray(data11)) {
+													const len1 = data11.length;
 													for (let i1 = 0; i1 < len1; i1++) {
-														let data14 = data13[i1];
-														if (typeof data14 !== "string") {
-															const err21 = {
+														let data12 = data11[i1];
+														if (typeof data12 !== "string") {
+															const err19 = {
 																instancePath: instancePath + "/rollout/waves/" + i0 + "/projects/" + i1,
 																schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/properties/projects/items/type",
 																keyword: "type",
@@ -540,15 +500,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 																message: "must be string",
 																schema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.projects.items.type,
 																parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.projects.items,
-																data: data14
+																data: data12
 															};
-															if (vErrors === null) vErrors = [err21];
-															else vErrors.push(err21);
+															if (vErrors === null) vErrors = [err19];
+															else vErrors.push(err19);
 															errors++;
 														}
 													}
 												} else {
-													const err22 = {
+													const err20 = {
 														instancePath: instancePath + "/rollout/waves/" + i0 + "/projects",
 														schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/properties/projects/type",
 														keyword: "type",
@@ -556,15 +516,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 														message: "must be array",
 														schema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.projects.type,
 														parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items.properties.projects,
-														data: data13
+														data: data11
 													};
-													if (vErrors === null) vErrors = [err22];
-													else vErrors.push(err22);
+													if (vErrors === null) vErrors = [err20];
+													else vErrors.push(err20);
 													errors++;
 												}
 											}
 										} else {
-											const err23 = {
+											const err21 = {
 												instancePath: instancePath + "/rollout/waves/" + i0,
 												schemaPath: "#/oneOf/0/properties/rollout/properties/waves/items/type",
 												keyword: "type",
@@ -572,15 +532,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 												message: "must be object",
 												schema: schema11.oneOf[0].properties.rollout.properties.waves.items.type,
 												parentSchema: schema11.oneOf[0].properties.rollout.properties.waves.items,
-												data: data11
+												data: data9
 											};
-											if (vErrors === null) vErrors = [err23];
-											else vErrors.push(err23);
+											if (vErrors === null) vErrors = [err21];
+											else vErrors.push(err21);
 											errors++;
 										}
 									}
 								} else {
-									const err24 = {
+									const err22 = {
 										instancePath: instancePath + "/rollout/waves",
 										schemaPath: "#/oneOf/0/properties/rollout/properties/waves/type",
 										keyword: "type",
@@ -588,15 +548,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 										message: "must be array",
 										schema: schema11.oneOf[0].properties.rollout.properties.waves.type,
 										parentSchema: schema11.oneOf[0].properties.rollout.properties.waves,
-										data: data10
+										data: data8
 									};
-									if (vErrors === null) vErrors = [err24];
-									else vErrors.push(err24);
+									if (vErrors === null) vErrors = [err22];
+									else vErrors.push(err22);
 									errors++;
 								}
 							}
 						} else {
-							const err25 = {
+							const err23 = {
 								instancePath: instancePath + "/rollout",
 								schemaPath: "#/oneOf/0/properties/rollout/type",
 								keyword: "type",
@@ -604,15 +564,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be object",
 								schema: schema11.oneOf[0].properties.rollout.type,
 								parentSchema: schema11.oneOf[0].properties.rollout,
-								data: data9
+								data: data7
 							};
-							if (vErrors === null) vErrors = [err25];
-							else vErrors.push(err25);
+							if (vErrors === null) vErrors = [err23];
+							else vErrors.push(err23);
 							errors++;
 						}
 					}
 				} else {
-					const err26 = {
+					const err24 = {
 						instancePath,
 						schemaPath: "#/oneOf/0/type",
 						keyword: "type",
@@ -622,14 +582,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[0],
 						data
 					};
-					if (vErrors === null) vErrors = [err26];
-					else vErrors.push(err26);
+					if (vErrors === null) vErrors = [err24];
+					else vErrors.push(err24);
 					errors++;
 				}
 			} else if (tag0 === "wave_started") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err27 = {
+						const err25 = {
 							instancePath,
 							schemaPath: "#/oneOf/1/required",
 							keyword: "required",
@@ -639,12 +599,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[1],
 							data
 						};
-						if (vErrors === null) vErrors = [err27];
-						else vErrors.push(err27);
+						if (vErrors === null) vErrors = [err25];
+						else vErrors.push(err25);
 						errors++;
 					}
 					if (data.wave === void 0) {
-						const err28 = {
+						const err26 = {
 							instancePath,
 							schemaPath: "#/oneOf/1/required",
 							keyword: "required",
@@ -654,12 +614,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[1],
 							data
 						};
-						if (vErrors === null) vErrors = [err28];
-						else vErrors.push(err28);
+						if (vErrors === null) vErrors = [err26];
+						else vErrors.push(err26);
 						errors++;
 					}
 					if (data.journal === void 0) {
-						const err29 = {
+						const err27 = {
 							instancePath,
 							schemaPath: "#/oneOf/1/required",
 							keyword: "required",
@@ -669,12 +629,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[1],
 							data
 						};
-						if (vErrors === null) vErrors = [err29];
-						else vErrors.push(err29);
+						if (vErrors === null) vErrors = [err27];
+						else vErrors.push(err27);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err30 = {
+						const err28 = {
 							instancePath,
 							schemaPath: "#/oneOf/1/required",
 							keyword: "required",
@@ -684,14 +644,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[1],
 							data
 						};
-						if (vErrors === null) vErrors = [err30];
-						else vErrors.push(err30);
+						if (vErrors === null) vErrors = [err28];
+						else vErrors.push(err28);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data15 = data.kind;
-						if ("wave_started" !== data15) {
-							const err31 = {
+						let data13 = data.kind;
+						if ("wave_started" !== data13) {
+							const err29 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/1/properties/kind/const",
 								keyword: "const",
@@ -699,17 +659,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "wave_started",
 								parentSchema: schema11.oneOf[1].properties.kind,
-								data: data15
+								data: data13
 							};
-							if (vErrors === null) vErrors = [err31];
-							else vErrors.push(err31);
+							if (vErrors === null) vErrors = [err29];
+							else vErrors.push(err29);
 							errors++;
 						}
 					}
 					if (data.wave !== void 0) {
-						let data16 = data.wave;
-						if (!(typeof data16 == "number" && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
-							const err32 = {
+						let data14 = data.wave;
+						if (!(typeof data14 == "number" && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
+							const err30 = {
 								instancePath: instancePath + "/wave",
 								schemaPath: "#/definitions/wave/type",
 								keyword: "type",
@@ -717,15 +677,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be integer",
 								schema: schema12.type,
 								parentSchema: schema12,
-								data: data16
+								data: data14
 							};
-							if (vErrors === null) vErrors = [err32];
-							else vErrors.push(err32);
+							if (vErrors === null) vErrors = [err30];
+							else vErrors.push(err30);
 							errors++;
 						}
-						if (typeof data16 == "number" && isFinite(data16)) {
-							if (data16 < 0 || isNaN(data16)) {
-								const err33 = {
+						if (typeof data14 == "number" && isFinite(data14)) {
+							if (data14 < 0 || isNaN(data14)) {
+								const err31 = {
 									instancePath: instancePath + "/wave",
 									schemaPath: "#/definitions/wave/minimum",
 									keyword: "minimum",
@@ -736,18 +696,18 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be >= 0",
 									schema: 0,
 									parentSchema: schema12,
-									data: data16
+									data: data14
 								};
-								if (vErrors === null) vErrors = [err33];
-								else vErrors.push(err33);
+								if (vErrors === null) vErrors = [err31];
+								else vErrors.push(err31);
 								errors++;
 							}
 						}
 					}
 					if (data.journal !== void 0) {
-						let data17 = data.journal;
-						if (typeof data17 !== "string") {
-							const err34 = {
+						let data15 = data.journal;
+						if (typeof data15 !== "string") {
+							const err32 = {
 								instancePath: instancePath + "/journal",
 								schemaPath: "#/oneOf/1/properties/journal/type",
 								keyword: "type",
@@ -755,17 +715,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[1].properties.journal.type,
 								parentSchema: schema11.oneOf[1].properties.journal,
-								data: data17
+								data: data15
 							};
-							if (vErrors === null) vErrors = [err34];
-							else vErrors.push(err34);
+							if (vErrors === null) vErrors = [err32];
+							else vErrors.push(err32);
 							errors++;
 						}
 					}
 					if (data.at !== void 0) {
-						let data18 = data.at;
-						if (typeof data18 !== "string") {
-							const err35 = {
+						let data16 = data.at;
+						if (typeof data16 !== "string") {
+							const err33 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/1/properties/at/type",
 								keyword: "type",
@@ -773,15 +733,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[1].properties.at.type,
 								parentSchema: schema11.oneOf[1].properties.at,
-								data: data18
+								data: data16
 							};
-							if (vErrors === null) vErrors = [err35];
-							else vErrors.push(err35);
+							if (vErrors === null) vErrors = [err33];
+							else vErrors.push(err33);
 							errors++;
 						}
 					}
 				} else {
-					const err36 = {
+					const err34 = {
 						instancePath,
 						schemaPath: "#/oneOf/1/type",
 						keyword: "type",
@@ -791,14 +751,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[1],
 						data
 					};
-					if (vErrors === null) vErrors = [err36];
-					else vErrors.push(err36);
+					if (vErrors === null) vErrors = [err34];
+					else vErrors.push(err34);
 					errors++;
 				}
 			} else if (tag0 === "wave_written") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err37 = {
+						const err35 = {
 							instancePath,
 							schemaPath: "#/oneOf/2/required",
 							keyword: "required",
@@ -808,12 +768,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[2],
 							data
 						};
-						if (vErrors === null) vErrors = [err37];
-						else vErrors.push(err37);
+						if (vErrors === null) vErrors = [err35];
+						else vErrors.push(err35);
 						errors++;
 					}
 					if (data.wave === void 0) {
-						const err38 = {
+						const err36 = {
 							instancePath,
 							schemaPath: "#/oneOf/2/required",
 							keyword: "required",
@@ -823,12 +783,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[2],
 							data
 						};
-						if (vErrors === null) vErrors = [err38];
-						else vErrors.push(err38);
+						if (vErrors === null) vErrors = [err36];
+						else vErrors.push(err36);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err39 = {
+						const err37 = {
 							instancePath,
 							schemaPath: "#/oneOf/2/required",
 							keyword: "required",
@@ -838,14 +798,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[2],
 							data
 						};
-						if (vErrors === null) vErrors = [err39];
-						else vErrors.push(err39);
+						if (vErrors === null) vErrors = [err37];
+						else vErrors.push(err37);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data19 = data.kind;
-						if ("wave_written" !== data19) {
-							const err40 = {
+						let data17 = data.kind;
+						if ("wave_written" !== data17) {
+							const err38 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/2/properties/kind/const",
 								keyword: "const",
@@ -853,17 +813,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "wave_written",
 								parentSchema: schema11.oneOf[2].properties.kind,
-								data: data19
+								data: data17
 							};
-							if (vErrors === null) vErrors = [err40];
-							else vErrors.push(err40);
+							if (vErrors === null) vErrors = [err38];
+							else vErrors.push(err38);
 							errors++;
 						}
 					}
 					if (data.wave !== void 0) {
-						let data20 = data.wave;
-						if (!(typeof data20 == "number" && !(data20 % 1) && !isNaN(data20) && isFinite(data20))) {
-							const err41 = {
+						let data18 = data.wave;
+						if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
+							const err39 = {
 								instancePath: instancePath + "/wave",
 								schemaPath: "#/definitions/wave/type",
 								keyword: "type",
@@ -871,15 +831,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be integer",
 								schema: schema12.type,
 								parentSchema: schema12,
-								data: data20
+								data: data18
 							};
-							if (vErrors === null) vErrors = [err41];
-							else vErrors.push(err41);
+							if (vErrors === null) vErrors = [err39];
+							else vErrors.push(err39);
 							errors++;
 						}
-						if (typeof data20 == "number" && isFinite(data20)) {
-							if (data20 < 0 || isNaN(data20)) {
-								const err42 = {
+						if (typeof data18 == "number" && isFinite(data18)) {
+							if (data18 < 0 || isNaN(data18)) {
+								const err40 = {
 									instancePath: instancePath + "/wave",
 									schemaPath: "#/definitions/wave/minimum",
 									keyword: "minimum",
@@ -890,18 +850,18 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be >= 0",
 									schema: 0,
 									parentSchema: schema12,
-									data: data20
+									data: data18
 								};
-								if (vErrors === null) vErrors = [err42];
-								else vErrors.push(err42);
+								if (vErrors === null) vErrors = [err40];
+								else vErrors.push(err40);
 								errors++;
 							}
 						}
 					}
 					if (data.at !== void 0) {
-						let data21 = data.at;
-						if (typeof data21 !== "string") {
-							const err43 = {
+						let data19 = data.at;
+						if (typeof data19 !== "string") {
+							const err41 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/2/properties/at/type",
 								keyword: "type",
@@ -909,15 +869,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[2].properties.at.type,
 								parentSchema: schema11.oneOf[2].properties.at,
-								data: data21
+								data: data19
 							};
-							if (vErrors === null) vErrors = [err43];
-							else vErrors.push(err43);
+							if (vErrors === null) vErrors = [err41];
+							else vErrors.push(err41);
 							errors++;
 						}
 					}
 				} else {
-					const err44 = {
+					const err42 = {
 						instancePath,
 						schemaPath: "#/oneOf/2/type",
 						keyword: "type",
@@ -927,14 +887,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[2],
 						data
 					};
-					if (vErrors === null) vErrors = [err44];
-					else vErrors.push(err44);
+					if (vErrors === null) vErrors = [err42];
+					else vErrors.push(err42);
 					errors++;
 				}
 			} else if (tag0 === "wave_judged") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err45 = {
+						const err43 = {
 							instancePath,
 							schemaPath: "#/oneOf/3/required",
 							keyword: "required",
@@ -944,12 +904,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[3],
 							data
 						};
-						if (vErrors === null) vErrors = [err45];
-						else vErrors.push(err45);
+						if (vErrors === null) vErrors = [err43];
+						else vErrors.push(err43);
 						errors++;
 					}
 					if (data.wave === void 0) {
-						const err46 = {
+						const err44 = {
 							instancePath,
 							schemaPath: "#/oneOf/3/required",
 							keyword: "required",
@@ -959,12 +919,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[3],
 							data
 						};
-						if (vErrors === null) vErrors = [err46];
-						else vErrors.push(err46);
+						if (vErrors === null) vErrors = [err44];
+						else vErrors.push(err44);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err47 = {
+						const err45 = {
 							instancePath,
 							schemaPath: "#/oneOf/3/required",
 							keyword: "required",
@@ -974,12 +934,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[3],
 							data
 						};
-						if (vErrors === null) vErrors = [err47];
-						else vErrors.push(err47);
+						if (vErrors === null) vErrors = [err45];
+						else vErrors.push(err45);
 						errors++;
 					}
 					if (data.healthy === void 0) {
-						const err48 = {
+						const err46 = {
 							instancePath,
 							schemaPath: "#/oneOf/3/required",
 							keyword: "required",
@@ -989,12 +949,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[3],
 							data
 						};
-						if (vErrors === null) vErrors = [err48];
-						else vErrors.push(err48);
+						if (vErrors === null) vErrors = [err46];
+						else vErrors.push(err46);
 						errors++;
 					}
 					if (data.verdicts === void 0) {
-						const err49 = {
+						const err47 = {
 							instancePath,
 							schemaPath: "#/oneOf/3/required",
 							keyword: "required",
@@ -1004,14 +964,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[3],
 							data
 						};
-						if (vErrors === null) vErrors = [err49];
-						else vErrors.push(err49);
+						if (vErrors === null) vErrors = [err47];
+						else vErrors.push(err47);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data22 = data.kind;
-						if ("wave_judged" !== data22) {
-							const err50 = {
+						let data20 = data.kind;
+						if ("wave_judged" !== data20) {
+							const err48 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/3/properties/kind/const",
 								keyword: "const",
@@ -1019,17 +979,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "wave_judged",
 								parentSchema: schema11.oneOf[3].properties.kind,
-								data: data22
+								data: data20
 							};
-							if (vErrors === null) vErrors = [err50];
-							else vErrors.push(err50);
+							if (vErrors === null) vErrors = [err48];
+							else vErrors.push(err48);
 							errors++;
 						}
 					}
 					if (data.wave !== void 0) {
-						let data23 = data.wave;
-						if (!(typeof data23 == "number" && !(data23 % 1) && !isNaN(data23) && isFinite(data23))) {
-							const err51 = {
+						let data21 = data.wave;
+						if (!(typeof data21 == "number" && !(data21 % 1) && !isNaN(data21) && isFinite(data21))) {
+							const err49 = {
 								instancePath: instancePath + "/wave",
 								schemaPath: "#/definitions/wave/type",
 								keyword: "type",
@@ -1037,15 +997,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be integer",
 								schema: schema12.type,
 								parentSchema: schema12,
-								data: data23
+								data: data21
 							};
-							if (vErrors === null) vErrors = [err51];
-							else vErrors.push(err51);
+							if (vErrors === null) vErrors = [err49];
+							else vErrors.push(err49);
 							errors++;
 						}
-						if (typeof data23 == "number" && isFinite(data23)) {
-							if (data23 < 0 || isNaN(data23)) {
-								const err52 = {
+						if (typeof data21 == "number" && isFinite(data21)) {
+							if (data21 < 0 || isNaN(data21)) {
+								const err50 = {
 									instancePath: instancePath + "/wave",
 									schemaPath: "#/definitions/wave/minimum",
 									keyword: "minimum",
@@ -1056,18 +1016,18 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be >= 0",
 									schema: 0,
 									parentSchema: schema12,
-									data: data23
+									data: data21
 								};
-								if (vErrors === null) vErrors = [err52];
-								else vErrors.push(err52);
+								if (vErrors === null) vErrors = [err50];
+								else vErrors.push(err50);
 								errors++;
 							}
 						}
 					}
 					if (data.at !== void 0) {
-						let data24 = data.at;
-						if (typeof data24 !== "string") {
-							const err53 = {
+						let data22 = data.at;
+						if (typeof data22 !== "string") {
+							const err51 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/3/properties/at/type",
 								keyword: "type",
@@ -1075,17 +1035,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[3].properties.at.type,
 								parentSchema: schema11.oneOf[3].properties.at,
-								data: data24
+								data: data22
 							};
-							if (vErrors === null) vErrors = [err53];
-							else vErrors.push(err53);
+							if (vErrors === null) vErrors = [err51];
+							else vErrors.push(err51);
 							errors++;
 						}
 					}
 					if (data.healthy !== void 0) {
-						let data25 = data.healthy;
-						if (typeof data25 !== "boolean") {
-							const err54 = {
+						let data23 = data.healthy;
+						if (typeof data23 !== "boolean") {
+							const err52 = {
 								instancePath: instancePath + "/healthy",
 								schemaPath: "#/oneOf/3/properties/healthy/type",
 								keyword: "type",
@@ -1093,17 +1053,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be boolean",
 								schema: schema11.oneOf[3].properties.healthy.type,
 								parentSchema: schema11.oneOf[3].properties.healthy,
-								data: data25
+								data: data23
 							};
-							if (vErrors === null) vErrors = [err54];
-							else vErrors.push(err54);
+							if (vErrors === null) vErrors = [err52];
+							else vErrors.push(err52);
 							errors++;
 						}
 					}
 					if (data.verdicts !== void 0) {
-						let data26 = data.verdicts;
-						if (!Array.isArray(data26)) {
-							const err55 = {
+						let data24 = data.verdicts;
+						if (!Array.isArray(data24)) {
+							const err53 = {
 								instancePath: instancePath + "/verdicts",
 								schemaPath: "#/oneOf/3/properties/verdicts/type",
 								keyword: "type",
@@ -1111,15 +1071,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be array",
 								schema: schema11.oneOf[3].properties.verdicts.type,
 								parentSchema: schema11.oneOf[3].properties.verdicts,
-								data: data26
+								data: data24
 							};
-							if (vErrors === null) vErrors = [err55];
-							else vErrors.push(err55);
+							if (vErrors === null) vErrors = [err53];
+							else vErrors.push(err53);
 							errors++;
 						}
 					}
 				} else {
-					const err56 = {
+					const err54 = {
 						instancePath,
 						schemaPath: "#/oneOf/3/type",
 						keyword: "type",
@@ -1129,14 +1089,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[3],
 						data
 					};
-					if (vErrors === null) vErrors = [err56];
-					else vErrors.push(err56);
+					if (vErrors === null) vErrors = [err54];
+					else vErrors.push(err54);
 					errors++;
 				}
 			} else if (tag0 === "halted") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err57 = {
+						const err55 = {
 							instancePath,
 							schemaPath: "#/oneOf/4/required",
 							keyword: "required",
@@ -1146,12 +1106,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[4],
 							data
 						};
-						if (vErrors === null) vErrors = [err57];
-						else vErrors.push(err57);
+						if (vErrors === null) vErrors = [err55];
+						else vErrors.push(err55);
 						errors++;
 					}
 					if (data.wave === void 0) {
-						const err58 = {
+						const err56 = {
 							instancePath,
 							schemaPath: "#/oneOf/4/required",
 							keyword: "required",
@@ -1161,12 +1121,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[4],
 							data
 						};
-						if (vErrors === null) vErrors = [err58];
-						else vErrors.push(err58);
+						if (vErrors === null) vErrors = [err56];
+						else vErrors.push(err56);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err59 = {
+						const err57 = {
 							instancePath,
 							schemaPath: "#/oneOf/4/required",
 							keyword: "required",
@@ -1176,12 +1136,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[4],
 							data
 						};
-						if (vErrors === null) vErrors = [err59];
-						else vErrors.push(err59);
+						if (vErrors === null) vErrors = [err57];
+						else vErrors.push(err57);
 						errors++;
 					}
 					if (data.failing === void 0) {
-						const err60 = {
+						const err58 = {
 							instancePath,
 							schemaPath: "#/oneOf/4/required",
 							keyword: "required",
@@ -1191,14 +1151,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[4],
 							data
 						};
-						if (vErrors === null) vErrors = [err60];
-						else vErrors.push(err60);
+						if (vErrors === null) vErrors = [err58];
+						else vErrors.push(err58);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data27 = data.kind;
-						if ("halted" !== data27) {
-							const err61 = {
+						let data25 = data.kind;
+						if ("halted" !== data25) {
+							const err59 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/4/properties/kind/const",
 								keyword: "const",
@@ -1206,17 +1166,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "halted",
 								parentSchema: schema11.oneOf[4].properties.kind,
-								data: data27
+								data: data25
 							};
-							if (vErrors === null) vErrors = [err61];
-							else vErrors.push(err61);
+							if (vErrors === null) vErrors = [err59];
+							else vErrors.push(err59);
 							errors++;
 						}
 					}
 					if (data.wave !== void 0) {
-						let data28 = data.wave;
-						if (!(typeof data28 == "number" && !(data28 % 1) && !isNaN(data28) && isFinite(data28))) {
-							const err62 = {
+						let data26 = data.wave;
+						if (!(typeof data26 == "number" && !(data26 % 1) && !isNaN(data26) && isFinite(data26))) {
+							const err60 = {
 								instancePath: instancePath + "/wave",
 								schemaPath: "#/definitions/wave/type",
 								keyword: "type",
@@ -1224,15 +1184,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be integer",
 								schema: schema12.type,
 								parentSchema: schema12,
-								data: data28
+								data: data26
 							};
-							if (vErrors === null) vErrors = [err62];
-							else vErrors.push(err62);
+							if (vErrors === null) vErrors = [err60];
+							else vErrors.push(err60);
 							errors++;
 						}
-						if (typeof data28 == "number" && isFinite(data28)) {
-							if (data28 < 0 || isNaN(data28)) {
-								const err63 = {
+						if (typeof data26 == "number" && isFinite(data26)) {
+							if (data26 < 0 || isNaN(data26)) {
+								const err61 = {
 									instancePath: instancePath + "/wave",
 									schemaPath: "#/definitions/wave/minimum",
 									keyword: "minimum",
@@ -1243,18 +1203,18 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be >= 0",
 									schema: 0,
 									parentSchema: schema12,
-									data: data28
+									data: data26
 								};
-								if (vErrors === null) vErrors = [err63];
-								else vErrors.push(err63);
+								if (vErrors === null) vErrors = [err61];
+								else vErrors.push(err61);
 								errors++;
 							}
 						}
 					}
 					if (data.at !== void 0) {
-						let data29 = data.at;
-						if (typeof data29 !== "string") {
-							const err64 = {
+						let data27 = data.at;
+						if (typeof data27 !== "string") {
+							const err62 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/4/properties/at/type",
 								keyword: "type",
@@ -1262,17 +1222,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[4].properties.at.type,
 								parentSchema: schema11.oneOf[4].properties.at,
-								data: data29
+								data: data27
 							};
-							if (vErrors === null) vErrors = [err64];
-							else vErrors.push(err64);
+							if (vErrors === null) vErrors = [err62];
+							else vErrors.push(err62);
 							errors++;
 						}
 					}
 					if (data.failing !== void 0) {
-						let data30 = data.failing;
-						if (!Array.isArray(data30)) {
-							const err65 = {
+						let data28 = data.failing;
+						if (!Array.isArray(data28)) {
+							const err63 = {
 								instancePath: instancePath + "/failing",
 								schemaPath: "#/oneOf/4/properties/failing/type",
 								keyword: "type",
@@ -1280,15 +1240,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be array",
 								schema: schema11.oneOf[4].properties.failing.type,
 								parentSchema: schema11.oneOf[4].properties.failing,
-								data: data30
+								data: data28
 							};
-							if (vErrors === null) vErrors = [err65];
-							else vErrors.push(err65);
+							if (vErrors === null) vErrors = [err63];
+							else vErrors.push(err63);
 							errors++;
 						}
 					}
 				} else {
-					const err66 = {
+					const err64 = {
 						instancePath,
 						schemaPath: "#/oneOf/4/type",
 						keyword: "type",
@@ -1298,14 +1258,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[4],
 						data
 					};
-					if (vErrors === null) vErrors = [err66];
-					else vErrors.push(err66);
+					if (vErrors === null) vErrors = [err64];
+					else vErrors.push(err64);
 					errors++;
 				}
 			} else if (tag0 === "wave_rolled_back") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err67 = {
+						const err65 = {
 							instancePath,
 							schemaPath: "#/oneOf/5/required",
 							keyword: "required",
@@ -1315,12 +1275,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[5],
 							data
 						};
-						if (vErrors === null) vErrors = [err67];
-						else vErrors.push(err67);
+						if (vErrors === null) vErrors = [err65];
+						else vErrors.push(err65);
 						errors++;
 					}
 					if (data.wave === void 0) {
-						const err68 = {
+						const err66 = {
 							instancePath,
 							schemaPath: "#/oneOf/5/required",
 							keyword: "required",
@@ -1330,12 +1290,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[5],
 							data
 						};
-						if (vErrors === null) vErrors = [err68];
-						else vErrors.push(err68);
+						if (vErrors === null) vErrors = [err66];
+						else vErrors.push(err66);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err69 = {
+						const err67 = {
 							instancePath,
 							schemaPath: "#/oneOf/5/required",
 							keyword: "required",
@@ -1345,12 +1305,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[5],
 							data
 						};
-						if (vErrors === null) vErrors = [err69];
-						else vErrors.push(err69);
+						if (vErrors === null) vErrors = [err67];
+						else vErrors.push(err67);
 						errors++;
 					}
 					if (data.complete === void 0) {
-						const err70 = {
+						const err68 = {
 							instancePath,
 							schemaPath: "#/oneOf/5/required",
 							keyword: "required",
@@ -1360,14 +1320,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[5],
 							data
 						};
-						if (vErrors === null) vErrors = [err70];
-						else vErrors.push(err70);
+						if (vErrors === null) vErrors = [err68];
+						else vErrors.push(err68);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data31 = data.kind;
-						if ("wave_rolled_back" !== data31) {
-							const err71 = {
+						let data29 = data.kind;
+						if ("wave_rolled_back" !== data29) {
+							const err69 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/5/properties/kind/const",
 								keyword: "const",
@@ -1375,17 +1335,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "wave_rolled_back",
 								parentSchema: schema11.oneOf[5].properties.kind,
-								data: data31
+								data: data29
 							};
-							if (vErrors === null) vErrors = [err71];
-							else vErrors.push(err71);
+							if (vErrors === null) vErrors = [err69];
+							else vErrors.push(err69);
 							errors++;
 						}
 					}
 					if (data.wave !== void 0) {
-						let data32 = data.wave;
-						if (!(typeof data32 == "number" && !(data32 % 1) && !isNaN(data32) && isFinite(data32))) {
-							const err72 = {
+						let data30 = data.wave;
+						if (!(typeof data30 == "number" && !(data30 % 1) && !isNaN(data30) && isFinite(data30))) {
+							const err70 = {
 								instancePath: instancePath + "/wave",
 								schemaPath: "#/definitions/wave/type",
 								keyword: "type",
@@ -1393,15 +1353,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be integer",
 								schema: schema12.type,
 								parentSchema: schema12,
-								data: data32
+								data: data30
 							};
-							if (vErrors === null) vErrors = [err72];
-							else vErrors.push(err72);
+							if (vErrors === null) vErrors = [err70];
+							else vErrors.push(err70);
 							errors++;
 						}
-						if (typeof data32 == "number" && isFinite(data32)) {
-							if (data32 < 0 || isNaN(data32)) {
-								const err73 = {
+						if (typeof data30 == "number" && isFinite(data30)) {
+							if (data30 < 0 || isNaN(data30)) {
+								const err71 = {
 									instancePath: instancePath + "/wave",
 									schemaPath: "#/definitions/wave/minimum",
 									keyword: "minimum",
@@ -1412,18 +1372,18 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 									message: "must be >= 0",
 									schema: 0,
 									parentSchema: schema12,
-									data: data32
+									data: data30
 								};
-								if (vErrors === null) vErrors = [err73];
-								else vErrors.push(err73);
+								if (vErrors === null) vErrors = [err71];
+								else vErrors.push(err71);
 								errors++;
 							}
 						}
 					}
 					if (data.at !== void 0) {
-						let data33 = data.at;
-						if (typeof data33 !== "string") {
-							const err74 = {
+						let data31 = data.at;
+						if (typeof data31 !== "string") {
+							const err72 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/5/properties/at/type",
 								keyword: "type",
@@ -1431,17 +1391,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[5].properties.at.type,
 								parentSchema: schema11.oneOf[5].properties.at,
-								data: data33
+								data: data31
 							};
-							if (vErrors === null) vErrors = [err74];
-							else vErrors.push(err74);
+							if (vErrors === null) vErrors = [err72];
+							else vErrors.push(err72);
 							errors++;
 						}
 					}
 					if (data.complete !== void 0) {
-						let data34 = data.complete;
-						if (typeof data34 !== "boolean") {
-							const err75 = {
+						let data32 = data.complete;
+						if (typeof data32 !== "boolean") {
+							const err73 = {
 								instancePath: instancePath + "/complete",
 								schemaPath: "#/oneOf/5/properties/complete/type",
 								keyword: "type",
@@ -1449,15 +1409,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be boolean",
 								schema: schema11.oneOf[5].properties.complete.type,
 								parentSchema: schema11.oneOf[5].properties.complete,
-								data: data34
+								data: data32
 							};
-							if (vErrors === null) vErrors = [err75];
-							else vErrors.push(err75);
+							if (vErrors === null) vErrors = [err73];
+							else vErrors.push(err73);
 							errors++;
 						}
 					}
 				} else {
-					const err76 = {
+					const err74 = {
 						instancePath,
 						schemaPath: "#/oneOf/5/type",
 						keyword: "type",
@@ -1467,14 +1427,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[5],
 						data
 					};
-					if (vErrors === null) vErrors = [err76];
-					else vErrors.push(err76);
+					if (vErrors === null) vErrors = [err74];
+					else vErrors.push(err74);
 					errors++;
 				}
 			} else if (tag0 === "end") {
 				if (data && typeof data == "object" && !Array.isArray(data)) {
 					if (data.kind === void 0) {
-						const err77 = {
+						const err75 = {
 							instancePath,
 							schemaPath: "#/oneOf/6/required",
 							keyword: "required",
@@ -1484,12 +1444,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[6],
 							data
 						};
-						if (vErrors === null) vErrors = [err77];
-						else vErrors.push(err77);
+						if (vErrors === null) vErrors = [err75];
+						else vErrors.push(err75);
 						errors++;
 					}
 					if (data.at === void 0) {
-						const err78 = {
+						const err76 = {
 							instancePath,
 							schemaPath: "#/oneOf/6/required",
 							keyword: "required",
@@ -1499,12 +1459,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[6],
 							data
 						};
-						if (vErrors === null) vErrors = [err78];
-						else vErrors.push(err78);
+						if (vErrors === null) vErrors = [err76];
+						else vErrors.push(err76);
 						errors++;
 					}
 					if (data.result === void 0) {
-						const err79 = {
+						const err77 = {
 							instancePath,
 							schemaPath: "#/oneOf/6/required",
 							keyword: "required",
@@ -1514,14 +1474,14 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							parentSchema: schema11.oneOf[6],
 							data
 						};
-						if (vErrors === null) vErrors = [err79];
-						else vErrors.push(err79);
+						if (vErrors === null) vErrors = [err77];
+						else vErrors.push(err77);
 						errors++;
 					}
 					if (data.kind !== void 0) {
-						let data35 = data.kind;
-						if ("end" !== data35) {
-							const err80 = {
+						let data33 = data.kind;
+						if ("end" !== data33) {
+							const err78 = {
 								instancePath: instancePath + "/kind",
 								schemaPath: "#/oneOf/6/properties/kind/const",
 								keyword: "const",
@@ -1529,17 +1489,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to constant",
 								schema: "end",
 								parentSchema: schema11.oneOf[6].properties.kind,
-								data: data35
+								data: data33
 							};
-							if (vErrors === null) vErrors = [err80];
-							else vErrors.push(err80);
+							if (vErrors === null) vErrors = [err78];
+							else vErrors.push(err78);
 							errors++;
 						}
 					}
 					if (data.at !== void 0) {
-						let data36 = data.at;
-						if (typeof data36 !== "string") {
-							const err81 = {
+						let data34 = data.at;
+						if (typeof data34 !== "string") {
+							const err79 = {
 								instancePath: instancePath + "/at",
 								schemaPath: "#/oneOf/6/properties/at/type",
 								keyword: "type",
@@ -1547,17 +1507,17 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be string",
 								schema: schema11.oneOf[6].properties.at.type,
 								parentSchema: schema11.oneOf[6].properties.at,
-								data: data36
+								data: data34
 							};
-							if (vErrors === null) vErrors = [err81];
-							else vErrors.push(err81);
+							if (vErrors === null) vErrors = [err79];
+							else vErrors.push(err79);
 							errors++;
 						}
 					}
 					if (data.result !== void 0) {
-						let data37 = data.result;
-						if (!(data37 === "complete" || data37 === "halted")) {
-							const err82 = {
+						let data35 = data.result;
+						if (!(data35 === "complete" || data35 === "halted")) {
+							const err80 = {
 								instancePath: instancePath + "/result",
 								schemaPath: "#/oneOf/6/properties/result/enum",
 								keyword: "enum",
@@ -1565,15 +1525,15 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								message: "must be equal to one of the allowed values",
 								schema: schema11.oneOf[6].properties.result.enum,
 								parentSchema: schema11.oneOf[6].properties.result,
-								data: data37
+								data: data35
 							};
-							if (vErrors === null) vErrors = [err82];
-							else vErrors.push(err82);
+							if (vErrors === null) vErrors = [err80];
+							else vErrors.push(err80);
 							errors++;
 						}
 					}
 				} else {
-					const err83 = {
+					const err81 = {
 						instancePath,
 						schemaPath: "#/oneOf/6/type",
 						keyword: "type",
@@ -1583,12 +1543,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						parentSchema: schema11.oneOf[6],
 						data
 					};
-					if (vErrors === null) vErrors = [err83];
-					else vErrors.push(err83);
+					if (vErrors === null) vErrors = [err81];
+					else vErrors.push(err81);
 					errors++;
 				}
 			} else {
-				const err84 = {
+				const err82 = {
 					instancePath,
 					schemaPath: "#/discriminator",
 					keyword: "discriminator",
@@ -1602,12 +1562,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 					parentSchema: schema11,
 					data
 				};
-				if (vErrors === null) vErrors = [err84];
-				else vErrors.push(err84);
+				if (vErrors === null) vErrors = [err82];
+				else vErrors.push(err82);
 				errors++;
 			}
 		} else {
-			const err85 = {
+			const err83 = {
 				instancePath,
 				schemaPath: "#/discriminator",
 				keyword: "discriminator",
@@ -1621,12 +1581,12 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				parentSchema: schema11,
 				data
 			};
-			if (vErrors === null) vErrors = [err85];
-			else vErrors.push(err85);
+			if (vErrors === null) vErrors = [err83];
+			else vErrors.push(err83);
 			errors++;
 		}
 	} else {
-		const err86 = {
+		const err84 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -1636,8 +1596,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema11,
 			data
 		};
-		if (vErrors === null) vErrors = [err86];
-		else vErrors.push(err86);
+		if (vErrors === null) vErrors = [err84];
+		else vErrors.push(err84);
 		errors++;
 	}
 	validate10.errors = vErrors;

@@ -208,6 +208,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     if (!mayWrite(touched, now)) continue;
     const fields: FieldChanges = {};
+    const conflictsBefore = conflicts.length;
     for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
@@ -222,6 +223,16 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       // (between the run's read and its write, or since), and it stays.
       if (!touched.sent.has(field)) continue;
       fields[field] = { from: now[field] ?? null, to: old };
+    }
+    // Nothing of the run's own left to put back (what it sent holds its old values: undone by hand,
+    // or by a forced rollback): someone's change to a field the run never sent is theirs, and
+    // stays; it holds up nothing, or the rollout whose rollback this is would wait on it for ever.
+    const mine = conflicts.slice(conflictsBefore);
+    const unsent = (field: RollbackConflict["field"]) =>
+      field !== "record" && field !== "owner" && !touched.sent.has(field);
+    if (Object.keys(fields).length === 0 && mine.every((conflict) => unsent(conflict.field))) {
+      conflicts.splice(conflictsBefore);
+      continue;
     }
     if (Object.keys(fields).length === 0) continue;
     if (fields.deleted?.to === false) {

@@ -44,22 +44,20 @@ export function manifestFingerprint(salt: string, desired: DesiredState): string
 }
 
 /**
- * What the manifest asks of each project (all its families, for its owner), as a digest per project
- * id: a halted rollout's failure on a project holds for any manifest that asks it the same.
+ * What the manifest asks of one config of a family, but its place (order): the change a rollout
+ * judged there. Undefined when the family has no config of that name.
  */
-export function projectFingerprints(desired: DesiredState): Record<string, string> {
-  const owner = desired.owner?.name;
-  const asks = new Map<string, [string, unknown][]>();
-  for (const family of desired.families) {
-    const list = asks.get(family.project) ?? [];
-    asks.set(family.project, [...list, [family.family, familyAsks(family, owner)]]);
-  }
-  return Object.fromEntries(
-    [...asks].map(([project, families]) => [
-      project,
-      sha256(JSON.stringify(families.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))).slice(0, 32),
-    ]),
+export function configFingerprint(
+  desired: DesiredState,
+  where: { project: string; family: string; name: string },
+): string | undefined {
+  const family = desired.families.find(
+    (entry) => entry.project === where.project && entry.family === where.family,
   );
+  const config = family?.configs.find((entry) => entry.fields.name === where.name);
+  if (config === undefined) return undefined;
+  const { order: _order, ...fields } = config.fields;
+  return sha256(JSON.stringify([desired.owner?.name ?? null, config.id ?? null, fields])).slice(0, 32);
 }
 
 function sha256(text: string): string {

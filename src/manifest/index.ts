@@ -30,7 +30,7 @@ import {
   type VariableAssignment,
 } from "./variables.js";
 
-export { familyFingerprint, manifestFingerprint, projectFingerprints } from "./asked.js";
+export { configFingerprint, familyFingerprint, manifestFingerprint } from "./asked.js";
 export type { ManifestDiagnostic } from "./diagnostics.js";
 export { resolveProjectSets } from "./expand.js";
 export type { LoadedManifest } from "./expand-types.js";

@@ -1,10 +1,13 @@
 // The `--metrics-file` of `watch` and of a rollout's `apply`, for node_exporter's textfile
 // collector: pcsync's own metrics (node_exporter has the process ones), redacted, written whole.
 
+import { stat } from "node:fs/promises";
+import { dirname, extname, relative, resolve, sep } from "node:path";
 import type { Registry } from "prom-client";
 import { describeError } from "../errors.js";
-import type { RunInput } from "../files/output-target.js";
+import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
+import { InputError } from "../input-error.js";
 import type { SecretRegistry } from "../redact.js";
 
 /** Metrics as the file holds them: a registry's text with the run's secrets redacted. */
@@ -13,6 +16,34 @@ export async function renderOwnMetrics(metrics: {
   readonly secrets: SecretRegistry;
 }): Promise<string> {
   return metrics.secrets.redact(await metrics.registry.metrics()).text;
+}
+
+/**
+ * Refuses, before a run writes anything, a `--metrics-file` it may not write: `-`, a directory, one
+ * of its inputs, a path whose directory does not exist, or a journal's (`*.jsonl`, or anything
+ * under `.pcsync/`), which the metrics would replace.
+ */
+export async function checkMetricsFile(
+  path: string,
+  options: { cwd: string; inputs: readonly RunInput[] },
+): Promise<void> {
+  const shown = `${path} (--metrics-file)`;
+  const full = resolve(options.cwd, path);
+  const inside = relative(resolve(options.cwd, ".pcsync"), full);
+  const journals = !inside.startsWith("..") && !inside.startsWith(sep) && inside !== "";
+  if (extname(full).toLowerCase() === ".jsonl" || journals)
+    throw new InputError("output_refused", {
+      path: shown,
+      reason:
+        "it would be one of pcsync's journals (*.jsonl, or under .pcsync/), which the metrics would replace: name the file *.prom, where node_exporter's textfile collector reads it",
+    });
+  await resolveOutputTarget(path, { ...options, shown });
+  const folder = await stat(dirname(full)).catch(() => undefined);
+  if (folder === undefined || !folder.isDirectory())
+    throw new InputError("output_refused", {
+      path: shown,
+      reason: `its directory ${dirname(full)} does not exist`,
+    });
 }
 
 /**

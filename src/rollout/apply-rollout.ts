@@ -16,6 +16,7 @@ import type { RunInput } from "../files/output-target.js";
 import { isInputError } from "../input-error.js";
 import { defaultJournalPath, type JournalStart, makeDefaultDirectory } from "../journal/apply-journal.js";
 import { JournalLock } from "../journal/journal-lock.js";
+import { configFingerprint } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/types.js";
 import { metricsFileWriter } from "../notify/metrics-file.js";
 import type { WebhookSender } from "../notify/webhook-sender.js";
@@ -33,7 +34,6 @@ import { keptSettings, unfinishedRollout } from "./last-rollout.js";
 import { rolloutWebhookEvent } from "./rollout-events.js";
 import { createRolloutGate } from "./rollout-gate.js";
 import {
-  projectDigestsOf,
   ROLLOUT_JOURNAL_DIR,
   ROLLOUT_RUN_LOCK_HELD,
   RolloutJournal,
@@ -169,8 +169,11 @@ async function applyRolloutLocked(run: RolloutRun, digest: string): Promise<Roll
           digest,
           startedAt: new Date().toISOString(),
           rollout,
-          targets: rolloutTargets(run.plan),
-          projectDigests: projectDigestsOf(run.desired, rollout),
+          // What the manifest asks of each config a wave judges: a halt holds where it is asked again.
+          targets: rolloutTargets(run.plan).map((target) => {
+            const asks = configFingerprint(run.desired, target);
+            return asks === undefined ? target : { ...target, asks };
+          }),
         },
         run.inputs,
       );
@@ -358,7 +361,7 @@ async function runLocked(
       if (outcome.result === "refused") {
         const why =
           outcome.conflicts.length > 0
-            ? `${plural(outcome.conflicts.length, "record was", "records were")} changed since by someone else`
+            ? `${plural(new Set(outcome.conflicts.map((conflict) => `${conflict.project}/${conflict.family}/${conflict.id}`)).size, "record was", "records were")} changed since by someone else`
             : `it would give ${plural(outcome.clashes.length, "name")} to two live records`;
         // Running the rollout again meets the same change: only the user can say which one stays.
         return {

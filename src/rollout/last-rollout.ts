@@ -8,9 +8,9 @@ import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js"
 import { formatDuration } from "../duration.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import {
+  configFingerprint,
   type DesiredState,
   type LoadedManifest,
-  projectFingerprints,
   type RolloutSpec,
 } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
@@ -138,28 +138,23 @@ async function heldHaltOfAnother(
   if (desired.rollout === undefined) return undefined;
   const server = client.base.display;
   const own = rolloutDigests(server, desired);
-  const asks = projectFingerprints(desired);
   const rollouts = await findRollouts(cwd, server, journal === undefined ? undefined : dirname(journal));
   for (const [index, state] of rollouts.entries()) {
     const same = own.has(state.header.digest);
-    const digests = state.header.projectDigests;
-    const held = heldHalt(state, plan);
-    if (held === undefined || (!same && digests === undefined)) continue;
+    const held = heldHalt(state, plan, same ? undefined : desired);
+    if (held === undefined) continue;
     const since = rollouts.slice(0, index);
-    const failing = held.failing.filter(
-      (project) =>
-        (same || (asks[project] !== undefined && asks[project] === digests?.[project])) &&
-        !since.some((later) => judgedHealthy(later, project)),
-    );
+    const failing = held.failing.filter((project) => !since.some((later) => judgedHealthy(later, project)));
     if (failing.length > 0) return { ...held, failing, ...(same ? {} : { another: true as const }) };
   }
   return undefined;
 }
 
-/** Whether `state`, a rollout, judged the wave that holds `project` healthy. */
+/** Whether `state`, a rollout, judged `project` healthy on its logs (not passed unjudged, nor failed within a budget). */
 function judgedHealthy(state: RolloutState, project: string): boolean {
   const index = state.header.rollout.waves.findIndex((wave) => wave.projects.includes(project));
-  return index >= 0 && state.waves[index]?.judged?.healthy === true;
+  const verdict = state.waves[index]?.judged?.verdicts.find((entry) => entry.project === project);
+  return verdict?.status === "pass";
 }
 
 /**
@@ -209,10 +204,13 @@ interface HeldHalt {
   another?: true;
 }
 
-function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">): HeldHalt | undefined {
+function heldHalt(
+  last: RolloutState,
+  plan: Pick<Plan, "changes" | "reorders">,
+  other?: DesiredState,
+): HeldHalt | undefined {
   if (last.ended !== "halted" || last.halted === undefined) return undefined;
-  const written = projectsWritten(plan);
-  const failing = last.halted.failing.filter((project) => !written.has(project));
+  const failing = last.halted.failing.filter((project) => holdsFailedChange(last, project, plan, other));
   if (failing.length === 0) return undefined;
   const index = last.halted.wave;
   const undo = last.waves
@@ -227,6 +225,34 @@ function heldHalt(last: RolloutState, plan: Pick<Plan, "changes" | "reorders">):
     lastWave: index === last.header.rollout.waves.length - 1,
     undo,
   };
+}
+
+/**
+ * Whether `project`, which `last` failed, still holds a config it was judged on as the rollout wrote
+ * it: one the plan does not write again (another config of the project, another family of it, or
+ * its order may change: the config that failed stays). With `other`, a manifest of another change,
+ * only a config it asks the same (configFingerprint). A journal that names no config of the
+ * project (older) holds it while the plan writes nothing there.
+ */
+function holdsFailedChange(
+  last: RolloutState,
+  project: string,
+  plan: Pick<Plan, "changes" | "reorders">,
+  other: DesiredState | undefined,
+): boolean {
+  const targets = last.header.targets.filter((target) => target.project === project);
+  if (targets.length === 0) return other === undefined && !projectsWritten(plan).has(project);
+  return targets.some((target) => {
+    const written = plan.changes.some(
+      (change) =>
+        change.project === project &&
+        change.family === target.family &&
+        (change.name === target.name || (target.id !== undefined && change.id === target.id)),
+    );
+    if (written) return false;
+    if (other === undefined) return true;
+    return target.asks !== undefined && target.asks === configFingerprint(other, target);
+  });
 }
 
 /**

@@ -17,6 +17,11 @@ export interface RolloutTarget {
    * show another family's record of that name (posthog-2024's plugin_configs lists the frontend apps).
    */
   plugin?: number;
+  /**
+   * What the manifest asks of this config but its order (configFingerprint): a halt holds for a
+   * later manifest that asks the config the same, whatever else it changes. Absent in older journals.
+   */
+  asks?: string;
 }
 
 export interface RolloutHeader {
@@ -28,11 +33,6 @@ export interface RolloutHeader {
   startedAt: string;
   rollout: PlanRollout;
   targets: RolloutTarget[];
-  /**
-   * What the manifest asks of each project the rollout writes (projectFingerprints): a halt holds
-   * for a later manifest that asks a failing project the same. Absent in journals of pcsync 0.1.
-   */
-  projectDigests?: Record<string, string>;
 }
 
 export type RolloutLine =

@@ -11,8 +11,7 @@ import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import { regularFilesIn } from "../files/regular-files.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
-import { type DesiredState, manifestFingerprint, projectFingerprints } from "../manifest/index.js";
-import type { PlanRollout } from "../plan/types.js";
+import { type DesiredState, manifestFingerprint } from "../manifest/index.js";
 import type { LockSubject } from "../refused-error.js";
 import type { ProjectHealth } from "./health-gate.js";
 import type { RolloutHeader, RolloutLine } from "./rollout-journal-lines.js";
@@ -71,17 +70,6 @@ export function rolloutDigest(server: string, desired: DesiredState): string {
  */
 export function rolloutDigests(server: string, desired: DesiredState): ReadonlySet<string> {
   return new Set([rolloutDigest(server, desired), manifestFingerprint(server, desired)]);
-}
-
-/** What the manifest asks of each project the rollout's waves write: its header's `projectDigests`. */
-export function projectDigestsOf(desired: DesiredState, rollout: PlanRollout): Record<string, string> {
-  const all = projectFingerprints(desired);
-  const digests: Record<string, string> = {};
-  for (const project of rollout.waves.flatMap((wave) => wave.projects)) {
-    const digest = all[project];
-    if (digest !== undefined) digests[project] = digest;
-  }
-  return digests;
 }
 
 /** A rollout that ended, moved aside from `--journal PATH` (`to`, from cwd) to start a new one. */

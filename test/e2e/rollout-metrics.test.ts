@@ -128,6 +128,10 @@ describe("apply --metrics-file that pcsync may not write, with rollout:", () => 
     ["-", "- is not standard output here"],
     [".", "directory"],
     ["MANIFEST", "it is a manifest (-f)"],
+    // The rollout's own journal, or a wave's: the metrics would replace the undo (a pass found this).
+    ["rollout.jsonl", "it would be one of pcsync's journals"],
+    [".pcsync/journal/metrics.prom", "it would be one of pcsync's journals"],
+    ["missing/pcsync.prom", "its directory"],
   ])(
     "%s is refused before anything is written (exit 1)",
     { timeout: 40_000 },

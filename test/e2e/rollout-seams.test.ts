@@ -161,6 +161,22 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     expect(editedPlan.stderr).toMatch(
       /^warning: apply will refuse \(exit 4\): a rollout of another version of this manifest halted in wave 2 "second"/m,
     );
+    // Nor by an edit to the failing project that leaves the config that failed alone: its wave would
+    // be judged on the new config only (the next adversarial pass found this way around).
+    const beside = await write(
+      "beside.yaml",
+      text.replace(
+        '  "1":\n    plugin_configs:\n      configs:\n',
+        '  "1":\n    plugin_configs:\n      configs:\n        - name: Property Filter\n          plugin: 2\n          enabled: true\n          description: another\n',
+      ),
+    );
+    expect(await readFile(beside, "utf8")).toContain("description: another");
+    const inProject = await runSlow(server, ["apply", "-f", beside, "--auto-approve"], dir);
+    expect(inProject.code, inProject.stderr).toBe(4);
+    expect(wavesWritten(inProject.stderr)).toEqual([]);
+    expect(inProject.stderr).toContain(
+      "and project 1, which failed the health check, still holds the change that failed there",
+    );
     // Nor by the same manifest with a fresh --journal path (a CI job that names its journal by run).
     const fresh = await runSlow(
       server,

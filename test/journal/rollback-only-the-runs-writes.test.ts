@@ -214,4 +214,20 @@ describe("a rollback of an owner's run and another owner's mark", () => {
       description: { from: "Export events to an Amazon S3 bucket.", to: "drops $ip" },
     });
   });
+
+  it("is held up by no change to a field the run never sent once what it sent is back as it was (undone by hand, or forced)", () => {
+    // The run disabled the record; someone since edited its description, and a forced rollback (or
+    // a hand) put enabled back. Nothing of the run's is left to undo: the edit stays, and is no
+    // conflict, or a rollout whose rollback this is would refuse for ever.
+    const answer = { ...READ, enabled: false };
+    const journal = journalOfWrite(READ, { enabled: false }, answer);
+    const now = { ...READ, description: "edited by hand" };
+    const { plan, conflicts } = rollbackOf(journal, now);
+    expect(conflicts).toEqual([]);
+    expect(plan.changes).toEqual([]);
+    // With the run's change still there, the edit is named, as before.
+    expect(rollbackOf(journal, { ...now, enabled: false }).conflicts).toEqual([
+      expect.objectContaining({ id: 3, field: "description", now: "edited by hand" }),
+    ]);
+  });
 });

@@ -1009,7 +1009,7 @@ export class World {
         output,
       );
     if (this.checkHaltRefusal(model, scope, planned.stdout, before, applied)) return;
-    this.noteVerdicts(model, waves, applied);
+    this.noteVerdicts(model, applied);
     const edited = await edit?.done();
     if (edited !== undefined) {
       this.checkEditInBake(edited, written[0]?.name ?? "", applied, editNext);
@@ -1485,7 +1485,9 @@ export class World {
       !/Rollout halted in wave/.test(applied.stdout) &&
       /which failed the health check, (still holds?|may still hold) the change/.test(applied.stderr);
     if (refused) {
-      if (holding.length === 0)
+      // The run may refuse where the plan writes a failing project's other configs (the one that
+      // failed stays): the model knows projects, not which config failed, so any halt it holds will do.
+      if (this.halts.length === 0)
         this.broken(
           "a rollout is refused for an earlier halt only while a project that failed holds what the manifest asks of it",
           `no failing project of an earlier rollout holds it (${JSON.stringify(this.halts)}):
@@ -1514,17 +1516,15 @@ ${output}`,
 
   /**
    * Remembers the projects a rollout failed (what the manifest asked of each), and forgets those a
-   * healthy wave judged since.
+   * rollout since judged healthy on their logs (not passed with nothing to judge, or unknown).
    */
-  private noteVerdicts(
-    model: ManifestModel,
-    waves: readonly { name: string; projects: string[] }[],
-    applied: Run,
-  ): void {
-    for (const match of applied.stderr.matchAll(/rollout: wave \d+\/\d+ "([^"]+)": healthy/g)) {
-      const judged = new Set(waves.find((wave) => wave.name === match[1])?.projects ?? []);
+  private noteVerdicts(model: ManifestModel, applied: Run): void {
+    for (const match of applied.stderr.matchAll(
+      /rollout: wave \d+\/\d+ "[^"]+": project (\S+) passes: (.*)/g,
+    )) {
+      if (match[2]?.startsWith("nothing to judge") || match[2]?.includes("health unknown")) continue;
       for (let index = this.halts.length - 1; index >= 0; index--)
-        if (judged.has(this.halts[index]?.project ?? "")) this.halts.splice(index, 1);
+        if (this.halts[index]?.project === match[1]) this.halts.splice(index, 1);
     }
     const block = /Rollout halted in wave "[^"]+": failing projects:\n((?: {2}project .*\n)+)/.exec(
       applied.stdout,

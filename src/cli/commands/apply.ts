@@ -5,8 +5,8 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { type RereadOptions, readSavedPlan } from "../../apply/check-saved-plan.js";
 import { RunError } from "../../apply/run-error.js";
-import { resolveOutputTarget } from "../../files/output-target.js";
 import { InputError } from "../../input-error.js";
+import { checkMetricsFile } from "../../notify/metrics-file.js";
 import type { Plan } from "../../plan/types.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
@@ -186,10 +186,9 @@ Examples:
     // A rollout's metrics file pcsync may not write is refused before anything is written, as
     // watch refuses its own before the first cycle; one that fails later is a warning.
     if (desired?.rollout !== undefined && flags.metricsFile !== undefined && flags.dryRun !== true)
-      await resolveOutputTarget(flags.metricsFile, {
+      await checkMetricsFile(flags.metricsFile, {
         cwd: io.cwd,
         inputs: runInputs(flags, { manifests: true }),
-        shown: `${flags.metricsFile} (--metrics-file)`,
       });
     // A saved plan's server is only checked, never used: the API key goes to a server the user
     // named (--base-url or PCSYNC_BASE_URL), and a plan made against another one is refused.

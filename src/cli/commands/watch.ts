@@ -3,9 +3,9 @@
 
 import { type Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
-import { resolveOutputTarget } from "../../files/output-target.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
+import { checkMetricsFile } from "../../notify/metrics-file.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
@@ -176,10 +176,9 @@ Examples:
     // A metrics file pcsync may not write is refused before the first cycle, as plan's -o is; one
     // that fails later (a full disk) is a warning at each cycle.
     if (flags.metricsFile !== undefined)
-      await resolveOutputTarget(flags.metricsFile, {
+      await checkMetricsFile(flags.metricsFile, {
         cwd: io.cwd,
         inputs: runInputs(flags, { manifests: true }),
-        shown: `${flags.metricsFile} (--metrics-file)`,
       });
     const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen =
