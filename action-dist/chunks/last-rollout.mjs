@@ -193,8 +193,14 @@ async function findRollouts(cwd, server, also) {
 	for (const folder of folders) for (const name of await regularFilesIn(resolve(cwd, folder), ".jsonl")) {
 		const path = join(folder, name);
 		if (!await startsAsRolloutJournal(resolve(cwd, path))) continue;
-		const state = await readRolloutJournal(cwd, path).catch(() => void 0);
-		if (state?.header.server === server) found.set(resolve(cwd, path), state);
+		const state = await readRolloutJournal(cwd, path).catch((error) => {
+			throw new InputError("journal_unreadable", {
+				path,
+				reason: `${error instanceof Error ? error.message : String(error)}; pcsync reads every rollout journal in ${folder} to honour a rollout that halted, so it cannot tell whether one holds: put the file back as pcsync wrote it, or move it out of ${folder}`,
+				directory: folder
+			});
+		});
+		if (state.header.server === server) found.set(resolve(cwd, path), state);
 	}
 	return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
 }

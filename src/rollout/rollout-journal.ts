@@ -253,8 +253,15 @@ export async function findRollouts(cwd: string, server: string, also?: string): 
       // Beside a --journal PATH lie the waves' apply journals, which can be large: a file is read
       // whole only when it starts as a rollout journal does.
       if (!(await startsAsRolloutJournal(resolve(cwd, path)))) continue;
-      const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-      if (state?.header.server === server) found.set(resolve(cwd, path), state);
+      // One that cannot be read may hold a halt: the lookup fails closed, not open.
+      const state = await readRolloutJournal(cwd, path).catch((error: unknown) => {
+        throw new InputError("journal_unreadable", {
+          path,
+          reason: `${error instanceof Error ? error.message : String(error)}; pcsync reads every rollout journal in ${folder} to honour a rollout that halted, so it cannot tell whether one holds: put the file back as pcsync wrote it, or move it out of ${folder}`,
+          directory: folder,
+        });
+      });
+      if (state.header.server === server) found.set(resolve(cwd, path), state);
     }
   }
   return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));

@@ -35,13 +35,26 @@ describe("findRollouts", () => {
       header("http://s", "2026-01-01T00:00:00.000Z", "a"),
     );
     await writeFile(join(cwd, "ci", "b.jsonl"), header("http://s", "2026-01-02T00:00:00.000Z", "b"));
-    // Another server's, a wave's apply journal, a half-written file and a file that only looks like one.
+    // Another server's, a wave's apply journal, and a file cut before its header's kind.
     await writeFile(join(cwd, "ci", "c.jsonl"), header("http://other", "2026-01-03T00:00:00.000Z", "c"));
     await writeFile(join(cwd, "ci", "b-wave-1.jsonl"), `${JSON.stringify({ type: "header", version: 1 })}\n`);
     await writeFile(join(cwd, "ci", "cut.jsonl"), '{"kind":"rol');
-    await writeFile(join(cwd, "ci", "fake.jsonl"), '{"kind":"rollout"}\n');
     const found = await findRollouts(cwd, "http://s", "ci");
     expect(found.map((state) => state.header.digest)).toEqual(["b", "a"]);
     expect(await findRollouts(cwd, "http://s")).toHaveLength(1);
+  });
+
+  it("fails closed on a rollout journal it cannot read: it may hold a halt (a line added by hand, a fake header)", async () => {
+    await mkdir(join(cwd, ".pcsync", "rollout"), { recursive: true });
+    const path = join(cwd, ".pcsync", "rollout", "a.jsonl");
+    await writeFile(
+      path,
+      `${header("http://s", "2026-01-01T00:00:00.000Z", "a")}{"kind":"note","text":"alice"}\n`,
+    );
+    await expect(findRollouts(cwd, "http://s")).rejects.toThrow(
+      /cannot read the journal .*a\.jsonl: .*:2: not a line pcsync wrote; pcsync reads every rollout journal in \.pcsync\/rollout to honour a rollout that halted/,
+    );
+    await writeFile(path, '{"kind":"rollout"}\n');
+    await expect(findRollouts(cwd, "http://s")).rejects.toThrow(/not a rollout journal's header/);
   });
 });
