@@ -449,6 +449,7 @@ Examples:
 						io,
 						interrupts,
 						inputs,
+						whole: loaded?.whole,
 						onEnd: (rollout) => {
 							end.rollout = rollout;
 						}

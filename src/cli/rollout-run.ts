@@ -19,7 +19,9 @@ import {
   type WholeManifest,
 } from "../rollout/last-rollout.js";
 import { readGateCredentials } from "../rollout/rollout-gate.js";
+import { rolloutDigest } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome, UndoneWave } from "../rollout/run-rollout.js";
+import { resolveSilently } from "../run/plan-manifest.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import type { CliIo } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
@@ -41,6 +43,8 @@ export interface RolloutRunFlags
   interrupts: InterruptWatch;
   /** With --format json: the rollout's end as data, for the apply's JSON document. */
   onEnd?: ((rollout: RolloutJson) => void) | undefined;
+  /** The manifest before --project, --family or --shard narrowed it: its rollout is locked too. */
+  whole?: WholeManifest | undefined;
 }
 
 /** A rollout's end in `apply --format json`'s document (`rollout`), beside `plan` and `result`. */
@@ -146,7 +150,11 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   });
   // The re-read that says a wave is done plans with the run's own --target/--exclude: a record they
   // leave out was not to be written, so its difference does not make the wave "not as planned".
+  const wholeDesired =
+    run.whole === undefined ? undefined : await resolveSilently(run.client, run.whole.desired);
   const result = await runRolloutApply({
+    wholeDigest:
+      wholeDesired === undefined ? undefined : rolloutDigest(run.client.base.display, wholeDesired),
     client: run.client,
     plan: run.plan,
     current: run.current,

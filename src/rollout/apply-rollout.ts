@@ -67,6 +67,11 @@ export type ApplyJournaled = (
 ) => Promise<ApplyReport>;
 
 export interface RolloutRun {
+  /**
+   * For a run that --project, --family or --shard narrow: the whole manifest's rollout digest, whose
+   * run lock it holds too, so that the whole manifest's rollout does not start beside it.
+   */
+  wholeDigest?: string | undefined;
   client: ApiClient;
   plan: Plan;
   /** The state the plan was made from (or re-read after the approval). */
@@ -137,9 +142,17 @@ export async function applyRollout(run: RolloutRun): Promise<RolloutResult> {
     held: ROLLOUT_RUN_LOCK_HELD,
   });
   if (lock.takeOverNote !== undefined) run.io.stderr.write(`${lock.takeOverNote}\n`);
+  let whole: JournalLock | undefined;
   try {
+    if (run.wholeDigest !== undefined && run.wholeDigest !== digest)
+      whole = await JournalLock.acquire(rolloutRunLock(run.wholeDigest), {
+        cwd: run.io.cwd,
+        command: "apply (rollout, narrowed)",
+        held: ROLLOUT_RUN_LOCK_HELD,
+      });
     return await applyRolloutLocked(run, digest);
   } finally {
+    await whole?.release();
     await lock.release();
   }
 }

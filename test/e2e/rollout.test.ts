@@ -154,6 +154,37 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     expect(after.code, after.stderr).toBe(0);
   }, 90_000);
 
+  it("the whole manifest's apply is refused (exit 3) while a run that --project narrows drives its part", async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    const file = await write(
+      "pcsync.yaml",
+      rolloutManifest("v6", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
+    );
+    const narrowed = spawnCli(["apply", "-f", file, "--project", "3", "--auto-approve"], {
+      cwd: dir,
+      env: { ...server.env },
+      timeoutMs: 80_000,
+    });
+    await expect
+      .poll(() => narrowed.soFar().stderr, { timeout: 30_000 })
+      .toMatch(/written and seen as planned; baking/);
+    narrowed.child.kill("SIGSTOP");
+    const whole = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir).finally(() =>
+      narrowed.child.kill("SIGCONT"),
+    );
+    expect(whole.code, whole.stderr).toBe(3);
+    expect(whole.stderr).toMatch(
+      /^pcsync: this manifest's rollout .* is held by pid \d+ .*\(apply \(rollout, narrowed\)/m,
+    );
+    const done = await narrowed.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect((await geoipDescriptions(server))[2]).toBe("v6");
+  }, 90_000);
+
   it("with --exclude, a wave is seen as planned by the records it was to write; the excluded one is left", async ({
     onTestFinished,
   }) => {

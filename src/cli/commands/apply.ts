@@ -300,6 +300,7 @@ Examples:
                     io,
                     interrupts,
                     inputs,
+                    whole: loaded?.whole,
                     onEnd: (rollout) => {
                       end.rollout = rollout;
                     },
