@@ -10423,7 +10423,19 @@ function addOptionAlias(command, alias, io) {
 	const option = new Option(alias.flags, alias.description);
 	if (alias.choices !== void 0) option.choices(alias.choices);
 	if (alias.replacement !== void 0) option.hideHelp();
+	let fromPrimary;
+	let fromAlias;
+	const twice = (primary, spelt) => {
+		if (alias.merge !== void 0 || primary === void 0 || spelt === void 0 || primary === spelt) return;
+		throw new InputError("usage", `--${alias.attribute} ${JSON.stringify(primary)} and ${name} ${JSON.stringify(spelt)} are one option given two values: give one`);
+	};
+	command.on(`option:${alias.attribute}`, (value) => {
+		fromPrimary = value;
+		twice(fromPrimary, fromAlias);
+	});
 	command.addOption(option.argParser((value) => {
+		fromAlias = value;
+		twice(fromPrimary, fromAlias);
 		if (alias.replacement !== void 0 && !warned) {
 			warned = true;
 			io.stderr.write(`warning: ${name} is deprecated and will be removed in the next minor version; use ${alias.replacement}\n`);

@@ -112,8 +112,25 @@ export function addOptionAlias(command: Command, alias: OptionAlias, io: CliIo):
   const option = new Option(alias.flags, alias.description);
   if (alias.choices !== undefined) option.choices(alias.choices);
   if (alias.replacement !== undefined) option.hideHelp();
+  // A value that is not merged: the two spellings giving two values are refused, not the last kept.
+  let fromPrimary: string | undefined;
+  let fromAlias: string | undefined;
+  const twice = (primary: string | undefined, spelt: string | undefined) => {
+    if (alias.merge !== undefined || primary === undefined || spelt === undefined || primary === spelt)
+      return;
+    throw new InputError(
+      "usage",
+      `--${alias.attribute} ${JSON.stringify(primary)} and ${name} ${JSON.stringify(spelt)} are one option given two values: give one`,
+    );
+  };
+  command.on(`option:${alias.attribute}`, (value: string) => {
+    fromPrimary = value;
+    twice(fromPrimary, fromAlias);
+  });
   command.addOption(
     option.argParser((value: string) => {
+      fromAlias = value;
+      twice(fromPrimary, fromAlias);
       if (alias.replacement !== undefined && !warned) {
         warned = true;
         io.stderr.write(

@@ -105,6 +105,15 @@ describe("typos", () => {
     );
   });
 
+  it.each([
+    [["--type", "A", "--job", "B"], '--type "A" and --job "B"'],
+    [["--job", "B", "--type", "A"], '--type "A" and --job "B"'],
+  ])("refuses one option given two values under its two spellings: job %j", async (flags, said) => {
+    const result = await run(["job", "--project", "1", "--config", "GeoIP", ...flags]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe(`pcsync: ${said} are one option given two values: give one\n`);
+  });
+
   it("names a missing required flag with an example once the flags are spelt right", async () => {
     const result = await run(["job", "--project", "1", "--config", "GeoIP"]);
     expect(result).toMatchObject({ code: 1, stdout: "" });
