@@ -472,6 +472,11 @@ var RolloutHold = class {
 	#holding = false;
 	#settleMs;
 	#now;
+	/**
+	* The longest bake the manifest has said since the watcher started: a rollout keeps the bake it
+	* started with, so a bake shortened in the file meanwhile must not shorten the wait.
+	*/
+	#bakeMs = 0;
 	/** `settleMs`: --rollout-settle; `now`: the clock (tests). */
 	constructor(options) {
 		this.#settleMs = options.settleMs;
@@ -509,12 +514,13 @@ var RolloutHold = class {
 	* change that failed. So a cycle that holds a family starts every count again.
 	*/
 	observe(findings, desired) {
+		this.#bakeMs = Math.max(this.#bakeMs, desired.rollout?.bakeMs ?? 0);
 		if (this.#holding) {
 			this.#inSyncSince.clear();
 			return;
 		}
 		const now = this.#now();
-		const settle = (desired.rollout?.bakeMs ?? 0) + this.#settleMs;
+		const settle = this.#bakeMs + this.#settleMs;
 		const inSync = new Set(findings.filter((item) => item.changes.length === 0 && item.reorder === void 0 && item.refused === void 0).map((item) => familyKey(item.project, item.family)));
 		for (const family of desired.families) {
 			const key = familyKey(family.project, family.family);

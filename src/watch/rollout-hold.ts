@@ -29,6 +29,11 @@ export class RolloutHold {
   #holding = false;
   readonly #settleMs: number;
   readonly #now: () => number;
+  /**
+   * The longest bake the manifest has said since the watcher started: a rollout keeps the bake it
+   * started with, so a bake shortened in the file meanwhile must not shorten the wait.
+   */
+  #bakeMs = 0;
 
   /** `settleMs`: --rollout-settle; `now`: the clock (tests). */
   constructor(options: { settleMs: number; now?: () => number }) {
@@ -73,12 +78,13 @@ export class RolloutHold {
     findings: readonly FamilyFinding[],
     desired: Pick<DesiredState, "families" | "owner" | "rollout">,
   ): void {
+    this.#bakeMs = Math.max(this.#bakeMs, desired.rollout?.bakeMs ?? 0);
     if (this.#holding) {
       this.#inSyncSince.clear();
       return;
     }
     const now = this.#now();
-    const settle = (desired.rollout?.bakeMs ?? 0) + this.#settleMs;
+    const settle = this.#bakeMs + this.#settleMs;
     const inSync = new Set(
       findings
         .filter(

@@ -157,6 +157,20 @@ describe("RolloutHold", () => {
       expect(cycle(hold, at("v2"), true)).toBe(true);
     });
 
+    it("a bake shortened in the manifest meanwhile does not shorten the wait: a rollout keeps the bake it started with", () => {
+      const { clock, hold } = clocked();
+      const short = { families: [family("v2")], rollout: { ...baked, bakeMs: 1_000 } } as ReturnType<
+        typeof at
+      >;
+      cycle(hold, at("v2"), false);
+      clock.now = 1_000 + SETTLE_MS;
+      cycle(hold, short, false);
+      expect(hold.held(plan, short, HEAL)).toHaveLength(1);
+      clock.now = BAKE_MS + SETTLE_MS;
+      cycle(hold, short, false);
+      expect(hold.held(plan, short, HEAL)).toEqual([]);
+    });
+
     it("a cycle that holds a family starts the count again, and so does a cycle out of sync", () => {
       const { clock, hold } = clocked();
       cycle(hold, at("v2"), false);
