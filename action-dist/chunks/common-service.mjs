@@ -15993,7 +15993,15 @@ function renderPlan(plan, format, out, options) {
 */
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
-		io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
+		const notices = options.notices ?? [];
+		const shown = notices.length === 0 ? plan : {
+			...plan,
+			notices: notices.map(({ level, text }) => ({
+				level,
+				text
+			}))
+		};
+		io.stdout.write(planDocument(shown, "the JSON plan", io.secrets));
 		return;
 	}
 	renderPlan(redactForDisplay(plan, io), format, io.stdout, {

@@ -96,6 +96,19 @@ const schema11 = {
 		"rollout": {
 			"description": "With `rollout:` in the manifest: the waves `apply` writes the plan's projects in, each baked and judged healthy before the next.",
 			"$ref": "#/definitions/rollout"
+		},
+		"notices": {
+			"description": "What the plan's reader must know that it does not show, as plan says on stderr: with rollout:, that apply finishes the manifest's last rollout, or refuses it (exit 3 or 4) and why. Informational: apply --plan does not act on it.",
+			"type": "array",
+			"items": {
+				"type": "object",
+				"required": ["level", "text"],
+				"additionalProperties": false,
+				"properties": {
+					"level": { "enum": ["note", "warning"] },
+					"text": { "type": "string" }
+				}
+			}
 		}
 	},
 	"definitions": {
@@ -9042,8 +9055,128 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 				errors = vErrors.length;
 			}
 		}
+		if (data.notices !== void 0) {
+			let data23 = data.notices;
+			if (Array.isArray(data23)) {
+				const len6 = data23.length;
+				for (let i6 = 0; i6 < len6; i6++) {
+					let data24 = data23[i6];
+					if (data24 && typeof data24 == "object" && !Array.isArray(data24)) {
+						if (data24.level === void 0) {
+							const err36 = {
+								instancePath: instancePath + "/notices/" + i6,
+								schemaPath: "#/properties/notices/items/required",
+								keyword: "required",
+								params: { missingProperty: "level" },
+								message: "must have required property 'level'",
+								schema: schema11.properties.notices.items.required,
+								parentSchema: schema11.properties.notices.items,
+								data: data24
+							};
+							if (vErrors === null) vErrors = [err36];
+							else vErrors.push(err36);
+							errors++;
+						}
+						if (data24.text === void 0) {
+							const err37 = {
+								instancePath: instancePath + "/notices/" + i6,
+								schemaPath: "#/properties/notices/items/required",
+								keyword: "required",
+								params: { missingProperty: "text" },
+								message: "must have required property 'text'",
+								schema: schema11.properties.notices.items.required,
+								parentSchema: schema11.properties.notices.items,
+								data: data24
+							};
+							if (vErrors === null) vErrors = [err37];
+							else vErrors.push(err37);
+							errors++;
+						}
+						for (const key4 in data24) if (!(key4 === "level" || key4 === "text")) {
+							const err38 = {
+								instancePath: instancePath + "/notices/" + i6,
+								schemaPath: "#/properties/notices/items/additionalProperties",
+								keyword: "additionalProperties",
+								params: { additionalProperty: key4 },
+								message: "must NOT have additional properties",
+								schema: false,
+								parentSchema: schema11.properties.notices.items,
+								data: data24
+							};
+							if (vErrors === null) vErrors = [err38];
+							else vErrors.push(err38);
+							errors++;
+						}
+						if (data24.level !== void 0) {
+							let data25 = data24.level;
+							if (!(data25 === "note" || data25 === "warning")) {
+								const err39 = {
+									instancePath: instancePath + "/notices/" + i6 + "/level",
+									schemaPath: "#/properties/notices/items/properties/level/enum",
+									keyword: "enum",
+									params: { allowedValues: schema11.properties.notices.items.properties.level.enum },
+									message: "must be equal to one of the allowed values",
+									schema: schema11.properties.notices.items.properties.level.enum,
+									parentSchema: schema11.properties.notices.items.properties.level,
+									data: data25
+								};
+								if (vErrors === null) vErrors = [err39];
+								else vErrors.push(err39);
+								errors++;
+							}
+						}
+						if (data24.text !== void 0) {
+							let data26 = data24.text;
+							if (typeof data26 !== "string") {
+								const err40 = {
+									instancePath: instancePath + "/notices/" + i6 + "/text",
+									schemaPath: "#/properties/notices/items/properties/text/type",
+									keyword: "type",
+									params: { type: "string" },
+									message: "must be string",
+									schema: schema11.properties.notices.items.properties.text.type,
+									parentSchema: schema11.properties.notices.items.properties.text,
+									data: data26
+								};
+								if (vErrors === null) vErrors = [err40];
+								else vErrors.push(err40);
+								errors++;
+							}
+						}
+					} else {
+						const err41 = {
+							instancePath: instancePath + "/notices/" + i6,
+							schemaPath: "#/properties/notices/items/type",
+							keyword: "type",
+							params: { type: "object" },
+							message: "must be object",
+							schema: schema11.properties.notices.items.type,
+							parentSchema: schema11.properties.notices.items,
+							data: data24
+						};
+						if (vErrors === null) vErrors = [err41];
+						else vErrors.push(err41);
+						errors++;
+					}
+				}
+			} else {
+				const err42 = {
+					instancePath: instancePath + "/notices",
+					schemaPath: "#/properties/notices/type",
+					keyword: "type",
+					params: { type: "array" },
+					message: "must be array",
+					schema: schema11.properties.notices.type,
+					parentSchema: schema11.properties.notices,
+					data: data23
+				};
+				if (vErrors === null) vErrors = [err42];
+				else vErrors.push(err42);
+				errors++;
+			}
+		}
 	} else {
-		const err36 = {
+		const err43 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -9053,8 +9186,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema11,
 			data
 		};
-		if (vErrors === null) vErrors = [err36];
-		else vErrors.push(err36);
+		if (vErrors === null) vErrors = [err43];
+		else vErrors.push(err43);
 		errors++;
 	}
 	validate10.errors = vErrors;

@@ -30,7 +30,11 @@ export function printPlan(
   options: { forced?: boolean; verbose?: boolean; followed?: boolean; notices?: readonly PlanNotice[] } = {},
 ): void {
   if (format === "json") {
-    io.stdout.write(planDocument(plan, "the JSON plan", io.secrets));
+    // The notices ride in the document, so that a script reading it knows what stderr says.
+    const notices = options.notices ?? [];
+    const shown =
+      notices.length === 0 ? plan : { ...plan, notices: notices.map(({ level, text }) => ({ level, text })) };
+    io.stdout.write(planDocument(shown, "the JSON plan", io.secrets));
     return;
   }
   renderPlan(redactForDisplay(plan, io), format, io.stdout, {

@@ -240,6 +240,8 @@ export interface Plan {
   targets?: PlanTargets;
   /** With `rollout:` in the manifest: the waves `apply` writes the plan's projects in. */
   rollout?: PlanRollout;
+  /** What `plan` said of the manifest's last rollout (on stderr too): informational, never applied. */
+  notices?: { level: "note" | "warning"; text: string }[];
 }
 
 /** The rollout of a plan: its waves over the plan's projects, and how each wave is judged. */

@@ -77,6 +77,14 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     expect(planned.stderr).toMatch(
       /^warning: apply will refuse \(exit 4\): the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\), and project 1, which failed the health check, still holds the change; fix the change in the manifest .*, or undo the waves written, newest first \(pcsync rollback --journal \S+wave-2\.jsonl, then pcsync rollback --journal \S+wave-1\.jsonl\)/m,
     );
+    // A script reading the JSON plan gets it too (an adversarial pass found only stderr said it),
+    // and the document, saved and applied with --plan, is read back as any plan.
+    const asJson = await runSlow(server, ["plan", "-f", file, "--format", "json"], dir);
+    const planDocument = JSON.parse(asJson.stdout) as { notices?: { level: string; text: string }[] };
+    expect(planDocument.notices?.[0]).toMatchObject({
+      level: "warning",
+      text: expect.stringMatching(/^apply will refuse \(exit 4\): the last rollout of this manifest halted/),
+    });
     const comment = await runSlow(server, ["plan", "-f", file, "--format", "markdown"], dir);
     expect(comment.stdout).toMatch(
       /^> \[!WARNING\]\n> apply will refuse \(exit 4\): the last rollout of this manifest halted/m,

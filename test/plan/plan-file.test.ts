@@ -158,6 +158,7 @@ const KEYS = {
     partial: "optional",
     targets: "optional",
     rollout: "optional",
+    notices: "optional",
   } satisfies Record<keyof Plan, Presence>,
   rollout: {
     waves: "required",
