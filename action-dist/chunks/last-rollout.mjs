@@ -193,14 +193,16 @@ async function findRollouts(cwd, server, also) {
 	for (const folder of folders) for (const name of await regularFilesIn(resolve(cwd, folder), ".jsonl")) {
 		const path = join(folder, name);
 		if (!await startsAsRolloutJournal(resolve(cwd, path))) continue;
-		const state = await readRolloutJournal(cwd, path).catch((error) => {
+		const state = await readRolloutJournal(cwd, path).catch(async (error) => {
+			const text = (await readBoundedText(path, cwd, MAX_ROLLOUT_JOURNAL_BYTES)).value;
+			if (text !== void 0 && !text.includes("\n")) return void 0;
 			throw new InputError("journal_unreadable", {
 				path,
 				reason: `${error instanceof Error ? error.message : String(error)}; pcsync reads every rollout journal in ${folder} to honour a rollout that halted, so it cannot tell whether one holds: put the file back as pcsync wrote it, or move it out of ${folder}`,
 				directory: folder
 			});
 		});
-		if (state.header.server === server) found.set(resolve(cwd, path), state);
+		if (state?.header.server === server) found.set(resolve(cwd, path), state);
 	}
 	return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
 }
@@ -219,18 +221,17 @@ async function startsAsRolloutJournal(path) {
 }
 /** The newest rollout of this manifest (server and digest) under the default place, however it ended. */
 async function findLatestRollout(cwd, server, digests) {
-	const names = await regularFilesIn(resolve(cwd, ROLLOUT_JOURNAL_DIR), ".jsonl");
-	for (const name of names.sort().reverse()) {
-		const state = await readRolloutJournal(cwd, join(ROLLOUT_JOURNAL_DIR, name)).catch(() => void 0);
-		if (state && state.header.server === server && digests.has(state.header.digest)) return state;
-	}
+	return (await findRollouts(cwd, server)).find((state) => digests.has(state.header.digest));
 }
 // dist/src/rollout/last-rollout.js
-/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
-async function lastRolloutOf(client, desired, journal, cwd) {
+/**
+* The newest rollout of this manifest (server and digest): --journal's, or under the default place
+* (in `scanned`, the server's rollouts findRollouts read, when the caller has them).
+*/
+async function lastRolloutOf(client, desired, journal, cwd, scanned) {
 	const server = client.base.display;
 	const digests = rolloutDigests(server, desired);
-	const found = journal === void 0 ? await findLatestRollout(cwd, server, digests) : await readRolloutJournal(cwd, journal).catch(() => void 0);
+	const found = journal !== void 0 ? await readRolloutJournal(cwd, journal).catch(() => void 0) : scanned !== void 0 ? scanned.find((state) => digests.has(state.header.digest)) : await findLatestRollout(cwd, server, digests);
 	return found !== void 0 && digests.has(found.header.digest) && found.header.server === server ? found : void 0;
 }
 /**
@@ -270,9 +271,10 @@ async function refuseBesideWholeRun(client, whole, cwd) {
 	});
 }
 async function findLastRollout(client, desired, plan, cwd, journal, whole) {
-	const last = await lastRolloutOf(client, desired, journal, cwd);
+	const scanned = await findRollouts(cwd, client.base.display, journal === void 0 ? void 0 : dirname(journal));
+	const last = await lastRolloutOf(client, desired, journal, cwd, scanned);
 	if (last !== void 0 && last.ended === void 0) return { unfinished: last };
-	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd, journal) ?? await heldHaltOfAnother(client, desired, plan, cwd, journal);
+	const held = (last === void 0 ? void 0 : heldHalt(last, plan)) ?? await heldHaltOfWhole(client, whole, plan, cwd, journal, scanned) ?? heldHaltOfAnother(client, desired, plan, scanned);
 	return held === void 0 ? void 0 : { held };
 }
 /**
@@ -284,11 +286,9 @@ async function findLastRollout(client, desired, plan, cwd, journal, whole) {
 * a new rollout whose waves have nothing to write where the change failed, and write it to the
 * rest of the fleet with no healthy wave before it.
 */
-async function heldHaltOfAnother(client, desired, plan, cwd, journal) {
+function heldHaltOfAnother(client, desired, plan, rollouts) {
 	if (desired.rollout === void 0) return void 0;
-	const server = client.base.display;
-	const own = rolloutDigests(server, desired);
-	const rollouts = await findRollouts(cwd, server, journal === void 0 ? void 0 : dirname(journal));
+	const own = rolloutDigests(client.base.display, desired);
 	for (const [index, state] of rollouts.entries()) {
 		const same = own.has(state.header.digest);
 		const held = heldHalt(state, plan, same ? void 0 : desired);
@@ -311,11 +311,11 @@ function judgedHealthy(state, project) {
 * A halt of the whole manifest's last rollout, for a narrowed run: a failing project the run leaves
 * out is not read, so it counts as holding the change (the refusal says to apply without the flags).
 */
-async function heldHaltOfWhole(client, whole, plan, cwd, journal) {
+async function heldHaltOfWhole(client, whole, plan, cwd, journal, scanned) {
 	if (whole === void 0) return void 0;
 	const desired = await resolveSilently(client, whole.desired);
 	if (desired === void 0) return void 0;
-	const last = await lastRolloutOf(client, desired, journal, cwd);
+	const last = await lastRolloutOf(client, desired, journal, cwd, scanned);
 	const held = last === void 0 ? void 0 : heldHalt(last, plan);
 	return held === void 0 ? void 0 : {
 		...held,

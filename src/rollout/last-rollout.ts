@@ -30,19 +30,25 @@ import {
   rolloutRunLock,
 } from "./rollout-journal.js";
 
-/** The newest rollout of this manifest (server and digest): --journal's, or under the default place. */
+/**
+ * The newest rollout of this manifest (server and digest): --journal's, or under the default place
+ * (in `scanned`, the server's rollouts findRollouts read, when the caller has them).
+ */
 async function lastRolloutOf(
   client: ApiClient,
   desired: DesiredState,
   journal: string | undefined,
   cwd: string,
+  scanned?: readonly RolloutState[],
 ): Promise<RolloutState | undefined> {
   const server = client.base.display;
   const digests = rolloutDigests(server, desired);
   const found =
-    journal === undefined
-      ? await findLatestRollout(cwd, server, digests)
-      : await readRolloutJournal(cwd, journal).catch(() => undefined);
+    journal !== undefined
+      ? await readRolloutJournal(cwd, journal).catch(() => undefined)
+      : scanned !== undefined
+        ? scanned.find((state) => digests.has(state.header.digest))
+        : await findLatestRollout(cwd, server, digests);
   return found !== undefined && digests.has(found.header.digest) && found.header.server === server
     ? found
     : undefined;
@@ -110,12 +116,18 @@ async function findLastRollout(
   journal: string | undefined,
   whole: WholeManifest | undefined,
 ): Promise<LastRollout | undefined> {
-  const last = await lastRolloutOf(client, desired, journal, cwd);
+  // The server's rollouts, read once for the three lookups below.
+  const scanned = await findRollouts(
+    cwd,
+    client.base.display,
+    journal === undefined ? undefined : dirname(journal),
+  );
+  const last = await lastRolloutOf(client, desired, journal, cwd, scanned);
   if (last !== undefined && last.ended === undefined) return { unfinished: last };
   const held =
     (last === undefined ? undefined : heldHalt(last, plan)) ??
-    (await heldHaltOfWhole(client, whole, plan, cwd, journal)) ??
-    (await heldHaltOfAnother(client, desired, plan, cwd, journal));
+    (await heldHaltOfWhole(client, whole, plan, cwd, journal, scanned)) ??
+    heldHaltOfAnother(client, desired, plan, scanned);
   return held === undefined ? undefined : { held };
 }
 
@@ -128,17 +140,14 @@ async function findLastRollout(
  * a new rollout whose waves have nothing to write where the change failed, and write it to the
  * rest of the fleet with no healthy wave before it.
  */
-async function heldHaltOfAnother(
+function heldHaltOfAnother(
   client: ApiClient,
   desired: DesiredState,
   plan: Pick<Plan, "changes" | "reorders">,
-  cwd: string,
-  journal: string | undefined,
-): Promise<HeldHalt | undefined> {
+  rollouts: readonly RolloutState[],
+): HeldHalt | undefined {
   if (desired.rollout === undefined) return undefined;
-  const server = client.base.display;
-  const own = rolloutDigests(server, desired);
-  const rollouts = await findRollouts(cwd, server, journal === undefined ? undefined : dirname(journal));
+  const own = rolloutDigests(client.base.display, desired);
   for (const [index, state] of rollouts.entries()) {
     const same = own.has(state.header.digest);
     const held = heldHalt(state, plan, same ? undefined : desired);
@@ -177,13 +186,14 @@ async function heldHaltOfWhole(
   plan: Pick<Plan, "changes" | "reorders">,
   cwd: string,
   journal: string | undefined,
+  scanned: readonly RolloutState[],
 ): Promise<HeldHalt | undefined> {
   if (whole === undefined) return undefined;
   // As a whole run records it: `projects: all` resolved from the listing.
   const desired = await resolveSilently(client, whole.desired);
   if (desired === undefined) return undefined;
   // --journal's, when it is the whole manifest's rollout; else the newest under the default place.
-  const last = await lastRolloutOf(client, desired, journal, cwd);
+  const last = await lastRolloutOf(client, desired, journal, cwd, scanned);
   const held = last === undefined ? undefined : heldHalt(last, plan);
   return held === undefined ? undefined : { ...held, narrowed: whole.narrowedBy };
 }

@@ -253,15 +253,18 @@ export async function findRollouts(cwd: string, server: string, also?: string): 
       // Beside a --journal PATH lie the waves' apply journals, which can be large: a file is read
       // whole only when it starts as a rollout journal does.
       if (!(await startsAsRolloutJournal(resolve(cwd, path)))) continue;
-      // One that cannot be read may hold a halt: the lookup fails closed, not open.
-      const state = await readRolloutJournal(cwd, path).catch((error: unknown) => {
+      // One that cannot be read may hold a halt: the lookup fails closed, not open. But for a
+      // header cut short by a kill as the journal was made: nothing was written after it.
+      const state = await readRolloutJournal(cwd, path).catch(async (error: unknown) => {
+        const text = (await readBoundedText(path, cwd, MAX_ROLLOUT_JOURNAL_BYTES)).value;
+        if (text !== undefined && !text.includes("\n")) return undefined;
         throw new InputError("journal_unreadable", {
           path,
           reason: `${error instanceof Error ? error.message : String(error)}; pcsync reads every rollout journal in ${folder} to honour a rollout that halted, so it cannot tell whether one holds: put the file back as pcsync wrote it, or move it out of ${folder}`,
           directory: folder,
         });
       });
-      if (state.header.server === server) found.set(resolve(cwd, path), state);
+      if (state?.header.server === server) found.set(resolve(cwd, path), state);
     }
   }
   return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
@@ -287,11 +290,5 @@ export async function findLatestRollout(
   server: string,
   digests: ReadonlySet<string>,
 ): Promise<RolloutState | undefined> {
-  const names = await regularFilesIn(resolve(cwd, ROLLOUT_JOURNAL_DIR), ".jsonl");
-  for (const name of names.sort().reverse()) {
-    const path = join(ROLLOUT_JOURNAL_DIR, name);
-    const state = await readRolloutJournal(cwd, path).catch(() => undefined);
-    if (state && state.header.server === server && digests.has(state.header.digest)) return state;
-  }
-  return undefined;
+  return (await findRollouts(cwd, server)).find((state) => digests.has(state.header.digest));
 }

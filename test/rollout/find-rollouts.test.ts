@@ -57,4 +57,11 @@ describe("findRollouts", () => {
     await writeFile(path, '{"kind":"rollout"}\n');
     await expect(findRollouts(cwd, "http://s")).rejects.toThrow(/not a rollout journal's header/);
   });
+
+  it("passes over a journal whose header a kill cut short as it was made: nothing was written after it", async () => {
+    await mkdir(join(cwd, ".pcsync", "rollout"), { recursive: true });
+    const whole = header("http://s", "2026-01-01T00:00:00.000Z", "a");
+    await writeFile(join(cwd, ".pcsync", "rollout", "a.jsonl"), whole.slice(0, whole.length / 2));
+    expect(await findRollouts(cwd, "http://s")).toEqual([]);
+  });
 });
