@@ -22,6 +22,11 @@ export function familiesShownBy(family: FamilyName): readonly FamilyName[] {
   return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
 }
 
+/** The families whose lists also show `family`'s records (the reverse of `familiesShownBy`). */
+export function familiesListing(family: FamilyName): readonly FamilyName[] {
+  return FAMILY_NAMES.filter((list) => familiesShownBy(list).includes(family));
+}
+
 /** Whether `list`'s list may show records of `family`: its own, or those `listAlsoShows` names. */
 export function listMayShow(list: FamilyName, family: FamilyName): boolean {
   return list === family || familiesShownBy(list).includes(family);

@@ -8,9 +8,10 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { isApiError } from "../api/index.js";
+import { getConfig, isApiError } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName } from "../families.js";
+import { familiesListing } from "../family-lists.js";
 import { readMark } from "../owner-mark.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
 import { sameName } from "../record-name.js";
@@ -142,6 +143,11 @@ async function checkCopies(
     });
   }
 
+  if (!read.records.some((record) => record.id === ownId)) {
+    const unlisted = await unlistedCreate(client, input, change, outcome, ownId);
+    if (unlisted !== undefined) return unlisted;
+  }
+
   const uncertain = certainty?.uncertain === true;
   // Another owner made this config's record at the same time: one record of a name stays, the
   // lowest id, as between two runs of one owner. When it is theirs, this run's copy goes and the
@@ -176,6 +182,50 @@ async function checkCopies(
     story,
     deleted: `this run's copy (id ${ownId})${others.length > 0 ? ` and the later copies (ids ${others.join(", ")}) were` : " was"} deleted`,
   });
+}
+
+/**
+ * A create the service answered, whose record the family's list read after it does not show: on
+ * the real service, a config made through pipeline_frontend_apps_configs whose plugin is not a
+ * frontend app is kept and listed under plugin_configs only. Left there, no plan would see it and
+ * every apply (every heal) would make one more: it is deleted again, through the family whose list
+ * shows it, and the create fails saying why. Undefined when no such list shows it (someone deleted
+ * it since): the create stands, and a later plan shows what is missing.
+ */
+async function unlistedCreate(
+  client: ApiClient,
+  input: DedupeInput,
+  change: PlannedChange,
+  outcome: ApplyOutcome,
+  ownId: number,
+): Promise<ApplyOutcome | undefined> {
+  const { project, family } = input;
+  for (const listing of familiesListing(family)) {
+    let record: PluginConfigRecord;
+    try {
+      record = await getConfig(client, project, listing, ownId);
+    } catch (error) {
+      if (isApiError(error, 404)) continue;
+      return {
+        ...outcome,
+        status: "failed",
+        message: `created as id ${ownId}, which the service does not list among the ${family} of project ${project}; reading it through ${listing} failed: ${describeError(error)}; run \`pcsync plan\` and see where it went`,
+      };
+    }
+    if (record.deleted === true) continue;
+    const plugin = change.fields.plugin?.to;
+    const why = `the service made it but lists it among the ${listing} of project ${project}, not the ${family}: ${typeof plugin === "number" ? `plugin ${plugin}` : "its plugin"} is not a frontend app (only a frontend app's config is one of the ${family})`;
+    const failure = await deleteCopies(client, { ...input, family: listing }, [ownId]);
+    return {
+      ...outcome,
+      status: "failed",
+      message:
+        failure === undefined
+          ? `${why}; it was deleted again, so that no copy of it is left behind: manage this config under ${listing}`
+          : `${why}; deleting it again failed: ${describeError(failure.error)}; delete record ${ownId} under ${listing}, and manage this config there`,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -93,3 +93,49 @@ describe.each(PROFILE_NAMES)("a plugin config named like a frontend app (%s)", (
     expect(app()).toEqual([made]);
   });
 });
+
+describe("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
+  it("fails its create, leaves no record behind, and makes none on the next apply or heal", async () => {
+    // posthog-2024 keeps such a config and lists it under plugin_configs only: no plan would see it
+    // and every apply would make another.
+    const emulator = await startEmulator({
+      profile: "posthog-2024",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+    });
+    const directory = await temporaryDirectory();
+    cleanup.push(
+      () => emulator.close(),
+      () => directory.remove(),
+    );
+    const pcsync = (...args: string[]) =>
+      runBuiltCli(args, {
+        env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
+        cwd: directory.path,
+      });
+    const live = () =>
+      emulator.snapshot().records.filter((record) => record.name === "Wrong Family" && !record.deleted);
+    const file = await writeManifest(
+      directory.path,
+      [
+        "version: 1",
+        "projects:",
+        '  "3":',
+        "    pipeline_frontend_apps_configs:",
+        "      configs:",
+        "        - { name: Wrong Family, plugin: 1, enabled: true }",
+      ].join("\n"),
+    );
+    for (const run of [
+      ["apply", "-f", file, "--auto-approve"],
+      ["apply", "-f", file, "--auto-approve"],
+      ["watch", "-f", file, "--once", "--mode", "heal"],
+    ]) {
+      const result = await pcsync(...run);
+      expect(result.code, `${run.join(" ")}\n${result.stdout}\n${result.stderr}`).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`).toMatch(
+        /lists it among the plugin_configs of project 3, not the pipeline_frontend_apps_configs: plugin 1 is not a frontend app .*; it was deleted again, so that no copy of it is left behind: manage this config under plugin_configs/,
+      );
+      expect(live()).toEqual([]);
+    }
+  });
+});
