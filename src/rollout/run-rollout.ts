@@ -608,8 +608,18 @@ async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T
 }
 
 /** The families (family keys) a plan changes or reorders. */
+/**
+ * The lists a wave's re-read reads: those of the families its plan changes, and, where it creates a
+ * record in a family whose list also shows another's (posthog-2024's plugin_configs lists the
+ * frontend apps), that other family's too: a record made there is in no list read before, and only
+ * that list tells what it is (a frontend app is not judged on logs it never has).
+ */
 function changedFamilies(plan: Plan): Set<string> {
-  return new Set([...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family)));
+  const keys = [...plan.changes, ...plan.reorders].map((item) => familyKey(item.project, item.family));
+  for (const change of plan.changes)
+    if (change.action === "create")
+      for (const shown of familiesShownBy(change.family)) keys.push(familyKey(change.project, shown));
+  return new Set(keys);
 }
 
 function describeProjects(projects: readonly string[]): string {

@@ -2,7 +2,8 @@
 // minutes ahead of this machine's (more than the bake), a healthy change is judged on what it
 // logged and rolls out, and a broken one fails even with allow_unknown; and on posthog-2024, whose
 // plugin_configs lists the frontend apps too, a frontend app managed there is not judged on the
-// logs it never has. The built CLI, on both profiles. Needs `npm run build`.
+// logs it never has, nor is one the wave creates there. The built CLI, on both profiles. Needs
+// `npm run build`.
 
 import { describe, expect, it } from "vitest";
 import { manifest } from "../support/manifest-text.js";
@@ -104,5 +105,48 @@ describe("a rollout on posthog-2024 of a frontend app managed under plugin_confi
     expect(applied.stdout).toContain("Rollout complete");
     const apps = await server.list(1, "pipeline_frontend_apps_configs");
     expect(apps.find((record) => record.id === 4)?.description).toBe("A new banner");
+  });
+});
+
+describe("a rollout on posthog-2024 that creates a frontend app under plugin_configs", () => {
+  it("does not judge it on logs it never has: nothing to judge, and it completes", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "posthog-2024", { logRate: 600 });
+    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+    // A second Notification Bar (plugin 40, a frontend app) in project 1, made by the canary: no
+    // list read before the wave holds it, so only a read after its writes can say what it is.
+    const file = await write(
+      "pcsync.yaml",
+      manifest(
+        "version: 1",
+        "rollout:",
+        "  waves:",
+        "    - name: canary",
+        '      projects: ["1"]',
+        "    - name: rest",
+        "      percent: 100",
+        "  bake: 1s",
+        "  health:",
+        "    logs:",
+        "      min_entries: 1",
+        "projects:",
+        '  "1":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: Second Banner",
+        "          plugin: 40",
+        "          enabled: true",
+        "          description: Made by the canary",
+      ),
+    );
+    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain(
+      'wave 1/2 "canary": project 1 passes: nothing to judge: the plugin config the wave created or updated here is a frontend app (frontend apps run in the browser and have no logs)',
+    );
+    expect(applied.stdout).toContain("Rollout complete");
+    const apps = await server.list(1, "pipeline_frontend_apps_configs");
+    expect(apps.find((record) => record.name === "Second Banner")?.description).toBe("Made by the canary");
   });
 });

@@ -387,13 +387,15 @@ describe("a wave's re-read on posthog-2024, where plugin_configs also lists fron
     const applied = await run.done;
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain("Rollout complete");
-    // Project 1's frontend list was read again for it alone (by the check before the wave's
-    // writes and by the re-read after them); project 3's was not.
+    // Project 1's frontend list was read again for it (by the check before the wave's writes and
+    // by the re-read after them), and project 3's, where the wave creates GeoIP under
+    // plugin_configs (that list tells whether a new record is a frontend app); project 2's, where
+    // it only updates, was not.
     const frontendReads = server.emulator.requestLog.filter(
       (entry) => entry.method === "GET" && entry.path.includes("/pipeline_frontend_apps_configs/"),
     );
     expect(frontendReads.length).toBeGreaterThan(0);
-    expect(new Set(frontendReads.map((entry) => entry.path.split("/")[3]))).toEqual(new Set(["1"]));
+    expect(new Set(frontendReads.map((entry) => entry.path.split("/")[3]))).toEqual(new Set(["1", "3"]));
     expect(await geoipDescriptions(server)).toEqual(["v7", "v7", "v7"]);
     const frontend = await server.list(1, "pipeline_frontend_apps_configs");
     expect(frontend.map((record) => record.name)).toContain("Made During The Rollout");
