@@ -59,6 +59,10 @@ export function findPlanInconsistencies(plan: Plan): string[] {
       if (problem !== undefined) problems.push(`${what}: ${problem}`);
     }
     if (change.action === "create") {
+      // The name the create sends is the one every check of the plan goes by (its duplicate check
+      // here, the stale check, the report): a plan the planner made never has two.
+      if ((change.fields.name?.to ?? null) !== change.name)
+        problems.push(`${what}: the name it sends (fields.name.to) is not its name (name)`);
       const key = `${familyKey(change.project, change.family)}/${lookAlikeKey(change.name ?? "")}`;
       if (creates.has(key)) problems.push(`${what}: another create in the plan makes a record of this name`);
       creates.add(key);

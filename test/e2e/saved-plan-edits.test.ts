@@ -131,6 +131,13 @@ const EDITS: Array<[string, (plan: SavedPlan) => void, RegExp]> = [
     /another create in the plan makes a record of this name/,
   ],
   [
+    "a create that sends another name than its own (two creates of one name, past the check above)",
+    (plan) => {
+      changeOf(plan, "create").fields.name = { to: "GeoIP" };
+    },
+    /the name it sends \(fields.name.to\) is not its name \(name\)/,
+  ],
+  [
     "a name the service would trim",
     (plan) => {
       const create = changeOf(plan, "create");
