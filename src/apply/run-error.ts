@@ -13,6 +13,7 @@ import {
   SIGNAL_EXIT_CODES,
 } from "../errors.js";
 import { nounAndList, plural } from "../plural.js";
+import { shellWord } from "../shell-word.js";
 import type { ApplyReport } from "./types.js";
 
 /** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
@@ -190,37 +191,14 @@ const RUN_CODES = {
    */
   rollout_still_halted: {
     exit: EXIT_ROLLOUT_HALTED,
-    message: ({
-      journal,
-      wave,
-      failing,
-      lastWave,
-      undo,
-      narrowed,
-      another,
-    }: {
-      journal: string;
-      wave: string;
-      failing: readonly string[];
-      /** The wave it halted in is the last: nothing is left to write. */
-      lastWave: boolean;
-      undo: readonly string[];
-      /** The run's --project, --family or --shard leave a failing project out: it is not read. */
-      narrowed?: string | undefined;
-      /** A rollout of another change, whose failing projects this manifest asks the same. */
-      another?: true | undefined;
-    }) =>
-      another === true
-        ? `a rollout of another version of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)} that failed there, which this manifest asks of ${failing.length === 1 ? "it" : "them"} as it was. Applying it would write that change to the rest of the fleet with no healthy wave before it, so it is refused: nothing was changed. Fix the change for ${failing.length === 1 ? "that project" : "those projects"} in the manifest${
-            undo.length === 0
-              ? ""
-              : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out from its first wave`
-          }.`
-        : `the last rollout of this manifest halted in wave ${wave} (rollout journal ${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, narrowed)}. Applying the same manifest again ${lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}, so it is refused: nothing was changed. Fix the change in the manifest (a changed manifest starts a new rollout)${
-            undo.length === 0
-              ? ""
-              : `, or undo the waves written, newest first (${undoCommands(undo)}): once no failing project holds the change, this manifest rolls out again from its first wave`
-          }.`,
+    message: (held: HeldHaltFacts) => {
+      const { halted, fix } = haltWords(held);
+      const applying =
+        held.another === true
+          ? "Applying it would write that change to the rest of the fleet with no healthy wave before it"
+          : `Applying the same manifest again ${held.lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}`;
+      return `${halted}. ${applying}, so it is refused: nothing was changed. ${fix.charAt(0).toUpperCase()}${fix.slice(1)}.`;
+    },
   },
   /** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
   rollout_changed: {
@@ -268,6 +246,41 @@ export function holdingTheChange(failing: readonly string[], narrowed: string | 
 /** `pcsync rollback --journal A, then pcsync rollback --journal B`: the journals to undo, in order. */
 export function undoCommands(journals: readonly string[]): string {
   return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
+}
+
+/** What a halt that still holds is: the facts `rollout_still_halted` and plan's notice of it say. */
+export interface HeldHaltFacts {
+  journal: string;
+  wave: string;
+  failing: readonly string[];
+  /** The wave it halted in is the last: nothing is left to write. */
+  lastWave: boolean;
+  undo: readonly string[];
+  /** The run's --project, --family or --shard leave a failing project out: it is not read. */
+  narrowed?: string | undefined;
+  /** A rollout of another change, whose failing projects this manifest asks the same. */
+  another?: true | undefined;
+}
+
+/**
+ * A halt that still holds, in the words both apply's refusal and plan's notice use: what halted and
+ * what the failing projects hold (`halted`), and what lifts it (`fix`, lower case, no full stop).
+ */
+export function haltWords(held: HeldHaltFacts): { halted: string; fix: string } {
+  const { failing, undo } = held;
+  const one = failing.length === 1;
+  const journal = `rollout journal ${shellWord(held.journal)}`;
+  const undoing =
+    undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(undo)})`;
+  if (held.another === true)
+    return {
+      halted: `a rollout of another version of this manifest halted in wave ${held.wave} (${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, held.narrowed)} that failed there, which this manifest asks of ${one ? "it" : "them"} as it was`,
+      fix: `fix the change for ${one ? "that project" : "those projects"} in the manifest${undoing}, and this manifest rolls out from its first wave`,
+    };
+  return {
+    halted: `the last rollout of this manifest halted in wave ${held.wave} (${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, held.narrowed)}`,
+    fix: `fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${undoing}, and this manifest rolls out again from its first wave`,
+  };
 }
 
 /** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */

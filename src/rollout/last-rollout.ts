@@ -4,7 +4,7 @@
 
 import { dirname } from "node:path";
 import type { ApiClient } from "../api/index.js";
-import { holdingTheChange, RunError, undoCommands } from "../apply/run-error.js";
+import { haltWords, RunError } from "../apply/run-error.js";
 import { formatDuration } from "../duration.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import {
@@ -15,7 +15,6 @@ import {
 } from "../manifest/index.js";
 import { projectsWritten } from "../plan/rollout-waves.js";
 import type { Plan, PlanRollout } from "../plan/types.js";
-import { nounAndList } from "../plural.js";
 import type { PlanNotice } from "../render/markdown.js";
 import { resolveSilently } from "../run/plan-manifest.js";
 import { shellWord } from "../shell-word.js";
@@ -282,16 +281,8 @@ export async function rolloutNotice(
   if (found === undefined) return undefined;
   if (found.unfinished !== undefined)
     return unfinishedRolloutNotice(client, desired, found.unfinished, plan, cwd);
-  const { held } = found;
-  if (held.another === true)
-    return {
-      level: "warning",
-      text: `apply will refuse (exit 4): a rollout of another version of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)} that failed there, which this manifest asks of ${held.failing.length === 1 ? "it" : "them"} as it was; fix the change for ${held.failing.length === 1 ? "that project" : "those projects"} in the manifest${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out from its first wave`,
-    };
-  return {
-    level: "warning",
-    text: `apply will refuse (exit 4): the last rollout of this manifest halted in wave ${held.wave} (rollout journal ${shellWord(held.journal)}), and ${nounAndList(held.failing, "project")}, which failed the health check, ${holdingTheChange(held.failing, held.narrowed)}; fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${held.undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(held.undo)})`}, and this manifest rolls out again from its first wave`,
-  };
+  const { halted, fix } = haltWords(found.held);
+  return { level: "warning", text: `apply will refuse (exit 4): ${halted}; ${fix}` };
 }
 
 /**
