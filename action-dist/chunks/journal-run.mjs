@@ -2,9 +2,9 @@
 import { mt as ofFamily, ut as WRITABLE_FIELDS } from "./common-manifest.mjs";
 import { Mt as mayShowFilled, Nt as pluginDefaults, S as createRuleOf, Ut as recordKey, _ as showsProgressLine, at as mapConcurrent, b as concurrencyOf, ct as getConfig, g as createProgress } from "./common-service.mjs";
 import { k as plural, m as isApiError, w as quoteServerText } from "./common-program.mjs";
+import { a as shellWord } from "./run-error.mjs";
 import { d as isRecordOfCreate, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { l as sentTo } from "./journal-format.mjs";
-import { t as shellWord } from "./shell-word.mjs";
 // dist/src/journal/replay-journal.js
 /**
 * Whether `record` shows the empty `value` of `field` as the plugin's own text, as the journal
